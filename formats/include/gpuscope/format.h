@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuscope format library (target gs_format): status codes and error causes,
+ * the in-memory trace model every analysis uses, the record sink interface
+ * every reader emits into, and the .gscope streaming writer and reader.
+ *
+ * Times are integer nanoseconds on one host clock (SPEC §3). String fields
+ * hold ids into the string table of whoever owns the records (a gs_trace or
+ * a gs_writer); GS_NO_STRING means "absent".
+ */
+#ifndef GPUSCOPE_FORMAT_H
+#define GPUSCOPE_FORMAT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Status codes and error causes                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef enum gs_status {
+	GS_OK = 0,
+	GS_END = 1,          /* no more data: not an error */
+	GS_ERR_IO = -1,      /* open/read/write failed (errno in the cause) */
+	GS_ERR_NOMEM = -2,   /* allocation failed */
+	GS_ERR_FORMAT = -3,  /* the input is malformed */
+	GS_ERR_VERSION = -4, /* the input needs a newer reader */
+	GS_ERR_LIMIT = -5,   /* a configured limit was hit */
+	GS_ERR_INVALID = -6, /* bad argument from the caller */
+	GS_ERR_UNSUPPORTED = -7, /* recognised but not handled */
+} gs_status;
+
+/* Short name of a status ("I/O error", "malformed input", ...). */
+const char *gs_status_str(gs_status st);
+
+/*
+ * Error causes: a small thread-local stack. The function that detects a
+ * failure appends the innermost cause; callers may append context. The
+ * command line prints the message of the outermost cause first.
+ */
+#define GS_ERROR_MAX_CAUSES 8
+#define GS_ERROR_MSG_MAX 512
+
+#if defined(__GNUC__)
+#define GS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define GS_PRINTF(a, b)
+#endif
+
+void gs_error_clear(void);
+/* Drop the causes appended after the first `count` (a checkpoint taken with
+ * gs_error_count()). */
+void gs_error_truncate(int count);
+void gs_error_append_at(const char *file, int line, const char *fmt, ...) GS_PRINTF(3, 4);
+#define gs_error_append(...) gs_error_append_at(__FILE__, __LINE__, __VA_ARGS__)
+/* Number of causes recorded (0 when none). Index 0 is the innermost. */
+int gs_error_count(void);
+const char *gs_error_message(int index);
+/*
+ * The whole chain on one line, outermost first, joined with ": "
+ * ("run.gscope: chunk 12: CRC mismatch"). Returns buf.
+ */
+const char *gs_error_format(char *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* The trace model (SPEC §3)                                                 */
+/* ------------------------------------------------------------------------ */
+
+#define GS_NO_STRING UINT32_MAX
+#define GS_NO_INDEX UINT32_MAX
+
+/* Largest duration a record may have before it is dropped (7 days). */
+#define GS_MAX_DURATION_NS (7LL * 24 * 3600 * 1000000000LL)
+
+struct gs_process {
+	int64_t pid;
+	uint32_t host_name;
+	uint32_t command_line;
+	uint32_t driver_version;  /* as reported, e.g. 13000 */
+	uint32_t runtime_version;
+	uint32_t cupti_version;
+	int64_t start_ns;
+	uint64_t dropped_records; /* records the collector could not keep */
+};
+
+struct gs_device {
+	uint32_t id;
+	uint32_t name;
+	uint32_t uuid; /* string form; GS_NO_STRING when unknown */
+	uint32_t sm_count;
+	uint32_t cc_major;
+	uint32_t cc_minor;
+	uint64_t memory_bytes;
+	uint32_t copy_engines; /* numMemcpyEngines; 0 when unknown */
+};
+
+enum gs_stream_kind {
+	GS_STREAM_UNKNOWN = 0,
+	GS_STREAM_LEGACY_DEFAULT = 1,
+	GS_STREAM_PER_THREAD_DEFAULT = 2,
+	GS_STREAM_BLOCKING = 3,
+	GS_STREAM_NON_BLOCKING = 4,
+};
+#define GS_STREAM_KIND_COUNT 5
+
+/* A stream is identified by (pid, device, context, stream id). */
+struct gs_stream {
+	int64_t pid;
+	uint32_t device;
+	uint32_t context;
+	uint64_t stream_id;
+	uint8_t kind; /* enum gs_stream_kind */
+	int32_t priority;
+};
+
+enum gs_op_kind {
+	GS_OP_KERNEL = 0,
+	GS_OP_MEMCPY = 1,
+	GS_OP_MEMSET = 2,
+};
+#define GS_OP_KIND_COUNT 3
+
+enum gs_copy_kind {
+	GS_COPY_UNKNOWN = 0,
+	GS_COPY_HTOD = 1,
+	GS_COPY_DTOH = 2,
+	GS_COPY_DTOD = 3,
+	GS_COPY_HTOH = 4,
+	GS_COPY_PTOP = 5,
+};
+#define GS_COPY_KIND_COUNT 6
+
+enum gs_mem_kind {
+	GS_MEM_UNKNOWN = 0,
+	GS_MEM_PAGEABLE = 1,
+	GS_MEM_PINNED = 2,
+	GS_MEM_DEVICE = 3,
+	GS_MEM_MANAGED = 4,
+	GS_MEM_ARRAY = 5,
+};
+#define GS_MEM_KIND_COUNT 6
+
+enum gs_op_flags {
+	GS_OPF_ASYNC = 1u << 0,      /* copy/memset issued with an async API */
+	GS_OPF_GRAPH = 1u << 1,      /* launched from a CUDA Graph */
+	GS_OPF_DEVICE_LAUNCHED = 1u << 2,
+};
+
+/* One GPU operation. Kernel fields are zero for copies and the reverse. */
+struct gs_op {
+	int64_t start_ns;
+	int64_t end_ns;
+	uint64_t correlation; /* launching API call's correlation id; 0 if none */
+	uint64_t bytes;       /* copies and memsets */
+	uint64_t graph_node;  /* graph node id; 0 if none */
+	uint32_t name;
+	uint32_t stream; /* index into the owner's stream table */
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t shared_mem; /* static + dynamic bytes */
+	uint32_t registers;  /* per thread */
+	uint32_t graph_id;   /* 0 if none */
+	uint8_t kind;        /* enum gs_op_kind */
+	uint8_t copy_kind;   /* enum gs_copy_kind */
+	uint8_t src_mem;     /* enum gs_mem_kind */
+	uint8_t dst_mem;     /* enum gs_mem_kind */
+	uint8_t flags;       /* enum gs_op_flags */
+};
+
+enum gs_api_kind {
+	GS_API_RUNTIME = 0,
+	GS_API_DRIVER = 1,
+};
+
+struct gs_api_call {
+	int64_t start_ns;
+	int64_t end_ns;
+	int64_t pid;
+	int64_t tid;
+	uint64_t correlation;
+	uint32_t name;
+	int32_t return_value;
+	uint32_t cbid; /* CUPTI callback id when known; 0 otherwise */
+	uint8_t kind;  /* enum gs_api_kind */
+};
+
+enum gs_sync_kind {
+	GS_SYNC_UNKNOWN = 0,
+	GS_SYNC_EVENT = 1,       /* cudaEventSynchronize */
+	GS_SYNC_STREAM_WAIT = 2, /* cudaStreamWaitEvent */
+	GS_SYNC_STREAM = 3,      /* cudaStreamSynchronize */
+	GS_SYNC_CONTEXT = 4,     /* cudaDeviceSynchronize / cuCtxSynchronize */
+};
+#define GS_SYNC_KIND_COUNT 5
+
+#define GS_NO_SYNC_ID 0
+
+/*
+ * A synchronisation. start/end are host times of the API call. For a stream
+ * wait, `stream` is the waiting stream. `event_correlation` is the
+ * correlation id of the cudaEventRecord the sync waits on when the source
+ * says so (Kineto's wait_on_cuda_event_record_corr_id); `wait_on_stream` is
+ * the recording stream when the source names it.
+ */
+struct gs_sync {
+	int64_t start_ns;
+	int64_t end_ns;
+	int64_t pid;
+	int64_t tid; /* -1 if unknown */
+	uint64_t correlation;
+	uint64_t event_id;
+	uint64_t sync_id; /* cudaEventSyncId; GS_NO_SYNC_ID if none */
+	uint64_t event_correlation;
+	uint32_t stream;         /* index; GS_NO_INDEX for context/event syncs */
+	uint32_t wait_on_stream; /* index; GS_NO_INDEX if unknown */
+	uint32_t device;
+	uint8_t kind; /* enum gs_sync_kind */
+};
+
+/* A cudaEventRecord: the point in `stream`'s order an event captures. */
+struct gs_event_record {
+	int64_t time_ns; /* host time of the record call; 0 if unknown */
+	uint64_t correlation;
+	uint64_t event_id;
+	uint64_t sync_id;
+	uint32_t stream; /* index */
+};
+
+struct gs_allocation {
+	uint64_t address;
+	uint64_t bytes;
+	int64_t alloc_ns;
+	int64_t free_ns; /* 0 while still live at the end of the trace */
+	int64_t pid;
+	uint32_t device;
+	uint8_t mem_kind; /* enum gs_mem_kind */
+};
+
+/* An op (by its correlation id and kind) touches an allocation. */
+struct gs_op_alloc {
+	uint64_t correlation;
+	uint32_t allocation; /* index into the owner's allocation table */
+	uint8_t op_kind;
+};
+
+enum gs_range_kind {
+	GS_RANGE_NVTX = 0,
+	GS_RANGE_CPU_OP = 1,
+	GS_RANGE_USER_ANNOTATION = 2,
+	GS_RANGE_PYTHON = 3,
+	GS_RANGE_OTHER = 4,
+};
+#define GS_RANGE_KIND_COUNT 5
+
+/* NVTX ranges and host ranges (PyTorch CPU ops, annotations, Python). */
+struct gs_range {
+	int64_t start_ns;
+	int64_t end_ns;
+	int64_t pid;
+	int64_t tid;
+	uint64_t external_id; /* Kineto "External id"; 0 if none */
+	uint32_t name;
+	uint32_t domain; /* NVTX domain; GS_NO_STRING for the default */
+	uint8_t kind;    /* enum gs_range_kind */
+};
+
+/* Time the collector (CUPTI) spent in overhead. */
+struct gs_overhead {
+	int64_t start_ns;
+	int64_t end_ns;
+	int64_t pid;
+	uint32_t kind; /* string id ("buffer flush", "COMMAND_BUFFER_FULL") */
+};
+
+/* One sample of the host clock against a GPU clock. */
+struct gs_clock_pair {
+	int64_t pid;
+	uint32_t device;
+	int64_t host_ns;
+	int64_t gpu_ns;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Record sink: what every reader emits into                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A reader (the .gscope reader, the Kineto importer, ...) feeds records to a
+ * sink. The sink owns the string table and the stream table: the reader
+ * interns each string and declares each stream first and uses the ids the
+ * sink returns. Every callback returns GS_OK or an error (with a cause
+ * appended) that stops the reader. A NULL callback ignores that record kind.
+ * Records are passed by pointer and copied by the sink.
+ */
+struct gs_sink {
+	gs_status (*intern)(struct gs_sink *s, const char *str, size_t len, uint32_t *id);
+	gs_status (*stream)(struct gs_sink *s, const struct gs_stream *st, uint32_t *index);
+	gs_status (*process)(struct gs_sink *s, const struct gs_process *p);
+	gs_status (*device)(struct gs_sink *s, const struct gs_device *d);
+	gs_status (*op)(struct gs_sink *s, const struct gs_op *op);
+	gs_status (*api_call)(struct gs_sink *s, const struct gs_api_call *c);
+	gs_status (*sync)(struct gs_sink *s, const struct gs_sync *y);
+	gs_status (*event_record)(struct gs_sink *s, const struct gs_event_record *e);
+	gs_status (*allocation)(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index);
+	gs_status (*op_alloc)(struct gs_sink *s, const struct gs_op_alloc *l);
+	gs_status (*range)(struct gs_sink *s, const struct gs_range *r);
+	gs_status (*overhead)(struct gs_sink *s, const struct gs_overhead *o);
+	gs_status (*clock_pair)(struct gs_sink *s, const struct gs_clock_pair *c);
+	/* Records the source dropped itself (collector buffer overflow). */
+	gs_status (*dropped)(struct gs_sink *s, int64_t pid, uint64_t count);
+	/* A warning about the input; `count` occurrences of the same kind. */
+	gs_status (*warning)(struct gs_sink *s, const char *msg, uint64_t count);
+};
+
+/* ------------------------------------------------------------------------ */
+/* The in-memory trace                                                       */
+/* ------------------------------------------------------------------------ */
+
+struct gs_trace;
+
+/* Kinds of counted warnings an importer may raise while loading. */
+struct gs_warning {
+	const char *message;
+	uint64_t count;
+};
+
+/* A host thread and its API calls, contiguous in the api-call array. */
+struct gs_thread {
+	int64_t pid;
+	int64_t tid;
+	size_t first_api; /* index into gs_trace_api_calls() */
+	size_t api_count;
+};
+
+gs_status gs_trace_create(struct gs_trace **out);
+void gs_trace_destroy(struct gs_trace *t);
+
+/* The sink that fills this trace. Valid until the trace is destroyed. */
+struct gs_sink *gs_trace_borrow_sink(struct gs_trace *t);
+
+/*
+ * Sort and index after loading: ops grouped by stream and sorted by start
+ * within each stream; api calls grouped by (pid, tid) and sorted by start;
+ * syncs, event records and ranges sorted by start. Idempotent.
+ */
+gs_status gs_trace_finish(struct gs_trace *t);
+
+/* String table. gs_trace_string returns "" for GS_NO_STRING, "?" for an id
+ * out of range. */
+const char *gs_trace_string(const struct gs_trace *t, uint32_t id);
+size_t gs_trace_string_count(const struct gs_trace *t);
+gs_status gs_trace_intern(struct gs_trace *t, const char *str, size_t len, uint32_t *id);
+
+/* Record arrays (borrowed; valid until the next mutation). */
+const struct gs_process *gs_trace_processes(const struct gs_trace *t, size_t *n);
+const struct gs_device *gs_trace_devices(const struct gs_trace *t, size_t *n);
+const struct gs_stream *gs_trace_streams(const struct gs_trace *t, size_t *n);
+const struct gs_op *gs_trace_ops(const struct gs_trace *t, size_t *n);
+const struct gs_api_call *gs_trace_api_calls(const struct gs_trace *t, size_t *n);
+const struct gs_sync *gs_trace_syncs(const struct gs_trace *t, size_t *n);
+const struct gs_event_record *gs_trace_event_records(const struct gs_trace *t, size_t *n);
+const struct gs_allocation *gs_trace_allocations(const struct gs_trace *t, size_t *n);
+const struct gs_op_alloc *gs_trace_op_allocs(const struct gs_trace *t, size_t *n);
+const struct gs_range *gs_trace_ranges(const struct gs_trace *t, size_t *n);
+const struct gs_overhead *gs_trace_overheads(const struct gs_trace *t, size_t *n);
+const struct gs_clock_pair *gs_trace_clock_pairs(const struct gs_trace *t, size_t *n);
+const struct gs_warning *gs_trace_warnings(const struct gs_trace *t, size_t *n);
+uint64_t gs_trace_dropped(const struct gs_trace *t);
+
+/* After gs_trace_finish: the ops of stream `s` are
+ * ops[first .. first + count). */
+void gs_trace_stream_ops(const struct gs_trace *t, uint32_t s, size_t *first, size_t *count);
+/* After gs_trace_finish: host threads, ordered by (pid, tid). */
+const struct gs_thread *gs_trace_threads(const struct gs_trace *t, size_t *n);
+
+/* Earliest start and latest end over GPU ops (0, 0 when there are none). */
+void gs_trace_op_span(const struct gs_trace *t, int64_t *first, int64_t *last);
+
+/* Add a warning directly (importers use the sink's warning callback). */
+gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t count);
+
+/* Replay every record of a finished trace into a sink (strings, streams,
+ * processes, devices first). Used by convert and by tests. */
+gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink);
+
+/* Names for enums (stable strings used in text and JSON output). */
+const char *gs_op_kind_name(unsigned kind);
+const char *gs_copy_kind_name(unsigned kind);
+const char *gs_mem_kind_name(unsigned kind);
+const char *gs_stream_kind_name(unsigned kind);
+const char *gs_sync_kind_name(unsigned kind);
+const char *gs_range_kind_name(unsigned kind);
+const char *gs_api_kind_name(unsigned kind);
+
+/* ------------------------------------------------------------------------ */
+/* .gscope files (SPEC §6)                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * File layout (little endian):
+ *   header:  "GSCOPE\0\0", u16 major, u16 minor, u32 feature mask,
+ *            u32 CRC-32 of the preceding 16 bytes            (20 bytes)
+ *   chunks:  "GSCK", u16 type, u16 flags, u32 raw length,
+ *            u32 compressed length, u32 record count,
+ *            u32 CRC-32 of the payload, u32 CRC-32 of the 24 bytes before
+ *            it (28 bytes), then the zlib-compressed protobuf payload.
+ *            The header's own CRC tells a file cut short (whole header,
+ *            missing payload) from a corrupt length field.
+ */
+#define GS_FILE_MAGIC "GSCOPE\0\0"
+#define GS_FILE_MAGIC_LEN 8
+#define GS_FILE_HEADER_LEN 20
+#define GS_CHUNK_HEADER_LEN 28
+#define GS_FORMAT_MAJOR 1
+#define GS_FORMAT_MINOR 0
+
+/* Bounds a hostile file cannot exceed (checked before allocating). */
+#define GS_CHUNK_MAX_RAW (64u << 20)
+#define GS_CHUNK_MAX_COMPRESSED (GS_CHUNK_MAX_RAW + (GS_CHUNK_MAX_RAW >> 8) + 64)
+
+enum gs_chunk_type {
+	GS_CHUNK_META = 1,    /* processes, devices, streams, strings */
+	GS_CHUNK_RECORDS = 2, /* ops, api calls, syncs, ranges, ... */
+	GS_CHUNK_END = 3,     /* clean end of file (totals) */
+};
+
+struct gs_writer;
+
+struct gs_writer_options {
+	/* Records buffered before a chunk is written (0: default 65536). */
+	uint32_t flush_records;
+	/* zlib level 0..9 (-1: default 6). */
+	int compression_level;
+	/* Open with O_EXCL|O_NOFOLLOW: never overwrite, never follow a link. */
+	bool exclusive;
+};
+
+/* Open `path` for writing, write the header. */
+gs_status gs_writer_open(const char *path, const struct gs_writer_options *opts,
+			 struct gs_writer **out);
+/* Write to an already open descriptor (not closed by gs_writer_close). */
+gs_status gs_writer_open_fd(int fd, const char *name, const struct gs_writer_options *opts,
+			    struct gs_writer **out);
+/* The sink interface of the writer: append records. Strings and streams
+ * are interned in the writer's own tables. */
+struct gs_sink *gs_writer_borrow_sink(struct gs_writer *w);
+/* Write what is buffered as one chunk now (no-op when empty). */
+gs_status gs_writer_flush(struct gs_writer *w);
+/* Flush, write the end chunk, close. Frees the writer even on error. */
+gs_status gs_writer_close(struct gs_writer *w);
+/* Records appended and chunks written so far. */
+uint64_t gs_writer_record_count(const struct gs_writer *w);
+uint64_t gs_writer_chunk_count(const struct gs_writer *w);
+
+struct gs_reader;
+
+enum gs_reader_flags {
+	/* Skip chunks with a bad CRC or payload (warning) instead of failing. */
+	GS_READER_SALVAGE = 1u << 0,
+};
+
+/* Open a file, or a memory buffer (borrowed until close). `name` is used
+ * in error messages. */
+gs_status gs_reader_open(const char *path, unsigned flags, struct gs_reader **out);
+gs_status gs_reader_open_mem(const void *data, size_t size, const char *name, unsigned flags,
+			     struct gs_reader **out);
+/*
+ * Decode the next chunk into `sink`. Returns GS_OK after a chunk, GS_END at
+ * the end of the data (a file cut short ends with a warning to the sink
+ * saying where), or an error naming the chunk.
+ */
+gs_status gs_reader_next(struct gs_reader *r, struct gs_sink *sink);
+/* All chunks into `sink`. */
+gs_status gs_reader_read_all(struct gs_reader *r, struct gs_sink *sink);
+uint64_t gs_reader_chunk_index(const struct gs_reader *r);
+void gs_reader_close(struct gs_reader *r);
+
+/* True when the bytes start with the .gscope magic. */
+bool gs_is_gscope(const void *head, size_t len);
+
+/* Load a .gscope file into a new trace (finished). */
+gs_status gs_trace_load_gscope(const char *path, unsigned reader_flags, struct gs_trace **out);
+
+/* Write a finished trace to a .gscope file. */
+gs_status gs_trace_save_gscope(const struct gs_trace *t, const char *path,
+			       const struct gs_writer_options *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUSCOPE_FORMAT_H */

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* Stable names for the model's enums, used in text and JSON output. */
+#include <gpuscope/format.h>
+
+#define NAME_OF(table, i) ((i) < sizeof(table) / sizeof((table)[0]) ? (table)[i] : "unknown")
+
+const char *gs_op_kind_name(unsigned kind)
+{
+	static const char *const n[] = {"kernel", "memcpy", "memset"};
+	return NAME_OF(n, kind);
+}
+
+const char *gs_copy_kind_name(unsigned kind)
+{
+	static const char *const n[] = {"unknown", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP"};
+	return NAME_OF(n, kind);
+}
+
+const char *gs_mem_kind_name(unsigned kind)
+{
+	static const char *const n[] = {"unknown", "pageable", "pinned",
+					"device",  "managed",  "array"};
+	return NAME_OF(n, kind);
+}
+
+const char *gs_stream_kind_name(unsigned kind)
+{
+	static const char *const n[] = {"unknown", "legacy_default", "per_thread_default",
+					"blocking", "non_blocking"};
+	return NAME_OF(n, kind);
+}
+
+const char *gs_sync_kind_name(unsigned kind)
+{
+	static const char *const n[] = {"unknown", "event_sync", "stream_wait", "stream_sync",
+					"context_sync"};
+	return NAME_OF(n, kind);
+}
+
+const char *gs_range_kind_name(unsigned kind)
+{
+	static const char *const n[] = {"nvtx", "cpu_op", "user_annotation", "python",
+					"other"};
+	return NAME_OF(n, kind);
+}
+
+const char *gs_api_kind_name(unsigned kind)
+{
+	static const char *const n[] = {"runtime", "driver"};
+	return NAME_OF(n, kind);
+}

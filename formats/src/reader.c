@@ -1,0 +1,976 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The .gscope streaming reader: one chunk at a time, checked (magic,
+ * bounded lengths, CRC-32, exact inflated size, column shapes, id ranges)
+ * before any of its records reach the sink. A file cut short reads every
+ * whole chunk and ends with a warning; with GS_READER_SALVAGE a corrupt
+ * chunk is skipped (resynchronising on the next valid chunk) with a warning.
+ */
+#include "frame.h"
+#include "gs_trace.pb-c.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* Streams a file may declare (bounds the index map). */
+#define MAX_STREAMS (1u << 20)
+
+struct gs_reader {
+	char *name;
+	unsigned flags;
+	int fd; /* -1 for memory */
+	const unsigned char *mem;
+	uint64_t size;
+	uint64_t offset;
+	uint64_t chunk; /* index of the next chunk */
+	bool header_done;
+	bool ended;
+	bool saw_end;
+	uint64_t records;
+	uint64_t skipped;
+
+	unsigned char *cbuf;
+	size_t cbuf_cap;
+	unsigned char *rbuf;
+	size_t rbuf_cap;
+
+	struct gs_sink *sink; /* the sink the id maps below refer to */
+	uint32_t *str_map;
+	size_t n_str, cap_str;
+	uint32_t *stream_map;
+	size_t n_stream, cap_stream;
+	uint32_t *alloc_map;
+	size_t n_alloc, cap_alloc;
+	uint32_t unknown_string; /* sink id of "?" for strings lost to salvage */
+};
+
+static gs_status nomem(void)
+{
+	gs_error_append("out of memory");
+	return GS_ERR_NOMEM;
+}
+
+/* Read up to n bytes at `off`; returns the count read or -1 on error. */
+static int64_t read_at(struct gs_reader *r, uint64_t off, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	if (off >= r->size)
+		return 0;
+	if (n > r->size - off)
+		n = (size_t)(r->size - off);
+	if (r->fd < 0) {
+		memcpy(buf, r->mem + off, n);
+		return (int64_t)n;
+	}
+	while (got < n) {
+		ssize_t k = pread(r->fd, (char *)buf + got, n - got, (off_t)(off + got));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			gs_error_append("%s: read failed at byte %" PRIu64 ": %s", r->name,
+					off + got, strerror(errno));
+			return -1;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (int64_t)got;
+}
+
+static gs_status reader_create(const char *name, unsigned flags, struct gs_reader **out)
+{
+	struct gs_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return nomem();
+	r->name = strdup(name ? name : "(memory)");
+	if (!r->name) {
+		free(r);
+		return nomem();
+	}
+	r->flags = flags;
+	r->fd = -1;
+	r->unknown_string = GS_NO_STRING;
+	*out = r;
+	return GS_OK;
+}
+
+gs_status gs_reader_open(const char *path, unsigned flags, struct gs_reader **out)
+{
+	struct gs_reader *r;
+	struct stat st;
+	gs_status rc;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		gs_error_append("%s: cannot open: %s", path, strerror(errno));
+		return GS_ERR_IO;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		gs_error_append("%s: not a regular file", path);
+		close(fd);
+		return GS_ERR_IO;
+	}
+	rc = reader_create(path, flags, &r);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	r->fd = fd;
+	r->size = (uint64_t)st.st_size;
+	*out = r;
+	return GS_OK;
+}
+
+gs_status gs_reader_open_mem(const void *data, size_t size, const char *name, unsigned flags,
+			     struct gs_reader **out)
+{
+	struct gs_reader *r;
+	gs_status rc = reader_create(name, flags, &r);
+
+	if (rc)
+		return rc;
+	r->mem = data;
+	r->size = size;
+	*out = r;
+	return GS_OK;
+}
+
+void gs_reader_close(struct gs_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->cbuf);
+	free(r->rbuf);
+	free(r->str_map);
+	free(r->stream_map);
+	free(r->alloc_map);
+	free(r->name);
+	free(r);
+}
+
+uint64_t gs_reader_chunk_index(const struct gs_reader *r)
+{
+	return r->chunk;
+}
+
+bool gs_is_gscope(const void *head, size_t len)
+{
+	return len >= GS_FILE_MAGIC_LEN && memcmp(head, GS_FILE_MAGIC, GS_FILE_MAGIC_LEN) == 0;
+}
+
+/* Errors name the file and the chunk: "run.gscope: chunk 12 at byte 4096: ...". */
+#define CHUNK_ERR(r, at, ...)                                                              \
+	do {                                                                               \
+		char m_[GS_ERROR_MSG_MAX];                                                 \
+		snprintf(m_, sizeof(m_), __VA_ARGS__);                                     \
+		gs_error_append("%s: chunk %" PRIu64 " at byte %" PRIu64 ": %s", (r)->name, \
+				(r)->chunk, (uint64_t)(at), m_);                           \
+	} while (0)
+
+static gs_status warn(struct gs_reader *r, struct gs_sink *sink, const char *fmt, ...)
+	GS_PRINTF(3, 4);
+
+static gs_status warn(struct gs_reader *r, struct gs_sink *sink, const char *fmt, ...)
+{
+	char msg[GS_ERROR_MSG_MAX], full[GS_ERROR_MSG_MAX + 256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(full, sizeof(full), "%s: %s", r->name, msg);
+	return sink->warning ? sink->warning(sink, full, 1) : GS_OK;
+}
+
+static gs_status read_header(struct gs_reader *r)
+{
+	unsigned char h[GS_FILE_HEADER_LEN];
+	int64_t n = read_at(r, 0, h, sizeof(h));
+	uint16_t major, minor;
+
+	if (n < 0)
+		return GS_ERR_IO;
+	if (n == 0) {
+		gs_error_append("%s: empty file", r->name);
+		return GS_ERR_FORMAT;
+	}
+	if (!gs_is_gscope(h, (size_t)n)) {
+		gs_error_append("%s: not a .gscope file (bad magic)", r->name);
+		return GS_ERR_FORMAT;
+	}
+	if (n < (int64_t)sizeof(h)) {
+		gs_error_append("%s: file cut short inside its %d-byte header", r->name,
+				GS_FILE_HEADER_LEN);
+		return GS_ERR_FORMAT;
+	}
+	if (gs_get_u32(h + 16) != (uint32_t)crc32(0, h, 16)) {
+		gs_error_append("%s: header CRC mismatch", r->name);
+		return GS_ERR_FORMAT;
+	}
+	major = gs_get_u16(h + 8);
+	minor = gs_get_u16(h + 10);
+	if (major > GS_FORMAT_MAJOR) {
+		gs_error_append("%s: format version %u.%u is newer than this reader (%u.x); "
+				"upgrade gpuscope",
+				r->name, major, minor, GS_FORMAT_MAJOR);
+		return GS_ERR_VERSION;
+	}
+	if (major == 0) {
+		gs_error_append("%s: invalid format version 0.%u", r->name, minor);
+		return GS_ERR_FORMAT;
+	}
+	r->offset = GS_FILE_HEADER_LEN;
+	r->header_done = true;
+	return GS_OK;
+}
+
+struct frame {
+	uint16_t type;
+	uint32_t raw_len;
+	uint32_t comp_len;
+	uint32_t nrecords;
+	uint32_t crc;
+	unsigned char hdr[GS_CHUNK_HEADER_LEN];
+};
+
+enum frame_result { FRAME_OK, FRAME_EOF, FRAME_CUT, FRAME_BAD, FRAME_IOERR };
+
+/* Read and check the frame at `off`, leaving the payload in r->cbuf. On
+ * FRAME_BAD an error cause describes the problem. */
+static enum frame_result read_frame(struct gs_reader *r, uint64_t off, struct frame *f)
+{
+	int64_t n = read_at(r, off, f->hdr, GS_CHUNK_HEADER_LEN);
+	uint32_t crc;
+
+	if (n < 0)
+		return FRAME_IOERR;
+	if (n == 0)
+		return FRAME_EOF;
+	if (n < GS_CHUNK_HEADER_LEN)
+		return FRAME_CUT;
+	if (memcmp(f->hdr, GS_CHUNK_MAGIC, 4) != 0) {
+		CHUNK_ERR(r, off, "bad chunk magic");
+		return FRAME_BAD;
+	}
+	if (gs_get_u32(f->hdr + 24) != (uint32_t)crc32(0, f->hdr, 24)) {
+		CHUNK_ERR(r, off, "chunk header CRC mismatch");
+		return FRAME_BAD;
+	}
+	f->type = gs_get_u16(f->hdr + 4);
+	f->raw_len = gs_get_u32(f->hdr + 8);
+	f->comp_len = gs_get_u32(f->hdr + 12);
+	f->nrecords = gs_get_u32(f->hdr + 16);
+	f->crc = gs_get_u32(f->hdr + 20);
+	if (f->raw_len > GS_CHUNK_MAX_RAW || f->comp_len > GS_CHUNK_MAX_COMPRESSED) {
+		CHUNK_ERR(r, off,
+			  "length field too large (raw %" PRIu32 ", compressed %" PRIu32
+			  " bytes; limit %u)",
+			  f->raw_len, f->comp_len, GS_CHUNK_MAX_RAW);
+		return FRAME_BAD;
+	}
+	if (off + GS_CHUNK_HEADER_LEN + f->comp_len > r->size)
+		return FRAME_CUT;
+	if (gs_vec_reserve((void **)&r->cbuf, &r->cbuf_cap, f->comp_len ? f->comp_len : 1, 1)) {
+		nomem();
+		return FRAME_IOERR;
+	}
+	n = read_at(r, off + GS_CHUNK_HEADER_LEN, r->cbuf, f->comp_len);
+	if (n < 0)
+		return FRAME_IOERR;
+	if (n < (int64_t)f->comp_len)
+		return FRAME_CUT;
+	crc = (uint32_t)crc32(0, r->cbuf, f->comp_len);
+	if (crc != f->crc) {
+		CHUNK_ERR(r, off, "CRC mismatch");
+		return FRAME_BAD;
+	}
+	return FRAME_OK;
+}
+
+/* Salvage: find the next offset after `from` holding a whole valid frame. */
+static bool resync(struct gs_reader *r, uint64_t from, uint64_t *found)
+{
+	unsigned char buf[65536];
+	uint64_t off = from;
+
+	while (off < r->size) {
+		int64_t n = read_at(r, off, buf, sizeof(buf));
+
+		if (n <= 0)
+			return false;
+		for (int64_t i = 0; i + 4 <= n; i++) {
+			struct frame f;
+			int errs = gs_error_count();
+
+			if (memcmp(buf + i, GS_CHUNK_MAGIC, 4) != 0)
+				continue;
+			if (read_frame(r, off + (uint64_t)i, &f) == FRAME_OK) {
+				*found = off + (uint64_t)i;
+				return true;
+			}
+			/* Drop causes added by the failed probe. */
+			gs_error_truncate(errs);
+		}
+		if (off + (uint64_t)n >= r->size)
+			break;
+		/* Overlap by 3 bytes so a magic across the boundary is seen. */
+		off += (uint64_t)(n > 3 ? n - 3 : n);
+	}
+	return false;
+}
+
+/* ---- decoding ---- */
+
+#define SHAPE_ERR(r, ...)                                                                  \
+	do {                                                                               \
+		CHUNK_ERR(r, r->offset, __VA_ARGS__);                                      \
+		return GS_ERR_FORMAT;                                                      \
+	} while (0)
+
+static gs_status map_string(struct gs_reader *r, uint32_t stored, uint32_t *out)
+{
+	if (stored == 0) {
+		*out = GS_NO_STRING;
+		return GS_OK;
+	}
+	if (stored - 1 >= r->n_str)
+		SHAPE_ERR(r, "string id %" PRIu32 " out of range (%zu strings)", stored - 1,
+			  r->n_str);
+	*out = r->str_map[stored - 1];
+	return GS_OK;
+}
+
+static gs_status map_stream(struct gs_reader *r, uint32_t file_index, uint32_t *out)
+{
+	if (file_index >= r->n_stream || r->stream_map[file_index] == GS_NO_INDEX)
+		SHAPE_ERR(r, "record refers to undeclared stream %" PRIu32, file_index);
+	*out = r->stream_map[file_index];
+	return GS_OK;
+}
+
+/* Optional stream: stored as index + 1, 0 = none. */
+static gs_status map_stream_opt(struct gs_reader *r, uint32_t stored, uint32_t *out)
+{
+	if (stored == 0) {
+		*out = GS_NO_INDEX;
+		return GS_OK;
+	}
+	return map_stream(r, stored - 1, out);
+}
+
+static gs_status fill_lost_strings(struct gs_reader *r, struct gs_sink *sink, size_t upto)
+{
+	gs_status rc;
+
+	if (r->unknown_string == GS_NO_STRING && sink->intern) {
+		rc = sink->intern(sink, "?", 1, &r->unknown_string);
+		if (rc)
+			return rc;
+	}
+	while (r->n_str < upto) {
+		if (GS_VEC_PUSH(r->str_map, r->n_str, r->cap_str, r->unknown_string))
+			return nomem();
+	}
+	return GS_OK;
+}
+
+static gs_status decode_strings(struct gs_reader *r, struct gs_sink *sink,
+				const Gscope__Chunk *c)
+{
+	gs_status rc;
+
+	if (c->string_base != r->n_str) {
+		if (!(r->flags & GS_READER_SALVAGE) || c->string_base < r->n_str)
+			SHAPE_ERR(r, "string table out of sequence (base %" PRIu32
+				     ", expected %zu)",
+				  c->string_base, r->n_str);
+		rc = fill_lost_strings(r, sink, c->string_base);
+		if (rc)
+			return rc;
+	}
+	if (c->n_strings > UINT32_MAX - 1 - r->n_str)
+		SHAPE_ERR(r, "too many strings");
+	for (size_t i = 0; i < c->n_strings; i++) {
+		uint32_t id = GS_NO_STRING;
+
+		if (sink->intern) {
+			rc = sink->intern(sink, (const char *)c->strings[i].data,
+					  c->strings[i].len, &id);
+			if (rc)
+				return rc;
+		}
+		if (GS_VEC_PUSH(r->str_map, r->n_str, r->cap_str, id))
+			return nomem();
+	}
+	return GS_OK;
+}
+
+static gs_status decode_streams(struct gs_reader *r, struct gs_sink *sink,
+				const Gscope__Chunk *c)
+{
+	for (size_t i = 0; i < c->n_streams; i++) {
+		const Gscope__Stream *m = c->streams[i];
+		struct gs_stream s = {.pid = m->pid,
+				      .device = m->device,
+				      .context = m->context,
+				      .stream_id = m->stream_id,
+				      .kind = (uint8_t)(m->kind < GS_STREAM_KIND_COUNT ? m->kind : 0),
+				      .priority = m->priority};
+		uint32_t idx = GS_NO_INDEX;
+		gs_status rc;
+
+		if (m->index > r->n_stream && !(r->flags & GS_READER_SALVAGE))
+			SHAPE_ERR(r, "stream index %" PRIu32 " out of sequence", m->index);
+		if (m->index >= MAX_STREAMS)
+			SHAPE_ERR(r, "stream index %" PRIu32 " over the limit of %u streams",
+				  m->index, MAX_STREAMS);
+		while (r->n_stream <= m->index)
+			if (GS_VEC_PUSH(r->stream_map, r->n_stream, r->cap_stream, GS_NO_INDEX))
+				return nomem();
+		if (sink->stream) {
+			rc = sink->stream(sink, &s, &idx);
+			if (rc)
+				return rc;
+		}
+		r->stream_map[m->index] = idx;
+	}
+	return GS_OK;
+}
+
+#define NEED(col, n, what)                                                                 \
+	do {                                                                               \
+		if ((col) != (n))                                                          \
+			SHAPE_ERR(r, "%s column has %zu entries, expected %zu", what,      \
+				  (size_t)(col), (size_t)(n));                             \
+	} while (0)
+#define NEED_OPT(col, n, what)                                                             \
+	do {                                                                               \
+		if ((col) != 0 && (col) != (n))                                            \
+			SHAPE_ERR(r, "%s column has %zu entries, expected %zu or none",    \
+				  what, (size_t)(col), (size_t)(n));                       \
+	} while (0)
+#define OPT(arr, nn, i) ((nn) ? (arr)[i] : 0)
+
+static int64_t add_ns(int64_t a, uint64_t b)
+{
+	return (int64_t)((uint64_t)a + b);
+}
+
+static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gscope__Ops *m)
+{
+	size_t n = m->n_kind, nk = 0, nb = 0, nc = 0, ik = 0, ib = 0, ic = 0;
+	int64_t start = 0;
+	uint64_t corr = 0;
+
+	NEED(m->n_start_delta, n, "op start");
+	NEED(m->n_duration, n, "op duration");
+	NEED(m->n_stream, n, "op stream");
+	NEED(m->n_name, n, "op name");
+	NEED(m->n_correlation_delta, n, "op correlation");
+	NEED_OPT(m->n_flags, n, "op flags");
+	NEED_OPT(m->n_graph_id, n, "op graph id");
+	NEED_OPT(m->n_graph_node, n, "op graph node");
+	for (size_t i = 0; i < n; i++) {
+		if (m->kind[i] >= GS_OP_KIND_COUNT)
+			SHAPE_ERR(r, "op %zu has unknown kind %" PRIu32, i, m->kind[i]);
+		nk += m->kind[i] == GS_OP_KERNEL;
+		nb += m->kind[i] != GS_OP_KERNEL;
+		nc += m->kind[i] == GS_OP_MEMCPY;
+	}
+	NEED(m->n_grid_x, nk, "kernel grid");
+	NEED(m->n_grid_y, nk, "kernel grid");
+	NEED(m->n_grid_z, nk, "kernel grid");
+	NEED(m->n_block_x, nk, "kernel block");
+	NEED(m->n_block_y, nk, "kernel block");
+	NEED(m->n_block_z, nk, "kernel block");
+	NEED_OPT(m->n_shared_mem, nk, "kernel shared memory");
+	NEED_OPT(m->n_registers, nk, "kernel registers");
+	NEED_OPT(m->n_bytes, nb, "op bytes");
+	NEED_OPT(m->n_copy_info, nc, "copy info");
+	for (size_t i = 0; i < n; i++) {
+		struct gs_op op = {0};
+		gs_status rc;
+
+		start = add_ns(start, (uint64_t)m->start_delta[i]);
+		corr += (uint64_t)m->correlation_delta[i];
+		op.kind = (uint8_t)m->kind[i];
+		op.start_ns = start;
+		op.end_ns = add_ns(start, m->duration[i]);
+		op.correlation = corr;
+		op.flags = (uint8_t)OPT(m->flags, m->n_flags, i);
+		op.graph_id = OPT(m->graph_id, m->n_graph_id, i);
+		op.graph_node = OPT(m->graph_node, m->n_graph_node, i);
+		rc = map_stream(r, m->stream[i], &op.stream);
+		if (!rc)
+			rc = map_string(r, m->name[i], &op.name);
+		if (rc)
+			return rc;
+		if (op.kind == GS_OP_KERNEL) {
+			op.grid[0] = m->grid_x[ik];
+			op.grid[1] = m->grid_y[ik];
+			op.grid[2] = m->grid_z[ik];
+			op.block[0] = m->block_x[ik];
+			op.block[1] = m->block_y[ik];
+			op.block[2] = m->block_z[ik];
+			op.shared_mem = OPT(m->shared_mem, m->n_shared_mem, ik);
+			op.registers = OPT(m->registers, m->n_registers, ik);
+			ik++;
+		} else {
+			op.bytes = OPT(m->bytes, m->n_bytes, ib);
+			ib++;
+			if (op.kind == GS_OP_MEMCPY) {
+				uint32_t info = OPT(m->copy_info, m->n_copy_info, ic);
+
+				op.copy_kind = (uint8_t)(info & 0xf);
+				op.src_mem = (uint8_t)((info >> 4) & 0xf);
+				op.dst_mem = (uint8_t)((info >> 8) & 0xf);
+				if (op.copy_kind >= GS_COPY_KIND_COUNT)
+					op.copy_kind = GS_COPY_UNKNOWN;
+				if (op.src_mem >= GS_MEM_KIND_COUNT)
+					op.src_mem = GS_MEM_UNKNOWN;
+				if (op.dst_mem >= GS_MEM_KIND_COUNT)
+					op.dst_mem = GS_MEM_UNKNOWN;
+				ic++;
+			}
+		}
+		if (sink->op) {
+			rc = sink->op(sink, &op);
+			if (rc)
+				return rc;
+		}
+	}
+	return GS_OK;
+}
+
+static gs_status decode_api(struct gs_reader *r, struct gs_sink *sink, const Gscope__ApiCalls *m)
+{
+	size_t n = m->n_start_delta;
+	int64_t start = 0;
+	uint64_t corr = 0;
+
+	NEED(m->n_duration, n, "api duration");
+	NEED(m->n_pid, n, "api pid");
+	NEED(m->n_tid, n, "api tid");
+	NEED(m->n_correlation_delta, n, "api correlation");
+	NEED(m->n_name, n, "api name");
+	NEED_OPT(m->n_return_value, n, "api return value");
+	NEED_OPT(m->n_cbid, n, "api cbid");
+	NEED_OPT(m->n_kind, n, "api kind");
+	for (size_t i = 0; i < n; i++) {
+		struct gs_api_call c = {0};
+		gs_status rc;
+
+		start = add_ns(start, (uint64_t)m->start_delta[i]);
+		corr += (uint64_t)m->correlation_delta[i];
+		c.start_ns = start;
+		c.end_ns = add_ns(start, m->duration[i]);
+		c.pid = m->pid[i];
+		c.tid = m->tid[i];
+		c.correlation = corr;
+		c.return_value = OPT(m->return_value, m->n_return_value, i);
+		c.cbid = OPT(m->cbid, m->n_cbid, i);
+		c.kind = (uint8_t)(OPT(m->kind, m->n_kind, i) ? GS_API_DRIVER : GS_API_RUNTIME);
+		rc = map_string(r, m->name[i], &c.name);
+		if (!rc && sink->api_call)
+			rc = sink->api_call(sink, &c);
+		if (rc)
+			return rc;
+	}
+	return GS_OK;
+}
+
+static gs_status decode_ranges(struct gs_reader *r, struct gs_sink *sink, const Gscope__Ranges *m)
+{
+	size_t n = m->n_start_delta;
+	int64_t start = 0;
+
+	NEED(m->n_duration, n, "range duration");
+	NEED(m->n_pid, n, "range pid");
+	NEED(m->n_tid, n, "range tid");
+	NEED(m->n_name, n, "range name");
+	NEED_OPT(m->n_external_id, n, "range external id");
+	NEED_OPT(m->n_domain, n, "range domain");
+	NEED_OPT(m->n_kind, n, "range kind");
+	for (size_t i = 0; i < n; i++) {
+		struct gs_range g = {0};
+		uint32_t kind = OPT(m->kind, m->n_kind, i);
+		gs_status rc;
+
+		start = add_ns(start, (uint64_t)m->start_delta[i]);
+		g.start_ns = start;
+		g.end_ns = add_ns(start, m->duration[i]);
+		g.pid = m->pid[i];
+		g.tid = m->tid[i];
+		g.external_id = OPT(m->external_id, m->n_external_id, i);
+		g.kind = (uint8_t)(kind < GS_RANGE_KIND_COUNT ? kind : GS_RANGE_OTHER);
+		rc = map_string(r, m->name[i], &g.name);
+		if (!rc)
+			rc = map_string(r, OPT(m->domain, m->n_domain, i), &g.domain);
+		if (!rc && sink->range)
+			rc = sink->range(sink, &g);
+		if (rc)
+			return rc;
+	}
+	return GS_OK;
+}
+
+static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gscope__Chunk *c)
+{
+	gs_status rc = GS_OK;
+
+	for (size_t i = 0; i < c->n_processes && !rc; i++) {
+		const Gscope__Process *m = c->processes[i];
+		struct gs_process p = {.pid = m->pid,
+				       .driver_version = m->driver_version,
+				       .runtime_version = m->runtime_version,
+				       .cupti_version = m->cupti_version,
+				       .start_ns = m->start_ns,
+				       .dropped_records = m->dropped_records};
+
+		rc = map_string(r, m->host_name, &p.host_name);
+		if (!rc)
+			rc = map_string(r, m->command_line, &p.command_line);
+		if (!rc && sink->process)
+			rc = sink->process(sink, &p);
+	}
+	for (size_t i = 0; i < c->n_devices && !rc; i++) {
+		const Gscope__Device *m = c->devices[i];
+		struct gs_device d = {.id = m->id,
+				      .sm_count = m->sm_count,
+				      .cc_major = m->cc_major,
+				      .cc_minor = m->cc_minor,
+				      .memory_bytes = m->memory_bytes,
+				      .copy_engines = m->copy_engines};
+
+		rc = map_string(r, m->name, &d.name);
+		if (!rc)
+			rc = map_string(r, m->uuid, &d.uuid);
+		if (!rc && sink->device)
+			rc = sink->device(sink, &d);
+	}
+	for (size_t i = 0; i < c->n_syncs && !rc; i++) {
+		const Gscope__Sync *m = c->syncs[i];
+		struct gs_sync y = {.kind = (uint8_t)(m->kind < GS_SYNC_KIND_COUNT ? m->kind : 0),
+				    .start_ns = m->start_ns,
+				    .end_ns = add_ns(m->start_ns, m->duration),
+				    .pid = m->pid,
+				    .tid = m->tid,
+				    .correlation = m->correlation,
+				    .event_id = m->event_id,
+				    .sync_id = m->sync_id,
+				    .event_correlation = m->event_correlation,
+				    .device = m->device};
+
+		rc = map_stream_opt(r, m->stream, &y.stream);
+		if (!rc)
+			rc = map_stream_opt(r, m->wait_on_stream, &y.wait_on_stream);
+		if (!rc && sink->sync)
+			rc = sink->sync(sink, &y);
+	}
+	for (size_t i = 0; i < c->n_event_records && !rc; i++) {
+		const Gscope__EventRecord *m = c->event_records[i];
+		struct gs_event_record e = {.time_ns = m->time_ns,
+					    .correlation = m->correlation,
+					    .event_id = m->event_id,
+					    .sync_id = m->sync_id};
+
+		rc = map_stream_opt(r, m->stream, &e.stream);
+		if (!rc && sink->event_record)
+			rc = sink->event_record(sink, &e);
+	}
+	if (!rc && c->n_allocations && c->allocation_base != r->n_alloc) {
+		if (!(r->flags & GS_READER_SALVAGE) || c->allocation_base < r->n_alloc ||
+		    c->allocation_base - r->n_alloc > (1u << 24))
+			SHAPE_ERR(r, "allocations out of sequence (base %" PRIu32 ", expected %zu)",
+				  c->allocation_base, r->n_alloc);
+		while (r->n_alloc < c->allocation_base)
+			if (GS_VEC_PUSH(r->alloc_map, r->n_alloc, r->cap_alloc, GS_NO_INDEX))
+				return nomem();
+	}
+	for (size_t i = 0; i < c->n_allocations && !rc; i++) {
+		const Gscope__Allocation *m = c->allocations[i];
+		struct gs_allocation a = {
+			.address = m->address,
+			.bytes = m->bytes,
+			.alloc_ns = m->alloc_ns,
+			.free_ns = m->free_ns,
+			.pid = m->pid,
+			.device = m->device,
+			.mem_kind = (uint8_t)(m->mem_kind < GS_MEM_KIND_COUNT ? m->mem_kind : 0)};
+		uint32_t idx = GS_NO_INDEX;
+
+		if (sink->allocation)
+			rc = sink->allocation(sink, &a, &idx);
+		if (!rc && GS_VEC_PUSH(r->alloc_map, r->n_alloc, r->cap_alloc, idx))
+			return nomem();
+	}
+	for (size_t i = 0; i < c->n_op_allocs && !rc; i++) {
+		const Gscope__OpAlloc *m = c->op_allocs[i];
+		struct gs_op_alloc l = {.correlation = m->correlation,
+					.op_kind = (uint8_t)m->op_kind};
+
+		if (m->allocation >= r->n_alloc)
+			SHAPE_ERR(r, "op link refers to undeclared allocation %" PRIu32,
+				  m->allocation);
+		l.allocation = r->alloc_map[m->allocation];
+		if (l.allocation != GS_NO_INDEX && sink->op_alloc)
+			rc = sink->op_alloc(sink, &l);
+	}
+	for (size_t i = 0; i < c->n_overheads && !rc; i++) {
+		const Gscope__Overhead *m = c->overheads[i];
+		struct gs_overhead o = {.start_ns = m->start_ns,
+					.end_ns = add_ns(m->start_ns, m->duration),
+					.pid = m->pid};
+
+		rc = map_string(r, m->kind, &o.kind);
+		if (!rc && sink->overhead)
+			rc = sink->overhead(sink, &o);
+	}
+	for (size_t i = 0; i < c->n_clock_pairs && !rc; i++) {
+		const Gscope__ClockPair *m = c->clock_pairs[i];
+		struct gs_clock_pair p = {.pid = m->pid,
+					  .device = m->device,
+					  .host_ns = m->host_ns,
+					  .gpu_ns = m->gpu_ns};
+
+		if (sink->clock_pair)
+			rc = sink->clock_pair(sink, &p);
+	}
+	for (size_t i = 0; i < c->n_dropped && !rc; i++)
+		if (sink->dropped)
+			rc = sink->dropped(sink, c->dropped[i]->pid, c->dropped[i]->count);
+	for (size_t i = 0; i < c->n_warnings && !rc; i++)
+		if (sink->warning)
+			rc = sink->warning(sink, c->warnings[i]->message ? c->warnings[i]->message : "",
+					   c->warnings[i]->count);
+	return rc;
+}
+
+static uint64_t chunk_record_count(const Gscope__Chunk *c)
+{
+	uint64_t n = c->n_syncs + c->n_event_records + c->n_allocations + c->n_op_allocs +
+		     c->n_overheads + c->n_clock_pairs;
+
+	if (c->ops)
+		n += c->ops->n_kind;
+	if (c->api_calls)
+		n += c->api_calls->n_start_delta;
+	if (c->ranges)
+		n += c->ranges->n_start_delta;
+	return n;
+}
+
+static gs_status decode_chunk(struct gs_reader *r, struct gs_sink *sink, const struct frame *f,
+			      const Gscope__Chunk *c)
+{
+	uint64_t nrec = chunk_record_count(c);
+	gs_status rc;
+
+	if (nrec != f->nrecords)
+		SHAPE_ERR(r, "holds %" PRIu64 " records, its header says %" PRIu32, nrec,
+			  f->nrecords);
+	rc = decode_strings(r, sink, c);
+	if (!rc)
+		rc = decode_streams(r, sink, c);
+	if (!rc)
+		rc = decode_rest(r, sink, c);
+	if (!rc && c->ops)
+		rc = decode_ops(r, sink, c->ops);
+	if (!rc && c->api_calls)
+		rc = decode_api(r, sink, c->api_calls);
+	if (!rc && c->ranges)
+		rc = decode_ranges(r, sink, c->ranges);
+	if (rc)
+		return rc;
+	r->records += nrec;
+	if (f->type == GS_CHUNK_END) {
+		r->saw_end = true;
+		if (c->total_records != r->records && !r->skipped)
+			SHAPE_ERR(r, "end chunk counts %" PRIu64 " records, the file holds %" PRIu64,
+				  c->total_records, r->records);
+	}
+	return GS_OK;
+}
+
+/* Inflate and unpack the frame in r->cbuf. */
+static gs_status unpack_frame(struct gs_reader *r, const struct frame *f, Gscope__Chunk **out)
+{
+	uLongf len = f->raw_len;
+	int zrc;
+
+	if (gs_vec_reserve((void **)&r->rbuf, &r->rbuf_cap, f->raw_len ? f->raw_len : 1, 1))
+		return nomem();
+	zrc = uncompress(r->rbuf, &len, r->cbuf, f->comp_len);
+	if (zrc != Z_OK || len != f->raw_len) {
+		CHUNK_ERR(r, r->offset, "corrupt compressed payload (%s)",
+			  zrc == Z_OK ? "wrong length" : zError(zrc));
+		return GS_ERR_FORMAT;
+	}
+	*out = gscope__chunk__unpack(NULL, f->raw_len, r->rbuf);
+	if (!*out) {
+		CHUNK_ERR(r, r->offset, "malformed payload");
+		return GS_ERR_FORMAT;
+	}
+	return GS_OK;
+}
+
+static gs_status bind_sink(struct gs_reader *r, struct gs_sink *sink)
+{
+	if (!sink) {
+		gs_error_append("no sink given");
+		return GS_ERR_INVALID;
+	}
+	if (r->sink && r->sink != sink) {
+		gs_error_append("%s: one reader feeds one sink", r->name);
+		return GS_ERR_INVALID;
+	}
+	r->sink = sink;
+	return GS_OK;
+}
+
+gs_status gs_reader_next(struct gs_reader *r, struct gs_sink *sink)
+{
+	struct frame f;
+	Gscope__Chunk *c = NULL;
+	gs_status rc = bind_sink(r, sink);
+
+	if (rc)
+		return rc;
+	if (!r->header_done) {
+		rc = read_header(r);
+		if (rc)
+			return rc;
+	}
+	for (;;) {
+		uint64_t next;
+		int errs = gs_error_count();
+
+		if (r->ended)
+			return GS_END;
+		switch (read_frame(r, r->offset, &f)) {
+		case FRAME_IOERR:
+			return GS_ERR_IO;
+		case FRAME_EOF:
+			r->ended = true;
+			if (!r->saw_end)
+				return warn(r, sink,
+					    "no end chunk: the recording was cut short; read %" PRIu64
+					    " whole chunks",
+					    r->chunk);
+			return GS_END;
+		case FRAME_CUT:
+			r->ended = true;
+			return warn(r, sink,
+				    "file cut short inside chunk %" PRIu64 " at byte %" PRIu64
+				    "; kept the %" PRIu64 " whole chunks before it",
+				    r->chunk, r->offset, r->chunk);
+		case FRAME_OK:
+			rc = unpack_frame(r, &f, &c);
+			if (!rc) {
+				rc = decode_chunk(r, sink, &f, c);
+				gscope__chunk__free_unpacked(c, NULL);
+			}
+			if (rc == GS_OK) {
+				r->offset += GS_CHUNK_HEADER_LEN + f.comp_len;
+				r->chunk++;
+				if (r->saw_end) {
+					r->ended = true;
+					if (r->offset < r->size)
+						rc = warn(r, sink,
+							  "%" PRIu64 " bytes after the end chunk ignored",
+							  r->size - r->offset);
+				}
+				return rc;
+			}
+			if (rc != GS_ERR_FORMAT || !(r->flags & GS_READER_SALVAGE))
+				return rc;
+			break;
+		case FRAME_BAD:
+			if (!(r->flags & GS_READER_SALVAGE))
+				return GS_ERR_FORMAT;
+			break;
+		}
+		/* Salvage: report the bad chunk, skip to the next valid frame. */
+		{
+			char msg[GS_ERROR_MSG_MAX];
+
+			snprintf(msg, sizeof(msg), "%s (skipped)",
+				 gs_error_count() > errs ? gs_error_message(errs) : "bad chunk");
+			gs_error_truncate(errs);
+			if (sink->warning) {
+				rc = sink->warning(sink, msg, 1);
+				if (rc)
+					return rc;
+			}
+		}
+		r->skipped++;
+		r->chunk++;
+		if (!resync(r, r->offset + 1, &next)) {
+			r->ended = true;
+			return warn(r, sink, "no valid chunk after byte %" PRIu64, r->offset);
+		}
+		r->offset = next;
+	}
+}
+
+gs_status gs_reader_read_all(struct gs_reader *r, struct gs_sink *sink)
+{
+	gs_status rc;
+
+	while ((rc = gs_reader_next(r, sink)) == GS_OK)
+		;
+	return rc == GS_END ? GS_OK : rc;
+}
+
+/* ---- whole-trace helpers ---- */
+
+gs_status gs_trace_load_gscope(const char *path, unsigned reader_flags, struct gs_trace **out)
+{
+	struct gs_reader *r = NULL;
+	struct gs_trace *t = NULL;
+	gs_status rc = gs_trace_create(&t);
+
+	if (!rc)
+		rc = gs_reader_open(path, reader_flags, &r);
+	if (!rc)
+		rc = gs_reader_read_all(r, gs_trace_borrow_sink(t));
+	if (!rc)
+		rc = gs_trace_finish(t);
+	gs_reader_close(r);
+	if (rc) {
+		gs_trace_destroy(t);
+		return rc;
+	}
+	*out = t;
+	return GS_OK;
+}
+
+gs_status gs_trace_save_gscope(const struct gs_trace *t, const char *path,
+			       const struct gs_writer_options *opts)
+{
+	struct gs_writer *w = NULL;
+	gs_status rc = gs_writer_open(path, opts, &w);
+
+	if (rc)
+		return rc;
+	rc = gs_trace_replay(t, gs_writer_borrow_sink(w));
+	if (rc) {
+		gs_writer_close(w);
+		return rc;
+	}
+	return gs_writer_close(w);
+}

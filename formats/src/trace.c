@@ -1,0 +1,721 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The in-memory trace model: flat record arrays filled through a gs_sink,
+ * then sorted and indexed by gs_trace_finish() for the analyses.
+ */
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARRAY(type, name)                                                                  \
+	type *name;                                                                        \
+	size_t n_##name, cap_##name
+
+struct gs_trace {
+	struct gs_sink sink; /* first member: the sink callbacks recover the trace */
+	struct gs_strtab strings;
+	struct gs_stream_map streams;
+	ARRAY(struct gs_process, processes);
+	ARRAY(struct gs_device, devices);
+	ARRAY(struct gs_op, ops);
+	ARRAY(struct gs_api_call, api_calls);
+	ARRAY(struct gs_sync, syncs);
+	ARRAY(struct gs_event_record, event_records);
+	ARRAY(struct gs_allocation, allocations);
+	ARRAY(struct gs_op_alloc, op_allocs);
+	ARRAY(struct gs_range, ranges);
+	ARRAY(struct gs_overhead, overheads);
+	ARRAY(struct gs_clock_pair, clock_pairs);
+	ARRAY(struct gs_warning, warnings);
+	ARRAY(struct gs_thread, threads);
+	size_t *stream_first; /* per stream, after finish */
+	size_t *stream_count;
+	uint64_t dropped;
+	/* Records refused because their times are impossible, by kind. */
+	uint64_t bad_times[4];
+	bool finished;
+};
+
+enum { BAD_OP, BAD_API, BAD_RANGE, BAD_SYNC };
+
+#define PUSH(t, name, value) GS_VEC_PUSH((t)->name, (t)->n_##name, (t)->cap_##name, (value))
+
+static struct gs_trace *of(struct gs_sink *s)
+{
+	return (struct gs_trace *)s;
+}
+
+static bool times_ok(int64_t start, int64_t end)
+{
+	return end >= start && (uint64_t)end - (uint64_t)start <= (uint64_t)GS_MAX_DURATION_NS;
+}
+
+static gs_status nomem(void)
+{
+	gs_error_append("out of memory");
+	return GS_ERR_NOMEM;
+}
+
+static gs_status sink_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
+{
+	gs_status rc = gs_strtab_intern(&of(s)->strings, str, len, id);
+
+	if (rc == GS_ERR_LIMIT)
+		gs_error_append("too many strings");
+	else if (rc)
+		return nomem();
+	return rc;
+}
+
+static gs_status sink_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *index)
+{
+	struct gs_trace *t = of(s);
+	gs_status rc = gs_stream_map_put(&t->streams, st, index);
+
+	if (rc)
+		return rc == GS_ERR_NOMEM ? nomem() : rc;
+	t->finished = false;
+	return GS_OK;
+}
+
+static struct gs_process *find_process(struct gs_trace *t, int64_t pid)
+{
+	for (size_t i = 0; i < t->n_processes; i++)
+		if (t->processes[i].pid == pid)
+			return &t->processes[i];
+	return NULL;
+}
+
+static void merge_string(uint32_t *dst, uint32_t src)
+{
+	if (src != GS_NO_STRING)
+		*dst = src;
+}
+
+static gs_status sink_process(struct gs_sink *s, const struct gs_process *p)
+{
+	struct gs_trace *t = of(s);
+	struct gs_process *old = find_process(t, p->pid);
+
+	if (!old) {
+		if (PUSH(t, processes, *p))
+			return nomem();
+		t->dropped += p->dropped_records;
+		return GS_OK;
+	}
+	merge_string(&old->host_name, p->host_name);
+	merge_string(&old->command_line, p->command_line);
+	if (p->driver_version)
+		old->driver_version = p->driver_version;
+	if (p->runtime_version)
+		old->runtime_version = p->runtime_version;
+	if (p->cupti_version)
+		old->cupti_version = p->cupti_version;
+	if (p->start_ns)
+		old->start_ns = p->start_ns;
+	old->dropped_records += p->dropped_records;
+	t->dropped += p->dropped_records;
+	return GS_OK;
+}
+
+static gs_status sink_device(struct gs_sink *s, const struct gs_device *d)
+{
+	struct gs_trace *t = of(s);
+
+	for (size_t i = 0; i < t->n_devices; i++) {
+		struct gs_device *old = &t->devices[i];
+
+		if (old->id != d->id)
+			continue;
+		merge_string(&old->name, d->name);
+		merge_string(&old->uuid, d->uuid);
+		if (d->sm_count)
+			old->sm_count = d->sm_count;
+		if (d->cc_major || d->cc_minor) {
+			old->cc_major = d->cc_major;
+			old->cc_minor = d->cc_minor;
+		}
+		if (d->memory_bytes)
+			old->memory_bytes = d->memory_bytes;
+		if (d->copy_engines)
+			old->copy_engines = d->copy_engines;
+		return GS_OK;
+	}
+	return PUSH(t, devices, *d) ? nomem() : GS_OK;
+}
+
+static gs_status check_stream(const struct gs_trace *t, uint32_t stream, const char *what)
+{
+	if (stream < t->streams.count)
+		return GS_OK;
+	gs_error_append("%s refers to undeclared stream %u", what, stream);
+	return GS_ERR_FORMAT;
+}
+
+static gs_status sink_op(struct gs_sink *s, const struct gs_op *op)
+{
+	struct gs_trace *t = of(s);
+	gs_status rc = check_stream(t, op->stream, "an op");
+
+	if (rc)
+		return rc;
+	if (op->kind >= GS_OP_KIND_COUNT) {
+		gs_error_append("op of unknown kind %u", op->kind);
+		return GS_ERR_FORMAT;
+	}
+	if (!times_ok(op->start_ns, op->end_ns)) {
+		t->bad_times[BAD_OP]++;
+		return GS_OK;
+	}
+	t->finished = false;
+	return PUSH(t, ops, *op) ? nomem() : GS_OK;
+}
+
+static gs_status sink_api_call(struct gs_sink *s, const struct gs_api_call *c)
+{
+	struct gs_trace *t = of(s);
+
+	if (!times_ok(c->start_ns, c->end_ns)) {
+		t->bad_times[BAD_API]++;
+		return GS_OK;
+	}
+	t->finished = false;
+	return PUSH(t, api_calls, *c) ? nomem() : GS_OK;
+}
+
+static gs_status sink_sync(struct gs_sink *s, const struct gs_sync *y)
+{
+	struct gs_trace *t = of(s);
+	gs_status rc = GS_OK;
+
+	if (y->stream != GS_NO_INDEX)
+		rc = check_stream(t, y->stream, "a sync");
+	if (!rc && y->wait_on_stream != GS_NO_INDEX)
+		rc = check_stream(t, y->wait_on_stream, "a sync");
+	if (rc)
+		return rc;
+	if (!times_ok(y->start_ns, y->end_ns)) {
+		t->bad_times[BAD_SYNC]++;
+		return GS_OK;
+	}
+	t->finished = false;
+	return PUSH(t, syncs, *y) ? nomem() : GS_OK;
+}
+
+static gs_status sink_event_record(struct gs_sink *s, const struct gs_event_record *e)
+{
+	struct gs_trace *t = of(s);
+
+	if (e->stream != GS_NO_INDEX) {
+		gs_status rc = check_stream(t, e->stream, "an event record");
+		if (rc)
+			return rc;
+	}
+	t->finished = false;
+	return PUSH(t, event_records, *e) ? nomem() : GS_OK;
+}
+
+static gs_status sink_allocation(struct gs_sink *s, const struct gs_allocation *a,
+				 uint32_t *index)
+{
+	struct gs_trace *t = of(s);
+
+	if (t->n_allocations >= UINT32_MAX - 1) {
+		gs_error_append("too many allocations");
+		return GS_ERR_LIMIT;
+	}
+	if (PUSH(t, allocations, *a))
+		return nomem();
+	if (index)
+		*index = (uint32_t)t->n_allocations - 1;
+	return GS_OK;
+}
+
+static gs_status sink_op_alloc(struct gs_sink *s, const struct gs_op_alloc *l)
+{
+	struct gs_trace *t = of(s);
+
+	if (l->allocation >= t->n_allocations) {
+		gs_error_append("an op link refers to undeclared allocation %u", l->allocation);
+		return GS_ERR_FORMAT;
+	}
+	return PUSH(t, op_allocs, *l) ? nomem() : GS_OK;
+}
+
+static gs_status sink_range(struct gs_sink *s, const struct gs_range *r)
+{
+	struct gs_trace *t = of(s);
+
+	if (!times_ok(r->start_ns, r->end_ns)) {
+		t->bad_times[BAD_RANGE]++;
+		return GS_OK;
+	}
+	t->finished = false;
+	return PUSH(t, ranges, *r) ? nomem() : GS_OK;
+}
+
+static gs_status sink_overhead(struct gs_sink *s, const struct gs_overhead *o)
+{
+	struct gs_trace *t = of(s);
+
+	if (!times_ok(o->start_ns, o->end_ns))
+		return GS_OK;
+	return PUSH(t, overheads, *o) ? nomem() : GS_OK;
+}
+
+static gs_status sink_clock_pair(struct gs_sink *s, const struct gs_clock_pair *c)
+{
+	struct gs_trace *t = of(s);
+
+	return PUSH(t, clock_pairs, *c) ? nomem() : GS_OK;
+}
+
+static gs_status sink_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
+{
+	struct gs_trace *t = of(s);
+	struct gs_process *p = find_process(t, pid);
+
+	if (!p) {
+		struct gs_process np = {.pid = pid,
+					.host_name = GS_NO_STRING,
+					.command_line = GS_NO_STRING};
+		if (PUSH(t, processes, np))
+			return nomem();
+		p = &t->processes[t->n_processes - 1];
+	}
+	p->dropped_records += count;
+	t->dropped += count;
+	return GS_OK;
+}
+
+static gs_status sink_warning(struct gs_sink *s, const char *msg, uint64_t count)
+{
+	return gs_trace_add_warning(of(s), msg, count);
+}
+
+gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t count)
+{
+	struct gs_warning w;
+
+	for (size_t i = 0; i < t->n_warnings; i++) {
+		if (strcmp(t->warnings[i].message, msg) == 0) {
+			t->warnings[i].count += count;
+			return GS_OK;
+		}
+	}
+	w.message = strdup(msg);
+	w.count = count;
+	if (!w.message)
+		return nomem();
+	if (PUSH(t, warnings, w)) {
+		free((void *)(uintptr_t)w.message);
+		return nomem();
+	}
+	return GS_OK;
+}
+
+gs_status gs_trace_create(struct gs_trace **out)
+{
+	struct gs_trace *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return nomem();
+	gs_strtab_init(&t->strings);
+	gs_stream_map_init(&t->streams);
+	t->sink = (struct gs_sink){
+		.intern = sink_intern,
+		.stream = sink_stream,
+		.process = sink_process,
+		.device = sink_device,
+		.op = sink_op,
+		.api_call = sink_api_call,
+		.sync = sink_sync,
+		.event_record = sink_event_record,
+		.allocation = sink_allocation,
+		.op_alloc = sink_op_alloc,
+		.range = sink_range,
+		.overhead = sink_overhead,
+		.clock_pair = sink_clock_pair,
+		.dropped = sink_dropped,
+		.warning = sink_warning,
+	};
+	*out = t;
+	return GS_OK;
+}
+
+void gs_trace_destroy(struct gs_trace *t)
+{
+	if (!t)
+		return;
+	gs_strtab_fini(&t->strings);
+	gs_stream_map_fini(&t->streams);
+	for (size_t i = 0; i < t->n_warnings; i++)
+		free((void *)(uintptr_t)t->warnings[i].message);
+	free(t->processes);
+	free(t->devices);
+	free(t->ops);
+	free(t->api_calls);
+	free(t->syncs);
+	free(t->event_records);
+	free(t->allocations);
+	free(t->op_allocs);
+	free(t->ranges);
+	free(t->overheads);
+	free(t->clock_pairs);
+	free(t->warnings);
+	free(t->threads);
+	free(t->stream_first);
+	free(t->stream_count);
+	free(t);
+}
+
+struct gs_sink *gs_trace_borrow_sink(struct gs_trace *t)
+{
+	return &t->sink;
+}
+
+/* ---- finish: sort and index ---- */
+
+#define CMP(a, b)                                                                          \
+	do {                                                                               \
+		if ((a) != (b))                                                            \
+			return (a) < (b) ? -1 : 1;                                         \
+	} while (0)
+
+static int cmp_op(const void *pa, const void *pb)
+{
+	const struct gs_op *a = pa, *b = pb;
+
+	CMP(a->stream, b->stream);
+	CMP(a->start_ns, b->start_ns);
+	CMP(a->end_ns, b->end_ns);
+	CMP(a->correlation, b->correlation);
+	CMP(a->kind, b->kind);
+	CMP(a->name, b->name);
+	return 0;
+}
+
+static int cmp_api(const void *pa, const void *pb)
+{
+	const struct gs_api_call *a = pa, *b = pb;
+
+	CMP(a->pid, b->pid);
+	CMP(a->tid, b->tid);
+	CMP(a->start_ns, b->start_ns);
+	CMP(b->end_ns, a->end_ns); /* enclosing call first */
+	CMP(a->correlation, b->correlation);
+	CMP(a->name, b->name);
+	return 0;
+}
+
+static int cmp_sync(const void *pa, const void *pb)
+{
+	const struct gs_sync *a = pa, *b = pb;
+
+	CMP(a->start_ns, b->start_ns);
+	CMP(a->end_ns, b->end_ns);
+	CMP(a->correlation, b->correlation);
+	CMP(a->kind, b->kind);
+	return 0;
+}
+
+static int cmp_event_record(const void *pa, const void *pb)
+{
+	const struct gs_event_record *a = pa, *b = pb;
+
+	CMP(a->correlation, b->correlation);
+	CMP(a->time_ns, b->time_ns);
+	CMP(a->event_id, b->event_id);
+	return 0;
+}
+
+static int cmp_range(const void *pa, const void *pb)
+{
+	const struct gs_range *a = pa, *b = pb;
+
+	CMP(a->start_ns, b->start_ns);
+	CMP(b->end_ns, a->end_ns); /* enclosing range first */
+	CMP(a->pid, b->pid);
+	CMP(a->tid, b->tid);
+	CMP(a->kind, b->kind);
+	CMP(a->name, b->name);
+	return 0;
+}
+
+static int cmp_overhead(const void *pa, const void *pb)
+{
+	const struct gs_overhead *a = pa, *b = pb;
+
+	CMP(a->start_ns, b->start_ns);
+	CMP(a->end_ns, b->end_ns);
+	return 0;
+}
+
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+static gs_status report_bad_times(struct gs_trace *t)
+{
+	static const char *const what[] = {"GPU ops", "API calls", "host ranges", "syncs"};
+	char msg[160];
+
+	for (int k = 0; k < 4; k++) {
+		gs_status rc;
+
+		if (!t->bad_times[k])
+			continue;
+		snprintf(msg, sizeof(msg),
+			 "dropped %s with a negative or over-7-day duration", what[k]);
+		rc = gs_trace_add_warning(t, msg, t->bad_times[k]);
+		if (rc)
+			return rc;
+		t->bad_times[k] = 0;
+	}
+	return GS_OK;
+}
+
+gs_status gs_trace_finish(struct gs_trace *t)
+{
+	size_t nstreams = t->streams.count;
+	gs_status rc = report_bad_times(t);
+
+	if (rc)
+		return rc;
+	if (t->finished)
+		return GS_OK;
+	sort(t->ops, t->n_ops, sizeof(*t->ops), cmp_op);
+	sort(t->api_calls, t->n_api_calls, sizeof(*t->api_calls), cmp_api);
+	sort(t->syncs, t->n_syncs, sizeof(*t->syncs), cmp_sync);
+	sort(t->event_records, t->n_event_records, sizeof(*t->event_records),
+	      cmp_event_record);
+	sort(t->ranges, t->n_ranges, sizeof(*t->ranges), cmp_range);
+	sort(t->overheads, t->n_overheads, sizeof(*t->overheads), cmp_overhead);
+
+	free(t->stream_first);
+	free(t->stream_count);
+	t->stream_first = calloc(nstreams ? nstreams : 1, sizeof(size_t));
+	t->stream_count = calloc(nstreams ? nstreams : 1, sizeof(size_t));
+	if (!t->stream_first || !t->stream_count)
+		return nomem();
+	for (size_t i = t->n_ops; i-- > 0;) {
+		t->stream_first[t->ops[i].stream] = i;
+		t->stream_count[t->ops[i].stream]++;
+	}
+
+	t->n_threads = 0;
+	for (size_t i = 0; i < t->n_api_calls; i++) {
+		const struct gs_api_call *c = &t->api_calls[i];
+		struct gs_thread *last = t->n_threads ? &t->threads[t->n_threads - 1] : NULL;
+
+		if (last && last->pid == c->pid && last->tid == c->tid) {
+			last->api_count++;
+			continue;
+		}
+		struct gs_thread th = {.pid = c->pid, .tid = c->tid, .first_api = i, .api_count = 1};
+		if (PUSH(t, threads, th))
+			return nomem();
+	}
+	t->finished = true;
+	return GS_OK;
+}
+
+/* ---- accessors ---- */
+
+const char *gs_trace_string(const struct gs_trace *t, uint32_t id)
+{
+	return gs_strtab_get(&t->strings, id);
+}
+
+size_t gs_trace_string_count(const struct gs_trace *t)
+{
+	return t->strings.count;
+}
+
+gs_status gs_trace_intern(struct gs_trace *t, const char *str, size_t len, uint32_t *id)
+{
+	return sink_intern(&t->sink, str, len, id);
+}
+
+#define ACCESSOR(type, name)                                                               \
+	const type *gs_trace_##name(const struct gs_trace *t, size_t *n)                   \
+	{                                                                                  \
+		*n = t->n_##name;                                                          \
+		return t->name;                                                            \
+	}
+
+ACCESSOR(struct gs_process, processes)
+ACCESSOR(struct gs_device, devices)
+ACCESSOR(struct gs_op, ops)
+ACCESSOR(struct gs_api_call, api_calls)
+ACCESSOR(struct gs_sync, syncs)
+ACCESSOR(struct gs_event_record, event_records)
+ACCESSOR(struct gs_allocation, allocations)
+ACCESSOR(struct gs_op_alloc, op_allocs)
+ACCESSOR(struct gs_range, ranges)
+ACCESSOR(struct gs_overhead, overheads)
+ACCESSOR(struct gs_clock_pair, clock_pairs)
+ACCESSOR(struct gs_warning, warnings)
+ACCESSOR(struct gs_thread, threads)
+
+const struct gs_stream *gs_trace_streams(const struct gs_trace *t, size_t *n)
+{
+	*n = t->streams.count;
+	return t->streams.streams;
+}
+
+uint64_t gs_trace_dropped(const struct gs_trace *t)
+{
+	return t->dropped;
+}
+
+void gs_trace_stream_ops(const struct gs_trace *t, uint32_t s, size_t *first, size_t *count)
+{
+	if (!t->finished || s >= t->streams.count || !t->stream_count) {
+		*first = 0;
+		*count = 0;
+		return;
+	}
+	*first = t->stream_first[s];
+	*count = t->stream_count[s];
+}
+
+void gs_trace_op_span(const struct gs_trace *t, int64_t *first, int64_t *last)
+{
+	int64_t lo = 0, hi = 0;
+
+	for (size_t i = 0; i < t->n_ops; i++) {
+		if (i == 0 || t->ops[i].start_ns < lo)
+			lo = t->ops[i].start_ns;
+		if (i == 0 || t->ops[i].end_ns > hi)
+			hi = t->ops[i].end_ns;
+	}
+	*first = lo;
+	*last = hi;
+}
+
+/* ---- replay into another sink ---- */
+
+struct remap {
+	uint32_t *str;
+	uint32_t *stream;
+	uint32_t *alloc;
+};
+
+static uint32_t map_str(const struct remap *m, uint32_t id, size_t n)
+{
+	return id < n ? m->str[id] : GS_NO_STRING;
+}
+
+static uint32_t map_stream(const struct remap *m, uint32_t idx, size_t n)
+{
+	return idx < n ? m->stream[idx] : GS_NO_INDEX;
+}
+
+#define EMIT(cb, ...)                                                                      \
+	do {                                                                               \
+		if (sink->cb) {                                                            \
+			rc = sink->cb(sink, __VA_ARGS__);                                  \
+			if (rc)                                                            \
+				goto out;                                                  \
+		}                                                                          \
+	} while (0)
+
+gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink)
+{
+	size_t ns = t->strings.count, nst = t->streams.count;
+	struct remap m = {0};
+	gs_status rc = GS_OK;
+
+	m.str = malloc((ns ? ns : 1) * sizeof(*m.str));
+	m.stream = malloc((nst ? nst : 1) * sizeof(*m.stream));
+	m.alloc = malloc((t->n_allocations ? t->n_allocations : 1) * sizeof(*m.alloc));
+	if (!m.str || !m.stream || !m.alloc) {
+		rc = nomem();
+		goto out;
+	}
+	for (size_t i = 0; i < ns; i++) {
+		m.str[i] = (uint32_t)i;
+		EMIT(intern, t->strings.strs[i], t->strings.lens[i], &m.str[i]);
+	}
+	for (size_t i = 0; i < nst; i++) {
+		m.stream[i] = (uint32_t)i;
+		EMIT(stream, &t->streams.streams[i], &m.stream[i]);
+	}
+	for (size_t i = 0; i < t->n_processes; i++) {
+		struct gs_process p = t->processes[i];
+
+		p.host_name = map_str(&m, p.host_name, ns);
+		p.command_line = map_str(&m, p.command_line, ns);
+		EMIT(process, &p);
+	}
+	for (size_t i = 0; i < t->n_devices; i++) {
+		struct gs_device d = t->devices[i];
+
+		d.name = map_str(&m, d.name, ns);
+		d.uuid = map_str(&m, d.uuid, ns);
+		EMIT(device, &d);
+	}
+	for (size_t i = 0; i < t->n_ops; i++) {
+		struct gs_op o = t->ops[i];
+
+		o.name = map_str(&m, o.name, ns);
+		o.stream = map_stream(&m, o.stream, nst);
+		EMIT(op, &o);
+	}
+	for (size_t i = 0; i < t->n_api_calls; i++) {
+		struct gs_api_call c = t->api_calls[i];
+
+		c.name = map_str(&m, c.name, ns);
+		EMIT(api_call, &c);
+	}
+	for (size_t i = 0; i < t->n_syncs; i++) {
+		struct gs_sync y = t->syncs[i];
+
+		y.stream = map_stream(&m, y.stream, nst);
+		y.wait_on_stream = map_stream(&m, y.wait_on_stream, nst);
+		EMIT(sync, &y);
+	}
+	for (size_t i = 0; i < t->n_event_records; i++) {
+		struct gs_event_record e = t->event_records[i];
+
+		e.stream = map_stream(&m, e.stream, nst);
+		EMIT(event_record, &e);
+	}
+	for (size_t i = 0; i < t->n_allocations; i++) {
+		m.alloc[i] = (uint32_t)i;
+		EMIT(allocation, &t->allocations[i], &m.alloc[i]);
+	}
+	for (size_t i = 0; i < t->n_op_allocs; i++) {
+		struct gs_op_alloc l = t->op_allocs[i];
+
+		l.allocation = l.allocation < t->n_allocations ? m.alloc[l.allocation] : 0;
+		EMIT(op_alloc, &l);
+	}
+	for (size_t i = 0; i < t->n_ranges; i++) {
+		struct gs_range r = t->ranges[i];
+
+		r.name = map_str(&m, r.name, ns);
+		r.domain = map_str(&m, r.domain, ns);
+		EMIT(range, &r);
+	}
+	for (size_t i = 0; i < t->n_overheads; i++) {
+		struct gs_overhead o = t->overheads[i];
+
+		o.kind = map_str(&m, o.kind, ns);
+		EMIT(overhead, &o);
+	}
+	for (size_t i = 0; i < t->n_clock_pairs; i++)
+		EMIT(clock_pair, &t->clock_pairs[i]);
+	for (size_t i = 0; i < t->n_warnings; i++)
+		EMIT(warning, t->warnings[i].message, t->warnings[i].count);
+out:
+	free(m.str);
+	free(m.stream);
+	free(m.alloc);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* Private helpers of gs_format: growable arrays, hashing, the string table. */
+#ifndef GS_FORMAT_UTIL_H
+#define GS_FORMAT_UTIL_H
+
+#include <gpuscope/format.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Make room for `need` elements of `elem` bytes in *ptr (capacity *cap). */
+gs_status gs_vec_reserve(void **ptr, size_t *cap, size_t need, size_t elem);
+
+/* Append one element to a typed array `arr` with count `n` and capacity `cap`. */
+#define GS_VEC_PUSH(arr, n, cap, value)                                                    \
+	(gs_vec_reserve((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr))) != GS_OK           \
+		 ? GS_ERR_NOMEM                                                              \
+		 : ((arr)[(n)++] = (value), GS_OK))
+
+uint64_t gs_hash_bytes(const void *data, size_t len);
+uint64_t gs_hash_u64(uint64_t x);
+
+struct gs_strtab_block;
+
+/* Interned strings: ids are dense from 0 in insertion order. */
+struct gs_strtab {
+	const char **strs;
+	uint32_t *lens;
+	size_t count, cap, lcap;
+	uint32_t *slots; /* open addressing: id + 1, 0 = empty */
+	size_t nslots;
+	struct gs_strtab_block *blocks;
+};
+
+void gs_strtab_init(struct gs_strtab *st);
+void gs_strtab_fini(struct gs_strtab *st);
+gs_status gs_strtab_intern(struct gs_strtab *st, const char *s, size_t len, uint32_t *id);
+/* Append without looking for an equal string (ids must stay dense). */
+gs_status gs_strtab_append(struct gs_strtab *st, const char *s, size_t len, uint32_t *id);
+
+static inline const char *gs_strtab_get(const struct gs_strtab *st, uint32_t id)
+{
+	if (id == GS_NO_STRING)
+		return "";
+	return id < st->count ? st->strs[id] : "?";
+}
+
+/* Streams keyed by (pid, device, context, stream id). */
+struct gs_stream_map {
+	struct gs_stream *streams;
+	size_t count, cap;
+	uint32_t *slots; /* index + 1 */
+	size_t nslots;
+};
+
+void gs_stream_map_init(struct gs_stream_map *m);
+void gs_stream_map_fini(struct gs_stream_map *m);
+/* Find without adding. */
+bool gs_stream_map_find(const struct gs_stream_map *m, const struct gs_stream *s, uint32_t *index);
+/* Find or add; an existing stream's unknown kind/priority is updated. */
+gs_status gs_stream_map_put(struct gs_stream_map *m, const struct gs_stream *s, uint32_t *index);
+
+#endif

@@ -1,0 +1,779 @@
+/* SPDX-License-Identifier: MIT */
+/* .gscope writer and reader: round trips, cut files, corrupt bytes, bounds. */
+#include <gpuscope/format.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cmocka.h>
+
+/* ---- helpers ---- */
+
+static uint32_t S(struct gs_sink *s, const char *str)
+{
+	uint32_t id;
+
+	assert_int_equal(s->intern(s, str, strlen(str), &id), GS_OK);
+	return id;
+}
+
+static uint32_t stream(struct gs_sink *s, int64_t pid, uint32_t dev, uint64_t id, uint8_t kind,
+		       int32_t prio)
+{
+	struct gs_stream st = {.pid = pid,
+			       .device = dev,
+			       .context = 1,
+			       .stream_id = id,
+			       .kind = kind,
+			       .priority = prio};
+	uint32_t idx;
+
+	assert_int_equal(s->stream(s, &st, &idx), GS_OK);
+	return idx;
+}
+
+/* Emit `nops` ops and one or more of every other record kind. */
+static void emit_sample(struct gs_sink *s, int nops)
+{
+	const int64_t t0 = 1707417525509335123LL;
+	uint32_t s7 = stream(s, 42, 0, 7, GS_STREAM_LEGACY_DEFAULT, 0);
+	uint32_t s9 = stream(s, 42, 0, 9, GS_STREAM_NON_BLOCKING, -2);
+	uint32_t s1 = stream(s, 42, 1, 13, GS_STREAM_BLOCKING, 0);
+	struct gs_process p = {.pid = 42,
+			       .host_name = S(s, "node-a"),
+			       .command_line = S(s, "./train --epochs 1"),
+			       .driver_version = 13000,
+			       .runtime_version = 13000,
+			       .cupti_version = 130001,
+			       .start_ns = t0 - 1000,
+			       .dropped_records = 0};
+	struct gs_device d0 = {.id = 0,
+			       .name = S(s, "NVIDIA H200"),
+			       .uuid = S(s, "GPU-1234"),
+			       .sm_count = 132,
+			       .cc_major = 9,
+			       .cc_minor = 0,
+			       .memory_bytes = 150ull << 30,
+			       .copy_engines = 3};
+	struct gs_device d1 = d0;
+	struct gs_allocation a = {.address = 0x7f0000000000ull,
+				  .bytes = 1 << 20,
+				  .alloc_ns = t0,
+				  .free_ns = t0 + 999999,
+				  .pid = 42,
+				  .device = 0,
+				  .mem_kind = GS_MEM_DEVICE};
+	uint32_t aidx;
+
+	d1.id = 1;
+	d1.uuid = S(s, "GPU-5678");
+	assert_int_equal(s->process(s, &p), GS_OK);
+	assert_int_equal(s->device(s, &d0), GS_OK);
+	assert_int_equal(s->device(s, &d1), GS_OK);
+	for (int i = 0; i < nops; i++) {
+		struct gs_op op = {0};
+		char name[64];
+
+		op.kind = (uint8_t)(i % 3);
+		op.start_ns = t0 + i * 1500 + (i % 7);
+		op.end_ns = op.start_ns + 100 + (i % 11) * 37;
+		op.correlation = 1000 + (uint64_t)i * 2;
+		op.stream = i % 5 == 0 ? s1 : (i % 2 ? s7 : s9);
+		snprintf(name, sizeof(name), "kernel_%d", i % 13);
+		op.name = S(s, op.kind == GS_OP_KERNEL ? name
+						      : op.kind == GS_OP_MEMCPY ? "Memcpy HtoD"
+										: "Memset");
+		if (op.kind == GS_OP_KERNEL) {
+			op.grid[0] = 128 + (uint32_t)i;
+			op.grid[1] = 2;
+			op.grid[2] = 1;
+			op.block[0] = 256;
+			op.block[1] = 1;
+			op.block[2] = 1;
+			op.shared_mem = (uint32_t)(i % 4) * 1024;
+			op.registers = 32;
+			if (i % 4 == 0) {
+				op.flags = GS_OPF_GRAPH;
+				op.graph_id = 5;
+				op.graph_node = 77 + (uint64_t)i;
+			}
+		} else {
+			op.bytes = 4096 * (uint64_t)(i + 1);
+			op.flags = GS_OPF_ASYNC;
+			if (op.kind == GS_OP_MEMCPY) {
+				op.copy_kind = (uint8_t)(1 + i % 5);
+				op.src_mem = GS_MEM_PINNED;
+				op.dst_mem = GS_MEM_DEVICE;
+			}
+		}
+		assert_int_equal(s->op(s, &op), GS_OK);
+
+		struct gs_api_call c = {.start_ns = op.start_ns - 5000,
+					.end_ns = op.start_ns - 4000,
+					.pid = 42,
+					.tid = 42 + i % 2,
+					.correlation = op.correlation,
+					.name = S(s, op.kind == GS_OP_KERNEL ? "cudaLaunchKernel"
+									     : "cudaMemcpyAsync"),
+					.return_value = i == 3 ? 700 : 0,
+					.cbid = 211,
+					.kind = (uint8_t)(i % 9 == 0 ? GS_API_DRIVER : GS_API_RUNTIME)};
+		assert_int_equal(s->api_call(s, &c), GS_OK);
+	}
+	struct gs_sync y = {.kind = GS_SYNC_STREAM_WAIT,
+			    .start_ns = t0 + 10,
+			    .end_ns = t0 + 20,
+			    .pid = 42,
+			    .tid = 42,
+			    .correlation = 5000,
+			    .event_id = 3,
+			    .sync_id = 99,
+			    .event_correlation = 4999,
+			    .stream = s9,
+			    .wait_on_stream = s7,
+			    .device = 0};
+	assert_int_equal(s->sync(s, &y), GS_OK);
+	y.kind = GS_SYNC_CONTEXT;
+	y.stream = GS_NO_INDEX;
+	y.wait_on_stream = GS_NO_INDEX;
+	y.start_ns = t0 + 30000;
+	y.end_ns = t0 + 90000;
+	y.tid = -1;
+	assert_int_equal(s->sync(s, &y), GS_OK);
+	struct gs_event_record e = {.time_ns = t0 + 5,
+				    .correlation = 4999,
+				    .event_id = 3,
+				    .sync_id = 99,
+				    .stream = s7};
+	assert_int_equal(s->event_record(s, &e), GS_OK);
+	e.stream = GS_NO_INDEX;
+	e.correlation = 6000;
+	assert_int_equal(s->event_record(s, &e), GS_OK);
+	assert_int_equal(s->allocation(s, &a, &aidx), GS_OK);
+	struct gs_op_alloc l = {.correlation = 1000, .allocation = aidx, .op_kind = GS_OP_KERNEL};
+	assert_int_equal(s->op_alloc(s, &l), GS_OK);
+	struct gs_range r = {.start_ns = t0,
+			     .end_ns = t0 + 500000,
+			     .pid = 42,
+			     .tid = 42,
+			     .external_id = 17,
+			     .name = S(s, "aten::conv2d"),
+			     .domain = GS_NO_STRING,
+			     .kind = GS_RANGE_CPU_OP};
+	assert_int_equal(s->range(s, &r), GS_OK);
+	r.kind = GS_RANGE_NVTX;
+	r.domain = S(s, "my-domain");
+	r.name = S(s, "step 1");
+	r.external_id = 0;
+	assert_int_equal(s->range(s, &r), GS_OK);
+	struct gs_overhead o = {.start_ns = t0 + 1, .end_ns = t0 + 2, .pid = 42,
+				.kind = S(s, "buffer flush")};
+	assert_int_equal(s->overhead(s, &o), GS_OK);
+	struct gs_clock_pair cp = {.pid = 42, .device = 0, .host_ns = t0, .gpu_ns = 123456789};
+	assert_int_equal(s->clock_pair(s, &cp), GS_OK);
+	assert_int_equal(s->dropped(s, 42, 17), GS_OK);
+	assert_int_equal(s->warning(s, "an importer warning", 3), GS_OK);
+}
+
+static char *tmp_path(const char *tag)
+{
+	static int seq;
+	char *p = malloc(256);
+
+	assert_non_null(p);
+	snprintf(p, 256, "/tmp/gs_test_format_%d_%s_%d.gscope", (int)getpid(), tag, seq++);
+	unlink(p);
+	return p;
+}
+
+static unsigned char *slurp(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*size = (size_t)n;
+	return buf;
+}
+
+static struct gs_trace *sample_trace(int nops)
+{
+	struct gs_trace *t;
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	emit_sample(gs_trace_borrow_sink(t), nops);
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	return t;
+}
+
+/* Write a sample through the streaming writer with small chunks. */
+static char *write_sample(int nops, uint32_t flush_records, uint64_t *chunks)
+{
+	char *path = tmp_path("w");
+	struct gs_writer *w;
+	struct gs_writer_options o = {.flush_records = flush_records,
+				      .compression_level = -1,
+				      .exclusive = true};
+
+	assert_int_equal(gs_writer_open(path, &o, &w), GS_OK);
+	emit_sample(gs_writer_borrow_sink(w), nops);
+	if (chunks)
+		*chunks = gs_writer_chunk_count(w);
+	assert_int_equal(gs_writer_close(w), GS_OK);
+	return path;
+}
+
+static struct gs_trace *read_mem(const unsigned char *buf, size_t size, unsigned flags,
+				 gs_status *st)
+{
+	struct gs_reader *r;
+	struct gs_trace *t;
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	assert_int_equal(gs_reader_open_mem(buf, size, "mem.gscope", flags, &r), GS_OK);
+	*st = gs_reader_read_all(r, gs_trace_borrow_sink(t));
+	gs_reader_close(r);
+	if (*st == GS_OK)
+		assert_int_equal(gs_trace_finish(t), GS_OK);
+	return t;
+}
+
+static const char *str(const struct gs_trace *t, uint32_t id)
+{
+	return gs_trace_string(t, id);
+}
+
+/* Two finished traces hold the same records, strings compared by text. */
+static void assert_same(const struct gs_trace *a, const struct gs_trace *b)
+{
+	size_t na, nb;
+	const struct gs_op *oa = gs_trace_ops(a, &na), *ob = gs_trace_ops(b, &nb);
+	const struct gs_stream *sa, *sb;
+
+	assert_int_equal(na, nb);
+	sa = gs_trace_streams(a, &na);
+	sb = gs_trace_streams(b, &nb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(sa[i].pid, sb[i].pid);
+		assert_int_equal(sa[i].device, sb[i].device);
+		assert_int_equal(sa[i].context, sb[i].context);
+		assert_int_equal(sa[i].stream_id, sb[i].stream_id);
+		assert_int_equal(sa[i].kind, sb[i].kind);
+		assert_int_equal(sa[i].priority, sb[i].priority);
+	}
+	gs_trace_ops(a, &na);
+	for (size_t i = 0; i < na; i++) {
+		const struct gs_op *x = &oa[i], *y = &ob[i];
+
+		assert_int_equal(x->start_ns, y->start_ns);
+		assert_int_equal(x->end_ns, y->end_ns);
+		assert_int_equal(x->correlation, y->correlation);
+		assert_int_equal(x->bytes, y->bytes);
+		assert_int_equal(x->graph_node, y->graph_node);
+		assert_string_equal(str(a, x->name), str(b, y->name));
+		assert_int_equal(sa[x->stream].stream_id, sb[y->stream].stream_id);
+		assert_memory_equal(x->grid, y->grid, sizeof(x->grid));
+		assert_memory_equal(x->block, y->block, sizeof(x->block));
+		assert_int_equal(x->shared_mem, y->shared_mem);
+		assert_int_equal(x->registers, y->registers);
+		assert_int_equal(x->graph_id, y->graph_id);
+		assert_int_equal(x->kind, y->kind);
+		assert_int_equal(x->copy_kind, y->copy_kind);
+		assert_int_equal(x->src_mem, y->src_mem);
+		assert_int_equal(x->dst_mem, y->dst_mem);
+		assert_int_equal(x->flags, y->flags);
+	}
+	const struct gs_api_call *ca = gs_trace_api_calls(a, &na), *cb = gs_trace_api_calls(b, &nb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(ca[i].start_ns, cb[i].start_ns);
+		assert_int_equal(ca[i].end_ns, cb[i].end_ns);
+		assert_int_equal(ca[i].pid, cb[i].pid);
+		assert_int_equal(ca[i].tid, cb[i].tid);
+		assert_int_equal(ca[i].correlation, cb[i].correlation);
+		assert_int_equal(ca[i].return_value, cb[i].return_value);
+		assert_int_equal(ca[i].cbid, cb[i].cbid);
+		assert_int_equal(ca[i].kind, cb[i].kind);
+		assert_string_equal(str(a, ca[i].name), str(b, cb[i].name));
+	}
+	const struct gs_sync *ya = gs_trace_syncs(a, &na), *yb = gs_trace_syncs(b, &nb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(ya[i].kind, yb[i].kind);
+		assert_int_equal(ya[i].start_ns, yb[i].start_ns);
+		assert_int_equal(ya[i].end_ns, yb[i].end_ns);
+		assert_int_equal(ya[i].tid, yb[i].tid);
+		assert_int_equal(ya[i].correlation, yb[i].correlation);
+		assert_int_equal(ya[i].event_id, yb[i].event_id);
+		assert_int_equal(ya[i].sync_id, yb[i].sync_id);
+		assert_int_equal(ya[i].event_correlation, yb[i].event_correlation);
+		assert_int_equal(ya[i].stream, yb[i].stream);
+		assert_int_equal(ya[i].wait_on_stream, yb[i].wait_on_stream);
+	}
+	const struct gs_event_record *ea = gs_trace_event_records(a, &na),
+				     *eb = gs_trace_event_records(b, &nb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(ea[i].time_ns, eb[i].time_ns);
+		assert_int_equal(ea[i].correlation, eb[i].correlation);
+		assert_int_equal(ea[i].sync_id, eb[i].sync_id);
+		assert_int_equal(ea[i].stream, eb[i].stream);
+	}
+	const struct gs_range *ra = gs_trace_ranges(a, &na), *rb = gs_trace_ranges(b, &nb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(ra[i].start_ns, rb[i].start_ns);
+		assert_int_equal(ra[i].end_ns, rb[i].end_ns);
+		assert_int_equal(ra[i].external_id, rb[i].external_id);
+		assert_int_equal(ra[i].kind, rb[i].kind);
+		assert_string_equal(str(a, ra[i].name), str(b, rb[i].name));
+		assert_string_equal(str(a, ra[i].domain), str(b, rb[i].domain));
+	}
+	const struct gs_allocation *aa = gs_trace_allocations(a, &na),
+				   *ab = gs_trace_allocations(b, &nb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(aa[i].address, ab[i].address);
+		assert_int_equal(aa[i].bytes, ab[i].bytes);
+		assert_int_equal(aa[i].free_ns, ab[i].free_ns);
+		assert_int_equal(aa[i].mem_kind, ab[i].mem_kind);
+	}
+	const struct gs_op_alloc *la = gs_trace_op_allocs(a, &na), *lb = gs_trace_op_allocs(b, &nb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(la[i].correlation, lb[i].correlation);
+		assert_int_equal(la[i].allocation, lb[i].allocation);
+	}
+	const struct gs_process *pa = gs_trace_processes(a, &na), *pb = gs_trace_processes(b, &nb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(pa[i].pid, pb[i].pid);
+		assert_string_equal(str(a, pa[i].host_name), str(b, pb[i].host_name));
+		assert_string_equal(str(a, pa[i].command_line), str(b, pb[i].command_line));
+		assert_int_equal(pa[i].cupti_version, pb[i].cupti_version);
+		assert_int_equal(pa[i].dropped_records, pb[i].dropped_records);
+	}
+	const struct gs_device *da = gs_trace_devices(a, &na), *db = gs_trace_devices(b, &nb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(da[i].id, db[i].id);
+		assert_string_equal(str(a, da[i].name), str(b, db[i].name));
+		assert_string_equal(str(a, da[i].uuid), str(b, db[i].uuid));
+		assert_int_equal(da[i].memory_bytes, db[i].memory_bytes);
+		assert_int_equal(da[i].copy_engines, db[i].copy_engines);
+	}
+	const struct gs_overhead *va = gs_trace_overheads(a, &na), *vb = gs_trace_overheads(b, &nb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(va[i].end_ns, vb[i].end_ns);
+		assert_string_equal(str(a, va[i].kind), str(b, vb[i].kind));
+	}
+	const struct gs_clock_pair *qa = gs_trace_clock_pairs(a, &na),
+				   *qb = gs_trace_clock_pairs(b, &nb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++)
+		assert_int_equal(qa[i].gpu_ns, qb[i].gpu_ns);
+	assert_int_equal(gs_trace_dropped(a), gs_trace_dropped(b));
+}
+
+static bool has_warning(const struct gs_trace *t, const char *needle)
+{
+	size_t n;
+	const struct gs_warning *w = gs_trace_warnings(t, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strstr(w[i].message, needle))
+			return true;
+	return false;
+}
+
+/* ---- tests ---- */
+
+static void test_round_trip_every_kind(void **state)
+{
+	(void)state;
+	struct gs_trace *a = sample_trace(200), *b = NULL;
+	char *path = tmp_path("rt");
+	size_t n;
+
+	assert_int_equal(gs_trace_save_gscope(a, path, NULL), GS_OK);
+	assert_int_equal(gs_trace_load_gscope(path, 0, &b), GS_OK);
+	assert_same(a, b);
+	/* Import warnings travel with the trace. */
+	assert_true(has_warning(b, "an importer warning"));
+	assert_int_equal(gs_trace_dropped(b), 17);
+	gs_trace_ops(b, &n);
+	assert_int_equal(n, 200);
+	gs_trace_destroy(a);
+	gs_trace_destroy(b);
+	unlink(path);
+	free(path);
+}
+
+static void test_streaming_writer_many_chunks(void **state)
+{
+	(void)state;
+	uint64_t chunks = 0;
+	char *path = write_sample(1000, 64, &chunks);
+	struct gs_trace *a = sample_trace(1000), *b = NULL;
+
+	assert_true(chunks >= 1000 / 64);
+	assert_int_equal(gs_trace_load_gscope(path, 0, &b), GS_OK);
+	assert_same(a, b);
+	assert_false(has_warning(b, "cut short"));
+	gs_trace_destroy(a);
+	gs_trace_destroy(b);
+	unlink(path);
+	free(path);
+}
+
+static void test_writer_never_overwrites(void **state)
+{
+	(void)state;
+	char *path = write_sample(3, 0, NULL);
+	char link[300];
+	struct gs_writer *w = NULL;
+	struct gs_writer_options o = {.exclusive = true, .compression_level = -1};
+
+	assert_int_equal(gs_writer_open(path, &o, &w), GS_ERR_IO);
+	assert_null(w);
+	gs_error_clear();
+	/* A symlink is not followed either. */
+	snprintf(link, sizeof(link), "%s.link", path);
+	unlink(link);
+	assert_int_equal(symlink("/tmp/gs_no_such_target_file", link), 0);
+	assert_int_equal(gs_writer_open(link, &o, &w), GS_ERR_IO);
+	assert_int_equal(access("/tmp/gs_no_such_target_file", F_OK), -1);
+	gs_error_clear();
+	unlink(link);
+	unlink(path);
+	free(path);
+}
+
+/* A file cut at every byte offset: no crash, every whole chunk kept. */
+static void test_cut_at_every_offset(void **state)
+{
+	(void)state;
+	uint64_t chunks = 0;
+	char *path = write_sample(60, 8, &chunks);
+	size_t size;
+	unsigned char *buf = slurp(path, &size);
+	struct gs_trace *full;
+	size_t nfull, prev_ops = 0;
+	gs_status st;
+
+	full = read_mem(buf, size, 0, &st);
+	assert_int_equal(st, GS_OK);
+	gs_trace_ops(full, &nfull);
+	assert_int_equal(nfull, 60);
+	for (size_t cut = 0; cut < size; cut++) {
+		unsigned char *part = malloc(cut ? cut : 1);
+		struct gs_trace *t;
+		size_t nops;
+
+		memcpy(part, buf, cut);
+		t = read_mem(part, cut, 0, &st);
+		if (cut < GS_FILE_HEADER_LEN) {
+			/* No header: a clear error, never a crash. */
+			assert_int_equal(st, GS_ERR_FORMAT);
+			gs_error_clear();
+		} else {
+			assert_int_equal(st, GS_OK);
+			gs_trace_ops(t, &nops);
+			/* Ops only grow as more whole chunks are present. */
+			assert_true(nops >= prev_ops);
+			assert_true(nops <= nfull);
+			prev_ops = nops;
+			assert_true(has_warning(t, "cut short"));
+		}
+		gs_trace_destroy(t);
+		free(part);
+	}
+	/* Cut inside the end chunk: every record chunk is whole. */
+	assert_int_equal(prev_ops, nfull);
+	gs_trace_destroy(full);
+	free(buf);
+	unlink(path);
+	free(path);
+}
+
+/* Find the byte offset of chunk `k` by walking the frames. */
+static size_t chunk_offset(const unsigned char *buf, size_t size, int k)
+{
+	size_t off = GS_FILE_HEADER_LEN;
+
+	for (int i = 0; i < k; i++) {
+		uint32_t comp;
+
+		assert_true(off + GS_CHUNK_HEADER_LEN <= size);
+		comp = (uint32_t)buf[off + 12] | (uint32_t)buf[off + 13] << 8 |
+		       (uint32_t)buf[off + 14] << 16 | (uint32_t)buf[off + 15] << 24;
+		off += GS_CHUNK_HEADER_LEN + comp;
+	}
+	return off;
+}
+
+static void test_flipped_byte_names_chunk(void **state)
+{
+	(void)state;
+	char *path = write_sample(60, 8, NULL);
+	size_t size;
+	unsigned char *buf = slurp(path, &size);
+	size_t off3 = chunk_offset(buf, size, 3), off4 = chunk_offset(buf, size, 4);
+	char msg[1024];
+	struct gs_trace *t;
+	gs_status st;
+
+	/* Flip every byte of chunk 3 in turn: always an error naming chunk 3. */
+	for (size_t i = off3; i < off4; i++) {
+		buf[i] ^= 0x5a;
+		t = read_mem(buf, size, 0, &st);
+		assert_int_equal(st, GS_ERR_FORMAT);
+		gs_error_format(msg, sizeof(msg));
+		assert_non_null(strstr(msg, "mem.gscope: chunk 3 at byte"));
+		gs_error_clear();
+		gs_trace_destroy(t);
+		buf[i] ^= 0x5a;
+	}
+	/* A flipped payload byte is a CRC mismatch. */
+	buf[off3 + GS_CHUNK_HEADER_LEN + 1] ^= 1;
+	t = read_mem(buf, size, 0, &st);
+	gs_error_format(msg, sizeof(msg));
+	assert_non_null(strstr(msg, "chunk 3 at byte"));
+	assert_non_null(strstr(msg, "CRC mismatch"));
+	gs_error_clear();
+	gs_trace_destroy(t);
+
+	/* Salvage skips chunk 3 with a warning and keeps the rest. */
+	t = read_mem(buf, size, GS_READER_SALVAGE, &st);
+	assert_int_equal(st, GS_OK);
+	assert_true(has_warning(t, "chunk 3"));
+	assert_true(has_warning(t, "skipped"));
+	{
+		size_t n;
+		gs_trace_ops(t, &n);
+		/* 8 records a chunk, an op and its API call each: chunk 3 held 4 ops. */
+		assert_int_equal(n, 60 - 4);
+	}
+	gs_trace_destroy(t);
+	free(buf);
+	unlink(path);
+	free(path);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void test_header_errors(void **state)
+{
+	(void)state;
+	char *path = write_sample(5, 0, NULL);
+	size_t size;
+	unsigned char *buf = slurp(path, &size);
+	char msg[1024];
+	struct gs_trace *t;
+	gs_status st;
+
+	/* Empty. */
+	t = read_mem(buf, 0, 0, &st);
+	assert_int_equal(st, GS_ERR_FORMAT);
+	assert_non_null(strstr(gs_error_format(msg, sizeof(msg)), "empty file"));
+	gs_error_clear();
+	gs_trace_destroy(t);
+
+	/* Wrong magic. */
+	t = read_mem((const unsigned char *)"{\"traceEvents\": []}", 19, 0, &st);
+	assert_int_equal(st, GS_ERR_FORMAT);
+	assert_non_null(strstr(gs_error_format(msg, sizeof(msg)), "not a .gscope file"));
+	gs_error_clear();
+	gs_trace_destroy(t);
+
+	/* A future major version (header CRC fixed up): a version error. */
+	buf[8] = 2;
+	put32(buf + 16, (uint32_t)crc32(0, buf, 16));
+	t = read_mem(buf, size, 0, &st);
+	assert_int_equal(st, GS_ERR_VERSION);
+	assert_non_null(strstr(gs_error_format(msg, sizeof(msg)), "newer than this reader"));
+	gs_error_clear();
+	gs_trace_destroy(t);
+
+	/* A corrupt header. */
+	buf[9] = 7;
+	t = read_mem(buf, size, 0, &st);
+	assert_int_equal(st, GS_ERR_FORMAT);
+	assert_non_null(strstr(gs_error_format(msg, sizeof(msg)), "header CRC"));
+	gs_error_clear();
+	gs_trace_destroy(t);
+	free(buf);
+	unlink(path);
+	free(path);
+}
+
+/* A length field claiming gigabytes is refused before any allocation. */
+static void test_oversized_length(void **state)
+{
+	(void)state;
+	char *path = write_sample(5, 0, NULL);
+	size_t size;
+	unsigned char *buf = slurp(path, &size);
+	size_t off = GS_FILE_HEADER_LEN;
+	char msg[1024];
+	struct gs_trace *t;
+	gs_status st;
+
+	put32(buf + off + 8, 0xfffffff0u);
+	put32(buf + off + 12, 0xfffffff0u);
+	put32(buf + off + 24, (uint32_t)crc32(0, buf + off, 24));
+	t = read_mem(buf, size, 0, &st);
+	assert_int_equal(st, GS_ERR_FORMAT);
+	gs_error_format(msg, sizeof(msg));
+	assert_non_null(strstr(msg, "chunk 0 at byte 20: length field too large"));
+	gs_error_clear();
+	gs_trace_destroy(t);
+	free(buf);
+	unlink(path);
+	free(path);
+}
+
+/* A chunk whose payload is valid zlib of garbage protobuf: malformed. */
+static void test_garbage_payload(void **state)
+{
+	(void)state;
+	unsigned char file[256], payload[64], comp[128];
+	uLongf clen = sizeof(comp);
+	char msg[1024];
+	struct gs_trace *t;
+	gs_status st;
+	size_t off;
+
+	memset(payload, 0xff, sizeof(payload));
+	assert_int_equal(compress2(comp, &clen, payload, sizeof(payload), 6), Z_OK);
+	memcpy(file, GS_FILE_MAGIC, 8);
+	file[8] = 1;
+	file[9] = 0;
+	file[10] = 0;
+	file[11] = 0;
+	put32(file + 12, 0);
+	put32(file + 16, (uint32_t)crc32(0, file, 16));
+	off = GS_FILE_HEADER_LEN;
+	memcpy(file + off, "GSCK", 4);
+	file[off + 4] = 2;
+	file[off + 5] = 0;
+	file[off + 6] = 0;
+	file[off + 7] = 0;
+	put32(file + off + 8, sizeof(payload));
+	put32(file + off + 12, (uint32_t)clen);
+	put32(file + off + 16, 0);
+	memcpy(file + off + GS_CHUNK_HEADER_LEN, comp, clen);
+	put32(file + off + 20, (uint32_t)crc32(0, file + off + GS_CHUNK_HEADER_LEN, (uInt)clen));
+	put32(file + off + 24, (uint32_t)crc32(0, file + off, 24));
+	t = read_mem(file, off + GS_CHUNK_HEADER_LEN + clen, 0, &st);
+	assert_int_equal(st, GS_ERR_FORMAT);
+	gs_error_format(msg, sizeof(msg));
+	assert_non_null(strstr(msg, "chunk 0 at byte 20: malformed payload"));
+	gs_error_clear();
+	gs_trace_destroy(t);
+}
+
+/* Strings interned once per file, however many chunks use them. */
+static void test_strings_interned(void **state)
+{
+	(void)state;
+	char *p1 = tmp_path("s1"), *p2 = tmp_path("s2");
+	const char *longname = "void at::native::vectorized_elementwise_kernel<4, "
+			       "at::native::FillFunctor<c10::Half>, "
+			       "at::detail::Array<char*, 1> >(int, at::native::FillFunctor)";
+	struct stat st1, st2;
+
+	for (int variant = 0; variant < 2; variant++) {
+		struct gs_writer *w;
+		struct gs_sink *s;
+		uint32_t idx;
+
+		assert_int_equal(gs_writer_open(variant ? p2 : p1, NULL, &w), GS_OK);
+		s = gs_writer_borrow_sink(w);
+		idx = stream(s, 1, 0, 7, 0, 0);
+		for (int i = 0; i < 4000; i++) {
+			char name[300];
+			struct gs_op op = {.kind = GS_OP_KERNEL,
+					   .start_ns = 1000000 + i * 1000,
+					   .end_ns = 1000000 + i * 1000 + 500,
+					   .stream = idx,
+					   .correlation = (uint64_t)i};
+
+			/* variant 0: one name; variant 1: 4000 distinct names */
+			snprintf(name, sizeof(name), "%s%d", longname, variant ? i : 0);
+			op.name = S(s, name);
+			assert_int_equal(s->op(s, &op), GS_OK);
+		}
+		assert_int_equal(gs_writer_close(w), GS_OK);
+	}
+	assert_int_equal(stat(p1, &st1), 0);
+	assert_int_equal(stat(p2, &st2), 0);
+	/* 4000 regular kernels of one name: a few bytes each. */
+	assert_true(st1.st_size < 4000 * 4);
+	assert_true(st2.st_size > st1.st_size);
+	unlink(p1);
+	unlink(p2);
+	free(p1);
+	free(p2);
+}
+
+static void test_error_chain(void **state)
+{
+	(void)state;
+	char buf[256];
+
+	gs_error_clear();
+	assert_string_equal(gs_error_format(buf, sizeof(buf)), "unknown error");
+	gs_error_append("chunk %d: CRC mismatch", 12);
+	gs_error_append("run.gscope");
+	assert_int_equal(gs_error_count(), 2);
+	assert_string_equal(gs_error_format(buf, sizeof(buf)), "run.gscope: chunk 12: CRC mismatch");
+	gs_error_truncate(1);
+	assert_string_equal(gs_error_format(buf, sizeof(buf)), "chunk 12: CRC mismatch");
+	for (int i = 0; i < 20; i++)
+		gs_error_append("ctx %d", i);
+	assert_int_equal(gs_error_count(), GS_ERROR_MAX_CAUSES);
+	assert_string_equal(gs_error_message(0), "chunk 12: CRC mismatch");
+	gs_error_clear();
+	assert_string_equal(gs_status_str(GS_ERR_VERSION), "unsupported version");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip_every_kind),
+		cmocka_unit_test(test_streaming_writer_many_chunks),
+		cmocka_unit_test(test_writer_never_overwrites),
+		cmocka_unit_test(test_cut_at_every_offset),
+		cmocka_unit_test(test_flipped_byte_names_chunk),
+		cmocka_unit_test(test_header_errors),
+		cmocka_unit_test(test_oversized_length),
+		cmocka_unit_test(test_garbage_payload),
+		cmocka_unit_test(test_strings_interned),
+		cmocka_unit_test(test_error_chain),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/* The in-memory trace model: dedup, validation, sorting and indexing. */
+#include <gpuscope/format.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static struct gs_trace *new_trace(struct gs_sink **sink)
+{
+	struct gs_trace *t;
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	*sink = gs_trace_borrow_sink(t);
+	return t;
+}
+
+static uint32_t add_stream(struct gs_sink *s, uint64_t id, uint8_t kind)
+{
+	struct gs_stream st = {.pid = 1, .device = 0, .context = 1, .stream_id = id, .kind = kind};
+	uint32_t idx;
+
+	assert_int_equal(s->stream(s, &st, &idx), GS_OK);
+	return idx;
+}
+
+static void add_op(struct gs_sink *s, uint32_t stream, int64_t start, int64_t end)
+{
+	struct gs_op op = {.kind = GS_OP_KERNEL, .start_ns = start, .end_ns = end, .stream = stream};
+
+	assert_int_equal(s->op(s, &op), GS_OK);
+}
+
+static void test_streams_dedup_and_learn_kind(void **state)
+{
+	(void)state;
+	struct gs_sink *s;
+	struct gs_trace *t = new_trace(&s);
+	size_t n;
+	const struct gs_stream *st;
+
+	assert_int_equal(add_stream(s, 7, GS_STREAM_UNKNOWN), 0);
+	assert_int_equal(add_stream(s, 9, GS_STREAM_NON_BLOCKING), 1);
+	/* The same key again: same index, and the kind learnt later is kept. */
+	assert_int_equal(add_stream(s, 7, GS_STREAM_LEGACY_DEFAULT), 0);
+	/* A known kind is not overwritten. */
+	assert_int_equal(add_stream(s, 9, GS_STREAM_BLOCKING), 1);
+	st = gs_trace_streams(t, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(st[0].kind, GS_STREAM_LEGACY_DEFAULT);
+	assert_int_equal(st[1].kind, GS_STREAM_NON_BLOCKING);
+	gs_trace_destroy(t);
+}
+
+static void test_ops_grouped_by_stream_sorted(void **state)
+{
+	(void)state;
+	struct gs_sink *s;
+	struct gs_trace *t = new_trace(&s);
+	uint32_t a = add_stream(s, 7, 0), b = add_stream(s, 9, 0), c = add_stream(s, 11, 0);
+	size_t first, count, n;
+	const struct gs_op *ops;
+	int64_t lo, hi;
+
+	add_op(s, b, 500, 600);
+	add_op(s, a, 300, 400);
+	add_op(s, b, 100, 200);
+	add_op(s, a, 50, 60);
+	add_op(s, b, 250, 900);
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	ops = gs_trace_ops(t, &n);
+	assert_int_equal(n, 5);
+	gs_trace_stream_ops(t, a, &first, &count);
+	assert_int_equal(count, 2);
+	assert_int_equal(ops[first].start_ns, 50);
+	assert_int_equal(ops[first + 1].start_ns, 300);
+	gs_trace_stream_ops(t, b, &first, &count);
+	assert_int_equal(count, 3);
+	assert_int_equal(ops[first].start_ns, 100);
+	assert_int_equal(ops[first + 1].start_ns, 250);
+	assert_int_equal(ops[first + 2].start_ns, 500);
+	gs_trace_stream_ops(t, c, &first, &count);
+	assert_int_equal(count, 0);
+	gs_trace_op_span(t, &lo, &hi);
+	assert_int_equal(lo, 50);
+	assert_int_equal(hi, 900);
+	gs_trace_destroy(t);
+}
+
+static void test_threads_index_api_calls(void **state)
+{
+	(void)state;
+	struct gs_sink *s;
+	struct gs_trace *t = new_trace(&s);
+	const int64_t tids[] = {5, 3, 5, 3, 5};
+	const struct gs_thread *th;
+	const struct gs_api_call *calls;
+	size_t n, ncalls;
+
+	for (int i = 0; i < 5; i++) {
+		struct gs_api_call c = {.start_ns = 1000 - i * 100,
+					.end_ns = 1000 - i * 100 + 10,
+					.pid = 1,
+					.tid = tids[i],
+					.correlation = (uint64_t)i};
+		assert_int_equal(s->api_call(s, &c), GS_OK);
+	}
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	th = gs_trace_threads(t, &n);
+	calls = gs_trace_api_calls(t, &ncalls);
+	assert_int_equal(n, 2);
+	assert_int_equal(th[0].tid, 3);
+	assert_int_equal(th[0].api_count, 2);
+	assert_int_equal(th[1].tid, 5);
+	assert_int_equal(th[1].first_api, 2);
+	assert_int_equal(th[1].api_count, 3);
+	/* Within a thread, by start time. */
+	assert_true(calls[2].start_ns < calls[3].start_ns);
+	assert_true(calls[3].start_ns < calls[4].start_ns);
+	gs_trace_destroy(t);
+}
+
+static void test_impossible_times_dropped_and_counted(void **state)
+{
+	(void)state;
+	struct gs_sink *s;
+	struct gs_trace *t = new_trace(&s);
+	uint32_t a = add_stream(s, 7, 0);
+	const struct gs_warning *w;
+	size_t n;
+
+	add_op(s, a, 100, 50);                            /* negative */
+	add_op(s, a, 0, GS_MAX_DURATION_NS + 1);          /* over 7 days */
+	add_op(s, a, 0, GS_MAX_DURATION_NS);              /* exactly 7 days: kept */
+	add_op(s, a, INT64_MIN, INT64_MAX);               /* overflowing span */
+	struct gs_range r = {.start_ns = 10, .end_ns = 5, .name = GS_NO_STRING};
+	assert_int_equal(s->range(s, &r), GS_OK);
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 1);
+	gs_trace_ranges(t, &n);
+	assert_int_equal(n, 0);
+	w = gs_trace_warnings(t, &n);
+	assert_int_equal(n, 2);
+	assert_non_null(strstr(w[0].message, "dropped GPU ops"));
+	assert_int_equal(w[0].count, 3);
+	assert_non_null(strstr(w[1].message, "dropped host ranges"));
+	assert_int_equal(w[1].count, 1);
+	gs_trace_destroy(t);
+}
+
+static void test_undeclared_stream_is_an_error(void **state)
+{
+	(void)state;
+	struct gs_sink *s;
+	struct gs_trace *t = new_trace(&s);
+	struct gs_op op = {.kind = GS_OP_MEMCPY, .start_ns = 1, .end_ns = 2, .stream = 3};
+	char msg[256];
+
+	assert_int_equal(s->op(s, &op), GS_ERR_FORMAT);
+	assert_non_null(strstr(gs_error_format(msg, sizeof(msg)), "undeclared stream 3"));
+	gs_error_clear();
+	op.stream = add_stream(s, 1, 0);
+	op.kind = 9;
+	assert_int_equal(s->op(s, &op), GS_ERR_FORMAT);
+	gs_error_clear();
+	gs_trace_destroy(t);
+}
+
+static void test_processes_devices_merge(void **state)
+{
+	(void)state;
+	struct gs_sink *s;
+	struct gs_trace *t = new_trace(&s);
+	uint32_t host;
+	struct gs_process p = {.pid = 9, .host_name = GS_NO_STRING, .command_line = GS_NO_STRING};
+	struct gs_device d = {.id = 1, .name = GS_NO_STRING, .uuid = GS_NO_STRING, .sm_count = 0};
+	const struct gs_process *ps;
+	const struct gs_device *ds;
+	size_t n;
+
+	assert_int_equal(s->process(s, &p), GS_OK);
+	assert_int_equal(s->intern(s, "box", 3, &host), GS_OK);
+	p.host_name = host;
+	p.dropped_records = 4;
+	assert_int_equal(s->process(s, &p), GS_OK);
+	assert_int_equal(s->dropped(s, 9, 6), GS_OK);
+	assert_int_equal(s->dropped(s, 10, 1), GS_OK); /* unknown pid: a process appears */
+	ps = gs_trace_processes(t, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(gs_trace_string(t, ps[0].host_name), "box");
+	assert_int_equal(ps[0].dropped_records, 10);
+	assert_int_equal(gs_trace_dropped(t), 11);
+
+	assert_int_equal(s->device(s, &d), GS_OK);
+	d.sm_count = 132;
+	d.copy_engines = 4;
+	assert_int_equal(s->device(s, &d), GS_OK);
+	ds = gs_trace_devices(t, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(ds[0].sm_count, 132);
+	assert_int_equal(ds[0].copy_engines, 4);
+	gs_trace_destroy(t);
+}
+
+static void test_strings_interned_once(void **state)
+{
+	(void)state;
+	struct gs_sink *s;
+	struct gs_trace *t = new_trace(&s);
+	uint32_t a, b, c;
+	char big[5000];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(gs_trace_intern(t, "k", 1, &a), GS_OK);
+	assert_int_equal(gs_trace_intern(t, "kk", 2, &b), GS_OK);
+	assert_int_equal(gs_trace_intern(t, "k", 1, &c), GS_OK);
+	assert_int_equal(a, c);
+	assert_int_not_equal(a, b);
+	for (int i = 0; i < 100000; i++) {
+		char buf[32];
+		uint32_t id;
+		int len = snprintf(buf, sizeof(buf), "name%d", i % 5000);
+
+		assert_int_equal(gs_trace_intern(t, buf, (size_t)len, &id), GS_OK);
+	}
+	assert_int_equal(gs_trace_string_count(t), 5002);
+	assert_int_equal(gs_trace_intern(t, big, strlen(big), &a), GS_OK);
+	assert_string_equal(gs_trace_string(t, a), big);
+	assert_string_equal(gs_trace_string(t, GS_NO_STRING), "");
+	assert_string_equal(gs_trace_string(t, 999999), "?");
+	gs_trace_destroy(t);
+}
+
+static void test_enum_names(void **state)
+{
+	(void)state;
+	assert_string_equal(gs_op_kind_name(GS_OP_MEMSET), "memset");
+	assert_string_equal(gs_copy_kind_name(GS_COPY_DTOH), "DtoH");
+	assert_string_equal(gs_mem_kind_name(GS_MEM_PINNED), "pinned");
+	assert_string_equal(gs_stream_kind_name(GS_STREAM_LEGACY_DEFAULT), "legacy_default");
+	assert_string_equal(gs_sync_kind_name(GS_SYNC_STREAM_WAIT), "stream_wait");
+	assert_string_equal(gs_range_kind_name(GS_RANGE_CPU_OP), "cpu_op");
+	assert_string_equal(gs_op_kind_name(200), "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_streams_dedup_and_learn_kind),
+		cmocka_unit_test(test_ops_grouped_by_stream_sorted),
+		cmocka_unit_test(test_threads_index_api_calls),
+		cmocka_unit_test(test_impossible_times_dropped_and_counted),
+		cmocka_unit_test(test_undeclared_stream_is_an_error),
+		cmocka_unit_test(test_processes_devices_merge),
+		cmocka_unit_test(test_strings_interned_once),
+		cmocka_unit_test(test_enum_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
