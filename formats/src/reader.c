@@ -472,7 +472,7 @@ static int64_t add_ns(int64_t a, uint64_t b)
 
 static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gscope__Ops *m)
 {
-	size_t n = m->n_kind, nk = 0, nb = 0, nc = 0, ik = 0, ib = 0, ic = 0;
+	size_t n = m->n_kind, nk = 0, nb = 0, ik = 0, ib = 0;
 	int64_t start = 0;
 	uint64_t corr = 0;
 
@@ -489,7 +489,6 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 			SHAPE_ERR(r, "op %zu has unknown kind %" PRIu32, i, m->kind[i]);
 		nk += m->kind[i] == GS_OP_KERNEL;
 		nb += m->kind[i] != GS_OP_KERNEL;
-		nc += m->kind[i] == GS_OP_MEMCPY;
 	}
 	NEED(m->n_grid_x, nk, "kernel grid");
 	NEED(m->n_grid_y, nk, "kernel grid");
@@ -500,7 +499,7 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 	NEED_OPT(m->n_shared_mem, nk, "kernel shared memory");
 	NEED_OPT(m->n_registers, nk, "kernel registers");
 	NEED_OPT(m->n_bytes, nb, "op bytes");
-	NEED_OPT(m->n_copy_info, nc, "copy info");
+	NEED_OPT(m->n_copy_info, nb, "copy info");
 	for (size_t i = 0; i < n; i++) {
 		struct gs_op op = {0};
 		gs_status rc;
@@ -530,22 +529,19 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 			op.registers = OPT(m->registers, m->n_registers, ik);
 			ik++;
 		} else {
-			op.bytes = OPT(m->bytes, m->n_bytes, ib);
-			ib++;
-			if (op.kind == GS_OP_MEMCPY) {
-				uint32_t info = OPT(m->copy_info, m->n_copy_info, ic);
+			uint32_t info = OPT(m->copy_info, m->n_copy_info, ib);
 
-				op.copy_kind = (uint8_t)(info & 0xf);
-				op.src_mem = (uint8_t)((info >> 4) & 0xf);
-				op.dst_mem = (uint8_t)((info >> 8) & 0xf);
-				if (op.copy_kind >= GS_COPY_KIND_COUNT)
-					op.copy_kind = GS_COPY_UNKNOWN;
-				if (op.src_mem >= GS_MEM_KIND_COUNT)
-					op.src_mem = GS_MEM_UNKNOWN;
-				if (op.dst_mem >= GS_MEM_KIND_COUNT)
-					op.dst_mem = GS_MEM_UNKNOWN;
-				ic++;
-			}
+			op.bytes = OPT(m->bytes, m->n_bytes, ib);
+			op.copy_kind = (uint8_t)(info & 0xf);
+			op.src_mem = (uint8_t)((info >> 4) & 0xf);
+			op.dst_mem = (uint8_t)((info >> 8) & 0xf);
+			if (op.copy_kind >= GS_COPY_KIND_COUNT)
+				op.copy_kind = GS_COPY_UNKNOWN;
+			if (op.src_mem >= GS_MEM_KIND_COUNT)
+				op.src_mem = GS_MEM_UNKNOWN;
+			if (op.dst_mem >= GS_MEM_KIND_COUNT)
+				op.dst_mem = GS_MEM_UNKNOWN;
+			ib++;
 		}
 		if (sink->op) {
 			rc = sink->op(sink, &op);

@@ -270,10 +270,9 @@ static gs_status w_op(struct gs_sink *s, const struct gs_op *op)
 		rc |= COL_PUSH(c->registers, op->registers);
 	} else {
 		rc |= COL_PUSH(c->bytes, op->bytes);
-		if (op->kind == GS_OP_MEMCPY)
-			rc |= COL_PUSH(c->copy_info, (uint32_t)(op->copy_kind & 0xf) |
-							 (uint32_t)(op->src_mem & 0xf) << 4 |
-							 (uint32_t)(op->dst_mem & 0xf) << 8);
+		rc |= COL_PUSH(c->copy_info, (uint32_t)(op->copy_kind & 0xf) |
+						 (uint32_t)(op->src_mem & 0xf) << 4 |
+						 (uint32_t)(op->dst_mem & 0xf) << 8);
 	}
 	c->prev_start = op->start_ns;
 	c->prev_corr = (int64_t)op->correlation;

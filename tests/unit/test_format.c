@@ -112,6 +112,8 @@ static void emit_sample(struct gs_sink *s, int nops)
 				op.copy_kind = (uint8_t)(1 + i % 5);
 				op.src_mem = GS_MEM_PINNED;
 				op.dst_mem = GS_MEM_DEVICE;
+			} else {
+				op.dst_mem = i % 2 ? GS_MEM_MANAGED : GS_MEM_DEVICE;
 			}
 		}
 		assert_int_equal(s->op(s, &op), GS_OK);

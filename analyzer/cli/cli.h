@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The gpuscope command line: one function per command (cmd_*.c), each with
+ * its own getopt_long table and usage, and the few helpers they share
+ * (main.c). Commands return an exit status (SPEC §2).
+ */
+#ifndef GS_CLI_H
+#define GS_CLI_H
+
+#include <stdbool.h>
+
+#include <gpuscope/import.h>
+
+enum gs_exit {
+	GS_EXIT_OK = 0,
+	GS_EXIT_FAIL = 1,  /* bad input or failure: one "gpuscope: error:" line */
+	GS_EXIT_USAGE = 2, /* usage error: the error, the synopsis, a hint */
+};
+
+/* argv[0] is the command's name; argv[argc] is NULL. */
+int gs_cmd_info(int argc, char **argv);
+int gs_cmd_dump(int argc, char **argv);
+int gs_cmd_convert(int argc, char **argv);
+
+/* What each command's usage error shows. */
+struct gs_cli_usage {
+	const char *name;     /* "info" */
+	const char *synopsis; /* "gpuscope info [--format text|json] [--salvage] TRACE" */
+};
+
+/* "gpuscope: error: MSG" on stderr, control bytes shown as '?'. */
+void gs_cli_error(const char *fmt, ...) GS_PRINTF(1, 2);
+/* "gpuscope: warning: MSG" on stderr. */
+void gs_cli_warning(const char *fmt, ...) GS_PRINTF(1, 2);
+/*
+ * Print the recorded error chain as one error line; `what` (a file name,
+ * "stdout") is put in front unless the chain already names it. Clears the
+ * chain. Returns GS_EXIT_FAIL.
+ */
+int gs_cli_fail(gs_status st, const char *what);
+/* The error, the synopsis and a pointer to --help. Returns GS_EXIT_USAGE. */
+int gs_cli_usage_error(const struct gs_cli_usage *u, const char *fmt, ...) GS_PRINTF(2, 3);
+/* After getopt_long returned '?' or ':'. Returns GS_EXIT_USAGE. */
+int gs_cli_bad_option(const struct gs_cli_usage *u, char **argv, int c);
+/* Print `text` to stdout (the command's --help). Returns GS_EXIT_OK. */
+int gs_cli_help(const char *text);
+
+/*
+ * Load any readable trace (recognised by content). With `warn`, loading
+ * warnings go to stderr. On failure prints the error line and returns
+ * GS_EXIT_FAIL.
+ */
+int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out,
+		enum gs_input_format *fmt);
+
+#endif /* GS_CLI_H */

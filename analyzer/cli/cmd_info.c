@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/* gpuscope info: record counts, devices, streams, time span of a trace. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gpuscope/analyzer.h>
+
+#include "cli.h"
+
+static const struct gs_cli_usage info_usage = {
+	.name = "info",
+	.synopsis = "gpuscope info [--format text|json] [--salvage] TRACE",
+};
+
+static const char info_help[] =
+	"usage: gpuscope info [--format text|json] [--salvage] TRACE\n"
+	"\n"
+	"Summarize a trace: GPU ops by kind (kernel, memcpy, memset), API calls, syncs,\n"
+	"event records, host ranges by kind, processes, devices, streams, threads, the\n"
+	"span from the first op start to the last op end, dropped records and warnings.\n"
+	"Loading warnings also go to stderr with text output.\n"
+	"\n"
+	"options:\n"
+	"  --format text|json  output format (default: text); json is one object,\n"
+	"                      schema \"gpuscope.info/1\"\n"
+	"  --salvage           skip corrupt .gscope chunks with a warning instead of\n"
+	"                      failing (default: off)\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"TRACE is a .gscope file or a Kineto / PyTorch-profiler JSON trace (.json,\n"
+	".json.gz), recognised by its content.\n"
+	"\n"
+	"example:\n"
+	"  gpuscope info --format json run.gscope\n";
+
+struct info_opts {
+	bool json;
+	bool salvage;
+	const char *path;
+};
+
+static int info_parse(int argc, char **argv, struct info_opts *o, bool *help)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"salvage", no_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				o->json = true;
+			else if (!strcmp(optarg, "text"))
+				o->json = false;
+			else
+				return gs_cli_usage_error(
+					&info_usage, "unknown format '%s' (text or json)", optarg);
+			break;
+		case 's':
+			o->salvage = true;
+			break;
+		case 'h':
+			*help = true;
+			return GS_EXIT_OK;
+		default:
+			return gs_cli_bad_option(&info_usage, argv, c);
+		}
+	}
+	if (optind >= argc)
+		return gs_cli_usage_error(&info_usage, "no TRACE given");
+	if (argc - optind > 1)
+		return gs_cli_usage_error(&info_usage, "one TRACE at a time (got '%s' too)",
+					  argv[optind + 1]);
+	o->path = argv[optind];
+	return GS_EXIT_OK;
+}
+
+int gs_cmd_info(int argc, char **argv)
+{
+	struct info_opts o = {0};
+	struct gs_trace *t = NULL;
+	enum gs_input_format fmt = GS_INPUT_UNKNOWN;
+	struct gs_summary s;
+	bool help = false;
+	gs_status st;
+	int rc;
+
+	rc = info_parse(argc, argv, &o, &help);
+	if (rc != GS_EXIT_OK || help)
+		return help ? gs_cli_help(info_help) : rc;
+
+	/* JSON carries the warnings itself; text output repeats them on stderr. */
+	rc = gs_cli_load(o.path, o.salvage, !o.json, &t, &fmt);
+	if (rc != GS_EXIT_OK)
+		return rc;
+	st = gs_summary_compute(t, &s);
+	if (st != GS_OK) {
+		rc = gs_cli_fail(st, o.path);
+		goto out;
+	}
+	s.file = o.path;
+	s.format = gs_input_format_name(fmt);
+	st = o.json ? gs_summary_write_json(stdout, &s) : gs_summary_write_text(stdout, &s);
+	if (st != GS_OK)
+		rc = gs_cli_fail(st, st == GS_ERR_IO ? "stdout" : o.path);
+out:
+	gs_trace_destroy(t);
+	return rc;
+}

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuscope: the command table, global options, and the helpers every
+ * command shares (error lines, usage errors, loading a trace). The work
+ * itself is in the libraries; see cmd_*.c for each command.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gpuscope/analyzer.h>
+
+#include "cli.h"
+
+#ifndef GS_VERSION
+#error "GS_VERSION must be defined by the build (PROJECT_VERSION)"
+#endif
+
+/* A command; fn == NULL: named in SPEC §2 but not built yet. */
+struct gs_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct gs_cmd gs_commands[] = {
+	{"info", gs_cmd_info, "summarize a trace: record counts, devices, streams, time span"},
+	{"dump", gs_cmd_dump, "print every record of a trace, one line each, in time order"},
+	{"convert", gs_cmd_convert, "convert any readable trace to a .gscope file"},
+	{"record", NULL, "record a CUDA program's timeline"},
+	{"analyze", NULL, "breakdown, waits, schedules and missed overlap"},
+	{"export", NULL, "export to Chrome trace JSON or CSV"},
+	{"diff", NULL, "compare two traces"},
+	{"plan", NULL, "schedule a list of stages"},
+};
+
+#define GS_NCOMMANDS (sizeof(gs_commands) / sizeof(gs_commands[0]))
+
+static const char gs_main_synopsis[] = "usage: gpuscope [--version] [--help] COMMAND [ARGS...]\n";
+
+/* ------------------------------------------------------------------------ */
+/* Shared helpers (cli.h)                                                    */
+/* ------------------------------------------------------------------------ */
+
+#define GS_CLI_MSG_MAX (GS_ERROR_MAX_CAUSES * (GS_ERROR_MSG_MAX + 2) + 1024)
+
+/* One line, whatever the message holds: control bytes become '?'. */
+static void gs_cli_emit(const char *level, const char *msg)
+{
+	char line[GS_CLI_MSG_MAX];
+	size_t i;
+
+	snprintf(line, sizeof(line), "%s", msg);
+	for (i = 0; line[i]; i++)
+		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+			line[i] = '?';
+	fprintf(stderr, "gpuscope: %s: %s\n", level, line);
+}
+
+void gs_cli_error(const char *fmt, ...)
+{
+	char msg[GS_CLI_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gs_cli_emit("error", msg);
+}
+
+void gs_cli_warning(const char *fmt, ...)
+{
+	char msg[GS_CLI_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gs_cli_emit("warning", msg);
+}
+
+int gs_cli_fail(gs_status st, const char *what)
+{
+	char chain[GS_CLI_MSG_MAX];
+
+	if (gs_error_count() > 0)
+		gs_error_format(chain, sizeof(chain));
+	else
+		snprintf(chain, sizeof(chain), "%s", gs_status_str(st));
+	if (what && *what && !strstr(chain, what))
+		gs_cli_error("%s: %s", what, chain);
+	else
+		gs_cli_error("%s", chain);
+	gs_error_clear();
+	return GS_EXIT_FAIL;
+}
+
+int gs_cli_usage_error(const struct gs_cli_usage *u, const char *fmt, ...)
+{
+	char msg[GS_CLI_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gs_cli_error("%s: %s", u->name, msg);
+	fprintf(stderr, "usage: %s\nTry 'gpuscope %s --help' for more information.\n", u->synopsis,
+		u->name);
+	return GS_EXIT_USAGE;
+}
+
+int gs_cli_bad_option(const struct gs_cli_usage *u, char **argv, int c)
+{
+	/* getopt_long leaves optind just past the offending word. */
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+
+	if (c == ':') {
+		if (optopt && strncmp(word, "--", 2) != 0)
+			return gs_cli_usage_error(u, "option '-%c' needs a value", optopt);
+		return gs_cli_usage_error(u, "option '%s' needs a value", word);
+	}
+	if (strncmp(word, "--", 2) == 0)
+		return gs_cli_usage_error(u, "unknown or malformed option '%s'", word);
+	if (optopt)
+		return gs_cli_usage_error(u, "unknown option '-%c'", optopt);
+	return gs_cli_usage_error(u, "unknown option '%s'", word);
+}
+
+int gs_cli_help(const char *text)
+{
+	fputs(text, stdout);
+	return GS_EXIT_OK;
+}
+
+int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out,
+		enum gs_input_format *fmt)
+{
+	struct gs_load_options opts = {.reader_flags = salvage ? GS_READER_SALVAGE : 0};
+	const struct gs_warning *w;
+	size_t n, i;
+	gs_status st;
+
+	*out = NULL;
+	gs_error_clear();
+	st = gs_trace_load(path, &opts, out, fmt);
+	if (st != GS_OK) {
+		gs_trace_destroy(*out);
+		*out = NULL;
+		return gs_cli_fail(st, path);
+	}
+	if (!warn)
+		return GS_EXIT_OK;
+	w = gs_trace_warnings(*out, &n);
+	for (i = 0; i < n; i++) {
+		char line[GS_CLI_MSG_MAX];
+
+		gs_warning_format(&w[i], line, sizeof(line));
+		if (strstr(line, path))
+			gs_cli_warning("%s", line);
+		else
+			gs_cli_warning("%s: %s", path, line);
+	}
+	return GS_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Dispatch                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void gs_main_help(FILE *f)
+{
+	const char *sep = "";
+	size_t i;
+
+	fputs(gs_main_synopsis, f);
+	fputs("\nAnalyze multi-stream CUDA timelines.\n\ncommands:\n", f);
+	for (i = 0; i < GS_NCOMMANDS; i++)
+		if (gs_commands[i].fn)
+			fprintf(f, "  %-9s %s\n", gs_commands[i].name, gs_commands[i].summary);
+	fprintf(f, "  %-9s %s\n", "help", "show a command's options: gpuscope help COMMAND");
+	fputs("\nnot yet available in this build:", f);
+	for (i = 0; i < GS_NCOMMANDS; i++) {
+		if (!gs_commands[i].fn) {
+			fprintf(f, "%s %s", sep, gs_commands[i].name);
+			sep = ",";
+		}
+	}
+	fputs("\n\noptions:\n"
+	      "  -h, --help     show this help\n"
+	      "  --version      show the version\n"
+	      "\n"
+	      "TRACE is a .gscope file or a Kineto / PyTorch-profiler Chrome-trace JSON\n"
+	      "(.json or .json.gz), recognised by its content, not its name.\n"
+	      "Exit status: 0 success, 1 bad input or failure, 2 usage error.\n"
+	      "\n"
+	      "example:\n"
+	      "  gpuscope info trace.json.gz\n",
+	      f);
+}
+
+static int gs_main_usage_error(const char *fmt, ...) GS_PRINTF(1, 2);
+
+static int gs_main_usage_error(const char *fmt, ...)
+{
+	char msg[GS_CLI_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gs_cli_emit("error", msg);
+	fputs(gs_main_synopsis, stderr);
+	fputs("Try 'gpuscope --help' for more information.\n", stderr);
+	return GS_EXIT_USAGE;
+}
+
+static const struct gs_cmd *gs_cmd_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < GS_NCOMMANDS; i++)
+		if (strcmp(gs_commands[i].name, name) == 0)
+			return &gs_commands[i];
+	return NULL;
+}
+
+/* `gpuscope help [CMD]`: the same text as `gpuscope CMD --help`. */
+static int gs_main_help_cmd(int argc, char **argv)
+{
+	static char help_opt[] = "--help";
+	const struct gs_cmd *cmd;
+	char *hargv[3];
+
+	if (argc < 2) {
+		gs_main_help(stdout);
+		return GS_EXIT_OK;
+	}
+	if (argc > 2)
+		return gs_main_usage_error("help: one command at most (got '%s' after it)",
+					   argv[2]);
+	cmd = gs_cmd_find(argv[1]);
+	if (!cmd)
+		return gs_main_usage_error("help: unknown command '%s'", argv[1]);
+	if (!cmd->fn) {
+		gs_cli_error("'%s' is not available in this build yet", cmd->name);
+		return GS_EXIT_USAGE;
+	}
+	hargv[0] = argv[1];
+	hargv[1] = help_opt;
+	hargv[2] = NULL;
+	return cmd->fn(2, hargv);
+}
+
+static int gs_main_dispatch(int argc, char **argv)
+{
+	const struct gs_cmd *cmd;
+	const char *name;
+
+	if (argc < 2)
+		return gs_main_usage_error("no command given");
+	name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+		gs_main_help(stdout);
+		return GS_EXIT_OK;
+	}
+	if (!strcmp(name, "--version")) {
+		printf("gpuscope %s\n", GS_VERSION);
+		return GS_EXIT_OK;
+	}
+	if (name[0] == '-')
+		return gs_main_usage_error("unknown option '%s'", name);
+	if (!strcmp(name, "help"))
+		return gs_main_help_cmd(argc - 1, argv + 1);
+	cmd = gs_cmd_find(name);
+	if (!cmd)
+		return gs_main_usage_error("unknown command '%s'", name);
+	if (!cmd->fn) {
+		gs_cli_error("'%s' is not available in this build yet", cmd->name);
+		return GS_EXIT_USAGE;
+	}
+	return cmd->fn(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+	int rc = gs_main_dispatch(argc, argv);
+
+	/* A full disk or a closed pipe must not pass for success (perf does the same). */
+	errno = 0;
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		if (rc == GS_EXIT_OK)
+			gs_cli_error("stdout: write error%s%s", errno ? ": " : "",
+				     errno ? strerror(errno) : "");
+		rc = GS_EXIT_FAIL;
+	}
+	if (fclose(stdout) == EOF && rc == GS_EXIT_OK) {
+		gs_cli_error("stdout: %s", strerror(errno));
+		rc = GS_EXIT_FAIL;
+	}
+	return rc;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: a FILE wrapper for the analyzer's writers. The first failed
+ * write records its errno; later writes are skipped, and gs_out_finish
+ * turns the failure into a gs_status with a cause.
+ */
+#ifndef GS_ANALYZER_OUT_H
+#define GS_ANALYZER_OUT_H
+
+#include <stdio.h>
+
+#include <gpuscope/format.h>
+
+struct gs_out {
+	FILE *f;
+	int err; /* errno of the first failed write; 0 while all is well */
+	bool failed;
+};
+
+void gs_out_init(struct gs_out *o, FILE *f);
+void gs_out_printf(struct gs_out *o, const char *fmt, ...) GS_PRINTF(2, 3);
+void gs_out_puts(struct gs_out *o, const char *s);
+void gs_out_putc(struct gs_out *o, int c);
+/* `s` between double quotes; '"', '\\' and control bytes as C escapes. */
+void gs_out_quoted(struct gs_out *o, const char *s);
+/* `s` as a JSON string; invalid UTF-8 becomes U+FFFD. */
+void gs_out_json_string(struct gs_out *o, const char *s);
+/* A duration for people: "830 ns", "12.345 us", "1.500 ms", "2.000 s". */
+void gs_out_duration(struct gs_out *o, int64_t ns);
+/* GS_OK, or GS_ERR_IO with a cause when any write failed. */
+gs_status gs_out_finish(struct gs_out *o);
+
+#endif /* GS_ANALYZER_OUT_H */

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/* Record counts and time span of a trace (`gpuscope info`). */
+#include <gpuscope/analyzer.h>
+
+#include <string.h>
+
+#include "out.h"
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static uint64_t gs_dur(int64_t start, int64_t end)
+{
+	return end > start ? (uint64_t)end - (uint64_t)start : 0;
+}
+
+static void gs_summary_count_ops(const struct gs_trace *t, struct gs_summary *s)
+{
+	const struct gs_op *ops;
+	size_t n, i;
+
+	ops = gs_trace_ops(t, &n);
+	for (i = 0; i < n; i++) {
+		const struct gs_op *op = &ops[i];
+
+		if (op->kind < GS_OP_KIND_COUNT) {
+			s->ops[op->kind]++;
+			s->op_ns[op->kind] += gs_dur(op->start_ns, op->end_ns);
+		}
+		if (op->kind == GS_OP_MEMCPY)
+			s->copy_bytes += op->bytes;
+		else if (op->kind == GS_OP_MEMSET)
+			s->memset_bytes += op->bytes;
+		if (i == 0 || op->start_ns < s->first_ns)
+			s->first_ns = op->start_ns;
+		if (i == 0 || op->end_ns > s->last_ns)
+			s->last_ns = op->end_ns;
+	}
+	s->op_total = n;
+	s->span_ns = n ? s->last_ns - s->first_ns : 0;
+}
+
+gs_status gs_summary_compute(const struct gs_trace *t, struct gs_summary *s)
+{
+	const struct gs_api_call *calls;
+	const struct gs_sync *syncs;
+	const struct gs_range *ranges;
+	const struct gs_warning *warn;
+	size_t n, i;
+
+	if (!t || !s) {
+		gs_error_append("gs_summary_compute: no trace or no summary");
+		return GS_ERR_INVALID;
+	}
+	memset(s, 0, sizeof(*s));
+	s->trace = t;
+
+	gs_summary_count_ops(t, s);
+
+	calls = gs_trace_api_calls(t, &n);
+	s->api_calls = n;
+	for (i = 0; i < n; i++)
+		if (calls[i].kind < GS_API_KIND_COUNT)
+			s->api_by_kind[calls[i].kind]++;
+
+	syncs = gs_trace_syncs(t, &n);
+	s->syncs = n;
+	for (i = 0; i < n; i++)
+		if (syncs[i].kind < GS_SYNC_KIND_COUNT)
+			s->syncs_by_kind[syncs[i].kind]++;
+
+	ranges = gs_trace_ranges(t, &n);
+	s->host_ranges = n;
+	for (i = 0; i < n; i++)
+		if (ranges[i].kind < GS_RANGE_KIND_COUNT)
+			s->ranges_by_kind[ranges[i].kind]++;
+
+	gs_trace_event_records(t, &n);
+	s->event_records = n;
+	gs_trace_allocations(t, &n);
+	s->allocations = n;
+	gs_trace_overheads(t, &n);
+	s->overheads = n;
+	gs_trace_processes(t, &n);
+	s->processes = n;
+	gs_trace_devices(t, &n);
+	s->devices = n;
+	gs_trace_streams(t, &n);
+	s->streams = n;
+	gs_trace_threads(t, &n);
+	s->threads = n;
+
+	s->dropped = gs_trace_dropped(t);
+	warn = gs_trace_warnings(t, &n);
+	s->warnings = n;
+	for (i = 0; i < n; i++)
+		s->warning_total += warn[i].count;
+	return GS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                      */
+/* ------------------------------------------------------------------------ */
+
+#define KEY "%-16s "
+
+static void gs_text_u64(struct gs_out *o, const char *key, uint64_t v)
+{
+	gs_out_printf(o, KEY "%llu\n", key, (unsigned long long)v);
+}
+
+/* "3 (kernel 1, memcpy 2)" from a count array and a name function. */
+static void gs_text_by_kind(struct gs_out *o, const char *key, uint64_t total,
+			    const uint64_t *counts, unsigned n, const char *(*name)(unsigned))
+{
+	unsigned k;
+
+	gs_out_printf(o, KEY "%llu (", key, (unsigned long long)total);
+	for (k = 0; k < n; k++)
+		gs_out_printf(o, "%s%s %llu", k ? ", " : "", name(k),
+			      (unsigned long long)counts[k]);
+	gs_out_puts(o, ")\n");
+}
+
+/* Bytes with one decimal in GiB/MiB/KiB, computed in integers. */
+static void gs_text_bytes(struct gs_out *o, uint64_t b)
+{
+	static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
+	int u = -1;
+	uint64_t div = 1;
+
+	while (u + 1 < (int)COUNT_OF(unit) && b >= div * 1024) {
+		div *= 1024;
+		u++;
+	}
+	if (u < 0) {
+		gs_out_printf(o, "%llu B", (unsigned long long)b);
+		return;
+	}
+	gs_out_printf(o, "%llu.%llu %s", (unsigned long long)(b / div),
+		      (unsigned long long)((b % div) * 10 / div), unit[u]);
+}
+
+static void gs_text_devices(struct gs_out *o, const struct gs_trace *t)
+{
+	const struct gs_device *dev;
+	size_t n, i;
+
+	dev = gs_trace_devices(t, &n);
+	for (i = 0; i < n; i++) {
+		const char *name = gs_trace_string(t, dev[i].name);
+
+		gs_out_printf(o, "  device %u:      ", dev[i].id);
+		gs_out_puts(o, *name ? name : "(unnamed)");
+		gs_out_printf(o, " (cc %u.%u, %u SMs, ", dev[i].cc_major, dev[i].cc_minor,
+			      dev[i].sm_count);
+		gs_text_bytes(o, dev[i].memory_bytes);
+		if (dev[i].copy_engines)
+			gs_out_printf(o, ", %u copy engines)\n", dev[i].copy_engines);
+		else
+			gs_out_puts(o, ", copy engines unknown)\n");
+	}
+}
+
+static void gs_text_op_time(struct gs_out *o, const struct gs_summary *s)
+{
+	unsigned k;
+
+	gs_out_printf(o, KEY, "op time:");
+	for (k = 0; k < GS_OP_KIND_COUNT; k++) {
+		gs_out_printf(o, "%s%s ", k ? ", " : "", gs_op_kind_name(k));
+		gs_out_duration(o, (int64_t)s->op_ns[k]);
+	}
+	gs_out_puts(o, " (sums of durations)\n");
+	gs_out_printf(o, KEY, "bytes copied:");
+	gs_text_bytes(o, s->copy_bytes);
+	gs_out_printf(o, " (%llu bytes), memset ", (unsigned long long)s->copy_bytes);
+	gs_text_bytes(o, s->memset_bytes);
+	gs_out_printf(o, " (%llu bytes)\n", (unsigned long long)s->memset_bytes);
+}
+
+/* True when `msg` holds the decimal `n` as a whole number. */
+static bool gs_mentions_number(const char *msg, uint64_t n)
+{
+	char num[24];
+	const char *p = msg;
+	size_t len;
+
+	len = (size_t)snprintf(num, sizeof(num), "%llu", (unsigned long long)n);
+	while ((p = strstr(p, num)) != NULL) {
+		bool before = p > msg && p[-1] >= '0' && p[-1] <= '9';
+		bool after = p[len] >= '0' && p[len] <= '9';
+
+		if (!before && !after)
+			return true;
+		p++;
+	}
+	return false;
+}
+
+const char *gs_warning_format(const struct gs_warning *w, char *buf, size_t size)
+{
+	const char *msg = w && w->message ? w->message : "";
+
+	if (!buf || !size)
+		return "";
+	if (w && w->count > 1 && !gs_mentions_number(msg, w->count))
+		snprintf(buf, size, "%s (%llu times)", msg, (unsigned long long)w->count);
+	else
+		snprintf(buf, size, "%s", msg);
+	return buf;
+}
+
+static void gs_text_warnings(struct gs_out *o, const struct gs_summary *s)
+{
+	const struct gs_warning *w;
+	char line[GS_ERROR_MSG_MAX + 64];
+	size_t n, i;
+
+	gs_text_u64(o, "warnings:", s->warnings);
+	w = gs_trace_warnings(s->trace, &n);
+	for (i = 0; i < n; i++) {
+		gs_out_puts(o, "  ");
+		gs_out_puts(o, gs_warning_format(&w[i], line, sizeof(line)));
+		gs_out_putc(o, '\n');
+	}
+}
+
+gs_status gs_summary_write_text(FILE *f, const struct gs_summary *s)
+{
+	struct gs_out o;
+
+	if (!f || !s || !s->trace) {
+		gs_error_append("gs_summary_write_text: no output or no computed summary");
+		return GS_ERR_INVALID;
+	}
+	gs_out_init(&o, f);
+	if (s->file)
+		gs_out_printf(&o, KEY "%s\n", "file:", s->file);
+	if (s->format)
+		gs_out_printf(&o, KEY "%s\n", "format:", s->format);
+	gs_text_u64(&o, "processes:", s->processes);
+	gs_text_u64(&o, "devices:", s->devices);
+	gs_text_devices(&o, s->trace);
+	gs_text_u64(&o, "streams:", s->streams);
+	gs_text_u64(&o, "threads:", s->threads);
+	gs_text_by_kind(&o, "ops:", s->op_total, s->ops, GS_OP_KIND_COUNT, gs_op_kind_name);
+	gs_text_op_time(&o, s);
+	gs_text_by_kind(&o, "api calls:", s->api_calls, s->api_by_kind, GS_API_KIND_COUNT,
+			gs_api_kind_name);
+	gs_text_by_kind(&o, "syncs:", s->syncs, s->syncs_by_kind, GS_SYNC_KIND_COUNT,
+			gs_sync_kind_name);
+	gs_text_u64(&o, "event records:", s->event_records);
+	gs_text_by_kind(&o, "host ranges:", s->host_ranges, s->ranges_by_kind, GS_RANGE_KIND_COUNT,
+			gs_range_kind_name);
+	gs_text_u64(&o, "allocations:", s->allocations);
+	gs_text_u64(&o, "overheads:", s->overheads);
+	gs_out_printf(&o, KEY, "span:");
+	gs_out_duration(&o, s->span_ns);
+	gs_out_printf(&o, " (%lld ns, first op start to last op end)\n", (long long)s->span_ns);
+	if (s->op_total) {
+		gs_out_printf(&o, KEY "%lld\n", "first op start:", (long long)s->first_ns);
+		gs_out_printf(&o, KEY "%lld\n", "last op end:", (long long)s->last_ns);
+	}
+	gs_text_u64(&o, "dropped:", s->dropped);
+	gs_text_warnings(&o, s);
+	return gs_out_finish(&o);
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static void gs_json_key(struct gs_out *o, const char *key)
+{
+	gs_out_puts(o, ",\n  ");
+	gs_out_json_string(o, key);
+	gs_out_puts(o, ": ");
+}
+
+static void gs_json_u64(struct gs_out *o, const char *key, uint64_t v)
+{
+	gs_json_key(o, key);
+	gs_out_printf(o, "%llu", (unsigned long long)v);
+}
+
+static void gs_json_i64(struct gs_out *o, const char *key, int64_t v)
+{
+	gs_json_key(o, key);
+	gs_out_printf(o, "%lld", (long long)v);
+}
+
+static void gs_json_by_kind(struct gs_out *o, const char *key, const uint64_t *counts, unsigned n,
+			    const char *(*name)(unsigned))
+{
+	unsigned k;
+
+	gs_json_key(o, key);
+	gs_out_putc(o, '{');
+	for (k = 0; k < n; k++) {
+		gs_out_puts(o, k ? ", " : "");
+		gs_out_json_string(o, name(k));
+		gs_out_printf(o, ": %llu", (unsigned long long)counts[k]);
+	}
+	gs_out_putc(o, '}');
+}
+
+static void gs_json_devices(struct gs_out *o, const struct gs_trace *t)
+{
+	const struct gs_device *dev;
+	size_t n, i;
+
+	dev = gs_trace_devices(t, &n);
+	gs_json_key(o, "device_list");
+	gs_out_putc(o, '[');
+	for (i = 0; i < n; i++) {
+		gs_out_puts(o, i ? ",\n    " : "\n    ");
+		gs_out_printf(o, "{\"id\": %u, \"name\": ", dev[i].id);
+		gs_out_json_string(o, gs_trace_string(t, dev[i].name));
+		gs_out_printf(o, ", \"sm_count\": %u, \"compute_capability\": \"%u.%u\"",
+			      dev[i].sm_count, dev[i].cc_major, dev[i].cc_minor);
+		gs_out_printf(o, ", \"memory_bytes\": %llu, \"copy_engines\": %u}",
+			      (unsigned long long)dev[i].memory_bytes, dev[i].copy_engines);
+	}
+	gs_out_puts(o, n ? "\n  ]" : "]");
+}
+
+static void gs_json_warnings(struct gs_out *o, const struct gs_trace *t)
+{
+	const struct gs_warning *w;
+	size_t n, i;
+
+	w = gs_trace_warnings(t, &n);
+	gs_json_key(o, "warnings");
+	gs_out_putc(o, '[');
+	for (i = 0; i < n; i++) {
+		gs_out_puts(o, i ? ",\n    " : "\n    ");
+		gs_out_puts(o, "{\"message\": ");
+		gs_out_json_string(o, w[i].message ? w[i].message : "");
+		gs_out_printf(o, ", \"count\": %llu}", (unsigned long long)w[i].count);
+	}
+	gs_out_puts(o, n ? "\n  ]" : "]");
+}
+
+gs_status gs_summary_write_json(FILE *f, const struct gs_summary *s)
+{
+	struct gs_out o;
+
+	if (!f || !s || !s->trace) {
+		gs_error_append("gs_summary_write_json: no output or no computed summary");
+		return GS_ERR_INVALID;
+	}
+	gs_out_init(&o, f);
+	gs_out_puts(&o, "{\n  \"schema\": \"gpuscope.info/1\"");
+	if (s->file) {
+		gs_json_key(&o, "file");
+		gs_out_json_string(&o, s->file);
+	}
+	if (s->format) {
+		gs_json_key(&o, "format");
+		gs_out_json_string(&o, s->format);
+	}
+	gs_json_u64(&o, "processes", s->processes);
+	gs_json_u64(&o, "devices", s->devices);
+	gs_json_devices(&o, s->trace);
+	gs_json_u64(&o, "streams", s->streams);
+	gs_json_u64(&o, "threads", s->threads);
+	gs_json_by_kind(&o, "ops", s->ops, GS_OP_KIND_COUNT, gs_op_kind_name);
+	gs_json_u64(&o, "op_total", s->op_total);
+	gs_json_by_kind(&o, "op_ns", s->op_ns, GS_OP_KIND_COUNT, gs_op_kind_name);
+	gs_json_u64(&o, "copy_bytes", s->copy_bytes);
+	gs_json_u64(&o, "memset_bytes", s->memset_bytes);
+	gs_json_u64(&o, "api_calls", s->api_calls);
+	gs_json_by_kind(&o, "api_calls_by_kind", s->api_by_kind, GS_API_KIND_COUNT,
+			gs_api_kind_name);
+	gs_json_u64(&o, "syncs", s->syncs);
+	gs_json_by_kind(&o, "syncs_by_kind", s->syncs_by_kind, GS_SYNC_KIND_COUNT,
+			gs_sync_kind_name);
+	gs_json_u64(&o, "event_records", s->event_records);
+	gs_json_u64(&o, "host_ranges", s->host_ranges);
+	gs_json_by_kind(&o, "host_ranges_by_kind", s->ranges_by_kind, GS_RANGE_KIND_COUNT,
+			gs_range_kind_name);
+	gs_json_u64(&o, "nvtx_ranges", s->ranges_by_kind[GS_RANGE_NVTX]);
+	gs_json_u64(&o, "allocations", s->allocations);
+	gs_json_u64(&o, "overheads", s->overheads);
+	gs_json_i64(&o, "first_ns", s->first_ns);
+	gs_json_i64(&o, "last_ns", s->last_ns);
+	gs_json_i64(&o, "span_ns", s->span_ns);
+	gs_json_u64(&o, "dropped", s->dropped);
+	gs_json_warnings(&o, s->trace);
+	gs_out_puts(&o, "\n}\n");
+	return gs_out_finish(&o);
+}

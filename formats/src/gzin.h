@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to gs_import: a streaming byte reader over a plain file, a gzip
+ * file (one or more members), or a memory buffer holding either. The
+ * content decides: data that starts with the gzip magic (1f 8b) is
+ * inflated, anything else is passed through. Memory use is bounded by one
+ * input buffer and zlib's window, whatever the size of the input.
+ */
+#ifndef GS_IMPORT_GZIN_H
+#define GS_IMPORT_GZIN_H
+
+#include <gpuscope/format.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct gs_gzin;
+
+/* Open a file. `name` (NULL: the path) names it in error causes. */
+gs_status gs_gzin_open(const char *path, struct gs_gzin **out);
+/* Read from memory (borrowed until close). */
+gs_status gs_gzin_open_mem(const void *data, size_t size, const char *name, struct gs_gzin **out);
+/*
+ * Read up to `cap` bytes of content into `buf`. *got is 0 only at the end
+ * of the content. Errors (I/O, corrupt or truncated gzip) name the input.
+ */
+gs_status gs_gzin_read(struct gs_gzin *g, void *buf, size_t cap, size_t *got);
+/* True when the input is gzip-compressed. */
+bool gs_gzin_is_gzip(const struct gs_gzin *g);
+/* The name used in error causes. */
+const char *gs_gzin_name(const struct gs_gzin *g);
+void gs_gzin_close(struct gs_gzin *g);
+
+#endif

@@ -1,0 +1,2640 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kineto / PyTorch-profiler Chrome-trace JSON importer.
+ *
+ * Bounded memory: the file is never held whole. A streaming scanner walks
+ * the top-level value (an object with "traceEvents", or a bare array of
+ * events), cuts out the exact bytes of one event at a time (string- and
+ * escape-aware bracket matching, with the depth, event-size and string-size
+ * limits of struct gs_import_limits) and hands them to the event code. Other
+ * top-level members are either parsed the same way, one value at a time
+ * ("deviceProperties", "host_name", versions), or skipped without being kept.
+ * The args of imported events are parsed with cJSON_ParseWithLength; the
+ * fields whose exact text matters (ts, dur, pid, tid) and those of skipped
+ * events are read by a small member scanner over the event bytes.
+ *
+ * Times: ts and dur are µs, integer or decimal, read from their text to
+ * exact integer ns (1707417525512145.123 -> 1707417525512145123); digits
+ * below 1 ns round to nearest, exponents are honoured. An event whose ts or
+ * dur is not a number, whose dur is negative or over GS_MAX_DURATION_NS, or
+ * whose end does not fit in int64 ns is dropped and counted. Times are kept
+ * as written: baseTimeNanoseconds is not added (it may follow the events).
+ *
+ * Categories (ph "X"), old and new spellings:
+ *   kernel/Kernel, gpu_memcpy/Memcpy, gpu_memset/Memset -> gs_op
+ *   cuda_runtime/Runtime -> gs_api_call GS_API_RUNTIME (ROCm's hip* calls too)
+ *   cuda_driver -> gs_api_call GS_API_DRIVER
+ *   cuda_sync -> gs_sync (cuda_sync_kind: Event Sync, Stream Wait Event,
+ *                Stream Sync, Context Sync / Device Sync)
+ *   cpu_op/Operator, user_annotation, python_function -> gs_range
+ *   overhead -> gs_overhead
+ *   gpu_user_annotation: a GPU-side drawing of a user annotation, not GPU
+ *   work: skipped, counted in a warning of its own.
+ *   Trace, cpu_instant_event: understood and skipped.
+ *   Anything else: skipped, one warning per distinct category with a count.
+ * Phases: s/f/t flows and i/I/n instants are skipped (flows are not needed:
+ * args.correlation links a launch to its op); M process_name and
+ * process_labels are read; other phases are skipped with a warning.
+ *
+ * GPU events: device = args.device (args.inDevice for peer copies, else the
+ * event pid), context = args.context (else 0), stream = args.stream (else
+ * the tid, a number or "stream N"). Streams are declared as (pid 0, device,
+ * context, stream): a Kineto file does not say which host process owns a
+ * GPU event, so every GPU stream gets pid 0; kind GS_STREAM_UNKNOWN and
+ * priority 0 (the file says neither). Copy direction and memory kinds come
+ * from the event name ("Memcpy HtoD (Pageable -> Device)"; array copies map
+ * to HtoD/DtoH/DtoD with GS_MEM_ARRAY), else from args.kind (ROCm); ROCm's
+ * "Host" memory is GS_MEM_UNKNOWN.
+ *
+ * Joining ops and syncs to their API call (by correlation id): the call may
+ * come before or after the op in the file (CUDA traces: after, ROCm: before,
+ * and close by). Ops and syncs are held in a FIFO of KIN_PEND_CAP entries
+ * until their call is seen or they fall out; the last KIN_RECENT_CAP calls
+ * are remembered for ops that follow their call. From the call:
+ *   - GS_OPF_GRAPH when the call is a graph launch (name contains
+ *     "GraphLaunch": cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch), or
+ *     when the kernel's args carry a graph id ("graph id", "graphId");
+ *   - GS_OPF_ASYNC on copies and memsets whose call's name contains "Async";
+ *   - a sync's host pid and tid (else both -1).
+ * Event records: Kineto has none, so each cudaEventRecord / cuEventRecord /
+ * hipEventRecord call (and its WithFlags and _ptsz forms) becomes a
+ * gs_event_record with the call's correlation and host time, event id 0 and
+ * stream GS_NO_INDEX (the call's args do not name the stream); a sync's
+ * event_correlation (wait_on_cuda_event_record_corr_id) joins to it.
+ *
+ * Host processes: a pid is a host process when it has API calls or a
+ * process_labels "CPU", or host ranges without a "GPU n" label; pids
+ * labelled "GPU n" are devices. Each becomes a gs_process at the end with
+ * its process_name as command_line, the top-level host_name and the CUDA
+ * (or HIP) driver/runtime and CUPTI versions. Events whose pid is a string
+ * ("Spans", "Traces") are skipped. Devices come from deviceProperties; a
+ * device that ops use but deviceProperties lacks gets a record with its id
+ * only.
+ */
+#include "gzin.h"
+#include "import_priv.h"
+
+#include <cJSON.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KIN_READ_CHUNK (256u << 10)
+#define KIN_PEND_CAP 4096u
+#define KIN_RECENT_CAP 1024u
+#define KIN_PROC_SLOTS 8192u
+#define KIN_PROC_MAX 4096u
+#define KIN_NAMED_MAX 64u
+#define KIN_NAMED_KEY 64u
+#define KIN_NONE UINT32_MAX
+
+/* ------------------------------------------------------------------------ */
+/* Limits                                                                   */
+/* ------------------------------------------------------------------------ */
+
+void gs_import_limits_default(struct gs_import_limits *lim)
+{
+	lim->max_depth = 64;
+	lim->max_event_bytes = 16u << 20;
+	lim->max_string_bytes = 1u << 20;
+	lim->max_streams = 65536;
+	lim->max_records = 1ull << 31;
+}
+
+/* A zero field means "the default". */
+static void limits_resolve(struct gs_import_limits *out, const struct gs_import_limits *in)
+{
+	struct gs_import_limits def;
+
+	gs_import_limits_default(&def);
+	*out = def;
+	if (!in)
+		return;
+	if (in->max_depth)
+		out->max_depth = in->max_depth;
+	if (in->max_event_bytes)
+		out->max_event_bytes = in->max_event_bytes;
+	if (in->max_string_bytes)
+		out->max_string_bytes = in->max_string_bytes;
+	if (in->max_streams)
+		out->max_streams = in->max_streams;
+	if (in->max_records)
+		out->max_records = in->max_records;
+}
+
+/* ------------------------------------------------------------------------ */
+/* State                                                                    */
+/* ------------------------------------------------------------------------ */
+
+enum kin_cat {
+	KC_UNKNOWN = 0,
+	KC_KERNEL,
+	KC_MEMCPY,
+	KC_MEMSET,
+	KC_RUNTIME,
+	KC_DRIVER,
+	KC_SYNC,
+	KC_CPU_OP,
+	KC_USER_ANNOTATION,
+	KC_PYTHON,
+	KC_GPU_ANNOTATION,
+	KC_OVERHEAD,
+	KC_IGNORE,
+};
+
+/* Counted warnings of a fixed kind. */
+enum kin_warn {
+	KW_NOT_NUMBER,
+	KW_NO_TIME,
+	KW_NEG_DUR,
+	KW_HUGE_DUR,
+	KW_TIME_RANGE,
+	KW_MALFORMED,
+	KW_NOT_OBJECT,
+	KW_NO_PHASE,
+	KW_STRING_PID,
+	KW_NO_STREAM,
+	KW_NONFINITE,
+	KW_GPU_ANNOTATION,
+	KW_PROCESSES,
+	KW_COUNT
+};
+
+/* Each warning reads "<verb> <count> <what>". */
+static const struct {
+	const char *verb, *what;
+	bool where; /* append the offset of the first one */
+} kin_warn_text[KW_COUNT] = {
+	[KW_NOT_NUMBER] = {"dropped", "events whose ts or dur is not a number", true},
+	[KW_NO_TIME] = {"dropped", "complete events without ts or dur", true},
+	[KW_NEG_DUR] = {"dropped", "events with a negative duration", true},
+	[KW_HUGE_DUR] = {"dropped", "events with a duration over 7 days", true},
+	[KW_TIME_RANGE] = {"dropped", "events whose time does not fit in 64-bit nanoseconds", true},
+	[KW_MALFORMED] = {"skipped", "events that are not valid JSON", true},
+	[KW_NOT_OBJECT] = {"skipped", "elements of traceEvents that are not objects", true},
+	[KW_NO_PHASE] = {"skipped", "events without a phase (\"ph\")", true},
+	[KW_STRING_PID] = {"skipped", "host events whose pid is not a number", true},
+	[KW_NO_STREAM] = {"dropped", "GPU events without a device or stream", true},
+	[KW_NONFINITE] = {"read NaN or Infinity as null in the args of", "events", true},
+	[KW_GPU_ANNOTATION] = {"skipped",
+			       "gpu_user_annotation events (GPU-side drawings of user "
+			       "annotations, not GPU work)",
+			       false},
+	[KW_PROCESSES] = {"did not list the processes of",
+			  "host events beyond the first 4096 processes", false},
+};
+
+enum kin_named_kind {
+	KN_CATEGORY,
+	KN_PHASE,
+};
+
+struct kin_named {
+	char key[KIN_NAMED_KEY];
+	uint8_t kind;
+	uint64_t count;
+};
+
+/* A ring of up to `cap` slots in arrival order, indexed by correlation id. */
+struct kin_ring {
+	uint32_t cap; /* power of two */
+	uint32_t bits;
+	uint32_t head, count;
+	uint32_t *bucket; /* cap heads of chains */
+	uint32_t *next;   /* per slot */
+	uint64_t *key;    /* per slot */
+};
+
+enum kin_api_flags {
+	KA_GRAPH = 1u << 0,
+	KA_ASYNC = 1u << 1,
+};
+
+struct kin_api {
+	int64_t pid;
+	int64_t tid;
+	uint8_t flags;
+};
+
+enum kin_pend_type {
+	KP_OP,
+	KP_SYNC,
+};
+
+struct kin_pend {
+	uint8_t type;
+	union {
+		struct gs_op op;
+		struct gs_sync sync;
+	} u;
+};
+
+struct kin_stream_ent {
+	uint64_t stream;
+	uint32_t device;
+	uint32_t context;
+	uint32_t index;
+	bool used;
+};
+
+enum kin_proc_flags {
+	KPF_API = 1u << 0,
+	KPF_HOST_EVENTS = 1u << 1,
+	KPF_LABEL_CPU = 1u << 2,
+	KPF_LABEL_GPU = 1u << 3,
+};
+
+struct kin_proc {
+	int64_t pid;
+	uint32_t name;
+	uint8_t flags;
+	bool used;
+};
+
+struct kin {
+	const char *name;
+	struct gs_import_limits lim;
+	struct gs_sink *sink;
+	struct gs_gzin *in;
+
+	/* Byte window: buf[0..len) holds input bytes base .. base + len. */
+	char *buf;
+	size_t cap, len, pos;
+	uint64_t base;
+	bool eof;
+	uint8_t *stack; /* bracket kinds inside the value being scanned */
+	size_t stack_cap;
+	char *scratch[2]; /* unescaped strings, sanitised args */
+	size_t scratch_cap[2];
+
+	uint64_t ev_off; /* offset of the event being handled */
+	uint64_t records;
+
+	struct kin_stream_ent *streams;
+	uint32_t stream_slots, nstreams;
+	struct kin_stream_ent *last_stream;
+
+	struct kin_proc *procs;
+	uint32_t nprocs;
+	struct kin_proc *last_proc;
+
+	uint32_t *devs; /* ids from deviceProperties */
+	size_t ndevs, devs_cap;
+
+	struct kin_ring pend;
+	struct kin_pend *pend_items;
+	struct kin_ring recent;
+	struct kin_api *recent_items;
+
+	uint64_t warn[KW_COUNT];
+	uint64_t warn_at[KW_COUNT];
+	struct kin_named named[KIN_NAMED_MAX];
+	uint32_t nnamed;
+	uint64_t named_other;
+
+	uint32_t host_name, driver_version, runtime_version, cupti_version;
+	uint64_t sync_events, wait_calls;
+	bool saw_events;
+};
+
+/* The value text of one member found by the member scanner. */
+struct kin_span {
+	const char *p;
+	size_t n;
+};
+
+static gs_status nomem(void)
+{
+	gs_error_append("out of memory");
+	return GS_ERR_NOMEM;
+}
+
+static uint64_t kin_here(const struct kin *k)
+{
+	return k->base + k->pos;
+}
+
+static gs_status kin_format_error(struct kin *k, uint64_t off, const char *what)
+{
+	gs_error_append("%s: byte %llu: %s", k->name, (unsigned long long)off, what);
+	return GS_ERR_FORMAT;
+}
+
+static void kin_warn(struct kin *k, enum kin_warn w)
+{
+	if (k->warn[w]++ == 0)
+		k->warn_at[w] = k->ev_off;
+}
+
+static void kin_warn_named(struct kin *k, enum kin_named_kind kind, const char *s, size_t n)
+{
+	uint32_t i;
+
+	if (n >= KIN_NAMED_KEY)
+		n = KIN_NAMED_KEY - 1;
+	for (i = 0; i < k->nnamed; i++) {
+		struct kin_named *e = &k->named[i];
+
+		if (e->kind == kind && strlen(e->key) == n && memcmp(e->key, s, n) == 0) {
+			e->count++;
+			return;
+		}
+	}
+	if (k->nnamed == KIN_NAMED_MAX) {
+		k->named_other++;
+		return;
+	}
+	memcpy(k->named[k->nnamed].key, s, n);
+	k->named[k->nnamed].key[n] = '\0';
+	k->named[k->nnamed].kind = (uint8_t)kind;
+	k->named[k->nnamed].count = 1;
+	k->nnamed++;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Correlation rings                                                        */
+/* ------------------------------------------------------------------------ */
+
+static gs_status ring_init(struct kin_ring *r, uint32_t cap)
+{
+	r->cap = cap;
+	r->bits = 0;
+	while ((1u << r->bits) < cap)
+		r->bits++;
+	r->head = r->count = 0;
+	r->bucket = malloc(cap * sizeof(*r->bucket));
+	r->next = malloc(cap * sizeof(*r->next));
+	r->key = malloc(cap * sizeof(*r->key));
+	if (!r->bucket || !r->next || !r->key)
+		return nomem();
+	for (uint32_t i = 0; i < cap; i++)
+		r->bucket[i] = KIN_NONE;
+	return GS_OK;
+}
+
+static void ring_fini(struct kin_ring *r)
+{
+	free(r->bucket);
+	free(r->next);
+	free(r->key);
+}
+
+static uint32_t ring_hash(const struct kin_ring *r, uint64_t key)
+{
+	return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - r->bits));
+}
+
+static bool ring_full(const struct kin_ring *r)
+{
+	return r->count == r->cap;
+}
+
+/* Remove the oldest slot and return it. The ring must not be empty. */
+static uint32_t ring_pop(struct kin_ring *r)
+{
+	uint32_t s = r->head;
+	uint32_t *link = &r->bucket[ring_hash(r, r->key[s])];
+
+	while (*link != s)
+		link = &r->next[*link];
+	*link = r->next[s];
+	r->head = (r->head + 1) & (r->cap - 1);
+	r->count--;
+	return s;
+}
+
+/* Add a slot for `key`. The ring must not be full. */
+static uint32_t ring_push(struct kin_ring *r, uint64_t key)
+{
+	uint32_t s = (r->head + r->count) & (r->cap - 1);
+	uint32_t h = ring_hash(r, key);
+
+	r->key[s] = key;
+	r->next[s] = r->bucket[h];
+	r->bucket[h] = s;
+	r->count++;
+	return s;
+}
+
+/* First slot with `key` (KIN_NONE if none); ring_next continues. */
+static uint32_t ring_find(const struct kin_ring *r, uint64_t key)
+{
+	uint32_t s = r->bucket[ring_hash(r, key)];
+
+	while (s != KIN_NONE && r->key[s] != key)
+		s = r->next[s];
+	return s;
+}
+
+static uint32_t ring_next(const struct kin_ring *r, uint32_t s)
+{
+	uint64_t key = r->key[s];
+
+	s = r->next[s];
+	while (s != KIN_NONE && r->key[s] != key)
+		s = r->next[s];
+	return s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Emitting records                                                         */
+/* ------------------------------------------------------------------------ */
+
+static gs_status kin_count(struct kin *k)
+{
+	if (++k->records > k->lim.max_records) {
+		gs_error_append("%s: byte %llu: more than max_records (%llu) records", k->name,
+				(unsigned long long)k->ev_off,
+				(unsigned long long)k->lim.max_records);
+		return GS_ERR_LIMIT;
+	}
+	return GS_OK;
+}
+
+/* Context for an error a sink callback returned. */
+static gs_status kin_sink_failed(struct kin *k, gs_status rc)
+{
+	gs_error_append("%s: byte %llu", k->name, (unsigned long long)k->ev_off);
+	return rc;
+}
+
+/* kin_emit_<cb>: count one record and pass it to the sink's callback. */
+#define KIN_DEFINE_EMIT(cb, type)                                                                  \
+	static gs_status kin_emit_##cb(struct kin *k, const type *rec)                             \
+	{                                                                                          \
+		gs_status rc = kin_count(k);                                                       \
+                                                                                                   \
+		if (!rc && k->sink->cb && (rc = k->sink->cb(k->sink, rec)))                        \
+			rc = kin_sink_failed(k, rc);                                               \
+		return rc;                                                                         \
+	}
+
+KIN_DEFINE_EMIT(op, struct gs_op)
+KIN_DEFINE_EMIT(sync, struct gs_sync)
+KIN_DEFINE_EMIT(api_call, struct gs_api_call)
+KIN_DEFINE_EMIT(event_record, struct gs_event_record)
+KIN_DEFINE_EMIT(range, struct gs_range)
+KIN_DEFINE_EMIT(overhead, struct gs_overhead)
+KIN_DEFINE_EMIT(device, struct gs_device)
+KIN_DEFINE_EMIT(process, struct gs_process)
+
+static gs_status kin_intern(struct kin *k, const char *s, size_t n, uint32_t *id)
+{
+	gs_status rc;
+
+	*id = GS_NO_STRING;
+	if (!k->sink->intern)
+		return GS_OK;
+	rc = k->sink->intern(k->sink, s, n, id);
+	if (rc)
+		return kin_sink_failed(k, rc);
+	return GS_OK;
+}
+
+static gs_status kin_intern_str(struct kin *k, const char *s, uint32_t *id)
+{
+	return kin_intern(k, s, strlen(s), id);
+}
+
+static bool kin_valid_stream_id(int64_t v)
+{
+	/* CUPTI writes "no stream" as -1 or as (uint32_t)-1. */
+	return v >= 0 && v != (int64_t)UINT32_MAX;
+}
+
+/* Index of stream (pid 0, device, context, stream), declaring it if new. */
+static gs_status kin_stream(struct kin *k, uint32_t device, uint32_t context, uint64_t stream,
+			    uint32_t *index)
+{
+	struct kin_stream_ent *e = k->last_stream;
+	uint32_t mask, h;
+
+	if (e && e->device == device && e->context == context && e->stream == stream) {
+		*index = e->index;
+		return GS_OK;
+	}
+	if (!k->streams || (k->nstreams + 1) * 2 > k->stream_slots) {
+		uint32_t nslots = k->stream_slots ? k->stream_slots * 2 : 64;
+		struct kin_stream_ent *ns = calloc(nslots, sizeof(*ns));
+
+		if (!ns)
+			return nomem();
+		for (uint32_t i = 0; i < k->stream_slots; i++) {
+			struct kin_stream_ent *o = &k->streams[i];
+
+			if (!o->used)
+				continue;
+			h = (uint32_t)((o->stream * 31 + o->device) * 0x9E3779B97F4A7C15ull >> 32) &
+			    (nslots - 1);
+			while (ns[h].used)
+				h = (h + 1) & (nslots - 1);
+			ns[h] = *o;
+		}
+		free(k->streams);
+		k->streams = ns;
+		k->stream_slots = nslots;
+		k->last_stream = NULL;
+	}
+	mask = k->stream_slots - 1;
+	h = (uint32_t)((stream * 31 + device) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+	for (;; h = (h + 1) & mask) {
+		e = &k->streams[h];
+		if (!e->used)
+			break;
+		if (e->device == device && e->context == context && e->stream == stream) {
+			k->last_stream = e;
+			*index = e->index;
+			return GS_OK;
+		}
+	}
+	if (k->nstreams >= k->lim.max_streams) {
+		gs_error_append("%s: byte %llu: more than max_streams (%u) streams", k->name,
+				(unsigned long long)k->ev_off, k->lim.max_streams);
+		return GS_ERR_LIMIT;
+	}
+	{
+		struct gs_stream st = {
+			.pid = 0,
+			.device = device,
+			.context = context,
+			.stream_id = stream,
+			.kind = GS_STREAM_UNKNOWN,
+			.priority = 0,
+		};
+		uint32_t idx = k->nstreams;
+		gs_status rc;
+
+		if (k->sink->stream) {
+			rc = k->sink->stream(k->sink, &st, &idx);
+			if (rc)
+				return kin_sink_failed(k, rc);
+		}
+		e->used = true;
+		e->device = device;
+		e->context = context;
+		e->stream = stream;
+		e->index = idx;
+		k->nstreams++;
+		k->last_stream = e;
+		*index = idx;
+	}
+	return GS_OK;
+}
+
+/* The host process `pid` (NULL when the table is full). */
+static struct kin_proc *kin_proc(struct kin *k, int64_t pid)
+{
+	uint32_t h, mask = KIN_PROC_SLOTS - 1;
+
+	if (k->last_proc && k->last_proc->pid == pid)
+		return k->last_proc;
+	h = (uint32_t)(((uint64_t)pid * 0x9E3779B97F4A7C15ull) >> 51) & mask;
+	for (;; h = (h + 1) & mask) {
+		struct kin_proc *p = &k->procs[h];
+
+		if (p->used && p->pid == pid) {
+			k->last_proc = p;
+			return p;
+		}
+		if (!p->used) {
+			if (k->nprocs >= KIN_PROC_MAX) {
+				kin_warn(k, KW_PROCESSES);
+				return NULL;
+			}
+			p->used = true;
+			p->pid = pid;
+			p->name = GS_NO_STRING;
+			k->nprocs++;
+			k->last_proc = p;
+			return p;
+		}
+	}
+}
+
+static void kin_proc_flag(struct kin *k, int64_t pid, uint8_t flag)
+{
+	struct kin_proc *p = kin_proc(k, pid);
+
+	if (p)
+		p->flags |= flag;
+}
+
+/* Ops and syncs waiting for their API call: emit the oldest. */
+static gs_status kin_pend_pop(struct kin *k)
+{
+	uint32_t s = ring_pop(&k->pend);
+	const struct kin_pend *e = &k->pend_items[s];
+
+	if (e->type == KP_OP)
+		return kin_emit_op(k, &e->u.op);
+	return kin_emit_sync(k, &e->u.sync);
+}
+
+static void kin_apply_api_op(struct gs_op *op, uint8_t flags)
+{
+	if (flags & KA_GRAPH)
+		op->flags |= GS_OPF_GRAPH;
+	if ((flags & KA_ASYNC) && op->kind != GS_OP_KERNEL)
+		op->flags |= GS_OPF_ASYNC;
+}
+
+/* An op or sync: completed from a call seen before, or held back. */
+static gs_status kin_submit(struct kin *k, const struct kin_pend *item, uint64_t corr)
+{
+	struct kin_pend e = *item;
+	uint32_t s;
+
+	if (corr) {
+		s = ring_find(&k->recent, corr);
+		if (s != KIN_NONE) {
+			const struct kin_api *a = &k->recent_items[s];
+
+			if (e.type == KP_OP) {
+				kin_apply_api_op(&e.u.op, a->flags);
+				return kin_emit_op(k, &e.u.op);
+			}
+			e.u.sync.pid = a->pid;
+			e.u.sync.tid = a->tid;
+			return kin_emit_sync(k, &e.u.sync);
+		}
+	} else {
+		if (e.type == KP_OP)
+			return kin_emit_op(k, &e.u.op);
+		return kin_emit_sync(k, &e.u.sync);
+	}
+	if (ring_full(&k->pend)) {
+		gs_status rc = kin_pend_pop(k);
+
+		if (rc)
+			return rc;
+	}
+	s = ring_push(&k->pend, corr);
+	k->pend_items[s] = e;
+	return GS_OK;
+}
+
+/* An API call: complete what waits for it, and remember it. */
+static gs_status kin_api_seen(struct kin *k, uint64_t corr, const struct kin_api *a)
+{
+	uint32_t s;
+
+	if (!corr)
+		return GS_OK;
+	for (s = ring_find(&k->pend, corr); s != KIN_NONE; s = ring_next(&k->pend, s)) {
+		struct kin_pend *e = &k->pend_items[s];
+
+		if (e->type == KP_OP) {
+			kin_apply_api_op(&e->u.op, a->flags);
+		} else {
+			e->u.sync.pid = a->pid;
+			e->u.sync.tid = a->tid;
+		}
+	}
+	if (ring_full(&k->recent))
+		ring_pop(&k->recent);
+	s = ring_push(&k->recent, corr);
+	k->recent_items[s] = *a;
+	return GS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading JSON text in memory                                              */
+/* ------------------------------------------------------------------------ */
+
+static bool is_ws(char c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && is_ws(*p))
+		p++;
+	return p;
+}
+
+/* p at an opening quote: the byte after the closing quote, or NULL. */
+static const char *string_end(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* The end of the JSON value at p, or NULL. Brackets were checked already. */
+static const char *value_end(const char *p, const char *end)
+{
+	int depth = 0;
+
+	if (p >= end)
+		return NULL;
+	if (*p == '"')
+		return string_end(p, end);
+	if (*p != '{' && *p != '[') {
+		while (p < end && *p != ',' && *p != '}' && *p != ']' && !is_ws(*p))
+			p++;
+		return p;
+	}
+	while (p < end) {
+		switch (*p) {
+		case '"':
+			p = string_end(p, end);
+			if (!p)
+				return NULL;
+			continue;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (--depth == 0)
+				return p + 1;
+			break;
+		default:
+			break;
+		}
+		p++;
+	}
+	return NULL;
+}
+
+/*
+ * Find members of the object text [p, p + n): for each keys[i] present, out[i]
+ * gets its value text (strings with their quotes); absent ones get n == 0.
+ * Returns false when the text is not an object.
+ */
+static bool find_members(const char *p, size_t n, const char *const *keys, size_t nkeys,
+			 struct kin_span *out)
+{
+	const char *end = p + n;
+
+	for (size_t i = 0; i < nkeys; i++)
+		out[i] = (struct kin_span){NULL, 0};
+	p = skip_ws(p, end);
+	if (p >= end || *p != '{')
+		return false;
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == '}')
+		return true;
+	for (;;) {
+		const char *key, *kend, *v, *vend;
+
+		if (p >= end || *p != '"')
+			return false;
+		key = p + 1;
+		kend = string_end(p, end);
+		if (!kend)
+			return false;
+		p = skip_ws(kend, end);
+		if (p >= end || *p != ':')
+			return false;
+		v = skip_ws(p + 1, end);
+		vend = value_end(v, end);
+		if (!vend || vend == v)
+			return false;
+		for (size_t i = 0; i < nkeys; i++) {
+			size_t kl = (size_t)(kend - 1 - key);
+
+			if (strlen(keys[i]) == kl && memcmp(keys[i], key, kl) == 0) {
+				out[i].p = v;
+				out[i].n = (size_t)(vend - v);
+				break;
+			}
+		}
+		p = skip_ws(vend, end);
+		if (p < end && *p == ',') {
+			p = skip_ws(p + 1, end);
+			continue;
+		}
+		return p < end && *p == '}';
+	}
+}
+
+static bool span_is_string(const struct kin_span *s)
+{
+	return s->n >= 2 && s->p[0] == '"';
+}
+
+static gs_status scratch_reserve(struct kin *k, int slot, size_t need)
+{
+	size_t cap = k->scratch_cap[slot];
+	char *nb;
+
+	if (need <= cap)
+		return GS_OK;
+	while (cap < need)
+		cap = cap ? cap * 2 : 256;
+	nb = realloc(k->scratch[slot], cap);
+	if (!nb)
+		return nomem();
+	k->scratch[slot] = nb;
+	k->scratch_cap[slot] = cap;
+	return GS_OK;
+}
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool read_hex4(const char *p, const char *end, uint32_t *v)
+{
+	*v = 0;
+	if (end - p < 4)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		int h = hex_value(p[i]);
+
+		if (h < 0)
+			return false;
+		*v = *v << 4 | (uint32_t)h;
+	}
+	return true;
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xC0 | cp >> 6);
+		o[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xE0 | cp >> 12);
+		o[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+		o[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	o[0] = (char)(0xF0 | cp >> 18);
+	o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+	o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+	o[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/*
+ * The text of a JSON string value (with its quotes in `s`): without escapes
+ * it points into the event; with them it is decoded into scratch `slot`.
+ * Returns false (no error) when `s` is not a well-formed string.
+ */
+static bool span_string(struct kin *k, const struct kin_span *s, int slot, const char **out,
+			size_t *len, gs_status *rc)
+{
+	const char *p, *end;
+	char *o;
+
+	*rc = GS_OK;
+	if (!span_is_string(s))
+		return false;
+	p = s->p + 1;
+	end = s->p + s->n - 1;
+	if (!memchr(p, '\\', (size_t)(end - p))) {
+		*out = p;
+		*len = (size_t)(end - p);
+		return true;
+	}
+	*rc = scratch_reserve(k, slot, (size_t)(end - p) + 1);
+	if (*rc)
+		return false;
+	o = k->scratch[slot];
+	while (p < end) {
+		uint32_t cp, lo;
+
+		if (*p != '\\') {
+			*o++ = *p++;
+			continue;
+		}
+		if (++p >= end)
+			return false;
+		switch (*p++) {
+		case '"':
+			*o++ = '"';
+			break;
+		case '\\':
+			*o++ = '\\';
+			break;
+		case '/':
+			*o++ = '/';
+			break;
+		case 'b':
+			*o++ = '\b';
+			break;
+		case 'f':
+			*o++ = '\f';
+			break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
+		case 'u':
+			if (!read_hex4(p, end, &cp))
+				return false;
+			p += 4;
+			if (cp >= 0xD800 && cp < 0xDC00 && end - p >= 6 && p[0] == '\\' &&
+			    p[1] == 'u' && read_hex4(p + 2, end, &lo) && lo >= 0xDC00 &&
+			    lo < 0xE000) {
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				p += 6;
+			} else if (cp >= 0xD800 && cp < 0xE000) {
+				cp = 0xFFFD; /* a lone surrogate */
+			}
+			/* \uXXXX is 6 bytes of input, at most 4 of output. */
+			o += put_utf8(o, cp);
+			break;
+		default:
+			return false;
+		}
+	}
+	*o = '\0';
+	*out = k->scratch[slot];
+	*len = (size_t)(o - k->scratch[slot]);
+	return true;
+}
+
+static bool span_equals(const struct kin_span *s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s->n == n + 2 && s->p[0] == '"' && memcmp(s->p + 1, lit, n) == 0;
+}
+
+/* An integer: a JSON number without fraction or exponent, or such text in a
+ * string ("4093687616"). */
+static bool parse_int_text(const char *p, size_t n, int64_t *v)
+{
+	bool neg = false;
+	uint64_t x = 0;
+	size_t i = 0;
+
+	if (n && p[0] == '-') {
+		neg = true;
+		i = 1;
+	}
+	if (i == n)
+		return false;
+	for (; i < n; i++) {
+		if (!is_digit(p[i]))
+			return false;
+		if (x > (UINT64_MAX - 9) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(p[i] - '0');
+	}
+	if (neg ? x > (uint64_t)INT64_MAX + 1 : x > (uint64_t)INT64_MAX)
+		return false;
+	*v = neg ? (int64_t)(0 - x) : (int64_t)x;
+	return true;
+}
+
+static bool span_int(const struct kin_span *s, int64_t *v)
+{
+	if (s->n == 0)
+		return false;
+	if (span_is_string(s))
+		return parse_int_text(s->p + 1, s->n - 2, v);
+	return parse_int_text(s->p, s->n, v);
+}
+
+/* A GPU event's tid: a number or "stream N". */
+static bool span_stream_tid(const struct kin_span *s, int64_t *v)
+{
+	if (span_is_string(s) && s->n > 9 && memcmp(s->p + 1, "stream ", 7) == 0)
+		return parse_int_text(s->p + 8, s->n - 9, v);
+	return span_int(s, v);
+}
+
+enum kin_time {
+	KT_OK,
+	KT_NOT_NUMBER,
+	KT_RANGE,
+};
+
+static const uint64_t pow10_u64[20] = {
+	1ull,
+	10ull,
+	100ull,
+	1000ull,
+	10000ull,
+	100000ull,
+	1000000ull,
+	10000000ull,
+	100000000ull,
+	1000000000ull,
+	10000000000ull,
+	100000000000ull,
+	1000000000000ull,
+	10000000000000ull,
+	100000000000000ull,
+	1000000000000000ull,
+	10000000000000000ull,
+	100000000000000000ull,
+	1000000000000000000ull,
+	10000000000000000000ull,
+};
+
+/*
+ * The JSON number text [p, p + n) in µs as exact integer ns. Up to 19
+ * significant digits are kept; the part below 1 ns rounds to nearest.
+ */
+static enum kin_time us_text_to_ns(const char *p, size_t n, int64_t *ns)
+{
+	uint64_t mant = 0;
+	int64_t exp10 = 0, e = 0;
+	bool neg = false, eneg = false;
+	size_t i = 0;
+	int64_t sh;
+
+	if (i < n && p[i] == '-') {
+		neg = true;
+		i++;
+	}
+	if (i >= n || !is_digit(p[i]))
+		return KT_NOT_NUMBER;
+	for (; i < n && is_digit(p[i]); i++) {
+		if (mant <= (UINT64_MAX - 9) / 10)
+			mant = mant * 10 + (uint64_t)(p[i] - '0');
+		else
+			exp10++; /* a digit beyond the 19 kept */
+	}
+	if (i < n && p[i] == '.') {
+		if (++i >= n || !is_digit(p[i]))
+			return KT_NOT_NUMBER;
+		for (; i < n && is_digit(p[i]); i++) {
+			if (mant <= (UINT64_MAX - 9) / 10) {
+				mant = mant * 10 + (uint64_t)(p[i] - '0');
+				exp10--;
+			}
+		}
+	}
+	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+		i++;
+		if (i < n && (p[i] == '+' || p[i] == '-'))
+			eneg = p[i++] == '-';
+		if (i >= n || !is_digit(p[i]))
+			return KT_NOT_NUMBER;
+		for (; i < n && is_digit(p[i]); i++)
+			if (e < 100000)
+				e = e * 10 + (p[i] - '0');
+		exp10 += eneg ? -e : e;
+	}
+	if (i != n)
+		return KT_NOT_NUMBER;
+	sh = exp10 + 3; /* µs -> ns */
+	if (mant == 0) {
+		*ns = 0;
+		return KT_OK;
+	}
+	if (sh > 0) {
+		if (sh > 19 || mant > UINT64_MAX / pow10_u64[sh])
+			return KT_RANGE;
+		mant *= pow10_u64[sh];
+	} else if (sh < 0) {
+		if (sh < -19) {
+			mant = 0;
+		} else {
+			uint64_t div = pow10_u64[-sh], q = mant / div, r = mant % div;
+
+			mant = q + (r >= div - r ? 1 : 0);
+		}
+	}
+	if (mant > (uint64_t)INT64_MAX)
+		return KT_RANGE;
+	*ns = neg ? -(int64_t)mant : (int64_t)mant;
+	return KT_OK;
+}
+
+/* start/end of a complete event, or false (counted) when it must go. */
+static bool kin_times(struct kin *k, const struct kin_span *ts, const struct kin_span *dur,
+		      int64_t *start, int64_t *end)
+{
+	int64_t s, d;
+	enum kin_time r;
+
+	if (ts->n == 0 || dur->n == 0) {
+		kin_warn(k, KW_NO_TIME);
+		return false;
+	}
+	r = us_text_to_ns(ts->p, ts->n, &s);
+	if (r == KT_OK)
+		r = us_text_to_ns(dur->p, dur->n, &d);
+	if (r != KT_OK) {
+		kin_warn(k, r == KT_RANGE ? KW_TIME_RANGE : KW_NOT_NUMBER);
+		return false;
+	}
+	if (d < 0) {
+		kin_warn(k, KW_NEG_DUR);
+		return false;
+	}
+	if (d > GS_MAX_DURATION_NS) {
+		kin_warn(k, KW_HUGE_DUR);
+		return false;
+	}
+	if (s > INT64_MAX - d) {
+		kin_warn(k, KW_TIME_RANGE);
+		return false;
+	}
+	*start = s;
+	*end = s + d;
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* cJSON helpers                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Copy [p, p + n) with NaN, Infinity and -Infinity outside strings made
+ * null, into scratch 1. Returns false when there were none. */
+static bool sanitise_nonfinite(struct kin *k, const char *p, size_t n, size_t *out_n, gs_status *rc)
+{
+	const char *end = p + n;
+	bool changed = false;
+	char *o;
+
+	/* Only "NaN" (3 bytes -> 4) grows: at most by a third. */
+	*rc = scratch_reserve(k, 1, n + n / 3 + 2);
+	if (*rc)
+		return false;
+	o = k->scratch[1];
+	while (p < end) {
+		if (*p == '"') {
+			const char *q = string_end(p, end);
+
+			if (!q)
+				q = end;
+			memcpy(o, p, (size_t)(q - p));
+			o += q - p;
+			p = q;
+			continue;
+		}
+		if (end - p >= 9 && memcmp(p, "-Infinity", 9) == 0) {
+			memcpy(o, "null", 4);
+			o += 4;
+			p += 9;
+			changed = true;
+		} else if (end - p >= 8 && memcmp(p, "Infinity", 8) == 0) {
+			memcpy(o, "null", 4);
+			o += 4;
+			p += 8;
+			changed = true;
+		} else if (end - p >= 3 && memcmp(p, "NaN", 3) == 0) {
+			memcpy(o, "null", 4);
+			o += 4;
+			p += 3;
+			changed = true;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*out_n = (size_t)(o - k->scratch[1]);
+	return changed;
+}
+
+/* Parse the args object of an event; *args is NULL when it has none. */
+static gs_status kin_parse_args(struct kin *k, const struct kin_span *s, cJSON **args, bool *ok)
+{
+	size_t n;
+	gs_status rc = GS_OK;
+
+	*args = NULL;
+	*ok = true;
+	if (s->n == 0)
+		return GS_OK;
+	*args = cJSON_ParseWithLength(s->p, s->n);
+	if (!*args && sanitise_nonfinite(k, s->p, s->n, &n, &rc)) {
+		*args = cJSON_ParseWithLength(k->scratch[1], n);
+		if (*args)
+			kin_warn(k, KW_NONFINITE);
+	} else if (!*args && rc) {
+		return rc;
+	}
+	if (!*args || !cJSON_IsObject(*args)) {
+		cJSON_Delete(*args);
+		*args = NULL;
+		*ok = false;
+	}
+	return GS_OK;
+}
+
+/* A number member as an integer (numbers, or integer text in a string). */
+static bool j_int(const cJSON *obj, const char *key, int64_t *v)
+{
+	const cJSON *it = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+	double d;
+
+	if (!it)
+		return false;
+	if (cJSON_IsString(it) && it->valuestring)
+		return parse_int_text(it->valuestring, strlen(it->valuestring), v);
+	if (!cJSON_IsNumber(it))
+		return false;
+	d = it->valuedouble;
+	if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != (double)(int64_t)d)
+		return false;
+	*v = (int64_t)d;
+	return true;
+}
+
+static bool j_u64(const cJSON *obj, const char *key, uint64_t *v)
+{
+	int64_t x;
+
+	if (!j_int(obj, key, &x) || x < 0)
+		return false;
+	*v = (uint64_t)x;
+	return true;
+}
+
+static bool j_u32(const cJSON *obj, const char *key, uint32_t *v)
+{
+	int64_t x;
+
+	if (!j_int(obj, key, &x) || x < 0 || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
+
+static const char *j_str(const cJSON *obj, const char *key)
+{
+	const cJSON *it = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+
+	return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+/* An array of up to three non-negative integers ("grid": [128, 1, 1]). */
+static void j_dim3(const cJSON *obj, const char *key, uint32_t out[3])
+{
+	const cJSON *arr = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+	const cJSON *it;
+	int i = 0;
+
+	if (!cJSON_IsArray(arr))
+		return;
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (i == 3)
+			break;
+		if (cJSON_IsNumber(it) && it->valuedouble >= 0 && it->valuedouble <= UINT32_MAX)
+			out[i] = (uint32_t)it->valuedouble;
+		i++;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Mapping                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	enum kin_cat cat;
+} kin_cats[] = {
+	{"cpu_op", KC_CPU_OP},
+	{"cuda_runtime", KC_RUNTIME},
+	{"kernel", KC_KERNEL},
+	{"python_function", KC_PYTHON},
+	{"gpu_memcpy", KC_MEMCPY},
+	{"gpu_memset", KC_MEMSET},
+	{"cuda_driver", KC_DRIVER},
+	{"cuda_sync", KC_SYNC},
+	{"user_annotation", KC_USER_ANNOTATION},
+	{"gpu_user_annotation", KC_GPU_ANNOTATION},
+	{"overhead", KC_OVERHEAD},
+	{"Operator", KC_CPU_OP},
+	{"Runtime", KC_RUNTIME},
+	{"Kernel", KC_KERNEL},
+	{"Memcpy", KC_MEMCPY},
+	{"Memset", KC_MEMSET},
+	{"Trace", KC_IGNORE},
+	{"cpu_instant_event", KC_IGNORE},
+};
+
+static enum kin_cat kin_cat_lookup(const char *s, size_t n)
+{
+	for (size_t i = 0; i < sizeof(kin_cats) / sizeof(kin_cats[0]); i++)
+		if (strlen(kin_cats[i].name) == n && memcmp(kin_cats[i].name, s, n) == 0)
+			return kin_cats[i].cat;
+	return KC_UNKNOWN;
+}
+
+static bool has_sub(const char *s, size_t n, const char *sub)
+{
+	size_t m = strlen(sub);
+
+	for (size_t i = 0; i + m <= n; i++)
+		if (memcmp(s + i, sub, m) == 0)
+			return true;
+	return false;
+}
+
+static bool has_prefix(const char *s, size_t n, const char *pre)
+{
+	size_t m = strlen(pre);
+
+	return n >= m && memcmp(s, pre, m) == 0;
+}
+
+/* One side of "(Pageable -> Device)". */
+static uint8_t mem_kind(const char *s, size_t n)
+{
+	static const struct {
+		const char *name;
+		uint8_t kind;
+	} kinds[] = {
+		{"Pageable", GS_MEM_PAGEABLE},
+		{"Pinned", GS_MEM_PINNED},
+		{"Device Static", GS_MEM_DEVICE},
+		{"Device", GS_MEM_DEVICE},
+		{"Managed Static", GS_MEM_MANAGED},
+		{"Managed", GS_MEM_MANAGED},
+		{"Array", GS_MEM_ARRAY},
+	};
+
+	while (n && s[0] == ' ') {
+		s++;
+		n--;
+	}
+	while (n && s[n - 1] == ' ')
+		n--;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strlen(kinds[i].name) == n && memcmp(kinds[i].name, s, n) == 0)
+			return kinds[i].kind;
+	return GS_MEM_UNKNOWN;
+}
+
+static uint8_t side_mem(char c)
+{
+	return c == 'D' || c == 'P' ? GS_MEM_DEVICE : c == 'A' ? GS_MEM_ARRAY : GS_MEM_UNKNOWN;
+}
+
+/* "HtoD" and friends: copy kind and the memory kinds the letters imply. */
+static bool copy_dir(const char *d, uint8_t *ck, uint8_t *src, uint8_t *dst)
+{
+	char a = d[0], b = d[3];
+	bool ha = a == 'H', hb = b == 'H';
+
+	if (d[1] != 't' || d[2] != 'o' || !strchr("HDAP", a) || !strchr("HDAP", b) || !a || !b)
+		return false;
+	if (a == 'P' || b == 'P')
+		*ck = a == b ? GS_COPY_PTOP : GS_COPY_UNKNOWN;
+	else if (ha && hb)
+		*ck = GS_COPY_HTOH;
+	else if (ha)
+		*ck = GS_COPY_HTOD;
+	else if (hb)
+		*ck = GS_COPY_DTOH;
+	else
+		*ck = GS_COPY_DTOD;
+	*src = side_mem(a);
+	*dst = side_mem(b);
+	return true;
+}
+
+/* Direction and memory kinds from "Memcpy HtoD (Pageable -> Device)". */
+static void copy_kinds(const char *s, size_t n, const char *args_kind, struct gs_op *op)
+{
+	bool found = false;
+
+	for (size_t i = 0; i + 4 <= n; i++) {
+		if ((i == 0 || s[i - 1] == ' ') && (i + 4 == n || s[i + 4] == ' ') &&
+		    copy_dir(s + i, &op->copy_kind, &op->src_mem, &op->dst_mem)) {
+			found = true;
+			break;
+		}
+	}
+	if (!found && args_kind && strlen(args_kind) == 4)
+		found = copy_dir(args_kind, &op->copy_kind, &op->src_mem, &op->dst_mem);
+	if (!found)
+		return;
+	{
+		const char *lp = memchr(s, '(', n);
+		const char *rp = lp ? memchr(lp, ')', n - (size_t)(lp - s)) : NULL;
+		const char *arrow = NULL;
+
+		if (!rp)
+			return;
+		for (const char *q = lp + 1; q + 2 <= rp; q++) {
+			if (q[0] == '-' && q[1] == '>') {
+				arrow = q;
+				break;
+			}
+		}
+		if (!arrow)
+			return;
+		op->src_mem = mem_kind(lp + 1, (size_t)(arrow - lp - 1));
+		op->dst_mem = mem_kind(arrow + 2, (size_t)(rp - arrow - 2));
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                   */
+/* ------------------------------------------------------------------------ */
+
+enum {
+	EV_PH,
+	EV_CAT,
+	EV_NAME,
+	EV_TS,
+	EV_DUR,
+	EV_PID,
+	EV_TID,
+	EV_ARGS,
+	EV_COUNT
+};
+
+static const char *const ev_keys[EV_COUNT] = {"ph",  "cat", "name", "ts",
+					      "dur", "pid", "tid",  "args"};
+
+struct kin_event {
+	struct kin_span f[EV_COUNT];
+	int64_t start, end;
+};
+
+static gs_status kin_name(struct kin *k, const struct kin_event *ev, uint32_t *id, const char **s,
+			  size_t *n)
+{
+	gs_status rc;
+
+	*s = "";
+	*n = 0;
+	if (!span_string(k, &ev->f[EV_NAME], 0, s, n, &rc)) {
+		*s = "";
+		*n = 0;
+		if (rc)
+			return rc;
+	}
+	return kin_intern(k, *s, *n, id);
+}
+
+static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_cat cat)
+{
+	struct kin_pend item = {.type = KP_OP};
+	struct gs_op *op = &item.u.op;
+	int64_t v, stream = -1;
+	uint32_t device = 0, context = 0;
+	bool have_device;
+	cJSON *args;
+	const char *name;
+	size_t nlen;
+	gs_status rc;
+	bool ok;
+
+	rc = kin_parse_args(k, &ev->f[EV_ARGS], &args, &ok);
+	if (rc)
+		return rc;
+	if (!ok) {
+		kin_warn(k, KW_MALFORMED);
+		return GS_OK;
+	}
+	have_device = j_u32(args, "device", &device) || j_u32(args, "inDevice", &device);
+	if (!have_device && span_int(&ev->f[EV_PID], &v) && v >= 0 && v <= UINT32_MAX) {
+		device = (uint32_t)v;
+		have_device = true;
+	}
+	if (!j_u32(args, "context", &context))
+		j_u32(args, "inContext", &context);
+	if (!j_int(args, "stream", &stream) && !span_stream_tid(&ev->f[EV_TID], &stream))
+		stream = -1;
+	if (!have_device || !kin_valid_stream_id(stream)) {
+		kin_warn(k, KW_NO_STREAM);
+		goto out;
+	}
+	op->start_ns = ev->start;
+	op->end_ns = ev->end;
+	if (!j_u64(args, "correlation", &op->correlation))
+		op->correlation = 0;
+	rc = kin_name(k, ev, &op->name, &name, &nlen);
+	if (!rc)
+		rc = kin_stream(k, device, context, (uint64_t)stream, &op->stream);
+	if (rc)
+		goto out;
+	switch (cat) {
+	case KC_KERNEL: {
+		uint64_t g;
+
+		op->kind = GS_OP_KERNEL;
+		j_dim3(args, "grid", op->grid);
+		j_dim3(args, "block", op->block);
+		j_u32(args, "registers per thread", &op->registers);
+		j_u32(args, "shared memory", &op->shared_mem);
+		if (j_u64(args, "graph id", &g) || j_u64(args, "graphId", &g)) {
+			op->graph_id = (uint32_t)g;
+			if (g)
+				op->flags |= GS_OPF_GRAPH;
+		}
+		if (!j_u64(args, "graph node id", &op->graph_node))
+			j_u64(args, "graphNodeId", &op->graph_node);
+		if (op->graph_node)
+			op->flags |= GS_OPF_GRAPH;
+		break;
+	}
+	case KC_MEMCPY:
+		op->kind = GS_OP_MEMCPY;
+		j_u64(args, "bytes", &op->bytes);
+		copy_kinds(name, nlen, j_str(args, "kind"), op);
+		break;
+	default: {
+		const char *lp = memchr(name, '(', nlen);
+		const char *rp = lp ? memchr(lp, ')', nlen - (size_t)(lp - name)) : NULL;
+
+		op->kind = GS_OP_MEMSET;
+		j_u64(args, "bytes", &op->bytes);
+		if (rp)
+			op->dst_mem = mem_kind(lp + 1, (size_t)(rp - lp - 1));
+		break;
+	}
+	}
+	rc = kin_submit(k, &item, op->correlation);
+out:
+	cJSON_Delete(args);
+	return rc;
+}
+
+static uint32_t kin_sync_kind(const char *s)
+{
+	if (!s)
+		return GS_SYNC_UNKNOWN;
+	if (strcmp(s, "Event Sync") == 0)
+		return GS_SYNC_EVENT;
+	if (strcmp(s, "Stream Wait Event") == 0)
+		return GS_SYNC_STREAM_WAIT;
+	if (strcmp(s, "Stream Sync") == 0)
+		return GS_SYNC_STREAM;
+	if (strcmp(s, "Context Sync") == 0 || strcmp(s, "Device Sync") == 0)
+		return GS_SYNC_CONTEXT;
+	return GS_SYNC_UNKNOWN;
+}
+
+static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
+{
+	struct kin_pend item = {.type = KP_SYNC};
+	struct gs_sync *y = &item.u.sync;
+	uint32_t device = 0, context = 0;
+	int64_t v;
+	cJSON *args;
+	const char *kind;
+	gs_status rc;
+	bool ok;
+
+	rc = kin_parse_args(k, &ev->f[EV_ARGS], &args, &ok);
+	if (rc)
+		return rc;
+	if (!ok) {
+		kin_warn(k, KW_MALFORMED);
+		return GS_OK;
+	}
+	k->sync_events++;
+	if (!j_u32(args, "device", &device) && span_int(&ev->f[EV_PID], &v) && v >= 0 &&
+	    v <= UINT32_MAX)
+		device = (uint32_t)v;
+	j_u32(args, "context", &context);
+	y->start_ns = ev->start;
+	y->end_ns = ev->end;
+	y->pid = -1;
+	y->tid = -1;
+	y->device = device;
+	y->stream = GS_NO_INDEX;
+	y->wait_on_stream = GS_NO_INDEX;
+	y->sync_id = GS_NO_SYNC_ID;
+	kind = j_str(args, "cuda_sync_kind");
+	if (!kind) {
+		const char *name;
+		size_t n;
+
+		if (span_string(k, &ev->f[EV_NAME], 0, &name, &n, &rc) && !memchr(name, 0, n) &&
+		    n < 64) {
+			char tmp[64];
+
+			memcpy(tmp, name, n);
+			tmp[n] = '\0';
+			y->kind = (uint8_t)kin_sync_kind(tmp);
+		} else if (rc) {
+			goto out;
+		}
+	} else {
+		y->kind = (uint8_t)kin_sync_kind(kind);
+	}
+	if (!j_u64(args, "correlation", &y->correlation))
+		y->correlation = 0;
+	if (j_int(args, "wait_on_cuda_event_record_corr_id", &v) && v > 0)
+		y->event_correlation = (uint64_t)v;
+	if (j_int(args, "wait_on_cuda_event_id", &v) && v >= 0)
+		y->event_id = (uint64_t)v;
+	if (j_int(args, "stream", &v) && kin_valid_stream_id(v)) {
+		rc = kin_stream(k, device, context, (uint64_t)v, &y->stream);
+		if (rc)
+			goto out;
+	}
+	if (j_int(args, "wait_on_stream", &v) && kin_valid_stream_id(v)) {
+		rc = kin_stream(k, device, context, (uint64_t)v, &y->wait_on_stream);
+		if (rc)
+			goto out;
+	}
+	rc = kin_submit(k, &item, y->correlation);
+out:
+	cJSON_Delete(args);
+	return rc;
+}
+
+/* The host pid and tid of an event; false (counted) for string pids. */
+static bool kin_host_ids(struct kin *k, const struct kin_event *ev, int64_t *pid, int64_t *tid)
+{
+	if (!span_int(&ev->f[EV_PID], pid)) {
+		kin_warn(k, KW_STRING_PID);
+		return false;
+	}
+	if (!span_int(&ev->f[EV_TID], tid))
+		*tid = -1;
+	return true;
+}
+
+static bool is_event_record(const char *s, size_t n)
+{
+	return has_prefix(s, n, "cudaEventRecord") || has_prefix(s, n, "cuEventRecord") ||
+	       has_prefix(s, n, "hipEventRecord");
+}
+
+static gs_status kin_api_call(struct kin *k, const struct kin_event *ev, enum kin_cat cat)
+{
+	struct gs_api_call c = {0};
+	struct kin_api a = {0};
+	const char *name;
+	size_t n;
+	cJSON *args;
+	gs_status rc;
+	bool ok;
+
+	if (!kin_host_ids(k, ev, &c.pid, &c.tid))
+		return GS_OK;
+	rc = kin_parse_args(k, &ev->f[EV_ARGS], &args, &ok);
+	if (rc)
+		return rc;
+	if (!ok) {
+		kin_warn(k, KW_MALFORMED);
+		return GS_OK;
+	}
+	c.start_ns = ev->start;
+	c.end_ns = ev->end;
+	c.kind = cat == KC_DRIVER ? GS_API_DRIVER : GS_API_RUNTIME;
+	if (!j_u64(args, "correlation", &c.correlation))
+		c.correlation = 0;
+	j_u32(args, "cbid", &c.cbid);
+	cJSON_Delete(args);
+	rc = kin_name(k, ev, &c.name, &name, &n);
+	if (rc)
+		return rc;
+	kin_proc_flag(k, c.pid, KPF_API);
+	rc = kin_emit_api_call(k, &c);
+	if (rc)
+		return rc;
+	if (has_sub(name, n, "GraphLaunch"))
+		a.flags |= KA_GRAPH;
+	if (has_sub(name, n, "Async"))
+		a.flags |= KA_ASYNC;
+	if (has_sub(name, n, "StreamWaitEvent"))
+		k->wait_calls++;
+	if (is_event_record(name, n)) {
+		struct gs_event_record e = {
+			.time_ns = c.start_ns,
+			.correlation = c.correlation,
+			.event_id = 0,
+			.sync_id = GS_NO_SYNC_ID,
+			.stream = GS_NO_INDEX,
+		};
+
+		rc = kin_emit_event_record(k, &e);
+		if (rc)
+			return rc;
+	}
+	a.pid = c.pid;
+	a.tid = c.tid;
+	return kin_api_seen(k, c.correlation, &a);
+}
+
+static const char *const ext_keys[2] = {"External id", "external id"};
+
+static gs_status kin_range(struct kin *k, const struct kin_event *ev, enum kin_cat cat)
+{
+	struct gs_range r = {0};
+	struct kin_span ext[2];
+	const char *name;
+	size_t n;
+	int64_t v;
+	gs_status rc;
+
+	if (!kin_host_ids(k, ev, &r.pid, &r.tid))
+		return GS_OK;
+	r.start_ns = ev->start;
+	r.end_ns = ev->end;
+	r.domain = GS_NO_STRING;
+	r.kind = cat == KC_CPU_OP          ? GS_RANGE_CPU_OP :
+		 cat == KC_USER_ANNOTATION ? GS_RANGE_USER_ANNOTATION :
+					     GS_RANGE_PYTHON;
+	/* Host ranges are most of a trace and their args are large: read the
+	 * one member needed without building a tree. */
+	if (cat != KC_PYTHON && ev->f[EV_ARGS].n &&
+	    find_members(ev->f[EV_ARGS].p, ev->f[EV_ARGS].n, ext_keys, 2, ext)) {
+		if ((span_int(&ext[0], &v) || span_int(&ext[1], &v)) && v > 0)
+			r.external_id = (uint64_t)v;
+	}
+	rc = kin_name(k, ev, &r.name, &name, &n);
+	if (rc)
+		return rc;
+	kin_proc_flag(k, r.pid, KPF_HOST_EVENTS);
+	return kin_emit_range(k, &r);
+}
+
+static gs_status kin_overhead(struct kin *k, const struct kin_event *ev)
+{
+	struct gs_overhead o = {0};
+	const char *name;
+	size_t n;
+	int64_t tid;
+	gs_status rc;
+
+	if (!kin_host_ids(k, ev, &o.pid, &tid))
+		return GS_OK;
+	o.start_ns = ev->start;
+	o.end_ns = ev->end;
+	rc = kin_name(k, ev, &o.kind, &name, &n);
+	if (rc)
+		return rc;
+	return kin_emit_overhead(k, &o);
+}
+
+static gs_status kin_complete(struct kin *k, struct kin_event *ev)
+{
+	const char *cs = "";
+	size_t cn = 0;
+	enum kin_cat cat;
+	gs_status rc;
+
+	if (ev->f[EV_CAT].n && !span_string(k, &ev->f[EV_CAT], 0, &cs, &cn, &rc)) {
+		if (rc)
+			return rc;
+		cs = "";
+		cn = 0;
+	}
+	cat = kin_cat_lookup(cs, cn);
+	switch (cat) {
+	case KC_UNKNOWN:
+		kin_warn_named(k, KN_CATEGORY, cs, cn);
+		return GS_OK;
+	case KC_IGNORE:
+		return GS_OK;
+	case KC_GPU_ANNOTATION:
+		kin_warn(k, KW_GPU_ANNOTATION);
+		return GS_OK;
+	default:
+		break;
+	}
+	if (!kin_times(k, &ev->f[EV_TS], &ev->f[EV_DUR], &ev->start, &ev->end))
+		return GS_OK;
+	switch (cat) {
+	case KC_KERNEL:
+	case KC_MEMCPY:
+	case KC_MEMSET:
+		return kin_gpu_op(k, ev, cat);
+	case KC_RUNTIME:
+	case KC_DRIVER:
+		return kin_api_call(k, ev, cat);
+	case KC_SYNC:
+		return kin_sync(k, ev);
+	case KC_OVERHEAD:
+		return kin_overhead(k, ev);
+	default:
+		return kin_range(k, ev, cat);
+	}
+}
+
+static gs_status kin_metadata(struct kin *k, const struct kin_event *ev)
+{
+	bool pname = span_equals(&ev->f[EV_NAME], "process_name");
+	bool plabels = span_equals(&ev->f[EV_NAME], "process_labels");
+	struct kin_proc *p;
+	const char *s;
+	cJSON *args;
+	int64_t pid;
+	gs_status rc = GS_OK;
+	bool ok;
+
+	if ((!pname && !plabels) || !span_int(&ev->f[EV_PID], &pid))
+		return GS_OK;
+	rc = kin_parse_args(k, &ev->f[EV_ARGS], &args, &ok);
+	if (rc || !ok)
+		return rc;
+	p = kin_proc(k, pid);
+	if (!p)
+		goto out;
+	if (pname) {
+		s = j_str(args, "name");
+		if (s)
+			rc = kin_intern_str(k, s, &p->name);
+	} else {
+		s = j_str(args, "labels");
+		if (s && strcmp(s, "CPU") == 0)
+			p->flags |= KPF_LABEL_CPU;
+		else if (s && strncmp(s, "GPU", 3) == 0)
+			p->flags |= KPF_LABEL_GPU;
+	}
+out:
+	cJSON_Delete(args);
+	return rc;
+}
+
+/* One element of traceEvents: the bytes [p, p + n) of a JSON object. */
+static gs_status kin_event(struct kin *k, const char *p, size_t n)
+{
+	struct kin_event ev;
+	const struct kin_span *ph = &ev.f[EV_PH];
+
+	if (!find_members(p, n, ev_keys, EV_COUNT, ev.f)) {
+		kin_warn(k, KW_MALFORMED);
+		return GS_OK;
+	}
+	if (!span_is_string(ph)) {
+		kin_warn(k, KW_NO_PHASE);
+		return GS_OK;
+	}
+	if (ph->n == 3) {
+		switch (ph->p[1]) {
+		case 'X':
+			return kin_complete(k, &ev);
+		case 'M':
+			return kin_metadata(k, &ev);
+		case 's':
+		case 'f':
+		case 't':
+		case 'i':
+		case 'I':
+		case 'n':
+			return GS_OK;
+		default:
+			break;
+		}
+	}
+	{
+		const char *s;
+		size_t sn;
+		gs_status rc;
+
+		if (!span_string(k, ph, 0, &s, &sn, &rc)) {
+			if (rc)
+				return rc;
+			s = "?";
+			sn = 1;
+		}
+		kin_warn_named(k, KN_PHASE, s, sn);
+	}
+	return GS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Top-level values other than traceEvents                                  */
+/* ------------------------------------------------------------------------ */
+
+static gs_status kin_devices(struct kin *k, const cJSON *arr)
+{
+	const cJSON *d;
+
+	if (!cJSON_IsArray(arr))
+		return GS_OK;
+	cJSON_ArrayForEach(d, arr)
+	{
+		struct gs_device dev = {
+			.name = GS_NO_STRING,
+			.uuid = GS_NO_STRING,
+		};
+		const char *s;
+		gs_status rc;
+
+		if (!cJSON_IsObject(d) || !j_u32(d, "id", &dev.id))
+			continue;
+		s = j_str(d, "name");
+		if (s && (rc = kin_intern_str(k, s, &dev.name)))
+			return rc;
+		s = j_str(d, "uuid");
+		if (s && (rc = kin_intern_str(k, s, &dev.uuid)))
+			return rc;
+		j_u32(d, "numSms", &dev.sm_count);
+		j_u32(d, "computeMajor", &dev.cc_major);
+		j_u32(d, "computeMinor", &dev.cc_minor);
+		j_u64(d, "totalGlobalMem", &dev.memory_bytes);
+		if (!j_u32(d, "numMemcpyEngines", &dev.copy_engines))
+			j_u32(d, "asyncEngineCount", &dev.copy_engines);
+		if (k->ndevs == k->devs_cap) {
+			size_t nc = k->devs_cap ? k->devs_cap * 2 : 16;
+			uint32_t *nd = realloc(k->devs, nc * sizeof(*nd));
+
+			if (!nd)
+				return nomem();
+			k->devs = nd;
+			k->devs_cap = nc;
+		}
+		k->devs[k->ndevs++] = dev.id;
+		rc = kin_emit_device(k, &dev);
+		if (rc)
+			return rc;
+	}
+	return GS_OK;
+}
+
+/* A version number or string, kept as text ("12090"). */
+static gs_status kin_version(struct kin *k, const cJSON *v, uint32_t *id)
+{
+	char tmp[32];
+
+	if (cJSON_IsString(v) && v->valuestring)
+		return kin_intern_str(k, v->valuestring, id);
+	if (!cJSON_IsNumber(v))
+		return GS_OK;
+	if (v->valuedouble == (double)(long long)v->valuedouble)
+		snprintf(tmp, sizeof(tmp), "%lld", (long long)v->valuedouble);
+	else
+		snprintf(tmp, sizeof(tmp), "%g", v->valuedouble);
+	return kin_intern_str(k, tmp, id);
+}
+
+enum kin_top {
+	KT_TOP_OTHER,
+	KT_TOP_EVENTS,
+	KT_TOP_DEVICES,
+	KT_TOP_HOST,
+	KT_TOP_DRIVER,
+	KT_TOP_RUNTIME,
+	KT_TOP_CUPTI,
+	KT_TOP_HIP_DRIVER,
+	KT_TOP_HIP_RUNTIME,
+};
+
+static enum kin_top kin_top_key(const char *s, size_t n)
+{
+	static const struct {
+		const char *key;
+		enum kin_top top;
+	} keys[] = {
+		{"traceEvents", KT_TOP_EVENTS},
+		{"deviceProperties", KT_TOP_DEVICES},
+		{"host_name", KT_TOP_HOST},
+		{"cuda_driver_version", KT_TOP_DRIVER},
+		{"cuda_runtime_version", KT_TOP_RUNTIME},
+		{"cupti_version", KT_TOP_CUPTI},
+		{"hip_driver_version", KT_TOP_HIP_DRIVER},
+		{"hip_runtime_version", KT_TOP_HIP_RUNTIME},
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strlen(keys[i].key) == n && memcmp(keys[i].key, s, n) == 0)
+			return keys[i].top;
+	return KT_TOP_OTHER;
+}
+
+static gs_status kin_top_value(struct kin *k, enum kin_top top, const char *p, size_t n)
+{
+	cJSON *v = cJSON_ParseWithLength(p, n);
+	gs_status rc = GS_OK;
+
+	if (!v)
+		return kin_format_error(k, k->ev_off, "a top-level value is not valid JSON");
+	switch (top) {
+	case KT_TOP_DEVICES:
+		rc = kin_devices(k, v);
+		break;
+	case KT_TOP_HOST:
+		if (cJSON_IsString(v) && v->valuestring)
+			rc = kin_intern_str(k, v->valuestring, &k->host_name);
+		break;
+	case KT_TOP_DRIVER:
+		rc = kin_version(k, v, &k->driver_version);
+		break;
+	case KT_TOP_RUNTIME:
+		rc = kin_version(k, v, &k->runtime_version);
+		break;
+	case KT_TOP_CUPTI:
+		rc = kin_version(k, v, &k->cupti_version);
+		break;
+	case KT_TOP_HIP_DRIVER:
+		if (k->driver_version == GS_NO_STRING)
+			rc = kin_version(k, v, &k->driver_version);
+		break;
+	case KT_TOP_HIP_RUNTIME:
+		if (k->runtime_version == GS_NO_STRING)
+			rc = kin_version(k, v, &k->runtime_version);
+		break;
+	default:
+		break;
+	}
+	cJSON_Delete(v);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The streaming scanner                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Drop buf[0 .. keep), then read more. *more is false at the end of the
+ * input. Positions in the buffer move down by `keep`.
+ */
+static gs_status kin_fill(struct kin *k, size_t keep, bool *more)
+{
+	size_t got;
+	gs_status rc;
+
+	if (keep) {
+		memmove(k->buf, k->buf + keep, k->len - keep);
+		k->len -= keep;
+		k->pos -= keep;
+		k->base += keep;
+	}
+	*more = false;
+	if (k->eof)
+		return GS_OK;
+	if (k->cap - k->len < KIN_READ_CHUNK / 2) {
+		size_t nc = k->cap * 2 > k->len + KIN_READ_CHUNK ? k->cap * 2 :
+								   k->len + KIN_READ_CHUNK;
+		char *nb = realloc(k->buf, nc);
+
+		if (!nb)
+			return nomem();
+		k->buf = nb;
+		k->cap = nc;
+	}
+	rc = gs_gzin_read(k->in, k->buf + k->len, k->cap - k->len, &got);
+	if (rc)
+		return rc;
+	if (got == 0)
+		k->eof = true;
+	k->len += got;
+	*more = got > 0;
+	return GS_OK;
+}
+
+/* The next byte that is not whitespace, without consuming it; -1 at EOF. */
+static gs_status kin_peek(struct kin *k, int *c)
+{
+	for (;;) {
+		while (k->pos < k->len) {
+			char ch = k->buf[k->pos];
+
+			if (!is_ws(ch)) {
+				*c = (unsigned char)ch;
+				return GS_OK;
+			}
+			k->pos++;
+		}
+		{
+			bool more;
+			gs_status rc = kin_fill(k, k->pos, &more);
+
+			if (rc)
+				return rc;
+			if (!more) {
+				*c = -1;
+				return GS_OK;
+			}
+		}
+	}
+}
+
+static gs_status kin_limit(struct kin *k, uint64_t off, const char *what, unsigned long long v)
+{
+	gs_error_append("%s: byte %llu: %s (%llu)", k->name, (unsigned long long)off, what, v);
+	return GS_ERR_LIMIT;
+}
+
+static gs_status kin_push(struct kin *k, uint32_t depth, size_t d, char c)
+{
+	if (depth + d + 1 > k->lim.max_depth)
+		return kin_limit(k, kin_here(k) - 1, "JSON nested deeper than max_depth",
+				 k->lim.max_depth);
+	if (d >= k->stack_cap) {
+		size_t nc = k->stack_cap ? k->stack_cap * 2 : 64;
+		uint8_t *ns = realloc(k->stack, nc);
+
+		if (!ns)
+			return nomem();
+		k->stack = ns;
+		k->stack_cap = nc;
+	}
+	k->stack[d] = (uint8_t)c;
+	return GS_OK;
+}
+
+/*
+ * Scan the JSON value at k->pos (whitespace already skipped) inside a
+ * container at nesting `depth`. With `capture`, the value stays in the
+ * buffer and on return occupies buf[*start .. k->pos); without, what was
+ * consumed may be dropped. Checks bracket pairing, the depth, string and
+ * (with capture) value size limits; does not check scalars or separators.
+ */
+static gs_status kin_scan_value(struct kin *k, uint32_t depth, bool capture, size_t *start)
+{
+	uint64_t off = kin_here(k);
+	size_t d = 0, s0 = k->pos;
+	uint64_t str_len = 0;
+	bool in_str = false, scalar;
+	char c = k->buf[k->pos];
+	gs_status rc;
+
+	if (c == ',' || c == ':' || c == '}' || c == ']')
+		return kin_format_error(k, off, "expected a value");
+	scalar = c != '"' && c != '{' && c != '[';
+	for (;;) {
+		if (k->pos == k->len) {
+			bool more;
+
+			rc = kin_fill(k, capture ? s0 : k->pos, &more);
+			if (rc)
+				return rc;
+			if (capture)
+				s0 = 0;
+			if (!more) {
+				if (scalar)
+					break;
+				return kin_format_error(k, off,
+							"the input ends inside this value "
+							"(truncated JSON?)");
+			}
+		}
+		if (capture && k->pos - s0 > k->lim.max_event_bytes)
+			return kin_limit(k, off, "value larger than max_event_bytes",
+					 (unsigned long long)k->lim.max_event_bytes);
+		c = k->buf[k->pos];
+		if (scalar) {
+			if (c == ',' || c == '}' || c == ']' || c == ':' || is_ws(c))
+				break;
+			k->pos++;
+			continue;
+		}
+		if (in_str) {
+			/* Runs of plain bytes go fast. */
+			size_t i = k->pos, end = k->len;
+
+			while (i < end && k->buf[i] != '"' && k->buf[i] != '\\')
+				i++;
+			str_len += i - k->pos;
+			k->pos = i;
+			if (str_len > k->lim.max_string_bytes)
+				return kin_limit(k, kin_here(k),
+						 "string longer than max_string_bytes",
+						 (unsigned long long)k->lim.max_string_bytes);
+			if (i == end)
+				continue;
+			if (k->buf[i] == '\\') {
+				/* Consume the backslash and the byte it escapes. */
+				if (i + 1 == end) {
+					bool more;
+
+					rc = kin_fill(k, capture ? s0 : k->pos, &more);
+					if (rc)
+						return rc;
+					if (capture)
+						s0 = 0;
+					if (!more)
+						return kin_format_error(
+							k, off,
+							"the input ends inside a string "
+							"(truncated JSON?)");
+					continue;
+				}
+				k->pos += 2;
+				str_len += 2;
+				continue;
+			}
+			k->pos++;
+			in_str = false;
+			if (d == 0)
+				break;
+			continue;
+		}
+		k->pos++;
+		switch (c) {
+		case '"':
+			in_str = true;
+			str_len = 0;
+			break;
+		case '{':
+		case '[':
+			rc = kin_push(k, depth, d, c);
+			if (rc)
+				return rc;
+			d++;
+			break;
+		case '}':
+		case ']':
+			if (d == 0 || k->stack[d - 1] != (c == '}' ? '{' : '['))
+				return kin_format_error(k, kin_here(k) - 1,
+							c == '}' ? "unexpected '}'" :
+								   "unexpected ']'");
+			d--;
+			break;
+		default:
+			break;
+		}
+		if (d == 0 && !in_str)
+			break;
+	}
+	*start = s0;
+	return GS_OK;
+}
+
+/* The elements of an array whose '[' is at k->pos. */
+static gs_status kin_events_array(struct kin *k, uint32_t depth)
+{
+	gs_status rc;
+	int c;
+
+	k->saw_events = true;
+	k->pos++; /* '[' */
+	rc = kin_peek(k, &c);
+	if (rc)
+		return rc;
+	if (c == ']') {
+		k->pos++;
+		return GS_OK;
+	}
+	for (;;) {
+		size_t start;
+
+		rc = kin_peek(k, &c);
+		if (rc)
+			return rc;
+		if (c < 0)
+			return kin_format_error(
+				k, kin_here(k),
+				"the input ends inside traceEvents (truncated JSON?)");
+		k->ev_off = kin_here(k);
+		if (c == '{') {
+			rc = kin_scan_value(k, depth, true, &start);
+			if (!rc)
+				rc = kin_event(k, k->buf + start, k->pos - start);
+		} else {
+			rc = kin_scan_value(k, depth, false, &start);
+			kin_warn(k, KW_NOT_OBJECT);
+		}
+		if (rc)
+			return rc;
+		rc = kin_peek(k, &c);
+		if (rc)
+			return rc;
+		if (c == ',') {
+			k->pos++;
+			continue;
+		}
+		if (c == ']') {
+			k->pos++;
+			return GS_OK;
+		}
+		if (c < 0)
+			return kin_format_error(
+				k, kin_here(k),
+				"the input ends inside traceEvents (truncated JSON?)");
+		return kin_format_error(k, kin_here(k), "expected ',' or ']' in traceEvents");
+	}
+}
+
+/* The members of the top-level object whose '{' is at k->pos. */
+static gs_status kin_top_object(struct kin *k)
+{
+	gs_status rc;
+	int c;
+
+	k->pos++; /* '{' */
+	rc = kin_peek(k, &c);
+	if (rc)
+		return rc;
+	if (c == '}') {
+		k->pos++;
+		return GS_OK;
+	}
+	for (;;) {
+		enum kin_top top;
+		size_t start;
+
+		rc = kin_peek(k, &c);
+		if (rc)
+			return rc;
+		if (c < 0)
+			return kin_format_error(k, kin_here(k),
+						"the input ends inside the top-level object "
+						"(truncated JSON?)");
+		if (c != '"')
+			return kin_format_error(k, kin_here(k),
+						"expected a member name in the top-level object");
+		rc = kin_scan_value(k, 1, true, &start);
+		if (rc)
+			return rc;
+		top = kin_top_key(k->buf + start + 1, k->pos - start - 2);
+		rc = kin_peek(k, &c);
+		if (rc)
+			return rc;
+		if (c != ':')
+			return kin_format_error(k, kin_here(k), "expected ':' after a member name");
+		k->pos++;
+		rc = kin_peek(k, &c);
+		if (rc)
+			return rc;
+		if (c < 0)
+			return kin_format_error(k, kin_here(k),
+						"the input ends inside the top-level object "
+						"(truncated JSON?)");
+		k->ev_off = kin_here(k);
+		if (top == KT_TOP_EVENTS) {
+			if (c != '[')
+				return kin_format_error(k, kin_here(k),
+							"traceEvents is not an array");
+			rc = kin_events_array(k, 2);
+		} else if (top == KT_TOP_OTHER) {
+			rc = kin_scan_value(k, 1, false, &start);
+		} else {
+			rc = kin_scan_value(k, 1, true, &start);
+			if (!rc)
+				rc = kin_top_value(k, top, k->buf + start, k->pos - start);
+		}
+		if (rc)
+			return rc;
+		rc = kin_peek(k, &c);
+		if (rc)
+			return rc;
+		if (c == ',') {
+			k->pos++;
+			continue;
+		}
+		if (c == '}') {
+			k->pos++;
+			return GS_OK;
+		}
+		if (c < 0)
+			return kin_format_error(k, kin_here(k),
+						"the input ends inside the top-level object "
+						"(truncated JSON?)");
+		return kin_format_error(k, kin_here(k),
+					"expected ',' or '}' after a top-level member");
+	}
+}
+
+static gs_status kin_document(struct kin *k)
+{
+	gs_status rc;
+	int c;
+
+	rc = kin_peek(k, &c);
+	if (rc)
+		return rc;
+	/* A UTF-8 byte order mark. */
+	if (c == 0xEF && k->len - k->pos >= 3 && memcmp(k->buf + k->pos, "\xEF\xBB\xBF", 3) == 0) {
+		k->pos += 3;
+		rc = kin_peek(k, &c);
+		if (rc)
+			return rc;
+	}
+	if (c < 0) {
+		gs_error_append("%s: empty file: no JSON data", k->name);
+		return GS_ERR_FORMAT;
+	}
+	if (c == '[')
+		rc = kin_events_array(k, 1);
+	else if (c == '{')
+		rc = kin_top_object(k);
+	else
+		return kin_format_error(k, kin_here(k),
+					"not JSON: a Chrome trace starts with '{' or '['");
+	if (rc)
+		return rc;
+	rc = kin_peek(k, &c);
+	if (rc)
+		return rc;
+	if (c >= 0)
+		return kin_format_error(k, kin_here(k), "unexpected data after the JSON document");
+	if (!k->saw_events) {
+		gs_error_append("%s: no \"traceEvents\" array: not a Chrome trace", k->name);
+		return GS_ERR_FORMAT;
+	}
+	return GS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The end: held-back records, devices, processes, warnings                 */
+/* ------------------------------------------------------------------------ */
+
+static bool kin_dev_known(const struct kin *k, uint32_t id)
+{
+	for (size_t i = 0; i < k->ndevs; i++)
+		if (k->devs[i] == id)
+			return true;
+	return false;
+}
+
+static gs_status kin_finish(struct kin *k)
+{
+	gs_status rc;
+	char msg[256];
+
+	k->ev_off = kin_here(k);
+	while (k->pend.count) {
+		rc = kin_pend_pop(k);
+		if (rc)
+			return rc;
+	}
+	/* Devices that ops use but deviceProperties did not describe. */
+	for (uint32_t i = 0; i < k->stream_slots; i++) {
+		const struct kin_stream_ent *e = &k->streams[i];
+		struct gs_device dev = {.name = GS_NO_STRING, .uuid = GS_NO_STRING};
+		uint32_t *nd;
+
+		if (!e->used || kin_dev_known(k, e->device))
+			continue;
+		dev.id = e->device;
+		if (k->ndevs == k->devs_cap) {
+			size_t nc = k->devs_cap ? k->devs_cap * 2 : 16;
+
+			nd = realloc(k->devs, nc * sizeof(*nd));
+			if (!nd)
+				return nomem();
+			k->devs = nd;
+			k->devs_cap = nc;
+		}
+		k->devs[k->ndevs++] = dev.id;
+		rc = kin_emit_device(k, &dev);
+		if (rc)
+			return rc;
+	}
+	for (uint32_t i = 0; i < KIN_PROC_SLOTS; i++) {
+		const struct kin_proc *p = &k->procs[i];
+		struct gs_process proc = {0};
+		bool host;
+
+		if (!p->used)
+			continue;
+		host = (p->flags & (KPF_API | KPF_LABEL_CPU)) ||
+		       ((p->flags & KPF_HOST_EVENTS) && !(p->flags & KPF_LABEL_GPU));
+		if (!host)
+			continue;
+		proc.pid = p->pid;
+		proc.command_line = p->name;
+		proc.host_name = k->host_name;
+		proc.driver_version = k->driver_version;
+		proc.runtime_version = k->runtime_version;
+		proc.cupti_version = k->cupti_version;
+		rc = kin_emit_process(k, &proc);
+		if (rc)
+			return rc;
+	}
+	if (!k->sink->warning)
+		return GS_OK;
+	for (int w = 0; w < KW_COUNT; w++) {
+		if (!k->warn[w])
+			continue;
+		if (kin_warn_text[w].where)
+			snprintf(msg, sizeof(msg), "%s %llu %s (first at byte %llu)",
+				 kin_warn_text[w].verb, (unsigned long long)k->warn[w],
+				 kin_warn_text[w].what, (unsigned long long)k->warn_at[w]);
+		else
+			snprintf(msg, sizeof(msg), "%s %llu %s", kin_warn_text[w].verb,
+				 (unsigned long long)k->warn[w], kin_warn_text[w].what);
+		rc = k->sink->warning(k->sink, msg, k->warn[w]);
+		if (rc)
+			return kin_sink_failed(k, rc);
+	}
+	for (uint32_t i = 0; i < k->nnamed; i++) {
+		const struct kin_named *e = &k->named[i];
+
+		if (e->kind == KN_PHASE)
+			snprintf(msg, sizeof(msg), "skipped %llu events of unsupported phase '%s'",
+				 (unsigned long long)e->count, e->key);
+		else if (e->key[0])
+			snprintf(msg, sizeof(msg), "skipped %llu events of unknown category '%s'",
+				 (unsigned long long)e->count, e->key);
+		else
+			snprintf(msg, sizeof(msg),
+				 "skipped %llu complete events without a category",
+				 (unsigned long long)e->count);
+		rc = k->sink->warning(k->sink, msg, e->count);
+		if (rc)
+			return kin_sink_failed(k, rc);
+	}
+	if (k->named_other) {
+		snprintf(msg, sizeof(msg), "skipped %llu events of other unknown categories",
+			 (unsigned long long)k->named_other);
+		rc = k->sink->warning(k->sink, msg, k->named_other);
+		if (rc)
+			return kin_sink_failed(k, rc);
+	}
+	if (k->wait_calls && !k->sync_events) {
+		snprintf(msg, sizeof(msg),
+			 "%llu cudaStreamWaitEvent calls but no cuda_sync events: waits between "
+			 "streams cannot be linked",
+			 (unsigned long long)k->wait_calls);
+		rc = k->sink->warning(k->sink, msg, k->wait_calls);
+		if (rc)
+			return kin_sink_failed(k, rc);
+	}
+	return GS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry points                                                             */
+/* ------------------------------------------------------------------------ */
+
+static gs_status kin_run(struct gs_gzin *in, const char *name, const struct gs_import_limits *lim,
+			 struct gs_sink *sink)
+{
+	struct kin *k = calloc(1, sizeof(*k));
+	gs_status rc;
+
+	if (!k) {
+		gs_gzin_close(in);
+		return nomem();
+	}
+	k->name = name;
+	k->in = in;
+	k->sink = sink;
+	limits_resolve(&k->lim, lim);
+	k->host_name = k->driver_version = k->runtime_version = k->cupti_version = GS_NO_STRING;
+	k->cap = KIN_READ_CHUNK * 2;
+	k->buf = malloc(k->cap);
+	k->pend_items = malloc(KIN_PEND_CAP * sizeof(*k->pend_items));
+	k->recent_items = malloc(KIN_RECENT_CAP * sizeof(*k->recent_items));
+	k->procs = calloc(KIN_PROC_SLOTS, sizeof(*k->procs));
+	if (!k->buf || !k->pend_items || !k->recent_items || !k->procs)
+		rc = nomem();
+	else
+		rc = ring_init(&k->pend, KIN_PEND_CAP);
+	if (!rc)
+		rc = ring_init(&k->recent, KIN_RECENT_CAP);
+	if (!rc)
+		rc = kin_document(k);
+	if (!rc)
+		rc = kin_finish(k);
+	gs_gzin_close(in);
+	ring_fini(&k->pend);
+	ring_fini(&k->recent);
+	free(k->pend_items);
+	free(k->recent_items);
+	free(k->buf);
+	free(k->stack);
+	free(k->scratch[0]);
+	free(k->scratch[1]);
+	free(k->streams);
+	free(k->procs);
+	free(k->devs);
+	free(k);
+	return rc;
+}
+
+gs_status gs_import_kineto(const char *path, const struct gs_import_limits *lim,
+			   struct gs_sink *sink)
+{
+	struct gs_gzin *in;
+	gs_status rc;
+
+	if (!path || !sink) {
+		gs_error_append("gs_import_kineto: no %s", path ? "sink" : "path");
+		return GS_ERR_INVALID;
+	}
+	rc = gs_gzin_open(path, &in);
+	if (rc)
+		return rc;
+	return kin_run(in, gs_gzin_name(in), lim, sink);
+}
+
+gs_status gs_import_kineto_mem(const void *data, size_t size, const char *name,
+			       const struct gs_import_limits *lim, struct gs_sink *sink)
+{
+	struct gs_gzin *in;
+	gs_status rc;
+
+	if (!sink) {
+		gs_error_append("gs_import_kineto_mem: no sink");
+		return GS_ERR_INVALID;
+	}
+	rc = gs_gzin_open_mem(data, size, name ? name : "(memory)", &in);
+	if (rc)
+		return rc;
+	return kin_run(in, gs_gzin_name(in), lim, sink);
+}

@@ -1,0 +1,344 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Command-line tests of gpuscope (ctest label "cli").
+#
+#   run_golden.sh golden GPUSCOPE SRCDIR WORKDIR
+#       run commands on the fixtures in SRCDIR/data and compare what they
+#       print (stdout, stderr, exit status) with SRCDIR/expected/NAME.txt
+#   run_golden.sh exit GPUSCOPE SRCDIR WORKDIR
+#       exit statuses and the shape of error output (SPEC §2)
+#
+# GS_UPDATE_GOLDEN=1 rewrites the expected files from the current outputs
+# (review the diff before committing it).
+set -u
+
+mode=${1:?usage: run_golden.sh golden|exit GPUSCOPE SRCDIR WORKDIR}
+gs=${2:?gpuscope binary}
+src=${3:?source dir of tests/cli}
+work=${4:?work dir}
+
+case $gs in /*) ;; *) gs=$(pwd)/$gs ;; esac
+case $src in /*) ;; *) src=$(pwd)/$src ;; esac
+
+rm -rf "$work" && mkdir -p "$work" || exit 1
+cp "$src"/data/*.json "$work"/ || exit 1
+cd "$work" || exit 1
+
+failures=0
+checks=0
+
+fail() {
+	printf 'FAIL: %s\n' "$*" >&2
+	failures=$((failures + 1))
+}
+
+# run NAME ARGS...: gpuscope ARGS > NAME.out 2> NAME.err; exit status in $rc.
+run() {
+	name=$1
+	shift
+	checks=$((checks + 1))
+	"$gs" "$@" >"$name.out" 2>"$name.err"
+	rc=$?
+}
+
+# Paths of this run and anything else that changes between runs.
+normalise() {
+	sed -e "s|$work|WORKDIR|g" "$1"
+}
+
+# golden NAME ARGS...: stdout, stderr and status against expected/NAME.txt.
+golden() {
+	name=$1
+	shift
+	run "$name" "$@"
+	{
+		normalise "$name.out"
+		echo "--- stderr"
+		normalise "$name.err"
+		echo "--- exit $rc"
+	} >"$name.txt"
+	exp=$src/expected/$name.txt
+	if [ "${GS_UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$name.txt" "$exp"
+		return
+	fi
+	if [ ! -f "$exp" ]; then
+		fail "$name: no expected file $exp (GS_UPDATE_GOLDEN=1 makes one)"
+		return
+	fi
+	diff -u "$exp" "$name.txt" >&2 || fail "$name: output differs from $exp"
+}
+
+# same_stdout A B: two runs printed the same thing.
+same_stdout() {
+	checks=$((checks + 1))
+	cmp -s "$1.out" "$2.out" || {
+		diff -u "$1.out" "$2.out" >&2
+		fail "$1 and $2 differ"
+	}
+}
+
+# expect NAME STATUS ARGS...: exit status, and for failures: nothing on stdout
+# and a "gpuscope: error: " first line (exactly one line for status 1).
+expect() {
+	name=$1
+	want=$2
+	shift 2
+	run "$name" "$@"
+	if [ "$rc" != "$want" ]; then
+		fail "$name: exit $rc, want $want (gpuscope $*)"
+		sed 's/^/    /' "$name.err" >&2
+		return
+	fi
+	[ "$want" = 0 ] && return
+	[ -s "$name.out" ] && fail "$name: printed on stdout when failing"
+	head -n 1 "$name.err" | grep -q '^gpuscope: error: ' ||
+		fail "$name: stderr does not start with 'gpuscope: error: '"
+	if [ "$want" = 1 ]; then
+		lines=$(wc -l <"$name.err")
+		[ "$lines" -eq 1 ] || fail "$name: $lines lines on stderr, want 1"
+	fi
+}
+
+# has NAME out|err TEXT: the output holds TEXT (fixed string).
+has() {
+	checks=$((checks + 1))
+	grep -qF -- "$3" "$1.$2" || fail "$1: std$2 lacks '$3'"
+}
+
+# hasnt NAME out|err TEXT
+hasnt() {
+	checks=$((checks + 1))
+	grep -qF -- "$3" "$1.$2" && fail "$1: std$2 has '$3'"
+	return 0
+}
+
+file_size() {
+	wc -c <"$1" | tr -d ' '
+}
+
+# copy_bytes IN OUT COUNT: the first COUNT bytes of IN.
+copy_bytes() {
+	dd if="$1" of="$2" bs=1 count="$3" 2>/dev/null
+}
+
+# flip_byte FILE OFFSET: change the byte at OFFSET.
+flip_byte() {
+	b=$(od -An -tu1 -j "$2" -N 1 "$1" | tr -d ' ')
+	b=$(((b + 1) % 256))
+	# shellcheck disable=SC2059
+	printf "\\$(printf '%03o' "$b")" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
+# Deterministic pseudo-random bytes (an LCG small enough for any awk).
+random_bytes() {
+	esc=$(awk 'BEGIN { x = 4242; for (i = 0; i < 2048; i++) {
+		x = (x * 75 + 74) % 65537; printf "\\%03o", x % 256 } }')
+	# shellcheck disable=SC2059
+	printf "$esc" >"$1"
+}
+
+golden_tests() {
+	golden help_main --help
+	golden help_info help info
+	golden help_dump dump --help
+	golden help_convert convert --help
+	golden version --version
+
+	golden info_small info small.json
+	golden info_small_json info --format json small.json
+	golden info_cpu_only info cpu_only.json
+	golden dump_small dump small.json
+	golden dump_small_limit dump --limit 5 small.json
+	golden dump_cpu_only dump cpu_only.json
+
+	golden convert_small convert small.json -o small.gscope
+	golden info_gscope info small.gscope
+	golden info_gscope_json info --format json small.gscope
+
+	# A .gscope made from the JSON holds the same records.
+	run dump_gscope dump small.gscope
+	[ "$rc" = 0 ] || fail "dump_gscope: exit $rc"
+	same_stdout dump_small dump_gscope
+	# A .gscope made from that .gscope too.
+	run convert_again convert small.gscope -o again.gscope
+	run dump_again dump again.gscope
+	same_stdout dump_small dump_again
+
+	# Recognised by content: gzip, and a name that says nothing.
+	if command -v gzip >/dev/null 2>&1; then
+		gzip -n -c small.json >small.json.gz
+		run dump_gz dump small.json.gz
+		same_stdout dump_small dump_gz
+		cp small.gscope trace.bin
+		run dump_noext dump trace.bin
+		same_stdout dump_small dump_noext
+	fi
+}
+
+exit_tests() {
+	expect version 0 --version
+	checks=$((checks + 1))
+	[ "$(cat version.out)" = "gpuscope 0.1.0" ] || fail "version: '$(cat version.out)'"
+	expect help 0 --help
+	has help out "usage: gpuscope"
+	expect help_h 0 -h
+	expect help_cmd 0 help
+	same_stdout help help_cmd
+
+	# Each available command documents its options, defaults and an example.
+	for c in info dump convert; do
+		expect "help_$c" 0 "$c" --help
+		has "help_$c" out "usage: gpuscope $c"
+		has "help_$c" out "(default"
+		has "help_$c" out "example:"
+		expect "help2_$c" 0 help "$c"
+		same_stdout "help_$c" "help2_$c"
+	done
+	# Commands that are not built are not offered as commands.
+	for c in record analyze export diff plan; do
+		hasnt help out "  $c "
+		expect "na_$c" 2 "$c" small.json
+		has "na_$c" err "gpuscope: error: '$c' is not available in this build yet"
+		expect "na_help_$c" 2 help "$c"
+	done
+	has help out "not yet available in this build: record, analyze, export, diff, plan"
+
+	# Usage errors: 2.
+	expect noargs 2
+	expect unknown_cmd 2 frobnicate small.json
+	has unknown_cmd err "unknown command 'frobnicate'"
+	expect unknown_global 2 --frobnicate
+	expect help_unknown 2 help frobnicate
+	expect bad_option 2 info --bogus small.json
+	has bad_option err "'--bogus'"
+	has bad_option err "usage: gpuscope info"
+	expect bad_short 2 dump -x small.json
+	expect bad_format 2 info --format xml small.json
+	expect no_format_value 2 info small.json --format
+	expect bad_limit 2 dump --limit -3 small.json
+	expect bad_limit2 2 dump --limit 3x small.json
+	expect salvage_value 2 dump --salvage=yes small.json
+	expect no_trace 2 info
+	expect two_traces 2 dump small.json small.json
+	expect convert_no_out 2 convert small.json
+	expect convert_no_in 2 convert -o x.gscope
+
+	# Bad input: 1, one line naming the file.
+	expect missing 1 info no-such-file.json
+	has missing err "no-such-file.json"
+	expect missing_dump 1 dump no-such-file.json
+	# Still one line when the name holds a newline.
+	expect missing_nl 1 info "$(printf 'two\nlines.json')"
+	has missing_nl err "two?lines.json"
+	: >empty.json
+	expect empty 1 info empty.json
+	has empty err "empty.json"
+	random_bytes random.bin
+	expect random 1 info random.bin
+	has random err "random.bin"
+	copy_bytes small.json cut.json 2000
+	expect cut_json 1 dump cut.json
+	has cut_json err "cut.json"
+	mkdir -p adir
+	expect directory 1 info adir
+	has directory err "adir"
+	printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1, "dur": 1,' >bad.json
+	printf ' "args": {"stream": 7, "grid": [1, 1]]}]}\n' >>bad.json
+	expect bad_json 1 info bad.json
+	has bad_json err "bad.json"
+
+	# .gscope damage.
+	expect convert 0 convert small.json -o small.gscope
+	size=$(file_size small.gscope)
+	cp small.gscope corrupt.gscope
+	flip_byte corrupt.gscope $((size / 2))
+	expect corrupt 1 info corrupt.gscope
+	has corrupt err "corrupt.gscope"
+	has corrupt err "chunk"
+	run corrupt_salvage info --salvage corrupt.gscope
+	checks=$((checks + 1))
+	[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "corrupt_salvage: exit $rc"
+	copy_bytes small.gscope header.gscope 10
+	expect header_cut 1 info header.gscope
+	has header_cut err "header.gscope"
+	copy_bytes small.gscope half.gscope $((size / 2))
+	run half info half.gscope
+	checks=$((checks + 1))
+	# Read up to the last whole chunk with a warning, or fail with one line.
+	case $rc in
+	0) grep -q '^gpuscope: warning: ' half.err || fail "half: no warning for a cut file" ;;
+	1) expect half 1 info half.gscope ;;
+	*) fail "half: exit $rc" ;;
+	esac
+
+	# convert never overwrites without --force and leaves no temporaries.
+	cp small.gscope keep.gscope
+	expect exists 1 convert cpu_only.json -o keep.gscope
+	has exists err "keep.gscope"
+	has exists err "--force"
+	checks=$((checks + 1))
+	cmp -s small.gscope keep.gscope || fail "exists: output changed"
+	expect force 0 convert --force cpu_only.json -o keep.gscope
+	checks=$((checks + 1))
+	cmp -s small.gscope keep.gscope && fail "force: output not replaced"
+	expect force_info 0 info keep.gscope
+	has force_info out "host ranges:     2"
+	expect no_dir 1 convert small.json -o no-such-dir/x.gscope
+	has no_dir err "no-such-dir/x.gscope"
+	expect bad_in_convert 1 convert random.bin -o never.gscope
+	checks=$((checks + 1))
+	[ -e never.gscope ] && fail "bad_in_convert: left an output"
+	mkdir -p sub
+	expect convert_sub 0 convert small.json -o sub/out.gscope
+	checks=$((checks + 1))
+	for f in .*.tmp-* sub/.*.tmp-*; do
+		[ -e "$f" ] && fail "convert left a temporary file: $f"
+	done
+	expect stdout_quiet 0 convert small.json -o quiet.gscope
+	checks=$((checks + 1))
+	[ -s stdout_quiet.out ] && fail "convert printed on stdout"
+
+	# Loading warnings reach stderr as one line each.
+	expect warn 0 dump small.json
+	checks=$((checks + 1))
+	grep -v '^gpuscope: warning: ' warn.err >warn.other
+	[ -s warn.other ] && fail "warn: stderr has lines that are not warnings"
+	expect json_quiet 0 info --format json small.json
+	checks=$((checks + 1))
+	[ -s json_quiet.err ] && fail "info --format json wrote to stderr"
+
+	# A full disk is an error, not a success.
+	if [ -w /dev/full ]; then
+		checks=$((checks + 1))
+		"$gs" info small.json >/dev/full 2>full.err
+		rc=$?
+		[ "$rc" = 1 ] || fail "full: info exit $rc, want 1"
+		grep -q '^gpuscope: error: .*No space left' full.err ||
+			fail "full: no error line: $(cat full.err)"
+		checks=$((checks + 1))
+		"$gs" dump small.json >/dev/full 2>full2.err
+		rc=$?
+		[ "$rc" = 1 ] || fail "full: dump exit $rc, want 1"
+		checks=$((checks + 1))
+		"$gs" --help >/dev/full 2>full3.err
+		rc=$?
+		[ "$rc" = 1 ] || fail "full: --help exit $rc, want 1"
+	fi
+}
+
+case $mode in
+golden) golden_tests ;;
+exit) exit_tests ;;
+*)
+	echo "run_golden.sh: unknown mode '$mode'" >&2
+	exit 2
+	;;
+esac
+
+if [ "$failures" -ne 0 ]; then
+	echo "$failures of $checks checks failed (work dir: $work)" >&2
+	exit 1
+fi
+echo "$checks checks passed"
+exit 0
