@@ -430,9 +430,11 @@ static void gs_dump_tables(struct gs_out *o, const struct gs_dump_ctx *c)
 		gs_out_printf(o, "process pid=%lld", (long long)p[i].pid);
 		gs_dump_str(o, c, "host", p[i].host_name);
 		gs_dump_str(o, c, "cmd", p[i].command_line);
-		gs_out_printf(o, " driver=%u runtime=%u cupti=%u start=%lld dropped=%llu\n",
-			      p[i].driver_version, p[i].runtime_version, p[i].cupti_version,
-			      (long long)p[i].start_ns, (unsigned long long)p[i].dropped_records);
+		gs_dump_str(o, c, "driver", p[i].driver_version);
+		gs_dump_str(o, c, "runtime", p[i].runtime_version);
+		gs_dump_str(o, c, "cupti", p[i].cupti_version);
+		gs_out_printf(o, " start=%lld dropped=%llu\n", (long long)p[i].start_ns,
+			      (unsigned long long)p[i].dropped_records);
 	}
 	d = gs_trace_devices(c->t, &n);
 	for (i = 0; i < n; i++) {

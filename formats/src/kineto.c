@@ -69,7 +69,14 @@
  * (or HIP) driver/runtime and CUPTI versions. Events whose pid is a string
  * ("Spans", "Traces") are skipped. Devices come from deviceProperties; a
  * device that ops use but deviceProperties lacks gets a record with its id
- * only.
+ * only. gs_process.start_ns stays 0: the file does not say when the process
+ * started.
+ *
+ * Limits: a zero field of struct gs_import_limits means its default. Member
+ * names are matched as written (a key spelled with \u escapes is not
+ * recognised); string values are unescaped. Errors name the input and the
+ * byte offset in the (decompressed) JSON; warnings for skipped or dropped
+ * events are counted per kind and reach the sink once each, at the end.
  */
 #include "gzin.h"
 #include "import_priv.h"
@@ -520,7 +527,7 @@ static gs_status kin_stream(struct kin *k, uint32_t device, uint32_t context, ui
 
 		if (!ns)
 			return nomem();
-		for (uint32_t i = 0; i < k->stream_slots; i++) {
+		for (uint32_t i = 0; k->streams && i < k->stream_slots; i++) {
 			struct kin_stream_ent *o = &k->streams[i];
 
 			if (!o->used)
@@ -1167,6 +1174,16 @@ static bool kin_times(struct kin *k, const struct kin_span *ts, const struct kin
 /* cJSON helpers                                                            */
 /* ------------------------------------------------------------------------ */
 
+/* Write the four bytes of the JSON literal null (no terminator). */
+static char *put_null(char *o)
+{
+	o[0] = 'n';
+	o[1] = 'u';
+	o[2] = 'l';
+	o[3] = 'l';
+	return o + 4;
+}
+
 /* Copy [p, p + n) with NaN, Infinity and -Infinity outside strings made
  * null, into scratch 1. Returns false when there were none. */
 static bool sanitise_nonfinite(struct kin *k, const char *p, size_t n, size_t *out_n, gs_status *rc)
@@ -1192,18 +1209,15 @@ static bool sanitise_nonfinite(struct kin *k, const char *p, size_t n, size_t *o
 			continue;
 		}
 		if (end - p >= 9 && memcmp(p, "-Infinity", 9) == 0) {
-			memcpy(o, "null", 4);
-			o += 4;
+			o = put_null(o);
 			p += 9;
 			changed = true;
 		} else if (end - p >= 8 && memcmp(p, "Infinity", 8) == 0) {
-			memcpy(o, "null", 4);
-			o += 4;
+			o = put_null(o);
 			p += 8;
 			changed = true;
 		} else if (end - p >= 3 && memcmp(p, "NaN", 3) == 0) {
-			memcpy(o, "null", 4);
-			o += 4;
+			o = put_null(o);
 			p += 3;
 			changed = true;
 		} else {
@@ -1283,7 +1297,7 @@ static const char *j_str(const cJSON *obj, const char *key)
 {
 	const cJSON *it = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
 
-	return cJSON_IsString(it) ? it->valuestring : NULL;
+	return it && cJSON_IsString(it) ? it->valuestring : NULL;
 }
 
 /* An array of up to three non-negative integers ("grid": [128, 1, 1]). */
@@ -2576,7 +2590,7 @@ static gs_status kin_run(struct gs_gzin *in, const char *name, const struct gs_i
 	k->sink = sink;
 	limits_resolve(&k->lim, lim);
 	k->host_name = k->driver_version = k->runtime_version = k->cupti_version = GS_NO_STRING;
-	k->cap = KIN_READ_CHUNK * 2;
+	k->cap = (size_t)KIN_READ_CHUNK * 2;
 	k->buf = malloc(k->cap);
 	k->pend_items = malloc(KIN_PEND_CAP * sizeof(*k->pend_items));
 	k->recent_items = malloc(KIN_RECENT_CAP * sizeof(*k->recent_items));

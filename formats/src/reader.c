@@ -631,15 +631,18 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 	for (size_t i = 0; i < c->n_processes && !rc; i++) {
 		const Gscope__Process *m = c->processes[i];
 		struct gs_process p = {.pid = m->pid,
-				       .driver_version = m->driver_version,
-				       .runtime_version = m->runtime_version,
-				       .cupti_version = m->cupti_version,
 				       .start_ns = m->start_ns,
 				       .dropped_records = m->dropped_records};
 
 		rc = map_string(r, m->host_name, &p.host_name);
 		if (!rc)
 			rc = map_string(r, m->command_line, &p.command_line);
+		if (!rc)
+			rc = map_string(r, m->driver_version, &p.driver_version);
+		if (!rc)
+			rc = map_string(r, m->runtime_version, &p.runtime_version);
+		if (!rc)
+			rc = map_string(r, m->cupti_version, &p.cupti_version);
 		if (!rc && sink->process)
 			rc = sink->process(sink, &p);
 	}

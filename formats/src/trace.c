@@ -107,12 +107,9 @@ static gs_status sink_process(struct gs_sink *s, const struct gs_process *p)
 	}
 	merge_string(&old->host_name, p->host_name);
 	merge_string(&old->command_line, p->command_line);
-	if (p->driver_version)
-		old->driver_version = p->driver_version;
-	if (p->runtime_version)
-		old->runtime_version = p->runtime_version;
-	if (p->cupti_version)
-		old->cupti_version = p->cupti_version;
+	merge_string(&old->driver_version, p->driver_version);
+	merge_string(&old->runtime_version, p->runtime_version);
+	merge_string(&old->cupti_version, p->cupti_version);
 	if (p->start_ns)
 		old->start_ns = p->start_ns;
 	old->dropped_records += p->dropped_records;
@@ -280,7 +277,10 @@ static gs_status sink_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 	if (!p) {
 		struct gs_process np = {.pid = pid,
 					.host_name = GS_NO_STRING,
-					.command_line = GS_NO_STRING};
+					.command_line = GS_NO_STRING,
+					.driver_version = GS_NO_STRING,
+					.runtime_version = GS_NO_STRING,
+					.cupti_version = GS_NO_STRING};
 		if (PUSH(t, processes, np))
 			return nomem();
 		p = &t->processes[t->n_processes - 1];
@@ -651,6 +651,9 @@ gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink)
 
 		p.host_name = map_str(&m, p.host_name, ns);
 		p.command_line = map_str(&m, p.command_line, ns);
+		p.driver_version = map_str(&m, p.driver_version, ns);
+		p.runtime_version = map_str(&m, p.runtime_version, ns);
+		p.cupti_version = map_str(&m, p.cupti_version, ns);
 		EMIT(process, &p);
 	}
 	for (size_t i = 0; i < t->n_devices; i++) {

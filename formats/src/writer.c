@@ -210,9 +210,9 @@ static gs_status w_process(struct gs_sink *s, const struct gs_process *p)
 	m.pid = p->pid;
 	m.host_name = sid(p->host_name);
 	m.command_line = sid(p->command_line);
-	m.driver_version = p->driver_version;
-	m.runtime_version = p->runtime_version;
-	m.cupti_version = p->cupti_version;
+	m.driver_version = sid(p->driver_version);
+	m.runtime_version = sid(p->runtime_version);
+	m.cupti_version = sid(p->cupti_version);
 	m.start_ns = p->start_ns;
 	m.dropped_records = p->dropped_records;
 	return COL_PUSH(w->processes, m) ? nomem() : GS_OK;

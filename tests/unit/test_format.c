@@ -50,9 +50,9 @@ static void emit_sample(struct gs_sink *s, int nops)
 	struct gs_process p = {.pid = 42,
 			       .host_name = S(s, "node-a"),
 			       .command_line = S(s, "./train --epochs 1"),
-			       .driver_version = 13000,
-			       .runtime_version = 13000,
-			       .cupti_version = 130001,
+			       .driver_version = S(s, "13000"),
+			       .runtime_version = S(s, "13000"),
+			       .cupti_version = S(s, "130001"),
 			       .start_ns = t0 - 1000,
 			       .dropped_records = 0};
 	struct gs_device d0 = {.id = 0,
@@ -370,7 +370,8 @@ static void assert_same(const struct gs_trace *a, const struct gs_trace *b)
 		assert_int_equal(pa[i].pid, pb[i].pid);
 		assert_string_equal(str(a, pa[i].host_name), str(b, pb[i].host_name));
 		assert_string_equal(str(a, pa[i].command_line), str(b, pb[i].command_line));
-		assert_int_equal(pa[i].cupti_version, pb[i].cupti_version);
+		assert_string_equal(str(a, pa[i].driver_version), str(b, pb[i].driver_version));
+		assert_string_equal(str(a, pa[i].cupti_version), str(b, pb[i].cupti_version));
 		assert_int_equal(pa[i].dropped_records, pb[i].dropped_records);
 	}
 	const struct gs_device *da = gs_trace_devices(a, &na), *db = gs_trace_devices(b, &nb);

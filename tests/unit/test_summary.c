@@ -118,6 +118,9 @@ static struct gs_trace *build(bool reverse)
 		struct gs_process p = {.pid = 100,
 				       .host_name = str(k, "node1"),
 				       .command_line = GS_NO_STRING,
+				       .driver_version = str(k, "13000"),
+				       .runtime_version = GS_NO_STRING,
+				       .cupti_version = GS_NO_STRING,
 				       .dropped_records = 3};
 		struct gs_device d = {.id = 0,
 				      .name = str(k, "Test GPU \xff"),
@@ -418,7 +421,7 @@ static size_t count_lines(const char *s)
 static void test_dump_lines(void **state)
 {
 	static const char *const expect[] = {
-		"process pid=100 host=\"node1\" cmd=\"\" driver=0 runtime=0 cupti=0 start=0 "
+		"process pid=100 host=\"node1\" cmd=\"\" driver=\"13000\" runtime=\"\" cupti=\"\" start=0 "
 		"dropped=3",
 		"device id=0 name=\"Test GPU \xff\" uuid=\"\" sms=108 cc=8.0 memory=42949672960 "
 		"copy_engines=2",

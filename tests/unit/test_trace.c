@@ -178,7 +178,12 @@ static void test_processes_devices_merge(void **state)
 	struct gs_sink *s;
 	struct gs_trace *t = new_trace(&s);
 	uint32_t host;
-	struct gs_process p = {.pid = 9, .host_name = GS_NO_STRING, .command_line = GS_NO_STRING};
+	struct gs_process p = {.pid = 9,
+			       .host_name = GS_NO_STRING,
+			       .command_line = GS_NO_STRING,
+			       .driver_version = GS_NO_STRING,
+			       .runtime_version = GS_NO_STRING,
+			       .cupti_version = GS_NO_STRING};
 	struct gs_device d = {.id = 1, .name = GS_NO_STRING, .uuid = GS_NO_STRING, .sm_count = 0};
 	const struct gs_process *ps;
 	const struct gs_device *ds;

@@ -82,7 +82,8 @@ struct gs_process {
 	int64_t pid;
 	uint32_t host_name;
 	uint32_t command_line;
-	uint32_t driver_version;  /* as reported, e.g. 13000 */
+	/* Versions as reported, as strings ("13000", "6.0.32830"). */
+	uint32_t driver_version;
 	uint32_t runtime_version;
 	uint32_t cupti_version;
 	int64_t start_ns;
