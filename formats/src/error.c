@@ -51,8 +51,7 @@ void gs_error_append_at(const char *file, int line, const char *fmt, ...)
 
 	if (ncauses == GS_ERROR_MAX_CAUSES) {
 		/* Keep the innermost cause and the newest context. */
-		memmove(&causes[1], &causes[2],
-			sizeof(causes[0]) * (GS_ERROR_MAX_CAUSES - 2));
+		memmove(&causes[1], &causes[2], sizeof(causes[0]) * (GS_ERROR_MAX_CAUSES - 2));
 		ncauses--;
 	}
 	c = &causes[ncauses++];

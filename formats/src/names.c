@@ -39,8 +39,7 @@ const char *gs_sync_kind_name(unsigned kind)
 
 const char *gs_range_kind_name(unsigned kind)
 {
-	static const char *const n[] = {"nvtx", "cpu_op", "user_annotation", "python",
-					"other"};
+	static const char *const n[] = {"nvtx", "cpu_op", "user_annotation", "python", "other"};
 	return NAME_OF(n, kind);
 }
 

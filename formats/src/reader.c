@@ -173,12 +173,12 @@ bool gs_is_gscope(const void *head, size_t len)
 }
 
 /* Errors name the file and the chunk: "run.gscope: chunk 12 at byte 4096: ...". */
-#define CHUNK_ERR(r, at, ...)                                                              \
-	do {                                                                               \
-		char m_[GS_ERROR_MSG_MAX];                                                 \
-		snprintf(m_, sizeof(m_), __VA_ARGS__);                                     \
-		gs_error_append("%s: chunk %" PRIu64 " at byte %" PRIu64 ": %s", (r)->name, \
-				(r)->chunk, (uint64_t)(at), m_);                           \
+#define CHUNK_ERR(r, at, ...)                                                                      \
+	do {                                                                                       \
+		char m_[GS_ERROR_MSG_MAX];                                                         \
+		snprintf(m_, sizeof(m_), __VA_ARGS__);                                             \
+		gs_error_append("%s: chunk %" PRIu64 " at byte %" PRIu64 ": %s", (r)->name,        \
+				(r)->chunk, (uint64_t)(at), m_);                                   \
 	} while (0)
 
 static gs_status warn(struct gs_reader *r, struct gs_sink *sink, const char *fmt, ...)
@@ -247,7 +247,13 @@ struct frame {
 	unsigned char hdr[GS_CHUNK_HEADER_LEN];
 };
 
-enum frame_result { FRAME_OK, FRAME_EOF, FRAME_CUT, FRAME_BAD, FRAME_IOERR };
+enum frame_result {
+	FRAME_OK,
+	FRAME_EOF,
+	FRAME_CUT,
+	FRAME_BAD,
+	FRAME_IOERR
+};
 
 /* Read and check the frame at `off`, leaving the payload in r->cbuf. On
  * FRAME_BAD an error cause describes the problem. */
@@ -335,10 +341,10 @@ static bool resync(struct gs_reader *r, uint64_t from, uint64_t *found)
 
 /* ---- decoding ---- */
 
-#define SHAPE_ERR(r, ...)                                                                  \
-	do {                                                                               \
-		CHUNK_ERR(r, r->offset, __VA_ARGS__);                                      \
-		return GS_ERR_FORMAT;                                                      \
+#define SHAPE_ERR(r, ...)                                                                          \
+	do {                                                                                       \
+		CHUNK_ERR(r, r->offset, __VA_ARGS__);                                              \
+		return GS_ERR_FORMAT;                                                              \
 	} while (0)
 
 static gs_status map_string(struct gs_reader *r, uint32_t stored, uint32_t *out)
@@ -388,15 +394,14 @@ static gs_status fill_lost_strings(struct gs_reader *r, struct gs_sink *sink, si
 	return GS_OK;
 }
 
-static gs_status decode_strings(struct gs_reader *r, struct gs_sink *sink,
-				const Gscope__Chunk *c)
+static gs_status decode_strings(struct gs_reader *r, struct gs_sink *sink, const Gscope__Chunk *c)
 {
 	gs_status rc;
 
 	if (c->string_base != r->n_str) {
 		if (!(r->flags & GS_READER_SALVAGE) || c->string_base < r->n_str)
-			SHAPE_ERR(r, "string table out of sequence (base %" PRIu32
-				     ", expected %zu)",
+			SHAPE_ERR(r,
+				  "string table out of sequence (base %" PRIu32 ", expected %zu)",
 				  c->string_base, r->n_str);
 		rc = fill_lost_strings(r, sink, c->string_base);
 		if (rc)
@@ -408,8 +413,8 @@ static gs_status decode_strings(struct gs_reader *r, struct gs_sink *sink,
 		uint32_t id = GS_NO_STRING;
 
 		if (sink->intern) {
-			rc = sink->intern(sink, (const char *)c->strings[i].data,
-					  c->strings[i].len, &id);
+			rc = sink->intern(sink, (const char *)c->strings[i].data, c->strings[i].len,
+					  &id);
 			if (rc)
 				return rc;
 		}
@@ -419,8 +424,7 @@ static gs_status decode_strings(struct gs_reader *r, struct gs_sink *sink,
 	return GS_OK;
 }
 
-static gs_status decode_streams(struct gs_reader *r, struct gs_sink *sink,
-				const Gscope__Chunk *c)
+static gs_status decode_streams(struct gs_reader *r, struct gs_sink *sink, const Gscope__Chunk *c)
 {
 	for (size_t i = 0; i < c->n_streams; i++) {
 		const Gscope__Stream *m = c->streams[i];
@@ -428,7 +432,8 @@ static gs_status decode_streams(struct gs_reader *r, struct gs_sink *sink,
 				      .device = m->device,
 				      .context = m->context,
 				      .stream_id = m->stream_id,
-				      .kind = (uint8_t)(m->kind < GS_STREAM_KIND_COUNT ? m->kind : 0),
+				      .kind = (uint8_t)(m->kind < GS_STREAM_KIND_COUNT ? m->kind :
+											 0),
 				      .priority = m->priority};
 		uint32_t idx = GS_NO_INDEX;
 		gs_status rc;
@@ -451,17 +456,17 @@ static gs_status decode_streams(struct gs_reader *r, struct gs_sink *sink,
 	return GS_OK;
 }
 
-#define NEED(col, n, what)                                                                 \
-	do {                                                                               \
-		if ((col) != (n))                                                          \
-			SHAPE_ERR(r, "%s column has %zu entries, expected %zu", what,      \
-				  (size_t)(col), (size_t)(n));                             \
+#define NEED(col, n, what)                                                                         \
+	do {                                                                                       \
+		if ((col) != (n))                                                                  \
+			SHAPE_ERR(r, "%s column has %zu entries, expected %zu", what,              \
+				  (size_t)(col), (size_t)(n));                                     \
 	} while (0)
-#define NEED_OPT(col, n, what)                                                             \
-	do {                                                                               \
-		if ((col) != 0 && (col) != (n))                                            \
-			SHAPE_ERR(r, "%s column has %zu entries, expected %zu or none",    \
-				  what, (size_t)(col), (size_t)(n));                       \
+#define NEED_OPT(col, n, what)                                                                     \
+	do {                                                                                       \
+		if ((col) != 0 && (col) != (n))                                                    \
+			SHAPE_ERR(r, "%s column has %zu entries, expected %zu or none", what,      \
+				  (size_t)(col), (size_t)(n));                                     \
 	} while (0)
 #define OPT(arr, nn, i) ((nn) ? (arr)[i] : 0)
 
@@ -754,7 +759,8 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 			rc = sink->dropped(sink, c->dropped[i]->pid, c->dropped[i]->count);
 	for (size_t i = 0; i < c->n_warnings && !rc; i++)
 		if (sink->warning)
-			rc = sink->warning(sink, c->warnings[i]->message ? c->warnings[i]->message : "",
+			rc = sink->warning(sink,
+					   c->warnings[i]->message ? c->warnings[i]->message : "",
 					   c->warnings[i]->count);
 	return rc;
 }
@@ -799,7 +805,8 @@ static gs_status decode_chunk(struct gs_reader *r, struct gs_sink *sink, const s
 	if (f->type == GS_CHUNK_END) {
 		r->saw_end = true;
 		if (c->total_records != r->records && !r->skipped)
-			SHAPE_ERR(r, "end chunk counts %" PRIu64 " records, the file holds %" PRIu64,
+			SHAPE_ERR(r,
+				  "end chunk counts %" PRIu64 " records, the file holds %" PRIu64,
 				  c->total_records, r->records);
 	}
 	return GS_OK;
@@ -866,10 +873,11 @@ gs_status gs_reader_next(struct gs_reader *r, struct gs_sink *sink)
 		case FRAME_EOF:
 			r->ended = true;
 			if (!r->saw_end)
-				return warn(r, sink,
-					    "no end chunk: the recording was cut short; read %" PRIu64
-					    " whole chunks",
-					    r->chunk);
+				return warn(
+					r, sink,
+					"no end chunk: the recording was cut short; read %" PRIu64
+					" whole chunks",
+					r->chunk);
 			return GS_END;
 		case FRAME_CUT:
 			r->ended = true;
@@ -890,7 +898,8 @@ gs_status gs_reader_next(struct gs_reader *r, struct gs_sink *sink)
 					r->ended = true;
 					if (r->offset < r->size)
 						rc = warn(r, sink,
-							  "%" PRIu64 " bytes after the end chunk ignored",
+							  "%" PRIu64
+							  " bytes after the end chunk ignored",
 							  r->size - r->offset);
 				}
 				return rc;

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ARRAY(type, name)                                                                  \
-	type *name;                                                                        \
+#define ARRAY(type, name)                                                                          \
+	type *name;                                                                                \
 	size_t n_##name, cap_##name
 
 struct gs_trace {
@@ -38,7 +38,12 @@ struct gs_trace {
 	bool finished;
 };
 
-enum { BAD_OP, BAD_API, BAD_RANGE, BAD_SYNC };
+enum {
+	BAD_OP,
+	BAD_API,
+	BAD_RANGE,
+	BAD_SYNC
+};
 
 #define PUSH(t, name, value) GS_VEC_PUSH((t)->name, (t)->n_##name, (t)->cap_##name, (value))
 
@@ -214,8 +219,7 @@ static gs_status sink_event_record(struct gs_sink *s, const struct gs_event_reco
 	return PUSH(t, event_records, *e) ? nomem() : GS_OK;
 }
 
-static gs_status sink_allocation(struct gs_sink *s, const struct gs_allocation *a,
-				 uint32_t *index)
+static gs_status sink_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index)
 {
 	struct gs_trace *t = of(s);
 
@@ -378,10 +382,10 @@ struct gs_sink *gs_trace_borrow_sink(struct gs_trace *t)
 
 /* ---- finish: sort and index ---- */
 
-#define CMP(a, b)                                                                          \
-	do {                                                                               \
-		if ((a) != (b))                                                            \
-			return (a) < (b) ? -1 : 1;                                         \
+#define CMP(a, b)                                                                                  \
+	do {                                                                                       \
+		if ((a) != (b))                                                                    \
+			return (a) < (b) ? -1 : 1;                                                 \
 	} while (0)
 
 static int cmp_op(const void *pa, const void *pb)
@@ -469,8 +473,8 @@ static gs_status report_bad_times(struct gs_trace *t)
 
 		if (!t->bad_times[k])
 			continue;
-		snprintf(msg, sizeof(msg),
-			 "dropped %s with a negative or over-7-day duration", what[k]);
+		snprintf(msg, sizeof(msg), "dropped %s with a negative or over-7-day duration",
+			 what[k]);
 		rc = gs_trace_add_warning(t, msg, t->bad_times[k]);
 		if (rc)
 			return rc;
@@ -491,8 +495,7 @@ gs_status gs_trace_finish(struct gs_trace *t)
 	sort(t->ops, t->n_ops, sizeof(*t->ops), cmp_op);
 	sort(t->api_calls, t->n_api_calls, sizeof(*t->api_calls), cmp_api);
 	sort(t->syncs, t->n_syncs, sizeof(*t->syncs), cmp_sync);
-	sort(t->event_records, t->n_event_records, sizeof(*t->event_records),
-	      cmp_event_record);
+	sort(t->event_records, t->n_event_records, sizeof(*t->event_records), cmp_event_record);
 	sort(t->ranges, t->n_ranges, sizeof(*t->ranges), cmp_range);
 	sort(t->overheads, t->n_overheads, sizeof(*t->overheads), cmp_overhead);
 
@@ -541,11 +544,11 @@ gs_status gs_trace_intern(struct gs_trace *t, const char *str, size_t len, uint3
 	return sink_intern(&t->sink, str, len, id);
 }
 
-#define ACCESSOR(type, name)                                                               \
-	const type *gs_trace_##name(const struct gs_trace *t, size_t *n)                   \
-	{                                                                                  \
-		*n = t->n_##name;                                                          \
-		return t->name;                                                            \
+#define ACCESSOR(type, name)                                                                       \
+	const type *gs_trace_##name(const struct gs_trace *t, size_t *n)                           \
+	{                                                                                          \
+		*n = t->n_##name;                                                                  \
+		return t->name;                                                                    \
 	}
 
 ACCESSOR(struct gs_process, processes)
@@ -616,13 +619,13 @@ static uint32_t map_stream(const struct remap *m, uint32_t idx, size_t n)
 	return idx < n ? m->stream[idx] : GS_NO_INDEX;
 }
 
-#define EMIT(cb, ...)                                                                      \
-	do {                                                                               \
-		if (sink->cb) {                                                            \
-			rc = sink->cb(sink, __VA_ARGS__);                                  \
-			if (rc)                                                            \
-				goto out;                                                  \
-		}                                                                          \
+#define EMIT(cb, ...)                                                                              \
+	do {                                                                                       \
+		if (sink->cb) {                                                                    \
+			rc = sink->cb(sink, __VA_ARGS__);                                          \
+			if (rc)                                                                    \
+				goto out;                                                          \
+		}                                                                                  \
 	} while (0)
 
 gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink)

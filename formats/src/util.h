@@ -12,10 +12,10 @@
 gs_status gs_vec_reserve(void **ptr, size_t *cap, size_t need, size_t elem);
 
 /* Append one element to a typed array `arr` with count `n` and capacity `cap`. */
-#define GS_VEC_PUSH(arr, n, cap, value)                                                    \
-	(gs_vec_reserve((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr))) != GS_OK           \
-		 ? GS_ERR_NOMEM                                                              \
-		 : ((arr)[(n)++] = (value), GS_OK))
+#define GS_VEC_PUSH(arr, n, cap, value)                                                            \
+	(gs_vec_reserve((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr))) != GS_OK ?               \
+		 GS_ERR_NOMEM :                                                                    \
+		 ((arr)[(n)++] = (value), GS_OK))
 
 uint64_t gs_hash_bytes(const void *data, size_t len);
 uint64_t gs_hash_u64(uint64_t x);

@@ -23,16 +23,16 @@
 #define FLUSH_BYTES (16u << 20)
 #define MAX_STRING (16u << 20)
 
-#define COLUMN(type, name)                                                                 \
-	struct {                                                                           \
-		type *v;                                                                   \
-		size_t n, cap;                                                             \
+#define COLUMN(type, name)                                                                         \
+	struct {                                                                                   \
+		type *v;                                                                           \
+		size_t n, cap;                                                                     \
 	} name
 
-#define COL_PUSH(col, value)                                                               \
-	(gs_vec_reserve((void **)&(col).v, &(col).cap, (col).n + 1, sizeof(*(col).v))        \
-		 ? GS_ERR_NOMEM                                                              \
-		 : ((col).v[(col).n++] = (value), GS_OK))
+#define COL_PUSH(col, value)                                                                       \
+	(gs_vec_reserve((void **)&(col).v, &(col).cap, (col).n + 1, sizeof(*(col).v)) ?            \
+		 GS_ERR_NOMEM :                                                                    \
+		 ((col).v[(col).n++] = (value), GS_OK))
 
 struct op_cols {
 	COLUMN(uint32_t, kind);
@@ -271,8 +271,8 @@ static gs_status w_op(struct gs_sink *s, const struct gs_op *op)
 	} else {
 		rc |= COL_PUSH(c->bytes, op->bytes);
 		rc |= COL_PUSH(c->copy_info, (uint32_t)(op->copy_kind & 0xf) |
-						 (uint32_t)(op->src_mem & 0xf) << 4 |
-						 (uint32_t)(op->dst_mem & 0xf) << 8);
+						     (uint32_t)(op->src_mem & 0xf) << 4 |
+						     (uint32_t)(op->dst_mem & 0xf) << 8);
 	}
 	c->prev_start = op->start_ns;
 	c->prev_corr = (int64_t)op->correlation;
@@ -358,8 +358,7 @@ static gs_status w_event_record(struct gs_sink *s, const struct gs_event_record 
 	return counted(w, COL_PUSH(w->event_records, m));
 }
 
-static gs_status w_allocation(struct gs_sink *s, const struct gs_allocation *a,
-			      uint32_t *index)
+static gs_status w_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index)
 {
 	struct gs_writer *w = of(s);
 	Gscope__Allocation m = GSCOPE__ALLOCATION__INIT;
@@ -486,11 +485,11 @@ static gs_status writer_init(int fd, bool own, const char *name,
 	w->fd = fd;
 	w->own_fd = own;
 	w->name = strdup(name ? name : "(output)");
-	w->flush_records = opts && opts->flush_records ? opts->flush_records
-						       : DEFAULT_FLUSH_RECORDS;
-	w->level = opts && opts->compression_level >= 0 && opts->compression_level <= 9
-			   ? opts->compression_level
-			   : Z_DEFAULT_COMPRESSION;
+	w->flush_records = opts && opts->flush_records ? opts->flush_records :
+							 DEFAULT_FLUSH_RECORDS;
+	w->level = opts && opts->compression_level >= 0 && opts->compression_level <= 9 ?
+			   opts->compression_level :
+			   Z_DEFAULT_COMPRESSION;
 	if (opts && opts->compression_level == 0)
 		w->level = 0;
 	gs_strtab_init(&w->strings);
@@ -584,19 +583,19 @@ uint64_t gs_writer_chunk_count(const struct gs_writer *w)
 
 /* Attach a column to a protobuf repeated field; all-zero optional columns
  * are left out (the reader takes an absent column as zeros). */
-#define ATTACH(msg, field, col)                                                            \
-	do {                                                                               \
-		(msg).n_##field = (col).n;                                                 \
-		(msg).field = (col).v;                                                     \
+#define ATTACH(msg, field, col)                                                                    \
+	do {                                                                                       \
+		(msg).n_##field = (col).n;                                                         \
+		(msg).field = (col).v;                                                             \
 	} while (0)
 
-#define ATTACH_OPT(msg, field, col)                                                        \
-	do {                                                                               \
-		bool any_ = false;                                                         \
-		for (size_t i_ = 0; i_ < (col).n && !any_; i_++)                           \
-			any_ = (col).v[i_] != 0;                                           \
-		if (any_)                                                                  \
-			ATTACH(msg, field, col);                                           \
+#define ATTACH_OPT(msg, field, col)                                                                \
+	do {                                                                                       \
+		bool any_ = false;                                                                 \
+		for (size_t i_ = 0; i_ < (col).n && !any_; i_++)                                   \
+			any_ = (col).v[i_] != 0;                                                   \
+		if (any_)                                                                          \
+			ATTACH(msg, field, col);                                                   \
 	} while (0)
 
 static void op_cols_reset(struct op_cols *c)
@@ -689,8 +688,8 @@ static void clear_pending(struct gs_writer *w)
 
 static bool has_pending(const struct gs_writer *w)
 {
-	return w->pending || w->string_base != w->strings.count || w->processes.n ||
-	       w->devices.n || w->dirty_streams.n || w->dropped.n || w->warnings.n;
+	return w->pending || w->string_base != w->strings.count || w->processes.n || w->devices.n ||
+	       w->dirty_streams.n || w->dropped.n || w->warnings.n;
 }
 
 /* Pointers to messages, as protobuf-c wants for repeated message fields. */

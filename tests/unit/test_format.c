@@ -88,9 +88,9 @@ static void emit_sample(struct gs_sink *s, int nops)
 		op.correlation = 1000 + (uint64_t)i * 2;
 		op.stream = i % 5 == 0 ? s1 : (i % 2 ? s7 : s9);
 		snprintf(name, sizeof(name), "kernel_%d", i % 13);
-		op.name = S(s, op.kind == GS_OP_KERNEL ? name
-						      : op.kind == GS_OP_MEMCPY ? "Memcpy HtoD"
-										: "Memset");
+		op.name = S(s, op.kind == GS_OP_KERNEL ? name :
+			       op.kind == GS_OP_MEMCPY ? "Memcpy HtoD" :
+							 "Memset");
 		if (op.kind == GS_OP_KERNEL) {
 			op.grid[0] = 128 + (uint32_t)i;
 			op.grid[1] = 2;
@@ -123,11 +123,12 @@ static void emit_sample(struct gs_sink *s, int nops)
 					.pid = 42,
 					.tid = 42 + i % 2,
 					.correlation = op.correlation,
-					.name = S(s, op.kind == GS_OP_KERNEL ? "cudaLaunchKernel"
-									     : "cudaMemcpyAsync"),
+					.name = S(s, op.kind == GS_OP_KERNEL ? "cudaLaunchKernel" :
+									       "cudaMemcpyAsync"),
 					.return_value = i == 3 ? 700 : 0,
 					.cbid = 211,
-					.kind = (uint8_t)(i % 9 == 0 ? GS_API_DRIVER : GS_API_RUNTIME)};
+					.kind = (uint8_t)(i % 9 == 0 ? GS_API_DRIVER :
+								       GS_API_RUNTIME)};
 		assert_int_equal(s->api_call(s, &c), GS_OK);
 	}
 	struct gs_sync y = {.kind = GS_SYNC_STREAM_WAIT,
@@ -176,7 +177,9 @@ static void emit_sample(struct gs_sink *s, int nops)
 	r.name = S(s, "step 1");
 	r.external_id = 0;
 	assert_int_equal(s->range(s, &r), GS_OK);
-	struct gs_overhead o = {.start_ns = t0 + 1, .end_ns = t0 + 2, .pid = 42,
+	struct gs_overhead o = {.start_ns = t0 + 1,
+				.end_ns = t0 + 2,
+				.pid = 42,
 				.kind = S(s, "buffer flush")};
 	assert_int_equal(s->overhead(s, &o), GS_OK);
 	struct gs_clock_pair cp = {.pid = 42, .device = 0, .host_ns = t0, .gpu_ns = 123456789};
@@ -753,7 +756,8 @@ static void test_error_chain(void **state)
 	gs_error_append("chunk %d: CRC mismatch", 12);
 	gs_error_append("run.gscope");
 	assert_int_equal(gs_error_count(), 2);
-	assert_string_equal(gs_error_format(buf, sizeof(buf)), "run.gscope: chunk 12: CRC mismatch");
+	assert_string_equal(gs_error_format(buf, sizeof(buf)),
+			    "run.gscope: chunk 12: CRC mismatch");
 	gs_error_truncate(1);
 	assert_string_equal(gs_error_format(buf, sizeof(buf)), "chunk 12: CRC mismatch");
 	for (int i = 0; i < 20; i++)

@@ -134,10 +134,10 @@ static void test_impossible_times_dropped_and_counted(void **state)
 	const struct gs_warning *w;
 	size_t n;
 
-	add_op(s, a, 100, 50);                            /* negative */
-	add_op(s, a, 0, GS_MAX_DURATION_NS + 1);          /* over 7 days */
-	add_op(s, a, 0, GS_MAX_DURATION_NS);              /* exactly 7 days: kept */
-	add_op(s, a, INT64_MIN, INT64_MAX);               /* overflowing span */
+	add_op(s, a, 100, 50);                   /* negative */
+	add_op(s, a, 0, GS_MAX_DURATION_NS + 1); /* over 7 days */
+	add_op(s, a, 0, GS_MAX_DURATION_NS);     /* exactly 7 days: kept */
+	add_op(s, a, INT64_MIN, INT64_MAX);      /* overflowing span */
 	struct gs_range r = {.start_ns = 10, .end_ns = 5, .name = GS_NO_STRING};
 	assert_int_equal(s->range(s, &r), GS_OK);
 	assert_int_equal(gs_trace_finish(t), GS_OK);

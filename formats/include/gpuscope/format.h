@@ -26,13 +26,13 @@ extern "C" {
 
 typedef enum gs_status {
 	GS_OK = 0,
-	GS_END = 1,          /* no more data: not an error */
-	GS_ERR_IO = -1,      /* open/read/write failed (errno in the cause) */
-	GS_ERR_NOMEM = -2,   /* allocation failed */
-	GS_ERR_FORMAT = -3,  /* the input is malformed */
-	GS_ERR_VERSION = -4, /* the input needs a newer reader */
-	GS_ERR_LIMIT = -5,   /* a configured limit was hit */
-	GS_ERR_INVALID = -6, /* bad argument from the caller */
+	GS_END = 1,              /* no more data: not an error */
+	GS_ERR_IO = -1,          /* open/read/write failed (errno in the cause) */
+	GS_ERR_NOMEM = -2,       /* allocation failed */
+	GS_ERR_FORMAT = -3,      /* the input is malformed */
+	GS_ERR_VERSION = -4,     /* the input needs a newer reader */
+	GS_ERR_LIMIT = -5,       /* a configured limit was hit */
+	GS_ERR_INVALID = -6,     /* bad argument from the caller */
 	GS_ERR_UNSUPPORTED = -7, /* recognised but not handled */
 } gs_status;
 
@@ -148,8 +148,8 @@ enum gs_mem_kind {
 #define GS_MEM_KIND_COUNT 6
 
 enum gs_op_flags {
-	GS_OPF_ASYNC = 1u << 0,      /* copy/memset issued with an async API */
-	GS_OPF_GRAPH = 1u << 1,      /* launched from a CUDA Graph */
+	GS_OPF_ASYNC = 1u << 0, /* copy/memset issued with an async API */
+	GS_OPF_GRAPH = 1u << 1, /* launched from a CUDA Graph */
 	GS_OPF_DEVICE_LAUNCHED = 1u << 2,
 };
 

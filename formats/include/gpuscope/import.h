@@ -31,11 +31,11 @@ gs_status gs_detect_format(const char *path, enum gs_input_format *fmt);
 
 /* Limits that keep a hostile input from running away with memory. */
 struct gs_import_limits {
-	uint32_t max_depth;         /* JSON nesting (default 64) */
-	uint64_t max_event_bytes;   /* one JSON event (default 16 MiB) */
-	uint64_t max_string_bytes;  /* one string (default 1 MiB) */
-	uint32_t max_streams;       /* distinct streams (default 65536) */
-	uint64_t max_records;       /* records of all kinds (default 2^31) */
+	uint32_t max_depth;        /* JSON nesting (default 64) */
+	uint64_t max_event_bytes;  /* one JSON event (default 16 MiB) */
+	uint64_t max_string_bytes; /* one string (default 1 MiB) */
+	uint32_t max_streams;      /* distinct streams (default 65536) */
+	uint64_t max_records;      /* records of all kinds (default 2^31) */
 };
 
 /* Fill with the defaults. */
@@ -59,8 +59,8 @@ gs_status gs_import_kineto_mem(const void *data, size_t size, const char *name,
 
 /* Load any supported trace, recognised by content, into a finished trace.
  * `opts` may be NULL. */
-gs_status gs_trace_load(const char *path, const struct gs_load_options *opts,
-			struct gs_trace **out, enum gs_input_format *fmt);
+gs_status gs_trace_load(const char *path, const struct gs_load_options *opts, struct gs_trace **out,
+			enum gs_input_format *fmt);
 
 #ifdef __cplusplus
 }
