@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Install the build dependencies of gpuscope that are missing, from the
+# Debian / Ubuntu archive. Checks first and installs only what is missing;
+# prints nothing and exits 0 when everything is already there.
+#
+#   scripts/install-deps.sh          build + test dependencies
+#   scripts/install-deps.sh --ci     also clang-format (for .ci/run's format check)
+#
+# Runs apt-get directly as root, through `sudo -n` otherwise; when neither
+# works it prints the packages and the command to run, and exits 1.
+set -euo pipefail
+
+usage() {
+	cat <<'USAGE'
+usage: scripts/install-deps.sh [--ci]
+
+Installs the missing build dependencies of gpuscope from Debian/Ubuntu:
+protobuf-c (compiler and library), zlib, cJSON, cmocka, cmake, pkg-config,
+a C compiler and make. Installs nothing when all are present.
+
+  --ci        also install clang-format (the CI format check)
+  -h, --help  show this help
+USAGE
+}
+
+want_ci=0
+for arg in "$@"; do
+	case "$arg" in
+	--ci) want_ci=1 ;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	*)
+		echo "install-deps: unknown option '$arg'" >&2
+		usage >&2
+		exit 2
+		;;
+	esac
+done
+
+# True when the Debian package is installed (false where dpkg is absent).
+dpkg_has() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+have_cmd() {
+	command -v "$1" >/dev/null 2>&1
+}
+
+# A library counts as present when pkg-config finds it, or when its Debian
+# package is installed (pkg-config itself may still be missing).
+have_pc() {
+	local module=$1 package=$2
+	if have_cmd pkg-config && pkg-config --exists "$module" 2>/dev/null; then
+		return 0
+	fi
+	dpkg_has "$package"
+}
+
+missing=()
+need() {
+	missing+=("$@")
+}
+
+have_cmd cc || have_cmd gcc || need gcc
+# gcc only recommends the C library headers; without them nothing compiles.
+[ -e /usr/include/stdio.h ] || dpkg_has libc6-dev || need libc6-dev
+have_cmd make || need make
+have_cmd cmake || need cmake
+have_cmd pkg-config || need pkg-config
+have_cmd protoc-c || need protobuf-c-compiler
+have_pc libprotobuf-c libprotobuf-c-dev || need libprotobuf-c-dev
+have_pc zlib zlib1g-dev || need zlib1g-dev
+have_pc libcjson libcjson-dev || need libcjson-dev
+have_pc cmocka libcmocka-dev || need libcmocka-dev
+if [ "$want_ci" = 1 ]; then
+	have_cmd clang-format || need clang-format
+fi
+
+# CMakeLists.txt asks for CMake 3.20 (Debian 12 ships 3.25).
+if have_cmd cmake; then
+	cmake_version=$(cmake --version 2>/dev/null | sed -n 's/^cmake version \([0-9][0-9.]*\).*/\1/p')
+	if [ -n "$cmake_version" ] &&
+		[ "$(printf '%s\n%s\n' 3.20 "$cmake_version" | sort -V | head -n1)" != 3.20 ]; then
+		echo "install-deps: warning: cmake $cmake_version is older than 3.20," \
+			"which gpuscope needs; install a newer cmake" >&2
+	fi
+fi
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+# Order kept, duplicates dropped.
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | awk '!seen[$0]++')
+pkgs="${missing[*]}"
+manual="apt-get update && apt-get install -y --no-install-recommends $pkgs"
+
+if ! have_cmd apt-get; then
+	echo "install-deps: missing build dependencies: $pkgs" >&2
+	echo "install-deps: apt-get not found; these are Debian package names." \
+		"Install the equivalent packages with your system's package manager." >&2
+	exit 1
+fi
+
+if [ "$(id -u)" = 0 ]; then
+	as_root=()
+elif have_cmd sudo && sudo -n true 2>/dev/null; then
+	as_root=(sudo -n)
+else
+	echo "install-deps: missing build dependencies: $pkgs" >&2
+	echo "install-deps: not root, and sudo is missing or needs a password;" \
+		"run as root (or prefix each command with sudo):" >&2
+	echo "    $manual" >&2
+	exit 1
+fi
+
+echo "install-deps: installing $pkgs" >&2
+apt_env=(env DEBIAN_FRONTEND=noninteractive)
+if ! "${as_root[@]}" "${apt_env[@]}" apt-get update -q >&2 ||
+	! "${as_root[@]}" "${apt_env[@]}" apt-get install -y -q --no-install-recommends \
+		"${missing[@]}" >&2; then
+	echo "install-deps: apt-get failed; to install by hand, run as root:" >&2
+	echo "    $manual" >&2
+	exit 1
+fi
+echo "install-deps: done" >&2
