@@ -10,6 +10,8 @@
 #ifndef GPUSCOPE_ANALYZER_H
 #define GPUSCOPE_ANALYZER_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <gpuscope/format.h>
@@ -21,10 +23,6 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 /* Summary (`gpuscope info`)                                                 */
 /* ------------------------------------------------------------------------ */
-
-#ifndef GS_API_KIND_COUNT
-#define GS_API_KIND_COUNT 2 /* enum gs_api_kind: runtime, driver */
-#endif
 
 /*
  * Counts over a finished trace. `trace` is borrowed by gs_summary_compute
@@ -105,6 +103,271 @@ const char *gs_warning_format(const struct gs_warning *w, char *buf, size_t size
  * `limit` caps the number of timed lines (0: no cap).
  */
 gs_status gs_dump_write(FILE *out, const struct gs_trace *t, size_t limit);
+
+
+/* ------------------------------------------------------------------------ */
+/* Analyses (`gpuscope analyze`, SPEC §4): shared vocabulary                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A time window [start_ns, end_ns). `set` false means "the default": per
+ * device, from its first op start to its last op end (SPEC §4.1).
+ */
+struct gs_window {
+	bool set;
+	int64_t start_ns;
+	int64_t end_ns;
+};
+
+/* The device an op runs on (its stream's device). */
+uint32_t gs_op_device(const struct gs_trace *t, const struct gs_op *op);
+
+/* Distinct device ids that have ops, ascending. Caller frees *ids. */
+gs_status gs_trace_op_devices(const struct gs_trace *t, uint32_t **ids, size_t *n);
+
+/* ------------------------------------------------------------------------ */
+/* Breakdown (SPEC §4.1): kernel / copy / sync / idle segments               */
+/* ------------------------------------------------------------------------ */
+
+enum gs_category {
+	GS_CAT_KERNEL = 0,
+	GS_CAT_COPY = 1,
+	GS_CAT_SYNC = 2,
+	GS_CAT_IDLE = 3,
+};
+#define GS_CAT_COUNT 4
+const char *gs_category_name(unsigned cat);
+
+/* A maximal interval of one category. Segments are ordered and abut. */
+struct gs_segment {
+	int64_t start_ns;
+	int64_t end_ns;
+	uint8_t category;
+};
+
+/* Time the launching host thread spent inside one CUDA call while the
+ * device was idle waiting for it (host_bound time), by call name. */
+struct gs_host_call_time {
+	uint32_t name; /* string id in the trace */
+	int64_t ns;
+	uint64_t count; /* idle gaps it appeared in */
+};
+
+struct gs_breakdown {
+	uint32_t device;
+	int64_t window_start;
+	int64_t window_end;
+	struct gs_segment *segments;
+	size_t n_segments;
+	int64_t total_ns[GS_CAT_COUNT]; /* by enum gs_category; sum == window */
+	int64_t window_ns;
+	uint8_t dominant; /* a lead to check, not a proven bottleneck */
+	/* Overlap. */
+	int64_t copy_total_ns;         /* union of copy/memset time */
+	int64_t copy_hidden_ns;        /* copy time under a kernel */
+	int64_t kernel_concurrency_ns; /* time with two or more kernels */
+	/* Idle attribution; the three sum to total_ns[GS_CAT_IDLE]. */
+	int64_t host_bound_ns;
+	int64_t launch_latency_ns;
+	int64_t unattributed_ns;
+	struct gs_host_call_time *top_host_calls; /* ranked, longest first */
+	size_t n_top_host_calls;
+};
+
+/*
+ * The breakdown of one device over `win` (NULL or !set: the default
+ * window). A sweep over sorted interval endpoints, O(N log N). A device
+ * with no ops in the window gives an all-idle (possibly empty) breakdown.
+ */
+gs_status gs_breakdown_compute(const struct gs_trace *t, uint32_t device,
+			       const struct gs_window *win, struct gs_breakdown *out);
+void gs_breakdown_fini(struct gs_breakdown *b);
+
+/* ------------------------------------------------------------------------ */
+/* Dependency graph (SPEC §4.2) and waits (SPEC §4.3)                        */
+/* ------------------------------------------------------------------------ */
+
+enum gs_edge_kind {
+	GS_EDGE_STREAM_ORDER = 0,
+	GS_EDGE_EVENT = 1,
+	GS_EDGE_DEFAULT_STREAM = 2,
+	GS_EDGE_HOST_SYNC = 3,
+	GS_EDGE_SYNC_COPY = 4,
+	GS_EDGE_DATA = 5,
+};
+#define GS_EDGE_KIND_COUNT 6
+const char *gs_edge_kind_name(unsigned kind);
+
+/* An edge between two ops (indices into gs_trace_ops()). */
+struct gs_edge {
+	uint32_t from;
+	uint32_t to;
+	uint8_t kind;   /* enum gs_edge_kind */
+	uint64_t event; /* event id for event edges (0 if unknown) */
+};
+
+/*
+ * The graph over all ops of a finished trace. Edges are sorted by
+ * (to, from, kind) and deduplicated; in_first has n_ops + 1 entries: the
+ * edges into op i are edges[in_first[i] .. in_first[i + 1]).
+ */
+struct gs_graph {
+	size_t n_ops;
+	struct gs_edge *edges;
+	size_t n_edges;
+	size_t *in_first;
+	/* Per op: the API call that launched it (index into
+	 * gs_trace_api_calls(), GS_NO_INDEX when unknown). */
+	uint32_t *launch;
+	uint64_t edge_count[GS_EDGE_KIND_COUNT];
+	/* Stream waits whose event record could not be found. */
+	uint64_t unlinked_waits;
+	/* cudaStreamWaitEvent calls seen without any sync record to link. */
+	uint64_t unlinked_wait_calls;
+	/* True when stream kinds were known (default-stream edges possible). */
+	bool stream_kinds_known;
+	bool has_data_edges;
+};
+
+gs_status gs_graph_build(const struct gs_trace *t, struct gs_graph **out);
+void gs_graph_destroy(struct gs_graph *g);
+
+/* A wait (SPEC §4.3): an edge that held its consumer back. */
+struct gs_wait {
+	uint32_t consumer; /* op index */
+	uint32_t producer; /* op index */
+	uint8_t kind;      /* GS_EDGE_EVENT, GS_EDGE_DEFAULT_STREAM or GS_EDGE_HOST_SYNC */
+	uint64_t event;
+	int64_t wait_ns; /* > 0 */
+};
+
+/* All waits, ranked by wait_ns (longest first, ties by consumer start).
+ * Caller frees *out. */
+gs_status gs_waits_compute(const struct gs_trace *t, const struct gs_graph *g,
+			   struct gs_wait **out, size_t *n);
+
+/* ------------------------------------------------------------------------ */
+/* Schedules (SPEC §4.4), missed overlap and what-if (SPEC §4.5)             */
+/* ------------------------------------------------------------------------ */
+
+/* What bound an op's actual start. */
+enum gs_constraint {
+	GS_BOUND_NONE = 0, /* first op: nothing before it */
+	GS_BOUND_STREAM_ORDER = 1,
+	GS_BOUND_EVENT = 2,
+	GS_BOUND_DEFAULT_STREAM = 3,
+	GS_BOUND_HOST_SYNC = 4,
+	GS_BOUND_SYNC_COPY = 5,
+	GS_BOUND_HOST_LAUNCH = 6,
+	GS_BOUND_COPY_ENGINE = 7,
+	GS_BOUND_DATA = 8,
+};
+#define GS_BOUND_COUNT 9
+const char *gs_constraint_name(unsigned c);
+
+struct gs_critical_op {
+	uint32_t op; /* index into gs_trace_ops() */
+	int64_t ns;  /* its duration */
+};
+
+struct gs_what_if {
+	const char *name; /* static: "pipelined_batches" */
+	int64_t makespan_ns;
+	int64_t saving_ns; /* actual_ns - makespan_ns */
+	const char *preconditions[4]; /* static strings, e.g. "pinned_memory" */
+	size_t n_preconditions;
+	size_t batches;
+};
+
+/*
+ * Schedules of the ops of one device (edges from ops of other devices are
+ * kept as constraints satisfied at their recorded end). All start at the
+ * window start and use recorded durations.
+ */
+struct gs_schedule {
+	uint32_t device;
+	int64_t window_start;
+	int64_t actual_ns;
+	int64_t dependency_bound_ns;
+	int64_t ideal_ns;
+	double efficiency; /* ideal_ns / actual_ns (1 when actual_ns is 0) */
+	struct gs_critical_op *critical_path; /* in time order */
+	size_t n_critical;
+	/* Per op of the trace (entries of other devices are 0 / NONE). */
+	int64_t *ideal_start;
+	int64_t *delay_ns; /* actual start - ideal start */
+	uint8_t *bound_by; /* enum gs_constraint */
+	uint32_t copy_engines[GS_COPY_KIND_COUNT]; /* used for the ideal, by direction */
+	struct gs_what_if pipelined;
+};
+
+gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g,
+			      uint32_t device, const struct gs_window *win,
+			      struct gs_schedule *out);
+void gs_schedule_fini(struct gs_schedule *s);
+
+/* The three conditions of seed 17 Q2. */
+enum gs_overlap_condition {
+	GS_COND_PINNED_MEMORY = 1u << 0,
+	GS_COND_INDEPENDENT = 1u << 1,
+	GS_COND_CONCURRENT_RESOURCES = 1u << 2,
+};
+const char *gs_condition_name(unsigned bit);
+
+struct gs_missed_overlap {
+	uint32_t op;       /* the exposed copy */
+	uint32_t kernel;   /* the kernel it could have hidden under, or GS_NO_INDEX */
+	int64_t exposed_ns;
+	unsigned missing;  /* enum gs_overlap_condition bits */
+	uint8_t bound_by;  /* enum gs_constraint of the copy's actual start */
+	int64_t hideable_ns; /* what it would hide with every condition met */
+};
+
+gs_status gs_missed_overlap_compute(const struct gs_trace *t, const struct gs_graph *g,
+				    const struct gs_schedule *s, const struct gs_breakdown *b,
+				    struct gs_missed_overlap **out, size_t *n);
+
+/* A repeated fixed kernel sequence that a CUDA Graph could launch. */
+struct gs_graph_candidate {
+	uint32_t stream;      /* stream index */
+	uint32_t *kernels;    /* op indices of the first occurrence */
+	size_t length;
+	size_t repetitions;
+	int64_t exposed_launch_ns; /* idle gaps inside the occurrences */
+	bool already_graph;        /* launched from a CUDA Graph already */
+};
+
+gs_status gs_graph_candidates_compute(const struct gs_trace *t, uint32_t device,
+				      const struct gs_window *win,
+				      struct gs_graph_candidate **out, size_t *n);
+void gs_graph_candidates_free(struct gs_graph_candidate *c, size_t n);
+
+/* ------------------------------------------------------------------------ */
+/* The analyze report (SPEC §5)                                              */
+/* ------------------------------------------------------------------------ */
+
+struct gs_report_options {
+	bool has_device;
+	uint32_t device;
+	struct gs_window window;
+	const char *const *inputs; /* names for "trace.inputs" */
+	size_t n_inputs;
+	const char *format; /* input format name */
+	size_t top;         /* rows in ranked lists (0: default 10) */
+	bool color;         /* text: ANSI colour */
+};
+
+struct gs_report;
+
+/* Run every analysis for each device of a finished trace. */
+gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_options *o,
+			  struct gs_report **out);
+void gs_report_destroy(struct gs_report *r);
+gs_status gs_report_write_text(FILE *out, const struct gs_report *r);
+/* Schema "gpuscope.report/1", the fields of SPEC §5 and more. */
+gs_status gs_report_write_json(FILE *out, const struct gs_report *r);
+
+/* ---- plan (section owned by the plan work) ---- */
 
 #ifdef __cplusplus
 }

@@ -178,6 +178,7 @@ enum gs_api_kind {
 	GS_API_RUNTIME = 0,
 	GS_API_DRIVER = 1,
 };
+#define GS_API_KIND_COUNT 2
 
 struct gs_api_call {
 	int64_t start_ns;

@@ -57,6 +57,14 @@ gs_status gs_import_kineto(const char *path, const struct gs_import_limits *lim,
 gs_status gs_import_kineto_mem(const void *data, size_t size, const char *name,
 			       const struct gs_import_limits *lim, struct gs_sink *sink);
 
+/*
+ * Load any supported trace, recognised by content, into an existing trace
+ * (several inputs merge into one; call gs_trace_finish after the last).
+ * `opts` and `fmt` may be NULL.
+ */
+gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opts,
+			     struct gs_trace *t, enum gs_input_format *fmt);
+
 /* Load any supported trace, recognised by content, into a finished trace.
  * `opts` may be NULL. */
 gs_status gs_trace_load(const char *path, const struct gs_load_options *opts, struct gs_trace **out,
