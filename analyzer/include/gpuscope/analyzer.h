@@ -104,7 +104,6 @@ const char *gs_warning_format(const struct gs_warning *w, char *buf, size_t size
  */
 gs_status gs_dump_write(FILE *out, const struct gs_trace *t, size_t limit);
 
-
 /* ------------------------------------------------------------------------ */
 /* Analyses (`gpuscope analyze`, SPEC §4): shared vocabulary                 */
 /* ------------------------------------------------------------------------ */
@@ -243,8 +242,8 @@ struct gs_wait {
 
 /* All waits, ranked by wait_ns (longest first, ties by consumer start).
  * Caller frees *out. */
-gs_status gs_waits_compute(const struct gs_trace *t, const struct gs_graph *g,
-			   struct gs_wait **out, size_t *n);
+gs_status gs_waits_compute(const struct gs_trace *t, const struct gs_graph *g, struct gs_wait **out,
+			   size_t *n);
 
 /* ------------------------------------------------------------------------ */
 /* Schedules (SPEC §4.4), missed overlap and what-if (SPEC §4.5)             */
@@ -273,7 +272,7 @@ struct gs_critical_op {
 struct gs_what_if {
 	const char *name; /* static: "pipelined_batches" */
 	int64_t makespan_ns;
-	int64_t saving_ns; /* actual_ns - makespan_ns */
+	int64_t saving_ns;            /* actual_ns - makespan_ns */
 	const char *preconditions[4]; /* static strings, e.g. "pinned_memory" */
 	size_t n_preconditions;
 	size_t batches;
@@ -290,20 +289,19 @@ struct gs_schedule {
 	int64_t actual_ns;
 	int64_t dependency_bound_ns;
 	int64_t ideal_ns;
-	double efficiency; /* ideal_ns / actual_ns (1 when actual_ns is 0) */
+	double efficiency;                    /* ideal_ns / actual_ns (1 when actual_ns is 0) */
 	struct gs_critical_op *critical_path; /* in time order */
 	size_t n_critical;
 	/* Per op of the trace (entries of other devices are 0 / NONE). */
 	int64_t *ideal_start;
-	int64_t *delay_ns; /* actual start - ideal start */
-	uint8_t *bound_by; /* enum gs_constraint */
+	int64_t *delay_ns;                         /* actual start - ideal start */
+	uint8_t *bound_by;                         /* enum gs_constraint */
 	uint32_t copy_engines[GS_COPY_KIND_COUNT]; /* used for the ideal, by direction */
 	struct gs_what_if pipelined;
 };
 
-gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g,
-			      uint32_t device, const struct gs_window *win,
-			      struct gs_schedule *out);
+gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g, uint32_t device,
+			      const struct gs_window *win, struct gs_schedule *out);
 void gs_schedule_fini(struct gs_schedule *s);
 
 /* The three conditions of seed 17 Q2. */
@@ -315,11 +313,11 @@ enum gs_overlap_condition {
 const char *gs_condition_name(unsigned bit);
 
 struct gs_missed_overlap {
-	uint32_t op;       /* the exposed copy */
-	uint32_t kernel;   /* the kernel it could have hidden under, or GS_NO_INDEX */
+	uint32_t op;     /* the exposed copy */
+	uint32_t kernel; /* the kernel it could have hidden under, or GS_NO_INDEX */
 	int64_t exposed_ns;
-	unsigned missing;  /* enum gs_overlap_condition bits */
-	uint8_t bound_by;  /* enum gs_constraint of the copy's actual start */
+	unsigned missing;    /* enum gs_overlap_condition bits */
+	uint8_t bound_by;    /* enum gs_constraint of the copy's actual start */
 	int64_t hideable_ns; /* what it would hide with every condition met */
 };
 
@@ -329,8 +327,8 @@ gs_status gs_missed_overlap_compute(const struct gs_trace *t, const struct gs_gr
 
 /* A repeated fixed kernel sequence that a CUDA Graph could launch. */
 struct gs_graph_candidate {
-	uint32_t stream;      /* stream index */
-	uint32_t *kernels;    /* op indices of the first occurrence */
+	uint32_t stream;   /* stream index */
+	uint32_t *kernels; /* op indices of the first occurrence */
 	size_t length;
 	size_t repetitions;
 	int64_t exposed_launch_ns; /* idle gaps inside the occurrences */
@@ -338,8 +336,8 @@ struct gs_graph_candidate {
 };
 
 gs_status gs_graph_candidates_compute(const struct gs_trace *t, uint32_t device,
-				      const struct gs_window *win,
-				      struct gs_graph_candidate **out, size_t *n);
+				      const struct gs_window *win, struct gs_graph_candidate **out,
+				      size_t *n);
 void gs_graph_candidates_free(struct gs_graph_candidate *c, size_t n);
 
 /* ------------------------------------------------------------------------ */
@@ -350,21 +348,34 @@ struct gs_report_options {
 	bool has_device;
 	uint32_t device;
 	struct gs_window window;
-	const char *const *inputs; /* names for "trace.inputs" */
+	/* The window's bounds are offsets from the first op start of the
+	 * whole trace (`--window +1ms:+5ms`), not absolute times. */
+	bool window_relative;
+	const char *const *inputs; /* names for "trace.inputs" (copied) */
 	size_t n_inputs;
-	const char *format; /* input format name */
-	size_t top;         /* rows in ranked lists (0: default 10) */
+	const char *format; /* input format name (copied) */
+	size_t top;         /* rows in ranked text tables (0: default 10) */
 	bool color;         /* text: ANSI colour */
 };
 
 struct gs_report;
 
-/* Run every analysis for each device of a finished trace. */
+/*
+ * Run every analysis for each device of a finished trace: the graph and
+ * the waits once, then per device (every device with ops, or o->device
+ * only) the breakdown, schedules, missed overlap, CUDA Graph candidates,
+ * per-stream and per-kernel totals and the ranked findings. The trace is
+ * borrowed and must outlive the report. GS_ERR_INVALID when o->device
+ * has no ops or the window is empty.
+ */
 gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_options *o,
 			  struct gs_report **out);
 void gs_report_destroy(struct gs_report *r);
+/* A summary per device for people: findings first, then the tables;
+ * fits 100 columns. */
 gs_status gs_report_write_text(FILE *out, const struct gs_report *r);
-/* Schema "gpuscope.report/1", the fields of SPEC §5 and more. */
+/* Schema "gpuscope.report/1", the fields of SPEC §5 and more; every row
+ * of every list (--top only limits the text tables). */
 gs_status gs_report_write_json(FILE *out, const struct gs_report *r);
 
 /* ---- plan (section owned by the plan work) ---- */
