@@ -34,7 +34,7 @@ MAKEFLAGS += --no-print-directory
 all: build
 
 help:
-	@echo 'make demo          install missing deps, build, run gpuscope info on $(DEMO_TRACE)'
+	@echo 'make demo          install missing deps, build, run gpuscope analyze on $(DEMO_TRACE)'
 	@echo 'make check         install missing deps, build, run all tests (ctest)'
 	@echo 'make deps          install missing build dependencies (scripts/install-deps.sh)'
 	@echo 'make build         configure $(BUILD_DIR)/ (warnings are errors) and build'
@@ -54,8 +54,8 @@ build: configure
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS)
 
 demo: deps build
-	@echo '$$ $(GPUSCOPE) info $(DEMO_TRACE)'
-	@$(GPUSCOPE) info $(DEMO_TRACE)
+	@echo '$$ $(GPUSCOPE) analyze $(DEMO_TRACE)'
+	@$(GPUSCOPE) analyze $(DEMO_TRACE)
 
 check: deps build
 	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j2

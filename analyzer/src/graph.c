@@ -13,6 +13,7 @@
  */
 #include <gpuscope/analyzer.h>
 
+#include "analyzer_priv.h"
 #include "u64map.h"
 
 #include <stdlib.h>
@@ -33,6 +34,13 @@ struct launch_entry {
 	uint32_t op;
 };
 
+struct launch_group {
+	int64_t pid;
+	int64_t tid;
+	size_t first;
+	size_t end;
+};
+
 struct builder {
 	const struct gs_trace *t;
 	const struct gs_op *ops;
@@ -48,6 +56,9 @@ struct builder {
 	size_t *corr_first;
 	struct launch_entry *launches;
 	size_t n_launches;
+	/* Runs of launches with one (pid, tid, stream): [first, end). */
+	struct launch_group *groups;
+	size_t n_groups;
 
 	struct gs_edge *edges;
 	size_t n_edges, cap_edges;
@@ -169,60 +180,6 @@ static uint32_t first_after(const struct builder *b, uint32_t s, uint64_t c)
 	return lo < b->corr_first[s + 1] ? b->by_corr[lo].op : GS_NO_INDEX;
 }
 
-static uint64_t pid_corr_key(int64_t pid, uint64_t corr)
-{
-	return gs_u64map_hash((uint64_t)pid) ^ corr;
-}
-
-/* launch[i]: the API call with the op's correlation, in the stream's
- * process when that is known, else by correlation alone when unique. */
-static gs_status link_launches(struct builder *b)
-{
-	struct gs_u64map by_pid = {0}, by_corr = {0};
-	uint32_t *launch = b->g->launch;
-	gs_status rc = GS_OK;
-
-	for (size_t i = 0; i < b->n_ops; i++)
-		launch[i] = GS_NO_INDEX;
-	if (!gs_u64map_init(&by_pid, b->n_api) || !gs_u64map_init(&by_corr, b->n_api)) {
-		rc = nomem();
-		goto out;
-	}
-	for (size_t i = 0; i < b->n_api; i++) {
-		const struct gs_api_call *c = &b->api[i];
-		uint32_t old;
-
-		if (!c->correlation)
-			continue;
-		gs_u64map_put(&by_pid, pid_corr_key(c->pid, c->correlation), (uint32_t)i, false);
-		/* Two calls with one correlation (two processes): ambiguous. */
-		if (gs_u64map_get(&by_corr, c->correlation, &old)) {
-			if (old != GS_NO_INDEX && b->api[old].pid != c->pid)
-				gs_u64map_put(&by_corr, c->correlation, GS_NO_INDEX, true);
-		} else {
-			gs_u64map_put(&by_corr, c->correlation, (uint32_t)i, false);
-		}
-	}
-	for (size_t i = 0; i < b->n_ops; i++) {
-		const struct gs_op *op = &b->ops[i];
-		uint32_t idx;
-
-		if (!op->correlation)
-			continue;
-		if (gs_u64map_get(&by_pid,
-				  pid_corr_key(b->streams[op->stream].pid, op->correlation),
-				  &idx) &&
-		    b->api[idx].correlation == op->correlation)
-			launch[i] = idx;
-		else if (gs_u64map_get(&by_corr, op->correlation, &idx))
-			launch[i] = idx;
-	}
-out:
-	gs_u64map_fini(&by_pid);
-	gs_u64map_fini(&by_corr);
-	return rc;
-}
-
 static int cmp_launch(const void *pa, const void *pb)
 {
 	const struct launch_entry *a = pa, *b = pb;
@@ -257,6 +214,23 @@ static gs_status index_launches(struct builder *b)
 	}
 	if (b->n_launches > 1)
 		qsort(b->launches, b->n_launches, sizeof(*b->launches), cmp_launch);
+	b->groups = malloc((b->n_launches ? b->n_launches : 1) * sizeof(*b->groups));
+	if (!b->groups)
+		return nomem();
+	for (size_t i = 0; i < b->n_launches; i++) {
+		const struct launch_entry *e = &b->launches[i];
+		struct launch_group *last = b->n_groups ? &b->groups[b->n_groups - 1] : NULL;
+
+		if (last && last->pid == e->pid && last->tid == e->tid &&
+		    b->launches[last->first].stream == e->stream) {
+			last->end = i + 1;
+			continue;
+		}
+		b->groups[b->n_groups++] = (struct launch_group){.pid = e->pid,
+								 .tid = e->tid,
+								 .first = i,
+								 .end = i + 1};
+	}
 	return GS_OK;
 }
 
@@ -268,30 +242,23 @@ static gs_status edges_to_later_launches(struct builder *b, uint32_t producer, i
 					 int64_t tid, int64_t after_ns, uint8_t kind,
 					 uint64_t event)
 {
-	size_t lo = 0, hi = b->n_launches, i;
+	size_t lo = 0, hi = b->n_groups;
 
-	/* First entry of the thread. */
+	/* First group of the thread, then one binary search per stream group:
+	 * O(S log N) for the S streams the thread launched on. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct launch_entry *e = &b->launches[mid];
+		const struct launch_group *gr = &b->groups[mid];
 
-		if (e->pid < pid || (e->pid == pid && e->tid < tid))
+		if (gr->pid < pid || (gr->pid == pid && gr->tid < tid))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	i = lo;
-	while (i < b->n_launches && b->launches[i].pid == pid && b->launches[i].tid == tid) {
-		uint32_t s = b->launches[i].stream;
-		size_t end = i, l, h;
-		gs_status rc;
+	for (size_t k = lo; k < b->n_groups && b->groups[k].pid == pid && b->groups[k].tid == tid;
+	     k++) {
+		size_t l = b->groups[k].first, h = b->groups[k].end;
 
-		while (end < b->n_launches && b->launches[end].pid == pid &&
-		       b->launches[end].tid == tid && b->launches[end].stream == s)
-			end++;
-		/* The group [i, end) is one stream: first launch at/after after_ns. */
-		l = i;
-		h = end;
 		while (l < h) {
 			size_t mid = l + (h - l) / 2;
 
@@ -300,12 +267,12 @@ static gs_status edges_to_later_launches(struct builder *b, uint32_t producer, i
 			else
 				h = mid;
 		}
-		if (l < end) {
-			rc = add_edge(b, producer, b->launches[l].op, kind, event);
+		if (l < b->groups[k].end) {
+			gs_status rc = add_edge(b, producer, b->launches[l].op, kind, event);
+
 			if (rc)
 				return rc;
 		}
-		i = end;
 	}
 	return GS_OK;
 }
@@ -628,17 +595,14 @@ gs_status gs_graph_build(const struct gs_trace *t, struct gs_graph **out)
 		return GS_ERR_LIMIT;
 	}
 	g->n_ops = b.n_ops;
-	g->launch = malloc((b.n_ops ? b.n_ops : 1) * sizeof(*g->launch));
-	if (!g->launch) {
-		rc = nomem();
+	/* launch[i]: the API call with the op's correlation (analyzer_priv.h). */
+	rc = gs_op_launches(t, &g->launch);
+	if (rc)
 		goto out;
-	}
 	for (size_t s = 0; s < b.n_streams; s++)
 		if (b.streams[s].kind != GS_STREAM_UNKNOWN)
 			g->stream_kinds_known = true;
 	rc = index_streams(&b);
-	if (!rc)
-		rc = link_launches(&b);
 	if (!rc)
 		rc = index_launches(&b);
 	if (!rc)
@@ -657,6 +621,7 @@ out:
 	free(b.by_corr);
 	free(b.corr_first);
 	free(b.launches);
+	free(b.groups);
 	free(b.edges);
 	if (rc) {
 		gs_graph_destroy(g);

@@ -187,7 +187,7 @@ exit_tests() {
 	same_stdout help help_cmd
 
 	# Each available command documents its options, defaults and an example.
-	for c in info dump convert; do
+	for c in info dump convert analyze plan record; do
 		expect "help_$c" 0 "$c" --help
 		has "help_$c" out "usage: gpuscope $c"
 		has "help_$c" out "(default"
@@ -196,13 +196,13 @@ exit_tests() {
 		same_stdout "help_$c" "help2_$c"
 	done
 	# Commands that are not built are not offered as commands.
-	for c in record analyze export diff plan; do
+	for c in export diff; do
 		hasnt help out "  $c "
 		expect "na_$c" 2 "$c" small.json
 		has "na_$c" err "gpuscope: error: '$c' is not available in this build yet"
 		expect "na_help_$c" 2 help "$c"
 	done
-	has help out "not yet available in this build: record, analyze, export, diff, plan"
+	has help out "not yet available in this build: export, diff"
 
 	# Usage errors: 2.
 	expect noargs 2

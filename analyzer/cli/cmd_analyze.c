@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuscope analyze: load every TRACE into one timeline, run the analyses
+ * (gs_report_build) and print the report as text or JSON.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gpuscope/analyzer.h>
+
+#include "cli.h"
+
+#define ANALYZE_SYNOPSIS                                                                           \
+	"gpuscope analyze [--format text|json] [-o OUT] [--device N] [--window T0:T1]\n"           \
+	"                        [--top N] [--salvage] [--color=auto|always|never] TRACE..."
+
+static const struct gs_cli_usage analyze_usage = {
+	.name = "analyze",
+	.synopsis = ANALYZE_SYNOPSIS,
+};
+
+static const char analyze_help[] =
+	"usage: " ANALYZE_SYNOPSIS "\n"
+	"\n"
+	"Where each GPU's time went and how fast the same work could have run: per\n"
+	"device, the kernel / copy / sync / idle breakdown (exposed copy and sync, idle\n"
+	"time split into host-bound, launch latency and unattributed), the waits between\n"
+	"streams and on the host, the dependency-bound and ideal schedules with the\n"
+	"critical path, copies that missed an overlap and why, the pipelined-batches\n"
+	"what-if and CUDA Graph candidates. Text output puts the top findings first,\n"
+	"each with what to do about it.\n"
+	"\n"
+	"Several TRACEs (one per process or rank) are merged onto one timeline per device.\n"
+	"\n"
+	"options:\n"
+	"  --format text|json  output format (default: text); json is one object, schema\n"
+	"                      \"gpuscope.report/1\", with every row of every list\n"
+	"  -o, --output OUT    write the report to OUT instead of stdout (default: stdout)\n"
+	"  --device N          only device N (default: every device with GPU ops)\n"
+	"  --window T0:T1      analyze [T0, T1) only (default: per device, first op start\n"
+	"                      to last op end). Times in ns on the trace's clock, or with a\n"
+	"                      unit: ns, us, ms, s (1.5ms). With a '+' on both, offsets from\n"
+	"                      the first op start of the trace: --window +1ms:+5ms\n"
+	"  --top N             rows in each ranked text table (default: 10)\n"
+	"  --salvage           skip corrupt .gscope chunks with a warning instead of\n"
+	"                      failing (default: off)\n"
+	"  --color[=WHEN]      colour the text: auto (on a terminal, unless NO_COLOR is\n"
+	"                      set), always or never (default: auto; --color alone: always)\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"TRACE is a .gscope file or a Kineto / PyTorch-profiler JSON trace (.json,\n"
+	".json.gz), recognised by its content.\n"
+	"\n"
+	"example:\n"
+	"  gpuscope analyze trace.json.gz\n"
+	"  gpuscope analyze --format json -o report.json rank0.json.gz rank1.json.gz\n"
+	"  gpuscope analyze --device 0 --window +10ms:+20ms run.gscope\n";
+
+enum analyze_color {
+	COLOR_AUTO,
+	COLOR_ALWAYS,
+	COLOR_NEVER,
+};
+
+struct analyze_opts {
+	bool json;
+	bool salvage;
+	const char *output;
+	bool has_device;
+	uint32_t device;
+	struct gs_window window;
+	bool window_relative;
+	size_t top;
+	enum analyze_color color;
+	char **paths;
+	size_t n_paths;
+};
+
+/* Digits only, no sign, at most `max`. */
+static bool parse_count(const char *s, unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/*
+ * A time: digits, an optional fraction, an optional unit (ns, us, ms, s;
+ * default ns), converted exactly to integer ns. A fraction finer than 1 ns
+ * is refused. Sets *relative when it starts with '+'.
+ */
+static bool parse_time(const char *s, const char *end, int64_t *out, bool *relative)
+{
+	static const struct {
+		const char *unit;
+		uint64_t mult;
+	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+	uint64_t ip = 0, frac = 0, scale = 1, mult = 1;
+	const char *p = s;
+	size_t i, ulen;
+	bool digits = false;
+
+	*relative = false;
+	if (p < end && *p == '+') {
+		*relative = true;
+		p++;
+	}
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		if (ip > (UINT64_MAX - 9) / 10)
+			return false;
+		ip = ip * 10 + (uint64_t)(*p - '0');
+		digits = true;
+	}
+	if (p < end && *p == '.') {
+		p++;
+		for (; p < end && *p >= '0' && *p <= '9'; p++) {
+			if (scale >= 1000000000) /* finer than 1 ns in any unit */
+				return false;
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			scale *= 10;
+			digits = true;
+		}
+	}
+	if (!digits)
+		return false;
+	ulen = (size_t)(end - p);
+	if (ulen) {
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (strlen(units[i].unit) == ulen && !memcmp(p, units[i].unit, ulen))
+				break;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return false;
+		mult = units[i].mult;
+	}
+	/* frac / scale of a unit must be a whole number of ns (both < 1e9). */
+	if ((frac * mult) % scale != 0)
+		return false;
+	if (ip > (uint64_t)INT64_MAX / mult)
+		return false;
+	ip *= mult;
+	frac = frac * mult / scale;
+	if (ip > (uint64_t)INT64_MAX - frac)
+		return false;
+	*out = (int64_t)(ip + frac);
+	return true;
+}
+
+static int parse_window(const char *arg, struct analyze_opts *o)
+{
+	const char *colon = strchr(arg, ':');
+	bool rel0, rel1;
+
+	if (!colon || strchr(colon + 1, ':'))
+		return gs_cli_usage_error(&analyze_usage,
+					  "--window wants T0:T1 (ns, or with a unit, e.g. "
+					  "+1ms:+5ms), not '%s'",
+					  arg);
+	if (!parse_time(arg, colon, &o->window.start_ns, &rel0) ||
+	    !parse_time(colon + 1, colon + strlen(colon), &o->window.end_ns, &rel1))
+		return gs_cli_usage_error(
+			&analyze_usage,
+			"--window: '%s' is not T0:T1 (times in ns, or with a unit "
+			"ns, us, ms, s)",
+			arg);
+	if (rel0 != rel1)
+		return gs_cli_usage_error(&analyze_usage,
+					  "--window: '%s' mixes an offset (+) and an absolute time",
+					  arg);
+	if (o->window.end_ns <= o->window.start_ns)
+		return gs_cli_usage_error(&analyze_usage, "--window: '%s' ends before it starts",
+					  arg);
+	o->window.set = true;
+	o->window_relative = rel0;
+	return GS_EXIT_OK;
+}
+
+static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *help)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+		{"device", required_argument, NULL, 'd'}, {"window", required_argument, NULL, 'w'},
+		{"top", required_argument, NULL, 't'},    {"salvage", no_argument, NULL, 's'},
+		{"color", optional_argument, NULL, 'c'},  {"colour", optional_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	};
+	unsigned long long v;
+	int c, rc;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				o->json = true;
+			else if (!strcmp(optarg, "text"))
+				o->json = false;
+			else if (!strcmp(optarg, "html"))
+				return gs_cli_usage_error(&analyze_usage,
+							  "--format html is not available yet "
+							  "(text or json)");
+			else
+				return gs_cli_usage_error(&analyze_usage,
+							  "unknown format '%s' (text or json)",
+							  optarg);
+			break;
+		case 'o':
+			if (!*optarg)
+				return gs_cli_usage_error(&analyze_usage, "-o wants a file name");
+			o->output = optarg;
+			break;
+		case 'd':
+			if (!parse_count(optarg, UINT32_MAX - 1, &v))
+				return gs_cli_usage_error(
+					&analyze_usage, "--device wants a device number, not '%s'",
+					optarg);
+			o->has_device = true;
+			o->device = (uint32_t)v;
+			break;
+		case 'w':
+			rc = parse_window(optarg, o);
+			if (rc != GS_EXIT_OK)
+				return rc;
+			break;
+		case 't':
+			if (!parse_count(optarg, 1000000, &v) || v == 0)
+				return gs_cli_usage_error(&analyze_usage,
+							  "--top wants a count from 1, not '%s'",
+							  optarg);
+			o->top = (size_t)v;
+			break;
+		case 's':
+			o->salvage = true;
+			break;
+		case 'c':
+			if (!optarg || !strcmp(optarg, "always"))
+				o->color = COLOR_ALWAYS;
+			else if (!strcmp(optarg, "never"))
+				o->color = COLOR_NEVER;
+			else if (!strcmp(optarg, "auto"))
+				o->color = COLOR_AUTO;
+			else
+				return gs_cli_usage_error(
+					&analyze_usage,
+					"--color wants auto, always or never, not "
+					"'%s'",
+					optarg);
+			break;
+		case 'h':
+			*help = true;
+			return GS_EXIT_OK;
+		default:
+			return gs_cli_bad_option(&analyze_usage, argv, c);
+		}
+	}
+	if (optind >= argc)
+		return gs_cli_usage_error(&analyze_usage, "no TRACE given");
+	o->paths = argv + optind;
+	o->n_paths = (size_t)(argc - optind);
+	return GS_EXIT_OK;
+}
+
+/* Every input into one trace, then finish it. */
+static int analyze_load(const struct analyze_opts *o, struct gs_trace **out, const char **format)
+{
+	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0};
+	enum gs_input_format first = GS_INPUT_UNKNOWN;
+	struct gs_trace *t = NULL;
+	gs_status st;
+	size_t i;
+
+	*out = NULL;
+	*format = "";
+	gs_error_clear();
+	st = gs_trace_create(&t);
+	if (st != GS_OK)
+		return gs_cli_fail(st, NULL);
+	for (i = 0; i < o->n_paths; i++) {
+		enum gs_input_format fmt = GS_INPUT_UNKNOWN;
+
+		st = gs_trace_load_into(o->paths[i], &lo, t, &fmt);
+		if (st != GS_OK) {
+			gs_trace_destroy(t);
+			return gs_cli_fail(st, o->paths[i]);
+		}
+		if (i == 0)
+			first = fmt;
+		else if (fmt != first)
+			*format = "mixed";
+	}
+	st = gs_trace_finish(t);
+	if (st != GS_OK) {
+		gs_trace_destroy(t);
+		return gs_cli_fail(st, o->n_paths == 1 ? o->paths[0] : NULL);
+	}
+	if (!**format)
+		*format = gs_input_format_name(first);
+	*out = t;
+	return GS_EXIT_OK;
+}
+
+static bool analyze_want_color(const struct analyze_opts *o, FILE *f)
+{
+	const char *no = getenv("NO_COLOR");
+	const char *term = getenv("TERM");
+
+	if (o->json || o->color == COLOR_NEVER)
+		return false;
+	if (o->color == COLOR_ALWAYS)
+		return true;
+	if (!f) /* auto, writing to a file */
+		return false;
+	if (no && *no)
+		return false;
+	if (term && !strcmp(term, "dumb"))
+		return false;
+	return isatty(fileno(f)) == 1;
+}
+
+static int analyze_write(const struct analyze_opts *o, const struct gs_report *r)
+{
+	FILE *f = stdout;
+	const char *what = "stdout";
+	gs_status st;
+
+	if (o->output && strcmp(o->output, "-") != 0) {
+		f = fopen(o->output, "w");
+		what = o->output;
+		if (!f) {
+			gs_cli_error("%s: cannot open for writing: %s", o->output, strerror(errno));
+			return GS_EXIT_FAIL;
+		}
+	}
+	gs_error_clear();
+	st = o->json ? gs_report_write_json(f, r) : gs_report_write_text(f, r);
+	if (f != stdout) {
+		errno = 0;
+		if (fclose(f) == EOF && st == GS_OK) {
+			gs_error_append("write error: %s", strerror(errno ? errno : EIO));
+			st = GS_ERR_IO;
+		}
+		if (st != GS_OK)
+			unlink(o->output);
+	}
+	if (st != GS_OK)
+		return gs_cli_fail(st, what);
+	return GS_EXIT_OK;
+}
+
+int gs_cmd_analyze(int argc, char **argv)
+{
+	struct analyze_opts o = {.color = COLOR_AUTO};
+	struct gs_report_options ro = {0};
+	struct gs_report *r = NULL;
+	struct gs_trace *t = NULL;
+	const char *format = "";
+	bool help = false;
+	gs_status st;
+	int rc;
+
+	rc = analyze_parse(argc, argv, &o, &help);
+	if (rc != GS_EXIT_OK || help)
+		return help ? gs_cli_help(analyze_help) : rc;
+
+	rc = analyze_load(&o, &t, &format);
+	if (rc != GS_EXIT_OK)
+		return rc;
+
+	ro.has_device = o.has_device;
+	ro.device = o.device;
+	ro.window = o.window;
+	ro.window_relative = o.window_relative;
+	ro.inputs = (const char *const *)o.paths;
+	ro.n_inputs = o.n_paths;
+	ro.format = format;
+	ro.top = o.top;
+	ro.color = analyze_want_color(&o, o.output && strcmp(o.output, "-") ? NULL : stdout);
+	gs_error_clear();
+	st = gs_report_build(t, &ro, &r);
+	if (st != GS_OK) {
+		rc = gs_cli_fail(st, o.n_paths == 1 ? o.paths[0] : NULL);
+		goto out;
+	}
+	rc = analyze_write(&o, r);
+out:
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+	return rc;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private helpers shared by the analyses (common.c): joining ops and syncs
+ * to the API call that issued them, finding a host thread, small macros.
+ */
+#ifndef GS_ANALYZER_PRIV_H
+#define GS_ANALYZER_PRIV_H
+
+#include <gpuscope/analyzer.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GS_COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * API calls of a finished trace indexed by correlation id (an open-addressing
+ * hash table of call indices; several calls may share one id: runtime and
+ * driver rows of one call in some exports, or several processes merged into
+ * one trace). Built in O(A) for A calls; a lookup costs O(1 + calls sharing
+ * the id). Borrows the trace, which must not change while the index lives.
+ */
+struct gs_launch_index {
+	const struct gs_api_call *calls;
+	size_t n_calls;
+	uint32_t *slots; /* call index, or GS_NO_INDEX when the slot is empty */
+	size_t mask;     /* slot count - 1 (a power of two) */
+};
+
+gs_status gs_launch_index_init(struct gs_launch_index *ix, const struct gs_trace *t);
+void gs_launch_index_fini(struct gs_launch_index *ix);
+
+/*
+ * The call with correlation id `corr` (0: none), or GS_NO_INDEX. When several
+ * calls share the id: those of process `pid` are preferred when pid > 0, then
+ * those that started no later than `before_ns` (an op starts after its launch
+ * call; pass INT64_MAX for no constraint), then the latest start; a call of
+ * the same thread enclosing the chosen one (a runtime call around its driver
+ * call) wins over it, the outermost first.
+ */
+uint32_t gs_launch_index_find(const struct gs_launch_index *ix, uint64_t corr, int64_t pid,
+			      int64_t before_ns);
+
+/* The API call that launched op `op` (GS_NO_INDEX when unknown). */
+uint32_t gs_launch_index_find_op(const struct gs_launch_index *ix, const struct gs_trace *t,
+				 const struct gs_op *op);
+
+/*
+ * Per op of the trace (gs_trace_ops() order), the index of the API call that
+ * launched it, GS_NO_INDEX when unknown. Caller frees *out. O(N + A).
+ */
+gs_status gs_op_launches(const struct gs_trace *t, uint32_t **out);
+
+/* Index into gs_trace_threads() of host thread (pid, tid), or GS_NO_INDEX.
+ * Binary search, O(log T). */
+uint32_t gs_trace_find_thread(const struct gs_trace *t, int64_t pid, int64_t tid);
+
+#endif /* GS_ANALYZER_PRIV_H */

@@ -1,0 +1,607 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The breakdown of SPEC §4.1: per device, the window cut into maximal
+ * kernel / copy / sync / idle segments by priority, the overlap figures,
+ * and the attribution of idle time to the host (host_bound), the launch
+ * path (launch_latency), or nothing known (unattributed).
+ *
+ * What counts, for device D over the window W (every interval clipped to W):
+ *   kernel  kernels of D (ops whose stream is on D);
+ *   copy    memcpy and memset ops of D. A peer copy counts only for the
+ *           device of its stream: the trace model keeps no second device;
+ *   sync    host intervals blocked on D: gs_sync records of D of kind
+ *           event, stream or context synchronize (a stream wait does not
+ *           block the host; a sync of unknown kind is not counted), and
+ *           the launching API call of a host-synchronous memcpy/memset of
+ *           D (its host side is pageable, or it lacks GS_OPF_ASYNC and its
+ *           call's name does not say "Async"): the part of that call not
+ *           covered by the copy itself is time the host waited.
+ * The categories are exclusive by priority kernel > copy > sync > idle.
+ *
+ * Idle attribution: an idle segment [a, b) is held back by N, the first op
+ * of D starting at or after b (among ops starting together, the one whose
+ * launch call started first). With L = [ls, le] the call that launched N
+ * (joined on the correlation id): [a, min(b, ls)) is host_bound and
+ * [max(a, ls), b) launch_latency; without N or without L, unattributed.
+ * During host_bound time, the CUDA calls the launching thread was inside
+ * are credited by name; where calls nest, the outermost one (the first in
+ * the thread's start order) is credited, so credits never exceed
+ * host_bound.
+ *
+ * Complexity: O((N + Y + A) log(N + Y + A)) for N ops, Y syncs and A API
+ * calls: one sort of 2(N + Y) interval endpoints and one sweep over them,
+ * one sort of D's ops, a hash join of ops to calls, and for each idle gap a
+ * binary search in the launching thread's flattened calls plus the calls
+ * that overlap the gap (each call piece is visited by at most the gaps it
+ * overlaps, and the gaps are disjoint).
+ */
+#include "analyzer_priv.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *gs_category_name(unsigned cat)
+{
+	static const char *const names[GS_CAT_COUNT] = {"kernel", "copy", "sync", "idle"};
+
+	return cat < GS_CAT_COUNT ? names[cat] : "?";
+}
+
+/* One interval endpoint: +1 at a start, -1 at an end, of one category. */
+struct bd_ev {
+	int64_t t;
+	int32_t d;
+	uint32_t cat;
+};
+
+/* An op of the device, for finding the op that ends an idle gap. */
+struct bd_op {
+	int64_t start;
+	uint32_t op;
+};
+
+/* The part of an API call not inside an earlier-starting call of its
+ * thread: per thread, pieces are disjoint and sorted. */
+struct bd_piece {
+	int64_t start;
+	int64_t end;
+	uint32_t call;
+};
+
+/* Host-bound time credited to one call name. */
+struct bd_credit {
+	struct gs_host_call_time h;
+	size_t last_gap; /* the last idle gap (segment index) it was credited in */
+};
+
+struct bd {
+	const struct gs_trace *t;
+	uint32_t device;
+	int64_t w0, w1;
+	const struct gs_op *ops;
+	size_t n_ops;
+	const struct gs_api_call *calls;
+	size_t n_calls;
+	struct gs_launch_index ix;
+
+	struct bd_ev *ev;
+	size_t n_ev, cap_ev;
+	struct bd_op *dev;
+	size_t n_dev;
+
+	/* Host-call credits (built when first needed). */
+	bool pieces_built;
+	struct bd_piece *pieces;
+	size_t *piece_first; /* per thread, n_threads + 1 entries */
+	size_t n_threads;
+	uint32_t *slot_of_name; /* per string id (+1 for ids out of range) */
+	size_t n_names;
+	struct bd_credit *hc;
+	size_t n_hc, cap_hc;
+
+	struct gs_segment *seg;
+	size_t n_seg, cap_seg;
+};
+
+static gs_status nomem(void)
+{
+	gs_error_append("out of memory");
+	return GS_ERR_NOMEM;
+}
+
+/* Make room for `need` elements of `size` bytes. */
+static gs_status grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return GS_OK;
+	while (c < need) {
+		if (c > SIZE_MAX / 2 / size)
+			return nomem();
+		c *= 2;
+	}
+	q = realloc(*p, c * size);
+	if (!q)
+		return nomem();
+	*p = q;
+	*cap = c;
+	return GS_OK;
+}
+
+static gs_status add_interval(struct bd *b, int64_t s, int64_t e, uint32_t cat)
+{
+	gs_status rc;
+
+	if (s < b->w0)
+		s = b->w0;
+	if (e > b->w1)
+		e = b->w1;
+	if (s >= e)
+		return GS_OK;
+	rc = grow((void **)&b->ev, &b->cap_ev, b->n_ev + 2, sizeof(*b->ev));
+	if (rc)
+		return rc;
+	b->ev[b->n_ev++] = (struct bd_ev){.t = s, .d = 1, .cat = cat};
+	b->ev[b->n_ev++] = (struct bd_ev){.t = e, .d = -1, .cat = cat};
+	return GS_OK;
+}
+
+static int cmp_ev(const void *pa, const void *pb)
+{
+	const struct bd_ev *a = pa, *b = pb;
+
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+static int cmp_dev_op(const void *pa, const void *pb)
+{
+	const struct bd_op *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->op < b->op ? -1 : a->op > b->op;
+}
+
+static bool has_async_name(const char *s)
+{
+	return strstr(s, "Async") != NULL;
+}
+
+/* A memcpy/memset whose launching call blocked the host until it was done. */
+static bool host_synchronous(const struct bd *b, const struct gs_op *op, uint32_t call)
+{
+	if (op->src_mem == GS_MEM_PAGEABLE || op->dst_mem == GS_MEM_PAGEABLE)
+		return true;
+	if (op->flags & GS_OPF_ASYNC)
+		return false;
+	return !has_async_name(gs_trace_string(b->t, b->calls[call].name));
+}
+
+static bool blocking_sync(const struct gs_sync *y)
+{
+	return y->kind == GS_SYNC_EVENT || y->kind == GS_SYNC_STREAM || y->kind == GS_SYNC_CONTEXT;
+}
+
+/* Intervals of every category, and the device's ops sorted by start. */
+static gs_status collect(struct bd *b)
+{
+	size_t n_syncs, k = 0;
+	const struct gs_sync *syncs = gs_trace_syncs(b->t, &n_syncs);
+	gs_status rc;
+
+	b->dev = malloc((b->n_dev ? b->n_dev : 1) * sizeof(*b->dev));
+	if (!b->dev)
+		return nomem();
+	rc = grow((void **)&b->ev, &b->cap_ev, 2 * b->n_dev + 2, sizeof(*b->ev));
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < b->n_ops; i++) {
+		const struct gs_op *op = &b->ops[i];
+
+		if (gs_op_device(b->t, op) != b->device)
+			continue;
+		b->dev[k++] = (struct bd_op){.start = op->start_ns, .op = (uint32_t)i};
+		rc = add_interval(b, op->start_ns, op->end_ns,
+				  op->kind == GS_OP_KERNEL ? GS_CAT_KERNEL : GS_CAT_COPY);
+		if (!rc && op->kind != GS_OP_KERNEL && op->correlation) {
+			uint32_t call = gs_launch_index_find_op(&b->ix, b->t, op);
+
+			if (call != GS_NO_INDEX && host_synchronous(b, op, call))
+				rc = add_interval(b, b->calls[call].start_ns, b->calls[call].end_ns,
+						  GS_CAT_SYNC);
+		}
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < n_syncs; i++) {
+		if (syncs[i].device != b->device || !blocking_sync(&syncs[i]))
+			continue;
+		rc = add_interval(b, syncs[i].start_ns, syncs[i].end_ns, GS_CAT_SYNC);
+		if (rc)
+			return rc;
+	}
+	if (b->n_ev > 1)
+		qsort(b->ev, b->n_ev, sizeof(*b->ev), cmp_ev);
+	if (b->n_dev > 1)
+		qsort(b->dev, b->n_dev, sizeof(*b->dev), cmp_dev_op);
+	return GS_OK;
+}
+
+static unsigned classify(const int64_t cnt[3])
+{
+	if (cnt[GS_CAT_KERNEL] > 0)
+		return GS_CAT_KERNEL;
+	if (cnt[GS_CAT_COPY] > 0)
+		return GS_CAT_COPY;
+	if (cnt[GS_CAT_SYNC] > 0)
+		return GS_CAT_SYNC;
+	return GS_CAT_IDLE;
+}
+
+static gs_status push_segment(struct bd *b, int64_t s, int64_t e, unsigned cat)
+{
+	gs_status rc;
+
+	if (b->n_seg && b->seg[b->n_seg - 1].category == cat && b->seg[b->n_seg - 1].end_ns == s) {
+		b->seg[b->n_seg - 1].end_ns = e;
+		return GS_OK;
+	}
+	rc = grow((void **)&b->seg, &b->cap_seg, b->n_seg + 1, sizeof(*b->seg));
+	if (rc)
+		return rc;
+	b->seg[b->n_seg++] =
+		(struct gs_segment){.start_ns = s, .end_ns = e, .category = (uint8_t)cat};
+	return GS_OK;
+}
+
+/* One pass over the sorted endpoints: segments, totals and overlap. */
+static gs_status sweep(struct bd *b, struct gs_breakdown *out)
+{
+	int64_t cnt[3] = {0, 0, 0};
+	int64_t cur = b->w0;
+	size_t i = 0;
+
+	while (cur < b->w1) {
+		int64_t next, len;
+		unsigned cat;
+		gs_status rc;
+
+		while (i < b->n_ev && b->ev[i].t <= cur) {
+			cnt[b->ev[i].cat] += b->ev[i].d;
+			i++;
+		}
+		next = i < b->n_ev ? b->ev[i].t : b->w1;
+		len = next - cur;
+		cat = classify(cnt);
+		out->total_ns[cat] += len;
+		if (cnt[GS_CAT_COPY] > 0) {
+			out->copy_total_ns += len;
+			if (cnt[GS_CAT_KERNEL] > 0)
+				out->copy_hidden_ns += len;
+		}
+		if (cnt[GS_CAT_KERNEL] >= 2)
+			out->kernel_concurrency_ns += len;
+		rc = push_segment(b, cur, next, cat);
+		if (rc)
+			return rc;
+		cur = next;
+	}
+	return GS_OK;
+}
+
+/* Flatten every thread's calls into disjoint pieces, in start order. */
+static gs_status build_pieces(struct bd *b)
+{
+	const struct gs_thread *th = gs_trace_threads(b->t, &b->n_threads);
+	size_t np = 0;
+
+	b->pieces_built = true;
+	b->pieces = malloc((b->n_calls ? b->n_calls : 1) * sizeof(*b->pieces));
+	b->piece_first = malloc((b->n_threads + 1) * sizeof(*b->piece_first));
+	b->n_names = gs_trace_string_count(b->t) + 1;
+	b->slot_of_name = malloc(b->n_names * sizeof(*b->slot_of_name));
+	if (!b->pieces || !b->piece_first || !b->slot_of_name)
+		return nomem();
+	memset(b->slot_of_name, 0xff, b->n_names * sizeof(*b->slot_of_name));
+	for (size_t k = 0; k < b->n_threads; k++) {
+		int64_t cur = INT64_MIN;
+
+		b->piece_first[k] = np;
+		for (size_t i = th[k].first_api; i < th[k].first_api + th[k].api_count; i++) {
+			const struct gs_api_call *c = &b->calls[i];
+			int64_t s = c->start_ns > cur ? c->start_ns : cur;
+
+			if (c->end_ns > s)
+				b->pieces[np++] = (struct bd_piece){.start = s,
+								    .end = c->end_ns,
+								    .call = (uint32_t)i};
+			if (c->end_ns > cur)
+				cur = c->end_ns;
+		}
+	}
+	b->piece_first[b->n_threads] = np;
+	return GS_OK;
+}
+
+static gs_status credit(struct bd *b, uint32_t name, int64_t ns, size_t gap)
+{
+	size_t key = name < b->n_names - 1 ? name : b->n_names - 1;
+	uint32_t slot = b->slot_of_name[key];
+	struct bd_credit *c;
+
+	if (slot == GS_NO_INDEX) {
+		gs_status rc = grow((void **)&b->hc, &b->cap_hc, b->n_hc + 1, sizeof(*b->hc));
+
+		if (rc)
+			return rc;
+		slot = (uint32_t)b->n_hc++;
+		b->slot_of_name[key] = slot;
+		b->hc[slot] = (struct bd_credit){.h = {.name = key == name ? name : GS_NO_STRING},
+						 .last_gap = SIZE_MAX};
+	}
+	c = &b->hc[slot];
+	c->h.ns += ns;
+	if (c->last_gap != gap) {
+		c->last_gap = gap;
+		c->h.count++;
+	}
+	return GS_OK;
+}
+
+/* Credit the calls of L's thread (other than L) inside [a, c). */
+static gs_status credit_host_calls(struct bd *b, uint32_t launch, int64_t a, int64_t c, size_t gap)
+{
+	const struct gs_api_call *l = &b->calls[launch];
+	uint32_t th;
+	size_t lo, hi;
+	gs_status rc;
+
+	if (!b->pieces_built) {
+		rc = build_pieces(b);
+		if (rc)
+			return rc;
+	}
+	th = gs_trace_find_thread(b->t, l->pid, l->tid);
+	if (th == GS_NO_INDEX)
+		return GS_OK;
+	lo = b->piece_first[th];
+	hi = b->piece_first[th + 1];
+	while (lo < hi) { /* first piece ending after a */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->pieces[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < b->piece_first[th + 1] && b->pieces[i].start < c; i++) {
+		const struct bd_piece *p = &b->pieces[i];
+		int64_t s = p->start > a ? p->start : a;
+		int64_t e = p->end < c ? p->end : c;
+
+		if (e <= s || p->call == launch)
+			continue;
+		rc = credit(b, b->calls[p->call].name, e - s, gap);
+		if (rc)
+			return rc;
+	}
+	return GS_OK;
+}
+
+static int cmp_host_call(const void *pa, const void *pb, const struct gs_trace *t)
+{
+	const struct gs_host_call_time *a = pa, *b = pb;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return strcmp(gs_trace_string(t, a->name), gs_trace_string(t, b->name));
+}
+
+/* A stable merge sort (qsort has no context argument for the names). */
+static void rank_host_calls(struct gs_host_call_time *v, struct gs_host_call_time *tmp, size_t n,
+			    const struct gs_trace *t)
+{
+	size_t mid, i, j, k;
+
+	if (n < 2)
+		return;
+	mid = n / 2;
+	rank_host_calls(v, tmp, mid, t);
+	rank_host_calls(v + mid, tmp, n - mid, t);
+	for (i = 0, j = mid, k = 0; i < mid || j < n;) {
+		if (j >= n || (i < mid && cmp_host_call(&v[i], &v[j], t) <= 0))
+			tmp[k++] = v[i++];
+		else
+			tmp[k++] = v[j++];
+	}
+	memcpy(v, tmp, n * sizeof(*v));
+}
+
+/* The launch call of the op that ends an idle gap at b (GS_NO_INDEX: none). */
+static uint32_t gap_launch(struct bd *b, size_t *p, int64_t end, size_t *cache_p,
+			   uint32_t *cache_call)
+{
+	size_t q;
+	uint32_t best = GS_NO_INDEX;
+
+	while (*p < b->n_dev && b->dev[*p].start < end)
+		(*p)++;
+	if (*p >= b->n_dev)
+		return GS_NO_INDEX;
+	if (*cache_p == *p)
+		return *cache_call;
+	for (q = *p; q < b->n_dev && b->dev[q].start == b->dev[*p].start; q++) {
+		uint32_t c = gs_launch_index_find_op(&b->ix, b->t, &b->ops[b->dev[q].op]);
+
+		if (c == GS_NO_INDEX)
+			continue;
+		if (best == GS_NO_INDEX || b->calls[c].start_ns < b->calls[best].start_ns ||
+		    (b->calls[c].start_ns == b->calls[best].start_ns && c < best))
+			best = c;
+	}
+	*cache_p = *p;
+	*cache_call = best;
+	return best;
+}
+
+static gs_status attribute_idle(struct bd *b, struct gs_breakdown *out)
+{
+	size_t p = 0, cache_p = SIZE_MAX;
+	uint32_t cache_call = GS_NO_INDEX;
+
+	for (size_t i = 0; i < b->n_seg; i++) {
+		const struct gs_segment *s = &b->seg[i];
+		int64_t a = s->start_ns, e = s->end_ns, ls, hb;
+		uint32_t call;
+
+		if (s->category != GS_CAT_IDLE)
+			continue;
+		call = gap_launch(b, &p, e, &cache_p, &cache_call);
+		if (call == GS_NO_INDEX) {
+			out->unattributed_ns += e - a;
+			continue;
+		}
+		ls = b->calls[call].start_ns;
+		hb = (ls < e ? ls : e) - a;
+		if (hb < 0)
+			hb = 0;
+		out->host_bound_ns += hb;
+		out->launch_latency_ns += (e - a) - hb;
+		if (hb > 0) {
+			gs_status rc = credit_host_calls(b, call, a, a + hb, i);
+
+			if (rc)
+				return rc;
+		}
+	}
+	if (b->n_hc) {
+		struct gs_host_call_time *v = malloc(b->n_hc * sizeof(*v));
+		struct gs_host_call_time *tmp = malloc(b->n_hc * sizeof(*tmp));
+
+		if (!v || !tmp) {
+			free(v);
+			free(tmp);
+			return nomem();
+		}
+		for (size_t i = 0; i < b->n_hc; i++)
+			v[i] = b->hc[i].h;
+		rank_host_calls(v, tmp, b->n_hc, b->t);
+		free(tmp);
+		out->top_host_calls = v;
+		out->n_top_host_calls = b->n_hc;
+	}
+	return GS_OK;
+}
+
+static void bd_fini(struct bd *b)
+{
+	gs_launch_index_fini(&b->ix);
+	free(b->ev);
+	free(b->dev);
+	free(b->pieces);
+	free(b->piece_first);
+	free(b->slot_of_name);
+	free(b->hc);
+	free(b->seg);
+}
+
+/* Default window over the device's ops; counts them. */
+static void device_span(struct bd *b, int64_t *lo, int64_t *hi)
+{
+	*lo = *hi = 0;
+	b->n_dev = 0;
+	for (size_t i = 0; i < b->n_ops; i++) {
+		const struct gs_op *op = &b->ops[i];
+
+		if (gs_op_device(b->t, op) != b->device)
+			continue;
+		if (!b->n_dev || op->start_ns < *lo)
+			*lo = op->start_ns;
+		if (!b->n_dev || op->end_ns > *hi)
+			*hi = op->end_ns;
+		b->n_dev++;
+	}
+}
+
+gs_status gs_breakdown_compute(const struct gs_trace *t, uint32_t device,
+			       const struct gs_window *win, struct gs_breakdown *out)
+{
+	struct bd b;
+	gs_status rc;
+	int64_t lo, hi;
+
+	if (!t || !out) {
+		gs_error_append("gs_breakdown_compute: no trace or no output");
+		return GS_ERR_INVALID;
+	}
+	memset(out, 0, sizeof(*out));
+	out->device = device;
+	out->dominant = GS_CAT_IDLE;
+	if (win && win->set &&
+	    (win->end_ns < win->start_ns ||
+	     (uint64_t)win->end_ns - (uint64_t)win->start_ns > (uint64_t)INT64_MAX)) {
+		gs_error_append("window %lld:%lld: the end is before the start",
+				(long long)win->start_ns, (long long)win->end_ns);
+		return GS_ERR_INVALID;
+	}
+	memset(&b, 0, sizeof(b));
+	b.t = t;
+	b.device = device;
+	b.ops = gs_trace_ops(t, &b.n_ops);
+	b.calls = gs_trace_api_calls(t, &b.n_calls);
+	if (b.n_ops >= UINT32_MAX) {
+		gs_error_append("too many ops (%zu)", b.n_ops);
+		return GS_ERR_LIMIT;
+	}
+	device_span(&b, &lo, &hi);
+	if (win && win->set) {
+		lo = win->start_ns;
+		hi = win->end_ns;
+	}
+	b.w0 = out->window_start = lo;
+	b.w1 = out->window_end = hi;
+	out->window_ns = hi - lo;
+
+	rc = gs_launch_index_init(&b.ix, t);
+	if (!rc)
+		rc = collect(&b);
+	if (!rc)
+		rc = sweep(&b, out);
+	if (!rc)
+		rc = attribute_idle(&b, out);
+	if (rc) {
+		bd_fini(&b);
+		gs_breakdown_fini(out);
+		return rc;
+	}
+	out->segments = b.seg;
+	out->n_segments = b.n_seg;
+	b.seg = NULL;
+	bd_fini(&b);
+
+	/* Largest total; ties by the order kernel, copy, sync, idle. An empty
+	 * window stays idle. */
+	if (out->window_ns > 0) {
+		unsigned best = 0;
+
+		for (unsigned c = 1; c < GS_CAT_COUNT; c++)
+			if (out->total_ns[c] > out->total_ns[best])
+				best = c;
+		out->dominant = (uint8_t)best;
+	}
+	return GS_OK;
+}
+
+void gs_breakdown_fini(struct gs_breakdown *b)
+{
+	if (!b)
+		return;
+	free(b->segments);
+	free(b->top_host_calls);
+	memset(b, 0, sizeof(*b));
+}

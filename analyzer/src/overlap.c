@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Missed overlap (SPEC §4.5, the three conditions of seed 17 Q2) over the
+ * ops of a schedule (one device, its window).
+ *
+ * A copy is a missed overlap when it ran exposed although work it does not
+ * depend on could have run at the same time (SPEC §4.5). "Could have" is
+ * read from the pipelined_batches what-if of the schedule: the copies that
+ * it hides, at least in part, under its kernels. A copy that every order
+ * leaves exposed (the first input and the last output of a pipeline, a
+ * copy that all the work around it depends on) is not one.
+ *
+ * For each memcpy of the schedule:
+ * - exposed_ns: the part of its interval under no kernel of the device
+ *   (the union of kernel intervals, merged once, with prefix sums: a binary
+ *   search per copy);
+ * - hideable_ns: exposed_ns minus its exposed time in the what-if, which
+ *   assumes every condition met (pinned memory, the batches independent,
+ *   copies beside compute); the copy is reported when it is positive;
+ * - kernel: among the GS_MO_NEAR kernels of the set that ended last at or
+ *   before its start and the GS_MO_NEAR that started first at or after its
+ *   end, by distance (ties: another stream first, then the earlier one),
+ *   the nearest one it does not depend on, else the nearest one;
+ * - pinned_memory: the host side is pinned (HtoD: source, DtoH:
+ *   destination); copies without a host side meet it; an unknown memory
+ *   kind meets it and sets the bit in `unverified`;
+ * - independent: no dependency path between the copy and the kernel in the
+ *   recorded graph. With data edges in the graph, every edge kind but
+ *   stream_order counts; else the batch model: every edge counts but
+ *   stream_order edges into a batch start (a host-to-device copy after
+ *   device work). sync_copy edges from pageable copies never count (they
+ *   are the pinned_memory condition's). The search walks in-edges back from
+ *   the later of the two, only through ops that started between them, at
+ *   most GS_MO_BUDGET ops; past that the pair is taken as dependent and the
+ *   bit is set in `unverified`;
+ * - concurrent_resources: the two are on different streams, and the copy
+ *   engines of the copy's direction had room during the kernel's recorded
+ *   run: the other copies of that direction inside it (an integral of
+ *   their count, from sorted endpoints and prefix sums) plus what the copy
+ *   needed there (hideable_ns, at most the kernel's duration) fit in
+ *   engines x kernel duration;
+ * - bound_by: the schedule's constraint on the copy's actual start.
+ *
+ * Complexity: O(N log N + C * GS_MO_NEAR * GS_MO_BUDGET) for N ops and C
+ * copies (sorts, binary searches, bounded path searches for the copies the
+ * what-if hides). Memory O(N).
+ */
+#include "schedule_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GS_MO_NEAR 4      /* kernels looked at on each side of a copy */
+#define GS_MO_BUDGET 4096 /* ops one path search may visit */
+
+const char *gs_condition_name(unsigned bit)
+{
+	switch (bit) {
+	case GS_COND_PINNED_MEMORY:
+		return "pinned_memory";
+	case GS_COND_INDEPENDENT:
+		return "independent";
+	case GS_COND_CONCURRENT_RESOURCES:
+		return "concurrent_resources";
+	default:
+		return "unknown";
+	}
+}
+
+static gs_status nomem(void)
+{
+	gs_error_append("out of memory computing missed overlap");
+	return GS_ERR_NOMEM;
+}
+
+/* ---- union of intervals with prefix sums ------------------------------ */
+
+struct ivl {
+	int64_t s;
+	int64_t e;
+};
+
+struct cover {
+	struct ivl *iv; /* disjoint, sorted */
+	int64_t *pre;   /* pre[i]: total length of iv[0 .. i) */
+	size_t n;
+};
+
+static int cmp_ivl(const void *pa, const void *pb)
+{
+	const struct ivl *a = pa, *b = pb;
+
+	if (a->s != b->s)
+		return a->s < b->s ? -1 : 1;
+	return a->e < b->e ? -1 : a->e > b->e;
+}
+
+/* Takes ownership of iv (n entries, any order, empty ones allowed). */
+static gs_status cover_build(struct cover *c, struct ivl *iv, size_t n)
+{
+	size_t m = 0, i;
+
+	qsort(iv, n, sizeof(*iv), cmp_ivl);
+	for (i = 0; i < n; i++) {
+		if (iv[i].e <= iv[i].s)
+			continue;
+		if (m && iv[i].s <= iv[m - 1].e) {
+			if (iv[i].e > iv[m - 1].e)
+				iv[m - 1].e = iv[i].e;
+		} else {
+			iv[m++] = iv[i];
+		}
+	}
+	c->iv = iv;
+	c->n = m;
+	c->pre = malloc((m + 1) * sizeof(*c->pre));
+	if (!c->pre)
+		return nomem();
+	c->pre[0] = 0;
+	for (i = 0; i < m; i++)
+		c->pre[i + 1] = c->pre[i] + (iv[i].e - iv[i].s);
+	return GS_OK;
+}
+
+/* Covered length in (-inf, x). */
+static int64_t cover_upto(const struct cover *c, int64_t x)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) { /* first interval starting at or after x */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->iv[mid].s < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && c->iv[lo - 1].e > x)
+		return c->pre[lo - 1] + (x - c->iv[lo - 1].s);
+	return c->pre[lo];
+}
+
+static int64_t cover_len(const struct cover *c, int64_t a, int64_t b)
+{
+	return b > a ? cover_upto(c, b) - cover_upto(c, a) : 0;
+}
+
+static void cover_fini(struct cover *c)
+{
+	free(c->iv);
+	free(c->pre);
+}
+
+/* ---- busy copy-engine time per direction ------------------------------ */
+
+/*
+ * For the copies of one direction, sorted starts and ends with prefix sums
+ * (unsigned, modulo 2^64: the differences taken are exact as long as the
+ * true result fits). busy(a, b) = sum over copies of |copy ∩ [a, b)|.
+ */
+struct busy {
+	int64_t *st, *en;
+	uint64_t *pst, *pen;
+	size_t first[GS_COPY_KIND_COUNT + 1];
+};
+
+static int cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Number of values < x in v[0 .. n). */
+static size_t count_below(const int64_t *v, size_t n, int64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Integral of the number of running copies over (-inf, x). */
+static uint64_t busy_upto(const struct busy *b, unsigned d, int64_t x)
+{
+	size_t f = b->first[d], n = b->first[d + 1] - f;
+	size_t ks = count_below(b->st + f, n, x), ke = count_below(b->en + f, n, x);
+	uint64_t ux = (uint64_t)x;
+
+	return (ks * ux - (b->pst[f + ks] - b->pst[f])) - (ke * ux - (b->pen[f + ke] - b->pen[f]));
+}
+
+static uint64_t busy_len(const struct busy *b, unsigned d, int64_t a, int64_t c)
+{
+	return busy_upto(b, d, c) - busy_upto(b, d, a);
+}
+
+static void busy_fini(struct busy *b)
+{
+	free(b->st);
+	free(b->en);
+	free(b->pst);
+	free(b->pen);
+}
+
+/* ---- the context ------------------------------------------------------- */
+
+/* A kernel of the set: its end (before-list) or start (after-list). */
+struct kref {
+	int64_t t;
+	uint32_t op;
+};
+
+struct mo {
+	const struct gs_trace *t;
+	const struct gs_graph *g;
+	const struct gs_schedule *s;
+	const struct gs_op *ops;
+	size_t n_ops;
+	const struct gs_stream *streams;
+	size_t n_streams;
+	bool *in_set;
+
+	struct cover kernels; /* every kernel of the device */
+	struct cover whatif;  /* kernels of the set in the what-if schedule */
+	struct busy busy;
+	struct kref *by_end, *by_start; /* kernels of the set */
+	size_t n_kernels;
+
+	uint32_t *stamp; /* per op: search generation that visited it */
+	uint32_t gen;
+	uint32_t *queue;
+};
+
+static unsigned copy_dir(const struct gs_op *op)
+{
+	return op->copy_kind < GS_COPY_KIND_COUNT ? op->copy_kind : GS_COPY_UNKNOWN;
+}
+
+static int cmp_kref(const void *pa, const void *pb)
+{
+	const struct kref *a = pa, *b = pb;
+
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return a->op < b->op ? -1 : a->op > b->op;
+}
+
+static bool is_set_kernel(const struct mo *m, size_t i)
+{
+	return m->in_set[i] && m->ops[i].kind == GS_OP_KERNEL &&
+	       m->ops[i].end_ns > m->ops[i].start_ns;
+}
+
+static gs_status build_kernels(struct mo *m)
+{
+	uint32_t device = m->s->device;
+	const int64_t *ps = m->s->pipelined_start;
+	size_t n_all = 0, n_set = 0, k = 0, i;
+	struct ivl *all, *wi;
+	gs_status st;
+
+	for (i = 0; i < m->n_ops; i++) {
+		if (m->ops[i].kind != GS_OP_KERNEL ||
+		    gs_sched_device(m->streams, m->n_streams, &m->ops[i]) != device)
+			continue;
+		n_all++;
+		if (is_set_kernel(m, i))
+			n_set++;
+	}
+	all = malloc((n_all + 1) * sizeof(*all));
+	wi = malloc((n_set + 1) * sizeof(*wi));
+	m->by_end = malloc((n_set + 1) * sizeof(*m->by_end));
+	m->by_start = malloc((n_set + 1) * sizeof(*m->by_start));
+	if (!all || !wi || !m->by_end || !m->by_start) {
+		free(all);
+		free(wi);
+		return nomem();
+	}
+	for (i = 0; i < m->n_ops; i++) {
+		const struct gs_op *op = &m->ops[i];
+
+		if (op->kind != GS_OP_KERNEL ||
+		    gs_sched_device(m->streams, m->n_streams, op) != device)
+			continue;
+		all[k++] = (struct ivl){op->start_ns, op->end_ns};
+		if (!is_set_kernel(m, i))
+			continue;
+		m->by_end[m->n_kernels] = (struct kref){op->end_ns, (uint32_t)i};
+		m->by_start[m->n_kernels] = (struct kref){op->start_ns, (uint32_t)i};
+		wi[m->n_kernels++] = (struct ivl){ps[i], ps[i] + gs_sched_dur(op)};
+	}
+	qsort(m->by_end, m->n_kernels, sizeof(*m->by_end), cmp_kref);
+	qsort(m->by_start, m->n_kernels, sizeof(*m->by_start), cmp_kref);
+	st = cover_build(&m->kernels, all, n_all);
+	if (st) {
+		free(wi);
+		return st;
+	}
+	return cover_build(&m->whatif, wi, m->n_kernels);
+}
+
+static gs_status build_busy(struct mo *m)
+{
+	struct busy *b = &m->busy;
+	size_t count[GS_COPY_KIND_COUNT] = {0}, fill[GS_COPY_KIND_COUNT], n = 0, i;
+
+	for (i = 0; i < m->n_ops; i++)
+		if (m->in_set[i] && m->ops[i].kind == GS_OP_MEMCPY &&
+		    m->ops[i].end_ns > m->ops[i].start_ns)
+			count[copy_dir(&m->ops[i])]++;
+	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
+		b->first[d] = fill[d] = n;
+		n += count[d];
+	}
+	b->first[GS_COPY_KIND_COUNT] = n;
+	b->st = malloc((n + 1) * sizeof(*b->st));
+	b->en = malloc((n + 1) * sizeof(*b->en));
+	b->pst = malloc((n + 1) * sizeof(*b->pst));
+	b->pen = malloc((n + 1) * sizeof(*b->pen));
+	if (!b->st || !b->en || !b->pst || !b->pen)
+		return nomem();
+	for (i = 0; i < m->n_ops; i++) {
+		const struct gs_op *op = &m->ops[i];
+
+		if (m->in_set[i] && op->kind == GS_OP_MEMCPY && op->end_ns > op->start_ns) {
+			unsigned d = copy_dir(op);
+
+			b->st[fill[d]] = op->start_ns;
+			b->en[fill[d]++] = op->end_ns;
+		}
+	}
+	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
+		size_t f = b->first[d], c = b->first[d + 1] - f;
+
+		qsort(b->st + f, c, sizeof(*b->st), cmp_i64);
+		qsort(b->en + f, c, sizeof(*b->en), cmp_i64);
+	}
+	/* pst[f + k] - pst[f]: sum of the first k starts of the direction. */
+	b->pst[0] = b->pen[0] = 0;
+	for (i = 0; i < n; i++) {
+		b->pst[i + 1] = b->pst[i] + (uint64_t)b->st[i];
+		b->pen[i + 1] = b->pen[i] + (uint64_t)b->en[i];
+	}
+	return GS_OK;
+}
+
+/* ---- independence ------------------------------------------------------ */
+
+static bool edge_counts(const struct mo *m, const struct gs_edge *e)
+{
+	if (gs_sched_pageable_sync(m->ops, e))
+		return false;
+	if (m->g->has_data_edges)
+		return e->kind != GS_EDGE_STREAM_ORDER;
+	return !(e->kind == GS_EDGE_STREAM_ORDER && gs_sched_batch_start(m->ops, e->to));
+}
+
+/* 1: a path from `early` to `late` exists; 0: none; -1: search cut short. */
+static int depends(struct mo *m, uint32_t late, uint32_t early)
+{
+	int64_t lo = m->ops[early].start_ns, hi = m->ops[late].start_ns;
+	size_t head = 0, tail = 0;
+
+	if (++m->gen == 0) {
+		memset(m->stamp, 0, m->n_ops * sizeof(*m->stamp));
+		m->gen = 1;
+	}
+	m->stamp[late] = m->gen;
+	m->queue[tail++] = late;
+	while (head < tail) {
+		uint32_t u = m->queue[head++];
+		size_t a = m->g->in_first[u], z = m->g->in_first[u + 1];
+
+		if (z > m->g->n_edges)
+			z = m->g->n_edges;
+		for (size_t i = a; i < z; i++) {
+			const struct gs_edge *e = &m->g->edges[i];
+			uint32_t f = e->from;
+
+			if (f >= m->n_ops || !edge_counts(m, e))
+				continue;
+			if (f == early)
+				return 1;
+			if (m->stamp[f] == m->gen || m->ops[f].start_ns < lo ||
+			    m->ops[f].start_ns > hi)
+				continue;
+			if (tail == GS_MO_BUDGET)
+				return -1;
+			m->stamp[f] = m->gen;
+			m->queue[tail++] = f;
+		}
+	}
+	return 0;
+}
+
+/* ---- one copy ---------------------------------------------------------- */
+
+struct cand {
+	int64_t dist;
+	uint32_t op;
+	uint8_t same_stream;
+	uint8_t after;
+};
+
+static int cmp_cand(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+
+	if (a->dist != b->dist)
+		return a->dist < b->dist ? -1 : 1;
+	if (a->same_stream != b->same_stream)
+		return a->same_stream < b->same_stream ? -1 : 1;
+	if (a->after != b->after)
+		return a->after < b->after ? -1 : 1;
+	return a->op < b->op ? -1 : a->op > b->op;
+}
+
+/* The GS_MO_NEAR kernels that ended last at or before the copy's start and
+ * the GS_MO_NEAR that started first at or after its end, nearest first. */
+static size_t near_kernels(const struct mo *m, const struct gs_op *c, struct cand *out)
+{
+	size_t n = 0, lo = 0, hi = m->n_kernels, i, k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->by_end[mid].t <= c->start_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = 0, i = lo; i > 0 && k < GS_MO_NEAR; i--, k++) {
+		const struct kref *r = &m->by_end[i - 1];
+
+		out[n++] = (struct cand){.dist = c->start_ns - r->t,
+					 .op = r->op,
+					 .same_stream = m->ops[r->op].stream == c->stream,
+					 .after = 0};
+	}
+	lo = 0;
+	hi = m->n_kernels;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->by_start[mid].t < c->end_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = 0, i = lo; i < m->n_kernels && k < GS_MO_NEAR; i++, k++) {
+		const struct kref *r = &m->by_start[i];
+
+		out[n++] = (struct cand){.dist = r->t - c->end_ns,
+					 .op = r->op,
+					 .same_stream = m->ops[r->op].stream == c->stream,
+					 .after = 1};
+	}
+	qsort(out, n, sizeof(*out), cmp_cand);
+	return n;
+}
+
+static bool engines_free(const struct mo *m, const struct gs_op *c, const struct gs_op *k,
+			 int64_t need)
+{
+	unsigned d = copy_dir(c);
+	int64_t kdur = gs_sched_dur(k);
+	uint64_t engines = m->s->copy_engines[d] ? m->s->copy_engines[d] : 1;
+	uint64_t busy = busy_len(&m->busy, d, k->start_ns, k->end_ns);
+	int64_t own_lo = c->start_ns > k->start_ns ? c->start_ns : k->start_ns;
+	int64_t own_hi = c->end_ns < k->end_ns ? c->end_ns : k->end_ns;
+
+	if (own_hi > own_lo) /* the copy itself is not "another" copy */
+		busy -= (uint64_t)(own_hi - own_lo);
+	if (kdur <= 0 || engines > (uint64_t)INT64_MAX / (uint64_t)kdur)
+		return true;
+	return busy + (uint64_t)need <= engines * (uint64_t)kdur;
+}
+
+/* Fills r; returns false when the copy is not a missed overlap. */
+static bool examine_copy(struct mo *m, uint32_t ci, struct gs_missed_overlap *r)
+{
+	const struct gs_op *c = &m->ops[ci], *k;
+	int64_t dur = gs_sched_dur(c), ps = m->s->pipelined_start[ci], exposed, hideable, need;
+	struct cand cands[2 * GS_MO_NEAR];
+	size_t n, i, pick = 0;
+	int dep = 1, first_dep = 1;
+	uint8_t mem;
+
+	exposed = dur - cover_len(&m->kernels, c->start_ns, c->end_ns);
+	if (exposed <= 0)
+		return false;
+	hideable = exposed - (dur - cover_len(&m->whatif, ps, ps + dur));
+	if (hideable <= 0)
+		return false;
+	n = near_kernels(m, c, cands);
+	if (!n)
+		return false;
+	/* The nearest kernel it does not depend on, else the nearest. */
+	for (i = 0; i < n; i++) {
+		dep = cands[i].after ? depends(m, cands[i].op, ci) : depends(m, ci, cands[i].op);
+		if (i == 0)
+			first_dep = dep;
+		if (dep == 0) {
+			pick = i;
+			break;
+		}
+	}
+	if (dep != 0)
+		dep = first_dep;
+	k = &m->ops[cands[pick].op];
+	memset(r, 0, sizeof(*r));
+	r->op = ci;
+	r->kernel = cands[pick].op;
+	r->exposed_ns = exposed;
+	r->hideable_ns = hideable;
+	r->bound_by = m->s->bound_by ? m->s->bound_by[ci] : GS_BOUND_NONE;
+
+	mem = gs_sched_host_mem(c);
+	if (mem == GS_MEM_PAGEABLE)
+		r->missing |= GS_COND_PINNED_MEMORY;
+	else if (mem == GS_MEM_UNKNOWN)
+		r->unverified |= GS_COND_PINNED_MEMORY;
+	if (dep != 0)
+		r->missing |= GS_COND_INDEPENDENT;
+	if (dep < 0)
+		r->unverified |= GS_COND_INDEPENDENT;
+	need = hideable < gs_sched_dur(k) ? hideable : gs_sched_dur(k);
+	if (k->stream == c->stream || !engines_free(m, c, k, need))
+		r->missing |= GS_COND_CONCURRENT_RESOURCES;
+	return true;
+}
+
+static int cmp_missed(const void *pa, const void *pb)
+{
+	const struct gs_missed_overlap *a = pa, *b = pb;
+
+	if (a->exposed_ns != b->exposed_ns)
+		return a->exposed_ns > b->exposed_ns ? -1 : 1;
+	return a->op < b->op ? -1 : a->op > b->op;
+}
+
+static gs_status run(struct mo *m, struct gs_missed_overlap **out, size_t *n)
+{
+	const struct gs_schedule *s = m->s;
+	size_t cap = 0, i;
+	gs_status st;
+
+	for (i = 0; i < m->n_ops; i++) {
+		const struct gs_op *op = &m->ops[i];
+
+		m->in_set[i] =
+			gs_sched_device(m->streams, m->n_streams, op) == s->device &&
+			gs_sched_in_window(op, s->window_set, s->window_start, s->window_end);
+		if (m->in_set[i] && op->kind == GS_OP_MEMCPY)
+			cap++;
+	}
+	st = build_kernels(m);
+	if (!st)
+		st = build_busy(m);
+	if (st)
+		return st;
+	m->stamp = calloc(m->n_ops + 1, sizeof(*m->stamp));
+	m->queue = malloc(GS_MO_BUDGET * sizeof(*m->queue));
+	*out = malloc((cap + 1) * sizeof(**out));
+	if (!m->stamp || !m->queue || !*out)
+		return nomem();
+	for (i = 0; i < m->n_ops; i++) {
+		if (!m->in_set[i] || m->ops[i].kind != GS_OP_MEMCPY)
+			continue;
+		if (examine_copy(m, (uint32_t)i, &(*out)[*n]))
+			(*n)++;
+	}
+	qsort(*out, *n, sizeof(**out), cmp_missed);
+	return GS_OK;
+}
+
+gs_status gs_missed_overlap_compute(const struct gs_trace *t, const struct gs_graph *g,
+				    const struct gs_schedule *s, const struct gs_breakdown *b,
+				    struct gs_missed_overlap **out, size_t *n)
+{
+	struct mo m;
+	gs_status st;
+
+	if (!out || !n) {
+		gs_error_append("gs_missed_overlap_compute: no output");
+		return GS_ERR_INVALID;
+	}
+	*out = NULL;
+	*n = 0;
+	if (!t || !g || !s) {
+		gs_error_append("gs_missed_overlap_compute: no trace, graph or schedule");
+		return GS_ERR_INVALID;
+	}
+	memset(&m, 0, sizeof(m));
+	m.t = t;
+	m.g = g;
+	m.s = s;
+	m.ops = gs_trace_ops(t, &m.n_ops);
+	m.streams = gs_trace_streams(t, &m.n_streams);
+	if (g->n_ops != m.n_ops || !g->in_first || (g->n_edges && !g->edges) ||
+	    s->n_ops != m.n_ops || !s->pipelined_start) {
+		gs_error_append("missed overlap: the graph or schedule does not match the trace");
+		return GS_ERR_INVALID;
+	}
+	if (b && b->device != s->device) {
+		gs_error_append("missed overlap: breakdown of device %u, schedule of device %u",
+				b->device, s->device);
+		return GS_ERR_INVALID;
+	}
+	m.in_set = calloc(m.n_ops + 1, sizeof(*m.in_set));
+	st = m.in_set ? run(&m, out, n) : nomem();
+	free(m.in_set);
+	cover_fini(&m.kernels);
+	cover_fini(&m.whatif);
+	busy_fini(&m.busy);
+	free(m.by_end);
+	free(m.by_start);
+	free(m.stamp);
+	free(m.queue);
+	if (st) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return st;
+}

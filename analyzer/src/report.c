@@ -1,0 +1,1624 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analyze report (SPEC §5): runs every analysis over a finished trace
+ * and keeps what the text and JSON writers print (report_text.c,
+ * report_json.c), including the ranked findings with their advice.
+ *
+ * Complexity, for N ops, S streams, D reported devices and W waits: the
+ * graph and the waits once (their own costs), then per device the
+ * analyses (each O(N log N) or better), one pass over the device's ops for
+ * the stream totals and the constraint counts, a sort of its kernels by
+ * name (O(K log K)), and one pass over the waits with a binary search of
+ * the device (O(W log D)). Nothing is quadratic.
+ */
+#include "report_priv.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static gs_status nomem(void)
+{
+	gs_error_append("out of memory");
+	return GS_ERR_NOMEM;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers shared with the writers (report_priv.h)                    */
+/* ------------------------------------------------------------------------ */
+
+const char *gs_report_dur(char *buf, size_t size, int64_t ns)
+{
+	static const struct {
+		uint64_t div;
+		const char *unit;
+	} units[] = {
+		{1000000000ULL, "s"},
+		{1000000ULL, "ms"},
+		{1000ULL, "us"},
+	};
+	const char *sign = "";
+	uint64_t v;
+	size_t i;
+
+	if (ns < 0) {
+		sign = "-";
+		v = (uint64_t)0 - (uint64_t)ns;
+	} else {
+		v = (uint64_t)ns;
+	}
+	for (i = 0; i < COUNT_OF(units); i++) {
+		if (v >= units[i].div) {
+			uint64_t frac = (v % units[i].div) / (units[i].div / 1000);
+
+			snprintf(buf, size, "%s%llu.%03llu %s", sign,
+				 (unsigned long long)(v / units[i].div), (unsigned long long)frac,
+				 units[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, size, "%s%llu ns", sign, (unsigned long long)v);
+	return buf;
+}
+
+const char *gs_report_pct(char *buf, size_t size, int64_t part, int64_t whole)
+{
+	double p = whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+
+	snprintf(buf, size, "%.1f%%", p);
+	return buf;
+}
+
+uint64_t gs_report_op_id(const struct gs_trace *t, uint32_t op)
+{
+	size_t n;
+	const struct gs_op *ops = gs_trace_ops(t, &n);
+
+	if (op >= n)
+		return op;
+	return ops[op].correlation ? ops[op].correlation : op;
+}
+
+uint32_t gs_report_op_device(const struct gs_trace *t, uint32_t op)
+{
+	size_t n, ns;
+	const struct gs_op *ops = gs_trace_ops(t, &n);
+	const struct gs_stream *st = gs_trace_streams(t, &ns);
+
+	if (op >= n || ops[op].stream >= ns)
+		return UINT32_MAX;
+	return st[ops[op].stream].device;
+}
+
+uint64_t gs_report_op_stream(const struct gs_trace *t, uint32_t op)
+{
+	size_t n, ns;
+	const struct gs_op *ops = gs_trace_ops(t, &n);
+	const struct gs_stream *st = gs_trace_streams(t, &ns);
+
+	if (op >= n || ops[op].stream >= ns)
+		return 0;
+	return st[ops[op].stream].stream_id;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A growable string for the findings                                        */
+/* ------------------------------------------------------------------------ */
+
+struct sb {
+	char *p;
+	size_t len;
+	size_t cap;
+	bool oom;
+};
+
+static void sb_printf(struct sb *s, const char *fmt, ...) GS_PRINTF(2, 3);
+
+static void sb_printf(struct sb *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (s->oom)
+		return;
+	for (;;) {
+		size_t room = s->cap - s->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(s->p ? s->p + s->len : NULL, s->p ? room : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			s->oom = true;
+			return;
+		}
+		if (s->p && (size_t)n < room) {
+			s->len += (size_t)n;
+			return;
+		}
+		{
+			size_t cap = s->cap ? s->cap : 128;
+			char *p;
+
+			while (cap < s->len + (size_t)n + 1)
+				cap *= 2;
+			p = realloc(s->p, cap);
+			if (!p) {
+				s->oom = true;
+				return;
+			}
+			s->p = p;
+			s->cap = cap;
+		}
+	}
+}
+
+static void sb_dur(struct sb *s, int64_t ns)
+{
+	char buf[48];
+
+	sb_printf(s, "%s", gs_report_dur(buf, sizeof(buf), ns));
+}
+
+/* A name cut to 60 code points with an ellipsis (findings stay short). */
+static void sb_name(struct sb *s, const char *name)
+{
+	const unsigned char *p = (const unsigned char *)(name ? name : "");
+	size_t cps = 0, cut = 0, i;
+
+	for (i = 0; p[i]; i++) {
+		if ((p[i] & 0xc0) != 0x80) {
+			if (cps == 59)
+				cut = i;
+			cps++;
+		}
+	}
+	if (cps <= 60)
+		sb_printf(s, "%s", (const char *)p);
+	else
+		sb_printf(s, "%.*s\xe2\x80\xa6", (int)cut, (const char *)p);
+}
+
+static void sb_pct(struct sb *s, int64_t part, int64_t whole)
+{
+	char buf[32];
+
+	sb_printf(s, "%s", gs_report_pct(buf, sizeof(buf), part, whole));
+}
+
+/* Take the string (NULL when out of memory). */
+static char *sb_take(struct sb *s)
+{
+	char *p;
+
+	if (s->oom || !s->p) {
+		free(s->p);
+		if (!s->oom)
+			return strdup("");
+		return NULL;
+	}
+	p = s->p;
+	s->p = NULL;
+	s->len = s->cap = 0;
+	return p;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Per-device tables                                                          */
+/* ------------------------------------------------------------------------ */
+
+struct win {
+	int64_t start;
+	int64_t end;
+};
+
+/* An op counts for a window when it overlaps it (an instant op: when it
+ * lies inside it, ends included). */
+static bool in_window(const struct gs_op *op, struct win w)
+{
+	if (op->end_ns <= op->start_ns)
+		return op->start_ns >= w.start && op->start_ns <= w.end;
+	return op->start_ns < w.end && op->end_ns > w.start;
+}
+
+static int64_t clipped(const struct gs_op *op, struct win w)
+{
+	int64_t s = op->start_ns > w.start ? op->start_ns : w.start;
+	int64_t e = op->end_ns < w.end ? op->end_ns : w.end;
+
+	return e > s ? e - s : 0;
+}
+
+struct kernel_row {
+	uint32_t name;
+	uint32_t op;
+	int64_t ns;
+};
+
+static int cmp_kernel_row(const void *pa, const void *pb)
+{
+	const struct kernel_row *a = pa, *b = pb;
+
+	if (a->name != b->name)
+		return a->name < b->name ? -1 : 1;
+	return a->op < b->op ? -1 : a->op > b->op;
+}
+
+static int cmp_kernel(const void *pa, const void *pb)
+{
+	const struct gs_report_kernel *a = pa, *b = pb;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return a->first_op < b->first_op ? -1 : a->first_op > b->first_op;
+}
+
+static int cmp_stream(const void *pa, const void *pb)
+{
+	const struct gs_report_stream *a = pa, *b = pb;
+
+	if (a->stream_id != b->stream_id)
+		return a->stream_id < b->stream_id ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Streams of the device, their totals, the per-name kernel totals and the
+ * op counts. O(N_d log N_d). */
+static gs_status dev_streams(const struct gs_trace *t, struct gs_report_device *d, struct win w)
+{
+	size_t n_streams, n_ops, s, nk = 0, cap = 0;
+	const struct gs_stream *streams = gs_trace_streams(t, &n_streams);
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	struct kernel_row *rows = NULL;
+
+	for (s = 0; s < n_streams; s++)
+		if (streams[s].device == d->device)
+			d->n_streams++;
+	if (d->n_streams) {
+		d->streams = calloc(d->n_streams, sizeof(*d->streams));
+		if (!d->streams)
+			return nomem();
+	}
+	d->n_streams = 0;
+	for (s = 0; s < n_streams; s++) {
+		struct gs_report_stream *rs;
+		size_t first, count, i;
+		int64_t cover = INT64_MIN;
+
+		if (streams[s].device != d->device)
+			continue;
+		gs_trace_stream_ops(t, (uint32_t)s, &first, &count);
+		rs = &d->streams[d->n_streams];
+		rs->index = (uint32_t)s;
+		rs->pid = streams[s].pid;
+		rs->stream_id = streams[s].stream_id;
+		rs->kind = streams[s].kind;
+		rs->priority = streams[s].priority;
+		for (i = first; i < first + count && i < n_ops; i++) {
+			const struct gs_op *op = &ops[i];
+			int64_t ns, a, b;
+
+			if (!in_window(op, w))
+				continue;
+			ns = clipped(op, w);
+			rs->ops++;
+			if (op->kind < GS_OP_KIND_COUNT)
+				d->op_kinds[op->kind]++;
+			if (op->kind == GS_OP_KERNEL) {
+				rs->kernels++;
+				rs->kernel_ns += ns;
+				if (nk == cap) {
+					size_t nc = cap ? cap * 2 : 256;
+					struct kernel_row *nr = realloc(rows, nc * sizeof(*rows));
+
+					if (!nr) {
+						free(rows);
+						return nomem();
+					}
+					rows = nr;
+					cap = nc;
+				}
+				rows[nk].name = op->name;
+				rows[nk].op = (uint32_t)i;
+				rows[nk].ns = ns;
+				nk++;
+			} else {
+				rs->copies++;
+				rs->copy_ns += ns;
+			}
+			/* Union of the stream's intervals: ops are sorted by start. */
+			a = op->start_ns > w.start ? op->start_ns : w.start;
+			b = op->end_ns < w.end ? op->end_ns : w.end;
+			if (a < cover)
+				a = cover;
+			if (b > a)
+				rs->busy_ns += b - a;
+			if (b > cover)
+				cover = b;
+		}
+		d->ops += rs->ops;
+		d->n_streams++;
+	}
+
+	if (d->n_streams > 1)
+		qsort(d->streams, d->n_streams, sizeof(*d->streams), cmp_stream);
+
+	/* Kernels by name, ranked by time. */
+	if (nk) {
+		size_t i, g = 0;
+
+		qsort(rows, nk, sizeof(*rows), cmp_kernel_row);
+		d->kernels = calloc(nk, sizeof(*d->kernels));
+		if (!d->kernels) {
+			free(rows);
+			return nomem();
+		}
+		for (i = 0; i < nk; i++) {
+			struct gs_report_kernel *k;
+
+			if (i == 0 || rows[i].name != rows[i - 1].name) {
+				k = &d->kernels[g++];
+				k->name = rows[i].name;
+				k->first_op = rows[i].op;
+			}
+			k = &d->kernels[g - 1];
+			k->count++;
+			k->ns += rows[i].ns;
+			if (rows[i].ns > k->max_ns)
+				k->max_ns = rows[i].ns;
+			if (rows[i].op < k->first_op)
+				k->first_op = rows[i].op;
+		}
+		d->n_kernels = g;
+		qsort(d->kernels, g, sizeof(*d->kernels), cmp_kernel);
+	}
+	free(rows);
+	return GS_OK;
+}
+
+/* ---- communication kernels ---- */
+
+struct ival {
+	int64_t a;
+	int64_t b;
+};
+
+static int cmp_ival(const void *pa, const void *pb)
+{
+	const struct ival *x = pa, *y = pb;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+/* Sort and merge in place; returns the union's length, *m its pieces. */
+static int64_t ival_union(struct ival *v, size_t n, size_t *m)
+{
+	size_t i, k = 0;
+	int64_t total = 0;
+
+	*m = 0;
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_ival);
+	for (i = 1; i < n; i++) {
+		if (v[i].a <= v[k].b) {
+			if (v[i].b > v[k].b)
+				v[k].b = v[i].b;
+		} else {
+			v[++k] = v[i];
+		}
+	}
+	*m = k + 1;
+	for (i = 0; i < *m; i++)
+		total += v[i].b - v[i].a;
+	return total;
+}
+
+/* Length of the intersection of two merged interval lists. */
+static int64_t ival_meet(const struct ival *x, size_t nx, const struct ival *y, size_t ny)
+{
+	size_t i = 0, j = 0;
+	int64_t total = 0;
+
+	while (i < nx && j < ny) {
+		int64_t a = x[i].a > y[j].a ? x[i].a : y[j].a;
+		int64_t b = x[i].b < y[j].b ? x[i].b : y[j].b;
+
+		if (b > a)
+			total += b - a;
+		if (x[i].b < y[j].b)
+			i++;
+		else
+			j++;
+	}
+	return total;
+}
+
+/* NCCL / RCCL kernels by name (any case). */
+static bool is_comm_name(const char *s)
+{
+	for (; *s; s++) {
+		if ((s[0] == 'n' || s[0] == 'N' || s[0] == 'r' || s[0] == 'R') &&
+		    (s[1] == 'c' || s[1] == 'C') && (s[2] == 'c' || s[2] == 'C') &&
+		    (s[3] == 'l' || s[3] == 'L'))
+			return true;
+	}
+	return false;
+}
+
+/* Host side memory of a copy (GS_MEM_DEVICE when it has none). */
+static uint8_t host_mem(const struct gs_op *op)
+{
+	switch (op->copy_kind) {
+	case GS_COPY_HTOD:
+		return op->src_mem;
+	case GS_COPY_DTOH:
+		return op->dst_mem;
+	case GS_COPY_HTOH:
+		return op->src_mem == GS_MEM_PAGEABLE ? op->src_mem : op->dst_mem;
+	default:
+		return GS_MEM_DEVICE;
+	}
+}
+
+/* Communication kernels against the others, and pageable copies; O(K log K). */
+static gs_status dev_comm(const struct gs_trace *t, struct gs_report_device *d, struct win w)
+{
+	size_t n_ops, st, nc = 0, nk = 0, mc, mk;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	struct ival *comm, *comp;
+	uint64_t kernels = d->op_kinds[GS_OP_KERNEL];
+
+	comm = malloc((kernels ? kernels : 1) * sizeof(*comm));
+	comp = malloc((kernels ? kernels : 1) * sizeof(*comp));
+	if (!comm || !comp) {
+		free(comm);
+		free(comp);
+		return nomem();
+	}
+	for (st = 0; st < d->n_streams; st++) {
+		size_t first, count, i;
+
+		gs_trace_stream_ops(t, d->streams[st].index, &first, &count);
+		for (i = first; i < first + count && i < n_ops; i++) {
+			const struct gs_op *op = &ops[i];
+			struct ival v;
+
+			if (!in_window(op, w))
+				continue;
+			if (op->kind == GS_OP_MEMCPY && host_mem(op) == GS_MEM_PAGEABLE) {
+				d->pageable_copies++;
+				if (op->copy_kind < GS_COPY_KIND_COUNT)
+					d->pageable_by_dir[op->copy_kind]++;
+			}
+			if (op->kind != GS_OP_KERNEL || nc + nk >= kernels)
+				continue;
+			v.a = op->start_ns > w.start ? op->start_ns : w.start;
+			v.b = op->end_ns < w.end ? op->end_ns : w.end;
+			if (v.b <= v.a)
+				continue;
+			if (is_comm_name(gs_trace_string(t, op->name))) {
+				comm[nc++] = v;
+				d->comm_kernels++;
+				d->comm_ns += v.b - v.a;
+			} else {
+				comp[nk++] = v;
+			}
+		}
+	}
+	d->comm_union_ns = ival_union(comm, nc, &mc);
+	ival_union(comp, nk, &mk);
+	d->comm_exposed_ns = d->comm_union_ns - ival_meet(comm, mc, comp, mk);
+	free(comm);
+	free(comp);
+	return GS_OK;
+}
+
+/* ---- what the host was inside during sync time ---- */
+
+static int cmp_call_time_name(const void *pa, const void *pb)
+{
+	const struct gs_host_call_time *a = pa, *b = pb;
+
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+static int cmp_call_time(const void *pa, const void *pb)
+{
+	const struct gs_host_call_time *a = pa, *b = pb;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/*
+ * For every API call, the sync segments it overlaps (a binary search for
+ * the first, then the ones inside it), summed by call name.
+ * O(A log S + overlaps + R log R) for A calls, S segments, R credited calls.
+ */
+static gs_status dev_sync_calls(const struct gs_trace *t, struct gs_report_device *d)
+{
+	const struct gs_breakdown *b = &d->b;
+	size_t n_api, i, ns = 0, nr = 0, cap = 0, g;
+	const struct gs_api_call *api = gs_trace_api_calls(t, &n_api);
+	struct ival *seg;
+	struct gs_host_call_time *rows = NULL;
+
+	if (b->total_ns[GS_CAT_SYNC] <= 0 || !n_api)
+		return GS_OK;
+	seg = malloc(b->n_segments * sizeof(*seg));
+	if (!seg)
+		return nomem();
+	for (i = 0; i < b->n_segments; i++)
+		if (b->segments[i].category == GS_CAT_SYNC)
+			seg[ns++] = (struct ival){b->segments[i].start_ns, b->segments[i].end_ns};
+	for (i = 0; i < n_api; i++) {
+		size_t lo = 0, hi = ns, k;
+		int64_t sum = 0;
+
+		if (api[i].end_ns <= api[i].start_ns)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (seg[mid].b <= api[i].start_ns)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (k = lo; k < ns && seg[k].a < api[i].end_ns; k++) {
+			int64_t a = seg[k].a > api[i].start_ns ? seg[k].a : api[i].start_ns;
+			int64_t e = seg[k].b < api[i].end_ns ? seg[k].b : api[i].end_ns;
+
+			if (e > a)
+				sum += e - a;
+		}
+		if (sum <= 0)
+			continue;
+		if (nr == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			struct gs_host_call_time *nrw = realloc(rows, nc * sizeof(*rows));
+
+			if (!nrw) {
+				free(rows);
+				free(seg);
+				return nomem();
+			}
+			rows = nrw;
+			cap = nc;
+		}
+		rows[nr++] = (struct gs_host_call_time){.name = api[i].name, .ns = sum, .count = 1};
+	}
+	free(seg);
+	if (!nr) {
+		free(rows);
+		return GS_OK;
+	}
+	qsort(rows, nr, sizeof(*rows), cmp_call_time_name);
+	for (i = 1, g = 0; i < nr; i++) {
+		if (rows[i].name == rows[g].name) {
+			rows[g].ns += rows[i].ns;
+			rows[g].count++;
+		} else {
+			rows[++g] = rows[i];
+		}
+	}
+	d->n_sync_calls = g + 1;
+	qsort(rows, d->n_sync_calls, sizeof(*rows), cmp_call_time);
+	d->sync_calls = rows;
+	return GS_OK;
+}
+
+static int cmp_missed(const void *pa, const void *pb)
+{
+	const struct gs_missed_overlap *a = pa, *b = pb;
+
+	if (a->exposed_ns != b->exposed_ns)
+		return a->exposed_ns > b->exposed_ns ? -1 : 1;
+	return a->op < b->op ? -1 : a->op > b->op;
+}
+
+static int cmp_cand(const void *pa, const void *pb)
+{
+	const struct gs_graph_candidate *a = pa, *b = pb;
+
+	if (a->already_graph != b->already_graph)
+		return a->already_graph ? 1 : -1;
+	if (a->exposed_launch_ns != b->exposed_launch_ns)
+		return a->exposed_launch_ns > b->exposed_launch_ns ? -1 : 1;
+	if (a->length != b->length)
+		return a->length > b->length ? -1 : 1;
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	if (a->length && b->length && a->kernels[0] != b->kernels[0])
+		return a->kernels[0] < b->kernels[0] ? -1 : 1;
+	return 0;
+}
+
+/* The schedule's results the report keeps; the per-op arrays are
+ * summarised over the device's ops in the window, then dropped. */
+static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule *s,
+			      struct gs_report_device *d, struct win w, bool window_set)
+{
+	size_t n_ops, i, st;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+
+	d->actual_ns = s->actual_ns;
+	d->dependency_bound_ns = s->dependency_bound_ns;
+	d->ideal_ns = s->ideal_ns;
+	d->efficiency = s->efficiency;
+	d->pipelined = s->pipelined;
+	memcpy(d->copy_engines, s->copy_engines, sizeof(d->copy_engines));
+	if (s->n_critical) {
+		d->critical = malloc(s->n_critical * sizeof(*d->critical));
+		if (!d->critical)
+			return nomem();
+		memcpy(d->critical, s->critical_path, s->n_critical * sizeof(*d->critical));
+		d->n_critical = s->n_critical;
+		for (i = 0; i < d->n_critical; i++)
+			d->critical_ns += d->critical[i].ns;
+	}
+	if (!s->bound_by)
+		return GS_OK;
+	for (st = 0; st < d->n_streams; st++) {
+		size_t first, count;
+
+		gs_trace_stream_ops(t, d->streams[st].index, &first, &count);
+		for (i = first; i < first + count && i < n_ops; i++) {
+			unsigned c = s->bound_by[i];
+
+			/* The schedule's op set: every op, or those starting in the window. */
+			if (window_set && (ops[i].start_ns < w.start || ops[i].start_ns >= w.end))
+				continue;
+			if (c >= GS_BOUND_COUNT)
+				continue;
+			d->bound_ops[c]++;
+			if (s->delay_ns && s->delay_ns[i] > 0)
+				d->bound_delay_ns[c] += s->delay_ns[i];
+		}
+	}
+	return GS_OK;
+}
+
+static size_t find_dev(const struct gs_report *r, uint32_t device)
+{
+	size_t lo = 0, hi = r->n_dev;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->dev[mid].device < device)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->n_dev && r->dev[lo].device == device ? lo : SIZE_MAX;
+}
+
+/* Hand each wait to the device of its consumer (when that device is
+ * reported and the consumer lies in its window). */
+static gs_status assign_waits(struct gs_report *r)
+{
+	size_t n_ops, i, *dev_of = NULL;
+	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+
+	if (!r->n_waits)
+		return GS_OK;
+	dev_of = malloc(r->n_waits * sizeof(*dev_of));
+	r->reported_waits = malloc(r->n_waits * sizeof(*r->reported_waits));
+	if (!dev_of || !r->reported_waits) {
+		free(dev_of);
+		return nomem();
+	}
+	for (i = 0; i < r->n_waits; i++) {
+		const struct gs_wait *w = &r->waits[i];
+		size_t k;
+
+		dev_of[i] = SIZE_MAX;
+		if (w->consumer >= n_ops)
+			continue;
+		k = find_dev(r, gs_report_op_device(r->t, w->consumer));
+		if (k == SIZE_MAX)
+			continue;
+		if (!in_window(&ops[w->consumer],
+			       (struct win){r->dev[k].b.window_start, r->dev[k].b.window_end}))
+			continue;
+		dev_of[i] = k;
+		r->dev[k].n_waits++;
+		r->reported_waits[r->n_reported_waits++] = i;
+	}
+	for (i = 0; i < r->n_dev; i++) {
+		if (!r->dev[i].n_waits)
+			continue;
+		r->dev[i].waits = malloc(r->dev[i].n_waits * sizeof(size_t));
+		if (!r->dev[i].waits) {
+			free(dev_of);
+			return nomem();
+		}
+		r->dev[i].n_waits = 0;
+	}
+	for (i = 0; i < r->n_waits; i++) {
+		struct gs_report_device *d;
+
+		if (dev_of[i] == SIZE_MAX)
+			continue;
+		d = &r->dev[dev_of[i]];
+		d->waits[d->n_waits++] = i;
+		d->wait_ns += r->waits[i].wait_ns;
+		if (r->waits[i].kind < GS_EDGE_KIND_COUNT)
+			d->wait_kind_count[r->waits[i].kind]++;
+	}
+	free(dev_of);
+	return GS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Findings                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#define MAX_FINDINGS 12
+
+struct finding_list {
+	struct gs_report_finding f[MAX_FINDINGS];
+	size_t n;
+	bool oom;
+};
+
+static void add_finding(struct finding_list *l, const char *kind, int64_t ns, struct sb *text,
+			struct sb *advice)
+{
+	struct gs_report_finding *f;
+
+	if (l->n == MAX_FINDINGS) {
+		free(text->p);
+		free(advice->p);
+		return;
+	}
+	f = &l->f[l->n];
+	f->kind = kind;
+	f->ns = ns;
+	f->text = sb_take(text);
+	f->advice = sb_take(advice);
+	if (!f->text || !f->advice) {
+		free(f->text);
+		free(f->advice);
+		l->oom = true;
+		return;
+	}
+	l->n++;
+}
+
+/* Worth a finding: at least 0.5% of the window (and some time at all). */
+static bool significant(int64_t ns, int64_t window)
+{
+	return ns > 0 && ns * 200 >= window;
+}
+
+static bool name_has(const char *name, const char *part)
+{
+	return strstr(name, part) != NULL;
+}
+
+/* "N%" of the window and the time: "41.0% (12.300 ms)". */
+static void sb_share(struct sb *s, int64_t ns, int64_t window)
+{
+	sb_pct(s, ns, window);
+	sb_printf(s, " (");
+	sb_dur(s, ns);
+	sb_printf(s, ")");
+}
+
+/* Cross-stream dependencies the trace could not link (graph caveats). */
+static uint64_t unlinked(const struct gs_report *r)
+{
+	return r->g ? r->g->unlinked_waits + r->g->unlinked_wait_calls : 0;
+}
+
+/* What to do about time the host spent inside `call` while the device
+ * waited. */
+static void advise_call(struct sb *adv, const char *call, bool pageable)
+{
+	if (name_has(call, "Launch"))
+		sb_printf(adv,
+			  "the launch calls themselves (%s) are slower than the kernels they "
+			  "launch: launch fewer, larger kernels (fuse them) or replay the "
+			  "sequence from a CUDA Graph",
+			  call);
+	else if ((name_has(call, "Memcpy") || name_has(call, "Memset")) &&
+		 (pageable || !name_has(call, "Async")))
+		sb_printf(adv,
+			  "%s blocks the host until the device reaches the copy (%s): copy "
+			  "to/from pinned buffers (cudaHostAlloc; pin_memory=True, "
+			  "non_blocking=True) and read the result later instead of "
+			  ".item()/.cpu() every iteration",
+			  call, pageable ? "pageable host memory" : "a synchronous copy");
+	else if (name_has(call, "Synchronize") || name_has(call, "Query"))
+		sb_printf(adv,
+			  "remove the per-iteration sync in %s (.item(), .cpu(), printing a "
+			  "loss) or move it off the critical path: queue the next work first",
+			  call);
+	else if (name_has(call, "Malloc") || name_has(call, "Free") ||
+		 name_has(call, "HostAlloc") || name_has(call, "HostRegister") ||
+		 name_has(call, "HostUnregister"))
+		sb_printf(adv,
+			  "allocate once and reuse the buffers (a caching allocator) instead "
+			  "of calling %s in the loop",
+			  call);
+	else
+		sb_printf(adv,
+			  "the host was inside %s: move it out of the loop or onto another "
+			  "thread",
+			  call);
+}
+
+static void finding_idle(const struct gs_report *r, const struct gs_report_device *d,
+			 struct finding_list *l)
+{
+	const struct gs_trace *t = r->t;
+	const struct gs_breakdown *b = &d->b;
+	int64_t idle = b->total_ns[GS_CAT_IDLE];
+	struct sb text = {0}, adv = {0};
+	const char *sep = "";
+	const char *call = NULL;
+	int64_t call_ns = 0;
+
+	if (!significant(idle, b->window_ns))
+		return;
+	if (b->n_top_host_calls) {
+		call = gs_trace_string(t, b->top_host_calls[0].name);
+		call_ns = b->top_host_calls[0].ns;
+	}
+	sb_printf(&text, "idle ");
+	sb_share(&text, idle, b->window_ns);
+	sb_printf(&text, ": ");
+	if (b->host_bound_ns > 0) {
+		sb_dur(&text, b->host_bound_ns);
+		sb_printf(&text, " host-bound");
+		if (call && call_ns > 0) {
+			sb_printf(&text, " (%s", call_ns * 2 >= b->host_bound_ns ? "mostly " : "");
+			sb_dur(&text, call_ns);
+			sb_printf(&text, " inside %s)", call);
+		}
+		sep = ", ";
+	}
+	if (b->launch_latency_ns > 0) {
+		sb_printf(&text, "%s", sep);
+		sb_dur(&text, b->launch_latency_ns);
+		sb_printf(&text, " launch latency");
+		sep = ", ";
+	}
+	if (b->unattributed_ns > 0) {
+		sb_printf(&text, "%s", sep);
+		sb_dur(&text, b->unattributed_ns);
+		sb_printf(&text, " unattributed (no launch call recorded)");
+	}
+
+	if (b->host_bound_ns >= b->launch_latency_ns && b->host_bound_ns >= b->unattributed_ns) {
+		if (call && call_ns * 3 >= b->host_bound_ns)
+			advise_call(&adv, call, false);
+		else
+			sb_printf(&adv,
+				  "the CPU did not issue work fast enough (host code between "
+				  "launches): overlap host work with GPU work, do more per "
+				  "launch (fuse kernels, larger batches) or capture the launches "
+				  "in a CUDA Graph");
+	} else if (b->launch_latency_ns >= b->unattributed_ns) {
+		if (unlinked(r) || d->comm_kernels)
+			sb_printf(&adv,
+				  "the ops were launched early but started late: they waited on "
+				  "something this trace does not link (%s%s%s): %s",
+				  unlinked(r) ? "cross-stream events" : "",
+				  unlinked(r) && d->comm_kernels ? ", " : "",
+				  d->comm_kernels ? "other ranks through NCCL" : "",
+				  unlinked(r) ?
+					  "record cuda_sync events (PyTorch profiler: "
+					  "_ExperimentalConfig(enable_cuda_sync_events=True)) "
+					  "to see the waits, and compare the ranks' traces" :
+					  "compare the ranks' traces: the slowest rank sets the "
+					  "pace");
+		else
+			sb_printf(&adv,
+				  "the ops started late after their launch call began (launch "
+				  "overhead, or a full launch queue): launch fewer, larger "
+				  "kernels (fuse them) or replay them from a CUDA Graph");
+	} else {
+		sb_printf(&adv,
+			  "no launch call is recorded for the ops that ended these gaps: "
+			  "record the CUDA runtime API too (the PyTorch profiler does by default) "
+			  "to attribute them");
+	}
+	add_finding(l, "idle", idle, &text, &adv);
+}
+
+static void finding_sync(const struct gs_report *r, const struct gs_report_device *d,
+			 struct finding_list *l)
+{
+	int64_t sync = d->b.total_ns[GS_CAT_SYNC];
+	struct sb text = {0}, adv = {0};
+	const char *call = NULL;
+
+	if (!significant(sync, d->b.window_ns))
+		return;
+	sb_printf(&text, "sync ");
+	sb_share(&text, sync, d->b.window_ns);
+	sb_printf(&text, ": the device ran nothing while the host was blocked waiting on it");
+	if (d->n_sync_calls) {
+		call = gs_trace_string(r->t, d->sync_calls[0].name);
+		sb_printf(&text, ", %sinside %s (",
+			  d->sync_calls[0].ns * 2 >= sync ? "mostly " : "", call);
+		sb_dur(&text, d->sync_calls[0].ns);
+		sb_printf(&text, " in %llu call%s)", (unsigned long long)d->sync_calls[0].count,
+			  d->sync_calls[0].count == 1 ? "" : "s");
+	}
+	if (d->pageable_copies && call && (name_has(call, "Memcpy") || name_has(call, "Memset"))) {
+		sb_printf(&text, "; %llu copies use pageable host memory",
+			  (unsigned long long)d->pageable_copies);
+		if (d->pageable_by_dir[GS_COPY_DTOH])
+			sb_printf(&text, " (%llu DtoH)",
+				  (unsigned long long)d->pageable_by_dir[GS_COPY_DTOH]);
+	}
+	if (call)
+		advise_call(&adv, call, d->pageable_copies > 0);
+	else
+		sb_printf(&adv, "queue the next work before synchronizing, or sync on an event "
+				"later (only when the result is really needed)");
+	add_finding(l, "sync", sync, &text, &adv);
+}
+
+static void finding_copy(const struct gs_report_device *d, struct finding_list *l)
+{
+	int64_t copy = d->b.total_ns[GS_CAT_COPY];
+	struct sb text = {0}, adv = {0};
+	unsigned worst = 0;
+	size_t i;
+
+	if (!significant(copy, d->b.window_ns))
+		return;
+	sb_printf(&text, "copy exposed ");
+	sb_share(&text, copy, d->b.window_ns);
+	if (!d->n_missed) {
+		sb_printf(&text, ": no kernel could have hidden these copies");
+		sb_printf(&adv, "move fewer bytes (keep data on the device, smaller dtypes) or "
+				"overlap the copies with the work of the next step");
+		add_finding(l, "exposed_copy", copy, &text, &adv);
+		return;
+	}
+	sb_printf(&text, ": %zu cop%s (", d->n_missed, d->n_missed == 1 ? "y" : "ies");
+	sb_dur(&text, d->missed_exposed_ns);
+	sb_printf(&text, ") ran exposed although a kernel could have hidden %s",
+		  d->n_missed == 1 ? "it" : "them");
+	for (i = 0; i < 3; i++)
+		if (d->missing_count[i] > d->missing_count[worst])
+			worst = (unsigned)i;
+	if (d->missing_count[worst]) {
+		const char *sep = "; missing ";
+
+		for (i = 0; i < 3; i++) {
+			if (!d->missing_count[i])
+				continue;
+			sb_printf(&text, "%s%s (%llu)", sep, gs_condition_name(1u << i),
+				  (unsigned long long)d->missing_count[i]);
+			sep = ", ";
+		}
+	}
+	sb_printf(&text, "; ");
+	sb_dur(&text, d->missed_hideable_ns);
+	sb_printf(&text, " could be hidden");
+	if (!d->missing_count[worst])
+		sb_printf(&adv, "every condition holds: issue these copies on a separate stream "
+				"ahead of the kernels that can hide them (prefetch)");
+	else if ((1u << worst) == GS_COND_PINNED_MEMORY)
+		sb_printf(&adv, "allocate the host buffers pinned (cudaHostAlloc / "
+				"cudaHostRegister; pin_memory=True in a DataLoader) so copies run "
+				"asynchronously");
+	else if ((1u << worst) == GS_COND_INDEPENDENT)
+		sb_printf(&adv, "double-buffer: split the data into batches so the next batch's "
+				"copy does not depend on the kernel running now");
+	else
+		sb_printf(&adv,
+			  "issue the copies on their own stream (ops of one stream never "
+			  "overlap) and keep a copy engine of that direction free: merge small "
+			  "copies");
+	add_finding(l, "exposed_copy", copy, &text, &adv);
+}
+
+static bool has_precondition(const struct gs_what_if *w, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_preconditions && i < COUNT_OF(w->preconditions); i++)
+		if (w->preconditions[i] && !strcmp(w->preconditions[i], name))
+			return true;
+	return false;
+}
+
+/* Only when the batches exist and pipelining beats the ideal schedule of
+ * the current structure (else the saving is only the host overhead that
+ * the schedule finding already counts). */
+static void finding_pipeline(const struct gs_report_device *d, struct finding_list *l)
+{
+	const struct gs_what_if *w = &d->pipelined;
+	struct sb text = {0}, adv = {0};
+	size_t i;
+
+	if (!w->name || w->batches < 2 || w->makespan_ns <= 0 || w->makespan_ns >= d->ideal_ns ||
+	    !significant(d->ideal_ns - w->makespan_ns, d->actual_ns))
+		return;
+	sb_printf(&text, "pipelining %zu batches over streams: makespan ", w->batches);
+	sb_dur(&text, w->makespan_ns);
+	sb_printf(&text, ", ");
+	sb_dur(&text, d->ideal_ns - w->makespan_ns);
+	sb_printf(&text, " under the ideal schedule of the current structure (");
+	sb_dur(&text, w->saving_ns);
+	sb_printf(&text, " under the actual ");
+	sb_dur(&text, d->actual_ns);
+	sb_printf(&text, ")");
+	for (i = 0; i < w->n_preconditions && i < COUNT_OF(w->preconditions); i++)
+		sb_printf(&text, "%s%s", i ? ", " : "; precondition: ",
+			  w->preconditions[i] ? w->preconditions[i] : "?");
+	sb_printf(&adv, "issue each batch's copy-in, compute and copy-out on its own stream, "
+			"with events between them, so one batch's copies run under another's "
+			"kernels");
+	if (has_precondition(w, "pinned_memory"))
+		sb_printf(&adv, "; pin the host buffers first");
+	add_finding(l, "pipelining", d->ideal_ns - w->makespan_ns, &text, &adv);
+}
+
+static const char *constraint_advice(unsigned c)
+{
+	switch (c) {
+	case GS_BOUND_HOST_LAUNCH:
+		return "the GPU waited for the CPU to launch: cut per-launch host work, fuse "
+		       "kernels, or replay them from a CUDA Graph";
+	case GS_BOUND_HOST_SYNC:
+		return "host synchronizations serialise the work: remove them or wait on an "
+		       "event later";
+	case GS_BOUND_EVENT:
+		return "cross-stream events gate the work: record each event right after the op "
+		       "the other stream needs";
+	case GS_BOUND_STREAM_ORDER:
+		return "ops queued behind earlier ops of their stream: delays upstream carry "
+		       "over; fix the findings above first, and give independent work its own "
+		       "stream";
+	case GS_BOUND_DEFAULT_STREAM:
+		return "the legacy default stream serialises the blocking streams: use streams "
+		       "created with cudaStreamNonBlocking, or --default-stream per-thread";
+	case GS_BOUND_SYNC_COPY:
+		return "synchronous copies block the host: use cudaMemcpyAsync from pinned memory";
+	case GS_BOUND_COPY_ENGINE:
+		return "copies queue for a copy engine: merge small copies or spread them out";
+	case GS_BOUND_DATA:
+		return "data dependencies order the work: double-buffer so batches do not share "
+		       "buffers";
+	default:
+		return "compare the ideal schedule with the actual one op by op (JSON output)";
+	}
+}
+
+/* The headline: how fast the same ops could run. */
+static void finding_schedule(const struct gs_report *r, const struct gs_report_device *d,
+			     struct finding_list *l)
+{
+	int64_t slack = d->actual_ns - d->ideal_ns;
+	struct sb text = {0}, adv = {0};
+	unsigned c, worst = GS_BOUND_NONE;
+
+	if (d->actual_ns <= 0 || d->ideal_ns <= 0 || !significant(slack, d->actual_ns))
+		return;
+	for (c = 1; c < GS_BOUND_COUNT; c++)
+		if (d->bound_delay_ns[c] > d->bound_delay_ns[worst])
+			worst = c;
+	sb_printf(&text, "efficiency %.2f: the same ops could finish in ", d->efficiency);
+	sb_dur(&text, d->ideal_ns);
+	sb_printf(&text, " (ideal schedule) instead of ");
+	sb_dur(&text, d->actual_ns);
+	if (unlinked(r))
+		sb_printf(&text, " - optimistic: %llu cross-stream waits are not linked",
+			  (unsigned long long)unlinked(r));
+	if (worst != GS_BOUND_NONE && d->bound_delay_ns[worst] > 0)
+		sb_printf(&text, "; most delay is bound by %s (%llu op%s)",
+			  gs_constraint_name(worst), (unsigned long long)d->bound_ops[worst],
+			  d->bound_ops[worst] == 1 ? "" : "s");
+	sb_printf(&adv, "%s", constraint_advice(worst));
+	add_finding(l, "schedule", slack, &text, &adv);
+}
+
+/* Waits matter where the device had nothing else to run: their time at
+ * stake is capped by the device's idle and sync time. */
+static void finding_waits(const struct gs_report *r, const struct gs_report_device *d,
+			  struct finding_list *l)
+{
+	const struct gs_trace *t = r->t;
+	struct sb text = {0}, adv = {0};
+	const struct gs_wait *w;
+	size_t n_ops;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	int64_t at_stake, empty = d->b.total_ns[GS_CAT_IDLE] + d->b.total_ns[GS_CAT_SYNC];
+	const char *sep = " (";
+	unsigned k;
+
+	if (!d->n_waits)
+		return;
+	at_stake = d->wait_ns < empty ? d->wait_ns : empty;
+	if (!significant(at_stake, d->b.window_ns))
+		return;
+	w = &r->waits[d->waits[0]];
+	sb_printf(&text, "%zu wait%s held ops back for ", d->n_waits, d->n_waits == 1 ? "" : "s");
+	sb_dur(&text, d->wait_ns);
+	sb_printf(&text, " in total");
+	for (k = 0; k < GS_EDGE_KIND_COUNT; k++) {
+		if (!d->wait_kind_count[k])
+			continue;
+		sb_printf(&text, "%s%s %llu", sep, gs_edge_kind_name(k),
+			  (unsigned long long)d->wait_kind_count[k]);
+		sep = ", ";
+	}
+	if (sep[0] == ',')
+		sb_printf(&text, ")");
+	if (w->consumer < n_ops && w->producer < n_ops) {
+		sb_printf(&text, "; longest: ");
+		sb_name(&text, gs_trace_string(t, ops[w->consumer].name));
+		sb_printf(&text, " on stream %llu waited ",
+			  (unsigned long long)gs_report_op_stream(t, w->consumer));
+		sb_dur(&text, w->wait_ns);
+		sb_printf(&text, " for ");
+		sb_name(&text, gs_trace_string(t, ops[w->producer].name));
+		sb_printf(&text, " on stream %llu",
+			  (unsigned long long)gs_report_op_stream(t, w->producer));
+	}
+	switch (w->kind) {
+	case GS_EDGE_HOST_SYNC:
+		sb_printf(&adv, "the host waited for the GPU before launching more: launch the "
+				"next work before the sync, or sync later");
+		break;
+	case GS_EDGE_DEFAULT_STREAM:
+		sb_printf(&adv, "%s", constraint_advice(GS_BOUND_DEFAULT_STREAM));
+		break;
+	default:
+		sb_printf(&adv, "check that the consumer really needs the whole producer: record "
+				"the event right after the op it needs, or split the producer");
+		break;
+	}
+	add_finding(l, "waits", at_stake, &text, &adv);
+}
+
+/* Mean gap between the kernels of a candidate's occurrences. */
+static int64_t cand_mean_gap(const struct gs_graph_candidate *c)
+{
+	uint64_t gaps = (uint64_t)c->repetitions * (c->length > 1 ? c->length - 1 : 1);
+
+	return gaps ? c->exposed_launch_ns / (int64_t)gaps : 0;
+}
+
+/* Candidates whose gaps look like launch overhead (a mean gap of at most
+ * GS_REPORT_LAUNCH_GAP_NS): longer gaps wait on something a graph does not
+ * remove. */
+static bool cand_launch_bound(const struct gs_graph_candidate *c)
+{
+	return !c->already_graph && c->exposed_launch_ns > 0 &&
+	       cand_mean_gap(c) <= GS_REPORT_LAUNCH_GAP_NS;
+}
+
+static void finding_graphs(const struct gs_trace *t, const struct gs_report_device *d,
+			   struct finding_list *l)
+{
+	struct sb text = {0}, adv = {0};
+	const struct gs_graph_candidate *c = NULL;
+	size_t n_ops, i, n = 0;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	int64_t total = 0, at_stake, empty;
+
+	for (i = 0; i < d->n_cands; i++) {
+		if (!cand_launch_bound(&d->cands[i]))
+			continue;
+		if (!c)
+			c = &d->cands[i]; /* ranked: most exposed first */
+		total += d->cands[i].exposed_launch_ns;
+		n++;
+	}
+	empty = d->b.total_ns[GS_CAT_IDLE] + d->b.total_ns[GS_CAT_SYNC];
+	at_stake = total < empty ? total : empty;
+	if (!c || !significant(at_stake, d->b.window_ns))
+		return;
+	sb_printf(&text, "%zu repeated kernel sequence%s with launch gaps: ", n, n == 1 ? "" : "s");
+	sb_dur(&text, total);
+	sb_printf(&text, " between their kernels; the largest: %zu kernels x %zu on stream %llu (",
+		  c->length, c->repetitions,
+		  (unsigned long long)(c->length && c->kernels[0] < n_ops ?
+					       gs_report_op_stream(t, c->kernels[0]) :
+					       0));
+	sb_dur(&text, c->exposed_launch_ns);
+	sb_printf(&text, ", ");
+	sb_dur(&text, cand_mean_gap(c));
+	sb_printf(&text, " a gap)");
+	if (c->length && c->kernels[0] < n_ops) {
+		sb_printf(&text, ", starting with ");
+		sb_name(&text, gs_trace_string(t, ops[c->kernels[0]].name));
+	}
+	sb_printf(&adv,
+		  "capture the sequence once in a CUDA Graph (cudaStreamBeginCapture / "
+		  "torch.cuda.CUDAGraph) and replay it: one launch instead of %zu",
+		  c->length);
+	add_finding(l, "graph_candidates", at_stake, &text, &adv);
+}
+
+static void finding_comm(const struct gs_report_device *d, struct finding_list *l)
+{
+	struct sb text = {0}, adv = {0};
+	int64_t all = 0;
+	size_t i;
+
+	if (!d->comm_kernels || !significant(d->comm_exposed_ns, d->b.window_ns))
+		return;
+	for (i = 0; i < d->n_kernels; i++)
+		all += d->kernels[i].ns;
+	sb_printf(&text, "communication: %llu NCCL kernels ran ",
+		  (unsigned long long)d->comm_kernels);
+	sb_dur(&text, d->comm_union_ns);
+	sb_printf(&text, " (");
+	sb_pct(&text, d->comm_ns, all);
+	sb_printf(&text, " of kernel time); ");
+	sb_dur(&text, d->comm_exposed_ns);
+	sb_printf(&text, " of it with no compute kernel alongside");
+	sb_printf(&adv, "NCCL kernel time includes waiting for the other ranks: compare the "
+			"ranks' traces (the slowest sets the pace), and overlap communication "
+			"with compute (bucketed all-reduce, send/recv on their own stream)");
+	add_finding(l, "communication", d->comm_exposed_ns, &text, &adv);
+}
+
+static void finding_kernels(const struct gs_trace *t, const struct gs_report_device *d,
+			    struct finding_list *l)
+{
+	int64_t kern = d->b.total_ns[GS_CAT_KERNEL], all = 0;
+	const struct gs_report_kernel *k;
+	struct sb text = {0}, adv = {0};
+	size_t i;
+
+	if (!d->n_kernels || d->b.dominant != GS_CAT_KERNEL || !significant(kern, d->b.window_ns))
+		return;
+	k = &d->kernels[0];
+	for (i = 0; i < d->n_kernels; i++)
+		all += d->kernels[i].ns;
+	sb_printf(&text, "kernels ran ");
+	sb_pct(&text, kern, d->b.window_ns);
+	sb_printf(&text, " of the window (the dominant category: a lead to check); the top "
+			 "kernel ");
+	sb_name(&text, gs_trace_string(t, k->name));
+	sb_printf(&text, " takes ");
+	sb_dur(&text, k->ns);
+	sb_printf(&text, " (");
+	sb_pct(&text, k->ns, all);
+	sb_printf(&text, " of kernel time, %llu launches)", (unsigned long long)k->count);
+	sb_printf(&adv, "the GPU is busy: speed up the top kernels (profile them with Nsight "
+			"Compute), or run independent work concurrently on other streams");
+	add_finding(l, "kernels", k->ns, &text, &adv);
+}
+
+/* Ranked by the time at stake; the efficiency headline first and the
+ * dominant-kernel lead last. */
+static int finding_rank(const char *kind)
+{
+	if (!strcmp(kind, "schedule"))
+		return 0;
+	if (!strcmp(kind, "kernels"))
+		return 2;
+	return 1;
+}
+
+static int cmp_finding(const void *pa, const void *pb)
+{
+	const struct gs_report_finding *a = pa, *b = pb;
+	int ra = finding_rank(a->kind), rb = finding_rank(b->kind);
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return strcmp(a->kind, b->kind);
+}
+
+static gs_status dev_findings(const struct gs_report *r, struct gs_report_device *d)
+{
+	struct finding_list l = {.n = 0};
+
+	finding_schedule(r, d, &l);
+	finding_idle(r, d, &l);
+	finding_sync(r, d, &l);
+	finding_copy(d, &l);
+	finding_pipeline(d, &l);
+	finding_waits(r, d, &l);
+	finding_graphs(r->t, d, &l);
+	finding_comm(d, &l);
+	finding_kernels(r->t, d, &l);
+	if (l.n) {
+		qsort(l.f, l.n, sizeof(l.f[0]), cmp_finding);
+		d->findings = malloc(l.n * sizeof(*d->findings));
+		if (d->findings) {
+			memcpy(d->findings, l.f, l.n * sizeof(*d->findings));
+			d->n_findings = l.n;
+		} else {
+			size_t i;
+
+			for (i = 0; i < l.n; i++) {
+				free(l.f[i].text);
+				free(l.f[i].advice);
+			}
+			l.oom = true;
+		}
+	}
+	return l.oom ? nomem() : GS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One device                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static const char *device_name(const struct gs_trace *t, uint32_t id)
+{
+	size_t n, i;
+	const struct gs_device *dv = gs_trace_devices(t, &n);
+
+	for (i = 0; i < n; i++)
+		if (dv[i].id == id && dv[i].name != GS_NO_STRING)
+			return gs_trace_string(t, dv[i].name);
+	return "";
+}
+
+static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
+{
+	const struct gs_window *win = r->window_set ? &r->window : NULL;
+	struct gs_schedule s;
+	struct win w;
+	gs_status st;
+	size_t i;
+
+	d->name = device_name(r->t, d->device);
+	d->default_window = !r->window_set;
+	st = gs_breakdown_compute(r->t, d->device, win, &d->b);
+	if (st != GS_OK) {
+		gs_error_append("device %u: breakdown", d->device);
+		return st;
+	}
+	w.start = d->b.window_start;
+	w.end = d->b.window_end;
+	st = dev_streams(r->t, d, w);
+	if (st == GS_OK)
+		st = dev_comm(r->t, d, w);
+	if (st == GS_OK)
+		st = dev_sync_calls(r->t, d);
+	if (st != GS_OK)
+		return st;
+
+	memset(&s, 0, sizeof(s));
+	st = gs_schedule_compute(r->t, r->g, d->device, win, &s);
+	if (st != GS_OK) {
+		gs_schedule_fini(&s);
+		gs_error_append("device %u: schedule", d->device);
+		return st;
+	}
+	st = gs_missed_overlap_compute(r->t, r->g, &s, &d->b, &d->missed, &d->n_missed);
+	if (st == GS_OK)
+		st = dev_schedule(r->t, &s, d, w, r->window_set);
+	gs_schedule_fini(&s);
+	if (st != GS_OK) {
+		gs_error_append("device %u: missed overlap", d->device);
+		return st;
+	}
+	if (d->n_missed)
+		qsort(d->missed, d->n_missed, sizeof(*d->missed), cmp_missed);
+	for (i = 0; i < d->n_missed; i++) {
+		unsigned bit;
+
+		d->missed_exposed_ns += d->missed[i].exposed_ns;
+		d->missed_hideable_ns += d->missed[i].hideable_ns;
+		for (bit = 0; bit < 3; bit++)
+			if (d->missed[i].missing & (1u << bit))
+				d->missing_count[bit]++;
+	}
+
+	st = gs_graph_candidates_compute(r->t, d->device, win, &d->cands, &d->n_cands);
+	if (st != GS_OK) {
+		gs_error_append("device %u: CUDA Graph candidates", d->device);
+		return st;
+	}
+	if (d->n_cands)
+		qsort(d->cands, d->n_cands, sizeof(*d->cands), cmp_cand);
+	return GS_OK;
+}
+
+static void dev_fini(struct gs_report_device *d)
+{
+	size_t i;
+
+	gs_breakdown_fini(&d->b);
+	free(d->critical);
+	free(d->missed);
+	gs_graph_candidates_free(d->cands, d->n_cands);
+	free(d->streams);
+	free(d->kernels);
+	free(d->waits);
+	free(d->sync_calls);
+	for (i = 0; i < d->n_findings; i++) {
+		free(d->findings[i].text);
+		free(d->findings[i].advice);
+	}
+	free(d->findings);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The report                                                                 */
+/* ------------------------------------------------------------------------ */
+
+void gs_report_destroy(struct gs_report *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->n_dev; i++)
+		dev_fini(&r->dev[i]);
+	free(r->dev);
+	free(r->waits);
+	free(r->reported_waits);
+	gs_graph_destroy(r->g);
+	for (i = 0; i < r->n_inputs; i++)
+		free(r->inputs[i]);
+	free(r->inputs);
+	free(r->format);
+	free(r);
+}
+
+static gs_status copy_options(struct gs_report *r, const struct gs_report_options *o)
+{
+	size_t i;
+
+	r->top = o->top ? o->top : GS_REPORT_DEFAULT_TOP;
+	r->color = o->color;
+	if (o->format) {
+		r->format = strdup(o->format);
+		if (!r->format)
+			return nomem();
+	}
+	if (o->n_inputs) {
+		r->inputs = calloc(o->n_inputs, sizeof(*r->inputs));
+		if (!r->inputs)
+			return nomem();
+		for (i = 0; i < o->n_inputs; i++) {
+			r->inputs[i] = strdup(o->inputs && o->inputs[i] ? o->inputs[i] : "");
+			if (!r->inputs[i])
+				return nomem();
+			r->n_inputs++;
+		}
+	}
+	return GS_OK;
+}
+
+static gs_status resolve_window(struct gs_report *r, const struct gs_report_options *o)
+{
+	int64_t first = 0, last = 0;
+
+	if (!o->window.set)
+		return GS_OK;
+	r->window = o->window;
+	if (o->window_relative) {
+		gs_trace_op_span(r->t, &first, &last);
+		if (o->window.start_ns > INT64_MAX - first ||
+		    o->window.end_ns > INT64_MAX - first) {
+			gs_error_append("window: offsets too large");
+			return GS_ERR_INVALID;
+		}
+		r->window.start_ns = first + o->window.start_ns;
+		r->window.end_ns = first + o->window.end_ns;
+	}
+	if (r->window.end_ns <= r->window.start_ns) {
+		gs_error_append("window: end %lld is not after start %lld",
+				(long long)r->window.end_ns, (long long)r->window.start_ns);
+		return GS_ERR_INVALID;
+	}
+	r->window_set = true;
+	return GS_OK;
+}
+
+/* The devices to report: all with ops, or the one asked for. */
+static gs_status pick_devices(struct gs_report *r, const struct gs_report_options *o)
+{
+	uint32_t *ids = NULL;
+	size_t n = 0, i;
+	gs_status st;
+
+	st = gs_trace_op_devices(r->t, &ids, &n);
+	if (st != GS_OK)
+		return st;
+	if (o->has_device) {
+		for (i = 0; i < n && ids[i] != o->device; i++)
+			;
+		if (i == n) {
+			char list[256] = "";
+			size_t len = 0, k;
+
+			for (k = 0; k < n && len + 16 < sizeof(list); k++)
+				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%u",
+							k ? ", " : "", ids[k]);
+			if (n)
+				gs_error_append(
+					"device %u has no GPU ops in the trace (devices with "
+					"ops: %s)",
+					o->device, list);
+			else
+				gs_error_append(
+					"device %u has no GPU ops: the trace has no GPU ops",
+					o->device);
+			free(ids);
+			return GS_ERR_INVALID;
+		}
+		ids[0] = o->device;
+		n = 1;
+	}
+	if (n) {
+		r->dev = calloc(n, sizeof(*r->dev));
+		if (!r->dev) {
+			free(ids);
+			return nomem();
+		}
+	}
+	for (i = 0; i < n; i++)
+		r->dev[i].device = ids[i];
+	r->n_dev = n;
+	free(ids);
+	return GS_OK;
+}
+
+gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_options *o,
+			  struct gs_report **out)
+{
+	static const struct gs_report_options defaults = {.top = 0};
+	struct gs_report *r;
+	gs_status st;
+	size_t i;
+
+	if (out)
+		*out = NULL;
+	if (!t || !out) {
+		gs_error_append("gs_report_build: no %s", t ? "output" : "trace");
+		return GS_ERR_INVALID;
+	}
+	if (!o)
+		o = &defaults;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return nomem();
+	r->t = t;
+	st = copy_options(r, o);
+	if (st == GS_OK)
+		st = resolve_window(r, o);
+	if (st == GS_OK)
+		st = pick_devices(r, o);
+	if (st == GS_OK && r->n_dev) {
+		st = gs_graph_build(t, &r->g);
+		if (st != GS_OK)
+			gs_error_append("dependency graph");
+	}
+	if (st == GS_OK && r->g) {
+		st = gs_waits_compute(t, r->g, &r->waits, &r->n_waits);
+		if (st != GS_OK)
+			gs_error_append("waits");
+	}
+	for (i = 0; st == GS_OK && i < r->n_dev; i++)
+		st = dev_build(r, &r->dev[i]);
+	if (st == GS_OK)
+		st = assign_waits(r);
+	for (i = 0; st == GS_OK && i < r->n_dev; i++)
+		st = dev_findings(r, &r->dev[i]);
+	if (st != GS_OK) {
+		gs_report_destroy(r);
+		return st;
+	}
+	*out = r;
+	return GS_OK;
+}

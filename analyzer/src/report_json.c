@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analyze report as JSON (schema "gpuscope.report/1", SPEC §5): the
+ * fields SPEC §5 fixes, and more. Written as it goes (nothing is built in
+ * memory), with every write checked (out.c). Integers are exact; fractions
+ * and efficiency have four decimals. Ops are named by "op": their
+ * correlation id when nonzero, else their index, and "op_index": their
+ * index in the trace (gs_trace_ops() order, as `gpuscope dump` has them).
+ *
+ * Objects at the top are indented; the rows of lists are one line each.
+ * Complexity: linear in what is written.
+ */
+#include "report_priv.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "out.h"
+
+#define JW_MAX_DEPTH 16
+
+struct jw {
+	struct gs_out o;
+	int depth;
+	bool first[JW_MAX_DEPTH];
+	bool compact[JW_MAX_DEPTH];
+};
+
+/* Separator and indentation before a member of the current container. */
+static void jw_sep(struct jw *w)
+{
+	int d = w->depth;
+
+	if (d == 0)
+		return;
+	if (!w->first[d])
+		gs_out_putc(&w->o, ',');
+	if (w->compact[d]) {
+		if (!w->first[d])
+			gs_out_putc(&w->o, ' ');
+	} else {
+		int i;
+
+		gs_out_putc(&w->o, '\n');
+		for (i = 0; i < d; i++)
+			gs_out_puts(&w->o, "  ");
+	}
+	w->first[d] = false;
+}
+
+static void jw_key(struct jw *w, const char *key)
+{
+	jw_sep(w);
+	if (key) {
+		gs_out_json_string(&w->o, key);
+		gs_out_puts(&w->o, ": ");
+	}
+}
+
+static void jw_open(struct jw *w, const char *key, char c, bool compact)
+{
+	bool parent_compact = w->depth > 0 && w->compact[w->depth];
+
+	jw_key(w, key);
+	gs_out_putc(&w->o, c);
+	if (w->depth + 1 < JW_MAX_DEPTH)
+		w->depth++;
+	w->first[w->depth] = true;
+	w->compact[w->depth] = compact || parent_compact;
+}
+
+static void jw_obj(struct jw *w, const char *key)
+{
+	jw_open(w, key, '{', false);
+}
+
+static void jw_row(struct jw *w, const char *key)
+{
+	jw_open(w, key, '{', true);
+}
+
+static void jw_arr(struct jw *w, const char *key)
+{
+	jw_open(w, key, '[', false);
+}
+
+static void jw_arr_inline(struct jw *w, const char *key)
+{
+	jw_open(w, key, '[', true);
+}
+
+static void jw_close(struct jw *w, char c)
+{
+	int d = w->depth;
+
+	if (!w->first[d] && !w->compact[d]) {
+		int i;
+
+		gs_out_putc(&w->o, '\n');
+		for (i = 0; i < d - 1; i++)
+			gs_out_puts(&w->o, "  ");
+	}
+	gs_out_putc(&w->o, c);
+	if (w->depth > 0)
+		w->depth--;
+}
+
+static void jw_end_obj(struct jw *w)
+{
+	jw_close(w, '}');
+}
+
+static void jw_end_arr(struct jw *w)
+{
+	jw_close(w, ']');
+}
+
+static void jw_u64(struct jw *w, const char *key, uint64_t v)
+{
+	jw_key(w, key);
+	gs_out_printf(&w->o, "%llu", (unsigned long long)v);
+}
+
+static void jw_i64(struct jw *w, const char *key, int64_t v)
+{
+	jw_key(w, key);
+	gs_out_printf(&w->o, "%lld", (long long)v);
+}
+
+static void jw_str(struct jw *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	gs_out_json_string(&w->o, s ? s : "");
+}
+
+static void jw_bool(struct jw *w, const char *key, bool v)
+{
+	jw_key(w, key);
+	gs_out_puts(&w->o, v ? "true" : "false");
+}
+
+static void jw_null(struct jw *w, const char *key)
+{
+	jw_key(w, key);
+	gs_out_puts(&w->o, "null");
+}
+
+/* A fraction with four decimals (0 for a value that is not finite). */
+static void jw_fixed(struct jw *w, const char *key, double v)
+{
+	jw_key(w, key);
+	if (!isfinite(v))
+		v = 0;
+	gs_out_printf(&w->o, "%.4f", v);
+}
+
+static double ratio(int64_t part, int64_t whole)
+{
+	return whole > 0 ? (double)part / (double)whole : 0.0;
+}
+
+/* "op", "op_index", "name", "kind", "stream" of one op. */
+static void jw_op(struct jw *w, const struct gs_trace *t, const char *prefix, uint32_t op)
+{
+	size_t n;
+	const struct gs_op *ops = gs_trace_ops(t, &n);
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s", prefix);
+	jw_u64(w, key, gs_report_op_id(t, op));
+	snprintf(key, sizeof(key), "%s_index", prefix);
+	jw_u64(w, key, op);
+	snprintf(key, sizeof(key), "%s_name", prefix);
+	jw_str(w, !strcmp(prefix, "op") ? "name" : key,
+	       op < n ? gs_trace_string(t, ops[op].name) : "");
+	snprintf(key, sizeof(key), "%s_stream", prefix);
+	jw_u64(w, !strcmp(prefix, "op") ? "stream" : key, gs_report_op_stream(t, op));
+}
+
+static void json_trace(struct jw *w, const struct gs_report *r)
+{
+	const struct gs_warning *warn;
+	size_t n_ops, n, i;
+	unsigned k;
+
+	gs_trace_ops(r->t, &n_ops);
+	jw_obj(w, "trace");
+	jw_arr_inline(w, "inputs");
+	for (i = 0; i < r->n_inputs; i++)
+		jw_str(w, NULL, r->inputs[i]);
+	jw_end_arr(w);
+	jw_str(w, "format", r->format ? r->format : "");
+	jw_u64(w, "ops", n_ops);
+	jw_u64(w, "dropped_records", gs_trace_dropped(r->t));
+	warn = gs_trace_warnings(r->t, &n);
+	jw_arr(w, "warnings");
+	for (i = 0; i < n; i++) {
+		jw_row(w, NULL);
+		jw_str(w, "message", warn[i].message);
+		jw_u64(w, "count", warn[i].count);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	gs_trace_streams(r->t, &n);
+	jw_u64(w, "streams", n);
+	jw_obj(w, "graph");
+	if (r->g) {
+		jw_u64(w, "edges", r->g->n_edges);
+		jw_row(w, "edges_by_kind");
+		for (k = 0; k < GS_EDGE_KIND_COUNT; k++)
+			jw_u64(w, gs_edge_kind_name(k), r->g->edge_count[k]);
+		jw_end_obj(w);
+		jw_u64(w, "unlinked_waits", r->g->unlinked_waits);
+		jw_u64(w, "unlinked_wait_calls", r->g->unlinked_wait_calls);
+		jw_bool(w, "stream_kinds_known", r->g->stream_kinds_known);
+		jw_bool(w, "data_edges", r->g->has_data_edges);
+	}
+	jw_end_obj(w);
+	jw_end_obj(w);
+
+	jw_obj(w, "options");
+	jw_u64(w, "top", r->top);
+	if (r->window_set) {
+		jw_arr_inline(w, "window_ns");
+		jw_i64(w, NULL, r->window.start_ns);
+		jw_i64(w, NULL, r->window.end_ns);
+		jw_end_arr(w);
+	} else {
+		jw_null(w, "window_ns");
+	}
+	jw_end_obj(w);
+}
+
+static void json_breakdown(struct jw *w, const struct gs_report *r,
+			   const struct gs_report_device *d)
+{
+	const struct gs_breakdown *b = &d->b;
+	unsigned c;
+	size_t i;
+
+	jw_obj(w, "breakdown");
+	jw_i64(w, "kernel_ns", b->total_ns[GS_CAT_KERNEL]);
+	jw_i64(w, "copy_ns", b->total_ns[GS_CAT_COPY]);
+	jw_i64(w, "sync_ns", b->total_ns[GS_CAT_SYNC]);
+	jw_i64(w, "idle_ns", b->total_ns[GS_CAT_IDLE]);
+	jw_i64(w, "total_ns", b->window_ns);
+	jw_row(w, "fractions");
+	for (c = 0; c < GS_CAT_COUNT; c++)
+		jw_fixed(w, gs_category_name(c), ratio(b->total_ns[c], b->window_ns));
+	jw_end_obj(w);
+	jw_str(w, "dominant", gs_category_name(b->dominant));
+	jw_end_obj(w);
+	jw_u64(w, "segments", b->n_segments);
+
+	jw_obj(w, "overlap");
+	jw_i64(w, "copy_total_ns", b->copy_total_ns);
+	jw_i64(w, "copy_hidden_ns", b->copy_hidden_ns);
+	jw_i64(w, "kernel_concurrency_ns", b->kernel_concurrency_ns);
+	jw_end_obj(w);
+
+	jw_obj(w, "idle");
+	jw_i64(w, "host_bound_ns", b->host_bound_ns);
+	jw_i64(w, "launch_latency_ns", b->launch_latency_ns);
+	jw_i64(w, "unattributed_ns", b->unattributed_ns);
+	jw_arr(w, "top_host_calls");
+	for (i = 0; i < b->n_top_host_calls; i++) {
+		jw_row(w, NULL);
+		jw_str(w, "name", gs_trace_string(r->t, b->top_host_calls[i].name));
+		jw_i64(w, "ns", b->top_host_calls[i].ns);
+		jw_u64(w, "count", b->top_host_calls[i].count);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_end_obj(w);
+}
+
+static void json_streams(struct jw *w, const struct gs_report *r, const struct gs_report_device *d)
+{
+	size_t i;
+
+	jw_arr(w, "streams");
+	for (i = 0; i < d->n_streams; i++) {
+		const struct gs_report_stream *s = &d->streams[i];
+
+		jw_row(w, NULL);
+		jw_u64(w, "stream", s->stream_id);
+		jw_str(w, "kind", gs_stream_kind_name(s->kind));
+		jw_i64(w, "priority", s->priority);
+		jw_u64(w, "ops", s->ops);
+		jw_i64(w, "kernel_ns", s->kernel_ns);
+		jw_i64(w, "copy_ns", s->copy_ns);
+		jw_u64(w, "kernels", s->kernels);
+		jw_u64(w, "copies", s->copies);
+		jw_i64(w, "busy_ns", s->busy_ns);
+		jw_i64(w, "pid", s->pid);
+		jw_u64(w, "index", s->index);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+
+	jw_arr(w, "kernels");
+	for (i = 0; i < d->n_kernels; i++) {
+		const struct gs_report_kernel *k = &d->kernels[i];
+
+		jw_row(w, NULL);
+		jw_str(w, "name", gs_trace_string(r->t, k->name));
+		jw_u64(w, "count", k->count);
+		jw_i64(w, "ns", k->ns);
+		jw_i64(w, "max_ns", k->max_ns);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+static void json_schedule(struct jw *w, const struct gs_report *r, const struct gs_report_device *d)
+{
+	size_t n_ops, i;
+	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+	const struct gs_what_if *p = &d->pipelined;
+	unsigned c;
+
+	jw_obj(w, "schedule");
+	jw_i64(w, "actual_ns", d->actual_ns);
+	jw_i64(w, "dependency_bound_ns", d->dependency_bound_ns);
+	jw_i64(w, "ideal_ns", d->ideal_ns);
+	jw_fixed(w, "efficiency", d->efficiency);
+	jw_row(w, "copy_engines");
+	for (c = 1; c < GS_COPY_KIND_COUNT; c++)
+		jw_u64(w, gs_copy_kind_name(c), d->copy_engines[c]);
+	jw_end_obj(w);
+	jw_i64(w, "critical_path_ns", d->critical_ns);
+	jw_arr(w, "critical_path");
+	for (i = 0; i < d->n_critical; i++) {
+		uint32_t op = d->critical[i].op;
+
+		jw_row(w, NULL);
+		jw_op(w, r->t, "op", op);
+		jw_i64(w, "ns", d->critical[i].ns);
+		jw_str(w, "kind", op < n_ops ? gs_op_kind_name(ops[op].kind) : "");
+		jw_i64(w, "start_ns", op < n_ops ? ops[op].start_ns : 0);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_arr(w, "what_if");
+	if (p->name) {
+		jw_row(w, NULL);
+		jw_str(w, "name", p->name);
+		jw_i64(w, "makespan_ns", p->makespan_ns);
+		jw_i64(w, "saving_ns", p->saving_ns);
+		jw_arr_inline(w, "preconditions");
+		for (i = 0; i < p->n_preconditions && i < 4; i++)
+			jw_str(w, NULL, p->preconditions[i]);
+		jw_end_arr(w);
+		jw_u64(w, "batches", p->batches);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_obj(w, "bound_by");
+	for (c = 0; c < GS_BOUND_COUNT; c++) {
+		if (!d->bound_ops[c])
+			continue;
+		jw_row(w, gs_constraint_name(c));
+		jw_u64(w, "ops", d->bound_ops[c]);
+		jw_i64(w, "delay_ns", d->bound_delay_ns[c]);
+		jw_end_obj(w);
+	}
+	jw_end_obj(w);
+	jw_end_obj(w);
+}
+
+static void json_missed(struct jw *w, const struct gs_report *r, const struct gs_report_device *d)
+{
+	size_t n_ops, i;
+	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+
+	jw_arr(w, "missed_overlap");
+	for (i = 0; i < d->n_missed; i++) {
+		const struct gs_missed_overlap *m = &d->missed[i];
+		unsigned bit;
+
+		jw_row(w, NULL);
+		jw_op(w, r->t, "op", m->op);
+		jw_i64(w, "exposed_ns", m->exposed_ns);
+		jw_arr_inline(w, "missing_conditions");
+		for (bit = 0; bit < 3; bit++)
+			if (m->missing & (1u << bit))
+				jw_str(w, NULL, gs_condition_name(1u << bit));
+		jw_end_arr(w);
+		jw_str(w, "bound_by", gs_constraint_name(m->bound_by));
+		jw_i64(w, "hideable_ns", m->hideable_ns);
+		if (m->op < n_ops) {
+			jw_str(w, "copy_kind", gs_copy_kind_name(ops[m->op].copy_kind));
+			jw_u64(w, "bytes", ops[m->op].bytes);
+			jw_i64(w, "start_ns", ops[m->op].start_ns);
+		}
+		if (m->kernel != GS_NO_INDEX && m->kernel < n_ops)
+			jw_op(w, r->t, "kernel", m->kernel);
+		else
+			jw_null(w, "kernel");
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+static void json_candidates(struct jw *w, const struct gs_report *r,
+			    const struct gs_report_device *d)
+{
+	size_t n_ops, i, k;
+	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+
+	jw_arr(w, "graph_candidates");
+	for (i = 0; i < d->n_cands; i++) {
+		const struct gs_graph_candidate *c = &d->cands[i];
+
+		jw_row(w, NULL);
+		jw_u64(w, "stream",
+		       c->length && c->kernels[0] < n_ops ?
+			       gs_report_op_stream(r->t, c->kernels[0]) :
+			       0);
+		jw_u64(w, "length", c->length);
+		jw_u64(w, "repetitions", c->repetitions);
+		jw_i64(w, "exposed_launch_ns", c->exposed_launch_ns);
+		jw_bool(w, "already_graph", c->already_graph);
+		jw_arr_inline(w, "sequence");
+		for (k = 0; k < c->length; k++)
+			jw_str(w, NULL,
+			       c->kernels[k] < n_ops ?
+				       gs_trace_string(r->t, ops[c->kernels[k]].name) :
+				       "");
+		jw_end_arr(w);
+		jw_arr_inline(w, "first_ops");
+		for (k = 0; k < c->length; k++)
+			jw_u64(w, NULL, gs_report_op_id(r->t, c->kernels[k]));
+		jw_end_arr(w);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+static void json_device(struct jw *w, const struct gs_report *r, const struct gs_report_device *d)
+{
+	size_t i;
+	unsigned k;
+
+	jw_obj(w, NULL);
+	jw_u64(w, "device", d->device);
+	jw_str(w, "name", d->name);
+	jw_arr_inline(w, "window_ns");
+	jw_i64(w, NULL, d->b.window_start);
+	jw_i64(w, NULL, d->b.window_end);
+	jw_end_arr(w);
+	jw_bool(w, "window_default", d->default_window);
+	jw_u64(w, "ops", d->ops);
+	jw_row(w, "ops_by_kind");
+	for (k = 0; k < GS_OP_KIND_COUNT; k++)
+		jw_u64(w, gs_op_kind_name(k), d->op_kinds[k]);
+	jw_end_obj(w);
+	json_breakdown(w, r, d);
+	json_streams(w, r, d);
+	json_schedule(w, r, d);
+	json_missed(w, r, d);
+	json_candidates(w, r, d);
+	jw_row(w, "waits_summary");
+	jw_u64(w, "count", d->n_waits);
+	jw_i64(w, "wait_ns", d->wait_ns);
+	for (k = 0; k < GS_EDGE_KIND_COUNT; k++)
+		if (d->wait_kind_count[k])
+			jw_u64(w, gs_edge_kind_name(k), d->wait_kind_count[k]);
+	jw_end_obj(w);
+	jw_arr(w, "findings");
+	for (i = 0; i < d->n_findings; i++) {
+		jw_row(w, NULL);
+		jw_str(w, "kind", d->findings[i].kind);
+		jw_i64(w, "ns", d->findings[i].ns);
+		jw_str(w, "text", d->findings[i].text);
+		jw_str(w, "advice", d->findings[i].advice);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_end_obj(w);
+}
+
+static void json_waits(struct jw *w, const struct gs_report *r)
+{
+	size_t n_ops, i;
+	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+
+	jw_arr(w, "waits");
+	for (i = 0; i < r->n_reported_waits; i++) {
+		const struct gs_wait *x = &r->waits[r->reported_waits[i]];
+
+		jw_row(w, NULL);
+		jw_str(w, "kind", gs_edge_kind_name(x->kind));
+		jw_op(w, r->t, "consumer", x->consumer);
+		jw_op(w, r->t, "producer", x->producer);
+		jw_u64(w, "event", x->event);
+		jw_i64(w, "wait_ns", x->wait_ns);
+		jw_u64(w, "device", gs_report_op_device(r->t, x->consumer));
+		jw_i64(w, "consumer_start_ns", x->consumer < n_ops ? ops[x->consumer].start_ns : 0);
+		jw_i64(w, "producer_end_ns", x->producer < n_ops ? ops[x->producer].end_ns : 0);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+gs_status gs_report_write_json(FILE *f, const struct gs_report *r)
+{
+	struct jw w;
+	size_t i;
+
+	if (!f || !r) {
+		gs_error_append("gs_report_write_json: no output or no report");
+		return GS_ERR_INVALID;
+	}
+	memset(&w, 0, sizeof(w));
+	gs_out_init(&w.o, f);
+	jw_obj(&w, NULL);
+	jw_str(&w, "schema", "gpuscope.report/1");
+	json_trace(&w, r);
+	jw_arr(&w, "devices");
+	for (i = 0; i < r->n_dev; i++)
+		json_device(&w, r, &r->dev[i]);
+	jw_end_arr(&w);
+	json_waits(&w, r);
+	jw_end_obj(&w);
+	gs_out_putc(&w.o, '\n');
+	return gs_out_finish(&w.o);
+}

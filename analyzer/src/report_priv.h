@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: the contents of a gs_report (report.c builds it, report_text.c
+ * and report_json.c write it), and the small text helpers both writers use.
+ */
+#ifndef GS_ANALYZER_REPORT_PRIV_H
+#define GS_ANALYZER_REPORT_PRIV_H
+
+#include <gpuscope/analyzer.h>
+
+/* Per-stream totals over the device window (durations clipped to it). */
+struct gs_report_stream {
+	uint32_t index; /* stream table index */
+	int64_t pid;
+	uint64_t stream_id;
+	uint8_t kind;
+	int32_t priority;
+	uint64_t ops;
+	uint64_t kernels;
+	uint64_t copies; /* memcpy and memset */
+	int64_t kernel_ns;
+	int64_t copy_ns;
+	int64_t busy_ns; /* union of its op intervals */
+};
+
+/* Kernels of one name on the device (durations clipped to the window). */
+struct gs_report_kernel {
+	uint32_t name; /* string id */
+	uint32_t first_op;
+	uint64_t count;
+	int64_t ns;
+	int64_t max_ns;
+};
+
+/* One finding: what was seen (with numbers) and what to do about it. */
+struct gs_report_finding {
+	const char *kind; /* static: "idle", "sync", "exposed_copy", ... */
+	int64_t ns;       /* the time at stake; findings are ranked by it */
+	char *text;
+	char *advice;
+};
+
+struct gs_report_device {
+	uint32_t device;
+	const char *name; /* from the device record; "" when unknown */
+	bool default_window;
+	uint64_t ops; /* ops of the device in the window */
+	uint64_t op_kinds[GS_OP_KIND_COUNT];
+	struct gs_breakdown b;
+
+	/* From gs_schedule_compute (the per-op arrays are not kept). */
+	int64_t actual_ns;
+	int64_t dependency_bound_ns;
+	int64_t ideal_ns;
+	double efficiency;
+	struct gs_critical_op *critical;
+	size_t n_critical;
+	int64_t critical_ns; /* sum of the critical ops' durations */
+	struct gs_what_if pipelined;
+	uint32_t copy_engines[GS_COPY_KIND_COUNT];
+	/* Ops in the window by the constraint that bound their actual start,
+	 * and the summed delays (actual - ideal start, when positive). */
+	uint64_t bound_ops[GS_BOUND_COUNT];
+	int64_t bound_delay_ns[GS_BOUND_COUNT];
+
+	struct gs_missed_overlap *missed; /* ranked by exposed_ns */
+	size_t n_missed;
+	int64_t missed_exposed_ns;
+	int64_t missed_hideable_ns;
+	uint64_t missing_count[3]; /* by condition bit position */
+
+	struct gs_graph_candidate *cands; /* ranked by exposed_launch_ns */
+	size_t n_cands;
+
+	struct gs_report_stream *streams;
+	size_t n_streams;
+	struct gs_report_kernel *kernels; /* ranked by ns */
+	size_t n_kernels;
+
+	/* Communication kernels (NCCL / RCCL, by name): their summed time,
+	 * the union of their intervals, and the part of that union with no
+	 * other kernel running. */
+	uint64_t comm_kernels;
+	int64_t comm_ns;
+	int64_t comm_union_ns;
+	int64_t comm_exposed_ns;
+
+	/* Copies by host memory: pageable ones (their host thread blocks). */
+	uint64_t pageable_copies;
+	uint64_t pageable_by_dir[GS_COPY_KIND_COUNT];
+
+	/* Sync time (the breakdown's sync segments) overlapped by each API
+	 * call name, on any host thread; ranked, longest first. */
+	struct gs_host_call_time *sync_calls;
+	size_t n_sync_calls;
+
+	/* Waits whose consumer runs on this device in the window
+	 * (indices into gs_report.waits, in its ranked order). */
+	size_t *waits;
+	size_t n_waits;
+	int64_t wait_ns;
+	uint64_t wait_kind_count[GS_EDGE_KIND_COUNT];
+
+	struct gs_report_finding *findings; /* ranked by ns */
+	size_t n_findings;
+};
+
+struct gs_report {
+	const struct gs_trace *t;
+	char **inputs;
+	size_t n_inputs;
+	char *format;
+	size_t top;
+	bool color;
+	bool window_set;
+	struct gs_window window; /* absolute, after resolving a relative one */
+
+	struct gs_graph *g;
+	struct gs_wait *waits; /* all waits, ranked */
+	size_t n_waits;
+	/* Waits reported (consumer on a reported device, in its window): the
+	 * JSON "waits" list, as indices into `waits`. */
+	size_t *reported_waits;
+	size_t n_reported_waits;
+
+	struct gs_report_device *dev;
+	size_t n_dev;
+};
+
+/* Sizes of the derived tables. */
+#define GS_REPORT_DEFAULT_TOP 10
+
+/* A CUDA Graph candidate is launch-bound (a graph would remove its gaps)
+ * when the mean gap between its kernels is at most this. */
+#define GS_REPORT_LAUNCH_GAP_NS 100000
+
+/* A duration for people, like gs_out_duration: "830 ns", "12.345 us",
+ * "1.500 ms", "2.000 s" (three decimals, truncated). Returns buf. */
+const char *gs_report_dur(char *buf, size_t size, int64_t ns);
+
+/* "41.0%" of part in whole (one decimal, rounded); "0.0%" when whole <= 0. */
+const char *gs_report_pct(char *buf, size_t size, int64_t part, int64_t whole);
+
+/* The id an op is reported under: its correlation id when nonzero, else
+ * its index. */
+uint64_t gs_report_op_id(const struct gs_trace *t, uint32_t op);
+
+/* The device an op runs on, from its stream (UINT32_MAX if out of range). */
+uint32_t gs_report_op_device(const struct gs_trace *t, uint32_t op);
+
+/* Stream id of an op's stream (0 when out of range). */
+uint64_t gs_report_op_stream(const struct gs_trace *t, uint32_t op);
+
+#endif /* GS_ANALYZER_REPORT_PRIV_H */

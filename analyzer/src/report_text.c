@@ -1,0 +1,985 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analyze report as text for people: per device a header, the
+ * breakdown as two bars (shares, and a timeline) and a table, the ranked
+ * findings with what to do about each, then the tables (schedule, waits,
+ * missed overlap, idle attribution, CUDA Graph candidates, streams,
+ * kernels). Every line fits 100 columns (names are cut with an ellipsis);
+ * control bytes and invalid UTF-8 in names print as '?'. ANSI colour only
+ * when the report was built with color set.
+ *
+ * Complexity: linear in the rows printed, plus O(segments) for the
+ * timeline bar.
+ */
+#include "report_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out.h"
+
+#define WIDTH 100
+#define BAR 60
+
+struct tw {
+	struct gs_out o;
+	const struct gs_report *r;
+	const struct gs_trace *t;
+	bool color;
+};
+
+/* ---- colour ------------------------------------------------------------- */
+
+enum tone {
+	T_BOLD,
+	T_DIM,
+	T_KERNEL,
+	T_COPY,
+	T_SYNC,
+	T_IDLE,
+};
+
+static void tw_on(struct tw *w, enum tone t)
+{
+	static const char *const codes[] = {"1", "2", "32", "36", "33", "31"};
+
+	if (w->color)
+		gs_out_printf(&w->o, "\033[%sm", codes[t]);
+}
+
+static void tw_off(struct tw *w)
+{
+	if (w->color)
+		gs_out_puts(&w->o, "\033[0m");
+}
+
+/* ---- columns -------------------------------------------------------------- */
+
+/* Bytes of the well-formed UTF-8 sequence at p (0: not one). */
+static size_t utf8_len(const unsigned char *p)
+{
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		unsigned lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
+
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		unsigned lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ?
+			       4 :
+			       0;
+	}
+	return 0;
+}
+
+/*
+ * `s` made printable into buf (control bytes and bad UTF-8 as '?'), cut to
+ * at most `cols` columns with a trailing "…" when longer. Returns the
+ * columns used (one per code point).
+ */
+static size_t fit(char *buf, size_t size, const char *s, size_t cols)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t len = 0, used = 0, total = 0;
+	const unsigned char *q;
+
+	/* Columns of the whole string, to know whether it must be cut. */
+	for (q = p; *q;) {
+		size_t n = utf8_len(q);
+
+		q += n ? n : 1;
+		total++;
+	}
+	while (*p && used < cols) {
+		size_t n = utf8_len(p);
+
+		if (total > cols && used + 1 == cols) {
+			if (len + 4 > size)
+				break;
+			memcpy(buf + len, "\xe2\x80\xa6", 3); /* … */
+			len += 3;
+			used++;
+			break;
+		}
+		if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
+			if (len + 2 > size)
+				break;
+			buf[len++] = '?';
+			p++;
+		} else {
+			if (len + n + 1 > size)
+				break;
+			memcpy(buf + len, p, n);
+			len += n;
+			p += n;
+		}
+		used++;
+	}
+	if (size)
+		buf[len < size ? len : size - 1] = '\0';
+	return used;
+}
+
+static void tw_spaces(struct tw *w, size_t n)
+{
+	while (n--)
+		gs_out_putc(&w->o, ' ');
+}
+
+/* `s` in a column of `cols`, left- or right-aligned. */
+static void tw_cell(struct tw *w, const char *s, size_t cols, bool right)
+{
+	char buf[4 * WIDTH + 8];
+	size_t used = fit(buf, sizeof(buf), s, cols);
+
+	if (right)
+		tw_spaces(w, cols - used);
+	gs_out_puts(&w->o, buf);
+	if (!right)
+		tw_spaces(w, cols - used);
+}
+
+/* The last column of a line: no padding after it. */
+static void tw_last(struct tw *w, const char *s, size_t cols)
+{
+	char buf[4 * WIDTH + 8];
+
+	fit(buf, sizeof(buf), s, cols);
+	gs_out_puts(&w->o, buf);
+	gs_out_putc(&w->o, '\n');
+}
+
+static const char *dur(char *buf, size_t size, int64_t ns)
+{
+	return gs_report_dur(buf, size, ns);
+}
+
+#define DUR(ns) dur((char[48]){0}, 48, (ns))
+#define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
+#define U64(v) u64s((char[32]){0}, 32, (uint64_t)(v))
+
+static const char *u64s(char *buf, size_t size, uint64_t v)
+{
+	snprintf(buf, size, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+/* Words of `s` over lines of WIDTH, the first after `first` (already
+ * printed, `col0` columns), the rest indented by `indent`. Words longer
+ * than a line are cut. */
+static void tw_wrap(struct tw *w, const char *first, size_t col0, const char *s, size_t indent)
+{
+	char word[4 * WIDTH + 8], tmp[4 * WIDTH + 8];
+	size_t col = col0, room = WIDTH - indent;
+	bool space = false;
+	const char *p = s;
+
+	gs_out_puts(&w->o, first);
+	while (*p) {
+		const char *e;
+		size_t n, cols;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		for (e = p; *e && *e != ' '; e++)
+			;
+		n = (size_t)(e - p) < sizeof(tmp) - 1 ? (size_t)(e - p) : sizeof(tmp) - 1;
+		memcpy(tmp, p, n);
+		tmp[n] = '\0';
+		cols = fit(word, sizeof(word), tmp, room);
+		if (col > indent && col + (space ? 1 : 0) + cols > WIDTH) {
+			gs_out_putc(&w->o, '\n');
+			tw_spaces(w, indent);
+			col = indent;
+		} else if (space) {
+			gs_out_putc(&w->o, ' ');
+			col++;
+		}
+		gs_out_puts(&w->o, word);
+		col += cols;
+		space = true;
+		p = e;
+	}
+	gs_out_putc(&w->o, '\n');
+}
+
+/* ---- report header -------------------------------------------------------- */
+
+static void tw_rule(struct tw *w, const char *title)
+{
+	char buf[4 * WIDTH + 8];
+	size_t used;
+
+	tw_on(w, T_BOLD);
+	gs_out_puts(&w->o, "━━ ");
+	used = 3 + fit(buf, sizeof(buf), title, WIDTH - 4);
+	gs_out_puts(&w->o, buf);
+	gs_out_putc(&w->o, ' ');
+	used++;
+	while (used++ < WIDTH)
+		gs_out_puts(&w->o, "━");
+	tw_off(w);
+	gs_out_putc(&w->o, '\n');
+}
+
+static void tw_section(struct tw *w, const char *title)
+{
+	gs_out_puts(&w->o, "\n  ");
+	tw_on(w, T_BOLD);
+	gs_out_puts(&w->o, title);
+	tw_off(w);
+	gs_out_putc(&w->o, '\n');
+}
+
+static void tw_note(struct tw *w, const char *label, const char *text)
+{
+	char first[64];
+
+	snprintf(first, sizeof(first), "  %-8s ", label);
+	tw_wrap(w, first, strlen(first), text, 11);
+}
+
+static void text_header(struct tw *w)
+{
+	const struct gs_report *r = w->r;
+	const struct gs_warning *warn;
+	size_t n_ops, n, i;
+	char line[GS_ERROR_MSG_MAX + 64];
+
+	gs_trace_ops(w->t, &n_ops);
+	tw_on(w, T_BOLD);
+	gs_out_printf(&w->o, "gpuscope analyze");
+	tw_off(w);
+	gs_out_printf(&w->o, ": %zu input%s (%s), %zu ops, %zu device%s with ops\n", r->n_inputs,
+		      r->n_inputs == 1 ? "" : "s", r->format && *r->format ? r->format : "?", n_ops,
+		      r->n_dev, r->n_dev == 1 ? "" : "s");
+	for (i = 0; i < r->n_inputs; i++)
+		tw_note(w, "input", r->inputs[i]);
+	if (gs_trace_dropped(w->t)) {
+		snprintf(line, sizeof(line),
+			 "%llu records were dropped while recording: the times below are lower "
+			 "bounds",
+			 (unsigned long long)gs_trace_dropped(w->t));
+		tw_note(w, "caution", line);
+	}
+	warn = gs_trace_warnings(w->t, &n);
+	for (i = 0; i < n; i++)
+		tw_note(w, "warning", gs_warning_format(&warn[i], line, sizeof(line)));
+	if (r->g && r->g->unlinked_waits) {
+		snprintf(line, sizeof(line),
+			 "%llu stream waits could not be linked to their event record: those "
+			 "dependencies are missing from the waits and schedules",
+			 (unsigned long long)r->g->unlinked_waits);
+		tw_note(w, "caution", line);
+	}
+	if (r->g && r->g->unlinked_wait_calls) {
+		snprintf(line, sizeof(line),
+			 "%llu cudaStreamWaitEvent calls have no sync record: cross-stream "
+			 "dependencies are unknown, so waits, critical path and ideal schedule "
+			 "leave them out (the ideal is optimistic)",
+			 (unsigned long long)r->g->unlinked_wait_calls);
+		tw_note(w, "caution", line);
+	}
+	if (r->g && !r->g->stream_kinds_known && r->n_dev)
+		tw_note(w, "note",
+			"stream kinds are not recorded in this trace: implicit legacy "
+			"default-stream synchronization is not modelled");
+}
+
+/* ---- breakdown ---------------------------------------------------------------- */
+
+static const char *const cat_glyph[GS_CAT_COUNT] = {"█", "▓", "▒", "░"};
+static const enum tone cat_tone[GS_CAT_COUNT] = {T_KERNEL, T_COPY, T_SYNC, T_IDLE};
+
+static void tw_glyphs(struct tw *w, unsigned cat, size_t n)
+{
+	if (!n)
+		return;
+	tw_on(w, cat_tone[cat]);
+	while (n--)
+		gs_out_puts(&w->o, cat_glyph[cat]);
+	tw_off(w);
+}
+
+/* Shares of the window, BAR characters, by largest remainder. */
+static void bar_shares(struct tw *w, const struct gs_breakdown *b)
+{
+	size_t cells[GS_CAT_COUNT] = {0}, used = 0, c;
+	double rem[GS_CAT_COUNT] = {0};
+
+	if (b->window_ns <= 0) {
+		gs_out_puts(&w->o, "(empty window)");
+		return;
+	}
+	for (c = 0; c < GS_CAT_COUNT; c++) {
+		double exact = (double)b->total_ns[c] * BAR / (double)b->window_ns;
+
+		cells[c] = (size_t)exact;
+		rem[c] = exact - (double)cells[c];
+		used += cells[c];
+	}
+	while (used < BAR) {
+		size_t best = 0;
+
+		for (c = 1; c < GS_CAT_COUNT; c++)
+			if (rem[c] > rem[best])
+				best = c;
+		cells[best]++;
+		rem[best] = -1;
+		used++;
+	}
+	for (c = 0; c < GS_CAT_COUNT; c++)
+		tw_glyphs(w, (unsigned)c, cells[c]);
+}
+
+/* The window in BAR slices, each drawn as the category that held most of
+ * it. One pass over the segments. */
+static void bar_timeline(struct tw *w, const struct gs_breakdown *b)
+{
+	int64_t acc[BAR][GS_CAT_COUNT];
+	int64_t span = b->window_ns;
+	size_t i, run = 0;
+	unsigned prev = 0;
+
+	if (span <= 0) {
+		gs_out_puts(&w->o, "(empty window)");
+		return;
+	}
+	memset(acc, 0, sizeof(acc));
+	for (i = 0; i < b->n_segments; i++) {
+		const struct gs_segment *s = &b->segments[i];
+		int64_t a = s->start_ns - b->window_start, e = s->end_ns - b->window_start;
+		size_t cell;
+
+		if (s->category >= GS_CAT_COUNT || e <= a)
+			continue;
+		if (a < 0)
+			a = 0;
+		if (e > span)
+			e = span;
+		/* Cell k covers [k*span/BAR, (k+1)*span/BAR). */
+		cell = (size_t)((double)a * BAR / (double)span);
+		while (cell < BAR && a < e) {
+			int64_t cell_end = (int64_t)((double)span * (double)(cell + 1) / BAR);
+			int64_t stop = e < cell_end ? e : cell_end;
+
+			if (cell + 1 == BAR)
+				stop = e;
+			if (stop > a)
+				acc[cell][s->category] += stop - a;
+			a = stop > a ? stop : a;
+			cell++;
+		}
+	}
+	for (i = 0; i < BAR; i++) {
+		unsigned c, best = GS_CAT_IDLE;
+
+		for (c = 0; c < GS_CAT_COUNT; c++)
+			if (acc[i][c] > acc[i][best])
+				best = c;
+		if (i && best != prev) {
+			tw_glyphs(w, prev, run);
+			run = 0;
+		}
+		prev = best;
+		run++;
+	}
+	tw_glyphs(w, prev, run);
+}
+
+static void text_breakdown(struct tw *w, const struct gs_report_device *d)
+{
+	const struct gs_breakdown *b = &d->b;
+	unsigned c;
+
+	tw_section(w, "Breakdown");
+	gs_out_puts(&w->o, "    share     ");
+	bar_shares(w, b);
+	gs_out_puts(&w->o, "\n    timeline  ");
+	bar_timeline(w, b);
+	gs_out_puts(&w->o, "\n              ");
+	for (c = 0; c < GS_CAT_COUNT; c++) {
+		tw_glyphs(w, c, 1);
+		gs_out_printf(&w->o, " %s  ", gs_category_name(c));
+	}
+	gs_out_printf(&w->o, "(timeline: %s a character)\n\n", DUR(b->window_ns / BAR));
+
+	gs_out_puts(&w->o, "    category          time    share\n");
+	for (c = 0; c < GS_CAT_COUNT; c++) {
+		gs_out_puts(&w->o, "    ");
+		tw_cell(w, gs_category_name(c), 8, false);
+		tw_cell(w, DUR(b->total_ns[c]), 14, true);
+		tw_cell(w, PCT(b->total_ns[c], b->window_ns), 9, true);
+		gs_out_putc(&w->o, '\n');
+	}
+	gs_out_puts(&w->o, "    ");
+	tw_cell(w, "window", 8, false);
+	tw_cell(w, DUR(b->window_ns), 14, true);
+	tw_cell(w, "100.0%", 9, true);
+	gs_out_putc(&w->o, '\n');
+	gs_out_printf(&w->o, "    dominant: %s (%s) - a lead to check, not a verdict\n",
+		      gs_category_name(b->dominant),
+		      PCT(b->total_ns[b->dominant < GS_CAT_COUNT ? b->dominant : 0], b->window_ns));
+	gs_out_printf(&w->o, "    overlap:  %s of %s copy time hidden under kernels",
+		      DUR(b->copy_hidden_ns), DUR(b->copy_total_ns));
+	gs_out_printf(&w->o, "; 2+ kernels at once for %s\n", DUR(b->kernel_concurrency_ns));
+}
+
+/* ---- findings ------------------------------------------------------------------ */
+
+static void text_findings(struct tw *w, const struct gs_report_device *d)
+{
+	size_t i;
+
+	tw_section(w, "Top findings");
+	if (!d->n_findings) {
+		gs_out_puts(&w->o,
+			    "    nothing stands out: no idle, exposed copy or sync time above "
+			    "0.5% of the window\n");
+		return;
+	}
+	for (i = 0; i < d->n_findings && i < w->r->top; i++) {
+		char num[32];
+
+		snprintf(num, sizeof(num), "  %2zu. ", i + 1);
+		tw_on(w, T_BOLD);
+		gs_out_puts(&w->o, num);
+		tw_off(w);
+		tw_wrap(w, "", strlen(num), d->findings[i].text, 6);
+		tw_wrap(w, "      -> ", 9, d->findings[i].advice, 9);
+	}
+}
+
+/* Bytes for people: "512 B", "64.0 KiB", "8.0 MiB". */
+static const char *bytes_str(char *buf, size_t size, uint64_t b)
+{
+	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+	double v = (double)b;
+	size_t u = 0;
+
+	if (b < 1024) {
+		snprintf(buf, size, "%llu B", (unsigned long long)b);
+		return buf;
+	}
+	v /= 1024;
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+/* What to call an op in a table: a kernel by name, a copy by direction,
+ * size and host memory ("HtoD 8.0 MiB pageable"), a memset by size. */
+static const char *op_label(const struct gs_trace *t, uint32_t op, char *buf, size_t size)
+{
+	size_t n_ops;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	const struct gs_op *o;
+	char b[32];
+
+	if (op >= n_ops)
+		return "?";
+	o = &ops[op];
+	if (o->kind == GS_OP_MEMCPY) {
+		uint8_t host = o->copy_kind == GS_COPY_HTOD ? o->src_mem :
+			       o->copy_kind == GS_COPY_DTOH ? o->dst_mem :
+							      GS_MEM_UNKNOWN;
+
+		snprintf(buf, size, "%s %s%s%s", gs_copy_kind_name(o->copy_kind),
+			 bytes_str(b, sizeof(b), o->bytes), host != GS_MEM_UNKNOWN ? " " : "",
+			 host != GS_MEM_UNKNOWN ? gs_mem_kind_name(host) : "");
+		return buf;
+	}
+	if (o->kind == GS_OP_MEMSET) {
+		snprintf(buf, size, "memset %s", bytes_str(b, sizeof(b), o->bytes));
+		return buf;
+	}
+	return gs_trace_string(t, o->name);
+}
+
+/* ---- schedule ------------------------------------------------------------------ */
+
+static void text_schedule(struct tw *w, const struct gs_report_device *d)
+{
+	const struct gs_trace *t = w->t;
+	size_t n_ops, n_dev, i, k, shown, *order = NULL;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	const struct gs_device *devs = gs_trace_devices(t, &n_dev);
+	const struct gs_what_if *p = &d->pipelined;
+	bool engines_known = false;
+	const char *sep = "";
+	char line[256], label[96];
+	unsigned c;
+
+	for (i = 0; i < n_dev; i++)
+		if (devs[i].id == d->device && devs[i].copy_engines)
+			engines_known = true;
+
+	tw_section(w, "Schedule (same ops, same durations, from the window start)");
+	gs_out_printf(&w->o, "    actual             %s\n", DUR(d->actual_ns));
+	gs_out_printf(&w->o, "    dependency bound   %s  (every edge, no host or launch cost)\n",
+		      DUR(d->dependency_bound_ns));
+	gs_out_printf(&w->o, "    ideal              %s  (", DUR(d->ideal_ns));
+	gs_out_printf(&w->o, "copy engines HtoD %u, DtoH %u%s)\n", d->copy_engines[GS_COPY_HTOD],
+		      d->copy_engines[GS_COPY_DTOH], engines_known ? "" : ", assumed");
+	gs_out_printf(&w->o, "    efficiency         %.2f  (ideal / actual)\n",
+		      isfinite(d->efficiency) ? d->efficiency : 0.0);
+	if (p->name && p->makespan_ns > 0) {
+		gs_out_printf(&w->o, "    pipelined batches  %s  (%zu batches; saves %s",
+			      DUR(p->makespan_ns), p->batches, DUR(p->saving_ns));
+		for (i = 0; i < p->n_preconditions && i < 4; i++)
+			gs_out_printf(&w->o, "%s%s", i ? ", " : "; needs ",
+				      p->preconditions[i] ? p->preconditions[i] : "?");
+		gs_out_puts(&w->o, ")\n");
+	}
+	line[0] = '\0';
+	for (c = 0; c < GS_BOUND_COUNT; c++) {
+		size_t len = strlen(line);
+
+		if (!d->bound_ops[c] || c == GS_BOUND_NONE)
+			continue;
+		snprintf(line + len, sizeof(line) - len, "%s%s %llu", sep, gs_constraint_name(c),
+			 (unsigned long long)d->bound_ops[c]);
+		sep = ", ";
+	}
+	if (line[0])
+		tw_wrap(w, "    ops bound by       ", 23, line, 23);
+
+	if (!d->n_critical)
+		return;
+	gs_out_printf(&w->o, "    critical path      %zu ops, %s; the longest:\n", d->n_critical,
+		      DUR(d->critical_ns));
+	/* The top ops of the path by duration, shown in path order. */
+	shown = d->n_critical < w->r->top ? d->n_critical : w->r->top;
+	order = calloc(shown ? shown : 1, sizeof(*order));
+	if (!order)
+		return;
+	for (k = 0; k < shown; k++)
+		order[k] = SIZE_MAX;
+	/* Selection of the `shown` longest: O(P * top). */
+	for (i = 0; i < d->n_critical; i++) {
+		size_t j = shown;
+
+		while (j > 0 && (order[j - 1] == SIZE_MAX ||
+				 d->critical[order[j - 1]].ns < d->critical[i].ns))
+			j--;
+		if (j >= shown)
+			continue;
+		memmove(order + j + 1, order + j, (shown - j - 1) * sizeof(*order));
+		order[j] = i;
+	}
+	gs_out_puts(&w->o, "    ");
+	tw_cell(w, "step", 7, true);
+	gs_out_puts(&w->o, "  ");
+	tw_cell(w, "op", 12, false);
+	tw_cell(w, "stream", 8, true);
+	gs_out_puts(&w->o, "  ");
+	tw_cell(w, "kind", 6, false);
+	tw_cell(w, "time", 12, true);
+	gs_out_puts(&w->o, "  name\n");
+	for (k = 0; k < shown; k++) {
+		uint32_t op = d->critical[order[k]].op;
+
+		gs_out_puts(&w->o, "    ");
+		tw_cell(w, U64(order[k] + 1), 7, true);
+		gs_out_puts(&w->o, "  ");
+		tw_cell(w, U64(gs_report_op_id(t, op)), 12, false);
+		tw_cell(w, U64(gs_report_op_stream(t, op)), 8, true);
+		gs_out_puts(&w->o, "  ");
+		tw_cell(w, op < n_ops ? gs_op_kind_name(ops[op].kind) : "?", 6, false);
+		tw_cell(w, DUR(d->critical[order[k]].ns), 12, true);
+		gs_out_puts(&w->o, "  ");
+		tw_last(w, op_label(t, op, label, sizeof(label)), WIDTH - 55);
+	}
+	free(order);
+}
+
+/* ---- waits --------------------------------------------------------------------- */
+
+/* "label [s7]" of an op in `cols` columns. */
+static void tw_op_cell(struct tw *w, uint32_t op, size_t cols, bool last)
+{
+	char tag[32], name[4 * WIDTH + 8], label[96];
+	size_t tl, used;
+
+	snprintf(tag, sizeof(tag), " [s%llu]", (unsigned long long)gs_report_op_stream(w->t, op));
+	tl = strlen(tag);
+	used = fit(name, sizeof(name), op_label(w->t, op, label, sizeof(label)),
+		   cols > tl + 4 ? cols - tl : 4);
+	gs_out_puts(&w->o, name);
+	gs_out_puts(&w->o, tag);
+	if (!last)
+		tw_spaces(w, cols > used + tl ? cols - used - tl : 0);
+}
+
+static void text_waits(struct tw *w, const struct gs_report_device *d)
+{
+	const struct gs_report *r = w->r;
+	size_t i, shown = d->n_waits < r->top ? d->n_waits : r->top;
+	char title[160];
+
+	if (!d->n_waits)
+		return;
+	snprintf(title, sizeof(title), "Waits (%zu, %s in total; consumer held back by producer)",
+		 d->n_waits, DUR(d->wait_ns));
+	tw_section(w, title);
+	gs_out_puts(&w->o, "    ");
+	tw_cell(w, "#", 4, true);
+	tw_cell(w, "wait", 12, true);
+	gs_out_puts(&w->o, "  ");
+	tw_cell(w, "kind", 14, false);
+	gs_out_puts(&w->o, "  ");
+	tw_cell(w, "consumer [stream]", 31, false);
+	gs_out_puts(&w->o, "    producer [stream]\n");
+	for (i = 0; i < shown; i++) {
+		const struct gs_wait *x = &r->waits[d->waits[i]];
+
+		gs_out_puts(&w->o, "    ");
+		tw_cell(w, U64(i + 1), 4, true);
+		tw_cell(w, DUR(x->wait_ns), 12, true);
+		gs_out_puts(&w->o, "  ");
+		tw_cell(w, gs_edge_kind_name(x->kind), 14, false);
+		gs_out_puts(&w->o, "  ");
+		tw_op_cell(w, x->consumer, 31, false);
+		gs_out_puts(&w->o, " <- ");
+		tw_op_cell(w, x->producer, WIDTH - 4 - 4 - 12 - 2 - 14 - 2 - 31 - 4, true);
+		gs_out_putc(&w->o, '\n');
+	}
+	if (shown < d->n_waits)
+		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
+			      d->n_waits - shown);
+}
+
+/* ---- missed overlap ------------------------------------------------------------ */
+
+static void text_missed(struct tw *w, const struct gs_report_device *d)
+{
+	size_t i, shown = d->n_missed < w->r->top ? d->n_missed : w->r->top;
+	char title[200];
+
+	if (!d->n_missed)
+		return;
+	snprintf(title, sizeof(title),
+		 "Missed overlap (%zu exposed cop%s a kernel could have hidden: %s, %s hideable)",
+		 d->n_missed, d->n_missed == 1 ? "y" : "ies", DUR(d->missed_exposed_ns),
+		 DUR(d->missed_hideable_ns));
+	tw_section(w, title);
+	gs_out_puts(&w->o, "    ");
+	tw_cell(w, "#", 4, true);
+	tw_cell(w, "exposed", 12, true);
+	tw_cell(w, "hideable", 12, true);
+	gs_out_puts(&w->o, "  ");
+	tw_cell(w, "copy [stream]", 27, false);
+	gs_out_puts(&w->o, "  ");
+	tw_cell(w, "bound by", 12, false);
+	gs_out_puts(&w->o, "  missing\n");
+	for (i = 0; i < shown; i++) {
+		static const char *const short_name[3] = {"pinned", "indep", "resources"};
+		const struct gs_missed_overlap *m = &d->missed[i];
+		char miss[96] = "";
+		const char *sep = "";
+		unsigned bit;
+
+		for (bit = 0; bit < 3; bit++) {
+			size_t len = strlen(miss);
+
+			if (!(m->missing & (1u << bit)))
+				continue;
+			snprintf(miss + len, sizeof(miss) - len, "%s%s", sep, short_name[bit]);
+			sep = ",";
+		}
+		gs_out_puts(&w->o, "    ");
+		tw_cell(w, U64(i + 1), 4, true);
+		tw_cell(w, DUR(m->exposed_ns), 12, true);
+		tw_cell(w, DUR(m->hideable_ns), 12, true);
+		gs_out_puts(&w->o, "  ");
+		tw_op_cell(w, m->op, 27, false);
+		gs_out_puts(&w->o, "  ");
+		tw_cell(w, gs_constraint_name(m->bound_by), 12, false);
+		gs_out_puts(&w->o, "  ");
+		tw_last(w, miss[0] ? miss : "-", WIDTH - 4 - 4 - 12 - 12 - 2 - 27 - 2 - 12 - 2);
+	}
+	if (shown < d->n_missed)
+		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
+			      d->n_missed - shown);
+	gs_out_puts(&w->o, "    missing: pinned = pinned_memory (the host side is pinned), indep = "
+			   "independent (no\n    dependency path to the kernel), resources = "
+			   "concurrent_resources (another stream,\n    a free copy engine)\n");
+}
+
+/* ---- idle ------------------------------------------------------------------------ */
+
+static void text_sync(struct tw *w, const struct gs_report_device *d)
+{
+	size_t i, shown = d->n_sync_calls < w->r->top ? d->n_sync_calls : w->r->top;
+
+	if (!d->n_sync_calls)
+		return;
+	tw_section(w, "Sync attribution (CUDA calls the host was in while the device sat idle)");
+	for (i = 0; i < shown; i++) {
+		const struct gs_host_call_time *h = &d->sync_calls[i];
+		char calls[48];
+
+		gs_out_puts(&w->o, "      ");
+		tw_cell(w, gs_trace_string(w->t, h->name), 40, false);
+		tw_cell(w, DUR(h->ns), 14, true);
+		snprintf(calls, sizeof(calls), "  in %llu call%s", (unsigned long long)h->count,
+			 h->count == 1 ? "" : "s");
+		gs_out_puts(&w->o, calls);
+		gs_out_putc(&w->o, '\n');
+	}
+	if (d->pageable_copies)
+		gs_out_printf(&w->o,
+			      "    %llu copies use pageable host memory (HtoD %llu, DtoH %llu): "
+			      "each blocks its host thread\n",
+			      (unsigned long long)d->pageable_copies,
+			      (unsigned long long)d->pageable_by_dir[GS_COPY_HTOD],
+			      (unsigned long long)d->pageable_by_dir[GS_COPY_DTOH]);
+}
+
+static void text_idle(struct tw *w, const struct gs_report_device *d)
+{
+	const struct gs_breakdown *b = &d->b;
+	int64_t idle = b->total_ns[GS_CAT_IDLE];
+	size_t i, shown;
+
+	if (idle <= 0)
+		return;
+	tw_section(w, "Idle attribution (what held the next op back)");
+	gs_out_printf(&w->o,
+		      "    host-bound      %14s  %6s of idle  (the host had not launched it "
+		      "yet)\n",
+		      DUR(b->host_bound_ns), PCT(b->host_bound_ns, idle));
+	gs_out_printf(&w->o, "    launch latency  %14s  %6s of idle  (launched, not started yet)\n",
+		      DUR(b->launch_latency_ns), PCT(b->launch_latency_ns, idle));
+	gs_out_printf(&w->o, "    unattributed    %14s  %6s of idle  (no launch call recorded)\n",
+		      DUR(b->unattributed_ns), PCT(b->unattributed_ns, idle));
+	if (!b->n_top_host_calls)
+		return;
+	gs_out_puts(&w->o, "    CUDA calls the launching thread was in during host-bound idle:\n");
+	shown = b->n_top_host_calls < w->r->top ? b->n_top_host_calls : w->r->top;
+	for (i = 0; i < shown; i++) {
+		const struct gs_host_call_time *h = &b->top_host_calls[i];
+		char gaps[48];
+
+		gs_out_puts(&w->o, "      ");
+		tw_cell(w, gs_trace_string(w->t, h->name), 40, false);
+		tw_cell(w, DUR(h->ns), 14, true);
+		snprintf(gaps, sizeof(gaps), "  in %llu gap%s", (unsigned long long)h->count,
+			 h->count == 1 ? "" : "s");
+		gs_out_puts(&w->o, gaps);
+		gs_out_putc(&w->o, '\n');
+	}
+}
+
+/* ---- CUDA Graph candidates ----------------------------------------------------- */
+
+static void text_candidates(struct tw *w, const struct gs_report_device *d)
+{
+	size_t n_ops, i, k, shown = d->n_cands < w->r->top ? d->n_cands : w->r->top;
+	const struct gs_op *ops = gs_trace_ops(w->t, &n_ops);
+
+	if (!d->n_cands)
+		return;
+	tw_section(w, "CUDA Graph candidates (repeated kernel sequences; gaps: idle on the stream "
+		      "between their kernels)");
+	gs_out_puts(&w->o, "    ");
+	tw_cell(w, "#", 4, true);
+	tw_cell(w, "stream", 8, true);
+	tw_cell(w, "kernels", 9, true);
+	tw_cell(w, "repeats", 9, true);
+	tw_cell(w, "gaps", 12, true);
+	tw_cell(w, "mean gap", 12, true);
+	gs_out_puts(&w->o, "  sequence\n");
+	for (i = 0; i < shown; i++) {
+		const struct gs_graph_candidate *c = &d->cands[i];
+		uint64_t gaps = (uint64_t)c->repetitions * (c->length > 1 ? c->length - 1 : 1);
+		char seq[4 * WIDTH + 8];
+		size_t len = 0;
+
+		seq[0] = '\0';
+		if (c->already_graph)
+			len += (size_t)snprintf(seq, sizeof(seq), "(already a graph) ");
+		for (k = 0; k < c->length && len + 8 < sizeof(seq); k++) {
+			char name[64];
+
+			fit(name, sizeof(name),
+			    c->kernels[k] < n_ops ? gs_trace_string(w->t, ops[c->kernels[k]].name) :
+						    "?",
+			    14);
+			len += (size_t)snprintf(seq + len, sizeof(seq) - len, "%s%s",
+						k ? " > " : "", name);
+			if (len >= sizeof(seq))
+				len = sizeof(seq) - 1;
+		}
+		gs_out_puts(&w->o, "    ");
+		tw_cell(w, U64(i + 1), 4, true);
+		tw_cell(w,
+			U64(c->length && c->kernels[0] < n_ops ?
+				    gs_report_op_stream(w->t, c->kernels[0]) :
+				    0),
+			8, true);
+		tw_cell(w, U64(c->length), 9, true);
+		tw_cell(w, U64(c->repetitions), 9, true);
+		tw_cell(w, DUR(c->exposed_launch_ns), 12, true);
+		tw_cell(w, DUR(gaps ? c->exposed_launch_ns / (int64_t)gaps : 0), 12, true);
+		gs_out_puts(&w->o, "  ");
+		tw_last(w, seq, WIDTH - 4 - 4 - 8 - 9 - 9 - 12 - 12 - 2);
+	}
+	if (shown < d->n_cands)
+		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
+			      d->n_cands - shown);
+	gs_out_printf(&w->o,
+		      "    a mean gap over %s is not launch overhead: a graph would not remove "
+		      "it\n",
+		      DUR(GS_REPORT_LAUNCH_GAP_NS));
+}
+
+/* ---- streams and kernels ------------------------------------------------------- */
+
+static void text_streams(struct tw *w, const struct gs_report_device *d)
+{
+	size_t i;
+	bool pids = false;
+
+	if (!d->n_streams)
+		return;
+	for (i = 1; i < d->n_streams; i++)
+		if (d->streams[i].pid != d->streams[0].pid)
+			pids = true;
+	tw_section(w, "Streams");
+	gs_out_puts(&w->o, "    ");
+	tw_cell(w, "stream", 10, false);
+	gs_out_puts(&w->o, "  ");
+	tw_cell(w, "kind", 18, false);
+	tw_cell(w, "prio", 6, true);
+	tw_cell(w, "ops", 9, true);
+	tw_cell(w, "kernel time", 14, true);
+	tw_cell(w, "copy time", 14, true);
+	tw_cell(w, "busy", 7, true);
+	gs_out_puts(&w->o, pids ? "  pid\n" : "\n");
+	for (i = 0; i < d->n_streams; i++) {
+		const struct gs_report_stream *s = &d->streams[i];
+		char prio[16];
+
+		snprintf(prio, sizeof(prio), "%d", s->priority);
+		gs_out_puts(&w->o, "    ");
+		tw_cell(w, U64(s->stream_id), 10, false);
+		gs_out_puts(&w->o, "  ");
+		tw_cell(w, gs_stream_kind_name(s->kind), 18, false);
+		tw_cell(w, prio, 6, true);
+		tw_cell(w, U64(s->ops), 9, true);
+		tw_cell(w, DUR(s->kernel_ns), 14, true);
+		tw_cell(w, DUR(s->copy_ns), 14, true);
+		tw_cell(w, PCT(s->busy_ns, d->b.window_ns), 7, true);
+		if (pids)
+			gs_out_printf(&w->o, "  %lld", (long long)s->pid);
+		gs_out_putc(&w->o, '\n');
+	}
+}
+
+static void text_kernels(struct tw *w, const struct gs_report_device *d)
+{
+	size_t i, shown = d->n_kernels < w->r->top ? d->n_kernels : w->r->top;
+	int64_t all = 0;
+	char title[96];
+
+	if (!d->n_kernels)
+		return;
+	for (i = 0; i < d->n_kernels; i++)
+		all += d->kernels[i].ns;
+	snprintf(title, sizeof(title), "Kernels by time (%zu name%s, %s)", d->n_kernels,
+		 d->n_kernels == 1 ? "" : "s", DUR(all));
+	tw_section(w, title);
+	gs_out_puts(&w->o, "    ");
+	tw_cell(w, "#", 4, true);
+	tw_cell(w, "time", 14, true);
+	tw_cell(w, "share", 8, true);
+	tw_cell(w, "count", 9, true);
+	tw_cell(w, "mean", 14, true);
+	gs_out_puts(&w->o, "  name\n");
+	for (i = 0; i < shown; i++) {
+		const struct gs_report_kernel *k = &d->kernels[i];
+
+		gs_out_puts(&w->o, "    ");
+		tw_cell(w, U64(i + 1), 4, true);
+		tw_cell(w, DUR(k->ns), 14, true);
+		tw_cell(w, PCT(k->ns, all), 8, true);
+		tw_cell(w, U64(k->count), 9, true);
+		tw_cell(w, DUR(k->count ? k->ns / (int64_t)k->count : 0), 14, true);
+		gs_out_puts(&w->o, "  ");
+		tw_last(w, gs_trace_string(w->t, k->name), WIDTH - 4 - 4 - 14 - 8 - 9 - 14 - 2);
+	}
+	if (shown < d->n_kernels)
+		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
+			      d->n_kernels - shown);
+}
+
+/* ---- a device ---------------------------------------------------------------------- */
+
+static void text_device(struct tw *w, const struct gs_report_device *d)
+{
+	char title[4 * WIDTH];
+	const char *sep = " (";
+	unsigned k;
+
+	snprintf(title, sizeof(title), "device %u%s%s", d->device, *d->name ? ": " : "", d->name);
+	gs_out_putc(&w->o, '\n');
+	tw_rule(w, title);
+	gs_out_printf(&w->o, "  window   %lld .. %lld ns: %s%s\n", (long long)d->b.window_start,
+		      (long long)d->b.window_end, DUR(d->b.window_ns),
+		      d->default_window ? " (first op start to last op end)" : " (--window)");
+	gs_out_printf(&w->o, "  ops      %llu", (unsigned long long)d->ops);
+	for (k = 0; k < GS_OP_KIND_COUNT; k++) {
+		if (!d->op_kinds[k])
+			continue;
+		gs_out_printf(&w->o, "%s%s %llu", sep, gs_op_kind_name(k),
+			      (unsigned long long)d->op_kinds[k]);
+		sep = ", ";
+	}
+	gs_out_printf(&w->o, "%s on %zu stream%s\n", sep[0] == ',' ? ")" : "", d->n_streams,
+		      d->n_streams == 1 ? "" : "s");
+	text_breakdown(w, d);
+	text_findings(w, d);
+	text_schedule(w, d);
+	text_waits(w, d);
+	text_missed(w, d);
+	text_idle(w, d);
+	text_sync(w, d);
+	text_candidates(w, d);
+	text_streams(w, d);
+	text_kernels(w, d);
+}
+
+gs_status gs_report_write_text(FILE *f, const struct gs_report *r)
+{
+	struct tw w;
+	size_t i;
+
+	if (!f || !r) {
+		gs_error_append("gs_report_write_text: no output or no report");
+		return GS_ERR_INVALID;
+	}
+	memset(&w, 0, sizeof(w));
+	gs_out_init(&w.o, f);
+	w.r = r;
+	w.t = r->t;
+	w.color = r->color;
+	text_header(&w);
+	if (!r->n_dev)
+		gs_out_puts(&w.o, "\nno GPU ops in the trace: nothing to analyze (a host-only "
+				  "trace?)\n");
+	for (i = 0; i < r->n_dev; i++)
+		text_device(&w, &r->dev[i]);
+	return gs_out_finish(&w.o);
+}

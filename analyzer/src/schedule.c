@@ -1,0 +1,907 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Schedules of SPEC §4.4 and the pipelined_batches what-if of SPEC §4.5,
+ * over the ops of one device.
+ *
+ * The op set: the ops of the device (all of them by default, or those that
+ * start in the given window). The window start is the first op start (or
+ * the window's start); actual_ns = last end - window start. An edge from
+ * an op outside the set is a constraint met at that op's recorded end.
+ *
+ * One topological order serves every schedule: Kahn's algorithm with a
+ * binary heap keyed by (actual start, op index). On a cycle (impossible in
+ * a consistent trace) the waiting op with the smallest actual start has its
+ * in-edges from ops not yet ordered dropped, and broken_cycles counts it;
+ * afterwards an edge counts only when its producer comes first in the order.
+ *
+ * - dependency bound: ASAP over all edges, no resource limit, no host cost:
+ *   start = max(window start, producers' ends). The critical path walks back
+ *   from the latest end through the producer that set each start (ties: the
+ *   latest actual end; a producer in the set before an outside one).
+ * - ideal: the same order list-scheduled with copy engines: a copy of
+ *   direction d takes the engine of d that frees first (start = max(ready,
+ *   engine free)); engines of d = max(device copy engines, 1 if unknown,
+ *   the most copies of d that ran at once in the trace), so the ideal never
+ *   assumes fewer engines than the recording used. Kernels and memsets have
+ *   no limit; zero-length copies take no engine. When the actual run
+ *   respects every edge, every op starts no later than it did (induction
+ *   over the order: producers end no later, and some engine is free by the
+ *   actual start, else more than `engines` copies ran at once).
+ * - bound_by: among the previous op on the stream, each in-edge's producer,
+ *   the launching call, and (copies) the moment the last busy engine of the
+ *   direction freed, the latest time at or before the actual start; ties
+ *   prefer edge kinds, then stream order, copy engine, host launch. The
+ *   launching call counts at its end, or at its start when the op began
+ *   while the call was still running (the host was the later party).
+ * - pipelined_batches: each stream is cut into batches (a batch starts at a
+ *   host-to-device copy that follows device work); stream_order edges into a
+ *   batch start are dropped unless a data edge joins the same two ops, and
+ *   so are sync_copy edges from pageable copies (the what-if assumes pinned
+ *   memory and lists it as a precondition); every other edge is kept. The same order is list-scheduled on one
+ *   compute lane (kernels and memsets one at a time) and the copy engines.
+ *   NVTX ranges are not used to cut batches.
+ *
+ * Complexity: O((N + E) log N) for N ops and E edges: sorting the set,
+ * Kahn's heap, the copy sweep (a sort of 2C endpoints), and the engine heaps
+ * (O(log engines) per copy). Memory O(N + E).
+ */
+#include "schedule_priv.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE_LOCAL UINT32_MAX
+
+const char *gs_constraint_name(unsigned c)
+{
+	static const char *const names[GS_BOUND_COUNT] = {
+		"none",        "stream_order", "event", "default_stream", "host_sync", "sync_copy",
+		"host_launch", "copy_engine",  "data"};
+
+	return c < GS_BOUND_COUNT ? names[c] : "unknown";
+}
+
+struct sched {
+	const struct gs_trace *t;
+	const struct gs_graph *g;
+	const struct gs_op *ops;
+	size_t n_ops;
+	const struct gs_api_call *api;
+	size_t n_api;
+	int64_t w0;
+
+	uint32_t *set; /* op indices of the schedule, ascending */
+	size_t ns;
+	uint32_t *loc;   /* per op: index into set, or NONE_LOCAL */
+	uint32_t *order; /* set indices in topological order */
+	uint32_t *pos;   /* per set index: position in order */
+	int64_t *end;    /* per set index: end in the schedule being built */
+	uint32_t *crit;  /* per set index: the producer that set the start */
+	int64_t *full;   /* per set index (copies): last moment all engines were busy */
+	uint32_t engines[GS_COPY_KIND_COUNT];
+	uint32_t observed[GS_COPY_KIND_COUNT];
+};
+
+static gs_status nomem(void)
+{
+	gs_error_append("out of memory computing the schedule");
+	return GS_ERR_NOMEM;
+}
+
+static void *alloc_array(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+/* ---- a heap of set indices keyed by (actual start, op index) ---------- */
+
+struct op_heap {
+	uint32_t *a;
+	size_t n;
+	const struct sched *s;
+};
+
+static bool op_before(const struct sched *s, uint32_t x, uint32_t y)
+{
+	int64_t sx = s->ops[s->set[x]].start_ns, sy = s->ops[s->set[y]].start_ns;
+
+	return sx != sy ? sx < sy : x < y;
+}
+
+static void op_heap_push(struct op_heap *h, uint32_t v)
+{
+	size_t i = h->n++;
+
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (!op_before(h->s, v, h->a[p]))
+			break;
+		h->a[i] = h->a[p];
+		i = p;
+	}
+	h->a[i] = v;
+}
+
+static uint32_t op_heap_pop(struct op_heap *h)
+{
+	uint32_t top = h->a[0], v = h->a[--h->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && op_before(h->s, h->a[c + 1], h->a[c]))
+			c++;
+		if (!op_before(h->s, h->a[c], v))
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	if (h->n)
+		h->a[i] = v;
+	return top;
+}
+
+/* ---- copy engines: a min-heap of free times per direction ------------ */
+
+static void engine_sift_down(int64_t *a, size_t n, size_t i)
+{
+	int64_t v = a[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && a[c + 1] < a[c])
+			c++;
+		if (a[c] >= v)
+			break;
+		a[i] = a[c];
+		i = c;
+	}
+	a[i] = v;
+}
+
+/* Start a copy of `dur` ns, ready at `ready`, on the engine that frees
+ * first; returns its start. */
+static int64_t engine_take(int64_t *a, size_t n, int64_t ready, int64_t dur)
+{
+	int64_t start = a[0] > ready ? a[0] : ready;
+
+	a[0] = start + dur;
+	engine_sift_down(a, n, 0);
+	return start;
+}
+
+struct engines {
+	int64_t *free;
+	size_t first[GS_COPY_KIND_COUNT + 1];
+};
+
+static gs_status engines_init(struct engines *e, const uint32_t *count, int64_t w0)
+{
+	size_t total = 0, i;
+
+	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
+		e->first[d] = total;
+		total += count[d];
+	}
+	e->first[GS_COPY_KIND_COUNT] = total;
+	e->free = malloc((total ? total : 1) * sizeof(*e->free));
+	if (!e->free)
+		return nomem();
+	for (i = 0; i < total; i++)
+		e->free[i] = w0;
+	return GS_OK;
+}
+
+static int64_t engines_take(struct engines *e, unsigned dir, int64_t ready, int64_t dur)
+{
+	size_t f = e->first[dir], n = e->first[dir + 1] - f;
+
+	return engine_take(e->free + f, n, ready, dur);
+}
+
+static unsigned copy_dir(const struct gs_op *op)
+{
+	return op->copy_kind < GS_COPY_KIND_COUNT ? op->copy_kind : GS_COPY_UNKNOWN;
+}
+
+static bool uses_engine(const struct gs_op *op)
+{
+	return op->kind == GS_OP_MEMCPY && op->end_ns > op->start_ns;
+}
+
+/* ---- the op set and its order ---------------------------------------- */
+
+/* A set index with its actual start, for sorting by (start, op index). */
+struct by_start {
+	int64_t start;
+	uint32_t v;
+};
+
+static int cmp_by_start(const void *pa, const void *pb)
+{
+	const struct by_start *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->v < b->v ? -1 : a->v > b->v;
+}
+
+/* Edge e into set index v: the producer's set index (NONE_LOCAL when it is
+ * outside the set), or false when the edge does not count (self loop, bad
+ * index, or dropped to break a cycle). */
+static bool edge_source(const struct sched *s, const struct gs_edge *e, uint32_t v,
+			uint32_t *from_local)
+{
+	uint32_t lf;
+
+	if (e->from >= s->n_ops)
+		return false;
+	lf = s->loc[e->from];
+	if (lf == v)
+		return false;
+	if (lf != NONE_LOCAL && s->pos[lf] > s->pos[v])
+		return false;
+	*from_local = lf;
+	return true;
+}
+
+static void in_edges(const struct sched *s, uint32_t op, size_t *lo, size_t *hi)
+{
+	*lo = s->g->in_first[op];
+	*hi = s->g->in_first[op + 1];
+	if (*hi > s->g->n_edges)
+		*hi = s->g->n_edges;
+	if (*lo > *hi)
+		*lo = *hi;
+}
+
+static gs_status topo_order(struct sched *s, uint64_t *broken)
+{
+	size_t ns = s->ns, i, k, cursor = 0, n_out = 0;
+	uint32_t *indeg = alloc_array(ns, sizeof(uint32_t));
+	size_t *out_first = alloc_array(ns + 1, sizeof(size_t));
+	struct by_start *by_start = alloc_array(ns, sizeof(struct by_start));
+	uint8_t *state = alloc_array(ns, 1); /* 0 waiting, 1 queued, 2 done */
+	uint32_t *out_to = NULL;
+	struct op_heap h = {.a = alloc_array(ns, sizeof(uint32_t)), .n = 0, .s = s};
+	gs_status st = GS_OK;
+
+	if (!indeg || !out_first || !by_start || !state || !h.a) {
+		st = nomem();
+		goto out;
+	}
+	/* Out-adjacency inside the set (a CSR built from the in-edges). */
+	for (uint32_t v = 0; v < ns; v++) {
+		size_t lo, hi;
+
+		in_edges(s, s->set[v], &lo, &hi);
+		for (i = lo; i < hi; i++) {
+			uint32_t f = s->g->edges[i].from;
+
+			if (f >= s->n_ops || s->loc[f] == NONE_LOCAL || s->loc[f] == v)
+				continue;
+			out_first[s->loc[f] + 1]++;
+			indeg[v]++;
+			n_out++;
+		}
+	}
+	for (i = 0; i < ns; i++)
+		out_first[i + 1] += out_first[i];
+	out_to = alloc_array(n_out, sizeof(uint32_t));
+	if (!out_to) {
+		st = nomem();
+		goto out;
+	}
+	for (uint32_t v = 0; v < ns; v++) {
+		size_t lo, hi;
+
+		in_edges(s, s->set[v], &lo, &hi);
+		for (i = lo; i < hi; i++) {
+			uint32_t f = s->g->edges[i].from, lf;
+
+			if (f >= s->n_ops || s->loc[f] == NONE_LOCAL || s->loc[f] == v)
+				continue;
+			lf = s->loc[f];
+			/* out_first[lf] is advanced as a fill cursor, restored below. */
+			out_to[out_first[lf]++] = v;
+		}
+	}
+	for (i = ns; i > 0; i--)
+		out_first[i] = out_first[i - 1];
+	out_first[0] = 0;
+
+	for (uint32_t v = 0; v < ns; v++)
+		by_start[v] = (struct by_start){.start = s->ops[s->set[v]].start_ns, .v = v};
+	qsort(by_start, ns, sizeof(*by_start), cmp_by_start);
+
+	for (uint32_t v = 0; v < ns; v++) {
+		if (!indeg[v]) {
+			op_heap_push(&h, v);
+			state[v] = 1;
+		}
+	}
+	for (k = 0; k < ns; k++) {
+		uint32_t u;
+
+		if (!h.n) {
+			/* A cycle: free the waiting op that started first. */
+			while (cursor < ns && state[by_start[cursor].v])
+				cursor++;
+			if (cursor == ns) {
+				gs_error_append(
+					"schedule: internal error in the topological order");
+				st = GS_ERR_INVALID;
+				goto out;
+			}
+			state[by_start[cursor].v] = 1;
+			op_heap_push(&h, by_start[cursor].v);
+			(*broken)++;
+		}
+		u = op_heap_pop(&h);
+		state[u] = 2;
+		s->order[k] = u;
+		s->pos[u] = (uint32_t)k;
+		for (i = out_first[u]; i < out_first[u + 1]; i++) {
+			uint32_t w = out_to[i];
+
+			if (state[w] == 0 && --indeg[w] == 0) {
+				state[w] = 1;
+				op_heap_push(&h, w);
+			}
+		}
+	}
+out:
+	free(indeg);
+	free(out_first);
+	free(out_to);
+	free(by_start);
+	free(state);
+	free(h.a);
+	return st;
+}
+
+/* ---- copy engines observed, and when each copy's engines were full ---- */
+
+struct copy_ev {
+	int64_t t;
+	uint32_t v;   /* set index */
+	uint8_t type; /* 0 end, 1 start of a zero-length copy, 2 start */
+};
+
+static int cmp_copy_ev(const void *pa, const void *pb)
+{
+	const struct copy_ev *a = pa, *b = pb;
+
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	return a->v < b->v ? -1 : a->v > b->v;
+}
+
+static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
+{
+	size_t n_ev = 0, i;
+	struct copy_ev *ev;
+	uint32_t count[GS_COPY_KIND_COUNT] = {0};
+	int64_t last_full[GS_COPY_KIND_COUNT];
+
+	for (uint32_t v = 0; v < s->ns; v++) {
+		const struct gs_op *op = &s->ops[s->set[v]];
+
+		s->full[v] = INT64_MIN;
+		if (op->kind == GS_OP_MEMCPY)
+			n_ev += uses_engine(op) ? 2 : 1;
+	}
+	ev = alloc_array(n_ev, sizeof(*ev));
+	if (!ev)
+		return nomem();
+	n_ev = 0;
+	for (uint32_t v = 0; v < s->ns; v++) {
+		const struct gs_op *op = &s->ops[s->set[v]];
+
+		if (op->kind != GS_OP_MEMCPY)
+			continue;
+		if (uses_engine(op)) {
+			ev[n_ev++] = (struct copy_ev){.t = op->start_ns, .v = v, .type = 2};
+			ev[n_ev++] = (struct copy_ev){.t = op->end_ns, .v = v, .type = 0};
+		} else {
+			ev[n_ev++] = (struct copy_ev){.t = op->start_ns, .v = v, .type = 1};
+		}
+	}
+	qsort(ev, n_ev, sizeof(*ev), cmp_copy_ev);
+
+	/* Pass 1: the most copies of each direction running at once. */
+	for (i = 0; i < n_ev; i++) {
+		unsigned d = copy_dir(&s->ops[s->set[ev[i].v]]);
+
+		if (ev[i].type == 0) {
+			count[d]--;
+		} else if (ev[i].type == 2) {
+			count[d]++;
+			if (count[d] > s->observed[d])
+				s->observed[d] = count[d];
+		}
+	}
+	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
+		s->engines[d] = s->observed[d] > base_engines ? s->observed[d] : base_engines;
+		last_full[d] = INT64_MIN;
+		count[d] = 0;
+	}
+	/* Pass 2: for each copy, the last moment before its start when every
+	 * engine of its direction was busy (the copy that freed one ended). */
+	for (i = 0; i < n_ev; i++) {
+		unsigned d = copy_dir(&s->ops[s->set[ev[i].v]]);
+
+		if (ev[i].type == 0) {
+			if (count[d] >= s->engines[d] && count[d] - 1 < s->engines[d])
+				last_full[d] = ev[i].t;
+			count[d]--;
+		} else {
+			s->full[ev[i].v] = last_full[d];
+			if (ev[i].type == 2)
+				count[d]++;
+		}
+	}
+	free(ev);
+	return GS_OK;
+}
+
+/* ---- the schedules ----------------------------------------------------- */
+
+/* Dependency bound: ASAP over all edges; fills s->end and s->crit. */
+static int64_t dependency_bound(struct sched *s)
+{
+	int64_t last = s->w0;
+
+	for (size_t k = 0; k < s->ns; k++) {
+		uint32_t v = s->order[k], o = s->set[v], bp = NONE_LOCAL;
+		int64_t best = s->w0;
+		size_t lo, hi, i;
+
+		in_edges(s, o, &lo, &hi);
+		for (i = lo; i < hi; i++) {
+			uint32_t lf;
+			int64_t t;
+
+			if (!edge_source(s, &s->g->edges[i], v, &lf))
+				continue;
+			if (lf == NONE_LOCAL) {
+				t = s->ops[s->g->edges[i].from].end_ns;
+				if (t > best) {
+					best = t;
+					bp = NONE_LOCAL;
+				}
+				continue;
+			}
+			t = s->end[lf];
+			if (t > best || (t == best &&
+					 (bp == NONE_LOCAL ||
+					  s->ops[s->set[lf]].end_ns > s->ops[s->set[bp]].end_ns))) {
+				best = t;
+				bp = lf;
+			}
+		}
+		s->crit[v] = bp;
+		s->end[v] = best + gs_sched_dur(&s->ops[o]);
+		if (s->end[v] > last)
+			last = s->end[v];
+	}
+	return last - s->w0;
+}
+
+static gs_status critical_path(struct sched *s, struct gs_schedule *out)
+{
+	uint32_t best = NONE_LOCAL, v;
+	size_t n = 0, i;
+
+	for (v = 0; v < s->ns; v++) {
+		if (best == NONE_LOCAL || s->end[v] > s->end[best] ||
+		    (s->end[v] == s->end[best] &&
+		     s->ops[s->set[v]].end_ns >= s->ops[s->set[best]].end_ns))
+			best = v;
+	}
+	if (best == NONE_LOCAL)
+		return GS_OK;
+	for (v = best; v != NONE_LOCAL; v = s->crit[v])
+		n++;
+	out->critical_path = malloc(n * sizeof(*out->critical_path));
+	if (!out->critical_path)
+		return nomem();
+	out->n_critical = n;
+	i = n;
+	for (v = best; v != NONE_LOCAL; v = s->crit[v]) {
+		uint32_t o = s->set[v];
+
+		out->critical_path[--i] =
+			(struct gs_critical_op){.op = o, .ns = gs_sched_dur(&s->ops[o])};
+	}
+	return GS_OK;
+}
+
+/* Ideal: the same order with copy engines; fills ideal_start. */
+static gs_status ideal(struct sched *s, struct gs_schedule *out)
+{
+	struct engines e;
+	int64_t last = s->w0;
+	gs_status st = engines_init(&e, s->engines, s->w0);
+
+	if (st)
+		return st;
+	for (size_t k = 0; k < s->ns; k++) {
+		uint32_t v = s->order[k], o = s->set[v];
+		const struct gs_op *op = &s->ops[o];
+		int64_t ready = s->w0, start, dur = gs_sched_dur(op);
+		size_t lo, hi, i;
+
+		in_edges(s, o, &lo, &hi);
+		for (i = lo; i < hi; i++) {
+			uint32_t lf;
+			int64_t t;
+
+			if (!edge_source(s, &s->g->edges[i], v, &lf))
+				continue;
+			t = lf == NONE_LOCAL ? s->ops[s->g->edges[i].from].end_ns : s->end[lf];
+			if (t > ready)
+				ready = t;
+		}
+		start = uses_engine(op) ? engines_take(&e, copy_dir(op), ready, dur) : ready;
+		s->end[v] = start + dur;
+		out->ideal_start[o] = start;
+		out->delay_ns[o] = op->start_ns - start;
+		if (s->end[v] > last)
+			last = s->end[v];
+	}
+	out->ideal_ns = last - s->w0;
+	free(e.free);
+	return GS_OK;
+}
+
+/* Whether the stream_order edge at index i (into a batch start) is
+ * justified by a data edge between the same two ops. Edges are sorted by
+ * (to, from, kind), so that edge follows it. */
+static bool data_justified(const struct sched *s, size_t i, size_t hi)
+{
+	const struct gs_edge *e = &s->g->edges[i];
+
+	for (size_t j = i + 1; j < hi && s->g->edges[j].from == e->from; j++)
+		if (s->g->edges[j].kind == GS_EDGE_DATA)
+			return true;
+	return false;
+}
+
+static void pipelined_preconditions(const struct sched *s, struct gs_what_if *w)
+{
+	bool pageable = false, unknown = false;
+
+	for (size_t v = 0; v < s->ns; v++) {
+		const struct gs_op *op = &s->ops[s->set[v]];
+		uint8_t mem;
+
+		if (op->kind != GS_OP_MEMCPY ||
+		    (op->copy_kind != GS_COPY_HTOD && op->copy_kind != GS_COPY_DTOH))
+			continue;
+		mem = gs_sched_host_mem(op);
+		if (mem == GS_MEM_PAGEABLE)
+			pageable = true;
+		else if (mem == GS_MEM_UNKNOWN)
+			unknown = true;
+	}
+	if (pageable)
+		w->preconditions[w->n_preconditions++] = "pinned_memory";
+	else if (unknown)
+		w->preconditions[w->n_preconditions++] = "pinned_memory (unverified)";
+}
+
+/* The pipelined_batches what-if; fills pipelined_start. */
+static gs_status pipelined(struct sched *s, struct gs_schedule *out)
+{
+	struct engines e;
+	int64_t last = s->w0, lane = s->w0;
+	struct gs_what_if *w = &out->pipelined;
+	gs_status st = engines_init(&e, s->engines, s->w0);
+
+	if (st)
+		return st;
+	w->name = "pipelined_batches";
+	for (size_t v = 0; v < s->ns; v++) {
+		uint32_t o = s->set[v];
+
+		/* A batch starts at the first op of a stream in the set and at
+		 * each host-to-device copy after device work. */
+		if (o == 0 || s->ops[o - 1].stream != s->ops[o].stream ||
+		    s->loc[o - 1] == NONE_LOCAL || gs_sched_batch_start(s->ops, o))
+			w->batches++;
+	}
+	for (size_t k = 0; k < s->ns; k++) {
+		uint32_t v = s->order[k], o = s->set[v];
+		const struct gs_op *op = &s->ops[o];
+		int64_t ready = s->w0, start, dur = gs_sched_dur(op);
+		bool cut = gs_sched_batch_start(s->ops, o);
+		size_t lo, hi, i;
+
+		in_edges(s, o, &lo, &hi);
+		for (i = lo; i < hi; i++) {
+			const struct gs_edge *ed = &s->g->edges[i];
+			uint32_t lf;
+			int64_t t;
+
+			if (!edge_source(s, ed, v, &lf))
+				continue;
+			if (cut && ed->kind == GS_EDGE_STREAM_ORDER && !data_justified(s, i, hi))
+				continue;
+			if (gs_sched_pageable_sync(s->ops, ed))
+				continue;
+			t = lf == NONE_LOCAL ? s->ops[ed->from].end_ns : s->end[lf];
+			if (t > ready)
+				ready = t;
+		}
+		if (op->kind == GS_OP_MEMCPY) {
+			start = uses_engine(op) ? engines_take(&e, copy_dir(op), ready, dur) :
+						  ready;
+		} else {
+			start = ready > lane ? ready : lane;
+			lane = start + dur;
+		}
+		s->end[v] = start + dur;
+		out->pipelined_start[o] = start;
+		if (s->end[v] > last)
+			last = s->end[v];
+	}
+	w->makespan_ns = last - s->w0;
+	w->saving_ns = out->actual_ns - w->makespan_ns;
+	pipelined_preconditions(s, w);
+	free(e.free);
+	return GS_OK;
+}
+
+/* ---- what bound each actual start -------------------------------------- */
+
+static unsigned edge_constraint(uint8_t kind)
+{
+	switch (kind) {
+	case GS_EDGE_STREAM_ORDER:
+		return GS_BOUND_STREAM_ORDER;
+	case GS_EDGE_EVENT:
+		return GS_BOUND_EVENT;
+	case GS_EDGE_DEFAULT_STREAM:
+		return GS_BOUND_DEFAULT_STREAM;
+	case GS_EDGE_HOST_SYNC:
+		return GS_BOUND_HOST_SYNC;
+	case GS_EDGE_SYNC_COPY:
+		return GS_BOUND_SYNC_COPY;
+	case GS_EDGE_DATA:
+		return GS_BOUND_DATA;
+	default:
+		return GS_BOUND_NONE;
+	}
+}
+
+/* Tie order: edge kinds first, then stream order, copy engine, launch. */
+static unsigned constraint_rank(unsigned c)
+{
+	static const unsigned char rank[GS_BOUND_COUNT] = {
+		[GS_BOUND_NONE] = 99,        [GS_BOUND_STREAM_ORDER] = 10,
+		[GS_BOUND_EVENT] = 0,        [GS_BOUND_DEFAULT_STREAM] = 1,
+		[GS_BOUND_HOST_SYNC] = 2,    [GS_BOUND_SYNC_COPY] = 3,
+		[GS_BOUND_HOST_LAUNCH] = 12, [GS_BOUND_COPY_ENGINE] = 11,
+		[GS_BOUND_DATA] = 4,
+	};
+
+	return c < GS_BOUND_COUNT ? rank[c] : 99;
+}
+
+struct bound_pick {
+	int64_t limit;
+	int64_t t;
+	unsigned c;
+};
+
+static void consider(struct bound_pick *p, int64_t t, unsigned c)
+{
+	if (t > p->limit || c == GS_BOUND_NONE)
+		return;
+	if (p->c == GS_BOUND_NONE || t > p->t ||
+	    (t == p->t && constraint_rank(c) < constraint_rank(p->c))) {
+		p->t = t;
+		p->c = c;
+	}
+}
+
+static void bound_by(const struct sched *s, struct gs_schedule *out)
+{
+	for (uint32_t v = 0; v < s->ns; v++) {
+		uint32_t o = s->set[v], l;
+		const struct gs_op *op = &s->ops[o];
+		struct bound_pick p = {.limit = op->start_ns, .t = INT64_MIN, .c = GS_BOUND_NONE};
+		size_t lo, hi, i;
+
+		if (o > 0 && s->ops[o - 1].stream == op->stream)
+			consider(&p, s->ops[o - 1].end_ns, GS_BOUND_STREAM_ORDER);
+		in_edges(s, o, &lo, &hi);
+		for (i = lo; i < hi; i++) {
+			const struct gs_edge *e = &s->g->edges[i];
+
+			if (e->from < s->n_ops && e->from != o)
+				consider(&p, s->ops[e->from].end_ns, edge_constraint(e->kind));
+		}
+		l = s->g->launch ? s->g->launch[o] : GS_NO_INDEX;
+		if (l < s->n_api) {
+			const struct gs_api_call *c = &s->api[l];
+
+			if (c->end_ns <= op->start_ns)
+				consider(&p, c->end_ns, GS_BOUND_HOST_LAUNCH);
+			else
+				consider(&p, c->start_ns, GS_BOUND_HOST_LAUNCH);
+		}
+		if (op->kind == GS_OP_MEMCPY && s->full[v] != INT64_MIN)
+			consider(&p, s->full[v], GS_BOUND_COPY_ENGINE);
+		out->bound_by[o] = (uint8_t)p.c;
+	}
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+static uint32_t device_copy_engines(const struct gs_trace *t, uint32_t device)
+{
+	size_t n, i;
+	const struct gs_device *d = gs_trace_devices(t, &n);
+
+	for (i = 0; i < n; i++)
+		if (d[i].id == device && d[i].copy_engines)
+			return d[i].copy_engines;
+	return 1;
+}
+
+static gs_status check_graph(const struct gs_graph *g, size_t n_ops)
+{
+	if (g->n_ops != n_ops || !g->in_first || (g->n_edges && !g->edges)) {
+		gs_error_append("schedule: the dependency graph does not match the trace "
+				"(%zu ops in the graph, %zu in the trace)",
+				g->n_ops, n_ops);
+		return GS_ERR_INVALID;
+	}
+	return GS_OK;
+}
+
+static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_window *win,
+			    struct gs_schedule *out)
+{
+	size_t n_streams, i;
+	const struct gs_stream *streams = gs_trace_streams(s->t, &n_streams);
+	bool wset = win && win->set;
+	int64_t first = 0, last = 0;
+
+	if (wset && win->end_ns < win->start_ns) {
+		gs_error_append("schedule: window ends (%lld) before it starts (%lld)",
+				(long long)win->end_ns, (long long)win->start_ns);
+		return GS_ERR_INVALID;
+	}
+	s->loc = malloc((s->n_ops ? s->n_ops : 1) * sizeof(*s->loc));
+	if (!s->loc)
+		return nomem();
+	for (i = 0; i < s->n_ops; i++) {
+		const struct gs_op *op = &s->ops[i];
+
+		s->loc[i] = NONE_LOCAL;
+		if (gs_sched_device(streams, n_streams, op) != device ||
+		    !gs_sched_in_window(op, wset, wset ? win->start_ns : 0, wset ? win->end_ns : 0))
+			continue;
+		if (!s->ns || op->start_ns < first)
+			first = op->start_ns;
+		if (!s->ns || op->end_ns > last)
+			last = op->end_ns;
+		s->loc[i] = (uint32_t)s->ns++;
+	}
+	s->set = alloc_array(s->ns, sizeof(*s->set));
+	if (!s->set)
+		return nomem();
+	for (i = 0; i < s->n_ops; i++)
+		if (s->loc[i] != NONE_LOCAL)
+			s->set[s->loc[i]] = (uint32_t)i;
+	out->window_set = wset;
+	out->window_start = wset ? win->start_ns : first;
+	out->window_end = wset ? win->end_ns : last;
+	s->w0 = out->window_start;
+	out->n_scheduled = s->ns;
+	out->actual_ns = s->ns && last > s->w0 ? last - s->w0 : 0;
+	return GS_OK;
+}
+
+static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_window *win,
+			      struct gs_schedule *out)
+{
+	gs_status st = select_ops(s, device, win, out);
+
+	if (st)
+		return st;
+	out->ideal_start = alloc_array(s->n_ops, sizeof(int64_t));
+	out->delay_ns = alloc_array(s->n_ops, sizeof(int64_t));
+	out->bound_by = alloc_array(s->n_ops, 1);
+	out->pipelined_start = alloc_array(s->n_ops, sizeof(int64_t));
+	s->order = alloc_array(s->ns, sizeof(uint32_t));
+	s->pos = alloc_array(s->ns, sizeof(uint32_t));
+	s->end = alloc_array(s->ns, sizeof(int64_t));
+	s->crit = alloc_array(s->ns, sizeof(uint32_t));
+	s->full = alloc_array(s->ns, sizeof(int64_t));
+	if (!out->ideal_start || !out->delay_ns || !out->bound_by || !out->pipelined_start ||
+	    !s->order || !s->pos || !s->end || !s->crit || !s->full)
+		return nomem();
+	st = topo_order(s, &out->broken_cycles);
+	if (!st)
+		st = copy_sweep(s, device_copy_engines(s->t, device));
+	if (st)
+		return st;
+	memcpy(out->copy_engines, s->engines, sizeof(out->copy_engines));
+	memcpy(out->copy_concurrency, s->observed, sizeof(out->copy_concurrency));
+	out->dependency_bound_ns = dependency_bound(s);
+	st = critical_path(s, out);
+	if (!st)
+		st = ideal(s, out);
+	if (!st)
+		st = pipelined(s, out);
+	if (st)
+		return st;
+	bound_by(s, out);
+	out->efficiency = out->actual_ns > 0 ? (double)out->ideal_ns / (double)out->actual_ns : 1.0;
+	return GS_OK;
+}
+
+gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g, uint32_t device,
+			      const struct gs_window *win, struct gs_schedule *out)
+{
+	struct sched s;
+	gs_status st;
+
+	if (!out) {
+		gs_error_append("gs_schedule_compute: no output");
+		return GS_ERR_INVALID;
+	}
+	memset(out, 0, sizeof(*out));
+	out->device = device;
+	if (!t || !g) {
+		gs_error_append("gs_schedule_compute: no trace or no graph");
+		return GS_ERR_INVALID;
+	}
+	memset(&s, 0, sizeof(s));
+	s.t = t;
+	s.g = g;
+	s.ops = gs_trace_ops(t, &s.n_ops);
+	s.api = gs_trace_api_calls(t, &s.n_api);
+	out->n_ops = s.n_ops;
+	st = check_graph(g, s.n_ops);
+	if (!st)
+		st = schedule_run(&s, device, win, out);
+	free(s.set);
+	free(s.loc);
+	free(s.order);
+	free(s.pos);
+	free(s.end);
+	free(s.crit);
+	free(s.full);
+	if (st) {
+		gs_schedule_fini(out);
+		out->device = device;
+	}
+	return st;
+}
+
+void gs_schedule_fini(struct gs_schedule *s)
+{
+	if (!s)
+		return;
+	free(s->critical_path);
+	free(s->ideal_start);
+	free(s->delay_ns);
+	free(s->bound_by);
+	free(s->pipelined_start);
+	memset(s, 0, sizeof(*s));
+}

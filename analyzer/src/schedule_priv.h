@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private helpers shared by the schedule work: schedule.c (SPEC §4.4 and
+ * the pipelined_batches what-if), overlap.c (missed overlap) and
+ * candidates.c (CUDA Graph candidates).
+ */
+#ifndef GS_ANALYZER_SCHEDULE_PRIV_H
+#define GS_ANALYZER_SCHEDULE_PRIV_H
+
+#include <gpuscope/analyzer.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Recorded duration, never negative. */
+static inline int64_t gs_sched_dur(const struct gs_op *op)
+{
+	return op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0;
+}
+
+/* Device of an op through a borrowed stream table (UINT32_MAX: unknown). */
+static inline uint32_t gs_sched_device(const struct gs_stream *streams, size_t n_streams,
+				       const struct gs_op *op)
+{
+	return op->stream < n_streams ? streams[op->stream].device : UINT32_MAX;
+}
+
+/*
+ * Whether an op of the device belongs to a schedule's op set: every op of
+ * the device by default, else the ops that start in [w0, w1).
+ */
+static inline bool gs_sched_in_window(const struct gs_op *op, bool window_set, int64_t w0,
+				      int64_t w1)
+{
+	return !window_set || (op->start_ns >= w0 && op->start_ns < w1);
+}
+
+static inline bool gs_sched_is_htod(const struct gs_op *op)
+{
+	return op->kind == GS_OP_MEMCPY && op->copy_kind == GS_COPY_HTOD;
+}
+
+/*
+ * The batch model of SPEC §4.5: op i starts a batch when it is a
+ * host-to-device copy and the op before it on its stream is device work
+ * (anything but a host-to-device copy). The first op of a stream starts
+ * one too but has no stream_order edge into it, so it is not flagged here.
+ * Ops are those of a finished trace (grouped by stream). O(N).
+ */
+static inline bool gs_sched_batch_start(const struct gs_op *ops, size_t i)
+{
+	return i > 0 && gs_sched_is_htod(&ops[i]) && ops[i - 1].stream == ops[i].stream &&
+	       !gs_sched_is_htod(&ops[i - 1]);
+}
+
+/* The copy's host side memory (HtoD: source, DtoH: destination; HtoH:
+ * pageable if either side is). GS_MEM_DEVICE when there is no host side. */
+static inline uint8_t gs_sched_host_mem(const struct gs_op *op)
+{
+	switch (op->copy_kind) {
+	case GS_COPY_HTOD:
+		return op->src_mem;
+	case GS_COPY_DTOH:
+		return op->dst_mem;
+	case GS_COPY_HTOH:
+		if (op->src_mem == GS_MEM_PAGEABLE || op->dst_mem == GS_MEM_PAGEABLE)
+			return GS_MEM_PAGEABLE;
+		if (op->src_mem == GS_MEM_UNKNOWN || op->dst_mem == GS_MEM_UNKNOWN)
+			return GS_MEM_UNKNOWN;
+		return GS_MEM_PINNED;
+	case GS_COPY_UNKNOWN:
+		return GS_MEM_UNKNOWN;
+	default:
+		return GS_MEM_DEVICE;
+	}
+}
+
+/*
+ * A sync_copy edge whose producer is a copy with pageable host memory: the
+ * host waited because the memory was pageable. The what-if assumes pinned
+ * memory (a precondition it lists) and drops it; the missed-overlap search
+ * leaves it to the pinned_memory condition rather than to independent.
+ */
+static inline bool gs_sched_pageable_sync(const struct gs_op *ops, const struct gs_edge *e)
+{
+	return e->kind == GS_EDGE_SYNC_COPY && ops[e->from].kind == GS_OP_MEMCPY &&
+	       gs_sched_host_mem(&ops[e->from]) == GS_MEM_PAGEABLE;
+}
+
+#endif /* GS_ANALYZER_SCHEDULE_PRIV_H */

@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analyze report (gs_report_build / write_text / write_json) over small
+ * hand-written Kineto traces: every SPEC §5 field is in the JSON with the
+ * numbers worked out by hand, the text leads with the findings and fits 100
+ * columns, --device / --window select what is reported, several inputs
+ * merge, write errors are reported. With ../shared/data present, the A100
+ * trace's report agrees with the analyses run directly.
+ *
+ * Traces are in µs from BASE; the model and the report are in ns.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <cJSON.h>
+
+#include <gpuscope/analyzer.h>
+#include <gpuscope/import.h>
+
+/* Base of the hand-written traces: 1 s, in µs; BASE_NS in ns. */
+#define BASE_NS 1000000000LL
+#define US(x) (BASE_NS + (int64_t)(x)*1000)
+
+/* ---- traces ---------------------------------------------------------------- */
+
+#define HEAD                                                                                       \
+	"{\"deviceProperties\": [{\"id\": 0, \"name\": \"Test GPU\", \"numSms\": 108},"            \
+	" {\"id\": 1, \"name\": \"Test GPU 1\", \"numSms\": 108}], \"traceEvents\": [\n"
+#define TAIL "]}\n"
+
+#define RT(name, ts, dur, corr)                                                                    \
+	"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"" name "\", \"pid\": 100, "        \
+	"\"tid\": 100, \"ts\": " #ts ", \"dur\": " #dur ", \"args\": {\"correlation\": " #corr     \
+	"}}"
+#define KERNEL(name, dev, stream, ts, dur, corr)                                                   \
+	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" name "\", \"pid\": " #dev              \
+	", \"tid\": " #stream ", \"ts\": " #ts ", \"dur\": " #dur ", \"args\": {\"device\": " #dev \
+	", \"context\": 1, \"stream\": " #stream ", \"correlation\": " #corr                       \
+	", \"grid\": [128, 1, 1], \"block\": [256, 1, 1]}}"
+#define COPY(name, stream, ts, dur, corr)                                                          \
+	"{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"" name                               \
+	"\", \"pid\": 0, \"tid\": " #stream ", \"ts\": " #ts ", \"dur\": " #dur                    \
+	", \"args\": {\"device\": 0, \"context\": 1, "                                             \
+	"\"stream\": " #stream ", \"correlation\": " #corr ", \"bytes\": 1048576}}"
+
+/*
+ * One stream, device 0 (µs from 1 s):
+ *   cudaLaunchKernel [95, 97)  -> k_one [100, 140)
+ *   cudaMalloc       [150, 185)
+ *   cudaLaunchKernel [190, 195) -> k_two [200, 230)
+ *   cudaMemcpyAsync  [196, 199) -> HtoD pinned [230, 250)
+ * Window [100, 250) = 150 µs: kernel 70, copy 20, idle 60 ([140, 200)).
+ * The gap ends with k_two launched at 190: host_bound [140, 190) = 50, of
+ * which 35 inside cudaMalloc; launch_latency [190, 200) = 10.
+ * Schedules: stream order only, no host cost: 40 + 30 + 20 = 90 µs.
+ */
+static const char serial_json[] = HEAD
+	RT("cudaLaunchKernel", 1000095, 2, 11) ",\n" KERNEL("k_one", 0, 7, 1000100, 40, 11) ",\n" RT(
+		"cudaMalloc", 1000150, 35,
+		50) ",\n" RT("cudaLaunchKernel", 1000190, 5,
+			     12) ",\n" KERNEL("k_two", 0, 7, 1000200, 30,
+					      12) ",\n" RT("cudaMemcpyAsync", 1000196, 3,
+							   13) ",\n" COPY("Memcpy HtoD (Pinned -> Device)",
+									  7, 1000230, 20,
+									  13) "\n" TAIL;
+
+/*
+ * Two streams and an event (µs from 1 s): the copy on stream 20 [10, 50),
+ * an event recorded after it (corr 22), stream 7 waits on it (corr 23),
+ * then the kernel on stream 7 launched at [7, 9) runs [50, 90). The kernel
+ * was ready at 9 (launch returned, nothing before it on stream 7), so it
+ * waited 50 - 9 = 41 µs for the copy.
+ */
+static const char wait_json[] = HEAD RT("cudaMemcpyAsync", 1000000, 2, 21) ",\n" COPY(
+	"Memcpy HtoD (Pinned -> Device)", 20, 1000010, 40,
+	21) ",\n" RT("cudaEventRecord", 1000003, 1,
+		     22) ",\n" RT("cudaStreamWaitEvent", 1000005, 1,
+				  23) ",\n{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Wait Event\", \"pid\": 0, "
+				      "\"tid\": 7, \"ts\": 1000005, \"dur\": 1, \"args\": {\"cuda_sync_kind\": \"Stream Wait "
+				      "Event\", \"wait_on_stream\": 20, \"wait_on_cuda_event_record_corr_id\": 22, \"stream\": 7, "
+				      "\"correlation\": 23, \"device\": 0, \"context\": 1}},\n" RT(
+					      "cudaLaunchKernel", 1000007, 2,
+					      24) ",\n" KERNEL("consumer_kernel", 0, 7, 1000050, 40,
+							       24) "\n" TAIL;
+
+/* Another process on device 1: one kernel [0, 10) µs. */
+static const char rank1_json[] =
+	"{\"traceEvents\": [\n" KERNEL("allreduce", 1, 7, 1000000, 10, 1) "\n" TAIL;
+
+static void load_into(struct gs_trace *t, const char *json, const char *name)
+{
+	assert_int_equal(gs_import_kineto_mem(json, strlen(json), name, NULL,
+					      gs_trace_borrow_sink(t)),
+			 GS_OK);
+}
+
+static struct gs_trace *trace_of(const char *json)
+{
+	struct gs_trace *t = NULL;
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	load_into(t, json, "test.json");
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	return t;
+}
+
+static struct gs_report *report_of(const struct gs_trace *t, const struct gs_report_options *o)
+{
+	static const char *const inputs[] = {"test.json"};
+	struct gs_report_options def = {.inputs = inputs, .n_inputs = 1, .format = "kineto"};
+	struct gs_report *r = NULL;
+
+	gs_error_clear();
+	assert_int_equal(gs_report_build(t, o ? o : &def, &r), GS_OK);
+	assert_non_null(r);
+	return r;
+}
+
+/* ---- output to memory ------------------------------------------------------- */
+
+static char *text_of(const struct gs_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(gs_report_write_text(f, r), GS_OK);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static char *json_text_of(const struct gs_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(gs_report_write_json(f, r), GS_OK);
+	assert_int_equal(fclose(f), 0);
+	assert_true(len > 0 && buf[len - 1] == '\n');
+	return buf;
+}
+
+static cJSON *json_of(const struct gs_report *r, char **raw)
+{
+	char *buf = json_text_of(r);
+	cJSON *j = cJSON_Parse(buf);
+
+	assert_non_null(j);
+	if (raw)
+		*raw = buf;
+	else
+		free(buf);
+	return j;
+}
+
+/* The member at a path of keys and array indices: "devices", "#0", "breakdown". */
+static const cJSON *at(const cJSON *j, ...)
+{
+	va_list ap;
+	const char *k;
+
+	va_start(ap, j);
+	while ((k = va_arg(ap, const char *)) != NULL) {
+		if (!j)
+			break;
+		if (k[0] == '#')
+			j = cJSON_GetArrayItem(j, atoi(k + 1));
+		else
+			j = cJSON_GetObjectItemCaseSensitive(j, k);
+		if (!j)
+			print_error("no member '%s'\n", k);
+	}
+	va_end(ap);
+	assert_non_null(j);
+	return j;
+}
+
+/* Integers are written exactly; the tests' values fit a double exactly. */
+static void num_is(const cJSON *j, double want)
+{
+	assert_true(cJSON_IsNumber(j));
+	if (j->valuedouble != want)
+		print_error("got %.17g, want %.17g\n", j->valuedouble, want);
+	assert_true(j->valuedouble == want);
+}
+
+static void str_is(const cJSON *j, const char *want)
+{
+	assert_true(cJSON_IsString(j));
+	assert_string_equal(j->valuestring, want);
+}
+
+/* Every line at most 100 columns (code points), no control bytes but '\n'. */
+static void check_lines(const char *text)
+{
+	size_t cols = 0;
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)text; *p; p++) {
+		if (*p == '\n') {
+			cols = 0;
+			continue;
+		}
+		if (*p == 0x1b) { /* colour: ESC [ ... m */
+			while (p[1] && p[1] != 'm')
+				p++;
+			p++;
+			continue;
+		}
+		assert_true(*p >= 0x20 && *p != 0x7f);
+		if ((*p & 0xc0) != 0x80)
+			cols++;
+		if (cols > 100)
+			print_error("line over 100 columns near: %.60s\n", (const char *)p - 50);
+		assert_true(cols <= 100);
+	}
+}
+
+/* The text with every run of spaces and line breaks as one space, so
+ * wrapped sentences and aligned columns can be searched. In place. */
+static char *flat(char *text)
+{
+	char *r = text, *w = text;
+
+	while (*r) {
+		if (*r == '\n' || *r == ' ') {
+			while (r[1] == ' ' || r[1] == '\n')
+				r++;
+			*w++ = ' ';
+			r++;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+	return text;
+}
+
+/* ---- tests ------------------------------------------------------------------- */
+
+/* Every field SPEC §5 names is there, with the hand-worked numbers. */
+static void test_json_fields(void **state)
+{
+	static const char *const dev_keys[] = {
+		"device", "name",    "window_ns", "breakdown",      "segments",        "overlap",
+		"idle",   "streams", "schedule",  "missed_overlap", "graph_candidates"};
+	struct gs_trace *t = trace_of(serial_json);
+	struct gs_report *r = report_of(t, NULL);
+	char *raw = NULL;
+	cJSON *j = json_of(r, &raw);
+	const cJSON *d, *b, *cp, *s;
+	size_t i;
+
+	(void)state;
+	str_is(at(j, "schema", NULL), "gpuscope.report/1");
+	str_is(at(j, "trace", "inputs", "#0", NULL), "test.json");
+	str_is(at(j, "trace", "format", NULL), "kineto");
+	num_is(at(j, "trace", "ops", NULL), 3);
+	num_is(at(j, "trace", "dropped_records", NULL), 0);
+	assert_true(cJSON_IsArray(at(j, "trace", "warnings", NULL)));
+	assert_true(cJSON_IsArray(at(j, "waits", NULL)));
+	assert_int_equal(cJSON_GetArraySize(at(j, "devices", NULL)), 1);
+
+	d = at(j, "devices", "#0", NULL);
+	for (i = 0; i < sizeof(dev_keys) / sizeof(dev_keys[0]); i++)
+		at(d, dev_keys[i], NULL);
+	num_is(at(d, "device", NULL), 0);
+	str_is(at(d, "name", NULL), "Test GPU");
+	num_is(at(d, "window_ns", "#0", NULL), (double)US(100));
+	num_is(at(d, "window_ns", "#1", NULL), (double)US(250));
+	/* Exact integers in the text too (a double would print 1.00025e+12). */
+	assert_non_null(strstr(raw, "\"window_ns\": [1000100000, 1000250000]"));
+
+	b = at(d, "breakdown", NULL);
+	num_is(at(b, "kernel_ns", NULL), 70000);
+	num_is(at(b, "copy_ns", NULL), 20000);
+	num_is(at(b, "sync_ns", NULL), 0);
+	num_is(at(b, "idle_ns", NULL), 60000);
+	num_is(at(b, "total_ns", NULL), 150000);
+	num_is(at(b, "fractions", "kernel", NULL), 0.4667);
+	num_is(at(b, "fractions", "copy", NULL), 0.1333);
+	num_is(at(b, "fractions", "sync", NULL), 0);
+	num_is(at(b, "fractions", "idle", NULL), 0.4);
+	assert_non_null(strstr(raw, "\"kernel\": 0.4667"));
+	assert_non_null(strstr(raw, "\"idle\": 0.4000"));
+	str_is(at(b, "dominant", NULL), "kernel");
+	num_is(at(d, "segments", NULL), 4); /* kernel, idle, kernel, copy */
+
+	num_is(at(d, "overlap", "copy_total_ns", NULL), 20000);
+	num_is(at(d, "overlap", "copy_hidden_ns", NULL), 0);
+	num_is(at(d, "overlap", "kernel_concurrency_ns", NULL), 0);
+
+	num_is(at(d, "idle", "host_bound_ns", NULL), 50000);
+	num_is(at(d, "idle", "launch_latency_ns", NULL), 10000);
+	num_is(at(d, "idle", "unattributed_ns", NULL), 0);
+	str_is(at(d, "idle", "top_host_calls", "#0", "name", NULL), "cudaMalloc");
+	num_is(at(d, "idle", "top_host_calls", "#0", "ns", NULL), 35000);
+	num_is(at(d, "idle", "top_host_calls", "#0", "count", NULL), 1);
+
+	assert_int_equal(cJSON_GetArraySize(at(d, "streams", NULL)), 1);
+	s = at(d, "streams", "#0", NULL);
+	num_is(at(s, "stream", NULL), 7);
+	str_is(at(s, "kind", NULL), "unknown");
+	num_is(at(s, "priority", NULL), 0);
+	num_is(at(s, "ops", NULL), 3);
+	num_is(at(s, "kernel_ns", NULL), 70000);
+	num_is(at(s, "copy_ns", NULL), 20000);
+
+	s = at(d, "schedule", NULL);
+	num_is(at(s, "actual_ns", NULL), 150000);
+	num_is(at(s, "dependency_bound_ns", NULL), 90000);
+	num_is(at(s, "ideal_ns", NULL), 90000);
+	num_is(at(s, "efficiency", NULL), 0.6);
+	assert_non_null(strstr(raw, "\"efficiency\": 0.6000"));
+	cp = at(s, "critical_path", NULL);
+	assert_int_equal(cJSON_GetArraySize(cp), 3);
+	/* "op" is the correlation id; "op_index" the index in the trace. */
+	num_is(at(cp, "#0", "op", NULL), 11);
+	str_is(at(cp, "#0", "name", NULL), "k_one");
+	num_is(at(cp, "#0", "stream", NULL), 7);
+	num_is(at(cp, "#0", "ns", NULL), 40000);
+	num_is(at(cp, "#1", "op", NULL), 12);
+	num_is(at(cp, "#1", "ns", NULL), 30000);
+	num_is(at(cp, "#2", "op", NULL), 13);
+	num_is(at(cp, "#2", "ns", NULL), 20000);
+	for (i = 0; i < 3; i++) {
+		char idx[8];
+		double op;
+		size_t n;
+		const struct gs_op *ops = gs_trace_ops(t, &n);
+
+		snprintf(idx, sizeof(idx), "#%zu", i);
+		op = at(cp, idx, "op_index", NULL)->valuedouble;
+		assert_true(op >= 0 && op < (double)n);
+		assert_int_equal(ops[(size_t)op].correlation,
+				 (uint64_t)at(cp, idx, "op", NULL)->valuedouble);
+	}
+	str_is(at(s, "what_if", "#0", "name", NULL), "pipelined_batches");
+	at(s, "what_if", "#0", "makespan_ns", NULL);
+	at(s, "what_if", "#0", "saving_ns", NULL);
+	assert_true(cJSON_IsArray(at(s, "what_if", "#0", "preconditions", NULL)));
+	assert_int_equal(cJSON_GetArraySize(at(j, "waits", NULL)), 0);
+
+	cJSON_Delete(j);
+	free(raw);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
+/* The text puts the findings first, with their numbers and the fix. */
+static void test_text_findings(void **state)
+{
+	struct gs_trace *t = trace_of(serial_json);
+	struct gs_report *r = report_of(t, NULL);
+	char *text = text_of(r);
+	const char *findings, *schedule, *idle;
+
+	(void)state;
+	check_lines(text);
+	assert_non_null(strstr(text, "device 0: Test GPU"));
+	assert_non_null(strstr(text, "150.000 us (first op start to last op end)"));
+	/* The bar: a legend and one glyph per category. */
+	assert_non_null(strstr(text, "█ kernel"));
+	assert_non_null(strstr(text, "░ idle"));
+	assert_non_null(strstr(text, "kernel       70.000 us    46.7%"));
+	assert_non_null(strstr(text, "idle         60.000 us    40.0%"));
+	assert_non_null(strstr(text, "dominant: kernel (46.7%) - a lead to check, not a verdict"));
+
+	flat(text);
+	findings = strstr(text, "Top findings");
+	schedule = strstr(text, "Schedule (");
+	assert_non_null(findings);
+	assert_non_null(schedule);
+	assert_true(findings < schedule);
+	/* The headline first: 90 µs instead of 150. */
+	assert_non_null(strstr(findings, " 1. efficiency 0.60: the same ops could finish in "
+					 "90.000 us (ideal schedule) instead of 150.000 us"));
+	idle = strstr(findings, "idle 40.0% (60.000 us): 50.000 us host-bound (mostly 35.000 us "
+				"inside cudaMalloc), 10.000 us launch latency");
+	assert_non_null(idle);
+	assert_true(idle < schedule);
+	assert_non_null(strstr(idle, "-> allocate once and reuse the buffers"));
+	assert_non_null(strstr(schedule, "dependency bound 90.000 us"));
+	assert_non_null(strstr(schedule, "efficiency 0.60 (ideal / actual)"));
+	assert_non_null(strstr(text, "cudaMalloc 35.000 us in 1 gap"));
+
+	free(text);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
+/* A cross-stream event wait: kind, consumer, producer and wait_ns. */
+static void test_waits(void **state)
+{
+	struct gs_trace *t = trace_of(wait_json);
+	struct gs_report *r = report_of(t, NULL);
+	cJSON *j = json_of(r, NULL);
+	const cJSON *w;
+	char *text;
+
+	(void)state;
+	assert_int_equal(cJSON_GetArraySize(at(j, "waits", NULL)), 1);
+	w = at(j, "waits", "#0", NULL);
+	str_is(at(w, "kind", NULL), "event");
+	num_is(at(w, "consumer", NULL), 24);
+	num_is(at(w, "producer", NULL), 21);
+	num_is(at(w, "wait_ns", NULL), 41000);
+	at(w, "event", NULL);
+	str_is(at(w, "consumer_name", NULL), "consumer_kernel");
+	num_is(at(w, "consumer_stream", NULL), 7);
+	num_is(at(w, "producer_stream", NULL), 20);
+	num_is(at(w, "device", NULL), 0);
+	num_is(at(j, "devices", "#0", "waits_summary", "count", NULL), 1);
+	num_is(at(j, "devices", "#0", "waits_summary", "wait_ns", NULL), 41000);
+	/* Two streams, by stream id. */
+	num_is(at(j, "devices", "#0", "streams", "#0", "stream", NULL), 7);
+	num_is(at(j, "devices", "#0", "streams", "#1", "stream", NULL), 20);
+
+	text = text_of(r);
+	check_lines(text);
+	assert_non_null(strstr(text, "Waits (1, 41.000 us in total"));
+	assert_non_null(strstr(text, "41.000 us  event           consumer_kernel [s7]"));
+	assert_non_null(strstr(text, "<- HtoD 1.0 MiB pinned [s20]"));
+	free(text);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
+/* Two inputs, two devices; --device picks one; a missing one is an error. */
+static void test_devices_and_merge(void **state)
+{
+	static const char *const inputs[] = {"a.json", "b.json"};
+	struct gs_report_options o = {.inputs = inputs, .n_inputs = 2, .format = "kineto"};
+	struct gs_trace *t = NULL;
+	struct gs_report *r;
+	cJSON *j;
+	char buf[512];
+
+	(void)state;
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	load_into(t, serial_json, "a.json");
+	load_into(t, rank1_json, "b.json");
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+
+	r = report_of(t, &o);
+	j = json_of(r, NULL);
+	num_is(at(j, "trace", "ops", NULL), 4);
+	str_is(at(j, "trace", "inputs", "#1", NULL), "b.json");
+	assert_int_equal(cJSON_GetArraySize(at(j, "devices", NULL)), 2);
+	num_is(at(j, "devices", "#0", "device", NULL), 0);
+	num_is(at(j, "devices", "#1", "device", NULL), 1);
+	str_is(at(j, "devices", "#1", "name", NULL), "Test GPU 1");
+	num_is(at(j, "devices", "#1", "breakdown", "kernel_ns", NULL), 10000);
+	num_is(at(j, "devices", "#1", "breakdown", "total_ns", NULL), 10000);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+
+	o.has_device = true;
+	o.device = 1;
+	r = report_of(t, &o);
+	j = json_of(r, NULL);
+	assert_int_equal(cJSON_GetArraySize(at(j, "devices", NULL)), 1);
+	num_is(at(j, "devices", "#0", "device", NULL), 1);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+
+	o.device = 5;
+	r = (struct gs_report *)(uintptr_t)1; /* must be reset to NULL */
+	gs_error_clear();
+	assert_int_equal(gs_report_build(t, &o, &r), GS_ERR_INVALID);
+	assert_null(r);
+	gs_error_format(buf, sizeof(buf));
+	assert_non_null(
+		strstr(buf, "device 5 has no GPU ops in the trace (devices with ops: 0, 1)"));
+	gs_error_clear();
+	gs_trace_destroy(t);
+}
+
+/* An absolute and a relative window; an empty one is refused. */
+static void test_window(void **state)
+{
+	struct gs_report_options o = {.format = "kineto"};
+	struct gs_trace *t = trace_of(serial_json);
+	struct gs_report *r = NULL;
+	cJSON *j;
+
+	(void)state;
+	o.window = (struct gs_window){.set = true, .start_ns = US(120), .end_ns = US(220)};
+	r = report_of(t, &o);
+	j = json_of(r, NULL);
+	num_is(at(j, "devices", "#0", "window_ns", "#0", NULL), (double)US(120));
+	num_is(at(j, "devices", "#0", "breakdown", "total_ns", NULL), 100000);
+	/* [120, 140) k_one, [140, 200) idle, [200, 220) k_two. */
+	num_is(at(j, "devices", "#0", "breakdown", "kernel_ns", NULL), 40000);
+	num_is(at(j, "devices", "#0", "breakdown", "idle_ns", NULL), 60000);
+	assert_true(cJSON_IsFalse(at(j, "devices", "#0", "window_default", NULL)));
+	num_is(at(j, "options", "window_ns", "#1", NULL), (double)US(220));
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+
+	/* +20us:+120us from the first op start (100 µs): the same window. */
+	o.window = (struct gs_window){.set = true, .start_ns = 20000, .end_ns = 120000};
+	o.window_relative = true;
+	r = report_of(t, &o);
+	j = json_of(r, NULL);
+	num_is(at(j, "devices", "#0", "window_ns", "#0", NULL), (double)US(120));
+	num_is(at(j, "devices", "#0", "window_ns", "#1", NULL), (double)US(220));
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+
+	o.window = (struct gs_window){.set = true, .start_ns = 50, .end_ns = 50};
+	gs_error_clear();
+	assert_int_equal(gs_report_build(t, &o, &r), GS_ERR_INVALID);
+	assert_null(r);
+	gs_error_clear();
+	gs_trace_destroy(t);
+}
+
+/* No GPU ops: no devices, a sentence instead. */
+static void test_empty(void **state)
+{
+	struct gs_trace *t = trace_of("{\"traceEvents\": [" RT("cudaMalloc", 1000000, 5, 1) "]}");
+	struct gs_report *r = report_of(t, NULL);
+	cJSON *j = json_of(r, NULL);
+	char *text = text_of(r);
+
+	(void)state;
+	assert_int_equal(cJSON_GetArraySize(at(j, "devices", NULL)), 0);
+	assert_int_equal(cJSON_GetArraySize(at(j, "waits", NULL)), 0);
+	assert_non_null(strstr(text, "no GPU ops in the trace"));
+	free(text);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
+/* Long names are cut with an ellipsis; control bytes never reach the text;
+ * the JSON keeps the whole name, escaped. */
+static void test_names(void **state)
+{
+	char json[4096], name[400];
+	struct gs_trace *t;
+	struct gs_report *r;
+	char *text, *raw = NULL;
+	cJSON *j;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 300; i++)
+		name[i] = (char)('a' + i % 26);
+	memcpy(name, "void k\\t<", 9); /* an escaped tab inside the name */
+	name[300] = '\0';
+	snprintf(
+		json, sizeof(json),
+		"{\"traceEvents\": [" RT(
+			"cudaLaunchKernel", 1000000, 2,
+			1) ",\n"
+			   "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, "
+			   "\"ts\": 1000010, \"dur\": 5, \"args\": {\"device\": 0, \"stream\": 7, "
+			   "\"correlation\": 1}}]}",
+		name);
+	t = trace_of(json);
+	r = report_of(t, NULL);
+	text = text_of(r);
+	check_lines(text);
+	assert_non_null(strstr(text, "void k?<"));
+	assert_non_null(strstr(text, "…"));
+	j = json_of(r, &raw);
+	assert_int_equal(strlen(at(j, "devices", "#0", "kernels", "#0", "name", NULL)->valuestring),
+			 300 - 1);
+	assert_non_null(strstr(raw, "void k\\t<"));
+	free(raw);
+	free(text);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
+/* Colour only when asked. */
+static void test_color(void **state)
+{
+	struct gs_report_options o = {.format = "kineto", .color = true};
+	struct gs_trace *t = trace_of(serial_json);
+	struct gs_report *r = report_of(t, &o);
+	char *text = text_of(r);
+
+	(void)state;
+	assert_non_null(strstr(text, "\033["));
+	check_lines(text);
+	free(text);
+	gs_report_destroy(r);
+	r = report_of(t, NULL);
+	text = text_of(r);
+	assert_null(strstr(text, "\033"));
+	free(text);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
+/* A full disk is an I/O error with a cause. */
+static void test_write_error(void **state)
+{
+	struct gs_trace *t = trace_of(serial_json);
+	struct gs_report *r = report_of(t, NULL);
+	char buf[512];
+	FILE *f = fopen("/dev/full", "w");
+
+	(void)state;
+	if (!f) {
+		gs_report_destroy(r);
+		gs_trace_destroy(t);
+		skip();
+	}
+	gs_error_clear();
+	assert_int_equal(gs_report_write_json(f, r), GS_ERR_IO);
+	gs_error_format(buf, sizeof(buf));
+	assert_non_null(strstr(buf, "write error"));
+	gs_error_clear();
+	clearerr(f);
+	assert_int_equal(gs_report_write_text(f, r), GS_ERR_IO);
+	gs_error_clear();
+	fclose(f);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
+/* The real A100 trace: the report repeats what the analyses compute. */
+static void test_shared_a100(void **state)
+{
+	const char *path = GS_SHARED_DATA "/kineto/hta-misc/a100_16rank_rank0_graphs_waits.json.gz";
+	struct gs_trace *t = NULL;
+	struct gs_report *r;
+	struct gs_breakdown b;
+	cJSON *j;
+	const cJSON *d;
+	char *text;
+	int k;
+
+	(void)state;
+	if (gs_trace_load(path, NULL, &t, NULL) != GS_OK) {
+		gs_error_clear();
+		skip();
+	}
+	r = report_of(t, NULL);
+	j = json_of(r, NULL);
+	cJSON_ArrayForEach(d, at(j, "devices", NULL))
+	{
+		const cJSON *bd = at(d, "breakdown", NULL);
+		double sum = 0;
+
+		assert_int_equal(gs_breakdown_compute(
+					 t, (uint32_t)at(d, "device", NULL)->valuedouble, NULL, &b),
+				 GS_OK);
+		num_is(at(bd, "kernel_ns", NULL), (double)b.total_ns[GS_CAT_KERNEL]);
+		num_is(at(bd, "copy_ns", NULL), (double)b.total_ns[GS_CAT_COPY]);
+		num_is(at(bd, "sync_ns", NULL), (double)b.total_ns[GS_CAT_SYNC]);
+		num_is(at(bd, "idle_ns", NULL), (double)b.total_ns[GS_CAT_IDLE]);
+		num_is(at(d, "segments", NULL), (double)b.n_segments);
+		for (k = 0; k < GS_CAT_COUNT; k++)
+			sum += b.total_ns[k];
+		num_is(at(bd, "total_ns", NULL), sum);
+		gs_breakdown_fini(&b);
+	}
+	text = text_of(r);
+	check_lines(text);
+	assert_non_null(strstr(text, "Top findings"));
+	free(text);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_fields), cmocka_unit_test(test_text_findings),
+		cmocka_unit_test(test_waits),       cmocka_unit_test(test_devices_and_merge),
+		cmocka_unit_test(test_window),      cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_names),       cmocka_unit_test(test_color),
+		cmocka_unit_test(test_write_error), cmocka_unit_test(test_shared_a100),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
