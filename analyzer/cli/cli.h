@@ -21,6 +21,9 @@ enum gs_exit {
 int gs_cmd_info(int argc, char **argv);
 int gs_cmd_dump(int argc, char **argv);
 int gs_cmd_convert(int argc, char **argv);
+int gs_cmd_plan(int argc, char **argv);
+int gs_cmd_analyze(int argc, char **argv);
+int gs_cmd_record(int argc, char **argv);
 
 /* What each command's usage error shows. */
 struct gs_cli_usage {

@@ -30,11 +30,11 @@ static const struct gs_cmd gs_commands[] = {
 	{"info", gs_cmd_info, "summarize a trace: record counts, devices, streams, time span"},
 	{"dump", gs_cmd_dump, "print every record of a trace, one line each, in time order"},
 	{"convert", gs_cmd_convert, "convert any readable trace to a .gscope file"},
-	{"record", NULL, "record a CUDA program's timeline"},
-	{"analyze", NULL, "breakdown, waits, schedules and missed overlap"},
+	{"record", gs_cmd_record, "record a CUDA program's timeline"},
+	{"analyze", gs_cmd_analyze, "breakdown, waits, schedules and missed overlap"},
 	{"export", NULL, "export to Chrome trace JSON or CSV"},
 	{"diff", NULL, "compare two traces"},
-	{"plan", NULL, "schedule a list of stages"},
+	{"plan", gs_cmd_plan, "schedule declared stages: serial vs ideal time, saving, overlap"},
 };
 
 #define GS_NCOMMANDS (sizeof(gs_commands) / sizeof(gs_commands[0]))

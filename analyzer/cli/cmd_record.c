@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuscope record: run a program under the CUPTI collector
+ * (libgpuscope_collector.so through CUDA_INJECTION64_PATH), return its exit
+ * status as a shell would (128 + N for signal N), and list the trace files
+ * it wrote: one per process that used CUDA (exec'd children inherit the
+ * variables; %p in the output name tells them apart).
+ *
+ * The collector is found through GPUSCOPE_COLLECTOR, then next to this
+ * executable (../<libdir>, ../lib, ../lib64, the build tree's ../collector),
+ * then the paths it was built and installed at.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <glob.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define RECORD_COLLECTOR_NAME "libgpuscope_collector.so"
+#define RECORD_DEFAULT_OUTPUT "gpuscope-%h-%p.gscope"
+#define RECORD_PATH_MAX 4096
+
+static const struct gs_cli_usage record_usage = {
+	.name = "record",
+	.synopsis = "gpuscope record [-o OUT] [--data-deps] [--flush-ms N] -- PROGRAM [ARGS...]",
+};
+
+static const char record_help[] =
+	"usage: gpuscope record [-o OUT] [--data-deps] [--flush-ms N] -- PROGRAM [ARGS...]\n"
+	"\n"
+	"Run PROGRAM (unmodified) under the CUPTI collector and write one .gscope trace per\n"
+	"process that uses CUDA. The exit status is PROGRAM's own (128 + N when signal N\n"
+	"ended it). The traces written are listed on stderr; a program that makes no CUDA\n"
+	"call writes none. Needs a CUDA driver: without one the collector disables itself\n"
+	"with one warning and PROGRAM runs as usual.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output OUT  trace file name; %p is the process id, %h the host name, %%\n"
+	"                    a '%' (default: gpuscope-%h-%p.gscope in the current\n"
+	"                    directory). Without %p only the first process that uses\n"
+	"                    CUDA records. Existing files are never overwritten\n"
+	"  --data-deps       also record the pointers copies, memsets and kernels are\n"
+	"                    called with, to link ops to allocations (more overhead)\n"
+	"  --flush-ms N      write what was collected every N ms (default: 200): a\n"
+	"                    crash or SIGKILL loses at most the last interval\n"
+	"  -h, --help        show this help\n"
+	"\n"
+	"The collector is found through GPUSCOPE_COLLECTOR, else next to gpuscope.\n"
+	"Other GPUSCOPE_* variables (see the README) pass through to the collector.\n"
+	"Only one CUPTI client can attach to a process: not under Nsight Systems or an\n"
+	"active PyTorch profiler.\n"
+	"\n"
+	"example:\n"
+	"  gpuscope record -- ./my_app --steps 10\n"
+	"  gpuscope record -o run-%p.gscope --data-deps -- python train.py\n";
+
+struct record_opts {
+	const char *output;
+	bool data_deps;
+	long flush_ms; /* 0: the collector's default */
+	char **argv;   /* PROGRAM ARGS... (NULL-terminated) */
+};
+
+static int record_parse(int argc, char **argv, struct record_opts *o, bool *help)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"data-deps", no_argument, NULL, 'd'},
+		{"flush-ms", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char *end;
+	int c;
+
+	opterr = 0;
+	/* '+': stop at PROGRAM, its own options are its own. */
+	while ((c = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'd':
+			o->data_deps = true;
+			break;
+		case 'f':
+			errno = 0;
+			o->flush_ms = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || o->flush_ms < 1 ||
+			    o->flush_ms > 3600000)
+				return gs_cli_usage_error(
+					&record_usage,
+					"--flush-ms needs a number of "
+					"milliseconds from 1 to 3600000 (got '%s')",
+					optarg);
+			break;
+		case 'h':
+			*help = true;
+			return GS_EXIT_OK;
+		default:
+			return gs_cli_bad_option(&record_usage, argv, c);
+		}
+	}
+	if (optind >= argc)
+		return gs_cli_usage_error(&record_usage, "no PROGRAM given (put it after --)");
+	o->argv = argv + optind;
+	return GS_EXIT_OK;
+}
+
+/* ---- paths ---- */
+
+static bool record_is_file(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* The directory of this executable, "" when unknown. */
+static void record_exe_dir(char *dir, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", dir, size - 1);
+	char *slash;
+
+	if (n <= 0) {
+		dir[0] = '\0';
+		return;
+	}
+	dir[n] = '\0';
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		dir[0] = '\0';
+}
+
+static int record_find_collector(char *out, size_t size)
+{
+	const char *env = getenv("GPUSCOPE_COLLECTOR");
+	static const char *const rel[] = {
+#ifdef GS_COLLECTOR_LIBDIR
+		"../" GS_COLLECTOR_LIBDIR,
+#endif
+		"../lib",
+		"../lib64",
+		"../collector",
+	};
+	static const char *const fixed[] = {
+#ifdef GS_COLLECTOR_BUILD_PATH
+		GS_COLLECTOR_BUILD_PATH,
+#endif
+#ifdef GS_COLLECTOR_INSTALL_PATH
+		GS_COLLECTOR_INSTALL_PATH,
+#endif
+		"",
+	};
+	char dir[RECORD_PATH_MAX], cand[RECORD_PATH_MAX + 64];
+
+	if (env && *env) {
+		if (!record_is_file(env) || !realpath(env, out)) {
+			gs_cli_error("record: GPUSCOPE_COLLECTOR=%s: no such file", env);
+			return GS_EXIT_FAIL;
+		}
+		return GS_EXIT_OK;
+	}
+	record_exe_dir(dir, sizeof(dir));
+	for (size_t i = 0; dir[0] && i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(cand, sizeof(cand), "%s/%s/%s", dir, rel[i], RECORD_COLLECTOR_NAME);
+		if (record_is_file(cand) && realpath(cand, out))
+			return GS_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		if (fixed[i][0] && record_is_file(fixed[i]) && realpath(fixed[i], out))
+			return GS_EXIT_OK;
+	}
+	(void)size;
+#ifdef GS_COLLECTOR_BUILD_PATH
+	gs_cli_error("record: cannot find %s (looked next to gpuscope and in %s); set "
+		     "GPUSCOPE_COLLECTOR to its path",
+		     RECORD_COLLECTOR_NAME, GS_COLLECTOR_BUILD_PATH);
+#else
+	gs_cli_error("record: this gpuscope was built without the CUPTI collector (the CUDA "
+		     "toolkit with CUPTI was not found when it was configured); build it where "
+		     "CUDA is installed, or set GPUSCOPE_COLLECTOR to a %s",
+		     RECORD_COLLECTOR_NAME);
+#endif
+	return GS_EXIT_FAIL;
+}
+
+/* The host name as the collector writes it ('/' -> '_'). */
+static void record_host(char *buf, size_t size)
+{
+	if (gethostname(buf, size) != 0 || !buf[0])
+		snprintf(buf, size, "localhost");
+	buf[size - 1] = '\0';
+	for (char *p = buf; *p; p++)
+		if (*p == '/')
+			*p = '_';
+}
+
+/* Check the pattern and make it absolute. */
+static int record_output(const char *pattern, char *out, size_t size, bool *has_pid)
+{
+	char cwd[RECORD_PATH_MAX];
+	int n;
+
+	*has_pid = false;
+	for (const char *p = pattern; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (p[1] == 'p')
+			*has_pid = true;
+		else if (p[1] != 'h' && p[1] != '%')
+			return gs_cli_usage_error(&record_usage,
+						  "-o: unknown '%%%c' in '%s' (%%p pid, %%h host, "
+						  "%%%% a '%%')",
+						  p[1] ? p[1] : ' ', pattern);
+		p++;
+	}
+	if (!*pattern || pattern[strlen(pattern) - 1] == '/')
+		return gs_cli_usage_error(&record_usage, "-o needs a file name (got '%s')",
+					  pattern);
+	if (pattern[0] == '/') {
+		n = snprintf(out, size, "%s", pattern);
+	} else {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			gs_cli_error("record: cannot get the current directory: %s",
+				     strerror(errno));
+			return GS_EXIT_FAIL;
+		}
+		n = snprintf(out, size, "%s/%s", cwd, pattern);
+	}
+	if (n < 0 || (size_t)n >= size) {
+		gs_cli_error("record: output path too long");
+		return GS_EXIT_FAIL;
+	}
+	return GS_EXIT_OK;
+}
+
+/* The pattern as a glob(3) pattern: %p -> *, %h -> host, literals escaped. */
+static void record_glob_pattern(const char *pattern, const char *host, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = pattern; *p && n + 2 < size; p++) {
+		if (*p == '%' && p[1] == 'p') {
+			out[n++] = '*';
+			p++;
+		} else if (*p == '%' && p[1] == 'h') {
+			for (const char *h = host; *h && n + 2 < size; h++) {
+				if (strchr("*?[]\\", *h))
+					out[n++] = '\\';
+				out[n++] = *h;
+			}
+			p++;
+		} else {
+			if (*p == '%' && p[1] == '%')
+				p++;
+			if (strchr("*?[]\\", *p))
+				out[n++] = '\\';
+			out[n++] = *p;
+		}
+	}
+	out[n] = '\0';
+}
+
+static bool record_in(const glob_t *g, const char *path)
+{
+	for (size_t i = 0; i < g->gl_pathc; i++)
+		if (!strcmp(g->gl_pathv[i], path))
+			return true;
+	return false;
+}
+
+/* ---- running the program ---- */
+
+static volatile sig_atomic_t record_child;
+
+/* Pass on what was sent to gpuscope itself (a terminal's ^C reaches the
+ * whole process group already: the program gets it on its own). */
+static void record_forward(int sig, siginfo_t *info, void *uctx)
+{
+	(void)uctx;
+	if (record_child > 0 && info && info->si_code <= 0)
+		kill((pid_t)record_child, sig);
+}
+
+static const int record_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define RECORD_NSIGNALS (sizeof(record_signals) / sizeof(record_signals[0]))
+
+static void record_signals_set(struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = record_forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < RECORD_NSIGNALS; i++) {
+		sigaction(record_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(record_signals[i], &sa, NULL);
+	}
+}
+
+static void record_signals_restore(const struct sigaction *old)
+{
+	for (size_t i = 0; i < RECORD_NSIGNALS; i++)
+		sigaction(record_signals[i], &old[i], NULL);
+}
+
+/* Fork and exec; -1 with the exec errno in *err when PROGRAM did not start. */
+static pid_t record_spawn(char **argv, int *err)
+{
+	int fds[2];
+	pid_t pid;
+	ssize_t n;
+	int e = 0;
+
+	*err = 0;
+	if (pipe(fds) != 0) {
+		*err = errno;
+		return -1;
+	}
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		*err = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(fds[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	record_child = pid;
+	close(fds[1]);
+	do {
+		n = read(fds[0], &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(fds[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		int st;
+
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		record_child = 0;
+		*err = e;
+		return -1;
+	}
+	return pid;
+}
+
+static int record_run(const struct record_opts *o)
+{
+	char collector[RECORD_PATH_MAX], output[RECORD_PATH_MAX], host[256];
+	char gpattern[2 * RECORD_PATH_MAX], num[32];
+	struct sigaction old[RECORD_NSIGNALS];
+	glob_t before = {0}, after = {0};
+	bool has_pid, listed = false;
+	int rc, err, status, code;
+	pid_t pid;
+
+	rc = record_output(o->output ? o->output : RECORD_DEFAULT_OUTPUT, output, sizeof(output),
+			   &has_pid);
+	if (rc)
+		return rc;
+	rc = record_find_collector(collector, sizeof(collector));
+	if (rc)
+		return rc;
+	if (!has_pid && access(output, F_OK) == 0) {
+		gs_cli_error("record: %s already exists (it is never overwritten: remove it or "
+			     "choose another -o)",
+			     output);
+		return GS_EXIT_FAIL;
+	}
+	if (!has_pid) {
+		struct stat sb;
+
+		if (lstat(output, &sb) == 0) {
+			gs_cli_error("record: %s is a symbolic link (not followed)", output);
+			return GS_EXIT_FAIL;
+		}
+	}
+	record_host(host, sizeof(host));
+	record_glob_pattern(output, host, gpattern, sizeof(gpattern));
+	glob(gpattern, 0, NULL, &before);
+
+	if (getenv("CUDA_INJECTION64_PATH") && strcmp(getenv("CUDA_INJECTION64_PATH"), collector))
+		gs_cli_warning("record: replacing CUDA_INJECTION64_PATH=%s",
+			       getenv("CUDA_INJECTION64_PATH"));
+	setenv("CUDA_INJECTION64_PATH", collector, 1);
+	setenv("GPUSCOPE_OUTPUT", output, 1);
+	if (o->data_deps)
+		setenv("GPUSCOPE_DATA_DEPS", "1", 1);
+	if (o->flush_ms) {
+		snprintf(num, sizeof(num), "%ld", o->flush_ms);
+		setenv("GPUSCOPE_FLUSH_MS", num, 1);
+	}
+#ifdef GS_CUPTI_LIBRARY_PATH
+	/* NVTX ranges reach CUPTI through NVTX's own injection variable. */
+	if (!getenv("NVTX_INJECTION64_PATH") && record_is_file(GS_CUPTI_LIBRARY_PATH))
+		setenv("NVTX_INJECTION64_PATH", GS_CUPTI_LIBRARY_PATH, 1);
+#endif
+
+	record_signals_set(old);
+	pid = record_spawn(o->argv, &err);
+	if (pid < 0) {
+		record_signals_restore(old);
+		globfree(&before);
+		gs_cli_error("record: cannot run '%s': %s", o->argv[0], strerror(err));
+		return err == ENOENT ? 127 : 126;
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			gs_cli_error("record: waiting for '%s': %s", o->argv[0], strerror(errno));
+			status = 0;
+			break;
+		}
+	}
+	record_child = 0;
+	record_signals_restore(old);
+
+	if (WIFSIGNALED(status)) {
+		code = 128 + WTERMSIG(status);
+		fprintf(stderr, "gpuscope: record: '%s' was ended by signal %d (%s)\n", o->argv[0],
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
+	} else {
+		code = WIFEXITED(status) ? WEXITSTATUS(status) : GS_EXIT_FAIL;
+	}
+	if (glob(gpattern, 0, NULL, &after) == 0) {
+		for (size_t i = 0; i < after.gl_pathc; i++) {
+			struct stat sb;
+
+			if (record_in(&before, after.gl_pathv[i]) ||
+			    lstat(after.gl_pathv[i], &sb) != 0 || !S_ISREG(sb.st_mode))
+				continue;
+			fprintf(stderr, "gpuscope: record: trace written: %s (%lld bytes)\n",
+				after.gl_pathv[i], (long long)sb.st_size);
+			listed = true;
+		}
+	}
+	if (!listed)
+		fprintf(stderr,
+			"gpuscope: record: no trace written: '%s' made no CUDA calls, or the "
+			"collector was disabled (see its message above)\n",
+			o->argv[0]);
+	globfree(&before);
+	globfree(&after);
+	return code;
+}
+
+int gs_cmd_record(int argc, char **argv)
+{
+	struct record_opts o = {0};
+	bool help = false;
+	int rc = record_parse(argc, argv, &o, &help);
+
+	if (rc != GS_EXIT_OK || help)
+		return help ? gs_cli_help(record_help) : rc;
+	return record_run(&o);
+}

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libgpuscope_collector.so: entry points and lifecycle.
+ *
+ * - CUDA_INJECTION64_PATH: the driver calls InitializeInjection during
+ *   cuInit. LD_PRELOAD: the constructor sets up (unless injection is also
+ *   configured, then InitializeInjection does). Setup runs once
+ *   (pthread_once): settings, buffer pool, CUPTI subscription and enables.
+ * - Activation (threads, atexit, signal handlers) waits for the first
+ *   buffer request or InitializeInjection, so a preloaded process that never
+ *   uses CUDA runs no thread and writes no file.
+ * - A timer thread calls cuptiActivityFlushAll(0) every GPUSCOPE_FLUSH_MS
+ *   and asks the writer for a chunk: a crash loses at most that interval.
+ *   It holds no lock the buffer callbacks take.
+ * - At exit (atexit), on SIGTERM/SIGINT with the default action (flush,
+ *   close, then the signal is raised again with that action), and before a
+ *   context goes away (forced flush). A program's own SIGTERM/SIGINT
+ *   handler is kept: it is called after a flush.
+ * - fork without exec: the child does nothing (no CUPTI call, no file);
+ *   exec'd programs inherit the variables and record their own file.
+ *
+ * Never exits, aborts or prints to stdout; any failure disables collection
+ * with one "gpuscope: collector disabled: ..." line on stderr.
+ */
+#include "buffer_pool.h"
+#include "config.h"
+#include "cupti_glue.h"
+#include "log.h"
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define GS_EXPORT __attribute__((visibility("default")))
+
+enum state {
+	ST_OFF = 0,      /* not set up */
+	ST_READY = 1,    /* subscribed, waiting for the first buffer request */
+	ST_ON = 2,       /* collecting */
+	ST_CLOSING = 3,  /* exit or signal path running */
+	ST_CLOSED = 4,   /* file closed */
+	ST_DISABLED = 5, /* failed: nothing more is done */
+};
+
+#define SIGNAL_FLUSH_WAIT_MS 2000
+#define SIGNAL_CLOSE_WAIT_MS 5000
+
+static const int caught[2] = {SIGTERM, SIGINT};
+
+static struct {
+	pthread_once_t setup_once;
+	pthread_once_t activate_once;
+	atomic_int state;
+	atomic_bool forked;
+	struct gs_config cfg;
+	struct gs_pool pool;
+	int64_t start_ns;
+	pthread_t timer;
+	atomic_bool timer_running;
+	int cmd[2]; /* signal handler / exit -> timer thread */
+	int ack[2]; /* timer thread -> signal handler */
+	struct sigaction old_act[2];
+} g = {
+	.setup_once = PTHREAD_ONCE_INIT,
+	.activate_once = PTHREAD_ONCE_INIT,
+	.cmd = {-1, -1},
+	.ack = {-1, -1},
+};
+
+GS_EXPORT int InitializeInjection(void);
+
+/* ---- CUPTI hooks ---- */
+
+static void activate(void);
+
+static void hk_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	uint8_t *b;
+
+	if (atomic_load(&g.forked))
+		return;
+	if (atomic_load(&g.state) == ST_READY)
+		pthread_once(&g.activate_once, activate);
+	if (atomic_load(&g.state) != ST_ON || gs_out_disabled())
+		return;
+	b = gs_pool_get(&g.pool);
+	if (!b)
+		return; /* CUPTI drops the records and counts them */
+	*buffer = b;
+	*size = g.pool.size;
+	*max_records = 0;
+}
+
+static void hk_buffer_completed(uint8_t *buffer, size_t size, size_t valid)
+{
+	int st;
+
+	(void)size;
+	if (atomic_load(&g.forked))
+		return;
+	st = atomic_load(&g.state);
+	if ((st == ST_ON || st == ST_CLOSING) && !gs_out_disabled())
+		gs_out_push_buffer(buffer, valid);
+	else
+		gs_pool_put(&g.pool, buffer);
+}
+
+static void hk_flush_point(const char *why)
+{
+	if (atomic_load(&g.forked) || atomic_load(&g.state) != ST_ON)
+		return;
+	gs_log_debug("forced flush: %s", why);
+	gs_glue_flush(true);
+	gs_out_request(GS_OUT_FLUSH, false, 0);
+}
+
+static void hk_observation(const struct gs_dd_obs *o)
+{
+	if (!atomic_load(&g.forked) && atomic_load(&g.state) == ST_ON)
+		gs_out_push_obs(o);
+}
+
+static bool hk_quiet(void)
+{
+	return atomic_load(&g.forked) || atomic_load(&g.state) != ST_ON;
+}
+
+static const struct gs_glue_hooks hooks = {
+	.buffer_requested = hk_buffer_requested,
+	.buffer_completed = hk_buffer_completed,
+	.flush_point = hk_flush_point,
+	.observation = hk_observation,
+	.quiet = hk_quiet,
+};
+
+/* ---- closing ---- */
+
+/* Stop CUPTI, flush everything it holds, write the tail, close the file. */
+static void close_all(void)
+{
+	gs_glue_stop();
+	gs_glue_flush(true);
+	gs_out_request(GS_OUT_CLOSE, true, 0);
+	gs_out_join();
+	atomic_store(&g.state, ST_CLOSED);
+}
+
+static void periodic_flush(bool wait)
+{
+	int64_t t0, t1;
+
+	if (atomic_load(&g.state) != ST_ON)
+		return;
+	t0 = gs_glue_timestamp();
+	gs_glue_flush(false);
+	t1 = gs_glue_timestamp();
+	gs_out_overhead(t0, t1);
+	gs_out_request(GS_OUT_FLUSH, wait, wait ? SIGNAL_FLUSH_WAIT_MS : 0);
+}
+
+static void send_ack(void)
+{
+	ssize_t k;
+
+	do {
+		k = write(g.ack[1], "A", 1);
+	} while (k < 0 && errno == EINTR);
+}
+
+static void *timer_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct pollfd p = {.fd = g.cmd[0], .events = POLLIN};
+		int r = poll(&p, 1, (int)g.cfg.flush_ms);
+		char c;
+
+		if (r == 0) {
+			periodic_flush(false);
+			continue;
+		}
+		if (r < 0 || read(g.cmd[0], &c, 1) != 1)
+			continue;
+		if (c == 'Q')
+			break;
+		if (c == 'F') {
+			periodic_flush(true);
+			send_ack();
+		} else if (c == 'T') {
+			close_all();
+			send_ack();
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void on_exit_handler(void)
+{
+	int expect = ST_ON;
+
+	if (atomic_load(&g.forked))
+		return;
+	if (!atomic_compare_exchange_strong(&g.state, &expect, ST_CLOSING))
+		return;
+	if (atomic_load(&g.timer_running)) {
+		ssize_t k;
+
+		do {
+			k = write(g.cmd[1], "Q", 1);
+		} while (k < 0 && errno == EINTR);
+		pthread_join(g.timer, NULL);
+		atomic_store(&g.timer_running, false);
+	}
+	close_all();
+}
+
+/* ---- signals (async-signal-safe: atomics, read, write, poll, sigaction, raise) ---- */
+
+/* Ask the timer thread for `c` and wait for its answer at most `ms`. */
+static void command_and_wait(char c, int ms)
+{
+	struct pollfd p = {.fd = g.ack[0], .events = POLLIN};
+	char junk[16];
+	ssize_t k;
+
+	while (read(g.ack[0], junk, sizeof(junk)) > 0) /* stale answers */
+		;
+	do {
+		k = write(g.cmd[1], &c, 1);
+	} while (k < 0 && errno == EINTR);
+	if (k != 1)
+		return;
+	while (poll(&p, 1, ms) < 0 && errno == EINTR)
+		;
+	while (read(g.ack[0], junk, sizeof(junk)) > 0)
+		;
+}
+
+static void on_signal(int sig, siginfo_t *info, void *uctx)
+{
+	int saved = errno;
+	int i = sig == caught[0] ? 0 : 1;
+	const struct sigaction *old = &g.old_act[i];
+	bool chain = (old->sa_flags & SA_SIGINFO) ?
+			     old->sa_sigaction != NULL :
+			     (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN);
+
+	if (!atomic_load(&g.forked)) {
+		int expect = ST_ON;
+
+		if (chain) {
+			if (atomic_load(&g.state) == ST_ON)
+				command_and_wait('F', SIGNAL_FLUSH_WAIT_MS);
+		} else if (atomic_compare_exchange_strong(&g.state, &expect, ST_CLOSING)) {
+			command_and_wait('T', SIGNAL_CLOSE_WAIT_MS);
+		}
+	}
+	if (chain) {
+		errno = saved;
+		if (old->sa_flags & SA_SIGINFO)
+			old->sa_sigaction(sig, info, uctx);
+		else
+			old->sa_handler(sig);
+		return;
+	}
+	/* The action the program had (the default): raised again, it is taken
+	 * when this handler returns and the signal is unblocked. */
+	sigaction(sig, old, NULL);
+	raise(sig);
+	errno = saved;
+}
+
+static void install_signal_handlers(void)
+{
+	for (int i = 0; i < 2; i++) {
+		struct sigaction sa, old;
+
+		if (sigaction(caught[i], NULL, &old) != 0)
+			continue;
+		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
+			continue; /* the program ignores it: so do we */
+		g.old_act[i] = old;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_signal;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		sigaddset(&sa.sa_mask, SIGTERM);
+		sigaddset(&sa.sa_mask, SIGINT);
+		if (sigaction(caught[i], &sa, NULL) == 0)
+			gs_log_debug("signal %d: flush first, then %s", caught[i],
+				     (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL ?
+					     "the program's handler" :
+					     "the default action");
+	}
+}
+
+/* ---- setup and activation ---- */
+
+static void on_fork_child(void)
+{
+	atomic_store(&g.forked, true);
+}
+
+static int make_pipe(int fds[2])
+{
+	if (pipe(fds) != 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+		fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+	}
+	return 0;
+}
+
+static void give_up(const char *msg)
+{
+	gs_glue_stop();
+	atomic_store(&g.state, ST_DISABLED);
+	gs_log_disabled("%s", msg);
+}
+
+static void activate(void)
+{
+	char msg[256];
+	sigset_t all, old;
+	int err;
+
+	if (atomic_load(&g.state) != ST_READY)
+		return;
+	if (make_pipe(g.cmd) || make_pipe(g.ack)) {
+		snprintf(msg, sizeof(msg), "cannot create a pipe: %s", strerror(errno));
+		give_up(msg);
+		return;
+	}
+	if (gs_out_start(&g.cfg, &g.pool, g.start_ns, msg, sizeof(msg))) {
+		give_up(msg);
+		return;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&g.timer, NULL, timer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		snprintf(msg, sizeof(msg), "cannot start the flush thread: %s", strerror(err));
+		gs_out_request(GS_OUT_CLOSE, true, 0);
+		gs_out_join();
+		give_up(msg);
+		return;
+	}
+	atomic_store(&g.timer_running, true);
+	atomic_store(&g.state, ST_ON);
+	/* Registered now, after the CUDA runtime's own exit handlers: ours runs
+	 * first (atexit is last in, first out), while CUDA is still alive. */
+	atexit(on_exit_handler);
+	install_signal_handlers();
+	gs_log_debug("collecting");
+}
+
+/* An absolute pattern: the program may change directory before its first record. */
+static void absolute_output(struct gs_config *c)
+{
+	char cwd[PATH_MAX], buf[GS_CONFIG_PATH_MAX];
+
+	if (c->output[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return;
+	if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", cwd, c->output) < sizeof(buf))
+		memcpy(c->output, buf, sizeof(buf));
+}
+
+static void setup(void)
+{
+	char warn[512], msg[512];
+
+	gs_config_defaults(&g.cfg);
+	gs_config_parse(&g.cfg, NULL, warn, sizeof(warn));
+	gs_log_set_level(g.cfg.log_level);
+	if (warn[0])
+		gs_log_warn("%s", warn);
+	pthread_atfork(NULL, NULL, on_fork_child);
+	absolute_output(&g.cfg);
+	if (gs_pool_init(&g.pool, g.cfg.buffer_size, g.cfg.max_buffers)) {
+		atomic_store(&g.state, ST_DISABLED);
+		gs_log_disabled("cannot set up the buffer pool");
+		return;
+	}
+	g.start_ns = gs_glue_timestamp();
+	atomic_store(&g.state, ST_READY);
+	if (gs_glue_start(&g.cfg, &hooks, msg, sizeof(msg))) {
+		atomic_store(&g.state, ST_DISABLED);
+		gs_log_disabled("%s", msg);
+		return;
+	}
+	gs_log_debug("subscribed: output %s, flush every %u ms, %u buffers of %zu bytes, data "
+		     "deps %s",
+		     g.cfg.output, g.cfg.flush_ms, g.cfg.max_buffers, g.cfg.buffer_size,
+		     g.cfg.data_deps ? "on" : "off");
+}
+
+GS_EXPORT int InitializeInjection(void)
+{
+	if (atomic_load(&g.forked))
+		return 1;
+	pthread_once(&g.setup_once, setup);
+	if (atomic_load(&g.state) == ST_READY)
+		pthread_once(&g.activate_once, activate);
+	/* 1 even when disabled: the program must run on as if we were not here. */
+	return 1;
+}
+
+__attribute__((constructor)) static void gs_collector_preload(void)
+{
+	if (gs_config_injected(NULL))
+		return; /* InitializeInjection will be called during cuInit */
+	pthread_once(&g.setup_once, setup);
+}

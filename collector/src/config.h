@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Collector settings. Every GPUSCOPE_* variable is read in config_env.c and
+ * nowhere else; the README has the table.
+ */
+#ifndef GS_COLLECTOR_CONFIG_H
+#define GS_COLLECTOR_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define GS_CONFIG_PATH_MAX 4096
+#define GS_DEFAULT_OUTPUT "gpuscope-%h-%p.gscope"
+#define GS_DEFAULT_FLUSH_MS 200u
+#define GS_DEFAULT_BUFFER_SIZE (4u << 20)
+#define GS_DEFAULT_MAX_BUFFERS 64u
+
+struct gs_config {
+	char output[GS_CONFIG_PATH_MAX]; /* pattern: %p pid, %h host, %% '%' */
+	unsigned flush_ms;               /* periodic flush interval */
+	bool data_deps;                  /* copy and kernel pointer arguments */
+	size_t buffer_size;              /* bytes per CUPTI activity buffer */
+	unsigned max_buffers;            /* buffers in the pool at most */
+	int log_level;                   /* enum gs_log_level */
+	bool nvtx;                       /* NVTX_INJECTION64_PATH is set: enable markers */
+};
+
+/* A getenv-like lookup (tests pass their own). */
+typedef const char *(*gs_env_fn)(const char *name);
+
+void gs_config_defaults(struct gs_config *c);
+/*
+ * Read the settings through `env` (getenv when NULL). A malformed or out
+ * of range value keeps the default; its message is put in `warn` (empty
+ * when all is well) for the caller to log.
+ */
+void gs_config_parse(struct gs_config *c, gs_env_fn env, char *warn, size_t warn_size);
+
+/*
+ * Expand an output pattern: %p the pid, %h the host name, %% a '%'.
+ * `attempt` > 0 (a retry after the name was taken) appends ".N" to the pid
+ * of every %p. Returns 0, or -1 when the result does not fit or the pattern
+ * is empty or has an unknown % sequence.
+ */
+int gs_config_expand(const char *pattern, long pid, const char *host, unsigned attempt, char *out,
+		     size_t size);
+/*
+ * True when CUDA_INJECTION64_PATH is set: the driver will call
+ * InitializeInjection, so the LD_PRELOAD constructor leaves setup to it.
+ */
+bool gs_config_injected(gs_env_fn env);
+
+/* True when the pattern has a %p (the file name differs per process). */
+bool gs_config_has_pid(const char *pattern);
+
+#endif

@@ -1,0 +1,642 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector's CUPTI glue: the only file that includes cupti.h and calls
+ * CUPTI (see cupti_glue.h). Enable order follows ../shared/notes/cupti.md
+ * §2: subscribe, register the buffer callbacks, enable the activity kinds,
+ * trim a few chatty API records, enable the callbacks by id.
+ *
+ * Callbacks do no I/O and take no lock but, with GPUSCOPE_DATA_DEPS=1, the
+ * kernel parameter-layout cache (once per kernel handle: the driver is
+ * asked through cuKernelGetParamInfo / cuFuncGetParamInfo).
+ */
+#include "cupti_glue.h"
+
+#include "log.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct gs_glue_hooks *hooks;
+static CUpti_SubscriberHandle subscriber;
+static bool subscribed;
+static bool data_deps;
+
+/* Activity kinds in enable order; `needed` ones failing disables the collector. */
+static const struct {
+	CUpti_ActivityKind kind;
+	bool needed;
+} kinds[] = {
+	{CUPTI_ACTIVITY_KIND_DEVICE, false},
+	{CUPTI_ACTIVITY_KIND_CONTEXT, false},
+	{CUPTI_ACTIVITY_KIND_STREAM, false},
+	{CUPTI_ACTIVITY_KIND_RUNTIME, true},
+	{CUPTI_ACTIVITY_KIND_DRIVER, true},
+	{CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API, false},
+	{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, true},
+	{CUPTI_ACTIVITY_KIND_MEMCPY, true},
+	{CUPTI_ACTIVITY_KIND_MEMCPY2, false},
+	{CUPTI_ACTIVITY_KIND_MEMSET, false},
+	{CUPTI_ACTIVITY_KIND_MEMORY2, false},
+	{CUPTI_ACTIVITY_KIND_CUDA_EVENT, false},
+	{CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, false},
+	{CUPTI_ACTIVITY_KIND_OVERHEAD, false},
+	{CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, false},
+};
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+static bool kind_on[NKINDS];
+static bool markers_on;
+
+/* Frequent queries whose API records say nothing about the timeline. */
+static const CUpti_CallbackId quiet_runtime[] = {
+	CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+};
+static const CUpti_CallbackId quiet_driver[] = {
+	CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,      CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
+	CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice_v2,    CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion,
+	CUPTI_DRIVER_TRACE_CBID_cuKernelGetParamInfo, CUPTI_DRIVER_TRACE_CBID_cuFuncGetParamInfo,
+	CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+};
+
+/* Callbacks that flush before a context goes away. */
+static const CUpti_CallbackId flush_runtime[] = {
+	CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020,
+};
+static const CUpti_CallbackId flush_driver[] = {
+	CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy,
+	CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset,
+	CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2,
+};
+
+/* Data dependencies: copies, memsets and launches whose pointers are read. */
+static const CUpti_CallbackId deps_runtime[] = {
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+};
+static const CUpti_CallbackId deps_driver[] = {
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpy,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *result_str(CUptiResult r)
+{
+	const char *s = NULL;
+
+	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+		return "unknown CUPTI error";
+	return s;
+}
+
+/* ---- kernel parameter layouts (data deps) ---- */
+
+typedef CUresult (*kernel_info_fn)(CUkernel k, size_t index, size_t *offset, size_t *size);
+typedef CUresult (*func_info_fn)(CUfunction f, size_t index, size_t *offset, size_t *size);
+typedef CUresult (*driver_version_fn)(int *version);
+
+#define MAX_PARAMS 64
+#define PARAM_CACHE 1024 /* entries, in sets of PARAM_WAYS */
+#define PARAM_WAYS 4
+
+struct param_layout {
+	const void *handle;
+	uint16_t count;
+	uint16_t size[MAX_PARAMS];
+};
+
+static pthread_mutex_t param_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct param_layout param_cache[PARAM_CACHE];
+static kernel_info_fn kernel_param_info; /* cuKernelGetParamInfo */
+static func_info_fn func_param_info;     /* cuFuncGetParamInfo */
+static bool driver_resolved;
+
+static void *driver_symbol(const char *name)
+{
+	void *lib = dlopen("libcuda.so.1", RTLD_NOLOAD | RTLD_LAZY);
+	void *sym;
+
+	if (!lib)
+		return NULL;
+	sym = dlsym(lib, name);
+	dlclose(lib); /* drops only the reference NOLOAD took */
+	return sym;
+}
+
+static void resolve_driver(void)
+{
+	void *k, *f;
+
+	if (driver_resolved)
+		return;
+	k = driver_symbol("cuKernelGetParamInfo");
+	f = driver_symbol("cuFuncGetParamInfo");
+	memcpy(&kernel_param_info, &k, sizeof(k));
+	memcpy(&func_param_info, &f, sizeof(f));
+	driver_resolved = k || f;
+}
+
+/* The parameter sizes of a kernel (cached per handle); false when unknown. */
+static bool param_layout_get(const void *handle, bool is_kernel, struct param_layout *out)
+{
+	static unsigned victim;
+	uint64_t h = (uint64_t)(uintptr_t)handle * 0x9e3779b97f4a7c15ULL;
+	size_t set = (size_t)(h >> 40) % (PARAM_CACHE / PARAM_WAYS) * PARAM_WAYS;
+	struct param_layout *e = NULL;
+	bool ok = false;
+
+	if (!handle)
+		return false;
+	pthread_mutex_lock(&param_lock);
+	for (size_t w = 0; w < PARAM_WAYS; w++) {
+		struct param_layout *c = &param_cache[set + w];
+
+		if (c->handle == handle) {
+			*out = *c;
+			pthread_mutex_unlock(&param_lock);
+			return true;
+		}
+		if (!c->handle && !e)
+			e = c;
+	}
+	if (!e)
+		e = &param_cache[set + victim++ % PARAM_WAYS];
+	resolve_driver();
+	if (is_kernel ? kernel_param_info != NULL : func_param_info != NULL) {
+		struct param_layout l = {.handle = handle};
+		size_t off, size;
+
+		while (l.count < MAX_PARAMS) {
+			CUresult r = is_kernel ? kernel_param_info((CUkernel)(uintptr_t)handle,
+								   l.count, &off, &size) :
+						 func_param_info((CUfunction)(uintptr_t)handle,
+								 l.count, &off, &size);
+			if (r != CUDA_SUCCESS)
+				break;
+			l.size[l.count++] = (uint16_t)(size > UINT16_MAX ? UINT16_MAX : size);
+		}
+		*e = l;
+		*out = l;
+		ok = true;
+	}
+	pthread_mutex_unlock(&param_lock);
+	return ok;
+}
+
+/* Every 8-byte word of every argument of up to 64 bytes is a pointer candidate. */
+static void kernel_pointers(struct gs_dd_obs *o, const void *handle, bool is_kernel, void **args)
+{
+	struct param_layout l;
+
+	if (!args || !param_layout_get(handle, is_kernel, &l))
+		return;
+	for (unsigned i = 0; i < l.count && o->n < GS_DD_MAX_PTRS; i++) {
+		const unsigned char *arg = args[i];
+
+		if (!arg || l.size[i] < 8 || l.size[i] > 64)
+			continue;
+		for (unsigned w = 0; w + 8 <= l.size[i] && o->n < GS_DD_MAX_PTRS; w += 8) {
+			uint64_t v;
+
+			memcpy(&v, arg + w, sizeof(v));
+			if (v)
+				o->ptr[o->n++] = v;
+		}
+	}
+}
+
+static void add_ptr(struct gs_dd_obs *o, uint64_t p)
+{
+	if (p && o->n < GS_DD_MAX_PTRS)
+		o->ptr[o->n++] = p;
+}
+
+#define P(type) ((const type *)params)
+#define PTR(x) ((uint64_t)(uintptr_t)(x))
+
+/* Fill `o` from an API's parameters at ENTER. False: not a tracked call. */
+static bool read_pointers(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *params,
+			  struct gs_dd_obs *o)
+{
+	o->op_kind = GS_OP_MEMCPY;
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		switch (cbid) {
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
+			add_ptr(o, PTR(P(cudaMemcpy_v3020_params)->dst));
+			add_ptr(o, PTR(P(cudaMemcpy_v3020_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000:
+			add_ptr(o, PTR(P(cudaMemcpy_ptds_v7000_params)->dst));
+			add_ptr(o, PTR(P(cudaMemcpy_ptds_v7000_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+			add_ptr(o, PTR(P(cudaMemcpyAsync_v3020_params)->dst));
+			add_ptr(o, PTR(P(cudaMemcpyAsync_v3020_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
+			add_ptr(o, PTR(P(cudaMemcpyAsync_ptsz_v7000_params)->dst));
+			add_ptr(o, PTR(P(cudaMemcpyAsync_ptsz_v7000_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020:
+			add_ptr(o, PTR(P(cudaMemcpy2D_v3020_params)->dst));
+			add_ptr(o, PTR(P(cudaMemcpy2D_v3020_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020:
+			add_ptr(o, PTR(P(cudaMemcpy2DAsync_v3020_params)->dst));
+			add_ptr(o, PTR(P(cudaMemcpy2DAsync_v3020_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000:
+			add_ptr(o, PTR(P(cudaMemcpyPeer_v4000_params)->dst));
+			add_ptr(o, PTR(P(cudaMemcpyPeer_v4000_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000:
+			add_ptr(o, PTR(P(cudaMemcpyPeerAsync_v4000_params)->dst));
+			add_ptr(o, PTR(P(cudaMemcpyPeerAsync_v4000_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020:
+			o->op_kind = GS_OP_MEMSET;
+			add_ptr(o, PTR(P(cudaMemset_v3020_params)->devPtr));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000:
+			o->op_kind = GS_OP_MEMSET;
+			add_ptr(o, PTR(P(cudaMemset_ptds_v7000_params)->devPtr));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
+			o->op_kind = GS_OP_MEMSET;
+			add_ptr(o, PTR(P(cudaMemsetAsync_v3020_params)->devPtr));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000:
+			o->op_kind = GS_OP_MEMSET;
+			add_ptr(o, PTR(P(cudaMemsetAsync_ptsz_v7000_params)->devPtr));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
+		case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000:
+			/* No params struct is published for __cudaLaunchKernel; its
+			 * signature is cudaLaunchKernel's with a cudaKernel_t
+			 * (= CUkernel) first (notes §4, layout unverified on a GPU). */
+			o->op_kind = GS_OP_KERNEL;
+			kernel_pointers(o, P(cudaLaunchKernel_v7000_params)->func, true,
+					P(cudaLaunchKernel_v7000_params)->args);
+			return true;
+		default:
+			return false;
+		}
+	}
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds:
+		add_ptr(o, P(cuMemcpy_params)->dst);
+		add_ptr(o, P(cuMemcpy_params)->src);
+		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz:
+		add_ptr(o, P(cuMemcpyAsync_params)->dst);
+		add_ptr(o, P(cuMemcpyAsync_params)->src);
+		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds:
+		add_ptr(o, P(cuMemcpyHtoD_v2_params)->dstDevice);
+		add_ptr(o, PTR(P(cuMemcpyHtoD_v2_params)->srcHost));
+		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz:
+		add_ptr(o, P(cuMemcpyHtoDAsync_v2_params)->dstDevice);
+		add_ptr(o, PTR(P(cuMemcpyHtoDAsync_v2_params)->srcHost));
+		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds:
+		add_ptr(o, PTR(P(cuMemcpyDtoH_v2_params)->dstHost));
+		add_ptr(o, P(cuMemcpyDtoH_v2_params)->srcDevice);
+		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz:
+		add_ptr(o, PTR(P(cuMemcpyDtoHAsync_v2_params)->dstHost));
+		add_ptr(o, P(cuMemcpyDtoHAsync_v2_params)->srcDevice);
+		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds:
+		add_ptr(o, P(cuMemcpyDtoD_v2_params)->dstDevice);
+		add_ptr(o, P(cuMemcpyDtoD_v2_params)->srcDevice);
+		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz:
+		add_ptr(o, P(cuMemcpyDtoDAsync_v2_params)->dstDevice);
+		add_ptr(o, P(cuMemcpyDtoDAsync_v2_params)->srcDevice);
+		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
+		o->op_kind = GS_OP_MEMSET;
+		add_ptr(o, P(cuMemsetD8_v2_params)->dstDevice);
+		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
+		o->op_kind = GS_OP_MEMSET;
+		add_ptr(o, P(cuMemsetD32_v2_params)->dstDevice);
+		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
+		o->op_kind = GS_OP_MEMSET;
+		add_ptr(o, P(cuMemsetD8Async_params)->dstDevice);
+		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
+		o->op_kind = GS_OP_MEMSET;
+		add_ptr(o, P(cuMemsetD32Async_params)->dstDevice);
+		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+		o->op_kind = GS_OP_KERNEL;
+		kernel_pointers(o, P(cuLaunchKernel_params)->f, false,
+				P(cuLaunchKernel_params)->kernelParams);
+		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+		o->op_kind = GS_OP_KERNEL;
+		kernel_pointers(o, P(cuLaunchKernelEx_params)->f, false,
+				P(cuLaunchKernelEx_params)->kernelParams);
+		return true;
+	default:
+		return false;
+	}
+}
+
+#undef P
+#undef PTR
+
+/* ---- CUPTI callbacks ---- */
+
+static void CUPTIAPI on_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	*buffer = NULL;
+	*size = 0;
+	*max_records = 0;
+	if (hooks)
+		hooks->buffer_requested(buffer, size, max_records);
+}
+
+static void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
+					 size_t size, size_t valid)
+{
+	(void)ctx;
+	(void)stream;
+	if (hooks && buffer)
+		hooks->buffer_completed(buffer, size, valid);
+}
+
+static bool in_list(const CUpti_CallbackId *l, size_t n, CUpti_CallbackId cbid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (l[i] == cbid)
+			return true;
+	return false;
+}
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				 const void *data)
+{
+	const CUpti_CallbackData *cd = data;
+	struct gs_dd_obs o;
+
+	(void)userdata;
+	if (!hooks || hooks->quiet())
+		return;
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+			hooks->flush_point("context destroy");
+		return;
+	}
+	if ((domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) ||
+	    !cd || cd->callbackSite != CUPTI_API_ENTER)
+		return;
+	if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+	     in_list(flush_runtime, COUNT(flush_runtime), cbid)) ||
+	    (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+	     in_list(flush_driver, COUNT(flush_driver), cbid))) {
+		hooks->flush_point(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? "device reset" :
+									   "context destroy");
+		return;
+	}
+	if (!data_deps || !cd->functionParams)
+		return;
+	o.correlation = cd->correlationId;
+	o.n = 0;
+	o.time_ns = gs_glue_timestamp();
+	if (read_pointers(domain, cbid, cd->functionParams, &o) && o.n)
+		hooks->observation(&o);
+}
+
+/* ---- start / stop ---- */
+
+static void disable_kinds(void)
+{
+	for (size_t i = 0; i < NKINDS; i++) {
+		if (kind_on[i])
+			cuptiActivityDisable(kinds[i].kind);
+		kind_on[i] = false;
+	}
+	if (markers_on) {
+		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MARKER);
+		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MARKER_DATA);
+		markers_on = false;
+	}
+}
+
+static void enable_callbacks(CUpti_CallbackDomain domain, const CUpti_CallbackId *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		CUptiResult r = cuptiEnableCallback(1, subscriber, domain, ids[i]);
+
+		if (r != CUPTI_SUCCESS)
+			gs_log_debug("callback %d/%u not enabled: %s", (int)domain,
+				     (unsigned)ids[i], result_str(r));
+	}
+}
+
+int gs_glue_start(const struct gs_config *cfg, const struct gs_glue_hooks *h, char *msg,
+		  size_t size)
+{
+	CUptiResult r;
+
+	data_deps = cfg->data_deps;
+	r = cuptiSubscribe(&subscriber, on_callback, NULL);
+	if (r != CUPTI_SUCCESS) {
+		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+			snprintf(msg, size,
+				 "another CUPTI client is already subscribed (a profiler such as "
+				 "Nsight Systems or the PyTorch profiler): %s",
+				 result_str(r));
+		else
+			snprintf(msg, size, "cuptiSubscribe failed: %s (error %d)", result_str(r),
+				 (int)r);
+		return -1;
+	}
+	subscribed = true;
+	hooks = h;
+	r = cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
+	if (r != CUPTI_SUCCESS) {
+		snprintf(msg, size, "cuptiActivityRegisterCallbacks failed: %s (error %d)",
+			 result_str(r), (int)r);
+		goto fail;
+	}
+	for (size_t i = 0; i < NKINDS; i++) {
+		r = cuptiActivityEnable(kinds[i].kind);
+		kind_on[i] = r == CUPTI_SUCCESS;
+		if (r == CUPTI_SUCCESS)
+			continue;
+		if (kinds[i].needed) {
+			snprintf(msg, size, "cuptiActivityEnable(kind %d) failed: %s (error %d)",
+				 (int)kinds[i].kind, result_str(r), (int)r);
+			goto fail;
+		}
+		gs_log_debug("activity kind %d not enabled: %s", (int)kinds[i].kind, result_str(r));
+	}
+	if (cfg->nvtx) {
+		markers_on = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER) == CUPTI_SUCCESS;
+		if (markers_on)
+			cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER_DATA);
+	}
+	for (size_t i = 0; i < COUNT(quiet_runtime); i++)
+		cuptiActivityEnableRuntimeApi(quiet_runtime[i], 0);
+	for (size_t i = 0; i < COUNT(quiet_driver); i++)
+		cuptiActivityEnableDriverApi(quiet_driver[i], 0);
+	enable_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, flush_runtime, COUNT(flush_runtime));
+	enable_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, flush_driver, COUNT(flush_driver));
+	{
+		static const CUpti_CallbackId res[] = {
+			CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING};
+		enable_callbacks(CUPTI_CB_DOMAIN_RESOURCE, res, COUNT(res));
+	}
+	if (data_deps) {
+		enable_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, deps_runtime, COUNT(deps_runtime));
+		enable_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, deps_driver, COUNT(deps_driver));
+	}
+	return 0;
+fail:
+	disable_kinds();
+	hooks = NULL;
+	cuptiUnsubscribe(subscriber);
+	subscribed = false;
+	return -1;
+}
+
+void gs_glue_stop(void)
+{
+	if (!subscribed)
+		return;
+	disable_kinds();
+	cuptiEnableDomain(0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+	cuptiEnableDomain(0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+	cuptiEnableDomain(0, subscriber, CUPTI_CB_DOMAIN_RESOURCE);
+}
+
+int gs_glue_flush(bool forced)
+{
+	CUptiResult r = cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+
+	if (r != CUPTI_SUCCESS) {
+		gs_log_debug("cuptiActivityFlushAll(%d): %s", forced ? 1 : 0, result_str(r));
+		return -1;
+	}
+	return 0;
+}
+
+int64_t gs_glue_timestamp(void)
+{
+	uint64_t t = 0;
+
+	if (cuptiGetTimestamp(&t) != CUPTI_SUCCESS || t > (uint64_t)INT64_MAX)
+		return 0;
+	return (int64_t)t;
+}
+
+uint64_t gs_glue_dropped(void)
+{
+	size_t n = 0;
+
+	if (cuptiActivityGetNumDroppedRecords(NULL, 0, &n) != CUPTI_SUCCESS)
+		return 0;
+	return n;
+}
+
+int gs_glue_next_record(uint8_t *buffer, size_t valid, CUpti_Activity **rec)
+{
+	return cuptiActivityGetNextRecord(buffer, valid, rec) == CUPTI_SUCCESS ? 1 : 0;
+}
+
+const char *gs_glue_api_name(void *ctx, unsigned domain, uint32_t cbid)
+{
+	const char *name = NULL;
+
+	(void)ctx;
+	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API)
+		return NULL;
+	if (cuptiGetCallbackName((CUpti_CallbackDomain)domain, cbid, &name) != CUPTI_SUCCESS)
+		return NULL;
+	return name;
+}
+
+void gs_glue_versions(char *cupti, size_t ncupti, char *driver, size_t ndriver, char *runtime,
+		      size_t nruntime)
+{
+	uint32_t v = 0;
+	void *sym;
+	int dv = 0;
+
+	cupti[0] = driver[0] = runtime[0] = '\0';
+	if (cuptiGetVersion(&v) == CUPTI_SUCCESS)
+		snprintf(cupti, ncupti, "%u", v);
+	sym = driver_symbol("cuDriverGetVersion");
+	if (sym) {
+		driver_version_fn fn;
+
+		memcpy(&fn, &sym, sizeof(fn));
+		if (fn(&dv) == CUDA_SUCCESS)
+			snprintf(driver, ndriver, "%d", dv);
+	}
+	/* The program's own runtime, when it exports the symbol (dynamic cudart). */
+	sym = dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion");
+	if (sym) {
+		int (*fn)(int *);
+		int rv = 0;
+
+		memcpy(&fn, &sym, sizeof(fn));
+		if (fn(&rv) == 0)
+			snprintf(runtime, nruntime, "%d", rv);
+	}
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Everything the collector asks of CUPTI (cupti_glue.c is the only file
+ * that includes cupti.h and calls CUPTI; record_convert.c only reads the
+ * record structs). Also the few driver calls, made through
+ * dlsym(dlopen("libcuda.so.1", RTLD_NOLOAD)): the collector never links
+ * libcuda or libcudart.
+ */
+#ifndef GS_COLLECTOR_CUPTI_GLUE_H
+#define GS_COLLECTOR_CUPTI_GLUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cupti_activity.h>
+
+#include "config.h"
+#include "datadeps.h"
+
+/* What CUPTI's callbacks call in the collector. */
+struct gs_glue_hooks {
+	void (*buffer_requested)(uint8_t **buffer, size_t *size, size_t *max_records);
+	void (*buffer_completed)(uint8_t *buffer, size_t size, size_t valid);
+	/* A context is about to go (cudaDeviceReset, cuCtxDestroy, ...): flush now. */
+	void (*flush_point)(const char *why);
+	/* GPUSCOPE_DATA_DEPS: the pointers a copy, memset or launch was called with. */
+	void (*observation)(const struct gs_dd_obs *o);
+	/* True when callbacks must do nothing (a forked child, after close). */
+	bool (*quiet)(void);
+};
+
+/*
+ * Subscribe, register the buffer callbacks, enable the activity kinds and
+ * callbacks. On failure (no driver, another subscriber, ...) undoes what it
+ * can, writes why into msg and returns -1.
+ */
+int gs_glue_start(const struct gs_config *cfg, const struct gs_glue_hooks *hooks, char *msg,
+		  size_t size);
+/* cuptiActivityFlushAll (forced: CUPTI_ACTIVITY_FLAG_FLUSH_FORCED). 0 on success. */
+int gs_glue_flush(bool forced);
+/* Disable every activity kind enabled and the callbacks (at close). */
+void gs_glue_stop(void);
+/* CUPTI's clock (the trace's timeline), ns. 0 when CUPTI fails. */
+int64_t gs_glue_timestamp(void);
+/* Records CUPTI dropped since the last call (no buffer to put them in). */
+uint64_t gs_glue_dropped(void);
+/* Next record of a completed buffer: 1 and *rec set, 0 at the end. */
+int gs_glue_next_record(uint8_t *buffer, size_t valid, CUpti_Activity **rec);
+/* A gs_conv_name_fn: CUPTI's name for a runtime or driver callback id. */
+const char *gs_glue_api_name(void *ctx, unsigned domain, uint32_t cbid);
+/* Versions as strings ("" when unknown). Makes driver/runtime calls: not from callbacks. */
+void gs_glue_versions(char *cupti, size_t ncupti, char *driver, size_t ndriver, char *runtime,
+		      size_t nruntime);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector's only output channel: short lines on stderr (fd 2), written
+ * with one write(2) each, never on stdout. GPUSCOPE_LOG picks the level:
+ * quiet (nothing), warn (the default: one line when the collector disables
+ * itself, and real problems), debug (what it does, for bug reports).
+ */
+#ifndef GS_COLLECTOR_LOG_H
+#define GS_COLLECTOR_LOG_H
+
+#include <gpuscope/format.h>
+
+enum gs_log_level {
+	GS_LOG_QUIET = 0,
+	GS_LOG_WARN = 1,
+	GS_LOG_DEBUG = 2,
+};
+
+void gs_log_set_level(int level);
+int gs_log_get_level(void);
+
+/* "gpuscope: warning: MSG" at level warn and above. */
+void gs_log_warn(const char *fmt, ...) GS_PRINTF(1, 2);
+/* "gpuscope: debug: [pid] MSG" at level debug. */
+void gs_log_debug(const char *fmt, ...) GS_PRINTF(1, 2);
+/*
+ * "gpuscope: collector disabled: MSG", at most once per process whatever
+ * the number of callers (the first wins). Returns true when this call
+ * printed (or would have printed at level quiet).
+ */
+bool gs_log_disabled(const char *fmt, ...) GS_PRINTF(1, 2);
+/* Forget that the disabled line was printed (a forked child is a new process). */
+void gs_log_reset_once(void);
+
+#endif

@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector's writer thread and its queue (see output.h).
+ *
+ * Producers (CUPTI's bufferCompleted, the callbacks, the timer) only link
+ * a buffer into a list or copy an observation under `lock`, then signal.
+ * The thread takes everything queued in one swap and works without the
+ * lock. A request (flush, close) is acknowledged through `done_seq` so the
+ * exit and signal paths can wait for the data to be on disk.
+ */
+#include "output.h"
+
+#include "cupti_glue.h"
+#include "log.h"
+#include "record_convert.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OBS_BATCH 4096u
+#define MAX_OVERHEADS 64u
+#define CLOCK_EVERY_NS 1000000000LL
+#define MAX_NAME_ATTEMPTS 100u
+
+struct ov {
+	int64_t start, end;
+};
+
+static struct {
+	const struct gs_config *cfg;
+	struct gs_pool *pool;
+	int64_t start_ns;
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;      /* work queued */
+	pthread_cond_t done_cond; /* a request finished */
+	struct gs_pool_buf *head, *tail;
+	struct gs_dd_obs *obs, *obs_spare;
+	size_t nobs;
+	uint64_t obs_dropped;
+	struct ov ovs[MAX_OVERHEADS];
+	size_t novs;
+	unsigned req;
+	uint64_t req_seq, done_seq;
+	bool running;
+	pthread_t thread;
+
+	/* Writer thread only. */
+	struct gs_writer *w;
+	struct gs_sink *sink;
+	struct gs_conv *conv;
+	struct gs_dd *dd;
+	int64_t pid;
+	uint64_t generation;
+	uint64_t dropped; /* CUPTI drops not yet written */
+	int64_t last_clock;
+	uint32_t flush_name;
+	int fd; /* the file (gs_writer_open_fd: ours to close) */
+
+	atomic_bool disabled;
+	pthread_mutex_t path_lock;
+	char path[PATH_MAX];
+} out = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+	.done_cond = PTHREAD_COND_INITIALIZER,
+	.path_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+bool gs_out_disabled(void)
+{
+	return atomic_load(&out.disabled);
+}
+
+void gs_out_path(char *buf, size_t size)
+{
+	pthread_mutex_lock(&out.path_lock);
+	snprintf(buf, size, "%s", out.path);
+	pthread_mutex_unlock(&out.path_lock);
+}
+
+/* ---- producers ---- */
+
+void gs_out_push_buffer(uint8_t *buffer, size_t valid)
+{
+	struct gs_pool_buf *b = gs_pool_header(buffer);
+
+	b->next = NULL;
+	b->valid = valid;
+	pthread_mutex_lock(&out.lock);
+	if (out.tail)
+		out.tail->next = b;
+	else
+		out.head = b;
+	out.tail = b;
+	pthread_cond_signal(&out.cond);
+	pthread_mutex_unlock(&out.lock);
+}
+
+void gs_out_push_obs(const struct gs_dd_obs *o)
+{
+	pthread_mutex_lock(&out.lock);
+	if (out.obs && out.nobs < OBS_BATCH) {
+		out.obs[out.nobs++] = *o;
+		if (out.nobs == OBS_BATCH / 2)
+			pthread_cond_signal(&out.cond);
+	} else {
+		out.obs_dropped++;
+	}
+	pthread_mutex_unlock(&out.lock);
+}
+
+void gs_out_overhead(int64_t start_ns, int64_t end_ns)
+{
+	if (!start_ns || end_ns < start_ns)
+		return;
+	pthread_mutex_lock(&out.lock);
+	if (out.novs < MAX_OVERHEADS)
+		out.ovs[out.novs++] = (struct ov){start_ns, end_ns};
+	pthread_mutex_unlock(&out.lock);
+}
+
+static void deadline_in(struct timespec *ts, unsigned ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+int gs_out_request(unsigned what, bool wait, unsigned timeout_ms)
+{
+	struct timespec dl;
+	uint64_t seq;
+	int rc = 0;
+
+	pthread_mutex_lock(&out.lock);
+	if (!out.running) {
+		pthread_mutex_unlock(&out.lock);
+		return -1;
+	}
+	out.req |= what;
+	seq = ++out.req_seq;
+	pthread_cond_signal(&out.cond);
+	if (wait) {
+		if (timeout_ms)
+			deadline_in(&dl, timeout_ms);
+		while (out.done_seq < seq && rc == 0) {
+			if (timeout_ms)
+				rc = pthread_cond_timedwait(&out.done_cond, &out.lock, &dl) ? -1 :
+											      0;
+			else
+				pthread_cond_wait(&out.done_cond, &out.lock);
+		}
+		if (out.done_seq >= seq)
+			rc = 0;
+	}
+	pthread_mutex_unlock(&out.lock);
+	return rc;
+}
+
+/* ---- the file ---- */
+
+static void disable(const char *why)
+{
+	if (!atomic_exchange(&out.disabled, true)) {
+		gs_log_disabled("%s", why);
+		gs_glue_stop();
+	}
+}
+
+static void write_failed(void)
+{
+	char chain[GS_ERROR_MAX_CAUSES * (GS_ERROR_MSG_MAX + 2)];
+	char msg[sizeof(chain) + PATH_MAX + 64];
+
+	gs_error_format(chain, sizeof(chain));
+	gs_error_clear();
+	snprintf(msg, sizeof(msg), "cannot write %s: %s (the file ends at its last whole chunk)",
+		 out.path, chain);
+	disable(msg);
+}
+
+static void host_name(char *buf, size_t size)
+{
+	if (gethostname(buf, size) != 0 || !buf[0])
+		snprintf(buf, size, "localhost");
+	buf[size - 1] = '\0';
+	for (char *p = buf; *p; p++)
+		if (*p == '/')
+			*p = '_';
+}
+
+static void command_line(char *buf, size_t size)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = 0;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return;
+	while ((size_t)n < size - 1) {
+		ssize_t k = read(fd, buf + n, size - 1 - (size_t)n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += k;
+	}
+	close(fd);
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+}
+
+static gs_status intern_str(const char *s, uint32_t *id)
+{
+	if (!s || !*s) {
+		*id = GS_NO_STRING;
+		return GS_OK;
+	}
+	return out.sink->intern(out.sink, s, strlen(s), id);
+}
+
+static int64_t monotonic_raw_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC_RAW, &ts) != 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* host_ns: CLOCK_MONOTONIC_RAW; gpu_ns: CUPTI's clock, the trace's timeline. */
+static gs_status clock_pair(void)
+{
+	struct gs_clock_pair c = {.pid = out.pid, .device = UINT32_MAX};
+	int64_t a = monotonic_raw_ns();
+
+	c.gpu_ns = gs_glue_timestamp();
+	c.host_ns = a / 2 + monotonic_raw_ns() / 2;
+	out.last_clock = c.gpu_ns;
+	if (!c.gpu_ns || !c.host_ns)
+		return GS_OK;
+	return out.sink->clock_pair(out.sink, &c);
+}
+
+static gs_status write_process(void)
+{
+	char host[256], cmd[4096], cupti[32], driver[32], runtime[32];
+	struct gs_process p = {.pid = out.pid, .start_ns = out.start_ns};
+	gs_status rc;
+
+	host_name(host, sizeof(host));
+	command_line(cmd, sizeof(cmd));
+	gs_glue_versions(cupti, sizeof(cupti), driver, sizeof(driver), runtime, sizeof(runtime));
+	rc = intern_str(host, &p.host_name);
+	if (!rc)
+		rc = intern_str(cmd, &p.command_line);
+	if (!rc)
+		rc = intern_str(driver, &p.driver_version);
+	if (!rc)
+		rc = intern_str(runtime, &p.runtime_version);
+	if (!rc)
+		rc = intern_str(cupti, &p.cupti_version);
+	if (!rc)
+		rc = out.sink->process(out.sink, &p);
+	return rc;
+}
+
+/* Create the file on first use. False when collection is off. */
+static bool ensure_open(void)
+{
+	struct gs_writer_options opts = {.compression_level = -1};
+	char host[256], path[PATH_MAX], msg[PATH_MAX + 128];
+	bool has_pid = gs_config_has_pid(out.cfg->output);
+	gs_status rc;
+	int fd = -1, err = 0;
+
+	if (atomic_load(&out.disabled))
+		return false;
+	if (out.w)
+		return true;
+	host_name(host, sizeof(host));
+	out.pid = getpid();
+	for (unsigned attempt = 0; attempt < MAX_NAME_ATTEMPTS; attempt++) {
+		if (gs_config_expand(out.cfg->output, (long)out.pid, host, attempt, path,
+				     sizeof(path))) {
+			snprintf(msg, sizeof(msg), "bad output path pattern %s", out.cfg->output);
+			disable(msg);
+			return false;
+		}
+		/* Never overwrite, never follow a symbolic link. */
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		err = errno;
+		if (fd >= 0 || err != EEXIST || !has_pid)
+			break;
+	}
+	if (fd < 0) {
+		struct stat st;
+
+		if (err == ELOOP || (err == EEXIST && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)))
+			snprintf(msg, sizeof(msg), "%s is a symbolic link: not followed", path);
+		else if (err == EEXIST)
+			snprintf(msg, sizeof(msg), "%s already exists: not overwritten", path);
+		else
+			snprintf(msg, sizeof(msg), "cannot create %s: %s", path, strerror(err));
+		disable(msg);
+		return false;
+	}
+	rc = gs_writer_open_fd(fd, path, &opts, &out.w);
+	if (rc) {
+		close(fd);
+		snprintf(msg, sizeof(msg), "cannot write %s", path);
+		gs_error_clear();
+		disable(msg);
+		return false;
+	}
+	out.fd = fd;
+	pthread_mutex_lock(&out.path_lock);
+	snprintf(out.path, sizeof(out.path), "%s", path);
+	pthread_mutex_unlock(&out.path_lock);
+	out.sink = gs_writer_borrow_sink(out.w);
+	rc = gs_dd_create(out.sink, out.pid, &out.dd);
+	if (!rc)
+		rc = gs_conv_create(out.sink, out.dd, out.pid, gs_glue_api_name, NULL, &out.conv);
+	if (!rc) {
+		gs_conv_ignore_thread(out.conv, (uint32_t)syscall(SYS_gettid));
+		rc = write_process();
+	}
+	if (!rc)
+		rc = clock_pair();
+	if (!rc)
+		rc = out.sink->intern(out.sink, "gpuscope activity flush", 23, &out.flush_name);
+	if (rc) {
+		write_failed();
+		return false;
+	}
+	gs_log_debug("writing %s", path);
+	return true;
+}
+
+static void convert_buffer(struct gs_pool_buf *b)
+{
+	uint8_t *buf = gs_pool_payload(b);
+	CUpti_Activity *rec = NULL;
+
+	if (!b->valid || !ensure_open())
+		return;
+	while (gs_glue_next_record(buf, b->valid, &rec) == 1) {
+		if (gs_conv_record(out.conv, rec) != GS_OK) {
+			write_failed();
+			return;
+		}
+	}
+}
+
+static gs_status write_dropped(void)
+{
+	uint64_t n = out.dropped + gs_conv_take_dropped(out.conv);
+
+	out.dropped = 0;
+	return n ? out.sink->dropped(out.sink, out.pid, n) : GS_OK;
+}
+
+/* The tail: whatever waits, totals, warnings; then close. */
+static void finish(void)
+{
+	struct gs_conv_stats cs;
+	struct gs_dd_stats ds;
+	uint64_t refused = atomic_load(&out.pool->refused);
+	char msg[256];
+	gs_status rc;
+
+	rc = gs_conv_finish(out.conv);
+	if (!rc)
+		rc = gs_dd_settle(out.dd, out.generation, true);
+	if (!rc)
+		rc = write_dropped();
+	if (!rc && refused) {
+		snprintf(msg, sizeof(msg),
+			 "activity buffer pool exhausted (GPUSCOPE_MAX_BUFFERS=%u of %zu bytes): "
+			 "buffer requests refused, CUPTI dropped their records",
+			 out.cfg->max_buffers, out.cfg->buffer_size);
+		rc = out.sink->warning(out.sink, msg, refused);
+	}
+	if (!rc)
+		rc = clock_pair();
+	gs_conv_get_stats(out.conv, &cs);
+	gs_dd_get_stats(out.dd, &ds);
+	gs_log_debug("closing %s: %llu records, %llu ops, %llu API calls, %llu syncs, %llu event "
+		     "records, %llu no-timing, %llu incomplete, %llu syncs without thread, %llu "
+		     "allocations, %llu links, %llu unresolved pointers, %llu buffer refusals",
+		     out.path, (unsigned long long)cs.records, (unsigned long long)cs.ops,
+		     (unsigned long long)cs.api_calls, (unsigned long long)cs.syncs,
+		     (unsigned long long)cs.event_records, (unsigned long long)cs.no_timing,
+		     (unsigned long long)cs.incomplete, (unsigned long long)cs.no_thread,
+		     (unsigned long long)ds.allocations, (unsigned long long)ds.links,
+		     (unsigned long long)ds.unresolved, (unsigned long long)refused);
+	if (rc) {
+		write_failed();
+		gs_writer_close(out.w);
+	} else if (gs_writer_close(out.w) != GS_OK) {
+		write_failed();
+	} else if (fsync(out.fd) != 0 && errno != EINVAL) {
+		gs_log_warn("%s: fsync: %s", out.path, strerror(errno));
+	}
+	close(out.fd);
+	out.fd = -1;
+	gs_error_clear();
+	out.w = NULL;
+	gs_conv_destroy(out.conv);
+	out.conv = NULL;
+	gs_dd_destroy(out.dd);
+	out.dd = NULL;
+}
+
+static void *writer_main(void *arg)
+{
+	struct gs_dd_obs *obs = NULL;
+	bool closing = false;
+
+	(void)arg;
+	while (!closing) {
+		struct gs_pool_buf *list;
+		struct ov ovs[MAX_OVERHEADS];
+		size_t nobs, novs;
+		unsigned req;
+		uint64_t seq;
+		gs_status rc = GS_OK;
+
+		pthread_mutex_lock(&out.lock);
+		while (!out.head && !out.req && !out.nobs)
+			pthread_cond_wait(&out.cond, &out.lock);
+		list = out.head;
+		out.head = out.tail = NULL;
+		obs = out.obs;
+		nobs = out.nobs;
+		out.obs = out.obs_spare;
+		out.obs_spare = obs;
+		out.nobs = 0;
+		novs = out.novs;
+		memcpy(ovs, out.ovs, novs * sizeof(*ovs));
+		out.novs = 0;
+		req = out.req;
+		out.req = 0;
+		seq = out.req_seq;
+		pthread_mutex_unlock(&out.lock);
+
+		closing = (req & GS_OUT_CLOSE) != 0;
+		if (nobs && ensure_open()) {
+			for (size_t i = 0; i < nobs && !rc; i++)
+				rc = gs_dd_observe(out.dd, &obs[i], out.generation);
+		}
+		while (list) {
+			struct gs_pool_buf *next = list->next;
+
+			if (!rc)
+				convert_buffer(list);
+			gs_pool_put(out.pool, gs_pool_payload(list));
+			list = next;
+		}
+		out.dropped += gs_glue_dropped();
+		if (out.w && !rc) {
+			rc = gs_dd_settle(out.dd, out.generation, false);
+			for (size_t i = 0; i < novs && !rc; i++) {
+				struct gs_overhead o = {.start_ns = ovs[i].start,
+							.end_ns = ovs[i].end,
+							.pid = out.pid,
+							.kind = out.flush_name};
+
+				rc = out.sink->overhead(out.sink, &o);
+			}
+			if (!rc && (req & (GS_OUT_FLUSH | GS_OUT_CLOSE))) {
+				out.generation++;
+				rc = write_dropped();
+				if (!rc && gs_glue_timestamp() - out.last_clock >= CLOCK_EVERY_NS)
+					rc = clock_pair();
+				if (!rc && !closing)
+					rc = gs_writer_flush(out.w);
+			}
+			if (rc)
+				write_failed();
+		}
+		/* Nothing recorded but records were dropped: say so in a file. */
+		if (closing && !out.w && (out.dropped || atomic_load(&out.pool->refused)))
+			ensure_open();
+		if (closing && out.w)
+			finish();
+		pthread_mutex_lock(&out.lock);
+		out.done_seq = seq;
+		if (closing)
+			out.running = false;
+		pthread_cond_broadcast(&out.done_cond);
+		pthread_mutex_unlock(&out.lock);
+	}
+	return NULL;
+}
+
+int gs_out_start(const struct gs_config *cfg, struct gs_pool *pool, int64_t start_ns, char *msg,
+		 size_t size)
+{
+	sigset_t all, old;
+	int err;
+
+	out.cfg = cfg;
+	out.pool = pool;
+	out.start_ns = start_ns;
+	if (cfg->data_deps) {
+		out.obs = malloc(OBS_BATCH * sizeof(*out.obs));
+		out.obs_spare = malloc(OBS_BATCH * sizeof(*out.obs_spare));
+		if (!out.obs || !out.obs_spare) {
+			free(out.obs);
+			free(out.obs_spare);
+			out.obs = out.obs_spare = NULL;
+			snprintf(msg, size, "out of memory");
+			return -1;
+		}
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pthread_mutex_lock(&out.lock);
+	out.running = true;
+	pthread_mutex_unlock(&out.lock);
+	err = pthread_create(&out.thread, NULL, writer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		pthread_mutex_lock(&out.lock);
+		out.running = false;
+		pthread_mutex_unlock(&out.lock);
+		snprintf(msg, size, "cannot start the writer thread: %s", strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+void gs_out_join(void)
+{
+	pthread_join(out.thread, NULL);
+}

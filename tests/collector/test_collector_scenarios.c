@@ -1,0 +1,1376 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector end to end, without a GPU: each scenario runs in a child
+ * process that loads the collector built against the CUPTI test double
+ * (cupti_double.h), "runs" a CUDA program by handing it real CUDA 13
+ * activity records and callback data, and exits (or is signalled). The
+ * parent then reads the .gscope file the collector wrote and checks it
+ * record by record, with the child's exit status, stdout and stderr.
+ */
+#include <gpuscope/format.h>
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cuda_double.h"
+#include "cupti_double.h"
+#include "records.h"
+
+#ifndef GS_COLLECTOR_DOUBLE
+#error "GS_COLLECTOR_DOUBLE (the collector linked against the double) must be defined"
+#endif
+#ifndef GS_TEST_TMP
+#error "GS_TEST_TMP must be defined"
+#endif
+
+#define EMIT(rec)                                                                                  \
+	do {                                                                                       \
+		__typeof__(rec) r_ = (rec);                                                        \
+		gsd_emit(&r_);                                                                     \
+	} while (0)
+
+#define RT CUPTI_ACTIVITY_KIND_RUNTIME
+#define KCBID_LAUNCH CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000
+#define KCBID_MEMCPY_ASYNC CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020
+#define KCBID_MEMCPY CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020
+#define PINNED CUPTI_ACTIVITY_MEMORY_KIND_PINNED
+#define PAGEABLE CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE
+#define DEVICE CUPTI_ACTIVITY_MEMORY_KIND_DEVICE
+
+static char tmpdir[PATH_MAX / 2];
+static int (*child_init)(void); /* InitializeInjection, in the child */
+
+/* ------------------------------------------------------------------------ */
+/* Running a scenario                                                        */
+/* ------------------------------------------------------------------------ */
+
+struct run {
+	const char *name;
+	void (*fn)(void);
+	void (*before_load)(void); /* in the child, before the collector loads */
+	struct gsd_options opts;
+	const char *env[8][2];
+	bool no_default_output;
+	bool check_deferred; /* CUDA_INJECTION64_PATH: setup waits for InitializeInjection */
+	/* results */
+	pid_t pid;
+	int status;
+	char out[4096];
+	char err[4096];
+	char trace[PATH_MAX];
+};
+
+static const char *scenario_name; /* in the child */
+
+static void read_file(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, size - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+/* Drop sanitizer chatter ("==pid==...") from a captured stderr: LeakSanitizer
+ * notes in a forked child that its parent's threads are gone. */
+static void strip_sanitizer_lines(char *text)
+{
+	char *in = text, *out = text;
+
+	while (*in) {
+		char *nl = strchr(in, '\n');
+		size_t len = nl ? (size_t)(nl - in) + 1 : strlen(in);
+
+		if (strncmp(in, "==", 2) != 0) {
+			memmove(out, in, len);
+			out += len;
+		}
+		in += len;
+	}
+	*out = '\0';
+}
+
+static void run_scenario(struct run *r)
+{
+	char outp[PATH_MAX + 32], errp[PATH_MAX + 32], pattern[PATH_MAX + 64];
+	pid_t pid;
+
+	snprintf(outp, sizeof(outp), "%s/%s.stdout", tmpdir, r->name);
+	snprintf(errp, sizeof(errp), "%s/%s.stderr", tmpdir, r->name);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		void *h;
+
+		if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+			_exit(89);
+		close(fo);
+		close(fe);
+		scenario_name = r->name;
+		unsetenv("CUDA_INJECTION64_PATH");
+		unsetenv("GPUSCOPE_DATA_DEPS");
+		unsetenv("GPUSCOPE_BUFFER_SIZE");
+		unsetenv("GPUSCOPE_MAX_BUFFERS");
+		unsetenv("GPUSCOPE_LOG");
+		snprintf(pattern, sizeof(pattern), "%s/%s-%%p.gscope", tmpdir, r->name);
+		if (!r->no_default_output)
+			setenv("GPUSCOPE_OUTPUT", pattern, 1);
+		setenv("GPUSCOPE_FLUSH_MS", "600000", 1); /* flushes are the scenario's */
+		for (int i = 0; i < 8 && r->env[i][0]; i++)
+			setenv(r->env[i][0], r->env[i][1], 1);
+		gsd_configure(&r->opts);
+		if (r->before_load)
+			r->before_load();
+		h = dlopen(GS_COLLECTOR_DOUBLE, RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			fprintf(stderr, "dlopen: %s\n", dlerror());
+			_exit(90);
+		}
+		if (r->check_deferred && gsd_get_stats().subscribes != 0)
+			_exit(50);
+		*(void **)&child_init = dlsym(h, "InitializeInjection");
+		if (!child_init || child_init() != 1)
+			_exit(91);
+		if (r->check_deferred && gsd_get_stats().subscribes != 1)
+			_exit(51);
+		r->fn();
+		exit(0);
+	}
+	assert_int_equal(waitpid(pid, &r->status, 0), pid);
+	r->pid = pid;
+	read_file(outp, r->out, sizeof(r->out));
+	read_file(errp, r->err, sizeof(r->err));
+	strip_sanitizer_lines(r->err);
+	snprintf(r->trace, sizeof(r->trace), "%s/%s-%ld.gscope", tmpdir, r->name, (long)pid);
+}
+
+static void expect_exit(const struct run *r, int code)
+{
+	if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != code) {
+		print_error("scenario %s: status 0x%x, stderr:\n%s\n", r->name, r->status, r->err);
+		fail();
+	}
+}
+
+static bool has_warning(const struct gs_trace *t, const char *needle, uint64_t *count)
+{
+	size_t n;
+	const struct gs_warning *w = gs_trace_warnings(t, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (strstr(w[i].message, needle)) {
+			if (count)
+				*count = w[i].count;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Load the trace; `complete`: it must have its end chunk and no warning. */
+static struct gs_trace *load(const char *path, bool complete)
+{
+	struct gs_trace *t = NULL;
+	gs_status st = gs_trace_load_gscope(path, 0, &t);
+	size_t n;
+
+	if (st != GS_OK) {
+		char buf[1024];
+
+		print_error("%s: %s\n", path, gs_error_format(buf, sizeof(buf)));
+		fail();
+	}
+	if (complete) {
+		const struct gs_warning *w = gs_trace_warnings(t, &n);
+
+		for (size_t i = 0; i < n; i++)
+			print_error("%s: warning: %s\n", path, w[i].message);
+		assert_int_equal(n, 0);
+	}
+	return t;
+}
+
+static const char *s(const struct gs_trace *t, uint32_t id)
+{
+	return gs_trace_string(t, id);
+}
+
+static const struct gs_stream *stream_of(const struct gs_trace *t, uint32_t index)
+{
+	size_t n;
+	const struct gs_stream *st = gs_trace_streams(t, &n);
+
+	assert_true(index < n);
+	return &st[index];
+}
+
+static const struct gs_stream *find_stream(const struct gs_trace *t, uint64_t id)
+{
+	size_t n;
+	const struct gs_stream *st = gs_trace_streams(t, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (st[i].stream_id == id)
+			return &st[i];
+	fail_msg("no stream %llu", (unsigned long long)id);
+	return NULL;
+}
+
+static const struct gs_op *find_op(const struct gs_trace *t, uint64_t corr, uint8_t kind)
+{
+	size_t n;
+	const struct gs_op *op = gs_trace_ops(t, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (op[i].correlation == corr && op[i].kind == kind)
+			return &op[i];
+	fail_msg("no op with correlation %llu", (unsigned long long)corr);
+	return NULL;
+}
+
+/* Files in tmpdir whose names start with `prefix` and end with .gscope. */
+static int count_traces(const char *prefix)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	size_t lp = strlen(prefix);
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		if (!strncmp(e->d_name, prefix, lp) && l > 7 &&
+		    !strcmp(e->d_name + l - 7, ".gscope"))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static int count_lines(const char *text)
+{
+	int n = 0;
+
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+static void check_process(const struct gs_trace *t, const struct run *r)
+{
+	size_t n;
+	const struct gs_process *p = gs_trace_processes(t, &n);
+
+	assert_int_equal(n, 1);
+	assert_int_equal(p->pid, r->pid);
+	assert_non_null(strstr(s(t, p->command_line), "test_collector_scenarios"));
+	assert_string_equal(s(t, p->cupti_version), "130001");
+	assert_string_equal(s(t, p->driver_version), "13000"); /* the driver double */
+	assert_true(strlen(s(t, p->host_name)) > 0);
+	assert_true(p->start_ns > 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scenarios                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Two streams, a producer kernel, an event record and a stream wait. */
+static void sc_pipeline(void)
+{
+	uint32_t tid = 100;
+
+	/* Data-dependency callbacks are off by default; flush callbacks on. */
+	if (gsd_callback_enabled(CUPTI_CB_DOMAIN_RUNTIME_API, KCBID_MEMCPY_ASYNC))
+		_exit(20);
+	if (!gsd_callback_enabled(CUPTI_CB_DOMAIN_RUNTIME_API,
+				  CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) ||
+	    !gsd_callback_enabled(CUPTI_CB_DOMAIN_RESOURCE,
+				  CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING))
+		_exit(21);
+	if (!gsd_kind_enabled(CUPTI_ACTIVITY_KIND_CUDA_EVENT) ||
+	    !gsd_kind_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) ||
+	    !gsd_kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ||
+	    gsd_kind_enabled(CUPTI_ACTIVITY_KIND_KERNEL) ||
+	    gsd_kind_enabled(CUPTI_ACTIVITY_KIND_MARKER))
+		_exit(22);
+	EMIT(rec_device(0, "Fake H200"));
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_stream(1, 13, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING, (uint32_t)-1));
+	EMIT(rec_stream(1, 14, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING, 0));
+	EMIT(rec_api(RT, KCBID_MEMCPY_ASYNC, 10, tid, 1000, 1100));
+	EMIT(rec_memcpy(1, 13, 10, 1200, 1500, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, PINNED, DEVICE,
+			true, 4096));
+	EMIT(rec_api(RT, KCBID_LAUNCH, 11, tid, 1110, 1120));
+	EMIT(rec_kernel(1, 13, 11, 1500, 2500, "producer"));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, 12, tid, 1130, 1135));
+	EMIT(rec_event(1, 13, 5, 77, 12));
+	/* The wait's sync record comes before its API record. */
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 1, 14, 5, 77, 13, 1140,
+		      1145));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, 13, tid, 1140, 1145));
+	EMIT(rec_api(RT, KCBID_LAUNCH, 14, tid, 1150, 1160));
+	EMIT(rec_kernel(1, 14, 14, 2600, 3000, "consumer"));
+	EMIT(rec_api(RT, KCBID_MEMCPY_ASYNC, 15, tid, 1170, 1180));
+	EMIT(rec_memcpy(1, 14, 15, 3000, 3200, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, DEVICE, PINNED,
+			true, 4096));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 16, tid, 1190,
+		     3300));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 14,
+		      CUPTI_SYNCHRONIZATION_INVALID_VALUE, CUPTI_SYNCHRONIZATION_INVALID_VALUE, 16,
+		      1190, 3290));
+}
+
+static void test_pipeline_two_streams(void **state)
+{
+	struct run r = {.name = "pipeline", .fn = sc_pipeline};
+	struct gs_trace *t;
+	const struct gs_op *op;
+	const struct gs_api_call *a;
+	const struct gs_sync *y;
+	const struct gs_event_record *e;
+	const struct gs_device *d;
+	size_t n, first, count;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.out, "");
+	assert_string_equal(r.err, "");
+	t = load(r.trace, true);
+	check_process(t, &r);
+	d = gs_trace_devices(t, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(s(t, d->name), "Fake H200");
+
+	gs_trace_streams(t, &n);
+	assert_int_equal(n, 2); /* the legacy stream is never used: not declared */
+	assert_int_equal(find_stream(t, 13)->kind, GS_STREAM_NON_BLOCKING);
+	assert_int_equal(find_stream(t, 13)->priority, -1);
+	assert_int_equal(find_stream(t, 14)->kind, GS_STREAM_NON_BLOCKING);
+	assert_int_equal(find_stream(t, 14)->pid, r.pid);
+
+	op = gs_trace_ops(t, &n);
+	assert_int_equal(n, 4);
+	/* Stream 13: the copy then the producer; stream 14: consumer, copy back. */
+	gs_trace_stream_ops(t, (uint32_t)(find_stream(t, 13) - gs_trace_streams(t, &n)), &first,
+			    &count);
+	assert_int_equal(count, 2);
+	assert_int_equal(op[first].kind, GS_OP_MEMCPY);
+	assert_int_equal(op[first].correlation, 10);
+	assert_int_equal(op[first].start_ns, 1200);
+	assert_int_equal(op[first].end_ns, 1500);
+	assert_int_equal(op[first].bytes, 4096);
+	assert_int_equal(op[first].copy_kind, GS_COPY_HTOD);
+	assert_int_equal(op[first].flags, GS_OPF_ASYNC);
+	assert_string_equal(s(t, op[first + 1].name), "producer");
+	assert_int_equal(op[first + 1].correlation, 11);
+	assert_int_equal(op[first + 1].start_ns, 1500);
+	assert_int_equal(op[first + 1].end_ns, 2500);
+	assert_int_equal(op[first + 1].grid[0], 4);
+	assert_int_equal(op[first + 1].block[0], 128);
+	assert_int_equal(op[first + 1].shared_mem, 3072);
+	assert_string_equal(s(t, find_op(t, 14, GS_OP_KERNEL)->name), "consumer");
+	assert_int_equal(find_op(t, 15, GS_OP_MEMCPY)->copy_kind, GS_COPY_DTOH);
+	assert_int_equal(stream_of(t, find_op(t, 15, GS_OP_MEMCPY)->stream)->stream_id, 14);
+
+	a = gs_trace_api_calls(t, &n);
+	assert_int_equal(n, 7);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(a[i].tid, 100);
+		assert_int_equal(a[i].kind, GS_API_RUNTIME);
+		assert_int_equal(a[i].correlation, 10 + i);
+	}
+	assert_string_equal(s(t, a[0].name), "cudaMemcpyAsync");
+	assert_string_equal(s(t, a[1].name), "cudaLaunchKernel");
+	assert_string_equal(s(t, a[2].name), "cudaEventRecord");
+	assert_string_equal(s(t, a[3].name), "cudaStreamWaitEvent");
+	assert_int_equal(a[6].end_ns, 3300);
+
+	e = gs_trace_event_records(t, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(e->correlation, 12);
+	assert_int_equal(e->event_id, 5);
+	assert_int_equal(e->sync_id, 77);
+	assert_int_equal(e->time_ns, 1130);
+	assert_int_equal(stream_of(t, e->stream)->stream_id, 13);
+
+	y = gs_trace_syncs(t, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(y[0].kind, GS_SYNC_STREAM_WAIT);
+	assert_int_equal(y[0].correlation, 13);
+	assert_int_equal(y[0].event_id, 5);
+	assert_int_equal(y[0].sync_id, 77); /* joins the event record */
+	assert_int_equal(y[0].tid, 100);
+	assert_int_equal(y[0].pid, r.pid);
+	assert_int_equal(stream_of(t, y[0].stream)->stream_id, 14);
+	assert_int_equal(y[1].kind, GS_SYNC_STREAM);
+	assert_int_equal(y[1].sync_id, GS_NO_SYNC_ID);
+	assert_int_equal(y[1].event_id, 0);
+	assert_int_equal(y[1].tid, 100);
+	assert_int_equal(y[1].start_ns, 1190);
+	assert_int_equal(y[1].end_ns, 3290);
+
+	gs_trace_clock_pairs(t, &n);
+	assert_true(n >= 2); /* at open and at close */
+	assert_int_equal(gs_trace_dropped(t), 0);
+	gs_trace_destroy(t);
+}
+
+/* The legacy default stream between two blocking streams and a non-blocking one. */
+static void sc_legacy(void)
+{
+	/* A kernel on the legacy stream before the context record says so. */
+	EMIT(rec_api(RT, KCBID_LAUNCH, 2, 7, 110, 120));
+	EMIT(rec_kernel(1, 7, 2, 250, 300, "on_legacy"));
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_stream(1, 13, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_DEFAULT, 0));
+	EMIT(rec_stream(1, 14, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_DEFAULT, 0));
+	EMIT(rec_stream(1, 15, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING, 0));
+	EMIT(rec_api(RT, KCBID_LAUNCH, 1, 7, 100, 105));
+	EMIT(rec_kernel(1, 13, 1, 130, 200, "before"));
+	EMIT(rec_api(RT, KCBID_LAUNCH, 3, 7, 125, 128));
+	EMIT(rec_kernel(1, 14, 3, 350, 400, "after"));
+	EMIT(rec_api(RT, KCBID_LAUNCH, 4, 7, 129, 131));
+	EMIT(rec_kernel(1, 15, 4, 135, 500, "free_running"));
+}
+
+static void test_legacy_default_stream(void **state)
+{
+	struct run r = {.name = "legacy", .fn = sc_legacy};
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load(r.trace, true);
+	gs_trace_streams(t, &n);
+	assert_int_equal(n, 4);
+	assert_int_equal(find_stream(t, 7)->kind, GS_STREAM_LEGACY_DEFAULT);
+	assert_int_equal(find_stream(t, 13)->kind, GS_STREAM_BLOCKING);
+	assert_int_equal(find_stream(t, 14)->kind, GS_STREAM_BLOCKING);
+	assert_int_equal(find_stream(t, 15)->kind, GS_STREAM_NON_BLOCKING);
+	assert_int_equal(stream_of(t, find_op(t, 2, GS_OP_KERNEL)->stream)->stream_id, 7);
+	assert_int_equal(stream_of(t, find_op(t, 1, GS_OP_KERNEL)->stream)->stream_id, 13);
+	assert_int_equal(stream_of(t, find_op(t, 3, GS_OP_KERNEL)->stream)->stream_id, 14);
+	assert_int_equal(stream_of(t, find_op(t, 4, GS_OP_KERNEL)->stream)->stream_id, 15);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(gs_trace_streams(t, &n)[i].context, 1);
+	gs_trace_destroy(t);
+}
+
+/* Copies that block the host: synchronous, and async with pageable memory. */
+static void sc_pageable(void)
+{
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_api(RT, KCBID_MEMCPY, 1, 9, 100, 400));
+	EMIT(rec_memcpy(1, 7, 1, 150, 390, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, PAGEABLE, DEVICE, false,
+			1 << 20));
+	EMIT(rec_api(RT, KCBID_MEMCPY_ASYNC, 2, 9, 500, 900));
+	EMIT(rec_memcpy(1, 7, 2, 520, 880, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, DEVICE, PAGEABLE, true,
+			2 << 20));
+	EMIT(rec_api(RT, KCBID_MEMCPY_ASYNC, 3, 9, 1000, 1010));
+	EMIT(rec_memcpy(1, 7, 3, 1020, 1100, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, PINNED, DEVICE, true,
+			3 << 20));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020, 4, 9, 1200, 1300));
+	EMIT(rec_memset(1, 7, 4, 1210, 1290, false, 4096));
+	EMIT(rec_api(RT, KCBID_MEMCPY, 5, 9, 1400, 1500));
+	EMIT(rec_memcpy(1, 7, 5, 1410, 1490, CUPTI_ACTIVITY_MEMCPY_KIND_HTOH, PAGEABLE, PAGEABLE,
+			false, 64));
+}
+
+static void test_pageable_copies(void **state)
+{
+	struct run r = {.name = "pageable", .fn = sc_pageable};
+	struct gs_trace *t;
+	const struct gs_op *op;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load(r.trace, true);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 5);
+	op = find_op(t, 1, GS_OP_MEMCPY);
+	assert_int_equal(op->copy_kind, GS_COPY_HTOD);
+	assert_int_equal(op->src_mem, GS_MEM_PAGEABLE);
+	assert_int_equal(op->dst_mem, GS_MEM_DEVICE);
+	assert_int_equal(op->flags & GS_OPF_ASYNC, 0);
+	assert_int_equal(op->bytes, 1 << 20);
+	assert_string_equal(s(t, op->name), "Memcpy HtoD (Pageable -> Device)");
+	op = find_op(t, 2, GS_OP_MEMCPY);
+	assert_int_equal(op->copy_kind, GS_COPY_DTOH);
+	assert_int_equal(op->dst_mem, GS_MEM_PAGEABLE);
+	assert_int_equal(op->flags, GS_OPF_ASYNC);
+	assert_string_equal(s(t, op->name), "Memcpy DtoH (Device -> Pageable)");
+	op = find_op(t, 3, GS_OP_MEMCPY);
+	assert_int_equal(op->src_mem, GS_MEM_PINNED);
+	assert_int_equal(op->flags, GS_OPF_ASYNC);
+	op = find_op(t, 4, GS_OP_MEMSET);
+	assert_int_equal(op->flags, 0);
+	assert_int_equal(op->bytes, 4096);
+	op = find_op(t, 5, GS_OP_MEMCPY);
+	assert_int_equal(op->copy_kind, GS_COPY_HTOH);
+	assert_int_equal(find_stream(t, 7)->kind, GS_STREAM_LEGACY_DEFAULT);
+	gs_trace_destroy(t);
+}
+
+/* Every kind of host synchronisation, each with its API call. */
+static void sc_host_syncs(void)
+{
+	const uint32_t inv = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, 20, 300, 100, 105));
+	EMIT(rec_event(1, 13, 5, 77, 20));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, 21, 300, 200, 900));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 1, inv, 5, 77, 21, 200,
+		      890));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 1, 14, 5, 77, 22, 1000,
+		      1001));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, 22, 301, 1000, 1002));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 23, 300, 1100,
+		     1500));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 13, inv, inv, 23,
+		      1100, 1490));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, 24, 302, 1600,
+		     2000));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, 1, inv, inv, inv, 24,
+		      1600, 1990));
+}
+
+static void test_host_syncs(void **state)
+{
+	struct run r = {.name = "syncs", .fn = sc_host_syncs};
+	struct gs_trace *t;
+	const struct gs_sync *y;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load(r.trace, true);
+	y = gs_trace_syncs(t, &n);
+	assert_int_equal(n, 4);
+	assert_int_equal(y[0].kind, GS_SYNC_EVENT);
+	assert_int_equal(y[0].tid, 300);
+	assert_int_equal(y[0].event_id, 5);
+	assert_int_equal(y[0].sync_id, 77);
+	assert_int_equal(y[0].stream, GS_NO_INDEX);
+	assert_int_equal(y[0].start_ns, 200);
+	assert_int_equal(y[0].end_ns, 890);
+	assert_int_equal(y[1].kind, GS_SYNC_STREAM_WAIT);
+	assert_int_equal(y[1].tid, 301);
+	assert_int_equal(stream_of(t, y[1].stream)->stream_id, 14);
+	assert_int_equal(y[2].kind, GS_SYNC_STREAM);
+	assert_int_equal(y[2].tid, 300);
+	assert_int_equal(stream_of(t, y[2].stream)->stream_id, 13);
+	assert_int_equal(y[2].event_id, 0);
+	assert_int_equal(y[3].kind, GS_SYNC_CONTEXT);
+	assert_int_equal(y[3].tid, 302);
+	assert_int_equal(y[3].stream, GS_NO_INDEX);
+	assert_int_equal(y[3].sync_id, GS_NO_SYNC_ID);
+	assert_int_equal(y[3].correlation, 24);
+	gs_trace_destroy(t);
+}
+
+/* A CUDA graph launch: its kernels and copy share the launch's correlation. */
+static void sc_graph(void)
+{
+	CUpti_ActivityKernel10 k;
+	CUpti_ActivityMemcpy6 m;
+
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, 30, 400, 100, 150));
+	for (uint32_t i = 0; i < 3; i++) {
+		k = rec_kernel(1, 13, 30, 200 + 100 * i, 280 + 100 * i, "graph_node_kernel");
+		k.graphId = 9;
+		k.graphNodeId = 101 + i;
+		gsd_emit(&k);
+	}
+	m = rec_memcpy(1, 13, 30, 500, 550, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, DEVICE, DEVICE, true,
+		       128);
+	m.graphId = 9;
+	m.graphNodeId = 104;
+	gsd_emit(&m);
+}
+
+static void test_graph_launch(void **state)
+{
+	struct run r = {.name = "graph", .fn = sc_graph};
+	struct gs_trace *t;
+	const struct gs_op *op;
+	const struct gs_api_call *a;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load(r.trace, true);
+	op = gs_trace_ops(t, &n);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(op[i].correlation, 30);
+		assert_int_equal(op[i].graph_id, 9);
+		assert_int_equal(op[i].graph_node, 101 + i);
+		assert_true(op[i].flags & GS_OPF_GRAPH);
+		assert_int_equal(op[i].kind, i < 3 ? GS_OP_KERNEL : GS_OP_MEMCPY);
+	}
+	a = gs_trace_api_calls(t, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(s(t, a->name), "cudaGraphLaunch");
+	gs_trace_destroy(t);
+}
+
+/* Three host threads launching at once, each into its own buffers. */
+#define PER_THREAD 3000
+
+static void *launcher(void *arg)
+{
+	uint32_t i = (uint32_t)(uintptr_t)arg;
+
+	for (uint32_t k = 0; k < PER_THREAD; k++) {
+		uint32_t corr = i * 100000 + k + 1;
+
+		EMIT(rec_api(RT, KCBID_LAUNCH, corr, 1000 + i, 10000 + k * 10, 10000 + k * 10 + 5));
+		EMIT(rec_kernel(1, 20 + i, corr, 20000 + k * 100, 20000 + k * 100 + 50, "work"));
+	}
+	return NULL;
+}
+
+static void sc_threads(void)
+{
+	pthread_t th[3];
+
+	EMIT(rec_context(1, 0, 7));
+	for (uintptr_t i = 0; i < 3; i++)
+		if (pthread_create(&th[i], NULL, launcher, (void *)i))
+			_exit(30);
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	if (gsd_get_stats().dropped)
+		_exit(31);
+}
+
+static void test_three_threads(void **state)
+{
+	struct run r = {.name = "threads",
+			.fn = sc_threads,
+			.env = {{"GPUSCOPE_BUFFER_SIZE", "64K"}}};
+	struct gs_trace *t;
+	const struct gs_thread *th;
+	const struct gs_op *op;
+	size_t n, first, count;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load(r.trace, true);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 3 * PER_THREAD);
+	gs_trace_api_calls(t, &n);
+	assert_int_equal(n, 3 * PER_THREAD);
+	th = gs_trace_threads(t, &n);
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(th[i].tid, 1000 + (int64_t)i);
+		assert_int_equal(th[i].api_count, PER_THREAD);
+	}
+	op = gs_trace_ops(t, &n);
+	for (uint32_t i = 0; i < 3; i++) {
+		gs_trace_stream_ops(t, (uint32_t)(find_stream(t, 20 + i) - gs_trace_streams(t, &n)),
+				    &first, &count);
+		assert_int_equal(count, PER_THREAD);
+		for (size_t k = 0; k < count; k++)
+			assert_int_equal(op[first + k].correlation, i * 100000 + k + 1);
+	}
+	assert_int_equal(gs_trace_dropped(t), 0);
+	gs_trace_destroy(t);
+}
+
+/* Two buffers at most: two threads hold one each (per-thread buffers), the
+ * third thread gets none and its records are dropped. */
+static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hold_cond = PTHREAD_COND_INITIALIZER;
+static int holders_ready;
+static bool holders_release;
+
+static void *one_kernel(void *arg)
+{
+	uint32_t corr = (uint32_t)(uintptr_t)arg;
+
+	EMIT(rec_kernel(1, 13, corr, 100 * corr, 100 * corr + 50, "held"));
+	pthread_mutex_lock(&hold_lock);
+	holders_ready++;
+	pthread_cond_broadcast(&hold_cond);
+	while (!holders_release)
+		pthread_cond_wait(&hold_cond, &hold_lock);
+	pthread_mutex_unlock(&hold_lock);
+	return NULL;
+}
+
+static void sc_exhaustion(void)
+{
+	pthread_t th[2];
+
+	for (uintptr_t i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, one_kernel, (void *)(i + 1)))
+			_exit(30);
+	pthread_mutex_lock(&hold_lock);
+	while (holders_ready < 2)
+		pthread_cond_wait(&hold_cond, &hold_lock);
+	pthread_mutex_unlock(&hold_lock);
+	for (uint32_t k = 0; k < 5; k++)
+		EMIT(rec_kernel(1, 13, 10 + k, 1000 + k, 1001 + k, "lost"));
+	if (gsd_get_stats().buffers_refused != 5 || gsd_get_stats().dropped != 5)
+		_exit(32);
+	pthread_mutex_lock(&hold_lock);
+	holders_release = true;
+	pthread_cond_broadcast(&hold_cond);
+	pthread_mutex_unlock(&hold_lock);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+}
+
+static void test_buffer_exhaustion(void **state)
+{
+	struct run r = {.name = "exhaust",
+			.fn = sc_exhaustion,
+			.env = {{"GPUSCOPE_BUFFER_SIZE", "64K"}, {"GPUSCOPE_MAX_BUFFERS", "2"}}};
+	struct gs_trace *t;
+	uint64_t count = 0;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.err, "");
+	t = load(r.trace, false);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(gs_trace_dropped(t), 5);
+	assert_int_equal(gs_trace_processes(t, &n)->dropped_records, 5);
+	assert_true(has_warning(t, "activity buffer pool exhausted", &count));
+	assert_int_equal(count, 5);
+	gs_trace_warnings(t, &n);
+	assert_int_equal(n, 1);
+	gs_trace_destroy(t);
+}
+
+/* The program's own work and output, whatever happens to the collector. */
+static void sc_program_only(void)
+{
+	int (*init)(void) = child_init;
+
+	EMIT(rec_kernel(1, 7, 1, 100, 200, "k")); /* not collected */
+	init();
+	init();
+	printf("result=%d\n", 6 * 7);
+	fflush(stdout);
+}
+
+static void expect_disabled_once(const struct run *r, const char *why)
+{
+	expect_exit(r, 0);
+	assert_string_equal(r->out, "result=42\n");
+	assert_int_equal(count_lines(r->err), 1);
+	assert_true(!strncmp(r->err, "gpuscope: collector disabled: ", 30));
+	if (!strstr(r->err, why)) {
+		print_error("stderr: %s\n", r->err);
+		fail();
+	}
+}
+
+static void test_subscribe_fails(void **state)
+{
+	struct run r = {.name = "subfail",
+			.fn = sc_program_only,
+			.opts = {.subscribe_result =
+					 CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED}};
+
+	(void)state;
+	run_scenario(&r);
+	expect_disabled_once(&r, "another CUPTI client is already subscribed");
+	assert_int_equal(count_traces("subfail-"), 0);
+}
+
+static void test_no_driver(void **state)
+{
+	struct run r = {.name = "nodriver",
+			.fn = sc_program_only,
+			.opts = {.fail_all = CUPTI_ERROR_UNKNOWN}};
+
+	(void)state;
+	run_scenario(&r);
+	expect_disabled_once(&r, "cuptiSubscribe failed: CUPTI_ERROR_UNKNOWN (error 999)");
+	assert_int_equal(count_traces("nodriver-"), 0);
+}
+
+/* A program that initialises CUDA but records nothing writes no file. */
+static void sc_nothing(void)
+{
+}
+
+static void test_no_records_no_file(void **state)
+{
+	struct run r = {.name = "nothing", .fn = sc_nothing};
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.err, "");
+	assert_int_equal(count_traces("nothing-"), 0);
+}
+
+/* fork without exec: the child must not call CUPTI (the double aborts if it
+ * flushes) and writes no file; the parent's file is whole. */
+static void sc_fork(void)
+{
+	char path[PATH_MAX + 64];
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	EMIT(rec_api(RT, KCBID_LAUNCH, 1, 5, 100, 110));
+	EMIT(rec_kernel(1, 7, 1, 120, 200, "before_fork"));
+	pid = fork();
+	if (pid < 0)
+		_exit(60);
+	if (pid == 0) {
+		EMIT(rec_kernel(1, 7, 2, 300, 400, "in_child")); /* refused: no buffer */
+		child_init();
+		exit(0); /* runs the inherited atexit handler */
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		_exit(61);
+	snprintf(path, sizeof(path), "%s/fork.child", tmpdir);
+	f = fopen(path, "w");
+	if (!f)
+		_exit(62);
+	fprintf(f, "%ld\n", (long)pid);
+	fclose(f);
+	EMIT(rec_api(RT, KCBID_LAUNCH, 3, 5, 500, 510));
+	EMIT(rec_kernel(1, 7, 3, 520, 600, "after_fork"));
+}
+
+static void test_fork_child(void **state)
+{
+	struct run r = {.name = "fork", .fn = sc_fork};
+	struct gs_trace *t;
+	const struct gs_op *op;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.err, "");
+	assert_int_equal(count_traces("fork-"), 1);
+	t = load(r.trace, true);
+	op = gs_trace_ops(t, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(s(t, op[0].name), "before_fork");
+	assert_string_equal(s(t, op[1].name), "after_fork");
+	gs_trace_destroy(t);
+}
+
+/* SIGTERM with the default action: flushed and closed, then the signal kills. */
+static void sc_sigterm(void)
+{
+	EMIT(rec_api(RT, KCBID_LAUNCH, 1, 5, 100, 110));
+	EMIT(rec_kernel(1, 7, 1, 120, 200, "before_signal"));
+	raise(SIGTERM);
+	_exit(70); /* not reached */
+}
+
+static void test_sigterm(void **state)
+{
+	struct run r = {.name = "sigterm", .fn = sc_sigterm};
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	assert_true(WIFSIGNALED(r.status));
+	assert_int_equal(WTERMSIG(r.status), SIGTERM);
+	t = load(r.trace, true); /* whole: end chunk written */
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 1);
+	gs_trace_api_calls(t, &n);
+	assert_int_equal(n, 1);
+	gs_trace_destroy(t);
+}
+
+/* The program's own SIGTERM handler runs (after a flush), and wins. */
+static void program_handler(int sig)
+{
+	static const char msg[] = "handled\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(72);
+	_exit(7);
+}
+
+static void install_program_handler(void)
+{
+	signal(SIGTERM, program_handler);
+}
+
+static void test_sigterm_program_handler(void **state)
+{
+	struct run r = {.name = "sigterm_own",
+			.fn = sc_sigterm,
+			.before_load = install_program_handler};
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 7);
+	assert_string_equal(r.out, "handled\n");
+	/* The handler _exit()s: no end chunk, but the flushed records are there. */
+	t = load(r.trace, false);
+	assert_true(has_warning(t, "cut short", NULL));
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 1);
+	gs_trace_destroy(t);
+}
+
+/* exit() from a worker thread while the main thread waits. */
+static void *exiting_worker(void *arg)
+{
+	(void)arg;
+	EMIT(rec_api(RT, KCBID_LAUNCH, 2, 6, 300, 310));
+	EMIT(rec_kernel(1, 7, 2, 320, 400, "from_worker"));
+	exit(0);
+}
+
+static void sc_exit_thread(void)
+{
+	pthread_t th;
+
+	EMIT(rec_api(RT, KCBID_LAUNCH, 1, 5, 100, 110));
+	EMIT(rec_kernel(1, 7, 1, 120, 200, "from_main"));
+	if (pthread_create(&th, NULL, exiting_worker, NULL))
+		_exit(80);
+	pthread_join(th, NULL);
+	for (;;)
+		pause();
+}
+
+static void test_exit_from_thread(void **state)
+{
+	struct run r = {.name = "exitthread", .fn = sc_exit_thread};
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load(r.trace, true);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(s(t, find_op(t, 2, GS_OP_KERNEL)->name), "from_worker");
+	gs_trace_threads(t, &n);
+	assert_int_equal(n, 2);
+	gs_trace_destroy(t);
+}
+
+/* The output path exists, or is a symbolic link: never written through. */
+static void sc_some_records(void)
+{
+	EMIT(rec_api(RT, KCBID_LAUNCH, 1, 5, 100, 110));
+	EMIT(rec_kernel(1, 7, 1, 120, 200, "k"));
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_output_exists(void **state)
+{
+	char path[PATH_MAX + 32], text[64];
+	struct run r = {.name = "exists", .fn = sc_some_records, .no_default_output = true};
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/exists.gscope", tmpdir);
+	write_text(path, "precious\n");
+	r.env[0][0] = "GPUSCOPE_OUTPUT";
+	r.env[0][1] = path;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.out, "");
+	assert_int_equal(count_lines(r.err), 1);
+	assert_non_null(strstr(r.err, "gpuscope: collector disabled: "));
+	assert_non_null(strstr(r.err, "already exists: not overwritten"));
+	read_file(path, text, sizeof(text));
+	assert_string_equal(text, "precious\n");
+}
+
+static void test_output_symlink(void **state)
+{
+	char link[PATH_MAX + 32], target[PATH_MAX + 32], text[64];
+	struct run r = {.name = "symlink", .fn = sc_some_records, .no_default_output = true};
+	struct stat st;
+
+	(void)state;
+	snprintf(link, sizeof(link), "%s/link.gscope", tmpdir);
+	snprintf(target, sizeof(target), "%s/target.txt", tmpdir);
+	write_text(target, "target\n");
+	unlink(link);
+	assert_int_equal(symlink(target, link), 0);
+	r.env[0][0] = "GPUSCOPE_OUTPUT";
+	r.env[0][1] = link;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_int_equal(count_lines(r.err), 1);
+	assert_non_null(strstr(r.err, "is a symbolic link: not followed"));
+	read_file(target, text, sizeof(text));
+	assert_string_equal(text, "target\n");
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	/* A dangling link is not followed either (O_NOFOLLOW, not a stat race). */
+	unlink(target);
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_non_null(strstr(r.err, "is a symbolic link: not followed"));
+	assert_int_equal(access(target, F_OK), -1);
+}
+
+/* The name with this pid is taken (an exec'd program keeps its pid). */
+static void take_pid_name(void)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/pidtaken-%ld.gscope", tmpdir, (long)getpid());
+	f = fopen(path, "w");
+	if (!f)
+		_exit(63);
+	fputs("earlier program\n", f);
+	fclose(f);
+}
+
+static void test_output_pid_name_taken(void **state)
+{
+	struct run r = {.name = "pidtaken", .fn = sc_some_records, .before_load = take_pid_name};
+	char alt[PATH_MAX + 64], text[64];
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.err, "");
+	read_file(r.trace, text, sizeof(text));
+	assert_string_equal(text, "earlier program\n");
+	snprintf(alt, sizeof(alt), "%s/pidtaken-%ld.1.gscope", tmpdir, (long)r.pid);
+	t = load(alt, true);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 1);
+	gs_trace_destroy(t);
+}
+
+/* GPUSCOPE_DATA_DEPS: copy and kernel pointers linked to MEMORY2 allocations. */
+#define A_BASE 0x700000000000ull
+#define B_BASE (A_BASE + (8ull << 20))
+static const int kernel_handle_k = 1, kernel_handle_f = 2;
+
+static void sc_data_deps(void)
+{
+	static const size_t ksizes[] = {8, 8, 4};
+	static const size_t fsizes[] = {16};
+	char host[64];
+	uint64_t a0 = A_BASE + 128, a1 = B_BASE;
+	int a2 = 5;
+	void *args[3] = {&a0, &a1, &a2};
+	struct {
+		uint64_t ptr, junk;
+	} fparam = {A_BASE + 4096, 0};
+	void *fargs[1] = {&fparam};
+	cudaMemcpyAsync_v3020_params cp;
+	cudaLaunchKernel_v7000_params kp;
+	cudaMemsetAsync_v3020_params mp;
+	cuLaunchKernel_params dp;
+	unsigned calls;
+
+	if (!gsd_callback_enabled(CUPTI_CB_DOMAIN_RUNTIME_API,
+				  CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000) ||
+	    !gsd_callback_enabled(CUPTI_CB_DOMAIN_DRIVER_API,
+				  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel))
+		_exit(40);
+	gsd_cuda_set_params(&kernel_handle_k, 3, ksizes);
+	gsd_cuda_set_params(&kernel_handle_f, 1, fsizes);
+	gsd_set_time(2000);
+	memset(&cp, 0, sizeof(cp));
+	cp.dst = (void *)(uintptr_t)(A_BASE + 64);
+	cp.src = host;
+	cp.count = 64;
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, KCBID_MEMCPY_ASYNC, CUPTI_API_ENTER, 40, &cp);
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, KCBID_MEMCPY_ASYNC, CUPTI_API_EXIT, 40, &cp);
+	memset(&kp, 0, sizeof(kp));
+	kp.func = &kernel_handle_k;
+	kp.args = args;
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+		CUPTI_API_ENTER, 41, &kp);
+	calls = gsd_cuda_param_info_calls();
+	if (calls != 4) /* three parameters, then "no more" */
+		_exit(41);
+	memset(&mp, 0, sizeof(mp));
+	mp.devPtr = (void *)(uintptr_t)(B_BASE + 16);
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+		CUPTI_API_ENTER, 42, &mp);
+	memset(&dp, 0, sizeof(dp));
+	dp.f = (CUfunction)(uintptr_t)&kernel_handle_f;
+	dp.kernelParams = fargs;
+	gsd_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_API_ENTER,
+		43, &dp);
+	/* The same kernel again: its layout is cached. */
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+		CUPTI_API_ENTER, 44, &kp);
+	if (gsd_cuda_param_info_calls() != calls + 2)
+		_exit(42);
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, A_BASE, 1 << 20, 1000));
+	EMIT(rec_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, B_BASE, 2 << 20, 1100));
+	EMIT(rec_memcpy(1, 7, 40, 2100, 2200, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, PAGEABLE, DEVICE,
+			true, 64));
+	EMIT(rec_kernel(1, 7, 41, 2300, 2400, "k"));
+	EMIT(rec_memset(1, 7, 42, 2500, 2600, true, 16));
+	EMIT(rec_kernel(1, 7, 43, 2700, 2800, "f"));
+	EMIT(rec_kernel(1, 7, 44, 2900, 3000, "k"));
+	EMIT(rec_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, A_BASE, 1 << 20, 5000));
+}
+
+static bool has_link(const struct gs_trace *t, uint64_t corr, uint64_t address, uint8_t kind)
+{
+	size_t n, na;
+	const struct gs_op_alloc *l = gs_trace_op_allocs(t, &n);
+	const struct gs_allocation *a = gs_trace_allocations(t, &na);
+
+	for (size_t i = 0; i < n; i++)
+		if (l[i].correlation == corr && l[i].op_kind == kind && l[i].allocation < na &&
+		    a[l[i].allocation].address == address)
+			return true;
+	return false;
+}
+
+static void test_data_deps(void **state)
+{
+	struct run r = {.name = "datadeps",
+			.fn = sc_data_deps,
+			.env = {{"GPUSCOPE_DATA_DEPS", "1"}}};
+	struct gs_trace *t;
+	const struct gs_allocation *a;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.err, "");
+	t = load(r.trace, true);
+	a = gs_trace_allocations(t, &n);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		if (a[i].address == A_BASE) {
+			assert_int_equal(a[i].bytes, 1 << 20);
+			assert_int_equal(a[i].alloc_ns, 1000);
+			assert_int_equal(a[i].free_ns, 5000);
+		} else {
+			assert_int_equal(a[i].address, B_BASE);
+			assert_int_equal(a[i].bytes, 2 << 20);
+			assert_int_equal(a[i].free_ns, 0); /* still live at exit */
+		}
+		assert_int_equal(a[i].mem_kind, GS_MEM_DEVICE);
+	}
+	gs_trace_op_allocs(t, &n);
+	assert_int_equal(n, 7);
+	assert_true(has_link(t, 40, A_BASE, GS_OP_MEMCPY));
+	assert_true(has_link(t, 41, A_BASE, GS_OP_KERNEL));
+	assert_true(has_link(t, 41, B_BASE, GS_OP_KERNEL));
+	assert_true(has_link(t, 42, B_BASE, GS_OP_MEMSET));
+	assert_true(has_link(t, 43, A_BASE, GS_OP_KERNEL));
+	assert_true(has_link(t, 44, A_BASE, GS_OP_KERNEL));
+	assert_true(has_link(t, 44, B_BASE, GS_OP_KERNEL));
+	gs_trace_destroy(t);
+}
+
+/* The periodic flush puts records on disk; SIGKILL loses only what came after. */
+static void sc_periodic_then_kill(void)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s-%ld.gscope", tmpdir, scenario_name, (long)getpid());
+	EMIT(rec_api(RT, KCBID_LAUNCH, 1, 5, 100, 110));
+	EMIT(rec_kernel(1, 7, 1, 120, 200, "flushed"));
+	for (int i = 0; i < 1000; i++) { /* up to 10 s */
+		struct timespec ts = {0, 10000000};
+
+		if (stat(path, &st) == 0 && st.st_size > 20 + 28)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	kill(getpid(), SIGKILL);
+}
+
+static void test_periodic_flush_survives_sigkill(void **state)
+{
+	struct run r = {.name = "sigkill",
+			.fn = sc_periodic_then_kill,
+			.env = {{"GPUSCOPE_FLUSH_MS", "20"}}};
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	assert_true(WIFSIGNALED(r.status));
+	assert_int_equal(WTERMSIG(r.status), SIGKILL);
+	t = load(r.trace, false);
+	assert_true(has_warning(t, "cut short", NULL));
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 1);
+	gs_trace_overheads(t, &n);
+	assert_true(n >= 1); /* the flush itself is an overhead interval */
+	gs_trace_destroy(t);
+}
+
+/* cudaDeviceReset and context destruction force a flush before the context goes. */
+static void sc_device_reset(void)
+{
+	struct gsd_stats before, after;
+
+	EMIT(rec_kernel(1, 7, 1, 120, 200, "k1"));
+	before = gsd_get_stats();
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020,
+		CUPTI_API_ENTER, 2, NULL);
+	after = gsd_get_stats();
+	if (after.forced_flushes != before.forced_flushes + 1 ||
+	    after.buffers_completed != before.buffers_completed + 1)
+		_exit(44);
+	EMIT(rec_kernel(1, 7, 3, 300, 400, "k2"));
+	gsd_resource(CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	if (gsd_get_stats().forced_flushes != before.forced_flushes + 2)
+		_exit(45);
+}
+
+static void test_device_reset_flushes(void **state)
+{
+	struct run r = {.name = "reset", .fn = sc_device_reset};
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load(r.trace, true);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 2);
+	gs_trace_destroy(t);
+}
+
+/* With CUDA_INJECTION64_PATH the constructor leaves setup to InitializeInjection. */
+static void test_injection_path(void **state)
+{
+	struct run r = {.name = "inject",
+			.fn = sc_some_records,
+			.check_deferred = true,
+			.env = {{"CUDA_INJECTION64_PATH", GS_COLLECTOR_DOUBLE}}};
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load(r.trace, true);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 1);
+	gs_trace_destroy(t);
+}
+
+static int setup_tmp(void **state)
+{
+	DIR *d;
+	struct dirent *e;
+
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/scenarios", GS_TEST_TMP);
+	mkdir(GS_TEST_TMP, 0755);
+	if (mkdir(tmpdir, 0755) != 0 && errno != EEXIST)
+		return -1;
+	/* Start empty: the scenarios count the files they leave. */
+	d = opendir(tmpdir);
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pipeline_two_streams),
+		cmocka_unit_test(test_legacy_default_stream),
+		cmocka_unit_test(test_pageable_copies),
+		cmocka_unit_test(test_host_syncs),
+		cmocka_unit_test(test_graph_launch),
+		cmocka_unit_test(test_three_threads),
+		cmocka_unit_test(test_buffer_exhaustion),
+		cmocka_unit_test(test_subscribe_fails),
+		cmocka_unit_test(test_no_driver),
+		cmocka_unit_test(test_no_records_no_file),
+		cmocka_unit_test(test_fork_child),
+		cmocka_unit_test(test_sigterm),
+		cmocka_unit_test(test_sigterm_program_handler),
+		cmocka_unit_test(test_exit_from_thread),
+		cmocka_unit_test(test_output_exists),
+		cmocka_unit_test(test_output_symlink),
+		cmocka_unit_test(test_output_pid_name_taken),
+		cmocka_unit_test(test_data_deps),
+		cmocka_unit_test(test_periodic_flush_survives_sigkill),
+		cmocka_unit_test(test_device_reset_flushes),
+		cmocka_unit_test(test_injection_path),
+	};
+
+	return cmocka_run_group_tests(tests, setup_tmp, NULL);
+}
