@@ -19,8 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct corr_entry {
-	uint64_t corr;
+/* An op under a sort key: its correlation id, or the allocation it touches. */
+struct op_key {
+	uint64_t key;
 	int64_t start;
 	uint32_t op;
 };
@@ -52,7 +53,7 @@ struct builder {
 	struct gs_graph *g;
 
 	/* Per stream: [corr_first[s], corr_first[s + 1]) in by_corr. */
-	struct corr_entry *by_corr;
+	struct op_key *by_corr;
 	size_t *corr_first;
 	struct launch_entry *launches;
 	size_t n_launches;
@@ -99,12 +100,13 @@ static gs_status add_edge(struct builder *b, uint32_t from, uint32_t to, uint8_t
 
 /* ---- indexes ---- */
 
-static int cmp_corr(const void *pa, const void *pb)
+/* By key, then start, then op index. */
+static int cmp_op_key(const void *pa, const void *pb)
 {
-	const struct corr_entry *a = pa, *b = pb;
+	const struct op_key *a = pa, *b = pb;
 
-	if (a->corr != b->corr)
-		return a->corr < b->corr ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	return a->op < b->op ? -1 : a->op > b->op;
@@ -126,12 +128,12 @@ static gs_status index_streams(struct builder *b)
 		for (size_t i = first; i < first + count; i++) {
 			if (!b->ops[i].correlation)
 				continue;
-			b->by_corr[k++] = (struct corr_entry){.corr = b->ops[i].correlation,
-							      .start = b->ops[i].start_ns,
-							      .op = (uint32_t)i};
+			b->by_corr[k++] = (struct op_key){.key = b->ops[i].correlation,
+							  .start = b->ops[i].start_ns,
+							  .op = (uint32_t)i};
 		}
 		if (k - base > 1)
-			qsort(b->by_corr + base, k - base, sizeof(*b->by_corr), cmp_corr);
+			qsort(b->by_corr + base, k - base, sizeof(*b->by_corr), cmp_op_key);
 	}
 	b->corr_first[b->n_streams] = k;
 	return GS_OK;
@@ -150,7 +152,7 @@ static uint32_t last_before(const struct builder *b, uint32_t s, uint64_t c)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (b->by_corr[mid].corr < c)
+		if (b->by_corr[mid].key < c)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -172,7 +174,7 @@ static uint32_t first_after(const struct builder *b, uint32_t s, uint64_t c)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (b->by_corr[mid].corr <= c)
+		if (b->by_corr[mid].key <= c)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -471,23 +473,6 @@ static gs_status default_stream_edges(struct builder *b)
 	return GS_OK;
 }
 
-struct touch {
-	uint32_t alloc;
-	int64_t start;
-	uint32_t op;
-};
-
-static int cmp_touch(const void *pa, const void *pb)
-{
-	const struct touch *a = pa, *b = pb;
-
-	if (a->alloc != b->alloc)
-		return a->alloc < b->alloc ? -1 : 1;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->op < b->op ? -1 : a->op > b->op;
-}
-
 /* Ops touching one allocation, in time order: each depends on the one
  * before. */
 static gs_status data_edges(struct builder *b)
@@ -495,7 +480,7 @@ static gs_status data_edges(struct builder *b)
 	size_t n_links;
 	const struct gs_op_alloc *links = gs_trace_op_allocs(b->t, &n_links);
 	struct gs_u64map by_corr = {0};
-	struct touch *touch = NULL;
+	struct op_key *touch = NULL;
 	size_t n = 0;
 	gs_status rc = GS_OK;
 
@@ -517,14 +502,14 @@ static gs_status data_edges(struct builder *b)
 		if (!gs_u64map_get(&by_corr,
 				   links[i].correlation * GS_OP_KIND_COUNT + links[i].op_kind, &op))
 			continue;
-		touch[n++] = (struct touch){.alloc = links[i].allocation,
-					    .start = b->ops[op].start_ns,
-					    .op = op};
+		touch[n++] = (struct op_key){.key = links[i].allocation,
+					     .start = b->ops[op].start_ns,
+					     .op = op};
 	}
 	if (n > 1)
-		qsort(touch, n, sizeof(*touch), cmp_touch);
+		qsort(touch, n, sizeof(*touch), cmp_op_key);
 	for (size_t i = 1; i < n && !rc; i++) {
-		if (touch[i].alloc != touch[i - 1].alloc)
+		if (touch[i].key != touch[i - 1].key)
 			continue;
 		rc = add_edge(b, touch[i - 1].op, touch[i].op, GS_EDGE_DATA, 0);
 		if (!rc)

@@ -178,34 +178,6 @@ gs_status gs_strtab_intern(struct gs_strtab *st, const char *s, size_t len, uint
 	return GS_OK;
 }
 
-gs_status gs_strtab_append(struct gs_strtab *st, const char *s, size_t len, uint32_t *id)
-{
-	uint64_t h;
-	size_t i;
-	gs_status rc;
-
-	if ((st->count + 1) * 2 > st->nslots) {
-		rc = strtab_rehash(st);
-		if (rc)
-			return rc;
-	}
-	rc = strtab_add(st, s, len, id);
-	if (rc)
-		return rc;
-	/* Index it only when no equal string is indexed already. */
-	h = gs_hash_bytes(s, len);
-	i = h & (st->nslots - 1);
-	while (st->slots[i]) {
-		uint32_t cand = st->slots[i] - 1;
-
-		if (st->lens[cand] == len && memcmp(st->strs[cand], s, len) == 0)
-			return GS_OK;
-		i = (i + 1) & (st->nslots - 1);
-	}
-	st->slots[i] = *id + 1;
-	return GS_OK;
-}
-
 /* ---- stream map ---- */
 
 static uint64_t stream_hash(const struct gs_stream *s)

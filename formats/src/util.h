@@ -35,8 +35,6 @@ struct gs_strtab {
 void gs_strtab_init(struct gs_strtab *st);
 void gs_strtab_fini(struct gs_strtab *st);
 gs_status gs_strtab_intern(struct gs_strtab *st, const char *s, size_t len, uint32_t *id);
-/* Append without looking for an equal string (ids must stay dense). */
-gs_status gs_strtab_append(struct gs_strtab *st, const char *s, size_t len, uint32_t *id);
 
 static inline const char *gs_strtab_get(const struct gs_strtab *st, uint32_t id)
 {
