@@ -1,0 +1,2149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Nsight Systems SQLite export importer (`nsys export --type sqlite`).
+ *
+ * The file is opened read-only through the system SQLite library, as an
+ * immutable URI (no lock, no -wal or -journal file is ever created next to
+ * the input). Every table is read row by row with sqlite3_step; nothing is
+ * loaded whole but what the model keeps (plus a map of API calls by
+ * correlation id, and SQLite's own sorter, which spills to temporary files).
+ * Columns are probed with pragma_table_info, so old and new schema versions
+ * (2.x of nsys 2022, 3.x of nsys 2024) read the same; missing tables and
+ * columns are fine. A database without any CUPTI_ACTIVITY_KIND_* table is
+ * not an Nsight export and is refused.
+ *
+ * Mapping (times are integer ns already; pid = (globalPid >> 24) & 0xFFFFFF,
+ * tid = globalTid & 0xFFFFFF, as nsys serialises its GlobalIds):
+ *   CUPTI_ACTIVITY_KIND_KERNEL   -> kernel ops. Name: demangledName, else
+ *       shortName, else mangledName (through StringIds), as Kineto names
+ *       kernels; grid, block, registers, static + dynamic shared memory,
+ *       graphNodeId and graphId when present (GS_OPF_GRAPH with either, or
+ *       when the launching call is a graph launch).
+ *   CUPTI_ACTIVITY_KIND_MEMCPY   -> memcpy ops: copyKind and srcKind /
+ *       dstKind through ENUM_CUDA_MEMCPY_OPER / ENUM_CUDA_MEM_KIND (by their
+ *       symbol names; nsys' own numbering when the tables are absent: array
+ *       copies become HtoD / DtoH / DtoD with GS_MEM_ARRAY, unified-memory
+ *       copies keep their direction, static device / managed memory is
+ *       device / managed); named as Kineto names copies
+ *       ("Memcpy HtoD (Pageable -> Device)").
+ *   CUPTI_ACTIVITY_KIND_MEMSET   -> memset ops ("Memset (Device)").
+ *       Copies and memsets get GS_OPF_ASYNC when their call's name contains
+ *       "Async" (the export has no flags column).
+ *   CUPTI_ACTIVITY_KIND_RUNTIME / _DRIVER -> API calls, named through
+ *       StringIds without the "_vNNNN" version suffix (cudaMalloc_v3020 ->
+ *       cudaMalloc, as the collector names them). RUNTIME rows whose
+ *       eventClass is 1 (CUDA driver) are driver calls. Older exports
+ *       recorded a call twice with one correlation id when CUDA backtraces
+ *       were collected (an outer eventClass 67 row around the real one):
+ *       rows of one thread and one correlation id where one lies within the
+ *       other are folded into the outer one (its times, name and return
+ *       value; the kind of the inner runtime/driver row).
+ *   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION -> syncs: syncType through
+ *       ENUM_CUPTI_SYNC_TYPE; when the call's name says another kind (nsys
+ *       2024 with CUDA 11 records cudaDeviceSynchronize as an event sync
+ *       with no event) the name wins. Host thread from the call; stream for
+ *       stream syncs and waits; eventId; eventSyncId / cudaEventSyncId.
+ *   CUPTI_ACTIVITY_KIND_CUDA_EVENT -> event records (stream, event,
+ *       correlation, sync id; the time is the record call's start). A sync
+ *       on an event is joined to the latest record of that event before it
+ *       (by correlation id, in each process): event_correlation and
+ *       wait_on_stream.
+ *   TARGET_INFO_CUDA_STREAM, TARGET_INFO_CUDA_NULL_STREAM,
+ *   TARGET_INFO_CUDA_CONTEXT_INFO -> stream kind (flag through
+ *       ENUM_CUPTI_STREAM_TYPE: default -> blocking, non-blocking, null ->
+ *       legacy default) and priority. Streams are declared as (pid, device,
+ *       context, stream) when a record uses them.
+ *   TARGET_INFO_GPU (+ TARGET_INFO_CUDA_DEVICE) -> devices. The device id
+ *       of the records is the CUDA ordinal: TARGET_INFO_CUDA_DEVICE maps it
+ *       to a GPU where present, else a GPU row's cuDevice is its id (its
+ *       own id when cuDevice is absent). Copy engines: asyncEngines.
+ *   NVTX_EVENTS -> NVTX ranges: push/pop (eventType 59) and start/end (60)
+ *       ranges with an end; text, else textId; the domain's name from its
+ *       NvtxDomainCreate row (75).
+ *   PROCESSES, TARGET_INFO_SYSTEM_ENV -> one gs_process per pid that has
+ *       records: its name as command line, Hostname, CudaDriverVersion.
+ * Records with end before start, over 7 days long, or without a time, and
+ * GPU records without a valid device or stream, are dropped and counted;
+ * each kind reaches the sink as one warning at the end.
+ */
+#include "import_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NS_ENUM_MAX 64
+#define NS_MAX_FIELDS 24
+#define NS_MAX_GPUS 4096
+#define NS_INVALID_ID 0xFFFFFFFFll /* CUPTI's "no stream / no event" */
+
+/* ------------------------------------------------------------------------ */
+/* Hash maps                                                                */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t ns_mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ull;
+	k ^= k >> 33;
+	return k;
+}
+
+/* uint64 -> uint64; keys are stored plus one so that 0 marks a free slot. */
+struct ns_map {
+	uint64_t *keys;
+	uint64_t *vals;
+	size_t count, cap;
+};
+
+static void ns_map_fini(struct ns_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static bool ns_map_slot(const struct ns_map *m, uint64_t key, size_t *slot)
+{
+	size_t mask = m->cap - 1, i = (size_t)ns_mix(key) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		if (m->keys[i] == key + 1) {
+			*slot = i;
+			return true;
+		}
+		if (m->keys[i] == 0) {
+			*slot = i;
+			return false;
+		}
+	}
+}
+
+static bool ns_map_get(const struct ns_map *m, uint64_t key, uint64_t *val)
+{
+	size_t s;
+
+	if (!m->cap || !ns_map_slot(m, key, &s))
+		return false;
+	if (val)
+		*val = m->vals[s];
+	return true;
+}
+
+static gs_status ns_map_grow(struct ns_map *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64;
+	struct ns_map nm = {.cap = ncap};
+
+	nm.keys = calloc(ncap, sizeof(*nm.keys));
+	nm.vals = malloc(ncap * sizeof(*nm.vals));
+	if (!nm.keys || !nm.vals) {
+		ns_map_fini(&nm);
+		gs_error_append("out of memory");
+		return GS_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		size_t s;
+
+		if (!m->keys[i])
+			continue;
+		ns_map_slot(&nm, m->keys[i] - 1, &s);
+		nm.keys[s] = m->keys[i];
+		nm.vals[s] = m->vals[i];
+	}
+	nm.count = m->count;
+	ns_map_fini(m);
+	*m = nm;
+	return GS_OK;
+}
+
+/* Set key to val (an existing value is kept unless `replace`). */
+static gs_status ns_map_put(struct ns_map *m, uint64_t key, uint64_t val, bool replace)
+{
+	size_t s;
+
+	if (key == UINT64_MAX)
+		return GS_OK; /* cannot be stored; never a real key */
+	/* An existing key never grows the table (callers update while they
+	 * walk it). */
+	if (m->cap && ns_map_slot(m, key, &s)) {
+		if (replace)
+			m->vals[s] = val;
+		return GS_OK;
+	}
+	if ((m->count + 1) * 2 > m->cap) {
+		gs_status rc = ns_map_grow(m);
+
+		if (rc)
+			return rc;
+	}
+	ns_map_slot(m, key, &s);
+	m->keys[s] = key + 1;
+	m->vals[s] = val;
+	m->count++;
+	return GS_OK;
+}
+
+/* A map keyed by four integers, for the small tables (streams, events). */
+struct ns_key {
+	int64_t a;
+	int64_t b, c, d;
+};
+
+struct ns_kent {
+	struct ns_key k;
+	uint64_t v1, v2;
+	bool used;
+};
+
+struct ns_kmap {
+	struct ns_kent *e;
+	size_t count, cap;
+};
+
+static uint64_t ns_key_hash(const struct ns_key *k)
+{
+	return ns_mix((uint64_t)k->a ^
+		      ns_mix((uint64_t)k->b ^ ns_mix((uint64_t)k->c ^ ns_mix((uint64_t)k->d))));
+}
+
+static bool ns_key_eq(const struct ns_key *x, const struct ns_key *y)
+{
+	return x->a == y->a && x->b == y->b && x->c == y->c && x->d == y->d;
+}
+
+static struct ns_kent *ns_kmap_slot(const struct ns_kmap *m, const struct ns_key *k)
+{
+	size_t mask = m->cap - 1, i = (size_t)ns_key_hash(k) & mask;
+
+	for (;; i = (i + 1) & mask)
+		if (!m->e[i].used || ns_key_eq(&m->e[i].k, k))
+			return &m->e[i];
+}
+
+static const struct ns_kent *ns_kmap_get(const struct ns_kmap *m, const struct ns_key *k)
+{
+	const struct ns_kent *e;
+
+	if (!m->cap)
+		return NULL;
+	e = ns_kmap_slot(m, k);
+	return e->used ? e : NULL;
+}
+
+static gs_status ns_kmap_put(struct ns_kmap *m, const struct ns_key *k, uint64_t v1, uint64_t v2)
+{
+	struct ns_kent *e;
+
+	if ((m->count + 1) * 2 > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 64;
+		struct ns_kmap nm = {.cap = ncap, .count = m->count};
+
+		nm.e = calloc(ncap, sizeof(*nm.e));
+		if (!nm.e) {
+			gs_error_append("out of memory");
+			return GS_ERR_NOMEM;
+		}
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->e[i].used)
+				*ns_kmap_slot(&nm, &m->e[i].k) = m->e[i];
+		free(m->e);
+		*m = nm;
+	}
+	e = ns_kmap_slot(m, k);
+	if (!e->used) {
+		e->used = true;
+		e->k = *k;
+		m->count++;
+	}
+	e->v1 = v1;
+	e->v2 = v2;
+	return GS_OK;
+}
+
+static void ns_kmap_fini(struct ns_kmap *m)
+{
+	free(m->e);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ------------------------------------------------------------------------ */
+/* State                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Counted warnings. */
+enum ns_warn {
+	NW_NO_TIME,
+	NW_NEG_DUR,
+	NW_HUGE_DUR,
+	NW_NO_STREAM,
+	NW_COUNT
+};
+
+static const char *const ns_warn_text[NW_COUNT] = {
+	[NW_NO_TIME] = "records without a start or end time",
+	[NW_NEG_DUR] = "records whose end is before their start",
+	[NW_HUGE_DUR] = "records longer than 7 days",
+	[NW_NO_STREAM] = "GPU records without a valid device or stream",
+};
+
+/* What an API call's name says (cached with the name's string id). */
+enum ns_name_flags {
+	NF_ASYNC = 1u << 0,
+	NF_GRAPH = 1u << 1,
+	NF_EVREC = 1u << 2,
+	NF_SYNC_SHIFT = 3, /* bits 3..5: the enum gs_sync_kind the name implies */
+};
+
+/* Memcpy kind table entries: direction plus the array sides. */
+#define NS_CK_SRC_ARRAY 0x10u
+#define NS_CK_DST_ARRAY 0x20u
+#define NS_CK_KIND(v) ((v)&0x0Fu)
+
+struct ns_gpu {
+	int64_t id, cu_device;
+	bool has_cu_device;
+	struct gs_device dev; /* every field but id */
+};
+
+struct nsys {
+	const char *name;
+	sqlite3 *db;
+	struct gs_sink *sink;
+	struct gs_import_limits lim;
+	uint64_t records;
+	const char *table;      /* being read, for messages */
+	sqlite3_stmt *str_stmt; /* SELECT value FROM StringIds WHERE id = ? */
+	sqlite3_stmt *col_stmt; /* does table ?1 have column ?2 */
+	struct ns_map strs;     /* StringIds id << 1 | api -> sink id | flags << 32 */
+	struct ns_map calls;    /* call key -> tid | flags << 32 */
+	struct ns_map evrec;    /* call key -> start of a cudaEventRecord call */
+	struct ns_map pids;     /* pids with records */
+	struct ns_map dev_used; /* device ids used by records */
+	struct ns_map dev_done; /* device ids emitted */
+	struct ns_kmap streams; /* (pid, device, context, stream) -> index */
+	struct ns_kmap sinfo;   /* (pid, 0, context, stream) -> kind, priority */
+	struct ns_kmap domains; /* (pid, domain id) -> string id */
+	struct ns_kmap events;  /* (pid, event id) -> record correlation, stream */
+	uint32_t nstreams;
+	struct ns_key last_key;
+	uint32_t last_index;
+	bool have_last;
+	uint8_t copy_map[NS_ENUM_MAX], mem_map[NS_ENUM_MAX];
+	uint8_t sync_map[NS_ENUM_MAX], stream_map[NS_ENUM_MAX];
+	uint32_t copy_names[GS_COPY_KIND_COUNT][GS_MEM_KIND_COUNT][GS_MEM_KIND_COUNT];
+	uint32_t memset_names[GS_MEM_KIND_COUNT];
+	uint32_t unnamed_kernel;
+	uint32_t host_name, driver_version;
+	uint64_t warn[NW_COUNT];
+	const char *warn_table[NW_COUNT];
+	struct ns_gpu *gpus;
+	size_t ngpus;
+};
+
+static gs_status ns_nomem(void)
+{
+	gs_error_append("out of memory");
+	return GS_ERR_NOMEM;
+}
+
+static void ns_warn(struct nsys *n, enum ns_warn w)
+{
+	if (!n->warn[w]++)
+		n->warn_table[w] = n->table;
+}
+
+/* A failed SQLite call: one error naming the file and the table. SQLite's
+ * message may quote bytes of a corrupt file: only printable ASCII is kept. */
+static gs_status ns_fail(struct nsys *n, int rc)
+{
+	const char *raw = n->db ? sqlite3_errmsg(n->db) : sqlite3_errstr(rc);
+	const char *what = n->table ? n->table : "the schema";
+	char msg[200];
+	size_t i = 0;
+
+	for (; raw && raw[i] && i + 1 < sizeof(msg); i++)
+		msg[i] = raw[i] >= 0x20 && raw[i] < 0x7f ? raw[i] : '?';
+	msg[i] = '\0';
+
+	switch (rc & 0xff) {
+	case SQLITE_NOMEM:
+		gs_error_append("%s: out of memory reading %s", n->name, what);
+		return GS_ERR_NOMEM;
+	case SQLITE_IOERR:
+		if (rc == SQLITE_IOERR_SHORT_READ)
+			break;
+		/* fall through */
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		gs_error_append("%s: cannot read the SQLite database: %s (reading %s)", n->name,
+				msg, what);
+		return GS_ERR_IO;
+	default:
+		break;
+	}
+	gs_error_append("%s: corrupt SQLite database: %s (reading %s)", n->name, msg, what);
+	return GS_ERR_FORMAT;
+}
+
+static gs_status ns_sink_failed(struct nsys *n, gs_status rc)
+{
+	gs_error_append("%s: %s", n->name, n->table ? n->table : "Nsight export");
+	return rc;
+}
+
+static gs_status ns_count(struct nsys *n)
+{
+	if (++n->records > n->lim.max_records) {
+		gs_error_append("%s: %s: more than max_records (%llu) records", n->name,
+				n->table ? n->table : "Nsight export",
+				(unsigned long long)n->lim.max_records);
+		return GS_ERR_LIMIT;
+	}
+	return GS_OK;
+}
+
+/* ns_emit_<cb>: count one record and pass it to the sink's callback. */
+#define NS_DEFINE_EMIT(cb, type)                                                                   \
+	static gs_status ns_emit_##cb(struct nsys *n, const type *rec)                             \
+	{                                                                                          \
+		gs_status rc = ns_count(n);                                                        \
+                                                                                                   \
+		if (!rc && n->sink->cb && (rc = n->sink->cb(n->sink, rec)))                        \
+			rc = ns_sink_failed(n, rc);                                                \
+		return rc;                                                                         \
+	}
+
+NS_DEFINE_EMIT(op, struct gs_op)
+NS_DEFINE_EMIT(api_call, struct gs_api_call)
+NS_DEFINE_EMIT(sync, struct gs_sync)
+NS_DEFINE_EMIT(event_record, struct gs_event_record)
+NS_DEFINE_EMIT(range, struct gs_range)
+NS_DEFINE_EMIT(device, struct gs_device)
+NS_DEFINE_EMIT(process, struct gs_process)
+
+static gs_status ns_intern(struct nsys *n, const char *s, size_t len, uint32_t *id)
+{
+	gs_status rc;
+
+	*id = GS_NO_STRING;
+	if (len > n->lim.max_string_bytes) {
+		gs_error_append("%s: %s: string longer than max_string_bytes (%llu)", n->name,
+				n->table ? n->table : "StringIds",
+				(unsigned long long)n->lim.max_string_bytes);
+		return GS_ERR_LIMIT;
+	}
+	if (!n->sink->intern)
+		return GS_OK;
+	rc = n->sink->intern(n->sink, s, len, id);
+	if (rc)
+		return ns_sink_failed(n, rc);
+	return GS_OK;
+}
+
+static gs_status ns_intern_str(struct nsys *n, const char *s, uint32_t *id)
+{
+	return ns_intern(n, s, strlen(s), id);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers                                                            */
+/* ------------------------------------------------------------------------ */
+
+static bool ns_i64(sqlite3_stmt *st, int col, int64_t *v)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return false;
+	*v = sqlite3_column_int64(st, col);
+	return true;
+}
+
+static int64_t ns_i64_or(sqlite3_stmt *st, int col, int64_t def)
+{
+	int64_t v;
+
+	return ns_i64(st, col, &v) ? v : def;
+}
+
+static uint32_t ns_u32(int64_t v)
+{
+	if (v < 0)
+		return 0;
+	return v > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static uint64_t ns_u64(int64_t v)
+{
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+/* A 32-bit value nsys may store unsigned (priority -5 as 4294967291). */
+static int32_t ns_i32(int64_t v)
+{
+	if (v >= INT32_MIN && v <= INT32_MAX)
+		return (int32_t)v;
+	if (v > INT32_MAX && v <= (int64_t)UINT32_MAX)
+		return (int32_t)(uint32_t)v;
+	return 0;
+}
+
+static int64_t ns_pid_of(int64_t global_id)
+{
+	return (int64_t)(((uint64_t)global_id >> 24) & 0xFFFFFF);
+}
+
+static int64_t ns_tid_of(int64_t global_id)
+{
+	return (int64_t)((uint64_t)global_id & 0xFFFFFF);
+}
+
+/* A device, stream or event id that names something (not NULL, -1 or
+ * CUPTI's 0xFFFFFFFF). */
+static bool ns_valid_id(bool present, int64_t v)
+{
+	return present && v >= 0 && v != NS_INVALID_ID;
+}
+
+/* Key of an API call: its process and correlation id (ids repeat across
+ * processes). 0 when the call cannot be keyed. */
+static uint64_t ns_call_key(int64_t pid, int64_t corr)
+{
+	if (corr <= 0 || corr >= (1ll << 40))
+		return 0;
+	return ((uint64_t)pid & 0xFFFFFF) << 40 | (uint64_t)corr;
+}
+
+/* Length of an API name without its "_vNNNN" version suffix. */
+static size_t ns_api_name_len(const char *s, size_t n)
+{
+	size_t i = n;
+
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (i < n && i >= 3 && s[i - 1] == 'v' && s[i - 2] == '_')
+		return i - 2;
+	return n;
+}
+
+static uint8_t ns_api_name_flags(const char *s)
+{
+	unsigned f = 0, k = GS_SYNC_UNKNOWN;
+
+	if (strstr(s, "Async"))
+		f |= NF_ASYNC;
+	if (strstr(s, "GraphLaunch"))
+		f |= NF_GRAPH;
+	if (strstr(s, "EventRecord"))
+		f |= NF_EVREC;
+	if (strstr(s, "DeviceSynchronize") || strstr(s, "CtxSynchronize"))
+		k = GS_SYNC_CONTEXT;
+	else if (strstr(s, "StreamSynchronize"))
+		k = GS_SYNC_STREAM;
+	else if (strstr(s, "EventSynchronize"))
+		k = GS_SYNC_EVENT;
+	else if (strstr(s, "StreamWaitEvent"))
+		k = GS_SYNC_STREAM_WAIT;
+	return (uint8_t)(f | k << NF_SYNC_SHIFT);
+}
+
+/* Check the times of a record: true when usable, else counted. */
+static bool ns_times_ok(struct nsys *n, bool has_start, int64_t start, bool has_end, int64_t end)
+{
+	if (!has_start || !has_end) {
+		ns_warn(n, NW_NO_TIME);
+		return false;
+	}
+	if (end < start) {
+		ns_warn(n, NW_NEG_DUR);
+		return false;
+	}
+	if ((uint64_t)end - (uint64_t)start > (uint64_t)GS_MAX_DURATION_NS) {
+		ns_warn(n, NW_HUGE_DUR);
+		return false;
+	}
+	return true;
+}
+
+static gs_status ns_note_pid(struct nsys *n, int64_t pid)
+{
+	return ns_map_put(&n->pids, (uint64_t)pid, 1, false);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Queries                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static gs_status ns_prepare(struct nsys *n, const char *sql, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(n->db, sql, -1, st, NULL);
+
+	if (rc != SQLITE_OK) {
+		*st = NULL;
+		return ns_fail(n, rc);
+	}
+	return GS_OK;
+}
+
+/* Step: *row true with a row, false at the end. */
+static gs_status ns_step(struct nsys *n, sqlite3_stmt *st, bool *row)
+{
+	int rc = sqlite3_step(st);
+
+	*row = rc == SQLITE_ROW;
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return GS_OK;
+	return ns_fail(n, rc);
+}
+
+static gs_status ns_table_exists(struct nsys *n, const char *table, bool *yes)
+{
+	sqlite3_stmt *st;
+	gs_status rc;
+
+	*yes = false;
+	rc = ns_prepare(n, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	rc = ns_step(n, st, yes);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static gs_status ns_has_column(struct nsys *n, const char *table, const char *col, size_t len,
+			       bool *yes)
+{
+	gs_status rc;
+
+	sqlite3_reset(n->col_stmt);
+	sqlite3_bind_text(n->col_stmt, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(n->col_stmt, 2, col, (int)len, SQLITE_STATIC);
+	rc = ns_step(n, n->col_stmt, yes);
+	sqlite3_reset(n->col_stmt);
+	return rc;
+}
+
+/*
+ * A SELECT over the columns a table has. Each field names its column,
+ * or several spellings separated by '|' (the first the table has is read);
+ * a field the table lacks reads as NULL. Column i of the result is field i.
+ */
+struct ns_query {
+	sqlite3_stmt *st;
+	bool exists;
+	const char *col[NS_MAX_FIELDS];
+	int col_len[NS_MAX_FIELDS];
+};
+
+struct ns_sb {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+static void ns_sb_add(struct ns_sb *b, const char *s, size_t len)
+{
+	if (b->failed)
+		return;
+	if (b->len + len + 1 > b->cap) {
+		size_t ncap = (b->len + len + 1) * 2;
+		char *nb = realloc(b->buf, ncap);
+
+		if (!nb) {
+			b->failed = true;
+			return;
+		}
+		b->buf = nb;
+		b->cap = ncap;
+	}
+	memcpy(b->buf + b->len, s, len);
+	b->len += len;
+	b->buf[b->len] = '\0';
+}
+
+static void ns_sb_str(struct ns_sb *b, const char *s)
+{
+	ns_sb_add(b, s, strlen(s));
+}
+
+/*
+ * Prepare q over `table` (q->exists false, no statement, when the table is
+ * missing). `where` is appended as is; `order` lists fields to sort by
+ * (field i ascending, -(i + 1) descending; missing ones are left out).
+ */
+static gs_status ns_query_open(struct nsys *n, struct ns_query *q, const char *table,
+			       const char *const *fields, size_t nfields, const char *where,
+			       const int *order, size_t norder)
+{
+	struct ns_sb sb = {0};
+	bool first = true;
+	gs_status rc;
+
+	memset(q, 0, sizeof(*q));
+	n->table = table;
+	rc = ns_table_exists(n, table, &q->exists);
+	if (rc || !q->exists)
+		return rc;
+	for (size_t i = 0; i < nfields && i < NS_MAX_FIELDS; i++) {
+		const char *p = fields[i];
+
+		while (*p && !q->col[i]) {
+			const char *bar = strchr(p, '|');
+			size_t len = bar ? (size_t)(bar - p) : strlen(p);
+			bool yes;
+
+			rc = ns_has_column(n, table, p, len, &yes);
+			if (rc)
+				return rc;
+			if (yes) {
+				q->col[i] = p;
+				q->col_len[i] = (int)len;
+			}
+			p += len + (bar ? 1 : 0);
+		}
+	}
+	ns_sb_str(&sb, "SELECT ");
+	for (size_t i = 0; i < nfields; i++) {
+		if (i)
+			ns_sb_str(&sb, ", ");
+		if (q->col[i]) {
+			ns_sb_str(&sb, "\"");
+			ns_sb_add(&sb, q->col[i], (size_t)q->col_len[i]);
+			ns_sb_str(&sb, "\"");
+		} else {
+			ns_sb_str(&sb, "NULL");
+		}
+	}
+	ns_sb_str(&sb, " FROM \"");
+	ns_sb_str(&sb, table);
+	ns_sb_str(&sb, "\"");
+	if (where) {
+		ns_sb_str(&sb, " ");
+		ns_sb_str(&sb, where);
+	}
+	for (size_t i = 0; i < norder; i++) {
+		int f = order[i] >= 0 ? order[i] : -order[i] - 1;
+
+		if (f >= (int)nfields || !q->col[f])
+			continue;
+		ns_sb_str(&sb, first ? " ORDER BY \"" : ", \"");
+		ns_sb_add(&sb, q->col[f], (size_t)q->col_len[f]);
+		ns_sb_str(&sb, order[i] >= 0 ? "\"" : "\" DESC");
+		first = false;
+	}
+	if (sb.failed) {
+		free(sb.buf);
+		return ns_nomem();
+	}
+	rc = ns_prepare(n, sb.buf, &q->st);
+	free(sb.buf);
+	return rc;
+}
+
+static void ns_query_close(struct ns_query *q)
+{
+	sqlite3_finalize(q->st);
+	q->st = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Strings                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The sink's id of StringIds row `id` (GS_NO_STRING when there is none);
+ * `api`: without the version suffix, and *flags what the name says.
+ */
+static gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, uint8_t *flags)
+{
+	uint64_t key = (uint64_t)id << 1 | (api ? 1u : 0u), v;
+	const char *saved = n->table;
+	gs_status rc;
+	bool row;
+
+	if (ns_map_get(&n->strs, key, &v)) {
+		*sid = (uint32_t)v;
+		if (flags)
+			*flags = (uint8_t)(v >> 32);
+		return GS_OK;
+	}
+	*sid = GS_NO_STRING;
+	v = GS_NO_STRING;
+	if (n->str_stmt) {
+		sqlite3_reset(n->str_stmt);
+		sqlite3_bind_int64(n->str_stmt, 1, id);
+		n->table = "StringIds";
+		rc = ns_step(n, n->str_stmt, &row);
+		if (!rc && row && sqlite3_column_type(n->str_stmt, 0) != SQLITE_NULL) {
+			const char *s = (const char *)sqlite3_column_text(n->str_stmt, 0);
+			size_t len = (size_t)sqlite3_column_bytes(n->str_stmt, 0);
+			uint8_t f = 0;
+
+			if (!s) {
+				rc = ns_nomem();
+			} else {
+				if (api) {
+					f = ns_api_name_flags(s);
+					len = ns_api_name_len(s, len);
+				}
+				rc = ns_intern(n, s, len, sid);
+				v = *sid | (uint64_t)f << 32;
+			}
+		}
+		sqlite3_reset(n->str_stmt);
+		n->table = saved;
+		if (rc)
+			return rc;
+	}
+	if (flags)
+		*flags = (uint8_t)(v >> 32);
+	return ns_map_put(&n->strs, key, v, true);
+}
+
+/* A text column, interned (GS_NO_STRING when NULL). */
+static gs_status ns_text(struct nsys *n, sqlite3_stmt *st, int col, uint32_t *sid)
+{
+	const char *s;
+
+	*sid = GS_NO_STRING;
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return GS_OK;
+	s = (const char *)sqlite3_column_text(st, col);
+	if (!s)
+		return ns_nomem();
+	return ns_intern(n, s, (size_t)sqlite3_column_bytes(st, col), sid);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Opening                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static uint32_t ns_be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A file cut short is refused before SQLite reads it: SQLite would read
+ * the missing pages as errors only when a query reaches them. */
+static gs_status ns_check_file(struct nsys *n)
+{
+	unsigned char h[100];
+	struct stat sb;
+	size_t got = 0;
+	uint32_t page, pages;
+	int fd = open(n->name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		gs_error_append("%s: cannot open: %s", n->name, strerror(errno));
+		return GS_ERR_IO;
+	}
+	if (fstat(fd, &sb) != 0) {
+		int e = errno;
+
+		close(fd);
+		gs_error_append("%s: cannot stat: %s", n->name, strerror(e));
+		return GS_ERR_IO;
+	}
+	while (got < sizeof(h)) {
+		ssize_t r = read(fd, h + got, sizeof(h) - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			close(fd);
+			gs_error_append("%s: read failed: %s", n->name, strerror(e));
+			return GS_ERR_IO;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (got < sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0) {
+		gs_error_append(
+			"%s: truncated SQLite database (%zu bytes, shorter than its header)",
+			n->name, got);
+		return GS_ERR_FORMAT;
+	}
+	page = (uint32_t)h[16] << 8 | h[17];
+	if (page == 1)
+		page = 65536;
+	if (page < 512 || (page & (page - 1))) {
+		gs_error_append("%s: corrupt SQLite database: page size %u in the header", n->name,
+				page);
+		return GS_ERR_FORMAT;
+	}
+	pages = ns_be32(h + 28);
+	if ((uint64_t)sb.st_size % page) {
+		gs_error_append("%s: truncated SQLite database (%llu bytes, not a whole number of "
+				"%u-byte pages)",
+				n->name, (unsigned long long)sb.st_size, page);
+		return GS_ERR_FORMAT;
+	}
+	/* The header's page count is valid when its version-valid-for number
+	 * matches the change counter. */
+	if (pages && ns_be32(h + 92) == ns_be32(h + 24) &&
+	    (uint64_t)sb.st_size < (uint64_t)pages * page) {
+		gs_error_append("%s: truncated SQLite database (%llu bytes, the header says %llu)",
+				n->name, (unsigned long long)sb.st_size,
+				(unsigned long long)pages * page);
+		return GS_ERR_FORMAT;
+	}
+	return GS_OK;
+}
+
+/* "file:" URI of a path, percent-encoded, opened immutable. */
+static char *ns_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t len = strlen(path);
+	char *u = malloc(len * 3 + 32), *p;
+
+	if (!u)
+		return NULL;
+	p = u;
+	memcpy(p, path[0] == '/' ? "file://" : "file:", path[0] == '/' ? 7 : 5);
+	p += path[0] == '/' ? 7 : 5;
+	for (const unsigned char *s = (const unsigned char *)path; *s; s++) {
+		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || strchr("/-._~", *s)) {
+			*p++ = (char)*s;
+		} else {
+			*p++ = '%';
+			*p++ = hex[*s >> 4];
+			*p++ = hex[*s & 15];
+		}
+	}
+	memcpy(p, "?immutable=1", sizeof("?immutable=1"));
+	return u;
+}
+
+static gs_status ns_open(struct nsys *n)
+{
+	char *uri = ns_uri(n->name);
+	int rc;
+
+	if (!uri)
+		return ns_nomem();
+	rc = sqlite3_open_v2(uri, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	free(uri);
+	if (rc != SQLITE_OK) {
+		gs_status st = ns_fail(n, rc);
+
+		sqlite3_close(n->db);
+		n->db = NULL;
+		return st;
+	}
+	return ns_prepare(n, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2 COLLATE NOCASE",
+			  &n->col_stmt);
+}
+
+static gs_status ns_check_nsys(struct nsys *n)
+{
+	sqlite3_stmt *st;
+	gs_status rc;
+	bool yes;
+
+	rc = ns_prepare(n,
+			"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE "
+			"'CUPTI\\_ACTIVITY\\_KIND\\_%' ESCAPE '\\' LIMIT 1",
+			&st);
+	if (rc)
+		return rc;
+	rc = ns_step(n, st, &yes);
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	if (!yes) {
+		gs_error_append("%s: SQLite database is not an Nsight Systems export (no "
+				"CUPTI_ACTIVITY_KIND_* tables)",
+				n->name);
+		return GS_ERR_FORMAT;
+	}
+	rc = ns_table_exists(n, "StringIds", &yes);
+	if (!rc && yes)
+		rc = ns_prepare(n, "SELECT value FROM StringIds WHERE id = ?1", &n->str_stmt);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Enums                                                                    */
+/* ------------------------------------------------------------------------ */
+
+struct ns_enum_name {
+	const char *suffix;
+	uint8_t value;
+};
+
+static const struct ns_enum_name ns_copy_names[] = {
+	{"UNKNOWN", GS_COPY_UNKNOWN},
+	{"HTOD", GS_COPY_HTOD},
+	{"DTOH", GS_COPY_DTOH},
+	{"HTOA", GS_COPY_HTOD | NS_CK_DST_ARRAY},
+	{"ATOH", GS_COPY_DTOH | NS_CK_SRC_ARRAY},
+	{"ATOA", GS_COPY_DTOD | NS_CK_SRC_ARRAY | NS_CK_DST_ARRAY},
+	{"ATOD", GS_COPY_DTOD | NS_CK_SRC_ARRAY},
+	{"DTOA", GS_COPY_DTOD | NS_CK_DST_ARRAY},
+	{"DTOD", GS_COPY_DTOD},
+	{"HTOH", GS_COPY_HTOH},
+	{"PTOP", GS_COPY_PTOP},
+	{"UVM_HTOD", GS_COPY_HTOD},
+	{"UVM_DTOH", GS_COPY_DTOH},
+	{"UVM_DTOD", GS_COPY_DTOD},
+};
+
+static const struct ns_enum_name ns_mem_names[] = {
+	{"PAGEABLE", GS_MEM_PAGEABLE},      {"PINNED", GS_MEM_PINNED},
+	{"DEVICE", GS_MEM_DEVICE},          {"ARRAY", GS_MEM_ARRAY},
+	{"MANAGED", GS_MEM_MANAGED},        {"DEVICE_STATIC", GS_MEM_DEVICE},
+	{"MANAGED_STATIC", GS_MEM_MANAGED}, {"UNKNOWN", GS_MEM_UNKNOWN},
+};
+
+static const struct ns_enum_name ns_sync_names[] = {
+	{"UNKNOWN", GS_SYNC_UNKNOWN},
+	{"EVENT_SYNCHRONIZE", GS_SYNC_EVENT},
+	{"STREAM_WAIT_EVENT", GS_SYNC_STREAM_WAIT},
+	{"STREAM_SYNCHRONIZE", GS_SYNC_STREAM},
+	{"CONTEXT_SYNCHRONIZE", GS_SYNC_CONTEXT},
+};
+
+static const struct ns_enum_name ns_stream_names[] = {
+	{"UNKNOWN", GS_STREAM_UNKNOWN},
+	{"DEFAULT", GS_STREAM_BLOCKING},
+	{"NON_BLOCKING", GS_STREAM_NON_BLOCKING},
+	{"NULL", GS_STREAM_LEGACY_DEFAULT},
+	{"PER_THREAD", GS_STREAM_PER_THREAD_DEFAULT},
+};
+
+#define NS_COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Fill map (value -> model value) with nsys' numbering (the order of
+ * `names`), then read `table` where present: each row's symbol name, less
+ * `prefix`, says what its id means.
+ */
+static gs_status ns_load_enum(struct nsys *n, uint8_t *map, const char *table, const char *prefix,
+			      const struct ns_enum_name *names, size_t nnames, uint8_t unknown)
+{
+	static const char *const fields[] = {"id", "name"};
+	size_t plen = strlen(prefix);
+	struct ns_query q;
+	gs_status rc;
+	bool row;
+
+	for (size_t i = 0; i < NS_ENUM_MAX; i++)
+		map[i] = i < nnames ? names[i].value : unknown;
+	rc = ns_query_open(n, &q, table, fields, 2, NULL, NULL, 0);
+	if (rc || !q.exists)
+		return rc;
+	if (!q.col[0] || !q.col[1]) {
+		ns_query_close(&q);
+		return GS_OK;
+	}
+	while (!(rc = ns_step(n, q.st, &row)) && row) {
+		int64_t id;
+		const char *s = (const char *)sqlite3_column_text(q.st, 1);
+
+		if (!ns_i64(q.st, 0, &id) || id < 0 || id >= NS_ENUM_MAX || !s)
+			continue;
+		if (strncmp(s, prefix, plen) == 0)
+			s += plen;
+		map[id] = unknown;
+		for (size_t i = 0; i < nnames; i++)
+			if (strcmp(s, names[i].suffix) == 0)
+				map[id] = names[i].value;
+	}
+	ns_query_close(&q);
+	return rc;
+}
+
+static gs_status ns_load_enums(struct nsys *n)
+{
+	gs_status rc;
+
+	rc = ns_load_enum(n, n->copy_map, "ENUM_CUDA_MEMCPY_OPER", "CUDA_MEMCPY_KIND_",
+			  ns_copy_names, NS_COUNT_OF(ns_copy_names), GS_COPY_UNKNOWN);
+	if (!rc)
+		rc = ns_load_enum(n, n->mem_map, "ENUM_CUDA_MEM_KIND", "CUDA_MEMOPR_MEMORY_KIND_",
+				  ns_mem_names, NS_COUNT_OF(ns_mem_names), GS_MEM_UNKNOWN);
+	if (!rc)
+		rc = ns_load_enum(n, n->sync_map, "ENUM_CUPTI_SYNC_TYPE",
+				  "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_", ns_sync_names,
+				  NS_COUNT_OF(ns_sync_names), GS_SYNC_UNKNOWN);
+	if (!rc)
+		rc = ns_load_enum(n, n->stream_map, "ENUM_CUPTI_STREAM_TYPE",
+				  "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_", ns_stream_names,
+				  NS_COUNT_OF(ns_stream_names), GS_STREAM_UNKNOWN);
+	return rc;
+}
+
+/* Column `col` through an enum map (`unknown` when NULL or out of range). */
+static uint8_t ns_enum(const uint8_t *map, sqlite3_stmt *st, int col, uint8_t unknown)
+{
+	int64_t v;
+
+	return ns_i64(st, col, &v) && v >= 0 && v < NS_ENUM_MAX ? map[v] : unknown;
+}
+
+/* ------------------------------------------------------------------------ */
+/* System, streams, devices                                                 */
+/* ------------------------------------------------------------------------ */
+
+static gs_status ns_load_system(struct nsys *n)
+{
+	static const char *const fields[] = {"name", "value"};
+	struct ns_query q;
+	gs_status rc;
+	bool row;
+
+	rc = ns_query_open(n, &q, "TARGET_INFO_SYSTEM_ENV", fields, 2,
+			   "WHERE name IN ('Hostname', 'CudaDriverVersion')", NULL, 0);
+	if (rc || !q.exists)
+		return rc;
+	while (!(rc = ns_step(n, q.st, &row)) && row) {
+		const char *name = (const char *)sqlite3_column_text(q.st, 0);
+		uint32_t *dst;
+
+		if (!name)
+			continue;
+		dst = strcmp(name, "Hostname") == 0 ? &n->host_name : &n->driver_version;
+		if (*dst == GS_NO_STRING && (rc = ns_text(n, q.st, 1, dst)))
+			break;
+	}
+	ns_query_close(&q);
+	return rc;
+}
+
+static gs_status ns_sinfo_put(struct nsys *n, int64_t pid, int64_t ctx, int64_t stream,
+			      uint8_t kind, int32_t prio, bool keep_prio)
+{
+	struct ns_key k = {pid, 0, ctx, stream};
+	const struct ns_kent *e = ns_kmap_get(&n->sinfo, &k);
+
+	if (!e && n->sinfo.count >= n->lim.max_streams) {
+		gs_error_append("%s: %s: more than max_streams (%u) streams", n->name, n->table,
+				n->lim.max_streams);
+		return GS_ERR_LIMIT;
+	}
+	if (e && keep_prio)
+		prio = (int32_t)(uint32_t)e->v2;
+	return ns_kmap_put(&n->sinfo, &k, kind, (uint32_t)prio);
+}
+
+/* Stream kinds and priorities, from the tables that list streams. */
+static gs_status ns_load_stream_info(struct nsys *n)
+{
+	static const char *const sfields[] = {"streamId", "processId", "contextId", "priority",
+					      "flag"};
+	static const struct {
+		const char *table, *stream;
+	} nulls[] = {
+		{"TARGET_INFO_CUDA_NULL_STREAM", "streamId"},
+		{"TARGET_INFO_CUDA_CONTEXT_INFO", "nullStreamId"},
+	};
+	struct ns_query q;
+	gs_status rc;
+	bool row;
+
+	rc = ns_query_open(n, &q, "TARGET_INFO_CUDA_STREAM", sfields, 5, NULL, NULL, 0);
+	if (rc)
+		return rc;
+	while (q.exists && !(rc = ns_step(n, q.st, &row)) && row) {
+		int64_t stream, pid;
+
+		if (!ns_i64(q.st, 0, &stream) || !ns_i64(q.st, 1, &pid))
+			continue;
+		rc = ns_sinfo_put(n, pid, ns_i64_or(q.st, 2, 0), stream,
+				  ns_enum(n->stream_map, q.st, 4, GS_STREAM_UNKNOWN),
+				  ns_i32(ns_i64_or(q.st, 3, 0)), false);
+		if (rc)
+			break;
+	}
+	ns_query_close(&q);
+	for (size_t t = 0; !rc && t < NS_COUNT_OF(nulls); t++) {
+		const char *fields[3] = {nulls[t].stream, "processId", "contextId"};
+
+		rc = ns_query_open(n, &q, nulls[t].table, fields, 3, NULL, NULL, 0);
+		while (!rc && q.exists && !(rc = ns_step(n, q.st, &row)) && row) {
+			int64_t stream, pid;
+
+			if (!ns_i64(q.st, 0, &stream) || !ns_i64(q.st, 1, &pid))
+				continue;
+			rc = ns_sinfo_put(n, pid, ns_i64_or(q.st, 2, 0), stream,
+					  GS_STREAM_LEGACY_DEFAULT, 0, true);
+		}
+		ns_query_close(&q);
+	}
+	return rc;
+}
+
+/* The index of stream (pid, device, context, stream), declared when new. */
+static gs_status ns_stream(struct nsys *n, int64_t pid, int64_t device, int64_t ctx, int64_t stream,
+			   uint32_t *index)
+{
+	struct ns_key k = {pid, device, ctx, stream}, ik = {pid, 0, ctx, stream};
+	const struct ns_kent *e;
+	struct gs_stream st = {0};
+	uint32_t idx;
+	gs_status rc;
+
+	if (n->have_last && ns_key_eq(&n->last_key, &k)) {
+		*index = n->last_index;
+		return GS_OK;
+	}
+	e = ns_kmap_get(&n->streams, &k);
+	if (e) {
+		idx = (uint32_t)e->v1;
+	} else {
+		if (n->nstreams >= n->lim.max_streams) {
+			gs_error_append("%s: %s: more than max_streams (%u) streams", n->name,
+					n->table, n->lim.max_streams);
+			return GS_ERR_LIMIT;
+		}
+		st.pid = pid;
+		st.device = ns_u32(device);
+		st.context = ns_u32(ctx);
+		st.stream_id = ns_u64(stream);
+		e = ns_kmap_get(&n->sinfo, &ik);
+		if (e) {
+			st.kind = (uint8_t)e->v1;
+			st.priority = (int32_t)(uint32_t)e->v2;
+		}
+		idx = n->nstreams;
+		if (n->sink->stream && (rc = n->sink->stream(n->sink, &st, &idx)))
+			return ns_sink_failed(n, rc);
+		rc = ns_kmap_put(&n->streams, &k, idx, 0);
+		if (rc)
+			return rc;
+		n->nstreams++;
+	}
+	n->last_key = k;
+	n->last_index = idx;
+	n->have_last = true;
+	*index = idx;
+	return GS_OK;
+}
+
+static gs_status ns_emit_device_once(struct nsys *n, const struct gs_device *d)
+{
+	gs_status rc;
+
+	if (ns_map_get(&n->dev_done, d->id, NULL))
+		return GS_OK;
+	rc = ns_map_put(&n->dev_done, d->id, 1, false);
+	if (!rc)
+		rc = ns_emit_device(n, d);
+	return rc;
+}
+
+/* The GPUs of TARGET_INFO_GPU (a handful of rows; at most NS_MAX_GPUS). */
+static gs_status ns_load_gpus(struct nsys *n)
+{
+	static const char *const fields[] = {
+		"id",
+		"cuDevice",
+		"name",
+		"uuid",
+		"smCount|multiProcessorCount",
+		"totalMemory|totalGlobalMem|globalMemorySize",
+		"computeMajor|computeCapabilityMajor",
+		"computeMinor|computeCapabilityMinor",
+		"asyncEngines|asyncEngineCount|numMemcpyEngines",
+	};
+	struct ns_query q;
+	gs_status rc;
+	bool row;
+
+	rc = ns_query_open(n, &q, "TARGET_INFO_GPU", fields, NS_COUNT_OF(fields), NULL, NULL, 0);
+	if (rc || !q.exists)
+		return rc;
+	while (!(rc = ns_step(n, q.st, &row)) && row && n->ngpus < NS_MAX_GPUS) {
+		struct ns_gpu g = {0};
+
+		if (!ns_i64(q.st, 0, &g.id))
+			continue;
+		g.has_cu_device = ns_i64(q.st, 1, &g.cu_device);
+		if ((rc = ns_text(n, q.st, 2, &g.dev.name)) ||
+		    (rc = ns_text(n, q.st, 3, &g.dev.uuid)))
+			break;
+		g.dev.sm_count = ns_u32(ns_i64_or(q.st, 4, 0));
+		g.dev.memory_bytes = ns_u64(ns_i64_or(q.st, 5, 0));
+		g.dev.cc_major = ns_u32(ns_i64_or(q.st, 6, 0));
+		g.dev.cc_minor = ns_u32(ns_i64_or(q.st, 7, 0));
+		g.dev.copy_engines = ns_u32(ns_i64_or(q.st, 8, 0));
+		if (!n->gpus) {
+			n->gpus = calloc(NS_MAX_GPUS, sizeof(*n->gpus));
+			if (!n->gpus) {
+				rc = ns_nomem();
+				break;
+			}
+		}
+		n->gpus[n->ngpus++] = g;
+	}
+	ns_query_close(&q);
+	return rc;
+}
+
+static int ns_gpu_cmp(const void *pa, const void *pb)
+{
+	const struct ns_gpu *a = pa, *b = pb;
+
+	return a->dev.id < b->dev.id ? -1 : a->dev.id > b->dev.id;
+}
+
+static gs_status ns_devices(struct nsys *n)
+{
+	static const char *const fields[] = {"cudaId", "gpuId"};
+	struct ns_query q;
+	gs_status rc;
+	bool row, mapped = false;
+
+	rc = ns_load_gpus(n);
+	if (!rc)
+		rc = ns_query_open(n, &q, "TARGET_INFO_CUDA_DEVICE", fields, 2, NULL, NULL, 0);
+	if (rc)
+		return rc;
+	/* CUDA ordinal -> GPU, where the export says so. */
+	if (q.exists && q.col[0] && q.col[1]) {
+		mapped = true;
+		while (!(rc = ns_step(n, q.st, &row)) && row) {
+			int64_t cuda, gpu;
+
+			if (!ns_i64(q.st, 0, &cuda) || !ns_i64(q.st, 1, &gpu))
+				continue;
+			for (size_t i = 0; i < n->ngpus; i++) {
+				if (n->gpus[i].id != gpu)
+					continue;
+				struct gs_device d = n->gpus[i].dev;
+
+				d.id = ns_u32(cuda);
+				rc = ns_emit_device_once(n, &d);
+				break;
+			}
+			if (rc)
+				break;
+		}
+	}
+	ns_query_close(&q);
+	if (rc || mapped)
+		return rc;
+	/* Else each GPU by its CUDA ordinal, in order of id. */
+	n->table = "TARGET_INFO_GPU";
+	for (size_t i = 0; i < n->ngpus; i++)
+		n->gpus[i].dev.id =
+			ns_u32(n->gpus[i].has_cu_device ? n->gpus[i].cu_device : n->gpus[i].id);
+	if (n->ngpus)
+		qsort(n->gpus, n->ngpus, sizeof(*n->gpus), ns_gpu_cmp);
+	for (size_t i = 0; !rc && i < n->ngpus; i++)
+		rc = ns_emit_device_once(n, &n->gpus[i].dev);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* API calls                                                                */
+/* ------------------------------------------------------------------------ */
+
+struct ns_call {
+	struct gs_api_call c;
+	int64_t global_tid;
+	uint8_t flags;
+	bool kind_known;
+	bool have;
+};
+
+/* Emit a call and remember what ops and syncs need from it. */
+static gs_status ns_call_flush(struct nsys *n, struct ns_call *p)
+{
+	uint64_t key;
+	gs_status rc;
+
+	if (!p->have)
+		return GS_OK;
+	p->have = false;
+	rc = ns_emit_api_call(n, &p->c);
+	if (!rc)
+		rc = ns_note_pid(n, p->c.pid);
+	key = ns_call_key(p->c.pid, (int64_t)p->c.correlation);
+	if (rc || !key)
+		return rc;
+	rc = ns_map_put(&n->calls, key, (uint32_t)p->c.tid | (uint64_t)p->flags << 32, false);
+	if (!rc && (p->flags & NF_EVREC))
+		rc = ns_map_put(&n->evrec, key, (uint64_t)p->c.start_ns, false);
+	return rc;
+}
+
+static gs_status ns_api_table(struct nsys *n, const char *table, bool driver)
+{
+	static const char *const fields[] = {"start",         "end",    "eventClass", "globalTid",
+					     "correlationId", "nameId", "returnValue"};
+	/* Duplicates of one call sit together, the outer one first. */
+	static const int order[] = {3, 4, 0, -2};
+	struct ns_call p = {0};
+	struct ns_query q;
+	gs_status rc;
+	bool row;
+
+	rc = ns_query_open(n, &q, table, fields, NS_COUNT_OF(fields), NULL, order,
+			   NS_COUNT_OF(order));
+	if (rc || !q.exists)
+		return rc;
+	while (!(rc = ns_step(n, q.st, &row)) && row) {
+		struct ns_call r = {.have = true};
+		int64_t start = 0, end = 0, cls, corr = 0, gtid = 0, name;
+		bool hs = ns_i64(q.st, 0, &start), he = ns_i64(q.st, 1, &end);
+		bool hc = ns_i64(q.st, 4, &corr) && corr > 0;
+
+		if (!ns_times_ok(n, hs, start, he, end))
+			continue;
+		ns_i64(q.st, 3, &gtid);
+		if (p.have && hc && (uint64_t)corr == p.c.correlation && gtid == p.global_tid &&
+		    start >= p.c.start_ns && end <= p.c.end_ns) {
+			/* The inner row of a call recorded twice: fold it. */
+			cls = ns_i64_or(q.st, 2, -1);
+			if (!p.kind_known && (driver || cls == 0 || cls == 1)) {
+				p.c.kind = driver || cls == 1 ? GS_API_DRIVER : GS_API_RUNTIME;
+				p.kind_known = true;
+			}
+			if (ns_i64(q.st, 5, &name)) {
+				uint32_t sid;
+				uint8_t f = 0;
+
+				rc = ns_string(n, name, true, &sid, &f);
+				if (rc)
+					break;
+				p.flags |= f;
+				if (p.c.name == GS_NO_STRING)
+					p.c.name = sid;
+			}
+			continue;
+		}
+		rc = ns_call_flush(n, &p);
+		if (rc)
+			break;
+		cls = ns_i64_or(q.st, 2, -1);
+		r.c.start_ns = start;
+		r.c.end_ns = end;
+		r.global_tid = gtid;
+		r.c.pid = ns_pid_of(gtid);
+		r.c.tid = ns_tid_of(gtid);
+		r.c.correlation = hc ? (uint64_t)corr : 0;
+		r.c.return_value = ns_i32(ns_i64_or(q.st, 6, 0));
+		r.kind_known = driver || cls == 0 || cls == 1;
+		r.c.kind = driver || cls == 1 ? GS_API_DRIVER : GS_API_RUNTIME;
+		r.c.name = GS_NO_STRING;
+		if (ns_i64(q.st, 5, &name) && (rc = ns_string(n, name, true, &r.c.name, &r.flags)))
+			break;
+		p = r;
+	}
+	if (!rc)
+		rc = ns_call_flush(n, &p);
+	ns_query_close(&q);
+	return rc;
+}
+
+/* What the call (pid, corr) said: thread and name flags. */
+static bool ns_call_info(const struct nsys *n, int64_t pid, bool has_corr, int64_t corr,
+			 int64_t *tid, uint8_t *flags)
+{
+	uint64_t key = has_corr ? ns_call_key(pid, corr) : 0, v;
+
+	if (!key || !ns_map_get(&n->calls, key, &v)) {
+		*tid = -1;
+		*flags = 0;
+		return false;
+	}
+	*tid = (int64_t)(uint32_t)v;
+	*flags = (uint8_t)(v >> 32);
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* GPU ops                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The first seven fields of every op table. */
+#define NS_OP_FIELDS                                                                               \
+	"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid"
+
+/*
+ * The common part of an op row. *ok false when the row is dropped
+ * (counted). *flags: what the launching call's name says.
+ */
+static gs_status ns_op_common(struct nsys *n, sqlite3_stmt *st, struct gs_op *op, bool *ok,
+			      uint8_t *flags)
+{
+	int64_t start = 0, end = 0, dev = 0, ctx = 0, stream = 0, corr = 0, gpid = 0, pid, tid;
+	bool hs = ns_i64(st, 0, &start), he = ns_i64(st, 1, &end);
+	bool hd = ns_i64(st, 2, &dev), hstr = ns_i64(st, 4, &stream);
+	bool hc = ns_i64(st, 5, &corr) && corr > 0;
+	gs_status rc;
+
+	*ok = false;
+	*flags = 0;
+	if (!ns_times_ok(n, hs, start, he, end))
+		return GS_OK;
+	if (!ns_valid_id(hd, dev) || !ns_valid_id(hstr, stream)) {
+		ns_warn(n, NW_NO_STREAM);
+		return GS_OK;
+	}
+	ns_i64(st, 3, &ctx);
+	ns_i64(st, 6, &gpid);
+	pid = ns_pid_of(gpid);
+	memset(op, 0, sizeof(*op));
+	op->start_ns = start;
+	op->end_ns = end;
+	op->correlation = hc ? (uint64_t)corr : 0;
+	op->name = GS_NO_STRING;
+	rc = ns_stream(n, pid, dev, ctx, stream, &op->stream);
+	if (!rc)
+		rc = ns_note_pid(n, pid);
+	if (!rc)
+		rc = ns_map_put(&n->dev_used, (uint64_t)dev, 1, false);
+	if (rc)
+		return rc;
+	ns_call_info(n, pid, hc, corr, &tid, flags);
+	*ok = true;
+	return GS_OK;
+}
+
+static gs_status ns_kernels(struct nsys *n)
+{
+	static const char *const fields[] = {
+		NS_OP_FIELDS,
+		"demangledName",
+		"shortName",
+		"mangledName",
+		"registersPerThread",
+		"gridX",
+		"gridY",
+		"gridZ",
+		"blockX",
+		"blockY",
+		"blockZ",
+		"staticSharedMemory",
+		"dynamicSharedMemory",
+		"graphNodeId",
+		"graphId",
+	};
+	struct ns_query q;
+	gs_status rc;
+	bool row;
+
+	rc = ns_query_open(n, &q, "CUPTI_ACTIVITY_KIND_KERNEL", fields, NS_COUNT_OF(fields), NULL,
+			   NULL, 0);
+	if (rc || !q.exists)
+		return rc;
+	while (!(rc = ns_step(n, q.st, &row)) && row) {
+		struct gs_op op;
+		uint8_t flags;
+		bool ok;
+		int64_t v, node = 0, graph = 0;
+
+		rc = ns_op_common(n, q.st, &op, &ok, &flags);
+		if (rc)
+			break;
+		if (!ok)
+			continue;
+		op.kind = GS_OP_KERNEL;
+		for (int c = 7; c <= 9 && op.name == GS_NO_STRING && !rc; c++)
+			if (ns_i64(q.st, c, &v))
+				rc = ns_string(n, v, false, &op.name, NULL);
+		if (!rc && op.name == GS_NO_STRING) {
+			if (n->unnamed_kernel == GS_NO_STRING)
+				rc = ns_intern_str(n, "(unnamed kernel)", &n->unnamed_kernel);
+			op.name = n->unnamed_kernel;
+		}
+		if (rc)
+			break;
+		op.registers = ns_u32(ns_i64_or(q.st, 10, 0));
+		for (int i = 0; i < 3; i++) {
+			op.grid[i] = ns_u32(ns_i64_or(q.st, 11 + i, 0));
+			op.block[i] = ns_u32(ns_i64_or(q.st, 14 + i, 0));
+		}
+		op.shared_mem = ns_u32(ns_i64_or(q.st, 17, 0) + ns_i64_or(q.st, 18, 0));
+		ns_i64(q.st, 19, &node);
+		ns_i64(q.st, 20, &graph);
+		op.graph_node = ns_u64(node);
+		op.graph_id = ns_u32(graph);
+		if (node > 0 || graph > 0 || (flags & NF_GRAPH))
+			op.flags |= GS_OPF_GRAPH;
+		rc = ns_emit_op(n, &op);
+		if (rc)
+			break;
+	}
+	ns_query_close(&q);
+	return rc;
+}
+
+static const char *ns_copy_word(unsigned k)
+{
+	static const char *const w[GS_COPY_KIND_COUNT] = {"",     "HtoD", "DtoH",
+							  "DtoD", "HtoH", "PtoP"};
+	return k < GS_COPY_KIND_COUNT ? w[k] : "";
+}
+
+static const char *ns_mem_word(unsigned k)
+{
+	static const char *const w[GS_MEM_KIND_COUNT] = {"Unknown", "Pageable", "Pinned",
+							 "Device",  "Managed",  "Array"};
+	return k < GS_MEM_KIND_COUNT ? w[k] : "Unknown";
+}
+
+/* "Memcpy HtoD (Pageable -> Device)", as Kineto and the collector name
+ * copies. */
+static gs_status ns_copy_name(struct nsys *n, const struct gs_op *op, uint32_t *id)
+{
+	uint32_t *slot = &n->copy_names[op->copy_kind][op->src_mem][op->dst_mem];
+	char buf[96];
+
+	if (*slot == GS_NO_STRING) {
+		gs_status rc;
+
+		if (op->copy_kind == GS_COPY_UNKNOWN)
+			snprintf(buf, sizeof(buf), "Memcpy (%s -> %s)", ns_mem_word(op->src_mem),
+				 ns_mem_word(op->dst_mem));
+		else
+			snprintf(buf, sizeof(buf), "Memcpy %s (%s -> %s)",
+				 ns_copy_word(op->copy_kind), ns_mem_word(op->src_mem),
+				 ns_mem_word(op->dst_mem));
+		rc = ns_intern_str(n, buf, slot);
+		if (rc)
+			return rc;
+	}
+	*id = *slot;
+	return GS_OK;
+}
+
+static gs_status ns_memcpys(struct nsys *n)
+{
+	static const char *const fields[] = {NS_OP_FIELDS, "bytes",   "copyKind",
+					     "srcKind",    "dstKind", "graphNodeId"};
+	struct ns_query q;
+	gs_status rc;
+	bool row;
+
+	rc = ns_query_open(n, &q, "CUPTI_ACTIVITY_KIND_MEMCPY", fields, NS_COUNT_OF(fields), NULL,
+			   NULL, 0);
+	if (rc || !q.exists)
+		return rc;
+	while (!(rc = ns_step(n, q.st, &row)) && row) {
+		struct gs_op op;
+		uint8_t flags, ck;
+		int64_t node = 0;
+		bool ok;
+
+		rc = ns_op_common(n, q.st, &op, &ok, &flags);
+		if (rc)
+			break;
+		if (!ok)
+			continue;
+		op.kind = GS_OP_MEMCPY;
+		op.bytes = ns_u64(ns_i64_or(q.st, 7, 0));
+		ck = ns_enum(n->copy_map, q.st, 8, GS_COPY_UNKNOWN);
+		op.copy_kind = NS_CK_KIND(ck) < GS_COPY_KIND_COUNT ? NS_CK_KIND(ck) : 0;
+		op.src_mem = ns_enum(n->mem_map, q.st, 9, GS_MEM_UNKNOWN);
+		op.dst_mem = ns_enum(n->mem_map, q.st, 10, GS_MEM_UNKNOWN);
+		if ((ck & NS_CK_SRC_ARRAY) && op.src_mem == GS_MEM_UNKNOWN)
+			op.src_mem = GS_MEM_ARRAY;
+		if ((ck & NS_CK_DST_ARRAY) && op.dst_mem == GS_MEM_UNKNOWN)
+			op.dst_mem = GS_MEM_ARRAY;
+		if (ns_i64(q.st, 11, &node) && node > 0) {
+			op.graph_node = (uint64_t)node;
+			op.flags |= GS_OPF_GRAPH;
+		}
+		if (flags & NF_ASYNC)
+			op.flags |= GS_OPF_ASYNC;
+		if (flags & NF_GRAPH)
+			op.flags |= GS_OPF_GRAPH;
+		rc = ns_copy_name(n, &op, &op.name);
+		if (!rc)
+			rc = ns_emit_op(n, &op);
+		if (rc)
+			break;
+	}
+	ns_query_close(&q);
+	return rc;
+}
+
+static gs_status ns_memsets(struct nsys *n)
+{
+	static const char *const fields[] = {NS_OP_FIELDS, "bytes", "memKind", "graphNodeId"};
+	struct ns_query q;
+	gs_status rc;
+	bool row;
+
+	rc = ns_query_open(n, &q, "CUPTI_ACTIVITY_KIND_MEMSET", fields, NS_COUNT_OF(fields), NULL,
+			   NULL, 0);
+	if (rc || !q.exists)
+		return rc;
+	while (!(rc = ns_step(n, q.st, &row)) && row) {
+		struct gs_op op;
+		uint8_t flags;
+		int64_t node = 0;
+		bool ok;
+
+		rc = ns_op_common(n, q.st, &op, &ok, &flags);
+		if (rc)
+			break;
+		if (!ok)
+			continue;
+		op.kind = GS_OP_MEMSET;
+		op.bytes = ns_u64(ns_i64_or(q.st, 7, 0));
+		op.dst_mem = ns_enum(n->mem_map, q.st, 8, GS_MEM_UNKNOWN);
+		if (ns_i64(q.st, 9, &node) && node > 0) {
+			op.graph_node = (uint64_t)node;
+			op.flags |= GS_OPF_GRAPH;
+		}
+		if (flags & NF_ASYNC)
+			op.flags |= GS_OPF_ASYNC;
+		if (flags & NF_GRAPH)
+			op.flags |= GS_OPF_GRAPH;
+		if (n->memset_names[op.dst_mem] == GS_NO_STRING) {
+			char buf[48];
+
+			snprintf(buf, sizeof(buf), "Memset (%s)", ns_mem_word(op.dst_mem));
+			rc = ns_intern_str(n, buf, &n->memset_names[op.dst_mem]);
+			if (rc)
+				break;
+		}
+		op.name = n->memset_names[op.dst_mem];
+		rc = ns_emit_op(n, &op);
+		if (rc)
+			break;
+	}
+	ns_query_close(&q);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Syncs and event records                                                  */
+/* ------------------------------------------------------------------------ */
+
+#define NS_SYNC_TABLE "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+#define NS_EVENT_TABLE "CUPTI_ACTIVITY_KIND_CUDA_EVENT"
+
+static gs_status ns_event_row(struct nsys *n, sqlite3_stmt *st)
+{
+	int64_t dev = 0, ctx = 0, stream = 0, corr = 0, gpid = 0, ev = 0, sync = 0, start, pid;
+	bool hd = ns_i64(st, 0, &dev), hstr = ns_i64(st, 2, &stream);
+	bool hc = ns_i64(st, 3, &corr) && corr > 0, hev = ns_i64(st, 5, &ev);
+	struct gs_event_record r = {.stream = GS_NO_INDEX};
+	uint64_t v;
+	gs_status rc;
+
+	n->table = NS_EVENT_TABLE;
+	ns_i64(st, 1, &ctx);
+	ns_i64(st, 4, &gpid);
+	pid = ns_pid_of(gpid);
+	if (ns_valid_id(hd, dev) && ns_valid_id(hstr, stream)) {
+		rc = ns_stream(n, pid, dev, ctx, stream, &r.stream);
+		if (rc)
+			return rc;
+	}
+	r.correlation = hc ? (uint64_t)corr : 0;
+	hev = ns_valid_id(hev, ev);
+	r.event_id = hev ? (uint64_t)ev : 0;
+	r.sync_id = ns_i64(st, 6, &sync) ? ns_u64(sync) : GS_NO_SYNC_ID;
+	if (ns_i64(st, 7, &start))
+		r.time_ns = start;
+	else if (hc && ns_map_get(&n->evrec, ns_call_key(pid, corr), &v))
+		r.time_ns = (int64_t)v;
+	rc = ns_emit_event_record(n, &r);
+	if (!rc)
+		rc = ns_note_pid(n, pid);
+	if (!rc && hev) {
+		struct ns_key k = {pid, ev, 0, 0};
+
+		rc = ns_kmap_put(&n->events, &k, r.correlation, r.stream);
+	}
+	return rc;
+}
+
+static gs_status ns_sync_row(struct nsys *n, sqlite3_stmt *st)
+{
+	int64_t start = 0, end = 0, dev = 0, ctx = 0, stream = 0, corr = 0, gpid = 0;
+	int64_t ev = 0, sync = 0, pid;
+	bool hs = ns_i64(st, 0, &start), he = ns_i64(st, 1, &end);
+	bool hd = ns_i64(st, 2, &dev), hstr = ns_i64(st, 4, &stream);
+	bool hc = ns_i64(st, 5, &corr) && corr > 0, hev = ns_i64(st, 8, &ev);
+	struct gs_sync y = {.stream = GS_NO_INDEX, .wait_on_stream = GS_NO_INDEX};
+	uint8_t flags, named;
+	gs_status rc;
+
+	n->table = NS_SYNC_TABLE;
+	if (!ns_times_ok(n, hs, start, he, end))
+		return GS_OK;
+	ns_i64(st, 3, &ctx);
+	ns_i64(st, 6, &gpid);
+	pid = ns_pid_of(gpid);
+	y.start_ns = start;
+	y.end_ns = end;
+	y.pid = pid;
+	y.correlation = hc ? (uint64_t)corr : 0;
+	y.kind = ns_enum(n->sync_map, st, 7, GS_SYNC_UNKNOWN);
+	ns_call_info(n, pid, hc, corr, &y.tid, &flags);
+	named = (uint8_t)(flags >> NF_SYNC_SHIFT);
+	if (named != GS_SYNC_UNKNOWN)
+		y.kind = named;
+	y.device = ns_valid_id(hd, dev) ? (uint32_t)dev : UINT32_MAX;
+	if ((y.kind == GS_SYNC_STREAM || y.kind == GS_SYNC_STREAM_WAIT) && y.device != UINT32_MAX &&
+	    ns_valid_id(hstr, stream)) {
+		rc = ns_stream(n, pid, dev, ctx, stream, &y.stream);
+		if (rc)
+			return rc;
+	}
+	hev = ns_valid_id(hev, ev);
+	y.event_id = hev ? (uint64_t)ev : 0;
+	y.sync_id = ns_i64(st, 9, &sync) ? ns_u64(sync) : GS_NO_SYNC_ID;
+	if (hev && (y.kind == GS_SYNC_EVENT || y.kind == GS_SYNC_STREAM_WAIT)) {
+		struct ns_key k = {pid, ev, 0, 0};
+		const struct ns_kent *e = ns_kmap_get(&n->events, &k);
+
+		if (e) {
+			y.event_correlation = e->v1;
+			y.wait_on_stream = (uint32_t)e->v2;
+		}
+	}
+	rc = ns_emit_sync(n, &y);
+	if (!rc)
+		rc = ns_note_pid(n, pid);
+	if (!rc && y.device != UINT32_MAX)
+		rc = ns_map_put(&n->dev_used, y.device, 1, false);
+	return rc;
+}
+
+/* (globalPid, correlationId) of the current row, NULL first as SQLite
+ * sorts. */
+static int ns_order_cmp(sqlite3_stmt *a, int ap, int ac, sqlite3_stmt *b, int bp, int bc)
+{
+	int64_t x = ns_i64_or(a, ap, INT64_MIN), y = ns_i64_or(b, bp, INT64_MIN);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	x = ns_i64_or(a, ac, INT64_MIN);
+	y = ns_i64_or(b, bc, INT64_MIN);
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Syncs and event records. With a CUDA_EVENT table both are read in
+ * (process, correlation id) order and merged, so that a sync on an event
+ * finds the latest record of that event before it.
+ */
+static gs_status ns_syncs_events(struct nsys *n)
+{
+	static const char *const sfields[] = {
+		"start",     "end",
+		"deviceId",  "contextId",
+		"streamId",  "correlationId",
+		"globalPid", "syncType",
+		"eventId",   "eventSyncId|cudaEventSyncId",
+	};
+	static const char *const efields[] = {
+		"deviceId",
+		"contextId",
+		"streamId",
+		"correlationId",
+		"globalPid",
+		"eventId",
+		"eventSyncId|cudaEventSyncId",
+		"start",
+	};
+	static const int sorder[] = {6, 5}, eorder[] = {4, 3};
+	struct ns_query qs, qe;
+	bool rs = false, re = false;
+	gs_status rc;
+
+	rc = ns_query_open(n, &qe, NS_EVENT_TABLE, efields, NS_COUNT_OF(efields), NULL, eorder,
+			   NS_COUNT_OF(eorder));
+	if (rc)
+		return rc;
+	rc = ns_query_open(n, &qs, NS_SYNC_TABLE, sfields, NS_COUNT_OF(sfields), NULL, sorder,
+			   qe.exists ? NS_COUNT_OF(sorder) : 0);
+	if (!rc && qe.exists) {
+		n->table = NS_EVENT_TABLE;
+		rc = ns_step(n, qe.st, &re);
+	}
+	if (!rc && qs.exists) {
+		n->table = NS_SYNC_TABLE;
+		rc = ns_step(n, qs.st, &rs);
+	}
+	while (!rc && (rs || re)) {
+		if (re && (!rs || ns_order_cmp(qe.st, 4, 3, qs.st, 6, 5) <= 0)) {
+			rc = ns_event_row(n, qe.st);
+			if (!rc)
+				rc = ns_step(n, qe.st, &re);
+		} else {
+			rc = ns_sync_row(n, qs.st);
+			if (!rc) {
+				n->table = NS_SYNC_TABLE;
+				rc = ns_step(n, qs.st, &rs);
+			}
+		}
+	}
+	ns_query_close(&qe);
+	ns_query_close(&qs);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* NVTX                                                                     */
+/* ------------------------------------------------------------------------ */
+
+#define NS_NVTX_PUSH_POP 59
+#define NS_NVTX_START_END 60
+#define NS_NVTX_DOMAIN_CREATE 75
+
+/* A text column, else a StringIds reference. */
+static gs_status ns_text_or_id(struct nsys *n, sqlite3_stmt *st, int text, int id, uint32_t *sid)
+{
+	int64_t v;
+	gs_status rc = ns_text(n, st, text, sid);
+
+	if (!rc && *sid == GS_NO_STRING && ns_i64(st, id, &v))
+		rc = ns_string(n, v, false, sid, NULL);
+	return rc;
+}
+
+static gs_status ns_nvtx(struct nsys *n)
+{
+	static const char *const fields[] = {"start",  "end",      "globalTid", "text",
+					     "textId", "domainId", "eventType"};
+	char where[96];
+	struct ns_query q;
+	gs_status rc;
+	bool row;
+
+	/* Domain names first. */
+	snprintf(where, sizeof(where), "WHERE eventType = %d", NS_NVTX_DOMAIN_CREATE);
+	rc = ns_query_open(n, &q, "NVTX_EVENTS", fields, NS_COUNT_OF(fields), NULL, NULL, 0);
+	if (rc || !q.exists || !q.col[6]) {
+		ns_query_close(&q);
+		return rc;
+	}
+	ns_query_close(&q);
+	rc = ns_query_open(n, &q, "NVTX_EVENTS", fields, NS_COUNT_OF(fields), where, NULL, 0);
+	while (!rc && !(rc = ns_step(n, q.st, &row)) && row) {
+		int64_t gtid = 0, dom;
+		uint32_t sid;
+
+		if (!ns_i64(q.st, 5, &dom))
+			continue;
+		ns_i64(q.st, 2, &gtid);
+		rc = ns_text_or_id(n, q.st, 3, 4, &sid);
+		if (!rc && sid != GS_NO_STRING) {
+			struct ns_key k = {ns_pid_of(gtid), dom, 0, 0};
+
+			rc = ns_kmap_put(&n->domains, &k, sid, 0);
+		}
+	}
+	ns_query_close(&q);
+	if (rc)
+		return rc;
+	snprintf(where, sizeof(where), "WHERE eventType IN (%d, %d)", NS_NVTX_PUSH_POP,
+		 NS_NVTX_START_END);
+	rc = ns_query_open(n, &q, "NVTX_EVENTS", fields, NS_COUNT_OF(fields), where, NULL, 0);
+	while (!rc && !(rc = ns_step(n, q.st, &row)) && row) {
+		int64_t start = 0, end = 0, gtid = 0, dom;
+		bool hs = ns_i64(q.st, 0, &start), he = ns_i64(q.st, 1, &end);
+		struct gs_range r = {.kind = GS_RANGE_NVTX, .domain = GS_NO_STRING};
+
+		if (!ns_times_ok(n, hs, start, he, end))
+			continue;
+		ns_i64(q.st, 2, &gtid);
+		r.start_ns = start;
+		r.end_ns = end;
+		r.pid = ns_pid_of(gtid);
+		r.tid = ns_tid_of(gtid);
+		rc = ns_text_or_id(n, q.st, 3, 4, &r.name);
+		if (rc)
+			break;
+		if (ns_i64(q.st, 5, &dom) && dom != 0) {
+			struct ns_key k = {r.pid, dom, 0, 0};
+			const struct ns_kent *e = ns_kmap_get(&n->domains, &k);
+
+			if (e)
+				r.domain = (uint32_t)e->v1;
+		}
+		rc = ns_emit_range(n, &r);
+		if (!rc)
+			rc = ns_note_pid(n, r.pid);
+	}
+	ns_query_close(&q);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Processes, unlisted devices, warnings                                    */
+/* ------------------------------------------------------------------------ */
+
+static gs_status ns_emit_pid(struct nsys *n, int64_t pid, uint32_t name)
+{
+	struct gs_process p = {
+		.pid = pid,
+		.host_name = n->host_name,
+		.command_line = name,
+		.driver_version = n->driver_version,
+		.runtime_version = GS_NO_STRING,
+		.cupti_version = GS_NO_STRING,
+	};
+	gs_status rc = ns_map_put(&n->pids, (uint64_t)pid, 2, true);
+
+	return rc ? rc : ns_emit_process(n, &p);
+}
+
+static gs_status ns_processes(struct nsys *n)
+{
+	static const char *const fields[] = {"pid", "name"};
+	struct ns_query q;
+	gs_status rc;
+	bool row;
+
+	rc = ns_query_open(n, &q, "PROCESSES", fields, NS_COUNT_OF(fields), NULL, NULL, 0);
+	while (!rc && q.exists && !(rc = ns_step(n, q.st, &row)) && row) {
+		int64_t pid;
+		uint64_t state;
+		uint32_t name;
+
+		if (!ns_i64(q.st, 0, &pid) || !ns_map_get(&n->pids, (uint64_t)pid, &state) ||
+		    state != 1)
+			continue;
+		rc = ns_text(n, q.st, 1, &name);
+		if (!rc)
+			rc = ns_emit_pid(n, pid, name);
+	}
+	ns_query_close(&q);
+	n->table = NULL;
+	/* Processes the table does not name (state 1: not emitted yet). */
+	for (size_t i = 0; !rc && i < n->pids.cap; i++)
+		if (n->pids.keys[i] && n->pids.vals[i] == 1)
+			rc = ns_emit_pid(n, (int64_t)(n->pids.keys[i] - 1), GS_NO_STRING);
+	/* Devices records use that no table describes. */
+	for (size_t i = 0; !rc && i < n->dev_used.cap; i++) {
+		struct gs_device d = {.name = GS_NO_STRING, .uuid = GS_NO_STRING};
+
+		if (!n->dev_used.keys[i])
+			continue;
+		d.id = (uint32_t)(n->dev_used.keys[i] - 1);
+		rc = ns_emit_device_once(n, &d);
+	}
+	return rc;
+}
+
+static gs_status ns_warnings(struct nsys *n)
+{
+	char msg[256];
+
+	if (!n->sink->warning)
+		return GS_OK;
+	for (int w = 0; w < NW_COUNT; w++) {
+		gs_status rc;
+
+		if (!n->warn[w])
+			continue;
+		snprintf(msg, sizeof(msg), "dropped %llu %s (first in %s)",
+			 (unsigned long long)n->warn[w], ns_warn_text[w],
+			 n->warn_table[w] ? n->warn_table[w] : "?");
+		rc = n->sink->warning(n->sink, msg, n->warn[w]);
+		if (rc)
+			return ns_sink_failed(n, rc);
+	}
+	return GS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry point                                                              */
+/* ------------------------------------------------------------------------ */
+
+static void ns_limits(struct gs_import_limits *out, const struct gs_import_limits *in)
+{
+	gs_import_limits_default(out);
+	if (!in)
+		return;
+	if (in->max_string_bytes)
+		out->max_string_bytes = in->max_string_bytes;
+	if (in->max_streams)
+		out->max_streams = in->max_streams;
+	if (in->max_records)
+		out->max_records = in->max_records;
+}
+
+gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, struct gs_sink *sink)
+{
+	struct nsys *n;
+	gs_status rc;
+
+	if (!path || !sink) {
+		gs_error_append("gs_import_nsys: no %s", path ? "sink" : "path");
+		return GS_ERR_INVALID;
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return ns_nomem();
+	n->name = path;
+	n->sink = sink;
+	ns_limits(&n->lim, lim);
+	n->host_name = n->driver_version = n->unnamed_kernel = GS_NO_STRING;
+	memset(n->copy_names, 0xFF, sizeof(n->copy_names));
+	memset(n->memset_names, 0xFF, sizeof(n->memset_names));
+
+	rc = ns_check_file(n);
+	if (!rc)
+		rc = ns_open(n);
+	if (!rc)
+		rc = ns_check_nsys(n);
+	if (!rc)
+		rc = ns_load_enums(n);
+	if (!rc)
+		rc = ns_load_system(n);
+	if (!rc)
+		rc = ns_load_stream_info(n);
+	if (!rc)
+		rc = ns_devices(n);
+	if (!rc)
+		rc = ns_api_table(n, "CUPTI_ACTIVITY_KIND_RUNTIME", false);
+	if (!rc)
+		rc = ns_api_table(n, "CUPTI_ACTIVITY_KIND_DRIVER", true);
+	if (!rc)
+		rc = ns_kernels(n);
+	if (!rc)
+		rc = ns_memcpys(n);
+	if (!rc)
+		rc = ns_memsets(n);
+	if (!rc)
+		rc = ns_syncs_events(n);
+	if (!rc)
+		rc = ns_nvtx(n);
+	if (!rc)
+		rc = ns_processes(n);
+	if (!rc)
+		rc = ns_warnings(n);
+
+	sqlite3_finalize(n->str_stmt);
+	sqlite3_finalize(n->col_stmt);
+	sqlite3_close(n->db);
+	ns_map_fini(&n->strs);
+	ns_map_fini(&n->calls);
+	ns_map_fini(&n->evrec);
+	ns_map_fini(&n->pids);
+	ns_map_fini(&n->dev_used);
+	ns_map_fini(&n->dev_done);
+	ns_kmap_fini(&n->streams);
+	ns_kmap_fini(&n->sinfo);
+	ns_kmap_fini(&n->domains);
+	ns_kmap_fini(&n->events);
+	free(n->gpus);
+	free(n);
+	return rc;
+}
