@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuscope diff: compare two traces (gs_diff_build on the analyze report of
+ * each) and print the differences as text or JSON.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gpuscope/analyzer.h>
+
+#include "cli.h"
+
+#define DIFF_SYNOPSIS "gpuscope diff [--format text|json] [-o OUT] [--top N] [--salvage] BASE NEW"
+
+static const struct gs_cli_usage diff_usage = {
+	.name = "diff",
+	.synopsis = DIFF_SYNOPSIS,
+};
+
+static const char diff_help[] =
+	"usage: " DIFF_SYNOPSIS "\n"
+	"\n"
+	"Compare two traces (say, before and after a change), GPU by GPU: the kernel /\n"
+	"copy / sync / idle breakdown, overlap, idle attribution, the actual, dependency\n"
+	"bound, ideal and pipelined schedules and the efficiency, side by side with the\n"
+	"change (delta = NEW - BASE); the kernels whose total time changed most (by\n"
+	"name); waits between streams and on the host that are new, vanished or changed\n"
+	"(matched by consumer and producer name and stream, as op ids differ between\n"
+	"runs); and missed copy overlaps likewise (matched by copy name, stream and\n"
+	"direction). Devices are matched by id.\n"
+	"\n"
+	"options:\n"
+	"  --format text|json  output format (default: text); json is one object,\n"
+	"                      schema \"gpuscope.diff/1\", with every row of every list\n"
+	"  -o, --output OUT    write to OUT instead of stdout (default: stdout)\n"
+	"  --top N             rows in each text table (default: 10)\n"
+	"  --salvage           skip corrupt .gscope chunks with a warning instead of\n"
+	"                      failing (default: off)\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"BASE and NEW are any traces gpuscope reads, recognised by their content.\n"
+	"\n"
+	"example:\n"
+	"  gpuscope diff before.json.gz after.json.gz\n"
+	"  gpuscope diff --format json -o diff.json before.gscope after.gscope\n";
+
+struct diff_opts {
+	bool json;
+	bool salvage;
+	const char *output;
+	size_t top;
+	const char *base;
+	const char *newp;
+};
+
+static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+		{"top", required_argument, NULL, 't'},    {"salvage", no_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	};
+	unsigned long long v;
+	char *end;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				o->json = true;
+			else if (!strcmp(optarg, "text"))
+				o->json = false;
+			else
+				return gs_cli_usage_error(
+					&diff_usage, "unknown format '%s' (text or json)", optarg);
+			break;
+		case 'o':
+			if (!*optarg)
+				return gs_cli_usage_error(&diff_usage, "-o wants a file name");
+			o->output = optarg;
+			break;
+		case 't':
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || errno || v == 0 ||
+			    v > 1000000)
+				return gs_cli_usage_error(&diff_usage,
+							  "--top wants a count from 1, not '%s'",
+							  optarg);
+			o->top = (size_t)v;
+			break;
+		case 's':
+			o->salvage = true;
+			break;
+		case 'h':
+			*help = true;
+			return GS_EXIT_OK;
+		default:
+			return gs_cli_bad_option(&diff_usage, argv, c);
+		}
+	}
+	if (argc - optind < 2)
+		return gs_cli_usage_error(&diff_usage, argc - optind ?
+							       "no NEW trace given" :
+							       "no BASE and NEW traces given");
+	if (argc - optind > 2)
+		return gs_cli_usage_error(&diff_usage, "two traces at most (got '%s' too)",
+					  argv[optind + 2]);
+	o->base = argv[optind];
+	o->newp = argv[optind + 1];
+	return GS_EXIT_OK;
+}
+
+static int diff_write(const struct diff_opts *o, const struct gs_diff *d)
+{
+	FILE *f = stdout;
+	const char *what = "stdout";
+	gs_status st;
+
+	if (o->output && strcmp(o->output, "-") != 0) {
+		f = fopen(o->output, "w");
+		what = o->output;
+		if (!f) {
+			gs_cli_error("%s: cannot open for writing: %s", o->output, strerror(errno));
+			return GS_EXIT_FAIL;
+		}
+	}
+	gs_error_clear();
+	st = o->json ? gs_diff_write_json(f, d) : gs_diff_write_text(f, d);
+	if (f != stdout) {
+		errno = 0;
+		if (fclose(f) == EOF && st == GS_OK) {
+			gs_error_append("write error: %s", strerror(errno ? errno : EIO));
+			st = GS_ERR_IO;
+		}
+		if (st != GS_OK)
+			unlink(o->output);
+	}
+	return st == GS_OK ? GS_EXIT_OK : gs_cli_fail(st, what);
+}
+
+int gs_cmd_diff(int argc, char **argv)
+{
+	struct diff_opts o = {0};
+	struct gs_trace *t[2] = {NULL, NULL};
+	enum gs_input_format fmt[2];
+	struct gs_diff *d = NULL;
+	bool help = false;
+	gs_status st;
+	int rc;
+
+	rc = diff_parse(argc, argv, &o, &help);
+	if (rc != GS_EXIT_OK || help)
+		return help ? gs_cli_help(diff_help) : rc;
+	rc = gs_cli_load(o.base, o.salvage, true, &t[0], &fmt[0]);
+	if (rc == GS_EXIT_OK)
+		rc = gs_cli_load(o.newp, o.salvage, true, &t[1], &fmt[1]);
+	if (rc == GS_EXIT_OK) {
+		struct gs_diff_options dop = {
+			.base_name = o.base,
+			.new_name = o.newp,
+			.base_format = gs_input_format_name(fmt[0]),
+			.new_format = gs_input_format_name(fmt[1]),
+			.top = o.top,
+		};
+
+		gs_error_clear();
+		st = gs_diff_build(t[0], t[1], &dop, &d);
+		rc = st == GS_OK ? diff_write(&o, d) : gs_cli_fail(st, NULL);
+	}
+	gs_diff_destroy(d);
+	gs_trace_destroy(t[0]);
+	gs_trace_destroy(t[1]);
+	return rc;
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the analyses hand to the exporters (gs_export_data_build): the
+ * launch of each op, the dependency graph's edges, each device's breakdown
+ * segments and ideal schedule, copied into the plain arrays of struct
+ * gs_export_extras (gpuscope/export.h), so gs_export never depends on the
+ * analyzer. Cost: the graph O(E log E) and, per device, the breakdown and
+ * the schedule (see breakdown.c, schedule.c); memory O(N + E + segments).
+ */
+#include "analyzer_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct gs_export_data {
+	struct gs_export_extras x;
+	uint32_t *launch;
+	struct gs_export_edge *edges;
+	struct gs_export_breakdown *bds;
+	struct gs_export_segment **segs;
+	size_t n_bds;
+	uint8_t *ideal_in;
+	int64_t *ideal_start;
+	uint8_t *ideal_bound;
+	const char *edge_names[GS_EDGE_KIND_COUNT];
+	const char *cat_names[GS_CAT_COUNT];
+	const char *bound_names[GS_BOUND_COUNT];
+};
+
+static gs_status nomem(void)
+{
+	gs_error_append("out of memory (export data)");
+	return GS_ERR_NOMEM;
+}
+
+static void *alloc_n(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+static gs_status take_edges(struct gs_export_data *d, const struct gs_graph *g)
+{
+	d->edges = alloc_n(g->n_edges, sizeof(*d->edges));
+	if (!d->edges)
+		return nomem();
+	for (size_t i = 0; i < g->n_edges; i++)
+		d->edges[i] =
+			(struct gs_export_edge){g->edges[i].from, g->edges[i].to, g->edges[i].kind};
+	for (unsigned k = 0; k < GS_EDGE_KIND_COUNT; k++)
+		d->edge_names[k] = gs_edge_kind_name(k);
+	d->x.edges = d->edges;
+	d->x.n_edges = g->n_edges;
+	d->x.edge_kind_names = d->edge_names;
+	d->x.n_edge_kinds = GS_EDGE_KIND_COUNT;
+	return GS_OK;
+}
+
+static gs_status take_breakdown(struct gs_export_data *d, const struct gs_trace *t,
+				const uint32_t *devs, size_t n_devs)
+{
+	d->bds = alloc_n(n_devs, sizeof(*d->bds));
+	d->segs = alloc_n(n_devs, sizeof(*d->segs));
+	if (!d->bds || !d->segs)
+		return nomem();
+	d->n_bds = n_devs;
+	for (size_t i = 0; i < n_devs; i++) {
+		struct gs_breakdown b;
+		gs_status rc = gs_breakdown_compute(t, devs[i], NULL, &b);
+
+		if (rc)
+			return rc;
+		d->segs[i] = alloc_n(b.n_segments, sizeof(*d->segs[i]));
+		if (!d->segs[i]) {
+			gs_breakdown_fini(&b);
+			return nomem();
+		}
+		for (size_t s = 0; s < b.n_segments; s++)
+			d->segs[i][s] = (struct gs_export_segment){b.segments[s].start_ns,
+								   b.segments[s].end_ns,
+								   b.segments[s].category};
+		d->bds[i] = (struct gs_export_breakdown){devs[i], d->segs[i], b.n_segments};
+		gs_breakdown_fini(&b);
+	}
+	for (unsigned k = 0; k < GS_CAT_COUNT; k++)
+		d->cat_names[k] = gs_category_name(k);
+	d->x.breakdowns = d->bds;
+	d->x.n_breakdowns = n_devs;
+	d->x.category_names = d->cat_names;
+	d->x.n_categories = GS_CAT_COUNT;
+	return GS_OK;
+}
+
+static gs_status take_ideal(struct gs_export_data *d, const struct gs_trace *t,
+			    const struct gs_graph *g, const uint32_t *devs, size_t n_devs)
+{
+	size_t n_ops;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+
+	d->ideal_in = alloc_n(n_ops, 1);
+	d->ideal_start = alloc_n(n_ops, sizeof(int64_t));
+	d->ideal_bound = alloc_n(n_ops, 1);
+	if (!d->ideal_in || !d->ideal_start || !d->ideal_bound)
+		return nomem();
+	for (size_t i = 0; i < n_devs; i++) {
+		struct gs_schedule s;
+		gs_status rc = gs_schedule_compute(t, g, devs[i], NULL, &s);
+
+		if (rc)
+			return rc;
+		for (size_t o = 0; o < n_ops && o < s.n_ops; o++) {
+			if (gs_op_device(t, &ops[o]) != devs[i])
+				continue;
+			d->ideal_in[o] = 1;
+			d->ideal_start[o] = s.ideal_start[o];
+			d->ideal_bound[o] = s.bound_by[o];
+		}
+		gs_schedule_fini(&s);
+	}
+	for (unsigned k = 0; k < GS_BOUND_COUNT; k++)
+		d->bound_names[k] = gs_constraint_name(k);
+	d->x.ideal_in = d->ideal_in;
+	d->x.ideal_start = d->ideal_start;
+	d->x.ideal_bound = d->ideal_bound;
+	d->x.bound_names = d->bound_names;
+	d->x.n_bound_names = GS_BOUND_COUNT;
+	return GS_OK;
+}
+
+gs_status gs_export_data_build(const struct gs_trace *t, unsigned want, struct gs_export_data **out)
+{
+	struct gs_export_data *d;
+	struct gs_graph *g = NULL;
+	uint32_t *devs = NULL;
+	size_t n_devs = 0, n_ops;
+	gs_status rc = GS_OK;
+
+	if (!t || !out) {
+		gs_error_append("gs_export_data_build: no trace or no output");
+		return GS_ERR_INVALID;
+	}
+	*out = NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return nomem();
+	gs_trace_ops(t, &n_ops);
+	if (want & (GS_EXPORT_WANT_EDGES | GS_EXPORT_WANT_IDEAL))
+		rc = gs_graph_build(t, &g);
+	if (!rc && (want & (GS_EXPORT_WANT_BREAKDOWN | GS_EXPORT_WANT_IDEAL)))
+		rc = gs_trace_op_devices(t, &devs, &n_devs);
+	if (!rc && (want & GS_EXPORT_WANT_LAUNCH)) {
+		if (g) {
+			d->launch = alloc_n(n_ops, sizeof(*d->launch));
+			if (d->launch)
+				memcpy(d->launch, g->launch, n_ops * sizeof(*d->launch));
+			else
+				rc = nomem();
+		} else {
+			rc = gs_op_launches(t, &d->launch);
+		}
+		d->x.launch = d->launch;
+	}
+	if (!rc && (want & GS_EXPORT_WANT_EDGES))
+		rc = take_edges(d, g);
+	if (!rc && (want & GS_EXPORT_WANT_BREAKDOWN))
+		rc = take_breakdown(d, t, devs, n_devs);
+	if (!rc && (want & GS_EXPORT_WANT_IDEAL))
+		rc = take_ideal(d, t, g, devs, n_devs);
+	gs_graph_destroy(g);
+	free(devs);
+	if (rc) {
+		gs_export_data_destroy(d);
+		return rc;
+	}
+	*out = d;
+	return GS_OK;
+}
+
+const struct gs_export_extras *gs_export_data_extras(const struct gs_export_data *d)
+{
+	return d ? &d->x : NULL;
+}
+
+void gs_export_data_destroy(struct gs_export_data *d)
+{
+	if (!d)
+		return;
+	free(d->launch);
+	free(d->edges);
+	for (size_t i = 0; d->segs && i < d->n_bds; i++)
+		free(d->segs[i]);
+	free(d->segs);
+	free(d->bds);
+	free(d->ideal_in);
+	free(d->ideal_start);
+	free(d->ideal_bound);
+	free(d);
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuscope exporters (target gs_export): a finished trace as Chrome trace
+ * JSON (Perfetto, chrome://tracing, tools that read PyTorch-profiler traces,
+ * and gpuscope itself) or as CSV.
+ *
+ * The exporters depend on the trace model only. What the analyses add, the
+ * launch of each op, the dependency edges, the breakdown segments and the
+ * ideal schedule, comes in as plain data (struct gs_export_extras), which
+ * the analyzer fills (gs_export_data_build in gpuscope/analyzer.h); so
+ * formats/ never depends on analyzer/, and tests can hand-build extras.
+ *
+ * Output is streamed through a small buffer (never a tree of the whole
+ * output), optionally gzip-compressed. Writers return GS_ERR_IO with a
+ * cause ("write error: No space left on device") when a write fails; the
+ * caller names the file.
+ */
+#ifndef GPUSCOPE_EXPORT_H
+#define GPUSCOPE_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <gpuscope/format.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A dependency edge between two ops (indices into gs_trace_ops()). */
+struct gs_export_edge {
+	uint32_t from;
+	uint32_t to;
+	uint8_t kind; /* index into gs_export_extras.edge_kind_names */
+};
+
+/* One breakdown segment; a device's segments are ordered and abut. */
+struct gs_export_segment {
+	int64_t start_ns;
+	int64_t end_ns;
+	uint8_t category; /* index into gs_export_extras.category_names */
+};
+
+struct gs_export_breakdown {
+	uint32_t device;
+	const struct gs_export_segment *segments;
+	size_t n_segments;
+};
+
+/*
+ * What the analyses add to an export. Every part is optional: NULL / 0
+ * leaves it out (a zeroed struct, or a NULL pointer, is an export of the
+ * records alone). Arrays "per op" have one entry per gs_trace_ops() entry.
+ */
+struct gs_export_extras {
+	/* Per op: the API call that launched it (index into
+	 * gs_trace_api_calls(), GS_NO_INDEX when unknown). NULL: the exporter
+	 * joins ops to calls by correlation id itself. */
+	const uint32_t *launch;
+
+	/* Dependency edges; a flow arrow each in Chrome traces. */
+	const struct gs_export_edge *edges;
+	size_t n_edges;
+	const char *const *edge_kind_names; /* flow names, by edge kind */
+	size_t n_edge_kinds;
+
+	/* Breakdown segments per device: Chrome counter tracks, CSV
+	 * segments. */
+	const struct gs_export_breakdown *breakdowns;
+	size_t n_breakdowns;
+	const char *const *category_names; /* by segment category */
+	size_t n_categories;
+
+	/* The ideal schedule: per op, whether it was scheduled, its ideal
+	 * start (ns, same clock) and what bound its actual start (index into
+	 * bound_names; bound may be NULL). */
+	const uint8_t *ideal_in;
+	const int64_t *ideal_start;
+	const uint8_t *ideal_bound;
+	const char *const *bound_names;
+	size_t n_bound_names;
+};
+
+struct gs_export_options {
+	bool gzip;             /* gzip-compress the output */
+	int compression_level; /* zlib level 1..9; 0: default (6) */
+	bool with_ideal;       /* Chrome: the ideal schedule as processes of
+				 * their own; CSV: ideal columns (needs
+				 * extras->ideal_in and ideal_start) */
+};
+
+/* True when `path` names a gzip file (ends with ".gz"). */
+bool gs_export_path_is_gzip(const char *path);
+
+/*
+ * Chrome trace JSON (an object with "traceEvents"):
+ *   - one process per host process (pid as recorded) and one per device
+ *     (pid = device id unless a host uses it), with process_name,
+ *     process_labels ("CPU", "GPU N") and process_sort_index metadata;
+ *     with `with_ideal`, "GPU N ideal schedule" right after each device;
+ *   - a track per stream (tid = stream id when unique) and per host thread,
+ *     with thread_name and thread_sort_index; ops of one stream that
+ *     overlap in the record, and host ranges or calls that do not nest, go
+ *     to overflow tracks right below, so no track ever mis-nests;
+ *   - complete ("X") events in Kineto's categories and args: kernel,
+ *     gpu_memcpy, gpu_memset (device, context, stream, correlation, grid,
+ *     block, registers per thread, shared memory, bytes, memory kinds, ...),
+ *     cuda_runtime, cuda_driver (correlation, cbid), cuda_sync
+ *     (cuda_sync_kind, stream, wait_on_stream,
+ *     wait_on_cuda_event_record_corr_id), cpu_op, user_annotation,
+ *     python_function, overhead; syncs on a "cuda_sync" track of their
+ *     device. ts and dur in µs with exact 3-decimal fractions of the
+ *     integer ns;
+ *   - flows: launch -> op (cat "ac2g", Kineto's), and one per dependency
+ *     edge (cat "dependency", named by edge kind), each a paired "s"/"f"
+ *     with an id of its own and "bp": "e", bound inside both slices;
+ *   - a counter ("C", name "breakdown") per device with one series per
+ *     category (1 while that category holds the device, else 0).
+ * Host events are written thread by thread in time order, each op and sync
+ * right after the call that issued it, so a streaming reader (gpuscope's
+ * own Kineto importer) joins every op to its call. `x` and `o` may be NULL.
+ */
+gs_status gs_export_chrome(FILE *out, const struct gs_trace *t, const struct gs_export_extras *x,
+			   const struct gs_export_options *o);
+
+/*
+ * CSV (RFC 4180 quoting: a field holding a comma, a double quote, CR or LF
+ * is quoted and its quotes doubled; lines end with LF), with a header row.
+ *
+ * Ops, one row per op in gs_trace_ops() order, every model field:
+ *   index,kind,device,pid,context,stream,stream_kind,stream_priority,
+ *   start_ns,end_ns,dur_ns,correlation,name,grid_x,grid_y,grid_z,
+ *   block_x,block_y,block_z,shared_mem,registers,bytes,copy_kind,src_mem,
+ *   dst_mem,flags,graph_id,graph_node,launch_api,launch_pid,launch_tid
+ * and with `with_ideal`: ideal_start_ns,delay_ns,bound_by (empty for ops
+ * outside the ideal schedule). flags is '|'-separated (async, graph,
+ * device_launched); launch_* are empty when the launch is unknown.
+ */
+gs_status gs_export_csv_ops(FILE *out, const struct gs_trace *t, const struct gs_export_extras *x,
+			    const struct gs_export_options *o);
+
+/* Segments, one row per breakdown segment, devices in extras order:
+ *   device,start_ns,end_ns,dur_ns,category */
+gs_status gs_export_csv_segments(FILE *out, const struct gs_trace *t,
+				 const struct gs_export_extras *x,
+				 const struct gs_export_options *o);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUSCOPE_EXPORT_H */

@@ -1,0 +1,1934 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Chrome trace JSON export (gpuscope/export.h, SPEC §6).
+ *
+ * Layout. Processes: every host process (its own pid), then each device
+ * (pid = device id, as Kineto writes it, unless a host process has that
+ * pid: then a free number above all of them) and, with the ideal schedule,
+ * a process for it right after its device. Tracks: a host thread is one
+ * track (tid = its tid), a stream one track in its device (tid = stream id
+ * when no other stream of the device has that id and it fits 31 bits, else
+ * a free number), the syncs of a device one "cuda_sync" track.
+ *
+ * Lanes. A viewer nests the complete events of one track by time, so a
+ * track must never hold two events that partly overlap. Ops of a stream
+ * (and syncs, overheads, ideal ops) must not overlap at all: an op that
+ * starts before the previous one on its track ended (timestamp skew in the
+ * record) goes to an overflow track below the stream. Host ranges and calls
+ * must nest: one that straddles an open event of its thread goes to an
+ * overflow track of the thread (where it may again enclose or nest). Both
+ * placements are greedy in start order: the main track first, then a free
+ * overflow track (a heap keyed by the time each becomes free; the track
+ * last used is also tried for nesting), else a new one. O(N log N).
+ *
+ * Order. Metadata first; then the host events thread by thread in time
+ * order, each API call followed at once by the ops it launched and the
+ * syncs with its correlation id (a streaming Kineto reader, gpuscope's own,
+ * joins an op to its call through a bounded window); then ops and syncs
+ * without a call, overheads, breakdown counters, ideal ops, and flows.
+ * Viewers sort events by time themselves.
+ *
+ * Times: ts and dur are integer ns written as µs with three decimals
+ * (never through a double). Flow events sit one ns inside the slices they
+ * bind to (the launch call's start, the op's start, a producer's end), so
+ * each binds to its own slice even when slices touch.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <gpuscope/export.h>
+
+#include "export_out.h"
+
+#define NONE UINT32_MAX
+
+bool gs_export_path_is_gzip(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	return n > 3 && strcmp(path + n - 3, ".gz") == 0;
+}
+
+static gs_status nomem(void)
+{
+	gs_error_append("out of memory (chrome export)");
+	return GS_ERR_NOMEM;
+}
+
+static void *alloc_n(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lanes                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Overflow tracks: those in use in a min-heap by the time each becomes
+ * free, the free ones in a min-heap by number (the lowest free track is
+ * taken first, so overflow fills the tracks nearest the main one).
+ */
+struct lane_pool {
+	int64_t *free_at; /* by lane (1-based; [0] unused) */
+	uint32_t *busy;   /* heap by free_at */
+	uint32_t *idle;   /* heap by lane number */
+	size_t n_busy, n_idle, cap;
+	uint32_t lanes; /* overflow lanes so far */
+};
+
+static bool lane_less(const struct lane_pool *p, bool by_time, uint32_t a, uint32_t b)
+{
+	if (by_time && p->free_at[a] != p->free_at[b])
+		return p->free_at[a] < p->free_at[b];
+	return a < b;
+}
+
+static void heap_push(const struct lane_pool *p, uint32_t *h, size_t *n, bool by_time,
+		      uint32_t lane)
+{
+	size_t i = (*n)++;
+
+	h[i] = lane;
+	while (i > 0) {
+		size_t q = (i - 1) / 2;
+
+		if (!lane_less(p, by_time, h[i], h[q]))
+			break;
+		uint32_t tmp = h[i];
+		h[i] = h[q];
+		h[q] = tmp;
+		i = q;
+	}
+}
+
+static uint32_t heap_pop(const struct lane_pool *p, uint32_t *h, size_t *n, bool by_time)
+{
+	uint32_t top = h[0];
+	size_t i = 0;
+
+	h[0] = h[--(*n)];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < *n && lane_less(p, by_time, h[l], h[m]))
+			m = l;
+		if (r < *n && lane_less(p, by_time, h[r], h[m]))
+			m = r;
+		if (m == i)
+			break;
+		uint32_t tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+	return top;
+}
+
+static void pool_reset(struct lane_pool *p)
+{
+	p->n_busy = p->n_idle = 0;
+	p->lanes = 0;
+}
+
+static void pool_fini(struct lane_pool *p)
+{
+	free(p->free_at);
+	free(p->busy);
+	free(p->idle);
+	memset(p, 0, sizeof(*p));
+}
+
+/* An overflow lane for an event [s, e): the lowest one free by s, else a
+ * new one. */
+static gs_status pool_take(struct lane_pool *p, int64_t s, int64_t e, uint32_t *lane)
+{
+	while (p->n_busy && p->free_at[p->busy[0]] <= s)
+		heap_push(p, p->idle, &p->n_idle, false, heap_pop(p, p->busy, &p->n_busy, true));
+	if (p->n_idle) {
+		*lane = heap_pop(p, p->idle, &p->n_idle, false);
+	} else {
+		if ((size_t)p->lanes + 2 > p->cap) {
+			size_t nc = p->cap ? p->cap * 2 : 16;
+			int64_t *f = realloc(p->free_at, nc * sizeof(*f));
+
+			if (!f)
+				return nomem();
+			p->free_at = f;
+			uint32_t *b = realloc(p->busy, nc * sizeof(*b));
+			if (!b)
+				return nomem();
+			p->busy = b;
+			uint32_t *i = realloc(p->idle, nc * sizeof(*i));
+			if (!i)
+				return nomem();
+			p->idle = i;
+			p->cap = nc;
+		}
+		*lane = ++p->lanes;
+	}
+	p->free_at[*lane] = e;
+	heap_push(p, p->busy, &p->n_busy, true, *lane);
+	return GS_OK;
+}
+
+/* Tracks whose events must not overlap at all. */
+struct disjoint {
+	int64_t main_end;
+	bool main_used;
+	struct lane_pool pool;
+};
+
+static void disjoint_reset(struct disjoint *d)
+{
+	d->main_used = false;
+	pool_reset(&d->pool);
+}
+
+/* The lane (0: main, k: overflow k) for [s, e), events in start order. A
+ * zero-length event holds [s, s + 1 ns): a viewer would nest it in an event
+ * that starts at the same time. */
+static gs_status disjoint_place(struct disjoint *d, int64_t s, int64_t e, uint32_t *lane)
+{
+	if (e <= s && s < INT64_MAX)
+		e = s + 1;
+	if (!d->main_used || d->main_end <= s) {
+		d->main_used = true;
+		d->main_end = e;
+		*lane = 0;
+		return GS_OK;
+	}
+	return pool_take(&d->pool, s, e, lane);
+}
+
+/* Tracks whose events must nest: a stack of open ends per lane. */
+struct stack {
+	int64_t *end;
+	size_t n, cap;
+};
+
+struct nesting {
+	struct stack *st; /* [0] main, [k] overflow k */
+	size_t st_cap;
+	uint32_t recent;
+	struct lane_pool pool; /* free_at of a lane: the end of its bottom event */
+};
+
+static void nesting_reset(struct nesting *g)
+{
+	for (size_t i = 0; i < g->st_cap; i++)
+		g->st[i].n = 0;
+	g->recent = 0;
+	pool_reset(&g->pool);
+}
+
+static gs_status stack_push(struct stack *s, int64_t e)
+{
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 16;
+		int64_t *p = realloc(s->end, nc * sizeof(*p));
+
+		if (!p)
+			return nomem();
+		s->end = p;
+		s->cap = nc;
+	}
+	s->end[s->n++] = e;
+	return GS_OK;
+}
+
+/* Close what ended by s; true when [s, e) nests in what is left open. */
+static bool stack_fits(struct stack *s, int64_t st, int64_t e)
+{
+	while (s->n && s->end[s->n - 1] <= st)
+		s->n--;
+	return s->n == 0 || e <= s->end[s->n - 1];
+}
+
+/* Events in (start, end descending) order; the main lane only when
+ * `main_ok`. */
+static gs_status nesting_place(struct nesting *g, int64_t s, int64_t e, bool main_ok,
+			       uint32_t *lane)
+{
+	gs_status rc;
+
+	if (!g->st_cap) {
+		g->st = calloc(8, sizeof(*g->st));
+		if (!g->st)
+			return nomem();
+		g->st_cap = 8;
+	}
+	if (main_ok && stack_fits(&g->st[0], s, e)) {
+		*lane = 0;
+		return stack_push(&g->st[0], e);
+	}
+	/* Nest inside an open event of the overflow lane used last; the time
+	 * that lane is free (its bottom event's end) does not change. */
+	if (g->recent) {
+		struct stack *r = &g->st[g->recent];
+
+		if (stack_fits(r, s, e) && r->n) {
+			*lane = g->recent;
+			return stack_push(r, e);
+		}
+	}
+	rc = pool_take(&g->pool, s, e, lane);
+	if (rc)
+		return rc;
+	if (*lane >= g->st_cap) {
+		size_t nc = g->st_cap * 2;
+		struct stack *p = realloc(g->st, nc * sizeof(*p));
+
+		if (!p)
+			return nomem();
+		memset(p + g->st_cap, 0, (nc - g->st_cap) * sizeof(*p));
+		g->st = p;
+		g->st_cap = nc;
+	}
+	g->st[*lane].n = 0;
+	g->recent = *lane;
+	return stack_push(&g->st[*lane], e);
+}
+
+static void nesting_fini(struct nesting *g)
+{
+	for (size_t i = 0; i < g->st_cap; i++)
+		free(g->st[i].end);
+	free(g->st);
+	pool_fini(&g->pool);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The plan of processes and tracks                                         */
+/* ------------------------------------------------------------------------ */
+
+enum href_type {
+	HR_RANGE = 0, /* before a call with the same times: it encloses it */
+	HR_API = 1,
+};
+
+/* A host event, for ordering by thread and time. */
+struct href {
+	int64_t pid, tid, start, end;
+	uint32_t idx;
+	uint8_t type;
+};
+
+struct hthread {
+	int64_t pid, tid;
+	uint32_t lanes;  /* overflow lanes */
+	int64_t ovf_tid; /* tid of overflow lane 1 (then +1 each) */
+};
+
+struct hproc {
+	int64_t pid;
+	uint32_t proc; /* index into gs_trace_processes(), NONE when absent */
+	size_t first_thread, n_threads;
+	int64_t next_tid;
+	uint32_t oh_lanes; /* overhead lanes (main + overflow) */
+	int64_t oh_tid;
+};
+
+struct cdev {
+	uint32_t id;
+	uint32_t dt; /* index into gs_trace_devices(), NONE when absent */
+	int64_t pid, ideal_pid;
+	int64_t next_tid, ideal_next_tid;
+	uint32_t sync_lanes; /* 0 when no syncs, else main + overflow */
+	int64_t sync_tid;
+	const struct gs_export_breakdown *bd;
+	struct disjoint sync_dj;
+};
+
+struct cstream {
+	uint32_t dev; /* index into devs */
+	int64_t tid;
+	uint32_t lanes; /* overflow lanes */
+	int64_t ovf_tid;
+	uint32_t ideal_lanes;
+	int64_t ideal_ovf_tid;
+	bool has_ideal;
+	bool ambiguous; /* another stream of the device has its id */
+};
+
+struct corr_ent {
+	uint64_t corr;
+	uint32_t idx;
+};
+
+struct chrome {
+	const struct gs_trace *t;
+	const struct gs_export_extras *x;
+	bool ideal;
+	struct gs_wbuf w;
+	bool first_event;
+	bool in_args; /* the event being written has opened its args */
+	uint64_t next_flow;
+
+	const struct gs_op *ops;
+	size_t n_ops;
+	const struct gs_stream *streams;
+	size_t n_streams;
+	const struct gs_api_call *api;
+	size_t n_api;
+	const struct gs_sync *syncs;
+	size_t n_syncs;
+	const struct gs_range *ranges;
+	size_t n_ranges;
+	const struct gs_overhead *oh;
+	size_t n_oh;
+	const struct gs_process *procs;
+	size_t n_procs;
+
+	struct href *hr;
+	size_t n_hr;
+	struct hthread *threads;
+	size_t n_threads;
+	struct hproc *hp;
+	size_t n_hp;
+	uint32_t *api_lane, *api_thread;
+	uint32_t *range_lane, *range_thread;
+	uint32_t *oh_lane;
+
+	struct cdev *devs;
+	size_t n_devs;
+	struct cstream *cs;
+	uint32_t *stream_order; /* streams by device, stream id, pid */
+	uint32_t *op_lane, *ideal_lane, *sync_lane;
+
+	uint32_t *launch;    /* per op: its call, NONE when unknown */
+	uint32_t *sync_call; /* per sync: the call with its correlation id */
+	/* API call -> ops it launched / syncs with its correlation (CSR). */
+	uint32_t *call_ops_first, *call_ops;
+	uint32_t *call_syncs_first, *call_syncs;
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_href(const void *pa, const void *pb)
+{
+	const struct href *a = pa, *b = pb;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static int cmp_corr(const void *pa, const void *pb)
+{
+	const struct corr_ent *a = pa, *b = pb;
+
+	if (a->corr != b->corr)
+		return a->corr < b->corr ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static size_t find_hproc(const struct chrome *c, int64_t pid)
+{
+	size_t lo = 0, hi = c->n_hp;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->hp[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->n_hp && c->hp[lo].pid == pid ? lo : NONE;
+}
+
+static size_t find_dev(const struct chrome *c, uint32_t id)
+{
+	size_t lo = 0, hi = c->n_devs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->devs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->n_devs && c->devs[lo].id == id ? lo : NONE;
+}
+
+/* Host processes: the process table and every pid of a host event. */
+static gs_status plan_host_procs(struct chrome *c)
+{
+	size_t n = c->n_procs + c->n_api + c->n_ranges + c->n_oh, k = 0, i;
+	int64_t *pids = alloc_n(n, sizeof(*pids));
+
+	if (!pids)
+		return nomem();
+	for (i = 0; i < c->n_procs; i++)
+		pids[k++] = c->procs[i].pid;
+	for (i = 0; i < c->n_api; i++)
+		if (!k || pids[k - 1] != c->api[i].pid)
+			pids[k++] = c->api[i].pid;
+	for (i = 0; i < c->n_ranges; i++)
+		pids[k++] = c->ranges[i].pid;
+	for (i = 0; i < c->n_oh; i++)
+		pids[k++] = c->oh[i].pid;
+	qsort(pids, k, sizeof(*pids), cmp_i64);
+	c->hp = alloc_n(k, sizeof(*c->hp));
+	if (!c->hp) {
+		free(pids);
+		return nomem();
+	}
+	for (i = 0; i < k; i++) {
+		if (c->n_hp && c->hp[c->n_hp - 1].pid == pids[i])
+			continue;
+		c->hp[c->n_hp].pid = pids[i];
+		c->hp[c->n_hp].proc = NONE;
+		c->n_hp++;
+	}
+	free(pids);
+	for (i = 0; i < c->n_procs; i++) {
+		size_t h = find_hproc(c, c->procs[i].pid);
+
+		if (h != NONE && c->hp[h].proc == NONE)
+			c->hp[h].proc = (uint32_t)i;
+	}
+	return GS_OK;
+}
+
+/*
+ * The calls a thread's main lane holds (properly nested, in start order),
+ * each with the innermost one around it: to tell in O(depth) whether a
+ * range would straddle one of them.
+ */
+struct main_calls {
+	int64_t *start, *end;
+	uint32_t *parent; /* NONE at the top */
+	uint32_t *open;   /* the calls open at the last start, innermost last */
+	size_t n, cap, depth;
+};
+
+/* Add a main call (calls come in start order, properly nested). */
+static gs_status main_calls_push(struct main_calls *m, int64_t s, int64_t e)
+{
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 64;
+		int64_t *ps = realloc(m->start, nc * sizeof(*ps));
+
+		if (!ps)
+			return nomem();
+		m->start = ps;
+		int64_t *pe = realloc(m->end, nc * sizeof(*pe));
+		if (!pe)
+			return nomem();
+		m->end = pe;
+		uint32_t *pp = realloc(m->parent, nc * sizeof(*pp));
+		if (!pp)
+			return nomem();
+		m->parent = pp;
+		uint32_t *po = realloc(m->open, nc * sizeof(*po));
+		if (!po)
+			return nomem();
+		m->open = po;
+		m->cap = nc;
+	}
+	while (m->depth && m->end[m->open[m->depth - 1]] <= s)
+		m->depth--;
+	m->start[m->n] = s;
+	m->end[m->n] = e;
+	m->parent[m->n] = m->depth ? m->open[m->depth - 1] : NONE;
+	m->open[m->depth++] = (uint32_t)m->n;
+	m->n++;
+	return GS_OK;
+}
+
+/* The innermost main call with start < p < end, or NONE. */
+static uint32_t main_calls_around(const struct main_calls *m, int64_t p)
+{
+	size_t lo = 0, hi = m->n;
+	uint32_t i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->start[mid] < p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NONE;
+	for (i = (uint32_t)(lo - 1); i != NONE && m->end[i] <= p; i = m->parent[i])
+		;
+	return i;
+}
+
+/* Whether [s, e) nests with every main call (encloses or is inside each
+ * one it meets). */
+static bool main_calls_nest(const struct main_calls *m, int64_t s, int64_t e)
+{
+	uint32_t a = main_calls_around(m, s), b = main_calls_around(m, e);
+
+	return (a == NONE || m->end[a] >= e) && (b == NONE || m->start[b] <= s);
+}
+
+/*
+ * Lanes of one thread's events hr[first, last): API calls first (they keep
+ * the thread's own tid whenever they nest among themselves, so a reader
+ * sees every call on its thread), then ranges, on the main lane when they
+ * nest with the calls and ranges there, else on overflow lanes after the
+ * calls' ones.
+ */
+static gs_status plan_thread_lanes(struct chrome *c, size_t first, size_t last, struct nesting *g,
+				   struct main_calls *m, struct hthread *th)
+{
+	uint32_t t = (uint32_t)(th - c->threads), lane, call_lanes;
+	size_t i;
+	gs_status rc = GS_OK;
+
+	nesting_reset(g);
+	m->n = 0;
+	m->depth = 0;
+	for (i = first; i < last && !rc; i++) {
+		const struct href *r = &c->hr[i];
+
+		if (r->type != HR_API)
+			continue;
+		rc = nesting_place(g, r->start, r->end, true, &lane);
+		c->api_lane[r->idx] = lane;
+		c->api_thread[r->idx] = t;
+		if (!rc && !lane)
+			rc = main_calls_push(m, r->start, r->end);
+	}
+	call_lanes = g->pool.lanes;
+	nesting_reset(g);
+	for (i = first; i < last && !rc; i++) {
+		const struct href *r = &c->hr[i];
+
+		if (r->type != HR_RANGE)
+			continue;
+		rc = nesting_place(g, r->start, r->end, main_calls_nest(m, r->start, r->end),
+				   &lane);
+		c->range_lane[r->idx] = lane ? call_lanes + lane : 0;
+		c->range_thread[r->idx] = t;
+	}
+	th->lanes = call_lanes + g->pool.lanes;
+	return rc;
+}
+
+/* Host threads and their lanes. */
+static gs_status plan_host_threads(struct chrome *c)
+{
+	struct nesting g = {0};
+	struct main_calls m = {0};
+	size_t i, k = 0, first;
+	gs_status rc = GS_OK;
+
+	c->n_hr = c->n_api + c->n_ranges;
+	c->hr = alloc_n(c->n_hr, sizeof(*c->hr));
+	c->api_lane = alloc_n(c->n_api, sizeof(uint32_t));
+	c->api_thread = alloc_n(c->n_api, sizeof(uint32_t));
+	c->range_lane = alloc_n(c->n_ranges, sizeof(uint32_t));
+	c->range_thread = alloc_n(c->n_ranges, sizeof(uint32_t));
+	c->threads = alloc_n(c->n_hr, sizeof(*c->threads));
+	if (!c->hr || !c->api_lane || !c->api_thread || !c->range_lane || !c->range_thread ||
+	    !c->threads)
+		return nomem();
+	for (i = 0; i < c->n_api; i++)
+		c->hr[k++] = (struct href){c->api[i].pid,    c->api[i].tid, c->api[i].start_ns,
+					   c->api[i].end_ns, (uint32_t)i,   HR_API};
+	for (i = 0; i < c->n_ranges; i++)
+		c->hr[k++] = (struct href){c->ranges[i].pid,      c->ranges[i].tid,
+					   c->ranges[i].start_ns, c->ranges[i].end_ns,
+					   (uint32_t)i,           HR_RANGE};
+	qsort(c->hr, c->n_hr, sizeof(*c->hr), cmp_href);
+	for (first = 0; first < c->n_hr && !rc; first = i) {
+		struct hthread *th = &c->threads[c->n_threads++];
+
+		th->pid = c->hr[first].pid;
+		th->tid = c->hr[first].tid;
+		for (i = first; i < c->n_hr && c->hr[i].pid == th->pid && c->hr[i].tid == th->tid;
+		     i++)
+			;
+		rc = plan_thread_lanes(c, first, i, &g, &m, th);
+	}
+	nesting_fini(&g);
+	free(m.start);
+	free(m.end);
+	free(m.parent);
+	free(m.open);
+	if (rc)
+		return rc;
+	/* Threads into their processes; overflow tids above every tid of the
+	 * process. */
+	for (i = 0; i < c->n_threads; i++) {
+		size_t h = find_hproc(c, c->threads[i].pid);
+		struct hproc *p = &c->hp[h];
+
+		if (!p->n_threads)
+			p->first_thread = i;
+		p->n_threads++;
+		if (c->threads[i].tid >= p->next_tid)
+			p->next_tid = c->threads[i].tid + 1;
+	}
+	for (i = 0; i < c->n_hp; i++)
+		if (c->hp[i].next_tid < 1)
+			c->hp[i].next_tid = 1;
+	for (i = 0; i < c->n_threads; i++) {
+		struct hproc *p = &c->hp[find_hproc(c, c->threads[i].pid)];
+
+		c->threads[i].ovf_tid = p->next_tid;
+		p->next_tid += c->threads[i].lanes;
+	}
+	return GS_OK;
+}
+
+/* A sort key and the index it belongs to. */
+struct key3 {
+	int64_t a, b, c;
+	uint32_t idx;
+};
+
+static int cmp_key3(const void *pa, const void *pb)
+{
+	const struct key3 *x = pa, *y = pb;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	if (x->c != y->c)
+		return x->c < y->c ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Overheads: disjoint lanes per process, after its threads' tids. */
+static gs_status plan_overheads(struct chrome *c)
+{
+	struct disjoint d = {0};
+	struct key3 *k = alloc_n(c->n_oh, sizeof(*k));
+	gs_status rc = GS_OK;
+	size_t i;
+
+	c->oh_lane = alloc_n(c->n_oh, sizeof(uint32_t));
+	if (!k || !c->oh_lane) {
+		free(k);
+		return nomem();
+	}
+	for (i = 0; i < c->n_oh; i++)
+		k[i] = (struct key3){c->oh[i].pid, c->oh[i].start_ns, c->oh[i].end_ns, (uint32_t)i};
+	qsort(k, c->n_oh, sizeof(*k), cmp_key3);
+	for (i = 0; i < c->n_oh && !rc; i++) {
+		struct hproc *p = &c->hp[find_hproc(c, k[i].a)];
+		uint32_t lane;
+
+		if (i == 0 || k[i - 1].a != k[i].a)
+			disjoint_reset(&d);
+		rc = disjoint_place(&d, k[i].b, k[i].c, &lane);
+		c->oh_lane[k[i].idx] = lane;
+		if (lane + 1 > p->oh_lanes)
+			p->oh_lanes = lane + 1;
+	}
+	free(k);
+	pool_fini(&d.pool);
+	for (i = 0; i < c->n_hp; i++) {
+		c->hp[i].oh_tid = c->hp[i].next_tid;
+		c->hp[i].next_tid += c->hp[i].oh_lanes;
+	}
+	return rc;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Devices: the device table, stream devices, sync devices, breakdowns. */
+static gs_status plan_devices(struct chrome *c)
+{
+	size_t n_dt, i, k = 0;
+	const struct gs_device *dt = gs_trace_devices(c->t, &n_dt);
+	size_t nb = c->x ? c->x->n_breakdowns : 0;
+	uint32_t *ids = alloc_n(n_dt + c->n_streams + c->n_syncs + nb, sizeof(*ids));
+	int64_t next_pid = 0;
+
+	if (!ids)
+		return nomem();
+	for (i = 0; i < n_dt; i++)
+		ids[k++] = dt[i].id;
+	for (i = 0; i < c->n_streams; i++)
+		ids[k++] = c->streams[i].device;
+	for (i = 0; i < c->n_syncs; i++)
+		ids[k++] = c->syncs[i].device;
+	for (i = 0; i < nb; i++)
+		ids[k++] = c->x->breakdowns[i].device;
+	qsort(ids, k, sizeof(*ids), cmp_u32);
+	c->devs = alloc_n(k, sizeof(*c->devs));
+	if (!c->devs) {
+		free(ids);
+		return nomem();
+	}
+	for (i = 0; i < k; i++) {
+		if (c->n_devs && c->devs[c->n_devs - 1].id == ids[i])
+			continue;
+		c->devs[c->n_devs].id = ids[i];
+		c->devs[c->n_devs].dt = NONE;
+		c->n_devs++;
+	}
+	free(ids);
+	for (i = n_dt; i-- > 0;)
+		c->devs[find_dev(c, dt[i].id)].dt = (uint32_t)i;
+	for (i = 0; i < nb; i++) {
+		size_t d = find_dev(c, c->x->breakdowns[i].device);
+
+		if (!c->devs[d].bd)
+			c->devs[d].bd = &c->x->breakdowns[i];
+	}
+	/* Pids: the device id (as Kineto) unless a host process has it. */
+	for (i = 0; i < c->n_hp; i++)
+		if (c->hp[i].pid >= next_pid)
+			next_pid = c->hp[i].pid + 1;
+	for (i = 0; i < c->n_devs; i++)
+		if ((int64_t)c->devs[i].id >= next_pid)
+			next_pid = (int64_t)c->devs[i].id + 1;
+	for (i = 0; i < c->n_devs; i++) {
+		struct cdev *d = &c->devs[i];
+
+		d->pid = find_hproc(c, d->id) == NONE ? (int64_t)d->id : next_pid++;
+		if (c->ideal)
+			d->ideal_pid = next_pid++;
+	}
+	return GS_OK;
+}
+
+/* Streams in display order: by device, stream id, pid, context. */
+static gs_status plan_stream_order(struct chrome *c)
+{
+	struct key3 *k = alloc_n(c->n_streams, sizeof(*k));
+	size_t i;
+
+	if (!k)
+		return nomem();
+	for (i = 0; i < c->n_streams; i++) {
+		const struct gs_stream *st = &c->streams[i];
+
+		/* Stream ids above INT64_MAX sort among themselves after the rest. */
+		k[i] = (struct key3){(int64_t)st->device,
+				     st->stream_id > INT64_MAX ? INT64_MAX : (int64_t)st->stream_id,
+				     st->pid, (uint32_t)i};
+	}
+	qsort(k, c->n_streams, sizeof(*k), cmp_key3);
+	for (i = 0; i < c->n_streams; i++)
+		c->stream_order[i] = k[i].idx;
+	free(k);
+	return GS_OK;
+}
+
+/* Ideal lanes of the ops of one stream (`k`: scratch of n_ops keys). */
+static gs_status plan_ideal_stream(struct chrome *c, struct key3 *k, struct disjoint *d,
+				   size_t first, size_t count, struct cstream *x, struct cdev *dv)
+{
+	size_t j, m = 0;
+	gs_status rc = GS_OK;
+
+	for (j = first; j < first + count; j++)
+		if (c->x->ideal_in[j])
+			k[m++] = (struct key3){c->x->ideal_start[j], 0, 0, (uint32_t)j};
+	qsort(k, m, sizeof(*k), cmp_key3);
+	x->has_ideal = m > 0;
+	disjoint_reset(d);
+	for (j = 0; j < m && !rc; j++) {
+		const struct gs_op *op = &c->ops[k[j].idx];
+		uint32_t lane;
+
+		rc = disjoint_place(d, k[j].a, k[j].a + (op->end_ns - op->start_ns), &lane);
+		c->ideal_lane[k[j].idx] = lane;
+	}
+	x->ideal_lanes = d->pool.lanes;
+	x->ideal_ovf_tid = dv->ideal_next_tid;
+	dv->ideal_next_tid += x->ideal_lanes;
+	return rc;
+}
+
+/* Stream tracks, op lanes, ideal lanes, sync lanes. */
+static gs_status plan_streams(struct chrome *c)
+{
+	struct disjoint d = {0};
+	struct key3 *k = NULL;
+	gs_status rc;
+	size_t i;
+
+	c->cs = alloc_n(c->n_streams, sizeof(*c->cs));
+	c->stream_order = alloc_n(c->n_streams, sizeof(uint32_t));
+	c->op_lane = alloc_n(c->n_ops, sizeof(uint32_t));
+	c->sync_lane = alloc_n(c->n_syncs, sizeof(uint32_t));
+	if (c->ideal) {
+		c->ideal_lane = alloc_n(c->n_ops, sizeof(uint32_t));
+		k = alloc_n(c->n_ops, sizeof(*k));
+	}
+	if (!c->cs || !c->stream_order || !c->op_lane || !c->sync_lane ||
+	    (c->ideal && (!c->ideal_lane || !k))) {
+		free(k);
+		return nomem();
+	}
+	rc = plan_stream_order(c);
+	/* Main tids: the stream id when no other stream of the device has it. */
+	for (i = 0; i < c->n_streams && !rc; i++) {
+		uint32_t s = c->stream_order[i];
+		const struct gs_stream *st = &c->streams[s];
+		struct cstream *x = &c->cs[s];
+		const struct gs_stream *prev = i ? &c->streams[c->stream_order[i - 1]] : NULL;
+		const struct gs_stream *next =
+			i + 1 < c->n_streams ? &c->streams[c->stream_order[i + 1]] : NULL;
+
+		x->dev = (uint32_t)find_dev(c, st->device);
+		x->ambiguous =
+			(prev && prev->device == st->device && prev->stream_id == st->stream_id) ||
+			(next && next->device == st->device && next->stream_id == st->stream_id);
+		x->tid = -1;
+		if (!x->ambiguous && st->stream_id <= INT32_MAX) {
+			struct cdev *dv = &c->devs[x->dev];
+
+			x->tid = (int64_t)st->stream_id;
+			if (x->tid >= dv->next_tid)
+				dv->next_tid = x->tid + 1;
+		}
+	}
+	for (i = 0; i < c->n_devs; i++)
+		if (c->devs[i].next_tid < 1)
+			c->devs[i].next_tid = 1;
+	/* The other main tids, then the overflow tids above all of them (the
+	 * ideal process mirrors the main tids). */
+	for (i = 0; i < c->n_streams && !rc; i++) {
+		struct cstream *x = &c->cs[c->stream_order[i]];
+
+		if (x->tid < 0)
+			x->tid = c->devs[x->dev].next_tid++;
+	}
+	for (i = 0; i < c->n_devs; i++)
+		c->devs[i].ideal_next_tid = c->devs[i].next_tid;
+	for (i = 0; i < c->n_streams && !rc; i++) {
+		uint32_t s = c->stream_order[i];
+		struct cstream *x = &c->cs[s];
+		struct cdev *dv = &c->devs[x->dev];
+		size_t first, count, j;
+
+		gs_trace_stream_ops(c->t, s, &first, &count);
+		disjoint_reset(&d);
+		for (j = first; j < first + count && !rc; j++) {
+			uint32_t lane;
+
+			rc = disjoint_place(&d, c->ops[j].start_ns, c->ops[j].end_ns, &lane);
+			c->op_lane[j] = lane;
+		}
+		x->lanes = d.pool.lanes;
+		x->ovf_tid = dv->next_tid;
+		dv->next_tid += x->lanes;
+		if (c->ideal && !rc)
+			rc = plan_ideal_stream(c, k, &d, first, count, x, dv);
+	}
+	free(k);
+	pool_fini(&d.pool);
+	/* Syncs (sorted by start): disjoint lanes per device. */
+	for (i = 0; i < c->n_syncs && !rc; i++) {
+		struct cdev *dv = &c->devs[find_dev(c, c->syncs[i].device)];
+		uint32_t lane;
+
+		rc = disjoint_place(&dv->sync_dj, c->syncs[i].start_ns, c->syncs[i].end_ns, &lane);
+		c->sync_lane[i] = lane;
+		if (lane + 1 > dv->sync_lanes)
+			dv->sync_lanes = lane + 1;
+	}
+	for (i = 0; i < c->n_devs; i++) {
+		struct cdev *dv = &c->devs[i];
+
+		dv->sync_tid = dv->next_tid;
+		dv->next_tid += dv->sync_lanes;
+		pool_fini(&dv->sync_dj.pool);
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Joining ops and syncs to their calls                                     */
+/* ------------------------------------------------------------------------ */
+
+/* The calls with correlation id `corr`: [*lo, *hi) of ix. */
+static void corr_range(const struct corr_ent *ix, size_t n, uint64_t corr, size_t *lo, size_t *hi)
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (ix[m].corr < corr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	b = n;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (ix[m].corr <= corr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*hi = a;
+}
+
+/* Per call, the list of items (ops or syncs) that point to it. */
+static gs_status csr(const uint32_t *owner, size_t n_items, size_t n_calls, uint32_t **first,
+		     uint32_t **items)
+{
+	uint32_t *f = alloc_n(n_calls + 1, sizeof(*f));
+	uint32_t *it = alloc_n(n_items, sizeof(*it));
+	size_t i;
+
+	*first = f;
+	*items = it;
+	if (!f || !it)
+		return nomem();
+	for (i = 0; i < n_items; i++)
+		if (owner[i] != NONE)
+			f[owner[i] + 1]++;
+	for (i = 0; i < n_calls; i++)
+		f[i + 1] += f[i];
+	{
+		uint32_t *pos = alloc_n(n_calls, sizeof(*pos));
+
+		if (!pos)
+			return nomem();
+		memcpy(pos, f, n_calls * sizeof(*pos));
+		for (i = 0; i < n_items; i++)
+			if (owner[i] != NONE)
+				it[pos[owner[i]]++] = (uint32_t)i;
+		free(pos);
+	}
+	return GS_OK;
+}
+
+static gs_status plan_launches(struct chrome *c)
+{
+	struct corr_ent *ix = alloc_n(c->n_api, sizeof(*ix));
+	size_t n = 0, i, lo, hi, j;
+	gs_status rc;
+
+	c->sync_call = alloc_n(c->n_syncs, sizeof(uint32_t));
+	if (!ix || !c->sync_call) {
+		free(ix);
+		return nomem();
+	}
+	rc = gs_export_launches(c->t, c->x, &c->launch);
+	if (rc) {
+		free(ix);
+		return rc;
+	}
+	for (i = 0; i < c->n_api; i++)
+		if (c->api[i].correlation)
+			ix[n++] = (struct corr_ent){c->api[i].correlation, (uint32_t)i};
+	qsort(ix, n, sizeof(*ix), cmp_corr);
+	/* A sync's call: same correlation id, the same thread when known. */
+	for (i = 0; i < c->n_syncs; i++) {
+		const struct gs_sync *y = &c->syncs[i];
+
+		c->sync_call[i] = NONE;
+		if (!y->correlation)
+			continue;
+		corr_range(ix, n, y->correlation, &lo, &hi);
+		for (j = lo; j < hi; j++) {
+			const struct gs_api_call *a = &c->api[ix[j].idx];
+
+			if (a->pid == y->pid && a->tid == y->tid) {
+				c->sync_call[i] = ix[j].idx;
+				break;
+			}
+		}
+		if (c->sync_call[i] == NONE && lo < hi)
+			c->sync_call[i] = ix[lo].idx;
+	}
+	free(ix);
+	rc = csr(c->launch, c->n_ops, c->n_api, &c->call_ops_first, &c->call_ops);
+	if (!rc)
+		rc = csr(c->sync_call, c->n_syncs, c->n_api, &c->call_syncs_first, &c->call_syncs);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Names the Kineto importer reads back                                     */
+/* ------------------------------------------------------------------------ */
+
+static const char *const copy_dir_names[GS_COPY_KIND_COUNT] = {"",     "HtoD", "DtoH",
+							       "DtoD", "HtoH", "PtoP"};
+static const char *const mem_names[GS_MEM_KIND_COUNT] = {"Unknown", "Pageable", "Pinned",
+							 "Device",  "Managed",  "Array"};
+
+/* Kineto's memory kind names, as the importer reads them. */
+static uint8_t mem_kind_of(const char *s, size_t n)
+{
+	static const struct {
+		const char *name;
+		uint8_t kind;
+	} kinds[] = {
+		{"Pageable", GS_MEM_PAGEABLE},
+		{"Pinned", GS_MEM_PINNED},
+		{"Device Static", GS_MEM_DEVICE},
+		{"Device", GS_MEM_DEVICE},
+		{"Managed Static", GS_MEM_MANAGED},
+		{"Managed", GS_MEM_MANAGED},
+		{"Array", GS_MEM_ARRAY},
+	};
+
+	while (n && s[0] == ' ') {
+		s++;
+		n--;
+	}
+	while (n && s[n - 1] == ' ')
+		n--;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strlen(kinds[i].name) == n && memcmp(kinds[i].name, s, n) == 0)
+			return kinds[i].kind;
+	return GS_MEM_UNKNOWN;
+}
+
+static uint8_t side_mem(char ch)
+{
+	return ch == 'D' || ch == 'P' ? GS_MEM_DEVICE : ch == 'A' ? GS_MEM_ARRAY : GS_MEM_UNKNOWN;
+}
+
+static bool dir_token(const char *d, uint8_t *ck, uint8_t *src, uint8_t *dst)
+{
+	char a = d[0], b = d[3];
+
+	if (d[1] != 't' || d[2] != 'o' || !a || !b || !strchr("HDAP", a) || !strchr("HDAP", b))
+		return false;
+	if (a == 'P' || b == 'P')
+		*ck = a == b ? GS_COPY_PTOP : GS_COPY_UNKNOWN;
+	else if (a == 'H' && b == 'H')
+		*ck = GS_COPY_HTOH;
+	else if (a == 'H')
+		*ck = GS_COPY_HTOD;
+	else if (b == 'H')
+		*ck = GS_COPY_DTOH;
+	else
+		*ck = GS_COPY_DTOD;
+	*src = side_mem(a);
+	*dst = side_mem(b);
+	return true;
+}
+
+/* What the Kineto importer makes of a memcpy name: direction from an
+ * "XtoY" word, memory kinds from "(A -> B)". */
+static void read_copy_name(const char *s, uint8_t *ck, uint8_t *src, uint8_t *dst)
+{
+	size_t n = strlen(s), i;
+	const char *lp, *rp, *arrow = NULL;
+
+	*ck = *src = *dst = 0;
+	for (i = 0; i + 4 <= n; i++)
+		if ((i == 0 || s[i - 1] == ' ') && (i + 4 == n || s[i + 4] == ' ') &&
+		    dir_token(s + i, ck, src, dst))
+			break;
+	if (i + 4 > n)
+		return;
+	lp = strchr(s, '(');
+	rp = lp ? strchr(lp, ')') : NULL;
+	if (!rp)
+		return;
+	for (const char *q = lp + 1; q + 2 <= rp; q++) {
+		if (q[0] == '-' && q[1] == '>') {
+			arrow = q;
+			break;
+		}
+	}
+	if (!arrow)
+		return;
+	*src = mem_kind_of(lp + 1, (size_t)(arrow - lp - 1));
+	*dst = mem_kind_of(arrow + 2, (size_t)(rp - arrow - 2));
+}
+
+static uint8_t read_memset_name(const char *s)
+{
+	const char *lp = strchr(s, '('), *rp = lp ? strchr(lp, ')') : NULL;
+
+	return rp ? mem_kind_of(lp + 1, (size_t)(rp - lp - 1)) : GS_MEM_UNKNOWN;
+}
+
+static const char *mem_name(uint8_t k)
+{
+	return k < GS_MEM_KIND_COUNT ? mem_names[k] : "Unknown";
+}
+
+/*
+ * The name an op is exported under: its own when the importer reads the
+ * same direction and memory kinds back from it, else Kineto's
+ * ("Memcpy HtoD (Pageable -> Device)", "Memset (Device)").
+ */
+static const char *op_name(const struct chrome *c, const struct gs_op *op, char *buf, size_t size)
+{
+	const char *name = gs_trace_string(c->t, op->name);
+	uint8_t ck, src, dst;
+
+	if (op->kind == GS_OP_MEMCPY) {
+		read_copy_name(name, &ck, &src, &dst);
+		if (ck == op->copy_kind && src == op->src_mem && dst == op->dst_mem)
+			return name;
+		if (op->copy_kind == GS_COPY_UNKNOWN || op->copy_kind >= GS_COPY_KIND_COUNT)
+			return "Memcpy";
+		snprintf(buf, size, "Memcpy %s (%s -> %s)", copy_dir_names[op->copy_kind],
+			 mem_name(op->src_mem), mem_name(op->dst_mem));
+		return buf;
+	}
+	if (op->kind == GS_OP_MEMSET) {
+		if (read_memset_name(name) == op->dst_mem)
+			return name;
+		if (op->dst_mem == GS_MEM_UNKNOWN)
+			return "Memset";
+		snprintf(buf, size, "Memset (%s)", mem_name(op->dst_mem));
+		return buf;
+	}
+	return name;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void ev_open(struct chrome *c, const char *ph)
+{
+	gs_wbuf_puts(&c->w, c->first_event ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
+	c->first_event = false;
+	c->in_args = false;
+	gs_wbuf_puts(&c->w, ph);
+	gs_wbuf_putc(&c->w, '"');
+}
+
+static void ev_close(struct chrome *c)
+{
+	if (c->in_args)
+		gs_wbuf_putc(&c->w, '}');
+	c->in_args = false;
+	gs_wbuf_putc(&c->w, '}');
+}
+
+/* A member of the event: `,"key":`. */
+static void key(struct chrome *c, const char *k)
+{
+	gs_wbuf_putc(&c->w, ',');
+	gs_wbuf_json_str(&c->w, k);
+	gs_wbuf_putc(&c->w, ':');
+}
+
+/* A member of its args, opening them the first time. */
+static void akey(struct chrome *c, const char *k)
+{
+	gs_wbuf_puts(&c->w, c->in_args ? "," : ",\"args\":{");
+	c->in_args = true;
+	gs_wbuf_json_str(&c->w, k);
+	gs_wbuf_putc(&c->w, ':');
+}
+
+static void kv_i64(struct chrome *c, const char *k, int64_t v)
+{
+	key(c, k);
+	gs_wbuf_i64(&c->w, v);
+}
+
+static void kv_str(struct chrome *c, const char *k, const char *v)
+{
+	key(c, k);
+	gs_wbuf_json_str(&c->w, v);
+}
+
+static void kv_us(struct chrome *c, const char *k, int64_t ns)
+{
+	key(c, k);
+	gs_wbuf_us(&c->w, ns);
+}
+
+static void arg_i64(struct chrome *c, const char *k, int64_t v)
+{
+	akey(c, k);
+	gs_wbuf_i64(&c->w, v);
+}
+
+static void arg_u64(struct chrome *c, const char *k, uint64_t v)
+{
+	akey(c, k);
+	gs_wbuf_u64(&c->w, v);
+}
+
+static void arg_str(struct chrome *c, const char *k, const char *v)
+{
+	akey(c, k);
+	gs_wbuf_json_str(&c->w, v);
+}
+
+static void arg_dim3(struct chrome *c, const char *k, const uint32_t v[3])
+{
+	akey(c, k);
+	gs_wbuf_putc(&c->w, '[');
+	gs_wbuf_u64(&c->w, v[0]);
+	gs_wbuf_putc(&c->w, ',');
+	gs_wbuf_u64(&c->w, v[1]);
+	gs_wbuf_putc(&c->w, ',');
+	gs_wbuf_u64(&c->w, v[2]);
+	gs_wbuf_putc(&c->w, ']');
+}
+
+/* A complete event up to its args. */
+static void x_event(struct chrome *c, const char *cat, const char *name, int64_t pid, int64_t tid,
+		    int64_t start, int64_t end)
+{
+	ev_open(c, "X");
+	kv_str(c, "cat", cat);
+	kv_str(c, "name", name);
+	kv_i64(c, "pid", pid);
+	kv_i64(c, "tid", tid);
+	kv_us(c, "ts", start);
+	kv_us(c, "dur", end - start);
+}
+
+/* Metadata: {"ph":"M","name":what,"pid","tid","args":{argk: value}}. */
+static void meta_str(struct chrome *c, const char *what, int64_t pid, int64_t tid, const char *argk,
+		     const char *v)
+{
+	ev_open(c, "M");
+	kv_str(c, "name", what);
+	kv_i64(c, "pid", pid);
+	kv_i64(c, "tid", tid);
+	arg_str(c, argk, v);
+	ev_close(c);
+}
+
+static void meta_i64(struct chrome *c, const char *what, int64_t pid, int64_t tid, const char *argk,
+		     int64_t v)
+{
+	ev_open(c, "M");
+	kv_str(c, "name", what);
+	kv_i64(c, "pid", pid);
+	kv_i64(c, "tid", tid);
+	arg_i64(c, argk, v);
+	ev_close(c);
+}
+
+static void thread_meta(struct chrome *c, int64_t pid, int64_t tid, const char *name, int64_t sort)
+{
+	meta_str(c, "thread_name", pid, tid, "name", name);
+	meta_i64(c, "thread_sort_index", pid, tid, "sort_index", sort);
+}
+
+static const char *stream_label(const struct chrome *c, uint32_t s, char *buf, size_t size)
+{
+	const struct gs_stream *st = &c->streams[s];
+
+	if (c->cs[s].ambiguous)
+		snprintf(buf, size, "stream %llu (pid %lld, context %u)",
+			 (unsigned long long)st->stream_id, (long long)st->pid, st->context);
+	else
+		snprintf(buf, size, "stream %llu", (unsigned long long)st->stream_id);
+	return buf;
+}
+
+static void write_metadata(struct chrome *c)
+{
+	size_t n_dt, i, j;
+	const struct gs_device *dt = gs_trace_devices(c->t, &n_dt);
+	char name[320], label[256];
+	int64_t sort, isort = 0;
+
+	for (i = 0; i < c->n_hp; i++) {
+		const struct hproc *p = &c->hp[i];
+
+		if (p->proc != NONE) {
+			const char *cmd = gs_trace_string(c->t, c->procs[p->proc].command_line);
+
+			if (*cmd)
+				meta_str(c, "process_name", p->pid, 0, "name", cmd);
+			meta_str(c, "process_labels", p->pid, 0, "labels", "CPU");
+		} else if (!p->n_threads) {
+			/* Only overheads (Kineto writes them under pid -1). */
+			meta_str(c, "process_name", p->pid, 0, "name", "profiler overhead");
+		} else if (p->pid >= 0 && p->pid <= UINT32_MAX &&
+			   find_dev(c, (uint32_t)p->pid) != NONE) {
+			/* Host events under a device's pid and not a process of the
+			 * trace: Kineto draws Python stacks there ("GPU N"). */
+			snprintf(label, sizeof(label), "GPU %lld", (long long)p->pid);
+			meta_str(c, "process_labels", p->pid, 0, "labels", label);
+		}
+		meta_i64(c, "process_sort_index", p->pid, 0, "sort_index", (int64_t)i);
+		sort = 0;
+		for (j = p->first_thread; j < p->first_thread + p->n_threads; j++) {
+			const struct hthread *th = &c->threads[j];
+
+			snprintf(name, sizeof(name), "thread %lld", (long long)th->tid);
+			thread_meta(c, p->pid, th->tid, name, sort++);
+			for (uint32_t k = 0; k < th->lanes; k++) {
+				snprintf(name, sizeof(name),
+					 "thread %lld: calls and ranges that do not nest (%u)",
+					 (long long)th->tid, k + 1);
+				thread_meta(c, p->pid, th->ovf_tid + k, name, sort++);
+			}
+		}
+		for (uint32_t k = 0; k < p->oh_lanes; k++) {
+			if (k)
+				snprintf(name, sizeof(name), "profiler overhead (%u)", k + 1);
+			else
+				snprintf(name, sizeof(name), "profiler overhead");
+			thread_meta(c, p->pid, p->oh_tid + k, name, sort++);
+		}
+	}
+	for (i = 0; i < c->n_devs; i++) {
+		const struct cdev *d = &c->devs[i];
+		const char *dn = d->dt != NONE ? gs_trace_string(c->t, dt[d->dt].name) : "";
+		int64_t base = (int64_t)(c->n_hp + 2 * i);
+
+		if (*dn)
+			snprintf(name, sizeof(name), "GPU %u: %s", d->id, dn);
+		else
+			snprintf(name, sizeof(name), "GPU %u", d->id);
+		meta_str(c, "process_name", d->pid, 0, "name", name);
+		snprintf(label, sizeof(label), "GPU %u", d->id);
+		meta_str(c, "process_labels", d->pid, 0, "labels", label);
+		meta_i64(c, "process_sort_index", d->pid, 0, "sort_index", base);
+		if (c->ideal) {
+			snprintf(name, sizeof(name), "GPU %u ideal schedule", d->id);
+			meta_str(c, "process_name", d->ideal_pid, 0, "name", name);
+			snprintf(label, sizeof(label), "GPU %u ideal", d->id);
+			meta_str(c, "process_labels", d->ideal_pid, 0, "labels", label);
+			meta_i64(c, "process_sort_index", d->ideal_pid, 0, "sort_index", base + 1);
+		}
+	}
+	/* Streams (in display order) of each device, then its syncs. */
+	sort = 0;
+	for (i = 0; i < c->n_streams; i++) {
+		uint32_t s = c->stream_order[i];
+		const struct cstream *x = &c->cs[s];
+		const struct cdev *d = &c->devs[x->dev];
+
+		stream_label(c, s, label, sizeof(label));
+		thread_meta(c, d->pid, x->tid, label, sort++);
+		for (uint32_t k = 0; k < x->lanes; k++) {
+			snprintf(name, sizeof(name), "%s: overlapping ops (%u)", label, k + 1);
+			thread_meta(c, d->pid, x->ovf_tid + k, name, sort++);
+		}
+		if (!c->ideal || !x->has_ideal)
+			continue;
+		thread_meta(c, d->ideal_pid, x->tid, label, isort++);
+		for (uint32_t k = 0; k < x->ideal_lanes; k++) {
+			snprintf(name, sizeof(name), "%s: overlapping ops (%u)", label, k + 1);
+			thread_meta(c, d->ideal_pid, x->ideal_ovf_tid + k, name, isort++);
+		}
+	}
+	for (i = 0; i < c->n_devs; i++) {
+		const struct cdev *d = &c->devs[i];
+
+		for (uint32_t k = 0; k < d->sync_lanes; k++) {
+			if (k)
+				snprintf(name, sizeof(name), "cuda_sync (%u)", k + 1);
+			else
+				snprintf(name, sizeof(name), "cuda_sync");
+			thread_meta(c, d->pid, d->sync_tid + k, name, sort++);
+		}
+	}
+}
+
+static const char *op_cat(uint8_t kind)
+{
+	return kind == GS_OP_KERNEL ? "kernel" : kind == GS_OP_MEMCPY ? "gpu_memcpy" : "gpu_memset";
+}
+
+static int64_t op_tid(const struct chrome *c, uint32_t o)
+{
+	const struct cstream *x = &c->cs[c->ops[o].stream];
+
+	return c->op_lane[o] ? x->ovf_tid + c->op_lane[o] - 1 : x->tid;
+}
+
+static int64_t op_pid(const struct chrome *c, uint32_t o)
+{
+	return c->devs[c->cs[c->ops[o].stream].dev].pid;
+}
+
+/* The model fields of an op as Kineto args (and a few of our own). */
+static void op_args(struct chrome *c, const struct gs_op *op)
+{
+	const struct gs_stream *st = &c->streams[op->stream];
+
+	arg_u64(c, "device", st->device);
+	arg_u64(c, "context", st->context);
+	arg_u64(c, "stream", st->stream_id);
+	arg_u64(c, "correlation", op->correlation);
+	switch (op->kind) {
+	case GS_OP_KERNEL:
+		arg_u64(c, "registers per thread", op->registers);
+		arg_u64(c, "shared memory", op->shared_mem);
+		arg_dim3(c, "grid", op->grid);
+		arg_dim3(c, "block", op->block);
+		if (op->graph_id)
+			arg_u64(c, "graph id", op->graph_id);
+		if (op->graph_node)
+			arg_u64(c, "graph node id", op->graph_node);
+		break;
+	case GS_OP_MEMCPY:
+		arg_u64(c, "bytes", op->bytes);
+		arg_str(c, "copy kind",
+			gs_copy_kind_name(op->copy_kind < GS_COPY_KIND_COUNT ? op->copy_kind : 0));
+		arg_str(c, "src memory", gs_mem_kind_name(op->src_mem));
+		arg_str(c, "dst memory", gs_mem_kind_name(op->dst_mem));
+		break;
+	default:
+		arg_u64(c, "bytes", op->bytes);
+		arg_str(c, "memory", gs_mem_kind_name(op->dst_mem));
+		break;
+	}
+	if (op->flags & GS_OPF_ASYNC)
+		arg_i64(c, "async", 1);
+	if (op->flags & GS_OPF_DEVICE_LAUNCHED)
+		arg_i64(c, "device launched", 1);
+}
+
+static void write_op(struct chrome *c, uint32_t o)
+{
+	const struct gs_op *op = &c->ops[o];
+	char buf[128];
+
+	x_event(c, op_cat(op->kind), op_name(c, op, buf, sizeof(buf)), op_pid(c, o), op_tid(c, o),
+		op->start_ns, op->end_ns);
+	op_args(c, op);
+	ev_close(c);
+}
+
+static const char *sync_kind_text(uint8_t kind)
+{
+	static const char *const names[GS_SYNC_KIND_COUNT] = {
+		"Unknown", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"};
+
+	return kind < GS_SYNC_KIND_COUNT ? names[kind] : "Unknown";
+}
+
+static void write_sync(struct chrome *c, uint32_t i)
+{
+	const struct gs_sync *y = &c->syncs[i];
+	const struct cdev *d = &c->devs[find_dev(c, y->device)];
+	const char *kind = sync_kind_text(y->kind);
+	uint32_t ctx_stream = y->stream < c->n_streams         ? y->stream :
+			      y->wait_on_stream < c->n_streams ? y->wait_on_stream :
+								 NONE;
+
+	x_event(c, "cuda_sync", kind, d->pid, d->sync_tid + c->sync_lane[i], y->start_ns,
+		y->end_ns);
+	arg_str(c, "cuda_sync_kind", kind);
+	arg_u64(c, "device", y->device);
+	if (ctx_stream != NONE)
+		arg_u64(c, "context", c->streams[ctx_stream].context);
+	if (y->stream < c->n_streams)
+		arg_u64(c, "stream", c->streams[y->stream].stream_id);
+	arg_u64(c, "correlation", y->correlation);
+	if (y->wait_on_stream < c->n_streams)
+		arg_u64(c, "wait_on_stream", c->streams[y->wait_on_stream].stream_id);
+	if (y->event_correlation)
+		arg_u64(c, "wait_on_cuda_event_record_corr_id", y->event_correlation);
+	if (y->event_id)
+		arg_u64(c, "wait_on_cuda_event_id", y->event_id);
+	if (y->sync_id != GS_NO_SYNC_ID)
+		arg_u64(c, "event sync id", y->sync_id);
+	ev_close(c);
+}
+
+static int64_t api_tid(const struct chrome *c, uint32_t a)
+{
+	const struct hthread *th = &c->threads[c->api_thread[a]];
+
+	return c->api_lane[a] ? th->ovf_tid + c->api_lane[a] - 1 : th->tid;
+}
+
+static void write_api(struct chrome *c, uint32_t a)
+{
+	const struct gs_api_call *k = &c->api[a];
+
+	x_event(c, k->kind == GS_API_DRIVER ? "cuda_driver" : "cuda_runtime",
+		gs_trace_string(c->t, k->name), k->pid, api_tid(c, a), k->start_ns, k->end_ns);
+	arg_u64(c, "correlation", k->correlation);
+	if (k->cbid)
+		arg_u64(c, "cbid", k->cbid);
+	if (k->return_value)
+		arg_i64(c, "return value", k->return_value);
+	ev_close(c);
+}
+
+static void write_range(struct chrome *c, uint32_t i)
+{
+	static const char *const cats[GS_RANGE_KIND_COUNT] = {"user_annotation", "cpu_op",
+							      "user_annotation", "python_function",
+							      "user_annotation"};
+	const struct gs_range *r = &c->ranges[i];
+	const struct hthread *th = &c->threads[c->range_thread[i]];
+	int64_t tid = c->range_lane[i] ? th->ovf_tid + c->range_lane[i] - 1 : th->tid;
+
+	x_event(c, cats[r->kind < GS_RANGE_KIND_COUNT ? r->kind : GS_RANGE_OTHER],
+		gs_trace_string(c->t, r->name), r->pid, tid, r->start_ns, r->end_ns);
+	if (r->external_id)
+		arg_u64(c, "External id", r->external_id);
+	if (r->kind == GS_RANGE_NVTX) {
+		arg_str(c, "nvtx", "range");
+		if (r->domain != GS_NO_STRING)
+			arg_str(c, "domain", gs_trace_string(c->t, r->domain));
+	}
+	ev_close(c);
+}
+
+static void write_overheads(struct chrome *c)
+{
+	for (size_t i = 0; i < c->n_oh; i++) {
+		const struct gs_overhead *o = &c->oh[i];
+		const struct hproc *p = &c->hp[find_hproc(c, o->pid)];
+
+		x_event(c, "overhead", gs_trace_string(c->t, o->kind), o->pid,
+			p->oh_tid + c->oh_lane[i], o->start_ns, o->end_ns);
+		ev_close(c);
+	}
+}
+
+/* Host events thread by thread; each call followed by its ops and syncs.
+ * Then the ops and syncs that have no call. */
+static void write_host_and_ops(struct chrome *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->n_hr; i++) {
+		const struct href *r = &c->hr[i];
+
+		if (r->type == HR_RANGE) {
+			write_range(c, r->idx);
+			continue;
+		}
+		write_api(c, r->idx);
+		for (j = c->call_ops_first[r->idx]; j < c->call_ops_first[r->idx + 1]; j++)
+			write_op(c, c->call_ops[j]);
+		for (j = c->call_syncs_first[r->idx]; j < c->call_syncs_first[r->idx + 1]; j++)
+			write_sync(c, c->call_syncs[j]);
+	}
+	for (i = 0; i < c->n_ops; i++)
+		if (c->launch[i] == NONE)
+			write_op(c, (uint32_t)i);
+	for (i = 0; i < c->n_syncs; i++)
+		if (c->sync_call[i] == NONE)
+			write_sync(c, (uint32_t)i);
+}
+
+static void write_counters(struct chrome *c)
+{
+	const struct gs_export_extras *x = c->x;
+
+	for (size_t i = 0; x && i < c->n_devs; i++) {
+		const struct gs_export_breakdown *bd = c->devs[i].bd;
+
+		if (!bd || !bd->n_segments)
+			continue;
+		for (size_t s = 0; s <= bd->n_segments; s++) {
+			bool last = s == bd->n_segments;
+			const struct gs_export_segment *g = &bd->segments[last ? s - 1 : s];
+
+			ev_open(c, "C");
+			kv_str(c, "name", "breakdown");
+			kv_i64(c, "pid", c->devs[i].pid);
+			kv_i64(c, "tid", 0);
+			kv_us(c, "ts", last ? g->end_ns : g->start_ns);
+			for (size_t k = 0; k < x->n_categories; k++)
+				arg_i64(c, x->category_names[k] ? x->category_names[k] : "?",
+					!last && g->category == k);
+			ev_close(c);
+		}
+	}
+}
+
+static void write_ideal(struct chrome *c)
+{
+	const struct gs_export_extras *x = c->x;
+	char buf[128];
+
+	for (size_t o = 0; o < c->n_ops; o++) {
+		const struct gs_op *op = &c->ops[o];
+		const struct cstream *s = &c->cs[op->stream];
+		const struct cdev *d = &c->devs[s->dev];
+		int64_t st = x->ideal_start[o];
+
+		if (!x->ideal_in[o])
+			continue;
+		x_event(c, "ideal", op_name(c, op, buf, sizeof(buf)), d->ideal_pid,
+			c->ideal_lane[o] ? s->ideal_ovf_tid + c->ideal_lane[o] - 1 : s->tid, st,
+			st + (op->end_ns - op->start_ns));
+		arg_u64(c, "device", c->streams[op->stream].device);
+		arg_u64(c, "stream", c->streams[op->stream].stream_id);
+		arg_u64(c, "correlation", op->correlation);
+		arg_i64(c, "delay_ns", op->start_ns - st);
+		if (x->ideal_bound && x->bound_names && x->ideal_bound[o] < x->n_bound_names &&
+		    x->bound_names[x->ideal_bound[o]])
+			arg_str(c, "bound by", x->bound_names[x->ideal_bound[o]]);
+		ev_close(c);
+	}
+}
+
+/* A point inside [s, e) near its start / its end (slices that touch
+ * another slice still bind their own flow). */
+static int64_t bind_in(int64_t s, int64_t e)
+{
+	return e - s >= 2 ? s + 1 : s;
+}
+
+static int64_t bind_out(int64_t s, int64_t e)
+{
+	return e - s >= 2 ? e - 1 : s;
+}
+
+static void flow_event(struct chrome *c, const char *ph, uint64_t id, const char *cat,
+		       const char *name, int64_t pid, int64_t tid, int64_t ts)
+{
+	ev_open(c, ph);
+	key(c, "id");
+	gs_wbuf_u64(&c->w, id);
+	kv_i64(c, "pid", pid);
+	kv_i64(c, "tid", tid);
+	kv_us(c, "ts", ts);
+	kv_str(c, "cat", cat);
+	kv_str(c, "name", name);
+	if (ph[0] == 'f')
+		kv_str(c, "bp", "e");
+	ev_close(c);
+}
+
+static void write_flows(struct chrome *c)
+{
+	const struct gs_export_extras *x = c->x;
+	size_t i;
+
+	for (i = 0; i < c->n_ops; i++) {
+		const struct gs_op *op = &c->ops[i];
+		const struct gs_api_call *a;
+		uint64_t id;
+
+		if (c->launch[i] == NONE)
+			continue;
+		a = &c->api[c->launch[i]];
+		id = ++c->next_flow;
+		flow_event(c, "s", id, "ac2g", "ac2g", a->pid, api_tid(c, c->launch[i]),
+			   bind_in(a->start_ns, a->end_ns));
+		flow_event(c, "f", id, "ac2g", "ac2g", op_pid(c, (uint32_t)i),
+			   op_tid(c, (uint32_t)i), bind_in(op->start_ns, op->end_ns));
+	}
+	for (i = 0; x && i < x->n_edges; i++) {
+		const struct gs_export_edge *e = &x->edges[i];
+		const struct gs_op *from, *to;
+		const char *name = "dependency";
+		uint64_t id;
+
+		if (e->from >= c->n_ops || e->to >= c->n_ops)
+			continue;
+		from = &c->ops[e->from];
+		to = &c->ops[e->to];
+		if (x->edge_kind_names && e->kind < x->n_edge_kinds && x->edge_kind_names[e->kind])
+			name = x->edge_kind_names[e->kind];
+		id = ++c->next_flow;
+		flow_event(c, "s", id, "dependency", name, op_pid(c, e->from), op_tid(c, e->from),
+			   bind_out(from->start_ns, from->end_ns));
+		flow_event(c, "f", id, "dependency", name, op_pid(c, e->to), op_tid(c, e->to),
+			   bind_in(to->start_ns, to->end_ns));
+	}
+}
+
+/* A version string as Kineto writes it: a number when it is one. */
+static void version_value(struct chrome *c, const char *v)
+{
+	size_t n = strlen(v);
+	bool digits = n > 0 && n < 19 && (v[0] != '0' || n == 1);
+
+	for (size_t i = 0; digits && i < n; i++)
+		digits = v[i] >= '0' && v[i] <= '9';
+	if (digits)
+		gs_wbuf_puts(&c->w, v);
+	else
+		gs_wbuf_json_str(&c->w, v);
+}
+
+static void write_header(struct chrome *c)
+{
+	size_t n_dt, i;
+	const struct gs_device *dt = gs_trace_devices(c->t, &n_dt);
+	uint32_t host = GS_NO_STRING, ver[3] = {GS_NO_STRING, GS_NO_STRING, GS_NO_STRING};
+	static const char *const ver_keys[3] = {"cuda_driver_version", "cuda_runtime_version",
+						"cupti_version"};
+
+	gs_wbuf_puts(&c->w,
+		     "{\"schemaVersion\":1,\"displayTimeUnit\":\"ns\",\"deviceProperties\":[");
+	for (i = 0; i < n_dt; i++) {
+		const struct gs_device *d = &dt[i];
+
+		gs_wbuf_puts(&c->w, i ? ",\n{\"id\":" : "\n{\"id\":");
+		gs_wbuf_u64(&c->w, d->id);
+		if (d->name != GS_NO_STRING) {
+			gs_wbuf_puts(&c->w, ",\"name\":");
+			gs_wbuf_json_str(&c->w, gs_trace_string(c->t, d->name));
+		}
+		if (d->uuid != GS_NO_STRING) {
+			gs_wbuf_puts(&c->w, ",\"uuid\":");
+			gs_wbuf_json_str(&c->w, gs_trace_string(c->t, d->uuid));
+		}
+		gs_wbuf_puts(&c->w, ",\"totalGlobalMem\":");
+		gs_wbuf_u64(&c->w, d->memory_bytes);
+		gs_wbuf_puts(&c->w, ",\"computeMajor\":");
+		gs_wbuf_u64(&c->w, d->cc_major);
+		gs_wbuf_puts(&c->w, ",\"computeMinor\":");
+		gs_wbuf_u64(&c->w, d->cc_minor);
+		gs_wbuf_puts(&c->w, ",\"numSms\":");
+		gs_wbuf_u64(&c->w, d->sm_count);
+		gs_wbuf_puts(&c->w, ",\"numMemcpyEngines\":");
+		gs_wbuf_u64(&c->w, d->copy_engines);
+		gs_wbuf_putc(&c->w, '}');
+	}
+	gs_wbuf_puts(&c->w, "]");
+	for (i = 0; i < c->n_procs; i++) {
+		const struct gs_process *p = &c->procs[i];
+
+		if (host == GS_NO_STRING)
+			host = p->host_name;
+		if (ver[0] == GS_NO_STRING)
+			ver[0] = p->driver_version;
+		if (ver[1] == GS_NO_STRING)
+			ver[1] = p->runtime_version;
+		if (ver[2] == GS_NO_STRING)
+			ver[2] = p->cupti_version;
+	}
+	if (host != GS_NO_STRING) {
+		gs_wbuf_puts(&c->w, ",\n\"host_name\":");
+		gs_wbuf_json_str(&c->w, gs_trace_string(c->t, host));
+	}
+	for (i = 0; i < 3; i++) {
+		if (ver[i] == GS_NO_STRING)
+			continue;
+		gs_wbuf_puts(&c->w, ",\n\"");
+		gs_wbuf_puts(&c->w, ver_keys[i]);
+		gs_wbuf_puts(&c->w, "\":");
+		version_value(c, gs_trace_string(c->t, ver[i]));
+	}
+	gs_wbuf_puts(&c->w, ",\n\"traceEvents\":[");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry point                                                              */
+/* ------------------------------------------------------------------------ */
+
+static void chrome_free(struct chrome *c)
+{
+	free(c->hr);
+	free(c->threads);
+	free(c->hp);
+	free(c->api_lane);
+	free(c->api_thread);
+	free(c->range_lane);
+	free(c->range_thread);
+	free(c->oh_lane);
+	free(c->devs);
+	free(c->cs);
+	free(c->stream_order);
+	free(c->op_lane);
+	free(c->ideal_lane);
+	free(c->sync_lane);
+	free(c->launch);
+	free(c->sync_call);
+	free(c->call_ops_first);
+	free(c->call_ops);
+	free(c->call_syncs_first);
+	free(c->call_syncs);
+}
+
+static gs_status chrome_check(const struct chrome *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_ops; i++) {
+		if (c->ops[i].stream >= c->n_streams) {
+			gs_error_append("chrome export: op %zu names stream %u of %zu", i,
+					c->ops[i].stream, c->n_streams);
+			return GS_ERR_INVALID;
+		}
+	}
+	if (c->ideal && (!c->x || !c->x->ideal_in || !c->x->ideal_start)) {
+		gs_error_append("chrome export: the ideal schedule was asked for but not given");
+		return GS_ERR_INVALID;
+	}
+	if (c->n_ops >= NONE || c->n_api >= NONE || c->n_syncs >= NONE || c->n_ranges >= NONE) {
+		gs_error_append("chrome export: more than 2^32 - 1 records of one kind");
+		return GS_ERR_LIMIT;
+	}
+	return GS_OK;
+}
+
+gs_status gs_export_chrome(FILE *out, const struct gs_trace *t, const struct gs_export_extras *x,
+			   const struct gs_export_options *o)
+{
+	struct chrome c = {0};
+	gs_status rc;
+
+	if (!out || !t) {
+		gs_error_append("gs_export_chrome: no %s", out ? "trace" : "output");
+		return GS_ERR_INVALID;
+	}
+	c.t = t;
+	c.x = x;
+	c.ideal = o && o->with_ideal;
+	c.first_event = true;
+	c.ops = gs_trace_ops(t, &c.n_ops);
+	c.streams = gs_trace_streams(t, &c.n_streams);
+	c.api = gs_trace_api_calls(t, &c.n_api);
+	c.syncs = gs_trace_syncs(t, &c.n_syncs);
+	c.ranges = gs_trace_ranges(t, &c.n_ranges);
+	c.oh = gs_trace_overheads(t, &c.n_oh);
+	c.procs = gs_trace_processes(t, &c.n_procs);
+
+	rc = chrome_check(&c);
+	if (!rc)
+		rc = plan_host_procs(&c);
+	if (!rc)
+		rc = plan_host_threads(&c);
+	if (!rc)
+		rc = plan_overheads(&c);
+	if (!rc)
+		rc = plan_devices(&c);
+	if (!rc)
+		rc = plan_streams(&c);
+	if (!rc)
+		rc = plan_launches(&c);
+	if (!rc)
+		rc = gs_wbuf_init(&c.w, out, o && o->gzip, o ? o->compression_level : 0);
+	if (rc) {
+		chrome_free(&c);
+		return rc;
+	}
+	write_header(&c);
+	write_metadata(&c);
+	write_host_and_ops(&c);
+	write_overheads(&c);
+	write_counters(&c);
+	if (c.ideal)
+		write_ideal(&c);
+	write_flows(&c);
+	gs_wbuf_puts(&c.w, "\n]}\n");
+	rc = gs_wbuf_finish(&c.w);
+	chrome_free(&c);
+	return rc;
+}

@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The buffered writer of the exporters (export_out.h): a 64 KiB buffer,
+ * written with fwrite or through zlib's deflate with a gzip wrapper, and
+ * the number and string encodings (exact integers, ns as µs, JSON and CSV
+ * strings) written without printf.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include <gpuscope/export.h>
+
+#include "export_out.h"
+
+#define ZBUF_SIZE (64u << 10)
+
+gs_status gs_wbuf_init(struct gs_wbuf *w, FILE *f, bool gzip, int level)
+{
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+	w->buf = malloc(GS_WBUF_SIZE);
+	if (!w->buf)
+		goto nomem;
+	if (gzip) {
+		z_stream *z = calloc(1, sizeof(*z));
+
+		w->zbuf = malloc(ZBUF_SIZE);
+		if (!z || !w->zbuf) {
+			free(z);
+			goto nomem;
+		}
+		/* windowBits 15 + 16: a gzip header and trailer. */
+		if (deflateInit2(z, level > 0 && level <= 9 ? level : 6, Z_DEFLATED, 15 + 16, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK) {
+			free(z);
+			goto nomem;
+		}
+		w->z = z;
+	}
+	return GS_OK;
+nomem:
+	free(w->buf);
+	free(w->zbuf);
+	memset(w, 0, sizeof(*w));
+	gs_error_append("out of memory (export buffer)");
+	return GS_ERR_NOMEM;
+}
+
+static void fail_errno(struct gs_wbuf *w)
+{
+	if (!w->failed) {
+		w->failed = true;
+		w->err = errno ? errno : EIO;
+	}
+}
+
+static void write_raw(struct gs_wbuf *w, const void *p, size_t n)
+{
+	if (w->failed || !n)
+		return;
+	errno = 0;
+	if (fwrite(p, 1, n, w->f) != n)
+		fail_errno(w);
+}
+
+/* Compress buf[0..len) with `flush` (Z_NO_FLUSH or Z_FINISH). */
+static void deflate_out(struct gs_wbuf *w, const char *p, size_t n, int flush)
+{
+	z_stream *z = w->z;
+	int rc;
+
+	z->next_in = (Bytef *)(uintptr_t)p;
+	z->avail_in = (uInt)n;
+	do {
+		z->next_out = w->zbuf;
+		z->avail_out = ZBUF_SIZE;
+		rc = deflate(z, flush);
+		if (rc == Z_STREAM_ERROR) {
+			if (!w->failed) {
+				w->failed = true;
+				w->err = -1;
+			}
+			return;
+		}
+		write_raw(w, w->zbuf, ZBUF_SIZE - z->avail_out);
+		if (w->failed)
+			return;
+	} while (z->avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+}
+
+void gs_wbuf_flush_buf(struct gs_wbuf *w)
+{
+	if (!w->failed) {
+		if (w->z)
+			deflate_out(w, w->buf, w->len, Z_NO_FLUSH);
+		else
+			write_raw(w, w->buf, w->len);
+	}
+	w->len = 0;
+}
+
+void gs_wbuf_put(struct gs_wbuf *w, const char *p, size_t n)
+{
+	while (n) {
+		size_t room = GS_WBUF_SIZE - w->len, k = n < room ? n : room;
+
+		memcpy(w->buf + w->len, p, k);
+		w->len += k;
+		p += k;
+		n -= k;
+		if (w->len == GS_WBUF_SIZE)
+			gs_wbuf_flush_buf(w);
+	}
+}
+
+void gs_wbuf_puts(struct gs_wbuf *w, const char *s)
+{
+	gs_wbuf_put(w, s, strlen(s));
+}
+
+static void release(struct gs_wbuf *w)
+{
+	if (w->z) {
+		deflateEnd(w->z);
+		free(w->z);
+	}
+	free(w->zbuf);
+	free(w->buf);
+	w->z = NULL;
+	w->zbuf = NULL;
+	w->buf = NULL;
+}
+
+gs_status gs_wbuf_finish(struct gs_wbuf *w)
+{
+	if (!w->failed) {
+		if (w->z)
+			deflate_out(w, w->buf, w->len, Z_FINISH);
+		else
+			write_raw(w, w->buf, w->len);
+	}
+	w->len = 0;
+	if (!w->failed) {
+		errno = 0;
+		if (fflush(w->f) == EOF || ferror(w->f))
+			fail_errno(w);
+	}
+	release(w);
+	if (!w->failed)
+		return GS_OK;
+	if (w->err == -1)
+		gs_error_append("write error: gzip compression failed");
+	else
+		gs_error_append("write error: %s", strerror(w->err));
+	return GS_ERR_IO;
+}
+
+void gs_wbuf_discard(struct gs_wbuf *w)
+{
+	release(w);
+}
+
+void gs_wbuf_u64(struct gs_wbuf *w, uint64_t v)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	gs_wbuf_put(w, tmp + i, sizeof(tmp) - i);
+}
+
+void gs_wbuf_i64(struct gs_wbuf *w, int64_t v)
+{
+	if (v < 0) {
+		gs_wbuf_putc(w, '-');
+		gs_wbuf_u64(w, (uint64_t)0 - (uint64_t)v);
+	} else {
+		gs_wbuf_u64(w, (uint64_t)v);
+	}
+}
+
+void gs_wbuf_us(struct gs_wbuf *w, int64_t ns)
+{
+	uint64_t a;
+	unsigned f;
+
+	if (ns < 0) {
+		gs_wbuf_putc(w, '-');
+		a = (uint64_t)0 - (uint64_t)ns;
+	} else {
+		a = (uint64_t)ns;
+	}
+	gs_wbuf_u64(w, a / 1000);
+	f = (unsigned)(a % 1000);
+	if (f) {
+		char d[4] = {'.', (char)('0' + f / 100), (char)('0' + f / 10 % 10),
+			     (char)('0' + f % 10)};
+
+		gs_wbuf_put(w, d, 4);
+	}
+}
+
+size_t gs_utf8_len(const unsigned char *p)
+{
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		unsigned lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
+
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		unsigned lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ?
+			       4 :
+			       0;
+	}
+	return 0;
+}
+
+void gs_wbuf_json_str(struct gs_wbuf *w, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	const unsigned char *run = p;
+
+	gs_wbuf_putc(w, '"');
+	while (*p) {
+		unsigned char c = *p;
+		size_t n;
+
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			p++;
+			continue;
+		}
+		n = c >= 0x80 ? gs_utf8_len(p) : 0;
+		if (n) {
+			p += n;
+			continue;
+		}
+		gs_wbuf_put(w, (const char *)run, (size_t)(p - run));
+		switch (c) {
+		case '"':
+			gs_wbuf_put(w, "\\\"", 2);
+			break;
+		case '\\':
+			gs_wbuf_put(w, "\\\\", 2);
+			break;
+		case '\n':
+			gs_wbuf_put(w, "\\n", 2);
+			break;
+		case '\r':
+			gs_wbuf_put(w, "\\r", 2);
+			break;
+		case '\t':
+			gs_wbuf_put(w, "\\t", 2);
+			break;
+		default:
+			if (c < 0x20) {
+				char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+
+				gs_wbuf_put(w, e, 6);
+			} else {
+				gs_wbuf_put(w, "\\ufffd", 6); /* not UTF-8 */
+			}
+			break;
+		}
+		p++;
+		run = p;
+	}
+	gs_wbuf_put(w, (const char *)run, (size_t)(p - run));
+	gs_wbuf_putc(w, '"');
+}
+
+void gs_wbuf_csv_str(struct gs_wbuf *w, const char *s)
+{
+	const char *p;
+
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		gs_wbuf_puts(w, s);
+		return;
+	}
+	gs_wbuf_putc(w, '"');
+	for (p = s; *p; p++) {
+		if (*p == '"')
+			gs_wbuf_putc(w, '"');
+		gs_wbuf_putc(w, *p);
+	}
+	gs_wbuf_putc(w, '"');
+}
+
+/* ---- joining ops to their calls ---------------------------------------- */
+
+struct corr_ent {
+	uint64_t corr;
+	uint32_t idx;
+};
+
+static int cmp_corr(const void *pa, const void *pb)
+{
+	const struct corr_ent *a = pa, *b = pb;
+
+	if (a->corr != b->corr)
+		return a->corr < b->corr ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+gs_status gs_export_launches(const struct gs_trace *t, const struct gs_export_extras *x,
+			     uint32_t **out)
+{
+	size_t n_ops, n_api, n = 0, i;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	const struct gs_api_call *api = gs_trace_api_calls(t, &n_api);
+	uint32_t *l = malloc((n_ops ? n_ops : 1) * sizeof(*l));
+	struct corr_ent *ix;
+
+	*out = l;
+	if (!l) {
+		gs_error_append("out of memory (export)");
+		return GS_ERR_NOMEM;
+	}
+	if (x && x->launch) {
+		for (i = 0; i < n_ops; i++)
+			l[i] = x->launch[i] < n_api ? x->launch[i] : GS_NO_INDEX;
+		return GS_OK;
+	}
+	ix = malloc((n_api ? n_api : 1) * sizeof(*ix));
+	if (!ix) {
+		gs_error_append("out of memory (export)");
+		return GS_ERR_NOMEM;
+	}
+	for (i = 0; i < n_api; i++)
+		if (api[i].correlation)
+			ix[n++] = (struct corr_ent){api[i].correlation, (uint32_t)i};
+	qsort(ix, n, sizeof(*ix), cmp_corr);
+	for (i = 0; i < n_ops; i++) {
+		size_t lo = 0, hi = n;
+		uint32_t best = GS_NO_INDEX;
+
+		l[i] = GS_NO_INDEX;
+		if (!ops[i].correlation)
+			continue;
+		while (lo < hi) {
+			size_t m = lo + (hi - lo) / 2;
+
+			if (ix[m].corr < ops[i].correlation)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		for (size_t j = lo; j < n && ix[j].corr == ops[i].correlation; j++) {
+			const struct gs_api_call *a = &api[ix[j].idx];
+
+			if (a->start_ns <= ops[i].start_ns &&
+			    (best == GS_NO_INDEX || a->start_ns > api[best].start_ns))
+				best = ix[j].idx;
+		}
+		if (best == GS_NO_INDEX && lo < n && ix[lo].corr == ops[i].correlation)
+			best = ix[lo].idx;
+		l[i] = best;
+	}
+	free(ix);
+	return GS_OK;
+}

@@ -1,0 +1,245 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Command-line tests of `gpuscope export` and `gpuscope diff` (ctest label "cli").
+#
+#   run.sh GPUSCOPE EXPORT_CHECK TESTSDIR WORKDIR
+#
+# On the hand-written traces of TESTSDIR (cli/data, data/kineto, data/analyze,
+# cli/analyze): every Chrome export (plain, gzip, with the ideal schedule) is
+# checked by EXPORT_CHECK (valid JSON, flows paired, no track mis-nests, the
+# same ops read back), `info` of the export equals `info` of the source but
+# for the file name, format and loading warnings; CSV files, names and
+# quoting; the golden text of one diff; exit statuses and error lines
+# (SPEC §2); no partial or temporary file left behind on failure.
+# GS_UPDATE_GOLDEN=1 rewrites the expected files from the current outputs.
+set -u
+
+gs=${1:?usage: run.sh GPUSCOPE EXPORT_CHECK TESTSDIR WORKDIR}
+check=${2:?export_check}
+tests=${3:?tests dir}
+work=${4:?work dir}
+
+case $gs in /*) ;; *) gs=$(pwd)/$gs ;; esac
+case $check in /*) ;; *) check=$(pwd)/$check ;; esac
+case $tests in /*) ;; *) tests=$(pwd)/$tests ;; esac
+src=$tests/cli/export
+
+rm -rf "$work" && mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+export LC_ALL=C TERM=dumb
+
+failures=0
+checks=0
+
+fail() {
+	printf 'FAIL: %s\n' "$*" >&2
+	failures=$((failures + 1))
+}
+
+# run NAME ARGS...: gpuscope ARGS > NAME.out 2> NAME.err; exit status in $rc.
+run() {
+	name=$1
+	shift
+	checks=$((checks + 1))
+	"$gs" "$@" >"$name.out" 2>"$name.err"
+	rc=$?
+}
+
+# expect NAME STATUS ARGS...: the exit status; on failure nothing on stdout
+# and a "gpuscope: error: " first line (exactly one line for status 1).
+expect() {
+	name=$1
+	want=$2
+	shift 2
+	run "$name" "$@"
+	if [ "$rc" != "$want" ]; then
+		fail "$name: exit $rc, want $want (gpuscope $*)"
+		sed 's/^/    /' "$name.err" >&2
+		return
+	fi
+	[ "$want" = 0 ] && return
+	[ -s "$name.out" ] && fail "$name: printed on stdout when failing"
+	head -n 1 "$name.err" | grep -q '^gpuscope: error: ' ||
+		fail "$name: stderr does not start with 'gpuscope: error: '"
+	if [ "$want" = 1 ]; then
+		lines=$(wc -l <"$name.err")
+		[ "$lines" -eq 1 ] || fail "$name: $lines lines on stderr, want 1"
+	fi
+}
+
+# has FILE TEXT: the file holds TEXT (fixed string).
+has() {
+	checks=$((checks + 1))
+	grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"
+}
+
+# info_json FILE: `info --format json` without the file name, format and
+# loading warnings (an export warns that it skips its counters).
+info_json() {
+	"$gs" info --format json "$1" 2>/dev/null |
+		grep -v -e '"file":' -e '"format":' | sed '/"warnings":/,$d'
+}
+
+# roundtrip NAME TRACE [EXPORT ARGS...]: export, check, same info.
+roundtrip() {
+	name=$1
+	trace=$2
+	shift 2
+	checks=$((checks + 1))
+	if ! "$gs" export "$@" -o "$name.json" "$trace" 2>"$name.err"; then
+		fail "$name: export failed: $(cat "$name.err")"
+		return
+	fi
+	"$check" "$name.json" "$trace" >"$name.check" 2>&1 || {
+		fail "$name: export_check"
+		sed 's/^/    /' "$name.check" >&2
+	}
+	info_json "$trace" >"$name.a"
+	info_json "$name.json" >"$name.b"
+	cmp -s "$name.a" "$name.b" || {
+		fail "$name: info of the export differs from info of the source"
+		diff "$name.a" "$name.b" | head -10 >&2
+	}
+}
+
+# ---- Chrome export of every hand-written trace ---------------------------
+
+for f in "$tests"/cli/data/*.json "$tests"/data/kineto/*.json "$tests"/data/analyze/*.json \
+	"$tests"/cli/analyze/*.json; do
+	base=$(basename "$(dirname "$f")")_$(basename "$f" .json)
+	roundtrip "$base" "$f"
+	roundtrip "$base.ideal" "$f" --with-ideal
+done
+
+small=$tests/cli/data/small.json
+
+# stdout is the same as -o; "-" is stdout; gzip by name, and it reads back.
+run stdout export "$small"
+run stdout_dash export -o - "$small"
+"$gs" export -o file.json "$small" 2>/dev/null
+checks=$((checks + 1))
+cmp -s stdout.out file.json || fail "export to stdout differs from export -o file.json"
+cmp -s stdout.out stdout_dash.out || fail "export -o - differs from export to stdout"
+expect gz 0 export -o small.json.gz "$small"
+checks=$((checks + 1))
+[ "$(od -An -tx1 -N2 small.json.gz | tr -d ' ')" = 1f8b ] || fail "small.json.gz is not gzip"
+"$check" small.json.gz "$small" >gz.check 2>&1 || fail "gzip export: export_check"
+info_json small.json.gz >gz.b
+info_json "$small" >gz.a
+cmp -s gz.a gz.b || fail "gzip export: info differs"
+# Loading warnings of the source go to stderr; the export itself is clean.
+run warn export -o warn.json "$small"
+has warn.err "gpuscope: warning: "
+has warn.json '"process_name"'
+has warn.json '"cat":"ac2g"'
+has warn.json '"cat":"dependency"'
+has warn.json '"ph":"C","name":"breakdown"'
+run ideal export --with-ideal "$small"
+has ideal.out '"GPU 0 ideal schedule"'
+has ideal.out '"cat":"ideal"'
+
+# ---- CSV -----------------------------------------------------------------
+
+expect csv 0 export --format csv -o run "$small"
+checks=$((checks + 1))
+[ -f run.ops.csv ] && [ -f run.segments.csv ] || fail "csv: run.ops.csv or run.segments.csv missing"
+[ -s csv.out ] && fail "csv: printed on stdout"
+has run.ops.csv "index,kind,device,pid,context,stream,stream_kind,stream_priority,start_ns,end_ns,dur_ns,correlation,name,"
+has run.segments.csv "device,start_ns,end_ns,dur_ns,category"
+has run.ops.csv ',"void add_kernel<float>(float*, float const*, int)",'
+has run.ops.csv ',cudaMemcpyAsync,4242,4242'
+ops=$(sed -n 's/^  "op_total": \([0-9]*\).*/\1/p' gz.a)
+rows=$(($(wc -l <run.ops.csv) - 1))
+checks=$((checks + 1))
+[ "$rows" = "$ops" ] || fail "csv: $rows op rows, want $ops"
+# A trailing .csv of PREFIX is dropped; a directory gets ops.csv, segments.csv.
+expect csv_ext 0 export --format csv -o named.csv "$small"
+checks=$((checks + 1))
+[ -f named.ops.csv ] && [ -f named.segments.csv ] || fail "csv: -o named.csv"
+mkdir -p outdir
+expect csv_dir 0 export --format csv -o outdir "$small"
+checks=$((checks + 1))
+[ -f outdir/ops.csv ] && [ -f outdir/segments.csv ] || fail "csv: -o outdir"
+expect csv_ideal 0 export --format csv --with-ideal -o ideal "$small"
+has ideal.ops.csv ",launch_tid,ideal_start_ns,delay_ns,bound_by"
+# RFC 4180: a name with a comma, a quote and a line break.
+cat >quoting.json <<'JSON'
+{"traceEvents": [
+{"ph": "X", "cat": "kernel", "name": "k, \"quoted\"\nnext", "pid": 0, "tid": 7, "ts": 10, "dur": 5,
+ "args": {"device": 0, "stream": 7, "correlation": 1}}
+]}
+JSON
+expect csv_quote 0 export --format csv -o quoting quoting.json
+has quoting.ops.csv ',5000,1,"k, ""quoted""'
+
+# ---- diff ----------------------------------------------------------------
+
+serial=$tests/cli/analyze/serial.json
+pipelined=$tests/cli/analyze/pipelined.json
+expect diff 0 diff "$serial" "$pipelined"
+sed -e "s|$tests|TESTS|g" diff.out >diff.txt
+exp=$src/expected/diff_serial_pipelined.txt
+if [ "${GS_UPDATE_GOLDEN:-0}" = 1 ]; then
+	cp diff.txt "$exp"
+elif ! diff -u "$exp" diff.txt >&2; then
+	fail "diff: output differs from $exp"
+fi
+checks=$((checks + 1))
+awk 'length > 100 { bad = 1 } END { exit bad }' diff.out || fail "diff: a line over 100 columns"
+expect diff_json 0 diff --format json "$serial" "$pipelined"
+has diff_json.out '"schema": "gpuscope.diff/1"'
+has diff_json.out '"status": "vanished"'
+expect diff_o 0 diff -o diff_o.txt "$serial" "$pipelined"
+checks=$((checks + 1))
+cmp -s diff.out diff_o.txt || fail "diff -o differs from stdout"
+expect diff_top 0 diff --top 1 "$serial" "$pipelined"
+
+# ---- exit statuses ---------------------------------------------------------
+
+# A trace that loads without warnings: failures print exactly one line.
+clean=$serial
+
+expect help 0 export --help
+has help.out "usage: gpuscope export"
+expect help_diff 0 diff --help
+has help_diff.out "usage: gpuscope diff"
+expect no_trace 2 export
+expect bad_format 2 export --format xml "$clean"
+expect csv_no_o 2 export --format csv "$clean"
+expect csv_stdout 2 export --format csv -o - "$clean"
+expect two_traces 2 export "$clean" "$clean"
+expect bad_option 2 export --bogus "$clean"
+expect empty_o 2 export -o "" "$clean"
+expect diff_one 2 diff "$clean"
+expect diff_none 2 diff
+expect diff_three 2 diff "$clean" "$clean" "$clean"
+expect diff_top0 2 diff --top 0 "$clean" "$clean"
+expect diff_fmt 2 diff --format html "$clean" "$clean"
+expect missing 1 export nothing-here.json
+has missing.err "nothing-here.json"
+printf 'this is not a trace\n' >junk.txt
+expect junk 1 export -o junk_out.json junk.txt
+checks=$((checks + 1))
+[ -e junk_out.json ] && fail "junk: an output file was left behind"
+expect no_dir 1 export -o no/such/dir/out.json "$clean"
+expect csv_no_dir 1 export --format csv -o no/such/dir/run "$clean"
+expect diff_missing 1 diff "$clean" nothing-here.json
+expect diff_junk 1 diff junk.txt "$clean"
+expect diff_no_dir 1 diff -o no/such/dir/d.txt "$clean" "$clean"
+if [ -w /dev/full ]; then
+	# Written in place (a device is never replaced), and the error shows.
+	expect full 1 export -o /dev/full "$clean"
+	checks=$((checks + 1))
+	[ -c /dev/full ] || fail "/dev/full is no longer a device"
+	"$gs" export "$clean" >/dev/full 2>full_stdout.err
+	st=$?
+	checks=$((checks + 1))
+	[ $st = 1 ] || fail "export to a full stdout: exit $st, want 1"
+fi
+# No temporary file is left behind, whatever happened.
+checks=$((checks + 1))
+leftover=$(find . -name '.*.tmp-*' | head -n 3)
+[ -z "$leftover" ] || fail "temporary files left: $leftover"
+
+echo "$checks checks, $failures failures"
+[ "$failures" = 0 ]
