@@ -10,12 +10,19 @@
 
 BUILD_DIR    ?= build
 ASAN_DIR     ?= build-asan
+BENCH_DIR    ?= build-bench
+FUZZ_DIR     ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+TSAN_DIR     ?= build-tsan
+TSAN_LABELS  ?= collector
+BENCH_SIZES  ?= 1e5 1e6 1e7
 CMAKE        ?= cmake
 CTEST        ?= ctest
 CLANG_FORMAT ?= clang-format
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS   ?=
-DEMO_TRACE   ?= samples/tiny_pipeline.json
+DEMO_TRACE   ?= samples/synthetic/serial_stream.gscope
 
 GPUSCOPE := $(BUILD_DIR)/analyzer/gpuscope
 
@@ -29,7 +36,8 @@ C_SOURCES = $(wildcard $(shell git ls-files --cached --others --exclude-standard
 MAKEFLAGS += --no-print-directory
 .NOTPARALLEL:
 
-.PHONY: all help deps configure build demo check asan format format-check install clean
+.PHONY: all help deps configure build demo check asan bench fuzz tsan tidy valgrind format \
+	format-check install clean
 
 all: build
 
@@ -39,10 +47,15 @@ help:
 	@echo 'make deps          install missing build dependencies (scripts/install-deps.sh)'
 	@echo 'make build         configure $(BUILD_DIR)/ (warnings are errors) and build'
 	@echo 'make asan          build $(ASAN_DIR)/ with ASan+UBSan and run all tests'
+	@echo 'make fuzz          clang libFuzzer build in $(FUZZ_DIR)/, each target FUZZ_SECONDS ($(FUZZ_SECONDS)) s'
+	@echo 'make tsan          ThreadSanitizer build in $(TSAN_DIR)/, ctest -L "$(TSAN_LABELS)"'
+	@echo 'make tidy          clang-tidy (.clang-tidy) over the C sources of $(BUILD_DIR)/'
+	@echo 'make valgrind      the command-line checks under valgrind (build in $(BUILD_DIR)/)'
 	@echo 'make format        clang-format -i the C sources'
 	@echo 'make format-check  fail when a C source is not clang-formatted'
 	@echo 'make install       cmake --install $(BUILD_DIR)'
-	@echo 'make clean         remove $(BUILD_DIR)/ and $(ASAN_DIR)/'
+	@echo 'make bench         Release build in $(BENCH_DIR)/, benchmark table for BENCH_SIZES ($(BENCH_SIZES))'
+	@echo 'make clean         remove $(BUILD_DIR)/, $(ASAN_DIR)/, $(BENCH_DIR)/, $(FUZZ_DIR)/, $(TSAN_DIR)/'
 
 deps:
 	@scripts/install-deps.sh
@@ -70,6 +83,56 @@ asan: deps
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1 \
 		$(CTEST) --test-dir $(ASAN_DIR) --output-on-failure -j2
 
+# Benchmarks (bench/NOTES.md): a Release build of the driver and gpuscope,
+# then the table for each size in BENCH_SIZES (GPU ops), also written to
+# bench/results/latest.txt. Generated traces go to $TMPDIR (or /tmp) and
+# are deleted. Warnings are not errors here: -O3 finds different ones than
+# the checked builds, and a benchmark should not fail on them.
+bench: deps
+	$(CMAKE) -S . -B $(BENCH_DIR) -DCMAKE_BUILD_TYPE=Release -DGPUSCOPE_WERROR=OFF \
+		-DBUILD_TESTING=OFF -DGPUSCOPE_BUILD_KERNELS=OFF $(CMAKE_ARGS)
+	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target gs_bench gs_bench_gen_cli gpuscope
+	@mkdir -p bench/results
+	$(BENCH_DIR)/bench/gs_bench --gpuscope $(BENCH_DIR)/analyzer/gpuscope \
+		--out bench/results/latest.txt $(BENCH_SIZES)
+
+# libFuzzer targets (tests/fuzz/README.md): clang with ASan+UBSan, each run
+# for FUZZ_SECONDS on its seeds; a crash, leak, timeout (10 s) or 2 GB of
+# memory fails and leaves the input in $(FUZZ_DIR)/fuzz-artifacts/.
+# Warnings are not errors here: clang warns where gcc does not, and finding
+# bugs should not wait on that (make build checks the warnings).
+fuzz: deps
+	$(CMAKE) -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=$(FUZZ_CC) -DGPUSCOPE_FUZZ=ON \
+		-DGPUSCOPE_WERROR=OFF -DBUILD_TESTING=OFF -DGPUSCOPE_BUILD_KERNELS=OFF \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
+	$(CMAKE) --build $(FUZZ_DIR) -j $(JOBS) --target gs_fuzz_all
+	tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
+
+# ThreadSanitizer over the collector (its threads, CUPTI's callback threads,
+# 16 threads at once in test_collector_faults). The collector tests exist
+# only where the CUDA toolkit's CUPTI headers were found at configure time.
+tsan: deps
+	$(CMAKE) -S . -B $(TSAN_DIR) -DGPUSCOPE_WERROR=ON -DGPUSCOPE_SANITIZE=thread \
+		-DCMAKE_BUILD_TYPE=Debug -DGPUSCOPE_BUILD_KERNELS=OFF $(CMAKE_ARGS)
+	$(CMAKE) --build $(TSAN_DIR) -j $(JOBS)
+	@if $(CTEST) --test-dir $(TSAN_DIR) -N -L '$(TSAN_LABELS)' | grep -q 'Total Tests: 0'; then \
+		echo 'tsan: no tests labelled $(TSAN_LABELS) in this build (no CUPTI headers): nothing to run'; \
+	else \
+		TSAN_OPTIONS=halt_on_error=1:abort_on_error=1:second_deadlock_stack=1 \
+		$(CTEST) --test-dir $(TSAN_DIR) -L '$(TSAN_LABELS)' --output-on-failure -j2; \
+	fi
+
+# clang-tidy with .clang-tidy over every C source in the compile database of
+# $(BUILD_DIR) (scripts/tidy.sh); any finding fails.
+tidy: deps configure
+	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target gs_trace_pb
+	scripts/tidy.sh $(BUILD_DIR)
+
+# The command-line checks (tests/valgrind/run.sh) under valgrind
+# --error-exitcode=1 with full leak checking.
+valgrind: deps build
+	$(CTEST) --test-dir $(BUILD_DIR) -L valgrind --output-on-failure
+
 format:
 	$(if $(C_SOURCES),$(CLANG_FORMAT) -i $(C_SOURCES),@echo 'format: no C sources')
 
@@ -80,4 +143,4 @@ install: build
 	$(CMAKE) --install $(BUILD_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(BENCH_DIR) $(FUZZ_DIR) $(TSAN_DIR)

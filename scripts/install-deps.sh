@@ -6,7 +6,9 @@
 # prints nothing and exits 0 when everything is already there.
 #
 #   scripts/install-deps.sh          build + test dependencies
-#   scripts/install-deps.sh --ci     also clang-format (for .ci/run's format check)
+#   scripts/install-deps.sh --ci     also what .ci/run's other checks use: clang-format,
+#                                    clang with the libFuzzer runtime, clang-tidy, valgrind
+#   scripts/install-deps.sh --browser  also chromium (the HTML report's browser test)
 #
 # Runs apt-get directly as root, through `sudo -n` otherwise; when neither
 # works it prints the packages and the command to run, and exits 1.
@@ -14,21 +16,26 @@ set -euo pipefail
 
 usage() {
 	cat <<'USAGE'
-usage: scripts/install-deps.sh [--ci]
+usage: scripts/install-deps.sh [--ci] [--browser]
 
 Installs the missing build dependencies of gpuscope from Debian/Ubuntu:
-protobuf-c (compiler and library), zlib, cJSON, cmocka, cmake, pkg-config,
+protobuf-c (compiler and library), zlib, cJSON, SQLite, cmocka, cmake, pkg-config,
 a C compiler and make. Installs nothing when all are present.
 
-  --ci        also install clang-format (the CI format check)
+  --ci        also install clang-format, clang and its libFuzzer runtime
+              (make fuzz), clang-tidy (make tidy) and valgrind (make valgrind)
+  --browser   also install chromium (headless, for the browser test of the
+              HTML report; without it that test is skipped)
   -h, --help  show this help
 USAGE
 }
 
 want_ci=0
+want_browser=0
 for arg in "$@"; do
 	case "$arg" in
 	--ci) want_ci=1 ;;
+	--browser) want_browser=1 ;;
 	-h | --help)
 		usage
 		exit 0
@@ -76,8 +83,25 @@ have_pc libprotobuf-c libprotobuf-c-dev || need libprotobuf-c-dev
 have_pc zlib zlib1g-dev || need zlib1g-dev
 have_pc libcjson libcjson-dev || need libcjson-dev
 have_pc cmocka libcmocka-dev || need libcmocka-dev
+have_pc sqlite3 libsqlite3-dev || need libsqlite3-dev
 if [ "$want_ci" = 1 ]; then
 	have_cmd clang-format || need clang-format
+	have_cmd clang || need clang
+	# The libFuzzer runtime is only recommended by clang (Debian 12: LLVM 14).
+	have_fuzzer_rt() {
+		local f
+		for f in /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a \
+			/usr/lib/llvm-*/lib/clang/*/lib/*/libclang_rt.fuzzer.a; do
+			[ -e "$f" ] && return 0
+		done
+		return 1
+	}
+	have_fuzzer_rt || dpkg_has libclang-rt-14-dev || need libclang-rt-14-dev
+	have_cmd clang-tidy || need clang-tidy
+	have_cmd valgrind || need valgrind
+fi
+if [ "$want_browser" = 1 ]; then
+	have_cmd chromium || have_cmd chromium-browser || need chromium
 fi
 
 # CMakeLists.txt asks for CMake 3.20 (Debian 12 ships 3.25).

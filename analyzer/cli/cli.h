@@ -11,6 +11,8 @@
 
 #include <gpuscope/import.h>
 
+#include "term.h" /* colour and the progress line */
+
 enum gs_exit {
 	GS_EXIT_OK = 0,
 	GS_EXIT_FAIL = 1,  /* bad input or failure: one "gpuscope: error:" line */
@@ -24,6 +26,8 @@ int gs_cmd_convert(int argc, char **argv);
 int gs_cmd_plan(int argc, char **argv);
 int gs_cmd_analyze(int argc, char **argv);
 int gs_cmd_record(int argc, char **argv);
+int gs_cmd_export(int argc, char **argv);
+int gs_cmd_diff(int argc, char **argv);
 
 /* What each command's usage error shows. */
 struct gs_cli_usage {
@@ -47,6 +51,15 @@ int gs_cli_usage_error(const struct gs_cli_usage *u, const char *fmt, ...) GS_PR
 int gs_cli_bad_option(const struct gs_cli_usage *u, char **argv, int c);
 /* Print `text` to stdout (the command's --help). Returns GS_EXIT_OK. */
 int gs_cli_help(const char *text);
+
+/*
+ * The import limits (struct gs_import_limits) set in the environment, one
+ * variable per limit: GPUSCOPE_LIMIT_<NAME>=VALUE, NAME being the limit's
+ * name in upper case (GPUSCOPE_LIMIT_MAX_DEPTH=128, GPUSCOPE_LIMIT_MAX_OPS=1G).
+ * *out is NULL when none is set. A variable with an unknown name or a bad
+ * value prints the error line and returns GS_EXIT_FAIL.
+ */
+int gs_cli_limits(const struct gs_import_limits **out);
 
 /*
  * Load any readable trace (recognised by content). With `warn`, loading

@@ -16,8 +16,9 @@
 #include "cli.h"
 
 #define ANALYZE_SYNOPSIS                                                                           \
-	"gpuscope analyze [--format text|json] [-o OUT] [--device N] [--window T0:T1]\n"           \
-	"                        [--top N] [--salvage] [--color=auto|always|never] TRACE..."
+	"gpuscope analyze [--format text|json|html] [-o OUT] [--device N] [--window T0:T1]\n"      \
+	"                        [--top N] [--salvage] [--quiet] [--color=auto|always|never]\n"    \
+	"                        TRACE..."
 
 static const struct gs_cli_usage analyze_usage = {
 	.name = "analyze",
@@ -38,8 +39,11 @@ static const char analyze_help[] =
 	"Several TRACEs (one per process or rank) are merged onto one timeline per device.\n"
 	"\n"
 	"options:\n"
-	"  --format text|json  output format (default: text); json is one object, schema\n"
-	"                      \"gpuscope.report/1\", with every row of every list\n"
+	"  --format text|json|html\n"
+	"                      output format (default: text); json is one object, schema\n"
+	"                      \"gpuscope.report/1\", with every row of every list; html is\n"
+	"                      one self-contained page: timelines of the actual run and\n"
+	"                      of the ideal schedule (zoom and pan), and the tables\n"
 	"  -o, --output OUT    write the report to OUT instead of stdout (default: stdout)\n"
 	"  --device N          only device N (default: every device with GPU ops)\n"
 	"  --window T0:T1      analyze [T0, T1) only (default: per device, first op start\n"
@@ -51,6 +55,8 @@ static const char analyze_help[] =
 	"                      failing (default: off)\n"
 	"  --color[=WHEN]      colour the text: auto (on a terminal, unless NO_COLOR is\n"
 	"                      set), always or never (default: auto; --color alone: always)\n"
+	"  -q, --quiet         no progress line (default: on a terminal, stderr shows one\n"
+	"                      while loading, analysing or writing takes over a second)\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"TRACE is a .gscope file or a Kineto / PyTorch-profiler JSON trace (.json,\n"
@@ -59,16 +65,12 @@ static const char analyze_help[] =
 	"example:\n"
 	"  gpuscope analyze trace.json.gz\n"
 	"  gpuscope analyze --format json -o report.json rank0.json.gz rank1.json.gz\n"
+	"  gpuscope analyze --format html -o report.html trace.json.gz\n"
 	"  gpuscope analyze --device 0 --window +10ms:+20ms run.gscope\n";
-
-enum analyze_color {
-	COLOR_AUTO,
-	COLOR_ALWAYS,
-	COLOR_NEVER,
-};
 
 struct analyze_opts {
 	bool json;
+	bool html;
 	bool salvage;
 	const char *output;
 	bool has_device;
@@ -76,7 +78,8 @@ struct analyze_opts {
 	struct gs_window window;
 	bool window_relative;
 	size_t top;
-	enum analyze_color color;
+	bool quiet;
+	enum gs_color_mode color;
 	char **paths;
 	size_t n_paths;
 };
@@ -190,31 +193,31 @@ static int parse_window(const char *arg, struct analyze_opts *o)
 static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-		{"device", required_argument, NULL, 'd'}, {"window", required_argument, NULL, 'w'},
-		{"top", required_argument, NULL, 't'},    {"salvage", no_argument, NULL, 's'},
-		{"color", optional_argument, NULL, 'c'},  {"colour", optional_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"device", required_argument, NULL, 'd'},
+		{"window", required_argument, NULL, 'w'},
+		{"top", required_argument, NULL, 't'},
+		{"salvage", no_argument, NULL, 's'},
+		{"color", optional_argument, NULL, 'c'},
+		{"colour", optional_argument, NULL, 'c'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
 	int c, rc;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (!strcmp(optarg, "json"))
-				o->json = true;
-			else if (!strcmp(optarg, "text"))
-				o->json = false;
-			else if (!strcmp(optarg, "html"))
-				return gs_cli_usage_error(&analyze_usage,
-							  "--format html is not available yet "
-							  "(text or json)");
-			else
-				return gs_cli_usage_error(&analyze_usage,
-							  "unknown format '%s' (text or json)",
-							  optarg);
+			o->json = !strcmp(optarg, "json");
+			o->html = !strcmp(optarg, "html");
+			if (!o->json && !o->html && strcmp(optarg, "text") != 0)
+				return gs_cli_usage_error(
+					&analyze_usage, "unknown format '%s' (text, json or html)",
+					optarg);
 			break;
 		case 'o':
 			if (!*optarg)
@@ -244,14 +247,11 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 		case 's':
 			o->salvage = true;
 			break;
+		case 'q':
+			o->quiet = true;
+			break;
 		case 'c':
-			if (!optarg || !strcmp(optarg, "always"))
-				o->color = COLOR_ALWAYS;
-			else if (!strcmp(optarg, "never"))
-				o->color = COLOR_NEVER;
-			else if (!strcmp(optarg, "auto"))
-				o->color = COLOR_AUTO;
-			else
+			if (!gs_color_parse(optarg, &o->color))
 				return gs_cli_usage_error(
 					&analyze_usage,
 					"--color wants auto, always or never, not "
@@ -275,7 +275,8 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 /* Every input into one trace, then finish it. */
 static int analyze_load(const struct analyze_opts *o, struct gs_trace **out, const char **format)
 {
-	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0};
+	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0,
+				     .progress = gs_progress_records};
 	enum gs_input_format first = GS_INPUT_UNKNOWN;
 	struct gs_trace *t = NULL;
 	gs_status st;
@@ -283,6 +284,8 @@ static int analyze_load(const struct analyze_opts *o, struct gs_trace **out, con
 
 	*out = NULL;
 	*format = "";
+	if (gs_cli_limits(&lo.limits) != GS_EXIT_OK)
+		return GS_EXIT_FAIL;
 	gs_error_clear();
 	st = gs_trace_create(&t);
 	if (st != GS_OK)
@@ -290,7 +293,13 @@ static int analyze_load(const struct analyze_opts *o, struct gs_trace **out, con
 	for (i = 0; i < o->n_paths; i++) {
 		enum gs_input_format fmt = GS_INPUT_UNKNOWN;
 
+		if (o->n_paths > 1)
+			gs_progress_begin("loading %s (%zu of %zu)", o->paths[i], i + 1,
+					  o->n_paths);
+		else
+			gs_progress_begin("loading %s", o->paths[i]);
 		st = gs_trace_load_into(o->paths[i], &lo, t, &fmt);
+		gs_progress_end();
 		if (st != GS_OK) {
 			gs_trace_destroy(t);
 			return gs_cli_fail(st, o->paths[i]);
@@ -300,7 +309,9 @@ static int analyze_load(const struct analyze_opts *o, struct gs_trace **out, con
 		else if (fmt != first)
 			*format = "mixed";
 	}
+	gs_progress_begin("sorting the records");
 	st = gs_trace_finish(t);
+	gs_progress_end();
 	if (st != GS_OK) {
 		gs_trace_destroy(t);
 		return gs_cli_fail(st, o->n_paths == 1 ? o->paths[0] : NULL);
@@ -313,20 +324,7 @@ static int analyze_load(const struct analyze_opts *o, struct gs_trace **out, con
 
 static bool analyze_want_color(const struct analyze_opts *o, FILE *f)
 {
-	const char *no = getenv("NO_COLOR");
-	const char *term = getenv("TERM");
-
-	if (o->json || o->color == COLOR_NEVER)
-		return false;
-	if (o->color == COLOR_ALWAYS)
-		return true;
-	if (!f) /* auto, writing to a file */
-		return false;
-	if (no && *no)
-		return false;
-	if (term && !strcmp(term, "dumb"))
-		return false;
-	return isatty(fileno(f)) == 1;
+	return !o->json && !o->html && gs_color_want(o->color, f);
 }
 
 static int analyze_write(const struct analyze_opts *o, const struct gs_report *r)
@@ -344,8 +342,14 @@ static int analyze_write(const struct analyze_opts *o, const struct gs_report *r
 		}
 	}
 	gs_error_clear();
-	st = o->json ? gs_report_write_json(f, r) : gs_report_write_text(f, r);
+	/* Not while the report itself goes to the terminal. */
+	if (f != stdout)
+		gs_progress_begin("writing %s", o->output);
+	st = o->json ? gs_report_write_json(f, r) :
+	     o->html ? gs_report_write_html(f, r) :
+		       gs_report_write_text(f, r);
 	if (f != stdout) {
+		gs_progress_end();
 		errno = 0;
 		if (fclose(f) == EOF && st == GS_OK) {
 			gs_error_append("write error: %s", strerror(errno ? errno : EIO));
@@ -361,7 +365,7 @@ static int analyze_write(const struct analyze_opts *o, const struct gs_report *r
 
 int gs_cmd_analyze(int argc, char **argv)
 {
-	struct analyze_opts o = {.color = COLOR_AUTO};
+	struct analyze_opts o = {.color = GS_COLOR_AUTO};
 	struct gs_report_options ro = {0};
 	struct gs_report *r = NULL;
 	struct gs_trace *t = NULL;
@@ -374,6 +378,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	if (rc != GS_EXIT_OK || help)
 		return help ? gs_cli_help(analyze_help) : rc;
 
+	gs_progress_setup(o.quiet);
 	rc = analyze_load(&o, &t, &format);
 	if (rc != GS_EXIT_OK)
 		return rc;
@@ -388,7 +393,14 @@ int gs_cmd_analyze(int argc, char **argv)
 	ro.top = o.top;
 	ro.color = analyze_want_color(&o, o.output && strcmp(o.output, "-") ? NULL : stdout);
 	gs_error_clear();
+	{
+		size_t n_ops;
+
+		gs_trace_ops(t, &n_ops);
+		gs_progress_begin("analysing %zu ops", n_ops);
+	}
 	st = gs_report_build(t, &ro, &r);
+	gs_progress_end();
 	if (st != GS_OK) {
 		rc = gs_cli_fail(st, o.n_paths == 1 ? o.paths[0] : NULL);
 		goto out;

@@ -20,11 +20,11 @@
 
 static const struct gs_cli_usage convert_usage = {
 	.name = "convert",
-	.synopsis = "gpuscope convert [--salvage] [--force] TRACE -o OUT.gscope",
+	.synopsis = "gpuscope convert [--salvage] [--force] [--quiet] TRACE -o OUT.gscope",
 };
 
 static const char convert_help[] =
-	"usage: gpuscope convert [--salvage] [--force] TRACE -o OUT.gscope\n"
+	"usage: gpuscope convert [--salvage] [--force] [--quiet] TRACE -o OUT.gscope\n"
 	"\n"
 	"Convert any readable trace to a .gscope file. OUT is written under a temporary\n"
 	"name in its own directory and renamed into place when complete: an interrupted\n"
@@ -36,6 +36,8 @@ static const char convert_help[] =
 	"  --force           replace OUT if it exists (default: refuse)\n"
 	"  --salvage         skip corrupt .gscope chunks with a warning instead of\n"
 	"                    failing (default: off)\n"
+	"  -q, --quiet       no progress line (default: on a terminal, stderr shows one\n"
+	"                    while loading or writing takes over a second)\n"
 	"  -h, --help        show this help\n"
 	"\n"
 	"TRACE is a .gscope file or a Kineto / PyTorch-profiler JSON trace (.json,\n"
@@ -49,6 +51,7 @@ struct convert_opts {
 	const char *out;
 	bool force;
 	bool salvage;
+	bool quiet;
 };
 
 /*
@@ -136,9 +139,11 @@ static int convert_write(const struct gs_trace *t, int fd, const char *out)
 	st = gs_writer_open_fd(fd, out, &wopts, &w);
 	if (st != GS_OK)
 		return gs_cli_fail(st, out);
+	gs_progress_begin("writing %s", out);
 	st = gs_trace_replay(t, gs_writer_borrow_sink(w));
 	/* Always close: it frees the writer, even after a failure. */
 	cst = gs_writer_close(w);
+	gs_progress_end();
 	if (st == GS_OK)
 		st = cst;
 	if (st != GS_OK)
@@ -208,6 +213,12 @@ static int convert_run(const struct convert_opts *o)
 		gs_cli_error("%s: already exists (use --force to replace it)", o->out);
 		return GS_EXIT_FAIL;
 	}
+	/* --force replaces a file, never a device, pipe, directory or link:
+	 * renaming over /dev/null as root would replace the device itself. */
+	if (o->force && lstat(o->out, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		gs_cli_error("%s: not a regular file: refusing to replace it", o->out);
+		return GS_EXIT_FAIL;
+	}
 	rc = convert_tmp_name(o->out);
 	if (rc != GS_EXIT_OK)
 		return rc;
@@ -243,17 +254,15 @@ err_signals:
 int gs_cmd_convert(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'f'},
-		{"salvage", no_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"output", required_argument, NULL, 'o'}, {"force", no_argument, NULL, 'f'},
+		{"salvage", no_argument, NULL, 's'},      {"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	struct convert_opts o = {0};
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!*optarg)
@@ -265,6 +274,9 @@ int gs_cmd_convert(int argc, char **argv)
 			break;
 		case 's':
 			o.salvage = true;
+			break;
+		case 'q':
+			o.quiet = true;
 			break;
 		case 'h':
 			return gs_cli_help(convert_help);
@@ -280,5 +292,6 @@ int gs_cmd_convert(int argc, char **argv)
 	if (!o.out)
 		return gs_cli_usage_error(&convert_usage, "no output given (-o OUT.gscope)");
 	o.in = argv[optind];
+	gs_progress_setup(o.quiet);
 	return convert_run(&o);
 }

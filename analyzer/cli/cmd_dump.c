@@ -12,11 +12,11 @@
 
 static const struct gs_cli_usage dump_usage = {
 	.name = "dump",
-	.synopsis = "gpuscope dump [--limit N] [--salvage] TRACE",
+	.synopsis = "gpuscope dump [--limit N] [--salvage] [--quiet] TRACE",
 };
 
 static const char dump_help[] =
-	"usage: gpuscope dump [--limit N] [--salvage] TRACE\n"
+	"usage: gpuscope dump [--limit N] [--salvage] [--quiet] TRACE\n"
 	"\n"
 	"Print every record of a trace as one line: first the processes, devices and\n"
 	"streams, then all timed records (GPU ops, API calls, syncs, event records,\n"
@@ -29,6 +29,8 @@ static const char dump_help[] =
 	"  --limit N    print at most N timed records (default: 0, no limit)\n"
 	"  --salvage    skip corrupt .gscope chunks with a warning instead of failing\n"
 	"               (default: off)\n"
+	"  -q, --quiet  no progress line (default: on a terminal, stderr shows one while\n"
+	"               loading takes over a second)\n"
 	"  -h, --help   show this help\n"
 	"\n"
 	"TRACE is a .gscope file or a Kineto / PyTorch-profiler JSON trace (.json,\n"
@@ -40,6 +42,7 @@ static const char dump_help[] =
 struct dump_opts {
 	size_t limit;
 	bool salvage;
+	bool quiet;
 	const char *path;
 };
 
@@ -64,13 +67,14 @@ static int dump_parse(int argc, char **argv, struct dump_opts *o, bool *help)
 	static const struct option longopts[] = {
 		{"limit", required_argument, NULL, 'n'},
 		{"salvage", no_argument, NULL, 's'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (!dump_parse_count(optarg, &o->limit))
@@ -79,6 +83,9 @@ static int dump_parse(int argc, char **argv, struct dump_opts *o, bool *help)
 			break;
 		case 's':
 			o->salvage = true;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case 'h':
 			*help = true;
@@ -109,6 +116,7 @@ int gs_cmd_dump(int argc, char **argv)
 	if (rc != GS_EXIT_OK || help)
 		return help ? gs_cli_help(dump_help) : rc;
 
+	gs_progress_setup(o.quiet);
 	rc = gs_cli_load(o.path, o.salvage, true, &t, &fmt);
 	if (rc != GS_EXIT_OK)
 		return rc;

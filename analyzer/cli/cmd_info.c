@@ -10,11 +10,11 @@
 
 static const struct gs_cli_usage info_usage = {
 	.name = "info",
-	.synopsis = "gpuscope info [--format text|json] [--salvage] TRACE",
+	.synopsis = "gpuscope info [--format text|json] [--salvage] [--quiet] TRACE",
 };
 
 static const char info_help[] =
-	"usage: gpuscope info [--format text|json] [--salvage] TRACE\n"
+	"usage: gpuscope info [--format text|json] [--salvage] [--quiet] TRACE\n"
 	"\n"
 	"Summarize a trace: GPU ops by kind (kernel, memcpy, memset), API calls, syncs,\n"
 	"event records, host ranges by kind, processes, devices, streams, threads, the\n"
@@ -26,6 +26,8 @@ static const char info_help[] =
 	"                      schema \"gpuscope.info/1\"\n"
 	"  --salvage           skip corrupt .gscope chunks with a warning instead of\n"
 	"                      failing (default: off)\n"
+	"  -q, --quiet         no progress line (default: on a terminal, stderr shows one\n"
+	"                      while loading takes over a second)\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"TRACE is a .gscope file or a Kineto / PyTorch-profiler JSON trace (.json,\n"
@@ -37,6 +39,7 @@ static const char info_help[] =
 struct info_opts {
 	bool json;
 	bool salvage;
+	bool quiet;
 	const char *path;
 };
 
@@ -45,13 +48,14 @@ static int info_parse(int argc, char **argv, struct info_opts *o, bool *help)
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"salvage", no_argument, NULL, 's'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "json"))
@@ -64,6 +68,9 @@ static int info_parse(int argc, char **argv, struct info_opts *o, bool *help)
 			break;
 		case 's':
 			o->salvage = true;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case 'h':
 			*help = true;
@@ -95,6 +102,7 @@ int gs_cmd_info(int argc, char **argv)
 	if (rc != GS_EXIT_OK || help)
 		return help ? gs_cli_help(info_help) : rc;
 
+	gs_progress_setup(o.quiet);
 	/* JSON carries the warnings itself; text output repeats them on stderr. */
 	rc = gs_cli_load(o.path, o.salvage, !o.json, &t, &fmt);
 	if (rc != GS_EXIT_OK)

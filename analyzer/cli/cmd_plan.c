@@ -116,7 +116,9 @@ int gs_cmd_plan(int argc, char **argv)
 	rc = plan_parse_args(argc, argv, &o, &help);
 	if (rc != GS_EXIT_OK || help)
 		return help ? gs_cli_help(plan_help) : rc;
-	label = strcmp(o.path, "-") ? o.path : "<stdin>";
+	if (!o.path) /* plan_parse_args requires one */
+		return GS_EXIT_USAGE;
+	label = strcmp(o.path, "-") != 0 ? o.path : "<stdin>";
 
 	gs_error_clear();
 	st = gs_plan_load(o.path, &in);

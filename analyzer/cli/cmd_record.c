@@ -49,7 +49,8 @@ static const char record_help[] =
 	"                    directory). Without %p only the first process that uses\n"
 	"                    CUDA records. Existing files are never overwritten\n"
 	"  --data-deps       also record the pointers copies, memsets and kernels are\n"
-	"                    called with, to link ops to allocations (more overhead)\n"
+	"                    called with, to link ops to allocations (more overhead;\n"
+	"                    default: off)\n"
 	"  --flush-ms N      write what was collected every N ms (default: 200): a\n"
 	"                    crash or SIGKILL loses at most the last interval\n"
 	"  -h, --help        show this help\n"
@@ -374,9 +375,14 @@ static int record_run(const struct record_opts *o)
 	struct sigaction old[RECORD_NSIGNALS];
 	glob_t before = {0}, after = {0};
 	bool has_pid, listed = false;
+	const char *injection = getenv("CUDA_INJECTION64_PATH");
 	int rc, err, status, code;
 	pid_t pid;
 
+	if (!o->argv || !o->argv[0]) { /* record_parse made sure there is one */
+		gs_cli_error("record: no program to run");
+		return GS_EXIT_USAGE;
+	}
 	rc = record_output(o->output ? o->output : RECORD_DEFAULT_OUTPUT, output, sizeof(output),
 			   &has_pid);
 	if (rc)
@@ -402,9 +408,8 @@ static int record_run(const struct record_opts *o)
 	record_glob_pattern(output, host, gpattern, sizeof(gpattern));
 	glob(gpattern, 0, NULL, &before);
 
-	if (getenv("CUDA_INJECTION64_PATH") && strcmp(getenv("CUDA_INJECTION64_PATH"), collector))
-		gs_cli_warning("record: replacing CUDA_INJECTION64_PATH=%s",
-			       getenv("CUDA_INJECTION64_PATH"));
+	if (injection && strcmp(injection, collector) != 0)
+		gs_cli_warning("record: replacing CUDA_INJECTION64_PATH=%s", injection);
 	setenv("CUDA_INJECTION64_PATH", collector, 1);
 	setenv("GPUSCOPE_OUTPUT", output, 1);
 	if (o->data_deps)

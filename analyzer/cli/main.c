@@ -32,8 +32,8 @@ static const struct gs_cmd gs_commands[] = {
 	{"convert", gs_cmd_convert, "convert any readable trace to a .gscope file"},
 	{"record", gs_cmd_record, "record a CUDA program's timeline"},
 	{"analyze", gs_cmd_analyze, "breakdown, waits, schedules and missed overlap"},
-	{"export", NULL, "export to Chrome trace JSON or CSV"},
-	{"diff", NULL, "compare two traces"},
+	{"export", gs_cmd_export, "write a trace as Chrome trace JSON (Perfetto) or CSV"},
+	{"diff", gs_cmd_diff, "compare two traces: breakdown, schedules, kernels, waits"},
 	{"plan", gs_cmd_plan, "schedule declared stages: serial vs ideal time, saving, overlap"},
 };
 
@@ -54,6 +54,7 @@ static void gs_cli_emit(const char *level, const char *msg)
 	size_t i;
 
 	snprintf(line, sizeof(line), "%s", msg);
+	gs_progress_clear(); /* not after a progress line on the same row */
 	for (i = 0; line[i]; i++)
 		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
 			line[i] = '?';
@@ -135,6 +136,42 @@ int gs_cli_help(const char *text)
 	return GS_EXIT_OK;
 }
 
+extern char **environ;
+
+int gs_cli_limits(const struct gs_import_limits **out)
+{
+	static const char prefix[] = "GPUSCOPE_LIMIT_";
+	static struct gs_import_limits lim;
+	bool any = false;
+
+	*out = NULL;
+	memset(&lim, 0, sizeof(lim)); /* zero: the default */
+	for (char **e = environ; e && *e; e++) {
+		char name[64];
+		const char *eq = strchr(*e, '=');
+		size_t len;
+
+		if (strncmp(*e, prefix, sizeof(prefix) - 1) != 0 || !eq)
+			continue;
+		len = (size_t)(eq - *e) - (sizeof(prefix) - 1);
+		if (len >= sizeof(name))
+			len = sizeof(name) - 1;
+		memcpy(name, *e + sizeof(prefix) - 1, len);
+		name[len] = '\0';
+		gs_error_clear();
+		if (gs_import_limit_set(&lim, name, eq + 1) != GS_OK) {
+			char var[sizeof(prefix) + sizeof(name)];
+
+			snprintf(var, sizeof(var), "%s%s", prefix, name);
+			return gs_cli_fail(GS_ERR_INVALID, var);
+		}
+		any = true;
+	}
+	if (any)
+		*out = &lim;
+	return GS_EXIT_OK;
+}
+
 int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out,
 		enum gs_input_format *fmt)
 {
@@ -142,10 +179,17 @@ int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out
 	const struct gs_warning *w;
 	size_t n, i;
 	gs_status st;
+	int rc;
 
 	*out = NULL;
+	rc = gs_cli_limits(&opts.limits);
+	if (rc != GS_EXIT_OK)
+		return rc;
 	gs_error_clear();
+	opts.progress = gs_progress_records;
+	gs_progress_begin("loading %s", path);
 	st = gs_trace_load(path, &opts, out, fmt);
+	gs_progress_end();
 	if (st != GS_OK) {
 		gs_trace_destroy(*out);
 		*out = NULL;
@@ -181,14 +225,16 @@ static void gs_main_help(FILE *f)
 		if (gs_commands[i].fn)
 			fprintf(f, "  %-9s %s\n", gs_commands[i].name, gs_commands[i].summary);
 	fprintf(f, "  %-9s %s\n", "help", "show a command's options: gpuscope help COMMAND");
-	fputs("\nnot yet available in this build:", f);
 	for (i = 0; i < GS_NCOMMANDS; i++) {
 		if (!gs_commands[i].fn) {
-			fprintf(f, "%s %s", sep, gs_commands[i].name);
+			fprintf(f, "%s %s", *sep ? sep : "\nnot yet available in this build:",
+				gs_commands[i].name);
 			sep = ",";
 		}
 	}
-	fputs("\n\noptions:\n"
+	if (*sep)
+		fputc('\n', f);
+	fputs("\noptions:\n"
 	      "  -h, --help     show this help\n"
 	      "  --version      show the version\n"
 	      "\n"

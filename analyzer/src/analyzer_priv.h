@@ -25,6 +25,13 @@ struct gs_launch_index {
 	size_t n_calls;
 	uint32_t *slots; /* call index, or GS_NO_INDEX when the slot is empty */
 	size_t mask;     /* slot count - 1 (a power of two) */
+	/* Correlation ids are a counter: when they are dense, a direct table
+	 * replaces the hash (slots NULL): head[corr - base] is the first call
+	 * with that id, next[] the following ones, in call order. */
+	uint64_t base;
+	size_t range;
+	uint32_t *head;
+	uint32_t *next;
 };
 
 gs_status gs_launch_index_init(struct gs_launch_index *ix, const struct gs_trace *t);
@@ -54,5 +61,14 @@ gs_status gs_op_launches(const struct gs_trace *t, uint32_t **out);
 /* Index into gs_trace_threads() of host thread (pid, tid), or GS_NO_INDEX.
  * Binary search, O(log T). */
 uint32_t gs_trace_find_thread(const struct gs_trace *t, int64_t pid, int64_t tid);
+
+/*
+ * qsort, with the same result: glibc's qsort (Debian 12) is a stable merge
+ * sort, and so is this. Arrays the analyses build from a finished trace are
+ * often in order already (ops by stream and start, calls by thread and
+ * start): those cost n - 1 comparisons instead of a merge sort's n log n
+ * element copies; arrays made of a few sorted runs are merged run by run.
+ */
+void gs_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
 #endif /* GS_ANALYZER_PRIV_H */

@@ -224,9 +224,9 @@ static gs_status collect(struct bd *b)
 			return rc;
 	}
 	if (b->n_ev > 1)
-		qsort(b->ev, b->n_ev, sizeof(*b->ev), cmp_ev);
+		gs_sort(b->ev, b->n_ev, sizeof(*b->ev), cmp_ev);
 	if (b->n_dev > 1)
-		qsort(b->dev, b->n_dev, sizeof(*b->dev), cmp_dev_op);
+		gs_sort(b->dev, b->n_dev, sizeof(*b->dev), cmp_dev_op);
 	return GS_OK;
 }
 
@@ -369,14 +369,18 @@ static gs_status credit_host_calls(struct bd *b, uint32_t launch, int64_t a, int
 		return GS_OK;
 	lo = b->piece_first[th];
 	hi = b->piece_first[th + 1];
+	/* pieces[piece_first[th] .. piece_first[th + 1]) were all written when
+	 * the table was built (the static analyzer does not follow that). */
 	while (lo < hi) { /* first piece ending after a */
 		size_t mid = lo + (hi - lo) / 2;
 
+		/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
 		if (b->pieces[mid].end <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
 	for (size_t i = lo; i < b->piece_first[th + 1] && b->pieces[i].start < c; i++) {
 		const struct bd_piece *p = &b->pieces[i];
 		int64_t s = p->start > a ? p->start : a;

@@ -26,9 +26,12 @@
  * Complexity: O(N) to collect, then per stream of m kernels
  * O(GS_GC_ROUNDS * GS_GC_MAX_LEN * m) time and O(m) memory.
  */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,16 +122,33 @@ struct seq {
 	uint64_t pw1[GS_GC_MAX_LEN + 1], pw2[GS_GC_MAX_LEN + 1];
 	uint32_t *upre; /* upre[k]: kernels set aside among the first k */
 	uint8_t *used;
-	struct group *tab;
-	size_t tab_mask;
 	uint32_t *occ; /* occurrences of the winner */
+};
+
+/*
+ * The groups of one search: an open-addressing table, all zero between
+ * searches, that grows with the number of distinct windows (a handful on
+ * the periodic streams of training loops: it stays in cache), and the list
+ * of the slots in use. One per thread searching.
+ */
+struct gtab {
+	struct group *g;
+	size_t mask;
+	uint32_t *touched;
+	size_t n_touched;
+	bool failed; /* out of memory while growing */
 };
 
 static uint64_t window_key(const struct seq *q, size_t j, size_t len)
 {
-	uint64_t a = (q->h1[j + len] + P1 - q->h1[j] * q->pw1[len] % P1) % P1;
-	uint64_t b = (q->h2[j + len] + P2 - q->h2[j] * q->pw2[len] % P2) % P2;
+	/* Both sums are below twice the modulus: one subtraction reduces them. */
+	uint64_t a = q->h1[j + len] + P1 - q->h1[j] * q->pw1[len] % P1;
+	uint64_t b = q->h2[j + len] + P2 - q->h2[j] * q->pw2[len] % P2;
 
+	if (a >= P1)
+		a -= P1;
+	if (b >= P2)
+		b -= P2;
 	return a << 32 | b;
 }
 
@@ -149,9 +169,56 @@ struct best {
 	uint64_t key;
 };
 
-static void search_length(struct seq *q, size_t len, struct best *b)
+/* The slot of a key: the key is a hash already, a multiply spreads it
+ * enough (the slot a group lands in does not change any result). */
+static size_t slot_of(uint64_t key, size_t mask)
 {
-	memset(q->tab, 0, (q->tab_mask + 1) * sizeof(*q->tab));
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+}
+
+/* Double the table, moving the groups in use. */
+static bool gtab_grow(struct gtab *t)
+{
+	size_t mask = 2 * t->mask + 1;
+	struct group *ng = calloc(mask + 1, sizeof(*ng));
+
+	if (!ng) {
+		t->failed = true;
+		return false;
+	}
+	for (size_t i = 0; i < t->n_touched; i++) {
+		const struct group *g = &t->g[t->touched[i]];
+		size_t h = slot_of(g->key, mask);
+
+		while (ng[h].used)
+			h = (h + 1) & mask;
+		ng[h] = *g;
+		t->touched[i] = (uint32_t)h;
+	}
+	free(t->g);
+	t->g = ng;
+	t->mask = mask;
+	return true;
+}
+
+/* True when group (gap, len, first) beats the best so far: more gap, then
+ * the longer sequence, then the earlier first occurrence. */
+static bool beats(int64_t gap, size_t len, uint32_t first, const struct best *b)
+{
+	return gap > b->gap || (gap == b->gap && len > b->len) ||
+	       (gap == b->gap && len == b->len && first < b->first);
+}
+
+/*
+ * One length: group the free windows by key, counting each group's
+ * leftmost non-overlapping occurrences. Only the slots a search used are
+ * read back and cleared (a table-wide clear and scan per length cost ten
+ * times the search itself on long streams); the winner does not depend on
+ * the order groups are looked at, since groups have distinct first windows.
+ */
+static void search_length(const struct seq *q, struct gtab *t, size_t len, struct best *b)
+{
+	t->n_touched = 0;
 	for (size_t j = 0; j + len <= q->m; j++) {
 		uint64_t key;
 		size_t h;
@@ -160,14 +227,23 @@ static void search_length(struct seq *q, size_t len, struct best *b)
 		if (!window_free(q, j, len))
 			continue;
 		key = window_key(q, j, len);
-		h = (size_t)mix64(key) & q->tab_mask;
-		while (q->tab[h].used && q->tab[h].key != key)
-			h = (h + 1) & q->tab_mask;
-		g = &q->tab[h];
+		h = slot_of(key, t->mask);
+		while (t->g[h].used && t->g[h].key != key)
+			h = (h + 1) & t->mask;
+		g = &t->g[h];
 		if (!g->used) {
+			if (2 * (t->n_touched + 1) > t->mask + 1) {
+				if (!gtab_grow(t))
+					break;
+				h = slot_of(key, t->mask);
+				while (t->g[h].used)
+					h = (h + 1) & t->mask;
+				g = &t->g[h];
+			}
 			g->used = 1;
 			g->key = key;
 			g->first = (uint32_t)j;
+			t->touched[t->n_touched++] = (uint32_t)h;
 		}
 		if (j < g->next)
 			continue;
@@ -175,19 +251,102 @@ static void search_length(struct seq *q, size_t len, struct best *b)
 		g->gap += window_gap(q, j, len);
 		g->next = (uint32_t)(j + len);
 	}
-	for (size_t h = 0; h <= q->tab_mask; h++) {
-		const struct group *g = &q->tab[h];
+	for (size_t i = 0; i < t->n_touched; i++) {
+		struct group *g = &t->g[t->touched[i]];
 
-		if (!g->used || g->count < GS_GC_MIN_REPS || g->gap <= 0)
-			continue;
-		if (g->gap > b->gap || (g->gap == b->gap && len > b->len) ||
-		    (g->gap == b->gap && len == b->len && g->first < b->first)) {
+		if (!t->failed && g->count >= GS_GC_MIN_REPS && g->gap > 0 &&
+		    beats(g->gap, len, g->first, b)) {
 			b->len = len;
 			b->first = g->first;
 			b->gap = g->gap;
 			b->key = g->key;
 		}
+		memset(g, 0, sizeof(*g));
 	}
+}
+
+static gs_status gtab_init(struct gtab *t, size_t m)
+{
+	memset(t, 0, sizeof(*t));
+	t->mask = 1023;
+	t->g = calloc(t->mask + 1, sizeof(*t->g));
+	t->touched = malloc((m + 1) * sizeof(*t->touched));
+	return t->g && t->touched ? GS_OK : nomem();
+}
+
+static void gtab_fini(struct gtab *t)
+{
+	free(t->g);
+	free(t->touched);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- the lengths of one round, on both cores when the stream is long ---- */
+
+/* Below this many kernels a stream is searched on one thread. */
+#define GS_GC_THREAD_MIN (1u << 14)
+
+struct length_job {
+	const struct seq *q;
+	struct gtab *t;
+	size_t lo, hi; /* lengths, inclusive */
+	struct best b;
+};
+
+static void *run_lengths(void *arg)
+{
+	struct length_job *j = arg;
+
+	for (size_t len = j->lo; len <= j->hi; len++)
+		search_length(j->q, j->t, len, &j->b);
+	return NULL;
+}
+
+/* CPUs this process may run on (1 when unknown). */
+static unsigned cpu_count(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 1;
+	return (unsigned)CPU_COUNT(&set);
+}
+
+/*
+ * The best group over lengths 2 .. max_len. With two CPUs and a long stream
+ * the lengths are split in two halves searched at once, each with its own
+ * table; the better of the two halves' winners is the same winner as one
+ * pass over every length gives (beats() is a total order on (gap, len,
+ * first) and the halves hold different lengths), so the result never
+ * depends on the number of threads.
+ */
+static gs_status search_round(const struct seq *q, struct gtab *t, size_t max_len, bool threads,
+			      struct best *b)
+{
+	struct length_job lo = {.q = q, .t = &t[0], .lo = 2, .hi = max_len};
+	struct length_job hi = {.q = q, .t = &t[1]};
+	pthread_t th;
+	bool started = false;
+
+	if (threads && max_len >= 3 && t[1].g) {
+		lo.hi = (2 + max_len) / 2;
+		hi.lo = lo.hi + 1;
+		hi.hi = max_len;
+		started = pthread_create(&th, NULL, run_lengths, &hi) == 0;
+	}
+	run_lengths(&lo);
+	if (hi.hi) {
+		if (started)
+			pthread_join(th, NULL);
+		else
+			run_lengths(&hi);
+	}
+	if (t[0].failed || t[1].failed)
+		return nomem();
+	*b = lo.b;
+	if (hi.b.len && (!b->len || beats(hi.b.gap, hi.b.len, hi.b.first, b)))
+		*b = hi.b;
+	return GS_OK;
 }
 
 /* The winner's occurrences, checked kernel by kernel. */
@@ -198,7 +357,7 @@ static size_t verify(struct seq *q, const struct best *b, int64_t *gap)
 	*gap = 0;
 	for (size_t j = b->first; j + b->len <= q->m; j++) {
 		if (j < next || !window_free(q, j, b->len) || window_key(q, j, b->len) != b->key ||
-		    memcmp(&q->sig[j], &q->sig[b->first], b->len * sizeof(*q->sig)))
+		    memcmp(&q->sig[j], &q->sig[b->first], b->len * sizeof(*q->sig)) != 0)
 			continue;
 		q->occ[n++] = (uint32_t)j;
 		*gap += window_gap(q, j, b->len);
@@ -247,8 +406,8 @@ static gs_status emit(struct out_list *l, const struct seq *q, uint32_t stream,
 	return GS_OK;
 }
 
-static gs_status search_stream(struct seq *q, uint32_t stream, const struct gs_op *ops,
-			       struct out_list *l)
+static gs_status search_stream(struct seq *q, struct gtab *t, bool threads, uint32_t stream,
+			       const struct gs_op *ops, struct out_list *l)
 {
 	size_t k, max_len = q->m / GS_GC_MIN_REPS;
 
@@ -256,10 +415,6 @@ static gs_status search_stream(struct seq *q, uint32_t stream, const struct gs_o
 		max_len = GS_GC_MAX_LEN;
 	if (max_len < 2)
 		return GS_OK;
-	/* The table was sized for the longest stream; use what this one needs. */
-	q->tab_mask = 15;
-	while (q->tab_mask + 1 < 2 * q->m + 2)
-		q->tab_mask = 2 * q->tab_mask + 1;
 	q->h1[0] = q->h2[0] = 0;
 	q->gpre[0] = 0;
 	for (k = 0; k < q->m; k++) {
@@ -277,8 +432,9 @@ static gs_status search_stream(struct seq *q, uint32_t stream, const struct gs_o
 		q->upre[0] = 0;
 		for (k = 0; k < q->m; k++)
 			q->upre[k + 1] = q->upre[k] + q->used[k];
-		for (size_t len = 2; len <= max_len; len++)
-			search_length(q, len, &b);
+		st = search_round(q, t, max_len, threads && q->m >= GS_GC_THREAD_MIN, &b);
+		if (st)
+			return st;
 		if (!b.len)
 			break;
 		reps = verify(q, &b, &gap);
@@ -296,10 +452,6 @@ static gs_status search_stream(struct seq *q, uint32_t stream, const struct gs_o
 
 static gs_status seq_init(struct seq *q, size_t m)
 {
-	size_t cap = 16;
-
-	while (cap < 2 * m + 2)
-		cap *= 2;
 	q->op = malloc((m + 1) * sizeof(*q->op));
 	q->sig = malloc((m + 1) * sizeof(*q->sig));
 	q->gap = malloc((m + 1) * sizeof(*q->gap));
@@ -309,15 +461,13 @@ static gs_status seq_init(struct seq *q, size_t m)
 	q->upre = malloc((m + 1) * sizeof(*q->upre));
 	q->used = malloc(m + 1);
 	q->occ = malloc((m + 1) * sizeof(*q->occ));
-	q->tab = malloc(cap * sizeof(*q->tab));
-	q->tab_mask = cap - 1;
 	q->pw1[0] = q->pw2[0] = 1;
 	for (size_t i = 1; i <= GS_GC_MAX_LEN; i++) {
 		q->pw1[i] = q->pw1[i - 1] * B1 % P1;
 		q->pw2[i] = q->pw2[i - 1] * B2 % P2;
 	}
 	if (!q->op || !q->sig || !q->gap || !q->gpre || !q->h1 || !q->h2 || !q->upre || !q->used ||
-	    !q->occ || !q->tab)
+	    !q->occ)
 		return nomem();
 	return GS_OK;
 }
@@ -333,7 +483,6 @@ static void seq_fini(struct seq *q)
 	free(q->upre);
 	free(q->used);
 	free(q->occ);
-	free(q->tab);
 }
 
 static int cmp_candidate(const void *pa, const void *pb)
@@ -362,13 +511,17 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 	const struct gs_stream *streams = gs_trace_streams(t, &n_streams);
 	struct sigtab sg = {0};
 	struct seq q;
+	struct gtab gt[2];
 	size_t n_api;
 	const struct gs_api_call *api = gs_trace_api_calls(t, &n_api);
-	uint32_t *launch = NULL;
+	struct gs_launch_index ix;
+	bool threads;
 	gs_status st;
 
 	memset(&q, 0, sizeof(q));
-	st = gs_op_launches(t, &launch);
+	memset(gt, 0, sizeof(gt));
+	/* Launch calls are looked up only for kernels after an idle gap. */
+	st = gs_launch_index_init(&ix, t);
 	if (st)
 		return st;
 	for (uint32_t s = 0; s < n_streams; s++) {
@@ -385,8 +538,8 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 		if (m > max_m)
 			max_m = m;
 	}
-	if (max_m < 2 * GS_GC_MIN_REPS) {
-		free(launch);
+	if (max_m < (size_t)2 * GS_GC_MIN_REPS) {
+		gs_launch_index_fini(&ix);
 		return GS_OK;
 	}
 	while (cap < 2 * total + 2)
@@ -395,6 +548,11 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 	sg.id = malloc(cap * sizeof(*sg.id));
 	sg.mask = cap - 1;
 	st = sg.slot && sg.id ? seq_init(&q, max_m) : nomem();
+	threads = max_m >= GS_GC_THREAD_MIN && cpu_count() >= 2;
+	if (!st)
+		st = gtab_init(&gt[0], max_m);
+	if (!st && threads)
+		st = gtab_init(&gt[1], max_m);
 	if (st)
 		goto out;
 	for (size_t i = 0; i < cap; i++)
@@ -414,20 +572,25 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 			/* A gap is launch time a graph removes unless the kernel's
 			 * launch call had returned before the op ahead of it ended
 			 * (queued in time: the device waited on something else). */
-			if (q.m && i > first && ops[i].start_ns > ops[i - 1].end_ns &&
-			    (launch[i] == GS_NO_INDEX || (ops[i].flags & GS_OPF_GRAPH) ||
-			     api[launch[i]].end_ns > ops[i - 1].end_ns))
-				g = ops[i].start_ns - ops[i - 1].end_ns;
+			if (q.m && i > first && ops[i].start_ns > ops[i - 1].end_ns) {
+				uint32_t c = gs_launch_index_find_op(&ix, t, &ops[i]);
+
+				if (c == GS_NO_INDEX || (ops[i].flags & GS_OPF_GRAPH) ||
+				    api[c].end_ns > ops[i - 1].end_ns)
+					g = ops[i].start_ns - ops[i - 1].end_ns;
+			}
 			q.op[q.m] = (uint32_t)i;
 			q.sig[q.m] = sig_of(&sg, ops, (uint32_t)i) + 1;
 			q.gap[q.m++] = g;
 		}
-		st = search_stream(&q, s, ops, l);
+		st = search_stream(&q, gt, threads, s, ops, l);
 	}
 out:
-	free(launch);
+	gs_launch_index_fini(&ix);
 	free(sg.slot);
 	free(sg.id);
+	gtab_fini(&gt[0]);
+	gtab_fini(&gt[1]);
 	seq_fini(&q);
 	return st;
 }
@@ -455,7 +618,7 @@ gs_status gs_graph_candidates_compute(const struct gs_trace *t, uint32_t device,
 		return st;
 	}
 	if (l.n)
-		qsort(l.c, l.n, sizeof(*l.c), cmp_candidate);
+		gs_sort(l.c, l.n, sizeof(*l.c), cmp_candidate);
 	*out = l.c;
 	*n = l.n;
 	return GS_OK;

@@ -55,7 +55,7 @@ gs_status gs_trace_op_devices(const struct gs_trace *t, uint32_t **ids, size_t *
 		if (used[s])
 			out[m++] = streams[s].device;
 	free(used);
-	qsort(out, m, sizeof(*out), cmp_u32);
+	gs_sort(out, m, sizeof(*out), cmp_u32);
 	{
 		size_t k = 0;
 
@@ -85,6 +85,54 @@ static size_t corr_hash(uint64_t x)
 	return (size_t)x;
 }
 
+/*
+ * The direct table: when the ids of the calls span at most four times their
+ * number, head[id - base] lists the calls of each id in call order (as the
+ * hash's probe order does), so lookups see the same calls in the same order.
+ * Building it writes nearly in order (ids grow with time on each thread), a
+ * hash build writes at random: at 10 M calls that is a second per index.
+ */
+static bool launch_index_direct(struct gs_launch_index *ix)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < ix->n_calls; i++) {
+		uint64_t c = ix->calls[i].correlation;
+
+		if (!c)
+			continue;
+		n++;
+		if (c < lo)
+			lo = c;
+		if (c > hi)
+			hi = c;
+	}
+	if (!n || hi - lo >= 4 * (uint64_t)n + 1024)
+		return false;
+	ix->base = lo;
+	ix->range = (size_t)(hi - lo + 1);
+	ix->head = malloc(ix->range * sizeof(*ix->head));
+	ix->next = malloc((ix->n_calls ? ix->n_calls : 1) * sizeof(*ix->next));
+	if (!ix->head || !ix->next) {
+		free(ix->head);
+		free(ix->next);
+		ix->head = ix->next = NULL;
+		return false;
+	}
+	memset(ix->head, 0xff, ix->range * sizeof(*ix->head)); /* GS_NO_INDEX */
+	/* Backwards, pushing in front: each list ends up in call order. */
+	for (size_t i = ix->n_calls; i-- > 0;) {
+		uint64_t c = ix->calls[i].correlation;
+
+		if (!c)
+			continue;
+		ix->next[i] = ix->head[c - lo];
+		ix->head[c - lo] = (uint32_t)i;
+	}
+	return true;
+}
+
 gs_status gs_launch_index_init(struct gs_launch_index *ix, const struct gs_trace *t)
 {
 	size_t cap = 16;
@@ -95,6 +143,8 @@ gs_status gs_launch_index_init(struct gs_launch_index *ix, const struct gs_trace
 		gs_error_append("too many API calls to index (%zu)", ix->n_calls);
 		return GS_ERR_LIMIT;
 	}
+	if (launch_index_direct(ix))
+		return GS_OK;
 	while (cap < 2 * ix->n_calls + 2)
 		cap *= 2;
 	ix->slots = malloc(cap * sizeof(*ix->slots));
@@ -120,6 +170,8 @@ gs_status gs_launch_index_init(struct gs_launch_index *ix, const struct gs_trace
 void gs_launch_index_fini(struct gs_launch_index *ix)
 {
 	free(ix->slots);
+	free(ix->head);
+	free(ix->next);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -136,34 +188,68 @@ static bool better_call(const struct gs_api_call *a, const struct gs_api_call *b
 	return a->end_ns < b->end_ns; /* the inner one; enclosing calls come next */
 }
 
+/*
+ * The calls with id `corr`, in call order, whichever table holds them:
+ * FIRST/NEXT walk the direct lists or the hash's probe sequence.
+ */
+struct call_iter {
+	const struct gs_launch_index *ix;
+	uint64_t corr;
+	size_t h; /* hash: slot; direct: call */
+};
+
+static uint32_t iter_first(struct call_iter *it, const struct gs_launch_index *ix, uint64_t corr)
+{
+	it->ix = ix;
+	it->corr = corr;
+	if (!ix->slots) {
+		if (corr < ix->base || corr - ix->base >= ix->range)
+			return GS_NO_INDEX;
+		it->h = ix->head[corr - ix->base];
+		return (uint32_t)it->h;
+	}
+	for (it->h = corr_hash(corr) & ix->mask; ix->slots[it->h] != GS_NO_INDEX;
+	     it->h = (it->h + 1) & ix->mask)
+		if (ix->calls[ix->slots[it->h]].correlation == corr)
+			return ix->slots[it->h];
+	return GS_NO_INDEX;
+}
+
+static uint32_t iter_next(struct call_iter *it)
+{
+	const struct gs_launch_index *ix = it->ix;
+
+	if (!ix->slots) {
+		it->h = ix->next[it->h];
+		return (uint32_t)it->h;
+	}
+	for (it->h = (it->h + 1) & ix->mask; ix->slots[it->h] != GS_NO_INDEX;
+	     it->h = (it->h + 1) & ix->mask)
+		if (ix->calls[ix->slots[it->h]].correlation == it->corr)
+			return ix->slots[it->h];
+	return GS_NO_INDEX;
+}
+
 uint32_t gs_launch_index_find(const struct gs_launch_index *ix, uint64_t corr, int64_t pid,
 			      int64_t before_ns)
 {
 	const struct gs_api_call *calls = ix->calls;
 	uint32_t best = GS_NO_INDEX, outer;
-	size_t h;
+	struct call_iter it;
 
-	if (!corr || !ix->slots)
+	if (!corr || (!ix->slots && !ix->head))
 		return GS_NO_INDEX;
-	h = corr_hash(corr) & ix->mask;
-	for (size_t i = h; ix->slots[i] != GS_NO_INDEX; i = (i + 1) & ix->mask) {
-		uint32_t c = ix->slots[i];
-
-		if (calls[c].correlation != corr)
-			continue;
+	for (uint32_t c = iter_first(&it, ix, corr); c != GS_NO_INDEX; c = iter_next(&it))
 		if (best == GS_NO_INDEX || better_call(&calls[c], &calls[best], pid, before_ns))
 			best = c;
-	}
 	if (best == GS_NO_INDEX)
 		return best;
 	/* A call of the same thread around the chosen one: the outermost. */
 	outer = best;
-	for (size_t i = h; ix->slots[i] != GS_NO_INDEX; i = (i + 1) & ix->mask) {
-		uint32_t c = ix->slots[i];
+	for (uint32_t c = iter_first(&it, ix, corr); c != GS_NO_INDEX; c = iter_next(&it)) {
 		const struct gs_api_call *a = &calls[c], *o = &calls[outer];
 
-		if (a->correlation != corr || a->pid != calls[best].pid ||
-		    a->tid != calls[best].tid || c == outer)
+		if (a->pid != calls[best].pid || a->tid != calls[best].tid || c == outer)
 			continue;
 		if (a->start_ns <= calls[best].start_ns && a->end_ns >= calls[best].end_ns &&
 		    (a->start_ns < o->start_ns ||
@@ -225,4 +311,106 @@ uint32_t gs_trace_find_thread(const struct gs_trace *t, int64_t pid, int64_t tid
 	if (lo < n && th[lo].pid == pid && th[lo].tid == tid && lo < UINT32_MAX)
 		return (uint32_t)lo;
 	return GS_NO_INDEX;
+}
+
+/* ---- sorting ---- */
+
+/* Copy one element; the sizes the analyses sort get an inlined copy. */
+static inline void copy_elem(char *dst, const char *src, size_t size)
+{
+	switch (size) {
+	case 4:
+		memcpy(dst, src, 4);
+		break;
+	case 8:
+		memcpy(dst, src, 8);
+		break;
+	case 16:
+		memcpy(dst, src, 16);
+		break;
+	case 24:
+		memcpy(dst, src, 24);
+		break;
+	case 32:
+		memcpy(dst, src, 32);
+		break;
+	case 40:
+		memcpy(dst, src, 40);
+		break;
+	default:
+		memcpy(dst, src, size);
+		break;
+	}
+}
+
+/* Merge the sorted runs [l, l + nl) and [r, r + nr) into dst, left first on
+ * ties (stable). */
+static void merge_runs(char *dst, const char *l, size_t nl, const char *r, size_t nr, size_t size,
+		       int (*cmp)(const void *, const void *))
+{
+	while (nl && nr) {
+		if (cmp(l, r) <= 0) {
+			copy_elem(dst, l, size);
+			l += size;
+			nl--;
+		} else {
+			copy_elem(dst, r, size);
+			r += size;
+			nr--;
+		}
+		dst += size;
+	}
+	memcpy(dst, l, nl * size);
+	memcpy(dst + nl * size, r, nr * size);
+}
+
+void gs_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char *a = base, *tmp, *src, *dst;
+	size_t runs = 1, *bound, k;
+
+	if (n < 2)
+		return;
+	for (size_t i = 1; i < n; i++)
+		runs += cmp(a + (i - 1) * size, a + i * size) > 0;
+	if (runs == 1)
+		return; /* in order already */
+	tmp = runs <= n / 16 ? malloc(n * size) : NULL;
+	bound = tmp ? malloc((runs + 1) * sizeof(*bound)) : NULL;
+	if (!bound) {
+		free(tmp);
+		qsort(base, n, size, cmp);
+		return;
+	}
+	/* A few sorted runs: merge neighbours until one is left. */
+	k = 0;
+	bound[k++] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (cmp(a + (i - 1) * size, a + i * size) > 0)
+			bound[k++] = i;
+	bound[k] = n;
+	src = a;
+	dst = tmp;
+	while (runs > 1) {
+		size_t out = 0;
+
+		for (size_t r = 0; r < runs; r += 2) {
+			size_t lo = bound[r], mid = bound[r + 1];
+			size_t hi = r + 1 < runs ? bound[r + 2] : mid;
+
+			merge_runs(dst + lo * size, src + lo * size, mid - lo, src + mid * size,
+				   hi - mid, size, cmp);
+			bound[out++] = lo;
+		}
+		bound[out] = n;
+		runs = out;
+		char *t = src;
+
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * size);
+	free(tmp);
+	free(bound);
 }

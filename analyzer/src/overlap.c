@@ -45,6 +45,7 @@
  * copies (sorts, binary searches, bounded path searches for the copies the
  * what-if hides). Memory O(N).
  */
+#include "analyzer_priv.h"
 #include "schedule_priv.h"
 
 #include <stdlib.h>
@@ -100,7 +101,7 @@ static gs_status cover_build(struct cover *c, struct ivl *iv, size_t n)
 {
 	size_t m = 0, i;
 
-	qsort(iv, n, sizeof(*iv), cmp_ivl);
+	gs_sort(iv, n, sizeof(*iv), cmp_ivl);
 	for (i = 0; i < n; i++) {
 		if (iv[i].e <= iv[i].s)
 			continue;
@@ -297,8 +298,8 @@ static gs_status build_kernels(struct mo *m)
 		m->by_start[m->n_kernels] = (struct kref){op->start_ns, (uint32_t)i};
 		wi[m->n_kernels++] = (struct ivl){ps[i], ps[i] + gs_sched_dur(op)};
 	}
-	qsort(m->by_end, m->n_kernels, sizeof(*m->by_end), cmp_kref);
-	qsort(m->by_start, m->n_kernels, sizeof(*m->by_start), cmp_kref);
+	gs_sort(m->by_end, m->n_kernels, sizeof(*m->by_end), cmp_kref);
+	gs_sort(m->by_start, m->n_kernels, sizeof(*m->by_start), cmp_kref);
 	st = cover_build(&m->kernels, all, n_all);
 	if (st) {
 		free(wi);
@@ -340,8 +341,8 @@ static gs_status build_busy(struct mo *m)
 	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
 		size_t f = b->first[d], c = b->first[d + 1] - f;
 
-		qsort(b->st + f, c, sizeof(*b->st), cmp_i64);
-		qsort(b->en + f, c, sizeof(*b->en), cmp_i64);
+		gs_sort(b->st + f, c, sizeof(*b->st), cmp_i64);
+		gs_sort(b->en + f, c, sizeof(*b->en), cmp_i64);
 	}
 	/* pst[f + k] - pst[f]: sum of the first k starts of the direction. */
 	b->pst[0] = b->pen[0] = 0;
@@ -463,7 +464,7 @@ static size_t near_kernels(const struct mo *m, const struct gs_op *c, struct can
 					 .same_stream = m->ops[r->op].stream == c->stream,
 					 .after = 1};
 	}
-	qsort(out, n, sizeof(*out), cmp_cand);
+	gs_sort(out, n, sizeof(*out), cmp_cand);
 	return n;
 }
 
@@ -578,7 +579,7 @@ static gs_status run(struct mo *m, struct gs_missed_overlap **out, size_t *n)
 		if (examine_copy(m, (uint32_t)i, &(*out)[*n]))
 			(*n)++;
 	}
-	qsort(*out, *n, sizeof(**out), cmp_missed);
+	gs_sort(*out, *n, sizeof(**out), cmp_missed);
 	return GS_OK;
 }
 

@@ -500,6 +500,33 @@ static bool plan_parse_stage(struct plan_parser *p, const cJSON *obj, size_t i,
 	return true;
 }
 
+/* Open arrays and objects before `at` (strings skipped): tells cJSON's
+ * nesting limit from a syntax error. O(at - json). */
+static size_t plan_depth_before(const char *json, size_t len, const char *at)
+{
+	size_t depth = 0,
+	       n = at && at >= json && (size_t)(at - json) <= len ? (size_t)(at - json) : 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = json[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = false;
+		} else if (c == '"') {
+			in_str = true;
+		} else if (c == '[' || c == '{') {
+			depth++;
+		} else if ((c == ']' || c == '}') && depth) {
+			depth--;
+		}
+	}
+	return depth;
+}
+
 /* "line L, column C" of a position in the text. */
 static void plan_position(const char *json, size_t len, const char *at, char *buf, size_t size)
 {
@@ -566,7 +593,11 @@ gs_status gs_plan_parse(const char *json, size_t len, const char *label, struct 
 	d->root = cJSON_ParseWithLengthOpts(json, len, &end, false);
 	if (!d->root) {
 		plan_position(json, len, end, pos, sizeof(pos));
-		plan_perr(&p, GS_ERR_FORMAT, "not JSON: syntax error at %s", pos);
+		if (plan_depth_before(json, len, end) >= CJSON_NESTING_LIMIT)
+			plan_perr(&p, GS_ERR_LIMIT, "JSON nested deeper than %d levels at %s",
+				  CJSON_NESTING_LIMIT, pos);
+		else
+			plan_perr(&p, GS_ERR_FORMAT, "not JSON: syntax error at %s", pos);
 		goto fail;
 	}
 	for (; end && (size_t)(end - json) < len; end++) {
@@ -757,6 +788,10 @@ static gs_status plan_map_init(struct plan_map *m, size_t n)
 	m->vals = calloc(cap, sizeof(*m->vals));
 	m->mask = cap - 1;
 	if (!m->keys || !m->vals) {
+		free(m->keys); /* the caller frees nothing on failure */
+		free(m->vals);
+		m->keys = NULL;
+		m->vals = NULL;
 		gs_error_append("out of memory for %zu names", n);
 		return GS_ERR_NOMEM;
 	}
@@ -1196,7 +1231,11 @@ static gs_status plan_cycle_error(struct plan_work *w, bool relaxed)
 		return GS_ERR_FORMAT;
 	}
 	for (j = 0; j < k; j++) {
+		/* walk[first .. len) and kind[first .. len) were written above
+		 * (the static analyzer does not follow the walk). */
+		/* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
 		pos[j] = walk[len - 1 - j];
+		/* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
 		fk[j] = j + 1 < k ? kind[len - 2 - j] : kind[len - 1];
 	}
 	rot = 0;
@@ -1211,9 +1250,9 @@ static gs_status plan_cycle_error(struct plan_work *w, bool relaxed)
 									 " -> ";
 
 		if (j >= 8 && j + 1 < k) {
-			used += (size_t)snprintf(msg + used, sizeof(msg) - used,
-						 " -> ... (%u stages in all) -> '%s'", k,
-						 plan_sname(w, pos[rot], b));
+			snprintf(msg + used, sizeof(msg) - used,
+				 " -> ... (%u stages in all) -> '%s'", k,
+				 plan_sname(w, pos[rot], b));
 			break;
 		}
 		used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s'%s'", arrow,
@@ -1548,6 +1587,10 @@ static gs_status plan_cover_build(const struct plan_work *w, const int64_t *star
 	if (!c->iv || !c->pre) {
 		gs_error_append("out of memory");
 		return GS_ERR_NOMEM;
+	}
+	if (!start && !tm) {
+		gs_error_append("plan_cover_build: no schedule");
+		return GS_ERR_INVALID;
 	}
 	for (i = 0; i < w->n; i++) {
 		if (w->in->stages[i].kind != GS_PLAN_KIND_COMPUTE)

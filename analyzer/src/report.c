@@ -25,6 +25,17 @@ static gs_status nomem(void)
 	return GS_ERR_NOMEM;
 }
 
+/* a + b, held at INT64_MAX / INT64_MIN: sums of many op times from a trace
+ * with absurd (but valid) times must not overflow (found by fuzz_kineto). */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Small helpers shared with the writers (report_priv.h)                    */
 /* ------------------------------------------------------------------------ */
@@ -309,7 +320,7 @@ static gs_status dev_streams(const struct gs_trace *t, struct gs_report_device *
 				d->op_kinds[op->kind]++;
 			if (op->kind == GS_OP_KERNEL) {
 				rs->kernels++;
-				rs->kernel_ns += ns;
+				rs->kernel_ns = sat_add(rs->kernel_ns, ns);
 				if (nk == cap) {
 					size_t nc = cap ? cap * 2 : 256;
 					struct kernel_row *nr = realloc(rows, nc * sizeof(*rows));
@@ -327,7 +338,7 @@ static gs_status dev_streams(const struct gs_trace *t, struct gs_report_device *
 				nk++;
 			} else {
 				rs->copies++;
-				rs->copy_ns += ns;
+				rs->copy_ns = sat_add(rs->copy_ns, ns);
 			}
 			/* Union of the stream's intervals: ops are sorted by start. */
 			a = op->start_ns > w.start ? op->start_ns : w.start;
@@ -662,7 +673,7 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 		memcpy(d->critical, s->critical_path, s->n_critical * sizeof(*d->critical));
 		d->n_critical = s->n_critical;
 		for (i = 0; i < d->n_critical; i++)
-			d->critical_ns += d->critical[i].ns;
+			d->critical_ns = sat_add(d->critical_ns, d->critical[i].ns);
 	}
 	if (!s->bound_by)
 		return GS_OK;
@@ -680,7 +691,8 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 				continue;
 			d->bound_ops[c]++;
 			if (s->delay_ns && s->delay_ns[i] > 0)
-				d->bound_delay_ns[c] += s->delay_ns[i];
+				d->bound_delay_ns[c] =
+					sat_add(d->bound_delay_ns[c], s->delay_ns[i]);
 		}
 	}
 	return GS_OK;
@@ -750,7 +762,7 @@ static gs_status assign_waits(struct gs_report *r)
 			continue;
 		d = &r->dev[dev_of[i]];
 		d->waits[d->n_waits++] = i;
-		d->wait_ns += r->waits[i].wait_ns;
+		d->wait_ns = sat_add(d->wait_ns, r->waits[i].wait_ns);
 		if (r->waits[i].kind < GS_EDGE_KIND_COUNT)
 			d->wait_kind_count[r->waits[i].kind]++;
 	}
@@ -797,7 +809,8 @@ static void add_finding(struct finding_list *l, const char *kind, int64_t ns, st
 /* Worth a finding: at least 0.5% of the window (and some time at all). */
 static bool significant(int64_t ns, int64_t window)
 {
-	return ns > 0 && ns * 200 >= window;
+	/* ns * 200 >= window, without overflow on absurd spans. */
+	return ns > 0 && ns >= window / 200 + (window % 200 > 0);
 }
 
 static bool name_has(const char *name, const char *part)
@@ -1219,7 +1232,7 @@ static void finding_graphs(const struct gs_trace *t, const struct gs_report_devi
 			continue;
 		if (!c)
 			c = &d->cands[i]; /* ranked: most exposed first */
-		total += d->cands[i].exposed_launch_ns;
+		total = sat_add(total, d->cands[i].exposed_launch_ns);
 		n++;
 	}
 	empty = d->b.total_ns[GS_CAT_IDLE] + d->b.total_ns[GS_CAT_SYNC];
@@ -1415,8 +1428,8 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 	for (i = 0; i < d->n_missed; i++) {
 		unsigned bit;
 
-		d->missed_exposed_ns += d->missed[i].exposed_ns;
-		d->missed_hideable_ns += d->missed[i].hideable_ns;
+		d->missed_exposed_ns = sat_add(d->missed_exposed_ns, d->missed[i].exposed_ns);
+		d->missed_hideable_ns = sat_add(d->missed_hideable_ns, d->missed[i].hideable_ns);
 		for (bit = 0; bit < 3; bit++)
 			if (d->missed[i].missing & (1u << bit))
 				d->missing_count[bit]++;

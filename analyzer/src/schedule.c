@@ -45,6 +45,7 @@
  * Kahn's heap, the copy sweep (a sort of 2C endpoints), and the engine heaps
  * (O(log engines) per copy). Memory O(N + E).
  */
+#include "analyzer_priv.h"
 #include "schedule_priv.h"
 
 #include <limits.h>
@@ -81,6 +82,7 @@ struct sched {
 	int64_t *full;   /* per set index (copies): last moment all engines were busy */
 	uint32_t engines[GS_COPY_KIND_COUNT];
 	uint32_t observed[GS_COPY_KIND_COUNT];
+	uint32_t copies[GS_COPY_KIND_COUNT]; /* copies in the set that take an engine */
 };
 
 static gs_status nomem(void)
@@ -183,13 +185,19 @@ struct engines {
 	size_t first[GS_COPY_KIND_COUNT + 1];
 };
 
-static gs_status engines_init(struct engines *e, const uint32_t *count, int64_t w0)
+/* `count` engines per direction; no more are kept than `copies` could use
+ * (a device record may claim four billion engines: the schedule is the
+ * same with one per copy, found by fuzz_nsys). */
+static gs_status engines_init(struct engines *e, const uint32_t *count, const uint32_t *copies,
+			      int64_t w0)
 {
 	size_t total = 0, i;
 
 	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
+		uint32_t n = count[d] < copies[d] ? count[d] : copies[d];
+
 		e->first[d] = total;
-		total += count[d];
+		total += n ? n : 1;
 	}
 	e->first[GS_COPY_KIND_COUNT] = total;
 	e->free = malloc((total ? total : 1) * sizeof(*e->free));
@@ -320,7 +328,7 @@ static gs_status topo_order(struct sched *s, uint64_t *broken)
 
 	for (uint32_t v = 0; v < ns; v++)
 		by_start[v] = (struct by_start){.start = s->ops[s->set[v]].start_ns, .v = v};
-	qsort(by_start, ns, sizeof(*by_start), cmp_by_start);
+	gs_sort(by_start, ns, sizeof(*by_start), cmp_by_start);
 
 	for (uint32_t v = 0; v < ns; v++) {
 		if (!indeg[v]) {
@@ -417,15 +425,17 @@ static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
 			ev[n_ev++] = (struct copy_ev){.t = op->start_ns, .v = v, .type = 1};
 		}
 	}
-	qsort(ev, n_ev, sizeof(*ev), cmp_copy_ev);
+	gs_sort(ev, n_ev, sizeof(*ev), cmp_copy_ev);
 
 	/* Pass 1: the most copies of each direction running at once. */
+	memset(s->copies, 0, sizeof(s->copies));
 	for (i = 0; i < n_ev; i++) {
 		unsigned d = copy_dir(&s->ops[s->set[ev[i].v]]);
 
 		if (ev[i].type == 0) {
 			count[d]--;
 		} else if (ev[i].type == 2) {
+			s->copies[d]++;
 			count[d]++;
 			if (count[d] > s->observed[d])
 				s->observed[d] = count[d];
@@ -532,7 +542,7 @@ static gs_status ideal(struct sched *s, struct gs_schedule *out)
 {
 	struct engines e;
 	int64_t last = s->w0;
-	gs_status st = engines_init(&e, s->engines, s->w0);
+	gs_status st = engines_init(&e, s->engines, s->copies, s->w0);
 
 	if (st)
 		return st;
@@ -607,7 +617,7 @@ static gs_status pipelined(struct sched *s, struct gs_schedule *out)
 	struct engines e;
 	int64_t last = s->w0, lane = s->w0;
 	struct gs_what_if *w = &out->pipelined;
-	gs_status st = engines_init(&e, s->engines, s->w0);
+	gs_status st = engines_init(&e, s->engines, s->copies, s->w0);
 
 	if (st)
 		return st;

@@ -18,6 +18,10 @@
  *   handler is kept: it is called after a flush.
  * - fork without exec: the child does nothing (no CUPTI call, no file);
  *   exec'd programs inherit the variables and record their own file.
+ * - A CUPTI flush that never returns (a wedged driver) does not hold the
+ *   exit: the forced flush runs on a thread of its own and the flush thread
+ *   is waited for, each at most EXIT_FLUSH_WAIT_MS; then the file is closed
+ *   without what CUPTI still held, with a warning (tests: test_collector_faults).
  *
  * Never exits, aborts or prints to stdout; any failure disables collection
  * with one "gpuscope: collector disabled: ..." line on stderr.
@@ -38,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GS_EXPORT __attribute__((visibility("default")))
@@ -53,6 +58,10 @@ enum state {
 
 #define SIGNAL_FLUSH_WAIT_MS 2000
 #define SIGNAL_CLOSE_WAIT_MS 5000
+/* At exit: how long CUPTI's forced flush (and the flush thread, which may
+ * be inside a periodic one) may take before the collector gives up on it.
+ * Below SIGNAL_CLOSE_WAIT_MS, so that a SIGTERM still closes the file. */
+#define EXIT_FLUSH_WAIT_MS 3000
 
 static const int caught[2] = {SIGTERM, SIGINT};
 
@@ -66,8 +75,9 @@ static struct {
 	int64_t start_ns;
 	pthread_t timer;
 	atomic_bool timer_running;
-	int cmd[2]; /* signal handler / exit -> timer thread */
-	int ack[2]; /* timer thread -> signal handler */
+	atomic_bool flush_hung; /* a CUPTI flush did not return: call it no more */
+	int cmd[2];             /* signal handler / exit -> timer thread */
+	int ack[2];             /* timer thread -> signal handler */
 	struct sigaction old_act[2];
 } g = {
 	.setup_once = PTHREAD_ONCE_INIT,
@@ -110,6 +120,8 @@ static void hk_buffer_completed(uint8_t *buffer, size_t size, size_t valid)
 	st = atomic_load(&g.state);
 	if ((st == ST_ON || st == ST_CLOSING) && !gs_out_disabled())
 		gs_out_push_buffer(buffer, valid);
+	else if (st == ST_ON || st == ST_CLOSING)
+		gs_out_discard_buffer(buffer, valid); /* counted when the file failed */
 	else
 		gs_pool_put(&g.pool, buffer);
 }
@@ -144,11 +156,82 @@ static const struct gs_glue_hooks hooks = {
 
 /* ---- closing ---- */
 
+/* The forced flush at exit, on a thread of its own: CUPTI can block in it
+ * (a wedged driver); the exit then goes on without it after `ms`. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+} exit_flush = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+
+static void *exit_flush_main(void *arg)
+{
+	(void)arg;
+	gs_glue_flush(true);
+	pthread_mutex_lock(&exit_flush.lock);
+	exit_flush.done = true;
+	pthread_cond_broadcast(&exit_flush.cond);
+	pthread_mutex_unlock(&exit_flush.lock);
+	return NULL;
+}
+
+static void flush_gave_up(unsigned ms)
+{
+	if (atomic_exchange(&g.flush_hung, true))
+		return;
+	gs_log_warn("CUPTI's activity flush did not return within %u ms: going on without "
+		    "it (the records it still held are lost)",
+		    ms);
+	gs_out_note_flush_hang(ms);
+}
+
+static void bounded_flush(unsigned ms)
+{
+	struct timespec dl;
+	sigset_t all, old;
+	pthread_t th;
+	bool done;
+	int err;
+
+	if (atomic_load(&g.flush_hung))
+		return;
+	pthread_mutex_lock(&exit_flush.lock);
+	exit_flush.done = false;
+	pthread_mutex_unlock(&exit_flush.lock);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&th, NULL, exit_flush_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		gs_glue_flush(true);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += ms / 1000;
+	dl.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&exit_flush.lock);
+	while (!exit_flush.done &&
+	       pthread_cond_timedwait(&exit_flush.cond, &exit_flush.lock, &dl) == 0)
+		;
+	done = exit_flush.done;
+	pthread_mutex_unlock(&exit_flush.lock);
+	if (done) {
+		pthread_join(th, NULL);
+	} else {
+		pthread_detach(th); /* left blocked in CUPTI; the process ends it */
+		flush_gave_up(ms);
+	}
+}
+
 /* Stop CUPTI, flush everything it holds, write the tail, close the file. */
 static void close_all(void)
 {
 	gs_glue_stop();
-	gs_glue_flush(true);
+	bounded_flush(EXIT_FLUSH_WAIT_MS);
 	gs_out_request(GS_OUT_CLOSE, true, 0);
 	gs_out_join();
 	atomic_store(&g.state, ST_CLOSED);
@@ -190,8 +273,10 @@ static void *timer_main(void *arg)
 		}
 		if (r < 0 || read(g.cmd[0], &c, 1) != 1)
 			continue;
-		if (c == 'Q')
+		if (c == 'Q') {
+			send_ack();
 			break;
+		}
 		if (c == 'F') {
 			periodic_flush(true);
 			send_ack();
@@ -204,6 +289,8 @@ static void *timer_main(void *arg)
 	return NULL;
 }
 
+static bool command_and_wait(char c, int ms);
+
 static void on_exit_handler(void)
 {
 	int expect = ST_ON;
@@ -213,12 +300,13 @@ static void on_exit_handler(void)
 	if (!atomic_compare_exchange_strong(&g.state, &expect, ST_CLOSING))
 		return;
 	if (atomic_load(&g.timer_running)) {
-		ssize_t k;
-
-		do {
-			k = write(g.cmd[1], "Q", 1);
-		} while (k < 0 && errno == EINTR);
-		pthread_join(g.timer, NULL);
+		/* The flush thread may be inside a CUPTI flush that never returns. */
+		if (command_and_wait('Q', EXIT_FLUSH_WAIT_MS)) {
+			pthread_join(g.timer, NULL);
+		} else {
+			pthread_detach(g.timer);
+			flush_gave_up(EXIT_FLUSH_WAIT_MS);
+		}
 		atomic_store(&g.timer_running, false);
 	}
 	close_all();
@@ -226,10 +314,12 @@ static void on_exit_handler(void)
 
 /* ---- signals (async-signal-safe: atomics, read, write, poll, sigaction, raise) ---- */
 
-/* Ask the timer thread for `c` and wait for its answer at most `ms`. */
-static void command_and_wait(char c, int ms)
+/* Ask the timer thread for `c` and wait for its answer at most `ms`.
+ * True when it answered. */
+static bool command_and_wait(char c, int ms)
 {
 	struct pollfd p = {.fd = g.ack[0], .events = POLLIN};
+	bool answered = false;
 	char junk[16];
 	ssize_t k;
 
@@ -239,11 +329,12 @@ static void command_and_wait(char c, int ms)
 		k = write(g.cmd[1], &c, 1);
 	} while (k < 0 && errno == EINTR);
 	if (k != 1)
-		return;
+		return false;
 	while (poll(&p, 1, ms) < 0 && errno == EINTR)
 		;
 	while (read(g.ack[0], junk, sizeof(junk)) > 0)
-		;
+		answered = true;
+	return answered;
 }
 
 static void on_signal(int sig, siginfo_t *info, void *uctx)

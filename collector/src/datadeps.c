@@ -226,7 +226,9 @@ gs_status gs_dd_release(struct gs_dd *d, uint64_t address, int64_t time_ns)
 		d->st.unknown_releases++;
 		return GS_OK;
 	}
-	if (grow((void **)&d->released, &d->released_cap, d->nreleased + 1, sizeof(*d->released)))
+	/* An array of node pointers: the size of a pointer is meant. */
+	if (grow((void **)&d->released, &d->released_cap, d->nreleased + 1,
+		 sizeof(*d->released))) /* NOLINT(bugprone-sizeof-expression) */
 		return nomem();
 	n->released = true;
 	n->free_ns = time_ns;

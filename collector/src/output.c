@@ -69,6 +69,12 @@ static struct {
 	int fd; /* the file (gs_writer_open_fd: ours to close) */
 
 	atomic_bool disabled;
+	/* After a write error (a full disk): records that never reach the
+	 * file, counted for the loss chunk gs_writer_close_lost ends it with. */
+	bool failed; /* writer thread only */
+	char fail_why[256];
+	atomic_ullong lost;
+	atomic_uint flush_hang_ms; /* the exit flush did not return in this time */
 	pthread_mutex_t path_lock;
 	char path[PATH_MAX];
 } out = {
@@ -186,12 +192,34 @@ static void disable(const char *why)
 static void write_failed(void)
 {
 	char chain[GS_ERROR_MAX_CAUSES * (GS_ERROR_MSG_MAX + 2)];
-	char msg[sizeof(chain) + PATH_MAX + 64];
+	char msg[sizeof(chain) + PATH_MAX + 160];
 
 	gs_error_format(chain, sizeof(chain));
 	gs_error_clear();
-	snprintf(msg, sizeof(msg), "cannot write %s: %s (the file ends at its last whole chunk)",
-		 out.path, chain);
+	if (!out.failed) {
+		/* From "write failed at byte N: <errno text>" on, when it is there. */
+		const char *w = strstr(chain, "write failed");
+		const char *from = w ? w : chain;
+		size_t n = strlen(from);
+
+		out.failed = true;
+		if (n >= sizeof(out.fail_why))
+			n = sizeof(out.fail_why) - 1;
+		memcpy(out.fail_why, from, n);
+		out.fail_why[n] = '\0';
+	}
+	{
+		/* The chain names the file too: once is enough. */
+		size_t lp = strlen(out.path);
+		const char *why = chain;
+
+		if (lp && !strncmp(why, out.path, lp) && !strncmp(why + lp, ": ", 2))
+			why += lp + 2;
+		snprintf(msg, sizeof(msg),
+			 "cannot write %s: %s (the file keeps its whole chunks; the records "
+			 "lost are counted at its end when there is room)",
+			 out.path, why);
+	}
 	disable(msg);
 }
 
@@ -358,16 +386,45 @@ static bool ensure_open(void)
 	return true;
 }
 
+/* Records in a buffer that will not be written (counted as lost). */
+static uint64_t count_records(uint8_t *buf, size_t valid)
+{
+	CUpti_Activity *rec = NULL;
+	uint64_t n = 0;
+
+	while (valid && gs_glue_next_record(buf, valid, &rec) == 1)
+		n++;
+	return n;
+}
+
+void gs_out_discard_buffer(uint8_t *buffer, size_t valid)
+{
+	if (atomic_load(&out.disabled) && valid)
+		atomic_fetch_add(&out.lost, count_records(buffer, valid));
+	gs_pool_put(out.pool, buffer);
+}
+
+void gs_out_note_flush_hang(unsigned ms)
+{
+	atomic_store(&out.flush_hang_ms, ms);
+}
+
 static void convert_buffer(struct gs_pool_buf *b)
 {
 	uint8_t *buf = gs_pool_payload(b);
 	CUpti_Activity *rec = NULL;
 
-	if (!b->valid || !ensure_open())
+	if (!b->valid)
 		return;
+	if (!ensure_open()) {
+		if (out.w) /* the file failed: these records are lost */
+			atomic_fetch_add(&out.lost, count_records(buf, b->valid));
+		return;
+	}
 	while (gs_glue_next_record(buf, b->valid, &rec) == 1) {
 		if (gs_conv_record(out.conv, rec) != GS_OK) {
 			write_failed();
+			atomic_fetch_add(&out.lost, count_records(buf, b->valid));
 			return;
 		}
 	}
@@ -379,6 +436,30 @@ static gs_status write_dropped(void)
 
 	out.dropped = 0;
 	return n ? out.sink->dropped(out.sink, out.pid, n) : GS_OK;
+}
+
+static void free_state(void)
+{
+	close(out.fd);
+	out.fd = -1;
+	gs_error_clear();
+	out.w = NULL;
+	gs_conv_destroy(out.conv);
+	out.conv = NULL;
+	gs_dd_destroy(out.dd);
+	out.dd = NULL;
+}
+
+/* After a write error: cut the file back to its last whole chunk and end it
+ * with the count of the records lost (when the disk takes that much). */
+static void finish_lost(void)
+{
+	uint64_t also = atomic_load(&out.lost) + out.dropped + gs_conv_take_dropped(out.conv);
+	char why[sizeof(out.fail_why) + 64];
+
+	snprintf(why, sizeof(why), "the collector could not write them (%s)", out.fail_why);
+	gs_writer_close_lost(out.w, out.pid, also, why, NULL);
+	free_state();
 }
 
 /* The tail: whatever waits, totals, warnings; then close. */
@@ -402,6 +483,13 @@ static void finish(void)
 			 out.cfg->max_buffers, out.cfg->buffer_size);
 		rc = out.sink->warning(out.sink, msg, refused);
 	}
+	if (!rc && atomic_load(&out.flush_hang_ms)) {
+		snprintf(msg, sizeof(msg),
+			 "a CUPTI activity flush did not return within %u ms at exit: the records "
+			 "CUPTI still held are lost",
+			 atomic_load(&out.flush_hang_ms));
+		rc = out.sink->warning(out.sink, msg, 1);
+	}
 	if (!rc)
 		rc = clock_pair();
 	gs_conv_get_stats(out.conv, &cs);
@@ -415,22 +503,21 @@ static void finish(void)
 		     (unsigned long long)cs.incomplete, (unsigned long long)cs.no_thread,
 		     (unsigned long long)ds.allocations, (unsigned long long)ds.links,
 		     (unsigned long long)ds.unresolved, (unsigned long long)refused);
-	if (rc) {
-		write_failed();
-		gs_writer_close(out.w);
-	} else if (gs_writer_close(out.w) != GS_OK) {
+	if (!rc && !out.failed)
+		rc = gs_writer_flush(out.w);
+	if (rc || out.failed) {
+		if (rc)
+			write_failed();
+		finish_lost();
+		return;
+	}
+	if (gs_writer_close(out.w) != GS_OK) { /* the end chunk (the writer is freed) */
+		out.w = NULL;
 		write_failed();
 	} else if (fsync(out.fd) != 0 && errno != EINVAL) {
 		gs_log_warn("%s: fsync: %s", out.path, strerror(errno));
 	}
-	close(out.fd);
-	out.fd = -1;
-	gs_error_clear();
-	out.w = NULL;
-	gs_conv_destroy(out.conv);
-	out.conv = NULL;
-	gs_dd_destroy(out.dd);
-	out.dd = NULL;
+	free_state();
 }
 
 static void *writer_main(void *arg)
@@ -504,7 +591,7 @@ static void *writer_main(void *arg)
 		if (closing && !out.w && (out.dropped || atomic_load(&out.pool->refused)))
 			ensure_open();
 		if (closing && out.w)
-			finish();
+			out.failed ? finish_lost() : finish();
 		pthread_mutex_lock(&out.lock);
 		out.done_seq = seq;
 		if (closing)

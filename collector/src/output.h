@@ -10,6 +10,11 @@
  * an existing file or a symbolic link is never overwritten or followed.
  * When the pattern has %p and the name is taken (an exec'd program keeps
  * its pid), ".1", ".2", ... are tried after the pid.
+ *
+ * A write error (a full disk) disables collection; from then on the records
+ * that cannot reach the file are counted, and at the close the file is cut
+ * back to its last whole chunk and ended with that count as dropped records
+ * and a warning (gs_writer_close_lost), when the disk has room for it.
  */
 #ifndef GS_COLLECTOR_OUTPUT_H
 #define GS_COLLECTOR_OUTPUT_H
@@ -40,6 +45,11 @@ void gs_out_overhead(int64_t start_ns, int64_t end_ns);
  * done, -1 on timeout or when the writer is not running.
  */
 int gs_out_request(unsigned what, bool wait, unsigned timeout_ms);
+/* Give a completed buffer back without writing it (collection is off);
+ * after a write error its records are counted as lost. */
+void gs_out_discard_buffer(uint8_t *buffer, size_t valid);
+/* The exit flush did not return within `ms`: say so in the file. */
+void gs_out_note_flush_hang(unsigned ms);
 /* Join the writer thread after a close request. */
 void gs_out_join(void);
 /* True once the writer gave up (file not creatable, write error). */

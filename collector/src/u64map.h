@@ -27,9 +27,10 @@ int gs_u64map_put(struct gs_u64map *m, uint64_t key, uint64_t val);
 /* Remove; true when the key was there (its value in *val when not NULL). */
 bool gs_u64map_del(struct gs_u64map *m, uint64_t key, uint64_t *val);
 
-/* Visit every entry (order unspecified); no changes while visiting. */
+/* Visit every entry (order unspecified); no changes while visiting.
+ * `i` names the loop variable (it cannot be parenthesised). */
 #define GS_U64MAP_FOREACH(m, i)                                                                    \
-	for (size_t i = 0; i < (m)->nslots; i++)                                                   \
+	for (size_t i = 0; i < (m)->nslots; i++) /* NOLINT(bugprone-macro-parentheses) */          \
 		if ((m)->used[i])
 
 #endif

@@ -30,6 +30,9 @@ struct gs_gzin {
 	bool zinit;
 	bool member_done;     /* the last gzip member ended */
 	uint64_t in_consumed; /* compressed bytes before the window */
+	uint64_t out_total;   /* content bytes inflated so far */
+	uint64_t max_out;     /* limits (0: none) */
+	uint32_t max_ratio;
 	z_stream zs;
 	char *name;
 };
@@ -235,6 +238,35 @@ static gs_status next_member(struct gs_gzin *g, bool *end)
 	return GS_OK;
 }
 
+/* The decompression limits, after `n` more bytes were inflated. */
+static gs_status check_inflated(struct gs_gzin *g, size_t n)
+{
+	uint64_t in = compressed_offset(g);
+
+	g->out_total += n;
+	if (g->max_out && g->out_total > g->max_out) {
+		gs_error_append(
+			"%s: gzip data inflates to more than max_inflated_bytes (%llu) bytes",
+			g->name, (unsigned long long)g->max_out);
+		return GS_ERR_LIMIT;
+	}
+	if (g->max_ratio && g->out_total > GS_GZIN_RATIO_FLOOR &&
+	    g->out_total / (in ? in : 1) > g->max_ratio) {
+		gs_error_append("%s: gzip data inflates to more than max_inflate_ratio (%u) times "
+				"its size (%llu bytes from the first %llu): a decompression bomb?",
+				g->name, g->max_ratio, (unsigned long long)g->out_total,
+				(unsigned long long)in);
+		return GS_ERR_LIMIT;
+	}
+	return GS_OK;
+}
+
+void gs_gzin_set_limits(struct gs_gzin *g, uint64_t max_bytes, uint32_t max_ratio)
+{
+	g->max_out = max_bytes;
+	g->max_ratio = max_ratio;
+}
+
 static gs_status read_gzip(struct gs_gzin *g, unsigned char *buf, size_t cap, size_t *got)
 {
 	uInt room = cap > UINT_MAX ? UINT_MAX : (uInt)cap;
@@ -282,7 +314,7 @@ static gs_status read_gzip(struct gs_gzin *g, unsigned char *buf, size_t cap, si
 		}
 	}
 	*got = room - g->zs.avail_out;
-	return GS_OK;
+	return check_inflated(g, *got);
 }
 
 gs_status gs_gzin_read(struct gs_gzin *g, void *buf, size_t cap, size_t *got)

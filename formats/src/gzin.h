@@ -26,6 +26,13 @@ gs_status gs_gzin_open_mem(const void *data, size_t size, const char *name, stru
  * of the content. Errors (I/O, corrupt or truncated gzip) name the input.
  */
 gs_status gs_gzin_read(struct gs_gzin *g, void *buf, size_t cap, size_t *got);
+/*
+ * Stop inflating (GS_ERR_LIMIT, naming the limit) past `max_bytes` of
+ * content, or past `max_ratio` content bytes per compressed byte once the
+ * content exceeds GS_GZIN_RATIO_FLOOR (a decompression bomb). 0: no limit.
+ */
+#define GS_GZIN_RATIO_FLOOR (16u << 20)
+void gs_gzin_set_limits(struct gs_gzin *g, uint64_t max_bytes, uint32_t max_ratio);
 /* True when the input is gzip-compressed. */
 bool gs_gzin_is_gzip(const struct gs_gzin *g);
 /* The name used in error causes. */

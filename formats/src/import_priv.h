@@ -12,4 +12,23 @@
  */
 gs_status gs_detect_format_why(const char *path, enum gs_input_format *fmt, const char **why);
 
+/* `in` with its zero fields (or all, when `in` is NULL) set to the defaults. */
+void gs_import_limits_resolve(struct gs_import_limits *out, const struct gs_import_limits *in);
+
+/*
+ * A sink that holds what passes through it to the limits every input format
+ * shares (max_streams, max_ops, max_records, max_string_bytes) and forwards
+ * it to `next`. `name` (borrowed; NULL when the importer adds its own
+ * context to a sink's error) names the input in the error causes.
+ */
+struct gs_limit_sink {
+	struct gs_sink sink;
+	struct gs_sink *next;
+	struct gs_import_limits lim;
+	const char *name;
+	uint64_t streams, ops, records;
+};
+void gs_limit_sink_init(struct gs_limit_sink *ls, struct gs_sink *next, const char *name,
+			const struct gs_import_limits *lim);
+
 #endif

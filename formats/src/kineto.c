@@ -100,35 +100,7 @@
 /* Limits                                                                   */
 /* ------------------------------------------------------------------------ */
 
-void gs_import_limits_default(struct gs_import_limits *lim)
-{
-	lim->max_depth = 64;
-	lim->max_event_bytes = 16u << 20;
-	lim->max_string_bytes = 1u << 20;
-	lim->max_streams = 65536;
-	lim->max_records = 1ull << 31;
-}
-
-/* A zero field means "the default". */
-static void limits_resolve(struct gs_import_limits *out, const struct gs_import_limits *in)
-{
-	struct gs_import_limits def;
-
-	gs_import_limits_default(&def);
-	*out = def;
-	if (!in)
-		return;
-	if (in->max_depth)
-		out->max_depth = in->max_depth;
-	if (in->max_event_bytes)
-		out->max_event_bytes = in->max_event_bytes;
-	if (in->max_string_bytes)
-		out->max_string_bytes = in->max_string_bytes;
-	if (in->max_streams)
-		out->max_streams = in->max_streams;
-	if (in->max_records)
-		out->max_records = in->max_records;
-}
+/* gs_import_limits_default and the resolution of zero fields: limits.c. */
 
 /* ------------------------------------------------------------------------ */
 /* State                                                                    */
@@ -1344,6 +1316,7 @@ static const struct {
 	{"Memcpy", KC_MEMCPY},
 	{"Memset", KC_MEMSET},
 	{"Trace", KC_IGNORE},
+	{"ideal", KC_IGNORE}, /* gpuscope export --with-ideal: not recorded work */
 	{"cpu_instant_event", KC_IGNORE},
 };
 
@@ -1906,6 +1879,7 @@ static gs_status kin_event(struct kin *k, const char *p, size_t n)
 		case 'i':
 		case 'I':
 		case 'n':
+		case 'C': /* counter tracks (ours carry the breakdown category) */
 			return GS_OK;
 		default:
 			break;
@@ -1986,7 +1960,9 @@ static gs_status kin_version(struct kin *k, const cJSON *v, uint32_t *id)
 		return kin_intern_str(k, v->valuestring, id);
 	if (!cJSON_IsNumber(v))
 		return GS_OK;
-	if (v->valuedouble == (double)(long long)v->valuedouble)
+	/* The cast only in range: a huge or NaN version is printed with %g. */
+	if (v->valuedouble > -9e15 && v->valuedouble < 9e15 &&
+	    v->valuedouble == (double)(long long)v->valuedouble)
 		snprintf(tmp, sizeof(tmp), "%lld", (long long)v->valuedouble);
 	else
 		snprintf(tmp, sizeof(tmp), "%g", v->valuedouble);
@@ -2588,7 +2564,8 @@ static gs_status kin_run(struct gs_gzin *in, const char *name, const struct gs_i
 	k->name = name;
 	k->in = in;
 	k->sink = sink;
-	limits_resolve(&k->lim, lim);
+	gs_import_limits_resolve(&k->lim, lim);
+	gs_gzin_set_limits(in, k->lim.max_inflated_bytes, k->lim.max_inflate_ratio);
 	k->host_name = k->driver_version = k->runtime_version = k->cupti_version = GS_NO_STRING;
 	k->cap = (size_t)KIN_READ_CHUNK * 2;
 	k->buf = malloc(k->cap);

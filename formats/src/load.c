@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Loading any supported trace, recognised by content, into a trace. */
 #include "import_priv.h"
+#include "progress_sink.h"
 
 #include <stddef.h>
 
@@ -9,6 +10,9 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 {
 	enum gs_input_format f;
 	struct gs_reader *r = NULL;
+	struct gs_limit_sink ls;
+	struct gs_progress_sink ps;
+	struct gs_sink *sink;
 	const char *why;
 	gs_status rc;
 
@@ -23,18 +27,26 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 		return rc;
 	if (fmt)
 		*fmt = f;
+	/* Every format is held to the limits they share (limits.c). */
+	gs_limit_sink_init(&ls, gs_trace_borrow_sink(t),
+			   f == GS_INPUT_KINETO || f == GS_INPUT_NSYS ? NULL : path,
+			   opts ? opts->limits : NULL);
+	sink = &ls.sink;
+	if (opts && opts->progress) {
+		gs_progress_sink_init(&ps, sink, opts->progress, opts->progress_user);
+		sink = &ps.sink;
+	}
 	switch (f) {
 	case GS_INPUT_GSCOPE:
 		rc = gs_reader_open(path, opts ? opts->reader_flags : 0, &r);
 		if (!rc)
-			rc = gs_reader_read_all(r, gs_trace_borrow_sink(t));
+			rc = gs_reader_read_all(r, sink);
 		gs_reader_close(r);
 		return rc;
 	case GS_INPUT_KINETO:
-		return gs_import_kineto(path, opts ? opts->limits : NULL, gs_trace_borrow_sink(t));
+		return gs_import_kineto(path, &ls.lim, sink);
 	case GS_INPUT_NSYS:
-		gs_error_append("%s: Nsight Systems SQLite import is not supported yet", path);
-		return GS_ERR_UNSUPPORTED;
+		return gs_import_nsys(path, &ls.lim, sink);
 	case GS_INPUT_UNKNOWN:
 		break;
 	}

@@ -5,7 +5,14 @@
  * before any of its records reach the sink. A file cut short reads every
  * whole chunk and ends with a warning; with GS_READER_SALVAGE a corrupt
  * chunk is skipped (resynchronising on the next valid chunk) with a warning.
+ *
+ * gs_reader_read_all reads ahead on a second CPU when it has one: a helper
+ * thread reads, checks, inflates and unpacks the next chunks while this one
+ * feeds the sink; the sink sees the same records in the same order, and any
+ * chunk the helper finds wrong is read again here by the one-chunk code.
  */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include "chunk_fast.h"
 #include "frame.h"
 #include "gs_trace.pb-c.h"
 #include "util.h"
@@ -13,6 +20,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +31,9 @@
 
 /* Streams a file may declare (bounds the index map). */
 #define MAX_STREAMS (1u << 20)
+/* Strings a file may declare, lost ones included (bounds the id map: a
+ * salvaged chunk's string base cannot make the reader allocate more). */
+#define MAX_STRINGS (1u << 25)
 
 struct gs_reader {
 	char *name;
@@ -41,6 +53,7 @@ struct gs_reader {
 	size_t cbuf_cap;
 	unsigned char *rbuf;
 	size_t rbuf_cap;
+	struct gs_chunk_fast fast; /* column buffers, reused chunk to chunk */
 
 	struct gs_sink *sink; /* the sink the id maps below refer to */
 	uint32_t *str_map;
@@ -101,6 +114,7 @@ static gs_status reader_create(const char *name, unsigned flags, struct gs_reade
 	}
 	r->flags = flags;
 	r->fd = -1;
+	gs_chunk_fast_init(&r->fast);
 	r->unknown_string = GS_NO_STRING;
 	*out = r;
 	return GS_OK;
@@ -155,6 +169,7 @@ void gs_reader_close(struct gs_reader *r)
 		close(r->fd);
 	free(r->cbuf);
 	free(r->rbuf);
+	gs_chunk_fast_fini(&r->fast);
 	free(r->str_map);
 	free(r->stream_map);
 	free(r->alloc_map);
@@ -398,6 +413,10 @@ static gs_status decode_strings(struct gs_reader *r, struct gs_sink *sink, const
 {
 	gs_status rc;
 
+	if (c->string_base > MAX_STRINGS || c->n_strings > MAX_STRINGS - c->string_base)
+		SHAPE_ERR(r,
+			  "string table over the limit of %u strings (base %" PRIu32 ", %zu more)",
+			  MAX_STRINGS, c->string_base, c->n_strings);
 	if (c->string_base != r->n_str) {
 		if (!(r->flags & GS_READER_SALVAGE) || c->string_base < r->n_str)
 			SHAPE_ERR(r,
@@ -826,7 +845,7 @@ static gs_status unpack_frame(struct gs_reader *r, const struct frame *f, Gscope
 			  zrc == Z_OK ? "wrong length" : zError(zrc));
 		return GS_ERR_FORMAT;
 	}
-	*out = gscope__chunk__unpack(NULL, f->raw_len, r->rbuf);
+	*out = gs_chunk_fast_unpack(&r->fast, f->raw_len, r->rbuf);
 	if (!*out) {
 		CHUNK_ERR(r, r->offset, "malformed payload");
 		return GS_ERR_FORMAT;
@@ -845,6 +864,21 @@ static gs_status bind_sink(struct gs_reader *r, struct gs_sink *sink)
 		return GS_ERR_INVALID;
 	}
 	r->sink = sink;
+	return GS_OK;
+}
+
+/* After a chunk went to the sink: move past it; after the end chunk, the
+ * reader is done (bytes after it are ignored, with a warning). */
+static gs_status chunk_done(struct gs_reader *r, struct gs_sink *sink, const struct frame *f)
+{
+	r->offset += GS_CHUNK_HEADER_LEN + f->comp_len;
+	r->chunk++;
+	if (r->saw_end) {
+		r->ended = true;
+		if (r->offset < r->size)
+			return warn(r, sink, "%" PRIu64 " bytes after the end chunk ignored",
+				    r->size - r->offset);
+	}
 	return GS_OK;
 }
 
@@ -889,21 +923,10 @@ gs_status gs_reader_next(struct gs_reader *r, struct gs_sink *sink)
 			rc = unpack_frame(r, &f, &c);
 			if (!rc) {
 				rc = decode_chunk(r, sink, &f, c);
-				gscope__chunk__free_unpacked(c, NULL);
+				gs_chunk_fast_free(&r->fast, c);
 			}
-			if (rc == GS_OK) {
-				r->offset += GS_CHUNK_HEADER_LEN + f.comp_len;
-				r->chunk++;
-				if (r->saw_end) {
-					r->ended = true;
-					if (r->offset < r->size)
-						rc = warn(r, sink,
-							  "%" PRIu64
-							  " bytes after the end chunk ignored",
-							  r->size - r->offset);
-				}
-				return rc;
-			}
+			if (rc == GS_OK)
+				return chunk_done(r, sink, &f);
 			if (rc != GS_ERR_FORMAT || !(r->flags & GS_READER_SALVAGE))
 				return rc;
 			break;
@@ -935,10 +958,198 @@ gs_status gs_reader_next(struct gs_reader *r, struct gs_sink *sink)
 	}
 }
 
+/* ---- reading ahead on a second CPU ---- */
+
+#define AHEAD_SLOTS 3
+
+enum slot_state {
+	SLOT_FREE,
+	SLOT_READY, /* a chunk, checked and unpacked */
+	SLOT_STOP,  /* the helper stopped here: the reader goes on by itself */
+};
+
+struct ahead_slot {
+	int state;
+	struct frame f;
+	uint64_t offset;
+	unsigned char *cbuf, *rbuf;
+	size_t cbuf_cap, rbuf_cap;
+	struct gs_chunk_fast fast;
+	Gscope__Chunk *c;
+};
+
+struct ahead {
+	struct gs_reader *r; /* the helper only reads r->fd, r->mem, r->size */
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct ahead_slot slot[AHEAD_SLOTS];
+	size_t head, tail; /* next slot to decode, next slot to fill */
+	bool quit;
+	/* The helper's own. */
+	uint64_t offset;
+	bool past_end;
+};
+
+/* CPUs this process may run on (1 when unknown). */
+static unsigned cpu_count(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 1;
+	return (unsigned)CPU_COUNT(&set);
+}
+
+/*
+ * The helper's part for the frame at `off`: the checks of read_frame and
+ * unpack_frame, without their messages (a chunk that fails any of them is
+ * read again, and reported, by gs_reader_next). false: stop here.
+ */
+static bool ahead_chunk(struct gs_reader *r, struct ahead_slot *s, uint64_t off)
+{
+	struct frame *f = &s->f;
+	uLongf len;
+
+	if (read_at(r, off, f->hdr, GS_CHUNK_HEADER_LEN) != GS_CHUNK_HEADER_LEN ||
+	    memcmp(f->hdr, GS_CHUNK_MAGIC, 4) != 0 ||
+	    gs_get_u32(f->hdr + 24) != (uint32_t)crc32(0, f->hdr, 24))
+		return false;
+	f->type = gs_get_u16(f->hdr + 4);
+	f->raw_len = gs_get_u32(f->hdr + 8);
+	f->comp_len = gs_get_u32(f->hdr + 12);
+	f->nrecords = gs_get_u32(f->hdr + 16);
+	f->crc = gs_get_u32(f->hdr + 20);
+	if (f->raw_len > GS_CHUNK_MAX_RAW || f->comp_len > GS_CHUNK_MAX_COMPRESSED ||
+	    off + GS_CHUNK_HEADER_LEN + f->comp_len > r->size)
+		return false;
+	if (gs_vec_reserve((void **)&s->cbuf, &s->cbuf_cap, f->comp_len ? f->comp_len : 1, 1) ||
+	    gs_vec_reserve((void **)&s->rbuf, &s->rbuf_cap, f->raw_len ? f->raw_len : 1, 1))
+		return false;
+	if (read_at(r, off + GS_CHUNK_HEADER_LEN, s->cbuf, f->comp_len) != (int64_t)f->comp_len ||
+	    (uint32_t)crc32(0, s->cbuf, f->comp_len) != f->crc)
+		return false;
+	len = f->raw_len;
+	if (uncompress(s->rbuf, &len, s->cbuf, f->comp_len) != Z_OK || len != f->raw_len)
+		return false;
+	s->offset = off;
+	s->c = gs_chunk_fast_unpack(&s->fast, f->raw_len, s->rbuf);
+	return s->c != NULL;
+}
+
+static void *ahead_main(void *arg)
+{
+	struct ahead *a = arg;
+	bool ok = true;
+
+	while (ok) {
+		struct ahead_slot *s;
+
+		pthread_mutex_lock(&a->mu);
+		while (!a->quit && a->slot[a->tail].state != SLOT_FREE)
+			pthread_cond_wait(&a->cv, &a->mu);
+		if (a->quit) {
+			pthread_mutex_unlock(&a->mu);
+			break;
+		}
+		s = &a->slot[a->tail];
+		pthread_mutex_unlock(&a->mu);
+		ok = !a->past_end && ahead_chunk(a->r, s, a->offset);
+		if (ok) {
+			a->offset += GS_CHUNK_HEADER_LEN + s->f.comp_len;
+			a->past_end = s->f.type == GS_CHUNK_END;
+		}
+		pthread_mutex_lock(&a->mu);
+		s->state = ok ? SLOT_READY : SLOT_STOP;
+		a->tail = (a->tail + 1) % AHEAD_SLOTS;
+		pthread_cond_broadcast(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+	}
+	return NULL;
+}
+
+/*
+ * Feed the chunks the helper prepared to the sink, in file order, exactly
+ * as gs_reader_next would have (decode_chunk, then chunk_done), until the
+ * helper stops, the file ends or an error. Returns GS_OK to let
+ * gs_reader_next go on from r->offset, or the error that ends the read.
+ */
+static gs_status read_ahead(struct gs_reader *r, struct gs_sink *sink)
+{
+	struct ahead *a = calloc(1, sizeof(*a));
+	gs_status rc = GS_OK;
+
+	if (!a)
+		return GS_OK; /* no memory to spare: read one chunk at a time */
+	a->r = r;
+	a->offset = r->offset;
+	for (int i = 0; i < AHEAD_SLOTS; i++)
+		gs_chunk_fast_init(&a->slot[i].fast);
+	if (pthread_mutex_init(&a->mu, NULL) != 0) {
+		free(a);
+		return GS_OK;
+	}
+	if (pthread_cond_init(&a->cv, NULL) != 0 ||
+	    pthread_create(&a->th, NULL, ahead_main, a) != 0) {
+		pthread_mutex_destroy(&a->mu);
+		free(a);
+		return GS_OK;
+	}
+	for (;;) {
+		struct ahead_slot *s = &a->slot[a->head];
+		int state;
+
+		pthread_mutex_lock(&a->mu);
+		while (s->state == SLOT_FREE)
+			pthread_cond_wait(&a->cv, &a->mu);
+		state = s->state;
+		pthread_mutex_unlock(&a->mu);
+		if (state == SLOT_STOP || s->offset != r->offset)
+			break;
+		rc = decode_chunk(r, sink, &s->f, s->c);
+		gs_chunk_fast_free(&s->fast, s->c);
+		s->c = NULL;
+		if (rc == GS_OK)
+			rc = chunk_done(r, sink, &s->f);
+		pthread_mutex_lock(&a->mu);
+		s->state = SLOT_FREE;
+		a->head = (a->head + 1) % AHEAD_SLOTS;
+		pthread_cond_broadcast(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+		if (rc || r->ended)
+			break;
+	}
+	pthread_mutex_lock(&a->mu);
+	a->quit = true;
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(a->th, NULL);
+	for (int i = 0; i < AHEAD_SLOTS; i++) {
+		gs_chunk_fast_free(&a->slot[i].fast, a->slot[i].c);
+		gs_chunk_fast_fini(&a->slot[i].fast);
+		free(a->slot[i].cbuf);
+		free(a->slot[i].rbuf);
+	}
+	pthread_cond_destroy(&a->cv);
+	pthread_mutex_destroy(&a->mu);
+	free(a);
+	return rc;
+}
+
 gs_status gs_reader_read_all(struct gs_reader *r, struct gs_sink *sink)
 {
 	gs_status rc;
 
+	/* Salvage reads stay on one thread: their resynchronisation is rare. */
+	if (!(r->flags & GS_READER_SALVAGE) && cpu_count() >= 2) {
+		rc = bind_sink(r, sink);
+		if (!rc && !r->header_done)
+			rc = read_header(r);
+		if (!rc && !r->ended)
+			rc = read_ahead(r, sink);
+		if (rc)
+			return rc;
+	}
 	while ((rc = gs_reader_next(r, sink)) == GS_OK)
 		;
 	return rc == GS_END ? GS_OK : rc;

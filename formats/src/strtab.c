@@ -53,7 +53,7 @@ uint64_t gs_hash_u64(uint64_t x)
 
 /* ---- string table ---- */
 
-#define BLOCK_SIZE (64u * 1024)
+#define BLOCK_SIZE ((size_t)64 * 1024)
 
 struct gs_strtab_block {
 	struct gs_strtab_block *next;

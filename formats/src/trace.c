@@ -3,8 +3,10 @@
  * The in-memory trace model: flat record arrays filled through a gs_sink,
  * then sorted and indexed by gs_trace_finish() for the analyses.
  */
+#include "sort.h"
 #include "util.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,10 +459,88 @@ static int cmp_overhead(const void *pa, const void *pb)
 	return 0;
 }
 
-static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+/* Sort keys: each orders records as its comparator's leading field. */
+static uint64_t key_op(const void *p)
 {
-	if (n > 1)
-		qsort(base, n, size, cmp);
+	return gs_sort_key_i64(((const struct gs_op *)p)->start_ns);
+}
+
+static uint64_t key_api(const void *p)
+{
+	return gs_sort_key_i64(((const struct gs_api_call *)p)->start_ns);
+}
+
+static uint64_t key_sync(const void *p)
+{
+	return gs_sort_key_i64(((const struct gs_sync *)p)->start_ns);
+}
+
+static uint64_t key_event_record(const void *p)
+{
+	return ((const struct gs_event_record *)p)->correlation;
+}
+
+static uint64_t key_range(const void *p)
+{
+	return gs_sort_key_i64(((const struct gs_range *)p)->start_ns);
+}
+
+static uint64_t key_overhead(const void *p)
+{
+	return gs_sort_key_i64(((const struct gs_overhead *)p)->start_ns);
+}
+
+/* A stable sort by cmp (see sort.h): the order glibc's merge-sort qsort
+ * gave, without copying the records. */
+static gs_status sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *),
+		      uint64_t (*key)(const void *))
+{
+	struct gs_sort_spec spec = {.size = size, .cmp = cmp, .key = key};
+
+	return gs_sort_records(base, n, &spec) ? nomem() : GS_OK;
+}
+
+/* Ops by stream (the group), then start and the rest. */
+static gs_status sort_ops(struct gs_trace *t)
+{
+	struct gs_sort_spec spec = {.size = sizeof(*t->ops), .cmp = cmp_op, .key = key_op};
+	uint32_t *groups;
+	gs_status rc;
+
+	if (t->n_ops < 2)
+		return GS_OK;
+	groups = malloc(t->n_ops * sizeof(*groups));
+	if (!groups)
+		return nomem();
+	for (size_t i = 0; i < t->n_ops; i++)
+		groups[i] = t->ops[i].stream;
+	spec.groups = groups;
+	spec.ngroups = (uint32_t)t->streams.count;
+	rc = gs_sort_records(t->ops, t->n_ops, &spec);
+	free(groups);
+	return rc ? nomem() : GS_OK;
+}
+
+/* API calls by host thread (the group: ranks of (pid, tid)), then start. */
+static gs_status sort_api_calls(struct gs_trace *t)
+{
+	struct gs_sort_spec spec = {.size = sizeof(*t->api_calls), .cmp = cmp_api, .key = key_api};
+	uint32_t *groups;
+	gs_status rc;
+
+	if (t->n_api_calls < 2)
+		return GS_OK;
+	groups = malloc(t->n_api_calls * sizeof(*groups));
+	if (!groups)
+		return nomem();
+	rc = gs_sort_pair_ranks(t->api_calls, t->n_api_calls, sizeof(*t->api_calls),
+				offsetof(struct gs_api_call, pid),
+				offsetof(struct gs_api_call, tid), groups, &spec.ngroups);
+	spec.groups = groups;
+	if (!rc)
+		rc = gs_sort_records(t->api_calls, t->n_api_calls, &spec);
+	free(groups);
+	return rc ? nomem() : GS_OK;
 }
 
 static gs_status report_bad_times(struct gs_trace *t)
@@ -492,12 +572,21 @@ gs_status gs_trace_finish(struct gs_trace *t)
 		return rc;
 	if (t->finished)
 		return GS_OK;
-	sort(t->ops, t->n_ops, sizeof(*t->ops), cmp_op);
-	sort(t->api_calls, t->n_api_calls, sizeof(*t->api_calls), cmp_api);
-	sort(t->syncs, t->n_syncs, sizeof(*t->syncs), cmp_sync);
-	sort(t->event_records, t->n_event_records, sizeof(*t->event_records), cmp_event_record);
-	sort(t->ranges, t->n_ranges, sizeof(*t->ranges), cmp_range);
-	sort(t->overheads, t->n_overheads, sizeof(*t->overheads), cmp_overhead);
+	rc = sort_ops(t);
+	if (!rc)
+		rc = sort_api_calls(t);
+	if (!rc)
+		rc = sort(t->syncs, t->n_syncs, sizeof(*t->syncs), cmp_sync, key_sync);
+	if (!rc)
+		rc = sort(t->event_records, t->n_event_records, sizeof(*t->event_records),
+			  cmp_event_record, key_event_record);
+	if (!rc)
+		rc = sort(t->ranges, t->n_ranges, sizeof(*t->ranges), cmp_range, key_range);
+	if (!rc)
+		rc = sort(t->overheads, t->n_overheads, sizeof(*t->overheads), cmp_overhead,
+			  key_overhead);
+	if (rc)
+		return rc;
 
 	free(t->stream_first);
 	free(t->stream_count);

@@ -118,7 +118,9 @@ struct gs_writer {
 	uint64_t pending;       /* records buffered */
 	uint64_t total_records; /* records appended */
 	uint64_t chunks;
-	uint64_t offset; /* bytes written */
+	uint64_t offset;          /* bytes written */
+	uint64_t good_offset;     /* bytes of the header and whole chunks */
+	uint64_t written_records; /* records in whole chunks */
 
 	unsigned char *raw;
 	size_t raw_cap;
@@ -517,12 +519,15 @@ static gs_status writer_init(int fd, bool own, const char *name,
 		gs_writer_close(w);
 		return nomem();
 	}
+	/* Bytes, not a C string. */
+	/* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
 	memcpy(hdr, GS_FILE_MAGIC, GS_FILE_MAGIC_LEN);
 	gs_put_u16(hdr + 8, GS_FORMAT_MAJOR);
 	gs_put_u16(hdr + 10, GS_FORMAT_MINOR);
 	gs_put_u32(hdr + 12, 0); /* feature mask */
 	gs_put_u32(hdr + 16, (uint32_t)crc32(0, hdr, 16));
 	rc = write_all(w, hdr, sizeof(hdr));
+	w->good_offset = w->offset;
 	if (rc) {
 		w->own_fd = false; /* the caller closes what it opened */
 		w->fd = -1;
@@ -733,6 +738,7 @@ static gs_status write_chunk(struct gs_writer *w, uint16_t type, const Gscope__C
 		return zrc == Z_MEM_ERROR ? GS_ERR_NOMEM : GS_ERR_INVALID;
 	}
 	hdr = w->frame;
+	/* NOLINTNEXTLINE(bugprone-not-null-terminated-result): bytes, not a C string */
 	memcpy(hdr, GS_CHUNK_MAGIC, 4);
 	gs_put_u16(hdr + 4, type);
 	gs_put_u16(hdr + 6, 0);
@@ -745,6 +751,8 @@ static gs_status write_chunk(struct gs_writer *w, uint16_t type, const Gscope__C
 	if (write_all(w, w->frame, GS_CHUNK_HEADER_LEN + comp))
 		return GS_ERR_IO;
 	w->chunks++;
+	w->good_offset = w->offset;
+	w->written_records += nrecords;
 	return GS_OK;
 }
 
@@ -902,6 +910,70 @@ gs_status gs_writer_flush(struct gs_writer *w)
 	rc = build_and_write(w, w->pending ? GS_CHUNK_RECORDS : GS_CHUNK_META, 0);
 	if (rc == GS_OK)
 		clear_pending(w);
+	return rc;
+}
+
+gs_status gs_writer_close_lost(struct gs_writer *w, int64_t pid, uint64_t also_lost,
+			       const char *why, uint64_t *lost)
+{
+	Gscope__Chunk msg = GSCOPE__CHUNK__INIT;
+	Gscope__Dropped d, *dp = &d;
+	Gscope__Warning wn, *wp = &wn;
+	char text[512];
+	uint64_t n;
+	gs_status rc;
+
+	if (!w)
+		return GS_OK;
+	n = w->total_records - w->written_records + also_lost;
+	if (lost)
+		*lost = n;
+	/* Back to the last whole chunk: a half-written chunk goes. */
+	if (w->fd < 0 || ftruncate(w->fd, (off_t)w->good_offset) != 0 ||
+	    lseek(w->fd, (off_t)w->good_offset, SEEK_SET) < 0) {
+		gs_error_append("%s: cannot cut the file back to its last whole chunk: %s", w->name,
+				strerror(errno));
+		w->failed = true;
+		gs_writer_close(w);
+		return GS_ERR_IO;
+	}
+	w->offset = w->good_offset;
+	w->failed = false;
+	snprintf(text, sizeof(text), "%llu records lost: %s", (unsigned long long)n,
+		 why ? why : "the file could not be written");
+	gscope__dropped__init(&d);
+	gscope__warning__init(&wn);
+	msg.string_base = w->string_base; /* the strings of whole chunks */
+	d.pid = pid;
+	d.count = n;
+	wn.message = text;
+	wn.count = n;
+	if (n) {
+		msg.n_dropped = 1;
+		msg.dropped = &dp;
+		msg.n_warnings = 1;
+		msg.warnings = &wp;
+	}
+	rc = write_chunk(w, GS_CHUNK_RECORDS, &msg, 0);
+	if (rc == GS_OK) {
+		msg = (Gscope__Chunk)GSCOPE__CHUNK__INIT;
+		msg.string_base = w->string_base;
+		msg.total_records = w->written_records;
+		rc = write_chunk(w, GS_CHUNK_END, &msg, 0);
+	}
+	if (rc == GS_OK && w->own_fd && fsync(w->fd) != 0 && errno != EINVAL) {
+		gs_error_append("%s: fsync failed: %s", w->name, strerror(errno));
+		rc = GS_ERR_IO;
+	}
+	{
+		/* Failed on purpose: gs_writer_close writes nothing more, and
+		 * the cause it adds for that is dropped. */
+		int causes = gs_error_count();
+
+		w->failed = true;
+		gs_writer_close(w);
+		gs_error_truncate(causes);
+	}
 	return rc;
 }
 

@@ -310,6 +310,11 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 	pthread_mutex_lock(&lock);
 	check_not_forked();
 	stats.flushes++;
+	if (opts.hang_flush_from && stats.flushes >= opts.hang_flush_from) {
+		pthread_mutex_unlock(&lock);
+		for (;;) /* never returns; the lock is not held */
+			pause();
+	}
 	if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
 		stats.forced_flushes++;
 	for (unsigned i = 0; i < MAX_THREADS; i++) {
@@ -454,6 +459,32 @@ int gsd_emit(const void *record)
 		pthread_mutex_unlock(&lock);
 	}
 	return -1;
+}
+
+void gsd_complete_raw(uint8_t *buffer, size_t size, size_t valid)
+{
+	CUpti_BuffersCallbackCompleteFunc comp;
+
+	pthread_mutex_lock(&lock);
+	comp = completed;
+	pthread_mutex_unlock(&lock);
+	if (comp)
+		comp(NULL, 0, buffer, size, valid);
+}
+
+uint8_t *gsd_request_raw(size_t *size)
+{
+	CUpti_BuffersCallbackRequestFunc req;
+	uint8_t *b = NULL;
+	size_t maxrec = 0;
+
+	*size = 0;
+	pthread_mutex_lock(&lock);
+	req = requested;
+	pthread_mutex_unlock(&lock);
+	if (req)
+		req(&b, size, &maxrec);
+	return b;
 }
 
 void gsd_complete_thread_buffer(void)

@@ -27,6 +27,9 @@ struct gsd_options {
 	CUptiResult fail_all;
 	/* cuptiSubscribe returns this (e.g. MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED). */
 	CUptiResult subscribe_result;
+	/* From the Nth cuptiActivityFlushAll call on (1 = the first), the call
+	 * never returns (a wedged driver). 0: flushes return. */
+	unsigned hang_flush_from;
 };
 
 /* Set before the collector is loaded. */
@@ -41,6 +44,13 @@ void gsd_set_time(uint64_t ns);
 int gsd_emit(const void *record);
 /* Hand this thread's buffer back (as CUPTI does when a buffer is full). */
 void gsd_complete_thread_buffer(void);
+
+/* Call the collector's bufferCompleted with anything, as a misbehaving
+ * CUPTI might: a NULL buffer, a buffer with no valid bytes. */
+void gsd_complete_raw(uint8_t *buffer, size_t size, size_t valid);
+/* Ask the collector for a buffer as CUPTI does; returns what it gave
+ * (NULL: nothing) and its size in *size. */
+uint8_t *gsd_request_raw(size_t *size);
 
 /* Deliver an API callback (when the collector enabled it). */
 void gsd_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, CUpti_ApiCallbackSite site,

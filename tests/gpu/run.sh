@@ -157,13 +157,26 @@ PY
 }
 
 # ---- kernels/ programs ----
+# Each recording is also kept as OUTDIR/samples/NAME.gscope: the real traces
+# that replace samples/synthetic/ (samples/README.md), checked against what
+# each program promises when the sample test is built (GPUSCOPE_BUILD with
+# tests).
 if [ -d "$build/kernels" ]; then
+	mkdir -p "$out/samples"
 	for prog in "$build"/kernels/*; do
 		[ -f "$prog" ] && [ -x "$prog" ] || continue
 		case $prog in *.so | *.a | *.cmake) continue ;; esac
 		name=kernels-$(basename "$prog")
-		record "$name" -- "$prog" && verify "$name" generic
+		if record "$name" -- "$prog"; then
+			verify "$name" generic
+			cp "$trace" "$out/samples/$(basename "$prog").gscope"
+		fi
 	done
+	if [ -x "$build/tests/test_samples" ]; then
+		"$build/tests/test_samples" "$gpuscope" "$out/samples" >"$out/samples.log" 2>&1
+		check "kernels: the findings each program promises" $? \
+			"$(grep -c 'OK \]' "$out/samples.log") programs ok (see $out/samples.log)"
+	fi
 fi
 
 # ---- the probe ----

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <gpuscope/export.h>
 #include <gpuscope/format.h>
 
 #ifdef __cplusplus
@@ -395,6 +396,13 @@ gs_status gs_report_write_text(FILE *out, const struct gs_report *r);
 /* Schema "gpuscope.report/1", the fields of SPEC §5 and more; every row
  * of every list (--top only limits the text tables). */
 gs_status gs_report_write_json(FILE *out, const struct gs_report *r);
+/* One self-contained HTML page (inline CSS, SVG and a little script;
+ * nothing fetched): per device the breakdown bar, the findings, the
+ * stream lanes of the actual run and of the ideal schedule on one zoomable
+ * time axis with the breakdown band, waits and critical path, and the
+ * tables. Large traces are binned for drawing (the page stays a few MB
+ * for a million ops); the tables keep exact numbers (--top rows). */
+gs_status gs_report_write_html(FILE *out, const struct gs_report *r);
 
 /* ---- plan (section owned by the plan work) ---- */
 
@@ -570,6 +578,63 @@ gs_status gs_plan_write_json(FILE *out, const struct gs_plan_input *in,
 /* ns as µs without float noise: 102000 -> "102", 12500 -> "12.5". */
 #define GS_PLAN_US_MAX 32
 const char *gs_plan_us(int64_t ns, char buf[GS_PLAN_US_MAX]);
+
+/* ---- export (section owned by the export work) ---- */
+
+/*
+ * What `gpuscope export` adds to the records (gpuscope/export.h): the
+ * analyses' results as the plain data of struct gs_export_extras.
+ */
+enum gs_export_want {
+	GS_EXPORT_WANT_LAUNCH = 1u << 0,    /* per op, the API call that launched it */
+	GS_EXPORT_WANT_EDGES = 1u << 1,     /* every dependency edge (SPEC §4.2) */
+	GS_EXPORT_WANT_BREAKDOWN = 1u << 2, /* each device's segments (SPEC §4.1) */
+	GS_EXPORT_WANT_IDEAL = 1u << 3,     /* each device's ideal schedule (SPEC §4.4) */
+};
+
+struct gs_export_data;
+
+/* Compute what `want` asks for over a finished trace (borrowed: it must
+ * outlive the data). Default windows (whole trace per device). */
+gs_status gs_export_data_build(const struct gs_trace *t, unsigned want,
+			       struct gs_export_data **out);
+/* The extras to pass to gs_export_chrome / gs_export_csv_*; valid until
+ * the data is destroyed. */
+const struct gs_export_extras *gs_export_data_extras(const struct gs_export_data *d);
+void gs_export_data_destroy(struct gs_export_data *d);
+
+/* ---- diff (section owned by the export work) ---- */
+
+/*
+ * `gpuscope diff BASE NEW`: the analyze report of each trace
+ * (gs_report_build, every device, default windows) side by side. Per
+ * device present in either: window, breakdown (kernel / copy / sync / idle
+ * and fractions), overlap, idle attribution, schedules (actual, dependency
+ * bound, ideal, efficiency, pipelined batches), op counts, wait and missed
+ * overlap totals, with NEW - BASE deltas; kernels by name (count and total
+ * time on the device) ranked by the largest change; waits grouped by
+ * (kind, consumer name and stream, producer name and stream) and missed
+ * overlaps by (copy name, stream, direction), each group new, vanished or
+ * changed. O(R log R) over the rows of both reports after building them.
+ */
+struct gs_diff_options {
+	const char *base_name; /* labels for the output (copied; NULL: "base") */
+	const char *new_name;  /* (NULL: "new") */
+	const char *base_format;
+	const char *new_format;
+	size_t top; /* rows per ranked text table (0: default 10) */
+};
+
+struct gs_diff;
+
+/* Both traces are borrowed and must outlive the diff. */
+gs_status gs_diff_build(const struct gs_trace *base, const struct gs_trace *newt,
+			const struct gs_diff_options *o, struct gs_diff **out);
+void gs_diff_destroy(struct gs_diff *d);
+/* Aligned tables for people; every line fits 100 columns. */
+gs_status gs_diff_write_text(FILE *out, const struct gs_diff *d);
+/* One object, schema "gpuscope.diff/1"; every row of every list. */
+gs_status gs_diff_write_json(FILE *out, const struct gs_diff *d);
 
 #ifdef __cplusplus
 }

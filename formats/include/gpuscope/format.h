@@ -456,6 +456,17 @@ struct gs_sink *gs_writer_borrow_sink(struct gs_writer *w);
 gs_status gs_writer_flush(struct gs_writer *w);
 /* Flush, write the end chunk, close. Frees the writer even on error. */
 gs_status gs_writer_close(struct gs_writer *w);
+/*
+ * Close a writer whose output failed (a write error, a full disk): cut the
+ * file back to its last whole chunk, then try to end it with a chunk that
+ * counts the records that never reached it (those appended since the last
+ * whole chunk, plus `also_lost` the caller discarded) as dropped by `pid`,
+ * with a warning "N records lost: WHY", and the end chunk. When that fails
+ * too the file still ends at a whole chunk (read as cut short). *lost (may
+ * be NULL) gets N. Frees the writer. Not for a writer without an error.
+ */
+gs_status gs_writer_close_lost(struct gs_writer *w, int64_t pid, uint64_t also_lost,
+			       const char *why, uint64_t *lost);
 /* Records appended and chunks written so far. */
 uint64_t gs_writer_record_count(const struct gs_writer *w);
 uint64_t gs_writer_chunk_count(const struct gs_writer *w);

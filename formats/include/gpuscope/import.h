@@ -2,7 +2,8 @@
 /*
  * gpuscope importers (target gs_import): recognise a trace by its content
  * and load it into the trace model. Kineto / PyTorch-profiler Chrome-trace
- * JSON (.json, .json.gz) is parsed event by event with bounded memory.
+ * JSON (.json, .json.gz) is parsed event by event with bounded memory; an
+ * Nsight Systems SQLite export is read row by row through SQLite.
  */
 #ifndef GPUSCOPE_IMPORT_H
 #define GPUSCOPE_IMPORT_H
@@ -29,21 +30,51 @@ const char *gs_input_format_name(enum gs_input_format f);
  */
 gs_status gs_detect_format(const char *path, enum gs_input_format *fmt);
 
-/* Limits that keep a hostile input from running away with memory. */
+/*
+ * Limits that keep a hostile input from running away with memory or time.
+ * A zero field means its default; the defaults are far above what real
+ * traces reach. An input over a limit fails with GS_ERR_LIMIT and a cause
+ * that names the limit ("more than max_streams (65536) streams"). Every
+ * input format is held to max_streams, max_ops, max_records and
+ * max_string_bytes (gs_trace_load_into checks what reaches the trace); the
+ * others bound the Kineto JSON reader.
+ */
 struct gs_import_limits {
 	uint32_t max_depth;        /* JSON nesting (default 64) */
 	uint64_t max_event_bytes;  /* one JSON event (default 16 MiB) */
 	uint64_t max_string_bytes; /* one string (default 1 MiB) */
 	uint32_t max_streams;      /* distinct streams (default 65536) */
 	uint64_t max_records;      /* records of all kinds (default 2^31) */
+	uint64_t max_ops;          /* GPU ops (default 2^28) */
+	/* gzip input: inflated bytes (default 64 GiB), and inflated bytes per
+	 * compressed byte once past 16 MiB inflated (default 250; real
+	 * traces compress 5-30 times): stops decompression bombs. */
+	uint64_t max_inflated_bytes;
+	uint32_t max_inflate_ratio;
 };
 
 /* Fill with the defaults. */
 void gs_import_limits_default(struct gs_import_limits *lim);
 
+/*
+ * Set one limit by name ("max_depth", "max_event_bytes", "max_string_bytes",
+ * "max_streams", "max_records", "max_ops", "max_inflated_bytes",
+ * "max_inflate_ratio"; case does not matter) from a decimal value with an
+ * optional binary suffix (K, M, G, T: 64K = 65536). GS_ERR_INVALID with a
+ * cause for an unknown name or a value that is not a positive number in
+ * the field's range.
+ */
+gs_status gs_import_limit_set(struct gs_import_limits *lim, const char *name, const char *value);
+/* The limit names, in the order above; NULL after the last. */
+const char *gs_import_limit_name(size_t i);
+
 struct gs_load_options {
 	unsigned reader_flags;                 /* enum gs_reader_flags */
 	const struct gs_import_limits *limits; /* NULL: defaults */
+	/* Called every 65536 records read from the input, with the count so
+	 * far (NULL: never); for a progress line. It must not use the trace. */
+	void (*progress)(void *user, uint64_t records);
+	void *progress_user;
 };
 
 /*
@@ -56,6 +87,18 @@ gs_status gs_import_kineto(const char *path, const struct gs_import_limits *lim,
 /* The same over a memory buffer (plain JSON or gzip bytes). */
 gs_status gs_import_kineto_mem(const void *data, size_t size, const char *name,
 			       const struct gs_import_limits *lim, struct gs_sink *sink);
+
+/*
+ * Stream an Nsight Systems SQLite export (`nsys export --type sqlite`) into
+ * a sink: kernels, copies, memsets, runtime and driver calls, syncs, CUDA
+ * event records, streams, NVTX ranges, GPUs and processes (formats/src/nsys.c
+ * says how each table maps). Opened read-only and immutable (nothing is
+ * written next to the file). A SQLite database without CUPTI_ACTIVITY_KIND_*
+ * tables is GS_ERR_FORMAT; a corrupt or truncated one is one error. Uses
+ * max_string_bytes, max_streams and max_records of `lim` (NULL: defaults).
+ */
+gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim,
+			 struct gs_sink *sink);
 
 /*
  * Load any supported trace, recognised by content, into an existing trace

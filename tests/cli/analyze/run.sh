@@ -172,8 +172,9 @@ expect no_trace 2
 has no_trace err "no TRACE given"
 has no_trace err "usage: gpuscope analyze"
 expect bad_format 2 --format xml pipelined.json
-expect html 2 --format html pipelined.json
-has html err "not available yet"
+expect html 0 --format html -o report.html pipelined.json
+checks=$((checks + 1))
+grep -q '<svg class="lanes"' report.html || fail "html: no timeline in report.html"
 expect bad_device 2 --device x pipelined.json
 expect bad_device2 2 --device -1 pipelined.json
 expect absent_device 1 --device 3 pipelined.json

@@ -1,0 +1,844 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Writes the binary and the large inputs of the bad-input corpus into a
+ * directory (tests/bad/run.sh runs gpuscope on them): nothing big or binary
+ * is checked in. Deterministic: the same bytes on every run.
+ *
+ *   gen_bad OUT_DIR
+ *
+ * .gscope files start from a small valid trace written by gs_writer (five
+ * chunks) and are cut or corrupted at chosen places; some chunks are built
+ * by hand from the protobuf schema. gzip and JSON inputs are streamed, so
+ * files that inflate or parse to gigabytes cost little to make.
+ */
+#include <gpuscope/format.h>
+
+#include "gs_trace.pb-c.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static const char *out_dir;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "gen_bad: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static char *path_of(const char *name)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s/%s", out_dir, name);
+	return buf;
+}
+
+static FILE *create(const char *name)
+{
+	FILE *f = fopen(path_of(name), "wb");
+
+	if (!f)
+		die("%s: %s", path_of(name), strerror(errno));
+	return f;
+}
+
+static void finish(FILE *f, const char *name)
+{
+	if (ferror(f) || fclose(f) != 0)
+		die("%s: write failed", name);
+}
+
+static void write_bytes(const char *name, const void *data, size_t n)
+{
+	FILE *f = create(name);
+
+	if (n && fwrite(data, 1, n, f) != n)
+		die("%s: write failed", name);
+	finish(f, name);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* ------------------------------------------------------------------------ */
+/* .gscope                                                                   */
+/* ------------------------------------------------------------------------ */
+
+struct buf {
+	unsigned char *p;
+	size_t n;
+};
+
+/* The valid trace every corrupt variant starts from: one stream, 8 ops with
+ * their API calls, written 2 records a chunk (meta, records..., end). */
+static struct buf base_trace(void)
+{
+	struct gs_writer_options o = {.flush_records = 4, .compression_level = 6};
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_stream st = {.pid = 100, .device = 0, .stream_id = 7, .kind = GS_STREAM_BLOCKING};
+	uint32_t name, api, idx;
+	struct buf b = {0};
+	FILE *f;
+	long len;
+
+	if (gs_writer_open(path_of("base.gscope"), &o, &w) != GS_OK)
+		die("cannot write base.gscope");
+	s = gs_writer_borrow_sink(w);
+	if (s->intern(s, "kernel_a", 8, &name) || s->intern(s, "cudaLaunchKernel", 16, &api) ||
+	    s->stream(s, &st, &idx))
+		die("base.gscope: sink failed");
+	for (int i = 0; i < 8; i++) {
+		struct gs_api_call c = {.start_ns = 1000 + i * 100,
+					.end_ns = 1010 + i * 100,
+					.pid = 100,
+					.tid = 100,
+					.correlation = (uint64_t)i + 1,
+					.name = api};
+		struct gs_op op = {.start_ns = 1020 + i * 100,
+				   .end_ns = 1080 + i * 100,
+				   .correlation = (uint64_t)i + 1,
+				   .name = name,
+				   .stream = idx,
+				   .grid = {1, 1, 1},
+				   .block = {32, 1, 1},
+				   .kind = GS_OP_KERNEL};
+
+		if (s->api_call(s, &c) || s->op(s, &op))
+			die("base.gscope: sink failed");
+	}
+	if (gs_writer_close(w) != GS_OK)
+		die("base.gscope: close failed");
+	f = fopen(path_of("base.gscope"), "rb");
+	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET))
+		die("base.gscope: cannot read back");
+	b.n = (size_t)len;
+	b.p = malloc(b.n);
+	if (!b.p || fread(b.p, 1, b.n, f) != b.n)
+		die("base.gscope: cannot read back");
+	fclose(f);
+	return b;
+}
+
+/* Offset of chunk `k` (0-based), and its total size. */
+static size_t chunk_at(const struct buf *b, unsigned k, size_t *size)
+{
+	size_t off = GS_FILE_HEADER_LEN;
+
+	for (unsigned i = 0;; i++) {
+		size_t sz;
+
+		if (off + GS_CHUNK_HEADER_LEN > b->n)
+			die("base.gscope has no chunk %u", k);
+		sz = GS_CHUNK_HEADER_LEN + get32(b->p + off + 12);
+		if (i == k) {
+			*size = sz;
+			return off;
+		}
+		off += sz;
+	}
+}
+
+static unsigned chunk_count(const struct buf *b)
+{
+	size_t off = GS_FILE_HEADER_LEN;
+	unsigned n = 0;
+
+	while (off + GS_CHUNK_HEADER_LEN <= b->n) {
+		off += GS_CHUNK_HEADER_LEN + get32(b->p + off + 12);
+		n++;
+	}
+	return n;
+}
+
+/* Write a copy of `b` with `edit` applied to it. */
+static void variant(const char *name, const struct buf *b, size_t len,
+		    void (*edit)(unsigned char *p, size_t n, const struct buf *b))
+{
+	unsigned char *p = malloc(b->n);
+
+	if (!p)
+		die("out of memory");
+	memcpy(p, b->p, b->n);
+	if (edit)
+		edit(p, len, b);
+	write_bytes(name, p, len);
+	free(p);
+}
+
+static void fix_header_crc(unsigned char *h)
+{
+	put32(h + 24, (uint32_t)crc32(0, h, 24));
+}
+
+static void ed_magic(unsigned char *p, size_t n, const struct buf *b)
+{
+	(void)n;
+	(void)b;
+	memcpy(p, "GSCOPX", 6);
+}
+
+static void ed_future(unsigned char *p, size_t n, const struct buf *b)
+{
+	(void)n;
+	(void)b;
+	p[8] = 2; /* major 2 */
+	p[9] = 0;
+	put32(p + 16, (uint32_t)crc32(0, p, 16));
+}
+
+static void ed_header_crc(unsigned char *p, size_t n, const struct buf *b)
+{
+	(void)n;
+	(void)b;
+	p[16] ^= 0x55;
+}
+
+static void ed_payload_byte(unsigned char *p, size_t n, const struct buf *b)
+{
+	size_t sz, off = chunk_at(b, 1, &sz);
+
+	(void)n;
+	p[off + GS_CHUNK_HEADER_LEN + 3] ^= 0x01;
+}
+
+static void ed_chunk_header_crc(unsigned char *p, size_t n, const struct buf *b)
+{
+	size_t sz, off = chunk_at(b, 1, &sz);
+
+	(void)n;
+	p[off + 16] ^= 0x01; /* record count, header CRC left as it was */
+}
+
+static void ed_chunk_magic(unsigned char *p, size_t n, const struct buf *b)
+{
+	size_t sz, off = chunk_at(b, 2, &sz);
+
+	(void)n;
+	memcpy(p + off, "GSCX", 4);
+}
+
+static void ed_huge_length(unsigned char *p, size_t n, const struct buf *b)
+{
+	size_t sz, off = chunk_at(b, 1, &sz);
+
+	(void)n;
+	put32(p + off + 8, 0xfffffff0u); /* raw length */
+	fix_header_crc(p + off);
+}
+
+static void ed_record_count(unsigned char *p, size_t n, const struct buf *b)
+{
+	size_t sz, off = chunk_at(b, 1, &sz);
+
+	(void)n;
+	put32(p + off + 16, get32(p + off + 16) + 1);
+	fix_header_crc(p + off);
+}
+
+static void ed_bad_zlib(unsigned char *p, size_t n, const struct buf *b)
+{
+	size_t sz, off = chunk_at(b, 1, &sz);
+	unsigned char *pl = p + off + GS_CHUNK_HEADER_LEN;
+
+	(void)n;
+	for (size_t i = 0; i < sz - GS_CHUNK_HEADER_LEN; i++)
+		pl[i] = (unsigned char)(0xa5 ^ i);
+	put32(p + off + 20, (uint32_t)crc32(0, pl, (uInt)(sz - GS_CHUNK_HEADER_LEN)));
+	fix_header_crc(p + off);
+}
+
+/* A whole file: header, then chunks packed from messages. */
+struct gfile {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+static void gf_add(struct gfile *g, const void *data, size_t n)
+{
+	if (g->n + n > g->cap) {
+		size_t cap = (g->n + n) * 2;
+		unsigned char *np = realloc(g->p, cap);
+
+		if (!np)
+			die("out of memory");
+		g->p = np;
+		g->cap = cap;
+	}
+	memcpy(g->p + g->n, data, n);
+	g->n += n;
+}
+
+static void gf_header(struct gfile *g)
+{
+	unsigned char h[GS_FILE_HEADER_LEN] = {0};
+
+	memcpy(h, GS_FILE_MAGIC, GS_FILE_MAGIC_LEN);
+	h[8] = GS_FORMAT_MAJOR;
+	h[10] = GS_FORMAT_MINOR;
+	put32(h + 16, (uint32_t)crc32(0, h, 16));
+	gf_add(g, h, sizeof(h));
+}
+
+/* A chunk of raw payload bytes (compressed here), claiming `nrec` records. */
+static void gf_raw_chunk(struct gfile *g, uint16_t type, const void *raw, size_t n, uint32_t nrec)
+{
+	uLongf clen = compressBound((uLong)n);
+	unsigned char *c = malloc(clen + GS_CHUNK_HEADER_LEN);
+
+	if (!c || compress2(c + GS_CHUNK_HEADER_LEN, &clen, raw, (uLong)n, 6) != Z_OK)
+		die("compress failed");
+	memcpy(c, "GSCK", 4);
+	c[4] = (unsigned char)type;
+	c[5] = 0;
+	c[6] = c[7] = 0;
+	put32(c + 8, (uint32_t)n);
+	put32(c + 12, (uint32_t)clen);
+	put32(c + 16, nrec);
+	put32(c + 20, (uint32_t)crc32(0, c + GS_CHUNK_HEADER_LEN, (uInt)clen));
+	fix_header_crc(c);
+	gf_add(g, c, GS_CHUNK_HEADER_LEN + clen);
+	free(c);
+}
+
+static void gf_chunk(struct gfile *g, uint16_t type, const Gscope__Chunk *m, uint32_t nrec)
+{
+	size_t n = gscope__chunk__get_packed_size(m);
+	unsigned char *raw = malloc(n ? n : 1);
+
+	if (!raw)
+		die("out of memory");
+	gscope__chunk__pack(m, raw);
+	gf_raw_chunk(g, type, raw, n, nrec);
+	free(raw);
+}
+
+static void gf_write(struct gfile *g, const char *name)
+{
+	write_bytes(name, g->p, g->n);
+	free(g->p);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Hand-built files: malformed protobuf, a string table past the limit,
+ * ops with absurd times, a million streams. */
+static void crafted_gscope(void)
+{
+	static const unsigned char junk[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x12, 0x7f};
+	struct gfile g = {0};
+	Gscope__Chunk c = GSCOPE__CHUNK__INIT;
+	Gscope__Stream s = GSCOPE__STREAM__INIT, *sp = &s;
+	Gscope__Ops ops = GSCOPE__OPS__INIT;
+	static uint8_t k_name[] = "k";
+	ProtobufCBinaryData str = {.len = 1, .data = k_name};
+	uint32_t kind[2] = {GS_OP_KERNEL, GS_OP_KERNEL}, stream[2] = {0, 0}, name[2] = {1, 1};
+	int64_t start[2] = {INT64_MAX - 10, 5};
+	uint64_t dur[2] = {UINT64_MAX / 2, 1000};
+	uint32_t zero[2] = {0, 0};
+	int64_t corr[2] = {1, 1};
+
+	gf_header(&g);
+	gf_raw_chunk(&g, GS_CHUNK_RECORDS, junk, sizeof(junk), 0);
+	gf_write(&g, "bad-protobuf.gscope");
+
+	gf_header(&g);
+	c.string_base = 4000000000u;
+	c.n_strings = 1;
+	c.strings = &str;
+	gf_chunk(&g, GS_CHUNK_META, &c, 0);
+	gf_write(&g, "string-base.gscope");
+
+	/* Two kernels: one starting near INT64_MAX ns and running for 2^63 ns,
+	 * then one at a delta that wraps the time back to small values. */
+	gf_header(&g);
+	c = (Gscope__Chunk)GSCOPE__CHUNK__INIT;
+	c.string_base = 0;
+	c.n_strings = 1;
+	c.strings = &str;
+	s.index = 0;
+	s.stream_id = 7;
+	c.n_streams = 1;
+	c.streams = &sp;
+	ops.n_kind = 2;
+	ops.kind = kind;
+	ops.n_start_delta = 2;
+	ops.start_delta = start;
+	ops.n_duration = 2;
+	ops.duration = dur;
+	ops.n_stream = 2;
+	ops.stream = stream;
+	ops.n_name = 2;
+	ops.name = name;
+	ops.n_correlation_delta = 2;
+	ops.correlation_delta = corr;
+	ops.n_grid_x = ops.n_grid_y = ops.n_grid_z = 2;
+	ops.grid_x = ops.grid_y = ops.grid_z = zero;
+	ops.n_block_x = ops.n_block_y = ops.n_block_z = 2;
+	ops.block_x = ops.block_y = ops.block_z = zero;
+	c.ops = &ops;
+	gf_chunk(&g, GS_CHUNK_RECORDS, &c, 2);
+	c = (Gscope__Chunk)GSCOPE__CHUNK__INIT;
+	c.string_base = 1;
+	c.total_records = 2;
+	gf_chunk(&g, GS_CHUNK_END, &c, 0);
+	gf_write(&g, "absurd-times.gscope");
+}
+
+/* One op on each of a million streams (written by gs_writer). */
+static void million_streams_gscope(void)
+{
+	struct gs_writer_options o = {.compression_level = 1};
+	struct gs_writer *w;
+	struct gs_sink *s;
+	uint32_t name;
+
+	if (gs_writer_open(path_of("million-streams.gscope"), &o, &w) != GS_OK)
+		die("cannot write million-streams.gscope");
+	s = gs_writer_borrow_sink(w);
+	if (s->intern(s, "k", 1, &name))
+		die("million-streams.gscope: sink failed");
+	for (uint32_t i = 0; i < 1000000; i++) {
+		struct gs_stream st = {.pid = 1, .stream_id = i + 1};
+		struct gs_op op = {.start_ns = 1000 + i, .end_ns = 1001 + i, .name = name};
+
+		if (s->stream(s, &st, &op.stream) || s->op(s, &op))
+			die("million-streams.gscope: sink failed");
+	}
+	if (gs_writer_close(w) != GS_OK)
+		die("million-streams.gscope: close failed");
+}
+
+/*
+ * Waits that form a cycle: stream 7 waits (call 3) for an event recorded on
+ * stream 8 after kernel b (call 10), stream 8 waits (call 4) for an event
+ * recorded on stream 7 after kernel a (call 9): a after b after a. CUDA
+ * cannot record this (a wait uses a record made before it); a corrupt or
+ * hand-edited trace can.
+ */
+static void wait_cycle_gscope(void)
+{
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_stream s7 = {.pid = 1, .stream_id = 7, .kind = GS_STREAM_NON_BLOCKING};
+	struct gs_stream s8 = {.pid = 1, .stream_id = 8, .kind = GS_STREAM_NON_BLOCKING};
+	uint32_t i7, i8, ka, kb, launch, record, wait;
+	gs_status rc;
+
+	if (gs_writer_open(path_of("wait-cycle.gscope"), NULL, &w) != GS_OK)
+		die("cannot write wait-cycle.gscope");
+	s = gs_writer_borrow_sink(w);
+	rc = s->stream(s, &s7, &i7);
+	rc = rc ? rc : s->stream(s, &s8, &i8);
+	rc = rc ? rc : s->intern(s, "a", 1, &ka);
+	rc = rc ? rc : s->intern(s, "b", 1, &kb);
+	rc = rc ? rc : s->intern(s, "cudaLaunchKernel", 16, &launch);
+	rc = rc ? rc : s->intern(s, "cudaEventRecord", 15, &record);
+	rc = rc ? rc : s->intern(s, "cudaStreamWaitEvent", 19, &wait);
+	for (uint64_t c = 3; c <= 10 && !rc; c++) {
+		struct gs_api_call a = {.start_ns = 1000 + (int64_t)c * 100,
+					.end_ns = 1010 + (int64_t)c * 100,
+					.pid = 1,
+					.tid = 1,
+					.correlation = c,
+					.name = c <= 4 ? wait :
+						c <= 6 ? launch :
+							 record};
+
+		if (c == 7 || c == 8)
+			continue;
+		rc = s->api_call(s, &a);
+	}
+	if (!rc) {
+		struct gs_sync y7 = {.start_ns = 1300,
+				     .end_ns = 1310,
+				     .pid = 1,
+				     .tid = 1,
+				     .correlation = 3,
+				     .event_id = 2,
+				     .event_correlation = 10,
+				     .stream = i7,
+				     .wait_on_stream = i8,
+				     .kind = GS_SYNC_STREAM_WAIT};
+		struct gs_sync y8 = {.start_ns = 1400,
+				     .end_ns = 1410,
+				     .pid = 1,
+				     .tid = 1,
+				     .correlation = 4,
+				     .event_id = 1,
+				     .event_correlation = 9,
+				     .stream = i8,
+				     .wait_on_stream = i7,
+				     .kind = GS_SYNC_STREAM_WAIT};
+		struct gs_event_record r1 = {.time_ns = 1900,
+					     .correlation = 9,
+					     .event_id = 1,
+					     .stream = i7};
+		struct gs_event_record r2 = {.time_ns = 2000,
+					     .correlation = 10,
+					     .event_id = 2,
+					     .stream = i8};
+		struct gs_op a = {.start_ns = 3000,
+				  .end_ns = 4000,
+				  .correlation = 5,
+				  .name = ka,
+				  .stream = i7,
+				  .kind = GS_OP_KERNEL};
+		struct gs_op b = {.start_ns = 3000,
+				  .end_ns = 4000,
+				  .correlation = 6,
+				  .name = kb,
+				  .stream = i8,
+				  .kind = GS_OP_KERNEL};
+
+		rc = s->sync(s, &y7);
+		rc = rc ? rc : s->sync(s, &y8);
+		rc = rc ? rc : s->event_record(s, &r1);
+		rc = rc ? rc : s->event_record(s, &r2);
+		rc = rc ? rc : s->op(s, &a);
+		rc = rc ? rc : s->op(s, &b);
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("wait-cycle.gscope: write failed");
+}
+
+/* A device that claims four billion copy engines, and two copies (found by
+ * fuzz_nsys: the ideal schedule allocated an engine heap that large). */
+static void many_engines_gscope(void)
+{
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_stream st = {.pid = 1, .stream_id = 7};
+	struct gs_device d = {.id = 0, .copy_engines = 4000000000u};
+	uint32_t name, idx;
+	gs_status rc;
+
+	if (gs_writer_open(path_of("engines-4e9.gscope"), NULL, &w) != GS_OK)
+		die("cannot write engines-4e9.gscope");
+	s = gs_writer_borrow_sink(w);
+	rc = s->intern(s, "Memcpy HtoD", 11, &name);
+	d.name = name;
+	rc = rc ? rc : s->device(s, &d);
+	rc = rc ? rc : s->stream(s, &st, &idx);
+	for (int i = 0; i < 2 && !rc; i++) {
+		struct gs_op op = {.start_ns = 1000 + i * 500,
+				   .end_ns = 1400 + i * 500,
+				   .correlation = (uint64_t)i + 1,
+				   .bytes = 4096,
+				   .name = name,
+				   .stream = idx,
+				   .kind = GS_OP_MEMCPY,
+				   .copy_kind = GS_COPY_HTOD,
+				   .src_mem = GS_MEM_PINNED,
+				   .dst_mem = GS_MEM_DEVICE};
+
+		rc = s->op(s, &op);
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("engines-4e9.gscope: write failed");
+}
+
+static void gscope_files(void)
+{
+	struct buf b = base_trace();
+	unsigned n = chunk_count(&b);
+	size_t sz, off;
+
+	if (n < 4)
+		die("base.gscope has %u chunks, want at least 4", n);
+	variant("empty.gscope", &b, 0, NULL);
+	variant("wrong-magic.gscope", &b, b.n, ed_magic);
+	variant("future-version.gscope", &b, b.n, ed_future);
+	variant("header-cut.gscope", &b, 12, NULL);
+	variant("header-crc.gscope", &b, b.n, ed_header_crc);
+	variant("cut-after-header.gscope", &b, GS_FILE_HEADER_LEN, NULL);
+	variant("cut-in-chunk-header.gscope", &b, GS_FILE_HEADER_LEN + 10, NULL);
+	off = chunk_at(&b, 1, &sz);
+	variant("cut-in-payload.gscope", &b, off + GS_CHUNK_HEADER_LEN + 5, NULL);
+	off = chunk_at(&b, n - 1, &sz);
+	variant("cut-before-end.gscope", &b, off, NULL);
+	variant("cut-in-end-chunk.gscope", &b, off + sz - 1, NULL);
+	variant("chunk-crc.gscope", &b, b.n, ed_payload_byte);
+	variant("chunk-header-crc.gscope", &b, b.n, ed_chunk_header_crc);
+	variant("chunk-magic.gscope", &b, b.n, ed_chunk_magic);
+	variant("huge-length.gscope", &b, b.n, ed_huge_length);
+	variant("record-count.gscope", &b, b.n, ed_record_count);
+	variant("bad-zlib.gscope", &b, b.n, ed_bad_zlib);
+	free(b.p);
+	crafted_gscope();
+	million_streams_gscope();
+	wait_cycle_gscope();
+	many_engines_gscope();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Random bytes, gzip, JSON                                                  */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+	uint64_t x = rng_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return rng_state = x;
+}
+
+static void random_file(void)
+{
+	unsigned char b[65536];
+
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (unsigned char)rng();
+	b[0] = 0x42; /* not a gzip, JSON or .gscope start by chance */
+	write_bytes("random.bin", b, sizeof(b));
+}
+
+/* A gzip writer over a FILE (one member). */
+struct gz {
+	FILE *f;
+	z_stream zs;
+	unsigned char out[65536];
+};
+
+static void gz_open(struct gz *z, FILE *f, int level)
+{
+	memset(z, 0, sizeof(*z));
+	z->f = f;
+	if (deflateInit2(&z->zs, level, Z_DEFLATED, 16 + 15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+		die("deflateInit2 failed");
+}
+
+static void gz_run(struct gz *z, const void *data, size_t n, int flush)
+{
+	z->zs.next_in = (Bytef *)(uintptr_t)data;
+	z->zs.avail_in = (uInt)n;
+	do {
+		size_t have;
+
+		z->zs.next_out = z->out;
+		z->zs.avail_out = sizeof(z->out);
+		if (deflate(&z->zs, flush) == Z_STREAM_ERROR)
+			die("deflate failed");
+		have = sizeof(z->out) - z->zs.avail_out;
+		if (have && fwrite(z->out, 1, have, z->f) != have)
+			die("gzip write failed");
+	} while (z->zs.avail_out == 0 || (flush == Z_FINISH && z->zs.avail_in));
+}
+
+static void gz_write(struct gz *z, const void *data, size_t n)
+{
+	gz_run(z, data, n, Z_NO_FLUSH);
+}
+
+static void gz_puts(struct gz *z, const char *s)
+{
+	gz_write(z, s, strlen(s));
+}
+
+static void gz_close(struct gz *z)
+{
+	gz_run(z, "", 0, Z_FINISH);
+	deflateEnd(&z->zs);
+}
+
+static void gzip_files(void)
+{
+	static char spaces[1 << 20];
+	struct gz z;
+	FILE *f;
+	long member_size;
+	unsigned char *member;
+
+	/* gzip, but the content is text that is not JSON. */
+	f = create("gzip-not-json.json.gz");
+	gz_open(&z, f, 6);
+	gz_puts(&z, "this is not a trace, only text in a gzip file\n");
+	gz_close(&z);
+	finish(f, "gzip-not-json.json.gz");
+
+	/* A Kineto start, then a gzip stream cut in the middle. */
+	f = create("gzip-cut.json.gz");
+	gz_open(&z, f, 6);
+	for (int i = 0; i < 2000; i++) {
+		char ev[160];
+
+		snprintf(ev, sizeof(ev),
+			 "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,"
+			 "\"ts\":%d,\"dur\":1,\"args\":{\"stream\":7,\"correlation\":%d}}",
+			 i ? "," : "{\"traceEvents\":[", i, 1000 + i * 10, i + 1);
+		gz_puts(&z, ev);
+	}
+	gz_puts(&z, "]}");
+	gz_close(&z);
+	if (fflush(f) || ftruncate(fileno(f), ftell(f) / 2))
+		die("gzip-cut.json.gz: truncate failed");
+	finish(f, "gzip-cut.json.gz");
+
+	/* A bomb: 4 GiB of JSON whitespace inside "traceEvents", 4 MiB on disk:
+	 * one gzip member of 1 MiB of spaces, repeated 4096 times. */
+	memset(spaces, ' ', sizeof(spaces));
+	f = create("bomb-member.tmp");
+	gz_open(&z, f, 9);
+	gz_write(&z, spaces, sizeof(spaces));
+	gz_close(&z);
+	member_size = ftell(f);
+	finish(f, "bomb-member.tmp");
+	member = malloc((size_t)member_size);
+	f = fopen(path_of("bomb-member.tmp"), "rb");
+	if (!member || !f || fread(member, 1, (size_t)member_size, f) != (size_t)member_size)
+		die("bomb-member.tmp: cannot read back");
+	fclose(f);
+	remove(path_of("bomb-member.tmp"));
+	f = create("gzip-bomb.json.gz");
+	gz_open(&z, f, 9);
+	gz_puts(&z, "{\"traceEvents\":[");
+	gz_close(&z);
+	for (int i = 0; i < 4096; i++)
+		if (fwrite(member, 1, (size_t)member_size, f) != (size_t)member_size)
+			die("gzip-bomb.json.gz: write failed");
+	gz_open(&z, f, 9);
+	gz_puts(&z, "]}");
+	gz_close(&z);
+	finish(f, "gzip-bomb.json.gz");
+	free(member);
+
+	/* Kernels on a million streams (gzip: ~120 MB of JSON, a few MB here). */
+	f = create("million-streams.json.gz");
+	gz_open(&z, f, 1);
+	gz_puts(&z, "{\"traceEvents\":[");
+	for (int i = 0; i < 1000000; i++) {
+		char ev[200];
+
+		snprintf(ev, sizeof(ev),
+			 "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":%d,"
+			 "\"ts\":%d,\"dur\":1,\"args\":{\"device\":0,\"stream\":%d,"
+			 "\"correlation\":%d}}",
+			 i ? "," : "", i + 1, 1000 + i, i + 1, i + 1);
+		gz_puts(&z, ev);
+	}
+	gz_puts(&z, "]}");
+	gz_close(&z);
+	finish(f, "million-streams.json.gz");
+}
+
+static void json_files(void)
+{
+	FILE *f;
+
+	/* An event nested a million arrays deep. */
+	f = create("deep-nesting.json");
+	fputs("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"args\":", f);
+	for (int i = 0; i < 1000000; i++)
+		fputc('[', f);
+	for (int i = 0; i < 1000000; i++)
+		fputc(']', f);
+	fputs("}]}", f);
+	finish(f, "deep-nesting.json");
+
+	/* The same depth in a top-level member the importer skips. */
+	f = create("deep-nesting-skipped.json");
+	fputs("{\"otherData\":", f);
+	for (int i = 0; i < 1000000; i++)
+		fputs("{\"a\":", f);
+	fputs("1", f);
+	for (int i = 0; i < 1000000; i++)
+		fputc('}', f);
+	fputs(",\"traceEvents\":[]}", f);
+	finish(f, "deep-nesting-skipped.json");
+
+	/* A 64 MiB kernel name. */
+	f = create("string-64m.json");
+	fputs("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"", f);
+	for (int i = 0; i < 64 << 20; i++)
+		fputc('a' + i % 26, f);
+	fputs("\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":1,\"args\":{\"stream\":7}}]}", f);
+	finish(f, "string-64m.json");
+
+	/* Deeply nested plan input. */
+	f = create("plan-deep.json");
+	fputs("{\"stages\":", f);
+	for (int i = 0; i < 100000; i++)
+		fputc('[', f);
+	for (int i = 0; i < 100000; i++)
+		fputc(']', f);
+	fputs("}", f);
+	finish(f, "plan-deep.json");
+}
+
+/* ------------------------------------------------------------------------ */
+/* SQLite files that are not Nsight Systems exports                          */
+/* ------------------------------------------------------------------------ */
+
+static void sql(sqlite3 *db, const char *stmt)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(db, stmt, NULL, NULL, &err) != SQLITE_OK)
+		die("sqlite: %s", err ? err : "error");
+}
+
+static void sqlite_files(void)
+{
+	sqlite3 *db;
+	FILE *f;
+	long len;
+	unsigned char *p;
+
+	remove(path_of("not-nsys.sqlite"));
+	if (sqlite3_open(path_of("not-nsys.sqlite"), &db) != SQLITE_OK)
+		die("sqlite3_open failed");
+	sql(db, "CREATE TABLE recipes(name TEXT, minutes INTEGER);"
+		"INSERT INTO recipes VALUES('bread', 240), ('soup', 45);");
+	sqlite3_close(db);
+
+	/* The SQLite header, then the file cut short after its first page. */
+	f = fopen(path_of("not-nsys.sqlite"), "rb");
+	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET))
+		die("not-nsys.sqlite: cannot read back");
+	p = malloc((size_t)len);
+	if (!p || fread(p, 1, (size_t)len, f) != (size_t)len)
+		die("not-nsys.sqlite: cannot read back");
+	fclose(f);
+	write_bytes("sqlite-cut.sqlite", p, 100);
+	free(p);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: gen_bad OUT_DIR\n");
+		return 2;
+	}
+	out_dir = argv[1];
+	gscope_files();
+	random_file();
+	gzip_files();
+	json_files();
+	sqlite_files();
+	return 0;
+}

@@ -1,0 +1,1007 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector under faults, without a GPU, through the CUPTI test double
+ * (cupti_double.h): each scenario runs in a child process that loads the
+ * collector built against the double, then the parent checks the child's
+ * exit status, stdout, stderr and the .gscope file it left.
+ *
+ * - buffer requests answered with nothing, and completions of a NULL or an
+ *   empty buffer;
+ * - 16 threads emitting records and API callbacks at once while the flush
+ *   thread flushes every millisecond (run it under ThreadSanitizer: make tsan);
+ * - a CUPTI flush that never returns, at exit and in the flush thread:
+ *   the exit waits a bounded time, then goes on with a warning;
+ * - a full disk (a 64 KiB tmpfs in a private mount namespace, else
+ *   RLIMIT_FSIZE): the program runs on, the file is cut back to its last
+ *   whole chunk and ends with the count of the records lost;
+ * - an unwritable output directory: one line, the program runs on;
+ * - the output path replaced by a symbolic link while the file is open:
+ *   nothing is written through the link;
+ * - fork then exec: the exec'd program records its own file;
+ * - SIGKILL: every chunk written before the last flush interval is read.
+ */
+#define _GNU_SOURCE /* unshare, CLONE_NEWNS */
+#include <gpuscope/format.h>
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cupti_double.h"
+#include "records.h"
+
+#ifndef GS_COLLECTOR_DOUBLE
+#error "GS_COLLECTOR_DOUBLE (the collector linked against the double) must be defined"
+#endif
+#ifndef GS_TEST_TMP
+#error "GS_TEST_TMP must be defined"
+#endif
+
+#define EMIT(rec)                                                                                  \
+	do {                                                                                       \
+		__typeof__(rec) r_ = (rec);                                                        \
+		gsd_emit(&r_);                                                                     \
+	} while (0)
+
+#define RT CUPTI_ACTIVITY_KIND_RUNTIME
+#define KCBID_LAUNCH CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000
+#define CBID_RESET CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020
+
+static char tmpdir[PATH_MAX / 2];
+static char fulldir[PATH_MAX / 2 + 16]; /* the small file system of the disk-full case */
+static bool full_is_tmpfs;
+static char self_exe[PATH_MAX];
+static int (*child_init)(void);
+
+/* ------------------------------------------------------------------------ */
+/* Running a scenario                                                        */
+/* ------------------------------------------------------------------------ */
+
+struct run {
+	const char *name;
+	void (*fn)(void);
+	void (*before_load)(void); /* in the child, before the collector loads */
+	struct gsd_options opts;
+	const char *env[8][2];
+	const char *output; /* GPUSCOPE_OUTPUT; NULL: tmpdir/NAME-%p.gscope */
+	/* results */
+	pid_t pid;
+	int status;
+	double seconds;
+	char out[4096];
+	char err[4096];
+	char trace[PATH_MAX];
+};
+
+static const char *scenario_name; /* in the child */
+
+static void read_text(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, size - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+/* Drop sanitizer chatter ("==pid==..." and ThreadSanitizer's report
+ * framing) from a captured stderr: a report fails the run anyway. */
+static void strip_sanitizer_lines(char *text)
+{
+	char *in = text, *out = text;
+
+	while (*in) {
+		char *nl = strchr(in, '\n');
+		size_t len = nl ? (size_t)(nl - in) + 1 : strlen(in);
+
+		if (strncmp(in, "==", 2) != 0) {
+			memmove(out, in, len);
+			out += len;
+		}
+		in += len;
+	}
+	*out = '\0';
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void load_collector(void)
+{
+	void *h = dlopen(GS_COLLECTOR_DOUBLE, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		_exit(90);
+	}
+	*(void **)&child_init = dlsym(h, "InitializeInjection");
+	if (!child_init || child_init() != 1)
+		_exit(91);
+}
+
+static void run_scenario(struct run *r)
+{
+	char outp[PATH_MAX + 32], errp[PATH_MAX + 32], pattern[PATH_MAX + 64];
+	double t0 = now_s();
+	pid_t pid;
+
+	snprintf(outp, sizeof(outp), "%s/%s.stdout", tmpdir, r->name);
+	snprintf(errp, sizeof(errp), "%s/%s.stderr", tmpdir, r->name);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+			_exit(89);
+		close(fo);
+		close(fe);
+		scenario_name = r->name;
+		unsetenv("CUDA_INJECTION64_PATH");
+		unsetenv("GPUSCOPE_DATA_DEPS");
+		unsetenv("GPUSCOPE_BUFFER_SIZE");
+		unsetenv("GPUSCOPE_MAX_BUFFERS");
+		unsetenv("GPUSCOPE_LOG");
+		snprintf(pattern, sizeof(pattern), "%s/%s-%%p.gscope", tmpdir, r->name);
+		setenv("GPUSCOPE_OUTPUT", r->output ? r->output : pattern, 1);
+		setenv("GPUSCOPE_FLUSH_MS", "600000", 1); /* flushes are the scenario's */
+		for (int i = 0; i < 8 && r->env[i][0]; i++)
+			setenv(r->env[i][0], r->env[i][1], 1);
+		gsd_configure(&r->opts);
+		if (r->before_load)
+			r->before_load();
+		load_collector();
+		r->fn();
+		exit(0);
+	}
+	assert_int_equal(waitpid(pid, &r->status, 0), pid);
+	r->seconds = now_s() - t0;
+	r->pid = pid;
+	read_text(outp, r->out, sizeof(r->out));
+	read_text(errp, r->err, sizeof(r->err));
+	strip_sanitizer_lines(r->err);
+	snprintf(r->trace, sizeof(r->trace), "%s/%s-%ld.gscope", tmpdir, r->name, (long)pid);
+}
+
+static void expect_exit(const struct run *r, int code)
+{
+	if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != code) {
+		print_error("scenario %s: status 0x%x, stderr:\n%s\n", r->name, r->status, r->err);
+		fail();
+	}
+}
+
+static bool has_warning(const struct gs_trace *t, const char *needle, uint64_t *count)
+{
+	size_t n;
+	const struct gs_warning *w = gs_trace_warnings(t, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (strstr(w[i].message, needle)) {
+			if (count)
+				*count = w[i].count;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Load a trace; `complete`: it must have its end chunk and no warning. */
+static struct gs_trace *load(const char *path, bool complete)
+{
+	struct gs_trace *t = NULL;
+	gs_status st = gs_trace_load_gscope(path, 0, &t);
+	size_t n;
+
+	if (st != GS_OK) {
+		char buf[1024];
+
+		print_error("%s: %s\n", path, gs_error_format(buf, sizeof(buf)));
+		fail();
+	}
+	if (complete) {
+		const struct gs_warning *w = gs_trace_warnings(t, &n);
+
+		for (size_t i = 0; i < n; i++)
+			print_error("%s: warning: %s\n", path, w[i].message);
+		assert_int_equal(n, 0);
+	}
+	return t;
+}
+
+static size_t count_ops_named(const struct gs_trace *t, const char *prefix)
+{
+	size_t n, k = 0;
+	const struct gs_op *op = gs_trace_ops(t, &n);
+
+	for (size_t i = 0; i < n; i++)
+		k += !strncmp(gs_trace_string(t, op[i].name), prefix, strlen(prefix));
+	return k;
+}
+
+static int count_lines(const char *text)
+{
+	int n = 0;
+
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/* Files in `dir` whose names start with `prefix` and end with .gscope. */
+static int count_traces(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t lp = strlen(prefix);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		if (!strncmp(e->d_name, prefix, lp) && l > 7 &&
+		    !strcmp(e->d_name + l - 7, ".gscope"))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* This child's own trace path (the default pattern). */
+static void my_trace(char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s-%ld.gscope", tmpdir, scenario_name, (long)getpid());
+}
+
+/* A forced flush, as CUPTI's cudaDeviceReset callback triggers it. */
+static void forced_flush(void)
+{
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CBID_RESET, CUPTI_API_ENTER, 0, NULL);
+}
+
+static void program_output(void)
+{
+	printf("result=%d\n", 6 * 7);
+	fflush(stdout);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Buffer requests answered with nothing; NULL and empty completions         */
+/* ------------------------------------------------------------------------ */
+
+static void sc_no_buffers(void)
+{
+	uint8_t *held[4];
+	size_t size;
+
+	/* A NULL buffer and an empty one handed back: nothing happens. */
+	gsd_complete_raw(NULL, 0, 0);
+	for (int i = 0; i < 4; i++) {
+		held[i] = gsd_request_raw(&size);
+		if (!held[i] || size < 1024)
+			_exit(20);
+	}
+	if (gsd_request_raw(&size) != NULL) /* the pool (4) is empty: nothing */
+		_exit(21);
+	for (uint32_t k = 0; k < 10; k++) /* every request refused: dropped */
+		EMIT(rec_kernel(1, 7, 100 + k, 1000 + k, 1001 + k, "lost"));
+	if (gsd_get_stats().dropped != 10)
+		_exit(22);
+	for (int i = 0; i < 4; i++)
+		gsd_complete_raw(held[i], size, 0); /* given back with no records */
+	/* The writer thread puts them back in the pool: wait for one. */
+	for (int i = 0; i < 500; i++) {
+		uint8_t *b = gsd_request_raw(&size);
+
+		if (b) {
+			gsd_complete_raw(b, size, 0);
+			break;
+		}
+		sleep_ms(10);
+	}
+	for (uint32_t k = 0; k < 5; k++)
+		EMIT(rec_kernel(1, 7, 200 + k, 2000 + k * 10, 2005 + k * 10, "kept"));
+	program_output();
+}
+
+static void test_buffer_requests_get_nothing(void **state)
+{
+	struct run r = {.name = "nobuf",
+			.fn = sc_no_buffers,
+			.env = {{"GPUSCOPE_BUFFER_SIZE", "64K"}, {"GPUSCOPE_MAX_BUFFERS", "4"}}};
+	struct gs_trace *t;
+	uint64_t count = 0;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.out, "result=42\n");
+	assert_string_equal(r.err, "");
+	t = load(r.trace, false);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 5);
+	assert_int_equal(count_ops_named(t, "kept"), 5);
+	assert_int_equal(gs_trace_dropped(t), 10);
+	/* 11 refusals at least: the 5th raw request and the 10 records (then
+	 * the requests made while waiting for the pool to fill again). */
+	assert_true(has_warning(t, "activity buffer pool exhausted", &count));
+	assert_true(count >= 11);
+	gs_trace_warnings(t, &n);
+	assert_int_equal(n, 1);
+	gs_trace_destroy(t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 16 threads at once                                                        */
+/* ------------------------------------------------------------------------ */
+
+#define THREADS 16
+#define PER_THREAD 1500
+
+static void *busy_thread(void *arg)
+{
+	uint32_t i = (uint32_t)(uintptr_t)arg;
+	char host[64];
+
+	for (uint32_t k = 0; k < PER_THREAD; k++) {
+		uint32_t corr = i * 100000 + k + 1;
+		uint64_t t = 10000 + (uint64_t)k * 100;
+
+		if (k % 50 == 0) { /* a data-dependency callback from this thread */
+			cudaMemcpyAsync_v3020_params cp;
+
+			memset(&cp, 0, sizeof(cp));
+			cp.dst = (void *)(uintptr_t)(0x700000000000ull + i * 4096);
+			cp.src = host;
+			cp.count = 64;
+			gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API,
+				CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, CUPTI_API_ENTER,
+				corr, &cp);
+		}
+		EMIT(rec_api(RT, KCBID_LAUNCH, corr, 1000 + i, t, t + 5));
+		EMIT(rec_kernel(1, 20 + i, corr, t + 10, t + 60, "work"));
+	}
+	return NULL;
+}
+
+static void sc_sixteen_threads(void)
+{
+	pthread_t th[THREADS];
+
+	EMIT(rec_context(1, 0, 7));
+	for (uintptr_t i = 0; i < THREADS; i++)
+		if (pthread_create(&th[i], NULL, busy_thread, (void *)i))
+			_exit(30);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
+	if (gsd_get_stats().dropped)
+		_exit(31);
+	program_output();
+}
+
+static void test_sixteen_threads(void **state)
+{
+	struct run r = {.name = "threads16",
+			.fn = sc_sixteen_threads,
+			.env = {{"GPUSCOPE_BUFFER_SIZE", "64K"},
+				{"GPUSCOPE_MAX_BUFFERS", "256"},
+				{"GPUSCOPE_FLUSH_MS", "1"},
+				{"GPUSCOPE_DATA_DEPS", "1"}}};
+	struct gs_trace *t;
+	const struct gs_op *op;
+	const struct gs_stream *st;
+	size_t n, ns;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.out, "result=42\n");
+	assert_string_equal(r.err, "");
+	t = load(r.trace, true);
+	op = gs_trace_ops(t, &n);
+	assert_int_equal(n, THREADS * PER_THREAD);
+	gs_trace_api_calls(t, &n);
+	assert_int_equal(n, THREADS * PER_THREAD);
+	gs_trace_threads(t, &n);
+	assert_int_equal(n, THREADS);
+	assert_int_equal(gs_trace_dropped(t), 0);
+	/* Each thread's stream holds its ops, in launch order. */
+	st = gs_trace_streams(t, &ns);
+	for (size_t s = 0; s < ns; s++) {
+		size_t first, count;
+		uint32_t i;
+
+		if (st[s].stream_id < 20 || st[s].stream_id >= 20 + THREADS)
+			continue;
+		i = (uint32_t)st[s].stream_id - 20;
+		gs_trace_stream_ops(t, (uint32_t)s, &first, &count);
+		assert_int_equal(count, PER_THREAD);
+		for (size_t k = 0; k < count; k++)
+			assert_int_equal(op[first + k].correlation, i * 100000 + k + 1);
+	}
+	gs_trace_destroy(t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A flush that never returns                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Three kernels reach the collector in a buffer CUPTI hands back on its
+ * own (full); two more wait in a buffer only a flush would return. */
+static void sc_flush_hangs(void)
+{
+	for (uint32_t k = 0; k < 3; k++)
+		EMIT(rec_kernel(1, 7, k + 1, 1000 + k * 100, 1050 + k * 100, "delivered"));
+	gsd_complete_thread_buffer();
+	for (uint32_t k = 0; k < 2; k++)
+		EMIT(rec_kernel(1, 7, k + 10, 2000 + k * 100, 2050 + k * 100, "held_by_cupti"));
+	program_output();
+}
+
+static void check_flush_hang(const struct run *r)
+{
+	struct gs_trace *t;
+	size_t n;
+
+	expect_exit(r, 0);
+	assert_string_equal(r->out, "result=42\n");
+	assert_int_equal(count_lines(r->err), 1);
+	if (!strstr(r->err, "gpuscope: warning: CUPTI's activity flush did not return within "
+			    "3000 ms: going on without it")) {
+		print_error("stderr: %s\n", r->err);
+		fail();
+	}
+	/* Bounded: the exit waited about 3 s, not forever (ctest's timeout
+	 * would catch a hang; this catches a wait that grew). */
+	assert_true(r->seconds < 30.0);
+	t = load(r->trace, false);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(count_ops_named(t, "delivered"), 3);
+	assert_true(has_warning(t, "activity flush did not return within 3000 ms", NULL));
+	gs_trace_warnings(t, &n);
+	assert_int_equal(n, 1); /* and no "cut short": the file was closed */
+	gs_trace_destroy(t);
+}
+
+static void test_flush_never_returns_at_exit(void **state)
+{
+	struct run r = {.name = "hang_exit", .fn = sc_flush_hangs, .opts = {.hang_flush_from = 1}};
+
+	(void)state;
+	run_scenario(&r);
+	check_flush_hang(&r);
+}
+
+/* The flush thread's first periodic flush never returns: the exit cannot
+ * stop that thread either, and goes on without it. */
+static void sc_flush_hangs_periodic(void)
+{
+	for (int i = 0; i < 500 && gsd_get_stats().flushes == 0; i++)
+		sleep_ms(10);
+	if (gsd_get_stats().flushes == 0)
+		_exit(40);
+	sc_flush_hangs();
+}
+
+static void test_flush_never_returns_in_flush_thread(void **state)
+{
+	struct run r = {.name = "hang_periodic",
+			.fn = sc_flush_hangs_periodic,
+			.opts = {.hang_flush_from = 1},
+			.env = {{"GPUSCOPE_FLUSH_MS", "20"}}};
+
+	(void)state;
+	run_scenario(&r);
+	check_flush_hang(&r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A full disk                                                               */
+/* ------------------------------------------------------------------------ */
+
+#define FULL_BATCH 400
+#define FULL_SIZE (64 * 1024)
+
+static char ballast[PATH_MAX];
+
+/* Without a tmpfs: a file size limit, with SIGXFSZ ignored (EFBIG). */
+static void limit_file_size(void)
+{
+	struct rlimit rl = {FULL_SIZE, RLIM_INFINITY};
+
+	signal(SIGXFSZ, SIG_IGN);
+	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+		_exit(50);
+}
+
+/* Some room comes back (a file deleted; a higher limit). */
+static void free_some_space(void)
+{
+	if (full_is_tmpfs) {
+		unlink(ballast);
+	} else {
+		struct rlimit rl = {FULL_SIZE + 65536, RLIM_INFINITY};
+
+		setrlimit(RLIMIT_FSIZE, &rl);
+	}
+}
+
+static int full_emitted;
+/* Kernel names, kept as long as the process (CUPTI keeps its names; the
+ * writer thread reads them later) and reachable (no leak reported). */
+static char *full_names[200 * FULL_BATCH];
+
+/* Batches of kernels, each flushed, until the collector gives up writing
+ * (it disables its activity kinds then); a little room comes back; the
+ * program ends normally. */
+static void sc_disk_full(void)
+{
+	char path[PATH_MAX + 64];
+	uint32_t corr = 1;
+
+	snprintf(path, sizeof(path), "%s/full-%ld.gscope", fulldir, (long)getpid());
+	for (int b = 0; b < 200 && gsd_kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); b++) {
+		off_t before = file_size(path);
+
+		for (int k = 0; k < FULL_BATCH; k++, corr++) {
+			char name[32], *kept;
+			CUpti_ActivityKernel10 rec;
+
+			/* A name of its own (strings make chunks grow), kept until
+			 * the writer thread has read it, as CUPTI keeps its names. */
+			snprintf(name, sizeof(name), "kernel_%u_%x", corr, corr * 2654435761u);
+			kept = strdup(name);
+			if (!kept || corr > sizeof(full_names) / sizeof(full_names[0]))
+				_exit(53);
+			full_names[corr - 1] = kept;
+			rec = rec_kernel(1, 7, corr, 1000 + (uint64_t)corr * 100,
+					 1050 + (uint64_t)corr * 100, kept);
+			if (gsd_emit(&rec) != 1) /* 1: not collected (kinds off) */
+				full_emitted++;
+		}
+		forced_flush();
+		/* Wait for the chunk, or for the collector to give up. */
+		for (int i = 0; i < 500; i++) {
+			if (file_size(path) != before ||
+			    !gsd_kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
+				break;
+			sleep_ms(10);
+		}
+	}
+	if (gsd_kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
+		printf("the disk never filled: %s is %lld bytes\n", path,
+		       (long long)file_size(path));
+		fflush(stdout);
+		_exit(52);
+	}
+	free_some_space();
+	printf("result=%d emitted=%d\n", 6 * 7, full_emitted);
+	fflush(stdout);
+}
+
+static void test_disk_full(void **state)
+{
+	char pattern[PATH_MAX], want_out[64];
+	struct run r = {.name = "full", .fn = sc_disk_full, .output = pattern};
+	const struct gs_process *p;
+	struct gs_trace *t;
+	uint64_t lost = 0;
+	size_t ops, n;
+
+	(void)state;
+	snprintf(pattern, sizeof(pattern), "%s/full-%%p.gscope", fulldir);
+	if (!full_is_tmpfs)
+		r.before_load = limit_file_size;
+	run_scenario(&r);
+	if (r.out[0] && strncmp(r.out, "result=", 7) != 0)
+		print_error("%s", r.out);
+	expect_exit(&r, 0);
+	snprintf(want_out, sizeof(want_out), "result=42 emitted=");
+	assert_true(!strncmp(r.out, want_out, strlen(want_out)));
+	full_emitted = atoi(r.out + strlen(want_out));
+	assert_true(full_emitted > FULL_BATCH);
+	/* One line, when it happened. */
+	assert_int_equal(count_lines(r.err), 1);
+	if (strncmp(r.err, "gpuscope: collector disabled: cannot write ", 43) != 0 ||
+	    !strstr(r.err, full_is_tmpfs ? "No space left on device" : "File too large")) {
+		print_error("stderr: %s\n", r.err);
+		fail();
+	}
+	snprintf(r.trace, sizeof(r.trace), "%s/full-%ld.gscope", fulldir, (long)r.pid);
+	assert_true(file_size(r.trace) <= FULL_SIZE + 4096);
+	/* Whole chunks, then the loss: every record emitted is in the file or
+	 * counted lost (the count may include the collector's own records). */
+	t = load(r.trace, false);
+	gs_trace_ops(t, &ops);
+	assert_true(ops > 0 && ops < (size_t)full_emitted);
+	assert_true(has_warning(t, "records lost: the collector could not write them", &lost));
+	assert_true(ops + lost >= (uint64_t)full_emitted);
+	assert_true(ops + lost <= (uint64_t)full_emitted + 16);
+	assert_int_equal(gs_trace_dropped(t), lost);
+	p = gs_trace_processes(t, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(p->dropped_records, lost);
+	gs_trace_warnings(t, &n);
+	assert_int_equal(n, 1); /* not cut short: it ends with its end chunk */
+	print_message("disk full: %zu ops written, %llu records counted lost, %d emitted\n", ops,
+		      (unsigned long long)lost, full_emitted);
+	gs_trace_destroy(t);
+	unlink(r.trace);
+}
+
+/* ------------------------------------------------------------------------ */
+/* An unwritable output directory                                            */
+/* ------------------------------------------------------------------------ */
+
+static void drop_root(void)
+{
+	if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+		_exit(55);
+}
+
+static void sc_some_records(void)
+{
+	EMIT(rec_api(RT, KCBID_LAUNCH, 1, 5, 100, 110));
+	EMIT(rec_kernel(1, 7, 1, 120, 200, "k"));
+	program_output();
+}
+
+static void test_unwritable_directory(void **state)
+{
+	char dir[PATH_MAX], pattern[PATH_MAX + 32], want[PATH_MAX + 128];
+	struct run r = {.name = "rodir",
+			.fn = sc_some_records,
+			.output = pattern,
+			.before_load = drop_root}; /* root writes anywhere */
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/readonly", tmpdir);
+	mkdir(dir, 0755);
+	assert_int_equal(chmod(dir, 0555), 0);
+	snprintf(pattern, sizeof(pattern), "%s/ro-%%p.gscope", dir);
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.out, "result=42\n");
+	snprintf(want, sizeof(want),
+		 "gpuscope: collector disabled: cannot create %s/ro-%ld.gscope: "
+		 "Permission denied\n",
+		 dir, (long)r.pid);
+	assert_string_equal(r.err, want);
+	assert_int_equal(count_traces(dir, "ro-"), 0);
+	chmod(dir, 0755);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The output path replaced by a symbolic link while the file is open        */
+/* ------------------------------------------------------------------------ */
+
+static void sc_swap_to_symlink(void)
+{
+	char path[PATH_MAX], moved[PATH_MAX + 8], victim[PATH_MAX];
+
+	my_trace(path, sizeof(path));
+	snprintf(moved, sizeof(moved), "%s.moved", path);
+	snprintf(victim, sizeof(victim), "%s/victim.txt", tmpdir);
+	EMIT(rec_api(RT, KCBID_LAUNCH, 1, 5, 100, 110));
+	EMIT(rec_kernel(1, 7, 1, 120, 200, "before_swap"));
+	forced_flush();
+	for (int i = 0; i < 500 && file_size(path) <= 20 + 28; i++)
+		sleep_ms(10);
+	if (file_size(path) <= 20 + 28)
+		_exit(60);
+	/* Someone moves the file away and puts a link in its place. */
+	if (rename(path, moved) != 0 || symlink(victim, path) != 0)
+		_exit(61);
+	EMIT(rec_api(RT, KCBID_LAUNCH, 2, 5, 300, 310));
+	EMIT(rec_kernel(1, 7, 2, 320, 400, "after_swap"));
+	forced_flush();
+	program_output();
+}
+
+static void test_output_swapped_for_symlink(void **state)
+{
+	struct run r = {.name = "swap", .fn = sc_swap_to_symlink};
+	char victim[PATH_MAX], moved[PATH_MAX + 8], text[64];
+	struct gs_trace *t;
+	struct stat st;
+	size_t n;
+
+	(void)state;
+	snprintf(victim, sizeof(victim), "%s/victim.txt", tmpdir);
+	{
+		FILE *f = fopen(victim, "w");
+
+		assert_non_null(f);
+		fputs("victim\n", f);
+		fclose(f);
+	}
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.err, "");
+	read_text(victim, text, sizeof(text));
+	assert_string_equal(text, "victim\n"); /* never written through the link */
+	assert_int_equal(lstat(r.trace, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	snprintf(moved, sizeof(moved), "%s.moved", r.trace);
+	t = load(moved, true); /* the open file got everything */
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(count_ops_named(t, "after_swap"), 1);
+	gs_trace_destroy(t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* fork, then exec                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* The exec'd program (this binary with --exec-child): a CUDA program of
+ * its own, recording into the inherited GPUSCOPE_OUTPUT. */
+static int exec_child_main(void)
+{
+	load_collector();
+	for (uint32_t k = 0; k < 3; k++)
+		EMIT(rec_kernel(1, 9, k + 1, 5000 + k * 10, 5005 + k * 10, "in_exec"));
+	return 0;
+}
+
+static void sc_fork_exec(void)
+{
+	char path[PATH_MAX + 64];
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	EMIT(rec_kernel(1, 7, 1, 120, 200, "before_fork"));
+	pid = fork();
+	if (pid < 0)
+		_exit(70);
+	if (pid == 0) {
+		char *argv[] = {self_exe, (char *)(uintptr_t) "--exec-child", NULL};
+
+		execv(self_exe, argv);
+		_exit(71);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		_exit(72);
+	snprintf(path, sizeof(path), "%s/forkexec.child", tmpdir);
+	f = fopen(path, "w");
+	if (!f)
+		_exit(73);
+	fprintf(f, "%ld\n", (long)pid);
+	fclose(f);
+	EMIT(rec_kernel(1, 7, 3, 520, 600, "after_fork"));
+}
+
+static void test_fork_then_exec(void **state)
+{
+	struct run r = {.name = "forkexec", .fn = sc_fork_exec};
+	char path[PATH_MAX + 64], text[64], child[PATH_MAX + 64];
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.err, "");
+	assert_int_equal(count_traces(tmpdir, "forkexec-"), 2);
+	t = load(r.trace, true);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(count_ops_named(t, "before_fork"), 1);
+	assert_int_equal(count_ops_named(t, "after_fork"), 1);
+	assert_int_equal(count_ops_named(t, "in_exec"), 0);
+	gs_trace_destroy(t);
+	snprintf(path, sizeof(path), "%s/forkexec.child", tmpdir);
+	read_text(path, text, sizeof(text));
+	snprintf(child, sizeof(child), "%s/forkexec-%ld.gscope", tmpdir, atol(text));
+	t = load(child, true);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(count_ops_named(t, "in_exec"), 3);
+	assert_int_equal(gs_trace_processes(t, &n)->pid, atol(text));
+	gs_trace_destroy(t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* SIGKILL                                                                   */
+/* ------------------------------------------------------------------------ */
+
+#define KILL_BATCHES 5
+#define KILL_PER_BATCH 20
+
+/* Batch b is on disk once a chunk is written after the flush that took it. */
+static void sc_batches_then_kill(void)
+{
+	char path[PATH_MAX];
+	uint32_t corr = 1;
+
+	/* Names live as long as the process, as CUPTI's do (the writer thread
+	 * reads them later). */
+	static const char *const names[KILL_BATCHES + 1] = {"batch_0", "batch_1", "batch_2",
+							    "batch_3", "batch_4", "batch_5"};
+
+	my_trace(path, sizeof(path));
+	for (int b = 0; b <= KILL_BATCHES; b++) {
+		unsigned f0;
+		off_t s1;
+		int i;
+
+		for (int k = 0; k < KILL_PER_BATCH; k++, corr++)
+			EMIT(rec_kernel(1, 7, corr, (uint64_t)corr * 100, (uint64_t)corr * 100 + 50,
+					names[b]));
+		if (b == KILL_BATCHES)
+			break; /* the last batch: killed before any flush takes it */
+		f0 = gsd_get_stats().flushes;
+		for (i = 0; i < 1000 && gsd_get_stats().flushes <= f0; i++)
+			sleep_ms(5);
+		s1 = file_size(path);
+		for (i = 0; i < 1000 && file_size(path) <= s1; i++)
+			sleep_ms(5);
+		if (file_size(path) <= s1)
+			_exit(80);
+	}
+	kill(getpid(), SIGKILL);
+}
+
+static void test_sigkill_keeps_flushed_chunks(void **state)
+{
+	struct run r = {.name = "kill",
+			.fn = sc_batches_then_kill,
+			.env = {{"GPUSCOPE_FLUSH_MS", "20"}}};
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	assert_true(WIFSIGNALED(r.status));
+	assert_int_equal(WTERMSIG(r.status), SIGKILL);
+	t = load(r.trace, false);
+	assert_true(has_warning(t, "cut short", NULL));
+	for (int b = 0; b < KILL_BATCHES; b++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "batch_%d", b);
+		assert_int_equal(count_ops_named(t, name), KILL_PER_BATCH);
+	}
+	gs_trace_ops(t, &n);
+	assert_true(n >= KILL_BATCHES * KILL_PER_BATCH);
+	gs_trace_destroy(t);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void clean_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+}
+
+/* A 64 KiB tmpfs in a mount namespace of this test's own (root, and a
+ * kernel and container that allow it); else a directory and RLIMIT_FSIZE. */
+static void setup_full_fs(void)
+{
+	int fd;
+
+	snprintf(fulldir, sizeof(fulldir), "%s/fullfs", tmpdir);
+	mkdir(fulldir, 0755);
+	errno = ENOSYS;
+	full_is_tmpfs = !getenv("GS_TEST_NO_TMPFS") && unshare(CLONE_NEWNS) == 0 &&
+			mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+			mount("tmpfs", fulldir, "tmpfs", 0, "size=64k") == 0;
+	snprintf(ballast, sizeof(ballast), "%s/ballast", fulldir);
+	if (!full_is_tmpfs) {
+		clean_dir(fulldir);
+		printf("disk full: no tmpfs here (%s): RLIMIT_FSIZE of %d bytes instead\n",
+		       strerror(errno), FULL_SIZE);
+		return;
+	}
+	/* Room the scenario gives back once the collector gave up. */
+	fd = open(ballast, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		static const char page[8192];
+
+		if (write(fd, page, sizeof(page)) != (ssize_t)sizeof(page))
+			unlink(ballast);
+		close(fd);
+	}
+	printf("disk full: a 64 KiB tmpfs at %s\n", fulldir);
+}
+
+static int setup_tmp(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/faults", GS_TEST_TMP);
+	mkdir(GS_TEST_TMP, 0755);
+	if (mkdir(tmpdir, 0755) != 0 && errno != EEXIST)
+		return -1;
+	chmod(tmpdir, 0777); /* the unwritable-directory case runs as nobody */
+	clean_dir(tmpdir);
+	setup_full_fs();
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_buffer_requests_get_nothing),
+		cmocka_unit_test(test_sixteen_threads),
+		cmocka_unit_test(test_flush_never_returns_at_exit),
+		cmocka_unit_test(test_flush_never_returns_in_flush_thread),
+		cmocka_unit_test(test_disk_full),
+		cmocka_unit_test(test_unwritable_directory),
+		cmocka_unit_test(test_output_swapped_for_symlink),
+		cmocka_unit_test(test_fork_then_exec),
+		cmocka_unit_test(test_sigkill_keeps_flushed_chunks),
+	};
+	ssize_t n;
+
+	if (argc == 2 && !strcmp(argv[1], "--exec-child"))
+		return exec_child_main();
+	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+	if (n <= 0)
+		return 1;
+	self_exe[n] = '\0';
+	return cmocka_run_group_tests(tests, setup_tmp, NULL);
+}
