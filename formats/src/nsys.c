@@ -1571,7 +1571,15 @@ static gs_status ns_kernels(struct nsys *n)
 			op.grid[i] = ns_u32(ns_i64_or(q.st, 11 + i, 0));
 			op.block[i] = ns_u32(ns_i64_or(q.st, 14 + i, 0));
 		}
-		op.shared_mem = ns_u32(ns_i64_or(q.st, 17, 0) + ns_i64_or(q.st, 18, 0));
+		{
+			/* Static + dynamic shared memory, saturating (hostile rows). */
+			int64_t smem;
+
+			if (__builtin_add_overflow(ns_i64_or(q.st, 17, 0), ns_i64_or(q.st, 18, 0),
+						   &smem))
+				smem = INT64_MAX;
+			op.shared_mem = ns_u32(smem);
+		}
 		ns_i64(q.st, 19, &node);
 		ns_i64(q.st, 20, &graph);
 		op.graph_node = ns_u64(node);
