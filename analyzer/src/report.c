@@ -74,6 +74,53 @@ const char *gs_report_dur(char *buf, size_t size, int64_t ns)
 	return buf;
 }
 
+/* Bytes for people: "512 B", "64.0 KiB", "8.0 MiB". */
+static const char *bytes_str(char *buf, size_t size, uint64_t b)
+{
+	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+	double v = (double)b;
+	size_t u = 0;
+
+	if (b < 1024) {
+		snprintf(buf, size, "%llu B", (unsigned long long)b);
+		return buf;
+	}
+	v /= 1024;
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+const char *gs_report_op_label(const struct gs_trace *t, uint32_t op, char *buf, size_t size)
+{
+	size_t n_ops;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	const struct gs_op *o;
+	char b[32];
+
+	if (op >= n_ops)
+		return "?";
+	o = &ops[op];
+	if (o->kind == GS_OP_MEMCPY) {
+		uint8_t host = o->copy_kind == GS_COPY_HTOD ? o->src_mem :
+			       o->copy_kind == GS_COPY_DTOH ? o->dst_mem :
+							      GS_MEM_UNKNOWN;
+
+		snprintf(buf, size, "%s %s%s%s", gs_copy_kind_name(o->copy_kind),
+			 bytes_str(b, sizeof(b), o->bytes), host != GS_MEM_UNKNOWN ? " " : "",
+			 host != GS_MEM_UNKNOWN ? gs_mem_kind_name(host) : "");
+		return buf;
+	}
+	if (o->kind == GS_OP_MEMSET) {
+		snprintf(buf, size, "memset %s", bytes_str(b, sizeof(b), o->bytes));
+		return buf;
+	}
+	return gs_trace_string(t, o->name);
+}
+
 const char *gs_report_pct(char *buf, size_t size, int64_t part, int64_t whole)
 {
 	double p = whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;

@@ -200,51 +200,10 @@ static const char *dur_str(char *buf, size_t size, int64_t ns)
 #define DUR(ns) dur_str((char[48]){0}, 48, (ns))
 #define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
 
-/* Bytes for people: "512 B", "64.0 KiB", "8.0 MiB". */
-static const char *bytes_str(char *buf, size_t size, uint64_t b)
-{
-	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
-	double v = (double)b;
-	size_t u = 0;
-
-	if (b < 1024) {
-		snprintf(buf, size, "%llu B", (unsigned long long)b);
-		return buf;
-	}
-	v /= 1024;
-	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, size, "%.1f %s", v, units[u]);
-	return buf;
-}
-
-/* What to call an op: a kernel by name, a copy by direction, size and host
- * memory ("HtoD 8.0 MiB pageable"), a memset by size. */
+/* What to call an op (report.c). */
 static const char *op_label(struct hw *w, uint32_t op, char *buf, size_t size)
 {
-	const struct gs_op *o;
-	char b[32];
-
-	if (op >= w->n_ops)
-		return "?";
-	o = &w->ops[op];
-	if (o->kind == GS_OP_MEMCPY) {
-		uint8_t host = o->copy_kind == GS_COPY_HTOD ? o->src_mem :
-			       o->copy_kind == GS_COPY_DTOH ? o->dst_mem :
-							      GS_MEM_UNKNOWN;
-
-		snprintf(buf, size, "%s %s%s%s", gs_copy_kind_name(o->copy_kind),
-			 bytes_str(b, sizeof(b), o->bytes), host != GS_MEM_UNKNOWN ? " " : "",
-			 host != GS_MEM_UNKNOWN ? gs_mem_kind_name(host) : "");
-		return buf;
-	}
-	if (o->kind == GS_OP_MEMSET) {
-		snprintf(buf, size, "memset %s", bytes_str(b, sizeof(b), o->bytes));
-		return buf;
-	}
-	return gs_trace_string(w->t, o->name);
+	return gs_report_op_label(w->t, op, buf, size);
 }
 
 static uint64_t op_stream_id(struct hw *w, uint32_t op)

@@ -141,6 +141,12 @@ const char *gs_report_dur(char *buf, size_t size, int64_t ns);
 /* "41.0%" of part in whole (one decimal, rounded); "0.0%" when whole <= 0. */
 const char *gs_report_pct(char *buf, size_t size, int64_t part, int64_t whole);
 
+/* What to call an op in a table: a kernel by name, a copy by direction,
+ * size and host memory ("HtoD 8.0 MiB pageable"), a memset by size
+ * ("memset 64.0 KiB"); "?" for an index out of range. Returns buf or a
+ * string of the trace. */
+const char *gs_report_op_label(const struct gs_trace *t, uint32_t op, char *buf, size_t size);
+
 /* The id an op is reported under: its correlation id when nonzero, else
  * its index. */
 uint64_t gs_report_op_id(const struct gs_trace *t, uint32_t op);
