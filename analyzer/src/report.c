@@ -11,6 +11,7 @@
  * name (O(K log K)), and one pass over the waits with a binary search of
  * the device (O(W log D)). Nothing is quadratic.
  */
+#include "analyzer_priv.h"
 #include "report_priv.h"
 
 #include <stdarg.h>
@@ -288,21 +289,6 @@ static int64_t clipped(const struct gs_op *op, struct win w)
 	return e > s ? e - s : 0;
 }
 
-struct kernel_row {
-	uint32_t name;
-	uint32_t op;
-	int64_t ns;
-};
-
-static int cmp_kernel_row(const void *pa, const void *pb)
-{
-	const struct kernel_row *a = pa, *b = pb;
-
-	if (a->name != b->name)
-		return a->name < b->name ? -1 : 1;
-	return a->op < b->op ? -1 : a->op > b->op;
-}
-
 static int cmp_kernel(const void *pa, const void *pb)
 {
 	const struct gs_report_kernel *a = pa, *b = pb;
@@ -323,14 +309,38 @@ static int cmp_stream(const void *pa, const void *pb)
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
+/* The kernel totals of op `i`'s name, made on first sight. `slot` maps a
+ * name id to its row + 1 (0: none yet). */
+static struct gs_report_kernel *kernel_row(struct gs_report_device *d, uint32_t *slot, size_t *cap,
+					   uint32_t name, size_t i)
+{
+	if (!slot[name]) {
+		if (d->n_kernels == *cap) {
+			size_t nc = *cap ? *cap * 2 : 64;
+			struct gs_report_kernel *nk = realloc(d->kernels, nc * sizeof(*nk));
+
+			if (!nk)
+				return NULL;
+			d->kernels = nk;
+			*cap = nc;
+		}
+		memset(&d->kernels[d->n_kernels], 0, sizeof(*d->kernels));
+		d->kernels[d->n_kernels].name = name;
+		d->kernels[d->n_kernels].first_op = (uint32_t)i;
+		slot[name] = (uint32_t)++d->n_kernels;
+	}
+	return &d->kernels[slot[name] - 1];
+}
+
 /* Streams of the device, their totals, the per-name kernel totals and the
- * op counts. O(N_d log N_d). */
+ * op counts. O(N_d + K log K) for K distinct kernel names: the totals are
+ * kept per name id, only the names are sorted. */
 static gs_status dev_streams(const struct gs_trace *t, struct gs_report_device *d, struct win w)
 {
-	size_t n_streams, n_ops, s, nk = 0, cap = 0;
+	size_t n_streams, n_ops, s, cap = 0, n_names = gs_trace_string_count(t);
 	const struct gs_stream *streams = gs_trace_streams(t, &n_streams);
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
-	struct kernel_row *rows = NULL;
+	uint32_t *slot;
 
 	for (s = 0; s < n_streams; s++)
 		if (streams[s].device == d->device)
@@ -340,6 +350,10 @@ static gs_status dev_streams(const struct gs_trace *t, struct gs_report_device *
 		if (!d->streams)
 			return nomem();
 	}
+	/* One more slot for names the trace does not hold (never expected). */
+	slot = calloc(n_names + 1, sizeof(*slot));
+	if (!slot)
+		return nomem();
 	d->n_streams = 0;
 	for (s = 0; s < n_streams; s++) {
 		struct gs_report_stream *rs;
@@ -366,23 +380,22 @@ static gs_status dev_streams(const struct gs_trace *t, struct gs_report_device *
 			if (op->kind < GS_OP_KIND_COUNT)
 				d->op_kinds[op->kind]++;
 			if (op->kind == GS_OP_KERNEL) {
+				uint32_t name = op->name < n_names ? op->name : (uint32_t)n_names;
+				struct gs_report_kernel *k = kernel_row(d, slot, &cap, name, i);
+
+				if (!k) {
+					free(slot);
+					return nomem();
+				}
 				rs->kernels++;
 				rs->kernel_ns = sat_add(rs->kernel_ns, ns);
-				if (nk == cap) {
-					size_t nc = cap ? cap * 2 : 256;
-					struct kernel_row *nr = realloc(rows, nc * sizeof(*rows));
-
-					if (!nr) {
-						free(rows);
-						return nomem();
-					}
-					rows = nr;
-					cap = nc;
-				}
-				rows[nk].name = op->name;
-				rows[nk].op = (uint32_t)i;
-				rows[nk].ns = ns;
-				nk++;
+				k->name = op->name;
+				k->count++;
+				k->ns += ns;
+				if (ns > k->max_ns)
+					k->max_ns = ns;
+				if (i < k->first_op)
+					k->first_op = (uint32_t)i;
 			} else {
 				rs->copies++;
 				rs->copy_ns = sat_add(rs->copy_ns, ns);
@@ -400,40 +413,13 @@ static gs_status dev_streams(const struct gs_trace *t, struct gs_report_device *
 		d->ops += rs->ops;
 		d->n_streams++;
 	}
+	free(slot);
 
 	if (d->n_streams > 1)
-		qsort(d->streams, d->n_streams, sizeof(*d->streams), cmp_stream);
-
-	/* Kernels by name, ranked by time. */
-	if (nk) {
-		size_t i, g = 0;
-
-		qsort(rows, nk, sizeof(*rows), cmp_kernel_row);
-		d->kernels = calloc(nk, sizeof(*d->kernels));
-		if (!d->kernels) {
-			free(rows);
-			return nomem();
-		}
-		for (i = 0; i < nk; i++) {
-			struct gs_report_kernel *k;
-
-			if (i == 0 || rows[i].name != rows[i - 1].name) {
-				k = &d->kernels[g++];
-				k->name = rows[i].name;
-				k->first_op = rows[i].op;
-			}
-			k = &d->kernels[g - 1];
-			k->count++;
-			k->ns += rows[i].ns;
-			if (rows[i].ns > k->max_ns)
-				k->max_ns = rows[i].ns;
-			if (rows[i].op < k->first_op)
-				k->first_op = rows[i].op;
-		}
-		d->n_kernels = g;
-		qsort(d->kernels, g, sizeof(*d->kernels), cmp_kernel);
-	}
-	free(rows);
+		gs_sort(d->streams, d->n_streams, sizeof(*d->streams), cmp_stream);
+	/* Ranked by time; first_op tells names of equal time apart. */
+	if (d->n_kernels > 1)
+		gs_sort(d->kernels, d->n_kernels, sizeof(*d->kernels), cmp_kernel);
 	return GS_OK;
 }
 
@@ -462,7 +448,7 @@ static int64_t ival_union(struct ival *v, size_t n, size_t *m)
 	*m = 0;
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(*v), cmp_ival);
+	gs_sort(v, n, sizeof(*v), cmp_ival); /* a sorted run per stream */
 	for (i = 1; i < n; i++) {
 		if (v[i].a <= v[k].b) {
 			if (v[i].b > v[k].b)
@@ -498,7 +484,7 @@ static int64_t ival_meet(const struct ival *x, size_t nx, const struct ival *y, 
 }
 
 /* NCCL / RCCL kernels by name (any case). */
-static bool is_comm_name(const char *s)
+static bool comm_name(const char *s)
 {
 	for (; *s; s++) {
 		if ((s[0] == 'n' || s[0] == 'N' || s[0] == 'r' || s[0] == 'R') &&
@@ -507,6 +493,18 @@ static bool is_comm_name(const char *s)
 			return true;
 	}
 	return false;
+}
+
+/* comm_name() of a name id, worked out once per name: `memo` holds 0 for
+ * not yet, 1 for no, 2 for yes (names are interned; a trace has millions of
+ * kernels but a few hundred names). */
+static bool is_comm_name(const struct gs_trace *t, uint8_t *memo, size_t n_names, uint32_t name)
+{
+	if (name >= n_names)
+		return comm_name(gs_trace_string(t, name));
+	if (!memo[name])
+		memo[name] = comm_name(gs_trace_string(t, name)) ? 2 : 1;
+	return memo[name] == 2;
 }
 
 /* Host side memory of a copy (GS_MEM_DEVICE when it has none). */
@@ -527,16 +525,19 @@ static uint8_t host_mem(const struct gs_op *op)
 /* Communication kernels against the others, and pageable copies; O(K log K). */
 static gs_status dev_comm(const struct gs_trace *t, struct gs_report_device *d, struct win w)
 {
-	size_t n_ops, st, nc = 0, nk = 0, mc, mk;
+	size_t n_ops, st, nc = 0, nk = 0, mc, mk, n_names = gs_trace_string_count(t);
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 	struct ival *comm, *comp;
 	uint64_t kernels = d->op_kinds[GS_OP_KERNEL];
+	uint8_t *memo;
 
 	comm = malloc((kernels ? kernels : 1) * sizeof(*comm));
 	comp = malloc((kernels ? kernels : 1) * sizeof(*comp));
-	if (!comm || !comp) {
+	memo = calloc(n_names ? n_names : 1, 1);
+	if (!comm || !comp || !memo) {
 		free(comm);
 		free(comp);
+		free(memo);
 		return nomem();
 	}
 	for (st = 0; st < d->n_streams; st++) {
@@ -560,7 +561,7 @@ static gs_status dev_comm(const struct gs_trace *t, struct gs_report_device *d, 
 			v.b = op->end_ns < w.end ? op->end_ns : w.end;
 			if (v.b <= v.a)
 				continue;
-			if (is_comm_name(gs_trace_string(t, op->name))) {
+			if (is_comm_name(t, memo, n_names, op->name)) {
 				comm[nc++] = v;
 				d->comm_kernels++;
 				d->comm_ns += v.b - v.a;
@@ -574,6 +575,7 @@ static gs_status dev_comm(const struct gs_trace *t, struct gs_report_device *d, 
 	d->comm_exposed_ns = d->comm_union_ns - ival_meet(comm, mc, comp, mk);
 	free(comm);
 	free(comp);
+	free(memo);
 	return GS_OK;
 }
 

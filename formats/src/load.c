@@ -36,6 +36,9 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 		gs_progress_sink_init(&ps, sink, opts->progress, opts->progress_user);
 		sink = &ps.sink;
 	}
+	/* The outermost sink is ours: every source skips a NULL callback. */
+	if (opts && (opts->load_flags & GS_LOAD_SKIP_RANGES))
+		sink->range = NULL;
 	switch (f) {
 	case GS_INPUT_GSCOPE:
 		rc = gs_reader_open(path, opts ? opts->reader_flags : 0, &r);

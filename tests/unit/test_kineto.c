@@ -1253,6 +1253,56 @@ static void load_fails(const void *p, size_t n, gs_status want, const char *why)
 	unlink(path);
 }
 
+/* GS_LOAD_SKIP_RANGES leaves out the host ranges and nothing else, for
+ * both a Kineto file and the .gscope it converts to. */
+static void counts_of(const char *path, unsigned flags, size_t n[4])
+{
+	struct gs_load_options lo = {.load_flags = flags};
+	struct gs_trace *t = NULL;
+
+	gs_error_clear();
+	assert_int_equal(gs_trace_load(path, &lo, &t, NULL), GS_OK);
+	gs_trace_ops(t, &n[0]);
+	gs_trace_api_calls(t, &n[1]);
+	gs_trace_syncs(t, &n[2]);
+	gs_trace_ranges(t, &n[3]);
+	gs_trace_destroy(t);
+}
+
+static void test_skip_ranges(void **state)
+{
+	char path[64];
+	struct gs_trace *t = NULL;
+	struct gs_writer *w = NULL;
+	size_t all[4], some[4];
+	int fd;
+
+	(void)state;
+	counts_of(FIXTURE("new_style.json"), 0, all);
+	counts_of(FIXTURE("new_style.json"), GS_LOAD_SKIP_RANGES, some);
+	assert_int_equal(all[3], 3);
+	assert_int_equal(some[3], 0);
+	assert_memory_equal(all, some, 3 * sizeof(all[0]));
+
+	/* The same through the .gscope reader. */
+	assert_int_equal(gs_trace_load(FIXTURE("new_style.json"), NULL, &t, NULL), GS_OK);
+	snprintf(path, sizeof(path), "/tmp/gs_skip_XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(gs_writer_open(path, NULL, &w), GS_OK);
+	assert_int_equal(gs_trace_replay(t, gs_writer_borrow_sink(w)), GS_OK);
+	assert_int_equal(gs_writer_close(w), GS_OK);
+	gs_trace_destroy(t);
+	counts_of(path, 0, all);
+	counts_of(path, GS_LOAD_SKIP_RANGES, some);
+	assert_int_equal(all[3], 3);
+	assert_int_equal(some[3], 0);
+	assert_memory_equal(all, some, 3 * sizeof(all[0]));
+	unlink(path);
+}
+
 static void test_detect(void **state)
 {
 	unsigned char gscope[32] = "GSCOPE\0\0\1\0";
@@ -1417,6 +1467,7 @@ int main(void)
 		cmocka_unit_test(test_large_values),
 		cmocka_unit_test(test_sink_errors),
 		cmocka_unit_test(test_detect),
+		cmocka_unit_test(test_skip_ranges),
 		cmocka_unit_test(test_load),
 	};
 

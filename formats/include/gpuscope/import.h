@@ -68,8 +68,17 @@ gs_status gs_import_limit_set(struct gs_import_limits *lim, const char *name, co
 /* The limit names, in the order above; NULL after the last. */
 const char *gs_import_limit_name(size_t i);
 
+/* What a load may leave out, for a caller that never reads it. */
+enum gs_load_flags {
+	/* Host ranges (gs_trace_ranges: NVTX, cpu_op, user annotations) are
+	 * read and checked but not stored: `analyze` never uses them, and
+	 * they are the most numerous records of a PyTorch trace. */
+	GS_LOAD_SKIP_RANGES = 1u << 0,
+};
+
 struct gs_load_options {
 	unsigned reader_flags;                 /* enum gs_reader_flags */
+	unsigned load_flags;                   /* enum gs_load_flags */
 	const struct gs_import_limits *limits; /* NULL: defaults */
 	/* Called every 65536 records read from the input, with the count so
 	 * far (NULL: never); for a progress line. It must not use the trace. */
