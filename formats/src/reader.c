@@ -11,7 +11,6 @@
  * feeds the sink; the sink sees the same records in the same order, and any
  * chunk the helper finds wrong is read again here by the one-chunk code.
  */
-#define _GNU_SOURCE /* sched_getaffinity */
 #include "chunk_fast.h"
 #include "frame.h"
 #include "gs_trace.pb-c.h"
@@ -21,7 +20,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -991,16 +989,6 @@ struct ahead {
 	bool past_end;
 };
 
-/* CPUs this process may run on (1 when unknown). */
-static unsigned cpu_count(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return 1;
-	return (unsigned)CPU_COUNT(&set);
-}
-
 /*
  * The helper's part for the frame at `off`: the checks of read_frame and
  * unpack_frame, without their messages (a chunk that fails any of them is
@@ -1141,7 +1129,7 @@ gs_status gs_reader_read_all(struct gs_reader *r, struct gs_sink *sink)
 	gs_status rc;
 
 	/* Salvage reads stay on one thread: their resynchronisation is rare. */
-	if (!(r->flags & GS_READER_SALVAGE) && cpu_count() >= 2) {
+	if (!(r->flags & GS_READER_SALVAGE) && gs_cpu_count() >= 2) {
 		rc = bind_sink(r, sink);
 		if (!rc && !r->header_done)
 			rc = read_header(r);

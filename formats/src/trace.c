@@ -6,6 +6,7 @@
 #include "sort.h"
 #include "util.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -500,25 +501,58 @@ static gs_status sort(void *base, size_t n, size_t size, int (*cmp)(const void *
 	return gs_sort_records(base, n, &spec) ? nomem() : GS_OK;
 }
 
-/* Ops by stream (the group), then start and the rest. */
+/* Ops by stream (the group), then start and the rest; then each stream's
+ * first op and count. GS_ERR_NOMEM without a cause: it may run on a second
+ * thread, whose causes the caller would not see. */
 static gs_status sort_ops(struct gs_trace *t)
 {
 	struct gs_sort_spec spec = {.size = sizeof(*t->ops), .cmp = cmp_op, .key = key_op};
+	size_t nstreams = t->streams.count;
 	uint32_t *groups;
-	gs_status rc;
+	gs_status rc = GS_OK;
 
-	if (t->n_ops < 2)
-		return GS_OK;
-	groups = malloc(t->n_ops * sizeof(*groups));
-	if (!groups)
-		return nomem();
-	for (size_t i = 0; i < t->n_ops; i++)
-		groups[i] = t->ops[i].stream;
-	spec.groups = groups;
-	spec.ngroups = (uint32_t)t->streams.count;
-	rc = gs_sort_records(t->ops, t->n_ops, &spec);
-	free(groups);
-	return rc ? nomem() : GS_OK;
+	if (t->n_ops >= 2) {
+		groups = malloc(t->n_ops * sizeof(*groups));
+		if (!groups)
+			return GS_ERR_NOMEM;
+		for (size_t i = 0; i < t->n_ops; i++)
+			groups[i] = t->ops[i].stream;
+		spec.groups = groups;
+		spec.ngroups = (uint32_t)nstreams;
+		rc = gs_sort_records(t->ops, t->n_ops, &spec);
+		free(groups);
+		if (rc)
+			return GS_ERR_NOMEM;
+	}
+	free(t->stream_first);
+	free(t->stream_count);
+	t->stream_first = calloc(nstreams ? nstreams : 1, sizeof(size_t));
+	t->stream_count = calloc(nstreams ? nstreams : 1, sizeof(size_t));
+	if (!t->stream_first || !t->stream_count)
+		return GS_ERR_NOMEM;
+	for (size_t i = t->n_ops; i-- > 0;) {
+		t->stream_first[t->ops[i].stream] = i;
+		t->stream_count[t->ops[i].stream]++;
+	}
+	return GS_OK;
+}
+
+/* The op sort on a second CPU while this thread sorts the other records:
+ * the two touch different arrays, and each sort alone decides its order,
+ * so the trace is the same with one CPU or two. */
+#define GS_FINISH_THREAD_MIN (1u << 16) /* ops; below, a thread costs more */
+
+struct ops_job {
+	struct gs_trace *t;
+	gs_status rc;
+};
+
+static void *ops_job_main(void *arg)
+{
+	struct ops_job *j = arg;
+
+	j->rc = sort_ops(j->t);
+	return NULL;
 }
 
 /* API calls by host thread (the group: ranks of (pid, tid)), then start. */
@@ -565,16 +599,18 @@ static gs_status report_bad_times(struct gs_trace *t)
 
 gs_status gs_trace_finish(struct gs_trace *t)
 {
-	size_t nstreams = t->streams.count;
+	struct ops_job job = {.t = t};
+	pthread_t worker;
+	bool threaded = false;
 	gs_status rc = report_bad_times(t);
 
 	if (rc)
 		return rc;
 	if (t->finished)
 		return GS_OK;
-	rc = sort_ops(t);
-	if (!rc)
-		rc = sort_api_calls(t);
+	if (t->n_ops >= GS_FINISH_THREAD_MIN && gs_cpu_count() >= 2)
+		threaded = pthread_create(&worker, NULL, ops_job_main, &job) == 0;
+	rc = sort_api_calls(t);
 	if (!rc)
 		rc = sort(t->syncs, t->n_syncs, sizeof(*t->syncs), cmp_sync, key_sync);
 	if (!rc)
@@ -585,19 +621,14 @@ gs_status gs_trace_finish(struct gs_trace *t)
 	if (!rc)
 		rc = sort(t->overheads, t->n_overheads, sizeof(*t->overheads), cmp_overhead,
 			  key_overhead);
+	if (threaded)
+		pthread_join(worker, NULL);
+	else
+		job.rc = sort_ops(t);
 	if (rc)
 		return rc;
-
-	free(t->stream_first);
-	free(t->stream_count);
-	t->stream_first = calloc(nstreams ? nstreams : 1, sizeof(size_t));
-	t->stream_count = calloc(nstreams ? nstreams : 1, sizeof(size_t));
-	if (!t->stream_first || !t->stream_count)
+	if (job.rc)
 		return nomem();
-	for (size_t i = t->n_ops; i-- > 0;) {
-		t->stream_first[t->ops[i].stream] = i;
-		t->stream_count[t->ops[i].stream]++;
-	}
 
 	t->n_threads = 0;
 	for (size_t i = 0; i < t->n_api_calls; i++) {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The in-memory trace model: dedup, validation, sorting and indexing. */
+#define _GNU_SOURCE /* sched_setaffinity */
 #include <gpuscope/format.h>
 
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +36,99 @@ static void add_op(struct gs_sink *s, uint32_t stream, int64_t start, int64_t en
 	struct gs_op op = {.kind = GS_OP_KERNEL, .start_ns = start, .end_ns = end, .stream = stream};
 
 	assert_int_equal(s->op(s, &op), GS_OK);
+}
+
+/* A trace of n ops over 5 streams, interleaved, each stream out of order
+ * here and there, and n / 2 API calls from 3 threads. Deterministic. */
+static struct gs_trace *big_trace(size_t n)
+{
+	struct gs_sink *s;
+	struct gs_trace *t = new_trace(&s);
+	uint32_t st[5];
+	uint64_t x = 88172645463325252ull;
+
+	for (int i = 0; i < 5; i++)
+		st[i] = add_stream(s, 100 + (uint64_t)i, 0);
+	for (size_t i = 0; i < n; i++) {
+		int64_t start;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		struct gs_op op;
+		struct gs_api_call c;
+
+		/* memset: the arrays are compared with their padding. */
+		memset(&op, 0, sizeof(op));
+		memset(&c, 0, sizeof(c));
+		start = (int64_t)(i * 1000) + (x % 16 == 0 ? -5000 : 0);
+		op.kind = GS_OP_KERNEL;
+		op.stream = st[x % 5];
+		op.start_ns = start + 10000;
+		op.end_ns = op.start_ns + (int64_t)(x % 900);
+		assert_int_equal(s->op(s, &op), GS_OK);
+		if (i % 2 == 0) {
+			c.start_ns = start + 20000;
+			c.end_ns = start + 20100;
+			c.pid = 1;
+			c.tid = (int64_t)(x % 3);
+			c.correlation = i + 1;
+			assert_int_equal(s->api_call(s, &c), GS_OK);
+		}
+	}
+	return t;
+}
+
+/* Past 2^16 ops gs_trace_finish sorts the ops on a second CPU: the trace
+ * is the same as the one a single CPU finishes. */
+static void test_finish_same_on_one_cpu(void **state)
+{
+	const size_t n = 200000;
+	struct gs_trace *two = big_trace(n), *one = big_trace(n);
+	const struct gs_op *a, *b;
+	const struct gs_api_call *ca, *cb;
+	size_t na, nb, first, count;
+	cpu_set_t all, cpu0;
+
+	(void)state;
+	assert_int_equal(gs_trace_finish(two), GS_OK);
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	CPU_ZERO(&cpu0);
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (CPU_ISSET(c, &all)) {
+			CPU_SET(c, &cpu0);
+			break;
+		}
+	}
+	assert_int_equal(sched_setaffinity(0, sizeof(cpu0), &cpu0), 0);
+	assert_int_equal(gs_trace_finish(one), GS_OK);
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+
+	a = gs_trace_ops(two, &na);
+	b = gs_trace_ops(one, &nb);
+	assert_int_equal(na, n);
+	assert_int_equal(nb, n);
+	assert_memory_equal(a, b, n * sizeof(*a));
+	for (uint32_t st = 0; st < 5; st++) {
+		size_t f1, c1;
+
+		gs_trace_stream_ops(two, st, &first, &count);
+		gs_trace_stream_ops(one, st, &f1, &c1);
+		assert_int_equal(first, f1);
+		assert_int_equal(count, c1);
+		for (size_t i = first; i < first + count; i++) {
+			assert_int_equal(a[i].stream, st);
+			if (i > first)
+				assert_true(a[i - 1].start_ns <= a[i].start_ns);
+		}
+	}
+	ca = gs_trace_api_calls(two, &na);
+	cb = gs_trace_api_calls(one, &nb);
+	assert_int_equal(na, n / 2);
+	assert_int_equal(nb, n / 2);
+	assert_memory_equal(ca, cb, na * sizeof(*ca));
+	gs_trace_destroy(two);
+	gs_trace_destroy(one);
 }
 
 static void test_streams_dedup_and_learn_kind(void **state)
@@ -266,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_processes_devices_merge),
 		cmocka_unit_test(test_strings_interned_once),
 		cmocka_unit_test(test_enum_names),
+		cmocka_unit_test(test_finish_same_on_one_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
