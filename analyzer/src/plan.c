@@ -127,7 +127,7 @@ const char *gs_plan_us(int64_t ns, char buf[GS_PLAN_US_MAX])
 
 		snprintf(f, sizeof(f), ".%03u", frac);
 		len = strlen(f);
-		while (f[len - 1] == '0')
+		while (len > 1 && f[len - 1] == '0') /* frac > 0: never below ".x" */
 			f[--len] = '\0';
 		memcpy(buf + n, f, len + 1);
 	}

@@ -32,6 +32,7 @@ static bool find(const struct gs_u64map *m, uint64_t key, size_t *at)
 {
 	size_t i;
 
+	*at = 0;
 	if (!m->nslots)
 		return false;
 	i = slot_of(key, m->nslots);
