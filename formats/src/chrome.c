@@ -38,6 +38,7 @@
 
 #include <gpuscope/export.h>
 
+#include "copy_names.h"
 #include "export_out.h"
 
 #define NONE UINT32_MAX
@@ -1078,96 +1079,6 @@ static const char *const mem_names[GS_MEM_KIND_COUNT] = {"Unknown", "Pageable", 
 							 "Device",  "Managed",  "Array"};
 
 /* Kineto's memory kind names, as the importer reads them. */
-static uint8_t mem_kind_of(const char *s, size_t n)
-{
-	static const struct {
-		const char *name;
-		uint8_t kind;
-	} kinds[] = {
-		{"Pageable", GS_MEM_PAGEABLE},
-		{"Pinned", GS_MEM_PINNED},
-		{"Device Static", GS_MEM_DEVICE},
-		{"Device", GS_MEM_DEVICE},
-		{"Managed Static", GS_MEM_MANAGED},
-		{"Managed", GS_MEM_MANAGED},
-		{"Array", GS_MEM_ARRAY},
-	};
-
-	while (n && s[0] == ' ') {
-		s++;
-		n--;
-	}
-	while (n && s[n - 1] == ' ')
-		n--;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strlen(kinds[i].name) == n && memcmp(kinds[i].name, s, n) == 0)
-			return kinds[i].kind;
-	return GS_MEM_UNKNOWN;
-}
-
-static uint8_t side_mem(char ch)
-{
-	return ch == 'D' || ch == 'P' ? GS_MEM_DEVICE : ch == 'A' ? GS_MEM_ARRAY : GS_MEM_UNKNOWN;
-}
-
-static bool dir_token(const char *d, uint8_t *ck, uint8_t *src, uint8_t *dst)
-{
-	char a = d[0], b = d[3];
-
-	if (d[1] != 't' || d[2] != 'o' || !a || !b || !strchr("HDAP", a) || !strchr("HDAP", b))
-		return false;
-	if (a == 'P' || b == 'P')
-		*ck = a == b ? GS_COPY_PTOP : GS_COPY_UNKNOWN;
-	else if (a == 'H' && b == 'H')
-		*ck = GS_COPY_HTOH;
-	else if (a == 'H')
-		*ck = GS_COPY_HTOD;
-	else if (b == 'H')
-		*ck = GS_COPY_DTOH;
-	else
-		*ck = GS_COPY_DTOD;
-	*src = side_mem(a);
-	*dst = side_mem(b);
-	return true;
-}
-
-/* What the Kineto importer makes of a memcpy name: direction from an
- * "XtoY" word, memory kinds from "(A -> B)". */
-static void read_copy_name(const char *s, uint8_t *ck, uint8_t *src, uint8_t *dst)
-{
-	size_t n = strlen(s), i;
-	const char *lp, *rp, *arrow = NULL;
-
-	*ck = *src = *dst = 0;
-	for (i = 0; i + 4 <= n; i++)
-		if ((i == 0 || s[i - 1] == ' ') && (i + 4 == n || s[i + 4] == ' ') &&
-		    dir_token(s + i, ck, src, dst))
-			break;
-	if (i + 4 > n)
-		return;
-	lp = strchr(s, '(');
-	rp = lp ? strchr(lp, ')') : NULL;
-	if (!rp)
-		return;
-	for (const char *q = lp + 1; q + 2 <= rp; q++) {
-		if (q[0] == '-' && q[1] == '>') {
-			arrow = q;
-			break;
-		}
-	}
-	if (!arrow)
-		return;
-	*src = mem_kind_of(lp + 1, (size_t)(arrow - lp - 1));
-	*dst = mem_kind_of(arrow + 2, (size_t)(rp - arrow - 2));
-}
-
-static uint8_t read_memset_name(const char *s)
-{
-	const char *lp = strchr(s, '('), *rp = lp ? strchr(lp, ')') : NULL;
-
-	return rp ? mem_kind_of(lp + 1, (size_t)(rp - lp - 1)) : GS_MEM_UNKNOWN;
-}
-
 static const char *mem_name(uint8_t k)
 {
 	return k < GS_MEM_KIND_COUNT ? mem_names[k] : "Unknown";
@@ -1184,7 +1095,8 @@ static const char *op_name(const struct chrome *c, const struct gs_op *op, char 
 	uint8_t ck, src, dst;
 
 	if (op->kind == GS_OP_MEMCPY) {
-		read_copy_name(name, &ck, &src, &dst);
+		ck = src = dst = 0;
+		gs_copy_name_parse(name, strlen(name), NULL, &ck, &src, &dst);
 		if (ck == op->copy_kind && src == op->src_mem && dst == op->dst_mem)
 			return name;
 		if (op->copy_kind == GS_COPY_UNKNOWN || op->copy_kind >= GS_COPY_KIND_COUNT)
@@ -1194,7 +1106,7 @@ static const char *op_name(const struct chrome *c, const struct gs_op *op, char 
 		return buf;
 	}
 	if (op->kind == GS_OP_MEMSET) {
-		if (read_memset_name(name) == op->dst_mem)
+		if (gs_memset_name_parse(name, strlen(name)) == op->dst_mem)
 			return name;
 		if (op->dst_mem == GS_MEM_UNKNOWN)
 			return "Memset";

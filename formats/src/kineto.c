@@ -78,6 +78,7 @@
  * byte offset in the (decompressed) JSON; warnings for skipped or dropped
  * events are counted per kind and reach the sink once each, at the end.
  */
+#include "copy_names.h"
 #include "gzin.h"
 #include "import_priv.h"
 
@@ -1346,97 +1347,6 @@ static bool has_prefix(const char *s, size_t n, const char *pre)
 }
 
 /* One side of "(Pageable -> Device)". */
-static uint8_t mem_kind(const char *s, size_t n)
-{
-	static const struct {
-		const char *name;
-		uint8_t kind;
-	} kinds[] = {
-		{"Pageable", GS_MEM_PAGEABLE},
-		{"Pinned", GS_MEM_PINNED},
-		{"Device Static", GS_MEM_DEVICE},
-		{"Device", GS_MEM_DEVICE},
-		{"Managed Static", GS_MEM_MANAGED},
-		{"Managed", GS_MEM_MANAGED},
-		{"Array", GS_MEM_ARRAY},
-	};
-
-	while (n && s[0] == ' ') {
-		s++;
-		n--;
-	}
-	while (n && s[n - 1] == ' ')
-		n--;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strlen(kinds[i].name) == n && memcmp(kinds[i].name, s, n) == 0)
-			return kinds[i].kind;
-	return GS_MEM_UNKNOWN;
-}
-
-static uint8_t side_mem(char c)
-{
-	return c == 'D' || c == 'P' ? GS_MEM_DEVICE : c == 'A' ? GS_MEM_ARRAY : GS_MEM_UNKNOWN;
-}
-
-/* "HtoD" and friends: copy kind and the memory kinds the letters imply. */
-static bool copy_dir(const char *d, uint8_t *ck, uint8_t *src, uint8_t *dst)
-{
-	char a = d[0], b = d[3];
-	bool ha = a == 'H', hb = b == 'H';
-
-	if (d[1] != 't' || d[2] != 'o' || !strchr("HDAP", a) || !strchr("HDAP", b) || !a || !b)
-		return false;
-	if (a == 'P' || b == 'P')
-		*ck = a == b ? GS_COPY_PTOP : GS_COPY_UNKNOWN;
-	else if (ha && hb)
-		*ck = GS_COPY_HTOH;
-	else if (ha)
-		*ck = GS_COPY_HTOD;
-	else if (hb)
-		*ck = GS_COPY_DTOH;
-	else
-		*ck = GS_COPY_DTOD;
-	*src = side_mem(a);
-	*dst = side_mem(b);
-	return true;
-}
-
-/* Direction and memory kinds from "Memcpy HtoD (Pageable -> Device)". */
-static void copy_kinds(const char *s, size_t n, const char *args_kind, struct gs_op *op)
-{
-	bool found = false;
-
-	for (size_t i = 0; i + 4 <= n; i++) {
-		if ((i == 0 || s[i - 1] == ' ') && (i + 4 == n || s[i + 4] == ' ') &&
-		    copy_dir(s + i, &op->copy_kind, &op->src_mem, &op->dst_mem)) {
-			found = true;
-			break;
-		}
-	}
-	if (!found && args_kind && strlen(args_kind) == 4)
-		found = copy_dir(args_kind, &op->copy_kind, &op->src_mem, &op->dst_mem);
-	if (!found)
-		return;
-	{
-		const char *lp = memchr(s, '(', n);
-		const char *rp = lp ? memchr(lp, ')', n - (size_t)(lp - s)) : NULL;
-		const char *arrow = NULL;
-
-		if (!rp)
-			return;
-		for (const char *q = lp + 1; q + 2 <= rp; q++) {
-			if (q[0] == '-' && q[1] == '>') {
-				arrow = q;
-				break;
-			}
-		}
-		if (!arrow)
-			return;
-		op->src_mem = mem_kind(lp + 1, (size_t)(arrow - lp - 1));
-		op->dst_mem = mem_kind(arrow + 2, (size_t)(rp - arrow - 2));
-	}
-}
-
 /* ------------------------------------------------------------------------ */
 /* Events                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -1542,18 +1452,14 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 	case KC_MEMCPY:
 		op->kind = GS_OP_MEMCPY;
 		j_u64(args, "bytes", &op->bytes);
-		copy_kinds(name, nlen, j_str(args, "kind"), op);
+		gs_copy_name_parse(name, nlen, j_str(args, "kind"), &op->copy_kind, &op->src_mem,
+				   &op->dst_mem);
 		break;
-	default: {
-		const char *lp = memchr(name, '(', nlen);
-		const char *rp = lp ? memchr(lp, ')', nlen - (size_t)(lp - name)) : NULL;
-
+	default:
 		op->kind = GS_OP_MEMSET;
 		j_u64(args, "bytes", &op->bytes);
-		if (rp)
-			op->dst_mem = mem_kind(lp + 1, (size_t)(rp - lp - 1));
+		op->dst_mem = gs_memset_name_parse(name, nlen);
 		break;
-	}
 	}
 	rc = kin_submit(k, &item, op->correlation);
 out:
