@@ -51,6 +51,17 @@ int gs_cli_usage_error(const struct gs_cli_usage *u, const char *fmt, ...) GS_PR
 int gs_cli_bad_option(const struct gs_cli_usage *u, char **argv, int c);
 /* Print `text` to stdout (the command's --help). Returns GS_EXIT_OK. */
 int gs_cli_help(const char *text);
+/*
+ * After option parsing (getopt's optind): the one operand of a command
+ * that takes exactly one, named `what` in the errors ("TRACE"). Returns
+ * GS_EXIT_OK with *out set, or the usage error.
+ */
+int gs_cli_one_operand(const struct gs_cli_usage *u, int argc, char **argv, const char *what,
+		       const char **out);
+/* A --format of "text" or "json" into *json, or the usage error. */
+int gs_cli_text_or_json(const struct gs_cli_usage *u, const char *arg, bool *json);
+/* A decimal count: digits only (no sign, no space), at most `max`. */
+bool gs_cli_parse_count(const char *s, unsigned long long max, unsigned long long *out);
 
 /*
  * The import limits (struct gs_import_limits) set in the environment, one

@@ -84,22 +84,6 @@ struct analyze_opts {
 	size_t n_paths;
 };
 
-/* Digits only, no sign, at most `max`. */
-static bool parse_count(const char *s, unsigned long long max, unsigned long long *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 /*
  * A time: digits, an optional fraction, an optional unit (ns, us, ms, s;
  * default ns), converted exactly to integer ns. A fraction finer than 1 ns
@@ -225,7 +209,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 			o->output = optarg;
 			break;
 		case 'd':
-			if (!parse_count(optarg, UINT32_MAX - 1, &v))
+			if (!gs_cli_parse_count(optarg, UINT32_MAX - 1, &v))
 				return gs_cli_usage_error(
 					&analyze_usage, "--device wants a device number, not '%s'",
 					optarg);
@@ -238,7 +222,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 				return rc;
 			break;
 		case 't':
-			if (!parse_count(optarg, 1000000, &v) || v == 0)
+			if (!gs_cli_parse_count(optarg, 1000000, &v) || v == 0)
 				return gs_cli_usage_error(&analyze_usage,
 							  "--top wants a count from 1, not '%s'",
 							  optarg);

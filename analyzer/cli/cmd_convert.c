@@ -284,14 +284,10 @@ int gs_cmd_convert(int argc, char **argv)
 			return gs_cli_bad_option(&convert_usage, argv, c);
 		}
 	}
-	if (optind >= argc)
-		return gs_cli_usage_error(&convert_usage, "no TRACE given");
-	if (argc - optind > 1)
-		return gs_cli_usage_error(&convert_usage, "one TRACE at a time (got '%s' too)",
-					  argv[optind + 1]);
+	if (gs_cli_one_operand(&convert_usage, argc, argv, "TRACE", &o.in) != GS_EXIT_OK)
+		return GS_EXIT_USAGE;
 	if (!o.out)
 		return gs_cli_usage_error(&convert_usage, "no output given (-o OUT.gscope)");
-	o.in = argv[optind];
 	gs_progress_setup(o.quiet);
 	return convert_run(&o);
 }

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* gpuscope dump: every record of a trace as one text line, in time order. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include <gpuscope/analyzer.h>
 
@@ -46,22 +44,6 @@ struct dump_opts {
 	const char *path;
 };
 
-/* A decimal count: digits only, no sign, no overflow. */
-static bool dump_parse_count(const char *s, size_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > SIZE_MAX)
-		return false;
-	*out = (size_t)v;
-	return true;
-}
-
 static int dump_parse(int argc, char **argv, struct dump_opts *o, bool *help)
 {
 	static const struct option longopts[] = {
@@ -71,15 +53,17 @@ static int dump_parse(int argc, char **argv, struct dump_opts *o, bool *help)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	unsigned long long v;
 	int c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (!dump_parse_count(optarg, &o->limit))
+			if (!gs_cli_parse_count(optarg, SIZE_MAX, &v))
 				return gs_cli_usage_error(
 					&dump_usage, "--limit wants a count, not '%s'", optarg);
+			o->limit = (size_t)v;
 			break;
 		case 's':
 			o->salvage = true;
@@ -94,13 +78,7 @@ static int dump_parse(int argc, char **argv, struct dump_opts *o, bool *help)
 			return gs_cli_bad_option(&dump_usage, argv, c);
 		}
 	}
-	if (optind >= argc)
-		return gs_cli_usage_error(&dump_usage, "no TRACE given");
-	if (argc - optind > 1)
-		return gs_cli_usage_error(&dump_usage, "one TRACE at a time (got '%s' too)",
-					  argv[optind + 1]);
-	o->path = argv[optind];
-	return GS_EXIT_OK;
+	return gs_cli_one_operand(&dump_usage, argc, argv, "TRACE", &o->path);
 }
 
 int gs_cmd_dump(int argc, char **argv)

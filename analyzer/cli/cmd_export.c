@@ -249,12 +249,8 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 			return gs_cli_bad_option(&export_usage, argv, c);
 		}
 	}
-	if (optind >= argc)
-		return gs_cli_usage_error(&export_usage, "no TRACE given");
-	if (argc - optind > 1)
-		return gs_cli_usage_error(&export_usage, "one TRACE at a time (got '%s' too)",
-					  argv[optind + 1]);
-	o->in = argv[optind];
+	if (gs_cli_one_operand(&export_usage, argc, argv, "TRACE", &o->in) != GS_EXIT_OK)
+		return GS_EXIT_USAGE;
 	if (o->csv && (!o->out || !strcmp(o->out, "-")))
 		return gs_cli_usage_error(&export_usage,
 					  "csv writes two files: give -o PREFIX (or a directory)");

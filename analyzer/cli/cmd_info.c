@@ -2,7 +2,6 @@
 /* gpuscope info: record counts, devices, streams, time span of a trace. */
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 #include <gpuscope/analyzer.h>
 
@@ -58,13 +57,8 @@ static int info_parse(int argc, char **argv, struct info_opts *o, bool *help)
 	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (!strcmp(optarg, "json"))
-				o->json = true;
-			else if (!strcmp(optarg, "text"))
-				o->json = false;
-			else
-				return gs_cli_usage_error(
-					&info_usage, "unknown format '%s' (text or json)", optarg);
+			if (gs_cli_text_or_json(&info_usage, optarg, &o->json) != GS_EXIT_OK)
+				return GS_EXIT_USAGE;
 			break;
 		case 's':
 			o->salvage = true;
@@ -79,13 +73,7 @@ static int info_parse(int argc, char **argv, struct info_opts *o, bool *help)
 			return gs_cli_bad_option(&info_usage, argv, c);
 		}
 	}
-	if (optind >= argc)
-		return gs_cli_usage_error(&info_usage, "no TRACE given");
-	if (argc - optind > 1)
-		return gs_cli_usage_error(&info_usage, "one TRACE at a time (got '%s' too)",
-					  argv[optind + 1]);
-	o->path = argv[optind];
-	return GS_EXIT_OK;
+	return gs_cli_one_operand(&info_usage, argc, argv, "TRACE", &o->path);
 }
 
 int gs_cmd_info(int argc, char **argv)

@@ -79,13 +79,8 @@ static int plan_parse_args(int argc, char **argv, struct plan_opts *o, bool *hel
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (!strcmp(optarg, "json"))
-				o->json = true;
-			else if (!strcmp(optarg, "text"))
-				o->json = false;
-			else
-				return gs_cli_usage_error(
-					&plan_usage, "unknown format '%s' (text or json)", optarg);
+			if (gs_cli_text_or_json(&plan_usage, optarg, &o->json) != GS_EXIT_OK)
+				return GS_EXIT_USAGE;
 			break;
 		case 'h':
 			*help = true;
@@ -94,13 +89,7 @@ static int plan_parse_args(int argc, char **argv, struct plan_opts *o, bool *hel
 			return gs_cli_bad_option(&plan_usage, argv, c);
 		}
 	}
-	if (optind >= argc)
-		return gs_cli_usage_error(&plan_usage, "no STAGES.json given");
-	if (argc - optind > 1)
-		return gs_cli_usage_error(&plan_usage, "one STAGES.json at a time (got '%s' too)",
-					  argv[optind + 1]);
-	o->path = argv[optind];
-	return GS_EXIT_OK;
+	return gs_cli_one_operand(&plan_usage, argc, argv, "STAGES.json", &o->path);
 }
 
 int gs_cmd_plan(int argc, char **argv)

@@ -136,6 +136,44 @@ int gs_cli_help(const char *text)
 	return GS_EXIT_OK;
 }
 
+int gs_cli_one_operand(const struct gs_cli_usage *u, int argc, char **argv, const char *what,
+		       const char **out)
+{
+	if (optind >= argc)
+		return gs_cli_usage_error(u, "no %s given", what);
+	if (argc - optind > 1)
+		return gs_cli_usage_error(u, "one %s at a time (got '%s' too)", what,
+					  argv[optind + 1]);
+	*out = argv[optind];
+	return GS_EXIT_OK;
+}
+
+int gs_cli_text_or_json(const struct gs_cli_usage *u, const char *arg, bool *json)
+{
+	if (strcmp(arg, "json") == 0)
+		*json = true;
+	else if (strcmp(arg, "text") == 0)
+		*json = false;
+	else
+		return gs_cli_usage_error(u, "unknown format '%s' (text or json)", arg);
+	return GS_EXIT_OK;
+}
+
+bool gs_cli_parse_count(const char *s, unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
 extern char **environ;
 
 int gs_cli_limits(const struct gs_import_limits **out)
