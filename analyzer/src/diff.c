@@ -537,11 +537,14 @@ static void j_side_i64(struct gs_out *o, const char *key, const struct dev_diff 
 	gs_out_putc(o, '}');
 }
 
+/* null when not finite: a report gives no efficiency when its schedule
+ * broke dependency cycles (report.c). */
 static void j_fixed4(struct gs_out *o, double v)
 {
 	if (!isfinite(v))
-		v = 0;
-	gs_out_printf(o, "%.4f", v);
+		gs_out_puts(o, "null");
+	else
+		gs_out_printf(o, "%.4f", v);
 }
 
 static void j_side(struct gs_out *o, const struct gs_diff *df, int s)
@@ -827,6 +830,13 @@ static void t_eff_row(struct gs_out *o, const struct dev_diff *dd)
 	snprintf(b, sizeof(b), "%.4f", dd->eff[0]);
 	snprintf(n, sizeof(n), "%.4f", dd->eff[1]);
 	snprintf(d, sizeof(d), "%+.4f", dd->eff[1] - dd->eff[0]);
+	/* n/a: no efficiency (the schedule broke dependency cycles). */
+	if (!isfinite(dd->eff[0]))
+		snprintf(b, sizeof(b), "n/a");
+	if (!isfinite(dd->eff[1]))
+		snprintf(n, sizeof(n), "n/a");
+	if (!isfinite(dd->eff[1] - dd->eff[0]))
+		snprintf(d, sizeof(d), "n/a");
 	gs_out_puts(o, "  ");
 	t_cell(o, "efficiency", C_LABEL, false);
 	t_cell(o, dd->d[0] ? b : "-", C_VALUE, true);

@@ -14,6 +14,7 @@
 #include "analyzer_priv.h"
 #include "report_priv.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,15 @@ const char *gs_report_pct(char *buf, size_t size, int64_t part, int64_t whole)
 	double p = whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 
 	snprintf(buf, size, "%.1f%%", p);
+	return buf;
+}
+
+const char *gs_report_eff_text(const struct gs_report_device *d, char *buf, size_t size)
+{
+	if (d->efficiency_kind == GS_REPORT_EFF_CYCLES || !isfinite(d->efficiency))
+		snprintf(buf, size, "n/a");
+	else
+		snprintf(buf, size, "%.2f", d->efficiency);
 	return buf;
 }
 
@@ -712,7 +722,31 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 	d->actual_ns = s->actual_ns;
 	d->dependency_bound_ns = s->dependency_bound_ns;
 	d->ideal_ns = s->ideal_ns;
-	d->efficiency = s->efficiency;
+	d->broken_cycles = s->broken_cycles;
+	/*
+	 * Efficiency (SPEC 4.4: ideal / actual) as reported, never above 1.
+	 * The ideal schedule bounds the makespan from below only when the
+	 * recorded run honoured every edge the schedule keeps.
+	 * - Cycles broken (waits that cannot all have happened: a corrupt,
+	 *   hand-edited or mis-merged trace): the ideal depends on which edges
+	 *   were dropped to break them, so the ratio means nothing, whether
+	 *   above 1 or not. None is given (NaN: "n/a", JSON null) rather than
+	 *   a clamped 1 that would read "nothing to gain"; a finding says why.
+	 * - Else an ideal longer than the actual run means the run started
+	 *   some op before an edge allowed (device clocks that disagree, an
+	 *   event joined to the wrong record): the model finds nothing to
+	 *   gain, so 1, flagged as bounded (JSON efficiency_bounded).
+	 */
+	if (s->broken_cycles) {
+		d->efficiency_kind = GS_REPORT_EFF_CYCLES;
+		d->efficiency = NAN;
+	} else if (s->actual_ns > 0 && s->ideal_ns > s->actual_ns) {
+		d->efficiency_kind = GS_REPORT_EFF_BOUNDED;
+		d->efficiency = 1.0;
+	} else {
+		d->efficiency_kind = GS_REPORT_EFF_EXACT;
+		d->efficiency = s->efficiency > 1.0 ? 1.0 : s->efficiency;
+	}
 	d->pipelined = s->pipelined;
 	memcpy(d->copy_engines, s->copy_engines, sizeof(d->copy_engines));
 	if (s->n_critical) {
@@ -1110,7 +1144,7 @@ static void finding_pipeline(const struct gs_report_device *d, struct finding_li
 	size_t i;
 
 	if (!w->name || w->batches < 2 || w->makespan_ns <= 0 || w->makespan_ns >= d->ideal_ns ||
-	    !significant(d->ideal_ns - w->makespan_ns, d->actual_ns))
+	    d->broken_cycles || !significant(d->ideal_ns - w->makespan_ns, d->actual_ns))
 		return;
 	sb_printf(&text, "pipelining %zu batches over streams: makespan ", w->batches);
 	sb_dur(&text, w->makespan_ns);
@@ -1171,7 +1205,8 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 	struct sb text = {0}, adv = {0};
 	unsigned c, worst = GS_BOUND_NONE;
 
-	if (d->actual_ns <= 0 || d->ideal_ns <= 0 || !significant(slack, d->actual_ns))
+	if (d->actual_ns <= 0 || d->ideal_ns <= 0 || d->efficiency_kind != GS_REPORT_EFF_EXACT ||
+	    !significant(slack, d->actual_ns))
 		return;
 	for (c = 1; c < GS_BOUND_COUNT; c++)
 		if (d->bound_delay_ns[c] > d->bound_delay_ns[worst])
@@ -1189,6 +1224,27 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 			  d->bound_ops[worst] == 1 ? "" : "s");
 	sb_printf(&adv, "%s", constraint_advice(worst));
 	add_finding(l, "schedule", slack, &text, &adv);
+}
+
+/* Dependency cycles: the schedules rest on a graph no real run has. First
+ * of the findings, whatever the time at stake (none is known). */
+static void finding_cycles(const struct gs_report_device *d, struct finding_list *l)
+{
+	struct sb text = {0}, adv = {0};
+
+	if (!d->broken_cycles)
+		return;
+	sb_printf(&text,
+		  "dependency cycles: ops wait (through events, host syncs or the default stream) "
+		  "on work that waits on them, which no real run can do; the schedules broke the "
+		  "cycles at %llu op%s by dropping edges, so the ideal and dependency-bound "
+		  "schedules, the critical path and the waits are unreliable and no efficiency "
+		  "is given",
+		  (unsigned long long)d->broken_cycles, d->broken_cycles == 1 ? "" : "s");
+	sb_printf(&adv, "check how the trace was made: a corrupt, hand-edited or wrongly merged "
+			"trace (waits joined to the wrong event records) has cycles; the waits "
+			"listed are a place to start");
+	add_finding(l, "dependency_cycles", 0, &text, &adv);
 }
 
 /* Waits matter where the device had nothing else to run: their time at
@@ -1362,10 +1418,13 @@ static void finding_kernels(const struct gs_trace *t, const struct gs_report_dev
 	add_finding(l, "kernels", k->ns, &text, &adv);
 }
 
-/* Ranked by the time at stake; the efficiency headline first and the
- * dominant-kernel lead last. */
+/* Ranked by the time at stake; dependency cycles (which make the rest
+ * doubtful) first, then the efficiency headline, the dominant-kernel lead
+ * last. */
 static int finding_rank(const char *kind)
 {
+	if (!strcmp(kind, "dependency_cycles"))
+		return -1;
 	if (!strcmp(kind, "schedule"))
 		return 0;
 	if (!strcmp(kind, "kernels"))
@@ -1389,6 +1448,7 @@ static gs_status dev_findings(const struct gs_report *r, struct gs_report_device
 {
 	struct finding_list l = {.n = 0};
 
+	finding_cycles(d, &l);
 	finding_schedule(r, d, &l);
 	finding_idle(r, d, &l);
 	finding_sync(r, d, &l);

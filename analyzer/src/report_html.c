@@ -1186,9 +1186,9 @@ static gs_status h_timeline(struct hw *w, const struct gs_report_device *d, size
 	gs_out_printf(&w->o,
 		      "<p class=\"more\">ideal schedule: the same ops with the same "
 		      "durations and dependencies, without host or launch cost; it ends at %s "
-		      "(actual %s, efficiency %.2f).",
+		      "(actual %s, efficiency %s).",
 		      DUR(d->ideal_ns), DUR(d->actual_ns),
-		      isfinite(d->efficiency) ? d->efficiency : 0.0);
+		      gs_report_eff_text(d, (char[32]){0}, 32));
 	if (!w->exact)
 		gs_out_printf(&w->o,
 			      " Drawn in %zu slices per lane (%s each): a slice takes the colour "
@@ -1229,6 +1229,21 @@ static void op_cell(struct hw *w, uint32_t op)
 		      (unsigned long long)gs_report_op_id(w->t, op));
 }
 
+/* What the efficiency is: it is never above 1 (report.c, enum gs_report_eff). */
+static const char *eff_note(const struct gs_report_device *d)
+{
+	switch (d->efficiency_kind) {
+	case GS_REPORT_EFF_CYCLES:
+		return "not available: the schedule broke dependency cycles, so the ideal is no "
+		       "bound (see the findings)";
+	case GS_REPORT_EFF_BOUNDED:
+		return "bounded: the ideal is longer than the actual run, which started some op "
+		       "before a dependency allowed";
+	default:
+		return "ideal / actual";
+	}
+}
+
 static void h_schedule(struct hw *w, const struct gs_report_device *d, size_t di)
 {
 	const struct gs_what_if *p = &d->pipelined;
@@ -1244,11 +1259,10 @@ static void h_schedule(struct hw *w, const struct gs_report_device *d, size_t di
 		      "host or launch cost, unlimited resources</td></tr>\n"
 		      "<tr><td>ideal</td><td class=\"n\">%s</td><td>with copy engines HtoD %u, "
 		      "DtoH %u</td></tr>\n"
-		      "<tr><td>efficiency</td><td class=\"n\">%.2f</td><td>ideal / "
-		      "actual</td></tr>\n",
+		      "<tr><td>efficiency</td><td class=\"n\">%s</td><td>%s</td></tr>\n",
 		      di, DUR(d->actual_ns), DUR(d->dependency_bound_ns), DUR(d->ideal_ns),
 		      d->copy_engines[GS_COPY_HTOD], d->copy_engines[GS_COPY_DTOH],
-		      isfinite(d->efficiency) ? d->efficiency : 0.0);
+		      gs_report_eff_text(d, (char[32]){0}, 32), eff_note(d));
 	if (p->name && p->makespan_ns > 0) {
 		gs_out_printf(&w->o,
 			      "<tr><td>pipelined batches</td><td class=\"n\">%s</td><td>%zu "

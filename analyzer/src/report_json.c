@@ -3,7 +3,8 @@
  * The analyze report as JSON (schema "gpuscope.report/1", SPEC §5): the
  * fields SPEC §5 fixes, and more. Written as it goes (nothing is built in
  * memory), with every write checked (out.c). Integers are exact; fractions
- * and efficiency have four decimals. Ops are named by "op": their
+ * and efficiency have four decimals (efficiency is null when the schedule
+ * broke dependency cycles: see report.c). Ops are named by "op": their
  * correlation id when nonzero, else their index, and "op_index": their
  * index in the trace (gs_trace_ops() order, as `gpuscope dump` has them).
  *
@@ -323,7 +324,15 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 	jw_i64(w, "actual_ns", d->actual_ns);
 	jw_i64(w, "dependency_bound_ns", d->dependency_bound_ns);
 	jw_i64(w, "ideal_ns", d->ideal_ns);
-	jw_fixed(w, "efficiency", d->efficiency);
+	/* Never above 1 (report.c): null when dependency cycles were broken
+	 * (broken_cycles > 0), 1 with efficiency_bounded when the ideal is
+	 * longer than the actual run. */
+	if (d->efficiency_kind == GS_REPORT_EFF_CYCLES)
+		jw_null(w, "efficiency");
+	else
+		jw_fixed(w, "efficiency", d->efficiency);
+	jw_bool(w, "efficiency_bounded", d->efficiency_kind == GS_REPORT_EFF_BOUNDED);
+	jw_u64(w, "broken_cycles", d->broken_cycles);
 	jw_row(w, "copy_engines");
 	for (c = 1; c < GS_COPY_KIND_COUNT; c++)
 		jw_u64(w, gs_copy_kind_name(c), d->copy_engines[c]);

@@ -52,7 +52,11 @@ struct gs_report_device {
 	int64_t actual_ns;
 	int64_t dependency_bound_ns;
 	int64_t ideal_ns;
-	double efficiency;
+	double efficiency;       /* as reported: see enum gs_report_eff */
+	uint8_t efficiency_kind; /* enum gs_report_eff */
+	/* Ops whose in-edges the schedule dropped to break a dependency cycle
+	 * (gs_schedule.broken_cycles): 0 in a consistent trace. */
+	uint64_t broken_cycles;
 	struct gs_critical_op *critical;
 	size_t n_critical;
 	int64_t critical_ns; /* sum of the critical ops' durations */
@@ -126,6 +130,24 @@ struct gs_report {
 	struct gs_report_device *dev;
 	size_t n_dev;
 };
+
+/*
+ * The efficiency the report gives (SPEC §4.4: ideal_ns / actual_ns), never
+ * above 1 (report.c says why):
+ *   EXACT    ideal_ns / actual_ns, in [0, 1] (1 when actual_ns is 0);
+ *   BOUNDED  the ideal schedule is longer than the recorded run (the run
+ *            started an op before an edge allowed): given as 1, flagged;
+ *   CYCLES   the schedule broke dependency cycles (broken_cycles > 0): not
+ *            available (NaN): text and HTML print "n/a", JSON null.
+ */
+enum gs_report_eff {
+	GS_REPORT_EFF_EXACT = 0,
+	GS_REPORT_EFF_BOUNDED = 1,
+	GS_REPORT_EFF_CYCLES = 2,
+};
+
+/* The efficiency as text and HTML print it: "0.92", or "n/a". Returns buf. */
+const char *gs_report_eff_text(const struct gs_report_device *d, char *buf, size_t size);
 
 /* Sizes of the derived tables. */
 #define GS_REPORT_DEFAULT_TOP 10

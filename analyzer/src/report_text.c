@@ -13,7 +13,6 @@
  */
 #include "report_priv.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -466,6 +465,35 @@ static const char *op_label(const struct gs_trace *t, uint32_t op, char *buf, si
 
 /* ---- schedule ------------------------------------------------------------------ */
 
+/* The efficiency line: never above 1 (report.c, enum gs_report_eff). */
+static void text_efficiency(struct tw *w, const struct gs_report_device *d)
+{
+	char eff[32], first[64], note[256];
+
+	switch (d->efficiency_kind) {
+	case GS_REPORT_EFF_CYCLES:
+		snprintf(
+			note, sizeof(note),
+			"(not available: the schedule broke dependency cycles at %llu op%s, so the "
+			"ideal is no bound; see the findings)",
+			(unsigned long long)d->broken_cycles, d->broken_cycles == 1 ? "" : "s");
+		break;
+	case GS_REPORT_EFF_BOUNDED:
+		snprintf(
+			note, sizeof(note),
+			"(bounded: the ideal, %s, is longer than the actual run, which started some "
+			"op before a dependency allowed)",
+			DUR(d->ideal_ns));
+		break;
+	default:
+		snprintf(note, sizeof(note), "(ideal / actual)");
+		break;
+	}
+	snprintf(first, sizeof(first), "    efficiency         %-4s  ",
+		 gs_report_eff_text(d, eff, sizeof(eff)));
+	tw_wrap(w, first, strlen(first), note, 30);
+}
+
 static void text_schedule(struct tw *w, const struct gs_report_device *d)
 {
 	const struct gs_trace *t = w->t;
@@ -489,8 +517,7 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 	gs_out_printf(&w->o, "    ideal              %s  (", DUR(d->ideal_ns));
 	gs_out_printf(&w->o, "copy engines HtoD %u, DtoH %u%s)\n", d->copy_engines[GS_COPY_HTOD],
 		      d->copy_engines[GS_COPY_DTOH], engines_known ? "" : ", assumed");
-	gs_out_printf(&w->o, "    efficiency         %.2f  (ideal / actual)\n",
-		      isfinite(d->efficiency) ? d->efficiency : 0.0);
+	text_efficiency(w, d);
 	if (p->name && p->makespan_ns > 0) {
 		gs_out_printf(&w->o, "    pipelined batches  %s  (%zu batches; saves %s",
 			      DUR(p->makespan_ns), p->batches, DUR(p->saving_ns));

@@ -27,10 +27,10 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 		return rc;
 	if (fmt)
 		*fmt = f;
-	/* Every format is held to the limits they share (limits.c). */
-	gs_limit_sink_init(&ls, gs_trace_borrow_sink(t),
-			   f == GS_INPUT_KINETO || f == GS_INPUT_NSYS ? NULL : path,
-			   opts ? opts->limits : NULL);
+	/* Every format is held to the limits they share (limits.c). Each
+	 * reader names the file and the place (byte, chunk, table) of what the
+	 * limits refuse. */
+	gs_limit_sink_init(&ls, gs_trace_borrow_sink(t), NULL, opts ? opts->limits : NULL);
 	sink = &ls.sink;
 	if (opts && opts->progress) {
 		gs_progress_sink_init(&ps, sink, opts->progress, opts->progress_user);

@@ -46,6 +46,7 @@ struct gs_reader {
 	bool saw_end;
 	uint64_t records;
 	uint64_t skipped;
+	bool placed; /* the last error named its chunk (CHUNK_ERR) */
 
 	unsigned char *cbuf;
 	size_t cbuf_cap;
@@ -192,6 +193,7 @@ bool gs_is_gscope(const void *head, size_t len)
 		snprintf(m_, sizeof(m_), __VA_ARGS__);                                             \
 		gs_error_append("%s: chunk %" PRIu64 " at byte %" PRIu64 ": %s", (r)->name,        \
 				(r)->chunk, (uint64_t)(at), m_);                                   \
+		(r)->placed = true;                                                                \
 	} while (0)
 
 static gs_status warn(struct gs_reader *r, struct gs_sink *sink, const char *fmt, ...)
@@ -802,6 +804,7 @@ static gs_status decode_chunk(struct gs_reader *r, struct gs_sink *sink, const s
 	uint64_t nrec = chunk_record_count(c);
 	gs_status rc;
 
+	r->placed = false;
 	if (nrec != f->nrecords)
 		SHAPE_ERR(r, "holds %" PRIu64 " records, its header says %" PRIu32, nrec,
 			  f->nrecords);
@@ -816,8 +819,14 @@ static gs_status decode_chunk(struct gs_reader *r, struct gs_sink *sink, const s
 		rc = decode_api(r, sink, c->api_calls);
 	if (!rc && c->ranges)
 		rc = decode_ranges(r, sink, c->ranges);
-	if (rc)
+	if (rc) {
+		/* What the sink refused (a time out of range, a limit, memory)
+		 * is told where in the file it was. */
+		if (!r->placed)
+			gs_error_append("%s: chunk %" PRIu64 " at byte %" PRIu64, r->name, r->chunk,
+					r->offset);
 		return rc;
+	}
 	r->records += nrec;
 	if (f->type == GS_CHUNK_END) {
 		r->saw_end = true;
@@ -936,9 +945,20 @@ gs_status gs_reader_next(struct gs_reader *r, struct gs_sink *sink)
 		/* Salvage: report the bad chunk, skip to the next valid frame. */
 		{
 			char msg[GS_ERROR_MSG_MAX];
+			size_t used = 0;
 
-			snprintf(msg, sizeof(msg), "%s (skipped)",
-				 gs_error_count() > errs ? gs_error_message(errs) : "bad chunk");
+			/* The chunk's causes, outermost (its place) first. */
+			for (int i = gs_error_count(); i-- > errs && used + 1 < sizeof(msg);) {
+				int n = snprintf(msg + used, sizeof(msg) - used, "%s%s",
+						 used ? ": " : "", gs_error_message(i));
+
+				if (n < 0)
+					break;
+				used += (size_t)n;
+			}
+			snprintf(msg + (used < sizeof(msg) ? used : sizeof(msg) - 1),
+				 sizeof(msg) - (used < sizeof(msg) ? used : sizeof(msg) - 1), "%s",
+				 used ? " (skipped)" : "bad chunk (skipped)");
 			gs_error_truncate(errs);
 			if (sink->warning) {
 				rc = sink->warning(sink, msg, 1);

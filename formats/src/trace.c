@@ -60,6 +60,66 @@ static bool times_ok(int64_t start, int64_t end)
 	return end >= start && (uint64_t)end - (uint64_t)start <= (uint64_t)GS_MAX_DURATION_NS;
 }
 
+/*
+ * The range check every record with times passes through (SPEC §3 and
+ * format.h GS_TIME_LIMIT_NS). The sink is the one place every reader feeds
+ * (the .gscope reader, the Kineto and Nsight importers, replay), so the
+ * check is here. It runs after times_ok(): a record SPEC §3 drops for its
+ * duration (end < start, over 7 days: an end that wrapped past INT64_MAX
+ * included) is dropped and counted as before; a record that would be kept
+ * with a time at or beyond ±2^62 ns refuses the whole trace, because the
+ * analyses take differences of times (gaps, windows, delays) that would
+ * overflow, and such a time is never a real clock reading. The error names
+ * the record (kind, name, correlation id) and the time; the reader around
+ * adds the file and the place (Kineto: the byte offset, Nsight: the table,
+ * the command line: the file).
+ */
+static bool time_in_range(int64_t v)
+{
+	return v > -GS_TIME_LIMIT_NS && v < GS_TIME_LIMIT_NS;
+}
+
+/* The first of `n` times that is out of range, or NULL. */
+static const char *out_of_range(const int64_t *v, const char *const *field, size_t n, int64_t *bad)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!time_in_range(v[i])) {
+			*bad = v[i];
+			return field[i];
+		}
+	}
+	return NULL;
+}
+
+/* "kernel 'name' (correlation 7): start time -4611686018427387904 ns is
+ * out of range (...)". `name` may be GS_NO_STRING. */
+static gs_status bad_time(const struct gs_trace *t, const char *what, uint32_t name,
+			  uint64_t correlation, const char *field, int64_t v)
+{
+	char who[160];
+	int n = snprintf(who, sizeof(who), "%s", what);
+
+	if (name != GS_NO_STRING && n >= 0 && (size_t)n < sizeof(who))
+		n += snprintf(who + n, sizeof(who) - (size_t)n, " '%.64s'",
+			      gs_strtab_get(&t->strings, name));
+	if (correlation && n >= 0 && (size_t)n < sizeof(who))
+		snprintf(who + n, sizeof(who) - (size_t)n, " (correlation %llu)",
+			 (unsigned long long)correlation);
+	gs_error_append("%s: %s time %lld ns is out of range (|t| must be below 2^62 ns, about 146 "
+			"years)",
+			who, field, (long long)v);
+	return GS_ERR_FORMAT;
+}
+
+/* A start/end pair that passed times_ok(): end >= start. */
+static const char *span_out_of_range(int64_t start, int64_t end, int64_t *bad)
+{
+	static const char *const field[] = {"start", "end"};
+	const int64_t v[] = {start, end};
+
+	return out_of_range(v, field, 2, bad);
+}
+
 static gs_status nomem(void)
 {
 	gs_error_append("out of memory");
@@ -163,6 +223,8 @@ static gs_status sink_op(struct gs_sink *s, const struct gs_op *op)
 {
 	struct gs_trace *t = of(s);
 	gs_status rc = check_stream(t, op->stream, "an op");
+	const char *field;
+	int64_t bad;
 
 	if (rc)
 		return rc;
@@ -174,6 +236,10 @@ static gs_status sink_op(struct gs_sink *s, const struct gs_op *op)
 		t->bad_times[BAD_OP]++;
 		return GS_OK;
 	}
+	field = span_out_of_range(op->start_ns, op->end_ns, &bad);
+	if (field)
+		return bad_time(t, gs_op_kind_name(op->kind), op->name, op->correlation, field,
+				bad);
 	t->finished = false;
 	return PUSH(t, ops, *op) ? nomem() : GS_OK;
 }
@@ -181,11 +247,16 @@ static gs_status sink_op(struct gs_sink *s, const struct gs_op *op)
 static gs_status sink_api_call(struct gs_sink *s, const struct gs_api_call *c)
 {
 	struct gs_trace *t = of(s);
+	const char *field;
+	int64_t bad;
 
 	if (!times_ok(c->start_ns, c->end_ns)) {
 		t->bad_times[BAD_API]++;
 		return GS_OK;
 	}
+	field = span_out_of_range(c->start_ns, c->end_ns, &bad);
+	if (field)
+		return bad_time(t, "API call", c->name, c->correlation, field, bad);
 	t->finished = false;
 	return PUSH(t, api_calls, *c) ? nomem() : GS_OK;
 }
@@ -194,6 +265,8 @@ static gs_status sink_sync(struct gs_sink *s, const struct gs_sync *y)
 {
 	struct gs_trace *t = of(s);
 	gs_status rc = GS_OK;
+	const char *field;
+	int64_t bad;
 
 	if (y->stream != GS_NO_INDEX)
 		rc = check_stream(t, y->stream, "a sync");
@@ -205,6 +278,9 @@ static gs_status sink_sync(struct gs_sink *s, const struct gs_sync *y)
 		t->bad_times[BAD_SYNC]++;
 		return GS_OK;
 	}
+	field = span_out_of_range(y->start_ns, y->end_ns, &bad);
+	if (field)
+		return bad_time(t, "sync", GS_NO_STRING, y->correlation, field, bad);
 	t->finished = false;
 	return PUSH(t, syncs, *y) ? nomem() : GS_OK;
 }
@@ -218,6 +294,9 @@ static gs_status sink_event_record(struct gs_sink *s, const struct gs_event_reco
 		if (rc)
 			return rc;
 	}
+	if (!time_in_range(e->time_ns))
+		return bad_time(t, "event record", GS_NO_STRING, e->correlation, "record",
+				e->time_ns);
 	t->finished = false;
 	return PUSH(t, event_records, *e) ? nomem() : GS_OK;
 }
@@ -225,10 +304,22 @@ static gs_status sink_event_record(struct gs_sink *s, const struct gs_event_reco
 static gs_status sink_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index)
 {
 	struct gs_trace *t = of(s);
+	static const char *const field[] = {"allocation", "free"};
+	const int64_t v[] = {a->alloc_ns, a->free_ns};
+	const char *bad_field;
+	int64_t bad;
 
 	if (t->n_allocations >= UINT32_MAX - 1) {
 		gs_error_append("too many allocations");
 		return GS_ERR_LIMIT;
+	}
+	bad_field = out_of_range(v, field, 2, &bad);
+	if (bad_field) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "allocation at 0x%llx",
+			 (unsigned long long)a->address);
+		return bad_time(t, what, GS_NO_STRING, 0, bad_field, bad);
 	}
 	if (PUSH(t, allocations, *a))
 		return nomem();
@@ -251,11 +342,16 @@ static gs_status sink_op_alloc(struct gs_sink *s, const struct gs_op_alloc *l)
 static gs_status sink_range(struct gs_sink *s, const struct gs_range *r)
 {
 	struct gs_trace *t = of(s);
+	const char *field;
+	int64_t bad;
 
 	if (!times_ok(r->start_ns, r->end_ns)) {
 		t->bad_times[BAD_RANGE]++;
 		return GS_OK;
 	}
+	field = span_out_of_range(r->start_ns, r->end_ns, &bad);
+	if (field)
+		return bad_time(t, "host range", r->name, 0, field, bad);
 	t->finished = false;
 	return PUSH(t, ranges, *r) ? nomem() : GS_OK;
 }
@@ -263,9 +359,14 @@ static gs_status sink_range(struct gs_sink *s, const struct gs_range *r)
 static gs_status sink_overhead(struct gs_sink *s, const struct gs_overhead *o)
 {
 	struct gs_trace *t = of(s);
+	const char *field;
+	int64_t bad;
 
 	if (!times_ok(o->start_ns, o->end_ns))
 		return GS_OK;
+	field = span_out_of_range(o->start_ns, o->end_ns, &bad);
+	if (field)
+		return bad_time(t, "collector overhead", o->kind, 0, field, bad);
 	return PUSH(t, overheads, *o) ? nomem() : GS_OK;
 }
 

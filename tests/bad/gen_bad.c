@@ -431,6 +431,38 @@ static void million_streams_gscope(void)
 }
 
 /*
+ * Times at the edge of the range the trace model holds (|t| < 2^62 ns,
+ * GS_TIME_LIMIT_NS): a kernel that starts just inside it (-2^62 + 1 ns), then
+ * one that starts at exactly -2^62 ns (correlation 2), refused.
+ */
+static void times_past_limit_gscope(void)
+{
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_stream st = {.pid = 1, .stream_id = 7};
+	uint32_t name, idx;
+	gs_status rc;
+
+	if (gs_writer_open(path_of("times-past-limit.gscope"), NULL, &w) != GS_OK)
+		die("cannot write times-past-limit.gscope");
+	s = gs_writer_borrow_sink(w);
+	rc = s->intern(s, "k", 1, &name);
+	rc = rc ? rc : s->stream(s, &st, &idx);
+	for (int i = 0; i < 2 && !rc; i++) {
+		struct gs_op op = {.start_ns = -GS_TIME_LIMIT_NS + 1 - i,
+				   .end_ns = -GS_TIME_LIMIT_NS + 1000,
+				   .correlation = (uint64_t)i + 1,
+				   .name = name,
+				   .stream = idx,
+				   .kind = GS_OP_KERNEL};
+
+		rc = s->op(s, &op);
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("times-past-limit.gscope: write failed");
+}
+
+/*
  * Waits that form a cycle: stream 7 waits (call 3) for an event recorded on
  * stream 8 after kernel b (call 10), stream 8 waits (call 4) for an event
  * recorded on stream 7 after kernel a (call 9): a after b after a. CUDA
@@ -588,6 +620,7 @@ static void gscope_files(void)
 	free(b.p);
 	crafted_gscope();
 	million_streams_gscope();
+	times_past_limit_gscope();
 	wait_cycle_gscope();
 	many_engines_gscope();
 }

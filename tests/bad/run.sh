@@ -11,7 +11,8 @@
 # (so messages name it by its bare name) under `timeout` (TIME_S seconds)
 # and, when MEM_MB > 0, `ulimit -v` (MEM_MB MiB of address space). The run
 # must finish within those limits, exit with the expected status and write
-# exactly the expected stderr (nothing more). On stdout nothing is checked.
+# exactly the expected stderr (nothing more). On stdout only the lines
+# asked for with stdout-has are checked.
 #
 # .expect keys, one per line ('#' starts a comment):
 #   file: NAME        the input (CASES_DIR/NAME, else WORK_DIR/NAME)
@@ -21,6 +22,8 @@
 #   status: N         expected exit status
 #   stderr: LINE      an exact line of stderr, in order (may repeat)
 #   stderr-re: ERE    a line matching this extended regex, whole line
+#   stdout-has: TEXT  some line of stdout holds TEXT (a fixed string; may
+#                     repeat, in any order)
 set -u
 
 gpuscope=$1
@@ -47,6 +50,7 @@ for expect in "$cases"/*.expect; do
 	name=$(basename "$expect" .expect)
 	file= run=info status= envs=
 	: >"$work/$name.want"
+	: >"$work/$name.has"
 	while IFS= read -r line || [ -n "$line" ]; do
 		case $line in
 		'#'* | '') ;;
@@ -55,6 +59,7 @@ for expect in "$cases"/*.expect; do
 		env:*) envs="$envs ${line#env: }" ;;
 		status:*) status=${line#status: } ;;
 		stderr:* | stderr-re:*) printf '%s\n' "$line" >>"$work/$name.want" ;;
+		stdout-has:*) printf '%s\n' "${line#stdout-has: }" >>"$work/$name.has" ;;
 		*)
 			echo "FAIL: $name: unknown line in $expect: $line" >&2
 			fail=1
@@ -133,6 +138,12 @@ for expect in "$cases"/*.expect; do
 			;;
 		esac
 	done <"$work/$name.want"
+	while IFS= read -r want; do
+		if ! grep -Fq -- "$want" "$work/$name.out"; then
+			echo "FAIL: $name: no line of stdout holds: $want" >&2
+			fail=1
+		fi
+	done <"$work/$name.has"
 	[ "$fail" = "$before" ] && echo "ok: $name (exit $got, ${took}s)"
 done
 

@@ -90,6 +90,54 @@ static const char wait_json[] = HEAD RT("cudaMemcpyAsync", 1000000, 2, 21) ",\n"
 					      24) ",\n" KERNEL("consumer_kernel", 0, 7, 1000050, 40,
 							       24) "\n" TAIL;
 
+/* A stream waiting on the event recorded on another (Kineto's Stream Wait
+ * Event, joined on the cudaEventRecord's correlation). */
+#define WAIT(stream, on, record, ts, corr)                                                         \
+	"{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Wait Event\", \"pid\": 0, "    \
+	"\"tid\": " #stream ", \"ts\": " #ts ", \"dur\": 1, \"args\": {\"cuda_sync_kind\": "       \
+	"\"Stream Wait Event\", \"wait_on_stream\": " #on                                          \
+	", \"wait_on_cuda_event_record_corr_id\": " #record ", \"stream\": " #stream               \
+	", \"correlation\": " #corr ", \"device\": 0, \"context\": 1}}"
+
+/*
+ * Waits that form a cycle (µs from 1 s), as no real run can record them:
+ * stream 7 waits (call 3) on the event recorded (call 10) after kernel b
+ * of stream 8, stream 8 waits (call 4) on the event recorded (call 9)
+ * after kernel a of stream 7; a and b both run [30, 40). The schedules
+ * break the cycle by dropping a's in-edge, then keep a -> b: ideal 20 µs
+ * against an actual 10 µs, which was reported as efficiency 2.00.
+ */
+static const char cycle_json[] = HEAD
+	RT("cudaStreamWaitEvent", 1000003, 1, 3) ",\n" RT("cudaStreamWaitEvent", 1000004, 1, 4) ",\n" RT(
+		"cudaLaunchKernel", 1000005, 1,
+		5) ",\n" RT("cudaLaunchKernel", 1000006, 1,
+			    6) ",\n" RT("cudaEventRecord", 1000009, 1,
+					9) ",\n" RT("cudaEventRecord", 1000010, 1,
+						    10) ",\n" WAIT(7, 8, 10, 1000003,
+								   3) ",\n" WAIT(8, 7, 9, 1000004,
+										 4) ",\n" KERNEL("a",
+												 0,
+												 7,
+												 1000030,
+												 10,
+												 5) ",\n" KERNEL("b",
+														 0,
+														 8,
+														 1000030,
+														 10,
+														 6) "\n" TAIL;
+
+/* Half of it, no cycle: stream 7 waits on b, yet a ran beside b. The
+ * ideal (b, then a: 20 µs) is longer than the recorded 10 µs. */
+static const char overtaken_json[] = HEAD RT("cudaStreamWaitEvent", 1000003, 1, 3) ",\n" RT(
+	"cudaLaunchKernel", 1000005, 1,
+	5) ",\n" RT("cudaLaunchKernel", 1000006, 1,
+		    6) ",\n" RT("cudaEventRecord", 1000010, 1,
+				10) ",\n" WAIT(7, 8, 10, 1000003,
+					       3) ",\n" KERNEL("a", 0, 7, 1000030, 10,
+							       5) ",\n" KERNEL("b", 0, 8, 1000030,
+									       10, 6) "\n" TAIL;
+
 /* Another process on device 1: one kernel [0, 10) µs. */
 static const char rank1_json[] =
 	"{\"traceEvents\": [\n" KERNEL("allreduce", 1, 7, 1000000, 10, 1) "\n" TAIL;
@@ -322,6 +370,8 @@ static void test_json_fields(void **state)
 	num_is(at(s, "ideal_ns", NULL), 90000);
 	num_is(at(s, "efficiency", NULL), 0.6);
 	assert_non_null(strstr(raw, "\"efficiency\": 0.6000"));
+	assert_true(cJSON_IsFalse(at(s, "efficiency_bounded", NULL)));
+	num_is(at(s, "broken_cycles", NULL), 0);
 	cp = at(s, "critical_path", NULL);
 	assert_int_equal(cJSON_GetArraySize(cp), 3);
 	/* "op" is the correlation id; "op_index" the index in the trace. */
@@ -432,6 +482,100 @@ static void test_waits(void **state)
 	assert_non_null(strstr(text, "41.000 us  event           consumer_kernel [s7]"));
 	assert_non_null(strstr(text, "<- HtoD 1.0 MiB pinned [s20]"));
 	free(text);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
+/* Waits in a cycle: the report says so (a finding first, broken_cycles)
+ * and gives no efficiency, rather than ideal / actual = 2. */
+static void test_wait_cycle(void **state)
+{
+	struct gs_trace *t = trace_of(cycle_json);
+	struct gs_report *r = report_of(t, NULL);
+	char *raw = NULL, *text;
+	cJSON *j = json_of(r, &raw);
+	const cJSON *s = at(j, "devices", "#0", "schedule", NULL);
+	const cJSON *f = at(j, "devices", "#0", "findings", NULL);
+	const cJSON *e;
+	int i;
+
+	(void)state;
+	/* The cycle is there: two waits, each holding the other's producer. */
+	assert_int_equal(cJSON_GetArraySize(at(j, "waits", NULL)), 2);
+	num_is(at(s, "actual_ns", NULL), 10000);
+	num_is(at(s, "ideal_ns", NULL), 20000);
+	num_is(at(s, "broken_cycles", NULL), 1);
+	assert_true(cJSON_IsNull(at(s, "efficiency", NULL)));
+	assert_non_null(strstr(raw, "\"efficiency\": null,"));
+	assert_true(cJSON_IsFalse(at(s, "efficiency_bounded", NULL)));
+	/* The cycle finding first; no efficiency headline, no pipelining lead
+	 * (both rest on the broken schedule). */
+	str_is(at(f, "#0", "kind", NULL), "dependency_cycles");
+	num_is(at(f, "#0", "ns", NULL), 0);
+	assert_non_null(strstr(at(f, "#0", "text", NULL)->valuestring,
+			       "the schedules broke the cycles at 1 op by dropping edges"));
+	for (i = 0; i < cJSON_GetArraySize(f); i++) {
+		const char *kind;
+
+		e = cJSON_GetArrayItem(f, i);
+		kind = at(e, "kind", NULL)->valuestring;
+		assert_string_not_equal(kind, "schedule");
+		assert_string_not_equal(kind, "pipelining");
+		assert_null(strstr(at(e, "text", NULL)->valuestring, "efficiency 2"));
+	}
+
+	text = text_of(r);
+	check_lines(text);
+	assert_null(strstr(text, "2.00"));
+	flat(text);
+	assert_non_null(strstr(text,
+			       "Top findings 1. dependency cycles: ops wait (through events, "
+			       "host syncs or the default stream) on work that waits on them"));
+	assert_non_null(strstr(text,
+			       "efficiency n/a (not available: the schedule broke dependency "
+			       "cycles at 1 op, so the ideal is no bound; see the findings)"));
+	free(text);
+	free(raw);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
+/* No cycle, but the recording ran an op before its wait allowed: the ideal
+ * is longer than the actual run, and the efficiency is 1, flagged. */
+static void test_efficiency_bounded(void **state)
+{
+	struct gs_trace *t = trace_of(overtaken_json);
+	struct gs_report *r = report_of(t, NULL);
+	char *raw = NULL, *text;
+	cJSON *j = json_of(r, &raw);
+	const cJSON *s = at(j, "devices", "#0", "schedule", NULL);
+	const cJSON *f = at(j, "devices", "#0", "findings", NULL);
+	int i;
+
+	(void)state;
+	num_is(at(s, "actual_ns", NULL), 10000);
+	num_is(at(s, "ideal_ns", NULL), 20000);
+	num_is(at(s, "broken_cycles", NULL), 0);
+	num_is(at(s, "efficiency", NULL), 1);
+	assert_non_null(strstr(raw, "\"efficiency\": 1.0000,"));
+	assert_true(cJSON_IsTrue(at(s, "efficiency_bounded", NULL)));
+	for (i = 0; i < cJSON_GetArraySize(f); i++) {
+		const char *kind = at(cJSON_GetArrayItem(f, i), "kind", NULL)->valuestring;
+
+		assert_string_not_equal(kind, "dependency_cycles");
+		assert_string_not_equal(kind, "schedule");
+	}
+
+	text = text_of(r);
+	check_lines(text);
+	flat(text);
+	assert_non_null(strstr(text, "efficiency 1.00 (bounded: the ideal, 20.000 us, is longer "
+				     "than the actual run, which started some op before a "
+				     "dependency allowed)"));
+	free(text);
+	free(raw);
 	cJSON_Delete(j);
 	gs_report_destroy(r);
 	gs_trace_destroy(t);
@@ -671,6 +815,10 @@ static void test_shared_a100(void **state)
 			sum += b.total_ns[k];
 		num_is(at(bd, "total_ns", NULL), sum);
 		gs_breakdown_fini(&b);
+		/* A consistent trace: no cycles, an efficiency in (0, 1]. */
+		num_is(at(d, "schedule", "broken_cycles", NULL), 0);
+		assert_true(at(d, "schedule", "efficiency", NULL)->valuedouble > 0);
+		assert_true(at(d, "schedule", "efficiency", NULL)->valuedouble <= 1);
 	}
 	text = text_of(r);
 	check_lines(text);
@@ -684,11 +832,18 @@ static void test_shared_a100(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_json_fields), cmocka_unit_test(test_text_findings),
-		cmocka_unit_test(test_waits),       cmocka_unit_test(test_devices_and_merge),
-		cmocka_unit_test(test_window),      cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_names),       cmocka_unit_test(test_color),
-		cmocka_unit_test(test_write_error), cmocka_unit_test(test_shared_a100),
+		cmocka_unit_test(test_json_fields),
+		cmocka_unit_test(test_text_findings),
+		cmocka_unit_test(test_waits),
+		cmocka_unit_test(test_wait_cycle),
+		cmocka_unit_test(test_efficiency_bounded),
+		cmocka_unit_test(test_devices_and_merge),
+		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_color),
+		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_shared_a100),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,6 +66,35 @@ static const char wait_json[] = "{\"deviceProperties\": [{\"id\": 0, \"name\": \
 													    5,
 													    25) "\n]}\n";
 
+/* A stream waiting on the event recorded on another. */
+#define WAIT(stream, on, record, ts, corr)                                                         \
+	"{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Wait Event\", \"pid\": 0, "    \
+	"\"tid\": " #stream ", \"ts\": " #ts ", \"dur\": 1, \"args\": {\"cuda_sync_kind\": "       \
+	"\"Stream Wait Event\", \"wait_on_stream\": " #on                                          \
+	", \"wait_on_cuda_event_record_corr_id\": " #record ", \"stream\": " #stream               \
+	", \"correlation\": " #corr ", \"device\": 0, \"context\": 1}}"
+
+/* Waits in a cycle (test_report.c has the story): kernels a on stream 7
+ * and b on stream 8 each wait on the other; both ran [30, 40) µs. */
+static const char cycle_json[] = "{\"traceEvents\": [\n" RT("cudaStreamWaitEvent", 1000003, 1, 3) ",\n" RT(
+	"cudaStreamWaitEvent", 1000004, 1,
+	4) ",\n" RT("cudaLaunchKernel", 1000005, 1,
+		    5) ",\n" RT("cudaLaunchKernel", 1000006, 1,
+				6) ",\n" RT("cudaEventRecord", 1000009, 1,
+					    9) ",\n" RT("cudaEventRecord", 1000010, 1,
+							10) ",\n" WAIT(7, 8, 10, 1000003,
+								       3) ",\n" WAIT(8, 7, 9,
+										     1000004,
+										     4) ",\n" KERNEL("a",
+												     7,
+												     1000030,
+												     10,
+												     5) ",\n" KERNEL("b",
+														     8,
+														     1000030,
+														     10,
+														     6) "\n]}\n";
+
 static const char host_only_json[] =
 	"{\"traceEvents\": [\n" RT("cudaGetDeviceCount", 1000000, 2, 1) "\n]}\n";
 
@@ -196,6 +225,28 @@ static void test_small_page(void **state)
 	/* Numbers as the text report has them, in µs. */
 	has(html, "<td class=\"n\">41.000 \xc2\xb5s</td>");
 	has(html, "data-span=\"90000\"");
+	has(html, "<tr><td>efficiency</td><td class=\"n\">0.");
+	has(html, "</td><td>ideal / actual</td></tr>");
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+	free(html);
+}
+
+/* Waits in a cycle: the finding, and no efficiency (it was 2.00). */
+static void test_wait_cycle(void **state)
+{
+	struct gs_trace *t = trace_of(cycle_json);
+	struct gs_report *r = report_of(t);
+	size_t len;
+	char *html = html_of(r, &len);
+
+	(void)state;
+	check_page(html, len);
+	has(html, "<tr><td>efficiency</td><td class=\"n\">n/a</td><td>not available: the schedule "
+		  "broke dependency cycles, so the ideal is no bound (see the findings)</td></tr>");
+	has(html, "efficiency n/a).");
+	has(html, "dependency cycles: ops wait");
+	assert_null(strstr(html, "2.00"));
 	gs_report_destroy(r);
 	gs_trace_destroy(t);
 	free(html);
@@ -344,9 +395,8 @@ static void test_million_ops(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_small_page),
-		cmocka_unit_test(test_no_devices),
-		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_small_page),  cmocka_unit_test(test_wait_cycle),
+		cmocka_unit_test(test_no_devices),  cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_million_ops),
 	};
 

@@ -249,6 +249,80 @@ static void test_impossible_times_dropped_and_counted(void **state)
 	gs_trace_destroy(t);
 }
 
+/* The error a sink call gave, then cleared. */
+static void refused(gs_status rc, const char *want)
+{
+	char msg[512];
+
+	assert_int_equal(rc, GS_ERR_FORMAT);
+	gs_error_format(msg, sizeof(msg));
+	if (!strstr(msg, want))
+		print_error("got: %s\nwant: %s\n", msg, want);
+	assert_non_null(strstr(msg, want));
+	gs_error_clear();
+}
+
+/* Times at or beyond +-2^62 ns refuse the trace, naming the record; a
+ * record SPEC 3 drops for its duration is dropped first, as before. */
+static void test_times_out_of_range_refused(void **state)
+{
+	(void)state;
+	struct gs_sink *s;
+	struct gs_trace *t = new_trace(&s);
+	uint32_t a = add_stream(s, 7, 0), name;
+	const int64_t L = GS_TIME_LIMIT_NS;
+	struct gs_op op = {.kind = GS_OP_MEMCPY, .stream = a, .correlation = 9};
+	struct gs_api_call c = {.start_ns = L, .end_ns = L + 5, .correlation = 4};
+	struct gs_sync y = {.start_ns = -L - 5, .end_ns = -L, .stream = GS_NO_INDEX};
+	struct gs_range r = {.start_ns = L - 5, .end_ns = L, .name = GS_NO_STRING};
+	struct gs_event_record e = {.time_ns = INT64_MIN, .correlation = 3, .stream = a};
+	struct gs_allocation al = {.address = 0x1000, .alloc_ns = 5, .free_ns = INT64_MAX};
+	struct gs_overhead ov = {.start_ns = L - 1, .end_ns = L, .kind = GS_NO_STRING};
+	const struct gs_warning *w;
+	size_t n;
+
+	assert_int_equal(L, 4611686018427387904LL);
+	/* Just inside, on both sides: kept. */
+	add_op(s, a, -L + 1, -L + 10);
+	add_op(s, a, L - 10, L - 1);
+	/* Wrapped past INT64_MAX (end < start): dropped and counted (SPEC 3). */
+	add_op(s, a, INT64_MAX - 10, INT64_MIN + 5);
+	/* Past it: refused, whatever the record. */
+	assert_int_equal(s->intern(s, "Memcpy HtoD", 11, &name), GS_OK);
+	op.name = name;
+	op.start_ns = L - 10;
+	op.end_ns = L;
+	refused(s->op(s, &op), "memcpy 'Memcpy HtoD' (correlation 9): end time "
+			       "4611686018427387904 ns is out of range (|t| must be below 2^62 ns");
+	op.start_ns = INT64_MIN;
+	op.end_ns = INT64_MIN + 5;
+	refused(s->op(s, &op), "memcpy 'Memcpy HtoD' (correlation 9): start time "
+			       "-9223372036854775808 ns is out of range");
+	c.name = name;
+	refused(s->api_call(s, &c), "API call 'Memcpy HtoD' (correlation 4): start time "
+				    "4611686018427387904 ns");
+	refused(s->sync(s, &y), "sync: start time -4611686018427387909 ns");
+	refused(s->range(s, &r), "host range: end time 4611686018427387904 ns");
+	refused(s->event_record(s, &e), "event record (correlation 3): record time "
+					"-9223372036854775808 ns");
+	refused(s->allocation(s, &al, NULL),
+		"allocation at 0x1000: free time 9223372036854775807 ns");
+	refused(s->overhead(s, &ov), "collector overhead: end time 4611686018427387904 ns");
+
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 2);
+	gs_trace_api_calls(t, &n);
+	assert_int_equal(n, 0);
+	gs_trace_allocations(t, &n);
+	assert_int_equal(n, 0);
+	w = gs_trace_warnings(t, &n);
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(w[0].message, "dropped GPU ops"));
+	assert_int_equal(w[0].count, 1);
+	gs_trace_destroy(t);
+}
+
 static void test_undeclared_stream_is_an_error(void **state)
 {
 	(void)state;
@@ -357,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_ops_grouped_by_stream_sorted),
 		cmocka_unit_test(test_threads_index_api_calls),
 		cmocka_unit_test(test_impossible_times_dropped_and_counted),
+		cmocka_unit_test(test_times_out_of_range_refused),
 		cmocka_unit_test(test_undeclared_stream_is_an_error),
 		cmocka_unit_test(test_processes_devices_merge),
 		cmocka_unit_test(test_strings_interned_once),

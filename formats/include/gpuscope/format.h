@@ -78,6 +78,15 @@ const char *gs_error_format(char *buf, size_t size);
 /* Largest duration a record may have before it is dropped (7 days). */
 #define GS_MAX_DURATION_NS (7LL * 24 * 3600 * 1000000000LL)
 
+/*
+ * Times a loaded record may hold: -2^62 < t < 2^62 ns (about 146 years
+ * either side of the clock's zero), so that the difference of any two times
+ * fits in int64. A trace that gives a time outside this range is refused
+ * (GS_ERR_FORMAT, naming the record); records dropped for their duration
+ * (above) are dropped first.
+ */
+#define GS_TIME_LIMIT_NS (1LL << 62)
+
 struct gs_process {
 	int64_t pid;
 	uint32_t host_name;
