@@ -1266,8 +1266,10 @@ static void h_schedule(struct hw *w, const struct gs_report_device *d, size_t di
 	if (p->name && p->makespan_ns > 0) {
 		gs_out_printf(&w->o,
 			      "<tr><td>pipelined batches</td><td class=\"n\">%s</td><td>%zu "
-			      "batches, saves %s",
-			      DUR(p->makespan_ns), p->batches, DUR(p->saving_ns));
+			      "batch%s, %s %s",
+			      DUR(p->makespan_ns), p->batches, p->batches == 1 ? "" : "es",
+			      p->saving_ns < 0 ? "no saving: slower by" : "saves",
+			      DUR(p->saving_ns < 0 ? -p->saving_ns : p->saving_ns));
 		for (i = 0; i < p->n_preconditions && i < 4; i++)
 			gs_out_printf(&w->o, "%s%s", i ? ", " : "; needs ",
 				      p->preconditions[i] ? p->preconditions[i] : "?");

@@ -519,12 +519,24 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 		      d->copy_engines[GS_COPY_DTOH], engines_known ? "" : ", assumed");
 	text_efficiency(w, d);
 	if (p->name && p->makespan_ns > 0) {
-		gs_out_printf(&w->o, "    pipelined batches  %s  (%zu batches; saves %s",
-			      DUR(p->makespan_ns), p->batches, DUR(p->saving_ns));
-		for (i = 0; i < p->n_preconditions && i < 4; i++)
-			gs_out_printf(&w->o, "%s%s", i ? ", " : "; needs ",
-				      p->preconditions[i] ? p->preconditions[i] : "?");
-		gs_out_puts(&w->o, ")\n");
+		char first[96], what[256];
+		size_t len;
+
+		snprintf(first, sizeof(first), "    pipelined batches  %s  ", DUR(p->makespan_ns));
+		/* A what-if slower than the run (its kernels ran side by side;
+		 * the what-if runs one at a time) saves nothing: say so. */
+		snprintf(what, sizeof(what), "(%zu batch%s; %s %s", p->batches,
+			 p->batches == 1 ? "" : "es",
+			 p->saving_ns < 0 ? "no saving: slower by" : "saves",
+			 DUR(p->saving_ns < 0 ? -p->saving_ns : p->saving_ns));
+		for (i = 0; i < p->n_preconditions && i < 4; i++) {
+			len = strlen(what);
+			snprintf(what + len, sizeof(what) - len, "%s%s", i ? ", " : "; needs ",
+				 p->preconditions[i] ? p->preconditions[i] : "?");
+		}
+		len = strlen(what);
+		snprintf(what + len, sizeof(what) - len, ")");
+		tw_wrap(w, first, strlen(first), what, 23);
 	}
 	line[0] = '\0';
 	for (c = 0; c < GS_BOUND_COUNT; c++) {

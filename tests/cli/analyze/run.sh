@@ -158,6 +158,14 @@ has merged out "device 0: NVIDIA A100-SXM4-80GB"
 has merged out "device 1: NVIDIA A100-SXM4-80GB"
 has device out '"device": 1,'
 hasnt device out '"device": 0,'
+# A what-if slower than the recorded run (whose kernels overlapped: the
+# what-if runs one at a time) saves nothing and says so, in text and HTML.
+run overlap "$src/../../data/analyze/overlap.json"
+has overlap out "pipelined batches  115.000 us  (3 batches; no saving: slower by 15.000 us)"
+hasnt overlap out "saves -"
+run overlap_html --format html "$src/../../data/analyze/overlap.json"
+has overlap_html out "3 batches, no saving: slower by 15.000 µs"
+hasnt overlap_html out "saves -"
 
 # ---- exit statuses and error lines ---------------------------------------------
 
