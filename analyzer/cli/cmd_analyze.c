@@ -256,7 +256,8 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 	return GS_EXIT_OK;
 }
 
-/* Every input into one trace, then finish it. */
+/* Every input into one trace, then finish it. Several inputs (one per
+ * rank) are read on as many CPUs as there are, with the same result. */
 static int analyze_load(const struct analyze_opts *o, struct gs_trace **out, const char **format)
 {
 	/* The report never reads host ranges: leaving them out saves a
@@ -264,38 +265,42 @@ static int analyze_load(const struct analyze_opts *o, struct gs_trace **out, con
 	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0,
 				     .load_flags = GS_LOAD_SKIP_RANGES,
 				     .progress = gs_progress_records};
-	enum gs_input_format first = GS_INPUT_UNKNOWN;
+	enum gs_input_format *fmts;
 	struct gs_trace *t = NULL;
+	size_t failed = 0;
 	gs_status st;
-	size_t i;
 
 	*out = NULL;
 	*format = "";
 	if (gs_cli_limits(&lo.limits) != GS_EXIT_OK)
 		return GS_EXIT_FAIL;
 	gs_error_clear();
-	st = gs_trace_create(&t);
-	if (st != GS_OK)
+	fmts = calloc(o->n_paths, sizeof(*fmts));
+	st = fmts ? gs_trace_create(&t) : GS_ERR_NOMEM;
+	if (st != GS_OK) {
+		free(fmts);
 		return gs_cli_fail(st, NULL);
-	for (i = 0; i < o->n_paths; i++) {
-		enum gs_input_format fmt = GS_INPUT_UNKNOWN;
-
-		if (o->n_paths > 1)
-			gs_progress_begin("loading %s (%zu of %zu)", o->paths[i], i + 1,
-					  o->n_paths);
-		else
-			gs_progress_begin("loading %s", o->paths[i]);
-		st = gs_trace_load_into(o->paths[i], &lo, t, &fmt);
-		gs_progress_end();
-		if (st != GS_OK) {
-			gs_trace_destroy(t);
-			return gs_cli_fail(st, o->paths[i]);
-		}
-		if (i == 0)
-			first = fmt;
-		else if (fmt != first)
-			*format = "mixed";
 	}
+	if (o->n_paths == 1) {
+		gs_progress_begin("loading %s", o->paths[0]);
+		st = gs_trace_load_into(o->paths[0], &lo, t, &fmts[0]);
+	} else {
+		gs_progress_begin("loading %zu inputs", o->n_paths);
+		st = gs_trace_load_all((const char *const *)o->paths, o->n_paths, &lo, t, fmts,
+				       &failed);
+	}
+	gs_progress_end();
+	if (st != GS_OK) {
+		free(fmts);
+		gs_trace_destroy(t);
+		return gs_cli_fail(st, o->paths[failed]);
+	}
+	for (size_t i = 1; i < o->n_paths; i++)
+		if (fmts[i] != fmts[0])
+			*format = "mixed";
+	if (!**format)
+		*format = gs_input_format_name(fmts[0]);
+	free(fmts);
 	gs_progress_begin("sorting the records");
 	st = gs_trace_finish(t);
 	gs_progress_end();
@@ -303,8 +308,6 @@ static int analyze_load(const struct analyze_opts *o, struct gs_trace **out, con
 		gs_trace_destroy(t);
 		return gs_cli_fail(st, o->n_paths == 1 ? o->paths[0] : NULL);
 	}
-	if (!**format)
-		*format = gs_input_format_name(first);
 	*out = t;
 	return GS_EXIT_OK;
 }

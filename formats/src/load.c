@@ -2,8 +2,13 @@
 /* Loading any supported trace, recognised by content, into a trace. */
 #include "import_priv.h"
 #include "progress_sink.h"
+#include "util.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opts,
 			     struct gs_trace *t, enum gs_input_format *fmt)
@@ -80,4 +85,192 @@ gs_status gs_trace_load(const char *path, const struct gs_load_options *opts, st
 	}
 	*out = t;
 	return GS_OK;
+}
+
+/* ---- several files at once ---- */
+
+/* Threads reading files at once; a bound on the traces held in memory. */
+#define GS_LOAD_MAX_THREADS 8
+
+struct load_job {
+	const char *path;
+	struct gs_trace *t; /* the file's own trace, until appended */
+	enum gs_input_format fmt;
+	gs_status rc;
+	uint64_t records;
+	/* The reading thread's error causes, innermost first. */
+	char (*causes)[GS_ERROR_MSG_MAX];
+	int n_causes;
+	bool done;
+};
+
+struct load_all {
+	struct load_job *jobs;
+	size_t n;
+	const struct gs_load_options *opts; /* without progress */
+	size_t next;                        /* the next file a reader takes */
+	size_t appended;                    /* files appended to the result so far */
+	size_t ahead;                       /* how far past `appended` readers may go */
+	bool stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static void count_records(void *user, uint64_t records)
+{
+	*(uint64_t *)user = records;
+}
+
+/* Read one file into a trace of its own, keeping its error causes. */
+static void load_one(struct load_job *j, const struct gs_load_options *base)
+{
+	struct gs_load_options o = *base;
+	int n;
+
+	o.progress = count_records;
+	o.progress_user = &j->records;
+	gs_error_clear();
+	j->rc = gs_trace_create(&j->t);
+	if (!j->rc)
+		j->rc = gs_trace_load_into(j->path, &o, j->t, &j->fmt);
+	if (!j->rc)
+		return;
+	gs_trace_destroy(j->t);
+	j->t = NULL;
+	n = gs_error_count();
+	j->causes = n ? malloc((size_t)n * sizeof(*j->causes)) : NULL;
+	for (int i = 0; j->causes && i < n; i++)
+		snprintf(j->causes[i], sizeof(j->causes[i]), "%s", gs_error_message(i));
+	j->n_causes = j->causes ? n : 0;
+	gs_error_clear();
+}
+
+static void *reader_main(void *arg)
+{
+	struct load_all *a = arg;
+
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		struct load_job *j;
+
+		while (!a->stop && a->next < a->n && a->next >= a->appended + a->ahead)
+			pthread_cond_wait(&a->cv, &a->mu);
+		if (a->stop || a->next >= a->n)
+			break;
+		j = &a->jobs[a->next++];
+		pthread_mutex_unlock(&a->mu);
+		load_one(j, a->opts);
+		pthread_mutex_lock(&a->mu);
+		j->done = true;
+		pthread_cond_broadcast(&a->cv);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+/* The causes a reader kept, back into this thread's chain. */
+static void restore_causes(const struct load_job *j)
+{
+	gs_error_clear();
+	for (int i = 0; i < j->n_causes; i++)
+		gs_error_append("%s", j->causes[i]);
+}
+
+gs_status gs_trace_load_all(const char *const *paths, size_t n, const struct gs_load_options *opts,
+			    struct gs_trace *t, enum gs_input_format *fmts, size_t *failed)
+{
+	struct gs_load_options base = {0};
+	struct load_all a = {.n = n, .opts = &base};
+	pthread_t th[GS_LOAD_MAX_THREADS];
+	size_t nth = 0, want, i;
+	uint64_t records = 0;
+	gs_status rc = GS_OK;
+
+	if (failed)
+		*failed = 0;
+	if (!paths || !t) {
+		gs_error_append("gs_trace_load_all: no %s", paths ? "trace" : "paths");
+		return GS_ERR_INVALID;
+	}
+	if (opts)
+		base = *opts;
+	base.progress = NULL;
+	base.progress_user = NULL;
+	a.jobs = calloc(n ? n : 1, sizeof(*a.jobs));
+	if (!a.jobs) {
+		gs_error_append("out of memory");
+		return GS_ERR_NOMEM;
+	}
+	for (i = 0; i < n; i++)
+		a.jobs[i].path = paths[i];
+	want = gs_cpu_count();
+	if (want > GS_LOAD_MAX_THREADS)
+		want = GS_LOAD_MAX_THREADS;
+	if (want > n)
+		want = n;
+	/* With one CPU (or one file) this thread reads each file itself: the
+	 * same traces, appended in the same order. */
+	a.ahead = want > 1 ? want : 0;
+	if (want > 1 && pthread_mutex_init(&a.mu, NULL) == 0) {
+		if (pthread_cond_init(&a.cv, NULL) == 0) {
+			while (nth < want && pthread_create(&th[nth], NULL, reader_main, &a) == 0)
+				nth++;
+			if (!nth)
+				pthread_cond_destroy(&a.cv);
+		}
+		if (!nth)
+			pthread_mutex_destroy(&a.mu);
+	}
+	for (i = 0; i < n; i++) {
+		struct load_job *j = &a.jobs[i];
+
+		if (nth) {
+			pthread_mutex_lock(&a.mu);
+			while (!j->done)
+				pthread_cond_wait(&a.cv, &a.mu);
+			pthread_mutex_unlock(&a.mu);
+		} else {
+			load_one(j, &base);
+		}
+		if (j->rc) {
+			rc = j->rc;
+			restore_causes(j);
+		} else {
+			rc = gs_trace_append(t, j->t);
+			if (fmts)
+				fmts[i] = j->fmt;
+		}
+		gs_trace_destroy(j->t);
+		j->t = NULL;
+		if (rc) {
+			if (failed)
+				*failed = i;
+			break;
+		}
+		records += j->records;
+		if (opts && opts->progress)
+			opts->progress(opts->progress_user, records);
+		if (nth) {
+			pthread_mutex_lock(&a.mu);
+			a.appended = i + 1;
+			pthread_cond_broadcast(&a.cv);
+			pthread_mutex_unlock(&a.mu);
+		}
+	}
+	if (nth) {
+		pthread_mutex_lock(&a.mu);
+		a.stop = true;
+		pthread_cond_broadcast(&a.cv);
+		pthread_mutex_unlock(&a.mu);
+		for (size_t k = 0; k < nth; k++)
+			pthread_join(th[k], NULL);
+		pthread_cond_destroy(&a.cv);
+		pthread_mutex_destroy(&a.mu);
+	}
+	for (i = 0; i < n; i++) {
+		gs_trace_destroy(a.jobs[i].t);
+		free(a.jobs[i].causes);
+	}
+	free(a.jobs);
+	return rc;
 }

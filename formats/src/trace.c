@@ -849,6 +849,27 @@ static uint32_t map_stream(const struct remap *m, uint32_t idx, size_t n)
 		}                                                                                  \
 	} while (0)
 
+gs_status gs_trace_append(struct gs_trace *dst, const struct gs_trace *src)
+{
+	gs_status rc;
+
+	if (!dst || !src || dst == src || src->finished) {
+		gs_error_append("gs_trace_append: %s", !dst || !src ? "no trace" :
+						       dst == src   ? "a trace onto itself" :
+								      "the source is finished");
+		return GS_ERR_INVALID;
+	}
+	/* Replay interns every string and stream in id order before the
+	 * records: the order a direct load met them in. */
+	rc = gs_trace_replay(src, gs_trace_borrow_sink(dst));
+	if (rc)
+		return rc;
+	/* Records dropped for their times become one warning at finish. */
+	for (size_t k = 0; k < sizeof(dst->bad_times) / sizeof(dst->bad_times[0]); k++)
+		dst->bad_times[k] += src->bad_times[k];
+	return GS_OK;
+}
+
 gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink)
 {
 	size_t ns = t->strings.count, nst = t->streams.count;

@@ -399,6 +399,14 @@ gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t cou
 /* Replay every record of a finished trace into a sink (strings, streams,
  * processes, devices first). Used by convert and by tests. */
 gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink);
+/*
+ * Append the records of `src`, a trace not yet finished, to `dst`, not
+ * finished either: `dst` ends as if the source `src` was loaded from had
+ * been loaded into `dst` directly (the same string ids, stream indexes,
+ * record order, warnings and dropped-record counts). For loading several
+ * files at once, each into a trace of its own (gs_trace_load_all).
+ */
+gs_status gs_trace_append(struct gs_trace *dst, const struct gs_trace *src);
 
 /* Names for enums (stable strings used in text and JSON output). */
 const char *gs_op_kind_name(unsigned kind);

@@ -117,6 +117,21 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim,
 gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opts,
 			     struct gs_trace *t, enum gs_input_format *fmt);
 
+/*
+ * Load `n` traces into `t` (not finished; the caller finishes it), as
+ * gs_trace_load_into of each path in turn would, and with the same result
+ * whatever the number of CPUs: each file is read into a trace of its own,
+ * on a second (third, ...) CPU when the process may use one, and appended
+ * to `t` in the order of `paths` (gs_trace_append). At most one file more
+ * than the threads reading is held in memory beside `t`. `fmts` (may be
+ * NULL) gets each file's format. opts->progress, when set, is called from
+ * this thread only, after each file, with the records of the files
+ * appended so far. On failure *failed (may be NULL) is the index of the
+ * first path, in order, that failed, and the error causes are that file's.
+ */
+gs_status gs_trace_load_all(const char *const *paths, size_t n, const struct gs_load_options *opts,
+			    struct gs_trace *t, enum gs_input_format *fmts, size_t *failed);
+
 /* Load any supported trace, recognised by content, into a finished trace.
  * `opts` may be NULL. */
 gs_status gs_trace_load(const char *path, const struct gs_load_options *opts, struct gs_trace **out,
