@@ -26,6 +26,9 @@ struct gs_limit_sink {
 	struct gs_sink *next;
 	struct gs_import_limits lim;
 	const char *name;
+	/* When set, warnings are passed on as "warn_name: MSG" (unless MSG
+	 * names it already): several inputs in one trace. */
+	const char *warn_name;
 	uint64_t streams, ops, records;
 };
 void gs_limit_sink_init(struct gs_limit_sink *ls, struct gs_sink *next, const char *name,

@@ -263,7 +263,14 @@ static gs_status l_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 
 static gs_status l_warning(struct gs_sink *s, const char *msg, uint64_t count)
 {
-	return of(s)->next->warning(of(s)->next, msg, count);
+	struct gs_limit_sink *ls = of(s);
+	char named[GS_ERROR_MSG_MAX];
+
+	if (ls->warn_name && !strstr(msg, ls->warn_name)) {
+		snprintf(named, sizeof(named), "%s: %s", ls->warn_name, msg);
+		msg = named;
+	}
+	return ls->next->warning(ls->next, msg, count);
 }
 
 void gs_limit_sink_init(struct gs_limit_sink *ls, struct gs_sink *next, const char *name,

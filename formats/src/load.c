@@ -36,6 +36,8 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 	 * reader names the file and the place (byte, chunk, table) of what the
 	 * limits refuse. */
 	gs_limit_sink_init(&ls, gs_trace_borrow_sink(t), NULL, opts ? opts->limits : NULL);
+	if (opts && (opts->load_flags & GS_LOAD_NAME_WARNINGS))
+		ls.warn_name = path;
 	sink = &ls.sink;
 	if (opts && opts->progress) {
 		gs_progress_sink_init(&ps, sink, opts->progress, opts->progress_user);
@@ -194,6 +196,8 @@ gs_status gs_trace_load_all(const char *const *paths, size_t n, const struct gs_
 	}
 	if (opts)
 		base = *opts;
+	if (n > 1)
+		base.load_flags |= GS_LOAD_NAME_WARNINGS;
 	base.progress = NULL;
 	base.progress_user = NULL;
 	a.jobs = calloc(n ? n : 1, sizeof(*a.jobs));

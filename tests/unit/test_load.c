@@ -61,14 +61,17 @@ static unsigned char *bytes_of(struct gs_trace *t, size_t *n)
 	return buf;
 }
 
+/* What gs_trace_load_all promises to equal: each file in turn, its
+ * warnings naming it. */
 static unsigned char *one_by_one(const char *const *paths, size_t n, size_t *len)
 {
+	struct gs_load_options lo = {.load_flags = GS_LOAD_NAME_WARNINGS};
 	struct gs_trace *t;
 	unsigned char *b;
 
 	assert_int_equal(gs_trace_create(&t), GS_OK);
 	for (size_t i = 0; i < n; i++)
-		assert_int_equal(gs_trace_load_into(paths[i], NULL, t, NULL), GS_OK);
+		assert_int_equal(gs_trace_load_into(paths[i], &lo, t, NULL), GS_OK);
 	b = bytes_of(t, len);
 	gs_trace_destroy(t);
 	return b;
@@ -216,6 +219,36 @@ static void test_first_failure(void **state)
 	on_one_cpu(first_failure);
 }
 
+/* Several inputs: each warning names its file; one input: as it was. */
+static void test_warnings_name_the_file(void **state)
+{
+	const char *paths[] = {inputs[0], inputs[4]};
+	const struct gs_warning *w;
+	struct gs_trace *t;
+	size_t n, named = 0;
+	char want[512];
+
+	(void)state;
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	assert_int_equal(gs_trace_load_all(paths, 2, NULL, t, NULL, NULL), GS_OK);
+	snprintf(want, sizeof(want), "%s: skipped 1 gpu_user_annotation events", paths[0]);
+	w = gs_trace_warnings(t, &n);
+	for (size_t i = 0; i < n; i++) {
+		assert_non_null(strstr(w[i].message, ".json: "));
+		named += strncmp(w[i].message, want, strlen(want)) == 0;
+	}
+	assert_int_equal(named, 1);
+	gs_trace_destroy(t);
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	assert_int_equal(gs_trace_load_all(paths, 1, NULL, t, NULL, NULL), GS_OK);
+	w = gs_trace_warnings(t, &n);
+	assert_true(n >= 1);
+	assert_null(strstr(w[0].message, paths[0]));
+	assert_non_null(strstr(w[0].message, "skipped 1 gpu_user_annotation events"));
+	gs_trace_destroy(t);
+}
+
 /* The shared real traces, when present: the same equality at full size. */
 static void test_shared(void **state)
 {
@@ -250,6 +283,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_trace),
 		cmocka_unit_test(test_first_failure),
+		cmocka_unit_test(test_warnings_name_the_file),
 		cmocka_unit_test(test_shared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

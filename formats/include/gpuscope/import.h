@@ -74,6 +74,10 @@ enum gs_load_flags {
 	 * read and checked but not stored: `analyze` never uses them, and
 	 * they are the most numerous records of a PyTorch trace. */
 	GS_LOAD_SKIP_RANGES = 1u << 0,
+	/* Warnings name the file ("run1.json: skipped 3 ..."), so that those
+	 * of several inputs in one trace stay apart: gs_trace_load_all sets
+	 * it when it loads more than one file. */
+	GS_LOAD_NAME_WARNINGS = 1u << 1,
 };
 
 struct gs_load_options {
@@ -119,8 +123,8 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 
 /*
  * Load `n` traces into `t` (not finished; the caller finishes it), as
- * gs_trace_load_into of each path in turn would, and with the same result
- * whatever the number of CPUs: each file is read into a trace of its own,
+ * gs_trace_load_into of each path in turn would (with GS_LOAD_NAME_WARNINGS
+ * when n > 1), and with the same result whatever the number of CPUs: each file is read into a trace of its own,
  * on a second (third, ...) CPU when the process may use one, and appended
  * to `t` in the order of `paths` (gs_trace_append). At most one file more
  * than the threads reading is held in memory beside `t`. `fmts` (may be
