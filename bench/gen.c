@@ -323,6 +323,8 @@ struct gen {
 	uint64_t target;
 	uint64_t corr, ext, ev_idx, py_id;
 	uint32_t ids[N_COUNT];
+	int64_t pid;   /* the process: GEN_PID + rank */
+	uint32_t dev0; /* the first device id: rank * devices */
 	uint32_t ndev;
 	struct gen_dev dev[GEN_MAX_DEVICES];
 	struct gs_bench_gen_counts *c;
@@ -486,7 +488,7 @@ static gs_status emit_api(struct gen *g, struct gen_dev *d, enum gen_name name, 
 	if (g->sink && g->sink->api_call) {
 		struct gs_api_call a = {.start_ns = start,
 					.end_ns = end,
-					.pid = GEN_PID,
+					.pid = g->pid,
 					.tid = d->tid,
 					.correlation = corr,
 					.name = g->ids[name],
@@ -496,7 +498,7 @@ static gs_status emit_api(struct gen *g, struct gen_dev *d, enum gen_name name, 
 		CALL(rc, g->sink->api_call(g->sink, &a));
 	}
 	if (want_json(g)) {
-		CALL(rc, jev(g, "X", driver ? "cuda_driver" : "cuda_runtime", names[name], GEN_PID,
+		CALL(rc, jev(g, "X", driver ? "cuda_driver" : "cuda_runtime", names[name], g->pid,
 			     d->tid, start, end - start));
 		js(g, ",\n    \"args\": {\n      ");
 		if (ext) {
@@ -521,7 +523,7 @@ static gs_status emit_flow(struct gen *g, struct gen_dev *d, enum gen_stream s, 
 
 	if (!want_json(g))
 		return GS_OK;
-	CALL(rc, jev(g, "s", "ac2g", "ac2g", GEN_PID, d->tid, api_ts, -1));
+	CALL(rc, jev(g, "s", "ac2g", "ac2g", g->pid, d->tid, api_ts, -1));
 	js(g, ", \"id\": ");
 	ju(g, corr);
 	js(g, "\n  }");
@@ -618,7 +620,7 @@ static gs_status emit_range(struct gen *g, struct gen_dev *d, enum gs_range_kind
 	if (g->sink && g->sink->range) {
 		struct gs_range r = {.start_ns = start,
 				     .end_ns = end,
-				     .pid = GEN_PID,
+				     .pid = g->pid,
 				     .tid = d->tid,
 				     .external_id = kind == GS_RANGE_PYTHON ? 0 : ext,
 				     .name = name_id,
@@ -629,7 +631,7 @@ static gs_status emit_range(struct gen *g, struct gen_dev *d, enum gs_range_kind
 	}
 	if (!want_json(g))
 		return GS_OK;
-	CALL(rc, jev(g, "X", cats[kind], name, GEN_PID, d->tid, start, end - start));
+	CALL(rc, jev(g, "X", cats[kind], name, g->pid, d->tid, start, end - start));
 	js(g, ",\n    \"args\": {\n      ");
 	if (kind == GS_RANGE_PYTHON) {
 		js(g, "\"Python parent id\": ");
@@ -797,7 +799,7 @@ static gs_status wait_event(struct gen *g, struct gen_dev *d, enum gen_stream s,
 	int64_t t0 = d->host, t1 = t0 + between(g, 1500, 3000);
 	struct gs_sync y = {.start_ns = t0,
 			    .end_ns = t1,
-			    .pid = GEN_PID,
+			    .pid = g->pid,
 			    .tid = d->tid,
 			    .correlation = ++g->corr,
 			    .event_id = ev->id,
@@ -821,7 +823,7 @@ static gs_status stream_sync(struct gen *g, struct gen_dev *d, enum gen_stream s
 	int64_t t0 = d->host, t1 = max64(t0 + between(g, 2000, 4000), d->free[s] + 1500);
 	struct gs_sync y = {.start_ns = t0,
 			    .end_ns = t1,
-			    .pid = GEN_PID,
+			    .pid = g->pid,
 			    .tid = d->tid,
 			    .correlation = ++g->corr,
 			    .sync_id = GS_NO_SYNC_ID,
@@ -1015,7 +1017,7 @@ static gs_status step(struct gen *g, struct gen_dev *d, uint64_t k)
 		ju(g, step_ext);
 		js(g, "\n    }\n  }");
 	}
-	if (d->id == 0 && k % 64 == 63) {
+	if (d == &g->dev[0] && k % 64 == 63) {
 		int64_t o0 = d->host - between(g, 100000, 400000);
 		int64_t o1 = o0 + between(g, 500000, 2000000);
 
@@ -1049,7 +1051,7 @@ static gs_status declare(struct gen *g)
 			CALL(rc, s->intern(s, names[i], strlen(names[i]), &g->ids[i]));
 	}
 	if (s && s->process) {
-		struct gs_process p = {.pid = GEN_PID,
+		struct gs_process p = {.pid = g->pid,
 				       .host_name = g->ids[N_HOST],
 				       .command_line = g->ids[N_CMDLINE],
 				       .driver_version = g->ids[N_DRIVER],
@@ -1062,13 +1064,13 @@ static gs_status declare(struct gen *g)
 	for (uint32_t i = 0; i < g->ndev; i++) {
 		struct gen_dev *d = &g->dev[i];
 
-		d->id = i;
-		d->tid = GEN_PID + i;
+		d->id = g->dev0 + i;
+		d->tid = g->pid + i;
 		d->host = GEN_BASE_NS + (int64_t)i * 7919;
 		d->next_event = 1;
 		for (int k = 0; k < ST_COUNT; k++) {
-			struct gs_stream st = {.pid = GEN_PID,
-					       .device = i,
+			struct gs_stream st = {.pid = g->pid,
+					       .device = d->id,
 					       .context = GEN_CONTEXT,
 					       .stream_id = stream_ids[k],
 					       .kind = stream_kinds[k],
@@ -1081,7 +1083,7 @@ static gs_status declare(struct gen *g)
 			g->c->streams++;
 		}
 		if (s && s->device) {
-			struct gs_device dv = {.id = i,
+			struct gs_device dv = {.id = d->id,
 					       .name = g->ids[N_DEVICE],
 					       .uuid = GS_NO_STRING,
 					       .sm_count = 132,
@@ -1100,7 +1102,7 @@ static gs_status declare(struct gen *g)
 	for (uint32_t i = 0; i < g->ndev; i++) {
 		js(g, i ? ",\n    {" : "\n    {");
 		js(g, "\n      \"id\": ");
-		ju(g, i);
+		ju(g, g->dev[i].id);
 		js(g,
 		   ", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85045231616,\n"
 		   "      \"computeMajor\": 9, \"computeMinor\": 0, \"maxThreadsPerBlock\": "
@@ -1113,21 +1115,28 @@ static gs_status declare(struct gen *g)
 	}
 	js(g, "\n  ],\n  \"cupti_version\": 22,\n  \"cuda_runtime_version\": 12040,\n"
 	      "  \"cuda_driver_version\": 12040,\n  \"host_name\": \"bench-node-0\",\n"
-	      "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 1},\n"
-	      "  \"traceEvents\": [");
+	      "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": ");
+	ju(g, (uint64_t)(g->pid - GEN_PID));
+	/* The job's size is not known here; rank + 1 keeps rank 0 the bytes
+	 * of a single-process trace. */
+	js(g, ", \"world_size\": ");
+	ju(g, (uint64_t)(g->pid - GEN_PID) + 1);
+	js(g, "},\n  \"traceEvents\": [");
 	g->first_event = true;
-	CALL(rc, jev(g, "M", "__metadata", "process_name", GEN_PID, 0, GEN_BASE_NS, -1));
+	CALL(rc, jev(g, "M", "__metadata", "process_name", g->pid, 0, GEN_BASE_NS, -1));
 	js(g, ",\n    \"args\": {\n      \"name\": \"python train.py --model gpt-small --bench\"\n"
 	      "    }\n  }");
-	CALL(rc, jev(g, "M", "__metadata", "process_labels", GEN_PID, 0, GEN_BASE_NS, -1));
+	CALL(rc, jev(g, "M", "__metadata", "process_labels", g->pid, 0, GEN_BASE_NS, -1));
 	js(g, ",\n    \"args\": {\n      \"labels\": \"CPU\"\n    }\n  }");
 	for (uint32_t i = 0; i < g->ndev; i++) {
-		CALL(rc, jev(g, "M", "__metadata", "process_name", i, 0, GEN_BASE_NS, -1));
+		CALL(rc,
+		     jev(g, "M", "__metadata", "process_name", g->dev[i].id, 0, GEN_BASE_NS, -1));
 		js(g, ",\n    \"args\": {\n      \"name\": \"python train.py --model gpt-small "
 		      "--bench\"\n    }\n  }");
-		CALL(rc, jev(g, "M", "__metadata", "process_labels", i, 0, GEN_BASE_NS, -1));
+		CALL(rc,
+		     jev(g, "M", "__metadata", "process_labels", g->dev[i].id, 0, GEN_BASE_NS, -1));
 		js(g, ",\n    \"args\": {\n      \"labels\": \"GPU ");
-		ju(g, i);
+		ju(g, g->dev[i].id);
 		js(g, "\"\n    }\n  }");
 	}
 	return GS_OK;
@@ -1162,10 +1171,12 @@ gs_status gs_bench_generate(const struct gs_bench_gen_options *o, struct gs_sink
 	g->c = counts;
 	g->target = o->ops;
 	g->ndev = o->devices ? o->devices : 2;
+	g->pid = GEN_PID + (int64_t)o->rank;
+	g->dev0 = o->rank * g->ndev;
 	g->rng = o->seed ? o->seed : 0x6770757363ull;
-	if (g->ndev > GEN_MAX_DEVICES) {
+	if (o->rank > 1024 || g->ndev > GEN_MAX_DEVICES) {
 		free(g);
-		gs_error_append("at most %d devices", GEN_MAX_DEVICES);
+		gs_error_append("at most %d devices and rank 1024", GEN_MAX_DEVICES);
 		return GS_ERR_INVALID;
 	}
 	if (want_json(g)) {

@@ -19,6 +19,9 @@ struct gs_bench_gen_options {
 	uint64_t ops;     /* GPU ops to generate, exactly */
 	uint32_t devices; /* 0: 2 */
 	uint64_t seed;    /* 0: a fixed default */
+	/* One rank of a multi-process job: process GEN_PID + rank, devices
+	 * rank * devices .. + devices - 1 (at most 1024). */
+	uint32_t rank;
 };
 
 /* What was generated (the counts a loaded trace must show). */

@@ -3,7 +3,7 @@
  * gs_bench_gen: write a generated benchmark trace (bench/gen.h) as .gscope
  * (through the gs_writer sink), Kineto JSON and gzip Kineto JSON.
  *
- *   gs_bench_gen --ops N [--devices D] [--seed S]
+ *   gs_bench_gen --ops N [--devices D] [--seed S] [--rank R]
  *                [--gscope OUT.gscope] [--json OUT.json] [--json-gz OUT.json.gz]
  *
  * Prints what was generated, one "key value" per line.
@@ -17,7 +17,7 @@
 #include <zlib.h>
 
 static const char usage[] =
-	"usage: gs_bench_gen --ops N [--devices D] [--seed S] [--gscope OUT.gscope]\n"
+	"usage: gs_bench_gen --ops N [--devices D] [--seed S] [--rank R] [--gscope OUT.gscope]\n"
 	"                    [--json OUT.json] [--json-gz OUT.json.gz]\n";
 
 static int fail(const char *what)
@@ -43,10 +43,15 @@ static bool parse_count(const char *s, uint64_t *v)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"ops", required_argument, NULL, 'n'},  {"devices", required_argument, NULL, 'd'},
-		{"seed", required_argument, NULL, 's'}, {"gscope", required_argument, NULL, 'g'},
-		{"json", required_argument, NULL, 'j'}, {"json-gz", required_argument, NULL, 'z'},
-		{"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+		{"ops", required_argument, NULL, 'n'},
+		{"devices", required_argument, NULL, 'd'},
+		{"seed", required_argument, NULL, 's'},
+		{"gscope", required_argument, NULL, 'g'},
+		{"json", required_argument, NULL, 'j'},
+		{"json-gz", required_argument, NULL, 'z'},
+		{"rank", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	struct gs_bench_gen_options o = {0};
 	struct gs_bench_gen_counts c;
@@ -72,6 +77,12 @@ int main(int argc, char **argv)
 		case 's':
 			if (!parse_count(optarg, &o.seed))
 				return fputs(usage, stderr), 2;
+			break;
+		case 'r':
+			/* 0 is a rank: the first. */
+			if (strcmp(optarg, "0") != 0 && (!parse_count(optarg, &v) || v > 1024))
+				return fputs(usage, stderr), 2;
+			o.rank = strcmp(optarg, "0") == 0 ? 0 : (uint32_t)v;
 			break;
 		case 'g':
 			gpath = optarg;
