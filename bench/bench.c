@@ -205,6 +205,35 @@ static int child_gen(const char *dir, const char *ops, const char *devices)
 	return 0;
 }
 
+/* The 4 ranks of one job, OPS / 4 GPU ops each, as rank0..3.gscope. */
+#define BENCH_RANKS 4
+
+static int child_gen_ranks(const char *dir, const char *ops, const char *devices)
+{
+	for (uint32_t k = 0; k < BENCH_RANKS; k++) {
+		struct gs_bench_gen_options o = {.ops = strtoull(ops, NULL, 10) / BENCH_RANKS,
+						 .devices = (uint32_t)strtoul(devices, NULL, 10),
+						 .seed = k + 1,
+						 .rank = k};
+		struct gs_bench_gen_counts c;
+		char path[4096];
+		struct gs_writer *w;
+		gs_status rc;
+
+		snprintf(path, sizeof(path), "%s/rank%u.gscope", dir, k);
+		if (gs_writer_open(path, NULL, &w))
+			return child_fail(path);
+		rc = gs_bench_generate(&o, gs_writer_borrow_sink(w), NULL, NULL, &c);
+		if (!rc)
+			rc = gs_writer_close(w);
+		else
+			gs_writer_close(w);
+		if (rc)
+			return child_fail("generating the ranks");
+	}
+	return 0;
+}
+
 /* Load any trace (recognised by content) into a finished model. */
 static int child_load(const char *path)
 {
@@ -291,6 +320,8 @@ static int child_main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "gen"))
 		return child_gen(argv[2], argv[3], argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "genranks"))
+		return child_gen_ranks(argv[2], argv[3], argv[4]);
 	if (argc == 3 && !strcmp(argv[1], "load"))
 		return child_load(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "analyses"))
@@ -470,6 +501,8 @@ struct result {
 	double edges, analyses_cpu_ns;
 	/* gpuscope analyze: on both CPUs, its CPU time, on one CPU */
 	double analyze_ns, analyze_rss, analyze_cpu_ns, analyze1_ns;
+	/* gpuscope analyze of BENCH_RANKS files of ops / BENCH_RANKS each */
+	double ranks_ns, ranks1_ns;
 	/* chrome export */
 	double export_ns, export_bytes;
 	const char *export_note;
@@ -644,6 +677,31 @@ static int bench_size(uint64_t ops, const char *tmp, const char *gpuscope, unsig
 		res->analyze1_ns = r.wall_ns;
 	}
 
+	/* Several ranks of one job: their files are read on both CPUs. */
+	res->ranks_ns = res->ranks1_ns = NAN;
+	if (gpuscope) {
+		char rp[BENCH_RANKS][4200];
+		char *gargv[] = {self_exe, S("--child"), S("genranks"), cur_dir,
+				 ops_s,    dev_s,        NULL};
+		char *argv[] = {S(gpuscope), S("analyze"), S("-o"), S("/dev/null"), rp[0], rp[1],
+				rp[2],       rp[3],        NULL};
+
+		for (int k = 0; k < BENCH_RANKS; k++)
+			snprintf(rp[k], sizeof(rp[k]), "%s/rank%d.gscope", cur_dir, k);
+		fprintf(stderr, "gs_bench: %s ops: gpuscope analyze of %d ranks\n", ops_s,
+			BENCH_RANKS);
+		if (run_child(gargv, &r, false, false))
+			return 1;
+		if (measure(argv, NULL, 0, &r, v, false))
+			return 1;
+		res->ranks_ns = r.wall_ns;
+		if (measure(argv, NULL, 0, &r, v, true))
+			return 1;
+		res->ranks1_ns = r.wall_ns;
+		for (int k = 0; k < BENCH_RANKS; k++)
+			unlink(rp[k]);
+	}
+
 	/* Chrome export, where the command exists. */
 	res->export_ns = NAN;
 	if (!gpuscope) {
@@ -762,6 +820,8 @@ M(m_analyses_ms, (r->graph_ns + r->waits_ns + r->breakdown_ns + r->schedule_ns +
 			 1e6)
 M(m_analyze_s, r->analyze_ns / 1e9)
 M(m_analyze1_s, r->analyze1_ns / 1e9)
+M(m_ranks_s, r->ranks_ns / 1e9)
+M(m_ranks1_s, r->ranks1_ns / 1e9)
 M(m_analyze_cpu_s, r->analyze_cpu_ns / 1e9)
 M(m_analyses_cpu_ms, r->analyses_cpu_ns / 1e6)
 M(m_analyze_rss_op, r->analyze_rss / (double)r->ops)
@@ -863,6 +923,10 @@ static void print_table(const struct result *res, size_t n, unsigned devices, bo
 	row("  time scaled to 10M ops", "s", res, n, m_analyze_10m, 2, "<= 5 at 1e7");
 	row("  peak RSS", "MB", res, n, m_analyze_rss_mb, 0, "<= 1536 at 1e7");
 	row("  peak RSS", "B/op", res, n, m_analyze_rss_op, 0, "<= 150");
+	emit("-- gpuscope analyze of %d ranks of a job (rank0..%d.gscope, 1/%d of the ops each)\n",
+	     BENCH_RANKS, BENCH_RANKS - 1, BENCH_RANKS);
+	row("  time (two CPUs: files read at once)", "s", res, n, m_ranks_s, 2, NULL);
+	row("  time (one CPU)", "s", res, n, m_ranks1_s, 2, NULL);
 	emit("-- gpuscope export --format chrome\n");
 	if (!isnan(res[0].export_ns)) {
 		row("  export (load time taken out)", "MB/s", res, n, m_export_mbs, 0, ">= 100");
