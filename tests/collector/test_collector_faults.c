@@ -3,7 +3,8 @@
  * The collector under faults, without a GPU, through the CUPTI test double
  * (cupti_double.h): each scenario runs in a child process that loads the
  * collector built against the double, then the parent checks the child's
- * exit status, stdout, stderr and the .gscope file it left.
+ * exit status, stdout, stderr and the .gscope file it left (harness.h,
+ * shared with test_collector_scenarios.c).
  *
  * - buffer requests answered with nothing, and completions of a NULL or an
  *   empty buffer;
@@ -23,8 +24,6 @@
 #define _GNU_SOURCE /* unshare, CLONE_NEWNS */
 #include <gpuscope/format.h>
 
-#include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -48,197 +47,14 @@
 #include <cmocka.h>
 
 #include "cupti_double.h"
+#include "harness.h"
 #include "records.h"
 
-#ifndef GS_COLLECTOR_DOUBLE
-#error "GS_COLLECTOR_DOUBLE (the collector linked against the double) must be defined"
-#endif
-#ifndef GS_TEST_TMP
-#error "GS_TEST_TMP must be defined"
-#endif
-
-#define EMIT(rec)                                                                                  \
-	do {                                                                                       \
-		__typeof__(rec) r_ = (rec);                                                        \
-		gsd_emit(&r_);                                                                     \
-	} while (0)
-
-#define RT CUPTI_ACTIVITY_KIND_RUNTIME
-#define KCBID_LAUNCH CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000
 #define CBID_RESET CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020
 
-static char tmpdir[PATH_MAX / 2];
 static char fulldir[PATH_MAX / 2 + 16]; /* the small file system of the disk-full case */
 static bool full_is_tmpfs;
 static char self_exe[PATH_MAX];
-static int (*child_init)(void);
-
-/* ------------------------------------------------------------------------ */
-/* Running a scenario                                                        */
-/* ------------------------------------------------------------------------ */
-
-struct run {
-	const char *name;
-	void (*fn)(void);
-	void (*before_load)(void); /* in the child, before the collector loads */
-	struct gsd_options opts;
-	const char *env[8][2];
-	const char *output; /* GPUSCOPE_OUTPUT; NULL: tmpdir/NAME-%p.gscope */
-	/* results */
-	pid_t pid;
-	int status;
-	double seconds;
-	char out[4096];
-	char err[4096];
-	char trace[PATH_MAX];
-};
-
-static const char *scenario_name; /* in the child */
-
-static void read_text(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-
-	if (f) {
-		n = fread(buf, 1, size - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-}
-
-/* Drop sanitizer chatter ("==pid==..." and ThreadSanitizer's report
- * framing) from a captured stderr: a report fails the run anyway. */
-static void strip_sanitizer_lines(char *text)
-{
-	char *in = text, *out = text;
-
-	while (*in) {
-		char *nl = strchr(in, '\n');
-		size_t len = nl ? (size_t)(nl - in) + 1 : strlen(in);
-
-		if (strncmp(in, "==", 2) != 0) {
-			memmove(out, in, len);
-			out += len;
-		}
-		in += len;
-	}
-	*out = '\0';
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void load_collector(void)
-{
-	void *h = dlopen(GS_COLLECTOR_DOUBLE, RTLD_NOW | RTLD_LOCAL);
-
-	if (!h) {
-		fprintf(stderr, "dlopen: %s\n", dlerror());
-		_exit(90);
-	}
-	*(void **)&child_init = dlsym(h, "InitializeInjection");
-	if (!child_init || child_init() != 1)
-		_exit(91);
-}
-
-static void run_scenario(struct run *r)
-{
-	char outp[PATH_MAX + 32], errp[PATH_MAX + 32], pattern[PATH_MAX + 64];
-	double t0 = now_s();
-	pid_t pid;
-
-	snprintf(outp, sizeof(outp), "%s/%s.stdout", tmpdir, r->name);
-	snprintf(errp, sizeof(errp), "%s/%s.stderr", tmpdir, r->name);
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
-			_exit(89);
-		close(fo);
-		close(fe);
-		scenario_name = r->name;
-		unsetenv("CUDA_INJECTION64_PATH");
-		unsetenv("GPUSCOPE_DATA_DEPS");
-		unsetenv("GPUSCOPE_BUFFER_SIZE");
-		unsetenv("GPUSCOPE_MAX_BUFFERS");
-		unsetenv("GPUSCOPE_LOG");
-		snprintf(pattern, sizeof(pattern), "%s/%s-%%p.gscope", tmpdir, r->name);
-		setenv("GPUSCOPE_OUTPUT", r->output ? r->output : pattern, 1);
-		setenv("GPUSCOPE_FLUSH_MS", "600000", 1); /* flushes are the scenario's */
-		for (int i = 0; i < 8 && r->env[i][0]; i++)
-			setenv(r->env[i][0], r->env[i][1], 1);
-		gsd_configure(&r->opts);
-		if (r->before_load)
-			r->before_load();
-		load_collector();
-		r->fn();
-		exit(0);
-	}
-	assert_int_equal(waitpid(pid, &r->status, 0), pid);
-	r->seconds = now_s() - t0;
-	r->pid = pid;
-	read_text(outp, r->out, sizeof(r->out));
-	read_text(errp, r->err, sizeof(r->err));
-	strip_sanitizer_lines(r->err);
-	snprintf(r->trace, sizeof(r->trace), "%s/%s-%ld.gscope", tmpdir, r->name, (long)pid);
-}
-
-static void expect_exit(const struct run *r, int code)
-{
-	if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != code) {
-		print_error("scenario %s: status 0x%x, stderr:\n%s\n", r->name, r->status, r->err);
-		fail();
-	}
-}
-
-static bool has_warning(const struct gs_trace *t, const char *needle, uint64_t *count)
-{
-	size_t n;
-	const struct gs_warning *w = gs_trace_warnings(t, &n);
-
-	for (size_t i = 0; i < n; i++) {
-		if (strstr(w[i].message, needle)) {
-			if (count)
-				*count = w[i].count;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Load a trace; `complete`: it must have its end chunk and no warning. */
-static struct gs_trace *load(const char *path, bool complete)
-{
-	struct gs_trace *t = NULL;
-	gs_status st = gs_trace_load_gscope(path, 0, &t);
-	size_t n;
-
-	if (st != GS_OK) {
-		char buf[1024];
-
-		print_error("%s: %s\n", path, gs_error_format(buf, sizeof(buf)));
-		fail();
-	}
-	if (complete) {
-		const struct gs_warning *w = gs_trace_warnings(t, &n);
-
-		for (size_t i = 0; i < n; i++)
-			print_error("%s: warning: %s\n", path, w[i].message);
-		assert_int_equal(n, 0);
-	}
-	return t;
-}
 
 static size_t count_ops_named(const struct gs_trace *t, const char *prefix)
 {
@@ -248,36 +64,6 @@ static size_t count_ops_named(const struct gs_trace *t, const char *prefix)
 	for (size_t i = 0; i < n; i++)
 		k += !strncmp(gs_trace_string(t, op[i].name), prefix, strlen(prefix));
 	return k;
-}
-
-static int count_lines(const char *text)
-{
-	int n = 0;
-
-	for (; *text; text++)
-		n += *text == '\n';
-	return n;
-}
-
-/* Files in `dir` whose names start with `prefix` and end with .gscope. */
-static int count_traces(const char *dir, const char *prefix)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t lp = strlen(prefix);
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name);
-
-		if (!strncmp(e->d_name, prefix, lp) && l > 7 &&
-		    !strcmp(e->d_name + l - 7, ".gscope"))
-			n++;
-	}
-	closedir(d);
-	return n;
 }
 
 static off_t file_size(const char *path)
@@ -366,7 +152,7 @@ static void test_buffer_requests_get_nothing(void **state)
 	expect_exit(&r, 0);
 	assert_string_equal(r.out, "result=42\n");
 	assert_string_equal(r.err, "");
-	t = load(r.trace, false);
+	t = load_trace(r.trace, false);
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 5);
 	assert_int_equal(count_ops_named(t, "kept"), 5);
@@ -446,7 +232,7 @@ static void test_sixteen_threads(void **state)
 	expect_exit(&r, 0);
 	assert_string_equal(r.out, "result=42\n");
 	assert_string_equal(r.err, "");
-	t = load(r.trace, true);
+	t = load_trace(r.trace, true);
 	op = gs_trace_ops(t, &n);
 	assert_int_equal(n, THREADS * PER_THREAD);
 	gs_trace_api_calls(t, &n);
@@ -503,7 +289,7 @@ static void check_flush_hang(const struct run *r)
 	/* Bounded: the exit waited about 3 s, not forever (ctest's timeout
 	 * would catch a hang; this catches a wait that grew). */
 	assert_true(r->seconds < 30.0);
-	t = load(r->trace, false);
+	t = load_trace(r->trace, false);
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 3);
 	assert_int_equal(count_ops_named(t, "delivered"), 3);
@@ -661,7 +447,7 @@ static void test_disk_full(void **state)
 	assert_true(file_size(r.trace) <= FULL_SIZE + 4096);
 	/* Whole chunks, then the loss: every record emitted is in the file or
 	 * counted lost (the count may include the collector's own records). */
-	t = load(r.trace, false);
+	t = load_trace(r.trace, false);
 	gs_trace_ops(t, &ops);
 	assert_true(ops > 0 && ops < (size_t)full_emitted);
 	assert_true(has_warning(t, "records lost: the collector could not write them", &lost));
@@ -773,7 +559,7 @@ static void test_output_swapped_for_symlink(void **state)
 	assert_int_equal(lstat(r.trace, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
 	snprintf(moved, sizeof(moved), "%s.moved", r.trace);
-	t = load(moved, true); /* the open file got everything */
+	t = load_trace(moved, true); /* the open file got everything */
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 2);
 	assert_int_equal(count_ops_named(t, "after_swap"), 1);
@@ -834,7 +620,7 @@ static void test_fork_then_exec(void **state)
 	expect_exit(&r, 0);
 	assert_string_equal(r.err, "");
 	assert_int_equal(count_traces(tmpdir, "forkexec-"), 2);
-	t = load(r.trace, true);
+	t = load_trace(r.trace, true);
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 2);
 	assert_int_equal(count_ops_named(t, "before_fork"), 1);
@@ -844,7 +630,7 @@ static void test_fork_then_exec(void **state)
 	snprintf(path, sizeof(path), "%s/forkexec.child", tmpdir);
 	read_text(path, text, sizeof(text));
 	snprintf(child, sizeof(child), "%s/forkexec-%ld.gscope", tmpdir, atol(text));
-	t = load(child, true);
+	t = load_trace(child, true);
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 3);
 	assert_int_equal(count_ops_named(t, "in_exec"), 3);
@@ -905,7 +691,7 @@ static void test_sigkill_keeps_flushed_chunks(void **state)
 	run_scenario(&r);
 	assert_true(WIFSIGNALED(r.status));
 	assert_int_equal(WTERMSIG(r.status), SIGKILL);
-	t = load(r.trace, false);
+	t = load_trace(r.trace, false);
 	assert_true(has_warning(t, "cut short", NULL));
 	for (int b = 0; b < KILL_BATCHES; b++) {
 		char name[32];
@@ -919,24 +705,6 @@ static void test_sigkill_keeps_flushed_chunks(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
-
-static void clean_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char path[PATH_MAX];
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
-	}
-	closedir(d);
-}
 
 /* A 64 KiB tmpfs in a mount namespace of this test's own (root, and a
  * kernel and container that allow it); else a directory and RLIMIT_FSIZE. */
@@ -972,12 +740,9 @@ static void setup_full_fs(void)
 static int setup_tmp(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/faults", GS_TEST_TMP);
-	mkdir(GS_TEST_TMP, 0755);
-	if (mkdir(tmpdir, 0755) != 0 && errno != EEXIST)
+	if (setup_tmpdir("faults") != 0)
 		return -1;
 	chmod(tmpdir, 0777); /* the unwritable-directory case runs as nobody */
-	clean_dir(tmpdir);
 	setup_full_fs();
 	return 0;
 }

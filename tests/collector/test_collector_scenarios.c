@@ -5,12 +5,11 @@
  * (cupti_double.h), "runs" a CUDA program by handing it real CUDA 13
  * activity records and callback data, and exits (or is signalled). The
  * parent then reads the .gscope file the collector wrote and checks it
- * record by record, with the child's exit status, stdout and stderr.
+ * record by record, with the child's exit status, stdout and stderr
+ * (running a scenario: harness.h, shared with test_collector_faults.c).
  */
 #include <gpuscope/format.h>
 
-#include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,188 +31,14 @@
 
 #include "cuda_double.h"
 #include "cupti_double.h"
+#include "harness.h"
 #include "records.h"
 
-#ifndef GS_COLLECTOR_DOUBLE
-#error "GS_COLLECTOR_DOUBLE (the collector linked against the double) must be defined"
-#endif
-#ifndef GS_TEST_TMP
-#error "GS_TEST_TMP must be defined"
-#endif
-
-#define EMIT(rec)                                                                                  \
-	do {                                                                                       \
-		__typeof__(rec) r_ = (rec);                                                        \
-		gsd_emit(&r_);                                                                     \
-	} while (0)
-
-#define RT CUPTI_ACTIVITY_KIND_RUNTIME
-#define KCBID_LAUNCH CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000
 #define KCBID_MEMCPY_ASYNC CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020
 #define KCBID_MEMCPY CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020
 #define PINNED CUPTI_ACTIVITY_MEMORY_KIND_PINNED
 #define PAGEABLE CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE
 #define DEVICE CUPTI_ACTIVITY_MEMORY_KIND_DEVICE
-
-static char tmpdir[PATH_MAX / 2];
-static int (*child_init)(void); /* InitializeInjection, in the child */
-
-/* ------------------------------------------------------------------------ */
-/* Running a scenario                                                        */
-/* ------------------------------------------------------------------------ */
-
-struct run {
-	const char *name;
-	void (*fn)(void);
-	void (*before_load)(void); /* in the child, before the collector loads */
-	struct gsd_options opts;
-	const char *env[8][2];
-	bool no_default_output;
-	bool check_deferred; /* CUDA_INJECTION64_PATH: setup waits for InitializeInjection */
-	/* results */
-	pid_t pid;
-	int status;
-	char out[4096];
-	char err[4096];
-	char trace[PATH_MAX];
-};
-
-static const char *scenario_name; /* in the child */
-
-static void read_file(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-
-	if (f) {
-		n = fread(buf, 1, size - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-}
-
-/* Drop sanitizer chatter ("==pid==...") from a captured stderr: LeakSanitizer
- * notes in a forked child that its parent's threads are gone. */
-static void strip_sanitizer_lines(char *text)
-{
-	char *in = text, *out = text;
-
-	while (*in) {
-		char *nl = strchr(in, '\n');
-		size_t len = nl ? (size_t)(nl - in) + 1 : strlen(in);
-
-		if (strncmp(in, "==", 2) != 0) {
-			memmove(out, in, len);
-			out += len;
-		}
-		in += len;
-	}
-	*out = '\0';
-}
-
-static void run_scenario(struct run *r)
-{
-	char outp[PATH_MAX + 32], errp[PATH_MAX + 32], pattern[PATH_MAX + 64];
-	pid_t pid;
-
-	snprintf(outp, sizeof(outp), "%s/%s.stdout", tmpdir, r->name);
-	snprintf(errp, sizeof(errp), "%s/%s.stderr", tmpdir, r->name);
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		void *h;
-
-		if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
-			_exit(89);
-		close(fo);
-		close(fe);
-		scenario_name = r->name;
-		unsetenv("CUDA_INJECTION64_PATH");
-		unsetenv("GPUSCOPE_DATA_DEPS");
-		unsetenv("GPUSCOPE_BUFFER_SIZE");
-		unsetenv("GPUSCOPE_MAX_BUFFERS");
-		unsetenv("GPUSCOPE_LOG");
-		snprintf(pattern, sizeof(pattern), "%s/%s-%%p.gscope", tmpdir, r->name);
-		if (!r->no_default_output)
-			setenv("GPUSCOPE_OUTPUT", pattern, 1);
-		setenv("GPUSCOPE_FLUSH_MS", "600000", 1); /* flushes are the scenario's */
-		for (int i = 0; i < 8 && r->env[i][0]; i++)
-			setenv(r->env[i][0], r->env[i][1], 1);
-		gsd_configure(&r->opts);
-		if (r->before_load)
-			r->before_load();
-		h = dlopen(GS_COLLECTOR_DOUBLE, RTLD_NOW | RTLD_LOCAL);
-		if (!h) {
-			fprintf(stderr, "dlopen: %s\n", dlerror());
-			_exit(90);
-		}
-		if (r->check_deferred && gsd_get_stats().subscribes != 0)
-			_exit(50);
-		*(void **)&child_init = dlsym(h, "InitializeInjection");
-		if (!child_init || child_init() != 1)
-			_exit(91);
-		if (r->check_deferred && gsd_get_stats().subscribes != 1)
-			_exit(51);
-		r->fn();
-		exit(0);
-	}
-	assert_int_equal(waitpid(pid, &r->status, 0), pid);
-	r->pid = pid;
-	read_file(outp, r->out, sizeof(r->out));
-	read_file(errp, r->err, sizeof(r->err));
-	strip_sanitizer_lines(r->err);
-	snprintf(r->trace, sizeof(r->trace), "%s/%s-%ld.gscope", tmpdir, r->name, (long)pid);
-}
-
-static void expect_exit(const struct run *r, int code)
-{
-	if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != code) {
-		print_error("scenario %s: status 0x%x, stderr:\n%s\n", r->name, r->status, r->err);
-		fail();
-	}
-}
-
-static bool has_warning(const struct gs_trace *t, const char *needle, uint64_t *count)
-{
-	size_t n;
-	const struct gs_warning *w = gs_trace_warnings(t, &n);
-
-	for (size_t i = 0; i < n; i++) {
-		if (strstr(w[i].message, needle)) {
-			if (count)
-				*count = w[i].count;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Load the trace; `complete`: it must have its end chunk and no warning. */
-static struct gs_trace *load(const char *path, bool complete)
-{
-	struct gs_trace *t = NULL;
-	gs_status st = gs_trace_load_gscope(path, 0, &t);
-	size_t n;
-
-	if (st != GS_OK) {
-		char buf[1024];
-
-		print_error("%s: %s\n", path, gs_error_format(buf, sizeof(buf)));
-		fail();
-	}
-	if (complete) {
-		const struct gs_warning *w = gs_trace_warnings(t, &n);
-
-		for (size_t i = 0; i < n; i++)
-			print_error("%s: warning: %s\n", path, w[i].message);
-		assert_int_equal(n, 0);
-	}
-	return t;
-}
 
 static const char *s(const struct gs_trace *t, uint32_t id)
 {
@@ -251,35 +76,6 @@ static const struct gs_op *find_op(const struct gs_trace *t, uint64_t corr, uint
 			return &op[i];
 	fail_msg("no op with correlation %llu", (unsigned long long)corr);
 	return NULL;
-}
-
-/* Files in tmpdir whose names start with `prefix` and end with .gscope. */
-static int count_traces(const char *prefix)
-{
-	DIR *d = opendir(tmpdir);
-	struct dirent *e;
-	size_t lp = strlen(prefix);
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name);
-
-		if (!strncmp(e->d_name, prefix, lp) && l > 7 &&
-		    !strcmp(e->d_name + l - 7, ".gscope"))
-			n++;
-	}
-	closedir(d);
-	return n;
-}
-
-static int count_lines(const char *text)
-{
-	int n = 0;
-
-	for (; *text; text++)
-		n += *text == '\n';
-	return n;
 }
 
 static void check_process(const struct gs_trace *t, const struct run *r)
@@ -362,7 +158,7 @@ static void test_pipeline_two_streams(void **state)
 	expect_exit(&r, 0);
 	assert_string_equal(r.out, "");
 	assert_string_equal(r.err, "");
-	t = load(r.trace, true);
+	t = load_trace(r.trace, true);
 	check_process(t, &r);
 	d = gs_trace_devices(t, &n);
 	assert_int_equal(n, 1);
@@ -469,7 +265,7 @@ static void test_legacy_default_stream(void **state)
 	(void)state;
 	run_scenario(&r);
 	expect_exit(&r, 0);
-	t = load(r.trace, true);
+	t = load_trace(r.trace, true);
 	gs_trace_streams(t, &n);
 	assert_int_equal(n, 4);
 	assert_int_equal(find_stream(t, 7)->kind, GS_STREAM_LEGACY_DEFAULT);
@@ -515,7 +311,7 @@ static void test_pageable_copies(void **state)
 	(void)state;
 	run_scenario(&r);
 	expect_exit(&r, 0);
-	t = load(r.trace, true);
+	t = load_trace(r.trace, true);
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 5);
 	op = find_op(t, 1, GS_OP_MEMCPY);
@@ -576,7 +372,7 @@ static void test_host_syncs(void **state)
 	(void)state;
 	run_scenario(&r);
 	expect_exit(&r, 0);
-	t = load(r.trace, true);
+	t = load_trace(r.trace, true);
 	y = gs_trace_syncs(t, &n);
 	assert_int_equal(n, 4);
 	assert_int_equal(y[0].kind, GS_SYNC_EVENT);
@@ -633,7 +429,7 @@ static void test_graph_launch(void **state)
 	(void)state;
 	run_scenario(&r);
 	expect_exit(&r, 0);
-	t = load(r.trace, true);
+	t = load_trace(r.trace, true);
 	op = gs_trace_ops(t, &n);
 	assert_int_equal(n, 4);
 	for (size_t i = 0; i < n; i++) {
@@ -692,7 +488,7 @@ static void test_three_threads(void **state)
 	(void)state;
 	run_scenario(&r);
 	expect_exit(&r, 0);
-	t = load(r.trace, true);
+	t = load_trace(r.trace, true);
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 3 * PER_THREAD);
 	gs_trace_api_calls(t, &n);
@@ -772,7 +568,7 @@ static void test_buffer_exhaustion(void **state)
 	run_scenario(&r);
 	expect_exit(&r, 0);
 	assert_string_equal(r.err, "");
-	t = load(r.trace, false);
+	t = load_trace(r.trace, false);
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 2);
 	assert_int_equal(gs_trace_dropped(t), 5);
@@ -818,7 +614,7 @@ static void test_subscribe_fails(void **state)
 	(void)state;
 	run_scenario(&r);
 	expect_disabled_once(&r, "another CUPTI client is already subscribed");
-	assert_int_equal(count_traces("subfail-"), 0);
+	assert_int_equal(count_traces(tmpdir, "subfail-"), 0);
 }
 
 static void test_no_driver(void **state)
@@ -830,7 +626,7 @@ static void test_no_driver(void **state)
 	(void)state;
 	run_scenario(&r);
 	expect_disabled_once(&r, "cuptiSubscribe failed: CUPTI_ERROR_UNKNOWN (error 999)");
-	assert_int_equal(count_traces("nodriver-"), 0);
+	assert_int_equal(count_traces(tmpdir, "nodriver-"), 0);
 }
 
 /* A program that initialises CUDA but records nothing writes no file. */
@@ -846,7 +642,7 @@ static void test_no_records_no_file(void **state)
 	run_scenario(&r);
 	expect_exit(&r, 0);
 	assert_string_equal(r.err, "");
-	assert_int_equal(count_traces("nothing-"), 0);
+	assert_int_equal(count_traces(tmpdir, "nothing-"), 0);
 }
 
 /* fork without exec: the child must not call CUPTI (the double aborts if it
@@ -891,8 +687,8 @@ static void test_fork_child(void **state)
 	run_scenario(&r);
 	expect_exit(&r, 0);
 	assert_string_equal(r.err, "");
-	assert_int_equal(count_traces("fork-"), 1);
-	t = load(r.trace, true);
+	assert_int_equal(count_traces(tmpdir, "fork-"), 1);
+	t = load_trace(r.trace, true);
 	op = gs_trace_ops(t, &n);
 	assert_int_equal(n, 2);
 	assert_string_equal(s(t, op[0].name), "before_fork");
@@ -919,7 +715,7 @@ static void test_sigterm(void **state)
 	run_scenario(&r);
 	assert_true(WIFSIGNALED(r.status));
 	assert_int_equal(WTERMSIG(r.status), SIGTERM);
-	t = load(r.trace, true); /* whole: end chunk written */
+	t = load_trace(r.trace, true); /* whole: end chunk written */
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 1);
 	gs_trace_api_calls(t, &n);
@@ -956,7 +752,7 @@ static void test_sigterm_program_handler(void **state)
 	expect_exit(&r, 7);
 	assert_string_equal(r.out, "handled\n");
 	/* The handler _exit()s: no end chunk, but the flushed records are there. */
-	t = load(r.trace, false);
+	t = load_trace(r.trace, false);
 	assert_true(has_warning(t, "cut short", NULL));
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 1);
@@ -994,7 +790,7 @@ static void test_exit_from_thread(void **state)
 	(void)state;
 	run_scenario(&r);
 	expect_exit(&r, 0);
-	t = load(r.trace, true);
+	t = load_trace(r.trace, true);
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 2);
 	assert_string_equal(s(t, find_op(t, 2, GS_OP_KERNEL)->name), "from_worker");
@@ -1035,7 +831,7 @@ static void test_output_exists(void **state)
 	assert_int_equal(count_lines(r.err), 1);
 	assert_non_null(strstr(r.err, "gpuscope: collector disabled: "));
 	assert_non_null(strstr(r.err, "already exists: not overwritten"));
-	read_file(path, text, sizeof(text));
+	read_text(path, text, sizeof(text));
 	assert_string_equal(text, "precious\n");
 }
 
@@ -1057,7 +853,7 @@ static void test_output_symlink(void **state)
 	expect_exit(&r, 0);
 	assert_int_equal(count_lines(r.err), 1);
 	assert_non_null(strstr(r.err, "is a symbolic link: not followed"));
-	read_file(target, text, sizeof(text));
+	read_text(target, text, sizeof(text));
 	assert_string_equal(text, "target\n");
 	assert_int_equal(lstat(link, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
@@ -1094,10 +890,10 @@ static void test_output_pid_name_taken(void **state)
 	run_scenario(&r);
 	expect_exit(&r, 0);
 	assert_string_equal(r.err, "");
-	read_file(r.trace, text, sizeof(text));
+	read_text(r.trace, text, sizeof(text));
 	assert_string_equal(text, "earlier program\n");
 	snprintf(alt, sizeof(alt), "%s/pidtaken-%ld.1.gscope", tmpdir, (long)r.pid);
-	t = load(alt, true);
+	t = load_trace(alt, true);
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 1);
 	gs_trace_destroy(t);
@@ -1200,7 +996,7 @@ static void test_data_deps(void **state)
 	run_scenario(&r);
 	expect_exit(&r, 0);
 	assert_string_equal(r.err, "");
-	t = load(r.trace, true);
+	t = load_trace(r.trace, true);
 	a = gs_trace_allocations(t, &n);
 	assert_int_equal(n, 2);
 	for (size_t i = 0; i < n; i++) {
@@ -1258,7 +1054,7 @@ static void test_periodic_flush_survives_sigkill(void **state)
 	run_scenario(&r);
 	assert_true(WIFSIGNALED(r.status));
 	assert_int_equal(WTERMSIG(r.status), SIGKILL);
-	t = load(r.trace, false);
+	t = load_trace(r.trace, false);
 	assert_true(has_warning(t, "cut short", NULL));
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 1);
@@ -1295,7 +1091,7 @@ static void test_device_reset_flushes(void **state)
 	(void)state;
 	run_scenario(&r);
 	expect_exit(&r, 0);
-	t = load(r.trace, true);
+	t = load_trace(r.trace, true);
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 2);
 	gs_trace_destroy(t);
@@ -1314,7 +1110,7 @@ static void test_injection_path(void **state)
 	(void)state;
 	run_scenario(&r);
 	expect_exit(&r, 0);
-	t = load(r.trace, true);
+	t = load_trace(r.trace, true);
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 1);
 	gs_trace_destroy(t);
@@ -1322,28 +1118,8 @@ static void test_injection_path(void **state)
 
 static int setup_tmp(void **state)
 {
-	DIR *d;
-	struct dirent *e;
-
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/scenarios", GS_TEST_TMP);
-	mkdir(GS_TEST_TMP, 0755);
-	if (mkdir(tmpdir, 0755) != 0 && errno != EEXIST)
-		return -1;
-	/* Start empty: the scenarios count the files they leave. */
-	d = opendir(tmpdir);
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		char path[PATH_MAX];
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, e->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	return 0;
+	return setup_tmpdir("scenarios");
 }
 
 int main(void)
