@@ -45,10 +45,21 @@ void gs_cli_warning(const char *fmt, ...) GS_PRINTF(1, 2);
  * chain. Returns GS_EXIT_FAIL.
  */
 int gs_cli_fail(gs_status st, const char *what);
-/* The error, the synopsis and a pointer to --help. Returns GS_EXIT_USAGE. */
-int gs_cli_usage_error(const struct gs_cli_usage *u, const char *fmt, ...) GS_PRINTF(2, 3);
-/* After getopt_long returned '?' or ':'. Returns GS_EXIT_USAGE. */
-int gs_cli_bad_option(const struct gs_cli_usage *u, char **argv, int c);
+/* The error, the synopsis and a pointer to --help (main.c). */
+void gs_cli_usage_report(const struct gs_cli_usage *u, const char *fmt, ...) GS_PRINTF(2, 3);
+/* The same, as an expression worth GS_EXIT_USAGE: a macro, so that the
+ * static analyzer sees at each call that a usage error is never GS_EXIT_OK
+ * (it does not look into variadic functions, and would follow a failed
+ * parse on as a success). */
+#define gs_cli_usage_error(...) (gs_cli_usage_report(__VA_ARGS__), GS_EXIT_USAGE)
+/* After getopt_long returned '?' or ':': the usage error (main.c). */
+void gs_cli_bad_option_error(const struct gs_cli_usage *u, char **argv, int c);
+/* The same. Returns GS_EXIT_USAGE (inline, for the analyzer as above). */
+static inline int gs_cli_bad_option(const struct gs_cli_usage *u, char **argv, int c)
+{
+	gs_cli_bad_option_error(u, argv, c);
+	return GS_EXIT_USAGE;
+}
 /* Print `text` to stdout (the command's --help). Returns GS_EXIT_OK. */
 int gs_cli_help(const char *text);
 /*

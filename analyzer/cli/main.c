@@ -99,7 +99,7 @@ int gs_cli_fail(gs_status st, const char *what)
 	return GS_EXIT_FAIL;
 }
 
-int gs_cli_usage_error(const struct gs_cli_usage *u, const char *fmt, ...)
+void gs_cli_usage_report(const struct gs_cli_usage *u, const char *fmt, ...)
 {
 	char msg[GS_CLI_MSG_MAX];
 	va_list ap;
@@ -110,24 +110,25 @@ int gs_cli_usage_error(const struct gs_cli_usage *u, const char *fmt, ...)
 	gs_cli_error("%s: %s", u->name, msg);
 	fprintf(stderr, "usage: %s\nTry 'gpuscope %s --help' for more information.\n", u->synopsis,
 		u->name);
-	return GS_EXIT_USAGE;
 }
 
-int gs_cli_bad_option(const struct gs_cli_usage *u, char **argv, int c)
+void gs_cli_bad_option_error(const struct gs_cli_usage *u, char **argv, int c)
 {
 	/* getopt_long leaves optind just past the offending word. */
 	const char *word = optind > 0 ? argv[optind - 1] : "";
 
 	if (c == ':') {
 		if (optopt && strncmp(word, "--", 2) != 0)
-			return gs_cli_usage_error(u, "option '-%c' needs a value", optopt);
-		return gs_cli_usage_error(u, "option '%s' needs a value", word);
+			gs_cli_usage_report(u, "option '-%c' needs a value", optopt);
+		else
+			gs_cli_usage_report(u, "option '%s' needs a value", word);
+	} else if (strncmp(word, "--", 2) == 0) {
+		gs_cli_usage_report(u, "unknown or malformed option '%s'", word);
+	} else if (optopt) {
+		gs_cli_usage_report(u, "unknown option '-%c'", optopt);
+	} else {
+		gs_cli_usage_report(u, "unknown option '%s'", word);
 	}
-	if (strncmp(word, "--", 2) == 0)
-		return gs_cli_usage_error(u, "unknown or malformed option '%s'", word);
-	if (optopt)
-		return gs_cli_usage_error(u, "unknown option '-%c'", optopt);
-	return gs_cli_usage_error(u, "unknown option '%s'", word);
 }
 
 int gs_cli_help(const char *text)

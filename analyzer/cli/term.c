@@ -142,8 +142,10 @@ static void draw(double secs)
 	/* Leave the last column free: a full line would wrap on some terminals. */
 	len = fit_cols(line + 1, len, room > 1 ? room - 1 : 1);
 	line[0] = '\r';
+	/* Clear to the end of the line; the copy takes the NUL too, so line
+	 * stays a string (it fits: len + 1 + 4 <= sizeof(line)). */
 	if (len + 1 + 3 < sizeof(line)) {
-		memcpy(line + 1 + len, "\033[K", 3);
+		memcpy(line + 1 + len, "\033[K", sizeof("\033[K"));
 		len += 3;
 	}
 	write_all(line, len + 1);

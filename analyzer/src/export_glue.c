@@ -59,7 +59,7 @@ static gs_status take_breakdown(struct gs_export_data *d, const struct gs_trace 
 				const uint32_t *devs, size_t n_devs)
 {
 	d->bds = alloc_n(n_devs, sizeof(*d->bds));
-	d->segs = alloc_n(n_devs, sizeof(*d->segs));
+	d->segs = alloc_n(n_devs, sizeof(struct gs_export_segment *));
 	if (!d->bds || !d->segs)
 		return nomem();
 	d->n_bds = n_devs;
@@ -133,6 +133,7 @@ gs_status gs_export_data_build(const struct gs_trace *t, unsigned want, struct g
 	uint32_t *devs = NULL;
 	size_t n_devs = 0, n_ops;
 	gs_status rc = GS_OK;
+	bool want_edges = want & GS_EXPORT_WANT_EDGES, want_ideal = want & GS_EXPORT_WANT_IDEAL;
 
 	if (!t || !out) {
 		gs_error_append("gs_export_data_build: no trace or no output");
@@ -143,9 +144,9 @@ gs_status gs_export_data_build(const struct gs_trace *t, unsigned want, struct g
 	if (!d)
 		return nomem();
 	gs_trace_ops(t, &n_ops);
-	if (want & (GS_EXPORT_WANT_EDGES | GS_EXPORT_WANT_IDEAL))
+	if (want_edges || want_ideal)
 		rc = gs_graph_build(t, &g);
-	if (!rc && (want & (GS_EXPORT_WANT_BREAKDOWN | GS_EXPORT_WANT_IDEAL)))
+	if (!rc && (want_ideal || (want & GS_EXPORT_WANT_BREAKDOWN)))
 		rc = gs_trace_op_devices(t, &devs, &n_devs);
 	if (!rc && (want & GS_EXPORT_WANT_LAUNCH)) {
 		if (g) {
@@ -159,11 +160,11 @@ gs_status gs_export_data_build(const struct gs_trace *t, unsigned want, struct g
 		}
 		d->x.launch = d->launch;
 	}
-	if (!rc && (want & GS_EXPORT_WANT_EDGES))
+	if (!rc && want_edges)
 		rc = take_edges(d, g);
 	if (!rc && (want & GS_EXPORT_WANT_BREAKDOWN))
 		rc = take_breakdown(d, t, devs, n_devs);
-	if (!rc && (want & GS_EXPORT_WANT_IDEAL))
+	if (!rc && want_ideal)
 		rc = take_ideal(d, t, g, devs, n_devs);
 	gs_graph_destroy(g);
 	free(devs);

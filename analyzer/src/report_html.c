@@ -921,8 +921,8 @@ static void draw_axis(struct hw *w, const struct tl *L)
 		double ns;
 		const char *unit;
 	} units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "\xc2\xb5s"}, {1, "ns"}};
-	double r = (double)L->span / 8, p, m, st, t;
-	size_t u = 3, i;
+	double r = (double)L->span / 8, p, m, st;
+	size_t u = 3, i, n_ticks;
 	int dec;
 
 	gs_out_printf(&w->o, "<svg class=\"axis\" id=\"axis-%zu\">", L->di);
@@ -944,13 +944,16 @@ static void draw_axis(struct hw *w, const struct tl *L)
 	dec = (int)ceil(-log10(st / units[u].ns) - 1e-9);
 	if (dec < 0)
 		dec = 0;
-	for (t = 0; t <= (double)L->span; t += st) {
+	/* An integer counter: adding st up would drift and could miss the last tick. */
+	n_ticks = (size_t)floor((double)L->span / st);
+	for (size_t k = 0; k <= n_ticks; k++) {
+		double t = (double)k * st;
 		double x = t / (double)L->span * 100;
 		const char *anchor = x < 2 ? "start" : x > 98 ? "end" : "middle";
 
 		gs_out_printf(&w->o, "<line x1=\"%.3f%%\" x2=\"%.3f%%\" y1=\"16\" y2=\"24\"/>", x,
 			      x);
-		if (t == 0)
+		if (k == 0)
 			gs_out_printf(
 				&w->o,
 				"<text x=\"0%%\" y=\"12\" style=\"text-anchor:start\">0</text>");

@@ -606,9 +606,11 @@ static gs_status plan_thread_lanes(struct chrome *c, size_t first, size_t last, 
 		if (r->type != HR_API)
 			continue;
 		rc = nesting_place(g, r->start, r->end, true, &lane);
+		if (rc)
+			break; /* lane is not set */
 		c->api_lane[r->idx] = lane;
 		c->api_thread[r->idx] = t;
-		if (!rc && !lane)
+		if (!lane)
 			rc = main_calls_push(m, r->start, r->end);
 	}
 	call_lanes = g->pool.lanes;
@@ -620,6 +622,8 @@ static gs_status plan_thread_lanes(struct chrome *c, size_t first, size_t last, 
 			continue;
 		rc = nesting_place(g, r->start, r->end, main_calls_nest(m, r->start, r->end),
 				   &lane);
+		if (rc)
+			break;
 		c->range_lane[r->idx] = lane ? call_lanes + lane : 0;
 		c->range_thread[r->idx] = t;
 	}
@@ -736,6 +740,8 @@ static gs_status plan_overheads(struct chrome *c)
 		if (i == 0 || k[i - 1].a != k[i].a)
 			disjoint_reset(&d);
 		rc = disjoint_place(&d, k[i].b, k[i].c, &lane);
+		if (rc)
+			break;
 		c->oh_lane[k[i].idx] = lane;
 		if (lane + 1 > p->oh_lanes)
 			p->oh_lanes = lane + 1;
@@ -855,6 +861,8 @@ static gs_status plan_ideal_stream(struct chrome *c, struct key3 *k, struct disj
 		uint32_t lane;
 
 		rc = disjoint_place(d, k[j].a, k[j].a + (op->end_ns - op->start_ns), &lane);
+		if (rc)
+			break;
 		c->ideal_lane[k[j].idx] = lane;
 	}
 	x->ideal_lanes = d->pool.lanes;
@@ -932,6 +940,8 @@ static gs_status plan_streams(struct chrome *c)
 			uint32_t lane;
 
 			rc = disjoint_place(&d, c->ops[j].start_ns, c->ops[j].end_ns, &lane);
+			if (rc)
+				break;
 			c->op_lane[j] = lane;
 		}
 		x->lanes = d.pool.lanes;
@@ -948,6 +958,8 @@ static gs_status plan_streams(struct chrome *c)
 		uint32_t lane;
 
 		rc = disjoint_place(&dv->sync_dj, c->syncs[i].start_ns, c->syncs[i].end_ns, &lane);
+		if (rc)
+			break;
 		c->sync_lane[i] = lane;
 		if (lane + 1 > dv->sync_lanes)
 			dv->sync_lanes = lane + 1;

@@ -83,8 +83,10 @@ static inline uint64_t conv_u64(uint64_t v)
  * not fit its type canonically (uint32 and sint32: at most 5 bytes and a
  * value below 2^32; 64-bit: at most 10 bytes and below 2^64): the caller
  * then leaves the chunk to protobuf-c, whose truncation rules differ.
+ * (T is a type name, which cannot be parenthesised: hence the NOLINT.)
  */
 #define DECODE_PACKED(name, T, conv, max, top)                                                     \
+	/* NOLINTNEXTLINE(bugprone-macro-parentheses) */                                           \
 	static bool name(const uint8_t *p, const uint8_t *end, T *out, size_t *count)              \
 	{                                                                                          \
 		size_t i = 0;                                                                      \
@@ -101,7 +103,7 @@ static inline uint64_t conv_u64(uint64_t v)
 			} else {                                                                   \
 				size_t n = varint(p, end, max, &v);                                \
                                                                                                    \
-				if (!n || (n == max && p[n - 1] > top))                            \
+				if (!n || (n == (max) && p[n - 1] > (top)))                        \
 					return false;                                              \
 				p += n;                                                            \
 			}                                                                          \

@@ -517,7 +517,7 @@ static bool ns_valid_id(bool present, int64_t v)
  * processes). 0 when the call cannot be keyed. */
 static uint64_t ns_call_key(int64_t pid, int64_t corr)
 {
-	if (corr <= 0 || corr >= (1ll << 40))
+	if (corr <= 0 || corr >= (1LL << 40))
 		return 0;
 	return ((uint64_t)pid & 0xFFFFFF) << 40 | (uint64_t)corr;
 }
