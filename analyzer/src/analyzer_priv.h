@@ -71,4 +71,32 @@ uint32_t gs_trace_find_thread(const struct gs_trace *t, int64_t pid, int64_t tid
  */
 void gs_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
+/*
+ * Stable sorts of n elements of `size` bytes (a multiple of 8) by their
+ * first 8 bytes, an int64_t (gs_sort_by_i64) or a uint64_t
+ * (gs_sort_by_u64): the result of gs_sort with a comparator on that key
+ * alone, without a call per comparison. Elements built in an order that
+ * breaks ties the way a longer comparator would (by index, say) need no
+ * second key. Arrays in order already cost n - 1 comparisons; a few sorted
+ * runs are merged; O(n log n) in any case, O(n) extra memory (on failure
+ * to get it, gs_sort).
+ */
+void gs_sort_by_i64(void *base, size_t n, size_t size);
+void gs_sort_by_u64(void *base, size_t n, size_t size);
+
+/* A range of gs_trace_ops(): ops[first .. first + count). */
+struct gs_op_range {
+	size_t first;
+	size_t count;
+};
+
+/*
+ * The ops of `device` (gs_op_device), as ranges in ascending order: one
+ * per stream of the device (a stream's ops are contiguous in a finished
+ * trace), so visiting them costs O(ops of the device + streams), not
+ * O(all ops). Caller frees *out (NULL when *n is 0).
+ */
+gs_status gs_device_op_ranges(const struct gs_trace *t, uint32_t device, struct gs_op_range **out,
+			      size_t *n);
+
 #endif /* GS_ANALYZER_PRIV_H */

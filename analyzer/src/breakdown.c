@@ -29,8 +29,10 @@
  * host_bound.
  *
  * Complexity: O((N + Y + A) log(N + Y + A)) for N ops, Y syncs and A API
- * calls: one sort of 2(N + Y) interval endpoints and one sweep over them,
- * one sort of D's ops, a hash join of ops to calls, and for each idle gap a
+ * calls: the 2(N + Y) interval endpoints merged from the sorted runs they
+ * are written in (one per stream, then the syncs; data in no order is
+ * sorted) in one sweep, one sort of D's ops (only D's streams are read),
+ * a join of ops to calls on correlation ids, and for each idle gap a
  * binary search in the launching thread's flattened calls plus the calls
  * that overlap the gap (each call piece is visited by at most the gaps it
  * overlaps, and the gaps are disjoint).
@@ -55,6 +57,11 @@ struct bd_ev {
 	uint32_t cat;
 };
 
+struct ev_list {
+	struct bd_ev *v;
+	size_t n, cap;
+};
+
 /* An op of the device, for finding the op that ends an idle gap. */
 struct bd_op {
 	int64_t start;
@@ -67,6 +74,11 @@ struct bd_piece {
 	int64_t start;
 	int64_t end;
 	uint32_t call;
+};
+
+struct bd_pieces {
+	struct bd_piece *p;
+	size_t n;
 };
 
 /* Host-bound time credited to one call name. */
@@ -85,15 +97,15 @@ struct bd {
 	size_t n_calls;
 	struct gs_launch_index ix;
 
-	struct bd_ev *ev;
-	size_t n_ev, cap_ev;
+	struct gs_op_range *ranges; /* the device's ops */
+	size_t n_ranges;
+	struct ev_list ev; /* every interval endpoint */
 	struct bd_op *dev;
 	size_t n_dev;
 
 	/* Host-call credits (built when first needed). */
 	bool pieces_built;
-	struct bd_piece *pieces;
-	size_t *piece_first; /* per thread, n_threads + 1 entries */
+	struct bd_pieces *pieces; /* per thread, built when first needed */
 	size_t n_threads;
 	uint32_t *slot_of_name; /* per string id (+1 for ids out of range) */
 	size_t n_names;
@@ -131,38 +143,39 @@ static gs_status grow(void **p, size_t *cap, size_t need, size_t size)
 	return GS_OK;
 }
 
-static gs_status add_interval(struct bd *b, int64_t s, int64_t e, uint32_t cat)
+/* [s, e) of category cat into list l (clipped to the window later). */
+static gs_status add_interval(struct ev_list *l, int64_t s, int64_t e, uint32_t cat)
 {
 	gs_status rc;
 
-	if (s < b->w0)
-		s = b->w0;
-	if (e > b->w1)
-		e = b->w1;
-	if (s >= e)
+	if (s >= e) /* clipping only shrinks: nothing would be left */
 		return GS_OK;
-	rc = grow((void **)&b->ev, &b->cap_ev, b->n_ev + 2, sizeof(*b->ev));
+	rc = grow((void **)&l->v, &l->cap, l->n + 2, sizeof(*l->v));
 	if (rc)
 		return rc;
-	b->ev[b->n_ev++] = (struct bd_ev){.t = s, .d = 1, .cat = cat};
-	b->ev[b->n_ev++] = (struct bd_ev){.t = e, .d = -1, .cat = cat};
+	l->v[l->n++] = (struct bd_ev){.t = s, .d = 1, .cat = cat};
+	l->v[l->n++] = (struct bd_ev){.t = e, .d = -1, .cat = cat};
 	return GS_OK;
 }
 
-static int cmp_ev(const void *pa, const void *pb)
+/* Clip the intervals of l (start and end next to each other) to the
+ * window, dropping those left empty. */
+static void clip(const struct bd *b, struct ev_list *l)
 {
-	const struct bd_ev *a = pa, *b = pb;
+	size_t k = 0;
 
-	return a->t < b->t ? -1 : a->t > b->t;
-}
+	for (size_t i = 0; i + 1 < l->n; i += 2) {
+		int64_t s = l->v[i].t > b->w0 ? l->v[i].t : b->w0;
+		int64_t e = l->v[i + 1].t < b->w1 ? l->v[i + 1].t : b->w1;
 
-static int cmp_dev_op(const void *pa, const void *pb)
-{
-	const struct bd_op *a = pa, *b = pb;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->op < b->op ? -1 : a->op > b->op;
+		if (s >= e)
+			continue;
+		l->v[k] = l->v[i];
+		l->v[k++].t = s;
+		l->v[k] = l->v[i + 1];
+		l->v[k++].t = e;
+	}
+	l->n = k;
 }
 
 static bool has_async_name(const char *s)
@@ -185,48 +198,86 @@ static bool blocking_sync(const struct gs_sync *y)
 	return y->kind == GS_SYNC_EVENT || y->kind == GS_SYNC_STREAM || y->kind == GS_SYNC_CONTEXT;
 }
 
-/* Intervals of every category, and the device's ops sorted by start. */
-static gs_status collect(struct bd *b)
+/*
+ * Intervals of every category, and the device's ops sorted by start. The
+ * endpoints are written stream by stream (each stream's in time order,
+ * mostly), the sync intervals after them, sorted apart, so the sort merges
+ * a few runs. Endpoints at one time are taken together by the sweep, so
+ * their order among themselves does not matter.
+ */
+static gs_status collect(struct bd *b, const struct gs_window *win, struct gs_breakdown *out)
 {
-	size_t n_syncs, k = 0;
+	size_t n_syncs, k = 0, n_before;
 	const struct gs_sync *syncs = gs_trace_syncs(b->t, &n_syncs);
+	struct ev_list calls = {0}; /* the sync part of host-synchronous copies */
+	int64_t lo = 0, hi = 0;
 	gs_status rc;
 
+	b->n_dev = 0;
+	for (size_t r = 0; r < b->n_ranges; r++)
+		b->n_dev += b->ranges[r].count;
 	b->dev = malloc((b->n_dev ? b->n_dev : 1) * sizeof(*b->dev));
 	if (!b->dev)
 		return nomem();
-	rc = grow((void **)&b->ev, &b->cap_ev, 2 * b->n_dev + 2, sizeof(*b->ev));
+	rc = grow((void **)&b->ev.v, &b->ev.cap, 2 * b->n_dev + 2, sizeof(*b->ev.v));
+	/* One pass over the device's ops: the default window (first start to
+	 * last end), the ops by start, and the intervals. */
+	for (size_t r = 0; r < b->n_ranges && !rc; r++) {
+		size_t end = b->ranges[r].first + b->ranges[r].count;
+
+		for (size_t i = b->ranges[r].first; i < end && !rc; i++) {
+			const struct gs_op *op = &b->ops[i];
+
+			if (!k || op->start_ns < lo)
+				lo = op->start_ns;
+			if (!k || op->end_ns > hi)
+				hi = op->end_ns;
+			b->dev[k++] = (struct bd_op){.start = op->start_ns, .op = (uint32_t)i};
+			rc = add_interval(&b->ev, op->start_ns, op->end_ns,
+					  op->kind == GS_OP_KERNEL ? GS_CAT_KERNEL : GS_CAT_COPY);
+			if (!rc && op->kind != GS_OP_KERNEL && op->correlation) {
+				uint32_t call = gs_launch_index_find_op(&b->ix, b->t, op);
+
+				if (call != GS_NO_INDEX && host_synchronous(b, op, call))
+					rc = add_interval(&calls, b->calls[call].start_ns,
+							  b->calls[call].end_ns, GS_CAT_SYNC);
+			}
+		}
+	}
+	if (win && win->set) {
+		lo = win->start_ns;
+		hi = win->end_ns;
+	}
+	b->w0 = out->window_start = lo;
+	b->w1 = out->window_end = hi;
+	out->window_ns = hi - lo;
+	clip(b, &b->ev);
+	clip(b, &calls);
+	/* Then the sync calls, sorted apart, and the syncs. */
+	if (!rc && calls.n) {
+		gs_sort_by_i64(calls.v, calls.n, sizeof(*calls.v));
+		rc = grow((void **)&b->ev.v, &b->ev.cap, b->ev.n + calls.n, sizeof(*b->ev.v));
+		if (!rc) {
+			memcpy(b->ev.v + b->ev.n, calls.v, calls.n * sizeof(*calls.v));
+			b->ev.n += calls.n;
+		}
+	}
+	free(calls.v);
+	n_before = b->ev.n;
+	for (size_t i = 0; i < n_syncs && !rc; i++)
+		if (syncs[i].device == b->device && blocking_sync(&syncs[i]))
+			rc = add_interval(&b->ev, syncs[i].start_ns, syncs[i].end_ns, GS_CAT_SYNC);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < b->n_ops; i++) {
-		const struct gs_op *op = &b->ops[i];
+	{
+		struct ev_list tail = {.v = b->ev.v + n_before, .n = b->ev.n - n_before};
 
-		if (gs_op_device(b->t, op) != b->device)
-			continue;
-		b->dev[k++] = (struct bd_op){.start = op->start_ns, .op = (uint32_t)i};
-		rc = add_interval(b, op->start_ns, op->end_ns,
-				  op->kind == GS_OP_KERNEL ? GS_CAT_KERNEL : GS_CAT_COPY);
-		if (!rc && op->kind != GS_OP_KERNEL && op->correlation) {
-			uint32_t call = gs_launch_index_find_op(&b->ix, b->t, op);
-
-			if (call != GS_NO_INDEX && host_synchronous(b, op, call))
-				rc = add_interval(b, b->calls[call].start_ns, b->calls[call].end_ns,
-						  GS_CAT_SYNC);
-		}
-		if (rc)
-			return rc;
+		clip(b, &tail);
+		b->ev.n = n_before + tail.n;
 	}
-	for (size_t i = 0; i < n_syncs; i++) {
-		if (syncs[i].device != b->device || !blocking_sync(&syncs[i]))
-			continue;
-		rc = add_interval(b, syncs[i].start_ns, syncs[i].end_ns, GS_CAT_SYNC);
-		if (rc)
-			return rc;
-	}
-	if (b->n_ev > 1)
-		gs_sort(b->ev, b->n_ev, sizeof(*b->ev), cmp_ev);
-	if (b->n_dev > 1)
-		gs_sort(b->dev, b->n_dev, sizeof(*b->dev), cmp_dev_op);
+	gs_sort_by_i64(b->ev.v + n_before, b->ev.n - n_before, sizeof(*b->ev.v));
+	/* Built in op order: by start alone is by (start, op). */
+	gs_sort_by_i64(b->dev, b->n_dev, sizeof(*b->dev));
 	return GS_OK;
 }
 
@@ -257,23 +308,101 @@ static gs_status push_segment(struct bd *b, int64_t s, int64_t e, unsigned cat)
 	return GS_OK;
 }
 
-/* One pass over the sorted endpoints: segments, totals and overlap. */
+/*
+ * The endpoints in time order without sorting them: they were written in a
+ * few sorted runs (one per stream, the sync calls, the syncs), merged here
+ * through a heap of runs keyed by their next time. Endpoints at one time
+ * are taken together by the sweep, so the order among them is free. Data
+ * in no order (more than GS_BD_RUNS runs) is sorted first.
+ */
+#define GS_BD_RUNS 64
+
+struct ev_merge {
+	const struct bd_ev *v;
+	size_t pos[GS_BD_RUNS], end[GS_BD_RUNS];
+	unsigned heap[GS_BD_RUNS];
+	unsigned n; /* runs with endpoints left */
+};
+
+static int64_t merge_head(const struct ev_merge *m, unsigned k)
+{
+	return m->v[m->pos[m->heap[k]]].t;
+}
+
+static void merge_down(struct ev_merge *m, unsigned k)
+{
+	for (;;) {
+		unsigned c = 2 * k + 1, t;
+
+		if (c >= m->n)
+			return;
+		if (c + 1 < m->n && merge_head(m, c + 1) < merge_head(m, c))
+			c++;
+		if (merge_head(m, k) <= merge_head(m, c))
+			return;
+		t = m->heap[k];
+		m->heap[k] = m->heap[c];
+		m->heap[c] = t;
+		k = c;
+	}
+}
+
+static void merge_init(struct ev_merge *m, struct ev_list *l)
+{
+	unsigned runs = 0;
+
+	for (size_t i = 1; i < l->n && runs < GS_BD_RUNS; i++)
+		runs += l->v[i].t < l->v[i - 1].t;
+	if (runs >= GS_BD_RUNS - 1)
+		gs_sort_by_i64(l->v, l->n, sizeof(*l->v));
+	m->v = l->v;
+	m->n = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (i && l->v[i].t >= l->v[i - 1].t)
+			continue;
+		if (m->n)
+			m->end[m->n - 1] = i;
+		m->pos[m->n] = i;
+		m->heap[m->n] = m->n;
+		m->n++;
+	}
+	if (m->n)
+		m->end[m->n - 1] = l->n;
+	for (unsigned k = m->n / 2; k-- > 0;)
+		merge_down(m, k);
+}
+
+static const struct bd_ev *merge_pop(struct ev_merge *m)
+{
+	unsigned r = m->heap[0];
+	const struct bd_ev *e = &m->v[m->pos[r]++];
+
+	if (m->pos[r] == m->end[r])
+		m->heap[0] = m->heap[--m->n];
+	merge_down(m, 0);
+	return e;
+}
+
+/* One pass over the endpoints in time order: segments, totals and
+ * overlap. */
 static gs_status sweep(struct bd *b, struct gs_breakdown *out)
 {
 	int64_t cnt[3] = {0, 0, 0};
 	int64_t cur = b->w0;
-	size_t i = 0;
+	struct ev_merge m;
 
+	merge_init(&m, &b->ev);
 	while (cur < b->w1) {
 		int64_t next, len;
 		unsigned cat;
 		gs_status rc;
 
-		while (i < b->n_ev && b->ev[i].t <= cur) {
-			cnt[b->ev[i].cat] += b->ev[i].d;
-			i++;
+		while (m.n && merge_head(&m, 0) <= cur) {
+			const struct bd_ev *e = merge_pop(&m);
+
+			cnt[e->cat] += e->d;
 		}
-		next = i < b->n_ev ? b->ev[i].t : b->w1;
+		next = m.n ? merge_head(&m, 0) : b->w1;
 		len = next - cur;
 		cat = classify(cnt);
 		out->total_ns[cat] += len;
@@ -292,37 +421,43 @@ static gs_status sweep(struct bd *b, struct gs_breakdown *out)
 	return GS_OK;
 }
 
-/* Flatten every thread's calls into disjoint pieces, in start order. */
+/* The tables for host-call credits (per thread, the pieces come later). */
 static gs_status build_pieces(struct bd *b)
 {
-	const struct gs_thread *th = gs_trace_threads(b->t, &b->n_threads);
-	size_t np = 0;
-
+	gs_trace_threads(b->t, &b->n_threads);
 	b->pieces_built = true;
-	b->pieces = malloc((b->n_calls ? b->n_calls : 1) * sizeof(*b->pieces));
-	b->piece_first = malloc((b->n_threads + 1) * sizeof(*b->piece_first));
+	b->pieces = calloc(b->n_threads + 1, sizeof(*b->pieces));
 	b->n_names = gs_trace_string_count(b->t) + 1;
 	b->slot_of_name = malloc(b->n_names * sizeof(*b->slot_of_name));
-	if (!b->pieces || !b->piece_first || !b->slot_of_name)
+	if (!b->pieces || !b->slot_of_name)
 		return nomem();
 	memset(b->slot_of_name, 0xff, b->n_names * sizeof(*b->slot_of_name));
-	for (size_t k = 0; k < b->n_threads; k++) {
-		int64_t cur = INT64_MIN;
+	return GS_OK;
+}
 
-		b->piece_first[k] = np;
-		for (size_t i = th[k].first_api; i < th[k].first_api + th[k].api_count; i++) {
-			const struct gs_api_call *c = &b->calls[i];
-			int64_t s = c->start_ns > cur ? c->start_ns : cur;
+/* Flatten one thread's calls into disjoint pieces, in start order (only
+ * the threads that launched an op after an idle gap of the device). */
+static gs_status thread_pieces(struct bd *b, uint32_t k)
+{
+	const struct gs_thread *th = &gs_trace_threads(b->t, &b->n_threads)[k];
+	struct bd_piece *p = malloc((th->api_count ? th->api_count : 1) * sizeof(*p));
+	int64_t cur = INT64_MIN;
+	size_t np = 0;
 
-			if (c->end_ns > s)
-				b->pieces[np++] = (struct bd_piece){.start = s,
-								    .end = c->end_ns,
-								    .call = (uint32_t)i};
-			if (c->end_ns > cur)
-				cur = c->end_ns;
-		}
+	if (!p)
+		return nomem();
+	for (size_t i = th->first_api; i < th->first_api + th->api_count; i++) {
+		const struct gs_api_call *c = &b->calls[i];
+		int64_t s = c->start_ns > cur ? c->start_ns : cur;
+
+		if (c->end_ns > s)
+			p[np++] = (struct bd_piece){.start = s,
+						    .end = c->end_ns,
+						    .call = (uint32_t)i};
+		if (c->end_ns > cur)
+			cur = c->end_ns;
 	}
-	b->piece_first[b->n_threads] = np;
+	b->pieces[k] = (struct bd_pieces){.p = p, .n = np};
 	return GS_OK;
 }
 
@@ -355,6 +490,7 @@ static gs_status credit(struct bd *b, uint32_t name, int64_t ns, size_t gap)
 static gs_status credit_host_calls(struct bd *b, uint32_t launch, int64_t a, int64_t c, size_t gap)
 {
 	const struct gs_api_call *l = &b->calls[launch];
+	const struct bd_piece *pieces;
 	uint32_t th;
 	size_t lo, hi;
 	gs_status rc;
@@ -367,22 +503,24 @@ static gs_status credit_host_calls(struct bd *b, uint32_t launch, int64_t a, int
 	th = gs_trace_find_thread(b->t, l->pid, l->tid);
 	if (th == GS_NO_INDEX)
 		return GS_OK;
-	lo = b->piece_first[th];
-	hi = b->piece_first[th + 1];
-	/* pieces[piece_first[th] .. piece_first[th + 1]) were all written when
-	 * the table was built (the static analyzer does not follow that). */
+	if (!b->pieces[th].p) {
+		rc = thread_pieces(b, th);
+		if (rc)
+			return rc;
+	}
+	pieces = b->pieces[th].p;
+	lo = 0;
+	hi = b->pieces[th].n;
 	while (lo < hi) { /* first piece ending after a */
 		size_t mid = lo + (hi - lo) / 2;
 
-		/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
-		if (b->pieces[mid].end <= a)
+		if (pieces[mid].end <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
-	for (size_t i = lo; i < b->piece_first[th + 1] && b->pieces[i].start < c; i++) {
-		const struct bd_piece *p = &b->pieces[i];
+	for (size_t i = lo; i < b->pieces[th].n && pieces[i].start < c; i++) {
+		const struct bd_piece *p = &pieces[i];
 		int64_t s = p->start > a ? p->start : a;
 		int64_t e = p->end < c ? p->end : c;
 
@@ -505,31 +643,15 @@ static gs_status attribute_idle(struct bd *b, struct gs_breakdown *out)
 static void bd_fini(struct bd *b)
 {
 	gs_launch_index_fini(&b->ix);
-	free(b->ev);
+	free(b->ranges);
+	free(b->ev.v);
 	free(b->dev);
+	for (size_t k = 0; b->pieces && k < b->n_threads; k++)
+		free(b->pieces[k].p);
 	free(b->pieces);
-	free(b->piece_first);
 	free(b->slot_of_name);
 	free(b->hc);
 	free(b->seg);
-}
-
-/* Default window over the device's ops; counts them. */
-static void device_span(struct bd *b, int64_t *lo, int64_t *hi)
-{
-	*lo = *hi = 0;
-	b->n_dev = 0;
-	for (size_t i = 0; i < b->n_ops; i++) {
-		const struct gs_op *op = &b->ops[i];
-
-		if (gs_op_device(b->t, op) != b->device)
-			continue;
-		if (!b->n_dev || op->start_ns < *lo)
-			*lo = op->start_ns;
-		if (!b->n_dev || op->end_ns > *hi)
-			*hi = op->end_ns;
-		b->n_dev++;
-	}
 }
 
 gs_status gs_breakdown_compute(const struct gs_trace *t, uint32_t device,
@@ -537,7 +659,6 @@ gs_status gs_breakdown_compute(const struct gs_trace *t, uint32_t device,
 {
 	struct bd b;
 	gs_status rc;
-	int64_t lo, hi;
 
 	if (!t || !out) {
 		gs_error_append("gs_breakdown_compute: no trace or no output");
@@ -562,18 +683,12 @@ gs_status gs_breakdown_compute(const struct gs_trace *t, uint32_t device,
 		gs_error_append("too many ops (%zu)", b.n_ops);
 		return GS_ERR_LIMIT;
 	}
-	device_span(&b, &lo, &hi);
-	if (win && win->set) {
-		lo = win->start_ns;
-		hi = win->end_ns;
-	}
-	b.w0 = out->window_start = lo;
-	b.w1 = out->window_end = hi;
-	out->window_ns = hi - lo;
-
+	rc = gs_device_op_ranges(t, device, &b.ranges, &b.n_ranges);
+	if (rc)
+		return rc;
 	rc = gs_launch_index_init(&b.ix, t);
 	if (!rc)
-		rc = collect(&b);
+		rc = collect(&b, win, out);
 	if (!rc)
 		rc = sweep(&b, out);
 	if (!rc)

@@ -12,19 +12,18 @@
  * kind), when positive, and when it is launch time: not when the kernel's
  * launch call had returned before that op ended (then the device waited on
  * something else, which a graph would not remove); an occurrence covers the gaps before its kernels
- * but the first. For each length L, rolling hashes (two prime moduli) of
- * every window of L kernels are grouped in a hash table; scanning windows
- * in order, each group keeps its occurrences leftmost first (an occurrence
- * starts at or after the end of the group's previous one). The group with the
- * most covered gap time wins (ties: the longer sequence, then the earlier
- * first occurrence); its occurrences are then checked kernel by kernel
- * against the first, so a hash collision cannot produce a wrong answer.
- * Its kernels are set aside and the search runs again, up to
- * GS_GC_ROUNDS candidates per stream. A stream's first GS_GC_MAX_KERNELS
- * kernels are searched.
+ * but the first. For each length L, the windows of L kernels are grouped
+ * by their kernels (exactly: see "Groups" below); scanning windows in
+ * order, each group keeps its occurrences leftmost first (an occurrence
+ * starts at or after the end of the group's previous one). The group with
+ * the most covered gap time wins (ties: the longer sequence, then the
+ * earlier first occurrence). Its kernels are set aside and the search runs
+ * again, up to GS_GC_ROUNDS candidates per stream. A stream's first
+ * GS_GC_MAX_KERNELS kernels are searched.
  *
  * Complexity: O(N) to collect, then per stream of m kernels
- * O(GS_GC_ROUNDS * GS_GC_MAX_LEN * m) time and O(m) memory.
+ * O(GS_GC_ROUNDS * GS_GC_MAX_LEN * m) time (a table look-up per window and
+ * length; much less where little repeats) and O(m) memory.
  */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "analyzer_priv.h"
@@ -40,25 +39,10 @@
 #define GS_GC_ROUNDS 4
 #define GS_GC_MAX_KERNELS (1u << 20)
 
-#define P1 1000000007ull
-#define P2 998244353ull
-#define B1 911382323ull
-#define B2 972663749ull
-
 static gs_status nomem(void)
 {
 	gs_error_append("out of memory finding CUDA Graph candidates");
 	return GS_ERR_NOMEM;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
 }
 
 /* ---- kernel signatures: (name, grid, block) -> dense id --------------- */
@@ -70,15 +54,17 @@ struct sigtab {
 	uint32_t next;
 };
 
+/* Any hash will do: ids are handed out in order of first sight, and
+ * sig_equal decides. */
 static uint64_t sig_hash(const struct gs_op *op)
 {
-	uint64_t h = mix64(op->name);
+	uint64_t h = (op->name + 1ull) * 0x9e3779b97f4a7c15ull;
 
 	for (int i = 0; i < 3; i++) {
-		h = mix64(h ^ op->grid[i]);
-		h = mix64(h ^ ((uint64_t)op->block[i] << 1));
+		h = (h ^ op->grid[i]) * 0xff51afd7ed558ccdull;
+		h = (h ^ op->block[i]) * 0xc4ceb9fe1a85ec53ull;
 	}
-	return h;
+	return h ^ h >> 29;
 }
 
 static bool sig_equal(const struct gs_op *a, const struct gs_op *b)
@@ -103,54 +89,16 @@ static uint32_t sig_of(struct sigtab *st, const struct gs_op *ops, uint32_t i)
 
 /* ---- one stream --------------------------------------------------------- */
 
-struct group {
-	uint64_t key;
-	int64_t gap;
-	uint32_t count;
-	uint32_t next; /* first window index a new occurrence may start at */
-	uint32_t first;
-	uint8_t used;
-};
-
 struct seq {
 	size_t m;
-	uint32_t *op;  /* op index per kernel */
-	uint32_t *sig; /* signature id + 1 (never 0) */
-	int64_t *gap;  /* gap[k]: the gap before kernel k (0 for k = 0) */
-	int64_t *gpre; /* gpre[k]: gap[0] + ... + gap[k - 1] */
-	uint64_t *h1, *h2;
-	uint64_t pw1[GS_GC_MAX_LEN + 1], pw2[GS_GC_MAX_LEN + 1];
+	uint32_t *op;   /* op index per kernel */
+	uint32_t *sig;  /* signature id + 1 (never 0) */
+	int64_t *gap;   /* gap[k]: the gap before kernel k (0 for k = 0) */
+	int64_t *gpre;  /* gpre[k]: gap[0] + ... + gap[k - 1] */
 	uint32_t *upre; /* upre[k]: kernels set aside among the first k */
 	uint8_t *used;
 	uint32_t *occ; /* occurrences of the winner */
 };
-
-/*
- * The groups of one search: an open-addressing table, all zero between
- * searches, that grows with the number of distinct windows (a handful on
- * the periodic streams of training loops: it stays in cache), and the list
- * of the slots in use. One per thread searching.
- */
-struct gtab {
-	struct group *g;
-	size_t mask;
-	uint32_t *touched;
-	size_t n_touched;
-	bool failed; /* out of memory while growing */
-};
-
-static uint64_t window_key(const struct seq *q, size_t j, size_t len)
-{
-	/* Both sums are below twice the modulus: one subtraction reduces them. */
-	uint64_t a = q->h1[j + len] + P1 - q->h1[j] * q->pw1[len] % P1;
-	uint64_t b = q->h2[j + len] + P2 - q->h2[j] * q->pw2[len] % P2;
-
-	if (a >= P1)
-		a -= P1;
-	if (b >= P2)
-		b -= P2;
-	return a << 32 | b;
-}
 
 static int64_t window_gap(const struct seq *q, size_t j, size_t len)
 {
@@ -166,40 +114,7 @@ struct best {
 	size_t len;
 	uint32_t first;
 	int64_t gap;
-	uint64_t key;
 };
-
-/* The slot of a key: the key is a hash already, a multiply spreads it
- * enough (the slot a group lands in does not change any result). */
-static size_t slot_of(uint64_t key, size_t mask)
-{
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
-}
-
-/* Double the table, moving the groups in use. */
-static bool gtab_grow(struct gtab *t)
-{
-	size_t mask = 2 * t->mask + 1;
-	struct group *ng = calloc(mask + 1, sizeof(*ng));
-
-	if (!ng) {
-		t->failed = true;
-		return false;
-	}
-	for (size_t i = 0; i < t->n_touched; i++) {
-		const struct group *g = &t->g[t->touched[i]];
-		size_t h = slot_of(g->key, mask);
-
-		while (ng[h].used)
-			h = (h + 1) & mask;
-		ng[h] = *g;
-		t->touched[i] = (uint32_t)h;
-	}
-	free(t->g);
-	t->g = ng;
-	t->mask = mask;
-	return true;
-}
 
 /* True when group (gap, len, first) beats the best so far: more gap, then
  * the longer sequence, then the earlier first occurrence. */
@@ -210,97 +125,418 @@ static bool beats(int64_t gap, size_t len, uint32_t first, const struct best *b)
 }
 
 /*
- * One length: group the free windows by key, counting each group's
- * leftmost non-overlapping occurrences. Only the slots a search used are
- * read back and cleared (a table-wide clear and scan per length cost ten
- * times the search itself on long streams); the winner does not depend on
- * the order groups are looked at, since groups have distinct first windows.
+ * Groups are exact: the windows of length L that hold the same kernels get
+ * one group id, numbered in order of first window. A window's id at L is
+ * looked up from a pair of smaller ids: (its id at L - 1, the signature of
+ * its last kernel), or (its first half's id, its second half's id) when L
+ * doubles. Pairs of 32-bit ids are compared whole, so no two different
+ * sequences ever share a group (the rolling hashes this replaced could,
+ * rarely, and then the winner was checked and dropped).
+ *
+ * A group with fewer than GS_GC_MIN_REPS non-overlapping occurrences at L
+ * has fewer at every longer length (the prefixes of non-overlapping longer
+ * occurrences do not overlap either), so its windows leave the search: on a
+ * stream with little repetition only short lengths cost anything.
  */
-static void search_length(const struct seq *q, struct gtab *t, size_t len, struct best *b)
-{
-	t->n_touched = 0;
-	for (size_t j = 0; j + len <= q->m; j++) {
-		uint64_t key;
-		size_t h;
-		struct group *g;
+#define DEAD UINT32_MAX
 
-		if (!window_free(q, j, len))
-			continue;
-		key = window_key(q, j, len);
-		h = slot_of(key, t->mask);
-		while (t->g[h].used && t->g[h].key != key)
-			h = (h + 1) & t->mask;
-		g = &t->g[h];
-		if (!g->used) {
-			if (2 * (t->n_touched + 1) > t->mask + 1) {
-				if (!gtab_grow(t))
-					break;
-				h = slot_of(key, t->mask);
-				while (t->g[h].used)
-					h = (h + 1) & t->mask;
-				g = &t->g[h];
-			}
-			g->used = 1;
-			g->key = key;
-			g->first = (uint32_t)j;
-			t->touched[t->n_touched++] = (uint32_t)h;
-		}
-		if (j < g->next)
-			continue;
-		g->count++;
-		g->gap += window_gap(q, j, len);
-		g->next = (uint32_t)(j + len);
-	}
-	for (size_t i = 0; i < t->n_touched; i++) {
-		struct group *g = &t->g[t->touched[i]];
+struct gstat {
+	int64_t gap;
+	/* The gaps any longer sequence starting with this group could cover:
+	 * those inside the union of [j + 1, j + hi) over its windows j. */
+	int64_t reach;
+	uint32_t reach_end; /* the end of that union so far */
+	uint32_t count;
+	uint32_t next; /* first window a new occurrence may start at */
+	uint32_t first;
+	/* The last pair looked up with this group first: (this id, child_key)
+	 * is group child_id at the next length. */
+	uint32_t child_key;
+	uint32_t child_id;
+};
 
-		if (!t->failed && g->count >= GS_GC_MIN_REPS && g->gap > 0 &&
-		    beats(g->gap, len, g->first, b)) {
-			b->len = len;
-			b->first = g->first;
-			b->gap = g->gap;
-			b->key = g->key;
-		}
-		memset(g, 0, sizeof(*g));
-	}
-}
+struct gslot {
+	uint64_t key;
+	uint32_t id;
+	uint32_t gen; /* the slot is in use in pass `gen` only */
+};
 
-static gs_status gtab_init(struct gtab *t, size_t m)
-{
-	memset(t, 0, sizeof(*t));
-	t->mask = 1023;
-	t->g = calloc(t->mask + 1, sizeof(*t->g));
-	t->touched = malloc((m + 1) * sizeof(*t->touched));
-	return t->g && t->touched ? GS_OK : nomem();
-}
-
-static void gtab_fini(struct gtab *t)
-{
-	free(t->g);
-	free(t->touched);
-	memset(t, 0, sizeof(*t));
-}
-
-/* ---- the lengths of one round, on both cores when the stream is long ---- */
-
-/* Below this many kernels a stream is searched on one thread. */
-#define GS_GC_THREAD_MIN (1u << 14)
-
-struct length_job {
+/* The lengths one thread searches, [lo, hi], and what it needs to. */
+struct chain {
 	const struct seq *q;
-	struct gtab *t;
-	size_t lo, hi; /* lengths, inclusive */
+	size_t lo, hi;
+	uint32_t *cur;   /* per kernel: the id of the window starting there, or DEAD */
+	uint32_t *alive; /* the windows still searched, ascending */
+	size_t n_alive;
+	struct gstat *st[2]; /* ids of this pass (st[now]) and of the one before */
+	size_t cap[2], n_ids[2];
+	unsigned now;
+	struct gslot *slot; /* pair -> id, open addressing */
+	size_t mask;
+	unsigned shift;
+	uint32_t gen;
+	/* Per signature: the first pass's child cache (valid in pass gen). */
+	struct sig_child {
+		uint32_t gen, key, id;
+	} * by_sig;
+	size_t n_by_sig;
+	bool failed; /* out of memory */
 	struct best b;
 };
 
-static void *run_lengths(void *arg)
-{
-	struct length_job *j = arg;
+#define PAIR_MUL 0x9e3779b97f4a7c15ull
 
-	for (size_t len = j->lo; len <= j->hi; len++)
-		search_length(j->q, j->t, len, &j->b);
+static size_t pair_slot(const struct chain *c, uint64_t key)
+{
+	return (size_t)((key * PAIR_MUL) >> c->shift);
+}
+
+/* Double the pair table, keeping this pass's pairs. */
+static bool pairs_grow(struct chain *c)
+{
+	size_t mask = 2 * c->mask + 1;
+	struct gslot *ns = calloc(mask + 1, sizeof(*ns));
+
+	if (!ns)
+		return false;
+	c->shift--;
+	for (size_t i = 0; i <= c->mask; i++) {
+		size_t h;
+
+		if (c->slot[i].gen != c->gen)
+			continue;
+		h = pair_slot(c, c->slot[i].key);
+		while (ns[h].gen == c->gen)
+			h = (h + 1) & mask;
+		ns[h] = c->slot[i];
+	}
+	free(c->slot);
+	c->slot = ns;
+	c->mask = mask;
+	return true;
+}
+
+/* A new group for pair `key`, first seen at window j. */
+static uint32_t new_group(struct chain *c, uint64_t key, uint32_t j, size_t h)
+{
+	unsigned now = c->now;
+	uint32_t id;
+
+	if (2 * (c->n_ids[now] + 1) > c->mask + 1) {
+		if (!pairs_grow(c))
+			goto fail;
+		h = pair_slot(c, key);
+		while (c->slot[h].gen == c->gen)
+			h = (h + 1) & c->mask;
+	}
+	if (c->n_ids[now] == c->cap[now]) {
+		size_t cap = 2 * c->cap[now];
+		struct gstat *st = realloc(c->st[now], cap * sizeof(*st));
+
+		if (!st)
+			goto fail;
+		c->st[now] = st;
+		c->cap[now] = cap;
+	}
+	id = (uint32_t)c->n_ids[now]++;
+	c->st[now][id] = (struct gstat){.first = j, .child_key = DEAD};
+	c->slot[h] = (struct gslot){.key = key, .id = id, .gen = c->gen};
+	return id;
+fail:
+	c->failed = true;
+	return DEAD;
+}
+
+/* Start a pass: this pass's ids go to the other stats array. */
+static void pass_begin(struct chain *c)
+{
+	c->now ^= 1;
+	c->n_ids[c->now] = 0;
+	if (++c->gen == 0) { /* wrapped: forget every slot */
+		memset(c->slot, 0, (c->mask + 1) * sizeof(*c->slot));
+		memset(c->by_sig, 0, c->n_by_sig * sizeof(*c->by_sig));
+		c->gen = 1;
+	}
+}
+
+/* The id of pair `key` (a new group first seen at window j if new). */
+static uint32_t pair_id(struct chain *c, uint64_t key, uint32_t j)
+{
+	size_t h = pair_slot(c, key);
+
+	while (c->slot[h].gen == c->gen) {
+		if (c->slot[h].key == key)
+			return c->slot[h].id;
+		h = (h + 1) & c->mask;
+	}
+	return new_group(c, key, j, h);
+}
+
+/* Count window j (length len) in group g: leftmost first, never
+ * overlapping. */
+static inline void count_window(const int64_t *gpre, struct gstat *g, uint32_t j, size_t len,
+				size_t reach_end, bool gaps)
+{
+	size_t lo = j + 1 > g->reach_end ? j + 1 : g->reach_end;
+
+	if (reach_end > lo) {
+		g->reach += gpre[reach_end] - gpre[lo];
+		g->reach_end = (uint32_t)reach_end;
+	}
+	if (j < g->next)
+		return;
+	g->count++;
+	g->next = (uint32_t)(j + len);
+	if (gaps)
+		g->gap += gpre[j + len] - gpre[j + 1];
+}
+
+/* The end of the reach of window j: the longest sequence the chain
+ * scores from it. */
+static inline size_t reach_end(const struct chain *c, size_t j)
+{
+	return j + c->hi < c->q->m ? j + c->hi : c->q->m;
+}
+
+/* Windows that do not fit at length len: the last ones of the list. */
+static size_t fitting(const struct chain *c, size_t len)
+{
+	size_t n = c->n_alive;
+
+	while (n && c->alive[n - 1] + len > c->q->m)
+		n--;
+	return n;
+}
+
+/* Out only at the end of a pass: the windows before them read their ids. */
+static void pass_end(struct chain *c, size_t fit, size_t k)
+{
+	for (size_t i = fit; i < c->n_alive; i++)
+		c->cur[c->alive[i]] = DEAD;
+	c->n_alive = k;
+}
+
+/*
+ * The passes go over the alive windows in ascending order. A window leaves
+ * when it does not fit, touches a kernel set aside, or its group had under
+ * GS_GC_MIN_REPS occurrences at the previous length. Each pair is looked up
+ * once per parent group and remembered there (child_key, child_id): in a
+ * periodic stream nearly every window of a group continues the same way.
+ */
+
+/*
+ * A group whose reach is below this cannot lead to a winner: every longer
+ * sequence starting with it covers at most `reach` of gaps, and a winner
+ * needs more than 0 and at least the best so far (a tie with a longer
+ * sequence would still win, so not less). On streams where the launch gaps
+ * sit in a few places, most windows leave after the first lengths.
+ */
+static int64_t prune_below(const struct chain *c)
+{
+	return c->b.len && c->b.gap > 1 ? c->b.gap : 1;
+}
+
+/* Length 2, from the signatures. */
+static void pass_first(struct chain *c, bool gaps)
+{
+	const struct seq *q = c->q;
+	uint32_t *cur = c->cur, *alive = c->alive;
+	struct gstat *st;
+	size_t fit, k = 0;
+
+	pass_begin(c);
+	st = c->st[c->now];
+	fit = fitting(c, 2);
+	for (size_t i = 0; i < fit; i++) {
+		uint32_t j = alive[i], p = cur[j], r = q->sig[j + 1], id;
+		struct sig_child *sc = &c->by_sig[p];
+
+		if (q->used[j + 1]) {
+			cur[j] = DEAD;
+			continue;
+		}
+		if (sc->gen == c->gen && sc->key == r) {
+			id = sc->id;
+		} else {
+			id = pair_id(c, (uint64_t)p << 32 | r, j);
+			if (id == DEAD)
+				return;
+			st = c->st[c->now]; /* may have moved */
+			*sc = (struct sig_child){.gen = c->gen, .key = r, .id = id};
+		}
+		cur[j] = id;
+		alive[k++] = j;
+		count_window(q->gpre, &st[id], j, 2, reach_end(c, j), gaps);
+	}
+	pass_end(c, fit, k);
+}
+
+/* Length len - 1 -> len: each window with the signature of its next
+ * kernel. */
+static void pass_extend(struct chain *c, size_t len, bool gaps)
+{
+	const struct seq *q = c->q;
+	struct gstat *prev = c->st[c->now];
+	uint32_t *cur = c->cur, *alive = c->alive;
+	const uint32_t *next_sig = q->sig + len - 1;
+	const uint8_t *next_used = q->used + len - 1;
+	const int64_t *gpre = q->gpre;
+	int64_t min_reach = prune_below(c);
+	struct gstat *st;
+	size_t fit, k = 0, hi = c->hi, m = q->m;
+
+	pass_begin(c);
+	st = c->st[c->now];
+	fit = fitting(c, len);
+	for (size_t i = 0; i < fit; i++) {
+		uint32_t j = alive[i], r, id;
+		struct gstat *p = &prev[cur[j]];
+
+		if (p->count < GS_GC_MIN_REPS || p->reach < min_reach || next_used[j]) {
+			cur[j] = DEAD;
+			continue;
+		}
+		r = next_sig[j];
+		if (p->child_key == r) {
+			id = p->child_id;
+		} else {
+			id = pair_id(c, (uint64_t)cur[j] << 32 | r, j);
+			if (id == DEAD)
+				return;
+			st = c->st[c->now]; /* may have moved */
+			p->child_key = r;
+			p->child_id = id;
+		}
+		cur[j] = id;
+		alive[k++] = j;
+		count_window(gpre, &st[id], j, len, j + hi < m ? j + hi : m, gaps);
+	}
+	pass_end(c, fit, k);
+}
+
+/* Length len -> 2 len: each window with the one right after it (ascending
+ * order reads cur[j + len] before this pass rewrites it). A window is
+ * needed here as the second half of the one len before it too, so groups
+ * leave only for their count (a sequence has no more occurrences than its
+ * second half), not for their reach (which bounds sequences they start). */
+static void pass_double(struct chain *c, size_t len, bool gaps)
+{
+	const struct seq *q = c->q;
+	struct gstat *prev = c->st[c->now];
+	uint32_t *cur = c->cur, *alive = c->alive;
+	const int64_t *gpre = q->gpre;
+	struct gstat *st;
+	size_t fit, k = 0, hi = c->hi, m = q->m;
+
+	pass_begin(c);
+	st = c->st[c->now];
+	fit = fitting(c, 2 * len);
+	for (size_t i = 0; i < fit; i++) {
+		uint32_t j = alive[i], r = cur[j + len], id;
+		struct gstat *p = &prev[cur[j]];
+
+		if (p->count < GS_GC_MIN_REPS || r == DEAD || prev[r].count < GS_GC_MIN_REPS) {
+			cur[j] = DEAD;
+			continue;
+		}
+		if (p->child_key == r) {
+			id = p->child_id;
+		} else {
+			id = pair_id(c, (uint64_t)cur[j] << 32 | r, j);
+			if (id == DEAD)
+				return;
+			st = c->st[c->now]; /* may have moved */
+			p->child_key = r;
+			p->child_id = id;
+		}
+		cur[j] = id;
+		alive[k++] = j;
+		count_window(gpre, &st[id], j, 2 * len, j + hi < m ? j + hi : m, gaps);
+	}
+	pass_end(c, fit, k);
+}
+
+/* The best group of this pass (length len). The winner does not depend on
+ * the order groups are looked at: groups have distinct first windows. */
+static void score(struct chain *c, size_t len)
+{
+	const struct gstat *st = c->st[c->now];
+
+	for (size_t id = 0; id < c->n_ids[c->now]; id++)
+		if (st[id].count >= GS_GC_MIN_REPS && st[id].gap > 0 &&
+		    beats(st[id].gap, len, st[id].first, &c->b))
+			c->b = (struct best){.len = len, .first = st[id].first, .gap = st[id].gap};
+}
+
+/*
+ * Every length of [lo, hi]: from the signatures, one kernel more per pass;
+ * a chain that starts at lo > 2 doubles its way up first (2, 4, 8, ...)
+ * without scoring, so two chains can search different lengths at once.
+ */
+static void *run_chain(void *arg)
+{
+	struct chain *c = arg;
+	const struct seq *q = c->q;
+	size_t len = 2;
+
+	c->b = (struct best){0};
+	c->n_alive = 0;
+	for (size_t j = 0; j < q->m; j++) {
+		c->cur[j] = q->used[j] ? DEAD : q->sig[j];
+		if (!q->used[j])
+			c->alive[c->n_alive++] = (uint32_t)j;
+	}
+	pass_first(c, c->lo <= 2);
+	if (c->lo <= 2)
+		score(c, 2);
+	while (!c->failed && c->n_alive && 2 * len <= c->lo) {
+		pass_double(c, len, 2 * len >= c->lo);
+		len *= 2;
+		if (len >= c->lo)
+			score(c, len);
+	}
+	while (!c->failed && c->n_alive && len < c->hi) {
+		len++;
+		pass_extend(c, len, len >= c->lo);
+		if (len >= c->lo)
+			score(c, len);
+	}
 	return NULL;
 }
+
+static gs_status chain_init(struct chain *c, const struct seq *q, size_t m, size_t n_sigs)
+{
+	memset(c, 0, sizeof(*c));
+	c->q = q;
+	c->n_by_sig = n_sigs + 1;
+	c->by_sig = calloc(c->n_by_sig, sizeof(*c->by_sig));
+	c->cur = malloc((m + 1) * sizeof(*c->cur));
+	c->alive = malloc((m + 1) * sizeof(*c->alive));
+	c->cap[0] = c->cap[1] = 256;
+	c->st[0] = malloc(c->cap[0] * sizeof(*c->st[0]));
+	c->st[1] = malloc(c->cap[1] * sizeof(*c->st[1]));
+	c->mask = 1023;
+	c->shift = 64 - 10;
+	c->slot = calloc(c->mask + 1, sizeof(*c->slot));
+	return c->cur && c->alive && c->st[0] && c->st[1] && c->slot && c->by_sig ? GS_OK : nomem();
+}
+
+static void chain_fini(struct chain *c)
+{
+	free(c->by_sig);
+	free(c->cur);
+	free(c->alive);
+	free(c->st[0]);
+	free(c->st[1]);
+	free(c->slot);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Below this many kernels a stream is searched on one thread. */
+#define GS_GC_THREAD_MIN (1u << 14)
+/* With two threads: lengths 2 .. GS_GC_SPLIT on one, the rest on the other
+ * (which first doubles its way to 16: about as many passes each). */
+#define GS_GC_SPLIT 20
 
 /* CPUs this process may run on (1 when unknown). */
 static unsigned cpu_count(void)
@@ -314,50 +550,49 @@ static unsigned cpu_count(void)
 
 /*
  * The best group over lengths 2 .. max_len. With two CPUs and a long stream
- * the lengths are split in two halves searched at once, each with its own
- * table; the better of the two halves' winners is the same winner as one
- * pass over every length gives (beats() is a total order on (gap, len,
- * first) and the halves hold different lengths), so the result never
- * depends on the number of threads.
+ * the lengths are split in two ranges searched at once; the better of the
+ * two winners is the same winner one pass over every length gives
+ * (beats() is a total order on (gap, len, first), each length is scored by
+ * one chain, and groups are exact), so the result never depends on the
+ * number of threads.
  */
-static gs_status search_round(const struct seq *q, struct gtab *t, size_t max_len, bool threads,
-			      struct best *b)
+static gs_status search_round(struct chain *ch, size_t max_len, bool threads, struct best *b)
 {
-	struct length_job lo = {.q = q, .t = &t[0], .lo = 2, .hi = max_len};
-	struct length_job hi = {.q = q, .t = &t[1]};
 	pthread_t th;
-	bool started = false;
+	bool started = false, split = threads && ch[1].cur && max_len > GS_GC_SPLIT;
 
-	if (threads && max_len >= 3 && t[1].g) {
-		lo.hi = (2 + max_len) / 2;
-		hi.lo = lo.hi + 1;
-		hi.hi = max_len;
-		started = pthread_create(&th, NULL, run_lengths, &hi) == 0;
+	ch[0].lo = 2;
+	ch[0].hi = split ? GS_GC_SPLIT : max_len;
+	if (split) {
+		ch[1].lo = GS_GC_SPLIT + 1;
+		ch[1].hi = max_len;
+		started = pthread_create(&th, NULL, run_chain, &ch[1]) == 0;
 	}
-	run_lengths(&lo);
-	if (hi.hi) {
+	run_chain(&ch[0]);
+	if (split) {
 		if (started)
 			pthread_join(th, NULL);
 		else
-			run_lengths(&hi);
+			run_chain(&ch[1]);
 	}
-	if (t[0].failed || t[1].failed)
+	if (ch[0].failed || (split && ch[1].failed))
 		return nomem();
-	*b = lo.b;
-	if (hi.b.len && (!b->len || beats(hi.b.gap, hi.b.len, hi.b.first, b)))
-		*b = hi.b;
+	*b = ch[0].b;
+	if (split && ch[1].b.len && (!b->len || beats(ch[1].b.gap, ch[1].b.len, ch[1].b.first, b)))
+		*b = ch[1].b;
 	return GS_OK;
 }
 
-/* The winner's occurrences, checked kernel by kernel. */
+/* The winner's occurrences, leftmost first, never overlapping. */
 static size_t verify(struct seq *q, const struct best *b, int64_t *gap)
 {
 	size_t n = 0, next = 0;
+	const uint32_t *w = &q->sig[b->first];
 
 	*gap = 0;
 	for (size_t j = b->first; j + b->len <= q->m; j++) {
-		if (j < next || !window_free(q, j, b->len) || window_key(q, j, b->len) != b->key ||
-		    memcmp(&q->sig[j], &q->sig[b->first], b->len * sizeof(*q->sig)) != 0)
+		if (j < next || q->sig[j] != w[0] || !window_free(q, j, b->len) ||
+		    memcmp(&q->sig[j], w, b->len * sizeof(*q->sig)) != 0)
 			continue;
 		q->occ[n++] = (uint32_t)j;
 		*gap += window_gap(q, j, b->len);
@@ -406,7 +641,7 @@ static gs_status emit(struct out_list *l, const struct seq *q, uint32_t stream,
 	return GS_OK;
 }
 
-static gs_status search_stream(struct seq *q, struct gtab *t, bool threads, uint32_t stream,
+static gs_status search_stream(struct seq *q, struct chain *ch, bool threads, uint32_t stream,
 			       const struct gs_op *ops, struct out_list *l)
 {
 	size_t k, max_len = q->m / GS_GC_MIN_REPS;
@@ -415,11 +650,8 @@ static gs_status search_stream(struct seq *q, struct gtab *t, bool threads, uint
 		max_len = GS_GC_MAX_LEN;
 	if (max_len < 2)
 		return GS_OK;
-	q->h1[0] = q->h2[0] = 0;
 	q->gpre[0] = 0;
 	for (k = 0; k < q->m; k++) {
-		q->h1[k + 1] = (q->h1[k] * B1 + q->sig[k]) % P1;
-		q->h2[k + 1] = (q->h2[k] * B2 + q->sig[k]) % P2;
 		q->gpre[k + 1] = q->gpre[k] + q->gap[k];
 		q->used[k] = 0;
 	}
@@ -432,14 +664,14 @@ static gs_status search_stream(struct seq *q, struct gtab *t, bool threads, uint
 		q->upre[0] = 0;
 		for (k = 0; k < q->m; k++)
 			q->upre[k + 1] = q->upre[k] + q->used[k];
-		st = search_round(q, t, max_len, threads && q->m >= GS_GC_THREAD_MIN, &b);
+		st = search_round(ch, max_len, threads && q->m >= GS_GC_THREAD_MIN, &b);
 		if (st)
 			return st;
 		if (!b.len)
 			break;
 		reps = verify(q, &b, &gap);
 		if (reps < GS_GC_MIN_REPS || gap <= 0)
-			break; /* a hash collision fooled the groups: stop here */
+			break; /* cannot happen: the groups are exact */
 		st = emit(l, q, stream, ops, &b, reps, gap);
 		if (st)
 			return st;
@@ -456,18 +688,10 @@ static gs_status seq_init(struct seq *q, size_t m)
 	q->sig = malloc((m + 1) * sizeof(*q->sig));
 	q->gap = malloc((m + 1) * sizeof(*q->gap));
 	q->gpre = malloc((m + 1) * sizeof(*q->gpre));
-	q->h1 = malloc((m + 1) * sizeof(*q->h1));
-	q->h2 = malloc((m + 1) * sizeof(*q->h2));
 	q->upre = malloc((m + 1) * sizeof(*q->upre));
 	q->used = malloc(m + 1);
 	q->occ = malloc((m + 1) * sizeof(*q->occ));
-	q->pw1[0] = q->pw2[0] = 1;
-	for (size_t i = 1; i <= GS_GC_MAX_LEN; i++) {
-		q->pw1[i] = q->pw1[i - 1] * B1 % P1;
-		q->pw2[i] = q->pw2[i - 1] * B2 % P2;
-	}
-	if (!q->op || !q->sig || !q->gap || !q->gpre || !q->h1 || !q->h2 || !q->upre || !q->used ||
-	    !q->occ)
+	if (!q->op || !q->sig || !q->gap || !q->gpre || !q->upre || !q->used || !q->occ)
 		return nomem();
 	return GS_OK;
 }
@@ -478,8 +702,6 @@ static void seq_fini(struct seq *q)
 	free(q->sig);
 	free(q->gap);
 	free(q->gpre);
-	free(q->h1);
-	free(q->h2);
 	free(q->upre);
 	free(q->used);
 	free(q->occ);
@@ -511,7 +733,7 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 	const struct gs_stream *streams = gs_trace_streams(t, &n_streams);
 	struct sigtab sg = {0};
 	struct seq q;
-	struct gtab gt[2];
+	struct chain ch[2];
 	size_t n_api;
 	const struct gs_api_call *api = gs_trace_api_calls(t, &n_api);
 	struct gs_launch_index ix;
@@ -519,7 +741,7 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 	gs_status st;
 
 	memset(&q, 0, sizeof(q));
-	memset(gt, 0, sizeof(gt));
+	memset(ch, 0, sizeof(ch));
 	/* Launch calls are looked up only for kernels after an idle gap. */
 	st = gs_launch_index_init(&ix, t);
 	if (st)
@@ -550,9 +772,9 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 	st = sg.slot && sg.id ? seq_init(&q, max_m) : nomem();
 	threads = max_m >= GS_GC_THREAD_MIN && cpu_count() >= 2;
 	if (!st)
-		st = gtab_init(&gt[0], max_m);
+		st = chain_init(&ch[0], &q, max_m, total + 1);
 	if (!st && threads)
-		st = gtab_init(&gt[1], max_m);
+		st = chain_init(&ch[1], &q, max_m, total + 1);
 	if (st)
 		goto out;
 	for (size_t i = 0; i < cap; i++)
@@ -583,14 +805,14 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 			q.sig[q.m] = sig_of(&sg, ops, (uint32_t)i) + 1;
 			q.gap[q.m++] = g;
 		}
-		st = search_stream(&q, gt, threads, s, ops, l);
+		st = search_stream(&q, ch, threads, s, ops, l);
 	}
 out:
 	gs_launch_index_fini(&ix);
 	free(sg.slot);
 	free(sg.id);
-	gtab_fini(&gt[0]);
-	gtab_fini(&gt[1]);
+	chain_fini(&ch[0]);
+	chain_fini(&ch[1]);
 	seq_fini(&q);
 	return st;
 }

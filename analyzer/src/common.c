@@ -239,6 +239,14 @@ uint32_t gs_launch_index_find(const struct gs_launch_index *ix, uint64_t corr, i
 
 	if (!corr || (!ix->slots && !ix->head))
 		return GS_NO_INDEX;
+	if (!ix->slots) { /* one call with the id (the rule): that one */
+		if (corr < ix->base || corr - ix->base >= ix->range)
+			return GS_NO_INDEX;
+		best = ix->head[corr - ix->base];
+		if (best == GS_NO_INDEX || ix->next[best] == GS_NO_INDEX)
+			return best;
+		best = GS_NO_INDEX;
+	}
 	for (uint32_t c = iter_first(&it, ix, corr); c != GS_NO_INDEX; c = iter_next(&it))
 		if (best == GS_NO_INDEX || better_call(&calls[c], &calls[best], pid, before_ns))
 			best = c;
@@ -413,4 +421,216 @@ void gs_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
 		memcpy(a, src, n * size);
 	free(tmp);
 	free(bound);
+}
+
+/* ---- sorting by a leading 64-bit key ---- */
+
+/* The key of an element, as an unsigned number that orders the same way
+ * (`flip` 1 << 63 maps int64_t order onto uint64_t order). */
+static inline uint64_t key_of(const char *p, uint64_t flip)
+{
+	uint64_t k;
+
+	memcpy(&k, p, sizeof(k));
+	return k ^ flip;
+}
+
+/* Merge two sorted runs into dst, left first on ties (stable). */
+static void keyed_merge(char *dst, const char *l, size_t nl, const char *r, size_t nr, size_t size,
+			uint64_t flip)
+{
+	while (nl && nr) {
+		if (key_of(r, flip) < key_of(l, flip)) {
+			copy_elem(dst, r, size);
+			r += size;
+			nr--;
+		} else {
+			copy_elem(dst, l, size);
+			l += size;
+			nl--;
+		}
+		dst += size;
+	}
+	memcpy(dst, l, nl * size);
+	memcpy(dst + nl * size, r, nr * size);
+}
+
+/* Stable insertion sort of a short block. */
+static void keyed_insertion(char *a, size_t n, size_t size, uint64_t flip)
+{
+	char x[64];
+
+	for (size_t i = 1; i < n; i++) {
+		size_t j = i;
+		uint64_t k = key_of(a + i * size, flip);
+
+		if (key_of(a + (i - 1) * size, flip) <= k)
+			continue;
+		memcpy(x, a + i * size, size);
+		while (j > 0 && key_of(a + (j - 1) * size, flip) > k) {
+			copy_elem(a + j * size, a + (j - 1) * size, size);
+			j--;
+		}
+		memcpy(a + j * size, x, size);
+	}
+}
+
+static size_t keyed_runs(const char *a, size_t n, size_t size, uint64_t flip, size_t *bound)
+{
+	size_t runs = 1;
+
+	if (bound)
+		bound[0] = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (key_of(a + i * size, flip) < key_of(a + (i - 1) * size, flip)) {
+			if (bound)
+				bound[runs] = i;
+			runs++;
+		}
+	}
+	if (bound)
+		bound[runs] = n;
+	return runs;
+}
+
+static int cmp_key_u64(const void *pa, const void *pb)
+{
+	uint64_t a = key_of(pa, 0), b = key_of(pb, 0);
+
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_key_i64(const void *pa, const void *pb)
+{
+	uint64_t flip = 1ull << 63, a = key_of(pa, flip), b = key_of(pb, flip);
+
+	return a < b ? -1 : a > b;
+}
+
+/* Runs shorter than this on average are first made this long. */
+#define GS_SORT_BLOCK 16
+
+static void sort_keyed(void *base, size_t n, size_t size, uint64_t flip)
+{
+	char *a = base, *tmp, *src, *dst;
+	size_t runs, *bound;
+
+	if (n < 2)
+		return;
+	runs = keyed_runs(a, n, size, flip, NULL);
+	if (runs == 1)
+		return;
+	if (size % 8 || size > 64) {
+		gs_sort(base, n, size, flip ? cmp_key_i64 : cmp_key_u64);
+		return;
+	}
+	if (runs > n / GS_SORT_BLOCK) {
+		/* Many short runs (data in no order): sorted blocks first. */
+		for (size_t i = 0; i < n; i += GS_SORT_BLOCK)
+			keyed_insertion(a + i * size, n - i < GS_SORT_BLOCK ? n - i : GS_SORT_BLOCK,
+					size, flip);
+		runs = keyed_runs(a, n, size, flip, NULL);
+		if (runs == 1)
+			return;
+	}
+	tmp = malloc(n * size);
+	bound = calloc(runs + 1, sizeof(*bound)); /* all written by keyed_runs */
+	if (!tmp || !bound) {
+		free(tmp);
+		free(bound);
+		gs_sort(base, n, size, flip ? cmp_key_i64 : cmp_key_u64);
+		return;
+	}
+	keyed_runs(a, n, size, flip, bound);
+	src = a;
+	dst = tmp;
+	while (runs > 1) {
+		size_t out = 0;
+		char *t;
+
+		for (size_t r = 0; r < runs; r += 2) {
+			size_t lo = bound[r], mid = bound[r + 1];
+			size_t hi = r + 1 < runs ? bound[r + 2] : mid;
+
+			keyed_merge(dst + lo * size, src + lo * size, mid - lo, src + mid * size,
+				    hi - mid, size, flip);
+			bound[out++] = lo;
+		}
+		bound[out] = n;
+		runs = out;
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * size);
+	free(tmp);
+	free(bound);
+}
+
+void gs_sort_by_i64(void *base, size_t n, size_t size)
+{
+	sort_keyed(base, n, size, 1ull << 63);
+}
+
+void gs_sort_by_u64(void *base, size_t n, size_t size)
+{
+	sort_keyed(base, n, size, 0);
+}
+
+/* ---- the ops of one device ---- */
+
+static int cmp_range(const void *pa, const void *pb)
+{
+	const struct gs_op_range *a = pa, *b = pb;
+
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+gs_status gs_device_op_ranges(const struct gs_trace *t, uint32_t device, struct gs_op_range **out,
+			      size_t *n)
+{
+	size_t n_ops, n_streams, k = 0, covered = 0;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	const struct gs_stream *streams = gs_trace_streams(t, &n_streams);
+	struct gs_op_range *r;
+
+	*out = NULL;
+	*n = 0;
+	r = malloc((n_streams + 1) * sizeof(*r));
+	if (!r) {
+		gs_error_append("out of memory");
+		return GS_ERR_NOMEM;
+	}
+	for (uint32_t s = 0; s < n_streams; s++) {
+		size_t first, count;
+
+		gs_trace_stream_ops(t, s, &first, &count);
+		covered += count;
+		if (streams[s].device != device || !count)
+			continue;
+		r[k++] = (struct gs_op_range){.first = first, .count = count};
+	}
+	if (device == UINT32_MAX && covered < n_ops) {
+		/* Ops of no stream (UINT32_MAX too): rare, found the slow way. */
+		struct gs_op_range *all = realloc(r, (k + n_ops + 1) * sizeof(*r));
+
+		if (!all) {
+			free(r);
+			gs_error_append("out of memory");
+			return GS_ERR_NOMEM;
+		}
+		r = all;
+		for (size_t i = 0; i < n_ops; i++)
+			if (ops[i].stream >= n_streams)
+				r[k++] = (struct gs_op_range){.first = i, .count = 1};
+	}
+	gs_sort(r, k, sizeof(*r), cmp_range);
+	if (!k) {
+		free(r);
+		return GS_OK;
+	}
+	*out = r;
+	*n = k;
+	return GS_OK;
 }

@@ -26,18 +26,35 @@ struct op_key {
 	uint32_t op;
 };
 
-/* One op launched by a host thread: grouped by (pid, tid, stream). */
-struct launch_entry {
-	int64_t pid;
-	int64_t tid;
-	uint32_t stream;
-	int64_t api_start;
-	uint32_t op;
+/*
+ * The ops of one stream by (correlation, start, op), ops without an id
+ * left out: usually the stream's ops as they are (ids grow with the start
+ * on a stream), read in place; else a sorted copy in by_corr.
+ */
+struct corr_index {
+	size_t lo, hi;
+	bool in_place; /* ops[lo .. hi); else by_corr[lo .. hi) */
+	/* In place: the id of every GS_SKIP-th op, skip[k] for op lo +
+	 * GS_SKIP * k, so that a search touches a few ops, not log2(n) of
+	 * them far apart. */
+	const uint64_t *skip;
 };
 
+#define GS_SKIP ((size_t)16)
+
+/* One op launched by a host thread (index into gs_trace_threads()). */
+struct launch_entry {
+	int64_t api_start;
+	uint32_t op;
+	uint32_t thread;
+};
+
+/* The ops one thread launched on one stream, by (launch start, op):
+ * launches[first .. end). Groups are ordered by (thread, stream), that is
+ * by (pid, tid, stream). */
 struct launch_group {
-	int64_t pid;
-	int64_t tid;
+	uint32_t thread;
+	uint32_t stream;
 	size_t first;
 	size_t end;
 };
@@ -50,17 +67,19 @@ struct builder {
 	size_t n_streams;
 	const struct gs_api_call *api;
 	size_t n_api;
+	const struct gs_thread *threads;
+	size_t n_threads;
 	struct gs_graph *g;
 
-	/* Per stream: [corr_first[s], corr_first[s + 1]) in by_corr. */
+	struct corr_index *by_stream; /* per stream */
+	uint64_t *skip;
 	struct op_key *by_corr;
-	size_t *corr_first;
 	struct launch_entry *launches;
 	size_t n_launches;
-	/* Runs of launches with one (pid, tid, stream): [first, end). */
 	struct launch_group *groups;
 	size_t n_groups;
 
+	/* Every edge but stream order (implicit until finish_edges). */
 	struct gs_edge *edges;
 	size_t n_edges, cap_edges;
 };
@@ -82,8 +101,8 @@ static gs_status nomem(void)
 static gs_status add_edge(struct builder *b, uint32_t from, uint32_t to, uint8_t kind,
 			  uint64_t event)
 {
-	if (from == to || from == GS_NO_INDEX || to == GS_NO_INDEX)
-		return GS_OK;
+	if (from == to || from >= b->n_ops || to >= b->n_ops)
+		return GS_OK; /* GS_NO_INDEX included */
 	if (b->n_edges == b->cap_edges) {
 		size_t cap = b->cap_edges ? b->cap_edges * 2 : 1024;
 		struct gs_edge *e = realloc(b->edges, cap * sizeof(*e));
@@ -112,19 +131,59 @@ static int cmp_op_key(const void *pa, const void *pb)
 	return a->op < b->op ? -1 : a->op > b->op;
 }
 
+/* Whether the ops of [first, first + count) all have ids, in order. */
+static bool corr_in_place(const struct gs_op *ops, size_t first, size_t count)
+{
+	for (size_t i = first; i < first + count; i++)
+		if (!ops[i].correlation ||
+		    (i > first && ops[i].correlation < ops[i - 1].correlation))
+			return false;
+	return true;
+}
+
 static gs_status index_streams(struct builder *b)
 {
-	size_t k = 0;
+	size_t k = 0, need = 0, n_skip = 0;
 
-	b->by_corr = malloc((b->n_ops ? b->n_ops : 1) * sizeof(*b->by_corr));
-	b->corr_first = calloc(b->n_streams + 1, sizeof(*b->corr_first));
-	if (!b->by_corr || !b->corr_first)
+	b->by_stream = calloc(b->n_streams + 1, sizeof(*b->by_stream));
+	if (!b->by_stream)
+		return nomem();
+	for (uint32_t s = 0; s < b->n_streams; s++) {
+		size_t first, count;
+
+		gs_trace_stream_ops(b->t, s, &first, &count);
+		if (corr_in_place(b->ops, first, count)) {
+			/* A stable sort by id would leave them so: (id, start, op). */
+			b->by_stream[s] = (struct corr_index){first, first + count, true, NULL};
+			n_skip += (count + GS_SKIP - 1) / GS_SKIP;
+			continue;
+		}
+		need += count;
+	}
+	b->skip = malloc((n_skip ? n_skip : 1) * sizeof(*b->skip));
+	if (!b->skip)
+		return nomem();
+	for (uint32_t s = 0; s < b->n_streams; s++) {
+		struct corr_index *x = &b->by_stream[s];
+
+		if (!x->in_place || x->hi - x->lo < 2 * GS_SKIP)
+			continue;
+		x->skip = b->skip + k;
+		for (size_t i = x->lo; i < x->hi; i += GS_SKIP)
+			b->skip[k++] = b->ops[i].correlation;
+	}
+	k = 0;
+	if (!need)
+		return GS_OK;
+	b->by_corr = malloc(need * sizeof(*b->by_corr));
+	if (!b->by_corr)
 		return nomem();
 	for (uint32_t s = 0; s < b->n_streams; s++) {
 		size_t first, count, base = k;
 
+		if (b->by_stream[s].in_place)
+			continue;
 		gs_trace_stream_ops(b->t, s, &first, &count);
-		b->corr_first[s] = k;
 		for (size_t i = first; i < first + count; i++) {
 			if (!b->ops[i].correlation)
 				continue;
@@ -132,110 +191,200 @@ static gs_status index_streams(struct builder *b)
 							  .start = b->ops[i].start_ns,
 							  .op = (uint32_t)i};
 		}
-		if (k - base > 1)
-			gs_sort(b->by_corr + base, k - base, sizeof(*b->by_corr), cmp_op_key);
+		/* Built in op order, which is start order on a stream. */
+		gs_sort_by_u64(b->by_corr + base, k - base, sizeof(*b->by_corr));
+		b->by_stream[s] = (struct corr_index){base, k, false, NULL};
 	}
-	b->corr_first[b->n_streams] = k;
 	return GS_OK;
+}
+
+static uint64_t corr_at(const struct builder *b, const struct corr_index *x, size_t i)
+{
+	return x->in_place ? b->ops[i].correlation : b->by_corr[i].key;
+}
+
+static uint32_t op_at(const struct builder *b, const struct corr_index *x, size_t i)
+{
+	return x->in_place ? (uint32_t)i : b->by_corr[i].op;
+}
+
+/* The first entry of x with an id >= c (above c when `strict`). */
+static size_t corr_bound(const struct builder *b, const struct corr_index *x, uint64_t c,
+			 bool strict)
+{
+	size_t lo = x->lo, hi = x->hi;
+
+	if (x->skip) { /* narrow [lo, hi) to one block first */
+		size_t klo = 0, khi = (x->hi - x->lo + GS_SKIP - 1) / GS_SKIP;
+
+		while (klo < khi) {
+			size_t mid = klo + (khi - klo) / 2;
+
+			if (strict ? x->skip[mid] <= c : x->skip[mid] < c)
+				klo = mid + 1;
+			else
+				khi = mid;
+		}
+		/* Entry lo + GS_SKIP * klo is past the bound (or the end), the
+		 * one GS_SKIP before is not. */
+		if (klo > 0)
+			lo = x->lo + GS_SKIP * (klo - 1) + 1;
+		if (x->lo + GS_SKIP * klo < hi)
+			hi = x->lo + GS_SKIP * klo;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k = corr_at(b, x, mid);
+
+		if (strict ? k <= c : k < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* The last op of stream `s` enqueued before correlation `c`. */
 static uint32_t last_before(const struct builder *b, uint32_t s, uint64_t c)
 {
-	size_t lo, hi;
+	size_t lo;
 
 	if (s >= b->n_streams)
 		return GS_NO_INDEX;
-	lo = b->corr_first[s];
-	hi = b->corr_first[s + 1];
-	/* First entry with corr >= c. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->by_corr[mid].key < c)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == b->corr_first[s])
+	lo = corr_bound(b, &b->by_stream[s], c, false);
+	if (lo == b->by_stream[s].lo)
 		return GS_NO_INDEX;
-	return b->by_corr[lo - 1].op;
+	return op_at(b, &b->by_stream[s], lo - 1);
 }
 
 /* The first op of stream `s` enqueued after correlation `c`. */
 static uint32_t first_after(const struct builder *b, uint32_t s, uint64_t c)
 {
-	size_t lo, hi;
+	size_t lo;
 
 	if (s >= b->n_streams)
 		return GS_NO_INDEX;
-	lo = b->corr_first[s];
-	hi = b->corr_first[s + 1];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->by_corr[mid].key <= c)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < b->corr_first[s + 1] ? b->by_corr[lo].op : GS_NO_INDEX;
+	lo = corr_bound(b, &b->by_stream[s], c, true);
+	return lo < b->by_stream[s].hi ? op_at(b, &b->by_stream[s], lo) : GS_NO_INDEX;
 }
 
-static int cmp_launch(const void *pa, const void *pb)
+static int cmp_launch_in_stream(const void *pa, const void *pb)
 {
 	const struct launch_entry *a = pa, *b = pb;
 
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	if (a->stream != b->stream)
-		return a->stream < b->stream ? -1 : 1;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
 	if (a->api_start != b->api_start)
 		return a->api_start < b->api_start ? -1 : 1;
 	return a->op < b->op ? -1 : a->op > b->op;
 }
 
+static int cmp_group(const void *pa, const void *pb)
+{
+	const struct launch_group *a = pa, *b = pb;
+
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	return a->stream < b->stream ? -1 : a->stream > b->stream;
+}
+
+/* The host thread of API call a (threads cover the calls in order);
+ * `hint` is the last answer, usually right again. */
+static uint32_t thread_of_call(const struct builder *b, uint32_t a, uint32_t hint)
+{
+	size_t lo = 0, hi = b->n_threads;
+
+	if (hint < b->n_threads && a >= b->threads[hint].first_api &&
+	    a - b->threads[hint].first_api < b->threads[hint].api_count)
+		return hint;
+	while (lo < hi) { /* the last thread starting at or before a */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->threads[mid].first_api <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? (uint32_t)(lo - 1) : 0;
+}
+
+static gs_status push_group(struct builder *b, size_t *cap, struct launch_group g)
+{
+	if (b->n_groups == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		struct launch_group *ng = realloc(b->groups, c * sizeof(*ng));
+
+		if (!ng)
+			return nomem();
+		b->groups = ng;
+		*cap = c;
+	}
+	b->groups[b->n_groups++] = g;
+	return GS_OK;
+}
+
+/*
+ * Per stream, the ops each thread launched, by (launch start, op): a
+ * stream's ops come in op order, usually from one thread and in launch
+ * order already, so most streams need no sort. The groups, one per
+ * (thread, stream), are then put in (pid, tid, stream) order.
+ */
 static gs_status index_launches(struct builder *b)
 {
+	size_t cap = 0;
+	uint32_t hint = 0;
+
 	b->launches = malloc((b->n_ops ? b->n_ops : 1) * sizeof(*b->launches));
 	if (!b->launches)
 		return nomem();
-	for (size_t i = 0; i < b->n_ops; i++) {
-		uint32_t a = b->g->launch[i];
+	for (uint32_t s = 0; s < b->n_streams; s++) {
+		size_t first, count, base = b->n_launches;
+		bool one_thread = true, ordered = true;
+		gs_status rc;
 
-		if (a == GS_NO_INDEX)
-			continue;
-		b->launches[b->n_launches++] =
-			(struct launch_entry){.pid = b->api[a].pid,
-					      .tid = b->api[a].tid,
-					      .stream = b->ops[i].stream,
-					      .api_start = b->api[a].start_ns,
-					      .op = (uint32_t)i};
-	}
-	if (b->n_launches > 1)
-		gs_sort(b->launches, b->n_launches, sizeof(*b->launches), cmp_launch);
-	b->groups = malloc((b->n_launches ? b->n_launches : 1) * sizeof(*b->groups));
-	if (!b->groups)
-		return nomem();
-	for (size_t i = 0; i < b->n_launches; i++) {
-		const struct launch_entry *e = &b->launches[i];
-		struct launch_group *last = b->n_groups ? &b->groups[b->n_groups - 1] : NULL;
+		gs_trace_stream_ops(b->t, s, &first, &count);
+		for (size_t i = first; i < first + count; i++) {
+			uint32_t a = b->g->launch[i];
+			struct launch_entry *e, *prev;
 
-		/* groups[0 .. n_groups) are written below before they are read
-		 * (the static analyzer loses track of that). */
-		/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
-		if (last && last->pid == e->pid && last->tid == e->tid &&
-		    b->launches[last->first].stream == e->stream) {
-			last->end = i + 1;
-			continue;
+			if (a >= b->n_api)
+				continue;
+			hint = thread_of_call(b, a, hint);
+			e = &b->launches[b->n_launches++];
+			*e = (struct launch_entry){.api_start = b->api[a].start_ns,
+						   .op = (uint32_t)i,
+						   .thread = hint};
+			if (b->n_launches - base < 2)
+				continue;
+			prev = e - 1;
+			if (prev->thread != e->thread)
+				one_thread = false;
+			else if (prev->api_start > e->api_start)
+				ordered = false;
 		}
-		b->groups[b->n_groups++] = (struct launch_group){.pid = e->pid,
-								 .tid = e->tid,
-								 .first = i,
-								 .end = i + 1};
+		if (b->n_launches == base)
+			continue;
+		if (!one_thread)
+			gs_sort(b->launches + base, b->n_launches - base, sizeof(*b->launches),
+				cmp_launch_in_stream);
+		else if (!ordered) /* in op order: by start alone is (start, op) */
+			gs_sort_by_i64(b->launches + base, b->n_launches - base,
+				       sizeof(*b->launches));
+		for (size_t i = base; i < b->n_launches; i++) {
+			if (i > base && b->launches[i].thread == b->launches[i - 1].thread) {
+				b->groups[b->n_groups - 1].end = i + 1;
+				continue;
+			}
+			rc = push_group(b, &cap,
+					(struct launch_group){.thread = b->launches[i].thread,
+							      .stream = s,
+							      .first = i,
+							      .end = i + 1});
+			if (rc)
+				return rc;
+		}
 	}
+	gs_sort(b->groups, b->n_groups, sizeof(*b->groups), cmp_group);
 	return GS_OK;
 }
 
@@ -247,21 +396,22 @@ static gs_status edges_to_later_launches(struct builder *b, uint32_t producer, i
 					 int64_t tid, int64_t after_ns, uint8_t kind,
 					 uint64_t event)
 {
+	uint32_t th = gs_trace_find_thread(b->t, pid, tid);
 	size_t lo = 0, hi = b->n_groups;
 
+	if (th == GS_NO_INDEX)
+		return GS_OK; /* a thread that called nothing launched nothing */
 	/* First group of the thread, then one binary search per stream group:
 	 * O(S log N) for the S streams the thread launched on. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct launch_group *gr = &b->groups[mid];
 
-		if (gr->pid < pid || (gr->pid == pid && gr->tid < tid))
+		if (b->groups[mid].thread < th)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (size_t k = lo; k < b->n_groups && b->groups[k].pid == pid && b->groups[k].tid == tid;
-	     k++) {
+	for (size_t k = lo; k < b->n_groups && b->groups[k].thread == th; k++) {
 		size_t l = b->groups[k].first, h = b->groups[k].end;
 
 		while (l < h) {
@@ -283,22 +433,6 @@ static gs_status edges_to_later_launches(struct builder *b, uint32_t producer, i
 }
 
 /* ---- edge kinds ---- */
-
-static gs_status stream_order_edges(struct builder *b)
-{
-	for (uint32_t s = 0; s < b->n_streams; s++) {
-		size_t first, count;
-
-		gs_trace_stream_ops(b->t, s, &first, &count);
-		for (size_t i = first + 1; i < first + count; i++) {
-			gs_status rc = add_edge(b, (uint32_t)(i - 1), (uint32_t)i,
-						GS_EDGE_STREAM_ORDER, 0);
-			if (rc)
-				return rc;
-		}
-	}
-	return GS_OK;
-}
 
 struct event_index {
 	struct gs_u64map by_sync_id;
@@ -446,34 +580,43 @@ static bool same_context(const struct gs_stream *a, const struct gs_stream *b)
  * streams of its context (CUPTI records nothing for it). */
 static gs_status default_stream_edges(struct builder *b)
 {
-	for (uint32_t l = 0; l < b->n_streams; l++) {
-		size_t first, count;
+	uint32_t *peers = NULL;
+	gs_status rc = GS_OK;
+
+	for (uint32_t l = 0; l < b->n_streams && !rc; l++) {
+		size_t first, count, n_peers = 0;
 
 		if (b->streams[l].kind != GS_STREAM_LEGACY_DEFAULT)
 			continue;
 		gs_trace_stream_ops(b->t, l, &first, &count);
-		for (size_t i = first; i < first + count; i++) {
+		if (!count)
+			continue;
+		if (!peers) {
+			peers = malloc(b->n_streams * sizeof(*peers));
+			if (!peers)
+				return nomem();
+		}
+		/* The streams it synchronizes with, in stream order. */
+		for (uint32_t s = 0; s < b->n_streams; s++)
+			if (s != l && blocking_kind(b->streams[s].kind) &&
+			    same_context(&b->streams[s], &b->streams[l]))
+				peers[n_peers++] = s;
+		for (size_t i = first; i < first + count && n_peers && !rc; i++) {
 			uint64_t c = b->ops[i].correlation;
 
 			if (!c)
 				continue;
-			for (uint32_t s = 0; s < b->n_streams; s++) {
-				gs_status rc;
-
-				if (s == l || !blocking_kind(b->streams[s].kind) ||
-				    !same_context(&b->streams[s], &b->streams[l]))
-					continue;
-				rc = add_edge(b, last_before(b, s, c), (uint32_t)i,
+			for (size_t p = 0; p < n_peers && !rc; p++) {
+				rc = add_edge(b, last_before(b, peers[p], c), (uint32_t)i,
 					      GS_EDGE_DEFAULT_STREAM, 0);
 				if (!rc)
-					rc = add_edge(b, (uint32_t)i, first_after(b, s, c),
+					rc = add_edge(b, (uint32_t)i, first_after(b, peers[p], c),
 						      GS_EDGE_DEFAULT_STREAM, 0);
-				if (rc)
-					return rc;
 			}
 		}
 	}
-	return GS_OK;
+	free(peers);
+	return rc;
 }
 
 /* Ops touching one allocation, in time order: each depends on the one
@@ -535,32 +678,104 @@ static int cmp_edge(const void *pa, const void *pb)
 	return a->kind < b->kind ? -1 : a->kind > b->kind;
 }
 
+/* Edges into one op, by (from, kind), stable: an insertion sort (an op has
+ * a few in-edges), gs_sort for the rare op with many. */
+static void sort_in_edges(struct gs_edge *e, size_t n)
+{
+	if (n > 16) {
+		gs_sort(e, n, sizeof(*e), cmp_edge);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct gs_edge x = e[i];
+		size_t j = i;
+
+		while (j > 0 && cmp_edge(&e[j - 1], &x) > 0) {
+			e[j] = e[j - 1];
+			j--;
+		}
+		e[j] = x;
+	}
+}
+
+/*
+ * The edges sorted by (to, from, kind), stably, without repeats (the
+ * first one of each (to, from, kind) stays), as if every stream-order edge
+ * had been added first (as SPEC §4.2 lists them) and all had been sorted:
+ * a counting sort by `to` (which is also the CSR index in_first), the
+ * stream-order edge into an op (from the op before it on its stream) at
+ * the head of its list, then each op's few in-edges by (from, kind).
+ * O(E + N); the stream-order edges, one per op, are never stored twice.
+ */
 static gs_status finish_edges(struct builder *b)
 {
 	struct gs_graph *g = b->g;
-	size_t k = 0;
+	size_t n = b->n_edges, n_all = n, k = 0;
+	size_t *first = calloc(b->n_ops + 1, sizeof(*first));
+	uint8_t *chained = calloc(b->n_ops + 1, 1); /* has a stream-order edge */
+	struct gs_edge *e;
 
-	if (b->n_edges > 1)
-		gs_sort(b->edges, b->n_edges, sizeof(*b->edges), cmp_edge);
-	for (size_t i = 0; i < b->n_edges; i++) {
-		if (k && b->edges[k - 1].to == b->edges[i].to &&
-		    b->edges[k - 1].from == b->edges[i].from &&
-		    b->edges[k - 1].kind == b->edges[i].kind)
-			continue;
-		b->edges[k++] = b->edges[i];
-	}
-	g->edges = b->edges;
-	g->n_edges = k;
-	b->edges = NULL;
-	g->in_first = calloc(b->n_ops + 1, sizeof(*g->in_first));
-	if (!g->in_first)
+	if (!first || !chained) {
+		free(first);
+		free(chained);
 		return nomem();
-	for (size_t i = 0; i < k; i++) {
-		g->in_first[g->edges[i].to + 1]++;
-		g->edge_count[g->edges[i].kind]++;
 	}
+	for (uint32_t s = 0; s < b->n_streams; s++) {
+		size_t f, count;
+
+		gs_trace_stream_ops(b->t, s, &f, &count);
+		for (size_t i = f + 1; i < f + count; i++) {
+			chained[i] = 1;
+			first[i + 1]++;
+			n_all++;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		first[b->edges[i].to + 1]++; /* add_edge keeps to < n_ops */
 	for (size_t i = 0; i < b->n_ops; i++)
-		g->in_first[i + 1] += g->in_first[i];
+		first[i + 1] += first[i];
+	e = malloc((n_all ? n_all : 1) * sizeof(*e));
+	if (!e) {
+		free(first);
+		free(chained);
+		return nomem();
+	}
+	/* first[to] advances as the fill cursor of op `to`... */
+	for (size_t i = 0; i < b->n_ops; i++)
+		if (chained[i])
+			e[first[i]++] = (struct gs_edge){.from = (uint32_t)(i - 1),
+							 .to = (uint32_t)i,
+							 .kind = GS_EDGE_STREAM_ORDER};
+	free(chained);
+	for (size_t i = 0; i < n; i++)
+		e[first[b->edges[i].to]++] = b->edges[i];
+	free(b->edges);
+	b->edges = NULL;
+	/* ...and ends at the start of op to + 1: sort and compact each op's
+	 * edges, and set first[] to where they start now. */
+	for (size_t to = 0, lo = 0; to < b->n_ops; to++) {
+		size_t hi = first[to];
+
+		first[to] = k;
+		sort_in_edges(e + lo, hi - lo);
+		for (size_t i = lo; i < hi; i++) {
+			if (i > lo && e[i - 1].from == e[i].from && e[i - 1].kind == e[i].kind)
+				continue;
+			g->edge_count[e[i].kind]++;
+			e[k++] = e[i];
+		}
+		lo = hi;
+	}
+	first[b->n_ops] = k;
+	g->edges = e;
+	g->n_edges = k;
+	g->in_first = first;
+	if (k < n_all) { /* give back what the repeats took */
+		struct gs_edge *shrunk = realloc(e, (k ? k : 1) * sizeof(*e));
+
+		if (shrunk)
+			g->edges = shrunk;
+	}
 	return GS_OK;
 }
 
@@ -577,6 +792,7 @@ gs_status gs_graph_build(const struct gs_trace *t, struct gs_graph **out)
 	b.ops = gs_trace_ops(t, &b.n_ops);
 	b.streams = gs_trace_streams(t, &b.n_streams);
 	b.api = gs_trace_api_calls(t, &b.n_api);
+	b.threads = gs_trace_threads(t, &b.n_threads);
 	if (b.n_ops >= GS_NO_INDEX) {
 		free(g);
 		gs_error_append("too many ops for the dependency graph (%zu)", b.n_ops);
@@ -594,8 +810,6 @@ gs_status gs_graph_build(const struct gs_trace *t, struct gs_graph **out)
 	if (!rc)
 		rc = index_launches(&b);
 	if (!rc)
-		rc = stream_order_edges(&b);
-	if (!rc)
 		rc = sync_edges(&b);
 	if (!rc)
 		rc = sync_copy_edges(&b);
@@ -606,8 +820,9 @@ gs_status gs_graph_build(const struct gs_trace *t, struct gs_graph **out)
 	if (!rc)
 		rc = finish_edges(&b);
 out:
+	free(b.by_stream);
+	free(b.skip);
 	free(b.by_corr);
-	free(b.corr_first);
 	free(b.launches);
 	free(b.groups);
 	free(b.edges);
@@ -702,8 +917,31 @@ gs_status gs_waits_compute(const struct gs_trace *t, const struct gs_graph *g, s
 						  .wait_ns = held};
 		}
 	}
-	if (k > 1)
-		gs_sort(w, k, sizeof(*w), cmp_wait);
+	if (k > 1) {
+		/* Built by (consumer, producer): a stable sort by wait_ns,
+		 * longest first, is the cmp_wait order. */
+		struct wait_key {
+			int64_t neg_ns;
+			uint32_t i;
+		} *key = malloc(k * sizeof(*key));
+		struct gs_wait *sorted = malloc(k * sizeof(*sorted));
+
+		if (!key || !sorted) {
+			free(key);
+			free(sorted);
+			gs_sort(w, k, sizeof(*w), cmp_wait);
+		} else {
+			for (size_t i = 0; i < k; i++)
+				key[i] = (struct wait_key){.neg_ns = -w[i].wait_ns,
+							   .i = (uint32_t)i};
+			gs_sort_by_i64(key, k, sizeof(*key));
+			for (size_t i = 0; i < k; i++)
+				sorted[i] = w[key[i].i];
+			free(key);
+			free(w);
+			w = sorted;
+		}
+	}
 	*out = w;
 	*n = k;
 	return GS_OK;

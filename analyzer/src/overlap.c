@@ -87,21 +87,14 @@ struct cover {
 	size_t n;
 };
 
-static int cmp_ivl(const void *pa, const void *pb)
-{
-	const struct ivl *a = pa, *b = pb;
-
-	if (a->s != b->s)
-		return a->s < b->s ? -1 : 1;
-	return a->e < b->e ? -1 : a->e > b->e;
-}
-
 /* Takes ownership of iv (n entries, any order, empty ones allowed). */
 static gs_status cover_build(struct cover *c, struct ivl *iv, size_t n)
 {
 	size_t m = 0, i;
 
-	gs_sort(iv, n, sizeof(*iv), cmp_ivl);
+	/* By start only: intervals starting together merge into the same
+	 * union whatever their order. */
+	gs_sort_by_i64(iv, n, sizeof(*iv));
 	for (i = 0; i < n; i++) {
 		if (iv[i].e <= iv[i].s)
 			continue;
@@ -165,13 +158,6 @@ struct busy {
 	size_t first[GS_COPY_KIND_COUNT + 1];
 };
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-
-	return a < b ? -1 : a > b;
-}
-
 /* Number of values < x in v[0 .. n). */
 static size_t count_below(const int64_t *v, size_t n, int64_t x)
 {
@@ -227,122 +213,227 @@ struct mo {
 	size_t n_ops;
 	const struct gs_stream *streams;
 	size_t n_streams;
-	bool *in_set;
+	struct gs_op_range *ranges; /* the ops of the schedule's device */
+	size_t n_ranges;
 
 	struct cover kernels; /* every kernel of the device */
 	struct cover whatif;  /* kernels of the set in the what-if schedule */
 	struct busy busy;
 	struct kref *by_end, *by_start; /* kernels of the set */
 	size_t n_kernels;
+	uint32_t *copies; /* memcpys of the set, in op order */
+	size_t n_copies;
 
 	uint32_t *stamp; /* per op: search generation that visited it */
 	uint32_t gen;
 	uint32_t *queue;
 };
 
+/* Each op of the schedule's device, in op order (r, i: size_t). */
+#define FOR_DEVICE_OP(m, r, i)                                                                     \
+	for ((r) = 0; (r) < (m)->n_ranges; (r)++)                                                  \
+		for ((i) = (m)->ranges[r].first;                                                   \
+		     (i) < (m)->ranges[r].first + (m)->ranges[r].count; (i)++)
+
 static unsigned copy_dir(const struct gs_op *op)
 {
 	return op->copy_kind < GS_COPY_KIND_COUNT ? op->copy_kind : GS_COPY_UNKNOWN;
 }
 
-static int cmp_kref(const void *pa, const void *pb)
-{
-	const struct kref *a = pa, *b = pb;
+/* ---- the union of the device's kernels, without sorting them ---------- */
 
-	if (a->t != b->t)
-		return a->t < b->t ? -1 : 1;
-	return a->op < b->op ? -1 : a->op > b->op;
+/* The next kernel (of positive length) of range r at or after op i. */
+static size_t next_kernel(const struct mo *m, size_t r, size_t i)
+{
+	size_t end = m->ranges[r].first + m->ranges[r].count;
+
+	while (i < end &&
+	       (m->ops[i].kind != GS_OP_KERNEL || m->ops[i].end_ns <= m->ops[i].start_ns))
+		i++;
+	return i;
 }
 
-static bool is_set_kernel(const struct mo *m, size_t i)
+struct kmerge {
+	const struct mo *m;
+	size_t *at;   /* per range: its next kernel (the range's end when none) */
+	size_t *heap; /* ranges with kernels left, by the start of the next */
+	size_t n;
+};
+
+static int64_t kmerge_key(const struct kmerge *k, size_t h)
 {
-	return m->in_set[i] && m->ops[i].kind == GS_OP_KERNEL &&
-	       m->ops[i].end_ns > m->ops[i].start_ns;
+	return k->m->ops[k->at[k->heap[h]]].start_ns;
 }
 
-static gs_status build_kernels(struct mo *m)
+static void kmerge_down(struct kmerge *k, size_t h)
 {
-	uint32_t device = m->s->device;
+	for (;;) {
+		size_t c = 2 * h + 1, t;
+
+		if (c >= k->n)
+			return;
+		if (c + 1 < k->n && kmerge_key(k, c + 1) < kmerge_key(k, c))
+			c++;
+		if (kmerge_key(k, h) <= kmerge_key(k, c))
+			return;
+		t = k->heap[h];
+		k->heap[h] = k->heap[c];
+		k->heap[c] = t;
+		h = c;
+	}
+}
+
+/*
+ * Every kernel of the device, as a union of intervals. A stream's ops are
+ * in start order, so the streams are merged (a heap of streams by the
+ * start of their next kernel) straight into the union: no array of every
+ * kernel and no sort. Intervals starting together merge into the same
+ * union whatever their order.
+ */
+static gs_status kernel_cover(struct mo *m, struct cover *c)
+{
+	struct kmerge k = {.m = m};
+	struct ivl *iv = NULL;
+	size_t n = 0, cap = 0;
+	gs_status st = GS_OK;
+
+	k.at = malloc((m->n_ranges + 1) * sizeof(*k.at));
+	k.heap = malloc((m->n_ranges + 1) * sizeof(*k.heap));
+	if (!k.at || !k.heap) {
+		st = nomem();
+		goto out;
+	}
+	for (size_t r = 0; r < m->n_ranges; r++) {
+		k.at[r] = next_kernel(m, r, m->ranges[r].first);
+		if (k.at[r] < m->ranges[r].first + m->ranges[r].count)
+			k.heap[k.n++] = r;
+	}
+	for (size_t h = k.n / 2; h-- > 0;)
+		kmerge_down(&k, h);
+	while (k.n) {
+		size_t r = k.heap[0];
+		const struct gs_op *op = &m->ops[k.at[r]];
+
+		if (n && op->start_ns <= iv[n - 1].e) {
+			if (op->end_ns > iv[n - 1].e)
+				iv[n - 1].e = op->end_ns;
+		} else {
+			if (n == cap) {
+				size_t nc = cap ? 2 * cap : 1024;
+				struct ivl *g = realloc(iv, nc * sizeof(*g));
+
+				if (!g) {
+					st = nomem();
+					goto out;
+				}
+				iv = g;
+				cap = nc;
+			}
+			iv[n++] = (struct ivl){op->start_ns, op->end_ns};
+		}
+		k.at[r] = next_kernel(m, r, k.at[r] + 1);
+		if (k.at[r] == m->ranges[r].first + m->ranges[r].count)
+			k.heap[0] = k.heap[--k.n];
+		kmerge_down(&k, 0);
+	}
+	c->iv = iv;
+	c->n = n;
+	iv = NULL;
+	c->pre = malloc((n + 1) * sizeof(*c->pre));
+	if (!c->pre) {
+		st = nomem();
+		goto out;
+	}
+	c->pre[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		c->pre[i + 1] = c->pre[i] + (c->iv[i].e - c->iv[i].s);
+out:
+	free(iv);
+	free(k.at);
+	free(k.heap);
+	return st;
+}
+
+/* An op of the device in the schedule's set (its window). */
+static bool in_set(const struct mo *m, const struct gs_op *op)
+{
+	return gs_sched_in_window(op, m->s->window_set, m->s->window_start, m->s->window_end);
+}
+
+/*
+ * The kernels of the set by end and by start and in the what-if, and the
+ * copies' sorted endpoints per direction: one pass to count, one to fill
+ * (each op of the device read twice, not once per table); then the cover
+ * of every kernel of the device.
+ */
+static gs_status build_tables(struct mo *m)
+{
 	const int64_t *ps = m->s->pipelined_start;
-	size_t n_all = 0, n_set = 0, k = 0, i;
-	struct ivl *all, *wi;
+	struct busy *b = &m->busy;
+	size_t n_set = 0, n = 0, r, i;
+	size_t count[GS_COPY_KIND_COUNT] = {0}, fill[GS_COPY_KIND_COUNT];
+	struct ivl *wi = NULL;
 	gs_status st;
 
-	for (i = 0; i < m->n_ops; i++) {
-		if (m->ops[i].kind != GS_OP_KERNEL ||
-		    gs_sched_device(m->streams, m->n_streams, &m->ops[i]) != device)
-			continue;
-		n_all++;
-		if (is_set_kernel(m, i))
-			n_set++;
-	}
-	all = malloc((n_all + 1) * sizeof(*all));
-	wi = malloc((n_set + 1) * sizeof(*wi));
-	m->by_end = malloc((n_set + 1) * sizeof(*m->by_end));
-	m->by_start = malloc((n_set + 1) * sizeof(*m->by_start));
-	if (!all || !wi || !m->by_end || !m->by_start) {
-		free(all);
-		free(wi);
-		return nomem();
-	}
-	for (i = 0; i < m->n_ops; i++) {
+	FOR_DEVICE_OP(m, r, i)
+	{
 		const struct gs_op *op = &m->ops[i];
 
-		if (op->kind != GS_OP_KERNEL ||
-		    gs_sched_device(m->streams, m->n_streams, op) != device)
-			continue;
-		all[k++] = (struct ivl){op->start_ns, op->end_ns};
-		if (!is_set_kernel(m, i))
-			continue;
-		m->by_end[m->n_kernels] = (struct kref){op->end_ns, (uint32_t)i};
-		m->by_start[m->n_kernels] = (struct kref){op->start_ns, (uint32_t)i};
-		wi[m->n_kernels++] = (struct ivl){ps[i], ps[i] + gs_sched_dur(op)};
+		if (op->kind == GS_OP_KERNEL) {
+			n_set += in_set(m, op) && op->end_ns > op->start_ns;
+		} else if (op->kind == GS_OP_MEMCPY && in_set(m, op)) {
+			m->n_copies++;
+			if (op->end_ns > op->start_ns)
+				count[copy_dir(op)]++;
+		}
 	}
-	gs_sort(m->by_end, m->n_kernels, sizeof(*m->by_end), cmp_kref);
-	gs_sort(m->by_start, m->n_kernels, sizeof(*m->by_start), cmp_kref);
-	st = cover_build(&m->kernels, all, n_all);
-	if (st) {
-		free(wi);
-		return st;
-	}
-	return cover_build(&m->whatif, wi, m->n_kernels);
-}
-
-static gs_status build_busy(struct mo *m)
-{
-	struct busy *b = &m->busy;
-	size_t count[GS_COPY_KIND_COUNT] = {0}, fill[GS_COPY_KIND_COUNT], n = 0, i;
-
-	for (i = 0; i < m->n_ops; i++)
-		if (m->in_set[i] && m->ops[i].kind == GS_OP_MEMCPY &&
-		    m->ops[i].end_ns > m->ops[i].start_ns)
-			count[copy_dir(&m->ops[i])]++;
 	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
 		b->first[d] = fill[d] = n;
 		n += count[d];
 	}
 	b->first[GS_COPY_KIND_COUNT] = n;
+	wi = malloc((n_set + 1) * sizeof(*wi));
+	m->by_end = malloc((n_set + 1) * sizeof(*m->by_end));
+	m->by_start = malloc((n_set + 1) * sizeof(*m->by_start));
+	m->copies = malloc((m->n_copies + 1) * sizeof(*m->copies));
 	b->st = malloc((n + 1) * sizeof(*b->st));
 	b->en = malloc((n + 1) * sizeof(*b->en));
 	b->pst = malloc((n + 1) * sizeof(*b->pst));
 	b->pen = malloc((n + 1) * sizeof(*b->pen));
-	if (!b->st || !b->en || !b->pst || !b->pen)
+	if (!wi || !m->by_end || !m->by_start || !m->copies || !b->st || !b->en || !b->pst ||
+	    !b->pen) {
+		free(wi);
 		return nomem();
-	for (i = 0; i < m->n_ops; i++) {
+	}
+	m->n_copies = 0;
+	FOR_DEVICE_OP(m, r, i)
+	{
 		const struct gs_op *op = &m->ops[i];
 
-		if (m->in_set[i] && op->kind == GS_OP_MEMCPY && op->end_ns > op->start_ns) {
-			unsigned d = copy_dir(op);
+		if (op->kind == GS_OP_KERNEL) {
+			if (!in_set(m, op) || op->end_ns <= op->start_ns)
+				continue;
+			m->by_end[m->n_kernels] = (struct kref){op->end_ns, (uint32_t)i};
+			m->by_start[m->n_kernels] = (struct kref){op->start_ns, (uint32_t)i};
+			wi[m->n_kernels++] = (struct ivl){ps[i], ps[i] + gs_sched_dur(op)};
+		} else if (op->kind == GS_OP_MEMCPY && in_set(m, op)) {
+			m->copies[m->n_copies++] = (uint32_t)i;
+			if (op->end_ns > op->start_ns) {
+				unsigned d = copy_dir(op);
 
-			b->st[fill[d]] = op->start_ns;
-			b->en[fill[d]++] = op->end_ns;
+				b->st[fill[d]] = op->start_ns;
+				b->en[fill[d]++] = op->end_ns;
+			}
 		}
 	}
+	/* Built in op order: by time alone is by (time, op). */
+	gs_sort_by_i64(m->by_end, m->n_kernels, sizeof(*m->by_end));
+	gs_sort_by_i64(m->by_start, m->n_kernels, sizeof(*m->by_start));
 	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
 		size_t f = b->first[d], c = b->first[d + 1] - f;
 
-		gs_sort(b->st + f, c, sizeof(*b->st), cmp_i64);
-		gs_sort(b->en + f, c, sizeof(*b->en), cmp_i64);
+		gs_sort_by_i64(b->st + f, c, sizeof(*b->st));
+		gs_sort_by_i64(b->en + f, c, sizeof(*b->en));
 	}
 	/* pst[f + k] - pst[f]: sum of the first k starts of the direction. */
 	b->pst[0] = b->pen[0] = 0;
@@ -350,7 +441,12 @@ static gs_status build_busy(struct mo *m)
 		b->pst[i + 1] = b->pst[i] + (uint64_t)b->st[i];
 		b->pen[i + 1] = b->pen[i] + (uint64_t)b->en[i];
 	}
-	return GS_OK;
+	st = kernel_cover(m, &m->kernels);
+	if (st) {
+		free(wi);
+		return st;
+	}
+	return cover_build(&m->whatif, wi, m->n_kernels);
 }
 
 /* ---- independence ------------------------------------------------------ */
@@ -551,34 +647,23 @@ static int cmp_missed(const void *pa, const void *pb)
 static gs_status run(struct mo *m, struct gs_missed_overlap **out, size_t *n)
 {
 	const struct gs_schedule *s = m->s;
-	size_t cap = 0, i;
+	size_t i;
 	gs_status st;
 
-	for (i = 0; i < m->n_ops; i++) {
-		const struct gs_op *op = &m->ops[i];
-
-		m->in_set[i] =
-			gs_sched_device(m->streams, m->n_streams, op) == s->device &&
-			gs_sched_in_window(op, s->window_set, s->window_start, s->window_end);
-		if (m->in_set[i] && op->kind == GS_OP_MEMCPY)
-			cap++;
-	}
-	st = build_kernels(m);
-	if (!st)
-		st = build_busy(m);
+	st = gs_device_op_ranges(m->t, s->device, &m->ranges, &m->n_ranges);
+	if (st)
+		return st;
+	st = build_tables(m);
 	if (st)
 		return st;
 	m->stamp = calloc(m->n_ops + 1, sizeof(*m->stamp));
 	m->queue = malloc(GS_MO_BUDGET * sizeof(*m->queue));
-	*out = malloc((cap + 1) * sizeof(**out));
+	*out = malloc((m->n_copies + 1) * sizeof(**out));
 	if (!m->stamp || !m->queue || !*out)
 		return nomem();
-	for (i = 0; i < m->n_ops; i++) {
-		if (!m->in_set[i] || m->ops[i].kind != GS_OP_MEMCPY)
-			continue;
-		if (examine_copy(m, (uint32_t)i, &(*out)[*n]))
+	for (i = 0; i < m->n_copies; i++)
+		if (examine_copy(m, m->copies[i], &(*out)[*n]))
 			(*n)++;
-	}
 	gs_sort(*out, *n, sizeof(**out), cmp_missed);
 	return GS_OK;
 }
@@ -616,14 +701,14 @@ gs_status gs_missed_overlap_compute(const struct gs_trace *t, const struct gs_gr
 				b->device, s->device);
 		return GS_ERR_INVALID;
 	}
-	m.in_set = calloc(m.n_ops + 1, sizeof(*m.in_set));
-	st = m.in_set ? run(&m, out, n) : nomem();
-	free(m.in_set);
+	st = run(&m, out, n);
+	free(m.ranges);
 	cover_fini(&m.kernels);
 	cover_fini(&m.whatif);
 	busy_fini(&m.busy);
 	free(m.by_end);
 	free(m.by_start);
+	free(m.copies);
 	free(m.stamp);
 	free(m.queue);
 	if (st) {

@@ -13,6 +13,9 @@
  * a consistent trace) the waiting op with the smallest actual start has its
  * in-edges from ops not yet ordered dropped, and broken_cycles counts it;
  * afterwards an edge counts only when its producer comes first in the order.
+ * When every edge goes forward in (actual start, op index) order, as in a
+ * consistent trace, that order is the one Kahn's algorithm gives and is
+ * taken as it is.
  *
  * - dependency bound: ASAP over all edges, no resource limit, no host cost:
  *   start = max(window start, producers' ends). The critical path walks back
@@ -54,6 +57,12 @@
 
 #define NONE_LOCAL UINT32_MAX
 
+/* What the passes need to know of an op without reading it again. */
+#define SF_COPY 1u   /* a memcpy */
+#define SF_ENGINE 2u /* a memcpy that takes an engine (uses_engine) */
+#define SF_CUT 4u    /* gs_sched_batch_start: its stream_order edge is cut */
+#define SF_BATCH 8u  /* begins a batch of the pipelined what-if */
+
 const char *gs_constraint_name(unsigned c)
 {
 	static const char *const names[GS_BOUND_COUNT] = {
@@ -74,6 +83,8 @@ struct sched {
 
 	uint32_t *set; /* op indices of the schedule, ascending */
 	size_t ns;
+	int64_t *start;  /* per set index: the op's actual start (then scratch) */
+	uint8_t *flag;   /* per set index: SF_* (read once from the op) */
 	uint32_t *loc;   /* per op: index into set, or NONE_LOCAL */
 	uint32_t *order; /* set indices in topological order */
 	uint32_t *pos;   /* per set index: position in order */
@@ -106,7 +117,7 @@ struct op_heap {
 
 static bool op_before(const struct sched *s, uint32_t x, uint32_t y)
 {
-	int64_t sx = s->ops[s->set[x]].start_ns, sy = s->ops[s->set[y]].start_ns;
+	int64_t sx = s->start[x], sy = s->start[y];
 
 	return sx != sy ? sx < sy : x < y;
 }
@@ -233,15 +244,6 @@ struct by_start {
 	uint32_t v;
 };
 
-static int cmp_by_start(const void *pa, const void *pb)
-{
-	const struct by_start *a = pa, *b = pb;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->v < b->v ? -1 : a->v > b->v;
-}
-
 /* Edge e into set index v: the producer's set index (NONE_LOCAL when it is
  * outside the set), or false when the edge does not count (self loop, bad
  * index, or dropped to break a cycle). */
@@ -271,18 +273,62 @@ static void in_edges(const struct sched *s, uint32_t op, size_t *lo, size_t *hi)
 		*lo = *hi;
 }
 
+/*
+ * The set in (actual start, set index) order. When every edge inside the
+ * set goes from an op earlier in that order to a later one (a consistent
+ * trace: a producer starts before its consumers), it is the order Kahn's
+ * algorithm below gives too: the first op left in that order has all its
+ * producers ordered already, so it is ready, and it is the smallest ready
+ * one. Then no heap is needed. Returns false when some edge goes back.
+ */
+static bool start_order(struct sched *s, const struct by_start *by_start)
+{
+	for (uint32_t k = 0; k < s->ns; k++)
+		s->pos[by_start[k].v] = k;
+	for (uint32_t v = 0; v < s->ns; v++) {
+		size_t lo, hi;
+
+		in_edges(s, s->set[v], &lo, &hi);
+		for (size_t i = lo; i < hi; i++) {
+			uint32_t f = s->g->edges[i].from;
+
+			if (f >= s->n_ops || s->loc[f] == NONE_LOCAL || s->loc[f] == v)
+				continue;
+			if (s->pos[s->loc[f]] > s->pos[v])
+				return false;
+		}
+	}
+	for (uint32_t k = 0; k < s->ns; k++)
+		s->order[k] = by_start[k].v;
+	return true;
+}
+
 static gs_status topo_order(struct sched *s, uint64_t *broken)
 {
 	size_t ns = s->ns, i, k, cursor = 0, n_out = 0;
-	uint32_t *indeg = alloc_array(ns, sizeof(uint32_t));
-	size_t *out_first = alloc_array(ns + 1, sizeof(size_t));
 	struct by_start *by_start = alloc_array(ns, sizeof(struct by_start));
-	uint8_t *state = alloc_array(ns, 1); /* 0 waiting, 1 queued, 2 done */
+	uint32_t *indeg = NULL;
+	size_t *out_first = NULL;
+	uint8_t *state = NULL; /* 0 waiting, 1 queued, 2 done */
 	uint32_t *out_to = NULL;
-	struct op_heap h = {.a = alloc_array(ns, sizeof(uint32_t)), .n = 0, .s = s};
+	struct op_heap h = {.a = NULL, .n = 0, .s = s};
 	gs_status st = GS_OK;
 
-	if (!indeg || !out_first || !by_start || !state || !h.a) {
+	if (!by_start)
+		return nomem();
+	/* Set indices ascend with op indices: by start alone is (start, v). */
+	for (uint32_t v = 0; v < ns; v++)
+		by_start[v] = (struct by_start){.start = s->start[v], .v = v};
+	gs_sort_by_i64(by_start, ns, sizeof(*by_start));
+	if (start_order(s, by_start)) {
+		free(by_start);
+		return GS_OK;
+	}
+	indeg = alloc_array(ns, sizeof(uint32_t));
+	out_first = alloc_array(ns + 1, sizeof(size_t));
+	state = alloc_array(ns, 1);
+	h.a = alloc_array(ns, sizeof(uint32_t));
+	if (!indeg || !out_first || !state || !h.a) {
 		st = nomem();
 		goto out;
 	}
@@ -325,10 +371,6 @@ static gs_status topo_order(struct sched *s, uint64_t *broken)
 	for (i = ns; i > 0; i--)
 		out_first[i] = out_first[i - 1];
 	out_first[0] = 0;
-
-	for (uint32_t v = 0; v < ns; v++)
-		by_start[v] = (struct by_start){.start = s->ops[s->set[v]].start_ns, .v = v};
-	gs_sort(by_start, ns, sizeof(*by_start), cmp_by_start);
 
 	for (uint32_t v = 0; v < ns; v++) {
 		if (!indeg[v]) {
@@ -403,21 +445,20 @@ static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
 	int64_t last_full[GS_COPY_KIND_COUNT];
 
 	for (uint32_t v = 0; v < s->ns; v++) {
-		const struct gs_op *op = &s->ops[s->set[v]];
-
 		s->full[v] = INT64_MIN;
-		if (op->kind == GS_OP_MEMCPY)
-			n_ev += uses_engine(op) ? 2 : 1;
+		if (s->flag[v] & SF_COPY)
+			n_ev += s->flag[v] & SF_ENGINE ? 2 : 1;
 	}
 	ev = alloc_array(n_ev, sizeof(*ev));
 	if (!ev)
 		return nomem();
 	n_ev = 0;
 	for (uint32_t v = 0; v < s->ns; v++) {
-		const struct gs_op *op = &s->ops[s->set[v]];
+		const struct gs_op *op;
 
-		if (op->kind != GS_OP_MEMCPY)
+		if (!(s->flag[v] & SF_COPY))
 			continue;
+		op = &s->ops[s->set[v]];
 		if (uses_engine(op)) {
 			ev[n_ev++] = (struct copy_ev){.t = op->start_ns, .v = v, .type = 2};
 			ev[n_ev++] = (struct copy_ev){.t = op->end_ns, .v = v, .type = 0};
@@ -467,47 +508,6 @@ static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
 
 /* ---- the schedules ----------------------------------------------------- */
 
-/* Dependency bound: ASAP over all edges; fills s->end and s->crit. */
-static int64_t dependency_bound(struct sched *s)
-{
-	int64_t last = s->w0;
-
-	for (size_t k = 0; k < s->ns; k++) {
-		uint32_t v = s->order[k], o = s->set[v], bp = NONE_LOCAL;
-		int64_t best = s->w0;
-		size_t lo, hi, i;
-
-		in_edges(s, o, &lo, &hi);
-		for (i = lo; i < hi; i++) {
-			uint32_t lf;
-			int64_t t;
-
-			if (!edge_source(s, &s->g->edges[i], v, &lf))
-				continue;
-			if (lf == NONE_LOCAL) {
-				t = s->ops[s->g->edges[i].from].end_ns;
-				if (t > best) {
-					best = t;
-					bp = NONE_LOCAL;
-				}
-				continue;
-			}
-			t = s->end[lf];
-			if (t > best || (t == best &&
-					 (bp == NONE_LOCAL ||
-					  s->ops[s->set[lf]].end_ns > s->ops[s->set[bp]].end_ns))) {
-				best = t;
-				bp = lf;
-			}
-		}
-		s->crit[v] = bp;
-		s->end[v] = best + gs_sched_dur(&s->ops[o]);
-		if (s->end[v] > last)
-			last = s->end[v];
-	}
-	return last - s->w0;
-}
-
 static gs_status critical_path(struct sched *s, struct gs_schedule *out)
 {
 	uint32_t best = NONE_LOCAL, v;
@@ -537,44 +537,6 @@ static gs_status critical_path(struct sched *s, struct gs_schedule *out)
 	return GS_OK;
 }
 
-/* Ideal: the same order with copy engines; fills ideal_start. */
-static gs_status ideal(struct sched *s, struct gs_schedule *out)
-{
-	struct engines e;
-	int64_t last = s->w0;
-	gs_status st = engines_init(&e, s->engines, s->copies, s->w0);
-
-	if (st)
-		return st;
-	for (size_t k = 0; k < s->ns; k++) {
-		uint32_t v = s->order[k], o = s->set[v];
-		const struct gs_op *op = &s->ops[o];
-		int64_t ready = s->w0, start, dur = gs_sched_dur(op);
-		size_t lo, hi, i;
-
-		in_edges(s, o, &lo, &hi);
-		for (i = lo; i < hi; i++) {
-			uint32_t lf;
-			int64_t t;
-
-			if (!edge_source(s, &s->g->edges[i], v, &lf))
-				continue;
-			t = lf == NONE_LOCAL ? s->ops[s->g->edges[i].from].end_ns : s->end[lf];
-			if (t > ready)
-				ready = t;
-		}
-		start = uses_engine(op) ? engines_take(&e, copy_dir(op), ready, dur) : ready;
-		s->end[v] = start + dur;
-		out->ideal_start[o] = start;
-		out->delay_ns[o] = op->start_ns - start;
-		if (s->end[v] > last)
-			last = s->end[v];
-	}
-	out->ideal_ns = last - s->w0;
-	free(e.free);
-	return GS_OK;
-}
-
 /* Whether the stream_order edge at index i (into a batch start) is
  * justified by a data edge between the same two ops. Edges are sorted by
  * (to, from, kind), so that edge follows it. */
@@ -593,11 +555,13 @@ static void pipelined_preconditions(const struct sched *s, struct gs_what_if *w)
 	bool pageable = false, unknown = false;
 
 	for (size_t v = 0; v < s->ns; v++) {
-		const struct gs_op *op = &s->ops[s->set[v]];
+		const struct gs_op *op;
 		uint8_t mem;
 
-		if (op->kind != GS_OP_MEMCPY ||
-		    (op->copy_kind != GS_COPY_HTOD && op->copy_kind != GS_COPY_DTOH))
+		if (!(s->flag[v] & SF_COPY))
+			continue;
+		op = &s->ops[s->set[v]];
+		if (op->copy_kind != GS_COPY_HTOD && op->copy_kind != GS_COPY_DTOH)
 			continue;
 		mem = gs_sched_host_mem(op);
 		if (mem == GS_MEM_PAGEABLE)
@@ -611,66 +575,110 @@ static void pipelined_preconditions(const struct sched *s, struct gs_what_if *w)
 		w->preconditions[w->n_preconditions++] = "pinned_memory (unverified)";
 }
 
-/* The pipelined_batches what-if; fills pipelined_start. */
-static gs_status pipelined(struct sched *s, struct gs_schedule *out)
+/*
+ * The three schedules in one walk of the order (each reads the in-edges
+ * once instead of once per schedule; they do not depend on each other):
+ * - dependency bound: ASAP over all edges; fills s->end and s->crit;
+ * - ideal: the same order with copy engines; fills ideal_start, delay_ns;
+ * - pipelined_batches: see the top of the file; fills pipelined_start.
+ */
+static gs_status schedules(struct sched *s, struct gs_schedule *out)
 {
-	struct engines e;
-	int64_t last = s->w0, lane = s->w0;
+	struct engines e_id = {0}, e_pl = {0};
 	struct gs_what_if *w = &out->pipelined;
-	gs_status st = engines_init(&e, s->engines, s->copies, s->w0);
+	int64_t last_db = s->w0, last_id = s->w0, last_pl = s->w0, lane = s->w0;
+	int64_t *end_id = s->start; /* the actual starts were for the order only */
+	int64_t *end_pl = malloc((s->ns ? s->ns : 1) * sizeof(*end_pl));
+	gs_status st = end_pl ? GS_OK : nomem();
 
+	if (!st)
+		st = engines_init(&e_id, s->engines, s->copies, s->w0);
+	if (!st)
+		st = engines_init(&e_pl, s->engines, s->copies, s->w0);
 	if (st)
-		return st;
+		goto out;
 	w->name = "pipelined_batches";
-	for (size_t v = 0; v < s->ns; v++) {
-		uint32_t o = s->set[v];
-
-		/* A batch starts at the first op of a stream in the set and at
-		 * each host-to-device copy after device work. */
-		if (o == 0 || s->ops[o - 1].stream != s->ops[o].stream ||
-		    s->loc[o - 1] == NONE_LOCAL || gs_sched_batch_start(s->ops, o))
-			w->batches++;
-	}
+	for (size_t v = 0; v < s->ns; v++)
+		w->batches += (s->flag[v] & SF_BATCH) != 0;
 	for (size_t k = 0; k < s->ns; k++) {
-		uint32_t v = s->order[k], o = s->set[v];
+		uint32_t v = s->order[k], o = s->set[v], bp = NONE_LOCAL;
 		const struct gs_op *op = &s->ops[o];
-		int64_t ready = s->w0, start, dur = gs_sched_dur(op);
-		bool cut = gs_sched_batch_start(s->ops, o);
+		int64_t best = s->w0, ready_id = s->w0, ready_pl = s->w0, start,
+			dur = gs_sched_dur(op);
+		bool cut = s->flag[v] & SF_CUT;
 		size_t lo, hi, i;
 
 		in_edges(s, o, &lo, &hi);
 		for (i = lo; i < hi; i++) {
 			const struct gs_edge *ed = &s->g->edges[i];
 			uint32_t lf;
-			int64_t t;
+			int64_t t_db, t_id, t_pl;
 
 			if (!edge_source(s, ed, v, &lf))
 				continue;
+			if (lf == NONE_LOCAL) {
+				t_db = t_id = t_pl = s->ops[ed->from].end_ns;
+				if (t_db > best) {
+					best = t_db;
+					bp = NONE_LOCAL;
+				}
+			} else {
+				t_db = s->end[lf];
+				t_id = end_id[lf];
+				t_pl = end_pl[lf];
+				if (t_db > best ||
+				    (t_db == best &&
+				     (bp == NONE_LOCAL ||
+				      s->ops[s->set[lf]].end_ns > s->ops[s->set[bp]].end_ns))) {
+					best = t_db;
+					bp = lf;
+				}
+			}
+			if (t_id > ready_id)
+				ready_id = t_id;
 			if (cut && ed->kind == GS_EDGE_STREAM_ORDER && !data_justified(s, i, hi))
 				continue;
 			if (gs_sched_pageable_sync(s->ops, ed))
 				continue;
-			t = lf == NONE_LOCAL ? s->ops[ed->from].end_ns : s->end[lf];
-			if (t > ready)
-				ready = t;
+			if (t_pl > ready_pl)
+				ready_pl = t_pl;
 		}
+		/* Dependency bound. */
+		s->crit[v] = bp;
+		s->end[v] = best + dur;
+		if (s->end[v] > last_db)
+			last_db = s->end[v];
+		/* Ideal. */
+		start = uses_engine(op) ? engines_take(&e_id, copy_dir(op), ready_id, dur) :
+					  ready_id;
+		end_id[v] = start + dur;
+		out->ideal_start[o] = start;
+		out->delay_ns[o] = op->start_ns - start;
+		if (end_id[v] > last_id)
+			last_id = end_id[v];
+		/* Pipelined batches. */
 		if (op->kind == GS_OP_MEMCPY) {
-			start = uses_engine(op) ? engines_take(&e, copy_dir(op), ready, dur) :
-						  ready;
+			start = uses_engine(op) ? engines_take(&e_pl, copy_dir(op), ready_pl, dur) :
+						  ready_pl;
 		} else {
-			start = ready > lane ? ready : lane;
+			start = ready_pl > lane ? ready_pl : lane;
 			lane = start + dur;
 		}
-		s->end[v] = start + dur;
+		end_pl[v] = start + dur;
 		out->pipelined_start[o] = start;
-		if (s->end[v] > last)
-			last = s->end[v];
+		if (end_pl[v] > last_pl)
+			last_pl = end_pl[v];
 	}
-	w->makespan_ns = last - s->w0;
+	out->dependency_bound_ns = last_db - s->w0;
+	out->ideal_ns = last_id - s->w0;
+	w->makespan_ns = last_pl - s->w0;
 	w->saving_ns = out->actual_ns - w->makespan_ns;
 	pipelined_preconditions(s, w);
-	free(e.free);
-	return GS_OK;
+out:
+	free(e_id.free);
+	free(e_pl.free);
+	free(end_pl);
+	return st;
 }
 
 /* ---- what bound each actual start -------------------------------------- */
@@ -785,38 +793,61 @@ static gs_status check_graph(const struct gs_graph *g, size_t n_ops)
 static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_window *win,
 			    struct gs_schedule *out)
 {
-	size_t n_streams, i;
-	const struct gs_stream *streams = gs_trace_streams(s->t, &n_streams);
 	bool wset = win && win->set;
 	int64_t first = 0, last = 0;
+	struct gs_op_range *ranges;
+	size_t n_ranges, n_dev = 0;
+	gs_status st;
 
 	if (wset && win->end_ns < win->start_ns) {
 		gs_error_append("schedule: window ends (%lld) before it starts (%lld)",
 				(long long)win->end_ns, (long long)win->start_ns);
 		return GS_ERR_INVALID;
 	}
+	st = gs_device_op_ranges(s->t, device, &ranges, &n_ranges);
+	if (st)
+		return st;
+	for (size_t r = 0; r < n_ranges; r++)
+		n_dev += ranges[r].count;
 	s->loc = malloc((s->n_ops ? s->n_ops : 1) * sizeof(*s->loc));
-	if (!s->loc)
+	s->set = alloc_array(n_dev, sizeof(*s->set));
+	s->start = alloc_array(n_dev, sizeof(*s->start));
+	s->flag = alloc_array(n_dev, sizeof(*s->flag));
+	if (!s->loc || !s->set || !s->start || !s->flag) {
+		free(ranges);
 		return nomem();
-	for (i = 0; i < s->n_ops; i++) {
-		const struct gs_op *op = &s->ops[i];
-
-		s->loc[i] = NONE_LOCAL;
-		if (gs_sched_device(streams, n_streams, op) != device ||
-		    !gs_sched_in_window(op, wset, wset ? win->start_ns : 0, wset ? win->end_ns : 0))
-			continue;
-		if (!s->ns || op->start_ns < first)
-			first = op->start_ns;
-		if (!s->ns || op->end_ns > last)
-			last = op->end_ns;
-		s->loc[i] = (uint32_t)s->ns++;
 	}
-	s->set = alloc_array(s->ns, sizeof(*s->set));
-	if (!s->set)
-		return nomem();
-	for (i = 0; i < s->n_ops; i++)
-		if (s->loc[i] != NONE_LOCAL)
-			s->set[s->loc[i]] = (uint32_t)i;
+	memset(s->loc, 0xff, s->n_ops * sizeof(*s->loc)); /* NONE_LOCAL */
+	for (size_t r = 0; r < n_ranges; r++) {
+		for (size_t i = ranges[r].first; i < ranges[r].first + ranges[r].count; i++) {
+			const struct gs_op *op = &s->ops[i];
+			unsigned f = 0;
+
+			if (!gs_sched_in_window(op, wset, wset ? win->start_ns : 0,
+						wset ? win->end_ns : 0))
+				continue;
+			if (!s->ns || op->start_ns < first)
+				first = op->start_ns;
+			if (!s->ns || op->end_ns > last)
+				last = op->end_ns;
+			if (op->kind == GS_OP_MEMCPY)
+				f |= SF_COPY;
+			if (uses_engine(op))
+				f |= SF_ENGINE;
+			if (gs_sched_batch_start(s->ops, i))
+				f |= SF_CUT;
+			/* A batch starts at the first op of a stream in the set and
+			 * at each host-to-device copy after device work. */
+			if (i == 0 || s->ops[i - 1].stream != op->stream ||
+			    s->loc[i - 1] == NONE_LOCAL || (f & SF_CUT))
+				f |= SF_BATCH;
+			s->set[s->ns] = (uint32_t)i;
+			s->start[s->ns] = op->start_ns;
+			s->flag[s->ns] = (uint8_t)f;
+			s->loc[i] = (uint32_t)s->ns++;
+		}
+	}
+	free(ranges);
 	out->window_set = wset;
 	out->window_start = wset ? win->start_ns : first;
 	out->window_end = wset ? win->end_ns : last;
@@ -837,11 +868,12 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	out->delay_ns = alloc_array(s->n_ops, sizeof(int64_t));
 	out->bound_by = alloc_array(s->n_ops, 1);
 	out->pipelined_start = alloc_array(s->n_ops, sizeof(int64_t));
-	s->order = alloc_array(s->ns, sizeof(uint32_t));
-	s->pos = alloc_array(s->ns, sizeof(uint32_t));
-	s->end = alloc_array(s->ns, sizeof(int64_t));
-	s->crit = alloc_array(s->ns, sizeof(uint32_t));
-	s->full = alloc_array(s->ns, sizeof(int64_t));
+	/* Every entry of these is written before it is read. */
+	s->order = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
+	s->pos = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
+	s->end = malloc((s->ns ? s->ns : 1) * sizeof(int64_t));
+	s->crit = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
+	s->full = malloc((s->ns ? s->ns : 1) * sizeof(int64_t));
 	if (!out->ideal_start || !out->delay_ns || !out->bound_by || !out->pipelined_start ||
 	    !s->order || !s->pos || !s->end || !s->crit || !s->full)
 		return nomem();
@@ -852,12 +884,9 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 		return st;
 	memcpy(out->copy_engines, s->engines, sizeof(out->copy_engines));
 	memcpy(out->copy_concurrency, s->observed, sizeof(out->copy_concurrency));
-	out->dependency_bound_ns = dependency_bound(s);
-	st = critical_path(s, out);
+	st = schedules(s, out);
 	if (!st)
-		st = ideal(s, out);
-	if (!st)
-		st = pipelined(s, out);
+		st = critical_path(s, out);
 	if (st)
 		return st;
 	bound_by(s, out);
@@ -891,6 +920,8 @@ gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g
 	if (!st)
 		st = schedule_run(&s, device, win, out);
 	free(s.set);
+	free(s.start);
+	free(s.flag);
 	free(s.loc);
 	free(s.order);
 	free(s.pos);
