@@ -272,6 +272,26 @@ static uint32_t pair_id(struct chain *c, uint64_t key, uint32_t j)
 	return new_group(c, key, j, h);
 }
 
+/* The group of a window of group p followed by r (a signature, or the
+ * group of the window right after), remembered in p: periodic streams go
+ * on the same way most of the time. DEAD when out of memory. *st is the
+ * current pass's table, which a new group may move. */
+static inline uint32_t child_id(struct chain *c, struct gstat *p, uint32_t left, uint32_t r,
+				uint32_t j, struct gstat **st)
+{
+	uint32_t id;
+
+	if (p->child_key == r)
+		return p->child_id;
+	id = pair_id(c, (uint64_t)left << 32 | r, j);
+	if (id == DEAD)
+		return DEAD;
+	*st = c->st[c->now];
+	p->child_key = r;
+	p->child_id = id;
+	return id;
+}
+
 /* Count window j (length len) in group g: leftmost first, never
  * overlapping. */
 static inline void count_window(const int64_t *gpre, struct gstat *g, uint32_t j, size_t len,
@@ -397,16 +417,9 @@ static void pass_extend(struct chain *c, size_t len, bool gaps)
 			continue;
 		}
 		r = next_sig[j];
-		if (p->child_key == r) {
-			id = p->child_id;
-		} else {
-			id = pair_id(c, (uint64_t)cur[j] << 32 | r, j);
-			if (id == DEAD)
-				return;
-			st = c->st[c->now]; /* may have moved */
-			p->child_key = r;
-			p->child_id = id;
-		}
+		id = child_id(c, p, cur[j], r, j, &st);
+		if (id == DEAD)
+			return;
 		cur[j] = id;
 		alive[k++] = j;
 		count_window(gpre, &st[id], j, len, j + hi < m ? j + hi : m, gaps);
@@ -439,16 +452,9 @@ static void pass_double(struct chain *c, size_t len, bool gaps)
 			cur[j] = DEAD;
 			continue;
 		}
-		if (p->child_key == r) {
-			id = p->child_id;
-		} else {
-			id = pair_id(c, (uint64_t)cur[j] << 32 | r, j);
-			if (id == DEAD)
-				return;
-			st = c->st[c->now]; /* may have moved */
-			p->child_key = r;
-			p->child_id = id;
-		}
+		id = child_id(c, p, cur[j], r, j, &st);
+		if (id == DEAD)
+			return;
 		cur[j] = id;
 		alive[k++] = j;
 		count_window(gpre, &st[id], j, 2 * len, j + hi < m ? j + hi : m, gaps);
