@@ -90,5 +90,7 @@ int gs_cli_limits(const struct gs_import_limits **out);
  */
 int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out,
 		enum gs_input_format *fmt);
+/* A loaded trace's warnings on stderr, each naming `path` once. */
+void gs_cli_warnings(const struct gs_trace *t, const char *path);
 
 #endif /* GS_CLI_H */

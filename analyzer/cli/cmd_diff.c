@@ -145,6 +145,29 @@ static int diff_write(const struct diff_opts *o, const struct gs_diff *d)
 	return st == GS_OK ? GS_EXIT_OK : gs_cli_fail(st, what);
 }
 
+/* BASE and NEW, read at once on two CPUs (the same traces as one after the
+ * other); then the warnings of each. */
+static int diff_load(const struct diff_opts *o, struct gs_trace *t[2], enum gs_input_format fmt[2])
+{
+	const char *paths[2] = {o->base, o->newp};
+	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0,
+				     .progress = gs_progress_records};
+	size_t failed = 0;
+	gs_status st;
+
+	if (gs_cli_limits(&lo.limits) != GS_EXIT_OK)
+		return GS_EXIT_FAIL;
+	gs_error_clear();
+	gs_progress_begin("loading %s and %s", o->base, o->newp);
+	st = gs_trace_load_each(paths, 2, &lo, t, fmt, &failed);
+	gs_progress_end();
+	if (st != GS_OK)
+		return gs_cli_fail(st, paths[failed]);
+	gs_cli_warnings(t[0], paths[0]);
+	gs_cli_warnings(t[1], paths[1]);
+	return GS_EXIT_OK;
+}
+
 int gs_cmd_diff(int argc, char **argv)
 {
 	struct diff_opts o = {0};
@@ -158,9 +181,7 @@ int gs_cmd_diff(int argc, char **argv)
 	rc = diff_parse(argc, argv, &o, &help);
 	if (rc != GS_EXIT_OK || help)
 		return help ? gs_cli_help(diff_help) : rc;
-	rc = gs_cli_load(o.base, o.salvage, true, &t[0], &fmt[0]);
-	if (rc == GS_EXIT_OK)
-		rc = gs_cli_load(o.newp, o.salvage, true, &t[1], &fmt[1]);
+	rc = diff_load(&o, t, fmt);
 	if (rc == GS_EXIT_OK) {
 		struct gs_diff_options dop = {
 			.base_name = o.base,

@@ -215,8 +215,6 @@ int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out
 		enum gs_input_format *fmt)
 {
 	struct gs_load_options opts = {.reader_flags = salvage ? GS_READER_SALVAGE : 0};
-	const struct gs_warning *w;
-	size_t n, i;
 	gs_status st;
 	int rc;
 
@@ -234,10 +232,17 @@ int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out
 		*out = NULL;
 		return gs_cli_fail(st, path);
 	}
-	if (!warn)
-		return GS_EXIT_OK;
-	w = gs_trace_warnings(*out, &n);
-	for (i = 0; i < n; i++) {
+	if (warn)
+		gs_cli_warnings(*out, path);
+	return GS_EXIT_OK;
+}
+
+void gs_cli_warnings(const struct gs_trace *t, const char *path)
+{
+	size_t n;
+	const struct gs_warning *w = gs_trace_warnings(t, &n);
+
+	for (size_t i = 0; i < n; i++) {
 		char line[GS_CLI_MSG_MAX];
 
 		gs_warning_format(&w[i], line, sizeof(line));
@@ -246,7 +251,6 @@ int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out
 		else
 			gs_cli_warning("%s: %s", path, line);
 	}
-	return GS_EXIT_OK;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -110,6 +110,7 @@ struct load_all {
 	struct load_job *jobs;
 	size_t n;
 	const struct gs_load_options *opts; /* without progress */
+	bool finish;                        /* each trace finished by its reader */
 	size_t next;                        /* the next file a reader takes */
 	size_t appended;                    /* files appended to the result so far */
 	size_t ahead;                       /* how far past `appended` readers may go */
@@ -123,8 +124,9 @@ static void count_records(void *user, uint64_t records)
 	*(uint64_t *)user = records;
 }
 
-/* Read one file into a trace of its own, keeping its error causes. */
-static void load_one(struct load_job *j, const struct gs_load_options *base)
+/* Read one file into a trace of its own (finished when `finish`), keeping
+ * its error causes. */
+static void load_one(struct load_job *j, const struct gs_load_options *base, bool finish)
 {
 	struct gs_load_options o = *base;
 	int n;
@@ -135,6 +137,8 @@ static void load_one(struct load_job *j, const struct gs_load_options *base)
 	j->rc = gs_trace_create(&j->t);
 	if (!j->rc)
 		j->rc = gs_trace_load_into(j->path, &o, j->t, &j->fmt);
+	if (!j->rc && finish)
+		j->rc = gs_trace_finish(j->t);
 	if (!j->rc)
 		return;
 	gs_trace_destroy(j->t);
@@ -161,7 +165,7 @@ static void *reader_main(void *arg)
 			break;
 		j = &a->jobs[a->next++];
 		pthread_mutex_unlock(&a->mu);
-		load_one(j, a->opts);
+		load_one(j, a->opts, a->finish);
 		pthread_mutex_lock(&a->mu);
 		j->done = true;
 		pthread_cond_broadcast(&a->cv);
@@ -178,11 +182,16 @@ static void restore_causes(const struct load_job *j)
 		gs_error_append("%s", j->causes[i]);
 }
 
-gs_status gs_trace_load_all(const char *const *paths, size_t n, const struct gs_load_options *opts,
-			    struct gs_trace *t, enum gs_input_format *fmts, size_t *failed)
+/*
+ * gs_trace_load_all (into: the trace to append each file to) and
+ * gs_trace_load_each (into NULL: each file's finished trace to each[i]).
+ */
+static gs_status load_many(const char *const *paths, size_t n, const struct gs_load_options *opts,
+			   struct gs_trace *into, struct gs_trace **each,
+			   enum gs_input_format *fmts, size_t *failed)
 {
 	struct gs_load_options base = {0};
-	struct load_all a = {.n = n, .opts = &base};
+	struct load_all a = {.n = n, .opts = &base, .finish = !into};
 	pthread_t th[GS_LOAD_MAX_THREADS];
 	size_t nth = 0, want, i;
 	uint64_t records = 0;
@@ -190,13 +199,9 @@ gs_status gs_trace_load_all(const char *const *paths, size_t n, const struct gs_
 
 	if (failed)
 		*failed = 0;
-	if (!paths || !t) {
-		gs_error_append("gs_trace_load_all: no %s", paths ? "trace" : "paths");
-		return GS_ERR_INVALID;
-	}
 	if (opts)
 		base = *opts;
-	if (n > 1)
+	if (n > 1 && into)
 		base.load_flags |= GS_LOAD_NAME_WARNINGS;
 	base.progress = NULL;
 	base.progress_user = NULL;
@@ -213,8 +218,9 @@ gs_status gs_trace_load_all(const char *const *paths, size_t n, const struct gs_
 	if (want > n)
 		want = n;
 	/* With one CPU (or one file) this thread reads each file itself: the
-	 * same traces, appended in the same order. */
-	a.ahead = want > 1 ? want : 0;
+	 * same traces, appended in the same order. Appending, readers stay at
+	 * most one file ahead each; kept, all are held anyway. */
+	a.ahead = want < 2 ? 0 : into ? want : n;
 	if (want > 1 && pthread_mutex_init(&a.mu, NULL) == 0) {
 		if (pthread_cond_init(&a.cv, NULL) == 0) {
 			while (nth < want && pthread_create(&th[nth], NULL, reader_main, &a) == 0)
@@ -234,15 +240,19 @@ gs_status gs_trace_load_all(const char *const *paths, size_t n, const struct gs_
 				pthread_cond_wait(&a.cv, &a.mu);
 			pthread_mutex_unlock(&a.mu);
 		} else {
-			load_one(j, &base);
+			load_one(j, &base, a.finish);
 		}
 		if (j->rc) {
 			rc = j->rc;
 			restore_causes(j);
 		} else {
-			rc = gs_trace_append(t, j->t);
+			rc = into ? gs_trace_append(into, j->t) : GS_OK;
 			if (fmts)
 				fmts[i] = j->fmt;
+		}
+		if (!into && !rc) {
+			each[i] = j->t;
+			j->t = NULL;
 		}
 		gs_trace_destroy(j->t);
 		j->t = NULL;
@@ -274,7 +284,37 @@ gs_status gs_trace_load_all(const char *const *paths, size_t n, const struct gs_
 	for (i = 0; i < n; i++) {
 		gs_trace_destroy(a.jobs[i].t);
 		free(a.jobs[i].causes);
+		if (rc && !into) {
+			gs_trace_destroy(each[i]);
+			each[i] = NULL;
+		}
 	}
 	free(a.jobs);
 	return rc;
+}
+
+gs_status gs_trace_load_all(const char *const *paths, size_t n, const struct gs_load_options *opts,
+			    struct gs_trace *t, enum gs_input_format *fmts, size_t *failed)
+{
+	if (failed)
+		*failed = 0;
+	if (!paths || !t) {
+		gs_error_append("gs_trace_load_all: no %s", paths ? "trace" : "paths");
+		return GS_ERR_INVALID;
+	}
+	return load_many(paths, n, opts, t, NULL, fmts, failed);
+}
+
+gs_status gs_trace_load_each(const char *const *paths, size_t n, const struct gs_load_options *opts,
+			     struct gs_trace **out, enum gs_input_format *fmts, size_t *failed)
+{
+	if (failed)
+		*failed = 0;
+	if (!paths || !out) {
+		gs_error_append("gs_trace_load_each: no %s", paths ? "output" : "paths");
+		return GS_ERR_INVALID;
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = NULL;
+	return load_many(paths, n, opts, NULL, out, fmts, failed);
 }

@@ -219,6 +219,45 @@ static void test_first_failure(void **state)
 	on_one_cpu(first_failure);
 }
 
+/* gs_trace_load_each: each trace as gs_trace_load gives it; on a failure
+ * none, and the first failing file reported. */
+static void each_as_loaded(void)
+{
+	struct gs_trace *each[N_INPUTS], *one;
+	const char *paths[3] = {inputs[0], "/nonexistent/a.json", "/nonexistent/b.json"};
+	size_t failed = 99;
+
+	gs_error_clear();
+	assert_int_equal(gs_trace_load_each(inputs, N_INPUTS, NULL, each, NULL, &failed), GS_OK);
+	assert_int_equal(failed, 0);
+	for (size_t i = 0; i < N_INPUTS; i++) {
+		size_t na, nb;
+		unsigned char *a, *b;
+
+		assert_int_equal(gs_trace_load(inputs[i], NULL, &one, NULL), GS_OK);
+		a = bytes_of(one, &na);
+		b = bytes_of(each[i], &nb);
+		assert_int_equal(na, nb);
+		assert_memory_equal(a, b, na);
+		free(a);
+		free(b);
+		gs_trace_destroy(one);
+		gs_trace_destroy(each[i]);
+	}
+	assert_int_equal(gs_trace_load_each(paths, 3, NULL, each, NULL, &failed), GS_ERR_IO);
+	assert_int_equal(failed, 1);
+	for (size_t i = 0; i < 3; i++)
+		assert_null(each[i]);
+	gs_error_clear();
+}
+
+static void test_load_each(void **state)
+{
+	(void)state;
+	each_as_loaded();
+	on_one_cpu(each_as_loaded);
+}
+
 /* Several inputs: each warning names its file; one input: as it was. */
 static void test_warnings_name_the_file(void **state)
 {
@@ -284,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_same_trace),
 		cmocka_unit_test(test_first_failure),
 		cmocka_unit_test(test_warnings_name_the_file),
+		cmocka_unit_test(test_load_each),
 		cmocka_unit_test(test_shared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -135,6 +135,14 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
  */
 gs_status gs_trace_load_all(const char *const *paths, size_t n, const struct gs_load_options *opts,
 			    struct gs_trace *t, enum gs_input_format *fmts, size_t *failed);
+/*
+ * Load `n` traces, each into a finished trace of its own (out[i]): the same
+ * traces as gs_trace_load of each path, read on as many CPUs as the
+ * process may use (`diff`'s two inputs). Progress, fmts and *failed as for
+ * gs_trace_load_all; on failure every out[i] is NULL.
+ */
+gs_status gs_trace_load_each(const char *const *paths, size_t n, const struct gs_load_options *opts,
+			     struct gs_trace **out, enum gs_input_format *fmts, size_t *failed);
 
 /* Load any supported trace, recognised by content, into a finished trace.
  * `opts` may be NULL. */
