@@ -165,7 +165,9 @@ gs_status gs_strtab_intern(struct gs_strtab *st, const char *s, size_t len, uint
 	while (st->slots[i]) {
 		uint32_t cand = st->slots[i] - 1;
 
-		if (st->lens[cand] == len && memcmp(st->strs[cand], s, len) == 0) {
+		/* len 0: s may be NULL (an empty bytes field), which memcmp may
+		 * not be given even for no bytes. */
+		if (st->lens[cand] == len && (len == 0 || memcmp(st->strs[cand], s, len) == 0)) {
 			*id = cand;
 			return GS_OK;
 		}
