@@ -90,6 +90,16 @@ int gs_cli_limits(const struct gs_import_limits **out);
  */
 int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out,
 		enum gs_input_format *fmt);
+/* The output of -o PATH: stdout for NULL or "-", else PATH opened for
+ * writing (NULL after printing the error). */
+FILE *gs_cli_open_output(const char *path);
+/*
+ * Close what gs_cli_open_output gave, after a write that returned `st`: a
+ * close error is a write error, and a file whose writing failed is removed
+ * (no partial output left behind). Returns the exit status, the error
+ * printed.
+ */
+int gs_cli_close_output(FILE *f, const char *path, gs_status st);
 /* A loaded trace's warnings on stderr, each naming `path` once. */
 void gs_cli_warnings(const struct gs_trace *t, const char *path);
 

@@ -3,13 +3,11 @@
  * gpuscope analyze: load every TRACE into one timeline, run the analyses
  * (gs_report_build) and print the report as text or JSON.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <gpuscope/analyzer.h>
 
@@ -319,18 +317,11 @@ static bool analyze_want_color(const struct analyze_opts *o, FILE *f)
 
 static int analyze_write(const struct analyze_opts *o, const struct gs_report *r)
 {
-	FILE *f = stdout;
-	const char *what = "stdout";
+	FILE *f = gs_cli_open_output(o->output);
 	gs_status st;
 
-	if (o->output && strcmp(o->output, "-") != 0) {
-		f = fopen(o->output, "w");
-		what = o->output;
-		if (!f) {
-			gs_cli_error("%s: cannot open for writing: %s", o->output, strerror(errno));
-			return GS_EXIT_FAIL;
-		}
-	}
+	if (!f)
+		return GS_EXIT_FAIL;
 	gs_error_clear();
 	/* Not while the report itself goes to the terminal. */
 	if (f != stdout)
@@ -338,19 +329,9 @@ static int analyze_write(const struct analyze_opts *o, const struct gs_report *r
 	st = o->json ? gs_report_write_json(f, r) :
 	     o->html ? gs_report_write_html(f, r) :
 		       gs_report_write_text(f, r);
-	if (f != stdout) {
+	if (f != stdout)
 		gs_progress_end();
-		errno = 0;
-		if (fclose(f) == EOF && st == GS_OK) {
-			gs_error_append("write error: %s", strerror(errno ? errno : EIO));
-			st = GS_ERR_IO;
-		}
-		if (st != GS_OK)
-			unlink(o->output);
-	}
-	if (st != GS_OK)
-		return gs_cli_fail(st, what);
-	return GS_EXIT_OK;
+	return gs_cli_close_output(f, o->output, st);
 }
 
 int gs_cmd_analyze(int argc, char **argv)

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <gpuscope/analyzer.h>
 
@@ -119,30 +118,14 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 
 static int diff_write(const struct diff_opts *o, const struct gs_diff *d)
 {
-	FILE *f = stdout;
-	const char *what = "stdout";
+	FILE *f = gs_cli_open_output(o->output);
 	gs_status st;
 
-	if (o->output && strcmp(o->output, "-") != 0) {
-		f = fopen(o->output, "w");
-		what = o->output;
-		if (!f) {
-			gs_cli_error("%s: cannot open for writing: %s", o->output, strerror(errno));
-			return GS_EXIT_FAIL;
-		}
-	}
+	if (!f)
+		return GS_EXIT_FAIL;
 	gs_error_clear();
 	st = o->json ? gs_diff_write_json(f, d) : gs_diff_write_text(f, d);
-	if (f != stdout) {
-		errno = 0;
-		if (fclose(f) == EOF && st == GS_OK) {
-			gs_error_append("write error: %s", strerror(errno ? errno : EIO));
-			st = GS_ERR_IO;
-		}
-		if (st != GS_OK)
-			unlink(o->output);
-	}
-	return st == GS_OK ? GS_EXIT_OK : gs_cli_fail(st, what);
+	return gs_cli_close_output(f, o->output, st);
 }
 
 /* BASE and NEW, read at once on two CPUs (the same traces as one after the
