@@ -680,28 +680,6 @@ gs_status gs_diff_write_json(FILE *f, const struct gs_diff *df)
 
 /* ---- text ------------------------------------------------------------------ */
 
-/* Bytes of the well-formed UTF-8 sequence at p (0: not one). */
-static size_t utf8_len(const unsigned char *p)
-{
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		unsigned lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
-
-		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		unsigned lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
-
-		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ?
-			       4 :
-			       0;
-	}
-	return 0;
-}
-
 /* `s` printable (control bytes and bad UTF-8 as '?') in at most `cols`
  * columns, cut with "..." when longer. Returns the columns used. */
 static size_t fit(char *buf, size_t size, const char *s, size_t cols)
@@ -710,12 +688,12 @@ static size_t fit(char *buf, size_t size, const char *s, size_t cols)
 	size_t len = 0, used = 0, total = 0;
 
 	for (const unsigned char *q = p; *q; total++) {
-		size_t n = utf8_len(q);
+		size_t n = gs_out_utf8_len(q);
 
 		q += n ? n : 1;
 	}
 	while (*p && used < cols && len + 8 < size) {
-		size_t n = utf8_len(p);
+		size_t n = gs_out_utf8_len(p);
 
 		if (total > cols && used + 3 >= cols) {
 			while (used < cols) {

@@ -92,7 +92,7 @@ void gs_out_quoted(struct gs_out *o, const char *s)
  * there are not one (overlong forms, surrogates and values past U+10FFFF
  * included).
  */
-static size_t gs_utf8_len(const unsigned char *p)
+size_t gs_out_utf8_len(const unsigned char *p)
 {
 	if (p[0] < 0x80)
 		return 1;
@@ -155,7 +155,7 @@ void gs_out_json_string(struct gs_out *o, const char *s)
 			continue;
 		}
 		/* A NUL inside a sequence fails the continuation test: no overrun. */
-		len = gs_utf8_len(p);
+		len = gs_out_utf8_len(p);
 		if (len == 0) {
 			gs_out_puts(o, "\\ufffd");
 			p++;

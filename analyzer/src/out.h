@@ -17,6 +17,10 @@ struct gs_out {
 	bool failed;
 };
 
+/* Length of the well-formed UTF-8 sequence at p (1..4), or 0 when the
+ * bytes there are not one (overlong forms, surrogates, past U+10FFFF). */
+size_t gs_out_utf8_len(const unsigned char *p);
+
 void gs_out_init(struct gs_out *o, FILE *f);
 void gs_out_printf(struct gs_out *o, const char *fmt, ...) GS_PRINTF(2, 3);
 void gs_out_puts(struct gs_out *o, const char *s);

@@ -73,28 +73,6 @@ struct hw {
 
 /* ---- text --------------------------------------------------------------- */
 
-/* Bytes of the well-formed UTF-8 sequence at p (0: not one). */
-static size_t utf8_len(const unsigned char *p)
-{
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		unsigned lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
-
-		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		unsigned lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
-
-		if (p[1] < lo || p[1] > hi || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 /*
  * `s` as HTML text, safe in element content and in quoted attributes.
  * Cut to `max` code points with a trailing "…" when longer (0: no cut).
@@ -108,14 +86,14 @@ static void h_text(struct hw *w, const char *s, size_t max)
 
 	if (max) {
 		for (q = p; *q && total <= max; total++) {
-			size_t n = utf8_len(q);
+			size_t n = gs_out_utf8_len(q);
 
 			q += n ? n : 1;
 		}
 	}
 	while (*p) {
 		const char *rep = NULL;
-		size_t n = utf8_len(p);
+		size_t n = gs_out_utf8_len(p);
 
 		if (max && total > max && cps + 1 == max) {
 			rep = "\xe2\x80\xa6";

@@ -55,28 +55,6 @@ static void tw_off(struct tw *w)
 
 /* ---- columns -------------------------------------------------------------- */
 
-/* Bytes of the well-formed UTF-8 sequence at p (0: not one). */
-static size_t utf8_len(const unsigned char *p)
-{
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		unsigned lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
-
-		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		unsigned lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
-
-		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ?
-			       4 :
-			       0;
-	}
-	return 0;
-}
-
 /*
  * `s` made printable into buf (control bytes and bad UTF-8 as '?'), cut to
  * at most `cols` columns with a trailing "…" when longer. Returns the
@@ -90,13 +68,13 @@ static size_t fit(char *buf, size_t size, const char *s, size_t cols)
 
 	/* Columns of the whole string, to know whether it must be cut. */
 	for (q = p; *q;) {
-		size_t n = utf8_len(q);
+		size_t n = gs_out_utf8_len(q);
 
 		q += n ? n : 1;
 		total++;
 	}
 	while (*p && used < cols) {
-		size_t n = utf8_len(p);
+		size_t n = gs_out_utf8_len(p);
 
 		if (total > cols && used + 1 == cols) {
 			if (len + 4 > size)
