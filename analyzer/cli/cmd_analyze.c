@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpuscope analyze: load every TRACE into one timeline, run the analyses
- * (gs_report_build) and print the report as text or JSON.
+ * gpuscope analyze: load every TRACE as the ranks of one job (each
+ * process on its own: gs_job_load), run the analyses of each rank and,
+ * with two or more, of the job (gs_report_build_job), and print the report
+ * as text, JSON or HTML.
  */
 #include <getopt.h>
 #include <stdint.h>
@@ -14,9 +16,9 @@
 #include "cli.h"
 
 #define ANALYZE_SYNOPSIS                                                                           \
-	"gpuscope analyze [--format text|json|html] [-o OUT] [--device N] [--window T0:T1]\n"      \
-	"                        [--top N] [--salvage] [--quiet] [--color=auto|always|never]\n"    \
-	"                        TRACE..."
+	"gpuscope analyze [--format text|json|html] [-o OUT] [--rank R] [--device [R:]N]\n"        \
+	"                        [--window T0:T1] [--top N] [--salvage] [--quiet]\n"               \
+	"                        [--color=auto|always|never] TRACE..."
 
 static const struct gs_cli_usage analyze_usage = {
 	.name = "analyze",
@@ -34,7 +36,16 @@ static const char analyze_help[] =
 	"what-if and CUDA Graph candidates. Text output puts the top findings first,\n"
 	"each with what to do about it.\n"
 	"\n"
-	"Several TRACEs (one per process or rank) are merged onto one timeline per device.\n"
+	"Every process is a rank with GPUs of its own: a GPU is (rank, device), and\n"
+	"nothing of one process (streams, threads, correlation or event ids) is joined\n"
+	"with another's. Several TRACEs (one per rank), or one Nsight export of several\n"
+	"processes, are a job: the report then starts with the job analysis (per-rank\n"
+	"table with min / median / max, collectives matched across ranks with their\n"
+	"skew, waits and bandwidth, stragglers, communication overlap), and each GPU's\n"
+	"section is titled by rank, host, pid and device. The rank is the one the trace\n"
+	"declares (Kineto distributedInfo, the .gscope process record), else the order\n"
+	"of the inputs. Inputs that cannot be one run (times over an hour apart) are\n"
+	"analyzed each on its own window, with a warning.\n"
 	"\n"
 	"options:\n"
 	"  --format text|json|html\n"
@@ -43,7 +54,9 @@ static const char analyze_help[] =
 	"                      one self-contained page: timelines of the actual run and\n"
 	"                      of the ideal schedule (zoom and pan), and the tables\n"
 	"  -o, --output OUT    write the report to OUT instead of stdout (default: stdout)\n"
-	"  --device N          only device N (default: every device with GPU ops)\n"
+	"  --rank R            only rank R of a job (default: every rank)\n"
+	"  --device [R:]N      only device N (of rank R; N alone when one rank has it)\n"
+	"                      (default: every device with GPU ops)\n"
 	"  --window T0:T1      analyze [T0, T1) only (default: per device, first op start\n"
 	"                      to last op end). Times in ns on the trace's clock, or with a\n"
 	"                      unit: ns, us, ms, s (1.5ms). With a '+' on both, offsets from\n"
@@ -57,14 +70,15 @@ static const char analyze_help[] =
 	"                      while loading, analysing or writing takes over a second)\n"
 	"  -h, --help          show this help\n"
 	"\n"
-	"TRACE is a .gscope file or a Kineto / PyTorch-profiler JSON trace (.json,\n"
-	".json.gz), recognised by its content.\n"
+	"TRACE is a .gscope file, a Kineto / PyTorch-profiler JSON trace (.json,\n"
+	".json.gz) or an Nsight Systems SQLite export, recognised by its content.\n"
 	"\n"
 	"example:\n"
 	"  gpuscope analyze trace.json.gz\n"
 	"  gpuscope analyze --format json -o report.json rank0.json.gz rank1.json.gz\n"
 	"  gpuscope analyze --format html -o report.html trace.json.gz\n"
-	"  gpuscope analyze --device 0 --window +10ms:+20ms run.gscope\n";
+	"  gpuscope analyze --device 0 --window +10ms:+20ms run.gscope\n"
+	"  gpuscope analyze --device 3:0 rank*.json.gz\n";
 
 struct analyze_opts {
 	bool json;
@@ -73,6 +87,8 @@ struct analyze_opts {
 	const char *output;
 	bool has_device;
 	uint32_t device;
+	bool has_rank;
+	uint32_t rank;
 	struct gs_window window;
 	bool window_relative;
 	size_t top;
@@ -175,17 +191,12 @@ static int parse_window(const char *arg, struct analyze_opts *o)
 static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"device", required_argument, NULL, 'd'},
-		{"window", required_argument, NULL, 'w'},
-		{"top", required_argument, NULL, 't'},
-		{"salvage", no_argument, NULL, 's'},
-		{"color", optional_argument, NULL, 'c'},
-		{"colour", optional_argument, NULL, 'c'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+		{"device", required_argument, NULL, 'd'}, {"rank", required_argument, NULL, 'r'},
+		{"window", required_argument, NULL, 'w'}, {"top", required_argument, NULL, 't'},
+		{"salvage", no_argument, NULL, 's'},      {"color", optional_argument, NULL, 'c'},
+		{"colour", optional_argument, NULL, 'c'}, {"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
 	int c, rc;
@@ -206,13 +217,52 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 				return gs_cli_usage_error(&analyze_usage, "-o wants a file name");
 			o->output = optarg;
 			break;
-		case 'd':
-			if (!gs_cli_parse_count(optarg, UINT32_MAX - 1, &v))
+		case 'd': {
+			const char *colon = strchr(optarg, ':');
+			unsigned long long rk;
+
+			if (colon) {
+				char head[32];
+				size_t len = (size_t)(colon - optarg);
+
+				if (len >= sizeof(head))
+					len = sizeof(head) - 1;
+				memcpy(head, optarg, len);
+				head[len] = '\0';
+				if (!gs_cli_parse_count(head, UINT32_MAX - 1, &rk) ||
+				    !gs_cli_parse_count(colon + 1, UINT32_MAX - 1, &v))
+					return gs_cli_usage_error(
+						&analyze_usage,
+						"--device wants N or R:N (rank R, device N), not '%s'",
+						optarg);
+				if (o->has_rank && o->rank != (uint32_t)rk)
+					return gs_cli_usage_error(
+						&analyze_usage,
+						"--device %s names rank %llu, --rank says %u",
+						optarg, rk, o->rank);
+				o->has_rank = true;
+				o->rank = (uint32_t)rk;
+			} else if (!gs_cli_parse_count(optarg, UINT32_MAX - 1, &v)) {
 				return gs_cli_usage_error(
-					&analyze_usage, "--device wants a device number, not '%s'",
+					&analyze_usage,
+					"--device wants N or R:N (rank R, device N), not '%s'",
 					optarg);
+			}
 			o->has_device = true;
 			o->device = (uint32_t)v;
+			break;
+		}
+		case 'r':
+			if (!gs_cli_parse_count(optarg, UINT32_MAX - 1, &v))
+				return gs_cli_usage_error(&analyze_usage,
+							  "--rank wants a rank number, not '%s'",
+							  optarg);
+			if (o->has_rank && o->rank != (uint32_t)v)
+				return gs_cli_usage_error(&analyze_usage,
+							  "--rank %s and --device %u:... disagree",
+							  optarg, o->rank);
+			o->has_rank = true;
+			o->rank = (uint32_t)v;
 			break;
 		case 'w':
 			rc = parse_window(optarg, o);
@@ -254,9 +304,9 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 	return GS_EXIT_OK;
 }
 
-/* Every input into one trace, then finish it. Several inputs (one per
- * rank) are read on as many CPUs as there are, with the same result. */
-static int analyze_load(const struct analyze_opts *o, struct gs_trace **out, const char **format)
+/* Every input as the ranks of one job: each file is read on a CPU of its
+ * own, each process into a trace of its own. */
+static int analyze_load(const struct analyze_opts *o, struct gs_job **out, const char **format)
 {
 	/* The report never reads host ranges: leaving them out saves a
 	 * third of the memory of a PyTorch trace (bench/NOTES.md). */
@@ -264,7 +314,6 @@ static int analyze_load(const struct analyze_opts *o, struct gs_trace **out, con
 				     .load_flags = GS_LOAD_SKIP_RANGES,
 				     .progress = gs_progress_records};
 	enum gs_input_format *fmts;
-	struct gs_trace *t = NULL;
 	size_t failed = 0;
 	gs_status st;
 
@@ -274,23 +323,16 @@ static int analyze_load(const struct analyze_opts *o, struct gs_trace **out, con
 		return GS_EXIT_FAIL;
 	gs_error_clear();
 	fmts = calloc(o->n_paths, sizeof(*fmts));
-	st = fmts ? gs_trace_create(&t) : GS_ERR_NOMEM;
-	if (st != GS_OK) {
-		free(fmts);
-		return gs_cli_fail(st, NULL);
-	}
-	if (o->n_paths == 1) {
+	if (!fmts)
+		return gs_cli_fail(GS_ERR_NOMEM, NULL);
+	if (o->n_paths == 1)
 		gs_progress_begin("loading %s", o->paths[0]);
-		st = gs_trace_load_into(o->paths[0], &lo, t, &fmts[0]);
-	} else {
+	else
 		gs_progress_begin("loading %zu inputs", o->n_paths);
-		st = gs_trace_load_all((const char *const *)o->paths, o->n_paths, &lo, t, fmts,
-				       &failed);
-	}
+	st = gs_job_load((const char *const *)o->paths, o->n_paths, &lo, out, fmts, &failed);
 	gs_progress_end();
 	if (st != GS_OK) {
 		free(fmts);
-		gs_trace_destroy(t);
 		return gs_cli_fail(st, o->paths[failed]);
 	}
 	for (size_t i = 1; i < o->n_paths; i++)
@@ -299,14 +341,6 @@ static int analyze_load(const struct analyze_opts *o, struct gs_trace **out, con
 	if (!**format)
 		*format = gs_input_format_name(fmts[0]);
 	free(fmts);
-	gs_progress_begin("sorting the records");
-	st = gs_trace_finish(t);
-	gs_progress_end();
-	if (st != GS_OK) {
-		gs_trace_destroy(t);
-		return gs_cli_fail(st, o->n_paths == 1 ? o->paths[0] : NULL);
-	}
-	*out = t;
 	return GS_EXIT_OK;
 }
 
@@ -339,7 +373,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	struct analyze_opts o = {.color = GS_COLOR_AUTO};
 	struct gs_report_options ro = {0};
 	struct gs_report *r = NULL;
-	struct gs_trace *t = NULL;
+	struct gs_job *job = NULL;
 	const char *format = "";
 	bool help = false;
 	gs_status st;
@@ -350,12 +384,14 @@ int gs_cmd_analyze(int argc, char **argv)
 		return help ? gs_cli_help(analyze_help) : rc;
 
 	gs_progress_setup(o.quiet);
-	rc = analyze_load(&o, &t, &format);
+	rc = analyze_load(&o, &job, &format);
 	if (rc != GS_EXIT_OK)
 		return rc;
 
 	ro.has_device = o.has_device;
 	ro.device = o.device;
+	ro.has_rank = o.has_rank;
+	ro.rank = o.rank;
 	ro.window = o.window;
 	ro.window_relative = o.window_relative;
 	ro.inputs = (const char *const *)o.paths;
@@ -365,12 +401,15 @@ int gs_cmd_analyze(int argc, char **argv)
 	ro.color = analyze_want_color(&o, o.output && strcmp(o.output, "-") != 0 ? NULL : stdout);
 	gs_error_clear();
 	{
-		size_t n_ops;
+		size_t n_ops = 0, n;
 
-		gs_trace_ops(t, &n_ops);
+		for (size_t i = 0; i < job->n_ranks; i++) {
+			gs_trace_ops(job->ranks[i].trace, &n);
+			n_ops += n;
+		}
 		gs_progress_begin("analysing %zu ops", n_ops);
 	}
-	st = gs_report_build(t, &ro, &r);
+	st = gs_report_build_job(job, &ro, &r);
 	gs_progress_end();
 	if (st != GS_OK) {
 		rc = gs_cli_fail(st, o.n_paths == 1 ? o.paths[0] : NULL);
@@ -379,6 +418,6 @@ int gs_cmd_analyze(int argc, char **argv)
 	rc = analyze_write(&o, r);
 out:
 	gs_report_destroy(r);
-	gs_trace_destroy(t);
+	gs_job_destroy(job);
 	return rc;
 }

@@ -1481,14 +1481,18 @@ static gs_status dev_findings(const struct gs_report *r, struct gs_report_device
 /* One device                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static const char *device_name(const struct gs_trace *t, uint32_t id)
+/* The device record's name or UUID (uuid true) of device `id`; "". */
+static const char *device_string(const struct gs_trace *t, uint32_t id, bool uuid)
 {
 	size_t n, i;
 	const struct gs_device *dv = gs_trace_devices(t, &n);
 
-	for (i = 0; i < n; i++)
-		if (dv[i].id == id && dv[i].name != GS_NO_STRING)
-			return gs_trace_string(t, dv[i].name);
+	for (i = 0; i < n; i++) {
+		uint32_t s = uuid ? dv[i].uuid : dv[i].name;
+
+		if (dv[i].id == id && s != GS_NO_STRING)
+			return gs_trace_string(t, s);
+	}
 	return "";
 }
 
@@ -1500,7 +1504,8 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 	gs_status st;
 	size_t i;
 
-	d->name = device_name(r->t, d->device);
+	d->name = device_string(r->t, d->device, false);
+	d->uuid = device_string(r->t, d->device, true);
 	d->default_window = !r->window_set;
 	st = gs_breakdown_compute(r->t, d->device, win, &d->b);
 	if (st != GS_OK) {
@@ -1593,6 +1598,10 @@ void gs_report_destroy(struct gs_report *r)
 		free(r->inputs[i]);
 	free(r->inputs);
 	free(r->format);
+	for (i = 0; i < r->n_ranks; i++)
+		gs_report_destroy(r->ranks[i]);
+	free(r->ranks);
+	gs_job_analysis_destroy(r->ja);
 	free(r);
 }
 
@@ -1716,6 +1725,9 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 	if (!r)
 		return nomem();
 	r->t = t;
+	r->pid = -1;
+	r->host = "";
+	r->input = "";
 	st = copy_options(r, o);
 	if (st == GS_OK)
 		st = resolve_window(r, o);
@@ -1737,6 +1749,203 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 		st = assign_waits(r);
 	for (i = 0; st == GS_OK && i < r->n_dev; i++)
 		st = dev_findings(r, &r->dev[i]);
+	if (st != GS_OK) {
+		gs_report_destroy(r);
+		return st;
+	}
+	*out = r;
+	return GS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The report of a job: one report per rank                                   */
+/* ------------------------------------------------------------------------ */
+
+const char *gs_report_device_title(const struct gs_report *r, const struct gs_report_device *d,
+				   char *buf, size_t size)
+{
+	int n;
+
+	if (!r->in_job) {
+		snprintf(buf, size, "device %u%s%s", d->device, *d->name ? ": " : "", d->name);
+		return buf;
+	}
+	n = snprintf(buf, size, "rank %u", r->rank);
+	if (*r->host && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, " \u00b7 %s", r->host);
+	if (r->pid >= 0 && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, " \u00b7 pid %lld", (long long)r->pid);
+	if (n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " \u00b7 GPU %u%s%s", d->device,
+			 *d->name ? " " : "", d->name);
+	return buf;
+}
+
+/* Does rank `k` have GPU ops on device `dev`? */
+static bool rank_has_device(const struct gs_job_rank *k, uint32_t dev)
+{
+	uint32_t *ids = NULL;
+	size_t n = 0;
+	bool has = false;
+
+	if (gs_trace_op_devices(k->trace, &ids, &n) != GS_OK)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		has |= ids[i] == dev;
+	free(ids);
+	return has;
+}
+
+/* The ranks to report (a bitmap over j->ranks), from --rank and --device. */
+static gs_status pick_ranks(const struct gs_job *j, const struct gs_report_options *o, bool *pick)
+{
+	size_t hits = 0, i;
+	char list[160] = "";
+	size_t len = 0;
+
+	for (i = 0; i < j->n_ranks; i++) {
+		pick[i] = !o->has_rank || j->ranks[i].rank == o->rank;
+		hits += pick[i];
+	}
+	if (o->has_rank && !hits) {
+		for (i = 0; i < j->n_ranks && len + 16 < sizeof(list); i++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%u",
+						i ? ", " : "", j->ranks[i].rank);
+		gs_error_append("rank %u is not in the job (ranks: %s)", o->rank, list);
+		return GS_ERR_INVALID;
+	}
+	if (!o->has_device || o->has_rank || j->n_ranks < 2)
+		return GS_OK;
+	/* --device N alone in a job: the one rank that has device N. */
+	hits = 0;
+	for (i = 0; i < j->n_ranks; i++) {
+		pick[i] = rank_has_device(&j->ranks[i], o->device);
+		if (pick[i]) {
+			if (len + 16 < sizeof(list))
+				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%u",
+							hits ? ", " : "", j->ranks[i].rank);
+			hits++;
+		}
+	}
+	if (hits == 1)
+		return GS_OK;
+	if (!hits)
+		gs_error_append("device %u has no GPU ops on any rank of the job", o->device);
+	else
+		gs_error_append("device %u is on %zu ranks (%s): say which with --device R:%u "
+				"or --rank R",
+				o->device, hits, list, o->device);
+	return GS_ERR_INVALID;
+}
+
+/* The first op start of the ranks of one clock group. */
+static int64_t group_first(const struct gs_job *j, uint32_t group)
+{
+	int64_t first = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < j->n_ranks; i++) {
+		const struct gs_job_rank *k = &j->ranks[i];
+
+		if (k->clock_group != group || (k->first_ns == 0 && k->last_ns == 0))
+			continue;
+		if (!any || k->first_ns < first)
+			first = k->first_ns;
+		any = true;
+	}
+	return first;
+}
+
+static gs_status build_rank(const struct gs_job *j, size_t i, const struct gs_report_options *o,
+			    struct gs_report **out)
+{
+	const struct gs_job_rank *k = &j->ranks[i];
+	struct gs_report_options ro = *o;
+	struct gs_report *c = NULL;
+	gs_status st;
+
+	if (o->window.set && o->window_relative) {
+		int64_t first = group_first(j, k->clock_group);
+
+		if (o->window.start_ns > INT64_MAX - first ||
+		    o->window.end_ns > INT64_MAX - first) {
+			gs_error_append("window: offsets too large");
+			return GS_ERR_INVALID;
+		}
+		ro.window.start_ns = first + o->window.start_ns;
+		ro.window.end_ns = first + o->window.end_ns;
+		ro.window_relative = false;
+	}
+	/* --device N picks the device inside the rank; without --rank in a
+	 * job, only the rank that has it was picked. */
+	st = gs_report_build(k->trace, &ro, &c);
+	if (st != GS_OK) {
+		if (j->n_ranks > 1)
+			gs_error_append("rank %u", k->rank);
+		return st;
+	}
+	c->rank = k->rank;
+	c->rank_declared = k->rank_declared;
+	c->pid = k->pid;
+	c->host = k->host == GS_NO_STRING ? "" : gs_trace_string(k->trace, k->host);
+	c->input = o->inputs && k->input < o->n_inputs && o->inputs[k->input] ?
+			   c->inputs[k->input] :
+			   "";
+	c->clock_group = k->clock_group;
+	c->in_job = j->n_ranks > 1;
+	*out = c;
+	return GS_OK;
+}
+
+gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_options *o,
+			      struct gs_report **out)
+{
+	static const struct gs_report_options defaults = {.top = 0};
+	struct gs_report *r;
+	bool *pick = NULL;
+	gs_status st;
+	size_t i;
+
+	if (out)
+		*out = NULL;
+	if (!j || !out) {
+		gs_error_append("gs_report_build_job: no %s", j ? "output" : "job");
+		return GS_ERR_INVALID;
+	}
+	if (!o)
+		o = &defaults;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return nomem();
+	r->job = j;
+	r->pid = -1;
+	r->host = "";
+	r->input = "";
+	st = copy_options(r, o);
+	if (st == GS_OK && o->window.set) {
+		r->window_set = true;
+		r->window = o->window;
+	}
+	pick = calloc(j->n_ranks ? j->n_ranks : 1, sizeof(*pick));
+	if (st == GS_OK && !pick)
+		st = nomem();
+	if (st == GS_OK)
+		st = pick_ranks(j, o, pick);
+	if (st == GS_OK) {
+		r->ranks = calloc(j->n_ranks ? j->n_ranks : 1, sizeof(*r->ranks));
+		if (!r->ranks)
+			st = nomem();
+	}
+	for (i = 0; st == GS_OK && i < j->n_ranks; i++) {
+		if (!pick[i])
+			continue;
+		st = build_rank(j, i, o, &r->ranks[r->n_ranks]);
+		if (st == GS_OK)
+			r->n_ranks++;
+	}
+	if (st == GS_OK && j->n_ranks > 1 && !o->has_rank && !o->has_device)
+		st = gs_job_analysis_build(r, &r->ja);
+	free(pick);
 	if (st != GS_OK) {
 		gs_report_destroy(r);
 		return st;

@@ -1592,12 +1592,10 @@ static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t
 	gs_status st;
 	unsigned k;
 
-	gs_out_printf(&w->o, "<section class=\"device\" id=\"dev-%zu\">\n<h2>device %u", di,
-		      d->device);
-	if (*d->name) {
-		gs_out_puts(&w->o, ": ");
-		h_text(w, d->name, 80);
-	}
+	char title[512];
+
+	gs_out_printf(&w->o, "<section class=\"device\" id=\"dev-%zu\">\n<h2>", di);
+	h_text(w, gs_report_device_title(w->r, d, title, sizeof(title)), 160);
 	gs_out_printf(&w->o, "</h2>\n<p class=\"meta\">window %lld .. %lld ns: %s%s; ",
 		      (long long)d->b.window_start, (long long)d->b.window_end, DUR(d->b.window_ns),
 		      d->default_window ? " (first op start to last op end)" : " (--window)");
@@ -1633,18 +1631,25 @@ static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t
 /* Drawing resolution for the whole page (see the top of the file). */
 static void pick_resolution(struct hw *w)
 {
-	const struct gs_report *r = w->r;
+	const struct gs_report *job = w->r;
+	const struct gs_report *const *reps =
+		job->job ? (const struct gs_report *const *)job->ranks : &job;
+	size_t n_reps = job->job ? job->n_ranks : 1;
 	uint64_t ops = 0;
 	size_t lanes = 0, i, k;
 
-	for (i = 0; i < r->n_dev; i++) {
-		size_t n = 0;
+	for (size_t x = 0; x < n_reps; x++) {
+		const struct gs_report *r = reps[x];
 
-		ops += r->dev[i].ops;
-		for (k = 0; k < r->dev[i].n_streams; k++)
-			if (r->dev[i].streams[k].ops)
-				n++;
-		lanes += 2 * (n < LANES_MAX ? n : LANES_MAX) + 1;
+		for (i = 0; i < r->n_dev; i++) {
+			size_t n = 0;
+
+			ops += r->dev[i].ops;
+			for (k = 0; k < r->dev[i].n_streams; k++)
+				if (r->dev[i].streams[k].ops)
+					n++;
+			lanes += 2 * (n < LANES_MAX ? n : LANES_MAX) + 1;
+		}
 	}
 	w->exact = ops <= EXACT_OPS;
 	w->bins = lanes ? CELL_BUDGET / lanes : BINS_MAX;
@@ -1652,6 +1657,81 @@ static void pick_resolution(struct hw *w)
 		w->bins = BINS_MAX;
 	if (w->bins < BINS_MIN)
 		w->bins = BINS_MIN;
+}
+
+/* The page of a job of two or more ranks: its notes, the job, then every
+ * GPU of every rank, each section as for one process. */
+static gs_status h_job(struct hw *w, const struct gs_report *r)
+{
+	const struct gs_job *j = r->job;
+	char line[GS_ERROR_MSG_MAX + 96], msg[GS_ERROR_MSG_MAX + 64], title[512];
+	size_t ops = 0, gpus = 0, i, k, di = 0;
+	gs_status st = GS_OK;
+
+	for (i = 0; i < r->n_ranks; i++) {
+		size_t n;
+
+		gs_trace_ops(r->ranks[i]->t, &n);
+		ops += n;
+		gpus += r->ranks[i]->n_dev;
+	}
+	gs_out_puts(&w->o,
+		    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		    "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+		    "<meta name=\"generator\" content=\"gpuscope analyze\">\n<title>gpuscope: ");
+	gs_out_printf(&w->o, "job of %zu ranks</title>\n", j->n_ranks);
+	gs_out_puts(&w->o, css);
+	gs_out_puts(&w->o, script_head);
+	gs_out_puts(&w->o,
+		    "</head>\n<body>\n<header>\n<h1>gpuscope analyze</h1>\n<p class=\"meta\">");
+	gs_out_printf(&w->o, "%zu input%s (", r->n_inputs, r->n_inputs == 1 ? "" : "s");
+	h_text(w, r->format && *r->format ? r->format : "?", 40);
+	gs_out_printf(&w->o, "), %zu ranks, %zu GPU%s with ops, %zu ops</p>\n", j->n_ranks, gpus,
+		      gpus == 1 ? "" : "s", ops);
+	gs_out_puts(&w->o, "<ul class=\"notes\" id=\"notes\">\n");
+	for (i = 0; i < r->n_inputs; i++) {
+		gs_out_puts(&w->o, "<li><b>input:</b> ");
+		h_text(w, r->inputs[i], 0);
+		gs_out_puts(&w->o, "</li>\n");
+	}
+	for (i = 0; i < j->n_warnings; i++) {
+		gs_out_puts(&w->o, "<li><b>warning:</b> ");
+		h_text(w, j->warnings[i], 0);
+		gs_out_puts(&w->o, "</li>\n");
+	}
+	for (i = 0; i < r->n_ranks; i++) {
+		const struct gs_warning *warn = gs_trace_warnings(r->ranks[i]->t, &k);
+
+		for (size_t x = 0; x < k; x++) {
+			snprintf(line, sizeof(line), "rank %u: %s", r->ranks[i]->rank,
+				 gs_warning_format(&warn[x], msg, sizeof(msg)));
+			gs_out_puts(&w->o, "<li><b>warning:</b> ");
+			h_text(w, line, 0);
+			gs_out_puts(&w->o, "</li>\n");
+		}
+	}
+	gs_out_puts(&w->o, "</ul>\n<nav>");
+	for (i = 0; i < r->n_ranks; i++)
+		for (k = 0; k < r->ranks[i]->n_dev; k++) {
+			gs_out_printf(&w->o, "<a href=\"#dev-%zu\">", di++);
+			snprintf(title, sizeof(title), "rank %u GPU %u", r->ranks[i]->rank,
+				 r->ranks[i]->dev[k].device);
+			h_text(w, title, 0);
+			gs_out_puts(&w->o, "</a>");
+		}
+	gs_out_puts(&w->o, "</nav>\n</header>\n");
+	gs_job_analysis_write_html(&w->o, r);
+	di = 0;
+	for (i = 0; i < r->n_ranks && st == GS_OK && !w->o.failed; i++) {
+		w->r = r->ranks[i];
+		w->t = w->r->t;
+		w->ops = gs_trace_ops(w->t, &w->n_ops);
+		w->streams = gs_trace_streams(w->t, &w->n_streams);
+		for (k = 0; k < w->r->n_dev && st == GS_OK && !w->o.failed; k++)
+			st = h_device(w, &w->r->dev[k], di++);
+	}
+	w->r = r;
+	return st;
 }
 
 gs_status gs_report_write_html(FILE *f, const struct gs_report *r)
@@ -1664,7 +1744,22 @@ gs_status gs_report_write_html(FILE *f, const struct gs_report *r)
 		gs_error_append("gs_report_write_html: no output or no report");
 		return GS_ERR_INVALID;
 	}
+	if (r->job && r->n_ranks == 1 && !r->ranks[0]->in_job)
+		return gs_report_write_html(f, r->ranks[0]);
 	memset(&w, 0, sizeof(w));
+	if (r->job) {
+		gs_out_init(&w.o, f);
+		w.r = r;
+		pick_resolution(&w);
+		st = h_job(&w, r);
+		gs_out_puts(&w.o, script_body);
+		gs_out_puts(&w.o, "</body>\n</html>\n");
+		if (st != GS_OK) {
+			gs_out_finish(&w.o);
+			return st;
+		}
+		return gs_out_finish(&w.o);
+	}
 	gs_out_init(&w.o, f);
 	w.r = r;
 	w.t = r->t;

@@ -16,144 +16,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "jw.h"
 #include "out.h"
-
-#define JW_MAX_DEPTH 16
-
-struct jw {
-	struct gs_out o;
-	int depth;
-	bool first[JW_MAX_DEPTH];
-	bool compact[JW_MAX_DEPTH];
-};
-
-/* Separator and indentation before a member of the current container. */
-static void jw_sep(struct jw *w)
-{
-	int d = w->depth;
-
-	if (d == 0)
-		return;
-	if (!w->first[d])
-		gs_out_putc(&w->o, ',');
-	if (w->compact[d]) {
-		if (!w->first[d])
-			gs_out_putc(&w->o, ' ');
-	} else {
-		int i;
-
-		gs_out_putc(&w->o, '\n');
-		for (i = 0; i < d; i++)
-			gs_out_puts(&w->o, "  ");
-	}
-	w->first[d] = false;
-}
-
-static void jw_key(struct jw *w, const char *key)
-{
-	jw_sep(w);
-	if (key) {
-		gs_out_json_string(&w->o, key);
-		gs_out_puts(&w->o, ": ");
-	}
-}
-
-static void jw_open(struct jw *w, const char *key, char c, bool compact)
-{
-	bool parent_compact = w->depth > 0 && w->compact[w->depth];
-
-	jw_key(w, key);
-	gs_out_putc(&w->o, c);
-	if (w->depth + 1 < JW_MAX_DEPTH)
-		w->depth++;
-	w->first[w->depth] = true;
-	w->compact[w->depth] = compact || parent_compact;
-}
-
-static void jw_obj(struct jw *w, const char *key)
-{
-	jw_open(w, key, '{', false);
-}
-
-static void jw_row(struct jw *w, const char *key)
-{
-	jw_open(w, key, '{', true);
-}
-
-static void jw_arr(struct jw *w, const char *key)
-{
-	jw_open(w, key, '[', false);
-}
-
-static void jw_arr_inline(struct jw *w, const char *key)
-{
-	jw_open(w, key, '[', true);
-}
-
-static void jw_close(struct jw *w, char c)
-{
-	int d = w->depth;
-
-	if (!w->first[d] && !w->compact[d]) {
-		int i;
-
-		gs_out_putc(&w->o, '\n');
-		for (i = 0; i < d - 1; i++)
-			gs_out_puts(&w->o, "  ");
-	}
-	gs_out_putc(&w->o, c);
-	if (w->depth > 0)
-		w->depth--;
-}
-
-static void jw_end_obj(struct jw *w)
-{
-	jw_close(w, '}');
-}
-
-static void jw_end_arr(struct jw *w)
-{
-	jw_close(w, ']');
-}
-
-static void jw_u64(struct jw *w, const char *key, uint64_t v)
-{
-	jw_key(w, key);
-	gs_out_printf(&w->o, "%llu", (unsigned long long)v);
-}
-
-static void jw_i64(struct jw *w, const char *key, int64_t v)
-{
-	jw_key(w, key);
-	gs_out_printf(&w->o, "%lld", (long long)v);
-}
-
-static void jw_str(struct jw *w, const char *key, const char *s)
-{
-	jw_key(w, key);
-	gs_out_json_string(&w->o, s ? s : "");
-}
-
-static void jw_bool(struct jw *w, const char *key, bool v)
-{
-	jw_key(w, key);
-	gs_out_puts(&w->o, v ? "true" : "false");
-}
-
-static void jw_null(struct jw *w, const char *key)
-{
-	jw_key(w, key);
-	gs_out_puts(&w->o, "null");
-}
-
-/* A fraction with four decimals (0 for a value that is not finite). */
-static void jw_fixed(struct jw *w, const char *key, double v)
-{
-	jw_key(w, key);
-	if (!isfinite(v))
-		v = 0;
-	gs_out_printf(&w->o, "%.4f", v);
-}
 
 static double ratio(int64_t part, int64_t whole)
 {
@@ -178,11 +42,32 @@ static void jw_op(struct jw *w, const struct gs_trace *t, const char *prefix, ui
 	jw_u64(w, !strcmp(prefix, "op") ? "stream" : key, gs_report_op_stream(t, op));
 }
 
+static void json_options(struct jw *w, const struct gs_report *r);
+
+/* The dependency graph's counts of one rank. */
+static void json_graph(struct jw *w, const struct gs_report *r)
+{
+	unsigned k;
+
+	jw_obj(w, "graph");
+	if (r->g) {
+		jw_u64(w, "edges", r->g->n_edges);
+		jw_row(w, "edges_by_kind");
+		for (k = 0; k < GS_EDGE_KIND_COUNT; k++)
+			jw_u64(w, gs_edge_kind_name(k), r->g->edge_count[k]);
+		jw_end_obj(w);
+		jw_u64(w, "unlinked_waits", r->g->unlinked_waits);
+		jw_u64(w, "unlinked_wait_calls", r->g->unlinked_wait_calls);
+		jw_bool(w, "stream_kinds_known", r->g->stream_kinds_known);
+		jw_bool(w, "data_edges", r->g->has_data_edges);
+	}
+	jw_end_obj(w);
+}
+
 static void json_trace(struct jw *w, const struct gs_report *r)
 {
 	const struct gs_warning *warn;
 	size_t n_ops, n, i;
-	unsigned k;
 
 	gs_trace_ops(r->t, &n_ops);
 	jw_obj(w, "trace");
@@ -204,21 +89,13 @@ static void json_trace(struct jw *w, const struct gs_report *r)
 	jw_end_arr(w);
 	gs_trace_streams(r->t, &n);
 	jw_u64(w, "streams", n);
-	jw_obj(w, "graph");
-	if (r->g) {
-		jw_u64(w, "edges", r->g->n_edges);
-		jw_row(w, "edges_by_kind");
-		for (k = 0; k < GS_EDGE_KIND_COUNT; k++)
-			jw_u64(w, gs_edge_kind_name(k), r->g->edge_count[k]);
-		jw_end_obj(w);
-		jw_u64(w, "unlinked_waits", r->g->unlinked_waits);
-		jw_u64(w, "unlinked_wait_calls", r->g->unlinked_wait_calls);
-		jw_bool(w, "stream_kinds_known", r->g->stream_kinds_known);
-		jw_bool(w, "data_edges", r->g->has_data_edges);
-	}
+	json_graph(w, r);
 	jw_end_obj(w);
-	jw_end_obj(w);
+	json_options(w, r);
+}
 
+static void json_options(struct jw *w, const struct gs_report *r)
+{
 	jw_obj(w, "options");
 	jw_u64(w, "top", r->top);
 	if (r->window_set) {
@@ -454,6 +331,19 @@ static void json_device(struct jw *w, const struct gs_report *r, const struct gs
 	jw_obj(w, NULL);
 	jw_u64(w, "device", d->device);
 	jw_str(w, "name", d->name);
+	jw_u64(w, "rank", r->rank);
+	if (*r->host)
+		jw_str(w, "host", r->host);
+	else
+		jw_null(w, "host");
+	if (r->pid >= 0)
+		jw_i64(w, "pid", r->pid);
+	else
+		jw_null(w, "pid");
+	if (*d->uuid)
+		jw_str(w, "uuid", d->uuid);
+	else
+		jw_null(w, "uuid");
 	jw_arr_inline(w, "window_ns");
 	jw_i64(w, NULL, d->b.window_start);
 	jw_i64(w, NULL, d->b.window_end);
@@ -489,12 +379,12 @@ static void json_device(struct jw *w, const struct gs_report *r, const struct gs
 	jw_end_obj(w);
 }
 
-static void json_waits(struct jw *w, const struct gs_report *r)
+/* The rows of the "waits" list of one rank's report. */
+static void json_wait_rows(struct jw *w, const struct gs_report *r)
 {
 	size_t n_ops, i;
 	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
 
-	jw_arr(w, "waits");
 	for (i = 0; i < r->n_reported_waits; i++) {
 		const struct gs_wait *x = &r->waits[r->reported_waits[i]];
 
@@ -505,11 +395,112 @@ static void json_waits(struct jw *w, const struct gs_report *r)
 		jw_u64(w, "event", x->event);
 		jw_i64(w, "wait_ns", x->wait_ns);
 		jw_u64(w, "device", gs_report_op_device(r->t, x->consumer));
+		jw_u64(w, "rank", r->rank);
 		jw_i64(w, "consumer_start_ns", x->consumer < n_ops ? ops[x->consumer].start_ns : 0);
 		jw_i64(w, "producer_end_ns", x->producer < n_ops ? ops[x->producer].end_ns : 0);
 		jw_end_obj(w);
 	}
+}
+
+/* "trace" of a job: totals over the ranks, then each rank. */
+static void json_job_trace(struct jw *w, const struct gs_report *r)
+{
+	const struct gs_job *j = r->job;
+	uint64_t ops = 0, dropped = 0, streams = 0;
+	size_t i, k, n;
+
+	for (i = 0; i < r->n_ranks; i++) {
+		gs_trace_ops(r->ranks[i]->t, &n);
+		ops += n;
+		dropped += gs_trace_dropped(r->ranks[i]->t);
+		gs_trace_streams(r->ranks[i]->t, &n);
+		streams += n;
+	}
+	jw_obj(w, "trace");
+	jw_arr_inline(w, "inputs");
+	for (i = 0; i < r->n_inputs; i++)
+		jw_str(w, NULL, r->inputs[i]);
 	jw_end_arr(w);
+	jw_str(w, "format", r->format ? r->format : "");
+	jw_u64(w, "ops", ops);
+	jw_u64(w, "dropped_records", dropped);
+	jw_arr(w, "warnings");
+	for (i = 0; i < j->n_warnings; i++) {
+		jw_row(w, NULL);
+		jw_str(w, "message", j->warnings[i]);
+		jw_u64(w, "count", 1);
+		jw_null(w, "rank");
+		jw_end_obj(w);
+	}
+	for (i = 0; i < r->n_ranks; i++) {
+		const struct gs_warning *warn = gs_trace_warnings(r->ranks[i]->t, &n);
+
+		for (k = 0; k < n; k++) {
+			jw_row(w, NULL);
+			jw_str(w, "message", warn[k].message);
+			jw_u64(w, "count", warn[k].count);
+			jw_u64(w, "rank", r->ranks[i]->rank);
+			jw_end_obj(w);
+		}
+	}
+	jw_end_arr(w);
+	jw_u64(w, "streams", streams);
+	jw_arr(w, "ranks");
+	for (i = 0; i < r->n_ranks; i++) {
+		const struct gs_report *c = r->ranks[i];
+
+		jw_obj(w, NULL);
+		jw_u64(w, "rank", c->rank);
+		jw_bool(w, "rank_declared", c->rank_declared);
+		if (*c->host)
+			jw_str(w, "host", c->host);
+		else
+			jw_null(w, "host");
+		if (c->pid >= 0)
+			jw_i64(w, "pid", c->pid);
+		else
+			jw_null(w, "pid");
+		jw_str(w, "input", c->input);
+		jw_u64(w, "clock_group", c->clock_group);
+		gs_trace_ops(c->t, &n);
+		jw_u64(w, "ops", n);
+		jw_u64(w, "dropped_records", gs_trace_dropped(c->t));
+		jw_arr_inline(w, "devices");
+		for (k = 0; k < c->n_dev; k++)
+			jw_u64(w, NULL, c->dev[k].device);
+		jw_end_arr(w);
+		json_graph(w, c);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_u64(w, "clock_groups", j->n_clock_groups);
+	jw_end_obj(w);
+	json_options(w, r);
+}
+
+static gs_status write_job_json(FILE *f, const struct gs_report *r)
+{
+	struct jw w;
+	size_t i, k;
+
+	memset(&w, 0, sizeof(w));
+	gs_out_init(&w.o, f);
+	jw_obj(&w, NULL);
+	jw_str(&w, "schema", "gpuscope.report/1");
+	json_job_trace(&w, r);
+	jw_arr(&w, "devices");
+	for (i = 0; i < r->n_ranks; i++)
+		for (k = 0; k < r->ranks[i]->n_dev; k++)
+			json_device(&w, r->ranks[i], &r->ranks[i]->dev[k]);
+	jw_end_arr(&w);
+	jw_arr(&w, "waits");
+	for (i = 0; i < r->n_ranks; i++)
+		json_wait_rows(&w, r->ranks[i]);
+	jw_end_arr(&w);
+	gs_job_analysis_write_json(&w, r);
+	jw_end_obj(&w);
+	gs_out_putc(&w.o, '\n');
+	return gs_out_finish(&w.o);
 }
 
 gs_status gs_report_write_json(FILE *f, const struct gs_report *r)
@@ -521,6 +512,10 @@ gs_status gs_report_write_json(FILE *f, const struct gs_report *r)
 		gs_error_append("gs_report_write_json: no output or no report");
 		return GS_ERR_INVALID;
 	}
+	if (r->job && r->n_ranks == 1 && !r->ranks[0]->in_job)
+		return gs_report_write_json(f, r->ranks[0]);
+	if (r->job)
+		return write_job_json(f, r);
 	memset(&w, 0, sizeof(w));
 	gs_out_init(&w.o, f);
 	jw_obj(&w, NULL);
@@ -530,7 +525,9 @@ gs_status gs_report_write_json(FILE *f, const struct gs_report *r)
 	for (i = 0; i < r->n_dev; i++)
 		json_device(&w, r, &r->dev[i]);
 	jw_end_arr(&w);
-	json_waits(&w, r);
+	jw_arr(&w, "waits");
+	json_wait_rows(&w, r);
+	jw_end_arr(&w);
 	jw_end_obj(&w);
 	gs_out_putc(&w.o, '\n');
 	return gs_out_finish(&w.o);

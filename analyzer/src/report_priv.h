@@ -43,6 +43,7 @@ struct gs_report_finding {
 struct gs_report_device {
 	uint32_t device;
 	const char *name; /* from the device record; "" when unknown */
+	const char *uuid; /* likewise */
 	bool default_window;
 	uint64_t ops; /* ops of the device in the window */
 	uint64_t op_kinds[GS_OP_KIND_COUNT];
@@ -129,7 +130,38 @@ struct gs_report {
 
 	struct gs_report_device *dev;
 	size_t n_dev;
+
+	/* The process this report is of, as its job numbered it (pid -1 and
+	 * host "" when unknown; input: the name of the input it came from). */
+	bool in_job; /* one rank of a job of two or more */
+	uint32_t rank;
+	bool rank_declared;
+	int64_t pid;
+	const char *host;
+	const char *input;
+	uint32_t clock_group;
+
+	/* A job report (gs_report_build_job): `t`, `g`, the waits and `dev`
+	 * are unused; each rank reported has a report of its own, in rank
+	 * order, and a job of two or more ranks its job analysis. */
+	const struct gs_job *job;
+	struct gs_report **ranks;
+	size_t n_ranks;
+	struct gs_job_analysis *ja;
 };
+
+/* The job analysis (job.c) of a job report's ranks; NULL-safe destroy. */
+struct gs_job_analysis;
+gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analysis **out);
+void gs_job_analysis_destroy(struct gs_job_analysis *ja);
+/* The job sections of the text, JSON ("job" member) and HTML reports. */
+struct gs_out;
+void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job, bool color);
+struct jw;
+/* The "job" member of the JSON report (nothing without a job analysis). */
+void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job);
+/* The job's section of the HTML page (nothing without a job analysis). */
+void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job);
 
 /*
  * The efficiency the report gives (SPEC §4.4: ideal_ns / actual_ns), never
@@ -148,6 +180,11 @@ enum gs_report_eff {
 
 /* The efficiency as text and HTML print it: "0.92", or "n/a". Returns buf. */
 const char *gs_report_eff_text(const struct gs_report_device *d, char *buf, size_t size);
+
+/* The title of a device's section: "device 0: NAME" alone, "rank 3 ·
+ * node7 · pid 4242 · GPU 0 NAME" in a job of two or more ranks. */
+const char *gs_report_device_title(const struct gs_report *r, const struct gs_report_device *d,
+				   char *buf, size_t size);
 
 /* Sizes of the derived tables. */
 #define GS_REPORT_DEFAULT_TOP 10

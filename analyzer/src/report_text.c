@@ -224,12 +224,57 @@ static void tw_note(struct tw *w, const char *label, const char *text)
 	tw_wrap(w, first, strlen(first), text, 11);
 }
 
+/* What one rank's trace could not show: dropped records, loading
+ * warnings, waits it could not link. `who` ("rank 3: ") prefixes each
+ * note of a rank of a job; "" otherwise. */
+static void text_notes(struct tw *w, const struct gs_report *r, const char *who)
+{
+	const struct gs_warning *warn;
+	size_t n, i;
+	char line[GS_ERROR_MSG_MAX + 96];
+	char msg[GS_ERROR_MSG_MAX + 64];
+
+	if (gs_trace_dropped(r->t)) {
+		snprintf(line, sizeof(line),
+			 "%s%llu records were dropped while recording: the times below are lower "
+			 "bounds",
+			 who, (unsigned long long)gs_trace_dropped(r->t));
+		tw_note(w, "caution", line);
+	}
+	warn = gs_trace_warnings(r->t, &n);
+	for (i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "%s%s", who,
+			 gs_warning_format(&warn[i], msg, sizeof(msg)));
+		tw_note(w, "warning", line);
+	}
+	if (r->g && r->g->unlinked_waits) {
+		snprintf(line, sizeof(line),
+			 "%s%llu stream waits could not be linked to their event record: those "
+			 "dependencies are missing from the waits and schedules",
+			 who, (unsigned long long)r->g->unlinked_waits);
+		tw_note(w, "caution", line);
+	}
+	if (r->g && r->g->unlinked_wait_calls) {
+		snprintf(line, sizeof(line),
+			 "%s%llu cudaStreamWaitEvent calls have no sync record: cross-stream "
+			 "dependencies are unknown, so waits, critical path and ideal schedule "
+			 "leave them out (the ideal is optimistic)",
+			 who, (unsigned long long)r->g->unlinked_wait_calls);
+		tw_note(w, "caution", line);
+	}
+	if (r->g && !r->g->stream_kinds_known && r->n_dev) {
+		snprintf(line, sizeof(line),
+			 "%sstream kinds are not recorded in this trace: implicit legacy "
+			 "default-stream synchronization is not modelled",
+			 who);
+		tw_note(w, "note", line);
+	}
+}
+
 static void text_header(struct tw *w)
 {
 	const struct gs_report *r = w->r;
-	const struct gs_warning *warn;
-	size_t n_ops, n, i;
-	char line[GS_ERROR_MSG_MAX + 64];
+	size_t n_ops, i;
 
 	gs_trace_ops(w->t, &n_ops);
 	tw_on(w, T_BOLD);
@@ -240,35 +285,7 @@ static void text_header(struct tw *w)
 		      r->n_dev, r->n_dev == 1 ? "" : "s");
 	for (i = 0; i < r->n_inputs; i++)
 		tw_note(w, "input", r->inputs[i]);
-	if (gs_trace_dropped(w->t)) {
-		snprintf(line, sizeof(line),
-			 "%llu records were dropped while recording: the times below are lower "
-			 "bounds",
-			 (unsigned long long)gs_trace_dropped(w->t));
-		tw_note(w, "caution", line);
-	}
-	warn = gs_trace_warnings(w->t, &n);
-	for (i = 0; i < n; i++)
-		tw_note(w, "warning", gs_warning_format(&warn[i], line, sizeof(line)));
-	if (r->g && r->g->unlinked_waits) {
-		snprintf(line, sizeof(line),
-			 "%llu stream waits could not be linked to their event record: those "
-			 "dependencies are missing from the waits and schedules",
-			 (unsigned long long)r->g->unlinked_waits);
-		tw_note(w, "caution", line);
-	}
-	if (r->g && r->g->unlinked_wait_calls) {
-		snprintf(line, sizeof(line),
-			 "%llu cudaStreamWaitEvent calls have no sync record: cross-stream "
-			 "dependencies are unknown, so waits, critical path and ideal schedule "
-			 "leave them out (the ideal is optimistic)",
-			 (unsigned long long)r->g->unlinked_wait_calls);
-		tw_note(w, "caution", line);
-	}
-	if (r->g && !r->g->stream_kinds_known && r->n_dev)
-		tw_note(w, "note",
-			"stream kinds are not recorded in this trace: implicit legacy "
-			"default-stream synchronization is not modelled");
+	text_notes(w, r, "");
 }
 
 /* ---- breakdown ---------------------------------------------------------------- */
@@ -907,7 +924,7 @@ static void text_device(struct tw *w, const struct gs_report_device *d)
 	const char *sep = " (";
 	unsigned k;
 
-	snprintf(title, sizeof(title), "device %u%s%s", d->device, *d->name ? ": " : "", d->name);
+	gs_report_device_title(w->r, d, title, sizeof(title));
 	gs_out_putc(&w->o, '\n');
 	tw_rule(w, title);
 	gs_out_printf(&w->o, "  window   %lld .. %lld ns: %s%s\n", (long long)d->b.window_start,
@@ -935,6 +952,49 @@ static void text_device(struct tw *w, const struct gs_report_device *d)
 	text_kernels(w, d);
 }
 
+/* A job of two or more ranks: the job first, then every GPU. */
+static void text_job(struct tw *w, const struct gs_report *r)
+{
+	const struct gs_job *j = r->job;
+	size_t ops = 0, gpus = 0, i, k;
+	char who[32];
+
+	for (i = 0; i < r->n_ranks; i++) {
+		size_t n;
+
+		gs_trace_ops(r->ranks[i]->t, &n);
+		ops += n;
+		gpus += r->ranks[i]->n_dev;
+	}
+	tw_on(w, T_BOLD);
+	gs_out_printf(&w->o, "gpuscope analyze");
+	tw_off(w);
+	gs_out_printf(&w->o, ": %zu input%s (%s), %zu ranks, %zu GPU%s with ops, %zu ops\n",
+		      r->n_inputs, r->n_inputs == 1 ? "" : "s",
+		      r->format && *r->format ? r->format : "?", j->n_ranks, gpus,
+		      gpus == 1 ? "" : "s", ops);
+	for (i = 0; i < r->n_inputs; i++)
+		tw_note(w, "input", r->inputs[i]);
+	for (i = 0; i < j->n_warnings; i++)
+		tw_note(w, "warning", j->warnings[i]);
+	for (i = 0; i < r->n_ranks; i++) {
+		snprintf(who, sizeof(who), "rank %u: ", r->ranks[i]->rank);
+		text_notes(w, r->ranks[i], who);
+	}
+	gs_job_analysis_write_text(&w->o, r, w->color);
+	for (i = 0; i < r->n_ranks; i++) {
+		w->r = r->ranks[i];
+		w->t = r->ranks[i]->t;
+		for (k = 0; k < w->r->n_dev; k++)
+			text_device(w, &w->r->dev[k]);
+	}
+	w->r = r;
+	w->t = NULL;
+	if (!gpus)
+		gs_out_puts(&w->o, "\nno GPU ops in the job: nothing to analyze (host-only "
+				   "traces?)\n");
+}
+
 gs_status gs_report_write_text(FILE *f, const struct gs_report *r)
 {
 	struct tw w;
@@ -944,11 +1004,18 @@ gs_status gs_report_write_text(FILE *f, const struct gs_report *r)
 		gs_error_append("gs_report_write_text: no output or no report");
 		return GS_ERR_INVALID;
 	}
+	/* A job of one rank reads as that rank's report. */
+	if (r->job && r->n_ranks == 1 && !r->ranks[0]->in_job)
+		return gs_report_write_text(f, r->ranks[0]);
 	memset(&w, 0, sizeof(w));
 	gs_out_init(&w.o, f);
 	w.r = r;
 	w.t = r->t;
 	w.color = r->color;
+	if (r->job) {
+		text_job(&w, r);
+		return gs_out_finish(&w.o);
+	}
 	text_header(&w);
 	if (!r->n_dev)
 		gs_out_puts(&w.o, "\nno GPU ops in the trace: nothing to analyze (a host-only "

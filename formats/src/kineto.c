@@ -70,7 +70,12 @@
  * ("Spans", "Traces") are skipped. Devices come from deviceProperties; a
  * device that ops use but deviceProperties lacks gets a record with its id
  * only. gs_process.start_ns stays 0: the file does not say when the process
- * started.
+ * started. The top-level distributedInfo gives every host process its rank
+ * and world_size.
+ *
+ * Collectives: a kernel whose args carry "Collective name" (PyTorch's NCCL
+ * kernels) gets a gs_collective with the process group's name, description
+ * and ranks, the group size, the message's element counts and dtype.
  *
  * Limits: a zero field of struct gs_import_limits means its default. Member
  * names are matched as written (a key spelled with \u escapes is not
@@ -84,6 +89,7 @@
 
 #include <cJSON.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,6 +280,9 @@ struct kin {
 	uint64_t named_other;
 
 	uint32_t host_name, driver_version, runtime_version, cupti_version;
+	/* distributedInfo: the rank of this trace's process in its job. */
+	bool has_rank;
+	uint32_t rank, world_size;
 	uint64_t sync_events, wait_calls;
 	bool saw_events;
 };
@@ -1292,6 +1301,52 @@ static void j_dim3(const cJSON *obj, const char *key, uint32_t out[3])
 	}
 }
 
+/*
+ * The collective of an NCCL kernel, from the args PyTorch's profiler adds
+ * ("Collective name", "Process Group Name", "In msg nelems", ...): declared
+ * to the sink, *index its 1-based id (0 when the args name no collective
+ * or the sink keeps none).
+ */
+static gs_status kin_collective(struct kin *k, const cJSON *args, uint32_t *index)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} strs[] = {
+		{"Collective name", offsetof(struct gs_collective, name)},
+		{"Process Group Name", offsetof(struct gs_collective, group)},
+		{"Process Group Description", offsetof(struct gs_collective, group_desc)},
+		{"Process Group Ranks", offsetof(struct gs_collective, group_ranks)},
+		{"dtype", offsetof(struct gs_collective, dtype)},
+	};
+	struct gs_collective c = {0};
+	const char *name = j_str(args, "Collective name");
+	uint32_t idx = 0;
+	gs_status rc;
+
+	*index = 0;
+	if (!name || !*name || !k->sink->collective)
+		return GS_OK;
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		const char *v = j_str(args, strs[i].key);
+		uint32_t *dst = (uint32_t *)(void *)((char *)&c + strs[i].off);
+
+		*dst = GS_NO_STRING;
+		if (v && (rc = kin_intern_str(k, v, dst)))
+			return rc;
+	}
+	j_u32(args, "Group size", &c.group_size);
+	c.has_nelems = j_u64(args, "In msg nelems", &c.in_nelems);
+	if (!j_u64(args, "Out msg nelems", &c.out_nelems))
+		c.out_nelems = c.in_nelems;
+	rc = kin_count(k);
+	if (!rc && (rc = k->sink->collective(k->sink, &c, &idx)))
+		rc = kin_sink_failed(k, rc);
+	if (!rc)
+		*index = idx + 1;
+	return rc;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Mapping                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -1447,6 +1502,9 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 			j_u64(args, "graphNodeId", &op->graph_node);
 		if (op->graph_node)
 			op->flags |= GS_OPF_GRAPH;
+		rc = kin_collective(k, args, &op->collective);
+		if (rc)
+			goto out;
 		break;
 	}
 	case KC_MEMCPY:
@@ -1885,6 +1943,7 @@ enum kin_top {
 	KT_TOP_CUPTI,
 	KT_TOP_HIP_DRIVER,
 	KT_TOP_HIP_RUNTIME,
+	KT_TOP_DISTRIBUTED,
 };
 
 static enum kin_top kin_top_key(const char *s, size_t n)
@@ -1901,6 +1960,7 @@ static enum kin_top kin_top_key(const char *s, size_t n)
 		{"cupti_version", KT_TOP_CUPTI},
 		{"hip_driver_version", KT_TOP_HIP_DRIVER},
 		{"hip_runtime_version", KT_TOP_HIP_RUNTIME},
+		{"distributedInfo", KT_TOP_DISTRIBUTED},
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -1940,6 +2000,12 @@ static gs_status kin_top_value(struct kin *k, enum kin_top top, const char *p, s
 	case KT_TOP_HIP_RUNTIME:
 		if (k->runtime_version == GS_NO_STRING)
 			rc = kin_version(k, v, &k->runtime_version);
+		break;
+	case KT_TOP_DISTRIBUTED:
+		k->has_rank = j_u32(v, "rank", &k->rank);
+		if (!k->has_rank || !j_u32(v, "world_size", &k->world_size) ||
+		    k->world_size <= k->rank)
+			k->world_size = 0;
 		break;
 	default:
 		break;
@@ -2397,6 +2463,9 @@ static gs_status kin_finish(struct kin *k)
 		proc.driver_version = k->driver_version;
 		proc.runtime_version = k->runtime_version;
 		proc.cupti_version = k->cupti_version;
+		proc.has_rank = k->has_rank;
+		proc.rank = k->rank;
+		proc.world_size = k->world_size;
 		rc = kin_emit_process(k, &proc);
 		if (rc)
 			return rc;

@@ -256,6 +256,14 @@ static gs_status l_allocation(struct gs_sink *s, const struct gs_allocation *a, 
 	return rc ? rc : ls->next->allocation(ls->next, a, index);
 }
 
+static gs_status l_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
+{
+	struct gs_limit_sink *ls = of(s);
+	gs_status rc = count_record(ls);
+
+	return rc ? rc : ls->next->collective(ls->next, c, index);
+}
+
 static gs_status l_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 {
 	return of(s)->next->dropped(of(s)->next, pid, count);
@@ -286,6 +294,7 @@ void gs_limit_sink_init(struct gs_limit_sink *ls, struct gs_sink *next, const ch
 	ls->sink.process = next->process ? l_process : NULL;
 	ls->sink.device = next->device ? l_device : NULL;
 	ls->sink.op = next->op ? l_op : NULL;
+	ls->sink.collective = next->collective ? l_collective : NULL;
 	ls->sink.api_call = next->api_call ? l_api_call : NULL;
 	ls->sink.sync = next->sync ? l_sync : NULL;
 	ls->sink.event_record = next->event_record ? l_event_record : NULL;

@@ -63,6 +63,13 @@ static gs_status fwd_allocation(struct gs_sink *s, const struct gs_allocation *a
 	return ps->next->allocation(ps->next, a, index);
 }
 
+static gs_status fwd_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
+{
+	struct gs_progress_sink *ps = PS(s);
+
+	return ps->next->collective(ps->next, c, index);
+}
+
 static gs_status fwd_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 {
 	struct gs_progress_sink *ps = PS(s);
@@ -87,6 +94,7 @@ void gs_progress_sink_init(struct gs_progress_sink *ps, struct gs_sink *next,
 	SET(process);
 	SET(device);
 	SET(op);
+	SET(collective);
 	SET(api_call);
 	SET(sync);
 	SET(event_record);

@@ -23,6 +23,7 @@ struct gs_trace {
 	ARRAY(struct gs_process, processes);
 	ARRAY(struct gs_device, devices);
 	ARRAY(struct gs_op, ops);
+	ARRAY(struct gs_collective, collectives);
 	ARRAY(struct gs_api_call, api_calls);
 	ARRAY(struct gs_sync, syncs);
 	ARRAY(struct gs_event_record, event_records);
@@ -180,6 +181,11 @@ static gs_status sink_process(struct gs_sink *s, const struct gs_process *p)
 	merge_string(&old->cupti_version, p->cupti_version);
 	if (p->start_ns)
 		old->start_ns = p->start_ns;
+	if (p->has_rank) {
+		old->has_rank = true;
+		old->rank = p->rank;
+		old->world_size = p->world_size;
+	}
 	old->dropped_records += p->dropped_records;
 	t->dropped += p->dropped_records;
 	return GS_OK;
@@ -232,6 +238,10 @@ static gs_status sink_op(struct gs_sink *s, const struct gs_op *op)
 		gs_error_append("op of unknown kind %u", op->kind);
 		return GS_ERR_FORMAT;
 	}
+	if (op->collective > t->n_collectives) {
+		gs_error_append("an op refers to undeclared collective %u", op->collective - 1);
+		return GS_ERR_FORMAT;
+	}
 	if (!times_ok(op->start_ns, op->end_ns)) {
 		t->bad_times[BAD_OP]++;
 		return GS_OK;
@@ -242,6 +252,20 @@ static gs_status sink_op(struct gs_sink *s, const struct gs_op *op)
 				bad);
 	t->finished = false;
 	return PUSH(t, ops, *op) ? nomem() : GS_OK;
+}
+
+static gs_status sink_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
+{
+	struct gs_trace *t = of(s);
+
+	if (t->n_collectives >= UINT32_MAX - 1) {
+		gs_error_append("too many collectives");
+		return GS_ERR_LIMIT;
+	}
+	if (PUSH(t, collectives, *c))
+		return nomem();
+	*index = (uint32_t)t->n_collectives - 1;
+	return GS_OK;
 }
 
 static gs_status sink_api_call(struct gs_sink *s, const struct gs_api_call *c)
@@ -438,6 +462,7 @@ gs_status gs_trace_create(struct gs_trace **out)
 		.process = sink_process,
 		.device = sink_device,
 		.op = sink_op,
+		.collective = sink_collective,
 		.api_call = sink_api_call,
 		.sync = sink_sync,
 		.event_record = sink_event_record,
@@ -464,6 +489,7 @@ void gs_trace_destroy(struct gs_trace *t)
 	free(t->processes);
 	free(t->devices);
 	free(t->ops);
+	free(t->collectives);
 	free(t->api_calls);
 	free(t->syncs);
 	free(t->event_records);
@@ -775,6 +801,14 @@ gs_status gs_trace_intern(struct gs_trace *t, const char *str, size_t len, uint3
 ACCESSOR(struct gs_process, processes)
 ACCESSOR(struct gs_device, devices)
 ACCESSOR(struct gs_op, ops)
+ACCESSOR(struct gs_collective, collectives)
+
+const struct gs_collective *gs_trace_op_collective(const struct gs_trace *t, const struct gs_op *op)
+{
+	return op->collective && op->collective <= t->n_collectives ?
+		       &t->collectives[op->collective - 1] :
+		       NULL;
+}
 ACCESSOR(struct gs_api_call, api_calls)
 ACCESSOR(struct gs_sync, syncs)
 ACCESSOR(struct gs_event_record, event_records)
@@ -828,6 +862,7 @@ struct remap {
 	uint32_t *str;
 	uint32_t *stream;
 	uint32_t *alloc;
+	uint32_t *coll;
 };
 
 static uint32_t map_str(const struct remap *m, uint32_t id, size_t n)
@@ -879,7 +914,8 @@ gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink)
 	m.str = malloc((ns ? ns : 1) * sizeof(*m.str));
 	m.stream = malloc((nst ? nst : 1) * sizeof(*m.stream));
 	m.alloc = malloc((t->n_allocations ? t->n_allocations : 1) * sizeof(*m.alloc));
-	if (!m.str || !m.stream || !m.alloc) {
+	m.coll = calloc(t->n_collectives + 1, sizeof(*m.coll));
+	if (!m.str || !m.stream || !m.alloc || !m.coll) {
 		rc = nomem();
 		goto out;
 	}
@@ -908,11 +944,26 @@ gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink)
 		d.uuid = map_str(&m, d.uuid, ns);
 		EMIT(device, &d);
 	}
+	/* m.coll[k] is what op.collective k becomes (0 stays 0; a sink
+	 * without collectives gets 0 for all). */
+	for (size_t i = 0; sink->collective && i < t->n_collectives; i++) {
+		struct gs_collective c = t->collectives[i];
+		uint32_t idx = 0;
+
+		c.name = map_str(&m, c.name, ns);
+		c.group = map_str(&m, c.group, ns);
+		c.group_desc = map_str(&m, c.group_desc, ns);
+		c.group_ranks = map_str(&m, c.group_ranks, ns);
+		c.dtype = map_str(&m, c.dtype, ns);
+		EMIT(collective, &c, &idx);
+		m.coll[i + 1] = idx + 1;
+	}
 	for (size_t i = 0; i < t->n_ops; i++) {
 		struct gs_op o = t->ops[i];
 
 		o.name = map_str(&m, o.name, ns);
 		o.stream = map_stream(&m, o.stream, nst);
+		o.collective = o.collective <= t->n_collectives ? m.coll[o.collective] : 0;
 		EMIT(op, &o);
 	}
 	for (size_t i = 0; i < t->n_api_calls; i++) {
@@ -965,5 +1016,6 @@ out:
 	free(m.str);
 	free(m.stream);
 	free(m.alloc);
+	free(m.coll);
 	return rc;
 }

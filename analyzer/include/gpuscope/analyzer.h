@@ -16,6 +16,7 @@
 
 #include <gpuscope/export.h>
 #include <gpuscope/format.h>
+#include <gpuscope/import.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -366,6 +367,9 @@ void gs_graph_candidates_free(struct gs_graph_candidate *c, size_t n);
 struct gs_report_options {
 	bool has_device;
 	uint32_t device;
+	/* A job: only rank `rank` (with has_device, only that device of it). */
+	bool has_rank;
+	uint32_t rank;
 	struct gs_window window;
 	/* The window's bounds are offsets from the first op start of the
 	 * whole trace (`--window +1ms:+5ms`), not absolute times. */
@@ -389,6 +393,16 @@ struct gs_report;
  */
 gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_options *o,
 			  struct gs_report **out);
+/*
+ * The report of a job (gpuscope/import.h): one report per rank, each as
+ * gs_report_build of the rank's trace, and with two or more ranks the job
+ * analysis. o->has_rank picks one rank; o->has_device alone picks the
+ * device in the one rank that has it (GS_ERR_INVALID, naming the ranks,
+ * when several have it). A relative window is offset from the first op of
+ * each rank's clock group. The job is borrowed and must outlive the report.
+ */
+gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_options *o,
+			      struct gs_report **out);
 void gs_report_destroy(struct gs_report *r);
 /* A summary per device for people: findings first, then the tables;
  * fits 100 columns. */

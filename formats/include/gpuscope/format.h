@@ -97,6 +97,12 @@ struct gs_process {
 	uint32_t cupti_version;
 	int64_t start_ns;
 	uint64_t dropped_records; /* records the collector could not keep */
+	/* The process's place in a distributed job (Kineto
+	 * distributedInfo.rank, the collector's rank variables), when the
+	 * source says; world_size 0 when unknown. */
+	bool has_rank;
+	uint32_t rank;
+	uint32_t world_size;
 };
 
 struct gs_device {
@@ -181,6 +187,28 @@ struct gs_op {
 	uint8_t src_mem;     /* enum gs_mem_kind */
 	uint8_t dst_mem;     /* enum gs_mem_kind */
 	uint8_t flags;       /* enum gs_op_flags */
+	/* 1 + index into the owner's collective table (gs_trace_collectives)
+	 * for a communication kernel whose source describes its collective;
+	 * 0 otherwise. */
+	uint32_t collective;
+};
+
+/*
+ * What the source says of the collective a communication kernel runs
+ * (Kineto's NCCL kernel args: "Collective name", "Process Group Name",
+ * "Process Group Ranks", "Group size", "In msg nelems", "dtype"). Strings
+ * are GS_NO_STRING and numbers 0 when absent.
+ */
+struct gs_collective {
+	uint32_t name;        /* "allreduce", "_allgather_base", ... */
+	uint32_t group;       /* process group name ("0") */
+	uint32_t group_desc;  /* process group description ("default_pg") */
+	uint32_t group_ranks; /* the group's ranks as the source writes them */
+	uint32_t dtype;       /* element type ("Float", "BFloat16") */
+	uint32_t group_size;  /* ranks in the group */
+	uint64_t in_nelems;   /* elements in / out; valid with has_nelems */
+	uint64_t out_nelems;
+	bool has_nelems;
 };
 
 enum gs_api_kind {
@@ -315,6 +343,9 @@ struct gs_sink {
 	gs_status (*process)(struct gs_sink *s, const struct gs_process *p);
 	gs_status (*device)(struct gs_sink *s, const struct gs_device *d);
 	gs_status (*op)(struct gs_sink *s, const struct gs_op *op);
+	/* A collective description; ops refer to it by 1 + *index. May be
+	 * NULL in a sink that drops them (ops then keep 0). */
+	gs_status (*collective)(struct gs_sink *s, const struct gs_collective *c, uint32_t *index);
 	gs_status (*api_call)(struct gs_sink *s, const struct gs_api_call *c);
 	gs_status (*sync)(struct gs_sink *s, const struct gs_sync *y);
 	gs_status (*event_record)(struct gs_sink *s, const struct gs_event_record *e);
@@ -373,6 +404,10 @@ const struct gs_process *gs_trace_processes(const struct gs_trace *t, size_t *n)
 const struct gs_device *gs_trace_devices(const struct gs_trace *t, size_t *n);
 const struct gs_stream *gs_trace_streams(const struct gs_trace *t, size_t *n);
 const struct gs_op *gs_trace_ops(const struct gs_trace *t, size_t *n);
+const struct gs_collective *gs_trace_collectives(const struct gs_trace *t, size_t *n);
+/* The collective of an op (NULL when it has none). */
+const struct gs_collective *gs_trace_op_collective(const struct gs_trace *t,
+						   const struct gs_op *op);
 const struct gs_api_call *gs_trace_api_calls(const struct gs_trace *t, size_t *n);
 const struct gs_sync *gs_trace_syncs(const struct gs_trace *t, size_t *n);
 const struct gs_event_record *gs_trace_event_records(const struct gs_trace *t, size_t *n);

@@ -149,6 +149,73 @@ gs_status gs_trace_load_each(const char *const *paths, size_t n, const struct gs
 gs_status gs_trace_load(const char *path, const struct gs_load_options *opts, struct gs_trace **out,
 			enum gs_input_format *fmt);
 
+/* ------------------------------------------------------------------------ */
+/* Jobs: the processes (ranks) of several inputs, each on its own            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A job is what several inputs recorded: one process each, or several (an
+ * Nsight export of a multi-process run). Each process is a rank with a
+ * trace of its own, so that nothing of one process (streams, threads,
+ * correlation ids, event ids, devices) is ever joined with another's, even
+ * when their numbers coincide (device 0 on two hosts, pid 1 in two
+ * containers). A GPU of the job is (rank, device).
+ *
+ * Identity of a rank:
+ *   - the process: an input whose streams belong to two or more pids
+ *     (Nsight, .gscope) is split into one rank per pid with GPU ops (host
+ *     records of pids without GPU ops are left out, counted in a warning);
+ *     an input whose streams carry no pid (Kineto: GPU lanes are pid 0) is
+ *     one process, its pid the host process's;
+ *   - two inputs are one process only when both name the same host, pid and
+ *     rank and their op spans overlap: they are merged, with a warning;
+ *   - the rank number: the one the trace declares (Kineto
+ *     distributedInfo.rank, the .gscope process record) when every rank
+ *     declares one and no two declare the same; otherwise the order of the
+ *     inputs (and of pids within one), with a warning if some were declared;
+ *   - the clock: ranks whose op spans neither overlap nor lie within an
+ *     hour of each other cannot be one run; they get different clock
+ *     groups (and a warning), so that nothing compares their times.
+ */
+struct gs_job_rank {
+	struct gs_trace *trace; /* finished; owned by the job */
+	uint32_t rank;
+	bool rank_declared;  /* the trace says it (else input order) */
+	uint32_t world_size; /* declared; 0 when unknown */
+	int64_t pid;         /* -1 when unknown */
+	uint32_t host;       /* string id in `trace`; GS_NO_STRING when unknown */
+	size_t input;        /* index of the input it came from (the first, if merged) */
+	uint32_t clock_group;
+	int64_t first_ns, last_ns; /* op span (0, 0 without ops) */
+};
+
+struct gs_job {
+	struct gs_job_rank *ranks; /* ascending rank */
+	size_t n_ranks;
+	uint32_t n_clock_groups;
+	/* Warnings about the job as a whole (rank numbering, merged inputs,
+	 * clocks), each one line. */
+	char **warnings;
+	size_t n_warnings;
+};
+
+/*
+ * Load `n` inputs (read on all CPUs, as gs_trace_load_each) and make the
+ * job of their processes. `names` label the inputs in warnings (NULL: the
+ * paths). On failure *failed is the index of the failing input.
+ */
+gs_status gs_job_load(const char *const *paths, size_t n, const struct gs_load_options *opts,
+		      struct gs_job **out, enum gs_input_format *fmts, size_t *failed);
+/*
+ * The job of `n` finished traces, taken over (freed by the job, also on
+ * failure); names[i] labels input i in warnings.
+ */
+gs_status gs_job_from_traces(struct gs_trace **traces, const char *const *names, size_t n,
+			     struct gs_job **out);
+void gs_job_destroy(struct gs_job *j);
+/* The rank whose number is `rank`, or NULL. */
+const struct gs_job_rank *gs_job_find_rank(const struct gs_job *j, uint32_t rank);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,7 +17,7 @@
 #   graphs.json     5 iterations of 3 small kernels with slow launches and a
 #                   cudaStreamSynchronize each: a CUDA Graph candidate
 #   q3.json         seed 17 Q3: kernel 18, copy 2, sync 1, idle 1
-#   rank1.json      a second process on device 1 (merged with another input)
+#   rank1.json      a second process on device 1 (rank 1 of a job with another input)
 set -u
 
 gs=${1:?usage: run.sh GPUSCOPE SRCDIR WORKDIR [SHARED_DATA]}
@@ -154,8 +154,9 @@ has graphs out "CUDA Graph candidates"
 has graphs out "inside cudaStreamSynchronize"
 # Two inputs, two devices, one timeline each.
 has merged out "2 inputs (kineto)"
-has merged out "device 0: NVIDIA A100-SXM4-80GB"
-has merged out "device 1: NVIDIA A100-SXM4-80GB"
+has merged out "2 ranks, 2 GPUs with ops"
+has merged out "rank 0 · pid 4242 · GPU 0 NVIDIA A100-SXM4-80GB"
+has merged out "rank 1 · pid 5252 · GPU 1 NVIDIA A100-SXM4-80GB"
 has device out '"device": 1,'
 hasnt device out '"device": 0,'
 # A what-if slower than the recorded run (whose kernels overlapped: the
