@@ -1891,11 +1891,14 @@ static void check_cloverleaf(void)
 	assert_int_equal(nsync, 1312);
 	assert_int_equal(COUNT(gs_trace_devices, t),
 			 sql_count(db, "SELECT COUNT(*) FROM TARGET_INFO_GPU"));
-	/* Every sync is a cudaDeviceSynchronize of the main thread. */
+	/* Every sync is a cudaDeviceSynchronize of the main thread, on the
+	 * device of the one context; one stream in all. */
 	for (size_t i = 0; i < nsync; i++) {
 		assert_int_equal(syncs[i].kind, GS_SYNC_CONTEXT);
 		assert_int_equal(syncs[i].tid, 1701896);
+		assert_int_equal(syncs[i].device, 0);
 	}
+	assert_int_equal(COUNT(gs_trace_streams, t), 1);
 	assert_int_equal(stream_of(t, ops[0].stream)->kind, GS_STREAM_LEGACY_DEFAULT);
 	assert_string_equal(str(t, process_of(t, 1701896)->command_line), "cuda-cloverleaf");
 	assert_int_equal(COUNT(gs_trace_warnings, t), 0);
@@ -1937,6 +1940,7 @@ static void check_saxpy(void)
 			 sql_count(db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType IN"
 				       " (59, 60) AND end IS NOT NULL"));
 	assert_int_equal(COUNT(gs_trace_devices, t), 1);
+	assert_int_equal(COUNT(gs_trace_streams, t), 1);
 	for (size_t i = 0; i < n; i++) {
 		if (ops[i].kind != GS_OP_MEMCPY)
 			continue;
