@@ -48,6 +48,16 @@
  *       on an event is joined to the latest record of that event before it
  *       (by correlation id, in each process): event_correlation and
  *       wait_on_stream.
+ *   Device of a sync, a stream wait, an event record and the streams they
+ *       name: the device of its (process, context), not the row's deviceId.
+ *       Exports of two processes on two GPUs hold deviceId 0 in every
+ *       SYNCHRONIZATION row whatever the GPU (CUDA_EVENT rows may too);
+ *       only the context tells. The op tables (KERNEL, MEMCPY, MEMSET, read
+ *       before syncs and records) carry the right deviceId: their rows map
+ *       (pid, contextId) -> deviceId, so a sync's or record's stream is the
+ *       ops' own (pid, device, context, stream). A context without ops
+ *       keeps the row's deviceId; so does one whose ops name more than one
+ *       device (impossible in CUDA), counted in one warning.
  *   TARGET_INFO_CUDA_STREAM, TARGET_INFO_CUDA_NULL_STREAM,
  *   TARGET_INFO_CUDA_CONTEXT_INFO -> stream kind (flag through
  *       ENUM_CUPTI_STREAM_TYPE: default -> blocking, non-blocking, null ->
@@ -333,6 +343,10 @@ struct nsys {
 	struct ns_kmap sinfo;   /* (pid, 0, context, stream) -> kind, priority */
 	struct ns_kmap domains; /* (pid, domain id) -> string id */
 	struct ns_kmap events;  /* (pid, event id) -> record correlation, stream */
+	struct ns_kmap ctxdev;  /* (pid, context) -> device of its ops, 1 if several */
+	struct ns_key last_ctx; /* (pid, context, device) last noted */
+	bool have_last_ctx;
+	uint64_t ctx_conflicts; /* contexts whose ops name several devices */
 	uint32_t nstreams;
 	struct ns_key last_key;
 	uint32_t last_index;
@@ -1469,6 +1483,55 @@ static bool ns_call_info(const struct nsys *n, int64_t pid, bool has_corr, int64
 }
 
 /* ------------------------------------------------------------------------ */
+/* Contexts                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * An op of context ctx of pid ran on dev. Only ops whose stream was
+ * declared are noted, so there are at most max_streams contexts.
+ */
+static gs_status ns_ctx_note(struct nsys *n, int64_t pid, int64_t ctx, int64_t dev)
+{
+	struct ns_key seen = {pid, ctx, dev, 0}, k = {pid, ctx, 0, 0};
+	const struct ns_kent *e;
+	gs_status rc = GS_OK;
+
+	if (n->have_last_ctx && ns_key_eq(&n->last_ctx, &seen))
+		return GS_OK;
+	e = ns_kmap_get(&n->ctxdev, &k);
+	if (!e) {
+		rc = ns_kmap_put(&n->ctxdev, &k, (uint64_t)dev, 0);
+	} else if (e->v1 != (uint64_t)dev && !e->v2) {
+		n->ctx_conflicts++;
+		rc = ns_kmap_put(&n->ctxdev, &k, e->v1, 1);
+	}
+	if (!rc) {
+		n->last_ctx = seen;
+		n->have_last_ctx = true;
+	}
+	return rc;
+}
+
+/*
+ * The device of a sync or event record of context ctx of pid whose row says
+ * (has_dev, dev): the device the context's ops ran on; else the row's own
+ * (no ops, or ops on several devices). false when there is none.
+ */
+static bool ns_ctx_device(const struct nsys *n, int64_t pid, int64_t ctx, bool has_dev, int64_t dev,
+			  int64_t *out)
+{
+	struct ns_key k = {pid, ctx, 0, 0};
+	const struct ns_kent *e = ns_kmap_get(&n->ctxdev, &k);
+
+	if (e && !e->v2) {
+		*out = (int64_t)e->v1;
+		return true;
+	}
+	*out = dev;
+	return ns_valid_id(has_dev, dev);
+}
+
+/* ------------------------------------------------------------------------ */
 /* GPU ops                                                                  */
 /* ------------------------------------------------------------------------ */
 
@@ -1510,6 +1573,8 @@ static gs_status ns_op_common(struct nsys *n, sqlite3_stmt *st, struct gs_op *op
 		rc = ns_note_pid(n, pid);
 	if (!rc)
 		rc = ns_map_put(&n->dev_used, (uint64_t)dev, 1, false);
+	if (!rc)
+		rc = ns_ctx_note(n, pid, ctx, dev);
 	if (rc)
 		return rc;
 	ns_call_info(n, pid, hc, corr, &tid, flags);
@@ -1754,7 +1819,7 @@ static gs_status ns_event_row(struct nsys *n, sqlite3_stmt *st)
 	ns_i64(st, 1, &ctx);
 	ns_i64(st, 4, &gpid);
 	pid = ns_pid_of(gpid);
-	if (ns_valid_id(hd, dev) && ns_valid_id(hstr, stream)) {
+	if (ns_ctx_device(n, pid, ctx, hd, dev, &dev) && ns_valid_id(hstr, stream)) {
 		rc = ns_stream(n, pid, dev, ctx, stream, &r.stream);
 		if (rc)
 			return rc;
@@ -1804,7 +1869,7 @@ static gs_status ns_sync_row(struct nsys *n, sqlite3_stmt *st)
 	named = (uint8_t)(flags >> NF_SYNC_SHIFT);
 	if (named != GS_SYNC_UNKNOWN)
 		y.kind = named;
-	y.device = ns_valid_id(hd, dev) ? (uint32_t)dev : UINT32_MAX;
+	y.device = ns_ctx_device(n, pid, ctx, hd, dev, &dev) ? (uint32_t)dev : UINT32_MAX;
 	if ((y.kind == GS_SYNC_STREAM || y.kind == GS_SYNC_STREAM_WAIT) && y.device != UINT32_MAX &&
 	    ns_valid_id(hstr, stream)) {
 		rc = ns_stream(n, pid, dev, ctx, stream, &y.stream);
@@ -2067,6 +2132,17 @@ static gs_status ns_warnings(struct nsys *n)
 		if (rc)
 			return ns_sink_failed(n, rc);
 	}
+	if (n->ctx_conflicts) {
+		gs_status rc;
+
+		snprintf(msg, sizeof(msg),
+			 "%llu CUDA contexts have ops on more than one device; their syncs and "
+			 "event records keep the device their rows name",
+			 (unsigned long long)n->ctx_conflicts);
+		rc = n->sink->warning(n->sink, msg, n->ctx_conflicts);
+		if (rc)
+			return ns_sink_failed(n, rc);
+	}
 	return GS_OK;
 }
 
@@ -2129,6 +2205,8 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, s
 		rc = ns_memcpys(n);
 	if (!rc)
 		rc = ns_memsets(n);
+	/* After the op tables: syncs and event records take their device from
+	 * the contexts of the ops (ns_ctx_device). */
 	if (!rc)
 		rc = ns_syncs_events(n);
 	if (!rc)
@@ -2151,6 +2229,7 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, s
 	ns_kmap_fini(&n->sinfo);
 	ns_kmap_fini(&n->domains);
 	ns_kmap_fini(&n->events);
+	ns_kmap_fini(&n->ctxdev);
 	free(n->gpus);
 	free(n);
 	return rc;
