@@ -1247,6 +1247,64 @@ static void finding_cycles(const struct gs_report_device *d, struct finding_list
 	add_finding(l, "dependency_cycles", 0, &text, &adv);
 }
 
+/* A schedule that breaks what must hold (gs_invariants), or an ideal
+ * longer than the run: the numbers say which and how much. First of the
+ * findings, like cycles. */
+#define DUR(buf, ns) gs_report_dur(buf, sizeof(buf), ns)
+
+static void finding_invariants(const struct gs_report *r, const struct gs_report_device *d,
+			       struct finding_list *l)
+{
+	const struct gs_invariants *v = &d->inv;
+	struct sb text = {0}, adv = {0};
+	char a[32], b[32];
+	bool bounded = d->efficiency_kind == GS_REPORT_EFF_BOUNDED;
+
+	if (!v->violations && !bounded)
+		return;
+	sb_printf(&text, "inconsistent schedule:");
+	if (bounded)
+		sb_printf(&text,
+			  " the ideal schedule (%s) is longer than the recorded run (%s), so "
+			  "the efficiency is given as 1;",
+			  DUR(a, d->ideal_ns), DUR(b, d->actual_ns));
+	if (v->actual_early)
+		sb_printf(&text,
+			  " in the recording %llu op%s started before an op %s depend%s on "
+			  "ended (by up to %s, op %llu);",
+			  (unsigned long long)v->actual_early, v->actual_early == 1 ? "" : "s",
+			  v->actual_early == 1 ? "it" : "they", v->actual_early == 1 ? "s" : "",
+			  DUR(a, v->actual_early_max_ns),
+			  (unsigned long long)gs_report_op_id(r->t, v->actual_early_op));
+	if (v->cross_process_edges)
+		sb_printf(&text, " %llu dependenc%s join%s two processes;",
+			  (unsigned long long)v->cross_process_edges,
+			  v->cross_process_edges == 1 ? "y" : "ies",
+			  v->cross_process_edges == 1 ? "s" : "");
+	if (v->early_starts)
+		sb_printf(&text,
+			  " the ideal schedule starts %llu op%s before a predecessor ends (by up "
+			  "to %s, op %llu);",
+			  (unsigned long long)v->early_starts, v->early_starts == 1 ? "" : "s",
+			  DUR(a, v->early_max_ns),
+			  (unsigned long long)gs_report_op_id(r->t, v->early_op));
+	if (v->ideal_below_bound)
+		sb_printf(&text, " the ideal (%s) is shorter than the dependency bound (%s);",
+			  DUR(a, d->ideal_ns), DUR(b, d->dependency_bound_ns));
+	if (v->critical_mismatch)
+		sb_printf(&text, " the critical path (%s) differs from the dependency bound (%s);",
+			  DUR(a, v->critical_path_ns), DUR(b, d->dependency_bound_ns));
+	sb_printf(&text, " the schedules and waits of this GPU are not reliable");
+	sb_printf(&adv, "%s",
+		  v->violations ? "this is a bug in gpuscope or in how the trace was merged: "
+				  "please report it with the trace" :
+				  "check the trace: device clocks that disagree with the host's, "
+				  "or a wait joined to the wrong event record, make a run look "
+				  "faster than its dependencies allow");
+	add_finding(l, "inconsistent_schedule", 0, &text, &adv);
+}
+#undef DUR
+
 /* Waits matter where the device had nothing else to run: their time at
  * stake is capped by the device's idle and sync time. */
 static void finding_waits(const struct gs_report *r, const struct gs_report_device *d,
@@ -1423,7 +1481,7 @@ static void finding_kernels(const struct gs_trace *t, const struct gs_report_dev
  * last. */
 static int finding_rank(const char *kind)
 {
-	if (!strcmp(kind, "dependency_cycles"))
+	if (!strcmp(kind, "dependency_cycles") || !strcmp(kind, "inconsistent_schedule"))
 		return -1;
 	if (!strcmp(kind, "schedule"))
 		return 0;
@@ -1449,6 +1507,7 @@ static gs_status dev_findings(const struct gs_report *r, struct gs_report_device
 	struct finding_list l = {.n = 0};
 
 	finding_cycles(d, &l);
+	finding_invariants(r, d, &l);
 	finding_schedule(r, d, &l);
 	finding_idle(r, d, &l);
 	finding_sync(r, d, &l);
@@ -1529,9 +1588,12 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 		gs_error_append("device %u: schedule", d->device);
 		return st;
 	}
-	st = gs_missed_overlap_compute(r->t, r->g, &s, &d->b, &d->missed, &d->n_missed);
+	st = gs_schedule_check(r->t, r->g, &s, &d->inv);
+	if (st == GS_OK)
+		st = gs_missed_overlap_compute(r->t, r->g, &s, &d->b, &d->missed, &d->n_missed);
 	if (st == GS_OK)
 		st = dev_schedule(r->t, &s, d, w, r->window_set);
+	d->critical_lead_ns = s.critical_lead_ns;
 	gs_schedule_fini(&s);
 	if (st != GS_OK) {
 		gs_error_append("device %u: missed overlap", d->device);

@@ -210,6 +210,19 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 		jw_fixed(w, "efficiency", d->efficiency);
 	jw_bool(w, "efficiency_bounded", d->efficiency_kind == GS_REPORT_EFF_BOUNDED);
 	jw_u64(w, "broken_cycles", d->broken_cycles);
+	jw_i64(w, "critical_lead_ns", d->critical_lead_ns);
+	jw_row(w, "invariants");
+	jw_bool(w, "ok", d->inv.violations == 0);
+	jw_u64(w, "violations", d->inv.violations);
+	jw_u64(w, "cross_process_edges", d->inv.cross_process_edges);
+	jw_u64(w, "early_starts", d->inv.early_starts);
+	jw_i64(w, "early_max_ns", d->inv.early_max_ns);
+	jw_bool(w, "ideal_below_bound", d->inv.ideal_below_bound);
+	jw_i64(w, "critical_path_ns", d->inv.critical_path_ns);
+	jw_bool(w, "critical_mismatch", d->inv.critical_mismatch);
+	jw_u64(w, "recorded_early", d->inv.actual_early);
+	jw_i64(w, "recorded_early_max_ns", d->inv.actual_early_max_ns);
+	jw_end_obj(w);
 	jw_row(w, "copy_engines");
 	for (c = 1; c < GS_COPY_KIND_COUNT; c++)
 		jw_u64(w, gs_copy_kind_name(c), d->copy_engines[c]);

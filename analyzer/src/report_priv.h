@@ -58,6 +58,9 @@ struct gs_report_device {
 	/* Ops whose in-edges the schedule dropped to break a dependency cycle
 	 * (gs_schedule.broken_cycles): 0 in a consistent trace. */
 	uint64_t broken_cycles;
+	/* The schedule's invariants, checked (gs_schedule_check). */
+	struct gs_invariants inv;
+	int64_t critical_lead_ns;
 	struct gs_critical_op *critical;
 	size_t n_critical;
 	int64_t critical_ns; /* sum of the critical ops' durations */

@@ -533,6 +533,8 @@ static gs_status critical_path(struct sched *s, struct gs_schedule *out)
 
 		out->critical_path[--i] =
 			(struct gs_critical_op){.op = o, .ns = gs_sched_dur(&s->ops[o])};
+		if (s->crit[v] == NONE_LOCAL)
+			out->critical_lead_ns = s->end[v] - gs_sched_dur(&s->ops[o]) - s->w0;
 	}
 	return GS_OK;
 }

@@ -447,6 +447,8 @@ static gs_status number_ranks(struct job_build *b, const char *const *names)
 		qsort(j->ranks, j->n_ranks, sizeof(*j->ranks), cmp_rank);
 		return GS_OK;
 	}
+	uint32_t clash_rank = clash ? j->ranks[clash_b].rank : 0;
+
 	for (size_t i = 0; i < j->n_ranks; i++) {
 		j->ranks[i].rank = (uint32_t)i;
 		j->ranks[i].rank_declared = false;
@@ -456,7 +458,7 @@ static gs_status number_ranks(struct job_build *b, const char *const *names)
 				"%s and %s both say they are rank %u: ranks are numbered in "
 				"the order of the inputs",
 				names[j->ranks[clash_a].input], names[j->ranks[clash_b].input],
-				j->ranks[clash_b].rank);
+				clash_rank);
 	if (declared)
 		return job_warn(b,
 				"%zu of %zu processes say their rank: ranks are numbered in the "

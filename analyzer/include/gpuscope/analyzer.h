@@ -314,11 +314,48 @@ struct gs_schedule {
 	int64_t *pipelined_start;
 	/* Most copies of each direction that ran at once in the trace. */
 	uint32_t copy_concurrency[GS_COPY_KIND_COUNT];
+	/* The time from the window start to the dependency-bound start of the
+	 * critical path's first op: 0 unless an op outside the schedule (on
+	 * another device of the process, or before the window) held it. The
+	 * critical path's durations plus this are dependency_bound_ns. */
+	int64_t critical_lead_ns;
 };
 
 gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g, uint32_t device,
 			      const struct gs_window *win, struct gs_schedule *out);
 void gs_schedule_fini(struct gs_schedule *s);
+
+/*
+ * What must hold of every schedule of a consistent trace, checked over a
+ * computed one (a violation is a bug in the trace or in gpuscope, never a
+ * finding about the program):
+ *   - no edge into the schedule joins ops of two processes;
+ *   - the ideal schedule starts no op before each of its predecessors
+ *     (edges of the graph) has ended (not checked when cycles were broken);
+ *   - ideal_ns >= dependency_bound_ns (resources only delay);
+ *   - the critical path's durations plus critical_lead_ns equal
+ *     dependency_bound_ns.
+ */
+struct gs_invariants {
+	uint64_t cross_process_edges;
+	uint64_t early_starts;    /* (edge) where the ideal start precedes its producer's end */
+	int64_t early_max_ns;     /* by how much, at most */
+	uint32_t early_op;        /* an op that started early (GS_NO_INDEX if none) */
+	bool ideal_below_bound;   /* ideal_ns < dependency_bound_ns */
+	int64_t critical_path_ns; /* sum of the critical durations + critical_lead_ns */
+	bool critical_mismatch;   /* critical_path_ns != dependency_bound_ns */
+	uint64_t violations;      /* all of the above that failed, counted */
+	/* Of the recording, not of the schedule: edges whose consumer started
+	 * before its producer ended in the recorded run (clocks that
+	 * disagree, a wait joined to the wrong record), the largest such
+	 * overlap and an op that had it. */
+	uint64_t actual_early;
+	int64_t actual_early_max_ns;
+	uint32_t actual_early_op;
+};
+
+gs_status gs_schedule_check(const struct gs_trace *t, const struct gs_graph *g,
+			    const struct gs_schedule *s, struct gs_invariants *out);
 
 /* The three conditions of seed 17 Q2. */
 enum gs_overlap_condition {

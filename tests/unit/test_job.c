@@ -1,0 +1,658 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Jobs: every process a rank with a trace of its own, and what must hold of
+ * every GPU's section and schedule.
+ *
+ * The invariants are checked on every trace the tests read (the shared real
+ * traces, the samples, the two-process Nsight export, generated jobs and
+ * random multi-process traces): a GPU section lists only its own streams
+ * (its device, its process), the dependency bound equals the critical path
+ * (its durations plus the lead an op outside the schedule gave it), the
+ * ideal is at least the dependency bound, no op starts in the ideal
+ * schedule before its predecessors end, no edge joins two processes, and
+ * the breakdown sums to the window.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <gpuscope/analyzer.h>
+#include <gpuscope/import.h>
+
+#include "nsys_build.h"
+#include "report_priv.h"
+
+/* ---- the invariants of one report ---- */
+
+static void check_device(const struct gs_report *r, const struct gs_report_device *d,
+			 const char *what)
+{
+	size_t ns;
+	const struct gs_stream *st = gs_trace_streams(r->t, &ns);
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < d->n_streams; i++) {
+		const struct gs_stream *s = &st[d->streams[i].index];
+
+		if (s->device != d->device || (r->pid >= 0 && s->pid != 0 && s->pid != r->pid))
+			fail_msg("%s: rank %u device %u lists stream %llu of device %u pid %lld",
+				 what, r->rank, d->device, (unsigned long long)s->stream_id,
+				 s->device, (long long)s->pid);
+	}
+	for (unsigned c = 0; c < GS_CAT_COUNT; c++)
+		sum += d->b.total_ns[c];
+	if (sum != d->b.window_ns)
+		fail_msg("%s: breakdown sums to %lld, window %lld", what, (long long)sum,
+			 (long long)d->b.window_ns);
+	if (d->inv.violations)
+		fail_msg("%s: rank %u device %u: %llu invariant violations (cross-process %llu, "
+			 "early %llu, ideal < bound %d, critical %lld vs bound %lld)",
+			 what, r->rank, d->device, (unsigned long long)d->inv.violations,
+			 (unsigned long long)d->inv.cross_process_edges,
+			 (unsigned long long)d->inv.early_starts, d->inv.ideal_below_bound,
+			 (long long)d->inv.critical_path_ns, (long long)d->dependency_bound_ns);
+	if (!d->broken_cycles) {
+		int64_t crit = d->critical_lead_ns;
+
+		for (size_t i = 0; i < d->n_critical; i++)
+			crit += d->critical[i].ns;
+		if (d->n_critical && crit != d->dependency_bound_ns)
+			fail_msg("%s: critical path %lld != dependency bound %lld", what,
+				 (long long)crit, (long long)d->dependency_bound_ns);
+		if (d->ideal_ns < d->dependency_bound_ns)
+			fail_msg("%s: ideal %lld < dependency bound %lld", what,
+				 (long long)d->ideal_ns, (long long)d->dependency_bound_ns);
+	}
+	/* No sync call is attributed more time than the section's sync. */
+	for (size_t i = 0; i < d->n_sync_calls; i++)
+		if (d->sync_calls[i].ns > d->b.total_ns[GS_CAT_SYNC])
+			fail_msg("%s: sync attribution %lld > sync total %lld", what,
+				 (long long)d->sync_calls[i].ns,
+				 (long long)d->b.total_ns[GS_CAT_SYNC]);
+}
+
+static void check_report(const struct gs_report *r, const char *what)
+{
+	if (r->job) {
+		for (size_t i = 0; i < r->n_ranks; i++)
+			check_report(r->ranks[i], what);
+		return;
+	}
+	for (size_t k = 0; k < r->n_dev; k++)
+		check_device(r, &r->dev[k], what);
+}
+
+static struct gs_report *job_report(const struct gs_job *j)
+{
+	struct gs_report_options o = {.top = 5};
+	struct gs_report *r = NULL;
+
+	assert_int_equal(gs_report_build_job(j, &o, &r), GS_OK);
+	return r;
+}
+
+/* Load, build, check; the number of GPUs reported. */
+static size_t check_paths(const char *const *paths, size_t n)
+{
+	struct gs_job *j = NULL;
+	struct gs_report *r;
+	size_t gpus = 0;
+
+	if (gs_job_load(paths, n, NULL, &j, NULL, NULL) != GS_OK)
+		fail_msg("%s: cannot load", paths[0]);
+	r = job_report(j);
+	check_report(r, paths[0]);
+	for (size_t i = 0; i < r->n_ranks; i++)
+		gpus += r->ranks[i]->n_dev;
+	gs_report_destroy(r);
+	gs_job_destroy(j);
+	return gpus;
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* Every trace under `dir` (one level of subdirectories). */
+static size_t check_dir(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t count = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[4096];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (has_suffix(path, ".json") || has_suffix(path, ".json.gz") ||
+		    has_suffix(path, ".gscope") || has_suffix(path, ".sqlite")) {
+			const char *p = path;
+
+			check_paths(&p, 1);
+			count++;
+		} else if (depth > 0) {
+			count += check_dir(path, depth - 1);
+		}
+	}
+	closedir(d);
+	return count;
+}
+
+static void test_invariants_shared(void **state)
+{
+	size_t n;
+
+	(void)state;
+	n = check_dir(GS_SHARED_DATA, 2);
+	if (!n)
+		skip();
+	print_message("%zu shared traces checked\n", n);
+	assert_true(n >= 15);
+}
+
+static void test_invariants_samples(void **state)
+{
+	(void)state;
+	assert_true(check_dir(GS_TEST_DATA "/../../samples", 1) >= 9);
+}
+
+/* ---- the two-process Nsight export ---- */
+
+static void test_nsys_two_processes(void **state)
+{
+	const char *path = "test_job_2proc.sqlite";
+	struct gs_job *j = NULL;
+	struct gs_report *r;
+
+	(void)state;
+	assert_int_equal(nsys_build_2proc(path), 0);
+	assert_int_equal(gs_job_load(&path, 1, NULL, &j, NULL, NULL), GS_OK);
+	assert_int_equal(j->n_ranks, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct gs_job_rank *k = &j->ranks[i];
+		int64_t pid = i == 0 ? NSB_PID_A : NSB_PID_B;
+		uint32_t dev = i == 0 ? NSB_DEV_A : NSB_DEV_B;
+		size_t n;
+		const struct gs_stream *st = gs_trace_streams(k->trace, &n);
+		const struct gs_sync *y;
+		const struct gs_api_call *c;
+
+		assert_int_equal(k->rank, i);
+		assert_int_equal(k->pid, pid);
+		assert_int_equal(n, 2);
+		for (size_t s = 0; s < n; s++) {
+			assert_int_equal(st[s].pid, pid);
+			assert_int_equal(st[s].device, dev);
+		}
+		y = gs_trace_syncs(k->trace, &n);
+		assert_int_equal(n, 3);
+		for (size_t s = 0; s < n; s++) {
+			assert_int_equal(y[s].pid, pid);
+			assert_int_equal(y[s].device, dev);
+		}
+		c = gs_trace_api_calls(k->trace, &n);
+		assert_int_equal(n, 9);
+		for (size_t s = 0; s < n; s++)
+			assert_int_equal(c[s].pid, pid);
+		gs_trace_ops(k->trace, &n);
+		assert_int_equal(n, 5);
+	}
+	r = job_report(j);
+	assert_int_equal(r->n_ranks, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct gs_report *c = r->ranks[i];
+
+		assert_int_equal(c->n_dev, 1);
+		assert_int_equal(c->dev[0].device, i == 0 ? NSB_DEV_A : NSB_DEV_B);
+		assert_int_equal(c->dev[0].n_streams, 2);
+		assert_int_equal(c->dev[0].ops, 5);
+		/* The same calls 7 ns later: the same schedule. */
+		assert_int_equal(c->dev[0].dependency_bound_ns,
+				 r->ranks[0]->dev[0].dependency_bound_ns);
+		assert_int_equal(c->dev[0].b.total_ns[GS_CAT_SYNC],
+				 r->ranks[0]->dev[0].b.total_ns[GS_CAT_SYNC]);
+	}
+	check_report(r, path);
+	gs_report_destroy(r);
+	gs_job_destroy(j);
+	remove(path);
+}
+
+/* ---- two copies of one trace as two ranks ---- */
+
+/* A sink that passes everything to `next`, naming the process's host. */
+struct host_sink {
+	struct gs_sink sink;
+	struct gs_sink *next;
+	const char *host;
+	int64_t shift_ns;
+};
+
+static gs_status hs_process(struct gs_sink *s, const struct gs_process *p)
+{
+	struct host_sink *h = (struct host_sink *)s;
+	struct gs_process q = *p;
+
+	if (h->host && h->next->intern(h->next, h->host, strlen(h->host), &q.host_name))
+		return GS_ERR_NOMEM;
+	return h->next->process(h->next, &q);
+}
+
+#define SHIFTED(type, cb, ...)                                                                     \
+	static gs_status hs_##cb(struct gs_sink *s, const type *x)                                 \
+	{                                                                                          \
+		struct host_sink *h = (struct host_sink *)s;                                       \
+		type y = *x;                                                                       \
+		__VA_ARGS__;                                                                       \
+		return h->next->cb(h->next, &y);                                                   \
+	}
+
+SHIFTED(struct gs_op, op, y.start_ns += h->shift_ns, y.end_ns += h->shift_ns)
+SHIFTED(struct gs_api_call, api_call, y.start_ns += h->shift_ns, y.end_ns += h->shift_ns)
+SHIFTED(struct gs_sync, sync, y.start_ns += h->shift_ns, y.end_ns += h->shift_ns)
+SHIFTED(struct gs_event_record, event_record, y.time_ns += y.time_ns ? h->shift_ns : 0)
+SHIFTED(struct gs_range, range, y.start_ns += h->shift_ns, y.end_ns += h->shift_ns)
+
+static gs_status hs_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
+{
+	return ((struct host_sink *)s)->next->intern(((struct host_sink *)s)->next, str, len, id);
+}
+
+static gs_status hs_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *i)
+{
+	return ((struct host_sink *)s)->next->stream(((struct host_sink *)s)->next, st, i);
+}
+
+static gs_status hs_device(struct gs_sink *s, const struct gs_device *d)
+{
+	return ((struct host_sink *)s)->next->device(((struct host_sink *)s)->next, d);
+}
+
+static gs_status hs_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *i)
+{
+	return ((struct host_sink *)s)->next->collective(((struct host_sink *)s)->next, c, i);
+}
+
+static gs_status hs_warning(struct gs_sink *s, const char *m, uint64_t n)
+{
+	return ((struct host_sink *)s)->next->warning(((struct host_sink *)s)->next, m, n);
+}
+
+/* `src` replayed into a new finished trace on `host`, times shifted. */
+static struct gs_trace *copy_as(const struct gs_trace *src, const char *host, int64_t shift)
+{
+	struct gs_trace *t = NULL;
+	struct host_sink h = {.host = host, .shift_ns = shift};
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	h.next = gs_trace_borrow_sink(t);
+	h.sink = (struct gs_sink){.intern = hs_intern,
+				  .stream = hs_stream,
+				  .process = hs_process,
+				  .device = hs_device,
+				  .op = hs_op,
+				  .collective = hs_collective,
+				  .api_call = hs_api_call,
+				  .sync = hs_sync,
+				  .event_record = hs_event_record,
+				  .range = hs_range,
+				  .warning = hs_warning};
+	assert_int_equal(gs_trace_replay(src, &h.sink), GS_OK);
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	return t;
+}
+
+/* Two sections of one GPU say the same (rank and host aside). */
+static void same_device(const struct gs_report_device *a, const struct gs_report_device *b)
+{
+	assert_int_equal(a->device, b->device);
+	assert_int_equal(a->ops, b->ops);
+	assert_int_equal(a->b.window_ns, b->b.window_ns);
+	for (unsigned c = 0; c < GS_CAT_COUNT; c++)
+		assert_int_equal(a->b.total_ns[c], b->b.total_ns[c]);
+	assert_int_equal(a->b.host_bound_ns, b->b.host_bound_ns);
+	assert_int_equal(a->actual_ns, b->actual_ns);
+	assert_int_equal(a->dependency_bound_ns, b->dependency_bound_ns);
+	assert_int_equal(a->ideal_ns, b->ideal_ns);
+	assert_int_equal(a->n_critical, b->n_critical);
+	assert_int_equal(a->n_waits, b->n_waits);
+	assert_int_equal(a->wait_ns, b->wait_ns);
+	assert_int_equal(a->n_missed, b->n_missed);
+	assert_int_equal(a->n_cands, b->n_cands);
+	assert_int_equal(a->n_streams, b->n_streams);
+	assert_int_equal(a->n_findings, b->n_findings);
+	for (size_t i = 0; i < a->n_findings; i++)
+		assert_string_equal(a->findings[i].text, b->findings[i].text);
+}
+
+static void two_copies(const char *path, int64_t shift, uint32_t expect_groups)
+{
+	struct gs_trace *one = NULL, *copies[2];
+	const char *names[2] = {"a", "b"};
+	struct gs_report *single = NULL, *r;
+	struct gs_job *j = NULL;
+
+	assert_int_equal(gs_trace_load(path, NULL, &one, NULL), GS_OK);
+	copies[0] = copy_as(one, "nodeA", 0);
+	copies[1] = copy_as(one, "nodeB", shift);
+	assert_int_equal(gs_report_build(one, NULL, &single), GS_OK);
+	assert_int_equal(gs_job_from_traces(copies, names, 2, &j), GS_OK);
+	assert_int_equal(j->n_ranks, 2);
+	assert_int_equal(j->n_clock_groups, expect_groups);
+	if (expect_groups > 1)
+		assert_true(j->n_warnings >= 1 &&
+			    strstr(j->warnings[j->n_warnings - 1], "one run"));
+	r = job_report(j);
+	assert_int_equal(r->n_ranks, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct gs_report *c = r->ranks[i];
+
+		assert_string_equal(c->host, i == 0 ? "nodeA" : "nodeB");
+		assert_true(c->in_job);
+		assert_int_equal(c->n_dev, single->n_dev);
+		for (size_t k = 0; k < c->n_dev; k++) {
+			same_device(&c->dev[k], &single->dev[k]);
+			assert_int_equal(c->dev[k].b.window_start,
+					 single->dev[k].b.window_start + (i ? shift : 0));
+		}
+	}
+	check_report(r, path);
+	gs_report_destroy(r);
+	gs_report_destroy(single);
+	gs_job_destroy(j);
+	gs_trace_destroy(one);
+}
+
+static void test_two_copies_two_hosts(void **state)
+{
+	(void)state;
+	two_copies(GS_TEST_DATA "/../../samples/synthetic/event_chain.gscope", 0, 1);
+	two_copies(GS_TEST_DATA "/../../samples/tiny_pipeline.json", 0, 1);
+}
+
+static void test_twenty_days_apart(void **state)
+{
+	(void)state;
+	two_copies(GS_TEST_DATA "/../../samples/synthetic/serial_stream.gscope",
+		   20LL * 86400 * 1000000000LL, 2);
+}
+
+/* The same file twice, no host known: two ranks, never merged. */
+static void test_same_file_twice(void **state)
+{
+	const char *p = GS_TEST_DATA "/../../samples/tiny_pipeline.json";
+	const char *paths[2] = {p, p};
+	struct gs_job *j = NULL;
+
+	(void)state;
+	assert_int_equal(gs_job_load(paths, 2, NULL, &j, NULL, NULL), GS_OK);
+	assert_int_equal(j->n_ranks, 2);
+	assert_int_equal(j->ranks[0].rank, 0);
+	assert_int_equal(j->ranks[1].rank, 1);
+	assert_int_equal(j->ranks[1].input, 1);
+	gs_job_destroy(j);
+	assert_int_equal(check_paths(paths, 2), 2);
+}
+
+/* ---- random multi-process traces ---- */
+
+static uint64_t rng_state = 88172645463325252ull;
+
+static uint64_t rnd(uint64_t n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return n ? rng_state % n : 0;
+}
+
+/*
+ * P processes in one trace (as one Nsight export holds them), each with
+ * its own streams on devices 0..1, ops with the same correlation ids in
+ * every process, launches, event records, stream waits and syncs whose
+ * event and sync ids also coincide across processes.
+ */
+static struct gs_trace *random_processes(size_t procs)
+{
+	struct gs_trace *t = NULL;
+	struct gs_sink *s;
+	uint32_t kname, lname, sname;
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	s = gs_trace_borrow_sink(t);
+	assert_int_equal(s->intern(s, "k", 1, &kname), GS_OK);
+	assert_int_equal(s->intern(s, "cudaLaunchKernel", 16, &lname), GS_OK);
+	assert_int_equal(s->intern(s, "cudaStreamSynchronize", 21, &sname), GS_OK);
+	for (size_t p = 0; p < procs; p++) {
+		int64_t pid = 100 + (int64_t)p, host = 1000000 + (int64_t)rnd(1000);
+		uint32_t idx[3];
+		uint64_t corr = 1;
+		struct gs_process pr = {.pid = pid,
+					.host_name = GS_NO_STRING,
+					.command_line = GS_NO_STRING,
+					.driver_version = GS_NO_STRING,
+					.runtime_version = GS_NO_STRING,
+					.cupti_version = GS_NO_STRING};
+
+		assert_int_equal(s->process(s, &pr), GS_OK);
+		for (uint32_t k = 0; k < 3; k++) {
+			struct gs_stream st = {.pid = pid,
+					       .device = (uint32_t)(p % 2),
+					       .context = 1,
+					       .stream_id = 13 + k,
+					       .kind = GS_STREAM_NON_BLOCKING};
+			assert_int_equal(s->stream(s, &st, &idx[k]), GS_OK);
+		}
+		for (int i = 0; i < 40; i++, corr++) {
+			uint32_t k = (uint32_t)rnd(3);
+			int64_t ls = host, le = ls + 2000 + (int64_t)rnd(3000);
+			int64_t os = le + (int64_t)rnd(20000), oe = os + 1000 + (int64_t)rnd(50000);
+			struct gs_api_call c = {.start_ns = ls,
+						.end_ns = le,
+						.pid = pid,
+						.tid = pid,
+						.correlation = corr,
+						.name = lname};
+			struct gs_op op = {.start_ns = os,
+					   .end_ns = oe,
+					   .correlation = corr,
+					   .name = kname,
+					   .stream = idx[k],
+					   .kind = GS_OP_KERNEL};
+
+			host = le + (int64_t)rnd(4000);
+			assert_int_equal(s->api_call(s, &c), GS_OK);
+			assert_int_equal(s->op(s, &op), GS_OK);
+			if (rnd(4) == 0) {
+				struct gs_event_record e = {.time_ns = le,
+							    .correlation = corr + 1000,
+							    .event_id = 7,
+							    .sync_id = (uint64_t)i + 1,
+							    .stream = idx[k]};
+				struct gs_sync w = {.start_ns = le + 10,
+						    .end_ns = le + 20,
+						    .pid = pid,
+						    .tid = pid,
+						    .correlation = corr + 2000,
+						    .event_id = 7,
+						    .sync_id = (uint64_t)i + 1,
+						    .stream = idx[(k + 1) % 3],
+						    .wait_on_stream = GS_NO_INDEX,
+						    .device = (uint32_t)(p % 2),
+						    .kind = GS_SYNC_STREAM_WAIT};
+				assert_int_equal(s->event_record(s, &e), GS_OK);
+				assert_int_equal(s->sync(s, &w), GS_OK);
+			}
+			if (rnd(8) == 0) {
+				struct gs_sync y = {.start_ns = host,
+						    .end_ns = oe + 500,
+						    .pid = pid,
+						    .tid = pid,
+						    .correlation = corr + 3000,
+						    .stream = idx[k],
+						    .wait_on_stream = GS_NO_INDEX,
+						    .device = (uint32_t)(p % 2),
+						    .kind = GS_SYNC_STREAM};
+				struct gs_api_call c2 = {.start_ns = host,
+							 .end_ns = oe + 500,
+							 .pid = pid,
+							 .tid = pid,
+							 .correlation = corr + 3000,
+							 .name = sname};
+				assert_int_equal(s->sync(s, &y), GS_OK);
+				assert_int_equal(s->api_call(s, &c2), GS_OK);
+				host = oe + 600;
+			}
+		}
+	}
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	return t;
+}
+
+static void test_random_processes(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 60; round++) {
+		size_t procs = 2 + (size_t)rnd(5);
+		struct gs_trace *t = random_processes(procs);
+		const char *name = "random";
+		struct gs_job *j = NULL;
+		struct gs_report *r;
+
+		assert_int_equal(gs_job_from_traces(&t, &name, 1, &j), GS_OK);
+		assert_int_equal(j->n_ranks, procs);
+		for (size_t i = 0; i < procs; i++) {
+			size_t n;
+			const struct gs_stream *st = gs_trace_streams(j->ranks[i].trace, &n);
+
+			assert_int_equal(j->ranks[i].pid, 100 + (int64_t)i);
+			assert_int_equal(n, 3);
+			for (size_t k = 0; k < n; k++)
+				assert_int_equal(st[k].pid, j->ranks[i].pid);
+			gs_trace_ops(j->ranks[i].trace, &n);
+			assert_int_equal(n, 40);
+		}
+		r = job_report(j);
+		check_report(r, "random processes");
+		gs_report_destroy(r);
+		gs_job_destroy(j);
+	}
+}
+
+/* ---- rank numbers ---- */
+
+static struct gs_trace *one_rank(int64_t pid, bool declared, uint32_t rank)
+{
+	struct gs_trace *t = NULL;
+	struct gs_sink *s;
+	struct gs_process p = {.pid = pid,
+			       .host_name = GS_NO_STRING,
+			       .command_line = GS_NO_STRING,
+			       .driver_version = GS_NO_STRING,
+			       .runtime_version = GS_NO_STRING,
+			       .cupti_version = GS_NO_STRING,
+			       .has_rank = declared,
+			       .rank = rank,
+			       .world_size = 8};
+	struct gs_stream st = {.pid = 0, .device = 0, .stream_id = 7};
+	struct gs_op op = {.start_ns = 1000, .end_ns = 2000, .kind = GS_OP_KERNEL};
+	uint32_t idx;
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	s = gs_trace_borrow_sink(t);
+	assert_int_equal(s->intern(s, "k", 1, &op.name), GS_OK);
+	assert_int_equal(s->process(s, &p), GS_OK);
+	assert_int_equal(s->stream(s, &st, &idx), GS_OK);
+	op.stream = idx;
+	assert_int_equal(s->op(s, &op), GS_OK);
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	return t;
+}
+
+static void test_rank_numbers(void **state)
+{
+	const char *names[3] = {"r5", "r2", "r7"};
+	struct gs_trace *t[3];
+	struct gs_job *j = NULL;
+
+	(void)state;
+	/* Declared and distinct: kept, in rank order. */
+	t[0] = one_rank(1, true, 5);
+	t[1] = one_rank(1, true, 2);
+	t[2] = one_rank(1, true, 7);
+	assert_int_equal(gs_job_from_traces(t, names, 3, &j), GS_OK);
+	assert_int_equal(j->n_ranks, 3);
+	assert_int_equal(j->ranks[0].rank, 2);
+	assert_int_equal(j->ranks[0].input, 1);
+	assert_int_equal(j->ranks[2].rank, 7);
+	assert_true(j->ranks[2].rank_declared);
+	assert_int_equal(j->n_warnings, 0);
+	assert_non_null(gs_job_find_rank(j, 5));
+	assert_null(gs_job_find_rank(j, 3));
+	gs_job_destroy(j);
+	/* Two say rank 2: input order, with a warning naming both. */
+	t[0] = one_rank(1, true, 2);
+	t[1] = one_rank(1, true, 2);
+	t[2] = one_rank(1, false, 0);
+	assert_int_equal(gs_job_from_traces(t, names, 3, &j), GS_OK);
+	assert_int_equal(j->ranks[0].rank, 0);
+	assert_int_equal(j->ranks[1].input, 1);
+	assert_int_equal(j->n_warnings, 1);
+	assert_non_null(strstr(j->warnings[0], "r5 and r2 both say they are rank 2"));
+	gs_job_destroy(j);
+}
+
+/* --rank and --device R:N pick; --device N alone must be unambiguous. */
+static void test_pick(void **state)
+{
+	const char *names[2] = {"a", "b"};
+	struct gs_trace *t[2];
+	struct gs_job *j = NULL;
+	struct gs_report_options o = {.has_device = true, .device = 0};
+	struct gs_report *r = NULL;
+
+	(void)state;
+	t[0] = one_rank(1, true, 0);
+	t[1] = one_rank(1, true, 1);
+	assert_int_equal(gs_job_from_traces(t, names, 2, &j), GS_OK);
+	assert_int_equal(gs_report_build_job(j, &o, &r), GS_ERR_INVALID);
+	o.has_rank = true;
+	o.rank = 1;
+	assert_int_equal(gs_report_build_job(j, &o, &r), GS_OK);
+	assert_int_equal(r->n_ranks, 1);
+	assert_int_equal(r->ranks[0]->rank, 1);
+	gs_report_destroy(r);
+	o.rank = 4;
+	assert_int_equal(gs_report_build_job(j, &o, &r), GS_ERR_INVALID);
+	gs_job_destroy(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nsys_two_processes),
+		cmocka_unit_test(test_two_copies_two_hosts),
+		cmocka_unit_test(test_twenty_days_apart),
+		cmocka_unit_test(test_same_file_twice),
+		cmocka_unit_test(test_random_processes),
+		cmocka_unit_test(test_rank_numbers),
+		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_invariants_samples),
+		cmocka_unit_test(test_invariants_shared),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
