@@ -42,6 +42,25 @@ gs_status gs_jbuf_flush(struct gs_jbuf *j)
 	return GS_OK;
 }
 
+gs_status gs_jbuf_long(struct gs_jbuf *j, const char *s, size_t len)
+{
+	while (len) {
+		size_t take = len < 4096 ? len : 4096;
+
+		if (j->n + take + GS_JBUF_EVENT_MAX > GS_JBUF_CAP) {
+			gs_status rc = gs_jbuf_flush(j);
+
+			if (rc)
+				return rc;
+		}
+		memcpy(j->b + j->n, s, take);
+		j->n += take;
+		s += take;
+		len -= take;
+	}
+	return GS_OK;
+}
+
 gs_status gs_jbuf_event(struct gs_jbuf *j, const char *ph, const char *cat, const char *name,
 			int64_t pid, int64_t tid, int64_t ts, int64_t dur)
 {

@@ -96,6 +96,10 @@ static inline void gs_jbuf_fix2(struct gs_jbuf *j, uint64_t hundredths)
 	j->b[j->n++] = (char)('0' + hundredths % 10);
 }
 
+/* A string of any length (`len` bytes, no escapes needed), flushing as it
+ * goes so that GS_JBUF_EVENT_MAX bytes of room are left after it. */
+gs_status gs_jbuf_long(struct gs_jbuf *j, const char *s, size_t len);
+
 /*
  * Begin an event of the traceEvents list, after reserving room for it:
  * "{ ph, cat, name, pid, tid, ts[, dur]" with no closing brace (dur < 0:
