@@ -31,6 +31,7 @@
  * events it waits on.
  */
 #include "gen.h"
+#include "jbuf.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -42,8 +43,6 @@
 #define GEN_PID 4242
 #define GEN_CONTEXT 1
 #define GEN_BASE_NS 1718294400000000000LL
-#define JB_CAP (1u << 20)
-#define JB_EVENT_MAX (16u << 10) /* no event is longer */
 
 enum gen_stream {
 	ST_COMPUTE, /* legacy default stream 7 */
@@ -315,9 +314,7 @@ struct gen {
 	struct gs_sink *sink;
 	FILE *json;
 	gzFile gz;
-	char *jb;
-	size_t jn;
-	bool first_event;
+	struct gs_jbuf j; /* JSON text (bench/jbuf.h) */
 	bool done;
 	uint64_t rng;
 	uint64_t target;
@@ -366,102 +363,28 @@ static int64_t max64(int64_t a, int64_t b)
 
 static gs_status jb_flush(struct gen *g)
 {
-	if (!g->jn)
-		return GS_OK;
-	if (g->json && fwrite(g->jb, 1, g->jn, g->json) != g->jn) {
-		gs_error_append("writing the JSON trace failed");
-		return GS_ERR_IO;
-	}
-	if (g->gz && gzwrite(g->gz, g->jb, (unsigned)g->jn) != (int)g->jn) {
-		gs_error_append("writing the gzip JSON trace failed");
-		return GS_ERR_IO;
-	}
-	g->c->json_bytes += g->jn;
-	g->jn = 0;
-	return GS_OK;
+	return gs_jbuf_flush(&g->j);
 }
 
 static void js(struct gen *g, const char *s)
 {
-	size_t n = strlen(s);
-
-	memcpy(g->jb + g->jn, s, n);
-	g->jn += n;
+	gs_jbuf_str(&g->j, s);
 }
 
 static void ju(struct gen *g, uint64_t v)
 {
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		g->jb[g->jn++] = tmp[--n];
+	gs_jbuf_u64(&g->j, v);
 }
 
-static void ji(struct gen *g, int64_t v)
-{
-	if (v < 0) {
-		g->jb[g->jn++] = '-';
-		ju(g, (uint64_t)0 - (uint64_t)v);
-	} else {
-		ju(g, (uint64_t)v);
-	}
-}
-
-/* ns as µs with three decimals, as Kineto writes them. */
-static void jus(struct gen *g, int64_t ns)
-{
-	int64_t f = ns % 1000;
-
-	ju(g, (uint64_t)(ns / 1000));
-	g->jb[g->jn++] = '.';
-	g->jb[g->jn++] = (char)('0' + f / 100);
-	g->jb[g->jn++] = (char)('0' + f / 10 % 10);
-	g->jb[g->jn++] = (char)('0' + f % 10);
-}
-
-/* Fixed-point with two decimals (for the derived args Kineto writes). */
 static void jfix2(struct gen *g, uint64_t hundredths)
 {
-	ju(g, hundredths / 100);
-	g->jb[g->jn++] = '.';
-	g->jb[g->jn++] = (char)('0' + hundredths / 10 % 10);
-	g->jb[g->jn++] = (char)('0' + hundredths % 10);
+	gs_jbuf_fix2(&g->j, hundredths);
 }
 
-/* Begin an event: "{ ph, cat, name, pid, tid, ts, dur" (no closing brace). */
 static gs_status jev(struct gen *g, const char *ph, const char *cat, const char *name, int64_t pid,
 		     int64_t tid, int64_t ts, int64_t dur)
 {
-	if (g->jn + JB_EVENT_MAX > JB_CAP) {
-		gs_status rc = jb_flush(g);
-
-		if (rc)
-			return rc;
-	}
-	js(g, g->first_event ? "\n  {\n" : ",\n  {\n");
-	g->first_event = false;
-	js(g, "    \"ph\": \"");
-	js(g, ph);
-	js(g, "\", \"cat\": \"");
-	js(g, cat);
-	js(g, "\", \"name\": \"");
-	js(g, name);
-	js(g, "\", \"pid\": ");
-	ji(g, pid);
-	js(g, ", \"tid\": ");
-	ji(g, tid);
-	js(g, ",\n    \"ts\": ");
-	jus(g, ts);
-	if (dur >= 0) {
-		js(g, ", \"dur\": ");
-		jus(g, dur);
-	}
-	return GS_OK;
+	return gs_jbuf_event(&g->j, ph, cat, name, pid, tid, ts, dur);
 }
 
 static bool want_json(const struct gen *g)
@@ -1110,7 +1033,7 @@ static gs_status declare(struct gen *g)
 		   "\"regsPerMultiprocessor\": 65536, \"warpSize\": 32,\n"
 		   "      \"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": 233472,\n"
 		   "      \"numSms\": 132, \"sharedMemPerBlockOptin\": 232448\n    }");
-		if (g->jn + JB_EVENT_MAX > JB_CAP && jb_flush(g))
+		if (gs_jbuf_reserve(&g->j))
 			return GS_ERR_IO;
 	}
 	js(g, "\n  ],\n  \"cupti_version\": 22,\n  \"cuda_runtime_version\": 12040,\n"
@@ -1122,7 +1045,7 @@ static gs_status declare(struct gen *g)
 	js(g, ", \"world_size\": ");
 	ju(g, (uint64_t)(g->pid - GEN_PID) + 1);
 	js(g, "},\n  \"traceEvents\": [");
-	g->first_event = true;
+	g->j.first_event = true;
 	CALL(rc, jev(g, "M", "__metadata", "process_name", g->pid, 0, GEN_BASE_NS, -1));
 	js(g, ",\n    \"args\": {\n      \"name\": \"python train.py --model gpt-small --bench\"\n"
 	      "    }\n  }");
@@ -1146,7 +1069,7 @@ static gs_status finish_json(struct gen *g)
 {
 	if (!want_json(g))
 		return GS_OK;
-	if (g->jn + JB_EVENT_MAX > JB_CAP && jb_flush(g))
+	if (gs_jbuf_reserve(&g->j))
 		return GS_ERR_IO;
 	js(g,
 	   "\n  ],\n  \"traceName\": \"bench-node-0_4242.pt.trace.json\",\n"
@@ -1179,13 +1102,9 @@ gs_status gs_bench_generate(const struct gs_bench_gen_options *o, struct gs_sink
 		gs_error_append("at most %d devices and rank 1024", GEN_MAX_DEVICES);
 		return GS_ERR_INVALID;
 	}
-	if (want_json(g)) {
-		g->jb = malloc(JB_CAP);
-		if (!g->jb) {
-			free(g);
-			gs_error_append("out of memory");
-			return GS_ERR_NOMEM;
-		}
+	if (want_json(g) && (rc = gs_jbuf_init(&g->j, json, gz))) {
+		free(g);
+		return rc;
 	}
 	rc = declare(g);
 	for (uint64_t k = 0; !rc && !g->done && g->c->ops < g->target; k++) {
@@ -1195,7 +1114,8 @@ gs_status gs_bench_generate(const struct gs_bench_gen_options *o, struct gs_sink
 	}
 	if (!rc)
 		rc = finish_json(g);
-	free(g->jb);
+	counts->json_bytes = g->j.bytes;
+	gs_jbuf_fini(&g->j);
 	free(g);
 	return rc;
 }
