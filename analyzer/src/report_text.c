@@ -224,51 +224,148 @@ static void tw_note(struct tw *w, const char *label, const char *text)
 	tw_wrap(w, first, strlen(first), text, 11);
 }
 
+/* A note: printed at once, or gathered over the ranks of a job. */
+struct note_sink {
+	void (*note)(struct note_sink *ns, const char *label, const char *text);
+	struct tw *w;
+};
+
+static void note_print(struct note_sink *ns, const char *label, const char *text)
+{
+	tw_note(ns->w, label, text);
+}
+
 /* What one rank's trace could not show: dropped records, loading
- * warnings, waits it could not link. `who` ("rank 3: ") prefixes each
- * note of a rank of a job; "" otherwise. */
-static void text_notes(struct tw *w, const struct gs_report *r, const char *who)
+ * warnings, waits it could not link. */
+static void text_notes(struct note_sink *ns, const struct gs_report *r)
 {
 	const struct gs_warning *warn;
 	size_t n, i;
-	char line[GS_ERROR_MSG_MAX + 96];
-	char msg[GS_ERROR_MSG_MAX + 64];
+	char line[GS_ERROR_MSG_MAX + 64];
 
 	if (gs_trace_dropped(r->t)) {
 		snprintf(line, sizeof(line),
-			 "%s%llu records were dropped while recording: the times below are lower "
+			 "%llu records were dropped while recording: the times below are lower "
 			 "bounds",
-			 who, (unsigned long long)gs_trace_dropped(r->t));
-		tw_note(w, "caution", line);
+			 (unsigned long long)gs_trace_dropped(r->t));
+		ns->note(ns, "caution", line);
 	}
 	warn = gs_trace_warnings(r->t, &n);
-	for (i = 0; i < n; i++) {
-		snprintf(line, sizeof(line), "%s%s", who,
-			 gs_warning_format(&warn[i], msg, sizeof(msg)));
-		tw_note(w, "warning", line);
-	}
+	for (i = 0; i < n; i++)
+		ns->note(ns, "warning", gs_warning_format(&warn[i], line, sizeof(line)));
 	if (r->g && r->g->unlinked_waits) {
 		snprintf(line, sizeof(line),
-			 "%s%llu stream waits could not be linked to their event record: those "
+			 "%llu stream waits could not be linked to their event record: those "
 			 "dependencies are missing from the waits and schedules",
-			 who, (unsigned long long)r->g->unlinked_waits);
-		tw_note(w, "caution", line);
+			 (unsigned long long)r->g->unlinked_waits);
+		ns->note(ns, "caution", line);
 	}
 	if (r->g && r->g->unlinked_wait_calls) {
 		snprintf(line, sizeof(line),
-			 "%s%llu cudaStreamWaitEvent calls have no sync record: cross-stream "
+			 "%llu cudaStreamWaitEvent calls have no sync record: cross-stream "
 			 "dependencies are unknown, so waits, critical path and ideal schedule "
 			 "leave them out (the ideal is optimistic)",
-			 who, (unsigned long long)r->g->unlinked_wait_calls);
-		tw_note(w, "caution", line);
+			 (unsigned long long)r->g->unlinked_wait_calls);
+		ns->note(ns, "caution", line);
 	}
-	if (r->g && !r->g->stream_kinds_known && r->n_dev) {
-		snprintf(line, sizeof(line),
-			 "%sstream kinds are not recorded in this trace: implicit legacy "
-			 "default-stream synchronization is not modelled",
-			 who);
-		tw_note(w, "note", line);
+	if (r->g && !r->g->stream_kinds_known && r->n_dev)
+		ns->note(ns, "note",
+			 "stream kinds are not recorded in this trace: implicit legacy "
+			 "default-stream synchronization is not modelled");
+}
+
+/* The same note of many ranks is printed once, with the ranks that have it
+ * ("ranks 0-7, 9: ..."). Notes are few; a linear search is fine. */
+#define JOB_NOTES_MAX 64
+
+struct job_note {
+	const char *label;
+	char *text;
+	char ranks[96];
+	size_t len;
+	uint32_t first, last; /* the run of ranks being added to */
+	size_t count;
+	bool more;
+};
+
+struct job_notes {
+	struct note_sink sink;
+	struct job_note notes[JOB_NOTES_MAX];
+	size_t n;
+	uint32_t rank;
+	size_t dropped;
+};
+
+static void run_flush(struct job_note *n)
+{
+	int k;
+
+	if (!n->count || n->more)
+		return;
+	if (n->len + 24 >= sizeof(n->ranks)) {
+		n->more = true;
+		snprintf(n->ranks + n->len, sizeof(n->ranks) - n->len, ", ...");
+		return;
 	}
+	k = n->first == n->last ?
+		    snprintf(n->ranks + n->len, sizeof(n->ranks) - n->len, "%s%u",
+			     n->len ? ", " : "", n->first) :
+		    snprintf(n->ranks + n->len, sizeof(n->ranks) - n->len, "%s%u-%u",
+			     n->len ? ", " : "", n->first, n->last);
+	if (k > 0)
+		n->len += (size_t)k;
+}
+
+static void note_gather(struct note_sink *ns, const char *label, const char *text)
+{
+	struct job_notes *jn = (struct job_notes *)ns;
+	struct job_note *n = NULL;
+
+	for (size_t i = 0; i < jn->n && !n; i++)
+		if (jn->notes[i].label == label && !strcmp(jn->notes[i].text, text))
+			n = &jn->notes[i];
+	if (!n) {
+		if (jn->n == JOB_NOTES_MAX) {
+			jn->dropped++;
+			return;
+		}
+		n = &jn->notes[jn->n];
+		memset(n, 0, sizeof(*n));
+		n->text = strdup(text);
+		if (!n->text) {
+			jn->dropped++;
+			return;
+		}
+		n->label = label;
+		jn->n++;
+	}
+	if (n->count && n->last + 1 == jn->rank) {
+		n->last = jn->rank;
+	} else {
+		run_flush(n);
+		n->first = n->last = jn->rank;
+	}
+	n->count++;
+}
+
+static void job_notes_print(struct tw *w, struct job_notes *jn, size_t n_ranks)
+{
+	char line[GS_ERROR_MSG_MAX + 160];
+
+	for (size_t i = 0; i < jn->n; i++) {
+		struct job_note *n = &jn->notes[i];
+
+		run_flush(n);
+		if (n->count == n_ranks && n_ranks > 1)
+			snprintf(line, sizeof(line), "every rank: %s", n->text);
+		else
+			snprintf(line, sizeof(line), "rank%s %s: %s", n->count == 1 ? "" : "s",
+				 n->ranks, n->text);
+		tw_note(w, n->label, line);
+		free(n->text);
+	}
+	if (jn->dropped)
+		tw_note(w, "note", "more notes of the ranks are in their sections of --format json");
 }
 
 static void text_header(struct tw *w)
@@ -285,7 +382,11 @@ static void text_header(struct tw *w)
 		      r->n_dev, r->n_dev == 1 ? "" : "s");
 	for (i = 0; i < r->n_inputs; i++)
 		tw_note(w, "input", r->inputs[i]);
-	text_notes(w, r, "");
+	{
+		struct note_sink ns = {.note = note_print, .w = w};
+
+		text_notes(&ns, r);
+	}
 }
 
 /* ---- breakdown ---------------------------------------------------------------- */
@@ -957,7 +1058,7 @@ static void text_job(struct tw *w, const struct gs_report *r)
 {
 	const struct gs_job *j = r->job;
 	size_t ops = 0, gpus = 0, i, k;
-	char who[32];
+	char who[64];
 
 	for (i = 0; i < r->n_ranks; i++) {
 		size_t n;
@@ -973,13 +1074,27 @@ static void text_job(struct tw *w, const struct gs_report *r)
 		      r->n_inputs, r->n_inputs == 1 ? "" : "s",
 		      r->format && *r->format ? r->format : "?", j->n_ranks, gpus,
 		      gpus == 1 ? "" : "s", ops);
-	for (i = 0; i < r->n_inputs; i++)
+	/* A thousand ranks: the first inputs, and how many more. */
+	for (i = 0; i < r->n_inputs && i < 4; i++)
 		tw_note(w, "input", r->inputs[i]);
+	if (r->n_inputs > 4) {
+		snprintf(who, sizeof(who), "... and %zu more", r->n_inputs - 4);
+		tw_note(w, "input", who);
+	}
 	for (i = 0; i < j->n_warnings; i++)
 		tw_note(w, "warning", j->warnings[i]);
-	for (i = 0; i < r->n_ranks; i++) {
-		snprintf(who, sizeof(who), "rank %u: ", r->ranks[i]->rank);
-		text_notes(w, r->ranks[i], who);
+	{
+		struct job_notes *jn = calloc(1, sizeof(*jn));
+
+		if (jn) {
+			jn->sink.note = note_gather;
+			for (i = 0; i < r->n_ranks; i++) {
+				jn->rank = r->ranks[i]->rank;
+				text_notes(&jn->sink, r->ranks[i]);
+			}
+			job_notes_print(w, jn, r->n_ranks);
+			free(jn);
+		}
 	}
 	gs_job_analysis_write_text(&w->o, r, w->color);
 	for (i = 0; i < r->n_ranks; i++) {
