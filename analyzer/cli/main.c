@@ -238,34 +238,6 @@ int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out
 	return GS_EXIT_OK;
 }
 
-FILE *gs_cli_open_output(const char *path)
-{
-	FILE *f;
-
-	if (!path || strcmp(path, "-") == 0)
-		return stdout;
-	f = fopen(path, "w");
-	if (!f)
-		gs_cli_error("%s: cannot open for writing: %s", path, strerror(errno));
-	return f;
-}
-
-int gs_cli_close_output(FILE *f, const char *path, gs_status st)
-{
-	bool to_file = f != stdout;
-
-	if (to_file) {
-		errno = 0;
-		if (fclose(f) == EOF && st == GS_OK) {
-			gs_error_append("write error: %s", strerror(errno ? errno : EIO));
-			st = GS_ERR_IO;
-		}
-		if (st != GS_OK)
-			unlink(path);
-	}
-	return st == GS_OK ? GS_EXIT_OK : gs_cli_fail(st, to_file ? path : "stdout");
-}
-
 void gs_cli_warnings(const struct gs_trace *t, const char *path)
 {
 	size_t n;
