@@ -53,7 +53,7 @@ GPUSCOPE_COLLECTOR=/no/such.so run 1 "$gpuscope" record -- true
 has "GPUSCOPE_COLLECTOR=/no/such.so: no such file"
 : >taken.gscope
 run 1 "$gpuscope" record -o taken.gscope -- true
-has "already exists"
+has "exists (use --force to replace it)"
 [ ! -s taken.gscope ] || fail "taken.gscope was written"
 
 # End to end: a stand-in CUDA program and its exec'd child, one trace each.
