@@ -37,7 +37,8 @@ struct gs_cli_usage {
 	const char *synopsis; /* "gpuscope info [--format text|json] [--salvage] TRACE" */
 };
 
-/* "gpuscope: error: MSG" on stderr, control bytes shown as '?'. */
+/* "gpuscope: error: MSG" on stderr, control characters (C0, DEL, C1) shown
+ * as '?'. */
 void gs_cli_error(const char *fmt, ...) GS_PRINTF(1, 2);
 /* "gpuscope: warning: MSG" on stderr. */
 void gs_cli_warning(const char *fmt, ...) GS_PRINTF(1, 2);

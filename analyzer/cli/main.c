@@ -48,17 +48,27 @@ static const char gs_main_synopsis[] = "usage: gpuscope [--version] [--help] COM
 
 #define GS_CLI_MSG_MAX (GS_ERROR_MAX_CAUSES * (GS_ERROR_MSG_MAX + 2) + 1024)
 
-/* One line, whatever the message holds: control bytes become '?'. */
+/* One line, whatever the message holds: control characters (C0, DEL, and
+ * C1 as UTF-8, U+0080..U+009F) become '?'. */
 static void gs_cli_emit(const char *level, const char *msg)
 {
 	char line[GS_CLI_MSG_MAX];
-	size_t i;
+	size_t i, j = 0;
 
 	snprintf(line, sizeof(line), "%s", msg);
 	gs_progress_clear(); /* not after a progress line on the same row */
-	for (i = 0; line[i]; i++)
-		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
-			line[i] = '?';
+	for (i = 0; line[i]; i++) {
+		unsigned char c = (unsigned char)line[i];
+
+		if (c == 0xc2 && (unsigned char)line[i + 1] >= 0x80 &&
+		    (unsigned char)line[i + 1] < 0xa0) {
+			line[j++] = '?';
+			i++;
+		} else {
+			line[j++] = c < 0x20 || c == 0x7f ? '?' : line[i];
+		}
+	}
+	line[j] = '\0';
 	fprintf(stderr, "gpuscope: %s: %s\n", level, line);
 }
 
