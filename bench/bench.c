@@ -663,7 +663,9 @@ static int bench_size(uint64_t ops, const char *tmp, const char *gpuscope, unsig
 	/* The whole command, as a user runs it. */
 	res->analyze_ns = res->analyze_rss = res->analyze_cpu_ns = res->analyze1_ns = NAN;
 	if (gpuscope) {
-		char *argv[] = {S(gpuscope), S("analyze"), S("-o"), S("/dev/null"), gpath, NULL};
+		/* The report on stdout: a pipe that run_child reads and drops
+		 * (-o never names a device, /dev/null included). */
+		char *argv[] = {S(gpuscope), S("analyze"), gpath, NULL};
 
 		fprintf(stderr, "gs_bench: %s ops: gpuscope analyze\n", ops_s);
 		if (measure(argv, NULL, 0, &r, v, false))
@@ -683,8 +685,7 @@ static int bench_size(uint64_t ops, const char *tmp, const char *gpuscope, unsig
 		char rp[BENCH_RANKS][4200];
 		char *gargv[] = {self_exe, S("--child"), S("genranks"), cur_dir,
 				 ops_s,    dev_s,        NULL};
-		char *argv[] = {S(gpuscope), S("analyze"), S("-o"), S("/dev/null"), rp[0], rp[1],
-				rp[2],       rp[3],        NULL};
+		char *argv[] = {S(gpuscope), S("analyze"), rp[0], rp[1], rp[2], rp[3], NULL};
 
 		for (int k = 0; k < BENCH_RANKS; k++)
 			snprintf(rp[k], sizeof(rp[k]), "%s/rank%d.gscope", cur_dir, k);
@@ -709,7 +710,8 @@ static int bench_size(uint64_t ops, const char *tmp, const char *gpuscope, unsig
 	} else if (!gpuscope_has(gpuscope, "export")) {
 		res->export_note = "`gpuscope export` not available in this build yet";
 	} else {
-		char *argv[] = {S(gpuscope), S("export"), S("--format"), S("chrome"),
+		/* --force: each repeat replaces the last one's file. */
+		char *argv[] = {S(gpuscope), S("export"), S("--format"), S("chrome"), S("--force"),
 				S("-o"),     epath,       gpath,         NULL};
 
 		fprintf(stderr, "gs_bench: %s ops: gpuscope export --format chrome\n", ops_s);

@@ -8,6 +8,8 @@
 #define GS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 
 #include <gpuscope/import.h>
 
@@ -35,7 +37,8 @@ struct gs_cli_usage {
 	const char *synopsis; /* "gpuscope info [--format text|json] [--salvage] TRACE" */
 };
 
-/* "gpuscope: error: MSG" on stderr, control bytes shown as '?'. */
+/* "gpuscope: error: MSG" on stderr, control characters (C0, DEL, C1) shown
+ * as '?'. */
 void gs_cli_error(const char *fmt, ...) GS_PRINTF(1, 2);
 /* "gpuscope: warning: MSG" on stderr. */
 void gs_cli_warning(const char *fmt, ...) GS_PRINTF(1, 2);
@@ -90,16 +93,50 @@ int gs_cli_limits(const struct gs_import_limits **out);
  */
 int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out,
 		enum gs_input_format *fmt);
-/* The output of -o PATH: stdout for NULL or "-", else PATH opened for
- * writing (NULL after printing the error). */
-FILE *gs_cli_open_output(const char *path);
 /*
- * Close what gs_cli_open_output gave, after a write that returned `st`: a
- * close error is a write error, and a file whose writing failed is removed
- * (no partial output left behind). Returns the exit status, the error
- * printed.
+ * Output files: every command's -o OUT (output.c). OUT is never one of the
+ * inputs (the same device and inode), never a symbolic link, never an
+ * existing file without --force, and never an existing file that is not a
+ * regular one (a device, a FIFO, a directory) even with it. It is written
+ * to "DIR/.BASE.tmp-XXXXXX" beside it (O_EXCL | O_NOFOLLOW, mode 0666 less
+ * the umask) and moved into place when complete: renamed over OUT with
+ * --force, else linked to OUT (so that a file created meanwhile is not
+ * replaced) and unlinked. A failure or an interrupt (SIGHUP, SIGINT,
+ * SIGTERM) removes the temporary file only, never OUT. "-" or NULL is
+ * stdout. Errors are one line naming OUT: "is one of the inputs", "is a
+ * symbolic link", "exists (use --force to replace it)", "is not a regular
+ * file"; the functions returning an int return the exit status.
  */
-int gs_cli_close_output(FILE *f, const char *path, gs_status st);
+#define GS_OUTPUT_PATH_MAX 4352
+#define GS_OUTPUT_MAX_FILES 4 /* open at once (export csv writes two) */
+
+struct gs_output {
+	FILE *f;          /* where to write: stdout, or the temporary file */
+	const char *path; /* OUT; NULL for stdout */
+	bool force;
+	const char *const *inputs; /* borrowed, for the check before the move */
+	size_t n_inputs;
+	int slot; /* the temporary file's; -1: none */
+};
+
+/* "-" or NULL: stdout. */
+bool gs_output_is_stdout(const char *path);
+/* The policy's checks alone, before any work (record, or a long load). */
+int gs_output_check(const char *path, bool force, const char *const *inputs, size_t n_inputs);
+/* Check OUT and create its temporary file; o->f is where to write. */
+int gs_output_open(struct gs_output *o, const char *path, bool force, const char *const *inputs,
+		   size_t n_inputs);
+/* Close the temporary file (a close error is a write error) and check OUT
+ * again; on failure the temporary file is removed. */
+int gs_output_finish(struct gs_output *o);
+/* After gs_output_finish: move the temporary file to OUT. */
+int gs_output_publish(struct gs_output *o);
+/* gs_output_finish, then gs_output_publish. */
+int gs_output_commit(struct gs_output *o);
+/* Remove the temporary file (no message). Safe to call twice. */
+void gs_output_discard(struct gs_output *o);
+/* After a write that returned `st`: commit, or discard and print st's error. */
+int gs_output_close(struct gs_output *o, gs_status st);
 /* A loaded trace's warnings on stderr, each naming `path` once. */
 void gs_cli_warnings(const struct gs_trace *t, const char *path);
 

@@ -16,9 +16,9 @@
 #include "cli.h"
 
 #define ANALYZE_SYNOPSIS                                                                           \
-	"gpuscope analyze [--format text|json|html] [-o OUT] [--rank R] [--device [R:]N]\n"        \
-	"                        [--window T0:T1] [--top N] [--salvage] [--quiet]\n"               \
-	"                        [--color=auto|always|never] TRACE..."
+	"gpuscope analyze [--format text|json|html] [-o OUT] [--force] [--rank R]\n"               \
+	"                        [--device [R:]N] [--window T0:T1] [--top N] [--salvage]\n"        \
+	"                        [--quiet] [--color=auto|always|never] TRACE..."
 
 static const struct gs_cli_usage analyze_usage = {
 	.name = "analyze",
@@ -53,7 +53,11 @@ static const char analyze_help[] =
 	"                      \"gpuscope.report/1\", with every row of every list; html is\n"
 	"                      one self-contained page: timelines of the actual run and\n"
 	"                      of the ideal schedule (zoom and pan), and the tables\n"
-	"  -o, --output OUT    write the report to OUT instead of stdout (default: stdout)\n"
+	"  -o, --output OUT    write the report to OUT instead of stdout ('-'; default:\n"
+	"                      stdout). OUT is written whole or not at all, never one of\n"
+	"                      the TRACEs or a symbolic link\n"
+	"  --force             replace OUT if it exists, a regular file only (default:\n"
+	"                      refuse)\n"
 	"  --rank R            only rank R of a job (default: every rank)\n"
 	"  --device [R:]N      only device N (of rank R; N alone when one rank has it)\n"
 	"                      (default: every device with GPU ops)\n"
@@ -85,6 +89,7 @@ struct analyze_opts {
 	bool html;
 	bool salvage;
 	const char *output;
+	bool force;
 	bool has_device;
 	uint32_t device;
 	bool has_rank;
@@ -191,12 +196,19 @@ static int parse_window(const char *arg, struct analyze_opts *o)
 static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-		{"device", required_argument, NULL, 'd'}, {"rank", required_argument, NULL, 'r'},
-		{"window", required_argument, NULL, 'w'}, {"top", required_argument, NULL, 't'},
-		{"salvage", no_argument, NULL, 's'},      {"color", optional_argument, NULL, 'c'},
-		{"colour", optional_argument, NULL, 'c'}, {"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'F'},
+		{"device", required_argument, NULL, 'd'},
+		{"rank", required_argument, NULL, 'r'},
+		{"window", required_argument, NULL, 'w'},
+		{"top", required_argument, NULL, 't'},
+		{"salvage", no_argument, NULL, 's'},
+		{"color", optional_argument, NULL, 'c'},
+		{"colour", optional_argument, NULL, 'c'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
 	int c, rc;
@@ -216,6 +228,9 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 			if (!*optarg)
 				return gs_cli_usage_error(&analyze_usage, "-o wants a file name");
 			o->output = optarg;
+			break;
+		case 'F':
+			o->force = true;
 			break;
 		case 'd': {
 			const char *colon = strchr(optarg, ':');
@@ -349,13 +364,12 @@ static bool analyze_want_color(const struct analyze_opts *o, FILE *f)
 	return !o->json && !o->html && gs_color_want(o->color, f);
 }
 
-static int analyze_write(const struct analyze_opts *o, const struct gs_report *r)
+static int analyze_write(const struct analyze_opts *o, const struct gs_report *r,
+			 struct gs_output *out)
 {
-	FILE *f = gs_cli_open_output(o->output);
+	FILE *f = out->f;
 	gs_status st;
 
-	if (!f)
-		return GS_EXIT_FAIL;
 	gs_error_clear();
 	/* Not while the report itself goes to the terminal. */
 	if (f != stdout)
@@ -365,7 +379,7 @@ static int analyze_write(const struct analyze_opts *o, const struct gs_report *r
 		       gs_report_write_text(f, r);
 	if (f != stdout)
 		gs_progress_end();
-	return gs_cli_close_output(f, o->output, st);
+	return gs_output_close(out, st);
 }
 
 int gs_cmd_analyze(int argc, char **argv)
@@ -374,6 +388,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	struct gs_report_options ro = {0};
 	struct gs_report *r = NULL;
 	struct gs_job *job = NULL;
+	struct gs_output out;
 	const char *format = "";
 	bool help = false;
 	gs_status st;
@@ -384,9 +399,13 @@ int gs_cmd_analyze(int argc, char **argv)
 		return help ? gs_cli_help(analyze_help) : rc;
 
 	gs_progress_setup(o.quiet);
-	rc = analyze_load(&o, &job, &format);
+	/* Before the (possibly long) load: a refused OUT is known at once. */
+	rc = gs_output_open(&out, o.output, o.force, (const char *const *)o.paths, o.n_paths);
 	if (rc != GS_EXIT_OK)
 		return rc;
+	rc = analyze_load(&o, &job, &format);
+	if (rc != GS_EXIT_OK)
+		goto out;
 
 	ro.has_device = o.has_device;
 	ro.device = o.device;
@@ -398,7 +417,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	ro.n_inputs = o.n_paths;
 	ro.format = format;
 	ro.top = o.top;
-	ro.color = analyze_want_color(&o, o.output && strcmp(o.output, "-") != 0 ? NULL : stdout);
+	ro.color = analyze_want_color(&o, out.f == stdout ? stdout : NULL);
 	gs_error_clear();
 	{
 		size_t n_ops = 0, n;
@@ -415,8 +434,9 @@ int gs_cmd_analyze(int argc, char **argv)
 		rc = gs_cli_fail(st, o.n_paths == 1 ? o.paths[0] : NULL);
 		goto out;
 	}
-	rc = analyze_write(&o, r);
+	rc = analyze_write(&o, r, &out);
 out:
+	gs_output_discard(&out); /* after a failure: the temporary file only */
 	gs_report_destroy(r);
 	gs_job_destroy(job);
 	return rc;

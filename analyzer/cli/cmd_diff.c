@@ -13,7 +13,9 @@
 
 #include "cli.h"
 
-#define DIFF_SYNOPSIS "gpuscope diff [--format text|json] [-o OUT] [--top N] [--salvage] BASE NEW"
+#define DIFF_SYNOPSIS                                                                              \
+	"gpuscope diff [--format text|json] [-o OUT] [--force] [--top N] [--salvage]\n"            \
+	"                     BASE NEW"
 
 static const struct gs_cli_usage diff_usage = {
 	.name = "diff",
@@ -35,7 +37,11 @@ static const char diff_help[] =
 	"options:\n"
 	"  --format text|json  output format (default: text); json is one object,\n"
 	"                      schema \"gpuscope.diff/1\", with every row of every list\n"
-	"  -o, --output OUT    write to OUT instead of stdout (default: stdout)\n"
+	"  -o, --output OUT    write to OUT instead of stdout ('-'; default: stdout). OUT\n"
+	"                      is written whole or not at all, never BASE, NEW or a\n"
+	"                      symbolic link\n"
+	"  --force             replace OUT if it exists, a regular file only (default:\n"
+	"                      refuse)\n"
 	"  --top N             rows in each text table (default: 10)\n"
 	"  --salvage           skip corrupt .gscope chunks with a warning instead of\n"
 	"                      failing (default: off)\n"
@@ -51,6 +57,7 @@ struct diff_opts {
 	bool json;
 	bool salvage;
 	const char *output;
+	bool force;
 	size_t top;
 	const char *base;
 	const char *newp;
@@ -59,9 +66,13 @@ struct diff_opts {
 static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-		{"top", required_argument, NULL, 't'},    {"salvage", no_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"top", required_argument, NULL, 't'},
+		{"salvage", no_argument, NULL, 's'},
+		{"force", no_argument, NULL, 'F'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
 	char *end;
@@ -83,6 +94,9 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 			if (!*optarg)
 				return gs_cli_usage_error(&diff_usage, "-o wants a file name");
 			o->output = optarg;
+			break;
+		case 'F':
+			o->force = true;
 			break;
 		case 't':
 			errno = 0;
@@ -116,16 +130,13 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 	return GS_EXIT_OK;
 }
 
-static int diff_write(const struct diff_opts *o, const struct gs_diff *d)
+static int diff_write(const struct diff_opts *o, const struct gs_diff *d, struct gs_output *out)
 {
-	FILE *f = gs_cli_open_output(o->output);
 	gs_status st;
 
-	if (!f)
-		return GS_EXIT_FAIL;
 	gs_error_clear();
-	st = o->json ? gs_diff_write_json(f, d) : gs_diff_write_text(f, d);
-	return gs_cli_close_output(f, o->output, st);
+	st = o->json ? gs_diff_write_json(out->f, d) : gs_diff_write_text(out->f, d);
+	return gs_output_close(out, st);
 }
 
 /* BASE and NEW, read at once on two CPUs (the same traces as one after the
@@ -157,6 +168,8 @@ int gs_cmd_diff(int argc, char **argv)
 	struct gs_trace *t[2] = {NULL, NULL};
 	enum gs_input_format fmt[2];
 	struct gs_diff *d = NULL;
+	const char *inputs[2];
+	struct gs_output out;
 	bool help = false;
 	gs_status st;
 	int rc;
@@ -164,6 +177,12 @@ int gs_cmd_diff(int argc, char **argv)
 	rc = diff_parse(argc, argv, &o, &help);
 	if (rc != GS_EXIT_OK || help)
 		return help ? gs_cli_help(diff_help) : rc;
+	inputs[0] = o.base;
+	inputs[1] = o.newp;
+	/* Before loading: a refused OUT is known at once. */
+	rc = gs_output_open(&out, o.output, o.force, inputs, 2);
+	if (rc != GS_EXIT_OK)
+		return rc;
 	rc = diff_load(&o, t, fmt);
 	if (rc == GS_EXIT_OK) {
 		struct gs_diff_options dop = {
@@ -176,8 +195,9 @@ int gs_cmd_diff(int argc, char **argv)
 
 		gs_error_clear();
 		st = gs_diff_build(t[0], t[1], &dop, &d);
-		rc = st == GS_OK ? diff_write(&o, d) : gs_cli_fail(st, NULL);
+		rc = st == GS_OK ? diff_write(&o, d, &out) : gs_cli_fail(st, NULL);
 	}
+	gs_output_discard(&out); /* after a failure: the temporary file only */
 	gs_diff_destroy(d);
 	gs_trace_destroy(t[0]);
 	gs_trace_destroy(t[1]);

@@ -5,18 +5,14 @@
  * (launches, dependency edges, breakdown, ideal schedule) come from
  * gs_export_data_build; the writers are gs_export_chrome / gs_export_csv_*.
  *
- * Files are written under a temporary name in their directory and renamed
- * into place when complete (an interrupt or a failure leaves no partial
- * output); existing files are replaced.
+ * Files follow the output policy of every -o (cli.h, output.c): written
+ * whole or not at all, an existing file replaced only with --force.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <gpuscope/analyzer.h>
 #include <gpuscope/export.h>
@@ -24,7 +20,8 @@
 #include "cli.h"
 
 #define EXPORT_SYNOPSIS                                                                            \
-	"gpuscope export [--format chrome|csv] [-o OUT] [--with-ideal] [--salvage] TRACE"
+	"gpuscope export [--format chrome|csv] [-o OUT] [--force] [--with-ideal] [--salvage]\n"    \
+	"                       TRACE"
 
 static const struct gs_cli_usage export_usage = {
 	.name = "export",
@@ -52,7 +49,10 @@ static const char export_help[] =
 	"  -o, --output OUT     chrome: the file to write, gzip-compressed when OUT ends\n"
 	"                       in .gz; '-' or no -o: stdout. csv (required): a PREFIX\n"
 	"                       (a trailing .csv is dropped), or a directory to write\n"
-	"                       ops.csv and segments.csv into. Existing files are replaced\n"
+	"                       ops.csv and segments.csv into. Each file is written whole\n"
+	"                       or not at all, never TRACE or a symbolic link\n"
+	"  --force              replace files that exist, regular files only (default:\n"
+	"                       refuse)\n"
 	"  --with-ideal         also the ideal schedule: chrome, a 'GPU N ideal schedule'\n"
 	"                       process beside each GPU; csv, ideal_start_ns, delay_ns and\n"
 	"                       bound_by columns (default: off)\n"
@@ -71,150 +71,23 @@ struct export_opts {
 	bool csv;
 	bool with_ideal;
 	bool salvage;
+	bool force;
 	const char *out;
 	const char *in;
 };
-
-/* ---- temporary files, renamed into place ------------------------------ */
-
-#define EXPORT_PATH_MAX 4352
-#define EXPORT_MAX_FILES 2
-
-struct out_file {
-	char path[EXPORT_PATH_MAX];
-	FILE *f;
-	bool direct; /* written in place: not a regular file */
-};
-
-/* For the signal handler: fixed buffers (async-signal-safe unlink only). */
-static char export_tmp[EXPORT_MAX_FILES][EXPORT_PATH_MAX];
-static volatile sig_atomic_t export_tmp_live[EXPORT_MAX_FILES];
-
-static const int export_signals[] = {SIGHUP, SIGINT, SIGTERM};
-#define EXPORT_NSIGNALS (sizeof(export_signals) / sizeof(export_signals[0]))
-
-static void export_on_signal(int sig)
-{
-	for (int i = 0; i < EXPORT_MAX_FILES; i++)
-		if (export_tmp_live[i])
-			unlink(export_tmp[i]);
-	raise(sig); /* SA_RESETHAND: ends the process as it would have */
-}
-
-static void export_signals_set(struct sigaction *old)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = export_on_signal;
-	sa.sa_flags = SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < EXPORT_NSIGNALS; i++) {
-		sigaction(export_signals[i], NULL, &old[i]);
-		if (old[i].sa_handler != SIG_IGN)
-			sigaction(export_signals[i], &sa, NULL);
-	}
-}
-
-static void export_signals_restore(const struct sigaction *old)
-{
-	for (size_t i = 0; i < EXPORT_NSIGNALS; i++)
-		sigaction(export_signals[i], &old[i], NULL);
-}
-
-/*
- * Open `path` for writing as slot `k`. A regular file (or a new one) is
- * written as "DIR/.BASE.tmp-XXXXXX" beside it and renamed into place by
- * tmp_close; anything else that exists (a device, a pipe, a symbolic link)
- * is written directly, never replaced.
- */
-static int tmp_open(struct out_file *o, const char *path, int k)
-{
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	int dirlen = slash ? (int)(slash - path) + 1 : 0;
-	struct stat sb;
-	mode_t mask;
-	int n, fd;
-
-	n = snprintf(o->path, sizeof(o->path), "%s", path);
-	if (n < 0 || (size_t)n >= sizeof(o->path)) {
-		gs_cli_error("%s: path too long", path);
-		return GS_EXIT_FAIL;
-	}
-	o->direct = lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
-	if (o->direct) {
-		o->f = fopen(path, "w");
-		if (!o->f) {
-			gs_cli_error("%s: cannot open for writing: %s", path, strerror(errno));
-			return GS_EXIT_FAIL;
-		}
-		return GS_EXIT_OK;
-	}
-	n = snprintf(export_tmp[k], sizeof(export_tmp[k]), "%.*s.%.200s.tmp-XXXXXX", dirlen, path,
-		     base);
-	if (n < 0 || (size_t)n >= sizeof(export_tmp[k])) {
-		gs_cli_error("%s: path too long", path);
-		return GS_EXIT_FAIL;
-	}
-	fd = mkstemp(export_tmp[k]);
-	if (fd < 0) {
-		gs_cli_error("%s: cannot create: %s", path, strerror(errno));
-		return GS_EXIT_FAIL;
-	}
-	export_tmp_live[k] = 1;
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
-		gs_cli_error("%s: cannot create: %s", path, strerror(errno));
-		close(fd);
-		unlink(export_tmp[k]);
-		export_tmp_live[k] = 0;
-		return GS_EXIT_FAIL;
-	}
-	return GS_EXIT_OK;
-}
-
-/* Close slot k; with `keep`, rename it into place, else remove it. */
-static int tmp_close(struct out_file *o, int k, bool keep)
-{
-	int rc = GS_EXIT_OK;
-
-	if (o->direct) {
-		errno = 0;
-		if (o->f && fclose(o->f) != 0 && keep) {
-			gs_cli_error("%s: write error: %s", o->path, strerror(errno ? errno : EIO));
-			rc = GS_EXIT_FAIL;
-		}
-		o->f = NULL;
-		return rc;
-	}
-	if (!export_tmp_live[k])
-		return rc;
-	errno = 0;
-	if (o->f && fclose(o->f) != 0 && keep) {
-		gs_cli_error("%s: write error: %s", o->path, strerror(errno ? errno : EIO));
-		rc = GS_EXIT_FAIL;
-	}
-	o->f = NULL;
-	if (keep && rc == GS_EXIT_OK && rename(export_tmp[k], o->path) != 0) {
-		gs_cli_error("%s: cannot replace: %s", o->path, strerror(errno));
-		rc = GS_EXIT_FAIL;
-	}
-	if (!keep || rc != GS_EXIT_OK)
-		unlink(export_tmp[k]);
-	export_tmp_live[k] = 0;
-	return rc;
-}
 
 /* ---- the command ---------------------------------------------------------- */
 
 static int export_parse(int argc, char **argv, struct export_opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-		{"with-ideal", no_argument, NULL, 'i'},   {"salvage", no_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"with-ideal", no_argument, NULL, 'i'},
+		{"salvage", no_argument, NULL, 's'},
+		{"force", no_argument, NULL, 'F'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -235,6 +108,9 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 			if (!*optarg)
 				return gs_cli_usage_error(&export_usage, "-o wants a file name");
 			o->out = optarg;
+			break;
+		case 'F':
+			o->force = true;
 			break;
 		case 'i':
 			o->with_ideal = true;
@@ -257,35 +133,12 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 	return GS_EXIT_OK;
 }
 
-static int export_chrome(const struct export_opts *o, const struct gs_trace *t,
-			 const struct gs_export_extras *x)
-{
-	struct gs_export_options eo = {.with_ideal = o->with_ideal};
-	struct sigaction old[EXPORT_NSIGNALS];
-	struct out_file f = {0};
-	gs_status st;
-	int rc;
-
-	gs_error_clear();
-	if (!o->out || !strcmp(o->out, "-")) {
-		st = gs_export_chrome(stdout, t, x, &eo);
-		return st == GS_OK ? GS_EXIT_OK : gs_cli_fail(st, "stdout");
-	}
-	eo.gzip = gs_export_path_is_gzip(o->out);
-	export_signals_set(old);
-	rc = tmp_open(&f, o->out, 0);
-	if (rc == GS_EXIT_OK) {
-		st = gs_export_chrome(f.f, t, x, &eo);
-		if (st != GS_OK) {
-			tmp_close(&f, 0, false);
-			rc = gs_cli_fail(st, o->out);
-		} else {
-			rc = tmp_close(&f, 0, true);
-		}
-	}
-	export_signals_restore(old);
-	return rc;
-}
+/* The files to write, each checked and opened before the (long) load. */
+struct export_files {
+	struct gs_output f[2];
+	char names[2][GS_OUTPUT_PATH_MAX]; /* csv: PREFIX.ops.csv, PREFIX.segments.csv */
+	size_t n;
+};
 
 /* PREFIX.ops.csv and PREFIX.segments.csv, or DIR/ops.csv and DIR/segments.csv. */
 static int csv_names(const char *out, char *ops, char *segs, size_t size)
@@ -312,44 +165,70 @@ static int csv_names(const char *out, char *ops, char *segs, size_t size)
 	return GS_EXIT_OK;
 }
 
-static int export_csv(const struct export_opts *o, const struct gs_trace *t,
-		      const struct gs_export_extras *x)
+static int export_open(const struct export_opts *o, struct export_files *x)
 {
-	struct gs_export_options eo = {.with_ideal = o->with_ideal};
-	struct sigaction old[EXPORT_NSIGNALS];
-	struct out_file f[EXPORT_MAX_FILES] = {0};
-	char ops[EXPORT_PATH_MAX], segs[EXPORT_PATH_MAX];
-	gs_status st = GS_OK;
+	const char *const inputs[1] = {o->in};
 	int rc;
 
-	rc = csv_names(o->out, ops, segs, sizeof(ops));
+	if (!o->csv) {
+		x->n = 1;
+		return gs_output_open(&x->f[0], o->out, o->force, inputs, 1);
+	}
+	rc = csv_names(o->out, x->names[0], x->names[1], sizeof(x->names[0]));
 	if (rc != GS_EXIT_OK)
 		return rc;
-	export_signals_set(old);
-	rc = tmp_open(&f[0], ops, 0);
-	if (rc == GS_EXIT_OK)
-		rc = tmp_open(&f[1], segs, 1);
-	if (rc == GS_EXIT_OK) {
-		gs_error_clear();
-		st = gs_export_csv_ops(f[0].f, t, x, &eo);
-		if (st != GS_OK) {
-			rc = gs_cli_fail(st, ops);
-		} else {
-			st = gs_export_csv_segments(f[1].f, t, x, &eo);
-			if (st != GS_OK)
-				rc = gs_cli_fail(st, segs);
-		}
+	/* Both checked before either is created: a refusal leaves nothing behind. */
+	for (size_t i = 0; i < 2; i++)
+		if (gs_output_check(x->names[i], o->force, inputs, 1) != GS_EXIT_OK)
+			return GS_EXIT_FAIL;
+	for (x->n = 0; x->n < 2; x->n++) {
+		rc = gs_output_open(&x->f[x->n], x->names[x->n], o->force, inputs, 1);
+		if (rc != GS_EXIT_OK)
+			return rc;
 	}
-	/* Both files or neither. */
+	return GS_EXIT_OK;
+}
+
+static void export_discard(struct export_files *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		gs_output_discard(&x->f[i]);
+}
+
+static int export_chrome(const struct export_opts *o, const struct gs_trace *t,
+			 const struct gs_export_extras *x, struct gs_output *out)
+{
+	struct gs_export_options eo = {.with_ideal = o->with_ideal};
+	gs_status st;
+
+	gs_error_clear();
+	eo.gzip = out->path && gs_export_path_is_gzip(out->path);
+	st = gs_export_chrome(out->f, t, x, &eo);
+	return gs_output_close(out, st);
+}
+
+static int export_csv(const struct export_opts *o, const struct gs_trace *t,
+		      const struct gs_export_extras *x, struct export_files *f)
+{
+	struct gs_export_options eo = {.with_ideal = o->with_ideal};
+	gs_status st;
+	int rc;
+
+	gs_error_clear();
+	st = gs_export_csv_ops(f->f[0].f, t, x, &eo);
+	if (st != GS_OK)
+		return gs_cli_fail(st, f->names[0]);
+	st = gs_export_csv_segments(f->f[1].f, t, x, &eo);
+	if (st != GS_OK)
+		return gs_cli_fail(st, f->names[1]);
+	/* Both files or neither: both closed and checked before either is moved. */
+	rc = gs_output_finish(&f->f[0]);
 	if (rc == GS_EXIT_OK)
-		rc = tmp_close(&f[0], 0, true);
+		rc = gs_output_finish(&f->f[1]);
 	if (rc == GS_EXIT_OK)
-		rc = tmp_close(&f[1], 1, true);
-	if (rc != GS_EXIT_OK) {
-		tmp_close(&f[0], 0, false);
-		tmp_close(&f[1], 1, false);
-	}
-	export_signals_restore(old);
+		rc = gs_output_publish(&f->f[0]);
+	if (rc == GS_EXIT_OK)
+		rc = gs_output_publish(&f->f[1]);
 	return rc;
 }
 
@@ -358,6 +237,7 @@ int gs_cmd_export(int argc, char **argv)
 	struct export_opts o = {0};
 	struct gs_export_data *d = NULL;
 	struct gs_trace *t = NULL;
+	struct export_files files = {0};
 	enum gs_input_format fmt;
 	bool help = false;
 	unsigned want;
@@ -367,9 +247,11 @@ int gs_cmd_export(int argc, char **argv)
 	rc = export_parse(argc, argv, &o, &help);
 	if (rc != GS_EXIT_OK || help)
 		return help ? gs_cli_help(export_help) : rc;
-	rc = gs_cli_load(o.in, o.salvage, true, &t, &fmt);
+	rc = export_open(&o, &files);
+	if (rc == GS_EXIT_OK)
+		rc = gs_cli_load(o.in, o.salvage, true, &t, &fmt);
 	if (rc != GS_EXIT_OK)
-		return rc;
+		goto out;
 	want = GS_EXPORT_WANT_LAUNCH | GS_EXPORT_WANT_BREAKDOWN;
 	if (!o.csv)
 		want |= GS_EXPORT_WANT_EDGES;
@@ -381,9 +263,10 @@ int gs_cmd_export(int argc, char **argv)
 		rc = gs_cli_fail(st, o.in);
 		goto out;
 	}
-	rc = o.csv ? export_csv(&o, t, gs_export_data_extras(d)) :
-		     export_chrome(&o, t, gs_export_data_extras(d));
+	rc = o.csv ? export_csv(&o, t, gs_export_data_extras(d), &files) :
+		     export_chrome(&o, t, gs_export_data_extras(d), &files.f[0]);
 out:
+	export_discard(&files); /* after a failure: the temporary files only */
 	gs_export_data_destroy(d);
 	gs_trace_destroy(t);
 	return rc;

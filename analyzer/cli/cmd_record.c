@@ -31,11 +31,13 @@
 
 static const struct gs_cli_usage record_usage = {
 	.name = "record",
-	.synopsis = "gpuscope record [-o OUT] [--data-deps] [--flush-ms N] -- PROGRAM [ARGS...]",
+	.synopsis = "gpuscope record [-o OUT] [--force] [--data-deps] [--flush-ms N] -- PROGRAM "
+		    "[ARGS...]",
 };
 
 static const char record_help[] =
-	"usage: gpuscope record [-o OUT] [--data-deps] [--flush-ms N] -- PROGRAM [ARGS...]\n"
+	"usage: gpuscope record [-o OUT] [--force] [--data-deps] [--flush-ms N] -- PROGRAM "
+	"[ARGS...]\n"
 	"\n"
 	"Run PROGRAM (unmodified) under the CUPTI collector and write one .gscope trace per\n"
 	"process that uses CUDA. The exit status is PROGRAM's own (128 + N when signal N\n"
@@ -47,7 +49,11 @@ static const char record_help[] =
 	"  -o, --output OUT  trace file name; %p is the process id, %h the host name, %%\n"
 	"                    a '%' (default: gpuscope-%h-%p.gscope in the current\n"
 	"                    directory). Without %p only the first process that uses\n"
-	"                    CUDA records. Existing files are never overwritten\n"
+	"                    CUDA records. Never a symbolic link; with %p a name that\n"
+	"                    is taken gets .1, .2, ... after the pid\n"
+	"  --force           without %p: replace OUT if it exists, a regular file only\n"
+	"                    (default: refuse). It is kept until the run writes a new\n"
+	"                    trace, and put back if none is written\n"
 	"  --data-deps       also record the pointers copies, memsets and kernels are\n"
 	"                    called with, to link ops to allocations (more overhead;\n"
 	"                    default: off)\n"
@@ -66,6 +72,7 @@ static const char record_help[] =
 
 struct record_opts {
 	const char *output;
+	bool force;
 	bool data_deps;
 	long flush_ms; /* 0: the collector's default */
 	char **argv;   /* PROGRAM ARGS... (NULL-terminated) */
@@ -75,6 +82,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o, bool *help
 {
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'F'},
 		{"data-deps", no_argument, NULL, 'd'},
 		{"flush-ms", required_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
@@ -89,6 +97,9 @@ static int record_parse(int argc, char **argv, struct record_opts *o, bool *help
 		switch (c) {
 		case 'o':
 			o->output = optarg;
+			break;
+		case 'F':
+			o->force = true;
 			break;
 		case 'd':
 			o->data_deps = true;
@@ -274,6 +285,101 @@ static void record_glob_pattern(const char *pattern, const char *host, char *out
 	out[n] = '\0';
 }
 
+/* A pattern without %p as the file name the collector writes: %h and %%. */
+static int record_expand(const char *pattern, const char *host, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = pattern; *p; p++) {
+		const char *add = p;
+		size_t len = 1;
+
+		if (*p == '%' && p[1] == 'h') {
+			add = host;
+			len = strlen(host);
+			p++;
+		} else if (*p == '%' && p[1] == '%') {
+			p++;
+		}
+		if (n + len >= size) {
+			gs_cli_error("record: output path too long");
+			return GS_EXIT_FAIL;
+		}
+		memcpy(out + n, add, len);
+		n += len;
+	}
+	out[n] = '\0';
+	return GS_EXIT_OK;
+}
+
+/*
+ * With --force, an existing OUT is moved aside (renamed to a hidden name
+ * beside it) for the run, then removed once a new trace is there, or put
+ * back when none was written: a failed run leaves OUT as it was.
+ */
+struct record_aside {
+	char path[RECORD_PATH_MAX + 256];
+	bool live;
+};
+
+/*
+ * The output policy (cli.h) before the run, for a name without %p (with
+ * %p the collector never reuses a name): never PROGRAM or the collector,
+ * never a symbolic link, an existing file only with --force and a regular
+ * one. The collector opens the file itself, O_EXCL | O_NOFOLLOW.
+ */
+static int record_check_output(const struct record_opts *o, const char *file, const char *collector,
+			       struct record_aside *aside)
+{
+	const char *inputs[2] = {collector, strchr(o->argv[0], '/') ? o->argv[0] : NULL};
+	const char *slash = strrchr(file, '/');
+	const char *base = slash ? slash + 1 : file;
+	int dirlen = slash ? (int)(slash - file) + 1 : 0;
+	struct stat sb;
+	int n, fd;
+
+	if (gs_output_check(file, o->force, inputs, 2) != GS_EXIT_OK)
+		return GS_EXIT_FAIL;
+	if (lstat(file, &sb) != 0) /* nothing to replace */
+		return GS_EXIT_OK;
+	n = snprintf(aside->path, sizeof(aside->path), "%.*s.%.200s.old-XXXXXX", dirlen, file,
+		     base);
+	if (n < 0 || (size_t)n >= sizeof(aside->path)) {
+		gs_cli_error("%s: path too long", file);
+		return GS_EXIT_FAIL;
+	}
+	fd = mkstemp(aside->path); /* a unique name, replaced by the rename */
+	if (fd < 0 || close(fd) != 0 || rename(file, aside->path) != 0) {
+		gs_cli_error("%s: cannot replace: %s", file, strerror(errno));
+		if (fd >= 0)
+			unlink(aside->path);
+		return GS_EXIT_FAIL;
+	}
+	aside->live = true;
+	return GS_EXIT_OK;
+}
+
+/* After the run: drop the old OUT if a new trace is there, else put it back. */
+static void record_aside_end(const char *file, struct record_aside *aside)
+{
+	struct stat sb;
+
+	if (!aside->live)
+		return;
+	aside->live = false;
+	if (lstat(file, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		unlink(aside->path);
+		return;
+	}
+	/* link(): never over a name that something else took meanwhile. */
+	if (link(aside->path, file) == 0) {
+		unlink(aside->path);
+		return;
+	}
+	gs_cli_warning("record: %s: cannot put back the file it replaced (%s): it is kept as %s",
+		       file, strerror(errno), aside->path);
+}
+
 static bool record_in(const glob_t *g, const char *path)
 {
 	for (size_t i = 0; i < g->gl_pathc; i++)
@@ -371,7 +477,8 @@ static pid_t record_spawn(char **argv, int *err)
 static int record_run(const struct record_opts *o)
 {
 	char collector[RECORD_PATH_MAX], output[RECORD_PATH_MAX], host[256];
-	char gpattern[2 * RECORD_PATH_MAX], num[32];
+	char gpattern[2 * RECORD_PATH_MAX], num[32], file[RECORD_PATH_MAX] = "";
+	struct record_aside aside = {.live = false};
 	struct sigaction old[RECORD_NSIGNALS];
 	glob_t before = {0}, after = {0};
 	bool has_pid, listed = false;
@@ -390,21 +497,14 @@ static int record_run(const struct record_opts *o)
 	rc = record_find_collector(collector, sizeof(collector));
 	if (rc)
 		return rc;
-	if (!has_pid && access(output, F_OK) == 0) {
-		gs_cli_error("record: %s already exists (it is never overwritten: remove it or "
-			     "choose another -o)",
-			     output);
-		return GS_EXIT_FAIL;
-	}
-	if (!has_pid) {
-		struct stat sb;
-
-		if (lstat(output, &sb) == 0) {
-			gs_cli_error("record: %s is a symbolic link (not followed)", output);
-			return GS_EXIT_FAIL;
-		}
-	}
 	record_host(host, sizeof(host));
+	if (!has_pid) {
+		rc = record_expand(output, host, file, sizeof(file));
+		if (rc == GS_EXIT_OK)
+			rc = record_check_output(o, file, collector, &aside);
+		if (rc != GS_EXIT_OK)
+			return rc;
+	}
 	record_glob_pattern(output, host, gpattern, sizeof(gpattern));
 	glob(gpattern, 0, NULL, &before);
 
@@ -429,6 +529,7 @@ static int record_run(const struct record_opts *o)
 	if (pid < 0) {
 		record_signals_restore(old);
 		globfree(&before);
+		record_aside_end(file, &aside);
 		gs_cli_error("record: cannot run '%s': %s", o->argv[0], strerror(err));
 		return err == ENOENT ? 127 : 126;
 	}
@@ -466,6 +567,7 @@ static int record_run(const struct record_opts *o)
 			"gpuscope: record: no trace written: '%s' made no CUDA calls, or the "
 			"collector was disabled (see its message above)\n",
 			o->argv[0]);
+	record_aside_end(file, &aside); /* after the list: a file put back is not new */
 	globfree(&before);
 	globfree(&after);
 	return code;

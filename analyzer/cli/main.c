@@ -48,17 +48,27 @@ static const char gs_main_synopsis[] = "usage: gpuscope [--version] [--help] COM
 
 #define GS_CLI_MSG_MAX (GS_ERROR_MAX_CAUSES * (GS_ERROR_MSG_MAX + 2) + 1024)
 
-/* One line, whatever the message holds: control bytes become '?'. */
+/* One line, whatever the message holds: control characters (C0, DEL, and
+ * C1 as UTF-8, U+0080..U+009F) become '?'. */
 static void gs_cli_emit(const char *level, const char *msg)
 {
 	char line[GS_CLI_MSG_MAX];
-	size_t i;
+	size_t i, j = 0;
 
 	snprintf(line, sizeof(line), "%s", msg);
 	gs_progress_clear(); /* not after a progress line on the same row */
-	for (i = 0; line[i]; i++)
-		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
-			line[i] = '?';
+	for (i = 0; line[i]; i++) {
+		unsigned char c = (unsigned char)line[i];
+
+		if (c == 0xc2 && (unsigned char)line[i + 1] >= 0x80 &&
+		    (unsigned char)line[i + 1] < 0xa0) {
+			line[j++] = '?';
+			i++;
+		} else {
+			line[j++] = c < 0x20 || c == 0x7f ? '?' : line[i];
+		}
+	}
+	line[j] = '\0';
 	fprintf(stderr, "gpuscope: %s: %s\n", level, line);
 }
 
@@ -236,34 +246,6 @@ int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out
 	if (warn)
 		gs_cli_warnings(*out, path);
 	return GS_EXIT_OK;
-}
-
-FILE *gs_cli_open_output(const char *path)
-{
-	FILE *f;
-
-	if (!path || strcmp(path, "-") == 0)
-		return stdout;
-	f = fopen(path, "w");
-	if (!f)
-		gs_cli_error("%s: cannot open for writing: %s", path, strerror(errno));
-	return f;
-}
-
-int gs_cli_close_output(FILE *f, const char *path, gs_status st)
-{
-	bool to_file = f != stdout;
-
-	if (to_file) {
-		errno = 0;
-		if (fclose(f) == EOF && st == GS_OK) {
-			gs_error_append("write error: %s", strerror(errno ? errno : EIO));
-			st = GS_ERR_IO;
-		}
-		if (st != GS_OK)
-			unlink(path);
-	}
-	return st == GS_OK ? GS_EXIT_OK : gs_cli_fail(st, to_file ? path : "stdout");
 }
 
 void gs_cli_warnings(const struct gs_trace *t, const char *path)

@@ -680,37 +680,29 @@ gs_status gs_diff_write_json(FILE *f, const struct gs_diff *df)
 
 /* ---- text ------------------------------------------------------------------ */
 
-/* `s` printable (control bytes and bad UTF-8 as '?') in at most `cols`
- * columns, cut with "..." when longer. Returns the columns used. */
+/* `s` printable (control characters and bad UTF-8 as their escapes,
+ * gs_out_text_char) in at most `cols` columns, cut with "..." when longer.
+ * Returns the columns used. */
 static size_t fit(char *buf, size_t size, const char *s, size_t cols)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t len = 0, used = 0, total = 0;
+	size_t len = 0, used = 0, total = gs_out_text_cols(s);
+	char ch[GS_OUT_CHAR_MAX];
 
-	for (const unsigned char *q = p; *q; total++) {
-		size_t n = gs_out_utf8_len(q);
+	while (*p && len + GS_OUT_CHAR_MAX + 4 < size) {
+		size_t c, adv, n = gs_out_text_char(p, ch, &c, &adv);
 
-		q += n ? n : 1;
-	}
-	while (*p && used < cols && len + 8 < size) {
-		size_t n = gs_out_utf8_len(p);
-
-		if (total > cols && used + 3 >= cols) {
-			while (used < cols) {
+		if (total > cols && used + c + 3 > cols) {
+			for (int k = 0; k < 3 && used < cols; k++) {
 				buf[len++] = '.';
 				used++;
 			}
 			break;
 		}
-		if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
-			buf[len++] = '?';
-			p++;
-		} else {
-			memcpy(buf + len, p, n);
-			len += n;
-			p += n;
-		}
-		used++;
+		memcpy(buf + len, ch, n);
+		len += n;
+		used += c;
+		p += adv;
 	}
 	buf[len] = '\0';
 	return used;

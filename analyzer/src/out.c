@@ -76,12 +76,15 @@ void gs_out_quoted(struct gs_out *o, const char *s)
 		case '\r':
 			gs_out_puts(o, "\\r");
 			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				gs_out_printf(o, "\\x%02x", *p);
-			else
-				gs_out_putc(o, *p);
+		default: {
+			char buf[GS_OUT_CHAR_MAX];
+			size_t cols, adv, n = gs_out_text_char(p, buf, &cols, &adv);
+
+			if (fwrite(buf, 1, n, o->f) != n)
+				gs_out_fail(o);
+			p += adv - 1;
 			break;
+		}
 		}
 	}
 	gs_out_putc(o, '"');
@@ -115,6 +118,59 @@ size_t gs_out_utf8_len(const unsigned char *p)
 		return 4;
 	}
 	return 0;
+}
+
+size_t gs_out_text_char(const unsigned char *p, char *buf, size_t *cols, size_t *adv)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = gs_out_utf8_len(p);
+
+	if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
+		memcpy(buf, "\\x", 2);
+		buf[2] = hex[*p >> 4];
+		buf[3] = hex[*p & 15];
+		*cols = 4;
+		*adv = 1;
+		return 4;
+	}
+	if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) { /* C1: U+0080..U+009F */
+		memcpy(buf, "\\u00", 4);
+		buf[4] = hex[p[1] >> 4];
+		buf[5] = hex[p[1] & 15];
+		*cols = 6;
+		*adv = 2;
+		return 6;
+	}
+	memcpy(buf, p, n);
+	*cols = 1;
+	*adv = n;
+	return n;
+}
+
+size_t gs_out_text_cols(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char buf[GS_OUT_CHAR_MAX];
+	size_t total = 0, cols, adv;
+
+	for (; *p; p += adv) {
+		gs_out_text_char(p, buf, &cols, &adv);
+		total += cols;
+	}
+	return total;
+}
+
+void gs_out_text(struct gs_out *o, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char buf[GS_OUT_CHAR_MAX];
+	size_t cols, adv, n;
+
+	for (; *p && !o->failed; p += adv) {
+		n = gs_out_text_char(p, buf, &cols, &adv);
+		if (fwrite(buf, 1, n, o->f) != n)
+			gs_out_fail(o);
+	}
 }
 
 void gs_out_json_string(struct gs_out *o, const char *s)

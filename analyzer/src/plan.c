@@ -1884,20 +1884,20 @@ void gs_plan_result_fini(struct gs_plan_result *r)
 /* Output                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Text: control bytes as '?', so that a name never breaks the table. */
+/* Text: control characters as escapes ("\x1b"), so that a name never
+ * breaks the table or the terminal. */
 static void plan_text_name(struct gs_out *o, const char *s, int width)
 {
-	int n = 0;
+	size_t n = gs_out_text_cols(s);
 
-	for (; *s; s++, n++)
-		gs_out_putc(o, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
-	for (; n < width; n++)
+	gs_out_text(o, s);
+	for (; (int)n < width; n++)
 		gs_out_putc(o, ' ');
 }
 
 static int plan_width(const char *s, int min, int max)
 {
-	size_t len = strlen(s);
+	size_t len = gs_out_text_cols(s);
 
 	if ((int)len < min)
 		return min;

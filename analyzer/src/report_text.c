@@ -5,7 +5,8 @@
  * findings with what to do about each, then the tables (schedule, waits,
  * missed overlap, idle attribution, CUDA Graph candidates, streams,
  * kernels). Every line fits 100 columns (names are cut with an ellipsis);
- * control bytes and invalid UTF-8 in names print as '?'. ANSI colour only
+ * control characters and invalid UTF-8 in names print as escapes ("\x1b",
+ * gs_out_text_char). ANSI colour only
  * when the report was built with color set.
  *
  * Complexity: linear in the rows printed, plus O(segments) for the
@@ -56,47 +57,34 @@ static void tw_off(struct tw *w)
 /* ---- columns -------------------------------------------------------------- */
 
 /*
- * `s` made printable into buf (control bytes and bad UTF-8 as '?'), cut to
- * at most `cols` columns with a trailing "…" when longer. Returns the
- * columns used (one per code point).
+ * `s` made printable into buf (control characters and bad UTF-8 as their
+ * escapes, gs_out_text_char), cut to at most `cols` columns with a
+ * trailing "…" when longer. Returns the columns used.
  */
 static size_t fit(char *buf, size_t size, const char *s, size_t cols)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t len = 0, used = 0, total = 0;
-	const unsigned char *q;
+	size_t len = 0, used = 0, total = gs_out_text_cols(s);
+	char ch[GS_OUT_CHAR_MAX];
 
-	/* Columns of the whole string, to know whether it must be cut. */
-	for (q = p; *q;) {
-		size_t n = gs_out_utf8_len(q);
+	while (*p) {
+		size_t c, adv, n = gs_out_text_char(p, ch, &c, &adv);
 
-		q += n ? n : 1;
-		total++;
-	}
-	while (*p && used < cols) {
-		size_t n = gs_out_utf8_len(p);
-
-		if (total > cols && used + 1 == cols) {
-			if (len + 4 > size)
-				break;
-			memcpy(buf + len, "\xe2\x80\xa6", 3); /* … */
-			len += 3;
-			used++;
+		/* Cut: room for the ellipsis in the last column. */
+		if (total > cols && used + c + 1 > cols) {
+			if (used < cols && len + 4 <= size) {
+				memcpy(buf + len, "\xe2\x80\xa6", 3); /* … */
+				len += 3;
+				used++;
+			}
 			break;
 		}
-		if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
-			if (len + 2 > size)
-				break;
-			buf[len++] = '?';
-			p++;
-		} else {
-			if (len + n + 1 > size)
-				break;
-			memcpy(buf + len, p, n);
-			len += n;
-			p += n;
-		}
-		used++;
+		if (len + n + 1 > size)
+			break;
+		memcpy(buf + len, ch, n);
+		len += n;
+		used += c;
+		p += adv;
 	}
 	if (size)
 		buf[len < size ? len : size - 1] = '\0';

@@ -150,7 +150,10 @@ static void gs_text_devices(struct gs_out *o, const struct gs_trace *t)
 		const char *name = gs_trace_string(t, dev[i].name);
 
 		gs_out_printf(o, "  device %u:      ", dev[i].id);
-		gs_out_puts(o, *name ? name : "(unnamed)");
+		if (*name)
+			gs_out_text(o, name);
+		else
+			gs_out_puts(o, "(unnamed)");
 		gs_out_printf(o, " (cc %u.%u, %u SMs, ", dev[i].cc_major, dev[i].cc_minor,
 			      dev[i].sm_count);
 		gs_text_bytes(o, dev[i].memory_bytes);
@@ -220,7 +223,7 @@ static void gs_text_warnings(struct gs_out *o, const struct gs_summary *s)
 	w = gs_trace_warnings(s->trace, &n);
 	for (i = 0; i < n; i++) {
 		gs_out_puts(o, "  ");
-		gs_out_puts(o, gs_warning_format(&w[i], line, sizeof(line)));
+		gs_out_text(o, gs_warning_format(&w[i], line, sizeof(line)));
 		gs_out_putc(o, '\n');
 	}
 }
@@ -234,8 +237,11 @@ gs_status gs_summary_write_text(FILE *f, const struct gs_summary *s)
 		return GS_ERR_INVALID;
 	}
 	gs_out_init(&o, f);
-	if (s->file)
-		gs_out_printf(&o, KEY "%s\n", "file:", s->file);
+	if (s->file) {
+		gs_out_printf(&o, KEY, "file:");
+		gs_out_text(&o, s->file);
+		gs_out_putc(&o, '\n');
+	}
 	if (s->format)
 		gs_out_printf(&o, KEY "%s\n", "format:", s->format);
 	gs_text_u64(&o, "processes:", s->processes);

@@ -2,7 +2,8 @@
 /*
  * CSV export (gpuscope/export.h): ops with every model field, and the
  * breakdown segments. One row per record, streamed; integers exact; names
- * quoted per RFC 4180 when they hold a comma, a quote, CR or LF.
+ * quoted per RFC 4180 when they hold a comma, a quote, CR or LF, and a
+ * leading ' when they would start a spreadsheet formula (=, +, -, @).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -282,15 +282,23 @@ void gs_wbuf_json_str(struct gs_wbuf *w, const char *s)
 
 void gs_wbuf_csv_str(struct gs_wbuf *w, const char *s)
 {
+	/* A spreadsheet runs a cell that starts so as a formula: a trace's
+	 * name "=HYPERLINK(...)" must stay text, so it gets a leading '. */
+	bool formula;
 	const char *p;
 
 	if (!s)
 		return;
+	formula = *s && strchr("=+-@\t\r", *s);
 	if (!strpbrk(s, ",\"\r\n")) {
+		if (formula)
+			gs_wbuf_putc(w, '\'');
 		gs_wbuf_puts(w, s);
 		return;
 	}
 	gs_wbuf_putc(w, '"');
+	if (formula)
+		gs_wbuf_putc(w, '\'');
 	for (p = s; *p; p++) {
 		if (*p == '"')
 			gs_wbuf_putc(w, '"');

@@ -54,7 +54,8 @@ void gs_wbuf_us(struct gs_wbuf *w, int64_t ns);
  * U+FFFD. */
 void gs_wbuf_json_str(struct gs_wbuf *w, const char *s);
 /* One CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma,
- * a double quote, CR or LF; as is otherwise. */
+ * a double quote, CR or LF; as is otherwise. A field that starts with '=',
+ * '+', '-', '@', TAB or CR (a spreadsheet formula) gets a leading '\''. */
 void gs_wbuf_csv_str(struct gs_wbuf *w, const char *s);
 
 struct gs_export_extras;

@@ -293,6 +293,48 @@ exit_tests() {
 	checks=$((checks + 1))
 	[ -s stdout_quiet.out ] && fail "convert printed on stdout"
 
+	# Strings of the trace never reach a text output raw: control characters
+	# (ESC, a newline, C1 CSI) are escaped, so a trace can neither drive the
+	# terminal nor forge a "gpuscope: error:" line; a CSV name that would
+	# start a spreadsheet formula gets a leading '.
+	forge='\\u001b[31m\\ngpuscope: error: forged\\u009b'
+	sed -e "s/\"NVIDIA Test GPU\"/\"GPU$forge\"/" \
+		-e "s/\"reduce_kernel\"/\"=HYPERLINK(1)$forge\"/" \
+		-e "s/\"mystery_category\"/\"cat$forge\"/" small.json >forged.json
+	esc=$(printf '\033')
+	csi=$(printf '\302\233')
+	for c in info dump analyze diff; do
+		if [ "$c" = diff ]; then
+			run "forged_$c" diff forged.json forged.json
+		else
+			run "forged_$c" "$c" forged.json
+		fi
+		checks=$((checks + 1))
+		[ "$rc" = 0 ] || fail "forged_$c: exit $rc"
+		grep -q 'forged' "forged_$c.out" || fail "forged_$c: the forged name is not shown"
+		grep -q '^gpuscope: error: forged' "forged_$c.out" "forged_$c.err" &&
+			fail "forged_$c: a trace string started a line of its own"
+		grep -q "$esc" "forged_$c.out" "forged_$c.err" && fail "forged_$c: a raw ESC"
+		grep -q "$csi" "forged_$c.out" "forged_$c.err" && fail "forged_$c: a raw C1 CSI"
+	done
+	# On stderr (the warning naming the category) they are '?'.
+	has forged_info err "category 'cat?[31m?gpuscope: error: forged?'"
+	has forged_info out 'GPU\x1b[31m\x0agpuscope: error: forged\u009b'
+	has forged_info out 'cat\x1b[31m\x0agpuscope: error: forged\u009b'
+	has forged_dump out 'GPU\x1b[31m\ngpuscope: error: forged\u009b'
+	has forged_analyze out '=HYPERLINK(1)\x1b[31m\x0agpuscope: error: forged'
+	has forged_diff out '=HYPERLINK(1)\x1b[31m\x0agpuscope: error: forged'
+	# The report still fits its 100 columns with escapes in the names.
+	checks=$((checks + 1))
+	over=$(LC_ALL=C sed 's/[\x80-\xbf]//g' forged_analyze.out | LC_ALL=C awk 'length > 100' |
+		head -n 1)
+	[ -z "$over" ] || fail "forged_analyze: a line over 100 columns: $over"
+	run forged_csv export --format csv -o forged forged.json
+	checks=$((checks + 1))
+	[ "$rc" = 0 ] || fail "forged_csv: exit $rc"
+	grep -qF ",\"'=HYPERLINK(1)" forged.ops.csv ||
+		fail "forged_csv: the formula name has no leading quote: $(grep HYPER forged.ops.csv)"
+
 	# Loading warnings reach stderr as one line each.
 	expect warn 0 dump small.json
 	checks=$((checks + 1))

@@ -53,8 +53,37 @@ GPUSCOPE_COLLECTOR=/no/such.so run 1 "$gpuscope" record -- true
 has "GPUSCOPE_COLLECTOR=/no/such.so: no such file"
 : >taken.gscope
 run 1 "$gpuscope" record -o taken.gscope -- true
-has "already exists"
+has "exists (use --force to replace it)"
 [ ! -s taken.gscope ] || fail "taken.gscope was written"
+
+# -o is checked before the run as every -o is (README "Output files").
+ln -s taken.gscope link.gscope
+run 1 "$gpuscope" record --force -o link.gscope -- true
+has "link.gscope: is a symbolic link"
+ln -s nowhere.gscope dangling.gscope
+run 1 "$gpuscope" record --force -o dangling.gscope -- true
+has "dangling.gscope: is a symbolic link"
+[ ! -e nowhere.gscope ] || fail "record created the target of a dangling link"
+run 1 "$gpuscope" record --force -o /dev/null -- true
+has "/dev/null: is not a regular file"
+[ -c /dev/null ] || fail "/dev/null is no longer a character device"
+mkdir -p adir
+run 1 "$gpuscope" record --force -o adir -- true
+has "adir: is not a regular file"
+printf '#!/bin/sh\nexit 0\n' >prog && chmod +x prog && cp prog prog.orig
+run 1 "$gpuscope" record --force -o prog -- ./prog
+has "prog: is one of the inputs"
+cmp -s prog prog.orig || fail "record replaced PROGRAM"
+# %h is the host name in the name checked, not a literal "%h".
+host=$(uname -n | tr / _)
+: >"h-$host.gscope"
+run 1 "$gpuscope" record -o 'h-%h.gscope' -- true
+has "h-$host.gscope: exists (use --force to replace it)"
+# --force and no trace written: the old file is put back as it was.
+echo old >forced.gscope
+run 0 "$gpuscope" record --force -o forced.gscope -- true
+[ "$(cat forced.gscope)" = old ] || fail "record --force lost the old file: $(cat forced.gscope)"
+ls -a | grep -q '\.old-' && fail "record --force left the old file aside: $(ls -a)"
 
 # End to end: a stand-in CUDA program and its exec'd child, one trace each.
 if [ $# -ge 5 ]; then
@@ -70,6 +99,14 @@ if [ $# -ge 5 ]; then
 		grep -q '"kernel": 2' info.json || fail "$t: expected 2 kernels: $(cat info.json)"
 		grep -q '"api_calls": 2' info.json || fail "$t: expected 2 API calls"
 	done
+	# --force and a trace written: the old file is replaced, nothing left aside.
+	echo old >forced.gscope
+	GPUSCOPE_COLLECTOR=$double run 0 "$gpuscope" record --force -o "$work/forced.gscope" \
+		-- "$app"
+	has "trace written: $work/forced.gscope"
+	"$gpuscope" info forced.gscope >/dev/null 2>info.err ||
+		fail "record --force: forced.gscope is not the new trace: $(cat info.err)"
+	ls -a | grep -q '\.old-' && fail "record --force left the old file aside: $(ls -a)"
 	# --data-deps reaches the collector.
 	GPUSCOPE_COLLECTOR=$double GPUSCOPE_LOG=debug run 0 "$gpuscope" record \
 		-o "$work/deps-%p.gscope" --data-deps -- "$app"

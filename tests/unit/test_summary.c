@@ -343,7 +343,7 @@ static void test_summary_text(void **state)
 	assert_null(strstr(out, "file:"));
 	assert_non_null(strstr(out, "\nops:             4 (kernel 2, memcpy 1, memset 1)\n"));
 	assert_non_null(strstr(out, "\nspan:            3.500 us (3500 ns, "));
-	assert_non_null(strstr(out, "  device 0:      Test GPU \xff (cc 8.0, 108 SMs, 40.0 GiB, "
+	assert_non_null(strstr(out, "  device 0:      Test GPU \\xff (cc 8.0, 108 SMs, 40.0 GiB, "
 				    "2 copy engines)\n"));
 	assert_non_null(strstr(out, "\nwarnings:        2\n"));
 	assert_non_null(strstr(out, "  unknown category \"foo\" (2 times)\n"));
@@ -423,7 +423,7 @@ static void test_dump_lines(void **state)
 	static const char *const expect[] = {
 		"process pid=100 host=\"node1\" cmd=\"\" driver=\"13000\" runtime=\"\" cupti=\"\" start=0 "
 		"dropped=3",
-		"device id=0 name=\"Test GPU \xff\" uuid=\"\" sms=108 cc=8.0 memory=42949672960 "
+		"device id=0 name=\"Test GPU \\xff\" uuid=\"\" sms=108 cc=8.0 memory=42949672960 "
 		"copy_engines=2",
 		"stream index=0 pid=100 dev=0 ctx=1 id=7 kind=non_blocking priority=0",
 		"stream index=1 pid=100 dev=0 ctx=1 id=13 kind=non_blocking priority=0",
