@@ -25,12 +25,10 @@
  * O(GS_GC_ROUNDS * GS_GC_MAX_LEN * m) time (a table look-up per window and
  * length; much less where little repeats) and O(m) memory.
  */
-#define _GNU_SOURCE /* sched_getaffinity */
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -544,16 +542,6 @@ static void chain_fini(struct chain *c)
  * (which first doubles its way to 16: about as many passes each). */
 #define GS_GC_SPLIT 20
 
-/* CPUs this process may run on (1 when unknown). */
-static unsigned cpu_count(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return 1;
-	return (unsigned)CPU_COUNT(&set);
-}
-
 /*
  * The best group over lengths 2 .. max_len. With two CPUs and a long stream
  * the lengths are split in two ranges searched at once; the better of the
@@ -776,7 +764,7 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 	sg.id = malloc(cap * sizeof(*sg.id));
 	sg.mask = cap - 1;
 	st = sg.slot && sg.id ? seq_init(&q, max_m) : nomem();
-	threads = max_m >= GS_GC_THREAD_MIN && cpu_count() >= 2;
+	threads = max_m >= GS_GC_THREAD_MIN && gs_cpu_count() >= 2;
 	if (!st)
 		st = chain_init(&ch[0], &q, max_m, total + 1);
 	if (!st && threads)

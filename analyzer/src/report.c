@@ -15,6 +15,7 @@
 #include "report_priv.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1959,6 +1960,90 @@ static gs_status build_rank(const struct gs_job *j, size_t i, const struct gs_re
 	return GS_OK;
 }
 
+/*
+ * The picked ranks' reports, on as many CPUs as the process may use (at
+ * most RANK_THREADS): each rank's report depends on its trace alone, so the
+ * reports are the same whatever the threads. Threads take ranks in order
+ * from a shared counter. On a failure the causes live on the thread that
+ * failed: the first failing rank, in order, is built again on this thread
+ * to report them.
+ */
+#define RANK_THREADS 16
+
+struct rank_jobs {
+	const struct gs_job *j;
+	const struct gs_report_options *o;
+	const bool *pick;
+	struct gs_report **out; /* per rank of the job */
+	gs_status *st;
+	pthread_mutex_t mu;
+	size_t next;
+};
+
+static void *rank_worker(void *arg)
+{
+	struct rank_jobs *rj = arg;
+
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&rj->mu);
+		while (rj->next < rj->j->n_ranks && !rj->pick[rj->next])
+			rj->next++;
+		i = rj->next++;
+		pthread_mutex_unlock(&rj->mu);
+		if (i >= rj->j->n_ranks)
+			return NULL;
+		rj->st[i] = build_rank(rj->j, i, rj->o, &rj->out[i]);
+		gs_error_clear();
+	}
+}
+
+static gs_status build_ranks(const struct gs_job *j, const struct gs_report_options *o,
+			     const bool *pick, struct gs_report *r)
+{
+	struct rank_jobs rj = {.j = j, .o = o, .pick = pick};
+	pthread_t th[RANK_THREADS];
+	size_t nth = 0, want = gs_cpu_count(), picked = 0, i;
+	gs_status st = GS_OK;
+
+	for (i = 0; i < j->n_ranks; i++)
+		picked += pick[i];
+	if (want > RANK_THREADS)
+		want = RANK_THREADS;
+	if (want > picked)
+		want = picked;
+	rj.out = calloc(j->n_ranks ? j->n_ranks : 1, sizeof(*rj.out));
+	rj.st = calloc(j->n_ranks ? j->n_ranks : 1, sizeof(*rj.st));
+	if (!rj.out || !rj.st) {
+		free(rj.out);
+		free(rj.st);
+		return nomem();
+	}
+	if (want >= 2 && pthread_mutex_init(&rj.mu, NULL) == 0) {
+		while (nth < want && pthread_create(&th[nth], NULL, rank_worker, &rj) == 0)
+			nth++;
+		for (size_t k = 0; k < nth; k++)
+			pthread_join(th[k], NULL);
+		pthread_mutex_destroy(&rj.mu);
+	}
+	for (i = 0; i < j->n_ranks; i++) {
+		if (!pick[i])
+			continue;
+		if (!nth) /* one CPU, or no thread could start */
+			rj.st[i] = build_rank(j, i, o, &rj.out[i]);
+		else if (rj.st[i] != GS_OK && st == GS_OK)
+			rj.st[i] = build_rank(j, i, o, &rj.out[i]); /* for its causes */
+		if (rj.st[i] != GS_OK && st == GS_OK)
+			st = rj.st[i];
+		if (rj.out[i])
+			r->ranks[r->n_ranks++] = rj.out[i];
+	}
+	free(rj.out);
+	free(rj.st);
+	return st;
+}
+
 gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_options *o,
 			      struct gs_report **out)
 {
@@ -1966,7 +2051,6 @@ gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_opt
 	struct gs_report *r;
 	bool *pick = NULL;
 	gs_status st;
-	size_t i;
 
 	if (out)
 		*out = NULL;
@@ -1998,13 +2082,8 @@ gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_opt
 		if (!r->ranks)
 			st = nomem();
 	}
-	for (i = 0; st == GS_OK && i < j->n_ranks; i++) {
-		if (!pick[i])
-			continue;
-		st = build_rank(j, i, o, &r->ranks[r->n_ranks]);
-		if (st == GS_OK)
-			r->n_ranks++;
-	}
+	if (st == GS_OK)
+		st = build_ranks(j, o, pick, r);
 	if (st == GS_OK && j->n_ranks > 1 && !o->has_rank && !o->has_device)
 		st = gs_job_analysis_build(r, &r->ja);
 	free(pick);

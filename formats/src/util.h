@@ -17,11 +17,6 @@ gs_status gs_vec_reserve(void **ptr, size_t *cap, size_t need, size_t elem);
 		 GS_ERR_NOMEM :                                                                    \
 		 ((arr)[(n)++] = (value), GS_OK))
 
-/* CPUs this process may run on (its affinity mask; 1 when unknown). Work
- * is split over a second thread only when this is 2 or more, and never so
- * that a result depends on it. */
-unsigned gs_cpu_count(void);
-
 uint64_t gs_hash_bytes(const void *data, size_t len);
 uint64_t gs_hash_u64(uint64_t x);
 

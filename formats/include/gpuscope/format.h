@@ -443,6 +443,11 @@ gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink);
  */
 gs_status gs_trace_append(struct gs_trace *dst, const struct gs_trace *src);
 
+/* CPUs this process may run on (its affinity mask; 1 when unknown). Work
+ * is split over more threads only when this is 2 or more, and never so
+ * that a result depends on it. */
+unsigned gs_cpu_count(void);
+
 /* Names for enums (stable strings used in text and JSON output). */
 const char *gs_op_kind_name(unsigned kind);
 const char *gs_copy_kind_name(unsigned kind);
