@@ -12,7 +12,9 @@
  * schedule before its predecessors end, no edge joins two processes, and
  * the breakdown sums to the window.
  */
+#define _GNU_SOURCE /* sched_setaffinity */
 #include <dirent.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -640,6 +642,51 @@ static void test_pick(void **state)
 	gs_job_destroy(j);
 }
 
+/* The JSON report of a job, in memory. */
+static char *job_json(const struct gs_job *j, size_t *len)
+{
+	struct gs_report *r = job_report(j);
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	assert_non_null(f);
+	assert_int_equal(gs_report_write_json(f, r), GS_OK);
+	assert_int_equal(fclose(f), 0);
+	gs_report_destroy(r);
+	return buf;
+}
+
+/* The ranks are reported on all CPUs: the same report as on one. */
+static void test_same_on_one_cpu(void **state)
+{
+	struct gs_trace *t = random_processes(7);
+	const char *name = "random";
+	struct gs_job *j = NULL;
+	cpu_set_t all, one;
+	char *a, *b;
+	size_t la, lb;
+
+	(void)state;
+	assert_int_equal(gs_job_from_traces(&t, &name, 1, &j), GS_OK);
+	a = job_json(j, &la);
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &all)) {
+			CPU_SET(c, &one);
+			break;
+		}
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	b = job_json(j, &lb);
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	assert_int_equal(la, lb);
+	assert_memory_equal(a, b, la);
+	assert_non_null(strstr(a, "\"rank\": 6"));
+	free(a);
+	free(b);
+	gs_job_destroy(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -650,6 +697,7 @@ int main(void)
 		cmocka_unit_test(test_random_processes),
 		cmocka_unit_test(test_rank_numbers),
 		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_same_on_one_cpu),
 		cmocka_unit_test(test_invariants_samples),
 		cmocka_unit_test(test_invariants_shared),
 	};
