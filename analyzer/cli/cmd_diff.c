@@ -141,11 +141,12 @@ static int diff_write(const struct diff_opts *o, const struct gs_diff *d, struct
 
 /* BASE and NEW, read at once on two CPUs (the same traces as one after the
  * other); then the warnings of each. */
-static int diff_load(const struct diff_opts *o, struct gs_trace *t[2], enum gs_input_format fmt[2])
+static int diff_load(const struct diff_opts *o, struct gs_job *j[2], enum gs_input_format fmt[2])
 {
 	const char *paths[2] = {o->base, o->newp};
 	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0,
 				     .progress = gs_progress_records};
+	struct gs_trace *t[2] = {NULL, NULL};
 	size_t failed = 0;
 	gs_status st;
 
@@ -159,13 +160,25 @@ static int diff_load(const struct diff_opts *o, struct gs_trace *t[2], enum gs_i
 		return gs_cli_fail(st, paths[failed]);
 	gs_cli_warnings(t[0], paths[0]);
 	gs_cli_warnings(t[1], paths[1]);
+	/* Each side is a job of its processes (an Nsight export of several
+	 * is several ranks): GPUs are compared by (rank, device). */
+	for (int s = 0; s < 2; s++) {
+		st = gs_job_from_traces(&t[s], &paths[s], 1, &j[s]);
+		t[s] = NULL;
+		if (st != GS_OK) {
+			gs_trace_destroy(t[1]);
+			return gs_cli_fail(st, paths[s]);
+		}
+		for (size_t k = 0; k < j[s]->n_warnings; k++)
+			gs_cli_warning("%s: %s", paths[s], j[s]->warnings[k]);
+	}
 	return GS_EXIT_OK;
 }
 
 int gs_cmd_diff(int argc, char **argv)
 {
 	struct diff_opts o = {0};
-	struct gs_trace *t[2] = {NULL, NULL};
+	struct gs_job *j[2] = {NULL, NULL};
 	enum gs_input_format fmt[2];
 	struct gs_diff *d = NULL;
 	const char *inputs[2];
@@ -183,7 +196,7 @@ int gs_cmd_diff(int argc, char **argv)
 	rc = gs_output_open(&out, o.output, o.force, inputs, 2);
 	if (rc != GS_EXIT_OK)
 		return rc;
-	rc = diff_load(&o, t, fmt);
+	rc = diff_load(&o, j, fmt);
 	if (rc == GS_EXIT_OK) {
 		struct gs_diff_options dop = {
 			.base_name = o.base,
@@ -194,12 +207,12 @@ int gs_cmd_diff(int argc, char **argv)
 		};
 
 		gs_error_clear();
-		st = gs_diff_build(t[0], t[1], &dop, &d);
+		st = gs_diff_build_job(j[0], j[1], &dop, &d);
 		rc = st == GS_OK ? diff_write(&o, d, &out) : gs_cli_fail(st, NULL);
 	}
 	gs_output_discard(&out); /* after a failure: the temporary file only */
 	gs_diff_destroy(d);
-	gs_trace_destroy(t[0]);
-	gs_trace_destroy(t[1]);
+	gs_job_destroy(j[0]);
+	gs_job_destroy(j[1]);
 	return rc;
 }

@@ -114,8 +114,11 @@ struct group {
 
 struct dev_diff {
 	uint32_t device;
+	uint32_t rank;
+	bool in_job; /* a side has two or more ranks: name the rank */
 	const char *name;
 	const struct gs_report_device *d[2]; /* NULL when absent on that side */
+	const struct gs_report *rk[2];       /* the rank's report on each side */
 	int64_t m[2][M_COUNT];
 	double eff[2];
 	struct kern_row *kernels;
@@ -127,8 +130,7 @@ struct dev_diff {
 };
 
 struct gs_diff {
-	const struct gs_trace *t[2];
-	struct gs_report *r[2];
+	struct gs_report *r[2]; /* a report, or the report of a job */
 	char *label[2];
 	char *format[2];
 	size_t top;
@@ -212,7 +214,7 @@ static int cmp_kern_change(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-static gs_status build_kernels(struct gs_diff *df, struct dev_diff *dd)
+static gs_status build_kernels(struct dev_diff *dd)
 {
 	size_t n = 0, m = 0, i;
 	struct kern_row *rows;
@@ -227,7 +229,7 @@ static gs_status build_kernels(struct gs_diff *df, struct dev_diff *dd)
 		for (i = 0; dd->d[s] && i < dd->d[s]->n_kernels; i++) {
 			const struct gs_report_kernel *k = &dd->d[s]->kernels[i];
 
-			rows[m].name = gs_trace_string(df->t[s], k->name);
+			rows[m].name = gs_trace_string(dd->rk[s]->t, k->name);
 			rows[m].count[s] = k->count;
 			rows[m].ns[s] = k->ns;
 			m++;
@@ -341,7 +343,7 @@ static const char *op_name(const struct gs_trace *t, uint32_t op)
 	return op < n ? gs_trace_string(t, ops[op].name) : "?";
 }
 
-static gs_status build_waits(struct gs_diff *df, struct dev_diff *dd)
+static gs_status build_waits(struct dev_diff *dd)
 {
 	size_t n = 0, m = 0;
 	struct group *g;
@@ -353,10 +355,10 @@ static gs_status build_waits(struct gs_diff *df, struct dev_diff *dd)
 	if (!g)
 		return nomem();
 	for (int s = 0; s < 2; s++) {
-		const struct gs_trace *t = df->t[s];
+		const struct gs_trace *t = dd->rk[s] ? dd->rk[s]->t : NULL;
 
 		for (size_t i = 0; dd->d[s] && i < dd->d[s]->n_waits; i++) {
-			const struct gs_wait *w = &df->r[s]->waits[dd->d[s]->waits[i]];
+			const struct gs_wait *w = &dd->rk[s]->waits[dd->d[s]->waits[i]];
 
 			g[m].kind = w->kind;
 			g[m].a = op_name(t, w->consumer);
@@ -373,7 +375,7 @@ static gs_status build_waits(struct gs_diff *df, struct dev_diff *dd)
 	return GS_OK;
 }
 
-static gs_status build_missed(struct gs_diff *df, struct dev_diff *dd)
+static gs_status build_missed(struct dev_diff *dd)
 {
 	size_t n = 0, m = 0;
 	struct group *g;
@@ -385,9 +387,9 @@ static gs_status build_missed(struct gs_diff *df, struct dev_diff *dd)
 	if (!g)
 		return nomem();
 	for (int s = 0; s < 2; s++) {
-		const struct gs_trace *t = df->t[s];
-		size_t n_ops;
-		const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+		const struct gs_trace *t = dd->rk[s] ? dd->rk[s]->t : NULL;
+		size_t n_ops = 0;
+		const struct gs_op *ops = t ? gs_trace_ops(t, &n_ops) : NULL;
 
 		for (size_t i = 0; dd->d[s] && i < dd->d[s]->n_missed; i++) {
 			const struct gs_missed_overlap *mo = &dd->d[s]->missed[i];
@@ -407,44 +409,150 @@ static gs_status build_missed(struct gs_diff *df, struct dev_diff *dd)
 	return GS_OK;
 }
 
+/* A GPU of one side: its rank's report and its section. */
+struct side_dev {
+	const struct gs_report *rk;
+	const struct gs_report_device *d;
+};
+
+/* The GPUs of one side in (rank, device) order: a job's ranks come in rank
+ * order and each rank's devices in ascending order. */
+static struct side_dev *side_devices(const struct gs_report *r, size_t *n)
+{
+	const struct gs_report *const *rk = r->job ? (const struct gs_report *const *)r->ranks : &r;
+	size_t n_rk = r->job ? r->n_ranks : 1, m = 0;
+	struct side_dev *out;
+
+	for (size_t i = 0; i < n_rk; i++)
+		m += rk[i]->n_dev;
+	out = calloc(m ? m : 1, sizeof(*out));
+	if (!out)
+		return NULL;
+	*n = 0;
+	for (size_t i = 0; i < n_rk; i++)
+		for (size_t k = 0; k < rk[i]->n_dev; k++)
+			out[(*n)++] = (struct side_dev){.rk = rk[i], .d = &rk[i]->dev[k]};
+	return out;
+}
+
+static int cmp_side_dev(const struct side_dev *a, const struct side_dev *b)
+{
+	if (a->rk->rank != b->rk->rank)
+		return a->rk->rank < b->rk->rank ? -1 : 1;
+	if (a->d->device != b->d->device)
+		return a->d->device < b->d->device ? -1 : 1;
+	return 0;
+}
+
+/* GPUs are matched by (rank, device): a job's GPU 0 of rank 3 is compared
+ * with GPU 0 of rank 3, never with another rank's GPU 0. */
 static gs_status build_devices(struct gs_diff *df)
 {
-	size_t i[2] = {0, 0}, cap = df->r[0]->n_dev + df->r[1]->n_dev;
+	struct side_dev *sd[2];
+	size_t n[2] = {0, 0}, i[2] = {0, 0};
+	bool in_job = (df->r[0]->job && df->r[0]->n_ranks > 1) ||
+		      (df->r[1]->job && df->r[1]->n_ranks > 1);
 	gs_status st = GS_OK;
 
-	df->dev = calloc(cap ? cap : 1, sizeof(*df->dev));
-	if (!df->dev)
+	sd[0] = side_devices(df->r[0], &n[0]);
+	sd[1] = side_devices(df->r[1], &n[1]);
+	df->dev = calloc(n[0] + n[1] ? n[0] + n[1] : 1, sizeof(*df->dev));
+	if (!sd[0] || !sd[1] || !df->dev) {
+		free(sd[0]);
+		free(sd[1]);
 		return nomem();
-	/* Both reports list their devices in ascending id order. */
-	while (i[0] < df->r[0]->n_dev || i[1] < df->r[1]->n_dev) {
-		const struct gs_report_device *b = i[0] < df->r[0]->n_dev ? &df->r[0]->dev[i[0]] :
-									    NULL;
-		const struct gs_report_device *n = i[1] < df->r[1]->n_dev ? &df->r[1]->dev[i[1]] :
-									    NULL;
+	}
+	while (!st && (i[0] < n[0] || i[1] < n[1])) {
+		const struct side_dev *b = i[0] < n[0] ? &sd[0][i[0]] : NULL;
+		const struct side_dev *nw = i[1] < n[1] ? &sd[1][i[1]] : NULL;
 		struct dev_diff *dd = &df->dev[df->n_dev++];
+		int c = b && nw ? cmp_side_dev(b, nw) : b ? -1 : 1;
 
-		if (b && (!n || b->device <= n->device))
-			dd->d[SIDE_BASE] = b;
-		if (n && (!b || n->device <= b->device))
-			dd->d[SIDE_NEW] = n;
+		if (c <= 0) {
+			dd->d[SIDE_BASE] = b->d;
+			dd->rk[SIDE_BASE] = b->rk;
+		}
+		if (c >= 0) {
+			dd->d[SIDE_NEW] = nw->d;
+			dd->rk[SIDE_NEW] = nw->rk;
+		}
+		dd->in_job = in_job;
 		for (int s = 0; s < 2; s++) {
 			if (!dd->d[s])
 				continue;
 			dd->device = dd->d[s]->device;
+			dd->rank = dd->rk[s]->rank;
 			i[s]++;
 			fill_metrics(dd, s);
 		}
 		dd->name = dd->d[SIDE_NEW] && *dd->d[SIDE_NEW]->name ? dd->d[SIDE_NEW]->name :
 			   dd->d[SIDE_BASE]                          ? dd->d[SIDE_BASE]->name :
 								       "";
-		st = build_kernels(df, dd);
+		st = build_kernels(dd);
 		if (!st)
-			st = build_waits(df, dd);
+			st = build_waits(dd);
 		if (!st)
-			st = build_missed(df, dd);
-		if (st)
-			return st;
+			st = build_missed(dd);
 	}
+	free(sd[0]);
+	free(sd[1]);
+	return st;
+}
+
+/* Labels, formats and top from the options; NULL on no memory. */
+static struct gs_diff *diff_new(const struct gs_diff_options *o)
+{
+	struct gs_diff *df = calloc(1, sizeof(*df));
+
+	if (!df)
+		return NULL;
+	df->top = o->top ? o->top : DEFAULT_TOP;
+	df->label[0] = dup_or(o->base_name, "base");
+	df->label[1] = dup_or(o->new_name, "new");
+	df->format[0] = dup_or(o->base_format, "");
+	df->format[1] = dup_or(o->new_format, "");
+	if (!df->label[0] || !df->label[1] || !df->format[0] || !df->format[1]) {
+		gs_diff_destroy(df);
+		return NULL;
+	}
+	return df;
+}
+
+gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt,
+			    const struct gs_diff_options *o, struct gs_diff **out)
+{
+	static const struct gs_diff_options defaults = {0};
+	const struct gs_job *j[2] = {base, newt};
+	struct gs_diff *df;
+	gs_status st = GS_OK;
+
+	if (out)
+		*out = NULL;
+	if (!base || !newt || !out) {
+		gs_error_append("gs_diff_build_job: no %s", out ? "job" : "output");
+		return GS_ERR_INVALID;
+	}
+	df = diff_new(o ? o : &defaults);
+	if (!df)
+		return nomem();
+	for (int s = 0; s < 2 && !st; s++) {
+		struct gs_report_options ro = {
+			.inputs = (const char *const *)&df->label[s],
+			.n_inputs = 1,
+			.format = df->format[s],
+		};
+
+		st = gs_report_build_job(j[s], &ro, &df->r[s]);
+		if (st)
+			gs_error_append("%s", df->label[s]);
+	}
+	if (!st)
+		st = build_devices(df);
+	if (st) {
+		gs_diff_destroy(df);
+		return st;
+	}
+	*out = df;
 	return GS_OK;
 }
 
@@ -463,26 +571,18 @@ gs_status gs_diff_build(const struct gs_trace *base, const struct gs_trace *newt
 	}
 	if (!o)
 		o = &defaults;
-	df = calloc(1, sizeof(*df));
+	df = diff_new(o);
 	if (!df)
 		return nomem();
-	df->t[SIDE_BASE] = base;
-	df->t[SIDE_NEW] = newt;
-	df->top = o->top ? o->top : DEFAULT_TOP;
-	df->label[0] = dup_or(o->base_name, "base");
-	df->label[1] = dup_or(o->new_name, "new");
-	df->format[0] = dup_or(o->base_format, "");
-	df->format[1] = dup_or(o->new_format, "");
-	if (!df->label[0] || !df->label[1] || !df->format[0] || !df->format[1])
-		st = nomem();
 	for (int s = 0; s < 2 && !st; s++) {
+		const struct gs_trace *t = s ? newt : base;
 		struct gs_report_options ro = {
 			.inputs = (const char *const *)&df->label[s],
 			.n_inputs = 1,
 			.format = df->format[s],
 		};
 
-		st = gs_report_build(df->t[s], &ro, &df->r[s]);
+		st = gs_report_build(t, &ro, &df->r[s]);
 		if (st)
 			gs_error_append("%s", df->label[s]);
 	}
@@ -547,17 +647,31 @@ static void j_fixed4(struct gs_out *o, double v)
 		gs_out_printf(o, "%.4f", v);
 }
 
+/* Ops and GPUs of one side (a job: all its ranks). */
+static void side_counts(const struct gs_report *r, size_t *ops, size_t *gpus)
+{
+	const struct gs_report *const *rk = r->job ? (const struct gs_report *const *)r->ranks : &r;
+	size_t n_rk = r->job ? r->n_ranks : 1, n;
+
+	*ops = *gpus = 0;
+	for (size_t i = 0; i < n_rk; i++) {
+		gs_trace_ops(rk[i]->t, &n);
+		*ops += n;
+		*gpus += rk[i]->n_dev;
+	}
+}
+
 static void j_side(struct gs_out *o, const struct gs_diff *df, int s)
 {
-	size_t n_ops;
+	size_t n_ops, n_dev;
 
-	gs_trace_ops(df->t[s], &n_ops);
+	side_counts(df->r[s], &n_ops, &n_dev);
 	gs_out_printf(o, "  \"%s\": {\"file\": ", s ? "new" : "base");
 	gs_out_json_string(o, df->label[s]);
 	gs_out_puts(o, ", \"format\": ");
 	gs_out_json_string(o, df->format[s]);
 	gs_out_printf(o, ", \"ops\": %llu, \"devices\": %llu}", (unsigned long long)n_ops,
-		      (unsigned long long)df->r[s]->n_dev);
+		      (unsigned long long)n_dev);
 }
 
 static void j_counts(struct gs_out *o, const struct group *g, const char *ns_key)
@@ -574,7 +688,7 @@ static void j_device(struct gs_out *o, const struct dev_diff *dd)
 {
 	size_t i;
 
-	gs_out_printf(o, "    {\"device\": %u, \"name\": ", dd->device);
+	gs_out_printf(o, "    {\"device\": %u, \"rank\": %u, \"name\": ", dd->device, dd->rank);
 	gs_out_json_string(o, dd->name);
 	gs_out_printf(o, ", \"in_base\": %s, \"in_new\": %s,\n      \"metrics\": {",
 		      dd->d[SIDE_BASE] ? "true" : "false", dd->d[SIDE_NEW] ? "true" : "false");
@@ -961,8 +1075,12 @@ static void t_device(struct gs_out *o, const struct gs_diff *df, const struct de
 	char name[4 * WIDTH];
 
 	fit(name, sizeof(name), dd->name, 60);
-	gs_out_printf(o, "\ndevice %u%s%s%s\n", dd->device, *name ? " (" : "", name,
-		      *name ? ")" : "");
+	if (dd->in_job)
+		gs_out_printf(o, "\nrank %u \u00b7 GPU %u%s%s%s\n", dd->rank, dd->device,
+			      *name ? " (" : "", name, *name ? ")" : "");
+	else
+		gs_out_printf(o, "\ndevice %u%s%s%s\n", dd->device, *name ? " (" : "", name,
+			      *name ? ")" : "");
 	if (!dd->d[SIDE_BASE] || !dd->d[SIDE_NEW])
 		gs_out_printf(o, "  only in %s\n", dd->d[SIDE_BASE] ? "base" : "new");
 	gs_out_puts(o, "  ");

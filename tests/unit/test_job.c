@@ -233,6 +233,35 @@ static void test_nsys_two_processes(void **state)
 	remove(path);
 }
 
+/* diff of two jobs matches GPUs by (rank, device). */
+static void test_diff_jobs(void **state)
+{
+	const char *path = "test_job_diff.sqlite";
+	struct gs_job *a = NULL, *b = NULL;
+	struct gs_diff *d = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(nsys_build_2proc(path), 0);
+	assert_int_equal(gs_job_load(&path, 1, NULL, &a, NULL, NULL), GS_OK);
+	assert_int_equal(gs_job_load(&path, 1, NULL, &b, NULL, NULL), GS_OK);
+	assert_int_equal(gs_diff_build_job(a, b, NULL, &d), GS_OK);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(gs_diff_write_text(f, d), GS_OK);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "rank 0 \u00b7 GPU 0"));
+	assert_non_null(strstr(buf, "rank 1 \u00b7 GPU 1"));
+	assert_null(strstr(buf, "only in"));
+	free(buf);
+	gs_diff_destroy(d);
+	gs_job_destroy(a);
+	gs_job_destroy(b);
+	remove(path);
+}
+
 /* ---- two copies of one trace as two ranks ---- */
 
 /* A sink that passes everything to `next`, naming the process's host. */
@@ -697,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_random_processes),
 		cmocka_unit_test(test_rank_numbers),
 		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_diff_jobs),
 		cmocka_unit_test(test_same_on_one_cpu),
 		cmocka_unit_test(test_invariants_samples),
 		cmocka_unit_test(test_invariants_shared),

@@ -681,6 +681,10 @@ struct gs_diff;
 /* Both traces are borrowed and must outlive the diff. */
 gs_status gs_diff_build(const struct gs_trace *base, const struct gs_trace *newt,
 			const struct gs_diff_options *o, struct gs_diff **out);
+/* The same for two jobs (gpuscope/import.h): GPUs are matched by
+ * (rank, device). Both jobs are borrowed and must outlive the diff. */
+gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt,
+			    const struct gs_diff_options *o, struct gs_diff **out);
 void gs_diff_destroy(struct gs_diff *d);
 /* Aligned tables for people; every line fits 100 columns. */
 gs_status gs_diff_write_text(FILE *out, const struct gs_diff *d);
