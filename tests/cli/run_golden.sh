@@ -165,6 +165,12 @@ golden_tests() {
 	run dump_again dump again.gscope
 	same_stdout dump_small dump_again
 
+	# A file of format 1.0 (no ranks, no collectives) reads as it always did.
+	cp "$src/../data/gscope-1.0/small.gscope" small-1.0.gscope || fail "no 1.0 file"
+	run dump_v1_0 dump small-1.0.gscope
+	[ "$rc" = 0 ] || fail "dump_v1_0: exit $rc"
+	same_stdout dump_small dump_v1_0
+
 	# Recognised by content: gzip, and a name that says nothing.
 	if command -v gzip >/dev/null 2>&1; then
 		gzip -n -c small.json >small.json.gz
