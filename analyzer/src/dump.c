@@ -291,6 +291,27 @@ static void gs_dump_op_flags(struct gs_out *o, unsigned flags)
 		gs_out_printf(o, "%s0x%x", sep, flags & ~((1u << b) - 1));
 }
 
+/* The collective a communication kernel runs, when the trace says. */
+static void gs_dump_collective(struct gs_out *o, const struct gs_dump_ctx *c,
+			       const struct gs_op *op)
+{
+	const struct gs_collective *k = gs_trace_op_collective(c->t, op);
+
+	if (!k)
+		return;
+	gs_dump_str(o, c, "collective", k->name);
+	gs_dump_str(o, c, "group", k->group);
+	gs_dump_str(o, c, "group_desc", k->group_desc);
+	gs_dump_str(o, c, "group_ranks", k->group_ranks);
+	gs_out_printf(o, " group_size=%u", k->group_size);
+	gs_dump_str(o, c, "dtype", k->dtype);
+	if (k->has_nelems)
+		gs_out_printf(o, " in_nelems=%llu out_nelems=%llu",
+			      (unsigned long long)k->in_nelems, (unsigned long long)k->out_nelems);
+	else
+		gs_out_puts(o, " in_nelems=- out_nelems=-");
+}
+
 static void gs_dump_op(struct gs_out *o, const struct gs_dump_ctx *c, const struct gs_op *op)
 {
 	gs_out_printf(o, "%lld %s", (long long)op->start_ns, gs_op_kind_name(op->kind));
@@ -317,6 +338,7 @@ static void gs_dump_op(struct gs_out *o, const struct gs_dump_ctx *c, const stru
 		break;
 	}
 	gs_dump_op_flags(o, op->flags);
+	gs_dump_collective(o, c, op);
 	gs_dump_str(o, c, "name", op->name);
 }
 
@@ -433,8 +455,16 @@ static void gs_dump_tables(struct gs_out *o, const struct gs_dump_ctx *c)
 		gs_dump_str(o, c, "driver", p[i].driver_version);
 		gs_dump_str(o, c, "runtime", p[i].runtime_version);
 		gs_dump_str(o, c, "cupti", p[i].cupti_version);
-		gs_out_printf(o, " start=%lld dropped=%llu\n", (long long)p[i].start_ns,
+		gs_out_printf(o, " start=%lld dropped=%llu", (long long)p[i].start_ns,
 			      (unsigned long long)p[i].dropped_records);
+		if (p[i].has_rank)
+			gs_out_printf(o, " rank=%u", p[i].rank);
+		else
+			gs_out_puts(o, " rank=-");
+		if (p[i].world_size)
+			gs_out_printf(o, " world_size=%u\n", p[i].world_size);
+		else
+			gs_out_puts(o, " world_size=-\n");
 	}
 	d = gs_trace_devices(c->t, &n);
 	for (i = 0; i < n; i++) {

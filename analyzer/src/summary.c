@@ -80,6 +80,8 @@ gs_status gs_summary_compute(const struct gs_trace *t, struct gs_summary *s)
 	s->allocations = n;
 	gs_trace_overheads(t, &n);
 	s->overheads = n;
+	gs_trace_collectives(t, &n);
+	s->collectives = n;
 	gs_trace_processes(t, &n);
 	s->processes = n;
 	gs_trace_devices(t, &n);
@@ -164,6 +166,26 @@ static void gs_text_devices(struct gs_out *o, const struct gs_trace *t)
 	}
 }
 
+/* The processes whose place in a distributed job the trace says. */
+static void gs_text_ranks(struct gs_out *o, const struct gs_trace *t)
+{
+	const struct gs_process *p;
+	size_t n, i;
+
+	p = gs_trace_processes(t, &n);
+	for (i = 0; i < n; i++) {
+		char label[40];
+
+		if (!p[i].has_rank)
+			continue;
+		snprintf(label, sizeof(label), "  process %lld:", (long long)p[i].pid);
+		gs_out_printf(o, KEY "rank %u", label, p[i].rank);
+		if (p[i].world_size)
+			gs_out_printf(o, " of %u", p[i].world_size);
+		gs_out_putc(o, '\n');
+	}
+}
+
 static void gs_text_op_time(struct gs_out *o, const struct gs_summary *s)
 {
 	unsigned k;
@@ -245,6 +267,7 @@ gs_status gs_summary_write_text(FILE *f, const struct gs_summary *s)
 	if (s->format)
 		gs_out_printf(&o, KEY "%s\n", "format:", s->format);
 	gs_text_u64(&o, "processes:", s->processes);
+	gs_text_ranks(&o, s->trace);
 	gs_text_u64(&o, "devices:", s->devices);
 	gs_text_devices(&o, s->trace);
 	gs_text_u64(&o, "streams:", s->streams);
@@ -259,6 +282,7 @@ gs_status gs_summary_write_text(FILE *f, const struct gs_summary *s)
 	gs_text_by_kind(&o, "host ranges:", s->host_ranges, s->ranges_by_kind, GS_RANGE_KIND_COUNT,
 			gs_range_kind_name);
 	gs_text_u64(&o, "allocations:", s->allocations);
+	gs_text_u64(&o, "collectives:", s->collectives);
 	gs_text_u64(&o, "overheads:", s->overheads);
 	gs_out_printf(&o, KEY, "span:");
 	gs_out_duration(&o, s->span_ns);
@@ -330,6 +354,30 @@ static void gs_json_devices(struct gs_out *o, const struct gs_trace *t)
 	gs_out_puts(o, n ? "\n  ]" : "]");
 }
 
+static void gs_json_processes(struct gs_out *o, const struct gs_trace *t)
+{
+	const struct gs_process *p;
+	size_t n, i;
+
+	p = gs_trace_processes(t, &n);
+	gs_json_key(o, "process_list");
+	gs_out_putc(o, '[');
+	for (i = 0; i < n; i++) {
+		gs_out_puts(o, i ? ",\n    " : "\n    ");
+		gs_out_printf(o, "{\"pid\": %lld, \"host\": ", (long long)p[i].pid);
+		gs_out_json_string(o, gs_trace_string(t, p[i].host_name));
+		if (p[i].has_rank)
+			gs_out_printf(o, ", \"rank\": %u", p[i].rank);
+		else
+			gs_out_puts(o, ", \"rank\": null");
+		if (p[i].world_size)
+			gs_out_printf(o, ", \"world_size\": %u}", p[i].world_size);
+		else
+			gs_out_puts(o, ", \"world_size\": null}");
+	}
+	gs_out_puts(o, n ? "\n  ]" : "]");
+}
+
 static void gs_json_warnings(struct gs_out *o, const struct gs_trace *t)
 {
 	const struct gs_warning *w;
@@ -366,6 +414,7 @@ gs_status gs_summary_write_json(FILE *f, const struct gs_summary *s)
 		gs_out_json_string(&o, s->format);
 	}
 	gs_json_u64(&o, "processes", s->processes);
+	gs_json_processes(&o, s->trace);
 	gs_json_u64(&o, "devices", s->devices);
 	gs_json_devices(&o, s->trace);
 	gs_json_u64(&o, "streams", s->streams);
@@ -387,6 +436,7 @@ gs_status gs_summary_write_json(FILE *f, const struct gs_summary *s)
 			gs_range_kind_name);
 	gs_json_u64(&o, "nvtx_ranges", s->ranges_by_kind[GS_RANGE_NVTX]);
 	gs_json_u64(&o, "allocations", s->allocations);
+	gs_json_u64(&o, "collectives", s->collectives);
 	gs_json_u64(&o, "overheads", s->overheads);
 	gs_json_i64(&o, "first_ns", s->first_ns);
 	gs_json_i64(&o, "last_ns", s->last_ns);

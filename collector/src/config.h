@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Collector settings. Every GPUSCOPE_* variable is read in config_env.c and
- * nowhere else; the README has the table.
+ * nowhere else; the README has the table. So are the variables launchers
+ * (Open MPI, PMI, Slurm, torchrun) set to give a process its rank.
  */
 #ifndef GS_COLLECTOR_CONFIG_H
 #define GS_COLLECTOR_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define GS_CONFIG_PATH_MAX 4096
 #define GS_DEFAULT_OUTPUT "gpuscope-%h-%p.gscope"
@@ -23,6 +25,11 @@ struct gs_config {
 	unsigned max_buffers;            /* buffers in the pool at most */
 	int log_level;                   /* enum gs_log_level */
 	bool nvtx;                       /* NVTX_INJECTION64_PATH is set: enable markers */
+	/* The process's rank in a distributed job, when a launcher says it;
+	 * world_size 0 when unknown (or not above the rank). */
+	bool has_rank;
+	uint32_t rank;
+	uint32_t world_size;
 };
 
 /* A getenv-like lookup (tests pass their own). */
@@ -32,7 +39,11 @@ void gs_config_defaults(struct gs_config *c);
 /*
  * Read the settings through `env` (getenv when NULL). A malformed or out
  * of range value keeps the default; its message is put in `warn` (empty
- * when all is well) for the caller to log.
+ * when all is well) for the caller to log. The rank is the first of
+ * OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID and RANK that holds a
+ * decimal number, the world size the first of OMPI_COMM_WORLD_SIZE,
+ * PMI_SIZE, SLURM_NTASKS and WORLD_SIZE; other values of those are
+ * ignored without a word (they belong to the launcher, not to gpuscope).
  */
 void gs_config_parse(struct gs_config *c, gs_env_fn env, char *warn, size_t warn_size);
 

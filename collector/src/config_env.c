@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The collector's settings: every GPUSCOPE_* environment variable is read
- * here (and NVTX_INJECTION64_PATH, which says NVTX markers can be enabled).
- * Parsing is pure (an env lookup is passed in) so tests can drive it.
+ * here (and NVTX_INJECTION64_PATH, which says NVTX markers can be enabled,
+ * and the rank variables of launchers). Parsing is pure (an env lookup is
+ * passed in) so tests can drive it.
  */
 #include "config.h"
 #include "log.h"
@@ -81,6 +82,56 @@ static bool parse_bool(const char *s, bool *out)
 	return false;
 }
 
+/* A plain decimal number that fits 32 bits: digits only, no sign, no
+ * spaces (a launcher writes nothing else). */
+static bool parse_u32(const char *s, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > UINT32_MAX)
+			return false;
+	}
+	*out = (uint32_t)v;
+	return true;
+}
+
+/* The first of `names` whose value is a number (at least `min`). */
+static bool first_number(gs_env_fn env, const char *const *names, size_t n, uint32_t min,
+			 uint32_t *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v;
+
+		if (parse_u32(env(names[i]), &v) && v >= min) {
+			*out = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void parse_rank(struct gs_config *c, gs_env_fn env)
+{
+	static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
+					    "RANK"};
+	static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
+					    "WORLD_SIZE"};
+
+	c->has_rank = first_number(env, ranks, sizeof(ranks) / sizeof(ranks[0]), 0, &c->rank);
+	if (!c->has_rank)
+		c->rank = 0;
+	if (!c->has_rank ||
+	    !first_number(env, sizes, sizeof(sizes) / sizeof(sizes[0]), 1, &c->world_size) ||
+	    c->world_size <= c->rank)
+		c->world_size = 0;
+}
+
 static const char *real_getenv(const char *name)
 {
 	return getenv(name);
@@ -144,6 +195,7 @@ void gs_config_parse(struct gs_config *c, gs_env_fn env, char *warn, size_t warn
 	}
 	v = env("NVTX_INJECTION64_PATH");
 	c->nvtx = v && *v;
+	parse_rank(c, env);
 }
 
 bool gs_config_injected(gs_env_fn env)

@@ -223,11 +223,20 @@ static void write_failed(void)
 	disable(msg);
 }
 
+/* The host's name as gethostname gives it; "" when it cannot. */
+static void real_host_name(char *buf, size_t size)
+{
+	if (gethostname(buf, size) != 0)
+		buf[0] = '\0';
+	buf[size - 1] = '\0';
+}
+
+/* The host's name for a file name (%h): never empty, no '/'. */
 static void host_name(char *buf, size_t size)
 {
-	if (gethostname(buf, size) != 0 || !buf[0])
+	real_host_name(buf, size);
+	if (!buf[0])
 		snprintf(buf, size, "localhost");
-	buf[size - 1] = '\0';
 	for (char *p = buf; *p; p++)
 		if (*p == '/')
 			*p = '_';
@@ -294,10 +303,14 @@ static gs_status clock_pair(void)
 static gs_status write_process(void)
 {
 	char host[256], cmd[4096], cupti[32], driver[32], runtime[32];
-	struct gs_process p = {.pid = out.pid, .start_ns = out.start_ns};
+	struct gs_process p = {.pid = out.pid,
+			       .start_ns = out.start_ns,
+			       .has_rank = out.cfg->has_rank,
+			       .rank = out.cfg->rank,
+			       .world_size = out.cfg->world_size};
 	gs_status rc;
 
-	host_name(host, sizeof(host));
+	real_host_name(host, sizeof(host));
 	command_line(cmd, sizeof(cmd));
 	gs_glue_versions(cupti, sizeof(cupti), driver, sizeof(driver), runtime, sizeof(runtime));
 	rc = intern_str(host, &p.host_name);

@@ -33,6 +33,7 @@
  * bind to (the launch call's start, the op's start, a producer's end), so
  * each binds to its own slice even when slices touch.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1388,6 +1389,36 @@ static int64_t op_pid(const struct chrome *c, uint32_t o)
 	return c->devs[c->cs[c->ops[o].stream].dev].pid;
 }
 
+/* A communication kernel's collective as the PyTorch profiler writes it. */
+static void collective_args(struct chrome *c, const struct gs_collective *k)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} strs[] = {
+		{"Collective name", offsetof(struct gs_collective, name)},
+		{"Process Group Name", offsetof(struct gs_collective, group)},
+		{"Process Group Description", offsetof(struct gs_collective, group_desc)},
+		{"Process Group Ranks", offsetof(struct gs_collective, group_ranks)},
+		{"dtype", offsetof(struct gs_collective, dtype)},
+	};
+
+	if (!k)
+		return;
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		uint32_t id = *(const uint32_t *)(const void *)((const char *)k + strs[i].off);
+
+		if (id != GS_NO_STRING)
+			arg_str(c, strs[i].key, gs_trace_string(c->t, id));
+	}
+	if (k->group_size)
+		arg_u64(c, "Group size", k->group_size);
+	if (k->has_nelems) {
+		arg_u64(c, "In msg nelems", k->in_nelems);
+		arg_u64(c, "Out msg nelems", k->out_nelems);
+	}
+}
+
 /* The model fields of an op as Kineto args (and a few of our own). */
 static void op_args(struct chrome *c, const struct gs_op *op)
 {
@@ -1424,6 +1455,7 @@ static void op_args(struct chrome *c, const struct gs_op *op)
 		arg_i64(c, "async", 1);
 	if (op->flags & GS_OPF_DEVICE_LAUNCHED)
 		arg_i64(c, "device launched", 1);
+	collective_args(c, gs_trace_op_collective(c->t, op));
 }
 
 static void write_op(struct chrome *c, uint32_t o)
@@ -1694,6 +1726,7 @@ static void write_header(struct chrome *c)
 	size_t n_dt, i;
 	const struct gs_device *dt = gs_trace_devices(c->t, &n_dt);
 	uint32_t host = GS_NO_STRING, ver[3] = {GS_NO_STRING, GS_NO_STRING, GS_NO_STRING};
+	const struct gs_process *ranked = NULL;
 	static const char *const ver_keys[3] = {"cuda_driver_version", "cuda_runtime_version",
 						"cupti_version"};
 
@@ -1736,6 +1769,18 @@ static void write_header(struct chrome *c)
 			ver[1] = p->runtime_version;
 		if (ver[2] == GS_NO_STRING)
 			ver[2] = p->cupti_version;
+		if (!ranked && p->has_rank)
+			ranked = p;
+	}
+	/* Kineto gives one rank per file: the first process's that has one. */
+	if (ranked) {
+		gs_wbuf_puts(&c->w, ",\n\"distributedInfo\":{\"rank\":");
+		gs_wbuf_u64(&c->w, ranked->rank);
+		if (ranked->world_size) {
+			gs_wbuf_puts(&c->w, ",\"world_size\":");
+			gs_wbuf_u64(&c->w, ranked->world_size);
+		}
+		gs_wbuf_putc(&c->w, '}');
 	}
 	if (host != GS_NO_STRING) {
 		gs_wbuf_puts(&c->w, ",\n\"host_name\":");

@@ -61,6 +61,8 @@ struct gs_reader {
 	size_t n_stream, cap_stream;
 	uint32_t *alloc_map;
 	size_t n_alloc, cap_alloc;
+	uint32_t *coll_map; /* file index -> the sink's op.collective (0: none) */
+	size_t n_coll, cap_coll;
 	uint32_t unknown_string; /* sink id of "?" for strings lost to salvage */
 };
 
@@ -172,6 +174,7 @@ void gs_reader_close(struct gs_reader *r)
 	free(r->str_map);
 	free(r->stream_map);
 	free(r->alloc_map);
+	free(r->coll_map);
 	free(r->name);
 	free(r);
 }
@@ -393,6 +396,19 @@ static gs_status map_stream_opt(struct gs_reader *r, uint32_t stored, uint32_t *
 	return map_stream(r, stored - 1, out);
 }
 
+/* An op's collective: stored as file index + 1, 0 = none. */
+static gs_status map_collective(struct gs_reader *r, uint32_t stored, uint32_t *out)
+{
+	if (stored == 0) {
+		*out = 0;
+		return GS_OK;
+	}
+	if (stored - 1 >= r->n_coll)
+		SHAPE_ERR(r, "op refers to undeclared collective %" PRIu32, stored - 1);
+	*out = r->coll_map[stored - 1];
+	return GS_OK;
+}
+
 static gs_status fill_lost_strings(struct gs_reader *r, struct gs_sink *sink, size_t upto)
 {
 	gs_status rc;
@@ -508,6 +524,7 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 	NEED_OPT(m->n_flags, n, "op flags");
 	NEED_OPT(m->n_graph_id, n, "op graph id");
 	NEED_OPT(m->n_graph_node, n, "op graph node");
+	NEED_OPT(m->n_collective, n, "op collective");
 	for (size_t i = 0; i < n; i++) {
 		if (m->kind[i] >= GS_OP_KIND_COUNT)
 			SHAPE_ERR(r, "op %zu has unknown kind %" PRIu32, i, m->kind[i]);
@@ -540,6 +557,9 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 		rc = map_stream(r, m->stream[i], &op.stream);
 		if (!rc)
 			rc = map_string(r, m->name[i], &op.name);
+		if (!rc)
+			rc = map_collective(r, OPT(m->collective, m->n_collective, i),
+					    &op.collective);
 		if (rc)
 			return rc;
 		if (op.kind == GS_OP_KERNEL) {
@@ -648,6 +668,51 @@ static gs_status decode_ranges(struct gs_reader *r, struct gs_sink *sink, const 
 	return GS_OK;
 }
 
+/* Collectives, in file order from collective_base (after a salvaged gap,
+ * the lost ones map to none). */
+static gs_status decode_collectives(struct gs_reader *r, struct gs_sink *sink,
+				    const Gscope__Chunk *c)
+{
+	if (c->n_collectives && c->collective_base != r->n_coll) {
+		if (!(r->flags & GS_READER_SALVAGE) || c->collective_base < r->n_coll ||
+		    c->collective_base - r->n_coll > (1u << 24))
+			SHAPE_ERR(r, "collectives out of sequence (base %" PRIu32 ", expected %zu)",
+				  c->collective_base, r->n_coll);
+		while (r->n_coll < c->collective_base)
+			if (GS_VEC_PUSH(r->coll_map, r->n_coll, r->cap_coll, 0))
+				return nomem();
+	}
+	if (c->n_collectives > UINT32_MAX - 1 - r->n_coll)
+		SHAPE_ERR(r, "too many collectives");
+	for (size_t i = 0; i < c->n_collectives; i++) {
+		const Gscope__Collective *m = c->collectives[i];
+		struct gs_collective k = {.group_size = m->group_size,
+					  .in_nelems = m->in_nelems,
+					  .out_nelems = m->out_nelems,
+					  .has_nelems = m->has_nelems};
+		uint32_t idx = 0, id = 0;
+		gs_status rc = map_string(r, m->name, &k.name);
+
+		if (!rc)
+			rc = map_string(r, m->group, &k.group);
+		if (!rc)
+			rc = map_string(r, m->group_desc, &k.group_desc);
+		if (!rc)
+			rc = map_string(r, m->group_ranks, &k.group_ranks);
+		if (!rc)
+			rc = map_string(r, m->dtype, &k.dtype);
+		if (!rc && sink->collective) {
+			rc = sink->collective(sink, &k, &idx);
+			id = idx + 1;
+		}
+		if (rc)
+			return rc;
+		if (GS_VEC_PUSH(r->coll_map, r->n_coll, r->cap_coll, id))
+			return nomem();
+	}
+	return GS_OK;
+}
+
 static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gscope__Chunk *c)
 {
 	gs_status rc = GS_OK;
@@ -656,8 +721,16 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 		const Gscope__Process *m = c->processes[i];
 		struct gs_process p = {.pid = m->pid,
 				       .start_ns = m->start_ns,
-				       .dropped_records = m->dropped_records};
+				       .dropped_records = m->dropped_records,
+				       .has_rank = m->rank != 0,
+				       .rank = (uint32_t)(m->rank - 1),
+				       .world_size = m->world_size};
 
+		if (m->rank > (uint64_t)UINT32_MAX + 1)
+			SHAPE_ERR(r, "process %" PRId64 " has rank %" PRIu64 ", over 2^32 - 1",
+				  m->pid, m->rank - 1);
+		if (!p.has_rank)
+			p.rank = 0;
 		rc = map_string(r, m->host_name, &p.host_name);
 		if (!rc)
 			rc = map_string(r, m->command_line, &p.command_line);
@@ -685,6 +758,8 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 		if (!rc && sink->device)
 			rc = sink->device(sink, &d);
 	}
+	if (!rc)
+		rc = decode_collectives(r, sink, c);
 	for (size_t i = 0; i < c->n_syncs && !rc; i++) {
 		const Gscope__Sync *m = c->syncs[i];
 		struct gs_sync y = {.kind = (uint8_t)(m->kind < GS_SYNC_KIND_COUNT ? m->kind : 0),

@@ -3,8 +3,8 @@
  * The .gscope streaming writer. Records are buffered in columns; every
  * `flush_records` records (or on request) the buffer becomes one chunk:
  * a protobuf `Chunk`, zlib-compressed, framed, and written with one write.
- * Every chunk decodes on its own except for strings, streams and
- * allocations, which are declared once per file.
+ * Every chunk decodes on its own except for strings, streams,
+ * allocations and collectives, which are declared once per file.
  */
 #include "frame.h"
 #include "gs_trace.pb-c.h"
@@ -54,6 +54,7 @@ struct op_cols {
 	COLUMN(uint32_t, registers);
 	COLUMN(uint64_t, bytes);
 	COLUMN(uint32_t, copy_info);
+	COLUMN(uint32_t, collective);
 	int64_t prev_start;
 	int64_t prev_corr;
 };
@@ -100,6 +101,8 @@ struct gs_writer {
 	COLUMN(uint32_t, dirty_streams);
 	uint32_t nallocations;
 	uint32_t allocation_base;
+	uint32_t ncollectives;
+	uint32_t collective_base;
 
 	COLUMN(Gscope__Process, processes);
 	COLUMN(Gscope__Device, devices);
@@ -109,6 +112,7 @@ struct gs_writer {
 	COLUMN(Gscope__Sync, syncs);
 	COLUMN(Gscope__EventRecord, event_records);
 	COLUMN(Gscope__Allocation, allocations);
+	COLUMN(Gscope__Collective, collectives);
 	COLUMN(Gscope__OpAlloc, op_allocs);
 	COLUMN(Gscope__Overhead, overheads);
 	COLUMN(Gscope__ClockPair, clock_pairs);
@@ -217,6 +221,8 @@ static gs_status w_process(struct gs_sink *s, const struct gs_process *p)
 	m.cupti_version = sid(p->cupti_version);
 	m.start_ns = p->start_ns;
 	m.dropped_records = p->dropped_records;
+	m.rank = p->has_rank ? (uint64_t)p->rank + 1 : 0;
+	m.world_size = p->world_size;
 	return COL_PUSH(w->processes, m) ? nomem() : GS_OK;
 }
 
@@ -252,6 +258,10 @@ static gs_status w_op(struct gs_sink *s, const struct gs_op *op)
 
 	if (rc)
 		return rc;
+	if (op->collective > w->ncollectives) {
+		gs_error_append("op refers to undeclared collective %u", op->collective - 1);
+		return GS_ERR_INVALID;
+	}
 	rc |= COL_PUSH(c->kind, op->kind);
 	rc |= COL_PUSH(c->start_delta, (int64_t)((uint64_t)op->start_ns - (uint64_t)c->prev_start));
 	rc |= COL_PUSH(c->duration, (uint64_t)op->end_ns - (uint64_t)op->start_ns);
@@ -261,6 +271,7 @@ static gs_status w_op(struct gs_sink *s, const struct gs_op *op)
 	rc |= COL_PUSH(c->flags, op->flags);
 	rc |= COL_PUSH(c->graph_id, op->graph_id);
 	rc |= COL_PUSH(c->graph_node, op->graph_node);
+	rc |= COL_PUSH(c->collective, op->collective);
 	if (op->kind == GS_OP_KERNEL) {
 		rc |= COL_PUSH(c->grid_x, op->grid[0]);
 		rc |= COL_PUSH(c->grid_y, op->grid[1]);
@@ -279,6 +290,36 @@ static gs_status w_op(struct gs_sink *s, const struct gs_op *op)
 	c->prev_start = op->start_ns;
 	c->prev_corr = (int64_t)op->correlation;
 	return counted(w, rc);
+}
+
+/* Not a record (old readers count records per chunk and know no
+ * collectives): flushed with the records, or on its own when many wait. */
+static gs_status w_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
+{
+	struct gs_writer *w = of(s);
+	Gscope__Collective m = GSCOPE__COLLECTIVE__INIT;
+
+	if (w->ncollectives >= UINT32_MAX - 1) {
+		gs_error_append("too many collectives");
+		return GS_ERR_LIMIT;
+	}
+	m.name = sid(c->name);
+	m.group = sid(c->group);
+	m.group_desc = sid(c->group_desc);
+	m.group_ranks = sid(c->group_ranks);
+	m.dtype = sid(c->dtype);
+	m.group_size = c->group_size;
+	m.in_nelems = c->in_nelems;
+	m.out_nelems = c->out_nelems;
+	m.has_nelems = c->has_nelems;
+	if (COL_PUSH(w->collectives, m))
+		return nomem();
+	if (index)
+		*index = w->ncollectives;
+	w->ncollectives++;
+	if (w->collectives.n >= w->flush_records)
+		return gs_writer_flush(w);
+	return GS_OK;
 }
 
 static gs_status w_api_call(struct gs_sink *s, const struct gs_api_call *a)
@@ -502,6 +543,7 @@ static gs_status writer_init(int fd, bool own, const char *name,
 		.process = w_process,
 		.device = w_device,
 		.op = w_op,
+		.collective = w_collective,
 		.api_call = w_api_call,
 		.sync = w_sync,
 		.event_record = w_event_record,
@@ -610,6 +652,7 @@ static void op_cols_reset(struct op_cols *c)
 	c->grid_x.n = c->grid_y.n = c->grid_z.n = 0;
 	c->block_x.n = c->block_y.n = c->block_z.n = 0;
 	c->shared_mem.n = c->registers.n = c->bytes.n = c->copy_info.n = 0;
+	c->collective.n = 0;
 	c->prev_start = c->prev_corr = 0;
 }
 
@@ -634,6 +677,7 @@ static void op_cols_free(struct op_cols *c)
 	free(c->registers.v);
 	free(c->bytes.v);
 	free(c->copy_info.v);
+	free(c->collective.v);
 }
 
 static void api_cols_reset(struct api_cols *c)
@@ -681,6 +725,7 @@ static void clear_pending(struct gs_writer *w)
 		free(w->warnings.v[i].message);
 	w->processes.n = w->devices.n = w->dirty_streams.n = 0;
 	w->syncs.n = w->event_records.n = w->allocations.n = w->op_allocs.n = 0;
+	w->collectives.n = 0;
 	w->overheads.n = w->clock_pairs.n = w->dropped.n = w->warnings.n = 0;
 	op_cols_reset(&w->ops);
 	api_cols_reset(&w->api);
@@ -689,12 +734,13 @@ static void clear_pending(struct gs_writer *w)
 	w->pending_string_bytes = 0;
 	w->string_base = (uint32_t)w->strings.count;
 	w->allocation_base = w->nallocations;
+	w->collective_base = w->ncollectives;
 }
 
 static bool has_pending(const struct gs_writer *w)
 {
 	return w->pending || w->string_base != w->strings.count || w->processes.n || w->devices.n ||
-	       w->dirty_streams.n || w->dropped.n || w->warnings.n;
+	       w->dirty_streams.n || w->collectives.n || w->dropped.n || w->warnings.n;
 }
 
 /* Pointers to messages, as protobuf-c wants for repeated message fields. */
@@ -812,6 +858,8 @@ static gs_status build_and_write(struct gs_writer *w, uint16_t type, uint64_t to
 	msg.n_dropped = w->dropped.n;
 	msg.n_warnings = w->warnings.n;
 	msg.allocation_base = w->allocation_base;
+	msg.n_collectives = w->collectives.n;
+	msg.collective_base = w->collective_base;
 	msg.total_records = total;
 	if (ptrs((void ***)&msg.streams, streams, w->dirty_streams.n, sizeof(*streams)) ||
 	    ptrs((void ***)&msg.processes, w->processes.v, w->processes.n,
@@ -822,6 +870,8 @@ static gs_status build_and_write(struct gs_writer *w, uint16_t type, uint64_t to
 		 sizeof(*w->event_records.v)) ||
 	    ptrs((void ***)&msg.allocations, w->allocations.v, w->allocations.n,
 		 sizeof(*w->allocations.v)) ||
+	    ptrs((void ***)&msg.collectives, w->collectives.v, w->collectives.n,
+		 sizeof(*w->collectives.v)) ||
 	    ptrs((void ***)&msg.op_allocs, w->op_allocs.v, w->op_allocs.n,
 		 sizeof(*w->op_allocs.v)) ||
 	    ptrs((void ***)&msg.overheads, w->overheads.v, w->overheads.n,
@@ -852,6 +902,7 @@ static gs_status build_and_write(struct gs_writer *w, uint16_t type, uint64_t to
 		ATTACH_OPT(ops, registers, oc->registers);
 		ATTACH_OPT(ops, bytes, oc->bytes);
 		ATTACH_OPT(ops, copy_info, oc->copy_info);
+		ATTACH_OPT(ops, collective, oc->collective);
 		msg.ops = &ops;
 	}
 	if (ac->start_delta.n) {
@@ -889,6 +940,7 @@ out:
 	free(msg.syncs);
 	free(msg.event_records);
 	free(msg.allocations);
+	free(msg.collectives);
 	free(msg.op_allocs);
 	free(msg.overheads);
 	free(msg.clock_pairs);
@@ -1011,6 +1063,7 @@ gs_status gs_writer_close(struct gs_writer *w)
 	free(w->syncs.v);
 	free(w->event_records.v);
 	free(w->allocations.v);
+	free(w->collectives.v);
 	free(w->op_allocs.v);
 	free(w->overheads.v);
 	free(w->clock_pairs.v);

@@ -204,8 +204,10 @@ static void ed_future(unsigned char *p, size_t n, const struct buf *b)
 {
 	(void)n;
 	(void)b;
-	p[8] = 2; /* major 2 */
+	p[8] = 2; /* version 2.0 */
 	p[9] = 0;
+	p[10] = 0;
+	p[11] = 0;
 	put32(p + 16, (uint32_t)crc32(0, p, 16));
 }
 
@@ -343,7 +345,7 @@ static void gf_write(struct gfile *g, const char *name)
 }
 
 /* Hand-built files: malformed protobuf, a string table past the limit,
- * ops with absurd times, a million streams. */
+ * ops with absurd times, an op of a collective never declared. */
 static void crafted_gscope(void)
 {
 	static const unsigned char junk[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x12, 0x7f};
@@ -358,6 +360,7 @@ static void crafted_gscope(void)
 	uint64_t dur[2] = {UINT64_MAX / 2, 1000};
 	uint32_t zero[2] = {0, 0};
 	int64_t corr[2] = {1, 1};
+	uint32_t coll[2] = {1, 0};
 
 	gf_header(&g);
 	gf_raw_chunk(&g, GS_CHUNK_RECORDS, junk, sizeof(junk), 0);
@@ -404,6 +407,26 @@ static void crafted_gscope(void)
 	c.total_records = 2;
 	gf_chunk(&g, GS_CHUNK_END, &c, 0);
 	gf_write(&g, "absurd-times.gscope");
+
+	/* The first kernel of those two refers to collective 0, the second to
+	 * none; the file declares no collective. */
+	gf_header(&g);
+	c = (Gscope__Chunk)GSCOPE__CHUNK__INIT;
+	c.n_strings = 1;
+	c.strings = &str;
+	c.n_streams = 1;
+	c.streams = &sp;
+	start[0] = 1000;
+	dur[0] = dur[1] = 10;
+	ops.n_collective = 2;
+	ops.collective = coll;
+	c.ops = &ops;
+	gf_chunk(&g, GS_CHUNK_RECORDS, &c, 2);
+	c = (Gscope__Chunk)GSCOPE__CHUNK__INIT;
+	c.string_base = 1;
+	c.total_records = 2;
+	gf_chunk(&g, GS_CHUNK_END, &c, 0);
+	gf_write(&g, "undeclared-collective.gscope");
 }
 
 /* One op on each of a million streams (written by gs_writer). */

@@ -78,6 +78,18 @@ same_stdout() {
 	}
 }
 
+# same_summary A B: two `info` runs (text or JSON) printed the same but for
+# the file's name and format.
+same_summary() {
+	checks=$((checks + 1))
+	grep -v -e '^file:' -e '^format:' -e '^  "file":' -e '^  "format":' "$1.out" >"$1.summary"
+	grep -v -e '^file:' -e '^format:' -e '^  "file":' -e '^  "format":' "$2.out" >"$2.summary"
+	cmp -s "$1.summary" "$2.summary" || {
+		diff -u "$1.summary" "$2.summary" >&2
+		fail "$1 and $2 differ"
+	}
+}
+
 # expect NAME STATUS ARGS...: exit status, and for failures: nothing on stdout
 # and a "gpuscope: error: " first line (exactly one line for status 1).
 expect() {
@@ -164,6 +176,29 @@ golden_tests() {
 	run convert_again convert small.gscope -o again.gscope
 	run dump_again dump again.gscope
 	same_stdout dump_small dump_again
+
+	# A rank's trace (Kineto distributedInfo, NCCL kernel args): the rank
+	# and the collectives survive a conversion.
+	golden info_nccl info nccl_rank.json
+	golden info_nccl_json info --format json nccl_rank.json
+	golden dump_nccl dump nccl_rank.json
+	golden convert_nccl convert nccl_rank.json -o nccl_rank.gscope
+	run dump_nccl_gscope dump nccl_rank.gscope
+	[ "$rc" = 0 ] || fail "dump_nccl_gscope: exit $rc"
+	same_stdout dump_nccl dump_nccl_gscope
+	run info_nccl_gscope info nccl_rank.gscope
+	same_summary info_nccl info_nccl_gscope
+	run info_nccl_gscope_json info --format json nccl_rank.gscope
+	same_summary info_nccl_json info_nccl_gscope_json
+	run convert_nccl_again convert nccl_rank.gscope -o nccl_again.gscope
+	run dump_nccl_again dump nccl_again.gscope
+	same_stdout dump_nccl dump_nccl_again
+
+	# A file of format 1.0 (no ranks, no collectives) reads as it always did.
+	cp "$src/../data/gscope-1.0/small.gscope" small-1.0.gscope || fail "no 1.0 file"
+	run dump_v1_0 dump small-1.0.gscope
+	[ "$rc" = 0 ] || fail "dump_v1_0: exit $rc"
+	same_stdout dump_small dump_v1_0
 
 	# Recognised by content: gzip, and a name that says nothing.
 	if command -v gzip >/dev/null 2>&1; then

@@ -111,6 +111,17 @@ if [ $# -ge 5 ]; then
 	GPUSCOPE_COLLECTOR=$double GPUSCOPE_LOG=debug run 0 "$gpuscope" record \
 		-o "$work/deps-%p.gscope" --data-deps -- "$app"
 	has "data deps on"
+	# A launcher's rank reaches the trace (torchrun's RANK, WORLD_SIZE).
+	env -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u SLURM_PROCID -u OMPI_COMM_WORLD_SIZE \
+		-u PMI_SIZE -u SLURM_NTASKS RANK=2 WORLD_SIZE=4 GPUSCOPE_COLLECTOR=$double \
+		"$gpuscope" record -o "$work/rank-%p.gscope" -- "$app" >out 2>err ||
+		fail "record with RANK=2 failed: $(cat err)"
+	for t in "$work"/rank-*.gscope; do
+		"$gpuscope" info --format json "$t" >info.json 2>info.err ||
+			fail "info $t: $(cat info.err)"
+		grep -q '"rank": 2, "world_size": 4}' info.json ||
+			fail "$t: expected rank 2 of 4: $(cat info.json)"
+	done
 fi
 
 [ "$failures" -eq 0 ] || exit 1

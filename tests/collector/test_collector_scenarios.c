@@ -90,6 +90,9 @@ static void check_process(const struct gs_trace *t, const struct run *r)
 	assert_string_equal(s(t, p->driver_version), "13000"); /* the driver double */
 	assert_true(strlen(s(t, p->host_name)) > 0);
 	assert_true(p->start_ns > 0);
+	/* No launcher variable is set (the harness unsets them): no rank. */
+	assert_false(p->has_rank);
+	assert_int_equal(p->world_size, 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -279,6 +282,79 @@ static void test_legacy_default_stream(void **state)
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(gs_trace_streams(t, &n)[i].context, 1);
 	gs_trace_destroy(t);
+}
+
+/*
+ * The rank a launcher gives (Open MPI, PMI, Slurm, torchrun variables, the
+ * first that holds a number): recorded with the host name, and a value that
+ * is not a number is passed over without a word on stderr.
+ */
+static void test_rank_from_launcher(void **state)
+{
+	static const struct {
+		const char *name;
+		const char *env[4][2];
+		bool has_rank;
+		uint32_t rank, world_size;
+	} cases[] = {
+		{"rank_slurm",
+		 {{"OMPI_COMM_WORLD_RANK", "x"},
+		  {"SLURM_PROCID", "5"},
+		  {"PMI_SIZE", "-3"},
+		  {"SLURM_NTASKS", "16"}},
+		 true,
+		 5,
+		 16},
+		{"rank_torchrun",
+		 {{"PMI_RANK", ""}, {"RANK", "1"}, {"WORLD_SIZE", "4"}},
+		 true,
+		 1,
+		 4},
+		{"rank_ompi_over_torchrun",
+		 {{"OMPI_COMM_WORLD_RANK", "0"},
+		  {"OMPI_COMM_WORLD_SIZE", "2"},
+		  {"RANK", "7"},
+		  {"WORLD_SIZE", "8"}},
+		 true,
+		 0,
+		 2},
+		{"rank_size_not_above", {{"PMI_RANK", "4"}, {"PMI_SIZE", "4"}}, true, 4, 0},
+		{"rank_bad",
+		 {{"RANK", "1e3"}, {"SLURM_PROCID", "99999999999"}, {"WORLD_SIZE", "4"}},
+		 false,
+		 0,
+		 0},
+	};
+	char host[256];
+
+	(void)state;
+	assert_int_equal(gethostname(host, sizeof(host)), 0);
+	host[sizeof(host) - 1] = '\0';
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = {.name = cases[i].name, .fn = sc_legacy};
+		const struct gs_process *p;
+		struct gs_trace *t;
+		size_t n;
+
+		for (int k = 0; k < 4 && cases[i].env[k][0]; k++) {
+			r.env[k][0] = cases[i].env[k][0];
+			r.env[k][1] = cases[i].env[k][1];
+		}
+		run_scenario(&r);
+		expect_exit(&r, 0);
+		assert_string_equal(r.out, "");
+		assert_string_equal(r.err, "");
+		t = load_trace(r.trace, true);
+		p = gs_trace_processes(t, &n);
+		assert_int_equal(n, 1);
+		assert_string_equal(s(t, p->host_name), host);
+		if (p->has_rank != cases[i].has_rank || p->rank != cases[i].rank ||
+		    p->world_size != cases[i].world_size)
+			fail_msg("%s: rank %d/%u of %u, want %d/%u of %u", cases[i].name,
+				 (int)p->has_rank, p->rank, p->world_size, (int)cases[i].has_rank,
+				 cases[i].rank, cases[i].world_size);
+		gs_trace_destroy(t);
+	}
 }
 
 /* Copies that block the host: synchronous, and async with pageable memory. */
@@ -1127,6 +1203,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pipeline_two_streams),
 		cmocka_unit_test(test_legacy_default_stream),
+		cmocka_unit_test(test_rank_from_launcher),
 		cmocka_unit_test(test_pageable_copies),
 		cmocka_unit_test(test_host_syncs),
 		cmocka_unit_test(test_graph_launch),

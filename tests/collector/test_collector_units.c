@@ -632,6 +632,60 @@ static void test_config(void **state)
 	assert_false(gs_config_has_pid("a-%h"));
 }
 
+/* The rank variables of launchers: the first that holds a number wins,
+ * anything else is passed over, and no warning is ever given for them. */
+static void test_config_rank(void **state)
+{
+	static const struct {
+		const char *env[5][2];
+		bool has_rank;
+		uint32_t rank, world_size;
+	} cases[] = {
+		{{{NULL, NULL}}, false, 0, 0},
+		{{{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "8"}}, true, 3, 8},
+		{{{"PMI_RANK", "2"}, {"PMI_SIZE", "4"}, {"RANK", "9"}, {"WORLD_SIZE", "16"}},
+		 true,
+		 2,
+		 4},
+		{{{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}}, true, 0, 1},
+		{{{"RANK", "7"}}, true, 7, 0},
+		/* not numbers: skipped for the next variable */
+		{{{"OMPI_COMM_WORLD_RANK", " 1"},
+		  {"PMI_RANK", "+1"},
+		  {"SLURM_PROCID", "1x"},
+		  {"RANK", "6"},
+		  {"WORLD_SIZE", "0"}},
+		 true,
+		 6,
+		 0},
+		{{{"RANK", "-1"}, {"WORLD_SIZE", "4"}}, false, 0, 0},
+		{{{"RANK", "4294967296"}}, false, 0, 0},
+		{{{"RANK", "4294967295"}}, true, 4294967295u, 0},
+		{{{"RANK", ""}, {"SLURM_PROCID", "12"}, {"SLURM_NTASKS", "12"}}, true, 12, 0},
+		{{{"RANK", "3"}, {"PMI_SIZE", "huge"}, {"WORLD_SIZE", "5"}}, true, 3, 5},
+	};
+	struct gs_config c;
+	char warn[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(env_table, 0, sizeof(env_table));
+		for (int k = 0; k < 5 && cases[i].env[k][0]; k++) {
+			env_table[k][0] = cases[i].env[k][0];
+			env_table[k][1] = cases[i].env[k][1];
+		}
+		gs_config_defaults(&c);
+		gs_config_parse(&c, fake_env, warn, sizeof(warn));
+		assert_string_equal(warn, "");
+		if (c.has_rank != cases[i].has_rank || c.rank != cases[i].rank ||
+		    c.world_size != cases[i].world_size)
+			fail_msg("case %zu: rank %d/%u of %u, want %d/%u of %u", i, (int)c.has_rank,
+				 c.rank, c.world_size, (int)cases[i].has_rank, cases[i].rank,
+				 cases[i].world_size);
+	}
+	memset(env_table, 0, sizeof(env_table));
+}
+
 /* ---- buffer pool ---- */
 
 static void test_pool_bounded(void **state)
@@ -704,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_data_deps_bounded),
 		cmocka_unit_test(test_many_allocations),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_config_rank),
 		cmocka_unit_test(test_pool_bounded),
 		cmocka_unit_test(test_u64map),
 	};

@@ -40,6 +40,27 @@ static uint32_t stream(struct gs_sink *s, int64_t pid, uint32_t dev, uint64_t id
 	return idx;
 }
 
+/* Collective number `i` (its fields vary with i), declared; returns what
+ * op.collective holds. */
+static uint32_t emit_collective(struct gs_sink *s, int i)
+{
+	static const char *const names[] = {"allreduce", "_allgather_base", "broadcast"};
+	struct gs_collective c = {
+		.name = S(s, names[i % 3]),
+		.group = S(s, i % 4 ? "0" : "1"),
+		.group_desc = i % 5 ? S(s, "default_pg") : GS_NO_STRING,
+		.group_ranks = i % 2 ? GS_NO_STRING : S(s, "[0, 1, 2, 3, 4, 5, 6, 7]"),
+		.dtype = S(s, i % 4 ? "Float" : "BFloat16"),
+		.group_size = 8,
+		.in_nelems = 1024 * (uint64_t)(i + 1),
+		.out_nelems = i % 3 == 1 ? 8192 * (uint64_t)(i + 1) : 1024 * (uint64_t)(i + 1),
+		.has_nelems = i % 7 != 0};
+	uint32_t idx = GS_NO_INDEX;
+
+	assert_int_equal(s->collective(s, &c, &idx), GS_OK);
+	return idx + 1;
+}
+
 /* Emit `nops` ops and one or more of every other record kind. */
 static void emit_sample(struct gs_sink *s, int nops)
 {
@@ -54,7 +75,10 @@ static void emit_sample(struct gs_sink *s, int nops)
 			       .runtime_version = S(s, "13000"),
 			       .cupti_version = S(s, "130001"),
 			       .start_ns = t0 - 1000,
-			       .dropped_records = 0};
+			       .dropped_records = 0,
+			       .has_rank = true,
+			       .rank = 3,
+			       .world_size = 8};
 	struct gs_device d0 = {.id = 0,
 			       .name = S(s, "NVIDIA H200"),
 			       .uuid = S(s, "GPU-1234"),
@@ -105,6 +129,8 @@ static void emit_sample(struct gs_sink *s, int nops)
 				op.graph_id = 5;
 				op.graph_node = 77 + (uint64_t)i;
 			}
+			if (i % 6 == 0)
+				op.collective = emit_collective(s, i / 6);
 		} else {
 			op.bytes = 4096 * (uint64_t)(i + 1);
 			op.flags = GS_OPF_ASYNC;
@@ -265,6 +291,25 @@ static const char *str(const struct gs_trace *t, uint32_t id)
 	return gs_trace_string(t, id);
 }
 
+static void assert_same_collective(const struct gs_trace *a, const struct gs_collective *x,
+				   const struct gs_trace *b, const struct gs_collective *y)
+{
+	assert_int_equal(x != NULL, y != NULL);
+	if (!x)
+		return;
+	assert_string_equal(str(a, x->name), str(b, y->name));
+	assert_string_equal(str(a, x->group), str(b, y->group));
+	assert_string_equal(str(a, x->group_desc), str(b, y->group_desc));
+	assert_string_equal(str(a, x->group_ranks), str(b, y->group_ranks));
+	assert_string_equal(str(a, x->dtype), str(b, y->dtype));
+	assert_int_equal(x->group_desc == GS_NO_STRING, y->group_desc == GS_NO_STRING);
+	assert_int_equal(x->group_ranks == GS_NO_STRING, y->group_ranks == GS_NO_STRING);
+	assert_int_equal(x->group_size, y->group_size);
+	assert_int_equal(x->in_nelems, y->in_nelems);
+	assert_int_equal(x->out_nelems, y->out_nelems);
+	assert_int_equal(x->has_nelems, y->has_nelems);
+}
+
 /* Two finished traces hold the same records, strings compared by text. */
 static void assert_same(const struct gs_trace *a, const struct gs_trace *b)
 {
@@ -305,7 +350,12 @@ static void assert_same(const struct gs_trace *a, const struct gs_trace *b)
 		assert_int_equal(x->src_mem, y->src_mem);
 		assert_int_equal(x->dst_mem, y->dst_mem);
 		assert_int_equal(x->flags, y->flags);
+		assert_same_collective(a, gs_trace_op_collective(a, x), b,
+				       gs_trace_op_collective(b, y));
 	}
+	gs_trace_collectives(a, &na);
+	gs_trace_collectives(b, &nb);
+	assert_int_equal(na, nb);
 	const struct gs_api_call *ca = gs_trace_api_calls(a, &na), *cb = gs_trace_api_calls(b, &nb);
 	assert_int_equal(na, nb);
 	for (size_t i = 0; i < na; i++) {
@@ -376,6 +426,9 @@ static void assert_same(const struct gs_trace *a, const struct gs_trace *b)
 		assert_string_equal(str(a, pa[i].driver_version), str(b, pb[i].driver_version));
 		assert_string_equal(str(a, pa[i].cupti_version), str(b, pb[i].cupti_version));
 		assert_int_equal(pa[i].dropped_records, pb[i].dropped_records);
+		assert_int_equal(pa[i].has_rank, pb[i].has_rank);
+		assert_int_equal(pa[i].rank, pb[i].rank);
+		assert_int_equal(pa[i].world_size, pb[i].world_size);
 	}
 	const struct gs_device *da = gs_trace_devices(a, &na), *db = gs_trace_devices(b, &nb);
 	assert_int_equal(na, nb);
@@ -746,6 +799,101 @@ static void test_strings_interned(void **state)
 	free(p2);
 }
 
+/* Replay declares every collective before the first op: with small chunks
+ * they fill chunks of their own, and ops refer back across chunks. */
+static void test_collectives_across_chunks(void **state)
+{
+	(void)state;
+	struct gs_trace *a = sample_trace(600), *b = NULL;
+	struct gs_writer_options o = {.flush_records = 16, .compression_level = -1};
+	char *path = tmp_path("coll");
+	size_t n, with = 0;
+	const struct gs_op *ops;
+
+	assert_int_equal(gs_trace_save_gscope(a, path, &o), GS_OK);
+	assert_int_equal(gs_trace_load_gscope(path, 0, &b), GS_OK);
+	assert_same(a, b);
+	gs_trace_collectives(b, &n);
+	assert_int_equal(n, 100);
+	ops = gs_trace_ops(b, &n);
+	for (size_t i = 0; i < n; i++)
+		with += ops[i].collective != 0;
+	assert_int_equal(with, 100);
+	gs_trace_destroy(a);
+	gs_trace_destroy(b);
+	unlink(path);
+	free(path);
+}
+
+/* A rank of 0 is a rank; no rank is none; the largest rank fits. */
+static void test_ranks_round_trip(void **state)
+{
+	(void)state;
+	static const struct {
+		bool has;
+		uint32_t rank, world;
+	} cases[] = {{false, 0, 0}, {true, 0, 1}, {true, 7, 0}, {true, UINT32_MAX, UINT32_MAX}};
+	char *path = tmp_path("rank");
+	struct gs_writer *w;
+	struct gs_trace *t;
+	const struct gs_process *p;
+	size_t n;
+
+	assert_int_equal(gs_writer_open(path, NULL, &w), GS_OK);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gs_process q = {.pid = 10 + (int64_t)i,
+				       .host_name = GS_NO_STRING,
+				       .command_line = GS_NO_STRING,
+				       .driver_version = GS_NO_STRING,
+				       .runtime_version = GS_NO_STRING,
+				       .cupti_version = GS_NO_STRING,
+				       .has_rank = cases[i].has,
+				       .rank = cases[i].rank,
+				       .world_size = cases[i].world};
+
+		assert_int_equal(gs_writer_borrow_sink(w)->process(gs_writer_borrow_sink(w), &q),
+				 GS_OK);
+	}
+	assert_int_equal(gs_writer_close(w), GS_OK);
+	assert_int_equal(gs_trace_load_gscope(path, 0, &t), GS_OK);
+	p = gs_trace_processes(t, &n);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(p[i].pid, 10 + (int64_t)i);
+		assert_int_equal(p[i].has_rank, cases[i].has);
+		assert_int_equal(p[i].rank, cases[i].rank);
+		assert_int_equal(p[i].world_size, cases[i].world);
+	}
+	gs_trace_destroy(t);
+	unlink(path);
+	free(path);
+}
+
+/* The writer refuses an op whose collective was never declared. */
+static void test_writer_undeclared_collective(void **state)
+{
+	(void)state;
+	char *path = tmp_path("undecl");
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_stream st = {.pid = 1, .stream_id = 7};
+	struct gs_op op = {.start_ns = 10, .end_ns = 20, .name = GS_NO_STRING, .collective = 1};
+
+	assert_int_equal(gs_writer_open(path, NULL, &w), GS_OK);
+	s = gs_writer_borrow_sink(w);
+	assert_int_equal(s->stream(s, &st, &op.stream), GS_OK);
+	gs_error_clear();
+	assert_int_equal(s->op(s, &op), GS_ERR_INVALID);
+	assert_non_null(strstr(gs_error_message(0), "undeclared collective 0"));
+	gs_error_clear();
+	op.collective = emit_collective(s, 1);
+	assert_int_equal(op.collective, 1);
+	assert_int_equal(s->op(s, &op), GS_OK);
+	assert_int_equal(gs_writer_close(w), GS_OK);
+	unlink(path);
+	free(path);
+}
+
 static void test_error_chain(void **state)
 {
 	(void)state;
@@ -780,6 +928,9 @@ int main(void)
 		cmocka_unit_test(test_oversized_length),
 		cmocka_unit_test(test_garbage_payload),
 		cmocka_unit_test(test_strings_interned),
+		cmocka_unit_test(test_collectives_across_chunks),
+		cmocka_unit_test(test_ranks_round_trip),
+		cmocka_unit_test(test_writer_undeclared_collective),
 		cmocka_unit_test(test_error_chain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -351,6 +351,100 @@ static void test_summary_text(void **state)
 	gs_trace_destroy(t);
 }
 
+static char *dump(const struct gs_trace *t, size_t limit);
+
+/*
+ * Three processes of a distributed job (rank 0 of 2, rank 1 of a world of
+ * unknown size, one without a rank) and a kernel of a collective: info
+ * lists the ranks, dump prints them and the collective.
+ */
+static struct gs_trace *build_ranks(void)
+{
+	static const struct {
+		bool has;
+		uint32_t rank, world;
+	} procs[] = {{true, 0, 2}, {true, 1, 0}, {false, 0, 0}};
+	struct gs_trace *t = NULL;
+	struct gs_sink *k;
+	struct gs_collective coll;
+	struct gs_op o = {.start_ns = 100, .end_ns = 200, .correlation = 1, .kind = GS_OP_KERNEL};
+	uint32_t idx = GS_NO_INDEX;
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	k = gs_trace_borrow_sink(t);
+	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
+		struct gs_process p = {.pid = 10 + (int64_t)i,
+				       .host_name = str(k, "node1"),
+				       .command_line = GS_NO_STRING,
+				       .driver_version = GS_NO_STRING,
+				       .runtime_version = GS_NO_STRING,
+				       .cupti_version = GS_NO_STRING,
+				       .has_rank = procs[i].has,
+				       .rank = procs[i].rank,
+				       .world_size = procs[i].world};
+
+		assert_int_equal(k->process(k, &p), GS_OK);
+	}
+	coll = (struct gs_collective){.name = str(k, "allreduce"),
+				      .group = str(k, "0"),
+				      .group_desc = GS_NO_STRING,
+				      .group_ranks = GS_NO_STRING,
+				      .dtype = str(k, "Float"),
+				      .group_size = 2};
+	assert_int_equal(k->collective(k, &coll, &idx), GS_OK);
+	o.collective = idx + 1;
+	o.stream = stream(k, 10, 7);
+	o.name = str(k, "nccl_kernel");
+	assert_int_equal(k->op(k, &o), GS_OK);
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	return t;
+}
+
+static void test_summary_ranks(void **state)
+{
+	struct gs_trace *t = build_ranks();
+	struct gs_summary s;
+	struct capture c;
+	char *out;
+
+	(void)state;
+	assert_int_equal(gs_summary_compute(t, &s), GS_OK);
+	assert_int_equal(s.collectives, 1);
+	capture_open(&c);
+	assert_int_equal(gs_summary_write_text(c.f, &s), GS_OK);
+	out = capture_close(&c);
+	assert_non_null(strstr(out, "processes:       3\n"
+				    "  process 10:    rank 0 of 2\n"
+				    "  process 11:    rank 1\n"
+				    "devices:"));
+	assert_non_null(strstr(out, "\ncollectives:     1\n"));
+	free(out);
+	capture_open(&c);
+	assert_int_equal(gs_summary_write_json(c.f, &s), GS_OK);
+	out = capture_close(&c);
+	assert_non_null(strstr(out, "  \"process_list\": [\n"
+				    "    {\"pid\": 10, \"host\": \"node1\", \"rank\": 0, "
+				    "\"world_size\": 2},\n"
+				    "    {\"pid\": 11, \"host\": \"node1\", \"rank\": 1, "
+				    "\"world_size\": null},\n"
+				    "    {\"pid\": 12, \"host\": \"node1\", \"rank\": null, "
+				    "\"world_size\": null}\n"
+				    "  ],\n"));
+	assert_non_null(strstr(out, "\"collectives\": 1,"));
+	free(out);
+	out = dump(t, 0);
+	assert_non_null(strstr(out, " dropped=0 rank=0 world_size=2\n"));
+	assert_non_null(strstr(out, " dropped=0 rank=1 world_size=-\n"));
+	assert_non_null(strstr(out, " dropped=0 rank=- world_size=-\n"));
+	assert_non_null(strstr(out,
+			       "100 kernel pid=10 dev=0 stream=7 dur=100 corr=1 grid=0,0,0 "
+			       "block=0,0,0 smem=0 regs=0 collective=\"allreduce\" group=\"0\" "
+			       "group_desc=\"\" group_ranks=\"\" group_size=2 dtype=\"Float\" "
+			       "in_nelems=- out_nelems=- name=\"nccl_kernel\"\n"));
+	free(out);
+	gs_trace_destroy(t);
+}
+
 static void test_write_error(void **state)
 {
 	struct gs_trace *t = build(false);
@@ -422,7 +516,7 @@ static void test_dump_lines(void **state)
 {
 	static const char *const expect[] = {
 		"process pid=100 host=\"node1\" cmd=\"\" driver=\"13000\" runtime=\"\" cupti=\"\" start=0 "
-		"dropped=3",
+		"dropped=3 rank=- world_size=-",
 		"device id=0 name=\"Test GPU \\xff\" uuid=\"\" sms=108 cc=8.0 memory=42949672960 "
 		"copy_engines=2",
 		"stream index=0 pid=100 dev=0 ctx=1 id=7 kind=non_blocking priority=0",
@@ -526,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_summary_invalid),
 		cmocka_unit_test(test_summary_json),
 		cmocka_unit_test(test_summary_text),
+		cmocka_unit_test(test_summary_ranks),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_warning_format),
 		cmocka_unit_test(test_dump_lines),

@@ -51,6 +51,7 @@ struct gs_summary {
 	uint64_t host_ranges;
 	uint64_t ranges_by_kind[GS_RANGE_KIND_COUNT];
 	uint64_t allocations;
+	uint64_t collectives; /* collective descriptions (NCCL kernels) */
 	uint64_t overheads;
 	uint64_t processes;
 	uint64_t devices;

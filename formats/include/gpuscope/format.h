@@ -471,13 +471,26 @@ const char *gs_api_kind_name(unsigned kind);
  *            it (28 bytes), then the zlib-compressed protobuf payload.
  *            The header's own CRC tells a file cut short (whole header,
  *            missing payload) from a corrupt length field.
+ *   payload: one protobuf `Chunk` (formats/proto/gs_trace.proto): strings,
+ *            streams, processes, devices, collectives and allocations
+ *            declared, then the records; ops, API calls and ranges by
+ *            column.
+ *
+ * Versions: a reader refuses a newer major version and reads any minor
+ * one; minor versions only add protobuf fields, which a reader that does
+ * not know them skips. 1.0: the first layout. 1.1: a process's rank and
+ * world size (Process.rank as rank + 1, 0 none; .world_size), collectives
+ * (Chunk.collectives, declared in file order from Chunk.collective_base,
+ * not counted as records) and each op's collective (Ops.collective, index
+ * + 1, 0 none, left out of a chunk where no op has one). A 1.0 file reads
+ * with no ranks and no collectives.
  */
 #define GS_FILE_MAGIC "GSCOPE\0\0"
 #define GS_FILE_MAGIC_LEN 8
 #define GS_FILE_HEADER_LEN 20
 #define GS_CHUNK_HEADER_LEN 28
 #define GS_FORMAT_MAJOR 1
-#define GS_FORMAT_MINOR 0
+#define GS_FORMAT_MINOR 1
 
 /* Bounds a hostile file cannot exceed (checked before allocating). */
 #define GS_CHUNK_MAX_RAW (64u << 20)
