@@ -793,7 +793,9 @@ static gs_status plan_devices(struct chrome *c)
 
 	if (!ids)
 		return nomem();
-	for (i = 0; i < n_dt; i++)
+	/* A rank of a job: only the devices it used (the device table of a
+	 * multi-process input lists every process's). */
+	for (i = 0; i < n_dt && !c->rank; i++)
 		ids[k++] = dt[i].id;
 	for (i = 0; i < c->n_streams; i++)
 		ids[k++] = c->streams[i].device;
@@ -815,8 +817,12 @@ static gs_status plan_devices(struct chrome *c)
 		c->n_devs++;
 	}
 	free(ids);
-	for (i = n_dt; i-- > 0;)
-		c->devs[find_dev(c, dt[i].id)].dt = (uint32_t)i;
+	for (i = n_dt; i-- > 0;) {
+		size_t d = find_dev(c, dt[i].id);
+
+		if (d != NONE)
+			c->devs[d].dt = (uint32_t)i;
+	}
 	for (i = 0; i < nb; i++) {
 		size_t d = find_dev(c, c->x->breakdowns[i].device);
 
