@@ -66,7 +66,7 @@ static const char export_help[] =
 	"                       in .gz; '-' or no -o: stdout. csv (required): a PREFIX\n"
 	"                       (a trailing .csv is dropped), or a directory to write\n"
 	"                       ops.csv and segments.csv into. Each file is written whole\n"
-	"                       or not at all, never TRACE or a symbolic link\n"
+	"                       or not at all, never a TRACE or a symbolic link\n"
 	"  --force              replace files that exist, regular files only (default:\n"
 	"                       refuse)\n"
 	"  --with-ideal         also the ideal schedule: chrome, a 'GPU N ideal schedule'\n"
