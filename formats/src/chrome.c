@@ -1839,17 +1839,71 @@ static void version_value(struct chrome *c, const char *v)
 		gs_wbuf_json_str(&c->out->w, v);
 }
 
-/* Whether rank r's device table has the id (a job's header lists each
- * device id once, as the first rank that has it describes it). */
-static bool has_device_id(const struct chrome *c, uint32_t id)
-{
-	size_t n;
-	const struct gs_device *dt = gs_trace_devices(c->t, &n);
+/* A device of the header: deviceProperties entry `idx` of rank `rank`. */
+struct dev_ref {
+	uint32_t id;
+	uint32_t rank; /* index into the ranks written */
+	uint32_t idx;
+};
 
-	for (size_t i = 0; i < n; i++)
-		if (dt[i].id == id)
-			return true;
-	return false;
+static int cmp_dev_ref(const void *pa, const void *pb)
+{
+	const struct dev_ref *a = pa, *b = pb;
+
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static int cmp_dev_ref_order(const void *pa, const void *pb)
+{
+	const struct dev_ref *a = pa, *b = pb;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/*
+ * The devices of the header of `n` ranks, in rank and table order: with
+ * one, its whole table; with more, each id once, as the first rank that
+ * has it describes it. Caller frees *out.
+ */
+static gs_status header_devices(const struct chrome *cs, size_t n, struct dev_ref **out,
+				size_t *n_out)
+{
+	size_t total = 0, k = 0, m = 0, r, i;
+	struct dev_ref *d;
+
+	for (r = 0; r < n; r++) {
+		size_t n_dt;
+
+		gs_trace_devices(cs[r].t, &n_dt);
+		total += n_dt;
+	}
+	d = alloc_n(total, sizeof(*d));
+	if (!d)
+		return nomem();
+	for (r = 0; r < n; r++) {
+		size_t n_dt;
+		const struct gs_device *dt = gs_trace_devices(cs[r].t, &n_dt);
+
+		for (i = 0; i < n_dt; i++)
+			d[k++] = (struct dev_ref){dt[i].id, (uint32_t)r, (uint32_t)i};
+	}
+	if (n > 1) {
+		qsort(d, k, sizeof(*d), cmp_dev_ref);
+		for (i = 0; i < k; i++)
+			if (!m || d[m - 1].id != d[i].id)
+				d[m++] = d[i];
+		k = m;
+		qsort(d, k, sizeof(*d), cmp_dev_ref_order);
+	}
+	*out = d;
+	*n_out = k;
+	return GS_OK;
 }
 
 static void write_device(struct chrome *c, const struct gs_device *d, bool first)
@@ -1904,34 +1958,24 @@ static void trace_versions(const struct chrome *c, const char **host, const char
 
 /*
  * The top level before the events, of `n` ranks (one: a trace on its
- * own): deviceProperties (a device id once, from the first rank that has
- * it), host_name (when every rank names the same host) and the versions
- * of the first rank that has each.
+ * own): deviceProperties (header_devices), host_name (when every rank
+ * names the same host) and the versions of the first rank that has each.
  */
-static void write_header(struct chrome *cs, size_t n)
+static void write_header(struct chrome *cs, size_t n, const struct dev_ref *devs, size_t n_devs)
 {
 	struct gs_wbuf *w = &cs[0].out->w;
 	const char *host = NULL, *ver[3] = {NULL, NULL, NULL};
 	static const char *const ver_keys[3] = {"cuda_driver_version", "cuda_runtime_version",
 						"cupti_version"};
-	bool first = true, one_host = true;
+	bool one_host = true;
 	size_t r, i;
 
 	gs_wbuf_puts(w, "{\"schemaVersion\":1,\"displayTimeUnit\":\"ns\",\"deviceProperties\":[");
-	for (r = 0; r < n; r++) {
+	for (i = 0; i < n_devs; i++) {
 		size_t n_dt;
-		const struct gs_device *dt = gs_trace_devices(cs[r].t, &n_dt);
+		const struct gs_device *dt = gs_trace_devices(cs[devs[i].rank].t, &n_dt);
 
-		for (i = 0; i < n_dt; i++) {
-			size_t q;
-
-			for (q = 0; q < r && !has_device_id(&cs[q], dt[i].id); q++)
-				;
-			if (q < r)
-				continue;
-			write_device(&cs[r], &dt[i], first);
-			first = false;
-		}
+		write_device(&cs[devs[i].rank], &dt[devs[i].idx], i == 0);
 	}
 	gs_wbuf_puts(w, "]");
 	for (r = 0; r < n; r++) {
@@ -2062,6 +2106,8 @@ gs_status gs_export_chrome(FILE *out, const struct gs_trace *t, const struct gs_
 {
 	struct chrome_out w = {.first_event = true};
 	struct chrome c = {0};
+	struct dev_ref *devs = NULL;
+	size_t n_devs = 0;
 	gs_status rc;
 
 	if (!out || !t) {
@@ -2070,15 +2116,19 @@ gs_status gs_export_chrome(FILE *out, const struct gs_trace *t, const struct gs_
 	}
 	rc = chrome_plan(&c, &w, t, x, o);
 	if (!rc)
+		rc = header_devices(&c, 1, &devs, &n_devs);
+	if (!rc)
 		rc = gs_wbuf_init(&w.w, out, o && o->gzip, o ? o->compression_level : 0);
 	if (rc) {
+		free(devs);
 		chrome_free(&c);
 		return rc;
 	}
-	write_header(&c, 1);
+	write_header(&c, 1, devs, n_devs);
 	chrome_write(&c);
 	gs_wbuf_puts(&w.w, "\n]}\n");
 	rc = gs_wbuf_finish(&w.w);
+	free(devs);
 	chrome_free(&c);
 	return rc;
 }
@@ -2150,6 +2200,8 @@ gs_status gs_export_chrome_job(FILE *out, const struct gs_export_rank *ranks, si
 	struct chrome_out w = {.first_event = true};
 	const struct gs_export_rank **order;
 	struct chrome *cs;
+	struct dev_ref *devs = NULL;
+	size_t n_devs = 0;
 	int64_t stride;
 	bool by_position;
 	gs_status rc = GS_OK;
@@ -2191,12 +2243,14 @@ gs_status gs_export_chrome_job(FILE *out, const struct gs_export_rank *ranks, si
 	if (!rc)
 		rc = job_numbering(cs, order, n, &stride, &by_position);
 	if (!rc)
+		rc = header_devices(cs, n, &devs, &n_devs);
+	if (!rc)
 		rc = gs_wbuf_init(&w.w, out, o && o->gzip, o ? o->compression_level : 0);
 	if (!rc) {
 		for (r = 0; r < n; r++)
 			job_pids(&cs[r],
 				 (by_position ? (int64_t)r : (int64_t)order[r]->rank) * stride);
-		write_header(cs, n);
+		write_header(cs, n, devs, n_devs);
 		for (r = 0; r < n; r++)
 			chrome_write(&cs[r]);
 		gs_wbuf_puts(&w.w, "\n]}\n");
@@ -2204,6 +2258,7 @@ gs_status gs_export_chrome_job(FILE *out, const struct gs_export_rank *ranks, si
 	}
 	for (r = 0; r < n; r++)
 		chrome_free(&cs[r]);
+	free(devs);
 	free(cs);
 	free(order);
 	return rc;
