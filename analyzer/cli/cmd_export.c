@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpuscope export: a trace as Chrome trace JSON (Perfetto, chrome://tracing,
- * tools that read PyTorch-profiler traces) or as CSV. The analyses' results
- * (launches, dependency edges, breakdown, ideal schedule) come from
- * gs_export_data_build; the writers are gs_export_chrome / gs_export_csv_*.
+ * gpuscope export: traces as Chrome trace JSON (Perfetto, chrome://tracing,
+ * tools that read PyTorch-profiler traces) or as CSV. Every TRACE is loaded
+ * as the ranks of one job (gs_job_load: each process on its own, as
+ * `analyze` does); the analyses' results (launches, dependency edges,
+ * breakdown, ideal schedule) come from gs_export_data_build, rank by rank;
+ * the writers are gs_export_chrome_job / gs_export_csv_*_job, which write
+ * one rank exactly as a trace on its own.
  *
  * Files follow the output policy of every -o (cli.h, output.c): written
  * whole or not at all, an existing file replaced only with --force.
@@ -21,7 +24,7 @@
 
 #define EXPORT_SYNOPSIS                                                                            \
 	"gpuscope export [--format chrome|csv] [-o OUT] [--force] [--with-ideal] [--salvage]\n"    \
-	"                       TRACE"
+	"                       TRACE..."
 
 static const struct gs_cli_usage export_usage = {
 	.name = "export",
@@ -31,7 +34,14 @@ static const struct gs_cli_usage export_usage = {
 static const char export_help[] =
 	"usage: " EXPORT_SYNOPSIS "\n"
 	"\n"
-	"Write a trace for other tools.\n"
+	"Write traces for other tools.\n"
+	"\n"
+	"Every TRACE is loaded as a rank of one job, as analyze loads them: a\n"
+	"multi-process Nsight export is a rank per process, and nothing of one process\n"
+	"is ever joined with another's. One rank is written exactly as a trace on its\n"
+	"own; with several, each is kept apart (below). Times are written as recorded:\n"
+	"ranks on one clock share its axis, and ranks whose clocks cannot be one run's\n"
+	"(op spans more than an hour apart) keep their own times, with a warning.\n"
 	"\n"
 	"chrome: Chrome trace JSON for Perfetto (ui.perfetto.dev) and chrome://tracing,\n"
 	"  in the PyTorch profiler's (Kineto's) categories and args, so tools that read\n"
@@ -39,10 +49,16 @@ static const char export_help[] =
 	"  process and per GPU, a track per host thread and per stream (ops that overlap\n"
 	"  on a stream, and host ranges that do not nest, get an overflow track below),\n"
 	"  arrows from each launch to its op and along every dependency edge, and a\n"
-	"  'breakdown' counter per GPU (kernel / copy / sync / idle).\n"
+	"  'breakdown' counter per GPU (kernel / copy / sync / idle). Several ranks: a\n"
+	"  process per rank and GPU ('rank 3 · node7 · pid 4242 · GPU 0 NVIDIA H100')\n"
+	"  and per host process of a rank ('rank 3 · node7 · pid 4242 (host)'), in rank\n"
+	"  order, GPUs before the host, with pid = rank * 1000 + lane (lane 0.. the\n"
+	"  rank's GPUs, then its host processes), so ranks that share pids and device\n"
+	"  numbers stay apart; the real rank, pid, host and device in each process's\n"
+	"  args and labels. Arrows and counters stay within a rank.\n"
 	"csv: two files, PREFIX.ops.csv (one row per op, every field) and\n"
 	"  PREFIX.segments.csv (one row per breakdown segment), with header rows and\n"
-	"  RFC 4180 quoting.\n"
+	"  RFC 4180 quoting. Several ranks: a first 'rank' column in both files.\n"
 	"\n"
 	"options:\n"
 	"  --format chrome|csv  what to write (default: chrome)\n"
@@ -50,12 +66,13 @@ static const char export_help[] =
 	"                       in .gz; '-' or no -o: stdout. csv (required): a PREFIX\n"
 	"                       (a trailing .csv is dropped), or a directory to write\n"
 	"                       ops.csv and segments.csv into. Each file is written whole\n"
-	"                       or not at all, never TRACE or a symbolic link\n"
+	"                       or not at all, never a TRACE or a symbolic link\n"
 	"  --force              replace files that exist, regular files only (default:\n"
 	"                       refuse)\n"
 	"  --with-ideal         also the ideal schedule: chrome, a 'GPU N ideal schedule'\n"
-	"                       process beside each GPU; csv, ideal_start_ns, delay_ns and\n"
-	"                       bound_by columns (default: off)\n"
+	"                       process beside each GPU ('rank 3 · GPU 0 ideal' of a job);\n"
+	"                       csv, ideal_start_ns, delay_ns and bound_by columns\n"
+	"                       (default: off)\n"
 	"  --salvage            skip corrupt .gscope chunks with a warning instead of\n"
 	"                       failing (default: off)\n"
 	"  -h, --help           show this help\n"
@@ -65,7 +82,8 @@ static const char export_help[] =
 	"example:\n"
 	"  gpuscope export -o run.json.gz run.gscope\n"
 	"  gpuscope export --with-ideal -o run.json trace.json.gz\n"
-	"  gpuscope export --format csv -o out/run trace.json.gz\n";
+	"  gpuscope export --format csv -o out/run trace.json.gz\n"
+	"  gpuscope export -o job.json.gz rank*.json.gz\n";
 
 struct export_opts {
 	bool csv;
@@ -73,7 +91,8 @@ struct export_opts {
 	bool salvage;
 	bool force;
 	const char *out;
-	const char *in;
+	const char *const *paths; /* the TRACEs */
+	size_t n_paths;
 };
 
 /* ---- the command ---------------------------------------------------------- */
@@ -125,8 +144,10 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 			return gs_cli_bad_option(&export_usage, argv, c);
 		}
 	}
-	if (gs_cli_one_operand(&export_usage, argc, argv, "TRACE", &o->in) != GS_EXIT_OK)
-		return GS_EXIT_USAGE;
+	if (optind >= argc)
+		return gs_cli_usage_error(&export_usage, "no TRACE given");
+	o->paths = (const char *const *)argv + optind;
+	o->n_paths = (size_t)(argc - optind);
 	if (o->csv && (!o->out || !strcmp(o->out, "-")))
 		return gs_cli_usage_error(&export_usage,
 					  "csv writes two files: give -o PREFIX (or a directory)");
@@ -167,22 +188,23 @@ static int csv_names(const char *out, char *ops, char *segs, size_t size)
 
 static int export_open(const struct export_opts *o, struct export_files *x)
 {
-	const char *const inputs[1] = {o->in};
+	const char *const *inputs = o->paths;
+	size_t n_in = o->n_paths;
 	int rc;
 
 	if (!o->csv) {
 		x->n = 1;
-		return gs_output_open(&x->f[0], o->out, o->force, inputs, 1);
+		return gs_output_open(&x->f[0], o->out, o->force, inputs, n_in);
 	}
 	rc = csv_names(o->out, x->names[0], x->names[1], sizeof(x->names[0]));
 	if (rc != GS_EXIT_OK)
 		return rc;
 	/* Both checked before either is created: a refusal leaves nothing behind. */
 	for (size_t i = 0; i < 2; i++)
-		if (gs_output_check(x->names[i], o->force, inputs, 1) != GS_EXIT_OK)
+		if (gs_output_check(x->names[i], o->force, inputs, n_in) != GS_EXIT_OK)
 			return GS_EXIT_FAIL;
 	for (x->n = 0; x->n < 2; x->n++) {
-		rc = gs_output_open(&x->f[x->n], x->names[x->n], o->force, inputs, 1);
+		rc = gs_output_open(&x->f[x->n], x->names[x->n], o->force, inputs, n_in);
 		if (rc != GS_EXIT_OK)
 			return rc;
 	}
@@ -195,30 +217,30 @@ static void export_discard(struct export_files *x)
 		gs_output_discard(&x->f[i]);
 }
 
-static int export_chrome(const struct export_opts *o, const struct gs_trace *t,
-			 const struct gs_export_extras *x, struct gs_output *out)
+static int export_chrome(const struct export_opts *o, const struct gs_export_rank *ranks, size_t n,
+			 struct gs_output *out)
 {
 	struct gs_export_options eo = {.with_ideal = o->with_ideal};
 	gs_status st;
 
 	gs_error_clear();
 	eo.gzip = out->path && gs_export_path_is_gzip(out->path);
-	st = gs_export_chrome(out->f, t, x, &eo);
+	st = gs_export_chrome_job(out->f, ranks, n, &eo);
 	return gs_output_close(out, st);
 }
 
-static int export_csv(const struct export_opts *o, const struct gs_trace *t,
-		      const struct gs_export_extras *x, struct export_files *f)
+static int export_csv(const struct export_opts *o, const struct gs_export_rank *ranks, size_t n,
+		      struct export_files *f)
 {
 	struct gs_export_options eo = {.with_ideal = o->with_ideal};
 	gs_status st;
 	int rc;
 
 	gs_error_clear();
-	st = gs_export_csv_ops(f->f[0].f, t, x, &eo);
+	st = gs_export_csv_ops_job(f->f[0].f, ranks, n, &eo);
 	if (st != GS_OK)
 		return gs_cli_fail(st, f->names[0]);
-	st = gs_export_csv_segments(f->f[1].f, t, x, &eo);
+	st = gs_export_csv_segments_job(f->f[1].f, ranks, n, &eo);
 	if (st != GS_OK)
 		return gs_cli_fail(st, f->names[1]);
 	/* Both files or neither: both closed and checked before either is moved. */
@@ -232,16 +254,76 @@ static int export_csv(const struct export_opts *o, const struct gs_trace *t,
 	return rc;
 }
 
+/* Every TRACE as the ranks of one job; the loading warnings of each input
+ * and those of the job (rank numbering, merged inputs, clocks) on stderr. */
+static int export_load(const struct export_opts *o, struct gs_job **out)
+{
+	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0,
+				     .progress = gs_progress_records};
+	size_t failed = 0;
+	gs_status st;
+
+	*out = NULL;
+	if (gs_cli_limits(&lo.limits) != GS_EXIT_OK)
+		return GS_EXIT_FAIL;
+	gs_error_clear();
+	if (o->n_paths == 1)
+		gs_progress_begin("loading %s", o->paths[0]);
+	else
+		gs_progress_begin("loading %zu inputs", o->n_paths);
+	st = gs_job_load(o->paths, o->n_paths, &lo, out, NULL, &failed);
+	gs_progress_end();
+	if (st != GS_OK)
+		return gs_cli_fail(st, failed < o->n_paths ? o->paths[failed] : NULL);
+	for (size_t r = 0; r < (*out)->n_ranks; r++) {
+		const struct gs_job_rank *k = &(*out)->ranks[r];
+
+		gs_cli_warnings(k->trace, o->paths[k->input < o->n_paths ? k->input : 0]);
+	}
+	for (size_t i = 0; i < (*out)->n_warnings; i++)
+		gs_cli_warning("%s", (*out)->warnings[i]);
+	return GS_EXIT_OK;
+}
+
+/* What the analyses add, rank by rank. On failure, the error names the
+ * rank's input. */
+static int export_build(const struct export_opts *o, const struct gs_job *job,
+			struct gs_export_data **data, struct gs_export_rank *ranks)
+{
+	unsigned want = GS_EXPORT_WANT_LAUNCH | GS_EXPORT_WANT_BREAKDOWN;
+
+	if (!o->csv)
+		want |= GS_EXPORT_WANT_EDGES;
+	if (o->with_ideal)
+		want |= GS_EXPORT_WANT_IDEAL;
+	for (size_t r = 0; r < job->n_ranks; r++) {
+		const struct gs_job_rank *k = &job->ranks[r];
+		gs_status st;
+
+		gs_error_clear();
+		st = gs_export_data_build(k->trace, want, &data[r]);
+		if (st != GS_OK)
+			return gs_cli_fail(st, o->paths[k->input < o->n_paths ? k->input : 0]);
+		ranks[r] = (struct gs_export_rank){
+			.trace = k->trace,
+			.extras = gs_export_data_extras(data[r]),
+			.rank = k->rank,
+			.pid = k->pid,
+			.host = k->host != GS_NO_STRING ? gs_trace_string(k->trace, k->host) : NULL,
+		};
+	}
+	return GS_EXIT_OK;
+}
+
 int gs_cmd_export(int argc, char **argv)
 {
 	struct export_opts o = {0};
-	struct gs_export_data *d = NULL;
-	struct gs_trace *t = NULL;
+	struct gs_export_data **data = NULL;
+	struct gs_export_rank *ranks = NULL;
+	struct gs_job *job = NULL;
 	struct export_files files = {0};
-	enum gs_input_format fmt;
 	bool help = false;
-	unsigned want;
-	gs_status st;
+	size_t n = 0;
 	int rc;
 
 	rc = export_parse(argc, argv, &o, &help);
@@ -249,25 +331,26 @@ int gs_cmd_export(int argc, char **argv)
 		return help ? gs_cli_help(export_help) : rc;
 	rc = export_open(&o, &files);
 	if (rc == GS_EXIT_OK)
-		rc = gs_cli_load(o.in, o.salvage, true, &t, &fmt);
+		rc = export_load(&o, &job);
 	if (rc != GS_EXIT_OK)
 		goto out;
-	want = GS_EXPORT_WANT_LAUNCH | GS_EXPORT_WANT_BREAKDOWN;
-	if (!o.csv)
-		want |= GS_EXPORT_WANT_EDGES;
-	if (o.with_ideal)
-		want |= GS_EXPORT_WANT_IDEAL;
-	gs_error_clear();
-	st = gs_export_data_build(t, want, &d);
-	if (st != GS_OK) {
-		rc = gs_cli_fail(st, o.in);
+	n = job->n_ranks;
+	data = calloc(n ? n : 1, sizeof(*data));
+	ranks = calloc(n ? n : 1, sizeof(*ranks));
+	if (!data || !ranks) {
+		rc = gs_cli_fail(GS_ERR_NOMEM, NULL);
 		goto out;
 	}
-	rc = o.csv ? export_csv(&o, t, gs_export_data_extras(d), &files) :
-		     export_chrome(&o, t, gs_export_data_extras(d), &files.f[0]);
+	rc = export_build(&o, job, data, ranks);
+	if (rc == GS_EXIT_OK)
+		rc = o.csv ? export_csv(&o, ranks, n, &files) :
+			     export_chrome(&o, ranks, n, &files.f[0]);
 out:
 	export_discard(&files); /* after a failure: the temporary files only */
-	gs_export_data_destroy(d);
-	gs_trace_destroy(t);
+	for (size_t r = 0; data && r < n; r++)
+		gs_export_data_destroy(data[r]);
+	free(data);
+	free(ranks);
+	gs_job_destroy(job);
 	return rc;
 }

@@ -10,6 +10,14 @@
  * when no other stream of the device has that id and it fits 31 bits, else
  * a free number), the syncs of a device one "cuda_sync" track.
  *
+ * Jobs (gs_export_chrome_job). Each rank is planned as a trace on its own
+ * (its own processes, tracks, lanes and launch joins), then numbered: pid
+ * = rank * stride + lane, devices first, so that no two ranks share a pid
+ * whatever their recorded pids and device ids. The header is written once;
+ * the ranks' events follow rank by rank through one shared output (one
+ * flow id counter, so flow ids stay unique). Only flows within a rank are
+ * ever written.
+ *
  * Lanes. A viewer nests the complete events of one track by time, so a
  * track must never hold two events that partly overlap. Ops of a stream
  * (and syncs, overheads, ideal ops) must not overlap at all: an op that
@@ -318,12 +326,14 @@ struct href {
 
 struct hthread {
 	int64_t pid, tid;
+	uint32_t hp;     /* its process, index into hp */
 	uint32_t lanes;  /* overflow lanes */
 	int64_t ovf_tid; /* tid of overflow lane 1 (then +1 each) */
 };
 
 struct hproc {
-	int64_t pid;
+	int64_t pid;   /* as recorded */
+	int64_t cpid;  /* in the export: pid, or the rank's numbering */
 	uint32_t proc; /* index into gs_trace_processes(), NONE when absent */
 	size_t first_thread, n_threads;
 	int64_t next_tid;
@@ -358,14 +368,22 @@ struct corr_ent {
 	uint32_t idx;
 };
 
-struct chrome {
-	const struct gs_trace *t;
-	const struct gs_export_extras *x;
-	bool ideal;
+/* The output stream, shared by every rank of a job export. */
+struct chrome_out {
 	struct gs_wbuf w;
 	bool first_event;
 	bool in_args; /* the event being written has opened its args */
 	uint64_t next_flow;
+};
+
+struct chrome {
+	const struct gs_trace *t;
+	const struct gs_export_extras *x;
+	bool ideal;
+	struct chrome_out *out;
+	/* A rank of a job export (NULL: a trace on its own, the classic
+	 * layout). */
+	const struct gs_export_rank *rank;
 
 	const struct gs_op *ops;
 	size_t n_ops;
@@ -495,6 +513,7 @@ static gs_status plan_host_procs(struct chrome *c)
 		if (c->n_hp && c->hp[c->n_hp - 1].pid == pids[i])
 			continue;
 		c->hp[c->n_hp].pid = pids[i];
+		c->hp[c->n_hp].cpid = pids[i];
 		c->hp[c->n_hp].proc = NONE;
 		c->n_hp++;
 	}
@@ -681,6 +700,7 @@ static gs_status plan_host_threads(struct chrome *c)
 		size_t h = find_hproc(c, c->threads[i].pid);
 		struct hproc *p = &c->hp[h];
 
+		c->threads[i].hp = (uint32_t)h;
 		if (!p->n_threads)
 			p->first_thread = i;
 		p->n_threads++;
@@ -774,7 +794,9 @@ static gs_status plan_devices(struct chrome *c)
 
 	if (!ids)
 		return nomem();
-	for (i = 0; i < n_dt; i++)
+	/* A rank of a job: only the devices it used (the device table of a
+	 * multi-process input lists every process's). */
+	for (i = 0; i < n_dt && !c->rank; i++)
 		ids[k++] = dt[i].id;
 	for (i = 0; i < c->n_streams; i++)
 		ids[k++] = c->streams[i].device;
@@ -796,15 +818,22 @@ static gs_status plan_devices(struct chrome *c)
 		c->n_devs++;
 	}
 	free(ids);
-	for (i = n_dt; i-- > 0;)
-		c->devs[find_dev(c, dt[i].id)].dt = (uint32_t)i;
+	for (i = n_dt; i-- > 0;) {
+		size_t d = find_dev(c, dt[i].id);
+
+		if (d != NONE)
+			c->devs[d].dt = (uint32_t)i;
+	}
 	for (i = 0; i < nb; i++) {
 		size_t d = find_dev(c, c->x->breakdowns[i].device);
 
 		if (!c->devs[d].bd)
 			c->devs[d].bd = &c->x->breakdowns[i];
 	}
-	/* Pids: the device id (as Kineto) unless a host process has it. */
+	/* Pids: the device id (as Kineto) unless a host process has it. A
+	 * rank of a job is numbered later (job_pids). */
+	if (c->rank)
+		return GS_OK;
 	for (i = 0; i < c->n_hp; i++)
 		if (c->hp[i].pid >= next_pid)
 			next_pid = c->hp[i].pid + 1;
@@ -1135,84 +1164,84 @@ static const char *op_name(const struct chrome *c, const struct gs_op *op, char 
 
 static void ev_open(struct chrome *c, const char *ph)
 {
-	gs_wbuf_puts(&c->w, c->first_event ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
-	c->first_event = false;
-	c->in_args = false;
-	gs_wbuf_puts(&c->w, ph);
-	gs_wbuf_putc(&c->w, '"');
+	gs_wbuf_puts(&c->out->w, c->out->first_event ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
+	c->out->first_event = false;
+	c->out->in_args = false;
+	gs_wbuf_puts(&c->out->w, ph);
+	gs_wbuf_putc(&c->out->w, '"');
 }
 
 static void ev_close(struct chrome *c)
 {
-	if (c->in_args)
-		gs_wbuf_putc(&c->w, '}');
-	c->in_args = false;
-	gs_wbuf_putc(&c->w, '}');
+	if (c->out->in_args)
+		gs_wbuf_putc(&c->out->w, '}');
+	c->out->in_args = false;
+	gs_wbuf_putc(&c->out->w, '}');
 }
 
 /* A member of the event: `,"key":`. */
 static void key(struct chrome *c, const char *k)
 {
-	gs_wbuf_putc(&c->w, ',');
-	gs_wbuf_json_str(&c->w, k);
-	gs_wbuf_putc(&c->w, ':');
+	gs_wbuf_putc(&c->out->w, ',');
+	gs_wbuf_json_str(&c->out->w, k);
+	gs_wbuf_putc(&c->out->w, ':');
 }
 
 /* A member of its args, opening them the first time. */
 static void akey(struct chrome *c, const char *k)
 {
-	gs_wbuf_puts(&c->w, c->in_args ? "," : ",\"args\":{");
-	c->in_args = true;
-	gs_wbuf_json_str(&c->w, k);
-	gs_wbuf_putc(&c->w, ':');
+	gs_wbuf_puts(&c->out->w, c->out->in_args ? "," : ",\"args\":{");
+	c->out->in_args = true;
+	gs_wbuf_json_str(&c->out->w, k);
+	gs_wbuf_putc(&c->out->w, ':');
 }
 
 static void kv_i64(struct chrome *c, const char *k, int64_t v)
 {
 	key(c, k);
-	gs_wbuf_i64(&c->w, v);
+	gs_wbuf_i64(&c->out->w, v);
 }
 
 static void kv_str(struct chrome *c, const char *k, const char *v)
 {
 	key(c, k);
-	gs_wbuf_json_str(&c->w, v);
+	gs_wbuf_json_str(&c->out->w, v);
 }
 
 static void kv_us(struct chrome *c, const char *k, int64_t ns)
 {
 	key(c, k);
-	gs_wbuf_us(&c->w, ns);
+	gs_wbuf_us(&c->out->w, ns);
 }
 
 static void arg_i64(struct chrome *c, const char *k, int64_t v)
 {
 	akey(c, k);
-	gs_wbuf_i64(&c->w, v);
+	gs_wbuf_i64(&c->out->w, v);
 }
 
 static void arg_u64(struct chrome *c, const char *k, uint64_t v)
 {
 	akey(c, k);
-	gs_wbuf_u64(&c->w, v);
+	gs_wbuf_u64(&c->out->w, v);
 }
 
 static void arg_str(struct chrome *c, const char *k, const char *v)
 {
 	akey(c, k);
-	gs_wbuf_json_str(&c->w, v);
+	gs_wbuf_json_str(&c->out->w, v);
 }
 
 static void arg_dim3(struct chrome *c, const char *k, const uint32_t v[3])
 {
 	akey(c, k);
-	gs_wbuf_putc(&c->w, '[');
-	gs_wbuf_u64(&c->w, v[0]);
-	gs_wbuf_putc(&c->w, ',');
-	gs_wbuf_u64(&c->w, v[1]);
-	gs_wbuf_putc(&c->w, ',');
-	gs_wbuf_u64(&c->w, v[2]);
-	gs_wbuf_putc(&c->w, ']');
+	gs_wbuf_putc(&c->out->w, '[');
+	gs_wbuf_u64(&c->out->w, v[0]);
+	gs_wbuf_putc(&c->out->w, ',');
+	gs_wbuf_u64(&c->out->w, v[1]);
+	gs_wbuf_putc(&c->out->w, ',');
+	gs_wbuf_u64(&c->out->w, v[2]);
+	gs_wbuf_putc(&c->out->w, ']');
 }
 
 /* A complete event up to its args. */
@@ -1269,6 +1298,145 @@ static const char *stream_label(const struct chrome *c, uint32_t s, char *buf, s
 	return buf;
 }
 
+/* A trace on its own: host processes keep their pids and names (the
+ * command line), devices are "GPU N: name"; hosts sort first. */
+static void host_proc_meta(struct chrome *c, size_t i)
+{
+	const struct hproc *p = &c->hp[i];
+	char label[64];
+
+	if (p->proc != NONE) {
+		const char *cmd = gs_trace_string(c->t, c->procs[p->proc].command_line);
+
+		if (*cmd)
+			meta_str(c, "process_name", p->cpid, 0, "name", cmd);
+		meta_str(c, "process_labels", p->cpid, 0, "labels", "CPU");
+	} else if (!p->n_threads) {
+		/* Only overheads (Kineto writes them under pid -1). */
+		meta_str(c, "process_name", p->cpid, 0, "name", "profiler overhead");
+	} else if (p->pid >= 0 && p->pid <= UINT32_MAX && find_dev(c, (uint32_t)p->pid) != NONE) {
+		/* Host events under a device's pid and not a process of the
+		 * trace: Kineto draws Python stacks there ("GPU N"). */
+		snprintf(label, sizeof(label), "GPU %lld", (long long)p->pid);
+		meta_str(c, "process_labels", p->cpid, 0, "labels", label);
+	}
+	meta_i64(c, "process_sort_index", p->cpid, 0, "sort_index", (int64_t)i);
+}
+
+static void dev_proc_meta(struct chrome *c, size_t i, const char *dn)
+{
+	const struct cdev *d = &c->devs[i];
+	int64_t base = (int64_t)(c->n_hp + 2 * i);
+	char name[320], label[64];
+
+	if (*dn)
+		snprintf(name, sizeof(name), "GPU %u: %s", d->id, dn);
+	else
+		snprintf(name, sizeof(name), "GPU %u", d->id);
+	meta_str(c, "process_name", d->pid, 0, "name", name);
+	snprintf(label, sizeof(label), "GPU %u", d->id);
+	meta_str(c, "process_labels", d->pid, 0, "labels", label);
+	meta_i64(c, "process_sort_index", d->pid, 0, "sort_index", base);
+	if (c->ideal) {
+		snprintf(name, sizeof(name), "GPU %u ideal schedule", d->id);
+		meta_str(c, "process_name", d->ideal_pid, 0, "name", name);
+		snprintf(label, sizeof(label), "GPU %u ideal", d->id);
+		meta_str(c, "process_labels", d->ideal_pid, 0, "labels", label);
+		meta_i64(c, "process_sort_index", d->ideal_pid, 0, "sort_index", base + 1);
+	}
+}
+
+/* The separator of the parts of a rank's process names. */
+#define SEP " \xc2\xb7 "
+
+/* "rank 3 · node7" (the host when known). */
+static void rank_prefix(const struct chrome *c, char *buf, size_t size)
+{
+	if (c->rank->host && *c->rank->host)
+		snprintf(buf, size, "rank %u" SEP "%s", c->rank->rank, c->rank->host);
+	else
+		snprintf(buf, size, "rank %u", c->rank->rank);
+}
+
+/* process_name of a rank's process, with who it is in args (pid and
+ * device -1: unknown or none). */
+static void job_name(struct chrome *c, int64_t cpid, const char *name, int64_t pid, int64_t device,
+		     const char *cmd)
+{
+	ev_open(c, "M");
+	kv_str(c, "name", "process_name");
+	kv_i64(c, "pid", cpid);
+	kv_i64(c, "tid", 0);
+	arg_str(c, "name", name);
+	arg_u64(c, "rank", c->rank->rank);
+	if (pid >= 0)
+		arg_i64(c, "pid", pid);
+	if (c->rank->host && *c->rank->host)
+		arg_str(c, "host", c->rank->host);
+	if (device >= 0)
+		arg_i64(c, "device", device);
+	if (cmd && *cmd)
+		arg_str(c, "command_line", cmd);
+	ev_close(c);
+}
+
+/* A rank of a job: every process named after its rank, host and pid; the
+ * sort index is the pid (ranks in order, GPUs before the host). */
+static void job_host_meta(struct chrome *c, size_t i)
+{
+	const struct hproc *p = &c->hp[i];
+	const char *cmd = p->proc != NONE ? gs_trace_string(c->t, c->procs[p->proc].command_line) :
+					    NULL;
+	char prefix[192], name[320], label[128];
+
+	rank_prefix(c, prefix, sizeof(prefix));
+	if (p->proc == NONE && !p->n_threads) {
+		snprintf(name, sizeof(name), "%s" SEP "profiler overhead", prefix);
+		job_name(c, p->cpid, name, p->pid, -1, NULL);
+	} else {
+		snprintf(name, sizeof(name), "%s" SEP "pid %lld (host)", prefix, (long long)p->pid);
+		job_name(c, p->cpid, name, p->pid, -1, cmd);
+		if (p->proc == NONE && p->pid >= 0 && p->pid <= UINT32_MAX &&
+		    find_dev(c, (uint32_t)p->pid) != NONE)
+			snprintf(label, sizeof(label), "GPU %lld, rank %u", (long long)p->pid,
+				 c->rank->rank);
+		else
+			snprintf(label, sizeof(label), "CPU, rank %u, pid %lld", c->rank->rank,
+				 (long long)p->pid);
+		meta_str(c, "process_labels", p->cpid, 0, "labels", label);
+	}
+	meta_i64(c, "process_sort_index", p->cpid, 0, "sort_index", p->cpid);
+}
+
+static void job_dev_meta(struct chrome *c, size_t i, const char *dn)
+{
+	const struct cdev *d = &c->devs[i];
+	int64_t pid = c->rank->pid;
+	char prefix[192], who[256], name[448], label[128];
+
+	rank_prefix(c, prefix, sizeof(prefix));
+	if (pid >= 0)
+		snprintf(who, sizeof(who), "%s" SEP "pid %lld", prefix, (long long)pid);
+	else
+		snprintf(who, sizeof(who), "%s", prefix);
+	snprintf(name, sizeof(name), "%s" SEP "GPU %u%s%s", who, d->id, *dn ? " " : "", dn);
+	job_name(c, d->pid, name, pid, d->id, NULL);
+	if (pid >= 0)
+		snprintf(label, sizeof(label), "GPU %u, rank %u, pid %lld", d->id, c->rank->rank,
+			 (long long)pid);
+	else
+		snprintf(label, sizeof(label), "GPU %u, rank %u", d->id, c->rank->rank);
+	meta_str(c, "process_labels", d->pid, 0, "labels", label);
+	meta_i64(c, "process_sort_index", d->pid, 0, "sort_index", d->pid);
+	if (c->ideal) {
+		snprintf(name, sizeof(name), "rank %u" SEP "GPU %u ideal", c->rank->rank, d->id);
+		job_name(c, d->ideal_pid, name, pid, d->id, NULL);
+		snprintf(label, sizeof(label), "GPU %u ideal, rank %u", d->id, c->rank->rank);
+		meta_str(c, "process_labels", d->ideal_pid, 0, "labels", label);
+		meta_i64(c, "process_sort_index", d->ideal_pid, 0, "sort_index", d->ideal_pid);
+	}
+}
+
 static void write_metadata(struct chrome *c)
 {
 	size_t n_dt, i, j;
@@ -1279,34 +1447,21 @@ static void write_metadata(struct chrome *c)
 	for (i = 0; i < c->n_hp; i++) {
 		const struct hproc *p = &c->hp[i];
 
-		if (p->proc != NONE) {
-			const char *cmd = gs_trace_string(c->t, c->procs[p->proc].command_line);
-
-			if (*cmd)
-				meta_str(c, "process_name", p->pid, 0, "name", cmd);
-			meta_str(c, "process_labels", p->pid, 0, "labels", "CPU");
-		} else if (!p->n_threads) {
-			/* Only overheads (Kineto writes them under pid -1). */
-			meta_str(c, "process_name", p->pid, 0, "name", "profiler overhead");
-		} else if (p->pid >= 0 && p->pid <= UINT32_MAX &&
-			   find_dev(c, (uint32_t)p->pid) != NONE) {
-			/* Host events under a device's pid and not a process of the
-			 * trace: Kineto draws Python stacks there ("GPU N"). */
-			snprintf(label, sizeof(label), "GPU %lld", (long long)p->pid);
-			meta_str(c, "process_labels", p->pid, 0, "labels", label);
-		}
-		meta_i64(c, "process_sort_index", p->pid, 0, "sort_index", (int64_t)i);
+		if (c->rank)
+			job_host_meta(c, i);
+		else
+			host_proc_meta(c, i);
 		sort = 0;
 		for (j = p->first_thread; j < p->first_thread + p->n_threads; j++) {
 			const struct hthread *th = &c->threads[j];
 
 			snprintf(name, sizeof(name), "thread %lld", (long long)th->tid);
-			thread_meta(c, p->pid, th->tid, name, sort++);
+			thread_meta(c, p->cpid, th->tid, name, sort++);
 			for (uint32_t k = 0; k < th->lanes; k++) {
 				snprintf(name, sizeof(name),
 					 "thread %lld: calls and ranges that do not nest (%u)",
 					 (long long)th->tid, k + 1);
-				thread_meta(c, p->pid, th->ovf_tid + k, name, sort++);
+				thread_meta(c, p->cpid, th->ovf_tid + k, name, sort++);
 			}
 		}
 		for (uint32_t k = 0; k < p->oh_lanes; k++) {
@@ -1314,29 +1469,17 @@ static void write_metadata(struct chrome *c)
 				snprintf(name, sizeof(name), "profiler overhead (%u)", k + 1);
 			else
 				snprintf(name, sizeof(name), "profiler overhead");
-			thread_meta(c, p->pid, p->oh_tid + k, name, sort++);
+			thread_meta(c, p->cpid, p->oh_tid + k, name, sort++);
 		}
 	}
 	for (i = 0; i < c->n_devs; i++) {
 		const struct cdev *d = &c->devs[i];
 		const char *dn = d->dt != NONE ? gs_trace_string(c->t, dt[d->dt].name) : "";
-		int64_t base = (int64_t)(c->n_hp + 2 * i);
 
-		if (*dn)
-			snprintf(name, sizeof(name), "GPU %u: %s", d->id, dn);
+		if (c->rank)
+			job_dev_meta(c, i, dn);
 		else
-			snprintf(name, sizeof(name), "GPU %u", d->id);
-		meta_str(c, "process_name", d->pid, 0, "name", name);
-		snprintf(label, sizeof(label), "GPU %u", d->id);
-		meta_str(c, "process_labels", d->pid, 0, "labels", label);
-		meta_i64(c, "process_sort_index", d->pid, 0, "sort_index", base);
-		if (c->ideal) {
-			snprintf(name, sizeof(name), "GPU %u ideal schedule", d->id);
-			meta_str(c, "process_name", d->ideal_pid, 0, "name", name);
-			snprintf(label, sizeof(label), "GPU %u ideal", d->id);
-			meta_str(c, "process_labels", d->ideal_pid, 0, "labels", label);
-			meta_i64(c, "process_sort_index", d->ideal_pid, 0, "sort_index", base + 1);
-		}
+			dev_proc_meta(c, i, dn);
 	}
 	/* Streams (in display order) of each device, then its syncs. */
 	sort = 0;
@@ -1513,12 +1656,19 @@ static int64_t api_tid(const struct chrome *c, uint32_t a)
 	return c->api_lane[a] ? th->ovf_tid + c->api_lane[a] - 1 : th->tid;
 }
 
+/* The pid of a call's track in the export. */
+static int64_t api_pid(const struct chrome *c, uint32_t a)
+{
+	return c->hp[c->threads[c->api_thread[a]].hp].cpid;
+}
+
 static void write_api(struct chrome *c, uint32_t a)
 {
 	const struct gs_api_call *k = &c->api[a];
 
 	x_event(c, k->kind == GS_API_DRIVER ? "cuda_driver" : "cuda_runtime",
-		gs_trace_string(c->t, k->name), k->pid, api_tid(c, a), k->start_ns, k->end_ns);
+		gs_trace_string(c->t, k->name), api_pid(c, a), api_tid(c, a), k->start_ns,
+		k->end_ns);
 	arg_u64(c, "correlation", k->correlation);
 	if (k->cbid)
 		arg_u64(c, "cbid", k->cbid);
@@ -1537,7 +1687,7 @@ static void write_range(struct chrome *c, uint32_t i)
 	int64_t tid = c->range_lane[i] ? th->ovf_tid + c->range_lane[i] - 1 : th->tid;
 
 	x_event(c, cats[r->kind < GS_RANGE_KIND_COUNT ? r->kind : GS_RANGE_OTHER],
-		gs_trace_string(c->t, r->name), r->pid, tid, r->start_ns, r->end_ns);
+		gs_trace_string(c->t, r->name), c->hp[th->hp].cpid, tid, r->start_ns, r->end_ns);
 	if (r->external_id)
 		arg_u64(c, "External id", r->external_id);
 	if (r->kind == GS_RANGE_NVTX) {
@@ -1554,7 +1704,7 @@ static void write_overheads(struct chrome *c)
 		const struct gs_overhead *o = &c->oh[i];
 		const struct hproc *p = &c->hp[find_hproc(c, o->pid)];
 
-		x_event(c, "overhead", gs_trace_string(c->t, o->kind), o->pid,
+		x_event(c, "overhead", gs_trace_string(c->t, o->kind), p->cpid,
 			p->oh_tid + c->oh_lane[i], o->start_ns, o->end_ns);
 		ev_close(c);
 	}
@@ -1657,7 +1807,7 @@ static void flow_event(struct chrome *c, const char *ph, uint64_t id, const char
 {
 	ev_open(c, ph);
 	key(c, "id");
-	gs_wbuf_u64(&c->w, id);
+	gs_wbuf_u64(&c->out->w, id);
 	kv_i64(c, "pid", pid);
 	kv_i64(c, "tid", tid);
 	kv_us(c, "ts", ts);
@@ -1681,9 +1831,9 @@ static void write_flows(struct chrome *c)
 		if (c->launch[i] == NONE)
 			continue;
 		a = &c->api[c->launch[i]];
-		id = ++c->next_flow;
-		flow_event(c, "s", id, "ac2g", "ac2g", a->pid, api_tid(c, c->launch[i]),
-			   bind_in(a->start_ns, a->end_ns));
+		id = ++c->out->next_flow;
+		flow_event(c, "s", id, "ac2g", "ac2g", api_pid(c, c->launch[i]),
+			   api_tid(c, c->launch[i]), bind_in(a->start_ns, a->end_ns));
 		flow_event(c, "f", id, "ac2g", "ac2g", op_pid(c, (uint32_t)i),
 			   op_tid(c, (uint32_t)i), bind_in(op->start_ns, op->end_ns));
 	}
@@ -1699,7 +1849,7 @@ static void write_flows(struct chrome *c)
 		to = &c->ops[e->to];
 		if (x->edge_kind_names && e->kind < x->n_edge_kinds && x->edge_kind_names[e->kind])
 			name = x->edge_kind_names[e->kind];
-		id = ++c->next_flow;
+		id = ++c->out->next_flow;
 		flow_event(c, "s", id, "dependency", name, op_pid(c, e->from), op_tid(c, e->from),
 			   bind_out(from->start_ns, from->end_ns));
 		flow_event(c, "f", id, "dependency", name, op_pid(c, e->to), op_tid(c, e->to),
@@ -1716,85 +1866,191 @@ static void version_value(struct chrome *c, const char *v)
 	for (size_t i = 0; digits && i < n; i++)
 		digits = v[i] >= '0' && v[i] <= '9';
 	if (digits)
-		gs_wbuf_puts(&c->w, v);
+		gs_wbuf_puts(&c->out->w, v);
 	else
-		gs_wbuf_json_str(&c->w, v);
+		gs_wbuf_json_str(&c->out->w, v);
 }
 
-static void write_header(struct chrome *c)
+/* A device of the header: deviceProperties entry `idx` of rank `rank`. */
+struct dev_ref {
+	uint32_t id;
+	uint32_t rank; /* index into the ranks written */
+	uint32_t idx;
+};
+
+static int cmp_dev_ref(const void *pa, const void *pb)
 {
-	size_t n_dt, i;
-	const struct gs_device *dt = gs_trace_devices(c->t, &n_dt);
-	uint32_t host = GS_NO_STRING, ver[3] = {GS_NO_STRING, GS_NO_STRING, GS_NO_STRING};
-	const struct gs_process *ranked = NULL;
-	static const char *const ver_keys[3] = {"cuda_driver_version", "cuda_runtime_version",
-						"cupti_version"};
+	const struct dev_ref *a = pa, *b = pb;
 
-	gs_wbuf_puts(&c->w,
-		     "{\"schemaVersion\":1,\"displayTimeUnit\":\"ns\",\"deviceProperties\":[");
-	for (i = 0; i < n_dt; i++) {
-		const struct gs_device *d = &dt[i];
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
 
-		gs_wbuf_puts(&c->w, i ? ",\n{\"id\":" : "\n{\"id\":");
-		gs_wbuf_u64(&c->w, d->id);
-		if (d->name != GS_NO_STRING) {
-			gs_wbuf_puts(&c->w, ",\"name\":");
-			gs_wbuf_json_str(&c->w, gs_trace_string(c->t, d->name));
-		}
-		if (d->uuid != GS_NO_STRING) {
-			gs_wbuf_puts(&c->w, ",\"uuid\":");
-			gs_wbuf_json_str(&c->w, gs_trace_string(c->t, d->uuid));
-		}
-		gs_wbuf_puts(&c->w, ",\"totalGlobalMem\":");
-		gs_wbuf_u64(&c->w, d->memory_bytes);
-		gs_wbuf_puts(&c->w, ",\"computeMajor\":");
-		gs_wbuf_u64(&c->w, d->cc_major);
-		gs_wbuf_puts(&c->w, ",\"computeMinor\":");
-		gs_wbuf_u64(&c->w, d->cc_minor);
-		gs_wbuf_puts(&c->w, ",\"numSms\":");
-		gs_wbuf_u64(&c->w, d->sm_count);
-		gs_wbuf_puts(&c->w, ",\"numMemcpyEngines\":");
-		gs_wbuf_u64(&c->w, d->copy_engines);
-		gs_wbuf_putc(&c->w, '}');
+static int cmp_dev_ref_order(const void *pa, const void *pb)
+{
+	const struct dev_ref *a = pa, *b = pb;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/*
+ * The devices of the header of `n` ranks, in rank and table order: with
+ * one, its whole table; with more, each id once, as the first rank that
+ * has it describes it. Caller frees *out.
+ */
+static gs_status header_devices(const struct chrome *cs, size_t n, struct dev_ref **out,
+				size_t *n_out)
+{
+	size_t total = 0, k = 0, m = 0, r, i;
+	struct dev_ref *d;
+
+	for (r = 0; r < n; r++) {
+		size_t n_dt;
+
+		gs_trace_devices(cs[r].t, &n_dt);
+		total += n_dt;
 	}
-	gs_wbuf_puts(&c->w, "]");
-	for (i = 0; i < c->n_procs; i++) {
+	d = alloc_n(total, sizeof(*d));
+	if (!d)
+		return nomem();
+	for (r = 0; r < n; r++) {
+		size_t n_dt;
+		const struct gs_device *dt = gs_trace_devices(cs[r].t, &n_dt);
+
+		for (i = 0; i < n_dt; i++)
+			d[k++] = (struct dev_ref){dt[i].id, (uint32_t)r, (uint32_t)i};
+	}
+	if (n > 1) {
+		qsort(d, k, sizeof(*d), cmp_dev_ref);
+		for (i = 0; i < k; i++)
+			if (!m || d[m - 1].id != d[i].id)
+				d[m++] = d[i];
+		k = m;
+		qsort(d, k, sizeof(*d), cmp_dev_ref_order);
+	}
+	*out = d;
+	*n_out = k;
+	return GS_OK;
+}
+
+static void write_device(struct chrome *c, const struct gs_device *d, bool first)
+{
+	struct gs_wbuf *w = &c->out->w;
+
+	gs_wbuf_puts(w, first ? "\n{\"id\":" : ",\n{\"id\":");
+	gs_wbuf_u64(w, d->id);
+	if (d->name != GS_NO_STRING) {
+		gs_wbuf_puts(w, ",\"name\":");
+		gs_wbuf_json_str(w, gs_trace_string(c->t, d->name));
+	}
+	if (d->uuid != GS_NO_STRING) {
+		gs_wbuf_puts(w, ",\"uuid\":");
+		gs_wbuf_json_str(w, gs_trace_string(c->t, d->uuid));
+	}
+	gs_wbuf_puts(w, ",\"totalGlobalMem\":");
+	gs_wbuf_u64(w, d->memory_bytes);
+	gs_wbuf_puts(w, ",\"computeMajor\":");
+	gs_wbuf_u64(w, d->cc_major);
+	gs_wbuf_puts(w, ",\"computeMinor\":");
+	gs_wbuf_u64(w, d->cc_minor);
+	gs_wbuf_puts(w, ",\"numSms\":");
+	gs_wbuf_u64(w, d->sm_count);
+	gs_wbuf_puts(w, ",\"numMemcpyEngines\":");
+	gs_wbuf_u64(w, d->copy_engines);
+	gs_wbuf_putc(w, '}');
+}
+
+/* A trace's host name and CUDA versions: those of its first process that
+ * has each. */
+static void trace_versions(const struct chrome *c, const char **host, const char *ver[3])
+{
+	uint32_t h = GS_NO_STRING, v[3] = {GS_NO_STRING, GS_NO_STRING, GS_NO_STRING};
+
+	for (size_t i = 0; i < c->n_procs; i++) {
 		const struct gs_process *p = &c->procs[i];
 
-		if (host == GS_NO_STRING)
-			host = p->host_name;
-		if (ver[0] == GS_NO_STRING)
-			ver[0] = p->driver_version;
-		if (ver[1] == GS_NO_STRING)
-			ver[1] = p->runtime_version;
-		if (ver[2] == GS_NO_STRING)
-			ver[2] = p->cupti_version;
-		if (!ranked && p->has_rank)
-			ranked = p;
+		if (h == GS_NO_STRING)
+			h = p->host_name;
+		if (v[0] == GS_NO_STRING)
+			v[0] = p->driver_version;
+		if (v[1] == GS_NO_STRING)
+			v[1] = p->runtime_version;
+		if (v[2] == GS_NO_STRING)
+			v[2] = p->cupti_version;
 	}
-	/* Kineto gives one rank per file: the first process's that has one. */
-	if (ranked) {
-		gs_wbuf_puts(&c->w, ",\n\"distributedInfo\":{\"rank\":");
-		gs_wbuf_u64(&c->w, ranked->rank);
-		if (ranked->world_size) {
-			gs_wbuf_puts(&c->w, ",\"world_size\":");
-			gs_wbuf_u64(&c->w, ranked->world_size);
+	*host = h != GS_NO_STRING ? gs_trace_string(c->t, h) : NULL;
+	for (int i = 0; i < 3; i++)
+		ver[i] = v[i] != GS_NO_STRING ? gs_trace_string(c->t, v[i]) : NULL;
+}
+
+/*
+ * The top level before the events, of `n` ranks (one: a trace on its
+ * own): deviceProperties (header_devices), host_name (when every rank
+ * names the same host) and the versions of the first rank that has each.
+ */
+static void write_header(struct chrome *cs, size_t n, const struct dev_ref *devs, size_t n_devs)
+{
+	struct gs_wbuf *w = &cs[0].out->w;
+	const char *host = NULL, *ver[3] = {NULL, NULL, NULL};
+	static const char *const ver_keys[3] = {"cuda_driver_version", "cuda_runtime_version",
+						"cupti_version"};
+	bool one_host = true;
+	size_t r, i;
+
+	gs_wbuf_puts(w, "{\"schemaVersion\":1,\"displayTimeUnit\":\"ns\",\"deviceProperties\":[");
+	for (i = 0; i < n_devs; i++) {
+		size_t n_dt;
+		const struct gs_device *dt = gs_trace_devices(cs[devs[i].rank].t, &n_dt);
+
+		write_device(&cs[devs[i].rank], &dt[devs[i].idx], i == 0);
+	}
+	gs_wbuf_puts(w, "]");
+	for (r = 0; r < n; r++) {
+		const char *h, *v[3];
+
+		trace_versions(&cs[r], &h, v);
+		if (!r)
+			host = h;
+		else if (!host || !h || strcmp(host, h))
+			one_host = false;
+		for (i = 0; i < 3; i++)
+			if (!ver[i])
+				ver[i] = v[i];
+	}
+	/* Kineto gives one rank a file: with one rank, its first process's
+	 * that has one (a job's ranks are in its process labels). */
+	for (i = 0; n == 1 && i < cs[0].n_procs; i++) {
+		const struct gs_process *p = &cs[0].procs[i];
+
+		if (!p->has_rank)
+			continue;
+		gs_wbuf_puts(w, ",\n\"distributedInfo\":{\"rank\":");
+		gs_wbuf_u64(w, p->rank);
+		if (p->world_size) {
+			gs_wbuf_puts(w, ",\"world_size\":");
+			gs_wbuf_u64(w, p->world_size);
 		}
-		gs_wbuf_putc(&c->w, '}');
+		gs_wbuf_putc(w, '}');
+		break;
 	}
-	if (host != GS_NO_STRING) {
-		gs_wbuf_puts(&c->w, ",\n\"host_name\":");
-		gs_wbuf_json_str(&c->w, gs_trace_string(c->t, host));
+	if (host && one_host) {
+		gs_wbuf_puts(w, ",\n\"host_name\":");
+		gs_wbuf_json_str(w, host);
 	}
 	for (i = 0; i < 3; i++) {
-		if (ver[i] == GS_NO_STRING)
+		if (!ver[i])
 			continue;
-		gs_wbuf_puts(&c->w, ",\n\"");
-		gs_wbuf_puts(&c->w, ver_keys[i]);
-		gs_wbuf_puts(&c->w, "\":");
-		version_value(c, gs_trace_string(c->t, ver[i]));
+		gs_wbuf_puts(w, ",\n\"");
+		gs_wbuf_puts(w, ver_keys[i]);
+		gs_wbuf_puts(w, "\":");
+		version_value(&cs[0], ver[i]);
 	}
-	gs_wbuf_puts(&c->w, ",\n\"traceEvents\":[");
+	gs_wbuf_puts(w, ",\n\"traceEvents\":[");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1847,57 +2103,211 @@ static gs_status chrome_check(const struct chrome *c)
 	return GS_OK;
 }
 
+/* Everything but the pids of a job's ranks (job_pids). */
+static gs_status chrome_plan(struct chrome *c, struct chrome_out *out, const struct gs_trace *t,
+			     const struct gs_export_extras *x, const struct gs_export_options *o)
+{
+	gs_status rc;
+
+	c->out = out;
+	c->t = t;
+	c->x = x;
+	c->ideal = o && o->with_ideal;
+	c->ops = gs_trace_ops(t, &c->n_ops);
+	c->streams = gs_trace_streams(t, &c->n_streams);
+	c->api = gs_trace_api_calls(t, &c->n_api);
+	c->syncs = gs_trace_syncs(t, &c->n_syncs);
+	c->ranges = gs_trace_ranges(t, &c->n_ranges);
+	c->oh = gs_trace_overheads(t, &c->n_oh);
+	c->procs = gs_trace_processes(t, &c->n_procs);
+
+	rc = chrome_check(c);
+	if (!rc)
+		rc = plan_host_procs(c);
+	if (!rc)
+		rc = plan_host_threads(c);
+	if (!rc)
+		rc = plan_overheads(c);
+	if (!rc)
+		rc = plan_devices(c);
+	if (!rc)
+		rc = plan_streams(c);
+	if (!rc)
+		rc = plan_launches(c);
+	return rc;
+}
+
+/* The events of one trace (or rank), after the header. */
+static void chrome_write(struct chrome *c)
+{
+	write_metadata(c);
+	write_host_and_ops(c);
+	write_overheads(c);
+	write_counters(c);
+	if (c->ideal)
+		write_ideal(c);
+	write_flows(c);
+}
+
 gs_status gs_export_chrome(FILE *out, const struct gs_trace *t, const struct gs_export_extras *x,
 			   const struct gs_export_options *o)
 {
+	struct chrome_out w = {.first_event = true};
 	struct chrome c = {0};
+	struct dev_ref *devs = NULL;
+	size_t n_devs = 0;
 	gs_status rc;
 
 	if (!out || !t) {
 		gs_error_append("gs_export_chrome: no %s", out ? "trace" : "output");
 		return GS_ERR_INVALID;
 	}
-	c.t = t;
-	c.x = x;
-	c.ideal = o && o->with_ideal;
-	c.first_event = true;
-	c.ops = gs_trace_ops(t, &c.n_ops);
-	c.streams = gs_trace_streams(t, &c.n_streams);
-	c.api = gs_trace_api_calls(t, &c.n_api);
-	c.syncs = gs_trace_syncs(t, &c.n_syncs);
-	c.ranges = gs_trace_ranges(t, &c.n_ranges);
-	c.oh = gs_trace_overheads(t, &c.n_oh);
-	c.procs = gs_trace_processes(t, &c.n_procs);
-
-	rc = chrome_check(&c);
+	rc = chrome_plan(&c, &w, t, x, o);
 	if (!rc)
-		rc = plan_host_procs(&c);
+		rc = header_devices(&c, 1, &devs, &n_devs);
 	if (!rc)
-		rc = plan_host_threads(&c);
-	if (!rc)
-		rc = plan_overheads(&c);
-	if (!rc)
-		rc = plan_devices(&c);
-	if (!rc)
-		rc = plan_streams(&c);
-	if (!rc)
-		rc = plan_launches(&c);
-	if (!rc)
-		rc = gs_wbuf_init(&c.w, out, o && o->gzip, o ? o->compression_level : 0);
+		rc = gs_wbuf_init(&w.w, out, o && o->gzip, o ? o->compression_level : 0);
 	if (rc) {
+		free(devs);
 		chrome_free(&c);
 		return rc;
 	}
-	write_header(&c);
-	write_metadata(&c);
-	write_host_and_ops(&c);
-	write_overheads(&c);
-	write_counters(&c);
-	if (c.ideal)
-		write_ideal(&c);
-	write_flows(&c);
-	gs_wbuf_puts(&c.w, "\n]}\n");
-	rc = gs_wbuf_finish(&c.w);
+	write_header(&c, 1, devs, n_devs);
+	chrome_write(&c);
+	gs_wbuf_puts(&w.w, "\n]}\n");
+	rc = gs_wbuf_finish(&w.w);
+	free(devs);
 	chrome_free(&c);
+	return rc;
+}
+
+/* Processes a rank needs: each device (and its ideal schedule), each host
+ * process. */
+static uint64_t job_lanes(const struct chrome *c)
+{
+	return (uint64_t)c->n_devs * (c->ideal ? 2 : 1) + c->n_hp;
+}
+
+/* pid = key * stride + lane: lanes 0.. the devices by id, each followed by
+ * its ideal schedule, then the host processes by recorded pid. */
+static void job_pids(struct chrome *c, int64_t base)
+{
+	int64_t lane = 0;
+	size_t i;
+
+	for (i = 0; i < c->n_devs; i++) {
+		c->devs[i].pid = base + lane++;
+		if (c->ideal)
+			c->devs[i].ideal_pid = base + lane++;
+	}
+	for (i = 0; i < c->n_hp; i++)
+		c->hp[i].cpid = base + lane++;
+}
+
+static int cmp_rank_ptr(const void *pa, const void *pb)
+{
+	uint32_t a = (*(const struct gs_export_rank *const *)pa)->rank;
+	uint32_t b = (*(const struct gs_export_rank *const *)pb)->rank;
+
+	return (a > b) - (a < b);
+}
+
+/* The stride of the pids (1000, or the power of ten above the most
+ * processes of a rank) and whether rank numbers fit 31-bit pids; else the
+ * ranks' positions in rank order stand for their numbers. */
+static gs_status job_numbering(struct chrome *cs, const struct gs_export_rank **order, size_t n,
+			       int64_t *stride, bool *by_position)
+{
+	uint64_t most = 0, top = 0;
+
+	for (size_t r = 0; r < n; r++) {
+		uint64_t l = job_lanes(&cs[r]);
+
+		if (l > most)
+			most = l;
+		if (order[r]->rank > top)
+			top = order[r]->rank;
+	}
+	*stride = 1000;
+	while ((uint64_t)*stride < most && *stride < 1000000000)
+		*stride *= 10;
+	*by_position = (top + 1) * (uint64_t)*stride - 1 > INT32_MAX;
+	if ((uint64_t)*stride < most ||
+	    (*by_position && (uint64_t)n * (uint64_t)*stride - 1 > INT32_MAX)) {
+		gs_error_append("chrome export: %zu ranks of up to %llu processes need pids past "
+				"2^31 - 1",
+				n, (unsigned long long)most);
+		return GS_ERR_LIMIT;
+	}
+	return GS_OK;
+}
+
+gs_status gs_export_chrome_job(FILE *out, const struct gs_export_rank *ranks, size_t n,
+			       const struct gs_export_options *o)
+{
+	struct chrome_out w = {.first_event = true};
+	const struct gs_export_rank **order;
+	struct chrome *cs;
+	struct dev_ref *devs = NULL;
+	size_t n_devs = 0;
+	int64_t stride;
+	bool by_position;
+	gs_status rc = GS_OK;
+	size_t r;
+
+	if (!out || !ranks || !n) {
+		gs_error_append("gs_export_chrome_job: no %s", out ? "rank" : "output");
+		return GS_ERR_INVALID;
+	}
+	for (r = 0; r < n; r++) {
+		if (!ranks[r].trace) {
+			gs_error_append("gs_export_chrome_job: rank %zu has no trace", r);
+			return GS_ERR_INVALID;
+		}
+	}
+	if (n == 1)
+		return gs_export_chrome(out, ranks[0].trace, ranks[0].extras, o);
+	order = calloc(n, sizeof(*order));
+	cs = calloc(n, sizeof(*cs));
+	if (!order || !cs) {
+		free(order);
+		free(cs);
+		return nomem();
+	}
+	for (r = 0; r < n; r++)
+		order[r] = &ranks[r];
+	qsort(order, n, sizeof(*order), cmp_rank_ptr);
+	for (r = 1; r < n && !rc; r++) {
+		if (order[r]->rank == order[r - 1]->rank) {
+			gs_error_append("gs_export_chrome_job: rank %u given twice",
+					order[r]->rank);
+			rc = GS_ERR_INVALID;
+		}
+	}
+	for (r = 0; r < n && !rc; r++) {
+		cs[r].rank = order[r];
+		rc = chrome_plan(&cs[r], &w, order[r]->trace, order[r]->extras, o);
+	}
+	if (!rc)
+		rc = job_numbering(cs, order, n, &stride, &by_position);
+	if (!rc)
+		rc = header_devices(cs, n, &devs, &n_devs);
+	if (!rc)
+		rc = gs_wbuf_init(&w.w, out, o && o->gzip, o ? o->compression_level : 0);
+	if (!rc) {
+		for (r = 0; r < n; r++)
+			job_pids(&cs[r],
+				 (by_position ? (int64_t)r : (int64_t)order[r]->rank) * stride);
+		write_header(cs, n, devs, n_devs);
+		for (r = 0; r < n; r++)
+			chrome_write(&cs[r]);
+		gs_wbuf_puts(&w.w, "\n]}\n");
+		rc = gs_wbuf_finish(&w.w);
+	}
+	for (r = 0; r < n; r++)
+		chrome_free(&cs[r]);
+	free(devs);
+	free(cs);
+	free(order);
 	return rc;
 }

@@ -63,10 +63,11 @@
  * event_correlation (wait_on_cuda_event_record_corr_id) joins to it.
  *
  * Host processes: a pid is a host process when it has API calls or a
- * process_labels "CPU", or host ranges without a "GPU n" label; pids
- * labelled "GPU n" are devices. Each becomes a gs_process at the end with
- * its process_name as command_line, the top-level host_name and the CUDA
- * (or HIP) driver/runtime and CUPTI versions. Events whose pid is a string
+ * process_labels "CPU" (or a list that starts with it: "CPU, rank 3"), or
+ * host ranges without a "GPU n" label; pids labelled "GPU n" are devices.
+ * Each becomes a gs_process at the end with its process_name as
+ * command_line, the top-level host_name and the CUDA (or HIP)
+ * driver/runtime and CUPTI versions. Events whose pid is a string
  * ("Spans", "Traces") are skipped. Devices come from deviceProperties; a
  * device that ops use but deviceProperties lacks gets a record with its id
  * only. gs_process.start_ns stays 0: the file does not say when the process
@@ -1806,8 +1807,10 @@ static gs_status kin_metadata(struct kin *k, const struct kin_event *ev)
 		if (s)
 			rc = kin_intern_str(k, s, &p->name);
 	} else {
+		/* Labels are a comma-separated list; the first says what
+		 * the process is ("CPU", "CPU, rank 3, pid 4242"). */
 		s = j_str(args, "labels");
-		if (s && strcmp(s, "CPU") == 0)
+		if (s && strncmp(s, "CPU", 3) == 0 && (s[3] == '\0' || s[3] == ','))
 			p->flags |= KPF_LABEL_CPU;
 		else if (s && strncmp(s, "GPU", 3) == 0)
 			p->flags |= KPF_LABEL_GPU;

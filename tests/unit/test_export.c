@@ -6,7 +6,9 @@
  * do not nest, counters, the ideal schedule, gzip, streaming to a failing
  * output) and its read-back by gpuscope's own Kineto importer with the
  * same ops and counts; CSV (header, every field, RFC 4180 quoting, ideal
- * columns, segments).
+ * columns, segments); jobs (several ranks in one file: pids of their own
+ * though the ranks' pids and devices coincide, names, sort order, flows
+ * within a rank, one rank exactly as a trace alone; rank columns in CSV).
  *
  * Traces are built record by record through the trace's sink, or read from
  * small Kineto texts; times in ns.
@@ -964,6 +966,238 @@ static void test_csv_ops(void **state)
 	gs_trace_destroy(t);
 }
 
+/* ---- jobs ------------------------------------------------------------------ */
+
+/* Two ranks (0 and 5) of build_basic: both pid 100 on device 0; rank 0
+ * knows its host and pid, rank 5 neither. */
+struct job2 {
+	struct gs_trace *t[2];
+	struct gs_export_data *d[2];
+	struct gs_export_rank r[2];
+};
+
+static void job2_init(struct job2 *j, unsigned want)
+{
+	for (int i = 0; i < 2; i++) {
+		j->t[i] = build_basic();
+		assert_int_equal(gs_export_data_build(j->t[i], want, &j->d[i]), GS_OK);
+	}
+	j->r[0] = (struct gs_export_rank){j->t[0], gs_export_data_extras(j->d[0]), 0, 100, "nodeA"};
+	j->r[1] = (struct gs_export_rank){j->t[1], gs_export_data_extras(j->d[1]), 5, -1, NULL};
+}
+
+static void job2_fini(struct job2 *j)
+{
+	for (int i = 0; i < 2; i++) {
+		gs_export_data_destroy(j->d[i]);
+		gs_trace_destroy(j->t[i]);
+	}
+}
+
+static struct mem chrome_job(const struct gs_export_rank *r, size_t n, bool ideal)
+{
+	struct gs_export_options o = {.with_ideal = ideal};
+	struct mem m = {0};
+	FILE *f = open_memstream(&m.buf, &m.len);
+
+	assert_non_null(f);
+	gs_error_clear();
+	assert_int_equal(gs_export_chrome_job(f, r, n, &o), GS_OK);
+	assert_int_equal(fclose(f), 0);
+	return m;
+}
+
+static const char *meta_name(const cJSON *ev, double pid)
+{
+	const cJSON *a = meta_arg(ev, "process_name", pid, -1);
+
+	assert_non_null(a);
+	return a->valuestring;
+}
+
+static void test_job_chrome(void **state)
+{
+	(void)state;
+	struct job2 j;
+	struct mem m;
+	cJSON *doc, *ev;
+	const cJSON *e, *args;
+	size_t k1 = 0, flows = 0;
+
+	job2_init(&j, GS_EXPORT_WANT_LAUNCH | GS_EXPORT_WANT_EDGES | GS_EXPORT_WANT_BREAKDOWN |
+			      GS_EXPORT_WANT_IDEAL);
+	/* Given out of rank order: written in rank order all the same. */
+	{
+		struct gs_export_rank rev[2] = {j.r[1], j.r[0]};
+
+		m = chrome_job(rev, 2, true);
+	}
+	ev = events_of(&m, &doc);
+	/* pid = rank * 1000 + lane: the GPU, its ideal schedule, the host. */
+	assert_string_equal(meta_name(ev, 0),
+			    "rank 0 \xc2\xb7 nodeA \xc2\xb7 pid 100 \xc2\xb7 GPU 0 Test GPU");
+	assert_string_equal(meta_name(ev, 1), "rank 0 \xc2\xb7 GPU 0 ideal");
+	assert_string_equal(meta_name(ev, 2), "rank 0 \xc2\xb7 nodeA \xc2\xb7 pid 100 (host)");
+	assert_string_equal(meta_name(ev, 5000), "rank 5 \xc2\xb7 GPU 0 Test GPU");
+	assert_string_equal(meta_name(ev, 5001), "rank 5 \xc2\xb7 GPU 0 ideal");
+	assert_string_equal(meta_name(ev, 5002), "rank 5 \xc2\xb7 pid 100 (host)");
+	assert_string_equal(meta_arg(ev, "process_labels", 0, -1)->valuestring,
+			    "GPU 0, rank 0, pid 100");
+	assert_string_equal(meta_arg(ev, "process_labels", 5000, -1)->valuestring, "GPU 0, rank 5");
+	assert_string_equal(meta_arg(ev, "process_labels", 5002, -1)->valuestring,
+			    "CPU, rank 5, pid 100");
+	assert_int_equal(meta_arg(ev, "process_sort_index", 5001, -1)->valueint, 5001);
+	/* Who each process is, in its args. */
+	e = NULL;
+	cJSON_ArrayForEach(e, ev)
+	{
+		if (!strcmp(sget(e, "ph"), "M") && !strcmp(sget(e, "name"), "process_name") &&
+		    nget(e, "pid") == 2)
+			break;
+	}
+	assert_non_null(e);
+	args = cJSON_GetObjectItemCaseSensitive(e, "args");
+	assert_int_equal(nget(args, "rank"), 0);
+	assert_int_equal(nget(args, "pid"), 100);
+	assert_string_equal(sget(args, "host"), "nodeA");
+	assert_string_equal(sget(args, "command_line"), "python train.py");
+	/* Tracks keep their tids; each rank's k1 on its own GPU process. */
+	cJSON_ArrayForEach(e, ev)
+	{
+		const char *ph = sget(e, "ph"), *name = sget(e, "name");
+
+		if (!strcmp(ph, "X") && name && !strcmp(name, "k1") &&
+		    !strcmp(sget(e, "cat"), "kernel")) {
+			assert_true(nget(e, "pid") == 0 || nget(e, "pid") == 5000);
+			assert_int_equal(nget(e, "tid"), 7);
+			k1++;
+		}
+		if (!strcmp(ph, "X") && name && !strcmp(name, "cudaLaunchKernel"))
+			assert_true(nget(e, "pid") == 2 || nget(e, "pid") == 5002);
+		/* Flows and counters: never of a pid outside the two ranks. */
+		if (!strcmp(ph, "s") || !strcmp(ph, "f") || !strcmp(ph, "C")) {
+			double pid = nget(e, "pid");
+
+			assert_true((pid >= 0 && pid <= 2) || (pid >= 5000 && pid <= 5002));
+		}
+	}
+	assert_int_equal(k1, 2);
+	/* Every flow's two ends in one rank (ids unique across ranks). */
+	cJSON_ArrayForEach(e, ev)
+	{
+		const cJSON *f;
+
+		if (strcmp(sget(e, "ph"), "s"))
+			continue;
+		cJSON_ArrayForEach(f, ev)
+		{
+			if (!strcmp(sget(f, "ph"), "f") && nget(f, "id") == nget(e, "id")) {
+				assert_int_equal((int)nget(f, "pid") / 1000,
+						 (int)nget(e, "pid") / 1000);
+				flows++;
+			}
+		}
+	}
+	assert_true(flows > 0 && flows % 2 == 0);
+	/* The top level: the device once. */
+	assert_int_equal(
+		cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "deviceProperties")), 1);
+	cJSON_Delete(doc);
+	/* Read back: every op of both ranks, both host processes. */
+	{
+		struct gs_trace *back = read_back(&m);
+		size_t n_ops, n_procs;
+
+		gs_trace_ops(back, &n_ops);
+		gs_trace_processes(back, &n_procs);
+		assert_int_equal(n_ops, 6);
+		assert_int_equal(n_procs, 2);
+		gs_trace_destroy(back);
+	}
+	free(m.buf);
+	job2_fini(&j);
+}
+
+/* One rank: byte for byte the export of its trace alone. Two ranks of one
+ * number: refused. */
+static void test_job_one_rank(void **state)
+{
+	(void)state;
+	struct job2 j;
+	struct mem a, b;
+	struct gs_export_options o = {.with_ideal = true};
+
+	job2_init(&j, GS_EXPORT_WANT_LAUNCH | GS_EXPORT_WANT_EDGES | GS_EXPORT_WANT_BREAKDOWN |
+			      GS_EXPORT_WANT_IDEAL);
+	a = chrome_job(j.r, 1, true);
+	b = chrome_of(j.t[0], j.r[0].extras, &o);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.buf, b.buf, a.len);
+	free(a.buf);
+	free(b.buf);
+	j.r[1].rank = 0;
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		gs_error_clear();
+		assert_int_equal(gs_export_chrome_job(f, j.r, 2, NULL), GS_ERR_INVALID);
+		assert_int_equal(gs_export_csv_ops_job(f, j.r, 0, NULL), GS_ERR_INVALID);
+		fclose(f);
+		free(buf);
+	}
+	job2_fini(&j);
+}
+
+static struct mem csv_job(const struct gs_export_rank *r, size_t n, bool segments)
+{
+	struct mem m = {0};
+	FILE *f = open_memstream(&m.buf, &m.len);
+
+	assert_non_null(f);
+	if (segments)
+		assert_int_equal(gs_export_csv_segments_job(f, r, n, NULL), GS_OK);
+	else
+		assert_int_equal(gs_export_csv_ops_job(f, r, n, NULL), GS_OK);
+	assert_int_equal(fclose(f), 0);
+	return m;
+}
+
+/* CSV of a job: a rank column first; one rank as the trace alone. */
+static void test_job_csv(void **state)
+{
+	(void)state;
+	struct job2 j;
+	struct mem m, one;
+
+	job2_init(&j, GS_EXPORT_WANT_LAUNCH | GS_EXPORT_WANT_BREAKDOWN);
+	m = csv_job(j.r, 2, false);
+	{
+		static const char head[] = "rank,index,kind,device,pid,context,stream,";
+
+		assert_true(strncmp(m.buf, head, strlen(head)) == 0);
+	}
+	assert_non_null(strstr(m.buf, "\n0,0,kernel,0,0,1,7,"));
+	assert_non_null(strstr(m.buf, "\n5,0,kernel,0,0,1,7,"));
+	assert_int_equal(count_lines(m.buf), 1 + 2 * 3);
+	free(m.buf);
+	m = csv_job(j.r, 2, true);
+	{
+		static const char head[] = "rank,device,start_ns,end_ns,dur_ns,category\n0,0,";
+
+		assert_true(strncmp(m.buf, head, strlen(head)) == 0);
+	}
+	assert_non_null(strstr(m.buf, "\n5,0,"));
+	free(m.buf);
+	m = csv_job(j.r, 1, false);
+	one = csv_ops(j.t[0], j.r[0].extras, false);
+	assert_string_equal(m.buf, one.buf);
+	free(m.buf);
+	free(one.buf);
+	job2_fini(&j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -980,6 +1214,9 @@ int main(void)
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_gzip_path),
 		cmocka_unit_test(test_csv_ops),
+		cmocka_unit_test(test_job_chrome),
+		cmocka_unit_test(test_job_one_rank),
+		cmocka_unit_test(test_job_csv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

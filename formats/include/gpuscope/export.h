@@ -126,6 +126,46 @@ gs_status gs_export_chrome(FILE *out, const struct gs_trace *t, const struct gs_
 			   const struct gs_export_options *o);
 
 /*
+ * One rank of a job (gs_job in gpuscope/import.h): its trace and extras,
+ * and who it is, for the process names.
+ */
+struct gs_export_rank {
+	const struct gs_trace *trace;
+	const struct gs_export_extras *extras; /* may be NULL */
+	uint32_t rank;                         /* unique in the job */
+	int64_t pid;                           /* the process's pid; -1 unknown */
+	const char *host;                      /* NULL or "": unknown */
+};
+
+/*
+ * Chrome trace JSON of the `n` ranks of a job in one file; with n == 1,
+ * exactly gs_export_chrome of that rank. Each rank is laid out as
+ * gs_export_chrome lays out a trace (tracks, lanes, flows, counters, the
+ * ideal schedule), and nothing joins two ranks: a flow's two ends, a
+ * counter and a track are always of one rank. Times are written as
+ * recorded (ranks of one clock share its axis).
+ *
+ * Processes, in rank order: pid = rank * 1000 + lane, lane 0.. being the
+ * rank's devices by id (each followed by its ideal schedule with
+ * `with_ideal`), then its host processes by recorded pid; so pids never
+ * collide though ranks share pids and device ids. The stride is the next
+ * power of ten when a rank has more than 1000 processes, and a rank's
+ * position in rank order replaces its number when pids would pass
+ * 2^31 - 1. process_sort_index is the pid. Names and labels:
+ *   "rank 3 · node7 · pid 4242 · GPU 0 NVIDIA H100"  labels "GPU 0, rank 3, pid 4242"
+ *   "rank 3 · node7 · pid 4242 (host)"               labels "CPU, rank 3, pid 4242"
+ *   "rank 3 · GPU 0 ideal"                           labels "GPU 0 ideal, rank 3"
+ *   "rank 3 · node7 · profiler overhead"
+ * (the host and pid parts only when known), with rank, pid, host, device
+ * and command_line in the process_name args. Host events keep their tids,
+ * GPU events their args (device, stream: as recorded). deviceProperties
+ * lists each device id once (the first rank's), host_name only when every
+ * rank names the same host. GS_ERR_INVALID when two ranks have one number.
+ */
+gs_status gs_export_chrome_job(FILE *out, const struct gs_export_rank *ranks, size_t n,
+			       const struct gs_export_options *o);
+
+/*
  * CSV (RFC 4180 quoting: a field holding a comma, a double quote, CR or LF
  * is quoted and its quotes doubled; lines end with LF), with a header row.
  *
@@ -146,6 +186,17 @@ gs_status gs_export_csv_ops(FILE *out, const struct gs_trace *t, const struct gs
 gs_status gs_export_csv_segments(FILE *out, const struct gs_trace *t,
 				 const struct gs_export_extras *x,
 				 const struct gs_export_options *o);
+
+/*
+ * The CSV files of the `n` ranks of a job, ranks in the order given: with
+ * n == 1 exactly the files of that rank alone; with more, each row starts
+ * with a `rank` column (ops: rank,index,kind,device,...; index is the op's
+ * within its rank; segments: rank,device,start_ns,...).
+ */
+gs_status gs_export_csv_ops_job(FILE *out, const struct gs_export_rank *ranks, size_t n,
+				const struct gs_export_options *o);
+gs_status gs_export_csv_segments_job(FILE *out, const struct gs_export_rank *ranks, size_t n,
+				     const struct gs_export_options *o);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
 /*
  * export_check: checks a Chrome trace JSON written by `gpuscope export`.
  *
- *   export_check [--loose] EXPORT [SOURCE]
+ *   export_check [--loose] EXPORT [SOURCE...]
  *
  * EXPORT (plain or gzip) must be valid JSON (cJSON), an object whose
  * "traceEvents" is an array of objects with a "ph", and:
@@ -15,11 +15,16 @@
  *     holds the other;
  *   - every track with complete events is named (thread_name), once, and
  *     every device process too (process_name);
- *   - ts and dur have at most three decimals (exact ns), dur >= 0.
- * With SOURCE, both files are loaded with gpuscope's importers and their
- * ops must be the same (as multisets, every field the Kineto format
- * carries; --loose skips the names of copies and memsets and the async and
- * graph flags, which a Kineto reader derives from other fields).
+ *   - ts and dur have at most three decimals (exact ns), dur >= 0;
+ *   - the export of a job (process_name args with a "rank"): every process
+ *     name is unique, and no flow has its ends in two ranks. It prints how
+ *     many GPU processes (pids with kernels, copies or memsets) and ranks
+ *     there are.
+ * With SOURCEs, the export and the sources (together: the ranks of a job)
+ * are loaded with gpuscope's importers and their ops must be the same (as
+ * multisets, every field the Kineto format carries; --loose skips the
+ * names of copies and memsets and the async and graph flags, which a
+ * Kineto reader derives from other fields).
  *
  * Times are compared exactly: the file is parsed a second time with every
  * number turned into a string, and the decimal text is read as integer ns.
@@ -168,6 +173,7 @@ struct flow {
 	char *id;
 	char ph;
 	char *track;
+	char *pid;
 	int64_t ts;
 	const char *cat, *name;
 	bool bp_e;
@@ -273,16 +279,80 @@ static bool is_disjoint_cat(const char *cat)
 	return !strcmp(cat, "overhead") || is_device_cat(cat);
 }
 
+/* A process of the export: its pid (text), rank (-1: none) and name. */
+struct proc {
+	char *pid;
+	long long rank;
+	char *name;
+	bool gpu; /* holds kernels, copies or memsets */
+};
+
+static int cmp_proc(const void *pa, const void *pb)
+{
+	return strcmp(((const struct proc *)pa)->pid, ((const struct proc *)pb)->pid);
+}
+
+static int cmp_pid_proc(const void *key, const void *pb)
+{
+	return strcmp(key, ((const struct proc *)pb)->pid);
+}
+
+static const struct proc *proc_of(const struct proc *p, size_t n, const char *pid)
+{
+	return bsearch(pid, p, n, sizeof(*p), cmp_pid_proc);
+}
+
+/* Process names unique, flows within a rank, and the counts. */
+static void check_ranks(struct proc *pr, size_t np, const struct flow *fl, size_t nf)
+{
+	size_t ranks = 0, gpus = 0, across = 0, i, j;
+	long long *seen = calloc(np + 1, sizeof(*seen));
+	bool job = false;
+
+	for (i = 0; i < np; i++)
+		job |= pr[i].rank >= 0;
+	for (i = 0; i < np; i++) {
+		gpus += pr[i].gpu;
+		if (pr[i].rank < 0)
+			continue;
+		for (j = 0; j < ranks && seen[j] != pr[i].rank; j++)
+			;
+		if (j == ranks && seen)
+			seen[ranks++] = pr[i].rank;
+		for (j = i + 1; job && pr[i].name && j < np; j++)
+			if (pr[j].name && !strcmp(pr[i].name, pr[j].name))
+				PROBLEM("processes %s and %s are both named '%s'", pr[i].pid,
+					pr[j].pid, pr[i].name);
+	}
+	free(seen);
+	for (i = 0; i + 1 < nf; i++) {
+		const struct proc *a, *b;
+
+		if (strcmp(fl[i].id, fl[i + 1].id))
+			continue;
+		a = proc_of(pr, np, fl[i].pid);
+		b = proc_of(pr, np, fl[i + 1].pid);
+		if (job && (!a || !b || a->rank < 0 || b->rank < 0 || a->rank != b->rank)) {
+			if (across++ < 5)
+				PROBLEM("flow id %s joins process %s (rank %lld) and %s (rank %lld)",
+					fl[i].id, fl[i].pid, a ? a->rank : -1, fl[i + 1].pid,
+					b ? b->rank : -1);
+		}
+	}
+	printf("%zu GPU processes, %zu ranks, %zu flows across ranks\n", gpus, ranks, across);
+}
+
 static void check_events(const cJSON *events)
 {
 	size_t n = (size_t)cJSON_GetArraySize(events), ns = 0, nf = 0, nt = 0, np = 0, i;
 	struct slice *sl = calloc(n + 1, sizeof(*sl));
 	struct flow *fl = calloc(n + 1, sizeof(*fl));
 	char **named = calloc(n + 1, sizeof(char *)), **pnamed = calloc(n + 1, sizeof(char *));
-	size_t counters = 0;
+	struct proc *pr = calloc(n + 1, sizeof(*pr));
+	size_t counters = 0, npr = 0;
 	const cJSON *e;
 
-	if (!sl || !fl || !named || !pnamed) {
+	if (!sl || !fl || !named || !pnamed || !pr) {
 		PROBLEM("out of memory");
 		return;
 	}
@@ -301,10 +371,17 @@ static void check_events(const cJSON *events)
 				PROBLEM("metadata without pid or name");
 				continue;
 			}
-			if (!strcmp(name, "thread_name") && tid)
+			if (!strcmp(name, "thread_name") && tid) {
 				named[nt++] = track_of(pid, tid);
-			else if (!strcmp(name, "process_name"))
+			} else if (!strcmp(name, "process_name")) {
+				const char *rank = str_of(args, "rank"), *pn = str_of(args, "name");
+
 				pnamed[np++] = strdup(pid);
+				pr[npr].pid = strdup(pid);
+				pr[npr].rank = rank ? atoll(rank) : -1;
+				pr[npr].name = pn ? strdup(pn) : NULL;
+				npr++;
+			}
 			continue;
 		}
 		if (!strcmp(ph, "C")) {
@@ -337,6 +414,14 @@ static void check_events(const cJSON *events)
 			sl[ns].gpu = is_disjoint_cat(cat);
 			sl[ns].device = is_device_cat(cat);
 			ns++;
+			if (!strcmp(cat, "kernel") || !strcmp(cat, "gpu_memcpy") ||
+			    !strcmp(cat, "gpu_memset")) {
+				/* Noted now, joined to the processes below. */
+				pr[npr].pid = strdup(pid);
+				pr[npr].rank = -2; /* not a process_name */
+				pr[npr].gpu = true;
+				npr++;
+			}
 		} else if (!strcmp(ph, "s") || !strcmp(ph, "f")) {
 			const char *bp = str_of(e, "bp");
 			int64_t ts;
@@ -349,6 +434,7 @@ static void check_events(const cJSON *events)
 			fl[nf].id = strdup(str_of(e, "id"));
 			fl[nf].ph = ph[0];
 			fl[nf].track = track_of(pid, tid);
+			fl[nf].pid = strdup(pid);
 			fl[nf].ts = ts;
 			fl[nf].cat = cat;
 			fl[nf].name = name;
@@ -458,11 +544,46 @@ static void check_events(const cJSON *events)
 		printf("%zu flows paired, %zu ends outside a slice, %zu counter events\n", pairs,
 		       unbound, counters);
 	}
+
+	/* Processes: one entry per pid, from its process_name, with whether
+	 * it holds GPU work. */
+	qsort(pr, npr, sizeof(*pr), cmp_proc);
+	{
+		size_t k = 0;
+
+		for (i = 0; i < npr;) {
+			struct proc p = {.pid = pr[i].pid, .rank = -1};
+			size_t j;
+
+			for (j = i; j < npr && !strcmp(pr[j].pid, p.pid); j++) {
+				p.gpu |= pr[j].gpu;
+				if (pr[j].rank != -2) {
+					p.rank = pr[j].rank;
+					if (!p.name)
+						p.name = pr[j].name;
+					else
+						free(pr[j].name);
+				}
+				if (j > i)
+					free(pr[j].pid);
+			}
+			pr[k++] = p;
+			i = j;
+		}
+		npr = k;
+	}
+	check_ranks(pr, npr, fl, nf);
+	for (i = 0; i < npr; i++) {
+		free(pr[i].pid);
+		free(pr[i].name);
+	}
+	free(pr);
 	for (i = 0; i < ns; i++)
 		free(sl[i].track);
 	for (i = 0; i < nf; i++) {
 		free(fl[i].id);
 		free(fl[i].track);
+		free(fl[i].pid);
 	}
 	for (i = 0; i < nt; i++)
 		free(named[i]);
@@ -558,7 +679,23 @@ static void describe(const struct opkey *k, char *buf, size_t size)
 		 k->op->correlation);
 }
 
-static void check_same_ops(const char *export_path, const char *source)
+/* The sources together, ops as each one's. */
+static gs_status load_sources(const char *const *sources, size_t n, struct gs_trace **out)
+{
+	gs_status st = gs_trace_create(out);
+
+	if (!st)
+		st = gs_trace_load_all(sources, n, NULL, *out, NULL, NULL);
+	if (!st)
+		st = gs_trace_finish(*out);
+	if (st) {
+		gs_trace_destroy(*out);
+		*out = NULL;
+	}
+	return st;
+}
+
+static void check_same_ops(const char *export_path, const char *const *sources, size_t n_sources)
 {
 	struct gs_trace *a = NULL, *b = NULL;
 	size_t na, nb, i, diffs = 0;
@@ -566,9 +703,9 @@ static void check_same_ops(const char *export_path, const char *source)
 	char msg[256];
 
 	gs_error_clear();
-	if (gs_trace_load(source, NULL, &a, NULL) != GS_OK ||
+	if (load_sources(sources, n_sources, &a) != GS_OK ||
 	    gs_trace_load(export_path, NULL, &b, NULL) != GS_OK) {
-		PROBLEM("cannot load %s: %s", a ? export_path : source,
+		PROBLEM("cannot load %s: %s", a ? export_path : sources[0],
 			gs_error_format(msg, sizeof(msg)));
 		gs_trace_destroy(a);
 		return;
@@ -597,8 +734,9 @@ static void check_same_ops(const char *export_path, const char *source)
 
 int main(int argc, char **argv)
 {
-	const char *path, *source = NULL;
-	size_t len, qlen;
+	const char *path;
+	const char *const *sources;
+	size_t len, qlen, n_sources;
 	char *text, *q;
 	cJSON *doc;
 	int a = 1;
@@ -607,13 +745,13 @@ int main(int argc, char **argv)
 		loose = true;
 		a++;
 	}
-	if (argc - a < 1 || argc - a > 2) {
-		fprintf(stderr, "usage: export_check [--loose] EXPORT [SOURCE]\n");
+	if (argc - a < 1) {
+		fprintf(stderr, "usage: export_check [--loose] EXPORT [SOURCE...]\n");
 		return 2;
 	}
 	path = argv[a];
-	if (argc - a == 2)
-		source = argv[a + 1];
+	sources = (const char *const *)argv + a + 1;
+	n_sources = (size_t)(argc - a - 1);
 	text = read_all(path, &len);
 	if (!text) {
 		printf("FAIL: cannot read %s\n", path);
@@ -637,8 +775,8 @@ int main(int argc, char **argv)
 	}
 	check_events(cJSON_GetObjectItemCaseSensitive(doc, "traceEvents"));
 	cJSON_Delete(doc);
-	if (source)
-		check_same_ops(path, source);
+	if (n_sources)
+		check_same_ops(path, sources, n_sources);
 	if (problems)
 		printf("%s: %d problems\n", path, problems);
 	else
