@@ -91,6 +91,7 @@
 #include "out.h"
 
 #define JSON_COLLECTIVES 1000 /* collectives listed in the JSON, by skew */
+#define JSON_RANK_ROWS 100000 /* ... and their rows of ranks, at most */
 #define MAX_STRAGGLER_FINDINGS 3
 #define MIN_LAST 3 /* a straggler was last at least this often */
 #define TEXT_WIDTH 100
@@ -222,8 +223,9 @@ struct ja_finding {
 };
 
 struct gs_job_analysis {
-	struct ja_gpu *gpus;
+	struct ja_gpu *gpus; /* in rank order, a rank's GPUs together */
 	size_t n_gpus;
+	size_t *first_gpu; /* per rank (job->ranks order): its first in gpus */
 	struct ja_stat stat[M_COUNT];
 	struct ja_comm *comms;
 	size_t n_comms;
@@ -469,10 +471,13 @@ static gs_status build_gpus(struct gs_job_analysis *ja, const struct gs_report *
 	for (size_t i = 0; i < job->n_ranks; i++)
 		n += job->ranks[i]->n_dev;
 	ja->gpus = calloc(n ? n : 1, sizeof(*ja->gpus));
-	if (!ja->gpus)
+	ja->first_gpu = calloc(job->n_ranks ? job->n_ranks : 1, sizeof(*ja->first_gpu));
+	if (!ja->gpus || !ja->first_gpu)
 		return nomem();
 	for (size_t i = 0; i < job->n_ranks; i++) {
 		const struct gs_report *r = job->ranks[i];
+
+		ja->first_gpu[i] = ja->n_gpus;
 
 		for (size_t k = 0; k < r->n_dev; k++) {
 			struct ja_gpu *g = &ja->gpus[ja->n_gpus++];
@@ -1206,9 +1211,8 @@ static gs_status build_findings(struct gs_job_analysis *ja, const struct gs_repo
 	for (i = 0; i < ja->n_totals; i++) {
 		int64_t e = 0;
 
-		for (size_t k = 0; k < ja->n_gpus; k++)
-			if (ja->gpus[k].ri == i)
-				e += ja->gpus[k].d->comm_exposed_ns;
+		for (size_t k = ja->first_gpu[i]; k < ja->n_gpus && ja->gpus[k].ri == i; k++)
+			e += ja->gpus[k].d->comm_exposed_ns;
 		if (e > ja->totals[i].waited)
 			beyond += e - ja->totals[i].waited;
 	}
@@ -1270,6 +1274,7 @@ void gs_job_analysis_destroy(struct gs_job_analysis *ja)
 	}
 	free(ja->findings);
 	free(ja->gpus);
+	free(ja->first_gpu);
 	free(ja->coll);
 	free(ja->by_skew);
 	free(ja->totals);
@@ -1820,8 +1825,18 @@ static void json_communicators(struct jw *w, const struct gs_report *job,
 static void json_collectives(struct jw *w, const struct gs_report *job,
 			     const struct gs_job_analysis *ja)
 {
-	size_t n = ja->n_coll < JSON_COLLECTIVES ? ja->n_coll : JSON_COLLECTIVES;
+	size_t n = 0, entries = 0;
 
+	/* The largest skews first: JSON_COLLECTIVES at most, fewer when their
+	 * per-rank rows would pass JSON_RANK_ROWS (a job of many ranks). */
+	while (n < ja->n_coll && n < JSON_COLLECTIVES) {
+		size_t m = ja->comms[ja->coll[ja->by_skew[n]].comm].n_m;
+
+		if (n && entries + m > JSON_RANK_ROWS)
+			break;
+		entries += m;
+		n++;
+	}
 	jw_u64(w, "collectives_total", ja->n_coll);
 	jw_u64(w, "collectives_listed", n);
 	jw_arr(w, "collectives");
@@ -1955,6 +1970,7 @@ void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 
 #define H_XMAX 1000000 /* drawing units across the span (as report_html.c) */
 #define H_DRAWN 2000   /* collectives drawn per clock group at most, by skew */
+#define H_RECTS 40000  /* ... and kernels drawn */
 #define H_PITCH 24
 #define H_BAR_Y 4
 #define H_BAR_H 16
@@ -2056,13 +2072,21 @@ static void h_ranks(struct gs_out *o, const struct gs_job_analysis *ja)
 		       "lower middle; ties go to the lowest rank.</p>\n");
 }
 
+/* The index in ja->gpus of GPU `dev` of rank `ri`; SIZE_MAX when none. */
+static size_t gpu_index(const struct gs_job_analysis *ja, size_t ri, uint32_t dev)
+{
+	for (size_t i = ja->first_gpu[ri]; i < ja->n_gpus && ja->gpus[i].ri == ri; i++)
+		if (ja->gpus[i].d->device == dev)
+			return i;
+	return SIZE_MAX;
+}
+
 /* The lane of GPU `dev` of rank `ri`: -1 when it has none. */
 static int lane_of(const struct gs_job_analysis *ja, const int *lanes, size_t ri, uint32_t dev)
 {
-	for (size_t i = 0; i < ja->n_gpus; i++)
-		if (ja->gpus[i].ri == ri && ja->gpus[i].d->device == dev)
-			return lanes[i];
-	return -1;
+	size_t i = gpu_index(ja, ri, dev);
+
+	return i == SIZE_MAX ? -1 : lanes[i];
 }
 
 static int64_t h_x(int64_t t, int64_t t0, int64_t span)
@@ -2084,30 +2108,36 @@ static int64_t h_x(int64_t t, int64_t t0, int64_t span)
 static void h_drawing(struct gs_out *o, const struct gs_report *job,
 		      const struct gs_job_analysis *ja, uint32_t g, int *lanes)
 {
-	size_t n_lanes = 0, in_group = 0, drawn = 0, i, k;
+	size_t n_lanes = 0, in_group = 0, n_draw = 0, rects = 0, drawn, i, k;
 	int64_t t0 = 0, t1 = 0;
-	bool any = false;
+	bool any = false, full = false;
 	int height;
 
 	for (i = 0; i < ja->n_gpus; i++)
 		lanes[i] = -1;
-	/* The collectives of the group, by skew: the first H_DRAWN are drawn. */
+	/* The collectives of the group, by skew: the first H_DRAWN are drawn,
+	 * fewer when their kernels would pass H_RECTS. */
 	for (i = 0; i < ja->n_coll; i++) {
 		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
 		const struct ja_comm *c = &ja->comms[x->comm];
 
 		if (c->clock_group != g)
 			continue;
-		if (in_group++ >= H_DRAWN)
+		in_group++;
+		if (!full && (n_draw >= H_DRAWN || (n_draw && rects + c->n_m > H_RECTS)))
+			full = true;
+		if (full)
 			continue;
+		n_draw++;
+		rects += c->n_m;
 		for (k = 0; k < c->n_m; k++) {
 			const struct gs_report *r = rank_of(job, c->m[k].ri);
 			const struct gs_op *op = member_op(job, &c->m[k], x->index);
 			uint32_t dev = gs_report_op_device(r->t, c->m[k].ops[x->index]);
+			size_t q = gpu_index(ja, c->m[k].ri, dev);
 
-			for (size_t q = 0; q < ja->n_gpus; q++)
-				if (ja->gpus[q].ri == c->m[k].ri && ja->gpus[q].d->device == dev)
-					lanes[q] = 0;
+			if (q != SIZE_MAX)
+				lanes[q] = 0;
 			if (!any || op->start_ns < t0)
 				t0 = op->start_ns;
 			if (!any || op->end_ns > t1)
@@ -2156,7 +2186,7 @@ static void h_drawing(struct gs_out *o, const struct gs_report *job,
 		gs_out_printf(o, "<line class=\"sep\" x1=\"0\" x2=\"%d\" y1=\"%zu\" y2=\"%zu\"/>\n",
 			      H_XMAX, i * H_PITCH, i * H_PITCH);
 	/* Bands first, under the kernels. */
-	for (i = 0, drawn = 0; i < ja->n_coll && drawn < H_DRAWN; i++) {
+	for (i = 0, drawn = 0; i < ja->n_coll && drawn < n_draw; i++) {
 		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
 		const struct ja_comm *c = &ja->comms[x->comm];
 		int64_t a, b;
@@ -2178,7 +2208,7 @@ static void h_drawing(struct gs_out *o, const struct gs_report *job,
 		gs_out_printf(o, "&#10;skew %s: rank %u arrived last</title></rect>\n",
 			      HDUR(x->skew), rank_of(job, c->m[x->last_m].ri)->rank);
 	}
-	for (i = 0, drawn = 0; i < ja->n_coll && drawn < H_DRAWN; i++) {
+	for (i = 0, drawn = 0; i < ja->n_coll && drawn < n_draw; i++) {
 		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
 		const struct ja_comm *c = &ja->comms[x->comm];
 
@@ -2217,11 +2247,11 @@ static void h_drawing(struct gs_out *o, const struct gs_report *job,
 		       "kernel</span><span><span class=\"sw c-wait\"></span>the last rank's kernel "
 		       "(the others waited for it)</span><span><span class=\"sw c-wait\" "
 		       "style=\"opacity:.25\"></span>skew: first to last arrival</span></div>\n");
-	if (in_group > H_DRAWN)
+	if (in_group > n_draw)
 		gs_out_printf(o,
-			      "<p class=\"more\">The %d collectives of largest skew of %zu are "
+			      "<p class=\"more\">The %zu collectives of largest skew of %zu are "
 			      "drawn.</p>\n",
-			      H_DRAWN, in_group);
+			      n_draw, in_group);
 	gs_out_puts(o, "</div>\n");
 }
 
