@@ -54,9 +54,11 @@
  * output, a reduce-scatter's whole input; an all-reduce's input).
  *
  * Per rank, over its matched collectives: the time it waited for others
- * (the sum of its waits) and the times it was last. A collective with a
- * skew of 0 (all arrived together) has no one to wait for and counts for
- * nobody's times last.
+ * (the sum of its waits), the times it was last, and its compute before
+ * the collectives (the union of its GPU's compute kernels between its
+ * previous collective kernel of the communicator, or its window start,
+ * and its arrival). A collective with a skew of 0 (all arrived together)
+ * has no one to wait for and counts for nobody's times last.
  *
  * Stragglers. Chance alone would make a rank last in E = sum over its
  * collectives (of skew > 0) of 1 / ranks of that collective. A rank is a
@@ -69,15 +71,23 @@
  * of the others' waits.
  *
  * Findings, ranked by the time at stake (summed over ranks): each
- * straggler (the others' waits for it); waits with no straggler (load
+ * straggler (the others' waits for it; with its compute before the
+ * collectives against the median rank's); waits with no straggler (load
  * imbalance across ranks: the sum of all waits); exposed communication
- * (its sum over the GPUs); collectives that do not line up across ranks
- * (no time at stake: last). A finding needs its time to be at least 0.5%
- * of the job's longest GPU window, the mismatches excepted.
+ * (at stake: its part beyond each rank's waits for the others, which the
+ * two findings before account for); collectives that do not line up
+ * across ranks (no time at stake: last). A finding needs its time to be
+ * at least 0.5% of the job's longest GPU window, the mismatches excepted.
  *
- * Complexity, for K collective kernels over all ranks, C matched
- * collectives of n ranks each and G GPUs: O(K log K) to group and order,
- * O(C n) to match, O(C log C) to rank by skew, O(G log G) per metric.
+ * The JSON lists the JSON_COLLECTIVES collectives of largest skew (fewer
+ * when their rows of ranks would pass JSON_RANK_ROWS), with the exact
+ * count beside; the HTML draws at most H_DRAWN per clock group (H_RECTS
+ * kernels). Everything else is exact.
+ *
+ * Complexity, for K collective kernels and N compute kernels over all
+ * ranks, C matched collectives of n ranks each and G GPUs: O(K log K +
+ * N log N) to group and order, O(C n log N) to match, O(C log C) to rank
+ * by skew, O(G log G) per metric.
  */
 #include "report_priv.h"
 
@@ -106,12 +116,22 @@ static gs_status nomem(void)
 /* The analysis                                                               */
 /* ------------------------------------------------------------------------ */
 
+/* A piece of a union of intervals [a, b). */
+struct piece {
+	int64_t a, b;
+};
+
 /* One GPU of the job: a row of the rank table. */
 struct ja_gpu {
 	const struct gs_report *r; /* the rank's report */
 	size_t ri;                 /* its index in job->ranks */
 	const struct gs_report_device *d;
 	double overlap; /* 1 - exposed / union; NaN without communication */
+	/* The union of its compute (not communication) kernels in the
+	 * window: sorted disjoint pieces, and the length before each. */
+	struct piece *busy;
+	int64_t *before;
+	size_t n_busy;
 };
 
 enum ja_metric {
@@ -199,6 +219,10 @@ struct ja_total {
 	uint64_t last;
 	double expected; /* times last chance alone gives */
 	int64_t waited, cost;
+	/* Compute kernel time (the union on its GPU) between its previous
+	 * collective of the communicator (or the window start) and its
+	 * arrival, summed over its matched collectives. */
+	int64_t compute_before;
 	bool straggler;
 };
 
@@ -464,8 +488,106 @@ static gs_status build_stats(struct gs_job_analysis *ja)
 	return GS_OK;
 }
 
+static int cmp_piece(const void *pa, const void *pb)
+{
+	const struct piece *x = pa, *y = pb;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+/* The compute kernels of a GPU in its window, as a sorted union. */
+static gs_status gpu_busy(struct ja_gpu *g)
+{
+	const struct gs_trace *t = g->r->t;
+	const struct gs_report_device *d = g->d;
+	size_t n_ops, n = 0, k = 0;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	uint64_t cap = d->op_kinds[GS_OP_KERNEL];
+
+	g->busy = malloc((cap ? cap : 1) * sizeof(*g->busy));
+	if (!g->busy)
+		return nomem();
+	for (size_t s = 0; s < d->n_streams; s++) {
+		size_t first, count;
+
+		gs_trace_stream_ops(t, d->streams[s].index, &first, &count);
+		for (size_t i = first; i < first + count && i < n_ops && n < cap; i++) {
+			const struct gs_op *op = &ops[i];
+			int64_t a = op->start_ns > d->b.window_start ? op->start_ns :
+								       d->b.window_start;
+			int64_t b = op->end_ns < d->b.window_end ? op->end_ns : d->b.window_end;
+
+			if (op->kind != GS_OP_KERNEL || b <= a || op->collective ||
+			    gs_report_comm_name(gs_trace_string(t, op->name)))
+				continue;
+			g->busy[n++] = (struct piece){a, b};
+		}
+	}
+	if (n) {
+		qsort(g->busy, n, sizeof(*g->busy), cmp_piece);
+		for (size_t i = 1; i < n; i++) {
+			if (g->busy[i].a <= g->busy[k].b) {
+				if (g->busy[i].b > g->busy[k].b)
+					g->busy[k].b = g->busy[i].b;
+			} else {
+				g->busy[++k] = g->busy[i];
+			}
+		}
+		k++;
+	}
+	g->n_busy = k;
+	g->before = malloc((k + 1) * sizeof(*g->before));
+	if (!g->before)
+		return nomem();
+	g->before[0] = 0;
+	for (size_t i = 0; i < k; i++)
+		g->before[i + 1] = g->before[i] + (g->busy[i].b - g->busy[i].a);
+	return GS_OK;
+}
+
+/* Length of the GPU's compute union inside [a, b); O(log pieces). */
+static int64_t busy_between(const struct ja_gpu *g, int64_t a, int64_t b)
+{
+	size_t lo = 0, hi = g->n_busy, i, j;
+	int64_t total;
+
+	if (b <= a || !g->n_busy)
+		return 0;
+	/* i: the first piece ending after a; j: the first starting at b or later. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->busy[mid].b <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	i = lo;
+	hi = g->n_busy;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->busy[mid].a < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	j = lo;
+	if (i >= j)
+		return 0;
+	total = g->before[j] - g->before[i];
+	if (g->busy[i].a < a)
+		total -= a - g->busy[i].a;
+	if (g->busy[j - 1].b > b)
+		total -= g->busy[j - 1].b - b;
+	return total;
+}
+
 static gs_status build_gpus(struct gs_job_analysis *ja, const struct gs_report *job)
 {
+	gs_status rc = GS_OK;
 	size_t n = 0;
 
 	for (size_t i = 0; i < job->n_ranks; i++)
@@ -492,9 +614,20 @@ static gs_status build_gpus(struct gs_job_analysis *ja, const struct gs_report *
 					     NAN;
 			if (d->b.window_ns > ja->longest_window)
 				ja->longest_window = d->b.window_ns;
+			if (rc == GS_OK)
+				rc = gpu_busy(g);
 		}
 	}
-	return build_stats(ja);
+	return rc == GS_OK ? build_stats(ja) : rc;
+}
+
+/* The index in ja->gpus of GPU `dev` of rank `ri`; SIZE_MAX when none. */
+static size_t gpu_index(const struct gs_job_analysis *ja, size_t ri, uint32_t dev)
+{
+	for (size_t i = ja->first_gpu[ri]; i < ja->n_gpus && ja->gpus[i].ri == ri; i++)
+		if (ja->gpus[i].d->device == dev)
+			return i;
+	return SIZE_MAX;
 }
 
 /* ---- grouping a rank's collective kernels by communicator ---- */
@@ -961,6 +1094,19 @@ static gs_status match_comm(struct gs_job_analysis *ja, const struct gs_report *
 
 			tot->collectives++;
 			tot->waited += x->last - op->start_ns;
+			{
+				const struct gs_report *r = rank_of(job, c->m[i].ri);
+				size_t q = gpu_index(ja, c->m[i].ri,
+						     gs_report_op_device(r->t, c->m[i].ops[k]));
+
+				if (q != SIZE_MAX) {
+					const struct ja_gpu *g = &ja->gpus[q];
+					int64_t from = k ? member_op(job, &c->m[i], k - 1)->end_ns :
+							   g->d->b.window_start;
+
+					tot->compute_before += busy_between(g, from, op->start_ns);
+				}
+			}
 			if (x->skew > 0) {
 				tot->counted++;
 				tot->expected += 1.0 / (double)c->n_m;
@@ -1147,8 +1293,36 @@ static const char *gpu_name(char *buf, size_t size, const struct ja_gpu *g)
 	return buf;
 }
 
+static int cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The lower median of the ranks' compute before their collectives (over
+ * the ranks that took part in any). */
+static int64_t median_compute_before(const struct gs_job_analysis *ja)
+{
+	int64_t *v = malloc((ja->n_totals ? ja->n_totals : 1) * sizeof(*v)), m = 0;
+	size_t n = 0;
+
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < ja->n_totals; i++)
+		if (ja->totals[i].collectives)
+			v[n++] = ja->totals[i].compute_before;
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_i64);
+	if (n)
+		m = v[(n - 1) / 2];
+	free(v);
+	return m;
+}
+
 static gs_status build_findings(struct gs_job_analysis *ja, const struct gs_report *job)
 {
+	int64_t median_compute = median_compute_before(ja);
 	size_t cap = 0, i;
 	gs_status rc = GS_OK;
 	int64_t exposed = 0, beyond = 0;
@@ -1158,19 +1332,25 @@ static gs_status build_findings(struct gs_job_analysis *ja, const struct gs_repo
 	for (i = 0; i < ja->n_stragglers && i < MAX_STRAGGLER_FINDINGS && rc == GS_OK; i++) {
 		const struct ja_total *t = &ja->totals[ja->stragglers[i]];
 		uint32_t rank = rank_of(job, t->ri)->rank;
-		char share[32], chance[32];
+		char share[32], chance[32], compute[160];
 
 		if (!significant(t->cost, ja->longest_window))
 			continue;
 		gs_report_pct(share, sizeof(share), (int64_t)t->last, (int64_t)t->counted);
+		compute[0] = '\0';
+		if (t->compute_before > median_compute)
+			snprintf(compute, sizeof(compute),
+				 "; its compute before them took %s, %s more than the median "
+				 "rank's",
+				 DUR(t->compute_before), DUR(t->compute_before - median_compute));
 		snprintf(chance, sizeof(chance), "%.1f%%",
 			 t->counted ? 100.0 * t->expected / (double)t->counted : 0.0);
 		rc = add_finding(
 			ja, &cap, "straggler", t->cost,
 			str_printf("rank %u arrived last at %s of %llu collectives (%llu times; "
-				   "chance alone would give %s); the others waited %s for it",
+				   "chance alone would give %s); the others waited %s for it%s",
 				   rank, share, (unsigned long long)t->counted,
-				   (unsigned long long)t->last, chance, DUR(t->cost)),
+				   (unsigned long long)t->last, chance, DUR(t->cost), compute),
 			str_printf("look at rank %u's own section: what it runs before the "
 				   "collectives (its compute, host-bound idle, data loading, "
 				   "a slower GPU or link); every other rank waits for it",
@@ -1273,6 +1453,10 @@ void gs_job_analysis_destroy(struct gs_job_analysis *ja)
 		free(ja->findings[i].advice);
 	}
 	free(ja->findings);
+	for (i = 0; i < ja->n_gpus; i++) {
+		free(ja->gpus[i].busy);
+		free(ja->gpus[i].before);
+	}
 	free(ja->gpus);
 	free(ja->first_gpu);
 	free(ja->coll);
@@ -1636,6 +1820,7 @@ static void text_totals(struct jt *w, const struct gs_report *job, const struct 
 	jt_cell(w, "last", 8, true);
 	jt_cell(w, "share", 8, true);
 	jt_cell(w, "cost to others", 16, true);
+	jt_cell(w, "compute before", 16, true);
 	gs_out_putc(w->o, '\n');
 	for (size_t i = 0; i < ja->n_totals; i++) {
 		const struct ja_total *t = &ja->totals[i];
@@ -1653,11 +1838,13 @@ static void text_totals(struct jt *w, const struct gs_report *job, const struct 
 		jt_cell(w, last, 8, true);
 		jt_cell(w, PCT((int64_t)t->last, (int64_t)t->counted), 8, true);
 		jt_cell(w, DUR(t->cost), 16, true);
+		jt_cell(w, DUR(t->compute_before), 16, true);
 		gs_out_puts(w->o, t->straggler ? "  straggler\n" : "\n");
 	}
 	gs_out_puts(w->o, "    last: times the others waited for it (a skew of 0 counts for no "
 			  "one); share: of its\n    collectives with a skew; straggler: last in at "
-			  "least 3, a quarter, and twice chance\n");
+			  "least 3, a quarter, and twice chance;\n    compute before: its compute "
+			  "kernels' time between its previous collective and its arrival\n");
 }
 
 static void text_mismatches(struct jt *w, const struct gs_job_analysis *ja)
@@ -1887,6 +2074,7 @@ static void json_totals(struct jw *w, const struct gs_report *job, const struct 
 		jw_u64(w, "with_skew", t->counted);
 		jw_fixed(w, "expected_last", t->expected);
 		jw_i64(w, "cost_ns", t->cost);
+		jw_i64(w, "compute_before_ns", t->compute_before);
 		jw_bool(w, "straggler", t->straggler);
 		jw_end_obj(w);
 	}
@@ -2070,15 +2258,6 @@ static void h_ranks(struct gs_out *o, const struct gs_job_analysis *ja)
 	}
 	gs_out_puts(o, "</tbody></table>\n<p class=\"more\">The median of an even count is the "
 		       "lower middle; ties go to the lowest rank.</p>\n");
-}
-
-/* The index in ja->gpus of GPU `dev` of rank `ri`; SIZE_MAX when none. */
-static size_t gpu_index(const struct gs_job_analysis *ja, size_t ri, uint32_t dev)
-{
-	for (size_t i = ja->first_gpu[ri]; i < ja->n_gpus && ja->gpus[i].ri == ri; i++)
-		if (ja->gpus[i].d->device == dev)
-			return i;
-	return SIZE_MAX;
 }
 
 /* The lane of GPU `dev` of rank `ri`: -1 when it has none. */

@@ -354,6 +354,9 @@ static void test_four_ranks(void **state)
 	const cJSON *job, *c;
 	static const int64_t waited[4] = {190, 180, 40, 175};
 	static const int64_t last_n[4] = {1, 1, 4, 0};
+	/* Compute before each collective: fwd, 300 µs + the rank's offset
+	 * (the gemm of the step before ends before its own collective). */
+	static const int64_t before[4] = {1845, 1855, 1995, 1860};
 	/* By skew: i3 60, i0 50, i1 40, i2 30, i5 30, i4 25 µs. */
 	static const int order[6] = {3, 0, 1, 2, 5, 4};
 	static const int last_rank[6] = {2, 2, 0, 2, 1, 2};
@@ -413,6 +416,7 @@ static void test_four_ranks(void **state)
 		num_is(at(tot, "collectives", NULL), 6);
 		num_is(at(tot, "waited_ns", NULL), waited[k] * US);
 		num_is(at(tot, "times_last", NULL), last_n[k]);
+		num_is(at(tot, "compute_before_ns", NULL), before[k] * US);
 		assert_true(cJSON_IsBool(at(tot, "straggler", NULL)));
 		assert_int_equal(cJSON_IsTrue(at(tot, "straggler", NULL)), k == 2);
 	}
@@ -452,7 +456,8 @@ static void test_four_ranks(void **state)
 	assert_non_null(strstr(at(job, "findings", "#0", "text", NULL)->valuestring,
 			       "rank 2 arrived last at 66.7% of 6 collectives"));
 	assert_non_null(strstr(at(job, "findings", "#0", "text", NULL)->valuestring,
-			       "the others waited 465.000 us for it"));
+			       "the others waited 465.000 us for it; its compute before them took "
+			       "1.995 ms, 140.000 us more than the median rank's"));
 	cJSON_Delete(js);
 
 	/* The text: the job's findings come first, before every table and
@@ -672,6 +677,55 @@ static void test_clock_groups(void **state)
 	gs_job_destroy(j);
 }
 
+/* The last rank takes turns (rank i % 4 is 40 µs late at collective i):
+ * each is last 2 times of 8, chance gives 2: no straggler, and the waits
+ * (8 x 3 x 40 µs = 960 µs) are load imbalance. */
+static void test_imbalance(void **state)
+{
+	struct gs_trace *t[4];
+	struct gs_job *j;
+	struct gs_report *r;
+	cJSON *js;
+	const cJSON *f;
+
+	(void)state;
+	for (uint32_t k = 0; k < 4; k++) {
+		struct rank_builder b;
+
+		rank_begin(&b, k, "node0");
+		for (int i = 0; i < 8; i++) {
+			int64_t bi = BASE + i * STEP;
+			int64_t arr = bi + ((uint32_t)i % 4 == k ? 40 * US : 0);
+
+			kernel(&b, b.compute, "fwd", bi - 300 * US, arr, 0);
+			kernel(&b, b.nccl, NCCL_AR, arr, bi + 140 * US,
+			       allreduce(&b, "allreduce", 1024));
+			kernel(&b, b.compute, "gemm", bi + 40 * US, bi + 140 * US, 0);
+		}
+		t[k] = rank_end(&b);
+	}
+	j = job_of(t, 4);
+	r = report_of(j);
+	js = json_of(r);
+	assert_int_equal(cJSON_GetArraySize(at(js, "job", "stragglers", NULL)), 0);
+	for (int k = 0; k < 4; k++)
+		num_is(cJSON_GetObjectItem(cJSON_GetArrayItem(at(js, "job", "rank_totals", NULL),
+							      k),
+					   "times_last"),
+		       2);
+	f = at(js, "job", "findings", "#0", NULL);
+	str_is(at(f, "kind", NULL), "skew");
+	num_is(at(f, "ns", NULL), 960 * US);
+	assert_non_null(
+		strstr(at(f, "text", NULL)->valuestring,
+		       "the ranks waited 960.000 us in all for one another at 8 collectives "
+		       "(mean skew 40.000 us, max 40.000 us)"));
+	assert_non_null(strstr(at(f, "advice", NULL)->valuestring, "load imbalance across ranks"));
+	cJSON_Delete(js);
+	gs_report_destroy(r);
+	gs_job_destroy(j);
+}
+
 /* No communication at all: the job section says so; JSON lists are empty. */
 static void test_no_collectives(void **state)
 {
@@ -713,9 +767,9 @@ static void test_no_collectives(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_four_ranks),     cmocka_unit_test(test_count_mismatch),
-		cmocka_unit_test(test_name_mismatch),  cmocka_unit_test(test_clock_groups),
-		cmocka_unit_test(test_no_collectives),
+		cmocka_unit_test(test_four_ranks),    cmocka_unit_test(test_count_mismatch),
+		cmocka_unit_test(test_name_mismatch), cmocka_unit_test(test_clock_groups),
+		cmocka_unit_test(test_imbalance),     cmocka_unit_test(test_no_collectives),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
