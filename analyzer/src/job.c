@@ -473,8 +473,16 @@ static gs_status build_stats(struct gs_job_analysis *ja)
 		 * value, then rank); the max likewise. */
 		s->v[0] = k[0].v;
 		s->gpu[0] = k[0].gpu;
-		s->v[1] = k[(n - 1) / 2].v;
-		s->gpu[1] = k[(n - 1) / 2].gpu;
+		/* The median: the lower middle value, and of the GPUs with that
+		 * value the one of the lowest rank. */
+		{
+			size_t x = (n - 1) / 2;
+
+			while (x > 0 && k[x - 1].v == k[(n - 1) / 2].v)
+				x--;
+			s->v[1] = k[x].v;
+			s->gpu[1] = k[x].gpu;
+		}
 		{
 			size_t x = n - 1;
 

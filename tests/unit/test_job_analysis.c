@@ -750,6 +750,10 @@ static void test_no_collectives(void **state)
 	assert_int_equal(cJSON_GetArraySize(at(js, "job", "findings", NULL)), 0);
 	num_is(at(js, "job", "summary", "window_ns", "max", NULL), 11 * US);
 	num_is(at(js, "job", "summary", "window_ns", "max_rank", NULL), 1);
+	/* Ties (no copies anywhere) go to the lowest rank, the median's too. */
+	num_is(at(js, "job", "summary", "copy_share", "min_rank", NULL), 0);
+	num_is(at(js, "job", "summary", "copy_share", "median_rank", NULL), 0);
+	num_is(at(js, "job", "summary", "copy_share", "max_rank", NULL), 0);
 	num_is(at(js, "job", "summary", "overlap", "count", NULL), 0);
 	assert_true(cJSON_IsNull(at(js, "job", "summary", "overlap", "min", NULL)));
 	cJSON_Delete(js);
