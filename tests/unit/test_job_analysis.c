@@ -5,7 +5,8 @@
  * collective description (or none), known arrivals and ends, so that the
  * skew, waits, transfer, last ranks, stragglers, bandwidths, min / median
  * / max, mismatches and clock groups can be checked to the nanosecond, in
- * the JSON, the text (finding first, 100 columns) and the HTML.
+ * the JSON, the text (finding first, 100 columns) and the HTML; with --gen,
+ * against the exact numbers gs_bench_gen --job writes beside its traces.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -768,13 +769,187 @@ static void test_no_collectives(void **state)
 	gs_job_destroy(j);
 }
 
-int main(void)
+/* ---- against the job generator -------------------------------------------- */
+
+/*
+ * gs_bench_gen --job writes the rank traces of an NCCL job and, from the
+ * times it wrote, the numbers they must give (expected.json): the
+ * analysis of the loaded traces must agree with every one of them.
+ */
+static const char *gen_path, *work_dir;
+
+static cJSON *parse_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long len;
+	cJSON *j;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	assert_true(len > 0);
+	rewind(f);
+	buf = malloc((size_t)len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	buf[len] = '\0';
+	fclose(f);
+	j = cJSON_Parse(buf);
+	free(buf);
+	assert_non_null(j);
+	return j;
+}
+
+/* Our collective `index` of the communicator of group "0". */
+static const cJSON *our_collective(const cJSON *job, double index)
+{
+	const cJSON *comms = at(job, "communicators", NULL), *c, *x;
+	double id = -1;
+
+	cJSON_ArrayForEach(c, comms)
+	{
+		const cJSON *g = cJSON_GetObjectItem(c, "group");
+
+		if (cJSON_IsString(g) && !strcmp(g->valuestring, "0"))
+			id = cJSON_GetObjectItem(c, "id")->valuedouble;
+	}
+	assert_true(id >= 0);
+	cJSON_ArrayForEach(x, at(job, "collectives", NULL))
+	{
+		if (at(x, "communicator", NULL)->valuedouble == id &&
+		    at(x, "index", NULL)->valuedouble == index)
+			return x;
+	}
+	print_error("no collective %g\n", index);
+	fail();
+	return NULL;
+}
+
+static void check_generated(const char *args, size_t n)
+{
+	char cmd[4096], dir[512], path[600];
+	const char *paths[8];
+	char names[8][600];
+	struct gs_job *j = NULL;
+	struct gs_report *r;
+	cJSON *exp, *got;
+	const cJSON *job, *x;
+	size_t failed = 0;
+	int st;
+
+	assert_true(n <= 8);
+	snprintf(dir, sizeof(dir), "%s/gen-%zu", work_dir, n);
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf '%s' && mkdir -p '%s' && '%s' --job %zu %s --out-dir '%s' >/dev/null", dir,
+		 work_dir, gen_path, n, args, dir);
+	st = system(cmd);
+	assert_int_equal(st, 0);
+	for (size_t k = 0; k < n; k++) {
+		snprintf(names[k], sizeof(names[k]), "%s/rank%zu.json", dir, k);
+		paths[k] = names[k];
+	}
+	assert_int_equal(gs_job_load(paths, n, NULL, &j, NULL, &failed), GS_OK);
+	{
+		struct gs_report_options o = {.inputs = paths, .n_inputs = n, .format = "kineto"};
+
+		assert_int_equal(gs_report_build_job(j, &o, &r), GS_OK);
+	}
+	got = json_of(r);
+	job = at(got, "job", NULL);
+	snprintf(path, sizeof(path), "%s/expected.json", dir);
+	exp = parse_file(path);
+	assert_int_equal(cJSON_GetArraySize(at(job, "mismatches", NULL)), 0);
+
+	cJSON_ArrayForEach(x, at(exp, "collectives", NULL))
+	{
+		const cJSON *y = our_collective(job, at(x, "index", NULL)->valuedouble);
+		const cJSON *arr = at(x, "arrivals_ns", NULL);
+
+		str_is(at(y, "name", NULL), at(x, "name", NULL)->valuestring);
+		num_is(at(y, "skew_ns", NULL), at(x, "skew_ns", NULL)->valuedouble);
+		num_is(at(y, "last_rank", NULL), at(x, "last_rank", NULL)->valuedouble);
+		num_is(at(y, "transfer_ns", NULL), at(x, "transfer_ns", NULL)->valuedouble);
+		num_is(at(y, "bytes", NULL), at(x, "bytes", NULL)->valuedouble);
+		near_is(at(y, "algbw_gbps", NULL), at(x, "algbw_gbps", NULL)->valuedouble, 1e-3);
+		near_is(at(y, "busbw_gbps", NULL), at(x, "busbw_gbps", NULL)->valuedouble, 1e-3);
+		assert_int_equal(cJSON_GetArraySize(at(y, "ranks", NULL)), cJSON_GetArraySize(arr));
+		for (int k = 0; k < cJSON_GetArraySize(arr); k++) {
+			const cJSON *rk = cJSON_GetArrayItem(at(y, "ranks", NULL), k);
+
+			num_is(at(rk, "rank", NULL), k);
+			num_is(at(rk, "arrival_ns", NULL), cJSON_GetArrayItem(arr, k)->valuedouble);
+		}
+	}
+	cJSON_ArrayForEach(x, at(exp, "per_rank", NULL))
+	{
+		int k = (int)at(x, "rank", NULL)->valuedouble;
+		const cJSON *t = cJSON_GetArrayItem(at(job, "rank_totals", NULL), k);
+		const cJSON *g = cJSON_GetArrayItem(at(job, "ranks", NULL), k);
+
+		num_is(at(t, "rank", NULL), k);
+		num_is(at(t, "waited_ns", NULL), at(x, "waited_ns", NULL)->valuedouble);
+		num_is(at(t, "times_last", NULL), at(x, "times_last", NULL)->valuedouble);
+		num_is(at(g, "rank", NULL), k);
+		num_is(at(g, "comm_kernels", NULL), at(x, "comm_kernels", NULL)->valuedouble);
+		num_is(at(g, "comm_ns", NULL), at(x, "comm_kernel_ns", NULL)->valuedouble);
+		num_is(at(g, "comm_exposed_ns", NULL), at(x, "exposed_comm_ns", NULL)->valuedouble);
+		near_is(at(g, "overlap", NULL), at(x, "overlap_share", NULL)->valuedouble, 1e-4);
+	}
+	x = at(exp, "straggler", NULL);
+	if (cJSON_IsNull(x)) {
+		assert_int_equal(cJSON_GetArraySize(at(job, "stragglers", NULL)), 0);
+	} else {
+		const cJSON *s = at(job, "stragglers", "#0", NULL);
+
+		assert_int_equal(cJSON_GetArraySize(at(job, "stragglers", NULL)), 1);
+		num_is(at(s, "rank", NULL), at(x, "rank", NULL)->valuedouble);
+		num_is(at(s, "times_last", NULL), at(x, "times_last", NULL)->valuedouble);
+		num_is(at(s, "cost_ns", NULL), at(x, "cost_ns", NULL)->valuedouble);
+		str_is(at(job, "findings", "#0", "kind", NULL), "straggler");
+	}
+	cJSON_Delete(exp);
+	cJSON_Delete(got);
+	gs_report_destroy(r);
+	gs_job_destroy(j);
+}
+
+/* 8 ranks, a straggler (rank 3, every 2nd collective) and one planted
+ * skew; all-reduces and all-gathers. */
+static void test_generated_straggler(void **state)
+{
+	(void)state;
+	check_generated("--straggler 3 --skew-ns 700000 --collectives 60", 8);
+}
+
+/* 4 ranks, jitter only: nobody is a straggler. */
+static void test_generated_jitter(void **state)
+{
+	(void)state;
+	check_generated("--collectives 40 --seed 7", 4);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_four_ranks),    cmocka_unit_test(test_count_mismatch),
 		cmocka_unit_test(test_name_mismatch), cmocka_unit_test(test_clock_groups),
 		cmocka_unit_test(test_imbalance),     cmocka_unit_test(test_no_collectives),
 	};
+	const struct CMUnitTest gen_tests[] = {
+		cmocka_unit_test(test_generated_straggler),
+		cmocka_unit_test(test_generated_jitter),
+	};
 
+	/* --gen GS_BENCH_GEN WORKDIR: against the job generator. */
+	if (argc == 4 && !strcmp(argv[1], "--gen")) {
+		gen_path = argv[2];
+		work_dir = argv[3];
+		return cmocka_run_group_tests(gen_tests, NULL, NULL);
+	}
+	if (argc != 1) {
+		fprintf(stderr, "usage: test_job_analysis [--gen GS_BENCH_GEN WORKDIR]\n");
+		return 2;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
