@@ -1479,11 +1479,10 @@ gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analy
 	struct gs_job_analysis *ja;
 	gs_status rc;
 
-	if (!out)
-		return GS_ERR_INVALID;
-	*out = NULL;
-	if (!job) {
-		gs_error_append("gs_job_analysis_build: no job report");
+	if (out)
+		*out = NULL;
+	if (!job || !out) {
+		gs_error_append("gs_job_analysis_build: no %s", job ? "output" : "job report");
 		return GS_ERR_INVALID;
 	}
 	ja = calloc(1, sizeof(*ja));
@@ -2166,7 +2165,7 @@ void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 
 #define H_XMAX 1000000 /* drawing units across the span (as report_html.c) */
 #define H_DRAWN 2000   /* collectives drawn per clock group at most, by skew */
-#define H_RECTS 40000  /* ... and kernels drawn */
+#define H_RECTS 20000  /* ... and kernels drawn */
 #define H_PITCH 24
 #define H_BAR_Y 4
 #define H_BAR_H 16
@@ -2419,13 +2418,12 @@ static void h_drawing(struct gs_out *o, const struct gs_report *job,
 				      (long long)a, lane * H_PITCH + H_BAR_Y,
 				      (long long)(b > a ? b - a : 1), H_BAR_H,
 				      last ? " style=\"fill:#7048e8\"" : "");
-			h_esc(o, x->name, 60);
-			gs_out_printf(o, " (");
-			h_esc(o, c->label, 60);
-			gs_out_printf(o, " #%u)&#10;rank %u: arrived +%s, waited %s, ran %s%s",
-				      x->index, r->rank, HDUR(op->start_ns - t0),
+			/* Short: one a kernel (the band names the collective). */
+			h_esc(o, x->name, 32);
+			gs_out_printf(o, " #%u&#10;rank %u: +%s, waited %s, ran %s%s", x->index,
+				      r->rank, HDUR(op->start_ns - t0),
 				      HDUR(x->last - op->start_ns), HDUR(op->end_ns - op->start_ns),
-				      last ? "&#10;the last to arrive" : "");
+				      last ? ", last" : "");
 			gs_out_puts(o, "</title></rect>\n");
 		}
 	}
