@@ -1,42 +1,2570 @@
 /* SPDX-License-Identifier: MIT */
-/* The job analysis: placeholder until the analysis lands. */
+/*
+ * The job analysis: what a job of two or more ranks shows that no rank's
+ * report shows alone. Built from the ranks' own reports (report.c) and
+ * their traces; written into the text, JSON and HTML reports.
+ *
+ * Per GPU (each GPU of each rank): its window, breakdown (kernel, copy,
+ * sync, idle as shares of the window), efficiency, communication kernel
+ * time (NCCL / RCCL kernels), exposed communication (the part of the
+ * communication kernels' union with no compute kernel of that GPU
+ * alongside) and the overlap of communication with compute,
+ * 1 - exposed / union (none without communication kernels): all from the
+ * rank's report. Over the GPUs: the min, median and max of each, with the
+ * rank of each; the median of an even count is the lower middle (the
+ * (n - 1) / 2-th of the sorted values), ties go to the lowest rank. An
+ * efficiency that is not available (the schedule broke dependency cycles)
+ * and an overlap without communication are left out of those.
+ *
+ * Collectives. The collective kernels of a rank are its kernels that
+ * describe a collective (Kineto's NCCL args) or whose name says NCCL /
+ * RCCL, that start in the window of their GPU's report. They are grouped
+ * by communicator: the collective's process group name when the kernel
+ * has one, otherwise its stream (by stream id, so that the same stream id
+ * on two ranks is one communicator), and ordered by start. The i-th
+ * collective kernel of a communicator on every rank that has it is
+ * matched with the i-th of the others, within one clock group only: ranks
+ * on different clocks are never compared (each clock group matches on its
+ * own). Nothing is guessed over: when the ranks' counts differ, the
+ * first (shortest count) are matched and the mismatch reported (which
+ * communicator, which ranks, their counts); when the names (the collective
+ * name, else the kernel name) differ at some index, the collectives before
+ * it are matched and that index reported; when a process group declares
+ * more or fewer ranks than the job has kernels of, that is reported too.
+ *
+ * Per matched collective: each rank's arrival (its kernel's start), the
+ * skew (last arrival - first arrival), the last rank (the one the others
+ * waited for; ties: the lowest rank), each rank's wait (last arrival - its
+ * own arrival) and the transfer (the least, over the ranks, of kernel end
+ * - last arrival, at least 0: the time the collective took once all were
+ * there). Where the message size S is known (the collective's element
+ * count, the larger of input and output, times the size of its dtype:
+ * Float/Float32/Int/Int32 4, Half/BFloat16/Float16/Short/Int16 2,
+ * Double/Float64/Long/Int64 8, Byte/Char/Int8/UInt8/Bool 1, else unknown;
+ * taken from the lowest rank that gives it) and the transfer is not 0:
+ * the algorithm bandwidth S / transfer and the bus bandwidth, algbw times
+ * a factor of the collective's kind for n ranks (the group size the
+ * collective declares, else the ranks matched): all-reduce 2(n-1)/n;
+ * all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast, reduce,
+ * send/recv 1; unknown kinds have no bus bandwidth. The kind comes from
+ * the collective name, else the kernel name, letters only, any case
+ * ("allreduce", "AllReduce", "_allgather_base", "reduce_scatter",
+ * "all_to_all", "broadcast", "SendRecv"). The larger element count is
+ * the size the bus bandwidth is defined on (an all-gather's gathered
+ * output, a reduce-scatter's whole input; an all-reduce's input).
+ *
+ * Per rank, over its matched collectives: the time it waited for others
+ * (the sum of its waits), the times it was last, and its compute before
+ * the collectives (the union of its GPU's compute kernels between its
+ * previous collective kernel of the communicator, or its window start,
+ * and its arrival). A collective with a skew of 0 (all arrived together)
+ * has no one to wait for and counts for nobody's times last.
+ *
+ * Stragglers. Chance alone would make a rank last in E = sum over its
+ * collectives (of skew > 0) of 1 / ranks of that collective. A rank is a
+ * straggler when it was last in L >= 3 of its P collectives and
+ * L >= max(P / 4, min(2 E, (P + E) / 2)): at least a quarter of them and
+ * twice what chance gives (for n equal ranks: a share of at least
+ * max(1/4, 2/n)), but never more than halfway between chance and always
+ * (so that with 2 ranks, where chance is a half, three quarters will do).
+ * What it cost the others: the sum, over the collectives it was last in,
+ * of the others' waits.
+ *
+ * Findings, ranked by the time at stake (summed over ranks): each
+ * straggler (the others' waits for it; with its compute before the
+ * collectives against the median rank's); waits with no straggler (load
+ * imbalance across ranks: the sum of all waits); exposed communication
+ * (at stake: its part beyond each rank's waits for the others, which the
+ * two findings before account for); collectives that do not line up
+ * across ranks (no time at stake: last). A finding needs its time to be
+ * at least 0.5% of the job's longest GPU window, the mismatches excepted.
+ *
+ * The JSON lists the JSON_COLLECTIVES collectives of largest skew (fewer
+ * when their rows of ranks would pass JSON_RANK_ROWS), with the exact
+ * count beside; the HTML draws at most H_DRAWN per clock group (H_RECTS
+ * kernels). Everything else is exact.
+ *
+ * Complexity, for K collective kernels and N compute kernels over all
+ * ranks, C matched collectives of n ranks each and G GPUs: O(K log K +
+ * N log N) to group and order, O(C n log N) to match, O(C log C) to rank
+ * by skew, O(G log G) per metric.
+ */
 #include "report_priv.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "jw.h"
+#include "out.h"
 
-struct gs_job_analysis {
-	int unused;
+#define JSON_COLLECTIVES 1000 /* collectives listed in the JSON, by skew */
+#define JSON_RANK_ROWS 100000 /* ... and their rows of ranks, at most */
+#define MAX_STRAGGLER_FINDINGS 3
+#define MIN_LAST 3 /* a straggler was last at least this often */
+#define TEXT_WIDTH 100
+
+static gs_status nomem(void)
+{
+	gs_error_append("out of memory");
+	return GS_ERR_NOMEM;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The analysis                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* A piece of a union of intervals [a, b). */
+struct piece {
+	int64_t a, b;
 };
 
-gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analysis **out)
+/* One GPU of the job: a row of the rank table. */
+struct ja_gpu {
+	const struct gs_report *r; /* the rank's report */
+	size_t ri;                 /* its index in job->ranks */
+	const struct gs_report_device *d;
+	double overlap; /* 1 - exposed / union; NaN without communication */
+	/* The union of its compute (not communication) kernels in the
+	 * window: sorted disjoint pieces, and the length before each. */
+	struct piece *busy;
+	int64_t *before;
+	size_t n_busy;
+};
+
+enum ja_metric {
+	M_WINDOW,
+	M_KERNEL,
+	M_COPY,
+	M_SYNC,
+	M_IDLE,
+	M_EFF,
+	M_COMM,
+	M_EXPOSED,
+	M_OVERLAP,
+	M_COUNT,
+};
+
+static const struct {
+	const char *key;   /* JSON */
+	const char *label; /* text, HTML */
+	bool ns;           /* a duration (else a fraction) */
+} metric_info[M_COUNT] = {
+	{"window_ns", "window", true},  {"kernel_share", "kernel", false},
+	{"copy_share", "copy", false},  {"sync_share", "sync", false},
+	{"idle_share", "idle", false},  {"efficiency", "efficiency", false},
+	{"comm_ns", "comm time", true}, {"comm_exposed_ns", "exposed comm", true},
+	{"overlap", "overlap", false},
+};
+
+/* Min, lower median and max of one metric over the GPUs that have it. */
+struct ja_stat {
+	size_t count;
+	double v[3];   /* min, median, max */
+	size_t gpu[3]; /* indices into ja->gpus */
+};
+
+/* A rank taking part in a communicator: its collective kernels in order. */
+struct ja_member {
+	size_t ri; /* index into job->ranks (the rank's report) */
+	uint32_t *ops;
+	size_t n;
+};
+
+enum ja_kind {
+	K_UNKNOWN,
+	K_ALLREDUCE,
+	K_ALLGATHER,
+	K_REDUCE_SCATTER,
+	K_ALLTOALL,
+	K_BROADCAST,
+	K_REDUCE,
+	K_SENDRECV,
+};
+
+struct ja_comm {
+	uint32_t clock_group;
+	bool by_group;      /* keyed by process group name, else by stream id */
+	const char *group;  /* the group name (by_group; a trace's string) */
+	const char *desc;   /* the group's description, "" when unknown */
+	uint64_t stream_id; /* !by_group */
+	uint32_t group_size;
+	char label[96];
+	struct ja_member *m; /* ascending rank */
+	size_t n_m, cap_m;
+	size_t matched;    /* collectives compared */
+	size_t first_coll; /* index of its first in ja->coll */
+	int64_t skew_sum, skew_max, wait_sum, transfer_sum;
+	double busbw_sum;
+	size_t busbw_n;
+};
+
+struct ja_coll {
+	uint32_t comm;
+	uint32_t index;
+	int64_t first, last; /* first and last arrival */
+	int64_t skew, transfer, wait_sum;
+	size_t last_m;       /* member index of the last rank */
+	int64_t bytes;       /* -1 when unknown */
+	double algbw, busbw; /* GB/s (bytes per ns); NaN when unknown */
+	const char *name;
+};
+
+struct ja_total {
+	size_t ri;
+	uint64_t collectives; /* matched collectives it took part in */
+	uint64_t counted;     /* ... of skew > 0 */
+	uint64_t last;
+	double expected; /* times last chance alone gives */
+	int64_t waited, cost;
+	/* Compute kernel time (the union on its GPU) between its previous
+	 * collective of the communicator (or the window start) and its
+	 * arrival, summed over its matched collectives. */
+	int64_t compute_before;
+	bool straggler;
+};
+
+enum ja_mismatch_kind {
+	MM_COUNT,
+	MM_NAME,
+	MM_RANKS
+};
+
+struct ja_mismatch {
+	size_t comm;
+	uint8_t kind;
+	size_t index; /* MM_NAME: the first index that differs */
+	char *text;
+};
+
+struct ja_finding {
+	const char *kind;
+	int64_t ns;
+	char *text;
+	char *advice;
+};
+
+struct gs_job_analysis {
+	struct ja_gpu *gpus; /* in rank order, a rank's GPUs together */
+	size_t n_gpus;
+	size_t *first_gpu; /* per rank (job->ranks order): its first in gpus */
+	struct ja_stat stat[M_COUNT];
+	struct ja_comm *comms;
+	size_t n_comms;
+	struct ja_coll *coll;
+	size_t n_coll;
+	size_t *by_skew;         /* indices into coll, largest skew first */
+	struct ja_total *totals; /* per rank of the job (job->ranks order) */
+	size_t n_totals;
+	size_t *stragglers; /* indices into totals, by cost */
+	size_t n_stragglers;
+	struct ja_mismatch *mm;
+	size_t n_mm;
+	struct ja_finding *findings;
+	size_t n_findings;
+	int64_t wait_total;
+	int64_t longest_window;
+	size_t top;
+};
+
+/* ---- small helpers ---- */
+
+static char *str_printf(const char *fmt, ...) GS_PRINTF(1, 2);
+
+static char *str_printf(const char *fmt, ...)
 {
-	(void)job;
-	*out = NULL;
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	p = malloc((size_t)n + 1);
+	if (!p)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+#define DUR(ns) gs_report_dur((char[48]){0}, 48, (ns))
+#define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
+
+static const struct gs_report *rank_of(const struct gs_report *job, size_t ri)
+{
+	return job->ranks[ri];
+}
+
+/* Worth a finding: at least 0.5% of `window` (and some time at all). */
+static bool significant(int64_t ns, int64_t window)
+{
+	return ns > 0 && ns >= window / 200 + (window % 200 > 0);
+}
+
+/* ---- the collective kind and the message size ---- */
+
+/* `s` lowered, letters and digits only, into buf. */
+static void squash(char *buf, size_t size, const char *s)
+{
+	size_t k = 0;
+
+	for (; s && *s && k + 1 < size; s++) {
+		char c = *s;
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+			buf[k++] = c;
+	}
+	buf[k] = '\0';
+}
+
+static enum ja_kind kind_of_name(const char *name)
+{
+	char s[256];
+
+	squash(s, sizeof(s), name);
+	if (strstr(s, "allreduce"))
+		return K_ALLREDUCE;
+	if (strstr(s, "reducescatter"))
+		return K_REDUCE_SCATTER;
+	if (strstr(s, "allgather"))
+		return K_ALLGATHER;
+	if (strstr(s, "alltoall"))
+		return K_ALLTOALL;
+	if (strstr(s, "broadcast") || strstr(s, "bcast"))
+		return K_BROADCAST;
+	if (strstr(s, "sendrecv") || strstr(s, "send") || strstr(s, "recv"))
+		return K_SENDRECV;
+	if (strstr(s, "reduce"))
+		return K_REDUCE;
+	return K_UNKNOWN;
+}
+
+/* The bus bandwidth factor of a kind for n ranks; NaN when unknown. */
+static double bus_factor(enum ja_kind k, uint32_t n)
+{
+	if (n == 0)
+		return NAN;
+	switch (k) {
+	case K_ALLREDUCE:
+		return 2.0 * (double)(n - 1) / (double)n;
+	case K_ALLGATHER:
+	case K_REDUCE_SCATTER:
+	case K_ALLTOALL:
+		return (double)(n - 1) / (double)n;
+	case K_BROADCAST:
+	case K_REDUCE:
+	case K_SENDRECV:
+		return 1.0;
+	default:
+		return NAN;
+	}
+}
+
+/* Bytes of one element of a dtype as the source names it; 0: unknown. */
+static uint64_t dtype_size(const char *d)
+{
+	static const struct {
+		const char *name;
+		uint64_t size;
+	} sizes[] = {
+		{"Float", 4},    {"Float32", 4}, {"Int", 4},   {"Int32", 4}, {"Half", 2},
+		{"BFloat16", 2}, {"Float16", 2}, {"Short", 2}, {"Int16", 2}, {"Double", 8},
+		{"Float64", 8},  {"Long", 8},    {"Int64", 8}, {"Byte", 1},  {"Char", 1},
+		{"Int8", 1},     {"UInt8", 1},   {"Bool", 1},
+	};
+
+	if (!d || !*d)
+		return 0;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (!strcasecmp(d, sizes[i].name))
+			return sizes[i].size;
+	return 0;
+}
+
+/* The message size of a collective; -1 when unknown. */
+static int64_t message_bytes(const struct gs_trace *t, const struct gs_collective *c)
+{
+	uint64_t n, size, b;
+
+	if (!c || !c->has_nelems || c->dtype == GS_NO_STRING)
+		return -1;
+	size = dtype_size(gs_trace_string(t, c->dtype));
+	n = c->in_nelems > c->out_nelems ? c->in_nelems : c->out_nelems;
+	if (!size || !n || __builtin_mul_overflow(n, size, &b) || b > (uint64_t)INT64_MAX)
+		return -1;
+	return (int64_t)b;
+}
+
+/* ---- per GPU ---- */
+
+static double metric_value(const struct ja_gpu *g, enum ja_metric m)
+{
+	const struct gs_report_device *d = g->d;
+	double win = (double)d->b.window_ns;
+
+	switch (m) {
+	case M_WINDOW:
+		return (double)d->b.window_ns;
+	case M_KERNEL:
+		return win > 0 ? (double)d->b.total_ns[GS_CAT_KERNEL] / win : 0;
+	case M_COPY:
+		return win > 0 ? (double)d->b.total_ns[GS_CAT_COPY] / win : 0;
+	case M_SYNC:
+		return win > 0 ? (double)d->b.total_ns[GS_CAT_SYNC] / win : 0;
+	case M_IDLE:
+		return win > 0 ? (double)d->b.total_ns[GS_CAT_IDLE] / win : 0;
+	case M_EFF:
+		return d->efficiency_kind == GS_REPORT_EFF_CYCLES ? NAN : d->efficiency;
+	case M_COMM:
+		return (double)d->comm_ns;
+	case M_EXPOSED:
+		return (double)d->comm_exposed_ns;
+	case M_OVERLAP:
+		return g->overlap;
+	default:
+		return NAN;
+	}
+}
+
+struct stat_key {
+	double v;
+	size_t gpu;
+};
+
+static int cmp_stat_key(const void *pa, const void *pb)
+{
+	const struct stat_key *a = pa, *b = pb;
+
+	if (a->v != b->v)
+		return a->v < b->v ? -1 : 1;
+	return a->gpu < b->gpu ? -1 : a->gpu > b->gpu;
+}
+
+/* GPUs are in rank order, so ties (by gpu index) go to the lowest rank. */
+static gs_status build_stats(struct gs_job_analysis *ja)
+{
+	struct stat_key *k = malloc((ja->n_gpus ? ja->n_gpus : 1) * sizeof(*k));
+
+	if (!k)
+		return nomem();
+	for (unsigned m = 0; m < M_COUNT; m++) {
+		struct ja_stat *s = &ja->stat[m];
+		size_t n = 0;
+
+		for (size_t i = 0; i < ja->n_gpus; i++) {
+			double v = metric_value(&ja->gpus[i], (enum ja_metric)m);
+
+			if (isfinite(v))
+				k[n++] = (struct stat_key){v, i};
+		}
+		s->count = n;
+		if (!n)
+			continue;
+		qsort(k, n, sizeof(*k), cmp_stat_key);
+		/* The min: the lowest rank of the least value (k is sorted by
+		 * value, then rank); the max likewise. */
+		s->v[0] = k[0].v;
+		s->gpu[0] = k[0].gpu;
+		/* The median: the lower middle value, and of the GPUs with that
+		 * value the one of the lowest rank. */
+		{
+			size_t x = (n - 1) / 2;
+
+			while (x > 0 && k[x - 1].v == k[(n - 1) / 2].v)
+				x--;
+			s->v[1] = k[x].v;
+			s->gpu[1] = k[x].gpu;
+		}
+		{
+			size_t x = n - 1;
+
+			while (x > 0 && k[x - 1].v == k[n - 1].v)
+				x--;
+			s->v[2] = k[x].v;
+			s->gpu[2] = k[x].gpu;
+		}
+	}
+	free(k);
 	return GS_OK;
+}
+
+static int cmp_piece(const void *pa, const void *pb)
+{
+	const struct piece *x = pa, *y = pb;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+/* The compute kernels of a GPU in its window, as a sorted union. */
+static gs_status gpu_busy(struct ja_gpu *g)
+{
+	const struct gs_trace *t = g->r->t;
+	const struct gs_report_device *d = g->d;
+	size_t n_ops, n = 0, k = 0;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	uint64_t cap = d->op_kinds[GS_OP_KERNEL];
+
+	g->busy = malloc((cap ? cap : 1) * sizeof(*g->busy));
+	if (!g->busy)
+		return nomem();
+	for (size_t s = 0; s < d->n_streams; s++) {
+		size_t first, count;
+
+		gs_trace_stream_ops(t, d->streams[s].index, &first, &count);
+		for (size_t i = first; i < first + count && i < n_ops && n < cap; i++) {
+			const struct gs_op *op = &ops[i];
+			int64_t a = op->start_ns > d->b.window_start ? op->start_ns :
+								       d->b.window_start;
+			int64_t b = op->end_ns < d->b.window_end ? op->end_ns : d->b.window_end;
+
+			if (op->kind != GS_OP_KERNEL || b <= a || op->collective ||
+			    gs_report_comm_name(gs_trace_string(t, op->name)))
+				continue;
+			g->busy[n++] = (struct piece){a, b};
+		}
+	}
+	if (n) {
+		qsort(g->busy, n, sizeof(*g->busy), cmp_piece);
+		for (size_t i = 1; i < n; i++) {
+			if (g->busy[i].a <= g->busy[k].b) {
+				if (g->busy[i].b > g->busy[k].b)
+					g->busy[k].b = g->busy[i].b;
+			} else {
+				g->busy[++k] = g->busy[i];
+			}
+		}
+		k++;
+	}
+	g->n_busy = k;
+	g->before = malloc((k + 1) * sizeof(*g->before));
+	if (!g->before)
+		return nomem();
+	g->before[0] = 0;
+	for (size_t i = 0; i < k; i++)
+		g->before[i + 1] = g->before[i] + (g->busy[i].b - g->busy[i].a);
+	return GS_OK;
+}
+
+/* Length of the GPU's compute union inside [a, b); O(log pieces). */
+static int64_t busy_between(const struct ja_gpu *g, int64_t a, int64_t b)
+{
+	size_t lo = 0, hi = g->n_busy, i, j;
+	int64_t total;
+
+	if (b <= a || !g->n_busy)
+		return 0;
+	/* i: the first piece ending after a; j: the first starting at b or later. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->busy[mid].b <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	i = lo;
+	hi = g->n_busy;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->busy[mid].a < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	j = lo;
+	if (i >= j)
+		return 0;
+	total = g->before[j] - g->before[i];
+	if (g->busy[i].a < a)
+		total -= a - g->busy[i].a;
+	if (g->busy[j - 1].b > b)
+		total -= g->busy[j - 1].b - b;
+	return total;
+}
+
+static gs_status build_gpus(struct gs_job_analysis *ja, const struct gs_report *job)
+{
+	gs_status rc = GS_OK;
+	size_t n = 0;
+
+	for (size_t i = 0; i < job->n_ranks; i++)
+		n += job->ranks[i]->n_dev;
+	ja->gpus = calloc(n ? n : 1, sizeof(*ja->gpus));
+	ja->first_gpu = calloc(job->n_ranks ? job->n_ranks : 1, sizeof(*ja->first_gpu));
+	if (!ja->gpus || !ja->first_gpu)
+		return nomem();
+	for (size_t i = 0; i < job->n_ranks; i++) {
+		const struct gs_report *r = job->ranks[i];
+
+		ja->first_gpu[i] = ja->n_gpus;
+
+		for (size_t k = 0; k < r->n_dev; k++) {
+			struct ja_gpu *g = &ja->gpus[ja->n_gpus++];
+			const struct gs_report_device *d = &r->dev[k];
+
+			g->r = r;
+			g->ri = i;
+			g->d = d;
+			g->overlap = d->comm_union_ns > 0 ?
+					     1.0 - (double)d->comm_exposed_ns /
+							     (double)d->comm_union_ns :
+					     NAN;
+			if (d->b.window_ns > ja->longest_window)
+				ja->longest_window = d->b.window_ns;
+			if (rc == GS_OK)
+				rc = gpu_busy(g);
+		}
+	}
+	return rc == GS_OK ? build_stats(ja) : rc;
+}
+
+/* The index in ja->gpus of GPU `dev` of rank `ri`; SIZE_MAX when none. */
+static size_t gpu_index(const struct gs_job_analysis *ja, size_t ri, uint32_t dev)
+{
+	for (size_t i = ja->first_gpu[ri]; i < ja->n_gpus && ja->gpus[i].ri == ri; i++)
+		if (ja->gpus[i].d->device == dev)
+			return i;
+	return SIZE_MAX;
+}
+
+/* ---- grouping a rank's collective kernels by communicator ---- */
+
+struct entry {
+	const char *group; /* NULL: by stream */
+	uint64_t stream_id;
+	int64_t start;
+	uint32_t op;
+};
+
+static int cmp_entry(const void *pa, const void *pb)
+{
+	const struct entry *a = pa, *b = pb;
+	int c;
+
+	if (!a->group != !b->group)
+		return a->group ? -1 : 1;
+	if (a->group) {
+		c = strcmp(a->group, b->group);
+		if (c)
+			return c;
+	} else if (a->stream_id != b->stream_id) {
+		return a->stream_id < b->stream_id ? -1 : 1;
+	}
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->op < b->op ? -1 : a->op > b->op;
+}
+
+static bool same_key(const struct entry *a, const struct entry *b)
+{
+	if (!a->group != !b->group)
+		return false;
+	return a->group ? !strcmp(a->group, b->group) : a->stream_id == b->stream_id;
+}
+
+static struct ja_comm *find_comm(struct gs_job_analysis *ja, uint32_t group, const struct entry *e)
+{
+	for (size_t i = 0; i < ja->n_comms; i++) {
+		struct ja_comm *c = &ja->comms[i];
+
+		if (c->clock_group != group || c->by_group != (e->group != NULL))
+			continue;
+		if (e->group ? !strcmp(c->group, e->group) : c->stream_id == e->stream_id)
+			return c;
+	}
+	return NULL;
+}
+
+static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, const struct gs_report *r,
+			    size_t ri, const struct entry *e, size_t n)
+{
+	struct ja_comm *c = find_comm(ja, r->clock_group, e);
+	struct ja_member *m;
+
+	if (!c) {
+		if (ja->n_comms == *cap) {
+			size_t nc = *cap ? *cap * 2 : 8;
+			struct ja_comm *p = realloc(ja->comms, nc * sizeof(*p));
+
+			if (!p)
+				return nomem();
+			ja->comms = p;
+			*cap = nc;
+		}
+		c = &ja->comms[ja->n_comms++];
+		memset(c, 0, sizeof(*c));
+		c->clock_group = r->clock_group;
+		c->by_group = e->group != NULL;
+		c->group = e->group;
+		c->desc = "";
+		c->stream_id = e->stream_id;
+	}
+	if (c->n_m == c->cap_m) {
+		size_t nc = c->cap_m ? c->cap_m * 2 : 4;
+		struct ja_member *p = realloc(c->m, nc * sizeof(*p));
+
+		if (!p)
+			return nomem();
+		c->m = p;
+		c->cap_m = nc;
+	}
+	m = &c->m[c->n_m];
+	m->ri = ri;
+	m->n = n;
+	m->ops = malloc(n * sizeof(*m->ops));
+	if (!m->ops)
+		return nomem();
+	c->n_m++;
+	for (size_t i = 0; i < n; i++)
+		m->ops[i] = e[i].op;
+	if (c->by_group && (!c->group_size || !*c->desc)) {
+		size_t n_ops;
+		const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+		const struct gs_collective *col = gs_trace_op_collective(r->t, &ops[e[0].op]);
+
+		if (col && !c->group_size)
+			c->group_size = col->group_size;
+		if (col && !*c->desc && col->group_desc != GS_NO_STRING)
+			c->desc = gs_trace_string(r->t, col->group_desc);
+	}
+	return GS_OK;
+}
+
+/* A kernel starts in the window of its GPU's report. */
+static bool starts_in(const struct gs_op *op, const struct gs_report_device *d)
+{
+	return op->start_ns >= d->b.window_start && op->start_ns <= d->b.window_end;
+}
+
+static gs_status rank_comms(struct gs_job_analysis *ja, size_t *cap, const struct gs_report *r,
+			    size_t ri)
+{
+	const struct gs_trace *t = r->t;
+	size_t n_ops, n_st, n = 0, cap_e = 0, i;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	const struct gs_stream *st = gs_trace_streams(t, &n_st);
+	struct entry *e = NULL;
+	gs_status rc = GS_OK;
+
+	for (size_t k = 0; k < r->n_dev; k++) {
+		const struct gs_report_device *d = &r->dev[k];
+
+		for (size_t s = 0; s < d->n_streams; s++) {
+			size_t first, count;
+			uint32_t si = d->streams[s].index;
+
+			gs_trace_stream_ops(t, si, &first, &count);
+			for (i = first; i < first + count && i < n_ops; i++) {
+				const struct gs_op *op = &ops[i];
+				const struct gs_collective *c;
+
+				if (op->kind != GS_OP_KERNEL || !starts_in(op, d))
+					continue;
+				c = gs_trace_op_collective(t, op);
+				if (!c && !gs_report_comm_name(gs_trace_string(t, op->name)))
+					continue;
+				if (n == cap_e) {
+					size_t nc = cap_e ? cap_e * 2 : 64;
+					struct entry *p = realloc(e, nc * sizeof(*p));
+
+					if (!p) {
+						free(e);
+						return nomem();
+					}
+					e = p;
+					cap_e = nc;
+				}
+				e[n].group = c && c->group != GS_NO_STRING ?
+						     gs_trace_string(t, c->group) :
+						     NULL;
+				e[n].stream_id = si < n_st ? st[si].stream_id : 0;
+				e[n].start = op->start_ns;
+				e[n].op = (uint32_t)i;
+				n++;
+			}
+		}
+	}
+	if (n)
+		qsort(e, n, sizeof(*e), cmp_entry);
+	for (i = 0; i < n && rc == GS_OK;) {
+		size_t k = i + 1;
+
+		while (k < n && same_key(&e[i], &e[k]))
+			k++;
+		rc = add_member(ja, cap, r, ri, &e[i], k - i);
+		i = k;
+	}
+	free(e);
+	return rc;
+}
+
+static int cmp_comm(const void *pa, const void *pb)
+{
+	const struct ja_comm *a = pa, *b = pb;
+
+	if (a->clock_group != b->clock_group)
+		return a->clock_group < b->clock_group ? -1 : 1;
+	if (a->by_group != b->by_group)
+		return a->by_group ? -1 : 1;
+	if (a->by_group) {
+		/* Numeric names ("0", "10") in numeric order. */
+		size_t la = strlen(a->group), lb = strlen(b->group);
+		bool na = la && strspn(a->group, "0123456789") == la;
+		bool nb = lb && strspn(b->group, "0123456789") == lb;
+
+		if (na && nb && la != lb)
+			return la < lb ? -1 : 1;
+		return strcmp(a->group, b->group);
+	}
+	return a->stream_id < b->stream_id ? -1 : a->stream_id > b->stream_id;
+}
+
+/* ---- matching ---- */
+
+/* What a rank's i-th collective of a communicator is called. */
+static const char *coll_name(const struct gs_report *job, const struct ja_member *m, size_t i)
+{
+	const struct gs_trace *t = rank_of(job, m->ri)->t;
+	size_t n;
+	const struct gs_op *op = &gs_trace_ops(t, &n)[m->ops[i]];
+	const struct gs_collective *c = gs_trace_op_collective(t, op);
+
+	if (c && c->name != GS_NO_STRING)
+		return gs_trace_string(t, c->name);
+	return gs_trace_string(t, op->name);
+}
+
+static const struct gs_op *member_op(const struct gs_report *job, const struct ja_member *m,
+				     size_t i)
+{
+	size_t n;
+
+	return &gs_trace_ops(rank_of(job, m->ri)->t, &n)[m->ops[i]];
+}
+
+/* "0-3, 5" of the ranks of members whose flag is set (all: flags NULL). */
+static void rank_list(char *buf, size_t size, const struct gs_report *job, const struct ja_comm *c,
+		      const bool *flags)
+{
+	size_t len = 0, i = 0;
+
+	buf[0] = '\0';
+	while (i < c->n_m) {
+		size_t k;
+		uint32_t a, b;
+		int w;
+
+		if (flags && !flags[i]) {
+			i++;
+			continue;
+		}
+		a = b = rank_of(job, c->m[i].ri)->rank;
+		k = i + 1;
+		while (k < c->n_m && (!flags || flags[k]) &&
+		       rank_of(job, c->m[k].ri)->rank == b + 1)
+			b = rank_of(job, c->m[k++].ri)->rank;
+		if (a == b)
+			w = snprintf(buf + len, size - len, "%s%u", len ? ", " : "", a);
+		else
+			w = snprintf(buf + len, size - len, "%s%u%s%u", len ? ", " : "", a,
+				     b == a + 1 ? ", " : "-", b);
+		if (w < 0 || (size_t)w >= size - len) {
+			if (size > 4)
+				memcpy(buf + size - 4, "...", 4);
+			return;
+		}
+		len += (size_t)w;
+		i = k;
+	}
+}
+
+/* A rank_list() of more than one rank. */
+static bool several(const char *list)
+{
+	return strchr(list, ',') || strchr(list, '-');
+}
+
+static gs_status add_mismatch(struct gs_job_analysis *ja, size_t *cap, size_t comm, uint8_t kind,
+			      size_t index, char *text)
+{
+	if (!text)
+		return nomem();
+	if (ja->n_mm == *cap) {
+		size_t nc = *cap ? *cap * 2 : 4;
+		struct ja_mismatch *p = realloc(ja->mm, nc * sizeof(*p));
+
+		if (!p) {
+			free(text);
+			return nomem();
+		}
+		ja->mm = p;
+		*cap = nc;
+	}
+	ja->mm[ja->n_mm++] = (struct ja_mismatch){comm, kind, index, text};
+	return GS_OK;
+}
+
+/* The counts of a communicator's ranks, and how many are matched. */
+static gs_status check_comm(struct gs_job_analysis *ja, const struct gs_report *job, size_t ci,
+			    size_t *cap_mm)
+{
+	struct ja_comm *c = &ja->comms[ci];
+	size_t lo = SIZE_MAX, hi = 0, i, k;
+	char few[256], many[256];
+	bool *flags;
+	gs_status rc = GS_OK;
+
+	if (c->by_group && c->group_size && c->group_size != c->n_m) {
+		char all[256];
+
+		rank_list(all, sizeof(all), job, c, NULL);
+		rc = add_mismatch(ja, cap_mm, ci, MM_RANKS, 0,
+				  str_printf("%s: the group has %u ranks, the job has its "
+					     "collectives on %zu (rank%s %s)",
+					     c->label, c->group_size, c->n_m,
+					     c->n_m == 1 ? "" : "s", all));
+		if (rc != GS_OK)
+			return rc;
+	}
+	if (c->n_m < 2)
+		return GS_OK;
+	for (i = 0; i < c->n_m; i++) {
+		lo = c->m[i].n < lo ? c->m[i].n : lo;
+		hi = c->m[i].n > hi ? c->m[i].n : hi;
+	}
+	flags = calloc(c->n_m, sizeof(*flags));
+	if (!flags)
+		return nomem();
+	c->matched = lo;
+	if (lo != hi) {
+		char counts[64];
+		size_t lo2 = SIZE_MAX;
+
+		/* The ranks of the shortest count against the rest. */
+		for (i = 0; i < c->n_m; i++)
+			flags[i] = c->m[i].n == lo;
+		rank_list(few, sizeof(few), job, c, flags);
+		for (i = 0; i < c->n_m; i++)
+			flags[i] = !flags[i];
+		rank_list(many, sizeof(many), job, c, flags);
+		/* The other counts, as they are ("6" or "6 to 8"). */
+		for (i = 0; i < c->n_m; i++)
+			if (c->m[i].n != lo && c->m[i].n < lo2)
+				lo2 = c->m[i].n;
+		if (lo2 == hi)
+			snprintf(counts, sizeof(counts), "%zu", hi);
+		else
+			snprintf(counts, sizeof(counts), "%zu to %zu", lo2, hi);
+		rc = add_mismatch(ja, cap_mm, ci, MM_COUNT, lo,
+				  str_printf("%s: %s %s %s %zu collectives, %s %s %s %s: the first "
+					     "%zu compared",
+					     c->label, several(few) ? "ranks" : "rank", few,
+					     several(few) ? "have" : "has", lo,
+					     several(many) ? "ranks" : "rank", many,
+					     several(many) ? "have" : "has", counts, lo));
+	}
+	/* Names, index by index: stop at the first that differs. */
+	for (k = 0; rc == GS_OK && k < c->matched; k++) {
+		const char *name0 = coll_name(job, &c->m[0], k);
+		bool differ = false;
+
+		for (i = 1; i < c->n_m; i++) {
+			flags[i] = strcmp(coll_name(job, &c->m[i], k), name0) != 0;
+			differ |= flags[i];
+		}
+		if (!differ)
+			continue;
+		flags[0] = false;
+		rank_list(many, sizeof(many), job, c, flags);
+		{
+			char n0[64], n1[64];
+			size_t first_diff = 1;
+
+			while (!flags[first_diff])
+				first_diff++;
+			gs_report_text_fit(n0, sizeof(n0), name0, 40);
+			gs_report_text_fit(n1, sizeof(n1), coll_name(job, &c->m[first_diff], k),
+					   40);
+			rc = add_mismatch(
+				ja, cap_mm, ci, MM_NAME, k,
+				str_printf("%s: collective %zu is %s on rank %u but %s on rank%s "
+					   "%s: the first %zu compared",
+					   c->label, k, n0, rank_of(job, c->m[0].ri)->rank, n1,
+					   several(many) ? "s" : "", many, k));
+		}
+		c->matched = k;
+	}
+	free(flags);
+	return rc;
+}
+
+static gs_status match_comm(struct gs_job_analysis *ja, const struct gs_report *job, size_t ci,
+			    size_t *cap_coll)
+{
+	struct ja_comm *c = &ja->comms[ci];
+
+	c->first_coll = ja->n_coll;
+	if (c->n_m < 2 || !c->matched)
+		return GS_OK;
+	if (ja->n_coll + c->matched > *cap_coll) {
+		size_t nc = *cap_coll ? *cap_coll : 64;
+		struct ja_coll *p;
+
+		while (nc < ja->n_coll + c->matched)
+			nc *= 2;
+		p = realloc(ja->coll, nc * sizeof(*p));
+		if (!p)
+			return nomem();
+		ja->coll = p;
+		*cap_coll = nc;
+	}
+	for (size_t k = 0; k < c->matched; k++) {
+		struct ja_coll *x = &ja->coll[ja->n_coll++];
+		int64_t transfer = INT64_MAX;
+		const struct gs_collective *desc = NULL;
+		const struct gs_trace *desc_t = NULL;
+		uint32_t n;
+		enum ja_kind kind;
+		size_t i;
+
+		memset(x, 0, sizeof(*x));
+		x->comm = (uint32_t)ci;
+		x->index = (uint32_t)k;
+		x->name = coll_name(job, &c->m[0], k);
+		x->bytes = -1;
+		x->algbw = x->busbw = NAN;
+		for (i = 0; i < c->n_m; i++) {
+			const struct gs_op *op = member_op(job, &c->m[i], k);
+			const struct gs_trace *t = rank_of(job, c->m[i].ri)->t;
+
+			if (!i || op->start_ns < x->first)
+				x->first = op->start_ns;
+			if (!i || op->start_ns > x->last) {
+				x->last = op->start_ns;
+				x->last_m = i;
+			}
+			if (x->bytes < 0) {
+				const struct gs_collective *col = gs_trace_op_collective(t, op);
+
+				x->bytes = message_bytes(t, col);
+				if (col && !desc) {
+					desc = col;
+					desc_t = t;
+				}
+			}
+		}
+		x->skew = x->last - x->first;
+		for (i = 0; i < c->n_m; i++) {
+			const struct gs_op *op = member_op(job, &c->m[i], k);
+			int64_t rest = op->end_ns - x->last;
+
+			if (rest < transfer)
+				transfer = rest;
+			x->wait_sum += x->last - op->start_ns;
+		}
+		x->transfer = transfer > 0 ? transfer : 0;
+		kind = K_UNKNOWN;
+		if (desc && desc->name != GS_NO_STRING)
+			kind = kind_of_name(gs_trace_string(desc_t, desc->name));
+		if (kind == K_UNKNOWN)
+			kind = kind_of_name(gs_trace_string(rank_of(job, c->m[0].ri)->t,
+							    member_op(job, &c->m[0], k)->name));
+		n = desc && desc->group_size ? desc->group_size : (uint32_t)c->n_m;
+		if (x->bytes >= 0 && x->transfer > 0) {
+			x->algbw = (double)x->bytes / (double)x->transfer;
+			x->busbw = x->algbw * bus_factor(kind, n);
+		}
+		/* Totals of the communicator and of each rank. */
+		c->skew_sum += x->skew;
+		if (x->skew > c->skew_max)
+			c->skew_max = x->skew;
+		c->wait_sum += x->wait_sum;
+		c->transfer_sum += x->transfer;
+		if (isfinite(x->busbw)) {
+			c->busbw_sum += x->busbw;
+			c->busbw_n++;
+		}
+		ja->wait_total += x->wait_sum;
+		for (i = 0; i < c->n_m; i++) {
+			struct ja_total *tot = &ja->totals[c->m[i].ri];
+			const struct gs_op *op = member_op(job, &c->m[i], k);
+
+			tot->collectives++;
+			tot->waited += x->last - op->start_ns;
+			{
+				const struct gs_report *r = rank_of(job, c->m[i].ri);
+				size_t q = gpu_index(ja, c->m[i].ri,
+						     gs_report_op_device(r->t, c->m[i].ops[k]));
+
+				if (q != SIZE_MAX) {
+					const struct ja_gpu *g = &ja->gpus[q];
+					int64_t from = k ? member_op(job, &c->m[i], k - 1)->end_ns :
+							   g->d->b.window_start;
+
+					tot->compute_before += busy_between(g, from, op->start_ns);
+				}
+			}
+			if (x->skew > 0) {
+				tot->counted++;
+				tot->expected += 1.0 / (double)c->n_m;
+				if (i == x->last_m) {
+					tot->last++;
+					tot->cost += x->wait_sum;
+				}
+			}
+		}
+	}
+	return GS_OK;
+}
+
+static int cmp_skew(const void *pa, const void *pb, void *arg)
+{
+	const struct gs_job_analysis *ja = arg;
+	const struct ja_coll *a = &ja->coll[*(const size_t *)pa],
+			     *b = &ja->coll[*(const size_t *)pb];
+
+	if (a->skew != b->skew)
+		return a->skew > b->skew ? -1 : 1;
+	if (a->comm != b->comm)
+		return a->comm < b->comm ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Insertion-free rank by skew: qsort_r is not C11, so a small merge sort. */
+static void sort_by_skew(struct gs_job_analysis *ja, size_t *v, size_t *tmp, size_t n)
+{
+	size_t mid, i, j, k;
+
+	if (n < 2)
+		return;
+	mid = n / 2;
+	sort_by_skew(ja, v, tmp, mid);
+	sort_by_skew(ja, v + mid, tmp, n - mid);
+	for (i = 0, j = mid, k = 0; i < mid || j < n;) {
+		if (j >= n || (i < mid && cmp_skew(&v[i], &v[j], ja) <= 0))
+			tmp[k++] = v[i++];
+		else
+			tmp[k++] = v[j++];
+	}
+	memcpy(v, tmp, n * sizeof(*v));
+}
+
+/* The straggler rule (top of the file). */
+static bool is_straggler(const struct ja_total *t)
+{
+	double p = (double)t->counted, e = t->expected, need = 2 * e;
+
+	if (t->last < MIN_LAST || t->cost <= 0)
+		return false;
+	if ((p + e) / 2 < need)
+		need = (p + e) / 2;
+	if (p / 4 > need)
+		need = p / 4;
+	return (double)t->last >= need;
+}
+
+static int cmp_straggler(const void *pa, const void *pb, void *arg)
+{
+	const struct gs_job_analysis *ja = arg;
+	const struct ja_total *a = &ja->totals[*(const size_t *)pa];
+	const struct ja_total *b = &ja->totals[*(const size_t *)pb];
+
+	if (a->cost != b->cost)
+		return a->cost > b->cost ? -1 : 1;
+	return a->ri < b->ri ? -1 : a->ri > b->ri;
+}
+
+static gs_status build_collectives(struct gs_job_analysis *ja, const struct gs_report *job)
+{
+	size_t cap = 0, cap_mm = 0, cap_coll = 0, i;
+	gs_status rc = GS_OK;
+	size_t *tmp;
+
+	ja->n_totals = job->n_ranks;
+	ja->totals = calloc(job->n_ranks ? job->n_ranks : 1, sizeof(*ja->totals));
+	if (!ja->totals)
+		return nomem();
+	for (i = 0; i < job->n_ranks; i++)
+		ja->totals[i].ri = i;
+	for (i = 0; i < job->n_ranks && rc == GS_OK; i++)
+		rc = rank_comms(ja, &cap, job->ranks[i], i);
+	if (rc != GS_OK)
+		return rc;
+	if (ja->n_comms)
+		qsort(ja->comms, ja->n_comms, sizeof(*ja->comms), cmp_comm);
+	for (i = 0; i < ja->n_comms; i++) {
+		struct ja_comm *c = &ja->comms[i];
+
+		int n;
+
+		if (c->by_group)
+			n = snprintf(c->label, sizeof(c->label), "pg %.40s%s%.30s", c->group,
+				     *c->desc ? " " : "", c->desc);
+		else
+			n = snprintf(c->label, sizeof(c->label), "stream %llu",
+				     (unsigned long long)c->stream_id);
+		/* Communicators of two clock groups have the same key: say which. */
+		if (job->job && job->job->n_clock_groups > 1 && n > 0 &&
+		    (size_t)n < sizeof(c->label))
+			snprintf(c->label + n, sizeof(c->label) - (size_t)n, " @clock %u",
+				 c->clock_group);
+	}
+	for (i = 0; i < ja->n_comms && rc == GS_OK; i++)
+		rc = check_comm(ja, job, i, &cap_mm);
+	for (i = 0; i < ja->n_comms && rc == GS_OK; i++)
+		rc = match_comm(ja, job, i, &cap_coll);
+	if (rc != GS_OK)
+		return rc;
+	ja->by_skew = malloc((ja->n_coll ? ja->n_coll : 1) * sizeof(*ja->by_skew));
+	tmp = malloc((ja->n_coll ? ja->n_coll : 1) * sizeof(*tmp));
+	ja->stragglers = malloc((ja->n_totals ? ja->n_totals : 1) * sizeof(*ja->stragglers));
+	if (!ja->by_skew || !tmp || !ja->stragglers) {
+		free(tmp);
+		return nomem();
+	}
+	for (i = 0; i < ja->n_coll; i++)
+		ja->by_skew[i] = i;
+	sort_by_skew(ja, ja->by_skew, tmp, ja->n_coll);
+	free(tmp);
+	for (i = 0; i < ja->n_totals; i++) {
+		ja->totals[i].straggler = is_straggler(&ja->totals[i]);
+		if (ja->totals[i].straggler)
+			ja->stragglers[ja->n_stragglers++] = i;
+	}
+	/* Few stragglers: an insertion sort by cost. */
+	for (i = 1; i < ja->n_stragglers; i++)
+		for (size_t k = i;
+		     k > 0 && cmp_straggler(&ja->stragglers[k - 1], &ja->stragglers[k], ja) > 0;
+		     k--) {
+			size_t x = ja->stragglers[k];
+
+			ja->stragglers[k] = ja->stragglers[k - 1];
+			ja->stragglers[k - 1] = x;
+		}
+	return GS_OK;
+}
+
+/* ---- findings ---- */
+
+static gs_status add_finding(struct gs_job_analysis *ja, size_t *cap, const char *kind, int64_t ns,
+			     char *text, char *advice)
+{
+	if (!text || !advice) {
+		free(text);
+		free(advice);
+		return nomem();
+	}
+	if (ja->n_findings == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		struct ja_finding *p = realloc(ja->findings, nc * sizeof(*p));
+
+		if (!p) {
+			free(text);
+			free(advice);
+			return nomem();
+		}
+		ja->findings = p;
+		*cap = nc;
+	}
+	ja->findings[ja->n_findings++] = (struct ja_finding){kind, ns, text, advice};
+	return GS_OK;
+}
+
+static int cmp_finding(const void *pa, const void *pb)
+{
+	const struct ja_finding *a = pa, *b = pb;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return strcmp(a->kind, b->kind);
+}
+
+/* The text that names a GPU in a finding: "rank 3" ("rank 3 GPU 1" when
+ * the rank has several). */
+static const char *gpu_name(char *buf, size_t size, const struct ja_gpu *g)
+{
+	if (g->r->n_dev > 1)
+		snprintf(buf, size, "rank %u GPU %u", g->r->rank, g->d->device);
+	else
+		snprintf(buf, size, "rank %u", g->r->rank);
+	return buf;
+}
+
+static int cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The lower median of the ranks' compute before their collectives (over
+ * the ranks that took part in any). */
+static int64_t median_compute_before(const struct gs_job_analysis *ja)
+{
+	int64_t *v = malloc((ja->n_totals ? ja->n_totals : 1) * sizeof(*v)), m = 0;
+	size_t n = 0;
+
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < ja->n_totals; i++)
+		if (ja->totals[i].collectives)
+			v[n++] = ja->totals[i].compute_before;
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_i64);
+	if (n)
+		m = v[(n - 1) / 2];
+	free(v);
+	return m;
+}
+
+static gs_status build_findings(struct gs_job_analysis *ja, const struct gs_report *job)
+{
+	int64_t median_compute = median_compute_before(ja);
+	size_t cap = 0, i;
+	gs_status rc = GS_OK;
+	int64_t exposed = 0, beyond = 0;
+	const struct ja_gpu *worst = NULL;
+	size_t with_comm = 0;
+
+	for (i = 0; i < ja->n_stragglers && i < MAX_STRAGGLER_FINDINGS && rc == GS_OK; i++) {
+		const struct ja_total *t = &ja->totals[ja->stragglers[i]];
+		uint32_t rank = rank_of(job, t->ri)->rank;
+		char share[32], chance[32], compute[160];
+
+		if (!significant(t->cost, ja->longest_window))
+			continue;
+		gs_report_pct(share, sizeof(share), (int64_t)t->last, (int64_t)t->counted);
+		compute[0] = '\0';
+		if (t->compute_before > median_compute)
+			snprintf(compute, sizeof(compute),
+				 "; its compute before them took %s, %s more than the median "
+				 "rank's",
+				 DUR(t->compute_before), DUR(t->compute_before - median_compute));
+		snprintf(chance, sizeof(chance), "%.1f%%",
+			 t->counted ? 100.0 * t->expected / (double)t->counted : 0.0);
+		rc = add_finding(
+			ja, &cap, "straggler", t->cost,
+			str_printf("rank %u arrived last at %s of %llu collectives (%llu times; "
+				   "chance alone would give %s); the others waited %s for it%s",
+				   rank, share, (unsigned long long)t->counted,
+				   (unsigned long long)t->last, chance, DUR(t->cost), compute),
+			str_printf("look at rank %u's own section: what it runs before the "
+				   "collectives (its compute, host-bound idle, data loading, "
+				   "a slower GPU or link); every other rank waits for it",
+				   rank));
+	}
+	if (rc == GS_OK && !ja->n_stragglers && ja->n_coll &&
+	    significant(ja->wait_total, ja->longest_window)) {
+		int64_t skew_sum = 0, skew_max = 0;
+
+		for (i = 0; i < ja->n_coll; i++) {
+			skew_sum += ja->coll[i].skew;
+			if (ja->coll[i].skew > skew_max)
+				skew_max = ja->coll[i].skew;
+		}
+		rc = add_finding(
+			ja, &cap, "skew", ja->wait_total,
+			str_printf("the ranks waited %s in all for one another at %zu collectives "
+				   "(mean skew %s, max %s), with no one rank last most often",
+				   DUR(ja->wait_total), ja->n_coll,
+				   DUR(skew_sum / (int64_t)ja->n_coll), DUR(skew_max)),
+			str_printf("load imbalance across ranks: even out the work of a step "
+				   "(uneven batches, sequence lengths or shards), and look for "
+				   "jitter on the ranks that arrive late (host threads, data "
+				   "loading, garbage collection)"));
+	}
+	for (i = 0; i < ja->n_gpus; i++) {
+		const struct ja_gpu *g = &ja->gpus[i];
+
+		if (!g->d->comm_kernels)
+			continue;
+		with_comm++;
+		exposed += g->d->comm_exposed_ns;
+		if (!worst || g->d->comm_exposed_ns > worst->d->comm_exposed_ns)
+			worst = g;
+	}
+	/* At stake: the exposed time beyond the rank's waits for the others
+	 * (those are the stragglers' and the imbalance's findings). */
+	for (i = 0; i < ja->n_totals; i++) {
+		int64_t e = 0;
+
+		for (size_t k = ja->first_gpu[i]; k < ja->n_gpus && ja->gpus[k].ri == i; k++)
+			e += ja->gpus[k].d->comm_exposed_ns;
+		if (e > ja->totals[i].waited)
+			beyond += e - ja->totals[i].waited;
+	}
+	if (rc == GS_OK && worst && significant(worst->d->comm_exposed_ns, worst->d->b.window_ns) &&
+	    significant(beyond, ja->longest_window)) {
+		char who[64], ov[32] = "n/a";
+		const struct ja_stat *s = &ja->stat[M_OVERLAP];
+
+		if (s->count)
+			snprintf(ov, sizeof(ov), "%.1f%%", 100.0 * s->v[1]);
+		rc = add_finding(
+			ja, &cap, "exposed_communication", beyond,
+			str_printf(
+				"communication ran with no compute kernel alongside for %s over "
+				"%zu GPU%s (%s of it beyond the waits for other ranks), up to %s "
+				"on %s (%s of its window); median overlap with compute %s",
+				DUR(exposed), with_comm, with_comm == 1 ? "" : "s", DUR(beyond),
+				DUR(worst->d->comm_exposed_ns), gpu_name(who, sizeof(who), worst),
+				PCT(worst->d->comm_exposed_ns, worst->d->b.window_ns), ov),
+			str_printf("overlap communication with compute: bucket gradients so that "
+				   "all-reduces start during the backward pass (DDP bucket_cap_mb, "
+				   "FSDP prefetch), issue collectives asynchronously on their own "
+				   "stream; exposed time also holds the waits for late ranks"));
+	}
+	if (rc == GS_OK && ja->n_mm) {
+		rc = add_finding(
+			ja, &cap, "mismatch", 0,
+			str_printf("%zu communicator%s do%s not line up across ranks; %s%s",
+				   ja->n_mm, ja->n_mm == 1 ? "" : "s", ja->n_mm == 1 ? "es" : "",
+				   ja->mm[0].text,
+				   ja->n_mm > 1 ? " (and more: see Mismatches)" : ""),
+			str_printf("the traces cover different steps or code paths: record every "
+				   "rank over the same iterations (one profiler schedule), or look "
+				   "for a rank that took another path"));
+	}
+	if (ja->n_findings)
+		qsort(ja->findings, ja->n_findings, sizeof(*ja->findings), cmp_finding);
+	return rc;
 }
 
 void gs_job_analysis_destroy(struct gs_job_analysis *ja)
 {
+	size_t i, k;
+
+	if (!ja)
+		return;
+	for (i = 0; i < ja->n_comms; i++) {
+		for (k = 0; k < ja->comms[i].n_m; k++)
+			free(ja->comms[i].m[k].ops);
+		free(ja->comms[i].m);
+	}
+	free(ja->comms);
+	for (i = 0; i < ja->n_mm; i++)
+		free(ja->mm[i].text);
+	free(ja->mm);
+	for (i = 0; i < ja->n_findings; i++) {
+		free(ja->findings[i].text);
+		free(ja->findings[i].advice);
+	}
+	free(ja->findings);
+	for (i = 0; i < ja->n_gpus; i++) {
+		free(ja->gpus[i].busy);
+		free(ja->gpus[i].before);
+	}
+	free(ja->gpus);
+	free(ja->first_gpu);
+	free(ja->coll);
+	free(ja->by_skew);
+	free(ja->totals);
+	free(ja->stragglers);
 	free(ja);
+}
+
+gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analysis **out)
+{
+	struct gs_job_analysis *ja;
+	gs_status rc;
+
+	if (out)
+		*out = NULL;
+	if (!job || !out) {
+		gs_error_append("gs_job_analysis_build: no %s", job ? "output" : "job report");
+		return GS_ERR_INVALID;
+	}
+	ja = calloc(1, sizeof(*ja));
+	if (!ja)
+		return nomem();
+	ja->top = job->top ? job->top : GS_REPORT_DEFAULT_TOP;
+	rc = build_gpus(ja, job);
+	if (rc == GS_OK)
+		rc = build_collectives(ja, job);
+	if (rc == GS_OK)
+		rc = build_findings(ja, job);
+	if (rc != GS_OK) {
+		gs_error_append("job analysis");
+		gs_job_analysis_destroy(ja);
+		return rc;
+	}
+	*out = ja;
+	return GS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                       */
+/* ------------------------------------------------------------------------ */
+
+struct jt {
+	struct gs_out *o;
+	bool color;
+};
+
+static void jt_bold(struct jt *w, bool on)
+{
+	if (w->color)
+		gs_out_puts(w->o, on ? "\033[1m" : "\033[0m");
+}
+
+static void jt_spaces(struct jt *w, size_t n)
+{
+	while (n--)
+		gs_out_putc(w->o, ' ');
+}
+
+/* `s` in a column of `cols`, left- or right-aligned. */
+static void jt_cell(struct jt *w, const char *s, size_t cols, bool right)
+{
+	char buf[4 * TEXT_WIDTH + 8];
+	size_t used = gs_report_text_fit(buf, sizeof(buf), s, cols);
+
+	if (right)
+		jt_spaces(w, cols - used);
+	gs_out_puts(w->o, buf);
+	if (!right)
+		jt_spaces(w, cols - used);
+}
+
+static void jt_section(struct jt *w, const char *title)
+{
+	char buf[4 * TEXT_WIDTH + 8];
+
+	gs_report_text_fit(buf, sizeof(buf), title, TEXT_WIDTH - 2);
+	gs_out_puts(w->o, "\n  ");
+	jt_bold(w, true);
+	gs_out_puts(w->o, buf);
+	jt_bold(w, false);
+	gs_out_putc(w->o, '\n');
+}
+
+static void jt_rule(struct jt *w, const char *title)
+{
+	char buf[4 * TEXT_WIDTH + 8];
+	size_t used;
+
+	jt_bold(w, true);
+	gs_out_puts(w->o, "\n━━ ");
+	used = 4 + gs_report_text_fit(buf, sizeof(buf), title, TEXT_WIDTH - 4);
+	gs_out_puts(w->o, buf);
+	gs_out_putc(w->o, ' ');
+	while (used++ < TEXT_WIDTH)
+		gs_out_puts(w->o, "━");
+	jt_bold(w, false);
+	gs_out_putc(w->o, '\n');
+}
+
+/* A fraction as a percentage with one decimal; "n/a" when not finite. */
+static const char *frac_text(char *buf, size_t size, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, size, "n/a");
+	else
+		snprintf(buf, size, "%.1f%%", 100.0 * v);
+	return buf;
+}
+
+#define FRAC(v) frac_text((char[32]){0}, 32, (v))
+
+/* Bytes per ns is GB/s. */
+static const char *bw_text(char *buf, size_t size, double gbps)
+{
+	if (!isfinite(gbps))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.2f GB/s", gbps);
+	return buf;
+}
+
+#define BW(v) bw_text((char[32]){0}, 32, (v))
+
+static const char *metric_text(char *buf, size_t size, enum ja_metric m, double v)
+{
+	if (metric_info[m].ns)
+		return gs_report_dur(buf, size, (int64_t)v);
+	if (m == M_EFF) {
+		snprintf(buf, size, "%.2f", v);
+		return buf;
+	}
+	return frac_text(buf, size, v);
+}
+
+static void text_findings(struct jt *w, const struct gs_job_analysis *ja)
+{
+	jt_section(w, "Job findings");
+	if (!ja->n_findings) {
+		gs_out_puts(w->o, "    nothing stands out across the ranks: no straggler, waits or "
+				  "exposed communication\n    above 0.5% of a window\n");
+		return;
+	}
+	for (size_t i = 0; i < ja->n_findings; i++) {
+		char num[32];
+
+		snprintf(num, sizeof(num), "  %2zu. ", i + 1);
+		jt_bold(w, true);
+		gs_out_puts(w->o, num);
+		jt_bold(w, false);
+		gs_report_text_wrap(w->o, "", strlen(num), ja->findings[i].text, 6);
+		gs_report_text_wrap(w->o, "      -> ", 9, ja->findings[i].advice, 9);
+	}
+}
+
+static void text_ranks(struct jt *w, const struct gs_job_analysis *ja)
+{
+	jt_section(w, "Ranks");
+	gs_out_puts(w->o, "    ");
+	jt_cell(w, "rank", 6, false);
+	jt_cell(w, "host", 10, false);
+	jt_cell(w, "GPU", 3, true);
+	jt_cell(w, "window", 11, true);
+	jt_cell(w, "kernel", 7, true);
+	jt_cell(w, "copy", 7, true);
+	jt_cell(w, "sync", 7, true);
+	jt_cell(w, "idle", 7, true);
+	jt_cell(w, "eff", 6, true);
+	jt_cell(w, "comm", 11, true);
+	jt_cell(w, "exposed", 11, true);
+	jt_cell(w, "overlap", 8, true);
+	gs_out_putc(w->o, '\n');
+	for (size_t i = 0; i < ja->n_gpus; i++) {
+		const struct ja_gpu *g = &ja->gpus[i];
+		const struct gs_report_device *d = g->d;
+		char rank[16], dev[16], eff[32];
+
+		snprintf(rank, sizeof(rank), "%u", g->r->rank);
+		snprintf(dev, sizeof(dev), "%u", d->device);
+		gs_out_puts(w->o, "    ");
+		jt_cell(w, rank, 6, false);
+		jt_cell(w, *g->r->host ? g->r->host : "-", 10, false);
+		jt_cell(w, dev, 3, true);
+		jt_cell(w, DUR(d->b.window_ns), 11, true);
+		jt_cell(w, PCT(d->b.total_ns[GS_CAT_KERNEL], d->b.window_ns), 7, true);
+		jt_cell(w, PCT(d->b.total_ns[GS_CAT_COPY], d->b.window_ns), 7, true);
+		jt_cell(w, PCT(d->b.total_ns[GS_CAT_SYNC], d->b.window_ns), 7, true);
+		jt_cell(w, PCT(d->b.total_ns[GS_CAT_IDLE], d->b.window_ns), 7, true);
+		jt_cell(w, gs_report_eff_text(d, eff, sizeof(eff)), 6, true);
+		jt_cell(w, d->comm_kernels ? DUR(d->comm_ns) : "-", 11, true);
+		jt_cell(w, d->comm_kernels ? DUR(d->comm_exposed_ns) : "-", 11, true);
+		jt_cell(w, isfinite(g->overlap) ? FRAC(g->overlap) : "-", 8, true);
+		gs_out_putc(w->o, '\n');
+	}
+}
+
+/* "12.000 ms (rank 3)"; "(rank 3:1)" for GPU 1 of a rank with several. */
+static const char *stat_cell(char *buf, size_t size, const struct gs_job_analysis *ja,
+			     const struct ja_stat *s, enum ja_metric m, int which)
+{
+	const struct ja_gpu *g = &ja->gpus[s->gpu[which]];
+	char v[48];
+
+	metric_text(v, sizeof(v), m, s->v[which]);
+	if (g->r->n_dev > 1)
+		snprintf(buf, size, "%s (rank %u:%u)", v, g->r->rank, g->d->device);
+	else
+		snprintf(buf, size, "%s (rank %u)", v, g->r->rank);
+	return buf;
+}
+
+static void text_summary(struct jt *w, const struct gs_job_analysis *ja)
+{
+	char title[128];
+
+	snprintf(title, sizeof(title),
+		 "Across the %zu GPUs (the median of an even count is the "
+		 "lower middle)",
+		 ja->n_gpus);
+	jt_section(w, title);
+	gs_out_puts(w->o, "    ");
+	jt_cell(w, "", 14, false);
+	jt_cell(w, "min", 26, false);
+	jt_cell(w, "median", 26, false);
+	gs_out_puts(w->o, "max\n");
+	for (unsigned m = 0; m < M_COUNT; m++) {
+		const struct ja_stat *s = &ja->stat[m];
+		char buf[96];
+
+		gs_out_puts(w->o, "    ");
+		jt_cell(w, metric_info[m].label, 14, false);
+		if (!s->count) {
+			gs_out_puts(w->o, "-\n");
+			continue;
+		}
+		for (int k = 0; k < 3; k++) {
+			stat_cell(buf, sizeof(buf), ja, s, (enum ja_metric)m, k);
+			if (k < 2)
+				jt_cell(w, buf, 26, false);
+			else
+				gs_out_puts(w->o, buf);
+		}
+		gs_out_putc(w->o, '\n');
+	}
+}
+
+static void text_collectives(struct jt *w, const struct gs_report *job,
+			     const struct gs_job_analysis *ja)
+{
+	char title[160];
+	size_t comms = 0, i, shown;
+
+	for (i = 0; i < ja->n_comms; i++)
+		comms += ja->comms[i].matched > 0;
+	if (!ja->n_comms) {
+		jt_section(w, "Collectives");
+		gs_out_puts(w->o, "    no communication kernels (NCCL / RCCL) in the ranks' "
+				  "windows\n");
+		return;
+	}
+	snprintf(title, sizeof(title), "Collectives: %zu compared in %zu communicator%s",
+		 ja->n_coll, comms, comms == 1 ? "" : "s");
+	jt_section(w, title);
+	gs_out_puts(w->o, "    ");
+	jt_cell(w, "communicator", 20, false);
+	jt_cell(w, "ranks", 6, true);
+	jt_cell(w, "count", 8, true);
+	jt_cell(w, "mean skew", 11, true);
+	jt_cell(w, "max skew", 11, true);
+	jt_cell(w, "waited", 11, true);
+	jt_cell(w, "transfer", 11, true);
+	jt_cell(w, "busbw", 12, true);
+	gs_out_putc(w->o, '\n');
+	for (i = 0; i < ja->n_comms; i++) {
+		const struct ja_comm *c = &ja->comms[i];
+		char n[32], k[32];
+		int64_t m = c->matched ? (int64_t)c->matched : 1;
+
+		snprintf(n, sizeof(n), "%zu", c->n_m);
+		snprintf(k, sizeof(k), "%zu", c->matched);
+		gs_out_puts(w->o, "    ");
+		jt_cell(w, c->label, 20, false);
+		jt_cell(w, n, 6, true);
+		jt_cell(w, k, 8, true);
+		if (!c->matched) {
+			gs_out_puts(w->o, c->n_m < 2 ? "   not compared: one rank\n" :
+						       "   not compared\n");
+			continue;
+		}
+		jt_cell(w, DUR(c->skew_sum / m), 11, true);
+		jt_cell(w, DUR(c->skew_max), 11, true);
+		jt_cell(w, DUR(c->wait_sum), 11, true);
+		jt_cell(w, DUR(c->transfer_sum / m), 11, true);
+		jt_cell(w, c->busbw_n ? BW(c->busbw_sum / (double)c->busbw_n) : "-", 12, true);
+		gs_out_putc(w->o, '\n');
+	}
+	gs_out_puts(w->o,
+		    "    skew: last arrival - first; waited: the ranks' waits summed; "
+		    "transfer: kernel end after the\n    last arrival (least over the ranks); "
+		    "busbw: mean of the collectives with a known size\n");
+	if (job->job && job->job->n_clock_groups > 1)
+		gs_out_puts(w->o,
+			    "    ranks on different clocks (clock groups) are never compared: "
+			    "each group is matched on its own\n");
+	if (!ja->n_coll)
+		return;
+
+	shown = ja->n_coll < ja->top ? ja->n_coll : ja->top;
+	snprintf(title, sizeof(title), "Collectives by skew (%zu of %zu)", shown, ja->n_coll);
+	jt_section(w, title);
+	gs_out_puts(w->o, "    ");
+	jt_cell(w, "#", 4, true);
+	gs_out_puts(w->o, "  ");
+	jt_cell(w, "communicator", 16, false);
+	jt_cell(w, "index", 6, true);
+	gs_out_puts(w->o, "  ");
+	jt_cell(w, "name", 20, false);
+	jt_cell(w, "skew", 11, true);
+	jt_cell(w, "last", 6, true);
+	jt_cell(w, "transfer", 11, true);
+	jt_cell(w, "busbw", 12, true);
+	gs_out_putc(w->o, '\n');
+	for (i = 0; i < shown; i++) {
+		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct ja_comm *c = &ja->comms[x->comm];
+		char num[32], idx[32], last[32];
+
+		snprintf(num, sizeof(num), "%zu", i + 1);
+		snprintf(idx, sizeof(idx), "%u", x->index);
+		snprintf(last, sizeof(last), "%u", rank_of(job, c->m[x->last_m].ri)->rank);
+		gs_out_puts(w->o, "    ");
+		jt_cell(w, num, 4, true);
+		gs_out_puts(w->o, "  ");
+		jt_cell(w, c->label, 16, false);
+		jt_cell(w, idx, 6, true);
+		gs_out_puts(w->o, "  ");
+		jt_cell(w, x->name, 20, false);
+		jt_cell(w, DUR(x->skew), 11, true);
+		jt_cell(w, x->skew > 0 ? last : "-", 6, true);
+		jt_cell(w, DUR(x->transfer), 11, true);
+		jt_cell(w, BW(x->busbw), 12, true);
+		gs_out_putc(w->o, '\n');
+	}
+	if (shown < ja->n_coll)
+		gs_out_printf(w->o,
+			      "    ... %zu more (--top N, or --format json for the %d "
+			      "largest)\n",
+			      ja->n_coll - shown, JSON_COLLECTIVES);
+}
+
+static void text_totals(struct jt *w, const struct gs_report *job, const struct gs_job_analysis *ja)
+{
+	if (!ja->n_coll)
+		return;
+	jt_section(w, "Per rank, over its collectives");
+	gs_out_puts(w->o, "    ");
+	jt_cell(w, "rank", 6, false);
+	jt_cell(w, "collectives", 12, true);
+	jt_cell(w, "waited", 12, true);
+	jt_cell(w, "last", 8, true);
+	jt_cell(w, "share", 8, true);
+	jt_cell(w, "cost to others", 16, true);
+	jt_cell(w, "compute before", 16, true);
+	gs_out_putc(w->o, '\n');
+	for (size_t i = 0; i < ja->n_totals; i++) {
+		const struct ja_total *t = &ja->totals[i];
+		char rank[16], n[32], last[32];
+
+		if (!t->collectives)
+			continue;
+		snprintf(rank, sizeof(rank), "%u", rank_of(job, t->ri)->rank);
+		snprintf(n, sizeof(n), "%llu", (unsigned long long)t->collectives);
+		snprintf(last, sizeof(last), "%llu", (unsigned long long)t->last);
+		gs_out_puts(w->o, "    ");
+		jt_cell(w, rank, 6, false);
+		jt_cell(w, n, 12, true);
+		jt_cell(w, DUR(t->waited), 12, true);
+		jt_cell(w, last, 8, true);
+		jt_cell(w, PCT((int64_t)t->last, (int64_t)t->counted), 8, true);
+		jt_cell(w, DUR(t->cost), 16, true);
+		jt_cell(w, DUR(t->compute_before), 16, true);
+		gs_out_puts(w->o, t->straggler ? "  straggler\n" : "\n");
+	}
+	gs_out_puts(w->o, "    last: times the others waited for it (a skew of 0 counts for no "
+			  "one); share: of its\n    collectives with a skew; straggler: last in at "
+			  "least 3, a quarter, and twice chance;\n    compute before: its compute "
+			  "kernels' time between its previous collective and its arrival\n");
+}
+
+static void text_mismatches(struct jt *w, const struct gs_job_analysis *ja)
+{
+	if (!ja->n_mm)
+		return;
+	jt_section(w, "Mismatches (reported, not guessed over)");
+	for (size_t i = 0; i < ja->n_mm && i < ja->top; i++)
+		gs_report_text_wrap(w->o, "    ", 4, ja->mm[i].text, 6);
+	if (ja->n_mm > ja->top)
+		gs_out_printf(w->o, "    ... %zu more (--top N, or --format json for all)\n",
+			      ja->n_mm - ja->top);
 }
 
 void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job, bool color)
 {
-	(void)o;
-	(void)job;
-	(void)color;
+	const struct gs_job_analysis *ja = job ? job->ja : NULL;
+	struct jt w = {o, color};
+	char title[96];
+
+	if (!ja)
+		return;
+	snprintf(title, sizeof(title), "job: %zu ranks, %zu GPU%s", job->n_ranks, ja->n_gpus,
+		 ja->n_gpus == 1 ? "" : "s");
+	jt_rule(&w, title);
+	text_findings(&w, ja);
+	text_ranks(&w, ja);
+	text_summary(&w, ja);
+	text_collectives(&w, job, ja);
+	text_totals(&w, job, ja);
+	text_mismatches(&w, ja);
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                       */
+/* ------------------------------------------------------------------------ */
+
+static void jw_frac_or_null(struct jw *w, const char *key, double v)
+{
+	if (isfinite(v))
+		jw_fixed(w, key, v);
+	else
+		jw_null(w, key);
+}
+
+static void jw_metric(struct jw *w, const char *key, enum ja_metric m, double v)
+{
+	if (metric_info[m].ns)
+		jw_i64(w, key, (int64_t)v);
+	else
+		jw_frac_or_null(w, key, v);
+}
+
+static void json_ranks(struct jw *w, const struct gs_job_analysis *ja)
+{
+	jw_arr(w, "ranks");
+	for (size_t i = 0; i < ja->n_gpus; i++) {
+		const struct ja_gpu *g = &ja->gpus[i];
+		const struct gs_report_device *d = g->d;
+
+		jw_row(w, NULL);
+		jw_u64(w, "rank", g->r->rank);
+		if (*g->r->host)
+			jw_str(w, "host", g->r->host);
+		else
+			jw_null(w, "host");
+		if (g->r->pid >= 0)
+			jw_i64(w, "pid", g->r->pid);
+		else
+			jw_null(w, "pid");
+		jw_u64(w, "device", d->device);
+		jw_u64(w, "clock_group", g->r->clock_group);
+		jw_i64(w, "window_ns", d->b.window_ns);
+		jw_i64(w, "kernel_ns", d->b.total_ns[GS_CAT_KERNEL]);
+		jw_i64(w, "copy_ns", d->b.total_ns[GS_CAT_COPY]);
+		jw_i64(w, "sync_ns", d->b.total_ns[GS_CAT_SYNC]);
+		jw_i64(w, "idle_ns", d->b.total_ns[GS_CAT_IDLE]);
+		jw_frac_or_null(w, "efficiency", metric_value(g, M_EFF));
+		jw_u64(w, "comm_kernels", d->comm_kernels);
+		jw_i64(w, "comm_ns", d->comm_ns);
+		jw_i64(w, "comm_union_ns", d->comm_union_ns);
+		jw_i64(w, "comm_exposed_ns", d->comm_exposed_ns);
+		jw_frac_or_null(w, "overlap", g->overlap);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+static void json_summary(struct jw *w, const struct gs_job_analysis *ja)
+{
+	static const char *const which[3] = {"min", "median", "max"};
+
+	jw_obj(w, "summary");
+	for (unsigned m = 0; m < M_COUNT; m++) {
+		const struct ja_stat *s = &ja->stat[m];
+
+		jw_row(w, metric_info[m].key);
+		jw_u64(w, "count", s->count);
+		for (int k = 0; k < 3; k++) {
+			char key[32];
+
+			if (!s->count) {
+				jw_null(w, which[k]);
+				snprintf(key, sizeof(key), "%s_rank", which[k]);
+				jw_null(w, key);
+				snprintf(key, sizeof(key), "%s_device", which[k]);
+				jw_null(w, key);
+				continue;
+			}
+			jw_metric(w, which[k], (enum ja_metric)m, s->v[k]);
+			snprintf(key, sizeof(key), "%s_rank", which[k]);
+			jw_u64(w, key, ja->gpus[s->gpu[k]].r->rank);
+			snprintf(key, sizeof(key), "%s_device", which[k]);
+			jw_u64(w, key, ja->gpus[s->gpu[k]].d->device);
+		}
+		jw_end_obj(w);
+	}
+	jw_end_obj(w);
+}
+
+static void json_communicators(struct jw *w, const struct gs_report *job,
+			       const struct gs_job_analysis *ja)
+{
+	jw_arr(w, "communicators");
+	for (size_t i = 0; i < ja->n_comms; i++) {
+		const struct ja_comm *c = &ja->comms[i];
+		int64_t m = c->matched ? (int64_t)c->matched : 1;
+
+		jw_row(w, NULL);
+		jw_u64(w, "id", i);
+		jw_str(w, "name", c->label);
+		jw_str(w, "key", c->by_group ? "process_group" : "stream");
+		if (c->by_group) {
+			jw_str(w, "group", c->group);
+			jw_null(w, "stream");
+		} else {
+			jw_null(w, "group");
+			jw_u64(w, "stream", c->stream_id);
+		}
+		if (c->group_size)
+			jw_u64(w, "group_size", c->group_size);
+		else
+			jw_null(w, "group_size");
+		jw_u64(w, "clock_group", c->clock_group);
+		jw_arr_inline(w, "ranks");
+		for (size_t k = 0; k < c->n_m; k++)
+			jw_u64(w, NULL, rank_of(job, c->m[k].ri)->rank);
+		jw_end_arr(w);
+		jw_arr_inline(w, "counts");
+		for (size_t k = 0; k < c->n_m; k++)
+			jw_u64(w, NULL, c->m[k].n);
+		jw_end_arr(w);
+		jw_u64(w, "matched", c->matched);
+		jw_i64(w, "skew_mean_ns", c->matched ? c->skew_sum / m : 0);
+		jw_i64(w, "skew_max_ns", c->skew_max);
+		jw_i64(w, "wait_ns", c->wait_sum);
+		jw_i64(w, "transfer_mean_ns", c->matched ? c->transfer_sum / m : 0);
+		jw_frac_or_null(w, "busbw_mean_gbps",
+				c->busbw_n ? c->busbw_sum / (double)c->busbw_n : NAN);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+static void json_collectives(struct jw *w, const struct gs_report *job,
+			     const struct gs_job_analysis *ja)
+{
+	size_t n = 0, entries = 0;
+
+	/* The largest skews first: JSON_COLLECTIVES at most, fewer when their
+	 * per-rank rows would pass JSON_RANK_ROWS (a job of many ranks). */
+	while (n < ja->n_coll && n < JSON_COLLECTIVES) {
+		size_t m = ja->comms[ja->coll[ja->by_skew[n]].comm].n_m;
+
+		if (n && entries + m > JSON_RANK_ROWS)
+			break;
+		entries += m;
+		n++;
+	}
+	jw_u64(w, "collectives_total", ja->n_coll);
+	jw_u64(w, "collectives_listed", n);
+	jw_arr(w, "collectives");
+	for (size_t i = 0; i < n; i++) {
+		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct ja_comm *c = &ja->comms[x->comm];
+
+		jw_row(w, NULL);
+		jw_u64(w, "communicator", x->comm);
+		jw_u64(w, "index", x->index);
+		jw_str(w, "name", x->name);
+		jw_arr_inline(w, "ranks");
+		for (size_t k = 0; k < c->n_m; k++) {
+			int64_t a = member_op(job, &c->m[k], x->index)->start_ns;
+
+			jw_row(w, NULL);
+			jw_u64(w, "rank", rank_of(job, c->m[k].ri)->rank);
+			jw_i64(w, "arrival_ns", a);
+			jw_i64(w, "wait_ns", x->last - a);
+			jw_end_obj(w);
+		}
+		jw_end_arr(w);
+		jw_i64(w, "skew_ns", x->skew);
+		jw_u64(w, "last_rank", rank_of(job, c->m[x->last_m].ri)->rank);
+		jw_i64(w, "transfer_ns", x->transfer);
+		if (x->bytes >= 0)
+			jw_i64(w, "bytes", x->bytes);
+		else
+			jw_null(w, "bytes");
+		jw_frac_or_null(w, "algbw_gbps", x->algbw);
+		jw_frac_or_null(w, "busbw_gbps", x->busbw);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+static void json_totals(struct jw *w, const struct gs_report *job, const struct gs_job_analysis *ja)
+{
+	jw_arr(w, "rank_totals");
+	for (size_t i = 0; i < ja->n_totals; i++) {
+		const struct ja_total *t = &ja->totals[i];
+
+		jw_row(w, NULL);
+		jw_u64(w, "rank", rank_of(job, t->ri)->rank);
+		jw_u64(w, "collectives", t->collectives);
+		jw_i64(w, "waited_ns", t->waited);
+		jw_u64(w, "times_last", t->last);
+		jw_u64(w, "with_skew", t->counted);
+		jw_fixed(w, "expected_last", t->expected);
+		jw_i64(w, "cost_ns", t->cost);
+		jw_i64(w, "compute_before_ns", t->compute_before);
+		jw_bool(w, "straggler", t->straggler);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_arr(w, "stragglers");
+	for (size_t i = 0; i < ja->n_stragglers; i++) {
+		const struct ja_total *t = &ja->totals[ja->stragglers[i]];
+
+		jw_row(w, NULL);
+		jw_u64(w, "rank", rank_of(job, t->ri)->rank);
+		jw_u64(w, "times_last", t->last);
+		jw_u64(w, "collectives", t->counted);
+		jw_fixed(w, "share", t->counted ? (double)t->last / (double)t->counted : 0);
+		jw_i64(w, "cost_ns", t->cost);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+static void json_mismatches(struct jw *w, const struct gs_report *job,
+			    const struct gs_job_analysis *ja)
+{
+	static const char *const kinds[] = {"count", "name", "ranks"};
+
+	jw_arr(w, "mismatches");
+	for (size_t i = 0; i < ja->n_mm; i++) {
+		const struct ja_mismatch *x = &ja->mm[i];
+		const struct ja_comm *c = &ja->comms[x->comm];
+
+		jw_row(w, NULL);
+		jw_u64(w, "communicator", x->comm);
+		jw_str(w, "kind", kinds[x->kind]);
+		jw_arr_inline(w, "ranks");
+		for (size_t k = 0; k < c->n_m; k++) {
+			jw_row(w, NULL);
+			jw_u64(w, "rank", rank_of(job, c->m[k].ri)->rank);
+			jw_u64(w, "count", c->m[k].n);
+			jw_end_obj(w);
+		}
+		jw_end_arr(w);
+		if (x->kind == MM_RANKS)
+			jw_u64(w, "group_size", c->group_size);
+		if (x->kind == MM_NAME)
+			jw_u64(w, "index", x->index);
+		jw_u64(w, "matched", c->matched);
+		jw_str(w, "text", x->text);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
 }
 
 void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 {
-	(void)w;
-	(void)job;
+	const struct gs_job_analysis *ja = job ? job->ja : NULL;
+
+	if (!ja)
+		return;
+	jw_obj(w, "job");
+	json_ranks(w, ja);
+	json_summary(w, ja);
+	json_communicators(w, job, ja);
+	json_collectives(w, job, ja);
+	json_totals(w, job, ja);
+	json_mismatches(w, job, ja);
+	jw_arr(w, "findings");
+	for (size_t i = 0; i < ja->n_findings; i++) {
+		jw_row(w, NULL);
+		jw_str(w, "kind", ja->findings[i].kind);
+		jw_i64(w, "ns", ja->findings[i].ns);
+		jw_str(w, "text", ja->findings[i].text);
+		jw_str(w, "advice", ja->findings[i].advice);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_end_obj(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* HTML                                                                       */
+/* ------------------------------------------------------------------------ */
+
+#define H_XMAX 1000000 /* drawing units across the span (as report_html.c) */
+#define H_DRAWN 2000   /* collectives drawn per clock group at most, by skew */
+#define H_RECTS 20000  /* ... and kernels drawn */
+#define H_PITCH 24
+#define H_BAR_Y 4
+#define H_BAR_H 16
+#define H_LABEL_W 170
+#define H_AXIS_H 24
+
+static void h_esc(struct gs_out *o, const char *s, size_t max)
+{
+	gs_report_html_text(o, s, max);
+}
+
+/* A duration with "µs". */
+static const char *h_dur(char *buf, size_t size, int64_t ns)
+{
+	size_t len;
+
+	gs_report_dur(buf, size, ns);
+	len = strlen(buf);
+	if (len >= 3 && !strcmp(buf + len - 3, " us") && len + 2 < size)
+		memcpy(buf + len - 2, "\xc2\xb5s", 4);
+	return buf;
+}
+
+#define HDUR(ns) h_dur((char[48]){0}, 48, (ns))
+
+static void h_findings(struct gs_out *o, const struct gs_job_analysis *ja)
+{
+	gs_out_puts(o, "<h3>Job findings</h3>\n");
+	if (!ja->n_findings) {
+		gs_out_puts(o,
+			    "<p class=\"none\" id=\"job-findings\">Nothing stands out across the "
+			    "ranks: no straggler, waits or exposed communication above 0.5% of "
+			    "a window.</p>\n");
+		return;
+	}
+	gs_out_puts(o, "<ol class=\"findings\" id=\"job-findings\">\n");
+	for (size_t i = 0; i < ja->n_findings; i++) {
+		gs_out_puts(o, "<li><div>");
+		gs_report_html_sentence(o, ja->findings[i].text);
+		gs_out_puts(o, "</div><div class=\"advice\">&rarr; ");
+		gs_report_html_sentence(o, ja->findings[i].advice);
+		gs_out_puts(o, "</div></li>\n");
+	}
+	gs_out_puts(o, "</ol>\n");
+}
+
+static void h_ranks(struct gs_out *o, const struct gs_job_analysis *ja)
+{
+	gs_out_puts(o, "<h3>Ranks</h3>\n<table class=\"tbl\" id=\"job-ranks\"><thead><tr>"
+		       "<th>rank</th><th>host</th><th class=\"n\">GPU</th>"
+		       "<th class=\"n\">window</th><th class=\"n\">kernel</th>"
+		       "<th class=\"n\">copy</th><th class=\"n\">sync</th><th class=\"n\">idle</th>"
+		       "<th class=\"n\">efficiency</th><th class=\"n\">comm time</th>"
+		       "<th class=\"n\">exposed comm</th><th class=\"n\">overlap</th>"
+		       "</tr></thead><tbody>\n");
+	for (size_t i = 0; i < ja->n_gpus; i++) {
+		const struct ja_gpu *g = &ja->gpus[i];
+		const struct gs_report_device *d = g->d;
+		char eff[32];
+
+		gs_out_printf(o, "<tr><td>%u</td><td>", g->r->rank);
+		h_esc(o, *g->r->host ? g->r->host : "-", 40);
+		gs_out_printf(o, "</td><td class=\"n\">%u</td><td class=\"n\">%s</td>", d->device,
+			      HDUR(d->b.window_ns));
+		for (unsigned c = 0; c < GS_CAT_COUNT; c++)
+			gs_out_printf(o, "<td class=\"n\">%s</td>",
+				      PCT(d->b.total_ns[c], d->b.window_ns));
+		gs_out_printf(o, "<td class=\"n\">%s</td>",
+			      gs_report_eff_text(d, eff, sizeof(eff)));
+		gs_out_printf(o, "<td class=\"n\">%s</td>",
+			      d->comm_kernels ? HDUR(d->comm_ns) : "-");
+		gs_out_printf(o, "<td class=\"n\">%s</td>",
+			      d->comm_kernels ? HDUR(d->comm_exposed_ns) : "-");
+		gs_out_printf(o, "<td class=\"n\">%s</td></tr>\n",
+			      isfinite(g->overlap) ? FRAC(g->overlap) : "-");
+	}
+	gs_out_puts(o, "</tbody></table>\n");
+	gs_out_puts(o, "<table class=\"tbl\" id=\"job-summary\"><thead><tr><th>over the GPUs</th>"
+		       "<th class=\"n\">min</th><th class=\"n\">median</th><th class=\"n\">max</th>"
+		       "</tr></thead><tbody>\n");
+	for (unsigned m = 0; m < M_COUNT; m++) {
+		const struct ja_stat *s = &ja->stat[m];
+		char buf[96];
+
+		gs_out_printf(o, "<tr><td>%s</td>", metric_info[m].label);
+		for (int k = 0; k < 3; k++) {
+			if (!s->count) {
+				gs_out_puts(o, "<td class=\"n\">-</td>");
+				continue;
+			}
+			stat_cell(buf, sizeof(buf), ja, s, (enum ja_metric)m, k);
+			gs_out_puts(o, "<td class=\"n\">");
+			h_esc(o, buf, 0);
+			gs_out_puts(o, "</td>");
+		}
+		gs_out_puts(o, "</tr>\n");
+	}
+	gs_out_puts(o, "</tbody></table>\n<p class=\"more\">The median of an even count is the "
+		       "lower middle; ties go to the lowest rank.</p>\n");
+}
+
+/* The lane of GPU `dev` of rank `ri`: -1 when it has none. */
+static int lane_of(const struct gs_job_analysis *ja, const int *lanes, size_t ri, uint32_t dev)
+{
+	size_t i = gpu_index(ja, ri, dev);
+
+	return i == SIZE_MAX ? -1 : lanes[i];
+}
+
+static int64_t h_x(int64_t t, int64_t t0, int64_t span)
+{
+	double x;
+
+	if (t <= t0 || span <= 0)
+		return 0;
+	if (t - t0 >= span)
+		return H_XMAX;
+	x = (double)(t - t0) * H_XMAX / (double)span;
+	return (int64_t)(x + 0.5);
+}
+
+/* One drawing of the collectives of clock group `g`: a lane per GPU, its
+ * collective kernels on it (the last rank's in the wait colour), and each
+ * collective's skew as a band from its first to its last arrival across
+ * the lanes. */
+static void h_drawing(struct gs_out *o, const struct gs_report *job,
+		      const struct gs_job_analysis *ja, uint32_t g, int *lanes)
+{
+	size_t n_lanes = 0, in_group = 0, n_draw = 0, rects = 0, drawn, i, k;
+	int64_t t0 = 0, t1 = 0;
+	bool any = false, full = false;
+	int height;
+
+	for (i = 0; i < ja->n_gpus; i++)
+		lanes[i] = -1;
+	/* The collectives of the group, by skew: the first H_DRAWN are drawn,
+	 * fewer when their kernels would pass H_RECTS. */
+	for (i = 0; i < ja->n_coll; i++) {
+		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct ja_comm *c = &ja->comms[x->comm];
+
+		if (c->clock_group != g)
+			continue;
+		in_group++;
+		if (!full && (n_draw >= H_DRAWN || (n_draw && rects + c->n_m > H_RECTS)))
+			full = true;
+		if (full)
+			continue;
+		n_draw++;
+		rects += c->n_m;
+		for (k = 0; k < c->n_m; k++) {
+			const struct gs_report *r = rank_of(job, c->m[k].ri);
+			const struct gs_op *op = member_op(job, &c->m[k], x->index);
+			uint32_t dev = gs_report_op_device(r->t, c->m[k].ops[x->index]);
+			size_t q = gpu_index(ja, c->m[k].ri, dev);
+
+			if (q != SIZE_MAX)
+				lanes[q] = 0;
+			if (!any || op->start_ns < t0)
+				t0 = op->start_ns;
+			if (!any || op->end_ns > t1)
+				t1 = op->end_ns;
+			any = true;
+		}
+	}
+	if (!any)
+		return;
+	for (i = 0; i < ja->n_gpus; i++)
+		if (lanes[i] == 0)
+			lanes[i] = (int)n_lanes++;
+	height = (int)n_lanes * H_PITCH;
+	if (t1 <= t0)
+		t1 = t0 + 1;
+	gs_out_printf(o, "<div class=\"timeline\" id=\"job-timeline-%u\" data-span=\"%lld\">\n", g,
+		      (long long)(t1 - t0));
+	gs_out_printf(o,
+		      "<div class=\"tl-ctl\"><button data-z=\"in\" title=\"zoom in\">+</button>"
+		      "<button data-z=\"out\" title=\"zoom out\">&minus;</button>"
+		      "<button data-z=\"reset\">reset</button>"
+		      "<span>wheel: zoom, drag: pan; times from the first collective kernel "
+		      "(%lld ns)</span><span class=\"range\"></span></div>\n",
+		      (long long)t0);
+	gs_out_puts(o, "<div class=\"tl-body\">\n");
+	gs_out_printf(o, "<svg class=\"labels\" width=\"%d\" height=\"%d\">\n", H_LABEL_W,
+		      H_AXIS_H + height);
+	for (i = 0; i < ja->n_gpus; i++) {
+		char name[64];
+
+		if (lanes[i] < 0)
+			continue;
+		snprintf(name, sizeof(name), "rank %u \xc2\xb7 GPU %u", ja->gpus[i].r->rank,
+			 ja->gpus[i].d->device);
+		gs_out_printf(o, "<text x=\"0\" y=\"%d\">", H_AXIS_H + lanes[i] * H_PITCH + 16);
+		h_esc(o, name, 0);
+		gs_out_puts(o, "</text>\n");
+	}
+	gs_out_puts(o, "</svg>\n<div class=\"tl-plot\">\n");
+	gs_out_printf(o, "<svg class=\"axis\" id=\"job-axis-%u\"></svg>\n", g);
+	gs_out_printf(o,
+		      "<svg class=\"lanes\" id=\"job-lanes-%u\" viewBox=\"0 0 %d %d\" "
+		      "height=\"%d\" preserveAspectRatio=\"none\">\n",
+		      g, H_XMAX, height, height);
+	for (i = 1; i < n_lanes; i++)
+		gs_out_printf(o, "<line class=\"sep\" x1=\"0\" x2=\"%d\" y1=\"%zu\" y2=\"%zu\"/>\n",
+			      H_XMAX, i * H_PITCH, i * H_PITCH);
+	/* Bands first, under the kernels. */
+	for (i = 0, drawn = 0; i < ja->n_coll && drawn < n_draw; i++) {
+		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct ja_comm *c = &ja->comms[x->comm];
+		int64_t a, b;
+
+		if (c->clock_group != g)
+			continue;
+		drawn++;
+		if (x->skew <= 0)
+			continue;
+		a = h_x(x->first, t0, t1 - t0);
+		b = h_x(x->last, t0, t1 - t0);
+		gs_out_printf(o,
+			      "<rect x=\"%lld\" y=\"0\" width=\"%lld\" height=\"%d\" "
+			      "style=\"fill:#7048e8;fill-opacity:.18\"><title>",
+			      (long long)a, (long long)(b > a ? b - a : 1), height);
+		h_esc(o, c->label, 60);
+		gs_out_printf(o, " #%u ", x->index);
+		h_esc(o, x->name, 60);
+		gs_out_printf(o, "&#10;skew %s: rank %u arrived last</title></rect>\n",
+			      HDUR(x->skew), rank_of(job, c->m[x->last_m].ri)->rank);
+	}
+	for (i = 0, drawn = 0; i < ja->n_coll && drawn < n_draw; i++) {
+		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct ja_comm *c = &ja->comms[x->comm];
+
+		if (c->clock_group != g)
+			continue;
+		drawn++;
+		for (k = 0; k < c->n_m; k++) {
+			const struct gs_report *r = rank_of(job, c->m[k].ri);
+			const struct gs_op *op = member_op(job, &c->m[k], x->index);
+			uint32_t dev = gs_report_op_device(r->t, c->m[k].ops[x->index]);
+			int lane = lane_of(ja, lanes, c->m[k].ri, dev);
+			int64_t a = h_x(op->start_ns, t0, t1 - t0),
+				b = h_x(op->end_ns, t0, t1 - t0);
+			bool last = x->skew > 0 && k == x->last_m;
+
+			if (lane < 0)
+				continue;
+			gs_out_printf(o,
+				      "<rect class=\"k\" x=\"%lld\" y=\"%d\" width=\"%lld\" "
+				      "height=\"%d\"%s><title>",
+				      (long long)a, lane * H_PITCH + H_BAR_Y,
+				      (long long)(b > a ? b - a : 1), H_BAR_H,
+				      last ? " style=\"fill:#7048e8\"" : "");
+			/* Short: one a kernel (the band names the collective). */
+			h_esc(o, x->name, 32);
+			gs_out_printf(o, " #%u&#10;rank %u: +%s, waited %s, ran %s%s", x->index,
+				      r->rank, HDUR(op->start_ns - t0),
+				      HDUR(x->last - op->start_ns), HDUR(op->end_ns - op->start_ns),
+				      last ? ", last" : "");
+			gs_out_puts(o, "</title></rect>\n");
+		}
+	}
+	gs_out_puts(o, "</svg>\n</div>\n</div>\n");
+	gs_out_puts(o, "<div class=\"legend\"><span><span class=\"sw c-kernel\"></span>collective "
+		       "kernel</span><span><span class=\"sw c-wait\"></span>the last rank's kernel "
+		       "(the others waited for it)</span><span><span class=\"sw c-wait\" "
+		       "style=\"opacity:.25\"></span>skew: first to last arrival</span></div>\n");
+	if (in_group > n_draw)
+		gs_out_printf(o,
+			      "<p class=\"more\">The %zu collectives of largest skew of %zu are "
+			      "drawn.</p>\n",
+			      n_draw, in_group);
+	gs_out_puts(o, "</div>\n");
+}
+
+static void h_collectives(struct gs_out *o, const struct gs_report *job,
+			  const struct gs_job_analysis *ja)
+{
+	size_t shown, i;
+	int *lanes;
+
+	gs_out_puts(o, "<h3>Collectives</h3>\n");
+	if (!ja->n_comms) {
+		gs_out_puts(o, "<p class=\"none\" id=\"job-collectives\">No communication kernels "
+			       "(NCCL / RCCL) in the ranks' windows.</p>\n");
+		return;
+	}
+	lanes = malloc((ja->n_gpus ? ja->n_gpus : 1) * sizeof(*lanes));
+	if (lanes) {
+		uint32_t groups = job->job ? job->job->n_clock_groups : 1;
+
+		for (uint32_t g = 0; g < groups && !o->failed; g++)
+			h_drawing(o, job, ja, g, lanes);
+		free(lanes);
+	}
+	if (job->job && job->job->n_clock_groups > 1)
+		gs_out_puts(o,
+			    "<p class=\"more\">Ranks on different clocks (clock groups) are never "
+			    "compared: each group is matched and drawn on its own.</p>\n");
+	gs_out_puts(o,
+		    "<table class=\"tbl\" id=\"job-communicators\"><thead><tr>"
+		    "<th>communicator</th><th class=\"n\">ranks</th><th class=\"n\">compared</th>"
+		    "<th class=\"n\">mean skew</th><th class=\"n\">max skew</th>"
+		    "<th class=\"n\">waited</th><th class=\"n\">mean transfer</th>"
+		    "<th class=\"n\">mean busbw</th></tr></thead><tbody>\n");
+	for (i = 0; i < ja->n_comms; i++) {
+		const struct ja_comm *c = &ja->comms[i];
+		int64_t m = c->matched ? (int64_t)c->matched : 1;
+
+		gs_out_puts(o, "<tr><td>");
+		h_esc(o, c->label, 0);
+		gs_out_printf(o, "</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td>", c->n_m,
+			      c->matched);
+		if (!c->matched) {
+			gs_out_puts(o, "<td colspan=\"5\" class=\"met\">not compared</td></tr>\n");
+			continue;
+		}
+		gs_out_printf(o, "<td class=\"n\">%s</td>", HDUR(c->skew_sum / m));
+		gs_out_printf(o, "<td class=\"n\">%s</td>", HDUR(c->skew_max));
+		gs_out_printf(o, "<td class=\"n\">%s</td>", HDUR(c->wait_sum));
+		gs_out_printf(o, "<td class=\"n\">%s</td>", HDUR(c->transfer_sum / m));
+		gs_out_printf(o, "<td class=\"n\">%s</td></tr>\n",
+			      c->busbw_n ? BW(c->busbw_sum / (double)c->busbw_n) : "-");
+	}
+	gs_out_puts(o, "</tbody></table>\n");
+	if (ja->n_coll) {
+		shown = ja->n_coll < ja->top ? ja->n_coll : ja->top;
+		gs_out_puts(o, "<table class=\"tbl\" id=\"job-skew\"><thead><tr><th class=\"n\">#"
+			       "</th><th>communicator</th><th class=\"n\">index</th><th>name</th>"
+			       "<th class=\"n\">skew</th><th class=\"n\">last rank</th>"
+			       "<th class=\"n\">transfer</th><th class=\"n\">algbw</th>"
+			       "<th class=\"n\">busbw</th></tr></thead><tbody>\n");
+		for (i = 0; i < shown; i++) {
+			const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
+			const struct ja_comm *c = &ja->comms[x->comm];
+
+			gs_out_printf(o, "<tr><td class=\"n\">%zu</td><td>", i + 1);
+			h_esc(o, c->label, 0);
+			gs_out_printf(o, "</td><td class=\"n\">%u</td><td class=\"name\">",
+				      x->index);
+			h_esc(o, x->name, 90);
+			gs_out_printf(o, "</td><td class=\"n\">%s</td>", HDUR(x->skew));
+			if (x->skew > 0)
+				gs_out_printf(o, "<td class=\"n\">%u</td>",
+					      rank_of(job, c->m[x->last_m].ri)->rank);
+			else
+				gs_out_puts(o, "<td class=\"n\">-</td>");
+			gs_out_printf(o, "<td class=\"n\">%s</td><td class=\"n\">%s</td>",
+				      HDUR(x->transfer), BW(x->algbw));
+			gs_out_printf(o, "<td class=\"n\">%s</td></tr>\n", BW(x->busbw));
+		}
+		gs_out_puts(o, "</tbody></table>\n");
+		if (shown < ja->n_coll)
+			gs_out_printf(o,
+				      "<p class=\"more\">%zu more (--top N for more rows, --format "
+				      "json for the %d largest)</p>\n",
+				      ja->n_coll - shown, JSON_COLLECTIVES);
+		gs_out_puts(o,
+			    "<table class=\"tbl\" id=\"job-totals\"><thead><tr><th>rank</th>"
+			    "<th class=\"n\">collectives</th><th class=\"n\">waited</th>"
+			    "<th class=\"n\">times last</th><th class=\"n\">share</th>"
+			    "<th class=\"n\">cost to others</th><th></th></tr></thead><tbody>\n");
+		for (i = 0; i < ja->n_totals; i++) {
+			const struct ja_total *t = &ja->totals[i];
+
+			if (!t->collectives)
+				continue;
+			gs_out_printf(
+				o,
+				"<tr><td>%u</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
+				"<td class=\"n\">%llu</td><td class=\"n\">%s</td>"
+				"<td class=\"n\">%s</td><td>%s</td></tr>\n",
+				rank_of(job, t->ri)->rank, (unsigned long long)t->collectives,
+				HDUR(t->waited), (unsigned long long)t->last,
+				PCT((int64_t)t->last, (int64_t)t->counted), HDUR(t->cost),
+				t->straggler ? "<b>straggler</b>" : "");
+		}
+		gs_out_puts(o, "</tbody></table>\n");
+	}
+	if (ja->n_mm) {
+		gs_out_puts(o, "<h3>Mismatches</h3>\n<ul class=\"notes\" id=\"job-mismatches\">\n");
+		for (i = 0; i < ja->n_mm; i++) {
+			gs_out_puts(o, "<li>");
+			h_esc(o, ja->mm[i].text, 0);
+			gs_out_puts(o, "</li>\n");
+		}
+		gs_out_puts(o, "</ul>\n");
+	}
 }
 
 void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job)
 {
-	(void)o;
-	(void)job;
+	const struct gs_job_analysis *ja = job ? job->ja : NULL;
+
+	if (!ja)
+		return;
+	gs_out_printf(o, "<section class=\"job\" id=\"job\">\n<h2>Job: %zu ranks, %zu GPU%s</h2>\n",
+		      job->n_ranks, ja->n_gpus, ja->n_gpus == 1 ? "" : "s");
+	h_findings(o, ja);
+	h_ranks(o, ja);
+	h_collectives(o, job, ja);
+	gs_out_puts(o, "</section>\n");
 }

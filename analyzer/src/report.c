@@ -494,8 +494,8 @@ static int64_t ival_meet(const struct ival *x, size_t nx, const struct ival *y, 
 	return total;
 }
 
-/* NCCL / RCCL kernels by name (any case). */
-static bool comm_name(const char *s)
+/* NCCL / RCCL kernels by name (any case): the name holds "nccl" or "rccl". */
+bool gs_report_comm_name(const char *s)
 {
 	for (; *s; s++) {
 		if ((s[0] == 'n' || s[0] == 'N' || s[0] == 'r' || s[0] == 'R') &&
@@ -506,15 +506,15 @@ static bool comm_name(const char *s)
 	return false;
 }
 
-/* comm_name() of a name id, worked out once per name: `memo` holds 0 for
+/* gs_report_comm_name() of a name id, worked out once per name: `memo` holds 0 for
  * not yet, 1 for no, 2 for yes (names are interned; a trace has millions of
  * kernels but a few hundred names). */
 static bool is_comm_name(const struct gs_trace *t, uint8_t *memo, size_t n_names, uint32_t name)
 {
 	if (name >= n_names)
-		return comm_name(gs_trace_string(t, name));
+		return gs_report_comm_name(gs_trace_string(t, name));
 	if (!memo[name])
-		memo[name] = comm_name(gs_trace_string(t, name)) ? 2 : 1;
+		memo[name] = gs_report_comm_name(gs_trace_string(t, name)) ? 2 : 1;
 	return memo[name] == 2;
 }
 

@@ -77,7 +77,7 @@ struct hw {
  * `s` as HTML text, safe in element content and in quoted attributes.
  * Cut to `max` code points with a trailing "…" when longer (0: no cut).
  */
-static void h_text(struct hw *w, const char *s, size_t max)
+void gs_report_html_text(struct gs_out *o, const char *s, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	char buf[512];
@@ -114,7 +114,7 @@ static void h_text(struct hw *w, const char *s, size_t max)
 		}
 		if (len + 8 >= sizeof(buf)) {
 			buf[len] = '\0';
-			gs_out_puts(&w->o, buf);
+			gs_out_puts(o, buf);
 			len = 0;
 		}
 		if (rep) {
@@ -132,12 +132,17 @@ static void h_text(struct hw *w, const char *s, size_t max)
 		cps++;
 	}
 	buf[len] = '\0';
-	gs_out_puts(&w->o, buf);
+	gs_out_puts(o, buf);
+}
+
+static void h_text(struct hw *w, const char *s, size_t max)
+{
+	gs_report_html_text(&w->o, s, max);
 }
 
 /* `s` as h_text, with "<digit> us" written "<digit> µs" (the findings
  * are the text report's sentences). */
-static void h_sentence(struct hw *w, const char *s)
+void gs_report_html_sentence(struct gs_out *o, const char *s)
 {
 	const char *p = s ? s : "", *from = p;
 	char *buf;
@@ -145,7 +150,7 @@ static void h_sentence(struct hw *w, const char *s)
 
 	buf = malloc(len + len / 3 + 1); /* " us" (3 bytes) grows by one byte */
 	if (!buf) {
-		h_text(w, p, 0);
+		gs_report_html_text(o, p, 0);
 		return;
 	}
 	for (; *p; p++) {
@@ -159,8 +164,13 @@ static void h_sentence(struct hw *w, const char *s)
 		buf[k++] = *p;
 	}
 	buf[k] = '\0';
-	h_text(w, buf, 0);
+	gs_report_html_text(o, buf, 0);
 	free(buf);
+}
+
+static void h_sentence(struct hw *w, const char *s)
+{
+	gs_report_html_sentence(&w->o, s);
 }
 
 /* A duration for people, as the text report writes it but with "µs". */

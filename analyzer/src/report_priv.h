@@ -189,6 +189,25 @@ const char *gs_report_eff_text(const struct gs_report_device *d, char *buf, size
 const char *gs_report_device_title(const struct gs_report *r, const struct gs_report_device *d,
 				   char *buf, size_t size);
 
+/* NCCL / RCCL kernels by name (any case): the communication kernels. */
+bool gs_report_comm_name(const char *name);
+
+/* Text report helpers (report_text.c), for the job section (job.c):
+ * words of `s` over lines of 100 columns, the first after `first`
+ * (already `col0` columns), the rest indented by `indent`; and `s` made
+ * printable and cut to `cols` columns with "…" (returns the columns). */
+struct gs_out;
+void gs_report_text_wrap(struct gs_out *o, const char *first, size_t col0, const char *s,
+			 size_t indent);
+size_t gs_report_text_fit(char *buf, size_t size, const char *s, size_t cols);
+
+/* HTML helpers (report_html.c): `s` as HTML text, safe in content and in
+ * quoted attributes (& < > " ' escaped, control bytes and invalid UTF-8
+ * as U+FFFD), cut to `max` code points with "…" (0: no cut); and a
+ * finding's sentence ("12 us" written with µs). */
+void gs_report_html_text(struct gs_out *o, const char *s, size_t max);
+void gs_report_html_sentence(struct gs_out *o, const char *s);
+
 /* Sizes of the derived tables. */
 #define GS_REPORT_DEFAULT_TOP 10
 

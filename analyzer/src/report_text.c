@@ -138,14 +138,15 @@ static const char *u64s(char *buf, size_t size, uint64_t v)
 /* Words of `s` over lines of WIDTH, the first after `first` (already
  * printed, `col0` columns), the rest indented by `indent`. Words longer
  * than a line are cut. */
-static void tw_wrap(struct tw *w, const char *first, size_t col0, const char *s, size_t indent)
+void gs_report_text_wrap(struct gs_out *o, const char *first, size_t col0, const char *s,
+			 size_t indent)
 {
 	char word[4 * WIDTH + 8], tmp[4 * WIDTH + 8];
 	size_t col = col0, room = WIDTH - indent;
 	bool space = false;
 	const char *p = s;
 
-	gs_out_puts(&w->o, first);
+	gs_out_puts(o, first);
 	while (*p) {
 		const char *e;
 		size_t n, cols;
@@ -161,19 +162,30 @@ static void tw_wrap(struct tw *w, const char *first, size_t col0, const char *s,
 		tmp[n] = '\0';
 		cols = fit(word, sizeof(word), tmp, room);
 		if (col > indent && col + (space ? 1 : 0) + cols > WIDTH) {
-			gs_out_putc(&w->o, '\n');
-			tw_spaces(w, indent);
+			gs_out_putc(o, '\n');
+			for (size_t i = 0; i < indent; i++)
+				gs_out_putc(o, ' ');
 			col = indent;
 		} else if (space) {
-			gs_out_putc(&w->o, ' ');
+			gs_out_putc(o, ' ');
 			col++;
 		}
-		gs_out_puts(&w->o, word);
+		gs_out_puts(o, word);
 		col += cols;
 		space = true;
 		p = e;
 	}
-	gs_out_putc(&w->o, '\n');
+	gs_out_putc(o, '\n');
+}
+
+size_t gs_report_text_fit(char *buf, size_t size, const char *s, size_t cols)
+{
+	return fit(buf, size, s, cols);
+}
+
+static void tw_wrap(struct tw *w, const char *first, size_t col0, const char *s, size_t indent)
+{
+	gs_report_text_wrap(&w->o, first, col0, s, indent);
 }
 
 /* ---- report header -------------------------------------------------------- */
