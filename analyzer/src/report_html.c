@@ -1699,11 +1699,14 @@ static gs_status h_job(struct hw *w, const struct gs_report *r)
 	gs_out_printf(&w->o, "), %zu ranks, %zu GPU%s with ops, %zu ops</p>\n", j->n_ranks, gpus,
 		      gpus == 1 ? "" : "s", ops);
 	gs_out_puts(&w->o, "<ul class=\"notes\" id=\"notes\">\n");
-	for (i = 0; i < r->n_inputs; i++) {
+	/* A thousand ranks: the first inputs, and how many more. */
+	for (i = 0; i < r->n_inputs && i < 4; i++) {
 		gs_out_puts(&w->o, "<li><b>input:</b> ");
 		h_text(w, r->inputs[i], 0);
 		gs_out_puts(&w->o, "</li>\n");
 	}
+	if (r->n_inputs > 4)
+		gs_out_printf(&w->o, "<li><b>input:</b> ... and %zu more</li>\n", r->n_inputs - 4);
 	for (i = 0; i < j->n_warnings; i++) {
 		gs_out_puts(&w->o, "<li><b>warning:</b> ");
 		h_text(w, j->warnings[i], 0);
