@@ -17,6 +17,7 @@ FUZZ_SECONDS ?= 60
 TSAN_DIR     ?= build-tsan
 TSAN_LABELS  ?= collector|threads
 BENCH_SIZES  ?= 1e5 1e6 1e7
+BENCH_ARGS   ?=
 CMAKE        ?= cmake
 CTEST        ?= ctest
 CLANG_FORMAT ?= clang-format
@@ -86,7 +87,9 @@ asan: deps
 # Benchmarks (bench/NOTES.md): a Release build of the driver and gpuscope,
 # then the table for each size in BENCH_SIZES (GPU ops), also written to
 # bench/results/latest.txt. Generated traces go to $TMPDIR (or /tmp) and
-# are deleted. Warnings are not errors here: -O3 finds different ones than
+# are deleted; then, once, a job of 64 ranks x 20k ops against the same ops as
+# one rank (BENCH_ARGS="--job-ranks 0" leaves it out; --job-ranks N --job-ops K
+# resize it). Warnings are not errors here: -O3 finds different ones than
 # the checked builds, and a benchmark should not fail on them.
 bench: deps
 	$(CMAKE) -S . -B $(BENCH_DIR) -DCMAKE_BUILD_TYPE=Release -DGPUSCOPE_WERROR=OFF \
@@ -94,7 +97,7 @@ bench: deps
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target gs_bench gs_bench_gen_cli gpuscope
 	@mkdir -p bench/results
 	$(BENCH_DIR)/bench/gs_bench --gpuscope $(BENCH_DIR)/analyzer/gpuscope \
-		--out bench/results/latest.txt $(BENCH_SIZES)
+		--out bench/results/latest.txt $(BENCH_ARGS) $(BENCH_SIZES)
 
 # libFuzzer targets (tests/fuzz/README.md): clang with ASan+UBSan, each run
 # for FUZZ_SECONDS on its seeds; a crash, leak, timeout (10 s) or 2 GB of

@@ -3,7 +3,7 @@
  * gs_bench: the benchmark driver behind `make bench`.
  *
  *   gs_bench [--gpuscope PATH] [--out FILE] [--tmp DIR] [--repeat N]
- *            [--devices N] [--keep] [--smoke] SIZE...
+ *            [--devices N] [--job-ranks N] [--job-ops K] [--keep] [--smoke] SIZE...
  *
  * For each SIZE (GPU ops: 1e5, 1000000, ...) it generates a trace
  * (bench/gen.h) into a temporary directory as .gscope, Kineto JSON and gzip
@@ -21,7 +21,12 @@
  *     text report), when --gpuscope is given: time, peak RSS per op;
  *   - `gpuscope export --format chrome`, when that command exists: MB/s of
  *     JSON written, with the load time measured above taken out;
- *   - bytes per op of each file.
+ *   - bytes per op of each file;
+ *   - once, whatever the sizes, with --gpuscope: `gpuscope analyze -q` of a
+ *     job of N ranks (--job-ranks, 64) x K ops (--job-ops, 20000), one
+ *     Kineto file per rank (bench/job.h), against the same ops as one rank
+ *     (the generator's merged file), each also as .gscope: time, CPU time
+ *     and peak RSS of both, on all CPUs and on one, and their ratios.
  * Times are the best of up to N runs (--repeat; repeats stop after ~20 s
  * per measurement). The table goes to stdout and, with --out, to a file;
  * the traces are deleted unless --keep. --smoke runs the round-trip checks
@@ -29,6 +34,7 @@
  */
 #define _GNU_SOURCE /* sched_setaffinity, sched_getcpu */
 #include "gen.h"
+#include "job.h"
 
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
@@ -37,6 +43,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -234,6 +241,97 @@ static int child_gen_ranks(const char *dir, const char *ops, const char *devices
 	return 0;
 }
 
+/*
+ * A job of `ranks` ranks, `ops` GPU ops each (bench/job.h), in `dir`:
+ * rank<r>.json, and merged.json, the same ops as one process; then each
+ * of them also as .gscope (loaded and saved, as `gpuscope convert` does),
+ * on as many CPUs as there are. Not timed as part of any measurement.
+ */
+struct convert_pool {
+	const char *dir;
+	uint32_t ranks, next;
+	pthread_mutex_t mu;
+	gs_status rc;
+	char cause[8192];
+};
+
+static void *convert_main(void *arg)
+{
+	struct convert_pool *p = arg;
+
+	for (;;) {
+		char base[4200], in[4220], out[4220];
+		struct gs_trace *t = NULL;
+		uint32_t k;
+		gs_status rc;
+
+		pthread_mutex_lock(&p->mu);
+		k = p->rc ? p->ranks + 1 : p->next++;
+		pthread_mutex_unlock(&p->mu);
+		if (k > p->ranks)
+			return NULL;
+		/* k == 0: the merged file (started first: the longest). */
+		if (k == 0)
+			snprintf(base, sizeof(base), "%s/merged", p->dir);
+		else
+			snprintf(base, sizeof(base), "%s/rank%u", p->dir, k - 1);
+		snprintf(in, sizeof(in), "%s.json", base);
+		snprintf(out, sizeof(out), "%s.gscope", base);
+		gs_error_clear();
+		rc = gs_trace_load(in, NULL, &t, NULL);
+		if (!rc)
+			rc = gs_trace_save_gscope(t, out, NULL);
+		gs_trace_destroy(t);
+		if (rc) {
+			pthread_mutex_lock(&p->mu);
+			if (!p->rc) {
+				p->rc = rc;
+				snprintf(p->cause, sizeof(p->cause), "%s: %s", in,
+					 gs_error_count() ? gs_error_message(0) : "failed");
+			}
+			pthread_mutex_unlock(&p->mu);
+		}
+		gs_error_clear();
+	}
+}
+
+static int child_gen_job(const char *dir, const char *ranks, const char *ops)
+{
+	char merged[4200];
+	struct gs_bench_job_options o = {.ranks = (uint32_t)strtoul(ranks, NULL, 10),
+					 .ops_per_rank = strtoull(ops, NULL, 10),
+					 .straggler = -1,
+					 .merged = merged};
+	struct gs_bench_job_summary sum;
+	struct convert_pool p = {.dir = dir, .ranks = o.ranks};
+	pthread_t th[2];
+	unsigned nth = 0;
+	double t0 = now_ns(), t1;
+
+	snprintf(merged, sizeof(merged), "%s/merged.json", dir);
+	if (gs_bench_job_generate(&o, dir, &sum))
+		return child_fail("generating the job");
+	t1 = now_ns();
+	if (pthread_mutex_init(&p.mu, NULL) != 0)
+		return child_fail("pthread_mutex_init");
+	while (nth < 2 && pthread_create(&th[nth], NULL, convert_main, &p) == 0)
+		nth++;
+	if (!nth)
+		convert_main(&p);
+	for (unsigned k = 0; k < nth; k++)
+		pthread_join(th[k], NULL);
+	pthread_mutex_destroy(&p.mu);
+	if (p.rc) {
+		fprintf(stderr, "gs_bench: error: converting the job: %s\n", p.cause);
+		return 1;
+	}
+	printf("gen_ns %.0f\nconvert_ns %.0f\nops_per_rank %llu\njson_bytes %llu\n"
+	       "merged_json_bytes %llu\n",
+	       t1 - t0, now_ns() - t1, (unsigned long long)sum.ops_per_rank,
+	       (unsigned long long)sum.json_bytes, (unsigned long long)sum.merged_json_bytes);
+	return 0;
+}
+
 /* Load any trace (recognised by content) into a finished model. */
 static int child_load(const char *path)
 {
@@ -322,6 +420,8 @@ static int child_main(int argc, char **argv)
 		return child_gen(argv[2], argv[3], argv[4]);
 	if (argc == 5 && !strcmp(argv[1], "genranks"))
 		return child_gen_ranks(argv[2], argv[3], argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "genjob"))
+		return child_gen_job(argv[2], argv[3], argv[4]);
 	if (argc == 3 && !strcmp(argv[1], "load"))
 		return child_load(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "analyses"))
@@ -542,13 +642,37 @@ static int rm_rf_files(const char *dir)
 }
 
 static char cur_dir[4096];
+static char job_dir[4096];
+static uint32_t job_dir_ranks;
 static bool opt_keep;
+
+/* The files of the job benchmark (child_gen_job) and its directory. */
+static int rm_job_files(const char *dir, uint32_t ranks)
+{
+	static const char *const files[] = {"merged.json", "merged.gscope", "expected.json"};
+	char p[4200];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	for (uint32_t r = 0; r < ranks; r++) {
+		snprintf(p, sizeof(p), "%s/rank%u.json", dir, r);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/rank%u.gscope", dir, r);
+		unlink(p);
+	}
+	return rmdir(dir);
+}
 
 static void cleanup(void)
 {
 	if (cur_dir[0] && !opt_keep)
 		rm_rf_files(cur_dir);
 	cur_dir[0] = '\0';
+	if (job_dir[0] && !opt_keep)
+		rm_job_files(job_dir, job_dir_ranks);
+	job_dir[0] = '\0';
 }
 
 static void on_signal(int sig)
@@ -731,6 +855,165 @@ static int bench_size(uint64_t ops, const char *tmp, const char *gpuscope, unsig
 	return 0;
 }
 
+/* ---- a job against the same ops as one rank ---- */
+
+enum {
+	JOB_JSON,
+	JOB_GSCOPE,
+	JOB_FORMATS
+};
+enum {
+	SIDE_JOB,
+	SIDE_ONE,
+	JOB_SIDES
+};
+
+/* `gpuscope analyze -q` of one side in one format. */
+struct job_side {
+	double ns, cpu_ns, rss; /* on all CPUs: best wall, best CPU, largest peak RSS */
+	double ns1, rss1;       /* pinned to one CPU */
+};
+
+struct job_result {
+	uint32_t ranks;
+	uint64_t ops_per_rank;
+	double gen_ns, convert_ns;
+	double bytes[JOB_FORMATS][JOB_SIDES]; /* on disk, all files of the side */
+	struct job_side m[JOB_FORMATS][JOB_SIDES];
+	bool done;
+};
+
+static const char *const job_ext[JOB_FORMATS] = {"json", "gscope"};
+
+/* The counts of a loaded file must be the generated ones. */
+static int job_check_load(const char *path, double ops, double devices)
+{
+	char *argv[] = {self_exe, S("--child"), S("load"), S(path), NULL};
+	struct run r;
+
+	if (run_child(argv, &r, false, false))
+		return 1;
+	if (get(&r, "ops") != ops || get(&r, "devices") != devices) {
+		fprintf(stderr,
+			"gs_bench: error: %s: %.0f ops on %.0f devices, generated %.0f on %.0f\n",
+			path, get(&r, "ops"), get(&r, "devices"), ops, devices);
+		return 1;
+	}
+	return 0;
+}
+
+/* What analyze's first line must say: every file a rank, or one process. */
+static void job_check_head(const struct run *r, const char *want)
+{
+	if (!strstr(r->out, want))
+		fprintf(stderr, "gs_bench: warning: gpuscope analyze did not say \"%s\"\n", want);
+}
+
+static int bench_job(const char *tmp, const char *gpuscope, uint32_t ranks, uint64_t ops,
+		     struct job_result *jr)
+{
+	char ranks_s[16], ops_s[32], head[JOB_SIDES][128];
+	char **paths = NULL, **argv = NULL;
+	struct run r;
+	double v[1];
+	int rc = 1;
+
+	memset(jr, 0, sizeof(*jr));
+	jr->ranks = ranks;
+	jr->ops_per_rank = ops;
+	snprintf(ranks_s, sizeof(ranks_s), "%u", ranks);
+	snprintf(ops_s, sizeof(ops_s), "%llu", (unsigned long long)ops);
+	snprintf(job_dir, sizeof(job_dir), "%s/gs_bench_job.XXXXXX", tmp);
+	if (!mkdtemp(job_dir)) {
+		fprintf(stderr, "gs_bench: error: %s: cannot create: %s\n", job_dir,
+			strerror(errno));
+		job_dir[0] = '\0';
+		return 1;
+	}
+	job_dir_ranks = ranks;
+	fprintf(stderr, "gs_bench: job: generating %u ranks x %s ops and the merged file in %s\n",
+		ranks, ops_s, job_dir);
+	{
+		char *gargv[] = {self_exe, S("--child"), S("genjob"), job_dir,
+				 ranks_s,  ops_s,        NULL};
+		struct run gen;
+
+		if (run_child(gargv, &gen, false, false))
+			return 1;
+		jr->gen_ns = get(&gen, "gen_ns");
+		jr->convert_ns = get(&gen, "convert_ns");
+		jr->ops_per_rank = (uint64_t)get(&gen, "ops_per_rank");
+	}
+	snprintf(head[SIDE_JOB], sizeof(head[SIDE_JOB]), "%u ranks, %u GPUs with ops, %llu ops",
+		 ranks, ranks, (unsigned long long)(jr->ops_per_rank * ranks));
+	snprintf(head[SIDE_ONE], sizeof(head[SIDE_ONE]), "%llu ops, %u devices with ops",
+		 (unsigned long long)(jr->ops_per_rank * ranks), ranks);
+	paths = calloc((size_t)ranks + 1, sizeof(*paths));
+	argv = calloc((size_t)ranks + 4, sizeof(*argv));
+	if (!paths || !argv) {
+		fprintf(stderr, "gs_bench: error: out of memory\n");
+		goto out;
+	}
+	for (uint32_t k = 0; k <= ranks; k++)
+		if (!(paths[k] = malloc(4200)))
+			goto out;
+	for (int f = 0; f < JOB_FORMATS; f++) {
+		/* paths[0 .. ranks - 1]: the ranks; paths[ranks]: merged. */
+		for (uint32_t k = 0; k < ranks; k++) {
+			snprintf(paths[k], 4200, "%s/rank%u.%s", job_dir, k, job_ext[f]);
+			jr->bytes[f][SIDE_JOB] += (double)file_size(paths[k]);
+		}
+		snprintf(paths[ranks], 4200, "%s/merged.%s", job_dir, job_ext[f]);
+		jr->bytes[f][SIDE_ONE] = (double)file_size(paths[ranks]);
+		if (f == JOB_GSCOPE &&
+		    (job_check_load(paths[ranks], (double)(jr->ops_per_rank * ranks), ranks) ||
+		     job_check_load(paths[0], (double)jr->ops_per_rank, 1)))
+			goto out;
+		for (int side = 0; side < JOB_SIDES; side++) {
+			struct job_side *m = &jr->m[f][side];
+			size_t a = 0;
+
+			argv[a++] = S(gpuscope);
+			argv[a++] = S("analyze");
+			argv[a++] = S("-q");
+			if (side == SIDE_JOB)
+				for (uint32_t k = 0; k < ranks; k++)
+					argv[a++] = paths[k];
+			else
+				argv[a++] = paths[ranks];
+			argv[a] = NULL;
+			fprintf(stderr, "gs_bench: job: gpuscope analyze of %s (%s)\n",
+				side == SIDE_JOB ? "the ranks" : "the merged rank", job_ext[f]);
+			if (measure(argv, NULL, 0, &r, v, false))
+				goto out;
+			job_check_head(&r, head[side]);
+			m->ns = r.wall_ns;
+			m->cpu_ns = r.cpu_ns;
+			m->rss = r.maxrss;
+			fprintf(stderr, "gs_bench: job: gpuscope analyze of %s (%s) on one CPU\n",
+				side == SIDE_JOB ? "the ranks" : "the merged rank", job_ext[f]);
+			if (measure(argv, NULL, 0, &r, v, true))
+				goto out;
+			m->ns1 = r.wall_ns;
+			m->rss1 = r.maxrss;
+		}
+	}
+	jr->done = true;
+	rc = 0;
+out:
+	if (paths)
+		for (uint32_t k = 0; k <= ranks; k++)
+			free(paths[k]);
+	free(paths);
+	free(argv);
+	if (!opt_keep)
+		rm_job_files(job_dir, ranks);
+	else
+		fprintf(stderr, "gs_bench: kept %s\n", job_dir);
+	job_dir[0] = '\0';
+	return rc;
+}
+
 /* ---- formatting ---- */
 
 static FILE *out_file;
@@ -863,7 +1146,97 @@ static const char *verdict(bool ok)
 	return ok ? "met" : "MISSED";
 }
 
-static void print_table(const struct result *res, size_t n, unsigned devices, bool smoke)
+/* The job section: each measurement of the job, of the one rank, and the
+ * ratio, per input format. */
+static void job_row(const struct job_result *jr, const char *label, const char *unit,
+		    double (*f)(const struct job_side *m), double scale, int decimals,
+		    const char *target)
+{
+	emit("%-34s %-10s", label, unit);
+	for (int fmt = 0; fmt < JOB_FORMATS; fmt++) {
+		double a = f(&jr->m[fmt][SIDE_JOB]), b = f(&jr->m[fmt][SIDE_ONE]);
+
+		emit(" %9.*f %9.*f %7.2f", decimals, a / scale, decimals, b / scale, a / b);
+	}
+	emit("   %s\n", target ? target : "");
+}
+
+static double js_ns(const struct job_side *m)
+{
+	return m->ns;
+}
+
+static double js_cpu(const struct job_side *m)
+{
+	return m->cpu_ns;
+}
+
+static double js_rss(const struct job_side *m)
+{
+	return m->rss;
+}
+
+static double js_ns1(const struct job_side *m)
+{
+	return m->ns1;
+}
+
+static double js_rss1(const struct job_side *m)
+{
+	return m->rss1;
+}
+
+static double job_ratio(const struct job_result *jr, int fmt, double (*f)(const struct job_side *m))
+{
+	return f(&jr->m[fmt][SIDE_JOB]) / f(&jr->m[fmt][SIDE_ONE]);
+}
+
+static void print_job(const struct job_result *jr)
+{
+	unsigned long long total = (unsigned long long)jr->ops_per_rank * jr->ranks;
+
+	emit("-- gpuscope analyze -q of a job: %u ranks x %llu GPU ops, one Kineto file per rank,\n"
+	     "   against the same %llu ops as one rank (one process, device = rank: merged.json)\n",
+	     jr->ranks, (unsigned long long)jr->ops_per_rank, total);
+	emit("%-34s %-10s  %-27s  %s\n", "", "", "Kineto JSON", ".gscope");
+	emit("%-34s %-10s %9s %9s %7s %9s %9s %7s   target\n", "", "", "job", "one rank", "job/one",
+	     "job", "one rank", "job/one");
+	job_row(jr, "  time (two CPUs)", "s", js_ns, 1e9, 2, "job/one <= 1.5");
+	job_row(jr, "  CPU time (two CPUs)", "s", js_cpu, 1e9, 2, NULL);
+	job_row(jr, "  peak RSS (two CPUs)", "MB", js_rss, 1048576.0, 0, "job/one <= 1.2");
+	job_row(jr, "  time (one CPU)", "s", js_ns1, 1e9, 2, NULL);
+	job_row(jr, "  peak RSS (one CPU)", "MB", js_rss1, 1048576.0, 0, NULL);
+	emit("%-34s %-10s", "  on disk", "MB");
+	for (int fmt = 0; fmt < JOB_FORMATS; fmt++)
+		emit(" %9.1f %9.1f %7.2f", jr->bytes[fmt][SIDE_JOB] / 1048576.0,
+		     jr->bytes[fmt][SIDE_ONE] / 1048576.0,
+		     jr->bytes[fmt][SIDE_JOB] / jr->bytes[fmt][SIDE_ONE]);
+	emit("\n  (not timed: generating the %u + 1 JSON files %.1f s, converting them to .gscope "
+	     "%.1f s)\n",
+	     jr->ranks, jr->gen_ns / 1e9, jr->convert_ns / 1e9);
+}
+
+static void print_job_targets(const struct job_result *jr)
+{
+	double t[JOB_FORMATS], m[JOB_FORMATS];
+
+	for (int fmt = 0; fmt < JOB_FORMATS; fmt++) {
+		t[fmt] = job_ratio(jr, fmt, js_ns);
+		m[fmt] = job_ratio(jr, fmt, js_rss);
+	}
+	emit("  job of %u x %llu ops within 1.5x the time of one rank (two CPUs): %.2fx (JSON), "
+	     "%.2fx (.gscope); CPU time %.2fx, %.2fx: %s\n",
+	     jr->ranks, (unsigned long long)jr->ops_per_rank, t[JOB_JSON], t[JOB_GSCOPE],
+	     job_ratio(jr, JOB_JSON, js_cpu), job_ratio(jr, JOB_GSCOPE, js_cpu),
+	     verdict(t[JOB_JSON] <= 1.5 && t[JOB_GSCOPE] <= 1.5));
+	emit("  job of %u x %llu ops within 1.2x the memory of one rank: %.2fx (JSON), %.2fx "
+	     "(.gscope): %s\n",
+	     jr->ranks, (unsigned long long)jr->ops_per_rank, m[JOB_JSON], m[JOB_GSCOPE],
+	     verdict(m[JOB_JSON] <= 1.2 && m[JOB_GSCOPE] <= 1.2));
+}
+
+static void print_table(const struct result *res, size_t n, unsigned devices,
+			const struct job_result *jr, bool smoke)
 {
 	char host[256] = "?";
 	double worst_analyze = 0, worst_lib = 0, worst_load = 0, worst_json = 0;
@@ -942,6 +1315,8 @@ static void print_table(const struct result *res, size_t n, unsigned devices, bo
 	scaling_row("  analyses (library)", res, n, m_analyses_t, &worst_lib);
 	scaling_row("  .gscope load", res, n, m_load_t, &worst_load);
 	scaling_row("  Kineto JSON import", res, n, m_json_t, &worst_json);
+	if (jr && jr->done)
+		print_job(jr);
 	if (smoke)
 		return;
 
@@ -974,14 +1349,18 @@ static void print_table(const struct result *res, size_t n, unsigned devices, bo
 	else
 		emit("  Chrome export >= 100 MB/s: not measured (%s)\n",
 		     big->export_note ? big->export_note : "?");
+	if (jr && jr->done)
+		print_job_targets(jr);
 }
 
 /* ------------------------------------------------------------------------ */
 
 static const char usage[] =
 	"usage: gs_bench [--gpuscope PATH] [--out FILE] [--tmp DIR] [--repeat N]\n"
-	"                [--devices N] [--keep] [--smoke] SIZE...\n"
-	"SIZE is a number of GPU ops: 1e5, 1000000, ...\n";
+	"                [--devices N] [--job-ranks N] [--job-ops K] [--keep] [--smoke] SIZE...\n"
+	"SIZE is a number of GPU ops: 1e5, 1000000, ...\n"
+	"--job-ranks N, --job-ops K: the job against one rank (default 64 x 20000;\n"
+	"with --smoke 4 x 1000; --job-ranks 0: not measured)\n";
 
 static bool parse_size(const char *s, uint64_t *v)
 {
@@ -1002,6 +1381,8 @@ int main(int argc, char **argv)
 		{"tmp", required_argument, NULL, 't'},
 		{"repeat", required_argument, NULL, 'r'},
 		{"devices", required_argument, NULL, 'd'},
+		{"job-ranks", required_argument, NULL, 'J'},
+		{"job-ops", required_argument, NULL, 'K'},
 		{"keep", no_argument, NULL, 'k'},
 		{"smoke", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
@@ -1009,7 +1390,9 @@ int main(int argc, char **argv)
 	};
 	const char *gpuscope = NULL, *out = NULL, *tmp = getenv("TMPDIR");
 	struct result res[MAX_SIZES];
-	uint64_t sizes[MAX_SIZES];
+	struct job_result jr = {0};
+	uint64_t sizes[MAX_SIZES], job_ops = 0;
+	long job_ranks = -1;
 	unsigned devices = 2;
 	bool smoke = false;
 	size_t n = 0;
@@ -1037,6 +1420,15 @@ int main(int argc, char **argv)
 		case 'd':
 			devices = (unsigned)strtoul(optarg, NULL, 10);
 			if (devices < 1 || devices > 64)
+				return fputs(usage, stderr), 2;
+			break;
+		case 'J':
+			job_ranks = strtol(optarg, NULL, 10);
+			if (job_ranks < 0 || job_ranks > GS_BENCH_JOB_MAX_RANKS)
+				return fputs(usage, stderr), 2;
+			break;
+		case 'K':
+			if (!parse_size(optarg, &job_ops))
 				return fputs(usage, stderr), 2;
 			break;
 		case 'k':
@@ -1082,12 +1474,19 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		if (bench_size(sizes[i], tmp, gpuscope, devices, &res[i]))
 			return 1;
+	if (job_ranks < 0)
+		job_ranks = smoke ? 4 : 64;
+	if (!job_ops)
+		job_ops = smoke ? 1000 : 20000;
+	if (job_ranks > 0 && gpuscope &&
+	    bench_job(tmp, gpuscope, (uint32_t)job_ranks, job_ops, &jr))
+		return 1;
 	if (out && !(out_file = fopen(out, "w"))) {
 		fprintf(stderr, "gs_bench: error: %s: cannot create: %s\n", out, strerror(errno));
 		return 1;
 	}
 	read_loadavg(loadavg_end, sizeof(loadavg_end));
-	print_table(res, n, devices, smoke);
+	print_table(res, n, devices, &jr, smoke);
 	if (out_file && fclose(out_file) != 0) {
 		fprintf(stderr, "gs_bench: error: %s: write failed\n", out);
 		return 1;

@@ -9,7 +9,7 @@
  *                [--gscope OUT.gscope] [--json OUT.json] [--json-gz OUT.json.gz]
  *   gs_bench_gen --job N --out-dir DIR [--ops-per-rank K] [--collectives C]
  *                [--straggler R] [--straggler-share P] [--straggler-delay-ns D]
- *                [--skew-ns S] [--gzip] [--seed X] [--threads T]
+ *                [--skew-ns S] [--gzip] [--seed X] [--threads T] [--merged FILE]
  *
  * Prints what was generated, one "key value" per line.
  */
@@ -27,7 +27,7 @@ static const char usage[] =
 	"                    [--json OUT.json] [--json-gz OUT.json.gz]\n"
 	"       gs_bench_gen --job N --out-dir DIR [--ops-per-rank K] [--collectives C]\n"
 	"                    [--straggler R] [--straggler-share P] [--straggler-delay-ns D]\n"
-	"                    [--skew-ns S] [--gzip] [--seed X] [--threads T]\n";
+	"                    [--skew-ns S] [--gzip] [--seed X] [--threads T] [--merged FILE]\n";
 
 static const char help[] =
 	"\n"
@@ -53,7 +53,10 @@ static const char help[] =
 	"                         after all the others\n"
 	"  --gzip                 rank<r>.json.gz\n"
 	"  --seed X               the per-rank jitter and durations (same seed, same bytes)\n"
-	"  --threads T            ranks written at once (default: the CPUs usable)\n";
+	"  --threads T            ranks written at once (default: the CPUs usable)\n"
+	"  --merged FILE          also FILE: the same ops as ONE process, rank r on\n"
+	"                         device r and host thread 1000 + r, correlation ids\n"
+	"                         offset per rank (to time a job against one rank)\n";
 
 static int fail(const char *what)
 {
@@ -96,6 +99,8 @@ static int job_main(const struct gs_bench_job_options *o, const char *dir)
 	printf("ranks %u\nops_per_rank %llu\ncollectives %llu\nsteps %llu\njson_bytes %llu\n",
 	       o->ranks, (unsigned long long)s.ops_per_rank, (unsigned long long)s.collectives,
 	       (unsigned long long)s.steps, (unsigned long long)s.json_bytes);
+	if (o->merged)
+		printf("merged_json_bytes %llu\n", (unsigned long long)s.merged_json_bytes);
 	return 0;
 }
 
@@ -119,6 +124,7 @@ int main(int argc, char **argv)
 		{"skew-ns", required_argument, NULL, 'S'},
 		{"gzip", no_argument, NULL, 'Z'},
 		{"threads", required_argument, NULL, 'T'},
+		{"merged", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -195,6 +201,9 @@ int main(int argc, char **argv)
 				return fputs(usage, stderr), 2;
 			jo.threads = (unsigned)v;
 			break;
+		case 'M':
+			jo.merged = optarg;
+			break;
 		case 'r':
 			/* 0 is a rank: the first. */
 			if (strcmp(optarg, "0") != 0 && (!parse_count(optarg, &v) || v > 1024))
@@ -228,7 +237,8 @@ int main(int argc, char **argv)
 		return job_main(&jo, out_dir);
 	}
 	if (!o.ops || out_dir || jo.ops_per_rank || jo.collectives || jo.straggler >= 0 ||
-	    jo.straggler_share > 0 || jo.straggler_delay || jo.skew || jo.gzip || jo.threads)
+	    jo.straggler_share > 0 || jo.straggler_delay || jo.skew || jo.gzip || jo.threads ||
+	    jo.merged)
 		return fputs(usage, stderr), 2;
 	if (gpath && gs_writer_open(gpath, NULL, &w))
 		return fail(gpath);

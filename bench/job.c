@@ -159,8 +159,10 @@ struct job {
 	uint64_t seed;
 	bool gzip;
 	const char *dir;
-	int64_t straggler; /* -1: none */
-	uint64_t every;    /* the straggler's collectives: j % every == 0 */
+	const char *merged;    /* the one-process file; NULL: none */
+	uint64_t merged_bytes; /* its JSON text */
+	int64_t straggler;     /* -1: none */
+	uint64_t every;        /* the straggler's collectives: j % every == 0 */
 	int64_t delay, skew;
 	uint64_t skew_coll;
 	uint32_t skew_rank;
@@ -385,19 +387,46 @@ static gs_status plan(struct job *jb)
 
 /* ---- pass 3: the files ---- */
 
+/*
+ * A writer writes one file: a rank's (rank r is device r % 8 of host
+ * process 1000 + r % 8, thread = pid), or the merged one, every rank's
+ * ops as one process (see job.h): rank r is device r, host thread
+ * 1000 + r of process 1000, correlation ids r * K + 1 .. r * K + K.
+ */
 struct writer {
 	struct job *jb;
-	uint32_t r;
-	struct gs_jbuf j;
-	int64_t host;
-	uint64_t corr;
+	bool merged;
+	uint32_t r;    /* the rank being written */
+	uint32_t dev;  /* its device */
+	int64_t pid;   /* its host process */
+	int64_t tid;   /* its host thread */
+	uint64_t corr; /* the last correlation id written */
+	int64_t host;  /* the host thread's clock */
 	struct jrank *st;
+	struct gs_jbuf j;
 };
+
+/* Rank r as the writer writes it. */
+static void w_set_rank(struct writer *w, uint32_t r)
+{
+	w->r = r;
+	w->host = 0;
+	if (w->merged) {
+		w->dev = r;
+		w->pid = JOB_PID_BASE;
+		w->tid = JOB_PID_BASE + (int64_t)r;
+		w->corr = (uint64_t)r * w->jb->ops_per_rank;
+	} else {
+		w->dev = r % JOB_GPUS_PER_NODE;
+		w->pid = JOB_PID_BASE + w->dev;
+		w->tid = w->pid;
+		w->corr = 0;
+	}
+}
 
 static void w_device_props(struct gs_jbuf *j, uint32_t dev)
 {
-	gs_jbuf_str(j, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\n"
-		       "      \"id\": ");
+	gs_jbuf_str(j, "    {\n      \"id\": ");
 	gs_jbuf_u64(j, dev);
 	gs_jbuf_str(j,
 		    ", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85045231616,\n"
@@ -405,38 +434,14 @@ static void w_device_props(struct gs_jbuf *j, uint32_t dev)
 		    "1024, \"maxThreadsPerMultiprocessor\": 2048,\n      \"regsPerBlock\": 65536, "
 		    "\"regsPerMultiprocessor\": 65536, \"warpSize\": 32,\n"
 		    "      \"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": 233472,\n"
-		    "      \"numSms\": 132, \"sharedMemPerBlockOptin\": 232448\n    }\n  ],\n");
+		    "      \"numSms\": 132, \"sharedMemPerBlockOptin\": 232448\n    }");
 }
 
-static gs_status w_header(struct writer *w)
+/* The metadata events of a GPU lane (Kineto: pid = device). */
+static gs_status w_gpu_lane(struct gs_jbuf *j, uint32_t dev)
 {
-	struct gs_jbuf *j = &w->j;
-	uint32_t dev = w->r % JOB_GPUS_PER_NODE, node = w->r / JOB_GPUS_PER_NODE;
-	int64_t pid = JOB_PID_BASE + dev;
 	gs_status rc;
 
-	w_device_props(j, dev);
-	gs_jbuf_str(j, "  \"cupti_version\": 22,\n  \"cuda_runtime_version\": 12040,\n"
-		       "  \"cuda_driver_version\": 12040,\n  \"host_name\": \"bench-node-");
-	gs_jbuf_u64(j, node);
-	gs_jbuf_str(j, "\",\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": ");
-	gs_jbuf_u64(j, w->r);
-	gs_jbuf_str(j, ", \"world_size\": ");
-	gs_jbuf_u64(j, w->jb->n);
-	gs_jbuf_str(j, ", \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": "
-		       "\"default_pg\", \"backend_config\": \"cuda:nccl\", \"pg_size\": ");
-	gs_jbuf_u64(j, w->jb->n);
-	gs_jbuf_str(j, ", \"ranks\": ");
-	if ((rc = gs_jbuf_long(j, w->jb->ranks_str, w->jb->ranks_len)))
-		return rc;
-	gs_jbuf_str(j, "}], \"nccl_version\": \"2.21.5\"},\n  \"traceEvents\": [");
-	j->first_event = true;
-	if ((rc = gs_jbuf_event(j, "M", "__metadata", "process_name", pid, 0, JOB_BASE_NS, -1)))
-		return rc;
-	gs_jbuf_str(j, ",\n    \"args\": {\n      \"name\": \"python train.py --job\"\n    }\n  }");
-	if ((rc = gs_jbuf_event(j, "M", "__metadata", "process_labels", pid, 0, JOB_BASE_NS, -1)))
-		return rc;
-	gs_jbuf_str(j, ",\n    \"args\": {\n      \"labels\": \"CPU\"\n    }\n  }");
 	if ((rc = gs_jbuf_event(j, "M", "__metadata", "process_name", dev, 0, JOB_BASE_NS, -1)))
 		return rc;
 	gs_jbuf_str(j, ",\n    \"args\": {\n      \"name\": \"python train.py --job\"\n    }\n  }");
@@ -448,13 +453,60 @@ static gs_status w_header(struct writer *w)
 	return GS_OK;
 }
 
+static gs_status w_header(struct writer *w)
+{
+	struct gs_jbuf *j = &w->j;
+	uint32_t ndev = w->merged ? w->jb->n : 1;
+	gs_status rc;
+
+	gs_jbuf_str(j, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
+	for (uint32_t d = 0; d < ndev; d++) {
+		if ((rc = gs_jbuf_reserve(j)))
+			return rc;
+		if (d)
+			gs_jbuf_str(j, ",\n");
+		w_device_props(j, w->merged ? d : w->dev);
+	}
+	gs_jbuf_str(j, "\n  ],\n  \"cupti_version\": 22,\n  \"cuda_runtime_version\": 12040,\n"
+		       "  \"cuda_driver_version\": 12040,\n  \"host_name\": \"bench-node-");
+	gs_jbuf_u64(j, w->merged ? 0 : w->r / JOB_GPUS_PER_NODE);
+	if (w->merged) {
+		/* One process: no distributedInfo, it is not a rank of a job. */
+		gs_jbuf_str(j, "\",\n  \"traceEvents\": [");
+	} else {
+		gs_jbuf_str(j, "\",\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": ");
+		gs_jbuf_u64(j, w->r);
+		gs_jbuf_str(j, ", \"world_size\": ");
+		gs_jbuf_u64(j, w->jb->n);
+		gs_jbuf_str(j,
+			    ", \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": "
+			    "\"default_pg\", \"backend_config\": \"cuda:nccl\", \"pg_size\": ");
+		gs_jbuf_u64(j, w->jb->n);
+		gs_jbuf_str(j, ", \"ranks\": ");
+		if ((rc = gs_jbuf_long(j, w->jb->ranks_str, w->jb->ranks_len)))
+			return rc;
+		gs_jbuf_str(j, "}], \"nccl_version\": \"2.21.5\"},\n  \"traceEvents\": [");
+	}
+	j->first_event = true;
+	if ((rc = gs_jbuf_event(j, "M", "__metadata", "process_name", w->pid, 0, JOB_BASE_NS, -1)))
+		return rc;
+	gs_jbuf_str(j, ",\n    \"args\": {\n      \"name\": \"python train.py --job\"\n    }\n  }");
+	if ((rc = gs_jbuf_event(j, "M", "__metadata", "process_labels", w->pid, 0, JOB_BASE_NS,
+				-1)))
+		return rc;
+	gs_jbuf_str(j, ",\n    \"args\": {\n      \"labels\": \"CPU\"\n    }\n  }");
+	for (uint32_t d = 0; d < ndev; d++)
+		if ((rc = w_gpu_lane(j, w->merged ? d : w->dev)))
+			return rc;
+	return GS_OK;
+}
+
 /* One kernel and its cudaLaunchKernel (step i, op k). */
 static gs_status w_kernel(struct writer *w, uint64_t i, unsigned k, const struct jop *op)
 {
 	struct gs_jbuf *j = &w->j;
 	const struct kname *kn = op->k;
-	uint32_t dev = w->r % JOB_GPUS_PER_NODE;
-	int64_t pid = JOB_PID_BASE + dev;
+	uint32_t dev = w->dev;
 	int64_t t0 = w->host, t1 = t0 + 4000 + (int64_t)(hash(w->jb, TAG_API, i, w->r, k) % 3001);
 	uint64_t corr = ++w->corr;
 	bool comm = op->kind != JK_COMPUTE;
@@ -465,7 +517,8 @@ static gs_status w_kernel(struct writer *w, uint64_t i, unsigned k, const struct
 		return GS_ERR_INVALID;
 	}
 	w->host = t1 + 1000 + (int64_t)(hash(w->jb, TAG_API_GAP, i, w->r, k) % 2001);
-	if ((rc = gs_jbuf_event(j, "X", "cuda_runtime", "cudaLaunchKernel", pid, pid, t0, t1 - t0)))
+	if ((rc = gs_jbuf_event(j, "X", "cuda_runtime", "cudaLaunchKernel", w->pid, w->tid, t0,
+				t1 - t0)))
 		return rc;
 	gs_jbuf_str(j, ",\n    \"args\": {\n      \"cbid\": 211, \"correlation\": ");
 	gs_jbuf_u64(j, corr);
@@ -513,7 +566,9 @@ static gs_status w_kernel(struct writer *w, uint64_t i, unsigned k, const struct
 	return GS_OK;
 }
 
-static gs_status w_rank(struct writer *w)
+/* Every op of rank w->r and its launch, with what it measures in w->st
+ * (and, for the rank files, the collectives' times as written). */
+static gs_status w_ops(struct writer *w)
 {
 	struct job *jb = w->jb;
 	struct jrank *st = w->st;
@@ -523,8 +578,6 @@ static gs_status w_rank(struct writer *w)
 	memset(st, 0, sizeof(*st));
 	st->window_start = INT64_MAX;
 	st->window_end = INT64_MIN;
-	if ((rc = w_header(w)))
-		return rc;
 	for (uint64_t i = 0; i < jb->nsteps; i++) {
 		const struct jstep *s = &jb->steps[i];
 		unsigned n = layout(jb, i, w->r, ops);
@@ -548,8 +601,10 @@ static gs_status w_rank(struct writer *w)
 			}
 			st->comm_kernels++;
 			st->comm_ns += d;
-			jb->w_start[op->coll * jb->n + w->r] = op->start;
-			jb->w_end[op->coll * jb->n + w->r] = op->end;
+			if (!w->merged) {
+				jb->w_start[op->coll * jb->n + w->r] = op->start;
+				jb->w_end[op->coll * jb->n + w->r] = op->end;
+			}
 			/* Compute kernels of one stream never overlap each
 			 * other, and steps never overlap: the sum of the
 			 * intersections with this step's is exact. */
@@ -560,33 +615,71 @@ static gs_status w_rank(struct writer *w)
 								 max64(op->start, ops[q].start));
 		}
 	}
-	if ((rc = gs_jbuf_reserve(&w->j)))
+	return GS_OK;
+}
+
+/* The whole file: one rank's, or (merged) every rank's one after another. */
+static gs_status w_file(struct writer *w)
+{
+	struct jrank scratch;
+	gs_status rc;
+
+	if ((rc = w_header(w)))
 		return rc;
-	gs_jbuf_str(&w->j, "\n  ],\n  \"traceName\": \"rank");
-	gs_jbuf_u64(&w->j, w->r);
+	if (w->merged) {
+		w->st = &scratch;
+		for (uint32_t r = 0; r < w->jb->n && !rc; r++) {
+			w_set_rank(w, r);
+			rc = w_ops(w);
+		}
+	} else {
+		rc = w_ops(w);
+	}
+	if (rc || (rc = gs_jbuf_reserve(&w->j)))
+		return rc;
+	gs_jbuf_str(&w->j, "\n  ],\n  \"traceName\": \"");
+	if (w->merged) {
+		gs_jbuf_str(&w->j, "merged");
+	} else {
+		gs_jbuf_str(&w->j, "rank");
+		gs_jbuf_u64(&w->j, w->r);
+	}
 	gs_jbuf_str(&w->j, ".pt.trace.json\",\n  \"displayTimeUnit\": \"ms\",\n"
 			   "  \"baseTimeNanoseconds\": 1718294400000000000\n}\n");
 	return gs_jbuf_flush(&w->j);
 }
 
-static gs_status write_rank(struct job *jb, uint32_t r)
+/* Task 0 is the merged file when asked for (the longest: first), then the
+ * ranks. */
+static gs_status write_file(struct job *jb, uint32_t task)
 {
 	char path[4096];
-	struct writer w = {.jb = jb, .r = r, .st = &jb->rk[r]};
+	struct writer w = {.jb = jb, .merged = jb->merged && task == 0};
+	uint32_t r = task - (jb->merged ? 1 : 0);
 	FILE *f = NULL;
 	gzFile gz = NULL;
 	gs_status rc;
 
-	snprintf(path, sizeof(path), "%s/rank%" PRIu32 ".json%s", jb->dir, r,
-		 jb->gzip ? ".gz" : "");
+	if (w.merged) {
+		snprintf(path, sizeof(path), "%s", jb->merged);
+		w_set_rank(&w, 0);
+	} else {
+		snprintf(path, sizeof(path), "%s/rank%" PRIu32 ".json%s", jb->dir, r,
+			 jb->gzip ? ".gz" : "");
+		w_set_rank(&w, r);
+		w.st = &jb->rk[r];
+	}
 	if (jb->gzip ? !(gz = gzopen(path, "wb1")) : !(f = fopen(path, "wb"))) {
 		gs_error_append("%s: %s", path, strerror(errno));
 		return GS_ERR_IO;
 	}
 	rc = gs_jbuf_init(&w.j, f, gz);
 	if (!rc)
-		rc = w_rank(&w);
-	jb->rk[r].json_bytes = w.j.bytes;
+		rc = w_file(&w);
+	if (w.merged)
+		jb->merged_bytes = w.j.bytes;
+	else
+		jb->rk[r].json_bytes = w.j.bytes;
 	gs_jbuf_fini(&w.j);
 	if (f && fclose(f) != 0 && !rc) {
 		gs_error_append("%s: %s", path, strerror(errno));
@@ -602,15 +695,16 @@ static gs_status write_rank(struct job *jb, uint32_t r)
 static void *writer_main(void *arg)
 {
 	struct job *jb = arg;
+	uint32_t tasks = jb->n + (jb->merged ? 1 : 0);
 
 	pthread_mutex_lock(&jb->mu);
-	while (!jb->rc && jb->next < jb->n) {
-		uint32_t r = jb->next++;
+	while (!jb->rc && jb->next < tasks) {
+		uint32_t task = jb->next++;
 		gs_status rc;
 
 		pthread_mutex_unlock(&jb->mu);
 		gs_error_clear();
-		rc = write_rank(jb, r);
+		rc = write_file(jb, task);
 		pthread_mutex_lock(&jb->mu);
 		if (rc && !jb->rc) {
 			/* The causes are this thread's: keep them for the caller. */
@@ -638,12 +732,12 @@ static unsigned cpus(void)
 static gs_status write_ranks(struct job *jb, unsigned threads)
 {
 	pthread_t th[64];
-	unsigned nth = 0;
+	unsigned nth = 0, tasks = jb->n + (jb->merged ? 1 : 0);
 
 	if (!threads)
 		threads = cpus();
-	if (threads > jb->n)
-		threads = jb->n;
+	if (threads > tasks)
+		threads = tasks;
 	if (threads > 64)
 		threads = 64;
 	if (pthread_mutex_init(&jb->mu, NULL) != 0) {
@@ -869,6 +963,7 @@ gs_status gs_bench_job_generate(const struct gs_bench_job_options *o, const char
 	jb->seed = o->seed ? o->seed : JOB_DEFAULT_SEED;
 	jb->gzip = o->gzip;
 	jb->dir = dir;
+	jb->merged = o->merged;
 	jb->straggler = o->straggler;
 	jb->every = (uint64_t)llround(
 		1.0 / (o->straggler_share > 0 ? o->straggler_share : JOB_DEFAULT_SHARE));
@@ -909,6 +1004,7 @@ gs_status gs_bench_job_generate(const struct gs_bench_job_options *o, const char
 	sum->ops_per_rank = jb->ops_per_rank;
 	sum->collectives = jb->ncoll;
 	sum->steps = jb->nsteps;
+	sum->merged_json_bytes = jb->merged_bytes;
 	free(jb->steps);
 	free(jb->coll);
 	free(jb->arr);

@@ -48,6 +48,14 @@
  * collective past the C-th (an all-gather that would be C+1 is left
  * out); with both, whichever ends first. Neither: C = 100.
  *
+ * The merged file (option `merged`): the same ops, times, names and args
+ * as one process, to compare a job's analysis with the same per-GPU work
+ * without the job part. Rank r's ops are on device r (not r % 8) of host
+ * process 1000, its launches on host thread 1000 + r, its correlation ids
+ * r * K + 1 .. r * K + K (K the ops of a rank); the deviceProperties list
+ * all N devices; no distributedInfo (it is not a rank of a job). Ranks are
+ * written one after another; gzip like the rank files.
+ *
  * expected.json (version 1; times in ns on the traces' clock, which
  * starts at 10^15 ns and stays below 2^53, so a reader through doubles
  * gets them exactly; bandwidths in GB/s = bytes/ns, as doubles):
@@ -112,11 +120,13 @@ struct gs_bench_job_options {
 	bool gzip;               /* rank<r>.json.gz */
 	uint64_t seed;           /* 0: a fixed default */
 	unsigned threads;        /* ranks written at once; 0: the CPUs we may use */
+	const char *merged;      /* also this file, the job as one process; NULL: not */
 };
 
 struct gs_bench_job_summary {
 	uint64_t ops_per_rank, collectives, steps;
-	uint64_t json_bytes; /* JSON text of all ranks (before gzip) */
+	uint64_t json_bytes;        /* JSON text of all ranks (before gzip) */
+	uint64_t merged_json_bytes; /* of the merged file (0: none) */
 };
 
 /*

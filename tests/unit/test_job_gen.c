@@ -5,7 +5,8 @@
  * (the distributedInfo of each file, op counts, NCCL kernels on stream 13,
  * arrivals and ends in ns) and against the job numbers re-derived here
  * from the loaded kernels: skews, last ranks, transfers, waits, times last,
- * the straggler's cost, communication time and its exposed part.
+ * the straggler's cost, communication time and its exposed part; and the
+ * merged file (--merged): the same ops as one process.
  *
  *   test_job_gen GS_BENCH_GEN WORKDIR
  */
@@ -435,6 +436,120 @@ static void test_gzip_cut_threads(void **state)
 	}
 }
 
+/* The stream of `t` on `device` with `stream_id`; its ops' range. */
+static void find_stream(const struct gs_trace *t, uint32_t device, uint64_t stream_id,
+			size_t *first, size_t *count)
+{
+	size_t n;
+	const struct gs_stream *st = gs_trace_streams(t, &n);
+
+	for (uint32_t s = 0; s < n; s++)
+		if (st[s].device == device && st[s].stream_id == stream_id) {
+			gs_trace_stream_ops(t, s, first, count);
+			return;
+		}
+	fail_msg("no stream %llu on device %u", (unsigned long long)stream_id, device);
+}
+
+/* The API calls of thread `tid` of `t`. */
+static const struct gs_api_call *thread_calls(const struct gs_trace *t, int64_t tid, size_t *count)
+{
+	size_t nth, ncalls;
+	const struct gs_thread *th = gs_trace_threads(t, &nth);
+	const struct gs_api_call *c = gs_trace_api_calls(t, &ncalls);
+
+	for (size_t i = 0; i < nth; i++)
+		if (th[i].tid == tid) {
+			*count = th[i].api_count;
+			return c + th[i].first_api;
+		}
+	fail_msg("no thread %lld", (long long)tid);
+	return NULL;
+}
+
+/*
+ * --merged: every rank's ops as one process, rank r on device r and host
+ * thread 1000 + r, correlation ids offset by r * K; the ops, times, names
+ * and launch calls those of rank r's own file.
+ */
+static void test_merged(void **state)
+{
+	char args[1024], path[4096];
+	struct gs_trace *m = NULL;
+	enum gs_input_format fmt;
+	size_t n, nops, ndev, nw;
+	const struct gs_process *p;
+	const struct gs_device *dev;
+	const int ranks = 10, k = 300; /* past one node of 8 GPUs */
+
+	(void)state;
+	snprintf(args, sizeof(args),
+		 "--job %d --out-dir '%s/merged' --ops-per-rank %d --merged '%s/merged/one.json'",
+		 ranks, work_dir, k, work_dir);
+	assert_int_equal(run_gen(args), 0);
+	snprintf(path, sizeof(path), "%s/merged/one.json", work_dir);
+	assert_int_equal(gs_trace_load(path, NULL, &m, &fmt), GS_OK);
+	assert_int_equal(fmt, GS_INPUT_KINETO);
+	gs_trace_warnings(m, &nw);
+	assert_int_equal(nw, 0);
+	p = gs_trace_processes(m, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(p[0].pid, 1000);
+	assert_false(p[0].has_rank);
+	dev = gs_trace_devices(m, &ndev);
+	assert_int_equal(ndev, ranks);
+	for (size_t d = 0; d < ndev; d++)
+		assert_int_equal(dev[d].id, d);
+	gs_trace_ops(m, &nops);
+	assert_int_equal(nops, (size_t)ranks * k);
+	gs_trace_threads(m, &n);
+	assert_int_equal(n, ranks);
+	for (int r = 0; r < ranks; r++) {
+		struct gs_trace *t = NULL;
+		const struct gs_op *ro, *mo;
+		const struct gs_api_call *rc, *mc;
+		size_t nrc, nmc;
+
+		snprintf(path, sizeof(path), "%s/merged/rank%d.json", work_dir, r);
+		assert_int_equal(gs_trace_load(path, NULL, &t, NULL), GS_OK);
+		ro = gs_trace_ops(t, &n);
+		mo = gs_trace_ops(m, &n);
+		for (uint64_t sid = 7; sid <= 13; sid += 6) {
+			size_t rf, rn, mf, mn;
+
+			find_stream(t, (uint32_t)r % 8, sid, &rf, &rn);
+			find_stream(m, (uint32_t)r, sid, &mf, &mn);
+			assert_int_equal(rn, mn);
+			for (size_t i = 0; i < rn; i++) {
+				const struct gs_op *a = &ro[rf + i], *b = &mo[mf + i];
+
+				assert_int_equal(a->start_ns, b->start_ns);
+				assert_int_equal(a->end_ns, b->end_ns);
+				assert_int_equal(a->correlation + (uint64_t)r * k, b->correlation);
+				assert_string_equal(gs_trace_string(t, a->name),
+						    gs_trace_string(m, b->name));
+				assert_int_equal(a->grid[0], b->grid[0]);
+				assert_int_equal(a->block[0], b->block[0]);
+			}
+		}
+		rc = thread_calls(t, 1000 + r % 8, &nrc);
+		mc = thread_calls(m, 1000 + r, &nmc);
+		assert_int_equal(nrc, nmc);
+		assert_int_equal(nrc, k);
+		for (size_t i = 0; i < nrc; i++) {
+			assert_int_equal(rc[i].start_ns, mc[i].start_ns);
+			assert_int_equal(rc[i].end_ns, mc[i].end_ns);
+			assert_int_equal(rc[i].correlation + (uint64_t)r * k, mc[i].correlation);
+			assert_int_equal(mc[i].pid, 1000);
+		}
+		gs_trace_destroy(t);
+	}
+	gs_trace_destroy(m);
+	/* Not with one trace's options. */
+	snprintf(args, sizeof(args), "--ops 10 --merged '%s/merged/x.json'", work_dir);
+	assert_int_equal(run_gen(args), 2);
+}
+
 static void test_usage(void **state)
 {
 	char args[1024];
@@ -460,6 +575,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_straggler_and_skew),
 		cmocka_unit_test(test_gzip_cut_threads),
+		cmocka_unit_test(test_merged),
 		cmocka_unit_test(test_usage),
 	};
 	char cmd[4096];
