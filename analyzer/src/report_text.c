@@ -307,11 +307,10 @@ static void run_flush(struct job_note *n)
 		snprintf(n->ranks + n->len, sizeof(n->ranks) - n->len, ", ...");
 		return;
 	}
-	k = n->first == n->last ?
-		    snprintf(n->ranks + n->len, sizeof(n->ranks) - n->len, "%s%u",
-			     n->len ? ", " : "", n->first) :
-		    snprintf(n->ranks + n->len, sizeof(n->ranks) - n->len, "%s%u-%u",
-			     n->len ? ", " : "", n->first, n->last);
+	k = n->first == n->last ? snprintf(n->ranks + n->len, sizeof(n->ranks) - n->len, "%s%u",
+					   n->len ? ", " : "", n->first) :
+				  snprintf(n->ranks + n->len, sizeof(n->ranks) - n->len, "%s%u-%u",
+					   n->len ? ", " : "", n->first, n->last);
 	if (k > 0)
 		n->len += (size_t)k;
 }
@@ -365,7 +364,8 @@ static void job_notes_print(struct tw *w, struct job_notes *jn, size_t n_ranks)
 		free(n->text);
 	}
 	if (jn->dropped)
-		tw_note(w, "note", "more notes of the ranks are in their sections of --format json");
+		tw_note(w, "note",
+			"more notes of the ranks are in their sections of --format json");
 }
 
 static void text_header(struct tw *w)
