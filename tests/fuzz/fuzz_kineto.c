@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the Kineto / PyTorch-profiler JSON importer (plain or
  * gzip bytes) into a trace, then the trace finished and analysed (the
- * report of every device). Small limits keep each input fast and reach the
- * limit paths; any crash, leak, hang or sanitizer report is a bug. */
+ * report of every device), and the same input loaded a second time as two
+ * ranks of a job (the job analysis matches their collectives). Small
+ * limits keep each input fast and reach the limit paths; any crash, leak,
+ * hang or sanitizer report is a bug. */
 #include <gpuscope/analyzer.h>
 #include <gpuscope/format.h>
 #include <gpuscope/import.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,10 +38,42 @@ static void analyse(const struct gs_trace *t)
 	gs_report_destroy(r);
 }
 
+/* Two ranks of one job, both this input. */
+static void analyse_job(const uint8_t *data, size_t size, const struct gs_import_limits *lim)
+{
+	static const char *const names[2] = {"rank0.json", "rank1.json"};
+	struct gs_trace *t[2] = {NULL, NULL};
+	struct gs_report_options o = {.top = 5};
+	struct gs_report *r = NULL;
+	struct gs_job *j = NULL;
+	FILE *out = sink_file();
+
+	for (int k = 0; k < 2; k++) {
+		if (gs_trace_create(&t[k]) != GS_OK ||
+		    gs_import_kineto_mem(data, size, names[k], lim, gs_trace_borrow_sink(t[k])) !=
+			    GS_OK ||
+		    gs_trace_finish(t[k]) != GS_OK) {
+			gs_trace_destroy(t[0]);
+			gs_trace_destroy(t[1]);
+			return;
+		}
+	}
+	if (gs_job_from_traces(t, names, 2, &j) != GS_OK)
+		return;
+	if (gs_report_build_job(j, &o, &r) == GS_OK && out) {
+		gs_report_write_text(out, r);
+		gs_report_write_json(out, r);
+		gs_report_write_html(out, r);
+	}
+	gs_report_destroy(r);
+	gs_job_destroy(j);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct gs_import_limits lim;
 	struct gs_trace *t = NULL;
+	bool ok;
 
 	gs_import_limits_default(&lim);
 	lim.max_depth = 32;
@@ -48,10 +83,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lim.max_records = 1u << 20;
 	if (gs_trace_create(&t) != GS_OK)
 		return 0;
-	if (gs_import_kineto_mem(data, size, "fuzz.json", &lim, gs_trace_borrow_sink(t)) == GS_OK &&
-	    gs_trace_finish(t) == GS_OK)
+	ok = gs_import_kineto_mem(data, size, "fuzz.json", &lim, gs_trace_borrow_sink(t)) ==
+		     GS_OK &&
+	     gs_trace_finish(t) == GS_OK;
+	if (ok)
 		analyse(t);
 	gs_trace_destroy(t);
+	if (ok)
+		analyse_job(data, size, &lim);
 	gs_error_clear();
 	return 0;
 }
