@@ -87,17 +87,19 @@ bool gs_cli_parse_count(const char *s, unsigned long long max, unsigned long lon
 int gs_cli_limits(const struct gs_import_limits **out);
 
 /*
- * Load any readable trace (recognised by content). With `warn`, loading
- * warnings go to stderr. On failure prints the error line and returns
- * GS_EXIT_FAIL.
+ * Load any readable trace (recognised by content; "-": stdin, which
+ * messages call "stdin"). With `warn` (every command passes !--quiet),
+ * loading warnings go to stderr (gs_cli_warnings). On failure prints the
+ * error line and returns GS_EXIT_FAIL.
  */
 int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out,
 		enum gs_input_format *fmt);
 /*
  * Output files: every command's -o OUT (output.c). OUT is never one of the
- * inputs (the same device and inode), never a symbolic link, never an
- * existing file without --force, and never an existing file that is not a
- * regular one (a device, a FIFO, a directory) even with it. It is written
+ * inputs (the same device and inode; for "-", the file stdin comes from),
+ * never a symbolic link, never an existing file without --force, and never
+ * an existing file that is not a regular one (a device, a FIFO, a
+ * directory) even with it. It is written
  * to "DIR/.BASE.tmp-XXXXXX" beside it (O_EXCL | O_NOFOLLOW, mode 0666 less
  * the umask) and moved into place when complete: renamed over OUT with
  * --force, else linked to OUT (so that a file created meanwhile is not
@@ -137,7 +139,17 @@ int gs_output_commit(struct gs_output *o);
 void gs_output_discard(struct gs_output *o);
 /* After a write that returned `st`: commit, or discard and print st's error. */
 int gs_output_close(struct gs_output *o, gs_status st);
-/* A loaded trace's warnings on stderr, each naming `path` once. */
+/*
+ * A loaded trace's warnings on stderr, "gpuscope: warning: FILE: MSG", each
+ * naming the input at `path` once (gs_input_name: "stdin" for "-"). Every
+ * command prints the loading warnings of each input so, whatever its
+ * output format, unless --quiet.
+ */
 void gs_cli_warnings(const struct gs_trace *t, const char *path);
+/* The same for a job of `n` inputs: each input's warnings in the order of
+ * `paths`, then the job's own (rank numbering, merged inputs, clocks). */
+void gs_cli_job_warnings(const struct gs_job *j, const char *const *paths, size_t n);
+/* "-" (stdin) at most once among `paths`; else the usage error. */
+int gs_cli_stdin_once(const struct gs_cli_usage *u, const char *const *paths, size_t n);
 
 #endif /* GS_CLI_H */

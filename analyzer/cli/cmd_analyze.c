@@ -70,12 +70,15 @@ static const char analyze_help[] =
 	"                      failing (default: off)\n"
 	"  --color[=WHEN]      colour the text: auto (on a terminal, unless NO_COLOR is\n"
 	"                      set), always or never (default: auto; --color alone: always)\n"
-	"  -q, --quiet         no progress line (default: on a terminal, stderr shows one\n"
+	"  -q, --quiet         no loading warnings and no progress line on stderr\n"
+	"                      (default: the warnings, and on a terminal a progress line\n"
 	"                      while loading, analysing or writing takes over a second)\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"TRACE is a .gscope file, a Kineto / PyTorch-profiler JSON trace (.json,\n"
-	".json.gz) or an Nsight Systems SQLite export, recognised by its content.\n"
+	".json.gz) or an Nsight Systems SQLite export, recognised by its content; '-'\n"
+	"is stdin (one TRACE at most), and pipes work too (not for Nsight exports).\n"
+	"Loading warnings of each TRACE go to stderr as well as into the report.\n"
 	"\n"
 	"example:\n"
 	"  gpuscope analyze trace.json.gz\n"
@@ -316,7 +319,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 		return gs_cli_usage_error(&analyze_usage, "no TRACE given");
 	o->paths = argv + optind;
 	o->n_paths = (size_t)(argc - optind);
-	return GS_EXIT_OK;
+	return gs_cli_stdin_once(&analyze_usage, (const char *const *)o->paths, o->n_paths);
 }
 
 /* Every input as the ranks of one job: each file is read on a CPU of its
@@ -341,15 +344,17 @@ static int analyze_load(const struct analyze_opts *o, struct gs_job **out, const
 	if (!fmts)
 		return gs_cli_fail(GS_ERR_NOMEM, NULL);
 	if (o->n_paths == 1)
-		gs_progress_begin("loading %s", o->paths[0]);
+		gs_progress_begin("loading %s", gs_input_name(o->paths[0]));
 	else
 		gs_progress_begin("loading %zu inputs", o->n_paths);
 	st = gs_job_load((const char *const *)o->paths, o->n_paths, &lo, out, fmts, &failed);
 	gs_progress_end();
 	if (st != GS_OK) {
 		free(fmts);
-		return gs_cli_fail(st, o->paths[failed]);
+		return gs_cli_fail(st, gs_input_name(o->paths[failed]));
 	}
+	if (!o->quiet)
+		gs_cli_job_warnings(*out, (const char *const *)o->paths, o->n_paths);
 	for (size_t i = 1; i < o->n_paths; i++)
 		if (fmts[i] != fmts[0])
 			*format = "mixed";
@@ -389,6 +394,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	struct gs_report *r = NULL;
 	struct gs_job *job = NULL;
 	struct gs_output out;
+	const char **names = NULL;
 	const char *format = "";
 	bool help = false;
 	gs_status st;
@@ -413,7 +419,14 @@ int gs_cmd_analyze(int argc, char **argv)
 	ro.rank = o.rank;
 	ro.window = o.window;
 	ro.window_relative = o.window_relative;
-	ro.inputs = (const char *const *)o.paths;
+	names = calloc(o.n_paths, sizeof(*names));
+	if (!names) {
+		rc = gs_cli_fail(GS_ERR_NOMEM, NULL);
+		goto out;
+	}
+	for (size_t i = 0; i < o.n_paths; i++)
+		names[i] = gs_input_name(o.paths[i]);
+	ro.inputs = names;
 	ro.n_inputs = o.n_paths;
 	ro.format = format;
 	ro.top = o.top;
@@ -431,7 +444,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	st = gs_report_build_job(job, &ro, &r);
 	gs_progress_end();
 	if (st != GS_OK) {
-		rc = gs_cli_fail(st, o.n_paths == 1 ? o.paths[0] : NULL);
+		rc = gs_cli_fail(st, o.n_paths == 1 ? names[0] : NULL);
 		goto out;
 	}
 	rc = analyze_write(&o, r, &out);
@@ -439,5 +452,6 @@ out:
 	gs_output_discard(&out); /* after a failure: the temporary file only */
 	gs_report_destroy(r);
 	gs_job_destroy(job);
+	free(names);
 	return rc;
 }

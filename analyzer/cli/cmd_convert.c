@@ -33,12 +33,13 @@ static const char convert_help[] =
 	"                    refuse)\n"
 	"  --salvage         skip corrupt .gscope chunks with a warning instead of\n"
 	"                    failing (default: off)\n"
-	"  -q, --quiet       no progress line (default: on a terminal, stderr shows one\n"
+	"  -q, --quiet       no loading warnings and no progress line on stderr\n"
+	"                    (default: the warnings, and on a terminal a progress line\n"
 	"                    while loading or writing takes over a second)\n"
 	"  -h, --help        show this help\n"
 	"\n"
 	"TRACE is a .gscope file or a Kineto / PyTorch-profiler JSON trace (.json,\n"
-	".json.gz), recognised by its content.\n"
+	".json.gz), recognised by its content; '-' is stdin (a pipe works too).\n"
 	"\n"
 	"example:\n"
 	"  gpuscope convert trace.json.gz -o run.gscope\n";
@@ -90,7 +91,7 @@ static int convert_run(const struct convert_opts *o)
 	rc = gs_output_open(&out, o->out, o->force, inputs, 1);
 	if (rc != GS_EXIT_OK)
 		return rc;
-	rc = gs_cli_load(o->in, o->salvage, true, &t, &fmt);
+	rc = gs_cli_load(o->in, o->salvage, !o->quiet, &t, &fmt);
 	if (rc == GS_EXIT_OK)
 		rc = convert_write(t, fileno(out.f), o->out);
 	if (rc == GS_EXIT_OK)

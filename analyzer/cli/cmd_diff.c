@@ -15,7 +15,7 @@
 
 #define DIFF_SYNOPSIS                                                                              \
 	"gpuscope diff [--format text|json] [-o OUT] [--force] [--top N] [--salvage]\n"            \
-	"                     BASE NEW"
+	"                     [--quiet] BASE NEW"
 
 static const struct gs_cli_usage diff_usage = {
 	.name = "diff",
@@ -45,9 +45,13 @@ static const char diff_help[] =
 	"  --top N             rows in each text table (default: 10)\n"
 	"  --salvage           skip corrupt .gscope chunks with a warning instead of\n"
 	"                      failing (default: off)\n"
+	"  -q, --quiet         no loading warnings and no progress line on stderr\n"
+	"                      (default: the warnings, and on a terminal a progress line\n"
+	"                      while loading takes over a second)\n"
 	"  -h, --help          show this help\n"
 	"\n"
-	"BASE and NEW are any traces gpuscope reads, recognised by their content.\n"
+	"BASE and NEW are any traces gpuscope reads, recognised by their content; '-'\n"
+	"is stdin (one of them at most), and pipes work too (not for Nsight exports).\n"
 	"\n"
 	"example:\n"
 	"  gpuscope diff before.json.gz after.json.gz\n"
@@ -58,6 +62,7 @@ struct diff_opts {
 	bool salvage;
 	const char *output;
 	bool force;
+	bool quiet;
 	size_t top;
 	const char *base;
 	const char *newp;
@@ -66,20 +71,17 @@ struct diff_opts {
 static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"top", required_argument, NULL, 't'},
-		{"salvage", no_argument, NULL, 's'},
-		{"force", no_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+		{"top", required_argument, NULL, 't'},    {"salvage", no_argument, NULL, 's'},
+		{"force", no_argument, NULL, 'F'},        {"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
 	char *end;
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "json"))
@@ -111,6 +113,9 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 		case 's':
 			o->salvage = true;
 			break;
+		case 'q':
+			o->quiet = true;
+			break;
 		case 'h':
 			*help = true;
 			return GS_EXIT_OK;
@@ -127,7 +132,7 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 					  argv[optind + 2]);
 	o->base = argv[optind];
 	o->newp = argv[optind + 1];
-	return GS_EXIT_OK;
+	return gs_cli_stdin_once(&diff_usage, (const char *const *)argv + optind, 2);
 }
 
 static int diff_write(const struct diff_opts *o, const struct gs_diff *d, struct gs_output *out)
@@ -144,6 +149,7 @@ static int diff_write(const struct diff_opts *o, const struct gs_diff *d, struct
 static int diff_load(const struct diff_opts *o, struct gs_job *j[2], enum gs_input_format fmt[2])
 {
 	const char *paths[2] = {o->base, o->newp};
+	const char *names[2] = {gs_input_name(o->base), gs_input_name(o->newp)};
 	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0,
 				     .progress = gs_progress_records};
 	struct gs_trace *t[2] = {NULL, NULL};
@@ -153,24 +159,22 @@ static int diff_load(const struct diff_opts *o, struct gs_job *j[2], enum gs_inp
 	if (gs_cli_limits(&lo.limits) != GS_EXIT_OK)
 		return GS_EXIT_FAIL;
 	gs_error_clear();
-	gs_progress_begin("loading %s and %s", o->base, o->newp);
+	gs_progress_begin("loading %s and %s", names[0], names[1]);
 	st = gs_trace_load_each(paths, 2, &lo, t, fmt, &failed);
 	gs_progress_end();
 	if (st != GS_OK)
-		return gs_cli_fail(st, paths[failed]);
-	gs_cli_warnings(t[0], paths[0]);
-	gs_cli_warnings(t[1], paths[1]);
+		return gs_cli_fail(st, names[failed]);
 	/* Each side is a job of its processes (an Nsight export of several
 	 * is several ranks): GPUs are compared by (rank, device). */
 	for (int s = 0; s < 2; s++) {
-		st = gs_job_from_traces(&t[s], &paths[s], 1, &j[s]);
+		st = gs_job_from_traces(&t[s], &names[s], 1, &j[s]);
 		t[s] = NULL;
 		if (st != GS_OK) {
 			gs_trace_destroy(t[1]);
-			return gs_cli_fail(st, paths[s]);
+			return gs_cli_fail(st, names[s]);
 		}
-		for (size_t k = 0; k < j[s]->n_warnings; k++)
-			gs_cli_warning("%s: %s", paths[s], j[s]->warnings[k]);
+		if (!o->quiet)
+			gs_cli_job_warnings(j[s], &paths[s], 1);
 	}
 	return GS_EXIT_OK;
 }
@@ -190,6 +194,7 @@ int gs_cmd_diff(int argc, char **argv)
 	rc = diff_parse(argc, argv, &o, &help);
 	if (rc != GS_EXIT_OK || help)
 		return help ? gs_cli_help(diff_help) : rc;
+	gs_progress_setup(o.quiet);
 	inputs[0] = o.base;
 	inputs[1] = o.newp;
 	/* Before loading: a refused OUT is known at once. */
@@ -199,8 +204,8 @@ int gs_cmd_diff(int argc, char **argv)
 	rc = diff_load(&o, j, fmt);
 	if (rc == GS_EXIT_OK) {
 		struct gs_diff_options dop = {
-			.base_name = o.base,
-			.new_name = o.newp,
+			.base_name = gs_input_name(o.base),
+			.new_name = gs_input_name(o.newp),
 			.base_format = gs_input_format_name(fmt[0]),
 			.new_format = gs_input_format_name(fmt[1]),
 			.top = o.top,

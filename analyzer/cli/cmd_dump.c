@@ -27,12 +27,13 @@ static const char dump_help[] =
 	"  --limit N    print at most N timed records (default: 0, no limit)\n"
 	"  --salvage    skip corrupt .gscope chunks with a warning instead of failing\n"
 	"               (default: off)\n"
-	"  -q, --quiet  no progress line (default: on a terminal, stderr shows one while\n"
-	"               loading takes over a second)\n"
+	"  -q, --quiet  no loading warnings and no progress line on stderr (default: the\n"
+	"               warnings, and on a terminal a progress line while loading takes\n"
+	"               over a second)\n"
 	"  -h, --help   show this help\n"
 	"\n"
 	"TRACE is a .gscope file or a Kineto / PyTorch-profiler JSON trace (.json,\n"
-	".json.gz), recognised by its content.\n"
+	".json.gz), recognised by its content; '-' is stdin (a pipe works too).\n"
 	"\n"
 	"example:\n"
 	"  gpuscope dump --limit 20 run.gscope\n";
@@ -95,12 +96,12 @@ int gs_cmd_dump(int argc, char **argv)
 		return help ? gs_cli_help(dump_help) : rc;
 
 	gs_progress_setup(o.quiet);
-	rc = gs_cli_load(o.path, o.salvage, true, &t, &fmt);
+	rc = gs_cli_load(o.path, o.salvage, !o.quiet, &t, &fmt);
 	if (rc != GS_EXIT_OK)
 		return rc;
 	st = gs_dump_write(stdout, t, o.limit);
 	if (st != GS_OK)
-		rc = gs_cli_fail(st, st == GS_ERR_IO ? "stdout" : o.path);
+		rc = gs_cli_fail(st, st == GS_ERR_IO ? "stdout" : gs_input_name(o.path));
 	gs_trace_destroy(t);
 	return rc;
 }

@@ -24,7 +24,7 @@
 
 #define EXPORT_SYNOPSIS                                                                            \
 	"gpuscope export [--format chrome|csv] [-o OUT] [--force] [--with-ideal] [--salvage]\n"    \
-	"                       TRACE..."
+	"                       [--quiet] TRACE..."
 
 static const struct gs_cli_usage export_usage = {
 	.name = "export",
@@ -75,9 +75,13 @@ static const char export_help[] =
 	"                       (default: off)\n"
 	"  --salvage            skip corrupt .gscope chunks with a warning instead of\n"
 	"                       failing (default: off)\n"
+	"  -q, --quiet          no loading warnings and no progress line on stderr\n"
+	"                       (default: the warnings, and on a terminal a progress\n"
+	"                       line while loading takes over a second)\n"
 	"  -h, --help           show this help\n"
 	"\n"
-	"TRACE is any trace gpuscope reads, recognised by its content.\n"
+	"TRACE is any trace gpuscope reads, recognised by its content; '-' is stdin\n"
+	"(one TRACE at most), and pipes work too (not for Nsight exports).\n"
 	"\n"
 	"example:\n"
 	"  gpuscope export -o run.json.gz run.gscope\n"
@@ -90,6 +94,7 @@ struct export_opts {
 	bool with_ideal;
 	bool salvage;
 	bool force;
+	bool quiet;
 	const char *out;
 	const char *const *paths; /* the TRACEs */
 	size_t n_paths;
@@ -100,18 +105,15 @@ struct export_opts {
 static int export_parse(int argc, char **argv, struct export_opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"with-ideal", no_argument, NULL, 'i'},
-		{"salvage", no_argument, NULL, 's'},
-		{"force", no_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+		{"with-ideal", no_argument, NULL, 'i'},   {"salvage", no_argument, NULL, 's'},
+		{"force", no_argument, NULL, 'F'},        {"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "chrome"))
@@ -137,6 +139,9 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 		case 's':
 			o->salvage = true;
 			break;
+		case 'q':
+			o->quiet = true;
+			break;
 		case 'h':
 			*help = true;
 			return GS_EXIT_OK;
@@ -151,7 +156,7 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 	if (o->csv && (!o->out || !strcmp(o->out, "-")))
 		return gs_cli_usage_error(&export_usage,
 					  "csv writes two files: give -o PREFIX (or a directory)");
-	return GS_EXIT_OK;
+	return gs_cli_stdin_once(&export_usage, o->paths, o->n_paths);
 }
 
 /* The files to write, each checked and opened before the (long) load. */
@@ -268,20 +273,16 @@ static int export_load(const struct export_opts *o, struct gs_job **out)
 		return GS_EXIT_FAIL;
 	gs_error_clear();
 	if (o->n_paths == 1)
-		gs_progress_begin("loading %s", o->paths[0]);
+		gs_progress_begin("loading %s", gs_input_name(o->paths[0]));
 	else
 		gs_progress_begin("loading %zu inputs", o->n_paths);
 	st = gs_job_load(o->paths, o->n_paths, &lo, out, NULL, &failed);
 	gs_progress_end();
 	if (st != GS_OK)
-		return gs_cli_fail(st, failed < o->n_paths ? o->paths[failed] : NULL);
-	for (size_t r = 0; r < (*out)->n_ranks; r++) {
-		const struct gs_job_rank *k = &(*out)->ranks[r];
-
-		gs_cli_warnings(k->trace, o->paths[k->input < o->n_paths ? k->input : 0]);
-	}
-	for (size_t i = 0; i < (*out)->n_warnings; i++)
-		gs_cli_warning("%s", (*out)->warnings[i]);
+		return gs_cli_fail(st,
+				   failed < o->n_paths ? gs_input_name(o->paths[failed]) : NULL);
+	if (!o->quiet)
+		gs_cli_job_warnings(*out, o->paths, o->n_paths);
 	return GS_EXIT_OK;
 }
 
@@ -303,7 +304,8 @@ static int export_build(const struct export_opts *o, const struct gs_job *job,
 		gs_error_clear();
 		st = gs_export_data_build(k->trace, want, &data[r]);
 		if (st != GS_OK)
-			return gs_cli_fail(st, o->paths[k->input < o->n_paths ? k->input : 0]);
+			return gs_cli_fail(
+				st, gs_input_name(o->paths[k->input < o->n_paths ? k->input : 0]));
 		ranks[r] = (struct gs_export_rank){
 			.trace = k->trace,
 			.extras = gs_export_data_extras(data[r]),
@@ -329,6 +331,7 @@ int gs_cmd_export(int argc, char **argv)
 	rc = export_parse(argc, argv, &o, &help);
 	if (rc != GS_EXIT_OK || help)
 		return help ? gs_cli_help(export_help) : rc;
+	gs_progress_setup(o.quiet);
 	rc = export_open(&o, &files);
 	if (rc == GS_EXIT_OK)
 		rc = export_load(&o, &job);

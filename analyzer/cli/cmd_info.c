@@ -18,19 +18,20 @@ static const char info_help[] =
 	"Summarize a trace: GPU ops by kind (kernel, memcpy, memset), API calls, syncs,\n"
 	"event records, host ranges by kind, processes, devices, streams, threads, the\n"
 	"span from the first op start to the last op end, dropped records and warnings.\n"
-	"Loading warnings also go to stderr with text output.\n"
+	"Loading warnings also go to stderr, whatever the format.\n"
 	"\n"
 	"options:\n"
 	"  --format text|json  output format (default: text); json is one object,\n"
 	"                      schema \"gpuscope.info/1\"\n"
 	"  --salvage           skip corrupt .gscope chunks with a warning instead of\n"
 	"                      failing (default: off)\n"
-	"  -q, --quiet         no progress line (default: on a terminal, stderr shows one\n"
+	"  -q, --quiet         no loading warnings and no progress line on stderr\n"
+	"                      (default: the warnings, and on a terminal a progress line\n"
 	"                      while loading takes over a second)\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"TRACE is a .gscope file or a Kineto / PyTorch-profiler JSON trace (.json,\n"
-	".json.gz), recognised by its content.\n"
+	".json.gz), recognised by its content; '-' is stdin (a pipe works too).\n"
 	"\n"
 	"example:\n"
 	"  gpuscope info --format json run.gscope\n";
@@ -91,20 +92,20 @@ int gs_cmd_info(int argc, char **argv)
 		return help ? gs_cli_help(info_help) : rc;
 
 	gs_progress_setup(o.quiet);
-	/* JSON carries the warnings itself; text output repeats them on stderr. */
-	rc = gs_cli_load(o.path, o.salvage, !o.json, &t, &fmt);
+	/* The output carries the warnings too; stderr has them in any format. */
+	rc = gs_cli_load(o.path, o.salvage, !o.quiet, &t, &fmt);
 	if (rc != GS_EXIT_OK)
 		return rc;
 	st = gs_summary_compute(t, &s);
 	if (st != GS_OK) {
-		rc = gs_cli_fail(st, o.path);
+		rc = gs_cli_fail(st, gs_input_name(o.path));
 		goto out;
 	}
-	s.file = o.path;
+	s.file = gs_input_name(o.path);
 	s.format = gs_input_format_name(fmt);
 	st = o.json ? gs_summary_write_json(stdout, &s) : gs_summary_write_text(stdout, &s);
 	if (st != GS_OK)
-		rc = gs_cli_fail(st, st == GS_ERR_IO ? "stdout" : o.path);
+		rc = gs_cli_fail(st, st == GS_ERR_IO ? "stdout" : gs_input_name(o.path));
 out:
 	gs_trace_destroy(t);
 	return rc;

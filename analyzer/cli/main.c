@@ -226,6 +226,7 @@ int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out
 		enum gs_input_format *fmt)
 {
 	struct gs_load_options opts = {.reader_flags = salvage ? GS_READER_SALVAGE : 0};
+	const char *name = gs_input_name(path);
 	gs_status st;
 	int rc;
 
@@ -235,21 +236,30 @@ int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out
 		return rc;
 	gs_error_clear();
 	opts.progress = gs_progress_records;
-	gs_progress_begin("loading %s", path);
+	gs_progress_begin("loading %s", name);
 	st = gs_trace_load(path, &opts, out, fmt);
 	gs_progress_end();
 	if (st != GS_OK) {
 		gs_trace_destroy(*out);
 		*out = NULL;
-		return gs_cli_fail(st, path);
+		return gs_cli_fail(st, name);
 	}
 	if (warn)
 		gs_cli_warnings(*out, path);
 	return GS_EXIT_OK;
 }
 
+/* `line` starts with "NAME: ": it names the input already. */
+static bool gs_cli_names_first(const char *line, const char *name)
+{
+	size_t n = strlen(name);
+
+	return n && strncmp(line, name, n) == 0 && line[n] == ':' && line[n + 1] == ' ';
+}
+
 void gs_cli_warnings(const struct gs_trace *t, const char *path)
 {
+	const char *name = gs_input_name(path);
 	size_t n;
 	const struct gs_warning *w = gs_trace_warnings(t, &n);
 
@@ -257,11 +267,45 @@ void gs_cli_warnings(const struct gs_trace *t, const char *path)
 		char line[GS_CLI_MSG_MAX];
 
 		gs_warning_format(&w[i], line, sizeof(line));
-		if (strstr(line, path))
+		if (gs_cli_names_first(line, name))
 			gs_cli_warning("%s", line);
 		else
-			gs_cli_warning("%s: %s", path, line);
+			gs_cli_warning("%s: %s", name, line);
 	}
+}
+
+void gs_cli_job_warnings(const struct gs_job *j, const char *const *paths, size_t n)
+{
+	/* Input by input, in the order given (ranks are in rank order). An
+	 * input split into several ranks has its warnings on its first. */
+	for (size_t i = 0; i < n; i++)
+		for (size_t r = 0; r < j->n_ranks; r++)
+			if (j->ranks[r].input == i)
+				gs_cli_warnings(j->ranks[r].trace, paths[i]);
+	for (size_t k = 0; k < j->n_warnings; k++) {
+		const char *w = j->warnings[k];
+
+		/* About the job: it names its inputs, or is about all of them. */
+		if (n == 1 && !gs_cli_names_first(w, gs_input_name(paths[0])))
+			gs_cli_warning("%s: %s", gs_input_name(paths[0]), w);
+		else
+			gs_cli_warning("%s", w);
+	}
+}
+
+int gs_cli_stdin_once(const struct gs_cli_usage *u, const char *const *paths, size_t n)
+{
+	bool seen = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(paths[i], GS_INPUT_STDIN) != 0)
+			continue;
+		if (seen)
+			return gs_cli_usage_error(u, "'-' (stdin) given twice: it can be read once "
+						     "only");
+		seen = true;
+	}
+	return GS_EXIT_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -293,7 +337,8 @@ static void gs_main_help(FILE *f)
 	      "  --version      show the version\n"
 	      "\n"
 	      "TRACE is a .gscope file or a Kineto / PyTorch-profiler Chrome-trace JSON\n"
-	      "(.json or .json.gz), recognised by its content, not its name.\n"
+	      "(.json or .json.gz), recognised by its content, not its name; '-' is\n"
+	      "standard input, and pipes (<(zcat trace.json.gz)) work too.\n"
 	      "Exit status: 0 success, 1 bad input or failure, 2 usage error.\n"
 	      "\n"
 	      "example:\n"

@@ -87,10 +87,15 @@ static bool out_is_input(const char *path, const struct stat *ls, const char *co
 	/* Through a link too: a link to an input is that input. */
 	if (S_ISLNK(ls->st_mode) && stat(path, &os) != 0)
 		return false;
-	for (size_t i = 0; i < n_inputs; i++)
-		if (inputs[i] && stat(inputs[i], &is) == 0 && is.st_dev == os.st_dev &&
-		    is.st_ino == os.st_ino)
+	for (size_t i = 0; i < n_inputs; i++) {
+		/* "-" is stdin: the file it was redirected from, if any. */
+		int got = !inputs[i]                             ? -1 :
+			  strcmp(inputs[i], GS_INPUT_STDIN) == 0 ? fstat(STDIN_FILENO, &is) :
+								   stat(inputs[i], &is);
+
+		if (got == 0 && is.st_dev == os.st_dev && is.st_ino == os.st_ino)
 			return true;
+	}
 	return false;
 }
 

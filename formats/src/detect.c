@@ -6,17 +6,20 @@
  *   '{' or '[' after whitespace (and a UTF-8 byte order mark) -> Kineto /
  *                            Chrome-trace JSON
  *   gzip magic 1f 8b      -> the same test on the first decompressed bytes
+ *                            (member after member, as zcat reads them)
+ * The test needs the first GS_DETECT_HEAD bytes only, read once: a pipe is
+ * recognised from bytes the loader keeps and hands on to the reader.
  */
 #define ZLIB_CONST
 #include "import_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
-#define DETECT_RAW 16384
 #define DETECT_TEXT 4096
 
 const char *gs_input_format_name(enum gs_input_format f)
@@ -34,12 +37,13 @@ const char *gs_input_format_name(enum gs_input_format f)
 	return "unknown";
 }
 
-/* 1: JSON text starts here; 0: something else; -1: only whitespace. */
-static int json_start(const unsigned char *p, size_t n)
+/* 1: JSON text starts here; 0: something else; -1: only whitespace. A
+ * UTF-8 byte order mark is passed over when `bom` (the very start). */
+static int json_start(const unsigned char *p, size_t n, bool bom)
 {
 	size_t i = 0;
 
-	if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF)
+	if (bom && n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF)
 		i = 3;
 	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
 		i++;
@@ -48,96 +52,135 @@ static int json_start(const unsigned char *p, size_t n)
 	return p[i] == '{' || p[i] == '[';
 }
 
-/* Inflate the start of gzip data. Returns the bytes produced, or -1 when
- * the data cannot be decompressed. */
-static long gunzip_head(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
+/*
+ * Look inside the start of gzip data as zcat would: member after member (an
+ * empty member, or one of whitespace only, is passed over), until the
+ * content shows something other than whitespace or the bytes at hand end.
+ * Returns json_start's answer on the content, or -2 when the data cannot be
+ * decompressed.
+ */
+static int gunzip_json_start(const unsigned char *in, size_t n)
 {
+	unsigned char out[DETECT_TEXT];
+	bool first = true;
+	int js = -1;
 	z_stream zs;
-	int zr;
-	long got;
 
 	memset(&zs, 0, sizeof(zs));
 	if (inflateInit2(&zs, 32 + 15) != Z_OK)
-		return -1;
+		return -2;
 	zs.next_in = in;
 	zs.avail_in = (uInt)n;
-	zs.next_out = out;
-	zs.avail_out = (uInt)cap;
-	zr = inflate(&zs, Z_SYNC_FLUSH);
-	got = (long)(cap - zs.avail_out);
+	while (js < 0) {
+		size_t got;
+		int zr;
+
+		zs.next_out = out;
+		zs.avail_out = sizeof(out);
+		zr = inflate(&zs, Z_SYNC_FLUSH);
+		got = sizeof(out) - zs.avail_out;
+		if (zr != Z_OK && zr != Z_STREAM_END && !(zr == Z_BUF_ERROR && got > 0)) {
+			/* Out of input mid-member: only the head was at hand. */
+			if (zr != Z_BUF_ERROR)
+				js = -2;
+			break;
+		}
+		if (got) {
+			js = json_start(out, got, first);
+			first = false;
+		}
+		if (zr == Z_STREAM_END) {
+			/* The next member, if one starts here. */
+			if (zs.avail_in < 2 || zs.next_in[0] != 0x1f || zs.next_in[1] != 0x8b)
+				break;
+			if (inflateReset(&zs) != Z_OK) {
+				js = -2;
+				break;
+			}
+		} else if (zs.avail_in == 0) {
+			break;
+		}
+	}
 	inflateEnd(&zs);
-	if (zr != Z_OK && zr != Z_STREAM_END && !(zr == Z_BUF_ERROR && got > 0))
-		return -1;
-	return got;
+	return js;
 }
 
-gs_status gs_detect_format_why(const char *path, enum gs_input_format *fmt, const char **why)
+void gs_detect_head(const unsigned char *head, size_t n, enum gs_input_format *fmt,
+		    const char **why)
 {
-	unsigned char text[DETECT_TEXT];
-	size_t n = 0;
-	ssize_t r;
-	int fd, js;
+	int js;
 
 	*fmt = GS_INPUT_UNKNOWN;
 	*why = "not a recognised trace (expected .gscope, Kineto / Chrome-trace JSON, "
 	       "or an Nsight Systems SQLite export)";
+	if (n == 0) {
+		*why = "empty file";
+		return;
+	}
+	if (gs_is_gscope(head, n)) {
+		*fmt = GS_INPUT_GSCOPE;
+		return;
+	}
+	if (n >= 16 && memcmp(head, "SQLite format 3", 16) == 0) {
+		*fmt = GS_INPUT_NSYS;
+		return;
+	}
+	if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
+		js = gunzip_json_start(head, n);
+		if (js == 1)
+			*fmt = GS_INPUT_KINETO;
+		else if (js == -2)
+			*why = "corrupt gzip data";
+		else
+			*why = js < 0 ? "gzip data that holds no JSON" :
+					"gzip data that is not JSON";
+		return;
+	}
+	js = json_start(head, n, true);
+	if (js == 1)
+		*fmt = GS_INPUT_KINETO;
+	else if (js < 0)
+		*why = "only whitespace: no JSON data";
+}
+
+gs_status gs_detect_read_head(int fd, const char *name, unsigned char *head, size_t cap, size_t *n)
+{
+	*n = 0;
+	while (*n < cap) {
+		ssize_t r = read(fd, head + *n, cap - *n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			gs_error_append("%s: read failed: %s", name, strerror(errno));
+			return GS_ERR_IO;
+		}
+		if (r == 0)
+			break;
+		*n += (size_t)r;
+	}
+	return GS_OK;
+}
+
+gs_status gs_detect_format_why(const char *path, enum gs_input_format *fmt, const char **why)
+{
+	unsigned char head[GS_DETECT_HEAD];
+	size_t n;
+	gs_status rc;
+	int fd;
+
+	*fmt = GS_INPUT_UNKNOWN;
+	*why = "";
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		gs_error_append("%s: cannot open: %s", path, strerror(errno));
 		return GS_ERR_IO;
 	}
-	{
-		unsigned char head[DETECT_RAW];
-
-		while (n < sizeof(head)) {
-			r = read(fd, head + n, sizeof(head) - n);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0) {
-				int e = errno;
-
-				close(fd);
-				gs_error_append("%s: read failed: %s", path, strerror(e));
-				return GS_ERR_IO;
-			}
-			if (r == 0)
-				break;
-			n += (size_t)r;
-		}
-		close(fd);
-		if (n == 0) {
-			*why = "empty file";
-			return GS_OK;
-		}
-		if (gs_is_gscope(head, n)) {
-			*fmt = GS_INPUT_GSCOPE;
-			return GS_OK;
-		}
-		if (n >= 16 && memcmp(head, "SQLite format 3", 16) == 0) {
-			*fmt = GS_INPUT_NSYS;
-			return GS_OK;
-		}
-		if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
-			long got = gunzip_head(head, n, text, sizeof(text));
-
-			if (got < 0) {
-				*why = "corrupt gzip data";
-				return GS_OK;
-			}
-			js = json_start(text, (size_t)got);
-			if (js == 1)
-				*fmt = GS_INPUT_KINETO;
-			else
-				*why = got == 0 || js < 0 ? "gzip data that holds no JSON" :
-							    "gzip data that is not JSON";
-			return GS_OK;
-		}
-		js = json_start(head, n);
-		if (js == 1)
-			*fmt = GS_INPUT_KINETO;
-		else if (js < 0)
-			*why = "only whitespace: no JSON data";
-	}
+	rc = gs_detect_read_head(fd, path, head, sizeof(head), &n);
+	close(fd);
+	if (rc)
+		return rc;
+	gs_detect_head(head, n, fmt, why);
 	return GS_OK;
 }
 

@@ -147,6 +147,41 @@ gs_status gs_gzin_open(const char *path, struct gs_gzin **out)
 	return rc;
 }
 
+gs_status gs_gzin_open_fd(int fd, const void *head, size_t n, const char *name,
+			  struct gs_gzin **out)
+{
+	struct gs_gzin *g;
+	gs_status rc;
+
+	*out = NULL;
+	if (n > GS_GZIN_HEAD_MAX || (n && !head)) {
+		gs_error_append("%s: %zu bytes read ahead (at most %u)", name ? name : "(input)", n,
+				GS_GZIN_HEAD_MAX);
+		close(fd);
+		return GS_ERR_INVALID;
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g) {
+		close(fd);
+		return nomem();
+	}
+	g->fd = fd;
+	g->ibuf = malloc(GZIN_BUF);
+	if (!g->ibuf) {
+		gs_gzin_close(g);
+		return nomem();
+	}
+	/* The bytes read ahead are the start of the window. */
+	if (n)
+		memcpy(g->ibuf, head, n);
+	g->zs.next_in = g->ibuf;
+	g->zs.avail_in = (uInt)n;
+	rc = gzin_start(g, name, out);
+	if (rc)
+		gs_gzin_close(g);
+	return rc;
+}
+
 gs_status gs_gzin_open_mem(const void *data, size_t size, const char *name, struct gs_gzin **out)
 {
 	struct gs_gzin *g;

@@ -19,6 +19,14 @@ struct gs_gzin;
 
 /* Open a file. `name` (NULL: the path) names it in error causes. */
 gs_status gs_gzin_open(const char *path, struct gs_gzin **out);
+/*
+ * Read from `fd` (owned from now on, closed by gs_gzin_close, also on
+ * failure), whose first `n` bytes were read already into `head` (at most
+ * GS_GZIN_HEAD_MAX): a pipe read in one pass, never sought.
+ */
+#define GS_GZIN_HEAD_MAX (64u << 10)
+gs_status gs_gzin_open_fd(int fd, const void *head, size_t n, const char *name,
+			  struct gs_gzin **out);
 /* Read from memory (borrowed until close). */
 gs_status gs_gzin_open_mem(const void *data, size_t size, const char *name, struct gs_gzin **out);
 /*

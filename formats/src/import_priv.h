@@ -12,6 +12,21 @@
  */
 gs_status gs_detect_format_why(const char *path, enum gs_input_format *fmt, const char **why);
 
+/* The bytes content detection looks at: the first GS_DETECT_HEAD of an input. */
+#define GS_DETECT_HEAD 16384
+/* Recognise an input from its first `n` bytes (all of it when shorter than
+ * GS_DETECT_HEAD), with the reason as gs_detect_format_why. */
+void gs_detect_head(const unsigned char *head, size_t n, enum gs_input_format *fmt,
+		    const char **why);
+/* Read up to `cap` bytes from `fd` into `head` (fewer only at the end of the
+ * input); errors name `name`. */
+gs_status gs_detect_read_head(int fd, const char *name, unsigned char *head, size_t cap, size_t *n);
+
+/* gs_import_kineto over an open byte reader (gzin.h), closed when done. */
+struct gs_gzin;
+gs_status gs_import_kineto_gzin(struct gs_gzin *in, const struct gs_import_limits *lim,
+				struct gs_sink *sink);
+
 /* `in` with its zero fields (or all, when `in` is NULL) set to the defaults. */
 void gs_import_limits_resolve(struct gs_import_limits *out, const struct gs_import_limits *in);
 

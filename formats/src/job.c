@@ -565,6 +565,7 @@ gs_status gs_job_load(const char *const *paths, size_t n, const struct gs_load_o
 {
 	struct gs_load_options o = {0};
 	struct gs_trace **traces;
+	const char **names;
 	gs_status rc;
 
 	*out = NULL;
@@ -575,10 +576,19 @@ gs_status gs_job_load(const char *const *paths, size_t n, const struct gs_load_o
 	traces = calloc(n ? n : 1, sizeof(*traces));
 	if (!traces)
 		return nomem();
+	names = calloc(n ? n : 1, sizeof(*names));
+	if (!names) {
+		free(traces);
+		return nomem();
+	}
+	/* Warnings name each input as its errors do ("stdin" for "-"). */
+	for (size_t i = 0; i < n; i++)
+		names[i] = gs_input_name(paths[i]);
 	rc = gs_trace_load_each(paths, n, &o, traces, fmts, failed);
 	if (!rc)
-		rc = gs_job_from_traces(traces, paths, n, out);
+		rc = gs_job_from_traces(traces, names, n, out);
 	free(traces);
+	free(names);
 	return rc;
 }
 

@@ -2592,6 +2592,12 @@ gs_status gs_import_kineto(const char *path, const struct gs_import_limits *lim,
 	return kin_run(in, gs_gzin_name(in), lim, sink);
 }
 
+gs_status gs_import_kineto_gzin(struct gs_gzin *in, const struct gs_import_limits *lim,
+				struct gs_sink *sink)
+{
+	return kin_run(in, gs_gzin_name(in), lim, sink);
+}
+
 gs_status gs_import_kineto_mem(const void *data, size_t size, const char *name,
 			       const struct gs_import_limits *lim, struct gs_sink *sink)
 {

@@ -1,14 +1,185 @@
 /* SPDX-License-Identifier: MIT */
-/* Loading any supported trace, recognised by content, into a trace. */
+/*
+ * Loading any supported trace, recognised by content, into a trace.
+ *
+ * A regular file (or a directory, refused by its reader) is recognised and
+ * then read by its path. "-" (stdin) and anything else that is not a
+ * regular file (a pipe, a FIFO, process substitution's /dev/fd/N, a
+ * character device) is opened once and read in one pass: its first bytes
+ * are read into a buffer for the content test and handed on to the reader
+ * in front of the rest, never read again nor sought. Kineto JSON (plain or
+ * gzip) streams from it as from a file. A .gscope is read into memory
+ * first (its reader checks chunk lengths against the file's size and, with
+ * --salvage, searches ahead), at most max_inflated_bytes of it. An Nsight
+ * SQLite export cannot be read from a pipe at all (SQLite needs the file).
+ */
+#include "gzin.h"
 #include "import_priv.h"
 #include "progress_sink.h"
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *gs_input_name(const char *path)
+{
+	return path && strcmp(path, GS_INPUT_STDIN) == 0 ? "stdin" : path;
+}
+
+/*
+ * Open `path` for one pass when it must be read so: *fd >= 0 then (owned
+ * by the caller), else -1 with the path to be read as a file.
+ */
+static gs_status open_stream(const char *path, const char *name, int *fd)
+{
+	struct stat st;
+	int f;
+
+	*fd = -1;
+	if (strcmp(path, GS_INPUT_STDIN) == 0) {
+		f = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (f < 0) {
+			gs_error_append("%s: cannot read: %s", name, strerror(errno));
+			return GS_ERR_IO;
+		}
+		*fd = f;
+		return GS_OK;
+	}
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0) {
+		gs_error_append("%s: cannot open: %s", name, strerror(errno));
+		return GS_ERR_IO;
+	}
+	if (fstat(f, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
+		close(f);
+		return GS_OK;
+	}
+	*fd = f;
+	return GS_OK;
+}
+
+/* The rest of a .gscope on `fd` after `head`, all in memory (*data, freed
+ * by the caller), at most `max` bytes. Closes fd. */
+static gs_status slurp(int fd, const char *name, const unsigned char *head, size_t n, uint64_t max,
+		       unsigned char **data, size_t *size)
+{
+	size_t cap = 1u << 20, len = n;
+	unsigned char *buf = malloc(cap);
+	gs_status rc = GS_OK;
+
+	*data = NULL;
+	*size = 0;
+	if (!buf) {
+		close(fd);
+		gs_error_append("out of memory");
+		return GS_ERR_NOMEM;
+	}
+	memcpy(buf, head, n);
+	for (;;) {
+		ssize_t r;
+
+		if ((uint64_t)len > max) {
+			gs_error_append(
+				"%s: a .gscope read from a pipe is held in memory, and this "
+				"one is over max_inflated_bytes (%" PRIu64 ") bytes: save it "
+				"to a file first, or raise the limit",
+				name, max);
+			rc = GS_ERR_LIMIT;
+			break;
+		}
+
+		if (len == cap) {
+			unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+
+			if (!nb) {
+				gs_error_append("%s: out of memory holding a .gscope read from a "
+						"pipe (%zu bytes so far): save it to a file first",
+						name, len);
+				rc = GS_ERR_NOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			gs_error_append("%s: read failed: %s", name, strerror(errno));
+			rc = GS_ERR_IO;
+			break;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	*data = buf;
+	*size = len;
+	return GS_OK;
+}
+
+/* gs_trace_load_into's reading, for an input read in one pass (fd, owned). */
+static gs_status load_stream(int fd, const char *name, const struct gs_load_options *opts,
+			     struct gs_limit_sink *ls, struct gs_sink *sink,
+			     enum gs_input_format *fmt)
+{
+	unsigned char head[GS_DETECT_HEAD];
+	struct gs_reader *r = NULL;
+	struct gs_gzin *in = NULL;
+	unsigned char *data = NULL;
+	size_t n, size;
+	const char *why;
+	gs_status rc;
+
+	rc = gs_detect_read_head(fd, name, head, sizeof(head), &n);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	gs_detect_head(head, n, fmt, &why);
+	switch (*fmt) {
+	case GS_INPUT_GSCOPE:
+		rc = slurp(fd, name, head, n, ls->lim.max_inflated_bytes, &data, &size);
+		if (!rc)
+			rc = gs_reader_open_mem(data, size, name, opts ? opts->reader_flags : 0,
+						&r);
+		if (!rc)
+			rc = gs_reader_read_all(r, sink);
+		gs_reader_close(r);
+		free(data);
+		return rc;
+	case GS_INPUT_KINETO:
+		rc = gs_gzin_open_fd(fd, head, n, name, &in);
+		if (rc)
+			return rc;
+		return gs_import_kineto_gzin(in, &ls->lim, sink);
+	case GS_INPUT_NSYS:
+		close(fd);
+		gs_error_append("%s: an Nsight SQLite export must be a file, not a pipe (save it "
+				"first)",
+				name);
+		return GS_ERR_FORMAT;
+	case GS_INPUT_UNKNOWN:
+		break;
+	}
+	close(fd);
+	gs_error_append("%s: %s", name, why);
+	return GS_ERR_FORMAT;
+}
 
 gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opts,
 			     struct gs_trace *t, enum gs_input_format *fmt)
@@ -18,8 +189,9 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 	struct gs_limit_sink ls;
 	struct gs_progress_sink ps;
 	struct gs_sink *sink;
-	const char *why;
+	const char *why = "", *name;
 	gs_status rc;
+	int fd;
 
 	if (fmt)
 		*fmt = GS_INPUT_UNKNOWN;
@@ -27,17 +199,22 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 		gs_error_append("gs_trace_load_into: no %s", path ? "trace" : "path");
 		return GS_ERR_INVALID;
 	}
-	rc = gs_detect_format_why(path, &f, &why);
+	name = gs_input_name(path);
+	rc = open_stream(path, name, &fd);
 	if (rc)
 		return rc;
-	if (fmt)
-		*fmt = f;
+	f = GS_INPUT_UNKNOWN;
+	if (fd < 0) {
+		rc = gs_detect_format_why(path, &f, &why);
+		if (rc)
+			return rc;
+	}
 	/* Every format is held to the limits they share (limits.c). Each
 	 * reader names the file and the place (byte, chunk, table) of what the
 	 * limits refuse. */
 	gs_limit_sink_init(&ls, gs_trace_borrow_sink(t), NULL, opts ? opts->limits : NULL);
 	if (opts && (opts->load_flags & GS_LOAD_NAME_WARNINGS))
-		ls.warn_name = path;
+		ls.warn_name = name;
 	sink = &ls.sink;
 	if (opts && opts->progress) {
 		gs_progress_sink_init(&ps, sink, opts->progress, opts->progress_user);
@@ -46,6 +223,14 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 	/* The outermost sink is ours: every source skips a NULL callback. */
 	if (opts && (opts->load_flags & GS_LOAD_SKIP_RANGES))
 		sink->range = NULL;
+	if (fd >= 0) {
+		rc = load_stream(fd, name, opts, &ls, sink, &f);
+		if (fmt)
+			*fmt = f;
+		return rc;
+	}
+	if (fmt)
+		*fmt = f;
 	switch (f) {
 	case GS_INPUT_GSCOPE:
 		rc = gs_reader_open(path, opts ? opts->reader_flags : 0, &r);

@@ -755,6 +755,21 @@ static void gzip_files(void)
 		die("gzip-cut.json.gz: truncate failed");
 	finish(f, "gzip-cut.json.gz");
 
+	/* Only an empty gzip member: zcat prints nothing. */
+	f = create("gzip-empty.json.gz");
+	gz_open(&z, f, 6);
+	gz_close(&z);
+	finish(f, "gzip-empty.json.gz");
+
+	/* A whole Kineto trace in a gzip member, then bytes that start no
+	 * member (zcat: "trailing garbage ignored", exit status 2). */
+	f = create("gzip-trailing.json.gz");
+	gz_open(&z, f, 6);
+	gz_puts(&z, "{\"traceEvents\":[]}\n");
+	gz_close(&z);
+	fputs("junk after the gzip stream\n", f);
+	finish(f, "gzip-trailing.json.gz");
+
 	/* A bomb: 4 GiB of JSON whitespace inside "traceEvents", 4 MiB on disk:
 	 * one gzip member of 1 MiB of spaces, repeated 4096 times. */
 	memset(spaces, ' ', sizeof(spaces));

@@ -24,6 +24,9 @@
 #   stderr-re: ERE    a line matching this extended regex, whole line
 #   stdout-has: TEXT  some line of stdout holds TEXT (a fixed string; may
 #                     repeat, in any order)
+#   input: pipe       give the input through a pipe as standard input (the
+#                     TRACE operand is '-', named "stdin" in messages)
+#                     instead of naming it
 set -u
 
 gpuscope=$1
@@ -48,7 +51,7 @@ esac
 
 for expect in "$cases"/*.expect; do
 	name=$(basename "$expect" .expect)
-	file= run=info status= envs=
+	file= run=info status= envs= via=
 	: >"$work/$name.want"
 	: >"$work/$name.has"
 	while IFS= read -r line || [ -n "$line" ]; do
@@ -57,6 +60,7 @@ for expect in "$cases"/*.expect; do
 		file:*) file=${line#file: } ;;
 		run:*) run=${line#run: } ;;
 		env:*) envs="$envs ${line#env: }" ;;
+		input:*) via=${line#input: } ;;
 		status:*) status=${line#status: } ;;
 		stderr:* | stderr-re:*) printf '%s\n' "$line" >>"$work/$name.want" ;;
 		stdout-has:*) printf '%s\n' "${line#stdout-has: }" >>"$work/$name.has" ;;
@@ -66,6 +70,14 @@ for expect in "$cases"/*.expect; do
 			;;
 		esac
 	done <"$expect"
+	case $via in
+	'' | pipe) ;;
+	*)
+		echo "FAIL: $name: unknown input: $via (pipe)" >&2
+		fail=1
+		continue
+		;;
+	esac
 	if [ -z "$file" ] || [ -z "$status" ]; then
 		echo "FAIL: $name: $expect needs file: and status:" >&2
 		fail=1
@@ -87,6 +99,10 @@ for expect in "$cases"/*.expect; do
 		cd "$dir" || exit 99
 		if [ "$mem_mb" -gt 0 ]; then
 			ulimit -v $((mem_mb * 1024)) || exit 98
+		fi
+		if [ "$via" = pipe ]; then
+			cat "$file" | env $envs timeout -s KILL "$time_s" "$gpuscope" $run -
+			exit
 		fi
 		exec env $envs timeout -s KILL "$time_s" "$gpuscope" $run "$file"
 	) >"$work/$name.out" 2>"$work/$name.err"

@@ -375,9 +375,24 @@ exit_tests() {
 	checks=$((checks + 1))
 	grep -v '^gpuscope: warning: ' warn.err >warn.other
 	[ -s warn.other ] && fail "warn: stderr has lines that are not warnings"
-	expect json_quiet 0 info --format json small.json
-	checks=$((checks + 1))
-	[ -s json_quiet.err ] && fail "info --format json wrote to stderr"
+	# For every command and output format, each named by its file; -q
+	# leaves them out (and only them: errors still show).
+	expect warn_json 0 info --format json small.json
+	has warn_json err "gpuscope: warning: small.json: skipped 1 events of unknown category"
+	expect warn_analyze_json 0 analyze --format json small.json
+	has warn_analyze_json err "gpuscope: warning: small.json: skipped 1 events of unknown"
+	expect warn_export 0 export -o warn.json small.json
+	has warn_export err "gpuscope: warning: small.json: skipped 1 events of unknown category"
+	expect warn_diff 0 diff --format json small.json cpu_only.json
+	has warn_diff err "gpuscope: warning: small.json: skipped 1 events of unknown category"
+	for c in "info --format json" dump "analyze --format json" "convert -o q.gscope --force" \
+		"export -o q.json --force" "diff small.json"; do
+		# shellcheck disable=SC2086 # $c is a word list
+		expect quiet 0 $c -q small.json
+		checks=$((checks + 1))
+		[ -s quiet.err ] && fail "gpuscope $c -q wrote to stderr: $(cat quiet.err)"
+	done
+	expect quiet_error 1 info -q no-such-file.json
 
 	# A full disk is an error, not a success.
 	if [ -w /dev/full ]; then

@@ -2,11 +2,15 @@
 /*
  * gs_trace_load_all: several files at once give the trace that loading them
  * one after the other into one trace gives, with one CPU or more, and the
- * first failing file (in order) is the one reported.
+ * first failing file (in order) is the one reported. Inputs read in one
+ * pass (stdin, a pipe by its /dev/fd name, a FIFO) give the trace their
+ * file gives, gzip of several members (empty ones too) the trace zcat's
+ * output gives.
  */
 #define _GNU_SOURCE /* sched_setaffinity */
 #include <gpuscope/import.h>
 
+#include <fcntl.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmocka.h>
 
@@ -288,6 +295,242 @@ static void test_warnings_name_the_file(void **state)
 	gs_trace_destroy(t);
 }
 
+/* ---- inputs read in one pass ---- */
+
+static unsigned char *file_bytes(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+	long len;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	assert_true(len >= 0);
+	rewind(f);
+	buf = malloc((size_t)len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	*n = (size_t)len;
+	return buf;
+}
+
+static void write_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w <= 0)
+			_exit(1);
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* A child writing [p, p + n) to `fd` (or to the FIFO `fifo`, opened there). */
+static pid_t writer(int fd, const char *fifo, const unsigned char *p, size_t n)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (fifo)
+			fd = open(fifo, O_WRONLY);
+		if (fd < 0)
+			_exit(1);
+		write_all(fd, p, n);
+		_exit(0);
+	}
+	if (fd >= 0)
+		close(fd);
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	int st;
+
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static unsigned char *load_bytes(const char *path, size_t *n, enum gs_input_format *fmt)
+{
+	struct gs_trace *t;
+	unsigned char *b;
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	gs_error_clear();
+	assert_int_equal(gs_trace_load_into(path, NULL, t, fmt), GS_OK);
+	b = bytes_of(t, n);
+	gs_trace_destroy(t);
+	return b;
+}
+
+/* `data` through stdin, a pipe named /dev/fd/N and a FIFO: each the trace
+ * `want` is. */
+static void same_in_one_pass(const unsigned char *data, size_t size, const unsigned char *want,
+			     size_t want_n, enum gs_input_format want_fmt)
+{
+	enum gs_input_format fmt;
+	char name[64], fifo[] = "/tmp/gs_load_fifo_XXXXXX";
+	unsigned char *got;
+	size_t n;
+	int p[2], saved;
+	pid_t pid;
+
+	/* "-": standard input, a pipe. */
+	assert_int_equal(pipe(p), 0);
+	saved = dup(STDIN_FILENO);
+	assert_true(saved >= 0);
+	assert_true(dup2(p[0], STDIN_FILENO) >= 0);
+	close(p[0]);
+	pid = writer(p[1], NULL, data, size);
+	got = load_bytes("-", &n, &fmt);
+	assert_true(dup2(saved, STDIN_FILENO) >= 0);
+	close(saved);
+	reap(pid);
+	assert_int_equal(fmt, want_fmt);
+	assert_int_equal(n, want_n);
+	assert_memory_equal(got, want, n);
+	free(got);
+
+	/* Process substitution's name for a pipe. */
+	assert_int_equal(pipe(p), 0);
+	pid = writer(p[1], NULL, data, size);
+	snprintf(name, sizeof(name), "/dev/fd/%d", p[0]);
+	got = load_bytes(name, &n, &fmt);
+	close(p[0]);
+	reap(pid);
+	assert_int_equal(fmt, want_fmt);
+	assert_int_equal(n, want_n);
+	assert_memory_equal(got, want, n);
+	free(got);
+
+	/* A FIFO. */
+	assert_non_null(mkdtemp(fifo));
+	snprintf(name, sizeof(name), "%s/f", fifo);
+	assert_int_equal(mkfifo(name, 0600), 0);
+	pid = writer(-1, name, data, size);
+	got = load_bytes(name, &n, &fmt);
+	reap(pid);
+	unlink(name);
+	rmdir(fifo);
+	assert_int_equal(fmt, want_fmt);
+	assert_int_equal(n, want_n);
+	assert_memory_equal(got, want, n);
+	free(got);
+}
+
+/* gzip members of [p, p + n) cut at `cuts` (n_cuts of them, ascending; a
+ * cut twice at one place is an empty member there), one after the other. */
+static unsigned char *gzip_members(const unsigned char *p, size_t n, const size_t *cuts,
+				   size_t n_cuts, size_t *out_n)
+{
+	size_t cap = compressBound((uLong)n) + 64 * (n_cuts + 1), len = 0, from = 0;
+	unsigned char *out = malloc(cap);
+
+	assert_non_null(out);
+	for (size_t i = 0; i <= n_cuts; i++) {
+		size_t to = i < n_cuts ? cuts[i] : n;
+		z_stream zs;
+
+		memset(&zs, 0, sizeof(zs));
+		assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY),
+				 Z_OK);
+		zs.next_in = (Bytef *)(uintptr_t)(p + from);
+		zs.avail_in = (uInt)(to - from);
+		zs.next_out = out + len;
+		zs.avail_out = (uInt)(cap - len);
+		assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+		len = cap - zs.avail_out;
+		deflateEnd(&zs);
+		from = to;
+	}
+	*out_n = len;
+	return out;
+}
+
+static void test_one_pass(void **state)
+{
+	const char *json = inputs[0], *gscope = inputs[1];
+	unsigned char *data, *want, *gz, *got;
+	size_t n, want_n, gz_n, got_n;
+	char path[] = "/tmp/gs_load_gz_XXXXXX";
+	enum gs_input_format fmt;
+	int fd;
+
+	(void)state;
+	/* Kineto JSON, plain. */
+	data = file_bytes(json, &n);
+	want = load_bytes(json, &want_n, &fmt);
+	assert_int_equal(fmt, GS_INPUT_KINETO);
+	same_in_one_pass(data, n, want, want_n, GS_INPUT_KINETO);
+
+	/* gzip: one member; then an empty member first, two members, an empty
+	 * one between them and one last, as `cat a.gz b.gz` makes and zcat
+	 * reads. */
+	{
+		const size_t one[] = {0};
+		const size_t many[] = {0, n / 3, n / 3, 2 * n / 3, n};
+
+		gz = gzip_members(data, n, one, 0, &gz_n);
+		same_in_one_pass(gz, gz_n, want, want_n, GS_INPUT_KINETO);
+		free(gz);
+		gz = gzip_members(data, n, many, sizeof(many) / sizeof(many[0]), &gz_n);
+		same_in_one_pass(gz, gz_n, want, want_n, GS_INPUT_KINETO);
+		/* And from a file. */
+		fd = mkstemp(path);
+		assert_true(fd >= 0);
+		write_all(fd, gz, gz_n);
+		close(fd);
+		got = load_bytes(path, &got_n, &fmt);
+		unlink(path);
+		assert_int_equal(fmt, GS_INPUT_KINETO);
+		assert_int_equal(got_n, want_n);
+		assert_memory_equal(got, want, got_n);
+		free(got);
+		free(gz);
+	}
+	free(want);
+	free(data);
+
+	/* .gscope: read into memory first. */
+	data = file_bytes(gscope, &n);
+	want = load_bytes(gscope, &want_n, &fmt);
+	assert_int_equal(fmt, GS_INPUT_GSCOPE);
+	same_in_one_pass(data, n, want, want_n, GS_INPUT_GSCOPE);
+	free(want);
+	free(data);
+}
+
+/* An Nsight export from a pipe: one error, naming the input. */
+static void test_one_pass_nsys(void **state)
+{
+	static const unsigned char head[100] = "SQLite format 3";
+	struct gs_trace *t;
+	char name[64];
+	int p[2];
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	pid = writer(p[1], NULL, head, sizeof(head));
+	snprintf(name, sizeof(name), "/dev/fd/%d", p[0]);
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	gs_error_clear();
+	assert_int_equal(gs_trace_load_into(name, NULL, t, NULL), GS_ERR_FORMAT);
+	close(p[0]);
+	reap(pid);
+	assert_int_equal(gs_error_count(), 1);
+	assert_non_null(strstr(gs_error_message(0), ": an Nsight SQLite export must be a file, "
+						    "not a pipe (save it first)"));
+	assert_non_null(strstr(gs_error_message(0), name));
+	gs_trace_destroy(t);
+	gs_error_clear();
+}
+
 /* The shared real traces, when present: the same equality at full size. */
 static void test_shared(void **state)
 {
@@ -324,6 +567,8 @@ int main(void)
 		cmocka_unit_test(test_first_failure),
 		cmocka_unit_test(test_warnings_name_the_file),
 		cmocka_unit_test(test_load_each),
+		cmocka_unit_test(test_one_pass),
+		cmocka_unit_test(test_one_pass_nsys),
 		cmocka_unit_test(test_shared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,11 +54,15 @@ check 0 plan "$src/tests/cli/plan/data/seed29_q4.json"
 check 0 plan --format json "$src/tests/cli/plan/data/seed17_q2_pageable.json"
 gzip -c "$k/new_style.json" >"$work/new.json.gz"
 check 0 analyze "$work/new.json.gz"
+# '-': read in one pass (the bytes read ahead handed on; a .gscope in memory).
+check 0 info - <"$work/new.json.gz"
+check 0 dump --limit 5 - <"$work/new.gscope"
 # Error paths: one line, exit 1, nothing leaked.
 head -c 300 "$work/new.gscope" >"$work/cut.gscope"
 check 0 info "$work/cut.gscope" # cut short: a warning
 head -c 300 "$k/new_style.json" >"$work/cut.json"
 check 1 info "$work/cut.json"
+check 1 info - <"$work/cut.json"
 printf 'not a trace\n' >"$work/text.txt"
 check 1 analyze "$work/text.txt"
 printf '{"stages": [{"name": "a", "duration_us": 1, "stream": "s", "depends_on": ["a"]}]}' \

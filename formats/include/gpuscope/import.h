@@ -117,7 +117,20 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim,
  * Load any supported trace, recognised by content, into an existing trace
  * (several inputs merge into one; call gs_trace_finish after the last).
  * `opts` and `fmt` may be NULL.
+ *
+ * `path` GS_INPUT_STDIN ("-") is standard input, named "stdin" in errors and
+ * warnings (gs_input_name). Standard input, pipes, FIFOs and process
+ * substitution (/dev/fd/N) are read in one pass, never sought: Kineto JSON
+ * (plain or gzip) streams as from a file; a .gscope is held in memory while
+ * it is read (at most max_inflated_bytes, else GS_ERR_LIMIT naming the
+ * limit); an Nsight SQLite export is GS_ERR_FORMAT ("must be a file, not a
+ * pipe"). Standard input can be read once only: the caller sees to it that
+ * "-" is not given twice.
  */
+#define GS_INPUT_STDIN "-"
+/* How errors and warnings name the input at `path`: "stdin" for "-". */
+const char *gs_input_name(const char *path);
+
 gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opts,
 			     struct gs_trace *t, enum gs_input_format *fmt);
 
