@@ -410,8 +410,11 @@ int gs_cmd_analyze(int argc, char **argv)
 	if (rc != GS_EXIT_OK)
 		return rc;
 	rc = analyze_load(&o, &job, &format);
-	if (rc != GS_EXIT_OK)
+	if (rc != GS_EXIT_OK || !job) {
+		if (rc == GS_EXIT_OK) /* cannot happen: a loaded job */
+			rc = GS_EXIT_FAIL;
 		goto out;
+	}
 
 	ro.has_device = o.has_device;
 	ro.device = o.device;

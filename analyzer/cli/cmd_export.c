@@ -338,7 +338,7 @@ int gs_cmd_export(int argc, char **argv)
 	if (rc != GS_EXIT_OK)
 		goto out;
 	n = job->n_ranks;
-	data = calloc(n ? n : 1, sizeof(*data));
+	data = calloc(n ? n : 1, sizeof(*data)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	ranks = calloc(n ? n : 1, sizeof(*ranks));
 	if (!data || !ranks) {
 		rc = gs_cli_fail(GS_ERR_NOMEM, NULL);

@@ -355,10 +355,11 @@ static gs_status build_waits(struct dev_diff *dd)
 	if (!g)
 		return nomem();
 	for (int s = 0; s < 2; s++) {
-		const struct gs_trace *t = dd->rk[s] ? dd->rk[s]->t : NULL;
+		const struct gs_report *rk = dd->rk[s];
+		const struct gs_trace *t = rk ? rk->t : NULL;
 
-		for (size_t i = 0; dd->d[s] && i < dd->d[s]->n_waits; i++) {
-			const struct gs_wait *w = &dd->rk[s]->waits[dd->d[s]->waits[i]];
+		for (size_t i = 0; rk && dd->d[s] && i < dd->d[s]->n_waits; i++) {
+			const struct gs_wait *w = &rk->waits[dd->d[s]->waits[i]];
 
 			g[m].kind = w->kind;
 			g[m].a = op_name(t, w->consumer);
@@ -413,6 +414,7 @@ static gs_status build_missed(struct dev_diff *dd)
 struct side_dev {
 	const struct gs_report *rk;
 	const struct gs_report_device *d;
+	uint32_t rank, device; /* the sort key */
 };
 
 /* The GPUs of one side in (rank, device) order: a job's ranks come in rank
@@ -431,16 +433,19 @@ static struct side_dev *side_devices(const struct gs_report *r, size_t *n)
 	*n = 0;
 	for (size_t i = 0; i < n_rk; i++)
 		for (size_t k = 0; k < rk[i]->n_dev; k++)
-			out[(*n)++] = (struct side_dev){.rk = rk[i], .d = &rk[i]->dev[k]};
+			out[(*n)++] = (struct side_dev){.rk = rk[i],
+							.d = &rk[i]->dev[k],
+							.rank = rk[i]->rank,
+							.device = rk[i]->dev[k].device};
 	return out;
 }
 
 static int cmp_side_dev(const struct side_dev *a, const struct side_dev *b)
 {
-	if (a->rk->rank != b->rk->rank)
-		return a->rk->rank < b->rk->rank ? -1 : 1;
-	if (a->d->device != b->d->device)
-		return a->d->device < b->d->device ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
 	return 0;
 }
 

@@ -1228,7 +1228,7 @@ static gs_status build_collectives(struct gs_job_analysis *ja, const struct gs_r
 		return rc;
 	ja->by_skew = malloc((ja->n_coll ? ja->n_coll : 1) * sizeof(*ja->by_skew));
 	tmp = malloc((ja->n_coll ? ja->n_coll : 1) * sizeof(*tmp));
-	ja->stragglers = malloc((ja->n_totals ? ja->n_totals : 1) * sizeof(*ja->stragglers));
+	ja->stragglers = calloc(ja->n_totals ? ja->n_totals : 1, sizeof(*ja->stragglers));
 	if (!ja->by_skew || !tmp || !ja->stragglers) {
 		free(tmp);
 		return nomem();

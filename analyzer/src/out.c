@@ -126,7 +126,8 @@ size_t gs_out_text_char(const unsigned char *p, char *buf, size_t *cols, size_t 
 	size_t n = gs_out_utf8_len(p);
 
 	if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
-		memcpy(buf, "\\x", 2);
+		buf[0] = '\\';
+		buf[1] = 'x';
 		buf[2] = hex[*p >> 4];
 		buf[3] = hex[*p & 15];
 		*cols = 4;
@@ -134,7 +135,10 @@ size_t gs_out_text_char(const unsigned char *p, char *buf, size_t *cols, size_t 
 		return 4;
 	}
 	if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) { /* C1: U+0080..U+009F */
-		memcpy(buf, "\\u00", 4);
+		buf[0] = '\\';
+		buf[1] = 'u';
+		buf[2] = '0';
+		buf[3] = '0';
 		buf[4] = hex[p[1] >> 4];
 		buf[5] = hex[p[1] & 15];
 		*cols = 6;

@@ -2013,7 +2013,8 @@ static gs_status build_ranks(const struct gs_job *j, const struct gs_report_opti
 		want = RANK_THREADS;
 	if (want > picked)
 		want = picked;
-	rj.out = calloc(j->n_ranks ? j->n_ranks : 1, sizeof(*rj.out));
+	rj.out = calloc(j->n_ranks ? j->n_ranks : 1,
+			sizeof(*rj.out)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	rj.st = calloc(j->n_ranks ? j->n_ranks : 1, sizeof(*rj.st));
 	if (!rj.out || !rj.st) {
 		free(rj.out);
@@ -2078,7 +2079,9 @@ gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_opt
 	if (st == GS_OK)
 		st = pick_ranks(j, o, pick);
 	if (st == GS_OK) {
-		r->ranks = calloc(j->n_ranks ? j->n_ranks : 1, sizeof(*r->ranks));
+		r->ranks = calloc(
+			j->n_ranks ? j->n_ranks : 1,
+			sizeof(*r->ranks)); /* NOLINT(bugprone-sizeof-expression): pointers */
 		if (!r->ranks)
 			st = nomem();
 	}

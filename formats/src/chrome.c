@@ -2016,7 +2016,7 @@ static void write_header(struct chrome *cs, size_t n, const struct dev_ref *devs
 		trace_versions(&cs[r], &h, v);
 		if (!r)
 			host = h;
-		else if (!host || !h || strcmp(host, h))
+		else if (!host || !h || strcmp(host, h) != 0)
 			one_host = false;
 		for (i = 0; i < 3; i++)
 			if (!ver[i])
@@ -2267,7 +2267,7 @@ gs_status gs_export_chrome_job(FILE *out, const struct gs_export_rank *ranks, si
 	}
 	if (n == 1)
 		return gs_export_chrome(out, ranks[0].trace, ranks[0].extras, o);
-	order = calloc(n, sizeof(*order));
+	order = calloc(n, sizeof(*order)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	cs = calloc(n, sizeof(*cs));
 	if (!order || !cs) {
 		free(order);
@@ -2276,7 +2276,7 @@ gs_status gs_export_chrome_job(FILE *out, const struct gs_export_rank *ranks, si
 	}
 	for (r = 0; r < n; r++)
 		order[r] = &ranks[r];
-	qsort(order, n, sizeof(*order), cmp_rank_ptr);
+	qsort(order, n, sizeof(*order), cmp_rank_ptr); /* NOLINT(bugprone-sizeof-expression) */
 	for (r = 1; r < n && !rc; r++) {
 		if (order[r]->rank == order[r - 1]->rank) {
 			gs_error_append("gs_export_chrome_job: rank %u given twice",

@@ -378,7 +378,7 @@ static gs_status merge_same_process(struct job_build *b, const char *const *name
 			gs_status rc;
 
 			if (x->input == y->input || !*host_of(x) ||
-			    strcmp(host_of(x), host_of(y)) || x->pid != y->pid || x->pid < 0 ||
+			    strcmp(host_of(x), host_of(y)) != 0 || x->pid != y->pid || x->pid < 0 ||
 			    x->rank_declared != y->rank_declared ||
 			    (x->rank_declared && x->rank != y->rank) || !spans_overlap(x, y)) {
 				k++;
@@ -444,7 +444,8 @@ static gs_status number_ranks(struct job_build *b, const char *const *names)
 			}
 	}
 	if (declared == j->n_ranks && !clash) {
-		qsort(j->ranks, j->n_ranks, sizeof(*j->ranks), cmp_rank);
+		if (j->n_ranks > 1)
+			qsort(j->ranks, j->n_ranks, sizeof(*j->ranks), cmp_rank);
 		return GS_OK;
 	}
 	uint32_t clash_rank = clash ? j->ranks[clash_b].rank : 0;
@@ -573,7 +574,8 @@ gs_status gs_job_load(const char *const *paths, size_t n, const struct gs_load_o
 		o = *opts;
 	if (n > 1)
 		o.load_flags |= GS_LOAD_NAME_WARNINGS;
-	traces = calloc(n ? n : 1, sizeof(*traces));
+	traces = calloc(n ? n : 1,
+			sizeof(*traces)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	if (!traces)
 		return nomem();
 	names = calloc(n ? n : 1, sizeof(*names));
