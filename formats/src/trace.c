@@ -33,6 +33,10 @@ struct gs_trace {
 	ARRAY(struct gs_overhead, overheads);
 	ARRAY(struct gs_clock_pair, clock_pairs);
 	ARRAY(struct gs_warning, warnings);
+	/* Warnings by message (open addressing: index + 1, 0 = empty), so
+	 * that a repeated message is found in O(1), not by a scan. */
+	uint32_t *warning_slots;
+	size_t n_warning_slots;
 	ARRAY(struct gs_thread, threads);
 	size_t *stream_first; /* per stream, after finish */
 	size_t *stream_count;
@@ -427,15 +431,52 @@ static gs_status sink_warning(struct gs_sink *s, const char *msg, uint64_t count
 	return gs_trace_add_warning(of(s), msg, count);
 }
 
+static size_t warning_slot(const uint32_t *slots, size_t n_slots, const struct gs_warning *w,
+			   const char *msg)
+{
+	size_t i = gs_hash_bytes(msg, strlen(msg)) & (n_slots - 1);
+
+	while (slots[i] && strcmp(w[slots[i] - 1].message, msg) != 0)
+		i = (i + 1) & (n_slots - 1);
+	return i;
+}
+
+/* Room for one more warning at a load factor of at most one half. */
+static gs_status warning_slots_grow(struct gs_trace *t)
+{
+	size_t n = t->n_warning_slots ? 2 * t->n_warning_slots : 64;
+	uint32_t *slots;
+
+	if ((t->n_warnings + 1) * 2 <= t->n_warning_slots)
+		return GS_OK;
+	if (t->n_warnings >= UINT32_MAX - 1)
+		return nomem();
+	slots = calloc(n, sizeof(*slots));
+	if (!slots)
+		return nomem();
+	for (size_t k = 0; k < t->n_warnings; k++)
+		slots[warning_slot(slots, n, t->warnings, t->warnings[k].message)] =
+			(uint32_t)k + 1;
+	free(t->warning_slots);
+	t->warning_slots = slots;
+	t->n_warning_slots = n;
+	return GS_OK;
+}
+
+/* Warnings keep the order of their first appearance; a repeat adds to the
+ * count of the first. */
 gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t count)
 {
 	struct gs_warning w;
+	size_t i;
+	gs_status rc = warning_slots_grow(t);
 
-	for (size_t i = 0; i < t->n_warnings; i++) {
-		if (strcmp(t->warnings[i].message, msg) == 0) {
-			t->warnings[i].count += count;
-			return GS_OK;
-		}
+	if (rc)
+		return rc;
+	i = warning_slot(t->warning_slots, t->n_warning_slots, t->warnings, msg);
+	if (t->warning_slots[i]) {
+		t->warnings[t->warning_slots[i] - 1].count += count;
+		return GS_OK;
 	}
 	w.message = strdup(msg);
 	w.count = count;
@@ -445,6 +486,7 @@ gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t cou
 		free((void *)(uintptr_t)w.message);
 		return nomem();
 	}
+	t->warning_slots[i] = (uint32_t)t->n_warnings;
 	return GS_OK;
 }
 
@@ -499,6 +541,7 @@ void gs_trace_destroy(struct gs_trace *t)
 	free(t->overheads);
 	free(t->clock_pairs);
 	free(t->warnings);
+	free(t->warning_slots);
 	free(t->threads);
 	free(t->stream_first);
 	free(t->stream_count);

@@ -591,6 +591,27 @@ static void many_engines_gscope(void)
 		die("engines-4e9.gscope: write failed");
 }
 
+/* A million distinct warnings, then the first one again: each is looked
+ * up among those before it (a linear search took hours). */
+static void many_warnings_gscope(void)
+{
+	struct gs_writer *w;
+	struct gs_sink *s;
+	gs_status rc = GS_OK;
+
+	if (gs_writer_open(path_of("warnings-1m.gscope"), NULL, &w) != GS_OK)
+		die("cannot write warnings-1m.gscope");
+	s = gs_writer_borrow_sink(w);
+	for (uint32_t i = 0; i <= 1000000 && !rc; i++) {
+		char msg[32];
+
+		snprintf(msg, sizeof(msg), "warning %u", i < 1000000 ? i : 0);
+		rc = s->warning(s, msg, 1);
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("warnings-1m.gscope: write failed");
+}
+
 static void gscope_files(void)
 {
 	struct buf b = base_trace();
@@ -623,6 +644,7 @@ static void gscope_files(void)
 	times_past_limit_gscope();
 	wait_cycle_gscope();
 	many_engines_gscope();
+	many_warnings_gscope();
 }
 
 /* ------------------------------------------------------------------------ */
