@@ -258,7 +258,7 @@ int gs_cmd_export(int argc, char **argv)
 	if (o.with_ideal)
 		want |= GS_EXPORT_WANT_IDEAL;
 	gs_error_clear();
-	st = gs_export_data_build(t, want, &d);
+	st = gs_export_data_build_max(t, want, gs_cli_max_edges(), &d);
 	if (st != GS_OK) {
 		rc = gs_cli_fail(st, o.in);
 		goto out;

@@ -222,6 +222,14 @@ int gs_cli_limits(const struct gs_import_limits **out)
 	return GS_EXIT_OK;
 }
 
+uint64_t gs_cli_max_edges(void)
+{
+	const struct gs_import_limits *lim = NULL;
+
+	gs_cli_limits(&lim); /* a bad variable failed the load already */
+	return lim ? lim->max_edges : 0;
+}
+
 int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out,
 		enum gs_input_format *fmt)
 {

@@ -128,6 +128,14 @@ static gs_status take_ideal(struct gs_export_data *d, const struct gs_trace *t,
 
 gs_status gs_export_data_build(const struct gs_trace *t, unsigned want, struct gs_export_data **out)
 {
+	return gs_export_data_build_max(t, want, 0, out);
+}
+
+gs_status gs_export_data_build_max(const struct gs_trace *t, unsigned want, uint64_t max_edges,
+				   struct gs_export_data **out)
+{
+	/* Every edge: an exported graph draws each one SPEC §4.2 names. */
+	const struct gs_graph_options go = {.max_edges = max_edges, .keep_implied = true};
 	struct gs_export_data *d;
 	struct gs_graph *g = NULL;
 	uint32_t *devs = NULL;
@@ -145,7 +153,7 @@ gs_status gs_export_data_build(const struct gs_trace *t, unsigned want, struct g
 		return nomem();
 	gs_trace_ops(t, &n_ops);
 	if (want_edges || want_ideal)
-		rc = gs_graph_build(t, &g);
+		rc = gs_graph_build_opts(t, &go, &g);
 	if (!rc && (want_ideal || (want & GS_EXPORT_WANT_BREAKDOWN)))
 		rc = gs_trace_op_devices(t, &devs, &n_devs);
 	if (!rc && (want & GS_EXPORT_WANT_LAUNCH)) {

@@ -1797,7 +1797,9 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 	if (st == GS_OK)
 		st = pick_devices(r, o);
 	if (st == GS_OK && r->n_dev) {
-		st = gs_graph_build(t, &r->g);
+		struct gs_graph_options go = {.max_edges = o->max_edges};
+
+		st = gs_graph_build_opts(t, &go, &r->g);
 		if (st != GS_OK)
 			gs_error_append("dependency graph");
 	}

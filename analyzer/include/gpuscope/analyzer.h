@@ -211,6 +211,12 @@ struct gs_edge {
  * The graph over all ops of a finished trace. Edges are sorted by
  * (to, from, kind) and deduplicated; in_first has n_ops + 1 entries: the
  * edges into op i are edges[in_first[i] .. in_first[i + 1]).
+ *
+ * A default_stream edge that a path of kept edges implies so that no
+ * schedule, wait, bound or what-if can tell it is there (analyzer/src/
+ * graph.c says when) is left out of edges[]: implied_edges counts those.
+ * edge_count counts every edge of SPEC §4.2, the implied ones included, so
+ * the edges of the graph number n_edges + implied_edges.
  */
 struct gs_graph {
 	size_t n_ops;
@@ -221,6 +227,7 @@ struct gs_graph {
 	 * gs_trace_api_calls(), GS_NO_INDEX when unknown). */
 	uint32_t *launch;
 	uint64_t edge_count[GS_EDGE_KIND_COUNT];
+	uint64_t implied_edges;
 	/* Stream waits whose event record could not be found. */
 	uint64_t unlinked_waits;
 	/* cudaStreamWaitEvent calls seen without any sync record to link. */
@@ -230,6 +237,21 @@ struct gs_graph {
 	bool has_data_edges;
 };
 
+/* Edges (all but stream order) a graph may hold by default: 16 Mi, about
+ * 400 MB (a trace of 10 M ops has a few million). */
+#define GS_GRAPH_DEFAULT_MAX_EDGES (1ull << 24)
+
+struct gs_graph_options {
+	/* More edges (stream order aside) than this stop the build with
+	 * GS_ERR_LIMIT naming max_edges (0: GS_GRAPH_DEFAULT_MAX_EDGES). */
+	uint64_t max_edges;
+	/* Keep the edges a path implies too (implied_edges is then 0). */
+	bool keep_implied;
+};
+
+/* O((N + E) log N) for N ops and E edges kept; o may be NULL. */
+gs_status gs_graph_build_opts(const struct gs_trace *t, const struct gs_graph_options *o,
+			      struct gs_graph **out);
 gs_status gs_graph_build(const struct gs_trace *t, struct gs_graph **out);
 void gs_graph_destroy(struct gs_graph *g);
 
@@ -416,6 +438,7 @@ struct gs_report_options {
 	const char *format; /* input format name (copied) */
 	size_t top;         /* rows in ranked text tables (0: default 10) */
 	bool color;         /* text: ANSI colour */
+	uint64_t max_edges; /* of the dependency graph (gs_graph_options) */
 };
 
 struct gs_report;
@@ -649,6 +672,11 @@ struct gs_export_data;
  * outlive the data). Default windows (whole trace per device). */
 gs_status gs_export_data_build(const struct gs_trace *t, unsigned want,
 			       struct gs_export_data **out);
+/* The same with a bound on the dependency graph's edges (gs_graph_options;
+ * 0: the default). The edges exported are every edge of SPEC §4.2, the
+ * ones a path implies included. */
+gs_status gs_export_data_build_max(const struct gs_trace *t, unsigned want, uint64_t max_edges,
+				   struct gs_export_data **out);
 /* The extras to pass to gs_export_chrome / gs_export_csv_*; valid until
  * the data is destroyed. */
 const struct gs_export_extras *gs_export_data_extras(const struct gs_export_data *d);
@@ -673,7 +701,8 @@ struct gs_diff_options {
 	const char *new_name;  /* (NULL: "new") */
 	const char *base_format;
 	const char *new_format;
-	size_t top; /* rows per ranked text table (0: default 10) */
+	size_t top;         /* rows per ranked text table (0: default 10) */
+	uint64_t max_edges; /* of each side's dependency graph (gs_graph_options) */
 };
 
 struct gs_diff;
