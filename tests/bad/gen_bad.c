@@ -758,6 +758,64 @@ static void context_sync_gscope(const char *file, uint32_t streams, uint32_t syn
 	free(si);
 }
 
+/* 60000 devices, each with a stream, a kernel launched by a thread of its
+ * own and a cudaDeviceSynchronize of that thread (every analysis of one
+ * device once read the streams, syncs or devices of all). */
+static void many_devices_gscope(void)
+{
+	struct gs_writer_options o = {.compression_level = 9};
+	struct gs_writer *w;
+	struct gs_sink *s;
+	uint32_t name, launch, sync;
+	int64_t t = 1000;
+	gs_status rc;
+
+	if (gs_writer_open(path_of("devices-60k.gscope"), &o, &w) != GS_OK)
+		die("cannot write devices-60k.gscope");
+	s = gs_writer_borrow_sink(w);
+	rc = s->intern(s, "k", 1, &name);
+	rc = rc ? rc : s->intern(s, "cudaLaunchKernel", 16, &launch);
+	rc = rc ? rc : s->intern(s, "cudaDeviceSynchronize", 21, &sync);
+	for (uint32_t i = 0; i < 60000 && !rc; i++) {
+		struct gs_device d = {.id = i, .name = name, .copy_engines = 2};
+		struct gs_stream st = {.pid = 1, .device = i, .context = 1, .stream_id = 7};
+		struct gs_api_call c = {.start_ns = t,
+					.end_ns = t + 5,
+					.pid = 1,
+					.tid = 1 + i,
+					.correlation = 2 * (uint64_t)i + 1,
+					.name = launch};
+		struct gs_op op = {.start_ns = t + 10,
+				   .end_ns = t + 20,
+				   .correlation = c.correlation,
+				   .name = name,
+				   .kind = GS_OP_KERNEL};
+		struct gs_sync y = {.start_ns = t + 6,
+				    .end_ns = t + 25,
+				    .pid = 1,
+				    .tid = 1 + i,
+				    .correlation = c.correlation + 1,
+				    .stream = GS_NO_INDEX,
+				    .wait_on_stream = GS_NO_INDEX,
+				    .device = i,
+				    .kind = GS_SYNC_CONTEXT};
+
+		rc = s->device(s, &d);
+		rc = rc ? rc : s->stream(s, &st, &op.stream);
+		rc = rc ? rc : s->api_call(s, &c);
+		rc = rc ? rc : s->op(s, &op);
+		c.start_ns = y.start_ns;
+		c.end_ns = y.end_ns;
+		c.correlation = y.correlation;
+		c.name = sync;
+		rc = rc ? rc : s->api_call(s, &c);
+		rc = rc ? rc : s->sync(s, &y);
+		t += 30;
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("devices-60k.gscope: write failed");
+}
+
 static void gscope_files(void)
 {
 	struct buf b = base_trace();
@@ -795,6 +853,7 @@ static void gscope_files(void)
 	default_stream_gscope("default-stream-waits.gscope", 5000, 5000, true);
 	context_sync_gscope("context-syncs.gscope", 60000, 100000, false);
 	context_sync_gscope("context-syncs-each.gscope", 2000, 10000, true);
+	many_devices_gscope();
 }
 
 /* ------------------------------------------------------------------------ */

@@ -878,10 +878,14 @@ static void same_schedule(const struct gs_trace *t, const struct gs_graph *ga,
 		assert_int_equal(a.critical_path[i].ns, b.critical_path[i].ns);
 	}
 	for (size_t o = 0; o < n_ops; o++) {
-		assert_int_equal(a.ideal_start[o], b.ideal_start[o]);
-		assert_int_equal(a.delay_ns[o], b.delay_ns[o]);
-		assert_int_equal(a.bound_by[o], b.bound_by[o]);
-		assert_int_equal(a.pipelined_start[o], b.pipelined_start[o]);
+		assert_int_equal(gs_schedule_ideal_start(&a, (uint32_t)o),
+				 gs_schedule_ideal_start(&b, (uint32_t)o));
+		assert_int_equal(gs_schedule_delay_ns(&a, (uint32_t)o),
+				 gs_schedule_delay_ns(&b, (uint32_t)o));
+		assert_int_equal(gs_schedule_bound_by(&a, (uint32_t)o),
+				 gs_schedule_bound_by(&b, (uint32_t)o));
+		assert_int_equal(gs_schedule_pipelined_start(&a, (uint32_t)o),
+				 gs_schedule_pipelined_start(&b, (uint32_t)o));
 	}
 	assert_int_equal(a.pipelined.makespan_ns, b.pipelined.makespan_ns);
 	assert_int_equal(a.pipelined.batches, b.pipelined.batches);

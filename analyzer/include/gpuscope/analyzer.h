@@ -302,10 +302,22 @@ struct gs_what_if {
 	size_t batches;
 };
 
+/* Ops [first, first + count) of the trace are slots [slot, slot + count). */
+struct gs_schedule_range {
+	size_t first;
+	size_t count;
+	size_t slot;
+};
+
 /*
  * Schedules of the ops of one device (edges from ops of other devices are
  * kept as constraints satisfied at their recorded end). All start at the
  * window start and use recorded durations.
+ *
+ * The per-op results are kept per op of the device, not per op of the
+ * trace, so that each of many devices costs its own ops: read them by op
+ * with gs_schedule_ideal_start() and the others below (0, or
+ * GS_BOUND_NONE, for an op not scheduled), or walk the slots.
  */
 struct gs_schedule {
 	uint32_t device;
@@ -316,10 +328,14 @@ struct gs_schedule {
 	double efficiency;                    /* ideal_ns / actual_ns (1 when actual_ns is 0) */
 	struct gs_critical_op *critical_path; /* in time order */
 	size_t n_critical;
-	/* Per op of the trace (entries of other devices are 0 / NONE). */
-	int64_t *ideal_start;
-	int64_t *delay_ns;                         /* actual start - ideal start */
-	uint8_t *bound_by;                         /* enum gs_constraint */
+	/* Per slot: the ops of the device, by slot_ranges (ascending), those
+	 * outside the schedule 0 / NONE. */
+	struct gs_schedule_range *slot_ranges;
+	size_t n_slot_ranges;
+	size_t n_slots;
+	int64_t *slot_ideal_start;
+	int64_t *slot_delay_ns;                    /* actual start - ideal start */
+	uint8_t *slot_bound_by;                    /* enum gs_constraint */
 	uint32_t copy_engines[GS_COPY_KIND_COUNT]; /* used for the ideal, by direction */
 	struct gs_what_if pipelined;
 	/* Added by the schedule work. The ops scheduled: those of `device`
@@ -327,13 +343,13 @@ struct gs_schedule {
 	 * [window_start, window_end)); window_end is the last end otherwise. */
 	int64_t window_end;
 	bool window_set;
-	size_t n_ops;       /* entries of the per-op arrays */
+	size_t n_ops;       /* ops of the trace */
 	size_t n_scheduled; /* ops in the schedule */
 	/* Ops whose in-edges were dropped to break a dependency cycle (the
 	 * graph of a consistent trace has none). */
 	uint64_t broken_cycles;
-	/* Per op: the start in the pipelined_batches what-if (0 elsewhere). */
-	int64_t *pipelined_start;
+	/* Per slot: the start in the pipelined_batches what-if (0 elsewhere). */
+	int64_t *slot_pipelined_start;
 	/* Most copies of each direction that ran at once in the trace. */
 	uint32_t copy_concurrency[GS_COPY_KIND_COUNT];
 	/* The time from the window start to the dependency-bound start of the
@@ -346,6 +362,14 @@ struct gs_schedule {
 gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g, uint32_t device,
 			      const struct gs_window *win, struct gs_schedule *out);
 void gs_schedule_fini(struct gs_schedule *s);
+/* The slot of op `op` (an index into gs_trace_ops()), GS_NO_INDEX when it
+ * is not an op of the device. O(log S) for S streams of the device. */
+uint32_t gs_schedule_slot(const struct gs_schedule *s, uint32_t op);
+/* The per-op results of op `op`: 0 (GS_BOUND_NONE) when not scheduled. */
+int64_t gs_schedule_ideal_start(const struct gs_schedule *s, uint32_t op);
+int64_t gs_schedule_delay_ns(const struct gs_schedule *s, uint32_t op);
+uint8_t gs_schedule_bound_by(const struct gs_schedule *s, uint32_t op);
+int64_t gs_schedule_pipelined_start(const struct gs_schedule *s, uint32_t op);
 
 /*
  * What must hold of every schedule of a consistent trace, checked over a
