@@ -85,6 +85,8 @@ bool gs_cli_parse_count(const char *s, unsigned long long max, unsigned long lon
  * value prints the error line and returns GS_EXIT_FAIL.
  */
 int gs_cli_limits(const struct gs_import_limits **out);
+/* The max_edges limit set in the environment (0: none set, the default). */
+uint64_t gs_cli_max_edges(void);
 
 /*
  * Load any readable trace (recognised by content; "-": stdin, which

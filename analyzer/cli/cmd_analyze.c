@@ -434,6 +434,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	ro.format = format;
 	ro.top = o.top;
 	ro.color = analyze_want_color(&o, out.f == stdout ? stdout : NULL);
+	ro.max_edges = gs_cli_max_edges();
 	gs_error_clear();
 	{
 		size_t n_ops = 0, n;

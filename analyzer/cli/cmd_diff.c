@@ -209,6 +209,7 @@ int gs_cmd_diff(int argc, char **argv)
 			.base_format = gs_input_format_name(fmt[0]),
 			.new_format = gs_input_format_name(fmt[1]),
 			.top = o.top,
+			.max_edges = gs_cli_max_edges(),
 		};
 
 		gs_error_clear();

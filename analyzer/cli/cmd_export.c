@@ -302,7 +302,7 @@ static int export_build(const struct export_opts *o, const struct gs_job *job,
 		gs_status st;
 
 		gs_error_clear();
-		st = gs_export_data_build(k->trace, want, &data[r]);
+		st = gs_export_data_build_max(k->trace, want, gs_cli_max_edges(), &data[r]);
 		if (st != GS_OK)
 			return gs_cli_fail(
 				st, gs_input_name(o->paths[k->input < o->n_paths ? k->input : 0]));

@@ -222,6 +222,14 @@ int gs_cli_limits(const struct gs_import_limits **out)
 	return GS_EXIT_OK;
 }
 
+uint64_t gs_cli_max_edges(void)
+{
+	const struct gs_import_limits *lim = NULL;
+
+	gs_cli_limits(&lim); /* a bad variable failed the load already */
+	return lim ? lim->max_edges : 0;
+}
+
 int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out,
 		enum gs_input_format *fmt)
 {
@@ -257,13 +265,18 @@ static bool gs_cli_names_first(const char *line, const char *name)
 	return n && strncmp(line, name, n) == 0 && line[n] == ':' && line[n + 1] == ' ';
 }
 
+/* Warnings of one input on stderr: a trace can hold millions of distinct
+ * ones (each is kept, and counted, in the trace and the JSON outputs); the
+ * terminal gets the first GS_CLI_WARNINGS_SHOWN and how many more. */
+#define GS_CLI_WARNINGS_SHOWN 20
+
 void gs_cli_warnings(const struct gs_trace *t, const char *path)
 {
 	const char *name = gs_input_name(path);
 	size_t n;
 	const struct gs_warning *w = gs_trace_warnings(t, &n);
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && i < GS_CLI_WARNINGS_SHOWN; i++) {
 		char line[GS_CLI_MSG_MAX];
 
 		gs_warning_format(&w[i], line, sizeof(line));
@@ -272,6 +285,10 @@ void gs_cli_warnings(const struct gs_trace *t, const char *path)
 		else
 			gs_cli_warning("%s: %s", name, line);
 	}
+	if (n > GS_CLI_WARNINGS_SHOWN)
+		gs_cli_warning("%s: %zu more kinds of warning (gpuscope info --format json lists "
+			       "them all)",
+			       name, n - GS_CLI_WARNINGS_SHOWN);
 }
 
 void gs_cli_job_warnings(const struct gs_job *j, const char *const *paths, size_t n)

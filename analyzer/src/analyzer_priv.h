@@ -58,6 +58,36 @@ uint32_t gs_launch_index_find_op(const struct gs_launch_index *ix, const struct 
  */
 gs_status gs_op_launches(const struct gs_trace *t, uint32_t **out);
 
+/*
+ * From this many devices on, the per-device passes of a report (or an
+ * export) share tables built once instead of reading every API call or
+ * thread of the trace for each device; with fewer, a device's own pass
+ * costs no more than the tables and keeps less memory.
+ */
+#define GS_SHARE_MIN_DEVICES 8
+
+/*
+ * What the breakdowns of the devices of one trace share: the launch call of
+ * every op (gs_op_launches(), the graph's `launch`, borrowed; NULL: each
+ * breakdown indexes the calls itself) and tables built once instead of once
+ * a device; with `keep`, also each thread's calls flattened, kept from one
+ * device to the next (else freed after each). gs_breakdown_compute_cached
+ * is gs_breakdown_compute with one (NULL: a cache of its own).
+ */
+struct gs_breakdown_cache;
+gs_status gs_breakdown_cache_create(const struct gs_trace *t, const uint32_t *launch, bool keep,
+				    struct gs_breakdown_cache **out);
+void gs_breakdown_cache_destroy(struct gs_breakdown_cache *c);
+gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
+				      const struct gs_window *win, struct gs_breakdown_cache *cache,
+				      struct gs_breakdown *out);
+
+/* gs_graph_candidates_compute with the launch call of every op given (as
+ * above; NULL: it indexes the calls itself when it needs them). */
+gs_status gs_graph_candidates_compute_launch(const struct gs_trace *t, uint32_t device,
+					     const struct gs_window *win, const uint32_t *launch,
+					     struct gs_graph_candidate **out, size_t *n);
+
 /* Index into gs_trace_threads() of host thread (pid, tid), or GS_NO_INDEX.
  * Binary search, O(log T). */
 uint32_t gs_trace_find_thread(const struct gs_trace *t, int64_t pid, int64_t tid);
@@ -93,8 +123,8 @@ struct gs_op_range {
 /*
  * The ops of `device` (gs_op_device), as ranges in ascending order: one
  * per stream of the device (a stream's ops are contiguous in a finished
- * trace), so visiting them costs O(ops of the device + streams), not
- * O(all ops). Caller frees *out (NULL when *n is 0).
+ * trace), so visiting them costs O(ops and streams of the device), not
+ * O(all ops) nor O(all streams). Caller frees *out (NULL when *n is 0).
  */
 gs_status gs_device_op_ranges(const struct gs_trace *t, uint32_t device, struct gs_op_range **out,
 			      size_t *n);

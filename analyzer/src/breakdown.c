@@ -87,6 +87,46 @@ struct bd_credit {
 	size_t last_gap; /* the last idle gap (segment index) it was credited in */
 };
 
+/* What the breakdowns of the devices of one trace share (built as needed):
+ * per thread its calls flattened into pieces, and the credit slot of each
+ * call name, all GS_NO_INDEX between breakdowns (each puts back what it
+ * set), so that a device costs its own records, not all threads or names. */
+struct gs_breakdown_cache {
+	const struct gs_trace *t;
+	const uint32_t *launch; /* per op, its launch call; NULL: index the calls */
+	bool keep;              /* the pieces stay from one breakdown to the next */
+	bool built;
+	struct bd_pieces *pieces; /* per thread, each built when first needed */
+	size_t n_threads;
+	uint32_t *slot_of_name; /* per string id (+1 for ids out of range) */
+	size_t n_names;
+};
+
+gs_status gs_breakdown_cache_create(const struct gs_trace *t, const uint32_t *launch, bool keep,
+				    struct gs_breakdown_cache **out)
+{
+	*out = calloc(1, sizeof(**out));
+	if (!*out) {
+		gs_error_append("out of memory");
+		return GS_ERR_NOMEM;
+	}
+	(*out)->t = t;
+	(*out)->launch = launch;
+	(*out)->keep = keep;
+	return GS_OK;
+}
+
+void gs_breakdown_cache_destroy(struct gs_breakdown_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t k = 0; c->pieces && k < c->n_threads; k++)
+		free(c->pieces[k].p);
+	free(c->pieces);
+	free(c->slot_of_name);
+	free(c);
+}
+
 struct bd {
 	const struct gs_trace *t;
 	uint32_t device;
@@ -95,6 +135,8 @@ struct bd {
 	size_t n_ops;
 	const struct gs_api_call *calls;
 	size_t n_calls;
+	/* The launch call of an op: the cache's launch[] when given, else
+	 * the index. */
 	struct gs_launch_index ix;
 
 	struct gs_op_range *ranges; /* the device's ops */
@@ -103,12 +145,12 @@ struct bd {
 	struct bd_op *dev;
 	size_t n_dev;
 
-	/* Host-call credits (built when first needed). */
-	bool pieces_built;
-	struct bd_pieces *pieces; /* per thread, built when first needed */
-	size_t n_threads;
-	uint32_t *slot_of_name; /* per string id (+1 for ids out of range) */
-	size_t n_names;
+	/* Host-call credits: the pieces and the name slots are the cache's
+	 * (shared by the devices of a report), the credits this device's. */
+	struct gs_breakdown_cache *cache;
+	bool own_cache;
+	uint32_t *built; /* the threads whose pieces this breakdown made */
+	size_t n_built, cap_built;
 	struct bd_credit *hc;
 	size_t n_hc, cap_hc;
 
@@ -193,6 +235,12 @@ static bool host_synchronous(const struct bd *b, const struct gs_op *op, uint32_
 	return !has_async_name(gs_trace_string(b->t, b->calls[call].name));
 }
 
+static uint32_t launch_of(const struct bd *b, size_t op)
+{
+	return b->cache->launch ? b->cache->launch[op] :
+				  gs_launch_index_find_op(&b->ix, b->t, &b->ops[op]);
+}
+
 static bool blocking_sync(const struct gs_sync *y)
 {
 	return y->kind == GS_SYNC_EVENT || y->kind == GS_SYNC_STREAM || y->kind == GS_SYNC_CONTEXT;
@@ -207,8 +255,9 @@ static bool blocking_sync(const struct gs_sync *y)
  */
 static gs_status collect(struct bd *b, const struct gs_window *win, struct gs_breakdown *out)
 {
-	size_t n_syncs, k = 0, n_before;
+	size_t n_syncs, n_dev_syncs, k = 0, n_before;
 	const struct gs_sync *syncs = gs_trace_syncs(b->t, &n_syncs);
+	const uint32_t *dev_syncs = gs_trace_device_syncs(b->t, b->device, &n_dev_syncs);
 	struct ev_list calls = {0}; /* the sync part of host-synchronous copies */
 	int64_t lo = 0, hi = 0;
 	gs_status rc;
@@ -236,7 +285,7 @@ static gs_status collect(struct bd *b, const struct gs_window *win, struct gs_br
 			rc = add_interval(&b->ev, op->start_ns, op->end_ns,
 					  op->kind == GS_OP_KERNEL ? GS_CAT_KERNEL : GS_CAT_COPY);
 			if (!rc && op->kind != GS_OP_KERNEL && op->correlation) {
-				uint32_t call = gs_launch_index_find_op(&b->ix, b->t, op);
+				uint32_t call = launch_of(b, i);
 
 				if (call != GS_NO_INDEX && host_synchronous(b, op, call))
 					rc = add_interval(&calls, b->calls[call].start_ns,
@@ -264,9 +313,13 @@ static gs_status collect(struct bd *b, const struct gs_window *win, struct gs_br
 	}
 	free(calls.v);
 	n_before = b->ev.n;
-	for (size_t i = 0; i < n_syncs && !rc; i++)
-		if (syncs[i].device == b->device && blocking_sync(&syncs[i]))
-			rc = add_interval(&b->ev, syncs[i].start_ns, syncs[i].end_ns, GS_CAT_SYNC);
+	/* The device's own syncs (gs_trace_device_syncs), in sync order. */
+	for (size_t k2 = 0; k2 < n_dev_syncs && !rc; k2++) {
+		const struct gs_sync *y = &syncs[dev_syncs[k2]];
+
+		if (blocking_sync(y))
+			rc = add_interval(&b->ev, y->start_ns, y->end_ns, GS_CAT_SYNC);
+	}
 	if (rc)
 		return rc;
 	{
@@ -421,17 +474,18 @@ static gs_status sweep(struct bd *b, struct gs_breakdown *out)
 	return GS_OK;
 }
 
-/* The tables for host-call credits (per thread, the pieces come later). */
-static gs_status build_pieces(struct bd *b)
+/* The tables for host-call credits (per thread, the pieces come later),
+ * once per cache. */
+static gs_status build_pieces(struct gs_breakdown_cache *c)
 {
-	gs_trace_threads(b->t, &b->n_threads);
-	b->pieces_built = true;
-	b->pieces = calloc(b->n_threads + 1, sizeof(*b->pieces));
-	b->n_names = gs_trace_string_count(b->t) + 1;
-	b->slot_of_name = malloc(b->n_names * sizeof(*b->slot_of_name));
-	if (!b->pieces || !b->slot_of_name)
+	gs_trace_threads(c->t, &c->n_threads);
+	c->built = true;
+	c->pieces = calloc(c->n_threads + 1, sizeof(*c->pieces));
+	c->n_names = gs_trace_string_count(c->t) + 1;
+	c->slot_of_name = malloc(c->n_names * sizeof(*c->slot_of_name));
+	if (!c->pieces || !c->slot_of_name)
 		return nomem();
-	memset(b->slot_of_name, 0xff, b->n_names * sizeof(*b->slot_of_name));
+	memset(c->slot_of_name, 0xff, c->n_names * sizeof(*c->slot_of_name));
 	return GS_OK;
 }
 
@@ -439,7 +493,8 @@ static gs_status build_pieces(struct bd *b)
  * the threads that launched an op after an idle gap of the device). */
 static gs_status thread_pieces(struct bd *b, uint32_t k)
 {
-	const struct gs_thread *th = &gs_trace_threads(b->t, &b->n_threads)[k];
+	size_t n_threads;
+	const struct gs_thread *th = &gs_trace_threads(b->t, &n_threads)[k];
 	struct bd_piece *p = malloc((th->api_count ? th->api_count : 1) * sizeof(*p));
 	int64_t cur = INT64_MIN;
 	size_t np = 0;
@@ -457,14 +512,22 @@ static gs_status thread_pieces(struct bd *b, uint32_t k)
 		if (c->end_ns > cur)
 			cur = c->end_ns;
 	}
-	b->pieces[k] = (struct bd_pieces){.p = p, .n = np};
+	b->cache->pieces[k] = (struct bd_pieces){.p = p, .n = np};
+	if (!b->cache->keep) {
+		gs_status rc =
+			grow((void **)&b->built, &b->cap_built, b->n_built + 1, sizeof(*b->built));
+
+		if (rc)
+			return rc;
+		b->built[b->n_built++] = k;
+	}
 	return GS_OK;
 }
 
 static gs_status credit(struct bd *b, uint32_t name, int64_t ns, size_t gap)
 {
-	size_t key = name < b->n_names - 1 ? name : b->n_names - 1;
-	uint32_t slot = b->slot_of_name[key];
+	size_t n_names = b->cache->n_names, key = name < n_names - 1 ? name : n_names - 1;
+	uint32_t slot = b->cache->slot_of_name[key];
 	struct bd_credit *c;
 
 	if (slot == GS_NO_INDEX) {
@@ -473,7 +536,7 @@ static gs_status credit(struct bd *b, uint32_t name, int64_t ns, size_t gap)
 		if (rc)
 			return rc;
 		slot = (uint32_t)b->n_hc++;
-		b->slot_of_name[key] = slot;
+		b->cache->slot_of_name[key] = slot;
 		b->hc[slot] = (struct bd_credit){.h = {.name = key == name ? name : GS_NO_STRING},
 						 .last_gap = SIZE_MAX};
 	}
@@ -495,22 +558,22 @@ static gs_status credit_host_calls(struct bd *b, uint32_t launch, int64_t a, int
 	size_t lo, hi;
 	gs_status rc;
 
-	if (!b->pieces_built) {
-		rc = build_pieces(b);
+	if (!b->cache->built) {
+		rc = build_pieces(b->cache);
 		if (rc)
 			return rc;
 	}
 	th = gs_trace_find_thread(b->t, l->pid, l->tid);
 	if (th == GS_NO_INDEX)
 		return GS_OK;
-	if (!b->pieces[th].p) {
+	if (!b->cache->pieces[th].p) {
 		rc = thread_pieces(b, th);
 		if (rc)
 			return rc;
 	}
-	pieces = b->pieces[th].p;
+	pieces = b->cache->pieces[th].p;
 	lo = 0;
-	hi = b->pieces[th].n;
+	hi = b->cache->pieces[th].n;
 	while (lo < hi) { /* first piece ending after a */
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -519,7 +582,7 @@ static gs_status credit_host_calls(struct bd *b, uint32_t launch, int64_t a, int
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i < b->pieces[th].n && pieces[i].start < c; i++) {
+	for (size_t i = lo; i < b->cache->pieces[th].n && pieces[i].start < c; i++) {
 		const struct bd_piece *p = &pieces[i];
 		int64_t s = p->start > a ? p->start : a;
 		int64_t e = p->end < c ? p->end : c;
@@ -578,7 +641,7 @@ static uint32_t gap_launch(struct bd *b, size_t *p, int64_t end, size_t *cache_p
 	if (*cache_p == *p)
 		return *cache_call;
 	for (q = *p; q < b->n_dev && b->dev[q].start == b->dev[*p].start; q++) {
-		uint32_t c = gs_launch_index_find_op(&b->ix, b->t, &b->ops[b->dev[q].op]);
+		uint32_t c = launch_of(b, b->dev[q].op);
 
 		if (c == GS_NO_INDEX)
 			continue;
@@ -646,16 +709,33 @@ static void bd_fini(struct bd *b)
 	free(b->ranges);
 	free(b->ev.v);
 	free(b->dev);
-	for (size_t k = 0; b->pieces && k < b->n_threads; k++)
-		free(b->pieces[k].p);
-	free(b->pieces);
-	free(b->slot_of_name);
+	/* The name slots go back to GS_NO_INDEX for the next device. */
+	for (size_t k = 0; k < b->n_hc; k++) {
+		uint32_t name = b->hc[k].h.name;
+		size_t n_names = b->cache->n_names;
+
+		b->cache->slot_of_name[name < n_names - 1 ? name : n_names - 1] = GS_NO_INDEX;
+	}
+	for (size_t k = 0; k < b->n_built; k++) { /* not kept: freed again */
+		free(b->cache->pieces[b->built[k]].p);
+		b->cache->pieces[b->built[k]] = (struct bd_pieces){0};
+	}
+	free(b->built);
+	if (b->own_cache)
+		gs_breakdown_cache_destroy(b->cache);
 	free(b->hc);
 	free(b->seg);
 }
 
 gs_status gs_breakdown_compute(const struct gs_trace *t, uint32_t device,
 			       const struct gs_window *win, struct gs_breakdown *out)
+{
+	return gs_breakdown_compute_cached(t, device, win, NULL, out);
+}
+
+gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
+				      const struct gs_window *win, struct gs_breakdown_cache *cache,
+				      struct gs_breakdown *out)
 {
 	struct bd b;
 	gs_status rc;
@@ -683,10 +763,20 @@ gs_status gs_breakdown_compute(const struct gs_trace *t, uint32_t device,
 		gs_error_append("too many ops (%zu)", b.n_ops);
 		return GS_ERR_LIMIT;
 	}
+	b.cache = cache;
+	if (!cache) {
+		rc = gs_breakdown_cache_create(t, NULL, false, &b.cache);
+		if (rc)
+			return rc;
+		b.own_cache = true;
+	}
 	rc = gs_device_op_ranges(t, device, &b.ranges, &b.n_ranges);
-	if (rc)
+	if (rc) {
+		bd_fini(&b);
 		return rc;
-	rc = gs_launch_index_init(&b.ix, t);
+	}
+	if (!b.cache->launch)
+		rc = gs_launch_index_init(&b.ix, t);
 	if (!rc)
 		rc = collect(&b, win, out);
 	if (!rc)

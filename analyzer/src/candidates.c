@@ -719,33 +719,48 @@ static bool take_kernel(const struct gs_op *op, const struct gs_window *win)
 				  win ? win->end_ns : 0);
 }
 
-static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
-				const struct gs_window *win, struct out_list *l)
+/* The call that launched op i: from `launch` when given, else from the
+ * index, built the first time it is needed. */
+static uint32_t launch_of(const struct gs_trace *t, const uint32_t *launch,
+			  struct gs_launch_index *ix, bool *ix_built, gs_status *st, size_t i)
 {
-	size_t n_ops, n_streams, max_m = 0, total = 0, cap = 16;
+	size_t n_ops;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
-	const struct gs_stream *streams = gs_trace_streams(t, &n_streams);
+
+	if (launch)
+		return launch[i];
+	if (!*ix_built) {
+		*st = gs_launch_index_init(ix, t);
+		if (*st)
+			return GS_NO_INDEX;
+		*ix_built = true;
+	}
+	return gs_launch_index_find_op(ix, t, &ops[i]);
+}
+
+static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
+				const struct gs_window *win, const uint32_t *launch,
+				struct out_list *l)
+{
+	size_t n_ops, n_dev, max_m = 0, total = 0, cap = 16;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	const uint32_t *dev = gs_trace_device_streams(t, device, &n_dev);
 	struct sigtab sg = {0};
 	struct seq q;
 	struct chain ch[2];
 	size_t n_api;
 	const struct gs_api_call *api = gs_trace_api_calls(t, &n_api);
 	struct gs_launch_index ix;
-	bool threads;
-	gs_status st;
+	bool threads, ix_built = false;
+	gs_status st = GS_OK;
 
 	memset(&q, 0, sizeof(q));
 	memset(ch, 0, sizeof(ch));
-	/* Launch calls are looked up only for kernels after an idle gap. */
-	st = gs_launch_index_init(&ix, t);
-	if (st)
-		return st;
-	for (uint32_t s = 0; s < n_streams; s++) {
+	memset(&ix, 0, sizeof(ix));
+	for (size_t k = 0; k < n_dev; k++) {
 		size_t first, count, m = 0;
 
-		if (streams[s].device != device)
-			continue;
-		gs_trace_stream_ops(t, s, &first, &count);
+		gs_trace_stream_ops(t, dev[k], &first, &count);
 		for (size_t i = first; i < first + count && i < n_ops; i++)
 			m += take_kernel(&ops[i], win);
 		if (m > GS_GC_MAX_KERNELS)
@@ -754,10 +769,8 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 		if (m > max_m)
 			max_m = m;
 	}
-	if (max_m < (size_t)2 * GS_GC_MIN_REPS) {
-		gs_launch_index_fini(&ix);
+	if (max_m < (size_t)2 * GS_GC_MIN_REPS)
 		return GS_OK;
-	}
 	while (cap < 2 * total + 2)
 		cap *= 2;
 	sg.slot = malloc(cap * sizeof(*sg.slot));
@@ -773,11 +786,10 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 		goto out;
 	for (size_t i = 0; i < cap; i++)
 		sg.slot[i] = GS_NO_INDEX;
-	for (uint32_t s = 0; s < n_streams && !st; s++) {
+	for (size_t k = 0; k < n_dev && !st; k++) {
+		uint32_t s = dev[k];
 		size_t first, count;
 
-		if (streams[s].device != device)
-			continue;
 		gs_trace_stream_ops(t, s, &first, &count);
 		q.m = 0;
 		for (size_t i = first; i < first + count && i < n_ops && q.m < max_m; i++) {
@@ -789,8 +801,10 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 			 * launch call had returned before the op ahead of it ended
 			 * (queued in time: the device waited on something else). */
 			if (q.m && i > first && ops[i].start_ns > ops[i - 1].end_ns) {
-				uint32_t c = gs_launch_index_find_op(&ix, t, &ops[i]);
+				uint32_t c = launch_of(t, launch, &ix, &ix_built, &st, i);
 
+				if (st)
+					goto out;
 				if (c == GS_NO_INDEX || (ops[i].flags & GS_OPF_GRAPH) ||
 				    api[c].end_ns > ops[i - 1].end_ns)
 					g = ops[i].start_ns - ops[i - 1].end_ns;
@@ -802,7 +816,8 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 		st = search_stream(&q, ch, threads, s, ops, l);
 	}
 out:
-	gs_launch_index_fini(&ix);
+	if (ix_built)
+		gs_launch_index_fini(&ix);
 	free(sg.slot);
 	free(sg.id);
 	chain_fini(&ch[0]);
@@ -814,6 +829,13 @@ out:
 gs_status gs_graph_candidates_compute(const struct gs_trace *t, uint32_t device,
 				      const struct gs_window *win, struct gs_graph_candidate **out,
 				      size_t *n)
+{
+	return gs_graph_candidates_compute_launch(t, device, win, NULL, out, n);
+}
+
+gs_status gs_graph_candidates_compute_launch(const struct gs_trace *t, uint32_t device,
+					     const struct gs_window *win, const uint32_t *launch,
+					     struct gs_graph_candidate **out, size_t *n)
 {
 	struct out_list l = {0};
 	gs_status st;
@@ -828,7 +850,7 @@ gs_status gs_graph_candidates_compute(const struct gs_trace *t, uint32_t device,
 		gs_error_append("gs_graph_candidates_compute: no trace");
 		return GS_ERR_INVALID;
 	}
-	st = candidates_run(t, device, win, &l);
+	st = candidates_run(t, device, win, launch, &l);
 	if (st) {
 		gs_graph_candidates_free(l.c, l.n);
 		return st;

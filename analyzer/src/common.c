@@ -5,7 +5,8 @@
  *
  * Complexity: gs_op_device O(1); gs_trace_op_devices O(N + S log S) for N
  * ops and S streams; the launch index O(A) to build for A API calls and
- * O(1) expected per lookup; gs_trace_find_thread O(log T).
+ * O(1) expected per lookup; gs_trace_find_thread O(log T);
+ * gs_device_op_ranges O(S_d log S_d) for the S_d streams of the device.
  */
 #include "analyzer_priv.h"
 
@@ -590,26 +591,34 @@ static int cmp_range(const void *pa, const void *pb)
 gs_status gs_device_op_ranges(const struct gs_trace *t, uint32_t device, struct gs_op_range **out,
 			      size_t *n)
 {
-	size_t n_ops, n_streams, k = 0, covered = 0;
+	size_t n_ops, n_streams, n_dev, k = 0, covered = 0;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
-	const struct gs_stream *streams = gs_trace_streams(t, &n_streams);
+	const uint32_t *dev = gs_trace_device_streams(t, device, &n_dev);
 	struct gs_op_range *r;
 
 	*out = NULL;
 	*n = 0;
-	r = malloc((n_streams + 1) * sizeof(*r));
+	gs_trace_streams(t, &n_streams);
+	r = malloc((n_dev + 1) * sizeof(*r));
 	if (!r) {
 		gs_error_append("out of memory");
 		return GS_ERR_NOMEM;
 	}
-	for (uint32_t s = 0; s < n_streams; s++) {
+	/* Only the device's streams (gs_trace_device_streams). */
+	for (size_t i = 0; i < n_dev; i++) {
 		size_t first, count;
 
-		gs_trace_stream_ops(t, s, &first, &count);
-		covered += count;
-		if (streams[s].device != device || !count)
-			continue;
-		r[k++] = (struct gs_op_range){.first = first, .count = count};
+		gs_trace_stream_ops(t, dev[i], &first, &count);
+		if (count)
+			r[k++] = (struct gs_op_range){.first = first, .count = count};
+	}
+	if (device == UINT32_MAX) {
+		for (uint32_t s = 0; s < n_streams; s++) {
+			size_t first, count;
+
+			gs_trace_stream_ops(t, s, &first, &count);
+			covered += count;
+		}
 	}
 	if (device == UINT32_MAX && covered < n_ops) {
 		/* Ops of no stream (UINT32_MAX too): rare, found the slow way. */

@@ -134,6 +134,7 @@ struct gs_diff {
 	char *label[2];
 	char *format[2];
 	size_t top;
+	uint64_t max_edges;
 	struct dev_diff *dev;
 	size_t n_dev;
 };
@@ -512,6 +513,7 @@ static struct gs_diff *diff_new(const struct gs_diff_options *o)
 	if (!df)
 		return NULL;
 	df->top = o->top ? o->top : DEFAULT_TOP;
+	df->max_edges = o->max_edges;
 	df->label[0] = dup_or(o->base_name, "base");
 	df->label[1] = dup_or(o->new_name, "new");
 	df->format[0] = dup_or(o->base_format, "");
@@ -545,6 +547,7 @@ gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt
 			.inputs = (const char *const *)&df->label[s],
 			.n_inputs = 1,
 			.format = df->format[s],
+			.max_edges = df->max_edges,
 		};
 
 		st = gs_report_build_job(j[s], &ro, &df->r[s]);
@@ -585,6 +588,7 @@ gs_status gs_diff_build(const struct gs_trace *base, const struct gs_trace *newt
 			.inputs = (const char *const *)&df->label[s],
 			.n_inputs = 1,
 			.format = df->format[s],
+			.max_edges = df->max_edges,
 		};
 
 		st = gs_report_build(t, &ro, &df->r[s]);

@@ -55,24 +55,37 @@ static gs_status take_edges(struct gs_export_data *d, const struct gs_graph *g)
 	return GS_OK;
 }
 
+/* The breakdown of every device, with one cache (and the launch calls of
+ * the ops found once) for all of them. */
 static gs_status take_breakdown(struct gs_export_data *d, const struct gs_trace *t,
-				const uint32_t *devs, size_t n_devs)
+				const uint32_t *launch, const uint32_t *devs, size_t n_devs)
 {
+	struct gs_breakdown_cache *cache = NULL;
+	uint32_t *own = NULL;
+	gs_status rc = GS_OK;
+
 	d->bds = alloc_n(n_devs, sizeof(*d->bds));
 	d->segs = alloc_n(n_devs, sizeof(struct gs_export_segment *));
 	if (!d->bds || !d->segs)
 		return nomem();
+	if (!launch) {
+		rc = gs_op_launches(t, &own);
+		launch = own;
+	}
+	if (!rc)
+		rc = gs_breakdown_cache_create(t, launch, n_devs >= GS_SHARE_MIN_DEVICES, &cache);
 	d->n_bds = n_devs;
-	for (size_t i = 0; i < n_devs; i++) {
+	for (size_t i = 0; i < n_devs && !rc; i++) {
 		struct gs_breakdown b;
-		gs_status rc = gs_breakdown_compute(t, devs[i], NULL, &b);
 
+		rc = gs_breakdown_compute_cached(t, devs[i], NULL, cache, &b);
 		if (rc)
-			return rc;
+			break;
 		d->segs[i] = alloc_n(b.n_segments, sizeof(*d->segs[i]));
 		if (!d->segs[i]) {
 			gs_breakdown_fini(&b);
-			return nomem();
+			rc = nomem();
+			break;
 		}
 		for (size_t s = 0; s < b.n_segments; s++)
 			d->segs[i][s] = (struct gs_export_segment){b.segments[s].start_ns,
@@ -81,6 +94,10 @@ static gs_status take_breakdown(struct gs_export_data *d, const struct gs_trace 
 		d->bds[i] = (struct gs_export_breakdown){devs[i], d->segs[i], b.n_segments};
 		gs_breakdown_fini(&b);
 	}
+	gs_breakdown_cache_destroy(cache);
+	free(own);
+	if (rc)
+		return rc;
 	for (unsigned k = 0; k < GS_CAT_COUNT; k++)
 		d->cat_names[k] = gs_category_name(k);
 	d->x.breakdowns = d->bds;
@@ -94,8 +111,8 @@ static gs_status take_ideal(struct gs_export_data *d, const struct gs_trace *t,
 			    const struct gs_graph *g, const uint32_t *devs, size_t n_devs)
 {
 	size_t n_ops;
-	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 
+	gs_trace_ops(t, &n_ops);
 	d->ideal_in = alloc_n(n_ops, 1);
 	d->ideal_start = alloc_n(n_ops, sizeof(int64_t));
 	d->ideal_bound = alloc_n(n_ops, 1);
@@ -107,12 +124,18 @@ static gs_status take_ideal(struct gs_export_data *d, const struct gs_trace *t,
 
 		if (rc)
 			return rc;
-		for (size_t o = 0; o < n_ops && o < s.n_ops; o++) {
-			if (gs_op_device(t, &ops[o]) != devs[i])
-				continue;
-			d->ideal_in[o] = 1;
-			d->ideal_start[o] = s.ideal_start[o];
-			d->ideal_bound[o] = s.bound_by[o];
+		/* The device's ops: the schedule's slots. */
+		for (size_t r = 0; r < s.n_slot_ranges; r++) {
+			for (size_t k = 0; k < s.slot_ranges[r].count; k++) {
+				size_t o = s.slot_ranges[r].first + k,
+				       slot = s.slot_ranges[r].slot + k;
+
+				if (o >= n_ops)
+					break;
+				d->ideal_in[o] = 1;
+				d->ideal_start[o] = s.slot_ideal_start[slot];
+				d->ideal_bound[o] = s.slot_bound_by[slot];
+			}
 		}
 		gs_schedule_fini(&s);
 	}
@@ -128,6 +151,14 @@ static gs_status take_ideal(struct gs_export_data *d, const struct gs_trace *t,
 
 gs_status gs_export_data_build(const struct gs_trace *t, unsigned want, struct gs_export_data **out)
 {
+	return gs_export_data_build_max(t, want, 0, out);
+}
+
+gs_status gs_export_data_build_max(const struct gs_trace *t, unsigned want, uint64_t max_edges,
+				   struct gs_export_data **out)
+{
+	/* Every edge: an exported graph draws each one SPEC §4.2 names. */
+	const struct gs_graph_options go = {.max_edges = max_edges, .keep_implied = true};
 	struct gs_export_data *d;
 	struct gs_graph *g = NULL;
 	uint32_t *devs = NULL;
@@ -145,7 +176,7 @@ gs_status gs_export_data_build(const struct gs_trace *t, unsigned want, struct g
 		return nomem();
 	gs_trace_ops(t, &n_ops);
 	if (want_edges || want_ideal)
-		rc = gs_graph_build(t, &g);
+		rc = gs_graph_build_opts(t, &go, &g);
 	if (!rc && (want_ideal || (want & GS_EXPORT_WANT_BREAKDOWN)))
 		rc = gs_trace_op_devices(t, &devs, &n_devs);
 	if (!rc && (want & GS_EXPORT_WANT_LAUNCH)) {
@@ -163,7 +194,11 @@ gs_status gs_export_data_build(const struct gs_trace *t, unsigned want, struct g
 	if (!rc && want_edges)
 		rc = take_edges(d, g);
 	if (!rc && (want & GS_EXPORT_WANT_BREAKDOWN))
-		rc = take_breakdown(d, t, devs, n_devs);
+		rc = take_breakdown(d, t,
+				    d->launch ? d->launch :
+				    g         ? g->launch :
+						NULL,
+				    devs, n_devs);
 	if (!rc && want_ideal)
 		rc = take_ideal(d, t, g, devs, n_devs);
 	gs_graph_destroy(g);

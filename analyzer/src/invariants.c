@@ -4,13 +4,12 @@
  * checked after the fact by walking the graph's edges into the scheduled
  * ops: independent of how schedule.c computed them, so that a bug there, or
  * records of two processes joined by mistake, shows as numbers in the
- * report instead of a quietly impossible schedule. O(N + E) over the
- * device's N ops and their E in-edges.
+ * report instead of a quietly impossible schedule. O((N + E) log S) for the
+ * N ops, E edges into them and S streams of the device.
  */
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static bool in_schedule(const struct gs_trace *t, const struct gs_schedule *s,
@@ -20,56 +19,12 @@ static bool in_schedule(const struct gs_trace *t, const struct gs_schedule *s,
 	       gs_sched_in_window(op, s->window_set, s->window_start, s->window_end);
 }
 
-/* The in-edges of op v, one of the schedule's. */
-static void check_op(const struct gs_trace *t, const struct gs_graph *g,
-		     const struct gs_schedule *s, size_t v, struct gs_invariants *out)
-{
-	size_t n_ops, n_st;
-	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
-	const struct gs_stream *st = gs_trace_streams(t, &n_st);
-	const struct gs_op *op = &ops[v];
-
-	for (size_t i = g->in_first[v]; i < g->in_first[v + 1] && i < g->n_edges; i++) {
-		const struct gs_edge *e = &g->edges[i];
-		const struct gs_op *from;
-		int64_t ready;
-
-		if (e->from >= n_ops || e->from == v)
-			continue;
-		from = &ops[e->from];
-		if (from->stream < n_st && op->stream < n_st &&
-		    st[from->stream].pid != st[op->stream].pid)
-			out->cross_process_edges++;
-		if (from->end_ns > op->start_ns) {
-			out->actual_early++;
-			if (from->end_ns - op->start_ns > out->actual_early_max_ns) {
-				out->actual_early_max_ns = from->end_ns - op->start_ns;
-				out->actual_early_op = (uint32_t)v;
-			}
-		}
-		if (s->broken_cycles)
-			continue;
-		ready = in_schedule(t, s, from) ? s->ideal_start[e->from] + gs_sched_dur(from) :
-						  from->end_ns;
-		if (s->ideal_start[v] < ready) {
-			int64_t by = ready - s->ideal_start[v];
-
-			out->early_starts++;
-			if (by > out->early_max_ns) {
-				out->early_max_ns = by;
-				out->early_op = (uint32_t)v;
-			}
-		}
-	}
-}
-
 gs_status gs_schedule_check(const struct gs_trace *t, const struct gs_graph *g,
 			    const struct gs_schedule *s, struct gs_invariants *out)
 {
-	struct gs_op_range *ranges = NULL;
-	size_t n_ops, n_ranges = 0;
+	size_t n_ops, n_st;
 	const struct gs_op *ops;
-	gs_status rc;
+	const struct gs_stream *st;
 
 	if (!t || !g || !s || !out) {
 		gs_error_append("gs_schedule_check: missing argument");
@@ -79,18 +34,57 @@ gs_status gs_schedule_check(const struct gs_trace *t, const struct gs_graph *g,
 	out->early_op = GS_NO_INDEX;
 	out->actual_early_op = GS_NO_INDEX;
 	ops = gs_trace_ops(t, &n_ops);
-	if (g->n_ops != n_ops || s->n_ops != n_ops || (n_ops && !s->ideal_start)) {
+	st = gs_trace_streams(t, &n_st);
+	if (g->n_ops != n_ops || s->n_ops != n_ops || (s->n_slots && !s->slot_ideal_start)) {
 		gs_error_append("gs_schedule_check: graph, schedule and trace disagree");
 		return GS_ERR_INVALID;
 	}
-	rc = gs_device_op_ranges(t, s->device, &ranges, &n_ranges);
-	if (rc)
-		return rc;
-	for (size_t r = 0; r < n_ranges; r++)
-		for (size_t v = ranges[r].first; v < ranges[r].first + ranges[r].count; v++)
-			if (in_schedule(t, s, &ops[v]))
-				check_op(t, g, s, v, out);
-	free(ranges);
+	/* The device's ops only: the schedule's slots, in op order. */
+	for (size_t r = 0; r < s->n_slot_ranges; r++)
+		for (size_t k = 0; k < s->slot_ranges[r].count; k++) {
+			size_t v = s->slot_ranges[r].first + k, slot = s->slot_ranges[r].slot + k;
+			const struct gs_op *op = v < n_ops ? &ops[v] : NULL;
+
+			if (!op || !in_schedule(t, s, op))
+				continue;
+			for (size_t i = g->in_first[v]; i < g->in_first[v + 1] && i < g->n_edges;
+			     i++) {
+				const struct gs_edge *e = &g->edges[i];
+				const struct gs_op *from;
+				int64_t ready;
+
+				if (e->from >= n_ops || e->from == v)
+					continue;
+				from = &ops[e->from];
+				if (from->stream < n_st && op->stream < n_st &&
+				    st[from->stream].pid != st[op->stream].pid)
+					out->cross_process_edges++;
+				if (from->end_ns > op->start_ns) {
+					out->actual_early++;
+					if (from->end_ns - op->start_ns >
+					    out->actual_early_max_ns) {
+						out->actual_early_max_ns =
+							from->end_ns - op->start_ns;
+						out->actual_early_op = (uint32_t)v;
+					}
+				}
+				if (s->broken_cycles)
+					continue;
+				ready = in_schedule(t, s, from) ?
+						gs_schedule_ideal_start(s, e->from) +
+							gs_sched_dur(from) :
+						from->end_ns;
+				if (s->slot_ideal_start[slot] < ready) {
+					int64_t by = ready - s->slot_ideal_start[slot];
+
+					out->early_starts++;
+					if (by > out->early_max_ns) {
+						out->early_max_ns = by;
+						out->early_op = (uint32_t)v;
+					}
+				}
+			}
+		}
 	out->ideal_below_bound = s->ideal_ns < s->dependency_bound_ns;
 	out->critical_path_ns = s->critical_lead_ns;
 	for (size_t i = 0; i < s->n_critical; i++)

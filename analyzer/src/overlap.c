@@ -47,12 +47,14 @@
  */
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
+#include "u64map.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define GS_MO_NEAR 4      /* kernels looked at on each side of a copy */
-#define GS_MO_BUDGET 4096 /* ops one path search may visit */
+#define GS_MO_NEAR 4                  /* kernels looked at on each side of a copy */
+#define GS_MO_BUDGET 4096             /* ops one path search may visit */
+#define GS_MO_SEEN (4 * GS_MO_BUDGET) /* slots of the visited set */
 
 const char *gs_condition_name(unsigned bit)
 {
@@ -224,7 +226,11 @@ struct mo {
 	uint32_t *copies; /* memcpys of the set, in op order */
 	size_t n_copies;
 
-	uint32_t *stamp; /* per op: search generation that visited it */
+	/* The ops one search visited: a hash set of op indices that a new
+	 * generation empties (a search visits at most GS_MO_BUDGET + 1), so a
+	 * device costs no array over every op of the trace. */
+	uint32_t *seen_op;
+	uint32_t *seen_gen;
 	uint32_t gen;
 	uint32_t *queue;
 };
@@ -368,7 +374,6 @@ static bool in_set(const struct mo *m, const struct gs_op *op)
  */
 static gs_status build_tables(struct mo *m)
 {
-	const int64_t *ps = m->s->pipelined_start;
 	struct busy *b = &m->busy;
 	size_t n_set = 0, n = 0, r, i;
 	size_t count[GS_COPY_KIND_COUNT] = {0}, fill[GS_COPY_KIND_COUNT];
@@ -415,7 +420,11 @@ static gs_status build_tables(struct mo *m)
 				continue;
 			m->by_end[m->n_kernels] = (struct kref){op->end_ns, (uint32_t)i};
 			m->by_start[m->n_kernels] = (struct kref){op->start_ns, (uint32_t)i};
-			wi[m->n_kernels++] = (struct ivl){ps[i], ps[i] + gs_sched_dur(op)};
+			{
+				int64_t ps = gs_schedule_pipelined_start(m->s, (uint32_t)i);
+
+				wi[m->n_kernels++] = (struct ivl){ps, ps + gs_sched_dur(op)};
+			}
 		} else if (op->kind == GS_OP_MEMCPY && in_set(m, op)) {
 			m->copies[m->n_copies++] = (uint32_t)i;
 			if (op->end_ns > op->start_ns) {
@@ -460,6 +469,21 @@ static bool edge_counts(const struct mo *m, const struct gs_edge *e)
 	return !(e->kind == GS_EDGE_STREAM_ORDER && gs_sched_batch_start(m->ops, e->to));
 }
 
+/* Mark op `op` visited by this search; false when it was already. */
+static bool visit(struct mo *m, uint32_t op)
+{
+	size_t i = (size_t)gs_u64map_hash(op) & (GS_MO_SEEN - 1);
+
+	while (m->seen_gen[i] == m->gen) {
+		if (m->seen_op[i] == op)
+			return false;
+		i = (i + 1) & (GS_MO_SEEN - 1);
+	}
+	m->seen_gen[i] = m->gen;
+	m->seen_op[i] = op;
+	return true;
+}
+
 /* 1: a path from `early` to `late` exists; 0: none; -1: search cut short. */
 static int depends(struct mo *m, uint32_t late, uint32_t early)
 {
@@ -467,10 +491,10 @@ static int depends(struct mo *m, uint32_t late, uint32_t early)
 	size_t head = 0, tail = 0;
 
 	if (++m->gen == 0) {
-		memset(m->stamp, 0, m->n_ops * sizeof(*m->stamp));
+		memset(m->seen_gen, 0, GS_MO_SEEN * sizeof(*m->seen_gen));
 		m->gen = 1;
 	}
-	m->stamp[late] = m->gen;
+	visit(m, late);
 	m->queue[tail++] = late;
 	while (head < tail) {
 		uint32_t u = m->queue[head++];
@@ -486,12 +510,10 @@ static int depends(struct mo *m, uint32_t late, uint32_t early)
 				continue;
 			if (f == early)
 				return 1;
-			if (m->stamp[f] == m->gen || m->ops[f].start_ns < lo ||
-			    m->ops[f].start_ns > hi)
+			if (m->ops[f].start_ns < lo || m->ops[f].start_ns > hi || !visit(m, f))
 				continue;
 			if (tail == GS_MO_BUDGET)
 				return -1;
-			m->stamp[f] = m->gen;
 			m->queue[tail++] = f;
 		}
 	}
@@ -585,7 +607,8 @@ static bool engines_free(const struct mo *m, const struct gs_op *c, const struct
 static bool examine_copy(struct mo *m, uint32_t ci, struct gs_missed_overlap *r)
 {
 	const struct gs_op *c = &m->ops[ci], *k;
-	int64_t dur = gs_sched_dur(c), ps = m->s->pipelined_start[ci], exposed, hideable, need;
+	int64_t dur = gs_sched_dur(c), ps = gs_schedule_pipelined_start(m->s, ci), exposed,
+		hideable, need;
 	struct cand cands[2 * GS_MO_NEAR];
 	size_t n, i, pick = 0;
 	int dep = 1, first_dep = 1;
@@ -618,7 +641,7 @@ static bool examine_copy(struct mo *m, uint32_t ci, struct gs_missed_overlap *r)
 	r->kernel = cands[pick].op;
 	r->exposed_ns = exposed;
 	r->hideable_ns = hideable;
-	r->bound_by = m->s->bound_by ? m->s->bound_by[ci] : GS_BOUND_NONE;
+	r->bound_by = gs_schedule_bound_by(m->s, ci);
 
 	mem = gs_sched_host_mem(c);
 	if (mem == GS_MEM_PAGEABLE)
@@ -656,10 +679,11 @@ static gs_status run(struct mo *m, struct gs_missed_overlap **out, size_t *n)
 	st = build_tables(m);
 	if (st)
 		return st;
-	m->stamp = calloc(m->n_ops + 1, sizeof(*m->stamp));
+	m->seen_op = malloc(GS_MO_SEEN * sizeof(*m->seen_op));
+	m->seen_gen = calloc(GS_MO_SEEN, sizeof(*m->seen_gen));
 	m->queue = malloc(GS_MO_BUDGET * sizeof(*m->queue));
 	*out = malloc((m->n_copies + 1) * sizeof(**out));
-	if (!m->stamp || !m->queue || !*out)
+	if (!m->seen_op || !m->seen_gen || !m->queue || !*out)
 		return nomem();
 	for (i = 0; i < m->n_copies; i++)
 		if (examine_copy(m, m->copies[i], &(*out)[*n]))
@@ -692,7 +716,7 @@ gs_status gs_missed_overlap_compute(const struct gs_trace *t, const struct gs_gr
 	m.ops = gs_trace_ops(t, &m.n_ops);
 	m.streams = gs_trace_streams(t, &m.n_streams);
 	if (g->n_ops != m.n_ops || !g->in_first || (g->n_edges && !g->edges) ||
-	    s->n_ops != m.n_ops || !s->pipelined_start) {
+	    s->n_ops != m.n_ops || (s->n_slots && !s->slot_pipelined_start)) {
 		gs_error_append("missed overlap: the graph or schedule does not match the trace");
 		return GS_ERR_INVALID;
 	}
@@ -709,7 +733,8 @@ gs_status gs_missed_overlap_compute(const struct gs_trace *t, const struct gs_gr
 	free(m.by_end);
 	free(m.by_start);
 	free(m.copies);
-	free(m.stamp);
+	free(m.seen_op);
+	free(m.seen_gen);
 	free(m.queue);
 	if (st) {
 		free(*out);

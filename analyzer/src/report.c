@@ -343,36 +343,39 @@ static struct gs_report_kernel *kernel_row(struct gs_report_device *d, uint32_t 
 	return &d->kernels[slot[name] - 1];
 }
 
-/* Streams of the device, their totals, the per-name kernel totals and the
- * op counts. O(N_d + K log K) for K distinct kernel names: the totals are
- * kept per name id, only the names are sorted. */
-static gs_status dev_streams(const struct gs_trace *t, struct gs_report_device *d, struct win w)
+/* Put the name slots kernel_row set for device d back to 0. */
+static void clear_slots(const struct gs_report_device *d, uint32_t *slot, size_t n_names)
 {
-	size_t n_streams, n_ops, s, cap = 0, n_names = gs_trace_string_count(t);
+	for (size_t k = 0; k < d->n_kernels; k++)
+		slot[d->kernels[k].name < n_names ? d->kernels[k].name : n_names] = 0;
+}
+
+/* Streams of the device, their totals, the per-name kernel totals and the
+ * op counts. O(N_d + S_d + K log K) for K distinct kernel names: the
+ * totals are kept per name id (in the report's slot table, cleared after),
+ * only the names are sorted. */
+static gs_status dev_streams(const struct gs_report *r, struct gs_report_device *d, struct win w)
+{
+	const struct gs_trace *t = r->t;
+	size_t n_streams, n_ops, n_dev, s, cap = 0, n_names = gs_trace_string_count(t);
 	const struct gs_stream *streams = gs_trace_streams(t, &n_streams);
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
-	uint32_t *slot;
+	const uint32_t *dev = gs_trace_device_streams(t, d->device, &n_dev);
+	uint32_t *slot = r->name_slot;
 
-	for (s = 0; s < n_streams; s++)
-		if (streams[s].device == d->device)
-			d->n_streams++;
+	d->n_streams = n_dev;
 	if (d->n_streams) {
 		d->streams = calloc(d->n_streams, sizeof(*d->streams));
 		if (!d->streams)
 			return nomem();
 	}
-	/* One more slot for names the trace does not hold (never expected). */
-	slot = calloc(n_names + 1, sizeof(*slot));
-	if (!slot)
-		return nomem();
 	d->n_streams = 0;
-	for (s = 0; s < n_streams; s++) {
+	for (size_t j = 0; j < n_dev; j++) {
 		struct gs_report_stream *rs;
 		size_t first, count, i;
 		int64_t cover = INT64_MIN;
 
-		if (streams[s].device != d->device)
-			continue;
+		s = dev[j];
 		gs_trace_stream_ops(t, (uint32_t)s, &first, &count);
 		rs = &d->streams[d->n_streams];
 		rs->index = (uint32_t)s;
@@ -395,7 +398,7 @@ static gs_status dev_streams(const struct gs_trace *t, struct gs_report_device *
 				struct gs_report_kernel *k = kernel_row(d, slot, &cap, name, i);
 
 				if (!k) {
-					free(slot);
+					clear_slots(d, slot, n_names);
 					return nomem();
 				}
 				rs->kernels++;
@@ -424,7 +427,7 @@ static gs_status dev_streams(const struct gs_trace *t, struct gs_report_device *
 		d->ops += rs->ops;
 		d->n_streams++;
 	}
-	free(slot);
+	clear_slots(d, slot, n_names);
 
 	if (d->n_streams > 1)
 		gs_sort(d->streams, d->n_streams, sizeof(*d->streams), cmp_stream);
@@ -534,21 +537,20 @@ static uint8_t host_mem(const struct gs_op *op)
 }
 
 /* Communication kernels against the others, and pageable copies; O(K log K). */
-static gs_status dev_comm(const struct gs_trace *t, struct gs_report_device *d, struct win w)
+static gs_status dev_comm(const struct gs_report *r, struct gs_report_device *d, struct win w)
 {
+	const struct gs_trace *t = r->t;
 	size_t n_ops, st, nc = 0, nk = 0, mc, mk, n_names = gs_trace_string_count(t);
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 	struct ival *comm, *comp;
 	uint64_t kernels = d->op_kinds[GS_OP_KERNEL];
-	uint8_t *memo;
+	uint8_t *memo = r->name_memo; /* the names of d->kernels are put back */
 
 	comm = malloc((kernels ? kernels : 1) * sizeof(*comm));
 	comp = malloc((kernels ? kernels : 1) * sizeof(*comp));
-	memo = calloc(n_names ? n_names : 1, 1);
-	if (!comm || !comp || !memo) {
+	if (!comm || !comp) {
 		free(comm);
 		free(comp);
-		free(memo);
 		return nomem();
 	}
 	for (st = 0; st < d->n_streams; st++) {
@@ -586,7 +588,9 @@ static gs_status dev_comm(const struct gs_trace *t, struct gs_report_device *d, 
 	d->comm_exposed_ns = d->comm_union_ns - ival_meet(comm, mc, comp, mk);
 	free(comm);
 	free(comp);
-	free(memo);
+	for (size_t k = 0; k < d->n_kernels; k++)
+		if (d->kernels[k].name < n_names)
+			memo[d->kernels[k].name] = 0;
 	return GS_OK;
 }
 
@@ -608,29 +612,108 @@ static int cmp_call_time(const void *pa, const void *pb)
 	return a->name < b->name ? -1 : a->name > b->name;
 }
 
-/*
- * For every API call, the sync segments it overlaps (a binary search for
- * the first, then the ones inside it), summed by call name.
- * O(A log S + overlaps + R log R) for A calls, S segments, R credited calls.
- */
-static gs_status dev_sync_calls(const struct gs_trace *t, struct gs_report_device *d)
-{
-	const struct gs_breakdown *b = &d->b;
-	size_t n_api, i, ns = 0, nr = 0, cap = 0, g;
-	const struct gs_api_call *api = gs_trace_api_calls(t, &n_api);
-	struct ival *seg;
-	struct gs_host_call_time *rows = NULL;
+/* Calls by start (ties by index), for the call tree. */
+struct call_start {
+	int64_t start;
+	uint32_t call;
+};
 
-	if (b->total_ns[GS_CAT_SYNC] <= 0 || !n_api)
+/* The calls by start and the tree of their latest ends (leaves padded to
+ * a power of two with INT64_MIN). O(A log A), once a report. */
+static gs_status call_tree_build(struct gs_report *r)
+{
+	size_t n_api, n = 1;
+	const struct gs_api_call *api = gs_trace_api_calls(r->t, &n_api);
+	struct call_start *cs = malloc((n_api ? n_api : 1) * sizeof(*cs));
+
+	while (n < n_api)
+		n *= 2;
+	r->call_order = malloc((n_api ? n_api : 1) * sizeof(*r->call_order));
+	r->call_tree = malloc(2 * n * sizeof(*r->call_tree));
+	r->call_sum = calloc(n_api ? n_api : 1, sizeof(*r->call_sum));
+	if (!cs || !r->call_order || !r->call_tree || !r->call_sum) {
+		free(cs);
+		return nomem();
+	}
+	for (size_t i = 0; i < n_api; i++)
+		cs[i] = (struct call_start){.start = api[i].start_ns, .call = (uint32_t)i};
+	gs_sort_by_i64(cs, n_api, sizeof(*cs)); /* built by index: ties by index */
+	for (size_t i = 0; i < n; i++)
+		r->call_tree[n + i] = i < n_api ? api[cs[i].call].end_ns : INT64_MIN;
+	for (size_t i = 0; i < n_api; i++)
+		r->call_order[i] = cs[i].call;
+	for (size_t i = n; i-- > 1;)
+		r->call_tree[i] = r->call_tree[2 * i] > r->call_tree[2 * i + 1] ?
+					  r->call_tree[2 * i] :
+					  r->call_tree[2 * i + 1];
+	r->call_leaves = n;
+	free(cs);
+	return GS_OK;
+}
+
+/* Each call among the first `prefix` by start that ends after `a`: node
+ * `node` of the tree covers leaves [lo, hi). */
+static gs_status calls_ending_after(const struct gs_report *r, size_t node, size_t lo, size_t hi,
+				    size_t prefix, int64_t a, uint32_t **hit, size_t *n,
+				    size_t *cap)
+{
+	gs_status st;
+
+	if (lo >= prefix || r->call_tree[node] <= a)
 		return GS_OK;
-	seg = malloc(b->n_segments * sizeof(*seg));
+	if (hi - lo == 1) {
+		if (*n == *cap) {
+			size_t nc = *cap ? 2 * *cap : 64;
+			uint32_t *nh = realloc(*hit, nc * sizeof(*nh));
+
+			if (!nh)
+				return nomem();
+			*hit = nh;
+			*cap = nc;
+		}
+		(*hit)[(*n)++] = r->call_order[lo];
+		return GS_OK;
+	}
+	st = calls_ending_after(r, 2 * node, lo, lo + (hi - lo) / 2, prefix, a, hit, n, cap);
+	return st ? st :
+		    calls_ending_after(r, 2 * node + 1, lo + (hi - lo) / 2, hi, prefix, a, hit, n,
+				       cap);
+}
+
+/* Room for one more row. */
+static gs_status push_row(struct gs_host_call_time **rows, size_t *nr, size_t *cap,
+			  struct gs_host_call_time row)
+{
+	if (*nr == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		struct gs_host_call_time *nrw = realloc(*rows, nc * sizeof(**rows));
+
+		if (!nrw)
+			return nomem();
+		*rows = nrw;
+		*cap = nc;
+	}
+	(*rows)[(*nr)++] = row;
+	return GS_OK;
+}
+
+/* Each API call's time over the sync segments, call by call (a binary
+ * search for its first segment, then the ones inside it): O(A log S). */
+static gs_status sync_rows_by_call(const struct gs_trace *t, const struct gs_breakdown *b,
+				   struct gs_host_call_time **rows, size_t *nr, size_t *cap)
+{
+	size_t n_api, ns = 0;
+	const struct gs_api_call *api = gs_trace_api_calls(t, &n_api);
+	struct ival *seg = malloc((b->n_segments ? b->n_segments : 1) * sizeof(*seg));
+	gs_status st = GS_OK;
+
 	if (!seg)
 		return nomem();
-	for (i = 0; i < b->n_segments; i++)
+	for (size_t i = 0; i < b->n_segments; i++)
 		if (b->segments[i].category == GS_CAT_SYNC)
 			seg[ns++] = (struct ival){b->segments[i].start_ns, b->segments[i].end_ns};
-	for (i = 0; i < n_api; i++) {
-		size_t lo = 0, hi = ns, k;
+	for (size_t i = 0; i < n_api && !st; i++) {
+		size_t lo = 0, hi = ns;
 		int64_t sum = 0;
 
 		if (api[i].end_ns <= api[i].start_ns)
@@ -643,30 +726,106 @@ static gs_status dev_sync_calls(const struct gs_trace *t, struct gs_report_devic
 			else
 				hi = mid;
 		}
-		for (k = lo; k < ns && seg[k].a < api[i].end_ns; k++) {
+		for (size_t k = lo; k < ns && seg[k].a < api[i].end_ns; k++) {
 			int64_t a = seg[k].a > api[i].start_ns ? seg[k].a : api[i].start_ns;
 			int64_t e = seg[k].b < api[i].end_ns ? seg[k].b : api[i].end_ns;
 
 			if (e > a)
 				sum += e - a;
 		}
-		if (sum <= 0)
-			continue;
-		if (nr == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct gs_host_call_time *nrw = realloc(rows, nc * sizeof(*rows));
-
-			if (!nrw) {
-				free(rows);
-				free(seg);
-				return nomem();
-			}
-			rows = nrw;
-			cap = nc;
-		}
-		rows[nr++] = (struct gs_host_call_time){.name = api[i].name, .ns = sum, .count = 1};
+		if (sum > 0)
+			st = push_row(rows, nr, cap,
+				      (struct gs_host_call_time){.name = api[i].name,
+								 .ns = sum,
+								 .count = 1});
 	}
 	free(seg);
+	return st;
+}
+
+/*
+ * The same, segment by segment: the calls over a segment are those that
+ * start before it ends (a prefix by start) and end after it starts (a
+ * descent of the report's tree of latest ends), so that each of many
+ * devices costs its segments and the calls over them, not every call:
+ * O((S + overlaps) log A) after the tree, O(A log A) once a report.
+ */
+static gs_status sync_rows_by_segment(struct gs_report *r, const struct gs_breakdown *b,
+				      struct gs_host_call_time **rows, size_t *nr, size_t *cap)
+{
+	size_t n_api, n_hit = 0, cap_hit = 0;
+	const struct gs_api_call *api = gs_trace_api_calls(r->t, &n_api);
+	uint32_t *hit = NULL;
+	gs_status st = GS_OK;
+
+	if (!r->call_tree) {
+		st = call_tree_build(r);
+		if (st)
+			return st;
+	}
+	for (size_t k = 0; k < b->n_segments && !st; k++) {
+		const struct gs_segment *sg = &b->segments[k];
+		size_t lo = 0, hi = n_api, from = n_hit;
+
+		if (sg->category != GS_CAT_SYNC)
+			continue;
+		while (lo < hi) { /* the calls starting before the segment ends */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (api[r->call_order[mid]].start_ns < sg->end_ns)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		st = calls_ending_after(r, 1, 0, r->call_leaves, lo, sg->start_ns, &hit, &n_hit,
+					&cap_hit);
+		for (size_t h = from; h < n_hit && !st; h++) {
+			const struct gs_api_call *c = &api[hit[h]];
+			int64_t a = sg->start_ns > c->start_ns ? sg->start_ns : c->start_ns;
+			int64_t e = sg->end_ns < c->end_ns ? sg->end_ns : c->end_ns;
+
+			if (c->end_ns > c->start_ns && e > a)
+				r->call_sum[hit[h]] += e - a;
+		}
+	}
+	/* A call over several segments is a hit of each: one row. */
+	for (size_t h = 0; h < n_hit && !st; h++) {
+		int64_t sum = r->call_sum[hit[h]];
+
+		r->call_sum[hit[h]] = 0;
+		if (sum > 0)
+			st = push_row(rows, nr, cap,
+				      (struct gs_host_call_time){.name = api[hit[h]].name,
+								 .ns = sum,
+								 .count = 1});
+	}
+	for (size_t h = 0; h < n_hit; h++) /* back to 0 for the next device */
+		r->call_sum[hit[h]] = 0;
+	free(hit);
+	return st;
+}
+
+/*
+ * What the host was inside during sync time, summed by call name. With a
+ * few devices each looks at every call; with many, at the calls over its
+ * sync segments only (the same rows: they are summed by name after).
+ */
+static gs_status dev_sync_calls(struct gs_report *r, struct gs_report_device *d)
+{
+	const struct gs_breakdown *b = &d->b;
+	size_t n_api, i, nr = 0, cap = 0, g;
+	struct gs_host_call_time *rows = NULL;
+	gs_status st;
+
+	gs_trace_api_calls(r->t, &n_api);
+	if (b->total_ns[GS_CAT_SYNC] <= 0 || !n_api)
+		return GS_OK;
+	st = r->n_dev >= GS_SHARE_MIN_DEVICES ? sync_rows_by_segment(r, b, &rows, &nr, &cap) :
+						sync_rows_by_call(r->t, b, &rows, &nr, &cap);
+	if (st) {
+		free(rows);
+		return st;
+	}
 	if (!nr) {
 		free(rows);
 		return GS_OK;
@@ -759,14 +918,14 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 		for (i = 0; i < d->n_critical; i++)
 			d->critical_ns = sat_add(d->critical_ns, d->critical[i].ns);
 	}
-	if (!s->bound_by)
+	if (!s->slot_bound_by)
 		return GS_OK;
 	for (st = 0; st < d->n_streams; st++) {
 		size_t first, count;
 
 		gs_trace_stream_ops(t, d->streams[st].index, &first, &count);
 		for (i = first; i < first + count && i < n_ops; i++) {
-			unsigned c = s->bound_by[i];
+			unsigned c = gs_schedule_bound_by(s, (uint32_t)i);
 
 			/* The schedule's op set: every op, or those starting in the window. */
 			if (window_set && (ops[i].start_ns < w.start || ops[i].start_ns >= w.end))
@@ -774,9 +933,9 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 			if (c >= GS_BOUND_COUNT)
 				continue;
 			d->bound_ops[c]++;
-			if (s->delay_ns && s->delay_ns[i] > 0)
-				d->bound_delay_ns[c] =
-					sat_add(d->bound_delay_ns[c], s->delay_ns[i]);
+			if (gs_schedule_delay_ns(s, (uint32_t)i) > 0)
+				d->bound_delay_ns[c] = sat_add(
+					d->bound_delay_ns[c], gs_schedule_delay_ns(s, (uint32_t)i));
 		}
 	}
 	return GS_OK;
@@ -1544,16 +1703,10 @@ static gs_status dev_findings(const struct gs_report *r, struct gs_report_device
 /* The device record's name or UUID (uuid true) of device `id`; "". */
 static const char *device_string(const struct gs_trace *t, uint32_t id, bool uuid)
 {
-	size_t n, i;
-	const struct gs_device *dv = gs_trace_devices(t, &n);
+	const struct gs_device *dv = gs_trace_device(t, id); /* ids are unique */
+	uint32_t s = dv ? (uuid ? dv->uuid : dv->name) : GS_NO_STRING;
 
-	for (i = 0; i < n; i++) {
-		uint32_t s = uuid ? dv[i].uuid : dv[i].name;
-
-		if (dv[i].id == id && s != GS_NO_STRING)
-			return gs_trace_string(t, s);
-	}
-	return "";
+	return s != GS_NO_STRING ? gs_trace_string(t, s) : "";
 }
 
 static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
@@ -1567,18 +1720,32 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 	d->name = device_string(r->t, d->device, false);
 	d->uuid = device_string(r->t, d->device, true);
 	d->default_window = !r->window_set;
-	st = gs_breakdown_compute(r->t, d->device, win, &d->b);
+	if (!r->bd_cache) {
+		st = gs_breakdown_cache_create(r->t, r->g ? r->g->launch : NULL,
+					       r->n_dev >= GS_SHARE_MIN_DEVICES, &r->bd_cache);
+		if (st != GS_OK)
+			return st;
+	}
+	st = gs_breakdown_compute_cached(r->t, d->device, win, r->bd_cache, &d->b);
 	if (st != GS_OK) {
 		gs_error_append("device %u: breakdown", d->device);
 		return st;
 	}
 	w.start = d->b.window_start;
 	w.end = d->b.window_end;
-	st = dev_streams(r->t, d, w);
+	if (!r->name_slot) {
+		size_t n_names = gs_trace_string_count(r->t) + 1;
+
+		r->name_slot = calloc(n_names, sizeof(*r->name_slot));
+		r->name_memo = calloc(n_names, sizeof(*r->name_memo));
+		if (!r->name_slot || !r->name_memo)
+			return nomem();
+	}
+	st = dev_streams(r, d, w);
 	if (st == GS_OK)
-		st = dev_comm(r->t, d, w);
+		st = dev_comm(r, d, w);
 	if (st == GS_OK)
-		st = dev_sync_calls(r->t, d);
+		st = dev_sync_calls(r, d);
 	if (st != GS_OK)
 		return st;
 
@@ -1612,7 +1779,8 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 				d->missing_count[bit]++;
 	}
 
-	st = gs_graph_candidates_compute(r->t, d->device, win, &d->cands, &d->n_cands);
+	st = gs_graph_candidates_compute_launch(r->t, d->device, win, r->g ? r->g->launch : NULL,
+						&d->cands, &d->n_cands);
 	if (st != GS_OK) {
 		gs_error_append("device %u: CUDA Graph candidates", d->device);
 		return st;
@@ -1654,6 +1822,12 @@ void gs_report_destroy(struct gs_report *r)
 	for (i = 0; i < r->n_dev; i++)
 		dev_fini(&r->dev[i]);
 	free(r->dev);
+	free(r->name_slot);
+	free(r->name_memo);
+	free(r->call_order);
+	free(r->call_tree);
+	free(r->call_sum);
+	gs_breakdown_cache_destroy(r->bd_cache);
 	free(r->waits);
 	free(r->reported_waits);
 	gs_graph_destroy(r->g);
@@ -1797,7 +1971,9 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 	if (st == GS_OK)
 		st = pick_devices(r, o);
 	if (st == GS_OK && r->n_dev) {
-		st = gs_graph_build(t, &r->g);
+		struct gs_graph_options go = {.max_edges = o->max_edges};
+
+		st = gs_graph_build_opts(t, &go, &r->g);
 		if (st != GS_OK)
 			gs_error_append("dependency graph");
 	}

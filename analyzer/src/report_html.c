@@ -748,7 +748,7 @@ static void draw_lane(struct hw *w, struct tl *L, const struct lane *ln, bool id
 		if (ideal) {
 			if (!scheduled(w, L, (uint32_t)i))
 				continue;
-			a = L->s.ideal_start[i] - L->t0;
+			a = gs_schedule_ideal_start(&L->s, (uint32_t)i) - L->t0;
 		} else {
 			a = op->start_ns - L->t0;
 		}
@@ -1104,7 +1104,7 @@ static gs_status tl_init(struct hw *w, struct tl *L, const struct gs_report_devi
 			gs_error_append("device %u: ideal schedule", d->device);
 			return st;
 		}
-		L->sched = L->s.ideal_start != NULL;
+		L->sched = L->s.slot_ideal_start != NULL;
 	}
 	return GS_OK;
 }

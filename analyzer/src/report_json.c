@@ -51,7 +51,7 @@ static void json_graph(struct jw *w, const struct gs_report *r)
 
 	jw_obj(w, "graph");
 	if (r->g) {
-		jw_u64(w, "edges", r->g->n_edges);
+		jw_u64(w, "edges", r->g->n_edges + r->g->implied_edges);
 		jw_row(w, "edges_by_kind");
 		for (k = 0; k < GS_EDGE_KIND_COUNT; k++)
 			jw_u64(w, gs_edge_kind_name(k), r->g->edge_count[k]);

@@ -133,6 +133,19 @@ struct gs_report {
 
 	struct gs_report_device *dev;
 	size_t n_dev;
+	/* Per string id (+1 for ids out of range), scratch of the per-device
+	 * passes, all 0 between devices: each pass puts back what it used, so
+	 * a device costs its own records, not the string table. */
+	uint32_t *name_slot;
+	uint8_t *name_memo;
+	struct gs_breakdown_cache *bd_cache; /* the devices' breakdowns share it */
+	/* The API calls by start, and over them a tree of the latest end, to
+	 * find the calls over a sync segment; per call, scratch sums (0
+	 * between devices). Built when a device first has sync time. */
+	uint32_t *call_order;
+	int64_t *call_tree;
+	size_t call_leaves;
+	int64_t *call_sum;
 
 	/* The process this report is of, as its job numbered it (pid -1 and
 	 * host "" when unknown; input: the name of the input it came from). */

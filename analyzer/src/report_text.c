@@ -593,18 +593,14 @@ static void text_efficiency(struct tw *w, const struct gs_report_device *d)
 static void text_schedule(struct tw *w, const struct gs_report_device *d)
 {
 	const struct gs_trace *t = w->t;
-	size_t n_ops, n_dev, i, k, shown, *order = NULL;
+	size_t n_ops, i, k, shown, *order = NULL;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
-	const struct gs_device *devs = gs_trace_devices(t, &n_dev);
+	const struct gs_device *dev = gs_trace_device(t, d->device); /* ids are unique */
 	const struct gs_what_if *p = &d->pipelined;
-	bool engines_known = false;
+	bool engines_known = dev && dev->copy_engines;
 	const char *sep = "";
 	char line[256], label[96];
 	unsigned c;
-
-	for (i = 0; i < n_dev; i++)
-		if (devs[i].id == d->device && devs[i].copy_engines)
-			engines_known = true;
 
 	tw_section(w, "Schedule (same ops, same durations, from the window start)");
 	gs_out_printf(&w->o, "    actual             %s\n", DUR(d->actual_ns));

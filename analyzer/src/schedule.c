@@ -83,9 +83,13 @@ struct sched {
 
 	uint32_t *set; /* op indices of the schedule, ascending */
 	size_t ns;
-	int64_t *start;  /* per set index: the op's actual start (then scratch) */
-	uint8_t *flag;   /* per set index: SF_* (read once from the op) */
-	uint32_t *loc;   /* per op: index into set, or NONE_LOCAL */
+	/* The device's ops: op -> slot by its range (out->slot_ranges), slot
+	 * -> set index (NONE_LOCAL outside the set), set index -> slot. */
+	uint32_t *set_of_slot;
+	uint32_t *slot_of_set;
+	int64_t *start; /* per set index: the op's actual start (then scratch) */
+	uint8_t *flag;  /* per set index: SF_* (read once from the op) */
+	const struct gs_schedule *out;
 	uint32_t *order; /* set indices in topological order */
 	uint32_t *pos;   /* per set index: position in order */
 	int64_t *end;    /* per set index: end in the schedule being built */
@@ -244,6 +248,15 @@ struct by_start {
 	uint32_t v;
 };
 
+/* The set index of op `op` (NONE_LOCAL when it is not in the set): its
+ * slot among the device's ops, O(log S_d) for S_d streams of the device. */
+static uint32_t loc_of(const struct sched *s, uint32_t op)
+{
+	uint32_t k = gs_schedule_slot(s->out, op);
+
+	return k == GS_NO_INDEX ? NONE_LOCAL : s->set_of_slot[k];
+}
+
 /* Edge e into set index v: the producer's set index (NONE_LOCAL when it is
  * outside the set), or false when the edge does not count (self loop, bad
  * index, or dropped to break a cycle). */
@@ -254,7 +267,7 @@ static bool edge_source(const struct sched *s, const struct gs_edge *e, uint32_t
 
 	if (e->from >= s->n_ops)
 		return false;
-	lf = s->loc[e->from];
+	lf = loc_of(s, e->from);
 	if (lf == v)
 		return false;
 	if (lf != NONE_LOCAL && s->pos[lf] > s->pos[v])
@@ -292,9 +305,11 @@ static bool start_order(struct sched *s, const struct by_start *by_start)
 		for (size_t i = lo; i < hi; i++) {
 			uint32_t f = s->g->edges[i].from;
 
-			if (f >= s->n_ops || s->loc[f] == NONE_LOCAL || s->loc[f] == v)
+			uint32_t lf = f < s->n_ops ? loc_of(s, f) : NONE_LOCAL;
+
+			if (lf == NONE_LOCAL || lf == v)
 				continue;
-			if (s->pos[s->loc[f]] > s->pos[v])
+			if (s->pos[lf] > s->pos[v])
 				return false;
 		}
 	}
@@ -339,10 +354,11 @@ static gs_status topo_order(struct sched *s, uint64_t *broken)
 		in_edges(s, s->set[v], &lo, &hi);
 		for (i = lo; i < hi; i++) {
 			uint32_t f = s->g->edges[i].from;
+			uint32_t lf = f < s->n_ops ? loc_of(s, f) : NONE_LOCAL;
 
-			if (f >= s->n_ops || s->loc[f] == NONE_LOCAL || s->loc[f] == v)
+			if (lf == NONE_LOCAL || lf == v)
 				continue;
-			out_first[s->loc[f] + 1]++;
+			out_first[lf + 1]++;
 			indeg[v]++;
 			n_out++;
 		}
@@ -359,11 +375,11 @@ static gs_status topo_order(struct sched *s, uint64_t *broken)
 
 		in_edges(s, s->set[v], &lo, &hi);
 		for (i = lo; i < hi; i++) {
-			uint32_t f = s->g->edges[i].from, lf;
+			uint32_t f = s->g->edges[i].from;
+			uint32_t lf = f < s->n_ops ? loc_of(s, f) : NONE_LOCAL;
 
-			if (f >= s->n_ops || s->loc[f] == NONE_LOCAL || s->loc[f] == v)
+			if (lf == NONE_LOCAL || lf == v)
 				continue;
-			lf = s->loc[f];
 			/* out_first[lf] is advanced as a fill cursor, restored below. */
 			out_to[out_first[lf]++] = v;
 		}
@@ -654,8 +670,8 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 		start = uses_engine(op) ? engines_take(&e_id, copy_dir(op), ready_id, dur) :
 					  ready_id;
 		end_id[v] = start + dur;
-		out->ideal_start[o] = start;
-		out->delay_ns[o] = op->start_ns - start;
+		out->slot_ideal_start[s->slot_of_set[v]] = start;
+		out->slot_delay_ns[s->slot_of_set[v]] = op->start_ns - start;
 		if (end_id[v] > last_id)
 			last_id = end_id[v];
 		/* Pipelined batches. */
@@ -667,7 +683,7 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 			lane = start + dur;
 		}
 		end_pl[v] = start + dur;
-		out->pipelined_start[o] = start;
+		out->slot_pipelined_start[s->slot_of_set[v]] = start;
 		if (end_pl[v] > last_pl)
 			last_pl = end_pl[v];
 	}
@@ -764,7 +780,7 @@ static void bound_by(const struct sched *s, struct gs_schedule *out)
 		}
 		if (op->kind == GS_OP_MEMCPY && s->full[v] != INT64_MIN)
 			consider(&p, s->full[v], GS_BOUND_COPY_ENGINE);
-		out->bound_by[o] = (uint8_t)p.c;
+		out->slot_bound_by[s->slot_of_set[v]] = (uint8_t)p.c;
 	}
 }
 
@@ -772,13 +788,9 @@ static void bound_by(const struct sched *s, struct gs_schedule *out)
 
 static uint32_t device_copy_engines(const struct gs_trace *t, uint32_t device)
 {
-	size_t n, i;
-	const struct gs_device *d = gs_trace_devices(t, &n);
+	const struct gs_device *d = gs_trace_device(t, device); /* ids are unique */
 
-	for (i = 0; i < n; i++)
-		if (d[i].id == device && d[i].copy_engines)
-			return d[i].copy_engines;
-	return 1;
+	return d && d->copy_engines ? d->copy_engines : 1;
 }
 
 static gs_status check_graph(const struct gs_graph *g, size_t n_ops)
@@ -809,25 +821,41 @@ static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_wi
 	st = gs_device_op_ranges(s->t, device, &ranges, &n_ranges);
 	if (st)
 		return st;
-	for (size_t r = 0; r < n_ranges; r++)
-		n_dev += ranges[r].count;
-	s->loc = malloc((s->n_ops ? s->n_ops : 1) * sizeof(*s->loc));
-	s->set = alloc_array(n_dev, sizeof(*s->set));
-	s->start = alloc_array(n_dev, sizeof(*s->start));
-	s->flag = alloc_array(n_dev, sizeof(*s->flag));
-	if (!s->loc || !s->set || !s->start || !s->flag) {
+	out->slot_ranges = alloc_array(n_ranges, sizeof(*out->slot_ranges));
+	if (!out->slot_ranges) {
 		free(ranges);
 		return nomem();
 	}
-	memset(s->loc, 0xff, s->n_ops * sizeof(*s->loc)); /* NONE_LOCAL */
 	for (size_t r = 0; r < n_ranges; r++) {
-		for (size_t i = ranges[r].first; i < ranges[r].first + ranges[r].count; i++) {
+		out->slot_ranges[r] = (struct gs_schedule_range){.first = ranges[r].first,
+								 .count = ranges[r].count,
+								 .slot = n_dev};
+		n_dev += ranges[r].count;
+	}
+	out->n_slot_ranges = n_ranges;
+	out->n_slots = n_dev;
+	s->set = alloc_array(n_dev, sizeof(*s->set));
+	s->start = alloc_array(n_dev, sizeof(*s->start));
+	s->flag = alloc_array(n_dev, sizeof(*s->flag));
+	s->set_of_slot = alloc_array(n_dev, sizeof(*s->set_of_slot));
+	s->slot_of_set = alloc_array(n_dev, sizeof(*s->slot_of_set));
+	if (!s->set || !s->start || !s->flag || !s->set_of_slot || !s->slot_of_set) {
+		free(ranges);
+		return nomem();
+	}
+	for (size_t r = 0, k = 0; r < n_ranges; r++) {
+		bool prev_in = false; /* the op before on the stream is in the set */
+
+		for (size_t i = ranges[r].first; i < ranges[r].first + ranges[r].count; i++, k++) {
 			const struct gs_op *op = &s->ops[i];
 			unsigned f = 0;
 
+			s->set_of_slot[k] = NONE_LOCAL;
 			if (!gs_sched_in_window(op, wset, wset ? win->start_ns : 0,
-						wset ? win->end_ns : 0))
+						wset ? win->end_ns : 0)) {
+				prev_in = false;
 				continue;
+			}
 			if (!s->ns || op->start_ns < first)
 				first = op->start_ns;
 			if (!s->ns || op->end_ns > last)
@@ -840,13 +868,15 @@ static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_wi
 				f |= SF_CUT;
 			/* A batch starts at the first op of a stream in the set and
 			 * at each host-to-device copy after device work. */
-			if (i == 0 || s->ops[i - 1].stream != op->stream ||
-			    s->loc[i - 1] == NONE_LOCAL || (f & SF_CUT))
+			if (i == 0 || s->ops[i - 1].stream != op->stream || !prev_in ||
+			    (f & SF_CUT))
 				f |= SF_BATCH;
+			prev_in = true;
 			s->set[s->ns] = (uint32_t)i;
 			s->start[s->ns] = op->start_ns;
 			s->flag[s->ns] = (uint8_t)f;
-			s->loc[i] = (uint32_t)s->ns++;
+			s->slot_of_set[s->ns] = (uint32_t)k;
+			s->set_of_slot[k] = (uint32_t)s->ns++;
 		}
 	}
 	free(ranges);
@@ -866,18 +896,20 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 
 	if (st)
 		return st;
-	out->ideal_start = alloc_array(s->n_ops, sizeof(int64_t));
-	out->delay_ns = alloc_array(s->n_ops, sizeof(int64_t));
-	out->bound_by = alloc_array(s->n_ops, 1);
-	out->pipelined_start = alloc_array(s->n_ops, sizeof(int64_t));
+	/* Per op of the device (0 outside the set), not per op of the trace:
+	 * a device costs its own ops (SPEC §4.4 per device, many devices). */
+	out->slot_ideal_start = alloc_array(out->n_slots, sizeof(int64_t));
+	out->slot_delay_ns = alloc_array(out->n_slots, sizeof(int64_t));
+	out->slot_bound_by = alloc_array(out->n_slots, 1);
+	out->slot_pipelined_start = alloc_array(out->n_slots, sizeof(int64_t));
 	/* Every entry of these is written before it is read. */
 	s->order = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	s->pos = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	s->end = malloc((s->ns ? s->ns : 1) * sizeof(int64_t));
 	s->crit = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	s->full = malloc((s->ns ? s->ns : 1) * sizeof(int64_t));
-	if (!out->ideal_start || !out->delay_ns || !out->bound_by || !out->pipelined_start ||
-	    !s->order || !s->pos || !s->end || !s->crit || !s->full)
+	if (!out->slot_ideal_start || !out->slot_delay_ns || !out->slot_bound_by ||
+	    !out->slot_pipelined_start || !s->order || !s->pos || !s->end || !s->crit || !s->full)
 		return nomem();
 	st = topo_order(s, &out->broken_cycles);
 	if (!st)
@@ -917,6 +949,7 @@ gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g
 	s.g = g;
 	s.ops = gs_trace_ops(t, &s.n_ops);
 	s.api = gs_trace_api_calls(t, &s.n_api);
+	s.out = out;
 	out->n_ops = s.n_ops;
 	st = check_graph(g, s.n_ops);
 	if (!st)
@@ -924,7 +957,8 @@ gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g
 	free(s.set);
 	free(s.start);
 	free(s.flag);
-	free(s.loc);
+	free(s.set_of_slot);
+	free(s.slot_of_set);
 	free(s.order);
 	free(s.pos);
 	free(s.end);
@@ -942,9 +976,55 @@ void gs_schedule_fini(struct gs_schedule *s)
 	if (!s)
 		return;
 	free(s->critical_path);
-	free(s->ideal_start);
-	free(s->delay_ns);
-	free(s->bound_by);
-	free(s->pipelined_start);
+	free(s->slot_ranges);
+	free(s->slot_ideal_start);
+	free(s->slot_delay_ns);
+	free(s->slot_bound_by);
+	free(s->slot_pipelined_start);
 	memset(s, 0, sizeof(*s));
+}
+
+uint32_t gs_schedule_slot(const struct gs_schedule *s, uint32_t op)
+{
+	size_t lo = 0, hi = s->n_slot_ranges;
+
+	while (lo < hi) { /* the last range starting at or before op */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->slot_ranges[mid].first <= op)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || op - s->slot_ranges[lo - 1].first >= s->slot_ranges[lo - 1].count)
+		return GS_NO_INDEX;
+	return (uint32_t)(s->slot_ranges[lo - 1].slot + (op - s->slot_ranges[lo - 1].first));
+}
+
+int64_t gs_schedule_ideal_start(const struct gs_schedule *s, uint32_t op)
+{
+	uint32_t k = gs_schedule_slot(s, op);
+
+	return k == GS_NO_INDEX ? 0 : s->slot_ideal_start[k];
+}
+
+int64_t gs_schedule_delay_ns(const struct gs_schedule *s, uint32_t op)
+{
+	uint32_t k = gs_schedule_slot(s, op);
+
+	return k == GS_NO_INDEX ? 0 : s->slot_delay_ns[k];
+}
+
+uint8_t gs_schedule_bound_by(const struct gs_schedule *s, uint32_t op)
+{
+	uint32_t k = gs_schedule_slot(s, op);
+
+	return k == GS_NO_INDEX ? GS_BOUND_NONE : s->slot_bound_by[k];
+}
+
+int64_t gs_schedule_pipelined_start(const struct gs_schedule *s, uint32_t op)
+{
+	uint32_t k = gs_schedule_slot(s, op);
+
+	return k == GS_NO_INDEX ? 0 : s->slot_pipelined_start[k];
 }

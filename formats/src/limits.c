@@ -24,6 +24,7 @@ void gs_import_limits_default(struct gs_import_limits *lim)
 	lim->max_ops = 1ull << 28;
 	lim->max_inflated_bytes = 64ull << 30;
 	lim->max_inflate_ratio = 250;
+	lim->max_edges = 1ull << 24;
 }
 
 void gs_import_limits_resolve(struct gs_import_limits *out, const struct gs_import_limits *in)
@@ -45,6 +46,7 @@ void gs_import_limits_resolve(struct gs_import_limits *out, const struct gs_impo
 	TAKE(max_ops);
 	TAKE(max_inflated_bytes);
 	TAKE(max_inflate_ratio);
+	TAKE(max_edges);
 #undef TAKE
 }
 
@@ -63,6 +65,7 @@ static const struct {
 	{"max_ops", offsetof(struct gs_import_limits, max_ops), false},
 	{"max_inflated_bytes", offsetof(struct gs_import_limits, max_inflated_bytes), false},
 	{"max_inflate_ratio", offsetof(struct gs_import_limits, max_inflate_ratio), true},
+	{"max_edges", offsetof(struct gs_import_limits, max_edges), false},
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 

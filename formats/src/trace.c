@@ -33,9 +33,27 @@ struct gs_trace {
 	ARRAY(struct gs_overhead, overheads);
 	ARRAY(struct gs_clock_pair, clock_pairs);
 	ARRAY(struct gs_warning, warnings);
+	/* Warnings by message (open addressing: index + 1, 0 = empty), so
+	 * that a repeated message is found in O(1), not by a scan. */
+	uint32_t *warning_slots;
+	size_t n_warning_slots;
 	ARRAY(struct gs_thread, threads);
 	size_t *stream_first; /* per stream, after finish */
 	size_t *stream_count;
+	/* Devices by id (open addressing: index + 1, 0 = empty). */
+	uint32_t *device_slots;
+	size_t n_device_slots;
+	/* After finish, per device id (by_device[k], ascending ids): its
+	 * streams, dev_streams[first .. first + count), and its syncs,
+	 * dev_syncs[first .. first + count), both ascending. */
+	struct dev_range {
+		uint32_t device;
+		size_t stream_first, stream_count;
+		size_t sync_first, sync_count;
+	} * by_device;
+	size_t n_by_device;
+	uint32_t *dev_streams;
+	uint32_t *dev_syncs;
 	uint64_t dropped;
 	/* Records refused because their times are impossible, by kind. */
 	uint64_t bad_times[4];
@@ -191,15 +209,45 @@ static gs_status sink_process(struct gs_sink *s, const struct gs_process *p)
 	return GS_OK;
 }
 
+static size_t device_slot(const struct gs_trace *t, uint32_t id)
+{
+	size_t i = gs_hash_u64(id) & (t->n_device_slots - 1);
+
+	while (t->device_slots[i] && t->devices[t->device_slots[i] - 1].id != id)
+		i = (i + 1) & (t->n_device_slots - 1);
+	return i;
+}
+
+/* Room for one more device at a load factor of at most one half. */
+static gs_status device_slots_grow(struct gs_trace *t)
+{
+	size_t n = t->n_device_slots ? 2 * t->n_device_slots : 16;
+	uint32_t *slots, *old = t->device_slots;
+
+	if ((t->n_devices + 1) * 2 <= t->n_device_slots)
+		return GS_OK;
+	if (t->n_devices >= UINT32_MAX - 1 || !(slots = calloc(n, sizeof(*slots))))
+		return nomem();
+	t->device_slots = slots;
+	t->n_device_slots = n;
+	for (size_t k = 0; k < t->n_devices; k++)
+		slots[device_slot(t, t->devices[k].id)] = (uint32_t)k + 1;
+	free(old);
+	return GS_OK;
+}
+
 static gs_status sink_device(struct gs_sink *s, const struct gs_device *d)
 {
 	struct gs_trace *t = of(s);
+	gs_status rc = device_slots_grow(t);
+	size_t slot;
 
-	for (size_t i = 0; i < t->n_devices; i++) {
-		struct gs_device *old = &t->devices[i];
+	if (rc)
+		return rc;
+	slot = device_slot(t, d->id);
+	if (t->device_slots[slot]) {
+		struct gs_device *old = &t->devices[t->device_slots[slot] - 1];
 
-		if (old->id != d->id)
-			continue;
 		merge_string(&old->name, d->name);
 		merge_string(&old->uuid, d->uuid);
 		if (d->sm_count)
@@ -214,7 +262,10 @@ static gs_status sink_device(struct gs_sink *s, const struct gs_device *d)
 			old->copy_engines = d->copy_engines;
 		return GS_OK;
 	}
-	return PUSH(t, devices, *d) ? nomem() : GS_OK;
+	if (PUSH(t, devices, *d))
+		return nomem();
+	t->device_slots[slot] = (uint32_t)t->n_devices;
+	return GS_OK;
 }
 
 static gs_status check_stream(const struct gs_trace *t, uint32_t stream, const char *what)
@@ -427,15 +478,52 @@ static gs_status sink_warning(struct gs_sink *s, const char *msg, uint64_t count
 	return gs_trace_add_warning(of(s), msg, count);
 }
 
+static size_t warning_slot(const uint32_t *slots, size_t n_slots, const struct gs_warning *w,
+			   const char *msg)
+{
+	size_t i = gs_hash_bytes(msg, strlen(msg)) & (n_slots - 1);
+
+	while (slots[i] && strcmp(w[slots[i] - 1].message, msg) != 0)
+		i = (i + 1) & (n_slots - 1);
+	return i;
+}
+
+/* Room for one more warning at a load factor of at most one half. */
+static gs_status warning_slots_grow(struct gs_trace *t)
+{
+	size_t n = t->n_warning_slots ? 2 * t->n_warning_slots : 64;
+	uint32_t *slots;
+
+	if ((t->n_warnings + 1) * 2 <= t->n_warning_slots)
+		return GS_OK;
+	if (t->n_warnings >= UINT32_MAX - 1)
+		return nomem();
+	slots = calloc(n, sizeof(*slots));
+	if (!slots)
+		return nomem();
+	for (size_t k = 0; k < t->n_warnings; k++)
+		slots[warning_slot(slots, n, t->warnings, t->warnings[k].message)] =
+			(uint32_t)k + 1;
+	free(t->warning_slots);
+	t->warning_slots = slots;
+	t->n_warning_slots = n;
+	return GS_OK;
+}
+
+/* Warnings keep the order of their first appearance; a repeat adds to the
+ * count of the first. */
 gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t count)
 {
 	struct gs_warning w;
+	size_t i;
+	gs_status rc = warning_slots_grow(t);
 
-	for (size_t i = 0; i < t->n_warnings; i++) {
-		if (strcmp(t->warnings[i].message, msg) == 0) {
-			t->warnings[i].count += count;
-			return GS_OK;
-		}
+	if (rc)
+		return rc;
+	i = warning_slot(t->warning_slots, t->n_warning_slots, t->warnings, msg);
+	if (t->warning_slots[i]) {
+		t->warnings[t->warning_slots[i] - 1].count += count;
+		return GS_OK;
 	}
 	w.message = strdup(msg);
 	w.count = count;
@@ -445,6 +533,7 @@ gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t cou
 		free((void *)(uintptr_t)w.message);
 		return nomem();
 	}
+	t->warning_slots[i] = (uint32_t)t->n_warnings;
 	return GS_OK;
 }
 
@@ -499,9 +588,14 @@ void gs_trace_destroy(struct gs_trace *t)
 	free(t->overheads);
 	free(t->clock_pairs);
 	free(t->warnings);
+	free(t->warning_slots);
 	free(t->threads);
 	free(t->stream_first);
 	free(t->stream_count);
+	free(t->device_slots);
+	free(t->by_device);
+	free(t->dev_streams);
+	free(t->dev_syncs);
 	free(t);
 }
 
@@ -724,6 +818,64 @@ static gs_status report_bad_times(struct gs_trace *t)
 	return GS_OK;
 }
 
+/* A stream or a sync under its device, for index_devices. */
+struct dev_key {
+	uint64_t key; /* device << 32 | index */
+};
+
+static int cmp_dev_key(const void *pa, const void *pb)
+{
+	uint64_t a = ((const struct dev_key *)pa)->key, b = ((const struct dev_key *)pb)->key;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The streams and syncs of each device id, so that an analysis of one
+ * device reads its own records only. O((S + Y) log(S + Y)).
+ */
+static gs_status index_devices(struct gs_trace *t)
+{
+	size_t ns = t->streams.count, ny = t->n_syncs, n = ns + ny;
+	struct dev_key *key = malloc((n ? n : 1) * sizeof(*key));
+
+	free(t->by_device);
+	free(t->dev_streams);
+	free(t->dev_syncs);
+	t->n_by_device = 0;
+	t->by_device = malloc((n ? n : 1) * sizeof(*t->by_device));
+	t->dev_streams = malloc((ns ? ns : 1) * sizeof(*t->dev_streams));
+	t->dev_syncs = malloc((ny ? ny : 1) * sizeof(*t->dev_syncs));
+	if (!key || !t->by_device || !t->dev_streams || !t->dev_syncs || ns >= UINT32_MAX ||
+	    ny >= UINT32_MAX) {
+		free(key);
+		return nomem();
+	}
+	/* Streams first, then syncs, each sorted by (device, index). */
+	for (size_t i = 0; i < ns; i++)
+		key[i].key = (uint64_t)t->streams.streams[i].device << 32 | i;
+	for (size_t i = 0; i < ny; i++)
+		key[ns + i].key = (uint64_t)t->syncs[i].device << 32 | i;
+	qsort(key, ns, sizeof(*key), cmp_dev_key);
+	qsort(key + ns, ny, sizeof(*key), cmp_dev_key);
+	for (size_t i = 0, j = ns; i < ns || j < n;) {
+		uint32_t di = i < ns ? (uint32_t)(key[i].key >> 32) : UINT32_MAX;
+		uint32_t dj = j < n ? (uint32_t)(key[j].key >> 32) : UINT32_MAX;
+		uint32_t dev = (i < ns && (j == n || di <= dj)) ? di : dj;
+		struct dev_range *r = &t->by_device[t->n_by_device++];
+
+		*r = (struct dev_range){.device = dev, .stream_first = i, .sync_first = j - ns};
+		for (; i < ns && (uint32_t)(key[i].key >> 32) == dev; i++)
+			t->dev_streams[i] = (uint32_t)key[i].key;
+		for (; j < n && (uint32_t)(key[j].key >> 32) == dev; j++)
+			t->dev_syncs[j - ns] = (uint32_t)key[j].key;
+		r->stream_count = i - r->stream_first;
+		r->sync_count = j - ns - r->sync_first;
+	}
+	free(key);
+	return GS_OK;
+}
+
 gs_status gs_trace_finish(struct gs_trace *t)
 {
 	struct ops_job job = {.t = t};
@@ -770,6 +922,9 @@ gs_status gs_trace_finish(struct gs_trace *t)
 		if (PUSH(t, threads, th))
 			return nomem();
 	}
+	rc = index_devices(t);
+	if (rc)
+		return rc;
 	t->finished = true;
 	return GS_OK;
 }
@@ -840,6 +995,49 @@ void gs_trace_stream_ops(const struct gs_trace *t, uint32_t s, size_t *first, si
 	}
 	*first = t->stream_first[s];
 	*count = t->stream_count[s];
+}
+
+const struct gs_device *gs_trace_device(const struct gs_trace *t, uint32_t id)
+{
+	size_t slot;
+
+	if (!t->n_device_slots)
+		return NULL;
+	slot = device_slot(t, id);
+	return t->device_slots[slot] ? &t->devices[t->device_slots[slot] - 1] : NULL;
+}
+
+static const struct dev_range *dev_range_of(const struct gs_trace *t, uint32_t device)
+{
+	size_t lo = 0, hi = t->n_by_device;
+
+	if (!t->finished)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->by_device[mid].device < device)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->n_by_device && t->by_device[lo].device == device ? &t->by_device[lo] : NULL;
+}
+
+const uint32_t *gs_trace_device_streams(const struct gs_trace *t, uint32_t device, size_t *n)
+{
+	const struct dev_range *r = dev_range_of(t, device);
+
+	*n = r ? r->stream_count : 0;
+	return r ? t->dev_streams + r->stream_first : NULL;
+}
+
+const uint32_t *gs_trace_device_syncs(const struct gs_trace *t, uint32_t device, size_t *n)
+{
+	const struct dev_range *r = dev_range_of(t, device);
+
+	*n = r ? r->sync_count : 0;
+	return r ? t->dev_syncs + r->sync_first : NULL;
 }
 
 void gs_trace_op_span(const struct gs_trace *t, int64_t *first, int64_t *last)

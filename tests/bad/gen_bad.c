@@ -614,6 +614,231 @@ static void many_engines_gscope(void)
 		die("engines-4e9.gscope: write failed");
 }
 
+/* A million distinct warnings, then the first one again: each is looked
+ * up among those before it (a linear search took hours). */
+static void many_warnings_gscope(void)
+{
+	struct gs_writer *w;
+	struct gs_sink *s;
+	gs_status rc = GS_OK;
+
+	if (gs_writer_open(path_of("warnings-1m.gscope"), NULL, &w) != GS_OK)
+		die("cannot write warnings-1m.gscope");
+	s = gs_writer_borrow_sink(w);
+	for (uint32_t i = 0; i <= 1000000 && !rc; i++) {
+		char msg[32];
+
+		snprintf(msg, sizeof(msg), "warning %u", i < 1000000 ? i : 0);
+		rc = s->warning(s, msg, 1);
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("warnings-1m.gscope: write failed");
+}
+
+/*
+ * A legacy default stream and `peers` blocking streams of its context, each
+ * op launched by one thread: with `waits`, `peers` ops first, one a
+ * stream, then `dflt` default-stream ops (every pair an edge: 400 M at
+ * 20000 x 20000, from 100 KB); else the default-stream ops first, all
+ * launched at once and run long after by a busy device, then one op on each
+ * blocking stream, each held by every default-stream op before it (a wait
+ * each, so every edge stays).
+ */
+static void default_stream_gscope(const char *file, uint32_t peers, uint32_t dflt, bool waits)
+{
+	struct gs_writer_options o = {.compression_level = 9};
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_stream l = {.pid = 1,
+			      .context = 1,
+			      .stream_id = 7,
+			      .kind = GS_STREAM_LEGACY_DEFAULT};
+	uint32_t name, launch, li, *pi = malloc(peers * sizeof(*pi));
+	uint64_t corr = 1;
+	int64_t host = 1000, gpu = 1000;
+	gs_status rc;
+
+	if (!pi || gs_writer_open(path_of(file), &o, &w) != GS_OK)
+		die("cannot write %s", file);
+	s = gs_writer_borrow_sink(w);
+	rc = s->intern(s, "k", 1, &name);
+	rc = rc ? rc : s->intern(s, "cudaLaunchKernel", 16, &launch);
+	rc = rc ? rc : s->stream(s, &l, &li);
+	for (uint32_t i = 0; i < peers && !rc; i++) {
+		struct gs_stream st = {.pid = 1,
+				       .context = 1,
+				       .stream_id = 100 + i,
+				       .kind = GS_STREAM_BLOCKING};
+
+		rc = s->stream(s, &st, &pi[i]);
+	}
+	for (int phase = 0; phase < 2 && !rc; phase++) {
+		bool on_peers = (phase == 0) != waits;
+		uint32_t n = on_peers ? peers : dflt;
+
+		for (uint32_t i = 0; i < n && !rc; i++) {
+			struct gs_api_call c = {.start_ns = host,
+						.end_ns = host + 5,
+						.pid = 1,
+						.tid = 1,
+						.correlation = corr,
+						.name = launch};
+			struct gs_op op = {.start_ns = host + 10,
+					   .correlation = corr++,
+					   .name = name,
+					   .stream = on_peers ? pi[i] : li,
+					   .kind = GS_OP_KERNEL};
+
+			if (waits) { /* a second behind the host */
+				op.start_ns = gpu + 1000000000;
+				if (!on_peers)
+					gpu += 20;
+			}
+			op.end_ns = op.start_ns + 10;
+			host += waits ? 10 : 30;
+			rc = s->api_call(s, &c);
+			rc = rc ? rc : s->op(s, &op);
+		}
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("%s: write failed", file);
+	free(pi);
+}
+
+/*
+ * One op on each of `streams` streams of a device, then `syncs`
+ * cudaDeviceSynchronize calls of the thread that launched them; with
+ * `each`, a kernel launched on the first stream after each sync (every
+ * sync links every stream to a new op), else one at the very end (every
+ * sync links the same ops: one edge a stream).
+ */
+static void context_sync_gscope(const char *file, uint32_t streams, uint32_t syncs, bool each)
+{
+	struct gs_writer_options o = {.compression_level = 9};
+	struct gs_writer *w;
+	struct gs_sink *s;
+	uint32_t name, launch, sync, *si = malloc(streams * sizeof(*si));
+	uint64_t corr = 1;
+	int64_t t = 1000;
+	gs_status rc;
+
+	if (!si || gs_writer_open(path_of(file), &o, &w) != GS_OK)
+		die("cannot write %s", file);
+	s = gs_writer_borrow_sink(w);
+	rc = s->intern(s, "k", 1, &name);
+	rc = rc ? rc : s->intern(s, "cudaLaunchKernel", 16, &launch);
+	rc = rc ? rc : s->intern(s, "cudaDeviceSynchronize", 21, &sync);
+	for (uint32_t i = 0; i < streams && !rc; i++) {
+		struct gs_stream st = {.pid = 1,
+				       .context = 1,
+				       .stream_id = 100 + i,
+				       .kind = GS_STREAM_NON_BLOCKING};
+
+		rc = s->stream(s, &st, &si[i]);
+	}
+	for (uint32_t i = 0; i < streams + syncs + 1 && !rc; i++) {
+		bool is_sync = i >= streams && i < streams + syncs;
+		struct gs_api_call c = {.start_ns = t,
+					.end_ns = t + 5,
+					.pid = 1,
+					.tid = 1,
+					.correlation = corr,
+					.name = is_sync ? sync : launch};
+		struct gs_op op = {.start_ns = t + 10,
+				   .end_ns = t + 20,
+				   .correlation = corr,
+				   .name = name,
+				   .stream = si[i < streams ? i : 0],
+				   .kind = GS_OP_KERNEL};
+		struct gs_sync y = {.start_ns = t,
+				    .end_ns = t + 25,
+				    .pid = 1,
+				    .tid = 1,
+				    .correlation = corr,
+				    .stream = GS_NO_INDEX,
+				    .wait_on_stream = GS_NO_INDEX,
+				    .kind = GS_SYNC_CONTEXT};
+
+		rc = s->api_call(s, &c);
+		if (!rc && is_sync)
+			rc = s->sync(s, &y);
+		if (!rc && (!is_sync || each) && (i < streams || i == streams + syncs || each)) {
+			if (is_sync) { /* its launch, right after the sync */
+				c.start_ns = op.start_ns = t + 30;
+				c.end_ns = t + 35;
+				op.end_ns = t + 40;
+				c.correlation = op.correlation = ++corr;
+				c.name = launch;
+				rc = s->api_call(s, &c);
+			}
+			rc = rc ? rc : s->op(s, &op);
+		}
+		corr++;
+		t += 50;
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("%s: write failed", file);
+	free(si);
+}
+
+/* 60000 devices, each with a stream, a kernel launched by a thread of its
+ * own and a cudaDeviceSynchronize of that thread (every analysis of one
+ * device once read the streams, syncs or devices of all). */
+static void many_devices_gscope(void)
+{
+	struct gs_writer_options o = {.compression_level = 9};
+	struct gs_writer *w;
+	struct gs_sink *s;
+	uint32_t name, launch, sync;
+	int64_t t = 1000;
+	gs_status rc;
+
+	if (gs_writer_open(path_of("devices-60k.gscope"), &o, &w) != GS_OK)
+		die("cannot write devices-60k.gscope");
+	s = gs_writer_borrow_sink(w);
+	rc = s->intern(s, "k", 1, &name);
+	rc = rc ? rc : s->intern(s, "cudaLaunchKernel", 16, &launch);
+	rc = rc ? rc : s->intern(s, "cudaDeviceSynchronize", 21, &sync);
+	for (uint32_t i = 0; i < 60000 && !rc; i++) {
+		struct gs_device d = {.id = i, .name = name, .copy_engines = 2};
+		struct gs_stream st = {.pid = 1, .device = i, .context = 1, .stream_id = 7};
+		struct gs_api_call c = {.start_ns = t,
+					.end_ns = t + 5,
+					.pid = 1,
+					.tid = 1 + i,
+					.correlation = 2 * (uint64_t)i + 1,
+					.name = launch};
+		struct gs_op op = {.start_ns = t + 10,
+				   .end_ns = t + 20,
+				   .correlation = c.correlation,
+				   .name = name,
+				   .kind = GS_OP_KERNEL};
+		struct gs_sync y = {.start_ns = t + 6,
+				    .end_ns = t + 25,
+				    .pid = 1,
+				    .tid = 1 + i,
+				    .correlation = c.correlation + 1,
+				    .stream = GS_NO_INDEX,
+				    .wait_on_stream = GS_NO_INDEX,
+				    .device = i,
+				    .kind = GS_SYNC_CONTEXT};
+
+		rc = s->device(s, &d);
+		rc = rc ? rc : s->stream(s, &st, &op.stream);
+		rc = rc ? rc : s->api_call(s, &c);
+		rc = rc ? rc : s->op(s, &op);
+		c.start_ns = y.start_ns;
+		c.end_ns = y.end_ns;
+		c.correlation = y.correlation;
+		c.name = sync;
+		rc = rc ? rc : s->api_call(s, &c);
+		rc = rc ? rc : s->sync(s, &y);
+		t += 30;
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("devices-60k.gscope: write failed");
+}
+
 static void gscope_files(void)
 {
 	struct buf b = base_trace();
@@ -646,6 +871,12 @@ static void gscope_files(void)
 	times_past_limit_gscope();
 	wait_cycle_gscope();
 	many_engines_gscope();
+	many_warnings_gscope();
+	default_stream_gscope("default-stream-20k.gscope", 20000, 20000, false);
+	default_stream_gscope("default-stream-waits.gscope", 5000, 5000, true);
+	context_sync_gscope("context-syncs.gscope", 60000, 100000, false);
+	context_sync_gscope("context-syncs-each.gscope", 2000, 10000, true);
+	many_devices_gscope();
 }
 
 /* ------------------------------------------------------------------------ */

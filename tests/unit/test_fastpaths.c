@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The analyses' fast paths (issue 9) against plain references:
+ * The analyses' fast paths against plain references:
  * - gs_sort_by_i64 / gs_sort_by_u64 against a stable sort by (key, place);
  * - gs_device_op_ranges against gs_op_device over every op;
  * - gs_graph_build on random traces (correlation ids out of order or
  *   missing, several threads launching on one stream, launches out of
  *   order, every sync kind, default streams, data edges) against a
  *   builder that follows SPEC §4.2 one edge at a time by linear scans, and
- *   sorts and deduplicates the edges the plain way.
+ *   sorts and deduplicates the edges the plain way: with every edge kept,
+ *   the same edges; as built (edges a path implies left out), the same
+ *   counts, waits, schedules, invariants and missed overlaps.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -588,21 +590,41 @@ static bool links_repeat(const struct gs_trace *t)
 	return false;
 }
 
+/* Sort the reference's edges by (to, from, kind) and keep the first of
+ * each; count them by kind. Returns how many are left. */
+static size_t ref_sorted(struct ref *r, uint64_t *count)
+{
+	size_t k = 0;
+
+	qsort(r->e, r->n, sizeof(*r->e), cmp_ref_edge);
+	for (size_t i = 0; i < r->n; i++) {
+		if (k && r->e[k - 1].e.to == r->e[i].e.to && r->e[k - 1].e.from == r->e[i].e.from &&
+		    r->e[k - 1].e.kind == r->e[i].e.kind)
+			continue;
+		count[r->e[i].e.kind]++;
+		r->e[k++] = r->e[i];
+	}
+	r->n = k;
+	return k;
+}
+
 static void test_graph_reference(void **state)
 {
+	const struct gs_graph_options keep_all = {.keep_implied = true};
+
 	(void)state;
 	for (int iter = 0; iter < 300; iter++) {
 		struct gs_trace *t = random_trace();
 		struct gs_graph *g;
 		struct ref r = {.t = t};
-		size_t n_api, k = 0;
+		size_t n_api, k;
 		uint64_t unlinked = 0, count[GS_EDGE_KIND_COUNT] = {0};
 
 		if (links_repeat(t)) {
 			gs_trace_destroy(t);
 			continue;
 		}
-		assert_int_equal(gs_graph_build(t, &g), GS_OK);
+		assert_int_equal(gs_graph_build_opts(t, &keep_all, &g), GS_OK);
 		r.ops = gs_trace_ops(t, &r.n_ops);
 		r.streams = gs_trace_streams(t, &r.n_streams);
 		r.api = gs_trace_api_calls(t, &n_api);
@@ -622,15 +644,7 @@ static void test_graph_reference(void **state)
 				assert_int_equal(g->launch[i], GS_NO_INDEX);
 		}
 		ref_graph(&r, &unlinked);
-		qsort(r.e, r.n, sizeof(*r.e), cmp_ref_edge);
-		for (size_t i = 0; i < r.n; i++) {
-			if (k && r.e[k - 1].e.to == r.e[i].e.to &&
-			    r.e[k - 1].e.from == r.e[i].e.from &&
-			    r.e[k - 1].e.kind == r.e[i].e.kind)
-				continue;
-			count[r.e[i].e.kind]++;
-			r.e[k++] = r.e[i];
-		}
+		k = ref_sorted(&r, count);
 		assert_int_equal(g->n_edges, k);
 		for (size_t i = 0; i < k; i++) {
 			assert_int_equal(g->edges[i].from, r.e[i].e.from);
@@ -654,12 +668,346 @@ static void test_graph_reference(void **state)
 	}
 }
 
+/* ---- the graph without its implied edges -------------------------------- */
+
+/*
+ * Traces shaped for the default-stream edges that a path implies: a legacy
+ * default stream and blocking streams of its context (and of another
+ * context, and another device), ops placed on the device as CUDA runs them
+ * (a default-stream op after the last op of every blocking stream, a
+ * blocking-stream op after the last default-stream op), the device behind
+ * the host or not, and every so often what a real or corrupt trace may
+ * hold instead: ops that overlap on a stream or start early, zero
+ * durations and equal times, copies that start a batch, ops without an id,
+ * ids out of order, host syncs of every kind, stream waits (cycles
+ * included), data edges.
+ */
+static struct gs_trace *default_stream_trace(void)
+{
+	struct gs_trace *t;
+	struct gs_sink *k;
+	uint32_t names[5], streams[10];
+	int64_t last_end[10] = {0}, host = 1000000, lag = rnd(2) ? 0 : 2000 + rnd(20000);
+	size_t n_peers = 1 + rnd(5), n_streams = n_peers + 1, n_ops = 10 + rnd(200);
+	uint32_t odd = rnd(2) ? 0 : 1 + rnd(3); /* how rarely an op breaks the rules: 0 never */
+	uint64_t corr = 10;
+	bool two_threads = rnd(3) == 0;
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	k = gs_trace_borrow_sink(t);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(k->intern(k, call_names[i], strlen(call_names[i]), &names[i]),
+				 GS_OK);
+	for (uint32_t d = 0; d < 2; d++) {
+		struct gs_device dv = {.id = d, .name = GS_NO_STRING, .uuid = GS_NO_STRING};
+
+		assert_int_equal(k->device(k, &dv), GS_OK);
+	}
+	/* 0: the default stream; 1..n_peers: blocking; then a non-blocking
+	 * one, a default stream with a blocking one in context 2, and a
+	 * blocking stream on device 1. */
+	for (size_t s = 0; s < n_peers + 5; s++) {
+		struct gs_stream st = {.pid = 1, .device = 0, .context = 1, .stream_id = 7 + s};
+
+		if (s == 0)
+			st.kind = GS_STREAM_LEGACY_DEFAULT;
+		else if (s <= n_peers)
+			st.kind = rnd(5) ? GS_STREAM_BLOCKING : GS_STREAM_PER_THREAD_DEFAULT;
+		else if (s == n_peers + 1)
+			st.kind = GS_STREAM_NON_BLOCKING;
+		else if (s <= n_peers + 3)
+			st = (struct gs_stream){.pid = 1,
+						.device = 0,
+						.context = 2,
+						.stream_id = 7 + s,
+						.kind = s == n_peers + 2 ?
+								GS_STREAM_LEGACY_DEFAULT :
+								GS_STREAM_BLOCKING};
+		else
+			st = (struct gs_stream){.pid = 1,
+						.device = 1,
+						.context = 3,
+						.stream_id = 7 + s};
+		if (s > n_peers && rnd(2))
+			continue;
+		assert_int_equal(k->stream(k, &st, &streams[n_streams > s ? s : n_streams]), GS_OK);
+		if (s >= n_streams)
+			n_streams++;
+	}
+	for (size_t i = 0; i < n_ops; i++) {
+		/* A third of the ops on the default stream. */
+		uint32_t si = rnd(3) == 0 ? 0 : rnd((uint32_t)n_streams);
+		uint8_t kind = rnd(5) == 0 ? GS_OP_MEMCPY : GS_OP_KERNEL;
+		int64_t launch = host, ready, dep = last_end[si];
+		struct gs_op o = {.correlation = corr, .name = names[0], .stream = streams[si]};
+		struct gs_api_call c = {.start_ns = launch,
+					.end_ns = launch + 5 + (int64_t)rnd(50),
+					.pid = 1,
+					.tid = two_threads && rnd(4) == 0 ? 2 : 1,
+					.correlation = corr,
+					.name = names[kind == GS_OP_KERNEL ? 0 : 1 + rnd(2)]};
+
+		host = c.end_ns + (int64_t)rnd(400);
+		ready = c.end_ns + (lag ? (int64_t)rnd((uint32_t)lag) : 0);
+		/* The default stream after every blocking stream, and back. */
+		for (size_t p = 1; p <= n_peers; p++)
+			if (si == 0 || (si <= n_peers && p == 1))
+				dep = dep > last_end[si == 0 ? p : 0] ? dep :
+									last_end[si == 0 ? p : 0];
+		o.start_ns = (ready > dep ? ready : dep) + (rnd(3) ? 0 : (int64_t)rnd(300));
+		o.end_ns = o.start_ns + (rnd(6) ? 1 + (int64_t)rnd(3000) : 0);
+		if (odd && rnd(12 * odd) == 0) /* early: overlaps the op before */
+			o.start_ns -= (int64_t)rnd(4000);
+		if (odd && rnd(12 * odd) == 0) /* longer than the ones after it */
+			o.end_ns += (int64_t)rnd(20000);
+		if (odd && rnd(10 * odd) == 0)
+			o.correlation = 0;
+		if (odd == 1 && rnd(40) == 0)
+			o.correlation = 10 + rnd((uint32_t)(corr - 10) + 1);
+		o.kind = kind;
+		if (kind == GS_OP_MEMCPY) {
+			o.copy_kind = (uint8_t)(1 + rnd(2));
+			o.src_mem = (uint8_t)rnd(GS_MEM_KIND_COUNT);
+			o.dst_mem = (uint8_t)rnd(GS_MEM_KIND_COUNT);
+			o.flags = rnd(3) ? GS_OPF_ASYNC : 0;
+		}
+		if (o.end_ns > last_end[si])
+			last_end[si] = o.end_ns;
+		assert_int_equal(k->op(k, &o), GS_OK);
+		if (o.correlation && (!odd || rnd(20)))
+			assert_int_equal(k->api_call(k, &c), GS_OK);
+		corr += 1 + rnd(2);
+		/* Host syncs now and then, at the host's time, at times a few
+		 * in a row (the same ops linked again). */
+		for (uint32_t rep = rnd(12) ? 0 : 1 + (rnd(3) ? 0 : rnd(3)); rep > 0; rep--) {
+			int64_t wait = rnd(2) ? 0 : (int64_t)rnd(30000);
+			struct gs_sync y = {.start_ns = host,
+					    .end_ns = host + wait,
+					    .pid = 1,
+					    .tid = two_threads && rnd(3) == 0 ? 2 : 1,
+					    .correlation = corr++,
+					    .event_id = rnd(4),
+					    .stream = streams[rnd((uint32_t)n_streams)],
+					    .wait_on_stream = streams[rnd((uint32_t)n_streams)],
+					    .event_correlation = 10 + rnd((uint32_t)(corr - 10)),
+					    .device = rnd(4) == 0 ? 1 : 0,
+					    .kind = (uint8_t)(1 + rnd(4))};
+			struct gs_event_record r = {.time_ns = host,
+						    .correlation = y.event_correlation,
+						    .event_id = y.event_id,
+						    .stream = y.wait_on_stream};
+
+			if (y.kind == GS_SYNC_CONTEXT || y.kind == GS_SYNC_EVENT)
+				y.stream = GS_NO_INDEX;
+			if (rnd(2))
+				assert_int_equal(k->event_record(k, &r), GS_OK);
+			assert_int_equal(k->sync(k, &y), GS_OK);
+			host = y.end_ns + 10;
+		}
+	}
+	if (rnd(4) == 0) {
+		uint32_t alloc[3];
+
+		for (size_t a = 0; a < 3; a++) {
+			struct gs_allocation al = {.address = 4096 * (a + 1),
+						   .bytes = 4096,
+						   .alloc_ns = 1,
+						   .pid = 1,
+						   .mem_kind = GS_MEM_DEVICE};
+
+			assert_int_equal(k->allocation(k, &al, &alloc[a]), GS_OK);
+		}
+		for (size_t i = 0, n = rnd(20); i < n; i++) {
+			struct gs_op_alloc l = {.correlation = 10 + rnd((uint32_t)(corr - 10)),
+						.allocation = alloc[rnd(3)],
+						.op_kind = (uint8_t)rnd(GS_OP_KIND_COUNT)};
+
+			assert_int_equal(k->op_alloc(k, &l), GS_OK);
+		}
+	}
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	return t;
+}
+
+/* The reference's edges (sorted, deduplicated) as a graph. */
+static struct gs_graph *ref_as_graph(const struct ref *r, const struct gs_graph *like)
+{
+	struct gs_graph *g = calloc(1, sizeof(*g));
+
+	assert_non_null(g);
+	g->n_ops = r->n_ops;
+	g->n_edges = r->n;
+	g->edges = malloc((r->n ? r->n : 1) * sizeof(*g->edges));
+	g->in_first = calloc(r->n_ops + 1, sizeof(*g->in_first));
+	g->launch = malloc((r->n_ops ? r->n_ops : 1) * sizeof(*g->launch));
+	assert_true(g->edges && g->in_first && g->launch);
+	memcpy(g->launch, like->launch, r->n_ops * sizeof(*g->launch));
+	for (size_t i = 0; i < r->n; i++) {
+		g->edges[i] = r->e[i].e;
+		g->edge_count[r->e[i].e.kind]++;
+		g->in_first[r->e[i].e.to + 1]++;
+	}
+	for (size_t i = 0; i < r->n_ops; i++)
+		g->in_first[i + 1] += g->in_first[i];
+	g->has_data_edges = like->has_data_edges;
+	g->stream_kinds_known = like->stream_kinds_known;
+	return g;
+}
+
+static void same_schedule(const struct gs_trace *t, const struct gs_graph *ga,
+			  const struct gs_graph *gb, uint32_t device, const struct gs_window *win)
+{
+	struct gs_schedule a, b;
+	struct gs_invariants ia, ib;
+	struct gs_breakdown bd;
+	struct gs_missed_overlap *ma = NULL, *mb = NULL;
+	size_t na = 0, nb = 0, n_ops;
+
+	gs_trace_ops(t, &n_ops);
+	assert_int_equal(gs_schedule_compute(t, ga, device, win, &a), GS_OK);
+	assert_int_equal(gs_schedule_compute(t, gb, device, win, &b), GS_OK);
+	assert_int_equal(a.n_scheduled, b.n_scheduled);
+	assert_int_equal(a.actual_ns, b.actual_ns);
+	assert_int_equal(a.dependency_bound_ns, b.dependency_bound_ns);
+	assert_int_equal(a.ideal_ns, b.ideal_ns);
+	assert_int_equal(a.broken_cycles, b.broken_cycles);
+	assert_int_equal(a.critical_lead_ns, b.critical_lead_ns);
+	assert_int_equal(a.n_critical, b.n_critical);
+	for (size_t i = 0; i < a.n_critical; i++) {
+		assert_int_equal(a.critical_path[i].op, b.critical_path[i].op);
+		assert_int_equal(a.critical_path[i].ns, b.critical_path[i].ns);
+	}
+	for (size_t o = 0; o < n_ops; o++) {
+		assert_int_equal(gs_schedule_ideal_start(&a, (uint32_t)o),
+				 gs_schedule_ideal_start(&b, (uint32_t)o));
+		assert_int_equal(gs_schedule_delay_ns(&a, (uint32_t)o),
+				 gs_schedule_delay_ns(&b, (uint32_t)o));
+		assert_int_equal(gs_schedule_bound_by(&a, (uint32_t)o),
+				 gs_schedule_bound_by(&b, (uint32_t)o));
+		assert_int_equal(gs_schedule_pipelined_start(&a, (uint32_t)o),
+				 gs_schedule_pipelined_start(&b, (uint32_t)o));
+	}
+	assert_int_equal(a.pipelined.makespan_ns, b.pipelined.makespan_ns);
+	assert_int_equal(a.pipelined.batches, b.pipelined.batches);
+	assert_memory_equal(a.copy_engines, b.copy_engines, sizeof(a.copy_engines));
+	assert_int_equal(gs_schedule_check(t, ga, &a, &ia), GS_OK);
+	assert_int_equal(gs_schedule_check(t, gb, &b, &ib), GS_OK);
+	assert_memory_equal(&ia, &ib, sizeof(ia));
+	assert_int_equal(gs_breakdown_compute(t, device, win, &bd), GS_OK);
+	assert_int_equal(gs_missed_overlap_compute(t, ga, &a, &bd, &ma, &na), GS_OK);
+	assert_int_equal(gs_missed_overlap_compute(t, gb, &b, &bd, &mb, &nb), GS_OK);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(ma[i].op, mb[i].op);
+		assert_int_equal(ma[i].kernel, mb[i].kernel);
+		assert_int_equal(ma[i].exposed_ns, mb[i].exposed_ns);
+		assert_int_equal(ma[i].missing, mb[i].missing);
+		assert_int_equal(ma[i].bound_by, mb[i].bound_by);
+		assert_int_equal(ma[i].hideable_ns, mb[i].hideable_ns);
+		assert_int_equal(ma[i].unverified, mb[i].unverified);
+	}
+	free(ma);
+	free(mb);
+	gs_breakdown_fini(&bd);
+	gs_schedule_fini(&a);
+	gs_schedule_fini(&b);
+}
+
+/*
+ * The graph as built (implied edges left out) against every edge of SPEC
+ * §4.2 one at a time (the reference above): the same counts, and the same
+ * waits, schedules (of each device, whole and in windows), invariants and
+ * missed overlaps. Many traces here have implied edges, some a cycle
+ * (where every edge is kept); the test fails when too few do.
+ */
+static void test_graph_implied(void **state)
+{
+	size_t with_implied = 0, cyclic = 0, traces = 0;
+
+	(void)state;
+	for (int iter = 0; iter < 1500; iter++) {
+		struct gs_trace *t = iter % 5 == 4 ? random_trace() : default_stream_trace();
+		struct gs_graph *g, *gr;
+		struct ref r = {.t = t};
+		size_t n_api, na, nb;
+		uint64_t unlinked = 0, count[GS_EDGE_KIND_COUNT] = {0};
+		struct gs_wait *wa, *wb;
+		int64_t first, last;
+
+		if (links_repeat(t)) {
+			gs_trace_destroy(t);
+			continue;
+		}
+		traces++;
+		assert_int_equal(gs_graph_build(t, &g), GS_OK);
+		r.ops = gs_trace_ops(t, &r.n_ops);
+		r.streams = gs_trace_streams(t, &r.n_streams);
+		r.api = gs_trace_api_calls(t, &n_api);
+		r.launch = g->launch;
+		ref_graph(&r, &unlinked);
+		ref_sorted(&r, count);
+		gr = ref_as_graph(&r, g);
+		with_implied += g->implied_edges > 0;
+		for (unsigned c = 0; c < GS_EDGE_KIND_COUNT; c++)
+			assert_int_equal(g->edge_count[c], count[c]);
+		assert_int_equal(g->n_edges + g->implied_edges, r.n);
+		if (!g->implied_edges) { /* nothing left out: the same edges */
+			assert_int_equal(g->n_edges, r.n);
+			for (size_t i = 0; i < r.n; i++) {
+				assert_int_equal(g->edges[i].from, r.e[i].e.from);
+				assert_int_equal(g->edges[i].to, r.e[i].e.to);
+				assert_int_equal(g->edges[i].kind, r.e[i].e.kind);
+				assert_int_equal(g->edges[i].event, r.e[i].e.event);
+			}
+		}
+		assert_int_equal(gs_waits_compute(t, gr, &wa, &na), GS_OK);
+		assert_int_equal(gs_waits_compute(t, g, &wb, &nb), GS_OK);
+		assert_int_equal(na, nb);
+		for (size_t i = 0; i < na; i++) {
+			assert_int_equal(wa[i].consumer, wb[i].consumer);
+			assert_int_equal(wa[i].producer, wb[i].producer);
+			assert_int_equal(wa[i].kind, wb[i].kind);
+			assert_int_equal(wa[i].event, wb[i].event);
+			assert_int_equal(wa[i].wait_ns, wb[i].wait_ns);
+		}
+		free(wa);
+		free(wb);
+		gs_trace_op_span(t, &first, &last);
+		for (uint32_t d = 0; d < 2; d++) {
+			same_schedule(t, gr, g, d, NULL);
+			for (int w = 0; w < 4 && last > first; w++) {
+				int64_t a = first + (int64_t)(rnd64() % (uint64_t)(last - first));
+				int64_t b = a + 1 + (int64_t)(rnd64() % (uint64_t)(last - a));
+				struct gs_window win = {.set = true, .start_ns = a, .end_ns = b};
+
+				same_schedule(t, gr, g, d, &win);
+			}
+		}
+		{
+			struct gs_schedule s;
+
+			assert_int_equal(gs_schedule_compute(t, gr, 0, NULL, &s), GS_OK);
+			cyclic += s.broken_cycles > 0;
+			gs_schedule_fini(&s);
+		}
+		free(r.e);
+		gs_graph_destroy(gr);
+		gs_graph_destroy(g);
+		gs_trace_destroy(t);
+	}
+	printf("implied edges in %zu of %zu traces; %zu with a cycle\n", with_implied, traces,
+	       cyclic);
+	assert_true(with_implied * 5 > traces * 2); /* 40% */
+	assert_true(cyclic * 10 > traces);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keyed_sorts),
 		cmocka_unit_test(test_device_op_ranges),
 		cmocka_unit_test(test_graph_reference),
+		cmocka_unit_test(test_graph_implied),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

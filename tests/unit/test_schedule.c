@@ -307,16 +307,16 @@ static void test_seed29_q2_chain(void **state)
 	assert_int_equal(s.dependency_bound_ns, US(70));
 	assert_int_equal(s.ideal_ns, US(70));
 	assert_true(s.efficiency == 1.0);
-	assert_int_equal(s.ideal_start[OP(&b, 2)], AT(12));
-	assert_int_equal(s.ideal_start[OP(&b, 3)], AT(52));
-	assert_int_equal(s.ideal_start[OP(&b, 4)] + US(8), AT(70));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 2)), AT(12));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 3)), AT(52));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 4)) + US(8), AT(70));
 	for (uint64_t c = 1; c <= 4; c++)
-		assert_int_equal(s.delay_ns[OP(&b, c)], 0);
+		assert_int_equal(gs_schedule_delay_ns(&s, OP(&b, c)), 0);
 	check_critical(&s, &b, cp, cp_ns, 4);
-	assert_int_equal(s.bound_by[OP(&b, 1)], GS_BOUND_HOST_LAUNCH);
-	assert_int_equal(s.bound_by[OP(&b, 2)], GS_BOUND_EVENT);
-	assert_int_equal(s.bound_by[OP(&b, 3)], GS_BOUND_EVENT);
-	assert_int_equal(s.bound_by[OP(&b, 4)], GS_BOUND_EVENT);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 1)), GS_BOUND_HOST_LAUNCH);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 2)), GS_BOUND_EVENT);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 3)), GS_BOUND_EVENT);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 4)), GS_BOUND_EVENT);
 	assert_int_equal(s.copy_engines[GS_COPY_HTOD], 1);
 	assert_int_equal(s.copy_engines[GS_COPY_DTOH], 1);
 	assert_int_equal(s.broken_cycles, 0);
@@ -373,18 +373,18 @@ static void test_seed29_q4_serial(void **state)
 	assert_int_equal(s.ideal_ns, US(124));
 	assert_true(s.efficiency == 1.0);
 	assert_int_equal(s.n_critical, 6);
-	assert_int_equal(s.bound_by[OP(&b, 1)], GS_BOUND_HOST_LAUNCH);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 1)), GS_BOUND_HOST_LAUNCH);
 	for (uint64_t c = 2; c <= 6; c++)
-		assert_int_equal(s.bound_by[OP(&b, c)], GS_BOUND_STREAM_ORDER);
+		assert_int_equal(gs_schedule_bound_by(&s, OP(&b, c)), GS_BOUND_STREAM_ORDER);
 	/* The stream_order edge out0 -> in1 is dropped: in1 runs under c0. */
 	assert_int_equal(s.pipelined.batches, 2);
 	assert_int_equal(s.pipelined.makespan_ns, US(102));
 	assert_int_equal(s.pipelined.saving_ns, US(22));
 	assert_int_equal(s.pipelined.n_preconditions, 0);
-	assert_int_equal(s.pipelined_start[OP(&b, 4)], AT(12));
-	assert_int_equal(s.pipelined_start[OP(&b, 5)], AT(52));
-	assert_int_equal(s.pipelined_start[OP(&b, 6)], AT(92));
-	assert_int_equal(s.pipelined_start[OP(&b, 3)], AT(52));
+	assert_int_equal(gs_schedule_pipelined_start(&s, OP(&b, 4)), AT(12));
+	assert_int_equal(gs_schedule_pipelined_start(&s, OP(&b, 5)), AT(52));
+	assert_int_equal(gs_schedule_pipelined_start(&s, OP(&b, 6)), AT(92));
+	assert_int_equal(gs_schedule_pipelined_start(&s, OP(&b, 3)), AT(52));
 
 	/* in1 could hide under c0 and out0 under c1: one stream is what is
 	 * missing. in0 and out1 are exposed in every order. */
@@ -426,9 +426,9 @@ static void test_serial_pageable(void **state)
 	schedule(&b, NULL, &s);
 	assert_int_equal(s.actual_ns, US(124));
 	assert_int_equal(s.ideal_ns, US(124));
-	assert_int_equal(s.bound_by[OP(&b, 2)], GS_BOUND_SYNC_COPY);
-	assert_int_equal(s.bound_by[OP(&b, 4)], GS_BOUND_SYNC_COPY);
-	assert_int_equal(s.bound_by[OP(&b, 3)], GS_BOUND_STREAM_ORDER);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 2)), GS_BOUND_SYNC_COPY);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 4)), GS_BOUND_SYNC_COPY);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 3)), GS_BOUND_STREAM_ORDER);
 	assert_int_equal(s.pipelined.makespan_ns, US(102));
 	assert_int_equal(s.pipelined.saving_ns, US(22));
 	assert_int_equal(s.pipelined.n_preconditions, 1);
@@ -495,8 +495,8 @@ static void test_seed29_q4_pipelined(void **state)
 	assert_int_equal(s.pipelined.batches, 3);
 	assert_int_equal(s.pipelined.makespan_ns, US(102));
 	assert_int_equal(s.pipelined.saving_ns, 0);
-	assert_int_equal(s.bound_by[OP(&b, 5)], GS_BOUND_STREAM_ORDER);
-	assert_int_equal(s.bound_by[OP(&b, 6)], GS_BOUND_EVENT);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 5)), GS_BOUND_STREAM_ORDER);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 6)), GS_BOUND_EVENT);
 	{
 		static const uint64_t cp[] = {1, 2, 5, 6};
 		static const int64_t cp_ns[] = {US(12), US(40), US(40), US(10)};
@@ -543,13 +543,13 @@ static void test_three_streams(void **state)
 	assert_int_equal(s.dependency_bound_ns, US(62));
 	/* H2D copies share one engine: 0-12, 12-24, 24-36; kernels follow. */
 	assert_int_equal(s.ideal_ns, US(86));
-	assert_int_equal(s.ideal_start[OP(&b, 8)], AT(36));
-	assert_int_equal(s.ideal_start[OP(&b, 9)], AT(76));
-	assert_int_equal(s.delay_ns[OP(&b, 8)], US(56));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 8)), AT(36));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 9)), AT(76));
+	assert_int_equal(gs_schedule_delay_ns(&s, OP(&b, 8)), US(56));
 	assert_true(s.efficiency > 0.6056 && s.efficiency < 0.6057);
 	/* Kernels waited for the GPU, not for an edge: the latest candidate
 	 * is the end of their own stream's copy. */
-	assert_int_equal(s.bound_by[OP(&b, 5)], GS_BOUND_STREAM_ORDER);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 5)), GS_BOUND_STREAM_ORDER);
 	/* One compute lane: the recorded order again. */
 	assert_int_equal(s.pipelined.makespan_ns, US(142));
 	assert_int_equal(s.pipelined.saving_ns, 0);
@@ -603,10 +603,10 @@ static void test_seed17_q1(void **state)
 	assert_int_equal(s.ideal_ns, US(24));
 	assert_int_equal(s.dependency_bound_ns, US(24));
 	assert_int_equal(s.actual_ns - s.ideal_ns, US(10));
-	assert_int_equal(s.delay_ns[OP(&b, 2)], US(10));
-	assert_int_equal(s.bound_by[OP(&b, 1)], GS_BOUND_HOST_LAUNCH);
-	assert_int_equal(s.bound_by[OP(&b, 2)], GS_BOUND_HOST_LAUNCH);
-	assert_int_equal(s.bound_by[OP(&b, 3)], GS_BOUND_HOST_SYNC);
+	assert_int_equal(gs_schedule_delay_ns(&s, OP(&b, 2)), US(10));
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 1)), GS_BOUND_HOST_LAUNCH);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 2)), GS_BOUND_HOST_LAUNCH);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 3)), GS_BOUND_HOST_SYNC);
 	{
 		static const uint64_t cp[] = {2, 3};
 		static const int64_t cp_ns[] = {US(20), US(4)};
@@ -633,7 +633,7 @@ static void test_seed17_q1(void **state)
 	assert_int_equal(s.ideal_ns, US(34));
 	assert_int_equal(s.dependency_bound_ns, US(34));
 	assert_true(s.efficiency == 1.0);
-	assert_int_equal(s.bound_by[OP(&b, 2)], GS_BOUND_EVENT);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 2)), GS_BOUND_EVENT);
 	missed(&b, &s, &m, &n);
 	assert_int_equal(n, 0);
 	free(m);
@@ -694,7 +694,7 @@ static void test_seed17_q2(void **state)
 	schedule(&b, NULL, &s);
 	assert_int_equal(s.copy_engines[GS_COPY_HTOD], 1);
 	assert_int_equal(s.copy_concurrency[GS_COPY_HTOD], 1);
-	assert_int_equal(s.bound_by[OP(&b, 3)], GS_BOUND_COPY_ENGINE);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 3)), GS_BOUND_COPY_ENGINE);
 	assert_int_equal(s.actual_ns, US(30));
 	assert_int_equal(s.ideal_ns, US(30)); /* C2 still waits for C's engine */
 	assert_int_equal(s.dependency_bound_ns, US(20));
@@ -727,9 +727,9 @@ static void test_window_and_devices(void **state)
 	schedule(&b, NULL, &s);
 	assert_int_equal(s.n_scheduled, 6);
 	assert_int_equal(s.actual_ns, US(124));
-	assert_int_equal(s.ideal_start[OP(&b, 100)], 0);
-	assert_int_equal(s.bound_by[OP(&b, 100)], GS_BOUND_NONE);
-	assert_int_equal(s.ideal_start[OP(&b, 5)], AT(500));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 100)), 0);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 100)), GS_BOUND_NONE);
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 5)), AT(500));
 	assert_int_equal(s.ideal_ns, US(550));
 	assert_true(s.efficiency > 1.0); /* the recording broke that edge */
 	gs_schedule_fini(&s);
@@ -745,14 +745,14 @@ static void test_window_and_devices(void **state)
 	assert_int_equal(s.n_scheduled, 3);
 	assert_int_equal(s.actual_ns, US(62));
 	assert_int_equal(s.ideal_ns, US(62));
-	assert_int_equal(s.ideal_start[OP(&b, 4)], AT(62));
-	assert_int_equal(s.ideal_start[OP(&b, 1)], 0);
-	assert_int_equal(s.bound_by[OP(&b, 4)], GS_BOUND_STREAM_ORDER);
-	assert_int_equal(s.bound_by[OP(&b, 1)], GS_BOUND_NONE);
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 4)), AT(62));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 1)), 0);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 4)), GS_BOUND_STREAM_ORDER);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 1)), GS_BOUND_NONE);
 	/* in1 is a batch start: its stream_order edge from out0 goes. */
 	assert_int_equal(s.pipelined.batches, 1);
 	assert_int_equal(s.pipelined.makespan_ns, US(62));
-	assert_int_equal(s.pipelined_start[OP(&b, 4)], AT(62));
+	assert_int_equal(gs_schedule_pipelined_start(&s, OP(&b, 4)), AT(62));
 	gs_schedule_fini(&s);
 
 	/* A window with no ops, and a device with none. */
@@ -773,7 +773,7 @@ static void test_window_and_devices(void **state)
 	w.start_ns = AT(10);
 	w.end_ns = AT(5);
 	assert_int_equal(gs_schedule_compute(b.t, &b.g, 0, &w, &s), GS_ERR_INVALID);
-	assert_null(s.ideal_start);
+	assert_null(s.slot_ideal_start);
 	gs_schedule_fini(&s);
 	b.g.n_ops++;
 	assert_int_equal(gs_schedule_compute(b.t, &b.g, 0, NULL, &s), GS_ERR_INVALID);
@@ -805,9 +805,9 @@ static void test_cycle(void **state)
 	assert_int_equal(s.broken_cycles, 1);
 	assert_int_equal(s.n_scheduled, 3);
 	/* a first (its in-edge from b dropped), then b, then c. */
-	assert_int_equal(s.ideal_start[OP(&b, 1)], AT(0));
-	assert_int_equal(s.ideal_start[OP(&b, 2)], AT(10));
-	assert_int_equal(s.ideal_start[OP(&b, 3)], AT(10));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 1)), AT(0));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 2)), AT(10));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 3)), AT(10));
 	assert_int_equal(s.ideal_ns, US(20));
 	gs_schedule_fini(&s);
 	tb_fini(&b);
@@ -838,14 +838,14 @@ static void test_copy_engines(void **state)
 	assert_int_equal(s.copy_engines[GS_COPY_DTOD], 2);
 	/* Copies 1-3 start at 0 on three engines; 4 on stream 4 is first on
 	 * its stream: it takes the engine free first (at 10). */
-	assert_int_equal(s.ideal_start[OP(&b, 2)], AT(0));
-	assert_int_equal(s.ideal_start[OP(&b, 3)], AT(0));
-	assert_int_equal(s.ideal_start[OP(&b, 4)], AT(10));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 2)), AT(0));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 3)), AT(0));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 4)), AT(10));
 	assert_int_equal(s.ideal_ns, US(22));
 	assert_int_equal(s.dependency_bound_ns, US(12));
 	/* Copy 4 had no other constraint: the last time all three engines
 	 * were busy ended at 10 (copy 1). */
-	assert_int_equal(s.bound_by[OP(&b, 4)], GS_BOUND_COPY_ENGINE);
+	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 4)), GS_BOUND_COPY_ENGINE);
 	gs_schedule_fini(&s);
 	tb_fini(&b);
 }
@@ -1001,6 +1001,18 @@ static void check_edges(const struct tb *b, const struct gs_schedule *s, const i
 	}
 }
 
+/* Per op of the trace: its ideal (or pipelined) start, 0 when not scheduled. */
+static int64_t *starts_of(const struct tb *b, const struct gs_schedule *s, bool pipelined)
+{
+	int64_t *v = calloc(b->n_ops + 1, sizeof(*v));
+
+	assert_non_null(v);
+	for (size_t i = 0; i < b->n_ops; i++)
+		v[i] = pipelined ? gs_schedule_pipelined_start(s, (uint32_t)i) :
+				   gs_schedule_ideal_start(s, (uint32_t)i);
+	return v;
+}
+
 static void test_property_random(void **state)
 {
 	(void)state;
@@ -1016,10 +1028,16 @@ static void test_property_random(void **state)
 		tb_build(&b);
 		schedule(&b, windowed ? &w : NULL, &s);
 		assert_int_equal(s.broken_cycles, 0);
-		check_edges(&b, &s, s.ideal_start, false);
-		check_capacity(&b, &s, s.ideal_start, s.copy_engines, false);
-		check_edges(&b, &s, s.pipelined_start, true);
-		check_capacity(&b, &s, s.pipelined_start, s.copy_engines, true);
+		{
+			int64_t *ideal = starts_of(&b, &s, false), *pl = starts_of(&b, &s, true);
+
+			check_edges(&b, &s, ideal, false);
+			check_capacity(&b, &s, ideal, s.copy_engines, false);
+			check_edges(&b, &s, pl, true);
+			check_capacity(&b, &s, pl, s.copy_engines, true);
+			free(ideal);
+			free(pl);
+		}
 		assert_true(s.ideal_ns <= s.actual_ns);
 		assert_true(s.dependency_bound_ns <= s.ideal_ns);
 		assert_true(s.efficiency >= 0.0);
@@ -1027,8 +1045,9 @@ static void test_property_random(void **state)
 		for (size_t i = 0; i < b.n_ops; i++) {
 			if (!in_schedule(&b, &s, i))
 				continue;
-			assert_true(s.delay_ns[i] >= 0);
-			assert_int_equal(s.delay_ns[i], b.ops[i].start_ns - s.ideal_start[i]);
+			assert_true(gs_schedule_delay_ns(&s, i) >= 0);
+			assert_int_equal(gs_schedule_delay_ns(&s, i),
+					 b.ops[i].start_ns - gs_schedule_ideal_start(&s, i));
 		}
 		/* The critical path: consecutive ops joined by edges, summing to
 		 * no more than the bound. */
@@ -1304,8 +1323,8 @@ static void test_kineto_serial_loop(void **state)
 	assert_int_equal(s.ideal_ns, US(124));
 	assert_int_equal(s.dependency_bound_ns, US(124));
 	assert_int_equal(s.n_critical, 6);
-	assert_int_equal(s.bound_by[op_by_corr(t, 1)], GS_BOUND_HOST_LAUNCH);
-	assert_int_equal(s.bound_by[op_by_corr(t, 4)], GS_BOUND_STREAM_ORDER);
+	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 1)), GS_BOUND_HOST_LAUNCH);
+	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 4)), GS_BOUND_STREAM_ORDER);
 	assert_int_equal(s.pipelined.batches, 2);
 	assert_int_equal(s.pipelined.makespan_ns, US(102));
 	assert_int_equal(s.pipelined.saving_ns, US(22));
@@ -1349,10 +1368,10 @@ static void test_kineto_serial_pageable(void **state)
 	assert_int_equal(s.actual_ns, US(126));
 	assert_int_equal(s.dependency_bound_ns, US(124));
 	assert_int_equal(s.ideal_ns, US(124));
-	assert_int_equal(s.delay_ns[op_by_corr(t, 4)], US(2));
-	assert_int_equal(s.bound_by[op_by_corr(t, 2)], GS_BOUND_SYNC_COPY);
-	assert_int_equal(s.bound_by[op_by_corr(t, 4)], GS_BOUND_HOST_LAUNCH);
-	assert_int_equal(s.bound_by[op_by_corr(t, 3)], GS_BOUND_STREAM_ORDER);
+	assert_int_equal(gs_schedule_delay_ns(&s, op_by_corr(t, 4)), US(2));
+	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 2)), GS_BOUND_SYNC_COPY);
+	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 4)), GS_BOUND_HOST_LAUNCH);
+	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 3)), GS_BOUND_STREAM_ORDER);
 	assert_int_equal(s.pipelined.makespan_ns, US(102));
 	assert_int_equal(s.pipelined.saving_ns, US(24));
 	assert_int_equal(s.pipelined.n_preconditions, 1);
@@ -1389,9 +1408,9 @@ static void test_kineto_pipelined(void **state)
 	assert_int_equal(s.actual_ns, US(102));
 	assert_int_equal(s.dependency_bound_ns, US(102));
 	assert_int_equal(s.ideal_ns, US(102));
-	assert_int_equal(s.bound_by[op_by_corr(t, 14)], GS_BOUND_EVENT);
-	assert_int_equal(s.bound_by[op_by_corr(t, 4)], GS_BOUND_EVENT);
-	assert_int_equal(s.bound_by[op_by_corr(t, 11)], GS_BOUND_STREAM_ORDER);
+	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 14)), GS_BOUND_EVENT);
+	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 4)), GS_BOUND_EVENT);
+	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 11)), GS_BOUND_STREAM_ORDER);
 	assert_int_equal(gs_missed_overlap_compute(t, g, &s, NULL, &m, &n), GS_OK);
 	assert_int_equal(n, 0);
 	free(m);
@@ -1456,12 +1475,12 @@ static void run_real(const char *path)
 			for (size_t e = g->in_first[i]; e < g->in_first[i + 1]; e++) {
 				uint32_t f = g->edges[e].from;
 				int64_t ready = gs_op_device(t, &ops[f]) == dev[d] ?
-							s.ideal_start[f] +
+							gs_schedule_ideal_start(&s, f) +
 								(ops[f].end_ns - ops[f].start_ns) :
 							ops[f].end_ns;
 
 				if (s.broken_cycles == 0)
-					assert_true(s.ideal_start[i] >= ready);
+					assert_true(gs_schedule_ideal_start(&s, i) >= ready);
 			}
 		}
 		print_message(

@@ -212,6 +212,12 @@ struct gs_edge {
  * The graph over all ops of a finished trace. Edges are sorted by
  * (to, from, kind) and deduplicated; in_first has n_ops + 1 entries: the
  * edges into op i are edges[in_first[i] .. in_first[i + 1]).
+ *
+ * A default_stream edge that a path of kept edges implies so that no
+ * schedule, wait, bound or what-if can tell it is there (analyzer/src/
+ * graph.c says when) is left out of edges[]: implied_edges counts those.
+ * edge_count counts every edge of SPEC §4.2, the implied ones included, so
+ * the edges of the graph number n_edges + implied_edges.
  */
 struct gs_graph {
 	size_t n_ops;
@@ -222,6 +228,7 @@ struct gs_graph {
 	 * gs_trace_api_calls(), GS_NO_INDEX when unknown). */
 	uint32_t *launch;
 	uint64_t edge_count[GS_EDGE_KIND_COUNT];
+	uint64_t implied_edges;
 	/* Stream waits whose event record could not be found. */
 	uint64_t unlinked_waits;
 	/* cudaStreamWaitEvent calls seen without any sync record to link. */
@@ -231,6 +238,21 @@ struct gs_graph {
 	bool has_data_edges;
 };
 
+/* Edges (all but stream order) a graph may hold by default: 16 Mi, about
+ * 400 MB (a trace of 10 M ops has a few million). */
+#define GS_GRAPH_DEFAULT_MAX_EDGES (1ull << 24)
+
+struct gs_graph_options {
+	/* More edges (stream order aside) than this stop the build with
+	 * GS_ERR_LIMIT naming max_edges (0: GS_GRAPH_DEFAULT_MAX_EDGES). */
+	uint64_t max_edges;
+	/* Keep the edges a path implies too (implied_edges is then 0). */
+	bool keep_implied;
+};
+
+/* O((N + E) log N) for N ops and E edges kept; o may be NULL. */
+gs_status gs_graph_build_opts(const struct gs_trace *t, const struct gs_graph_options *o,
+			      struct gs_graph **out);
 gs_status gs_graph_build(const struct gs_trace *t, struct gs_graph **out);
 void gs_graph_destroy(struct gs_graph *g);
 
@@ -281,10 +303,22 @@ struct gs_what_if {
 	size_t batches;
 };
 
+/* Ops [first, first + count) of the trace are slots [slot, slot + count). */
+struct gs_schedule_range {
+	size_t first;
+	size_t count;
+	size_t slot;
+};
+
 /*
  * Schedules of the ops of one device (edges from ops of other devices are
  * kept as constraints satisfied at their recorded end). All start at the
  * window start and use recorded durations.
+ *
+ * The per-op results are kept per op of the device, not per op of the
+ * trace, so that each of many devices costs its own ops: read them by op
+ * with gs_schedule_ideal_start() and the others below (0, or
+ * GS_BOUND_NONE, for an op not scheduled), or walk the slots.
  */
 struct gs_schedule {
 	uint32_t device;
@@ -295,10 +329,14 @@ struct gs_schedule {
 	double efficiency;                    /* ideal_ns / actual_ns (1 when actual_ns is 0) */
 	struct gs_critical_op *critical_path; /* in time order */
 	size_t n_critical;
-	/* Per op of the trace (entries of other devices are 0 / NONE). */
-	int64_t *ideal_start;
-	int64_t *delay_ns;                         /* actual start - ideal start */
-	uint8_t *bound_by;                         /* enum gs_constraint */
+	/* Per slot: the ops of the device, by slot_ranges (ascending), those
+	 * outside the schedule 0 / NONE. */
+	struct gs_schedule_range *slot_ranges;
+	size_t n_slot_ranges;
+	size_t n_slots;
+	int64_t *slot_ideal_start;
+	int64_t *slot_delay_ns;                    /* actual start - ideal start */
+	uint8_t *slot_bound_by;                    /* enum gs_constraint */
 	uint32_t copy_engines[GS_COPY_KIND_COUNT]; /* used for the ideal, by direction */
 	struct gs_what_if pipelined;
 	/* Added by the schedule work. The ops scheduled: those of `device`
@@ -306,13 +344,13 @@ struct gs_schedule {
 	 * [window_start, window_end)); window_end is the last end otherwise. */
 	int64_t window_end;
 	bool window_set;
-	size_t n_ops;       /* entries of the per-op arrays */
+	size_t n_ops;       /* ops of the trace */
 	size_t n_scheduled; /* ops in the schedule */
 	/* Ops whose in-edges were dropped to break a dependency cycle (the
 	 * graph of a consistent trace has none). */
 	uint64_t broken_cycles;
-	/* Per op: the start in the pipelined_batches what-if (0 elsewhere). */
-	int64_t *pipelined_start;
+	/* Per slot: the start in the pipelined_batches what-if (0 elsewhere). */
+	int64_t *slot_pipelined_start;
 	/* Most copies of each direction that ran at once in the trace. */
 	uint32_t copy_concurrency[GS_COPY_KIND_COUNT];
 	/* The time from the window start to the dependency-bound start of the
@@ -325,6 +363,14 @@ struct gs_schedule {
 gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g, uint32_t device,
 			      const struct gs_window *win, struct gs_schedule *out);
 void gs_schedule_fini(struct gs_schedule *s);
+/* The slot of op `op` (an index into gs_trace_ops()), GS_NO_INDEX when it
+ * is not an op of the device. O(log S) for S streams of the device. */
+uint32_t gs_schedule_slot(const struct gs_schedule *s, uint32_t op);
+/* The per-op results of op `op`: 0 (GS_BOUND_NONE) when not scheduled. */
+int64_t gs_schedule_ideal_start(const struct gs_schedule *s, uint32_t op);
+int64_t gs_schedule_delay_ns(const struct gs_schedule *s, uint32_t op);
+uint8_t gs_schedule_bound_by(const struct gs_schedule *s, uint32_t op);
+int64_t gs_schedule_pipelined_start(const struct gs_schedule *s, uint32_t op);
 
 /*
  * What must hold of every schedule of a consistent trace, checked over a
@@ -417,6 +463,7 @@ struct gs_report_options {
 	const char *format; /* input format name (copied) */
 	size_t top;         /* rows in ranked text tables (0: default 10) */
 	bool color;         /* text: ANSI colour */
+	uint64_t max_edges; /* of the dependency graph (gs_graph_options) */
 };
 
 struct gs_report;
@@ -650,6 +697,11 @@ struct gs_export_data;
  * outlive the data). Default windows (whole trace per device). */
 gs_status gs_export_data_build(const struct gs_trace *t, unsigned want,
 			       struct gs_export_data **out);
+/* The same with a bound on the dependency graph's edges (gs_graph_options;
+ * 0: the default). The edges exported are every edge of SPEC §4.2, the
+ * ones a path implies included. */
+gs_status gs_export_data_build_max(const struct gs_trace *t, unsigned want, uint64_t max_edges,
+				   struct gs_export_data **out);
 /* The extras to pass to gs_export_chrome / gs_export_csv_*; valid until
  * the data is destroyed. */
 const struct gs_export_extras *gs_export_data_extras(const struct gs_export_data *d);
@@ -674,7 +726,8 @@ struct gs_diff_options {
 	const char *new_name;  /* (NULL: "new") */
 	const char *base_format;
 	const char *new_format;
-	size_t top; /* rows per ranked text table (0: default 10) */
+	size_t top;         /* rows per ranked text table (0: default 10) */
+	uint64_t max_edges; /* of each side's dependency graph (gs_graph_options) */
 };
 
 struct gs_diff;

@@ -424,6 +424,14 @@ uint64_t gs_trace_dropped(const struct gs_trace *t);
 void gs_trace_stream_ops(const struct gs_trace *t, uint32_t s, size_t *first, size_t *count);
 /* After gs_trace_finish: host threads, ordered by (pid, tid). */
 const struct gs_thread *gs_trace_threads(const struct gs_trace *t, size_t *n);
+/* The device record with id `id`, or NULL. O(1). */
+const struct gs_device *gs_trace_device(const struct gs_trace *t, uint32_t id);
+/* After gs_trace_finish: the streams (indices, ascending) and the syncs
+ * (indices into gs_trace_syncs(), ascending) of device `device`, so that
+ * the work on one device reads its own records only. O(log D). *n is 0
+ * (and the result NULL) for a device with none. */
+const uint32_t *gs_trace_device_streams(const struct gs_trace *t, uint32_t device, size_t *n);
+const uint32_t *gs_trace_device_syncs(const struct gs_trace *t, uint32_t device, size_t *n);
 
 /* Earliest start and latest end over GPU ops (0, 0 when there are none). */
 void gs_trace_op_span(const struct gs_trace *t, int64_t *first, int64_t *last);
