@@ -318,6 +318,15 @@ enum ns_name_flags {
 #define NS_CK_DST_ARRAY 0x20u
 #define NS_CK_KIND(v) ((v)&0x0Fu)
 
+/* Rows dropped for a value of the wrong type in an integer column. */
+#define NS_TYPE_WARN_MAX 16u
+struct ns_type_warn {
+	const char *table;
+	char column[48];
+	char value[40]; /* the first one */
+	uint64_t count;
+};
+
 struct ns_gpu {
 	int64_t id, cu_device;
 	bool has_cu_device;
@@ -359,6 +368,9 @@ struct nsys {
 	uint32_t host_name, driver_version;
 	uint64_t warn[NW_COUNT];
 	const char *warn_table[NW_COUNT];
+	struct ns_type_warn type_warn[NS_TYPE_WARN_MAX];
+	uint32_t ntype_warn;
+	uint64_t type_other; /* rows with a bad value in further columns */
 	struct ns_gpu *gpus;
 	size_t ngpus;
 };
@@ -607,10 +619,88 @@ static gs_status ns_prepare(struct nsys *n, const char *sql, sqlite3_stmt **st)
 	return GS_OK;
 }
 
-/* Step: *row true with a row, false at the end. */
+static bool ns_int_affinity(const char *decl)
+{
+	for (; decl && decl[0] && decl[1] && decl[2]; decl++)
+		if ((decl[0] | 0x20) == 'i' && (decl[1] | 0x20) == 'n' && (decl[2] | 0x20) == 't')
+			return true;
+	return false;
+}
+
+static void ns_type_warn(struct nsys *n, sqlite3_stmt *st, int col, int type)
+{
+	const char *name = sqlite3_column_name(st, col);
+	const char *table = n->table ? n->table : "?";
+	struct ns_type_warn *e;
+	uint32_t i;
+
+	if (!name)
+		name = "?";
+	for (i = 0; i < n->ntype_warn; i++) {
+		e = &n->type_warn[i];
+		if (strcmp(e->table, table) == 0 &&
+		    strncmp(e->column, name, sizeof(e->column) - 1) == 0) {
+			e->count += e->count < UINT64_MAX;
+			return;
+		}
+	}
+	if (n->ntype_warn == NS_TYPE_WARN_MAX) {
+		n->type_other += n->type_other < UINT64_MAX;
+		return;
+	}
+	e = &n->type_warn[n->ntype_warn++];
+	e->table = table;
+	e->count = 1;
+	snprintf(e->column, sizeof(e->column), "%s", name);
+	if (type == SQLITE_BLOB) {
+		snprintf(e->value, sizeof(e->value), "a blob of %d bytes",
+			 sqlite3_column_bytes(st, col));
+	} else if (type == SQLITE_FLOAT) {
+		snprintf(e->value, sizeof(e->value), "%.17g", sqlite3_column_double(st, col));
+	} else {
+		const unsigned char *t = sqlite3_column_text(st, col);
+		size_t o = 0;
+
+		e->value[o++] = '\'';
+		for (; t && *t && o < sizeof(e->value) - 5; t++)
+			e->value[o++] = *t < 0x20 || *t >= 0x7f || *t == '\'' ? '?' : (char)*t;
+		if (t && *t) {
+			memcpy(e->value + o, "...", 3);
+			o += 3;
+		}
+		e->value[o++] = '\'';
+		e->value[o] = '\0';
+	}
+}
+
+/* True when every integer column of the row holds an integer or NULL;
+ * else the row is counted under its table and first bad column. */
+static bool ns_row_typed(struct nsys *n, sqlite3_stmt *st)
+{
+	int cols = sqlite3_column_count(st);
+
+	for (int i = 0; i < cols; i++) {
+		int t = sqlite3_column_type(st, i);
+
+		if (t == SQLITE_INTEGER || t == SQLITE_NULL)
+			continue;
+		if (!ns_int_affinity(sqlite3_column_decltype(st, i)))
+			continue;
+		ns_type_warn(n, st, i, t);
+		return false;
+	}
+	return true;
+}
+
+/* Step: *row true with a row, false at the end. Rows with a value of the
+ * wrong type in an integer column are passed over (counted). */
 static gs_status ns_step(struct nsys *n, sqlite3_stmt *st, bool *row)
 {
-	int rc = sqlite3_step(st);
+	int rc;
+
+	do
+		rc = sqlite3_step(st);
+	while (rc == SQLITE_ROW && !ns_row_typed(n, st));
 
 	*row = rc == SQLITE_ROW;
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
@@ -2129,6 +2219,28 @@ static gs_status ns_warnings(struct nsys *n)
 			 (unsigned long long)n->warn[w], ns_warn_text[w],
 			 n->warn_table[w] ? n->warn_table[w] : "?");
 		rc = n->sink->warning(n->sink, msg, n->warn[w]);
+		if (rc)
+			return ns_sink_failed(n, rc);
+	}
+	for (uint32_t i = 0; i < n->ntype_warn; i++) {
+		const struct ns_type_warn *e = &n->type_warn[i];
+		gs_status rc;
+
+		snprintf(msg, sizeof(msg),
+			 "dropped %llu rows of %s whose %s is not an integer (%s)",
+			 (unsigned long long)e->count, e->table, e->column, e->value);
+		rc = n->sink->warning(n->sink, msg, e->count);
+		if (rc)
+			return ns_sink_failed(n, rc);
+	}
+	if (n->type_other) {
+		gs_status rc;
+
+		snprintf(msg, sizeof(msg),
+			 "dropped %llu further rows with a value that is not an integer in an "
+			 "integer column",
+			 (unsigned long long)n->type_other);
+		rc = n->sink->warning(n->sink, msg, n->type_other);
 		if (rc)
 			return ns_sink_failed(n, rc);
 	}

@@ -897,6 +897,25 @@ static void sqlite_files(void)
 	fclose(f);
 	write_bytes("sqlite-cut.sqlite", p, 100);
 	free(p);
+
+	/* A small export whose kernels have a start of 'abc', an end that is a
+	 * blob and a stream id of 7.5: each such row is dropped. */
+	remove(path_of("nsys-wrong-types.sqlite"));
+	if (sqlite3_open(path_of("nsys-wrong-types.sqlite"), &db) != SQLITE_OK)
+		die("sqlite3_open failed");
+	sql(db, "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
+		"INSERT INTO StringIds VALUES (1, 'k');"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL,"
+		" end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL,"
+		" streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+		" demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+		" (100, 200, 0, 1, 7, 1, 72057594037927936, 1, 1),"
+		" ('abc', 300, 0, 1, 7, 2, 72057594037927936, 1, 1),"
+		" ('def', 300, 0, 1, 7, 3, 72057594037927936, 1, 1),"
+		" (400, x'00ff', 0, 1, 7, 4, 72057594037927936, 1, 1),"
+		" (500, 600, 0, 1, 7.5, 5, 72057594037927936, 1, 1);");
+	sqlite3_close(db);
 }
 
 int main(int argc, char **argv)
