@@ -211,6 +211,14 @@ static void ed_future(unsigned char *p, size_t n, const struct buf *b)
 	put32(p + 16, (uint32_t)crc32(0, p, 16));
 }
 
+static void ed_feature(unsigned char *p, size_t n, const struct buf *b)
+{
+	(void)n;
+	(void)b;
+	put32(p + 12, 0x00010005u); /* required bits 0 and 2, optional bit 16 */
+	put32(p + 16, (uint32_t)crc32(0, p, 16));
+}
+
 static void ed_header_crc(unsigned char *p, size_t n, const struct buf *b)
 {
 	(void)n;
@@ -614,6 +622,22 @@ static void many_engines_gscope(void)
 		die("engines-4e9.gscope: write failed");
 }
 
+/* The base file with three chunks of types no reader knows after chunk 1:
+ * two of type 9 and one of type 12. */
+static void unknown_chunks_gscope(const struct buf *b)
+{
+	struct gfile g = {0};
+	size_t sz, off = chunk_at(b, 1, &sz);
+
+	gf_add(&g, b->p, off + sz);
+	gf_raw_chunk(&g, 9, "later", 5, 0);
+	gf_raw_chunk(&g, 9, "later", 5, 0);
+	gf_raw_chunk(&g, 12, "later still", 11, 0);
+	gf_add(&g, b->p + off + sz, b->n - off - sz);
+	write_bytes("unknown-chunks.gscope", g.p, g.n);
+	free(g.p);
+}
+
 static void gscope_files(void)
 {
 	struct buf b = base_trace();
@@ -640,6 +664,8 @@ static void gscope_files(void)
 	variant("huge-length.gscope", &b, b.n, ed_huge_length);
 	variant("record-count.gscope", &b, b.n, ed_record_count);
 	variant("bad-zlib.gscope", &b, b.n, ed_bad_zlib);
+	variant("unknown-feature.gscope", &b, b.n, ed_feature);
+	unknown_chunks_gscope(&b);
 	free(b.p);
 	crafted_gscope();
 	million_streams_gscope();
