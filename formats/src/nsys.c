@@ -4,7 +4,9 @@
  *
  * The file is opened read-only through the system SQLite library, as an
  * immutable URI (no lock, no -wal or -journal file is ever created next to
- * the input). Every table is read row by row with sqlite3_step; nothing is
+ * the input). A database in WAL mode with a -wal file beside it is the
+ * exception: it is read with it (SQLite may create its -shm file there).
+ * One in WAL mode without a -wal file that holds no record is refused. Every table is read row by row with sqlite3_step; nothing is
  * loaded whole but what the model keeps (plus a map of API calls by
  * correlation id, and SQLite's own sorter, which spills to temporary files).
  * Columns are probed with pragma_table_info, so old and new schema versions
@@ -355,6 +357,8 @@ struct nsys {
 	struct ns_kmap ctxdev;  /* (pid, context) -> device of its ops, 1 if several */
 	struct ns_key last_ctx; /* (pid, context, device) last noted */
 	bool have_last_ctx;
+	bool wal;               /* the header says WAL mode */
+	bool with_wal;          /* read with the -wal file beside it */
 	uint64_t ctx_conflicts; /* contexts whose ops name several devices */
 	uint32_t nstreams;
 	struct ns_key last_key;
@@ -989,6 +993,7 @@ static gs_status ns_check_file(struct nsys *n)
 		return GS_ERR_FORMAT;
 	}
 	pages = ns_be32(h + 28);
+	n->wal = h[18] == 2 && h[19] == 2;
 	if ((uint64_t)sb.st_size % page) {
 		gs_error_append("%s: truncated SQLite database (%llu bytes, not a whole number of "
 				"%u-byte pages)",
@@ -1007,8 +1012,9 @@ static gs_status ns_check_file(struct nsys *n)
 	return GS_OK;
 }
 
-/* "file:" URI of a path, percent-encoded, opened immutable. */
-static char *ns_uri(const char *path)
+/* "file:" URI of a path, percent-encoded, opened immutable (else
+ * read-only, for a database in WAL mode read with its -wal file). */
+static char *ns_uri(const char *path, bool immutable)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t len = strlen(path);
@@ -1029,21 +1035,58 @@ static char *ns_uri(const char *path)
 			*p++ = hex[*s & 15];
 		}
 	}
-	memcpy(p, "?immutable=1", sizeof("?immutable=1"));
+	if (immutable)
+		memcpy(p, "?immutable=1", sizeof("?immutable=1"));
+	else
+		memcpy(p, "?mode=ro", sizeof("?mode=ro"));
 	return u;
+}
+
+/* A -wal file with frames beside the database. */
+static bool ns_has_wal(const char *path)
+{
+	size_t len = strlen(path);
+	char *w = malloc(len + 5);
+	struct stat sb;
+	bool yes;
+
+	if (!w)
+		return false;
+	memcpy(w, path, len);
+	memcpy(w + len, "-wal", 5);
+	yes = stat(w, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+	free(w);
+	return yes;
+}
+
+static gs_status ns_wal_refused(struct nsys *n)
+{
+	gs_error_append("%s: a SQLite database in WAL mode: checkpoint it first (sqlite3 %s "
+			"'PRAGMA wal_checkpoint')",
+			n->name, n->name);
+	return GS_ERR_FORMAT;
 }
 
 static gs_status ns_open(struct nsys *n)
 {
-	char *uri = ns_uri(n->name);
+	/* Immutable reads ignore a -wal file, whose rows would be lost: a
+	 * database in WAL mode with one is read with it, through SQLite's
+	 * locks. Without one it is read as it is (complete once checkpointed);
+	 * see gs_import_nsys for one that holds nothing. */
+	bool with_wal = n->wal && ns_has_wal(n->name);
+	char *uri;
 	int rc;
 
+	n->with_wal = with_wal;
+	uri = ns_uri(n->name, !with_wal);
 	if (!uri)
 		return ns_nomem();
 	rc = sqlite3_open_v2(uri, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
 	free(uri);
+	if (rc == SQLITE_OK && with_wal)
+		rc = sqlite3_exec(n->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		gs_status st = ns_fail(n, rc);
+		gs_status st = with_wal ? ns_wal_refused(n) : ns_fail(n, rc);
 
 		sqlite3_close(n->db);
 		n->db = NULL;
@@ -2323,6 +2366,11 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, s
 		rc = ns_syncs_events(n);
 	if (!rc)
 		rc = ns_nvtx(n);
+	/* A database in WAL mode without its -wal file and without a record:
+	 * its rows are likely in a -wal file left behind. Refused, never read
+	 * as an empty trace. */
+	if (!rc && n->wal && !n->with_wal && n->records == 0)
+		rc = ns_wal_refused(n);
 	if (!rc)
 		rc = ns_processes(n);
 	if (!rc)

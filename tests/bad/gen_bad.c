@@ -942,6 +942,39 @@ static void sqlite_files(void)
 		" (400, x'00ff', 0, 1, 7, 4, 72057594037927936, 1, 1),"
 		" (500, 600, 0, 1, 7.5, 5, 72057594037927936, 1, 1);");
 	sqlite3_close(db);
+
+	/* An export in WAL mode: its tables in the database, their rows only
+	 * in its -wal file (closed without the checkpoint that would move them
+	 * into the database). */
+	remove(path_of("nsys-wal.sqlite"));
+	remove(path_of("nsys-wal.sqlite-wal"));
+	remove(path_of("nsys-wal.sqlite-shm"));
+	if (sqlite3_open(path_of("nsys-wal.sqlite"), &db) != SQLITE_OK)
+		die("sqlite3_open failed");
+	if (sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL) != SQLITE_OK)
+		die("sqlite: cannot keep the WAL");
+	sql(db, "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL,"
+		" end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL,"
+		" streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+		" demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL);"
+		"PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;"
+		"INSERT INTO StringIds VALUES (1, 'k');"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+		" (100, 200, 0, 1, 7, 1, 72057594037927936, 1, 1),"
+		" (300, 400, 0, 1, 7, 2, 72057594037927936, 1, 1);");
+	sqlite3_close(db);
+	remove(path_of("nsys-wal.sqlite-shm"));
+	/* The same database copied without its -wal file. */
+	f = fopen(path_of("nsys-wal.sqlite"), "rb");
+	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET))
+		die("nsys-wal.sqlite: cannot read back");
+	p = malloc((size_t)len);
+	if (!p || fread(p, 1, (size_t)len, f) != (size_t)len)
+		die("nsys-wal.sqlite: cannot read back");
+	fclose(f);
+	write_bytes("nsys-wal-lost.sqlite", p, (size_t)len);
+	free(p);
 }
 
 int main(int argc, char **argv)

@@ -1112,6 +1112,40 @@ static void test_wrong_types(void **state)
 	gs_trace_destroy(t);
 }
 
+/* A database in WAL mode is read with its -wal file, and refused without
+ * one (never read as an empty trace). */
+static void test_wal(void **state)
+{
+	const char *path = tmp_path("wal.sqlite");
+	char wal[600];
+	sqlite3 *db = db_create(path);
+	struct gs_trace *t;
+
+	(void)state;
+	db_exec(db, schema_v3);
+	assert_int_equal(sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL),
+			 SQLITE_OK);
+	db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0");
+	db_execf(db,
+		 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId,"
+		 " streamId, correlationId, globalPid, demangledName, shortName,"
+		 " registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,"
+		 " staticSharedMemory, dynamicSharedMemory, localMemoryPerThread,"
+		 " localMemoryTotal, gridId) VALUES"
+		 " (100, 200, 0, 1, 7, 1, %lld, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1);",
+		 GPID(PA));
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	t = import_ok(path);
+	assert_int_equal(COUNT(gs_trace_ops, t), 1);
+	gs_trace_destroy(t);
+	assert_int_equal(unlink(wal), 0);
+	assert_int_equal(import_lim(path, NULL, &t), GS_ERR_FORMAT);
+	assert_error_has("a SQLite database in WAL mode: checkpoint it first (sqlite3 ");
+	assert_error_has("wal.sqlite 'PRAGMA wal_checkpoint')");
+	gs_trace_destroy(t);
+}
+
 static void test_not_nsys(void **state)
 {
 	const char *path = tmp_path("other.sqlite");
@@ -2028,6 +2062,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_enum_by_name),
 		cmocka_unit_test(test_bad_rows),
 		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_wal),
 		cmocka_unit_test(test_not_nsys),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt),
