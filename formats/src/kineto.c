@@ -145,8 +145,17 @@ enum kin_warn {
 	KW_NONFINITE,
 	KW_GPU_ANNOTATION,
 	KW_PROCESSES,
+	KW_BAD_DEVICE,
+	KW_BAD_IN_DEVICE,
+	KW_BAD_PID_DEVICE,
+	KW_BAD_STREAM,
+	KW_BAD_WAIT_STREAM,
+	KW_BAD_TID_STREAM,
 	KW_COUNT
 };
+
+/* The first offending value kept for the warnings that show one. */
+#define KIN_BAD_VALUE_MAX 40u
 
 /* Each warning reads "<verb> <count> <what>". */
 static const struct {
@@ -170,6 +179,15 @@ static const struct {
 			       false},
 	[KW_PROCESSES] = {"did not list the processes of",
 			  "host events beyond the first 4096 processes", false},
+	[KW_BAD_DEVICE] = {"dropped", "GPU events whose args.device is not a device number", true},
+	[KW_BAD_IN_DEVICE] = {"dropped", "GPU events whose args.inDevice is not a device number",
+			      true},
+	[KW_BAD_PID_DEVICE] = {"dropped", "GPU events whose pid is not a device number", true},
+	[KW_BAD_STREAM] = {"dropped", "GPU events whose args.stream is not a stream number", true},
+	[KW_BAD_WAIT_STREAM] = {"dropped",
+				"GPU events whose args.wait_on_stream is not a stream number",
+				true},
+	[KW_BAD_TID_STREAM] = {"dropped", "GPU events whose tid is not a stream number", true},
 };
 
 enum kin_named_kind {
@@ -276,6 +294,7 @@ struct kin {
 
 	uint64_t warn[KW_COUNT];
 	uint64_t warn_at[KW_COUNT];
+	char warn_value[KW_COUNT][KIN_BAD_VALUE_MAX]; /* first value, when one is shown */
 	struct kin_named named[KIN_NAMED_MAX];
 	uint32_t nnamed;
 	uint64_t named_other;
@@ -315,6 +334,27 @@ static void kin_warn(struct kin *k, enum kin_warn w)
 {
 	if (k->warn[w]++ == 0)
 		k->warn_at[w] = k->ev_off;
+}
+
+/* A counted warning that also shows the first offending value. */
+static void kin_warn_value(struct kin *k, enum kin_warn w, const char *text, size_t n)
+{
+	size_t o = 0;
+
+	if (k->warn[w] == 0) {
+		if (n > KIN_BAD_VALUE_MAX - 4) {
+			n = KIN_BAD_VALUE_MAX - 4;
+			memcpy(k->warn_value[w] + n, "...", 4);
+		} else {
+			k->warn_value[w][n] = '\0';
+		}
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)text[i];
+
+			k->warn_value[w][o++] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
+		}
+	}
+	kin_warn(k, w);
 }
 
 static void kin_warn_named(struct kin *k, enum kin_named_kind kind, const char *s, size_t n)
@@ -1276,6 +1316,55 @@ static bool j_u32(const cJSON *obj, const char *key, uint32_t *v)
 	return true;
 }
 
+/* How a device or stream id member reads. */
+enum kin_id {
+	KI_ABSENT,
+	KI_OK,
+	KI_BAD,
+};
+
+/*
+ * A member that must hold an id from lo to hi: an integer number, or
+ * integer text in a string. Anything else present (a fraction, a value out
+ * of range, other text, null, an object) is KI_BAD, counted under w with
+ * the value shown.
+ */
+static enum kin_id j_id(struct kin *k, const cJSON *obj, const char *key, int64_t lo, int64_t hi,
+			enum kin_warn w, int64_t *v)
+{
+	const cJSON *it = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+	char text[KIN_BAD_VALUE_MAX];
+	int64_t x;
+
+	if (!it)
+		return KI_ABSENT;
+	if (j_int(obj, key, &x) && x >= lo && x <= hi) {
+		*v = x;
+		return KI_OK;
+	}
+	if (cJSON_IsNumber(it)) {
+		double d = it->valuedouble;
+
+		bool whole = d > -1e20 && d < 1e20 &&
+			     (d >= 9e15 || d <= -9e15 || d == (double)(int64_t)d);
+
+		if (whole)
+			snprintf(text, sizeof(text), "%.0f", d);
+		else
+			snprintf(text, sizeof(text), "%.15g", d);
+	} else if (cJSON_IsString(it) && it->valuestring) {
+		snprintf(text, sizeof(text), "\"%s\"", it->valuestring);
+	} else if (cJSON_IsNull(it)) {
+		snprintf(text, sizeof(text), "null");
+	} else if (cJSON_IsBool(it)) {
+		snprintf(text, sizeof(text), "%s", cJSON_IsTrue(it) ? "true" : "false");
+	} else {
+		snprintf(text, sizeof(text), "%s", cJSON_IsArray(it) ? "an array" : "an object");
+	}
+	kin_warn_value(k, w, text, strlen(text));
+	return KI_BAD;
+}
+
 static const char *j_str(const cJSON *obj, const char *key)
 {
 	const cJSON *it = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
@@ -1443,13 +1532,69 @@ static gs_status kin_name(struct kin *k, const struct kin_event *ev, uint32_t *i
 	return kin_intern(k, *s, *n, id);
 }
 
+/* A GPU event's pid or tid as an id from lo to hi (see j_id). */
+static enum kin_id span_id(struct kin *k, const struct kin_span *s, bool stream_text, int64_t lo,
+			   int64_t hi, enum kin_warn w, int64_t *v)
+{
+	int64_t x;
+
+	if (s->n == 0)
+		return KI_ABSENT;
+	if ((stream_text ? span_stream_tid(s, &x) : span_int(s, &x)) && x >= lo && x <= hi) {
+		*v = x;
+		return KI_OK;
+	}
+	kin_warn_value(k, w, s->p, s->n);
+	return KI_BAD;
+}
+
+/*
+ * A GPU event's device: args.device, else args.inDevice (peer copies, when
+ * in_device), else the pid. The first one present must be a device number.
+ */
+static enum kin_id kin_gpu_device(struct kin *k, const struct kin_event *ev, const cJSON *args,
+				  bool in_device, uint32_t *device)
+{
+	enum kin_id r;
+	int64_t v = 0;
+
+	r = j_id(k, args, "device", 0, UINT32_MAX, KW_BAD_DEVICE, &v);
+	if (r == KI_ABSENT && in_device)
+		r = j_id(k, args, "inDevice", 0, UINT32_MAX, KW_BAD_IN_DEVICE, &v);
+	if (r == KI_ABSENT)
+		r = span_id(k, &ev->f[EV_PID], false, 0, UINT32_MAX, KW_BAD_PID_DEVICE, &v);
+	if (r == KI_OK)
+		*device = (uint32_t)v;
+	return r;
+}
+
+/*
+ * A GPU event's stream: args.KEY, else (when tid is not NULL) the tid, a
+ * number or "stream N". CUPTI's "no stream" (-1 or (uint32_t)-1) reads as
+ * absent; other negative values and values beyond int64 are bad.
+ */
+static enum kin_id kin_gpu_stream(struct kin *k, const cJSON *args, const char *key,
+				  enum kin_warn w, const struct kin_span *tid, int64_t *stream)
+{
+	enum kin_id r;
+	int64_t v = 0;
+
+	r = j_id(k, args, key, -1, INT64_MAX, w, &v);
+	if (r == KI_ABSENT && tid)
+		r = span_id(k, tid, true, -1, INT64_MAX, KW_BAD_TID_STREAM, &v);
+	if (r == KI_OK && !kin_valid_stream_id(v))
+		r = KI_ABSENT;
+	if (r == KI_OK)
+		*stream = v;
+	return r;
+}
+
 static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_cat cat)
 {
 	struct kin_pend item = {.type = KP_OP};
 	struct gs_op *op = &item.u.op;
-	int64_t v, stream = -1;
+	int64_t stream = -1;
 	uint32_t device = 0, context = 0;
-	bool have_device;
 	cJSON *args;
 	const char *name;
 	size_t nlen;
@@ -1463,18 +1608,25 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 		kin_warn(k, KW_MALFORMED);
 		return GS_OK;
 	}
-	have_device = j_u32(args, "device", &device) || j_u32(args, "inDevice", &device);
-	if (!have_device && span_int(&ev->f[EV_PID], &v) && v >= 0 && v <= UINT32_MAX) {
-		device = (uint32_t)v;
-		have_device = true;
+	switch (kin_gpu_device(k, ev, args, true, &device)) {
+	case KI_BAD:
+		goto out;
+	case KI_ABSENT:
+		kin_warn(k, KW_NO_STREAM);
+		goto out;
+	default:
+		break;
 	}
 	if (!j_u32(args, "context", &context))
 		j_u32(args, "inContext", &context);
-	if (!j_int(args, "stream", &stream) && !span_stream_tid(&ev->f[EV_TID], &stream))
-		stream = -1;
-	if (!have_device || !kin_valid_stream_id(stream)) {
+	switch (kin_gpu_stream(k, args, "stream", KW_BAD_STREAM, &ev->f[EV_TID], &stream)) {
+	case KI_BAD:
+		goto out;
+	case KI_ABSENT:
 		kin_warn(k, KW_NO_STREAM);
 		goto out;
+	default:
+		break;
 	}
 	op->start_ns = ev->start;
 	op->end_ns = ev->end;
@@ -1546,7 +1698,7 @@ static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
 	struct kin_pend item = {.type = KP_SYNC};
 	struct gs_sync *y = &item.u.sync;
 	uint32_t device = 0, context = 0;
-	int64_t v;
+	int64_t v, stream = -1, wait = -1;
 	cJSON *args;
 	const char *kind;
 	gs_status rc;
@@ -1560,9 +1712,10 @@ static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
 		return GS_OK;
 	}
 	k->sync_events++;
-	if (!j_u32(args, "device", &device) && span_int(&ev->f[EV_PID], &v) && v >= 0 &&
-	    v <= UINT32_MAX)
-		device = (uint32_t)v;
+	if (kin_gpu_device(k, ev, args, false, &device) == KI_BAD ||
+	    kin_gpu_stream(k, args, "stream", KW_BAD_STREAM, NULL, &stream) == KI_BAD ||
+	    kin_gpu_stream(k, args, "wait_on_stream", KW_BAD_WAIT_STREAM, NULL, &wait) == KI_BAD)
+		goto out;
 	j_u32(args, "context", &context);
 	y->start_ns = ev->start;
 	y->end_ns = ev->end;
@@ -1596,13 +1749,13 @@ static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
 		y->event_correlation = (uint64_t)v;
 	if (j_int(args, "wait_on_cuda_event_id", &v) && v >= 0)
 		y->event_id = (uint64_t)v;
-	if (j_int(args, "stream", &v) && kin_valid_stream_id(v)) {
-		rc = kin_stream(k, device, context, (uint64_t)v, &y->stream);
+	if (stream >= 0) {
+		rc = kin_stream(k, device, context, (uint64_t)stream, &y->stream);
 		if (rc)
 			goto out;
 	}
-	if (j_int(args, "wait_on_stream", &v) && kin_valid_stream_id(v)) {
-		rc = kin_stream(k, device, context, (uint64_t)v, &y->wait_on_stream);
+	if (wait >= 0) {
+		rc = kin_stream(k, device, context, (uint64_t)wait, &y->wait_on_stream);
 		if (rc)
 			goto out;
 	}
@@ -2478,7 +2631,12 @@ static gs_status kin_finish(struct kin *k)
 	for (int w = 0; w < KW_COUNT; w++) {
 		if (!k->warn[w])
 			continue;
-		if (kin_warn_text[w].where)
+		if (kin_warn_text[w].where && k->warn_value[w][0])
+			snprintf(msg, sizeof(msg), "%s %llu %s (%s, first at byte %llu)",
+				 kin_warn_text[w].verb, (unsigned long long)k->warn[w],
+				 kin_warn_text[w].what, k->warn_value[w],
+				 (unsigned long long)k->warn_at[w]);
+		else if (kin_warn_text[w].where)
 			snprintf(msg, sizeof(msg), "%s %llu %s (first at byte %llu)",
 				 kin_warn_text[w].verb, (unsigned long long)k->warn[w],
 				 kin_warn_text[w].what, (unsigned long long)k->warn_at[w]);

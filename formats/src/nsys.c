@@ -4,7 +4,9 @@
  *
  * The file is opened read-only through the system SQLite library, as an
  * immutable URI (no lock, no -wal or -journal file is ever created next to
- * the input). Every table is read row by row with sqlite3_step; nothing is
+ * the input). A database in WAL mode with a -wal file beside it is the
+ * exception: it is read with it (SQLite may create its -shm file there).
+ * One in WAL mode without a -wal file that holds no record is refused. Every table is read row by row with sqlite3_step; nothing is
  * loaded whole but what the model keeps (plus a map of API calls by
  * correlation id, and SQLite's own sorter, which spills to temporary files).
  * Columns are probed with pragma_table_info, so old and new schema versions
@@ -318,6 +320,15 @@ enum ns_name_flags {
 #define NS_CK_DST_ARRAY 0x20u
 #define NS_CK_KIND(v) ((v)&0x0Fu)
 
+/* Rows dropped for a value of the wrong type in an integer column. */
+#define NS_TYPE_WARN_MAX 16u
+struct ns_type_warn {
+	const char *table;
+	char column[48];
+	char value[40]; /* the first one */
+	uint64_t count;
+};
+
 struct ns_gpu {
 	int64_t id, cu_device;
 	bool has_cu_device;
@@ -346,6 +357,8 @@ struct nsys {
 	struct ns_kmap ctxdev;  /* (pid, context) -> device of its ops, 1 if several */
 	struct ns_key last_ctx; /* (pid, context, device) last noted */
 	bool have_last_ctx;
+	bool wal;               /* the header says WAL mode */
+	bool with_wal;          /* read with the -wal file beside it */
 	uint64_t ctx_conflicts; /* contexts whose ops name several devices */
 	uint32_t nstreams;
 	struct ns_key last_key;
@@ -359,6 +372,9 @@ struct nsys {
 	uint32_t host_name, driver_version;
 	uint64_t warn[NW_COUNT];
 	const char *warn_table[NW_COUNT];
+	struct ns_type_warn type_warn[NS_TYPE_WARN_MAX];
+	uint32_t ntype_warn;
+	uint64_t type_other; /* rows with a bad value in further columns */
 	struct ns_gpu *gpus;
 	size_t ngpus;
 };
@@ -607,10 +623,88 @@ static gs_status ns_prepare(struct nsys *n, const char *sql, sqlite3_stmt **st)
 	return GS_OK;
 }
 
-/* Step: *row true with a row, false at the end. */
+static bool ns_int_affinity(const char *decl)
+{
+	for (; decl && decl[0] && decl[1] && decl[2]; decl++)
+		if ((decl[0] | 0x20) == 'i' && (decl[1] | 0x20) == 'n' && (decl[2] | 0x20) == 't')
+			return true;
+	return false;
+}
+
+static void ns_type_warn(struct nsys *n, sqlite3_stmt *st, int col, int type)
+{
+	const char *name = sqlite3_column_name(st, col);
+	const char *table = n->table ? n->table : "?";
+	struct ns_type_warn *e;
+	uint32_t i;
+
+	if (!name)
+		name = "?";
+	for (i = 0; i < n->ntype_warn; i++) {
+		e = &n->type_warn[i];
+		if (strcmp(e->table, table) == 0 &&
+		    strncmp(e->column, name, sizeof(e->column) - 1) == 0) {
+			e->count += e->count < UINT64_MAX;
+			return;
+		}
+	}
+	if (n->ntype_warn == NS_TYPE_WARN_MAX) {
+		n->type_other += n->type_other < UINT64_MAX;
+		return;
+	}
+	e = &n->type_warn[n->ntype_warn++];
+	e->table = table;
+	e->count = 1;
+	snprintf(e->column, sizeof(e->column), "%s", name);
+	if (type == SQLITE_BLOB) {
+		snprintf(e->value, sizeof(e->value), "a blob of %d bytes",
+			 sqlite3_column_bytes(st, col));
+	} else if (type == SQLITE_FLOAT) {
+		snprintf(e->value, sizeof(e->value), "%.17g", sqlite3_column_double(st, col));
+	} else {
+		const unsigned char *t = sqlite3_column_text(st, col);
+		size_t o = 0;
+
+		e->value[o++] = '\'';
+		for (; t && *t && o < sizeof(e->value) - 5; t++)
+			e->value[o++] = *t < 0x20 || *t >= 0x7f || *t == '\'' ? '?' : (char)*t;
+		if (t && *t) {
+			memcpy(e->value + o, "...", 3);
+			o += 3;
+		}
+		e->value[o++] = '\'';
+		e->value[o] = '\0';
+	}
+}
+
+/* True when every integer column of the row holds an integer or NULL;
+ * else the row is counted under its table and first bad column. */
+static bool ns_row_typed(struct nsys *n, sqlite3_stmt *st)
+{
+	int cols = sqlite3_column_count(st);
+
+	for (int i = 0; i < cols; i++) {
+		int t = sqlite3_column_type(st, i);
+
+		if (t == SQLITE_INTEGER || t == SQLITE_NULL)
+			continue;
+		if (!ns_int_affinity(sqlite3_column_decltype(st, i)))
+			continue;
+		ns_type_warn(n, st, i, t);
+		return false;
+	}
+	return true;
+}
+
+/* Step: *row true with a row, false at the end. Rows with a value of the
+ * wrong type in an integer column are passed over (counted). */
 static gs_status ns_step(struct nsys *n, sqlite3_stmt *st, bool *row)
 {
-	int rc = sqlite3_step(st);
+	int rc;
+
+	do
+		rc = sqlite3_step(st);
+	while (rc == SQLITE_ROW && !ns_row_typed(n, st));
 
 	*row = rc == SQLITE_ROW;
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
@@ -899,6 +993,7 @@ static gs_status ns_check_file(struct nsys *n)
 		return GS_ERR_FORMAT;
 	}
 	pages = ns_be32(h + 28);
+	n->wal = h[18] == 2 && h[19] == 2;
 	if ((uint64_t)sb.st_size % page) {
 		gs_error_append("%s: truncated SQLite database (%llu bytes, not a whole number of "
 				"%u-byte pages)",
@@ -917,8 +1012,9 @@ static gs_status ns_check_file(struct nsys *n)
 	return GS_OK;
 }
 
-/* "file:" URI of a path, percent-encoded, opened immutable. */
-static char *ns_uri(const char *path)
+/* "file:" URI of a path, percent-encoded, opened immutable (else
+ * read-only, for a database in WAL mode read with its -wal file). */
+static char *ns_uri(const char *path, bool immutable)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t len = strlen(path);
@@ -939,21 +1035,58 @@ static char *ns_uri(const char *path)
 			*p++ = hex[*s & 15];
 		}
 	}
-	memcpy(p, "?immutable=1", sizeof("?immutable=1"));
+	if (immutable)
+		memcpy(p, "?immutable=1", sizeof("?immutable=1"));
+	else
+		memcpy(p, "?mode=ro", sizeof("?mode=ro"));
 	return u;
+}
+
+/* A -wal file with frames beside the database. */
+static bool ns_has_wal(const char *path)
+{
+	size_t len = strlen(path);
+	char *w = malloc(len + 5);
+	struct stat sb;
+	bool yes;
+
+	if (!w)
+		return false;
+	memcpy(w, path, len);
+	memcpy(w + len, "-wal", 5);
+	yes = stat(w, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+	free(w);
+	return yes;
+}
+
+static gs_status ns_wal_refused(struct nsys *n)
+{
+	gs_error_append("%s: a SQLite database in WAL mode: checkpoint it first (sqlite3 %s "
+			"'PRAGMA wal_checkpoint')",
+			n->name, n->name);
+	return GS_ERR_FORMAT;
 }
 
 static gs_status ns_open(struct nsys *n)
 {
-	char *uri = ns_uri(n->name);
+	/* Immutable reads ignore a -wal file, whose rows would be lost: a
+	 * database in WAL mode with one is read with it, through SQLite's
+	 * locks. Without one it is read as it is (complete once checkpointed);
+	 * see gs_import_nsys for one that holds nothing. */
+	bool with_wal = n->wal && ns_has_wal(n->name);
+	char *uri;
 	int rc;
 
+	n->with_wal = with_wal;
+	uri = ns_uri(n->name, !with_wal);
 	if (!uri)
 		return ns_nomem();
 	rc = sqlite3_open_v2(uri, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
 	free(uri);
+	if (rc == SQLITE_OK && with_wal)
+		rc = sqlite3_exec(n->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		gs_status st = ns_fail(n, rc);
+		gs_status st = with_wal ? ns_wal_refused(n) : ns_fail(n, rc);
 
 		sqlite3_close(n->db);
 		n->db = NULL;
@@ -2132,6 +2265,28 @@ static gs_status ns_warnings(struct nsys *n)
 		if (rc)
 			return ns_sink_failed(n, rc);
 	}
+	for (uint32_t i = 0; i < n->ntype_warn; i++) {
+		const struct ns_type_warn *e = &n->type_warn[i];
+		gs_status rc;
+
+		snprintf(msg, sizeof(msg),
+			 "dropped %llu rows of %s whose %s is not an integer (%s)",
+			 (unsigned long long)e->count, e->table, e->column, e->value);
+		rc = n->sink->warning(n->sink, msg, e->count);
+		if (rc)
+			return ns_sink_failed(n, rc);
+	}
+	if (n->type_other) {
+		gs_status rc;
+
+		snprintf(msg, sizeof(msg),
+			 "dropped %llu further rows with a value that is not an integer in an "
+			 "integer column",
+			 (unsigned long long)n->type_other);
+		rc = n->sink->warning(n->sink, msg, n->type_other);
+		if (rc)
+			return ns_sink_failed(n, rc);
+	}
 	if (n->ctx_conflicts) {
 		gs_status rc;
 
@@ -2211,6 +2366,11 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, s
 		rc = ns_syncs_events(n);
 	if (!rc)
 		rc = ns_nvtx(n);
+	/* A database in WAL mode without its -wal file and without a record:
+	 * its rows are likely in a -wal file left behind. Refused, never read
+	 * as an empty trace. */
+	if (!rc && n->wal && !n->with_wal && n->records == 0)
+		rc = ns_wal_refused(n);
 	if (!rc)
 		rc = ns_processes(n);
 	if (!rc)

@@ -64,7 +64,21 @@ struct gs_reader {
 	uint32_t *coll_map; /* file index -> the sink's op.collective (0: none) */
 	size_t n_coll, cap_coll;
 	uint32_t unknown_string; /* sink id of "?" for strings lost to salvage */
+	/* Chunks of types this reader does not know, skipped. */
+	struct {
+		uint16_t type;
+		uint64_t count, first;
+	} unknown[8];
+	uint32_t n_unknown;
+	uint64_t unknown_other, unknown_records;
+	bool unknown_told;
 };
+
+/* Counters stop at UINT64_MAX instead of wrapping. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 static gs_status nomem(void)
 {
@@ -219,6 +233,7 @@ static gs_status read_header(struct gs_reader *r)
 	unsigned char h[GS_FILE_HEADER_LEN];
 	int64_t n = read_at(r, 0, h, sizeof(h));
 	uint16_t major, minor;
+	uint32_t features;
 
 	if (n < 0)
 		return GS_ERR_IO;
@@ -245,6 +260,13 @@ static gs_status read_header(struct gs_reader *r)
 		gs_error_append("%s: format version %u.%u is newer than this reader (%u.x); "
 				"upgrade gpuscope",
 				r->name, major, minor, GS_FORMAT_MAJOR);
+		return GS_ERR_VERSION;
+	}
+	features = gs_get_u32(h + 12) & GS_FEATURES_REQUIRED & ~GS_FEATURES_KNOWN;
+	if (features) {
+		gs_error_append("%s: needs a newer reader: unknown feature bits 0x%" PRIx32
+				"; upgrade gpuscope",
+				r->name, features);
 		return GS_ERR_VERSION;
 	}
 	if (major == 0) {
@@ -902,10 +924,10 @@ static gs_status decode_chunk(struct gs_reader *r, struct gs_sink *sink, const s
 					r->offset);
 		return rc;
 	}
-	r->records += nrec;
+	r->records = sat_add(r->records, nrec);
 	if (f->type == GS_CHUNK_END) {
 		r->saw_end = true;
-		if (c->total_records != r->records && !r->skipped)
+		if (c->total_records != sat_add(r->records, r->unknown_records) && !r->skipped)
 			SHAPE_ERR(r,
 				  "end chunk counts %" PRIu64 " records, the file holds %" PRIu64,
 				  c->total_records, r->records);
@@ -949,6 +971,52 @@ static gs_status bind_sink(struct gs_reader *r, struct gs_sink *sink)
 	return GS_OK;
 }
 
+static bool known_chunk_type(uint16_t type)
+{
+	return type == GS_CHUNK_META || type == GS_CHUNK_RECORDS || type == GS_CHUNK_END;
+}
+
+/* Count a chunk of a type this reader does not know (skipped). */
+static void note_unknown(struct gs_reader *r, const struct frame *f)
+{
+	uint32_t i;
+
+	r->unknown_records = sat_add(r->unknown_records, f->nrecords);
+	for (i = 0; i < r->n_unknown; i++) {
+		if (r->unknown[i].type == f->type) {
+			r->unknown[i].count = sat_add(r->unknown[i].count, 1);
+			return;
+		}
+	}
+	if (i == sizeof(r->unknown) / sizeof(r->unknown[0])) {
+		r->unknown_other = sat_add(r->unknown_other, 1);
+		return;
+	}
+	r->unknown[i].type = f->type;
+	r->unknown[i].count = 1;
+	r->unknown[i].first = r->chunk;
+	r->n_unknown++;
+}
+
+/* At the end of the read: one warning per unknown chunk type. */
+static gs_status tell_unknown(struct gs_reader *r, struct gs_sink *sink)
+{
+	gs_status rc = GS_OK;
+
+	if (r->unknown_told)
+		return GS_OK;
+	r->unknown_told = true;
+	for (uint32_t i = 0; i < r->n_unknown && !rc; i++)
+		rc = warn(r, sink,
+			  "skipped %" PRIu64 " chunks of unknown type %u (first: chunk %" PRIu64
+			  "); a newer gpuscope may read them",
+			  r->unknown[i].count, r->unknown[i].type, r->unknown[i].first);
+	if (!rc && r->unknown_other)
+		rc = warn(r, sink, "skipped %" PRIu64 " chunks of further unknown types",
+			  r->unknown_other);
+	return rc;
+}
+
 /* After a chunk went to the sink: move past it; after the end chunk, the
  * reader is done (bytes after it are ignored, with a warning). */
 static gs_status chunk_done(struct gs_reader *r, struct gs_sink *sink, const struct frame *f)
@@ -956,7 +1024,11 @@ static gs_status chunk_done(struct gs_reader *r, struct gs_sink *sink, const str
 	r->offset += GS_CHUNK_HEADER_LEN + f->comp_len;
 	r->chunk++;
 	if (r->saw_end) {
+		gs_status rc = tell_unknown(r, sink);
+
 		r->ended = true;
+		if (rc)
+			return rc;
 		if (r->offset < r->size)
 			return warn(r, sink, "%" PRIu64 " bytes after the end chunk ignored",
 				    r->size - r->offset);
@@ -988,6 +1060,9 @@ gs_status gs_reader_next(struct gs_reader *r, struct gs_sink *sink)
 			return GS_ERR_IO;
 		case FRAME_EOF:
 			r->ended = true;
+			rc = tell_unknown(r, sink);
+			if (rc)
+				return rc;
 			if (!r->saw_end)
 				return warn(
 					r, sink,
@@ -997,11 +1072,18 @@ gs_status gs_reader_next(struct gs_reader *r, struct gs_sink *sink)
 			return GS_END;
 		case FRAME_CUT:
 			r->ended = true;
+			rc = tell_unknown(r, sink);
+			if (rc)
+				return rc;
 			return warn(r, sink,
 				    "file cut short inside chunk %" PRIu64 " at byte %" PRIu64
 				    "; kept the %" PRIu64 " whole chunks before it",
 				    r->chunk, r->offset, r->chunk);
 		case FRAME_OK:
+			if (!known_chunk_type(f.type)) {
+				note_unknown(r, &f);
+				return chunk_done(r, sink, &f);
+			}
 			rc = unpack_frame(r, &f, &c);
 			if (!rc) {
 				rc = decode_chunk(r, sink, &f, c);
@@ -1041,10 +1123,13 @@ gs_status gs_reader_next(struct gs_reader *r, struct gs_sink *sink)
 					return rc;
 			}
 		}
-		r->skipped++;
+		r->skipped = sat_add(r->skipped, 1);
 		r->chunk++;
 		if (!resync(r, r->offset + 1, &next)) {
 			r->ended = true;
+			rc = tell_unknown(r, sink);
+			if (rc)
+				return rc;
 			return warn(r, sink, "no valid chunk after byte %" PRIu64, r->offset);
 		}
 		r->offset = next;
@@ -1103,7 +1188,9 @@ static bool ahead_chunk(struct gs_reader *r, struct ahead_slot *s, uint64_t off)
 	f->comp_len = gs_get_u32(f->hdr + 12);
 	f->nrecords = gs_get_u32(f->hdr + 16);
 	f->crc = gs_get_u32(f->hdr + 20);
-	if (f->raw_len > GS_CHUNK_MAX_RAW || f->comp_len > GS_CHUNK_MAX_COMPRESSED ||
+	/* Unknown chunk types are left to gs_reader_next, which skips them. */
+	if (!known_chunk_type(f->type) || f->raw_len > GS_CHUNK_MAX_RAW ||
+	    f->comp_len > GS_CHUNK_MAX_COMPRESSED ||
 	    off + GS_CHUNK_HEADER_LEN + f->comp_len > r->size)
 		return false;
 	if (gs_vec_reserve((void **)&s->cbuf, &s->cbuf_cap, f->comp_len ? f->comp_len : 1, 1) ||

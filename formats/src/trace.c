@@ -181,6 +181,12 @@ static void merge_string(uint32_t *dst, uint32_t src)
 		*dst = src;
 }
 
+/* Counters stop at UINT64_MAX instead of wrapping to a small number. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 static gs_status sink_process(struct gs_sink *s, const struct gs_process *p)
 {
 	struct gs_trace *t = of(s);
@@ -189,7 +195,7 @@ static gs_status sink_process(struct gs_sink *s, const struct gs_process *p)
 	if (!old) {
 		if (PUSH(t, processes, *p))
 			return nomem();
-		t->dropped += p->dropped_records;
+		t->dropped = sat_add(t->dropped, p->dropped_records);
 		return GS_OK;
 	}
 	merge_string(&old->host_name, p->host_name);
@@ -204,8 +210,8 @@ static gs_status sink_process(struct gs_sink *s, const struct gs_process *p)
 		old->rank = p->rank;
 		old->world_size = p->world_size;
 	}
-	old->dropped_records += p->dropped_records;
-	t->dropped += p->dropped_records;
+	old->dropped_records = sat_add(old->dropped_records, p->dropped_records);
+	t->dropped = sat_add(t->dropped, p->dropped_records);
 	return GS_OK;
 }
 
@@ -468,8 +474,8 @@ static gs_status sink_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 			return nomem();
 		p = &t->processes[t->n_processes - 1];
 	}
-	p->dropped_records += count;
-	t->dropped += count;
+	p->dropped_records = sat_add(p->dropped_records, count);
+	t->dropped = sat_add(t->dropped, count);
 	return GS_OK;
 }
 

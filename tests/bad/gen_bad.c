@@ -211,6 +211,14 @@ static void ed_future(unsigned char *p, size_t n, const struct buf *b)
 	put32(p + 16, (uint32_t)crc32(0, p, 16));
 }
 
+static void ed_feature(unsigned char *p, size_t n, const struct buf *b)
+{
+	(void)n;
+	(void)b;
+	put32(p + 12, 0x00010005u); /* required bits 0 and 2, optional bit 16 */
+	put32(p + 16, (uint32_t)crc32(0, p, 16));
+}
+
 static void ed_header_crc(unsigned char *p, size_t n, const struct buf *b)
 {
 	(void)n;
@@ -839,6 +847,22 @@ static void many_devices_gscope(void)
 		die("devices-60k.gscope: write failed");
 }
 
+/* The base file with three chunks of types no reader knows after chunk 1:
+ * two of type 9 and one of type 12. */
+static void unknown_chunks_gscope(const struct buf *b)
+{
+	struct gfile g = {0};
+	size_t sz, off = chunk_at(b, 1, &sz);
+
+	gf_add(&g, b->p, off + sz);
+	gf_raw_chunk(&g, 9, "later", 5, 0);
+	gf_raw_chunk(&g, 9, "later", 5, 0);
+	gf_raw_chunk(&g, 12, "later still", 11, 0);
+	gf_add(&g, b->p + off + sz, b->n - off - sz);
+	write_bytes("unknown-chunks.gscope", g.p, g.n);
+	free(g.p);
+}
+
 static void gscope_files(void)
 {
 	struct buf b = base_trace();
@@ -865,6 +889,8 @@ static void gscope_files(void)
 	variant("huge-length.gscope", &b, b.n, ed_huge_length);
 	variant("record-count.gscope", &b, b.n, ed_record_count);
 	variant("bad-zlib.gscope", &b, b.n, ed_bad_zlib);
+	variant("unknown-feature.gscope", &b, b.n, ed_feature);
+	unknown_chunks_gscope(&b);
 	free(b.p);
 	crafted_gscope();
 	million_streams_gscope();
@@ -1127,6 +1153,58 @@ static void sqlite_files(void)
 		die("not-nsys.sqlite: cannot read back");
 	fclose(f);
 	write_bytes("sqlite-cut.sqlite", p, 100);
+	free(p);
+
+	/* A small export whose kernels have a start of 'abc', an end that is a
+	 * blob and a stream id of 7.5: each such row is dropped. */
+	remove(path_of("nsys-wrong-types.sqlite"));
+	if (sqlite3_open(path_of("nsys-wrong-types.sqlite"), &db) != SQLITE_OK)
+		die("sqlite3_open failed");
+	sql(db, "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
+		"INSERT INTO StringIds VALUES (1, 'k');"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL,"
+		" end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL,"
+		" streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+		" demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+		" (100, 200, 0, 1, 7, 1, 72057594037927936, 1, 1),"
+		" ('abc', 300, 0, 1, 7, 2, 72057594037927936, 1, 1),"
+		" ('def', 300, 0, 1, 7, 3, 72057594037927936, 1, 1),"
+		" (400, x'00ff', 0, 1, 7, 4, 72057594037927936, 1, 1),"
+		" (500, 600, 0, 1, 7.5, 5, 72057594037927936, 1, 1);");
+	sqlite3_close(db);
+
+	/* An export in WAL mode: its tables in the database, their rows only
+	 * in its -wal file (closed without the checkpoint that would move them
+	 * into the database). */
+	remove(path_of("nsys-wal.sqlite"));
+	remove(path_of("nsys-wal.sqlite-wal"));
+	remove(path_of("nsys-wal.sqlite-shm"));
+	if (sqlite3_open(path_of("nsys-wal.sqlite"), &db) != SQLITE_OK)
+		die("sqlite3_open failed");
+	if (sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL) != SQLITE_OK)
+		die("sqlite: cannot keep the WAL");
+	sql(db, "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL,"
+		" end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL,"
+		" streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+		" demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL);"
+		"PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;"
+		"INSERT INTO StringIds VALUES (1, 'k');"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+		" (100, 200, 0, 1, 7, 1, 72057594037927936, 1, 1),"
+		" (300, 400, 0, 1, 7, 2, 72057594037927936, 1, 1);");
+	sqlite3_close(db);
+	remove(path_of("nsys-wal.sqlite-shm"));
+	/* The same database copied without its -wal file. */
+	f = fopen(path_of("nsys-wal.sqlite"), "rb");
+	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET))
+		die("nsys-wal.sqlite: cannot read back");
+	p = malloc((size_t)len);
+	if (!p || fread(p, 1, (size_t)len, f) != (size_t)len)
+		die("nsys-wal.sqlite: cannot read back");
+	fclose(f);
+	write_bytes("nsys-wal-lost.sqlite", p, (size_t)len);
 	free(p);
 }
 

@@ -668,6 +668,23 @@ static void test_header_errors(void **state)
 	gs_error_clear();
 	gs_trace_destroy(t);
 
+	/* Unknown optional feature bits are ignored, unknown required ones
+	 * refused. */
+	put32(buf + 12, 0x00030000u);
+	put32(buf + 16, (uint32_t)crc32(0, buf, 16));
+	t = read_mem(buf, size, 0, &st);
+	assert_int_equal(st, GS_OK);
+	gs_trace_destroy(t);
+	put32(buf + 12, 0x00038001u);
+	put32(buf + 16, (uint32_t)crc32(0, buf, 16));
+	t = read_mem(buf, size, 0, &st);
+	assert_int_equal(st, GS_ERR_VERSION);
+	assert_non_null(strstr(gs_error_format(msg, sizeof(msg)),
+			       "needs a newer reader: unknown feature bits 0x8001"));
+	gs_error_clear();
+	gs_trace_destroy(t);
+	put32(buf + 12, 0);
+
 	/* A future major version (header CRC fixed up): a version error. */
 	buf[8] = 2;
 	put32(buf + 16, (uint32_t)crc32(0, buf, 16));
@@ -684,6 +701,66 @@ static void test_header_errors(void **state)
 	assert_non_null(strstr(gs_error_format(msg, sizeof(msg)), "header CRC"));
 	gs_error_clear();
 	gs_trace_destroy(t);
+	free(buf);
+	unlink(path);
+	free(path);
+}
+
+/* Chunks of a type the reader does not know are skipped, one warning per
+ * type, on one thread (salvage) and with reading ahead. */
+static void test_unknown_chunk_types(void **state)
+{
+	(void)state;
+	char *path = write_sample(5, 0, NULL);
+	size_t size, off = GS_FILE_HEADER_LEN;
+	unsigned char *buf = slurp(path, &size), *out;
+	unsigned char chunk[GS_CHUNK_HEADER_LEN + 64];
+	uLongf clen = 64;
+	const char raw[] = "from a newer writer";
+	struct gs_trace *t, *base;
+	gs_status st;
+
+	base = read_mem(buf, size, 0, &st);
+	assert_int_equal(st, GS_OK);
+	assert_int_equal(compress2(chunk + GS_CHUNK_HEADER_LEN, &clen, (const Bytef *)raw,
+				   sizeof(raw), 6),
+			 Z_OK);
+	memcpy(chunk, "GSCK", 4);
+	chunk[4] = 40;
+	chunk[5] = chunk[6] = chunk[7] = 0;
+	put32(chunk + 8, (uint32_t)sizeof(raw));
+	put32(chunk + 12, (uint32_t)clen);
+	put32(chunk + 16, 0);
+	put32(chunk + 20, (uint32_t)crc32(0, chunk + GS_CHUNK_HEADER_LEN, (uInt)clen));
+	put32(chunk + 24, (uint32_t)crc32(0, chunk, 24));
+	off += GS_CHUNK_HEADER_LEN + (buf[off + 12] | (size_t)buf[off + 13] << 8 |
+				      (size_t)buf[off + 14] << 16 | (size_t)buf[off + 15] << 24);
+	/* The unknown chunk three times after the first chunk. */
+	out = malloc(size + 3 * (GS_CHUNK_HEADER_LEN + clen));
+	assert_non_null(out);
+	memcpy(out, buf, off);
+	for (int i = 0; i < 3; i++)
+		memcpy(out + off + i * (GS_CHUNK_HEADER_LEN + clen), chunk,
+		       GS_CHUNK_HEADER_LEN + clen);
+	memcpy(out + off + 3 * (GS_CHUNK_HEADER_LEN + clen), buf + off, size - off);
+	for (unsigned flags = 0; flags <= GS_READER_SALVAGE; flags += GS_READER_SALVAGE) {
+		const struct gs_warning *w;
+		size_t n, nb;
+
+		t = read_mem(out, size + 3 * (GS_CHUNK_HEADER_LEN + clen), flags, &st);
+		assert_int_equal(st, GS_OK);
+		w = gs_trace_warnings(t, &n);
+		assert_int_equal(n, 2); /* the sample's own, then this one */
+		assert_string_equal(w[1].message,
+				    "mem.gscope: skipped 3 chunks of unknown type 40 "
+				    "(first: chunk 1); a newer gpuscope may read them");
+		gs_trace_ops(t, &n);
+		gs_trace_ops(base, &nb);
+		assert_int_equal(n, nb);
+		gs_trace_destroy(t);
+	}
+	gs_trace_destroy(base);
+	free(out);
 	free(buf);
 	unlink(path);
 	free(path);
@@ -925,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_cut_at_every_offset),
 		cmocka_unit_test(test_flipped_byte_names_chunk),
 		cmocka_unit_test(test_header_errors),
+		cmocka_unit_test(test_unknown_chunk_types),
 		cmocka_unit_test(test_oversized_length),
 		cmocka_unit_test(test_garbage_payload),
 		cmocka_unit_test(test_strings_interned),

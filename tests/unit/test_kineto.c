@@ -487,6 +487,62 @@ static void test_bad_times(void **state)
 	rec_free(&r);
 }
 
+/* Device and stream ids that are not ids drop the event, naming the field. */
+#define GPU_IDS(pid, tid, args)                                                                    \
+	"{'ph':'X','cat':'kernel','name':'k','pid':" pid ",'tid':" tid ",'ts':1,'dur':1,"          \
+	"'args':{" args "}}"
+
+static void test_bad_ids(void **state)
+{
+	struct rec r;
+
+	(void)state;
+	rec_init(&r);
+	assert_int_equal(
+		import(&r,
+		       "{'traceEvents':[" GPU_IDS("0", "7", "'device':-3,'stream':7") "," GPU_IDS("0", "7", "'device':1e308,'stream':7") "," GPU_IDS(
+			       "0", "7",
+			       "'device':1.5,"
+			       "'stream':7") "," GPU_IDS("0", "7",
+							 "'device':4294967296,'stream':7") "," GPU_IDS("0",
+												       "7",
+												       "'device':'gpu0','stream':7") "," GPU_IDS("0",
+																		 "7",
+																		 "'device':0,"
+																		 "'stream':-3") "," GPU_IDS("0",
+																					    "7",
+																					    "'device':0,'stream':18446744073709551615") "," GPU_IDS("0",
+																												    "7",
+																												    "'device':0,'stream':1e308") "," GPU_IDS("-3",
+																																	     "7",
+																																	     "'stream':7") "," GPU_IDS("0",
+																																				       "'main'",
+																																				       "'device':0") "," GPU_IDS("0",
+																																								 "7",
+																																								 "'device':0,'stream':-1") ","
+																																											   "{'ph':'X','cat':'cuda_sync','name':'Stream Sync','pid':0,'tid':7,'ts':1,"
+																																											   "'dur':1,'args':{'device':0,'stream':'x'}},"
+																																											   "{'ph':'X','cat':'cuda_sync','name':'Stream Sync','pid':0,'tid':7,'ts':1,"
+																																											   "'dur':1,'args':{'device':0,'stream':7,'wait_on_stream':-2}}," GPU_IDS(
+																																												   "0",
+																																												   "'stream 3'",
+																																												   "'device':'1'") "]}"),
+		GS_OK);
+	assert_int_equal(r.nops, 1); /* device "1" (integer text) on stream 3 */
+	assert_int_equal(r.nsyncs, 0);
+	assert_string_equal(warning(&r, "args.device")->msg,
+			    "dropped 5 GPU events whose args.device is not a device number (-3, "
+			    "first at byte 16)");
+	assert_int_equal(warning(&r, "args.stream")->count, 4);
+	assert_non_null(strstr(warning(&r, "args.stream")->msg, "(-3, first at byte "));
+	assert_non_null(strstr(warning(&r, "pid is not a device")->msg, "(-3, first at byte "));
+	assert_non_null(strstr(warning(&r, "tid is not a stream")->msg, "(\"main\", first at"));
+	assert_int_equal(warning(&r, "args.wait_on_stream")->count, 1);
+	assert_int_equal(warning(&r, "without a device or stream")->count, 1);
+	assert_int_equal(r.nwarns, 6);
+	rec_free(&r);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Categories                                                               */
 /* ------------------------------------------------------------------------ */
@@ -1448,27 +1504,17 @@ static void test_load(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_new_style_file),
-		cmocka_unit_test(test_old_style_file),
-		cmocka_unit_test(test_rocm_file),
-		cmocka_unit_test(test_time_text),
-		cmocka_unit_test(test_bad_times),
-		cmocka_unit_test(test_categories),
-		cmocka_unit_test(test_copy_names),
-		cmocka_unit_test(test_syncs),
-		cmocka_unit_test(test_graph_and_async_flags),
-		cmocka_unit_test(test_join_window),
-		cmocka_unit_test(test_escapes_and_nonfinite),
-		cmocka_unit_test(test_gzip),
-		cmocka_unit_test(test_top_level_array),
-		cmocka_unit_test(test_format_errors),
-		cmocka_unit_test(test_truncations),
-		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_large_values),
-		cmocka_unit_test(test_sink_errors),
-		cmocka_unit_test(test_detect),
-		cmocka_unit_test(test_skip_ranges),
-		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_new_style_file), cmocka_unit_test(test_old_style_file),
+		cmocka_unit_test(test_rocm_file),      cmocka_unit_test(test_time_text),
+		cmocka_unit_test(test_bad_times),      cmocka_unit_test(test_bad_ids),
+		cmocka_unit_test(test_categories),     cmocka_unit_test(test_copy_names),
+		cmocka_unit_test(test_syncs),          cmocka_unit_test(test_graph_and_async_flags),
+		cmocka_unit_test(test_join_window),    cmocka_unit_test(test_escapes_and_nonfinite),
+		cmocka_unit_test(test_gzip),           cmocka_unit_test(test_top_level_array),
+		cmocka_unit_test(test_format_errors),  cmocka_unit_test(test_truncations),
+		cmocka_unit_test(test_limits),         cmocka_unit_test(test_large_values),
+		cmocka_unit_test(test_sink_errors),    cmocka_unit_test(test_detect),
+		cmocka_unit_test(test_skip_ranges),    cmocka_unit_test(test_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1056,6 +1056,96 @@ static void test_bad_rows(void **state)
 	gs_trace_destroy(t);
 }
 
+/* Values of the wrong type in integer columns drop the row, naming table and
+ * column. */
+static void test_wrong_types(void **state)
+{
+	const char *path = tmp_path("types.sqlite");
+	sqlite3 *db = db_create(path);
+	const struct gs_warning *w;
+	struct gs_trace *t;
+	size_t n;
+	bool start = false, end = false, stream = false, corr = false;
+
+	(void)state;
+	db_exec(db, schema_v3);
+	db_execf(
+		db,
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId,"
+		" correlationId, globalPid, demangledName, shortName, registersPerThread, gridX,"
+		" gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory,"
+		" localMemoryPerThread, localMemoryTotal, gridId) VALUES"
+		" ('abc', 50, 0, 1, 7, 1, %lld, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),"
+		" ('x', 50, 0, 1, 7, 1, %lld, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),"
+		" (100, x'0102', 0, 1, 7, 2, %lld, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2),"
+		" (100, 200, 0, 1, 7.5, 3, %lld, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3),"
+		" (100, 200, 0, 1, 7, 4, %lld, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 4);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid,"
+		" correlationId, nameId, returnValue) VALUES (90, 95, 0, %lld, 'nine', 1, 0);",
+		GPID(PA), GPID(PA), GPID(PA), GPID(PA), GPID(PA), GTID(PA, 1));
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	t = import_ok(path);
+	assert_int_equal(COUNT(gs_trace_ops, t), 1);
+	assert_int_equal(COUNT(gs_trace_api_calls, t), 0);
+	w = gs_trace_warnings(t, &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *m = w[i].message;
+
+		if (strcmp(m, "dropped 2 rows of CUPTI_ACTIVITY_KIND_KERNEL whose start is not an "
+			      "integer ('abc')") == 0) {
+			start = true;
+			assert_int_equal(w[i].count, 2);
+		} else if (strcmp(m, "dropped 1 rows of CUPTI_ACTIVITY_KIND_KERNEL whose end is "
+				     "not an integer (a blob of 2 bytes)") == 0) {
+			end = true;
+		} else if (strcmp(m, "dropped 1 rows of CUPTI_ACTIVITY_KIND_KERNEL whose streamId "
+				     "is not an integer (7.5)") == 0) {
+			stream = true;
+		} else if (strcmp(m, "dropped 1 rows of CUPTI_ACTIVITY_KIND_RUNTIME whose "
+				     "correlationId is not an integer ('nine')") == 0) {
+			corr = true;
+		} else {
+			fail_msg("unexpected warning: %s", m);
+		}
+	}
+	assert_true(start && end && stream && corr);
+	gs_trace_destroy(t);
+}
+
+/* A database in WAL mode is read with its -wal file, and refused without
+ * one (never read as an empty trace). */
+static void test_wal(void **state)
+{
+	const char *path = tmp_path("wal.sqlite");
+	char wal[600];
+	sqlite3 *db = db_create(path);
+	struct gs_trace *t;
+
+	(void)state;
+	db_exec(db, schema_v3);
+	assert_int_equal(sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL),
+			 SQLITE_OK);
+	db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0");
+	db_execf(db,
+		 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId,"
+		 " streamId, correlationId, globalPid, demangledName, shortName,"
+		 " registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,"
+		 " staticSharedMemory, dynamicSharedMemory, localMemoryPerThread,"
+		 " localMemoryTotal, gridId) VALUES"
+		 " (100, 200, 0, 1, 7, 1, %lld, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1);",
+		 GPID(PA));
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	t = import_ok(path);
+	assert_int_equal(COUNT(gs_trace_ops, t), 1);
+	gs_trace_destroy(t);
+	assert_int_equal(unlink(wal), 0);
+	assert_int_equal(import_lim(path, NULL, &t), GS_ERR_FORMAT);
+	assert_error_has("a SQLite database in WAL mode: checkpoint it first (sqlite3 ");
+	assert_error_has("wal.sqlite 'PRAGMA wal_checkpoint')");
+	gs_trace_destroy(t);
+}
+
 static void test_not_nsys(void **state)
 {
 	const char *path = tmp_path("other.sqlite");
@@ -1971,6 +2061,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_v2),
 		cmocka_unit_test(test_enum_by_name),
 		cmocka_unit_test(test_bad_rows),
+		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_wal),
 		cmocka_unit_test(test_not_nsys),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt),

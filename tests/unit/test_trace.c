@@ -370,6 +370,15 @@ static void test_processes_devices_merge(void **state)
 	assert_string_equal(gs_trace_string(t, ps[0].host_name), "box");
 	assert_int_equal(ps[0].dropped_records, 10);
 	assert_int_equal(gs_trace_dropped(t), 11);
+	/* Counts stop at UINT64_MAX instead of wrapping. */
+	assert_int_equal(s->dropped(s, 10, UINT64_MAX - 3), GS_OK);
+	assert_int_equal(s->dropped(s, 10, 5), GS_OK);
+	p.dropped_records = UINT64_MAX;
+	assert_int_equal(s->process(s, &p), GS_OK);
+	ps = gs_trace_processes(t, &n);
+	assert_true(ps[0].dropped_records == UINT64_MAX);
+	assert_true(ps[1].dropped_records == UINT64_MAX);
+	assert_true(gs_trace_dropped(t) == UINT64_MAX);
 
 	assert_int_equal(s->device(s, &d), GS_OK);
 	d.sm_count = 132;

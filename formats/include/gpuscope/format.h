@@ -500,6 +500,15 @@ const char *gs_api_kind_name(unsigned kind);
 #define GS_FORMAT_MAJOR 1
 #define GS_FORMAT_MINOR 1
 
+/*
+ * The header's feature mask: bits 0-15 name required features (a reader
+ * refuses a file with one it does not know), bits 16-31 optional ones (a
+ * reader ignores those it does not know). None is defined yet: writers
+ * write 0.
+ */
+#define GS_FEATURES_REQUIRED 0x0000FFFFu
+#define GS_FEATURES_KNOWN 0u
+
 /* Bounds a hostile file cannot exceed (checked before allocating). */
 #define GS_CHUNK_MAX_RAW (64u << 20)
 #define GS_CHUNK_MAX_COMPRESSED (GS_CHUNK_MAX_RAW + (GS_CHUNK_MAX_RAW >> 8) + 64)
@@ -508,6 +517,7 @@ enum gs_chunk_type {
 	GS_CHUNK_META = 1,    /* processes, devices, streams, strings */
 	GS_CHUNK_RECORDS = 2, /* ops, api calls, syncs, ranges, ... */
 	GS_CHUNK_END = 3,     /* clean end of file (totals) */
+			      /* Readers skip chunks of other types (a warning per type). */
 };
 
 struct gs_writer;
