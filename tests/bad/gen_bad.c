@@ -1066,6 +1066,38 @@ static void sql(sqlite3 *db, const char *stmt)
 		die("sqlite: %s", err ? err : "error");
 }
 
+/*
+ * Nsight exports made to be slow or big: `rows` kernels, each named by a
+ * StringIds row of its own, in a StringIds table without an index on id
+ * (each name looked up by id cost a scan of the table); with
+ * `long_string`, one name 4 MiB long.
+ */
+static void nsys_kernels_sqlite(const char *name, int rows, bool long_string)
+{
+	char stmt[1024];
+	sqlite3 *db;
+
+	remove(path_of(name));
+	if (sqlite3_open(path_of(name), &db) != SQLITE_OK)
+		die("sqlite3_open failed");
+	sql(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+		"CREATE TABLE StringIds (id INTEGER, value TEXT);"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+		" deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER,"
+		" globalPid INTEGER, demangledName INTEGER, shortName INTEGER);");
+	snprintf(stmt, sizeof(stmt),
+		 "WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < %d)"
+		 " INSERT INTO StringIds SELECT x, 'kernel_' || x FROM c;"
+		 "WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < %d)"
+		 " INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 1000 + 100 * x, 1050 + 100 * x,"
+		 " 0, 1, 7, x + 1, %lld, x, x FROM c;",
+		 rows - 1, rows - 1, 100ll << 24);
+	sql(db, stmt);
+	if (long_string)
+		sql(db, "UPDATE StringIds SET value = printf('%.*c', 4194304, 'k') WHERE id = 0;");
+	sqlite3_close(db);
+}
+
 static void sqlite_files(void)
 {
 	sqlite3 *db;
@@ -1090,6 +1122,8 @@ static void sqlite_files(void)
 	fclose(f);
 	write_bytes("sqlite-cut.sqlite", p, 100);
 	free(p);
+	nsys_kernels_sqlite("nsys-stringids-100k.sqlite", 100000, false);
+	nsys_kernels_sqlite("nsys-long-name.sqlite", 10, true);
 }
 
 int main(int argc, char **argv)
