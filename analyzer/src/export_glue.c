@@ -157,7 +157,7 @@ gs_status gs_export_data_build(const struct gs_trace *t, unsigned want, struct g
 gs_status gs_export_data_build_max(const struct gs_trace *t, unsigned want, uint64_t max_edges,
 				   struct gs_export_data **out)
 {
-	/* Every edge: an exported graph draws each one SPEC §4.2 names. */
+	/* Every edge: an exported graph draws each dependency, implied or not. */
 	const struct gs_graph_options go = {.max_edges = max_edges, .keep_implied = true};
 	struct gs_export_data *d;
 	struct gs_graph *g = NULL;

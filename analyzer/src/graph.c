@@ -113,7 +113,7 @@ struct builder {
 	size_t *thread_launch;
 
 	/* Leave out the edges a path implies (see the top); false to keep
-	 * every edge of SPEC §4.2. */
+	 * every edge. */
 	bool reduce;
 	uint64_t max_edges;
 	uint64_t implied; /* default-stream edges left out */

@@ -897,7 +897,7 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	if (st)
 		return st;
 	/* Per op of the device (0 outside the set), not per op of the trace:
-	 * a device costs its own ops (SPEC §4.4 per device, many devices). */
+	 * with many devices, each costs its own ops. */
 	out->slot_ideal_start = alloc_array(out->n_slots, sizeof(int64_t));
 	out->slot_delay_ns = alloc_array(out->n_slots, sizeof(int64_t));
 	out->slot_bound_by = alloc_array(out->n_slots, 1);

@@ -235,6 +235,8 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 	case GS_INPUT_GSCOPE:
 		rc = gs_reader_open(path, opts ? opts->reader_flags : 0, &r);
 		if (!rc)
+			gs_reader_set_max_inflate_ratio(r, ls.lim.max_inflate_ratio);
+		if (!rc)
 			rc = gs_reader_read_all(r, sink);
 		gs_reader_close(r);
 		return rc;

@@ -88,6 +88,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NS_ENUM_MAX 64
@@ -342,7 +343,17 @@ struct nsys {
 	struct gs_import_limits lim;
 	uint64_t records;
 	const char *table;      /* being read, for messages */
-	sqlite3_stmt *str_stmt; /* SELECT value FROM StringIds WHERE id = ? */
+	sqlite3_stmt *str_stmt; /* SELECT value FROM StringIds WHERE rowid (or id) = ? */
+	/* StringIds id -> its row (the first with that id), read in one pass:
+	 * a table without an index on id cost a scan per id. */
+	struct ns_map str_rows;
+	bool str_by_rowid;
+	bool has_row_minus1; /* id -1 (a key str_rows cannot hold) */
+	int64_t row_minus1;
+	/* When SQLite must stop (max_sqlite_ms from the start), and whether
+	 * the progress handler stopped it. */
+	struct timespec deadline;
+	bool timed_out;
 	sqlite3_stmt *col_stmt; /* does table ?1 have column ?2 */
 	struct ns_map strs;     /* StringIds id << 1 | api -> sink id | flags << 32 */
 	struct ns_map calls;    /* call key -> tid | flags << 32 */
@@ -408,6 +419,16 @@ static gs_status ns_fail(struct nsys *n, int rc)
 	case SQLITE_NOMEM:
 		gs_error_append("%s: out of memory reading %s", n->name, what);
 		return GS_ERR_NOMEM;
+	case SQLITE_INTERRUPT:
+		if (!n->timed_out)
+			break;
+		gs_error_append("%s: %s: still reading after max_sqlite_ms (%u ms)", n->name, what,
+				n->lim.max_sqlite_ms);
+		return GS_ERR_LIMIT;
+	case SQLITE_TOOBIG:
+		gs_error_append("%s: %s: a value or row longer than max_string_bytes (%llu) allows",
+				n->name, what, (unsigned long long)n->lim.max_string_bytes);
+		return GS_ERR_LIMIT;
 	case SQLITE_IOERR:
 		if (rc == SQLITE_IOERR_SHORT_READ)
 			break;
@@ -886,9 +907,15 @@ static gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, 
 	}
 	*sid = GS_NO_STRING;
 	v = GS_NO_STRING;
-	if (n->str_stmt) {
+	if (n->str_stmt && n->str_by_rowid && id == -1 && n->has_row_minus1)
+		v = (uint64_t)n->row_minus1;
+	if (n->str_stmt && n->str_by_rowid &&
+	    (id == -1 ? !n->has_row_minus1 : !ns_map_get(&n->str_rows, (uint64_t)id, &v))) {
+		v = GS_NO_STRING; /* no row has that id */
+	} else if (n->str_stmt) {
 		sqlite3_reset(n->str_stmt);
-		sqlite3_bind_int64(n->str_stmt, 1, id);
+		sqlite3_bind_int64(n->str_stmt, 1, n->str_by_rowid ? (int64_t)v : id);
+		v = GS_NO_STRING;
 		n->table = "StringIds";
 		rc = ns_step(n, n->str_stmt, &row);
 		if (!rc && row && sqlite3_column_type(n->str_stmt, 0) != SQLITE_NULL) {
@@ -1067,6 +1094,23 @@ static gs_status ns_wal_refused(struct nsys *n)
 	return GS_ERR_FORMAT;
 }
 
+/* SQLite's progress handler: stop it (SQLITE_INTERRUPT) past the deadline. */
+static int ns_progress(void *arg)
+{
+	struct nsys *n = arg;
+	struct timespec now;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+		return 0;
+	if (now.tv_sec > n->deadline.tv_sec ||
+	    (now.tv_sec == n->deadline.tv_sec && now.tv_nsec >= n->deadline.tv_nsec))
+		n->timed_out = true;
+	return n->timed_out;
+}
+
+/* The SQLite VM instructions between two looks at the clock. */
+#define NS_PROGRESS_STEPS 10000
+
 static gs_status ns_open(struct nsys *n)
 {
 	/* Immutable reads ignore a -wal file, whose rows would be lost: a
@@ -1075,6 +1119,7 @@ static gs_status ns_open(struct nsys *n)
 	 * see gs_import_nsys for one that holds nothing. */
 	bool with_wal = n->wal && ns_has_wal(n->name);
 	char *uri;
+	uint64_t len;
 	int rc;
 
 	n->with_wal = with_wal;
@@ -1092,8 +1137,74 @@ static gs_status ns_open(struct nsys *n)
 		n->db = NULL;
 		return st;
 	}
+	/* No value (nor row) much longer than a string may be: a hostile
+	 * file cannot make SQLite allocate a gigabyte for one. */
+	len = n->lim.max_string_bytes > (uint64_t)INT_MAX / 2 - (1u << 20) ?
+		      (uint64_t)INT_MAX :
+		      2 * n->lim.max_string_bytes + (1u << 20);
+	sqlite3_limit(n->db, SQLITE_LIMIT_LENGTH, (int)len);
+	/* Nor keep it busy for ever (queries over tables the file shaped). */
+	if (clock_gettime(CLOCK_MONOTONIC, &n->deadline) == 0) {
+		n->deadline.tv_sec += (time_t)(n->lim.max_sqlite_ms / 1000);
+		n->deadline.tv_nsec += (long)(n->lim.max_sqlite_ms % 1000) * 1000000L;
+		if (n->deadline.tv_nsec >= 1000000000L) {
+			n->deadline.tv_sec++;
+			n->deadline.tv_nsec -= 1000000000L;
+		}
+		sqlite3_progress_handler(n->db, NS_PROGRESS_STEPS, ns_progress, n);
+	}
 	return ns_prepare(n, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2 COLLATE NOCASE",
 			  &n->col_stmt);
+}
+
+/*
+ * Where each StringIds id is: one pass over the table keeps the row of
+ * each id (the first one, as a search by id finds it), and each string is
+ * then read by its row (O(log N) in any table; by id, a table without an
+ * index on it is scanned whole each time). A table without row ids (its
+ * id is then its key) is read by id.
+ */
+static gs_status ns_load_string_rows(struct nsys *n)
+{
+	sqlite3_stmt *st = NULL;
+	gs_status rc = GS_OK;
+	bool row = true;
+
+	n->table = "StringIds";
+	if (sqlite3_prepare_v2(n->db, "SELECT id, rowid FROM StringIds", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		sqlite3_finalize(st);
+		rc = ns_prepare(n, "SELECT value FROM StringIds WHERE id = ?1", &n->str_stmt);
+		n->table = NULL;
+		return rc;
+	}
+	while (!rc && row) {
+		rc = ns_step(n, st, &row);
+		if (!rc && row) {
+			int type = sqlite3_column_type(st, 0);
+			int64_t id = sqlite3_column_int64(st, 0);
+
+			/* What `id = ?` with an integer matches: integers, and
+			 * reals of the same value. */
+			if (type == SQLITE_FLOAT && sqlite3_column_double(st, 0) != (double)id)
+				continue;
+			if (type != SQLITE_INTEGER && type != SQLITE_FLOAT)
+				continue;
+			if (id == -1 && !n->has_row_minus1) {
+				n->has_row_minus1 = true;
+				n->row_minus1 = sqlite3_column_int64(st, 1);
+			} else if (id != -1) {
+				rc = ns_map_put(&n->str_rows, (uint64_t)id,
+						(uint64_t)sqlite3_column_int64(st, 1), false);
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	if (!rc)
+		rc = ns_prepare(n, "SELECT value FROM StringIds WHERE rowid = ?1", &n->str_stmt);
+	n->str_by_rowid = true;
+	n->table = NULL;
+	return rc;
 }
 
 static gs_status ns_check_nsys(struct nsys *n)
@@ -1120,7 +1231,7 @@ static gs_status ns_check_nsys(struct nsys *n)
 	}
 	rc = ns_table_exists(n, "StringIds", &yes);
 	if (!rc && yes)
-		rc = ns_prepare(n, "SELECT value FROM StringIds WHERE id = ?1", &n->str_stmt);
+		rc = ns_load_string_rows(n);
 	return rc;
 }
 
@@ -2316,6 +2427,8 @@ static void ns_limits(struct gs_import_limits *out, const struct gs_import_limit
 		out->max_streams = in->max_streams;
 	if (in->max_records)
 		out->max_records = in->max_records;
+	if (in->max_sqlite_ms)
+		out->max_sqlite_ms = in->max_sqlite_ms;
 }
 
 gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, struct gs_sink *sink)
@@ -2380,6 +2493,7 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, s
 	sqlite3_finalize(n->col_stmt);
 	sqlite3_close(n->db);
 	ns_map_fini(&n->strs);
+	ns_map_fini(&n->str_rows);
 	ns_map_fini(&n->calls);
 	ns_map_fini(&n->evrec);
 	ns_map_fini(&n->pids);

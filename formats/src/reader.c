@@ -72,6 +72,11 @@ struct gs_reader {
 	uint32_t n_unknown;
 	uint64_t unknown_other, unknown_records;
 	bool unknown_told;
+
+	/* Payload bytes inflated per compressed byte (max_inflate_ratio), and
+	 * the totals of the chunks read so far. */
+	uint32_t max_ratio;
+	uint64_t raw_total, comp_total;
 };
 
 /* Counters stop at UINT64_MAX instead of wrapping. */
@@ -131,6 +136,7 @@ static gs_status reader_create(const char *name, unsigned flags, struct gs_reade
 	r->fd = -1;
 	gs_chunk_fast_init(&r->fast);
 	r->unknown_string = GS_NO_STRING;
+	r->max_ratio = GS_READER_DEFAULT_INFLATE_RATIO;
 	*out = r;
 	return GS_OK;
 }
@@ -191,6 +197,11 @@ void gs_reader_close(struct gs_reader *r)
 	free(r->coll_map);
 	free(r->name);
 	free(r);
+}
+
+void gs_reader_set_max_inflate_ratio(struct gs_reader *r, uint32_t ratio)
+{
+	r->max_ratio = ratio ? ratio : GS_READER_DEFAULT_INFLATE_RATIO;
 }
 
 uint64_t gs_reader_chunk_index(const struct gs_reader *r)
@@ -295,6 +306,46 @@ enum frame_result {
 	FRAME_IOERR
 };
 
+/* Past this many inflated bytes (a chunk's, or the file's so far), payloads
+ * may inflate to at most max_inflate_ratio times their compressed size, as
+ * gzip input may (real chunks compress 2 to 10 times, small ones more). */
+#define INFLATE_CHECK_BYTES (16u << 20)
+
+/*
+ * What a frame's header may claim before its payload is inflated: a record
+ * takes at least one byte of the payload, and a payload, or the file's so
+ * far (`raw` and `comp` the totals before it), inflates no more than
+ * max_inflate_ratio times. NULL when it may; else why not, in `why`.
+ */
+static const char *frame_bound(const struct gs_reader *r, const struct frame *f, uint64_t raw,
+			       uint64_t comp, char *why, size_t size)
+{
+	uint64_t ratio = r->max_ratio;
+
+	raw += f->raw_len;
+	comp += f->comp_len;
+	if (f->nrecords > f->raw_len) {
+		snprintf(why, size,
+			 "claims %" PRIu32 " records in a payload of %" PRIu32
+			 " bytes (a record takes at least one)",
+			 f->nrecords, f->raw_len);
+		return why;
+	}
+	if ((f->raw_len > INFLATE_CHECK_BYTES && f->raw_len > ratio * f->comp_len) ||
+	    (raw > INFLATE_CHECK_BYTES && raw > ratio * comp)) {
+		bool one = f->raw_len > INFLATE_CHECK_BYTES && f->raw_len > ratio * f->comp_len;
+
+		snprintf(why, size,
+			 "payloads inflate to more than max_inflate_ratio (%" PRIu64
+			 ") times their size (%" PRIu64 " bytes from %" PRIu64
+			 "): a decompression bomb?",
+			 ratio, one ? (uint64_t)f->raw_len : raw,
+			 one ? (uint64_t)f->comp_len : comp);
+		return why;
+	}
+	return NULL;
+}
+
 /* Read and check the frame at `off`, leaving the payload in r->cbuf. On
  * FRAME_BAD an error cause describes the problem. */
 static enum frame_result read_frame(struct gs_reader *r, uint64_t off, struct frame *f)
@@ -330,6 +381,14 @@ static enum frame_result read_frame(struct gs_reader *r, uint64_t off, struct fr
 	}
 	if (off + GS_CHUNK_HEADER_LEN + f->comp_len > r->size)
 		return FRAME_CUT;
+	{
+		char why[200];
+
+		if (frame_bound(r, f, r->raw_total, r->comp_total, why, sizeof(why))) {
+			CHUNK_ERR(r, off, "%s", why);
+			return FRAME_BAD;
+		}
+	}
 	if (gs_vec_reserve((void **)&r->cbuf, &r->cbuf_cap, f->comp_len ? f->comp_len : 1, 1)) {
 		nomem();
 		return FRAME_IOERR;
@@ -1021,6 +1080,8 @@ static gs_status tell_unknown(struct gs_reader *r, struct gs_sink *sink)
  * reader is done (bytes after it are ignored, with a warning). */
 static gs_status chunk_done(struct gs_reader *r, struct gs_sink *sink, const struct frame *f)
 {
+	r->raw_total += f->raw_len;
+	r->comp_total += f->comp_len;
 	r->offset += GS_CHUNK_HEADER_LEN + f->comp_len;
 	r->chunk++;
 	if (r->saw_end) {
@@ -1167,6 +1228,7 @@ struct ahead {
 	/* The helper's own. */
 	uint64_t offset;
 	bool past_end;
+	uint64_t raw_total, comp_total; /* of the chunks before `offset` */
 };
 
 /*
@@ -1174,9 +1236,10 @@ struct ahead {
  * unpack_frame, without their messages (a chunk that fails any of them is
  * read again, and reported, by gs_reader_next). false: stop here.
  */
-static bool ahead_chunk(struct gs_reader *r, struct ahead_slot *s, uint64_t off)
+static bool ahead_chunk(struct gs_reader *r, struct ahead *a, struct ahead_slot *s, uint64_t off)
 {
 	struct frame *f = &s->f;
+	char why[200];
 	uLongf len;
 
 	if (read_at(r, off, f->hdr, GS_CHUNK_HEADER_LEN) != GS_CHUNK_HEADER_LEN ||
@@ -1191,7 +1254,8 @@ static bool ahead_chunk(struct gs_reader *r, struct ahead_slot *s, uint64_t off)
 	/* Unknown chunk types are left to gs_reader_next, which skips them. */
 	if (!known_chunk_type(f->type) || f->raw_len > GS_CHUNK_MAX_RAW ||
 	    f->comp_len > GS_CHUNK_MAX_COMPRESSED ||
-	    off + GS_CHUNK_HEADER_LEN + f->comp_len > r->size)
+	    off + GS_CHUNK_HEADER_LEN + f->comp_len > r->size ||
+	    frame_bound(r, f, a->raw_total, a->comp_total, why, sizeof(why)))
 		return false;
 	if (gs_vec_reserve((void **)&s->cbuf, &s->cbuf_cap, f->comp_len ? f->comp_len : 1, 1) ||
 	    gs_vec_reserve((void **)&s->rbuf, &s->rbuf_cap, f->raw_len ? f->raw_len : 1, 1))
@@ -1224,9 +1288,11 @@ static void *ahead_main(void *arg)
 		}
 		s = &a->slot[a->tail];
 		pthread_mutex_unlock(&a->mu);
-		ok = !a->past_end && ahead_chunk(a->r, s, a->offset);
+		ok = !a->past_end && ahead_chunk(a->r, a, s, a->offset);
 		if (ok) {
 			a->offset += GS_CHUNK_HEADER_LEN + s->f.comp_len;
+			a->raw_total += s->f.raw_len;
+			a->comp_total += s->f.comp_len;
 			a->past_end = s->f.type == GS_CHUNK_END;
 		}
 		pthread_mutex_lock(&a->mu);
@@ -1253,6 +1319,8 @@ static gs_status read_ahead(struct gs_reader *r, struct gs_sink *sink)
 		return GS_OK; /* no memory to spare: read one chunk at a time */
 	a->r = r;
 	a->offset = r->offset;
+	a->raw_total = r->raw_total;
+	a->comp_total = r->comp_total;
 	for (int i = 0; i < AHEAD_SLOTS; i++)
 		gs_chunk_fast_init(&a->slot[i].fast);
 	if (pthread_mutex_init(&a->mu, NULL) != 0) {

@@ -268,6 +268,15 @@ static void ed_record_count(unsigned char *p, size_t n, const struct buf *b)
 	fix_header_crc(p + off);
 }
 
+static void ed_record_count_huge(unsigned char *p, size_t n, const struct buf *b)
+{
+	size_t sz, off = chunk_at(b, 1, &sz);
+
+	(void)n;
+	put32(p + off + 16, 0xffffffffu); /* more records than payload bytes */
+	fix_header_crc(p + off);
+}
+
 static void ed_bad_zlib(unsigned char *p, size_t n, const struct buf *b)
 {
 	size_t sz, off = chunk_at(b, 1, &sz);
@@ -435,6 +444,61 @@ static void crafted_gscope(void)
 	c.total_records = 2;
 	gf_chunk(&g, GS_CHUNK_END, &c, 0);
 	gf_write(&g, "undeclared-collective.gscope");
+}
+
+/*
+ * Chunk payloads that inflate a thousand times: 3 M kernels (every column
+ * zero: over 1 GB of columns and trace from 50 KB), and 30 M empty syncs (a
+ * message each for protobuf-c to allocate: gigabytes from 60 KB). Each
+ * chunk claims the records it holds.
+ */
+static void inflate_bombs_gscope(void)
+{
+	enum {
+		N_OPS = 3000000
+	};
+	static uint8_t k_name[] = "k";
+	ProtobufCBinaryData str = {.len = 1, .data = k_name};
+	Gscope__Chunk c = GSCOPE__CHUNK__INIT;
+	Gscope__Stream st = GSCOPE__STREAM__INIT, *stp = &st;
+	Gscope__Ops ops = GSCOPE__OPS__INIT;
+	uint64_t *zero = calloc(N_OPS, sizeof(*zero));
+	size_t n = 60u << 20;
+	unsigned char *raw;
+	struct gfile g = {0};
+
+	if (!zero)
+		die("out of memory");
+	c.n_strings = 1;
+	c.strings = &str;
+	c.n_streams = 1;
+	c.streams = &stp;
+	/* Every kernel column N_OPS zeros (the 32-bit ones read the same memory). */
+#define COL(f, T) (ops.n_##f = N_OPS, ops.f = (T *)(void *)zero)
+	COL(kind, uint32_t), COL(start_delta, int64_t), COL(duration, uint64_t);
+	COL(stream, uint32_t), COL(name, uint32_t), COL(correlation_delta, int64_t);
+	COL(flags, uint32_t), COL(graph_id, uint32_t), COL(graph_node, uint64_t);
+	COL(grid_x, uint32_t), COL(grid_y, uint32_t), COL(grid_z, uint32_t);
+	COL(block_x, uint32_t), COL(block_y, uint32_t), COL(block_z, uint32_t);
+	COL(shared_mem, uint32_t), COL(registers, uint32_t);
+#undef COL
+	c.ops = &ops;
+	gf_header(&g);
+	gf_chunk(&g, GS_CHUNK_RECORDS, &c, N_OPS);
+	gf_write(&g, "inflate-ops.gscope");
+	free(zero);
+
+	raw = malloc(n);
+	if (!raw)
+		die("out of memory");
+	for (size_t i = 0; i < n / 2; i++) {
+		raw[2 * i] = 0x52; /* Chunk.syncs (10), an empty message */
+		raw[2 * i + 1] = 0;
+	}
+	gf_header(&g);
+	gf_raw_chunk(&g, GS_CHUNK_RECORDS, raw, n, (uint32_t)(n / 2));
+	gf_write(&g, "inflate-syncs.gscope");
+	free(raw);
 }
 
 /* One op on each of a million streams (written by gs_writer). */
@@ -888,6 +952,7 @@ static void gscope_files(void)
 	variant("chunk-magic.gscope", &b, b.n, ed_chunk_magic);
 	variant("huge-length.gscope", &b, b.n, ed_huge_length);
 	variant("record-count.gscope", &b, b.n, ed_record_count);
+	variant("record-count-huge.gscope", &b, b.n, ed_record_count_huge);
 	variant("bad-zlib.gscope", &b, b.n, ed_bad_zlib);
 	variant("unknown-feature.gscope", &b, b.n, ed_feature);
 	unknown_chunks_gscope(&b);
@@ -898,6 +963,7 @@ static void gscope_files(void)
 	wait_cycle_gscope();
 	many_engines_gscope();
 	many_warnings_gscope();
+	inflate_bombs_gscope();
 	default_stream_gscope("default-stream-20k.gscope", 20000, 20000, false);
 	default_stream_gscope("default-stream-waits.gscope", 5000, 5000, true);
 	context_sync_gscope("context-syncs.gscope", 60000, 100000, false);
@@ -1130,6 +1196,38 @@ static void sql(sqlite3 *db, const char *stmt)
 		die("sqlite: %s", err ? err : "error");
 }
 
+/*
+ * Nsight exports made to be slow or big: `rows` kernels, each named by a
+ * StringIds row of its own, in a StringIds table without an index on id
+ * (each name looked up by id cost a scan of the table); with
+ * `long_string`, one name 4 MiB long.
+ */
+static void nsys_kernels_sqlite(const char *name, int rows, bool long_string)
+{
+	char stmt[1024];
+	sqlite3 *db;
+
+	remove(path_of(name));
+	if (sqlite3_open(path_of(name), &db) != SQLITE_OK)
+		die("sqlite3_open failed");
+	sql(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+		"CREATE TABLE StringIds (id INTEGER, value TEXT);"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+		" deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER,"
+		" globalPid INTEGER, demangledName INTEGER, shortName INTEGER);");
+	snprintf(stmt, sizeof(stmt),
+		 "WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < %d)"
+		 " INSERT INTO StringIds SELECT x, 'kernel_' || x FROM c;"
+		 "WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < %d)"
+		 " INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 1000 + 100 * x, 1050 + 100 * x,"
+		 " 0, 1, 7, x + 1, %lld, x, x FROM c;",
+		 rows - 1, rows - 1, 100ll << 24);
+	sql(db, stmt);
+	if (long_string)
+		sql(db, "UPDATE StringIds SET value = printf('%.*c', 4194304, 'k') WHERE id = 0;");
+	sqlite3_close(db);
+}
+
 static void sqlite_files(void)
 {
 	sqlite3 *db;
@@ -1206,6 +1304,8 @@ static void sqlite_files(void)
 	fclose(f);
 	write_bytes("nsys-wal-lost.sqlite", p, (size_t)len);
 	free(p);
+	nsys_kernels_sqlite("nsys-stringids-100k.sqlite", 100000, false);
+	nsys_kernels_sqlite("nsys-long-name.sqlite", 10, true);
 }
 
 int main(int argc, char **argv)

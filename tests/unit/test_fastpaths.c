@@ -914,8 +914,8 @@ static void same_schedule(const struct gs_trace *t, const struct gs_graph *ga,
 }
 
 /*
- * The graph as built (implied edges left out) against every edge of SPEC
- * §4.2 one at a time (the reference above): the same counts, and the same
+ * The graph as built (implied edges left out) against every edge added one
+ * at a time (the reference above): the same counts, and the same
  * waits, schedules (of each device, whole and in windows), invariants and
  * missed overlaps. Many traces here have implied edges, some a cycle
  * (where every edge is kept); the test fails when too few do.

@@ -216,7 +216,7 @@ struct gs_edge {
  * A default_stream edge that a path of kept edges implies so that no
  * schedule, wait, bound or what-if can tell it is there (analyzer/src/
  * graph.c says when) is left out of edges[]: implied_edges counts those.
- * edge_count counts every edge of SPEC §4.2, the implied ones included, so
+ * edge_count counts every edge of the graph, the implied ones included, so
  * the edges of the graph number n_edges + implied_edges.
  */
 struct gs_graph {
@@ -698,7 +698,7 @@ struct gs_export_data;
 gs_status gs_export_data_build(const struct gs_trace *t, unsigned want,
 			       struct gs_export_data **out);
 /* The same with a bound on the dependency graph's edges (gs_graph_options;
- * 0: the default). The edges exported are every edge of SPEC §4.2, the
+ * 0: the default). The edges exported are every edge of the graph, the
  * ones a path implies included. */
 gs_status gs_export_data_build_max(const struct gs_trace *t, unsigned want, uint64_t max_edges,
 				   struct gs_export_data **out);

@@ -579,6 +579,15 @@ gs_status gs_reader_open_mem(const void *data, size_t size, const char *name, un
 gs_status gs_reader_next(struct gs_reader *r, struct gs_sink *sink);
 /* All chunks into `sink`. */
 gs_status gs_reader_read_all(struct gs_reader *r, struct gs_sink *sink);
+/*
+ * Past 16 MiB inflated (a chunk's payload, or the file's so far), payloads
+ * may inflate to at most `ratio` times their compressed size (0: the
+ * default, 250; the max_inflate_ratio import limit); a chunk may claim at
+ * most one record a payload byte. A frame over either is refused before it
+ * is inflated (GS_ERR_FORMAT naming the chunk).
+ */
+#define GS_READER_DEFAULT_INFLATE_RATIO 250u
+void gs_reader_set_max_inflate_ratio(struct gs_reader *r, uint32_t ratio);
 uint64_t gs_reader_chunk_index(const struct gs_reader *r);
 void gs_reader_close(struct gs_reader *r);
 

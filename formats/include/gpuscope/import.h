@@ -54,6 +54,9 @@ struct gs_import_limits {
 	/* Not of a format: the dependency graph an analysis builds of the
 	 * trace, its edges but stream order (default 2^24, about 400 MB). */
 	uint64_t max_edges;
+	/* Nsight export: milliseconds an import may keep SQLite busy
+	 * (default 60000). */
+	uint32_t max_sqlite_ms;
 };
 
 /* Fill with the defaults. */
@@ -62,7 +65,7 @@ void gs_import_limits_default(struct gs_import_limits *lim);
 /*
  * Set one limit by name ("max_depth", "max_event_bytes", "max_string_bytes",
  * "max_streams", "max_records", "max_ops", "max_inflated_bytes",
- * "max_inflate_ratio", "max_edges"; case does not matter) from a decimal value with an
+ * "max_inflate_ratio", "max_edges", "max_sqlite_ms"; case does not matter) from a decimal value with an
  * optional binary suffix (K, M, G, T: 64K = 65536). GS_ERR_INVALID with a
  * cause for an unknown name or a value that is not a positive number in
  * the field's range.
