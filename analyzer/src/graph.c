@@ -378,7 +378,7 @@ static gs_status index_launches(struct builder *b)
 	size_t cap = 0;
 	uint32_t hint = 0;
 
-	b->launches = malloc((b->n_ops ? b->n_ops : 1) * sizeof(*b->launches));
+	b->launches = calloc(b->n_ops ? b->n_ops : 1, sizeof(*b->launches));
 	if (!b->launches)
 		return nomem();
 	for (uint32_t s = 0; s < b->n_streams; s++) {
@@ -445,7 +445,7 @@ struct group_last {
  */
 static gs_status index_threads(struct builder *b)
 {
-	struct group_last *gl = malloc((b->n_groups ? b->n_groups : 1) * sizeof(*gl));
+	struct group_last *gl = calloc(b->n_groups ? b->n_groups : 1, sizeof(*gl));
 	size_t k = 0;
 
 	b->thread_group = calloc(b->n_threads + 1, sizeof(*b->thread_group));

@@ -53,7 +53,7 @@
 #include <string.h>
 
 #define GS_MO_NEAR 4                  /* kernels looked at on each side of a copy */
-#define GS_MO_BUDGET 4096             /* ops one path search may visit */
+#define GS_MO_BUDGET ((size_t)4096)   /* ops one path search may visit */
 #define GS_MO_SEEN (4 * GS_MO_BUDGET) /* slots of the visited set */
 
 const char *gs_condition_name(unsigned bit)
