@@ -5,7 +5,7 @@
 #   make demo    install missing dependencies, build, run gpuscope on a sample
 #   make check   install missing dependencies, build, run the whole test suite
 #
-# Other targets: deps build asan format format-check install clean help.
+# Other targets: deps build release asan format format-check install clean help.
 # CMake does the real work; the options are in CMakeLists.txt.
 
 BUILD_DIR    ?= build
@@ -15,6 +15,7 @@ FUZZ_DIR     ?= build-fuzz
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 TSAN_DIR     ?= build-tsan
+RELEASE_DIR  ?= build-release
 TSAN_LABELS  ?= collector|threads
 BENCH_SIZES  ?= 1e5 1e6 1e7
 BENCH_ARGS   ?=
@@ -37,7 +38,7 @@ C_SOURCES = $(wildcard $(shell git ls-files --cached --others --exclude-standard
 MAKEFLAGS += --no-print-directory
 .NOTPARALLEL:
 
-.PHONY: all help deps configure build demo check asan bench fuzz tsan tidy valgrind format \
+.PHONY: all help deps configure build demo check release asan bench fuzz tsan tidy valgrind format \
 	format-check install clean
 
 all: build
@@ -47,6 +48,7 @@ help:
 	@echo 'make check         install missing deps, build, run all tests (ctest)'
 	@echo 'make deps          install missing build dependencies (scripts/install-deps.sh)'
 	@echo 'make build         configure $(BUILD_DIR)/ (warnings are errors) and build'
+	@echo 'make release       Release build (-O3, warnings are errors) in $(RELEASE_DIR)/ and all tests'
 	@echo 'make asan          build $(ASAN_DIR)/ with ASan+UBSan and run all tests'
 	@echo 'make fuzz          clang libFuzzer build in $(FUZZ_DIR)/, each target FUZZ_SECONDS ($(FUZZ_SECONDS)) s'
 	@echo 'make tsan          ThreadSanitizer build in $(TSAN_DIR)/, ctest -L "$(TSAN_LABELS)"'
@@ -73,6 +75,14 @@ demo: deps build
 
 check: deps build
 	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j2
+
+# The build type packagers use (-O3, NDEBUG), warnings still errors: some
+# warnings (-Wnull-dereference, -Wdangling-pointer) appear only with the
+# optimiser's view of the code.
+release: deps
+	$(CMAKE) -S . -B $(RELEASE_DIR) -DGPUSCOPE_WERROR=ON -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	$(CMAKE) --build $(RELEASE_DIR) -j $(JOBS)
+	$(CTEST) --test-dir $(RELEASE_DIR) --output-on-failure -j2
 
 # abort_on_error: a sanitizer report ends the process with SIGABRT, so it can
 # never pass for the exit status 1 that command-line tests expect on bad input.
@@ -146,4 +156,4 @@ install: build
 	$(CMAKE) --install $(BUILD_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(BENCH_DIR) $(FUZZ_DIR) $(TSAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(BENCH_DIR) $(FUZZ_DIR) $(TSAN_DIR) $(RELEASE_DIR)

@@ -63,7 +63,7 @@ static const struct gs_stream *find_stream(const struct gs_trace *t, uint64_t id
 		if (st[i].stream_id == id)
 			return &st[i];
 	fail_msg("no stream %llu", (unsigned long long)id);
-	return NULL;
+	abort(); /* not reached: fail_msg leaves the test */
 }
 
 static const struct gs_op *find_op(const struct gs_trace *t, uint64_t corr, uint8_t kind)
@@ -75,7 +75,7 @@ static const struct gs_op *find_op(const struct gs_trace *t, uint64_t corr, uint
 		if (op[i].correlation == corr && op[i].kind == kind)
 			return &op[i];
 	fail_msg("no op with correlation %llu", (unsigned long long)corr);
-	return NULL;
+	abort(); /* not reached: fail_msg leaves the test */
 }
 
 static void check_process(const struct gs_trace *t, const struct run *r)

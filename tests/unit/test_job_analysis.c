@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "report_out.h"
+
 #include <cJSON.h>
 
 #include <gpuscope/analyzer.h>
@@ -148,38 +150,19 @@ static struct gs_report *report_of(const struct gs_job *j)
 
 static char *text_of(const struct gs_report *r)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	assert_int_equal(gs_report_write_text(f, r), GS_OK);
-	assert_int_equal(fclose(f), 0);
-	return buf;
+	return report_out(gs_report_write_text, r, NULL);
 }
 
 static char *html_of(const struct gs_report *r)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	assert_int_equal(gs_report_write_html(f, r), GS_OK);
-	assert_int_equal(fclose(f), 0);
-	return buf;
+	return report_out(gs_report_write_html, r, NULL);
 }
 
 static cJSON *json_of(const struct gs_report *r)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf = report_out(gs_report_write_json, r, NULL);
 	cJSON *j;
 
-	assert_non_null(f);
-	assert_int_equal(gs_report_write_json(f, r), GS_OK);
-	assert_int_equal(fclose(f), 0);
 	j = cJSON_Parse(buf);
 	if (!j)
 		print_error("JSON does not parse:\n%s\n", buf);

@@ -182,7 +182,7 @@ static const struct gs_op *op_at(const struct gs_trace *t, int64_t start)
 		if (ops[i].start_ns == start)
 			return &ops[i];
 	fail_msg("no op starts at %lld", (long long)start);
-	return NULL;
+	abort(); /* not reached: fail_msg leaves the test */
 }
 
 static const struct gs_api_call *call_at(const struct gs_trace *t, int64_t start)
@@ -194,7 +194,7 @@ static const struct gs_api_call *call_at(const struct gs_trace *t, int64_t start
 		if (c[i].start_ns == start)
 			return &c[i];
 	fail_msg("no API call starts at %lld", (long long)start);
-	return NULL;
+	abort(); /* not reached: fail_msg leaves the test */
 }
 
 static const struct gs_sync *sync_at(const struct gs_trace *t, int64_t start)
@@ -206,7 +206,7 @@ static const struct gs_sync *sync_at(const struct gs_trace *t, int64_t start)
 		if (y[i].start_ns == start)
 			return &y[i];
 	fail_msg("no sync starts at %lld", (long long)start);
-	return NULL;
+	abort(); /* not reached: fail_msg leaves the test */
 }
 
 static const struct gs_range *range_at(const struct gs_trace *t, int64_t start)
@@ -218,7 +218,7 @@ static const struct gs_range *range_at(const struct gs_trace *t, int64_t start)
 		if (r[i].start_ns == start)
 			return &r[i];
 	fail_msg("no range starts at %lld", (long long)start);
-	return NULL;
+	abort(); /* not reached: fail_msg leaves the test */
 }
 
 static const struct gs_event_record *record_of(const struct gs_trace *t, uint64_t corr)
@@ -230,7 +230,7 @@ static const struct gs_event_record *record_of(const struct gs_trace *t, uint64_
 		if (e[i].correlation == corr)
 			return &e[i];
 	fail_msg("no event record with correlation %llu", (unsigned long long)corr);
-	return NULL;
+	abort(); /* not reached: fail_msg leaves the test */
 }
 
 static const struct gs_stream *stream_of(const struct gs_trace *t, uint32_t index)
@@ -266,7 +266,7 @@ static const struct gs_device *device_of(const struct gs_trace *t, uint32_t id)
 		if (d[i].id == id)
 			return &d[i];
 	fail_msg("no device %u", id);
-	return NULL;
+	abort(); /* not reached: fail_msg leaves the test */
 }
 
 static const struct gs_process *process_of(const struct gs_trace *t, int64_t pid)
@@ -278,7 +278,7 @@ static const struct gs_process *process_of(const struct gs_trace *t, int64_t pid
 		if (p[i].pid == pid)
 			return &p[i];
 	fail_msg("no process %lld", (long long)pid);
-	return NULL;
+	abort(); /* not reached: fail_msg leaves the test */
 }
 
 static size_t count_ops(const struct gs_trace *t, unsigned kind)

@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "report_out.h"
+
 #include <cJSON.h>
 
 #include <gpuscope/analyzer.h>
@@ -175,25 +177,14 @@ static struct gs_report *report_of(const struct gs_trace *t, const struct gs_rep
 
 static char *text_of(const struct gs_report *r)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	assert_int_equal(gs_report_write_text(f, r), GS_OK);
-	assert_int_equal(fclose(f), 0);
-	return buf;
+	return report_out(gs_report_write_text, r, NULL);
 }
 
 static char *json_text_of(const struct gs_report *r)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	size_t len;
+	char *buf = report_out(gs_report_write_json, r, &len);
 
-	assert_non_null(f);
-	assert_int_equal(gs_report_write_json(f, r), GS_OK);
-	assert_int_equal(fclose(f), 0);
 	assert_true(len > 0 && buf[len - 1] == '\n');
 	return buf;
 }

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "report_out.h"
+
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
 
@@ -124,16 +126,7 @@ static struct gs_report *report_of(const struct gs_trace *t)
 
 static char *html_of(const struct gs_report *r, size_t *len)
 {
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
-
-	assert_non_null(f);
-	assert_int_equal(gs_report_write_html(f, r), GS_OK);
-	assert_int_equal(fclose(f), 0);
-	if (len)
-		*len = n;
-	return buf;
+	return report_out(gs_report_write_html, r, len);
 }
 
 static size_t count(const char *hay, const char *needle)
