@@ -110,7 +110,7 @@ bench: deps
 		--out bench/results/latest.txt $(BENCH_ARGS) $(BENCH_SIZES)
 
 # libFuzzer targets (tests/fuzz/README.md): clang with ASan+UBSan, each run
-# for FUZZ_SECONDS on its seeds; a crash, leak, timeout (10 s) or 2 GB of
+# for FUZZ_SECONDS on its corpus; a crash, leak, timeout (10 s) or 2 GB of
 # memory fails and leaves the input in $(FUZZ_DIR)/fuzz-artifacts/.
 # Warnings are not errors here: clang warns where gcc does not, and finding
 # bugs should not wait on that (make build checks the warnings).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * serial_stream: batches copied in, computed and copied out on ONE stream
- * (pinned host memory, cudaMemcpyAsync), the seed 29 Q4 "serial" case:
+ * (pinned host memory, cudaMemcpyAsync), the "serial" case of docs/design.md, Example 2:
  *
  *   for each batch b:   H2D x[b] -> iterate_affine -> D2H y[b]     (stream s)
  *   cudaStreamSynchronize(s), then every result is checked on the host.

@@ -2,7 +2,7 @@
 /*
  * The gpuscope command line: one function per command (cmd_*.c), each with
  * its own getopt_long table and usage, and the few helpers they share
- * (main.c). Commands return an exit status (SPEC §2).
+ * (main.c). Commands return an exit status (0, 1, 2).
  */
 #ifndef GS_CLI_H
 #define GS_CLI_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* gpuscope plan: the seeds' stage calculator on a declared list of stages. */
+/* gpuscope plan: the stage calculator on a declared list of stages. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,7 +49,7 @@ static const char plan_help[] =
 	"               per direction; 0: such copies cannot overlap h2d/d2h/compute\n"
 	"               stages (default: no limit)\n"
 	"\n"
-	"A copy hides under compute only with all three conditions (seed 17 Q2):\n"
+	"A copy hides under compute only with all three conditions:\n"
 	"  pinned_memory         it is not pageable\n"
 	"  independent           compute that neither waits for it nor is waited for\n"
 	"                        by it can run beside it (with pinned memory and\n"

@@ -20,7 +20,7 @@
 #error "GS_VERSION must be defined by the build (PROJECT_VERSION)"
 #endif
 
-/* A command; fn == NULL: named in SPEC §2 but not built yet. */
+/* A command; fn == NULL: planned but not built yet. */
 struct gs_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);

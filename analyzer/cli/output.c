@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The output policy of every command's -o (SPEC §2, cli.h): never one of
+ * The output policy of every command's -o (cli.h, docs/design.md): never one of
  * the inputs, never through a symbolic link, never replacing a file
  * without --force (and --force replaces regular files only); written to a
  * temporary file beside OUT and moved into place only when complete, so

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The breakdown of SPEC §4.1: per device, the window cut into maximal
+ * The breakdown (docs/design.md): per device, the window cut into maximal
  * kernel / copy / sync / idle segments by priority, the overlap figures,
  * and the attribution of idle time to the host (host_bound), the launch
  * path (launch_latency), or nothing known (unattributed).

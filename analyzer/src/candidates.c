@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CUDA Graph candidates (SPEC §4.5, seed 29 Q3): on each stream of a
+ * CUDA Graph candidates: on each stream of a
  * device, a fixed sequence of kernel launches (same name, grid and block),
  * 2 to GS_GC_MAX_LEN kernels long, that occurs at least three times (back
  * to back or not, occurrences never overlapping), whose launch gaps a graph

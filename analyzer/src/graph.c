@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The dependency graph of SPEC §4.2 and the waits of SPEC §4.3.
+ * The dependency graph and the waits (docs/design.md).
  *
  * Enqueue order is read from correlation ids (one increasing counter per
  * process): "the last op on stream S enqueued before call C" is the op of
@@ -1316,7 +1316,7 @@ static void sort_in_edges(struct gs_edge *e, size_t n)
 /*
  * The edges sorted by (to, from, kind), stably, without repeats (the
  * first one of each (to, from, kind) stays), as if every stream-order edge
- * had been added first (as SPEC §4.2 lists them) and all had been sorted:
+ * had been added first (stream order is the first kind) and all had been sorted:
  * a counting sort by `to` (which is also the CSR index in_first), the
  * stream-order edge into an op (from the op before it on its stream) at
  * the head of its list, then each op's few in-edges by (from, kind).
@@ -1531,7 +1531,7 @@ void gs_graph_destroy(struct gs_graph *g)
 	free(g);
 }
 
-/* ---- waits (SPEC §4.3) ---- */
+/* ---- waits ---- */
 
 static int cmp_wait(const void *pa, const void *pb)
 {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Missed overlap (SPEC §4.5, the three conditions of seed 17 Q2) over the
+ * Missed overlap and its three conditions (docs/design.md) over the
  * ops of a schedule (one device, its window).
  *
  * A copy is a missed overlap when it ran exposed although work it does not
- * depend on could have run at the same time (SPEC §4.5). "Could have" is
+ * depend on could have run at the same time. "Could have" is
  * read from the pipelined_batches what-if of the schedule: the copies that
  * it hides, at least in part, under its kernels. A copy that every order
  * leaves exposed (the first input and the last output of a pipeline, a

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpuscope plan: the seeds' calculator on declared stages (SPEC §7).
+ * gpuscope plan: the stage calculator (docs/design.md, Plan).
  *
- * Seed 29's schedule_stages: a stage's predecessors are its depends_on and
+ * The schedule: a stage's predecessors are its depends_on and
  * the stage declared before it on the same stream; it starts when the last
  * of them ends (0 without any). serial = sum of durations, ideal = latest
  * end, saved = serial - ideal, overlap_ratio = saved / serial (0 when serial
- * is 0), net_saved = saved - exposed_overhead. Seed 17's conditions come
+ * is 0), net_saved = saved - exposed_overhead. The overlap conditions come
  * from declared resources (pageable copies, copy engines), see analyzer.h.
  *
  * Complexity, for S stages and E edges (depends_on entries, at most S
@@ -100,7 +100,7 @@ const char *gs_plan_bound_name(unsigned bound)
 	return "unknown";
 }
 
-/* The seed 17 Q2 conditions, in the seed's order. */
+/* The three overlap conditions, in the order they are listed. */
 static const struct {
 	unsigned bit;
 	const char *name;
@@ -1667,7 +1667,7 @@ out:
 	return st;
 }
 
-/* SPEC §4.1 priorities over [0, ideal): kernel, copy, sync, idle. */
+/* The breakdown's priorities over [0, ideal): kernel, copy, sync, idle. */
 static gs_status plan_breakdown(struct plan_work *w)
 {
 	const struct gs_plan_input *in = w->in;

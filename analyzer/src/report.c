@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The analyze report (SPEC §5): runs every analysis over a finished trace
+ * The analyze report: runs every analysis over a finished trace
  * and keeps what the text and JSON writers print (report_text.c,
  * report_json.c), including the ranked findings with their advice.
  *
@@ -884,7 +884,7 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 	d->ideal_ns = s->ideal_ns;
 	d->broken_cycles = s->broken_cycles;
 	/*
-	 * Efficiency (SPEC 4.4: ideal / actual) as reported, never above 1.
+	 * Efficiency (ideal / actual) as reported, never above 1.
 	 * The ideal schedule bounds the makespan from below only when the
 	 * recorded run honoured every edge the schedule keeps.
 	 * - Cycles broken (waits that cannot all have happened: a corrupt,

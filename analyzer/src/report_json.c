@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The analyze report as JSON (schema "gpuscope.report/1", SPEC §5): the
- * fields SPEC §5 fixes, and more. Written as it goes (nothing is built in
+ * The analyze report as JSON (schema "gpuscope.report/1"): fields whose
+ * names are fixed (others only add), and more. Written as it goes (nothing is built in
  * memory), with every write checked (out.c). Integers are exact; fractions
  * and efficiency have four decimals (efficiency is null when the schedule
  * broke dependency cycles: see report.c). Ops are named by "op": their

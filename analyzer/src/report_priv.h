@@ -180,7 +180,7 @@ void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job);
 void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job);
 
 /*
- * The efficiency the report gives (SPEC §4.4: ideal_ns / actual_ns), never
+ * The efficiency the report gives (ideal_ns / actual_ns), never
  * above 1 (report.c says why):
  *   EXACT    ideal_ns / actual_ns, in [0, 1] (1 when actual_ns is 0);
  *   BOUNDED  the ideal schedule is longer than the recorded run (the run

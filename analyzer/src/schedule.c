@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Schedules of SPEC §4.4 and the pipelined_batches what-if of SPEC §4.5,
+ * Schedules and the pipelined_batches what-if (docs/design.md),
  * over the ops of one device.
  *
  * The op set: the ops of the device (all of them by default, or those that

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private helpers shared by the schedule work: schedule.c (SPEC §4.4 and
+ * Private helpers shared by the schedule work: schedule.c (schedules and
  * the pipelined_batches what-if), overlap.c (missed overlap) and
  * candidates.c (CUDA Graph candidates).
  */
@@ -42,7 +42,7 @@ static inline bool gs_sched_is_htod(const struct gs_op *op)
 }
 
 /*
- * The batch model of SPEC §4.5: op i starts a batch when it is a
+ * The batch model of the pipelined_batches what-if: op i starts a batch when it is a
  * host-to-device copy and the op before it on its stream is device work
  * (anything but a host-to-device copy). The first op of a stream starts
  * one too but has no stream_order edge into it, so it is not flagged here.

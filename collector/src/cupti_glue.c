@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The collector's CUPTI glue: the only file that includes cupti.h and calls
- * CUPTI (see cupti_glue.h). Enable order follows ../shared/notes/cupti.md
- * §2: subscribe, register the buffer callbacks, enable the activity kinds,
+ * CUPTI (see cupti_glue.h). Enable order, as CUPTI needs it:
+ * subscribe, register the buffer callbacks, enable the activity kinds,
  * trim a few chatty API records, enable the callbacks by id.
  *
  * Callbacks do no I/O and take no lock but, with GPUSCOPE_DATA_DEPS=1, the
@@ -313,7 +313,7 @@ static bool read_pointers(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 		case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000:
 			/* No params struct is published for __cudaLaunchKernel; its
 			 * signature is cudaLaunchKernel's with a cudaKernel_t
-			 * (= CUkernel) first (notes §4, layout unverified on a GPU). */
+			 * (= CUkernel) first (layout unverified on a GPU). */
 			o->op_kind = GS_OP_KERNEL;
 			kernel_pointers(o, P(cudaLaunchKernel_v7000_params)->func, true,
 					P(cudaLaunchKernel_v7000_params)->args);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Chrome trace JSON export (gpuscope/export.h, SPEC §6).
+ * Chrome trace JSON export (gpuscope/export.h; layout below).
  *
  * Layout. Processes: every host process (its own pid), then each device
  * (pid = device id, as Kineto writes it, unless a host process has that

@@ -80,10 +80,10 @@ static bool times_ok(int64_t start, int64_t end)
 }
 
 /*
- * The range check every record with times passes through (SPEC §3 and
+ * The range check every record with times passes through (design.md, trace model;
  * format.h GS_TIME_LIMIT_NS). The sink is the one place every reader feeds
  * (the .gscope reader, the Kineto and Nsight importers, replay), so the
- * check is here. It runs after times_ok(): a record SPEC §3 drops for its
+ * check is here. It runs after times_ok(): a record the model drops for its
  * duration (end < start, over 7 days: an end that wrapped past INT64_MAX
  * included) is dropped and counted as before; a record that would be kept
  * with a time at or beyond ±2^62 ns refuses the whole trace, because the

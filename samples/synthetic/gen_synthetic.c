@@ -303,7 +303,7 @@ static int create_stream(struct gen *g, enum call c, uint64_t id, uint8_t kind, 
 	return add_stream(g, id, kind, priority);
 }
 
-/* Earliest start of the next op of stream `i` (SPEC §4.2 stream semantics). */
+/* Earliest start of the next op of stream `i` (stream order). */
 static int64_t stream_ready(struct gen *g, int i)
 {
 	const struct sstream *s = &g->s[i];

@@ -6,7 +6,7 @@
 #       run commands on the fixtures in SRCDIR/data and compare what they
 #       print (stdout, stderr, exit status) with SRCDIR/expected/NAME.txt
 #   run_golden.sh exit GPUSCOPE SRCDIR WORKDIR
-#       exit statuses and the shape of error output (SPEC §2)
+#       exit statuses (0, 1, 2) and the shape of error output
 #
 # GS_UPDATE_GOLDEN=1 rewrites the expected files from the current outputs
 # (review the diff before committing it).
@@ -230,7 +230,7 @@ exit_tests() {
 		expect "help2_$c" 0 help "$c"
 		same_stdout "help_$c" "help2_$c"
 	done
-	# Every command of SPEC §2 is built: none is listed as missing.
+	# Every command of `gpuscope --help` is built: none is listed as missing.
 	hasnt help out "not yet available in this build"
 
 	# Usage errors: 2.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Runs a fuzz target's LLVMFuzzerTestOneInput on files, without libFuzzer:
- * the checked-in seeds and every past finding (regressions/<target>/) are
+ * the checked-in corpus and every past finding (regressions/<target>/) are
  * replayed by ctest in every build, sanitizers included.
  *
  *   replay_<target> FILE_OR_DIR...

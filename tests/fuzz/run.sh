@@ -5,7 +5,7 @@
 #
 #   tests/fuzz/run.sh BUILD_DIR [SECONDS] [TARGET...]
 #
-# Each target runs for SECONDS (default 60) on its checked-in seeds
+# Each target runs for SECONDS (default 60) on its checked-in corpus
 # (tests/fuzz/corpus/<target>, read only) plus a work corpus kept in
 # BUILD_DIR/fuzz-corpus/<target> (new inputs go there, so runs add up).
 # Limits: 2048 MB RSS, 10 s an input. A crash, leak, timeout or OOM leaves

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gs_breakdown_compute (SPEC §4.1): the seed 17 Q3 rows as timelines,
+ * gs_breakdown_compute (docs/design.md): Example 5's rows as timelines,
  * hand-written Kineto traces (tests/data/analyze/) with numbers worked out
  * by hand, a property test against a per-nanosecond rasterisation on
  * thousands of random traces, and (with --shared) every real Kineto trace
@@ -240,7 +240,7 @@ static void test_names(void **state)
 	assert_string_equal(gs_category_name(4), "?");
 }
 
-/* ---- SPEC §7, seed 17 Q3 ------------------------------------------------- */
+/* ---- Example 5 (design.md): the dominant category ----------------------- */
 
 /*
  * One timeline with the four totals: k1 = k/2 of kernel, then the exposed

@@ -243,7 +243,7 @@ static void test_breakdown_and_kernels(void **state)
 }
 
 /*
- * The seed 29 Q4 traces of the analyze tests: serial (pageable copies on one
+ * The Example 2 traces (docs/design.md) of the analyze tests: serial (pageable copies on one
  * stream, 135 µs, ideal 124) against pipelined (three streams, pinned, 102):
  * efficiency 0.9185 -> 1, two missed overlaps vanish, event waits appear.
  */

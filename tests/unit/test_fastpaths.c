@@ -6,7 +6,7 @@
  * - gs_graph_build on random traces (correlation ids out of order or
  *   missing, several threads launching on one stream, launches out of
  *   order, every sync kind, default streams, data edges) against a
- *   builder that follows SPEC §4.2 one edge at a time by linear scans, and
+ *   builder that follows docs/design.md one edge at a time by linear scans, and
  *   sorts and deduplicates the edges the plain way: with every edge kept,
  *   the same edges; as built (edges a path implies left out), the same
  *   counts, waits, schedules, invariants and missed overlaps.

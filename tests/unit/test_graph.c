@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The dependency graph (SPEC §4.2) and waits (SPEC §4.3) on hand-built traces. */
+/* The dependency graph and waits (docs/design.md) on hand-built traces. */
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gs_plan_*: the seeds' stage calculator. Every SPEC §7 row through the
+ * gs_plan_*: the stage calculator. Every worked example of docs/design.md through the
  * library, the JSON parser and its errors, copy engines and pageable
- * copies, and random plans checked against seed 29's own fixpoint
+ * copies, and random plans checked against a plain fixpoint
  * algorithm and against every edge and resource rule.
  */
 #include <setjmp.h>
@@ -118,7 +118,7 @@ static const struct gs_plan_copy *copy_of(const struct plan *p, const char *name
 	abort(); /* not reached: fail_msg leaves the test */
 }
 
-/* ---- seed 29 ----------------------------------------------------------- */
+/* ---- the stage model ---------------------------------------------------- */
 
 static const struct st seed29_q2[] = {
 	{"H2D", 12, "copy", {NULL}, GS_PLAN_KIND_H2D, 0},
@@ -146,7 +146,7 @@ static void test_seed29_q2_chain(void **state)
 	assert_false(p.r.has_overhead);
 	assert_int_equal(p.r.n_streams, 3);
 	assert_path(&p, path, 4);
-	/* The seed's explicit edges, plus the stream order H2D -> D2H. */
+	/* The declared edges, plus the stream order H2D -> D2H. */
 	assert_int_equal(p.r.n_edges, 4);
 	assert_int_equal(p.r.edges[0].from, 0);
 	assert_int_equal(p.r.edges[0].to, 1);
@@ -177,7 +177,7 @@ static void test_seed29_q2_chain(void **state)
 	gs_plan_result_fini(&p.r);
 }
 
-/* The same without kinds (the seed gives none): the same times. */
+/* The same without kinds: the same times. */
 static void test_seed29_q2_no_kinds(void **state)
 {
 	struct st s[4];
@@ -223,7 +223,7 @@ static void test_seed29_q4_pipeline(void **state)
 	assert_int_equal(p.r.net_saved_ns, US(19));
 	assert_true(p.r.overlap_ratio > 22.0 / 124 - 1e-12 &&
 		    p.r.overlap_ratio < 22.0 / 124 + 1e-12);
-	/* The seed's timeline. */
+	/* The timeline of Example 2. */
 	assert_int_equal(start_of(&p, "in1"), US(12));
 	assert_int_equal(end_of(&p, "in1"), US(24));
 	assert_int_equal(start_of(&p, "compute1"), US(52));
@@ -275,7 +275,7 @@ static void test_seed29_q4_engines(void **state)
 	gs_plan_result_fini(&p.r);
 }
 
-/* ---- seed 17 Q1: stream_timeline ----------------------------------------- */
+/* ---- Example 3 (design.md): a copy beside compute ----------------------- */
 
 static void q1(double copy, double compute, double sync, bool independent, struct plan *p)
 {
@@ -315,7 +315,7 @@ static void test_seed17_q1(void **state)
 	assert_int_equal(p.r.saved_ns, 0);
 	gs_plan_result_fini(&p.r);
 
-	/* Seed 17 Q1 returns speedup 1.0 when elapsed is 0. */
+	/* Speedup is 1.0 when elapsed is 0. */
 	q1(0, 0, 0, true, &p);
 	assert_true(p.r.speedup == 1.0);
 	assert_true(p.r.overlap_ratio == 0.0);
@@ -323,7 +323,7 @@ static void test_seed17_q1(void **state)
 	gs_plan_result_fini(&p.r);
 }
 
-/* ---- seed 17 Q2: overlap_candidate ---------------------------------------- */
+/* ---- Example 4 (design.md): the three overlap conditions ---------------- */
 
 enum {
 	Q2_ALL,
@@ -438,7 +438,7 @@ static void test_seed17_q2_two_missing(void **state)
 	gs_plan_result_fini(&p.r);
 }
 
-/* ---- seed 17 Q3: classify_timeline as a serial schedule ------------------ */
+/* ---- Example 5 (design.md): the dominant category, serially ------------- */
 
 static void q3(double kernel, double copy, double sync, double idle, struct plan *p)
 {
@@ -473,7 +473,7 @@ static void test_seed17_q3(void **state)
 	q3(5, 14, 2, 1, &p);
 	assert_int_equal(p.r.dominant, 1);
 	gs_plan_result_fini(&p.r);
-	/* Ties go to the first category, as the seed's max() does. */
+	/* Ties go to the first category (kernel, copy, sync, idle). */
 	q3(5, 5, 5, 5, &p);
 	assert_int_equal(p.r.dominant, 0);
 	gs_plan_result_fini(&p.r);
@@ -506,7 +506,7 @@ static void test_breakdown_priority(void **state)
 	gs_plan_result_fini(&p.r);
 }
 
-/* ---- seed 29 Q1: errors ---------------------------------------------------- */
+/* ---- Example 6 (design.md): errors ---------------------------------------- */
 
 static void test_errors(void **state)
 {
@@ -847,7 +847,7 @@ static void test_pageable_barrier(void **state)
 	gs_plan_result_fini(&p.r);
 }
 
-/* Forward references are fine (seed 29 resolves names, not positions). */
+/* Forward references are fine (the model resolves names, not positions). */
 static void test_forward_reference(void **state)
 {
 	const struct st s[] = {
@@ -1138,7 +1138,7 @@ static uint32_t rnd(uint32_t n)
 	return (uint32_t)(rng_state % n);
 }
 
-/* Seed 29's schedule_stages, literally: passes until every stage is placed. */
+/* The stage model, literally: passes until every stage is placed. */
 static void seed_schedule(const struct gs_plan_input *in, int64_t *start, int64_t *end)
 {
 	size_t n = in->n_stages, placed = 0, i, j, k;
@@ -1359,7 +1359,7 @@ static void test_large(void **state)
 	for (i = 0; i < n; i++) {
 		snprintf(names[i], sizeof(names[i]), "s%zu", i);
 		s[i].name = names[i];
-		/* Batches of in / compute / out as in seed 29 Q4. */
+		/* Batches of in / compute / out as in Example 2 (design.md). */
 		s[i].stream = i % 3 == 0 ? "in" : i % 3 == 1 ? "compute" : "out";
 		s[i].kind = i % 3 == 0 ? GS_PLAN_KIND_H2D :
 			    i % 3 == 1 ? GS_PLAN_KIND_COMPUTE :

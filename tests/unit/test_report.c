@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The analyze report (gs_report_build / write_text / write_json) over small
- * hand-written Kineto traces: every SPEC §5 field is in the JSON with the
+ * hand-written Kineto traces: every core report field is in the JSON with the
  * numbers worked out by hand, the text leads with the findings and fits 100
  * columns, --device / --window select what is reported, several inputs
  * merge, write errors are reported. With ../shared/data present, the A100
@@ -287,7 +287,7 @@ static char *flat(char *text)
 
 /* ---- tests ------------------------------------------------------------------- */
 
-/* Every field SPEC §5 names is there, with the hand-worked numbers. */
+/* Every core field (README, Reading the report) is there, with the hand-worked numbers. */
 static void test_json_fields(void **state)
 {
 	static const char *const dev_keys[] = {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gs_analyzer: schedules (SPEC §4.4), missed overlap, the pipelined_batches
- * what-if and CUDA Graph candidates (SPEC §4.5) on hand-built timelines
- * (the seeds' worked examples, SPEC §7) with hand-built dependency graphs,
+ * gs_analyzer: schedules, missed overlap, the pipelined_batches
+ * what-if and CUDA Graph candidates (docs/design.md) on hand-built timelines
+ * (the worked examples of docs/design.md) with hand-built dependency graphs,
  * property tests on random traces, and end-to-end runs from Kineto JSON
  * through gs_graph_build.
  */
@@ -271,7 +271,7 @@ static void test_names(void **state)
 	assert_string_equal(gs_condition_name(1u << 3), "unknown");
 }
 
-/* ---- seed 29 Q2: H2D 12 -> Kernel 40 -> D2H 10 -> Post 8 ---------------- */
+/* ---- Example 1: H2D 12 -> Kernel 40 -> D2H 10 -> Post 8 ----------------- */
 
 static void test_seed29_q2_chain(void **state)
 {
@@ -336,7 +336,7 @@ static void test_seed29_q2_chain(void **state)
 	tb_fini(&b);
 }
 
-/* ---- seed 29 Q4: two batches of in 12 / compute 40 / out 10 ------------- */
+/* ---- Example 2: two batches of in 12 / compute 40 / out 10 -------------- */
 
 /* One stream, recorded serially: 124 us; the what-if pipelines to 102. */
 static void serial_loop(struct tb *b, uint8_t host)
@@ -460,7 +460,7 @@ static void test_serial_pageable(void **state)
 	tb_fini(&b);
 }
 
-/* Seed 29 Q4 on copy_in / compute / copy_out streams with events: already
+/* Example 2 on copy_in / compute / copy_out streams with events: already
  * pipelined. 102 us; nothing missed (in0 and out1 are inherent). */
 static void test_seed29_q4_pipelined(void **state)
 {
@@ -560,7 +560,7 @@ static void test_three_streams(void **state)
 	tb_fini(&b);
 }
 
-/* ---- seed 17 Q1 / Q2: copy 10, compute 20, sync 4 ----------------------- */
+/* ---- Examples 3 and 4: copy 10, compute 20, sync 4 ---------------------- */
 
 /*
  * Copy [0, 10) on stream 1 and compute on stream 2, recorded one after the

@@ -263,7 +263,7 @@ static void refused(gs_status rc, const char *want)
 }
 
 /* Times at or beyond +-2^62 ns refuse the trace, naming the record; a
- * record SPEC 3 drops for its duration is dropped first, as before. */
+ * record the model drops for its duration is dropped first, as before. */
 static void test_times_out_of_range_refused(void **state)
 {
 	(void)state;
@@ -285,7 +285,7 @@ static void test_times_out_of_range_refused(void **state)
 	/* Just inside, on both sides: kept. */
 	add_op(s, a, -L + 1, -L + 10);
 	add_op(s, a, L - 10, L - 1);
-	/* Wrapped past INT64_MAX (end < start): dropped and counted (SPEC 3). */
+	/* Wrapped past INT64_MAX (end < start): dropped and counted. */
 	add_op(s, a, INT64_MAX - 10, INT64_MIN + 5);
 	/* Past it: refused, whatever the record. */
 	assert_int_equal(s->intern(s, "Memcpy HtoD", 11, &name), GS_OK);

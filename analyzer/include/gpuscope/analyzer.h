@@ -108,12 +108,12 @@ const char *gs_warning_format(const struct gs_warning *w, char *buf, size_t size
 gs_status gs_dump_write(FILE *out, const struct gs_trace *t, size_t limit);
 
 /* ------------------------------------------------------------------------ */
-/* Analyses (`gpuscope analyze`, SPEC §4): shared vocabulary                 */
+/* Analyses (`gpuscope analyze`, docs/design.md): shared vocabulary          */
 /* ------------------------------------------------------------------------ */
 
 /*
  * A time window [start_ns, end_ns). `set` false means "the default": per
- * device, from its first op start to its last op end (SPEC §4.1).
+ * device, from its first op start to its last op end.
  */
 struct gs_window {
 	bool set;
@@ -128,7 +128,7 @@ uint32_t gs_op_device(const struct gs_trace *t, const struct gs_op *op);
 gs_status gs_trace_op_devices(const struct gs_trace *t, uint32_t **ids, size_t *n);
 
 /* ------------------------------------------------------------------------ */
-/* Breakdown (SPEC §4.1): kernel / copy / sync / idle segments               */
+/* Breakdown: kernel / copy / sync / idle segments                           */
 /* ------------------------------------------------------------------------ */
 
 enum gs_category {
@@ -186,7 +186,7 @@ gs_status gs_breakdown_compute(const struct gs_trace *t, uint32_t device,
 void gs_breakdown_fini(struct gs_breakdown *b);
 
 /* ------------------------------------------------------------------------ */
-/* Dependency graph (SPEC §4.2) and waits (SPEC §4.3)                        */
+/* Dependency graph and waits                                                */
 /* ------------------------------------------------------------------------ */
 
 enum gs_edge_kind {
@@ -256,7 +256,7 @@ gs_status gs_graph_build_opts(const struct gs_trace *t, const struct gs_graph_op
 gs_status gs_graph_build(const struct gs_trace *t, struct gs_graph **out);
 void gs_graph_destroy(struct gs_graph *g);
 
-/* A wait (SPEC §4.3): an edge that held its consumer back. */
+/* A wait: an edge that held its consumer back. */
 struct gs_wait {
 	uint32_t consumer; /* op index */
 	uint32_t producer; /* op index */
@@ -271,7 +271,7 @@ gs_status gs_waits_compute(const struct gs_trace *t, const struct gs_graph *g, s
 			   size_t *n);
 
 /* ------------------------------------------------------------------------ */
-/* Schedules (SPEC §4.4), missed overlap and what-if (SPEC §4.5)             */
+/* Schedules, missed overlap and what-if                                     */
 /* ------------------------------------------------------------------------ */
 
 /* What bound an op's actual start. */
@@ -404,7 +404,7 @@ struct gs_invariants {
 gs_status gs_schedule_check(const struct gs_trace *t, const struct gs_graph *g,
 			    const struct gs_schedule *s, struct gs_invariants *out);
 
-/* The three conditions of seed 17 Q2. */
+/* The three conditions for a copy to hide under a kernel. */
 enum gs_overlap_condition {
 	GS_COND_PINNED_MEMORY = 1u << 0,
 	GS_COND_INDEPENDENT = 1u << 1,
@@ -445,7 +445,7 @@ gs_status gs_graph_candidates_compute(const struct gs_trace *t, uint32_t device,
 void gs_graph_candidates_free(struct gs_graph_candidate *c, size_t n);
 
 /* ------------------------------------------------------------------------ */
-/* The analyze report (SPEC §5)                                              */
+/* The analyze report (README.md, Reading the report)                        */
 /* ------------------------------------------------------------------------ */
 
 struct gs_report_options {
@@ -492,7 +492,7 @@ void gs_report_destroy(struct gs_report *r);
 /* A summary per device for people: findings first, then the tables;
  * fits 100 columns. */
 gs_status gs_report_write_text(FILE *out, const struct gs_report *r);
-/* Schema "gpuscope.report/1", the fields of SPEC §5 and more; every row
+/* Schema "gpuscope.report/1" (README.md, Reading the report); every row
  * of every list (--top only limits the text tables). */
 gs_status gs_report_write_json(FILE *out, const struct gs_report *r);
 /* One self-contained HTML page (inline CSS, SVG and a little script;
@@ -506,9 +506,9 @@ gs_status gs_report_write_html(FILE *out, const struct gs_report *r);
 /* ---- plan (section owned by the plan work) ---- */
 
 /*
- * `gpuscope plan`: the seeds' calculator (seed 29 schedule_stages and
- * pipeline_comparison, seed 17 stream_timeline, overlap_candidate and
- * classify_timeline) on a declared list of stages. Times are integer
+ * `gpuscope plan`: the stage calculator (schedule, pipeline comparison,
+ * overlap conditions and breakdown; docs/design.md, Plan) on a declared
+ * list of stages. Times are integer
  * nanoseconds; the JSON input gives them in µs with at most 3 decimals.
  *
  * Model. A stage starts when all its predecessors have ended: the stages
@@ -546,7 +546,7 @@ enum gs_plan_memory {
 };
 
 enum gs_plan_engine_mode {
-	GS_PLAN_ENGINES_UNLIMITED = 0,     /* no copy_engines: the seed model */
+	GS_PLAN_ENGINES_UNLIMITED = 0,     /* no copy_engines: the plain model */
 	GS_PLAN_ENGINES_SHARED = 1,        /* "copy_engines": N, one pool for all copies */
 	GS_PLAN_ENGINES_PER_DIRECTION = 2, /* {"h2d": A, "d2h": B} */
 };
@@ -555,7 +555,7 @@ enum gs_plan_engine_mode {
 /* Limits (an input beyond them is refused with GS_ERR_LIMIT / FORMAT). */
 #define GS_PLAN_MAX_STAGES 100000
 #define GS_PLAN_MAX_FILE_BYTES (16u << 20)
-#define GS_PLAN_MAX_DURATION_NS (7LL * 24 * 3600 * 1000000000LL) /* SPEC §3 */
+#define GS_PLAN_MAX_DURATION_NS (7LL * 24 * 3600 * 1000000000LL) /* 7 days */
 #define GS_PLAN_MAX_ENGINES 64
 
 struct gs_plan_stage {
@@ -580,7 +580,7 @@ struct gs_plan_input {
 };
 
 /*
- * Parse a plan (SPEC §7 input). Every cause names `label` (when not NULL)
+ * Parse a plan (README.md, Plan input). Every cause names `label` (when not NULL)
  * and the stage: "plan.json: stage 'b' (stages[1]): ...". Types, keys and
  * value ranges are checked here; names, predecessors and cycles by
  * gs_plan_compute. Free with gs_plan_input_destroy.
@@ -623,7 +623,7 @@ struct gs_plan_timing {
 	uint32_t after;   /* the stage whose end set the start, or GS_NO_INDEX */
 };
 
-/* An h2d/d2h stage and the seed 17 Q2 conditions for it. */
+/* An h2d/d2h stage and the overlap conditions for it. */
 struct gs_plan_copy {
 	uint32_t stage;
 	int64_t hidden_ns;   /* under compute in the schedule */
@@ -649,7 +649,7 @@ struct gs_plan_result {
 	int64_t exposed_overhead_ns;
 	int64_t elapsed_ns;   /* ideal + overhead */
 	int64_t net_saved_ns; /* saved - overhead */
-	/* The schedule's SPEC §4.1 breakdown over [0, ideal): compute stages
+	/* The schedule's breakdown (priorities as analyze's) over [0, ideal): compute stages
 	 * are kernel, h2d/d2h copy, sync stages sync, the rest idle. */
 	int64_t breakdown_ns[4];     /* kernel, copy, sync, idle */
 	int dominant;                /* 0..3 (first largest), -1 when ideal is 0 */
@@ -686,9 +686,9 @@ const char *gs_plan_us(int64_t ns, char buf[GS_PLAN_US_MAX]);
  */
 enum gs_export_want {
 	GS_EXPORT_WANT_LAUNCH = 1u << 0,    /* per op, the API call that launched it */
-	GS_EXPORT_WANT_EDGES = 1u << 1,     /* every dependency edge (SPEC §4.2) */
-	GS_EXPORT_WANT_BREAKDOWN = 1u << 2, /* each device's segments (SPEC §4.1) */
-	GS_EXPORT_WANT_IDEAL = 1u << 3,     /* each device's ideal schedule (SPEC §4.4) */
+	GS_EXPORT_WANT_EDGES = 1u << 1,     /* every dependency edge */
+	GS_EXPORT_WANT_BREAKDOWN = 1u << 2, /* each device's breakdown segments */
+	GS_EXPORT_WANT_IDEAL = 1u << 3,     /* each device's ideal schedule */
 };
 
 struct gs_export_data;

@@ -4,7 +4,7 @@
  * the in-memory trace model every analysis uses, the record sink interface
  * every reader emits into, and the .gscope streaming writer and reader.
  *
- * Times are integer nanoseconds on one host clock (SPEC §3). String fields
+ * Times are integer nanoseconds on one host clock (docs/design.md). String fields
  * hold ids into the string table of whoever owns the records (a gs_trace or
  * a gs_writer); GS_NO_STRING means "absent".
  */
@@ -69,7 +69,7 @@ const char *gs_error_message(int index);
 const char *gs_error_format(char *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */
-/* The trace model (SPEC §3)                                                 */
+/* The trace model (docs/design.md, The trace model)                        */
 /* ------------------------------------------------------------------------ */
 
 #define GS_NO_STRING UINT32_MAX
@@ -466,7 +466,7 @@ const char *gs_range_kind_name(unsigned kind);
 const char *gs_api_kind_name(unsigned kind);
 
 /* ------------------------------------------------------------------------ */
-/* .gscope files (SPEC §6)                                                   */
+/* .gscope files (docs/design.md, The .gscope file)                         */
 /* ------------------------------------------------------------------------ */
 
 /*

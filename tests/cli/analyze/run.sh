@@ -5,18 +5,18 @@
 #   run.sh GPUSCOPE SRCDIR WORKDIR [SHARED_DATA]
 #
 # Golden outputs (stdout, stderr, exit status) of the hand-written Kineto
-# traces in SRCDIR against SRCDIR/expected/NAME.txt, the SPEC §7 numbers
-# they must show, exit statuses and error lines (SPEC §2), -o, colour, and
+# traces in SRCDIR against SRCDIR/expected/NAME.txt, the worked-example numbers
+# they must show, exit statuses and error lines, -o, colour, and
 # with SHARED_DATA the real A100 trace. GS_UPDATE_GOLDEN=1 rewrites the
 # expected files from the current outputs (review the diff before keeping it).
 #
 # The traces (times in µs from the first op):
-#   serial.json     seed 29 Q4 as recorded: two batches of HtoD 12 / kernel 40 /
+#   serial.json     Example 2 as recorded: two batches of HtoD 12 / kernel 40 /
 #                   DtoH 10 on one stream, pageable copies that block the host
 #   pipelined.json  the same batches over three streams with events, pinned
 #   graphs.json     5 iterations of 3 small kernels with slow launches and a
 #                   cudaStreamSynchronize each: a CUDA Graph candidate
-#   q3.json         seed 17 Q3: kernel 18, copy 2, sync 1, idle 1
+#   q3.json         Example 5: kernel 18, copy 2, sync 1, idle 1
 #   rank1.json      a second process on device 1 (rank 1 of a job with another input)
 set -u
 
@@ -125,16 +125,16 @@ golden merged --top 3 pipelined.json rank1.json
 golden window --window +10us:+60us pipelined.json
 golden device --device 1 --format json pipelined.json rank1.json
 
-# ---- the numbers SPEC §7 fixes ---------------------------------------------
+# ---- the numbers of docs/design.md's worked examples -----------------------
 
-# Seed 17 Q3: kernel 18, copy 2, sync 1, idle 1: total 22, dominant kernel.
+# Example 5: kernel 18, copy 2, sync 1, idle 1: total 22, dominant kernel.
 has q3 out "kernel       18.000 us    81.8%"
 has q3 out "copy          2.000 us     9.1%"
 has q3 out "sync          1.000 us     4.5%"
 has q3 out "idle          1.000 us     4.5%"
 has q3 out "window       22.000 us   100.0%"
 has q3 out "dominant: kernel"
-# Seed 29 Q4: serial 124, pipelined 102; pageable copies: pinned memory first.
+# Example 2: serial 124, pipelined 102; pageable copies: pinned memory first.
 has serial out "dependency bound   124.000 us"
 has serial out "pipelined batches  102.000 us"
 has serial out "needs pinned_memory"
@@ -142,7 +142,7 @@ has serial out "needs pinned_memory"
 has pipelined out "actual             102.000 us"
 has pipelined out "ideal              102.000 us"
 has pipelined out "efficiency         1.00"
-# JSON: exact integers, SPEC §5 names.
+# JSON: exact integers, the fixed field names.
 has pipelined_json out '"schema": "gpuscope.report/1"'
 has pipelined_json out '"window_ns": [1700000000000002000, 1700000000000104000]'
 has pipelined_json out '"kernel_ns": 80000'

@@ -14,7 +14,7 @@
 # and device numbers, names naming rank and pid, no flow across ranks, the
 # same ops read back, a rank column in the CSV files, a clock warning; the
 # golden text of one diff; exit statuses and error lines
-# (SPEC §2); no partial or temporary file left behind on failure.
+# (docs/design.md, Output files); no partial or temporary file left behind on failure.
 # GS_UPDATE_GOLDEN=1 rewrites the expected files from the current outputs.
 set -u
 

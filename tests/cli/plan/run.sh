@@ -4,10 +4,10 @@
 #
 #   run.sh GPUSCOPE SRCDIR WORKDIR
 #
-# SRCDIR is tests/cli/plan: data/*.json are plans (the SPEC §7 rows),
+# SRCDIR is tests/cli/plan: data/*.json are plans (the worked examples of docs/design.md),
 # expected/NAME.txt what gpuscope prints for them (stdout, stderr, exit
 # status). GS_UPDATE_GOLDEN=1 rewrites the expected files (review the diff).
-# The SPEC §7 numbers are also checked one by one below, so a rewrite
+# The worked examples' numbers are also checked one by one below, so a rewrite
 # cannot hide a wrong number.
 set -u
 
@@ -134,8 +134,8 @@ for f in *.json; do
 	golden "json_$n" plan --format json "$f"
 done
 
-# ---- SPEC §7, row by row -----------------------------------------------------
-# seed 29 Q2: Kernel starts 12, D2H 52, Post ends 70; serial = ideal = 70.
+# ---- docs/design.md, worked examples, one by one -----------------------------
+# Example 1: Kernel starts 12, D2H 52, Post ends 70; serial = ideal = 70.
 json q2 seed29_q2.json serial_us 70, ideal_us 70, saved_us 0, overlap_ratio 0,
 stage q2 Kernel 12 52
 stage q2 D2H 52 62
@@ -145,7 +145,7 @@ has q2 out '{"from": "H2D", "to": "Kernel", "kind": "depends_on"}'
 has q2 out '{"from": "H2D", "to": "D2H", "kind": "stream_order"}'
 has q2 out '{"from": "Kernel", "to": "D2H", "kind": "depends_on"}'
 has q2 out '{"from": "D2H", "to": "Post", "kind": "depends_on"}'
-# seed 29 Q4: serial 124, ideal 102; overhead 3 -> net 19; 25 -> -3.
+# Example 2: serial 124, ideal 102; overhead 3 -> net 19; 25 -> -3.
 json q4 seed29_q4.json serial_us 124, ideal_us 102, saved_us 22, net_saved_us 19, \
 	exposed_overhead_us 3, estimated_elapsed_us 105, overlap_ratio 0.177419,
 stage q4 in1 12 24
@@ -155,11 +155,11 @@ json q4_25 seed29_q4_overhead25.json serial_us 124, ideal_us 102, net_saved_us -
 json q4_kinds seed29_q4_kinds.json ideal_us 102, net_saved_us 19, \
 	missing_conditions '["independent"]'
 has q4_kinds out '{"name": "in1", "kind": "h2d", "memory": "pinned", "hidden_us": 12, "exposed_us": 0,'
-# seed 17 Q1: serial 34, elapsed 24, hidden 10 / dependent: 34, 0 / copy 0: speedup 1.
+# Example 3: serial 34, elapsed 24, hidden 10 / dependent: 34, 0 / copy 0: speedup 1.
 json q1i seed17_q1_independent.json serial_us 34, ideal_us 24, saved_us 10,
 json q1d seed17_q1_dependent.json serial_us 34, ideal_us 34, saved_us 0,
 json q1z seed17_q1_copy0.json speedup 1,
-# seed 17 Q2: hidden 10, net 9 / one condition missing: hidden 0, listed / net -2.
+# Example 4: hidden 10, net 9 / one condition missing: hidden 0, listed / net -2.
 json q2a seed17_q2_all.json saved_us 10, net_saved_us 9, missing_conditions '[]'
 has q2a out '"hidden_us": 10, "exposed_us": 0, "hideable_us": 10, "missing_conditions": []}'
 for c in pageable:pinned_memory dependent:independent no_engine:concurrent_resources; do
@@ -168,7 +168,7 @@ for c in pageable:pinned_memory dependent:independent no_engine:concurrent_resou
 	has "q2_${c%%:*}" out "\"hidden_us\": 0, \"exposed_us\": 10,"
 done
 json q2s seed17_q2_small.json saved_us 1, net_saved_us -2,
-# seed 17 Q3: total 22 dominant kernel / sync / copy.
+# Example 5: total 22 dominant kernel / sync / copy.
 json q3k seed17_q3_kernel.json ideal_us 22,
 has q3k out '"breakdown": {"kernel_us": 18, "copy_us": 2, "sync_us": 1, "idle_us": 1, "total_us": 22,'
 has q3k out '"dominant": "kernel"}'
@@ -185,7 +185,7 @@ checks=$((checks + 1))
 grep -qF '"file": "<stdin>"' stdin.out || fail "stdin: no <stdin> label"
 grep -qF '"ideal_us": 102,' stdin.out || fail "stdin: wrong ideal"
 
-# ---- SPEC §7 seed 29 Q1 and other bad input: exit 1, one line -----------------
+# ---- Example 6 and other bad input: exit 1, one line ---------------------------
 S='"duration_us": 1, "stream": "s"'
 bad dup 1 "{\"stages\": [{\"name\": \"a\", $S}, {\"name\": \"a\", $S}]}" \
 	"stage 'a' (stages[1]): duplicate name (first at stages[0])"
