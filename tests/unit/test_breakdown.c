@@ -247,7 +247,7 @@ static void test_names(void **state)
  * tail of a stream synchronize that started under the kernel (s), idle (i),
  * a copy (c), then the rest of the kernel time.
  */
-static void seed_row(int64_t k, int64_t c, int64_t s, int64_t i, unsigned dominant)
+static void example5_row(int64_t k, int64_t c, int64_t s, int64_t i, unsigned dominant)
 {
 	struct tb b;
 	struct gs_breakdown r;
@@ -280,12 +280,12 @@ static void seed_row(int64_t k, int64_t c, int64_t s, int64_t i, unsigned domina
 	gs_trace_destroy(b.t);
 }
 
-static void test_seed17_q3(void **state)
+static void test_example5(void **state)
 {
 	(void)state;
-	seed_row(18, 2, 1, 1, GS_CAT_KERNEL); /* total 22 */
-	seed_row(6, 2, 12, 1, GS_CAT_SYNC);
-	seed_row(5, 14, 2, 1, GS_CAT_COPY);
+	example5_row(18, 2, 1, 1, GS_CAT_KERNEL); /* total 22 */
+	example5_row(6, 2, 12, 1, GS_CAT_SYNC);
+	example5_row(5, 14, 2, 1, GS_CAT_COPY);
 }
 
 /* Ties go to the order kernel, copy, sync, idle. */
@@ -1141,7 +1141,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_seed17_q3),
+		cmocka_unit_test(test_example5),
 		cmocka_unit_test(test_dominant_ties),
 		cmocka_unit_test(test_serial_loop),
 		cmocka_unit_test(test_serial_pageable),

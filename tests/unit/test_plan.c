@@ -120,20 +120,20 @@ static const struct gs_plan_copy *copy_of(const struct plan *p, const char *name
 
 /* ---- the stage model ---------------------------------------------------- */
 
-static const struct st seed29_q2[] = {
+static const struct st example1[] = {
 	{"H2D", 12, "copy", {NULL}, GS_PLAN_KIND_H2D, 0},
 	{"Kernel", 40, "compute", {"H2D"}, GS_PLAN_KIND_COMPUTE, 0},
 	{"D2H", 10, "copy", {"Kernel"}, GS_PLAN_KIND_D2H, 0},
 	{"Post", 8, "host", {"D2H"}, GS_PLAN_KIND_HOST, 0},
 };
 
-static void test_seed29_q2_chain(void **state)
+static void test_example1_chain(void **state)
 {
 	static const char *const path[] = {"H2D", "Kernel", "D2H", "Post"};
 	struct plan p;
 
 	(void)state;
-	plan_init(&p, seed29_q2, 4);
+	plan_init(&p, example1, 4);
 	plan_ok(&p);
 	assert_int_equal(start_of(&p, "Kernel"), US(12));
 	assert_int_equal(start_of(&p, "D2H"), US(52));
@@ -178,14 +178,14 @@ static void test_seed29_q2_chain(void **state)
 }
 
 /* The same without kinds: the same times. */
-static void test_seed29_q2_no_kinds(void **state)
+static void test_example1_no_kinds(void **state)
 {
 	struct st s[4];
 	struct plan p;
 	size_t i;
 
 	(void)state;
-	memcpy(s, seed29_q2, sizeof(s));
+	memcpy(s, example1, sizeof(s));
 	for (i = 0; i < 4; i++)
 		s[i].kind = GS_PLAN_KIND_OTHER;
 	plan_init(&p, s, 4);
@@ -199,19 +199,19 @@ static void test_seed29_q2_no_kinds(void **state)
 	gs_plan_result_fini(&p.r);
 }
 
-static const struct st seed29_q4[] = {
+static const struct st example2[] = {
 	{"in0", 12, "copy_in", {NULL}, 0, 0},         {"compute0", 40, "compute", {"in0"}, 0, 0},
 	{"out0", 10, "copy_out", {"compute0"}, 0, 0}, {"in1", 12, "copy_in", {NULL}, 0, 0},
 	{"compute1", 40, "compute", {"in1"}, 0, 0},   {"out1", 10, "copy_out", {"compute1"}, 0, 0},
 };
 
-static void test_seed29_q4_pipeline(void **state)
+static void test_example2_pipeline(void **state)
 {
 	static const char *const path[] = {"in0", "compute0", "compute1", "out1"};
 	struct plan p;
 
 	(void)state;
-	plan_init(&p, seed29_q4, 6);
+	plan_init(&p, example2, 6);
 	p.in.has_overhead = true;
 	p.in.exposed_overhead_ns = US(3);
 	plan_ok(&p);
@@ -241,14 +241,14 @@ static void test_seed29_q4_pipeline(void **state)
 
 /* With kinds, a copy engine per direction changes nothing (the streams
  * already serialize each direction); one shared engine neither. */
-static void test_seed29_q4_engines(void **state)
+static void test_example2_engines(void **state)
 {
 	struct st s[6];
 	struct plan p;
 	size_t i;
 
 	(void)state;
-	memcpy(s, seed29_q4, sizeof(s));
+	memcpy(s, example2, sizeof(s));
 	for (i = 0; i < 6; i++)
 		s[i].kind = i % 3 == 0 ? GS_PLAN_KIND_H2D :
 			    i % 3 == 1 ? GS_PLAN_KIND_COMPUTE :
@@ -291,7 +291,7 @@ static void q1(double copy, double compute, double sync, bool independent, struc
 	plan_ok(p);
 }
 
-static void test_seed17_q1(void **state)
+static void test_example3(void **state)
 {
 	struct plan p;
 
@@ -360,7 +360,7 @@ static void q2(double copy, double compute, double overhead, int variant, bool c
 	plan_ok(p);
 }
 
-static void test_seed17_q2(void **state)
+static void test_example4(void **state)
 {
 	static const struct {
 		int variant;
@@ -411,7 +411,7 @@ static void test_seed17_q2(void **state)
 	assert_int_equal(p.r.net_saved_ns, US(-2));
 	gs_plan_result_fini(&p.r);
 
-	/* Seed: hidden = min(copy, compute); a copy longer than the kernel. */
+	/* The model: hidden = min(copy, compute); a copy longer than the kernel. */
 	q2(30, 20, 0, Q2_ALL, false, &p);
 	assert_int_equal(p.r.copies[0].hidden_ns, US(20));
 	assert_int_equal(p.r.copies[0].missing, 0);
@@ -419,7 +419,7 @@ static void test_seed17_q2(void **state)
 }
 
 /* Two missing conditions at once: both listed. */
-static void test_seed17_q2_two_missing(void **state)
+static void test_example4_two_missing(void **state)
 {
 	struct st s[2] = {
 		{"copy", 10, "copy", {NULL}, GS_PLAN_KIND_H2D, GS_PLAN_MEM_PAGEABLE},
@@ -453,7 +453,7 @@ static void q3(double kernel, double copy, double sync, double idle, struct plan
 	plan_ok(p);
 }
 
-static void test_seed17_q3(void **state)
+static void test_example5(void **state)
 {
 	struct plan p;
 
@@ -1139,7 +1139,7 @@ static uint32_t rnd(uint32_t n)
 }
 
 /* The stage model, literally: passes until every stage is placed. */
-static void seed_schedule(const struct gs_plan_input *in, int64_t *start, int64_t *end)
+static void model_schedule(const struct gs_plan_input *in, int64_t *start, int64_t *end)
 {
 	size_t n = in->n_stages, placed = 0, i, j, k;
 	bool *done = calloc(n ? n : 1, sizeof(*done));
@@ -1228,7 +1228,7 @@ static void random_plan(struct rplan *p, size_t n, bool resources)
 	}
 }
 
-static void test_random_matches_seed(void **state)
+static void test_random_matches_model(void **state)
 {
 	struct rplan *p = malloc(sizeof(*p));
 	int64_t start[40], end[40];
@@ -1243,7 +1243,7 @@ static void test_random_matches_seed(void **state)
 
 		random_plan(p, n, false);
 		assert_int_equal(gs_plan_compute(&p->in, &r), GS_OK);
-		seed_schedule(&p->in, start, end);
+		model_schedule(&p->in, start, end);
 		for (i = 0; i < n; i++) {
 			assert_int_equal(r.timing[i].start_ns, start[i]);
 			assert_int_equal(r.timing[i].end_ns, end[i]);
@@ -1387,14 +1387,14 @@ static void test_large(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_seed29_q2_chain),
-		cmocka_unit_test(test_seed29_q2_no_kinds),
-		cmocka_unit_test(test_seed29_q4_pipeline),
-		cmocka_unit_test(test_seed29_q4_engines),
-		cmocka_unit_test(test_seed17_q1),
-		cmocka_unit_test(test_seed17_q2),
-		cmocka_unit_test(test_seed17_q2_two_missing),
-		cmocka_unit_test(test_seed17_q3),
+		cmocka_unit_test(test_example1_chain),
+		cmocka_unit_test(test_example1_no_kinds),
+		cmocka_unit_test(test_example2_pipeline),
+		cmocka_unit_test(test_example2_engines),
+		cmocka_unit_test(test_example3),
+		cmocka_unit_test(test_example4),
+		cmocka_unit_test(test_example4_two_missing),
+		cmocka_unit_test(test_example5),
 		cmocka_unit_test(test_breakdown_priority),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_error_long_cycle),
@@ -1409,7 +1409,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_limit),
-		cmocka_unit_test(test_random_matches_seed),
+		cmocka_unit_test(test_random_matches_model),
 		cmocka_unit_test(test_random_resources),
 		cmocka_unit_test(test_large),
 	};

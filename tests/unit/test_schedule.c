@@ -273,7 +273,7 @@ static void test_names(void **state)
 
 /* ---- Example 1: H2D 12 -> Kernel 40 -> D2H 10 -> Post 8 ----------------- */
 
-static void test_seed29_q2_chain(void **state)
+static void test_example1_chain(void **state)
 {
 	struct tb b;
 	struct gs_schedule s;
@@ -357,7 +357,7 @@ static void serial_loop(struct tb *b, uint8_t host)
 		tb_launch(b, c, AT(-20) + (int64_t)c, AT(-20) + (int64_t)c + 1);
 }
 
-static void test_seed29_q4_serial(void **state)
+static void test_example2_serial(void **state)
 {
 	struct tb b;
 	struct gs_schedule s;
@@ -462,7 +462,7 @@ static void test_serial_pageable(void **state)
 
 /* Example 2 on copy_in / compute / copy_out streams with events: already
  * pipelined. 102 us; nothing missed (in0 and out1 are inherent). */
-static void test_seed29_q4_pipelined(void **state)
+static void test_example2_pipelined(void **state)
 {
 	struct tb b;
 	struct gs_schedule s;
@@ -567,7 +567,7 @@ static void test_three_streams(void **state)
  * other (the kernel's launch returned at 10); a host sync then a 4 us op.
  * `dependent`: an event edge copy -> compute.
  */
-static void seed17(struct tb *b, uint8_t host, bool dependent, int64_t copy_us)
+static void copy_compute(struct tb *b, uint8_t host, bool dependent, int64_t copy_us)
 {
 	uint32_t s1, s2, s3;
 
@@ -587,7 +587,7 @@ static void seed17(struct tb *b, uint8_t host, bool dependent, int64_t copy_us)
 		tb_edge(b, 1, 2, GS_EDGE_EVENT);
 }
 
-static void test_seed17_q1(void **state)
+static void test_example3(void **state)
 {
 	struct tb b;
 	struct gs_schedule s;
@@ -596,7 +596,7 @@ static void test_seed17_q1(void **state)
 
 	(void)state;
 	/* Independent: serial 34, ideal 24, hidden 10. */
-	seed17(&b, GS_MEM_PINNED, false, 10);
+	copy_compute(&b, GS_MEM_PINNED, false, 10);
 	tb_build(&b);
 	schedule(&b, NULL, &s);
 	assert_int_equal(s.actual_ns, US(34));
@@ -626,7 +626,7 @@ static void test_seed17_q1(void **state)
 	tb_fini(&b);
 
 	/* Dependent: 34 either way, nothing hidden, nothing missed. */
-	seed17(&b, GS_MEM_PINNED, true, 10);
+	copy_compute(&b, GS_MEM_PINNED, true, 10);
 	tb_build(&b);
 	schedule(&b, NULL, &s);
 	assert_int_equal(s.actual_ns, US(34));
@@ -641,7 +641,7 @@ static void test_seed17_q1(void **state)
 	tb_fini(&b);
 
 	/* No copy time: speedup 1.0. */
-	seed17(&b, GS_MEM_PINNED, false, 0);
+	copy_compute(&b, GS_MEM_PINNED, false, 0);
 	tb_build(&b);
 	schedule(&b, NULL, &s);
 	assert_int_equal(s.actual_ns, US(24));
@@ -654,7 +654,7 @@ static void test_seed17_q1(void **state)
 	tb_fini(&b);
 }
 
-static void test_seed17_q2(void **state)
+static void test_example4(void **state)
 {
 	struct tb b;
 	struct gs_schedule s;
@@ -664,7 +664,7 @@ static void test_seed17_q2(void **state)
 
 	(void)state;
 	/* Pageable: only pinned_memory is missing. */
-	seed17(&b, GS_MEM_PAGEABLE, false, 10);
+	copy_compute(&b, GS_MEM_PAGEABLE, false, 10);
 	tb_build(&b);
 	schedule(&b, NULL, &s);
 	assert_int_equal(s.pipelined.n_preconditions, 1);
@@ -1540,13 +1540,13 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_seed29_q2_chain),
-		cmocka_unit_test(test_seed29_q4_serial),
+		cmocka_unit_test(test_example1_chain),
+		cmocka_unit_test(test_example2_serial),
 		cmocka_unit_test(test_serial_pageable),
-		cmocka_unit_test(test_seed29_q4_pipelined),
+		cmocka_unit_test(test_example2_pipelined),
 		cmocka_unit_test(test_three_streams),
-		cmocka_unit_test(test_seed17_q1),
-		cmocka_unit_test(test_seed17_q2),
+		cmocka_unit_test(test_example3),
+		cmocka_unit_test(test_example4),
 		cmocka_unit_test(test_window_and_devices),
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_copy_engines),

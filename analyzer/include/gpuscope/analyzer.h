@@ -515,7 +515,7 @@ gs_status gs_report_write_html(FILE *out, const struct gs_report *r);
  * named in its depends_on, and the stage declared before it on the same
  * stream (a stream is a lane whose stages run one at a time, in declaration
  * order; different streams have independent resources). Two declared
- * resources refine that seed model:
+ * resources refine that model:
  *   - a pageable h2d/d2h copy is host-synchronous (cudaMemcpy from pageable
  *     memory): it starts after every stage declared before it has ended, and
  *     every stage declared after it waits for it (edges of kind sync_copy);

@@ -136,7 +136,7 @@ done
 
 # ---- docs/design.md, worked examples, one by one -----------------------------
 # Example 1: Kernel starts 12, D2H 52, Post ends 70; serial = ideal = 70.
-json q2 seed29_q2.json serial_us 70, ideal_us 70, saved_us 0, overlap_ratio 0,
+json q2 example1.json serial_us 70, ideal_us 70, saved_us 0, overlap_ratio 0,
 stage q2 Kernel 12 52
 stage q2 D2H 52 62
 stage q2 Post 62 70
@@ -146,42 +146,42 @@ has q2 out '{"from": "H2D", "to": "D2H", "kind": "stream_order"}'
 has q2 out '{"from": "Kernel", "to": "D2H", "kind": "depends_on"}'
 has q2 out '{"from": "D2H", "to": "Post", "kind": "depends_on"}'
 # Example 2: serial 124, ideal 102; overhead 3 -> net 19; 25 -> -3.
-json q4 seed29_q4.json serial_us 124, ideal_us 102, saved_us 22, net_saved_us 19, \
+json q4 example2.json serial_us 124, ideal_us 102, saved_us 22, net_saved_us 19, \
 	exposed_overhead_us 3, estimated_elapsed_us 105, overlap_ratio 0.177419,
 stage q4 in1 12 24
 stage q4 compute1 52 92
 stage q4 out1 92 102
-json q4_25 seed29_q4_overhead25.json serial_us 124, ideal_us 102, net_saved_us -3,
-json q4_kinds seed29_q4_kinds.json ideal_us 102, net_saved_us 19, \
+json q4_25 example2_overhead25.json serial_us 124, ideal_us 102, net_saved_us -3,
+json q4_kinds example2_kinds.json ideal_us 102, net_saved_us 19, \
 	missing_conditions '["independent"]'
 has q4_kinds out '{"name": "in1", "kind": "h2d", "memory": "pinned", "hidden_us": 12, "exposed_us": 0,'
 # Example 3: serial 34, elapsed 24, hidden 10 / dependent: 34, 0 / copy 0: speedup 1.
-json q1i seed17_q1_independent.json serial_us 34, ideal_us 24, saved_us 10,
-json q1d seed17_q1_dependent.json serial_us 34, ideal_us 34, saved_us 0,
-json q1z seed17_q1_copy0.json speedup 1,
+json q1i example3_independent.json serial_us 34, ideal_us 24, saved_us 10,
+json q1d example3_dependent.json serial_us 34, ideal_us 34, saved_us 0,
+json q1z example3_copy0.json speedup 1,
 # Example 4: hidden 10, net 9 / one condition missing: hidden 0, listed / net -2.
-json q2a seed17_q2_all.json saved_us 10, net_saved_us 9, missing_conditions '[]'
+json q2a example4_all.json saved_us 10, net_saved_us 9, missing_conditions '[]'
 has q2a out '"hidden_us": 10, "exposed_us": 0, "hideable_us": 10, "missing_conditions": []}'
 for c in pageable:pinned_memory dependent:independent no_engine:concurrent_resources; do
-	json "q2_${c%%:*}" "seed17_q2_${c%%:*}.json" saved_us 0, net_saved_us -1, \
+	json "q2_${c%%:*}" "example4_${c%%:*}.json" saved_us 0, net_saved_us -1, \
 		missing_conditions "[\"${c#*:}\"]"
 	has "q2_${c%%:*}" out "\"hidden_us\": 0, \"exposed_us\": 10,"
 done
-json q2s seed17_q2_small.json saved_us 1, net_saved_us -2,
+json q2s example4_small.json saved_us 1, net_saved_us -2,
 # Example 5: total 22 dominant kernel / sync / copy.
-json q3k seed17_q3_kernel.json ideal_us 22,
+json q3k example5_kernel.json ideal_us 22,
 has q3k out '"breakdown": {"kernel_us": 18, "copy_us": 2, "sync_us": 1, "idle_us": 1, "total_us": 22,'
 has q3k out '"dominant": "kernel"}'
-json q3s seed17_q3_sync.json ideal_us 21,
+json q3s example5_sync.json ideal_us 21,
 has q3s out '"dominant": "sync"}'
-json q3c seed17_q3_copy.json ideal_us 22,
+json q3c example5_copy.json ideal_us 22,
 has q3c out '"dominant": "copy"}'
 # Fractions of a microsecond print exactly.
 json frac fractions.json serial_us 12.751, ideal_us 12.251, saved_us 0.5, net_saved_us 0.375,
 
 # The same plan from stdin.
 checks=$((checks + 1))
-"$gs" plan --format json - <seed29_q4.json >stdin.out 2>stdin.err || fail "stdin: exit $?"
+"$gs" plan --format json - <example2.json >stdin.out 2>stdin.err || fail "stdin: exit $?"
 grep -qF '"file": "<stdin>"' stdin.out || fail "stdin: no <stdin> label"
 grep -qF '"ideal_us": 102,' stdin.out || fail "stdin: wrong ideal"
 
@@ -278,10 +278,10 @@ json chain chain.json serial_us 50000, ideal_us 50000,
 
 # ---- usage errors: exit 2 -----------------------------------------------------
 usage no_file plan
-usage two_files plan seed29_q4.json seed29_q2.json
-usage bad_format plan --format xml seed29_q4.json
-usage no_format_value plan seed29_q4.json --format
-usage bad_option plan --frobnicate seed29_q4.json
+usage two_files plan example2.json example1.json
+usage bad_format plan --format xml example2.json
+usage no_format_value plan example2.json --format
+usage bad_option plan --frobnicate example2.json
 has bad_option err "'--frobnicate'"
 
 # ---- help ----------------------------------------------------------------------
@@ -303,7 +303,7 @@ has main_help out "  plan "
 # ---- a full disk is an error ----------------------------------------------------
 if [ -w /dev/full ]; then
 	checks=$((checks + 1))
-	"$gs" plan seed29_q4.json >/dev/full 2>full.err
+	"$gs" plan example2.json >/dev/full 2>full.err
 	rc=$?
 	[ "$rc" = 1 ] || fail "full: exit $rc, want 1"
 	grep -q '^gpuscope: error: .*No space left' full.err || fail "full: $(cat full.err)"
