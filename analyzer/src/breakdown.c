@@ -37,6 +37,8 @@
  * that overlap the gap (each call piece is visited by at most the gaps it
  * overlaps, and the gaps are disjoint).
  */
+#include <gpuscope/vec.h>
+
 #include "analyzer_priv.h"
 
 #include <limits.h>
@@ -107,8 +109,7 @@ gs_status gs_breakdown_cache_create(const struct gs_trace *t, const uint32_t *la
 {
 	*out = calloc(1, sizeof(**out));
 	if (!*out) {
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	(*out)->t = t;
 	(*out)->launch = launch;
@@ -158,33 +159,6 @@ struct bd {
 	size_t n_seg, cap_seg;
 };
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}
-
-/* Make room for `need` elements of `size` bytes. */
-static gs_status grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return GS_OK;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / size)
-			return nomem();
-		c *= 2;
-	}
-	q = realloc(*p, c * size);
-	if (!q)
-		return nomem();
-	*p = q;
-	*cap = c;
-	return GS_OK;
-}
-
 /* [s, e) of category cat into list l (clipped to the window later). */
 static gs_status add_interval(struct ev_list *l, int64_t s, int64_t e, uint32_t cat)
 {
@@ -192,7 +166,7 @@ static gs_status add_interval(struct ev_list *l, int64_t s, int64_t e, uint32_t 
 
 	if (s >= e) /* clipping only shrinks: nothing would be left */
 		return GS_OK;
-	rc = grow((void **)&l->v, &l->cap, l->n + 2, sizeof(*l->v));
+	rc = gs_vec_grow((void **)&l->v, &l->cap, l->n + 2, sizeof(*l->v));
 	if (rc)
 		return rc;
 	l->v[l->n++] = (struct bd_ev){.t = s, .d = 1, .cat = cat};
@@ -267,8 +241,8 @@ static gs_status collect(struct bd *b, const struct gs_window *win, struct gs_br
 		b->n_dev += b->ranges[r].count;
 	b->dev = malloc((b->n_dev ? b->n_dev : 1) * sizeof(*b->dev));
 	if (!b->dev)
-		return nomem();
-	rc = grow((void **)&b->ev.v, &b->ev.cap, 2 * b->n_dev + 2, sizeof(*b->ev.v));
+		return gs_nomem();
+	rc = gs_vec_grow((void **)&b->ev.v, &b->ev.cap, 2 * b->n_dev + 2, sizeof(*b->ev.v));
 	/* One pass over the device's ops: the default window (first start to
 	 * last end), the ops by start, and the intervals. */
 	for (size_t r = 0; r < b->n_ranges && !rc; r++) {
@@ -305,7 +279,8 @@ static gs_status collect(struct bd *b, const struct gs_window *win, struct gs_br
 	/* Then the sync calls, sorted apart, and the syncs. */
 	if (!rc && calls.n) {
 		gs_sort_by_i64(calls.v, calls.n, sizeof(*calls.v));
-		rc = grow((void **)&b->ev.v, &b->ev.cap, b->ev.n + calls.n, sizeof(*b->ev.v));
+		rc = gs_vec_grow((void **)&b->ev.v, &b->ev.cap, b->ev.n + calls.n,
+				 sizeof(*b->ev.v));
 		if (!rc) {
 			memcpy(b->ev.v + b->ev.n, calls.v, calls.n * sizeof(*calls.v));
 			b->ev.n += calls.n;
@@ -353,7 +328,7 @@ static gs_status push_segment(struct bd *b, int64_t s, int64_t e, unsigned cat)
 		b->seg[b->n_seg - 1].end_ns = e;
 		return GS_OK;
 	}
-	rc = grow((void **)&b->seg, &b->cap_seg, b->n_seg + 1, sizeof(*b->seg));
+	rc = gs_vec_grow((void **)&b->seg, &b->cap_seg, b->n_seg + 1, sizeof(*b->seg));
 	if (rc)
 		return rc;
 	b->seg[b->n_seg++] =
@@ -484,7 +459,7 @@ static gs_status build_pieces(struct gs_breakdown_cache *c)
 	c->n_names = gs_trace_string_count(c->t) + 1;
 	c->slot_of_name = malloc(c->n_names * sizeof(*c->slot_of_name));
 	if (!c->pieces || !c->slot_of_name)
-		return nomem();
+		return gs_nomem();
 	memset(c->slot_of_name, 0xff, c->n_names * sizeof(*c->slot_of_name));
 	return GS_OK;
 }
@@ -500,7 +475,7 @@ static gs_status thread_pieces(struct bd *b, uint32_t k)
 	size_t np = 0;
 
 	if (!p)
-		return nomem();
+		return gs_nomem();
 	for (size_t i = th->first_api; i < th->first_api + th->api_count; i++) {
 		const struct gs_api_call *c = &b->calls[i];
 		int64_t s = c->start_ns > cur ? c->start_ns : cur;
@@ -514,8 +489,8 @@ static gs_status thread_pieces(struct bd *b, uint32_t k)
 	}
 	b->cache->pieces[k] = (struct bd_pieces){.p = p, .n = np};
 	if (!b->cache->keep) {
-		gs_status rc =
-			grow((void **)&b->built, &b->cap_built, b->n_built + 1, sizeof(*b->built));
+		gs_status rc = gs_vec_grow((void **)&b->built, &b->cap_built, b->n_built + 1,
+					   sizeof(*b->built));
 
 		if (rc)
 			return rc;
@@ -531,7 +506,8 @@ static gs_status credit(struct bd *b, uint32_t name, int64_t ns, size_t gap)
 	struct bd_credit *c;
 
 	if (slot == GS_NO_INDEX) {
-		gs_status rc = grow((void **)&b->hc, &b->cap_hc, b->n_hc + 1, sizeof(*b->hc));
+		gs_status rc =
+			gs_vec_grow((void **)&b->hc, &b->cap_hc, b->n_hc + 1, sizeof(*b->hc));
 
 		if (rc)
 			return rc;
@@ -691,7 +667,7 @@ static gs_status attribute_idle(struct bd *b, struct gs_breakdown *out)
 		if (!v || !tmp) {
 			free(v);
 			free(tmp);
-			return nomem();
+			return gs_nomem();
 		}
 		for (size_t i = 0; i < b->n_hc; i++)
 			v[i] = b->hc[i].h;

@@ -25,6 +25,8 @@
  * O(GS_GC_ROUNDS * GS_GC_MAX_LEN * m) time (a table look-up per window and
  * length; much less where little repeats) and O(m) memory.
  */
+#include <gpuscope/hash.h>
+
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
 
@@ -36,12 +38,6 @@
 #define GS_GC_MIN_REPS 3
 #define GS_GC_ROUNDS 4
 #define GS_GC_MAX_KERNELS (1u << 20)
-
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory finding CUDA Graph candidates");
-	return GS_ERR_NOMEM;
-}
 
 /* ---- kernel signatures: (name, grid, block) -> dense id --------------- */
 
@@ -56,13 +52,11 @@ struct sigtab {
  * sig_equal decides. */
 static uint64_t sig_hash(const struct gs_op *op)
 {
-	uint64_t h = (op->name + 1ull) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = gs_hash_u64(op->name);
 
-	for (int i = 0; i < 3; i++) {
-		h = (h ^ op->grid[i]) * 0xff51afd7ed558ccdull;
-		h = (h ^ op->block[i]) * 0xc4ceb9fe1a85ec53ull;
-	}
-	return h ^ h >> 29;
+	for (int i = 0; i < 3; i++)
+		h = gs_hash_combine(gs_hash_combine(h, op->grid[i]), op->block[i]);
+	return h;
 }
 
 static bool sig_equal(const struct gs_op *a, const struct gs_op *b)
@@ -522,7 +516,8 @@ static gs_status chain_init(struct chain *c, const struct seq *q, size_t m, size
 	c->mask = 1023;
 	c->shift = 64 - 10;
 	c->slot = calloc(c->mask + 1, sizeof(*c->slot));
-	return c->cur && c->alive && c->st[0] && c->st[1] && c->slot && c->by_sig ? GS_OK : nomem();
+	return c->cur && c->alive && c->st[0] && c->st[1] && c->slot && c->by_sig ? GS_OK :
+										    gs_nomem();
 }
 
 static void chain_fini(struct chain *c)
@@ -570,7 +565,7 @@ static gs_status search_round(struct chain *ch, size_t max_len, bool threads, st
 			run_chain(&ch[1]);
 	}
 	if (ch[0].failed || (split && ch[1].failed))
-		return nomem();
+		return gs_nomem();
 	*b = ch[0].b;
 	if (split && ch[1].b.len && (!b->len || beats(ch[1].b.gap, ch[1].b.len, ch[1].b.first, b)))
 		*b = ch[1].b;
@@ -610,7 +605,7 @@ static gs_status emit(struct out_list *l, const struct seq *q, uint32_t stream,
 		struct gs_graph_candidate *nc = realloc(l->c, cap * sizeof(*nc));
 
 		if (!nc)
-			return nomem();
+			return gs_nomem();
 		l->c = nc;
 		l->cap = cap;
 	}
@@ -618,7 +613,7 @@ static gs_status emit(struct out_list *l, const struct seq *q, uint32_t stream,
 	memset(c, 0, sizeof(*c));
 	c->kernels = malloc(b->len * sizeof(*c->kernels));
 	if (!c->kernels)
-		return nomem();
+		return gs_nomem();
 	l->n++;
 	c->stream = stream;
 	c->length = b->len;
@@ -686,7 +681,7 @@ static gs_status seq_init(struct seq *q, size_t m)
 	q->used = malloc(m + 1);
 	q->occ = malloc((m + 1) * sizeof(*q->occ));
 	if (!q->op || !q->sig || !q->gap || !q->gpre || !q->upre || !q->used || !q->occ)
-		return nomem();
+		return gs_nomem();
 	return GS_OK;
 }
 
@@ -776,7 +771,7 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 	sg.slot = malloc(cap * sizeof(*sg.slot));
 	sg.id = malloc(cap * sizeof(*sg.id));
 	sg.mask = cap - 1;
-	st = sg.slot && sg.id ? seq_init(&q, max_m) : nomem();
+	st = sg.slot && sg.id ? seq_init(&q, max_m) : gs_nomem();
 	threads = max_m >= GS_GC_THREAD_MIN && gs_cpu_count() >= 2;
 	if (!st)
 		st = chain_init(&ch[0], &q, max_m, total + 1);

@@ -10,6 +10,8 @@
  */
 #include "analyzer_priv.h"
 
+#include <gpuscope/hash.h>
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +48,7 @@ gs_status gs_trace_op_devices(const struct gs_trace *t, uint32_t **ids, size_t *
 	if (!used || !out) {
 		free(used);
 		free(out);
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	for (size_t i = 0; i < n_ops; i++)
 		if (ops[i].stream < n_streams)
@@ -75,16 +76,6 @@ gs_status gs_trace_op_devices(const struct gs_trace *t, uint32_t **ids, size_t *
 }
 
 /* ---- launch index ---- */
-
-static size_t corr_hash(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return (size_t)x;
-}
 
 /*
  * The direct table: when the ids of the calls span at most four times their
@@ -150,8 +141,7 @@ gs_status gs_launch_index_init(struct gs_launch_index *ix, const struct gs_trace
 		cap *= 2;
 	ix->slots = malloc(cap * sizeof(*ix->slots));
 	if (!ix->slots) {
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	memset(ix->slots, 0xff, cap * sizeof(*ix->slots)); /* GS_NO_INDEX */
 	ix->mask = cap - 1;
@@ -160,7 +150,7 @@ gs_status gs_launch_index_init(struct gs_launch_index *ix, const struct gs_trace
 
 		if (!ix->calls[i].correlation)
 			continue;
-		h = corr_hash(ix->calls[i].correlation) & ix->mask;
+		h = (size_t)gs_hash_u64(ix->calls[i].correlation) & ix->mask;
 		while (ix->slots[h] != GS_NO_INDEX)
 			h = (h + 1) & ix->mask;
 		ix->slots[h] = (uint32_t)i;
@@ -209,7 +199,7 @@ static uint32_t iter_first(struct call_iter *it, const struct gs_launch_index *i
 		it->h = ix->head[corr - ix->base];
 		return (uint32_t)it->h;
 	}
-	for (it->h = corr_hash(corr) & ix->mask; ix->slots[it->h] != GS_NO_INDEX;
+	for (it->h = (size_t)gs_hash_u64(corr) & ix->mask; ix->slots[it->h] != GS_NO_INDEX;
 	     it->h = (it->h + 1) & ix->mask)
 		if (ix->calls[ix->slots[it->h]].correlation == corr)
 			return ix->slots[it->h];
@@ -293,8 +283,7 @@ gs_status gs_op_launches(const struct gs_trace *t, uint32_t **out)
 	launch = malloc((n ? n : 1) * sizeof(*launch));
 	if (!launch) {
 		gs_launch_index_fini(&ix);
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	for (size_t i = 0; i < n; i++)
 		launch[i] = gs_launch_index_find_op(&ix, t, &ops[i]);
@@ -601,8 +590,7 @@ gs_status gs_device_op_ranges(const struct gs_trace *t, uint32_t device, struct 
 	gs_trace_streams(t, &n_streams);
 	r = malloc((n_dev + 1) * sizeof(*r));
 	if (!r) {
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	/* Only the device's streams (gs_trace_device_streams). */
 	for (size_t i = 0; i < n_dev; i++) {
@@ -626,8 +614,7 @@ gs_status gs_device_op_ranges(const struct gs_trace *t, uint32_t device, struct 
 
 		if (!all) {
 			free(r);
-			gs_error_append("out of memory");
-			return GS_ERR_NOMEM;
+			return gs_nomem();
 		}
 		r = all;
 		for (size_t i = 0; i < n_ops; i++)

@@ -139,12 +139,6 @@ struct gs_diff {
 	size_t n_dev;
 };
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory (diff)");
-	return GS_ERR_NOMEM;
-}
-
 static char *dup_or(const char *s, const char *def)
 {
 	const char *v = s ? s : def;
@@ -225,7 +219,7 @@ static gs_status build_kernels(struct dev_diff *dd)
 			n += dd->d[s]->n_kernels;
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
-		return nomem();
+		return gs_nomem();
 	for (int s = 0; s < 2; s++) {
 		for (i = 0; dd->d[s] && i < dd->d[s]->n_kernels; i++) {
 			const struct gs_report_kernel *k = &dd->d[s]->kernels[i];
@@ -354,7 +348,7 @@ static gs_status build_waits(struct dev_diff *dd)
 			n += dd->d[s]->n_waits;
 	g = calloc(n ? n : 1, sizeof(*g));
 	if (!g)
-		return nomem();
+		return gs_nomem();
 	for (int s = 0; s < 2; s++) {
 		const struct gs_report *rk = dd->rk[s];
 		const struct gs_trace *t = rk ? rk->t : NULL;
@@ -387,7 +381,7 @@ static gs_status build_missed(struct dev_diff *dd)
 			n += dd->d[s]->n_missed;
 	g = calloc(n ? n : 1, sizeof(*g));
 	if (!g)
-		return nomem();
+		return gs_nomem();
 	for (int s = 0; s < 2; s++) {
 		const struct gs_trace *t = dd->rk[s] ? dd->rk[s]->t : NULL;
 		size_t n_ops = 0;
@@ -466,7 +460,7 @@ static gs_status build_devices(struct gs_diff *df)
 	if (!sd[0] || !sd[1] || !df->dev) {
 		free(sd[0]);
 		free(sd[1]);
-		return nomem();
+		return gs_nomem();
 	}
 	while (!st && (i[0] < n[0] || i[1] < n[1])) {
 		const struct side_dev *b = i[0] < n[0] ? &sd[0][i[0]] : NULL;
@@ -541,7 +535,7 @@ gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt
 	}
 	df = diff_new(o ? o : &defaults);
 	if (!df)
-		return nomem();
+		return gs_nomem();
 	for (int s = 0; s < 2 && !st; s++) {
 		struct gs_report_options ro = {
 			.inputs = (const char *const *)&df->label[s],
@@ -581,7 +575,7 @@ gs_status gs_diff_build(const struct gs_trace *base, const struct gs_trace *newt
 		o = &defaults;
 	df = diff_new(o);
 	if (!df)
-		return nomem();
+		return gs_nomem();
 	for (int s = 0; s < 2 && !st; s++) {
 		const struct gs_trace *t = s ? newt : base;
 		struct gs_report_options ro = {

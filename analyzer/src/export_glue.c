@@ -27,12 +27,6 @@ struct gs_export_data {
 	const char *bound_names[GS_BOUND_COUNT];
 };
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory (export data)");
-	return GS_ERR_NOMEM;
-}
-
 static void *alloc_n(size_t n, size_t size)
 {
 	return calloc(n ? n : 1, size);
@@ -42,7 +36,7 @@ static gs_status take_edges(struct gs_export_data *d, const struct gs_graph *g)
 {
 	d->edges = alloc_n(g->n_edges, sizeof(*d->edges));
 	if (!d->edges)
-		return nomem();
+		return gs_nomem();
 	for (size_t i = 0; i < g->n_edges; i++)
 		d->edges[i] =
 			(struct gs_export_edge){g->edges[i].from, g->edges[i].to, g->edges[i].kind};
@@ -67,7 +61,7 @@ static gs_status take_breakdown(struct gs_export_data *d, const struct gs_trace 
 	d->bds = alloc_n(n_devs, sizeof(*d->bds));
 	d->segs = alloc_n(n_devs, sizeof(struct gs_export_segment *));
 	if (!d->bds || !d->segs)
-		return nomem();
+		return gs_nomem();
 	if (!launch) {
 		rc = gs_op_launches(t, &own);
 		launch = own;
@@ -84,7 +78,7 @@ static gs_status take_breakdown(struct gs_export_data *d, const struct gs_trace 
 		d->segs[i] = alloc_n(b.n_segments, sizeof(*d->segs[i]));
 		if (!d->segs[i]) {
 			gs_breakdown_fini(&b);
-			rc = nomem();
+			rc = gs_nomem();
 			break;
 		}
 		for (size_t s = 0; s < b.n_segments; s++)
@@ -117,7 +111,7 @@ static gs_status take_ideal(struct gs_export_data *d, const struct gs_trace *t,
 	d->ideal_start = alloc_n(n_ops, sizeof(int64_t));
 	d->ideal_bound = alloc_n(n_ops, 1);
 	if (!d->ideal_in || !d->ideal_start || !d->ideal_bound)
-		return nomem();
+		return gs_nomem();
 	for (size_t i = 0; i < n_devs; i++) {
 		struct gs_schedule s;
 		gs_status rc = gs_schedule_compute(t, g, devs[i], NULL, &s);
@@ -173,7 +167,7 @@ gs_status gs_export_data_build_max(const struct gs_trace *t, unsigned want, uint
 	*out = NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
-		return nomem();
+		return gs_nomem();
 	gs_trace_ops(t, &n_ops);
 	if (want_edges || want_ideal)
 		rc = gs_graph_build_opts(t, &go, &g);
@@ -185,7 +179,7 @@ gs_status gs_export_data_build_max(const struct gs_trace *t, unsigned want, uint
 			if (d->launch)
 				memcpy(d->launch, g->launch, n_ops * sizeof(*d->launch));
 			else
-				rc = nomem();
+				rc = gs_nomem();
 		} else {
 			rc = gs_op_launches(t, &d->launch);
 		}

@@ -35,9 +35,9 @@
  */
 #include <gpuscope/analyzer.h>
 
+#include <gpuscope/u64map.h>
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
-#include "u64map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -131,12 +131,6 @@ const char *gs_edge_kind_name(unsigned kind)
 	return kind < GS_EDGE_KIND_COUNT ? names[kind] : "unknown";
 }
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory building the dependency graph");
-	return GS_ERR_NOMEM;
-}
-
 static gs_status add_edge(struct builder *b, uint32_t from, uint32_t to, uint8_t kind,
 			  uint64_t event)
 {
@@ -152,7 +146,7 @@ static gs_status add_edge(struct builder *b, uint32_t from, uint32_t to, uint8_t
 		struct gs_edge *e = realloc(b->edges, cap * sizeof(*e));
 
 		if (!e)
-			return nomem();
+			return gs_nomem();
 		b->edges = e;
 		b->cap_edges = cap;
 	}
@@ -191,7 +185,7 @@ static gs_status index_streams(struct builder *b)
 
 	b->by_stream = calloc(b->n_streams + 1, sizeof(*b->by_stream));
 	if (!b->by_stream)
-		return nomem();
+		return gs_nomem();
 	for (uint32_t s = 0; s < b->n_streams; s++) {
 		size_t first, count;
 
@@ -206,7 +200,7 @@ static gs_status index_streams(struct builder *b)
 	}
 	b->skip = malloc((n_skip ? n_skip : 1) * sizeof(*b->skip));
 	if (!b->skip)
-		return nomem();
+		return gs_nomem();
 	for (uint32_t s = 0; s < b->n_streams; s++) {
 		struct corr_index *x = &b->by_stream[s];
 
@@ -221,7 +215,7 @@ static gs_status index_streams(struct builder *b)
 		return GS_OK;
 	b->by_corr = malloc(need * sizeof(*b->by_corr));
 	if (!b->by_corr)
-		return nomem();
+		return gs_nomem();
 	for (uint32_t s = 0; s < b->n_streams; s++) {
 		size_t first, count, base = k;
 
@@ -359,7 +353,7 @@ static gs_status push_group(struct builder *b, size_t *cap, struct launch_group 
 		struct launch_group *ng = realloc(b->groups, c * sizeof(*ng));
 
 		if (!ng)
-			return nomem();
+			return gs_nomem();
 		b->groups = ng;
 		*cap = c;
 	}
@@ -380,7 +374,7 @@ static gs_status index_launches(struct builder *b)
 
 	b->launches = calloc(b->n_ops ? b->n_ops : 1, sizeof(*b->launches));
 	if (!b->launches)
-		return nomem();
+		return gs_nomem();
 	for (uint32_t s = 0; s < b->n_streams; s++) {
 		size_t first, count, base = b->n_launches;
 		bool one_thread = true, ordered = true;
@@ -454,7 +448,7 @@ static gs_status index_threads(struct builder *b)
 	b->launch_start = malloc((b->n_launches ? b->n_launches : 1) * sizeof(*b->launch_start));
 	if (!gl || !b->thread_group || !b->thread_launch || !b->by_last || !b->launch_start) {
 		free(gl);
-		return nomem();
+		return gs_nomem();
 	}
 	for (size_t i = 0; i < b->n_groups; i++) {
 		b->thread_group[b->groups[i].thread + 1]++;
@@ -556,7 +550,7 @@ static bool resolve_event(const struct builder *b, const struct event_index *ev,
 			  const struct gs_sync *y, uint32_t *stream, uint64_t *corr)
 {
 	const struct gs_event_record *r = NULL;
-	uint32_t idx;
+	uint64_t idx;
 
 	if (y->sync_id != GS_NO_SYNC_ID && gs_u64map_get(&ev->by_sync_id, y->sync_id, &idx))
 		r = &ev->recs[idx];
@@ -626,8 +620,8 @@ static gs_status ctx_index_build(struct builder *b, struct ctx_index *cx, size_t
 	}
 	cx->ds = malloc((cx->n_ds ? cx->n_ds : 1) * sizeof(*cx->ds));
 	cx->dc = malloc((n ? n : 1) * sizeof(*cx->dc));
-	if (!cx->ds || !cx->dc || !gs_u64map_init(&cx->last, n_syncs))
-		return nomem();
+	if (!cx->ds || !cx->dc || gs_u64map_reserve(&cx->last, n_syncs) != GS_OK)
+		return gs_nomem();
 	cx->n_ds = 0;
 	for (uint32_t s = 0; s < b->n_streams; s++) {
 		const struct corr_index *x = &b->by_stream[s];
@@ -682,7 +676,7 @@ static bool context_repeats(struct ctx_index *cx, const struct builder *b,
 {
 	const struct gs_sync *y = &syncs[i];
 	uint64_t key = (uint64_t)th << 32 | y->device;
-	uint32_t prev;
+	uint64_t prev;
 
 	if (gs_u64map_get(&cx->last, key, &prev)) {
 		const struct gs_sync *p = &syncs[prev];
@@ -759,9 +753,9 @@ static gs_status sync_edges(struct builder *b)
 	int64_t *last_end = malloc((b->n_threads ? b->n_threads : 1) * sizeof(*last_end));
 	gs_status rc = GS_OK;
 
-	if (!last_prod || !last_end || !gs_u64map_init(&ev.by_sync_id, n_recs) ||
-	    !gs_u64map_init(&ev.by_corr, n_recs)) {
-		rc = nomem();
+	if (!last_prod || !last_end || gs_u64map_reserve(&ev.by_sync_id, n_recs) != GS_OK ||
+	    gs_u64map_reserve(&ev.by_corr, n_recs) != GS_OK) {
+		rc = gs_nomem();
 		goto out;
 	}
 	for (size_t th = 0; th < b->n_threads; th++)
@@ -1189,7 +1183,7 @@ static gs_status default_stream_edges(struct builder *b)
 	d.corr = malloc(most * sizeof(*d.corr));
 	d.run_end = malloc(most * sizeof(*d.run_end));
 	if (!key || !peers || !d.op || !d.corr || !d.run_end) {
-		rc = nomem();
+		rc = gs_nomem();
 		goto out;
 	}
 	n_keys = 0;
@@ -1248,8 +1242,8 @@ static gs_status data_edges(struct builder *b)
 	if (!n_links)
 		return GS_OK;
 	touch = malloc(n_links * sizeof(*touch));
-	if (!touch || !gs_u64map_init(&by_corr, b->n_ops)) {
-		rc = nomem();
+	if (!touch || gs_u64map_reserve(&by_corr, b->n_ops) != GS_OK) {
+		rc = gs_nomem();
 		goto out;
 	}
 	for (size_t i = 0; i < b->n_ops; i++)
@@ -1258,14 +1252,14 @@ static gs_status data_edges(struct builder *b)
 				      b->ops[i].correlation * GS_OP_KIND_COUNT + b->ops[i].kind,
 				      (uint32_t)i, false);
 	for (size_t i = 0; i < n_links; i++) {
-		uint32_t op;
+		uint64_t op;
 
 		if (!gs_u64map_get(&by_corr,
 				   links[i].correlation * GS_OP_KIND_COUNT + links[i].op_kind, &op))
 			continue;
 		touch[n++] = (struct op_key){.key = links[i].allocation,
 					     .start = b->ops[op].start_ns,
-					     .op = op};
+					     .op = (uint32_t)op};
 	}
 	if (n > 1)
 		gs_sort(touch, n, sizeof(*touch), cmp_op_key);
@@ -1333,7 +1327,7 @@ static gs_status finish_edges(struct builder *b)
 	if (!first || !chained) {
 		free(first);
 		free(chained);
-		return nomem();
+		return gs_nomem();
 	}
 	for (uint32_t s = 0; s < b->n_streams; s++) {
 		size_t f, count;
@@ -1353,7 +1347,7 @@ static gs_status finish_edges(struct builder *b)
 	if (!e) {
 		free(first);
 		free(chained);
-		return nomem();
+		return gs_nomem();
 	}
 	/* first[to] advances as the fill cursor of op `to`... */
 	for (size_t i = 0; i < b->n_ops; i++)
@@ -1407,7 +1401,7 @@ static gs_status has_cycle(const struct gs_graph *g, bool *cycle)
 	if (!out || !queue) {
 		free(out);
 		free(queue);
-		return nomem();
+		return gs_nomem();
 	}
 	for (size_t i = 0; i < g->n_edges; i++)
 		out[g->edges[i].from]++;
@@ -1436,7 +1430,7 @@ static gs_status graph_build(const struct gs_trace *t, uint64_t max_edges, bool 
 
 	*out = NULL;
 	if (!g)
-		return nomem();
+		return gs_nomem();
 	b.g = g;
 	b.ops = gs_trace_ops(t, &b.n_ops);
 	b.streams = gs_trace_streams(t, &b.n_streams);
@@ -1592,7 +1586,7 @@ gs_status gs_waits_compute(const struct gs_trace *t, const struct gs_graph *g, s
 
 				if (!nw) {
 					free(w);
-					return nomem();
+					return gs_nomem();
 				}
 				w = nw;
 				cap = ncap;

@@ -106,12 +106,6 @@
 #define MIN_LAST 3 /* a straggler was last at least this often */
 #define TEXT_WIDTH 100
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}
-
 /* ------------------------------------------------------------------------ */
 /* The analysis                                                               */
 /* ------------------------------------------------------------------------ */
@@ -454,7 +448,7 @@ static gs_status build_stats(struct gs_job_analysis *ja)
 	struct stat_key *k = malloc((ja->n_gpus ? ja->n_gpus : 1) * sizeof(*k));
 
 	if (!k)
-		return nomem();
+		return gs_nomem();
 	for (unsigned m = 0; m < M_COUNT; m++) {
 		struct ja_stat *s = &ja->stat[m];
 		size_t n = 0;
@@ -516,7 +510,7 @@ static gs_status gpu_busy(struct ja_gpu *g)
 
 	g->busy = malloc((cap ? cap : 1) * sizeof(*g->busy));
 	if (!g->busy)
-		return nomem();
+		return gs_nomem();
 	for (size_t s = 0; s < d->n_streams; s++) {
 		size_t first, count;
 
@@ -548,7 +542,7 @@ static gs_status gpu_busy(struct ja_gpu *g)
 	g->n_busy = k;
 	g->before = malloc((k + 1) * sizeof(*g->before));
 	if (!g->before)
-		return nomem();
+		return gs_nomem();
 	g->before[0] = 0;
 	for (size_t i = 0; i < k; i++)
 		g->before[i + 1] = g->before[i] + (g->busy[i].b - g->busy[i].a);
@@ -603,7 +597,7 @@ static gs_status build_gpus(struct gs_job_analysis *ja, const struct gs_report *
 	ja->gpus = calloc(n ? n : 1, sizeof(*ja->gpus));
 	ja->first_gpu = calloc(job->n_ranks ? job->n_ranks : 1, sizeof(*ja->first_gpu));
 	if (!ja->gpus || !ja->first_gpu)
-		return nomem();
+		return gs_nomem();
 	for (size_t i = 0; i < job->n_ranks; i++) {
 		const struct gs_report *r = job->ranks[i];
 
@@ -698,7 +692,7 @@ static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, const struc
 			struct ja_comm *p = realloc(ja->comms, nc * sizeof(*p));
 
 			if (!p)
-				return nomem();
+				return gs_nomem();
 			ja->comms = p;
 			*cap = nc;
 		}
@@ -715,7 +709,7 @@ static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, const struc
 		struct ja_member *p = realloc(c->m, nc * sizeof(*p));
 
 		if (!p)
-			return nomem();
+			return gs_nomem();
 		c->m = p;
 		c->cap_m = nc;
 	}
@@ -724,7 +718,7 @@ static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, const struc
 	m->n = n;
 	m->ops = malloc(n * sizeof(*m->ops));
 	if (!m->ops)
-		return nomem();
+		return gs_nomem();
 	c->n_m++;
 	for (size_t i = 0; i < n; i++)
 		m->ops[i] = e[i].op;
@@ -780,7 +774,7 @@ static gs_status rank_comms(struct gs_job_analysis *ja, size_t *cap, const struc
 
 					if (!p) {
 						free(e);
-						return nomem();
+						return gs_nomem();
 					}
 					e = p;
 					cap_e = nc;
@@ -899,14 +893,14 @@ static gs_status add_mismatch(struct gs_job_analysis *ja, size_t *cap, size_t co
 			      size_t index, char *text)
 {
 	if (!text)
-		return nomem();
+		return gs_nomem();
 	if (ja->n_mm == *cap) {
 		size_t nc = *cap ? *cap * 2 : 4;
 		struct ja_mismatch *p = realloc(ja->mm, nc * sizeof(*p));
 
 		if (!p) {
 			free(text);
-			return nomem();
+			return gs_nomem();
 		}
 		ja->mm = p;
 		*cap = nc;
@@ -945,7 +939,7 @@ static gs_status check_comm(struct gs_job_analysis *ja, const struct gs_report *
 	}
 	flags = calloc(c->n_m, sizeof(*flags));
 	if (!flags)
-		return nomem();
+		return gs_nomem();
 	c->matched = lo;
 	if (lo != hi) {
 		char counts[64];
@@ -1025,7 +1019,7 @@ static gs_status match_comm(struct gs_job_analysis *ja, const struct gs_report *
 			nc *= 2;
 		p = realloc(ja->coll, nc * sizeof(*p));
 		if (!p)
-			return nomem();
+			return gs_nomem();
 		ja->coll = p;
 		*cap_coll = nc;
 	}
@@ -1194,7 +1188,7 @@ static gs_status build_collectives(struct gs_job_analysis *ja, const struct gs_r
 	ja->n_totals = job->n_ranks;
 	ja->totals = calloc(job->n_ranks ? job->n_ranks : 1, sizeof(*ja->totals));
 	if (!ja->totals)
-		return nomem();
+		return gs_nomem();
 	for (i = 0; i < job->n_ranks; i++)
 		ja->totals[i].ri = i;
 	for (i = 0; i < job->n_ranks && rc == GS_OK; i++)
@@ -1231,7 +1225,7 @@ static gs_status build_collectives(struct gs_job_analysis *ja, const struct gs_r
 	ja->stragglers = calloc(ja->n_totals ? ja->n_totals : 1, sizeof(*ja->stragglers));
 	if (!ja->by_skew || !tmp || !ja->stragglers) {
 		free(tmp);
-		return nomem();
+		return gs_nomem();
 	}
 	for (i = 0; i < ja->n_coll; i++)
 		ja->by_skew[i] = i;
@@ -1263,7 +1257,7 @@ static gs_status add_finding(struct gs_job_analysis *ja, size_t *cap, const char
 	if (!text || !advice) {
 		free(text);
 		free(advice);
-		return nomem();
+		return gs_nomem();
 	}
 	if (ja->n_findings == *cap) {
 		size_t nc = *cap ? *cap * 2 : 8;
@@ -1272,7 +1266,7 @@ static gs_status add_finding(struct gs_job_analysis *ja, size_t *cap, const char
 		if (!p) {
 			free(text);
 			free(advice);
-			return nomem();
+			return gs_nomem();
 		}
 		ja->findings = p;
 		*cap = nc;
@@ -1487,7 +1481,7 @@ gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analy
 	}
 	ja = calloc(1, sizeof(*ja));
 	if (!ja)
-		return nomem();
+		return gs_nomem();
 	ja->top = job->top ? job->top : GS_REPORT_DEFAULT_TOP;
 	rc = build_gpus(ja, job);
 	if (rc == GS_OK)

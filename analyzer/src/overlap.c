@@ -45,9 +45,9 @@
  * copies (sorts, binary searches, bounded path searches for the copies the
  * what-if hides). Memory O(N).
  */
+#include <gpuscope/hash.h>
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
-#include "u64map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,12 +68,6 @@ const char *gs_condition_name(unsigned bit)
 	default:
 		return "unknown";
 	}
-}
-
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory computing missed overlap");
-	return GS_ERR_NOMEM;
 }
 
 /* ---- union of intervals with prefix sums ------------------------------ */
@@ -111,7 +105,7 @@ static gs_status cover_build(struct cover *c, struct ivl *iv, size_t n)
 	c->n = m;
 	c->pre = malloc((m + 1) * sizeof(*c->pre));
 	if (!c->pre)
-		return nomem();
+		return gs_nomem();
 	c->pre[0] = 0;
 	for (i = 0; i < m; i++)
 		c->pre[i + 1] = c->pre[i] + (iv[i].e - iv[i].s);
@@ -306,7 +300,7 @@ static gs_status kernel_cover(struct mo *m, struct cover *c)
 	k.at = malloc((m->n_ranges + 1) * sizeof(*k.at));
 	k.heap = malloc((m->n_ranges + 1) * sizeof(*k.heap));
 	if (!k.at || !k.heap) {
-		st = nomem();
+		st = gs_nomem();
 		goto out;
 	}
 	for (size_t r = 0; r < m->n_ranges; r++) {
@@ -329,7 +323,7 @@ static gs_status kernel_cover(struct mo *m, struct cover *c)
 				struct ivl *g = realloc(iv, nc * sizeof(*g));
 
 				if (!g) {
-					st = nomem();
+					st = gs_nomem();
 					goto out;
 				}
 				iv = g;
@@ -347,7 +341,7 @@ static gs_status kernel_cover(struct mo *m, struct cover *c)
 	iv = NULL;
 	c->pre = malloc((n + 1) * sizeof(*c->pre));
 	if (!c->pre) {
-		st = nomem();
+		st = gs_nomem();
 		goto out;
 	}
 	c->pre[0] = 0;
@@ -408,7 +402,7 @@ static gs_status build_tables(struct mo *m)
 	if (!wi || !m->by_end || !m->by_start || !m->copies || !b->st || !b->en || !b->pst ||
 	    !b->pen) {
 		free(wi);
-		return nomem();
+		return gs_nomem();
 	}
 	m->n_copies = 0;
 	FOR_DEVICE_OP(m, r, i)
@@ -472,7 +466,7 @@ static bool edge_counts(const struct mo *m, const struct gs_edge *e)
 /* Mark op `op` visited by this search; false when it was already. */
 static bool visit(struct mo *m, uint32_t op)
 {
-	size_t i = (size_t)gs_u64map_hash(op) & (GS_MO_SEEN - 1);
+	size_t i = (size_t)gs_hash_u64(op) & (GS_MO_SEEN - 1);
 
 	while (m->seen_gen[i] == m->gen) {
 		if (m->seen_op[i] == op)
@@ -684,7 +678,7 @@ static gs_status run(struct mo *m, struct gs_missed_overlap **out, size_t *n)
 	m->queue = malloc(GS_MO_BUDGET * sizeof(*m->queue));
 	*out = malloc((m->n_copies + 1) * sizeof(**out));
 	if (!m->seen_op || !m->seen_gen || !m->queue || !*out)
-		return nomem();
+		return gs_nomem();
 	for (i = 0; i < m->n_copies; i++)
 		if (examine_copy(m, m->copies[i], &(*out)[*n]))
 			(*n)++;

@@ -1147,8 +1147,7 @@ static gs_status plan_csr(struct plan_work *w)
 	fill = calloc(n + 1, sizeof(*fill));
 	if (!w->in_first || !w->out_first || !w->out_edge || !fill) {
 		free(fill);
-		gs_error_append("out of memory for the stage graph");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	for (i = 0; i < r->n_edges; i++) {
 		w->in_first[r->edges[i].to + 1]++;
@@ -1501,8 +1500,7 @@ static gs_status plan_simulate(struct plan_work *w)
 	}
 	return GS_OK;
 nomem:
-	gs_error_append("out of memory for the schedule");
-	return GS_ERR_NOMEM;
+	return gs_nomem();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1585,8 +1583,7 @@ static gs_status plan_cover_build(const struct plan_work *w, const int64_t *star
 	c->iv = malloc((w->n ? w->n : 1) * sizeof(*c->iv));
 	c->pre = malloc((w->n + 1) * sizeof(*c->pre));
 	if (!c->iv || !c->pre) {
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	if (!start && !tm) {
 		gs_error_append("plan_cover_build: no schedule");
@@ -1623,8 +1620,7 @@ static gs_status plan_copies(struct plan_work *w)
 	}
 	r->copies = calloc(r->n_copies ? r->n_copies : 1, sizeof(*r->copies));
 	if (!r->copies) {
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	st = plan_cover_build(w, NULL, r->timing, &main);
 	if (st == GS_OK)
@@ -1679,8 +1675,7 @@ static gs_status plan_breakdown(struct plan_work *w)
 
 	iv = malloc((w->n ? w->n : 1) * sizeof(*iv));
 	if (!iv) {
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	/* upto[c]: the union of the categories 0..c. */
 	for (cat = 0; cat < 3; cat++) {
@@ -1731,8 +1726,7 @@ static gs_status plan_critical(struct plan_work *w)
 	}
 	path = malloc(w->n * sizeof(*path));
 	if (!path) {
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	while (v != GS_NO_INDEX && k < w->n) {
 		path[k++] = v;
@@ -1934,8 +1928,7 @@ gs_status gs_plan_write_text(FILE *f, const struct gs_plan_input *in,
 	if (r->n_stages) {
 		crit = calloc(r->n_stages, sizeof(*crit));
 		if (!crit) {
-			gs_error_append("out of memory");
-			return GS_ERR_NOMEM;
+			return gs_nomem();
 		}
 		for (i = 0; i < r->n_critical; i++)
 			crit[r->critical_path[i]] = true;

@@ -22,12 +22,6 @@
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}
-
 /* a + b, held at INT64_MAX / INT64_MIN: sums of many op times from a trace
  * with absurd (but valid) times must not overflow (found by fuzz_kineto). */
 static int64_t sat_add(int64_t a, int64_t b)
@@ -367,7 +361,7 @@ static gs_status dev_streams(const struct gs_report *r, struct gs_report_device 
 	if (d->n_streams) {
 		d->streams = calloc(d->n_streams, sizeof(*d->streams));
 		if (!d->streams)
-			return nomem();
+			return gs_nomem();
 	}
 	d->n_streams = 0;
 	for (size_t j = 0; j < n_dev; j++) {
@@ -399,7 +393,7 @@ static gs_status dev_streams(const struct gs_report *r, struct gs_report_device 
 
 				if (!k) {
 					clear_slots(d, slot, n_names);
-					return nomem();
+					return gs_nomem();
 				}
 				rs->kernels++;
 				rs->kernel_ns = sat_add(rs->kernel_ns, ns);
@@ -551,7 +545,7 @@ static gs_status dev_comm(const struct gs_report *r, struct gs_report_device *d,
 	if (!comm || !comp) {
 		free(comm);
 		free(comp);
-		return nomem();
+		return gs_nomem();
 	}
 	for (st = 0; st < d->n_streams; st++) {
 		size_t first, count, i;
@@ -633,7 +627,7 @@ static gs_status call_tree_build(struct gs_report *r)
 	r->call_sum = calloc(n_api ? n_api : 1, sizeof(*r->call_sum));
 	if (!cs || !r->call_order || !r->call_tree || !r->call_sum) {
 		free(cs);
-		return nomem();
+		return gs_nomem();
 	}
 	for (size_t i = 0; i < n_api; i++)
 		cs[i] = (struct call_start){.start = api[i].start_ns, .call = (uint32_t)i};
@@ -667,7 +661,7 @@ static gs_status calls_ending_after(const struct gs_report *r, size_t node, size
 			uint32_t *nh = realloc(*hit, nc * sizeof(*nh));
 
 			if (!nh)
-				return nomem();
+				return gs_nomem();
 			*hit = nh;
 			*cap = nc;
 		}
@@ -689,7 +683,7 @@ static gs_status push_row(struct gs_host_call_time **rows, size_t *nr, size_t *c
 		struct gs_host_call_time *nrw = realloc(*rows, nc * sizeof(**rows));
 
 		if (!nrw)
-			return nomem();
+			return gs_nomem();
 		*rows = nrw;
 		*cap = nc;
 	}
@@ -708,7 +702,7 @@ static gs_status sync_rows_by_call(const struct gs_trace *t, const struct gs_bre
 	gs_status st = GS_OK;
 
 	if (!seg)
-		return nomem();
+		return gs_nomem();
 	for (size_t i = 0; i < b->n_segments; i++)
 		if (b->segments[i].category == GS_CAT_SYNC)
 			seg[ns++] = (struct ival){b->segments[i].start_ns, b->segments[i].end_ns};
@@ -912,7 +906,7 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 	if (s->n_critical) {
 		d->critical = malloc(s->n_critical * sizeof(*d->critical));
 		if (!d->critical)
-			return nomem();
+			return gs_nomem();
 		memcpy(d->critical, s->critical_path, s->n_critical * sizeof(*d->critical));
 		d->n_critical = s->n_critical;
 		for (i = 0; i < d->n_critical; i++)
@@ -969,7 +963,7 @@ static gs_status assign_waits(struct gs_report *r)
 	r->reported_waits = malloc(r->n_waits * sizeof(*r->reported_waits));
 	if (!dev_of || !r->reported_waits) {
 		free(dev_of);
-		return nomem();
+		return gs_nomem();
 	}
 	for (i = 0; i < r->n_waits; i++) {
 		const struct gs_wait *w = &r->waits[i];
@@ -994,7 +988,7 @@ static gs_status assign_waits(struct gs_report *r)
 		r->dev[i].waits = malloc(r->dev[i].n_waits * sizeof(size_t));
 		if (!r->dev[i].waits) {
 			free(dev_of);
-			return nomem();
+			return gs_nomem();
 		}
 		r->dev[i].n_waits = 0;
 	}
@@ -1693,7 +1687,7 @@ static gs_status dev_findings(const struct gs_report *r, struct gs_report_device
 			l.oom = true;
 		}
 	}
-	return l.oom ? nomem() : GS_OK;
+	return l.oom ? gs_nomem() : GS_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1739,7 +1733,7 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 		r->name_slot = calloc(n_names, sizeof(*r->name_slot));
 		r->name_memo = calloc(n_names, sizeof(*r->name_memo));
 		if (!r->name_slot || !r->name_memo)
-			return nomem();
+			return gs_nomem();
 	}
 	st = dev_streams(r, d, w);
 	if (st == GS_OK)
@@ -1851,16 +1845,16 @@ static gs_status copy_options(struct gs_report *r, const struct gs_report_option
 	if (o->format) {
 		r->format = strdup(o->format);
 		if (!r->format)
-			return nomem();
+			return gs_nomem();
 	}
 	if (o->n_inputs) {
 		r->inputs = calloc(o->n_inputs, sizeof(*r->inputs));
 		if (!r->inputs)
-			return nomem();
+			return gs_nomem();
 		for (i = 0; i < o->n_inputs; i++) {
 			r->inputs[i] = strdup(o->inputs && o->inputs[i] ? o->inputs[i] : "");
 			if (!r->inputs[i])
-				return nomem();
+				return gs_nomem();
 			r->n_inputs++;
 		}
 	}
@@ -1932,7 +1926,7 @@ static gs_status pick_devices(struct gs_report *r, const struct gs_report_option
 		r->dev = calloc(n, sizeof(*r->dev));
 		if (!r->dev) {
 			free(ids);
-			return nomem();
+			return gs_nomem();
 		}
 	}
 	for (i = 0; i < n; i++)
@@ -1960,7 +1954,7 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 		o = &defaults;
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		return nomem();
+		return gs_nomem();
 	r->t = t;
 	r->pid = -1;
 	r->host = "";
@@ -2195,7 +2189,7 @@ static gs_status build_ranks(const struct gs_job *j, const struct gs_report_opti
 	if (!rj.out || !rj.st) {
 		free(rj.out);
 		free(rj.st);
-		return nomem();
+		return gs_nomem();
 	}
 	if (want >= 2 && pthread_mutex_init(&rj.mu, NULL) == 0) {
 		while (nth < want && pthread_create(&th[nth], NULL, rank_worker, &rj) == 0)
@@ -2239,7 +2233,7 @@ gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_opt
 		o = &defaults;
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		return nomem();
+		return gs_nomem();
 	r->job = j;
 	r->pid = -1;
 	r->host = "";
@@ -2251,7 +2245,7 @@ gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_opt
 	}
 	pick = calloc(j->n_ranks ? j->n_ranks : 1, sizeof(*pick));
 	if (st == GS_OK && !pick)
-		st = nomem();
+		st = gs_nomem();
 	if (st == GS_OK)
 		st = pick_ranks(j, o, pick);
 	if (st == GS_OK) {
@@ -2259,7 +2253,7 @@ gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_opt
 			j->n_ranks ? j->n_ranks : 1,
 			sizeof(*r->ranks)); /* NOLINT(bugprone-sizeof-expression): pointers */
 		if (!r->ranks)
-			st = nomem();
+			st = gs_nomem();
 	}
 	if (st == GS_OK)
 		st = build_ranks(j, o, pick, r);

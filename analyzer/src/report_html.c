@@ -1014,8 +1014,7 @@ static gs_status tl_lanes(struct tl *L)
 
 	L->lanes = calloc(d->n_streams ? d->n_streams : 1, sizeof(*L->lanes));
 	if (!L->lanes) {
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	for (i = 0; i < d->n_streams; i++) {
 		if (!d->streams[i].ops)
@@ -1072,8 +1071,7 @@ static gs_status tl_init(struct hw *w, struct tl *L, const struct gs_report_devi
 	L->acc = calloc(L->bins * GS_OP_KIND_COUNT, sizeof(*L->acc));
 	L->cacc = calloc(L->bins, sizeof(*L->cacc));
 	if (!L->lane_of || !L->crit || !L->acc || !L->cacc) {
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	for (i = 0; i < w->n_streams; i++)
 		L->lane_of[i] = -1;
@@ -1145,8 +1143,7 @@ static gs_status h_timeline(struct hw *w, const struct gs_report_device *d, size
 		draw_lane(w, &L, &L.lanes[i], false);
 	if (!draw_band(w, &L)) {
 		tl_fini(&L);
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	for (i = 0; i < L.n_lanes; i++)
 		draw_lane(w, &L, &L.lanes[i], true);
@@ -1290,8 +1287,7 @@ static gs_status h_critical(struct hw *w, const struct gs_report_device *d, size
 	}
 	order = malloc(shown * sizeof(*order));
 	if (!order) {
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	for (k = 0; k < shown; k++)
 		order[k] = SIZE_MAX;

@@ -100,12 +100,6 @@ struct sched {
 	uint32_t copies[GS_COPY_KIND_COUNT]; /* copies in the set that take an engine */
 };
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory computing the schedule");
-	return GS_ERR_NOMEM;
-}
-
 static void *alloc_array(size_t n, size_t size)
 {
 	return calloc(n ? n : 1, size);
@@ -217,7 +211,7 @@ static gs_status engines_init(struct engines *e, const uint32_t *count, const ui
 	e->first[GS_COPY_KIND_COUNT] = total;
 	e->free = malloc((total ? total : 1) * sizeof(*e->free));
 	if (!e->free)
-		return nomem();
+		return gs_nomem();
 	for (i = 0; i < total; i++)
 		e->free[i] = w0;
 	return GS_OK;
@@ -330,7 +324,7 @@ static gs_status topo_order(struct sched *s, uint64_t *broken)
 	gs_status st = GS_OK;
 
 	if (!by_start)
-		return nomem();
+		return gs_nomem();
 	/* Set indices ascend with op indices: by start alone is (start, v). */
 	for (uint32_t v = 0; v < ns; v++)
 		by_start[v] = (struct by_start){.start = s->start[v], .v = v};
@@ -344,7 +338,7 @@ static gs_status topo_order(struct sched *s, uint64_t *broken)
 	state = alloc_array(ns, 1);
 	h.a = alloc_array(ns, sizeof(uint32_t));
 	if (!indeg || !out_first || !state || !h.a) {
-		st = nomem();
+		st = gs_nomem();
 		goto out;
 	}
 	/* Out-adjacency inside the set (a CSR built from the in-edges). */
@@ -367,7 +361,7 @@ static gs_status topo_order(struct sched *s, uint64_t *broken)
 		out_first[i + 1] += out_first[i];
 	out_to = alloc_array(n_out, sizeof(uint32_t));
 	if (!out_to) {
-		st = nomem();
+		st = gs_nomem();
 		goto out;
 	}
 	for (uint32_t v = 0; v < ns; v++) {
@@ -467,7 +461,7 @@ static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
 	}
 	ev = alloc_array(n_ev, sizeof(*ev));
 	if (!ev)
-		return nomem();
+		return gs_nomem();
 	n_ev = 0;
 	for (uint32_t v = 0; v < s->ns; v++) {
 		const struct gs_op *op;
@@ -541,7 +535,7 @@ static gs_status critical_path(struct sched *s, struct gs_schedule *out)
 		n++;
 	out->critical_path = malloc(n * sizeof(*out->critical_path));
 	if (!out->critical_path)
-		return nomem();
+		return gs_nomem();
 	out->n_critical = n;
 	i = n;
 	for (v = best; v != NONE_LOCAL; v = s->crit[v]) {
@@ -607,7 +601,7 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 	int64_t last_db = s->w0, last_id = s->w0, last_pl = s->w0, lane = s->w0;
 	int64_t *end_id = s->start; /* the actual starts were for the order only */
 	int64_t *end_pl = malloc((s->ns ? s->ns : 1) * sizeof(*end_pl));
-	gs_status st = end_pl ? GS_OK : nomem();
+	gs_status st = end_pl ? GS_OK : gs_nomem();
 
 	if (!st)
 		st = engines_init(&e_id, s->engines, s->copies, s->w0);
@@ -824,7 +818,7 @@ static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_wi
 	out->slot_ranges = alloc_array(n_ranges, sizeof(*out->slot_ranges));
 	if (!out->slot_ranges) {
 		free(ranges);
-		return nomem();
+		return gs_nomem();
 	}
 	for (size_t r = 0; r < n_ranges; r++) {
 		out->slot_ranges[r] = (struct gs_schedule_range){.first = ranges[r].first,
@@ -841,7 +835,7 @@ static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_wi
 	s->slot_of_set = alloc_array(n_dev, sizeof(*s->slot_of_set));
 	if (!s->set || !s->start || !s->flag || !s->set_of_slot || !s->slot_of_set) {
 		free(ranges);
-		return nomem();
+		return gs_nomem();
 	}
 	for (size_t r = 0, k = 0; r < n_ranges; r++) {
 		bool prev_in = false; /* the op before on the stream is in the set */
@@ -910,7 +904,7 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	s->full = malloc((s->ns ? s->ns : 1) * sizeof(int64_t));
 	if (!out->slot_ideal_start || !out->slot_delay_ns || !out->slot_bound_by ||
 	    !out->slot_pipelined_start || !s->order || !s->pos || !s->end || !s->crit || !s->full)
-		return nomem();
+		return gs_nomem();
 	st = topo_order(s, &out->broken_cycles);
 	if (!st)
 		st = copy_sweep(s, device_copy_engines(s->t, device));

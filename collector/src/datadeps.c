@@ -5,6 +5,8 @@
  */
 #include "datadeps.h"
 
+#include <gpuscope/vec.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,30 +53,6 @@ struct gs_dd {
 	size_t npend, pend_cap;
 	struct gs_dd_stats st;
 };
-
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 /* ---- treap ---- */
 
@@ -173,7 +151,7 @@ gs_status gs_dd_create(struct gs_sink *sink, int64_t pid, struct gs_dd **out)
 	struct gs_dd *d = calloc(1, sizeof(*d));
 
 	if (!d)
-		return nomem();
+		return gs_nomem();
 	d->sink = sink;
 	d->pid = pid;
 	d->rng = 0x9e3779b97f4a7c15ULL;
@@ -202,7 +180,7 @@ gs_status gs_dd_alloc(struct gs_dd *d, uint64_t address, uint64_t bytes, int64_t
 	struct node *n = calloc(1, sizeof(*n));
 
 	if (!n)
-		return nomem();
+		return gs_nomem();
 	n->address = address;
 	n->bytes = bytes;
 	n->seq = ++d->seq;
@@ -227,9 +205,9 @@ gs_status gs_dd_release(struct gs_dd *d, uint64_t address, int64_t time_ns)
 		return GS_OK;
 	}
 	/* An array of node pointers: the size of a pointer is meant. */
-	if (grow((void **)&d->released, &d->released_cap, d->nreleased + 1,
-		 sizeof(*d->released))) /* NOLINT(bugprone-sizeof-expression) */
-		return nomem();
+	if (gs_vec_reserve((void **)&d->released, &d->released_cap, d->nreleased + 1,
+			   sizeof(*d->released))) /* NOLINT(bugprone-sizeof-expression) */
+		return gs_nomem();
 	n->released = true;
 	n->free_ns = time_ns;
 	d->released[d->nreleased++] = n;
@@ -245,8 +223,8 @@ gs_status gs_dd_observe(struct gs_dd *d, const struct gs_dd_obs *o, uint64_t gen
 			d->st.pending_dropped++;
 			continue;
 		}
-		if (grow((void **)&d->pend, &d->pend_cap, d->npend + 1, sizeof(*d->pend)))
-			return nomem();
+		if (gs_vec_reserve((void **)&d->pend, &d->pend_cap, d->npend + 1, sizeof(*d->pend)))
+			return gs_nomem();
 		d->pend[d->npend++] = (struct pending){.ptr = o->ptr[i],
 						       .correlation = o->correlation,
 						       .time_ns = o->time_ns,
@@ -335,8 +313,8 @@ static gs_status add_link(struct gs_dd *d, struct node *n, const struct pending 
 		d->st.early_declared++;
 		return rc ? rc : emit_link(d, n, l);
 	}
-	if (grow((void **)&n->links, &n->cap, n->nlinks + 1, sizeof(*n->links)))
-		return nomem();
+	if (gs_vec_reserve((void **)&n->links, &n->cap, n->nlinks + 1, sizeof(*n->links)))
+		return gs_nomem();
 	n->links[n->nlinks++] = l;
 	return GS_OK;
 }

@@ -5,7 +5,8 @@
  */
 #include "record_convert.h"
 
-#include "u64map.h"
+#include <gpuscope/u64map.h>
+#include <gpuscope/vec.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,37 +93,13 @@ struct gs_conv {
 	struct gs_conv_stats st;
 };
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 gs_status gs_conv_create(struct gs_sink *sink, struct gs_dd *dd, int64_t pid, gs_conv_name_fn name,
 			 void *name_ctx, struct gs_conv **out)
 {
 	struct gs_conv *c = calloc(1, sizeof(*c));
 
 	if (!c)
-		return nomem();
+		return gs_nomem();
 	c->sink = sink;
 	c->dd = dd;
 	c->pid = pid;
@@ -144,7 +121,7 @@ gs_status gs_conv_create(struct gs_sink *sink, struct gs_dd *dd, int64_t pid, gs
 	c->api_cache = calloc(API_CACHE_SIZE, sizeof(*c->api_cache));
 	if (!c->api_cache) {
 		gs_conv_destroy(c);
-		return nomem();
+		return gs_nomem();
 	}
 	*out = c;
 	return GS_OK;
@@ -326,7 +303,7 @@ static gs_status api_name(struct gs_conv *c, unsigned domain, uint32_t cbid, uin
 	}
 	if (rc)
 		return rc;
-	return gs_u64map_put(&c->api_names, key, *id) ? nomem() : GS_OK;
+	return gs_u64map_put(&c->api_names, key, *id, true);
 }
 
 /* ---- contexts and streams ---- */
@@ -348,7 +325,7 @@ static gs_status context_put(struct gs_conv *c, uint32_t ctx, const struct conte
 	uint64_t v = ci->device | (uint64_t)(ci->null_stream & 0x7fffffffu) << 32 |
 		     (uint64_t)ci->has_null_stream << 63;
 
-	return gs_u64map_put(&c->context_map, ctx, v) ? nomem() : GS_OK;
+	return gs_u64map_put(&c->context_map, ctx, v, true);
 }
 
 static gs_status stream_entry(struct gs_conv *c, uint32_t ctx, uint32_t sid,
@@ -356,20 +333,23 @@ static gs_status stream_entry(struct gs_conv *c, uint32_t ctx, uint32_t sid,
 {
 	uint64_t key = (uint64_t)ctx << 32 | sid;
 	uint64_t v;
+	gs_status rc;
 
 	if (gs_u64map_get(&c->stream_map, key, &v)) {
 		*out = &c->streams[v];
 		return GS_OK;
 	}
-	if (grow((void **)&c->streams, &c->streams_cap, c->nstreams + 1, sizeof(*c->streams)))
-		return nomem();
+	if (gs_vec_reserve((void **)&c->streams, &c->streams_cap, c->nstreams + 1,
+			   sizeof(*c->streams)))
+		return gs_nomem();
 	c->streams[c->nstreams] = (struct stream_info){.context = ctx,
 						       .stream_id = sid,
 						       .index = GS_NO_INDEX,
 						       .device = NO_DEVICE,
 						       .kind = GS_STREAM_UNKNOWN};
-	if (gs_u64map_put(&c->stream_map, key, c->nstreams))
-		return nomem();
+	rc = gs_u64map_put(&c->stream_map, key, c->nstreams, true);
+	if (rc != GS_OK)
+		return rc;
 	*out = &c->streams[c->nstreams++];
 	return GS_OK;
 }
@@ -628,11 +608,12 @@ static gs_status sync_or_hold(struct gs_conv *c, struct pending *p, uint64_t cor
 		}
 		size_t old = c->pend_cap, n = old ? old * 2 : 256;
 
-		if (grow((void **)&c->pend, &c->pend_cap, n, sizeof(*c->pend)))
-			return nomem();
+		if (gs_vec_reserve((void **)&c->pend, &c->pend_cap, n, sizeof(*c->pend)))
+			return gs_nomem();
 		size_t fcap = old;
-		if (grow((void **)&c->pend_free, &fcap, c->pend_cap, sizeof(*c->pend_free)))
-			return nomem();
+		if (gs_vec_reserve((void **)&c->pend_free, &fcap, c->pend_cap,
+				   sizeof(*c->pend_free)))
+			return gs_nomem();
 		for (size_t i = c->pend_cap; i > old; i--)
 			c->pend_free[c->npend_free++] = (uint32_t)(i - 1);
 	}
@@ -643,7 +624,7 @@ static gs_status sync_or_hold(struct gs_conv *c, struct pending *p, uint64_t cor
 	}
 	at = c->pend_free[--c->npend_free];
 	c->pend[at] = *p;
-	return gs_u64map_put(&c->pend_map, corr, at) ? nomem() : GS_OK;
+	return gs_u64map_put(&c->pend_map, corr, at, true);
 }
 
 static gs_status conv_sync(struct gs_conv *c, const CUpti_ActivitySynchronization2 *y)
@@ -916,17 +897,17 @@ static gs_status conv_marker(struct gs_conv *c, const CUpti_ActivityMarker2 *m)
 		if (c->nmarker_free == 0) {
 			size_t old = c->marker_cap, fcap = old;
 
-			if (grow((void **)&c->markers, &c->marker_cap, old ? old * 2 : 64,
-				 sizeof(*c->markers)) ||
-			    grow((void **)&c->marker_free, &fcap, c->marker_cap,
-				 sizeof(*c->marker_free)))
-				return nomem();
+			if (gs_vec_reserve((void **)&c->markers, &c->marker_cap, old ? old * 2 : 64,
+					   sizeof(*c->markers)) ||
+			    gs_vec_reserve((void **)&c->marker_free, &fcap, c->marker_cap,
+					   sizeof(*c->marker_free)))
+				return gs_nomem();
 			for (size_t i = c->marker_cap; i > old; i--)
 				c->marker_free[c->nmarker_free++] = (uint32_t)(i - 1);
 		}
 		at = c->marker_free[--c->nmarker_free];
 		c->markers[at] = om;
-		return gs_u64map_put(&c->marker_map, m->id, at) ? nomem() : GS_OK;
+		return gs_u64map_put(&c->marker_map, m->id, at, true);
 	}
 	if (flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
 		if (!gs_u64map_del(&c->marker_map, m->id, &at)) {

@@ -59,12 +59,6 @@ bool gs_export_path_is_gzip(const char *path)
 	return n > 3 && strcmp(path + n - 3, ".gz") == 0;
 }
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory (chrome export)");
-	return GS_ERR_NOMEM;
-}
-
 static void *alloc_n(size_t n, size_t size)
 {
 	return calloc(n ? n : 1, size);
@@ -163,15 +157,15 @@ static gs_status pool_take(struct lane_pool *p, int64_t s, int64_t e, uint32_t *
 			int64_t *f = realloc(p->free_at, nc * sizeof(*f));
 
 			if (!f)
-				return nomem();
+				return gs_nomem();
 			p->free_at = f;
 			uint32_t *b = realloc(p->busy, nc * sizeof(*b));
 			if (!b)
-				return nomem();
+				return gs_nomem();
 			p->busy = b;
 			uint32_t *i = realloc(p->idle, nc * sizeof(*i));
 			if (!i)
-				return nomem();
+				return gs_nomem();
 			p->idle = i;
 			p->cap = nc;
 		}
@@ -239,7 +233,7 @@ static gs_status stack_push(struct stack *s, int64_t e)
 		int64_t *p = realloc(s->end, nc * sizeof(*p));
 
 		if (!p)
-			return nomem();
+			return gs_nomem();
 		s->end = p;
 		s->cap = nc;
 	}
@@ -265,7 +259,7 @@ static gs_status nesting_place(struct nesting *g, int64_t s, int64_t e, bool mai
 	if (!g->st_cap) {
 		g->st = calloc(8, sizeof(*g->st));
 		if (!g->st)
-			return nomem();
+			return gs_nomem();
 		g->st_cap = 8;
 	}
 	if (main_ok && stack_fits(&g->st[0], s, e)) {
@@ -290,7 +284,7 @@ static gs_status nesting_place(struct nesting *g, int64_t s, int64_t e, bool mai
 		struct stack *p = realloc(g->st, nc * sizeof(*p));
 
 		if (!p)
-			return nomem();
+			return gs_nomem();
 		memset(p + g->st_cap, 0, (nc - g->st_cap) * sizeof(*p));
 		g->st = p;
 		g->st_cap = nc;
@@ -493,7 +487,7 @@ static gs_status plan_host_procs(struct chrome *c)
 	int64_t *pids = alloc_n(n, sizeof(*pids));
 
 	if (!pids)
-		return nomem();
+		return gs_nomem();
 	for (i = 0; i < c->n_procs; i++)
 		pids[k++] = c->procs[i].pid;
 	for (i = 0; i < c->n_api; i++)
@@ -507,7 +501,7 @@ static gs_status plan_host_procs(struct chrome *c)
 	c->hp = alloc_n(k, sizeof(*c->hp));
 	if (!c->hp) {
 		free(pids);
-		return nomem();
+		return gs_nomem();
 	}
 	for (i = 0; i < k; i++) {
 		if (c->n_hp && c->hp[c->n_hp - 1].pid == pids[i])
@@ -547,19 +541,19 @@ static gs_status main_calls_push(struct main_calls *m, int64_t s, int64_t e)
 		int64_t *ps = realloc(m->start, nc * sizeof(*ps));
 
 		if (!ps)
-			return nomem();
+			return gs_nomem();
 		m->start = ps;
 		int64_t *pe = realloc(m->end, nc * sizeof(*pe));
 		if (!pe)
-			return nomem();
+			return gs_nomem();
 		m->end = pe;
 		uint32_t *pp = realloc(m->parent, nc * sizeof(*pp));
 		if (!pp)
-			return nomem();
+			return gs_nomem();
 		m->parent = pp;
 		uint32_t *po = realloc(m->open, nc * sizeof(*po));
 		if (!po)
-			return nomem();
+			return gs_nomem();
 		m->open = po;
 		m->cap = nc;
 	}
@@ -668,7 +662,7 @@ static gs_status plan_host_threads(struct chrome *c)
 	c->threads = alloc_n(c->n_hr, sizeof(*c->threads));
 	if (!c->hr || !c->api_lane || !c->api_thread || !c->range_lane || !c->range_thread ||
 	    !c->threads)
-		return nomem();
+		return gs_nomem();
 	for (i = 0; i < c->n_api; i++)
 		c->hr[k++] = (struct href){c->api[i].pid,    c->api[i].tid, c->api[i].start_ns,
 					   c->api[i].end_ns, (uint32_t)i,   HR_API};
@@ -749,7 +743,7 @@ static gs_status plan_overheads(struct chrome *c)
 	c->oh_lane = alloc_n(c->n_oh, sizeof(uint32_t));
 	if (!k || !c->oh_lane) {
 		free(k);
-		return nomem();
+		return gs_nomem();
 	}
 	for (i = 0; i < c->n_oh; i++)
 		k[i] = (struct key3){c->oh[i].pid, c->oh[i].start_ns, c->oh[i].end_ns, (uint32_t)i};
@@ -793,7 +787,7 @@ static gs_status plan_devices(struct chrome *c)
 	int64_t next_pid = 0;
 
 	if (!ids)
-		return nomem();
+		return gs_nomem();
 	/* A rank of a job: only the devices it used (the device table of a
 	 * multi-process input lists every process's). */
 	for (i = 0; i < n_dt && !c->rank; i++)
@@ -808,7 +802,7 @@ static gs_status plan_devices(struct chrome *c)
 	c->devs = alloc_n(k, sizeof(*c->devs));
 	if (!c->devs) {
 		free(ids);
-		return nomem();
+		return gs_nomem();
 	}
 	for (i = 0; i < k; i++) {
 		if (c->n_devs && c->devs[c->n_devs - 1].id == ids[i])
@@ -857,7 +851,7 @@ static gs_status plan_stream_order(struct chrome *c)
 	size_t i;
 
 	if (!k)
-		return nomem();
+		return gs_nomem();
 	for (i = 0; i < c->n_streams; i++) {
 		const struct gs_stream *st = &c->streams[i];
 
@@ -920,7 +914,7 @@ static gs_status plan_streams(struct chrome *c)
 	if (!c->cs || !c->stream_order || !c->op_lane || !c->sync_lane ||
 	    (c->ideal && (!c->ideal_lane || !k))) {
 		free(k);
-		return nomem();
+		return gs_nomem();
 	}
 	rc = plan_stream_order(c);
 	/* Main tids: the stream id when no other stream of the device has it. */
@@ -1045,7 +1039,7 @@ static gs_status csr(const uint32_t *owner, size_t n_items, size_t n_calls, uint
 	*first = f;
 	*items = it;
 	if (!f || !it)
-		return nomem();
+		return gs_nomem();
 	for (i = 0; i < n_items; i++)
 		if (owner[i] != NONE)
 			f[owner[i] + 1]++;
@@ -1055,7 +1049,7 @@ static gs_status csr(const uint32_t *owner, size_t n_items, size_t n_calls, uint
 		uint32_t *pos = alloc_n(n_calls, sizeof(*pos));
 
 		if (!pos)
-			return nomem();
+			return gs_nomem();
 		memcpy(pos, f, n_calls * sizeof(*pos));
 		for (i = 0; i < n_items; i++)
 			if (owner[i] != NONE)
@@ -1074,7 +1068,7 @@ static gs_status plan_launches(struct chrome *c)
 	c->sync_call = alloc_n(c->n_syncs, sizeof(uint32_t));
 	if (!ix || !c->sync_call) {
 		free(ix);
-		return nomem();
+		return gs_nomem();
 	}
 	rc = gs_export_launches(c->t, c->x, &c->launch);
 	if (rc) {
@@ -1917,7 +1911,7 @@ static gs_status header_devices(const struct chrome *cs, size_t n, struct dev_re
 	}
 	d = alloc_n(total, sizeof(*d));
 	if (!d)
-		return nomem();
+		return gs_nomem();
 	for (r = 0; r < n; r++) {
 		size_t n_dt;
 		const struct gs_device *dt = gs_trace_devices(cs[r].t, &n_dt);
@@ -2272,7 +2266,7 @@ gs_status gs_export_chrome_job(FILE *out, const struct gs_export_rank *ranks, si
 	if (!order || !cs) {
 		free(order);
 		free(cs);
-		return nomem();
+		return gs_nomem();
 	}
 	for (r = 0; r < n; r++)
 		order[r] = &ranks[r];

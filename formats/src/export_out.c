@@ -44,8 +44,7 @@ nomem:
 	free(w->buf);
 	free(w->zbuf);
 	memset(w, 0, sizeof(*w));
-	gs_error_append("out of memory (export buffer)");
-	return GS_ERR_NOMEM;
+	return gs_nomem();
 }
 
 static void fail_errno(struct gs_wbuf *w)
@@ -334,8 +333,7 @@ gs_status gs_export_launches(const struct gs_trace *t, const struct gs_export_ex
 
 	*out = l;
 	if (!l) {
-		gs_error_append("out of memory (export)");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	if (x && x->launch) {
 		for (i = 0; i < n_ops; i++)
@@ -344,8 +342,7 @@ gs_status gs_export_launches(const struct gs_trace *t, const struct gs_export_ex
 	}
 	ix = malloc((n_api ? n_api : 1) * sizeof(*ix));
 	if (!ix) {
-		gs_error_append("out of memory (export)");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	for (i = 0; i < n_api; i++)
 		if (api[i].correlation)

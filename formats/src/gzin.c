@@ -37,12 +37,6 @@ struct gs_gzin {
 	char *name;
 };
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}
-
 /* Make the window hold more input, keeping what is unread. */
 static gs_status gzin_refill(struct gs_gzin *g)
 {
@@ -106,14 +100,14 @@ static gs_status gzin_start(struct gs_gzin *g, const char *name, struct gs_gzin 
 
 	g->name = strdup(name ? name : "(input)");
 	if (!g->name)
-		return nomem();
+		return gs_nomem();
 	rc = gzin_want(g, 2);
 	if (rc)
 		return rc;
 	if (is_gzip_magic(&g->zs)) {
 		g->gzip = true;
 		if (inflateInit2(&g->zs, 32 + 15) != Z_OK)
-			return nomem();
+			return gs_nomem();
 		g->zinit = true;
 	}
 	*out = g;
@@ -128,7 +122,7 @@ gs_status gs_gzin_open(const char *path, struct gs_gzin **out)
 	*out = NULL;
 	g = calloc(1, sizeof(*g));
 	if (!g)
-		return nomem();
+		return gs_nomem();
 	g->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (g->fd < 0) {
 		gs_error_append("%s: cannot open: %s", path, strerror(errno));
@@ -138,7 +132,7 @@ gs_status gs_gzin_open(const char *path, struct gs_gzin **out)
 	g->ibuf = malloc(GZIN_BUF);
 	if (!g->ibuf) {
 		gs_gzin_close(g);
-		return nomem();
+		return gs_nomem();
 	}
 	g->zs.next_in = g->ibuf;
 	rc = gzin_start(g, path, out);
@@ -163,13 +157,13 @@ gs_status gs_gzin_open_fd(int fd, const void *head, size_t n, const char *name,
 	g = calloc(1, sizeof(*g));
 	if (!g) {
 		close(fd);
-		return nomem();
+		return gs_nomem();
 	}
 	g->fd = fd;
 	g->ibuf = malloc(GZIN_BUF);
 	if (!g->ibuf) {
 		gs_gzin_close(g);
-		return nomem();
+		return gs_nomem();
 	}
 	/* The bytes read ahead are the start of the window. */
 	if (n)
@@ -194,7 +188,7 @@ gs_status gs_gzin_open_mem(const void *data, size_t size, const char *name, stru
 	}
 	g = calloc(1, sizeof(*g));
 	if (!g)
-		return nomem();
+		return gs_nomem();
 	g->fd = -1;
 	g->mem = data;
 	g->mem_size = size;
@@ -340,7 +334,7 @@ static gs_status read_gzip(struct gs_gzin *g, unsigned char *buf, size_t cap, si
 			}
 			break;
 		case Z_MEM_ERROR:
-			return nomem();
+			return gs_nomem();
 		default:
 			gs_error_append("%s: compressed byte %llu: corrupt gzip data (%s)", g->name,
 					(unsigned long long)compressed_offset(g),

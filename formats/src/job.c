@@ -27,12 +27,6 @@
  * means "none" in the records). */
 #define JOB_DROPPED (UINT32_MAX - 1)
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}
-
 /* ---- the filter sink: the records of one pid ---- */
 
 struct pid_filter {
@@ -220,7 +214,7 @@ static gs_status job_warn(struct job_build *b, const char *fmt, ...)
 	s = strdup(buf);
 	if (!s || GS_VEC_PUSH(b->j->warnings, b->j->n_warnings, b->cap_warnings, s)) {
 		free(s);
-		return nomem();
+		return gs_nomem();
 	}
 	return GS_OK;
 }
@@ -233,7 +227,7 @@ static gs_status stream_pids(const struct gs_trace *t, int64_t **out, size_t *n)
 	int64_t *p = malloc((ns ? ns : 1) * sizeof(*p));
 
 	if (!p)
-		return nomem();
+		return gs_nomem();
 	for (size_t s = 0; s < ns; s++) {
 		size_t first, count;
 
@@ -303,7 +297,7 @@ static gs_status add_rank(struct job_build *b, struct gs_trace *t, size_t input,
 	gs_trace_op_span(t, &r.first_ns, &r.last_ns);
 	if (GS_VEC_PUSH(b->j->ranks, b->j->n_ranks, b->cap_ranks, r)) {
 		gs_trace_destroy(t);
-		return nomem();
+		return gs_nomem();
 	}
 	return GS_OK;
 }
@@ -481,7 +475,7 @@ static gs_status group_clocks(struct job_build *b, const char *const *names)
 		return GS_OK;
 	order = malloc(n * sizeof(*order));
 	if (!order)
-		return nomem();
+		return gs_nomem();
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
 	for (size_t i = 1; i < n; i++)
@@ -537,7 +531,7 @@ gs_status gs_job_from_traces(struct gs_trace **traces, const char *const *names,
 	if (!b.j) {
 		for (i = 0; i < n; i++)
 			gs_trace_destroy(traces[i]);
-		return nomem();
+		return gs_nomem();
 	}
 	for (i = 0; i < n && !rc; i++) {
 		rc = add_input(&b, traces[i], i, names[i]);
@@ -577,11 +571,11 @@ gs_status gs_job_load(const char *const *paths, size_t n, const struct gs_load_o
 	traces = calloc(n ? n : 1,
 			sizeof(*traces)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	if (!traces)
-		return nomem();
+		return gs_nomem();
 	names = calloc(n ? n : 1, sizeof(*names));
 	if (!names) {
 		free(traces);
-		return nomem();
+		return gs_nomem();
 	}
 	/* Warnings name each input as its errors do ("stdin" for "-"). */
 	for (size_t i = 0; i < n; i++)

@@ -313,12 +313,6 @@ struct kin_span {
 	size_t n;
 };
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}
-
 static uint64_t kin_here(const struct kin *k)
 {
 	return k->base + k->pos;
@@ -397,7 +391,7 @@ static gs_status ring_init(struct kin_ring *r, uint32_t cap)
 	r->next = malloc(cap * sizeof(*r->next));
 	r->key = malloc(cap * sizeof(*r->key));
 	if (!r->bucket || !r->next || !r->key)
-		return nomem();
+		return gs_nomem();
 	for (uint32_t i = 0; i < cap; i++)
 		r->bucket[i] = KIN_NONE;
 	return GS_OK;
@@ -549,7 +543,7 @@ static gs_status kin_stream(struct kin *k, uint32_t device, uint32_t context, ui
 		struct kin_stream_ent *ns = calloc(nslots, sizeof(*ns));
 
 		if (!ns)
-			return nomem();
+			return gs_nomem();
 		for (uint32_t i = 0; k->streams && i < k->stream_slots; i++) {
 			struct kin_stream_ent *o = &k->streams[i];
 
@@ -867,7 +861,7 @@ static gs_status scratch_reserve(struct kin *k, int slot, size_t need)
 		cap = cap ? cap * 2 : 256;
 	nb = realloc(k->scratch[slot], cap);
 	if (!nb)
-		return nomem();
+		return gs_nomem();
 	k->scratch[slot] = nb;
 	k->scratch_cap[slot] = cap;
 	return GS_OK;
@@ -2059,7 +2053,7 @@ static gs_status kin_devices(struct kin *k, const cJSON *arr)
 			uint32_t *nd = realloc(k->devs, nc * sizeof(*nd));
 
 			if (!nd)
-				return nomem();
+				return gs_nomem();
 			k->devs = nd;
 			k->devs_cap = nc;
 		}
@@ -2198,7 +2192,7 @@ static gs_status kin_fill(struct kin *k, size_t keep, bool *more)
 		char *nb = realloc(k->buf, nc);
 
 		if (!nb)
-			return nomem();
+			return gs_nomem();
 		k->buf = nb;
 		k->cap = nc;
 	}
@@ -2255,7 +2249,7 @@ static gs_status kin_push(struct kin *k, uint32_t depth, size_t d, char c)
 		uint8_t *ns = realloc(k->stack, nc);
 
 		if (!ns)
-			return nomem();
+			return gs_nomem();
 		k->stack = ns;
 		k->stack_cap = nc;
 	}
@@ -2593,7 +2587,7 @@ static gs_status kin_finish(struct kin *k)
 
 			nd = realloc(k->devs, nc * sizeof(*nd));
 			if (!nd)
-				return nomem();
+				return gs_nomem();
 			k->devs = nd;
 			k->devs_cap = nc;
 		}
@@ -2695,7 +2689,7 @@ static gs_status kin_run(struct gs_gzin *in, const char *name, const struct gs_i
 
 	if (!k) {
 		gs_gzin_close(in);
-		return nomem();
+		return gs_nomem();
 	}
 	k->name = name;
 	k->in = in;
@@ -2709,7 +2703,7 @@ static gs_status kin_run(struct gs_gzin *in, const char *name, const struct gs_i
 	k->recent_items = malloc(KIN_RECENT_CAP * sizeof(*k->recent_items));
 	k->procs = calloc(KIN_PROC_SLOTS, sizeof(*k->procs));
 	if (!k->buf || !k->pend_items || !k->recent_items || !k->procs)
-		rc = nomem();
+		rc = gs_nomem();
 	else
 		rc = ring_init(&k->pend, KIN_PEND_CAP);
 	if (!rc)

@@ -80,8 +80,7 @@ static gs_status slurp(int fd, const char *name, const unsigned char *head, size
 	*size = 0;
 	if (!buf) {
 		close(fd);
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	memcpy(buf, head, n);
 	for (;;) {
@@ -394,8 +393,7 @@ static gs_status load_many(const char *const *paths, size_t n, const struct gs_l
 	base.progress_user = NULL;
 	a.jobs = calloc(n ? n : 1, sizeof(*a.jobs));
 	if (!a.jobs) {
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
+		return gs_nomem();
 	}
 	for (i = 0; i < n; i++)
 		a.jobs[i].path = paths[i];

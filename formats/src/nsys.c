@@ -80,6 +80,9 @@
  */
 #include "import_priv.h"
 
+#include <gpuscope/hash.h>
+#include <gpuscope/u64map.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -100,111 +103,6 @@
 /* Hash maps                                                                */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t ns_mix(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ull;
-	k ^= k >> 33;
-	return k;
-}
-
-/* uint64 -> uint64; keys are stored plus one so that 0 marks a free slot. */
-struct ns_map {
-	uint64_t *keys;
-	uint64_t *vals;
-	size_t count, cap;
-};
-
-static void ns_map_fini(struct ns_map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-static bool ns_map_slot(const struct ns_map *m, uint64_t key, size_t *slot)
-{
-	size_t mask = m->cap - 1, i = (size_t)ns_mix(key) & mask;
-
-	for (;; i = (i + 1) & mask) {
-		if (m->keys[i] == key + 1) {
-			*slot = i;
-			return true;
-		}
-		if (m->keys[i] == 0) {
-			*slot = i;
-			return false;
-		}
-	}
-}
-
-static bool ns_map_get(const struct ns_map *m, uint64_t key, uint64_t *val)
-{
-	size_t s;
-
-	if (!m->cap || !ns_map_slot(m, key, &s))
-		return false;
-	if (val)
-		*val = m->vals[s];
-	return true;
-}
-
-static gs_status ns_map_grow(struct ns_map *m)
-{
-	size_t ncap = m->cap ? m->cap * 2 : 64;
-	struct ns_map nm = {.cap = ncap};
-
-	nm.keys = calloc(ncap, sizeof(*nm.keys));
-	nm.vals = malloc(ncap * sizeof(*nm.vals));
-	if (!nm.keys || !nm.vals) {
-		ns_map_fini(&nm);
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		size_t s;
-
-		if (!m->keys[i])
-			continue;
-		ns_map_slot(&nm, m->keys[i] - 1, &s);
-		nm.keys[s] = m->keys[i];
-		nm.vals[s] = m->vals[i];
-	}
-	nm.count = m->count;
-	ns_map_fini(m);
-	*m = nm;
-	return GS_OK;
-}
-
-/* Set key to val (an existing value is kept unless `replace`). */
-static gs_status ns_map_put(struct ns_map *m, uint64_t key, uint64_t val, bool replace)
-{
-	size_t s;
-
-	if (key == UINT64_MAX)
-		return GS_OK; /* cannot be stored; never a real key */
-	/* An existing key never grows the table (callers update while they
-	 * walk it). */
-	if (m->cap && ns_map_slot(m, key, &s)) {
-		if (replace)
-			m->vals[s] = val;
-		return GS_OK;
-	}
-	if ((m->count + 1) * 2 > m->cap) {
-		gs_status rc = ns_map_grow(m);
-
-		if (rc)
-			return rc;
-	}
-	ns_map_slot(m, key, &s);
-	m->keys[s] = key + 1;
-	m->vals[s] = val;
-	m->count++;
-	return GS_OK;
-}
-
 /* A map keyed by four integers, for the small tables (streams, events). */
 struct ns_key {
 	int64_t a;
@@ -224,8 +122,9 @@ struct ns_kmap {
 
 static uint64_t ns_key_hash(const struct ns_key *k)
 {
-	return ns_mix((uint64_t)k->a ^
-		      ns_mix((uint64_t)k->b ^ ns_mix((uint64_t)k->c ^ ns_mix((uint64_t)k->d))));
+	return gs_hash_u64((uint64_t)k->a ^
+			   gs_hash_u64((uint64_t)k->b ^
+				       gs_hash_u64((uint64_t)k->c ^ gs_hash_u64((uint64_t)k->d))));
 }
 
 static bool ns_key_eq(const struct ns_key *x, const struct ns_key *y)
@@ -262,8 +161,7 @@ static gs_status ns_kmap_put(struct ns_kmap *m, const struct ns_key *k, uint64_t
 
 		nm.e = calloc(ncap, sizeof(*nm.e));
 		if (!nm.e) {
-			gs_error_append("out of memory");
-			return GS_ERR_NOMEM;
+			return gs_nomem();
 		}
 		for (size_t i = 0; i < m->cap; i++)
 			if (m->e[i].used)
@@ -346,7 +244,7 @@ struct nsys {
 	sqlite3_stmt *str_stmt; /* SELECT value FROM StringIds WHERE rowid (or id) = ? */
 	/* StringIds id -> its row (the first with that id), read in one pass:
 	 * a table without an index on id cost a scan per id. */
-	struct ns_map str_rows;
+	struct gs_u64map str_rows;
 	bool str_by_rowid;
 	bool has_row_minus1; /* id -1 (a key str_rows cannot hold) */
 	int64_t row_minus1;
@@ -354,19 +252,19 @@ struct nsys {
 	 * the progress handler stopped it. */
 	struct timespec deadline;
 	bool timed_out;
-	sqlite3_stmt *col_stmt; /* does table ?1 have column ?2 */
-	struct ns_map strs;     /* StringIds id << 1 | api -> sink id | flags << 32 */
-	struct ns_map calls;    /* call key -> tid | flags << 32 */
-	struct ns_map evrec;    /* call key -> start of a cudaEventRecord call */
-	struct ns_map pids;     /* pids with records */
-	struct ns_map dev_used; /* device ids used by records */
-	struct ns_map dev_done; /* device ids emitted */
-	struct ns_kmap streams; /* (pid, device, context, stream) -> index */
-	struct ns_kmap sinfo;   /* (pid, 0, context, stream) -> kind, priority */
-	struct ns_kmap domains; /* (pid, domain id) -> string id */
-	struct ns_kmap events;  /* (pid, event id) -> record correlation, stream */
-	struct ns_kmap ctxdev;  /* (pid, context) -> device of its ops, 1 if several */
-	struct ns_key last_ctx; /* (pid, context, device) last noted */
+	sqlite3_stmt *col_stmt;    /* does table ?1 have column ?2 */
+	struct gs_u64map strs;     /* StringIds id << 1 | api -> sink id | flags << 32 */
+	struct gs_u64map calls;    /* call key -> tid | flags << 32 */
+	struct gs_u64map evrec;    /* call key -> start of a cudaEventRecord call */
+	struct gs_u64map pids;     /* pids with records */
+	struct gs_u64map dev_used; /* device ids used by records */
+	struct gs_u64map dev_done; /* device ids emitted */
+	struct ns_kmap streams;    /* (pid, device, context, stream) -> index */
+	struct ns_kmap sinfo;      /* (pid, 0, context, stream) -> kind, priority */
+	struct ns_kmap domains;    /* (pid, domain id) -> string id */
+	struct ns_kmap events;     /* (pid, event id) -> record correlation, stream */
+	struct ns_kmap ctxdev;     /* (pid, context) -> device of its ops, 1 if several */
+	struct ns_key last_ctx;    /* (pid, context, device) last noted */
 	bool have_last_ctx;
 	bool wal;               /* the header says WAL mode */
 	bool with_wal;          /* read with the -wal file beside it */
@@ -389,12 +287,6 @@ struct nsys {
 	struct ns_gpu *gpus;
 	size_t ngpus;
 };
-
-static gs_status ns_nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}
 
 static void ns_warn(struct nsys *n, enum ns_warn w)
 {
@@ -626,7 +518,7 @@ static bool ns_times_ok(struct nsys *n, bool has_start, int64_t start, bool has_
 
 static gs_status ns_note_pid(struct nsys *n, int64_t pid)
 {
-	return ns_map_put(&n->pids, (uint64_t)pid, 1, false);
+	return gs_u64map_put(&n->pids, (uint64_t)pid, 1, false);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -871,7 +763,7 @@ static gs_status ns_query_open(struct nsys *n, struct ns_query *q, const char *t
 	}
 	if (sb.failed) {
 		free(sb.buf);
-		return ns_nomem();
+		return gs_nomem();
 	}
 	rc = ns_prepare(n, sb.buf, &q->st);
 	free(sb.buf);
@@ -899,7 +791,7 @@ static gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, 
 	gs_status rc;
 	bool row;
 
-	if (ns_map_get(&n->strs, key, &v)) {
+	if (gs_u64map_get(&n->strs, key, &v)) {
 		*sid = (uint32_t)v;
 		if (flags)
 			*flags = (uint8_t)(v >> 32);
@@ -910,7 +802,7 @@ static gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, 
 	if (n->str_stmt && n->str_by_rowid && id == -1 && n->has_row_minus1)
 		v = (uint64_t)n->row_minus1;
 	if (n->str_stmt && n->str_by_rowid &&
-	    (id == -1 ? !n->has_row_minus1 : !ns_map_get(&n->str_rows, (uint64_t)id, &v))) {
+	    (id == -1 ? !n->has_row_minus1 : !gs_u64map_get(&n->str_rows, (uint64_t)id, &v))) {
 		v = GS_NO_STRING; /* no row has that id */
 	} else if (n->str_stmt) {
 		sqlite3_reset(n->str_stmt);
@@ -924,7 +816,7 @@ static gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, 
 			uint8_t f = 0;
 
 			if (!s) {
-				rc = ns_nomem();
+				rc = gs_nomem();
 			} else {
 				if (api) {
 					f = ns_api_name_flags(s);
@@ -941,7 +833,7 @@ static gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, 
 	}
 	if (flags)
 		*flags = (uint8_t)(v >> 32);
-	return ns_map_put(&n->strs, key, v, true);
+	return gs_u64map_put(&n->strs, key, v, true);
 }
 
 /* A text column, interned (GS_NO_STRING when NULL). */
@@ -954,7 +846,7 @@ static gs_status ns_text(struct nsys *n, sqlite3_stmt *st, int col, uint32_t *si
 		return GS_OK;
 	s = (const char *)sqlite3_column_text(st, col);
 	if (!s)
-		return ns_nomem();
+		return gs_nomem();
 	return ns_intern(n, s, (size_t)sqlite3_column_bytes(st, col), sid);
 }
 
@@ -1125,7 +1017,7 @@ static gs_status ns_open(struct nsys *n)
 	n->with_wal = with_wal;
 	uri = ns_uri(n->name, !with_wal);
 	if (!uri)
-		return ns_nomem();
+		return gs_nomem();
 	rc = sqlite3_open_v2(uri, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
 	free(uri);
 	if (rc == SQLITE_OK && with_wal)
@@ -1194,8 +1086,8 @@ static gs_status ns_load_string_rows(struct nsys *n)
 				n->has_row_minus1 = true;
 				n->row_minus1 = sqlite3_column_int64(st, 1);
 			} else if (id != -1) {
-				rc = ns_map_put(&n->str_rows, (uint64_t)id,
-						(uint64_t)sqlite3_column_int64(st, 1), false);
+				rc = gs_u64map_put(&n->str_rows, (uint64_t)id,
+						   (uint64_t)sqlite3_column_int64(st, 1), false);
 			}
 		}
 	}
@@ -1497,9 +1389,9 @@ static gs_status ns_emit_device_once(struct nsys *n, const struct gs_device *d)
 {
 	gs_status rc;
 
-	if (ns_map_get(&n->dev_done, d->id, NULL))
+	if (gs_u64map_get(&n->dev_done, d->id, NULL))
 		return GS_OK;
-	rc = ns_map_put(&n->dev_done, d->id, 1, false);
+	rc = gs_u64map_put(&n->dev_done, d->id, 1, false);
 	if (!rc)
 		rc = ns_emit_device(n, d);
 	return rc;
@@ -1543,7 +1435,7 @@ static gs_status ns_load_gpus(struct nsys *n)
 		if (!n->gpus) {
 			n->gpus = calloc(NS_MAX_GPUS, sizeof(*n->gpus));
 			if (!n->gpus) {
-				rc = ns_nomem();
+				rc = gs_nomem();
 				break;
 			}
 		}
@@ -1635,9 +1527,9 @@ static gs_status ns_call_flush(struct nsys *n, struct ns_call *p)
 	key = ns_call_key(p->c.pid, (int64_t)p->c.correlation);
 	if (rc || !key)
 		return rc;
-	rc = ns_map_put(&n->calls, key, (uint32_t)p->c.tid | (uint64_t)p->flags << 32, false);
+	rc = gs_u64map_put(&n->calls, key, (uint32_t)p->c.tid | (uint64_t)p->flags << 32, false);
 	if (!rc && (p->flags & NF_EVREC))
-		rc = ns_map_put(&n->evrec, key, (uint64_t)p->c.start_ns, false);
+		rc = gs_u64map_put(&n->evrec, key, (uint64_t)p->c.start_ns, false);
 	return rc;
 }
 
@@ -1716,7 +1608,7 @@ static bool ns_call_info(const struct nsys *n, int64_t pid, bool has_corr, int64
 {
 	uint64_t key = has_corr ? ns_call_key(pid, corr) : 0, v;
 
-	if (!key || !ns_map_get(&n->calls, key, &v)) {
+	if (!key || !gs_u64map_get(&n->calls, key, &v)) {
 		*tid = -1;
 		*flags = 0;
 		return false;
@@ -1816,7 +1708,7 @@ static gs_status ns_op_common(struct nsys *n, sqlite3_stmt *st, struct gs_op *op
 	if (!rc)
 		rc = ns_note_pid(n, pid);
 	if (!rc)
-		rc = ns_map_put(&n->dev_used, (uint64_t)dev, 1, false);
+		rc = gs_u64map_put(&n->dev_used, (uint64_t)dev, 1, false);
 	if (!rc)
 		rc = ns_ctx_note(n, pid, ctx, dev);
 	if (rc)
@@ -2074,7 +1966,7 @@ static gs_status ns_event_row(struct nsys *n, sqlite3_stmt *st)
 	r.sync_id = ns_i64(st, 6, &sync) ? ns_u64(sync) : GS_NO_SYNC_ID;
 	if (ns_i64(st, 7, &start))
 		r.time_ns = start;
-	else if (hc && ns_map_get(&n->evrec, ns_call_key(pid, corr), &v))
+	else if (hc && gs_u64map_get(&n->evrec, ns_call_key(pid, corr), &v))
 		r.time_ns = (int64_t)v;
 	rc = ns_emit_event_record(n, &r);
 	if (!rc)
@@ -2136,7 +2028,7 @@ static gs_status ns_sync_row(struct nsys *n, sqlite3_stmt *st)
 	if (!rc)
 		rc = ns_note_pid(n, pid);
 	if (!rc && y.device != UINT32_MAX)
-		rc = ns_map_put(&n->dev_used, y.device, 1, false);
+		rc = gs_u64map_put(&n->dev_used, y.device, 1, false);
 	return rc;
 }
 
@@ -2315,7 +2207,7 @@ static gs_status ns_emit_pid(struct nsys *n, int64_t pid, uint32_t name)
 		.runtime_version = GS_NO_STRING,
 		.cupti_version = GS_NO_STRING,
 	};
-	gs_status rc = ns_map_put(&n->pids, (uint64_t)pid, 2, true);
+	gs_status rc = gs_u64map_put(&n->pids, (uint64_t)pid, 2, true);
 
 	return rc ? rc : ns_emit_process(n, &p);
 }
@@ -2333,7 +2225,7 @@ static gs_status ns_processes(struct nsys *n)
 		uint64_t state;
 		uint32_t name;
 
-		if (!ns_i64(q.st, 0, &pid) || !ns_map_get(&n->pids, (uint64_t)pid, &state) ||
+		if (!ns_i64(q.st, 0, &pid) || !gs_u64map_get(&n->pids, (uint64_t)pid, &state) ||
 		    state != 1)
 			continue;
 		rc = ns_text(n, q.st, 1, &name);
@@ -2343,16 +2235,19 @@ static gs_status ns_processes(struct nsys *n)
 	ns_query_close(&q);
 	n->table = NULL;
 	/* Processes the table does not name (state 1: not emitted yet). */
-	for (size_t i = 0; !rc && i < n->pids.cap; i++)
-		if (n->pids.keys[i] && n->pids.vals[i] == 1)
-			rc = ns_emit_pid(n, (int64_t)(n->pids.keys[i] - 1), GS_NO_STRING);
+	GS_U64MAP_FOREACH(&n->pids, i)
+	{
+		if (!rc && n->pids.vals[i] == 1)
+			rc = ns_emit_pid(n, (int64_t)n->pids.keys[i], GS_NO_STRING);
+	}
 	/* Devices records use that no table describes. */
-	for (size_t i = 0; !rc && i < n->dev_used.cap; i++) {
+	GS_U64MAP_FOREACH(&n->dev_used, i)
+	{
 		struct gs_device d = {.name = GS_NO_STRING, .uuid = GS_NO_STRING};
 
-		if (!n->dev_used.keys[i])
-			continue;
-		d.id = (uint32_t)(n->dev_used.keys[i] - 1);
+		if (rc)
+			break;
+		d.id = (uint32_t)n->dev_used.keys[i];
 		rc = ns_emit_device_once(n, &d);
 	}
 	return rc;
@@ -2442,7 +2337,7 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, s
 	}
 	n = calloc(1, sizeof(*n));
 	if (!n)
-		return ns_nomem();
+		return gs_nomem();
 	n->name = path;
 	n->sink = sink;
 	ns_limits(&n->lim, lim);
@@ -2492,13 +2387,13 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, s
 	sqlite3_finalize(n->str_stmt);
 	sqlite3_finalize(n->col_stmt);
 	sqlite3_close(n->db);
-	ns_map_fini(&n->strs);
-	ns_map_fini(&n->str_rows);
-	ns_map_fini(&n->calls);
-	ns_map_fini(&n->evrec);
-	ns_map_fini(&n->pids);
-	ns_map_fini(&n->dev_used);
-	ns_map_fini(&n->dev_done);
+	gs_u64map_fini(&n->strs);
+	gs_u64map_fini(&n->str_rows);
+	gs_u64map_fini(&n->calls);
+	gs_u64map_fini(&n->evrec);
+	gs_u64map_fini(&n->pids);
+	gs_u64map_fini(&n->dev_used);
+	gs_u64map_fini(&n->dev_done);
 	ns_kmap_fini(&n->streams);
 	ns_kmap_fini(&n->sinfo);
 	ns_kmap_fini(&n->domains);

@@ -85,12 +85,6 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}
-
 /* Read up to n bytes at `off`; returns the count read or -1 on error. */
 static int64_t read_at(struct gs_reader *r, uint64_t off, void *buf, size_t n)
 {
@@ -126,11 +120,11 @@ static gs_status reader_create(const char *name, unsigned flags, struct gs_reade
 	struct gs_reader *r = calloc(1, sizeof(*r));
 
 	if (!r)
-		return nomem();
+		return gs_nomem();
 	r->name = strdup(name ? name : "(memory)");
 	if (!r->name) {
 		free(r);
-		return nomem();
+		return gs_nomem();
 	}
 	r->flags = flags;
 	r->fd = -1;
@@ -390,7 +384,7 @@ static enum frame_result read_frame(struct gs_reader *r, uint64_t off, struct fr
 		}
 	}
 	if (gs_vec_reserve((void **)&r->cbuf, &r->cbuf_cap, f->comp_len ? f->comp_len : 1, 1)) {
-		nomem();
+		gs_nomem();
 		return FRAME_IOERR;
 	}
 	n = read_at(r, off + GS_CHUNK_HEADER_LEN, r->cbuf, f->comp_len);
@@ -501,7 +495,7 @@ static gs_status fill_lost_strings(struct gs_reader *r, struct gs_sink *sink, si
 	}
 	while (r->n_str < upto) {
 		if (GS_VEC_PUSH(r->str_map, r->n_str, r->cap_str, r->unknown_string))
-			return nomem();
+			return gs_nomem();
 	}
 	return GS_OK;
 }
@@ -535,7 +529,7 @@ static gs_status decode_strings(struct gs_reader *r, struct gs_sink *sink, const
 				return rc;
 		}
 		if (GS_VEC_PUSH(r->str_map, r->n_str, r->cap_str, id))
-			return nomem();
+			return gs_nomem();
 	}
 	return GS_OK;
 }
@@ -561,7 +555,7 @@ static gs_status decode_streams(struct gs_reader *r, struct gs_sink *sink, const
 				  m->index, MAX_STREAMS);
 		while (r->n_stream <= m->index)
 			if (GS_VEC_PUSH(r->stream_map, r->n_stream, r->cap_stream, GS_NO_INDEX))
-				return nomem();
+				return gs_nomem();
 		if (sink->stream) {
 			rc = sink->stream(sink, &s, &idx);
 			if (rc)
@@ -761,7 +755,7 @@ static gs_status decode_collectives(struct gs_reader *r, struct gs_sink *sink,
 				  c->collective_base, r->n_coll);
 		while (r->n_coll < c->collective_base)
 			if (GS_VEC_PUSH(r->coll_map, r->n_coll, r->cap_coll, 0))
-				return nomem();
+				return gs_nomem();
 	}
 	if (c->n_collectives > UINT32_MAX - 1 - r->n_coll)
 		SHAPE_ERR(r, "too many collectives");
@@ -789,7 +783,7 @@ static gs_status decode_collectives(struct gs_reader *r, struct gs_sink *sink,
 		if (rc)
 			return rc;
 		if (GS_VEC_PUSH(r->coll_map, r->n_coll, r->cap_coll, id))
-			return nomem();
+			return gs_nomem();
 	}
 	return GS_OK;
 }
@@ -878,7 +872,7 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 				  c->allocation_base, r->n_alloc);
 		while (r->n_alloc < c->allocation_base)
 			if (GS_VEC_PUSH(r->alloc_map, r->n_alloc, r->cap_alloc, GS_NO_INDEX))
-				return nomem();
+				return gs_nomem();
 	}
 	for (size_t i = 0; i < c->n_allocations && !rc; i++) {
 		const Gscope__Allocation *m = c->allocations[i];
@@ -895,7 +889,7 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 		if (sink->allocation)
 			rc = sink->allocation(sink, &a, &idx);
 		if (!rc && GS_VEC_PUSH(r->alloc_map, r->n_alloc, r->cap_alloc, idx))
-			return nomem();
+			return gs_nomem();
 	}
 	for (size_t i = 0; i < c->n_op_allocs && !rc; i++) {
 		const Gscope__OpAlloc *m = c->op_allocs[i];
@@ -1001,7 +995,7 @@ static gs_status unpack_frame(struct gs_reader *r, const struct frame *f, Gscope
 	int zrc;
 
 	if (gs_vec_reserve((void **)&r->rbuf, &r->rbuf_cap, f->raw_len ? f->raw_len : 1, 1))
-		return nomem();
+		return gs_nomem();
 	zrc = uncompress(r->rbuf, &len, r->cbuf, f->comp_len);
 	if (zrc != Z_OK || len != f->raw_len) {
 		CHUNK_ERR(r, r->offset, "corrupt compressed payload (%s)",

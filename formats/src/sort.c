@@ -20,6 +20,8 @@
  */
 #include "sort.h"
 
+#include <gpuscope/hash.h>
+
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,16 +374,6 @@ static int cmp_pair(const void *pa, const void *pb)
 	return 0;
 }
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
 gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off_a, size_t off_b,
 			     uint32_t *out, uint32_t *nranks)
 {
@@ -408,7 +400,7 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 			out[i] = last_id; /* runs of one thread are the common case */
 			continue;
 		}
-		h = (size_t)mix(mix((uint64_t)a) ^ (uint64_t)b) & mask;
+		h = (size_t)gs_hash_u64(gs_hash_u64((uint64_t)a) ^ (uint64_t)b) & mask;
 		while (slot[h] != UINT32_MAX && (pairs[slot[h]].a != a || pairs[slot[h]].b != b))
 			h = (h + 1) & mask;
 		if (slot[h] == UINT32_MAX) {
@@ -432,15 +424,17 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 				mask = nslots - 1;
 				memset(slot, 0xff, nslots * sizeof(*slot));
 				for (uint32_t p = 0; p < npairs; p++) {
-					size_t k = (size_t)mix(mix((uint64_t)pairs[p].a) ^
-							       (uint64_t)pairs[p].b) &
+					size_t k = (size_t)gs_hash_u64(
+							   gs_hash_u64((uint64_t)pairs[p].a) ^
+							   (uint64_t)pairs[p].b) &
 						   mask;
 
 					while (slot[k] != UINT32_MAX)
 						k = (k + 1) & mask;
 					slot[k] = p;
 				}
-				h = (size_t)mix(mix((uint64_t)a) ^ (uint64_t)b) & mask;
+				h = (size_t)gs_hash_u64(gs_hash_u64((uint64_t)a) ^ (uint64_t)b) &
+				    mask;
 				while (slot[h] != npairs - 1)
 					h = (h + 1) & mask;
 			}

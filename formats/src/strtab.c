@@ -1,55 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Growable arrays, hashing, the string table and the stream map. */
+/* The string table and the stream map. */
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-gs_status gs_vec_reserve(void **ptr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return GS_OK;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return GS_ERR_NOMEM;
-		ncap *= 2;
-	}
-	if (ncap > SIZE_MAX / elem)
-		return GS_ERR_NOMEM;
-	p = realloc(*ptr, ncap * elem);
-	if (!p)
-		return GS_ERR_NOMEM;
-	*ptr = p;
-	*cap = ncap;
-	return GS_OK;
-}
-
-/* FNV-1a, then a final mix: adequate for names and small keys. */
-uint64_t gs_hash_bytes(const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return gs_hash_u64(h);
-}
-
-uint64_t gs_hash_u64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
 
 /* ---- string table ---- */
 

@@ -139,12 +139,6 @@ static const char *span_out_of_range(int64_t start, int64_t end, int64_t *bad)
 	return out_of_range(v, field, 2, bad);
 }
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}
-
 static gs_status sink_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
 {
 	gs_status rc = gs_strtab_intern(&of(s)->strings, str, len, id);
@@ -152,7 +146,7 @@ static gs_status sink_intern(struct gs_sink *s, const char *str, size_t len, uin
 	if (rc == GS_ERR_LIMIT)
 		gs_error_append("too many strings");
 	else if (rc)
-		return nomem();
+		return gs_nomem();
 	return rc;
 }
 
@@ -162,7 +156,7 @@ static gs_status sink_stream(struct gs_sink *s, const struct gs_stream *st, uint
 	gs_status rc = gs_stream_map_put(&t->streams, st, index);
 
 	if (rc)
-		return rc == GS_ERR_NOMEM ? nomem() : rc;
+		return rc == GS_ERR_NOMEM ? gs_nomem() : rc;
 	t->finished = false;
 	return GS_OK;
 }
@@ -194,7 +188,7 @@ static gs_status sink_process(struct gs_sink *s, const struct gs_process *p)
 
 	if (!old) {
 		if (PUSH(t, processes, *p))
-			return nomem();
+			return gs_nomem();
 		t->dropped = sat_add(t->dropped, p->dropped_records);
 		return GS_OK;
 	}
@@ -233,7 +227,7 @@ static gs_status device_slots_grow(struct gs_trace *t)
 	if ((t->n_devices + 1) * 2 <= t->n_device_slots)
 		return GS_OK;
 	if (t->n_devices >= UINT32_MAX - 1 || !(slots = calloc(n, sizeof(*slots))))
-		return nomem();
+		return gs_nomem();
 	t->device_slots = slots;
 	t->n_device_slots = n;
 	for (size_t k = 0; k < t->n_devices; k++)
@@ -269,7 +263,7 @@ static gs_status sink_device(struct gs_sink *s, const struct gs_device *d)
 		return GS_OK;
 	}
 	if (PUSH(t, devices, *d))
-		return nomem();
+		return gs_nomem();
 	t->device_slots[slot] = (uint32_t)t->n_devices;
 	return GS_OK;
 }
@@ -308,7 +302,7 @@ static gs_status sink_op(struct gs_sink *s, const struct gs_op *op)
 		return bad_time(t, gs_op_kind_name(op->kind), op->name, op->correlation, field,
 				bad);
 	t->finished = false;
-	return PUSH(t, ops, *op) ? nomem() : GS_OK;
+	return PUSH(t, ops, *op) ? gs_nomem() : GS_OK;
 }
 
 static gs_status sink_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
@@ -320,7 +314,7 @@ static gs_status sink_collective(struct gs_sink *s, const struct gs_collective *
 		return GS_ERR_LIMIT;
 	}
 	if (PUSH(t, collectives, *c))
-		return nomem();
+		return gs_nomem();
 	*index = (uint32_t)t->n_collectives - 1;
 	return GS_OK;
 }
@@ -339,7 +333,7 @@ static gs_status sink_api_call(struct gs_sink *s, const struct gs_api_call *c)
 	if (field)
 		return bad_time(t, "API call", c->name, c->correlation, field, bad);
 	t->finished = false;
-	return PUSH(t, api_calls, *c) ? nomem() : GS_OK;
+	return PUSH(t, api_calls, *c) ? gs_nomem() : GS_OK;
 }
 
 static gs_status sink_sync(struct gs_sink *s, const struct gs_sync *y)
@@ -363,7 +357,7 @@ static gs_status sink_sync(struct gs_sink *s, const struct gs_sync *y)
 	if (field)
 		return bad_time(t, "sync", GS_NO_STRING, y->correlation, field, bad);
 	t->finished = false;
-	return PUSH(t, syncs, *y) ? nomem() : GS_OK;
+	return PUSH(t, syncs, *y) ? gs_nomem() : GS_OK;
 }
 
 static gs_status sink_event_record(struct gs_sink *s, const struct gs_event_record *e)
@@ -379,7 +373,7 @@ static gs_status sink_event_record(struct gs_sink *s, const struct gs_event_reco
 		return bad_time(t, "event record", GS_NO_STRING, e->correlation, "record",
 				e->time_ns);
 	t->finished = false;
-	return PUSH(t, event_records, *e) ? nomem() : GS_OK;
+	return PUSH(t, event_records, *e) ? gs_nomem() : GS_OK;
 }
 
 static gs_status sink_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index)
@@ -403,7 +397,7 @@ static gs_status sink_allocation(struct gs_sink *s, const struct gs_allocation *
 		return bad_time(t, what, GS_NO_STRING, 0, bad_field, bad);
 	}
 	if (PUSH(t, allocations, *a))
-		return nomem();
+		return gs_nomem();
 	if (index)
 		*index = (uint32_t)t->n_allocations - 1;
 	return GS_OK;
@@ -417,7 +411,7 @@ static gs_status sink_op_alloc(struct gs_sink *s, const struct gs_op_alloc *l)
 		gs_error_append("an op link refers to undeclared allocation %u", l->allocation);
 		return GS_ERR_FORMAT;
 	}
-	return PUSH(t, op_allocs, *l) ? nomem() : GS_OK;
+	return PUSH(t, op_allocs, *l) ? gs_nomem() : GS_OK;
 }
 
 static gs_status sink_range(struct gs_sink *s, const struct gs_range *r)
@@ -434,7 +428,7 @@ static gs_status sink_range(struct gs_sink *s, const struct gs_range *r)
 	if (field)
 		return bad_time(t, "host range", r->name, 0, field, bad);
 	t->finished = false;
-	return PUSH(t, ranges, *r) ? nomem() : GS_OK;
+	return PUSH(t, ranges, *r) ? gs_nomem() : GS_OK;
 }
 
 static gs_status sink_overhead(struct gs_sink *s, const struct gs_overhead *o)
@@ -448,14 +442,14 @@ static gs_status sink_overhead(struct gs_sink *s, const struct gs_overhead *o)
 	field = span_out_of_range(o->start_ns, o->end_ns, &bad);
 	if (field)
 		return bad_time(t, "collector overhead", o->kind, 0, field, bad);
-	return PUSH(t, overheads, *o) ? nomem() : GS_OK;
+	return PUSH(t, overheads, *o) ? gs_nomem() : GS_OK;
 }
 
 static gs_status sink_clock_pair(struct gs_sink *s, const struct gs_clock_pair *c)
 {
 	struct gs_trace *t = of(s);
 
-	return PUSH(t, clock_pairs, *c) ? nomem() : GS_OK;
+	return PUSH(t, clock_pairs, *c) ? gs_nomem() : GS_OK;
 }
 
 static gs_status sink_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
@@ -471,7 +465,7 @@ static gs_status sink_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 					.runtime_version = GS_NO_STRING,
 					.cupti_version = GS_NO_STRING};
 		if (PUSH(t, processes, np))
-			return nomem();
+			return gs_nomem();
 		p = &t->processes[t->n_processes - 1];
 	}
 	p->dropped_records = sat_add(p->dropped_records, count);
@@ -503,10 +497,10 @@ static gs_status warning_slots_grow(struct gs_trace *t)
 	if ((t->n_warnings + 1) * 2 <= t->n_warning_slots)
 		return GS_OK;
 	if (t->n_warnings >= UINT32_MAX - 1)
-		return nomem();
+		return gs_nomem();
 	slots = calloc(n, sizeof(*slots));
 	if (!slots)
-		return nomem();
+		return gs_nomem();
 	for (size_t k = 0; k < t->n_warnings; k++)
 		slots[warning_slot(slots, n, t->warnings, t->warnings[k].message)] =
 			(uint32_t)k + 1;
@@ -534,10 +528,10 @@ gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t cou
 	w.message = strdup(msg);
 	w.count = count;
 	if (!w.message)
-		return nomem();
+		return gs_nomem();
 	if (PUSH(t, warnings, w)) {
 		free((void *)(uintptr_t)w.message);
-		return nomem();
+		return gs_nomem();
 	}
 	t->warning_slots[i] = (uint32_t)t->n_warnings;
 	return GS_OK;
@@ -548,7 +542,7 @@ gs_status gs_trace_create(struct gs_trace **out)
 	struct gs_trace *t = calloc(1, sizeof(*t));
 
 	if (!t)
-		return nomem();
+		return gs_nomem();
 	gs_strtab_init(&t->strings);
 	gs_stream_map_init(&t->streams);
 	t->sink = (struct gs_sink){
@@ -725,7 +719,7 @@ static gs_status sort(void *base, size_t n, size_t size, int (*cmp)(const void *
 {
 	struct gs_sort_spec spec = {.size = size, .cmp = cmp, .key = key};
 
-	return gs_sort_records(base, n, &spec) ? nomem() : GS_OK;
+	return gs_sort_records(base, n, &spec) ? gs_nomem() : GS_OK;
 }
 
 /* Ops by stream (the group), then start and the rest; then each stream's
@@ -793,7 +787,7 @@ static gs_status sort_api_calls(struct gs_trace *t)
 		return GS_OK;
 	groups = malloc(t->n_api_calls * sizeof(*groups));
 	if (!groups)
-		return nomem();
+		return gs_nomem();
 	rc = gs_sort_pair_ranks(t->api_calls, t->n_api_calls, sizeof(*t->api_calls),
 				offsetof(struct gs_api_call, pid),
 				offsetof(struct gs_api_call, tid), groups, &spec.ngroups);
@@ -801,7 +795,7 @@ static gs_status sort_api_calls(struct gs_trace *t)
 	if (!rc)
 		rc = gs_sort_records(t->api_calls, t->n_api_calls, &spec);
 	free(groups);
-	return rc ? nomem() : GS_OK;
+	return rc ? gs_nomem() : GS_OK;
 }
 
 static gs_status report_bad_times(struct gs_trace *t)
@@ -855,7 +849,7 @@ static gs_status index_devices(struct gs_trace *t)
 	if (!key || !t->by_device || !t->dev_streams || !t->dev_syncs || ns >= UINT32_MAX ||
 	    ny >= UINT32_MAX) {
 		free(key);
-		return nomem();
+		return gs_nomem();
 	}
 	/* Streams first, then syncs, each sorted by (device, index). */
 	for (size_t i = 0; i < ns; i++)
@@ -913,7 +907,7 @@ gs_status gs_trace_finish(struct gs_trace *t)
 	if (rc)
 		return rc;
 	if (job.rc)
-		return nomem();
+		return gs_nomem();
 
 	t->n_threads = 0;
 	for (size_t i = 0; i < t->n_api_calls; i++) {
@@ -926,7 +920,7 @@ gs_status gs_trace_finish(struct gs_trace *t)
 		}
 		struct gs_thread th = {.pid = c->pid, .tid = c->tid, .first_api = i, .api_count = 1};
 		if (PUSH(t, threads, th))
-			return nomem();
+			return gs_nomem();
 	}
 	rc = index_devices(t);
 	if (rc)
@@ -1120,7 +1114,7 @@ gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink)
 	m.alloc = malloc((t->n_allocations ? t->n_allocations : 1) * sizeof(*m.alloc));
 	m.coll = calloc(t->n_collectives + 1, sizeof(*m.coll));
 	if (!m.str || !m.stream || !m.alloc || !m.coll) {
-		rc = nomem();
+		rc = gs_nomem();
 		goto out;
 	}
 	for (size_t i = 0; i < ns; i++) {

@@ -1,24 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Private helpers of gs_format: growable arrays, hashing, the string table. */
+/* Private helpers of gs_format: the string table and the stream map. */
 #ifndef GS_FORMAT_UTIL_H
 #define GS_FORMAT_UTIL_H
 
 #include <gpuscope/format.h>
+#include <gpuscope/hash.h>
+#include <gpuscope/vec.h>
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* Make room for `need` elements of `elem` bytes in *ptr (capacity *cap). */
-gs_status gs_vec_reserve(void **ptr, size_t *cap, size_t need, size_t elem);
-
-/* Append one element to a typed array `arr` with count `n` and capacity `cap`. */
-#define GS_VEC_PUSH(arr, n, cap, value)                                                            \
-	(gs_vec_reserve((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr))) != GS_OK ?               \
-		 GS_ERR_NOMEM :                                                                    \
-		 ((arr)[(n)++] = (value), GS_OK))
-
-uint64_t gs_hash_bytes(const void *data, size_t len);
-uint64_t gs_hash_u64(uint64_t x);
 
 struct gs_strtab_block;
 

@@ -137,12 +137,6 @@ static struct gs_writer *of(struct gs_sink *s)
 	return (struct gs_writer *)s;
 }
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}
-
 /* Store a string id as id + 1 (0 = absent). */
 static uint32_t sid(uint32_t id)
 {
@@ -157,7 +151,7 @@ static uint32_t sidx(uint32_t index)
 static gs_status counted(struct gs_writer *w, gs_status rc)
 {
 	if (rc)
-		return nomem();
+		return gs_nomem();
 	w->pending++;
 	w->total_records++;
 	if (w->pending >= w->flush_records)
@@ -179,7 +173,7 @@ static gs_status w_intern(struct gs_sink *s, const char *str, size_t len, uint32
 	}
 	rc = gs_strtab_intern(&w->strings, str, len, id);
 	if (rc)
-		return rc == GS_ERR_NOMEM ? nomem() : rc;
+		return rc == GS_ERR_NOMEM ? gs_nomem() : rc;
 	if (w->strings.count != before) {
 		w->pending_string_bytes += len;
 		if (w->pending_string_bytes >= FLUSH_BYTES)
@@ -201,10 +195,10 @@ static gs_status w_stream(struct gs_sink *s, const struct gs_stream *st, uint32_
 		old = w->streams.streams[found];
 	rc = gs_stream_map_put(&w->streams, st, index);
 	if (rc)
-		return rc == GS_ERR_NOMEM ? nomem() : rc;
+		return rc == GS_ERR_NOMEM ? gs_nomem() : rc;
 	if (w->streams.count != before || old.kind != w->streams.streams[*index].kind ||
 	    old.priority != w->streams.streams[*index].priority)
-		return COL_PUSH(w->dirty_streams, *index) ? nomem() : GS_OK;
+		return COL_PUSH(w->dirty_streams, *index) ? gs_nomem() : GS_OK;
 	return GS_OK;
 }
 
@@ -223,7 +217,7 @@ static gs_status w_process(struct gs_sink *s, const struct gs_process *p)
 	m.dropped_records = p->dropped_records;
 	m.rank = p->has_rank ? (uint64_t)p->rank + 1 : 0;
 	m.world_size = p->world_size;
-	return COL_PUSH(w->processes, m) ? nomem() : GS_OK;
+	return COL_PUSH(w->processes, m) ? gs_nomem() : GS_OK;
 }
 
 static gs_status w_device(struct gs_sink *s, const struct gs_device *d)
@@ -239,7 +233,7 @@ static gs_status w_device(struct gs_sink *s, const struct gs_device *d)
 	m.cc_minor = d->cc_minor;
 	m.memory_bytes = d->memory_bytes;
 	m.copy_engines = d->copy_engines;
-	return COL_PUSH(w->devices, m) ? nomem() : GS_OK;
+	return COL_PUSH(w->devices, m) ? gs_nomem() : GS_OK;
 }
 
 static gs_status check_stream(const struct gs_writer *w, uint32_t index, bool optional)
@@ -313,7 +307,7 @@ static gs_status w_collective(struct gs_sink *s, const struct gs_collective *c, 
 	m.out_nelems = c->out_nelems;
 	m.has_nelems = c->has_nelems;
 	if (COL_PUSH(w->collectives, m))
-		return nomem();
+		return gs_nomem();
 	if (index)
 		*index = w->ncollectives;
 	w->ncollectives++;
@@ -418,7 +412,7 @@ static gs_status w_allocation(struct gs_sink *s, const struct gs_allocation *a, 
 	m.device = a->device;
 	m.mem_kind = a->mem_kind;
 	if (COL_PUSH(w->allocations, m))
-		return nomem();
+		return gs_nomem();
 	if (index)
 		*index = w->nallocations;
 	w->nallocations++;
@@ -471,7 +465,7 @@ static gs_status w_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 
 	m.pid = pid;
 	m.count = count;
-	return COL_PUSH(w->dropped, m) ? nomem() : GS_OK;
+	return COL_PUSH(w->dropped, m) ? gs_nomem() : GS_OK;
 }
 
 static gs_status w_warning(struct gs_sink *s, const char *msg, uint64_t count)
@@ -483,10 +477,10 @@ static gs_status w_warning(struct gs_sink *s, const char *msg, uint64_t count)
 	m.message = strdup(msg);
 	m.count = count;
 	if (!m.message)
-		return nomem();
+		return gs_nomem();
 	if (COL_PUSH(w->warnings, m)) {
 		free(m.message);
-		return nomem();
+		return gs_nomem();
 	}
 	return GS_OK;
 }
@@ -524,7 +518,7 @@ static gs_status writer_init(int fd, bool own, const char *name,
 	gs_status rc;
 
 	if (!w)
-		return nomem();
+		return gs_nomem();
 	w->fd = fd;
 	w->own_fd = own;
 	w->name = strdup(name ? name : "(output)");
@@ -559,7 +553,7 @@ static gs_status writer_init(int fd, bool own, const char *name,
 		w->own_fd = false;
 		w->fd = -1;
 		gs_writer_close(w);
-		return nomem();
+		return gs_nomem();
 	}
 	/* Bytes, not a C string. */
 	/* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
@@ -773,11 +767,11 @@ static gs_status write_chunk(struct gs_writer *w, uint16_t type, const Gscope__C
 		return GS_ERR_LIMIT;
 	}
 	if (gs_vec_reserve((void **)&w->raw, &w->raw_cap, raw ? raw : 1, 1))
-		return nomem();
+		return gs_nomem();
 	gscope__chunk__pack(msg, w->raw);
 	comp = compressBound((uLong)raw);
 	if (gs_vec_reserve((void **)&w->frame, &w->frame_cap, GS_CHUNK_HEADER_LEN + comp, 1))
-		return nomem();
+		return gs_nomem();
 	zrc = compress2(w->frame + GS_CHUNK_HEADER_LEN, &comp, w->raw, (uLong)raw, w->level);
 	if (zrc != Z_OK) {
 		gs_error_append("zlib compression failed (%d)", zrc);
@@ -931,7 +925,7 @@ static gs_status build_and_write(struct gs_writer *w, uint16_t type, uint64_t to
 	rc = write_chunk(w, type, &msg, (uint32_t)w->pending);
 out:
 	if (rc == GS_ERR_NOMEM && gs_error_count() == 0)
-		nomem();
+		gs_nomem();
 	free(strs);
 	free(streams);
 	free(msg.streams);

@@ -21,7 +21,6 @@
 #include "datadeps.h"
 #include "record_convert.h"
 #include "records.h"
-#include "u64map.h"
 
 /* ---- helpers ---- */
 
@@ -717,33 +716,6 @@ static void test_pool_bounded(void **state)
 	assert_int_equal(gs_pool_init(&p, 100, 2), -1);
 }
 
-/* ---- hash map ---- */
-
-static void test_u64map(void **state)
-{
-	struct gs_u64map m;
-	uint64_t v;
-
-	(void)state;
-	gs_u64map_init(&m);
-	assert_false(gs_u64map_get(&m, 5, &v));
-	for (uint64_t i = 0; i < 10000; i++)
-		assert_int_equal(gs_u64map_put(&m, i * 64, i), 0);
-	assert_int_equal(m.count, 10000);
-	for (uint64_t i = 0; i < 10000; i += 2)
-		assert_true(gs_u64map_del(&m, i * 64, NULL));
-	for (uint64_t i = 0; i < 10000; i++) {
-		bool found = gs_u64map_get(&m, i * 64, &v);
-
-		assert_int_equal(found, i % 2 == 1);
-		if (found)
-			assert_int_equal(v, i);
-	}
-	assert_false(gs_u64map_del(&m, 0, NULL));
-	assert_int_equal(m.count, 5000);
-	gs_u64map_fini(&m);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -760,7 +732,6 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_config_rank),
 		cmocka_unit_test(test_pool_bounded),
-		cmocka_unit_test(test_u64map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,18 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Open-addressing u64 -> u64 map (see u64map.h). */
-#include "u64map.h"
+/* The u64 -> u64 hash map (gpuscope/u64map.h). */
+#include <gpuscope/hash.h>
+#include <gpuscope/u64map.h>
 
 #include <stdlib.h>
 #include <string.h>
 
 static size_t slot_of(uint64_t key, size_t nslots)
 {
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	key *= 0xc4ceb9fe1a85ec53ULL;
-	key ^= key >> 33;
-	return (size_t)key & (nslots - 1);
+	return (size_t)gs_hash_u64(key) & (nslots - 1);
 }
 
 void gs_u64map_init(struct gs_u64map *m)
@@ -58,9 +54,9 @@ bool gs_u64map_get(const struct gs_u64map *m, uint64_t key, uint64_t *val)
 	return true;
 }
 
-static int grow(struct gs_u64map *m)
+/* Move every entry into a table of `n` slots (a power of two). */
+static gs_status resize(struct gs_u64map *m, size_t n)
 {
-	size_t n = m->nslots ? m->nslots * 2 : 64;
 	struct gs_u64map nm = {0};
 
 	nm.keys = malloc(n * sizeof(*nm.keys));
@@ -69,7 +65,7 @@ static int grow(struct gs_u64map *m)
 	nm.nslots = n;
 	if (!nm.keys || !nm.vals || !nm.used) {
 		gs_u64map_fini(&nm);
-		return -1;
+		return gs_nomem();
 	}
 	for (size_t i = 0; i < m->nslots; i++) {
 		size_t j;
@@ -84,27 +80,42 @@ static int grow(struct gs_u64map *m)
 	}
 	gs_u64map_fini(m);
 	*m = nm;
-	return 0;
+	return GS_OK;
 }
 
-int gs_u64map_put(struct gs_u64map *m, uint64_t key, uint64_t val)
+gs_status gs_u64map_reserve(struct gs_u64map *m, size_t n)
+{
+	size_t slots = m->nslots ? m->nslots : 64;
+
+	while (slots < 2 * n) {
+		if (slots > SIZE_MAX / 4 / sizeof(uint64_t))
+			return gs_nomem();
+		slots *= 2;
+	}
+	return slots == m->nslots ? GS_OK : resize(m, slots);
+}
+
+gs_status gs_u64map_put(struct gs_u64map *m, uint64_t key, uint64_t val, bool replace)
 {
 	size_t i;
 
 	if (find(m, key, &i)) {
-		m->vals[i] = val;
-		return 0;
+		if (replace)
+			m->vals[i] = val;
+		return GS_OK;
 	}
 	if ((m->count + 1) * 2 > m->nslots) {
-		if (grow(m))
-			return -1;
+		gs_status rc = gs_u64map_reserve(m, m->count + 1);
+
+		if (rc != GS_OK)
+			return rc;
 		find(m, key, &i);
 	}
 	m->used[i] = 1;
 	m->keys[i] = key;
 	m->vals[i] = val;
 	m->count++;
-	return 0;
+	return GS_OK;
 }
 
 bool gs_u64map_del(struct gs_u64map *m, uint64_t key, uint64_t *val)

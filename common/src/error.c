@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Error causes: a small thread-local stack of messages (innermost first). */
-#include <gpuscope/format.h>
+#include <gpuscope/error.h>
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -96,4 +97,10 @@ const char *gs_error_format(char *buf, size_t size)
 	if (ncauses == 0)
 		snprintf(buf, size, "unknown error");
 	return buf;
+}
+
+gs_status gs_nomem(void)
+{
+	gs_error_append("out of memory");
+	return GS_ERR_NOMEM;
 }
