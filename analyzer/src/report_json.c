@@ -209,6 +209,11 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 	else
 		jw_fixed(w, "efficiency", d->efficiency);
 	jw_bool(w, "efficiency_bounded", d->efficiency_kind == GS_REPORT_EFF_BOUNDED);
+	jw_bool(w, "optimistic", d->optimistic);
+	if (d->optimistic)
+		jw_str(w, "optimistic_reason",
+		       "ops on several streams and no cross-stream synchronization recorded (no "
+		       "event records, stream waits or syncs)");
 	jw_u64(w, "broken_cycles", d->broken_cycles);
 	jw_i64(w, "critical_lead_ns", d->critical_lead_ns);
 	jw_row(w, "invariants");
@@ -246,6 +251,7 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 		jw_str(w, "name", p->name);
 		jw_i64(w, "makespan_ns", p->makespan_ns);
 		jw_i64(w, "saving_ns", p->saving_ns);
+		jw_i64(w, "saving_vs_ideal_ns", p->saving_vs_ideal_ns);
 		jw_arr_inline(w, "preconditions");
 		for (i = 0; i < p->n_preconditions && i < 4; i++)
 			jw_str(w, NULL, p->preconditions[i]);
@@ -260,7 +266,8 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 			continue;
 		jw_row(w, gs_constraint_name(c));
 		jw_u64(w, "ops", d->bound_ops[c]);
-		jw_i64(w, "delay_ns", d->bound_delay_ns[c]);
+		/* A sum over the ops: it can exceed the window. */
+		jw_i64(w, "delay_sum_ns", d->bound_delay_ns[c]);
 		jw_end_obj(w);
 	}
 	jw_end_obj(w);
@@ -285,8 +292,18 @@ static void json_missed(struct jw *w, const struct gs_report *r, const struct gs
 			if (m->missing & (1u << bit))
 				jw_str(w, NULL, gs_condition_name(1u << bit));
 		jw_end_arr(w);
+		/* Evidence per condition: met, missing or unknown. */
+		jw_row(w, "conditions");
+		for (bit = 0; bit < 3; bit++)
+			jw_str(w, gs_condition_name(1u << bit),
+			       m->missing & (1u << bit) ? "missing" :
+			       m->unknown & (1u << bit) ? "unknown" :
+							  "met");
+		jw_end_obj(w);
+		jw_bool(w, "possible", m->unknown != 0);
 		jw_str(w, "bound_by", gs_constraint_name(m->bound_by));
 		jw_i64(w, "hideable_ns", m->hideable_ns);
+		jw_bool(w, "hideable_is_upper_bound", m->unknown != 0);
 		if (m->op < n_ops) {
 			jw_str(w, "copy_kind", gs_copy_kind_name(ops[m->op].copy_kind));
 			jw_u64(w, "bytes", ops[m->op].bytes);

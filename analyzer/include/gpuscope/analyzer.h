@@ -297,7 +297,11 @@ struct gs_critical_op {
 struct gs_what_if {
 	const char *name; /* static: "pipelined_batches" */
 	int64_t makespan_ns;
-	int64_t saving_ns;            /* actual_ns - makespan_ns */
+	int64_t saving_ns; /* actual_ns - makespan_ns */
+	/* ideal_ns - makespan_ns: what the change adds beyond removing host
+	 * and launch cost (the ideal removes those already); 0 or negative
+	 * when it is no better than the ideal. */
+	int64_t saving_vs_ideal_ns;
 	const char *preconditions[4]; /* static strings, e.g. "pinned_memory" */
 	size_t n_preconditions;
 	size_t batches;
@@ -423,6 +427,12 @@ struct gs_missed_overlap {
 	 * independent, as missing) without proof: memory kind unknown, or the
 	 * dependency path search hit its bound. */
 	unsigned unverified;
+	/* Condition bits neither met nor missing (never in `missing`): the
+	 * memory kind is not recorded, or only stream order joins the copy and
+	 * the kernel and no data dependencies are recorded (analyzer/src/
+	 * overlap.c). With any, the copy is a possible missed overlap and
+	 * hideable_ns an upper bound. */
+	unsigned unknown;
 };
 
 gs_status gs_missed_overlap_compute(const struct gs_trace *t, const struct gs_graph *g,
