@@ -1801,6 +1801,25 @@ static void dev_optimistic(const struct gs_report *r, struct gs_report_device *d
 		  !g->edge_count[GS_EDGE_HOST_SYNC] && !g->edge_count[GS_EDGE_DEFAULT_STREAM]));
 }
 
+/* The CUDA Graph replay what-if over the ranked candidates. */
+static gs_status dev_replay(const struct gs_report *r, struct gs_report_device *d,
+			    const struct gs_schedule *s)
+{
+	gs_status st;
+
+	if (!d->n_cands || !r->g)
+		return GS_OK;
+	d->cand_replay = calloc(d->n_cands, sizeof(*d->cand_replay));
+	d->cand_replay_done = calloc(d->n_cands, sizeof(*d->cand_replay_done));
+	if (!d->cand_replay || !d->cand_replay_done)
+		return nomem();
+	st = gs_graph_replay_compute(r->t, r->g, s, d->cands, d->n_cands, r->graph_node_ns,
+				     &d->replay, d->cand_replay, d->cand_replay_done);
+	if (st != GS_OK)
+		gs_error_append("device %u: CUDA Graph replay", d->device);
+	return st;
+}
+
 static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 {
 	const struct gs_window *win = r->window_set ? &r->window : NULL;
@@ -1856,8 +1875,8 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 	if (st == GS_OK)
 		st = dev_schedule(r->t, &s, d, w, r->window_set);
 	d->critical_lead_ns = s.critical_lead_ns;
-	gs_schedule_fini(&s);
 	if (st != GS_OK) {
+		gs_schedule_fini(&s);
 		gs_error_append("device %u: missed overlap", d->device);
 		return st;
 	}
@@ -1884,12 +1903,15 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 	st = gs_graph_candidates_compute_launch(r->t, d->device, win, r->g ? r->g->launch : NULL,
 						&d->cands, &d->n_cands);
 	if (st != GS_OK) {
+		gs_schedule_fini(&s);
 		gs_error_append("device %u: CUDA Graph candidates", d->device);
 		return st;
 	}
 	if (d->n_cands)
 		qsort(d->cands, d->n_cands, sizeof(*d->cands), cmp_cand);
-	return GS_OK;
+	st = dev_replay(r, d, &s);
+	gs_schedule_fini(&s);
+	return st;
 }
 
 static void dev_fini(struct gs_report_device *d)
@@ -1900,6 +1922,8 @@ static void dev_fini(struct gs_report_device *d)
 	free(d->critical);
 	free(d->missed);
 	gs_graph_candidates_free(d->cands, d->n_cands);
+	free(d->cand_replay);
+	free(d->cand_replay_done);
 	free(d->streams);
 	free(d->kernels);
 	free(d->waits);
@@ -1950,6 +1974,7 @@ static gs_status copy_options(struct gs_report *r, const struct gs_report_option
 
 	r->top = o->top ? o->top : GS_REPORT_DEFAULT_TOP;
 	r->color = o->color;
+	r->graph_node_ns = o->has_graph_node_ns ? o->graph_node_ns : GS_GRAPH_NODE_NS_DEFAULT;
 	if (o->format) {
 		r->format = strdup(o->format);
 		if (!r->format)

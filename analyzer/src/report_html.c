@@ -1278,6 +1278,18 @@ static void h_schedule(struct hw *w, const struct gs_report_device *d, size_t di
 				      p->preconditions[i] ? p->preconditions[i] : "?");
 		gs_out_puts(&w->o, "</td></tr>\n");
 	}
+	if (d->replay.name) {
+		char phrase[224];
+
+		gs_out_printf(&w->o,
+			      "<tr><td>CUDA Graph replay</td><td class=\"n\">%s</td><td>%zu "
+			      "candidate%s, %s per node; ",
+			      DUR(d->replay.makespan_ns), d->n_cands, d->n_cands == 1 ? "" : "s",
+			      DUR(w->r->graph_node_ns));
+		gs_report_html_sentence(&w->o, gs_report_whatif_text(&d->replay, false, phrase,
+								     sizeof(phrase)));
+		gs_out_puts(&w->o, "</td></tr>\n");
+	}
 	gs_out_puts(&w->o, "<tr><td>ops bound by</td><td></td><td>");
 	for (c = 0; c < GS_BOUND_COUNT; c++) {
 		if (!d->bound_ops[c] || c == GS_BOUND_NONE)
@@ -1564,6 +1576,16 @@ static void h_candidates(struct hw *w, const struct gs_report_device *d, size_t 
 	}
 	gs_out_puts(&w->o, "</tbody></table>\n");
 	more_rows(w, shown, d->n_cands);
+	if (d->cand_replay_done) {
+		gs_out_printf(&w->o, "<p class=\"more\">Each replayed from a graph (%s per node):",
+			      DUR(w->r->graph_node_ns));
+		for (i = 0; i < shown; i++)
+			if (d->cand_replay_done[i])
+				gs_out_printf(&w->o, "%s #%zu saves %s (%s vs the ideal)",
+					      i ? "," : "", i + 1, DUR(d->cand_replay[i].saving_ns),
+					      DUR(d->cand_replay[i].saving_vs_ideal_ns));
+		gs_out_puts(&w->o, ".</p>\n");
+	}
 	gs_out_printf(&w->o,
 		      "<p class=\"more\">A mean gap over %s is not launch overhead: a graph would "
 		      "not remove it.</p>\n",

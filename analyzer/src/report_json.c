@@ -259,6 +259,18 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 		jw_u64(w, "batches", p->batches);
 		jw_end_obj(w);
 	}
+	if (d->replay.name) {
+		jw_row(w, NULL);
+		jw_str(w, "name", d->replay.name);
+		jw_i64(w, "makespan_ns", d->replay.makespan_ns);
+		jw_i64(w, "saving_ns", d->replay.saving_ns);
+		jw_i64(w, "saving_vs_ideal_ns", d->replay.saving_vs_ideal_ns);
+		jw_arr_inline(w, "preconditions");
+		jw_end_arr(w);
+		jw_i64(w, "graph_node_ns", r->graph_node_ns);
+		jw_u64(w, "candidates", d->n_cands);
+		jw_end_obj(w);
+	}
 	jw_end_arr(w);
 	jw_obj(w, "bound_by");
 	for (c = 0; c < GS_BOUND_COUNT; c++) {
@@ -348,6 +360,19 @@ static void json_candidates(struct jw *w, const struct gs_report *r,
 		for (k = 0; k < c->length; k++)
 			jw_u64(w, NULL, gs_report_op_id(r->t, c->kernels[k]));
 		jw_end_arr(w);
+		/* This candidate alone replayed from a graph (null: not
+		 * computed, past GS_REPLAY_MAX_CANDIDATES). */
+		if (d->cand_replay_done && d->cand_replay_done[i]) {
+			const struct gs_what_if *p = &d->cand_replay[i];
+
+			jw_row(w, "replay");
+			jw_i64(w, "makespan_ns", p->makespan_ns);
+			jw_i64(w, "saving_ns", p->saving_ns);
+			jw_i64(w, "saving_vs_ideal_ns", p->saving_vs_ideal_ns);
+			jw_end_obj(w);
+		} else {
+			jw_null(w, "replay");
+		}
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);

@@ -92,6 +92,12 @@ struct gs_report_device {
 
 	struct gs_graph_candidate *cands; /* ranked by exposed_launch_ns */
 	size_t n_cands;
+	/* The CUDA Graph replay what-if (gpuscope/whatif.h): every candidate
+	 * together (name NULL without candidates), and each of the first
+	 * GS_REPLAY_MAX_CANDIDATES alone (replay_done says which). */
+	struct gs_what_if replay;
+	struct gs_what_if *cand_replay;
+	bool *cand_replay_done;
 
 	struct gs_report_stream *streams;
 	size_t n_streams;
@@ -133,6 +139,7 @@ struct gs_report {
 	char *format;
 	size_t top;
 	bool color;
+	int64_t graph_node_ns; /* the replay what-if's cost per graph node */
 	bool window_set;
 	struct gs_window window; /* absolute, after resolving a relative one */
 

@@ -645,6 +645,16 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 		snprintf(what + len, sizeof(what) - len, ")");
 		tw_wrap(w, first, strlen(first), what, 23);
 	}
+	if (d->replay.name) {
+		char first[96], what[384], phrase[224];
+
+		snprintf(first, sizeof(first), "    CUDA Graph replay  %s  ",
+			 DUR(d->replay.makespan_ns));
+		snprintf(what, sizeof(what), "(%zu candidate%s, %s per node; %s)", d->n_cands,
+			 d->n_cands == 1 ? "" : "s", DUR(w->r->graph_node_ns),
+			 gs_report_whatif_text(&d->replay, false, phrase, sizeof(phrase)));
+		tw_wrap(w, first, strlen(first), what, 23);
+	}
 	line[0] = '\0';
 	for (c = 0; c < GS_BOUND_COUNT; c++) {
 		size_t len = strlen(line);
@@ -958,6 +968,26 @@ static void text_candidates(struct tw *w, const struct gs_report_device *d)
 	if (shown < d->n_cands)
 		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
 			      d->n_cands - shown);
+	if (d->cand_replay_done) {
+		char line[1024];
+		size_t len;
+
+		/* Each alone: what replaying it from a graph saves. */
+		len = (size_t)snprintf(
+			line, sizeof(line),
+			"each replayed from a graph (%s per node):", DUR(w->r->graph_node_ns));
+		for (i = 0; i < shown && len < sizeof(line); i++) {
+			const struct gs_what_if *p = &d->cand_replay[i];
+
+			if (!d->cand_replay_done[i])
+				continue;
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+						"%s #%zu saves %s (%s vs the ideal)", i ? "," : "",
+						i + 1, DUR(p->saving_ns),
+						DUR(p->saving_vs_ideal_ns));
+		}
+		tw_wrap(w, "    ", 4, line, 4);
+	}
 	gs_out_printf(&w->o,
 		      "    a mean gap over %s is not launch overhead: a graph would not remove "
 		      "it\n",

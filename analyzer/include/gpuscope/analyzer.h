@@ -447,12 +447,19 @@ struct gs_graph_candidate {
 	size_t repetitions;
 	int64_t exposed_launch_ns; /* idle gaps inside the occurrences */
 	bool already_graph;        /* launched from a CUDA Graph already */
+	/* The gaps exposed_launch_ns sums: the kernel each one ends (op
+	 * index) and its length, over every occurrence. */
+	uint32_t *gap_ops;
+	int64_t *gap_ns;
+	size_t n_gaps;
 };
 
 gs_status gs_graph_candidates_compute(const struct gs_trace *t, uint32_t device,
 				      const struct gs_window *win, struct gs_graph_candidate **out,
 				      size_t *n);
 void gs_graph_candidates_free(struct gs_graph_candidate *c, size_t n);
+
+#include <gpuscope/whatif.h>
 
 /* ------------------------------------------------------------------------ */
 /* The analyze report (SPEC §5)                                              */
@@ -474,6 +481,10 @@ struct gs_report_options {
 	size_t top;         /* rows in ranked text tables (0: default 10) */
 	bool color;         /* text: ANSI colour */
 	uint64_t max_edges; /* of the dependency graph (gs_graph_options) */
+	/* The CUDA Graph replay what-if's cost per kernel node, when set
+	 * (else GS_GRAPH_NODE_NS_DEFAULT). */
+	bool has_graph_node_ns;
+	int64_t graph_node_ns;
 };
 
 struct gs_report;
