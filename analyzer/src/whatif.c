@@ -76,11 +76,10 @@ static int64_t replay_pass(struct replay *r)
 		for (; i < j; i++) {
 			uint32_t o = r->order[i].op, k = gs_schedule_slot(r->s, o);
 			const struct gs_op *op = &r->ops[o];
-			int64_t st = op->start_ns - shift;
+			/* Ops of the set start at or after w0: no overflow. */
+			int64_t st = shift >= op->start_ns - w0 ? w0 : op->start_ns - shift;
 			size_t lo = r->g->in_first[o], hi = r->g->in_first[o + 1];
 
-			if (st < w0)
-				st = w0;
 			if (hi > r->g->n_edges)
 				hi = r->g->n_edges;
 			for (size_t e = lo; e < hi; e++) {
