@@ -295,7 +295,7 @@ struct gs_critical_op {
 };
 
 struct gs_what_if {
-	const char *name; /* static: "pipelined_batches" */
+	const char *name; /* static: "pipelined_batches" or "cuda_graph_replay" */
 	int64_t makespan_ns;
 	int64_t saving_ns; /* actual_ns - makespan_ns */
 	/* ideal_ns - makespan_ns: what the change adds beyond removing host
