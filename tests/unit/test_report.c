@@ -202,6 +202,18 @@ static char *text_of(const struct gs_report *r)
 	return buf;
 }
 
+static char *html_of(const struct gs_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(gs_report_write_html(f, r), GS_OK);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
 static char *json_text_of(const struct gs_report *r)
 {
 	char *buf = NULL;
@@ -492,6 +504,13 @@ static void test_optimistic(void **state)
 	for (p = text; (p = strstr(p, "no cross-stream synchronization")) != NULL; p++)
 		count++;
 	assert_int_equal(count, 1);
+	free(text);
+	text = html_of(r);
+	count = 0;
+	for (p = text; (p = strstr(p, "no cross-stream synchronization")) != NULL; p++)
+		count++;
+	assert_int_equal(count, 1);
+	assert_non_null(strstr(text, "<li><b>caution:</b> device 0: ops on 3 streams"));
 	free(text);
 	cJSON_Delete(j);
 	gs_report_destroy(r);

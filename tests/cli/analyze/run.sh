@@ -144,6 +144,9 @@ run serial_json --format json "$src/serial.json"
 has serial_json out '"missing_conditions": ["pinned_memory", "concurrent_resources"], "conditions": {"pinned_memory": "missing", "independent": "unknown", "concurrent_resources": "missing"}, "possible": true'
 has serial_json out '"hideable_ns": 12000, "hideable_is_upper_bound": true'
 has serial_json out '"stream_order": {"ops": 2, "delay_sum_ns": 15000}'
+run serial_html --format html "$src/serial.json"
+has serial_html out "Missed overlap (2 exposed copies a kernel could have hidden, 2 possible: 22.000 µs, up to 22.000 µs hideable)"
+has serial_html out '<td class="n">up to 12.000 µs</td>'
 # The same batches pipelined by hand: 102 µs, nothing left to gain.
 has pipelined out "actual             102.000 us"
 has pipelined out "ideal              102.000 us"
