@@ -147,6 +147,8 @@ const char *gs_report_whatif_text(const struct gs_what_if *w, bool one_batch, ch
 	char a[32], b[32];
 	int64_t svi = w->saving_vs_ideal_ns, host = w->saving_ns - (svi > 0 ? svi : 0);
 
+	/* One batch is one stream (each stream starts a batch), whose ops the
+	 * ideal runs back to back already: nothing is left to gain. */
 	if (one_batch) {
 		snprintf(buf, size, "1 batch: nothing to pipeline, no saving beyond the ideal");
 		return buf;
@@ -1643,6 +1645,14 @@ static void finding_graphs(const struct gs_trace *t, const struct gs_report_devi
 	if (c->length && c->kernels[0] < n_ops) {
 		sb_printf(&text, ", starting with ");
 		sb_name(&text, gs_trace_string(t, ops[c->kernels[0]].name));
+	}
+	if (d->replay.name && d->replay.saving_ns > 0) {
+		/* The replay what-if: the recorded run re-timed. */
+		sb_printf(&text, "; replayed from graphs the run takes ");
+		sb_dur(&text, d->replay.makespan_ns);
+		sb_printf(&text, " (");
+		sb_dur(&text, d->replay.saving_ns);
+		sb_printf(&text, " less)");
 	}
 	sb_printf(&adv,
 		  "capture the sequence once in a CUDA Graph (cudaStreamBeginCapture / "
