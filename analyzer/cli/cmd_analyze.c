@@ -18,7 +18,8 @@
 #define ANALYZE_SYNOPSIS                                                                           \
 	"gpuscope analyze [--format text|json|html] [-o OUT] [--force] [--rank R]\n"               \
 	"                        [--device [R:]N] [--window T0:T1] [--top N] [--salvage]\n"        \
-	"                        [--quiet] [--color=auto|always|never] TRACE..."
+	"                        [--graph-node-ns N] [--quiet] [--color=auto|always|never]\n"      \
+	"                        TRACE..."
 
 static const struct gs_cli_usage analyze_usage = {
 	.name = "analyze",
@@ -66,6 +67,9 @@ static const char analyze_help[] =
 	"                      unit: ns, us, ms, s (1.5ms). With a '+' on both, offsets from\n"
 	"                      the first op start of the trace: --window +1ms:+5ms\n"
 	"  --top N             rows in each ranked text table (default: 10)\n"
+	"  --graph-node-ns N   the CUDA Graph replay what-if's launch cost per kernel\n"
+	"                      node, in ns: each launch gap inside a graph candidate\n"
+	"                      shrinks to N (default: 1000)\n"
 	"  --salvage           skip corrupt .gscope chunks with a warning instead of\n"
 	"                      failing (default: off)\n"
 	"  --color[=WHEN]      colour the text: auto (on a terminal, unless NO_COLOR is\n"
@@ -100,6 +104,8 @@ struct analyze_opts {
 	struct gs_window window;
 	bool window_relative;
 	size_t top;
+	bool has_graph_node_ns;
+	int64_t graph_node_ns;
 	bool quiet;
 	enum gs_color_mode color;
 	char **paths;
@@ -206,6 +212,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 		{"rank", required_argument, NULL, 'r'},
 		{"window", required_argument, NULL, 'w'},
 		{"top", required_argument, NULL, 't'},
+		{"graph-node-ns", required_argument, NULL, 'g'},
 		{"salvage", no_argument, NULL, 's'},
 		{"color", optional_argument, NULL, 'c'},
 		{"colour", optional_argument, NULL, 'c'},
@@ -293,6 +300,15 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 							  "--top wants a count from 1, not '%s'",
 							  optarg);
 			o->top = (size_t)v;
+			break;
+		case 'g':
+			if (!gs_cli_parse_count(optarg, 1000000000ULL, &v))
+				return gs_cli_usage_error(&analyze_usage,
+							  "--graph-node-ns wants ns from 0 to "
+							  "1000000000, not '%s'",
+							  optarg);
+			o->has_graph_node_ns = true;
+			o->graph_node_ns = (int64_t)v;
 			break;
 		case 's':
 			o->salvage = true;
@@ -435,6 +451,8 @@ int gs_cmd_analyze(int argc, char **argv)
 	ro.top = o.top;
 	ro.color = analyze_want_color(&o, out.f == stdout ? stdout : NULL);
 	ro.max_edges = gs_cli_max_edges();
+	ro.has_graph_node_ns = o.has_graph_node_ns;
+	ro.graph_node_ns = o.graph_node_ns;
 	gs_error_clear();
 	{
 		size_t n_ops = 0, n;

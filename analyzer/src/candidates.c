@@ -612,9 +612,22 @@ static gs_status emit(struct out_list *l, const struct seq *q, uint32_t stream,
 	c = &l->c[l->n];
 	memset(c, 0, sizeof(*c));
 	c->kernels = malloc(b->len * sizeof(*c->kernels));
-	if (!c->kernels)
-		return gs_nomem();
+	c->gap_ops = malloc((reps * b->len + 1) * sizeof(*c->gap_ops));
+	c->gap_ns = malloc((reps * b->len + 1) * sizeof(*c->gap_ns));
 	l->n++;
+	if (!c->kernels || !c->gap_ops || !c->gap_ns)
+		return gs_nomem();
+	/* The gaps of every occurrence (those before its kernels but the
+	 * first), for the replay what-if. */
+	for (size_t r = 0; r < reps; r++)
+		for (size_t k = 1; k < b->len; k++) {
+			size_t j = q->occ[r] + k;
+
+			if (q->gap[j] <= 0)
+				continue;
+			c->gap_ops[c->n_gaps] = q->op[j];
+			c->gap_ns[c->n_gaps++] = q->gap[j];
+		}
 	c->stream = stream;
 	c->length = b->len;
 	c->repetitions = reps;
@@ -861,7 +874,10 @@ void gs_graph_candidates_free(struct gs_graph_candidate *c, size_t n)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(c[i].kernels);
+		free(c[i].gap_ops);
+		free(c[i].gap_ns);
+	}
 	free(c);
 }

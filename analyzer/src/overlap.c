@@ -31,8 +31,16 @@
  *   device work). sync_copy edges from pageable copies never count (they
  *   are the pinned_memory condition's). The search walks in-edges back from
  *   the later of the two, only through ops that started between them, at
- *   most GS_MO_BUDGET ops; past that the pair is taken as dependent and the
- *   bit is set in `unverified`;
+ *   most GS_MO_BUDGET ops; past that the condition is unknown (and the bit
+ *   is set in `unverified`);
+ * - evidence: each condition is met, missing, or unknown (`unknown` bits,
+ *   never in `missing`). pinned_memory is unknown when the memory kind is.
+ *   independent is met when the search finds no path: with data edges that
+ *   is proof; without them a second search over every edge (stream_order
+ *   included) must find none either, else only stream order joins the two
+ *   (always so on one stream) and the batch model's guess that they are
+ *   independent is unknown: the copy is then a possible missed overlap and
+ *   hideable_ns an upper bound;
  * - concurrent_resources: the two are on different streams, and the copy
  *   engines of the copy's direction had room during the kernel's recorded
  *   run: the other copies of that direction inside it (an integral of
@@ -454,10 +462,13 @@ static gs_status build_tables(struct mo *m)
 
 /* ---- independence ------------------------------------------------------ */
 
-static bool edge_counts(const struct mo *m, const struct gs_edge *e)
+/* `full`: every edge counts (stream order included), for the evidence. */
+static bool edge_counts(const struct mo *m, const struct gs_edge *e, bool full)
 {
 	if (gs_sched_pageable_sync(m->ops, e))
 		return false;
+	if (full)
+		return true;
 	if (m->g->has_data_edges)
 		return e->kind != GS_EDGE_STREAM_ORDER;
 	return !(e->kind == GS_EDGE_STREAM_ORDER && gs_sched_batch_start(m->ops, e->to));
@@ -479,7 +490,7 @@ static bool visit(struct mo *m, uint32_t op)
 }
 
 /* 1: a path from `early` to `late` exists; 0: none; -1: search cut short. */
-static int depends(struct mo *m, uint32_t late, uint32_t early)
+static int depends_in(struct mo *m, uint32_t late, uint32_t early, bool full)
 {
 	int64_t lo = m->ops[early].start_ns, hi = m->ops[late].start_ns;
 	size_t head = 0, tail = 0;
@@ -500,7 +511,7 @@ static int depends(struct mo *m, uint32_t late, uint32_t early)
 			const struct gs_edge *e = &m->g->edges[i];
 			uint32_t f = e->from;
 
-			if (f >= m->n_ops || !edge_counts(m, e))
+			if (f >= m->n_ops || !edge_counts(m, e, full))
 				continue;
 			if (f == early)
 				return 1;
@@ -512,6 +523,11 @@ static int depends(struct mo *m, uint32_t late, uint32_t early)
 		}
 	}
 	return 0;
+}
+
+static int depends(struct mo *m, uint32_t late, uint32_t early)
+{
+	return depends_in(m, late, early, false);
 }
 
 /* ---- one copy ---------------------------------------------------------- */
@@ -605,7 +621,7 @@ static bool examine_copy(struct mo *m, uint32_t ci, struct gs_missed_overlap *r)
 		hideable, need;
 	struct cand cands[2 * GS_MO_NEAR];
 	size_t n, i, pick = 0;
-	int dep = 1, first_dep = 1;
+	int dep = 1, first_dep = 1, pick_after = 0;
 	uint8_t mem;
 
 	exposed = dur - cover_len(&m->kernels, c->start_ns, c->end_ns);
@@ -627,6 +643,7 @@ static bool examine_copy(struct mo *m, uint32_t ci, struct gs_missed_overlap *r)
 			break;
 		}
 	}
+	pick_after = cands[pick].after;
 	if (dep != 0)
 		dep = first_dep;
 	k = &m->ops[cands[pick].op];
@@ -638,14 +655,27 @@ static bool examine_copy(struct mo *m, uint32_t ci, struct gs_missed_overlap *r)
 	r->bound_by = gs_schedule_bound_by(m->s, ci);
 
 	mem = gs_sched_host_mem(c);
-	if (mem == GS_MEM_PAGEABLE)
+	if (mem == GS_MEM_PAGEABLE) {
 		r->missing |= GS_COND_PINNED_MEMORY;
-	else if (mem == GS_MEM_UNKNOWN)
+	} else if (mem == GS_MEM_UNKNOWN) {
 		r->unverified |= GS_COND_PINNED_MEMORY;
-	if (dep != 0)
-		r->missing |= GS_COND_INDEPENDENT;
-	if (dep < 0)
+		r->unknown |= GS_COND_PINNED_MEMORY;
+	}
+	if (dep < 0) {
 		r->unverified |= GS_COND_INDEPENDENT;
+		r->unknown |= GS_COND_INDEPENDENT;
+	} else if (dep > 0) {
+		r->missing |= GS_COND_INDEPENDENT;
+	} else if (!m->g->has_data_edges) {
+		/* No data recorded: met only with no path at all. */
+		int full = pick_after ? depends_in(m, r->kernel, ci, true) :
+					depends_in(m, ci, r->kernel, true);
+
+		if (full != 0)
+			r->unknown |= GS_COND_INDEPENDENT;
+		if (full < 0)
+			r->unverified |= GS_COND_INDEPENDENT;
+	}
 	need = hideable < gs_sched_dur(k) ? hideable : gs_sched_dur(k);
 	if (k->stream == c->stream || !engines_free(m, c, k, need))
 		r->missing |= GS_COND_CONCURRENT_RESOURCES;

@@ -135,6 +135,47 @@ const char *gs_report_eff_text(const struct gs_report_device *d, char *buf, size
 	return buf;
 }
 
+const char *gs_report_whatif_text(const struct gs_what_if *w, bool one_batch, char *buf,
+				  size_t size)
+{
+	char a[32], b[32];
+	int64_t svi = w->saving_vs_ideal_ns, host = w->saving_ns - (svi > 0 ? svi : 0);
+
+	/* One batch is one stream (each stream starts a batch), whose ops the
+	 * ideal runs back to back already: nothing is left to gain. */
+	if (one_batch) {
+		snprintf(buf, size, "1 batch: nothing to pipeline, no saving beyond the ideal");
+		return buf;
+	}
+	if (svi > 0)
+		snprintf(buf, size, "%s beyond the ideal", gs_report_dur(a, sizeof(a), svi));
+	else if (svi < 0)
+		snprintf(buf, size, "no saving beyond the ideal (%s longer than it)",
+			 gs_report_dur(a, sizeof(a), -svi));
+	else
+		snprintf(buf, size, "0 ns beyond the ideal");
+	if (w->saving_ns < 0) {
+		size_t len = strlen(buf);
+
+		snprintf(buf + len, size - len, "; slower than the actual run by %s",
+			 gs_report_dur(a, sizeof(a), -w->saving_ns));
+	} else if (host > 0) {
+		size_t len = strlen(buf);
+
+		if (svi > 0)
+			snprintf(buf + len, size - len,
+				 "; of its %s saving, %s is host/launch time the ideal already "
+				 "removes",
+				 gs_report_dur(a, sizeof(a), w->saving_ns),
+				 gs_report_dur(b, sizeof(b), host));
+		else
+			snprintf(buf + len, size - len,
+				 "; its %s saving is host/launch time the ideal already removes",
+				 gs_report_dur(a, sizeof(a), w->saving_ns));
+	}
+	return buf;
+}
+
 uint64_t gs_report_op_id(const struct gs_trace *t, uint32_t op)
 {
 	size_t n;
@@ -1241,8 +1282,21 @@ static void finding_copy(const struct gs_report_device *d, struct finding_list *
 	}
 	sb_printf(&text, ": %zu cop%s (", d->n_missed, d->n_missed == 1 ? "y" : "ies");
 	sb_dur(&text, d->missed_exposed_ns);
-	sb_printf(&text, ") ran exposed although a kernel could have hidden %s",
-		  d->n_missed == 1 ? "it" : "them");
+	if (d->n_possible == d->n_missed)
+		sb_printf(&text, ") ran exposed where a kernel might have hidden %s (possible: ",
+			  d->n_missed == 1 ? "it" : "them");
+	else if (d->n_possible)
+		sb_printf(&text,
+			  ") ran exposed although a kernel could have hidden %s (%llu possible: ",
+			  d->n_missed == 1 ? "it" : "them", (unsigned long long)d->n_possible);
+	else
+		sb_printf(&text, ") ran exposed although a kernel could have hidden %s",
+			  d->n_missed == 1 ? "it" : "them");
+	if (d->n_possible)
+		sb_printf(&text, "%s)",
+			  d->unknown_count[1] ? "only stream order joins them, no data "
+						"dependencies recorded" :
+						"host memory kind not recorded");
 	for (i = 0; i < 3; i++)
 		if (d->missing_count[i] > d->missing_count[worst])
 			worst = (unsigned)i;
@@ -1257,10 +1311,16 @@ static void finding_copy(const struct gs_report_device *d, struct finding_list *
 			sep = ", ";
 		}
 	}
-	sb_printf(&text, "; ");
+	sb_printf(&text, "; %s", d->n_possible ? "up to " : "");
 	sb_dur(&text, d->missed_hideable_ns);
 	sb_printf(&text, " could be hidden");
-	if (!d->missing_count[worst])
+	if (!d->missing_count[worst] && d->n_possible)
+		sb_printf(&adv,
+			  "no condition is known to be missing, but independence is not "
+			  "proven: check that the copies do not use the data of the kernels "
+			  "around them (gpuscope record --data-deps records it); if not, issue "
+			  "them on a separate stream ahead of those kernels (prefetch)");
+	else if (!d->missing_count[worst])
 		sb_printf(&adv, "every condition holds: issue these copies on a separate stream "
 				"ahead of the kernels that can hide them (prefetch)");
 	else if ((1u << worst) == GS_COND_PINNED_MEMORY)
@@ -1376,7 +1436,16 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 		sb_printf(&text, "; most delay is bound by %s (%llu op%s)",
 			  gs_constraint_name(worst), (unsigned long long)d->bound_ops[worst],
 			  d->bound_ops[worst] == 1 ? "" : "s");
-	sb_printf(&adv, "%s", constraint_advice(worst));
+	if (d->optimistic)
+		sb_printf(&text, " - optimistic (see the caution on synchronization)");
+	if (d->active_streams <= 1)
+		/* One stream: its ops run one after another in both schedules,
+		 * so the whole gap is host and launch time between them. */
+		sb_printf(&adv, "one stream: the gap to the ideal is host and launch time between "
+				"the ops: launch fewer, larger kernels (fuse them, larger batches) "
+				"or replay the sequence from a CUDA Graph");
+	else
+		sb_printf(&adv, "%s", constraint_advice(worst));
 	add_finding(l, "schedule", slack, &text, &adv);
 }
 
@@ -1571,6 +1640,14 @@ static void finding_graphs(const struct gs_trace *t, const struct gs_report_devi
 		sb_printf(&text, ", starting with ");
 		sb_name(&text, gs_trace_string(t, ops[c->kernels[0]].name));
 	}
+	if (d->replay.name && d->replay.saving_ns > 0) {
+		/* The replay what-if: the recorded run re-timed. */
+		sb_printf(&text, "; replayed from graphs the run takes ");
+		sb_dur(&text, d->replay.makespan_ns);
+		sb_printf(&text, " (");
+		sb_dur(&text, d->replay.saving_ns);
+		sb_printf(&text, " less)");
+	}
 	sb_printf(&adv,
 		  "capture the sequence once in a CUDA Graph (cudaStreamBeginCapture / "
 		  "torch.cuda.CUDAGraph) and replay it: one launch instead of %zu",
@@ -1703,6 +1780,50 @@ static const char *device_string(const struct gs_trace *t, uint32_t id, bool uui
 	return s != GS_NO_STRING ? gs_trace_string(t, s) : "";
 }
 
+/*
+ * Whether the device's schedules are optimistic: ops on two or more of its
+ * streams, and nothing in the trace that synchronizes streams (event
+ * records, syncs of any kind, stream-wait calls seen or unlinked, event,
+ * host-sync or default-stream edges). Such a trace may have had the
+ * synchronization and not recorded it; the ideal then runs each stream
+ * from the window start as if independent.
+ */
+static void dev_optimistic(const struct gs_report *r, struct gs_report_device *d)
+{
+	size_t n_sync = 0, n_rec = 0;
+	const struct gs_graph *g = r->g;
+
+	d->active_streams = 0;
+	for (size_t i = 0; i < d->n_streams; i++)
+		d->active_streams += d->streams[i].ops > 0;
+	gs_trace_syncs(r->t, &n_sync);
+	gs_trace_event_records(r->t, &n_rec);
+	d->optimistic =
+		d->active_streams >= 2 && !n_sync && !n_rec &&
+		(!g ||
+		 (!g->unlinked_waits && !g->unlinked_wait_calls && !g->edge_count[GS_EDGE_EVENT] &&
+		  !g->edge_count[GS_EDGE_HOST_SYNC] && !g->edge_count[GS_EDGE_DEFAULT_STREAM]));
+}
+
+/* The CUDA Graph replay what-if over the ranked candidates. */
+static gs_status dev_replay(const struct gs_report *r, struct gs_report_device *d,
+			    const struct gs_schedule *s)
+{
+	gs_status st;
+
+	if (!d->n_cands || !r->g)
+		return GS_OK;
+	d->cand_replay = calloc(d->n_cands, sizeof(*d->cand_replay));
+	d->cand_replay_done = calloc(d->n_cands, sizeof(*d->cand_replay_done));
+	if (!d->cand_replay || !d->cand_replay_done)
+		return gs_nomem();
+	st = gs_graph_replay_compute(r->t, r->g, s, d->cands, d->n_cands, r->graph_node_ns,
+				     &d->replay, d->cand_replay, d->cand_replay_done);
+	if (st != GS_OK)
+		gs_error_append("device %u: CUDA Graph replay", d->device);
+	return st;
+}
+
 static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 {
 	const struct gs_window *win = r->window_set ? &r->window : NULL;
@@ -1737,6 +1858,8 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 	}
 	st = dev_streams(r, d, w);
 	if (st == GS_OK)
+		dev_optimistic(r, d);
+	if (st == GS_OK)
 		st = dev_comm(r, d, w);
 	if (st == GS_OK)
 		st = dev_sync_calls(r, d);
@@ -1756,8 +1879,8 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 	if (st == GS_OK)
 		st = dev_schedule(r->t, &s, d, w, r->window_set);
 	d->critical_lead_ns = s.critical_lead_ns;
-	gs_schedule_fini(&s);
 	if (st != GS_OK) {
+		gs_schedule_fini(&s);
 		gs_error_append("device %u: missed overlap", d->device);
 		return st;
 	}
@@ -1768,20 +1891,31 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 
 		d->missed_exposed_ns = sat_add(d->missed_exposed_ns, d->missed[i].exposed_ns);
 		d->missed_hideable_ns = sat_add(d->missed_hideable_ns, d->missed[i].hideable_ns);
-		for (bit = 0; bit < 3; bit++)
+		for (bit = 0; bit < 3; bit++) {
 			if (d->missed[i].missing & (1u << bit))
 				d->missing_count[bit]++;
+			if (d->missed[i].unknown & (1u << bit))
+				d->unknown_count[bit]++;
+		}
+		if (d->missed[i].unknown) {
+			d->n_possible++;
+			d->possible_hideable_ns =
+				sat_add(d->possible_hideable_ns, d->missed[i].hideable_ns);
+		}
 	}
 
 	st = gs_graph_candidates_compute_launch(r->t, d->device, win, r->g ? r->g->launch : NULL,
 						&d->cands, &d->n_cands);
 	if (st != GS_OK) {
+		gs_schedule_fini(&s);
 		gs_error_append("device %u: CUDA Graph candidates", d->device);
 		return st;
 	}
 	if (d->n_cands)
 		qsort(d->cands, d->n_cands, sizeof(*d->cands), cmp_cand);
-	return GS_OK;
+	st = dev_replay(r, d, &s);
+	gs_schedule_fini(&s);
+	return st;
 }
 
 static void dev_fini(struct gs_report_device *d)
@@ -1792,6 +1926,8 @@ static void dev_fini(struct gs_report_device *d)
 	free(d->critical);
 	free(d->missed);
 	gs_graph_candidates_free(d->cands, d->n_cands);
+	free(d->cand_replay);
+	free(d->cand_replay_done);
 	free(d->streams);
 	free(d->kernels);
 	free(d->waits);
@@ -1842,6 +1978,7 @@ static gs_status copy_options(struct gs_report *r, const struct gs_report_option
 
 	r->top = o->top ? o->top : GS_REPORT_DEFAULT_TOP;
 	r->color = o->color;
+	r->graph_node_ns = o->has_graph_node_ns ? o->graph_node_ns : GS_GRAPH_NODE_NS_DEFAULT;
 	if (o->format) {
 		r->format = strdup(o->format);
 		if (!r->format)

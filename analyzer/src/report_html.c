@@ -370,6 +370,16 @@ static void h_notes(struct hw *w)
 			 (unsigned long long)r->g->unlinked_wait_calls);
 		NOTE("caution", line);
 	}
+	for (i = 0; i < r->n_dev; i++) {
+		if (!r->dev[i].optimistic)
+			continue;
+		snprintf(line, sizeof(line),
+			 "device %u: ops on %zu streams and no cross-stream synchronization "
+			 "recorded (no event records, stream waits or syncs): the ideal schedule "
+			 "runs every stream from the window start and is optimistic",
+			 r->dev[i].device, r->dev[i].active_streams);
+		NOTE("caution", line);
+	}
 	if (r->g && !r->g->stream_kinds_known && r->n_dev)
 		NOTE("note", "stream kinds are not recorded in this trace: implicit legacy "
 			     "default-stream synchronization is not modelled");
@@ -1252,15 +1262,29 @@ static void h_schedule(struct hw *w, const struct gs_report_device *d, size_t di
 		      d->copy_engines[GS_COPY_HTOD], d->copy_engines[GS_COPY_DTOH],
 		      gs_report_eff_text(d, (char[32]){0}, 32), eff_note(d));
 	if (p->name && p->makespan_ns > 0) {
+		char phrase[224];
+
 		gs_out_printf(&w->o,
 			      "<tr><td>pipelined batches</td><td class=\"n\">%s</td><td>%zu "
-			      "batch%s, %s %s",
-			      DUR(p->makespan_ns), p->batches, p->batches == 1 ? "" : "es",
-			      p->saving_ns < 0 ? "no saving: slower by" : "saves",
-			      DUR(p->saving_ns < 0 ? -p->saving_ns : p->saving_ns));
+			      "batch%s, ",
+			      DUR(p->makespan_ns), p->batches, p->batches == 1 ? "" : "es");
+		gs_report_html_sentence(&w->o, gs_report_whatif_text(p, p->batches < 2, phrase,
+								     sizeof(phrase)));
 		for (i = 0; i < p->n_preconditions && i < 4; i++)
 			gs_out_printf(&w->o, "%s%s", i ? ", " : "; needs ",
 				      p->preconditions[i] ? p->preconditions[i] : "?");
+		gs_out_puts(&w->o, "</td></tr>\n");
+	}
+	if (d->replay.name) {
+		char phrase[224];
+
+		gs_out_printf(&w->o,
+			      "<tr><td>CUDA Graph replay</td><td class=\"n\">%s</td><td>%zu "
+			      "candidate%s, %s per node; ",
+			      DUR(d->replay.makespan_ns), d->n_cands, d->n_cands == 1 ? "" : "s",
+			      DUR(w->r->graph_node_ns));
+		gs_report_html_sentence(&w->o, gs_report_whatif_text(&d->replay, false, phrase,
+								     sizeof(phrase)));
 		gs_out_puts(&w->o, "</td></tr>\n");
 	}
 	gs_out_puts(&w->o, "<tr><td>ops bound by</td><td></td><td>");
@@ -1359,11 +1383,19 @@ static void h_missed(struct hw *w, const struct gs_report_device *d, size_t di)
 	static const char *const cond[3] = {"pinned_memory", "independent", "concurrent_resources"};
 	size_t i, shown = d->n_missed < w->r->top ? d->n_missed : w->r->top;
 
-	gs_out_printf(&w->o,
-		      "<h3>Missed overlap (%zu exposed cop%s a kernel could have hidden: %s, "
-		      "%s hideable)</h3>\n",
-		      d->n_missed, d->n_missed == 1 ? "y" : "ies", DUR(d->missed_exposed_ns),
-		      DUR(d->missed_hideable_ns));
+	if (d->n_possible)
+		gs_out_printf(&w->o,
+			      "<h3>Missed overlap (%zu exposed cop%s a kernel could have hidden, "
+			      "%llu possible: %s, up to %s hideable)</h3>\n",
+			      d->n_missed, d->n_missed == 1 ? "y" : "ies",
+			      (unsigned long long)d->n_possible, DUR(d->missed_exposed_ns),
+			      DUR(d->missed_hideable_ns));
+	else
+		gs_out_printf(&w->o,
+			      "<h3>Missed overlap (%zu exposed cop%s a kernel could have hidden: "
+			      "%s, %s hideable)</h3>\n",
+			      d->n_missed, d->n_missed == 1 ? "y" : "ies",
+			      DUR(d->missed_exposed_ns), DUR(d->missed_hideable_ns));
 	if (!d->n_missed) {
 		gs_out_printf(&w->o, "<p class=\"none\" id=\"missed-%zu\">no missed overlap</p>\n",
 			      di);
@@ -1381,8 +1413,9 @@ static void h_missed(struct hw *w, const struct gs_report_device *d, size_t di)
 
 		gs_out_printf(&w->o,
 			      "<tr><td class=\"n\">%zu</td><td class=\"n\">%s</td>"
-			      "<td class=\"n\">%s</td>",
-			      i + 1, DUR(m->exposed_ns), DUR(m->hideable_ns));
+			      "<td class=\"n\">%s%s</td>",
+			      i + 1, DUR(m->exposed_ns), m->unknown ? "up to " : "",
+			      DUR(m->hideable_ns));
 		op_cell(w, m->op);
 		if (m->kernel != GS_NO_INDEX && m->kernel < w->n_ops)
 			op_cell(w, m->kernel);
@@ -1391,12 +1424,21 @@ static void h_missed(struct hw *w, const struct gs_report_device *d, size_t di)
 		gs_out_printf(&w->o, "<td>%s</td><td>", gs_constraint_name(m->bound_by));
 		for (bit = 0; bit < 3; bit++) {
 			bool miss = (m->missing & (1u << bit)) != 0;
+			bool unk = !miss && (m->unknown & (1u << bit)) != 0;
 			bool unv = (m->unverified & (1u << bit)) != 0;
 
 			gs_out_printf(&w->o, "%s<span class=\"%s\">%s %s%s</span>",
-				      bit ? "<br>" : "", miss ? "miss" : "met",
-				      miss ? "&#10007;" : "&#10003;", cond[bit],
-				      unv ? " <span class=\"unv\">(unverified)</span>" : "");
+				      bit ? "<br>" : "",
+				      miss ? "miss" :
+				      unk  ? "unv" :
+					     "met",
+				      miss ? "&#10007;" :
+				      unk  ? "?" :
+					     "&#10003;",
+				      cond[bit],
+				      unk ? " <span class=\"unv\">(unknown)</span>" :
+				      unv ? " <span class=\"unv\">(unverified)</span>" :
+					    "");
 		}
 		gs_out_puts(&w->o, "</td></tr>\n");
 	}
@@ -1406,6 +1448,12 @@ static void h_missed(struct hw *w, const struct gs_report_device *d, size_t di)
 			   "hold: pinned_memory (the host side is pinned), independent (no "
 			   "dependency path to the kernel), concurrent_resources (another stream "
 			   "and a free copy engine).</p>\n");
+	if (d->n_possible)
+		gs_out_puts(&w->o,
+			    "<p class=\"more\">? unknown: only stream order joins the copy "
+			    "and the kernel and no data dependencies are recorded (or the "
+			    "memory kind is not): a possible missed overlap, its hideable time "
+			    "an upper bound (up to).</p>\n");
 }
 
 static void call_rows(struct hw *w, const struct gs_host_call_time *h, size_t n, const char *unit)
@@ -1524,6 +1572,16 @@ static void h_candidates(struct hw *w, const struct gs_report_device *d, size_t 
 	}
 	gs_out_puts(&w->o, "</tbody></table>\n");
 	more_rows(w, shown, d->n_cands);
+	if (d->cand_replay_done) {
+		gs_out_printf(&w->o, "<p class=\"more\">Each replayed from a graph (%s per node):",
+			      DUR(w->r->graph_node_ns));
+		for (i = 0; i < shown; i++)
+			if (d->cand_replay_done[i])
+				gs_out_printf(&w->o, "%s #%zu saves %s (%s vs the ideal)",
+					      i ? "," : "", i + 1, DUR(d->cand_replay[i].saving_ns),
+					      DUR(d->cand_replay[i].saving_vs_ideal_ns));
+		gs_out_puts(&w->o, ".</p>\n");
+	}
 	gs_out_printf(&w->o,
 		      "<p class=\"more\">A mean gap over %s is not launch overhead: a graph would "
 		      "not remove it.</p>\n",

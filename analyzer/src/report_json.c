@@ -209,6 +209,11 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 	else
 		jw_fixed(w, "efficiency", d->efficiency);
 	jw_bool(w, "efficiency_bounded", d->efficiency_kind == GS_REPORT_EFF_BOUNDED);
+	jw_bool(w, "optimistic", d->optimistic);
+	if (d->optimistic)
+		jw_str(w, "optimistic_reason",
+		       "ops on several streams and no cross-stream synchronization recorded (no "
+		       "event records, stream waits or syncs)");
 	jw_u64(w, "broken_cycles", d->broken_cycles);
 	jw_i64(w, "critical_lead_ns", d->critical_lead_ns);
 	jw_row(w, "invariants");
@@ -246,11 +251,24 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 		jw_str(w, "name", p->name);
 		jw_i64(w, "makespan_ns", p->makespan_ns);
 		jw_i64(w, "saving_ns", p->saving_ns);
+		jw_i64(w, "saving_vs_ideal_ns", p->saving_vs_ideal_ns);
 		jw_arr_inline(w, "preconditions");
 		for (i = 0; i < p->n_preconditions && i < 4; i++)
 			jw_str(w, NULL, p->preconditions[i]);
 		jw_end_arr(w);
 		jw_u64(w, "batches", p->batches);
+		jw_end_obj(w);
+	}
+	if (d->replay.name) {
+		jw_row(w, NULL);
+		jw_str(w, "name", d->replay.name);
+		jw_i64(w, "makespan_ns", d->replay.makespan_ns);
+		jw_i64(w, "saving_ns", d->replay.saving_ns);
+		jw_i64(w, "saving_vs_ideal_ns", d->replay.saving_vs_ideal_ns);
+		jw_arr_inline(w, "preconditions");
+		jw_end_arr(w);
+		jw_i64(w, "graph_node_ns", r->graph_node_ns);
+		jw_u64(w, "candidates", d->n_cands);
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
@@ -260,7 +278,8 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 			continue;
 		jw_row(w, gs_constraint_name(c));
 		jw_u64(w, "ops", d->bound_ops[c]);
-		jw_i64(w, "delay_ns", d->bound_delay_ns[c]);
+		/* A sum over the ops: it can exceed the window. */
+		jw_i64(w, "delay_sum_ns", d->bound_delay_ns[c]);
 		jw_end_obj(w);
 	}
 	jw_end_obj(w);
@@ -285,8 +304,18 @@ static void json_missed(struct jw *w, const struct gs_report *r, const struct gs
 			if (m->missing & (1u << bit))
 				jw_str(w, NULL, gs_condition_name(1u << bit));
 		jw_end_arr(w);
+		/* Evidence per condition: met, missing or unknown. */
+		jw_row(w, "conditions");
+		for (bit = 0; bit < 3; bit++)
+			jw_str(w, gs_condition_name(1u << bit),
+			       m->missing & (1u << bit) ? "missing" :
+			       m->unknown & (1u << bit) ? "unknown" :
+							  "met");
+		jw_end_obj(w);
+		jw_bool(w, "possible", m->unknown != 0);
 		jw_str(w, "bound_by", gs_constraint_name(m->bound_by));
 		jw_i64(w, "hideable_ns", m->hideable_ns);
+		jw_bool(w, "hideable_is_upper_bound", m->unknown != 0);
 		if (m->op < n_ops) {
 			jw_str(w, "copy_kind", gs_copy_kind_name(ops[m->op].copy_kind));
 			jw_u64(w, "bytes", ops[m->op].bytes);
@@ -331,6 +360,19 @@ static void json_candidates(struct jw *w, const struct gs_report *r,
 		for (k = 0; k < c->length; k++)
 			jw_u64(w, NULL, gs_report_op_id(r->t, c->kernels[k]));
 		jw_end_arr(w);
+		/* This candidate alone replayed from a graph (null: not
+		 * computed, past GS_REPLAY_MAX_CANDIDATES). */
+		if (d->cand_replay_done && d->cand_replay_done[i]) {
+			const struct gs_what_if *p = &d->cand_replay[i];
+
+			jw_row(w, "replay");
+			jw_i64(w, "makespan_ns", p->makespan_ns);
+			jw_i64(w, "saving_ns", p->saving_ns);
+			jw_i64(w, "saving_vs_ideal_ns", p->saving_vs_ideal_ns);
+			jw_end_obj(w);
+		} else {
+			jw_null(w, "replay");
+		}
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);

@@ -71,14 +71,33 @@ struct gs_report_device {
 	uint64_t bound_ops[GS_BOUND_COUNT];
 	int64_t bound_delay_ns[GS_BOUND_COUNT];
 
+	/* Streams with ops in the window. */
+	size_t active_streams;
+	/* The schedules are optimistic: ops on two or more streams and no
+	 * cross-stream synchronization recorded in the trace at all (no event
+	 * record, stream wait, host sync or default-stream edge), so the ideal
+	 * runs every stream from the window start. */
+	bool optimistic;
+
 	struct gs_missed_overlap *missed; /* ranked by exposed_ns */
 	size_t n_missed;
 	int64_t missed_exposed_ns;
 	int64_t missed_hideable_ns;
 	uint64_t missing_count[3]; /* by condition bit position */
+	uint64_t unknown_count[3]; /* likewise, conditions of unknown evidence */
+	/* Possible missed overlaps (a condition unknown: hideable_ns is an
+	 * upper bound), and their hideable time. */
+	uint64_t n_possible;
+	int64_t possible_hideable_ns;
 
 	struct gs_graph_candidate *cands; /* ranked by exposed_launch_ns */
 	size_t n_cands;
+	/* The CUDA Graph replay what-if (gpuscope/whatif.h): every candidate
+	 * together (name NULL without candidates), and each of the first
+	 * GS_REPLAY_MAX_CANDIDATES alone (replay_done says which). */
+	struct gs_what_if replay;
+	struct gs_what_if *cand_replay;
+	bool *cand_replay_done;
 
 	struct gs_report_stream *streams;
 	size_t n_streams;
@@ -120,6 +139,7 @@ struct gs_report {
 	char *format;
 	size_t top;
 	bool color;
+	int64_t graph_node_ns; /* the replay what-if's cost per graph node */
 	bool window_set;
 	struct gs_window window; /* absolute, after resolving a relative one */
 
@@ -196,6 +216,14 @@ enum gs_report_eff {
 
 /* The efficiency as text and HTML print it: "0.92", or "n/a". Returns buf. */
 const char *gs_report_eff_text(const struct gs_report_device *d, char *buf, size_t size);
+
+/* A what-if for people, led by its saving beyond the ideal schedule, the
+ * rest named as host/launch time ("0 ns beyond the ideal; its 3.598 ms
+ * saving is host/launch time the ideal already removes"); one_batch: the
+ * pipelined what-if of a single batch, which has nothing to pipeline.
+ * Returns buf. */
+const char *gs_report_whatif_text(const struct gs_what_if *w, bool one_batch, char *buf,
+				  size_t size);
 
 /* The title of a device's section: "device 0: NAME" alone, "rank 3 ·
  * node7 · pid 4242 · GPU 0 NAME" in a job of two or more ranks. */

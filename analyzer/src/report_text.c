@@ -268,6 +268,16 @@ static void text_notes(struct note_sink *ns, const struct gs_report *r)
 			 (unsigned long long)r->g->unlinked_wait_calls);
 		ns->note(ns, "caution", line);
 	}
+	for (i = 0; i < r->n_dev; i++) {
+		if (!r->dev[i].optimistic)
+			continue;
+		snprintf(line, sizeof(line),
+			 "device %u: ops on %zu streams and no cross-stream synchronization "
+			 "recorded (no event records, stream waits or syncs): the ideal schedule "
+			 "runs every stream from the window start and is optimistic",
+			 r->dev[i].device, r->dev[i].active_streams);
+		ns->note(ns, "caution", line);
+	}
 	if (r->g && !r->g->stream_kinds_known && r->n_dev)
 		ns->note(ns, "note",
 			 "stream kinds are not recorded in this trace: implicit legacy "
@@ -611,16 +621,21 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 		      d->copy_engines[GS_COPY_DTOH], engines_known ? "" : ", assumed");
 	text_efficiency(w, d);
 	if (p->name && p->makespan_ns > 0) {
-		char first[96], what[256];
+		char first[96], what[384];
 		size_t len;
 
 		snprintf(first, sizeof(first), "    pipelined batches  %s  ", DUR(p->makespan_ns));
 		/* A what-if slower than the run (its kernels ran side by side;
 		 * the what-if runs one at a time) saves nothing: say so. */
-		snprintf(what, sizeof(what), "(%zu batch%s; %s %s", p->batches,
-			 p->batches == 1 ? "" : "es",
-			 p->saving_ns < 0 ? "no saving: slower by" : "saves",
-			 DUR(p->saving_ns < 0 ? -p->saving_ns : p->saving_ns));
+		char phrase[224];
+
+		/* Led by the saving beyond the ideal; the rest is host/launch
+		 * time, which the ideal removes already. */
+		gs_report_whatif_text(p, p->batches < 2, phrase, sizeof(phrase));
+		if (p->batches < 2)
+			snprintf(what, sizeof(what), "(%s", phrase);
+		else
+			snprintf(what, sizeof(what), "(%zu batches; %s", p->batches, phrase);
 		for (i = 0; i < p->n_preconditions && i < 4; i++) {
 			len = strlen(what);
 			snprintf(what + len, sizeof(what) - len, "%s%s", i ? ", " : "; needs ",
@@ -628,6 +643,16 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 		}
 		len = strlen(what);
 		snprintf(what + len, sizeof(what) - len, ")");
+		tw_wrap(w, first, strlen(first), what, 23);
+	}
+	if (d->replay.name) {
+		char first[96], what[384], phrase[224];
+
+		snprintf(first, sizeof(first), "    CUDA Graph replay  %s  ",
+			 DUR(d->replay.makespan_ns));
+		snprintf(what, sizeof(what), "(%zu candidate%s, %s per node; %s)", d->n_cands,
+			 d->n_cands == 1 ? "" : "s", DUR(w->r->graph_node_ns),
+			 gs_report_whatif_text(&d->replay, false, phrase, sizeof(phrase)));
 		tw_wrap(w, first, strlen(first), what, 23);
 	}
 	line[0] = '\0';
@@ -757,10 +782,19 @@ static void text_missed(struct tw *w, const struct gs_report_device *d)
 
 	if (!d->n_missed)
 		return;
-	snprintf(title, sizeof(title),
-		 "Missed overlap (%zu exposed cop%s a kernel could have hidden: %s, %s hideable)",
-		 d->n_missed, d->n_missed == 1 ? "y" : "ies", DUR(d->missed_exposed_ns),
-		 DUR(d->missed_hideable_ns));
+	if (d->n_possible)
+		snprintf(title, sizeof(title),
+			 "Missed overlap (%zu exposed cop%s, %llu possible: %s, up to "
+			 "%s hideable)",
+			 d->n_missed, d->n_missed == 1 ? "y" : "ies",
+			 (unsigned long long)d->n_possible, DUR(d->missed_exposed_ns),
+			 DUR(d->missed_hideable_ns));
+	else
+		snprintf(title, sizeof(title),
+			 "Missed overlap (%zu exposed cop%s a kernel could have hidden: %s, %s "
+			 "hideable)",
+			 d->n_missed, d->n_missed == 1 ? "y" : "ies", DUR(d->missed_exposed_ns),
+			 DUR(d->missed_hideable_ns));
 	tw_section(w, title);
 	gs_out_puts(&w->o, "    ");
 	tw_cell(w, "#", 4, true);
@@ -781,9 +815,10 @@ static void text_missed(struct tw *w, const struct gs_report_device *d)
 		for (bit = 0; bit < 3; bit++) {
 			size_t len = strlen(miss);
 
-			if (!(m->missing & (1u << bit)))
+			if (!((m->missing | m->unknown) & (1u << bit)))
 				continue;
-			snprintf(miss + len, sizeof(miss) - len, "%s%s", sep, short_name[bit]);
+			snprintf(miss + len, sizeof(miss) - len, "%s%s%s", sep, short_name[bit],
+				 m->missing & (1u << bit) ? "" : "?");
 			sep = ",";
 		}
 		gs_out_puts(&w->o, "    ");
@@ -803,6 +838,12 @@ static void text_missed(struct tw *w, const struct gs_report_device *d)
 	gs_out_puts(&w->o, "    missing: pinned = pinned_memory (the host side is pinned), indep = "
 			   "independent (no\n    dependency path to the kernel), resources = "
 			   "concurrent_resources (another stream,\n    a free copy engine)\n");
+	if (d->n_possible)
+		gs_out_puts(&w->o,
+			    "    ?: unknown (indep?: only stream order joins the copy and the "
+			    "kernel, no data\n    dependencies recorded; pinned?: memory kind "
+			    "not recorded): a possible missed\n    overlap, its hideable time "
+			    "an upper bound (up to)\n");
 }
 
 /* ---- idle ------------------------------------------------------------------------ */
@@ -927,6 +968,26 @@ static void text_candidates(struct tw *w, const struct gs_report_device *d)
 	if (shown < d->n_cands)
 		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
 			      d->n_cands - shown);
+	if (d->cand_replay_done) {
+		char line[1024];
+		size_t len;
+
+		/* Each alone: what replaying it from a graph saves. */
+		len = (size_t)snprintf(
+			line, sizeof(line),
+			"each replayed from a graph (%s per node):", DUR(w->r->graph_node_ns));
+		for (i = 0; i < shown && len < sizeof(line); i++) {
+			const struct gs_what_if *p = &d->cand_replay[i];
+
+			if (!d->cand_replay_done[i])
+				continue;
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+						"%s #%zu saves %s (%s vs the ideal)", i ? "," : "",
+						i + 1, DUR(p->saving_ns),
+						DUR(p->saving_vs_ideal_ns));
+		}
+		tw_wrap(w, "    ", 4, line, 4);
+	}
 	gs_out_printf(&w->o,
 		      "    a mean gap over %s is not launch overhead: a graph would not remove "
 		      "it\n",

@@ -685,6 +685,7 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 	out->ideal_ns = last_id - s->w0;
 	w->makespan_ns = last_pl - s->w0;
 	w->saving_ns = out->actual_ns - w->makespan_ns;
+	w->saving_vs_ideal_ns = out->ideal_ns - w->makespan_ns;
 	pipelined_preconditions(s, w);
 out:
 	free(e_id.free);

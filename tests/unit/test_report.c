@@ -102,6 +102,23 @@ static const char wait_json[] = HEAD RT("cudaMemcpyAsync", 1000000, 2, 21) ",\n"
 	", \"correlation\": " #corr ", \"device\": 0, \"context\": 1}}"
 
 /*
+ * Three streams (µs from 1 s), no event record, wait or sync: a [10, 50) on
+ * 7, b [10, 50) on 8, c [60, 80) on 9. The ideal runs every stream from
+ * the window start: optimistic. sync3_json adds one stream wait (9 waits
+ * on the event recorded on 7): not optimistic.
+ */
+#define THREE                                                                                      \
+	RT("cudaLaunchKernel", 1000000, 2, 31)                                                     \
+	",\n" KERNEL("k_a", 0, 7, 1000010, 40, 31) ",\n" RT(                                       \
+		"cudaLaunchKernel", 1000002, 2,                                                    \
+		32) ",\n" KERNEL("k_b", 0, 8, 1000010, 40,                                         \
+				 32) ",\n" RT("cudaLaunchKernel", 1000004, 2,                      \
+					      33) ",\n" KERNEL("k_c", 0, 9, 1000060, 20, 33)
+static const char three_json[] = HEAD THREE "\n" TAIL;
+static const char sync3_json[] = HEAD THREE ",\n" RT("cudaEventRecord", 1000003, 1, 34) ",\n" RT(
+	"cudaStreamWaitEvent", 1000005, 1, 35) ",\n" WAIT(9, 7, 34, 1000005, 35) "\n" TAIL;
+
+/*
  * Waits that form a cycle (µs from 1 s), as no real run can record them:
  * stream 7 waits (call 3) on the event recorded (call 10) after kernel b
  * of stream 8, stream 8 waits (call 4) on the event recorded (call 9)
@@ -178,6 +195,18 @@ static struct gs_report *report_of(const struct gs_trace *t, const struct gs_rep
 static char *text_of(const struct gs_report *r)
 {
 	return report_out(gs_report_write_text, r, NULL);
+}
+
+static char *html_of(const struct gs_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(gs_report_write_html(f, r), GS_OK);
+	assert_int_equal(fclose(f), 0);
+	return buf;
 }
 
 static char *json_text_of(const struct gs_report *r)
@@ -436,6 +465,96 @@ static void test_text_findings(void **state)
 	assert_non_null(strstr(text, "cudaMalloc 35.000 us in 1 gap"));
 
 	free(text);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
+/* Several streams and no synchronization recorded at all: the schedule is
+ * flagged optimistic, with one caution in the text; one stream wait is
+ * enough to lift it. */
+static void test_optimistic(void **state)
+{
+	struct gs_trace *t = trace_of(three_json);
+	struct gs_report *r = report_of(t, NULL);
+	cJSON *j = json_of(r, NULL);
+	char *text, *p;
+	int count = 0;
+
+	(void)state;
+	assert_true(cJSON_IsTrue(at(j, "devices", "#0", "schedule", "optimistic", NULL)));
+	str_is(at(j, "devices", "#0", "schedule", "optimistic_reason", NULL),
+	       "ops on several streams and no cross-stream synchronization recorded (no event "
+	       "records, stream waits or syncs)");
+	text = text_of(r);
+	check_lines(text);
+	flat(text);
+	assert_non_null(strstr(text, "caution device 0: ops on 3 streams and no cross-stream "
+				     "synchronization recorded (no event records, stream waits or "
+				     "syncs): the ideal schedule runs every stream from the window "
+				     "start and is optimistic"));
+	for (p = text; (p = strstr(p, "no cross-stream synchronization")) != NULL; p++)
+		count++;
+	assert_int_equal(count, 1);
+	free(text);
+	text = html_of(r);
+	count = 0;
+	for (p = text; (p = strstr(p, "no cross-stream synchronization")) != NULL; p++)
+		count++;
+	assert_int_equal(count, 1);
+	assert_non_null(strstr(text, "<li><b>caution:</b> device 0: ops on 3 streams"));
+	free(text);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+
+	t = trace_of(sync3_json);
+	r = report_of(t, NULL);
+	j = json_of(r, NULL);
+	assert_true(cJSON_IsFalse(at(j, "devices", "#0", "schedule", "optimistic", NULL)));
+	assert_null(cJSON_GetObjectItemCaseSensitive(at(j, "devices", "#0", "schedule", NULL),
+						     "optimistic_reason"));
+	text = text_of(r);
+	assert_null(strstr(text, "no cross-stream synchronization"));
+	free(text);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
+/*
+ * One stream (serial_json): the gap to the ideal (150 - 90 µs) is host and
+ * launch time, and the advice says so, never "its own stream". Pipelining
+ * (k_one, k_two | the HtoD copy, which runs from the start on its engine):
+ * 70 µs, 20 µs beyond the ideal of 90; the rest of its 80 µs saving is the
+ * host/launch time the ideal removes.
+ */
+static void test_one_stream(void **state)
+{
+	struct gs_trace *t = trace_of(serial_json);
+	struct gs_report *r = report_of(t, NULL);
+	cJSON *j = json_of(r, NULL);
+	const cJSON *f = at(j, "devices", "#0", "findings", "#0", NULL), *w;
+	char *text;
+
+	(void)state;
+	str_is(at(f, "kind", NULL), "schedule");
+	assert_non_null(strstr(at(f, "advice", NULL)->valuestring,
+			       "one stream: the gap to the ideal is host and launch time"));
+	assert_null(strstr(at(f, "advice", NULL)->valuestring, "own stream"));
+	w = at(j, "devices", "#0", "schedule", "what_if", "#0", NULL);
+	str_is(at(w, "name", NULL), "pipelined_batches");
+	num_is(at(w, "makespan_ns", NULL), 70000);
+	num_is(at(w, "saving_ns", NULL), 80000);
+	num_is(at(w, "saving_vs_ideal_ns", NULL), 20000);
+	num_is(at(w, "batches", NULL), 2);
+	text = text_of(r);
+	flat(text);
+	assert_non_null(strstr(text,
+			       "pipelined batches 70.000 us (2 batches; 20.000 us beyond the "
+			       "ideal; of its 80.000 us saving, 60.000 us is host/launch time "
+			       "the ideal already removes)"));
+	free(text);
+	cJSON_Delete(j);
 	gs_report_destroy(r);
 	gs_trace_destroy(t);
 }
@@ -832,6 +951,8 @@ int main(void)
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_optimistic),
+		cmocka_unit_test(test_one_stream),
 		cmocka_unit_test(test_color),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_shared_a100),

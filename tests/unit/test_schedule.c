@@ -380,6 +380,8 @@ static void test_example2_serial(void **state)
 	assert_int_equal(s.pipelined.batches, 2);
 	assert_int_equal(s.pipelined.makespan_ns, US(102));
 	assert_int_equal(s.pipelined.saving_ns, US(22));
+	/* The ideal is the recorded 124 us: all 22 us are pipelining's. */
+	assert_int_equal(s.pipelined.saving_vs_ideal_ns, US(22));
 	assert_int_equal(s.pipelined.n_preconditions, 0);
 	assert_int_equal(gs_schedule_pipelined_start(&s, OP(&b, 4)), AT(12));
 	assert_int_equal(gs_schedule_pipelined_start(&s, OP(&b, 5)), AT(52));
@@ -456,6 +458,120 @@ static void test_serial_pageable(void **state)
 	assert_int_equal(m[0].missing, GS_COND_CONCURRENT_RESOURCES);
 	assert_int_equal(m[0].unverified, GS_COND_PINNED_MEMORY);
 	free(m);
+	gs_schedule_fini(&s);
+	tb_fini(&b);
+}
+
+/*
+ * Evidence of the independent condition. One stream, no data edges: only
+ * stream order joins each copy and its kernel, so independence is unknown
+ * (a possible missed overlap, hideable an upper bound), never met nor
+ * missing. With data edges inside each batch, none between in1 and c0:
+ * met. Memory kinds unknown: pinned_memory unknown too.
+ */
+static void test_evidence(void **state)
+{
+	struct tb b;
+	struct gs_schedule s;
+	struct gs_missed_overlap *m;
+	size_t n;
+
+	(void)state;
+	serial_loop(&b, GS_MEM_PINNED);
+	tb_build(&b);
+	schedule(&b, NULL, &s);
+	missed(&b, &s, &m, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(m[0].op, OP(&b, 4));
+	assert_int_equal(m[0].missing, GS_COND_CONCURRENT_RESOURCES);
+	assert_int_equal(m[0].unknown, GS_COND_INDEPENDENT);
+	assert_int_equal(m[0].hideable_ns, US(12));
+	assert_int_equal(m[1].op, OP(&b, 3));
+	assert_int_equal(m[1].missing, GS_COND_CONCURRENT_RESOURCES);
+	assert_int_equal(m[1].unknown, GS_COND_INDEPENDENT);
+	assert_int_equal(m[1].hideable_ns, US(10));
+	free(m);
+	gs_schedule_fini(&s);
+	tb_fini(&b);
+
+	/* Data recorded: in0 -> c0 -> out0, in1 -> c1 -> out1. */
+	serial_loop(&b, GS_MEM_PINNED);
+	tb_edge(&b, 1, 2, GS_EDGE_DATA);
+	tb_edge(&b, 2, 3, GS_EDGE_DATA);
+	tb_edge(&b, 4, 5, GS_EDGE_DATA);
+	tb_edge(&b, 5, 6, GS_EDGE_DATA);
+	tb_build(&b);
+	schedule(&b, NULL, &s);
+	missed(&b, &s, &m, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(m[0].op, OP(&b, 4));
+	assert_int_equal(m[0].kernel, OP(&b, 2));
+	assert_int_equal(m[0].missing, GS_COND_CONCURRENT_RESOURCES);
+	assert_int_equal(m[0].unknown, 0);
+	assert_int_equal(m[0].hideable_ns, US(12));
+	assert_int_equal(m[1].unknown, 0);
+	free(m);
+	gs_schedule_fini(&s);
+	tb_fini(&b);
+
+	/* A data edge c0 -> in1 (in1 overwrites c0's input): dependent. The
+	 * what-if keeps it (in1 after c0, c1 after in1: 114 us), so in1 hides
+	 * nowhere, and out0 (52-62) ends before c1 starts (64): nothing is
+	 * missed. */
+	serial_loop(&b, GS_MEM_PINNED);
+	tb_edge(&b, 1, 2, GS_EDGE_DATA);
+	tb_edge(&b, 2, 3, GS_EDGE_DATA);
+	tb_edge(&b, 2, 4, GS_EDGE_DATA);
+	tb_edge(&b, 4, 5, GS_EDGE_DATA);
+	tb_edge(&b, 5, 6, GS_EDGE_DATA);
+	tb_build(&b);
+	schedule(&b, NULL, &s);
+	assert_int_equal(s.pipelined.makespan_ns, US(114));
+	missed(&b, &s, &m, &n);
+	assert_int_equal(n, 0);
+	free(m);
+	gs_schedule_fini(&s);
+	tb_fini(&b);
+
+	/* Memory kinds not recorded: pinned_memory unknown as well. */
+	serial_loop(&b, GS_MEM_UNKNOWN);
+	tb_build(&b);
+	schedule(&b, NULL, &s);
+	missed(&b, &s, &m, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(m[0].missing, GS_COND_CONCURRENT_RESOURCES);
+	assert_int_equal(m[0].unknown, GS_COND_PINNED_MEMORY | GS_COND_INDEPENDENT);
+	free(m);
+	gs_schedule_fini(&s);
+	tb_fini(&b);
+}
+
+/* One batch, the kernel launched 8 us late: the what-if saves those 8 us
+ * against the actual run but nothing against the ideal, which removes
+ * them already. */
+static void test_one_batch(void **state)
+{
+	struct tb b;
+	struct gs_schedule s;
+	uint32_t st;
+
+	(void)state;
+	tb_init(&b, 0);
+	st = tb_stream(&b, 7, 0);
+	tb_copy(&b, st, GS_COPY_HTOD, GS_MEM_PINNED, AT(0), AT(12), 1);
+	tb_kernel(&b, st, AT(20), AT(60), 2, "compute");
+	tb_copy(&b, st, GS_COPY_DTOH, GS_MEM_PINNED, AT(60), AT(70), 3);
+	tb_launch(&b, 1, AT(-2), AT(-1));
+	tb_launch(&b, 2, AT(19), AT(20));
+	tb_launch(&b, 3, AT(-1), AT(0));
+	tb_build(&b);
+	schedule(&b, NULL, &s);
+	assert_int_equal(s.actual_ns, US(70));
+	assert_int_equal(s.ideal_ns, US(62));
+	assert_int_equal(s.pipelined.batches, 1);
+	assert_int_equal(s.pipelined.makespan_ns, US(62));
+	assert_int_equal(s.pipelined.saving_ns, US(8));
+	assert_int_equal(s.pipelined.saving_vs_ideal_ns, 0);
 	gs_schedule_fini(&s);
 	tb_fini(&b);
 }
@@ -672,6 +788,8 @@ static void test_example4(void **state)
 	missed(&b, &s, &m, &n);
 	assert_int_equal(n, 1);
 	assert_int_equal(m[0].missing, GS_COND_PINNED_MEMORY);
+	/* Other streams, no path between them: independence is met. */
+	assert_int_equal(m[0].unknown, 0);
 	assert_int_equal(m[0].hideable_ns, US(10));
 	free(m);
 	gs_schedule_fini(&s);
@@ -1166,6 +1284,93 @@ static void test_graph_candidates(void **state)
 	tb_fini(&b);
 }
 
+/*
+ * The CUDA Graph replay what-if on two candidates (kernels 10 us, no
+ * launch records, window [0, 175)):
+ *   s1: A B C four times, every 15 us (gaps of 5 us): 8 gaps inside the
+ *       occurrences, 40 us; ends at 175;
+ *   s2: X Y three times, every 30 us (gaps of 20 us): 3 gaps inside, 60 us;
+ *       ends at 160.
+ * Ideal: 120 us (s1's work). With 1 us per node a gap loses 4 us (s1) or
+ * 19 us (s2), and every op moves earlier by what was removed at or before
+ * its start, as far as stream order allows:
+ *   s2 alone: D = 19, 38, 57 from 30, 90, 150: s1 ends at 127;
+ *   s1 alone: D = 4 per B and C: s1's last kernel at 165 - 32: ends 143;
+ *   both: s1 ends at 121 (1 us after its first kernel, then back to back).
+ * With 5 us per node s1's gaps stay; s2 alone (15 us a gap) ends at 135.
+ */
+static void replay_trace(struct tb *b)
+{
+	static const char *const abc[] = {"A", "B", "C"}, *const xy[] = {"X", "Y"};
+	uint32_t s1, s2;
+	uint64_t corr = 1;
+
+	tb_init(b, 1);
+	s1 = tb_stream(b, 1, 0);
+	s2 = tb_stream(b, 2, 0);
+	for (int j = 0; j < 12; j++, corr++)
+		tb_kernel(b, s1, AT(15 * j), AT(15 * j + 10), corr, abc[j % 3]);
+	for (int j = 0; j < 6; j++, corr++)
+		tb_kernel(b, s2, AT(30 * j), AT(30 * j + 10), corr, xy[j % 2]);
+	tb_build(b);
+}
+
+static void test_graph_replay(void **state)
+{
+	struct tb b;
+	struct gs_schedule s;
+	struct gs_graph_candidate *c;
+	struct gs_what_if total, per[2];
+	bool done[2];
+	size_t n;
+
+	(void)state;
+	replay_trace(&b);
+	schedule(&b, NULL, &s);
+	assert_int_equal(s.actual_ns, US(175));
+	assert_int_equal(s.ideal_ns, US(120));
+	assert_int_equal(gs_graph_candidates_compute(b.t, 0, NULL, &c, &n), GS_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(c[0].stream, OP(&b, 13) < b.n_ops ? b.ops[OP(&b, 13)].stream : 0);
+	assert_int_equal(c[0].exposed_launch_ns, US(60));
+	assert_int_equal(c[0].n_gaps, 3);
+	assert_int_equal(c[1].exposed_launch_ns, US(40));
+	assert_int_equal(c[1].n_gaps, 8);
+	assert_int_equal(c[1].gap_ops[0], OP(&b, 2));
+	assert_int_equal(c[1].gap_ns[0], US(5));
+
+	assert_int_equal(gs_graph_replay_compute(b.t, &b.g, &s, c, n, 1000, &total, per, done),
+			 GS_OK);
+	assert_string_equal(total.name, "cuda_graph_replay");
+	assert_int_equal(total.makespan_ns, US(121));
+	assert_int_equal(total.saving_ns, US(54));
+	assert_int_equal(total.saving_vs_ideal_ns, -US(1));
+	assert_true(done[0] && done[1]);
+	assert_int_equal(per[0].makespan_ns, US(127)); /* s2 */
+	assert_int_equal(per[0].saving_ns, US(48));
+	assert_int_equal(per[0].saving_vs_ideal_ns, -US(7));
+	assert_int_equal(per[1].makespan_ns, US(143)); /* s1 */
+	assert_int_equal(per[1].saving_ns, US(32));
+	assert_int_equal(per[1].saving_vs_ideal_ns, -US(23));
+
+	/* 5 us a node: s1's 5 us gaps are no longer than that and stay. */
+	assert_int_equal(gs_graph_replay_compute(b.t, &b.g, &s, c, n, 5000, &total, per, done),
+			 GS_OK);
+	assert_int_equal(total.makespan_ns, US(135));
+	assert_int_equal(total.saving_ns, US(40));
+	assert_int_equal(per[0].makespan_ns, US(135));
+	assert_int_equal(per[1].makespan_ns, US(175));
+	assert_int_equal(per[1].saving_ns, 0);
+
+	/* Nothing to replay: the recorded run. */
+	assert_int_equal(gs_graph_replay_compute(b.t, &b.g, &s, c, 0, 1000, &total, NULL, NULL),
+			 GS_OK);
+	assert_int_equal(total.makespan_ns, US(175));
+	gs_graph_candidates_free(c, n);
+	gs_schedule_fini(&s);
+	tb_fini(&b);
+}
+
 /* A long periodic stream: the longest whole number of periods under the
  * length limit covers the most gaps (30 = 10 x ABC: 29 gaps a time). */
 static void test_graph_candidates_long(void **state)
@@ -1543,6 +1748,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_example1_chain),
 		cmocka_unit_test(test_example2_serial),
 		cmocka_unit_test(test_serial_pageable),
+		cmocka_unit_test(test_evidence),
+		cmocka_unit_test(test_one_batch),
 		cmocka_unit_test(test_example2_pipelined),
 		cmocka_unit_test(test_three_streams),
 		cmocka_unit_test(test_example3),
@@ -1552,6 +1759,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_copy_engines),
 		cmocka_unit_test(test_property_random),
 		cmocka_unit_test(test_graph_candidates),
+		cmocka_unit_test(test_graph_replay),
 		cmocka_unit_test(test_graph_candidates_long),
 		cmocka_unit_test(test_graph_candidates_property),
 		cmocka_unit_test(test_kineto_serial_loop),

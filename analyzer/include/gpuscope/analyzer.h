@@ -295,9 +295,13 @@ struct gs_critical_op {
 };
 
 struct gs_what_if {
-	const char *name; /* static: "pipelined_batches" */
+	const char *name; /* static: "pipelined_batches" or "cuda_graph_replay" */
 	int64_t makespan_ns;
-	int64_t saving_ns;            /* actual_ns - makespan_ns */
+	int64_t saving_ns; /* actual_ns - makespan_ns */
+	/* ideal_ns - makespan_ns: what the change adds beyond removing host
+	 * and launch cost (the ideal removes those already); 0 or negative
+	 * when it is no better than the ideal. */
+	int64_t saving_vs_ideal_ns;
 	const char *preconditions[4]; /* static strings, e.g. "pinned_memory" */
 	size_t n_preconditions;
 	size_t batches;
@@ -423,6 +427,12 @@ struct gs_missed_overlap {
 	 * independent, as missing) without proof: memory kind unknown, or the
 	 * dependency path search hit its bound. */
 	unsigned unverified;
+	/* Condition bits neither met nor missing (never in `missing`): the
+	 * memory kind is not recorded, or only stream order joins the copy and
+	 * the kernel and no data dependencies are recorded (analyzer/src/
+	 * overlap.c). With any, the copy is a possible missed overlap and
+	 * hideable_ns an upper bound. */
+	unsigned unknown;
 };
 
 gs_status gs_missed_overlap_compute(const struct gs_trace *t, const struct gs_graph *g,
@@ -437,12 +447,19 @@ struct gs_graph_candidate {
 	size_t repetitions;
 	int64_t exposed_launch_ns; /* idle gaps inside the occurrences */
 	bool already_graph;        /* launched from a CUDA Graph already */
+	/* The gaps exposed_launch_ns sums: the kernel each one ends (op
+	 * index) and its length, over every occurrence. */
+	uint32_t *gap_ops;
+	int64_t *gap_ns;
+	size_t n_gaps;
 };
 
 gs_status gs_graph_candidates_compute(const struct gs_trace *t, uint32_t device,
 				      const struct gs_window *win, struct gs_graph_candidate **out,
 				      size_t *n);
 void gs_graph_candidates_free(struct gs_graph_candidate *c, size_t n);
+
+#include <gpuscope/whatif.h>
 
 /* ------------------------------------------------------------------------ */
 /* The analyze report (README.md, Reading the report)                        */
@@ -464,6 +481,10 @@ struct gs_report_options {
 	size_t top;         /* rows in ranked text tables (0: default 10) */
 	bool color;         /* text: ANSI colour */
 	uint64_t max_edges; /* of the dependency graph (gs_graph_options) */
+	/* The CUDA Graph replay what-if's cost per kernel node, when set
+	 * (else GS_GRAPH_NODE_NS_DEFAULT). */
+	bool has_graph_node_ns;
+	int64_t graph_node_ns;
 };
 
 struct gs_report;

@@ -138,6 +138,15 @@ has q3 out "dominant: kernel"
 has serial out "dependency bound   124.000 us"
 has serial out "pipelined batches  102.000 us"
 has serial out "needs pinned_memory"
+# One stream, no data dependencies recorded: each copy is a possible missed
+# overlap, independence unknown, the hideable time an upper bound.
+run serial_json --format json "$src/serial.json"
+has serial_json out '"missing_conditions": ["pinned_memory", "concurrent_resources"], "conditions": {"pinned_memory": "missing", "independent": "unknown", "concurrent_resources": "missing"}, "possible": true'
+has serial_json out '"hideable_ns": 12000, "hideable_is_upper_bound": true'
+has serial_json out '"stream_order": {"ops": 2, "delay_sum_ns": 15000}'
+run serial_html --format html "$src/serial.json"
+has serial_html out "Missed overlap (2 exposed copies a kernel could have hidden, 2 possible: 22.000 µs, up to 22.000 µs hideable)"
+has serial_html out '<td class="n">up to 12.000 µs</td>'
 # The same batches pipelined by hand: 102 µs, nothing left to gain.
 has pipelined out "actual             102.000 us"
 has pipelined out "ideal              102.000 us"
@@ -152,6 +161,16 @@ has pipelined_json out '"kind": "event"'
 # The graph candidate and the sync each iteration.
 has graphs out "CUDA Graph candidates"
 has graphs out "inside cudaStreamSynchronize"
+# The CUDA Graph replay what-if: the candidate's 4 occurrences hold gaps of
+# 3 and 19 us, each shrunk to the node cost: 1 us removes 4 x (2 + 18) = 80
+# us of the 181, 5 us removes 4 x (0 + 14) = 56 (the ideal is 75 us).
+has graphs out "CUDA Graph replay  101.000 us  (1 candidate, 1.000 us per node;"
+run graphs_node --graph-node-ns 5000 --format json "$src/graphs.json"
+has graphs_node out '"name": "cuda_graph_replay", "makespan_ns": 125000, "saving_ns": 56000, "saving_vs_ideal_ns": -50000'
+has graphs_node out '"graph_node_ns": 5000'
+has graphs_node out '"replay": {"makespan_ns": 125000, "saving_ns": 56000, "saving_vs_ideal_ns": -50000}'
+expect graphs_node_bad 2 --graph-node-ns -1 "$src/graphs.json"
+has graphs_node_bad err "--graph-node-ns wants ns from 0 to 1000000000, not '-1'"
 # Two inputs, two devices, one timeline each.
 has merged out "2 inputs (kineto)"
 has merged out "2 ranks, 2 GPUs with ops"
@@ -162,10 +181,11 @@ hasnt device out '"device": 0,'
 # A what-if slower than the recorded run (whose kernels overlapped: the
 # what-if runs one at a time) saves nothing and says so, in text and HTML.
 run overlap "$src/../../data/analyze/overlap.json"
-has overlap out "pipelined batches  115.000 us  (3 batches; no saving: slower by 15.000 us)"
+has overlap out "pipelined batches  115.000 us  (3 batches; no saving beyond the ideal (45.000 us longer than"
+has overlap out "it); slower than the actual run by 15.000 us)"
 hasnt overlap out "saves -"
 run overlap_html --format html "$src/../../data/analyze/overlap.json"
-has overlap_html out "3 batches, no saving: slower by 15.000 µs"
+has overlap_html out "3 batches, no saving beyond the ideal (45.000 µs longer than it); slower than the actual run by 15.000 µs"
 hasnt overlap_html out "saves -"
 
 # ---- exit statuses and error lines ---------------------------------------------
