@@ -77,6 +77,33 @@ const char *gs_report_dur(char *buf, size_t size, int64_t ns)
 	return buf;
 }
 
+uint64_t gs_report_dur_unit(uint64_t max_abs_ns)
+{
+	static const uint64_t divs[] = {1000000000ULL, 1000000ULL, 1000ULL};
+
+	for (size_t i = 0; i < COUNT_OF(divs); i++)
+		if (max_abs_ns >= divs[i])
+			return divs[i];
+	return 1;
+}
+
+const char *gs_report_dur_in(char *buf, size_t size, int64_t ns, uint64_t unit, bool plus)
+{
+	const char *sign = ns < 0 ? "-" : plus && ns > 0 ? "+" : "";
+	const char *name = unit == 1000000000ULL ? "s" :
+			   unit == 1000000ULL    ? "ms" :
+			   unit == 1000ULL       ? "us" :
+						   "ns";
+	uint64_t v = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	if (unit != 1000000000ULL && unit != 1000000ULL && unit != 1000ULL)
+		snprintf(buf, size, "%s%llu ns", sign, (unsigned long long)v);
+	else
+		snprintf(buf, size, "%s%llu.%03llu %s", sign, (unsigned long long)(v / unit),
+			 (unsigned long long)((v % unit) / (unit / 1000)), name);
+	return buf;
+}
+
 /* Bytes for people: "512 B", "64.0 KiB", "8.0 MiB". */
 static const char *bytes_str(char *buf, size_t size, uint64_t b)
 {
