@@ -71,8 +71,13 @@ demo: deps build
 	@echo '$$ $(GPUSCOPE) analyze $(DEMO_TRACE)'
 	@$(GPUSCOPE) analyze $(DEMO_TRACE)
 
+# Then how many tests were skipped (exit 77: no GPU, no ../shared/data, no
+# Chromium, ...) and why, one line each; the exit status is ctest's.
 check: deps build
-	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j2
+	@{ $(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j2; \
+	   echo $$? >$(BUILD_DIR)/ctest.rc; } | tee $(BUILD_DIR)/ctest.out
+	@scripts/ctest-skips.sh $(BUILD_DIR) $(BUILD_DIR)/ctest.out
+	@exit $$(cat $(BUILD_DIR)/ctest.rc)
 
 # abort_on_error: a sanitizer report ends the process with SIGABRT, so it can
 # never pass for the exit status 1 that command-line tests expect on bad input.
