@@ -186,8 +186,20 @@ static const char *dur_str(char *buf, size_t size, int64_t ns)
 }
 
 #define DUR(ns) dur_str((char[48]){0}, 48, (ns))
-/* A duration in the unit `u` (gs_report_dur_unit): one unit per sentence. */
-#define DUR1(ns, u) gs_report_dur_in((char[48]){0}, 48, (ns), (u), false)
+/* A duration in the unit `u` (gs_report_dur_unit), "µs" as above: one unit
+ * per sentence. */
+static const char *dur_in_str(char *buf, size_t size, int64_t ns, uint64_t u)
+{
+	size_t len;
+
+	gs_report_dur_in(buf, size, ns, u, false);
+	len = strlen(buf);
+	if (len >= 3 && !strcmp(buf + len - 3, " us") && len + 2 < size)
+		memcpy(buf + len - 2, "\xc2\xb5s", 4);
+	return buf;
+}
+
+#define DUR1(ns, u) dur_in_str((char[48]){0}, 48, (ns), (u))
 #define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
 
 /* What to call an op (report.c). */
@@ -1123,7 +1135,9 @@ static gs_status h_timeline(struct hw *w, const struct gs_report_device *d, size
 	struct tl L;
 	gs_status st;
 	size_t i;
+	int64_t first = 0, last = 0;
 
+	gs_trace_op_span(w->t, &first, &last);
 	st = tl_init(w, &L, d, di);
 	if (st != GS_OK) {
 		tl_fini(&L);
@@ -1136,9 +1150,10 @@ static gs_status h_timeline(struct hw *w, const struct gs_report_device *d, size
 		      "<div class=\"tl-ctl\"><button data-z=\"in\" title=\"zoom in\">+</button>"
 		      "<button data-z=\"out\" title=\"zoom out\">&minus;</button>"
 		      "<button data-z=\"reset\">reset</button>"
-		      "<span>wheel: zoom, drag: pan; times from the window start (%lld ns)</span>"
+		      "<span>wheel: zoom, drag: pan; times from the window start (+%s into the "
+		      "trace)</span>"
 		      "<span class=\"range\"></span></div>\n",
-		      (long long)L.t0);
+		      DUR(L.t0 - first));
 	gs_out_puts(&w->o, "<div class=\"tl-body\">\n");
 	draw_labels(w, &L);
 	gs_out_puts(&w->o, "<div class=\"tl-plot\">\n");
@@ -1264,12 +1279,16 @@ static void h_schedule(struct hw *w, const struct gs_report_device *d, size_t di
 		      d->copy_engines[GS_COPY_HTOD], d->copy_engines[GS_COPY_DTOH],
 		      gs_report_eff_text(d, (char[32]){0}, 32), eff_note(d));
 	if (p->name && p->makespan_ns > 0) {
+		int64_t sv = p->saving_ns < 0 ? -p->saving_ns : p->saving_ns;
+		uint64_t pu =
+			gs_report_dur_unit((uint64_t)(sv > p->makespan_ns ? sv : p->makespan_ns));
+
 		gs_out_printf(&w->o,
 			      "<tr><td>pipelined batches</td><td class=\"n\">%s</td><td>%zu "
 			      "batch%s, %s %s",
-			      DUR(p->makespan_ns), p->batches, p->batches == 1 ? "" : "es",
+			      DUR1(p->makespan_ns, pu), p->batches, p->batches == 1 ? "" : "es",
 			      p->saving_ns < 0 ? "no saving: slower by" : "saves",
-			      DUR(p->saving_ns < 0 ? -p->saving_ns : p->saving_ns));
+			      DUR1(p->saving_ns < 0 ? -p->saving_ns : p->saving_ns, pu));
 		for (i = 0; i < p->n_preconditions && i < 4; i++)
 			gs_out_printf(&w->o, "%s%s", i ? ", " : "; needs ",
 				      p->preconditions[i] ? p->preconditions[i] : "?");
