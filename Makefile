@@ -73,8 +73,13 @@ demo: deps build
 	@echo '$$ $(GPUSCOPE) analyze $(DEMO_TRACE)'
 	@$(GPUSCOPE) analyze $(DEMO_TRACE)
 
+# Then how many tests were skipped (exit 77: no GPU, no ../shared/data, no
+# Chromium, ...) and why, one line each; the exit status is ctest's.
 check: deps build
-	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j2
+	@{ $(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j2; \
+	   echo $$? >$(BUILD_DIR)/ctest.rc; } | tee $(BUILD_DIR)/ctest.out
+	@scripts/ctest-skips.sh $(BUILD_DIR) $(BUILD_DIR)/ctest.out
+	@exit $$(cat $(BUILD_DIR)/ctest.rc)
 
 # The build type packagers use (-O3, NDEBUG), warnings still errors: some
 # warnings (-Wnull-dereference, -Wdangling-pointer) appear only with the

@@ -14,8 +14,8 @@
 #include "cli.h"
 
 #define DIFF_SYNOPSIS                                                                              \
-	"gpuscope diff [--format text|json] [-o OUT] [--force] [--top N] [--salvage]\n"            \
-	"                     [--quiet] BASE NEW"
+	"gpuscope diff [--format text|json] [-o OUT] [--force] [--top N]\n"                        \
+	"                     [--pair [R/]B:[R/]N]... [--salvage] [--quiet] BASE NEW"
 
 static const struct gs_cli_usage diff_usage = {
 	.name = "diff",
@@ -32,7 +32,14 @@ static const char diff_help[] =
 	"name); waits between streams and on the host that are new, vanished or changed\n"
 	"(matched by consumer and producer name and stream, as op ids differ between\n"
 	"runs); and missed copy overlaps likewise (matched by copy name, stream and\n"
-	"direction). Devices are matched by id.\n"
+	"direction). GPUs are matched by rank and device id, unless --pair says\n"
+	"otherwise. Kernels show their calls, time and mean time per call on each\n"
+	"side. When the runs hold different numbers of iterations (ProfilerStep#N\n"
+	"ranges, else an outermost NVTX range repeated on both sides), times and\n"
+	"counts are compared per iteration; without iteration marks, when both run\n"
+	"the same kernels but their op counts differ by more than 5%, NEW is scaled\n"
+	"to BASE's op count. A line under the header says so. An efficiency the\n"
+	"schedule could not give exactly shows as n/a (bounded, cycles broken).\n"
 	"\n"
 	"options:\n"
 	"  --format text|json  output format (default: text); json is one object,\n"
@@ -43,6 +50,10 @@ static const char diff_help[] =
 	"  --force             replace OUT if it exists, a regular file only (default:\n"
 	"                      refuse)\n"
 	"  --top N             rows in each text table (default: 10)\n"
+	"  --pair [R/]B:[R/]N  compare GPU B of BASE with GPU N of NEW (repeatable;\n"
+	"                      each GPU in one pair). R/ names the rank, needed when\n"
+	"                      several ranks have that GPU: --pair 3:1, --pair 0/3:1/1\n"
+	"                      (default: GPUs of the same rank and id)\n"
 	"  --salvage           skip corrupt .gscope chunks with a warning instead of\n"
 	"                      failing (default: off)\n"
 	"  -q, --quiet         no loading warnings and no progress line on stderr\n"
@@ -50,12 +61,15 @@ static const char diff_help[] =
 	"                      while loading takes over a second)\n"
 	"  -h, --help          show this help\n"
 	"\n"
-	"BASE and NEW are any traces gpuscope reads, recognised by their content; '-'\n"
-	"is stdin (one of them at most), and pipes work too (not for Nsight exports).\n"
+	"BASE and NEW are .gscope files, Kineto / PyTorch-profiler JSON traces (.json,\n"
+	".json.gz) or Nsight Systems SQLite exports (.sqlite), recognised by their\n"
+	"content; '-' is stdin (one of them at most), and pipes work too (not for\n"
+	"Nsight exports).\n"
 	"\n"
 	"example:\n"
 	"  gpuscope diff before.json.gz after.json.gz\n"
-	"  gpuscope diff --format json -o diff.json before.gscope after.gscope\n";
+	"  gpuscope diff --format json -o diff.json before.gscope after.gscope\n"
+	"  gpuscope diff --pair 3:1 before.json after.json\n";
 
 struct diff_opts {
 	bool json;
@@ -66,15 +80,58 @@ struct diff_opts {
 	size_t top;
 	const char *base;
 	const char *newp;
+	struct gs_diff_pair *pairs;
+	size_t n_pairs;
 };
+
+#define MAX_PAIRS 4096
+
+/* "[R/]G": a rank (or GS_DIFF_ANY_RANK) and a GPU; false when malformed. */
+static bool parse_gpu(const char *s, const char *end, int64_t *rank, uint32_t *gpu)
+{
+	const char *slash = memchr(s, '/', (size_t)(end - s));
+	unsigned long long v;
+	char buf[32];
+
+	*rank = GS_DIFF_ANY_RANK;
+	if (slash) {
+		if (!parse_gpu(s, slash, rank, gpu) || *rank != GS_DIFF_ANY_RANK)
+			return false;
+		*rank = *gpu;
+		s = slash + 1;
+	}
+	if (end - s <= 0 || (size_t)(end - s) >= sizeof(buf))
+		return false;
+	memcpy(buf, s, (size_t)(end - s));
+	buf[end - s] = '\0';
+	if (!gs_cli_parse_count(buf, UINT32_MAX, &v))
+		return false;
+	*gpu = (uint32_t)v;
+	return true;
+}
+
+/* --pair [R/]B:[R/]N */
+static bool parse_pair(const char *arg, struct gs_diff_pair *p)
+{
+	const char *colon = strchr(arg, ':');
+
+	return colon && !strchr(colon + 1, ':') &&
+	       parse_gpu(arg, colon, &p->base_rank, &p->base_device) &&
+	       parse_gpu(colon + 1, colon + strlen(colon), &p->new_rank, &p->new_device);
+}
 
 static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-		{"top", required_argument, NULL, 't'},    {"salvage", no_argument, NULL, 's'},
-		{"force", no_argument, NULL, 'F'},        {"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"top", required_argument, NULL, 't'},
+		{"salvage", no_argument, NULL, 's'},
+		{"force", no_argument, NULL, 'F'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{"pair", required_argument, NULL, 'p'},
+		{NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
 	char *end;
@@ -112,6 +169,24 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 			break;
 		case 's':
 			o->salvage = true;
+			break;
+		case 'p':
+			if (!o->pairs)
+				o->pairs = calloc(MAX_PAIRS, sizeof(*o->pairs));
+			if (!o->pairs) {
+				gs_cli_error("out of memory");
+				return GS_EXIT_FAIL;
+			}
+			if (o->n_pairs == MAX_PAIRS)
+				return gs_cli_usage_error(&diff_usage, "--pair: %d pairs at most",
+							  MAX_PAIRS);
+			if (!parse_pair(optarg, &o->pairs[o->n_pairs]))
+				return gs_cli_usage_error(
+					&diff_usage,
+					"--pair wants BASE_GPU:NEW_GPU, each RANK/GPU or GPU "
+					"(3:1, 0/3:1/1), not '%s'",
+					optarg);
+			o->n_pairs++;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -192,15 +267,19 @@ int gs_cmd_diff(int argc, char **argv)
 	int rc;
 
 	rc = diff_parse(argc, argv, &o, &help);
-	if (rc != GS_EXIT_OK || help)
+	if (rc != GS_EXIT_OK || help) {
+		free(o.pairs);
 		return help ? gs_cli_help(diff_help) : rc;
+	}
 	gs_progress_setup(o.quiet);
 	inputs[0] = o.base;
 	inputs[1] = o.newp;
 	/* Before loading: a refused OUT is known at once. */
 	rc = gs_output_open(&out, o.output, o.force, inputs, 2);
-	if (rc != GS_EXIT_OK)
+	if (rc != GS_EXIT_OK) {
+		free(o.pairs);
 		return rc;
+	}
 	rc = diff_load(&o, j, fmt);
 	if (rc == GS_EXIT_OK) {
 		struct gs_diff_options dop = {
@@ -210,6 +289,8 @@ int gs_cmd_diff(int argc, char **argv)
 			.new_format = gs_input_format_name(fmt[1]),
 			.top = o.top,
 			.max_edges = gs_cli_max_edges(),
+			.pairs = o.pairs,
+			.n_pairs = o.n_pairs,
 		};
 
 		gs_error_clear();
@@ -220,5 +301,6 @@ int gs_cmd_diff(int argc, char **argv)
 	gs_diff_destroy(d);
 	gs_job_destroy(j[0]);
 	gs_job_destroy(j[1]);
+	free(o.pairs);
 	return rc;
 }

@@ -403,6 +403,19 @@ static int gs_main_help_cmd(int argc, char **argv)
 	if (argc > 2)
 		return gs_main_usage_error("help: one command at most (got '%s' after it)",
 					   argv[2]);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0)
+		return gs_cli_help(
+			"usage: gpuscope help [COMMAND]\n"
+			"\n"
+			"Show the options of COMMAND, the same text as 'gpuscope COMMAND\n"
+			"--help'; without COMMAND, the list of commands.\n"
+			"\n"
+			"options:\n"
+			"  -h, --help  show this help\n"
+			"\n"
+			"example:\n"
+			"  gpuscope help analyze\n");
 	cmd = gs_cmd_find(argv[1]);
 	if (!cmd)
 		return gs_main_usage_error("help: unknown command '%s'", argv[1]);

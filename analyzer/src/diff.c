@@ -89,6 +89,29 @@ struct kern_row {
 	const char *name;
 	uint64_t count[2];
 	int64_t ns[2];
+	int64_t norm[2]; /* ns on the basis of the comparison (basis) */
+};
+
+/* What the times and counts of a GPU pair are compared on. */
+enum basis {
+	B_TOTAL,         /* as recorded */
+	B_PER_ITERATION, /* divided by each side's iterations */
+	B_SCALED_BY_OPS  /* NEW scaled to BASE's op count */
+};
+static const char *const basis_names[] = {"total", "per_iteration", "scaled_by_ops"};
+
+/* Where the iteration counts come from. */
+enum iter_src {
+	IT_NONE,
+	IT_STEPS, /* distinct ProfilerStep#N range names */
+	IT_NVTX   /* the most repeated outermost NVTX range name of both */
+};
+static const char *const iter_src_names[] = {"none", "profiler_steps", "nvtx"};
+
+static const char *const eff_kind_names[] = {
+	[GS_REPORT_EFF_EXACT] = "exact",
+	[GS_REPORT_EFF_BOUNDED] = "bounded",
+	[GS_REPORT_EFF_CYCLES] = "cycles_broken",
 };
 
 enum group_status {
@@ -109,6 +132,8 @@ struct group {
 	uint64_t count[2];
 	int64_t ns[2];    /* wait_ns; missed: exposed_ns */
 	int64_t extra[2]; /* missed: hideable_ns */
+	int64_t norm[2];  /* ns on the basis of the comparison */
+	int64_t weight;   /* the time at stake, for the ranking */
 	uint8_t status;
 };
 
@@ -119,8 +144,16 @@ struct dev_diff {
 	const char *name;
 	const struct gs_report_device *d[2]; /* NULL when absent on that side */
 	const struct gs_report *rk[2];       /* the rank's report on each side */
+	uint32_t dev_of[2], rank_of[2];      /* each side's GPU */
+	bool explicit_pair;                  /* paired by an option, not by id */
+	uint8_t basis;                       /* enum basis */
+	uint8_t iter_src;                    /* enum iter_src */
+	uint64_t iters[2];                   /* 0: not known */
+	const char *iter_name;               /* IT_NVTX: the range name */
+	double f[2];                         /* each side's divisor (basis) */
 	int64_t m[2][M_COUNT];
 	double eff[2];
+	uint8_t eff_kind[2]; /* enum gs_report_eff */
 	struct kern_row *kernels;
 	size_t n_kernels;
 	struct group *waits;
@@ -135,6 +168,8 @@ struct gs_diff {
 	char *format[2];
 	size_t top;
 	uint64_t max_edges;
+	const struct gs_diff_pair *pairs;
+	size_t n_pairs;
 	struct dev_diff *dev;
 	size_t n_dev;
 };
@@ -180,6 +215,211 @@ static void fill_metrics(struct dev_diff *dd, int side)
 	m[M_MISSED] = (int64_t)d->n_missed;
 	m[M_MISSED_NS] = d->missed_exposed_ns;
 	dd->eff[side] = d->efficiency;
+	dd->eff_kind[side] = d->efficiency_kind;
+}
+
+/* A value of one side on the basis of the comparison. */
+static double norm_of(const struct dev_diff *dd, int side, int64_t v)
+{
+	return (double)v / dd->f[side];
+}
+
+static int64_t norm_ns(const struct dev_diff *dd, int side, int64_t v)
+{
+	return llround(norm_of(dd, side, v));
+}
+
+/* ---- iterations ------------------------------------------------------------ */
+
+static int cmp_u32(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Distinct ProfilerStep#N range names (the PyTorch profiler's steps; a
+ * step drawn on the CPU and on the GPU is one). */
+static gs_status profiler_steps(const struct gs_trace *t, uint64_t *out)
+{
+	size_t n, m = 0;
+	const struct gs_range *r = gs_trace_ranges(t, &n);
+	uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
+
+	*out = 0;
+	if (!ids)
+		return gs_nomem();
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(gs_trace_string(t, r[i].name), "ProfilerStep#", 13) == 0)
+			ids[m++] = r[i].name;
+	qsort(ids, m, sizeof(*ids), cmp_u32);
+	for (size_t i = 0; i < m; i++)
+		*out += !i || ids[i] != ids[i - 1];
+	free(ids);
+	return GS_OK;
+}
+
+struct nvtx_row {
+	int64_t pid, tid, start, end;
+	const char *name;
+};
+
+static int cmp_nvtx_row(const void *pa, const void *pb)
+{
+	const struct nvtx_row *a = pa, *b = pb;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end > b->end ? -1 : a->end < b->end; /* the enclosing one first */
+}
+
+static int cmp_name_ptr(const void *pa, const void *pb)
+{
+	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
+/* The names of the outermost NVTX ranges of each thread (not inside
+ * another NVTX range of that thread), sorted; *n of them. */
+static gs_status nvtx_outer_names(const struct gs_trace *t, const char ***out, size_t *n)
+{
+	size_t n_r, m = 0, k = 0;
+	const struct gs_range *r = gs_trace_ranges(t, &n_r);
+	struct nvtx_row *rows = malloc((n_r ? n_r : 1) * sizeof(*rows));
+	const char **names = malloc((n_r ? n_r : 1) * sizeof(*names));
+	int64_t end = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!rows || !names) {
+		free(rows);
+		free(names);
+		return gs_nomem();
+	}
+	for (size_t i = 0; i < n_r; i++)
+		if (r[i].kind == GS_RANGE_NVTX)
+			rows[m++] = (struct nvtx_row){r[i].pid, r[i].tid, r[i].start_ns,
+						      r[i].end_ns, gs_trace_string(t, r[i].name)};
+	qsort(rows, m, sizeof(*rows), cmp_nvtx_row);
+	for (size_t i = 0; i < m; i++) {
+		bool first = !i || rows[i].pid != rows[i - 1].pid || rows[i].tid != rows[i - 1].tid;
+
+		if (first || rows[i].start >= end) {
+			names[k++] = rows[i].name;
+			end = rows[i].end;
+		}
+	}
+	free(rows);
+	qsort(names, k, sizeof(*names), cmp_name_ptr);
+	*out = names;
+	*n = k;
+	return GS_OK;
+}
+
+/* The outermost NVTX range name repeated on both sides (twice at least on
+ * each), the one BASE repeats most (then by name): its counts. */
+static gs_status nvtx_iterations(const struct gs_trace *t0, const struct gs_trace *t1,
+				 uint64_t it[2], const char **name)
+{
+	const char **nm[2] = {NULL, NULL};
+	size_t n[2] = {0, 0}, i = 0, j = 0;
+	gs_status st = nvtx_outer_names(t0, &nm[0], &n[0]);
+
+	it[0] = it[1] = 0;
+	*name = NULL;
+	if (!st)
+		st = nvtx_outer_names(t1, &nm[1], &n[1]);
+	while (!st && i < n[0] && j < n[1]) {
+		int c = strcmp(nm[0][i], nm[1][j]);
+		size_t ei = i, ej = j;
+
+		if (c < 0) {
+			while (i < n[0] && strcmp(nm[0][i], nm[0][ei]) == 0)
+				i++;
+			continue;
+		}
+		if (c > 0) {
+			while (j < n[1] && strcmp(nm[1][j], nm[1][ej]) == 0)
+				j++;
+			continue;
+		}
+		while (i < n[0] && strcmp(nm[0][i], nm[0][ei]) == 0)
+			i++;
+		while (j < n[1] && strcmp(nm[1][j], nm[1][ej]) == 0)
+			j++;
+		if (i - ei >= 2 && j - ej >= 2 && i - ei > it[0]) {
+			it[0] = i - ei;
+			it[1] = j - ej;
+			*name = nm[0][ei];
+		}
+	}
+	free(nm[0]);
+	free(nm[1]);
+	return st;
+}
+
+/* Both sides run kernels of the same names (and some). */
+static bool same_kernel_names(const struct dev_diff *dd)
+{
+	for (size_t i = 0; i < dd->n_kernels; i++)
+		if (!dd->kernels[i].count[0] || !dd->kernels[i].count[1])
+			return false;
+	return dd->n_kernels > 0;
+}
+
+/* The basis of a pair present on both sides: per iteration when both
+ * sides' iterations are known and differ; else NEW scaled to BASE's op
+ * count when both run kernels of the same names and their op counts differ
+ * by more than 5% (the same work repeated more or fewer times); else the
+ * totals. Needs the kernel rows (build_kernels). */
+static gs_status set_basis(struct dev_diff *dd)
+{
+	const struct gs_trace *t0, *t1;
+	uint64_t it[2] = {0, 0};
+	gs_status st;
+
+	dd->f[0] = dd->f[1] = 1.0;
+	dd->basis = B_TOTAL;
+	if (!dd->d[0] || !dd->d[1])
+		return GS_OK;
+	t0 = dd->rk[0]->t;
+	t1 = dd->rk[1]->t;
+	st = profiler_steps(t0, &it[0]);
+	if (!st)
+		st = profiler_steps(t1, &it[1]);
+	if (st)
+		return st;
+	if (it[0] && it[1]) {
+		dd->iter_src = IT_STEPS;
+	} else {
+		st = nvtx_iterations(t0, t1, it, &dd->iter_name);
+		if (st)
+			return st;
+		if (dd->iter_name)
+			dd->iter_src = IT_NVTX;
+	}
+	if (dd->iter_src != IT_NONE) {
+		dd->iters[0] = it[0];
+		dd->iters[1] = it[1];
+		if (it[0] != it[1]) {
+			dd->basis = B_PER_ITERATION;
+			dd->f[0] = (double)it[0];
+			dd->f[1] = (double)it[1];
+		}
+		return GS_OK;
+	}
+	if (dd->d[0]->ops && dd->d[1]->ops && same_kernel_names(dd)) {
+		uint64_t a = dd->d[0]->ops, b = dd->d[1]->ops;
+
+		if ((a > b ? a - b : b - a) * 20 > a) {
+			dd->basis = B_SCALED_BY_OPS;
+			dd->f[1] = (double)b / (double)a;
+		}
+	}
+	return GS_OK;
 }
 
 static int cmp_kern_name(const void *pa, const void *pb)
@@ -194,6 +434,18 @@ static int64_t kern_delta(const struct kern_row *k)
 	return k->ns[SIDE_NEW] - k->ns[SIDE_BASE];
 }
 
+/* The change on the basis of the comparison. */
+static int64_t kern_norm_delta(const struct kern_row *k)
+{
+	return k->norm[SIDE_NEW] - k->norm[SIDE_BASE];
+}
+
+/* The mean time per call, rounded to the ns (0 without calls). */
+static int64_t kern_mean(const struct kern_row *k, int s)
+{
+	return k->count[s] ? llround((double)k->ns[s] / (double)k->count[s]) : 0;
+}
+
 static int64_t abs64(int64_t v)
 {
 	return v < 0 ? -v : v;
@@ -202,7 +454,7 @@ static int64_t abs64(int64_t v)
 static int cmp_kern_change(const void *pa, const void *pb)
 {
 	const struct kern_row *a = pa, *b = pb;
-	int64_t x = abs64(kern_delta(a)), y = abs64(kern_delta(b));
+	int64_t x = abs64(kern_norm_delta(a)), y = abs64(kern_norm_delta(b));
 
 	if (x != y)
 		return x > y ? -1 : 1;
@@ -242,10 +494,18 @@ static gs_status build_kernels(struct dev_diff *dd)
 		}
 		rows[n++] = rows[i];
 	}
-	qsort(rows, n, sizeof(*rows), cmp_kern_change);
 	dd->kernels = rows;
 	dd->n_kernels = n;
 	return GS_OK;
+}
+
+/* Kernels on the basis of the comparison, the largest change first. */
+static void rank_kernels(struct dev_diff *dd)
+{
+	for (size_t i = 0; i < dd->n_kernels; i++)
+		for (int s = 0; s < 2; s++)
+			dd->kernels[i].norm[s] = norm_ns(dd, s, dd->kernels[i].ns[s]);
+	qsort(dd->kernels, dd->n_kernels, sizeof(*dd->kernels), cmp_kern_change);
 }
 
 static int cmp_group_key(const void *pa, const void *pb)
@@ -272,11 +532,11 @@ static int64_t group_weight(const struct group *g)
 {
 	switch (g->status) {
 	case ST_NEW:
-		return g->ns[SIDE_NEW];
+		return g->norm[SIDE_NEW];
 	case ST_VANISHED:
-		return g->ns[SIDE_BASE];
+		return g->norm[SIDE_BASE];
 	default:
-		return abs64(g->ns[SIDE_NEW] - g->ns[SIDE_BASE]);
+		return abs64(g->norm[SIDE_NEW] - g->norm[SIDE_BASE]);
 	}
 }
 
@@ -290,15 +550,16 @@ static int cmp_group_rank(const void *pa, const void *pb)
 
 	if (a->status != b->status)
 		return order[a->status] < order[b->status] ? -1 : 1;
-	x = group_weight(a);
-	y = group_weight(b);
+	x = a->weight;
+	y = b->weight;
 	if (x != y)
 		return x > y ? -1 : 1;
 	return cmp_group_key(a, b);
 }
 
-/* Sort by key, merge equal keys, set each status, rank. */
-static void merge_groups(struct group *g, size_t m, size_t *n_out)
+/* Sort by key, merge equal keys, set each status (on the basis of the
+ * comparison), rank. */
+static void merge_groups(const struct dev_diff *dd, struct group *g, size_t m, size_t *n_out)
 {
 	size_t n = 0, i;
 
@@ -317,14 +578,18 @@ static void merge_groups(struct group *g, size_t m, size_t *n_out)
 	for (i = 0; i < n; i++) {
 		struct group *x = &g[i];
 
+		for (int s = 0; s < 2; s++)
+			x->norm[s] = norm_ns(dd, s, x->ns[s]);
 		if (!x->count[SIDE_BASE])
 			x->status = ST_NEW;
 		else if (!x->count[SIDE_NEW])
 			x->status = ST_VANISHED;
-		else if (x->count[0] == x->count[1] && x->ns[0] == x->ns[1])
+		else if ((double)x->count[0] * dd->f[1] == (double)x->count[1] * dd->f[0] &&
+			 x->norm[0] == x->norm[1])
 			x->status = ST_SAME;
 		else
 			x->status = ST_CHANGED;
+		x->weight = group_weight(x);
 	}
 	qsort(g, n, sizeof(*g), cmp_group_rank);
 	*n_out = n;
@@ -366,7 +631,7 @@ static gs_status build_waits(struct dev_diff *dd)
 			m++;
 		}
 	}
-	merge_groups(g, m, &dd->n_waits);
+	merge_groups(dd, g, m, &dd->n_waits);
 	dd->waits = g;
 	return GS_OK;
 }
@@ -400,7 +665,7 @@ static gs_status build_missed(struct dev_diff *dd)
 			m++;
 		}
 	}
-	merge_groups(g, m, &dd->n_missed);
+	merge_groups(dd, g, m, &dd->n_missed);
 	dd->missed = g;
 	return GS_OK;
 }
@@ -444,11 +709,80 @@ static int cmp_side_dev(const struct side_dev *a, const struct side_dev *b)
 	return 0;
 }
 
-/* GPUs are matched by (rank, device): a job's GPU 0 of rank 3 is compared
- * with GPU 0 of rank 3, never with another rank's GPU 0. */
+/* One pair of GPUs (a side NULL when absent): its rows. */
+static gs_status fill_pair(struct dev_diff *dd, const struct side_dev *b, const struct side_dev *nw,
+			   bool in_job, bool explicit_pair)
+{
+	gs_status st;
+
+	if (b) {
+		dd->d[SIDE_BASE] = b->d;
+		dd->rk[SIDE_BASE] = b->rk;
+	}
+	if (nw) {
+		dd->d[SIDE_NEW] = nw->d;
+		dd->rk[SIDE_NEW] = nw->rk;
+	}
+	dd->in_job = in_job;
+	dd->explicit_pair = explicit_pair;
+	for (int s = 0; s < 2; s++) {
+		if (!dd->d[s])
+			continue;
+		dd->device = dd->dev_of[s] = dd->d[s]->device;
+		dd->rank = dd->rank_of[s] = dd->rk[s]->rank;
+		fill_metrics(dd, s);
+	}
+	dd->name = dd->d[SIDE_NEW] && *dd->d[SIDE_NEW]->name ? dd->d[SIDE_NEW]->name :
+		   dd->d[SIDE_BASE]                          ? dd->d[SIDE_BASE]->name :
+							       "";
+	st = build_kernels(dd);
+	if (!st)
+		st = set_basis(dd);
+	if (!st) {
+		rank_kernels(dd);
+		st = build_waits(dd);
+	}
+	if (!st)
+		st = build_missed(dd);
+	return st;
+}
+
+/* The GPU of a side that a pair names: its index, or an error. */
+static gs_status find_gpu(const struct side_dev *sd, size_t n, int64_t rank, uint32_t device,
+			  const char *side, size_t *out)
+{
+	size_t found = n;
+
+	for (size_t i = 0; i < n; i++) {
+		if (sd[i].device != device || (rank >= 0 && sd[i].rank != (uint64_t)rank))
+			continue;
+		if (found < n) {
+			gs_error_append(
+				"%s has GPU %u in ranks %u and %u: name the rank (RANK/GPU)", side,
+				device, sd[found].rank, sd[i].rank);
+			return GS_ERR_INVALID;
+		}
+		found = i;
+	}
+	if (found == n) {
+		if (rank >= 0)
+			gs_error_append("no GPU %u of rank %lld in %s", device, (long long)rank,
+					side);
+		else
+			gs_error_append("no GPU %u in %s", device, side);
+		return GS_ERR_INVALID;
+	}
+	*out = found;
+	return GS_OK;
+}
+
+/* The explicit pairs first, in the order given; then the other GPUs,
+ * matched by (rank, device): a job's GPU 0 of rank 3 is compared with
+ * GPU 0 of rank 3, never with another rank's GPU 0. */
 static gs_status build_devices(struct gs_diff *df)
 {
 	struct side_dev *sd[2];
+	bool *used[2];
 	size_t n[2] = {0, 0}, i[2] = {0, 0};
 	bool in_job = (df->r[0]->job && df->r[0]->n_ranks > 1) ||
 		      (df->r[1]->job && df->r[1]->n_ranks > 1);
@@ -456,44 +790,54 @@ static gs_status build_devices(struct gs_diff *df)
 
 	sd[0] = side_devices(df->r[0], &n[0]);
 	sd[1] = side_devices(df->r[1], &n[1]);
+	used[0] = calloc(n[0] + 1, sizeof(bool));
+	used[1] = calloc(n[1] + 1, sizeof(bool));
 	df->dev = calloc(n[0] + n[1] ? n[0] + n[1] : 1, sizeof(*df->dev));
-	if (!sd[0] || !sd[1] || !df->dev) {
-		free(sd[0]);
-		free(sd[1]);
-		return gs_nomem();
+	if (!sd[0] || !sd[1] || !used[0] || !used[1] || !df->dev) {
+		st = gs_nomem();
+		goto out;
 	}
-	while (!st && (i[0] < n[0] || i[1] < n[1])) {
-		const struct side_dev *b = i[0] < n[0] ? &sd[0][i[0]] : NULL;
-		const struct side_dev *nw = i[1] < n[1] ? &sd[1][i[1]] : NULL;
-		struct dev_diff *dd = &df->dev[df->n_dev++];
-		int c = b && nw ? cmp_side_dev(b, nw) : b ? -1 : 1;
+	for (size_t k = 0; k < df->n_pairs && !st; k++) {
+		const struct gs_diff_pair *p = &df->pairs[k];
+		size_t x = 0, y = 0;
 
-		if (c <= 0) {
-			dd->d[SIDE_BASE] = b->d;
-			dd->rk[SIDE_BASE] = b->rk;
-		}
-		if (c >= 0) {
-			dd->d[SIDE_NEW] = nw->d;
-			dd->rk[SIDE_NEW] = nw->rk;
-		}
-		dd->in_job = in_job;
-		for (int s = 0; s < 2; s++) {
-			if (!dd->d[s])
-				continue;
-			dd->device = dd->d[s]->device;
-			dd->rank = dd->rk[s]->rank;
-			i[s]++;
-			fill_metrics(dd, s);
-		}
-		dd->name = dd->d[SIDE_NEW] && *dd->d[SIDE_NEW]->name ? dd->d[SIDE_NEW]->name :
-			   dd->d[SIDE_BASE]                          ? dd->d[SIDE_BASE]->name :
-								       "";
-		st = build_kernels(dd);
+		st = find_gpu(sd[0], n[0], p->base_rank, p->base_device, "base", &x);
 		if (!st)
-			st = build_waits(dd);
-		if (!st)
-			st = build_missed(dd);
+			st = find_gpu(sd[1], n[1], p->new_rank, p->new_device, "new", &y);
+		if (!st && (used[0][x] || used[1][y])) {
+			gs_error_append("%s GPU %u is in two pairs", used[0][x] ? "base" : "new",
+					used[0][x] ? p->base_device : p->new_device);
+			st = GS_ERR_INVALID;
+		}
+		if (st) {
+			gs_error_append("pairing base GPU %u with new GPU %u", p->base_device,
+					p->new_device);
+			break;
+		}
+		used[0][x] = used[1][y] = true;
+		st = fill_pair(&df->dev[df->n_dev++], &sd[0][x], &sd[1][y], in_job, true);
 	}
+	while (!st) {
+		const struct side_dev *b, *nw;
+		int c;
+
+		while (i[0] < n[0] && used[0][i[0]])
+			i[0]++;
+		while (i[1] < n[1] && used[1][i[1]])
+			i[1]++;
+		if (i[0] >= n[0] && i[1] >= n[1])
+			break;
+		b = i[0] < n[0] ? &sd[0][i[0]] : NULL;
+		nw = i[1] < n[1] ? &sd[1][i[1]] : NULL;
+		c = b && nw ? cmp_side_dev(b, nw) : b ? -1 : 1;
+		i[0] += c <= 0;
+		i[1] += c >= 0;
+		st = fill_pair(&df->dev[df->n_dev++], c <= 0 ? b : NULL, c >= 0 ? nw : NULL, in_job,
+			       false);
+	}
+out:
+	free(used[0]);
+	free(used[1]);
 	free(sd[0]);
 	free(sd[1]);
 	return st;
@@ -508,6 +852,8 @@ static struct gs_diff *diff_new(const struct gs_diff_options *o)
 		return NULL;
 	df->top = o->top ? o->top : DEFAULT_TOP;
 	df->max_edges = o->max_edges;
+	df->pairs = o->pairs;
+	df->n_pairs = o->pairs ? o->n_pairs : 0;
 	df->label[0] = dup_or(o->base_name, "base");
 	df->label[1] = dup_or(o->new_name, "new");
 	df->format[0] = dup_or(o->base_format, "");
@@ -637,7 +983,25 @@ static void j_side_i64(struct gs_out *o, const char *key, const struct dev_diff 
 		gs_out_printf(o, "%lld", (long long)(v[SIDE_NEW] - v[SIDE_BASE]));
 	else
 		gs_out_puts(o, "null");
-	gs_out_putc(o, '}');
+}
+
+/* The values on the basis of the comparison, when it is not the totals:
+ * durations in whole ns, counts with two decimals. */
+static void j_normalized(struct gs_out *o, const struct dev_diff *dd, bool ns, const int64_t v[2])
+{
+	double x = norm_of(dd, SIDE_BASE, v[SIDE_BASE]), y = norm_of(dd, SIDE_NEW, v[SIDE_NEW]);
+
+	if (dd->basis == B_TOTAL)
+		return;
+	if (ns)
+		gs_out_printf(o,
+			      ", \"normalized\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld}",
+			      (long long)llround(x), (long long)llround(y),
+			      (long long)(llround(y) - llround(x)));
+	else
+		gs_out_printf(o,
+			      ", \"normalized\": {\"base\": %.2f, \"new\": %.2f, \"delta\": %.2f}",
+			      x, y, y - x);
 }
 
 /* null when not finite: a report gives no efficiency when its schedule
@@ -648,6 +1012,37 @@ static void j_fixed4(struct gs_out *o, double v)
 		gs_out_puts(o, "null");
 	else
 		gs_out_printf(o, "%.4f", v);
+}
+
+/* The pairs present on both sides: the first, when all share one basis
+ * (and iteration counts), else NULL; *mixed when they differ. */
+static const struct dev_diff *common_basis(const struct gs_diff *df, bool *mixed)
+{
+	const struct dev_diff *first = NULL;
+
+	*mixed = false;
+	for (size_t i = 0; i < df->n_dev; i++) {
+		const struct dev_diff *dd = &df->dev[i];
+
+		if (!dd->d[0] || !dd->d[1])
+			continue;
+		if (!first) {
+			first = dd;
+			continue;
+		}
+		if (dd->basis != first->basis || dd->iters[0] != first->iters[0] ||
+		    dd->iters[1] != first->iters[1] || dd->f[1] != first->f[1])
+			*mixed = true;
+	}
+	return *mixed ? NULL : first;
+}
+
+static const char *common_basis_name(const struct gs_diff *df)
+{
+	bool mixed;
+	const struct dev_diff *dd = common_basis(df, &mixed);
+
+	return mixed ? "mixed" : dd ? basis_names[dd->basis] : "total";
 }
 
 /* Ops and GPUs of one side (a job: all its ranks). */
@@ -677,7 +1072,19 @@ static void j_side(struct gs_out *o, const struct gs_diff *df, int s)
 		      (unsigned long long)n_dev);
 }
 
-static void j_counts(struct gs_out *o, const struct group *g, const char *ns_key)
+/* A kernel's or a group's times on the basis of the comparison. */
+static void j_norm_ns(struct gs_out *o, const struct dev_diff *dd, const int64_t norm[2])
+{
+	if (dd->basis != B_TOTAL)
+		gs_out_printf(o,
+			      ", \"base_normalized_ns\": %lld, \"new_normalized_ns\": %lld, "
+			      "\"delta_normalized_ns\": %lld",
+			      (long long)norm[0], (long long)norm[1],
+			      (long long)(norm[1] - norm[0]));
+}
+
+static void j_counts(struct gs_out *o, const struct dev_diff *dd, const struct group *g,
+		     const char *ns_key)
 {
 	gs_out_printf(o,
 		      ", \"base_count\": %llu, \"new_count\": %llu, \"base_%s\": %lld, "
@@ -685,6 +1092,65 @@ static void j_counts(struct gs_out *o, const struct group *g, const char *ns_key
 		      (unsigned long long)g->count[0], (unsigned long long)g->count[1], ns_key,
 		      (long long)g->ns[0], ns_key, (long long)g->ns[1],
 		      (long long)(g->ns[1] - g->ns[0]));
+	j_norm_ns(o, dd, g->norm);
+}
+
+static void j_side_u32(struct gs_out *o, const char *key, const struct dev_diff *dd,
+		       const uint32_t v[2])
+{
+	for (int s = 0; s < 2; s++) {
+		gs_out_printf(o, ", \"%s_%s\": ", s ? "new" : "base", key);
+		if (dd->d[s])
+			gs_out_printf(o, "%u", v[s]);
+		else
+			gs_out_puts(o, "null");
+	}
+}
+
+/* Which GPUs were compared, and on what basis. */
+static void j_pairing(struct gs_out *o, const struct dev_diff *dd)
+{
+	j_side_u32(o, "device", dd, dd->dev_of);
+	j_side_u32(o, "rank", dd, dd->rank_of);
+	gs_out_printf(o, ", \"paired\": \"%s\",\n      \"basis\": \"%s\", \"iterations\": {",
+		      dd->explicit_pair ? "explicit" : "by_id", basis_names[dd->basis]);
+	for (int s = 0; s < 2; s++) {
+		gs_out_printf(o, "%s\"%s\": ", s ? ", " : "", s ? "new" : "base");
+		if (dd->iter_src != IT_NONE)
+			gs_out_printf(o, "%llu", (unsigned long long)dd->iters[s]);
+		else
+			gs_out_puts(o, "null");
+	}
+	gs_out_puts(o, ", \"from\": ");
+	if (dd->iter_src != IT_NONE)
+		gs_out_json_string(o, iter_src_names[dd->iter_src]);
+	else
+		gs_out_puts(o, "null");
+	if (dd->iter_src == IT_NVTX) {
+		gs_out_puts(o, ", \"nvtx_range\": ");
+		gs_out_json_string(o, dd->iter_name);
+	}
+	gs_out_putc(o, '}');
+	if (dd->basis == B_SCALED_BY_OPS)
+		gs_out_printf(o, ", \"new_scale\": %.6f", 1.0 / dd->f[SIDE_NEW]);
+}
+
+static void j_mean(struct gs_out *o, const struct kern_row *k)
+{
+	for (int s = 0; s < 2; s++) {
+		gs_out_printf(o, ", \"%s_mean_ns\": ", s ? "new" : "base");
+		if (k->count[s])
+			gs_out_printf(o, "%lld", (long long)kern_mean(k, s));
+		else
+			gs_out_puts(o, "null");
+	}
+	gs_out_puts(o, ", \"delta_mean_ns\": ");
+	if (k->count[0] && k->count[1])
+		gs_out_printf(o, "%lld", (long long)(kern_mean(k, 1) - kern_mean(k, 0)));
+	else
+		gs_out_puts(o, "null");
+	gs_out_printf(o, ", \"delta_count\": %lld",
+		      (long long)k->count[1] - (long long)k->count[0]);
 }
 
 static void j_device(struct gs_out *o, const struct dev_diff *dd)
@@ -693,13 +1159,17 @@ static void j_device(struct gs_out *o, const struct dev_diff *dd)
 
 	gs_out_printf(o, "    {\"device\": %u, \"rank\": %u, \"name\": ", dd->device, dd->rank);
 	gs_out_json_string(o, dd->name);
-	gs_out_printf(o, ", \"in_base\": %s, \"in_new\": %s,\n      \"metrics\": {",
-		      dd->d[SIDE_BASE] ? "true" : "false", dd->d[SIDE_NEW] ? "true" : "false");
+	gs_out_printf(o, ", \"in_base\": %s, \"in_new\": %s", dd->d[SIDE_BASE] ? "true" : "false",
+		      dd->d[SIDE_NEW] ? "true" : "false");
+	j_pairing(o, dd);
+	gs_out_puts(o, ",\n      \"metrics\": {");
 	for (i = 0; i < M_COUNT; i++) {
 		int64_t v[2] = {dd->m[0][i], dd->m[1][i]};
 
 		gs_out_puts(o, i ? ",\n        " : "\n        ");
 		j_side_i64(o, metrics[i].key, dd, v);
+		j_normalized(o, dd, metrics[i].ns, v);
+		gs_out_putc(o, '}');
 	}
 	gs_out_puts(o, ",\n        \"efficiency\": {\"base\": ");
 	if (dd->d[SIDE_BASE])
@@ -712,10 +1182,19 @@ static void j_device(struct gs_out *o, const struct dev_diff *dd)
 	else
 		gs_out_puts(o, "null");
 	gs_out_puts(o, ", \"delta\": ");
-	if (dd->d[SIDE_BASE] && dd->d[SIDE_NEW])
+	/* A bounded or cycle-broken efficiency is no measure to subtract. */
+	if (dd->d[SIDE_BASE] && dd->d[SIDE_NEW] && dd->eff_kind[0] == GS_REPORT_EFF_EXACT &&
+	    dd->eff_kind[1] == GS_REPORT_EFF_EXACT)
 		j_fixed4(o, dd->eff[SIDE_NEW] - dd->eff[SIDE_BASE]);
 	else
 		gs_out_puts(o, "null");
+	for (int s = 0; s < 2; s++) {
+		gs_out_printf(o, ", \"%s_kind\": ", s ? "new" : "base");
+		if (dd->d[s])
+			gs_out_json_string(o, eff_kind_names[dd->eff_kind[s] % 3]);
+		else
+			gs_out_puts(o, "null");
+	}
 	gs_out_puts(o, "}\n      },\n      \"dominant\": {\"base\": ");
 	if (dd->d[SIDE_BASE])
 		gs_out_json_string(o, gs_category_name(dd->d[SIDE_BASE]->b.dominant));
@@ -734,9 +1213,12 @@ static void j_device(struct gs_out *o, const struct dev_diff *dd)
 		gs_out_json_string(o, k->name);
 		gs_out_printf(o,
 			      ", \"base_count\": %llu, \"new_count\": %llu, \"base_ns\": %lld, "
-			      "\"new_ns\": %lld, \"delta_ns\": %lld}",
+			      "\"new_ns\": %lld, \"delta_ns\": %lld",
 			      (unsigned long long)k->count[0], (unsigned long long)k->count[1],
 			      (long long)k->ns[0], (long long)k->ns[1], (long long)kern_delta(k));
+		j_mean(o, k);
+		j_norm_ns(o, dd, k->norm);
+		gs_out_putc(o, '}');
 	}
 	gs_out_puts(o, dd->n_kernels ? "\n      ],\n      \"waits\": [" : "],\n      \"waits\": [");
 	for (i = 0; i < dd->n_waits; i++) {
@@ -752,7 +1234,7 @@ static void j_device(struct gs_out *o, const struct dev_diff *dd)
 			      (unsigned long long)g->sa);
 		gs_out_json_string(o, g->b);
 		gs_out_printf(o, ", \"producer_stream\": %llu", (unsigned long long)g->sb);
-		j_counts(o, g, "wait_ns");
+		j_counts(o, dd, g, "wait_ns");
 		gs_out_putc(o, '}');
 	}
 	gs_out_puts(o, dd->n_waits ? "\n      ],\n      \"missed_overlap\": [" :
@@ -766,7 +1248,7 @@ static void j_device(struct gs_out *o, const struct dev_diff *dd)
 		gs_out_json_string(o, g->a);
 		gs_out_printf(o, ", \"stream\": %llu, \"direction\": ", (unsigned long long)g->sa);
 		gs_out_json_string(o, gs_copy_kind_name(g->kind));
-		j_counts(o, g, "exposed_ns");
+		j_counts(o, dd, g, "exposed_ns");
 		gs_out_printf(o, ", \"base_hideable_ns\": %lld, \"new_hideable_ns\": %lld}",
 			      (long long)g->extra[0], (long long)g->extra[1]);
 	}
@@ -786,6 +1268,7 @@ gs_status gs_diff_write_json(FILE *f, const struct gs_diff *df)
 	j_side(&o, df, SIDE_BASE);
 	gs_out_puts(&o, ",\n");
 	j_side(&o, df, SIDE_NEW);
+	gs_out_printf(&o, ",\n  \"basis\": \"%s\"", common_basis_name(df));
 	gs_out_puts(&o, ",\n  \"devices\": [");
 	for (size_t i = 0; i < df->n_dev; i++) {
 		gs_out_puts(&o, i ? ",\n" : "\n");
@@ -849,116 +1332,191 @@ static void t_last(struct gs_out *o, const char *s, size_t cols)
 	gs_out_putc(o, '\n');
 }
 
-/* A signed duration: "+1.500 ms", "-830 ns", "0 ns". */
-static const char *sdur(char *buf, size_t size, int64_t ns)
+static uint64_t uabs64(int64_t v)
 {
-	if (size < 2)
-		return gs_report_dur(buf, size, ns);
-	buf[0] = '+';
-	gs_report_dur(buf + (ns > 0), size - 1, ns);
-	return buf;
+	return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 }
 
-static const char *value_text(char *buf, size_t size, bool ns, int64_t v)
+static uint64_t max_u64(uint64_t a, uint64_t b)
 {
-	if (ns)
-		return gs_report_dur(buf, size, v);
-	snprintf(buf, size, "%lld", (long long)v);
-	return buf;
+	return a > b ? a : b;
 }
 
-/* (new - base) / base as "+12.5%"; "" when base is 0. */
-static const char *change_text(char *buf, size_t size, int64_t base, int64_t v)
+/* (new - base) / base as "+12.5%"; "new" when base is 0 and new is not. */
+static const char *change_text(char *buf, size_t size, double base, double v)
 {
 	if (base == 0) {
-		snprintf(buf, size, "%s", v ? "new" : "");
+		snprintf(buf, size, "%s", v != 0 ? "new" : "");
 		return buf;
 	}
-	snprintf(buf, size, "%+.1f%%", 100.0 * (double)(v - base) / (double)base);
+	snprintf(buf, size, "%+.1f%%", 100.0 * (v - base) / base);
 	return buf;
 }
 
 #define C_LABEL 22
-#define C_VALUE 18
+#define C_VALUE 20
 #define C_DELTA 16
 #define C_CHANGE 9
 
+/* A row of the headline table, on the basis of the comparison; the
+ * durations of a row in one unit. */
 static void t_metric_row(struct gs_out *o, const struct dev_diff *dd, int i)
 {
 	char b[48], n[48], d[48], c[32];
-	bool both = dd->d[0] && dd->d[1];
-	int64_t vb = dd->m[0][i], vn = dd->m[1][i];
+	bool both = dd->d[0] && dd->d[1], frac = dd->basis != B_TOTAL;
+	double xb = norm_of(dd, 0, dd->m[0][i]), xn = norm_of(dd, 1, dd->m[1][i]);
+	int64_t vb = llround(xb), vn = llround(xn);
+	uint64_t unit = gs_report_dur_unit(
+		max_u64(max_u64(dd->d[0] ? uabs64(vb) : 0, dd->d[1] ? uabs64(vn) : 0),
+			both ? uabs64(vn - vb) : 0));
 
+	if (metrics[i].ns) {
+		gs_report_dur_in(b, sizeof(b), vb, unit, false);
+		gs_report_dur_in(n, sizeof(n), vn, unit, false);
+		gs_report_dur_in(d, sizeof(d), vn - vb, unit, true);
+	} else if (frac) {
+		snprintf(b, sizeof(b), "%.1f", xb);
+		snprintf(n, sizeof(n), "%.1f", xn);
+		snprintf(d, sizeof(d), "%+.1f", xn - xb);
+	} else {
+		snprintf(b, sizeof(b), "%lld", (long long)vb);
+		snprintf(n, sizeof(n), "%lld", (long long)vn);
+		snprintf(d, sizeof(d), "%+lld", (long long)(vn - vb));
+	}
 	gs_out_puts(o, "  ");
 	t_cell(o, metrics[i].text, C_LABEL, false);
-	t_cell(o, dd->d[0] ? value_text(b, sizeof(b), metrics[i].ns, vb) : "-", C_VALUE, true);
-	t_cell(o, dd->d[1] ? value_text(n, sizeof(n), metrics[i].ns, vn) : "-", C_VALUE, true);
+	t_cell(o, dd->d[0] ? b : "-", C_VALUE, true);
+	t_cell(o, dd->d[1] ? n : "-", C_VALUE, true);
 	if (!both) {
 		gs_out_putc(o, '\n');
 		return;
 	}
-	if (metrics[i].ns)
-		sdur(d, sizeof(d), vn - vb);
-	else
-		snprintf(d, sizeof(d), "%+lld", (long long)(vn - vb));
-	t_cell(o, vn == vb ? "=" : d, C_DELTA, true);
-	change_text(c, sizeof(c), vb, vn);
-	if (vn != vb && *c) {
+	if (strcmp(b, n) == 0) {
+		t_cell(o, "=", C_DELTA, true);
+		gs_out_putc(o, '\n');
+		return;
+	}
+	t_cell(o, d, C_DELTA, true);
+	change_text(c, sizeof(c), metrics[i].ns ? (double)vb : xb, metrics[i].ns ? (double)vn : xn);
+	if (*c) {
 		gs_out_putc(o, ' ');
 		t_cell(o, c, C_CHANGE, true);
 	}
 	gs_out_putc(o, '\n');
 }
 
+/* An efficiency as the diff shows it: a bounded or cycle-broken one is
+ * no number to compare ("n/a (bounded)", "n/a (cycles broken)"). */
+static const char *eff_cell(char *buf, size_t size, const struct dev_diff *dd, int s)
+{
+	if (!dd->d[s])
+		snprintf(buf, size, "-");
+	else if (dd->eff_kind[s] == GS_REPORT_EFF_CYCLES || !isfinite(dd->eff[s]))
+		snprintf(buf, size, "n/a (cycles broken)");
+	else if (dd->eff_kind[s] == GS_REPORT_EFF_BOUNDED)
+		snprintf(buf, size, "n/a (bounded)");
+	else
+		snprintf(buf, size, "%.4f", dd->eff[s]);
+	return buf;
+}
+
 static void t_eff_row(struct gs_out *o, const struct dev_diff *dd)
 {
 	char b[32], n[32], d[32];
+	bool exact[2], cycles = false, bounded = false;
 
-	snprintf(b, sizeof(b), "%.4f", dd->eff[0]);
-	snprintf(n, sizeof(n), "%.4f", dd->eff[1]);
-	snprintf(d, sizeof(d), "%+.4f", dd->eff[1] - dd->eff[0]);
-	/* n/a: no efficiency (the schedule broke dependency cycles). */
-	if (!isfinite(dd->eff[0]))
-		snprintf(b, sizeof(b), "n/a");
-	if (!isfinite(dd->eff[1]))
-		snprintf(n, sizeof(n), "n/a");
-	if (!isfinite(dd->eff[1] - dd->eff[0]))
-		snprintf(d, sizeof(d), "n/a");
+	for (int s = 0; s < 2; s++) {
+		exact[s] = dd->d[s] && dd->eff_kind[s] == GS_REPORT_EFF_EXACT &&
+			   isfinite(dd->eff[s]);
+		cycles |= dd->d[s] && dd->eff_kind[s] == GS_REPORT_EFF_CYCLES;
+		bounded |= dd->d[s] && dd->eff_kind[s] == GS_REPORT_EFF_BOUNDED;
+	}
+	snprintf(d, sizeof(d), exact[0] && exact[1] ? "%+.4f" : "n/a", dd->eff[1] - dd->eff[0]);
 	gs_out_puts(o, "  ");
 	t_cell(o, "efficiency", C_LABEL, false);
-	t_cell(o, dd->d[0] ? b : "-", C_VALUE, true);
-	t_cell(o, dd->d[1] ? n : "-", C_VALUE, true);
+	t_cell(o, eff_cell(b, sizeof(b), dd, 0), C_VALUE, true);
+	t_cell(o, eff_cell(n, sizeof(n), dd, 1), C_VALUE, true);
 	if (dd->d[0] && dd->d[1])
 		t_cell(o, d, C_DELTA, true);
 	gs_out_putc(o, '\n');
+	if (cycles)
+		gs_out_puts(o,
+			    "    (cycles broken: the schedule dropped edges of dependency cycles, "
+			    "so its ideal is no bound)\n");
+	if (bounded)
+		gs_out_puts(
+			o, "    (bounded: the ideal is longer than the recorded run, which started "
+			   "an op early)\n");
+}
+
+static void t_count_cells(struct gs_out *o, const uint64_t count[2])
+{
+	char a[32], b[32], d[32];
+
+	snprintf(a, sizeof(a), "%llu", (unsigned long long)count[0]);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)count[1]);
+	snprintf(d, sizeof(d), "%+lld", (long long)count[1] - (long long)count[0]);
+	t_cell(o, a, 8, true);
+	t_cell(o, b, 8, true);
+	t_cell(o, count[0] == count[1] ? "=" : d, 8, true);
+}
+
+/* Base, new and delta of a kernel's times or means: one unit; "-" for a
+ * side without calls. */
+static void t_dur3(struct gs_out *o, const uint64_t count[2], const int64_t v[2], bool last)
+{
+	char a[48], b[48], d[48];
+	bool both = count[0] && count[1];
+	uint64_t unit = gs_report_dur_unit(
+		max_u64(max_u64(count[0] ? uabs64(v[0]) : 0, count[1] ? uabs64(v[1]) : 0),
+			both ? uabs64(v[1] - v[0]) : 0));
+
+	t_cell(o, count[0] ? gs_report_dur_in(a, sizeof(a), v[0], unit, false) : "-", 12, true);
+	t_cell(o, count[1] ? gs_report_dur_in(b, sizeof(b), v[1], unit, false) : "-", 12, true);
+	if (!both)
+		gs_report_dur_in(d, sizeof(d), count[0] ? -v[0] : v[1], unit, true);
+	else if (v[0] == v[1])
+		snprintf(d, sizeof(d), "=");
+	else
+		gs_report_dur_in(d, sizeof(d), v[1] - v[0], unit, true);
+	t_cell(o, d, 12, true); /* right-aligned: no trailing blanks */
+	if (last)
+		gs_out_putc(o, '\n');
 }
 
 static void t_kernels(struct gs_out *o, const struct gs_diff *df, const struct dev_diff *dd)
 {
 	size_t shown = dd->n_kernels < df->top ? dd->n_kernels : df->top;
-	char a[48], b[48], c[48], k[64];
+	const char *time = dd->basis == B_PER_ITERATION ? "time per iteration" :
+			   dd->basis == B_SCALED_BY_OPS ? "time (new scaled)" :
+							  "total time";
 
 	if (!dd->n_kernels)
 		return;
-	gs_out_printf(o, "\n  kernels whose total time changed most (%zu of %zu names)\n", shown,
+	gs_out_printf(o, "\n  kernels whose %s changed most (%zu of %zu names)\n",
+		      dd->basis == B_PER_ITERATION ? "time per iteration" : "total time", shown,
 		      dd->n_kernels);
 	gs_out_puts(o, "  ");
-	t_cell(o, "delta", 14, true);
-	t_cell(o, "base", 14, true);
-	t_cell(o, "new", 14, true);
-	t_cell(o, "calls", 22, true);
-	gs_out_puts(o, "\n    name\n");
+	t_cell(o, "calls", 24, true);
+	t_cell(o, time, 36, true);
+	t_cell(o, "mean per call", 36, true);
+	gs_out_puts(o, "\n  ");
+	for (int g = 0; g < 3; g++) {
+		t_cell(o, "base", g ? 12 : 8, true);
+		t_cell(o, "new", g ? 12 : 8, true);
+		t_cell(o, "delta", g ? 12 : 8, true);
+	}
+	gs_out_putc(o, '\n');
+	gs_out_puts(o, "    name\n");
 	for (size_t i = 0; i < shown; i++) {
 		const struct kern_row *r = &dd->kernels[i];
+		int64_t mean[2] = {kern_mean(r, 0), kern_mean(r, 1)};
 
-		snprintf(k, sizeof(k), "%llu -> %llu", (unsigned long long)r->count[0],
-			 (unsigned long long)r->count[1]);
 		gs_out_puts(o, "  ");
-		t_cell(o, sdur(a, sizeof(a), kern_delta(r)), 14, true);
-		t_cell(o, gs_report_dur(b, sizeof(b), r->ns[0]), 14, true);
-		t_cell(o, gs_report_dur(c, sizeof(c), r->ns[1]), 14, true);
-		t_cell(o, k, 22, true);
-		gs_out_puts(o, "\n    ");
+		t_count_cells(o, r->count);
+		t_dur3(o, r->count, r->norm, false);
+		t_dur3(o, r->count, mean, true);
+		gs_out_puts(o, "    ");
 		t_last(o, r->name, WIDTH - 4);
 	}
 }
@@ -978,15 +1536,18 @@ static void t_group_line(struct gs_out *o, const struct group *g, const char *ki
 			 const char *what)
 {
 	char a[48], b[48], d[48], k[48];
+	const int64_t *v = g->norm; /* on the basis of the comparison */
+	uint64_t unit = gs_report_dur_unit(
+		max_u64(max_u64(uabs64(v[0]), uabs64(v[1])), uabs64(v[1] - v[0])));
 
 	gs_out_puts(o, "  ");
 	t_cell(o, status_names[g->status], 9, false);
 	t_cell(o, kind, 15, false);
-	gs_report_dur(a, sizeof(a), g->ns[0]);
-	gs_report_dur(b, sizeof(b), g->ns[1]);
+	gs_report_dur_in(a, sizeof(a), v[0], unit, false);
+	gs_report_dur_in(b, sizeof(b), v[1], unit, false);
 	t_cell(o, g->count[0] ? a : "-", 12, true);
 	t_cell(o, g->count[1] ? b : "-", 12, true);
-	t_cell(o, sdur(d, sizeof(d), g->ns[1] - g->ns[0]), 13, true);
+	t_cell(o, gs_report_dur_in(d, sizeof(d), v[1] - v[0], unit, true), 13, true);
 	snprintf(k, sizeof(k), "%llu -> %llu", (unsigned long long)g->count[0],
 		 (unsigned long long)g->count[1]);
 	t_cell(o, k, 16, true);
@@ -1073,12 +1634,49 @@ static void t_missed(struct gs_out *o, const struct gs_diff *df, const struct de
 	}
 }
 
+/* The one line that says what the comparison is on, when not the totals. */
+static void t_basis(struct gs_out *o, const struct dev_diff *dd)
+{
+	char line[8 * WIDTH], nm[4 * WIDTH], src[4 * WIDTH + 32];
+	uint64_t a = dd->d[0] ? dd->d[0]->ops : 0, b = dd->d[1] ? dd->d[1]->ops : 0;
+
+	if (dd->basis == B_PER_ITERATION) {
+		if (dd->iter_src == IT_NVTX) {
+			fit(nm, sizeof(nm), dd->iter_name, 24);
+			snprintf(src, sizeof(src), "NVTX ranges \"%s\"", nm);
+		} else {
+			snprintf(src, sizeof(src), "ProfilerStep#N ranges");
+		}
+		snprintf(line, sizeof(line),
+			 "compared per iteration: %llu iterations in base, %llu in new (%s)",
+			 (unsigned long long)dd->iters[0], (unsigned long long)dd->iters[1], src);
+	} else if (dd->basis == B_SCALED_BY_OPS) {
+		snprintf(line, sizeof(line),
+			 "compared per op: %llu ops in base, %llu in new (%+.1f%%), no iterations "
+			 "marked; new scaled to base",
+			 (unsigned long long)a, (unsigned long long)b,
+			 100.0 * ((double)b - (double)a) / (double)a);
+	} else {
+		return;
+	}
+	t_last(o, line, WIDTH);
+}
+
 static void t_device(struct gs_out *o, const struct gs_diff *df, const struct dev_diff *dd)
 {
 	char name[4 * WIDTH];
+	bool mixed;
 
 	fit(name, sizeof(name), dd->name, 60);
-	if (dd->in_job)
+	if (dd->explicit_pair && dd->in_job)
+		gs_out_printf(o,
+			      "\nbase rank %u \u00b7 GPU %u <-> new rank %u \u00b7 GPU %u%s%s%s\n",
+			      dd->rank_of[0], dd->dev_of[0], dd->rank_of[1], dd->dev_of[1],
+			      *name ? " (" : "", name, *name ? ")" : "");
+	else if (dd->explicit_pair)
+		gs_out_printf(o, "\nbase device %u <-> new device %u%s%s%s\n", dd->dev_of[0],
+			      dd->dev_of[1], *name ? " (" : "", name, *name ? ")" : "");
+	else if (dd->in_job)
 		gs_out_printf(o, "\nrank %u \u00b7 GPU %u%s%s%s\n", dd->rank, dd->device,
 			      *name ? " (" : "", name, *name ? ")" : "");
 	else
@@ -1086,6 +1684,10 @@ static void t_device(struct gs_out *o, const struct gs_diff *df, const struct de
 			      *name ? ")" : "");
 	if (!dd->d[SIDE_BASE] || !dd->d[SIDE_NEW])
 		gs_out_printf(o, "  only in %s\n", dd->d[SIDE_BASE] ? "base" : "new");
+	if (!common_basis(df, &mixed) || mixed) {
+		gs_out_puts(o, "  ");
+		t_basis(o, dd);
+	}
 	gs_out_puts(o, "  ");
 	t_cell(o, "", C_LABEL, false);
 	t_cell(o, "base", C_VALUE, true);
@@ -1123,6 +1725,13 @@ gs_status gs_diff_write_text(FILE *f, const struct gs_diff *df)
 	fit(b, sizeof(b), df->label[1], WIDTH - 6);
 	gs_out_printf(&o, "base: %s\nnew:  %s\n", a, b);
 	gs_out_puts(&o, "delta = new - base; change = delta / base\n");
+	{
+		bool mixed;
+		const struct dev_diff *first = common_basis(df, &mixed);
+
+		if (first)
+			t_basis(&o, first);
+	}
 	if (!df->n_dev)
 		gs_out_puts(&o, "\nneither trace has GPU ops\n");
 	for (size_t i = 0; i < df->n_dev; i++)

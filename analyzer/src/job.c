@@ -287,7 +287,35 @@ static char *str_printf(const char *fmt, ...)
 	return p;
 }
 
-#define DUR(ns) gs_report_dur((char[48]){0}, 48, (ns))
+/* The unit of the comparable times of the text line being written (0:
+ * each its own): a line never mixes ms and s. Per thread, as reports of
+ * several jobs may be written at once. */
+static _Thread_local uint64_t line_unit;
+
+static const char *dur_text(char *buf, size_t size, int64_t ns)
+{
+	return line_unit ? gs_report_dur_in(buf, size, ns, line_unit, false) :
+			   gs_report_dur(buf, size, ns);
+}
+
+/* One unit for the line from the largest of its times; line_unit = 0 ends it. */
+static void set_line_unit(const int64_t *v, size_t n)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = v[i] < 0 ? (uint64_t)0 - (uint64_t)v[i] : (uint64_t)v[i];
+
+		m = a > m ? a : m;
+	}
+	line_unit = gs_report_dur_unit(m);
+}
+
+#define LINE_UNIT(...)                                                                             \
+	set_line_unit((const int64_t[]){__VA_ARGS__},                                              \
+		      sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
+
+#define DUR(ns) dur_text((char[48]){0}, 48, (ns))
 #define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
 
 static const struct gs_report *rank_of(const struct gs_report *job, size_t ri)
@@ -1586,7 +1614,7 @@ static const char *bw_text(char *buf, size_t size, double gbps)
 static const char *metric_text(char *buf, size_t size, enum ja_metric m, double v)
 {
 	if (metric_info[m].ns)
-		return gs_report_dur(buf, size, (int64_t)v);
+		return dur_text(buf, size, (int64_t)v);
 	if (m == M_EFF) {
 		snprintf(buf, size, "%.2f", v);
 		return buf;
@@ -1642,6 +1670,8 @@ static void text_ranks(struct jt *w, const struct gs_job_analysis *ja)
 		jt_cell(w, rank, 6, false);
 		jt_cell(w, *g->r->host ? g->r->host : "-", 10, false);
 		jt_cell(w, dev, 3, true);
+		LINE_UNIT(d->b.window_ns, d->comm_kernels ? d->comm_ns : 0,
+			  d->comm_kernels ? d->comm_exposed_ns : 0);
 		jt_cell(w, DUR(d->b.window_ns), 11, true);
 		jt_cell(w, PCT(d->b.total_ns[GS_CAT_KERNEL], d->b.window_ns), 7, true);
 		jt_cell(w, PCT(d->b.total_ns[GS_CAT_COPY], d->b.window_ns), 7, true);
@@ -1651,6 +1681,7 @@ static void text_ranks(struct jt *w, const struct gs_job_analysis *ja)
 		jt_cell(w, d->comm_kernels ? DUR(d->comm_ns) : "-", 11, true);
 		jt_cell(w, d->comm_kernels ? DUR(d->comm_exposed_ns) : "-", 11, true);
 		jt_cell(w, isfinite(g->overlap) ? FRAC(g->overlap) : "-", 8, true);
+		line_unit = 0;
 		gs_out_putc(w->o, '\n');
 	}
 }
@@ -1694,6 +1725,8 @@ static void text_summary(struct jt *w, const struct gs_job_analysis *ja)
 			gs_out_puts(w->o, "-\n");
 			continue;
 		}
+		if (metric_info[m].ns)
+			LINE_UNIT((int64_t)s->v[0], (int64_t)s->v[1], (int64_t)s->v[2]);
 		for (int k = 0; k < 3; k++) {
 			stat_cell(buf, sizeof(buf), ja, s, (enum ja_metric)m, k);
 			if (k < 2)
@@ -1701,6 +1734,7 @@ static void text_summary(struct jt *w, const struct gs_job_analysis *ja)
 			else
 				gs_out_puts(w->o, buf);
 		}
+		line_unit = 0;
 		gs_out_putc(w->o, '\n');
 	}
 }
@@ -1748,10 +1782,12 @@ static void text_collectives(struct jt *w, const struct gs_report *job,
 						       "   not compared\n");
 			continue;
 		}
+		LINE_UNIT(c->skew_sum / m, c->skew_max, c->wait_sum, c->transfer_sum / m);
 		jt_cell(w, DUR(c->skew_sum / m), 11, true);
 		jt_cell(w, DUR(c->skew_max), 11, true);
 		jt_cell(w, DUR(c->wait_sum), 11, true);
 		jt_cell(w, DUR(c->transfer_sum / m), 11, true);
+		line_unit = 0;
 		jt_cell(w, c->busbw_n ? BW(c->busbw_sum / (double)c->busbw_n) : "-", 12, true);
 		gs_out_putc(w->o, '\n');
 	}
@@ -1796,9 +1832,11 @@ static void text_collectives(struct jt *w, const struct gs_report *job,
 		jt_cell(w, idx, 6, true);
 		gs_out_puts(w->o, "  ");
 		jt_cell(w, x->name, 20, false);
+		LINE_UNIT(x->skew, x->transfer);
 		jt_cell(w, DUR(x->skew), 11, true);
 		jt_cell(w, x->skew > 0 ? last : "-", 6, true);
 		jt_cell(w, DUR(x->transfer), 11, true);
+		line_unit = 0;
 		jt_cell(w, BW(x->busbw), 12, true);
 		gs_out_putc(w->o, '\n');
 	}
@@ -1835,11 +1873,13 @@ static void text_totals(struct jt *w, const struct gs_report *job, const struct 
 		gs_out_puts(w->o, "    ");
 		jt_cell(w, rank, 6, false);
 		jt_cell(w, n, 12, true);
+		LINE_UNIT(t->waited, t->cost, t->compute_before);
 		jt_cell(w, DUR(t->waited), 12, true);
 		jt_cell(w, last, 8, true);
 		jt_cell(w, PCT((int64_t)t->last, (int64_t)t->counted), 8, true);
 		jt_cell(w, DUR(t->cost), 16, true);
 		jt_cell(w, DUR(t->compute_before), 16, true);
+		line_unit = 0;
 		gs_out_puts(w->o, t->straggler ? "  straggler\n" : "\n");
 	}
 	gs_out_puts(w->o, "    last: times the others waited for it (a skew of 0 counts for no "

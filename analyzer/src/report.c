@@ -71,6 +71,65 @@ const char *gs_report_dur(char *buf, size_t size, int64_t ns)
 	return buf;
 }
 
+uint64_t gs_report_dur_unit(uint64_t max_abs_ns)
+{
+	static const uint64_t divs[] = {1000000000ULL, 1000000ULL, 1000ULL};
+
+	for (size_t i = 0; i < COUNT_OF(divs); i++)
+		if (max_abs_ns >= divs[i])
+			return divs[i];
+	return 1;
+}
+
+const char *gs_report_dur_in(char *buf, size_t size, int64_t ns, uint64_t unit, bool plus)
+{
+	const char *sign = ns < 0 ? "-" : plus && ns > 0 ? "+" : "";
+	const char *name = unit == 1000000000ULL ? "s" :
+			   unit == 1000000ULL    ? "ms" :
+			   unit == 1000ULL       ? "us" :
+						   "ns";
+	uint64_t v = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	if (unit != 1000000000ULL && unit != 1000000ULL && unit != 1000ULL)
+		snprintf(buf, size, "%s%llu ns", sign, (unsigned long long)v);
+	else
+		snprintf(buf, size, "%s%llu.%03llu %s", sign, (unsigned long long)(v / unit),
+			 (unsigned long long)((v % unit) / (unit / 1000)), name);
+	return buf;
+}
+
+bool gs_report_warning_restated(const struct gs_report *r, const struct gs_warning *w)
+{
+	/* The importer's "N cudaStreamWaitEvent calls but no cuda_sync events"
+	 * is the caution about unlinked wait calls, which says what follows. */
+	return r->g && r->g->unlinked_wait_calls && w->message &&
+	       strstr(w->message, "cudaStreamWaitEvent calls but no cuda_sync events");
+}
+
+static uint64_t mag(int64_t v)
+{
+	return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+const char *gs_report_window_text(const struct gs_trace *t, const struct gs_report_device *d,
+				  char *buf, size_t size)
+{
+	int64_t first = 0, last = 0, a, b;
+	uint64_t unit, m;
+	char x[48], y[48], z[48];
+
+	gs_trace_op_span(t, &first, &last);
+	a = d->b.window_start - first;
+	b = d->b.window_end - first;
+	m = mag(a) > mag(b) ? mag(a) : mag(b);
+	unit = gs_report_dur_unit(m > mag(d->b.window_ns) ? m : mag(d->b.window_ns));
+	snprintf(buf, size, "%s%s .. %s%s into the trace: %s", a >= 0 ? "+" : "",
+		 gs_report_dur_in(x, sizeof(x), a, unit, false), b >= 0 ? "+" : "",
+		 gs_report_dur_in(y, sizeof(y), b, unit, false),
+		 gs_report_dur_in(z, sizeof(z), d->b.window_ns, unit, false));
+	return buf;
+}
+
 /* Bytes for people: "512 B", "64.0 KiB", "8.0 MiB". */
 static const char *bytes_str(char *buf, size_t size, uint64_t b)
 {
@@ -259,11 +318,41 @@ static void sb_printf(struct sb *s, const char *fmt, ...)
 	}
 }
 
+/* A duration in a finding: a marker ("\x01<ns>\x02") that sb_take writes
+ * out, every duration of the string in one unit (the largest's), so that
+ * a finding never says "48.745 ms instead of 16.025 s". */
 static void sb_dur(struct sb *s, int64_t ns)
 {
+	sb_printf(s, "\x01%lld\x02", (long long)ns);
+}
+
+/* The markers of sb_dur written out in one unit. */
+static void sb_units(struct sb *s)
+{
+	struct sb out = {0};
+	uint64_t m = 0, unit;
+	const char *p, *q;
 	char buf[48];
 
-	sb_printf(s, "%s", gs_report_dur(buf, sizeof(buf), ns));
+	if (s->oom || !s->p || !strchr(s->p, '\x01'))
+		return;
+	for (p = strchr(s->p, '\x01'); p; p = strchr(p + 1, '\x01')) {
+		long long v = strtoll(p + 1, NULL, 10);
+		uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+		m = a > m ? a : m;
+	}
+	unit = gs_report_dur_unit(m);
+	for (p = s->p; (q = strchr(p, '\x01')) != NULL && strchr(q, '\x02');
+	     p = strchr(q, '\x02') + 1)
+		sb_printf(&out, "%.*s%s", (int)(q - p), p,
+			  gs_report_dur_in(buf, sizeof(buf), strtoll(q + 1, NULL, 10), unit,
+					   false));
+	sb_printf(&out, "%s", p);
+	free(s->p);
+	*s = out;
+	if (!s->p)
+		s->oom = true;
 }
 
 /* A name cut to 60 code points with an ellipsis (findings stay short). */
@@ -297,6 +386,7 @@ static char *sb_take(struct sb *s)
 {
 	char *p;
 
+	sb_units(s);
 	if (s->oom || !s->p) {
 		free(s->p);
 		if (!s->oom)
@@ -1393,9 +1483,9 @@ static const char *constraint_advice(unsigned c)
 		return "cross-stream events gate the work: record each event right after the op "
 		       "the other stream needs";
 	case GS_BOUND_STREAM_ORDER:
-		return "ops queued behind earlier ops of their stream: delays upstream carry "
-		       "over; fix the findings above first, and give independent work its own "
-		       "stream";
+		return "ops queued behind earlier ops of their stream: a delay upstream carries "
+		       "over to every op behind it; shorten the ops at the head of the queue, and "
+		       "give independent work its own stream";
 	case GS_BOUND_DEFAULT_STREAM:
 		return "the legacy default stream serialises the blocking streams: use streams "
 		       "created with cudaStreamNonBlocking, or --default-stream per-thread";
@@ -1473,7 +1563,8 @@ static void finding_cycles(const struct gs_report_device *d, struct finding_list
 /* A schedule that breaks what must hold (gs_invariants), or an ideal
  * longer than the run: the numbers say which and how much. First of the
  * findings, like cycles. */
-#define DUR(buf, ns) gs_report_dur(buf, sizeof(buf), ns)
+/* sb_dur's marker, for a printf argument: one unit when taken. */
+#define DUR(buf, ns) (snprintf(buf, sizeof(buf), "\x01%lld\x02", (long long)(ns)), buf)
 
 static void finding_invariants(const struct gs_report *r, const struct gs_report_device *d,
 			       struct finding_list *l)

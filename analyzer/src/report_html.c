@@ -186,6 +186,20 @@ static const char *dur_str(char *buf, size_t size, int64_t ns)
 }
 
 #define DUR(ns) dur_str((char[48]){0}, 48, (ns))
+/* A duration in the unit `u` (gs_report_dur_unit), "µs" as above: one unit
+ * per sentence. */
+static const char *dur_in_str(char *buf, size_t size, int64_t ns, uint64_t u)
+{
+	size_t len;
+
+	gs_report_dur_in(buf, size, ns, u, false);
+	len = strlen(buf);
+	if (len >= 3 && !strcmp(buf + len - 3, " us") && len + 2 < size)
+		memcpy(buf + len - 2, "\xc2\xb5s", 4);
+	return buf;
+}
+
+#define DUR1(ns, u) dur_in_str((char[48]){0}, 48, (ns), (u))
 #define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
 
 /* What to call an op (report.c). */
@@ -354,7 +368,8 @@ static void h_notes(struct hw *w)
 	}
 	warn = gs_trace_warnings(w->t, &n);
 	for (i = 0; i < n; i++)
-		NOTE("warning", gs_warning_format(&warn[i], line, sizeof(line)));
+		if (!gs_report_warning_restated(r, &warn[i]))
+			NOTE("warning", gs_warning_format(&warn[i], line, sizeof(line)));
 	if (r->g && r->g->unlinked_waits) {
 		snprintf(line, sizeof(line),
 			 "%llu stream waits could not be linked to their event record: those "
@@ -434,6 +449,7 @@ static void h_breakdown(struct hw *w, const struct gs_report_device *d, size_t d
 {
 	const struct gs_breakdown *b = &d->b;
 	unsigned c;
+	uint64_t u;
 
 	gs_out_printf(&w->o, "<h3>Breakdown</h3>\n<div class=\"bar\" id=\"bdbar-%zu\">", di);
 	for (c = 0; c < GS_CAT_COUNT; c++) {
@@ -478,13 +494,18 @@ static void h_breakdown(struct hw *w, const struct gs_report_device *d, size_t d
 		      "<tr><td><b>window</b></td><td class=\"n\"><b>%s</b></td>"
 		      "<td class=\"n\">100.0%%</td><td></td></tr>\n</tbody></table>\n",
 		      DUR(b->window_ns));
+	/* One unit for the three (the largest's). */
+	u = gs_report_dur_unit((uint64_t)(b->copy_total_ns > b->kernel_concurrency_ns ?
+						  b->copy_total_ns :
+						  b->kernel_concurrency_ns));
 	gs_out_printf(&w->o,
 		      "<p class=\"meta\">dominant: <b>%s</b> (%s), a lead to check, not a "
 		      "verdict. Overlap: %s of %s copy time hidden under kernels; two or more "
 		      "kernels at once for %s.</p>\n",
 		      gs_category_name(b->dominant < GS_CAT_COUNT ? b->dominant : 0),
 		      PCT(b->total_ns[b->dominant < GS_CAT_COUNT ? b->dominant : 0], b->window_ns),
-		      DUR(b->copy_hidden_ns), DUR(b->copy_total_ns), DUR(b->kernel_concurrency_ns));
+		      DUR1(b->copy_hidden_ns, u), DUR1(b->copy_total_ns, u),
+		      DUR1(b->kernel_concurrency_ns, u));
 }
 
 static void h_findings(struct hw *w, const struct gs_report_device *d, size_t di)
@@ -1122,7 +1143,9 @@ static gs_status h_timeline(struct hw *w, const struct gs_report_device *d, size
 	struct tl L;
 	gs_status st;
 	size_t i;
+	int64_t first = 0, last = 0;
 
+	gs_trace_op_span(w->t, &first, &last);
 	st = tl_init(w, &L, d, di);
 	if (st != GS_OK) {
 		tl_fini(&L);
@@ -1135,9 +1158,10 @@ static gs_status h_timeline(struct hw *w, const struct gs_report_device *d, size
 		      "<div class=\"tl-ctl\"><button data-z=\"in\" title=\"zoom in\">+</button>"
 		      "<button data-z=\"out\" title=\"zoom out\">&minus;</button>"
 		      "<button data-z=\"reset\">reset</button>"
-		      "<span>wheel: zoom, drag: pan; times from the window start (%lld ns)</span>"
+		      "<span>wheel: zoom, drag: pan; times from the window start (+%s into the "
+		      "trace)</span>"
 		      "<span class=\"range\"></span></div>\n",
-		      (long long)L.t0);
+		      DUR(L.t0 - first));
 	gs_out_puts(&w->o, "<div class=\"tl-body\">\n");
 	draw_labels(w, &L);
 	gs_out_puts(&w->o, "<div class=\"tl-plot\">\n");
@@ -1660,8 +1684,8 @@ static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t
 
 	gs_out_printf(&w->o, "<section class=\"device\" id=\"dev-%zu\">\n<h2>", di);
 	h_text(w, gs_report_device_title(w->r, d, title, sizeof(title)), 160);
-	gs_out_printf(&w->o, "</h2>\n<p class=\"meta\">window %lld .. %lld ns: %s%s; ",
-		      (long long)d->b.window_start, (long long)d->b.window_end, DUR(d->b.window_ns),
+	gs_out_printf(&w->o, "</h2>\n<p class=\"meta\">window %s%s; ",
+		      gs_report_window_text(w->t, d, (char[160]){0}, 160),
 		      d->default_window ? " (first op start to last op end)" : " (--window)");
 	gs_out_printf(&w->o, "%llu ops", (unsigned long long)d->ops);
 	for (k = 0; k < GS_OP_KIND_COUNT; k++) {

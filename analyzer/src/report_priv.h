@@ -259,6 +259,20 @@ void gs_report_html_sentence(struct gs_out *o, const char *s);
 /* A duration for people, like gs_out_duration: "830 ns", "12.345 us",
  * "1.500 ms", "2.000 s" (three decimals, truncated). Returns buf. */
 const char *gs_report_dur(char *buf, size_t size, int64_t ns);
+/* One unit for several durations shown together (a line of a table): the
+ * divisor (1e9 s, 1e6 ms, 1e3 us, 1 ns) gs_report_dur would choose for the
+ * largest magnitude among them; and a duration in that unit ("0.013 ms",
+ * with "+" before a positive one when `plus`). */
+uint64_t gs_report_dur_unit(uint64_t max_abs_ns);
+/* A loading warning that a caution of the report says again, more fully
+ * (text and HTML show the caution only; JSON keeps both). */
+bool gs_report_warning_restated(const struct gs_report *r, const struct gs_warning *w);
+/* A device's window for people, relative to the first op of the trace
+ * (absolute ns stay in the JSON): "+0.000 ms .. +3.659 ms into the trace:
+ * 3.659 ms", in one unit. Returns buf. */
+const char *gs_report_window_text(const struct gs_trace *t, const struct gs_report_device *d,
+				  char *buf, size_t size);
+const char *gs_report_dur_in(char *buf, size_t size, int64_t ns, uint64_t unit, bool plus);
 
 /* "41.0%" of part in whole (one decimal, rounded); "0.0%" when whole <= 0. */
 const char *gs_report_pct(char *buf, size_t size, int64_t part, int64_t whole);

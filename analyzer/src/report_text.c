@@ -27,6 +27,7 @@ struct tw {
 	const struct gs_report *r;
 	const struct gs_trace *t;
 	bool color;
+	uint64_t unit; /* of every duration on the line being written; 0: each its own */
 };
 
 /* ---- colour ------------------------------------------------------------- */
@@ -120,12 +121,31 @@ static void tw_last(struct tw *w, const char *s, size_t cols)
 	gs_out_putc(&w->o, '\n');
 }
 
-static const char *dur(char *buf, size_t size, int64_t ns)
+static const char *dur(const struct tw *w, char *buf, size_t size, int64_t ns)
 {
-	return gs_report_dur(buf, size, ns);
+	return w->unit ? gs_report_dur_in(buf, size, ns, w->unit, false) :
+			 gs_report_dur(buf, size, ns);
 }
 
-#define DUR(ns) dur((char[48]){0}, 48, (ns))
+#define DUR(ns) dur(w, (char[48]){0}, 48, (ns))
+
+/* One unit for the comparable durations of a line (from the largest);
+ * tw_unit(w, NULL, 0) ends it. */
+static void tw_unit(struct tw *w, const int64_t *v, size_t n)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = v[i] < 0 ? (uint64_t)0 - (uint64_t)v[i] : (uint64_t)v[i];
+
+		m = a > m ? a : m;
+	}
+	w->unit = n ? gs_report_dur_unit(m) : 0;
+}
+
+#define LINE_UNIT(w, ...)                                                                          \
+	tw_unit((w), (const int64_t[]){__VA_ARGS__},                                               \
+		sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
 #define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
 #define U64(v) u64s((char[32]){0}, 32, (uint64_t)(v))
 
@@ -252,7 +272,8 @@ static void text_notes(struct note_sink *ns, const struct gs_report *r)
 	}
 	warn = gs_trace_warnings(r->t, &n);
 	for (i = 0; i < n; i++)
-		ns->note(ns, "warning", gs_warning_format(&warn[i], line, sizeof(line)));
+		if (!gs_report_warning_restated(r, &warn[i]))
+			ns->note(ns, "warning", gs_warning_format(&warn[i], line, sizeof(line)));
 	if (r->g && r->g->unlinked_waits) {
 		snprintf(line, sizeof(line),
 			 "%llu stream waits could not be linked to their event record: those "
@@ -533,9 +554,11 @@ static void text_breakdown(struct tw *w, const struct gs_report_device *d)
 	gs_out_printf(&w->o, "    dominant: %s (%s) - a lead to check, not a verdict\n",
 		      gs_category_name(b->dominant),
 		      PCT(b->total_ns[b->dominant < GS_CAT_COUNT ? b->dominant : 0], b->window_ns));
-	gs_out_printf(&w->o, "    overlap:  %s of %s copy time hidden under kernels",
+	LINE_UNIT(w, b->copy_hidden_ns, b->copy_total_ns, b->kernel_concurrency_ns);
+	gs_out_printf(&w->o, "    overlap:  %s of %s copy hidden by kernels",
 		      DUR(b->copy_hidden_ns), DUR(b->copy_total_ns));
-	gs_out_printf(&w->o, "; 2+ kernels at once for %s\n", DUR(b->kernel_concurrency_ns));
+	gs_out_printf(&w->o, "; 2+ kernels at once: %s\n", DUR(b->kernel_concurrency_ns));
+	tw_unit(w, NULL, 0);
 }
 
 /* ---- findings ------------------------------------------------------------------ */
@@ -624,6 +647,7 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 		char first[96], what[384];
 		size_t len;
 
+		LINE_UNIT(w, p->makespan_ns, p->saving_ns);
 		snprintf(first, sizeof(first), "    pipelined batches  %s  ", DUR(p->makespan_ns));
 		/* A what-if slower than the run (its kernels ran side by side;
 		 * the what-if runs one at a time) saves nothing: say so. */
@@ -643,6 +667,7 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 		}
 		len = strlen(what);
 		snprintf(what + len, sizeof(what) - len, ")");
+		tw_unit(w, NULL, 0);
 		tw_wrap(w, first, strlen(first), what, 23);
 	}
 	if (d->replay.name) {
@@ -782,6 +807,7 @@ static void text_missed(struct tw *w, const struct gs_report_device *d)
 
 	if (!d->n_missed)
 		return;
+	LINE_UNIT(w, d->missed_exposed_ns, d->missed_hideable_ns);
 	if (d->n_possible)
 		snprintf(title, sizeof(title),
 			 "Missed overlap (%zu exposed cop%s, %llu possible: %s, up to "
@@ -795,6 +821,7 @@ static void text_missed(struct tw *w, const struct gs_report_device *d)
 			 "hideable)",
 			 d->n_missed, d->n_missed == 1 ? "y" : "ies", DUR(d->missed_exposed_ns),
 			 DUR(d->missed_hideable_ns));
+	tw_unit(w, NULL, 0);
 	tw_section(w, title);
 	gs_out_puts(&w->o, "    ");
 	tw_cell(w, "#", 4, true);
@@ -823,8 +850,10 @@ static void text_missed(struct tw *w, const struct gs_report_device *d)
 		}
 		gs_out_puts(&w->o, "    ");
 		tw_cell(w, U64(i + 1), 4, true);
+		LINE_UNIT(w, m->exposed_ns, m->hideable_ns);
 		tw_cell(w, DUR(m->exposed_ns), 12, true);
 		tw_cell(w, DUR(m->hideable_ns), 12, true);
+		tw_unit(w, NULL, 0);
 		gs_out_puts(&w->o, "  ");
 		tw_op_cell(w, m->op, 27, false);
 		gs_out_puts(&w->o, "  ");
@@ -960,8 +989,10 @@ static void text_candidates(struct tw *w, const struct gs_report_device *d)
 			8, true);
 		tw_cell(w, U64(c->length), 9, true);
 		tw_cell(w, U64(c->repetitions), 9, true);
+		LINE_UNIT(w, c->exposed_launch_ns);
 		tw_cell(w, DUR(c->exposed_launch_ns), 12, true);
 		tw_cell(w, DUR(gaps ? c->exposed_launch_ns / (int64_t)gaps : 0), 12, true);
+		tw_unit(w, NULL, 0);
 		gs_out_puts(&w->o, "  ");
 		tw_last(w, seq, WIDTH - 4 - 4 - 8 - 9 - 9 - 12 - 12 - 2);
 	}
@@ -1028,8 +1059,10 @@ static void text_streams(struct tw *w, const struct gs_report_device *d)
 		tw_cell(w, gs_stream_kind_name(s->kind), 18, false);
 		tw_cell(w, prio, 6, true);
 		tw_cell(w, U64(s->ops), 9, true);
+		LINE_UNIT(w, s->kernel_ns, s->copy_ns);
 		tw_cell(w, DUR(s->kernel_ns), 14, true);
 		tw_cell(w, DUR(s->copy_ns), 14, true);
+		tw_unit(w, NULL, 0);
 		tw_cell(w, PCT(s->busy_ns, d->b.window_ns), 7, true);
 		if (pids)
 			gs_out_printf(&w->o, "  %lld", (long long)s->pid);
@@ -1062,10 +1095,12 @@ static void text_kernels(struct tw *w, const struct gs_report_device *d)
 
 		gs_out_puts(&w->o, "    ");
 		tw_cell(w, U64(i + 1), 4, true);
+		LINE_UNIT(w, k->ns);
 		tw_cell(w, DUR(k->ns), 14, true);
 		tw_cell(w, PCT(k->ns, all), 8, true);
 		tw_cell(w, U64(k->count), 9, true);
 		tw_cell(w, DUR(k->count ? k->ns / (int64_t)k->count : 0), 14, true);
+		tw_unit(w, NULL, 0);
 		gs_out_puts(&w->o, "  ");
 		tw_last(w, gs_trace_string(w->t, k->name), WIDTH - 4 - 4 - 14 - 8 - 9 - 14 - 2);
 	}
@@ -1085,8 +1120,8 @@ static void text_device(struct tw *w, const struct gs_report_device *d)
 	gs_report_device_title(w->r, d, title, sizeof(title));
 	gs_out_putc(&w->o, '\n');
 	tw_rule(w, title);
-	gs_out_printf(&w->o, "  window   %lld .. %lld ns: %s%s\n", (long long)d->b.window_start,
-		      (long long)d->b.window_end, DUR(d->b.window_ns),
+	gs_out_printf(&w->o, "  window   %s%s\n",
+		      gs_report_window_text(w->t, d, (char[160]){0}, 160),
 		      d->default_window ? " (first op start to last op end)" : " (--window)");
 	gs_out_printf(&w->o, "  ops      %llu", (unsigned long long)d->ops);
 	for (k = 0; k < GS_OP_KIND_COUNT; k++) {

@@ -156,9 +156,24 @@ static void gs_text_devices(struct gs_out *o, const struct gs_trace *t)
 			gs_out_text(o, name);
 		else
 			gs_out_puts(o, "(unnamed)");
-		gs_out_printf(o, " (cc %u.%u, %u SMs, ", dev[i].cc_major, dev[i].cc_minor,
-			      dev[i].sm_count);
-		gs_text_bytes(o, dev[i].memory_bytes);
+		/* A property the trace does not give is 0: "unknown", not "0 SMs". */
+		if (!dev[i].cc_major && !dev[i].cc_minor && !dev[i].sm_count &&
+		    !dev[i].memory_bytes && !dev[i].copy_engines) {
+			gs_out_puts(o, " (properties unknown)\n");
+			continue;
+		}
+		if (dev[i].cc_major || dev[i].cc_minor)
+			gs_out_printf(o, " (cc %u.%u, ", dev[i].cc_major, dev[i].cc_minor);
+		else
+			gs_out_puts(o, " (cc unknown, ");
+		if (dev[i].sm_count)
+			gs_out_printf(o, "%u SMs, ", dev[i].sm_count);
+		else
+			gs_out_puts(o, "SMs unknown, ");
+		if (dev[i].memory_bytes)
+			gs_text_bytes(o, dev[i].memory_bytes);
+		else
+			gs_out_puts(o, "memory unknown");
 		if (dev[i].copy_engines)
 			gs_out_printf(o, ", %u copy engines)\n", dev[i].copy_engines);
 		else

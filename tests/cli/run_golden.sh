@@ -200,6 +200,34 @@ golden_tests() {
 	[ "$rc" = 0 ] || fail "dump_v1_0: exit $rc"
 	same_stdout dump_small dump_v1_0
 
+	# A device the trace gives no properties of: "unknown", never "cc 0.0,
+	# 0 SMs, 0 B"; and one with some.
+	printf '%s\n' '{"deviceProperties": [{"id": 1, "numSms": 108}], "traceEvents": [' \
+		'{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5, "args": {"device": 0, "stream": 7, "correlation": 1}},' \
+		'{"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 7, "ts": 10, "dur": 5, "args": {"device": 1, "stream": 7, "correlation": 2}}]}' \
+		>noprops.json
+	run info_noprops info noprops.json
+	[ "$rc" = 0 ] || fail "info_noprops: exit $rc"
+	has info_noprops out "device 0:      (unnamed) (properties unknown)"
+	has info_noprops out "device 1:      (unnamed) (cc unknown, 108 SMs, memory unknown, copy engines unknown)"
+	hasnt info_noprops out "0 SMs"
+	hasnt info_noprops out "cc 0.0"
+
+	# A wait call without its sync record: the report's caution says it
+	# once (the loading warning it restates stays on stderr and in JSON).
+	printf '%s\n' '{"traceEvents": [' \
+		'{"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 9, "tid": 9, "ts": 1, "dur": 1, "args": {"correlation": 1}},' \
+		'{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": 3, "dur": 1, "args": {"correlation": 2}},' \
+		'{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5, "args": {"device": 0, "stream": 7, "correlation": 2}}]}' \
+		>nosync.json
+	run analyze_nosync analyze nosync.json
+	[ "$rc" = 0 ] || fail "analyze_nosync: exit $rc"
+	has analyze_nosync out "caution  1 cudaStreamWaitEvent calls have no sync record"
+	hasnt analyze_nosync out "warning  1 cudaStreamWaitEvent calls but no cuda_sync events"
+	has analyze_nosync err "1 cudaStreamWaitEvent calls but no cuda_sync events"
+	run analyze_nosync_json analyze --format json nosync.json
+	has analyze_nosync_json out "1 cudaStreamWaitEvent calls but no cuda_sync events"
+
 	# Recognised by content: gzip, and a name that says nothing.
 	if command -v gzip >/dev/null 2>&1; then
 		gzip -n -c small.json >small.json.gz
@@ -230,6 +258,18 @@ exit_tests() {
 		expect "help2_$c" 0 help "$c"
 		same_stdout "help_$c" "help2_$c"
 	done
+	# Every command that reads traces names each format it reads.
+	for c in info dump convert analyze export diff; do
+		has "help_$c" out ".gscope"
+		has "help_$c" out "Kineto / PyTorch-profiler JSON"
+		has "help_$c" out ".json.gz"
+		has "help_$c" out "Nsight Systems SQLite"
+	done
+	# help has a help of its own.
+	expect help_help 0 help --help
+	has help_help out "usage: gpuscope help [COMMAND]"
+	expect help_help_h 0 help -h
+	same_stdout help_help help_help_h
 	# Every command of `gpuscope --help` is built: none is listed as missing.
 	hasnt help out "not yet available in this build"
 

@@ -72,6 +72,48 @@ static const char new_json[] = HEAD RT("cudaMemcpyAsync", 0, 2, 21) ",\n" COPY(
 					      24) ",\n" KERNEL("consumer_kernel", 0, 7, 50, 40,
 							       24) "\n" TAIL;
 
+/* A stream waiting on the event recorded on another. */
+#define WAIT(stream, on, record, ts, corr)                                                         \
+	"{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Wait Event\", \"pid\": 0, "    \
+	"\"tid\": " #stream ", \"ts\": " #ts ", \"dur\": 1, \"args\": {\"cuda_sync_kind\": "       \
+	"\"Stream Wait Event\", \"wait_on_stream\": " #on                                          \
+	", \"wait_on_cuda_event_record_corr_id\": " #record ", \"stream\": " #stream               \
+	", \"correlation\": " #corr ", \"device\": 0, \"context\": 1}}"
+
+/*
+ * Waits in a cycle (as in test_report.c): stream 7 waits on the event
+ * recorded after b of stream 8 and stream 8 on the one after a of stream
+ * 7; a and b both run [30, 40): the schedules break the cycle, and the
+ * report gives no efficiency.
+ */
+static const char cycle_json[] = HEAD RT("cudaStreamWaitEvent", 3, 1, 3) ",\n" RT("cudaStreamWaitEvent", 4, 1, 4) ",\n" RT(
+	"cudaLaunchKernel",
+	5, 1,
+	5) ",\n" RT("cudaLaunchKernel", 6, 1,
+		    6) ",\n" RT("cudaEventRecord", 9, 1,
+				9) ",\n" RT("cudaEventRecord", 10, 1,
+					    10) ",\n" WAIT(7, 8, 10, 3,
+							   3) ",\n" WAIT(8, 7, 9, 4,
+									 4) ",\n" KERNEL("a", 0, 7,
+											 30, 10,
+											 5) ",\n" KERNEL("b",
+													 0,
+													 8,
+													 30,
+													 10,
+													 6) "\n" TAIL;
+
+/* Half of it, no cycle: stream 7 waits on b, yet a ran beside b. The
+ * ideal (20 µs) is longer than the recorded 10 µs: bounded, given as 1. */
+static const char overtaken_json[] =
+	HEAD RT("cudaStreamWaitEvent", 3, 1, 3) ",\n" RT("cudaLaunchKernel", 5, 1, 5) ",\n" RT(
+		"cudaLaunchKernel", 6, 1,
+		6) ",\n" RT("cudaEventRecord", 10, 1,
+			    10) ",\n" WAIT(7, 8, 10, 3,
+					   3) ",\n" KERNEL("a", 0, 7, 30, 10,
+							   5) ",\n" KERNEL("b", 0, 8, 30, 10,
+									   6) "\n" TAIL;
+
 /* Another process on device 1 only. */
 static const char dev1_json[] =
 	"{\"traceEvents\": [\n" KERNEL("allreduce", 1, 7, 1000, 10, 1) "\n" TAIL;
@@ -111,14 +153,57 @@ static char *write_of(const struct gs_diff *d, bool json)
 	return buf;
 }
 
-/* The JSON of diff(a, b). */
-static cJSON *diff_json(const struct gs_trace *a, const struct gs_trace *b, char **text)
+/*
+ * A training loop of `steps` PyTorch profiler steps (µs): step k is a
+ * ProfilerStep#k annotation [5000 k, 5000 k + 4900), with one gemm of
+ * `gemm_us` and, when `with_copy`, a copy of 100 µs after it on stream 7;
+ * `extra` more gemms run at the end, outside any step (when steps is 0,
+ * a loop without marks). Returns a malloc'd Kineto JSON.
+ */
+static char *loop_json(int steps, int gemm_us, int extra, bool marks)
 {
-	struct gs_diff_options o = {.base_name = "a.json", .new_name = "b.json"};
+	size_t cap = 4096 + (size_t)(steps + extra) * 1024, len = 0;
+	char *s = malloc(cap);
+	int corr = 1;
+
+	assert_non_null(s);
+	len += (size_t)snprintf(s + len, cap - len, "%s", HEAD);
+	for (int k = 0; k < steps + extra; k++) {
+		long t0 = 5000L * k;
+
+		if (marks && k < steps)
+			len += (size_t)snprintf(s + len, cap - len,
+						"{\"ph\": \"X\", \"cat\": \"user_annotation\", "
+						"\"name\": \"ProfilerStep#%d\", \"pid\": 100, "
+						"\"tid\": 100, \"ts\": %ld, \"dur\": 4900},\n",
+						k + 1, t0);
+		len += (size_t)snprintf(
+			s + len, cap - len,
+			"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+			"\"pid\": 100, \"tid\": 100, \"ts\": %ld, \"dur\": 5, \"args\": "
+			"{\"correlation\": %d}},\n"
+			"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, "
+			"\"tid\": 7, \"ts\": %ld, \"dur\": %d, \"args\": {\"device\": 0, "
+			"\"context\": 1, \"stream\": 7, \"correlation\": %d}}%s\n",
+			t0 + 1, corr, t0 + 10, gemm_us, corr, k + 1 < steps + extra ? "," : "");
+		corr++;
+		assert_true(len < cap);
+	}
+	len += (size_t)snprintf(s + len, cap - len, "%s", TAIL);
+	assert_true(len < cap);
+	return s;
+}
+
+/* The JSON of diff(a, b) with options (names "a.json", "b.json"). */
+static cJSON *diff_json_opt(const struct gs_trace *a, const struct gs_trace *b, char **text,
+			    struct gs_diff_options o)
+{
 	struct gs_diff *d = NULL;
 	char *js;
 	cJSON *doc;
 
+	o.base_name = "a.json";
+	o.new_name = "b.json";
 	gs_error_clear();
 	assert_int_equal(gs_diff_build(a, b, &o, &d), GS_OK);
 	js = write_of(d, true);
@@ -130,6 +215,11 @@ static cJSON *diff_json(const struct gs_trace *a, const struct gs_trace *b, char
 		*text = write_of(d, false);
 	gs_diff_destroy(d);
 	return doc;
+}
+
+static cJSON *diff_json(const struct gs_trace *a, const struct gs_trace *b, char **text)
+{
+	return diff_json_opt(a, b, text, (struct gs_diff_options){0});
 }
 
 static const cJSON *device_of(const cJSON *doc, int id)
@@ -348,6 +438,292 @@ static void test_devices_on_one_side(void **state)
 	gs_trace_destroy(b);
 }
 
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	if (!cJSON_IsNumber(v))
+		fail_msg("%s is not a number", key);
+	return v->valuedouble;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	if (!cJSON_IsString(v))
+		fail_msg("%s is not a string", key);
+	return v->valuestring;
+}
+
+/*
+ * 34 steps of a 3.999 ms gemm against 30 of a 4.012 ms one: in total the
+ * gemm is 15.606 ms faster (135.966 -> 120.360 ms), but per call and per
+ * iteration it is 13 µs slower; the diff compares per iteration and says so.
+ */
+static void test_per_iteration(void **state)
+{
+	(void)state;
+	char *ja = loop_json(34, 3999, 0, true), *jb = loop_json(30, 4012, 0, true), *text;
+	struct gs_trace *a = trace_of(ja), *b = trace_of(jb);
+	cJSON *doc = diff_json(a, b, &text);
+	const cJSON *dev = device_of(doc, 0), *it = cJSON_GetObjectItem(dev, "iterations");
+	const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(dev, "kernels"), 0);
+	const cJSON *kn = cJSON_GetObjectItem(cJSON_GetObjectItem(dev, "metrics"), "kernel_ns");
+
+	assert_string_equal(str(doc, "basis"), "per_iteration");
+	assert_string_equal(str(dev, "basis"), "per_iteration");
+	assert_int_equal(num(it, "base"), 34);
+	assert_int_equal(num(it, "new"), 30);
+	assert_string_equal(str(it, "from"), "profiler_steps");
+	/* The totals as recorded, the field names as before. */
+	assert_string_equal(str(k, "name"), "gemm");
+	assert_int_equal(num(k, "base_count"), 34);
+	assert_int_equal(num(k, "new_count"), 30);
+	assert_int_equal(num(k, "base_ns"), 135966000);
+	assert_int_equal(num(k, "new_ns"), 120360000);
+	assert_int_equal(num(k, "delta_ns"), -15606000);
+	assert_int_equal(num(k, "delta_count"), -4);
+	/* Per call and per iteration: 13 µs slower. */
+	assert_int_equal(num(k, "base_mean_ns"), 3999000);
+	assert_int_equal(num(k, "new_mean_ns"), 4012000);
+	assert_int_equal(num(k, "delta_mean_ns"), 13000);
+	assert_int_equal(num(k, "base_normalized_ns"), 3999000);
+	assert_int_equal(num(k, "new_normalized_ns"), 4012000);
+	assert_int_equal(num(k, "delta_normalized_ns"), 13000);
+	/* The headline metrics keep their totals, normalized beside them. */
+	assert_int_equal(num(kn, "delta"), -15606000);
+	assert_int_equal(num(cJSON_GetObjectItem(kn, "normalized"), "delta"), 13000);
+	assert_int_equal(metric(dev, "ops", "base"), 34);
+	assert_float_equal(
+		num(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(dev, "metrics"),
+							    "ops"),
+					"normalized"),
+		    "new"),
+		1.0, 0);
+	/* Text: one line says so; the gemm row per iteration and per call. */
+	assert_non_null(strstr(text, "\ncompared per iteration: 34 iterations in base, 30 in new "
+				     "(ProfilerStep#N ranges)\n"));
+	assert_non_null(
+		strstr(text, "kernels whose time per iteration changed most (1 of 1 names)"));
+	assert_non_null(strstr(text,
+			       "      34      30      -4    3.999 ms    4.012 ms   +0.013 ms    "
+			       "3.999 ms    4.012 ms   +0.013 ms\n    gemm\n"));
+	assert_non_null(strstr(text,
+			       "  kernel                            3.999 ms            4.012 ms"
+			       "       +0.013 ms     +0.3%\n"));
+	assert_lines_fit(text);
+	free(text);
+	cJSON_Delete(doc);
+	gs_trace_destroy(a);
+	gs_trace_destroy(b);
+	free(ja);
+	free(jb);
+}
+
+/* The loop without marks, each step drawn as an NVTX range "step" [5000 k,
+ * 5000 k + 4900) holding two nested "fwd" ranges, plus one "init". */
+static struct gs_trace *nvtx_loop(int steps, int gemm_us)
+{
+	char *js = loop_json(0, gemm_us, steps, false);
+	struct gs_trace *t = NULL;
+	struct gs_sink *sk;
+	uint32_t step, fwd, init;
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	sk = gs_trace_borrow_sink(t);
+	assert_int_equal(gs_import_kineto_mem(js, strlen(js), "test.json", NULL, sk), GS_OK);
+	assert_int_equal(sk->intern(sk, "step", 4, &step), GS_OK);
+	assert_int_equal(sk->intern(sk, "fwd", 3, &fwd), GS_OK);
+	assert_int_equal(sk->intern(sk, "init", 4, &init), GS_OK);
+	for (int k = -1; k < steps; k++) {
+		int64_t t0 = 5000000LL * k;
+		struct gs_range r = {.start_ns = t0,
+				     .end_ns = t0 + 4900000,
+				     .pid = 100,
+				     .tid = 100,
+				     .name = k < 0 ? init : step,
+				     .domain = GS_NO_STRING,
+				     .kind = GS_RANGE_NVTX};
+
+		assert_int_equal(sk->range(sk, &r), GS_OK);
+		for (int i = 0; i < 2 && k >= 0; i++) {
+			r.start_ns = t0 + 1000 + 2000000LL * i;
+			r.end_ns = r.start_ns + 1000000;
+			r.name = fwd;
+			assert_int_equal(sk->range(sk, &r), GS_OK);
+		}
+	}
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	free(js);
+	return t;
+}
+
+/* No profiler steps: the outermost NVTX range repeated on both sides
+ * ("step", not the nested "fwd" repeated twice as often) counts them. */
+static void test_per_iteration_nvtx(void **state)
+{
+	(void)state;
+	struct gs_trace *a = nvtx_loop(34, 3999), *b = nvtx_loop(30, 4012);
+	char *text;
+	cJSON *doc = diff_json(a, b, &text);
+	const cJSON *dev = device_of(doc, 0), *it = cJSON_GetObjectItem(dev, "iterations");
+	const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(dev, "kernels"), 0);
+
+	assert_string_equal(str(dev, "basis"), "per_iteration");
+	assert_string_equal(str(it, "from"), "nvtx");
+	assert_string_equal(str(it, "nvtx_range"), "step");
+	assert_int_equal(num(it, "base"), 34);
+	assert_int_equal(num(it, "new"), 30);
+	assert_int_equal(num(k, "delta_normalized_ns"), 13000);
+	assert_non_null(strstr(text, "\ncompared per iteration: 34 iterations in base, 30 in new "
+				     "(NVTX ranges \"step\")\n"));
+	free(text);
+	cJSON_Delete(doc);
+	gs_trace_destroy(a);
+	gs_trace_destroy(b);
+}
+
+/*
+ * No iteration marks, the same kernels, 22 gemms against 20 (10% more
+ * ops): NEW is scaled to BASE's op count (x 20/22), and the 100 µs gemms
+ * are the same. 21 against 20 (5%, not more): the totals.
+ */
+static void test_scaled_by_ops(void **state)
+{
+	(void)state;
+	char *ja = loop_json(0, 100, 20, false), *jb = loop_json(0, 100, 22, false);
+	char *jc = loop_json(0, 100, 21, false), *text;
+	struct gs_trace *a = trace_of(ja), *b = trace_of(jb), *c = trace_of(jc);
+	cJSON *doc = diff_json(a, b, &text);
+	const cJSON *dev = device_of(doc, 0);
+	const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(dev, "kernels"), 0);
+
+	assert_string_equal(str(dev, "basis"), "scaled_by_ops");
+	assert_true(
+		cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(dev, "iterations"), "from")));
+	assert_float_equal(num(dev, "new_scale"), 20.0 / 22.0, 0.000001);
+	assert_int_equal(num(k, "delta_ns"), 200000);
+	assert_int_equal(num(k, "base_normalized_ns"), 2000000);
+	assert_int_equal(num(k, "new_normalized_ns"), 2000000);
+	assert_int_equal(num(k, "delta_normalized_ns"), 0);
+	assert_int_equal(num(k, "delta_mean_ns"), 0);
+	assert_non_null(strstr(text, "\ncompared per op: 20 ops in base, 22 in new (+10.0%), no "
+				     "iterations marked; new scaled to base\n"));
+	assert_non_null(strstr(text,
+			       "  kernel                            2.000 ms            2.000 ms"
+			       "               =\n"));
+	assert_lines_fit(text);
+	free(text);
+	cJSON_Delete(doc);
+	doc = diff_json(a, c, NULL);
+	dev = device_of(doc, 0);
+	assert_string_equal(str(doc, "basis"), "total");
+	assert_string_equal(str(dev, "basis"), "total");
+	assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(dev, "kernels"), 0),
+					"delta_normalized_ns"));
+	cJSON_Delete(doc);
+	gs_trace_destroy(a);
+	gs_trace_destroy(b);
+	gs_trace_destroy(c);
+	free(ja);
+	free(jb);
+	free(jc);
+}
+
+/* --pair: base GPU 0 against new GPU 1, one pair; bad pairs are errors. */
+static void test_explicit_pair(void **state)
+{
+	(void)state;
+	struct gs_trace *a = trace_of(base_json), *b = trace_of(dev1_json);
+	const struct gs_diff_pair p[] = {{GS_DIFF_ANY_RANK, 0, GS_DIFF_ANY_RANK, 1}};
+	const struct gs_diff_pair bad[][2] = {
+		{{GS_DIFF_ANY_RANK, 3, GS_DIFF_ANY_RANK, 1}},
+		{{GS_DIFF_ANY_RANK, 0, 5, 1}},
+		{{GS_DIFF_ANY_RANK, 0, GS_DIFF_ANY_RANK, 1}, {0, 0, GS_DIFF_ANY_RANK, 1}},
+	};
+	const char *const why[] = {"no GPU 3 in base", "no GPU 1 of rank 5 in new",
+				   "base GPU 0 is in two pairs"};
+	char *text, msg[512];
+	cJSON *doc = diff_json_opt(a, b, &text, (struct gs_diff_options){.pairs = p, .n_pairs = 1});
+	const cJSON *dev = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "devices"), 0);
+	struct gs_diff *d = NULL;
+
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "devices")), 1);
+	assert_int_equal(num(dev, "base_device"), 0);
+	assert_int_equal(num(dev, "new_device"), 1);
+	assert_string_equal(str(dev, "paired"), "explicit");
+	assert_int_equal(metric(dev, "kernel_ns", "base"), 70000);
+	assert_int_equal(metric(dev, "kernel_ns", "new"), 10000);
+	assert_int_equal(metric(dev, "kernel_ns", "delta"), -60000);
+	assert_non_null(strstr(text, "\nbase device 0 <-> new device 1 (Test GPU)\n"));
+	assert_null(strstr(text, "only in"));
+	assert_lines_fit(text);
+	free(text);
+	cJSON_Delete(doc);
+	/* Without --pair, by id: two devices, each on one side. */
+	doc = diff_json(a, b, NULL);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "devices")), 2);
+	assert_string_equal(str(device_of(doc, 0), "paired"), "by_id");
+	cJSON_Delete(doc);
+	for (size_t i = 0; i < 3; i++) {
+		struct gs_diff_options o = {.pairs = bad[i], .n_pairs = i == 2 ? 2 : 1};
+
+		gs_error_clear();
+		assert_int_equal(gs_diff_build(a, b, &o, &d), GS_ERR_INVALID);
+		assert_null(d);
+		gs_error_format(msg, sizeof(msg));
+		if (!strstr(msg, why[i]))
+			fail_msg("pair %zu: '%s' does not say '%s'", i, msg, why[i]);
+	}
+	gs_error_clear();
+	gs_trace_destroy(a);
+	gs_trace_destroy(b);
+}
+
+/* A cycle-broken and a bounded efficiency: named, never a number to
+ * compare (no delta), whichever side. */
+static void test_efficiency_not_exact(void **state)
+{
+	(void)state;
+	struct gs_trace *c = trace_of(cycle_json), *o = trace_of(overtaken_json);
+	struct gs_trace *a = trace_of(base_json);
+	char *text;
+	cJSON *doc = diff_json(c, o, &text);
+	const cJSON *e = cJSON_GetObjectItem(cJSON_GetObjectItem(device_of(doc, 0), "metrics"),
+					     "efficiency");
+
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(e, "base")));
+	assert_int_equal(num(e, "new"), 1);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(e, "delta")));
+	assert_string_equal(str(e, "base_kind"), "cycles_broken");
+	assert_string_equal(str(e, "new_kind"), "bounded");
+	assert_non_null(strstr(text, "\n  efficiency             n/a (cycles broken)       "
+				     "n/a (bounded)             n/a\n"));
+	assert_non_null(strstr(text, "(cycles broken: "));
+	assert_non_null(strstr(text, "(bounded: "));
+	assert_lines_fit(text);
+	free(text);
+	cJSON_Delete(doc);
+	/* Bounded on both sides: not "1.0000 1.0000 =". */
+	doc = diff_json(o, o, &text);
+	e = cJSON_GetObjectItem(cJSON_GetObjectItem(device_of(doc, 0), "metrics"), "efficiency");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(e, "delta")));
+	assert_null(strstr(text, "1.0000"));
+	free(text);
+	cJSON_Delete(doc);
+	/* An exact one against a broken one: no delta either. */
+	doc = diff_json(a, c, &text);
+	e = cJSON_GetObjectItem(cJSON_GetObjectItem(device_of(doc, 0), "metrics"), "efficiency");
+	assert_string_equal(str(e, "base_kind"), "exact");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(e, "delta")));
+	free(text);
+	cJSON_Delete(doc);
+	gs_trace_destroy(a);
+	gs_trace_destroy(c);
+	gs_trace_destroy(o);
+}
+
 /* Traces without GPU ops, bad arguments, a write that fails. */
 static void test_edges(void **state)
 {
@@ -386,6 +762,11 @@ int main(void)
 		cmocka_unit_test(test_schedules_waits_missed),
 		cmocka_unit_test(test_same_trace),
 		cmocka_unit_test(test_devices_on_one_side),
+		cmocka_unit_test(test_per_iteration),
+		cmocka_unit_test(test_per_iteration_nvtx),
+		cmocka_unit_test(test_scaled_by_ops),
+		cmocka_unit_test(test_explicit_pair),
+		cmocka_unit_test(test_efficiency_not_exact),
 		cmocka_unit_test(test_edges),
 	};
 

@@ -741,7 +741,23 @@ void gs_export_data_destroy(struct gs_export_data *d);
  * (kind, consumer name and stream, producer name and stream) and missed
  * overlaps by (copy name, stream, direction), each group new, vanished or
  * changed. O(R log R) over the rows of both reports after building them.
+ * Kernels also get their mean time per call. When the two runs hold
+ * different numbers of iterations (distinct ProfilerStep#N ranges, else
+ * the most repeated outermost NVTX range name of both, else op counts
+ * that differ by more than 5%), times and counts are compared per
+ * iteration (or NEW scaled to BASE's op count), and the output says so.
  */
+/* An explicit pairing of a BASE GPU with a NEW GPU: rank and device of
+ * each side; a rank of GS_DIFF_ANY_RANK matches the one rank that has
+ * that device (an error when several have it). */
+#define GS_DIFF_ANY_RANK (-1)
+struct gs_diff_pair {
+	int64_t base_rank;
+	uint32_t base_device;
+	int64_t new_rank;
+	uint32_t new_device;
+};
+
 struct gs_diff_options {
 	const char *base_name; /* labels for the output (copied; NULL: "base") */
 	const char *new_name;  /* (NULL: "new") */
@@ -749,6 +765,10 @@ struct gs_diff_options {
 	const char *new_format;
 	size_t top;         /* rows per ranked text table (0: default 10) */
 	uint64_t max_edges; /* of each side's dependency graph (gs_graph_options) */
+	/* GPUs paired explicitly (borrowed; each GPU in one pair at most);
+	 * the others are matched by (rank, device). */
+	const struct gs_diff_pair *pairs;
+	size_t n_pairs;
 };
 
 struct gs_diff;

@@ -286,6 +286,71 @@ checks=$((checks + 1))
 cmp -s diff.out diff_o.txt || fail "diff -o differs from stdout"
 expect diff_top 0 diff --top 1 "$serial" "$pipelined"
 
+# golden NAME: NAME.out (paths as TESTS) against expected/NAME.txt.
+golden() {
+	sed -e "s|$tests|TESTS|g" -e "s|$work/||g" "$1.out" >"$1.txt"
+	checks=$((checks + 1))
+	if [ "${GS_UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$1.txt" "$src/expected/$1.txt"
+	elif ! diff -u "$src/expected/$1.txt" "$1.txt" >&2; then
+		fail "$1: output differs from expected/$1.txt"
+	fi
+	awk 'length > 100 { bad = 1 } END { exit bad }' "$1.out" || fail "$1: a line over 100 columns"
+}
+
+# loop N GEMM_US MARKS: a Kineto trace (µs) of N iterations, step k one
+# gemm at 5000 k + 10 on stream 7, inside a ProfilerStep#k annotation when
+# MARKS is 1.
+loop() {
+	awk -v n="$1" -v us="$2" -v marks="$3" 'BEGIN {
+		q = "\""
+		printf "{%sdeviceProperties%s: [{%sid%s: 0, %sname%s: %sTest GPU%s}],\n", q, q, q, q, q, q, q, q
+		printf "%straceEvents%s: [\n", q, q
+		for (k = 0; k < n; k++) {
+			t = 5000 * k
+			if (marks)
+				printf "{%sph%s: %sX%s, %scat%s: %suser_annotation%s, %sname%s: %sProfilerStep#%d%s, %spid%s: 100, %stid%s: 100, %sts%s: %d, %sdur%s: 4900},\n", q, q, q, q, q, q, q, q, q, q, q, k + 1, q, q, q, q, q, q, q, t, q, q
+			printf "{%sph%s: %sX%s, %scat%s: %scuda_runtime%s, %sname%s: %scudaLaunchKernel%s, %spid%s: 100, %stid%s: 100, %sts%s: %d, %sdur%s: 5, %sargs%s: {%scorrelation%s: %d}},\n", q, q, q, q, q, q, q, q, q, q, q, q, q, q, q, q, q, q, t + 1, q, q, q, q, q, q, k + 1
+			printf "{%sph%s: %sX%s, %scat%s: %skernel%s, %sname%s: %sgemm%s, %spid%s: 0, %stid%s: 7, %sts%s: %d, %sdur%s: %d, %sargs%s: {%sdevice%s: 0, %sstream%s: 7, %scorrelation%s: %d}}%s\n", q, q, q, q, q, q, q, q, q, q, q, q, q, q, q, q, q, q, t + 10, q, q, us, q, q, q, q, q, q, q, q, k + 1, (k + 1 < n ? "," : "")
+		}
+		print "]}"
+	}'
+}
+
+# 34 iterations of a 3.999 ms gemm against 30 of a 4.012 ms one: 15.606
+# ms less in total, 13 us more per iteration and per call.
+loop 34 3999 1 >steps34.json
+loop 30 4012 1 >steps30.json
+expect diff_steps 0 diff steps34.json steps30.json
+golden diff_steps
+has diff_steps.out "compared per iteration: 34 iterations in base, 30 in new (ProfilerStep#N ranges)"
+expect diff_steps_json 0 diff --format json steps34.json steps30.json
+has diff_steps_json.out '"basis": "per_iteration", "iterations": {"base": 34, "new": 30, "from": "profiler_steps"}'
+has diff_steps_json.out '"base_ns": 135966000, "new_ns": 120360000, "delta_ns": -15606000, "base_mean_ns": 3999000, "new_mean_ns": 4012000, "delta_mean_ns": 13000'
+# No marks, the same gemms, 22 against 20 (10% more ops): NEW scaled.
+loop 20 100 0 >ops20.json
+loop 22 100 0 >ops22.json
+expect diff_ops 0 diff ops20.json ops22.json
+has diff_ops.out "compared per op: 20 ops in base, 22 in new (+10.0%), no iterations marked; new scaled to base"
+has diff_ops.out "  kernel                            2.000 ms            2.000 ms               ="
+# --pair: base GPU 0 against new GPU 1 (by id they would not meet).
+expect diff_pair 0 diff --pair 0:1 "$serial" "$tests/cli/analyze/rank1.json"
+golden diff_pair
+expect diff_pair_rank 0 diff --pair 0/0:1 "$serial" "$tests/cli/analyze/rank1.json"
+checks=$((checks + 1))
+cmp -s diff_pair.out diff_pair_rank.out || fail "diff --pair 0/0:1 differs from --pair 0:1"
+expect diff_pair_none 1 diff --pair 5:1 "$serial" "$tests/cli/analyze/rank1.json"
+has diff_pair_none.err "no GPU 5 in base"
+expect diff_pair_twice 1 diff --pair 0:1 --pair 0:1 "$serial" "$tests/cli/analyze/rank1.json"
+has diff_pair_twice.err "base GPU 0 is in two pairs"
+expect diff_pair_bad 2 diff --pair 1 "$serial" "$serial"
+expect diff_pair_bad2 2 diff --pair 0:1:2 "$serial" "$serial"
+expect diff_pair_bad3 2 diff --pair a/0:1 "$serial" "$serial"
+# Waits in a cycle: the efficiency is named, not compared.
+expect diff_cycle 0 diff "$src/data/cycle.json" "$serial"
+golden diff_cycle
+has diff_cycle.out "n/a (cycles broken)"
+
 # ---- exit statuses ---------------------------------------------------------
 
 # A trace that loads without warnings: failures print exactly one line.
