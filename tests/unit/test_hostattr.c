@@ -313,23 +313,28 @@ static void test_gscope_nvtx(void **state)
 
 /* ---- the advice of the idle finding ------------------------------------- */
 
-/* The idle finding of device 0 of a report of b's trace (copied). */
-static void idle_finding(struct tb *b, char **text, char **advice)
+/* The idle finding of device 0 of a report of b's trace, copied. */
+struct finding {
+	char text[1024];
+	char advice[1024];
+};
+
+static void idle_finding(struct tb *b, struct finding *f)
 {
 	struct gs_report_options o = {0};
 	struct gs_report *r = NULL;
+	bool found = false;
 
 	assert_int_equal(gs_trace_finish(b->t), GS_OK);
 	assert_int_equal(gs_report_build(b->t, &o, &r), GS_OK);
 	assert_true(r->n_dev >= 1);
-	*text = *advice = NULL;
-	for (size_t i = 0; i < r->dev[0].n_findings; i++)
+	for (size_t i = 0; i < r->dev[0].n_findings && !found; i++)
 		if (strcmp(r->dev[0].findings[i].kind, "idle") == 0) {
-			*text = strdup(r->dev[0].findings[i].text);
-			*advice = strdup(r->dev[0].findings[i].advice);
+			snprintf(f->text, sizeof(f->text), "%s", r->dev[0].findings[i].text);
+			snprintf(f->advice, sizeof(f->advice), "%s", r->dev[0].findings[i].advice);
+			found = true;
 		}
-	assert_non_null(*text);
-	assert_non_null(*advice);
+	assert_true(found);
 	gs_report_destroy(r);
 }
 
@@ -346,7 +351,7 @@ static void gap_trace(struct tb *b)
 static void test_advice_input(void **state)
 {
 	struct tb b;
-	char *text, *adv;
+	struct finding f;
 
 	(void)state;
 	gap_trace(&b);
@@ -354,35 +359,32 @@ static void test_advice_input(void **state)
 		 US(5), US(90));
 	tb_range(&b, PID, 1, GS_RANGE_PYTHON, "scipy/ndimage/_interpolation.py(700): zoom", US(20),
 		 US(80));
-	idle_finding(&b, &text, &adv);
-	assert_non_null(strstr(text, "80.000 us host-bound: 60.000 us (75.0%) in "
-				     "scipy/ndimage/_interpolation.py(700): zoom (python) inside "
-				     "transformers/pipelines/pt_utils.py(124): __next__; "
-				     "input_pipeline 100.0%"));
-	assert_non_null(strstr(adv, "the GPU waited for the input pipeline"));
-	assert_non_null(strstr(adv, "num_workers"));
-	assert_null(strstr(adv, "CUDA Graph"));
-	free(text);
-	free(adv);
+	idle_finding(&b, &f);
+	assert_non_null(strstr(f.text, "80.000 us host-bound: 60.000 us (75.0%) in "
+				       "scipy/ndimage/_interpolation.py(700): zoom (python) inside "
+				       "transformers/pipelines/pt_utils.py(124): __next__; "
+				       "input_pipeline 100.0%"));
+	assert_non_null(strstr(f.advice, "the GPU waited for the input pipeline"));
+	assert_non_null(strstr(f.advice, "num_workers"));
+	assert_null(strstr(f.advice, "CUDA Graph"));
 	gs_trace_destroy(b.t);
 }
 
 static void test_advice_sync(void **state)
 {
 	struct tb b;
-	char *text, *adv;
+	struct finding f;
 
 	(void)state;
 	gap_trace(&b);
 	tb_range(&b, PID, 1, GS_RANGE_CPU_OP, "aten::item", US(10), US(90));
 	tb_range(&b, PID, 1, GS_RANGE_CPU_OP, "aten::_local_scalar_dense", US(12), US(88));
-	idle_finding(&b, &text, &adv);
-	assert_non_null(strstr(text, "76.000 us (95.0%) in aten::_local_scalar_dense (cpu_op); "
-				     "sync 100.0%"));
-	assert_non_null(strstr(adv, "a synchronizing call (aten::_local_scalar_dense) held the "
-				    "host: remove it or defer it"));
-	free(text);
-	free(adv);
+	idle_finding(&b, &f);
+	assert_non_null(strstr(f.text, "76.000 us (95.0%) in aten::_local_scalar_dense (cpu_op); "
+				       "sync 100.0%"));
+	assert_non_null(strstr(f.advice,
+			       "a synchronizing call (aten::_local_scalar_dense) held the "
+			       "host: remove it or defer it"));
 	gs_trace_destroy(b.t);
 }
 
@@ -390,7 +392,7 @@ static void test_advice_sync(void **state)
 static void test_advice_operator(void **state)
 {
 	struct tb b;
-	char *text, *adv;
+	struct finding f;
 
 	(void)state;
 	tb_init(&b);
@@ -400,14 +402,13 @@ static void test_advice_operator(void **state)
 		tb_range(&b, PID, 1, GS_RANGE_CPU_OP, "aten::add", US(20 * i - 10) + 2,
 			 US(20 * i) + 2);
 	}
-	idle_finding(&b, &text, &adv);
-	assert_non_null(strstr(text, "40.000 us host-bound: 39.992 us (100.0%) in aten::add "
-				     "(cpu_op); operator 100.0%, outside any host range 0.0%"));
-	assert_non_null(strstr(adv, "the host spent 4 gaps (mean 10.000 us) in framework "
-				    "operators and Python between kernels: capture the step in a "
-				    "CUDA Graph or use torch.compile"));
-	free(text);
-	free(adv);
+	idle_finding(&b, &f);
+	assert_non_null(strstr(f.text, "40.000 us host-bound: 39.992 us (100.0%) in aten::add "
+				       "(cpu_op); operator 100.0%, outside any host range 0.0%"));
+	assert_non_null(strstr(f.advice,
+			       "the host spent 4 gaps (mean 10.000 us) in framework "
+			       "operators and Python between kernels: capture the step in a "
+			       "CUDA Graph or use torch.compile"));
 	gs_trace_destroy(b.t);
 }
 
@@ -415,19 +416,17 @@ static void test_advice_operator(void **state)
 static void test_advice_no_ranges(void **state)
 {
 	struct tb b;
-	char *text, *adv;
+	struct finding f;
 
 	(void)state;
 	gap_trace(&b);
-	idle_finding(&b, &text, &adv);
-	assert_non_null(strstr(text, "80.000 us host-bound, 10.000 us launch latency"));
-	assert_non_null(strstr(adv, "the trace does not show what the host was doing in these "
-				    "gaps (evidence: unknown; no host ranges recorded"));
-	assert_non_null(strstr(adv, "with_stack=True"));
-	assert_null(strstr(adv, "CUDA Graph"));
-	assert_null(strstr(adv, "fuse"));
-	free(text);
-	free(adv);
+	idle_finding(&b, &f);
+	assert_non_null(strstr(f.text, "80.000 us host-bound, 10.000 us launch latency"));
+	assert_non_null(strstr(f.advice, "the trace does not show what the host was doing in these "
+					 "gaps (evidence: unknown; no host ranges recorded"));
+	assert_non_null(strstr(f.advice, "with_stack=True"));
+	assert_null(strstr(f.advice, "CUDA Graph"));
+	assert_null(strstr(f.advice, "fuse"));
 	gs_trace_destroy(b.t);
 }
 
