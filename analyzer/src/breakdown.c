@@ -668,10 +668,10 @@ static gs_status host_ranges(struct bd *b, struct gs_breakdown *out)
 
 	gs_trace_ranges(b->t, &n_ranges);
 	if (!n_ranges || !b->n_hb) {
+		gs_status rc = gs_host_ranges_compute(NULL, b->hb, b->n_hb, &out->host_ranges);
+
 		out->host_ranges.recorded = n_ranges > 0;
-		out->host_ranges.outside_ns = out->host_bound_ns;
-		out->host_ranges.intervals = b->n_hb;
-		return GS_OK;
+		return rc;
 	}
 	if (!b->cache->hix) {
 		gs_status rc = gs_host_index_build(b->t, &b->cache->hix);

@@ -800,17 +800,27 @@ gs_status gs_host_ranges_compute(struct gs_host_index *ix, const struct gs_host_
 	struct ha_rank *rk = NULL;
 
 	memset(out, 0, sizeof(*out));
-	if (!ix) {
-		gs_error_append("gs_host_ranges_compute: no index");
-		return GS_ERR_INVALID;
+	for (size_t i = 0; i < n; i++) {
+		int64_t len = iv[i].end_ns - iv[i].start_ns;
+
+		if (len <= 0)
+			continue;
+		out->intervals++;
+		if (len <= GS_HOST_SHORT_GAP_NS) {
+			out->short_intervals++;
+			out->short_ns += len;
+		}
+		if (!ix)
+			out->outside_ns += len;
 	}
+	if (!ix)
+		return GS_OK;
 	out->recorded = ix->n_threads > 0;
 	ix->n_acc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (iv[i].end_ns <= iv[i].start_ns)
 			continue;
 		q.gap = i;
-		out->intervals++;
 		rc = attribute(&q, &iv[i]);
 	}
 	if (!rc && ix->n_acc) {

@@ -1154,6 +1154,11 @@ static void sb_host_ranges(struct sb *s, const struct gs_trace *t, const struct 
 	}
 	sb_printf(s, "; %s ", gs_host_class_name(dom));
 	sb_pct(s, h->class_ns[dom], b->host_bound_ns);
+	for (unsigned c = 0; c < GS_HOST_CLASS_COUNT; c++) /* the others of 10% or more */
+		if (c != dom && h->class_ns[c] > 0 && h->class_ns[c] * 10 >= b->host_bound_ns) {
+			sb_printf(s, ", %s ", gs_host_class_name(c));
+			sb_pct(s, h->class_ns[c], b->host_bound_ns);
+		}
 	if (h->outside_ns > 0) {
 		sb_printf(s, ", outside any host range ");
 		sb_pct(s, h->outside_ns, b->host_bound_ns);
@@ -1193,11 +1198,20 @@ static void advise_host_ranges(struct sb *adv, const struct gs_trace *t,
 			       "results later, not every step) and queue the next work first");
 		break;
 	case GS_HOST_OPERATOR:
-		sb_printf(adv, "the host spent %llu gaps (mean ", (unsigned long long)h->intervals);
-		sb_dur(adv, h->intervals ? b->host_bound_ns / (int64_t)h->intervals : 0);
-		sb_printf(adv, ") in framework operators and Python between kernels: capture "
-			       "the step in a CUDA Graph or use torch.compile to cut the per-op "
-			       "overhead, or do more per launch (larger batches)");
+		sb_printf(adv,
+			  "the host spent %llu gaps in framework operators and Python between "
+			  "kernels (mostly ",
+			  (unsigned long long)h->intervals);
+		sb_name(adv, gs_trace_string(t, top->name));
+		sb_printf(adv, "): capture the step in a CUDA Graph or use torch.compile to cut "
+			       "the per-op overhead, or do more per launch (larger batches)");
+		if (h->short_ns * 2 < b->host_bound_ns) {
+			sb_printf(adv, "; most of it is in gaps over ");
+			sb_dur(adv, GS_HOST_SHORT_GAP_NS);
+			sb_printf(adv,
+				  ": check first that it is dispatch overhead, not host "
+				  "computation (a CPU fallback, allocations, data conversion)");
+		}
 		break;
 	case GS_HOST_WAIT:
 		sb_printf(adv, "the launching thread was waiting (");
@@ -1209,8 +1223,9 @@ static void advise_host_ranges(struct sb *adv, const struct gs_trace *t,
 		sb_printf(adv, "the host was inside ");
 		sb_name(adv, gs_trace_string(t, top->name));
 		sb_printf(adv,
-			  " (%s) during the gaps: move that work off the launching "
-			  "thread or overlap it with GPU work",
+			  " (%s) with no finer host range recorded there: add ranges inside it "
+			  "(record_function, NVTX) or record with with_stack=True to see what "
+			  "the host did between launches",
 			  gs_range_kind_name(top->kind));
 		break;
 	}

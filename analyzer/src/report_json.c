@@ -122,6 +122,9 @@ static void json_host_ranges(struct jw *w, const struct gs_report *r, const stru
 	jw_bool(w, "host_ranges_recorded", h->recorded);
 	jw_i64(w, "host_outside_ranges_ns", h->outside_ns);
 	jw_i64(w, "host_forwarded_ns", h->forwarded_ns);
+	jw_u64(w, "host_bound_gaps", h->intervals);
+	jw_u64(w, "host_short_gaps", h->short_intervals);
+	jw_i64(w, "host_short_gap_ns", h->short_ns);
 	jw_arr(w, "host_ranges");
 	for (i = 0; i < n; i++) {
 		const struct gs_host_range_time *x = &h->ranges[i];

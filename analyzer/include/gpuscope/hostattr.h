@@ -65,7 +65,13 @@ struct gs_host_ranges {
 	int64_t kind_ns[GS_RANGE_KIND_COUNT];
 	int64_t class_ns[GS_HOST_CLASS_COUNT];
 	uint64_t intervals; /* host-bound intervals attributed */
+	/* Of those, the ones no longer than GS_HOST_SHORT_GAP_NS, and their
+	 * time: per-op overhead, what a CUDA Graph removes. */
+	uint64_t short_intervals;
+	int64_t short_ns;
 };
+
+#define GS_HOST_SHORT_GAP_NS 100000 /* 100 us */
 
 /* One host-bound interval [start_ns, end_ns) of thread (pid, tid). */
 struct gs_host_interval {
@@ -83,8 +89,9 @@ void gs_host_index_destroy(struct gs_host_index *ix);
 
 /*
  * Attribute the intervals (each one gap; in any order) to the ranges of
- * `ix`. `out` is zeroed first. O(n log P + pieces visited) for P pieces.
- * The index keeps scratch space: one query at a time.
+ * `ix` (NULL: a trace without ranges, all of it outside). `out` is zeroed
+ * first. O(n log P + pieces visited) for P pieces. The index keeps scratch
+ * space: one query at a time.
  */
 gs_status gs_host_ranges_compute(struct gs_host_index *ix, const struct gs_host_interval *iv,
 				 size_t n, struct gs_host_ranges *out);
