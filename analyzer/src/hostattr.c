@@ -42,13 +42,16 @@ struct ha_span {
 	uint8_t prio; /* kind order: higher is inner on a full tie */
 };
 
+/* 24 bytes: a trace has about two pieces a range. */
+#define HA_MAX_LABELS (1u << 28)
+
 struct ha_piece {
 	int64_t start;
 	int64_t end;
-	uint32_t label;
 	uint32_t context;
-	uint8_t cls;
-	bool wait;
+	unsigned label : 28; /* < HA_MAX_LABELS */
+	unsigned cls : 3;    /* enum gs_host_class */
+	unsigned wait : 1;
 };
 
 struct ha_thread {
@@ -97,7 +100,7 @@ struct gs_host_index {
 	size_t n_procs;
 	struct ha_label *labels;
 	size_t n_labels;
-	uint32_t *label_of; /* per range, its label */
+	uint32_t *label_of; /* per range, its label (while building) */
 	/* Query scratch: the accumulator slot of each label (GS_NO_INDEX
 	 * between queries) and the accumulators. */
 	uint32_t *slot;
@@ -377,10 +380,10 @@ static gs_status range_emit(void *ctx, int64_t s, int64_t e, const struct ha_fra
 		return rc;
 	ix->pieces[ix->n_pieces++] = (struct ha_piece){.start = s,
 						       .end = e,
-						       .label = label,
 						       .context = f->context,
-						       .cls = cls,
-						       .wait = l->wait};
+						       .label = label & (HA_MAX_LABELS - 1),
+						       .cls = cls & 7u,
+						       .wait = l->wait ? 1u : 0u};
 	return GS_OK;
 }
 
@@ -399,6 +402,13 @@ static gs_status build_labels(struct gs_host_index *ix, const struct gs_range *r
 
 		if (!gs_u64map_get(&m, key, &v)) {
 			const char *s = gs_trace_string(ix->t, r[i].name);
+
+			if (ix->n_labels + 1 >= HA_MAX_LABELS) {
+				gs_u64map_fini(&m);
+				gs_error_append("too many distinct host range names (%zu)",
+						ix->n_labels);
+				return GS_ERR_LIMIT;
+			}
 
 			v = (uint32_t)ix->n_labels++;
 			ix->labels[v] = (struct ha_label){.name = r[i].name,
@@ -516,6 +526,16 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 	}
 	free(sw.st);
 	free(v);
+	free(ix->label_of); /* the pieces carry their labels */
+	ix->label_of = NULL;
+	if (!rc && ix->n_pieces < ix->cap_pieces) { /* give back the slack */
+		struct ha_piece *p = realloc(ix->pieces, ix->n_pieces * sizeof(*p));
+
+		if (p) {
+			ix->pieces = p;
+			ix->cap_pieces = ix->n_pieces;
+		}
+	}
 	if (rc) {
 		gs_host_index_destroy(ix);
 		return rc;
