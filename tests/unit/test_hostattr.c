@@ -416,6 +416,59 @@ static void test_advice_operator(void **state)
 	gs_trace_destroy(b.t);
 }
 
+/* A wait nobody else in the process explains; a step annotation with
+ * nothing finer; ranges that cover less than half of the host-bound time. */
+static void test_advice_wait_other_sparse(void **state)
+{
+	struct tb b;
+	struct finding f;
+
+	(void)state;
+	gap_trace(&b);
+	tb_range(&b, PID, 1, GS_RANGE_PYTHON, "queue.py(171): get", US(10), US(90));
+	idle_finding(&b, &f);
+	assert_non_null(strstr(f.text, "in queue.py(171): get (python); wait 100.0%"));
+	assert_non_null(strstr(f.advice, "the launching thread was waiting (queue.py(171): get) "
+					 "for work this trace does not show"));
+	gs_trace_destroy(b.t);
+
+	gap_trace(&b);
+	tb_range(&b, PID, 1, GS_RANGE_USER_ANNOTATION, "ProfilerStep#3", 0, US(110));
+	idle_finding(&b, &f);
+	assert_non_null(strstr(f.advice, "the host was inside ProfilerStep#3 (user_annotation) "
+					 "with no finer host range recorded there"));
+	gs_trace_destroy(b.t);
+
+	gap_trace(&b);
+	tb_range(&b, PID, 1, GS_RANGE_CPU_OP, "aten::add", US(10), US(40));
+	idle_finding(&b, &f);
+	assert_non_null(strstr(f.text, "30.000 us (37.5%) in aten::add (cpu_op); operator 37.5%, "
+				       "outside any host range 62.5%"));
+	assert_non_null(strstr(f.advice, "evidence: unknown; the launching thread's host ranges "
+					 "cover less than half"));
+	assert_null(strstr(f.advice, "CUDA Graph"));
+	gs_trace_destroy(b.t);
+}
+
+/* One long gap (290 us) in operators: graph advice with the long-gap caveat. */
+static void test_advice_operator_long(void **state)
+{
+	struct tb b;
+	struct finding f;
+
+	(void)state;
+	tb_init(&b);
+	tb_launch(&b, 1, 0, 0, US(10));
+	tb_launch(&b, 1, US(300), US(310), US(320));
+	tb_range(&b, PID, 1, GS_RANGE_CPU_OP, "aten::nonzero", US(10), US(300));
+	idle_finding(&b, &f);
+	assert_non_null(strstr(f.advice, "the host spent 1 gaps in framework operators and Python "
+					 "between kernels (mostly aten::nonzero)"));
+	assert_non_null(strstr(f.advice, "; most of it is in gaps over 100.000 us: check first "
+					 "that it is dispatch overhead, not host computation"));
+	gs_trace_destroy(b.t);
+}
+
 /* No host ranges and no CUDA call in the gap: unknown, no graph advice. */
 static void test_advice_no_ranges(void **state)
 {
@@ -497,11 +550,18 @@ static int run_shared(void)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nesting),         cmocka_unit_test(test_ties_and_gaps),
-		cmocka_unit_test(test_wait_forwarding), cmocka_unit_test(test_wait_names),
-		cmocka_unit_test(test_no_ranges),       cmocka_unit_test(test_gscope_nvtx),
-		cmocka_unit_test(test_advice_input),    cmocka_unit_test(test_advice_sync),
-		cmocka_unit_test(test_advice_operator), cmocka_unit_test(test_advice_no_ranges),
+		cmocka_unit_test(test_nesting),
+		cmocka_unit_test(test_ties_and_gaps),
+		cmocka_unit_test(test_wait_forwarding),
+		cmocka_unit_test(test_wait_names),
+		cmocka_unit_test(test_no_ranges),
+		cmocka_unit_test(test_gscope_nvtx),
+		cmocka_unit_test(test_advice_input),
+		cmocka_unit_test(test_advice_sync),
+		cmocka_unit_test(test_advice_operator),
+		cmocka_unit_test(test_advice_no_ranges),
+		cmocka_unit_test(test_advice_wait_other_sparse),
+		cmocka_unit_test(test_advice_operator_long),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--shared") == 0)
