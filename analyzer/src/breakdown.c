@@ -26,7 +26,8 @@
  * During host_bound time, the CUDA calls the launching thread was inside
  * are credited by name; where calls nest, the outermost one (the first in
  * the thread's start order) is credited, so credits never exceed
- * host_bound.
+ * host_bound. The host-bound intervals are also attributed to the host
+ * ranges of the launching thread (hostattr.c).
  *
  * Complexity: O((N + Y + A) log(N + Y + A)) for N ops, Y syncs and A API
  * calls: the 2(N + Y) interval endpoints merged from the sorted runs they
@@ -102,6 +103,7 @@ struct gs_breakdown_cache {
 	size_t n_threads;
 	uint32_t *slot_of_name; /* per string id (+1 for ids out of range) */
 	size_t n_names;
+	struct gs_host_index *hix; /* the host ranges, built when first needed */
 };
 
 gs_status gs_breakdown_cache_create(const struct gs_trace *t, const uint32_t *launch, bool keep,
@@ -125,6 +127,7 @@ void gs_breakdown_cache_destroy(struct gs_breakdown_cache *c)
 		free(c->pieces[k].p);
 	free(c->pieces);
 	free(c->slot_of_name);
+	gs_host_index_destroy(c->hix);
 	free(c);
 }
 
@@ -154,6 +157,9 @@ struct bd {
 	size_t n_built, cap_built;
 	struct bd_credit *hc;
 	size_t n_hc, cap_hc;
+	/* The host-bound intervals, for the host-range attribution. */
+	struct gs_host_interval *hb;
+	size_t n_hb, cap_hb;
 
 	struct gs_segment *seg;
 	size_t n_seg, cap_seg;
@@ -630,6 +636,28 @@ static uint32_t gap_launch(struct bd *b, size_t *p, int64_t end, size_t *cache_p
 	return best;
 }
 
+/* The host-bound intervals by the launching threads' host ranges; with
+ * no ranges in the trace, all of it is outside any range. */
+static gs_status host_ranges(struct bd *b, struct gs_breakdown *out)
+{
+	size_t n_ranges;
+
+	gs_trace_ranges(b->t, &n_ranges);
+	if (!n_ranges || !b->n_hb) {
+		gs_status rc = gs_host_ranges_compute(NULL, b->hb, b->n_hb, &out->host_ranges);
+
+		out->host_ranges.recorded = n_ranges > 0;
+		return rc;
+	}
+	if (!b->cache->hix) {
+		gs_status rc = gs_host_index_build(b->t, &b->cache->hix);
+
+		if (rc)
+			return rc;
+	}
+	return gs_host_ranges_compute(b->cache->hix, b->hb, b->n_hb, &out->host_ranges);
+}
+
 static gs_status attribute_idle(struct bd *b, struct gs_breakdown *out)
 {
 	size_t p = 0, cache_p = SIZE_MAX;
@@ -656,9 +684,21 @@ static gs_status attribute_idle(struct bd *b, struct gs_breakdown *out)
 		if (hb > 0) {
 			gs_status rc = credit_host_calls(b, call, a, a + hb, i);
 
+			if (!rc)
+				rc = grow((void **)&b->hb, &b->cap_hb, b->n_hb + 1, sizeof(*b->hb));
 			if (rc)
 				return rc;
+			b->hb[b->n_hb++] = (struct gs_host_interval){.start_ns = a,
+								     .end_ns = a + hb,
+								     .pid = b->calls[call].pid,
+								     .tid = b->calls[call].tid};
 		}
+	}
+	{
+		gs_status rc = host_ranges(b, out);
+
+		if (rc)
+			return rc;
 	}
 	if (b->n_hc) {
 		struct gs_host_call_time *v = malloc(b->n_hc * sizeof(*v));
@@ -700,6 +740,7 @@ static void bd_fini(struct bd *b)
 	if (b->own_cache)
 		gs_breakdown_cache_destroy(b->cache);
 	free(b->hc);
+	free(b->hb);
 	free(b->seg);
 }
 
@@ -788,5 +829,6 @@ void gs_breakdown_fini(struct gs_breakdown *b)
 		return;
 	free(b->segments);
 	free(b->top_host_calls);
+	gs_host_ranges_fini(&b->host_ranges);
 	memset(b, 0, sizeof(*b));
 }

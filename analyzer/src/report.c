@@ -1238,6 +1238,124 @@ static void advise_call(struct sb *adv, const char *call, bool pageable)
 			  call);
 }
 
+/* The class of host work that got most of the host-bound time. */
+static unsigned host_dominant(const struct gs_host_ranges *h)
+{
+	unsigned best = 0;
+
+	for (unsigned c = 1; c < GS_HOST_CLASS_COUNT; c++)
+		if (h->class_ns[c] > h->class_ns[best])
+			best = c;
+	return best;
+}
+
+/* The host ranges explain the host-bound time: at least half of it lies
+ * in ranges of the launching thread. */
+static bool host_ranges_explain(const struct gs_breakdown *b)
+{
+	const struct gs_host_ranges *h = &b->host_ranges;
+
+	return h->n_ranges && (b->host_bound_ns - h->outside_ns) * 2 >= b->host_bound_ns;
+}
+
+/* ": 420.1 ms (84%) in zoom (python) inside __next__; input_pipeline 96%,
+ * outside any host range 1%" */
+static void sb_host_ranges(struct sb *s, const struct gs_trace *t, const struct gs_breakdown *b)
+{
+	const struct gs_host_ranges *h = &b->host_ranges;
+	const struct gs_host_range_time *top = &h->ranges[0];
+	unsigned dom = host_dominant(h);
+
+	sb_printf(s, ": ");
+	sb_dur(s, top->ns);
+	sb_printf(s, " (");
+	sb_pct(s, top->ns, b->host_bound_ns);
+	sb_printf(s, ") in ");
+	sb_name(s, gs_trace_string(t, top->name));
+	sb_printf(s, " (%s)", gs_range_kind_name(top->kind));
+	if (top->context != GS_NO_STRING && top->context != top->name) {
+		sb_printf(s, " inside ");
+		sb_name(s, gs_trace_string(t, top->context));
+	}
+	sb_printf(s, "; %s ", gs_host_class_name(dom));
+	sb_pct(s, h->class_ns[dom], b->host_bound_ns);
+	for (unsigned c = 0; c < GS_HOST_CLASS_COUNT; c++) /* the others of 10% or more */
+		if (c != dom && h->class_ns[c] > 0 && h->class_ns[c] * 10 >= b->host_bound_ns) {
+			sb_printf(s, ", %s ", gs_host_class_name(c));
+			sb_pct(s, h->class_ns[c], b->host_bound_ns);
+		}
+	if (h->outside_ns > 0) {
+		sb_printf(s, ", outside any host range ");
+		sb_pct(s, h->outside_ns, b->host_bound_ns);
+	}
+}
+
+/* Advice from what dominated the host ranges during host-bound idle. */
+static void advise_host_ranges(struct sb *adv, const struct gs_trace *t,
+			       const struct gs_breakdown *b)
+{
+	const struct gs_host_ranges *h = &b->host_ranges;
+	unsigned dom = host_dominant(h);
+	const struct gs_host_range_time *top = &h->ranges[0];
+
+	for (size_t i = 0; i < h->n_ranges; i++) /* the top range of that class */
+		if (h->ranges[i].cls == dom) {
+			top = &h->ranges[i];
+			break;
+		}
+	switch (dom) {
+	case GS_HOST_INPUT:
+		sb_printf(adv, "the GPU waited for the input pipeline (");
+		sb_name(adv, gs_trace_string(t, top->name));
+		if (top->context != GS_NO_STRING && top->context != top->name) {
+			sb_printf(adv, " inside ");
+			sb_name(adv, gs_trace_string(t, top->context));
+		}
+		sb_printf(adv, "): prepare batches ahead of the GPU: more data-loader workers "
+			       "(num_workers), pin_memory=True with non_blocking copies, prefetch "
+			       "(prefetch_factor), or move the preprocessing onto the GPU or "
+			       "offline");
+		break;
+	case GS_HOST_SYNC:
+		sb_printf(adv, "a synchronizing call (");
+		sb_name(adv, gs_trace_string(t, top->name));
+		sb_printf(adv, ") held the host: remove it or defer it (read .item()/.cpu() "
+			       "results later, not every step) and queue the next work first");
+		break;
+	case GS_HOST_OPERATOR:
+		sb_printf(adv,
+			  "the host spent %llu gaps in framework operators and Python between "
+			  "kernels (mostly ",
+			  (unsigned long long)h->intervals);
+		sb_name(adv, gs_trace_string(t, top->name));
+		sb_printf(adv, "): capture the step in a CUDA Graph or use torch.compile to cut "
+			       "the per-op overhead, or do more per launch (larger batches)");
+		if (h->short_ns * 2 < b->host_bound_ns) {
+			sb_printf(adv, "; most of it is in gaps over ");
+			sb_dur(adv, GS_HOST_SHORT_GAP_NS);
+			sb_printf(adv,
+				  ": check first that it is dispatch overhead, not host "
+				  "computation (a CPU fallback, allocations, data conversion)");
+		}
+		break;
+	case GS_HOST_WAIT:
+		sb_printf(adv, "the launching thread was waiting (");
+		sb_name(adv, gs_trace_string(t, top->name));
+		sb_printf(adv, ") for work this trace does not show: record the thread or "
+			       "process it waited for (data-loader workers) to see what it did");
+		break;
+	default:
+		sb_printf(adv, "the host was inside ");
+		sb_name(adv, gs_trace_string(t, top->name));
+		sb_printf(adv,
+			  " (%s) with no finer host range recorded there: add ranges inside it "
+			  "(record_function, NVTX) or record with with_stack=True to see what "
+			  "the host did between launches",
+			  gs_range_kind_name(top->kind));
+		break;
+	}
+}
+
 static void finding_idle(const struct gs_report *r, const struct gs_report_device *d,
 			 struct finding_list *l)
 {
@@ -1247,7 +1365,7 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 	struct sb text = {0}, adv = {0};
 	const char *sep = "";
 	const char *call = NULL;
-	int64_t call_ns = 0;
+	int64_t call_ns = 0, calls_ns = 0;
 
 	if (!significant(idle, b->window_ns))
 		return;
@@ -1255,6 +1373,8 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 		call = gs_trace_string(t, b->top_host_calls[0].name);
 		call_ns = b->top_host_calls[0].ns;
 	}
+	for (size_t i = 0; i < b->n_top_host_calls; i++)
+		calls_ns += b->top_host_calls[i].ns;
 	sb_printf(&text, "idle ");
 	sb_share(&text, idle, b->window_ns);
 	sb_printf(&text, ": ");
@@ -1266,7 +1386,9 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 			sb_dur(&text, call_ns);
 			sb_printf(&text, " inside %s)", call);
 		}
-		sep = ", ";
+		if (b->host_ranges.n_ranges)
+			sb_host_ranges(&text, t, b);
+		sep = b->host_ranges.n_ranges ? "; " : ", ";
 	}
 	if (b->launch_latency_ns > 0) {
 		sb_printf(&text, "%s", sep);
@@ -1283,6 +1405,18 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 	if (b->host_bound_ns >= b->launch_latency_ns && b->host_bound_ns >= b->unattributed_ns) {
 		if (call && call_ns * 3 >= b->host_bound_ns)
 			advise_call(&adv, call, false);
+		else if (host_ranges_explain(b))
+			advise_host_ranges(&adv, t, b);
+		else if (calls_ns * 10 < b->host_bound_ns)
+			sb_printf(
+				&adv,
+				"the trace does not show what the host was doing in these gaps "
+				"(evidence: unknown; %s): record host ranges (PyTorch profiler "
+				"with_stack=True and record_function, or NVTX ranges) to see it "
+				"before changing the code",
+				b->host_ranges.recorded ?
+					"the launching thread's host ranges cover less than half" :
+					"no host ranges recorded, the CUDA calls explain little");
 		else
 			sb_printf(&adv,
 				  "the CPU did not issue work fast enough (host code between "

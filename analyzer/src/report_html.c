@@ -1494,6 +1494,40 @@ static void call_rows(struct hw *w, const struct gs_host_call_time *h, size_t n,
 	}
 }
 
+/* Host-bound idle by the launching thread's innermost host ranges. */
+static void h_host_ranges(struct hw *w, const struct gs_breakdown *b, size_t di)
+{
+	const struct gs_host_ranges *h = &b->host_ranges;
+	size_t i, shown = h->n_ranges < w->r->top ? h->n_ranges : w->r->top;
+
+	if (!h->n_ranges)
+		return;
+	gs_out_printf(
+		&w->o,
+		"<p class=\"meta\">Host ranges the launching thread was in during "
+		"host-bound idle (innermost):</p>\n<table class=\"tbl\" id=\"hostranges-%zu\">"
+		"<thead><tr><th>range</th><th>kind</th><th class=\"n\">time</th>"
+		"<th class=\"n\">of host-bound</th><th class=\"n\">in</th></tr></thead>"
+		"<tbody>\n",
+		di);
+	for (i = 0; i < shown; i++) {
+		const struct gs_host_range_time *x = &h->ranges[i];
+
+		gs_out_puts(&w->o, "<tr><td class=\"name\">");
+		h_text(w, gs_trace_string(w->t, x->name), NAME_MAX_CPS);
+		gs_out_printf(&w->o,
+			      "</td><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+			      "<td class=\"n\">%llu gap%s</td></tr>\n",
+			      gs_range_kind_name(x->kind), DUR(x->ns), PCT(x->ns, b->host_bound_ns),
+			      (unsigned long long)x->gaps, x->gaps == 1 ? "" : "s");
+	}
+	gs_out_printf(&w->o,
+		      "<tr><td>(outside any host range)</td><td></td><td class=\"n\">%s</td>"
+		      "<td class=\"n\">%s</td><td></td></tr>\n</tbody></table>\n",
+		      DUR(h->outside_ns), PCT(h->outside_ns, b->host_bound_ns));
+	more_rows(w, shown, h->n_ranges);
+}
+
 static void h_idle(struct hw *w, const struct gs_report_device *d, size_t di)
 {
 	const struct gs_breakdown *b = &d->b;
@@ -1514,6 +1548,7 @@ static void h_idle(struct hw *w, const struct gs_report_device *d, size_t di)
 		      di, DUR(b->host_bound_ns), PCT(b->host_bound_ns, idle),
 		      DUR(b->launch_latency_ns), PCT(b->launch_latency_ns, idle),
 		      DUR(b->unattributed_ns), PCT(b->unattributed_ns, idle));
+	h_host_ranges(w, b, di);
 	if (b->n_top_host_calls) {
 		gs_out_printf(&w->o,
 			      "<p class=\"meta\">CUDA calls the launching thread was in during "

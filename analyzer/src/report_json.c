@@ -109,6 +109,52 @@ static void json_options(struct jw *w, const struct gs_report *r)
 	jw_end_obj(w);
 }
 
+/* At most this many host ranges in the JSON (the totals count them all). */
+#define JSON_HOST_RANGES 50
+
+/* Host-bound idle by the launching thread's host ranges (in "idle"). */
+static void json_host_ranges(struct jw *w, const struct gs_report *r, const struct gs_breakdown *b)
+{
+	const struct gs_host_ranges *h = &b->host_ranges;
+	size_t i, n = h->n_ranges < JSON_HOST_RANGES ? h->n_ranges : JSON_HOST_RANGES;
+	int64_t shown_ns = 0;
+
+	jw_bool(w, "host_ranges_recorded", h->recorded);
+	jw_i64(w, "host_outside_ranges_ns", h->outside_ns);
+	jw_i64(w, "host_forwarded_ns", h->forwarded_ns);
+	jw_u64(w, "host_bound_gaps", h->intervals);
+	jw_u64(w, "host_short_gaps", h->short_intervals);
+	jw_i64(w, "host_short_gap_ns", h->short_ns);
+	jw_arr(w, "host_ranges");
+	for (i = 0; i < n; i++) {
+		const struct gs_host_range_time *x = &h->ranges[i];
+
+		jw_row(w, NULL);
+		jw_str(w, "name", gs_trace_string(r->t, x->name));
+		jw_str(w, "kind", gs_range_kind_name(x->kind));
+		jw_str(w, "class", gs_host_class_name(x->cls));
+		jw_i64(w, "ns", x->ns);
+		jw_fixed(w, "share", ratio(x->ns, b->host_bound_ns));
+		jw_u64(w, "gaps", x->gaps);
+		jw_i64(w, "forwarded_ns", x->forwarded_ns);
+		if (x->context != GS_NO_STRING)
+			jw_str(w, "context", gs_trace_string(r->t, x->context));
+		jw_end_obj(w);
+		shown_ns += x->ns;
+	}
+	jw_end_arr(w);
+	jw_u64(w, "host_ranges_total", h->n_ranges);
+	jw_i64(w, "host_ranges_not_listed_ns", b->host_bound_ns - h->outside_ns - shown_ns);
+	jw_row(w, "host_range_kind_ns");
+	for (i = 0; i < GS_RANGE_KIND_COUNT; i++)
+		jw_i64(w, gs_range_kind_name((unsigned)i), h->kind_ns[i]);
+	jw_end_obj(w);
+	jw_row(w, "host_class_ns");
+	for (i = 0; i < GS_HOST_CLASS_COUNT; i++)
+		jw_i64(w, gs_host_class_name((unsigned)i), h->class_ns[i]);
+	jw_end_obj(w);
+}
+
 static void json_breakdown(struct jw *w, const struct gs_report *r,
 			   const struct gs_report_device *d)
 {
@@ -149,6 +195,7 @@ static void json_breakdown(struct jw *w, const struct gs_report *r,
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
+	json_host_ranges(w, r, b);
 	jw_end_obj(w);
 }
 

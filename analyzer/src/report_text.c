@@ -905,6 +905,40 @@ static void text_sync(struct tw *w, const struct gs_report_device *d)
 			      (unsigned long long)d->pageable_by_dir[GS_COPY_DTOH]);
 }
 
+/* Host-bound idle by the launching thread's innermost host ranges. */
+static void text_host_ranges(struct tw *w, const struct gs_breakdown *b)
+{
+	const struct gs_host_ranges *h = &b->host_ranges;
+	size_t i, shown = h->n_ranges < w->r->top ? h->n_ranges : w->r->top;
+
+	if (!h->n_ranges)
+		return;
+	gs_out_puts(&w->o, "    Host ranges the launching thread was in during host-bound idle "
+			   "(innermost):\n");
+	for (i = 0; i < shown; i++) {
+		const struct gs_host_range_time *x = &h->ranges[i];
+		char gaps[64];
+
+		gs_out_puts(&w->o, "      ");
+		tw_cell(w, gs_trace_string(w->t, x->name), 40, false);
+		tw_cell(w, DUR(x->ns), 14, true);
+		tw_cell(w, PCT(x->ns, b->host_bound_ns), 8, true);
+		snprintf(gaps, sizeof(gaps), "  %-15s in %llu gap%s", gs_range_kind_name(x->kind),
+			 (unsigned long long)x->gaps, x->gaps == 1 ? "" : "s");
+		gs_out_puts(&w->o, gaps);
+		gs_out_putc(&w->o, '\n');
+	}
+	if (shown < h->n_ranges)
+		gs_out_printf(&w->o, "      (%zu more)\n", h->n_ranges - shown);
+	gs_out_printf(&w->o, "      %-40s%14s%8s\n", "(outside any host range)", DUR(h->outside_ns),
+		      PCT(h->outside_ns, b->host_bound_ns));
+	if (h->forwarded_ns > 0)
+		gs_out_printf(&w->o,
+			      "      %s of it while the launching thread waited, credited to the "
+			      "busy thread of its process\n",
+			      DUR(h->forwarded_ns));
+}
+
 static void text_idle(struct tw *w, const struct gs_report_device *d)
 {
 	const struct gs_breakdown *b = &d->b;
@@ -922,6 +956,7 @@ static void text_idle(struct tw *w, const struct gs_report_device *d)
 		      DUR(b->launch_latency_ns), PCT(b->launch_latency_ns, idle));
 	gs_out_printf(&w->o, "    unattributed    %14s  %6s of idle  (no launch call recorded)\n",
 		      DUR(b->unattributed_ns), PCT(b->unattributed_ns, idle));
+	text_host_ranges(w, b);
 	if (!b->n_top_host_calls)
 		return;
 	gs_out_puts(&w->o, "    CUDA calls the launching thread was in during host-bound idle:\n");

@@ -16,6 +16,7 @@
 
 #include <gpuscope/export.h>
 #include <gpuscope/format.h>
+#include <gpuscope/hostattr.h>
 #include <gpuscope/import.h>
 
 #ifdef __cplusplus
@@ -174,6 +175,9 @@ struct gs_breakdown {
 	int64_t unattributed_ns;
 	struct gs_host_call_time *top_host_calls; /* ranked, longest first */
 	size_t n_top_host_calls;
+	/* host_bound_ns by the host ranges of the launching thread
+	 * (gpuscope/hostattr.h): ranges' time + outside_ns == host_bound_ns. */
+	struct gs_host_ranges host_ranges;
 };
 
 /*

@@ -1,0 +1,876 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host-bound idle attributed to host ranges (gpuscope/hostattr.h).
+ *
+ * Build: the ranges sorted once by (pid, tid, start, longest first, kind
+ * order), then per thread one sweep with a stack of open ranges (a range
+ * that ended is dropped when it comes to the top) cuts the thread's time
+ * into pieces, each owned by the range on top: the latest-starting range
+ * still open, its innermost one. The pieces of a thread are disjoint and
+ * sorted. Each range's name is classified once per distinct (name, kind).
+ * For a process whose threads wait, the busy (non-wait) pieces of all its
+ * threads are cut the same way, on demand: at each instant the piece that
+ * started last wins, the thread that most recently began its current work.
+ *
+ * Query: per interval, a binary search in the thread's pieces, then the
+ * pieces that overlap it (and, for a wait piece, the busy pieces of its
+ * process that overlap that). O((R + n) log R) in all.
+ */
+#include "analyzer_priv.h"
+#include "u64map.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *gs_host_class_name(unsigned cls)
+{
+	static const char *const names[GS_HOST_CLASS_COUNT] = {"input_pipeline", "sync", "operator",
+							       "other", "wait"};
+
+	return cls < GS_HOST_CLASS_COUNT ? names[cls] : "?";
+}
+
+/* A range (or a piece, for the busy cut) to sweep. */
+struct ha_span {
+	int64_t start;
+	int64_t end;
+	int64_t pid;
+	int64_t tid;
+	uint32_t ref; /* range index, or piece index */
+	uint8_t prio; /* kind order: higher is inner on a full tie */
+};
+
+/* 24 bytes: a trace has about two pieces a range. */
+#define HA_MAX_LABELS (1u << 28)
+
+struct ha_piece {
+	int64_t start;
+	int64_t end;
+	uint32_t context;
+	unsigned label : 28; /* < HA_MAX_LABELS */
+	unsigned cls : 3;    /* enum gs_host_class */
+	unsigned wait : 1;
+};
+
+struct ha_thread {
+	int64_t pid;
+	int64_t tid;
+	size_t first; /* pieces[first .. first + n) */
+	size_t n;
+	size_t proc;
+};
+
+struct ha_busy {
+	int64_t start;
+	int64_t end;
+	uint32_t piece;
+};
+
+struct ha_proc {
+	int64_t pid;
+	size_t first_thread, n_threads;
+	bool has_wait;
+	bool built;
+	struct ha_busy *busy;
+	size_t n_busy;
+};
+
+/* A distinct (name, kind) and what its name says. */
+struct ha_label {
+	uint32_t name;
+	uint8_t kind;
+	bool input, sync, wait;
+};
+
+struct ha_acc {
+	struct gs_host_range_time h;
+	size_t last_gap;
+	uint32_t label;
+};
+
+struct gs_host_index {
+	const struct gs_trace *t;
+	struct ha_piece *pieces;
+	size_t n_pieces, cap_pieces;
+	struct ha_thread *threads;
+	size_t n_threads;
+	struct ha_proc *procs;
+	size_t n_procs;
+	struct ha_label *labels;
+	size_t n_labels;
+	uint32_t *label_of; /* per range, its label (while building) */
+	/* Query scratch: the accumulator slot of each label (GS_NO_INDEX
+	 * between queries) and the accumulators. */
+	uint32_t *slot;
+	struct ha_acc *acc;
+	size_t n_acc, cap_acc;
+};
+
+static gs_status nomem(void)
+{
+	gs_error_append("out of memory");
+	return GS_ERR_NOMEM;
+}
+
+static gs_status grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return GS_OK;
+	while (c < need) {
+		if (c > SIZE_MAX / 2 / size)
+			return nomem();
+		c *= 2;
+	}
+	q = realloc(*p, c * size);
+	if (!q)
+		return nomem();
+	*p = q;
+	*cap = c;
+	return GS_OK;
+}
+
+/* ---- Names -------------------------------------------------------------- */
+
+static bool has_ci(const char *s, const char *part)
+{
+	size_t n = strlen(part);
+
+	for (; *s; s++) {
+		size_t i = 0;
+
+		while (i < n && s[i] && tolower((unsigned char)s[i]) == part[i])
+			i++;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
+/* The function a range names: "<built-in method X of ...>", "<method 'X'
+ * of ...>", "file.py(12): X", "Queue.X" all give X (cut into buf). */
+static const char *func_of(const char *name, char *buf, size_t size)
+{
+	const char *s = name, *e, *p;
+	size_t n;
+
+	if (strncmp(s, "<built-in method ", 17) == 0) {
+		s += 17;
+		e = strchr(s, ' ');
+	} else if (strncmp(s, "<method '", 9) == 0) {
+		s += 9;
+		e = strchr(s, '\'');
+	} else {
+		for (p = strstr(s, "): "); p; p = strstr(p + 1, "): "))
+			s = p + 3;
+		e = NULL;
+	}
+	if (!e)
+		e = s + strlen(s);
+	for (p = s; p < e; p++) /* the last dotted component */
+		if (*p == '.' && p + 1 < e)
+			s = p + 1;
+	n = (size_t)(e - s);
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+static bool is_one_of(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(s, *list) == 0)
+			return true;
+	return false;
+}
+
+bool gs_host_name_is_wait(const char *name)
+{
+	static const char *const waits[] = {
+		"wait",  "wait_for", "acquire", "select", "poll", "epoll", "_wait_for_tstate_lock",
+		"_poll", NULL};
+	char buf[64];
+	const char *f;
+
+	if (!name || strstr(name, "::")) /* framework operators (aten::select) */
+		return false;
+	f = func_of(name, buf, sizeof(buf));
+	if (is_one_of(f, waits))
+		return true;
+	if (strcmp(f, "get") == 0 && has_ci(name, "queue"))
+		return true;
+	return strcmp(f, "join") == 0 && has_ci(name, "thread");
+}
+
+static bool is_input(const char *name)
+{
+	static const char *const parts[] = {
+		"dataloader",    "__next__",   "_next_data", "__getitem__", "collate", "fetch.py",
+		"zoom",          "resize",     "decode",     "imread",      "cv2",     "preprocess",
+		"image_process", "transforms", "tokeniz",    "pin_memory",  "dataset", NULL};
+	static const char *const reads[] = {"read",     "readinto", "readline", "readlines",
+					    "fromfile", "load",     "open",     NULL};
+	char buf[64];
+
+	if (strstr(name, "::"))
+		return false;
+	for (const char *const *p = parts; *p; p++)
+		if (has_ci(name, *p))
+			return true;
+	if (strstr(name, "PIL"))
+		return true;
+	return is_one_of(func_of(name, buf, sizeof(buf)), reads);
+}
+
+static bool is_sync(const char *name)
+{
+	char buf[64];
+	const char *f;
+
+	if (strstr(name, "aten::item") || strstr(name, "_local_scalar_dense") ||
+	    has_ci(name, "synchroniz"))
+		return true;
+	if (strstr(name, "cudaMemcpy") && !strstr(name, "Async"))
+		return true;
+	if (strstr(name, "::"))
+		return false;
+	f = func_of(name, buf, sizeof(buf));
+	return strcmp(f, "item") == 0 || strcmp(f, "tolist") == 0;
+}
+
+/* ---- Sweeping --------------------------------------------------------- */
+
+/* By start; same start: the longer first; then prio and ref ascending: the
+ * span pushed last is the inner one. */
+static int cmp_span(const void *pa, const void *pb)
+{
+	const struct ha_span *a = pa, *b = pb;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	if (a->prio != b->prio)
+		return a->prio < b->prio ? -1 : 1;
+	return a->ref < b->ref ? -1 : a->ref > b->ref;
+}
+
+struct ha_frame {
+	size_t span;
+	bool input, sync;
+	uint32_t context;
+};
+
+struct ha_sweep {
+	struct ha_frame *st;
+	size_t sp, cap;
+};
+
+/* What a sweep does with the spans: on_push sets the new frame from its
+ * parent (NULL at the bottom), on_emit gets [s, e) of the top frame. */
+struct ha_sweep_ops {
+	void (*on_push)(void *ctx, struct ha_frame *f, const struct ha_frame *parent);
+	gs_status (*on_emit)(void *ctx, int64_t s, int64_t e, const struct ha_frame *f);
+};
+
+/* One sweep over spans sorted by cmp_span (one thread, or one process for
+ * the busy cut): the latest-starting open span owns each instant. */
+static gs_status sweep(struct ha_sweep *sw, const struct ha_span *v, size_t n,
+		       const struct ha_sweep_ops *ops, void *ctx)
+{
+	size_t i = 0;
+	int64_t cur = INT64_MIN;
+
+	sw->sp = 0;
+	for (;;) {
+		while (sw->sp && v[sw->st[sw->sp - 1].span].end <= cur)
+			sw->sp--;
+		if (i < n && v[i].start <= cur) {
+			gs_status rc =
+				grow((void **)&sw->st, &sw->cap, sw->sp + 1, sizeof(*sw->st));
+
+			if (rc)
+				return rc;
+			sw->st[sw->sp] = (struct ha_frame){.span = i, .context = GS_NO_STRING};
+			ops->on_push(ctx, &sw->st[sw->sp], sw->sp ? &sw->st[sw->sp - 1] : NULL);
+			sw->sp++;
+			i++;
+			continue;
+		}
+		if (!sw->sp) {
+			if (i >= n)
+				return GS_OK;
+			cur = v[i].start;
+			continue;
+		}
+		{
+			const struct ha_frame *top = &sw->st[sw->sp - 1];
+			int64_t e = v[top->span].end;
+			gs_status rc;
+
+			if (i < n && v[i].start < e)
+				e = v[i].start;
+			rc = ops->on_emit(ctx, cur, e, top);
+			if (rc)
+				return rc;
+			cur = e;
+		}
+	}
+}
+
+struct ha_build {
+	struct gs_host_index *ix;
+	const struct ha_span *v;
+};
+
+static void range_push(void *ctx, struct ha_frame *f, const struct ha_frame *parent)
+{
+	struct ha_build *b = ctx;
+	const struct ha_label *l = &b->ix->labels[b->ix->label_of[b->v[f->span].ref]];
+
+	f->input = l->input || (parent && parent->input);
+	f->sync = l->sync || (parent && parent->sync);
+	f->context = parent && parent->context != GS_NO_STRING ? parent->context :
+		     l->input                                  ? l->name :
+								 GS_NO_STRING;
+}
+
+static gs_status range_emit(void *ctx, int64_t s, int64_t e, const struct ha_frame *f)
+{
+	struct ha_build *b = ctx;
+	struct gs_host_index *ix = b->ix;
+	uint32_t label = ix->label_of[b->v[f->span].ref];
+	const struct ha_label *l = &ix->labels[label];
+	struct ha_piece *last = ix->n_pieces ? &ix->pieces[ix->n_pieces - 1] : NULL;
+	uint8_t cls;
+	gs_status rc;
+
+	if (e <= s)
+		return GS_OK;
+	if (l->wait)
+		cls = f->input ? GS_HOST_INPUT : GS_HOST_WAIT;
+	else if (f->sync)
+		cls = GS_HOST_SYNC;
+	else if (f->input)
+		cls = GS_HOST_INPUT;
+	else if (l->kind == GS_RANGE_CPU_OP || l->kind == GS_RANGE_PYTHON)
+		cls = GS_HOST_OPERATOR;
+	else
+		cls = GS_HOST_OTHER;
+	/* The same range again after a child ended stays one piece only when
+	 * nothing came between. */
+	if (last && last->end == s && last->label == label && last->context == f->context &&
+	    last->cls == cls &&
+	    (size_t)(last - ix->pieces) >= ix->threads[ix->n_threads - 1].first) {
+		last->end = e;
+		return GS_OK;
+	}
+	rc = grow((void **)&ix->pieces, &ix->cap_pieces, ix->n_pieces + 1, sizeof(*ix->pieces));
+	if (rc)
+		return rc;
+	ix->pieces[ix->n_pieces++] = (struct ha_piece){.start = s,
+						       .end = e,
+						       .context = f->context,
+						       .label = label & (HA_MAX_LABELS - 1),
+						       .cls = cls & 7u,
+						       .wait = l->wait ? 1u : 0u};
+	return GS_OK;
+}
+
+/* Distinct (name, kind) pairs, classified once each. */
+static gs_status build_labels(struct gs_host_index *ix, const struct gs_range *r, size_t n)
+{
+	struct gs_u64map m = {0};
+
+	ix->label_of = malloc((n ? n : 1) * sizeof(*ix->label_of));
+	ix->labels = malloc((n ? n : 1) * sizeof(*ix->labels));
+	if (!ix->label_of || !ix->labels || !gs_u64map_init(&m, n))
+		return nomem();
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = (uint64_t)r[i].name << 3 | (r[i].kind & 7u);
+		uint32_t v;
+
+		if (!gs_u64map_get(&m, key, &v)) {
+			const char *s = gs_trace_string(ix->t, r[i].name);
+
+			if (ix->n_labels + 1 >= HA_MAX_LABELS) {
+				gs_u64map_fini(&m);
+				gs_error_append("too many distinct host range names (%zu)",
+						ix->n_labels);
+				return GS_ERR_LIMIT;
+			}
+
+			v = (uint32_t)ix->n_labels++;
+			ix->labels[v] = (struct ha_label){.name = r[i].name,
+							  .kind = r[i].kind,
+							  .input = is_input(s),
+							  .sync = is_sync(s),
+							  .wait = gs_host_name_is_wait(s)};
+			gs_u64map_put(&m, key, v, false);
+		}
+		ix->label_of[i] = v;
+	}
+	gs_u64map_fini(&m);
+	return GS_OK;
+}
+
+static uint8_t kind_prio(unsigned kind)
+{
+	switch (kind) {
+	case GS_RANGE_NVTX:
+		return 0;
+	case GS_RANGE_USER_ANNOTATION:
+		return 1;
+	case GS_RANGE_PYTHON:
+		return 3;
+	case GS_RANGE_CPU_OP:
+		return 4;
+	default:
+		return 2;
+	}
+}
+
+gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **out)
+{
+	size_t n_ranges, n = 0;
+	const struct gs_range *r = gs_trace_ranges(t, &n_ranges);
+	struct gs_host_index *ix = calloc(1, sizeof(*ix));
+	struct ha_span *v;
+	struct ha_sweep sw = {0};
+	struct ha_build b;
+	static const struct ha_sweep_ops ops = {range_push, range_emit};
+	gs_status rc = GS_OK;
+
+	*out = NULL;
+	if (!ix)
+		return nomem();
+	ix->t = t;
+	if (n_ranges >= UINT32_MAX) {
+		free(ix);
+		gs_error_append("too many host ranges (%zu)", n_ranges);
+		return GS_ERR_LIMIT;
+	}
+	v = malloc((n_ranges ? n_ranges : 1) * sizeof(*v));
+	if (!v) {
+		free(ix);
+		return nomem();
+	}
+	for (size_t i = 0; i < n_ranges; i++)
+		if (r[i].end_ns > r[i].start_ns)
+			v[n++] = (struct ha_span){.start = r[i].start_ns,
+						  .end = r[i].end_ns,
+						  .pid = r[i].pid,
+						  .tid = r[i].tid,
+						  .ref = (uint32_t)i,
+						  .prio = kind_prio(r[i].kind)};
+	qsort(v, n, sizeof(*v), cmp_span);
+	rc = build_labels(ix, r, n_ranges);
+	ix->slot = malloc((ix->n_labels ? ix->n_labels : 1) * sizeof(*ix->slot));
+	if (!rc && !ix->slot)
+		rc = nomem();
+	if (!rc)
+		memset(ix->slot, 0xff, (ix->n_labels ? ix->n_labels : 1) * sizeof(*ix->slot));
+	/* Threads (and processes) in (pid, tid) order, then each thread cut. */
+	for (size_t i = 0; i < n && !rc;) {
+		size_t j = i;
+
+		while (j < n && v[j].pid == v[i].pid && v[j].tid == v[i].tid)
+			j++;
+		{
+			struct ha_thread *nt =
+				realloc(ix->threads, (ix->n_threads + 1) * sizeof(*ix->threads));
+
+			if (!nt) {
+				rc = nomem();
+				break;
+			}
+			ix->threads = nt;
+		}
+		if (!ix->n_procs || ix->procs[ix->n_procs - 1].pid != v[i].pid) {
+			struct ha_proc *p = realloc(ix->procs, (ix->n_procs + 1) * sizeof(*p));
+
+			if (!p) {
+				rc = nomem();
+				break;
+			}
+			ix->procs = p;
+			ix->procs[ix->n_procs++] =
+				(struct ha_proc){.pid = v[i].pid, .first_thread = ix->n_threads};
+		}
+		ix->procs[ix->n_procs - 1].n_threads++;
+		ix->threads[ix->n_threads++] = (struct ha_thread){.pid = v[i].pid,
+								  .tid = v[i].tid,
+								  .first = ix->n_pieces,
+								  .proc = ix->n_procs - 1};
+		b = (struct ha_build){.ix = ix, .v = v + i};
+		rc = sweep(&sw, v + i, j - i, &ops, &b);
+		if (!rc) {
+			struct ha_thread *th = &ix->threads[ix->n_threads - 1];
+
+			th->n = ix->n_pieces - th->first;
+			for (size_t k = th->first; k < ix->n_pieces; k++)
+				if (ix->pieces[k].wait)
+					ix->procs[th->proc].has_wait = true;
+		}
+		i = j;
+	}
+	free(sw.st);
+	free(v);
+	free(ix->label_of); /* the pieces carry their labels */
+	ix->label_of = NULL;
+	if (!rc && ix->n_pieces < ix->cap_pieces) { /* give back the slack */
+		struct ha_piece *p = realloc(ix->pieces, ix->n_pieces * sizeof(*p));
+
+		if (p) {
+			ix->pieces = p;
+			ix->cap_pieces = ix->n_pieces;
+		}
+	}
+	if (rc) {
+		gs_host_index_destroy(ix);
+		return rc;
+	}
+	*out = ix;
+	return GS_OK;
+}
+
+void gs_host_index_destroy(struct gs_host_index *ix)
+{
+	if (!ix)
+		return;
+	for (size_t i = 0; i < ix->n_procs; i++)
+		free(ix->procs[i].busy);
+	free(ix->procs);
+	free(ix->threads);
+	free(ix->pieces);
+	free(ix->labels);
+	free(ix->label_of);
+	free(ix->slot);
+	free(ix->acc);
+	free(ix);
+}
+
+/* ---- The busy cut of a process ------------------------------------------ */
+
+struct ha_busy_build {
+	struct ha_proc *p;
+	const struct ha_span *v;
+	size_t cap;
+};
+
+static void busy_push(void *ctx, struct ha_frame *f, const struct ha_frame *parent)
+{
+	(void)ctx;
+	(void)f;
+	(void)parent;
+}
+
+static gs_status busy_emit(void *ctx, int64_t s, int64_t e, const struct ha_frame *f)
+{
+	struct ha_busy_build *b = ctx;
+	struct ha_proc *p = b->p;
+	uint32_t piece = b->v[f->span].ref;
+	gs_status rc;
+
+	if (e <= s)
+		return GS_OK;
+	if (p->n_busy && p->busy[p->n_busy - 1].end == s && p->busy[p->n_busy - 1].piece == piece) {
+		p->busy[p->n_busy - 1].end = e;
+		return GS_OK;
+	}
+	rc = grow((void **)&p->busy, &b->cap, p->n_busy + 1, sizeof(*p->busy));
+	if (rc)
+		return rc;
+	p->busy[p->n_busy++] = (struct ha_busy){.start = s, .end = e, .piece = piece};
+	return GS_OK;
+}
+
+/* Same start: the longer first, then the higher tid first (so the lower
+ * tid, pushed last, wins a full tie). */
+static int cmp_busy(const void *pa, const void *pb)
+{
+	const struct ha_span *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid > b->tid ? -1 : 1;
+	return a->ref < b->ref ? -1 : a->ref > b->ref;
+}
+
+static gs_status build_busy(struct gs_host_index *ix, struct ha_proc *p)
+{
+	static const struct ha_sweep_ops ops = {busy_push, busy_emit};
+	size_t n = 0, k = 0;
+	struct ha_span *v;
+	struct ha_sweep sw = {0};
+	struct ha_busy_build b = {.p = p};
+	gs_status rc;
+
+	for (size_t t = p->first_thread; t < p->first_thread + p->n_threads; t++)
+		n += ix->threads[t].n;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return nomem();
+	for (size_t t = p->first_thread; t < p->first_thread + p->n_threads; t++) {
+		const struct ha_thread *th = &ix->threads[t];
+
+		for (size_t i = th->first; i < th->first + th->n; i++)
+			if (!ix->pieces[i].wait)
+				v[k++] = (struct ha_span){.start = ix->pieces[i].start,
+							  .end = ix->pieces[i].end,
+							  .pid = th->pid,
+							  .tid = th->tid,
+							  .ref = (uint32_t)i};
+	}
+	qsort(v, k, sizeof(*v), cmp_busy);
+	b.v = v;
+	rc = sweep(&sw, v, k, &ops, &b);
+	free(sw.st);
+	free(v);
+	p->built = rc == GS_OK;
+	return rc;
+}
+
+/* ---- Queries ----------------------------------------------------------- */
+
+struct ha_query {
+	struct gs_host_index *ix;
+	struct gs_host_ranges *out;
+	size_t gap;
+};
+
+static gs_status credit(struct ha_query *q, const struct ha_piece *p, int64_t ns, bool forwarded)
+{
+	struct gs_host_index *ix = q->ix;
+	uint32_t slot;
+	struct ha_acc *a;
+
+	if (ns <= 0)
+		return GS_OK;
+	slot = ix->slot[p->label];
+	if (slot == GS_NO_INDEX) {
+		gs_status rc =
+			grow((void **)&ix->acc, &ix->cap_acc, ix->n_acc + 1, sizeof(*ix->acc));
+
+		if (rc)
+			return rc;
+		slot = (uint32_t)ix->n_acc++;
+		ix->slot[p->label] = slot;
+		ix->acc[slot] = (struct ha_acc){.h = {.name = ix->labels[p->label].name,
+						      .context = p->context,
+						      .kind = ix->labels[p->label].kind,
+						      .cls = p->cls},
+						.last_gap = SIZE_MAX,
+						.label = p->label};
+	}
+	a = &ix->acc[slot];
+	if (a->h.context == GS_NO_STRING)
+		a->h.context = p->context;
+	a->h.ns += ns;
+	if (forwarded) {
+		a->h.forwarded_ns += ns;
+		q->out->forwarded_ns += ns;
+	}
+	if (a->last_gap != q->gap) {
+		a->last_gap = q->gap;
+		a->h.gaps++;
+	}
+	q->out->kind_ns[a->h.kind < GS_RANGE_KIND_COUNT ? a->h.kind : GS_RANGE_OTHER] += ns;
+	q->out->class_ns[p->cls] += ns;
+	return GS_OK;
+}
+
+/* [s, e) of wait piece w: to the busy pieces of its process, the rest to w. */
+static gs_status forward(struct ha_query *q, const struct ha_thread *th, const struct ha_piece *w,
+			 int64_t s, int64_t e)
+{
+	struct gs_host_index *ix = q->ix;
+	struct ha_proc *p = &ix->procs[th->proc];
+	size_t lo = 0, hi;
+	int64_t cur = s;
+	gs_status rc;
+
+	if (p->n_threads < 2)
+		return credit(q, w, e - s, false);
+	if (!p->built) {
+		rc = build_busy(ix, p);
+		if (rc)
+			return rc;
+	}
+	hi = p->n_busy;
+	while (lo < hi) { /* first busy piece ending after s */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->busy[mid].end <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < p->n_busy && p->busy[i].start < e; i++) {
+		int64_t bs = p->busy[i].start > cur ? p->busy[i].start : cur;
+		int64_t be = p->busy[i].end < e ? p->busy[i].end : e;
+
+		if (be <= bs)
+			continue;
+		rc = credit(q, w, bs - cur, false);
+		if (!rc)
+			rc = credit(q, &ix->pieces[p->busy[i].piece], be - bs, true);
+		if (rc)
+			return rc;
+		cur = be;
+	}
+	return credit(q, w, e - cur, false);
+}
+
+static const struct ha_thread *find_thread(const struct gs_host_index *ix, int64_t pid, int64_t tid)
+{
+	size_t lo = 0, hi = ix->n_threads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ha_thread *t = &ix->threads[mid];
+
+		if (t->pid < pid || (t->pid == pid && t->tid < tid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n_threads && ix->threads[lo].pid == pid && ix->threads[lo].tid == tid ?
+		       &ix->threads[lo] :
+		       NULL;
+}
+
+static gs_status attribute(struct ha_query *q, const struct gs_host_interval *iv)
+{
+	struct gs_host_index *ix = q->ix;
+	const struct ha_thread *th = find_thread(ix, iv->pid, iv->tid);
+	const struct ha_piece *pc;
+	int64_t cur = iv->start_ns;
+	size_t lo = 0, hi;
+
+	if (!th) {
+		q->out->outside_ns += iv->end_ns - iv->start_ns;
+		return GS_OK;
+	}
+	pc = ix->pieces + th->first;
+	hi = th->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pc[mid].end <= iv->start_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < th->n && pc[i].start < iv->end_ns; i++) {
+		int64_t s = pc[i].start > cur ? pc[i].start : cur;
+		int64_t e = pc[i].end < iv->end_ns ? pc[i].end : iv->end_ns;
+		gs_status rc;
+
+		if (e <= s)
+			continue;
+		q->out->outside_ns += s - cur;
+		rc = pc[i].wait ? forward(q, th, &pc[i], s, e) : credit(q, &pc[i], e - s, false);
+		if (rc)
+			return rc;
+		cur = e;
+	}
+	q->out->outside_ns += iv->end_ns - cur;
+	return GS_OK;
+}
+
+struct ha_rank {
+	const char *name;
+	struct gs_host_range_time h;
+};
+
+static int cmp_rank(const void *pa, const void *pb)
+{
+	const struct ha_rank *a = pa, *b = pb;
+	int c;
+
+	if (a->h.ns != b->h.ns)
+		return a->h.ns > b->h.ns ? -1 : 1;
+	if (a->h.gaps != b->h.gaps)
+		return a->h.gaps > b->h.gaps ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	if (c != 0)
+		return c;
+	return a->h.kind < b->h.kind ? -1 : a->h.kind > b->h.kind;
+}
+
+gs_status gs_host_ranges_compute(struct gs_host_index *ix, const struct gs_host_interval *iv,
+				 size_t n, struct gs_host_ranges *out)
+{
+	struct ha_query q = {.ix = ix, .out = out};
+	gs_status rc = GS_OK;
+	struct ha_rank *rk = NULL;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		int64_t len = iv[i].end_ns - iv[i].start_ns;
+
+		if (len <= 0)
+			continue;
+		out->intervals++;
+		if (len <= GS_HOST_SHORT_GAP_NS) {
+			out->short_intervals++;
+			out->short_ns += len;
+		}
+		if (!ix)
+			out->outside_ns += len;
+	}
+	if (!ix)
+		return GS_OK;
+	out->recorded = ix->n_threads > 0;
+	ix->n_acc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (iv[i].end_ns <= iv[i].start_ns)
+			continue;
+		q.gap = i;
+		rc = attribute(&q, &iv[i]);
+	}
+	if (!rc && ix->n_acc) {
+		rk = malloc(ix->n_acc * sizeof(*rk));
+		out->ranges = malloc(ix->n_acc * sizeof(*out->ranges));
+		if (!rk || !out->ranges)
+			rc = nomem();
+	}
+	if (!rc && ix->n_acc) {
+		for (size_t i = 0; i < ix->n_acc; i++)
+			rk[i] = (struct ha_rank){.name = gs_trace_string(ix->t, ix->acc[i].h.name),
+						 .h = ix->acc[i].h};
+		qsort(rk, ix->n_acc, sizeof(*rk), cmp_rank);
+		for (size_t i = 0; i < ix->n_acc; i++)
+			out->ranges[i] = rk[i].h;
+		out->n_ranges = ix->n_acc;
+	}
+	free(rk);
+	for (size_t i = 0; i < ix->n_acc; i++) /* back to GS_NO_INDEX */
+		ix->slot[ix->acc[i].label] = GS_NO_INDEX;
+	ix->n_acc = 0;
+	if (rc)
+		gs_host_ranges_fini(out);
+	return rc;
+}
+
+void gs_host_ranges_fini(struct gs_host_ranges *h)
+{
+	if (!h)
+		return;
+	free(h->ranges);
+	memset(h, 0, sizeof(*h));
+}
