@@ -17,7 +17,7 @@
  * process that overlap that). O((R + n) log R) in all.
  */
 #include "analyzer_priv.h"
-#include "u64map.h"
+#include <gpuscope/u64map.h>
 
 #include <ctype.h>
 #include <limits.h>
@@ -108,12 +108,6 @@ struct gs_host_index {
 	size_t n_acc, cap_acc;
 };
 
-static gs_status nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}
-
 static gs_status grow(void **p, size_t *cap, size_t need, size_t size)
 {
 	size_t c = *cap ? *cap : 16;
@@ -123,12 +117,12 @@ static gs_status grow(void **p, size_t *cap, size_t need, size_t size)
 		return GS_OK;
 	while (c < need) {
 		if (c > SIZE_MAX / 2 / size)
-			return nomem();
+			return gs_nomem();
 		c *= 2;
 	}
 	q = realloc(*p, c * size);
 	if (!q)
-		return nomem();
+		return gs_nomem();
 	*p = q;
 	*cap = c;
 	return GS_OK;
@@ -394,11 +388,11 @@ static gs_status build_labels(struct gs_host_index *ix, const struct gs_range *r
 
 	ix->label_of = malloc((n ? n : 1) * sizeof(*ix->label_of));
 	ix->labels = malloc((n ? n : 1) * sizeof(*ix->labels));
-	if (!ix->label_of || !ix->labels || !gs_u64map_init(&m, n))
-		return nomem();
+	if (!ix->label_of || !ix->labels || gs_u64map_reserve(&m, n) != GS_OK)
+		return gs_nomem();
 	for (size_t i = 0; i < n; i++) {
 		uint64_t key = (uint64_t)r[i].name << 3 | (r[i].kind & 7u);
-		uint32_t v;
+		uint64_t v;
 
 		if (!gs_u64map_get(&m, key, &v)) {
 			const char *s = gs_trace_string(ix->t, r[i].name);
@@ -418,7 +412,7 @@ static gs_status build_labels(struct gs_host_index *ix, const struct gs_range *r
 							  .wait = gs_host_name_is_wait(s)};
 			gs_u64map_put(&m, key, v, false);
 		}
-		ix->label_of[i] = v;
+		ix->label_of[i] = (uint32_t)v;
 	}
 	gs_u64map_fini(&m);
 	return GS_OK;
@@ -453,7 +447,7 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 
 	*out = NULL;
 	if (!ix)
-		return nomem();
+		return gs_nomem();
 	ix->t = t;
 	if (n_ranges >= UINT32_MAX) {
 		free(ix);
@@ -463,7 +457,7 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 	v = malloc((n_ranges ? n_ranges : 1) * sizeof(*v));
 	if (!v) {
 		free(ix);
-		return nomem();
+		return gs_nomem();
 	}
 	for (size_t i = 0; i < n_ranges; i++)
 		if (r[i].end_ns > r[i].start_ns)
@@ -477,7 +471,7 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 	rc = build_labels(ix, r, n_ranges);
 	ix->slot = malloc((ix->n_labels ? ix->n_labels : 1) * sizeof(*ix->slot));
 	if (!rc && !ix->slot)
-		rc = nomem();
+		rc = gs_nomem();
 	if (!rc)
 		memset(ix->slot, 0xff, (ix->n_labels ? ix->n_labels : 1) * sizeof(*ix->slot));
 	/* Threads (and processes) in (pid, tid) order, then each thread cut. */
@@ -491,7 +485,7 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 				realloc(ix->threads, (ix->n_threads + 1) * sizeof(*ix->threads));
 
 			if (!nt) {
-				rc = nomem();
+				rc = gs_nomem();
 				break;
 			}
 			ix->threads = nt;
@@ -500,7 +494,7 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 			struct ha_proc *p = realloc(ix->procs, (ix->n_procs + 1) * sizeof(*p));
 
 			if (!p) {
-				rc = nomem();
+				rc = gs_nomem();
 				break;
 			}
 			ix->procs = p;
@@ -623,7 +617,7 @@ static gs_status build_busy(struct gs_host_index *ix, struct ha_proc *p)
 		n += ix->threads[t].n;
 	v = malloc((n ? n : 1) * sizeof(*v));
 	if (!v)
-		return nomem();
+		return gs_nomem();
 	for (size_t t = p->first_thread; t < p->first_thread + p->n_threads; t++) {
 		const struct ha_thread *th = &ix->threads[t];
 
@@ -847,7 +841,7 @@ gs_status gs_host_ranges_compute(struct gs_host_index *ix, const struct gs_host_
 		rk = malloc(ix->n_acc * sizeof(*rk));
 		out->ranges = malloc(ix->n_acc * sizeof(*out->ranges));
 		if (!rk || !out->ranges)
-			rc = nomem();
+			rc = gs_nomem();
 	}
 	if (!rc && ix->n_acc) {
 		for (size_t i = 0; i < ix->n_acc; i++)
