@@ -326,10 +326,11 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
  * own, each process into a trace of its own. */
 static int analyze_load(const struct analyze_opts *o, struct gs_job **out, const char **format)
 {
-	/* The report never reads host ranges: leaving them out saves a
-	 * third of the memory of a PyTorch trace (bench/NOTES.md). */
+	/* The report reads only the annotation ranges of the host ranges:
+	 * leaving the others out saves a third of the memory of a PyTorch
+	 * trace (bench/NOTES.md). */
 	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0,
-				     .load_flags = GS_LOAD_SKIP_RANGES,
+				     .load_flags = GS_LOAD_SKIP_RANGES | GS_LOAD_KEEP_ANNOTATIONS,
 				     .progress = gs_progress_records};
 	enum gs_input_format *fmts;
 	size_t failed = 0;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "jw.h"
+#include "measures_priv.h"
 #include "out.h"
 
 static double ratio(int64_t part, int64_t whole)
@@ -185,6 +186,7 @@ static void json_streams(struct jw *w, const struct gs_report *r, const struct g
 		jw_u64(w, "count", k->count);
 		jw_i64(w, "ns", k->ns);
 		jw_i64(w, "max_ns", k->max_ns);
+		jw_str(w, "class", gs_kernel_class_name(gs_measures_kernel_row_class(r->t, k)));
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
@@ -372,6 +374,7 @@ static void json_device(struct jw *w, const struct gs_report *r, const struct gs
 	json_schedule(w, r, d);
 	json_missed(w, r, d);
 	json_candidates(w, r, d);
+	gs_measures_write_json(w, r, d);
 	jw_row(w, "waits_summary");
 	jw_u64(w, "count", d->n_waits);
 	jw_i64(w, "wait_ns", d->wait_ns);

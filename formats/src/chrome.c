@@ -500,7 +500,8 @@ static gs_status plan_host_procs(struct chrome *c)
 		if (!k || pids[k - 1] != c->api[i].pid)
 			pids[k++] = c->api[i].pid;
 	for (i = 0; i < c->n_ranges; i++)
-		pids[k++] = c->ranges[i].pid;
+		if (c->ranges[i].kind != GS_RANGE_GPU_ANNOTATION)
+			pids[k++] = c->ranges[i].pid;
 	for (i = 0; i < c->n_oh; i++)
 		pids[k++] = c->oh[i].pid;
 	qsort(pids, k, sizeof(*pids), cmp_i64);
@@ -659,7 +660,9 @@ static gs_status plan_host_threads(struct chrome *c)
 	size_t i, k = 0, first;
 	gs_status rc = GS_OK;
 
-	c->n_hr = c->n_api + c->n_ranges;
+	c->n_hr = c->n_api;
+	for (i = 0; i < c->n_ranges; i++)
+		c->n_hr += c->ranges[i].kind != GS_RANGE_GPU_ANNOTATION;
 	c->hr = alloc_n(c->n_hr, sizeof(*c->hr));
 	c->api_lane = alloc_n(c->n_api, sizeof(uint32_t));
 	c->api_thread = alloc_n(c->n_api, sizeof(uint32_t));
@@ -673,9 +676,10 @@ static gs_status plan_host_threads(struct chrome *c)
 		c->hr[k++] = (struct href){c->api[i].pid,    c->api[i].tid, c->api[i].start_ns,
 					   c->api[i].end_ns, (uint32_t)i,   HR_API};
 	for (i = 0; i < c->n_ranges; i++)
-		c->hr[k++] = (struct href){c->ranges[i].pid,      c->ranges[i].tid,
-					   c->ranges[i].start_ns, c->ranges[i].end_ns,
-					   (uint32_t)i,           HR_RANGE};
+		if (c->ranges[i].kind != GS_RANGE_GPU_ANNOTATION)
+			c->hr[k++] = (struct href){c->ranges[i].pid,      c->ranges[i].tid,
+						   c->ranges[i].start_ns, c->ranges[i].end_ns,
+						   (uint32_t)i,           HR_RANGE};
 	qsort(c->hr, c->n_hr, sizeof(*c->hr), cmp_href);
 	for (first = 0; first < c->n_hr && !rc; first = i) {
 		struct hthread *th = &c->threads[c->n_threads++];
@@ -1698,6 +1702,28 @@ static void write_range(struct chrome *c, uint32_t i)
 	ev_close(c);
 }
 
+/* GPU annotations on their stream's track, as the PyTorch profiler writes
+ * them (device and stream in args, for a reader that maps pids itself). */
+static void write_gpu_annotations(struct chrome *c)
+{
+	for (size_t i = 0; i < c->n_ranges; i++) {
+		const struct gs_range *r = &c->ranges[i];
+		const struct cstream *x;
+
+		if (r->kind != GS_RANGE_GPU_ANNOTATION || r->stream >= c->n_streams)
+			continue;
+		x = &c->cs[r->stream];
+		x_event(c, "gpu_user_annotation", gs_trace_string(c->t, r->name),
+			c->devs[x->dev].pid, x->tid, r->start_ns, r->end_ns);
+		if (r->external_id)
+			arg_u64(c, "External id", r->external_id);
+		arg_u64(c, "device", c->streams[r->stream].device);
+		arg_u64(c, "context", c->streams[r->stream].context);
+		arg_u64(c, "stream", c->streams[r->stream].stream_id);
+		ev_close(c);
+	}
+}
+
 static void write_overheads(struct chrome *c)
 {
 	for (size_t i = 0; i < c->n_oh; i++) {
@@ -2142,6 +2168,7 @@ static void chrome_write(struct chrome *c)
 {
 	write_metadata(c);
 	write_host_and_ops(c);
+	write_gpu_annotations(c);
 	write_overheads(c);
 	write_counters(c);
 	if (c->ideal)

@@ -17,6 +17,7 @@
 #include <gpuscope/export.h>
 #include <gpuscope/format.h>
 #include <gpuscope/import.h>
+#include <gpuscope/measures.h>
 
 #ifdef __cplusplus
 extern "C" {
