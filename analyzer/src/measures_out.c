@@ -130,7 +130,7 @@ void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
 			gs_out_printf(o, "    %4zu %14s %14s %7" PRIu64 "  %-19s  ", i + 1,
 				      DUR(a->kernel_ns), DUR(a->copy_ns), a->count,
 				      source_name(a->source));
-			t_name(o, gs_trace_string(r->t, a->name), 100 - 68);
+			t_name(o, gs_trace_string(r->t, a->name), 100 - 69);
 			gs_out_putc(o, '\n');
 		}
 		if (shown < m->n_annotations)
