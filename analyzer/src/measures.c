@@ -35,7 +35,8 @@ static bool has_ci(const char *s, const char *part)
 	for (; *s; s++) {
 		size_t i = 0;
 
-		while (i < n && s[i] && (s[i] | 0x20) == part[i])
+		while (i < n && s[i] &&
+		       (s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]) == part[i])
 			i++;
 		if (i == n)
 			return true;
@@ -289,10 +290,10 @@ static gs_status delays(const struct ms *m, struct gs_measures *out)
 
 struct qstate {
 	int64_t ws, we;
-	uint64_t len;   /* current length */
-	int64_t at;     /* start of the current level (>= ws once inside) */
+	uint64_t len; /* current length */
+	int64_t at;   /* start of the current level (>= ws once inside) */
 	uint64_t bins[GS_QUEUE_SERIES_MAX];
-	uint64_t binw;  /* bin width, ns */
+	uint64_t binw; /* bin width, ns */
 	size_t nbins;
 	struct gs_queue_point *pts; /* the first GS_QUEUE_SERIES_MAX + 1 points */
 	size_t npts;
@@ -393,8 +394,8 @@ static gs_status queue(const struct ms *m, struct gs_measures *out)
 	out->queue_mean = w ? q->area / (double)w : 0;
 	out->queue_changes = q->changes;
 	if (q->npts <= GS_QUEUE_SERIES_MAX) {
-		struct gs_queue_point *np =
-			realloc(q->pts, (q->npts ? q->npts : 1) * sizeof(*np)); /* keep what is used */
+		struct gs_queue_point *np = realloc(
+			q->pts, (q->npts ? q->npts : 1) * sizeof(*np)); /* keep what is used */
 
 		if (np)
 			q->pts = np;
@@ -605,7 +606,8 @@ static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_ra
 		if (k && (c->pid != m->calls[order[k - 1].call].pid ||
 			  c->tid != m->calls[order[k - 1].call].tid))
 			n_act = 0; /* another thread */
-		while (hp < nh && (h[hp].pid < c->pid || (h[hp].pid == c->pid && h[hp].tid < c->tid)))
+		while (hp < nh &&
+		       (h[hp].pid < c->pid || (h[hp].pid == c->pid && h[hp].tid < c->tid)))
 			hp++;
 		while (hp < nh && h[hp].pid == c->pid && h[hp].tid == c->tid && h[hp].start <= ls)
 			act[n_act++] = (uint32_t)hp++;
@@ -729,7 +731,8 @@ static gs_status ann_rank(const struct gs_trace *t, struct ann *an)
 		return nomem();
 	for (size_t i = 0; i < an->n_rows; i++)
 		if (an->rows[i].count)
-			v[k++] = (struct ann_rank){an->rows[i], gs_trace_string(t, an->rows[i].name)};
+			v[k++] = (struct ann_rank){an->rows[i],
+						   gs_trace_string(t, an->rows[i].name)};
 	gs_sort(v, k, sizeof(*v), cmp_ann);
 	for (size_t i = 0; i < k; i++)
 		an->rows[i] = v[i].row;

@@ -108,8 +108,10 @@ void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
 	char title[128];
 
 	if (kern > 0) {
-		t_section(o, "Kernel time by class (each instant once: communication, memory, compute)",
-			  color);
+		t_section(
+			o,
+			"Kernel time by class (each instant once: communication, memory, compute)",
+			color);
 		for (unsigned c = 0; c < GS_KCLASS_COUNT; c++)
 			gs_out_printf(o, "      %-15s %14s %8s  %" PRIu64 " kernel%s\n",
 				      gs_kernel_class_name(c), DUR(m->class_ns[c]),
@@ -122,8 +124,8 @@ void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
 			 "GPU time per annotation (%zu name%s; union of the op time under each)",
 			 m->n_annotations, m->n_annotations == 1 ? "" : "s");
 		t_section(o, title, color);
-		gs_out_printf(o, "    %4s %14s %14s %7s  %-19s  %s\n", "#", "kernel", "copy", "count",
-			      "source", "name");
+		gs_out_printf(o, "    %4s %14s %14s %7s  %-19s  %s\n", "#", "kernel", "copy",
+			      "count", "source", "name");
 		for (i = 0; i < shown; i++) {
 			const struct gs_annotation_time *a = &m->annotations[i];
 
@@ -138,10 +140,11 @@ void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
 				      m->n_annotations - shown);
 	}
 	if (m->n_delays || m->queue_ops) {
-		t_section(o, "Launch delay (launch call start to op start) and queue length", color);
+		t_section(o, "Launch delay (launch call start to op start) and queue length",
+			  color);
 		if (m->n_delays)
-			gs_out_printf(o, "    %10s %9s %14s %14s %14s\n", "stream", "ops", "p50", "p95",
-				      "max");
+			gs_out_printf(o, "    %10s %9s %14s %14s %14s\n", "stream", "ops", "p50",
+				      "p95", "max");
 		shown = m->n_delays < top ? m->n_delays : top;
 		for (i = 0; i < shown; i++) {
 			const struct gs_launch_delay *l = &m->delays[i];
@@ -156,12 +159,15 @@ void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
 		gs_out_printf(o,
 			      "    queue (ops launched, not yet finished): max %" PRIu64
 			      ", time-weighted mean %s, over %" PRIu64 " ops\n",
-			      m->queue_max, mean_text((char[32]){0}, 32, m->queue_mean), m->queue_ops);
+			      m->queue_max, mean_text((char[32]){0}, 32, m->queue_mean),
+			      m->queue_ops);
 	}
 	if (m->n_copies) {
-		t_section(o, "Copy bandwidth (bytes / summed duration; peak unknown: the device record "
-			     "has none)",
-			  color);
+		t_section(
+			o,
+			"Copy bandwidth (bytes / summed duration; peak unknown: the device record "
+			"has none)",
+			color);
 		gs_out_printf(o, "    %-8s %-20s %8s %12s %14s %10s\n", "dir", "memory", "count",
 			      "bytes", "time", "GB/s");
 		for (i = 0; i < m->n_copies; i++) {
@@ -174,8 +180,8 @@ void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
 				snprintf(mem, sizeof(mem), "%s -> %s", gs_mem_kind_name(c->src_mem),
 					 gs_mem_kind_name(c->dst_mem));
 			gs_out_printf(o, "    %-8s %-20s %8" PRIu64 " %12s %14s %10.3f\n",
-				      copy_dir(c), mem, c->count, bytes_text(b, sizeof(b), c->bytes),
-				      DUR(c->ns), gbps(c));
+				      copy_dir(c), mem, c->count,
+				      bytes_text(b, sizeof(b), c->bytes), DUR(c->ns), gbps(c));
 		}
 	}
 }
@@ -300,7 +306,8 @@ static void h_queue_chart(struct gs_out *o, const struct gs_measures *m, size_t 
 		      "<path fill=\"none\" stroke=\"#1c7ed6\" stroke-width=\"1.5\" d=\"",
 		      di, SPARK_W, SPARK_H + 2, SPARK_W, SPARK_H + 2);
 	for (size_t i = 0; i < m->n_queue_series; i++) {
-		double x = (double)(m->queue_series[i].t_ns - m->window_start) * SPARK_W / (double)w;
+		double x =
+			(double)(m->queue_series[i].t_ns - m->window_start) * SPARK_W / (double)w;
 		double y = 1 + SPARK_H - (double)m->queue_series[i].length * SPARK_H / (double)top;
 
 		if (i == 0)
@@ -327,21 +334,23 @@ void gs_measures_write_html(struct gs_out *o, const struct gs_report *r,
 			      "</thead><tbody>\n",
 			      di);
 		for (unsigned c = 0; c < GS_KCLASS_COUNT; c++)
-			gs_out_printf(o,
-				      "<tr><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-				      "<td class=\"n\">%" PRIu64 "</td></tr>\n",
-				      gs_kernel_class_name(c), DUR(m->class_ns[c]),
-				      PCT(m->class_ns[c], kern), m->class_count[c]);
+			gs_out_printf(
+				o,
+				"<tr><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+				"<td class=\"n\">%" PRIu64 "</td></tr>\n",
+				gs_kernel_class_name(c), DUR(m->class_ns[c]),
+				PCT(m->class_ns[c], kern), m->class_count[c]);
 		gs_out_puts(o, "</tbody></table>\n");
 	}
 	if (m->n_annotations) {
 		shown = m->n_annotations < top ? m->n_annotations : top;
-		gs_out_printf(o,
-			      "<h3>GPU time per annotation (%zu name%s)</h3>\n<table class=\"tbl\" "
-			      "id=\"annotations-%zu\"><thead><tr><th class=\"n\">#</th><th "
-			      "class=\"n\">kernel</th><th class=\"n\">copy</th><th class=\"n\">count"
-			      "</th><th>source</th><th>name</th></tr></thead><tbody>\n",
-			      m->n_annotations, m->n_annotations == 1 ? "" : "s", di);
+		gs_out_printf(
+			o,
+			"<h3>GPU time per annotation (%zu name%s)</h3>\n<table class=\"tbl\" "
+			"id=\"annotations-%zu\"><thead><tr><th class=\"n\">#</th><th "
+			"class=\"n\">kernel</th><th class=\"n\">copy</th><th class=\"n\">count"
+			"</th><th>source</th><th>name</th></tr></thead><tbody>\n",
+			m->n_annotations, m->n_annotations == 1 ? "" : "s", di);
 		for (i = 0; i < shown; i++) {
 			const struct gs_annotation_time *a = &m->annotations[i];
 
@@ -374,20 +383,23 @@ void gs_measures_write_html(struct gs_out *o, const struct gs_report *r,
 			for (i = 0; i < shown; i++) {
 				const struct gs_launch_delay *l = &m->delays[i];
 
-				gs_out_printf(o,
-					      "<tr><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
-					      "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
-					      "class=\"n\">%s</td></tr>\n",
-					      stream_of(r->t, l->stream)->stream_id, l->ops,
-					      DUR(l->p50_ns), DUR(l->p95_ns), DUR(l->max_ns));
+				gs_out_printf(
+					o,
+					"<tr><td class=\"n\">%" PRIu64
+					"</td><td class=\"n\">%" PRIu64
+					"</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
+					"class=\"n\">%s</td></tr>\n",
+					stream_of(r->t, l->stream)->stream_id, l->ops,
+					DUR(l->p50_ns), DUR(l->p95_ns), DUR(l->max_ns));
 			}
 			gs_out_puts(o, "</tbody></table>\n");
 		}
-		gs_out_printf(o,
-			      "<p class=\"meta\">queue (ops launched, not yet finished): max %" PRIu64
-			      ", time-weighted mean %s, over %" PRIu64 " ops%s</p>\n",
-			      m->queue_max, mean_text((char[32]){0}, 32, m->queue_mean), m->queue_ops,
-			      m->queue_binned ? " (drawn binned: the greatest length per bin)" : "");
+		gs_out_printf(
+			o,
+			"<p class=\"meta\">queue (ops launched, not yet finished): max %" PRIu64
+			", time-weighted mean %s, over %" PRIu64 " ops%s</p>\n",
+			m->queue_max, mean_text((char[32]){0}, 32, m->queue_mean), m->queue_ops,
+			m->queue_binned ? " (drawn binned: the greatest length per bin)" : "");
 		h_queue_chart(o, m, di);
 	}
 	if (m->n_copies) {
@@ -412,7 +424,8 @@ void gs_measures_write_html(struct gs_out *o, const struct gs_report *r,
 				      "</td><td class=\"n\">%" PRIu64
 				      "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
 				      "class=\"n\">%.3f</td></tr>\n",
-				      c->count, bytes_text(b, sizeof(b), c->bytes), DUR(c->ns), gbps(c));
+				      c->count, bytes_text(b, sizeof(b), c->bytes), DUR(c->ns),
+				      gbps(c));
 		}
 		gs_out_puts(o, "</tbody></table>\n");
 	}

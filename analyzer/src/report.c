@@ -1747,8 +1747,8 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 	if (st == GS_OK)
 		st = dev_sync_calls(r, d);
 	if (st == GS_OK)
-		st = gs_measures_compute(r->t, d->device, w.start, w.end, r->g ? r->g->launch : NULL,
-					 &d->measures);
+		st = gs_measures_compute(r->t, d->device, w.start, w.end,
+					 r->g ? r->g->launch : NULL, &d->measures);
 	if (st != GS_OK)
 		return st;
 

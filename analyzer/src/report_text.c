@@ -1008,7 +1008,8 @@ static void text_kernels(struct tw *w, const struct gs_report_device *d)
 		tw_cell(w, DUR(k->count ? k->ns / (int64_t)k->count : 0), 14, true);
 		gs_out_puts(&w->o, "  ");
 		tw_cell(w, gs_kernel_class_name(gs_measures_kernel_row_class(w->t, k)), 15, false);
-		tw_last(w, gs_trace_string(w->t, k->name), WIDTH - 4 - 4 - 14 - 8 - 9 - 14 - 2 - 15);
+		tw_last(w, gs_trace_string(w->t, k->name),
+			WIDTH - 4 - 4 - 14 - 8 - 9 - 14 - 2 - 15);
 	}
 	if (shown < d->n_kernels)
 		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",

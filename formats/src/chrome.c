@@ -1724,7 +1724,8 @@ static gs_status plan_gpu_annotations(struct chrome *c)
 	size_t n = 0, cap = 0, *at;
 
 	for (size_t i = 0; i < c->n_ranges; i++)
-		n += c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION && c->ranges[i].stream < c->n_streams;
+		n += c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION &&
+		     c->ranges[i].stream < c->n_streams;
 	if (!n)
 		return GS_OK;
 	c->ann_tid = alloc_n(c->n_ranges, sizeof(*c->ann_tid));
@@ -1739,20 +1740,22 @@ static gs_status plan_gpu_annotations(struct chrome *c)
 	}
 	/* By device, in range order (by start) within each. */
 	for (size_t i = 0; i < c->n_ranges; i++)
-		if (c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION && c->ranges[i].stream < c->n_streams)
+		if (c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION &&
+		    c->ranges[i].stream < c->n_streams)
 			at[c->cs[c->ranges[i].stream].dev + 1]++;
 	for (size_t d = 0; d < c->n_devs; d++)
 		at[d + 1] += at[d];
 	for (size_t i = 0; i < c->n_ranges; i++)
-		if (c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION && c->ranges[i].stream < c->n_streams)
+		if (c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION &&
+		    c->ranges[i].stream < c->n_streams)
 			idx[at[c->cs[c->ranges[i].stream].dev]++] = (uint32_t)i;
 	free(at);
 	for (size_t first = 0, last; first < n; first = last) {
 		struct cdev *dv = &c->devs[c->cs[c->ranges[idx[first]].stream].dev];
 		size_t lanes = 0;
 
-		for (last = first; last < n && &c->devs[c->cs[c->ranges[idx[last]].stream].dev] == dv;
-		     last++) {
+		for (last = first;
+		     last < n && &c->devs[c->cs[c->ranges[idx[last]].stream].dev] == dv; last++) {
 			const struct gs_range *r = &c->ranges[idx[last]];
 			size_t l;
 

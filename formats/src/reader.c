@@ -745,7 +745,9 @@ static gs_status decode_ranges(struct gs_reader *r, struct gs_sink *sink, const 
 		if (!rc && g.kind == GS_RANGE_GPU_ANNOTATION) {
 			rc = map_stream_opt(r, OPT(m->stream, m->n_stream, i), &g.stream);
 			if (!rc && g.stream == GS_NO_INDEX)
-				SHAPE_ERR(r, "a GPU annotation range (%zu in the chunk) has no stream", i);
+				SHAPE_ERR(r,
+					  "a GPU annotation range (%zu in the chunk) has no stream",
+					  i);
 		}
 		if (!rc && sink->range)
 			rc = sink->range(sink, &g);

@@ -357,9 +357,9 @@ static gs_status w_range(struct gs_sink *s, const struct gs_range *r)
 	rc |= COL_PUSH(c->name, sid(r->name));
 	rc |= COL_PUSH(c->domain, sid(r->domain));
 	rc |= COL_PUSH(c->kind, r->kind);
-	rc |= COL_PUSH(c->stream, r->kind == GS_RANGE_GPU_ANNOTATION && r->stream != GS_NO_INDEX
-					  ? r->stream + 1
-					  : 0);
+	rc |= COL_PUSH(c->stream, r->kind == GS_RANGE_GPU_ANNOTATION && r->stream != GS_NO_INDEX ?
+					  r->stream + 1 :
+					  0);
 	c->prev_start = r->start_ns;
 	return counted(w, rc);
 }
