@@ -66,6 +66,19 @@ unsigned gs_kernel_class_of(const struct gs_trace *t, const struct gs_op *op)
 
 /* ------------------------------------------------------------------------ */
 
+struct kev {
+	int64_t start; /* sort key */
+	int64_t end;
+	uint32_t cls;
+	uint32_t pad;
+};
+
+struct by_call {
+	uint64_t call; /* sort key */
+	uint32_t op;
+	uint32_t pad;
+};
+
 struct ms {
 	const struct gs_trace *t;
 	const struct gs_op *ops;
@@ -76,6 +89,16 @@ struct ms {
 	struct gs_op_range *runs; /* the device's streams' ops */
 	size_t n_runs;
 	size_t n_dev; /* ops of the device */
+	/* Filled by one pass over the ops (collect): kernels cut to the
+	 * window, launch call starts and op ends for the queue, ops by
+	 * launch call for the host annotations (want_order). */
+	struct kev *kv;
+	size_t n_kv;
+	int64_t *qa, *qe;
+	size_t n_q;
+	struct by_call *order;
+	size_t n_order;
+	bool want_order;
 };
 
 static bool overlaps(const struct ms *m, const struct gs_op *op)
@@ -94,60 +117,15 @@ static uint32_t launch_of(const struct ms *m, size_t i)
 
 /* ---- kernel classes ------------------------------------------------------ */
 
-struct kev {
-	int64_t start; /* sort key */
-	int64_t end;
-	uint32_t cls;
-	uint32_t pad;
-};
-
 /* Union lengths, one running union per level: level 0 holds
  * communication, 1 communication and memory, 2 every kernel. */
-static gs_status classes(const struct ms *m, struct gs_measures *out)
+static void classes(struct ms *m, struct gs_measures *out)
 {
-	/* The class of the last names seen, by name id (a trace has millions
-	 * of kernels and a few hundred names): no table over all names, which
-	 * each of many devices would pay for. */
-	struct {
-		uint32_t name;
-		uint8_t cls;
-	} memo[256];
-	size_t n = 0;
-	struct kev *v = malloc((m->n_dev ? m->n_dev : 1) * sizeof(*v));
+	struct kev *v = m->kv;
+	size_t n = m->n_kv;
 	int64_t cur_s[3] = {0, 0, 0}, cur_e[3] = {0, 0, 0}, tot[3] = {0, 0, 0};
 	bool open[3] = {false, false, false};
 
-	if (!v)
-		return nomem();
-	for (size_t i = 0; i < GS_COUNT_OF(memo); i++)
-		memo[i].name = GS_NO_STRING;
-	for (size_t r = 0; r < m->n_runs; r++)
-		for (size_t i = m->runs[r].first; i < m->runs[r].first + m->runs[r].count; i++) {
-			const struct gs_op *op = &m->ops[i];
-			unsigned cls;
-
-			if (op->kind != GS_OP_KERNEL || !overlaps(m, op))
-				continue;
-			if (op->collective) {
-				cls = GS_KCLASS_COMMUNICATION;
-			} else {
-				size_t h = (op->name * 2654435761u) >> 24 & 255;
-
-				if (memo[h].name != op->name || op->name == GS_NO_STRING) {
-					memo[h].name = op->name;
-					memo[h].cls = (uint8_t)gs_kernel_class_of_name(
-						gs_trace_string(m->t, op->name));
-				}
-				cls = memo[h].cls;
-			}
-			out->class_count[cls]++;
-			v[n].start = op->start_ns > m->ws ? op->start_ns : m->ws;
-			v[n].end = op->end_ns < m->we ? op->end_ns : m->we;
-			v[n].cls = cls;
-			v[n].pad = 0;
-			if (v[n].end > v[n].start)
-				n++;
-		}
 	gs_sort_by_i64(v, n, sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
 		unsigned lo = v[i].cls == GS_KCLASS_COMMUNICATION ? 0 :
@@ -170,11 +148,9 @@ static gs_status classes(const struct ms *m, struct gs_measures *out)
 	for (unsigned l = 0; l < 3; l++)
 		if (open[l])
 			tot[l] += cur_e[l] - cur_s[l];
-	free(v);
 	out->class_ns[GS_KCLASS_COMMUNICATION] = tot[0];
 	out->class_ns[GS_KCLASS_MEMORY] = tot[1] - tot[0];
 	out->class_ns[GS_KCLASS_COMPUTE] = tot[2] - tot[1];
-	return GS_OK;
 }
 
 /* ---- launch delay -------------------------------------------------------- */
@@ -237,17 +213,80 @@ static size_t nearest_rank(size_t n, unsigned p)
 	return r ? r - 1 : 0;
 }
 
-static gs_status delays(const struct ms *m, struct gs_measures *out)
+/* The kernel class of op `op`, through a small cache by name id (a trace
+ * has millions of kernels and a few hundred names: no table over every
+ * name, which each of many devices would pay for). */
+struct class_memo {
+	uint32_t name;
+	uint8_t cls;
+};
+
+static unsigned op_class(const struct gs_trace *t, struct class_memo *memo, const struct gs_op *op)
 {
-	size_t cap = 0;
+	size_t h;
+
+	if (op->collective)
+		return GS_KCLASS_COMMUNICATION;
+	h = (op->name * 2654435761u) >> 24 & 255;
+	if (memo[h].name != op->name || op->name == GS_NO_STRING) {
+		memo[h].name = op->name;
+		memo[h].cls = (uint8_t)gs_kernel_class_of_name(gs_trace_string(t, op->name));
+	}
+	return memo[h].cls;
+}
+
+#define BW_CELLS (2 * GS_COPY_KIND_COUNT * GS_MEM_KIND_COUNT * GS_MEM_KIND_COUNT)
+
+static void bw_add(struct gs_copy_bandwidth *cell, const struct gs_op *op)
+{
+	unsigned ck = op->copy_kind < GS_COPY_KIND_COUNT ? op->copy_kind : 0;
+	unsigned sm = op->src_mem < GS_MEM_KIND_COUNT ? op->src_mem : 0;
+	unsigned dm = op->dst_mem < GS_MEM_KIND_COUNT ? op->dst_mem : 0;
+	struct gs_copy_bandwidth *c;
+
+	if (op->kind == GS_OP_MEMSET)
+		ck = sm = 0;
+	c = &cell[(((size_t)(op->kind == GS_OP_MEMSET) * GS_COPY_KIND_COUNT + ck) *
+			   GS_MEM_KIND_COUNT +
+		   sm) * GS_MEM_KIND_COUNT +
+		  dm];
+	c->op_kind = op->kind;
+	c->copy_kind = (uint8_t)ck;
+	c->src_mem = (uint8_t)sm;
+	c->dst_mem = (uint8_t)dm;
+	c->count++;
+	c->bytes += op->bytes;
+	c->ns += op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0;
+}
+
+/*
+ * One pass over the device's ops, stream by stream: the launch delays of
+ * each stream (done here), the copy bandwidth cells (done here), and the
+ * arrays the other measures sort and sweep (kernels, queue events, ops by
+ * launch call).
+ */
+static gs_status collect(struct ms *m, struct gs_measures *out)
+{
+	struct class_memo memo[256];
+	struct gs_copy_bandwidth *cell = calloc(BW_CELLS, sizeof(*cell));
+	size_t cap = 0, nd = m->n_dev ? m->n_dev : 1, k = 0;
 	int64_t *v;
 
 	for (size_t r = 0; r < m->n_runs; r++)
 		if (m->runs[r].count > cap)
 			cap = m->runs[r].count;
+	for (size_t i = 0; i < GS_COUNT_OF(memo); i++)
+		memo[i].name = GS_NO_STRING;
 	out->delays = calloc(m->n_runs ? m->n_runs : 1, sizeof(*out->delays));
 	v = malloc((cap ? cap : 1) * sizeof(*v));
-	if (!out->delays || !v) {
+	m->kv = malloc(nd * sizeof(*m->kv));
+	m->qa = malloc(nd * sizeof(*m->qa));
+	m->qe = malloc(nd * sizeof(*m->qe));
+	if (m->want_order)
+		m->order = malloc(nd * sizeof(*m->order));
+	if (!cell || !out->delays || !v || !m->kv || !m->qa || !m->qe ||
+	    (m->want_order && !m->order)) {
+		free(cell);
 		free(v);
 		return nomem();
 	}
@@ -257,11 +296,36 @@ static gs_status delays(const struct ms *m, struct gs_measures *out)
 		int64_t mx = INT64_MIN;
 
 		for (size_t i = m->runs[r].first; i < m->runs[r].first + m->runs[r].count; i++) {
+			const struct gs_op *op = &m->ops[i];
 			uint32_t c = launch_of(m, i);
+			bool in = overlaps(m, op);
 
-			if (c == GS_NO_INDEX || !overlaps(m, &m->ops[i]))
+			if (c != GS_NO_INDEX && op->end_ns > m->calls[c].start_ns) {
+				/* in the queue from its call's start to its end */
+				m->qa[m->n_q] = m->calls[c].start_ns;
+				m->qe[m->n_q++] = op->end_ns;
+			}
+			if (!in)
 				continue;
-			v[n] = m->ops[i].start_ns - m->calls[c].start_ns;
+			if (op->kind == GS_OP_KERNEL) {
+				struct kev *kv = &m->kv[m->n_kv];
+				unsigned cls = op_class(m->t, memo, op);
+
+				out->class_count[cls]++;
+				kv->start = op->start_ns > m->ws ? op->start_ns : m->ws;
+				kv->end = op->end_ns < m->we ? op->end_ns : m->we;
+				kv->cls = cls;
+				kv->pad = 0;
+				if (kv->end > kv->start)
+					m->n_kv++;
+			} else {
+				bw_add(cell, op);
+			}
+			if (c == GS_NO_INDEX)
+				continue;
+			if (m->want_order)
+				m->order[m->n_order++] = (struct by_call){c, (uint32_t)i, 0};
+			v[n] = op->start_ns - m->calls[c].start_ns;
 			if (v[n] > mx)
 				mx = v[n];
 			n++;
@@ -277,12 +341,23 @@ static gs_status delays(const struct ms *m, struct gs_measures *out)
 	}
 	free(v);
 	if (out->n_delays < m->n_runs) { /* keep what is used (many devices) */
-		struct gs_launch_delay *nd =
-			realloc(out->delays, (out->n_delays ? out->n_delays : 1) * sizeof(*nd));
+		struct gs_launch_delay *nd2 =
+			realloc(out->delays, (out->n_delays ? out->n_delays : 1) * sizeof(*nd2));
 
-		if (nd)
-			out->delays = nd;
+		if (nd2)
+			out->delays = nd2;
 	}
+	for (size_t i = 0; i < BW_CELLS; i++)
+		if (cell[i].count)
+			cell[k++] = cell[i];
+	if (k < BW_CELLS) { /* keep what is used */
+		struct gs_copy_bandwidth *nc = realloc(cell, (k ? k : 1) * sizeof(*nc));
+
+		if (nc)
+			cell = nc;
+	}
+	out->copies = cell;
+	out->n_copies = k;
 	return GS_OK;
 }
 
@@ -333,31 +408,16 @@ static void q_point(struct qstate *q, int64_t t)
 
 static gs_status queue(const struct ms *m, struct gs_measures *out)
 {
-	int64_t *a = malloc((m->n_dev ? m->n_dev : 1) * sizeof(*a));
-	int64_t *e = malloc((m->n_dev ? m->n_dev : 1) * sizeof(*e));
+	int64_t *a = m->qa, *e = m->qe;
 	struct qstate *q = calloc(1, sizeof(*q));
-	size_t n = 0, i = 0, j = 0;
+	size_t n = m->n_q, i = 0, j = 0;
 	uint64_t w = (uint64_t)(m->we - m->ws);
 
-	if (!a || !e || !q)
+	if (!q)
 		goto fail;
 	q->pts = malloc((GS_QUEUE_SERIES_MAX + 1) * sizeof(*q->pts));
 	if (!q->pts)
 		goto fail;
-	for (size_t r = 0; r < m->n_runs; r++)
-		for (size_t k = m->runs[r].first; k < m->runs[r].first + m->runs[r].count; k++) {
-			uint32_t c = launch_of(m, k);
-			int64_t ls;
-
-			if (c == GS_NO_INDEX)
-				continue;
-			ls = m->calls[c].start_ns;
-			if (m->ops[k].end_ns <= ls)
-				continue; /* never waiting: not in the queue */
-			a[n] = ls;
-			e[n] = m->ops[k].end_ns;
-			n++;
-		}
 	out->queue_ops = n;
 	gs_sort_by_i64(a, n, sizeof(*a));
 	gs_sort_by_i64(e, n, sizeof(*e));
@@ -412,68 +472,13 @@ static gs_status queue(const struct ms *m, struct gs_measures *out)
 		out->queue_series = q->pts;
 		q->pts = NULL;
 	}
-	free(a);
-	free(e);
 	free(q);
 	return GS_OK;
 fail:
-	free(a);
-	free(e);
 	if (q)
 		free(q->pts);
 	free(q);
 	return nomem();
-}
-
-/* ---- copy bandwidth ------------------------------------------------------ */
-
-#define BW_CELLS (2 * GS_COPY_KIND_COUNT * GS_MEM_KIND_COUNT * GS_MEM_KIND_COUNT)
-
-static gs_status bandwidth(const struct ms *m, struct gs_measures *out)
-{
-	struct gs_copy_bandwidth *cell = calloc(BW_CELLS, sizeof(*cell));
-	size_t k = 0;
-
-	if (!cell)
-		return nomem();
-	for (size_t r = 0; r < m->n_runs; r++)
-		for (size_t i = m->runs[r].first; i < m->runs[r].first + m->runs[r].count; i++) {
-			const struct gs_op *op = &m->ops[i];
-			unsigned ck = op->copy_kind < GS_COPY_KIND_COUNT ? op->copy_kind : 0;
-			unsigned sm = op->src_mem < GS_MEM_KIND_COUNT ? op->src_mem : 0;
-			unsigned dm = op->dst_mem < GS_MEM_KIND_COUNT ? op->dst_mem : 0;
-			struct gs_copy_bandwidth *c;
-			size_t at;
-
-			if (op->kind == GS_OP_KERNEL || !overlaps(m, op))
-				continue;
-			if (op->kind == GS_OP_MEMSET)
-				ck = sm = 0;
-			at = (((size_t)(op->kind == GS_OP_MEMSET) * GS_COPY_KIND_COUNT + ck) *
-				      GS_MEM_KIND_COUNT +
-			      sm) * GS_MEM_KIND_COUNT +
-			     dm;
-			c = &cell[at];
-			c->op_kind = op->kind;
-			c->copy_kind = (uint8_t)ck;
-			c->src_mem = (uint8_t)sm;
-			c->dst_mem = (uint8_t)dm;
-			c->count++;
-			c->bytes += op->bytes;
-			c->ns += op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0;
-		}
-	for (size_t i = 0; i < BW_CELLS; i++)
-		if (cell[i].count)
-			cell[k++] = cell[i];
-	if (k < BW_CELLS) { /* keep what is used (many devices) */
-		struct gs_copy_bandwidth *nc = realloc(cell, (k ? k : 1) * sizeof(*nc));
-
-		if (nc)
-			cell = nc;
-	}
-	out->copies = cell;
-	out->n_copies = k;
-	return GS_OK;
 }
 
 /* ---- annotations --------------------------------------------------------- */
@@ -553,29 +558,22 @@ static int cmp_hr(const void *pa, const void *pb)
 /* Ops launched inside host annotations of their launching thread: ops in
  * launch-call order (a counting sort: calls are grouped by thread and
  * sorted by start), against each thread's annotations by start. */
-struct by_call {
-	uint64_t call; /* sort key */
-	uint32_t op;
-	uint32_t pad;
-};
-
 static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_range *ranges,
 			  size_t n_ranges)
 {
 	struct hr *h = NULL;
-	struct by_call *order = NULL;
+	struct by_call *order = m->order;
 	uint32_t *act = NULL;
-	size_t nh = 0, n_act = 0, hp = 0, nl = 0;
+	size_t nh = 0, n_act = 0, hp = 0, nl = m->n_order;
 	gs_status rc = GS_OK;
 
 	for (size_t i = 0; i < n_ranges; i++)
 		nh += host_annotation(&ranges[i]);
-	if (!nh || !m->launch)
+	if (!nh || !order)
 		return GS_OK;
 	h = malloc(nh * sizeof(*h));
 	act = malloc(nh * sizeof(*act));
-	order = malloc((m->n_dev ? m->n_dev : 1) * sizeof(*order));
-	if (!h || !act || !order) {
+	if (!h || !act) {
 		rc = nomem();
 		goto out;
 	}
@@ -587,13 +585,6 @@ static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_ra
 	gs_sort(h, nh, sizeof(*h), cmp_hr);
 	/* Ops by launch call: calls are grouped by thread and sorted by
 	 * start, so this is launch order thread by thread. */
-	for (size_t r = 0; r < m->n_runs; r++)
-		for (size_t i = m->runs[r].first; i < m->runs[r].first + m->runs[r].count; i++) {
-			uint32_t c = launch_of(m, i);
-
-			if (c != GS_NO_INDEX && overlaps(m, &m->ops[i]))
-				order[nl++] = (struct by_call){c, (uint32_t)i, 0};
-		}
 	gs_sort_by_u64(order, nl, sizeof(*order));
 	for (size_t k = 0; k < nl && rc == GS_OK; k++) {
 		const struct gs_op *op = &m->ops[order[k].op];
@@ -633,7 +624,6 @@ static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_ra
 out:
 	free(h);
 	free(act);
-	free(order);
 	return rc;
 }
 
@@ -847,16 +837,25 @@ gs_status gs_measures_compute(const struct gs_trace *t, uint32_t device, int64_t
 		}
 		m.n_runs = k;
 	}
-	rc = classes(&m, out);
-	if (rc == GS_OK)
-		rc = delays(&m, out);
-	if (rc == GS_OK)
+	if (launch) {
+		size_t n_ranges;
+		const struct gs_range *ranges = gs_trace_ranges(t, &n_ranges);
+
+		for (size_t i = 0; i < n_ranges && !m.want_order; i++)
+			m.want_order = host_annotation(&ranges[i]);
+	}
+	rc = collect(&m, out);
+	if (rc == GS_OK) {
+		classes(&m, out);
 		rc = queue(&m, out);
-	if (rc == GS_OK)
-		rc = bandwidth(&m, out);
+	}
 	if (rc == GS_OK)
 		rc = annotations(&m, out);
 	free(m.runs);
+	free(m.kv);
+	free(m.qa);
+	free(m.qe);
+	free(m.order);
 	if (rc != GS_OK) {
 		gs_measures_fini(out);
 		gs_error_append("device %u: measures", device);
