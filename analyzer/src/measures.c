@@ -235,7 +235,7 @@ static unsigned op_class(const struct gs_trace *t, struct class_memo *memo, cons
 	return memo[h].cls;
 }
 
-#define BW_CELLS (2 * GS_COPY_KIND_COUNT * GS_MEM_KIND_COUNT * GS_MEM_KIND_COUNT)
+#define BW_CELLS ((size_t)2 * GS_COPY_KIND_COUNT * GS_MEM_KIND_COUNT * GS_MEM_KIND_COUNT)
 
 static void bw_add(struct gs_copy_bandwidth *cell, const struct gs_op *op)
 {
@@ -758,7 +758,7 @@ static gs_status annotations(const struct ms *m, struct gs_measures *out)
 	/* by start, then (stable) by group: each group in start order */
 	gs_sort_by_i64(an.p, an.n, sizeof(*an.p));
 	first = calloc(2 * an.n_rows + 1, sizeof(*first));
-	sorted = malloc((an.n ? an.n : 1) * sizeof(*sorted));
+	sorted = calloc(an.n ? an.n : 1, sizeof(*sorted));
 	if (!first || !sorted) {
 		rc = nomem();
 		goto out;

@@ -56,8 +56,8 @@ static const char *copy_dir(const struct gs_copy_bandwidth *c)
 static const char *bytes_text(char *buf, size_t size, uint64_t b)
 {
 	static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-	double v = (double)b;
-	int u = -1;
+	double v = (double)b / 1024;
+	int u = 0;
 
 	if (b < 1024) {
 		snprintf(buf, size, "%" PRIu64 " B", b);
