@@ -372,6 +372,7 @@ struct qstate {
 	size_t nbins;
 	struct gs_queue_point *pts; /* the first GS_QUEUE_SERIES_MAX + 1 points */
 	size_t npts;
+	uint64_t last; /* the length of the last point */
 	uint64_t changes;
 	uint64_t max;
 	double area;
@@ -395,8 +396,9 @@ static void q_hold(struct qstate *q, int64_t until)
 
 static void q_point(struct qstate *q, int64_t t)
 {
-	if (q->npts && q->pts[q->npts - 1].length == q->len)
+	if (q->npts && q->last == q->len)
 		return;
+	q->last = q->len;
 	if (q->npts)
 		q->changes++;
 	if (q->npts <= GS_QUEUE_SERIES_MAX) {
