@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -459,6 +460,54 @@ static void test_kineto_gpu_annotation(void **state)
 	gs_trace_destroy(t);
 }
 
+/* A GPU annotation through a .gscope file: kind, stream (remapped by the
+ * reader to the same stream) and the measures the same. */
+static void test_gscope_round_trip(void **state)
+{
+	char path[64];
+	struct tb b;
+	struct gs_trace *back = NULL;
+	const struct gs_range *r;
+	const struct gs_stream *st;
+	struct gs_measures m1, m2;
+	uint32_t *launch = NULL;
+	size_t n, ns;
+	int fd;
+
+	(void)state;
+	tb_init(&b);
+	(void)stream(&b, 3);
+	op(&b, GS_OP_KERNEL, "k", stream(&b, 9), 100, 200, 1, 50);
+	range(&b, GS_RANGE_GPU_ANNOTATION, "g", 0, 120, 180, 1);
+	measure(&b, 100, 200, &m1);
+	snprintf(path, sizeof(path), "/tmp/gs_measures_XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(gs_trace_save_gscope(b.t, path, NULL), GS_OK);
+	assert_int_equal(gs_trace_load_gscope(path, 0, &back), GS_OK);
+	unlink(path);
+	r = gs_trace_ranges(back, &n);
+	st = gs_trace_streams(back, &ns);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].kind, GS_RANGE_GPU_ANNOTATION);
+	assert_true(r[0].stream < ns);
+	assert_int_equal(st[r[0].stream].stream_id, 9);
+	assert_int_equal(gs_op_launches(back, &launch), GS_OK);
+	assert_int_equal(gs_measures_compute(back, 0, 100, 200, launch, &m2), GS_OK);
+	assert_int_equal(m1.n_annotations, 1);
+	assert_int_equal(m2.n_annotations, 1);
+	assert_int_equal(m1.annotations[0].kernel_ns, 60);
+	assert_int_equal(m2.annotations[0].kernel_ns, 60);
+	assert_int_equal(m2.annotations[0].count, 1);
+	free(launch);
+	gs_measures_fini(&m1);
+	gs_measures_fini(&m2);
+	gs_trace_destroy(back);
+	gs_trace_destroy(b.t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_classes),
 		cmocka_unit_test(test_annotations),
 		cmocka_unit_test(test_kineto_gpu_annotation),
+		cmocka_unit_test(test_gscope_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
