@@ -20,7 +20,8 @@
  *     cudaMemcpyAsync DtoH to pageable memory, then cudaStreamSynchronize.
  * Every launch has its API call (correlation ids), every kernel its cpu_op
  * (GEMMs two nested: aten::linear > aten::addmm), each step a ProfilerStep#
- * user_annotation and two python_function ranges; a profiler overhead
+ * user_annotation (with its gpu_user_annotation on the compute stream) and
+ * two python_function ranges; a profiler overhead
  * record every 64 steps. Durations carry a deterministic jitter (+-8%, and
  * one op in 200 three times longer), host work likewise, so the numbers
  * compress like recorded ones, not like a repeated pattern.
@@ -932,8 +933,21 @@ static gs_status step(struct gen *g, struct gen_dev *d, uint64_t k)
 	host_work(g, d, 2000, 5000);
 	CALL(rc, emit_range(g, d, GS_RANGE_USER_ANNOTATION, step_id, step_name, s0, d->host,
 			    step_ext, NULL));
+	g->c->ranges++; /* Kineto's GPU-side copy of the step annotation */
+	if (g->sink && g->sink->range) {
+		struct gs_range r = {.start_ns = s0,
+				     .end_ns = d->free[ST_COMPUTE],
+				     .pid = -1,
+				     .tid = -1,
+				     .external_id = step_ext,
+				     .name = step_id,
+				     .domain = GS_NO_STRING,
+				     .kind = GS_RANGE_GPU_ANNOTATION,
+				     .stream = d->sidx[ST_COMPUTE]};
+
+		CALL(rc, g->sink->range(g->sink, &r));
+	}
 	if (want_json(g)) {
-		/* Kineto's GPU-side copy of the step annotation (skipped on import). */
 		CALL(rc, jev(g, "X", "gpu_user_annotation", step_name, d->id,
 			     (int64_t)stream_ids[ST_COMPUTE], s0, d->free[ST_COMPUTE] - s0));
 		js(g, ",\n    \"args\": {\n      \"External id\": ");

@@ -399,6 +399,8 @@ static void gs_dump_range(struct gs_out *o, const struct gs_dump_ctx *c, const s
 	gs_out_printf(o, "%lld range kind=%s pid=%lld tid=%lld", (long long)r->start_ns,
 		      gs_range_kind_name(r->kind), (long long)r->pid, (long long)r->tid);
 	gs_dump_dur(o, r->start_ns, r->end_ns);
+	if (r->kind == GS_RANGE_GPU_ANNOTATION)
+		gs_out_printf(o, " stream=%u", r->stream);
 	gs_out_printf(o, " ext=%llu", (unsigned long long)r->external_id);
 	if (r->domain != GS_NO_STRING)
 		gs_dump_str(o, c, "domain", r->domain);

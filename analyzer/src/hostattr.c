@@ -459,8 +459,10 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 		free(ix);
 		return gs_nomem();
 	}
+	/* Host ranges only: a GPU-side annotation's pid and tid name a device
+	 * and a stream, not a host thread. */
 	for (size_t i = 0; i < n_ranges; i++)
-		if (r[i].end_ns > r[i].start_ns)
+		if (r[i].end_ns > r[i].start_ns && r[i].kind != GS_RANGE_GPU_ANNOTATION)
 			v[n++] = (struct ha_span){.start = r[i].start_ns,
 						  .end = r[i].end_ns,
 						  .pid = r[i].pid,

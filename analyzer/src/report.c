@@ -2088,6 +2088,9 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 		st = dev_comm(r, d, w);
 	if (st == GS_OK)
 		st = dev_sync_calls(r, d);
+	if (st == GS_OK)
+		st = gs_measures_compute(r->t, d->device, w.start, w.end,
+					 r->g ? r->g->launch : NULL, &d->measures);
 	if (st != GS_OK)
 		return st;
 
@@ -2157,6 +2160,7 @@ static void dev_fini(struct gs_report_device *d)
 	free(d->kernels);
 	free(d->waits);
 	free(d->sync_calls);
+	gs_measures_fini(&d->measures);
 	for (i = 0; i < d->n_findings; i++) {
 		free(d->findings[i].text);
 		free(d->findings[i].advice);

@@ -31,6 +31,7 @@
  * over the ops of each drawn lane, O(bins) per lane, O(segments) for the
  * band, linear in the rows of the tables.
  */
+#include "measures_priv.h"
 #include "report_priv.h"
 
 #include <math.h>
@@ -1688,7 +1689,8 @@ static void h_kernels(struct hw *w, const struct gs_report_device *d, size_t di)
 	gs_out_printf(&w->o,
 		      "<table class=\"tbl\" id=\"kernels-%zu\"><thead><tr><th class=\"n\">#</th>"
 		      "<th class=\"n\">time</th><th class=\"n\">share</th><th class=\"n\">count"
-		      "</th><th class=\"n\">mean</th><th class=\"n\">max</th><th>name</th></tr>"
+		      "</th><th class=\"n\">mean</th><th class=\"n\">max</th><th>class</th>"
+		      "<th>name</th></tr>"
 		      "</thead><tbody>\n",
 		      di);
 	for (i = 0; i < shown; i++) {
@@ -1697,9 +1699,10 @@ static void h_kernels(struct hw *w, const struct gs_report_device *d, size_t di)
 		gs_out_printf(&w->o,
 			      "<tr><td class=\"n\">%zu</td><td class=\"n\">%s</td><td class=\"n\">"
 			      "%s</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
-			      "<td class=\"n\">%s</td><td class=\"name\">",
+			      "<td class=\"n\">%s</td><td>%s</td><td class=\"name\">",
 			      i + 1, DUR(k->ns), PCT(k->ns, all), (unsigned long long)k->count,
-			      DUR(k->count ? k->ns / (int64_t)k->count : 0), DUR(k->max_ns));
+			      DUR(k->count ? k->ns / (int64_t)k->count : 0), DUR(k->max_ns),
+			      gs_kernel_class_name(gs_measures_kernel_row_class(w->t, k)));
 		h_text(w, gs_trace_string(w->t, k->name), 0);
 		gs_out_puts(&w->o, "</td></tr>\n");
 	}
@@ -1747,6 +1750,7 @@ static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t
 	h_candidates(w, d, di);
 	h_streams(w, d, di);
 	h_kernels(w, d, di);
+	gs_measures_write_html(&w->o, w->r, d, di);
 	gs_out_puts(&w->o, "</section>\n");
 	return GS_OK;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "jw.h"
+#include "measures_priv.h"
 #include "out.h"
 
 static double ratio(int64_t part, int64_t whole)
@@ -147,7 +148,8 @@ static void json_host_ranges(struct jw *w, const struct gs_report *r, const stru
 	jw_i64(w, "host_ranges_not_listed_ns", b->host_bound_ns - h->outside_ns - shown_ns);
 	jw_row(w, "host_range_kind_ns");
 	for (i = 0; i < GS_RANGE_KIND_COUNT; i++)
-		jw_i64(w, gs_range_kind_name((unsigned)i), h->kind_ns[i]);
+		if (i != GS_RANGE_GPU_ANNOTATION) /* not a host range */
+			jw_i64(w, gs_range_kind_name((unsigned)i), h->kind_ns[i]);
 	jw_end_obj(w);
 	jw_row(w, "host_class_ns");
 	for (i = 0; i < GS_HOST_CLASS_COUNT; i++)
@@ -232,6 +234,7 @@ static void json_streams(struct jw *w, const struct gs_report *r, const struct g
 		jw_u64(w, "count", k->count);
 		jw_i64(w, "ns", k->ns);
 		jw_i64(w, "max_ns", k->max_ns);
+		jw_str(w, "class", gs_kernel_class_name(gs_measures_kernel_row_class(r->t, k)));
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
@@ -461,6 +464,7 @@ static void json_device(struct jw *w, const struct gs_report *r, const struct gs
 	json_schedule(w, r, d);
 	json_missed(w, r, d);
 	json_candidates(w, r, d);
+	gs_measures_write_json(w, r, d);
 	jw_row(w, "waits_summary");
 	jw_u64(w, "count", d->n_waits);
 	jw_i64(w, "wait_ns", d->wait_ns);

@@ -130,6 +130,9 @@ struct gs_report_device {
 
 	struct gs_report_finding *findings; /* ranked by ns */
 	size_t n_findings;
+
+	/* Annotations, launch delay, queue, bandwidth, kernel classes. */
+	struct gs_measures measures;
 };
 
 struct gs_report {

@@ -12,6 +12,7 @@
  * Complexity: linear in the rows printed, plus O(segments) for the
  * timeline bar.
  */
+#include "measures_priv.h"
 #include "report_priv.h"
 
 #include <stdlib.h>
@@ -1124,7 +1125,7 @@ static void text_kernels(struct tw *w, const struct gs_report_device *d)
 	tw_cell(w, "share", 8, true);
 	tw_cell(w, "count", 9, true);
 	tw_cell(w, "mean", 14, true);
-	gs_out_puts(&w->o, "  name\n");
+	gs_out_puts(&w->o, "  class          name\n");
 	for (i = 0; i < shown; i++) {
 		const struct gs_report_kernel *k = &d->kernels[i];
 
@@ -1137,7 +1138,9 @@ static void text_kernels(struct tw *w, const struct gs_report_device *d)
 		tw_cell(w, DUR(k->count ? k->ns / (int64_t)k->count : 0), 14, true);
 		tw_unit(w, NULL, 0);
 		gs_out_puts(&w->o, "  ");
-		tw_last(w, gs_trace_string(w->t, k->name), WIDTH - 4 - 4 - 14 - 8 - 9 - 14 - 2);
+		tw_cell(w, gs_kernel_class_name(gs_measures_kernel_row_class(w->t, k)), 15, false);
+		tw_last(w, gs_trace_string(w->t, k->name),
+			WIDTH - 4 - 4 - 14 - 8 - 9 - 14 - 2 - 15);
 	}
 	if (shown < d->n_kernels)
 		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
@@ -1178,6 +1181,7 @@ static void text_device(struct tw *w, const struct gs_report_device *d)
 	text_candidates(w, d);
 	text_streams(w, d);
 	text_kernels(w, d);
+	gs_measures_write_text(&w->o, w->r, d, w->color);
 }
 
 /* A job of two or more ranks: the job first, then every GPU. */

@@ -342,6 +342,8 @@ struct cdev {
 	int64_t next_tid, ideal_next_tid;
 	uint32_t sync_lanes; /* 0 when no syncs, else main + overflow */
 	int64_t sync_tid;
+	uint32_t ann_lanes; /* GPU annotation tracks, from ann_tid */
+	int64_t ann_tid;
 	const struct gs_export_breakdown *bd;
 	struct disjoint sync_dj;
 };
@@ -402,6 +404,7 @@ struct chrome {
 	size_t n_hp;
 	uint32_t *api_lane, *api_thread;
 	uint32_t *range_lane, *range_thread;
+	int64_t *ann_tid; /* per range: a GPU annotation's tid (on its device) */
 	uint32_t *oh_lane;
 
 	struct cdev *devs;
@@ -494,7 +497,8 @@ static gs_status plan_host_procs(struct chrome *c)
 		if (!k || pids[k - 1] != c->api[i].pid)
 			pids[k++] = c->api[i].pid;
 	for (i = 0; i < c->n_ranges; i++)
-		pids[k++] = c->ranges[i].pid;
+		if (c->ranges[i].kind != GS_RANGE_GPU_ANNOTATION)
+			pids[k++] = c->ranges[i].pid;
 	for (i = 0; i < c->n_oh; i++)
 		pids[k++] = c->oh[i].pid;
 	qsort(pids, k, sizeof(*pids), cmp_i64);
@@ -653,7 +657,9 @@ static gs_status plan_host_threads(struct chrome *c)
 	size_t i, k = 0, first;
 	gs_status rc = GS_OK;
 
-	c->n_hr = c->n_api + c->n_ranges;
+	c->n_hr = c->n_api;
+	for (i = 0; i < c->n_ranges; i++)
+		c->n_hr += c->ranges[i].kind != GS_RANGE_GPU_ANNOTATION;
 	c->hr = alloc_n(c->n_hr, sizeof(*c->hr));
 	c->api_lane = alloc_n(c->n_api, sizeof(uint32_t));
 	c->api_thread = alloc_n(c->n_api, sizeof(uint32_t));
@@ -667,9 +673,10 @@ static gs_status plan_host_threads(struct chrome *c)
 		c->hr[k++] = (struct href){c->api[i].pid,    c->api[i].tid, c->api[i].start_ns,
 					   c->api[i].end_ns, (uint32_t)i,   HR_API};
 	for (i = 0; i < c->n_ranges; i++)
-		c->hr[k++] = (struct href){c->ranges[i].pid,      c->ranges[i].tid,
-					   c->ranges[i].start_ns, c->ranges[i].end_ns,
-					   (uint32_t)i,           HR_RANGE};
+		if (c->ranges[i].kind != GS_RANGE_GPU_ANNOTATION)
+			c->hr[k++] = (struct href){c->ranges[i].pid,      c->ranges[i].tid,
+						   c->ranges[i].start_ns, c->ranges[i].end_ns,
+						   (uint32_t)i,           HR_RANGE};
 	qsort(c->hr, c->n_hr, sizeof(*c->hr), cmp_href);
 	for (first = 0; first < c->n_hr && !rc; first = i) {
 		struct hthread *th = &c->threads[c->n_threads++];
@@ -1506,6 +1513,13 @@ static void write_metadata(struct chrome *c)
 				snprintf(name, sizeof(name), "cuda_sync");
 			thread_meta(c, d->pid, d->sync_tid + k, name, sort++);
 		}
+		for (uint32_t k = 0; k < d->ann_lanes; k++) {
+			if (k)
+				snprintf(name, sizeof(name), "gpu_user_annotation (%u)", k + 1);
+			else
+				snprintf(name, sizeof(name), "gpu_user_annotation");
+			thread_meta(c, d->pid, d->ann_tid + k, name, sort++);
+		}
 	}
 }
 
@@ -1690,6 +1704,111 @@ static void write_range(struct chrome *c, uint32_t i)
 			arg_str(c, "domain", gs_trace_string(c->t, r->domain));
 	}
 	ev_close(c);
+}
+
+/*
+ * GPU annotations go on tracks of their own above every other tid of their
+ * device (a GPU track holds ops that never overlap; annotations span
+ * them): lanes where each annotation nests in the one before it or follows
+ * it, the first lane that fits.
+ */
+static gs_status plan_gpu_annotations(struct chrome *c)
+{
+	uint32_t *idx, *up, *top = NULL;
+	size_t n = 0, cap = 0, *at;
+
+	for (size_t i = 0; i < c->n_ranges; i++)
+		n += c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION &&
+		     c->ranges[i].stream < c->n_streams;
+	if (!n)
+		return GS_OK;
+	c->ann_tid = alloc_n(c->n_ranges, sizeof(*c->ann_tid));
+	idx = alloc_n(n, sizeof(*idx));
+	up = alloc_n(c->n_ranges, sizeof(*up));
+	at = alloc_n(c->n_devs + 1, sizeof(*at));
+	if (!c->ann_tid || !idx || !up || !at) {
+		free(idx);
+		free(up);
+		free(at);
+		return gs_nomem();
+	}
+	/* By device, in range order (by start) within each. */
+	for (size_t i = 0; i < c->n_ranges; i++)
+		if (c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION &&
+		    c->ranges[i].stream < c->n_streams)
+			at[c->cs[c->ranges[i].stream].dev + 1]++;
+	for (size_t d = 0; d < c->n_devs; d++)
+		at[d + 1] += at[d];
+	for (size_t i = 0; i < c->n_ranges; i++)
+		if (c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION &&
+		    c->ranges[i].stream < c->n_streams)
+			idx[at[c->cs[c->ranges[i].stream].dev]++] = (uint32_t)i;
+	free(at);
+	for (size_t first = 0, last; first < n; first = last) {
+		struct cdev *dv = &c->devs[c->cs[c->ranges[idx[first]].stream].dev];
+		size_t lanes = 0;
+
+		for (last = first;
+		     last < n && &c->devs[c->cs[c->ranges[idx[last]].stream].dev] == dv; last++) {
+			const struct gs_range *r = &c->ranges[idx[last]];
+			size_t l;
+
+			for (l = 0; l < lanes; l++) {
+				while (top[l] != NONE && c->ranges[top[l]].end_ns <= r->start_ns)
+					top[l] = up[top[l]];
+				if (top[l] == NONE || c->ranges[top[l]].end_ns >= r->end_ns)
+					break;
+			}
+			if (l == lanes) {
+				if (lanes == cap) {
+					size_t nc = cap ? cap * 2 : 8;
+					uint32_t *nt = realloc(top, nc * sizeof(*nt));
+
+					if (!nt) {
+						free(top);
+						free(idx);
+						free(up);
+						return gs_nomem();
+					}
+					top = nt;
+					cap = nc;
+				}
+				top[lanes++] = NONE;
+			}
+			up[idx[last]] = top[l];
+			top[l] = idx[last];
+			c->ann_tid[idx[last]] = dv->next_tid + (int64_t)l;
+		}
+		dv->ann_tid = dv->next_tid;
+		dv->ann_lanes = (uint32_t)lanes;
+		dv->next_tid += (int64_t)lanes;
+	}
+	free(top);
+	free(idx);
+	free(up);
+	return GS_OK;
+}
+
+/* GPU annotations on their tracks (plan_gpu_annotations), their device
+ * and stream in args as the PyTorch profiler writes them. */
+static void write_gpu_annotations(struct chrome *c)
+{
+	for (size_t i = 0; i < c->n_ranges; i++) {
+		const struct gs_range *r = &c->ranges[i];
+		const struct cstream *x;
+
+		if (r->kind != GS_RANGE_GPU_ANNOTATION || r->stream >= c->n_streams)
+			continue;
+		x = &c->cs[r->stream];
+		x_event(c, "gpu_user_annotation", gs_trace_string(c->t, r->name),
+			c->devs[x->dev].pid, c->ann_tid[i], r->start_ns, r->end_ns);
+		if (r->external_id)
+			arg_u64(c, "External id", r->external_id);
+		arg_u64(c, "device", c->streams[r->stream].device);
+		arg_u64(c, "context", c->streams[r->stream].context);
+		arg_u64(c, "stream", c->streams[r->stream].stream_id);
+		ev_close(c);
+	}
 }
 
 static void write_overheads(struct chrome *c)
@@ -2059,6 +2178,7 @@ static void chrome_free(struct chrome *c)
 	free(c->api_lane);
 	free(c->api_thread);
 	free(c->range_lane);
+	free(c->ann_tid);
 	free(c->range_thread);
 	free(c->oh_lane);
 	free(c->devs);
@@ -2127,6 +2247,8 @@ static gs_status chrome_plan(struct chrome *c, struct chrome_out *out, const str
 	if (!rc)
 		rc = plan_streams(c);
 	if (!rc)
+		rc = plan_gpu_annotations(c);
+	if (!rc)
 		rc = plan_launches(c);
 	return rc;
 }
@@ -2136,6 +2258,7 @@ static void chrome_write(struct chrome *c)
 {
 	write_metadata(c);
 	write_host_and_ops(c);
+	write_gpu_annotations(c);
 	write_overheads(c);
 	write_counters(c);
 	if (c->ideal)

@@ -44,6 +44,8 @@ struct gs_limit_sink {
 	/* When set, warnings are passed on as "warn_name: MSG" (unless MSG
 	 * names it already): several inputs in one trace. */
 	const char *warn_name;
+	/* Pass on only annotation ranges (GS_LOAD_KEEP_ANNOTATIONS). */
+	bool annotations_only;
 	uint64_t streams, ops, records;
 };
 void gs_limit_sink_init(struct gs_limit_sink *ls, struct gs_sink *next, const char *name,

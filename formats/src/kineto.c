@@ -28,8 +28,10 @@
  *                Stream Sync, Context Sync / Device Sync)
  *   cpu_op/Operator, user_annotation, python_function -> gs_range
  *   overhead -> gs_overhead
- *   gpu_user_annotation: a GPU-side drawing of a user annotation, not GPU
- *   work: skipped, counted in a warning of its own.
+ *   gpu_user_annotation -> gs_range GS_RANGE_GPU_ANNOTATION on its stream
+ *   (device and stream found as for GPU ops; the context of a stream already
+ *   seen with that device and stream id, else args.context, else 0): a
+ *   label over GPU time, never an op.
  *   Trace, cpu_instant_event: understood and skipped.
  *   Anything else: skipped, one warning per distinct category with a count.
  * Phases: s/f/t flows and i/I/n instants are skipped (flows are not needed:
@@ -143,7 +145,6 @@ enum kin_warn {
 	KW_STRING_PID,
 	KW_NO_STREAM,
 	KW_NONFINITE,
-	KW_GPU_ANNOTATION,
 	KW_PROCESSES,
 	KW_BAD_DEVICE,
 	KW_BAD_IN_DEVICE,
@@ -173,10 +174,6 @@ static const struct {
 	[KW_STRING_PID] = {"skipped", "host events whose pid is not a number", true},
 	[KW_NO_STREAM] = {"dropped", "GPU events without a device or stream", true},
 	[KW_NONFINITE] = {"read NaN or Infinity as null in the args of", "events", true},
-	[KW_GPU_ANNOTATION] = {"skipped",
-			       "gpu_user_annotation events (GPU-side drawings of user "
-			       "annotations, not GPU work)",
-			       false},
 	[KW_PROCESSES] = {"did not list the processes of",
 			  "host events beyond the first 4096 processes", false},
 	[KW_BAD_DEVICE] = {"dropped", "GPU events whose args.device is not a device number", true},
@@ -1867,6 +1864,88 @@ static gs_status kin_range(struct kin *k, const struct kin_event *ev, enum kin_c
 	return kin_emit_range(k, &r);
 }
 
+/* The context of a stream already declared with this device and stream id
+ * (the first one the table finds), or false. */
+static bool kin_stream_context(const struct kin *k, uint32_t device, uint64_t stream,
+			       uint32_t *context)
+{
+	uint32_t mask, h;
+
+	if (!k->streams)
+		return false;
+	mask = k->stream_slots - 1;
+	h = (uint32_t)((stream * 31 + device) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+	for (; k->streams[h].used; h = (h + 1) & mask)
+		if (k->streams[h].device == device && k->streams[h].stream == stream) {
+			*context = k->streams[h].context;
+			return true;
+		}
+	return false;
+}
+
+/* A gpu_user_annotation: the profiler's drawing of a user annotation over
+ * the GPU ops it covers on one stream (pid: the device, tid: the stream). */
+static gs_status kin_gpu_annotation(struct kin *k, const struct kin_event *ev)
+{
+	struct gs_range r = {0};
+	struct kin_span ext[2];
+	uint32_t device = 0, context = 0;
+	int64_t stream = -1, v;
+	const char *name;
+	size_t n;
+	cJSON *args;
+	gs_status rc;
+	bool ok;
+
+	rc = kin_parse_args(k, &ev->f[EV_ARGS], &args, &ok);
+	if (rc)
+		return rc;
+	if (!ok) {
+		kin_warn(k, KW_MALFORMED);
+		return GS_OK;
+	}
+	switch (kin_gpu_device(k, ev, args, false, &device)) {
+	case KI_BAD:
+		goto out;
+	case KI_ABSENT:
+		kin_warn(k, KW_NO_STREAM);
+		goto out;
+	default:
+		break;
+	}
+	switch (kin_gpu_stream(k, args, "stream", KW_BAD_STREAM, &ev->f[EV_TID], &stream)) {
+	case KI_BAD:
+		goto out;
+	case KI_ABSENT:
+		kin_warn(k, KW_NO_STREAM);
+		goto out;
+	default:
+		break;
+	}
+	if (!kin_stream_context(k, device, (uint64_t)stream, &context) &&
+	    !j_u32(args, "context", &context))
+		context = 0;
+	r.start_ns = ev->start;
+	r.end_ns = ev->end;
+	r.pid = -1;
+	r.tid = -1;
+	r.domain = GS_NO_STRING;
+	r.kind = GS_RANGE_GPU_ANNOTATION;
+	if (ev->f[EV_ARGS].n &&
+	    find_members(ev->f[EV_ARGS].p, ev->f[EV_ARGS].n, ext_keys, 2, ext)) {
+		if ((span_int(&ext[0], &v) || span_int(&ext[1], &v)) && v > 0)
+			r.external_id = (uint64_t)v;
+	}
+	rc = kin_name(k, ev, &r.name, &name, &n);
+	if (!rc)
+		rc = kin_stream(k, device, context, (uint64_t)stream, &r.stream);
+	if (!rc)
+		rc = kin_emit_range(k, &r);
+out:
+	cJSON_Delete(args);
+	return rc;
+}
+
 static gs_status kin_overhead(struct kin *k, const struct kin_event *ev)
 {
 	struct gs_overhead o = {0};
@@ -1905,9 +1984,6 @@ static gs_status kin_complete(struct kin *k, struct kin_event *ev)
 		return GS_OK;
 	case KC_IGNORE:
 		return GS_OK;
-	case KC_GPU_ANNOTATION:
-		kin_warn(k, KW_GPU_ANNOTATION);
-		return GS_OK;
 	default:
 		break;
 	}
@@ -1925,6 +2001,8 @@ static gs_status kin_complete(struct kin *k, struct kin_event *ev)
 		return kin_sync(k, ev);
 	case KC_OVERHEAD:
 		return kin_overhead(k, ev);
+	case KC_GPU_ANNOTATION:
+		return kin_gpu_annotation(k, ev);
 	default:
 		return kin_range(k, ev, cat);
 	}

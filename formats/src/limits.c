@@ -249,10 +249,22 @@ FORWARD_RECORD(l_api_call, struct gs_api_call, api_call)
 FORWARD_RECORD(l_sync, struct gs_sync, sync)
 FORWARD_RECORD(l_event_record, struct gs_event_record, event_record)
 FORWARD_RECORD(l_op_alloc, struct gs_op_alloc, op_alloc)
-FORWARD_RECORD(l_range, struct gs_range, range)
 FORWARD_RECORD(l_overhead, struct gs_overhead, overhead)
 FORWARD_RECORD(l_clock_pair, struct gs_clock_pair, clock_pair)
 #undef FORWARD_RECORD
+
+static gs_status l_range(struct gs_sink *s, const struct gs_range *r)
+{
+	struct gs_limit_sink *ls = of(s);
+	gs_status rc = count_record(ls);
+
+	if (rc)
+		return rc;
+	if (ls->annotations_only && r->kind != GS_RANGE_USER_ANNOTATION &&
+	    r->kind != GS_RANGE_NVTX && r->kind != GS_RANGE_GPU_ANNOTATION)
+		return GS_OK;
+	return ls->next->range(ls->next, r);
+}
 
 static gs_status l_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index)
 {

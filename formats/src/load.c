@@ -220,8 +220,12 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 		sink = &ps.sink;
 	}
 	/* The outermost sink is ours: every source skips a NULL callback. */
-	if (opts && (opts->load_flags & GS_LOAD_SKIP_RANGES))
-		sink->range = NULL;
+	if (opts && (opts->load_flags & GS_LOAD_SKIP_RANGES)) {
+		if (opts->load_flags & GS_LOAD_KEEP_ANNOTATIONS)
+			ls.annotations_only = true;
+		else
+			sink->range = NULL;
+	}
 	if (fd >= 0) {
 		rc = load_stream(fd, name, opts, &ls, sink, &f);
 		if (fmt)

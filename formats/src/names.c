@@ -39,7 +39,8 @@ const char *gs_sync_kind_name(unsigned kind)
 
 const char *gs_range_kind_name(unsigned kind)
 {
-	static const char *const n[] = {"nvtx", "cpu_op", "user_annotation", "python", "other"};
+	static const char *const n[] = {"nvtx",   "cpu_op", "user_annotation",
+					"python", "other",  "gpu_user_annotation"};
 	return NAME_OF(n, kind);
 }
 

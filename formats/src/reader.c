@@ -720,6 +720,7 @@ static gs_status decode_ranges(struct gs_reader *r, struct gs_sink *sink, const 
 	NEED_OPT(m->n_external_id, n, "range external id");
 	NEED_OPT(m->n_domain, n, "range domain");
 	NEED_OPT(m->n_kind, n, "range kind");
+	NEED_OPT(m->n_stream, n, "range stream");
 	for (size_t i = 0; i < n; i++) {
 		struct gs_range g = {0};
 		uint32_t kind = OPT(m->kind, m->n_kind, i);
@@ -735,6 +736,13 @@ static gs_status decode_ranges(struct gs_reader *r, struct gs_sink *sink, const 
 		rc = map_string(r, m->name[i], &g.name);
 		if (!rc)
 			rc = map_string(r, OPT(m->domain, m->n_domain, i), &g.domain);
+		if (!rc && g.kind == GS_RANGE_GPU_ANNOTATION) {
+			rc = map_stream_opt(r, OPT(m->stream, m->n_stream, i), &g.stream);
+			if (!rc && g.stream == GS_NO_INDEX)
+				SHAPE_ERR(r,
+					  "a GPU annotation range (%zu in the chunk) has no stream",
+					  i);
+		}
 		if (!rc && sink->range)
 			rc = sink->range(sink, &g);
 		if (rc)

@@ -427,6 +427,10 @@ static gs_status sink_range(struct gs_sink *s, const struct gs_range *r)
 	field = span_out_of_range(r->start_ns, r->end_ns, &bad);
 	if (field)
 		return bad_time(t, "host range", r->name, 0, field, bad);
+	if (r->kind == GS_RANGE_GPU_ANNOTATION && r->stream >= t->streams.count) {
+		gs_error_append("a GPU annotation range refers to undeclared stream %u", r->stream);
+		return GS_ERR_FORMAT;
+	}
 	t->finished = false;
 	return PUSH(t, ranges, *r) ? gs_nomem() : GS_OK;
 }
@@ -1198,6 +1202,8 @@ gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink)
 
 		r.name = map_str(&m, r.name, ns);
 		r.domain = map_str(&m, r.domain, ns);
+		if (r.kind == GS_RANGE_GPU_ANNOTATION)
+			r.stream = map_stream(&m, r.stream, nst);
 		EMIT(range, &r);
 	}
 	for (size_t i = 0; i < t->n_overheads; i++) {

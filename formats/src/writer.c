@@ -82,6 +82,7 @@ struct range_cols {
 	COLUMN(uint32_t, name);
 	COLUMN(uint32_t, domain);
 	COLUMN(uint32_t, kind);
+	COLUMN(uint32_t, stream); /* GPU annotations: index + 1; 0 none */
 	int64_t prev_start;
 };
 
@@ -350,6 +351,9 @@ static gs_status w_range(struct gs_sink *s, const struct gs_range *r)
 	rc |= COL_PUSH(c->name, sid(r->name));
 	rc |= COL_PUSH(c->domain, sid(r->domain));
 	rc |= COL_PUSH(c->kind, r->kind);
+	rc |= COL_PUSH(c->stream, r->kind == GS_RANGE_GPU_ANNOTATION && r->stream != GS_NO_INDEX ?
+					  r->stream + 1 :
+					  0);
 	c->prev_start = r->start_ns;
 	return counted(w, rc);
 }
@@ -697,7 +701,7 @@ static void api_cols_free(struct api_cols *c)
 static void range_cols_reset(struct range_cols *c)
 {
 	c->start_delta.n = c->duration.n = c->pid.n = c->tid.n = 0;
-	c->external_id.n = c->name.n = c->domain.n = c->kind.n = 0;
+	c->external_id.n = c->name.n = c->domain.n = c->kind.n = c->stream.n = 0;
 	c->prev_start = 0;
 }
 
@@ -711,6 +715,7 @@ static void range_cols_free(struct range_cols *c)
 	free(c->name.v);
 	free(c->domain.v);
 	free(c->kind.v);
+	free(c->stream.v);
 }
 
 static void clear_pending(struct gs_writer *w)
@@ -920,6 +925,7 @@ static gs_status build_and_write(struct gs_writer *w, uint16_t type, uint64_t to
 		ATTACH(ranges, name, rcols->name);
 		ATTACH_OPT(ranges, domain, rcols->domain);
 		ATTACH_OPT(ranges, kind, rcols->kind);
+		ATTACH_OPT(ranges, stream, rcols->stream);
 		msg.ranges = &ranges;
 	}
 	rc = write_chunk(w, type, &msg, (uint32_t)w->pending);

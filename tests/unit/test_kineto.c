@@ -262,7 +262,7 @@ static void check_new_style(const struct rec *r)
 	assert_int_equal(y->start_ns, 1707417525512230000ll);
 	assert_int_equal(y->end_ns, 1707417525512239000ll);
 
-	assert_int_equal(r->nranges, 3);
+	assert_int_equal(r->nranges, 4);
 	assert_int_equal(r->ranges[0].kind, GS_RANGE_USER_ANNOTATION);
 	assert_int_equal(r->ranges[0].start_ns, 1707417525512000500ll);
 	assert_int_equal(r->ranges[0].end_ns, 1707417525512300750ll);
@@ -274,6 +274,17 @@ static void check_new_style(const struct rec *r)
 	assert_int_equal(r->ranges[1].domain, GS_NO_STRING);
 	assert_int_equal(r->ranges[2].kind, GS_RANGE_PYTHON);
 	assert_int_equal(r->ranges[2].start_ns, 1707417525512050001ll);
+	/* gpu_user_annotation: a range on the kernel's stream (pid 0 is the
+	 * device, tid 7 the stream; the context of the stream seen before),
+	 * never an op. */
+	assert_int_equal(r->ranges[3].kind, GS_RANGE_GPU_ANNOTATION);
+	assert_string_equal(rec_str(r, r->ranges[3].name), "ProfilerStep#1");
+	assert_int_equal(r->ranges[3].start_ns, 1707417525512145000ll);
+	assert_int_equal(r->ranges[3].end_ns, 1707417525512245000ll);
+	assert_int_equal(r->ranges[3].external_id, 1);
+	assert_int_equal(r->ranges[3].stream, k->stream);
+	assert_int_equal(r->ranges[3].pid, -1);
+	assert_int_equal(r->ranges[3].tid, -1);
 
 	assert_int_equal(r->noverheads, 1);
 	assert_int_equal(r->overheads[0].pid, -1);
@@ -288,9 +299,8 @@ static void check_new_style(const struct rec *r)
 	assert_string_equal(rec_str(r, r->procs[0].runtime_version), "12000");
 	assert_string_equal(rec_str(r, r->procs[0].cupti_version), "18");
 
-	/* Flows, metadata, Trace and instants are silent. */
-	assert_int_equal(r->nwarns, 1);
-	assert_int_equal(warning(r, "gpu_user_annotation")->count, 1);
+	/* Flows, metadata, Trace, instants and GPU annotations are silent. */
+	assert_int_equal(r->nwarns, 0);
 }
 
 static void test_new_style_file(void **state)
@@ -393,9 +403,15 @@ static void test_rocm_file(void **state)
 	assert_int_equal(r.nprocs, 1);
 	assert_int_equal(r.procs[0].pid, 6240);
 	assert_string_equal(rec_str(&r, r.procs[0].runtime_version), "60443483");
-	assert_int_equal(r.nranges, 1);
-	assert_int_equal(warning(&r, "gpu_user_annotation")->count, 1);
-	assert_int_equal(r.nwarns, 1);
+	/* A python_function and the gpu_user_annotation on device 2, stream 0. */
+	assert_int_equal(r.nranges, 2);
+	assert_int_equal(r.ranges[0].kind, GS_RANGE_GPU_ANNOTATION);
+	assert_string_equal(rec_str(&r, r.ranges[0].name), "ProfilerStep#6");
+	assert_int_equal(r.ranges[0].start_ns, 2204338330237581ll);
+	assert_int_equal(r.ranges[0].end_ns, 2204338333733559ll);
+	assert_int_equal(r.streams[r.ranges[0].stream].device, 2);
+	assert_int_equal(r.streams[r.ranges[0].stream].stream_id, 0);
+	assert_int_equal(r.nwarns, 0);
 	rec_free(&r);
 }
 
@@ -604,11 +620,14 @@ static void test_categories(void **state)
 	assert_int_equal(r.apis[1].kind, GS_API_RUNTIME);
 	assert_int_equal(r.apis[2].kind, GS_API_DRIVER);
 	assert_int_equal(r.nsyncs, 1);
-	assert_int_equal(r.nranges, 4);
+	assert_int_equal(r.nranges, 6);
 	assert_int_equal(r.ranges[0].kind, GS_RANGE_CPU_OP);
 	assert_int_equal(r.ranges[1].kind, GS_RANGE_CPU_OP);
 	assert_int_equal(r.ranges[2].kind, GS_RANGE_USER_ANNOTATION);
 	assert_int_equal(r.ranges[3].kind, GS_RANGE_PYTHON);
+	assert_int_equal(r.ranges[4].kind, GS_RANGE_GPU_ANNOTATION);
+	assert_int_equal(r.ranges[5].kind, GS_RANGE_GPU_ANNOTATION);
+	assert_int_equal(r.ranges[4].stream, r.ops[0].stream); /* tid 3: stream 3 */
 	assert_int_equal(r.noverheads, 1);
 	assert_int_equal(warning(&r, "unknown category 'foo'")->count, 3);
 	assert_string_equal(warning(&r, "'foo'")->msg,
@@ -619,11 +638,10 @@ static void test_categories(void **state)
 	/* Counter tracks ("C") are understood and skipped without a warning. */
 	assert_false(has_warning(&r, "unsupported phase 'C'"));
 	assert_int_equal(warning(&r, "without a phase")->count, 1);
-	assert_int_equal(warning(&r, "gpu_user_annotation")->count, 2);
 	assert_int_equal(warning(&r, "pid is not a number")->count, 1);
-	assert_false(has_warning(&r, "'gpu_user_annotation'"));
+	assert_false(has_warning(&r, "gpu_user_annotation"));
 	assert_false(has_warning(&r, "'Trace'"));
-	assert_int_equal(r.nwarns, 7);
+	assert_int_equal(r.nwarns, 6);
 	rec_free(&r);
 }
 
@@ -1336,8 +1354,13 @@ static void test_skip_ranges(void **state)
 	(void)state;
 	counts_of(FIXTURE("new_style.json"), 0, all);
 	counts_of(FIXTURE("new_style.json"), GS_LOAD_SKIP_RANGES, some);
-	assert_int_equal(all[3], 3);
+	assert_int_equal(all[3], 4);
 	assert_int_equal(some[3], 0);
+	assert_memory_equal(all, some, 3 * sizeof(all[0]));
+	/* With GS_LOAD_KEEP_ANNOTATIONS: the user annotation and the GPU
+	 * annotation stay, the cpu_op and the python_function go. */
+	counts_of(FIXTURE("new_style.json"), GS_LOAD_SKIP_RANGES | GS_LOAD_KEEP_ANNOTATIONS, some);
+	assert_int_equal(some[3], 2);
 	assert_memory_equal(all, some, 3 * sizeof(all[0]));
 
 	/* The same through the .gscope reader. */
@@ -1353,7 +1376,7 @@ static void test_skip_ranges(void **state)
 	gs_trace_destroy(t);
 	counts_of(path, 0, all);
 	counts_of(path, GS_LOAD_SKIP_RANGES, some);
-	assert_int_equal(all[3], 3);
+	assert_int_equal(all[3], 4);
 	assert_int_equal(some[3], 0);
 	assert_memory_equal(all, some, 3 * sizeof(all[0]));
 	unlink(path);
@@ -1429,13 +1452,13 @@ static void test_load(void **state)
 	gs_trace_syncs(t, &n);
 	assert_int_equal(n, 1);
 	gs_trace_ranges(t, &n);
-	assert_int_equal(n, 3);
+	assert_int_equal(n, 4);
 	gs_trace_devices(t, &n);
 	assert_int_equal(n, 2);
 	gs_trace_processes(t, &n);
 	assert_int_equal(n, 1);
 	gs_trace_warnings(t, &n);
-	assert_int_equal(n, 1);
+	assert_int_equal(n, 0);
 	gs_trace_destroy(t);
 
 	/* gzip through a file, with limits. */

@@ -18,6 +18,7 @@
 #include <gpuscope/format.h>
 #include <gpuscope/hostattr.h>
 #include <gpuscope/import.h>
+#include <gpuscope/measures.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,7 +49,8 @@ struct gs_summary {
 	uint64_t syncs;
 	uint64_t syncs_by_kind[GS_SYNC_KIND_COUNT];
 	uint64_t event_records;
-	/* All ranges are host-side (NVTX included); by enum gs_range_kind. */
+	/* Every range (host-side, NVTX, and GPU annotation ranges, kind
+	 * gpu_user_annotation); by enum gs_range_kind. */
 	uint64_t host_ranges;
 	uint64_t ranges_by_kind[GS_RANGE_KIND_COUNT];
 	uint64_t allocations;

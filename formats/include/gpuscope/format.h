@@ -248,10 +248,15 @@ enum gs_range_kind {
 	GS_RANGE_USER_ANNOTATION = 2,
 	GS_RANGE_PYTHON = 3,
 	GS_RANGE_OTHER = 4,
+	/* A user annotation as the profiler drew it on a GPU stream (Kineto
+	 * gpu_user_annotation): a label over GPU time, not GPU work. */
+	GS_RANGE_GPU_ANNOTATION = 5,
 };
-#define GS_RANGE_KIND_COUNT 5
+#define GS_RANGE_KIND_COUNT 6
 
-/* NVTX ranges and host ranges (PyTorch CPU ops, annotations, Python). */
+/* NVTX ranges and host ranges (PyTorch CPU ops, annotations, Python), and
+ * GPU-side annotation ranges (GS_RANGE_GPU_ANNOTATION: pid and tid are
+ * those the source gave, -1 when none; `stream` says where it lies). */
 struct gs_range {
 	int64_t start_ns;
 	int64_t end_ns;
@@ -261,6 +266,9 @@ struct gs_range {
 	uint32_t name;
 	uint32_t domain; /* NVTX domain; GS_NO_STRING for the default */
 	uint8_t kind;    /* enum gs_range_kind */
+	/* GS_RANGE_GPU_ANNOTATION: index into the owner's stream table; 0 and
+	 * unused for the other kinds. */
+	uint32_t stream;
 };
 
 /* Time the collector (CUPTI) spent in overhead. */
@@ -445,7 +453,10 @@ const char *gs_api_kind_name(unsigned kind);
  * (Chunk.collectives, declared in file order from Chunk.collective_base,
  * not counted as records) and each op's collective (Ops.collective, index
  * + 1, 0 none, left out of a chunk where no op has one). A 1.0 file reads
- * with no ranks and no collectives.
+ * with no ranks and no collectives. Also in 1.1: GPU annotation ranges
+ * (range kind 5) and their stream (Ranges.stream, index + 1, 0 none, left
+ * out of a chunk where no range has one); a reader that does not know them
+ * reads such ranges as host ranges of kind "other".
  */
 #define GS_FILE_MAGIC "GSCOPE\0\0"
 #define GS_FILE_MAGIC_LEN 8

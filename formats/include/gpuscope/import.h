@@ -84,6 +84,10 @@ enum gs_load_flags {
 	 * of several inputs in one trace stay apart: gs_trace_load_all sets
 	 * it when it loads more than one file. */
 	GS_LOAD_NAME_WARNINGS = 1u << 1,
+	/* With GS_LOAD_SKIP_RANGES: keep the annotation ranges (user
+	 * annotations, NVTX, GPU annotations), which the report's GPU time
+	 * per annotation reads, and leave out the others (cpu_op, Python). */
+	GS_LOAD_KEEP_ANNOTATIONS = 1u << 2,
 };
 
 struct gs_load_options {

@@ -1,0 +1,870 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-GPU measures (gpuscope/measures.h): GPU time per user annotation,
+ * launch delay, queue length, copy bandwidth, kernel classes.
+ *
+ * Every pass reads the device's ops stream by stream (each stream's ops are
+ * sorted by start) and sorts arrays built in nearly sorted order, so the
+ * cost is a few linear passes and merges of sorted runs; the allocations
+ * are a fixed number of arrays per device, none per op.
+ */
+#include "analyzer_priv.h"
+#include "report_priv.h"
+#include <gpuscope/u64map.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *gs_kernel_class_name(unsigned c)
+{
+	static const char *const n[] = {"compute", "communication", "memory"};
+	return c < GS_COUNT_OF(n) ? n[c] : "?";
+}
+
+/* `part` (lower case) in `s`, any case. */
+static bool has_ci(const char *s, const char *part)
+{
+	size_t n = strlen(part);
+
+	for (; *s; s++) {
+		size_t i = 0;
+
+		while (i < n && s[i] &&
+		       (s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]) == part[i])
+			i++;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
+unsigned gs_kernel_class_of_name(const char *name)
+{
+	static const char *const memory[] = {"memcpy", "memset", "copy_kernel",
+					     "catarraybatchedcopy", "fill_kernel"};
+
+	if (gs_report_comm_name(name))
+		return GS_KCLASS_COMMUNICATION;
+	for (size_t i = 0; i < GS_COUNT_OF(memory); i++)
+		if (has_ci(name, memory[i]))
+			return GS_KCLASS_MEMORY;
+	return GS_KCLASS_COMPUTE;
+}
+
+unsigned gs_kernel_class_of(const struct gs_trace *t, const struct gs_op *op)
+{
+	if (op->collective)
+		return GS_KCLASS_COMMUNICATION;
+	return gs_kernel_class_of_name(gs_trace_string(t, op->name));
+}
+
+/* ------------------------------------------------------------------------ */
+
+struct kev {
+	int64_t start; /* sort key */
+	int64_t end;
+	uint32_t cls;
+	uint32_t pad;
+};
+
+struct by_call {
+	uint64_t call; /* sort key */
+	uint32_t op;
+	uint32_t pad;
+};
+
+struct ms {
+	const struct gs_trace *t;
+	const struct gs_op *ops;
+	const struct gs_api_call *calls;
+	size_t n_calls;
+	const uint32_t *launch;
+	int64_t ws, we;
+	struct gs_op_range *runs; /* the device's streams' ops */
+	size_t n_runs;
+	size_t n_dev; /* ops of the device */
+	/* Filled by one pass over the ops (collect): kernels cut to the
+	 * window, launch call starts and op ends for the queue, ops by
+	 * launch call for the host annotations (want_order). */
+	struct kev *kv;
+	size_t n_kv;
+	int64_t *qa, *qe;
+	size_t n_q;
+	struct by_call *order;
+	size_t n_order;
+	bool want_order;
+};
+
+static bool overlaps(const struct ms *m, const struct gs_op *op)
+{
+	if (op->end_ns <= op->start_ns)
+		return op->start_ns >= m->ws && op->start_ns <= m->we;
+	return op->start_ns < m->we && op->end_ns > m->ws;
+}
+
+static uint32_t launch_of(const struct ms *m, size_t i)
+{
+	uint32_t c = m->launch ? m->launch[i] : GS_NO_INDEX;
+
+	return c < m->n_calls ? c : GS_NO_INDEX;
+}
+
+/* ---- kernel classes ------------------------------------------------------ */
+
+/* Union lengths, one running union per level: level 0 holds
+ * communication, 1 communication and memory, 2 every kernel. */
+static void classes(struct ms *m, struct gs_measures *out)
+{
+	struct kev *v = m->kv;
+	size_t n = m->n_kv;
+	int64_t cur_s[3] = {0, 0, 0}, cur_e[3] = {0, 0, 0}, tot[3] = {0, 0, 0};
+	bool open[3] = {false, false, false};
+
+	gs_sort_by_i64(v, n, sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		unsigned lo = v[i].cls == GS_KCLASS_COMMUNICATION ? 0 :
+			      v[i].cls == GS_KCLASS_MEMORY        ? 1 :
+								    2;
+
+		for (unsigned l = lo; l < 3; l++) {
+			if (open[l] && v[i].start <= cur_e[l]) {
+				if (v[i].end > cur_e[l])
+					cur_e[l] = v[i].end;
+				continue;
+			}
+			if (open[l])
+				tot[l] += cur_e[l] - cur_s[l];
+			open[l] = true;
+			cur_s[l] = v[i].start;
+			cur_e[l] = v[i].end;
+		}
+	}
+	for (unsigned l = 0; l < 3; l++)
+		if (open[l])
+			tot[l] += cur_e[l] - cur_s[l];
+	out->class_ns[GS_KCLASS_COMMUNICATION] = tot[0];
+	out->class_ns[GS_KCLASS_MEMORY] = tot[1] - tot[0];
+	out->class_ns[GS_KCLASS_COMPUTE] = tot[2] - tot[1];
+}
+
+/* ---- launch delay -------------------------------------------------------- */
+
+static void swap64(int64_t *a, int64_t *b)
+{
+	int64_t x = *a;
+
+	*a = *b;
+	*b = x;
+}
+
+/* The k-th smallest of v[0..n) (0-based), v reordered. O(n) expected. */
+static int64_t select_kth(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, i, j;
+		int64_t p;
+
+		/* median of three as the pivot, at hi */
+		if (v[mid] < v[lo])
+			swap64(&v[mid], &v[lo]);
+		if (v[hi] < v[lo])
+			swap64(&v[hi], &v[lo]);
+		if (v[mid] < v[hi])
+			swap64(&v[mid], &v[hi]);
+		p = v[hi];
+		/* three-way partition: < p, == p, > p */
+		i = lo;
+		j = lo;
+		{
+			size_t g = hi + 1;
+
+			while (j < g) {
+				if (v[j] < p)
+					swap64(&v[i++], &v[j++]);
+				else if (v[j] > p)
+					swap64(&v[j], &v[--g]);
+				else
+					j++;
+			}
+			if (k < i)
+				hi = i - 1;
+			else if (k >= g)
+				lo = g;
+			else
+				return p;
+		}
+	}
+	return v[k];
+}
+
+/* Rank ceil(p/100 * n), 1-based, as a 0-based index. */
+static size_t nearest_rank(size_t n, unsigned p)
+{
+	size_t r = (n * p + 99) / 100;
+
+	return r ? r - 1 : 0;
+}
+
+/* The kernel class of op `op`, through a small cache by name id (a trace
+ * has millions of kernels and a few hundred names: no table over every
+ * name, which each of many devices would pay for). */
+struct class_memo {
+	uint32_t name;
+	uint8_t cls;
+};
+
+static unsigned op_class(const struct gs_trace *t, struct class_memo *memo, const struct gs_op *op)
+{
+	size_t h;
+
+	if (op->collective)
+		return GS_KCLASS_COMMUNICATION;
+	h = (op->name * 2654435761u) >> 24 & 255;
+	if (memo[h].name != op->name || op->name == GS_NO_STRING) {
+		memo[h].name = op->name;
+		memo[h].cls = (uint8_t)gs_kernel_class_of_name(gs_trace_string(t, op->name));
+	}
+	return memo[h].cls;
+}
+
+#define BW_CELLS ((size_t)2 * GS_COPY_KIND_COUNT * GS_MEM_KIND_COUNT * GS_MEM_KIND_COUNT)
+
+static void bw_add(struct gs_copy_bandwidth *cell, const struct gs_op *op)
+{
+	unsigned ck = op->copy_kind < GS_COPY_KIND_COUNT ? op->copy_kind : 0;
+	unsigned sm = op->src_mem < GS_MEM_KIND_COUNT ? op->src_mem : 0;
+	unsigned dm = op->dst_mem < GS_MEM_KIND_COUNT ? op->dst_mem : 0;
+	struct gs_copy_bandwidth *c;
+
+	if (op->kind == GS_OP_MEMSET)
+		ck = sm = 0;
+	c = &cell[(((size_t)(op->kind == GS_OP_MEMSET) * GS_COPY_KIND_COUNT + ck) *
+			   GS_MEM_KIND_COUNT +
+		   sm) * GS_MEM_KIND_COUNT +
+		  dm];
+	c->op_kind = op->kind;
+	c->copy_kind = (uint8_t)ck;
+	c->src_mem = (uint8_t)sm;
+	c->dst_mem = (uint8_t)dm;
+	c->count++;
+	c->bytes += op->bytes;
+	c->ns += op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0;
+}
+
+/*
+ * One pass over the device's ops, stream by stream: the launch delays of
+ * each stream (done here), the copy bandwidth cells (done here), and the
+ * arrays the other measures sort and sweep (kernels, queue events, ops by
+ * launch call).
+ */
+static gs_status collect(struct ms *m, struct gs_measures *out)
+{
+	struct class_memo memo[256];
+	struct gs_copy_bandwidth *cell = calloc(BW_CELLS, sizeof(*cell));
+	size_t cap = 0, nd = m->n_dev ? m->n_dev : 1, k = 0;
+	int64_t *v;
+
+	for (size_t r = 0; r < m->n_runs; r++)
+		if (m->runs[r].count > cap)
+			cap = m->runs[r].count;
+	for (size_t i = 0; i < GS_COUNT_OF(memo); i++)
+		memo[i].name = GS_NO_STRING;
+	out->delays = calloc(m->n_runs ? m->n_runs : 1, sizeof(*out->delays));
+	v = malloc((cap ? cap : 1) * sizeof(*v));
+	m->kv = malloc(nd * sizeof(*m->kv));
+	m->qa = malloc(nd * sizeof(*m->qa));
+	m->qe = malloc(nd * sizeof(*m->qe));
+	if (m->want_order)
+		m->order = malloc(nd * sizeof(*m->order));
+	if (!cell || !out->delays || !v || !m->kv || !m->qa || !m->qe ||
+	    (m->want_order && !m->order)) {
+		free(cell);
+		free(v);
+		return gs_nomem();
+	}
+	for (size_t r = 0; r < m->n_runs; r++) {
+		struct gs_launch_delay *d = &out->delays[out->n_delays];
+		size_t n = 0;
+		int64_t mx = INT64_MIN;
+
+		for (size_t i = m->runs[r].first; i < m->runs[r].first + m->runs[r].count; i++) {
+			const struct gs_op *op = &m->ops[i];
+			uint32_t c = launch_of(m, i);
+			bool in = overlaps(m, op);
+
+			if (c != GS_NO_INDEX && op->end_ns > m->calls[c].start_ns) {
+				/* in the queue from its call's start to its end */
+				m->qa[m->n_q] = m->calls[c].start_ns;
+				m->qe[m->n_q++] = op->end_ns;
+			}
+			if (!in)
+				continue;
+			if (op->kind == GS_OP_KERNEL) {
+				struct kev *kv = &m->kv[m->n_kv];
+				unsigned cls = op_class(m->t, memo, op);
+
+				out->class_count[cls]++;
+				kv->start = op->start_ns > m->ws ? op->start_ns : m->ws;
+				kv->end = op->end_ns < m->we ? op->end_ns : m->we;
+				kv->cls = cls;
+				kv->pad = 0;
+				if (kv->end > kv->start)
+					m->n_kv++;
+			} else {
+				bw_add(cell, op);
+			}
+			if (c == GS_NO_INDEX)
+				continue;
+			if (m->want_order)
+				m->order[m->n_order++] = (struct by_call){c, (uint32_t)i, 0};
+			v[n] = op->start_ns - m->calls[c].start_ns;
+			if (v[n] > mx)
+				mx = v[n];
+			n++;
+		}
+		if (!n)
+			continue;
+		d->stream = m->ops[m->runs[r].first].stream;
+		d->ops = n;
+		d->max_ns = mx;
+		d->p95_ns = select_kth(v, n, nearest_rank(n, 95));
+		d->p50_ns = select_kth(v, n, nearest_rank(n, 50));
+		out->n_delays++;
+	}
+	free(v);
+	if (out->n_delays < m->n_runs) { /* keep what is used (many devices) */
+		struct gs_launch_delay *nd2 =
+			realloc(out->delays, (out->n_delays ? out->n_delays : 1) * sizeof(*nd2));
+
+		if (nd2)
+			out->delays = nd2;
+	}
+	for (size_t i = 0; i < BW_CELLS; i++)
+		if (cell[i].count)
+			cell[k++] = cell[i];
+	if (k < BW_CELLS) { /* keep what is used */
+		struct gs_copy_bandwidth *nc = realloc(cell, (k ? k : 1) * sizeof(*nc));
+
+		if (nc)
+			cell = nc;
+	}
+	out->copies = cell;
+	out->n_copies = k;
+	return GS_OK;
+}
+
+/* ---- queue length -------------------------------------------------------- */
+
+struct qstate {
+	int64_t ws, we;
+	uint64_t len; /* current length */
+	int64_t at;   /* start of the current level (>= ws once inside) */
+	uint64_t bins[GS_QUEUE_SERIES_MAX];
+	uint64_t binw; /* bin width, ns */
+	size_t nbins;
+	struct gs_queue_point *pts; /* the first GS_QUEUE_SERIES_MAX + 1 points */
+	size_t npts;
+	uint64_t last; /* the length of the last point */
+	uint64_t changes;
+	uint64_t max;
+	double area;
+};
+
+/* The level `q->len` held over [q->at, until). */
+static void q_hold(struct qstate *q, int64_t until)
+{
+	if (until > q->we)
+		until = q->we;
+	if (until <= q->at)
+		return;
+	q->area += (double)q->len * (double)(until - q->at);
+	if (q->len > q->max)
+		q->max = q->len;
+	for (size_t b = (size_t)((uint64_t)(q->at - q->ws) / q->binw);
+	     b < q->nbins && (int64_t)(b * q->binw) < until - q->ws; b++)
+		if (q->len > q->bins[b])
+			q->bins[b] = q->len;
+}
+
+static void q_point(struct qstate *q, int64_t t)
+{
+	if (q->npts && q->last == q->len)
+		return;
+	q->last = q->len;
+	if (q->npts)
+		q->changes++;
+	if (q->npts <= GS_QUEUE_SERIES_MAX) {
+		q->pts[q->npts].t_ns = t;
+		q->pts[q->npts].length = q->len;
+	}
+	q->npts++;
+}
+
+static gs_status queue(const struct ms *m, struct gs_measures *out)
+{
+	int64_t *a = m->qa, *e = m->qe;
+	struct qstate *q = calloc(1, sizeof(*q));
+	size_t n = m->n_q, i = 0, j = 0;
+	uint64_t w = (uint64_t)(m->we - m->ws);
+
+	if (!q)
+		goto fail;
+	q->pts = malloc((GS_QUEUE_SERIES_MAX + 1) * sizeof(*q->pts));
+	if (!q->pts)
+		goto fail;
+	out->queue_ops = n;
+	gs_sort_by_i64(a, n, sizeof(*a));
+	gs_sort_by_i64(e, n, sizeof(*e));
+	q->ws = m->ws;
+	q->we = m->we;
+	q->at = m->ws;
+	q->nbins = w ? GS_QUEUE_SERIES_MAX : 0;
+	q->binw = w ? (w + GS_QUEUE_SERIES_MAX - 1) / GS_QUEUE_SERIES_MAX : 1;
+	if (q->nbins && (q->nbins - 1) * q->binw >= w)
+		q->nbins = (size_t)((w + q->binw - 1) / q->binw);
+	/* The level at the window start: every event at or before it. */
+	while (i < n && a[i] <= m->ws)
+		q->len++, i++;
+	while (j < n && e[j] <= m->ws)
+		q->len--, j++;
+	if (w)
+		q_point(q, m->ws);
+	while (i < n || j < n) {
+		int64_t t = i < n && (j >= n || a[i] < e[j]) ? a[i] : e[j];
+
+		if (t >= m->we)
+			break;
+		q_hold(q, t);
+		while (i < n && a[i] == t)
+			q->len++, i++;
+		while (j < n && e[j] == t)
+			q->len--, j++;
+		q->at = t;
+		q_point(q, t);
+	}
+	q_hold(q, m->we);
+	out->queue_max = q->max;
+	out->queue_area = q->area;
+	out->queue_mean = w ? q->area / (double)w : 0;
+	out->queue_changes = q->changes;
+	if (q->npts <= GS_QUEUE_SERIES_MAX) {
+		struct gs_queue_point *np = realloc(
+			q->pts, (q->npts ? q->npts : 1) * sizeof(*np)); /* keep what is used */
+
+		if (np)
+			q->pts = np;
+		out->queue_series = q->pts;
+		out->n_queue_series = q->npts;
+		q->pts = NULL;
+	} else {
+		out->queue_binned = true;
+		out->n_queue_series = q->nbins;
+		for (size_t b = 0; b < q->nbins; b++) {
+			q->pts[b].t_ns = m->ws + (int64_t)(b * q->binw);
+			q->pts[b].length = q->bins[b];
+		}
+		out->queue_series = q->pts;
+		q->pts = NULL;
+	}
+	free(q);
+	return GS_OK;
+fail:
+	if (q)
+		free(q->pts);
+	free(q);
+	return gs_nomem();
+}
+
+/* ---- annotations --------------------------------------------------------- */
+
+/* A piece of op time under an annotation name: sorted by start, then
+ * grouped by (slot, what). */
+struct piece {
+	int64_t start;
+	int64_t end;
+	uint32_t group; /* slot * 2 + (copy ? 1 : 0) */
+	uint32_t pad;
+};
+
+struct ann {
+	struct gs_u64map map; /* (source << 32 | name) -> slot */
+	struct gs_annotation_time *rows;
+	size_t n_rows;
+	struct piece *p;
+	size_t n, cap;
+};
+
+static uint32_t ann_slot(struct ann *an, const struct gs_range *r)
+{
+	uint64_t key = (uint64_t)r->kind << 32 | r->name;
+	uint64_t found;
+	uint32_t slot;
+
+	if (gs_u64map_get(&an->map, key, &found))
+		return (uint32_t)found;
+	slot = (uint32_t)an->n_rows++;
+	gs_u64map_put(&an->map, key, slot, false);
+	an->rows[slot].name = r->name;
+	an->rows[slot].source = r->kind;
+	return slot;
+}
+
+static gs_status ann_piece(struct ann *an, int64_t s, int64_t e, uint32_t slot, bool copy)
+{
+	if (e <= s)
+		return GS_OK;
+	if (an->n == an->cap) {
+		size_t nc = an->cap ? an->cap * 2 : 1024;
+		struct piece *np = realloc(an->p, nc * sizeof(*np));
+
+		if (!np)
+			return gs_nomem();
+		an->p = np;
+		an->cap = nc;
+	}
+	an->p[an->n++] = (struct piece){s, e, slot * 2 + (copy ? 1u : 0u), 0};
+	return GS_OK;
+}
+
+static bool host_annotation(const struct gs_range *r)
+{
+	return r->kind == GS_RANGE_USER_ANNOTATION || r->kind == GS_RANGE_NVTX;
+}
+
+struct hr {
+	int64_t pid, tid, start;
+	uint32_t range;
+	uint32_t counted;
+};
+
+static int cmp_hr(const void *pa, const void *pb)
+{
+	const struct hr *a = pa, *b = pb;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->range < b->range ? -1 : a->range > b->range;
+}
+
+/* Ops launched inside host annotations of their launching thread: ops in
+ * launch-call order (a counting sort: calls are grouped by thread and
+ * sorted by start), against each thread's annotations by start. */
+static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_range *ranges,
+			  size_t n_ranges)
+{
+	struct hr *h = NULL;
+	struct by_call *order = m->order;
+	uint32_t *act = NULL;
+	size_t nh = 0, n_act = 0, hp = 0, nl = m->n_order;
+	gs_status rc = GS_OK;
+
+	for (size_t i = 0; i < n_ranges; i++)
+		nh += host_annotation(&ranges[i]);
+	if (!nh || !order)
+		return GS_OK;
+	h = malloc(nh * sizeof(*h));
+	act = malloc(nh * sizeof(*act));
+	if (!h || !act) {
+		rc = gs_nomem();
+		goto out;
+	}
+	nh = 0;
+	for (size_t i = 0; i < n_ranges; i++)
+		if (host_annotation(&ranges[i]))
+			h[nh++] = (struct hr){ranges[i].pid, ranges[i].tid, ranges[i].start_ns,
+					      (uint32_t)i, 0};
+	gs_sort(h, nh, sizeof(*h), cmp_hr);
+	/* Ops by launch call: calls are grouped by thread and sorted by
+	 * start, so this is launch order thread by thread. */
+	gs_sort_by_u64(order, nl, sizeof(*order));
+	for (size_t k = 0; k < nl && rc == GS_OK; k++) {
+		const struct gs_op *op = &m->ops[order[k].op];
+		const struct gs_api_call *c = &m->calls[order[k].call];
+		int64_t ls = c->start_ns;
+		int64_t s = op->start_ns > m->ws ? op->start_ns : m->ws;
+		int64_t e = op->end_ns < m->we ? op->end_ns : m->we;
+		size_t keep = 0;
+
+		if (k && (c->pid != m->calls[order[k - 1].call].pid ||
+			  c->tid != m->calls[order[k - 1].call].tid))
+			n_act = 0; /* another thread */
+		while (hp < nh &&
+		       (h[hp].pid < c->pid || (h[hp].pid == c->pid && h[hp].tid < c->tid)))
+			hp++;
+		while (hp < nh && h[hp].pid == c->pid && h[hp].tid == c->tid && h[hp].start <= ls)
+			act[n_act++] = (uint32_t)hp++;
+		for (size_t x = 0; x < n_act; x++) {
+			struct hr *a = &h[act[x]];
+			const struct gs_range *g = &ranges[a->range];
+			uint32_t slot;
+
+			if (g->end_ns <= ls)
+				continue; /* over: dropped */
+			act[keep++] = act[x];
+			slot = ann_slot(an, g);
+			if (!a->counted) {
+				a->counted = 1;
+				an->rows[slot].count++;
+			}
+			rc = ann_piece(an, s, e, slot, op->kind != GS_OP_KERNEL);
+			if (rc)
+				break;
+		}
+		n_act = keep;
+	}
+out:
+	free(h);
+	free(act);
+	return rc;
+}
+
+/* The runs (streams) of the device, by stream index, for GPU annotations. */
+static const struct gs_op_range *run_of(const struct ms *m, uint32_t stream)
+{
+	size_t lo = 0, hi = m->n_runs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t s = m->ops[m->runs[mid].first].stream;
+
+		if (s == stream)
+			return &m->runs[mid];
+		if (s < stream)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static gs_status ann_gpu(const struct ms *m, struct ann *an, const struct gs_range *ranges,
+			 size_t n_ranges)
+{
+	for (size_t i = 0; i < n_ranges; i++) {
+		const struct gs_range *g = &ranges[i];
+		const struct gs_op_range *run;
+		int64_t rs, re;
+		size_t lo, hi, end;
+		uint32_t slot;
+
+		if (g->kind != GS_RANGE_GPU_ANNOTATION)
+			continue;
+		rs = g->start_ns > m->ws ? g->start_ns : m->ws;
+		re = g->end_ns < m->we ? g->end_ns : m->we;
+		if (re <= rs || !(run = run_of(m, g->stream)))
+			continue;
+		slot = ann_slot(an, g);
+		an->rows[slot].count++;
+		/* the first op starting at or after the range, then back over
+		 * ops that start before it and reach into it */
+		lo = run->first;
+		hi = end = run->first + run->count;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (m->ops[mid].start_ns < g->start_ns)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		while (lo > run->first && m->ops[lo - 1].end_ns > rs)
+			lo--;
+		for (size_t k = lo; k < end && m->ops[k].start_ns < re; k++) {
+			const struct gs_op *op = &m->ops[k];
+			int64_t s = op->start_ns > rs ? op->start_ns : rs;
+			int64_t e = op->end_ns < re ? op->end_ns : re;
+			gs_status rc = ann_piece(an, s, e, slot, op->kind != GS_OP_KERNEL);
+
+			if (rc)
+				return rc;
+		}
+	}
+	return GS_OK;
+}
+
+/* A row to rank, with its name's text. */
+struct ann_rank {
+	struct gs_annotation_time row;
+	const char *name;
+};
+
+static int cmp_ann(const void *pa, const void *pb)
+{
+	const struct ann_rank *a = pa, *b = pb;
+	int64_t x = a->row.kernel_ns + a->row.copy_ns, y = b->row.kernel_ns + b->row.copy_ns;
+	int c;
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	if (a->row.source != b->row.source)
+		return a->row.source > b->row.source ? -1 : 1; /* GPU annotations first */
+	c = strcmp(a->name, b->name);
+	return c < 0 ? -1 : c > 0;
+}
+
+/* Rank the rows with a count (drop the others). */
+static gs_status ann_rank(const struct gs_trace *t, struct ann *an)
+{
+	struct ann_rank *v = malloc((an->n_rows ? an->n_rows : 1) * sizeof(*v));
+	size_t k = 0;
+
+	if (!v)
+		return gs_nomem();
+	for (size_t i = 0; i < an->n_rows; i++)
+		if (an->rows[i].count)
+			v[k++] = (struct ann_rank){an->rows[i],
+						   gs_trace_string(t, an->rows[i].name)};
+	gs_sort(v, k, sizeof(*v), cmp_ann);
+	for (size_t i = 0; i < k; i++)
+		an->rows[i] = v[i].row;
+	an->n_rows = k;
+	free(v);
+	return GS_OK;
+}
+
+static gs_status annotations(const struct ms *m, struct gs_measures *out)
+{
+	size_t n_ranges, na = 0;
+	const struct gs_range *ranges = gs_trace_ranges(m->t, &n_ranges);
+	struct ann an;
+	uint32_t *first = NULL;
+	struct piece *sorted = NULL;
+	gs_status rc;
+
+	memset(&an, 0, sizeof(an));
+	for (size_t i = 0; i < n_ranges; i++)
+		na += host_annotation(&ranges[i]) || ranges[i].kind == GS_RANGE_GPU_ANNOTATION;
+	if (!na)
+		return GS_OK;
+	an.rows = calloc(na, sizeof(*an.rows));
+	if (!an.rows || gs_u64map_reserve(&an.map, na) != GS_OK) {
+		free(an.rows);
+		return gs_nomem();
+	}
+	rc = ann_host(m, &an, ranges, n_ranges);
+	if (rc == GS_OK)
+		rc = ann_gpu(m, &an, ranges, n_ranges);
+	if (rc != GS_OK)
+		goto out;
+	/* by start, then (stable) by group: each group in start order */
+	gs_sort_by_i64(an.p, an.n, sizeof(*an.p));
+	first = calloc(2 * an.n_rows + 1, sizeof(*first));
+	sorted = calloc(an.n ? an.n : 1, sizeof(*sorted));
+	if (!first || !sorted) {
+		rc = gs_nomem();
+		goto out;
+	}
+	for (size_t i = 0; i < an.n; i++)
+		first[an.p[i].group + 1]++;
+	for (size_t g = 0; g < 2 * an.n_rows; g++)
+		first[g + 1] += first[g];
+	for (size_t i = 0; i < an.n; i++)
+		sorted[first[an.p[i].group]++] = an.p[i];
+	for (size_t i = 0; i < an.n;) {
+		uint32_t g = sorted[i].group;
+		int64_t cs = sorted[i].start, ce = sorted[i].end, tot = 0;
+
+		for (i++; i < an.n && sorted[i].group == g; i++) {
+			if (sorted[i].start <= ce) {
+				if (sorted[i].end > ce)
+					ce = sorted[i].end;
+				continue;
+			}
+			tot += ce - cs;
+			cs = sorted[i].start;
+			ce = sorted[i].end;
+		}
+		tot += ce - cs;
+		if (g & 1)
+			an.rows[g / 2].copy_ns = tot;
+		else
+			an.rows[g / 2].kernel_ns = tot;
+	}
+	rc = ann_rank(m->t, &an);
+	if (rc != GS_OK)
+		goto out;
+	out->annotations = an.rows;
+	out->n_annotations = an.n_rows;
+	an.rows = NULL;
+out:
+	free(first);
+	free(sorted);
+	free(an.p);
+	free(an.rows);
+	gs_u64map_fini(&an.map);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+
+gs_status gs_measures_compute(const struct gs_trace *t, uint32_t device, int64_t window_start,
+			      int64_t window_end, const uint32_t *launch, struct gs_measures *out)
+{
+	struct ms m;
+	size_t n_ops;
+	gs_status rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&m, 0, sizeof(m));
+	out->device = device;
+	out->window_start = window_start;
+	out->window_end = window_end > window_start ? window_end : window_start;
+	m.t = t;
+	m.ops = gs_trace_ops(t, &n_ops);
+	m.calls = gs_trace_api_calls(t, &m.n_calls);
+	m.launch = launch;
+	m.ws = out->window_start;
+	m.we = out->window_end;
+	rc = gs_device_op_ranges(t, device, &m.runs, &m.n_runs);
+	if (rc != GS_OK)
+		return rc;
+	{
+		size_t k = 0;
+
+		for (size_t r = 0; r < m.n_runs; r++) {
+			m.n_dev += m.runs[r].count;
+			if (m.runs[r].count)
+				m.runs[k++] = m.runs[r];
+		}
+		m.n_runs = k;
+	}
+	if (launch) {
+		size_t n_ranges;
+		const struct gs_range *ranges = gs_trace_ranges(t, &n_ranges);
+
+		for (size_t i = 0; i < n_ranges && !m.want_order; i++)
+			m.want_order = host_annotation(&ranges[i]);
+	}
+	rc = collect(&m, out);
+	if (rc == GS_OK) {
+		classes(&m, out);
+		rc = queue(&m, out);
+	}
+	if (rc == GS_OK)
+		rc = annotations(&m, out);
+	free(m.runs);
+	free(m.kv);
+	free(m.qa);
+	free(m.qe);
+	free(m.order);
+	if (rc != GS_OK) {
+		gs_measures_fini(out);
+		gs_error_append("device %u: measures", device);
+	}
+	return rc;
+}
+
+void gs_measures_fini(struct gs_measures *m)
+{
+	free(m->annotations);
+	free(m->delays);
+	free(m->queue_series);
+	free(m->copies);
+	memset(m, 0, sizeof(*m));
+}
