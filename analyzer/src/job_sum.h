@@ -92,6 +92,10 @@ gs_status gs_js_extract(const struct gs_report *r, struct gs_js_rank **out);
 gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_groups, size_t top,
 		       struct gs_job_analysis **out);
 void gs_js_free(struct gs_js_rank *r);
+/* gs_report_build_job of the ranks with own[i] only (the others' traces
+ * may be NULL), and no job analysis: a process's share of a job. */
+gs_status gs_report_build_job_own(const struct gs_job *j, const struct gs_report_options *o,
+				  const bool *own, struct gs_report **out);
 /* Bytes of a summary (same architecture on both ends) and back. */
 gs_status gs_js_pack(const struct gs_js_rank *r, char **buf, size_t *len);
 gs_status gs_js_unpack(const char *buf, size_t len, struct gs_js_rank **out);

@@ -726,6 +726,26 @@ gs_status gs_job_from_traces(struct gs_trace **traces, const char *const *names,
 	return GS_OK;
 }
 
+gs_status gs_job_from_input(struct gs_trace *t, size_t input, const char *name, struct gs_job **out)
+{
+	struct job_build b = {0};
+	gs_status rc;
+
+	*out = NULL;
+	b.j = calloc(1, sizeof(*b.j));
+	if (!b.j) {
+		gs_trace_destroy(t);
+		return nomem();
+	}
+	rc = add_input(&b, t, input, name);
+	if (rc) {
+		gs_job_destroy(b.j);
+		return rc;
+	}
+	*out = b.j;
+	return GS_OK;
+}
+
 gs_status gs_job_load(const char *const *paths, size_t n, const struct gs_load_options *opts,
 		      struct gs_job **out, enum gs_input_format *fmts, size_t *failed)
 {

@@ -270,6 +270,13 @@ struct gs_job_identity {
 gs_status gs_job_identify(const struct gs_job_ident *in, size_t n, const char *const *names,
 			  struct gs_job_identity **out);
 void gs_job_identity_destroy(struct gs_job_identity *id);
+/*
+ * Input `input` (a finished trace, taken over) split into its processes,
+ * before identity: each rank as the trace declares it (rank, pid, host,
+ * span), the warnings of the split; no merging or numbering yet.
+ */
+gs_status gs_job_from_input(struct gs_trace *t, size_t input, const char *name,
+			    struct gs_job **out);
 /* The rank whose number is `rank`, or NULL. */
 const struct gs_job_rank *gs_job_find_rank(const struct gs_job *j, uint32_t rank);
 
