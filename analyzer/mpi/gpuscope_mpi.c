@@ -550,14 +550,17 @@ static int load_phase(struct state *s, char **all_out, int **counts_out, int **d
 		if (st == GS_OK)
 			st = gs_job_from_input(t, i, s->names[i], &s->in[i].job);
 		if (st != GS_OK) {
-			chain(st, msg, sizeof(msg));
+			char full[sizeof(msg)];
+			size_t nl = strlen(s->names[i]);
+
+			chain(st, full, sizeof(full));
 			/* One line naming the file and this process. */
-			if (strncmp(msg, s->names[i], strlen(s->names[i])) == 0 &&
-			    msg[strlen(s->names[i])] == ':')
-				errorf("%s (MPI process %d):%s", s->names[i], me,
-				       msg + strlen(s->names[i]) + 1);
-			else
-				errorf("%s (MPI process %d): %s", s->names[i], me, msg);
+			snprintf(msg, sizeof(msg), "%s",
+				 strncmp(full, s->names[i], nl) == 0 && full[nl] == ':' &&
+						 full[nl + 1] == ' ' ?
+					 full + nl + 2 :
+					 full);
+			errorf("%s (MPI process %d): %s", s->names[i], me, msg);
 			failed = 1;
 		} else {
 			struct stat sb;
