@@ -124,6 +124,15 @@ static void errorf(const char *fmt, ...)
 	fflush(stderr);
 }
 
+/* Out of memory, or a failure after which the processes cannot agree:
+ * the message, then the whole MPI job ends. */
+static _Noreturn void die(const char *what)
+{
+	errorf("%s (MPI process %d)", what, me);
+	MPI_Abort(MPI_COMM_WORLD, 1);
+	abort();
+}
+
 static int usage(const char *fmt, ...) GS_PRINTF(1, 2);
 
 static int usage(const char *fmt, ...)
@@ -204,44 +213,46 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 	argv++;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
+		const char *arg = optarg ? optarg : "";
+
 		switch (c) {
 		case 'f':
-			if (!strcmp(optarg, "json"))
+			if (!strcmp(arg, "json"))
 				o->format = F_JSON;
-			else if (!strcmp(optarg, "html"))
+			else if (!strcmp(arg, "html"))
 				o->format = F_HTML;
-			else if (!strcmp(optarg, "text"))
+			else if (!strcmp(arg, "text"))
 				o->format = F_TEXT;
 			else
-				return usage("unknown format '%s' (text, json or html)", optarg);
+				return usage("unknown format '%s' (text, json or html)", arg);
 			break;
 		case 'o':
-			if (!*optarg)
+			if (!*arg)
 				return usage("-o wants a file name");
-			o->output = optarg;
+			o->output = arg;
 			break;
 		case 'F':
 			o->force = true;
 			break;
 		case 'w': {
-			const char *colon = strchr(optarg, ':');
+			const char *colon = strchr(arg, ':');
 			bool r0, r1;
 
-			if (!colon || !parse_ns(optarg, colon, &o->window.start_ns, &r0) ||
+			if (!colon || !parse_ns(arg, colon, &o->window.start_ns, &r0) ||
 			    !parse_ns(colon + 1, colon + strlen(colon), &o->window.end_ns, &r1) ||
 			    r0 != r1 || o->window.end_ns <= o->window.start_ns)
 				return usage("--window wants T0:T1 in ns (or +T0:+T1), not '%s'",
-					     optarg);
+					     arg);
 			o->window.set = true;
 			o->window_relative = r0;
 			break;
 		}
 		case 't': {
 			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
+			unsigned long v = strtoul(arg, &end, 10);
 
-			if (*end || !*optarg || v == 0 || v > 1000000)
-				return usage("--top wants a count from 1, not '%s'", optarg);
+			if (*end || !*arg || v == 0 || v > 1000000)
+				return usage("--top wants a count from 1, not '%s'", arg);
 			o->top = v;
 			break;
 		}
@@ -258,16 +269,15 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 			o->stats = true;
 			break;
 		case 'i':
-			o->inputs_file = optarg;
+			o->inputs_file = arg;
 			break;
 		case 'c':
-			if (!optarg || !strcmp(optarg, "always"))
+			if (!optarg || !strcmp(arg, "always"))
 				o->color_always = true;
-			else if (!strcmp(optarg, "never"))
+			else if (!strcmp(arg, "never"))
 				o->color_never = true;
-			else if (strcmp(optarg, "auto") != 0)
-				return usage("--color wants auto, always or never, not '%s'",
-					     optarg);
+			else if (strcmp(arg, "auto") != 0)
+				return usage("--color wants auto, always or never, not '%s'", arg);
 			break;
 		case 'r':
 		case 'd':
@@ -307,6 +317,8 @@ static int gather_paths(struct opts *o, char ***paths, size_t *n)
 		if (!f) {
 			if (me == 0)
 				errorf("%s: %s", o->inputs_file, strerror(errno));
+			for (size_t i = 0; i < k; i++)
+				free(p[i]);
 			free(p);
 			return 1;
 		}
@@ -321,7 +333,7 @@ static int gather_paths(struct opts *o, char ***paths, size_t *n)
 				if (!q) {
 					fclose(f);
 					free(line);
-					return 1;
+					die("out of memory");
 				}
 				p = q;
 			}
@@ -351,8 +363,7 @@ static void put(struct buf *b, const void *src, size_t n)
 			nc *= 2;
 		char *q = realloc(b->p, nc);
 		if (!q) {
-			errorf("out of memory (MPI process %d)", me);
-			MPI_Abort(MPI_COMM_WORLD, 1);
+			die("out of memory");
 		}
 		b->p = q;
 		b->cap = nc;
@@ -396,6 +407,7 @@ static void send_root(const void *p, size_t len, int tag)
 		errorf("a section of %zu bytes is over what one message takes (MPI process %d)",
 		       len, me);
 		MPI_Abort(MPI_COMM_WORLD, 1);
+		abort();
 	}
 	MPI_Ssend(p, (int)len, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
 	sent_to_root += len;
@@ -411,8 +423,7 @@ static char *recv_from(int src, int tag, size_t *len)
 	MPI_Get_count(&s, MPI_BYTE, &n);
 	p = malloc(n ? (size_t)n : 1);
 	if (!p) {
-		errorf("out of memory (MPI process %d)", me);
-		MPI_Abort(MPI_COMM_WORLD, 1);
+		die("out of memory");
 	}
 	MPI_Recv(p, n, MPI_BYTE, src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	*len = (size_t)n;
@@ -435,8 +446,7 @@ static int agree(int st)
 			size_t nc_ = (cap) ? (cap)*2 : 16;                                         \
 			void *p_ = realloc((v), nc_ * sizeof(*(v)));                               \
 			if (!p_) {                                                                 \
-				errorf("out of memory (MPI process %d)", me);                      \
-				MPI_Abort(MPI_COMM_WORLD, 1);                                      \
+				die("out of memory");                                              \
 			}                                                                          \
 			(v) = p_;                                                                  \
 			(cap) = nc_;                                                               \
@@ -452,8 +462,7 @@ static void share_out(const uint64_t *size, size_t n, int *owner)
 	uint64_t *load = calloc((size_t)np, sizeof(*load));
 
 	if (!order || !load) {
-		errorf("out of memory (MPI process %d)", me);
-		MPI_Abort(MPI_COMM_WORLD, 1);
+		die("out of memory");
 	}
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
@@ -605,13 +614,13 @@ static int load_phase(struct state *s, char **all_out, int **counts_out, int **d
 	if (b.len > INT32_MAX) {
 		errorf("identity summaries over 2 GiB (MPI process %d)", me);
 		MPI_Abort(MPI_COMM_WORLD, 1);
+		abort();
 	}
 	len = (int)b.len;
 	counts = calloc((size_t)np, sizeof(*counts));
 	displs = calloc((size_t)np, sizeof(*displs));
 	if (!counts || !displs) {
-		errorf("out of memory (MPI process %d)", me);
-		MPI_Abort(MPI_COMM_WORLD, 1);
+		die("out of memory");
 	}
 	MPI_Allgather(&len, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
 	for (int p = 0; p < np; p++) {
@@ -620,8 +629,7 @@ static int load_phase(struct state *s, char **all_out, int **counts_out, int **d
 	}
 	all = malloc(total ? (size_t)total : 1);
 	if (!all) {
-		errorf("out of memory (MPI process %d)", me);
-		MPI_Abort(MPI_COMM_WORLD, 1);
+		die("out of memory");
 	}
 	MPI_Allgatherv(b.p, len, MPI_BYTE, all, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
 	free(b.p);
@@ -654,8 +662,10 @@ static int identity_phase(struct state *s, const char *all, const int *counts, c
 	gs_status st;
 	char msg[GS_ERROR_MSG_MAX * 2];
 
-	if (!rec)
-		return 1;
+	ids = calloc(1, sizeof(*ids)); /* never NULL, even without processes */
+	ids_cap = 1;
+	if (!rec || !ids)
+		die("out of memory");
 	for (int p = 0; p < np; p++) {
 		const char *q = all + displs[p], *end = q + counts[p];
 
@@ -762,8 +772,7 @@ static int identity_phase(struct state *s, const char *all, const int *counts, c
 	s->rank_owner = calloc(id->n_ranks ? id->n_ranks : 1, sizeof(*s->rank_owner));
 	ident_input = calloc(n_ids ? n_ids : 1, sizeof(*ident_input));
 	if (!s->j.ranks || !s->rank_owner || !ident_input) {
-		errorf("out of memory (MPI process %d)", me);
-		MPI_Abort(MPI_COMM_WORLD, 1);
+		die("out of memory");
 	}
 	s->j.n_ranks = id->n_ranks;
 	s->j.n_clock_groups = id->n_clock_groups;
@@ -890,8 +899,7 @@ static char *render(struct state *s, size_t i, int kind, unsigned part, size_t *
 	gs_status st;
 
 	if (!f) {
-		errorf("out of memory (MPI process %d)", me);
-		MPI_Abort(MPI_COMM_WORLD, 1);
+		die("out of memory");
 	}
 	st = kind == TAG_TEXT ? gs_report_text_rank_part(f, r, s->color) :
 				gs_report_json_rank_part(f, r, part);
@@ -900,6 +908,7 @@ static char *render(struct state *s, size_t i, int kind, unsigned part, size_t *
 
 		errorf("rank %u (MPI process %d): %s", r->rank, me, chain(st, msg, sizeof(msg)));
 		MPI_Abort(MPI_COMM_WORLD, 1);
+		abort();
 	}
 	return p;
 }
@@ -1000,7 +1009,7 @@ static int run(struct state *s)
 	s->in = calloc(s->n ? s->n : 1, sizeof(*s->in));
 	size = calloc(s->n ? s->n : 1, sizeof(*size));
 	if (!s->names || !s->owner || !s->in || !size)
-		return 1;
+		die("out of memory");
 	for (size_t i = 0; i < s->n; i++)
 		s->names[i] = gs_input_name(s->paths[i]);
 	/* Phase 1: the shares. */
@@ -1038,7 +1047,7 @@ static int run(struct state *s)
 	own = calloc(s->j.n_ranks ? s->j.n_ranks : 1, sizeof(*own));
 	s->mine_at = calloc(s->j.n_ranks ? s->j.n_ranks : 1, sizeof(*s->mine_at));
 	if (!own || !s->mine_at)
-		return 1;
+		die("out of memory");
 	for (size_t i = 0; i < s->j.n_ranks; i++)
 		own[i] = s->rank_owner[i] == me;
 	if (me == 0)
@@ -1069,6 +1078,7 @@ static int run(struct state *s)
 		if (bs != GS_OK) {
 			errorf("%s", chain(bs, msg, sizeof(msg)));
 			MPI_Abort(MPI_COMM_WORLD, 1);
+			abort();
 		}
 		s->shell->mpi_processes = (size_t)np;
 	}
@@ -1099,6 +1109,7 @@ static int run(struct state *s)
 					errorf("rank %u (MPI process %d): %s", s->j.ranks[i].rank,
 					       me, chain(es, msg, sizeof(msg)));
 					MPI_Abort(MPI_COMM_WORLD, 1);
+					abort();
 				}
 				if (me != 0)
 					send_root(p, len, TAG_SUM);
@@ -1111,6 +1122,7 @@ static int run(struct state *s)
 					errorf("rank %u: %s", s->j.ranks[i].rank,
 					       chain(es, msg, sizeof(msg)));
 					MPI_Abort(MPI_COMM_WORLD, 1);
+					abort();
 				}
 			}
 			free(p);
@@ -1122,6 +1134,7 @@ static int run(struct state *s)
 			if (es != GS_OK) {
 				errorf("%s", chain(es, msg, sizeof(msg)));
 				MPI_Abort(MPI_COMM_WORLD, 1);
+				abort();
 			}
 		}
 	}
@@ -1172,6 +1185,7 @@ static int run(struct state *s)
 				errorf("MPI process %d: %s", me,
 				       chain(GS_ERR_IO, msg, sizeof(msg)));
 				MPI_Abort(MPI_COMM_WORLD, 1);
+				abort();
 			}
 			send_root(p, len, TAG_WHOLE);
 			free(p);
@@ -1196,6 +1210,7 @@ static int run(struct state *s)
 			f = open_out(path, s->o.force, tmp, sizeof(tmp));
 			if (!f)
 				MPI_Abort(MPI_COMM_WORLD, 1);
+			abort();
 		}
 		gs_error_clear();
 		if (s->j.n_ranks == 1) {
@@ -1256,17 +1271,20 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return 1;
 	}
-	if (!s.n) {
+	if (!s.n)
 		rc = usage("no TRACE given");
+	for (size_t i = 0; i < s.n && !rc; i++)
+		if (!s.paths[i])
+			die("out of memory");
+		else if (!strcmp(s.paths[i], "-"))
+			rc = usage("standard input ('-') is not a TRACE of gpuscope-mpi");
+	if (rc) {
+		for (size_t i = 0; i < s.n; i++)
+			free(s.paths[i]);
+		free(s.paths);
 		MPI_Finalize();
 		return rc;
 	}
-	for (size_t i = 0; i < s.n; i++)
-		if (!strcmp(s.paths[i], "-")) {
-			rc = usage("standard input ('-') is not a TRACE of gpuscope-mpi");
-			MPI_Finalize();
-			return rc;
-		}
 	s.progress = me == 0 && !s.o.quiet && isatty(STDERR_FILENO);
 	rc = run(&s);
 	if (s.o.stats)
