@@ -1209,8 +1209,7 @@ static int run(struct state *s)
 		if (path[0]) {
 			f = open_out(path, s->o.force, tmp, sizeof(tmp));
 			if (!f)
-				MPI_Abort(MPI_COMM_WORLD, 1);
-			abort();
+				die("cannot write the report");
 		}
 		gs_error_clear();
 		if (s->j.n_ranks == 1) {
