@@ -72,7 +72,7 @@ struct opts {
 };
 
 static int me, np;
-static uint64_t sent_to_root;
+static uint64_t sent_to_root, summary_bytes;
 
 static const char usage_line[] =
 	"usage: mpirun -n P gpuscope-mpi analyze [--format text|json|html] [-o OUT|DIR/]\n"
@@ -987,9 +987,10 @@ static void print_stats(const struct state *s, double t0)
 	getrusage(RUSAGE_SELF, &ru);
 	fprintf(stderr,
 		"gpuscope-mpi: stats: MPI process %d of %d: %zu inputs, %zu ranks, %" PRIu64
-		" bytes read, peak memory %ld KiB, %" PRIu64 " bytes sent to the root, %.3f s\n",
+		" bytes read, peak memory %ld KiB, %" PRIu64 " bytes sent to the root (%" PRIu64
+		" of them job summaries; all its ranks' summaries: %" PRIu64 "), %.3f s\n",
 		me, np, s->n_inputs_mine, s->mine ? s->mine->n_ranks : 0, s->bytes_read,
-		ru.ru_maxrss, sent_to_root, now_s() - t0);
+		ru.ru_maxrss, sent_to_root, me ? summary_bytes : 0, summary_bytes, now_s() - t0);
 }
 
 static int run(struct state *s)
@@ -1111,6 +1112,7 @@ static int run(struct state *s)
 					MPI_Abort(MPI_COMM_WORLD, 1);
 					abort();
 				}
+				summary_bytes += len;
 				if (me != 0)
 					send_root(p, len, TAG_SUM);
 			} else if (me == 0) {
