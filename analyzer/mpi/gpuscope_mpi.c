@@ -542,8 +542,24 @@ static int load_phase(struct state *s, char **all_out, int **counts_out, int **d
 	struct buf b = {0};
 	int failed = 0, len, *counts, *displs, total = 0;
 	char *all;
-	size_t done = 0;
+	size_t done = 0, n_mine = 0, at = 0;
+	const char **mine = calloc(s->n ? s->n : 1, sizeof(*mine));
+	struct gs_trace **pre = calloc(
+		s->n ? s->n : 1, sizeof(*pre)); /* NOLINT(bugprone-sizeof-expression): pointers */
+	enum gs_input_format *pre_fmt = calloc(s->n ? s->n : 1, sizeof(*pre_fmt));
+	bool batch;
 
+	if (!mine || !pre || !pre_fmt)
+		die("out of memory");
+	/* The share at once, on every CPU (as gpuscope analyze reads); after a
+	 * failure, file by file, to report each and go on with the rest. */
+	for (size_t i = 0; i < s->n; i++)
+		if (s->owner[i] == me)
+			mine[n_mine++] = s->paths[i];
+	gs_error_clear();
+	batch = n_mine &&
+		gs_trace_load_each(mine, n_mine, &lo, pre, pre_fmt, &(size_t){0}) == GS_OK;
+	gs_error_clear();
 	for (size_t i = 0; i < s->n; i++) {
 		struct gs_trace *t = NULL;
 		enum gs_input_format fmt = 0;
@@ -555,7 +571,15 @@ static int load_phase(struct state *s, char **all_out, int **counts_out, int **d
 			continue;
 		s->n_inputs_mine++;
 		gs_error_clear();
-		st = gs_trace_load_each((const char *const *)&s->paths[i], 1, &lo, &t, &fmt, &fail);
+		if (batch) {
+			t = pre[at];
+			fmt = pre_fmt[at];
+			at++;
+			st = GS_OK;
+		} else {
+			st = gs_trace_load_each((const char *const *)&s->paths[i], 1, &lo, &t, &fmt,
+						&fail);
+		}
 		if (st == GS_OK)
 			st = gs_job_from_input(t, i, s->names[i], &s->in[i].job);
 		if (st != GS_OK) {
@@ -611,6 +635,9 @@ static int load_phase(struct state *s, char **all_out, int **counts_out, int **d
 				"gpuscope-mpi: loading: %zu of %zu files on process 0 (%zu in all)",
 				done, s->n_inputs_mine, s->n);
 	}
+	free(mine);
+	free(pre);
+	free(pre_fmt);
 	if (b.len > INT32_MAX) {
 		errorf("identity summaries over 2 GiB (MPI process %d)", me);
 		MPI_Abort(MPI_COMM_WORLD, 1);
