@@ -1198,10 +1198,15 @@ static int run(struct state *s)
 			return 1;
 	}
 	if (s->o.format == F_HTML && s->j.n_ranks > 1) {
-		if (me == 0)
+		if (me == 0 && dir)
+			fprintf(stderr,
+				"gpuscope-mpi: warning: %sjob.html is not written: the job's HTML "
+				"page is not made by gpuscope-mpi yet (the ranks' pages are)\n",
+				s->o.output);
+		else if (me == 0)
 			errorf("--format html of a job is not written by gpuscope-mpi yet: use "
 			       "--format json or text, or -o DIR/ for each rank's HTML page");
-		return 1;
+		return dir ? 0 : 1;
 	}
 	if (s->j.n_ranks == 1) {
 		/* One rank: its own report, as gpuscope analyze writes it. */
