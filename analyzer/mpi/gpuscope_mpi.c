@@ -1281,6 +1281,29 @@ static int run(struct state *s)
 	return agree(st);
 }
 
+/* Everything run() made (the reports before the traces they borrow). */
+static void cleanup(struct state *s)
+{
+	gs_report_destroy(s->mine);
+	gs_report_destroy(s->shell);
+	for (size_t i = 0; i < s->j.n_ranks; i++)
+		gs_trace_destroy(s->j.ranks[i].trace);
+	for (size_t i = 0; i < s->j.n_warnings; i++)
+		free(s->j.warnings[i]);
+	free(s->j.ranks);
+	free(s->j.warnings);
+	for (size_t i = 0; s->in && i < s->n; i++)
+		gs_job_destroy(s->in[i].job);
+	free(s->in);
+	free(s->names);
+	free(s->owner);
+	free(s->rank_owner);
+	free(s->mine_at);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->paths[i]);
+	free(s->paths);
+}
+
 int main(int argc, char **argv)
 {
 	struct state s;
@@ -1322,6 +1345,7 @@ int main(int argc, char **argv)
 	rc = run(&s);
 	if (s.o.stats)
 		print_stats(&s, t0);
+	cleanup(&s);
 	MPI_Finalize();
 	return rc ? 1 : 0;
 }
