@@ -38,7 +38,7 @@ C_SOURCES = $(wildcard $(shell git ls-files --cached --others --exclude-standard
 MAKEFLAGS += --no-print-directory
 .NOTPARALLEL:
 
-.PHONY: all help deps configure build demo check release asan bench fuzz tsan tidy valgrind format \
+.PHONY: all help deps configure build demo check release asan bench bench-mpi fuzz tsan tidy valgrind format \
 	format-check install clean
 
 all: build
@@ -58,6 +58,7 @@ help:
 	@echo 'make format-check  fail when a C source is not clang-formatted'
 	@echo 'make install       cmake --install $(BUILD_DIR)'
 	@echo 'make bench         Release build in $(BENCH_DIR)/, benchmark table for BENCH_SIZES ($(BENCH_SIZES))'
+	@echo 'make bench-mpi     Release build, gpuscope-mpi -n 1, 2, 4 on 256 ranks x 20k ops (bench/NOTES.md)'
 	@echo 'make clean         remove $(BUILD_DIR)/, $(ASAN_DIR)/, $(BENCH_DIR)/, $(FUZZ_DIR)/, $(TSAN_DIR)/'
 
 deps:
@@ -113,6 +114,16 @@ bench: deps
 	@mkdir -p bench/results
 	$(BENCH_DIR)/bench/gs_bench --gpuscope $(BENCH_DIR)/analyzer/gpuscope \
 		--out bench/results/latest.txt $(BENCH_ARGS) $(BENCH_SIZES)
+
+# gpuscope-mpi at scale (bench/NOTES.md, "Many ranks over MPI"): the
+# Release build, then bench/mpi_bench.sh (MPI_RANKS ranks x MPI_OPS ops).
+MPI_RANKS ?= 256
+MPI_OPS ?= 20000
+bench-mpi: deps
+	$(CMAKE) -S . -B $(BENCH_DIR) -DCMAKE_BUILD_TYPE=Release -DGPUSCOPE_WERROR=OFF \
+		-DBUILD_TESTING=OFF -DGPUSCOPE_BUILD_KERNELS=OFF -DGPUSCOPE_MPI=ON $(CMAKE_ARGS)
+	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target gs_bench_gen_cli gpuscope gpuscope-mpi
+	bench/mpi_bench.sh $(BENCH_DIR) $(MPI_RANKS) $(MPI_OPS)
 
 # libFuzzer targets (tests/fuzz/README.md): clang with ASan+UBSan, each run
 # for FUZZ_SECONDS on its corpus; a crash, leak, timeout (10 s) or 2 GB of

@@ -19,8 +19,9 @@ usage() {
 usage: scripts/install-deps.sh [--ci] [--browser]
 
 Installs the missing build dependencies of gpuscope from Debian/Ubuntu:
-protobuf-c (compiler and library), zlib, cJSON, SQLite, cmocka, cmake, pkg-config,
-a C compiler and make. Installs nothing when all are present.
+protobuf-c (compiler and library), zlib, cJSON, SQLite, cmocka, Open MPI (for
+gpuscope-mpi and its test), cmake, pkg-config, a C compiler and make. Installs
+nothing when all are present.
 
   --ci        also install clang-format, clang and its libFuzzer runtime
               (make fuzz), clang-tidy (make tidy) and valgrind (make valgrind)
@@ -84,6 +85,9 @@ have_pc zlib zlib1g-dev || need zlib1g-dev
 have_pc libcjson libcjson-dev || need libcjson-dev
 have_pc cmocka libcmocka-dev || need libcmocka-dev
 have_pc sqlite3 libsqlite3-dev || need libsqlite3-dev
+# gpuscope-mpi builds when MPI is found, and make check runs its test.
+have_pc ompi-c libopenmpi-dev || need libopenmpi-dev
+have_cmd mpirun || need openmpi-bin
 if [ "$want_ci" = 1 ]; then
 	have_cmd clang-format || need clang-format
 	have_cmd clang || need clang

@@ -97,6 +97,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "job_sum.h"
 #include "jw.h"
 #include "out.h"
 
@@ -117,12 +118,15 @@ struct piece {
 
 /* One GPU of the job: a row of the rank table. */
 struct ja_gpu {
-	const struct gs_report *r; /* the rank's report */
-	size_t ri;                 /* its index in job->ranks */
-	const struct gs_report_device *d;
+	const struct gs_js_rank *r; /* the rank's summary */
+	size_t ri;                  /* its index in ja->sums */
+	const struct gs_js_gpu *d;
 	double overlap; /* 1 - exposed / union; NaN without communication */
-	/* The union of its compute (not communication) kernels in the
-	 * window: sorted disjoint pieces, and the length before each. */
+};
+
+/* The union of a GPU's compute (not communication) kernels in its window:
+ * sorted disjoint pieces, and the length before each. */
+struct busy {
 	struct piece *busy;
 	int64_t *before;
 	size_t n_busy;
@@ -162,8 +166,8 @@ struct ja_stat {
 
 /* A rank taking part in a communicator: its collective kernels in order. */
 struct ja_member {
-	size_t ri; /* index into job->ranks (the rank's report) */
-	uint32_t *ops;
+	size_t ri; /* index into ja->sums */
+	const struct gs_js_kernel *k;
 	size_t n;
 };
 
@@ -241,6 +245,9 @@ struct ja_finding {
 };
 
 struct gs_job_analysis {
+	struct gs_js_rank **sums; /* per rank, in rank order (owned) */
+	size_t n_sums;
+	uint32_t n_clock_groups;
 	struct ja_gpu *gpus; /* in rank order, a rank's GPUs together */
 	size_t n_gpus;
 	size_t *first_gpu; /* per rank (job->ranks order): its first in gpus */
@@ -318,9 +325,9 @@ static void set_line_unit(const int64_t *v, size_t n)
 #define DUR(ns) dur_text((char[48]){0}, 48, (ns))
 #define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
 
-static const struct gs_report *rank_of(const struct gs_report *job, size_t ri)
+static const struct gs_js_rank *rank_of(const struct gs_job_analysis *ja, size_t ri)
 {
-	return job->ranks[ri];
+	return ja->sums[ri];
 }
 
 /* Worth a finding: at least 0.5% of `window` (and some time at all). */
@@ -429,20 +436,20 @@ static int64_t message_bytes(const struct gs_trace *t, const struct gs_collectiv
 
 static double metric_value(const struct ja_gpu *g, enum ja_metric m)
 {
-	const struct gs_report_device *d = g->d;
-	double win = (double)d->b.window_ns;
+	const struct gs_js_gpu *d = g->d;
+	double win = (double)d->window_ns;
 
 	switch (m) {
 	case M_WINDOW:
-		return (double)d->b.window_ns;
+		return (double)d->window_ns;
 	case M_KERNEL:
-		return win > 0 ? (double)d->b.total_ns[GS_CAT_KERNEL] / win : 0;
+		return win > 0 ? (double)d->total_ns[GS_CAT_KERNEL] / win : 0;
 	case M_COPY:
-		return win > 0 ? (double)d->b.total_ns[GS_CAT_COPY] / win : 0;
+		return win > 0 ? (double)d->total_ns[GS_CAT_COPY] / win : 0;
 	case M_SYNC:
-		return win > 0 ? (double)d->b.total_ns[GS_CAT_SYNC] / win : 0;
+		return win > 0 ? (double)d->total_ns[GS_CAT_SYNC] / win : 0;
 	case M_IDLE:
-		return win > 0 ? (double)d->b.total_ns[GS_CAT_IDLE] / win : 0;
+		return win > 0 ? (double)d->total_ns[GS_CAT_IDLE] / win : 0;
 	case M_EFF:
 		return d->efficiency_kind == GS_REPORT_EFF_CYCLES ? NAN : d->efficiency;
 	case M_COMM:
@@ -528,10 +535,9 @@ static int cmp_piece(const void *pa, const void *pb)
 }
 
 /* The compute kernels of a GPU in its window, as a sorted union. */
-static gs_status gpu_busy(struct ja_gpu *g)
+static gs_status gpu_busy(const struct gs_trace *t, const struct gs_report_device *d,
+			  struct busy *g)
 {
-	const struct gs_trace *t = g->r->t;
-	const struct gs_report_device *d = g->d;
 	size_t n_ops, n = 0, k = 0;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 	uint64_t cap = d->op_kinds[GS_OP_KERNEL];
@@ -578,7 +584,7 @@ static gs_status gpu_busy(struct ja_gpu *g)
 }
 
 /* Length of the GPU's compute union inside [a, b); O(log pieces). */
-static int64_t busy_between(const struct ja_gpu *g, int64_t a, int64_t b)
+static int64_t busy_between(const struct busy *g, int64_t a, int64_t b)
 {
 	size_t lo = 0, hi = g->n_busy, i, j;
 	int64_t total;
@@ -615,25 +621,24 @@ static int64_t busy_between(const struct ja_gpu *g, int64_t a, int64_t b)
 	return total;
 }
 
-static gs_status build_gpus(struct gs_job_analysis *ja, const struct gs_report *job)
+static gs_status build_gpus(struct gs_job_analysis *ja)
 {
-	gs_status rc = GS_OK;
 	size_t n = 0;
 
-	for (size_t i = 0; i < job->n_ranks; i++)
-		n += job->ranks[i]->n_dev;
+	for (size_t i = 0; i < ja->n_sums; i++)
+		n += ja->sums[i]->n_gpus;
 	ja->gpus = calloc(n ? n : 1, sizeof(*ja->gpus));
-	ja->first_gpu = calloc(job->n_ranks ? job->n_ranks : 1, sizeof(*ja->first_gpu));
+	ja->first_gpu = calloc(ja->n_sums ? ja->n_sums : 1, sizeof(*ja->first_gpu));
 	if (!ja->gpus || !ja->first_gpu)
 		return gs_nomem();
-	for (size_t i = 0; i < job->n_ranks; i++) {
-		const struct gs_report *r = job->ranks[i];
+	for (size_t i = 0; i < ja->n_sums; i++) {
+		const struct gs_js_rank *r = ja->sums[i];
 
 		ja->first_gpu[i] = ja->n_gpus;
 
-		for (size_t k = 0; k < r->n_dev; k++) {
+		for (size_t k = 0; k < r->n_gpus; k++) {
 			struct ja_gpu *g = &ja->gpus[ja->n_gpus++];
-			const struct gs_report_device *d = &r->dev[k];
+			const struct gs_js_gpu *d = &r->gpus[k];
 
 			g->r = r;
 			g->ri = i;
@@ -642,13 +647,11 @@ static gs_status build_gpus(struct gs_job_analysis *ja, const struct gs_report *
 					     1.0 - (double)d->comm_exposed_ns /
 							     (double)d->comm_union_ns :
 					     NAN;
-			if (d->b.window_ns > ja->longest_window)
-				ja->longest_window = d->b.window_ns;
-			if (rc == GS_OK)
-				rc = gpu_busy(g);
+			if (d->window_ns > ja->longest_window)
+				ja->longest_window = d->window_ns;
 		}
 	}
-	return rc == GS_OK ? build_stats(ja) : rc;
+	return build_stats(ja);
 }
 
 /* The index in ja->gpus of GPU `dev` of rank `ri`; SIZE_MAX when none. */
@@ -660,7 +663,18 @@ static size_t gpu_index(const struct gs_job_analysis *ja, size_t ri, uint32_t de
 	return SIZE_MAX;
 }
 
-/* ---- grouping a rank's collective kernels by communicator ---- */
+/* "0.92", or "n/a" (gs_report_eff_text of the summary's numbers). */
+static const char *eff_text(const struct gs_js_gpu *d, char *buf, size_t size)
+{
+	struct gs_report_device rd;
+
+	memset(&rd, 0, sizeof(rd));
+	rd.efficiency = d->efficiency;
+	rd.efficiency_kind = d->efficiency_kind;
+	return gs_report_eff_text(&rd, buf, size);
+}
+
+/* ---- step one: a rank's summary ---- */
 
 struct entry {
 	const char *group; /* NULL: by stream */
@@ -695,70 +709,52 @@ static bool same_key(const struct entry *a, const struct entry *b)
 	return a->group ? !strcmp(a->group, b->group) : a->stream_id == b->stream_id;
 }
 
-static struct ja_comm *find_comm(struct gs_job_analysis *ja, uint32_t group, const struct entry *e)
-{
-	for (size_t i = 0; i < ja->n_comms; i++) {
-		struct ja_comm *c = &ja->comms[i];
+/* The pool offset of `s` in the summary, added when new. Few distinct
+ * strings (kernel and group names): a linear search of the ones added. */
+struct pool_ids {
+	uint32_t *ids;
+	size_t n, cap;
+};
 
-		if (c->clock_group != group || c->by_group != (e->group != NULL))
-			continue;
-		if (e->group ? !strcmp(c->group, e->group) : c->stream_id == e->stream_id)
-			return c;
+static gs_status pool_add(struct gs_js_rank *r, struct pool_ids *seen, const char *s, uint32_t *id)
+{
+	size_t len = strlen(s);
+
+	for (size_t i = 0; seen && i < seen->n; i++)
+		if (!strcmp(r->pool + seen->ids[i], s)) {
+			*id = seen->ids[i];
+			return GS_OK;
+		}
+	if (r->pool_len + len + 1 > r->pool_cap) {
+		size_t nc = r->pool_cap ? r->pool_cap : 256;
+		char *p;
+
+		while (nc < r->pool_len + len + 1)
+			nc *= 2;
+		p = realloc(r->pool, nc);
+		if (!p)
+			return gs_nomem();
+		r->pool = p;
+		r->pool_cap = nc;
 	}
-	return NULL;
-}
-
-static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, const struct gs_report *r,
-			    size_t ri, const struct entry *e, size_t n)
-{
-	struct ja_comm *c = find_comm(ja, r->clock_group, e);
-	struct ja_member *m;
-
-	if (!c) {
-		if (ja->n_comms == *cap) {
-			size_t nc = *cap ? *cap * 2 : 8;
-			struct ja_comm *p = realloc(ja->comms, nc * sizeof(*p));
+	if (r->pool_len >= GS_JS_NONE - len - 1) {
+		gs_error_append("job summary: strings over 4 GiB");
+		return GS_ERR_LIMIT;
+	}
+	*id = (uint32_t)r->pool_len;
+	memcpy(r->pool + r->pool_len, s, len + 1);
+	r->pool_len += len + 1;
+	if (seen) {
+		if (seen->n == seen->cap) {
+			size_t nc = seen->cap ? seen->cap * 2 : 16;
+			uint32_t *p = realloc(seen->ids, nc * sizeof(*p));
 
 			if (!p)
 				return gs_nomem();
-			ja->comms = p;
-			*cap = nc;
+			seen->ids = p;
+			seen->cap = nc;
 		}
-		c = &ja->comms[ja->n_comms++];
-		memset(c, 0, sizeof(*c));
-		c->clock_group = r->clock_group;
-		c->by_group = e->group != NULL;
-		c->group = e->group;
-		c->desc = "";
-		c->stream_id = e->stream_id;
-	}
-	if (c->n_m == c->cap_m) {
-		size_t nc = c->cap_m ? c->cap_m * 2 : 4;
-		struct ja_member *p = realloc(c->m, nc * sizeof(*p));
-
-		if (!p)
-			return gs_nomem();
-		c->m = p;
-		c->cap_m = nc;
-	}
-	m = &c->m[c->n_m];
-	m->ri = ri;
-	m->n = n;
-	m->ops = malloc(n * sizeof(*m->ops));
-	if (!m->ops)
-		return gs_nomem();
-	c->n_m++;
-	for (size_t i = 0; i < n; i++)
-		m->ops[i] = e[i].op;
-	if (c->by_group && (!c->group_size || !*c->desc)) {
-		size_t n_ops;
-		const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
-		const struct gs_collective *col = gs_trace_op_collective(r->t, &ops[e[0].op]);
-
-		if (col && !c->group_size)
-			c->group_size = col->group_size;
-		if (col && !*c->desc && col->group_desc != GS_NO_STRING)
-			c->desc = gs_trace_string(r->t, col->group_desc);
+		seen->ids[seen->n++] = *id;
 	}
 	return GS_OK;
 }
@@ -769,15 +765,14 @@ static bool starts_in(const struct gs_op *op, const struct gs_report_device *d)
 	return op->start_ns >= d->b.window_start && op->start_ns <= d->b.window_end;
 }
 
-static gs_status rank_comms(struct gs_job_analysis *ja, size_t *cap, const struct gs_report *r,
-			    size_t ri)
+/* The collective kernels of rank `r`, by communicator. */
+static gs_status rank_entries(const struct gs_report *r, struct entry **out, size_t *n_out)
 {
 	const struct gs_trace *t = r->t;
 	size_t n_ops, n_st, n = 0, cap_e = 0, i;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 	const struct gs_stream *st = gs_trace_streams(t, &n_st);
 	struct entry *e = NULL;
-	gs_status rc = GS_OK;
 
 	for (size_t k = 0; k < r->n_dev; k++) {
 		const struct gs_report_device *d = &r->dev[k];
@@ -819,16 +814,248 @@ static gs_status rank_comms(struct gs_job_analysis *ja, size_t *cap, const struc
 	}
 	if (n)
 		qsort(e, n, sizeof(*e), cmp_entry);
-	for (i = 0; i < n && rc == GS_OK;) {
+	*out = e;
+	*n_out = n;
+	return GS_OK;
+}
+
+/* One communicator of the rank: entries e[0..n) of one key. */
+static gs_status add_js_member(struct gs_js_rank *s, struct pool_ids *seen,
+			       const struct gs_report *r, const struct busy *busy,
+			       const struct entry *e, size_t n)
+{
+	const struct gs_trace *t = r->t;
+	size_t n_ops;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	struct gs_js_member *m = &s->m[s->n_m];
+	const struct gs_collective *c0 = gs_trace_op_collective(t, &ops[e[0].op]);
+	gs_status rc = GS_OK;
+
+	memset(m, 0, sizeof(*m));
+	m->group = GS_JS_NONE;
+	m->e0_desc = GS_JS_NONE;
+	m->stream_id = e[0].stream_id;
+	m->k = calloc(n, sizeof(*m->k));
+	if (!m->k)
+		return gs_nomem();
+	s->n_m++;
+	m->n = n;
+	if (e[0].group)
+		rc = pool_add(s, seen, e[0].group, &m->group);
+	if (rc == GS_OK && c0) {
+		m->e0_group_size = c0->group_size;
+		if (c0->group_desc != GS_NO_STRING)
+			rc = pool_add(s, seen, gs_trace_string(t, c0->group_desc), &m->e0_desc);
+	}
+	for (size_t i = 0; i < n && rc == GS_OK; i++) {
+		const struct gs_op *op = &ops[e[i].op];
+		const struct gs_collective *col = gs_trace_op_collective(t, op);
+		struct gs_js_kernel *k = &m->k[i];
+		uint32_t dev = gs_report_op_device(t, e[i].op);
+
+		k->start_ns = op->start_ns;
+		k->end_ns = op->end_ns;
+		k->bytes = message_bytes(t, col);
+		k->device = dev;
+		k->has_col = col != NULL;
+		k->group_size = col ? col->group_size : 0;
+		k->kind_col = (uint8_t)(col && col->name != GS_NO_STRING ?
+						kind_of_name(gs_trace_string(t, col->name)) :
+						K_UNKNOWN);
+		k->kind_op = (uint8_t)kind_of_name(gs_trace_string(t, op->name));
+		rc = pool_add(s, seen,
+			      col && col->name != GS_NO_STRING ? gs_trace_string(t, col->name) :
+								 gs_trace_string(t, op->name),
+			      &k->name);
+		for (size_t q = 0; q < r->n_dev; q++) {
+			if (r->dev[q].device != dev)
+				continue;
+			k->compute_before = busy_between(
+				&busy[q], i ? m->k[i - 1].end_ns : r->dev[q].b.window_start,
+				op->start_ns);
+			break;
+		}
+	}
+	return rc;
+}
+
+/* The notes of the text report, recorded (report_text.c gives them). */
+static void js_note(void *ctx, const char *label, const char *text)
+{
+	struct gs_js_rank *s = ((void **)ctx)[0];
+	gs_status *rc = ((void **)ctx)[1];
+	uint32_t l = !strcmp(label, "caution") ? 0 : !strcmp(label, "warning") ? 1 : 2;
+	struct gs_js_note *p;
+
+	if (*rc != GS_OK)
+		return;
+	p = realloc(s->notes, (s->n_notes + 1) * sizeof(*p));
+	if (!p) {
+		*rc = gs_nomem();
+		return;
+	}
+	s->notes = p;
+	p[s->n_notes].label = l;
+	*rc = pool_add(s, NULL, text, &p[s->n_notes].text);
+	if (*rc == GS_OK)
+		s->n_notes++;
+}
+
+gs_status gs_js_extract(const struct gs_report *r, struct gs_js_rank **out)
+{
+	struct gs_js_rank *s = calloc(1, sizeof(*s));
+	struct pool_ids seen = {0};
+	struct busy *busy = NULL;
+	struct entry *e = NULL;
+	size_t n_e = 0, n, groups = 0;
+	gs_status rc;
+
+	*out = NULL;
+	if (!s)
+		return gs_nomem();
+	s->rank = r->rank;
+	s->clock_group = r->clock_group;
+	s->rank_declared = r->rank_declared;
+	s->pid = r->pid;
+	rc = pool_add(s, NULL, r->host ? r->host : "", &s->host);
+	gs_trace_ops(r->t, &n);
+	s->ops = n;
+	s->dropped = gs_trace_dropped(r->t);
+	gs_trace_streams(r->t, &n);
+	s->streams = n;
+	s->gpus = calloc(r->n_dev ? r->n_dev : 1, sizeof(*s->gpus));
+	busy = calloc(r->n_dev ? r->n_dev : 1, sizeof(*busy));
+	if (rc == GS_OK && (!s->gpus || !busy))
+		rc = gs_nomem();
+	for (size_t k = 0; k < r->n_dev && rc == GS_OK; k++) {
+		const struct gs_report_device *d = &r->dev[k];
+		struct gs_js_gpu *g = &s->gpus[s->n_gpus++];
+
+		g->device = d->device;
+		g->efficiency = d->efficiency;
+		g->efficiency_kind = d->efficiency_kind;
+		g->window_ns = d->b.window_ns;
+		g->window_start = d->b.window_start;
+		g->window_end = d->b.window_end;
+		memcpy(g->total_ns, d->b.total_ns, sizeof(g->total_ns));
+		g->comm_kernels = d->comm_kernels;
+		g->comm_ns = d->comm_ns;
+		g->comm_union_ns = d->comm_union_ns;
+		g->comm_exposed_ns = d->comm_exposed_ns;
+		rc = gpu_busy(r->t, d, &busy[k]);
+	}
+	if (rc == GS_OK)
+		rc = rank_entries(r, &e, &n_e);
+	for (size_t i = 0; i < n_e; i++)
+		groups += !i || !same_key(&e[i - 1], &e[i]);
+	if (rc == GS_OK && groups) {
+		s->m = calloc(groups, sizeof(*s->m));
+		if (!s->m)
+			rc = gs_nomem();
+	}
+	for (size_t i = 0; i < n_e && rc == GS_OK;) {
 		size_t k = i + 1;
 
-		while (k < n && same_key(&e[i], &e[k]))
+		while (k < n_e && same_key(&e[i], &e[k]))
 			k++;
-		rc = add_member(ja, cap, r, ri, &e[i], k - i);
+		rc = add_js_member(s, &seen, r, busy, &e[i], k - i);
 		i = k;
 	}
+	if (rc == GS_OK) {
+		void *ctx[2] = {s, &rc};
+
+		gs_report_text_notes(r, js_note, ctx);
+	}
 	free(e);
-	return rc;
+	free(seen.ids);
+	for (size_t k = 0; busy && k < r->n_dev; k++) {
+		free(busy[k].busy);
+		free(busy[k].before);
+	}
+	free(busy);
+	if (rc != GS_OK) {
+		gs_js_free(s);
+		return rc;
+	}
+	*out = s;
+	return GS_OK;
+}
+
+void gs_js_free(struct gs_js_rank *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_m; i++)
+		free(r->m[i].k);
+	free(r->m);
+	free(r->gpus);
+	free(r->notes);
+	free(r->pool);
+	free(r);
+}
+
+/* ---- step two: grouping the ranks' communicators ---- */
+
+static struct ja_comm *find_comm(struct gs_job_analysis *ja, uint32_t group,
+				 const struct gs_js_rank *r, const struct gs_js_member *e)
+{
+	for (size_t i = 0; i < ja->n_comms; i++) {
+		struct ja_comm *c = &ja->comms[i];
+
+		if (c->clock_group != group || c->by_group != (e->group != GS_JS_NONE))
+			continue;
+		if (e->group != GS_JS_NONE ? !strcmp(c->group, gs_js_str(r, e->group)) :
+					     c->stream_id == e->stream_id)
+			return c;
+	}
+	return NULL;
+}
+
+static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, size_t ri,
+			    const struct gs_js_member *e)
+{
+	const struct gs_js_rank *r = ja->sums[ri];
+	struct ja_comm *c = find_comm(ja, r->clock_group, r, e);
+	struct ja_member *m;
+
+	if (!c) {
+		if (ja->n_comms == *cap) {
+			size_t nc = *cap ? *cap * 2 : 8;
+			struct ja_comm *p = realloc(ja->comms, nc * sizeof(*p));
+
+			if (!p)
+				return gs_nomem();
+			ja->comms = p;
+			*cap = nc;
+		}
+		c = &ja->comms[ja->n_comms++];
+		memset(c, 0, sizeof(*c));
+		c->clock_group = r->clock_group;
+		c->by_group = e->group != GS_JS_NONE;
+		c->group = c->by_group ? gs_js_str(r, e->group) : NULL;
+		c->desc = "";
+		c->stream_id = e->stream_id;
+	}
+	if (c->n_m == c->cap_m) {
+		size_t nc = c->cap_m ? c->cap_m * 2 : 4;
+		struct ja_member *p = realloc(c->m, nc * sizeof(*p));
+
+		if (!p)
+			return gs_nomem();
+		c->m = p;
+		c->cap_m = nc;
+	}
+	m = &c->m[c->n_m++];
+	m->ri = ri;
+	m->n = e->n;
+	m->k = e->k;
+	if (c->by_group && (!c->group_size || !*c->desc)) {
+		if (!c->group_size)
+			c->group_size = e->e0_group_size;
+		if (!*c->desc && e->e0_desc != GS_JS_NONE)
+			c->desc = gs_js_str(r, e->e0_desc);
+	}
+	return GS_OK;
 }
 
 static int cmp_comm(const void *pa, const void *pb)
@@ -855,29 +1082,21 @@ static int cmp_comm(const void *pa, const void *pb)
 /* ---- matching ---- */
 
 /* What a rank's i-th collective of a communicator is called. */
-static const char *coll_name(const struct gs_report *job, const struct ja_member *m, size_t i)
+static const char *coll_name(const struct gs_job_analysis *ja, const struct ja_member *m, size_t i)
 {
-	const struct gs_trace *t = rank_of(job, m->ri)->t;
-	size_t n;
-	const struct gs_op *op = &gs_trace_ops(t, &n)[m->ops[i]];
-	const struct gs_collective *c = gs_trace_op_collective(t, op);
-
-	if (c && c->name != GS_NO_STRING)
-		return gs_trace_string(t, c->name);
-	return gs_trace_string(t, op->name);
+	return gs_js_str(rank_of(ja, m->ri), m->k[i].name);
 }
 
-static const struct gs_op *member_op(const struct gs_report *job, const struct ja_member *m,
-				     size_t i)
+static const struct gs_js_kernel *member_op(const struct gs_job_analysis *ja,
+					    const struct ja_member *m, size_t i)
 {
-	size_t n;
-
-	return &gs_trace_ops(rank_of(job, m->ri)->t, &n)[m->ops[i]];
+	(void)ja;
+	return &m->k[i];
 }
 
 /* "0-3, 5" of the ranks of members whose flag is set (all: flags NULL). */
-static void rank_list(char *buf, size_t size, const struct gs_report *job, const struct ja_comm *c,
-		      const bool *flags)
+static void rank_list(char *buf, size_t size, const struct gs_job_analysis *ja,
+		      const struct ja_comm *c, const bool *flags)
 {
 	size_t len = 0, i = 0;
 
@@ -891,11 +1110,10 @@ static void rank_list(char *buf, size_t size, const struct gs_report *job, const
 			i++;
 			continue;
 		}
-		a = b = rank_of(job, c->m[i].ri)->rank;
+		a = b = rank_of(ja, c->m[i].ri)->rank;
 		k = i + 1;
-		while (k < c->n_m && (!flags || flags[k]) &&
-		       rank_of(job, c->m[k].ri)->rank == b + 1)
-			b = rank_of(job, c->m[k++].ri)->rank;
+		while (k < c->n_m && (!flags || flags[k]) && rank_of(ja, c->m[k].ri)->rank == b + 1)
+			b = rank_of(ja, c->m[k++].ri)->rank;
 		if (a == b)
 			w = snprintf(buf + len, size - len, "%s%u", len ? ", " : "", a);
 		else
@@ -938,8 +1156,7 @@ static gs_status add_mismatch(struct gs_job_analysis *ja, size_t *cap, size_t co
 }
 
 /* The counts of a communicator's ranks, and how many are matched. */
-static gs_status check_comm(struct gs_job_analysis *ja, const struct gs_report *job, size_t ci,
-			    size_t *cap_mm)
+static gs_status check_comm(struct gs_job_analysis *ja, size_t ci, size_t *cap_mm)
 {
 	struct ja_comm *c = &ja->comms[ci];
 	size_t lo = SIZE_MAX, hi = 0, i, k;
@@ -950,7 +1167,7 @@ static gs_status check_comm(struct gs_job_analysis *ja, const struct gs_report *
 	if (c->by_group && c->group_size && c->group_size != c->n_m) {
 		char all[256];
 
-		rank_list(all, sizeof(all), job, c, NULL);
+		rank_list(all, sizeof(all), ja, c, NULL);
 		rc = add_mismatch(ja, cap_mm, ci, MM_RANKS, 0,
 				  str_printf("%s: the group has %u ranks, the job has its "
 					     "collectives on %zu (rank%s %s)",
@@ -976,10 +1193,10 @@ static gs_status check_comm(struct gs_job_analysis *ja, const struct gs_report *
 		/* The ranks of the shortest count against the rest. */
 		for (i = 0; i < c->n_m; i++)
 			flags[i] = c->m[i].n == lo;
-		rank_list(few, sizeof(few), job, c, flags);
+		rank_list(few, sizeof(few), ja, c, flags);
 		for (i = 0; i < c->n_m; i++)
 			flags[i] = !flags[i];
-		rank_list(many, sizeof(many), job, c, flags);
+		rank_list(many, sizeof(many), ja, c, flags);
 		/* The other counts, as they are ("6" or "6 to 8"). */
 		for (i = 0; i < c->n_m; i++)
 			if (c->m[i].n != lo && c->m[i].n < lo2)
@@ -998,17 +1215,17 @@ static gs_status check_comm(struct gs_job_analysis *ja, const struct gs_report *
 	}
 	/* Names, index by index: stop at the first that differs. */
 	for (k = 0; rc == GS_OK && k < c->matched; k++) {
-		const char *name0 = coll_name(job, &c->m[0], k);
+		const char *name0 = coll_name(ja, &c->m[0], k);
 		bool differ = false;
 
 		for (i = 1; i < c->n_m; i++) {
-			flags[i] = strcmp(coll_name(job, &c->m[i], k), name0) != 0;
+			flags[i] = strcmp(coll_name(ja, &c->m[i], k), name0) != 0;
 			differ |= flags[i];
 		}
 		if (!differ)
 			continue;
 		flags[0] = false;
-		rank_list(many, sizeof(many), job, c, flags);
+		rank_list(many, sizeof(many), ja, c, flags);
 		{
 			char n0[64], n1[64];
 			size_t first_diff = 1;
@@ -1016,13 +1233,12 @@ static gs_status check_comm(struct gs_job_analysis *ja, const struct gs_report *
 			while (!flags[first_diff])
 				first_diff++;
 			gs_report_text_fit(n0, sizeof(n0), name0, 40);
-			gs_report_text_fit(n1, sizeof(n1), coll_name(job, &c->m[first_diff], k),
-					   40);
+			gs_report_text_fit(n1, sizeof(n1), coll_name(ja, &c->m[first_diff], k), 40);
 			rc = add_mismatch(
 				ja, cap_mm, ci, MM_NAME, k,
 				str_printf("%s: collective %zu is %s on rank %u but %s on rank%s "
 					   "%s: the first %zu compared",
-					   c->label, k, n0, rank_of(job, c->m[0].ri)->rank, n1,
+					   c->label, k, n0, rank_of(ja, c->m[0].ri)->rank, n1,
 					   several(many) ? "s" : "", many, k));
 		}
 		c->matched = k;
@@ -1031,8 +1247,7 @@ static gs_status check_comm(struct gs_job_analysis *ja, const struct gs_report *
 	return rc;
 }
 
-static gs_status match_comm(struct gs_job_analysis *ja, const struct gs_report *job, size_t ci,
-			    size_t *cap_coll)
+static gs_status match_comm(struct gs_job_analysis *ja, size_t ci, size_t *cap_coll)
 {
 	struct ja_comm *c = &ja->comms[ci];
 
@@ -1054,8 +1269,7 @@ static gs_status match_comm(struct gs_job_analysis *ja, const struct gs_report *
 	for (size_t k = 0; k < c->matched; k++) {
 		struct ja_coll *x = &ja->coll[ja->n_coll++];
 		int64_t transfer = INT64_MAX;
-		const struct gs_collective *desc = NULL;
-		const struct gs_trace *desc_t = NULL;
+		const struct gs_js_kernel *desc = NULL;
 		uint32_t n;
 		enum ja_kind kind;
 		size_t i;
@@ -1063,12 +1277,11 @@ static gs_status match_comm(struct gs_job_analysis *ja, const struct gs_report *
 		memset(x, 0, sizeof(*x));
 		x->comm = (uint32_t)ci;
 		x->index = (uint32_t)k;
-		x->name = coll_name(job, &c->m[0], k);
+		x->name = coll_name(ja, &c->m[0], k);
 		x->bytes = -1;
 		x->algbw = x->busbw = NAN;
 		for (i = 0; i < c->n_m; i++) {
-			const struct gs_op *op = member_op(job, &c->m[i], k);
-			const struct gs_trace *t = rank_of(job, c->m[i].ri)->t;
+			const struct gs_js_kernel *op = member_op(ja, &c->m[i], k);
 
 			if (!i || op->start_ns < x->first)
 				x->first = op->start_ns;
@@ -1077,18 +1290,14 @@ static gs_status match_comm(struct gs_job_analysis *ja, const struct gs_report *
 				x->last_m = i;
 			}
 			if (x->bytes < 0) {
-				const struct gs_collective *col = gs_trace_op_collective(t, op);
-
-				x->bytes = message_bytes(t, col);
-				if (col && !desc) {
-					desc = col;
-					desc_t = t;
-				}
+				x->bytes = op->bytes;
+				if (op->has_col && !desc)
+					desc = op;
 			}
 		}
 		x->skew = x->last - x->first;
 		for (i = 0; i < c->n_m; i++) {
-			const struct gs_op *op = member_op(job, &c->m[i], k);
+			const struct gs_js_kernel *op = member_op(ja, &c->m[i], k);
 			int64_t rest = op->end_ns - x->last;
 
 			if (rest < transfer)
@@ -1096,12 +1305,9 @@ static gs_status match_comm(struct gs_job_analysis *ja, const struct gs_report *
 			x->wait_sum += x->last - op->start_ns;
 		}
 		x->transfer = transfer > 0 ? transfer : 0;
-		kind = K_UNKNOWN;
-		if (desc && desc->name != GS_NO_STRING)
-			kind = kind_of_name(gs_trace_string(desc_t, desc->name));
+		kind = desc ? (enum ja_kind)desc->kind_col : K_UNKNOWN;
 		if (kind == K_UNKNOWN)
-			kind = kind_of_name(gs_trace_string(rank_of(job, c->m[0].ri)->t,
-							    member_op(job, &c->m[0], k)->name));
+			kind = (enum ja_kind)member_op(ja, &c->m[0], k)->kind_op;
 		n = desc && desc->group_size ? desc->group_size : (uint32_t)c->n_m;
 		if (x->bytes >= 0 && x->transfer > 0) {
 			x->algbw = (double)x->bytes / (double)x->transfer;
@@ -1120,23 +1326,11 @@ static gs_status match_comm(struct gs_job_analysis *ja, const struct gs_report *
 		ja->wait_total += x->wait_sum;
 		for (i = 0; i < c->n_m; i++) {
 			struct ja_total *tot = &ja->totals[c->m[i].ri];
-			const struct gs_op *op = member_op(job, &c->m[i], k);
+			const struct gs_js_kernel *op = member_op(ja, &c->m[i], k);
 
 			tot->collectives++;
 			tot->waited += x->last - op->start_ns;
-			{
-				const struct gs_report *r = rank_of(job, c->m[i].ri);
-				size_t q = gpu_index(ja, c->m[i].ri,
-						     gs_report_op_device(r->t, c->m[i].ops[k]));
-
-				if (q != SIZE_MAX) {
-					const struct ja_gpu *g = &ja->gpus[q];
-					int64_t from = k ? member_op(job, &c->m[i], k - 1)->end_ns :
-							   g->d->b.window_start;
-
-					tot->compute_before += busy_between(g, from, op->start_ns);
-				}
-			}
+			tot->compute_before += op->compute_before;
 			if (x->skew > 0) {
 				tot->counted++;
 				tot->expected += 1.0 / (double)c->n_m;
@@ -1207,20 +1401,21 @@ static int cmp_straggler(const void *pa, const void *pb, void *arg)
 	return a->ri < b->ri ? -1 : a->ri > b->ri;
 }
 
-static gs_status build_collectives(struct gs_job_analysis *ja, const struct gs_report *job)
+static gs_status build_collectives(struct gs_job_analysis *ja)
 {
 	size_t cap = 0, cap_mm = 0, cap_coll = 0, i;
 	gs_status rc = GS_OK;
 	size_t *tmp;
 
-	ja->n_totals = job->n_ranks;
-	ja->totals = calloc(job->n_ranks ? job->n_ranks : 1, sizeof(*ja->totals));
+	ja->n_totals = ja->n_sums;
+	ja->totals = calloc(ja->n_sums ? ja->n_sums : 1, sizeof(*ja->totals));
 	if (!ja->totals)
 		return gs_nomem();
-	for (i = 0; i < job->n_ranks; i++)
+	for (i = 0; i < ja->n_sums; i++)
 		ja->totals[i].ri = i;
-	for (i = 0; i < job->n_ranks && rc == GS_OK; i++)
-		rc = rank_comms(ja, &cap, job->ranks[i], i);
+	for (i = 0; i < ja->n_sums && rc == GS_OK; i++)
+		for (size_t k = 0; k < ja->sums[i]->n_m && rc == GS_OK; k++)
+			rc = add_member(ja, &cap, i, &ja->sums[i]->m[k]);
 	if (rc != GS_OK)
 		return rc;
 	if (ja->n_comms)
@@ -1237,15 +1432,14 @@ static gs_status build_collectives(struct gs_job_analysis *ja, const struct gs_r
 			n = snprintf(c->label, sizeof(c->label), "stream %llu",
 				     (unsigned long long)c->stream_id);
 		/* Communicators of two clock groups have the same key: say which. */
-		if (job->job && job->job->n_clock_groups > 1 && n > 0 &&
-		    (size_t)n < sizeof(c->label))
+		if (ja->n_clock_groups > 1 && n > 0 && (size_t)n < sizeof(c->label))
 			snprintf(c->label + n, sizeof(c->label) - (size_t)n, " @clock %u",
 				 c->clock_group);
 	}
 	for (i = 0; i < ja->n_comms && rc == GS_OK; i++)
-		rc = check_comm(ja, job, i, &cap_mm);
+		rc = check_comm(ja, i, &cap_mm);
 	for (i = 0; i < ja->n_comms && rc == GS_OK; i++)
-		rc = match_comm(ja, job, i, &cap_coll);
+		rc = match_comm(ja, i, &cap_coll);
 	if (rc != GS_OK)
 		return rc;
 	ja->by_skew = malloc((ja->n_coll ? ja->n_coll : 1) * sizeof(*ja->by_skew));
@@ -1316,7 +1510,7 @@ static int cmp_finding(const void *pa, const void *pb)
  * the rank has several). */
 static const char *gpu_name(char *buf, size_t size, const struct ja_gpu *g)
 {
-	if (g->r->n_dev > 1)
+	if (g->r->n_gpus > 1)
 		snprintf(buf, size, "rank %u GPU %u", g->r->rank, g->d->device);
 	else
 		snprintf(buf, size, "rank %u", g->r->rank);
@@ -1350,7 +1544,7 @@ static int64_t median_compute_before(const struct gs_job_analysis *ja)
 	return m;
 }
 
-static gs_status build_findings(struct gs_job_analysis *ja, const struct gs_report *job)
+static gs_status build_findings(struct gs_job_analysis *ja)
 {
 	int64_t median_compute = median_compute_before(ja);
 	size_t cap = 0, i;
@@ -1361,7 +1555,7 @@ static gs_status build_findings(struct gs_job_analysis *ja, const struct gs_repo
 
 	for (i = 0; i < ja->n_stragglers && i < MAX_STRAGGLER_FINDINGS && rc == GS_OK; i++) {
 		const struct ja_total *t = &ja->totals[ja->stragglers[i]];
-		uint32_t rank = rank_of(job, t->ri)->rank;
+		uint32_t rank = rank_of(ja, t->ri)->rank;
 		char share[32], chance[32], compute[160];
 
 		if (!significant(t->cost, ja->longest_window))
@@ -1426,7 +1620,7 @@ static gs_status build_findings(struct gs_job_analysis *ja, const struct gs_repo
 		if (e > ja->totals[i].waited)
 			beyond += e - ja->totals[i].waited;
 	}
-	if (rc == GS_OK && worst && significant(worst->d->comm_exposed_ns, worst->d->b.window_ns) &&
+	if (rc == GS_OK && worst && significant(worst->d->comm_exposed_ns, worst->d->window_ns) &&
 	    significant(beyond, ja->longest_window)) {
 		char who[64], ov[32] = "n/a";
 		const struct ja_stat *s = &ja->stat[M_OVERLAP];
@@ -1441,7 +1635,7 @@ static gs_status build_findings(struct gs_job_analysis *ja, const struct gs_repo
 				"on %s (%s of its window); median overlap with compute %s",
 				DUR(exposed), with_comm, with_comm == 1 ? "" : "s", DUR(beyond),
 				DUR(worst->d->comm_exposed_ns), gpu_name(who, sizeof(who), worst),
-				PCT(worst->d->comm_exposed_ns, worst->d->b.window_ns), ov),
+				PCT(worst->d->comm_exposed_ns, worst->d->window_ns), ov),
 			str_printf("overlap communication with compute: bucket gradients so that "
 				   "all-reduces start during the backward pass (DDP bucket_cap_mb, "
 				   "FSDP prefetch), issue collectives asynchronously on their own "
@@ -1465,15 +1659,12 @@ static gs_status build_findings(struct gs_job_analysis *ja, const struct gs_repo
 
 void gs_job_analysis_destroy(struct gs_job_analysis *ja)
 {
-	size_t i, k;
+	size_t i;
 
 	if (!ja)
 		return;
-	for (i = 0; i < ja->n_comms; i++) {
-		for (k = 0; k < ja->comms[i].n_m; k++)
-			free(ja->comms[i].m[k].ops);
+	for (i = 0; i < ja->n_comms; i++)
 		free(ja->comms[i].m);
-	}
 	free(ja->comms);
 	for (i = 0; i < ja->n_mm; i++)
 		free(ja->mm[i].text);
@@ -1483,39 +1674,41 @@ void gs_job_analysis_destroy(struct gs_job_analysis *ja)
 		free(ja->findings[i].advice);
 	}
 	free(ja->findings);
-	for (i = 0; i < ja->n_gpus; i++) {
-		free(ja->gpus[i].busy);
-		free(ja->gpus[i].before);
-	}
 	free(ja->gpus);
 	free(ja->first_gpu);
 	free(ja->coll);
 	free(ja->by_skew);
 	free(ja->totals);
 	free(ja->stragglers);
+	for (i = 0; i < ja->n_sums; i++)
+		gs_js_free(ja->sums[i]);
+	free(ja->sums);
 	free(ja);
 }
 
-gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analysis **out)
+gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_groups, size_t top,
+		       struct gs_job_analysis **out)
 {
 	struct gs_job_analysis *ja;
 	gs_status rc;
 
-	if (out)
-		*out = NULL;
-	if (!job || !out) {
-		gs_error_append("gs_job_analysis_build: no %s", job ? "output" : "job report");
-		return GS_ERR_INVALID;
-	}
+	*out = NULL;
 	ja = calloc(1, sizeof(*ja));
-	if (!ja)
+	if (!ja) {
+		for (size_t i = 0; i < n; i++)
+			gs_js_free(sums[i]);
+		free(sums);
 		return gs_nomem();
-	ja->top = job->top ? job->top : GS_REPORT_DEFAULT_TOP;
-	rc = build_gpus(ja, job);
+	}
+	ja->sums = sums;
+	ja->n_sums = n;
+	ja->n_clock_groups = n_clock_groups ? n_clock_groups : 1;
+	ja->top = top ? top : GS_REPORT_DEFAULT_TOP;
+	rc = build_gpus(ja);
 	if (rc == GS_OK)
-		rc = build_collectives(ja, job);
+		rc = build_collectives(ja);
 	if (rc == GS_OK)
-		rc = build_findings(ja, job);
+		rc = build_findings(ja);
 	if (rc != GS_OK) {
 		gs_error_append("job analysis");
 		gs_job_analysis_destroy(ja);
@@ -1523,6 +1716,40 @@ gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analy
 	}
 	*out = ja;
 	return GS_OK;
+}
+
+const struct gs_js_rank *const *gs_job_analysis_ranks(const struct gs_job_analysis *ja, size_t *n)
+{
+	*n = ja->n_sums;
+	return (const struct gs_js_rank *const *)ja->sums;
+}
+
+gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analysis **out)
+{
+	struct gs_js_rank **sums;
+	gs_status rc = GS_OK;
+
+	if (out)
+		*out = NULL;
+	if (!job || !out) {
+		gs_error_append("gs_job_analysis_build: no %s", job ? "output" : "job report");
+		return GS_ERR_INVALID;
+	}
+	sums = calloc(job->n_ranks ? job->n_ranks : 1,
+		      sizeof(*sums)); /* NOLINT(bugprone-sizeof-expression): pointers */
+	if (!sums)
+		return gs_nomem();
+	for (size_t i = 0; i < job->n_ranks && rc == GS_OK; i++)
+		rc = gs_js_extract(job->ranks[i], &sums[i]);
+	if (rc != GS_OK) {
+		for (size_t i = 0; i < job->n_ranks; i++)
+			gs_js_free(sums[i]);
+		free(sums);
+		gs_error_append("job analysis");
+		return rc;
+	}
+	return gs_js_reduce(sums, job->n_ranks, job->job ? job->job->n_clock_groups : 1, job->top,
+			    out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1661,23 +1888,24 @@ static void text_ranks(struct jt *w, const struct gs_job_analysis *ja)
 	gs_out_putc(w->o, '\n');
 	for (size_t i = 0; i < ja->n_gpus; i++) {
 		const struct ja_gpu *g = &ja->gpus[i];
-		const struct gs_report_device *d = g->d;
+		const struct gs_js_gpu *d = g->d;
 		char rank[16], dev[16], eff[32];
 
 		snprintf(rank, sizeof(rank), "%u", g->r->rank);
 		snprintf(dev, sizeof(dev), "%u", d->device);
 		gs_out_puts(w->o, "    ");
 		jt_cell(w, rank, 6, false);
-		jt_cell(w, *g->r->host ? g->r->host : "-", 10, false);
+		jt_cell(w, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 10,
+			false);
 		jt_cell(w, dev, 3, true);
-		LINE_UNIT(d->b.window_ns, d->comm_kernels ? d->comm_ns : 0,
+		LINE_UNIT(d->window_ns, d->comm_kernels ? d->comm_ns : 0,
 			  d->comm_kernels ? d->comm_exposed_ns : 0);
-		jt_cell(w, DUR(d->b.window_ns), 11, true);
-		jt_cell(w, PCT(d->b.total_ns[GS_CAT_KERNEL], d->b.window_ns), 7, true);
-		jt_cell(w, PCT(d->b.total_ns[GS_CAT_COPY], d->b.window_ns), 7, true);
-		jt_cell(w, PCT(d->b.total_ns[GS_CAT_SYNC], d->b.window_ns), 7, true);
-		jt_cell(w, PCT(d->b.total_ns[GS_CAT_IDLE], d->b.window_ns), 7, true);
-		jt_cell(w, gs_report_eff_text(d, eff, sizeof(eff)), 6, true);
+		jt_cell(w, DUR(d->window_ns), 11, true);
+		jt_cell(w, PCT(d->total_ns[GS_CAT_KERNEL], d->window_ns), 7, true);
+		jt_cell(w, PCT(d->total_ns[GS_CAT_COPY], d->window_ns), 7, true);
+		jt_cell(w, PCT(d->total_ns[GS_CAT_SYNC], d->window_ns), 7, true);
+		jt_cell(w, PCT(d->total_ns[GS_CAT_IDLE], d->window_ns), 7, true);
+		jt_cell(w, eff_text(d, eff, sizeof(eff)), 6, true);
 		jt_cell(w, d->comm_kernels ? DUR(d->comm_ns) : "-", 11, true);
 		jt_cell(w, d->comm_kernels ? DUR(d->comm_exposed_ns) : "-", 11, true);
 		jt_cell(w, isfinite(g->overlap) ? FRAC(g->overlap) : "-", 8, true);
@@ -1694,7 +1922,7 @@ static const char *stat_cell(char *buf, size_t size, const struct gs_job_analysi
 	char v[48];
 
 	metric_text(v, sizeof(v), m, s->v[which]);
-	if (g->r->n_dev > 1)
+	if (g->r->n_gpus > 1)
 		snprintf(buf, size, "%s (rank %u:%u)", v, g->r->rank, g->d->device);
 	else
 		snprintf(buf, size, "%s (rank %u)", v, g->r->rank);
@@ -1739,8 +1967,7 @@ static void text_summary(struct jt *w, const struct gs_job_analysis *ja)
 	}
 }
 
-static void text_collectives(struct jt *w, const struct gs_report *job,
-			     const struct gs_job_analysis *ja)
+static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
 {
 	char title[160];
 	size_t comms = 0, i, shown;
@@ -1795,7 +2022,7 @@ static void text_collectives(struct jt *w, const struct gs_report *job,
 		    "    skew: last arrival - first; waited: the ranks' waits summed; "
 		    "transfer: kernel end after the\n    last arrival (least over the ranks); "
 		    "busbw: mean of the collectives with a known size\n");
-	if (job->job && job->job->n_clock_groups > 1)
+	if (ja->n_clock_groups > 1)
 		gs_out_puts(w->o,
 			    "    ranks on different clocks (clock groups) are never compared: "
 			    "each group is matched on its own\n");
@@ -1824,7 +2051,7 @@ static void text_collectives(struct jt *w, const struct gs_report *job,
 
 		snprintf(num, sizeof(num), "%zu", i + 1);
 		snprintf(idx, sizeof(idx), "%u", x->index);
-		snprintf(last, sizeof(last), "%u", rank_of(job, c->m[x->last_m].ri)->rank);
+		snprintf(last, sizeof(last), "%u", rank_of(ja, c->m[x->last_m].ri)->rank);
 		gs_out_puts(w->o, "    ");
 		jt_cell(w, num, 4, true);
 		gs_out_puts(w->o, "  ");
@@ -1847,7 +2074,7 @@ static void text_collectives(struct jt *w, const struct gs_report *job,
 			      ja->n_coll - shown, JSON_COLLECTIVES);
 }
 
-static void text_totals(struct jt *w, const struct gs_report *job, const struct gs_job_analysis *ja)
+static void text_totals(struct jt *w, const struct gs_job_analysis *ja)
 {
 	if (!ja->n_coll)
 		return;
@@ -1867,7 +2094,7 @@ static void text_totals(struct jt *w, const struct gs_report *job, const struct 
 
 		if (!t->collectives)
 			continue;
-		snprintf(rank, sizeof(rank), "%u", rank_of(job, t->ri)->rank);
+		snprintf(rank, sizeof(rank), "%u", rank_of(ja, t->ri)->rank);
 		snprintf(n, sizeof(n), "%llu", (unsigned long long)t->collectives);
 		snprintf(last, sizeof(last), "%llu", (unsigned long long)t->last);
 		gs_out_puts(w->o, "    ");
@@ -1908,14 +2135,14 @@ void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job, b
 
 	if (!ja)
 		return;
-	snprintf(title, sizeof(title), "job: %zu ranks, %zu GPU%s", job->n_ranks, ja->n_gpus,
+	snprintf(title, sizeof(title), "job: %zu ranks, %zu GPU%s", ja->n_sums, ja->n_gpus,
 		 ja->n_gpus == 1 ? "" : "s");
 	jt_rule(&w, title);
 	text_findings(&w, ja);
 	text_ranks(&w, ja);
 	text_summary(&w, ja);
-	text_collectives(&w, job, ja);
-	text_totals(&w, job, ja);
+	text_collectives(&w, ja);
+	text_totals(&w, ja);
 	text_mismatches(&w, ja);
 }
 
@@ -1944,12 +2171,12 @@ static void json_ranks(struct jw *w, const struct gs_job_analysis *ja)
 	jw_arr(w, "ranks");
 	for (size_t i = 0; i < ja->n_gpus; i++) {
 		const struct ja_gpu *g = &ja->gpus[i];
-		const struct gs_report_device *d = g->d;
+		const struct gs_js_gpu *d = g->d;
 
 		jw_row(w, NULL);
 		jw_u64(w, "rank", g->r->rank);
-		if (*g->r->host)
-			jw_str(w, "host", g->r->host);
+		if (*gs_js_str(g->r, g->r->host))
+			jw_str(w, "host", gs_js_str(g->r, g->r->host));
 		else
 			jw_null(w, "host");
 		if (g->r->pid >= 0)
@@ -1958,11 +2185,11 @@ static void json_ranks(struct jw *w, const struct gs_job_analysis *ja)
 			jw_null(w, "pid");
 		jw_u64(w, "device", d->device);
 		jw_u64(w, "clock_group", g->r->clock_group);
-		jw_i64(w, "window_ns", d->b.window_ns);
-		jw_i64(w, "kernel_ns", d->b.total_ns[GS_CAT_KERNEL]);
-		jw_i64(w, "copy_ns", d->b.total_ns[GS_CAT_COPY]);
-		jw_i64(w, "sync_ns", d->b.total_ns[GS_CAT_SYNC]);
-		jw_i64(w, "idle_ns", d->b.total_ns[GS_CAT_IDLE]);
+		jw_i64(w, "window_ns", d->window_ns);
+		jw_i64(w, "kernel_ns", d->total_ns[GS_CAT_KERNEL]);
+		jw_i64(w, "copy_ns", d->total_ns[GS_CAT_COPY]);
+		jw_i64(w, "sync_ns", d->total_ns[GS_CAT_SYNC]);
+		jw_i64(w, "idle_ns", d->total_ns[GS_CAT_IDLE]);
 		jw_frac_or_null(w, "efficiency", metric_value(g, M_EFF));
 		jw_u64(w, "comm_kernels", d->comm_kernels);
 		jw_i64(w, "comm_ns", d->comm_ns);
@@ -2006,8 +2233,7 @@ static void json_summary(struct jw *w, const struct gs_job_analysis *ja)
 	jw_end_obj(w);
 }
 
-static void json_communicators(struct jw *w, const struct gs_report *job,
-			       const struct gs_job_analysis *ja)
+static void json_communicators(struct jw *w, const struct gs_job_analysis *ja)
 {
 	jw_arr(w, "communicators");
 	for (size_t i = 0; i < ja->n_comms; i++) {
@@ -2032,7 +2258,7 @@ static void json_communicators(struct jw *w, const struct gs_report *job,
 		jw_u64(w, "clock_group", c->clock_group);
 		jw_arr_inline(w, "ranks");
 		for (size_t k = 0; k < c->n_m; k++)
-			jw_u64(w, NULL, rank_of(job, c->m[k].ri)->rank);
+			jw_u64(w, NULL, rank_of(ja, c->m[k].ri)->rank);
 		jw_end_arr(w);
 		jw_arr_inline(w, "counts");
 		for (size_t k = 0; k < c->n_m; k++)
@@ -2050,8 +2276,7 @@ static void json_communicators(struct jw *w, const struct gs_report *job,
 	jw_end_arr(w);
 }
 
-static void json_collectives(struct jw *w, const struct gs_report *job,
-			     const struct gs_job_analysis *ja)
+static void json_collectives(struct jw *w, const struct gs_job_analysis *ja)
 {
 	size_t n = 0, entries = 0;
 
@@ -2078,17 +2303,17 @@ static void json_collectives(struct jw *w, const struct gs_report *job,
 		jw_str(w, "name", x->name);
 		jw_arr_inline(w, "ranks");
 		for (size_t k = 0; k < c->n_m; k++) {
-			int64_t a = member_op(job, &c->m[k], x->index)->start_ns;
+			int64_t a = member_op(ja, &c->m[k], x->index)->start_ns;
 
 			jw_row(w, NULL);
-			jw_u64(w, "rank", rank_of(job, c->m[k].ri)->rank);
+			jw_u64(w, "rank", rank_of(ja, c->m[k].ri)->rank);
 			jw_i64(w, "arrival_ns", a);
 			jw_i64(w, "wait_ns", x->last - a);
 			jw_end_obj(w);
 		}
 		jw_end_arr(w);
 		jw_i64(w, "skew_ns", x->skew);
-		jw_u64(w, "last_rank", rank_of(job, c->m[x->last_m].ri)->rank);
+		jw_u64(w, "last_rank", rank_of(ja, c->m[x->last_m].ri)->rank);
 		jw_i64(w, "transfer_ns", x->transfer);
 		if (x->bytes >= 0)
 			jw_i64(w, "bytes", x->bytes);
@@ -2101,14 +2326,14 @@ static void json_collectives(struct jw *w, const struct gs_report *job,
 	jw_end_arr(w);
 }
 
-static void json_totals(struct jw *w, const struct gs_report *job, const struct gs_job_analysis *ja)
+static void json_totals(struct jw *w, const struct gs_job_analysis *ja)
 {
 	jw_arr(w, "rank_totals");
 	for (size_t i = 0; i < ja->n_totals; i++) {
 		const struct ja_total *t = &ja->totals[i];
 
 		jw_row(w, NULL);
-		jw_u64(w, "rank", rank_of(job, t->ri)->rank);
+		jw_u64(w, "rank", rank_of(ja, t->ri)->rank);
 		jw_u64(w, "collectives", t->collectives);
 		jw_i64(w, "waited_ns", t->waited);
 		jw_u64(w, "times_last", t->last);
@@ -2125,7 +2350,7 @@ static void json_totals(struct jw *w, const struct gs_report *job, const struct 
 		const struct ja_total *t = &ja->totals[ja->stragglers[i]];
 
 		jw_row(w, NULL);
-		jw_u64(w, "rank", rank_of(job, t->ri)->rank);
+		jw_u64(w, "rank", rank_of(ja, t->ri)->rank);
 		jw_u64(w, "times_last", t->last);
 		jw_u64(w, "collectives", t->counted);
 		jw_fixed(w, "share", t->counted ? (double)t->last / (double)t->counted : 0);
@@ -2135,8 +2360,7 @@ static void json_totals(struct jw *w, const struct gs_report *job, const struct 
 	jw_end_arr(w);
 }
 
-static void json_mismatches(struct jw *w, const struct gs_report *job,
-			    const struct gs_job_analysis *ja)
+static void json_mismatches(struct jw *w, const struct gs_job_analysis *ja)
 {
 	static const char *const kinds[] = {"count", "name", "ranks"};
 
@@ -2151,7 +2375,7 @@ static void json_mismatches(struct jw *w, const struct gs_report *job,
 		jw_arr_inline(w, "ranks");
 		for (size_t k = 0; k < c->n_m; k++) {
 			jw_row(w, NULL);
-			jw_u64(w, "rank", rank_of(job, c->m[k].ri)->rank);
+			jw_u64(w, "rank", rank_of(ja, c->m[k].ri)->rank);
 			jw_u64(w, "count", c->m[k].n);
 			jw_end_obj(w);
 		}
@@ -2176,10 +2400,10 @@ void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 	jw_obj(w, "job");
 	json_ranks(w, ja);
 	json_summary(w, ja);
-	json_communicators(w, job, ja);
-	json_collectives(w, job, ja);
-	json_totals(w, job, ja);
-	json_mismatches(w, job, ja);
+	json_communicators(w, ja);
+	json_collectives(w, ja);
+	json_totals(w, ja);
+	json_mismatches(w, ja);
 	jw_arr(w, "findings");
 	for (size_t i = 0; i < ja->n_findings; i++) {
 		jw_row(w, NULL);
@@ -2257,18 +2481,17 @@ static void h_ranks(struct gs_out *o, const struct gs_job_analysis *ja)
 		       "</tr></thead><tbody>\n");
 	for (size_t i = 0; i < ja->n_gpus; i++) {
 		const struct ja_gpu *g = &ja->gpus[i];
-		const struct gs_report_device *d = g->d;
+		const struct gs_js_gpu *d = g->d;
 		char eff[32];
 
 		gs_out_printf(o, "<tr><td>%u</td><td>", g->r->rank);
-		h_esc(o, *g->r->host ? g->r->host : "-", 40);
+		h_esc(o, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 40);
 		gs_out_printf(o, "</td><td class=\"n\">%u</td><td class=\"n\">%s</td>", d->device,
-			      HDUR(d->b.window_ns));
+			      HDUR(d->window_ns));
 		for (unsigned c = 0; c < GS_CAT_COUNT; c++)
 			gs_out_printf(o, "<td class=\"n\">%s</td>",
-				      PCT(d->b.total_ns[c], d->b.window_ns));
-		gs_out_printf(o, "<td class=\"n\">%s</td>",
-			      gs_report_eff_text(d, eff, sizeof(eff)));
+				      PCT(d->total_ns[c], d->window_ns));
+		gs_out_printf(o, "<td class=\"n\">%s</td>", eff_text(d, eff, sizeof(eff)));
 		gs_out_printf(o, "<td class=\"n\">%s</td>",
 			      d->comm_kernels ? HDUR(d->comm_ns) : "-");
 		gs_out_printf(o, "<td class=\"n\">%s</td>",
@@ -2325,8 +2548,7 @@ static int64_t h_x(int64_t t, int64_t t0, int64_t span)
  * collective kernels on it (the last rank's in the wait colour), and each
  * collective's skew as a band from its first to its last arrival across
  * the lanes. */
-static void h_drawing(struct gs_out *o, const struct gs_report *job,
-		      const struct gs_job_analysis *ja, uint32_t g, int *lanes)
+static void h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32_t g, int *lanes)
 {
 	size_t n_lanes = 0, in_group = 0, n_draw = 0, rects = 0, drawn, i, k;
 	int64_t t0 = 0, t1 = 0;
@@ -2351,9 +2573,8 @@ static void h_drawing(struct gs_out *o, const struct gs_report *job,
 		n_draw++;
 		rects += c->n_m;
 		for (k = 0; k < c->n_m; k++) {
-			const struct gs_report *r = rank_of(job, c->m[k].ri);
-			const struct gs_op *op = member_op(job, &c->m[k], x->index);
-			uint32_t dev = gs_report_op_device(r->t, c->m[k].ops[x->index]);
+			const struct gs_js_kernel *op = member_op(ja, &c->m[k], x->index);
+			uint32_t dev = op->device;
 			size_t q = gpu_index(ja, c->m[k].ri, dev);
 
 			if (q != SIZE_MAX)
@@ -2426,7 +2647,7 @@ static void h_drawing(struct gs_out *o, const struct gs_report *job,
 		gs_out_printf(o, " #%u ", x->index);
 		h_esc(o, x->name, 60);
 		gs_out_printf(o, "&#10;skew %s: rank %u arrived last</title></rect>\n",
-			      HDUR(x->skew), rank_of(job, c->m[x->last_m].ri)->rank);
+			      HDUR(x->skew), rank_of(ja, c->m[x->last_m].ri)->rank);
 	}
 	for (i = 0, drawn = 0; i < ja->n_coll && drawn < n_draw; i++) {
 		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
@@ -2436,9 +2657,8 @@ static void h_drawing(struct gs_out *o, const struct gs_report *job,
 			continue;
 		drawn++;
 		for (k = 0; k < c->n_m; k++) {
-			const struct gs_report *r = rank_of(job, c->m[k].ri);
-			const struct gs_op *op = member_op(job, &c->m[k], x->index);
-			uint32_t dev = gs_report_op_device(r->t, c->m[k].ops[x->index]);
+			const struct gs_js_kernel *op = member_op(ja, &c->m[k], x->index);
+			uint32_t dev = op->device;
 			int lane = lane_of(ja, lanes, c->m[k].ri, dev);
 			int64_t a = h_x(op->start_ns, t0, t1 - t0),
 				b = h_x(op->end_ns, t0, t1 - t0);
@@ -2455,7 +2675,7 @@ static void h_drawing(struct gs_out *o, const struct gs_report *job,
 			/* Short: one a kernel (the band names the collective). */
 			h_esc(o, x->name, 32);
 			gs_out_printf(o, " #%u&#10;rank %u: +%s, waited %s, ran %s%s", x->index,
-				      r->rank, HDUR(op->start_ns - t0),
+				      rank_of(ja, c->m[k].ri)->rank, HDUR(op->start_ns - t0),
 				      HDUR(x->last - op->start_ns), HDUR(op->end_ns - op->start_ns),
 				      last ? ", last" : "");
 			gs_out_puts(o, "</title></rect>\n");
@@ -2474,8 +2694,7 @@ static void h_drawing(struct gs_out *o, const struct gs_report *job,
 	gs_out_puts(o, "</div>\n");
 }
 
-static void h_collectives(struct gs_out *o, const struct gs_report *job,
-			  const struct gs_job_analysis *ja)
+static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja)
 {
 	size_t shown, i;
 	int *lanes;
@@ -2488,13 +2707,13 @@ static void h_collectives(struct gs_out *o, const struct gs_report *job,
 	}
 	lanes = malloc((ja->n_gpus ? ja->n_gpus : 1) * sizeof(*lanes));
 	if (lanes) {
-		uint32_t groups = job->job ? job->job->n_clock_groups : 1;
+		uint32_t groups = ja->n_clock_groups;
 
 		for (uint32_t g = 0; g < groups && !o->failed; g++)
-			h_drawing(o, job, ja, g, lanes);
+			h_drawing(o, ja, g, lanes);
 		free(lanes);
 	}
-	if (job->job && job->job->n_clock_groups > 1)
+	if (ja->n_clock_groups > 1)
 		gs_out_puts(o,
 			    "<p class=\"more\">Ranks on different clocks (clock groups) are never "
 			    "compared: each group is matched and drawn on its own.</p>\n");
@@ -2543,7 +2762,7 @@ static void h_collectives(struct gs_out *o, const struct gs_report *job,
 			gs_out_printf(o, "</td><td class=\"n\">%s</td>", HDUR(x->skew));
 			if (x->skew > 0)
 				gs_out_printf(o, "<td class=\"n\">%u</td>",
-					      rank_of(job, c->m[x->last_m].ri)->rank);
+					      rank_of(ja, c->m[x->last_m].ri)->rank);
 			else
 				gs_out_puts(o, "<td class=\"n\">-</td>");
 			gs_out_printf(o, "<td class=\"n\">%s</td><td class=\"n\">%s</td>",
@@ -2571,7 +2790,7 @@ static void h_collectives(struct gs_out *o, const struct gs_report *job,
 				"<tr><td>%u</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
 				"<td class=\"n\">%llu</td><td class=\"n\">%s</td>"
 				"<td class=\"n\">%s</td><td>%s</td></tr>\n",
-				rank_of(job, t->ri)->rank, (unsigned long long)t->collectives,
+				rank_of(ja, t->ri)->rank, (unsigned long long)t->collectives,
 				HDUR(t->waited), (unsigned long long)t->last,
 				PCT((int64_t)t->last, (int64_t)t->counted), HDUR(t->cost),
 				t->straggler ? "<b>straggler</b>" : "");
@@ -2596,9 +2815,147 @@ void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job)
 	if (!ja)
 		return;
 	gs_out_printf(o, "<section class=\"job\" id=\"job\">\n<h2>Job: %zu ranks, %zu GPU%s</h2>\n",
-		      job->n_ranks, ja->n_gpus, ja->n_gpus == 1 ? "" : "s");
+		      ja->n_sums, ja->n_gpus, ja->n_gpus == 1 ? "" : "s");
 	h_findings(o, ja);
 	h_ranks(o, ja);
-	h_collectives(o, job, ja);
+	h_collectives(o, ja);
 	gs_out_puts(o, "</section>\n");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Summaries as bytes                                                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The rank's struct (pointers zeroed), its GPUs, each member's struct and
+ * kernels, its notes, its strings: the in-memory layouts, for processes of
+ * one build on one architecture (an MPI job's).
+ */
+struct js_buf {
+	char *p;
+	size_t len, cap;
+};
+
+static gs_status js_put(struct js_buf *b, const void *src, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t nc = b->cap ? b->cap : 1024;
+		char *p;
+
+		while (nc < b->len + n)
+			nc *= 2;
+		p = realloc(b->p, nc);
+		if (!p)
+			return gs_nomem();
+		b->p = p;
+		b->cap = nc;
+	}
+	if (n)
+		memcpy(b->p + b->len, src, n);
+	b->len += n;
+	return GS_OK;
+}
+
+gs_status gs_js_pack(const struct gs_js_rank *r, char **buf, size_t *len)
+{
+	struct js_buf b = {0};
+	struct gs_js_rank head = *r;
+	gs_status rc;
+
+	head.gpus = NULL;
+	head.m = NULL;
+	head.notes = NULL;
+	head.pool = NULL;
+	head.pool_cap = 0;
+	rc = js_put(&b, &head, sizeof(head));
+	if (rc == GS_OK)
+		rc = js_put(&b, r->gpus, r->n_gpus * sizeof(*r->gpus));
+	for (size_t i = 0; i < r->n_m && rc == GS_OK; i++) {
+		struct gs_js_member m = r->m[i];
+
+		m.k = NULL;
+		rc = js_put(&b, &m, sizeof(m));
+		if (rc == GS_OK)
+			rc = js_put(&b, r->m[i].k, r->m[i].n * sizeof(*r->m[i].k));
+	}
+	if (rc == GS_OK)
+		rc = js_put(&b, r->notes, r->n_notes * sizeof(*r->notes));
+	if (rc == GS_OK)
+		rc = js_put(&b, r->pool, r->pool_len);
+	if (rc != GS_OK) {
+		free(b.p);
+		return rc;
+	}
+	*buf = b.p;
+	*len = b.len;
+	return GS_OK;
+}
+
+/* The next n items of `size` bytes from buf, copied; false past its end. */
+static bool js_get(const char *buf, size_t len, size_t *at, void *dst, uint64_t n, size_t size)
+{
+	if (n > (len - *at) / (size ? size : 1))
+		return false;
+	if (n)
+		memcpy(dst, buf + *at, (size_t)n * size);
+	*at += (size_t)n * size;
+	return true;
+}
+
+static void *js_alloc(uint64_t n, size_t size)
+{
+	return calloc(n ? (size_t)n : 1, size);
+}
+
+gs_status gs_js_unpack(const char *buf, size_t len, struct gs_js_rank **out)
+{
+	struct gs_js_rank *r = calloc(1, sizeof(*r));
+	size_t at = 0;
+	bool ok;
+
+	*out = NULL;
+	if (!r)
+		return gs_nomem();
+	ok = js_get(buf, len, &at, r, 1, sizeof(*r));
+	if (ok) {
+		uint64_t n_m = r->n_m;
+
+		r->n_m = 0;
+		r->gpus = js_alloc(r->n_gpus, sizeof(*r->gpus));
+		r->m = js_alloc(n_m, sizeof(*r->m));
+		r->notes = js_alloc(r->n_notes, sizeof(*r->notes));
+		r->pool = js_alloc(r->pool_len + 1, 1);
+		r->pool_cap = r->pool_len + 1;
+		if (!r->gpus || !r->m || !r->notes || !r->pool) {
+			gs_js_free(r);
+			return gs_nomem();
+		}
+		ok = js_get(buf, len, &at, r->gpus, r->n_gpus, sizeof(*r->gpus));
+		for (uint64_t i = 0; ok && i < n_m; i++) {
+			struct gs_js_member *m = &r->m[i];
+
+			ok = js_get(buf, len, &at, m, 1, sizeof(*m));
+			if (!ok)
+				break;
+			m->k = js_alloc(m->n, sizeof(*m->k));
+			if (!m->k) {
+				gs_js_free(r);
+				return gs_nomem();
+			}
+			r->n_m++;
+			ok = js_get(buf, len, &at, m->k, m->n, sizeof(*m->k));
+		}
+		if (ok)
+			ok = js_get(buf, len, &at, r->notes, r->n_notes, sizeof(*r->notes));
+		if (ok)
+			ok = js_get(buf, len, &at, r->pool, r->pool_len, 1);
+		ok = ok && at == len && (!r->pool_len || r->pool[r->pool_len - 1] == '\0');
+	}
+	if (!ok) {
+		gs_js_free(r);
+		gs_error_append("job summary: %zu bytes that are not one", len);
+		return GS_ERR_FORMAT;
+	}
+	*out = r;
+	return GS_OK;
 }

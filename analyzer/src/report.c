@@ -12,6 +12,7 @@
  * the device (O(W log D)). Nothing is quadratic.
  */
 #include "analyzer_priv.h"
+#include "job_sum.h"
 #include "report_priv.h"
 
 #include <math.h>
@@ -2581,8 +2582,8 @@ static gs_status build_ranks(const struct gs_job *j, const struct gs_report_opti
 	return st;
 }
 
-gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_options *o,
-			      struct gs_report **out)
+static gs_status build_job(const struct gs_job *j, const struct gs_report_options *o,
+			   const bool *own, struct gs_report **out)
 {
 	static const struct gs_report_options defaults = {.top = 0};
 	struct gs_report *r;
@@ -2614,6 +2615,8 @@ gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_opt
 		st = gs_nomem();
 	if (st == GS_OK)
 		st = pick_ranks(j, o, pick);
+	for (size_t i = 0; own && st == GS_OK && i < j->n_ranks; i++)
+		pick[i] = pick[i] && own[i];
 	if (st == GS_OK) {
 		r->ranks = calloc(
 			j->n_ranks ? j->n_ranks : 1,
@@ -2623,7 +2626,7 @@ gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_opt
 	}
 	if (st == GS_OK)
 		st = build_ranks(j, o, pick, r);
-	if (st == GS_OK && j->n_ranks > 1 && !o->has_rank && !o->has_device)
+	if (st == GS_OK && !own && j->n_ranks > 1 && !o->has_rank && !o->has_device)
 		st = gs_job_analysis_build(r, &r->ja);
 	free(pick);
 	if (st != GS_OK) {
@@ -2632,4 +2635,16 @@ gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_opt
 	}
 	*out = r;
 	return GS_OK;
+}
+
+gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_options *o,
+			      struct gs_report **out)
+{
+	return build_job(j, o, NULL, out);
+}
+
+gs_status gs_report_build_job_own(const struct gs_job *j, const struct gs_report_options *o,
+				  const bool *own, struct gs_report **out)
+{
+	return build_job(j, o, own, out);
 }

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "job_sum.h"
 #include "jw.h"
 #include "measures_priv.h"
 #include "out.h"
@@ -106,6 +107,11 @@ static void json_options(struct jw *w, const struct gs_report *r)
 		jw_end_arr(w);
 	} else {
 		jw_null(w, "window_ns");
+	}
+	if (r->mpi_processes) {
+		jw_row(w, "mpi");
+		jw_u64(w, "processes", r->mpi_processes);
+		jw_end_obj(w);
 	}
 	jw_end_obj(w);
 }
@@ -508,53 +514,36 @@ static void json_wait_rows(struct jw *w, const struct gs_report *r)
 	}
 }
 
-/* "trace" of a job: totals over the ranks, then each rank. */
-static void json_job_trace(struct jw *w, const struct gs_report *r)
+/* The parts of a job's JSON report that each rank writes: the rows of its
+ * loading warnings, its row of trace.ranks, its devices, its waits. Each
+ * is a list's members, written at the list's depth. */
+enum {
+	PART_WARNINGS,
+	PART_RANK,
+	PART_DEVICES,
+	PART_WAITS,
+	PART_COUNT
+};
+
+static const int part_depth[PART_COUNT] = {3, 3, 2, 2};
+
+static void json_rank_part(struct jw *w, const struct gs_report *c, unsigned part)
 {
-	const struct gs_job *j = r->job;
-	uint64_t ops = 0, dropped = 0, streams = 0;
-	size_t i, k, n;
+	const struct gs_warning *warn;
+	size_t k, n;
 
-	for (i = 0; i < r->n_ranks; i++) {
-		gs_trace_ops(r->ranks[i]->t, &n);
-		ops += n;
-		dropped += gs_trace_dropped(r->ranks[i]->t);
-		gs_trace_streams(r->ranks[i]->t, &n);
-		streams += n;
-	}
-	jw_obj(w, "trace");
-	jw_arr_inline(w, "inputs");
-	for (i = 0; i < r->n_inputs; i++)
-		jw_str(w, NULL, r->inputs[i]);
-	jw_end_arr(w);
-	jw_str(w, "format", r->format ? r->format : "");
-	jw_u64(w, "ops", ops);
-	jw_u64(w, "dropped_records", dropped);
-	jw_arr(w, "warnings");
-	for (i = 0; i < j->n_warnings; i++) {
-		jw_row(w, NULL);
-		jw_str(w, "message", j->warnings[i]);
-		jw_u64(w, "count", 1);
-		jw_null(w, "rank");
-		jw_end_obj(w);
-	}
-	for (i = 0; i < r->n_ranks; i++) {
-		const struct gs_warning *warn = gs_trace_warnings(r->ranks[i]->t, &n);
-
+	switch (part) {
+	case PART_WARNINGS:
+		warn = gs_trace_warnings(c->t, &n);
 		for (k = 0; k < n; k++) {
 			jw_row(w, NULL);
 			jw_str(w, "message", warn[k].message);
 			jw_u64(w, "count", warn[k].count);
-			jw_u64(w, "rank", r->ranks[i]->rank);
+			jw_u64(w, "rank", c->rank);
 			jw_end_obj(w);
 		}
-	}
-	jw_end_arr(w);
-	jw_u64(w, "streams", streams);
-	jw_arr(w, "ranks");
-	for (i = 0; i < r->n_ranks; i++) {
-		const struct gs_report *c = r->ranks[i];
-
+		break;
+	case PART_RANK:
 		jw_obj(w, NULL);
 		jw_u64(w, "rank", c->rank);
 		jw_bool(w, "rank_declared", c->rank_declared);
@@ -577,36 +566,105 @@ static void json_job_trace(struct jw *w, const struct gs_report *r)
 		jw_end_arr(w);
 		json_graph(w, c);
 		jw_end_obj(w);
+		break;
+	case PART_DEVICES:
+		for (k = 0; k < c->n_dev; k++)
+			json_device(w, c, &c->dev[k]);
+		break;
+	case PART_WAITS:
+		json_wait_rows(w, c);
+		break;
+	default:
+		break;
 	}
-	jw_end_arr(w);
-	jw_u64(w, "clock_groups", j->n_clock_groups);
-	jw_end_obj(w);
-	json_options(w, r);
 }
 
-static gs_status write_job_json(FILE *f, const struct gs_report *r)
+/* The job's JSON report; part(ctx, p, i, w) writes part p of the i-th rank
+ * into w (at the depth of its list). */
+typedef gs_status (*json_part_fn)(void *ctx, unsigned part, size_t i, struct jw *w);
+
+static gs_status json_job(FILE *f, const struct gs_report *r, size_t n_ranks, uint64_t ops,
+			  uint64_t dropped, uint64_t streams, json_part_fn part, void *ctx)
 {
+	const struct gs_job *j = r->job;
 	struct jw w;
-	size_t i, k;
+	gs_status st = GS_OK;
+	size_t i;
+	unsigned p;
 
 	memset(&w, 0, sizeof(w));
 	gs_out_init(&w.o, f);
 	jw_obj(&w, NULL);
 	jw_str(&w, "schema", "gpuscope.report/1");
-	json_job_trace(&w, r);
-	jw_arr(&w, "devices");
-	for (i = 0; i < r->n_ranks; i++)
-		for (k = 0; k < r->ranks[i]->n_dev; k++)
-			json_device(&w, r->ranks[i], &r->ranks[i]->dev[k]);
+	jw_obj(&w, "trace");
+	jw_arr_inline(&w, "inputs");
+	for (i = 0; i < r->n_inputs; i++)
+		jw_str(&w, NULL, r->inputs[i]);
 	jw_end_arr(&w);
-	jw_arr(&w, "waits");
-	for (i = 0; i < r->n_ranks; i++)
-		json_wait_rows(&w, r->ranks[i]);
-	jw_end_arr(&w);
+	jw_str(&w, "format", r->format ? r->format : "");
+	jw_u64(&w, "ops", ops);
+	jw_u64(&w, "dropped_records", dropped);
+	jw_arr(&w, "warnings");
+	for (i = 0; i < j->n_warnings; i++) {
+		jw_row(&w, NULL);
+		jw_str(&w, "message", j->warnings[i]);
+		jw_u64(&w, "count", 1);
+		jw_null(&w, "rank");
+		jw_end_obj(&w);
+	}
+	for (p = 0; p < PART_COUNT && st == GS_OK; p++) {
+		for (i = 0; i < n_ranks && st == GS_OK; i++)
+			st = part(ctx, p, i, &w);
+		jw_end_arr(&w);
+		if (p == PART_WARNINGS) {
+			jw_u64(&w, "streams", streams);
+			jw_arr(&w, "ranks");
+		} else if (p == PART_RANK) {
+			jw_u64(&w, "clock_groups", j->n_clock_groups);
+			jw_end_obj(&w);
+			json_options(&w, r);
+			jw_arr(&w, "devices");
+		} else if (p == PART_DEVICES) {
+			jw_arr(&w, "waits");
+		}
+	}
+	if (st != GS_OK) {
+		gs_out_finish(&w.o);
+		return st;
+	}
 	gs_job_analysis_write_json(&w, r);
 	jw_end_obj(&w);
 	gs_out_putc(&w.o, '\n');
 	return gs_out_finish(&w.o);
+}
+
+struct local_ctx {
+	const struct gs_report *r;
+};
+
+static gs_status local_part(void *ctx, unsigned part, size_t i, struct jw *w)
+{
+	const struct gs_report *r = ((struct local_ctx *)ctx)->r;
+
+	json_rank_part(w, r->ranks[i], part);
+	return GS_OK;
+}
+
+static gs_status write_job_json(FILE *f, const struct gs_report *r)
+{
+	uint64_t ops = 0, dropped = 0, streams = 0;
+	size_t i, n;
+
+	for (i = 0; i < r->n_ranks; i++) {
+		gs_trace_ops(r->ranks[i]->t, &n);
+		ops += n;
+		dropped += gs_trace_dropped(r->ranks[i]->t);
+		gs_trace_streams(r->ranks[i]->t, &n);
+		streams += n;
+	}
+	struct local_ctx lc = {r};
+
+	return json_job(f, r, r->n_ranks, ops, dropped, streams, local_part, &lc);
 }
 
 gs_status gs_report_write_json(FILE *f, const struct gs_report *r)
@@ -636,5 +694,66 @@ gs_status gs_report_write_json(FILE *f, const struct gs_report *r)
 	jw_end_arr(&w);
 	jw_end_obj(&w);
 	gs_out_putc(&w.o, '\n');
+	return gs_out_finish(&w.o);
+}
+
+/* ---- the parts of a job's JSON report (gpuscope-mpi) ---- */
+
+struct parts_ctx {
+	gs_status (*part)(void *ctx, unsigned part, size_t i, struct gs_out *o, bool first,
+			  bool *any);
+	void *ctx;
+};
+
+/* Another process's bytes of a part go in as they are, but for the comma
+ * before the first member of a list. */
+static gs_status parts_bridge(void *ctx, unsigned part, size_t i, struct jw *w)
+{
+	struct parts_ctx *pc = ctx;
+	bool any = false;
+	gs_status st;
+
+	if (w->depth != part_depth[part]) {
+		gs_error_append("job report: part %u at depth %d", part, w->depth);
+		return GS_ERR_INVALID;
+	}
+	st = pc->part(pc->ctx, part, i, &w->o, w->first[w->depth], &any);
+	if (st == GS_OK && any)
+		w->first[w->depth] = false;
+	return st;
+}
+
+gs_status gs_report_json_job_parts(FILE *f, const struct gs_report *shell,
+				   gs_status (*part)(void *ctx, unsigned part, size_t i,
+						     struct gs_out *o, bool first, bool *any),
+				   void *ctx)
+{
+	struct parts_ctx pc = {part, ctx};
+	size_t n_sums;
+	const struct gs_js_rank *const *sums = gs_job_analysis_ranks(shell->ja, &n_sums);
+	uint64_t ops = 0, dropped = 0, streams = 0;
+
+	for (size_t i = 0; i < n_sums; i++) {
+		ops += sums[i]->ops;
+		dropped += sums[i]->dropped;
+		streams += sums[i]->streams;
+	}
+	return json_job(f, shell, n_sums, ops, dropped, streams, parts_bridge, &pc);
+}
+
+gs_status gs_report_json_rank_part(FILE *f, const struct gs_report *rank, unsigned part)
+{
+	struct jw w;
+
+	if (part >= PART_COUNT) {
+		gs_error_append("job report: no part %u", part);
+		return GS_ERR_INVALID;
+	}
+	memset(&w, 0, sizeof(w));
+	gs_out_init(&w.o, f);
+	w.depth = part_depth[part];
+	/* Not the first member: each member starts with its comma. */
+	w.first[w.depth] = false;
+	json_rank_part(&w, rank, part);
 	return gs_out_finish(&w.o);
 }

@@ -187,6 +187,8 @@ struct gs_report {
 	struct gs_report **ranks;
 	size_t n_ranks;
 	struct gs_job_analysis *ja;
+	/* gpuscope-mpi: the MPI processes (options.mpi); 0 otherwise. */
+	size_t mpi_processes;
 };
 
 /* The job analysis (job.c) of a job report's ranks; NULL-safe destroy. */

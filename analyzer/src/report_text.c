@@ -13,6 +13,7 @@
  * timeline bar.
  */
 #include "measures_priv.h"
+#include "job_sum.h"
 #include "report_priv.h"
 
 #include <stdlib.h>
@@ -1184,20 +1185,17 @@ static void text_device(struct tw *w, const struct gs_report_device *d)
 	gs_measures_write_text(&w->o, w->r, d, w->color);
 }
 
-/* A job of two or more ranks: the job first, then every GPU. */
-static void text_job(struct tw *w, const struct gs_report *r)
+/* The head of a job's report: its line, inputs, warnings, the ranks'
+ * notes (from their reports, or from `sums` when they are elsewhere) and
+ * the job analysis. */
+static void text_job_head(struct tw *w, const struct gs_report *r, size_t n_ranks, size_t gpus,
+			  size_t ops, const struct gs_js_rank *const *sums)
 {
+	static const char *const labels[3] = {"caution", "warning", "note"};
 	const struct gs_job *j = r->job;
-	size_t ops = 0, gpus = 0, i, k;
+	size_t i;
 	char who[64];
 
-	for (i = 0; i < r->n_ranks; i++) {
-		size_t n;
-
-		gs_trace_ops(r->ranks[i]->t, &n);
-		ops += n;
-		gpus += r->ranks[i]->n_dev;
-	}
 	tw_on(w, T_BOLD);
 	gs_out_printf(&w->o, "gpuscope analyze");
 	tw_off(w);
@@ -1219,15 +1217,44 @@ static void text_job(struct tw *w, const struct gs_report *r)
 
 		if (jn) {
 			jn->sink.note = note_gather;
-			for (i = 0; i < r->n_ranks; i++) {
-				jn->rank = r->ranks[i]->rank;
-				text_notes(&jn->sink, r->ranks[i]);
+			for (i = 0; i < n_ranks; i++) {
+				if (!sums) {
+					jn->rank = r->ranks[i]->rank;
+					text_notes(&jn->sink, r->ranks[i]);
+					continue;
+				}
+				jn->rank = sums[i]->rank;
+				for (size_t k = 0; k < sums[i]->n_notes; k++)
+					note_gather(&jn->sink, labels[sums[i]->notes[k].label % 3],
+						    gs_js_str(sums[i], sums[i]->notes[k].text));
 			}
-			job_notes_print(w, jn, r->n_ranks);
+			job_notes_print(w, jn, n_ranks);
 			free(jn);
 		}
 	}
 	gs_job_analysis_write_text(&w->o, r, w->color);
+}
+
+static void text_job_tail(struct tw *w, size_t gpus)
+{
+	if (!gpus)
+		gs_out_puts(&w->o, "\nno GPU ops in the job: nothing to analyze (host-only "
+				   "traces?)\n");
+}
+
+/* A job of two or more ranks: the job first, then every GPU. */
+static void text_job(struct tw *w, const struct gs_report *r)
+{
+	size_t ops = 0, gpus = 0, i, k;
+
+	for (i = 0; i < r->n_ranks; i++) {
+		size_t n;
+
+		gs_trace_ops(r->ranks[i]->t, &n);
+		ops += n;
+		gpus += r->ranks[i]->n_dev;
+	}
+	text_job_head(w, r, r->n_ranks, gpus, ops, NULL);
 	for (i = 0; i < r->n_ranks; i++) {
 		w->r = r->ranks[i];
 		w->t = r->ranks[i]->t;
@@ -1236,9 +1263,7 @@ static void text_job(struct tw *w, const struct gs_report *r)
 	}
 	w->r = r;
 	w->t = NULL;
-	if (!gpus)
-		gs_out_puts(&w->o, "\nno GPU ops in the job: nothing to analyze (host-only "
-				   "traces?)\n");
+	text_job_tail(w, gpus);
 }
 
 gs_status gs_report_write_text(FILE *f, const struct gs_report *r)
@@ -1268,5 +1293,70 @@ gs_status gs_report_write_text(FILE *f, const struct gs_report *r)
 				  "trace?)\n");
 	for (i = 0; i < r->n_dev; i++)
 		text_device(&w, &r->dev[i]);
+	return gs_out_finish(&w.o);
+}
+
+/* ---- the parts of a job's text report (gpuscope-mpi) ---- */
+
+struct notes_cb {
+	struct note_sink sink;
+	void (*fn)(void *ctx, const char *label, const char *text);
+	void *ctx;
+};
+
+static void note_cb(struct note_sink *ns, const char *label, const char *text)
+{
+	struct notes_cb *c = (struct notes_cb *)ns;
+
+	c->fn(c->ctx, label, text);
+}
+
+void gs_report_text_notes(const struct gs_report *r,
+			  void (*fn)(void *ctx, const char *label, const char *text), void *ctx)
+{
+	struct notes_cb c = {.sink = {.note = note_cb}, .fn = fn, .ctx = ctx};
+
+	text_notes(&c.sink, r);
+}
+
+gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
+				   gs_status (*part)(void *ctx, size_t i, struct gs_out *o),
+				   void *ctx)
+{
+	struct tw w;
+	size_t n_sums, ops = 0, gpus = 0;
+	const struct gs_js_rank *const *sums = gs_job_analysis_ranks(shell->ja, &n_sums);
+	gs_status st = GS_OK;
+
+	memset(&w, 0, sizeof(w));
+	gs_out_init(&w.o, f);
+	w.r = shell;
+	w.color = shell->color;
+	for (size_t i = 0; i < n_sums; i++) {
+		ops += sums[i]->ops;
+		gpus += sums[i]->n_gpus;
+	}
+	text_job_head(&w, shell, n_sums, gpus, ops, sums);
+	for (size_t i = 0; i < n_sums && st == GS_OK; i++)
+		st = part(ctx, i, &w.o);
+	text_job_tail(&w, gpus);
+	if (st != GS_OK) {
+		gs_out_finish(&w.o);
+		return st;
+	}
+	return gs_out_finish(&w.o);
+}
+
+gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank, bool color)
+{
+	struct tw w;
+
+	memset(&w, 0, sizeof(w));
+	gs_out_init(&w.o, f);
+	w.r = rank;
+	w.t = rank->t;
+	w.color = color;
+	for (size_t k = 0; k < rank->n_dev; k++)
+		text_device(&w, &rank->dev[k]);
 	return gs_out_finish(&w.o);
 }

@@ -349,62 +349,77 @@ static gs_status add_input(struct job_build *b, struct gs_trace *t, size_t input
 	return rc;
 }
 
-static const char *host_of(const struct gs_job_rank *r)
+/* ---- identity, from summaries ---- */
+
+struct id_build {
+	struct gs_job_identity *id;
+	size_t cap_warnings;
+};
+
+static gs_status id_warn(struct id_build *b, const char *fmt, ...) GS_PRINTF(2, 3);
+
+static gs_status id_warn(struct id_build *b, const char *fmt, ...)
 {
-	return r->host == GS_NO_STRING ? "" : gs_trace_string(r->trace, r->host);
+	char buf[GS_ERROR_MSG_MAX];
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	s = strdup(buf);
+	if (!s || GS_VEC_PUSH(b->id->warnings, b->id->n_warnings, b->cap_warnings, s)) {
+		free(s);
+		return gs_nomem();
+	}
+	return GS_OK;
 }
 
-static bool spans_overlap(const struct gs_job_rank *a, const struct gs_job_rank *b)
+static bool spans_overlap(const struct gs_job_id_rank *a, const struct gs_job_id_rank *b)
 {
 	return a->first_ns < b->last_ns && b->first_ns < a->last_ns;
 }
 
 /* Ranks i < k that are one process: same host (named), pid and declared
- * rank, overlapping spans. k is replayed onto i. */
-static gs_status merge_same_process(struct job_build *b, const char *const *names)
+ * rank, overlapping spans. k goes into i. */
+static gs_status merge_same_process(struct id_build *b, const struct gs_job_ident *in,
+				    const char *const *names)
 {
-	struct gs_job *j = b->j;
+	struct gs_job_identity *id = b->id;
 
-	for (size_t i = 0; i < j->n_ranks; i++) {
-		for (size_t k = i + 1; k < j->n_ranks;) {
-			struct gs_job_rank *x = &j->ranks[i], *y = &j->ranks[k];
-			struct gs_trace *m = NULL;
+	for (size_t i = 0; i < id->n_ranks; i++) {
+		for (size_t k = i + 1; k < id->n_ranks;) {
+			struct gs_job_id_rank *x = &id->ranks[i], *y = &id->ranks[k];
+			const struct gs_job_ident *xi = &in[x->idents[0]], *yi = &in[y->idents[0]];
+			size_t *p;
 			gs_status rc;
 
-			if (x->input == y->input || !*host_of(x) ||
-			    strcmp(host_of(x), host_of(y)) != 0 || x->pid != y->pid || x->pid < 0 ||
+			if (xi->input == yi->input || !*xi->host ||
+			    strcmp(xi->host, yi->host) != 0 || xi->pid != yi->pid || xi->pid < 0 ||
 			    x->rank_declared != y->rank_declared ||
 			    (x->rank_declared && x->rank != y->rank) || !spans_overlap(x, y)) {
 				k++;
 				continue;
 			}
-			rc = gs_trace_create(&m);
-			if (!rc)
-				rc = gs_trace_replay(x->trace, gs_trace_borrow_sink(m));
-			if (!rc)
-				rc = gs_trace_replay(y->trace, gs_trace_borrow_sink(m));
-			if (!rc)
-				rc = gs_trace_finish(m);
-			if (!rc)
-				rc = job_warn(b,
-					      "%s and %s are one process (host %s, pid %" PRId64
-					      ", overlapping times): merged",
-					      names[x->input], names[y->input], host_of(x), x->pid);
-			if (rc) {
-				gs_trace_destroy(m);
+			p = realloc(x->idents, (x->n_idents + y->n_idents) * sizeof(*p));
+			if (!p)
+				return gs_nomem();
+			x->idents = p;
+			memcpy(x->idents + x->n_idents, y->idents, y->n_idents * sizeof(*p));
+			x->n_idents += y->n_idents;
+			rc = id_warn(b,
+				     "%s and %s are one process (host %s, pid %" PRId64
+				     ", overlapping times): merged",
+				     names[xi->input], names[yi->input], xi->host, xi->pid);
+			if (rc)
 				return rc;
-			}
-			gs_trace_destroy(x->trace);
-			gs_trace_destroy(y->trace);
-			x->trace = m;
-			if (x->host != GS_NO_STRING) {
-				/* Replay keeps string ids of the first trace. */
-				const struct gs_process *p = process_of(m, x->pid);
-				x->host = p ? p->host_name : GS_NO_STRING;
-			}
-			gs_trace_op_span(m, &x->first_ns, &x->last_ns);
-			memmove(y, y + 1, (j->n_ranks - k - 1) * sizeof(*y));
-			j->n_ranks--;
+			if (y->first_ns < x->first_ns)
+				x->first_ns = y->first_ns;
+			if (y->last_ns > x->last_ns)
+				x->last_ns = y->last_ns;
+			free(y->idents);
+			memmove(y, y + 1, (id->n_ranks - k - 1) * sizeof(*y));
+			id->n_ranks--;
 		}
 	}
 	return GS_OK;
@@ -412,7 +427,7 @@ static gs_status merge_same_process(struct job_build *b, const char *const *name
 
 static int cmp_rank(const void *pa, const void *pb)
 {
-	const struct gs_job_rank *a = pa, *b = pb;
+	const struct gs_job_id_rank *a = pa, *b = pb;
 
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
@@ -420,9 +435,10 @@ static int cmp_rank(const void *pa, const void *pb)
 }
 
 /* Declared ranks when all are declared and distinct, else input order. */
-static gs_status number_ranks(struct job_build *b, const char *const *names)
+static gs_status number_ranks(struct id_build *b, const struct gs_job_ident *in,
+			      const char *const *names)
 {
-	struct gs_job *j = b->j;
+	struct gs_job_identity *j = b->id;
 	size_t declared = 0, clash_a = 0, clash_b = 0;
 	bool clash = false;
 
@@ -449,23 +465,24 @@ static gs_status number_ranks(struct job_build *b, const char *const *names)
 		j->ranks[i].rank_declared = false;
 	}
 	if (clash)
-		return job_warn(b,
-				"%s and %s both say they are rank %u: ranks are numbered in "
-				"the order of the inputs",
-				names[j->ranks[clash_a].input], names[j->ranks[clash_b].input],
-				clash_rank);
+		return id_warn(b,
+			       "%s and %s both say they are rank %u: ranks are numbered in "
+			       "the order of the inputs",
+			       names[in[j->ranks[clash_a].idents[0]].input],
+			       names[in[j->ranks[clash_b].idents[0]].input], clash_rank);
 	if (declared)
-		return job_warn(b,
-				"%zu of %zu processes say their rank: ranks are numbered in the "
-				"order of the inputs",
-				declared, j->n_ranks);
+		return id_warn(b,
+			       "%zu of %zu processes say their rank: ranks are numbered in the "
+			       "order of the inputs",
+			       declared, j->n_ranks);
 	return GS_OK;
 }
 
 /* Clock groups: ranks chained by overlapping or near spans. */
-static gs_status group_clocks(struct job_build *b, const char *const *names)
+static gs_status group_clocks(struct id_build *b, const struct gs_job_ident *in,
+			      const char *const *names)
 {
-	struct gs_job *j = b->j;
+	struct gs_job_identity *j = b->id;
 	size_t n = j->n_ranks;
 	size_t *order;
 	uint32_t g = 0;
@@ -486,7 +503,7 @@ static gs_status group_clocks(struct job_build *b, const char *const *names)
 			order[k - 1] = x;
 		}
 	for (size_t i = 0; i < n; i++) {
-		struct gs_job_rank *r = &j->ranks[order[i]];
+		struct gs_job_id_rank *r = &j->ranks[order[i]];
 
 		if (i && r->first_ns - reach > JOB_CLOCK_GAP_NS)
 			g++;
@@ -499,16 +516,17 @@ static gs_status group_clocks(struct job_build *b, const char *const *names)
 	if (g == 0)
 		return GS_OK;
 	for (size_t i = 1; i < n; i++) {
-		const struct gs_job_rank *r = &j->ranks[i];
+		const struct gs_job_id_rank *r = &j->ranks[i];
 
 		if (r->clock_group == j->ranks[0].clock_group)
 			continue;
-		gs_status rc = job_warn(
+		gs_status rc = id_warn(
 			b,
 			"rank %u (%s) cannot be one run with rank %u (%s): their times lie %.1f h "
 			"apart; each is analyzed on its own window and the job compares only "
 			"ranks of one run",
-			r->rank, names[r->input], j->ranks[0].rank, names[j->ranks[0].input],
+			r->rank, names[in[r->idents[0]].input], j->ranks[0].rank,
+			names[in[j->ranks[0].idents[0]].input],
 			(double)(r->first_ns > j->ranks[0].last_ns ?
 					 r->first_ns - j->ranks[0].last_ns :
 					 j->ranks[0].first_ns - r->last_ns) /
@@ -516,6 +534,157 @@ static gs_status group_clocks(struct job_build *b, const char *const *names)
 		if (rc)
 			return rc;
 	}
+	return GS_OK;
+}
+
+void gs_job_identity_destroy(struct gs_job_identity *id)
+{
+	if (!id)
+		return;
+	for (size_t i = 0; i < id->n_ranks; i++)
+		free(id->ranks[i].idents);
+	for (size_t i = 0; i < id->n_warnings; i++)
+		free(id->warnings[i]);
+	free(id->ranks);
+	free(id->warnings);
+	free(id);
+}
+
+gs_status gs_job_identify(const struct gs_job_ident *in, size_t n, const char *const *names,
+			  struct gs_job_identity **out)
+{
+	struct id_build b = {0};
+	gs_status rc = GS_OK;
+
+	*out = NULL;
+	b.id = calloc(1, sizeof(*b.id));
+	if (!b.id)
+		return gs_nomem();
+	b.id->ranks = calloc(n ? n : 1, sizeof(*b.id->ranks));
+	if (!b.id->ranks)
+		rc = gs_nomem();
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct gs_job_id_rank *r = &b.id->ranks[b.id->n_ranks];
+
+		r->idents = malloc(sizeof(*r->idents));
+		if (!r->idents) {
+			rc = gs_nomem();
+			break;
+		}
+		b.id->n_ranks++;
+		r->idents[0] = i;
+		r->n_idents = 1;
+		r->rank = in[i].rank;
+		r->rank_declared = in[i].rank_declared;
+		r->first_ns = in[i].first_ns;
+		r->last_ns = in[i].last_ns;
+	}
+	if (!rc)
+		rc = merge_same_process(&b, in, names);
+	if (!rc)
+		rc = number_ranks(&b, in, names);
+	if (!rc)
+		rc = group_clocks(&b, in, names);
+	if (rc) {
+		gs_job_identity_destroy(b.id);
+		return rc;
+	}
+	*out = b.id;
+	return GS_OK;
+}
+
+static const char *host_of(const struct gs_job_rank *r)
+{
+	return r->host == GS_NO_STRING ? "" : gs_trace_string(r->trace, r->host);
+}
+
+/* The job's ranks as gs_job_identify numbers them: merged inputs replayed
+ * into one trace, in rank order. */
+static gs_status apply_identity(struct job_build *b, const char *const *names)
+{
+	struct gs_job *j = b->j;
+	struct gs_job_ident *in = calloc(j->n_ranks ? j->n_ranks : 1, sizeof(*in));
+	struct gs_job_identity *id = NULL;
+	struct gs_job_rank *ranks = NULL;
+	gs_status rc;
+
+	if (!in)
+		return gs_nomem();
+	for (size_t i = 0; i < j->n_ranks; i++) {
+		const struct gs_job_rank *r = &j->ranks[i];
+
+		in[i] = (struct gs_job_ident){.input = r->input,
+					      .pid = r->pid,
+					      .host = host_of(r),
+					      .rank_declared = r->rank_declared,
+					      .rank = r->rank,
+					      .world_size = r->world_size,
+					      .first_ns = r->first_ns,
+					      .last_ns = r->last_ns};
+	}
+	rc = gs_job_identify(in, j->n_ranks, names, &id);
+	free(in);
+	if (!rc) {
+		ranks = calloc(id->n_ranks ? id->n_ranks : 1, sizeof(*ranks));
+		if (!ranks)
+			rc = gs_nomem();
+	}
+	for (size_t i = 0; !rc && i < id->n_ranks; i++) {
+		const struct gs_job_id_rank *q = &id->ranks[i];
+		struct gs_job_rank *x = &ranks[i];
+
+		*x = j->ranks[q->idents[0]];
+		j->ranks[q->idents[0]].trace = NULL;
+		for (size_t k = 1; k < q->n_idents && !rc; k++) {
+			struct gs_job_rank *y = &j->ranks[q->idents[k]];
+			struct gs_trace *m = NULL;
+
+			rc = gs_trace_create(&m);
+			if (!rc)
+				rc = gs_trace_replay(x->trace, gs_trace_borrow_sink(m));
+			if (!rc)
+				rc = gs_trace_replay(y->trace, gs_trace_borrow_sink(m));
+			if (!rc)
+				rc = gs_trace_finish(m);
+			if (rc) {
+				gs_trace_destroy(m);
+				break;
+			}
+			gs_trace_destroy(x->trace);
+			gs_trace_destroy(y->trace);
+			y->trace = NULL;
+			x->trace = m;
+			if (x->host != GS_NO_STRING) {
+				/* Replay keeps string ids of the first trace. */
+				const struct gs_process *p = process_of(m, x->pid);
+				x->host = p ? p->host_name : GS_NO_STRING;
+			}
+		}
+		x->rank = q->rank;
+		x->rank_declared = q->rank_declared;
+		x->clock_group = q->clock_group;
+		x->first_ns = q->first_ns;
+		x->last_ns = q->last_ns;
+	}
+	if (!rc) {
+		for (size_t i = 0; i < id->n_warnings && !rc; i++)
+			rc = job_warn(b, "%s", id->warnings[i]);
+		j->n_clock_groups = id->n_clock_groups;
+	}
+	if (rc) {
+		for (size_t i = 0; ranks && i < id->n_ranks; i++)
+			gs_trace_destroy(ranks[i].trace);
+		free(ranks);
+		gs_job_identity_destroy(id);
+		return rc;
+	}
+	for (size_t i = 0; i < j->n_ranks; i++)
+		gs_trace_destroy(j->ranks[i].trace);
+	free(j->ranks);
+	j->ranks = ranks;
+	j->n_ranks = id->n_ranks;
+	b->cap_ranks = id->n_ranks;
+	gs_job_identity_destroy(id);
 	return GS_OK;
 }
 
@@ -542,11 +711,27 @@ gs_status gs_job_from_traces(struct gs_trace **traces, const char *const *names,
 		traces[i] = NULL;
 	}
 	if (!rc)
-		rc = merge_same_process(&b, names);
-	if (!rc)
-		rc = number_ranks(&b, names);
-	if (!rc)
-		rc = group_clocks(&b, names);
+		rc = apply_identity(&b, names);
+	if (rc) {
+		gs_job_destroy(b.j);
+		return rc;
+	}
+	*out = b.j;
+	return GS_OK;
+}
+
+gs_status gs_job_from_input(struct gs_trace *t, size_t input, const char *name, struct gs_job **out)
+{
+	struct job_build b = {0};
+	gs_status rc;
+
+	*out = NULL;
+	b.j = calloc(1, sizeof(*b.j));
+	if (!b.j) {
+		gs_trace_destroy(t);
+		return gs_nomem();
+	}
+	rc = add_input(&b, t, input, name);
 	if (rc) {
 		gs_job_destroy(b.j);
 		return rc;

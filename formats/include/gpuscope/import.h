@@ -236,6 +236,51 @@ gs_status gs_job_load(const char *const *paths, size_t n, const struct gs_load_o
 gs_status gs_job_from_traces(struct gs_trace **traces, const char *const *names, size_t n,
 			     struct gs_job **out);
 void gs_job_destroy(struct gs_job *j);
+
+/*
+ * Identity from summaries: the rules above (merging, numbering, clock
+ * groups) applied to one gs_job_ident per process of the inputs, in input
+ * order (and pid order within one). gs_job_from_traces takes this path, and
+ * so can a caller that holds the inputs in several places (gpuscope-mpi):
+ * identity needs only these few numbers of each.
+ */
+struct gs_job_ident {
+	size_t input;
+	int64_t pid;
+	const char *host; /* "" when unknown */
+	bool rank_declared;
+	uint32_t rank;
+	uint32_t world_size;
+	int64_t first_ns, last_ns;
+};
+
+struct gs_job_id_rank {
+	size_t *idents; /* the processes it is, the first one's first */
+	size_t n_idents;
+	uint32_t rank;
+	bool rank_declared;
+	uint32_t clock_group;
+	int64_t first_ns, last_ns;
+};
+
+struct gs_job_identity {
+	struct gs_job_id_rank *ranks; /* ascending rank */
+	size_t n_ranks;
+	uint32_t n_clock_groups;
+	char **warnings; /* merged inputs, rank numbering, clocks */
+	size_t n_warnings;
+};
+
+gs_status gs_job_identify(const struct gs_job_ident *in, size_t n, const char *const *names,
+			  struct gs_job_identity **out);
+void gs_job_identity_destroy(struct gs_job_identity *id);
+/*
+ * Input `input` (a finished trace, taken over) split into its processes,
+ * before identity: each rank as the trace declares it (rank, pid, host,
+ * span), the warnings of the split; no merging or numbering yet.
+ */
+gs_status gs_job_from_input(struct gs_trace *t, size_t input, const char *name,
+			    struct gs_job **out);
 /* The rank whose number is `rank`, or NULL. */
 const struct gs_job_rank *gs_job_find_rank(const struct gs_job *j, uint32_t rank);
 

@@ -1,0 +1,1351 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuscope-mpi analyze: the job report of `gpuscope analyze` over many rank
+ * files, each MPI process reading and analysing only its share of them.
+ *
+ * The phases, each ended by a collective so that a failure anywhere ends
+ * every process with the same status (no hang):
+ *   1. the inputs are shared out by file size (the root stats them and
+ *      broadcasts the sizes; largest first to the least loaded process,
+ *      ties to the lower input and the lower process), the same on all;
+ *   2. each process loads its inputs and splits them into processes
+ *      (gs_job_from_input); a few numbers of each (host, pid, declared rank,
+ *      op span, warnings, status) are gathered on every process, and every
+ *      process decides the job's identity with gs_job_identify, as
+ *      gs_job_load does;
+ *   3. each process builds the reports of its ranks (gs_report_build_job_own)
+ *      and their job summaries (job_sum.h), sent to the root in rank order;
+ *      the root reduces them into the job analysis;
+ *   4. the root writes the report: its own parts, and each rank's sections
+ *      as the bytes its process renders, received in rank order as they are
+ *      written (MPI_Ssend: at most one section per process in flight).
+ * Only summaries and rendered sections travel; no process holds another
+ * rank's ops.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <mpi.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gpuscope/analyzer.h>
+#include <gpuscope/import.h>
+
+#include "job_sum.h"
+#include "out.h"
+#include "report_priv.h"
+
+enum {
+	TAG_SUM = 100,
+	TAG_TEXT = 110,
+	TAG_JSON = 120, /* + part */
+	TAG_WHOLE = 130,
+	TAG_HTML = 140,
+};
+
+enum fmt {
+	F_TEXT,
+	F_JSON,
+	F_HTML
+};
+
+struct opts {
+	enum fmt format;
+	const char *output;
+	bool force, salvage, quiet, keep_going, stats, color_always, color_never;
+	struct gs_window window;
+	bool window_relative;
+	size_t top;
+	const char *inputs_file;
+	char **paths;
+	size_t n_paths;
+};
+
+static int me, np;
+static uint64_t sent_to_root, summary_bytes;
+
+static const char usage_line[] =
+	"usage: mpirun -n P gpuscope-mpi analyze [--format text|json|html] [-o OUT|DIR/]\n"
+	"                  [--force] [--window T0:T1] [--top N] [--salvage] [--quiet]\n"
+	"                  [--color=auto|always|never] [--keep-going] [--stats]\n"
+	"                  [--inputs FILE] TRACE...\n";
+
+static const char help_text[] =
+	"\n"
+	"The job report of `gpuscope analyze TRACE...` (the same text, JSON and HTML;\n"
+	"the JSON adds options.mpi, {\"processes\": P}), made by P MPI processes: each\n"
+	"reads and analyses only its share of the rank files (shared out by file size),\n"
+	"and the root (MPI process 0) writes the report from the ranks' summaries and\n"
+	"sections. A job of 10,000 ranks needs no machine that holds them all.\n"
+	"\n"
+	"options (as gpuscope analyze's, and):\n"
+	"  --inputs FILE       read TRACE paths from FILE, one a line (as well as the\n"
+	"                      TRACE arguments, which come first)\n"
+	"  -o DIR/             with a trailing '/': DIR/job.EXT, the job report, and\n"
+	"                      DIR/rank-NNNNN.EXT, each rank's own report (NNNNN its rank\n"
+	"                      number, five digits or more), written by the process that\n"
+	"                      analysed it; EXT is txt, json or html\n"
+	"  --keep-going        a TRACE that cannot be read is reported (one error line,\n"
+	"                      and a warning in the report) and the rest analysed; exit 0\n"
+	"  --stats             per MPI process on stderr: inputs, ranks, bytes read, peak\n"
+	"                      memory, bytes sent to the root, seconds\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"--rank and --device are not taken: analyse that rank's file with gpuscope\n"
+	"analyze. --window takes ns (T0:T1, or +T0:+T1 from the first op). Standard\n"
+	"input is not a TRACE. Exit status: 0, 1 (a failure, on every process), 2\n"
+	"(usage).\n"
+	"\n"
+	"example:\n"
+	"  mpirun -n 4 gpuscope-mpi analyze --format json -o job.json rank*.json.gz\n"
+	"  srun -n 64 gpuscope-mpi analyze --inputs ranks.txt -o report/\n";
+
+static void errorf(const char *fmt, ...) GS_PRINTF(1, 2);
+
+static void errorf(const char *fmt, ...)
+{
+	va_list ap;
+	char buf[4096];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "gpuscope-mpi: error: %s\n", buf);
+	fflush(stderr);
+}
+
+/* Out of memory, or a failure after which the processes cannot agree:
+ * the message, then the whole MPI job ends. */
+static _Noreturn void die(const char *what)
+{
+	errorf("%s (MPI process %d)", what, me);
+	MPI_Abort(MPI_COMM_WORLD, 1);
+	abort();
+}
+
+static int usage(const char *fmt, ...) GS_PRINTF(1, 2);
+
+static int usage(const char *fmt, ...)
+{
+	va_list ap;
+	char buf[1024];
+
+	if (me != 0)
+		return 2;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "gpuscope-mpi: error: %s\n%s", buf, usage_line);
+	return 2;
+}
+
+/* The cause chain as one line. */
+static const char *chain(gs_status st, char *buf, size_t size)
+{
+	if (gs_error_count() > 0)
+		gs_error_format(buf, size);
+	else
+		snprintf(buf, size, "%s", gs_status_str(st));
+	gs_error_clear();
+	return buf;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- options ---- */
+
+static bool parse_ns(const char *s, const char *end, int64_t *out, bool *rel)
+{
+	uint64_t v = 0;
+	bool digits = false;
+
+	*rel = s < end && *s == '+';
+	if (*rel)
+		s++;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9' || v > (uint64_t)(INT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+		digits = true;
+	}
+	*out = (int64_t)v;
+	return digits;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o, bool *help)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'F'},        {"window", required_argument, NULL, 'w'},
+		{"top", required_argument, NULL, 't'},    {"salvage", no_argument, NULL, 's'},
+		{"color", optional_argument, NULL, 'c'},  {"colour", optional_argument, NULL, 'c'},
+		{"quiet", no_argument, NULL, 'q'},        {"keep-going", no_argument, NULL, 'k'},
+		{"stats", no_argument, NULL, 'S'},        {"inputs", required_argument, NULL, 'i'},
+		{"rank", required_argument, NULL, 'r'},   {"device", required_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	if (argc < 2 || strcmp(argv[1], "analyze") != 0) {
+		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+			*help = true;
+			return 0;
+		}
+		return usage("the one command is 'analyze'");
+	}
+	argc--;
+	argv++;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
+		const char *arg = optarg ? optarg : "";
+
+		switch (c) {
+		case 'f':
+			if (!strcmp(arg, "json"))
+				o->format = F_JSON;
+			else if (!strcmp(arg, "html"))
+				o->format = F_HTML;
+			else if (!strcmp(arg, "text"))
+				o->format = F_TEXT;
+			else
+				return usage("unknown format '%s' (text, json or html)", arg);
+			break;
+		case 'o':
+			if (!*arg)
+				return usage("-o wants a file name");
+			o->output = arg;
+			break;
+		case 'F':
+			o->force = true;
+			break;
+		case 'w': {
+			const char *colon = strchr(arg, ':');
+			bool r0, r1;
+
+			if (!colon || !parse_ns(arg, colon, &o->window.start_ns, &r0) ||
+			    !parse_ns(colon + 1, colon + strlen(colon), &o->window.end_ns, &r1) ||
+			    r0 != r1 || o->window.end_ns <= o->window.start_ns)
+				return usage("--window wants T0:T1 in ns (or +T0:+T1), not '%s'",
+					     arg);
+			o->window.set = true;
+			o->window_relative = r0;
+			break;
+		}
+		case 't': {
+			char *end;
+			unsigned long v = strtoul(arg, &end, 10);
+
+			if (*end || !*arg || v == 0 || v > 1000000)
+				return usage("--top wants a count from 1, not '%s'", arg);
+			o->top = v;
+			break;
+		}
+		case 's':
+			o->salvage = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'k':
+			o->keep_going = true;
+			break;
+		case 'S':
+			o->stats = true;
+			break;
+		case 'i':
+			o->inputs_file = arg;
+			break;
+		case 'c':
+			if (!optarg || !strcmp(arg, "always"))
+				o->color_always = true;
+			else if (!strcmp(arg, "never"))
+				o->color_never = true;
+			else if (strcmp(arg, "auto") != 0)
+				return usage("--color wants auto, always or never, not '%s'", arg);
+			break;
+		case 'r':
+		case 'd':
+			return usage("--%s is not taken by gpuscope-mpi: analyse that rank's file "
+				     "with gpuscope analyze",
+				     c == 'r' ? "rank" : "device");
+		case 'h':
+			*help = true;
+			return 0;
+		case ':':
+			return usage("option %s wants a value", argv[optind - 1]);
+		default:
+			return usage("unknown option %s", argv[optind - 1]);
+		}
+	}
+	o->paths = argv + optind;
+	o->n_paths = (size_t)(argc - optind);
+	return 0;
+}
+
+/* The TRACE arguments, then --inputs FILE's lines (empty ones skipped). */
+static int gather_paths(struct opts *o, char ***paths, size_t *n)
+{
+	size_t cap = o->n_paths + 16, k = 0;
+	char **p = malloc(cap * sizeof(*p));
+	FILE *f;
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t len;
+
+	if (!p)
+		return 1;
+	for (size_t i = 0; i < o->n_paths; i++)
+		p[k++] = strdup(o->paths[i]);
+	if (o->inputs_file) {
+		f = fopen(o->inputs_file, "r");
+		if (!f) {
+			if (me == 0)
+				errorf("%s: %s", o->inputs_file, strerror(errno));
+			for (size_t i = 0; i < k; i++)
+				free(p[i]);
+			free(p);
+			return 1;
+		}
+		while ((len = getline(&line, &lcap, f)) >= 0) {
+			while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+				line[--len] = '\0';
+			if (!len)
+				continue;
+			if (k == cap) {
+				char **q = realloc(p, (cap *= 2) * sizeof(*q));
+
+				if (!q) {
+					fclose(f);
+					free(line);
+					die("out of memory");
+				}
+				p = q;
+			}
+			p[k++] = strdup(line);
+		}
+		free(line);
+		fclose(f);
+	}
+	*paths = p;
+	*n = k;
+	return 0;
+}
+
+/* ---- byte buffers and messages ---- */
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void put(struct buf *b, const void *src, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t nc = b->cap ? b->cap : 4096;
+
+		while (nc < b->len + n)
+			nc *= 2;
+		char *q = realloc(b->p, nc);
+		if (!q) {
+			die("out of memory");
+		}
+		b->p = q;
+		b->cap = nc;
+	}
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+}
+
+static void put_u64(struct buf *b, uint64_t v)
+{
+	put(b, &v, sizeof(v));
+}
+
+static void put_str(struct buf *b, const char *s)
+{
+	put(b, s, strlen(s) + 1);
+}
+
+static uint64_t get_u64(const char **p)
+{
+	uint64_t v;
+
+	memcpy(&v, *p, sizeof(v));
+	*p += sizeof(v);
+	return v;
+}
+
+static const char *get_str(const char **p)
+{
+	const char *s = *p;
+
+	*p += strlen(s) + 1;
+	return s;
+}
+
+/* Send bytes to the root (synchronously: the root takes them when it
+ * writes them). */
+static void send_root(const void *p, size_t len, int tag)
+{
+	if (len > INT32_MAX) {
+		errorf("a section of %zu bytes is over what one message takes (MPI process %d)",
+		       len, me);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+		abort();
+	}
+	MPI_Ssend(p, (int)len, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
+	sent_to_root += len;
+}
+
+static char *recv_from(int src, int tag, size_t *len)
+{
+	MPI_Status s;
+	int n;
+	char *p;
+
+	MPI_Probe(src, tag, MPI_COMM_WORLD, &s);
+	MPI_Get_count(&s, MPI_BYTE, &n);
+	p = malloc(n ? (size_t)n : 1);
+	if (!p) {
+		die("out of memory");
+	}
+	MPI_Recv(p, n, MPI_BYTE, src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	*len = (size_t)n;
+	return p;
+}
+
+/* All processes agree: the largest status of any. */
+static int agree(int st)
+{
+	int all = 0;
+
+	MPI_Allreduce(&st, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	return all;
+}
+
+/* Append x to the vector v of n items (capacity *cap). */
+#define PUSH(v, n, cap, x)                                                                         \
+	do {                                                                                       \
+		if ((n) == (cap)) {                                                                \
+			size_t nc_ = (cap) ? (cap)*2 : 16;                                         \
+			void *p_ = realloc((v), nc_ * sizeof(*(v)));                               \
+			if (!p_) {                                                                 \
+				die("out of memory");                                              \
+			}                                                                          \
+			(v) = p_;                                                                  \
+			(cap) = nc_;                                                               \
+		}                                                                                  \
+		(v)[(n)++] = (x);                                                                  \
+	} while (0)
+
+/* ---- the share of each process ---- */
+
+static void share_out(const uint64_t *size, size_t n, int *owner)
+{
+	size_t *order = malloc((n ? n : 1) * sizeof(*order));
+	uint64_t *load = calloc((size_t)np, sizeof(*load));
+
+	if (!order || !load) {
+		die("out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	/* Largest first, ties by input order: an insertion-free merge of
+	 * qsort is not stable, so compare indices too. */
+	for (size_t i = 1; i < n; i++) {
+		size_t x = order[i], k = i;
+
+		while (k > 0 && (size[order[k - 1]] < size[x] ||
+				 (size[order[k - 1]] == size[x] && order[k - 1] > x))) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = x;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int best = 0;
+
+		for (int p = 1; p < np; p++)
+			if (load[p] < load[best])
+				best = p;
+		owner[order[i]] = best;
+		load[best] += size[order[i]] + 1;
+	}
+	free(order);
+	free(load);
+}
+
+/* ---- main ---- */
+
+struct input {
+	struct gs_job *job; /* its processes (gs_job_from_input); NULL when failed */
+	int fmt;
+};
+
+struct state {
+	struct opts o;
+	char **paths;
+	const char **names;
+	size_t n;
+	int *owner; /* per input */
+	struct input *in;
+	struct gs_job j;        /* the whole job; traces of this process's ranks only */
+	int *rank_owner;        /* per rank of j */
+	struct gs_report *mine; /* this process's ranks' reports */
+	size_t *mine_at;        /* per rank of j: its index in mine->ranks, or SIZE_MAX */
+	struct gs_report *shell;
+	bool progress;
+	bool color; /* text: ANSI colour */
+	uint64_t bytes_read;
+	size_t n_inputs_mine;
+};
+
+static void progress(struct state *s, const char *fmt, ...) GS_PRINTF(2, 3);
+
+static void progress(struct state *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->progress)
+		return;
+	va_start(ap, fmt);
+	fputs("\r\033[K", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+}
+
+/* Phase 2: load this process's inputs; everyone gets everyone's identity
+ * summaries. Returns 0, or 1 when an input failed and --keep-going is off
+ * (every process returns the same). */
+static int load_phase(struct state *s, char **all_out, int **counts_out, int **displs_out)
+{
+	struct gs_load_options lo = {.reader_flags = s->o.salvage ? GS_READER_SALVAGE : 0,
+				     .load_flags = GS_LOAD_SKIP_RANGES |
+						   (s->n > 1 ? GS_LOAD_NAME_WARNINGS : 0)};
+	struct buf b = {0};
+	int failed = 0, len, *counts, *displs, total = 0;
+	char *all;
+	size_t done = 0, n_mine = 0, at = 0;
+	const char **mine = calloc(s->n ? s->n : 1, sizeof(*mine));
+	struct gs_trace **pre = calloc(
+		s->n ? s->n : 1, sizeof(*pre)); /* NOLINT(bugprone-sizeof-expression): pointers */
+	enum gs_input_format *pre_fmt = calloc(s->n ? s->n : 1, sizeof(*pre_fmt));
+	bool batch;
+
+	if (!mine || !pre || !pre_fmt)
+		die("out of memory");
+	/* The share at once, on every CPU (as gpuscope analyze reads); after a
+	 * failure, file by file, to report each and go on with the rest. */
+	for (size_t i = 0; i < s->n; i++)
+		if (s->owner[i] == me)
+			mine[n_mine++] = s->paths[i];
+	gs_error_clear();
+	batch = n_mine &&
+		gs_trace_load_each(mine, n_mine, &lo, pre, pre_fmt, &(size_t){0}) == GS_OK;
+	gs_error_clear();
+	for (size_t i = 0; i < s->n; i++) {
+		struct gs_trace *t = NULL;
+		enum gs_input_format fmt = 0;
+		size_t fail = 0;
+		gs_status st;
+		char msg[GS_ERROR_MSG_MAX * 2] = "";
+
+		if (s->owner[i] != me)
+			continue;
+		s->n_inputs_mine++;
+		gs_error_clear();
+		if (batch) {
+			t = pre[at];
+			fmt = pre_fmt[at];
+			at++;
+			st = GS_OK;
+		} else {
+			st = gs_trace_load_each((const char *const *)&s->paths[i], 1, &lo, &t, &fmt,
+						&fail);
+		}
+		if (st == GS_OK)
+			st = gs_job_from_input(t, i, s->names[i], &s->in[i].job);
+		if (st != GS_OK) {
+			char full[sizeof(msg)];
+			size_t nl = strlen(s->names[i]);
+
+			chain(st, full, sizeof(full));
+			/* One line naming the file and this process. */
+			snprintf(msg, sizeof(msg), "%s",
+				 strncmp(full, s->names[i], nl) == 0 && full[nl] == ':' &&
+						 full[nl + 1] == ' ' ?
+					 full + nl + 2 :
+					 full);
+			errorf("%s (MPI process %d): %s", s->names[i], me, msg);
+			failed = 1;
+		} else {
+			struct stat sb;
+
+			if (stat(s->paths[i], &sb) == 0)
+				s->bytes_read += (uint64_t)sb.st_size;
+		}
+		s->in[i].fmt = (int)fmt;
+		/* input, status, format, message, warnings, processes */
+		put_u64(&b, i);
+		put_u64(&b, st != GS_OK);
+		put_u64(&b, (uint64_t)fmt);
+		put_str(&b, msg);
+		if (st == GS_OK) {
+			const struct gs_job *jj = s->in[i].job;
+
+			put_u64(&b, jj->n_warnings);
+			for (size_t w = 0; w < jj->n_warnings; w++)
+				put_str(&b, jj->warnings[w]);
+			put_u64(&b, jj->n_ranks);
+			for (size_t r = 0; r < jj->n_ranks; r++) {
+				const struct gs_job_rank *k = &jj->ranks[r];
+
+				put_u64(&b, (uint64_t)k->pid);
+				put_u64(&b, k->rank_declared);
+				put_u64(&b, k->rank);
+				put_u64(&b, k->world_size);
+				put_u64(&b, (uint64_t)k->first_ns);
+				put_u64(&b, (uint64_t)k->last_ns);
+				put_str(&b, k->host == GS_NO_STRING ?
+						    "" :
+						    gs_trace_string(k->trace, k->host));
+			}
+		}
+		done++;
+		if (me == 0)
+			progress(
+				s,
+				"gpuscope-mpi: loading: %zu of %zu files on process 0 (%zu in all)",
+				done, s->n_inputs_mine, s->n);
+	}
+	free(mine);
+	free(pre);
+	free(pre_fmt);
+	if (b.len > INT32_MAX) {
+		errorf("identity summaries over 2 GiB (MPI process %d)", me);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+		abort();
+	}
+	len = (int)b.len;
+	counts = calloc((size_t)np, sizeof(*counts));
+	displs = calloc((size_t)np, sizeof(*displs));
+	if (!counts || !displs) {
+		die("out of memory");
+	}
+	MPI_Allgather(&len, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+	for (int p = 0; p < np; p++) {
+		displs[p] = total;
+		total += counts[p];
+	}
+	all = malloc(total ? (size_t)total : 1);
+	if (!all) {
+		die("out of memory");
+	}
+	MPI_Allgatherv(b.p, len, MPI_BYTE, all, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+	free(b.p);
+	*all_out = all;
+	*counts_out = counts;
+	*displs_out = displs;
+	failed = agree(failed);
+	return failed && !s->o.keep_going ? 1 : 0;
+}
+
+/* The records of input i in the gathered bytes. */
+struct rec {
+	const char *at; /* its processes' part, after the warnings */
+	bool failed;
+	int fmt;
+	const char *msg;
+	size_t n_warnings;
+	const char *warnings;
+	size_t n_ranks;
+};
+
+/* Phase 2, continued: identity, the same on every process. */
+static int identity_phase(struct state *s, const char *all, const int *counts, const int *displs)
+{
+	struct rec *rec = calloc(s->n ? s->n : 1, sizeof(*rec));
+	struct gs_job_ident *ids = NULL;
+	size_t n_ids = 0, cap_warn = 0, ids_cap = 0;
+	struct gs_job_identity *id = NULL;
+	size_t *ident_input = NULL;
+	gs_status st;
+	char msg[GS_ERROR_MSG_MAX * 2];
+
+	ids = calloc(1, sizeof(*ids)); /* never NULL, even without processes */
+	ids_cap = 1;
+	if (!rec || !ids)
+		die("out of memory");
+	for (int p = 0; p < np; p++) {
+		const char *q = all + displs[p], *end = q + counts[p];
+
+		while (q < end) {
+			size_t i = (size_t)get_u64(&q);
+			struct rec *r = &rec[i];
+
+			r->failed = get_u64(&q) != 0;
+			r->fmt = (int)get_u64(&q);
+			r->msg = get_str(&q);
+			if (r->failed)
+				continue;
+			r->n_warnings = (size_t)get_u64(&q);
+			r->warnings = q;
+			for (size_t w = 0; w < r->n_warnings; w++)
+				get_str(&q);
+			r->n_ranks = (size_t)get_u64(&q);
+			r->at = q;
+			for (size_t k = 0; k < r->n_ranks; k++) {
+				q += 6 * sizeof(uint64_t);
+				get_str(&q);
+			}
+		}
+	}
+	/* The job's warnings: each input's (or its failure), in input order,
+	 * then identity's. */
+	for (size_t i = 0; i < s->n; i++) {
+		const struct rec *r = &rec[i];
+		const char *q = r->warnings;
+		char line[GS_ERROR_MSG_MAX * 3];
+
+		if (r->failed) {
+			snprintf(line, sizeof(line),
+				 "%s (MPI process %d) could not be read: %s; it is "
+				 "left out of the analysis",
+				 s->names[i], s->owner[i], r->msg);
+			PUSH(s->j.warnings, s->j.n_warnings, cap_warn, strdup(line));
+			continue;
+		}
+		for (size_t w = 0; w < r->n_warnings; w++)
+			PUSH(s->j.warnings, s->j.n_warnings, cap_warn, strdup(get_str(&q)));
+		q = r->at;
+		for (size_t k = 0; k < r->n_ranks; k++) {
+			struct gs_job_ident x = {.input = i};
+
+			x.pid = (int64_t)get_u64(&q);
+			x.rank_declared = get_u64(&q) != 0;
+			x.rank = (uint32_t)get_u64(&q);
+			x.world_size = (uint32_t)get_u64(&q);
+			x.first_ns = (int64_t)get_u64(&q);
+			x.last_ns = (int64_t)get_u64(&q);
+			x.host = get_str(&q);
+			PUSH(ids, n_ids, ids_cap, x);
+		}
+	}
+	/* The input format: one name, or "mixed" (failed inputs left out). */
+	{
+		int f0 = -1;
+		bool mixed = false;
+
+		for (size_t i = 0; i < s->n; i++) {
+			if (rec[i].failed)
+				continue;
+			if (f0 < 0)
+				f0 = rec[i].fmt;
+			else if (rec[i].fmt != f0)
+				mixed = true;
+		}
+		s->in[0].fmt = mixed ? -2 : f0;
+	}
+	st = gs_job_identify(ids, n_ids, s->names, &id);
+	if (st != GS_OK) {
+		if (me == 0)
+			errorf("%s", chain(st, msg, sizeof(msg)));
+		free(rec);
+		free(ids);
+		return 1;
+	}
+	/* Processes split over inputs of two MPI processes cannot be joined. */
+	for (size_t i = 0; i < id->n_ranks; i++) {
+		const struct gs_job_id_rank *r = &id->ranks[i];
+
+		for (size_t k = 1; k < r->n_idents; k++) {
+			size_t a = ids[r->idents[0]].input, b = ids[r->idents[k]].input;
+
+			if (me == 0)
+				errorf("%s and %s are one process (host %s, pid %" PRId64
+				       ", overlapping times; read by MPI processes %d and %d): "
+				       "gpuscope-mpi does not join one process split over two "
+				       "inputs; analyse this job with gpuscope analyze, or give "
+				       "each process's records in one input",
+				       s->names[a], s->names[b], ids[r->idents[0]].host,
+				       ids[r->idents[0]].pid, s->owner[a], s->owner[b]);
+			gs_job_identity_destroy(id);
+			free(rec);
+			free(ids);
+			return 1;
+		}
+	}
+	for (size_t w = 0; w < id->n_warnings; w++)
+		PUSH(s->j.warnings, s->j.n_warnings, cap_warn, strdup(id->warnings[w]));
+	/* The whole job: every rank, with the traces of this process's own. */
+	s->j.ranks = calloc(id->n_ranks ? id->n_ranks : 1, sizeof(*s->j.ranks));
+	s->rank_owner = calloc(id->n_ranks ? id->n_ranks : 1, sizeof(*s->rank_owner));
+	ident_input = calloc(n_ids ? n_ids : 1, sizeof(*ident_input));
+	if (!s->j.ranks || !s->rank_owner || !ident_input) {
+		die("out of memory");
+	}
+	s->j.n_ranks = id->n_ranks;
+	s->j.n_clock_groups = id->n_clock_groups;
+	{
+		/* ids[] index -> (input, process within it) */
+		size_t x = 0;
+
+		for (size_t i = 0; i < s->n; i++)
+			for (size_t k = 0; !rec[i].failed && k < rec[i].n_ranks; k++)
+				ident_input[x++] = k;
+	}
+	for (size_t i = 0; i < id->n_ranks; i++) {
+		const struct gs_job_id_rank *q = &id->ranks[i];
+		const struct gs_job_ident *x = &ids[q->idents[0]];
+		struct gs_job_rank *r = &s->j.ranks[i];
+
+		r->rank = q->rank;
+		r->rank_declared = q->rank_declared;
+		r->world_size = x->world_size;
+		r->pid = x->pid;
+		r->host = GS_NO_STRING;
+		r->input = x->input;
+		r->clock_group = q->clock_group;
+		r->first_ns = q->first_ns;
+		r->last_ns = q->last_ns;
+		s->rank_owner[i] = s->owner[x->input];
+		if (s->owner[x->input] == me) {
+			struct gs_job_rank *src =
+				&s->in[x->input].job->ranks[ident_input[q->idents[0]]];
+
+			r->trace = src->trace;
+			r->host = src->host;
+			src->trace = NULL;
+		}
+	}
+	gs_job_identity_destroy(id);
+	free(ident_input);
+	free(rec);
+	free(ids);
+	return 0;
+}
+
+/* The report options of `gpuscope analyze`. */
+static void report_options(const struct state *s, struct gs_report_options *ro, const char *format)
+{
+	memset(ro, 0, sizeof(*ro));
+	ro->window = s->o.window;
+	ro->window_relative = s->o.window_relative;
+	ro->inputs = s->names;
+	ro->n_inputs = s->n;
+	ro->format = format;
+	ro->top = s->o.top;
+	/* mpirun hands stdout to a terminal of its own, whatever the user's
+	 * stdout is: colour only when asked for. */
+	ro->color = s->o.format == F_TEXT && s->o.color_always && !s->o.color_never;
+}
+
+/* A file to write (root: the report; per rank with -o DIR/). */
+static FILE *open_out(const char *path, bool force, char *tmp, size_t size)
+{
+	struct stat sb;
+	int fd;
+
+	if (lstat(path, &sb) == 0 && (!force || !S_ISREG(sb.st_mode))) {
+		errorf("%s: %s", path,
+		       !S_ISREG(sb.st_mode) ? "is not a regular file" :
+					      "exists (use --force to replace it)");
+		return NULL;
+	}
+	snprintf(tmp, size, "%s.tmp-XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		errorf("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	return fdopen(fd, "w");
+}
+
+static int close_out(FILE *f, const char *path, const char *tmp, gs_status st)
+{
+	char msg[GS_ERROR_MSG_MAX * 2];
+
+	if (fclose(f) != 0 && st == GS_OK) {
+		errorf("%s: %s", path, strerror(errno));
+		unlink(tmp);
+		return 1;
+	}
+	if (st != GS_OK) {
+		errorf("%s: %s", path, chain(st, msg, sizeof(msg)));
+		unlink(tmp);
+		return 1;
+	}
+	if (rename(tmp, path) != 0) {
+		errorf("%s: %s", path, strerror(errno));
+		unlink(tmp);
+		return 1;
+	}
+	return 0;
+}
+
+static const char *ext_of(enum fmt f)
+{
+	return f == F_JSON ? "json" : f == F_HTML ? "html" : "txt";
+}
+
+static gs_status write_whole(FILE *f, enum fmt fmt, const struct gs_report *r)
+{
+	return fmt == F_JSON ? gs_report_write_json(f, r) :
+	       fmt == F_HTML ? gs_report_write_html(f, r) :
+			       gs_report_write_text(f, r);
+}
+
+/* ---- the root's parts callbacks ---- */
+
+struct part_ctx {
+	struct state *s;
+};
+
+static char *render(struct state *s, size_t i, int kind, unsigned part, size_t *len)
+{
+	char *p = NULL;
+	FILE *f = open_memstream(&p, len);
+	const struct gs_report *r = s->mine->ranks[s->mine_at[i]];
+	gs_status st;
+
+	if (!f) {
+		die("out of memory");
+	}
+	st = kind == TAG_TEXT ? gs_report_text_rank_part(f, r, s->color) :
+				gs_report_json_rank_part(f, r, part);
+	if (fclose(f) != 0 || st != GS_OK) {
+		char msg[GS_ERROR_MSG_MAX * 2];
+
+		errorf("rank %u (MPI process %d): %s", r->rank, me, chain(st, msg, sizeof(msg)));
+		MPI_Abort(MPI_COMM_WORLD, 1);
+		abort();
+	}
+	return p;
+}
+
+static char *section(struct state *s, size_t i, int kind, unsigned part, size_t *len)
+{
+	if (s->rank_owner[i] == 0)
+		return render(s, i, kind, part, len);
+	return recv_from(s->rank_owner[i], kind + (int)part, len);
+}
+
+static gs_status text_part(void *ctx, size_t i, struct gs_out *o)
+{
+	struct state *s = ((struct part_ctx *)ctx)->s;
+	size_t len;
+	char *p = section(s, i, TAG_TEXT, 0, &len);
+
+	if (len && fwrite(p, 1, len, o->f) != len && !o->failed) {
+		o->failed = true;
+		o->err = errno;
+	}
+	free(p);
+	progress(s, "gpuscope-mpi: writing: rank %zu of %zu", i + 1, s->j.n_ranks);
+	return GS_OK;
+}
+
+static gs_status json_part(void *ctx, unsigned part, size_t i, struct gs_out *o, bool first,
+			   bool *any)
+{
+	struct state *s = ((struct part_ctx *)ctx)->s;
+	size_t len, skip;
+	char *p = section(s, i, TAG_JSON, part, &len);
+
+	skip = first && len && p[0] == ',' ? 1 : 0;
+	if (len > skip && fwrite(p + skip, 1, len - skip, o->f) != len - skip && !o->failed) {
+		o->failed = true;
+		o->err = errno;
+	}
+	*any = len > 0;
+	free(p);
+	if (part == GS_JSON_PARTS - 1)
+		progress(s, "gpuscope-mpi: writing: rank %zu of %zu", i + 1, s->j.n_ranks);
+	return GS_OK;
+}
+
+/* A non-root process: its ranks' sections, in the order the root asks. */
+static void serve_sections(struct state *s)
+{
+	size_t len;
+	char *p;
+
+	if (s->o.format == F_TEXT) {
+		for (size_t i = 0; i < s->j.n_ranks; i++) {
+			if (s->rank_owner[i] != me)
+				continue;
+			p = render(s, i, TAG_TEXT, 0, &len);
+			send_root(p, len, TAG_TEXT);
+			free(p);
+		}
+		return;
+	}
+	for (unsigned part = 0; part < GS_JSON_PARTS; part++)
+		for (size_t i = 0; i < s->j.n_ranks; i++) {
+			if (s->rank_owner[i] != me)
+				continue;
+			p = render(s, i, TAG_JSON, part, &len);
+			send_root(p, len, TAG_JSON + (int)part);
+			free(p);
+		}
+}
+
+static void print_stats(const struct state *s, double t0)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr,
+		"gpuscope-mpi: stats: MPI process %d of %d: %zu inputs, %zu ranks, %" PRIu64
+		" bytes read, peak memory %ld KiB, %" PRIu64 " bytes sent to the root (%" PRIu64
+		" of them job summaries; all its ranks' summaries: %" PRIu64 "), %.3f s\n",
+		me, np, s->n_inputs_mine, s->mine ? s->mine->n_ranks : 0, s->bytes_read,
+		ru.ru_maxrss, sent_to_root, me ? summary_bytes : 0, summary_bytes, now_s() - t0);
+}
+
+static int run(struct state *s)
+{
+	char *all = NULL;
+	int *counts = NULL, *displs = NULL, rc;
+	uint64_t *size;
+	bool *own;
+	struct gs_report_options ro;
+	const char *format;
+	bool dir = false;
+	char msg[GS_ERROR_MSG_MAX * 2];
+	int st = 0;
+
+	s->names = calloc(s->n ? s->n : 1, sizeof(*s->names));
+	s->owner = calloc(s->n ? s->n : 1, sizeof(*s->owner));
+	s->in = calloc(s->n ? s->n : 1, sizeof(*s->in));
+	size = calloc(s->n ? s->n : 1, sizeof(*size));
+	if (!s->names || !s->owner || !s->in || !size)
+		die("out of memory");
+	for (size_t i = 0; i < s->n; i++)
+		s->names[i] = gs_input_name(s->paths[i]);
+	/* Phase 1: the shares. */
+	if (me == 0)
+		for (size_t i = 0; i < s->n; i++) {
+			struct stat sb;
+
+			size[i] = stat(s->paths[i], &sb) == 0 ? (uint64_t)sb.st_size : 0;
+		}
+	MPI_Bcast(size, (int)s->n, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	share_out(size, s->n, s->owner);
+	free(size);
+	if (me == 0)
+		progress(s, "gpuscope-mpi: loading %zu files on %d processes", s->n, np);
+	/* Phase 2: loading and identity. */
+	rc = load_phase(s, &all, &counts, &displs);
+	if (rc) {
+		free(all);
+		free(counts);
+		free(displs);
+		return 1;
+	}
+	rc = identity_phase(s, all, counts, displs);
+	free(all);
+	free(counts);
+	free(displs);
+	if (agree(rc))
+		return 1;
+	/* Phase 3: this process's reports. */
+	format = s->in[0].fmt == -2 ? "mixed" :
+		 s->in[0].fmt < 0   ? "" :
+				      gs_input_format_name((enum gs_input_format)s->in[0].fmt);
+	report_options(s, &ro, format);
+	s->color = ro.color;
+	own = calloc(s->j.n_ranks ? s->j.n_ranks : 1, sizeof(*own));
+	s->mine_at = calloc(s->j.n_ranks ? s->j.n_ranks : 1, sizeof(*s->mine_at));
+	if (!own || !s->mine_at)
+		die("out of memory");
+	for (size_t i = 0; i < s->j.n_ranks; i++)
+		own[i] = s->rank_owner[i] == me;
+	if (me == 0)
+		progress(s, "gpuscope-mpi: analysing %zu ranks", s->j.n_ranks);
+	gs_error_clear();
+	{
+		gs_status bs = gs_report_build_job_own(&s->j, &ro, own, &s->mine);
+
+		if (bs != GS_OK) {
+			errorf("MPI process %d: %s", me, chain(bs, msg, sizeof(msg)));
+			st = 1;
+		}
+	}
+	if (agree(st)) {
+		free(own);
+		return 1;
+	}
+	for (size_t i = 0, k = 0; i < s->j.n_ranks; i++)
+		s->mine_at[i] = own[i] ? k++ : SIZE_MAX;
+	free(own);
+	/* The root's shell: the job report without ranks of its own. */
+	if (me == 0) {
+		bool *none = calloc(s->j.n_ranks ? s->j.n_ranks : 1, sizeof(*none));
+		gs_status bs = none ? gs_report_build_job_own(&s->j, &ro, none, &s->shell) :
+				      GS_ERR_NOMEM;
+
+		free(none);
+		if (bs != GS_OK) {
+			errorf("%s", chain(bs, msg, sizeof(msg)));
+			MPI_Abort(MPI_COMM_WORLD, 1);
+			abort();
+		}
+		s->shell->mpi_processes = (size_t)np;
+	}
+	/* Summaries to the root, in rank order. */
+	if (s->j.n_ranks > 1) {
+		struct gs_js_rank **sums = NULL;
+
+		if (me == 0) {
+			sums = calloc(
+				s->j.n_ranks,
+				sizeof(*sums)); /* NOLINT(bugprone-sizeof-expression): pointers */
+			if (!sums)
+				return 1;
+		}
+		for (size_t i = 0; i < s->j.n_ranks; i++) {
+			char *p = NULL;
+			size_t len = 0;
+			gs_status es = GS_OK;
+
+			if (s->rank_owner[i] == me) {
+				struct gs_js_rank *x = NULL;
+
+				es = gs_js_extract(s->mine->ranks[s->mine_at[i]], &x);
+				if (es == GS_OK)
+					es = gs_js_pack(x, &p, &len);
+				gs_js_free(x);
+				if (es != GS_OK) {
+					errorf("rank %u (MPI process %d): %s", s->j.ranks[i].rank,
+					       me, chain(es, msg, sizeof(msg)));
+					MPI_Abort(MPI_COMM_WORLD, 1);
+					abort();
+				}
+				summary_bytes += len;
+				if (me != 0)
+					send_root(p, len, TAG_SUM);
+			} else if (me == 0) {
+				p = recv_from(s->rank_owner[i], TAG_SUM, &len);
+			}
+			if (me == 0) {
+				es = gs_js_unpack(p, len, &sums[i]);
+				if (es != GS_OK) {
+					errorf("rank %u: %s", s->j.ranks[i].rank,
+					       chain(es, msg, sizeof(msg)));
+					MPI_Abort(MPI_COMM_WORLD, 1);
+					abort();
+				}
+			}
+			free(p);
+		}
+		if (me == 0) {
+			gs_status es = gs_js_reduce(sums, s->j.n_ranks, s->j.n_clock_groups,
+						    s->shell->top, &s->shell->ja);
+
+			if (es != GS_OK) {
+				errorf("%s", chain(es, msg, sizeof(msg)));
+				MPI_Abort(MPI_COMM_WORLD, 1);
+				abort();
+			}
+		}
+	}
+	/* Phase 4: writing. */
+	dir = s->o.output && s->o.output[strlen(s->o.output) - 1] == '/';
+	if (dir) {
+		char path[4096], tmp[4200];
+
+		if (me == 0 && mkdir(s->o.output, 0777) != 0 && errno != EEXIST) {
+			errorf("%s: %s", s->o.output, strerror(errno));
+			st = 1;
+		}
+		if (agree(st))
+			return 1;
+		for (size_t i = 0; i < s->j.n_ranks && !st; i++) {
+			FILE *f;
+
+			if (s->rank_owner[i] != me)
+				continue;
+			snprintf(path, sizeof(path), "%srank-%05u.%s", s->o.output,
+				 s->j.ranks[i].rank, ext_of(s->o.format));
+			f = open_out(path, s->o.force, tmp, sizeof(tmp));
+			if (!f) {
+				st = 1;
+				break;
+			}
+			gs_error_clear();
+			st = close_out(f, path, tmp,
+				       write_whole(f, s->o.format, s->mine->ranks[s->mine_at[i]]));
+		}
+		if (agree(st))
+			return 1;
+	}
+	if (s->o.format == F_HTML && s->j.n_ranks > 1) {
+		if (me == 0 && dir)
+			fprintf(stderr,
+				"gpuscope-mpi: warning: %sjob.html is not written: the job's HTML "
+				"page is not made by gpuscope-mpi yet (the ranks' pages are)\n",
+				s->o.output);
+		else if (me == 0)
+			errorf("--format html of a job is not written by gpuscope-mpi yet: use "
+			       "--format json or text, or -o DIR/ for each rank's HTML page");
+		return dir ? 0 : 1;
+	}
+	if (s->j.n_ranks == 1) {
+		/* One rank: its own report, as gpuscope analyze writes it. */
+		if (s->rank_owner[0] == me && me != 0) {
+			char *p = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&p, &len);
+
+			if (!f || write_whole(f, s->o.format, s->mine) != GS_OK || fclose(f) != 0) {
+				errorf("MPI process %d: %s", me,
+				       chain(GS_ERR_IO, msg, sizeof(msg)));
+				MPI_Abort(MPI_COMM_WORLD, 1);
+				abort();
+			}
+			send_root(p, len, TAG_WHOLE);
+			free(p);
+		}
+	} else if (me != 0) {
+		serve_sections(s);
+	}
+	if (me == 0) {
+		struct part_ctx pc = {s};
+		char path[4096], tmp[4200];
+		FILE *f = stdout;
+		gs_status ws = GS_OK;
+
+		if (dir) {
+			snprintf(path, sizeof(path), "%sjob.%s", s->o.output, ext_of(s->o.format));
+		} else if (s->o.output && strcmp(s->o.output, "-") != 0) {
+			snprintf(path, sizeof(path), "%s", s->o.output);
+		} else {
+			path[0] = '\0';
+		}
+		if (path[0]) {
+			f = open_out(path, s->o.force, tmp, sizeof(tmp));
+			if (!f)
+				die("cannot write the report");
+		}
+		gs_error_clear();
+		if (s->j.n_ranks == 1) {
+			if (s->rank_owner[0] == 0) {
+				ws = write_whole(f, s->o.format, s->mine);
+			} else {
+				size_t len;
+				char *p = recv_from(s->rank_owner[0], TAG_WHOLE, &len);
+
+				if (fwrite(p, 1, len, f) != len)
+					ws = GS_ERR_IO;
+				free(p);
+			}
+		} else if (s->j.n_ranks == 0) {
+			ws = write_whole(f, s->o.format, s->shell);
+		} else if (s->o.format == F_JSON) {
+			ws = gs_report_json_job_parts(f, s->shell, json_part, &pc);
+		} else {
+			ws = gs_report_text_job_parts(f, s->shell, text_part, &pc);
+		}
+		progress(s, "%s", "");
+		if (s->progress)
+			fputs("\r\033[K", stderr);
+		if (path[0]) {
+			st = close_out(f, path, tmp, ws);
+		} else {
+			if (fflush(stdout) != 0 && ws == GS_OK)
+				ws = GS_ERR_IO;
+			if (ws != GS_OK) {
+				errorf("stdout: %s", chain(ws, msg, sizeof(msg)));
+				st = 1;
+			}
+		}
+	}
+	return agree(st);
+}
+
+/* Everything run() made (the reports before the traces they borrow). */
+static void cleanup(struct state *s)
+{
+	gs_report_destroy(s->mine);
+	gs_report_destroy(s->shell);
+	for (size_t i = 0; i < s->j.n_ranks; i++)
+		gs_trace_destroy(s->j.ranks[i].trace);
+	for (size_t i = 0; i < s->j.n_warnings; i++)
+		free(s->j.warnings[i]);
+	free(s->j.ranks);
+	free(s->j.warnings);
+	for (size_t i = 0; s->in && i < s->n; i++)
+		gs_job_destroy(s->in[i].job);
+	free(s->in);
+	free(s->names);
+	free(s->owner);
+	free(s->rank_owner);
+	free(s->mine_at);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->paths[i]);
+	free(s->paths);
+}
+
+int main(int argc, char **argv)
+{
+	struct state s;
+	bool help = false;
+	int rc;
+	double t0;
+
+	memset(&s, 0, sizeof(s));
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	MPI_Comm_size(MPI_COMM_WORLD, &np);
+	t0 = now_s();
+	rc = parse_args(argc, argv, &s.o, &help);
+	if (rc || help) {
+		if (help && me == 0)
+			printf("%s%s", usage_line, help_text);
+		MPI_Finalize();
+		return rc;
+	}
+	if (gather_paths(&s.o, &s.paths, &s.n)) {
+		MPI_Finalize();
+		return 1;
+	}
+	if (!s.n)
+		rc = usage("no TRACE given");
+	for (size_t i = 0; i < s.n && !rc; i++)
+		if (!s.paths[i])
+			die("out of memory");
+		else if (!strcmp(s.paths[i], "-"))
+			rc = usage("standard input ('-') is not a TRACE of gpuscope-mpi");
+	if (rc) {
+		for (size_t i = 0; i < s.n; i++)
+			free(s.paths[i]);
+		free(s.paths);
+		MPI_Finalize();
+		return rc;
+	}
+	s.progress = me == 0 && !s.o.quiet && isatty(STDERR_FILENO);
+	rc = run(&s);
+	if (s.o.stats)
+		print_stats(&s, t0);
+	cleanup(&s);
+	MPI_Finalize();
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: the job analysis in two steps (job.c). Step one reads one
+ * rank's report and trace into a plain summary (gs_js_rank): no pointer
+ * into the trace, strings copied into a pool of its own, so that it can be
+ * packed into bytes and sent to another process (gpuscope-mpi). Step two
+ * reduces the summaries of every rank, in rank order, into the job
+ * analysis. `gpuscope analyze` and gpuscope-mpi both take these two steps,
+ * so that their job analyses are the same.
+ *
+ * A summary holds, per GPU of the rank, the numbers of the rank table;
+ * per communicator of the rank (process group name, else stream id), its
+ * collective kernels in start order with what matching needs (arrival,
+ * end, name, message size, the kind and group size the collective
+ * declares, the compute time before it on its GPU); the rank's identity;
+ * its totals (ops, dropped records, streams) and its notes for the text
+ * report. About 100 bytes per GPU, 48 per collective kernel, plus the
+ * strings.
+ */
+#ifndef GS_ANALYZER_JOB_SUM_H
+#define GS_ANALYZER_JOB_SUM_H
+
+#include "report_priv.h"
+
+#define GS_JS_NONE UINT32_MAX /* no string */
+
+struct gs_js_gpu {
+	uint32_t device;
+	uint8_t efficiency_kind; /* enum gs_report_eff */
+	double efficiency;
+	int64_t window_ns, window_start, window_end;
+	int64_t total_ns[GS_CAT_COUNT];
+	uint64_t comm_kernels;
+	int64_t comm_ns, comm_union_ns, comm_exposed_ns;
+};
+
+/* One collective kernel of a rank. */
+struct gs_js_kernel {
+	int64_t start_ns, end_ns;
+	int64_t bytes;          /* message size; -1 when unknown or no collective */
+	int64_t compute_before; /* compute union on its GPU since the previous one */
+	uint32_t name;          /* the collective's name, else the kernel's */
+	uint32_t device;
+	uint32_t group_size; /* the collective's declared group size, 0 */
+	uint8_t has_col;     /* the kernel describes a collective */
+	uint8_t kind_col;    /* kind from the collective's name (0: unknown) */
+	uint8_t kind_op;     /* kind from the kernel's name */
+};
+
+/* The collective kernels of one communicator of the rank. */
+struct gs_js_member {
+	uint32_t group; /* process group name, or GS_JS_NONE: by stream */
+	uint64_t stream_id;
+	uint32_t e0_group_size; /* of the first kernel's collective */
+	uint32_t e0_desc;       /* its group description, or GS_JS_NONE */
+	uint64_t n;
+	struct gs_js_kernel *k;
+};
+
+/* A note of the text report: label ("caution", "warning", "note"). */
+struct gs_js_note {
+	uint32_t label;
+	uint32_t text;
+};
+
+struct gs_js_rank {
+	uint32_t rank;
+	uint32_t clock_group;
+	bool rank_declared;
+	int64_t pid;
+	uint32_t host; /* "" when unknown (never GS_JS_NONE) */
+	uint64_t ops, dropped, streams;
+	struct gs_js_gpu *gpus;
+	uint64_t n_gpus;
+	struct gs_js_member *m;
+	uint64_t n_m;
+	struct gs_js_note *notes;
+	uint64_t n_notes;
+	char *pool; /* NUL-terminated strings; ids are offsets */
+	uint64_t pool_len, pool_cap;
+};
+
+static inline const char *gs_js_str(const struct gs_js_rank *r, uint32_t id)
+{
+	return id == GS_JS_NONE || id >= r->pool_len ? "" : r->pool + id;
+}
+
+/* Step one: the summary of one rank's report (r->t its trace). */
+gs_status gs_js_extract(const struct gs_report *r, struct gs_js_rank **out);
+/* Step two: the job analysis of n summaries, in rank order (taken over,
+ * freed with the analysis, also on failure). */
+gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_groups, size_t top,
+		       struct gs_job_analysis **out);
+void gs_js_free(struct gs_js_rank *r);
+/* gs_report_build_job of the ranks with own[i] only (the others' traces
+ * may be NULL), and no job analysis: a process's share of a job. */
+gs_status gs_report_build_job_own(const struct gs_job *j, const struct gs_report_options *o,
+				  const bool *own, struct gs_report **out);
+/* Bytes of a summary (same architecture on both ends) and back. */
+gs_status gs_js_pack(const struct gs_js_rank *r, char **buf, size_t *len);
+gs_status gs_js_unpack(const char *buf, size_t len, struct gs_js_rank **out);
+/* The summaries the analysis holds, in rank order. */
+const struct gs_js_rank *const *gs_job_analysis_ranks(const struct gs_job_analysis *ja, size_t *n);
+
+/* ---- a job's report written from parts (report_text.c, report_json.c) ----
+ *
+ * `shell` is a job report whose ranks' reports live elsewhere: its inputs,
+ * format, options, job (warnings, ranks, clock groups) and job analysis
+ * (the summaries) are set, its ranks are not. The ranks' sections come
+ * from part(), in rank order, as the bytes gs_report_*_rank_part wrote.
+ */
+struct gs_out;
+/* The notes of one rank's text report, label "caution", "warning", "note". */
+void gs_report_text_notes(const struct gs_report *r,
+			  void (*fn)(void *ctx, const char *label, const char *text), void *ctx);
+gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
+				   gs_status (*part)(void *ctx, size_t i, struct gs_out *o),
+				   void *ctx);
+/* Every device section of one rank. */
+gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank, bool color);
+
+/* JSON: GS_JSON_PARTS parts per rank (loading warnings, trace.ranks row,
+ * devices, waits). part() writes part `part` of rank i to o; when `first`
+ * (the list has no member yet), without the comma the bytes start with;
+ * *any: whether it wrote anything. */
+#define GS_JSON_PARTS 4
+gs_status gs_report_json_job_parts(FILE *f, const struct gs_report *shell,
+				   gs_status (*part)(void *ctx, unsigned part, size_t i,
+						     struct gs_out *o, bool first, bool *any),
+				   void *ctx);
+gs_status gs_report_json_rank_part(FILE *f, const struct gs_report *rank, unsigned part);
+
+#endif /* GS_ANALYZER_JOB_SUM_H */

@@ -1,0 +1,95 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# gpuscope-mpi against gpuscope analyze: 16 generated rank traces analysed
+# by 1, 3 and 4 MPI processes give the same JSON (but options.mpi) and the
+# same text; a truncated rank file is one error line and exit 1, or with
+# --keep-going exit 0 and a report that names it; one process split over
+# inputs of two MPI processes is refused.
+#   run.sh GPUSCOPE GPUSCOPE_MPI GS_BENCH_GEN WORKDIR
+# Exit 77 (skipped) without mpirun or gpuscope-mpi.
+set -u
+GS=$1 MPI=$2 GEN=$3 W=$4
+
+if [ ! -x "$MPI" ]; then
+	echo "skipped: gpuscope-mpi is not built (no MPI found at configure)"
+	exit 77
+fi
+if ! command -v mpirun >/dev/null 2>&1; then
+	echo "skipped: no mpirun on PATH"
+	exit 77
+fi
+# Under ASan (make asan) the MPI library's own allocations that live to
+# the end are not ours to report.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+RUN="mpirun --oversubscribe"
+if [ "$(id -u)" = 0 ]; then
+	RUN="$RUN --allow-run-as-root"
+fi
+fail=0
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+
+rm -rf "$W" && mkdir -p "$W/job" || exit 1
+"$GEN" --job 16 --out-dir "$W/job" --ops-per-rank 400 >/dev/null || exit 1
+rm -f "$W/job/expected.json"
+set -- "$W"/job/rank*.json
+"$GS" analyze --format json "$@" >"$W/ref.json" || bad "gpuscope analyze --format json"
+"$GS" analyze "$@" >"$W/ref.txt" || bad "gpuscope analyze"
+
+# The JSON without its "mpi" member of "options" (and the comma before it).
+strip_mpi() {
+	awk -v want="$2" '
+		/^    "mpi": \{"processes": [0-9]+\}$/ {
+			if ($0 != "    \"mpi\": {\"processes\": " want "}") bad = 1
+			sub(/,$/, "", prev); seen = 1; next
+		}
+		{ if (NR > 1) print prev; prev = $0 }
+		END { print prev; if (!seen || bad) exit 1 }' "$1"
+}
+
+for n in 1 3 4; do
+	$RUN -n $n "$MPI" analyze --format json "$@" >"$W/mpi-$n.json" 2>"$W/mpi-$n.err" ||
+		bad "-n $n --format json: exit $?"
+	if ! strip_mpi "$W/mpi-$n.json" $n >"$W/mpi-$n.stripped"; then
+		bad "-n $n: no options.mpi {\"processes\": $n}"
+	fi
+	cmp "$W/ref.json" "$W/mpi-$n.stripped" || bad "-n $n: JSON differs from gpuscope analyze"
+	$RUN -n $n "$MPI" analyze "$@" >"$W/mpi-$n.txt" 2>>"$W/mpi-$n.err" || bad "-n $n text: exit $?"
+	cmp "$W/ref.txt" "$W/mpi-$n.txt" || bad "-n $n: text differs from gpuscope analyze"
+done
+
+# -o DIR/: the job report and one report per rank.
+$RUN -n 3 "$MPI" analyze --format json -o "$W/out/" "$@" 2>"$W/dir.err" || bad "-o DIR/: exit $?"
+strip_mpi "$W/out/job.json" 3 | cmp - "$W/ref.json" || bad "-o DIR/: job.json differs"
+[ -f "$W/out/rank-00000.json" ] && [ -f "$W/out/rank-00015.json" ] || bad "-o DIR/: rank files"
+
+# A truncated rank file: one error line naming it and its MPI process.
+mkdir -p "$W/bad" && cp "$W"/job/rank*.json "$W/bad/" || exit 1
+head -c 3000 "$W/job/rank7.json" >"$W/bad/rank7.json"
+set -- "$W"/bad/rank*.json
+$RUN -n 4 "$MPI" analyze --format json "$@" >"$W/bad.json" 2>"$W/bad.err"
+rc=$?
+[ $rc = 1 ] || bad "truncated rank file: exit $rc, not 1"
+n_err=$(grep -c '^gpuscope-mpi: error: ' "$W/bad.err")
+[ "$n_err" = 1 ] || bad "truncated rank file: $n_err error lines, not 1"
+grep -q "^gpuscope-mpi: error: $W/bad/rank7.json (MPI process [0-3]): " "$W/bad.err" ||
+	bad "truncated rank file: the error line does not name the file and process"
+$RUN -n 4 "$MPI" analyze --keep-going --format json "$@" >"$W/keep.json" 2>"$W/keep.err"
+rc=$?
+[ $rc = 0 ] || bad "--keep-going: exit $rc, not 0"
+grep -q "\"message\": \"$W/bad/rank7.json (MPI process [0-3]) could not be read: " "$W/keep.json" ||
+	bad "--keep-going: the report does not name the file"
+grep -q '"ops": 6000,' "$W/keep.json" || bad "--keep-going: not the other 15 ranks' ops"
+
+# One process in two inputs (a copy of rank 0) read by two MPI processes.
+cp "$W/job/rank0.json" "$W/rank0-again.json"
+$RUN -n 2 "$MPI" analyze "$W/job/rank0.json" "$W/rank0-again.json" >/dev/null 2>"$W/split.err"
+rc=$?
+[ $rc = 1 ] || bad "one process in two inputs: exit $rc, not 1"
+grep -q "^gpuscope-mpi: error: .* are one process .*does not join one process split" \
+	"$W/split.err" || bad "one process in two inputs: no error saying so"
+
+[ $fail = 0 ] && echo "ok: gpuscope-mpi -n 1, 3, 4 equal gpuscope analyze; failures as documented"
+exit $fail

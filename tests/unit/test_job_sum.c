@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The job report written from parts, as gpuscope-mpi writes it (each
+ * rank's summary packed into bytes and unpacked, the analysis reduced from
+ * them, each rank's sections rendered on their own) equals the one
+ * gs_report_write_json / _text writes of the same job, byte for byte; and a
+ * summary holds exactly what its rank's collectives are.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <gpuscope/analyzer.h>
+#include <gpuscope/import.h>
+
+#include "job.h"
+#include "job_sum.h"
+#include "out.h"
+#include "report_priv.h"
+
+#define RANKS 5
+
+struct fixture {
+	char dir[64];
+	char *paths[RANKS];
+	struct gs_job *job;
+	struct gs_report *whole;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct gs_bench_job_options o = {.ranks = RANKS,
+					 .ops_per_rank = 300,
+					 .straggler = 3,
+					 .threads = 1};
+	struct gs_bench_job_summary sum;
+	struct gs_report_options ro = {0};
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/gs-test-job-sum-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	assert_int_equal(gs_bench_job_generate(&o, f->dir, &sum), GS_OK);
+	for (int r = 0; r < RANKS; r++) {
+		f->paths[r] = malloc(128);
+		snprintf(f->paths[r], 128, "%s/rank%d.json", f->dir, r);
+	}
+	assert_int_equal(gs_job_load((const char *const *)f->paths, RANKS, NULL, &f->job, NULL,
+				     NULL),
+			 GS_OK);
+	ro.inputs = (const char *const *)f->paths;
+	ro.n_inputs = RANKS;
+	ro.format = "kineto";
+	assert_int_equal(gs_report_build_job(f->job, &ro, &f->whole), GS_OK);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[128];
+
+	gs_report_destroy(f->whole);
+	gs_job_destroy(f->job);
+	for (int r = 0; r < RANKS; r++)
+		free(f->paths[r]);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+/* The shell of the job (no ranks) with the analysis reduced from packed
+ * and unpacked summaries. */
+static struct gs_report *shell_of(struct fixture *f)
+{
+	struct gs_report_options ro = {0};
+	bool none[RANKS] = {false};
+	struct gs_report *shell = NULL;
+	struct gs_js_rank **sums =
+		calloc(RANKS, sizeof(*sums)); /* NOLINT(bugprone-sizeof-expression): pointers */
+
+	assert_non_null(sums);
+	ro.inputs = (const char *const *)f->paths;
+	ro.n_inputs = RANKS;
+	ro.format = "kineto";
+	assert_int_equal(gs_report_build_job_own(f->job, &ro, none, &shell), GS_OK);
+	assert_int_equal(shell->n_ranks, 0);
+	for (size_t i = 0; i < RANKS; i++) {
+		struct gs_js_rank *x = NULL;
+		char *buf = NULL;
+		size_t len = 0;
+
+		assert_int_equal(gs_js_extract(f->whole->ranks[i], &x), GS_OK);
+		assert_int_equal(gs_js_pack(x, &buf, &len), GS_OK);
+		gs_js_free(x);
+		/* Cut short, the bytes are refused. */
+		assert_int_equal(gs_js_unpack(buf, len - 1, &x), GS_ERR_FORMAT);
+		gs_error_clear();
+		assert_int_equal(gs_js_unpack(buf, len, &sums[i]), GS_OK);
+		free(buf);
+	}
+	assert_int_equal(gs_js_reduce(sums, RANKS, f->job->n_clock_groups, 0, &shell->ja), GS_OK);
+	return shell;
+}
+
+static char *slurp(void (*write)(FILE *, void *), void *arg, size_t *len)
+{
+	char *p = NULL;
+	FILE *m = open_memstream(&p, len);
+
+	assert_non_null(m);
+	write(m, arg);
+	assert_int_equal(fclose(m), 0);
+	return p;
+}
+
+struct parts {
+	struct fixture *f;
+	struct gs_report *shell;
+};
+
+static gs_status json_part(void *ctx, unsigned part, size_t i, struct gs_out *o, bool first,
+			   bool *any)
+{
+	struct parts *p = ctx;
+	size_t len, skip;
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	assert_int_equal(gs_report_json_rank_part(m, p->f->whole->ranks[i], part), GS_OK);
+	assert_int_equal(fclose(m), 0);
+	skip = first && len && buf[0] == ',';
+	fwrite(buf + skip, 1, len - skip, o->f);
+	*any = len > 0;
+	free(buf);
+	return GS_OK;
+}
+
+static gs_status text_part(void *ctx, size_t i, struct gs_out *o)
+{
+	struct parts *p = ctx;
+
+	return gs_report_text_rank_part(o->f, p->f->whole->ranks[i], false);
+}
+
+static void w_json_whole(FILE *m, void *arg)
+{
+	assert_int_equal(gs_report_write_json(m, arg), GS_OK);
+}
+
+static void w_text_whole(FILE *m, void *arg)
+{
+	assert_int_equal(gs_report_write_text(m, arg), GS_OK);
+}
+
+static void w_json_parts(FILE *m, void *arg)
+{
+	struct parts *p = arg;
+
+	assert_int_equal(gs_report_json_job_parts(m, p->shell, json_part, p), GS_OK);
+}
+
+static void w_text_parts(FILE *m, void *arg)
+{
+	struct parts *p = arg;
+
+	assert_int_equal(gs_report_text_job_parts(m, p->shell, text_part, p), GS_OK);
+}
+
+static void test_parts_equal_whole(void **state)
+{
+	struct fixture *f = *state;
+	struct parts p = {f, shell_of(f)};
+	size_t la, lb;
+	char *a, *b;
+
+	a = slurp(w_json_whole, f->whole, &la);
+	b = slurp(w_json_parts, &p, &lb);
+	assert_true(la > 1000);
+	assert_int_equal(la, lb);
+	assert_memory_equal(a, b, la);
+	assert_non_null(strstr(a, "\"straggler\""));
+	free(a);
+	free(b);
+	a = slurp(w_text_whole, f->whole, &la);
+	b = slurp(w_text_parts, &p, &lb);
+	assert_int_equal(la, lb);
+	assert_memory_equal(a, b, la);
+	free(a);
+	free(b);
+	/* options.mpi only when set. */
+	p.shell->mpi_processes = 3;
+	b = slurp(w_json_parts, &p, &lb);
+	assert_non_null(strstr(b, "\"mpi\": {\"processes\": 3}"));
+	a = slurp(w_json_whole, f->whole, &la);
+	assert_null(strstr(a, "\"mpi\""));
+	free(a);
+	free(b);
+	gs_report_destroy(p.shell);
+}
+
+/* A summary: one GPU row, one communicator (process group "0") whose
+ * kernels are the rank's collective kernels in start order. */
+static void test_summary_content(void **state)
+{
+	struct fixture *f = *state;
+	const struct gs_report *r = f->whole->ranks[2];
+	struct gs_js_rank *x = NULL;
+	size_t n_ops;
+	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+	uint64_t colls = 0;
+
+	assert_int_equal(gs_js_extract(r, &x), GS_OK);
+	assert_int_equal(x->rank, 2);
+	assert_int_equal(x->n_gpus, 1);
+	assert_int_equal(x->ops, n_ops);
+	assert_int_equal(x->n_m, 1);
+	assert_string_equal(gs_js_str(x, x->m[0].group), "0");
+	for (size_t i = 0; i < n_ops; i++)
+		colls += ops[i].kind == GS_OP_KERNEL && gs_trace_op_collective(r->t, &ops[i]);
+	assert_int_equal(x->m[0].n, colls);
+	for (size_t k = 1; k < x->m[0].n; k++)
+		assert_true(x->m[0].k[k - 1].start_ns <= x->m[0].k[k].start_ns);
+	assert_string_equal(gs_js_str(x, x->m[0].k[0].name), "allreduce");
+	/* 2^23 Float elements. */
+	assert_int_equal(x->m[0].k[0].bytes, 4 * (1 << 23));
+	gs_js_free(x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parts_equal_whole),
+		cmocka_unit_test(test_summary_content),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
