@@ -685,7 +685,8 @@ static gs_status attribute_idle(struct bd *b, struct gs_breakdown *out)
 			gs_status rc = credit_host_calls(b, call, a, a + hb, i);
 
 			if (!rc)
-				rc = gs_vec_grow((void **)&b->hb, &b->cap_hb, b->n_hb + 1, sizeof(*b->hb));
+				rc = gs_vec_grow((void **)&b->hb, &b->cap_hb, b->n_hb + 1,
+						 sizeof(*b->hb));
 			if (rc)
 				return rc;
 			b->hb[b->n_hb++] = (struct gs_host_interval){.start_ns = a,

@@ -16,8 +16,9 @@
  * pieces that overlap it (and, for a wait piece, the busy pieces of its
  * process that overlap that). O((R + n) log R) in all.
  */
-#include "analyzer_priv.h"
 #include <gpuscope/u64map.h>
+
+#include "analyzer_priv.h"
 
 #include <ctype.h>
 #include <limits.h>

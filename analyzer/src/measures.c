@@ -8,9 +8,10 @@
  * cost is a few linear passes and merges of sorted runs; the allocations
  * are a fixed number of arrays per device, none per op.
  */
+#include <gpuscope/u64map.h>
+
 #include "analyzer_priv.h"
 #include "report_priv.h"
-#include <gpuscope/u64map.h>
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,8 +12,8 @@
  * Complexity: linear in the rows printed, plus O(segments) for the
  * timeline bar.
  */
-#include "measures_priv.h"
 #include "job_sum.h"
+#include "measures_priv.h"
 #include "report_priv.h"
 
 #include <stdlib.h>
