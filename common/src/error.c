@@ -98,9 +98,3 @@ const char *gs_error_format(char *buf, size_t size)
 		snprintf(buf, size, "unknown error");
 	return buf;
 }
-
-gs_status gs_nomem(void)
-{
-	gs_error_append("out of memory");
-	return GS_ERR_NOMEM;
-}

@@ -384,7 +384,7 @@ static enum frame_result read_frame(struct gs_reader *r, uint64_t off, struct fr
 		}
 	}
 	if (gs_vec_reserve((void **)&r->cbuf, &r->cbuf_cap, f->comp_len ? f->comp_len : 1, 1)) {
-		gs_nomem();
+		gs_error_append("out of memory");
 		return FRAME_IOERR;
 	}
 	n = read_at(r, off + GS_CHUNK_HEADER_LEN, r->cbuf, f->comp_len);

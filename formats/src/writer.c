@@ -931,7 +931,7 @@ static gs_status build_and_write(struct gs_writer *w, uint16_t type, uint64_t to
 	rc = write_chunk(w, type, &msg, (uint32_t)w->pending);
 out:
 	if (rc == GS_ERR_NOMEM && gs_error_count() == 0)
-		gs_nomem();
+		gs_error_append("out of memory");
 	free(strs);
 	free(streams);
 	free(msg.streams);

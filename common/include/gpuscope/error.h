@@ -58,9 +58,10 @@ const char *gs_error_message(int index);
  */
 const char *gs_error_format(char *buf, size_t size);
 
-/* Append "out of memory" and return GS_ERR_NOMEM: the one way every
- * library reports a failed allocation. */
-gs_status gs_nomem(void);
+/* Append "out of memory" (with the caller's place) and give GS_ERR_NOMEM:
+ * the one way every library reports a failed allocation. A macro, so that
+ * the compiler sees the status is an error at every call. */
+#define gs_nomem() (gs_error_append("out of memory"), GS_ERR_NOMEM)
 
 #ifdef __cplusplus
 }
