@@ -540,9 +540,10 @@ static void progress(struct state *s, const char *fmt, ...)
  * (every process returns the same). */
 static int load_phase(struct state *s, char **all_out, int **counts_out, int **displs_out)
 {
+	/* Host ranges are kept, as gpuscope analyze keeps them: host-bound
+	 * idle is attributed to them. */
 	struct gs_load_options lo = {.reader_flags = s->o.salvage ? GS_READER_SALVAGE : 0,
-				     .load_flags = GS_LOAD_SKIP_RANGES |
-						   (s->n > 1 ? GS_LOAD_NAME_WARNINGS : 0)};
+				     .load_flags = s->n > 1 ? GS_LOAD_NAME_WARNINGS : 0};
 	struct buf b = {0};
 	int failed = 0, len, *counts, *displs, total = 0;
 	char *all;
