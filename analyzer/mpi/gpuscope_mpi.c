@@ -512,6 +512,10 @@ struct state {
 	struct gs_report *shell;
 	bool progress;
 	bool color; /* text: ANSI colour */
+	/* HTML: the page's layout and each rank's first GPU on it, decided at
+	 * the root from the summaries and broadcast. */
+	struct gs_html_layout html;
+	uint64_t *html_di0;
 	uint64_t bytes_read;
 	size_t n_inputs_mine;
 };
@@ -536,9 +540,10 @@ static void progress(struct state *s, const char *fmt, ...)
  * (every process returns the same). */
 static int load_phase(struct state *s, char **all_out, int **counts_out, int **displs_out)
 {
+	/* Host ranges are kept, as gpuscope analyze keeps them: host-bound
+	 * idle is attributed to them. */
 	struct gs_load_options lo = {.reader_flags = s->o.salvage ? GS_READER_SALVAGE : 0,
-				     .load_flags = GS_LOAD_SKIP_RANGES |
-						   (s->n > 1 ? GS_LOAD_NAME_WARNINGS : 0)};
+				     .load_flags = s->n > 1 ? GS_LOAD_NAME_WARNINGS : 0};
 	struct buf b = {0};
 	int failed = 0, len, *counts, *displs, total = 0;
 	char *all;
@@ -928,8 +933,11 @@ static char *render(struct state *s, size_t i, int kind, unsigned part, size_t *
 	if (!f) {
 		die("out of memory");
 	}
-	st = kind == TAG_TEXT ? gs_report_text_rank_part(f, r, s->color) :
-				gs_report_json_rank_part(f, r, part);
+	st = kind == TAG_TEXT ?
+		     gs_report_text_rank_part(f, r, s->color) :
+	     kind == TAG_HTML ?
+		     gs_report_html_rank_part(f, r, &s->html, (size_t)s->html_di0[i], part) :
+		     gs_report_json_rank_part(f, r, part);
 	if (fclose(f) != 0 || st != GS_OK) {
 		char msg[GS_ERROR_MSG_MAX * 2];
 
@@ -981,11 +989,73 @@ static gs_status json_part(void *ctx, unsigned part, size_t i, struct gs_out *o,
 	return GS_OK;
 }
 
+static gs_status html_part(void *ctx, unsigned part, size_t i, struct gs_out *o)
+{
+	struct state *s = ((struct part_ctx *)ctx)->s;
+	size_t len;
+	char *p = section(s, i, TAG_HTML, part, &len);
+
+	if (len && fwrite(p, 1, len, o->f) != len && !o->failed) {
+		o->failed = true;
+		o->err = errno;
+	}
+	free(p);
+	if (part == GS_HTML_PARTS - 1)
+		progress(s, "gpuscope-mpi: writing: rank %zu of %zu", i + 1, s->j.n_ranks);
+	return GS_OK;
+}
+
+/*
+ * HTML: the page's drawing resolution depends on every rank's load, and a
+ * rank's GPU sections on how many GPUs the ranks before it have; the root
+ * decides both from the summaries and every process gets them, so that
+ * each renders its ranks' parts as the single-process page has them.
+ */
+static void share_html_layout(struct state *s)
+{
+	size_t n = s->j.n_ranks;
+	uint64_t *v = calloc(n + 2, sizeof(*v));
+
+	s->html_di0 = calloc(n ? n : 1, sizeof(*s->html_di0));
+	if (!v || !s->html_di0)
+		die("out of memory");
+	if (me == 0) {
+		size_t n_sums = 0;
+		const struct gs_js_rank *const *sums = gs_job_analysis_ranks(s->shell->ja, &n_sums);
+		uint64_t di = 0;
+
+		s->html = gs_report_html_job_layout(s->shell);
+		v[0] = s->html.exact;
+		v[1] = s->html.bins;
+		for (size_t i = 0; i < n && i < n_sums; i++) {
+			v[2 + i] = di;
+			di += sums[i]->n_gpus;
+		}
+	}
+	MPI_Bcast(v, (int)(n + 2), MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	s->html.exact = v[0];
+	s->html.bins = v[1];
+	memcpy(s->html_di0, v + 2, n * sizeof(*v));
+	free(v);
+}
+
 /* A non-root process: its ranks' sections, in the order the root asks. */
 static void serve_sections(struct state *s)
 {
 	size_t len;
 	char *p;
+
+	if (s->o.format == F_HTML) {
+		for (unsigned part = 0; part < GS_HTML_PARTS; part++)
+			for (size_t i = 0; i < s->j.n_ranks; i++) {
+				if (s->rank_owner[i] != me)
+					continue;
+				p = render(s, i, TAG_HTML, part, &len);
+				send_root(p, len, TAG_HTML + (int)part);
+				free(p);
+			}
+		return;
+	}
 
 	if (s->o.format == F_TEXT) {
 		for (size_t i = 0; i < s->j.n_ranks; i++) {
@@ -1197,17 +1267,8 @@ static int run(struct state *s)
 		if (agree(st))
 			return 1;
 	}
-	if (s->o.format == F_HTML && s->j.n_ranks > 1) {
-		if (me == 0 && dir)
-			fprintf(stderr,
-				"gpuscope-mpi: warning: %sjob.html is not written: the job's HTML "
-				"page is not made by gpuscope-mpi yet (the ranks' pages are)\n",
-				s->o.output);
-		else if (me == 0)
-			errorf("--format html of a job is not written by gpuscope-mpi yet: use "
-			       "--format json or text, or -o DIR/ for each rank's HTML page");
-		return dir ? 0 : 1;
-	}
+	if (s->o.format == F_HTML && s->j.n_ranks > 1)
+		share_html_layout(s);
 	if (s->j.n_ranks == 1) {
 		/* One rank: its own report, as gpuscope analyze writes it. */
 		if (s->rank_owner[0] == me && me != 0) {
@@ -1261,6 +1322,8 @@ static int run(struct state *s)
 			ws = write_whole(f, s->o.format, s->shell);
 		} else if (s->o.format == F_JSON) {
 			ws = gs_report_json_job_parts(f, s->shell, json_part, &pc);
+		} else if (s->o.format == F_HTML) {
+			ws = gs_report_html_job_parts(f, s->shell, &s->html, html_part, &pc);
 		} else {
 			ws = gs_report_text_job_parts(f, s->shell, text_part, &pc);
 		}
@@ -1299,6 +1362,7 @@ static void cleanup(struct state *s)
 	free(s->owner);
 	free(s->rank_owner);
 	free(s->mine_at);
+	free(s->html_di0);
 	for (size_t i = 0; i < s->n; i++)
 		free(s->paths[i]);
 	free(s->paths);

@@ -923,6 +923,7 @@ gs_status gs_js_extract(const struct gs_report *r, struct gs_js_rank **out)
 	s->dropped = gs_trace_dropped(r->t);
 	gs_trace_streams(r->t, &n);
 	s->streams = n;
+	gs_report_html_rank_load(r, &s->html_ops, &s->html_lanes);
 	s->gpus = calloc(r->n_dev ? r->n_dev : 1, sizeof(*s->gpus));
 	busy = calloc(r->n_dev ? r->n_dev : 1, sizeof(*busy));
 	if (rc == GS_OK && (!s->gpus || !busy))

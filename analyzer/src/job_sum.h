@@ -13,8 +13,8 @@
  * collective kernels in start order with what matching needs (arrival,
  * end, name, message size, the kind and group size the collective
  * declares, the compute time before it on its GPU); the rank's identity;
- * its totals (ops, dropped records, streams) and its notes for the text
- * report. About 100 bytes per GPU, 48 per collective kernel, plus the
+ * its totals (ops, dropped records, streams), its notes for the text
+ * report and its load on the HTML page (ops and lanes drawn). About 100 bytes per GPU, 48 per collective kernel, plus the
  * strings.
  */
 #ifndef GS_ANALYZER_JOB_SUM_H
@@ -70,6 +70,7 @@ struct gs_js_rank {
 	int64_t pid;
 	uint32_t host; /* "" when unknown (never GS_JS_NONE) */
 	uint64_t ops, dropped, streams;
+	uint64_t html_ops, html_lanes; /* the rank's load on the HTML page */
 	struct gs_js_gpu *gpus;
 	uint64_t n_gpus;
 	struct gs_js_member *m;
@@ -129,5 +130,29 @@ gs_status gs_report_json_job_parts(FILE *f, const struct gs_report *shell,
 						     struct gs_out *o, bool first, bool *any),
 				   void *ctx);
 gs_status gs_report_json_rank_part(FILE *f, const struct gs_report *rank, unsigned part);
+
+/* HTML (report_html.c). The drawing resolution of a page is decided from
+ * the load of all its ranks: each rank's ops on its reported devices and
+ * lanes drawn (gs_report_html_rank_load, kept in its summary). */
+struct gs_html_layout {
+	uint64_t exact; /* every op drawn one by one, else binned */
+	uint64_t bins;  /* slices per lane when binned */
+};
+void gs_report_html_rank_load(const struct gs_report *rank, uint64_t *ops, uint64_t *lanes);
+struct gs_html_layout gs_report_html_layout(uint64_t ops, uint64_t lanes);
+/* The layout of a shell's page, from the summaries of its job analysis. */
+struct gs_html_layout gs_report_html_job_layout(const struct gs_report *shell);
+/* GS_HTML_PARTS parts per rank: its warnings (items of the page's notes)
+ * and its GPUs' sections. part() writes part `part` of rank i to o, the
+ * bytes gs_report_html_rank_part wrote with the same layout; `di0` is the
+ * index of the rank's first GPU on the page (the GPUs of the ranks before
+ * it). */
+#define GS_HTML_PARTS 2
+gs_status
+gs_report_html_job_parts(FILE *f, const struct gs_report *shell, const struct gs_html_layout *L,
+			 gs_status (*part)(void *ctx, unsigned part, size_t i, struct gs_out *o),
+			 void *ctx);
+gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
+				   const struct gs_html_layout *L, size_t di0, unsigned part);
 
 #endif /* GS_ANALYZER_JOB_SUM_H */

@@ -31,6 +31,7 @@
  * over the ops of each drawn lane, O(bins) per lane, O(segments) for the
  * band, linear in the rows of the tables.
  */
+#include "job_sum.h"
 #include "measures_priv.h"
 #include "report_priv.h"
 
@@ -1755,6 +1756,48 @@ static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t
 	return GS_OK;
 }
 
+void gs_report_html_rank_load(const struct gs_report *r, uint64_t *ops, uint64_t *lanes)
+{
+	*ops = 0;
+	*lanes = 0;
+	for (size_t i = 0; i < r->n_dev; i++) {
+		size_t n = 0;
+
+		*ops += r->dev[i].ops;
+		for (size_t k = 0; k < r->dev[i].n_streams; k++)
+			if (r->dev[i].streams[k].ops)
+				n++;
+		*lanes += 2 * (n < LANES_MAX ? n : LANES_MAX) + 1;
+	}
+}
+
+struct gs_html_layout gs_report_html_layout(uint64_t ops, uint64_t lanes)
+{
+	struct gs_html_layout L;
+
+	L.exact = ops <= EXACT_OPS;
+	L.bins = lanes ? CELL_BUDGET / lanes : BINS_MAX;
+	if (L.bins > BINS_MAX)
+		L.bins = BINS_MAX;
+	if (L.bins < BINS_MIN)
+		L.bins = BINS_MIN;
+	return L;
+}
+
+struct gs_html_layout gs_report_html_job_layout(const struct gs_report *shell)
+{
+	size_t n = 0;
+	const struct gs_js_rank *const *sums = shell->ja ? gs_job_analysis_ranks(shell->ja, &n) :
+							   NULL;
+	uint64_t ops = 0, lanes = 0;
+
+	for (size_t i = 0; sums && i < n; i++) {
+		ops += sums[i]->html_ops;
+		lanes += sums[i]->html_lanes;
+	}
+	return gs_report_html_layout(ops, lanes);
+}
+
 /* Drawing resolution for the whole page (see the top of the file). */
 static void pick_resolution(struct hw *w)
 {
@@ -1762,45 +1805,79 @@ static void pick_resolution(struct hw *w)
 	const struct gs_report *const *reps =
 		job->job ? (const struct gs_report *const *)job->ranks : &job;
 	size_t n_reps = job->job ? job->n_ranks : 1;
-	uint64_t ops = 0;
-	size_t lanes = 0, i, k;
+	uint64_t ops = 0, lanes = 0;
+	struct gs_html_layout L;
 
 	for (size_t x = 0; x < n_reps; x++) {
-		const struct gs_report *r = reps[x];
+		uint64_t o, l;
 
-		for (i = 0; i < r->n_dev; i++) {
-			size_t n = 0;
-
-			ops += r->dev[i].ops;
-			for (k = 0; k < r->dev[i].n_streams; k++)
-				if (r->dev[i].streams[k].ops)
-					n++;
-			lanes += 2 * (n < LANES_MAX ? n : LANES_MAX) + 1;
-		}
+		gs_report_html_rank_load(reps[x], &o, &l);
+		ops += o;
+		lanes += l;
 	}
-	w->exact = ops <= EXACT_OPS;
-	w->bins = lanes ? CELL_BUDGET / lanes : BINS_MAX;
-	if (w->bins > BINS_MAX)
-		w->bins = BINS_MAX;
-	if (w->bins < BINS_MIN)
-		w->bins = BINS_MIN;
+	L = gs_report_html_layout(ops, lanes);
+	w->exact = L.exact;
+	w->bins = (size_t)L.bins;
+}
+
+/*
+ * A job's page is written from parts: the head and the job section from
+ * the job report alone, and per rank, in rank order, its warnings (part 0,
+ * in the head's notes) and its GPUs' sections (part 1). The ranks' numbers
+ * the head needs (ops, GPUs) come from the ranks' reports when the report
+ * holds them, else from the summaries of its job analysis (a shell's);
+ * both are the same numbers.
+ */
+typedef gs_status (*h_part_fn)(void *ctx, unsigned part, size_t i, struct gs_out *o);
+
+static size_t hj_n(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t n)
+{
+	return sums ? n : r->n_ranks;
+}
+
+static uint32_t hj_rank(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t i)
+{
+	return sums ? sums[i]->rank : r->ranks[i]->rank;
+}
+
+static size_t hj_n_dev(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t i)
+{
+	return sums ? (size_t)sums[i]->n_gpus : r->ranks[i]->n_dev;
+}
+
+static uint32_t hj_device(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t i,
+			  size_t k)
+{
+	return sums ? sums[i]->gpus[k].device : r->ranks[i]->dev[k].device;
+}
+
+static uint64_t hj_ops(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t i)
+{
+	size_t n;
+
+	if (sums)
+		return sums[i]->ops;
+	gs_trace_ops(r->ranks[i]->t, &n);
+	return n;
 }
 
 /* The page of a job of two or more ranks: its notes, the job, then every
  * GPU of every rank, each section as for one process. */
-static gs_status h_job(struct hw *w, const struct gs_report *r)
+static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, void *ctx)
 {
 	const struct gs_job *j = r->job;
-	char line[GS_ERROR_MSG_MAX + 96], msg[GS_ERROR_MSG_MAX + 64], title[512];
-	size_t ops = 0, gpus = 0, i, k, di = 0;
+	const struct gs_js_rank *const *sums = NULL;
+	char title[512];
+	size_t n_sums = 0, n, gpus = 0, i, k, di = 0;
+	uint64_t ops = 0;
 	gs_status st = GS_OK;
 
-	for (i = 0; i < r->n_ranks; i++) {
-		size_t n;
-
-		gs_trace_ops(r->ranks[i]->t, &n);
-		ops += n;
-		gpus += r->ranks[i]->n_dev;
+	if (!r->n_ranks && r->ja)
+		sums = gs_job_analysis_ranks(r->ja, &n_sums);
+	n = hj_n(r, sums, n_sums);
+	for (i = 0; i < n; i++) {
+		ops += hj_ops(r, sums, i);
+		gpus += hj_n_dev(r, sums, i);
 	}
 	gs_out_puts(&w->o,
 		    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -1813,8 +1890,8 @@ static gs_status h_job(struct hw *w, const struct gs_report *r)
 		    "</head>\n<body>\n<header>\n<h1>gpuscope analyze</h1>\n<p class=\"meta\">");
 	gs_out_printf(&w->o, "%zu input%s (", r->n_inputs, r->n_inputs == 1 ? "" : "s");
 	h_text(w, r->format && *r->format ? r->format : "?", 40);
-	gs_out_printf(&w->o, "), %zu ranks, %zu GPU%s with ops, %zu ops</p>\n", j->n_ranks, gpus,
-		      gpus == 1 ? "" : "s", ops);
+	gs_out_printf(&w->o, "), %zu ranks, %zu GPU%s with ops, %llu ops</p>\n", j->n_ranks, gpus,
+		      gpus == 1 ? "" : "s", (unsigned long long)ops);
 	gs_out_puts(&w->o, "<ul class=\"notes\" id=\"notes\">\n");
 	/* A thousand ranks: the first inputs, and how many more. */
 	for (i = 0; i < r->n_inputs && i < 4; i++) {
@@ -1829,39 +1906,113 @@ static gs_status h_job(struct hw *w, const struct gs_report *r)
 		h_text(w, j->warnings[i], 0);
 		gs_out_puts(&w->o, "</li>\n");
 	}
-	for (i = 0; i < r->n_ranks; i++) {
-		const struct gs_warning *warn = gs_trace_warnings(r->ranks[i]->t, &k);
-
-		for (size_t x = 0; x < k; x++) {
-			snprintf(line, sizeof(line), "rank %u: %s", r->ranks[i]->rank,
-				 gs_warning_format(&warn[x], msg, sizeof(msg)));
-			gs_out_puts(&w->o, "<li><b>warning:</b> ");
-			h_text(w, line, 0);
-			gs_out_puts(&w->o, "</li>\n");
-		}
-	}
+	for (i = 0; i < n && st == GS_OK; i++)
+		st = part(ctx, 0, i, &w->o);
 	gs_out_puts(&w->o, "</ul>\n<nav>");
-	for (i = 0; i < r->n_ranks; i++)
-		for (k = 0; k < r->ranks[i]->n_dev; k++) {
+	for (i = 0; i < n; i++)
+		for (k = 0; k < hj_n_dev(r, sums, i); k++) {
 			gs_out_printf(&w->o, "<a href=\"#dev-%zu\">", di++);
-			snprintf(title, sizeof(title), "rank %u GPU %u", r->ranks[i]->rank,
-				 r->ranks[i]->dev[k].device);
+			snprintf(title, sizeof(title), "rank %u GPU %u", hj_rank(r, sums, i),
+				 hj_device(r, sums, i, k));
 			h_text(w, title, 0);
 			gs_out_puts(&w->o, "</a>");
 		}
 	gs_out_puts(&w->o, "</nav>\n</header>\n");
 	gs_job_analysis_write_html(&w->o, r);
-	di = 0;
-	for (i = 0; i < r->n_ranks && st == GS_OK && !w->o.failed; i++) {
-		w->r = r->ranks[i];
-		w->t = w->r->t;
-		w->ops = gs_trace_ops(w->t, &w->n_ops);
-		w->streams = gs_trace_streams(w->t, &w->n_streams);
-		for (k = 0; k < w->r->n_dev && st == GS_OK && !w->o.failed; k++)
-			st = h_device(w, &w->r->dev[k], di++);
-	}
-	w->r = r;
+	for (i = 0; i < n && st == GS_OK && !w->o.failed; i++)
+		st = part(ctx, 1, i, &w->o);
+	gs_out_puts(&w->o, script_body);
+	gs_out_puts(&w->o, "</body>\n</html>\n");
 	return st;
+}
+
+/* Part `part` of one rank of a job (see h_job); `di0` the index of its
+ * first GPU on the page. */
+static gs_status h_rank_part(struct hw *w, const struct gs_report *rank, size_t di0, unsigned part)
+{
+	char line[GS_ERROR_MSG_MAX + 96], msg[GS_ERROR_MSG_MAX + 64];
+	gs_status st = GS_OK;
+	size_t n;
+
+	w->r = rank;
+	w->t = rank->t;
+	w->ops = gs_trace_ops(w->t, &w->n_ops);
+	w->streams = gs_trace_streams(w->t, &w->n_streams);
+	if (part == 0) {
+		const struct gs_warning *warn = gs_trace_warnings(rank->t, &n);
+
+		for (size_t x = 0; x < n; x++) {
+			snprintf(line, sizeof(line), "rank %u: %s", rank->rank,
+				 gs_warning_format(&warn[x], msg, sizeof(msg)));
+			gs_out_puts(&w->o, "<li><b>warning:</b> ");
+			h_text(w, line, 0);
+			gs_out_puts(&w->o, "</li>\n");
+		}
+		return GS_OK;
+	}
+	for (size_t k = 0; k < rank->n_dev && st == GS_OK && !w->o.failed; k++)
+		st = h_device(w, &rank->dev[k], di0 + k);
+	return st;
+}
+
+/* The parts of a job whose ranks' reports this report holds. */
+struct h_own {
+	struct hw *w;
+	const struct gs_report *job;
+	size_t di; /* the next rank's first GPU, as part 1 goes in rank order */
+};
+
+static gs_status h_own_part(void *ctx, unsigned part, size_t i, struct gs_out *o)
+{
+	struct h_own *c = ctx;
+	const struct gs_report *rank = c->job->ranks[i];
+	gs_status st;
+
+	(void)o; /* c->w->o */
+	st = h_rank_part(c->w, rank, c->di, part);
+	if (part == 1)
+		c->di += rank->n_dev;
+	c->w->r = c->job;
+	return st;
+}
+
+gs_status
+gs_report_html_job_parts(FILE *f, const struct gs_report *shell, const struct gs_html_layout *L,
+			 gs_status (*part)(void *ctx, unsigned part, size_t i, struct gs_out *o),
+			 void *ctx)
+{
+	struct hw w;
+	gs_status st;
+
+	memset(&w, 0, sizeof(w));
+	gs_out_init(&w.o, f);
+	w.r = shell;
+	w.exact = L->exact != 0;
+	w.bins = (size_t)L->bins;
+	st = h_job(&w, shell, part, ctx);
+	if (st != GS_OK) {
+		gs_out_finish(&w.o);
+		return st;
+	}
+	return gs_out_finish(&w.o);
+}
+
+gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
+				   const struct gs_html_layout *L, size_t di0, unsigned part)
+{
+	struct hw w;
+	gs_status st;
+
+	memset(&w, 0, sizeof(w));
+	gs_out_init(&w.o, f);
+	w.exact = L->exact != 0;
+	w.bins = (size_t)L->bins;
+	st = h_rank_part(&w, rank, di0, part);
+	if (st != GS_OK) {
+		gs_out_finish(&w.o);
+		return st;
+	}
+	return gs_out_finish(&w.o);
 }
 
 gs_status gs_report_write_html(FILE *f, const struct gs_report *r)
@@ -1878,12 +2029,12 @@ gs_status gs_report_write_html(FILE *f, const struct gs_report *r)
 		return gs_report_write_html(f, r->ranks[0]);
 	memset(&w, 0, sizeof(w));
 	if (r->job) {
+		struct h_own c = {&w, r, 0};
+
 		gs_out_init(&w.o, f);
 		w.r = r;
 		pick_resolution(&w);
-		st = h_job(&w, r);
-		gs_out_puts(&w.o, script_body);
-		gs_out_puts(&w.o, "</body>\n</html>\n");
+		st = h_job(&w, r, h_own_part, &c);
 		if (st != GS_OK) {
 			gs_out_finish(&w.o);
 			return st;

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # gpuscope-mpi against gpuscope analyze: 16 generated rank traces analysed
-# by 1, 3 and 4 MPI processes give the same JSON (but options.mpi) and the
-# same text; a truncated rank file is one error line and exit 1, or with
+# by 1, 3 and 4 MPI processes give the same JSON (but options.mpi), the
+# same text and the same HTML page (byte for byte: the page shows no
+# options.mpi); -o DIR/ writes DIR/job.EXT and each rank's report; a truncated rank file is one error line and exit 1, or with
 # --keep-going exit 0 and a report that names it; one process split over
 # inputs of two MPI processes is refused.
 #   run.sh GPUSCOPE GPUSCOPE_MPI GS_BENCH_GEN WORKDIR
@@ -37,6 +38,7 @@ rm -f "$W/job/expected.json"
 set -- "$W"/job/rank*.json
 "$GS" analyze --format json "$@" >"$W/ref.json" || bad "gpuscope analyze --format json"
 "$GS" analyze "$@" >"$W/ref.txt" || bad "gpuscope analyze"
+"$GS" analyze --format html "$@" >"$W/ref.html" || bad "gpuscope analyze --format html"
 
 # The JSON without its "mpi" member of "options" (and the comma before it).
 strip_mpi() {
@@ -58,12 +60,21 @@ for n in 1 3 4; do
 	cmp "$W/ref.json" "$W/mpi-$n.stripped" || bad "-n $n: JSON differs from gpuscope analyze"
 	$RUN -n $n "$MPI" analyze "$@" >"$W/mpi-$n.txt" 2>>"$W/mpi-$n.err" || bad "-n $n text: exit $?"
 	cmp "$W/ref.txt" "$W/mpi-$n.txt" || bad "-n $n: text differs from gpuscope analyze"
+	$RUN -n $n "$MPI" analyze --format html "$@" >"$W/mpi-$n.html" 2>>"$W/mpi-$n.err" ||
+		bad "-n $n --format html: exit $?"
+	cmp "$W/ref.html" "$W/mpi-$n.html" || bad "-n $n: HTML differs from gpuscope analyze"
 done
 
 # -o DIR/: the job report and one report per rank.
 $RUN -n 3 "$MPI" analyze --format json -o "$W/out/" "$@" 2>"$W/dir.err" || bad "-o DIR/: exit $?"
 strip_mpi "$W/out/job.json" 3 | cmp - "$W/ref.json" || bad "-o DIR/: job.json differs"
 [ -f "$W/out/rank-00000.json" ] && [ -f "$W/out/rank-00015.json" ] || bad "-o DIR/: rank files"
+$RUN -n 4 "$MPI" analyze --format html -o "$W/html/" "$@" 2>"$W/html.err" ||
+	bad "-o DIR/ --format html: exit $?"
+cmp "$W/html/job.html" "$W/ref.html" || bad "-o DIR/: job.html differs from gpuscope analyze"
+[ -s "$W/html.err" ] && bad "-o DIR/ --format html: stderr: $(head -c 300 "$W/html.err")"
+[ -f "$W/html/rank-00000.html" ] && [ "$(tail -n 1 "$W/html/rank-00015.html")" = "</html>" ] ||
+	bad "-o DIR/ --format html: rank pages"
 
 # A truncated rank file: one error line naming it and its MPI process.
 mkdir -p "$W/bad" && cp "$W"/job/rank*.json "$W/bad/" || exit 1
@@ -91,5 +102,5 @@ rc=$?
 grep -q "^gpuscope-mpi: error: .* are one process .*does not join one process split" \
 	"$W/split.err" || bad "one process in two inputs: no error saying so"
 
-[ $fail = 0 ] && echo "ok: gpuscope-mpi -n 1, 3, 4 equal gpuscope analyze; failures as documented"
+[ $fail = 0 ] && echo "ok: gpuscope-mpi -n 1, 3, 4 equal gpuscope analyze (JSON, text, HTML); failures as documented"
 exit $fail

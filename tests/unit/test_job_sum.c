@@ -3,10 +3,12 @@
  * The job report written from parts, as gpuscope-mpi writes it (each
  * rank's summary packed into bytes and unpacked, the analysis reduced from
  * them, each rank's sections rendered on their own) equals the one
- * gs_report_write_json / _text writes of the same job, byte for byte; and a
+ * gs_report_write_json / _text / _html writes of the same job, byte for
+ * byte; and a
  * summary holds exactly what its rank's collectives are.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,17 +66,33 @@ static int setup(void **state)
 	return 0;
 }
 
+/* Remove the generated job: its files (no subdirectories), then itself. */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[64 + sizeof(e->d_name) + 2];
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		assert_int_equal(unlink(path), 0);
+	}
+	closedir(d);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[128];
 
 	gs_report_destroy(f->whole);
 	gs_job_destroy(f->job);
 	for (int r = 0; r < RANKS; r++)
 		free(f->paths[r]);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-	assert_int_equal(system(cmd), 0);
+	remove_dir(f->dir);
 	free(f);
 	return 0;
 }
@@ -154,6 +172,32 @@ static gs_status text_part(void *ctx, size_t i, struct gs_out *o)
 	return gs_report_text_rank_part(o->f, p->f->whole->ranks[i], false);
 }
 
+/* HTML: the layout from the shell's summaries, each rank's first GPU
+ * after the GPUs of the ranks before it (as the root broadcasts them). */
+static gs_status html_part(void *ctx, unsigned part, size_t i, struct gs_out *o)
+{
+	struct parts *p = ctx;
+	struct gs_html_layout L = gs_report_html_job_layout(p->shell);
+	size_t di0 = 0;
+
+	for (size_t k = 0; k < i; k++)
+		di0 += p->f->whole->ranks[k]->n_dev;
+	return gs_report_html_rank_part(o->f, p->f->whole->ranks[i], &L, di0, part);
+}
+
+static void w_html_whole(FILE *m, void *arg)
+{
+	assert_int_equal(gs_report_write_html(m, arg), GS_OK);
+}
+
+static void w_html_parts(FILE *m, void *arg)
+{
+	struct parts *p = arg;
+	struct gs_html_layout L = gs_report_html_job_layout(p->shell);
+
+	assert_int_equal(gs_report_html_job_parts(m, p->shell, &L, html_part, p), GS_OK);
+}
+
 static void w_json_whole(FILE *m, void *arg)
 {
 	assert_int_equal(gs_report_write_json(m, arg), GS_OK);
@@ -199,6 +243,16 @@ static void test_parts_equal_whole(void **state)
 	assert_memory_equal(a, b, la);
 	free(a);
 	free(b);
+	a = slurp(w_html_whole, f->whole, &la);
+	b = slurp(w_html_parts, &p, &lb);
+	assert_true(la > 10000);
+	assert_int_equal(la, lb);
+	assert_memory_equal(a, b, la);
+	assert_non_null(strstr(a, "id=\"job-timeline-0\""));
+	assert_non_null(strstr(a, "<a href=\"#dev-4\">rank 4 GPU 4</a>"));
+	assert_non_null(strstr(a, "<section class=\"device\" id=\"dev-4\">"));
+	free(a);
+	free(b);
 	/* options.mpi only when set. */
 	p.shell->mpi_processes = 3;
 	b = slurp(w_json_parts, &p, &lb);
@@ -235,7 +289,31 @@ static void test_summary_content(void **state)
 	assert_string_equal(gs_js_str(x, x->m[0].k[0].name), "allreduce");
 	/* 2^23 Float elements. */
 	assert_int_equal(x->m[0].k[0].bytes, 4 * (1 << 23));
+	/* Its load on the HTML page: the ops of its one device; a lane per
+	 * stream with ops, twice (actual and ideal), and the band. */
+	assert_int_equal(x->html_ops, n_ops);
+	assert_int_equal(x->html_lanes, 2 * r->dev[0].n_streams + 1);
 	gs_js_free(x);
+}
+
+/* The page's layout from the ranks' loads: every op drawn up to 3000 ops,
+ * else binned; 96000 slices over the lanes, 100 to 2000 a lane. */
+static void test_html_layout(void **state)
+{
+	struct gs_html_layout L;
+
+	(void)state;
+	L = gs_report_html_layout(3000, 96);
+	assert_int_equal(L.exact, 1);
+	assert_int_equal(L.bins, 1000);
+	L = gs_report_html_layout(3001, 10);
+	assert_int_equal(L.exact, 0);
+	assert_int_equal(L.bins, 2000);
+	L = gs_report_html_layout(50000, 1000);
+	assert_int_equal(L.bins, 100);
+	L = gs_report_html_layout(0, 0);
+	assert_int_equal(L.exact, 1);
+	assert_int_equal(L.bins, 2000);
 }
 
 int main(void)
@@ -243,6 +321,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parts_equal_whole),
 		cmocka_unit_test(test_summary_content),
+		cmocka_unit_test(test_html_layout),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
