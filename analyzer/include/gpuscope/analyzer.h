@@ -349,7 +349,7 @@ struct gs_schedule {
 	uint8_t *slot_bound_by;                    /* enum gs_constraint */
 	uint32_t copy_engines[GS_COPY_KIND_COUNT]; /* used for the ideal, by direction */
 	struct gs_what_if pipelined;
-	/* Added by the schedule work. The ops scheduled: those of `device`
+	/* The ops scheduled: those of `device`
 	 * (all of them when !window_set, else those starting in
 	 * [window_start, window_end)); window_end is the last end otherwise. */
 	int64_t window_end;
@@ -429,7 +429,7 @@ struct gs_missed_overlap {
 	unsigned missing;    /* enum gs_overlap_condition bits */
 	uint8_t bound_by;    /* enum gs_constraint of the copy's actual start */
 	int64_t hideable_ns; /* what it would hide with every condition met */
-	/* Added by the schedule work: condition bits taken as met (or, for
+	/* Condition bits taken as met (or, for
 	 * independent, as missing) without proof: memory kind unknown, or the
 	 * dependency path search hit its bound. */
 	unsigned unverified;
@@ -530,7 +530,7 @@ gs_status gs_report_write_json(FILE *out, const struct gs_report *r);
  * for a million ops); the tables keep exact numbers (--top rows). */
 gs_status gs_report_write_html(FILE *out, const struct gs_report *r);
 
-/* ---- plan (section owned by the plan work) ---- */
+/* ---- plan ---- */
 
 /*
  * `gpuscope plan`: the stage calculator (schedule, pipeline comparison,
@@ -705,7 +705,7 @@ gs_status gs_plan_write_json(FILE *out, const struct gs_plan_input *in,
 #define GS_PLAN_US_MAX 32
 const char *gs_plan_us(int64_t ns, char buf[GS_PLAN_US_MAX]);
 
-/* ---- export (section owned by the export work) ---- */
+/* ---- export ---- */
 
 /*
  * What `gpuscope export` adds to the records (gpuscope/export.h): the
@@ -734,7 +734,7 @@ gs_status gs_export_data_build_max(const struct gs_trace *t, unsigned want, uint
 const struct gs_export_extras *gs_export_data_extras(const struct gs_export_data *d);
 void gs_export_data_destroy(struct gs_export_data *d);
 
-/* ---- diff (section owned by the export work) ---- */
+/* ---- diff ---- */
 
 /*
  * `gpuscope diff BASE NEW`: the analyze report of each trace
