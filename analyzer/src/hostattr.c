@@ -37,10 +37,10 @@ const char *gs_host_class_name(unsigned cls)
 struct ha_span {
 	int64_t start;
 	int64_t end;
-	int64_t pid;
-	int64_t tid;
 	uint32_t ref; /* range index, or piece index */
-	uint8_t prio; /* kind order: higher is inner on a full tie */
+	/* Ranges: the kind order (higher is inner on a full tie); busy cut:
+	 * the thread index (threads are in (pid, tid) order). */
+	uint32_t key;
 };
 
 /* 24 bytes: a trace has about two pieces a range. */
@@ -241,23 +241,150 @@ static bool is_sync(const char *name)
 
 /* ---- Sweeping --------------------------------------------------------- */
 
-/* By start; same start: the longer first; then prio and ref ascending: the
- * span pushed last is the inner one. */
+/* The spans of one thread by start; same start: the longer first; then kind
+ * order and ref ascending: the span pushed last is the inner one. */
 static int cmp_span(const void *pa, const void *pb)
 {
 	const struct ha_span *a = pa, *b = pb;
 
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	if (a->end != b->end)
 		return a->end > b->end ? -1 : 1;
-	if (a->prio != b->prio)
-		return a->prio < b->prio ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
 	return a->ref < b->ref ? -1 : a->ref > b->ref;
+}
+
+/* A thread (distinct pid, tid) of the spans while grouping them. */
+struct ha_group {
+	int64_t pid;
+	int64_t tid;
+	size_t count, pos;
+	size_t next; /* the next group of the same hash key, or SIZE_MAX */
+};
+
+static int cmp_group(const void *pa, const void *pb)
+{
+	const struct ha_group *a = pa, *b = pb;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+static uint64_t group_key(int64_t pid, int64_t tid)
+{
+	return ((uint64_t)pid * 0x9e3779b97f4a7c15ull) ^ (uint64_t)tid;
+}
+
+static size_t group_find(const struct gs_u64map *m, const struct ha_group *g, int64_t pid,
+			 int64_t tid)
+{
+	uint64_t v;
+
+	if (!g || !gs_u64map_get(m, group_key(pid, tid), &v))
+		return SIZE_MAX;
+	for (size_t k = (size_t)v; k != SIZE_MAX; k = g[k].next)
+		if (g[k].pid == pid && g[k].tid == tid)
+			return k;
+	return SIZE_MAX;
+}
+
+/* Group k into the map (it heads its key's chain). */
+static gs_status group_link(struct gs_u64map *m, struct ha_group *g, size_t k)
+{
+	uint64_t key = group_key(g[k].pid, g[k].tid), v;
+
+	g[k].next = gs_u64map_get(m, key, &v) ? (size_t)v : SIZE_MAX;
+	return gs_u64map_put(m, key, k, true);
+}
+
+static uint8_t kind_prio(unsigned kind);
+
+static bool is_host_span(const struct gs_range *r)
+{
+	/* A GPU-side annotation's pid and tid name a device and a stream, not
+	 * a host thread. */
+	return r->end_ns > r->start_ns && r->kind != GS_RANGE_GPU_ANNOTATION;
+}
+
+/* The host ranges of r as spans grouped by thread, the groups (*g, *ng) in
+ * (pid, tid) order, each sorted by cmp_span. The ranges of a finished trace
+ * come by start, so grouping them (a counting scatter, stable) leaves each
+ * group nearly in order: gs_sort's fast path. */
+static gs_status sorted_spans(const struct gs_range *r, size_t n_ranges, struct ha_span **out,
+			      size_t *n_out, struct ha_group **g_out, size_t *ng_out)
+{
+	struct gs_u64map m = {0};
+	struct ha_group *g = NULL;
+	size_t ng = 0, cap = 0, last = SIZE_MAX, n = 0;
+	struct ha_span *v = NULL;
+	gs_status rc = GS_OK;
+
+	*out = NULL;
+	*g_out = NULL;
+	*n_out = *ng_out = 0;
+	rc = grow((void **)&g, &cap, 1, sizeof(*g));
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n_ranges && !rc; i++) {
+		if (!is_host_span(&r[i]))
+			continue;
+		if (last == SIZE_MAX || g[last].pid != r[i].pid || g[last].tid != r[i].tid) {
+			last = group_find(&m, g, r[i].pid, r[i].tid);
+			if (last == SIZE_MAX) {
+				rc = grow((void **)&g, &cap, ng + 1, sizeof(*g));
+				if (rc)
+					break;
+				g[ng] = (struct ha_group){.pid = r[i].pid, .tid = r[i].tid};
+				rc = group_link(&m, g, ng);
+				last = ng++;
+			}
+		}
+		g[last].count++;
+		n++;
+	}
+	gs_u64map_fini(&m);
+	m = (struct gs_u64map){0};
+	if (!rc) {
+		v = malloc((n ? n : 1) * sizeof(*v));
+		if (!v)
+			rc = gs_nomem();
+	}
+	if (!rc && ng)
+		qsort(g, ng, sizeof(*g), cmp_group);
+	for (size_t k = 0, pos = 0; k < ng && !rc; k++) {
+		g[k].pos = pos;
+		pos += g[k].count;
+		rc = group_link(&m, g, k);
+	}
+	last = SIZE_MAX;
+	for (size_t i = 0; i < n_ranges && !rc; i++) {
+		if (!is_host_span(&r[i]))
+			continue;
+		if (last == SIZE_MAX || g[last].pid != r[i].pid || g[last].tid != r[i].tid)
+			last = group_find(&m, g, r[i].pid, r[i].tid);
+		v[g[last].pos++] = (struct ha_span){.start = r[i].start_ns,
+						    .end = r[i].end_ns,
+						    .ref = (uint32_t)i,
+						    .key = kind_prio(r[i].kind)};
+	}
+	gs_u64map_fini(&m);
+	for (size_t k = 0, pos = 0; k < ng && !rc; k++) {
+		gs_sort(v + pos, g[k].count, sizeof(*v), cmp_span);
+		pos += g[k].count;
+	}
+	if (rc) {
+		free(v);
+		free(g);
+		return rc;
+	}
+	*out = v;
+	*n_out = n;
+	*g_out = g;
+	*ng_out = ng;
+	return GS_OK;
 }
 
 struct ha_frame {
@@ -389,7 +516,7 @@ static gs_status build_labels(struct gs_host_index *ix, const struct gs_range *r
 
 	ix->label_of = malloc((n ? n : 1) * sizeof(*ix->label_of));
 	ix->labels = malloc((n ? n : 1) * sizeof(*ix->labels));
-	if (!ix->label_of || !ix->labels || gs_u64map_reserve(&m, n) != GS_OK)
+	if (!ix->label_of || !ix->labels)
 		return gs_nomem();
 	for (size_t i = 0; i < n; i++) {
 		uint64_t key = (uint64_t)r[i].name << 3 | (r[i].kind & 7u);
@@ -411,7 +538,12 @@ static gs_status build_labels(struct gs_host_index *ix, const struct gs_range *r
 							  .input = is_input(s),
 							  .sync = is_sync(s),
 							  .wait = gs_host_name_is_wait(s)};
-			gs_u64map_put(&m, key, v, false);
+			gs_status rc = gs_u64map_put(&m, key, v, false);
+
+			if (rc) {
+				gs_u64map_fini(&m);
+				return rc;
+			}
 		}
 		ix->label_of[i] = (uint32_t)v;
 	}
@@ -437,8 +569,9 @@ static uint8_t kind_prio(unsigned kind)
 
 gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **out)
 {
-	size_t n_ranges, n = 0;
+	size_t n_ranges, n = 0, ng = 0;
 	const struct gs_range *r = gs_trace_ranges(t, &n_ranges);
+	struct ha_group *g = NULL;
 	struct gs_host_index *ix = calloc(1, sizeof(*ix));
 	struct ha_span *v;
 	struct ha_sweep sw = {0};
@@ -455,22 +588,11 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 		gs_error_append("too many host ranges (%zu)", n_ranges);
 		return GS_ERR_LIMIT;
 	}
-	v = malloc((n_ranges ? n_ranges : 1) * sizeof(*v));
-	if (!v) {
+	rc = sorted_spans(r, n_ranges, &v, &n, &g, &ng);
+	if (rc) {
 		free(ix);
-		return gs_nomem();
+		return rc;
 	}
-	/* Host ranges only: a GPU-side annotation's pid and tid name a device
-	 * and a stream, not a host thread. */
-	for (size_t i = 0; i < n_ranges; i++)
-		if (r[i].end_ns > r[i].start_ns && r[i].kind != GS_RANGE_GPU_ANNOTATION)
-			v[n++] = (struct ha_span){.start = r[i].start_ns,
-						  .end = r[i].end_ns,
-						  .pid = r[i].pid,
-						  .tid = r[i].tid,
-						  .ref = (uint32_t)i,
-						  .prio = kind_prio(r[i].kind)};
-	qsort(v, n, sizeof(*v), cmp_span);
 	rc = build_labels(ix, r, n_ranges);
 	ix->slot = malloc((ix->n_labels ? ix->n_labels : 1) * sizeof(*ix->slot));
 	if (!rc && !ix->slot)
@@ -478,11 +600,9 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 	if (!rc)
 		memset(ix->slot, 0xff, (ix->n_labels ? ix->n_labels : 1) * sizeof(*ix->slot));
 	/* Threads (and processes) in (pid, tid) order, then each thread cut. */
-	for (size_t i = 0; i < n && !rc;) {
-		size_t j = i;
+	for (size_t gi = 0, i = 0; gi < ng && !rc; gi++) {
+		size_t j = i + g[gi].count;
 
-		while (j < n && v[j].pid == v[i].pid && v[j].tid == v[i].tid)
-			j++;
 		{
 			struct ha_thread *nt =
 				realloc(ix->threads, (ix->n_threads + 1) * sizeof(*ix->threads));
@@ -493,7 +613,7 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 			}
 			ix->threads = nt;
 		}
-		if (!ix->n_procs || ix->procs[ix->n_procs - 1].pid != v[i].pid) {
+		if (!ix->n_procs || ix->procs[ix->n_procs - 1].pid != g[gi].pid) {
 			struct ha_proc *p = realloc(ix->procs, (ix->n_procs + 1) * sizeof(*p));
 
 			if (!p) {
@@ -502,11 +622,11 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 			}
 			ix->procs = p;
 			ix->procs[ix->n_procs++] =
-				(struct ha_proc){.pid = v[i].pid, .first_thread = ix->n_threads};
+				(struct ha_proc){.pid = g[gi].pid, .first_thread = ix->n_threads};
 		}
 		ix->procs[ix->n_procs - 1].n_threads++;
-		ix->threads[ix->n_threads++] = (struct ha_thread){.pid = v[i].pid,
-								  .tid = v[i].tid,
+		ix->threads[ix->n_threads++] = (struct ha_thread){.pid = g[gi].pid,
+								  .tid = g[gi].tid,
 								  .first = ix->n_pieces,
 								  .proc = ix->n_procs - 1};
 		b = (struct ha_build){.ix = ix, .v = v + i};
@@ -523,6 +643,7 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 	}
 	free(sw.st);
 	free(v);
+	free(g);
 	free(ix->label_of); /* the pieces carry their labels */
 	ix->label_of = NULL;
 	if (!rc && ix->n_pieces < ix->cap_pieces) { /* give back the slack */
@@ -602,8 +723,8 @@ static int cmp_busy(const void *pa, const void *pb)
 		return a->start < b->start ? -1 : 1;
 	if (a->end != b->end)
 		return a->end > b->end ? -1 : 1;
-	if (a->tid != b->tid)
-		return a->tid > b->tid ? -1 : 1;
+	if (a->key != b->key)
+		return a->key > b->key ? -1 : 1;
 	return a->ref < b->ref ? -1 : a->ref > b->ref;
 }
 
@@ -628,11 +749,10 @@ static gs_status build_busy(struct gs_host_index *ix, struct ha_proc *p)
 			if (!ix->pieces[i].wait)
 				v[k++] = (struct ha_span){.start = ix->pieces[i].start,
 							  .end = ix->pieces[i].end,
-							  .pid = th->pid,
-							  .tid = th->tid,
-							  .ref = (uint32_t)i};
+							  .ref = (uint32_t)i,
+							  .key = (uint32_t)t};
 	}
-	qsort(v, k, sizeof(*v), cmp_busy);
+	gs_sort(v, k, sizeof(*v), cmp_busy); /* sorted runs, one a thread */
 	b.v = v;
 	rc = sweep(&sw, v, k, &ops, &b);
 	free(sw.st);

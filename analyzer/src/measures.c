@@ -557,7 +557,7 @@ static int cmp_hr(const void *pa, const void *pb)
  * launch-call order (a counting sort: calls are grouped by thread and
  * sorted by start), against each thread's annotations by start. */
 static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_range *ranges,
-			  size_t n_ranges)
+			  const uint32_t *sel, size_t n_sel)
 {
 	struct hr *h = NULL;
 	struct by_call *order = m->order;
@@ -565,8 +565,8 @@ static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_ra
 	size_t nh = 0, n_act = 0, hp = 0, nl = m->n_order;
 	gs_status rc = GS_OK;
 
-	for (size_t i = 0; i < n_ranges; i++)
-		nh += host_annotation(&ranges[i]);
+	for (size_t x = 0; x < n_sel; x++)
+		nh += host_annotation(&ranges[sel[x]]);
 	if (!nh || !order)
 		return GS_OK;
 	h = malloc(nh * sizeof(*h));
@@ -576,10 +576,13 @@ static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_ra
 		goto out;
 	}
 	nh = 0;
-	for (size_t i = 0; i < n_ranges; i++)
+	for (size_t x = 0; x < n_sel; x++) {
+		size_t i = sel[x];
+
 		if (host_annotation(&ranges[i]))
 			h[nh++] = (struct hr){ranges[i].pid, ranges[i].tid, ranges[i].start_ns,
 					      (uint32_t)i, 0};
+	}
 	gs_sort(h, nh, sizeof(*h), cmp_hr);
 	/* Ops by launch call: calls are grouped by thread and sorted by
 	 * start, so this is launch order thread by thread. */
@@ -645,9 +648,10 @@ static const struct gs_op_range *run_of(const struct ms *m, uint32_t stream)
 }
 
 static gs_status ann_gpu(const struct ms *m, struct ann *an, const struct gs_range *ranges,
-			 size_t n_ranges)
+			 const uint32_t *sel, size_t n_sel)
 {
-	for (size_t i = 0; i < n_ranges; i++) {
+	for (size_t x = 0; x < n_sel; x++) {
+		size_t i = sel[x];
 		const struct gs_range *g = &ranges[i];
 		const struct gs_op_range *run;
 		int64_t rs, re;
@@ -731,26 +735,44 @@ static gs_status ann_rank(const struct gs_trace *t, struct ann *an)
 
 static gs_status annotations(const struct ms *m, struct gs_measures *out)
 {
-	size_t n_ranges, na = 0;
+	size_t n_ranges, na = 0, cap_sel = 0;
 	const struct gs_range *ranges = gs_trace_ranges(m->t, &n_ranges);
+	uint32_t *sel = NULL;
 	struct ann an;
 	uint32_t *first = NULL;
 	struct piece *sorted = NULL;
 	gs_status rc;
 
 	memset(&an, 0, sizeof(an));
-	for (size_t i = 0; i < n_ranges; i++)
-		na += host_annotation(&ranges[i]) || ranges[i].kind == GS_RANGE_GPU_ANNOTATION;
+	/* The annotations among the ranges (most ranges are operators): one
+	 * pass over the ranges, then only these. */
+	for (size_t i = 0; i < n_ranges; i++) {
+		if (!host_annotation(&ranges[i]) && ranges[i].kind != GS_RANGE_GPU_ANNOTATION)
+			continue;
+		if (na == cap_sel) {
+			size_t c = cap_sel ? 2 * cap_sel : 64;
+			uint32_t *p = realloc(sel, c * sizeof(*sel));
+
+			if (!p) {
+				free(sel);
+				return gs_nomem();
+			}
+			sel = p;
+			cap_sel = c;
+		}
+		sel[na++] = (uint32_t)i;
+	}
 	if (!na)
 		return GS_OK;
 	an.rows = calloc(na, sizeof(*an.rows));
 	if (!an.rows || gs_u64map_reserve(&an.map, na) != GS_OK) {
 		free(an.rows);
+		free(sel);
 		return gs_nomem();
 	}
-	rc = ann_host(m, &an, ranges, n_ranges);
+	rc = ann_host(m, &an, ranges, sel, na);
 	if (rc == GS_OK)
-		rc = ann_gpu(m, &an, ranges, n_ranges);
+		rc = ann_gpu(m, &an, ranges, sel, na);
 	if (rc != GS_OK)
 		goto out;
 	/* by start, then (stable) by group: each group in start order */
@@ -794,6 +816,7 @@ static gs_status annotations(const struct ms *m, struct gs_measures *out)
 	out->n_annotations = an.n_rows;
 	an.rows = NULL;
 out:
+	free(sel);
 	free(first);
 	free(sorted);
 	free(an.p);

@@ -2345,6 +2345,10 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 	}
 	for (i = 0; st == GS_OK && i < r->n_dev; i++)
 		st = dev_build(r, &r->dev[i]);
+	/* The breakdown cache (per-thread pieces, the host range index) serves
+	 * the devices' breakdowns only: its memory goes back before the rest. */
+	gs_breakdown_cache_destroy(r->bd_cache);
+	r->bd_cache = NULL;
 	if (st == GS_OK)
 		st = assign_waits(r);
 	for (i = 0; st == GS_OK && i < r->n_dev; i++)

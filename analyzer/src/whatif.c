@@ -36,6 +36,7 @@ struct replay {
 	int64_t *end;    /* per slot: end' (valid when done) */
 	uint8_t *done;   /* per slot: re-timed in this pass */
 	int64_t *remove; /* per slot: removed(o) of this pass */
+	uint32_t *slot;  /* per op: gs_schedule_slot, looked up once for all passes */
 };
 
 static int64_t sat_add64(int64_t a, int64_t b)
@@ -66,9 +67,9 @@ static int64_t replay_pass(struct replay *r)
 
 		/* D(o) counts every removal at or before start(o): ties first. */
 		for (; j < r->n && r->order[j].start == r->order[i].start; j++)
-			shift = sat_add64(shift, r->remove[gs_schedule_slot(r->s, r->order[j].op)]);
+			shift = sat_add64(shift, r->remove[r->slot[r->order[j].op]]);
 		for (; i < j; i++) {
-			uint32_t o = r->order[i].op, k = gs_schedule_slot(r->s, o);
+			uint32_t o = r->order[i].op, k = r->slot[o];
 			const struct gs_op *op = &r->ops[o];
 			/* Ops of the set start at or after w0: no overflow. */
 			int64_t st = shift >= op->start_ns - w0 ? w0 : op->start_ns - shift;
@@ -82,7 +83,7 @@ static int64_t replay_pass(struct replay *r)
 
 				if (f >= r->n_ops || f == o)
 					continue;
-				kf = gs_schedule_slot(r->s, f);
+				kf = r->slot[f];
 				t = kf != GS_NO_INDEX && r->done[kf] ? r->end[kf] :
 								       r->ops[f].end_ns;
 				if (t > st)
@@ -114,8 +115,11 @@ static gs_status collect(struct replay *r)
 	r->end = calloc(s->n_slots + 1, sizeof(*r->end));
 	r->done = calloc(s->n_slots + 1, 1);
 	r->remove = calloc(s->n_slots + 1, sizeof(*r->remove));
-	if (!r->order || !r->end || !r->done || !r->remove)
+	r->slot = malloc((r->n_ops + 1) * sizeof(*r->slot));
+	if (!r->order || !r->end || !r->done || !r->remove || !r->slot)
 		return gs_nomem();
+	for (size_t i = 0; i < r->n_ops; i++)
+		r->slot[i] = gs_schedule_slot(s, (uint32_t)i);
 	for (size_t g = 0; g < s->n_slot_ranges; g++) {
 		const struct gs_schedule_range *sr = &s->slot_ranges[g];
 
@@ -179,5 +183,6 @@ out:
 	free(r.end);
 	free(r.done);
 	free(r.remove);
+	free(r.slot);
 	return st;
 }
