@@ -9,8 +9,12 @@
 set -eu
 B=$1 RANKS=${2:-256} OPS=${3:-20000}
 T=${TMPDIR:-/tmp}/gs-mpi-bench.$$
-RUN="mpirun --oversubscribe"
+# As MPI jobs run on a cluster, each process on cores of its own: up to one
+# process per CPU, each bound to a core (gs_cpu_count then gives it one
+# thread); past that, oversubscribed and unbound.
+RUN="mpirun"
 [ "$(id -u)" = 0 ] && RUN="$RUN --allow-run-as-root"
+CPUS=$(nproc)
 mkdir -p "$T" bench/results
 trap 'rm -rf "$T"' EXIT
 "$B/bench/gs_bench_gen" --job "$RANKS" --out-dir "$T/job" --ops-per-rank "$OPS" >/dev/null
@@ -27,7 +31,9 @@ OUT=bench/results/mpi-latest.txt
 	printf 'gpuscope analyze:  %6.2f s, peak %s KiB\n' "$(echo "$s1 - $s0" | bc)" "$(cat "$T/ref.mem")"
 	for n in 1 2 4; do
 		s0=$(date +%s.%N)
-		$RUN -n $n "$B/analyzer/mpi/gpuscope-mpi" analyze --format json --stats \
+		if [ "$n" -le "$CPUS" ]; then bind="--bind-to core"; else bind="--oversubscribe --bind-to none"; fi
+		# shellcheck disable=SC2086 # $bind is two words
+		$RUN $bind -n $n "$B/analyzer/mpi/gpuscope-mpi" analyze --format json --stats \
 			--inputs "$T/inputs.txt" >"$T/mpi.json" 2>"$T/stats.txt"
 		s1=$(date +%s.%N)
 		grep -v '"mpi": {"processes"' "$T/mpi.json" | sed 's/"window_ns": null,$/"window_ns": null/' |
