@@ -200,23 +200,35 @@ struct job_build {
 	size_t cap_ranks, cap_warnings;
 };
 
-static gs_status job_warn(struct job_build *b, const char *fmt, ...) GS_PRINTF(2, 3);
+/* Append the formatted line to the warnings (*v, *n, *cap). */
+static gs_status warn_vpush(char ***v, size_t *n, size_t *cap, const char *fmt, va_list ap)
+	GS_PRINTF(4, 0);
 
-static gs_status job_warn(struct job_build *b, const char *fmt, ...)
+static gs_status warn_vpush(char ***v, size_t *n, size_t *cap, const char *fmt, va_list ap)
 {
 	char buf[GS_ERROR_MSG_MAX];
-	va_list ap;
 	char *s;
 
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	s = strdup(buf);
-	if (!s || GS_VEC_PUSH(b->j->warnings, b->j->n_warnings, b->cap_warnings, s)) {
+	if (!s || GS_VEC_PUSH(*v, *n, *cap, s)) {
 		free(s);
 		return gs_nomem();
 	}
 	return GS_OK;
+}
+
+static gs_status job_warn(struct job_build *b, const char *fmt, ...) GS_PRINTF(2, 3);
+
+static gs_status job_warn(struct job_build *b, const char *fmt, ...)
+{
+	va_list ap;
+	gs_status rc;
+
+	va_start(ap, fmt);
+	rc = warn_vpush(&b->j->warnings, &b->j->n_warnings, &b->cap_warnings, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* Distinct pids of the streams that have ops, ascending; *n of them. */
@@ -360,19 +372,13 @@ static gs_status id_warn(struct id_build *b, const char *fmt, ...) GS_PRINTF(2, 
 
 static gs_status id_warn(struct id_build *b, const char *fmt, ...)
 {
-	char buf[GS_ERROR_MSG_MAX];
 	va_list ap;
-	char *s;
+	gs_status rc;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	rc = warn_vpush(&b->id->warnings, &b->id->n_warnings, &b->cap_warnings, fmt, ap);
 	va_end(ap);
-	s = strdup(buf);
-	if (!s || GS_VEC_PUSH(b->id->warnings, b->id->n_warnings, b->cap_warnings, s)) {
-		free(s);
-		return gs_nomem();
-	}
-	return GS_OK;
+	return rc;
 }
 
 static bool spans_overlap(const struct gs_job_id_rank *a, const struct gs_job_id_rank *b)
