@@ -1580,6 +1580,34 @@ static enum kin_id kin_gpu_stream(struct kin *k, const cJSON *args, const char *
 	return r;
 }
 
+/*
+ * A GPU event's device and stream (kin_gpu_device, then kin_gpu_stream of
+ * args.stream or the tid); false when either is bad (warned by those) or
+ * absent (warned here): the event is then left out.
+ */
+static bool kin_gpu_place(struct kin *k, const struct kin_event *ev, const cJSON *args,
+			  bool in_device, uint32_t *device, int64_t *stream)
+{
+	switch (kin_gpu_device(k, ev, args, in_device, device)) {
+	case KI_BAD:
+		return false;
+	case KI_ABSENT:
+		kin_warn(k, KW_NO_STREAM);
+		return false;
+	default:
+		break;
+	}
+	switch (kin_gpu_stream(k, args, "stream", KW_BAD_STREAM, &ev->f[EV_TID], stream)) {
+	case KI_BAD:
+		return false;
+	case KI_ABSENT:
+		kin_warn(k, KW_NO_STREAM);
+		return false;
+	default:
+		return true;
+	}
+}
+
 static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_cat cat)
 {
 	struct kin_pend item = {.type = KP_OP};
@@ -1599,26 +1627,10 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 		kin_warn(k, KW_MALFORMED);
 		return GS_OK;
 	}
-	switch (kin_gpu_device(k, ev, args, true, &device)) {
-	case KI_BAD:
+	if (!kin_gpu_place(k, ev, args, true, &device, &stream))
 		goto out;
-	case KI_ABSENT:
-		kin_warn(k, KW_NO_STREAM);
-		goto out;
-	default:
-		break;
-	}
 	if (!j_u32(args, "context", &context))
 		j_u32(args, "inContext", &context);
-	switch (kin_gpu_stream(k, args, "stream", KW_BAD_STREAM, &ev->f[EV_TID], &stream)) {
-	case KI_BAD:
-		goto out;
-	case KI_ABSENT:
-		kin_warn(k, KW_NO_STREAM);
-		goto out;
-	default:
-		break;
-	}
 	op->start_ns = ev->start;
 	op->end_ns = ev->end;
 	if (!j_u64(args, "correlation", &op->correlation))
@@ -1904,24 +1916,8 @@ static gs_status kin_gpu_annotation(struct kin *k, const struct kin_event *ev)
 		kin_warn(k, KW_MALFORMED);
 		return GS_OK;
 	}
-	switch (kin_gpu_device(k, ev, args, false, &device)) {
-	case KI_BAD:
+	if (!kin_gpu_place(k, ev, args, false, &device, &stream))
 		goto out;
-	case KI_ABSENT:
-		kin_warn(k, KW_NO_STREAM);
-		goto out;
-	default:
-		break;
-	}
-	switch (kin_gpu_stream(k, args, "stream", KW_BAD_STREAM, &ev->f[EV_TID], &stream)) {
-	case KI_BAD:
-		goto out;
-	case KI_ABSENT:
-		kin_warn(k, KW_NO_STREAM);
-		goto out;
-	default:
-		break;
-	}
 	if (!kin_stream_context(k, device, (uint64_t)stream, &context) &&
 	    !j_u32(args, "context", &context))
 		context = 0;
