@@ -17,6 +17,7 @@
  * process that overlap that). O((R + n) log R) in all.
  */
 #include <gpuscope/u64map.h>
+#include <gpuscope/vec.h>
 
 #include "analyzer_priv.h"
 
@@ -108,26 +109,6 @@ struct gs_host_index {
 	struct ha_acc *acc;
 	size_t n_acc, cap_acc;
 };
-
-static gs_status grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return GS_OK;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / size)
-			return gs_nomem();
-		c *= 2;
-	}
-	q = realloc(*p, c * size);
-	if (!q)
-		return gs_nomem();
-	*p = q;
-	*cap = c;
-	return GS_OK;
-}
 
 /* ---- Names -------------------------------------------------------------- */
 
@@ -325,7 +306,7 @@ static gs_status sorted_spans(const struct gs_range *r, size_t n_ranges, struct 
 	*out = NULL;
 	*g_out = NULL;
 	*n_out = *ng_out = 0;
-	rc = grow((void **)&g, &cap, 1, sizeof(*g));
+	rc = gs_vec_grow((void **)&g, &cap, 1, sizeof(*g));
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n_ranges && !rc; i++) {
@@ -334,7 +315,7 @@ static gs_status sorted_spans(const struct gs_range *r, size_t n_ranges, struct 
 		if (last == SIZE_MAX || g[last].pid != r[i].pid || g[last].tid != r[i].tid) {
 			last = group_find(&m, g, r[i].pid, r[i].tid);
 			if (last == SIZE_MAX) {
-				rc = grow((void **)&g, &cap, ng + 1, sizeof(*g));
+				rc = gs_vec_grow((void **)&g, &cap, ng + 1, sizeof(*g));
 				if (rc)
 					break;
 				g[ng] = (struct ha_group){.pid = r[i].pid, .tid = r[i].tid};
@@ -418,8 +399,8 @@ static gs_status sweep(struct ha_sweep *sw, const struct ha_span *v, size_t n,
 		while (sw->sp && v[sw->st[sw->sp - 1].span].end <= cur)
 			sw->sp--;
 		if (i < n && v[i].start <= cur) {
-			gs_status rc =
-				grow((void **)&sw->st, &sw->cap, sw->sp + 1, sizeof(*sw->st));
+			gs_status rc = gs_vec_grow((void **)&sw->st, &sw->cap, sw->sp + 1,
+						   sizeof(*sw->st));
 
 			if (rc)
 				return rc;
@@ -497,7 +478,8 @@ static gs_status range_emit(void *ctx, int64_t s, int64_t e, const struct ha_fra
 		last->end = e;
 		return GS_OK;
 	}
-	rc = grow((void **)&ix->pieces, &ix->cap_pieces, ix->n_pieces + 1, sizeof(*ix->pieces));
+	rc = gs_vec_grow((void **)&ix->pieces, &ix->cap_pieces, ix->n_pieces + 1,
+			 sizeof(*ix->pieces));
 	if (rc)
 		return rc;
 	ix->pieces[ix->n_pieces++] = (struct ha_piece){.start = s,
@@ -706,7 +688,7 @@ static gs_status busy_emit(void *ctx, int64_t s, int64_t e, const struct ha_fram
 		p->busy[p->n_busy - 1].end = e;
 		return GS_OK;
 	}
-	rc = grow((void **)&p->busy, &b->cap, p->n_busy + 1, sizeof(*p->busy));
+	rc = gs_vec_grow((void **)&p->busy, &b->cap, p->n_busy + 1, sizeof(*p->busy));
 	if (rc)
 		return rc;
 	p->busy[p->n_busy++] = (struct ha_busy){.start = s, .end = e, .piece = piece};
@@ -779,8 +761,8 @@ static gs_status credit(struct ha_query *q, const struct ha_piece *p, int64_t ns
 		return GS_OK;
 	slot = ix->slot[p->label];
 	if (slot == GS_NO_INDEX) {
-		gs_status rc =
-			grow((void **)&ix->acc, &ix->cap_acc, ix->n_acc + 1, sizeof(*ix->acc));
+		gs_status rc = gs_vec_grow((void **)&ix->acc, &ix->cap_acc, ix->n_acc + 1,
+					   sizeof(*ix->acc));
 
 		if (rc)
 			return rc;
