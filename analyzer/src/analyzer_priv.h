@@ -92,6 +92,9 @@ gs_status gs_graph_candidates_compute_launch(const struct gs_trace *t, uint32_t 
  * Binary search, O(log T). */
 uint32_t gs_trace_find_thread(const struct gs_trace *t, int64_t pid, int64_t tid);
 
+/* True when `part` (lower case) is in `s`, in any case. */
+bool gs_has_ci(const char *s, const char *part);
+
 /*
  * qsort, with the same result: glibc's qsort (Debian 12) is a stable merge
  * sort, and so is this. Arrays the analyses build from a finished trace are

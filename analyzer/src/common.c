@@ -12,6 +12,7 @@
 
 #include <gpuscope/hash.h>
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -629,4 +630,19 @@ gs_status gs_device_op_ranges(const struct gs_trace *t, uint32_t device, struct 
 	*out = r;
 	*n = k;
 	return GS_OK;
+}
+
+bool gs_has_ci(const char *s, const char *part)
+{
+	size_t n = strlen(part);
+
+	for (; *s; s++) {
+		size_t i = 0;
+
+		while (i < n && s[i] && tolower((unsigned char)s[i]) == part[i])
+			i++;
+		if (i == n)
+			return true;
+	}
+	return false;
 }

@@ -112,21 +112,6 @@ struct gs_host_index {
 
 /* ---- Names -------------------------------------------------------------- */
 
-static bool has_ci(const char *s, const char *part)
-{
-	size_t n = strlen(part);
-
-	for (; *s; s++) {
-		size_t i = 0;
-
-		while (i < n && s[i] && tolower((unsigned char)s[i]) == part[i])
-			i++;
-		if (i == n)
-			return true;
-	}
-	return false;
-}
-
 /* The function a range names: "<built-in method X of ...>", "<method 'X'
  * of ...>", "file.py(12): X", "Queue.X" all give X (cut into buf). */
 static const char *func_of(const char *name, char *buf, size_t size)
@@ -179,9 +164,9 @@ bool gs_host_name_is_wait(const char *name)
 	f = func_of(name, buf, sizeof(buf));
 	if (is_one_of(f, waits))
 		return true;
-	if (strcmp(f, "get") == 0 && has_ci(name, "queue"))
+	if (strcmp(f, "get") == 0 && gs_has_ci(name, "queue"))
 		return true;
-	return strcmp(f, "join") == 0 && has_ci(name, "thread");
+	return strcmp(f, "join") == 0 && gs_has_ci(name, "thread");
 }
 
 static bool is_input(const char *name)
@@ -197,7 +182,7 @@ static bool is_input(const char *name)
 	if (strstr(name, "::"))
 		return false;
 	for (const char *const *p = parts; *p; p++)
-		if (has_ci(name, *p))
+		if (gs_has_ci(name, *p))
 			return true;
 	if (strstr(name, "PIL"))
 		return true;
@@ -210,7 +195,7 @@ static bool is_sync(const char *name)
 	const char *f;
 
 	if (strstr(name, "aten::item") || strstr(name, "_local_scalar_dense") ||
-	    has_ci(name, "synchroniz"))
+	    gs_has_ci(name, "synchroniz"))
 		return true;
 	if (strstr(name, "cudaMemcpy") && !strstr(name, "Async"))
 		return true;

@@ -22,23 +22,6 @@ const char *gs_kernel_class_name(unsigned c)
 	return c < GS_COUNT_OF(n) ? n[c] : "?";
 }
 
-/* `part` (lower case) in `s`, any case. */
-static bool has_ci(const char *s, const char *part)
-{
-	size_t n = strlen(part);
-
-	for (; *s; s++) {
-		size_t i = 0;
-
-		while (i < n && s[i] &&
-		       (s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]) == part[i])
-			i++;
-		if (i == n)
-			return true;
-	}
-	return false;
-}
-
 unsigned gs_kernel_class_of_name(const char *name)
 {
 	static const char *const memory[] = {"memcpy", "memset", "copy_kernel",
@@ -47,7 +30,7 @@ unsigned gs_kernel_class_of_name(const char *name)
 	if (gs_report_comm_name(name))
 		return GS_KCLASS_COMMUNICATION;
 	for (size_t i = 0; i < GS_COUNT_OF(memory); i++)
-		if (has_ci(name, memory[i]))
+		if (gs_has_ci(name, memory[i]))
 			return GS_KCLASS_MEMORY;
 	return GS_KCLASS_COMPUTE;
 }
