@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gpuscope/analyzer.h>
+#include <gpuscope/job.h>
+#include <gpuscope/report.h>
 
 #include "cli.h"
 

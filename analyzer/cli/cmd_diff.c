@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gpuscope/analyzer.h>
+#include <gpuscope/diff.h>
 
 #include "cli.h"
 

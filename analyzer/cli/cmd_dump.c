@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <gpuscope/analyzer.h>
+#include <gpuscope/dump.h>
 
 #include "cli.h"
 

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <gpuscope/analyzer.h>
 #include <gpuscope/export.h>
+#include <gpuscope/export_data.h>
 
 #include "cli.h"
 

@@ -3,7 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include <gpuscope/analyzer.h>
+#include <gpuscope/summary.h>
 
 #include "cli.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <gpuscope/analyzer.h>
+#include <gpuscope/plan.h>
 
 #include "cli.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <gpuscope/analyzer.h>
+#include <gpuscope/summary.h>
 
 #include "cli.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `gpuscope diff BASE NEW` (analyzer.h, "diff"): the analyze report of each
+ * `gpuscope diff BASE NEW` (gpuscope/diff.h): the analyze report of each
  * trace, device by device, side by side.
  *
  * Devices are matched by id. Per device: the headline numbers (window,

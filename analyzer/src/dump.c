@@ -3,7 +3,7 @@
  * Every record of a trace as one text line (`gpuscope dump`): the untimed
  * tables first, then all timed records merged in one total time order.
  */
-#include <gpuscope/analyzer.h>
+#include <gpuscope/dump.h>
 
 #include <stdlib.h>
 #include <string.h>

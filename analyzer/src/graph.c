@@ -33,7 +33,7 @@
  * ops, plus the edges kept. With a cycle (a corrupt trace), every edge is
  * kept. The edges a build may add are bounded (max_edges).
  */
-#include <gpuscope/analyzer.h>
+#include <gpuscope/graph.h>
 
 #include <gpuscope/u64map.h>
 #include "analyzer_priv.h"

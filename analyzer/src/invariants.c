@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What must hold of every schedule (gpuscope/analyzer.h, gs_invariants),
+ * What must hold of every schedule (gpuscope/schedule.h, gs_invariants),
  * checked after the fact by walking the graph's edges into the scheduled
  * ops: independent of how schedule.c computed them, so that a bug there, or
  * records of two processes joined by mistake, shows as numbers in the

@@ -7,7 +7,7 @@
  * of them ends (0 without any). serial = sum of durations, ideal = latest
  * end, saved = serial - ideal, overlap_ratio = saved / serial (0 when serial
  * is 0), net_saved = saved - exposed_overhead. The overlap conditions come
- * from declared resources (pageable copies, copy engines), see analyzer.h.
+ * from declared resources (pageable copies, copy engines), see gpuscope/plan.h.
  *
  * Complexity, for S stages and E edges (depends_on entries, at most S
  * stream-order edges, at most 2 S sync_copy edges):
@@ -28,7 +28,8 @@
 
 #include <cjson/cJSON.h>
 
-#include <gpuscope/analyzer.h>
+#include <gpuscope/format.h> /* GS_NO_INDEX */
+#include <gpuscope/plan.h>
 
 #include "out.h"
 

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private helpers shared by the schedule work: schedule.c (schedules and
+ * Private helpers shared by the schedule code: schedule.c (schedules and
  * the pipelined_batches what-if), overlap.c (missed overlap) and
  * candidates.c (CUDA Graph candidates).
  */
 #ifndef GS_ANALYZER_SCHEDULE_PRIV_H
 #define GS_ANALYZER_SCHEDULE_PRIV_H
 
-#include <gpuscope/analyzer.h>
+#include <gpuscope/format.h>
+#include <gpuscope/graph.h>
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Record counts and time span of a trace (`gpuscope info`). */
-#include <gpuscope/analyzer.h>
+#include <gpuscope/summary.h>
 
 #include <string.h>
 

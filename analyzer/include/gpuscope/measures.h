@@ -2,7 +2,7 @@
 /*
  * Per-GPU measures of the analyze report beside the breakdown: GPU time per
  * user annotation, launch delay and queue length, copy bandwidth, and the
- * kernel classes. Included from gpuscope/analyzer.h.
+ * kernel classes.
  */
 #ifndef GPUSCOPE_MEASURES_H
 #define GPUSCOPE_MEASURES_H

@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CUDA Graph replay what-if (included by gpuscope/analyzer.h, which
- * defines the types it uses).
+ * The CUDA Graph replay what-if: the recorded run of one device with the
+ * launch gaps of its CUDA Graph candidates (gpuscope/cudagraph.h) shortened.
  */
 #ifndef GPUSCOPE_WHATIF_H
 #define GPUSCOPE_WHATIF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gpuscope/cudagraph.h>
+#include <gpuscope/format.h>
+#include <gpuscope/graph.h>
+#include <gpuscope/schedule.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
  * The exporters depend on the trace model only. What the analyses add, the
  * launch of each op, the dependency edges, the breakdown segments and the
  * ideal schedule, comes in as plain data (struct gs_export_extras), which
- * the analyzer fills (gs_export_data_build in gpuscope/analyzer.h); so
+ * the analyzer fills (gs_export_data_build in gpuscope/export_data.h); so
  * formats/ never depends on analyzer/, and tests can hand-build extras.
  *
  * Output is streamed through a small buffer (never a tree of the whole

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analyze report (`gpuscope analyze`; README.md, Reading the report):
+ * every analysis of each device of a trace, the ranked findings, and the
+ * text, JSON and HTML writers. The report of a job is in gpuscope/job.h.
+ */
+#ifndef GPUSCOPE_REPORT_H
+#define GPUSCOPE_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <gpuscope/format.h>
+#include <gpuscope/window.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gs_report_options {
+	bool has_device;
+	uint32_t device;
+	/* A job: only rank `rank` (with has_device, only that device of it). */
+	bool has_rank;
+	uint32_t rank;
+	struct gs_window window;
+	/* The window's bounds are offsets from the first op start of the
+	 * whole trace (`--window +1ms:+5ms`), not absolute times. */
+	bool window_relative;
+	const char *const *inputs; /* names for "trace.inputs" (copied) */
+	size_t n_inputs;
+	const char *format; /* input format name (copied) */
+	size_t top;         /* rows in ranked text tables (0: default 10) */
+	bool color;         /* text: ANSI colour */
+	uint64_t max_edges; /* of the dependency graph (gs_graph_options) */
+	/* The CUDA Graph replay what-if's cost per kernel node, when set
+	 * (else GS_GRAPH_NODE_NS_DEFAULT). */
+	bool has_graph_node_ns;
+	int64_t graph_node_ns;
+};
+
+struct gs_report;
+
+/*
+ * Run every analysis for each device of a finished trace: the graph and
+ * the waits once, then per device (every device with ops, or o->device
+ * only) the breakdown, schedules, missed overlap, CUDA Graph candidates,
+ * per-stream and per-kernel totals and the ranked findings. The trace is
+ * borrowed and must outlive the report. GS_ERR_INVALID when o->device
+ * has no ops or the window is empty.
+ */
+gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_options *o,
+			  struct gs_report **out);
+void gs_report_destroy(struct gs_report *r);
+/* A summary per device for people: findings first, then the tables;
+ * fits 100 columns. */
+gs_status gs_report_write_text(FILE *out, const struct gs_report *r);
+/* Schema "gpuscope.report/1" (README.md, Reading the report); every row
+ * of every list (--top only limits the text tables). */
+gs_status gs_report_write_json(FILE *out, const struct gs_report *r);
+/* One self-contained HTML page (inline CSS, SVG and a little script;
+ * nothing fetched): per device the breakdown bar, the findings, the
+ * stream lanes of the actual run and of the ideal schedule on one zoomable
+ * time axis with the breakdown band, waits and critical path, and the
+ * tables. Large traces are binned for drawing (the page stays a few MB
+ * for a million ops); the tables keep exact numbers (--top rows). */
+gs_status gs_report_write_html(FILE *out, const struct gs_report *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUSCOPE_REPORT_H */
