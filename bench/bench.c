@@ -376,7 +376,7 @@ static int child_analyses(const char *path)
 		struct gs_breakdown b;
 		struct gs_schedule s;
 		struct gs_missed_overlap *m;
-		struct gs_graph_candidate *c;
+		struct gs_cudagraph_candidate *c;
 		size_t nm, nc;
 
 		t0 = now_ns();
@@ -393,13 +393,13 @@ static int child_analyses(const char *path)
 			return child_fail("missed overlap");
 		ns_m += now_ns() - t0;
 		t0 = now_ns();
-		if (gs_graph_candidates_compute(t, devs[i], NULL, &c, &nc))
+		if (gs_cudagraph_candidates_compute(t, devs[i], NULL, &c, &nc))
 			return child_fail("graph candidates");
 		ns_c += now_ns() - t0;
 		nmissed += nm;
 		ncands += nc;
 		free(m);
-		gs_graph_candidates_free(c, nc);
+		gs_cudagraph_candidates_free(c, nc);
 		gs_schedule_fini(&s);
 		gs_breakdown_fini(&b);
 	}

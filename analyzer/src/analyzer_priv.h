@@ -82,11 +82,12 @@ gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
 				      const struct gs_window *win, struct gs_breakdown_cache *cache,
 				      struct gs_breakdown *out);
 
-/* gs_graph_candidates_compute with the launch call of every op given (as
+/* gs_cudagraph_candidates_compute with the launch call of every op given (as
  * above; NULL: it indexes the calls itself when it needs them). */
-gs_status gs_graph_candidates_compute_launch(const struct gs_trace *t, uint32_t device,
-					     const struct gs_window *win, const uint32_t *launch,
-					     struct gs_graph_candidate **out, size_t *n);
+gs_status gs_cudagraph_candidates_compute_launch(const struct gs_trace *t, uint32_t device,
+						 const struct gs_window *win,
+						 const uint32_t *launch,
+						 struct gs_cudagraph_candidate **out, size_t *n);
 
 /* Index into gs_trace_threads() of host thread (pid, tid), or GS_NO_INDEX.
  * Binary search, O(log T). */

@@ -591,18 +591,18 @@ static size_t verify(struct seq *q, const struct best *b, int64_t *gap)
 }
 
 struct out_list {
-	struct gs_graph_candidate *c;
+	struct gs_cudagraph_candidate *c;
 	size_t n, cap;
 };
 
 static gs_status emit(struct out_list *l, const struct seq *q, uint32_t stream,
 		      const struct gs_op *ops, const struct best *b, size_t reps, int64_t gap)
 {
-	struct gs_graph_candidate *c;
+	struct gs_cudagraph_candidate *c;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 8;
-		struct gs_graph_candidate *nc = realloc(l->c, cap * sizeof(*nc));
+		struct gs_cudagraph_candidate *nc = realloc(l->c, cap * sizeof(*nc));
 
 		if (!nc)
 			return gs_nomem();
@@ -711,7 +711,7 @@ static void seq_fini(struct seq *q)
 
 static int cmp_candidate(const void *pa, const void *pb)
 {
-	const struct gs_graph_candidate *a = pa, *b = pb;
+	const struct gs_cudagraph_candidate *a = pa, *b = pb;
 
 	if (a->exposed_launch_ns != b->exposed_launch_ns)
 		return a->exposed_launch_ns > b->exposed_launch_ns ? -1 : 1;
@@ -834,33 +834,34 @@ out:
 	return st;
 }
 
-gs_status gs_graph_candidates_compute(const struct gs_trace *t, uint32_t device,
-				      const struct gs_window *win, struct gs_graph_candidate **out,
-				      size_t *n)
+gs_status gs_cudagraph_candidates_compute(const struct gs_trace *t, uint32_t device,
+					  const struct gs_window *win,
+					  struct gs_cudagraph_candidate **out, size_t *n)
 {
-	return gs_graph_candidates_compute_launch(t, device, win, NULL, out, n);
+	return gs_cudagraph_candidates_compute_launch(t, device, win, NULL, out, n);
 }
 
-gs_status gs_graph_candidates_compute_launch(const struct gs_trace *t, uint32_t device,
-					     const struct gs_window *win, const uint32_t *launch,
-					     struct gs_graph_candidate **out, size_t *n)
+gs_status gs_cudagraph_candidates_compute_launch(const struct gs_trace *t, uint32_t device,
+						 const struct gs_window *win,
+						 const uint32_t *launch,
+						 struct gs_cudagraph_candidate **out, size_t *n)
 {
 	struct out_list l = {0};
 	gs_status st;
 
 	if (!out || !n) {
-		gs_error_append("gs_graph_candidates_compute: no output");
+		gs_error_append("gs_cudagraph_candidates_compute: no output");
 		return GS_ERR_INVALID;
 	}
 	*out = NULL;
 	*n = 0;
 	if (!t) {
-		gs_error_append("gs_graph_candidates_compute: no trace");
+		gs_error_append("gs_cudagraph_candidates_compute: no trace");
 		return GS_ERR_INVALID;
 	}
 	st = candidates_run(t, device, win, launch, &l);
 	if (st) {
-		gs_graph_candidates_free(l.c, l.n);
+		gs_cudagraph_candidates_free(l.c, l.n);
 		return st;
 	}
 	if (l.n)
@@ -870,7 +871,7 @@ gs_status gs_graph_candidates_compute_launch(const struct gs_trace *t, uint32_t 
 	return GS_OK;
 }
 
-void gs_graph_candidates_free(struct gs_graph_candidate *c, size_t n)
+void gs_cudagraph_candidates_free(struct gs_cudagraph_candidate *c, size_t n)
 {
 	if (!c)
 		return;

@@ -982,7 +982,7 @@ static int cmp_missed(const void *pa, const void *pb)
 
 static int cmp_cand(const void *pa, const void *pb)
 {
-	const struct gs_graph_candidate *a = pa, *b = pb;
+	const struct gs_cudagraph_candidate *a = pa, *b = pb;
 
 	if (a->already_graph != b->already_graph)
 		return a->already_graph ? 1 : -1;
@@ -1814,7 +1814,7 @@ static void finding_waits(const struct gs_report *r, const struct gs_report_devi
 }
 
 /* Mean gap between the kernels of a candidate's occurrences. */
-static int64_t cand_mean_gap(const struct gs_graph_candidate *c)
+static int64_t cand_mean_gap(const struct gs_cudagraph_candidate *c)
 {
 	uint64_t gaps = (uint64_t)c->repetitions * (c->length > 1 ? c->length - 1 : 1);
 
@@ -1824,7 +1824,7 @@ static int64_t cand_mean_gap(const struct gs_graph_candidate *c)
 /* Candidates whose gaps look like launch overhead (a mean gap of at most
  * GS_REPORT_LAUNCH_GAP_NS): longer gaps wait on something a graph does not
  * remove. */
-static bool cand_launch_bound(const struct gs_graph_candidate *c)
+static bool cand_launch_bound(const struct gs_cudagraph_candidate *c)
 {
 	return !c->already_graph && c->exposed_launch_ns > 0 &&
 	       cand_mean_gap(c) <= GS_REPORT_LAUNCH_GAP_NS;
@@ -1834,7 +1834,7 @@ static void finding_graphs(const struct gs_trace *t, const struct gs_report_devi
 			   struct finding_list *l)
 {
 	struct sb text = {0}, adv = {0};
-	const struct gs_graph_candidate *c = NULL;
+	const struct gs_cudagraph_candidate *c = NULL;
 	size_t n_ops, i, n = 0;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 	int64_t total = 0, at_stake, empty;
@@ -2043,8 +2043,8 @@ static gs_status dev_replay(const struct gs_report *r, struct gs_report_device *
 	d->cand_replay_done = calloc(d->n_cands, sizeof(*d->cand_replay_done));
 	if (!d->cand_replay || !d->cand_replay_done)
 		return gs_nomem();
-	st = gs_graph_replay_compute(r->t, r->g, s, d->cands, d->n_cands, r->graph_node_ns,
-				     &d->replay, d->cand_replay, d->cand_replay_done);
+	st = gs_cudagraph_replay_compute(r->t, r->g, s, d->cands, d->n_cands, r->graph_node_ns,
+					 &d->replay, d->cand_replay, d->cand_replay_done);
 	if (st != GS_OK)
 		gs_error_append("device %u: CUDA Graph replay", d->device);
 	return st;
@@ -2133,8 +2133,8 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 		}
 	}
 
-	st = gs_graph_candidates_compute_launch(r->t, d->device, win, r->g ? r->g->launch : NULL,
-						&d->cands, &d->n_cands);
+	st = gs_cudagraph_candidates_compute_launch(
+		r->t, d->device, win, r->g ? r->g->launch : NULL, &d->cands, &d->n_cands);
 	if (st != GS_OK) {
 		gs_schedule_fini(&s);
 		gs_error_append("device %u: CUDA Graph candidates", d->device);
@@ -2154,7 +2154,7 @@ static void dev_fini(struct gs_report_device *d)
 	gs_breakdown_fini(&d->b);
 	free(d->critical);
 	free(d->missed);
-	gs_graph_candidates_free(d->cands, d->n_cands);
+	gs_cudagraph_candidates_free(d->cands, d->n_cands);
 	free(d->cand_replay);
 	free(d->cand_replay_done);
 	free(d->streams);
@@ -2208,7 +2208,7 @@ static gs_status copy_options(struct gs_report *r, const struct gs_report_option
 
 	r->top = o->top ? o->top : GS_REPORT_DEFAULT_TOP;
 	r->color = o->color;
-	r->graph_node_ns = o->has_graph_node_ns ? o->graph_node_ns : GS_GRAPH_NODE_NS_DEFAULT;
+	r->graph_node_ns = o->has_graph_node_ns ? o->graph_node_ns : GS_CUDAGRAPH_NODE_NS_DEFAULT;
 	if (o->format) {
 		r->format = strdup(o->format);
 		if (!r->format)

@@ -1603,7 +1603,7 @@ static void h_candidates(struct hw *w, const struct gs_report_device *d, size_t 
 		      "<th>sequence</th></tr></thead><tbody>\n",
 		      di);
 	for (i = 0; i < shown; i++) {
-		const struct gs_graph_candidate *c = &d->cands[i];
+		const struct gs_cudagraph_candidate *c = &d->cands[i];
 		uint64_t gaps = (uint64_t)c->repetitions * (c->length > 1 ? c->length - 1 : 1);
 
 		gs_out_printf(&w->o,

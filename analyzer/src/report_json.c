@@ -394,7 +394,7 @@ static void json_candidates(struct jw *w, const struct gs_report *r,
 
 	jw_arr(w, "graph_candidates");
 	for (i = 0; i < d->n_cands; i++) {
-		const struct gs_graph_candidate *c = &d->cands[i];
+		const struct gs_cudagraph_candidate *c = &d->cands[i];
 
 		jw_row(w, NULL);
 		jw_u64(w, "stream",

@@ -90,7 +90,7 @@ struct gs_report_device {
 	uint64_t n_possible;
 	int64_t possible_hideable_ns;
 
-	struct gs_graph_candidate *cands; /* ranked by exposed_launch_ns */
+	struct gs_cudagraph_candidate *cands; /* ranked by exposed_launch_ns */
 	size_t n_cands;
 	/* The CUDA Graph replay what-if (gpuscope/whatif.h): every candidate
 	 * together (name NULL without candidates), and each of the first

@@ -997,7 +997,7 @@ static void text_candidates(struct tw *w, const struct gs_report_device *d)
 	tw_cell(w, "mean gap", 12, true);
 	gs_out_puts(&w->o, "  sequence\n");
 	for (i = 0; i < shown; i++) {
-		const struct gs_graph_candidate *c = &d->cands[i];
+		const struct gs_cudagraph_candidate *c = &d->cands[i];
 		uint64_t gaps = (uint64_t)c->repetitions * (c->length > 1 ? c->length - 1 : 1);
 		char seq[4 * WIDTH + 8];
 		size_t len = 0;

@@ -45,7 +45,7 @@ static int64_t sat_add64(int64_t a, int64_t b)
 }
 
 /* Add the removals of candidate c to the pass. */
-static void add_removals(struct replay *r, const struct gs_graph_candidate *c, int64_t node_ns)
+static void add_removals(struct replay *r, const struct gs_cudagraph_candidate *c, int64_t node_ns)
 {
 	for (size_t i = 0; i < c->n_gaps; i++) {
 		uint32_t k = gs_schedule_slot(r->s, c->gap_ops[i]);
@@ -137,16 +137,17 @@ static gs_status collect(struct replay *r)
 	return GS_OK;
 }
 
-gs_status gs_graph_replay_compute(const struct gs_trace *t, const struct gs_graph *g,
-				  const struct gs_schedule *s, const struct gs_graph_candidate *c,
-				  size_t n, int64_t node_ns, struct gs_what_if *total,
-				  struct gs_what_if *per, bool *per_done)
+gs_status gs_cudagraph_replay_compute(const struct gs_trace *t, const struct gs_graph *g,
+				      const struct gs_schedule *s,
+				      const struct gs_cudagraph_candidate *c, size_t n,
+				      int64_t node_ns, struct gs_what_if *total,
+				      struct gs_what_if *per, bool *per_done)
 {
 	struct replay r;
 	gs_status st;
 
 	if (!t || !g || !s || !total || (n && !c)) {
-		gs_error_append("gs_graph_replay_compute: no trace, graph, schedule or output");
+		gs_error_append("gs_cudagraph_replay_compute: no trace, graph, schedule or output");
 		return GS_ERR_INVALID;
 	}
 	memset(&r, 0, sizeof(r));

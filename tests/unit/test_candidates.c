@@ -212,10 +212,10 @@ static struct gs_trace *build(const struct stream_spec *specs, size_t n)
 /* candidates.c's answer, with kernel indices as in the stream. */
 static size_t run(const struct gs_trace *t, size_t n_specs, struct ref_cand *out)
 {
-	struct gs_graph_candidate *c;
+	struct gs_cudagraph_candidate *c;
 	size_t n;
 
-	assert_int_equal(gs_graph_candidates_compute(t, 0, NULL, &c, &n), GS_OK);
+	assert_int_equal(gs_cudagraph_candidates_compute(t, 0, NULL, &c, &n), GS_OK);
 	for (size_t i = 0; i < n; i++) {
 		size_t first, count;
 
@@ -230,7 +230,7 @@ static size_t run(const struct gs_trace *t, size_t n_specs, struct ref_cand *out
 					   .reps = c[i].repetitions,
 					   .gap = c[i].exposed_launch_ns};
 	}
-	gs_graph_candidates_free(c, n);
+	gs_cudagraph_candidates_free(c, n);
 	return n;
 }
 
@@ -245,7 +245,7 @@ static int cmp_cand(const void *pa, const void *pb)
 	return a->first < b->first ? -1 : a->first > b->first;
 }
 
-/* The reference over every stream, in the order gs_graph_candidates_compute
+/* The reference over every stream, in the order gs_cudagraph_candidates_compute
  * reports (covered gap, then stream, then first kernel). */
 static size_t reference(const struct stream_spec *specs, size_t n, struct ref_cand *out)
 {

@@ -1197,7 +1197,7 @@ static void test_property_random(void **state)
 static void test_graph_candidates(void **state)
 {
 	struct tb b;
-	struct gs_graph_candidate *c;
+	struct gs_cudagraph_candidate *c;
 	size_t n;
 	uint32_t s1, s2, s3;
 	static const char *const names[] = {"A", "B", "C"};
@@ -1250,7 +1250,7 @@ static void test_graph_candidates(void **state)
 		}
 	}
 	tb_build(&b);
-	assert_int_equal(gs_graph_candidates_compute(b.t, 0, NULL, &c, &n), GS_OK);
+	assert_int_equal(gs_cudagraph_candidates_compute(b.t, 0, NULL, &c, &n), GS_OK);
 	assert_int_equal(n, 2);
 	/* A B C: 4 repetitions, 2 gaps of 5 us each: 40 us. */
 	assert_int_equal(c[0].stream, s1);
@@ -1267,20 +1267,20 @@ static void test_graph_candidates(void **state)
 	assert_int_equal(c[1].repetitions, 3);
 	assert_int_equal(c[1].exposed_launch_ns, US(6));
 	assert_true(c[1].already_graph);
-	gs_graph_candidates_free(c, n);
+	gs_cudagraph_candidates_free(c, n);
 
 	/* A window holding only two repetitions of s1 and s2: nothing. */
 	{
 		struct gs_window w = {.set = true, .start_ns = AT(15), .end_ns = AT(100)};
 
-		assert_int_equal(gs_graph_candidates_compute(b.t, 0, &w, &c, &n), GS_OK);
+		assert_int_equal(gs_cudagraph_candidates_compute(b.t, 0, &w, &c, &n), GS_OK);
 		assert_int_equal(n, 0);
 		assert_null(c);
 	}
 	/* Another device: nothing. */
-	assert_int_equal(gs_graph_candidates_compute(b.t, 1, NULL, &c, &n), GS_OK);
+	assert_int_equal(gs_cudagraph_candidates_compute(b.t, 1, NULL, &c, &n), GS_OK);
 	assert_int_equal(n, 0);
-	gs_graph_candidates_free(NULL, 0);
+	gs_cudagraph_candidates_free(NULL, 0);
 	tb_fini(&b);
 }
 
@@ -1319,7 +1319,7 @@ static void test_graph_replay(void **state)
 {
 	struct tb b;
 	struct gs_schedule s;
-	struct gs_graph_candidate *c;
+	struct gs_cudagraph_candidate *c;
 	struct gs_what_if total, per[2];
 	bool done[2];
 	size_t n;
@@ -1329,7 +1329,7 @@ static void test_graph_replay(void **state)
 	schedule(&b, NULL, &s);
 	assert_int_equal(s.actual_ns, US(175));
 	assert_int_equal(s.ideal_ns, US(120));
-	assert_int_equal(gs_graph_candidates_compute(b.t, 0, NULL, &c, &n), GS_OK);
+	assert_int_equal(gs_cudagraph_candidates_compute(b.t, 0, NULL, &c, &n), GS_OK);
 	assert_int_equal(n, 2);
 	assert_int_equal(c[0].stream, OP(&b, 13) < b.n_ops ? b.ops[OP(&b, 13)].stream : 0);
 	assert_int_equal(c[0].exposed_launch_ns, US(60));
@@ -1339,7 +1339,7 @@ static void test_graph_replay(void **state)
 	assert_int_equal(c[1].gap_ops[0], OP(&b, 2));
 	assert_int_equal(c[1].gap_ns[0], US(5));
 
-	assert_int_equal(gs_graph_replay_compute(b.t, &b.g, &s, c, n, 1000, &total, per, done),
+	assert_int_equal(gs_cudagraph_replay_compute(b.t, &b.g, &s, c, n, 1000, &total, per, done),
 			 GS_OK);
 	assert_string_equal(total.name, "cuda_graph_replay");
 	assert_int_equal(total.makespan_ns, US(121));
@@ -1354,7 +1354,7 @@ static void test_graph_replay(void **state)
 	assert_int_equal(per[1].saving_vs_ideal_ns, -US(23));
 
 	/* 5 us a node: s1's 5 us gaps are no longer than that and stay. */
-	assert_int_equal(gs_graph_replay_compute(b.t, &b.g, &s, c, n, 5000, &total, per, done),
+	assert_int_equal(gs_cudagraph_replay_compute(b.t, &b.g, &s, c, n, 5000, &total, per, done),
 			 GS_OK);
 	assert_int_equal(total.makespan_ns, US(135));
 	assert_int_equal(total.saving_ns, US(40));
@@ -1363,10 +1363,10 @@ static void test_graph_replay(void **state)
 	assert_int_equal(per[1].saving_ns, 0);
 
 	/* Nothing to replay: the recorded run. */
-	assert_int_equal(gs_graph_replay_compute(b.t, &b.g, &s, c, 0, 1000, &total, NULL, NULL),
+	assert_int_equal(gs_cudagraph_replay_compute(b.t, &b.g, &s, c, 0, 1000, &total, NULL, NULL),
 			 GS_OK);
 	assert_int_equal(total.makespan_ns, US(175));
-	gs_graph_candidates_free(c, n);
+	gs_cudagraph_candidates_free(c, n);
 	gs_schedule_fini(&s);
 	tb_fini(&b);
 }
@@ -1376,7 +1376,7 @@ static void test_graph_replay(void **state)
 static void test_graph_candidates_long(void **state)
 {
 	struct tb b;
-	struct gs_graph_candidate *c;
+	struct gs_cudagraph_candidate *c;
 	size_t n;
 	uint32_t s1;
 	static const char *const names[] = {"A", "B", "C"};
@@ -1388,12 +1388,12 @@ static void test_graph_candidates_long(void **state)
 	for (uint64_t i = 0; i < 300; i++, t += 3)
 		tb_kernel(&b, s1, AT(t), AT(t + 2), i + 1, names[i % 3]);
 	tb_build(&b);
-	assert_int_equal(gs_graph_candidates_compute(b.t, 0, NULL, &c, &n), GS_OK);
+	assert_int_equal(gs_cudagraph_candidates_compute(b.t, 0, NULL, &c, &n), GS_OK);
 	assert_true(n >= 1);
 	assert_int_equal(c[0].length, 30);
 	assert_int_equal(c[0].repetitions, 10);
 	assert_int_equal(c[0].exposed_launch_ns, 10 * 29 * US(1));
-	gs_graph_candidates_free(c, n);
+	gs_cudagraph_candidates_free(c, n);
 	tb_fini(&b);
 }
 
@@ -1407,7 +1407,7 @@ static void test_graph_candidates_property(void **state)
 	(void)state;
 	for (int iter = 0; iter < 400; iter++) {
 		struct tb b;
-		struct gs_graph_candidate *c;
+		struct gs_cudagraph_candidate *c;
 		size_t n, m = 6 + rnd(50), alpha = 1 + rnd(3);
 		uint32_t sig[64];
 		int64_t gap[64], t = 0, best = 0;
@@ -1446,7 +1446,7 @@ static void test_graph_candidates_property(void **state)
 					best = US(g);
 			}
 		}
-		assert_int_equal(gs_graph_candidates_compute(b.t, 0, NULL, &c, &n), GS_OK);
+		assert_int_equal(gs_cudagraph_candidates_compute(b.t, 0, NULL, &c, &n), GS_OK);
 		if (!best) {
 			assert_int_equal(n, 0);
 		} else {
@@ -1456,7 +1456,7 @@ static void test_graph_candidates_property(void **state)
 			for (size_t i = 1; i < n; i++)
 				assert_true(c[i].exposed_launch_ns <= c[i - 1].exposed_launch_ns);
 		}
-		gs_graph_candidates_free(c, n);
+		gs_cudagraph_candidates_free(c, n);
 		tb_fini(&b);
 	}
 }
@@ -1627,18 +1627,18 @@ static void test_kineto_pipelined(void **state)
 static void test_kineto_graph_candidates(void **state)
 {
 	struct gs_trace *t = load_fixture("repeated_sequence.json");
-	struct gs_graph_candidate *c;
+	struct gs_cudagraph_candidate *c;
 	size_t n;
 
 	(void)state;
-	assert_int_equal(gs_graph_candidates_compute(t, 0, NULL, &c, &n), GS_OK);
+	assert_int_equal(gs_cudagraph_candidates_compute(t, 0, NULL, &c, &n), GS_OK);
 	assert_int_equal(n, 1);
 	assert_int_equal(c[0].length, 3);
 	assert_int_equal(c[0].repetitions, 3);
 	/* Launch gaps of 4 us inside each of three "fwd, act, bwd". */
 	assert_int_equal(c[0].exposed_launch_ns, 3 * 2 * US(4));
 	assert_false(c[0].already_graph);
-	gs_graph_candidates_free(c, n);
+	gs_cudagraph_candidates_free(c, n);
 	gs_trace_destroy(t);
 }
 
@@ -1666,7 +1666,7 @@ static void run_real(const char *path)
 	for (size_t d = 0; d < n_dev; d++) {
 		struct gs_schedule s;
 		struct gs_missed_overlap *m;
-		struct gs_graph_candidate *c;
+		struct gs_cudagraph_candidate *c;
 		size_t n, nc;
 
 		assert_int_equal(gs_schedule_compute(t, g, dev[d], NULL, &s), GS_OK);
@@ -1696,10 +1696,10 @@ static void run_real(const char *path)
 			(unsigned long long)s.broken_cycles, (long long)s.pipelined.makespan_ns,
 			s.pipelined.batches);
 		assert_int_equal(gs_missed_overlap_compute(t, g, &s, NULL, &m, &n), GS_OK);
-		assert_int_equal(gs_graph_candidates_compute(t, dev[d], NULL, &c, &nc), GS_OK);
+		assert_int_equal(gs_cudagraph_candidates_compute(t, dev[d], NULL, &c, &nc), GS_OK);
 		print_message("    %zu missed overlaps, %zu graph candidates\n", n, nc);
 		free(m);
-		gs_graph_candidates_free(c, nc);
+		gs_cudagraph_candidates_free(c, nc);
 		gs_schedule_fini(&s);
 	}
 	free(dev);

@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* A repeated fixed kernel sequence that a CUDA Graph could launch. */
-struct gs_graph_candidate {
+struct gs_cudagraph_candidate {
 	uint32_t stream;   /* stream index */
 	uint32_t *kernels; /* op indices of the first occurrence */
 	size_t length;
@@ -33,10 +33,10 @@ struct gs_graph_candidate {
 	size_t n_gaps;
 };
 
-gs_status gs_graph_candidates_compute(const struct gs_trace *t, uint32_t device,
-				      const struct gs_window *win, struct gs_graph_candidate **out,
-				      size_t *n);
-void gs_graph_candidates_free(struct gs_graph_candidate *c, size_t n);
+gs_status gs_cudagraph_candidates_compute(const struct gs_trace *t, uint32_t device,
+					  const struct gs_window *win,
+					  struct gs_cudagraph_candidate **out, size_t *n);
+void gs_cudagraph_candidates_free(struct gs_cudagraph_candidate *c, size_t n);
 
 #ifdef __cplusplus
 }

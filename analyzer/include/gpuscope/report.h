@@ -36,7 +36,7 @@ struct gs_report_options {
 	bool color;         /* text: ANSI colour */
 	uint64_t max_edges; /* of the dependency graph (gs_graph_options) */
 	/* The CUDA Graph replay what-if's cost per kernel node, when set
-	 * (else GS_GRAPH_NODE_NS_DEFAULT). */
+	 * (else GS_CUDAGRAPH_NODE_NS_DEFAULT). */
 	bool has_graph_node_ns;
 	int64_t graph_node_ns;
 };

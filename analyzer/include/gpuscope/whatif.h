@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /* A graph's launch cost per kernel node, by default (`--graph-node-ns`). */
-#define GS_GRAPH_NODE_NS_DEFAULT 1000
+#define GS_CUDAGRAPH_NODE_NS_DEFAULT 1000
 
 /* Candidates replayed one by one (each costs a pass over the device's ops);
  * those ranked after are in the total only. */
@@ -29,7 +29,7 @@ extern "C" {
 /*
  * The recorded run of one device (the ops of schedule `s`) with the gaps a
  * graph would shorten shortened: each gap inside an occurrence of a
- * candidate (gs_graph_candidate.gap_ops / gap_ns) becomes `node_ns` (a gap
+ * candidate (gs_cudagraph_candidate.gap_ops / gap_ns) becomes `node_ns` (a gap
  * no longer than that stays). Re-timed in (recorded start, op index) order:
  *
  *   removed(o) = max(0, gap before o - node_ns) for a shortened gap, else 0
@@ -51,10 +51,11 @@ extern "C" {
  * GS_REPLAY_MAX_CANDIDATES of them (per_done[i] says which were; NULL
  * allowed). O(N log N + (k + 1)(N + E)) for N ops, E edges, k candidates.
  */
-gs_status gs_graph_replay_compute(const struct gs_trace *t, const struct gs_graph *g,
-				  const struct gs_schedule *s, const struct gs_graph_candidate *c,
-				  size_t n, int64_t node_ns, struct gs_what_if *total,
-				  struct gs_what_if *per, bool *per_done);
+gs_status gs_cudagraph_replay_compute(const struct gs_trace *t, const struct gs_graph *g,
+				      const struct gs_schedule *s,
+				      const struct gs_cudagraph_candidate *c, size_t n,
+				      int64_t node_ns, struct gs_what_if *total,
+				      struct gs_what_if *per, bool *per_done);
 
 #ifdef __cplusplus
 }
