@@ -58,6 +58,8 @@ void gs_limit_sink_init(struct gs_limit_sink *ls, struct gs_sink *next, const ch
  * importer's context with failed(ctx, rc). `ctx` points to a struct with
  * a `struct gs_sink *sink` member.
  */
+/* ctx_type and type name types, which cannot stand in parentheses. */
+/* NOLINTBEGIN(bugprone-macro-parentheses) */
 #define GS_IMPORT_DEFINE_EMIT(prefix, ctx_type, count, failed, cb, type)                           \
 	static gs_status prefix##_emit_##cb(ctx_type *ctx, const type *rec)                        \
 	{                                                                                          \
@@ -67,5 +69,6 @@ void gs_limit_sink_init(struct gs_limit_sink *ls, struct gs_sink *next, const ch
 			rc = failed(ctx, rc);                                                      \
 		return rc;                                                                         \
 	}
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 #endif
