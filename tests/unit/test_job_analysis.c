@@ -23,6 +23,8 @@
 
 #include <cJSON.h>
 
+#include "json_at.h"
+
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
 
@@ -171,28 +173,6 @@ static cJSON *json_of(const struct gs_report *r)
 	return j;
 }
 
-/* The member at a path of keys and array indices ("#2"). */
-static const cJSON *at(const cJSON *j, ...)
-{
-	va_list ap;
-	const char *k;
-
-	va_start(ap, j);
-	while ((k = va_arg(ap, const char *)) != NULL) {
-		if (!j)
-			break;
-		if (k[0] == '#')
-			j = cJSON_GetArrayItem(j, atoi(k + 1));
-		else
-			j = cJSON_GetObjectItemCaseSensitive(j, k);
-		if (!j)
-			print_error("no member '%s'\n", k);
-	}
-	va_end(ap);
-	assert_non_null(j);
-	return j;
-}
-
 static void num_is(const cJSON *j, double want)
 {
 	assert_true(cJSON_IsNumber(j));
@@ -207,12 +187,6 @@ static void near_is(const cJSON *j, double want, double tol)
 	if (fabs(j->valuedouble - want) > tol)
 		print_error("got %.17g, want %.17g\n", j->valuedouble, want);
 	assert_true(fabs(j->valuedouble - want) <= tol);
-}
-
-static void str_is(const cJSON *j, const char *want)
-{
-	assert_true(cJSON_IsString(j));
-	assert_string_equal(j->valuestring, want);
 }
 
 /* ---- the 4-rank job ------------------------------------------------------ */

@@ -24,6 +24,8 @@
 
 #include <cJSON.h>
 
+#include "json_at.h"
+
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
 
@@ -196,41 +198,12 @@ static cJSON *json_of(const struct gs_report *r, char **raw)
 	return j;
 }
 
-/* The member at a path of keys and array indices: "devices", "#0", "breakdown". */
-static const cJSON *at(const cJSON *j, ...)
-{
-	va_list ap;
-	const char *k;
-
-	va_start(ap, j);
-	while ((k = va_arg(ap, const char *)) != NULL) {
-		if (!j)
-			break;
-		if (k[0] == '#')
-			j = cJSON_GetArrayItem(j, atoi(k + 1));
-		else
-			j = cJSON_GetObjectItemCaseSensitive(j, k);
-		if (!j)
-			print_error("no member '%s'\n", k);
-	}
-	va_end(ap);
-	assert_non_null(j);
-	return j;
-}
-
-/* Integers are written exactly; the tests' values fit a double exactly. */
 static void num_is(const cJSON *j, double want)
 {
 	assert_true(cJSON_IsNumber(j));
 	if (j->valuedouble != want)
 		print_error("got %.17g, want %.17g\n", j->valuedouble, want);
 	assert_true(j->valuedouble == want);
-}
-
-static void str_is(const cJSON *j, const char *want)
-{
-	assert_true(cJSON_IsString(j));
-	assert_string_equal(j->valuestring, want);
 }
 
 /* ---- tests ------------------------------------------------------------------- */
