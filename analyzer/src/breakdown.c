@@ -200,19 +200,17 @@ static void clip(const struct bd *b, struct ev_list *l)
 	l->n = k;
 }
 
-static bool has_async_name(const char *s)
-{
-	return strstr(s, "Async") != NULL;
-}
-
 /* A memcpy/memset whose launching call blocked the host until it was done. */
 static bool host_synchronous(const struct bd *b, const struct gs_op *op, uint32_t call)
 {
+	const char *name;
+
 	if (op->src_mem == GS_MEM_PAGEABLE || op->dst_mem == GS_MEM_PAGEABLE)
 		return true;
 	if (op->flags & GS_OPF_ASYNC)
 		return false;
-	return !has_async_name(gs_trace_string(b->t, b->calls[call].name));
+	name = gs_trace_string(b->t, b->calls[call].name);
+	return !gs_api_name_is_async(name, strlen(name));
 }
 
 static uint32_t launch_of(const struct bd *b, size_t op)

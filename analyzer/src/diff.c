@@ -1366,14 +1366,14 @@ static void t_metric_row(struct gs_out *o, const struct dev_diff *dd, int i)
 	bool both = dd->d[0] && dd->d[1], frac = dd->basis != B_TOTAL;
 	double xb = norm_of(dd, 0, dd->m[0][i]), xn = norm_of(dd, 1, dd->m[1][i]);
 	int64_t vb = llround(xb), vn = llround(xn);
-	uint64_t unit = gs_report_dur_unit(
-		max_u64(max_u64(dd->d[0] ? uabs64(vb) : 0, dd->d[1] ? uabs64(vn) : 0),
-			both ? uabs64(vn - vb) : 0));
+	uint64_t unit =
+		gs_dur_unit(max_u64(max_u64(dd->d[0] ? uabs64(vb) : 0, dd->d[1] ? uabs64(vn) : 0),
+				    both ? uabs64(vn - vb) : 0));
 
 	if (metrics[i].ns) {
-		gs_report_dur_in(b, sizeof(b), vb, unit, false);
-		gs_report_dur_in(n, sizeof(n), vn, unit, false);
-		gs_report_dur_in(d, sizeof(d), vn - vb, unit, true);
+		gs_dur_text_in(b, sizeof(b), vb, unit, false);
+		gs_dur_text_in(n, sizeof(n), vn, unit, false);
+		gs_dur_text_in(d, sizeof(d), vn - vb, unit, true);
 	} else if (frac) {
 		snprintf(b, sizeof(b), "%.1f", xb);
 		snprintf(n, sizeof(n), "%.1f", xn);
@@ -1467,18 +1467,18 @@ static void t_dur3(struct gs_out *o, const uint64_t count[2], const int64_t v[2]
 {
 	char a[48], b[48], d[48];
 	bool both = count[0] && count[1];
-	uint64_t unit = gs_report_dur_unit(
+	uint64_t unit = gs_dur_unit(
 		max_u64(max_u64(count[0] ? uabs64(v[0]) : 0, count[1] ? uabs64(v[1]) : 0),
 			both ? uabs64(v[1] - v[0]) : 0));
 
-	t_cell(o, count[0] ? gs_report_dur_in(a, sizeof(a), v[0], unit, false) : "-", 12, true);
-	t_cell(o, count[1] ? gs_report_dur_in(b, sizeof(b), v[1], unit, false) : "-", 12, true);
+	t_cell(o, count[0] ? gs_dur_text_in(a, sizeof(a), v[0], unit, false) : "-", 12, true);
+	t_cell(o, count[1] ? gs_dur_text_in(b, sizeof(b), v[1], unit, false) : "-", 12, true);
 	if (!both)
-		gs_report_dur_in(d, sizeof(d), count[0] ? -v[0] : v[1], unit, true);
+		gs_dur_text_in(d, sizeof(d), count[0] ? -v[0] : v[1], unit, true);
 	else if (v[0] == v[1])
 		snprintf(d, sizeof(d), "=");
 	else
-		gs_report_dur_in(d, sizeof(d), v[1] - v[0], unit, true);
+		gs_dur_text_in(d, sizeof(d), v[1] - v[0], unit, true);
 	t_cell(o, d, 12, true); /* right-aligned: no trailing blanks */
 	if (last)
 		gs_out_putc(o, '\n');
@@ -1537,17 +1537,17 @@ static void t_group_line(struct gs_out *o, const struct group *g, const char *ki
 {
 	char a[48], b[48], d[48], k[48];
 	const int64_t *v = g->norm; /* on the basis of the comparison */
-	uint64_t unit = gs_report_dur_unit(
-		max_u64(max_u64(uabs64(v[0]), uabs64(v[1])), uabs64(v[1] - v[0])));
+	uint64_t unit =
+		gs_dur_unit(max_u64(max_u64(uabs64(v[0]), uabs64(v[1])), uabs64(v[1] - v[0])));
 
 	gs_out_puts(o, "  ");
 	t_cell(o, status_names[g->status], 9, false);
 	t_cell(o, kind, 15, false);
-	gs_report_dur_in(a, sizeof(a), v[0], unit, false);
-	gs_report_dur_in(b, sizeof(b), v[1], unit, false);
+	gs_dur_text_in(a, sizeof(a), v[0], unit, false);
+	gs_dur_text_in(b, sizeof(b), v[1], unit, false);
 	t_cell(o, g->count[0] ? a : "-", 12, true);
 	t_cell(o, g->count[1] ? b : "-", 12, true);
-	t_cell(o, gs_report_dur_in(d, sizeof(d), v[1] - v[0], unit, true), 13, true);
+	t_cell(o, gs_dur_text_in(d, sizeof(d), v[1] - v[0], unit, true), 13, true);
 	snprintf(k, sizeof(k), "%llu -> %llu", (unsigned long long)g->count[0],
 		 (unsigned long long)g->count[1]);
 	t_cell(o, k, 16, true);

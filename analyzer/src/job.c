@@ -301,8 +301,8 @@ static _Thread_local uint64_t line_unit;
 
 static const char *dur_text(char *buf, size_t size, int64_t ns)
 {
-	return line_unit ? gs_report_dur_in(buf, size, ns, line_unit, false) :
-			   gs_report_dur(buf, size, ns);
+	return line_unit ? gs_dur_text_in(buf, size, ns, line_unit, false) :
+			   gs_dur_text(buf, size, ns);
 }
 
 /* One unit for the line from the largest of its times; line_unit = 0 ends it. */
@@ -315,7 +315,7 @@ static void set_line_unit(const int64_t *v, size_t n)
 
 		m = a > m ? a : m;
 	}
-	line_unit = gs_report_dur_unit(m);
+	line_unit = gs_dur_unit(m);
 }
 
 #define LINE_UNIT(...)                                                                             \
@@ -2441,7 +2441,7 @@ static const char *h_dur(char *buf, size_t size, int64_t ns)
 {
 	size_t len;
 
-	gs_report_dur(buf, size, ns);
+	gs_dur_text(buf, size, ns);
 	len = strlen(buf);
 	if (len >= 3 && !strcmp(buf + len - 3, " us") && len + 2 < size)
 		memcpy(buf + len - 2, "\xc2\xb5s", 4);

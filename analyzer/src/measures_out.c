@@ -11,7 +11,7 @@
 #include "jw.h"
 #include "out.h"
 
-#define DUR(ns) gs_report_dur((char[48]){0}, 48, (ns))
+#define DUR(ns) gs_dur_text((char[48]){0}, 48, (ns))
 #define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
 
 unsigned gs_measures_kernel_row_class(const struct gs_trace *t, const struct gs_report_kernel *k)

@@ -5,6 +5,8 @@
  */
 #include "out.h"
 
+#include <gpuscope/text.h>
+
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
@@ -90,40 +92,10 @@ void gs_out_quoted(struct gs_out *o, const char *s)
 	gs_out_putc(o, '"');
 }
 
-/*
- * Length of the well-formed UTF-8 sequence at p (1..4), or 0 when the bytes
- * there are not one (overlong forms, surrogates and values past U+10FFFF
- * included).
- */
-size_t gs_out_utf8_len(const unsigned char *p)
-{
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		unsigned lo = p[0] == 0xe0 ? 0xa0 : 0x80;
-		unsigned hi = p[0] == 0xed ? 0x9f : 0xbf;
-
-		if (p[1] < lo || p[1] > hi || (p[2] & 0xc0) != 0x80)
-			return 0;
-		return 3;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		unsigned lo = p[0] == 0xf0 ? 0x90 : 0x80;
-		unsigned hi = p[0] == 0xf4 ? 0x8f : 0xbf;
-
-		if (p[1] < lo || p[1] > hi || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 size_t gs_out_text_char(const unsigned char *p, char *buf, size_t *cols, size_t *adv)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t n = gs_out_utf8_len(p);
+	size_t n = gs_utf8_len(p);
 
 	if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
 		buf[0] = '\\';
@@ -177,92 +149,24 @@ void gs_out_text(struct gs_out *o, const char *s)
 	}
 }
 
+static void out_write(void *ctx, const char *p, size_t n)
+{
+	struct gs_out *o = ctx;
+
+	if (!o->failed && fwrite(p, 1, n, o->f) != n)
+		gs_out_fail(o);
+}
+
 void gs_out_json_string(struct gs_out *o, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	gs_out_putc(o, '"');
-	while (*p && !o->failed) {
-		size_t len;
-
-		switch (*p) {
-		case '"':
-			gs_out_puts(o, "\\\"");
-			p++;
-			continue;
-		case '\\':
-			gs_out_puts(o, "\\\\");
-			p++;
-			continue;
-		case '\n':
-			gs_out_puts(o, "\\n");
-			p++;
-			continue;
-		case '\t':
-			gs_out_puts(o, "\\t");
-			p++;
-			continue;
-		case '\r':
-			gs_out_puts(o, "\\r");
-			p++;
-			continue;
-		default:
-			break;
-		}
-		if (*p < 0x20 || *p == 0x7f) {
-			gs_out_printf(o, "\\u%04x", *p);
-			p++;
-			continue;
-		}
-		/* A NUL inside a sequence fails the continuation test: no overrun. */
-		len = gs_out_utf8_len(p);
-		if (len == 0) {
-			gs_out_puts(o, "\\ufffd");
-			p++;
-			continue;
-		}
-		if (o->failed)
-			break;
-		if (fwrite(p, 1, len, o->f) != len)
-			gs_out_fail(o);
-		p += len;
-	}
-	gs_out_putc(o, '"');
+	gs_json_escape(s, GS_JSON_ESCAPE_DEL, out_write, o);
 }
 
 void gs_out_duration(struct gs_out *o, int64_t ns)
 {
-	static const struct {
-		int64_t div;
-		const char *unit;
-	} units[] = {
-		{1000000000LL, "s"},
-		{1000000LL, "ms"},
-		{1000LL, "us"},
-	};
-	const char *sign = "";
-	uint64_t v;
-	size_t i;
+	char buf[GS_DUR_TEXT_MAX];
 
-	if (ns < 0) {
-		sign = "-";
-		v = (uint64_t)0 - (uint64_t)ns;
-	} else {
-		v = (uint64_t)ns;
-	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		uint64_t div = (uint64_t)units[i].div;
-
-		if (v >= div) {
-			/* Three decimals, truncated: exact and the same everywhere. */
-			uint64_t frac = (v % div) / (div / 1000);
-
-			gs_out_printf(o, "%s%llu.%03llu %s", sign, (unsigned long long)(v / div),
-				      (unsigned long long)frac, units[i].unit);
-			return;
-		}
-	}
-	gs_out_printf(o, "%s%llu ns", sign, (unsigned long long)v);
+	gs_out_puts(o, gs_dur_text(buf, sizeof(buf), ns));
 }
 
 gs_status gs_out_finish(struct gs_out *o)

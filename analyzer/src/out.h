@@ -17,10 +17,6 @@ struct gs_out {
 	bool failed;
 };
 
-/* Length of the well-formed UTF-8 sequence at p (1..4), or 0 when the
- * bytes there are not one (overlong forms, surrogates, past U+10FFFF). */
-size_t gs_out_utf8_len(const unsigned char *p);
-
 /*
  * Text for people from a string of the trace (a name, a warning): one
  * character of `p` as it prints. A control character (C0, DEL, C1) or a
@@ -44,9 +40,9 @@ void gs_out_putc(struct gs_out *o, int c);
 void gs_out_quoted(struct gs_out *o, const char *s);
 /* `s` (a string of the trace) as text, each character as gs_out_text_char. */
 void gs_out_text(struct gs_out *o, const char *s);
-/* `s` as a JSON string; invalid UTF-8 becomes U+FFFD. */
+/* `s` as a JSON string (gs_json_escape, DEL escaped too). */
 void gs_out_json_string(struct gs_out *o, const char *s);
-/* A duration for people: "830 ns", "12.345 us", "1.500 ms", "2.000 s". */
+/* gs_dur_text: "830 ns", "12.345 us", "1.500 ms", "2.000 s". */
 void gs_out_duration(struct gs_out *o, int64_t ns);
 /* GS_OK, or GS_ERR_IO with a cause when any write failed. */
 gs_status gs_out_finish(struct gs_out *o);

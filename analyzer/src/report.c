@@ -38,67 +38,6 @@ static int64_t sat_add(int64_t a, int64_t b)
 /* Small helpers shared with the writers (report_priv.h)                    */
 /* ------------------------------------------------------------------------ */
 
-const char *gs_report_dur(char *buf, size_t size, int64_t ns)
-{
-	static const struct {
-		uint64_t div;
-		const char *unit;
-	} units[] = {
-		{1000000000ULL, "s"},
-		{1000000ULL, "ms"},
-		{1000ULL, "us"},
-	};
-	const char *sign = "";
-	uint64_t v;
-	size_t i;
-
-	if (ns < 0) {
-		sign = "-";
-		v = (uint64_t)0 - (uint64_t)ns;
-	} else {
-		v = (uint64_t)ns;
-	}
-	for (i = 0; i < COUNT_OF(units); i++) {
-		if (v >= units[i].div) {
-			uint64_t frac = (v % units[i].div) / (units[i].div / 1000);
-
-			snprintf(buf, size, "%s%llu.%03llu %s", sign,
-				 (unsigned long long)(v / units[i].div), (unsigned long long)frac,
-				 units[i].unit);
-			return buf;
-		}
-	}
-	snprintf(buf, size, "%s%llu ns", sign, (unsigned long long)v);
-	return buf;
-}
-
-uint64_t gs_report_dur_unit(uint64_t max_abs_ns)
-{
-	static const uint64_t divs[] = {1000000000ULL, 1000000ULL, 1000ULL};
-
-	for (size_t i = 0; i < COUNT_OF(divs); i++)
-		if (max_abs_ns >= divs[i])
-			return divs[i];
-	return 1;
-}
-
-const char *gs_report_dur_in(char *buf, size_t size, int64_t ns, uint64_t unit, bool plus)
-{
-	const char *sign = ns < 0 ? "-" : plus && ns > 0 ? "+" : "";
-	const char *name = unit == 1000000000ULL ? "s" :
-			   unit == 1000000ULL    ? "ms" :
-			   unit == 1000ULL       ? "us" :
-						   "ns";
-	uint64_t v = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-
-	if (unit != 1000000000ULL && unit != 1000000ULL && unit != 1000ULL)
-		snprintf(buf, size, "%s%llu ns", sign, (unsigned long long)v);
-	else
-		snprintf(buf, size, "%s%llu.%03llu %s", sign, (unsigned long long)(v / unit),
-			 (unsigned long long)((v % unit) / (unit / 1000)), name);
-	return buf;
-}
-
 bool gs_report_warning_restated(const struct gs_report *r, const struct gs_warning *w)
 {
 	/* The importer's "N cudaStreamWaitEvent calls but no cuda_sync events"
@@ -123,11 +62,11 @@ const char *gs_report_window_text(const struct gs_trace *t, const struct gs_repo
 	a = d->b.window_start - first;
 	b = d->b.window_end - first;
 	m = mag(a) > mag(b) ? mag(a) : mag(b);
-	unit = gs_report_dur_unit(m > mag(d->b.window_ns) ? m : mag(d->b.window_ns));
+	unit = gs_dur_unit(m > mag(d->b.window_ns) ? m : mag(d->b.window_ns));
 	snprintf(buf, size, "%s%s .. %s%s into the trace: %s", a >= 0 ? "+" : "",
-		 gs_report_dur_in(x, sizeof(x), a, unit, false), b >= 0 ? "+" : "",
-		 gs_report_dur_in(y, sizeof(y), b, unit, false),
-		 gs_report_dur_in(z, sizeof(z), d->b.window_ns, unit, false));
+		 gs_dur_text_in(x, sizeof(x), a, unit, false), b >= 0 ? "+" : "",
+		 gs_dur_text_in(y, sizeof(y), b, unit, false),
+		 gs_dur_text_in(z, sizeof(z), d->b.window_ns, unit, false));
 	return buf;
 }
 
@@ -208,17 +147,17 @@ const char *gs_report_whatif_text(const struct gs_what_if *w, bool one_batch, ch
 		return buf;
 	}
 	if (svi > 0)
-		snprintf(buf, size, "%s beyond the ideal", gs_report_dur(a, sizeof(a), svi));
+		snprintf(buf, size, "%s beyond the ideal", gs_dur_text(a, sizeof(a), svi));
 	else if (svi < 0)
 		snprintf(buf, size, "no saving beyond the ideal (%s longer than it)",
-			 gs_report_dur(a, sizeof(a), -svi));
+			 gs_dur_text(a, sizeof(a), -svi));
 	else
 		snprintf(buf, size, "0 ns beyond the ideal");
 	if (w->saving_ns < 0) {
 		size_t len = strlen(buf);
 
 		snprintf(buf + len, size - len, "; slower than the actual run by %s",
-			 gs_report_dur(a, sizeof(a), -w->saving_ns));
+			 gs_dur_text(a, sizeof(a), -w->saving_ns));
 	} else if (host > 0) {
 		size_t len = strlen(buf);
 
@@ -226,12 +165,12 @@ const char *gs_report_whatif_text(const struct gs_what_if *w, bool one_batch, ch
 			snprintf(buf + len, size - len,
 				 "; of its %s saving, %s is host/launch time the ideal already "
 				 "removes",
-				 gs_report_dur(a, sizeof(a), w->saving_ns),
-				 gs_report_dur(b, sizeof(b), host));
+				 gs_dur_text(a, sizeof(a), w->saving_ns),
+				 gs_dur_text(b, sizeof(b), host));
 		else
 			snprintf(buf + len, size - len,
 				 "; its %s saving is host/launch time the ideal already removes",
-				 gs_report_dur(a, sizeof(a), w->saving_ns));
+				 gs_dur_text(a, sizeof(a), w->saving_ns));
 	}
 	return buf;
 }
@@ -343,12 +282,11 @@ static void sb_units(struct sb *s)
 
 		m = a > m ? a : m;
 	}
-	unit = gs_report_dur_unit(m);
+	unit = gs_dur_unit(m);
 	for (p = s->p; (q = strchr(p, '\x01')) != NULL && strchr(q, '\x02');
 	     p = strchr(q, '\x02') + 1)
 		sb_printf(&out, "%.*s%s", (int)(q - p), p,
-			  gs_report_dur_in(buf, sizeof(buf), strtoll(q + 1, NULL, 10), unit,
-					   false));
+			  gs_dur_text_in(buf, sizeof(buf), strtoll(q + 1, NULL, 10), unit, false));
 	sb_printf(&out, "%s", p);
 	free(s->p);
 	*s = out;
@@ -1213,7 +1151,7 @@ static void advise_call(struct sb *adv, const char *call, bool pageable)
 			  "sequence from a CUDA Graph",
 			  call);
 	else if ((name_has(call, "Memcpy") || name_has(call, "Memset")) &&
-		 (pageable || !name_has(call, "Async")))
+		 (pageable || !gs_api_name_is_async(call, strlen(call))))
 		sb_printf(adv,
 			  "%s blocks the host until the device reaches the copy (%s): copy "
 			  "to/from pinned buffers (cudaHostAlloc; pin_memory=True, "

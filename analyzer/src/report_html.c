@@ -88,14 +88,14 @@ void gs_report_html_text(struct gs_out *o, const char *s, size_t max)
 
 	if (max) {
 		for (q = p; *q && total <= max; total++) {
-			size_t n = gs_out_utf8_len(q);
+			size_t n = gs_utf8_len(q);
 
 			q += n ? n : 1;
 		}
 	}
 	while (*p) {
 		const char *rep = NULL;
-		size_t n = gs_out_utf8_len(p);
+		size_t n = gs_utf8_len(p);
 
 		if (max && total > max && cps + 1 == max) {
 			rep = "\xe2\x80\xa6";
@@ -180,7 +180,7 @@ static const char *dur_str(char *buf, size_t size, int64_t ns)
 {
 	size_t len;
 
-	gs_report_dur(buf, size, ns);
+	gs_dur_text(buf, size, ns);
 	len = strlen(buf);
 	if (len >= 3 && !strcmp(buf + len - 3, " us") && len + 2 < size)
 		memcpy(buf + len - 2, "\xc2\xb5s", 4);
@@ -188,13 +188,13 @@ static const char *dur_str(char *buf, size_t size, int64_t ns)
 }
 
 #define DUR(ns) dur_str((char[48]){0}, 48, (ns))
-/* A duration in the unit `u` (gs_report_dur_unit), "µs" as above: one unit
+/* A duration in the unit `u` (gs_dur_unit), "µs" as above: one unit
  * per sentence. */
 static const char *dur_in_str(char *buf, size_t size, int64_t ns, uint64_t u)
 {
 	size_t len;
 
-	gs_report_dur_in(buf, size, ns, u, false);
+	gs_dur_text_in(buf, size, ns, u, false);
 	len = strlen(buf);
 	if (len >= 3 && !strcmp(buf + len - 3, " us") && len + 2 < size)
 		memcpy(buf + len - 2, "\xc2\xb5s", 4);
@@ -497,9 +497,9 @@ static void h_breakdown(struct hw *w, const struct gs_report_device *d, size_t d
 		      "<td class=\"n\">100.0%%</td><td></td></tr>\n</tbody></table>\n",
 		      DUR(b->window_ns));
 	/* One unit for the three (the largest's). */
-	u = gs_report_dur_unit((uint64_t)(b->copy_total_ns > b->kernel_concurrency_ns ?
-						  b->copy_total_ns :
-						  b->kernel_concurrency_ns));
+	u = gs_dur_unit((uint64_t)(b->copy_total_ns > b->kernel_concurrency_ns ?
+					   b->copy_total_ns :
+					   b->kernel_concurrency_ns));
 	gs_out_printf(&w->o,
 		      "<p class=\"meta\">dominant: <b>%s</b> (%s), a lead to check, not a "
 		      "verdict. Overlap: %s of %s copy time hidden under kernels; two or more "

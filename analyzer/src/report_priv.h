@@ -7,6 +7,7 @@
 #define GS_ANALYZER_REPORT_PRIV_H
 
 #include <gpuscope/analyzer.h>
+#include <gpuscope/text.h>
 
 /* Per-stream totals over the device window (durations clipped to it). */
 struct gs_report_stream {
@@ -261,14 +262,7 @@ void gs_report_html_sentence(struct gs_out *o, const char *s);
  * when the mean gap between its kernels is at most this. */
 #define GS_REPORT_LAUNCH_GAP_NS 100000
 
-/* A duration for people, like gs_out_duration: "830 ns", "12.345 us",
- * "1.500 ms", "2.000 s" (three decimals, truncated). Returns buf. */
-const char *gs_report_dur(char *buf, size_t size, int64_t ns);
-/* One unit for several durations shown together (a line of a table): the
- * divisor (1e9 s, 1e6 ms, 1e3 us, 1 ns) gs_report_dur would choose for the
- * largest magnitude among them; and a duration in that unit ("0.013 ms",
- * with "+" before a positive one when `plus`). */
-uint64_t gs_report_dur_unit(uint64_t max_abs_ns);
+/* Durations for people: gs_dur_text, gs_dur_unit, gs_dur_text_in (gpuscope/text.h). */
 /* A loading warning that a caution of the report says again, more fully
  * (text and HTML show the caution only; JSON keeps both). */
 bool gs_report_warning_restated(const struct gs_report *r, const struct gs_warning *w);
@@ -277,7 +271,6 @@ bool gs_report_warning_restated(const struct gs_report *r, const struct gs_warni
  * 3.659 ms", in one unit. Returns buf. */
 const char *gs_report_window_text(const struct gs_trace *t, const struct gs_report_device *d,
 				  char *buf, size_t size);
-const char *gs_report_dur_in(char *buf, size_t size, int64_t ns, uint64_t unit, bool plus);
 
 /* "41.0%" of part in whole (one decimal, rounded); "0.0%" when whole <= 0. */
 const char *gs_report_pct(char *buf, size_t size, int64_t part, int64_t whole);

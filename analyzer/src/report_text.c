@@ -125,8 +125,7 @@ static void tw_last(struct tw *w, const char *s, size_t cols)
 
 static const char *dur(const struct tw *w, char *buf, size_t size, int64_t ns)
 {
-	return w->unit ? gs_report_dur_in(buf, size, ns, w->unit, false) :
-			 gs_report_dur(buf, size, ns);
+	return w->unit ? gs_dur_text_in(buf, size, ns, w->unit, false) : gs_dur_text(buf, size, ns);
 }
 
 #define DUR(ns) dur(w, (char[48]){0}, 48, (ns))
@@ -142,7 +141,7 @@ static void tw_unit(struct tw *w, const int64_t *v, size_t n)
 
 		m = a > m ? a : m;
 	}
-	w->unit = n ? gs_report_dur_unit(m) : 0;
+	w->unit = n ? gs_dur_unit(m) : 0;
 }
 
 #define LINE_UNIT(w, ...)                                                                          \

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include <gpuscope/export.h>
+#include <gpuscope/text.h>
 
 #include "export_out.h"
 
@@ -204,79 +205,14 @@ void gs_wbuf_us(struct gs_wbuf *w, int64_t ns)
 	}
 }
 
-size_t gs_utf8_len(const unsigned char *p)
+static void wbuf_write(void *ctx, const char *p, size_t n)
 {
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		unsigned lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
-
-		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		unsigned lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
-
-		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ?
-			       4 :
-			       0;
-	}
-	return 0;
+	gs_wbuf_put(ctx, p, n);
 }
 
 void gs_wbuf_json_str(struct gs_wbuf *w, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	const unsigned char *run = p;
-
-	gs_wbuf_putc(w, '"');
-	while (*p) {
-		unsigned char c = *p;
-		size_t n;
-
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			p++;
-			continue;
-		}
-		n = c >= 0x80 ? gs_utf8_len(p) : 0;
-		if (n) {
-			p += n;
-			continue;
-		}
-		gs_wbuf_put(w, (const char *)run, (size_t)(p - run));
-		switch (c) {
-		case '"':
-			gs_wbuf_put(w, "\\\"", 2);
-			break;
-		case '\\':
-			gs_wbuf_put(w, "\\\\", 2);
-			break;
-		case '\n':
-			gs_wbuf_put(w, "\\n", 2);
-			break;
-		case '\r':
-			gs_wbuf_put(w, "\\r", 2);
-			break;
-		case '\t':
-			gs_wbuf_put(w, "\\t", 2);
-			break;
-		default:
-			if (c < 0x20) {
-				char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-
-				gs_wbuf_put(w, e, 6);
-			} else {
-				gs_wbuf_put(w, "\\ufffd", 6); /* not UTF-8 */
-			}
-			break;
-		}
-		p++;
-		run = p;
-	}
-	gs_wbuf_put(w, (const char *)run, (size_t)(p - run));
-	gs_wbuf_putc(w, '"');
+	gs_json_escape(s, 0, wbuf_write, w);
 }
 
 void gs_wbuf_csv_str(struct gs_wbuf *w, const char *s)

@@ -50,8 +50,8 @@ void gs_wbuf_u64(struct gs_wbuf *w, uint64_t v);
 void gs_wbuf_i64(struct gs_wbuf *w, int64_t v);
 /* Integer ns as µs, exactly: 1500 -> "1.500", 2000 -> "2", -1 -> "-0.001". */
 void gs_wbuf_us(struct gs_wbuf *w, int64_t ns);
-/* A JSON string with its quotes; control bytes escaped, invalid UTF-8 as
- * U+FFFD. */
+/* A JSON string with its quotes (gs_json_escape: control bytes escaped,
+ * invalid UTF-8 as U+FFFD, DEL as is). */
 void gs_wbuf_json_str(struct gs_wbuf *w, const char *s);
 /* One CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma,
  * a double quote, CR or LF; as is otherwise. A field that starts with '=',
@@ -69,9 +69,5 @@ struct gs_export_extras;
  */
 gs_status gs_export_launches(const struct gs_trace *t, const struct gs_export_extras *x,
 			     uint32_t **out);
-
-/* Bytes of the well-formed UTF-8 sequence at p (0: not one). p must be
- * NUL-terminated. */
-size_t gs_utf8_len(const unsigned char *p);
 
 #endif /* GS_FORMATS_EXPORT_OUT_H */

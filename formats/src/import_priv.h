@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to gs_import: helpers shared by detect.c, kineto.c and load.c. */
+/* Private to gs_import: helpers shared by detect.c, kineto.c, nsys.c and load.c. */
 #ifndef GS_IMPORT_PRIV_H
 #define GS_IMPORT_PRIV_H
 
@@ -50,5 +50,25 @@ struct gs_limit_sink {
 };
 void gs_limit_sink_init(struct gs_limit_sink *ls, struct gs_sink *next, const char *name,
 			const struct gs_import_limits *lim);
+
+/*
+ * An importer's PREFIX_emit_<cb>(ctx, rec): count one record with
+ * count(ctx) (a gs_status, the record limit), pass it to the sink's
+ * callback `cb` when the sink has one, and give a callback's error the
+ * importer's context with failed(ctx, rc). `ctx` points to a struct with
+ * a `struct gs_sink *sink` member.
+ */
+/* ctx_type and type name types, which cannot stand in parentheses. */
+/* NOLINTBEGIN(bugprone-macro-parentheses) */
+#define GS_IMPORT_DEFINE_EMIT(prefix, ctx_type, count, failed, cb, type)                           \
+	static gs_status prefix##_emit_##cb(ctx_type *ctx, const type *rec)                        \
+	{                                                                                          \
+		gs_status rc = count(ctx);                                                         \
+                                                                                                   \
+		if (!rc && ctx->sink->cb && (rc = ctx->sink->cb(ctx->sink, rec)))                  \
+			rc = failed(ctx, rc);                                                      \
+		return rc;                                                                         \
+	}
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 #endif

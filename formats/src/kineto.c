@@ -90,6 +90,8 @@
 #include "gzin.h"
 #include "import_priv.h"
 
+#include <gpuscope/text.h>
+
 #include <cJSON.h>
 #include <limits.h>
 #include <stddef.h>
@@ -482,14 +484,7 @@ static gs_status kin_sink_failed(struct kin *k, gs_status rc)
 
 /* kin_emit_<cb>: count one record and pass it to the sink's callback. */
 #define KIN_DEFINE_EMIT(cb, type)                                                                  \
-	static gs_status kin_emit_##cb(struct kin *k, const type *rec)                             \
-	{                                                                                          \
-		gs_status rc = kin_count(k);                                                       \
-                                                                                                   \
-		if (!rc && k->sink->cb && (rc = k->sink->cb(k->sink, rec)))                        \
-			rc = kin_sink_failed(k, rc);                                               \
-		return rc;                                                                         \
-	}
+	GS_IMPORT_DEFINE_EMIT(kin, struct kin, kin_count, kin_sink_failed, cb, type)
 
 KIN_DEFINE_EMIT(op, struct gs_op)
 KIN_DEFINE_EMIT(sync, struct gs_sync)
@@ -1465,16 +1460,6 @@ static enum kin_cat kin_cat_lookup(const char *s, size_t n)
 	return KC_UNKNOWN;
 }
 
-static bool has_sub(const char *s, size_t n, const char *sub)
-{
-	size_t m = strlen(sub);
-
-	for (size_t i = 0; i + m <= n; i++)
-		if (memcmp(s + i, sub, m) == 0)
-			return true;
-	return false;
-}
-
 static bool has_prefix(const char *s, size_t n, const char *pre)
 {
 	size_t m = strlen(pre);
@@ -1819,11 +1804,11 @@ static gs_status kin_api_call(struct kin *k, const struct kin_event *ev, enum ki
 	rc = kin_emit_api_call(k, &c);
 	if (rc)
 		return rc;
-	if (has_sub(name, n, "GraphLaunch"))
+	if (gs_api_name_is_graph_launch(name, n))
 		a.flags |= KA_GRAPH;
-	if (has_sub(name, n, "Async"))
+	if (gs_api_name_is_async(name, n))
 		a.flags |= KA_ASYNC;
-	if (has_sub(name, n, "StreamWaitEvent"))
+	if (gs_has_sub(name, n, "StreamWaitEvent"))
 		k->wait_calls++;
 	if (is_event_record(name, n)) {
 		struct gs_event_record e = {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Stable names for the model's enums, used in text and JSON output. */
 #include <gpuscope/format.h>
+#include <gpuscope/text.h>
 
 #define NAME_OF(table, i) ((i) < sizeof(table) / sizeof((table)[0]) ? (table)[i] : "unknown")
 
@@ -48,4 +49,14 @@ const char *gs_api_kind_name(unsigned kind)
 {
 	static const char *const n[] = {"runtime", "driver"};
 	return NAME_OF(n, kind);
+}
+
+bool gs_api_name_is_async(const char *name, size_t n)
+{
+	return gs_has_sub(name, n, "Async");
+}
+
+bool gs_api_name_is_graph_launch(const char *name, size_t n)
+{
+	return gs_has_sub(name, n, "GraphLaunch");
 }

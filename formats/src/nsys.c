@@ -357,14 +357,7 @@ static gs_status ns_count(struct nsys *n)
 
 /* ns_emit_<cb>: count one record and pass it to the sink's callback. */
 #define NS_DEFINE_EMIT(cb, type)                                                                   \
-	static gs_status ns_emit_##cb(struct nsys *n, const type *rec)                             \
-	{                                                                                          \
-		gs_status rc = ns_count(n);                                                        \
-                                                                                                   \
-		if (!rc && n->sink->cb && (rc = n->sink->cb(n->sink, rec)))                        \
-			rc = ns_sink_failed(n, rc);                                                \
-		return rc;                                                                         \
-	}
+	GS_IMPORT_DEFINE_EMIT(ns, struct nsys, ns_count, ns_sink_failed, cb, type)
 
 NS_DEFINE_EMIT(op, struct gs_op)
 NS_DEFINE_EMIT(api_call, struct gs_api_call)
@@ -481,9 +474,9 @@ static uint8_t ns_api_name_flags(const char *s)
 {
 	unsigned f = 0, k = GS_SYNC_UNKNOWN;
 
-	if (strstr(s, "Async"))
+	if (gs_api_name_is_async(s, strlen(s)))
 		f |= NF_ASYNC;
-	if (strstr(s, "GraphLaunch"))
+	if (gs_api_name_is_graph_launch(s, strlen(s)))
 		f |= NF_GRAPH;
 	if (strstr(s, "EventRecord"))
 		f |= NF_EVREC;

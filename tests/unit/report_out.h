@@ -41,4 +41,51 @@ static inline char *report_out(gs_status (*write)(FILE *, const struct gs_report
 	return buf;
 }
 
+/* Every line of a text report at most 100 columns (code points), no
+ * control bytes but '\n' (colour, ESC [ ... m, passed over). */
+static inline void check_lines(const char *text)
+{
+	size_t cols = 0;
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)text; *p; p++) {
+		if (*p == '\n') {
+			cols = 0;
+			continue;
+		}
+		if (*p == 0x1b) {
+			while (p[1] && p[1] != 'm')
+				p++;
+			p++;
+			continue;
+		}
+		assert_true(*p >= 0x20 && *p != 0x7f);
+		if ((*p & 0xc0) != 0x80)
+			cols++;
+		if (cols > 100)
+			print_error("line over 100 columns near: %.60s\n", (const char *)p - 50);
+		assert_true(cols <= 100);
+	}
+}
+
+/* The text with every run of spaces and line breaks as one space, so
+ * wrapped sentences and aligned columns can be searched. In place. */
+static inline char *flat(char *text)
+{
+	char *r = text, *w = text;
+
+	while (*r) {
+		if (*r == '\n' || *r == ' ') {
+			while (r[1] == ' ' || r[1] == '\n')
+				r++;
+			*w++ = ' ';
+			r++;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+	return text;
+}
+
 #endif /* GS_TEST_REPORT_OUT_H */

@@ -23,23 +23,15 @@
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
 
+#include "trace_build.h"
+
 #define HEAD                                                                                       \
 	"{\"deviceProperties\": [{\"id\": 0, \"name\": \"Test GPU\", \"numSms\": 108}],"           \
 	" \"traceEvents\": [\n"
-#define TAIL "]}\n"
-#define RT(name, ts, dur, corr)                                                                    \
-	"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"" name "\", \"pid\": 100, "        \
-	"\"tid\": 100, \"ts\": " #ts ", \"dur\": " #dur ", \"args\": {\"correlation\": " #corr     \
-	"}}"
 #define KERNEL(name, dev, stream, ts, dur, corr)                                                   \
 	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" name "\", \"pid\": " #dev              \
 	", \"tid\": " #stream ", \"ts\": " #ts ", \"dur\": " #dur ", \"args\": {\"device\": " #dev \
 	", \"context\": 1, \"stream\": " #stream ", \"correlation\": " #corr "}}"
-#define COPY(name, stream, ts, dur, corr)                                                          \
-	"{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"" name                               \
-	"\", \"pid\": 0, \"tid\": " #stream ", \"ts\": " #ts ", \"dur\": " #dur                    \
-	", \"args\": {\"device\": 0, \"context\": 1, "                                             \
-	"\"stream\": " #stream ", \"correlation\": " #corr ", \"bytes\": 1048576}}"
 
 /*
  * BASE (µs): k_one [100, 140), k_two [200, 230), copy [230, 250) on
@@ -71,14 +63,6 @@ static const char new_json[] = HEAD RT("cudaMemcpyAsync", 0, 2, 21) ",\n" COPY(
 					      "cudaLaunchKernel", 7, 2,
 					      24) ",\n" KERNEL("consumer_kernel", 0, 7, 50, 40,
 							       24) "\n" TAIL;
-
-/* A stream waiting on the event recorded on another. */
-#define WAIT(stream, on, record, ts, corr)                                                         \
-	"{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Wait Event\", \"pid\": 0, "    \
-	"\"tid\": " #stream ", \"ts\": " #ts ", \"dur\": 1, \"args\": {\"cuda_sync_kind\": "       \
-	"\"Stream Wait Event\", \"wait_on_stream\": " #on                                          \
-	", \"wait_on_cuda_event_record_corr_id\": " #record ", \"stream\": " #stream               \
-	", \"correlation\": " #corr ", \"device\": 0, \"context\": 1}}"
 
 /*
  * Waits in a cycle (as in test_report.c): stream 7 waits on the event
@@ -117,18 +101,6 @@ static const char overtaken_json[] =
 /* Another process on device 1 only. */
 static const char dev1_json[] =
 	"{\"traceEvents\": [\n" KERNEL("allreduce", 1, 7, 1000, 10, 1) "\n" TAIL;
-
-static struct gs_trace *trace_of(const char *json)
-{
-	struct gs_trace *t = NULL;
-
-	assert_int_equal(gs_trace_create(&t), GS_OK);
-	assert_int_equal(gs_import_kineto_mem(json, strlen(json), "test.json", NULL,
-					      gs_trace_borrow_sink(t)),
-			 GS_OK);
-	assert_int_equal(gs_trace_finish(t), GS_OK);
-	return t;
-}
 
 static struct gs_trace *trace_file(const char *name)
 {

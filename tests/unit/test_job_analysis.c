@@ -23,6 +23,8 @@
 
 #include <cJSON.h>
 
+#include "json_at.h"
+
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
 
@@ -171,28 +173,6 @@ static cJSON *json_of(const struct gs_report *r)
 	return j;
 }
 
-/* The member at a path of keys and array indices ("#2"). */
-static const cJSON *at(const cJSON *j, ...)
-{
-	va_list ap;
-	const char *k;
-
-	va_start(ap, j);
-	while ((k = va_arg(ap, const char *)) != NULL) {
-		if (!j)
-			break;
-		if (k[0] == '#')
-			j = cJSON_GetArrayItem(j, atoi(k + 1));
-		else
-			j = cJSON_GetObjectItemCaseSensitive(j, k);
-		if (!j)
-			print_error("no member '%s'\n", k);
-	}
-	va_end(ap);
-	assert_non_null(j);
-	return j;
-}
-
 static void num_is(const cJSON *j, double want)
 {
 	assert_true(cJSON_IsNumber(j));
@@ -207,57 +187,6 @@ static void near_is(const cJSON *j, double want, double tol)
 	if (fabs(j->valuedouble - want) > tol)
 		print_error("got %.17g, want %.17g\n", j->valuedouble, want);
 	assert_true(fabs(j->valuedouble - want) <= tol);
-}
-
-static void str_is(const cJSON *j, const char *want)
-{
-	assert_true(cJSON_IsString(j));
-	assert_string_equal(j->valuestring, want);
-}
-
-/* Every line at most 100 columns (code points), no control bytes but '\n'. */
-static void check_lines(const char *text)
-{
-	size_t cols = 0;
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)text; *p; p++) {
-		if (*p == '\n') {
-			cols = 0;
-			continue;
-		}
-		if (*p == 0x1b) {
-			while (p[1] && p[1] != 'm')
-				p++;
-			p++;
-			continue;
-		}
-		assert_true(*p >= 0x20 && *p != 0x7f);
-		if ((*p & 0xc0) != 0x80)
-			cols++;
-		if (cols > 100)
-			print_error("line over 100 columns near: %.60s\n", (const char *)p - 50);
-		assert_true(cols <= 100);
-	}
-}
-
-/* The text with runs of spaces and line breaks as one space. In place. */
-static char *flat(char *text)
-{
-	char *r = text, *w = text;
-
-	while (*r) {
-		if (*r == '\n' || *r == ' ') {
-			while (r[1] == ' ' || r[1] == '\n')
-				r++;
-			*w++ = ' ';
-			r++;
-			continue;
-		}
-		*w++ = *r++;
-	}
-	*w = '\0';
-	return text;
 }
 
 /* ---- the 4-rank job ------------------------------------------------------ */

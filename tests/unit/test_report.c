@@ -20,8 +20,11 @@
 #include <cmocka.h>
 
 #include "report_out.h"
+#include "trace_build.h"
 
 #include <cJSON.h>
+
+#include "json_at.h"
 
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
@@ -35,22 +38,12 @@
 #define HEAD                                                                                       \
 	"{\"deviceProperties\": [{\"id\": 0, \"name\": \"Test GPU\", \"numSms\": 108},"            \
 	" {\"id\": 1, \"name\": \"Test GPU 1\", \"numSms\": 108}], \"traceEvents\": [\n"
-#define TAIL "]}\n"
 
-#define RT(name, ts, dur, corr)                                                                    \
-	"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"" name "\", \"pid\": 100, "        \
-	"\"tid\": 100, \"ts\": " #ts ", \"dur\": " #dur ", \"args\": {\"correlation\": " #corr     \
-	"}}"
 #define KERNEL(name, dev, stream, ts, dur, corr)                                                   \
 	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" name "\", \"pid\": " #dev              \
 	", \"tid\": " #stream ", \"ts\": " #ts ", \"dur\": " #dur ", \"args\": {\"device\": " #dev \
 	", \"context\": 1, \"stream\": " #stream ", \"correlation\": " #corr                       \
 	", \"grid\": [128, 1, 1], \"block\": [256, 1, 1]}}"
-#define COPY(name, stream, ts, dur, corr)                                                          \
-	"{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"" name                               \
-	"\", \"pid\": 0, \"tid\": " #stream ", \"ts\": " #ts ", \"dur\": " #dur                    \
-	", \"args\": {\"device\": 0, \"context\": 1, "                                             \
-	"\"stream\": " #stream ", \"correlation\": " #corr ", \"bytes\": 1048576}}"
 
 /*
  * One stream, device 0 (µs from 1 s):
@@ -91,15 +84,6 @@ static const char wait_json[] = HEAD RT("cudaMemcpyAsync", 1000000, 2, 21) ",\n"
 					      "cudaLaunchKernel", 1000007, 2,
 					      24) ",\n" KERNEL("consumer_kernel", 0, 7, 1000050, 40,
 							       24) "\n" TAIL;
-
-/* A stream waiting on the event recorded on another (Kineto's Stream Wait
- * Event, joined on the cudaEventRecord's correlation). */
-#define WAIT(stream, on, record, ts, corr)                                                         \
-	"{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Wait Event\", \"pid\": 0, "    \
-	"\"tid\": " #stream ", \"ts\": " #ts ", \"dur\": 1, \"args\": {\"cuda_sync_kind\": "       \
-	"\"Stream Wait Event\", \"wait_on_stream\": " #on                                          \
-	", \"wait_on_cuda_event_record_corr_id\": " #record ", \"stream\": " #stream               \
-	", \"correlation\": " #corr ", \"device\": 0, \"context\": 1}}"
 
 /*
  * Three streams (µs from 1 s), no event record, wait or sync: a [10, 50) on
@@ -161,23 +145,6 @@ static const char overtaken_json[] = HEAD RT("cudaStreamWaitEvent", 1000003, 1, 
 static const char rank1_json[] =
 	"{\"traceEvents\": [\n" KERNEL("allreduce", 1, 7, 1000000, 10, 1) "\n" TAIL;
 
-static void load_into(struct gs_trace *t, const char *json, const char *name)
-{
-	assert_int_equal(gs_import_kineto_mem(json, strlen(json), name, NULL,
-					      gs_trace_borrow_sink(t)),
-			 GS_OK);
-}
-
-static struct gs_trace *trace_of(const char *json)
-{
-	struct gs_trace *t = NULL;
-
-	assert_int_equal(gs_trace_create(&t), GS_OK);
-	load_into(t, json, "test.json");
-	assert_int_equal(gs_trace_finish(t), GS_OK);
-	return t;
-}
-
 static struct gs_report *report_of(const struct gs_trace *t, const struct gs_report_options *o)
 {
 	static const char *const inputs[] = {"test.json"};
@@ -231,87 +198,12 @@ static cJSON *json_of(const struct gs_report *r, char **raw)
 	return j;
 }
 
-/* The member at a path of keys and array indices: "devices", "#0", "breakdown". */
-static const cJSON *at(const cJSON *j, ...)
-{
-	va_list ap;
-	const char *k;
-
-	va_start(ap, j);
-	while ((k = va_arg(ap, const char *)) != NULL) {
-		if (!j)
-			break;
-		if (k[0] == '#')
-			j = cJSON_GetArrayItem(j, atoi(k + 1));
-		else
-			j = cJSON_GetObjectItemCaseSensitive(j, k);
-		if (!j)
-			print_error("no member '%s'\n", k);
-	}
-	va_end(ap);
-	assert_non_null(j);
-	return j;
-}
-
-/* Integers are written exactly; the tests' values fit a double exactly. */
 static void num_is(const cJSON *j, double want)
 {
 	assert_true(cJSON_IsNumber(j));
 	if (j->valuedouble != want)
 		print_error("got %.17g, want %.17g\n", j->valuedouble, want);
 	assert_true(j->valuedouble == want);
-}
-
-static void str_is(const cJSON *j, const char *want)
-{
-	assert_true(cJSON_IsString(j));
-	assert_string_equal(j->valuestring, want);
-}
-
-/* Every line at most 100 columns (code points), no control bytes but '\n'. */
-static void check_lines(const char *text)
-{
-	size_t cols = 0;
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)text; *p; p++) {
-		if (*p == '\n') {
-			cols = 0;
-			continue;
-		}
-		if (*p == 0x1b) { /* colour: ESC [ ... m */
-			while (p[1] && p[1] != 'm')
-				p++;
-			p++;
-			continue;
-		}
-		assert_true(*p >= 0x20 && *p != 0x7f);
-		if ((*p & 0xc0) != 0x80)
-			cols++;
-		if (cols > 100)
-			print_error("line over 100 columns near: %.60s\n", (const char *)p - 50);
-		assert_true(cols <= 100);
-	}
-}
-
-/* The text with every run of spaces and line breaks as one space, so
- * wrapped sentences and aligned columns can be searched. In place. */
-static char *flat(char *text)
-{
-	char *r = text, *w = text;
-
-	while (*r) {
-		if (*r == '\n' || *r == ' ') {
-			while (r[1] == ' ' || r[1] == '\n')
-				r++;
-			*w++ = ' ';
-			r++;
-			continue;
-		}
-		*w++ = *r++;
-	}
-	*w = '\0';
-	return text;
 }
 
 /* ---- tests ------------------------------------------------------------------- */

@@ -17,27 +17,19 @@
 #include <cmocka.h>
 
 #include "report_out.h"
+#include "trace_build.h"
 
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
 
 /* ---- traces ----------------------------------------------------------------- */
 
-#define RT(name, ts, dur, corr)                                                                    \
-	"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"" name "\", \"pid\": 100, "        \
-	"\"tid\": 100, \"ts\": " #ts ", \"dur\": " #dur ", \"args\": {\"correlation\": " #corr     \
-	"}}"
 #define KERNEL(name, stream, ts, dur, corr)                                                        \
 	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" name                                   \
 	"\", \"pid\": 0, \"tid\": " #stream ", \"ts\": " #ts ", \"dur\": " #dur                    \
 	", \"args\": {\"device\": 0, \"context\": 1, "                                             \
 	"\"stream\": " #stream ", \"correlation\": " #corr                                         \
 	", \"grid\": [128, 1, 1], \"block\": [256, 1, 1]}}"
-#define COPY(name, stream, ts, dur, corr)                                                          \
-	"{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"" name                               \
-	"\", \"pid\": 0, \"tid\": " #stream ", \"ts\": " #ts ", \"dur\": " #dur                    \
-	", \"args\": {\"device\": 0, \"context\": 1, "                                             \
-	"\"stream\": " #stream ", \"correlation\": " #corr ", \"bytes\": 1048576}}"
 
 /* A hostile kernel name: markup, quotes, an ampersand, invalid UTF-8. */
 #define EVIL "<script>alert(\\\"x\\\")</script>&'\xff"
@@ -68,14 +60,6 @@ static const char wait_json[] = "{\"deviceProperties\": [{\"id\": 0, \"name\": \
 													    5,
 													    25) "\n]}\n";
 
-/* A stream waiting on the event recorded on another. */
-#define WAIT(stream, on, record, ts, corr)                                                         \
-	"{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Wait Event\", \"pid\": 0, "    \
-	"\"tid\": " #stream ", \"ts\": " #ts ", \"dur\": 1, \"args\": {\"cuda_sync_kind\": "       \
-	"\"Stream Wait Event\", \"wait_on_stream\": " #on                                          \
-	", \"wait_on_cuda_event_record_corr_id\": " #record ", \"stream\": " #stream               \
-	", \"correlation\": " #corr ", \"device\": 0, \"context\": 1}}"
-
 /* Waits in a cycle (test_report.c has the story): kernels a on stream 7
  * and b on stream 8 each wait on the other; both ran [30, 40) µs. */
 static const char cycle_json[] = "{\"traceEvents\": [\n" RT("cudaStreamWaitEvent", 1000003, 1, 3) ",\n" RT(
@@ -99,18 +83,6 @@ static const char cycle_json[] = "{\"traceEvents\": [\n" RT("cudaStreamWaitEvent
 
 static const char host_only_json[] =
 	"{\"traceEvents\": [\n" RT("cudaGetDeviceCount", 1000000, 2, 1) "\n]}\n";
-
-static struct gs_trace *trace_of(const char *json)
-{
-	struct gs_trace *t = NULL;
-
-	assert_int_equal(gs_trace_create(&t), GS_OK);
-	assert_int_equal(gs_import_kineto_mem(json, strlen(json), "test.json", NULL,
-					      gs_trace_borrow_sink(t)),
-			 GS_OK);
-	assert_int_equal(gs_trace_finish(t), GS_OK);
-	return t;
-}
 
 static struct gs_report *report_of(const struct gs_trace *t)
 {

@@ -427,6 +427,14 @@ const char *gs_sync_kind_name(unsigned kind);
 const char *gs_range_kind_name(unsigned kind);
 const char *gs_api_kind_name(unsigned kind);
 
+/* What an API call's name (its first n bytes; no NUL needed) says of the
+ * call: it returns before its work is done ("Async": cudaMemcpyAsync,
+ * cuMemsetD8Async), or it launches a CUDA Graph ("GraphLaunch":
+ * cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch). Every importer and
+ * analysis asks these, so that they agree on each name. */
+bool gs_api_name_is_async(const char *name, size_t n);
+bool gs_api_name_is_graph_launch(const char *name, size_t n);
+
 /* ------------------------------------------------------------------------ */
 /* .gscope files (docs/design.md, The .gscope file)                         */
 /* ------------------------------------------------------------------------ */

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Text every writer shares (target gs_common): UTF-8 validation, JSON
+ * string escaping through a write callback (so that a FILE, a buffered
+ * writer or a memory buffer can take it), and durations for people.
+ */
+#ifndef GPUSCOPE_TEXT_H
+#define GPUSCOPE_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Length of the well-formed UTF-8 sequence at p (1..4), or 0 when the bytes
+ * there are not one (overlong forms, surrogates, values past U+10FFFF). A
+ * NUL inside a sequence fails the continuation test: no read past it. */
+size_t gs_utf8_len(const unsigned char *p);
+
+/* Whether the n bytes at s (no NUL needed) hold the string `sub`. */
+bool gs_has_sub(const char *s, size_t n, const char *sub);
+
+/* Takes the next `n` bytes of output. */
+typedef void (*gs_text_write_fn)(void *ctx, const char *p, size_t n);
+
+/* With gs_json_escape: DEL (U+007F) as "\u007f" too (JSON allows it raw). */
+#define GS_JSON_ESCAPE_DEL 1u
+
+/*
+ * `s` (NULL: "") as a JSON string between double quotes, passed to
+ * write(ctx, ...) in runs: '"' and '\\' escaped, '\n', '\r', '\t' as
+ * such, other control characters as "\u00XX" (lowercase hex), each byte
+ * that does not begin a well-formed UTF-8 sequence as "\ufffd".
+ */
+void gs_json_escape(const char *s, unsigned flags, gs_text_write_fn write, void *ctx);
+
+/* Room enough for any duration gs_dur_text and gs_dur_text_in write. */
+#define GS_DUR_TEXT_MAX 32
+
+/* A duration for people, three decimals truncated: "830 ns", "12.345 us",
+ * "1.500 ms", "-2.000 s". Returns buf. */
+const char *gs_dur_text(char *buf, size_t size, int64_t ns);
+/* One unit for several durations shown together (a line of a table): the
+ * divisor (1e9 s, 1e6 ms, 1e3 us, 1 ns) gs_dur_text would choose for the
+ * largest magnitude among them. */
+uint64_t gs_dur_unit(uint64_t max_abs_ns);
+/* A duration in that unit ("0.013 ms"), with "+" before a positive one
+ * when `plus`. Returns buf. */
+const char *gs_dur_text_in(char *buf, size_t size, int64_t ns, uint64_t unit, bool plus);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUSCOPE_TEXT_H */

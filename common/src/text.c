@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* UTF-8 validation, JSON string escaping, durations for people. */
+#include <gpuscope/text.h>
+
+#include <stdio.h>
+#include <string.h>
+
+size_t gs_utf8_len(const unsigned char *p)
+{
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		unsigned lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
+
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		unsigned lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ?
+			       4 :
+			       0;
+	}
+	return 0;
+}
+
+bool gs_has_sub(const char *s, size_t n, const char *sub)
+{
+	size_t m = strlen(sub);
+
+	for (size_t i = 0; i + m <= n; i++)
+		if (memcmp(s + i, sub, m) == 0)
+			return true;
+	return false;
+}
+
+void gs_json_escape(const char *s, unsigned flags, gs_text_write_fn write, void *ctx)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	const unsigned char *run = p;
+	bool del = (flags & GS_JSON_ESCAPE_DEL) != 0;
+
+	write(ctx, "\"", 1);
+	while (*p) {
+		unsigned char c = *p;
+		size_t n;
+
+		/* Runs of what stays as it is go out in one write. */
+		if (c >= 0x20 && c != '"' && c != '\\' && (c < 0x7f || (c == 0x7f && !del))) {
+			p++;
+			continue;
+		}
+		n = c >= 0x80 ? gs_utf8_len(p) : 0;
+		if (n) {
+			p += n;
+			continue;
+		}
+		if (p > run)
+			write(ctx, (const char *)run, (size_t)(p - run));
+		switch (c) {
+		case '"':
+			write(ctx, "\\\"", 2);
+			break;
+		case '\\':
+			write(ctx, "\\\\", 2);
+			break;
+		case '\n':
+			write(ctx, "\\n", 2);
+			break;
+		case '\r':
+			write(ctx, "\\r", 2);
+			break;
+		case '\t':
+			write(ctx, "\\t", 2);
+			break;
+		default:
+			if (c <= 0x7f) {
+				char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+
+				write(ctx, e, 6);
+			} else {
+				write(ctx, "\\ufffd", 6); /* not UTF-8 */
+			}
+			break;
+		}
+		p++;
+		run = p;
+	}
+	if (p > run)
+		write(ctx, (const char *)run, (size_t)(p - run));
+	write(ctx, "\"", 1);
+}
+
+uint64_t gs_dur_unit(uint64_t max_abs_ns)
+{
+	static const uint64_t divs[] = {1000000000ULL, 1000000ULL, 1000ULL};
+
+	for (size_t i = 0; i < sizeof(divs) / sizeof(divs[0]); i++)
+		if (max_abs_ns >= divs[i])
+			return divs[i];
+	return 1;
+}
+
+const char *gs_dur_text_in(char *buf, size_t size, int64_t ns, uint64_t unit, bool plus)
+{
+	const char *sign = ns < 0 ? "-" : plus && ns > 0 ? "+" : "";
+	const char *name = unit == 1000000000ULL ? "s" :
+			   unit == 1000000ULL    ? "ms" :
+			   unit == 1000ULL       ? "us" :
+						   "ns";
+	uint64_t v = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	if (unit != 1000000000ULL && unit != 1000000ULL && unit != 1000ULL)
+		snprintf(buf, size, "%s%llu ns", sign, (unsigned long long)v);
+	else
+		snprintf(buf, size, "%s%llu.%03llu %s", sign, (unsigned long long)(v / unit),
+			 (unsigned long long)((v % unit) / (unit / 1000)), name);
+	return buf;
+}
+
+const char *gs_dur_text(char *buf, size_t size, int64_t ns)
+{
+	uint64_t v = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	return gs_dur_text_in(buf, size, ns, gs_dur_unit(v), false);
+}
