@@ -96,7 +96,7 @@ struct bd_credit {
  * set), so that a device costs its own records, not all threads or names. */
 struct gs_breakdown_cache {
 	const struct gs_trace *t;
-	const uint32_t *launch; /* per op, its launch call; NULL: index the calls */
+	const uint32_t *launch; /* per op, its launch call (the trace's join) */
 	bool keep;              /* the pieces stay from one breakdown to the next */
 	bool built;
 	struct bd_pieces *pieces; /* per thread, each built when first needed */
@@ -114,6 +114,11 @@ gs_status gs_breakdown_cache_create(const struct gs_trace *t, const uint32_t *la
 		return gs_nomem();
 	}
 	(*out)->t = t;
+	if (!launch) {
+		size_t n;
+
+		launch = gs_trace_op_launches(t, &n);
+	}
 	(*out)->launch = launch;
 	(*out)->keep = keep;
 	return GS_OK;
@@ -139,10 +144,6 @@ struct bd {
 	size_t n_ops;
 	const struct gs_api_call *calls;
 	size_t n_calls;
-	/* The launch call of an op: the cache's launch[] when given, else
-	 * the index. */
-	struct gs_launch_index ix;
-
 	struct gs_op_range *ranges; /* the device's ops */
 	size_t n_ranges;
 	struct ev_list ev; /* every interval endpoint */
@@ -215,8 +216,7 @@ static bool host_synchronous(const struct bd *b, const struct gs_op *op, uint32_
 
 static uint32_t launch_of(const struct bd *b, size_t op)
 {
-	return b->cache->launch ? b->cache->launch[op] :
-				  gs_launch_index_find_op(&b->ix, b->t, &b->ops[op]);
+	return b->cache->launch ? b->cache->launch[op] : GS_NO_INDEX;
 }
 
 static bool blocking_sync(const struct gs_sync *y)
@@ -720,7 +720,6 @@ static gs_status attribute_idle(struct bd *b, struct gs_breakdown *out)
 
 static void bd_fini(struct bd *b)
 {
-	gs_launch_index_fini(&b->ix);
 	free(b->ranges);
 	free(b->ev.v);
 	free(b->dev);
@@ -791,10 +790,7 @@ gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
 		bd_fini(&b);
 		return rc;
 	}
-	if (!b.cache->launch)
-		rc = gs_launch_index_init(&b.ix, t);
-	if (!rc)
-		rc = collect(&b, win, out);
+	rc = collect(&b, win, out);
 	if (!rc)
 		rc = sweep(&b, out);
 	if (!rc)

@@ -727,25 +727,6 @@ static bool take_kernel(const struct gs_op *op, const struct gs_window *win)
 				  win ? win->end_ns : 0);
 }
 
-/* The call that launched op i: from `launch` when given, else from the
- * index, built the first time it is needed. */
-static uint32_t launch_of(const struct gs_trace *t, const uint32_t *launch,
-			  struct gs_launch_index *ix, bool *ix_built, gs_status *st, size_t i)
-{
-	size_t n_ops;
-	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
-
-	if (launch)
-		return launch[i];
-	if (!*ix_built) {
-		*st = gs_launch_index_init(ix, t);
-		if (*st)
-			return GS_NO_INDEX;
-		*ix_built = true;
-	}
-	return gs_launch_index_find_op(ix, t, &ops[i]);
-}
-
 static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 				const struct gs_window *win, const uint32_t *launch,
 				struct out_list *l)
@@ -758,13 +739,11 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 	struct chain ch[2];
 	size_t n_api;
 	const struct gs_api_call *api = gs_trace_api_calls(t, &n_api);
-	struct gs_launch_index ix;
-	bool threads, ix_built = false;
+	bool threads;
 	gs_status st = GS_OK;
 
 	memset(&q, 0, sizeof(q));
 	memset(ch, 0, sizeof(ch));
-	memset(&ix, 0, sizeof(ix));
 	for (size_t k = 0; k < n_dev; k++) {
 		size_t first, count, m = 0;
 
@@ -809,10 +788,8 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 			 * launch call had returned before the op ahead of it ended
 			 * (queued in time: the device waited on something else). */
 			if (q.m && i > first && ops[i].start_ns > ops[i - 1].end_ns) {
-				uint32_t c = launch_of(t, launch, &ix, &ix_built, &st, i);
+				uint32_t c = launch ? launch[i] : GS_NO_INDEX;
 
-				if (st)
-					goto out;
 				if (c == GS_NO_INDEX || (ops[i].flags & GS_OPF_GRAPH) ||
 				    api[c].end_ns > ops[i - 1].end_ns)
 					g = ops[i].start_ns - ops[i - 1].end_ns;
@@ -824,8 +801,6 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 		st = search_stream(&q, ch, threads, s, ops, l);
 	}
 out:
-	if (ix_built)
-		gs_launch_index_fini(&ix);
 	free(sg.slot);
 	free(sg.id);
 	chain_fini(&ch[0]);
@@ -858,6 +833,11 @@ gs_status gs_cudagraph_candidates_compute_launch(const struct gs_trace *t, uint3
 	if (!t) {
 		gs_error_append("gs_cudagraph_candidates_compute: no trace");
 		return GS_ERR_INVALID;
+	}
+	if (!launch) {
+		size_t n_ops;
+
+		launch = gs_trace_op_launches(t, &n_ops);
 	}
 	st = candidates_run(t, device, win, launch, &l);
 	if (st) {

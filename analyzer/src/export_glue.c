@@ -14,7 +14,6 @@
 
 struct gs_export_data {
 	struct gs_export_extras x;
-	uint32_t *launch;
 	struct gs_export_edge *edges;
 	struct gs_export_breakdown *bds;
 	struct gs_export_segment **segs;
@@ -49,25 +48,18 @@ static gs_status take_edges(struct gs_export_data *d, const struct gs_graph *g)
 	return GS_OK;
 }
 
-/* The breakdown of every device, with one cache (and the launch calls of
- * the ops found once) for all of them. */
+/* The breakdown of every device, with one cache for all of them. */
 static gs_status take_breakdown(struct gs_export_data *d, const struct gs_trace *t,
-				const uint32_t *launch, const uint32_t *devs, size_t n_devs)
+				const uint32_t *devs, size_t n_devs)
 {
 	struct gs_breakdown_cache *cache = NULL;
-	uint32_t *own = NULL;
-	gs_status rc = GS_OK;
+	gs_status rc;
 
 	d->bds = alloc_n(n_devs, sizeof(*d->bds));
 	d->segs = alloc_n(n_devs, sizeof(struct gs_export_segment *));
 	if (!d->bds || !d->segs)
 		return gs_nomem();
-	if (!launch) {
-		rc = gs_op_launches(t, &own);
-		launch = own;
-	}
-	if (!rc)
-		rc = gs_breakdown_cache_create(t, launch, n_devs >= GS_SHARE_MIN_DEVICES, &cache);
+	rc = gs_breakdown_cache_create(t, NULL, n_devs >= GS_SHARE_MIN_DEVICES, &cache);
 	d->n_bds = n_devs;
 	for (size_t i = 0; i < n_devs && !rc; i++) {
 		struct gs_breakdown b;
@@ -89,7 +81,6 @@ static gs_status take_breakdown(struct gs_export_data *d, const struct gs_trace 
 		gs_breakdown_fini(&b);
 	}
 	gs_breakdown_cache_destroy(cache);
-	free(own);
 	if (rc)
 		return rc;
 	for (unsigned k = 0; k < GS_CAT_COUNT; k++)
@@ -174,25 +165,15 @@ gs_status gs_export_data_build_max(const struct gs_trace *t, unsigned want, uint
 	if (!rc && (want_ideal || (want & GS_EXPORT_WANT_BREAKDOWN)))
 		rc = gs_trace_op_devices(t, &devs, &n_devs);
 	if (!rc && (want & GS_EXPORT_WANT_LAUNCH)) {
-		if (g) {
-			d->launch = alloc_n(n_ops, sizeof(*d->launch));
-			if (d->launch)
-				memcpy(d->launch, g->launch, n_ops * sizeof(*d->launch));
-			else
-				rc = gs_nomem();
-		} else {
-			rc = gs_op_launches(t, &d->launch);
-		}
-		d->x.launch = d->launch;
+		size_t n_launch;
+
+		/* Borrowed: the trace's join, valid while the trace is. */
+		d->x.launch = gs_trace_op_launches(t, &n_launch);
 	}
 	if (!rc && want_edges)
 		rc = take_edges(d, g);
 	if (!rc && (want & GS_EXPORT_WANT_BREAKDOWN))
-		rc = take_breakdown(d, t,
-				    d->launch ? d->launch :
-				    g         ? g->launch :
-						NULL,
-				    devs, n_devs);
+		rc = take_breakdown(d, t, devs, n_devs);
 	if (!rc && want_ideal)
 		rc = take_ideal(d, t, g, devs, n_devs);
 	gs_graph_destroy(g);
@@ -214,7 +195,6 @@ void gs_export_data_destroy(struct gs_export_data *d)
 {
 	if (!d)
 		return;
-	free(d->launch);
 	free(d->edges);
 	for (size_t i = 0; d->segs && i < d->n_bds; i++)
 		free(d->segs[i]);

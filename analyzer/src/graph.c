@@ -1442,10 +1442,17 @@ static gs_status graph_build(const struct gs_trace *t, uint64_t max_edges, bool 
 		return GS_ERR_LIMIT;
 	}
 	g->n_ops = b.n_ops;
-	/* launch[i]: the API call with the op's correlation (analyzer_priv.h). */
-	rc = gs_op_launches(t, &g->launch);
-	if (rc)
-		goto out;
+	/* launch[i]: the API call with the op's correlation (the trace's join). */
+	{
+		size_t n_launch;
+
+		g->launch = gs_trace_op_launches(t, &n_launch);
+		if (n_launch != b.n_ops) {
+			rc = GS_ERR_INVALID;
+			gs_error_append("the trace is not finished");
+			goto out;
+		}
+	}
 	for (size_t s = 0; s < b.n_streams; s++)
 		if (b.streams[s].kind != GS_STREAM_UNKNOWN)
 			g->stream_kinds_known = true;
@@ -1521,7 +1528,6 @@ void gs_graph_destroy(struct gs_graph *g)
 		return;
 	free(g->edges);
 	free(g->in_first);
-	free(g->launch);
 	free(g);
 }
 

@@ -359,11 +359,6 @@ struct cstream {
 	bool ambiguous; /* another stream of the device has its id */
 };
 
-struct corr_ent {
-	uint64_t corr;
-	uint32_t idx;
-};
-
 /* The output stream, shared by every rank of a job export. */
 struct chrome_out {
 	struct gs_wbuf w;
@@ -413,8 +408,8 @@ struct chrome {
 	uint32_t *stream_order; /* streams by device, stream id, pid */
 	uint32_t *op_lane, *ideal_lane, *sync_lane;
 
-	uint32_t *launch;    /* per op: its call, NONE when unknown */
-	uint32_t *sync_call; /* per sync: the call with its correlation id */
+	uint32_t *launch;          /* per op: its call, NONE when unknown */
+	const uint32_t *sync_call; /* per sync: its call (gs_trace_sync_calls) */
 	/* API call -> ops it launched / syncs with its correlation (CSR). */
 	uint32_t *call_ops_first, *call_ops;
 	uint32_t *call_syncs_first, *call_syncs;
@@ -441,15 +436,6 @@ static int cmp_href(const void *pa, const void *pb)
 		return a->end > b->end ? -1 : 1;
 	if (a->type != b->type)
 		return a->type < b->type ? -1 : 1;
-	return (a->idx > b->idx) - (a->idx < b->idx);
-}
-
-static int cmp_corr(const void *pa, const void *pb)
-{
-	const struct corr_ent *a = pa, *b = pb;
-
-	if (a->corr != b->corr)
-		return a->corr < b->corr ? -1 : 1;
 	return (a->idx > b->idx) - (a->idx < b->idx);
 }
 
@@ -1009,32 +995,6 @@ static gs_status plan_streams(struct chrome *c)
 /* Joining ops and syncs to their calls                                     */
 /* ------------------------------------------------------------------------ */
 
-/* The calls with correlation id `corr`: [*lo, *hi) of ix. */
-static void corr_range(const struct corr_ent *ix, size_t n, uint64_t corr, size_t *lo, size_t *hi)
-{
-	size_t a = 0, b = n;
-
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (ix[m].corr < corr)
-			a = m + 1;
-		else
-			b = m;
-	}
-	*lo = a;
-	b = n;
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (ix[m].corr <= corr)
-			a = m + 1;
-		else
-			b = m;
-	}
-	*hi = a;
-}
-
 /* Per call, the list of items (ops or syncs) that point to it. */
 static gs_status csr(const uint32_t *owner, size_t n_items, size_t n_calls, uint32_t **first,
 		     uint32_t **items)
@@ -1066,47 +1026,20 @@ static gs_status csr(const uint32_t *owner, size_t n_items, size_t n_calls, uint
 	return GS_OK;
 }
 
+/* Each op's launch call (gs_export_launches) and each sync's call (the
+ * trace's join), and per call the ops and syncs that point to it. */
 static gs_status plan_launches(struct chrome *c)
 {
-	struct corr_ent *ix = alloc_n(c->n_api, sizeof(*ix));
-	size_t n = 0, i, lo, hi, j;
-	gs_status rc;
+	size_t n_sync_calls;
+	gs_status rc = gs_export_launches(c->t, c->x, &c->launch);
 
-	c->sync_call = alloc_n(c->n_syncs, sizeof(uint32_t));
-	if (!ix || !c->sync_call) {
-		free(ix);
-		return gs_nomem();
+	c->sync_call = gs_trace_sync_calls(c->t, &n_sync_calls);
+	if (!rc && n_sync_calls != c->n_syncs) {
+		gs_error_append("gs_export_chrome: the trace is not finished");
+		rc = GS_ERR_INVALID;
 	}
-	rc = gs_export_launches(c->t, c->x, &c->launch);
-	if (rc) {
-		free(ix);
-		return rc;
-	}
-	for (i = 0; i < c->n_api; i++)
-		if (c->api[i].correlation)
-			ix[n++] = (struct corr_ent){c->api[i].correlation, (uint32_t)i};
-	qsort(ix, n, sizeof(*ix), cmp_corr);
-	/* A sync's call: same correlation id, the same thread when known. */
-	for (i = 0; i < c->n_syncs; i++) {
-		const struct gs_sync *y = &c->syncs[i];
-
-		c->sync_call[i] = NONE;
-		if (!y->correlation)
-			continue;
-		corr_range(ix, n, y->correlation, &lo, &hi);
-		for (j = lo; j < hi; j++) {
-			const struct gs_api_call *a = &c->api[ix[j].idx];
-
-			if (a->pid == y->pid && a->tid == y->tid) {
-				c->sync_call[i] = ix[j].idx;
-				break;
-			}
-		}
-		if (c->sync_call[i] == NONE && lo < hi)
-			c->sync_call[i] = ix[lo].idx;
-	}
-	free(ix);
-	rc = csr(c->launch, c->n_ops, c->n_api, &c->call_ops_first, &c->call_ops);
+	if (!rc)
+		rc = csr(c->launch, c->n_ops, c->n_api, &c->call_ops_first, &c->call_ops);
 	if (!rc)
 		rc = csr(c->sync_call, c->n_syncs, c->n_api, &c->call_syncs_first, &c->call_syncs);
 	return rc;
@@ -1804,7 +1737,7 @@ static void write_gpu_annotations(struct chrome *c)
 			c->devs[x->dev].pid, c->ann_tid[i], r->start_ns, r->end_ns);
 		if (r->external_id)
 			arg_u64(c, "External id", r->external_id);
-		arg_u64(c, "device", c->streams[r->stream].device);
+		arg_u64(c, "device", gs_trace_stream_device(c->t, r->stream));
 		arg_u64(c, "context", c->streams[r->stream].context);
 		arg_u64(c, "stream", c->streams[r->stream].stream_id);
 		ev_close(c);
@@ -1892,7 +1825,7 @@ static void write_ideal(struct chrome *c)
 		x_event(c, "ideal", op_name(c, op, buf, sizeof(buf)), d->ideal_pid,
 			c->ideal_lane[o] ? s->ideal_ovf_tid + c->ideal_lane[o] - 1 : s->tid, st,
 			st + (op->end_ns - op->start_ns));
-		arg_u64(c, "device", c->streams[op->stream].device);
+		arg_u64(c, "device", gs_trace_stream_device(c->t, op->stream));
 		arg_u64(c, "stream", c->streams[op->stream].stream_id);
 		arg_u64(c, "correlation", op->correlation);
 		arg_i64(c, "delay_ns", op->start_ns - st);
@@ -2188,7 +2121,6 @@ static void chrome_free(struct chrome *c)
 	free(c->ideal_lane);
 	free(c->sync_lane);
 	free(c->launch);
-	free(c->sync_call);
 	free(c->call_ops_first);
 	free(c->call_ops);
 	free(c->call_syncs_first);

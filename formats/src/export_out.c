@@ -244,72 +244,25 @@ void gs_wbuf_csv_str(struct gs_wbuf *w, const char *s)
 
 /* ---- joining ops to their calls ---------------------------------------- */
 
-struct corr_ent {
-	uint64_t corr;
-	uint32_t idx;
-};
-
-static int cmp_corr(const void *pa, const void *pb)
-{
-	const struct corr_ent *a = pa, *b = pb;
-
-	if (a->corr != b->corr)
-		return a->corr < b->corr ? -1 : 1;
-	return (a->idx > b->idx) - (a->idx < b->idx);
-}
-
 gs_status gs_export_launches(const struct gs_trace *t, const struct gs_export_extras *x,
 			     uint32_t **out)
 {
-	size_t n_ops, n_api, n = 0, i;
-	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
-	const struct gs_api_call *api = gs_trace_api_calls(t, &n_api);
-	uint32_t *l = malloc((n_ops ? n_ops : 1) * sizeof(*l));
-	struct corr_ent *ix;
+	size_t n_ops, n_api, n_launch;
+	const uint32_t *from = x && x->launch ? x->launch : gs_trace_op_launches(t, &n_launch);
+	uint32_t *l;
 
+	*out = NULL;
+	gs_trace_ops(t, &n_ops);
+	gs_trace_api_calls(t, &n_api);
+	if (!from && n_ops) {
+		gs_error_append("the trace is not finished");
+		return GS_ERR_INVALID;
+	}
+	l = malloc((n_ops ? n_ops : 1) * sizeof(*l));
 	*out = l;
-	if (!l) {
+	if (!l)
 		return gs_nomem();
-	}
-	if (x && x->launch) {
-		for (i = 0; i < n_ops; i++)
-			l[i] = x->launch[i] < n_api ? x->launch[i] : GS_NO_INDEX;
-		return GS_OK;
-	}
-	ix = malloc((n_api ? n_api : 1) * sizeof(*ix));
-	if (!ix) {
-		return gs_nomem();
-	}
-	for (i = 0; i < n_api; i++)
-		if (api[i].correlation)
-			ix[n++] = (struct corr_ent){api[i].correlation, (uint32_t)i};
-	qsort(ix, n, sizeof(*ix), cmp_corr);
-	for (i = 0; i < n_ops; i++) {
-		size_t lo = 0, hi = n;
-		uint32_t best = GS_NO_INDEX;
-
-		l[i] = GS_NO_INDEX;
-		if (!ops[i].correlation)
-			continue;
-		while (lo < hi) {
-			size_t m = lo + (hi - lo) / 2;
-
-			if (ix[m].corr < ops[i].correlation)
-				lo = m + 1;
-			else
-				hi = m;
-		}
-		for (size_t j = lo; j < n && ix[j].corr == ops[i].correlation; j++) {
-			const struct gs_api_call *a = &api[ix[j].idx];
-
-			if (a->start_ns <= ops[i].start_ns &&
-			    (best == GS_NO_INDEX || a->start_ns > api[best].start_ns))
-				best = ix[j].idx;
-		}
-		if (best == GS_NO_INDEX && lo < n && ix[lo].corr == ops[i].correlation)
-			best = ix[lo].idx;
-		l[i] = best;
-	}
-	free(ix);
+	for (size_t i = 0; i < n_ops; i++)
+		l[i] = from[i] < n_api ? from[i] : GS_NO_INDEX;
 	return GS_OK;
 }

@@ -63,9 +63,8 @@ struct gs_export_extras;
 /*
  * Per op, the API call that launched it (index into gs_trace_api_calls(),
  * GS_NO_INDEX when unknown): from x->launch when given (an index out of
- * range is none), else by correlation id: of the calls with the op's id,
- * the one that started last before the op (the outermost of nested ones),
- * else the first. O(A log A + N log A). Caller frees *out.
+ * range is none), else the trace's join (gs_trace_op_launches()). O(N).
+ * Caller frees *out (also on error; it may be NULL).
  */
 gs_status gs_export_launches(const struct gs_trace *t, const struct gs_export_extras *x,
 			     uint32_t **out);

@@ -54,6 +54,10 @@ struct gs_trace {
 	size_t n_by_device;
 	uint32_t *dev_streams;
 	uint32_t *dev_syncs;
+	/* After finish (compute_joins): per op the API call that launched it,
+	 * per sync the API call that made it; GS_NO_INDEX when none. */
+	uint32_t *op_launch;
+	uint32_t *sync_call;
 	uint64_t dropped;
 	/* Records refused because their times are impossible, by kind. */
 	uint64_t bad_times[4];
@@ -600,6 +604,8 @@ void gs_trace_destroy(struct gs_trace *t)
 	free(t->by_device);
 	free(t->dev_streams);
 	free(t->dev_syncs);
+	free(t->op_launch);
+	free(t->sync_call);
 	free(t);
 }
 
@@ -880,6 +886,232 @@ static gs_status index_devices(struct gs_trace *t)
 	return GS_OK;
 }
 
+/* ---- joins: ops and syncs to the API calls that issued them ---- */
+
+/*
+ * The API calls by correlation id: for an id, the calls that carry it,
+ * ascending by index (their order in gs_trace_api_calls()). When the ids
+ * span at most about four times their number (they are a counter), a
+ * direct table: first[id - base] .. first[id - base + 1] into idx; else
+ * the (id, index) pairs sorted, found by binary search.
+ */
+struct corr_ent {
+	uint64_t corr;
+	uint32_t idx;
+};
+
+struct call_ix {
+	uint64_t base;
+	size_t range;          /* direct: ids base .. base + range - 1 */
+	uint32_t *first;       /* direct: range + 1 offsets into idx */
+	uint32_t *idx;         /* direct: call indices grouped by id */
+	struct corr_ent *ents; /* sorted: (id, index) pairs */
+	size_t n;              /* calls with an id */
+};
+
+static int cmp_corr_ent(const void *pa, const void *pb)
+{
+	const struct corr_ent *a = pa, *b = pb;
+
+	CMP(a->corr, b->corr);
+	CMP(a->idx, b->idx);
+	return 0;
+}
+
+static uint64_t key_corr_ent(const void *p)
+{
+	return ((const struct corr_ent *)p)->corr;
+}
+
+static gs_status call_ix_build(struct call_ix *ix, const struct gs_api_call *api, size_t n_api)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	memset(ix, 0, sizeof(*ix));
+	for (size_t i = 0; i < n_api; i++) {
+		uint64_t c = api[i].correlation;
+
+		if (!c)
+			continue;
+		ix->n++;
+		lo = c < lo ? c : lo;
+		hi = c > hi ? c : hi;
+	}
+	if (!ix->n)
+		return GS_OK;
+	if (hi - lo < 4 * (uint64_t)ix->n + 1024) {
+		ix->base = lo;
+		ix->range = (size_t)(hi - lo + 1);
+		ix->first = calloc(ix->range + 1, sizeof(*ix->first));
+		ix->idx = calloc(ix->n, sizeof(*ix->idx));
+		if (!ix->first || !ix->idx)
+			return gs_nomem();
+		for (size_t i = 0; i < n_api; i++)
+			if (api[i].correlation)
+				ix->first[api[i].correlation - lo + 1]++;
+		for (size_t k = 0; k < ix->range; k++)
+			ix->first[k + 1] += ix->first[k];
+		/* Fill in call order; first[k] walks to the next group's start,
+		 * then is moved back one group. */
+		for (size_t i = 0; i < n_api; i++)
+			if (api[i].correlation)
+				ix->idx[ix->first[api[i].correlation - lo]++] = (uint32_t)i;
+		memmove(ix->first + 1, ix->first, ix->range * sizeof(*ix->first));
+		ix->first[0] = 0;
+		return GS_OK;
+	}
+	ix->ents = malloc(ix->n * sizeof(*ix->ents));
+	if (!ix->ents)
+		return gs_nomem();
+	for (size_t i = 0, k = 0; i < n_api; i++)
+		if (api[i].correlation)
+			ix->ents[k++] = (struct corr_ent){api[i].correlation, (uint32_t)i};
+	return sort(ix->ents, ix->n, sizeof(*ix->ents), cmp_corr_ent, key_corr_ent);
+}
+
+static void call_ix_free(struct call_ix *ix)
+{
+	free(ix->first);
+	free(ix->idx);
+	free(ix->ents);
+}
+
+/* The calls with id `corr` (0: none): their number, in call order from
+ * position *pos (call_ix_at). */
+static size_t call_ix_find(const struct call_ix *ix, uint64_t corr, size_t *pos)
+{
+	size_t a = 0, b = ix->n, lo;
+
+	*pos = 0;
+	if (!corr || !ix->n)
+		return 0;
+	if (ix->first) {
+		if (corr < ix->base || corr - ix->base >= ix->range)
+			return 0;
+		*pos = ix->first[corr - ix->base];
+		return ix->first[corr - ix->base + 1] - *pos;
+	}
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (ix->ents[m].corr < corr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	lo = a;
+	while (a < ix->n && ix->ents[a].corr == corr)
+		a++;
+	*pos = lo;
+	return a - lo;
+}
+
+static uint32_t call_ix_at(const struct call_ix *ix, size_t pos)
+{
+	return ix->first ? ix->idx[pos] : ix->ents[pos].idx;
+}
+
+/* Who asks for a call: its process (0: unknown), its thread (-1: unknown,
+ * as for an op) and its start. */
+struct call_want {
+	int64_t pid, tid, before_ns;
+};
+
+/* True when call a is preferred over call b (the rule: format.h). */
+static bool better_call(const struct gs_api_call *a, const struct gs_api_call *b,
+			const struct call_want *w)
+{
+	if (w->tid >= 0) {
+		bool ta = a->pid == w->pid && a->tid == w->tid;
+		bool tb = b->pid == w->pid && b->tid == w->tid;
+
+		if (ta != tb)
+			return ta;
+	}
+	if (w->pid > 0 && (a->pid == w->pid) != (b->pid == w->pid))
+		return a->pid == w->pid;
+	if ((a->start_ns <= w->before_ns) != (b->start_ns <= w->before_ns))
+		return a->start_ns <= w->before_ns;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns > b->start_ns;
+	return a->end_ns < b->end_ns; /* the inner one; enclosing calls come next */
+}
+
+static uint32_t pick_call(const struct call_ix *ix, const struct gs_api_call *api, uint64_t corr,
+			  const struct call_want *w)
+{
+	size_t pos, n = call_ix_find(ix, corr, &pos);
+	uint32_t best = GS_NO_INDEX, outer;
+
+	if (n <= 1)
+		return n ? call_ix_at(ix, pos) : GS_NO_INDEX;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t c = call_ix_at(ix, pos + k);
+
+		if (best == GS_NO_INDEX || better_call(&api[c], &api[best], w))
+			best = c;
+	}
+	/* A call of the same thread around the chosen one: the outermost. */
+	outer = best;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t c = call_ix_at(ix, pos + k);
+		const struct gs_api_call *a = &api[c], *o = &api[outer], *b = &api[best];
+
+		if (a->pid != b->pid || a->tid != b->tid || c == outer)
+			continue;
+		if (a->start_ns <= b->start_ns && a->end_ns >= b->end_ns &&
+		    (a->start_ns < o->start_ns ||
+		     (a->start_ns == o->start_ns && a->end_ns > o->end_ns)))
+			outer = c;
+	}
+	return outer;
+}
+
+/*
+ * Per op its launch call, per sync its call, by correlation id under the
+ * rule of format.h. O(A + N + Y) when the ids are dense, else
+ * O(A log A + (N + Y) log A); plus the calls sharing an id, per record.
+ */
+static gs_status compute_joins(struct gs_trace *t)
+{
+	struct call_ix ix;
+	size_t ns = t->streams.count;
+	gs_status rc;
+
+	free(t->op_launch);
+	free(t->sync_call);
+	t->op_launch = malloc((t->n_ops ? t->n_ops : 1) * sizeof(*t->op_launch));
+	t->sync_call = malloc((t->n_syncs ? t->n_syncs : 1) * sizeof(*t->sync_call));
+	if (!t->op_launch || !t->sync_call)
+		return gs_nomem();
+	if (t->n_api_calls >= UINT32_MAX) {
+		gs_error_append("too many API calls to join (%zu)", t->n_api_calls);
+		return GS_ERR_LIMIT;
+	}
+	rc = call_ix_build(&ix, t->api_calls, t->n_api_calls);
+	if (rc) {
+		call_ix_free(&ix);
+		return rc;
+	}
+	for (size_t i = 0; i < t->n_ops; i++) {
+		const struct gs_op *op = &t->ops[i];
+		struct call_want w = {.pid = op->stream < ns ? t->streams.streams[op->stream].pid :
+							       0,
+				      .tid = -1,
+				      .before_ns = op->start_ns};
+
+		t->op_launch[i] = pick_call(&ix, t->api_calls, op->correlation, &w);
+	}
+	for (size_t i = 0; i < t->n_syncs; i++) {
+		const struct gs_sync *y = &t->syncs[i];
+		struct call_want w = {.pid = y->pid, .tid = y->tid, .before_ns = y->start_ns};
+
+		t->sync_call[i] = pick_call(&ix, t->api_calls, y->correlation, &w);
+	}
+	call_ix_free(&ix);
+	return GS_OK;
+}
+
 gs_status gs_trace_finish(struct gs_trace *t)
 {
 	struct ops_job job = {.t = t};
@@ -927,6 +1159,8 @@ gs_status gs_trace_finish(struct gs_trace *t)
 			return gs_nomem();
 	}
 	rc = index_devices(t);
+	if (!rc)
+		rc = compute_joins(t);
 	if (rc)
 		return rc;
 	t->finished = true;
@@ -1042,6 +1276,40 @@ const uint32_t *gs_trace_device_syncs(const struct gs_trace *t, uint32_t device,
 
 	*n = r ? r->sync_count : 0;
 	return r ? t->dev_syncs + r->sync_first : NULL;
+}
+
+/* ---- joins ---- */
+
+const uint32_t *gs_trace_op_launches(const struct gs_trace *t, size_t *n)
+{
+	*n = t->finished ? t->n_ops : 0;
+	return t->finished ? t->op_launch : NULL;
+}
+
+uint32_t gs_trace_op_launch(const struct gs_trace *t, size_t op)
+{
+	return t->finished && op < t->n_ops ? t->op_launch[op] : GS_NO_INDEX;
+}
+
+const uint32_t *gs_trace_sync_calls(const struct gs_trace *t, size_t *n)
+{
+	*n = t->finished ? t->n_syncs : 0;
+	return t->finished ? t->sync_call : NULL;
+}
+
+uint32_t gs_trace_sync_call(const struct gs_trace *t, size_t sync)
+{
+	return t->finished && sync < t->n_syncs ? t->sync_call[sync] : GS_NO_INDEX;
+}
+
+uint32_t gs_trace_stream_device(const struct gs_trace *t, uint32_t stream)
+{
+	return stream < t->streams.count ? t->streams.streams[stream].device : GS_NO_INDEX;
+}
+
+uint32_t gs_trace_op_device(const struct gs_trace *t, size_t op)
+{
+	return op < t->n_ops ? gs_trace_stream_device(t, t->ops[op].stream) : GS_NO_INDEX;
 }
 
 void gs_trace_op_span(const struct gs_trace *t, int64_t *first, int64_t *last)

@@ -665,18 +665,17 @@ static void test_gap_tie_earliest_launch(void **state)
 }
 
 /*
- * Joining an op to its call when several calls share the correlation id:
- * the op's process first (when the stream names one), then calls started
- * before the op, the latest; a same-thread call around it wins (the runtime
- * call around its driver call).
+ * The trace's join of an op to its call when several calls share the
+ * correlation id, as the breakdown reads it (the rule itself: test_trace.c):
+ * the op's process first, then calls started before the op, the latest; a
+ * same-thread call around it wins (the runtime call around its driver call).
  */
 static void test_launch_index(void **state)
 {
 	struct tb b;
-	struct gs_launch_index ix;
 	const struct gs_api_call *calls;
-	size_t n;
-	uint32_t *launch;
+	size_t n, n_launch;
+	const uint32_t *launch;
 	const struct gs_op *ops;
 
 	(void)state;
@@ -707,31 +706,8 @@ static void test_launch_index(void **state)
 
 	calls = gs_trace_api_calls(b.t, &n);
 	ops = gs_trace_ops(b.t, &n);
-	assert_int_equal(gs_launch_index_init(&ix, b.t), GS_OK);
-	assert_int_equal(gs_launch_index_find(&ix, 0, 0, INT64_MAX), GS_NO_INDEX);
-	assert_int_equal(gs_launch_index_find(&ix, 555, 0, INT64_MAX), GS_NO_INDEX);
-	/* Latest start before 35 is cuMemcpyHtoD_v2; cudaMemcpy encloses it. */
-	assert_string_equal(gs_trace_string(b.t, calls[gs_launch_index_find(&ix, 7, 0, 35)].name),
-			    "cudaMemcpy");
-	/* Before 9: only the event record started. */
-	assert_string_equal(gs_trace_string(b.t, calls[gs_launch_index_find(&ix, 7, 0, 9)].name),
-			    "cudaEventRecord");
-	/* No constraint: the latest start. */
-	assert_string_equal(gs_trace_string(b.t,
-					    calls[gs_launch_index_find(&ix, 7, 0, INT64_MAX)].name),
-			    "cudaLaunchKernel");
-	assert_string_equal(
-		gs_trace_string(b.t, calls[gs_launch_index_find(&ix, 9, 200, INT64_MAX)].name),
-		"cudaMemsetAsync");
-	assert_string_equal(
-		gs_trace_string(b.t, calls[gs_launch_index_find(&ix, 9, 100, INT64_MAX)].name),
-		"cudaLaunchKernel");
-	assert_string_equal(
-		gs_trace_string(b.t, calls[gs_launch_index_find(&ix, 9, 300, INT64_MAX)].name),
-		"cudaMemsetAsync"); /* no call of process 300: the latest start */
-	gs_launch_index_fini(&ix);
-
-	assert_int_equal(gs_op_launches(b.t, &launch), GS_OK);
+	launch = gs_trace_op_launches(b.t, &n_launch);
+	assert_int_equal(n_launch, n);
 	for (size_t i = 0; i < n; i++) {
 		const char *want = ops[i].correlation == 7 ? "cudaMemcpy" :
 				   ops[i].correlation == 9 ? "cudaMemsetAsync" :
@@ -743,7 +719,6 @@ static void test_launch_index(void **state)
 			assert_int_equal(launch[i], GS_NO_INDEX);
 		assert_int_equal(gs_op_device(b.t, &ops[i]), 0);
 	}
-	free(launch);
 	assert_int_equal(gs_trace_find_thread(b.t, 100, 2), 1);
 	assert_int_equal(gs_trace_find_thread(b.t, 200, 1), 3);
 	assert_int_equal(gs_trace_find_thread(b.t, 100, 4), GS_NO_INDEX);

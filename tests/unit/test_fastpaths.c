@@ -839,9 +839,8 @@ static struct gs_graph *ref_as_graph(const struct ref *r, const struct gs_graph 
 	g->n_edges = r->n;
 	g->edges = malloc((r->n ? r->n : 1) * sizeof(*g->edges));
 	g->in_first = calloc(r->n_ops + 1, sizeof(*g->in_first));
-	g->launch = malloc((r->n_ops ? r->n_ops : 1) * sizeof(*g->launch));
-	assert_true(g->edges && g->in_first && g->launch);
-	memcpy(g->launch, like->launch, r->n_ops * sizeof(*g->launch));
+	g->launch = like->launch; /* the trace's, borrowed */
+	assert_true(g->edges && g->in_first);
 	for (size_t i = 0; i < r->n; i++) {
 		g->edges[i] = r->e[i].e;
 		g->edge_count[r->e[i].e.kind]++;

@@ -120,12 +120,12 @@ static void range(struct tb *b, uint8_t kind, const char *name, int64_t tid, int
 /* Finish, and the measures of device 0 over [ws, we). */
 static void measure(struct tb *b, int64_t ws, int64_t we, struct gs_measures *m)
 {
-	uint32_t *launch = NULL;
+	const uint32_t *launch = NULL;
+	size_t n_launch;
 
 	assert_int_equal(gs_trace_finish(b->t), GS_OK);
-	assert_int_equal(gs_op_launches(b->t, &launch), GS_OK);
+	launch = gs_trace_op_launches(b->t, &n_launch);
 	assert_int_equal(gs_measures_compute(b->t, 0, ws, we, launch, m), GS_OK);
-	free(launch);
 }
 
 static const struct gs_annotation_time *ann(const struct gs_trace *t, const struct gs_measures *m,
@@ -439,14 +439,15 @@ static void test_kineto_gpu_annotation(void **state)
 	char path[1024];
 	struct gs_trace *t = NULL;
 	struct gs_measures m;
-	uint32_t *launch = NULL;
+	const uint32_t *launch = NULL;
+	size_t n_launch;
 	int64_t first, last;
 	const struct gs_annotation_time *g;
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/kineto/new_style.json", GS_TEST_DATA);
 	assert_int_equal(gs_trace_load(path, NULL, &t, NULL), GS_OK);
-	assert_int_equal(gs_op_launches(t, &launch), GS_OK);
+	launch = gs_trace_op_launches(t, &n_launch);
 	gs_trace_op_span(t, &first, &last);
 	assert_int_equal(gs_measures_compute(t, 0, first, last, launch, &m), GS_OK);
 	g = ann(t, &m, "ProfilerStep#1", GS_RANGE_GPU_ANNOTATION);
@@ -456,7 +457,6 @@ static void test_kineto_gpu_annotation(void **state)
 	assert_int_equal(g->kernel_ns, 1500);
 	assert_int_equal(g->copy_ns, 0);
 	gs_measures_fini(&m);
-	free(launch);
 	gs_trace_destroy(t);
 }
 
@@ -470,7 +470,8 @@ static void test_gscope_round_trip(void **state)
 	const struct gs_range *r;
 	const struct gs_stream *st;
 	struct gs_measures m1, m2;
-	uint32_t *launch = NULL;
+	const uint32_t *launch = NULL;
+	size_t n_launch;
 	size_t n, ns;
 	int fd;
 
@@ -494,14 +495,13 @@ static void test_gscope_round_trip(void **state)
 	assert_int_equal(r[0].kind, GS_RANGE_GPU_ANNOTATION);
 	assert_true(r[0].stream < ns);
 	assert_int_equal(st[r[0].stream].stream_id, 9);
-	assert_int_equal(gs_op_launches(back, &launch), GS_OK);
+	launch = gs_trace_op_launches(back, &n_launch);
 	assert_int_equal(gs_measures_compute(back, 0, 100, 200, launch, &m2), GS_OK);
 	assert_int_equal(m1.n_annotations, 1);
 	assert_int_equal(m2.n_annotations, 1);
 	assert_int_equal(m1.annotations[0].kernel_ns, 60);
 	assert_int_equal(m2.annotations[0].kernel_ns, 60);
 	assert_int_equal(m2.annotations[0].count, 1);
-	free(launch);
 	gs_measures_fini(&m1);
 	gs_measures_fini(&m2);
 	gs_trace_destroy(back);

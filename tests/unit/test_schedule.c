@@ -41,6 +41,7 @@ struct tb {
 	size_t n_e;
 	bool no_stream_order; /* leave out the stream_order edges */
 	struct gs_graph g;
+	uint32_t *launch;         /* g.launch, which borrows it */
 	uint32_t op_of[MAX_CORR]; /* correlation -> op index after tb_build */
 	const struct gs_op *ops;
 	size_t n_ops;
@@ -196,9 +197,10 @@ static void tb_build(struct tb *b)
 	b->g.edges = e;
 	b->g.n_ops = b->n_ops;
 	b->g.in_first = calloc(b->n_ops + 1, sizeof(*b->g.in_first));
-	b->g.launch = calloc(b->n_ops + 1, sizeof(*b->g.launch));
+	b->launch = calloc(b->n_ops + 1, sizeof(*b->launch));
+	b->g.launch = b->launch;
 	assert_non_null(b->g.in_first);
-	assert_non_null(b->g.launch);
+	assert_non_null(b->launch);
 	for (i = 0; i < b->g.n_edges; i++) {
 		b->g.in_first[e[i].to + 1]++;
 		b->g.edge_count[e[i].kind]++;
@@ -208,10 +210,10 @@ static void tb_build(struct tb *b)
 	for (i = 0; i < b->n_ops; i++)
 		b->g.in_first[i + 1] += b->g.in_first[i];
 	for (i = 0; i < b->n_ops; i++) {
-		b->g.launch[i] = GS_NO_INDEX;
+		b->launch[i] = GS_NO_INDEX;
 		for (size_t a = 0; a < n_api; a++)
 			if (api[a].correlation == b->ops[i].correlation)
-				b->g.launch[i] = (uint32_t)a;
+				b->launch[i] = (uint32_t)a;
 	}
 }
 
@@ -219,7 +221,7 @@ static void tb_fini(struct tb *b)
 {
 	free(b->g.edges);
 	free(b->g.in_first);
-	free(b->g.launch);
+	free(b->launch);
 	gs_trace_destroy(b->t);
 }
 

@@ -53,8 +53,9 @@ struct gs_graph {
 	size_t n_edges;
 	size_t *in_first;
 	/* Per op: the API call that launched it (index into
-	 * gs_trace_api_calls(), GS_NO_INDEX when unknown). */
-	uint32_t *launch;
+	 * gs_trace_api_calls(), GS_NO_INDEX when unknown): the trace's
+	 * gs_trace_op_launches(), borrowed (valid while the trace is). */
+	const uint32_t *launch;
 	uint64_t edge_count[GS_EDGE_KIND_COUNT];
 	uint64_t implied_edges;
 	/* Stream waits whose event record could not be found. */

@@ -134,9 +134,9 @@ struct gs_measures {
 
 /*
  * The measures of one device over [window_start, window_end). `launch`:
- * per op of the trace, the API call that launched it (gs_graph.launch;
- * NULL: none known). O(N log N) for the device's N ops, with few
- * allocations (none per op).
+ * per op of the trace, the API call that launched it (gs_trace_op_launches(),
+ * as gs_graph.launch is; NULL: none known). O(N log N) for the device's N
+ * ops, with few allocations (none per op).
  */
 gs_status gs_measures_compute(const struct gs_trace *t, uint32_t device, int64_t window_start,
 			      int64_t window_end, const uint32_t *launch, struct gs_measures *out);

@@ -395,6 +395,30 @@ const struct gs_device *gs_trace_device(const struct gs_trace *t, uint32_t id);
 const uint32_t *gs_trace_device_streams(const struct gs_trace *t, uint32_t device, size_t *n);
 const uint32_t *gs_trace_device_syncs(const struct gs_trace *t, uint32_t device, size_t *n);
 
+/*
+ * Joins, computed once by gs_trace_finish (docs/design.md, The trace
+ * model). An op's launch call and a sync's call are the API call with the
+ * record's correlation id. When several calls carry the id (the runtime and
+ * the driver row of one call, a record duplicated, several processes merged
+ * into one trace with ids that collide) one is chosen by this rule, in
+ * order: for a sync, a call of the sync's own thread (pid, tid); a call of
+ * the record's process (an op's is its stream's; not applied for pid <= 0);
+ * a call that started no later than the record; the latest start; the
+ * earliest end (the inner of nested calls); the lowest index. Then a call
+ * of the chosen one's thread with the same id that encloses it (a runtime
+ * call around its driver call) replaces it, the outermost first. Indices
+ * are into gs_trace_api_calls(); GS_NO_INDEX when no call has the id (or
+ * the id is 0), and for a trace not finished (an array is then NULL, *n 0).
+ */
+const uint32_t *gs_trace_op_launches(const struct gs_trace *t, size_t *n); /* per op */
+uint32_t gs_trace_op_launch(const struct gs_trace *t, size_t op);
+const uint32_t *gs_trace_sync_calls(const struct gs_trace *t, size_t *n); /* per sync */
+uint32_t gs_trace_sync_call(const struct gs_trace *t, size_t sync);
+/* The device id of a stream (by index) and of an op (by index into
+ * gs_trace_ops()); GS_NO_INDEX for an index out of range. O(1). */
+uint32_t gs_trace_stream_device(const struct gs_trace *t, uint32_t stream);
+uint32_t gs_trace_op_device(const struct gs_trace *t, size_t op);
+
 /* Earliest start and latest end over GPU ops (0, 0 when there are none). */
 void gs_trace_op_span(const struct gs_trace *t, int64_t *first, int64_t *last);
 
