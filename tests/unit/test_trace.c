@@ -35,7 +35,7 @@ static void add_op(struct gs_sink *s, uint32_t stream, int64_t start, int64_t en
 {
 	struct gs_op op = {.kind = GS_OP_KERNEL, .start_ns = start, .end_ns = end, .stream = stream};
 
-	assert_int_equal(s->op(s, &op), GS_OK);
+	assert_int_equal(s->op(s, &op, NULL), GS_OK);
 }
 
 /* A trace of n ops over 5 streams, interleaved, each stream out of order
@@ -66,7 +66,7 @@ static struct gs_trace *big_trace(size_t n)
 		op.stream = st[x % 5];
 		op.start_ns = start + 10000;
 		op.end_ns = op.start_ns + (int64_t)(x % 900);
-		assert_int_equal(s->op(s, &op), GS_OK);
+		assert_int_equal(s->op(s, &op, NULL), GS_OK);
 		if (i % 2 == 0) {
 			c.start_ns = start + 20000;
 			c.end_ns = start + 20100;
@@ -292,12 +292,13 @@ static void test_times_out_of_range_refused(void **state)
 	op.name = name;
 	op.start_ns = L - 10;
 	op.end_ns = L;
-	refused(s->op(s, &op), "memcpy 'Memcpy HtoD' (correlation 9): end time "
-			       "4611686018427387904 ns is out of range (|t| must be below 2^62 ns");
+	refused(s->op(s, &op, NULL),
+		"memcpy 'Memcpy HtoD' (correlation 9): end time "
+		"4611686018427387904 ns is out of range (|t| must be below 2^62 ns");
 	op.start_ns = INT64_MIN;
 	op.end_ns = INT64_MIN + 5;
-	refused(s->op(s, &op), "memcpy 'Memcpy HtoD' (correlation 9): start time "
-			       "-9223372036854775808 ns is out of range");
+	refused(s->op(s, &op, NULL), "memcpy 'Memcpy HtoD' (correlation 9): start time "
+				     "-9223372036854775808 ns is out of range");
 	c.name = name;
 	refused(s->api_call(s, &c), "API call 'Memcpy HtoD' (correlation 4): start time "
 				    "4611686018427387904 ns");
@@ -331,12 +332,12 @@ static void test_undeclared_stream_is_an_error(void **state)
 	struct gs_op op = {.kind = GS_OP_MEMCPY, .start_ns = 1, .end_ns = 2, .stream = 3};
 	char msg[256];
 
-	assert_int_equal(s->op(s, &op), GS_ERR_FORMAT);
+	assert_int_equal(s->op(s, &op, NULL), GS_ERR_FORMAT);
 	assert_non_null(strstr(gs_error_format(msg, sizeof(msg)), "undeclared stream 3"));
 	gs_error_clear();
 	op.stream = add_stream(s, 1, 0);
 	op.kind = 9;
-	assert_int_equal(s->op(s, &op), GS_ERR_FORMAT);
+	assert_int_equal(s->op(s, &op, NULL), GS_ERR_FORMAT);
 	gs_error_clear();
 	gs_trace_destroy(t);
 }
