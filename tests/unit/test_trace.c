@@ -434,11 +434,75 @@ static void test_enum_names(void **state)
 	assert_string_equal(gs_op_kind_name(200), "unknown");
 }
 
+/* Launch configurations: kept once per distinct value, NULL for copies and
+ * for all-zero ones, and each still the op's own after the sort reorders
+ * the ops (and after a replay into another trace). */
+static void test_launch_configs_follow_their_ops(void **state)
+{
+	struct gs_sink *s, *s2;
+	struct gs_trace *t = new_trace(&s), *u = new_trace(&s2);
+	uint32_t st = add_stream(s, 7, 0);
+	const struct gs_launch_cfg big = {.grid = {128, 2, 1},
+					  .block = {256, 1, 1},
+					  .shared_mem = 4096,
+					  .registers = 32};
+	const struct gs_launch_cfg small = {.grid = {1, 1, 1}, .block = {32, 1, 1}};
+	const struct gs_launch_cfg zero = {0};
+	/* Given out of order: the sort puts start 100 first. */
+	struct gs_op k1 = {.kind = GS_OP_KERNEL, .start_ns = 300, .end_ns = 350, .stream = st};
+	struct gs_op k2 = {.kind = GS_OP_KERNEL, .start_ns = 200, .end_ns = 250, .stream = st};
+	struct gs_op k3 = {.kind = GS_OP_KERNEL, .start_ns = 100, .end_ns = 150, .stream = st};
+	struct gs_op k4 = {.kind = GS_OP_KERNEL, .start_ns = 400, .end_ns = 450, .stream = st};
+	struct gs_op cp = {.kind = GS_OP_MEMCPY,
+			   .start_ns = 500,
+			   .end_ns = 550,
+			   .stream = st,
+			   .launch = 99 /* ignored: the trace sets it */};
+	const struct gs_op *ops;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(s->op(s, &k1, &big), GS_OK);
+	assert_int_equal(s->op(s, &k2, &small), GS_OK);
+	assert_int_equal(s->op(s, &k3, &big), GS_OK);
+	assert_int_equal(s->op(s, &k4, &zero), GS_OK);
+	assert_int_equal(s->op(s, &cp, NULL), GS_OK);
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	ops = gs_trace_ops(t, &n);
+	assert_int_equal(n, 5);
+	assert_int_equal(ops[0].start_ns, 100);
+	assert_int_equal(ops[1].start_ns, 200);
+	assert_int_equal(ops[2].start_ns, 300);
+	assert_memory_equal(gs_trace_op_launch(t, &ops[0]), &big, sizeof(big));
+	assert_memory_equal(gs_trace_op_launch(t, &ops[1]), &small, sizeof(small));
+	/* The same configuration twice: one entry. */
+	assert_ptr_equal(gs_trace_op_launch(t, &ops[2]), gs_trace_op_launch(t, &ops[0]));
+	assert_int_equal(ops[0].launch, ops[2].launch);
+	assert_int_not_equal(ops[0].launch, ops[1].launch);
+	assert_null(gs_trace_op_launch(t, &ops[3]));
+	assert_int_equal(ops[3].launch, 0);
+	assert_null(gs_trace_op_launch(t, &ops[4]));
+	assert_int_equal(ops[4].launch, 0);
+
+	assert_int_equal(gs_trace_replay(t, s2), GS_OK);
+	assert_int_equal(gs_trace_finish(u), GS_OK);
+	ops = gs_trace_ops(u, &n);
+	assert_int_equal(n, 5);
+	assert_memory_equal(gs_trace_op_launch(u, &ops[0]), &big, sizeof(big));
+	assert_memory_equal(gs_trace_op_launch(u, &ops[1]), &small, sizeof(small));
+	assert_memory_equal(gs_trace_op_launch(u, &ops[2]), &big, sizeof(big));
+	assert_null(gs_trace_op_launch(u, &ops[3]));
+	assert_null(gs_trace_op_launch(u, &ops[4]));
+	gs_trace_destroy(u);
+	gs_trace_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_streams_dedup_and_learn_kind),
 		cmocka_unit_test(test_ops_grouped_by_stream_sorted),
+		cmocka_unit_test(test_launch_configs_follow_their_ops),
 		cmocka_unit_test(test_threads_index_api_calls),
 		cmocka_unit_test(test_impossible_times_dropped_and_counted),
 		cmocka_unit_test(test_times_out_of_range_refused),
