@@ -474,7 +474,8 @@ static void json_gpu_args(struct gen *g, struct gen_dev *d, enum gen_stream s, u
 }
 
 static gs_status emit_op(struct gen *g, struct gen_dev *d, const struct gs_op *op,
-			 enum gen_stream s, enum gen_name name, uint64_t ext)
+			 const struct gs_launch_cfg *lc, enum gen_stream s, enum gen_name name,
+			 uint64_t ext)
 {
 	gs_status rc;
 
@@ -483,36 +484,36 @@ static gs_status emit_op(struct gen *g, struct gen_dev *d, const struct gs_op *o
 	g->c->memcpys += op->kind == GS_OP_MEMCPY;
 	g->c->memsets += op->kind == GS_OP_MEMSET;
 	if (g->sink && g->sink->op)
-		CALL(rc, g->sink->op(g->sink, op));
+		CALL(rc, g->sink->op(g->sink, op, lc));
 	if (!want_json(g))
 		return GS_OK;
 	if (op->kind == GS_OP_KERNEL) {
-		uint64_t threads = (uint64_t)op->block[0] * op->block[1] * op->block[2];
-		uint64_t blocks = (uint64_t)op->grid[0] * op->grid[1] * op->grid[2];
+		uint64_t threads = (uint64_t)lc->block[0] * lc->block[1] * lc->block[2];
+		uint64_t blocks = (uint64_t)lc->grid[0] * lc->grid[1] * lc->grid[2];
 
 		CALL(rc, jev(g, "X", "kernel", names[name], d->id, (int64_t)stream_ids[s],
 			     op->start_ns, op->end_ns - op->start_ns));
 		json_gpu_args(g, d, s, op->correlation, ext);
 		js(g, ", \"queued\": 0, \"registers per thread\": ");
-		ju(g, op->registers);
+		ju(g, lc->registers);
 		js(g, ", \"shared memory\": ");
-		ju(g, op->shared_mem);
+		ju(g, lc->shared_mem);
 		js(g, ", \"blocks per SM\": ");
 		jfix2(g, blocks * 100 / 132);
 		js(g, ", \"warps per SM\": ");
 		jfix2(g, blocks * ((threads + 31) / 32) * 100 / 132);
 		js(g, ", \"grid\": [");
-		ju(g, op->grid[0]);
+		ju(g, lc->grid[0]);
 		js(g, ", ");
-		ju(g, op->grid[1]);
+		ju(g, lc->grid[1]);
 		js(g, ", ");
-		ju(g, op->grid[2]);
+		ju(g, lc->grid[2]);
 		js(g, "], \"block\": [");
-		ju(g, op->block[0]);
+		ju(g, lc->block[0]);
 		js(g, ", ");
-		ju(g, op->block[1]);
+		ju(g, lc->block[1]);
 		js(g, ", ");
-		ju(g, op->block[2]);
+		ju(g, lc->block[2]);
 		js(g, "], \"est. achieved occupancy %\": ");
 		ju(g, threads >= 256 ? 25 : 12);
 	} else {
@@ -604,6 +605,7 @@ static gs_status kernel(struct gen *g, struct gen_dev *d, enum gen_stream s, enu
 	enum gen_name api = s == ST_COMM ? N_LAUNCH_EX : N_LAUNCH;
 	int64_t t0 = d->host, api_end = t0 + between(g, 4000, 7000);
 	struct gs_op op = {0};
+	struct gs_launch_cfg lc = {0};
 	gs_status rc;
 
 	if (!room(g))
@@ -612,16 +614,16 @@ static gs_status kernel(struct gen *g, struct gen_dev *d, enum gen_stream s, enu
 	op.correlation = ++g->corr;
 	op.name = g->ids[kname];
 	op.stream = d->sidx[s];
-	memcpy(op.grid, k->grid, sizeof(op.grid));
-	memcpy(op.block, k->block, sizeof(op.block));
-	op.registers = k->regs;
-	op.shared_mem = k->smem;
+	memcpy(lc.grid, k->grid, sizeof(lc.grid));
+	memcpy(lc.block, k->block, sizeof(lc.block));
+	lc.registers = k->regs;
+	lc.shared_mem = k->smem;
 	op.start_ns = max64(t0 + between(g, 3000, 6000), d->free[s]);
 	op.end_ns = op.start_ns + jitter(g, k->ns);
 	d->free[s] = op.end_ns;
 	CALL(rc, emit_api(g, d, api, t0, api_end, op.correlation, ext));
 	CALL(rc, emit_flow(g, d, s, op.correlation, t0, op.start_ns));
-	CALL(rc, emit_op(g, d, &op, s, kname, ext));
+	CALL(rc, emit_op(g, d, &op, &lc, s, kname, ext));
 	d->host = api_end + between(g, 500, 1500);
 	return GS_OK;
 }
@@ -813,7 +815,7 @@ static gs_status copy(struct gen *g, struct gen_dev *d, enum gen_stream s, enum 
 	api_end = sync ? op.end_ns + between(g, 1500, 3000) : t0 + between(g, 6000, 11000);
 	CALL(rc, emit_api(g, d, api, t0, api_end, op.correlation, ext));
 	CALL(rc, emit_flow(g, d, s, op.correlation, t0, op.start_ns));
-	CALL(rc, emit_op(g, d, &op, s, name, ext));
+	CALL(rc, emit_op(g, d, &op, NULL, s, name, ext));
 	d->host = api_end + between(g, 1000, 3000);
 	return emit_range(g, d, GS_RANGE_CPU_OP, g->ids[name == N_MEMSET ? N_OP_ZERO : N_OP_COPY],
 			  names[name == N_MEMSET ? N_OP_ZERO : N_OP_COPY], o0, d->host, ext, NULL);

@@ -42,7 +42,8 @@
 /* ---- kernel signatures: (name, grid, block) -> dense id --------------- */
 
 struct sigtab {
-	uint32_t *slot; /* op index of the first kernel with that signature */
+	const struct gs_trace *t; /* whose launch configurations give grid and block */
+	uint32_t *slot;           /* op index of the first kernel with that signature */
 	uint32_t *id;
 	size_t mask;
 	uint32_t next;
@@ -50,27 +51,38 @@ struct sigtab {
 
 /* Any hash will do: ids are handed out in order of first sight, and
  * sig_equal decides. */
-static uint64_t sig_hash(const struct gs_op *op)
+static const struct gs_launch_cfg *sig_launch(const struct sigtab *st, const struct gs_op *op)
 {
+	static const struct gs_launch_cfg none;
+	const struct gs_launch_cfg *lc = gs_trace_op_launch(st->t, op);
+
+	return lc ? lc : &none;
+}
+
+static uint64_t sig_hash(const struct sigtab *st, const struct gs_op *op)
+{
+	const struct gs_launch_cfg *lc = sig_launch(st, op);
 	uint64_t h = gs_hash_u64(op->name);
 
 	for (int i = 0; i < 3; i++)
-		h = gs_hash_combine(gs_hash_combine(h, op->grid[i]), op->block[i]);
+		h = gs_hash_combine(gs_hash_combine(h, lc->grid[i]), lc->block[i]);
 	return h;
 }
 
-static bool sig_equal(const struct gs_op *a, const struct gs_op *b)
+static bool sig_equal(const struct sigtab *st, const struct gs_op *a, const struct gs_op *b)
 {
-	return a->name == b->name && !memcmp(a->grid, b->grid, sizeof(a->grid)) &&
-	       !memcmp(a->block, b->block, sizeof(a->block));
+	const struct gs_launch_cfg *la = sig_launch(st, a), *lb = sig_launch(st, b);
+
+	return a->name == b->name && memcmp(la->grid, lb->grid, sizeof(la->grid)) == 0 &&
+	       memcmp(la->block, lb->block, sizeof(la->block)) == 0;
 }
 
 static uint32_t sig_of(struct sigtab *st, const struct gs_op *ops, uint32_t i)
 {
-	size_t h = (size_t)sig_hash(&ops[i]) & st->mask;
+	size_t h = (size_t)sig_hash(st, &ops[i]) & st->mask;
 
 	while (st->slot[h] != GS_NO_INDEX) {
-		if (sig_equal(&ops[st->slot[h]], &ops[i]))
+		if (sig_equal(st, &ops[st->slot[h]], &ops[i]))
 			return st->id[h];
 		h = (h + 1) & st->mask;
 	}
@@ -760,6 +772,7 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 		return GS_OK;
 	while (cap < 2 * total + 2)
 		cap *= 2;
+	sg.t = t;
 	sg.slot = malloc(cap * sizeof(*sg.slot));
 	sg.id = malloc(cap * sizeof(*sg.id));
 	sg.mask = cap - 1;

@@ -319,14 +319,20 @@ static void gs_dump_op(struct gs_out *o, const struct gs_dump_ctx *c, const stru
 	gs_dump_dur(o, op->start_ns, op->end_ns);
 	gs_out_printf(o, " corr=%llu", (unsigned long long)op->correlation);
 	switch (op->kind) {
-	case GS_OP_KERNEL:
-		gs_out_printf(o, " grid=%u,%u,%u block=%u,%u,%u smem=%u regs=%u", op->grid[0],
-			      op->grid[1], op->grid[2], op->block[0], op->block[1], op->block[2],
-			      op->shared_mem, op->registers);
+	case GS_OP_KERNEL: {
+		static const struct gs_launch_cfg none;
+		const struct gs_launch_cfg *lc = gs_trace_op_launch(c->t, op);
+
+		if (!lc)
+			lc = &none;
+		gs_out_printf(o, " grid=%u,%u,%u block=%u,%u,%u smem=%u regs=%u", lc->grid[0],
+			      lc->grid[1], lc->grid[2], lc->block[0], lc->block[1], lc->block[2],
+			      lc->shared_mem, lc->registers);
 		if (op->graph_id || op->graph_node)
 			gs_out_printf(o, " graph=%u node=%llu", op->graph_id,
 				      (unsigned long long)op->graph_node);
 		break;
+	}
 	case GS_OP_MEMCPY:
 		gs_out_printf(o, " bytes=%llu dir=%s src=%s dst=%s", (unsigned long long)op->bytes,
 			      gs_copy_kind_name(op->copy_kind), gs_mem_kind_name(op->src_mem),

@@ -448,10 +448,11 @@ static bool op_times_ok(struct gs_conv *c, uint64_t start, uint64_t end)
 	return true;
 }
 
-static gs_status emit_op(struct gs_conv *c, const struct gs_op *op)
+static gs_status emit_op(struct gs_conv *c, const struct gs_op *op,
+			 const struct gs_launch_cfg *launch)
 {
 	c->st.ops++;
-	return c->sink->op(c->sink, op);
+	return c->sink->op(c->sink, op, launch);
 }
 
 static uint32_t clamp_u32(int32_t v)
@@ -462,6 +463,7 @@ static uint32_t clamp_u32(int32_t v)
 static gs_status conv_kernel(struct gs_conv *c, const CUpti_ActivityKernel10 *k)
 {
 	struct gs_op op = {0};
+	struct gs_launch_cfg lc = {0};
 	gs_status rc;
 
 	if (!op_times_ok(c, k->start, k->end))
@@ -482,21 +484,21 @@ static gs_status conv_kernel(struct gs_conv *c, const CUpti_ActivityKernel10 *k)
 	op.start_ns = (int64_t)k->start;
 	op.end_ns = (int64_t)k->end;
 	op.correlation = k->correlationId;
-	op.grid[0] = clamp_u32(k->gridX);
-	op.grid[1] = clamp_u32(k->gridY);
-	op.grid[2] = clamp_u32(k->gridZ);
-	op.block[0] = clamp_u32(k->blockX);
-	op.block[1] = clamp_u32(k->blockY);
-	op.block[2] = clamp_u32(k->blockZ);
-	op.shared_mem = clamp_u32(k->staticSharedMemory) + clamp_u32(k->dynamicSharedMemory);
-	op.registers = k->registersPerThread;
+	lc.grid[0] = clamp_u32(k->gridX);
+	lc.grid[1] = clamp_u32(k->gridY);
+	lc.grid[2] = clamp_u32(k->gridZ);
+	lc.block[0] = clamp_u32(k->blockX);
+	lc.block[1] = clamp_u32(k->blockY);
+	lc.block[2] = clamp_u32(k->blockZ);
+	lc.shared_mem = clamp_u32(k->staticSharedMemory) + clamp_u32(k->dynamicSharedMemory);
+	lc.registers = k->registersPerThread;
 	op.graph_id = k->graphId;
 	op.graph_node = k->graphNodeId;
 	if (k->graphId || k->graphNodeId)
 		op.flags |= GS_OPF_GRAPH;
 	if (k->isDeviceLaunched)
 		op.flags |= GS_OPF_DEVICE_LAUNCHED;
-	return emit_op(c, &op);
+	return emit_op(c, &op, &lc);
 }
 
 static gs_status conv_copy(struct gs_conv *c, uint8_t ck, uint8_t sk, uint8_t dk, uint8_t flags,
@@ -531,7 +533,7 @@ static gs_status conv_copy(struct gs_conv *c, uint8_t ck, uint8_t sk, uint8_t dk
 		op.flags |= GS_OPF_GRAPH;
 	if (device_launched)
 		op.flags |= GS_OPF_DEVICE_LAUNCHED;
-	return emit_op(c, &op);
+	return emit_op(c, &op, NULL);
 }
 
 static gs_status conv_memset(struct gs_conv *c, const CUpti_ActivityMemset4 *m)
@@ -561,7 +563,7 @@ static gs_status conv_memset(struct gs_conv *c, const CUpti_ActivityMemset4 *m)
 		op.flags |= GS_OPF_GRAPH;
 	if (m->isDeviceLaunched)
 		op.flags |= GS_OPF_DEVICE_LAUNCHED;
-	return emit_op(c, &op);
+	return emit_op(c, &op, NULL);
 }
 
 /* ---- syncs and event records: joined with their API call's thread ---- */

@@ -1513,16 +1513,22 @@ static void op_args(struct chrome *c, const struct gs_op *op)
 	arg_u64(c, "stream", st->stream_id);
 	arg_u64(c, "correlation", op->correlation);
 	switch (op->kind) {
-	case GS_OP_KERNEL:
-		arg_u64(c, "registers per thread", op->registers);
-		arg_u64(c, "shared memory", op->shared_mem);
-		arg_dim3(c, "grid", op->grid);
-		arg_dim3(c, "block", op->block);
+	case GS_OP_KERNEL: {
+		static const struct gs_launch_cfg none;
+		const struct gs_launch_cfg *lc = gs_trace_op_launch(c->t, op);
+
+		if (!lc)
+			lc = &none;
+		arg_u64(c, "registers per thread", lc->registers);
+		arg_u64(c, "shared memory", lc->shared_mem);
+		arg_dim3(c, "grid", lc->grid);
+		arg_dim3(c, "block", lc->block);
 		if (op->graph_id)
 			arg_u64(c, "graph id", op->graph_id);
 		if (op->graph_node)
 			arg_u64(c, "graph node id", op->graph_node);
 		break;
+	}
 	case GS_OP_MEMCPY:
 		arg_u64(c, "bytes", op->bytes);
 		arg_str(c, "copy kind",

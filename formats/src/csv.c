@@ -97,7 +97,9 @@ static gs_status ops_rows(struct gs_wbuf *w, const struct gs_trace *t,
 	for (i = 0; i < n_ops; i++) {
 		const struct gs_op *op = &ops[i];
 		static const struct gs_stream none = {0};
+		static const struct gs_launch_cfg no_launch = {0};
 		const struct gs_stream *st = op->stream < n_streams ? &streams[op->stream] : &none;
+		const struct gs_launch_cfg *lc;
 
 		if (rank) {
 			gs_wbuf_u64(w, *rank);
@@ -116,12 +118,15 @@ static gs_status ops_rows(struct gs_wbuf *w, const struct gs_trace *t,
 		col_i64(w, op->end_ns - op->start_ns);
 		col_u64(w, op->correlation);
 		col_str(w, gs_trace_string(t, op->name));
+		lc = gs_trace_op_launch(t, op);
+		if (!lc)
+			lc = &no_launch;
 		for (int k = 0; k < 3; k++)
-			col_u64(w, op->grid[k]);
+			col_u64(w, lc->grid[k]);
 		for (int k = 0; k < 3; k++)
-			col_u64(w, op->block[k]);
-		col_u64(w, op->shared_mem);
-		col_u64(w, op->registers);
+			col_u64(w, lc->block[k]);
+		col_u64(w, lc->shared_mem);
+		col_u64(w, lc->registers);
 		col_u64(w, op->bytes);
 		col_str(w, gs_copy_kind_name(op->copy_kind));
 		col_str(w, gs_mem_kind_name(op->src_mem));

@@ -70,11 +70,11 @@ static gs_status f_device(struct gs_sink *s, const struct gs_device *d)
 	return pf(s)->next->device(pf(s)->next, d);
 }
 
-static gs_status f_op(struct gs_sink *s, const struct gs_op *op)
+static gs_status f_op(struct gs_sink *s, const struct gs_op *op, const struct gs_launch_cfg *launch)
 {
 	if (op->stream == JOB_DROPPED || op->stream == GS_NO_INDEX)
 		return GS_OK;
-	return pf(s)->next->op(pf(s)->next, op);
+	return pf(s)->next->op(pf(s)->next, op, launch);
 }
 
 static gs_status f_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)

@@ -232,6 +232,7 @@ struct kin_pend {
 		struct gs_op op;
 		struct gs_sync sync;
 	} u;
+	struct gs_launch_cfg launch; /* KP_OP: a kernel's; zero otherwise */
 };
 
 struct kin_stream_ent {
@@ -486,7 +487,17 @@ static gs_status kin_sink_failed(struct kin *k, gs_status rc)
 #define KIN_DEFINE_EMIT(cb, type)                                                                  \
 	GS_IMPORT_DEFINE_EMIT(kin, struct kin, kin_count, kin_sink_failed, cb, type)
 
-KIN_DEFINE_EMIT(op, struct gs_op)
+/* kin_emit_op: the same for an op held in a kin_pend, with its launch
+ * configuration. */
+static gs_status kin_emit_op(struct kin *k, const struct kin_pend *e)
+{
+	gs_status rc = kin_count(k);
+
+	if (!rc && k->sink->op && (rc = k->sink->op(k->sink, &e->u.op, &e->launch)))
+		rc = kin_sink_failed(k, rc);
+	return rc;
+}
+
 KIN_DEFINE_EMIT(sync, struct gs_sync)
 KIN_DEFINE_EMIT(api_call, struct gs_api_call)
 KIN_DEFINE_EMIT(event_record, struct gs_event_record)
@@ -643,7 +654,7 @@ static gs_status kin_pend_pop(struct kin *k)
 	const struct kin_pend *e = &k->pend_items[s];
 
 	if (e->type == KP_OP)
-		return kin_emit_op(k, &e->u.op);
+		return kin_emit_op(k, e);
 	return kin_emit_sync(k, &e->u.sync);
 }
 
@@ -668,7 +679,7 @@ static gs_status kin_submit(struct kin *k, const struct kin_pend *item, uint64_t
 
 			if (e.type == KP_OP) {
 				kin_apply_api_op(&e.u.op, a->flags);
-				return kin_emit_op(k, &e.u.op);
+				return kin_emit_op(k, &e);
 			}
 			e.u.sync.pid = a->pid;
 			e.u.sync.tid = a->tid;
@@ -676,7 +687,7 @@ static gs_status kin_submit(struct kin *k, const struct kin_pend *item, uint64_t
 		}
 	} else {
 		if (e.type == KP_OP)
-			return kin_emit_op(k, &e.u.op);
+			return kin_emit_op(k, &e);
 		return kin_emit_sync(k, &e.u.sync);
 	}
 	if (ring_full(&k->pend)) {
@@ -1597,6 +1608,7 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 {
 	struct kin_pend item = {.type = KP_OP};
 	struct gs_op *op = &item.u.op;
+	struct gs_launch_cfg *lc = &item.launch;
 	int64_t stream = -1;
 	uint32_t device = 0, context = 0;
 	cJSON *args;
@@ -1630,10 +1642,10 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 		uint64_t g;
 
 		op->kind = GS_OP_KERNEL;
-		j_dim3(args, "grid", op->grid);
-		j_dim3(args, "block", op->block);
-		j_u32(args, "registers per thread", &op->registers);
-		j_u32(args, "shared memory", &op->shared_mem);
+		j_dim3(args, "grid", lc->grid);
+		j_dim3(args, "block", lc->block);
+		j_u32(args, "registers per thread", &lc->registers);
+		j_u32(args, "shared memory", &lc->shared_mem);
 		if (j_u64(args, "graph id", &g) || j_u64(args, "graphId", &g)) {
 			op->graph_id = (uint32_t)g;
 			if (g)
@@ -1648,12 +1660,16 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 			goto out;
 		break;
 	}
-	case KC_MEMCPY:
+	case KC_MEMCPY: {
+		uint8_t src = GS_MEM_UNKNOWN, dst = GS_MEM_UNKNOWN;
+
 		op->kind = GS_OP_MEMCPY;
 		j_u64(args, "bytes", &op->bytes);
-		gs_copy_name_parse(name, nlen, j_str(args, "kind"), &op->copy_kind, &op->src_mem,
-				   &op->dst_mem);
+		gs_copy_name_parse(name, nlen, j_str(args, "kind"), &op->copy_kind, &src, &dst);
+		op->src_mem = src & 0xf;
+		op->dst_mem = dst & 0xf;
 		break;
+	}
 	default:
 		op->kind = GS_OP_MEMSET;
 		j_u64(args, "bytes", &op->bytes);

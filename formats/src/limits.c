@@ -225,7 +225,7 @@ static gs_status l_device(struct gs_sink *s, const struct gs_device *d)
 	return of(s)->next->device(of(s)->next, d);
 }
 
-static gs_status l_op(struct gs_sink *s, const struct gs_op *op)
+static gs_status l_op(struct gs_sink *s, const struct gs_op *op, const struct gs_launch_cfg *launch)
 {
 	struct gs_limit_sink *ls = of(s);
 	gs_status rc;
@@ -233,7 +233,7 @@ static gs_status l_op(struct gs_sink *s, const struct gs_op *op)
 	if (++ls->ops > ls->lim.max_ops)
 		return over(ls, "max_ops", ls->lim.max_ops);
 	rc = count_record(ls);
-	return rc ? rc : ls->next->op(ls->next, op);
+	return rc ? rc : ls->next->op(ls->next, op, launch);
 }
 
 #define FORWARD_RECORD(fn, type, cb)                                                               \

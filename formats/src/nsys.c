@@ -359,7 +359,18 @@ static gs_status ns_count(struct nsys *n)
 #define NS_DEFINE_EMIT(cb, type)                                                                   \
 	GS_IMPORT_DEFINE_EMIT(ns, struct nsys, ns_count, ns_sink_failed, cb, type)
 
-NS_DEFINE_EMIT(op, struct gs_op)
+/* ns_emit_op: the same for an op, with its launch configuration (NULL for
+ * a copy or a memset). */
+static gs_status ns_emit_op(struct nsys *n, const struct gs_op *op,
+			    const struct gs_launch_cfg *launch)
+{
+	gs_status rc = ns_count(n);
+
+	if (!rc && n->sink->op && (rc = n->sink->op(n->sink, op, launch)))
+		rc = ns_sink_failed(n, rc);
+	return rc;
+}
+
 NS_DEFINE_EMIT(api_call, struct gs_api_call)
 NS_DEFINE_EMIT(sync, struct gs_sync)
 NS_DEFINE_EMIT(event_record, struct gs_event_record)
@@ -1740,6 +1751,7 @@ static gs_status ns_kernels(struct nsys *n)
 		return rc;
 	while (!(rc = ns_step(n, q.st, &row)) && row) {
 		struct gs_op op;
+		struct gs_launch_cfg lc = {0};
 		uint8_t flags;
 		bool ok;
 		int64_t v, node = 0, graph = 0;
@@ -1760,10 +1772,10 @@ static gs_status ns_kernels(struct nsys *n)
 		}
 		if (rc)
 			break;
-		op.registers = ns_u32(ns_i64_or(q.st, 10, 0));
+		lc.registers = ns_u32(ns_i64_or(q.st, 10, 0));
 		for (int i = 0; i < 3; i++) {
-			op.grid[i] = ns_u32(ns_i64_or(q.st, 11 + i, 0));
-			op.block[i] = ns_u32(ns_i64_or(q.st, 14 + i, 0));
+			lc.grid[i] = ns_u32(ns_i64_or(q.st, 11 + i, 0));
+			lc.block[i] = ns_u32(ns_i64_or(q.st, 14 + i, 0));
 		}
 		{
 			/* Static + dynamic shared memory, saturating (hostile rows). */
@@ -1772,7 +1784,7 @@ static gs_status ns_kernels(struct nsys *n)
 			if (__builtin_add_overflow(ns_i64_or(q.st, 17, 0), ns_i64_or(q.st, 18, 0),
 						   &smem))
 				smem = INT64_MAX;
-			op.shared_mem = ns_u32(smem);
+			lc.shared_mem = ns_u32(smem);
 		}
 		ns_i64(q.st, 19, &node);
 		ns_i64(q.st, 20, &graph);
@@ -1780,7 +1792,7 @@ static gs_status ns_kernels(struct nsys *n)
 		op.graph_id = ns_u32(graph);
 		if (node > 0 || graph > 0 || (flags & NF_GRAPH))
 			op.flags |= GS_OPF_GRAPH;
-		rc = ns_emit_op(n, &op);
+		rc = ns_emit_op(n, &op, &lc);
 		if (rc)
 			break;
 	}
@@ -1870,7 +1882,7 @@ static gs_status ns_memcpys(struct nsys *n)
 			op.flags |= GS_OPF_GRAPH;
 		rc = ns_copy_name(n, &op, &op.name);
 		if (!rc)
-			rc = ns_emit_op(n, &op);
+			rc = ns_emit_op(n, &op, NULL);
 		if (rc)
 			break;
 	}
@@ -1920,7 +1932,7 @@ static gs_status ns_memsets(struct nsys *n)
 				break;
 		}
 		op.name = n->memset_names[op.dst_mem];
-		rc = ns_emit_op(n, &op);
+		rc = ns_emit_op(n, &op, NULL);
 		if (rc)
 			break;
 	}

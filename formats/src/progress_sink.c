@@ -32,7 +32,15 @@ static void tick(struct gs_progress_sink *ps)
 
 FORWARD(process, struct gs_process)
 FORWARD(device, struct gs_device)
-FORWARD(op, struct gs_op)
+
+static gs_status fwd_op(struct gs_sink *s, const struct gs_op *op, const struct gs_launch_cfg *lc)
+{
+	struct gs_progress_sink *ps = PS(s);
+
+	tick(ps);
+	return ps->next->op(ps->next, op, lc);
+}
+
 FORWARD(api_call, struct gs_api_call)
 FORWARD(sync, struct gs_sync)
 FORWARD(event_record, struct gs_event_record)

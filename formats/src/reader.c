@@ -618,6 +618,7 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 	NEED_OPT(m->n_copy_info, nb, "copy info");
 	for (size_t i = 0; i < n; i++) {
 		struct gs_op op = {0};
+		struct gs_launch_cfg lc = {0};
 		gs_status rc;
 
 		start = add_ns(start, (uint64_t)m->start_delta[i]);
@@ -638,22 +639,22 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 		if (rc)
 			return rc;
 		if (op.kind == GS_OP_KERNEL) {
-			op.grid[0] = m->grid_x[ik];
-			op.grid[1] = m->grid_y[ik];
-			op.grid[2] = m->grid_z[ik];
-			op.block[0] = m->block_x[ik];
-			op.block[1] = m->block_y[ik];
-			op.block[2] = m->block_z[ik];
-			op.shared_mem = OPT(m->shared_mem, m->n_shared_mem, ik);
-			op.registers = OPT(m->registers, m->n_registers, ik);
+			lc.grid[0] = m->grid_x[ik];
+			lc.grid[1] = m->grid_y[ik];
+			lc.grid[2] = m->grid_z[ik];
+			lc.block[0] = m->block_x[ik];
+			lc.block[1] = m->block_y[ik];
+			lc.block[2] = m->block_z[ik];
+			lc.shared_mem = OPT(m->shared_mem, m->n_shared_mem, ik);
+			lc.registers = OPT(m->registers, m->n_registers, ik);
 			ik++;
 		} else {
 			uint32_t info = OPT(m->copy_info, m->n_copy_info, ib);
 
 			op.bytes = OPT(m->bytes, m->n_bytes, ib);
 			op.copy_kind = (uint8_t)(info & 0xf);
-			op.src_mem = (uint8_t)((info >> 4) & 0xf);
-			op.dst_mem = (uint8_t)((info >> 8) & 0xf);
+			op.src_mem = (info >> 4) & 0xf;
+			op.dst_mem = (info >> 8) & 0xf;
 			if (op.copy_kind >= GS_COPY_KIND_COUNT)
 				op.copy_kind = GS_COPY_UNKNOWN;
 			if (op.src_mem >= GS_MEM_KIND_COUNT)
@@ -663,7 +664,7 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 			ib++;
 		}
 		if (sink->op) {
-			rc = sink->op(sink, &op);
+			rc = sink->op(sink, &op, op.kind == GS_OP_KERNEL ? &lc : NULL);
 			if (rc)
 				return rc;
 		}

@@ -24,6 +24,12 @@ struct gs_trace {
 	ARRAY(struct gs_device, devices);
 	ARRAY(struct gs_op, ops);
 	ARRAY(struct gs_collective, collectives);
+	/* Launch configurations, each kept once (op.launch is 1 + index),
+	 * found by value through launch_slots (open addressing: index + 1,
+	 * 0 = empty). */
+	ARRAY(struct gs_launch_cfg, launches);
+	uint32_t *launch_slots;
+	size_t n_launch_slots;
 	ARRAY(struct gs_api_call, api_calls);
 	ARRAY(struct gs_sync, syncs);
 	ARRAY(struct gs_event_record, event_records);
@@ -280,10 +286,83 @@ static gs_status check_stream(const struct gs_trace *t, uint32_t stream, const c
 	return GS_ERR_FORMAT;
 }
 
-static gs_status sink_op(struct gs_sink *s, const struct gs_op *op)
+/* ---- launch configurations: one entry per distinct configuration ---- */
+
+static bool launch_equal(const struct gs_launch_cfg *a, const struct gs_launch_cfg *b)
+{
+	return memcmp(a->grid, b->grid, sizeof(a->grid)) == 0 &&
+	       memcmp(a->block, b->block, sizeof(a->block)) == 0 &&
+	       a->shared_mem == b->shared_mem && a->registers == b->registers;
+}
+
+static bool launch_zero(const struct gs_launch_cfg *c)
+{
+	static const struct gs_launch_cfg zero;
+
+	return launch_equal(c, &zero);
+}
+
+static size_t launch_slot(const struct gs_trace *t, const struct gs_launch_cfg *c)
+{
+	uint64_t h = gs_hash_u64(c->shared_mem);
+	size_t i;
+
+	for (int k = 0; k < 3; k++)
+		h = gs_hash_combine(gs_hash_combine(h, c->grid[k]), c->block[k]);
+	h = gs_hash_combine(h, c->registers);
+	i = h & (t->n_launch_slots - 1);
+	while (t->launch_slots[i] && !launch_equal(&t->launches[t->launch_slots[i] - 1], c))
+		i = (i + 1) & (t->n_launch_slots - 1);
+	return i;
+}
+
+/* Room for one more configuration at a load factor of at most one half. */
+static gs_status launch_slots_grow(struct gs_trace *t)
+{
+	size_t n = t->n_launch_slots ? 2 * t->n_launch_slots : 64;
+	uint32_t *slots, *old = t->launch_slots;
+
+	if ((t->n_launches + 1) * 2 <= t->n_launch_slots)
+		return GS_OK;
+	if (t->n_launches >= UINT32_MAX - 1 || !(slots = calloc(n, sizeof(*slots))))
+		return gs_nomem();
+	t->launch_slots = slots;
+	t->n_launch_slots = n;
+	for (size_t k = 0; k < t->n_launches; k++)
+		slots[launch_slot(t, &t->launches[k])] = (uint32_t)k + 1;
+	free(old);
+	return GS_OK;
+}
+
+/* *id: 1 + the index of c in the launch table, added when new; 0 for none
+ * (NULL or all zero). */
+static gs_status launch_intern(struct gs_trace *t, const struct gs_launch_cfg *c, uint32_t *id)
+{
+	size_t slot;
+
+	*id = 0;
+	if (!c || launch_zero(c))
+		return GS_OK;
+	if (launch_slots_grow(t))
+		return gs_nomem();
+	slot = launch_slot(t, c);
+	if (!t->launch_slots[slot]) {
+		if (PUSH(t, launches, *c))
+			return gs_nomem();
+		t->launch_slots[slot] = (uint32_t)t->n_launches;
+	}
+	*id = t->launch_slots[slot];
+	return GS_OK;
+}
+
+/* ---- end of launch configurations ---- */
+
+static gs_status sink_op(struct gs_sink *s, const struct gs_op *op,
+			 const struct gs_launch_cfg *launch)
 {
 	struct gs_trace *t = of(s);
 	gs_status rc = check_stream(t, op->stream, "an op");
+	struct gs_op kept;
 	const char *field;
 	int64_t bad;
 
@@ -305,8 +384,12 @@ static gs_status sink_op(struct gs_sink *s, const struct gs_op *op)
 	if (field)
 		return bad_time(t, gs_op_kind_name(op->kind), op->name, op->correlation, field,
 				bad);
+	kept = *op;
+	rc = launch_intern(t, launch, &kept.launch);
+	if (rc)
+		return rc;
 	t->finished = false;
-	return PUSH(t, ops, *op) ? gs_nomem() : GS_OK;
+	return PUSH(t, ops, kept) ? gs_nomem() : GS_OK;
 }
 
 static gs_status sink_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
@@ -587,6 +670,8 @@ void gs_trace_destroy(struct gs_trace *t)
 	free(t->devices);
 	free(t->ops);
 	free(t->collectives);
+	free(t->launches);
+	free(t->launch_slots);
 	free(t->api_calls);
 	free(t->syncs);
 	free(t->event_records);
@@ -1202,6 +1287,11 @@ const struct gs_collective *gs_trace_op_collective(const struct gs_trace *t, con
 		       &t->collectives[op->collective - 1] :
 		       NULL;
 }
+
+const struct gs_launch_cfg *gs_trace_op_launch(const struct gs_trace *t, const struct gs_op *op)
+{
+	return op->launch && op->launch <= t->n_launches ? &t->launches[op->launch - 1] : NULL;
+}
 ACCESSOR(struct gs_api_call, api_calls)
 ACCESSOR(struct gs_sync, syncs)
 ACCESSOR(struct gs_event_record, event_records)
@@ -1434,7 +1524,7 @@ gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink)
 		o.name = map_str(&m, o.name, ns);
 		o.stream = map_stream(&m, o.stream, nst);
 		o.collective = o.collective <= t->n_collectives ? m.coll[o.collective] : 0;
-		EMIT(op, &o);
+		EMIT(op, &o, gs_trace_op_launch(t, &o));
 	}
 	for (size_t i = 0; i < t->n_api_calls; i++) {
 		struct gs_api_call c = t->api_calls[i];

@@ -245,8 +245,10 @@ static gs_status check_stream(const struct gs_writer *w, uint32_t index, bool op
 	return GS_ERR_INVALID;
 }
 
-static gs_status w_op(struct gs_sink *s, const struct gs_op *op)
+static gs_status w_op(struct gs_sink *s, const struct gs_op *op, const struct gs_launch_cfg *launch)
 {
+	static const struct gs_launch_cfg none;
+	const struct gs_launch_cfg *lc = launch ? launch : &none;
 	struct gs_writer *w = of(s);
 	struct op_cols *c = &w->ops;
 	gs_status rc = check_stream(w, op->stream, false);
@@ -268,14 +270,14 @@ static gs_status w_op(struct gs_sink *s, const struct gs_op *op)
 	rc |= COL_PUSH(c->graph_node, op->graph_node);
 	rc |= COL_PUSH(c->collective, op->collective);
 	if (op->kind == GS_OP_KERNEL) {
-		rc |= COL_PUSH(c->grid_x, op->grid[0]);
-		rc |= COL_PUSH(c->grid_y, op->grid[1]);
-		rc |= COL_PUSH(c->grid_z, op->grid[2]);
-		rc |= COL_PUSH(c->block_x, op->block[0]);
-		rc |= COL_PUSH(c->block_y, op->block[1]);
-		rc |= COL_PUSH(c->block_z, op->block[2]);
-		rc |= COL_PUSH(c->shared_mem, op->shared_mem);
-		rc |= COL_PUSH(c->registers, op->registers);
+		rc |= COL_PUSH(c->grid_x, lc->grid[0]);
+		rc |= COL_PUSH(c->grid_y, lc->grid[1]);
+		rc |= COL_PUSH(c->grid_z, lc->grid[2]);
+		rc |= COL_PUSH(c->block_x, lc->block[0]);
+		rc |= COL_PUSH(c->block_y, lc->block[1]);
+		rc |= COL_PUSH(c->block_z, lc->block[2]);
+		rc |= COL_PUSH(c->shared_mem, lc->shared_mem);
+		rc |= COL_PUSH(c->registers, lc->registers);
 	} else {
 		rc |= COL_PUSH(c->bytes, op->bytes);
 		rc |= COL_PUSH(c->copy_info, (uint32_t)(op->copy_kind & 0xf) |

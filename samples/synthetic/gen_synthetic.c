@@ -322,14 +322,14 @@ static int64_t stream_ready(struct gen *g, int i)
 	return r;
 }
 
-static void emit_op(struct gen *g, int stream, struct gs_op *op)
+static void emit_op(struct gen *g, int stream, struct gs_op *op, const struct gs_launch_cfg *lc)
 {
 	gs_status st;
 
 	if (g->st)
 		return;
 	op->stream = g->s[stream].index;
-	st = g->sink->op(g->sink, op);
+	st = g->sink->op(g->sink, op, lc);
 	if (st)
 		fail(g, st);
 	if (op->end_ns > g->s[stream].tail)
@@ -344,16 +344,16 @@ static void emit_kernel(struct gen *g, int stream, const struct kdesc *k, uint64
 			   .correlation = corr,
 			   .graph_node = graph_node,
 			   .name = str(g, k->name),
-			   .grid = {k->grid, 1, 1},
-			   .block = {k->block, 1, 1},
-			   .shared_mem = k->shared_mem,
-			   .registers = k->registers,
 			   .graph_id = graph_id,
 			   .kind = GS_OP_KERNEL};
+	struct gs_launch_cfg lc = {.grid = {k->grid, 1, 1},
+				   .block = {k->block, 1, 1},
+				   .shared_mem = k->shared_mem,
+				   .registers = k->registers};
 
 	if (graph_id)
 		op.flags |= GS_OPF_GRAPH;
-	emit_op(g, stream, &op);
+	emit_op(g, stream, &op, &lc);
 }
 
 /* The launch call of kernel k (lazy loading on its first launch) and the
@@ -447,7 +447,7 @@ static int64_t copy(struct gen *g, int stream, uint8_t dir, uint8_t host_mem, ui
 	g->engine_free[dir] = end;
 	op.start_ns = start;
 	op.end_ns = end;
-	emit_op(g, stream, &op);
+	emit_op(g, stream, &op, NULL);
 	if (sync_return)
 		end_call(g, end + jit(g, dir == GS_COPY_DTOH ? 6 * US : 3 * US, 25));
 	else
@@ -469,7 +469,7 @@ static void memset_async(struct gen *g, int stream, uint64_t bytes)
 	op.start_ns = start;
 	op.end_ns = start + jit(g, 1200 + (int64_t)(bytes / 1500), 3);
 	op.name = str(g, "Memset (Device)");
-	emit_op(g, stream, &op);
+	emit_op(g, stream, &op, NULL);
 	end_call(g, g->now + cost);
 	host(g, jit(g, 300, 30));
 }

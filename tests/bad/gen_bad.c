@@ -122,11 +122,10 @@ static struct buf base_trace(void)
 				   .correlation = (uint64_t)i + 1,
 				   .name = name,
 				   .stream = idx,
-				   .grid = {1, 1, 1},
-				   .block = {32, 1, 1},
 				   .kind = GS_OP_KERNEL};
+		struct gs_launch_cfg lc = {.grid = {1, 1, 1}, .block = {32, 1, 1}};
 
-		if (s->api_call(s, &c) || s->op(s, &op))
+		if (s->api_call(s, &c) || s->op(s, &op, &lc))
 			die("base.gscope: sink failed");
 	}
 	if (gs_writer_close(w) != GS_OK)
@@ -518,7 +517,7 @@ static void million_streams_gscope(void)
 		struct gs_stream st = {.pid = 1, .stream_id = i + 1};
 		struct gs_op op = {.start_ns = 1000 + i, .end_ns = 1001 + i, .name = name};
 
-		if (s->stream(s, &st, &op.stream) || s->op(s, &op))
+		if (s->stream(s, &st, &op.stream) || s->op(s, &op, NULL))
 			die("million-streams.gscope: sink failed");
 	}
 	if (gs_writer_close(w) != GS_OK)
@@ -551,7 +550,7 @@ static void times_past_limit_gscope(void)
 				   .stream = idx,
 				   .kind = GS_OP_KERNEL};
 
-		rc = s->op(s, &op);
+		rc = s->op(s, &op, NULL);
 	}
 	if (rc || gs_writer_close(w) != GS_OK)
 		die("times-past-limit.gscope: write failed");
@@ -643,8 +642,8 @@ static void wait_cycle_gscope(void)
 		rc = rc ? rc : s->sync(s, &y8);
 		rc = rc ? rc : s->event_record(s, &r1);
 		rc = rc ? rc : s->event_record(s, &r2);
-		rc = rc ? rc : s->op(s, &a);
-		rc = rc ? rc : s->op(s, &b);
+		rc = rc ? rc : s->op(s, &a, NULL);
+		rc = rc ? rc : s->op(s, &b, NULL);
 	}
 	if (rc || gs_writer_close(w) != GS_OK)
 		die("wait-cycle.gscope: write failed");
@@ -680,7 +679,7 @@ static void many_engines_gscope(void)
 				   .src_mem = GS_MEM_PINNED,
 				   .dst_mem = GS_MEM_DEVICE};
 
-		rc = s->op(s, &op);
+		rc = s->op(s, &op, NULL);
 	}
 	if (rc || gs_writer_close(w) != GS_OK)
 		die("engines-4e9.gscope: write failed");
@@ -769,7 +768,7 @@ static void default_stream_gscope(const char *file, uint32_t peers, uint32_t dfl
 			op.end_ns = op.start_ns + 10;
 			host += waits ? 10 : 30;
 			rc = s->api_call(s, &c);
-			rc = rc ? rc : s->op(s, &op);
+			rc = rc ? rc : s->op(s, &op, NULL);
 		}
 	}
 	if (rc || gs_writer_close(w) != GS_OK)
@@ -843,7 +842,7 @@ static void context_sync_gscope(const char *file, uint32_t streams, uint32_t syn
 				c.name = launch;
 				rc = s->api_call(s, &c);
 			}
-			rc = rc ? rc : s->op(s, &op);
+			rc = rc ? rc : s->op(s, &op, NULL);
 		}
 		corr++;
 		t += 50;
@@ -898,7 +897,7 @@ static void many_devices_gscope(void)
 		rc = s->device(s, &d);
 		rc = rc ? rc : s->stream(s, &st, &op.stream);
 		rc = rc ? rc : s->api_call(s, &c);
-		rc = rc ? rc : s->op(s, &op);
+		rc = rc ? rc : s->op(s, &op, NULL);
 		c.start_ns = y.start_ns;
 		c.end_ns = y.end_ns;
 		c.correlation = y.correlation;

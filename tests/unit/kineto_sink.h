@@ -33,6 +33,9 @@ struct rec {
 	size_t ndevs, cdevs;
 	struct gs_op *ops;
 	size_t nops, cops;
+	/* launches[i]: what came with ops[i] (all zero for NULL). */
+	struct gs_launch_cfg *launches;
+	size_t nlaunches, claunches;
 	struct gs_api_call *apis;
 	size_t napis, capis;
 	struct gs_sync *syncs;
@@ -130,9 +133,12 @@ static gs_status rec_device(struct gs_sink *s, const struct gs_device *d)
 	return REC_PUSH(REC_OF(s), devs, ndevs, cdevs, d);
 }
 
-static gs_status rec_op(struct gs_sink *s, const struct gs_op *op)
+static gs_status rec_op(struct gs_sink *s, const struct gs_op *op,
+			const struct gs_launch_cfg *launch)
 {
+	static const struct gs_launch_cfg none;
 	struct rec *r = REC_OF(s);
+	gs_status rc;
 
 	if (r->fail_op_at && r->nops + 1 == r->fail_op_at) {
 		gs_error_append("test sink: no room for op");
@@ -142,7 +148,14 @@ static gs_status rec_op(struct gs_sink *s, const struct gs_op *op)
 		gs_error_append("test sink: op on undeclared stream %u", op->stream);
 		return GS_ERR_FORMAT;
 	}
-	return REC_PUSH(r, ops, nops, cops, op);
+	rc = REC_PUSH(r, launches, nlaunches, claunches, launch ? launch : &none);
+	return rc ? rc : REC_PUSH(r, ops, nops, cops, op);
+}
+
+/* The launch configuration recorded with op (one of r->ops). */
+static inline const struct gs_launch_cfg *rec_launch(const struct rec *r, const struct gs_op *op)
+{
+	return &r->launches[op - r->ops];
 }
 
 static gs_status rec_api_call(struct gs_sink *s, const struct gs_api_call *c)
@@ -221,6 +234,7 @@ static void rec_free(struct rec *r)
 	free(r->procs);
 	free(r->devs);
 	free(r->ops);
+	free(r->launches);
 	free(r->apis);
 	free(r->syncs);
 	free(r->evrecs);

@@ -169,7 +169,7 @@ static uint32_t tb_stream(struct tb *b, uint32_t device, uint64_t id)
 
 static void tb_op(struct tb *b, const struct gs_op *o)
 {
-	assert_int_equal(b->k->op(b->k, o), GS_OK);
+	assert_int_equal(b->k->op(b->k, o, NULL), GS_OK);
 }
 
 static void tb_kernel(struct tb *b, uint32_t s, int64_t start, int64_t end, uint64_t corr)

@@ -196,13 +196,12 @@ static struct gs_trace *build(const struct stream_spec *specs, size_t n)
 					  .correlation = corr++,
 					  .name = ids[specs[s].sig[i]],
 					  .stream = index,
-					  .grid = {64, 1, 1},
-					  .block = {128, 1, 1},
 					  .kind = GS_OP_KERNEL};
+			struct gs_launch_cfg lc = {.grid = {64, 1, 1}, .block = {128, 1, 1}};
 
 			o.end_ns = o.start_ns + 1000;
 			now = o.end_ns;
-			assert_int_equal(k->op(k, &o), GS_OK);
+			assert_int_equal(k->op(k, &o, &lc), GS_OK);
 		}
 	}
 	assert_int_equal(gs_trace_finish(t), GS_OK);

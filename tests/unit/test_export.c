@@ -71,13 +71,13 @@ static void tb_kernel(struct tb *b, uint32_t stream, const char *name, int64_t s
 			   .end_ns = end,
 			   .stream = stream,
 			   .correlation = corr,
-			   .name = tb_str(b, name),
-			   .grid = {4, 2, 1},
-			   .block = {128, 1, 1},
-			   .registers = 32,
-			   .shared_mem = 1024};
+			   .name = tb_str(b, name)};
+	struct gs_launch_cfg lc = {.grid = {4, 2, 1},
+				   .block = {128, 1, 1},
+				   .registers = 32,
+				   .shared_mem = 1024};
 
-	assert_int_equal(b->s->op(b->s, &op), GS_OK);
+	assert_int_equal(b->s->op(b->s, &op, &lc), GS_OK);
 }
 
 static void tb_copy(struct tb *b, uint32_t stream, const char *name, int64_t start, int64_t end,
@@ -95,7 +95,7 @@ static void tb_copy(struct tb *b, uint32_t stream, const char *name, int64_t sta
 			   .src_mem = src,
 			   .dst_mem = dst};
 
-	assert_int_equal(b->s->op(b->s, &op), GS_OK);
+	assert_int_equal(b->s->op(b->s, &op, NULL), GS_OK);
 }
 
 static void tb_call(struct tb *b, int64_t pid, int64_t tid, const char *name, int64_t start,
@@ -594,6 +594,15 @@ static struct gs_trace *read_back(const struct mem *m)
 	return t;
 }
 
+/* An op's launch configuration, all zero when it has none. */
+static const struct gs_launch_cfg *lcfg(const struct gs_trace *t, const struct gs_op *o)
+{
+	static const struct gs_launch_cfg none;
+	const struct gs_launch_cfg *lc = gs_trace_op_launch(t, o);
+
+	return lc ? lc : &none;
+}
+
 static int cmp_op_text(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -619,9 +628,10 @@ static char **op_lines(const struct gs_trace *t, size_t *n)
 			 (unsigned long long)st[o->stream].stream_id, (long long)o->start_ns,
 			 (long long)o->end_ns, o->kind, gs_trace_string(t, o->name),
 			 (unsigned long long)o->correlation, (unsigned long long)o->bytes,
-			 o->grid[0], o->grid[1], o->grid[2], o->block[0], o->block[1], o->block[2],
-			 o->registers, o->shared_mem, o->copy_kind, o->src_mem, o->dst_mem,
-			 o->flags, o->graph_id, (unsigned long long)o->graph_node);
+			 lcfg(t, o)->grid[0], lcfg(t, o)->grid[1], lcfg(t, o)->grid[2],
+			 lcfg(t, o)->block[0], lcfg(t, o)->block[1], lcfg(t, o)->block[2],
+			 lcfg(t, o)->registers, lcfg(t, o)->shared_mem, o->copy_kind, o->src_mem,
+			 o->dst_mem, o->flags, o->graph_id, (unsigned long long)o->graph_node);
 	}
 	qsort(l, *n, sizeof(*l), cmp_op_text);
 	return l;

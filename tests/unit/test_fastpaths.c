@@ -196,7 +196,7 @@ static struct gs_trace *random_trace(void)
 			o.dst_mem = (uint8_t)rnd(GS_MEM_KIND_COUNT);
 		}
 		now += 200 + (int64_t)rnd(3000);
-		assert_int_equal(k->op(k, &o), GS_OK);
+		assert_int_equal(k->op(k, &o, NULL), GS_OK);
 		if (o.correlation && rnd(10)) {
 			struct gs_api_call c = {
 				.start_ns = launch_at,
@@ -773,7 +773,7 @@ static struct gs_trace *default_stream_trace(void)
 		}
 		if (o.end_ns > last_end[si])
 			last_end[si] = o.end_ns;
-		assert_int_equal(k->op(k, &o), GS_OK);
+		assert_int_equal(k->op(k, &o, NULL), GS_OK);
 		if (o.correlation && (!odd || rnd(20)))
 			assert_int_equal(k->api_call(k, &c), GS_OK);
 		corr += 1 + rnd(2);

@@ -104,6 +104,7 @@ static void emit_sample(struct gs_sink *s, int nops)
 	assert_int_equal(s->device(s, &d1), GS_OK);
 	for (int i = 0; i < nops; i++) {
 		struct gs_op op = {0};
+		struct gs_launch_cfg lc = {0};
 		char name[64];
 
 		op.kind = (uint8_t)(i % 3);
@@ -116,14 +117,14 @@ static void emit_sample(struct gs_sink *s, int nops)
 			       op.kind == GS_OP_MEMCPY ? "Memcpy HtoD" :
 							 "Memset");
 		if (op.kind == GS_OP_KERNEL) {
-			op.grid[0] = 128 + (uint32_t)i;
-			op.grid[1] = 2;
-			op.grid[2] = 1;
-			op.block[0] = 256;
-			op.block[1] = 1;
-			op.block[2] = 1;
-			op.shared_mem = (uint32_t)(i % 4) * 1024;
-			op.registers = 32;
+			lc.grid[0] = 128 + (uint32_t)i;
+			lc.grid[1] = 2;
+			lc.grid[2] = 1;
+			lc.block[0] = 256;
+			lc.block[1] = 1;
+			lc.block[2] = 1;
+			lc.shared_mem = (uint32_t)(i % 4) * 1024;
+			lc.registers = 32;
 			if (i % 4 == 0) {
 				op.flags = GS_OPF_GRAPH;
 				op.graph_id = 5;
@@ -142,7 +143,7 @@ static void emit_sample(struct gs_sink *s, int nops)
 				op.dst_mem = i % 2 ? GS_MEM_MANAGED : GS_MEM_DEVICE;
 			}
 		}
-		assert_int_equal(s->op(s, &op), GS_OK);
+		assert_int_equal(s->op(s, &op, op.kind == GS_OP_KERNEL ? &lc : NULL), GS_OK);
 
 		struct gs_api_call c = {.start_ns = op.start_ns - 5000,
 					.end_ns = op.start_ns - 4000,
@@ -340,10 +341,14 @@ static void assert_same(const struct gs_trace *a, const struct gs_trace *b)
 		assert_int_equal(x->graph_node, y->graph_node);
 		assert_string_equal(str(a, x->name), str(b, y->name));
 		assert_int_equal(sa[x->stream].stream_id, sb[y->stream].stream_id);
-		assert_memory_equal(x->grid, y->grid, sizeof(x->grid));
-		assert_memory_equal(x->block, y->block, sizeof(x->block));
-		assert_int_equal(x->shared_mem, y->shared_mem);
-		assert_int_equal(x->registers, y->registers);
+		{
+			const struct gs_launch_cfg *lx = gs_trace_op_launch(a, x);
+			const struct gs_launch_cfg *ly = gs_trace_op_launch(b, y);
+
+			assert_int_equal(lx == NULL, ly == NULL);
+			if (lx)
+				assert_memory_equal(lx, ly, sizeof(*lx));
+		}
 		assert_int_equal(x->graph_id, y->graph_id);
 		assert_int_equal(x->kind, y->kind);
 		assert_int_equal(x->copy_kind, y->copy_kind);
@@ -861,7 +866,7 @@ static void test_strings_interned(void **state)
 			/* variant 0: one name; variant 1: 4000 distinct names */
 			snprintf(name, sizeof(name), "%s%d", longname, variant ? i : 0);
 			op.name = S(s, name);
-			assert_int_equal(s->op(s, &op), GS_OK);
+			assert_int_equal(s->op(s, &op, NULL), GS_OK);
 		}
 		assert_int_equal(gs_writer_close(w), GS_OK);
 	}
@@ -960,12 +965,12 @@ static void test_writer_undeclared_collective(void **state)
 	s = gs_writer_borrow_sink(w);
 	assert_int_equal(s->stream(s, &st, &op.stream), GS_OK);
 	gs_error_clear();
-	assert_int_equal(s->op(s, &op), GS_ERR_INVALID);
+	assert_int_equal(s->op(s, &op, NULL), GS_ERR_INVALID);
 	assert_non_null(strstr(gs_error_message(0), "undeclared collective 0"));
 	gs_error_clear();
 	op.collective = emit_collective(s, 1);
 	assert_int_equal(op.collective, 1);
-	assert_int_equal(s->op(s, &op), GS_OK);
+	assert_int_equal(s->op(s, &op, NULL), GS_OK);
 	assert_int_equal(gs_writer_close(w), GS_OK);
 	unlink(path);
 	free(path);

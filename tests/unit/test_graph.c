@@ -76,7 +76,7 @@ static void tb_op(struct tb *b, uint8_t kind, uint32_t stream, int64_t s, int64_
 		op.src_mem = GS_MEM_PINNED;
 		op.dst_mem = GS_MEM_DEVICE;
 	}
-	assert_int_equal(b->s->op(b->s, &op), GS_OK);
+	assert_int_equal(b->s->op(b->s, &op, NULL), GS_OK);
 }
 
 static void tb_sync(struct tb *b, uint8_t kind, uint32_t stream, int64_t s, int64_t e,
@@ -302,7 +302,7 @@ static void test_sync_copy_edges(void **state)
 	copy.stream = s1;
 	copy.name = tb_str(&b, "Memcpy HtoD");
 	tb_api(&b, "cudaMemcpy", 10, 85, 1);
-	assert_int_equal(b.s->op(b.s, &copy), GS_OK);
+	assert_int_equal(b.s->op(b.s, &copy, NULL), GS_OK);
 	tb_api(&b, "cudaLaunchKernel", 90, 95, 2);
 	tb_op(&b, GS_OP_KERNEL, s2, 100, 200, 2, "K");
 	/* An async copy from pageable memory is host-synchronous too. */
@@ -314,7 +314,7 @@ static void test_sync_copy_edges(void **state)
 	pageable.src_mem = GS_MEM_PAGEABLE;
 	pageable.flags = GS_OPF_ASYNC;
 	tb_api(&b, "cudaMemcpyAsync", 205, 262, 3);
-	assert_int_equal(b.s->op(b.s, &pageable), GS_OK);
+	assert_int_equal(b.s->op(b.s, &pageable, NULL), GS_OK);
 	tb_api(&b, "cudaLaunchKernel", 270, 275, 4);
 	tb_op(&b, GS_OP_KERNEL, s1, 280, 300, 4, "K2");
 	/* An async pinned copy is not. */

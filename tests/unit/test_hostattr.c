@@ -76,7 +76,7 @@ static void tb_launch(struct tb *b, int64_t tid, int64_t ls, int64_t start, int6
 			  .kind = GS_OP_KERNEL};
 
 	assert_int_equal(b->k->api_call(b->k, &c), GS_OK);
-	assert_int_equal(b->k->op(b->k, &o), GS_OK);
+	assert_int_equal(b->k->op(b->k, &o, NULL), GS_OK);
 }
 
 static void tb_range(struct tb *b, int64_t pid, int64_t tid, uint8_t kind, const char *name,

@@ -291,7 +291,16 @@ static gs_status hs_process(struct gs_sink *s, const struct gs_process *p)
 		return h->next->cb(h->next, &y);                                                   \
 	}
 
-SHIFTED(struct gs_op, op, y.start_ns += h->shift_ns, y.end_ns += h->shift_ns)
+static gs_status hs_op(struct gs_sink *s, const struct gs_op *x, const struct gs_launch_cfg *lc)
+{
+	struct host_sink *h = (struct host_sink *)s;
+	struct gs_op y = *x;
+
+	y.start_ns += h->shift_ns;
+	y.end_ns += h->shift_ns;
+	return h->next->op(h->next, &y, lc);
+}
+
 SHIFTED(struct gs_api_call, api_call, y.start_ns += h->shift_ns, y.end_ns += h->shift_ns)
 SHIFTED(struct gs_sync, sync, y.start_ns += h->shift_ns, y.end_ns += h->shift_ns)
 SHIFTED(struct gs_event_record, event_record, y.time_ns += y.time_ns ? h->shift_ns : 0)
@@ -506,7 +515,7 @@ static struct gs_trace *random_processes(size_t procs)
 
 			host = le + (int64_t)rnd(4000);
 			assert_int_equal(s->api_call(s, &c), GS_OK);
-			assert_int_equal(s->op(s, &op), GS_OK);
+			assert_int_equal(s->op(s, &op, NULL), GS_OK);
 			if (rnd(4) == 0) {
 				struct gs_event_record e = {.time_ns = le,
 							    .correlation = corr + 1000,
@@ -608,7 +617,7 @@ static struct gs_trace *one_rank(int64_t pid, bool declared, uint32_t rank)
 	assert_int_equal(s->process(s, &p), GS_OK);
 	assert_int_equal(s->stream(s, &st, &idx), GS_OK);
 	op.stream = idx;
-	assert_int_equal(s->op(s, &op), GS_OK);
+	assert_int_equal(s->op(s, &op, NULL), GS_OK);
 	assert_int_equal(gs_trace_finish(t), GS_OK);
 	return t;
 }

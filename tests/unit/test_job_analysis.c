@@ -88,6 +88,7 @@ static void kernel(struct rank_builder *b, uint32_t stream, const char *name, in
 {
 	static uint64_t corr = 1;
 	struct gs_op op = {0};
+	struct gs_launch_cfg lc = {0};
 
 	op.kind = GS_OP_KERNEL;
 	op.start_ns = start;
@@ -95,9 +96,9 @@ static void kernel(struct rank_builder *b, uint32_t stream, const char *name, in
 	op.name = str(b, name);
 	op.stream = stream;
 	op.correlation = corr++;
-	op.grid[0] = op.block[0] = 1;
+	lc.grid[0] = lc.block[0] = 1;
 	op.collective = collective;
-	assert_int_equal(b->s->op(b->s, &op), GS_OK);
+	assert_int_equal(b->s->op(b->s, &op, &lc), GS_OK);
 }
 
 /* An all-reduce of `nelems` Float on process group "0" of 4 ranks:

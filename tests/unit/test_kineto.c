@@ -202,13 +202,13 @@ static void check_new_style(const struct rec *r)
 	assert_int_equal(k->start_ns, 1707417525512145123ll);
 	assert_int_equal(k->end_ns, 1707417525512146623ll);
 	assert_int_equal(k->correlation, 42);
-	assert_int_equal(k->grid[0], 128);
-	assert_int_equal(k->grid[1], 2);
-	assert_int_equal(k->grid[2], 1);
-	assert_int_equal(k->block[0], 256);
-	assert_int_equal(k->block[1], 1);
-	assert_int_equal(k->registers, 16);
-	assert_int_equal(k->shared_mem, 1024);
+	assert_int_equal(rec_launch(r, k)->grid[0], 128);
+	assert_int_equal(rec_launch(r, k)->grid[1], 2);
+	assert_int_equal(rec_launch(r, k)->grid[2], 1);
+	assert_int_equal(rec_launch(r, k)->block[0], 256);
+	assert_int_equal(rec_launch(r, k)->block[1], 1);
+	assert_int_equal(rec_launch(r, k)->registers, 16);
+	assert_int_equal(rec_launch(r, k)->shared_mem, 1024);
 	assert_int_equal(k->flags, 0);
 	st = stream_of(r, k->stream);
 	assert_int_equal(st->pid, 0);
@@ -329,8 +329,8 @@ static void test_old_style_file(void **state)
 	assert_int_equal(k->kind, GS_OP_KERNEL);
 	assert_int_equal(k->start_ns, 1606910596288085000ll);
 	assert_int_equal(k->end_ns, 1606910596288464000ll);
-	assert_int_equal(k->grid[2], 32);
-	assert_int_equal(k->registers, 80);
+	assert_int_equal(rec_launch(&r, k)->grid[2], 32);
+	assert_int_equal(rec_launch(&r, k)->registers, 80);
 	assert_int_equal(stream_of(&r, k->stream)->stream_id, 7);
 	cp = op_named(&r, "Memcpy HtoD (Pageable -> Device)");
 	assert_int_equal(cp->copy_kind, GS_COPY_HTOD);
@@ -390,7 +390,7 @@ static void test_rocm_file(void **state)
 	assert_int_equal(stream_of(&r, cp->stream)->device, 2);
 	assert_int_equal(stream_of(&r, cp->stream)->context, 0);
 	k = op_named(&r, "void at::native::indexSelectLargeIndex<float>()");
-	assert_int_equal(k->grid[0], 141);
+	assert_int_equal(rec_launch(&r, k)->grid[0], 141);
 	assert_int_equal(k->flags, 0);
 	/* The call comes first in ROCm traces. */
 	assert_int_equal(op_named(&r, "graph_node_a")->flags, GS_OPF_GRAPH);

@@ -150,10 +150,10 @@ static void write_absurd(void)
 	op.name = name;
 	op.start_ns = 1000;
 	op.end_ns = 2000;
-	assert_int_equal(s->op(s, &op), GS_OK);
+	assert_int_equal(s->op(s, &op, NULL), GS_OK);
 	op.start_ns = 5000;
 	op.end_ns = 4000;
-	assert_int_equal(s->op(s, &op), GS_OK);
+	assert_int_equal(s->op(s, &op, NULL), GS_OK);
 	assert_int_equal(gs_writer_close(w), GS_OK);
 }
 

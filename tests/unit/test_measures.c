@@ -81,7 +81,7 @@ static void op(struct tb *b, uint8_t kind, const char *name, uint32_t s, int64_t
 		c.name = str(b, kind == GS_OP_KERNEL ? "cudaLaunchKernel" : "cudaMemcpyAsync");
 		assert_int_equal(b->s->api_call(b->s, &c), GS_OK);
 	}
-	assert_int_equal(b->s->op(b->s, &o), GS_OK);
+	assert_int_equal(b->s->op(b->s, &o, NULL), GS_OK);
 }
 
 static void copy(struct tb *b, uint32_t s, int64_t start, int64_t end, uint64_t bytes, uint8_t dir,
@@ -98,7 +98,7 @@ static void copy(struct tb *b, uint32_t s, int64_t start, int64_t end, uint64_t 
 	o.copy_kind = dir;
 	o.src_mem = src;
 	o.dst_mem = dst;
-	assert_int_equal(b->s->op(b->s, &o), GS_OK);
+	assert_int_equal(b->s->op(b->s, &o, NULL), GS_OK);
 }
 
 static void range(struct tb *b, uint8_t kind, const char *name, int64_t tid, int64_t start,
@@ -278,7 +278,7 @@ static void test_copy_bandwidth(void **state)
 				  .bytes = 1000,
 				  .dst_mem = GS_MEM_DEVICE};
 
-		assert_int_equal(b.s->op(b.s, &o), GS_OK);
+		assert_int_equal(b.s->op(b.s, &o, NULL), GS_OK);
 	}
 	measure(&b, 0, 5000, &m);
 
@@ -349,7 +349,7 @@ static void test_kernel_classes(void **state)
 				  .end_ns = 400,
 				  .collective = ci + 1};
 
-		assert_int_equal(b.s->op(b.s, &o), GS_OK);
+		assert_int_equal(b.s->op(b.s, &o, NULL), GS_OK);
 	}
 	op(&b, GS_OP_KERNEL, "gemm", s3, 450, 600, 1, -1); /* cut by the window at 500 */
 	measure(&b, 0, 500, &m);

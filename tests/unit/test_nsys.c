@@ -173,6 +173,15 @@ static const char *str(const struct gs_trace *t, uint32_t id)
 	return gs_trace_string(t, id);
 }
 
+/* An op's launch configuration, all zero when it has none. */
+static const struct gs_launch_cfg *lcfg(const struct gs_trace *t, const struct gs_op *o)
+{
+	static const struct gs_launch_cfg none;
+	const struct gs_launch_cfg *lc = gs_trace_op_launch(t, o);
+
+	return lc ? lc : &none;
+}
+
 static const struct gs_op *op_at(const struct gs_trace *t, int64_t start)
 {
 	size_t n;
@@ -651,14 +660,14 @@ static void test_v3_ops(void **state)
 	assert_string_equal(str(t, o->name), "void ns::k1<int>(float *)");
 	assert_int_equal(o->stream, s13);
 	assert_int_equal(o->correlation, 10);
-	assert_int_equal(o->registers, 32);
-	assert_int_equal(o->grid[0], 4);
-	assert_int_equal(o->grid[1], 2);
-	assert_int_equal(o->grid[2], 1);
-	assert_int_equal(o->block[0], 128);
-	assert_int_equal(o->block[1], 1);
-	assert_int_equal(o->block[2], 1);
-	assert_int_equal(o->shared_mem, 64);
+	assert_int_equal(lcfg(t, o)->registers, 32);
+	assert_int_equal(lcfg(t, o)->grid[0], 4);
+	assert_int_equal(lcfg(t, o)->grid[1], 2);
+	assert_int_equal(lcfg(t, o)->grid[2], 1);
+	assert_int_equal(lcfg(t, o)->block[0], 128);
+	assert_int_equal(lcfg(t, o)->block[1], 1);
+	assert_int_equal(lcfg(t, o)->block[2], 1);
+	assert_int_equal(lcfg(t, o)->shared_mem, 64);
 	assert_int_equal(o->graph_node, 0);
 	assert_int_equal(o->graph_id, 0);
 	assert_int_equal(o->flags, 0);
@@ -671,9 +680,9 @@ static void test_v3_ops(void **state)
 	assert_int_equal(o->graph_node, 77);
 	assert_int_equal(o->graph_id, 5);
 	assert_int_equal(o->flags, GS_OPF_GRAPH);
-	assert_int_equal(o->block[0], 32);
-	assert_int_equal(o->block[1], 2);
-	assert_int_equal(o->block[2], 3);
+	assert_int_equal(lcfg(t, o)->block[0], 32);
+	assert_int_equal(lcfg(t, o)->block[1], 2);
+	assert_int_equal(lcfg(t, o)->block[2], 3);
 
 	/* k3: no name anywhere; on the null stream. */
 	o = op_at(t, 2050);
@@ -938,8 +947,8 @@ static void test_v2(void **state)
 	assert_int_equal(o->copy_kind, GS_COPY_PTOP);
 	o = op_at(t, 2500);
 	assert_string_equal(str(t, o->name), "saxpy(double *, double *)");
-	assert_int_equal(o->shared_mem, 0);
-	assert_int_equal(o->registers, 26);
+	assert_int_equal(lcfg(t, o)->shared_mem, 0);
+	assert_int_equal(lcfg(t, o)->registers, 26);
 
 	r = range_at(t, 2950);
 	assert_string_equal(str(t, r->name), "MPI_Send");
@@ -1958,11 +1967,11 @@ static void check_cloverleaf(void)
 		assert_int_equal(o->end_ns, sqlite3_column_int64(st, 1));
 		assert_string_equal(str(t, o->name), (const char *)sqlite3_column_text(st, 2));
 		for (int d = 0; d < 3; d++) {
-			assert_int_equal(o->grid[d], sqlite3_column_int64(st, 3 + d));
-			assert_int_equal(o->block[d], sqlite3_column_int64(st, 6 + d));
+			assert_int_equal(lcfg(t, o)->grid[d], sqlite3_column_int64(st, 3 + d));
+			assert_int_equal(lcfg(t, o)->block[d], sqlite3_column_int64(st, 6 + d));
 		}
-		assert_int_equal(o->registers, sqlite3_column_int64(st, 9));
-		assert_int_equal(o->shared_mem, sqlite3_column_int64(st, 10));
+		assert_int_equal(lcfg(t, o)->registers, sqlite3_column_int64(st, 9));
+		assert_int_equal(lcfg(t, o)->shared_mem, sqlite3_column_int64(st, 10));
 		assert_int_equal(o->correlation, sqlite3_column_int64(st, 11));
 		k++;
 	}

@@ -320,7 +320,7 @@ static void test_million_ops(void **state)
 			op.src_mem = op.kind == GS_OP_MEMCPY ? GS_MEM_PINNED : GS_MEM_UNKNOWN;
 			op.dst_mem = GS_MEM_DEVICE;
 		}
-		assert_int_equal(s->op(s, &op), GS_OK);
+		assert_int_equal(s->op(s, &op, NULL), GS_OK);
 	}
 	assert_int_equal(gs_trace_finish(t), GS_OK);
 	{

@@ -82,10 +82,10 @@ static uint32_t tb_stream(struct tb *b, uint64_t id, uint32_t device)
 	return index;
 }
 
-static void tb_push(struct tb *b, struct gs_op *o)
+static void tb_push(struct tb *b, struct gs_op *o, const struct gs_launch_cfg *lc)
 {
 	assert_true(o->correlation > 0 && o->correlation < MAX_CORR);
-	assert_int_equal(b->k->op(b->k, o), GS_OK);
+	assert_int_equal(b->k->op(b->k, o, lc), GS_OK);
 }
 
 static void tb_kernel(struct tb *b, uint32_t s, int64_t start, int64_t end, uint64_t corr,
@@ -96,11 +96,10 @@ static void tb_kernel(struct tb *b, uint32_t s, int64_t start, int64_t end, uint
 			  .correlation = corr,
 			  .name = tb_str(b, name),
 			  .stream = s,
-			  .grid = {128, 1, 1},
-			  .block = {256, 1, 1},
 			  .kind = GS_OP_KERNEL};
+	struct gs_launch_cfg lc = {.grid = {128, 1, 1}, .block = {256, 1, 1}};
 
-	tb_push(b, &o);
+	tb_push(b, &o, &lc);
 }
 
 /* A copy; `host` is the memory kind of its host side. */
@@ -123,7 +122,7 @@ static void tb_copy(struct tb *b, uint32_t s, uint8_t dir, uint8_t host, int64_t
 		o.src_mem = host;
 	else if (dir == GS_COPY_DTOH)
 		o.dst_mem = host;
-	tb_push(b, &o);
+	tb_push(b, &o, NULL);
 }
 
 static void tb_launch(struct tb *b, uint64_t corr, int64_t start, int64_t end)
@@ -1042,7 +1041,7 @@ static void random_trace(struct tb *b, bool *window_used, struct gs_window *w)
 					   .stream = streams[o->stream],
 					   .kind = GS_OP_MEMSET};
 
-			tb_push(b, &ms);
+			tb_push(b, &ms, NULL);
 		}
 		if (rnd(2))
 			tb_launch(b, o->corr, T0 + o->start - (int64_t)rnd(40),
@@ -1226,13 +1225,12 @@ static void test_graph_candidates(void **state)
 					  .correlation = corr++,
 					  .name = tb_str(&b, names[k]),
 					  .stream = s2,
-					  .grid = {128, 1, 1},
-					  .block = {256, 1, 1},
 					  .graph_id = 1,
 					  .kind = GS_OP_KERNEL,
 					  .flags = GS_OPF_GRAPH};
+			struct gs_launch_cfg lc = {.grid = {128, 1, 1}, .block = {256, 1, 1}};
 
-			tb_push(&b, &o);
+			tb_push(&b, &o, &lc);
 		}
 	}
 	/* s3: A B twice only, then A B with another grid: no candidate. */
@@ -1244,11 +1242,11 @@ static void test_graph_candidates(void **state)
 					  .correlation = corr++,
 					  .name = tb_str(&b, names[k]),
 					  .stream = s3,
-					  .grid = {r == 2 ? 64u : 128u, 1, 1},
-					  .block = {256, 1, 1},
 					  .kind = GS_OP_KERNEL};
+			struct gs_launch_cfg lc = {.grid = {r == 2 ? 64u : 128u, 1, 1},
+						   .block = {256, 1, 1}};
 
-			tb_push(&b, &o);
+			tb_push(&b, &o, &lc);
 		}
 	}
 	tb_build(&b);

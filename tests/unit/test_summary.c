@@ -41,6 +41,7 @@ static uint32_t stream(struct gs_sink *k, int64_t pid, uint64_t id)
 static void op(struct gs_sink *k, uint8_t kind, uint32_t s, int64_t start, int64_t end,
 	       uint64_t corr, uint64_t bytes, const char *name)
 {
+	struct gs_launch_cfg lc = {0};
 	struct gs_op o = {.start_ns = start,
 			  .end_ns = end,
 			  .correlation = corr,
@@ -50,11 +51,11 @@ static void op(struct gs_sink *k, uint8_t kind, uint32_t s, int64_t start, int64
 			  .kind = kind};
 
 	if (kind == GS_OP_KERNEL) {
-		o.grid[0] = 128;
-		o.grid[1] = o.grid[2] = 1;
-		o.block[0] = 256;
-		o.block[1] = o.block[2] = 1;
-		o.registers = 32;
+		lc.grid[0] = 128;
+		lc.grid[1] = lc.grid[2] = 1;
+		lc.block[0] = 256;
+		lc.block[1] = lc.block[2] = 1;
+		lc.registers = 32;
 	} else if (kind == GS_OP_MEMCPY) {
 		o.copy_kind = GS_COPY_HTOD;
 		o.src_mem = GS_MEM_PINNED;
@@ -63,7 +64,7 @@ static void op(struct gs_sink *k, uint8_t kind, uint32_t s, int64_t start, int64
 	} else {
 		o.dst_mem = GS_MEM_DEVICE;
 	}
-	assert_int_equal(k->op(k, &o), GS_OK);
+	assert_int_equal(k->op(k, &o, kind == GS_OP_KERNEL ? &lc : NULL), GS_OK);
 }
 
 static void api(struct gs_sink *k, uint8_t kind, int64_t tid, int64_t start, int64_t end,
@@ -395,7 +396,7 @@ static struct gs_trace *build_ranks(void)
 	o.collective = idx + 1;
 	o.stream = stream(k, 10, 7);
 	o.name = str(k, "nccl_kernel");
-	assert_int_equal(k->op(k, &o), GS_OK);
+	assert_int_equal(k->op(k, &o, NULL), GS_OK);
 	assert_int_equal(gs_trace_finish(t), GS_OK);
 	return t;
 }

@@ -35,7 +35,7 @@ static void add_op(struct gs_sink *s, uint32_t stream, int64_t start, int64_t en
 {
 	struct gs_op op = {.kind = GS_OP_KERNEL, .start_ns = start, .end_ns = end, .stream = stream};
 
-	assert_int_equal(s->op(s, &op), GS_OK);
+	assert_int_equal(s->op(s, &op, NULL), GS_OK);
 }
 
 /* A trace of n ops over 5 streams, interleaved, each stream out of order
@@ -66,7 +66,7 @@ static struct gs_trace *big_trace(size_t n)
 		op.stream = st[x % 5];
 		op.start_ns = start + 10000;
 		op.end_ns = op.start_ns + (int64_t)(x % 900);
-		assert_int_equal(s->op(s, &op), GS_OK);
+		assert_int_equal(s->op(s, &op, NULL), GS_OK);
 		if (i % 2 == 0) {
 			c.start_ns = start + 20000;
 			c.end_ns = start + 20100;
@@ -292,12 +292,13 @@ static void test_times_out_of_range_refused(void **state)
 	op.name = name;
 	op.start_ns = L - 10;
 	op.end_ns = L;
-	refused(s->op(s, &op), "memcpy 'Memcpy HtoD' (correlation 9): end time "
-			       "4611686018427387904 ns is out of range (|t| must be below 2^62 ns");
+	refused(s->op(s, &op, NULL),
+		"memcpy 'Memcpy HtoD' (correlation 9): end time "
+		"4611686018427387904 ns is out of range (|t| must be below 2^62 ns");
 	op.start_ns = INT64_MIN;
 	op.end_ns = INT64_MIN + 5;
-	refused(s->op(s, &op), "memcpy 'Memcpy HtoD' (correlation 9): start time "
-			       "-9223372036854775808 ns is out of range");
+	refused(s->op(s, &op, NULL), "memcpy 'Memcpy HtoD' (correlation 9): start time "
+				     "-9223372036854775808 ns is out of range");
 	c.name = name;
 	refused(s->api_call(s, &c), "API call 'Memcpy HtoD' (correlation 4): start time "
 				    "4611686018427387904 ns");
@@ -331,12 +332,12 @@ static void test_undeclared_stream_is_an_error(void **state)
 	struct gs_op op = {.kind = GS_OP_MEMCPY, .start_ns = 1, .end_ns = 2, .stream = 3};
 	char msg[256];
 
-	assert_int_equal(s->op(s, &op), GS_ERR_FORMAT);
+	assert_int_equal(s->op(s, &op, NULL), GS_ERR_FORMAT);
 	assert_non_null(strstr(gs_error_format(msg, sizeof(msg)), "undeclared stream 3"));
 	gs_error_clear();
 	op.stream = add_stream(s, 1, 0);
 	op.kind = 9;
-	assert_int_equal(s->op(s, &op), GS_ERR_FORMAT);
+	assert_int_equal(s->op(s, &op, NULL), GS_ERR_FORMAT);
 	gs_error_clear();
 	gs_trace_destroy(t);
 }
@@ -433,11 +434,75 @@ static void test_enum_names(void **state)
 	assert_string_equal(gs_op_kind_name(200), "unknown");
 }
 
+/* Launch configurations: kept once per distinct value, NULL for copies and
+ * for all-zero ones, and each still the op's own after the sort reorders
+ * the ops (and after a replay into another trace). */
+static void test_launch_configs_follow_their_ops(void **state)
+{
+	struct gs_sink *s, *s2;
+	struct gs_trace *t = new_trace(&s), *u = new_trace(&s2);
+	uint32_t st = add_stream(s, 7, 0);
+	const struct gs_launch_cfg big = {.grid = {128, 2, 1},
+					  .block = {256, 1, 1},
+					  .shared_mem = 4096,
+					  .registers = 32};
+	const struct gs_launch_cfg small = {.grid = {1, 1, 1}, .block = {32, 1, 1}};
+	const struct gs_launch_cfg zero = {0};
+	/* Given out of order: the sort puts start 100 first. */
+	struct gs_op k1 = {.kind = GS_OP_KERNEL, .start_ns = 300, .end_ns = 350, .stream = st};
+	struct gs_op k2 = {.kind = GS_OP_KERNEL, .start_ns = 200, .end_ns = 250, .stream = st};
+	struct gs_op k3 = {.kind = GS_OP_KERNEL, .start_ns = 100, .end_ns = 150, .stream = st};
+	struct gs_op k4 = {.kind = GS_OP_KERNEL, .start_ns = 400, .end_ns = 450, .stream = st};
+	struct gs_op cp = {.kind = GS_OP_MEMCPY,
+			   .start_ns = 500,
+			   .end_ns = 550,
+			   .stream = st,
+			   .launch = 99 /* ignored: the trace sets it */};
+	const struct gs_op *ops;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(s->op(s, &k1, &big), GS_OK);
+	assert_int_equal(s->op(s, &k2, &small), GS_OK);
+	assert_int_equal(s->op(s, &k3, &big), GS_OK);
+	assert_int_equal(s->op(s, &k4, &zero), GS_OK);
+	assert_int_equal(s->op(s, &cp, NULL), GS_OK);
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	ops = gs_trace_ops(t, &n);
+	assert_int_equal(n, 5);
+	assert_int_equal(ops[0].start_ns, 100);
+	assert_int_equal(ops[1].start_ns, 200);
+	assert_int_equal(ops[2].start_ns, 300);
+	assert_memory_equal(gs_trace_op_launch(t, &ops[0]), &big, sizeof(big));
+	assert_memory_equal(gs_trace_op_launch(t, &ops[1]), &small, sizeof(small));
+	/* The same configuration twice: one entry. */
+	assert_ptr_equal(gs_trace_op_launch(t, &ops[2]), gs_trace_op_launch(t, &ops[0]));
+	assert_int_equal(ops[0].launch, ops[2].launch);
+	assert_int_not_equal(ops[0].launch, ops[1].launch);
+	assert_null(gs_trace_op_launch(t, &ops[3]));
+	assert_int_equal(ops[3].launch, 0);
+	assert_null(gs_trace_op_launch(t, &ops[4]));
+	assert_int_equal(ops[4].launch, 0);
+
+	assert_int_equal(gs_trace_replay(t, s2), GS_OK);
+	assert_int_equal(gs_trace_finish(u), GS_OK);
+	ops = gs_trace_ops(u, &n);
+	assert_int_equal(n, 5);
+	assert_memory_equal(gs_trace_op_launch(u, &ops[0]), &big, sizeof(big));
+	assert_memory_equal(gs_trace_op_launch(u, &ops[1]), &small, sizeof(small));
+	assert_memory_equal(gs_trace_op_launch(u, &ops[2]), &big, sizeof(big));
+	assert_null(gs_trace_op_launch(u, &ops[3]));
+	assert_null(gs_trace_op_launch(u, &ops[4]));
+	gs_trace_destroy(u);
+	gs_trace_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_streams_dedup_and_learn_kind),
 		cmocka_unit_test(test_ops_grouped_by_stream_sorted),
+		cmocka_unit_test(test_launch_configs_follow_their_ops),
 		cmocka_unit_test(test_threads_index_api_calls),
 		cmocka_unit_test(test_impossible_times_dropped_and_counted),
 		cmocka_unit_test(test_times_out_of_range_refused),

@@ -122,7 +122,22 @@ enum gs_op_flags {
 	GS_OPF_DEVICE_LAUNCHED = 1u << 2,
 };
 
-/* One GPU operation. Kernel fields are zero for copies and the reverse. */
+/*
+ * How a kernel was launched. Cold: only the kernel tables and the exporters
+ * read it, so it lives in a table of the trace (gs_trace_op_launch), not in
+ * every op.
+ */
+struct gs_launch_cfg {
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t shared_mem; /* static + dynamic bytes */
+	uint32_t registers;  /* per thread */
+};
+
+/*
+ * One GPU operation. Kernel fields are zero for copies and the reverse.
+ * Every analysis walks arrays of these: keep it within one 64-byte line.
+ */
 struct gs_op {
 	int64_t start_ns;
 	int64_t end_ns;
@@ -130,22 +145,25 @@ struct gs_op {
 	uint64_t bytes;       /* copies and memsets */
 	uint64_t graph_node;  /* graph node id; 0 if none */
 	uint32_t name;
-	uint32_t stream; /* index into the owner's stream table */
-	uint32_t grid[3];
-	uint32_t block[3];
-	uint32_t shared_mem; /* static + dynamic bytes */
-	uint32_t registers;  /* per thread */
-	uint32_t graph_id;   /* 0 if none */
-	uint8_t kind;        /* enum gs_op_kind */
-	uint8_t copy_kind;   /* enum gs_copy_kind */
-	uint8_t src_mem;     /* enum gs_mem_kind */
-	uint8_t dst_mem;     /* enum gs_mem_kind */
-	uint8_t flags;       /* enum gs_op_flags */
+	uint32_t stream;   /* index into the owner's stream table */
+	uint32_t graph_id; /* 0 if none */
 	/* 1 + index into the owner's collective table (gs_trace_collectives)
 	 * for a communication kernel whose source describes its collective;
 	 * 0 otherwise. */
 	uint32_t collective;
+	/* 1 + index into a gs_trace's launch table (gs_trace_op_launch); 0
+	 * when none. The trace sets it: a sink ignores it and takes the launch
+	 * configuration the op callback is given. */
+	uint32_t launch;
+	uint8_t kind;        /* enum gs_op_kind */
+	uint8_t copy_kind;   /* enum gs_copy_kind */
+	uint8_t flags;       /* enum gs_op_flags */
+	uint8_t src_mem : 4; /* enum gs_mem_kind */
+	uint8_t dst_mem : 4; /* enum gs_mem_kind */
 };
+#ifndef __cplusplus
+_Static_assert(sizeof(struct gs_op) <= 64, "struct gs_op must fit one 64-byte cache line");
+#endif
 
 /*
  * What the source says of the collective a communication kernel runs
@@ -304,7 +322,10 @@ struct gs_sink {
 	gs_status (*stream)(struct gs_sink *s, const struct gs_stream *st, uint32_t *index);
 	gs_status (*process)(struct gs_sink *s, const struct gs_process *p);
 	gs_status (*device)(struct gs_sink *s, const struct gs_device *d);
-	gs_status (*op)(struct gs_sink *s, const struct gs_op *op);
+	/* An op and, for a kernel, how it was launched (NULL: unknown, read as
+	 * all zero). op->launch is ignored. */
+	gs_status (*op)(struct gs_sink *s, const struct gs_op *op,
+			const struct gs_launch_cfg *launch);
 	/* A collective description; ops refer to it by 1 + *index. May be
 	 * NULL in a sink that drops them (ops then keep 0). */
 	gs_status (*collective)(struct gs_sink *s, const struct gs_collective *c, uint32_t *index);
@@ -370,6 +391,10 @@ const struct gs_collective *gs_trace_collectives(const struct gs_trace *t, size_
 /* The collective of an op (NULL when it has none). */
 const struct gs_collective *gs_trace_op_collective(const struct gs_trace *t,
 						   const struct gs_op *op);
+/* The launch configuration of an op of this trace (NULL when it has none:
+ * a copy, or a kernel whose source gave none or all zero). Identical
+ * configurations share one entry. */
+const struct gs_launch_cfg *gs_trace_op_launch(const struct gs_trace *t, const struct gs_op *op);
 const struct gs_api_call *gs_trace_api_calls(const struct gs_trace *t, size_t *n);
 const struct gs_sync *gs_trace_syncs(const struct gs_trace *t, size_t *n);
 const struct gs_event_record *gs_trace_event_records(const struct gs_trace *t, size_t *n);

@@ -604,6 +604,15 @@ struct opkey {
 	uint64_t stream;
 };
 
+/* An op's launch configuration, all zero when it has none. */
+static const struct gs_launch_cfg *lcfg(const struct gs_trace *t, const struct gs_op *o)
+{
+	static const struct gs_launch_cfg none;
+	const struct gs_launch_cfg *lc = gs_trace_op_launch(t, o);
+
+	return lc ? lc : &none;
+}
+
 static bool loose;
 
 static int cmp_opkey(const void *pa, const void *pb)
@@ -627,11 +636,11 @@ static int cmp_opkey(const void *pa, const void *pb)
 	CMPF(x->correlation, y->correlation);
 	CMPF(x->bytes, y->bytes);
 	for (int k = 0; k < 3; k++) {
-		CMPF(x->grid[k], y->grid[k]);
-		CMPF(x->block[k], y->block[k]);
+		CMPF(lcfg(a->t, x)->grid[k], lcfg(b->t, y)->grid[k]);
+		CMPF(lcfg(a->t, x)->block[k], lcfg(b->t, y)->block[k]);
 	}
-	CMPF(x->shared_mem, y->shared_mem);
-	CMPF(x->registers, y->registers);
+	CMPF(lcfg(a->t, x)->shared_mem, lcfg(b->t, y)->shared_mem);
+	CMPF(lcfg(a->t, x)->registers, lcfg(b->t, y)->registers);
 	CMPF(x->graph_id, y->graph_id);
 	CMPF(x->graph_node, y->graph_node);
 	CMPF(x->copy_kind, y->copy_kind);
