@@ -54,7 +54,7 @@ struct sigtab {
 static const struct gs_launch_cfg *sig_launch(const struct sigtab *st, const struct gs_op *op)
 {
 	static const struct gs_launch_cfg none;
-	const struct gs_launch_cfg *lc = gs_trace_op_launch(st->t, op);
+	const struct gs_launch_cfg *lc = gs_trace_op_launch_cfg(st->t, op);
 
 	return lc ? lc : &none;
 }

@@ -321,7 +321,7 @@ static void gs_dump_op(struct gs_out *o, const struct gs_dump_ctx *c, const stru
 	switch (op->kind) {
 	case GS_OP_KERNEL: {
 		static const struct gs_launch_cfg none;
-		const struct gs_launch_cfg *lc = gs_trace_op_launch(c->t, op);
+		const struct gs_launch_cfg *lc = gs_trace_op_launch_cfg(c->t, op);
 
 		if (!lc)
 			lc = &none;

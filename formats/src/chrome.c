@@ -1515,7 +1515,7 @@ static void op_args(struct chrome *c, const struct gs_op *op)
 	switch (op->kind) {
 	case GS_OP_KERNEL: {
 		static const struct gs_launch_cfg none;
-		const struct gs_launch_cfg *lc = gs_trace_op_launch(c->t, op);
+		const struct gs_launch_cfg *lc = gs_trace_op_launch_cfg(c->t, op);
 
 		if (!lc)
 			lc = &none;

@@ -118,7 +118,7 @@ static gs_status ops_rows(struct gs_wbuf *w, const struct gs_trace *t,
 		col_i64(w, op->end_ns - op->start_ns);
 		col_u64(w, op->correlation);
 		col_str(w, gs_trace_string(t, op->name));
-		lc = gs_trace_op_launch(t, op);
+		lc = gs_trace_op_launch_cfg(t, op);
 		if (!lc)
 			lc = &no_launch;
 		for (int k = 0; k < 3; k++)

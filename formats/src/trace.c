@@ -1288,7 +1288,7 @@ const struct gs_collective *gs_trace_op_collective(const struct gs_trace *t, con
 		       NULL;
 }
 
-const struct gs_launch_cfg *gs_trace_op_launch(const struct gs_trace *t, const struct gs_op *op)
+const struct gs_launch_cfg *gs_trace_op_launch_cfg(const struct gs_trace *t, const struct gs_op *op)
 {
 	return op->launch && op->launch <= t->n_launches ? &t->launches[op->launch - 1] : NULL;
 }
@@ -1376,7 +1376,7 @@ const uint32_t *gs_trace_op_launches(const struct gs_trace *t, size_t *n)
 	return t->finished ? t->op_launch : NULL;
 }
 
-uint32_t gs_trace_op_launch(const struct gs_trace *t, size_t op)
+uint32_t gs_trace_op_launch_call(const struct gs_trace *t, size_t op)
 {
 	return t->finished && op < t->n_ops ? t->op_launch[op] : GS_NO_INDEX;
 }
@@ -1524,7 +1524,7 @@ gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink)
 		o.name = map_str(&m, o.name, ns);
 		o.stream = map_stream(&m, o.stream, nst);
 		o.collective = o.collective <= t->n_collectives ? m.coll[o.collective] : 0;
-		EMIT(op, &o, gs_trace_op_launch(t, &o));
+		EMIT(op, &o, gs_trace_op_launch_cfg(t, &o));
 	}
 	for (size_t i = 0; i < t->n_api_calls; i++) {
 		struct gs_api_call c = t->api_calls[i];

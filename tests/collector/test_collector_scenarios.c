@@ -191,10 +191,10 @@ static void test_pipeline_two_streams(void **state)
 	assert_int_equal(op[first + 1].correlation, 11);
 	assert_int_equal(op[first + 1].start_ns, 1500);
 	assert_int_equal(op[first + 1].end_ns, 2500);
-	assert_non_null(gs_trace_op_launch(t, &op[first + 1]));
-	assert_int_equal(gs_trace_op_launch(t, &op[first + 1])->grid[0], 4);
-	assert_int_equal(gs_trace_op_launch(t, &op[first + 1])->block[0], 128);
-	assert_int_equal(gs_trace_op_launch(t, &op[first + 1])->shared_mem, 3072);
+	assert_non_null(gs_trace_op_launch_cfg(t, &op[first + 1]));
+	assert_int_equal(gs_trace_op_launch_cfg(t, &op[first + 1])->grid[0], 4);
+	assert_int_equal(gs_trace_op_launch_cfg(t, &op[first + 1])->block[0], 128);
+	assert_int_equal(gs_trace_op_launch_cfg(t, &op[first + 1])->shared_mem, 3072);
 	assert_string_equal(s(t, find_op(t, 14, GS_OP_KERNEL)->name), "consumer");
 	assert_int_equal(find_op(t, 15, GS_OP_MEMCPY)->copy_kind, GS_COPY_DTOH);
 	assert_int_equal(stream_of(t, find_op(t, 15, GS_OP_MEMCPY)->stream)->stream_id, 14);

@@ -342,8 +342,8 @@ static void assert_same(const struct gs_trace *a, const struct gs_trace *b)
 		assert_string_equal(str(a, x->name), str(b, y->name));
 		assert_int_equal(sa[x->stream].stream_id, sb[y->stream].stream_id);
 		{
-			const struct gs_launch_cfg *lx = gs_trace_op_launch(a, x);
-			const struct gs_launch_cfg *ly = gs_trace_op_launch(b, y);
+			const struct gs_launch_cfg *lx = gs_trace_op_launch_cfg(a, x);
+			const struct gs_launch_cfg *ly = gs_trace_op_launch_cfg(b, y);
 
 			assert_int_equal(lx == NULL, ly == NULL);
 			if (lx)

@@ -528,12 +528,12 @@ static void test_merged(void **state)
 				assert_int_equal(a->correlation + (uint64_t)r * k, b->correlation);
 				assert_string_equal(gs_trace_string(t, a->name),
 						    gs_trace_string(m, b->name));
-				assert_non_null(gs_trace_op_launch(t, a));
-				assert_non_null(gs_trace_op_launch(m, b));
-				assert_int_equal(gs_trace_op_launch(t, a)->grid[0],
-						 gs_trace_op_launch(m, b)->grid[0]);
-				assert_int_equal(gs_trace_op_launch(t, a)->block[0],
-						 gs_trace_op_launch(m, b)->block[0]);
+				assert_non_null(gs_trace_op_launch_cfg(t, a));
+				assert_non_null(gs_trace_op_launch_cfg(m, b));
+				assert_int_equal(gs_trace_op_launch_cfg(t, a)->grid[0],
+						 gs_trace_op_launch_cfg(m, b)->grid[0]);
+				assert_int_equal(gs_trace_op_launch_cfg(t, a)->block[0],
+						 gs_trace_op_launch_cfg(m, b)->block[0]);
 			}
 		}
 		rc = thread_calls(t, 1000 + r % 8, &nrc);

@@ -473,26 +473,26 @@ static void test_launch_configs_follow_their_ops(void **state)
 	assert_int_equal(ops[0].start_ns, 100);
 	assert_int_equal(ops[1].start_ns, 200);
 	assert_int_equal(ops[2].start_ns, 300);
-	assert_memory_equal(gs_trace_op_launch(t, &ops[0]), &big, sizeof(big));
-	assert_memory_equal(gs_trace_op_launch(t, &ops[1]), &small, sizeof(small));
+	assert_memory_equal(gs_trace_op_launch_cfg(t, &ops[0]), &big, sizeof(big));
+	assert_memory_equal(gs_trace_op_launch_cfg(t, &ops[1]), &small, sizeof(small));
 	/* The same configuration twice: one entry. */
-	assert_ptr_equal(gs_trace_op_launch(t, &ops[2]), gs_trace_op_launch(t, &ops[0]));
+	assert_ptr_equal(gs_trace_op_launch_cfg(t, &ops[2]), gs_trace_op_launch_cfg(t, &ops[0]));
 	assert_int_equal(ops[0].launch, ops[2].launch);
 	assert_int_not_equal(ops[0].launch, ops[1].launch);
-	assert_null(gs_trace_op_launch(t, &ops[3]));
+	assert_null(gs_trace_op_launch_cfg(t, &ops[3]));
 	assert_int_equal(ops[3].launch, 0);
-	assert_null(gs_trace_op_launch(t, &ops[4]));
+	assert_null(gs_trace_op_launch_cfg(t, &ops[4]));
 	assert_int_equal(ops[4].launch, 0);
 
 	assert_int_equal(gs_trace_replay(t, s2), GS_OK);
 	assert_int_equal(gs_trace_finish(u), GS_OK);
 	ops = gs_trace_ops(u, &n);
 	assert_int_equal(n, 5);
-	assert_memory_equal(gs_trace_op_launch(u, &ops[0]), &big, sizeof(big));
-	assert_memory_equal(gs_trace_op_launch(u, &ops[1]), &small, sizeof(small));
-	assert_memory_equal(gs_trace_op_launch(u, &ops[2]), &big, sizeof(big));
-	assert_null(gs_trace_op_launch(u, &ops[3]));
-	assert_null(gs_trace_op_launch(u, &ops[4]));
+	assert_memory_equal(gs_trace_op_launch_cfg(u, &ops[0]), &big, sizeof(big));
+	assert_memory_equal(gs_trace_op_launch_cfg(u, &ops[1]), &small, sizeof(small));
+	assert_memory_equal(gs_trace_op_launch_cfg(u, &ops[2]), &big, sizeof(big));
+	assert_null(gs_trace_op_launch_cfg(u, &ops[3]));
+	assert_null(gs_trace_op_launch_cfg(u, &ops[4]));
 	gs_trace_destroy(u);
 	gs_trace_destroy(t);
 }

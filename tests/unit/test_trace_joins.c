@@ -65,7 +65,7 @@ static void op(struct tb *b, uint32_t s, int64_t start, uint64_t corr)
 			  .correlation = corr,
 			  .name = str(b, "k")};
 
-	assert_int_equal(b->s->op(b->s, &o), GS_OK);
+	assert_int_equal(b->s->op(b->s, &o, NULL), GS_OK);
 }
 
 static void sync(struct tb *b, int64_t pid, int64_t tid, int64_t start, uint64_t corr)
@@ -122,7 +122,7 @@ static const char *who(const struct gs_trace *t, uint32_t c, char *buf, size_t l
 
 static const char *launch_at(const struct gs_trace *t, int64_t start, char *buf, size_t len)
 {
-	return who(t, gs_trace_op_launch(t, op_at(t, start)), buf, len);
+	return who(t, gs_trace_op_launch_call(t, op_at(t, start)), buf, len);
 }
 
 static const char *sync_call_at(const struct gs_trace *t, int64_t start, char *buf, size_t len)
@@ -196,7 +196,7 @@ static void check_joins(bool far)
 	assert_int_equal(n, n_ops);
 	assert_non_null(launch);
 	for (size_t i = 0; i < n; i++)
-		assert_int_equal(launch[i], gs_trace_op_launch(b.t, i));
+		assert_int_equal(launch[i], gs_trace_op_launch_call(b.t, i));
 	assert_string_equal(launch_at(b.t, 200, buf, sizeof(buf)), "launch20@20");
 	assert_string_equal(launch_at(b.t, 201, buf, sizeof(buf)), "launch10@10");
 	assert_string_equal(launch_at(b.t, 202, buf, sizeof(buf)), "launch10@10");
@@ -207,7 +207,7 @@ static void check_joins(bool far)
 	assert_string_equal(launch_at(b.t, 500, buf, sizeof(buf)), "-");
 	assert_string_equal(launch_at(b.t, 501, buf, sizeof(buf)), "-");
 	/* The duplicate: the first of the two identical calls. */
-	dup = gs_trace_op_launch(b.t, op_at(b.t, 420));
+	dup = gs_trace_op_launch_call(b.t, op_at(b.t, 420));
 	assert_true(dup + 1 < n_api);
 	assert_int_equal(calls[dup].correlation, 8);
 	assert_int_equal(calls[dup + 1].correlation, 8);
@@ -221,7 +221,7 @@ static void check_joins(bool far)
 	assert_string_equal(sync_call_at(b.t, 613, buf, sizeof(buf)), "-");
 	assert_string_equal(sync_call_at(b.t, 614, buf, sizeof(buf)), "-");
 	assert_int_equal(gs_trace_sync_call(b.t, 5), GS_NO_INDEX);
-	assert_int_equal(gs_trace_op_launch(b.t, n_ops), GS_NO_INDEX);
+	assert_int_equal(gs_trace_op_launch_call(b.t, n_ops), GS_NO_INDEX);
 	gs_trace_destroy(b.t);
 }
 
@@ -280,7 +280,7 @@ static void test_joins_follow_finish(void **state)
 	op(&b, s, 10, 1);
 	assert_null(gs_trace_op_launches(b.t, &n));
 	assert_int_equal(n, 0);
-	assert_int_equal(gs_trace_op_launch(b.t, 0), GS_NO_INDEX);
+	assert_int_equal(gs_trace_op_launch_call(b.t, 0), GS_NO_INDEX);
 	assert_null(gs_trace_sync_calls(b.t, &n));
 	assert_int_equal(gs_trace_finish(b.t), GS_OK);
 	assert_string_equal(launch_at(b.t, 10, buf, sizeof(buf)), "first@10");

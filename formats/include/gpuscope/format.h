@@ -124,7 +124,7 @@ enum gs_op_flags {
 
 /*
  * How a kernel was launched. Cold: only the kernel tables and the exporters
- * read it, so it lives in a table of the trace (gs_trace_op_launch), not in
+ * read it, so it lives in a table of the trace (gs_trace_op_launch_cfg), not in
  * every op.
  */
 struct gs_launch_cfg {
@@ -151,7 +151,7 @@ struct gs_op {
 	 * for a communication kernel whose source describes its collective;
 	 * 0 otherwise. */
 	uint32_t collective;
-	/* 1 + index into a gs_trace's launch table (gs_trace_op_launch); 0
+	/* 1 + index into a gs_trace's launch table (gs_trace_op_launch_cfg); 0
 	 * when none. The trace sets it: a sink ignores it and takes the launch
 	 * configuration the op callback is given. */
 	uint32_t launch;
@@ -394,7 +394,8 @@ const struct gs_collective *gs_trace_op_collective(const struct gs_trace *t,
 /* The launch configuration of an op of this trace (NULL when it has none:
  * a copy, or a kernel whose source gave none or all zero). Identical
  * configurations share one entry. */
-const struct gs_launch_cfg *gs_trace_op_launch(const struct gs_trace *t, const struct gs_op *op);
+const struct gs_launch_cfg *gs_trace_op_launch_cfg(const struct gs_trace *t,
+						   const struct gs_op *op);
 const struct gs_api_call *gs_trace_api_calls(const struct gs_trace *t, size_t *n);
 const struct gs_sync *gs_trace_syncs(const struct gs_trace *t, size_t *n);
 const struct gs_event_record *gs_trace_event_records(const struct gs_trace *t, size_t *n);
@@ -436,7 +437,7 @@ const uint32_t *gs_trace_device_syncs(const struct gs_trace *t, uint32_t device,
  * the id is 0), and for a trace not finished (an array is then NULL, *n 0).
  */
 const uint32_t *gs_trace_op_launches(const struct gs_trace *t, size_t *n); /* per op */
-uint32_t gs_trace_op_launch(const struct gs_trace *t, size_t op);
+uint32_t gs_trace_op_launch_call(const struct gs_trace *t, size_t op);
 const uint32_t *gs_trace_sync_calls(const struct gs_trace *t, size_t *n); /* per sync */
 uint32_t gs_trace_sync_call(const struct gs_trace *t, size_t sync);
 /* The device id of a stream (by index) and of an op (by index into

@@ -608,7 +608,7 @@ struct opkey {
 static const struct gs_launch_cfg *lcfg(const struct gs_trace *t, const struct gs_op *o)
 {
 	static const struct gs_launch_cfg none;
-	const struct gs_launch_cfg *lc = gs_trace_op_launch(t, o);
+	const struct gs_launch_cfg *lc = gs_trace_op_launch_cfg(t, o);
 
 	return lc ? lc : &none;
 }
