@@ -13,6 +13,7 @@
  */
 #include "analyzer_priv.h"
 #include "job_sum.h"
+#include "measures_priv.h"
 #include "report_priv.h"
 
 #include <math.h>
@@ -560,6 +561,8 @@ static gs_status dev_streams(const struct gs_report *r, struct gs_report_device 
 	/* Ranked by time; first_op tells names of equal time apart. */
 	if (d->n_kernels > 1)
 		gs_sort(d->kernels, d->n_kernels, sizeof(*d->kernels), cmp_kernel);
+	for (size_t k = 0; k < d->n_kernels; k++)
+		d->kernels[k].cls = (uint8_t)gs_measures_kernel_row_class(r->t, &d->kernels[k]);
 	return GS_OK;
 }
 
@@ -2167,6 +2170,7 @@ static void dev_fini(struct gs_report_device *d)
 	gs_schedule_fini(&d->sched);
 	free(d->critical);
 	free(d->critical_step);
+	free(d->critical_rank);
 	free(d->missed);
 	gs_graph_candidates_free(d->cands, d->n_cands);
 	free(d->cand_replay);
@@ -2341,8 +2345,28 @@ static int cmp_crit_step(const void *pa, const void *pb)
 	return a->step < b->step ? -1 : a->step > b->step;
 }
 
+/* The listed critical ops, longest first (ties in path order). */
+static gs_status rank_critical(struct gs_report_device *d)
+{
+	struct crit_rank *rank = malloc(d->n_critical * sizeof(*rank));
+	size_t i;
+
+	d->critical_rank = malloc(d->n_critical * sizeof(*d->critical_rank));
+	if (!rank || !d->critical_rank) {
+		free(rank);
+		return gs_nomem();
+	}
+	for (i = 0; i < d->n_critical; i++)
+		rank[i] = (struct crit_rank){d->critical[i].ns, i};
+	qsort(rank, d->n_critical, sizeof(*rank), cmp_crit_rank);
+	for (i = 0; i < d->n_critical; i++)
+		d->critical_rank[i] = rank[i].step;
+	free(rank);
+	return GS_OK;
+}
+
 /* Keep the `rows` longest ops of the critical path, in path order, with
- * their positions on it. O(P log P) when the path is cut. */
+ * their positions on it, and rank them. O(P log P). */
 static gs_status cut_critical(struct gs_report_device *d, size_t rows)
 {
 	size_t n = d->n_critical, keep = n < rows ? n : rows, i;
@@ -2358,7 +2382,7 @@ static gs_status cut_critical(struct gs_report_device *d, size_t rows)
 	if (keep == n) {
 		for (i = 0; i < n; i++)
 			d->critical_step[i] = i;
-		return GS_OK;
+		return rank_critical(d);
 	}
 	rank = malloc(n * sizeof(*rank));
 	kept = malloc(keep * sizeof(*kept));
@@ -2379,7 +2403,7 @@ static gs_status cut_critical(struct gs_report_device *d, size_t rows)
 	free(d->critical);
 	d->critical = kept;
 	d->n_critical = keep;
-	return GS_OK;
+	return rank_critical(d);
 }
 
 /*

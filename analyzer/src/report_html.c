@@ -1326,31 +1326,14 @@ static void h_schedule(struct hw *w, const struct gs_report_device *d, size_t di
 
 static gs_status h_critical(struct hw *w, const struct gs_report_device *d, size_t di)
 {
-	size_t shown = d->n_critical < w->r->top ? d->n_critical : w->r->top, i, k, *order;
+	size_t shown = d->n_critical < w->r->top ? d->n_critical : w->r->top, k;
+	const size_t *order = d->critical_rank; /* longest first */
 
 	gs_out_printf(&w->o, "<h3>Critical path (%zu ops, %s; the longest)</h3>\n",
 		      d->critical_count, DUR(d->critical_ns));
 	if (!d->n_critical) {
 		gs_out_printf(&w->o, "<p class=\"none\" id=\"critical-%zu\">no ops</p>\n", di);
 		return GS_OK;
-	}
-	order = malloc(shown * sizeof(*order));
-	if (!order) {
-		return gs_nomem();
-	}
-	for (k = 0; k < shown; k++)
-		order[k] = SIZE_MAX;
-	/* The `shown` longest, kept sorted: O(P * top), as the text report. */
-	for (i = 0; i < d->n_critical; i++) {
-		size_t j = shown;
-
-		while (j > 0 && (order[j - 1] == SIZE_MAX ||
-				 d->critical[order[j - 1]].ns < d->critical[i].ns))
-			j--;
-		if (j >= shown)
-			continue;
-		memmove(order + j + 1, order + j, (shown - j - 1) * sizeof(*order));
-		order[j] = i;
 	}
 	gs_out_printf(
 		&w->o,
@@ -1372,7 +1355,6 @@ static gs_status h_critical(struct hw *w, const struct gs_report_device *d, size
 		cut_rows(w, shown, d->n_critical, d->critical_count);
 	else
 		more_rows(w, shown, d->n_critical);
-	free(order);
 	return GS_OK;
 }
 
@@ -1711,7 +1693,7 @@ static void h_kernels(struct hw *w, const struct gs_report_device *d, size_t di)
 			      "<td class=\"n\">%s</td><td>%s</td><td class=\"name\">",
 			      i + 1, DUR(k->ns), PCT(k->ns, all), (unsigned long long)k->count,
 			      DUR(k->count ? k->ns / (int64_t)k->count : 0), DUR(k->max_ns),
-			      gs_kernel_class_name(gs_measures_kernel_row_class(w->t, k)));
+			      gs_kernel_class_name(k->cls));
 		h_text(w, gs_trace_string(w->t, k->name), 0);
 		gs_out_puts(&w->o, "</td></tr>\n");
 	}

@@ -240,7 +240,7 @@ static void json_streams(struct jw *w, const struct gs_report *r, const struct g
 		jw_u64(w, "count", k->count);
 		jw_i64(w, "ns", k->ns);
 		jw_i64(w, "max_ns", k->max_ns);
-		jw_str(w, "class", gs_kernel_class_name(gs_measures_kernel_row_class(r->t, k)));
+		jw_str(w, "class", gs_kernel_class_name(k->cls));
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);

@@ -30,6 +30,7 @@ struct gs_report_kernel {
 	uint64_t count;
 	int64_t ns;
 	int64_t max_ns;
+	uint8_t cls; /* enum gs_kernel_class (gs_measures_kernel_row_class) */
 };
 
 /* One finding: what was seen (with numbers) and what to do about it. */
@@ -70,6 +71,9 @@ struct gs_report_device {
 	 * (critical_step, from 0); critical_count ops are on the path. */
 	struct gs_critical_op *critical;
 	size_t *critical_step;
+	/* Indices into `critical`, longest first (ties: the earlier): the
+	 * order of the text and HTML tables. */
+	size_t *critical_rank;
 	size_t n_critical;
 	size_t critical_count;
 	int64_t critical_ns; /* sum of all the critical ops' durations */

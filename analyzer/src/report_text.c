@@ -648,7 +648,8 @@ static void text_efficiency(struct tw *w, const struct gs_report_device *d)
 static void text_schedule(struct tw *w, const struct gs_report_device *d)
 {
 	const struct gs_trace *t = w->t;
-	size_t n_ops, i, k, shown, *order = NULL;
+	size_t n_ops, i, k, shown;
+	const size_t *order;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 	const struct gs_device *dev = gs_trace_device(t, d->device); /* ids are unique */
 	const struct gs_what_if *p = &d->pipelined;
@@ -719,25 +720,9 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 		return;
 	gs_out_printf(&w->o, "    critical path      %zu ops, %s; the longest:\n",
 		      d->critical_count, DUR(d->critical_ns));
-	/* The top ops of the path by duration, shown in path order. */
+	/* The longest ops of the path, longest first, with their steps. */
 	shown = d->n_critical < w->r->top ? d->n_critical : w->r->top;
-	order = calloc(shown ? shown : 1, sizeof(*order));
-	if (!order)
-		return;
-	for (k = 0; k < shown; k++)
-		order[k] = SIZE_MAX;
-	/* Selection of the `shown` longest: O(P * top). */
-	for (i = 0; i < d->n_critical; i++) {
-		size_t j = shown;
-
-		while (j > 0 && (order[j - 1] == SIZE_MAX ||
-				 d->critical[order[j - 1]].ns < d->critical[i].ns))
-			j--;
-		if (j >= shown)
-			continue;
-		memmove(order + j + 1, order + j, (shown - j - 1) * sizeof(*order));
-		order[j] = i;
-	}
+	order = d->critical_rank;
 	gs_out_puts(&w->o, "    ");
 	tw_cell(w, "step", 7, true);
 	gs_out_puts(&w->o, "  ");
@@ -761,7 +746,6 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 		gs_out_puts(&w->o, "  ");
 		tw_last(w, op_label(t, op, label, sizeof(label)), WIDTH - 55);
 	}
-	free(order);
 	tw_cut(w, shown, d->n_critical, d->critical_count);
 }
 
@@ -1156,7 +1140,7 @@ static void text_kernels(struct tw *w, const struct gs_report_device *d)
 		tw_cell(w, DUR(k->count ? k->ns / (int64_t)k->count : 0), 14, true);
 		tw_unit(w, NULL, 0);
 		gs_out_puts(&w->o, "  ");
-		tw_cell(w, gs_kernel_class_name(gs_measures_kernel_row_class(w->t, k)), 15, false);
+		tw_cell(w, gs_kernel_class_name(k->cls), 15, false);
 		tw_last(w, gs_trace_string(w->t, k->name),
 			WIDTH - 4 - 4 - 14 - 8 - 9 - 14 - 2 - 15);
 	}
