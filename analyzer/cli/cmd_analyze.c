@@ -18,8 +18,9 @@
 
 #define ANALYZE_SYNOPSIS                                                                           \
 	"gpuscope analyze [--format text|json|html] [-o OUT] [--force] [--rank R]\n"               \
-	"                        [--device [R:]N] [--window T0:T1] [--top N] [--salvage]\n"        \
-	"                        [--graph-node-ns N] [--quiet] [--color=auto|always|never]\n"      \
+	"                        [--device [R:]N] [--window T0:T1] [--top N] [--rows N|all]\n"     \
+	"                        [--salvage] [--graph-node-ns N] [--quiet]\n"                      \
+	"                        [--color=auto|always|never]\n"                                    \
 	"                        TRACE..."
 
 static const struct gs_cli_usage analyze_usage = {
@@ -68,6 +69,9 @@ static const char analyze_help[] =
 	"                      unit: ns, us, ms, s (1.5ms). With a '+' on both, offsets from\n"
 	"                      the first op start of the trace: --window +1ms:+5ms\n"
 	"  --top N             rows in each ranked text table (default: 10)\n"
+	"  --rows N|all        entries kept in each per-op list of the report (critical\n"
+	"                      path, missed overlap, waits), those with the most time at\n"
+	"                      stake, beside the exact count and total (default: 1000)\n"
 	"  --graph-node-ns N   the CUDA Graph replay what-if's launch cost per kernel\n"
 	"                      node, in ns: each launch gap inside a graph candidate\n"
 	"                      shrinks to N (default: 1000)\n"
@@ -106,6 +110,7 @@ struct analyze_opts {
 	struct gs_window window;
 	bool window_relative;
 	size_t top;
+	size_t rows; /* 0: the default */
 	bool has_graph_node_ns;
 	int64_t graph_node_ns;
 	bool quiet;
@@ -214,6 +219,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 		{"rank", required_argument, NULL, 'r'},
 		{"window", required_argument, NULL, 'w'},
 		{"top", required_argument, NULL, 't'},
+		{"rows", required_argument, NULL, 'R'},
 		{"graph-node-ns", required_argument, NULL, 'g'},
 		{"salvage", no_argument, NULL, 's'},
 		{"color", optional_argument, NULL, 'c'},
@@ -302,6 +308,19 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 							  "--top wants a count from 1, not '%s'",
 							  optarg);
 			o->top = (size_t)v;
+			break;
+		case 'R':
+			if (strcmp(optarg, "all") == 0) {
+				o->rows = GS_REPORT_ROWS_ALL;
+				break;
+			}
+			if (!gs_cli_parse_count(optarg, 1000000000ULL, &v) || v == 0)
+				return gs_cli_usage_error(
+					&analyze_usage,
+					"--rows wants a count from 1 or 'all', not "
+					"'%s'",
+					optarg);
+			o->rows = (size_t)v;
 			break;
 		case 'g':
 			if (!gs_cli_parse_count(optarg, 1000000000ULL, &v))
@@ -450,6 +469,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	ro.n_inputs = o.n_paths;
 	ro.format = format;
 	ro.top = o.top;
+	ro.rows = o.rows;
 	ro.color = analyze_want_color(&o, out.f == stdout ? stdout : NULL);
 	ro.max_edges = gs_cli_max_edges();
 	ro.has_graph_node_ns = o.has_graph_node_ns;

@@ -66,6 +66,7 @@ struct opts {
 	struct gs_window window;
 	bool window_relative;
 	size_t top;
+	size_t rows; /* 0: the default */
 	const char *inputs_file;
 	char **paths;
 	size_t n_paths;
@@ -76,8 +77,8 @@ static uint64_t sent_to_root, summary_bytes;
 
 static const char usage_line[] =
 	"usage: mpirun -n P gpuscope-mpi analyze [--format text|json|html] [-o OUT|DIR/]\n"
-	"                  [--force] [--window T0:T1] [--top N] [--salvage] [--quiet]\n"
-	"                  [--color=auto|always|never] [--keep-going] [--stats]\n"
+	"                  [--force] [--window T0:T1] [--top N] [--rows N|all] [--salvage]\n"
+	"                  [--quiet] [--color=auto|always|never] [--keep-going] [--stats]\n"
 	"                  [--inputs FILE] TRACE...\n";
 
 static const char help_text[] =
@@ -191,14 +192,23 @@ static bool parse_ns(const char *s, const char *end, int64_t *out, bool *rel)
 static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'F'},        {"window", required_argument, NULL, 'w'},
-		{"top", required_argument, NULL, 't'},    {"salvage", no_argument, NULL, 's'},
-		{"color", optional_argument, NULL, 'c'},  {"colour", optional_argument, NULL, 'c'},
-		{"quiet", no_argument, NULL, 'q'},        {"keep-going", no_argument, NULL, 'k'},
-		{"stats", no_argument, NULL, 'S'},        {"inputs", required_argument, NULL, 'i'},
-		{"rank", required_argument, NULL, 'r'},   {"device", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'F'},
+		{"window", required_argument, NULL, 'w'},
+		{"top", required_argument, NULL, 't'},
+		{"salvage", no_argument, NULL, 's'},
+		{"rows", required_argument, NULL, 'R'},
+		{"color", optional_argument, NULL, 'c'},
+		{"colour", optional_argument, NULL, 'c'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"keep-going", no_argument, NULL, 'k'},
+		{"stats", no_argument, NULL, 'S'},
+		{"inputs", required_argument, NULL, 'i'},
+		{"rank", required_argument, NULL, 'r'},
+		{"device", required_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -254,6 +264,20 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 			if (*end || !*arg || v == 0 || v > 1000000)
 				return usage("--top wants a count from 1, not '%s'", arg);
 			o->top = v;
+			break;
+		}
+		case 'R': {
+			char *end;
+			unsigned long long v;
+
+			if (strcmp(arg, "all") == 0) {
+				o->rows = GS_REPORT_ROWS_ALL;
+				break;
+			}
+			v = strtoull(arg, &end, 10);
+			if (*end || *arg < '0' || *arg > '9' || v == 0 || v > 1000000000ULL)
+				return usage("--rows wants a count from 1 or 'all', not '%s'", arg);
+			o->rows = (size_t)v;
 			break;
 		}
 		case 's':
@@ -857,6 +881,7 @@ static void report_options(const struct state *s, struct gs_report_options *ro, 
 	ro->n_inputs = s->n;
 	ro->format = format;
 	ro->top = s->o.top;
+	ro->rows = s->o.rows;
 	/* mpirun hands stdout to a terminal of its own, whatever the user's
 	 * stdout is: colour only when asked for. */
 	ro->color = s->o.format == F_TEXT && s->o.color_always && !s->o.color_never;

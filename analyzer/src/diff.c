@@ -888,6 +888,7 @@ gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt
 			.n_inputs = 1,
 			.format = df->format[s],
 			.max_edges = df->max_edges,
+			.rows = GS_REPORT_ROWS_ALL, /* every wait and missed overlap compared */
 		};
 
 		st = gs_report_build_job(j[s], &ro, &df->r[s]);
@@ -929,6 +930,7 @@ gs_status gs_diff_build(const struct gs_trace *base, const struct gs_trace *newt
 			.n_inputs = 1,
 			.format = df->format[s],
 			.max_edges = df->max_edges,
+			.rows = GS_REPORT_ROWS_ALL, /* every wait and missed overlap compared */
 		};
 
 		st = gs_report_build(t, &ro, &df->r[s]);

@@ -13,6 +13,7 @@
  */
 #include "analyzer_priv.h"
 #include "job_sum.h"
+#include "measures_priv.h"
 #include "report_priv.h"
 
 #include <math.h>
@@ -498,6 +499,8 @@ static gs_status dev_streams(const struct gs_report *r, struct gs_report_device 
 	/* Ranked by time; first_op tells names of equal time apart. */
 	if (d->n_kernels > 1)
 		gs_sort(d->kernels, d->n_kernels, sizeof(*d->kernels), cmp_kernel);
+	for (size_t k = 0; k < d->n_kernels; k++)
+		d->kernels[k].cls = (uint8_t)gs_measures_kernel_row_class(r->t, &d->kernels[k]);
 	return GS_OK;
 }
 
@@ -2081,8 +2084,20 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 	if (d->n_cands)
 		qsort(d->cands, d->n_cands, sizeof(*d->cands), cmp_cand);
 	st = dev_replay(r, d, &s);
-	gs_schedule_fini(&s);
-	return st;
+	if (st != GS_OK) {
+		gs_schedule_fini(&s);
+		return st;
+	}
+	/* The writers draw the ideal schedule and the whole critical path;
+	 * the per-op delays and bounds were summed above. */
+	free(s.slot_delay_ns);
+	free(s.slot_bound_by);
+	free(s.slot_pipelined_start);
+	s.slot_delay_ns = NULL;
+	s.slot_bound_by = NULL;
+	s.slot_pipelined_start = NULL;
+	d->sched = s;
+	return GS_OK;
 }
 
 static void dev_fini(struct gs_report_device *d)
@@ -2090,7 +2105,10 @@ static void dev_fini(struct gs_report_device *d)
 	size_t i;
 
 	gs_breakdown_fini(&d->b);
+	gs_schedule_fini(&d->sched);
 	free(d->critical);
+	free(d->critical_step);
+	free(d->critical_rank);
 	free(d->missed);
 	gs_cudagraph_candidates_free(d->cands, d->n_cands);
 	free(d->cand_replay);
@@ -2146,6 +2164,7 @@ static gs_status copy_options(struct gs_report *r, const struct gs_report_option
 
 	r->top = o->top ? o->top : GS_REPORT_DEFAULT_TOP;
 	r->color = o->color;
+	r->rows = o->rows ? o->rows : GS_REPORT_DEFAULT_ROWS;
 	r->graph_node_ns = o->has_graph_node_ns ? o->graph_node_ns : GS_CUDAGRAPH_NODE_NS_DEFAULT;
 	if (o->format) {
 		r->format = strdup(o->format);
@@ -2241,6 +2260,123 @@ static gs_status pick_devices(struct gs_report *r, const struct gs_report_option
 	return GS_OK;
 }
 
+/* A critical op and its position on the path. */
+struct crit_rank {
+	int64_t ns;
+	size_t step;
+};
+
+/* Longest first; ties in path order. */
+static int cmp_crit_rank(const void *pa, const void *pb)
+{
+	const struct crit_rank *a = pa, *b = pb;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return a->step < b->step ? -1 : a->step > b->step;
+}
+
+static int cmp_crit_step(const void *pa, const void *pb)
+{
+	const struct crit_rank *a = pa, *b = pb;
+
+	return a->step < b->step ? -1 : a->step > b->step;
+}
+
+/* The listed critical ops, longest first (ties in path order). */
+static gs_status rank_critical(struct gs_report_device *d)
+{
+	struct crit_rank *rank = malloc(d->n_critical * sizeof(*rank));
+	size_t i;
+
+	d->critical_rank = malloc(d->n_critical * sizeof(*d->critical_rank));
+	if (!rank || !d->critical_rank) {
+		free(rank);
+		return gs_nomem();
+	}
+	for (i = 0; i < d->n_critical; i++)
+		rank[i] = (struct crit_rank){d->critical[i].ns, i};
+	qsort(rank, d->n_critical, sizeof(*rank), cmp_crit_rank);
+	for (i = 0; i < d->n_critical; i++)
+		d->critical_rank[i] = rank[i].step;
+	free(rank);
+	return GS_OK;
+}
+
+/* Keep the `rows` longest ops of the critical path, in path order, with
+ * their positions on it, and rank them. O(P log P). */
+static gs_status cut_critical(struct gs_report_device *d, size_t rows)
+{
+	size_t n = d->n_critical, keep = n < rows ? n : rows, i;
+	struct gs_critical_op *kept;
+	struct crit_rank *rank;
+
+	d->critical_count = n;
+	if (!n)
+		return GS_OK;
+	d->critical_step = malloc(keep * sizeof(*d->critical_step));
+	if (!d->critical_step)
+		return gs_nomem();
+	if (keep == n) {
+		for (i = 0; i < n; i++)
+			d->critical_step[i] = i;
+		return rank_critical(d);
+	}
+	rank = malloc(n * sizeof(*rank));
+	kept = malloc(keep * sizeof(*kept));
+	if (!rank || !kept) {
+		free(rank);
+		free(kept);
+		return gs_nomem();
+	}
+	for (i = 0; i < n; i++)
+		rank[i] = (struct crit_rank){d->critical[i].ns, i};
+	qsort(rank, n, sizeof(*rank), cmp_crit_rank);
+	qsort(rank, keep, sizeof(*rank), cmp_crit_step);
+	for (i = 0; i < keep; i++) {
+		d->critical_step[i] = rank[i].step;
+		kept[i] = d->critical[rank[i].step];
+	}
+	free(rank);
+	free(d->critical);
+	d->critical = kept;
+	d->n_critical = keep;
+	return rank_critical(d);
+}
+
+/*
+ * The per-op lists as the report keeps them: at most r->rows entries
+ * each, those with the most time at stake, beside their exact counts
+ * (the totals were summed over every entry while building). Runs last:
+ * the findings have seen every entry.
+ */
+static gs_status cut_lists(struct gs_report *r)
+{
+	size_t rows = r->rows, i;
+	gs_status st;
+
+	for (i = 0; i < r->n_dev; i++) {
+		struct gs_report_device *d = &r->dev[i];
+
+		st = cut_critical(d, rows);
+		if (st != GS_OK)
+			return st;
+		d->missed_count = d->n_missed;
+		if (d->n_missed > rows)
+			d->n_missed = rows;
+		d->wait_count = d->n_waits;
+		if (d->n_waits > rows)
+			d->n_waits = rows;
+	}
+	r->reported_wait_count = r->n_reported_waits;
+	for (i = 0; i < r->n_reported_waits; i++)
+		r->reported_wait_ns =
+			sat_add(r->reported_wait_ns, r->waits[r->reported_waits[i]].wait_ns);
+	if (r->n_reported_waits > rows)
+		r->n_reported_waits = rows;
+	return GS_OK;
+}
+
 gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_options *o,
 			  struct gs_report **out)
 {
@@ -2291,6 +2427,8 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 		st = assign_waits(r);
 	for (i = 0; st == GS_OK && i < r->n_dev; i++)
 		st = dev_findings(r, &r->dev[i]);
+	if (st == GS_OK)
+		st = cut_lists(r);
 	if (st != GS_OK) {
 		gs_report_destroy(r);
 		return st;

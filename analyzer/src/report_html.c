@@ -21,8 +21,8 @@
  * most WAITS_DRAWN waits. So the drawing is bounded whatever the trace
  * holds, and the tables (ranked rows, --top of them) stay exact.
  *
- * The ideal schedule is computed again here (gs_schedule_compute with the
- * report's graph): the report keeps only its totals.
+ * Everything drawn and listed comes from the report: its ideal schedule
+ * per device (the ideal starts and the whole critical path) and its lists.
  *
  * Text from the trace is escaped (& < > " '); control bytes and invalid
  * UTF-8 become U+FFFD. Every write is checked (out.c).
@@ -546,11 +546,11 @@ struct lane {
 struct tl {
 	const struct gs_report_device *d;
 	size_t di;
-	int64_t t0;   /* the axis origin: the window start */
-	int64_t span; /* ns across the axis */
-	struct gs_schedule s;
-	bool sched;         /* s holds the ideal starts */
-	struct lane *lanes; /* in d->streams order */
+	int64_t t0;                  /* the axis origin: the window start */
+	int64_t span;                /* ns across the axis */
+	const struct gs_schedule *s; /* the device's ideal schedule */
+	bool sched;                  /* s holds the ideal starts */
+	struct lane *lanes;          /* in d->streams order */
 	size_t n_lanes;
 	size_t skipped;      /* streams with ops not drawn (LANES_MAX) */
 	int32_t *lane_of;    /* per stream of the trace: lane, or -1 */
@@ -752,10 +752,10 @@ static bool scheduled(const struct hw *w, const struct tl *L, uint32_t i)
 {
 	const struct gs_op *op = &w->ops[i];
 
-	if (!L->sched || i >= L->s.n_ops)
+	if (!L->sched || i >= L->s->n_ops)
 		return false;
-	return !L->s.window_set ||
-	       (op->start_ns >= L->s.window_start && op->start_ns < L->s.window_end);
+	return !L->s->window_set ||
+	       (op->start_ns >= L->s->window_start && op->start_ns < L->s->window_end);
 }
 
 /* A lane of the actual run (ideal false) or of the ideal schedule. */
@@ -781,7 +781,7 @@ static void draw_lane(struct hw *w, struct tl *L, const struct lane *ln, bool id
 		if (ideal) {
 			if (!scheduled(w, L, (uint32_t)i))
 				continue;
-			a = gs_schedule_ideal_start(&L->s, (uint32_t)i) - L->t0;
+			a = gs_schedule_ideal_start(L->s, (uint32_t)i) - L->t0;
 		} else {
 			a = op->start_ns - L->t0;
 		}
@@ -1068,8 +1068,6 @@ static gs_status tl_lanes(struct tl *L)
 
 static void tl_fini(struct tl *L)
 {
-	if (L->sched)
-		gs_schedule_fini(&L->s);
 	free(L->lanes);
 	free(L->lane_of);
 	free(L->crit);
@@ -1079,7 +1077,6 @@ static void tl_fini(struct tl *L)
 
 static gs_status tl_init(struct hw *w, struct tl *L, const struct gs_report_device *d, size_t di)
 {
-	const struct gs_report *r = w->r;
 	gs_status st;
 	size_t i;
 	int y;
@@ -1110,9 +1107,9 @@ static gs_status tl_init(struct hw *w, struct tl *L, const struct gs_report_devi
 		L->lane_of[i] = -1;
 	for (i = 0; i < L->n_lanes; i++)
 		L->lane_of[d->streams[L->lanes[i].st].index] = (int32_t)i;
-	for (i = 0; i < d->n_critical; i++)
-		if (d->critical[i].op < w->n_ops)
-			L->crit[d->critical[i].op] = 1;
+	for (i = 0; i < d->sched.n_critical; i++)
+		if (d->sched.critical_path[i].op < w->n_ops)
+			L->crit[d->sched.critical_path[i].op] = 1;
 
 	/* Layout: header, actual lanes, band, header, ideal lanes. */
 	y = HEAD;
@@ -1126,17 +1123,8 @@ static gs_status tl_init(struct hw *w, struct tl *L, const struct gs_report_devi
 	for (i = 0; i < L->n_lanes; i++, y += PITCH)
 		L->lanes[i].y_ideal = y;
 	L->height = y + 6;
-
-	if (r->g) {
-		st = gs_schedule_compute(w->t, r->g, d->device, r->window_set ? &r->window : NULL,
-					 &L->s);
-		if (st != GS_OK) {
-			gs_schedule_fini(&L->s);
-			gs_error_append("device %u: ideal schedule", d->device);
-			return st;
-		}
-		L->sched = L->s.slot_ideal_start != NULL;
-	}
+	L->s = &d->sched;
+	L->sched = d->sched.slot_ideal_start != NULL;
 	return GS_OK;
 }
 
@@ -1222,15 +1210,26 @@ static gs_status h_timeline(struct hw *w, const struct gs_report_device *d, size
 	if (L.skipped)
 		gs_out_printf(&w->o, " %zu less busy stream%s not drawn (see Streams).", L.skipped,
 			      L.skipped == 1 ? "" : "s");
-	if (d->n_waits > WAITS_DRAWN)
-		gs_out_printf(&w->o, " The %d longest of %zu waits are drawn.", WAITS_DRAWN,
-			      d->n_waits);
+	if (d->wait_count > WAITS_DRAWN || d->n_waits < d->wait_count)
+		gs_out_printf(&w->o, " The %zu longest of %zu waits are drawn.",
+			      d->n_waits < WAITS_DRAWN ? d->n_waits : (size_t)WAITS_DRAWN,
+			      d->wait_count);
 	gs_out_puts(&w->o, "</p>\n</div>\n");
 	tl_fini(&L);
 	return GS_OK;
 }
 
 /* ---- tables ------------------------------------------------------------------ */
+
+/* A list cut to --rows entries (listed of count): "N of M shown". */
+static void cut_rows(struct hw *w, size_t shown, size_t listed, size_t count)
+{
+	if (listed < count)
+		gs_out_printf(&w->o,
+			      "<p class=\"more\">%zu of %zu shown (--top N; the report keeps %zu, "
+			      "--rows N or --rows all for more)</p>\n",
+			      shown, count, listed);
+}
 
 static void more_rows(struct hw *w, size_t shown, size_t n)
 {
@@ -1327,31 +1326,14 @@ static void h_schedule(struct hw *w, const struct gs_report_device *d, size_t di
 
 static gs_status h_critical(struct hw *w, const struct gs_report_device *d, size_t di)
 {
-	size_t shown = d->n_critical < w->r->top ? d->n_critical : w->r->top, i, k, *order;
+	size_t shown = d->n_critical < w->r->top ? d->n_critical : w->r->top, k;
+	const size_t *order = d->critical_rank; /* longest first */
 
-	gs_out_printf(&w->o, "<h3>Critical path (%zu ops, %s; the longest)</h3>\n", d->n_critical,
-		      DUR(d->critical_ns));
+	gs_out_printf(&w->o, "<h3>Critical path (%zu ops, %s; the longest)</h3>\n",
+		      d->critical_count, DUR(d->critical_ns));
 	if (!d->n_critical) {
 		gs_out_printf(&w->o, "<p class=\"none\" id=\"critical-%zu\">no ops</p>\n", di);
 		return GS_OK;
-	}
-	order = malloc(shown * sizeof(*order));
-	if (!order) {
-		return gs_nomem();
-	}
-	for (k = 0; k < shown; k++)
-		order[k] = SIZE_MAX;
-	/* The `shown` longest, kept sorted: O(P * top), as the text report. */
-	for (i = 0; i < d->n_critical; i++) {
-		size_t j = shown;
-
-		while (j > 0 && (order[j - 1] == SIZE_MAX ||
-				 d->critical[order[j - 1]].ns < d->critical[i].ns))
-			j--;
-		if (j >= shown)
-			continue;
-		memmove(order + j + 1, order + j, (shown - j - 1) * sizeof(*order));
-		order[j] = i;
 	}
 	gs_out_printf(
 		&w->o,
@@ -1363,14 +1345,16 @@ static gs_status h_critical(struct hw *w, const struct gs_report_device *d, size
 
 		gs_out_printf(&w->o,
 			      "<tr><td class=\"n\">%zu</td><td class=\"n\">%s</td><td>%s</td>",
-			      order[k] + 1, DUR(d->critical[order[k]].ns),
+			      d->critical_step[order[k]] + 1, DUR(d->critical[order[k]].ns),
 			      op < w->n_ops ? gs_op_kind_name(w->ops[op].kind) : "?");
 		op_cell(w, op);
 		gs_out_puts(&w->o, "</tr>\n");
 	}
 	gs_out_puts(&w->o, "</tbody></table>\n");
-	more_rows(w, shown, d->n_critical);
-	free(order);
+	if (d->n_critical < d->critical_count)
+		cut_rows(w, shown, d->n_critical, d->critical_count);
+	else
+		more_rows(w, shown, d->n_critical);
 	return GS_OK;
 }
 
@@ -1380,7 +1364,7 @@ static void h_waits(struct hw *w, const struct gs_report_device *d, size_t di)
 	size_t i, shown = d->n_waits < r->top ? d->n_waits : r->top;
 
 	gs_out_printf(&w->o, "<h3>Waits (%zu, %s in total; consumer held back by producer)</h3>\n",
-		      d->n_waits, DUR(d->wait_ns));
+		      d->wait_count, DUR(d->wait_ns));
 	if (!d->n_waits) {
 		gs_out_printf(&w->o, "<p class=\"none\" id=\"waits-%zu\">no waits</p>\n", di);
 		return;
@@ -1401,7 +1385,10 @@ static void h_waits(struct hw *w, const struct gs_report_device *d, size_t di)
 		gs_out_puts(&w->o, "</tr>\n");
 	}
 	gs_out_puts(&w->o, "</tbody></table>\n");
-	more_rows(w, shown, d->n_waits);
+	if (d->n_waits < d->wait_count)
+		cut_rows(w, shown, d->n_waits, d->wait_count);
+	else
+		more_rows(w, shown, d->n_waits);
 }
 
 static void h_missed(struct hw *w, const struct gs_report_device *d, size_t di)
@@ -1413,14 +1400,14 @@ static void h_missed(struct hw *w, const struct gs_report_device *d, size_t di)
 		gs_out_printf(&w->o,
 			      "<h3>Missed overlap (%zu exposed cop%s a kernel could have hidden, "
 			      "%llu possible: %s, up to %s hideable)</h3>\n",
-			      d->n_missed, d->n_missed == 1 ? "y" : "ies",
+			      d->missed_count, d->missed_count == 1 ? "y" : "ies",
 			      (unsigned long long)d->n_possible, DUR(d->missed_exposed_ns),
 			      DUR(d->missed_hideable_ns));
 	else
 		gs_out_printf(&w->o,
 			      "<h3>Missed overlap (%zu exposed cop%s a kernel could have hidden: "
 			      "%s, %s hideable)</h3>\n",
-			      d->n_missed, d->n_missed == 1 ? "y" : "ies",
+			      d->missed_count, d->missed_count == 1 ? "y" : "ies",
 			      DUR(d->missed_exposed_ns), DUR(d->missed_hideable_ns));
 	if (!d->n_missed) {
 		gs_out_printf(&w->o, "<p class=\"none\" id=\"missed-%zu\">no missed overlap</p>\n",
@@ -1469,7 +1456,10 @@ static void h_missed(struct hw *w, const struct gs_report_device *d, size_t di)
 		gs_out_puts(&w->o, "</td></tr>\n");
 	}
 	gs_out_puts(&w->o, "</tbody></table>\n");
-	more_rows(w, shown, d->n_missed);
+	if (d->n_missed < d->missed_count)
+		cut_rows(w, shown, d->n_missed, d->missed_count);
+	else
+		more_rows(w, shown, d->n_missed);
 	gs_out_puts(&w->o, "<p class=\"more\">A copy hides under a kernel only when all three "
 			   "hold: pinned_memory (the host side is pinned), independent (no "
 			   "dependency path to the kernel), concurrent_resources (another stream "
@@ -1703,7 +1693,7 @@ static void h_kernels(struct hw *w, const struct gs_report_device *d, size_t di)
 			      "<td class=\"n\">%s</td><td>%s</td><td class=\"name\">",
 			      i + 1, DUR(k->ns), PCT(k->ns, all), (unsigned long long)k->count,
 			      DUR(k->count ? k->ns / (int64_t)k->count : 0), DUR(k->max_ns),
-			      gs_kernel_class_name(gs_measures_kernel_row_class(w->t, k)));
+			      gs_kernel_class_name(k->cls));
 		h_text(w, gs_trace_string(w->t, k->name), 0);
 		gs_out_puts(&w->o, "</td></tr>\n");
 	}

@@ -240,7 +240,7 @@ static void json_streams(struct jw *w, const struct gs_report *r, const struct g
 		jw_u64(w, "count", k->count);
 		jw_i64(w, "ns", k->ns);
 		jw_i64(w, "max_ns", k->max_ns);
-		jw_str(w, "class", gs_kernel_class_name(gs_measures_kernel_row_class(r->t, k)));
+		jw_str(w, "class", gs_kernel_class_name(k->cls));
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
@@ -301,6 +301,9 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
+	/* A list cut to --rows entries says how many it had. */
+	if (d->n_critical < d->critical_count)
+		jw_u64(w, "critical_path_count", d->critical_count);
 	jw_arr(w, "what_if");
 	if (p->name) {
 		jw_row(w, NULL);
@@ -384,6 +387,11 @@ static void json_missed(struct jw *w, const struct gs_report *r, const struct gs
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
+	if (d->n_missed < d->missed_count) {
+		jw_u64(w, "missed_overlap_count", d->missed_count);
+		jw_i64(w, "missed_overlap_ns", d->missed_exposed_ns);
+		jw_i64(w, "missed_overlap_hideable_ns", d->missed_hideable_ns);
+	}
 }
 
 static void json_candidates(struct jw *w, const struct gs_report *r,
@@ -472,7 +480,7 @@ static void json_device(struct jw *w, const struct gs_report *r, const struct gs
 	json_candidates(w, r, d);
 	gs_measures_write_json(w, r, d);
 	jw_row(w, "waits_summary");
-	jw_u64(w, "count", d->n_waits);
+	jw_u64(w, "count", d->wait_count);
 	jw_i64(w, "wait_ns", d->wait_ns);
 	for (k = 0; k < GS_EDGE_KIND_COUNT; k++)
 		if (d->wait_kind_count[k])
@@ -692,6 +700,10 @@ gs_status gs_report_write_json(FILE *f, const struct gs_report *r)
 	jw_arr(&w, "waits");
 	json_wait_rows(&w, r);
 	jw_end_arr(&w);
+	if (r->n_reported_waits < r->reported_wait_count) {
+		jw_u64(&w, "waits_count", r->reported_wait_count);
+		jw_i64(&w, "waits_ns", r->reported_wait_ns);
+	}
 	jw_end_obj(&w);
 	gs_out_putc(&w.o, '\n');
 	return gs_out_finish(&w.o);

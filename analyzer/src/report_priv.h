@@ -31,6 +31,7 @@ struct gs_report_kernel {
 	uint64_t count;
 	int64_t ns;
 	int64_t max_ns;
+	uint8_t cls; /* enum gs_kernel_class (gs_measures_kernel_row_class) */
 };
 
 /* One finding: what was seen (with numbers) and what to do about it. */
@@ -50,7 +51,11 @@ struct gs_report_device {
 	uint64_t op_kinds[GS_OP_KIND_COUNT];
 	struct gs_breakdown b;
 
-	/* From gs_schedule_compute (the per-op arrays are not kept). */
+	/* The ideal schedule (gs_schedule_compute): its per-op ideal starts
+	 * and its whole critical path; slot_delay_ns, slot_bound_by and
+	 * slot_pipelined_start are not kept (NULL). */
+	struct gs_schedule sched;
+	/* From the schedule. */
 	int64_t actual_ns;
 	int64_t dependency_bound_ns;
 	int64_t ideal_ns;
@@ -62,9 +67,17 @@ struct gs_report_device {
 	/* The schedule's invariants, checked (gs_schedule_check). */
 	struct gs_invariants inv;
 	int64_t critical_lead_ns;
+	/* The critical path's ops listed: the `rows` longest (ties: the
+	 * earlier), in path order, each with its position on the path
+	 * (critical_step, from 0); critical_count ops are on the path. */
 	struct gs_critical_op *critical;
+	size_t *critical_step;
+	/* Indices into `critical`, longest first (ties: the earlier): the
+	 * order of the text and HTML tables. */
+	size_t *critical_rank;
 	size_t n_critical;
-	int64_t critical_ns; /* sum of the critical ops' durations */
+	size_t critical_count;
+	int64_t critical_ns; /* sum of all the critical ops' durations */
 	struct gs_what_if pipelined;
 	uint32_t copy_engines[GS_COPY_KIND_COUNT];
 	/* Ops in the window by the constraint that bound their actual start,
@@ -80,8 +93,11 @@ struct gs_report_device {
 	 * runs every stream from the window start. */
 	bool optimistic;
 
-	struct gs_missed_overlap *missed; /* ranked by exposed_ns */
+	/* The first `rows` missed overlaps, ranked by exposed_ns, of
+	 * missed_count; the sums and counts below are over all of them. */
+	struct gs_missed_overlap *missed;
 	size_t n_missed;
+	size_t missed_count;
 	int64_t missed_exposed_ns;
 	int64_t missed_hideable_ns;
 	uint64_t missing_count[3]; /* by condition bit position */
@@ -123,9 +139,11 @@ struct gs_report_device {
 	size_t n_sync_calls;
 
 	/* Waits whose consumer runs on this device in the window
-	 * (indices into gs_report.waits, in its ranked order). */
+	 * (indices into gs_report.waits, in its ranked order): the first
+	 * `rows` of wait_count; wait_ns and the kind counts are of all. */
 	size_t *waits;
 	size_t n_waits;
+	size_t wait_count;
 	int64_t wait_ns;
 	uint64_t wait_kind_count[GS_EDGE_KIND_COUNT];
 
@@ -151,9 +169,13 @@ struct gs_report {
 	struct gs_wait *waits; /* all waits, ranked */
 	size_t n_waits;
 	/* Waits reported (consumer on a reported device, in its window): the
-	 * JSON "waits" list, as indices into `waits`. */
+	 * JSON "waits" list, as indices into `waits`; the first `rows` of
+	 * reported_wait_count, whose wait time is reported_wait_ns. */
 	size_t *reported_waits;
 	size_t n_reported_waits;
+	size_t reported_wait_count;
+	int64_t reported_wait_ns;
+	size_t rows; /* entries kept in each per-op list */
 
 	struct gs_report_device *dev;
 	size_t n_dev;

@@ -593,6 +593,26 @@ static const char *op_label(const struct gs_trace *t, uint32_t op, char *buf, si
 	return gs_report_op_label(t, op, buf, size);
 }
 
+/* A list cut to --rows entries (listed of count): "N of M shown". */
+static void tw_cut(struct tw *w, size_t shown, size_t listed, size_t count)
+{
+	if (listed < count)
+		gs_out_printf(&w->o,
+			      "    %zu of %zu shown (--top N; the report keeps %zu, --rows N or "
+			      "--rows all for more)\n",
+			      shown, count, listed);
+}
+
+/* Rows past the table: "... N more", or "N of M shown" when cut. */
+static void tw_more(struct tw *w, size_t shown, size_t listed, size_t count)
+{
+	if (listed < count)
+		tw_cut(w, shown, listed, count);
+	else if (shown < count)
+		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
+			      count - shown);
+}
+
 /* ---- schedule ------------------------------------------------------------------ */
 
 /* The efficiency line: never above 1 (report.c, enum gs_report_eff). */
@@ -627,7 +647,8 @@ static void text_efficiency(struct tw *w, const struct gs_report_device *d)
 static void text_schedule(struct tw *w, const struct gs_report_device *d)
 {
 	const struct gs_trace *t = w->t;
-	size_t n_ops, i, k, shown, *order = NULL;
+	size_t n_ops, i, k, shown;
+	const size_t *order;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 	const struct gs_device *dev = gs_trace_device(t, d->device); /* ids are unique */
 	const struct gs_what_if *p = &d->pipelined;
@@ -696,27 +717,11 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 
 	if (!d->n_critical)
 		return;
-	gs_out_printf(&w->o, "    critical path      %zu ops, %s; the longest:\n", d->n_critical,
-		      DUR(d->critical_ns));
-	/* The top ops of the path by duration, shown in path order. */
+	gs_out_printf(&w->o, "    critical path      %zu ops, %s; the longest:\n",
+		      d->critical_count, DUR(d->critical_ns));
+	/* The longest ops of the path, longest first, with their steps. */
 	shown = d->n_critical < w->r->top ? d->n_critical : w->r->top;
-	order = calloc(shown ? shown : 1, sizeof(*order));
-	if (!order)
-		return;
-	for (k = 0; k < shown; k++)
-		order[k] = SIZE_MAX;
-	/* Selection of the `shown` longest: O(P * top). */
-	for (i = 0; i < d->n_critical; i++) {
-		size_t j = shown;
-
-		while (j > 0 && (order[j - 1] == SIZE_MAX ||
-				 d->critical[order[j - 1]].ns < d->critical[i].ns))
-			j--;
-		if (j >= shown)
-			continue;
-		memmove(order + j + 1, order + j, (shown - j - 1) * sizeof(*order));
-		order[j] = i;
-	}
+	order = d->critical_rank;
 	gs_out_puts(&w->o, "    ");
 	tw_cell(w, "step", 7, true);
 	gs_out_puts(&w->o, "  ");
@@ -730,7 +735,7 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 		uint32_t op = d->critical[order[k]].op;
 
 		gs_out_puts(&w->o, "    ");
-		tw_cell(w, U64(order[k] + 1), 7, true);
+		tw_cell(w, U64(d->critical_step[order[k]] + 1), 7, true);
 		gs_out_puts(&w->o, "  ");
 		tw_cell(w, U64(gs_report_op_id(t, op)), 12, false);
 		tw_cell(w, U64(gs_report_op_stream(t, op)), 8, true);
@@ -740,7 +745,7 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 		gs_out_puts(&w->o, "  ");
 		tw_last(w, op_label(t, op, label, sizeof(label)), WIDTH - 55);
 	}
-	free(order);
+	tw_cut(w, shown, d->n_critical, d->critical_count);
 }
 
 /* ---- waits --------------------------------------------------------------------- */
@@ -770,7 +775,7 @@ static void text_waits(struct tw *w, const struct gs_report_device *d)
 	if (!d->n_waits)
 		return;
 	snprintf(title, sizeof(title), "Waits (%zu, %s in total; consumer held back by producer)",
-		 d->n_waits, DUR(d->wait_ns));
+		 d->wait_count, DUR(d->wait_ns));
 	tw_section(w, title);
 	gs_out_puts(&w->o, "    ");
 	tw_cell(w, "#", 4, true);
@@ -794,9 +799,7 @@ static void text_waits(struct tw *w, const struct gs_report_device *d)
 		tw_op_cell(w, x->producer, WIDTH - 4 - 4 - 12 - 2 - 14 - 2 - 31 - 4, true);
 		gs_out_putc(&w->o, '\n');
 	}
-	if (shown < d->n_waits)
-		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
-			      d->n_waits - shown);
+	tw_more(w, shown, d->n_waits, d->wait_count);
 }
 
 /* ---- missed overlap ------------------------------------------------------------ */
@@ -813,15 +816,15 @@ static void text_missed(struct tw *w, const struct gs_report_device *d)
 		snprintf(title, sizeof(title),
 			 "Missed overlap (%zu exposed cop%s, %llu possible: %s, up to "
 			 "%s hideable)",
-			 d->n_missed, d->n_missed == 1 ? "y" : "ies",
+			 d->missed_count, d->missed_count == 1 ? "y" : "ies",
 			 (unsigned long long)d->n_possible, DUR(d->missed_exposed_ns),
 			 DUR(d->missed_hideable_ns));
 	else
 		snprintf(title, sizeof(title),
 			 "Missed overlap (%zu exposed cop%s a kernel could have hidden: %s, %s "
 			 "hideable)",
-			 d->n_missed, d->n_missed == 1 ? "y" : "ies", DUR(d->missed_exposed_ns),
-			 DUR(d->missed_hideable_ns));
+			 d->missed_count, d->missed_count == 1 ? "y" : "ies",
+			 DUR(d->missed_exposed_ns), DUR(d->missed_hideable_ns));
 	tw_unit(w, NULL, 0);
 	tw_section(w, title);
 	gs_out_puts(&w->o, "    ");
@@ -862,9 +865,7 @@ static void text_missed(struct tw *w, const struct gs_report_device *d)
 		gs_out_puts(&w->o, "  ");
 		tw_last(w, miss[0] ? miss : "-", WIDTH - 4 - 4 - 12 - 12 - 2 - 27 - 2 - 12 - 2);
 	}
-	if (shown < d->n_missed)
-		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
-			      d->n_missed - shown);
+	tw_more(w, shown, d->n_missed, d->missed_count);
 	gs_out_puts(&w->o, "    missing: pinned = pinned_memory (the host side is pinned), indep = "
 			   "independent (no\n    dependency path to the kernel), resources = "
 			   "concurrent_resources (another stream,\n    a free copy engine)\n");
@@ -1138,7 +1139,7 @@ static void text_kernels(struct tw *w, const struct gs_report_device *d)
 		tw_cell(w, DUR(k->count ? k->ns / (int64_t)k->count : 0), 14, true);
 		tw_unit(w, NULL, 0);
 		gs_out_puts(&w->o, "  ");
-		tw_cell(w, gs_kernel_class_name(gs_measures_kernel_row_class(w->t, k)), 15, false);
+		tw_cell(w, gs_kernel_class_name(k->cls), 15, false);
 		tw_last(w, gs_trace_string(w->t, k->name),
 			WIDTH - 4 - 4 - 14 - 8 - 9 - 14 - 2 - 15);
 	}

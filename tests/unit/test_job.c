@@ -62,9 +62,13 @@ static void check_device(const struct gs_report *r, const struct gs_report_devic
 	if (!d->broken_cycles) {
 		int64_t crit = d->critical_lead_ns;
 
-		for (size_t i = 0; i < d->n_critical; i++)
-			crit += d->critical[i].ns;
-		if (d->n_critical && crit != d->dependency_bound_ns)
+		/* The whole path (the report lists --rows of it). */
+		for (size_t i = 0; i < d->sched.n_critical; i++)
+			crit += d->sched.critical_path[i].ns;
+		if (d->sched.n_critical != d->critical_count)
+			fail_msg("%s: critical path of %zu ops, %zu counted", what,
+				 d->sched.n_critical, d->critical_count);
+		if (d->critical_count && crit != d->dependency_bound_ns)
 			fail_msg("%s: critical path %lld != dependency bound %lld", what,
 				 (long long)crit, (long long)d->dependency_bound_ns);
 		if (d->ideal_ns < d->dependency_bound_ns)

@@ -141,6 +141,35 @@ static const char overtaken_json[] = HEAD RT("cudaStreamWaitEvent", 1000003, 1, 
 							       5) ",\n" KERNEL("b", 0, 8, 1000030,
 									       10, 6) "\n" TAIL;
 
+/*
+ * Cut lists (µs from 1 s). Stream 7 runs four kernels one after another:
+ * k_a [10, 30), k_b [40, 120), k_c [130, 170), k_d [180, 240); the
+ * critical path is those four, 200 µs, and its two longest ops k_b
+ * (step 2) and k_d (step 4). Three times, at host times 0, 10 and 20, a
+ * copy on stream 20, an event recorded after it, stream 9 waiting on the
+ * event and a kernel launched on stream 9 (returning at 4, 14 and 24):
+ *   copy x [5, 60)   -> k_x [60, 65):   ready at 4, waited 56;
+ *   copy y [60, 90)  -> k_y [90, 95):   ready at 65 (k_x's end), waited 25;
+ *   copy z [90, 150) -> k_z [150, 155): ready at 95, waited 55.
+ */
+#define CUTK(name, ts, dur, corr)                                                                  \
+	RT("cudaLaunchKernel", ts, 1, corr) ",\n" KERNEL(name, 0, 7, ts, dur, corr) ",\n"
+#define CUTW(t0, t1, t2, t3, copy_ts, copy_dur, c, name, k_ts)                                     \
+	RT("cudaMemcpyAsync", t0, 1, c##0)                                                         \
+	",\n" COPY("Memcpy HtoD (Pinned -> Device)", 20, copy_ts, copy_dur, c##0) ",\n" RT(        \
+		"cudaEventRecord", t1, 1,                                                          \
+		c##1) ",\n" RT("cudaStreamWaitEvent", t2, 1,                                       \
+			       c##2) ",\n" WAIT(9, 20, c##1, t2,                                   \
+						c##2) ",\n" RT("cudaLaunchKernel", t3, 1,          \
+							       c##3) ",\n" KERNEL(name, 0, 9,      \
+										  k_ts, 5, c##3)
+static const char cut_json[] = HEAD CUTK("k_a", 1000010, 20, 71) CUTK("k_b", 1000040, 80, 72)
+	CUTK("k_c", 1000130, 40, 73) CUTK("k_d", 1000180, 60, 74)
+		CUTW(1000000, 1000001, 1000002, 1000003, 1000005, 55, 8, "k_x", 1000060) ",\n" CUTW(
+			1000010, 1000011, 1000012, 1000013, 1000060, 30, 9, "k_y",
+			1000090) ",\n" CUTW(1000020, 1000021, 1000022, 1000023, 1000090, 60, 6,
+					    "k_z", 1000150) "\n" TAIL;
+
 /* Another process on device 1: one kernel [0, 10) µs. */
 static const char rank1_json[] =
 	"{\"traceEvents\": [\n" KERNEL("allreduce", 1, 7, 1000000, 10, 1) "\n" TAIL;
@@ -755,6 +784,95 @@ static void test_color(void **state)
 }
 
 /* A full disk is an I/O error with a cause. */
+/* The i-th row of a list has member `key` equal to `want`. */
+static void row_is(const cJSON *list, int i, const char *key, const char *want)
+{
+	str_is(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(list, i), key), want);
+}
+
+/* --rows N: N entries of each per-op list, those with the most time at
+ * stake, and the exact counts and totals beside a cut one; --rows all:
+ * every entry and no count fields. */
+static void test_rows(void **state)
+{
+	static const char *const inputs[] = {"test.json"};
+	struct gs_report_options o = {.inputs = inputs, .n_inputs = 1, .format = "kineto"};
+	struct gs_trace *t = trace_of(cut_json);
+	const cJSON *dev, *cp;
+	struct gs_report *r;
+	char *text;
+	cJSON *j;
+
+	(void)state;
+	o.rows = 2;
+	r = report_of(t, &o);
+	j = json_of(r, NULL);
+	dev = at(j, "devices", "#0", NULL);
+	cp = at(dev, "schedule", "critical_path", NULL);
+	assert_int_equal(cJSON_GetArraySize(cp), 2);
+	row_is(cp, 0, "name", "k_b"); /* the two longest, in path order */
+	num_is(at(cp, "#0", "ns", NULL), 80000);
+	row_is(cp, 1, "name", "k_d");
+	num_is(at(cp, "#1", "ns", NULL), 60000);
+	num_is(at(dev, "schedule", "critical_path_count", NULL), 4);
+	num_is(at(dev, "schedule", "critical_path_ns", NULL), 200000);
+	assert_int_equal(cJSON_GetArraySize(at(j, "waits", NULL)), 2);
+	row_is(at(j, "waits", NULL), 0, "consumer_name", "k_x");
+	num_is(at(j, "waits", "#0", "wait_ns", NULL), 56000);
+	row_is(at(j, "waits", NULL), 1, "consumer_name", "k_z");
+	num_is(at(j, "waits", "#1", "wait_ns", NULL), 55000);
+	num_is(at(j, "waits_count", NULL), 3);
+	num_is(at(j, "waits_ns", NULL), 136000);
+	num_is(at(dev, "waits_summary", "count", NULL), 3);
+	num_is(at(dev, "waits_summary", "wait_ns", NULL), 136000);
+	/* Two missed overlaps: not cut, no count. */
+	assert_int_equal(cJSON_GetArraySize(at(dev, "missed_overlap", NULL)), 2);
+	assert_null(cJSON_GetObjectItemCaseSensitive(dev, "missed_overlap_count"));
+	cJSON_Delete(j);
+	text = flat(text_of(r));
+	assert_non_null(strstr(text, "critical path 4 ops, 200.000 us; the longest: step op stream "
+				     "kind time name 2 72 7 kernel 80.000 us k_b 4 74 7 kernel "
+				     "60.000 us k_d 2 of 4 shown"));
+	assert_non_null(strstr(text, "Waits (3, 136.000 us in total;"));
+	assert_non_null(strstr(text, "2 of 3 shown (--top N; the report keeps 2,"));
+	free(text);
+	text = html_of(r);
+	assert_non_null(
+		strstr(text, "<p class=\"more\">2 of 4 shown (--top N; the report keeps 2,"));
+	assert_non_null(
+		strstr(text, "<p class=\"more\">2 of 3 shown (--top N; the report keeps 2,"));
+	free(text);
+	gs_report_destroy(r);
+
+	o.rows = 1;
+	r = report_of(t, &o);
+	j = json_of(r, NULL);
+	dev = at(j, "devices", "#0", NULL);
+	assert_int_equal(cJSON_GetArraySize(at(dev, "missed_overlap", NULL)), 1);
+	num_is(at(dev, "missed_overlap", "#0", "exposed_ns", NULL), 15000); /* [5,10), [30,40) */
+	num_is(at(dev, "missed_overlap_count", NULL), 2);
+	num_is(at(dev, "missed_overlap_ns", NULL), 25000); /* and z's [120, 130) */
+	num_is(at(dev, "missed_overlap_hideable_ns", NULL), 25000);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+
+	o.rows = GS_REPORT_ROWS_ALL;
+	r = report_of(t, &o);
+	j = json_of(r, NULL);
+	dev = at(j, "devices", "#0", NULL);
+	assert_int_equal(cJSON_GetArraySize(at(dev, "schedule", "critical_path", NULL)), 4);
+	assert_int_equal(cJSON_GetArraySize(at(j, "waits", NULL)), 3);
+	assert_null(
+		cJSON_GetObjectItemCaseSensitive(at(dev, "schedule", NULL), "critical_path_count"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(j, "waits_count"));
+	text = text_of(r);
+	assert_null(strstr(text, " shown ("));
+	free(text);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
 static void test_write_error(void **state)
 {
 	struct gs_trace *t = trace_of(serial_json);
@@ -847,6 +965,7 @@ int main(void)
 		cmocka_unit_test(test_one_stream),
 		cmocka_unit_test(test_color),
 		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_shared_a100),
 	};
 

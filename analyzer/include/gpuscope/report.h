@@ -34,12 +34,19 @@ struct gs_report_options {
 	const char *format; /* input format name (copied) */
 	size_t top;         /* rows in ranked text tables (0: default 10) */
 	bool color;         /* text: ANSI colour */
+	/* Entries kept in each per-op list (critical path, missed overlap,
+	 * waits), those with the most time at stake: 0 for
+	 * GS_REPORT_DEFAULT_ROWS, GS_REPORT_ROWS_ALL for every one. */
+	size_t rows;
 	uint64_t max_edges; /* of the dependency graph (gs_graph_options) */
 	/* The CUDA Graph replay what-if's cost per kernel node, when set
 	 * (else GS_CUDAGRAPH_NODE_NS_DEFAULT). */
 	bool has_graph_node_ns;
 	int64_t graph_node_ns;
 };
+
+#define GS_REPORT_DEFAULT_ROWS 1000
+#define GS_REPORT_ROWS_ALL SIZE_MAX
 
 struct gs_report;
 

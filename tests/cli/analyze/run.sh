@@ -215,6 +215,21 @@ done
 expect good_window 0 --window 1700000000000002000:1700000000000050us pipelined.json
 has good_window out "48.000 us (--window)"
 expect bad_top 2 --top 0 pipelined.json
+for v in 0 -1 +1 abc 3x '' 10000000000; do
+	expect "bad_rows_$v" 2 --rows "$v" pipelined.json
+	has "bad_rows_$v" err "--rows wants a count from 1 or 'all'"
+done
+# --rows 1 cuts the critical path and says so; all and the default keep
+# every entry of a small trace, with no count fields.
+expect rows_one 0 --format json --rows 1 pipelined.json
+has rows_one out '"critical_path_count": '
+expect rows_one_text 0 --rows 1 pipelined.json
+has rows_one_text out " shown (--top N; the report keeps 1, --rows N or --rows all for more)"
+expect rows_all 0 --format json --rows all pipelined.json
+run rows_default --format json pipelined.json
+checks=$((checks + 1))
+cmp -s rows_all.out rows_default.out || fail "rows_all: differs from the default"
+grep -qE '"(critical_path|missed_overlap|waits)_count"' rows_all.out && fail "rows_all: a count field in an uncut report"
 expect bad_color 2 --color=sometimes pipelined.json
 expect unknown_opt 2 --bogus pipelined.json
 
