@@ -710,25 +710,31 @@ static void merge_first8(char *dst, const char *l, size_t nl, const char *r, siz
 		dst += size;
 	}
 	memcpy(dst, l, nl * size);
-	memcpy(dst + nl * size, r, nr * size);
+	if (dst + nl * size != r) /* in place: the rest of r is where it goes */
+		memmove(dst + nl * size, r, nr * size);
 }
 
-/* A few sorted runs (bound[0 .. runs]) merged pairwise through tmp. */
+/*
+ * A few sorted runs (bound[0 .. runs]) merged pairwise, through tmp, the
+ * last merge into a. When the runs are in a then, the left one moves to tmp
+ * and the merge writes in place behind the right one's reads.
+ */
 static void merge_runs_first8(char *a, char *tmp, size_t n, size_t size, uint64_t flip,
 			      size_t *bound, size_t runs)
 {
 	char *src = a, *dst = tmp;
+	size_t mid;
 
-	while (runs > 1) {
+	while (runs > 2) {
 		size_t out = 0;
 		char *t;
 
 		for (size_t r = 0; r < runs; r += 2) {
-			size_t lo = bound[r], mid = bound[r + 1];
-			size_t hi = r + 1 < runs ? bound[r + 2] : mid;
+			size_t lo = bound[r], m = bound[r + 1];
+			size_t hi = r + 1 < runs ? bound[r + 2] : m;
 
-			merge_first8(dst + lo * size, src + lo * size, mid - lo, src + mid * size,
-				     hi - mid, size, flip);
+			merge_first8(dst + lo * size, src + lo * size, m - lo, src + m * size,
+				     hi - m, size, flip);
 			bound[out++] = lo;
 		}
 		bound[out] = n;
@@ -737,8 +743,13 @@ static void merge_runs_first8(char *a, char *tmp, size_t n, size_t size, uint64_
 		src = dst;
 		dst = t;
 	}
-	if (src != a)
-		memcpy(a, src, n * size);
+	mid = bound[1];
+	if (src == tmp) {
+		merge_first8(a, tmp, mid, tmp + mid * size, n - mid, size, flip);
+		return;
+	}
+	memcpy(tmp, a, mid * size);
+	merge_first8(a, tmp, mid, a + mid * size, n - mid, size, flip);
 }
 
 /* LSD radix sort of the elements themselves by the leading key, through tmp. */
@@ -790,8 +801,14 @@ static void sort_first8(void *base, size_t n, size_t size, uint64_t flip)
 
 	if (n < 2 || size < 8)
 		return;
-	for (size_t i = 1; i < n; i++)
-		runs += first8(a + i * size, flip) < first8(a + (i - 1) * size, flip);
+	bound[0] = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (first8(a + i * size, flip) >= first8(a + (i - 1) * size, flip))
+			continue;
+		if (runs < MERGE_RUNS_MAX)
+			bound[runs] = i;
+		runs++;
+	}
 	if (runs == 1)
 		return; /* in order already */
 	tmp = n > INSERTION_MAX && n <= SIZE_MAX / size ? malloc(n * size) : NULL;
@@ -801,13 +818,7 @@ static void sort_first8(void *base, size_t n, size_t size, uint64_t flip)
 		return;
 	}
 	if (runs <= MERGE_RUNS_MAX) {
-		size_t k = 0;
-
-		bound[k++] = 0;
-		for (size_t i = 1; i < n; i++)
-			if (first8(a + i * size, flip) < first8(a + (i - 1) * size, flip))
-				bound[k++] = i;
-		bound[k] = n;
+		bound[runs] = n;
 		merge_runs_first8(a, tmp, n, size, flip, bound, runs);
 	} else {
 		radix_first8(a, tmp, n, size, flip);
