@@ -8,6 +8,7 @@
 #define GS_ANALYZER_PRIV_H
 
 #include <gpuscope/analyzer.h>
+#include <gpuscope/sort.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -50,28 +51,6 @@ uint32_t gs_trace_find_thread(const struct gs_trace *t, int64_t pid, int64_t tid
 
 /* True when `part` (lower case) is in `s`, in any case. */
 bool gs_has_ci(const char *s, const char *part);
-
-/*
- * qsort, with the same result: glibc's qsort (Debian 12) is a stable merge
- * sort, and so is this. Arrays the analyses build from a finished trace are
- * often in order already (ops by stream and start, calls by thread and
- * start): those cost n - 1 comparisons instead of a merge sort's n log n
- * element copies; arrays made of a few sorted runs are merged run by run.
- */
-void gs_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
-
-/*
- * Stable sorts of n elements of `size` bytes (a multiple of 8) by their
- * first 8 bytes, an int64_t (gs_sort_by_i64) or a uint64_t
- * (gs_sort_by_u64): the result of gs_sort with a comparator on that key
- * alone, without a call per comparison. Elements built in an order that
- * breaks ties the way a longer comparator would (by index, say) need no
- * second key. Arrays in order already cost n - 1 comparisons; a few sorted
- * runs are merged; O(n log n) in any case, O(n) extra memory (on failure
- * to get it, gs_sort).
- */
-void gs_sort_by_i64(void *base, size_t n, size_t size);
-void gs_sort_by_u64(void *base, size_t n, size_t size);
 
 /* A range of gs_trace_ops(): ops[first .. first + count). */
 struct gs_op_range {

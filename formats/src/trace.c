@@ -3,8 +3,9 @@
  * The in-memory trace model: flat record arrays filled through a gs_sink,
  * then sorted and indexed by gs_trace_finish() for the analyses.
  */
-#include "sort.h"
 #include "util.h"
+
+#include <gpuscope/sort.h>
 
 #include <pthread.h>
 #include <stddef.h>
@@ -807,8 +808,8 @@ static uint64_t key_overhead(const void *p)
 	return gs_sort_key_i64(((const struct gs_overhead *)p)->start_ns);
 }
 
-/* A stable sort by cmp (see sort.h): the order glibc's merge-sort qsort
- * gave, without copying the records. */
+/* A stable sort by cmp (gpuscope/sort.h): the order glibc's merge-sort
+ * qsort gave. */
 static gs_status sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *),
 		      uint64_t (*key)(const void *))
 {
@@ -825,6 +826,7 @@ static gs_status sort_ops(struct gs_trace *t)
 	struct gs_sort_spec spec = {.size = sizeof(*t->ops), .cmp = cmp_op, .key = key_op};
 	size_t nstreams = t->streams.count;
 	uint32_t *groups;
+	void *sorted;
 	gs_status rc = GS_OK;
 
 	if (t->n_ops >= 2) {
@@ -835,10 +837,16 @@ static gs_status sort_ops(struct gs_trace *t)
 			groups[i] = t->ops[i].stream;
 		spec.groups = groups;
 		spec.ngroups = (uint32_t)nstreams;
-		rc = gs_sort_records(t->ops, t->n_ops, &spec);
+		/* Streams interleave in time: the ops move far, so a copy. */
+		rc = gs_sort_records_copy(t->ops, t->n_ops, &spec, &sorted);
 		free(groups);
 		if (rc)
 			return GS_ERR_NOMEM;
+		if (sorted) {
+			free(t->ops);
+			t->ops = sorted;
+			t->cap_ops = t->n_ops;
+		}
 	}
 	free(t->stream_first);
 	free(t->stream_count);

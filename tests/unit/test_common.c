@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The base library: error causes, hashing, growable arrays, the u64 map. */
+/* The base library: error causes, hashing, growable arrays, the u64 map,
+ * the stable sorts. */
 #include <gpuscope/error.h>
 #include <gpuscope/hash.h>
+#include <gpuscope/sort.h>
 #include <gpuscope/u64map.h>
 #include <gpuscope/vec.h>
 
@@ -123,6 +125,265 @@ static void test_u64map_replace_and_reserve(void **state)
 	gs_u64map_fini(&m);
 }
 
+/* ---- stable sorts -------------------------------------------------------- */
+
+/* A record as the sorts see it: the key first, then where it was. */
+struct srec {
+	int64_t key;
+	uint64_t place;
+	uint32_t group;
+	uint32_t pad[11]; /* 64 bytes in all */
+};
+
+static int cmp_srec_key(const void *pa, const void *pb)
+{
+	const struct srec *a = pa, *b = pb;
+
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+static int cmp_srec_ukey(const void *pa, const void *pb)
+{
+	uint64_t a = (uint64_t)((const struct srec *)pa)->key;
+	uint64_t b = (uint64_t)((const struct srec *)pb)->key;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The reference order: (group, key, place); places are distinct. */
+static int cmp_srec_ref(const void *pa, const void *pb)
+{
+	const struct srec *a = pa, *b = pb;
+
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->place < b->place ? -1 : a->place > b->place;
+}
+
+static uint64_t key_srec(const void *p)
+{
+	return gs_sort_key_i64(((const struct srec *)p)->key);
+}
+
+static uint64_t xs = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next_rand(void)
+{
+	xs ^= xs << 13;
+	xs ^= xs >> 7;
+	xs ^= xs << 17;
+	return xs;
+}
+
+enum sort_way {
+	WAY_CMP,
+	WAY_IN_PLACE,
+	WAY_I64,
+	WAY_RECORDS,
+	WAY_RECORDS_KEY_ONLY,
+	WAY_GROUPS,
+	WAYS
+};
+
+/* Sort a copy of v[0 .. n) (records of `size` bytes, the first fields of
+ * struct srec) one way, and compare with the reference order. */
+static void check_way(const struct srec *v, size_t n, size_t size, enum sort_way way)
+{
+	struct srec *ref = calloc(n + 1, sizeof(*ref));
+	char *a = calloc(n + 1, size);
+	uint32_t *groups = calloc(n + 1, sizeof(*groups));
+	struct gs_sort_spec spec = {.size = size, .cmp = cmp_srec_key, .key = key_srec};
+
+	assert_non_null(ref);
+	assert_non_null(a);
+	assert_non_null(groups);
+	for (size_t i = 0; i < n; i++) {
+		ref[i] = v[i];
+		if (way < WAY_GROUPS)
+			ref[i].group = 0;
+		memcpy(a + i * size, &ref[i], size < sizeof(ref[i]) ? size : sizeof(ref[i]));
+		groups[i] = ref[i].group;
+	}
+	qsort(ref, n, sizeof(*ref), cmp_srec_ref);
+	switch (way) {
+	case WAY_CMP:
+		gs_sort(a, n, size, cmp_srec_key);
+		break;
+	case WAY_IN_PLACE:
+		gs_sort_in_place(a, n, size, cmp_srec_key);
+		break;
+	case WAY_I64:
+		gs_sort_by_i64(a, n, size);
+		break;
+	case WAY_RECORDS:
+		assert_int_equal(gs_sort_records(a, n, &spec), GS_OK);
+		break;
+	case WAY_RECORDS_KEY_ONLY:
+		spec.cmp = NULL;
+		assert_int_equal(gs_sort_records(a, n, &spec), GS_OK);
+		break;
+	case WAY_GROUPS:
+		spec.groups = groups;
+		spec.ngroups = 5;
+		assert_int_equal(gs_sort_records(a, n, &spec), GS_OK);
+		break;
+	default: {
+		void *sorted;
+
+		spec.groups = groups;
+		spec.ngroups = 5;
+		assert_int_equal(gs_sort_records_copy(a, n, &spec, &sorted), GS_OK);
+		if (sorted) { /* else a was in order */
+			memcpy(a, sorted, n * size);
+			free(sorted);
+		}
+		break;
+	}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct srec got;
+
+		memcpy(&got, a + i * size, size < sizeof(got) ? size : sizeof(got));
+		assert_int_equal(got.key, ref[i].key);
+		assert_int_equal(got.place, ref[i].place); /* stable */
+	}
+	free(ref);
+	free(a);
+	free(groups);
+}
+
+static void test_sort_negative_keys(void **state)
+{
+	static const int64_t keys[] = {5, -3, INT64_MIN, INT64_MAX, -3, 0, -1, 5, INT64_MIN};
+	/* Sorted: INT64_MIN (2, 8), -3 (1, 4), -1 (6), 0 (5), 5 (0, 7), INT64_MAX (3). */
+	static const uint64_t want[] = {2, 8, 1, 4, 6, 5, 0, 7, 3};
+	struct srec v[9] = {{0}};
+
+	(void)state;
+	for (size_t way = 0; way < WAYS; way++) {
+		for (size_t i = 0; i < 9; i++)
+			v[i] = (struct srec){.key = keys[i], .place = i};
+		check_way(v, 9, sizeof(v[0]), (enum sort_way)way);
+	}
+	gs_sort_by_i64(v, 9, sizeof(v[0]));
+	for (size_t i = 0; i < 9; i++)
+		assert_int_equal(v[i].place, want[i]);
+	/* As unsigned, the negative keys come last: 0, 5, 5, MAX, MIN, MIN, -3, -3, -1. */
+	static const uint64_t want_u[] = {5, 0, 7, 3, 2, 8, 1, 4, 6};
+
+	for (size_t i = 0; i < 9; i++)
+		v[i] = (struct srec){.key = keys[i], .place = i};
+	gs_sort_by_u64(v, 9, sizeof(v[0]));
+	for (size_t i = 0; i < 9; i++)
+		assert_int_equal(v[i].place, want_u[i]);
+	for (size_t i = 0; i < 9; i++)
+		v[i] = (struct srec){.key = keys[i], .place = i};
+	gs_sort(v, 9, sizeof(v[0]), cmp_srec_ukey);
+	for (size_t i = 0; i < 9; i++)
+		assert_int_equal(v[i].place, want_u[i]);
+}
+
+static void test_sort_trivial(void **state)
+{
+	struct srec v[40] = {{0}};
+	struct gs_sort_spec spec = {.size = sizeof(v[0]), .cmp = cmp_srec_key, .key = key_srec};
+
+	(void)state;
+	/* n = 0 and n = 1 leave the array alone (NULL base for 0). */
+	gs_sort(NULL, 0, sizeof(v[0]), cmp_srec_key);
+	gs_sort_by_i64(NULL, 0, sizeof(v[0]));
+	gs_sort_by_u64(NULL, 0, sizeof(v[0]));
+	assert_int_equal(gs_sort_records(NULL, 0, &spec), GS_OK);
+	v[0] = (struct srec){.key = -7, .place = 3};
+	gs_sort(v, 1, sizeof(v[0]), cmp_srec_key);
+	gs_sort_by_i64(v, 1, sizeof(v[0]));
+	assert_int_equal(gs_sort_records(v, 1, &spec), GS_OK);
+	assert_int_equal(v[0].key, -7);
+	assert_int_equal(v[0].place, 3);
+	/* All keys equal: every way keeps the order, short and long. */
+	for (size_t n = 2; n <= 40; n += 38)
+		for (size_t way = 0; way < WAYS; way++) {
+			for (size_t i = 0; i < n; i++)
+				v[i] = (struct srec){.key = 42,
+						     .place = i,
+						     .group = (uint32_t)(i % 5)};
+			check_way(v, n, sizeof(v[0]), (enum sort_way)way);
+		}
+}
+
+/* Keys of one shape: in order, reversed, a few sorted runs, few distinct,
+ * any 64-bit value, or times a few seconds apart near 2^60. */
+static int64_t shape_key(int shape, size_t i, size_t n)
+{
+	switch (shape) {
+	case 0:
+		return (int64_t)i * 3;
+	case 1:
+		return (int64_t)(n - i) * 5;
+	case 2:
+		return (int64_t)(i % (n / 7 + 1)) * 7 + (int64_t)(next_rand() % 3);
+	case 3:
+		return (int64_t)(next_rand() % 4) - 2;
+	case 4:
+		return (int64_t)next_rand();
+	default:
+		return (int64_t)(1ull << 60) + (int64_t)(next_rand() % 4000000000ull);
+	}
+}
+
+static void test_sort_random(void **state)
+{
+	static const size_t sizes[] = {8, 16, 24, 56, 64}; /* up to 64: gathered */
+	size_t big = sizeof(struct srec) + 32;             /* larger: moved along cycles */
+	struct srec *v = calloc(200000, sizeof(*v));
+
+	(void)state;
+	assert_non_null(v);
+	for (int iter = 0; iter < 200; iter++) {
+		size_t n = iter < 40 ? (size_t)iter : (size_t)(next_rand() % 3000);
+		int shape = (int)(next_rand() % 6);
+		size_t size = sizes[next_rand() % 5];
+
+		if (iter % 50 == 49)
+			n = 200000;
+		for (size_t i = 0; i < n; i++)
+			v[i] = (struct srec){.key = shape_key(shape, i, n),
+					     .place = i,
+					     /* groups in order, or mixed */
+					     .group = iter % 3 ? (uint32_t)(next_rand() % 5) :
+								 (uint32_t)(i * 5 / n)};
+		for (size_t way = 0; way < WAYS; way++) {
+			size_t sz = size;
+
+			if (way == WAY_IN_PLACE && n > 20000)
+				continue;
+			if (iter % 4 == 3 && way >= WAY_RECORDS)
+				sz = big;
+			check_way(v, n, sz < 16 ? 16 : sz, (enum sort_way)way);
+		}
+	}
+	free(v);
+}
+
+static void test_sort_pair_ranks(void **state)
+{
+	struct pr {
+		int64_t a, b;
+	} v[] = {{3, 1}, {-2, 9}, {3, 1}, {3, 0}, {-2, 9}, {INT64_MIN, 5}};
+	uint32_t out[6], n = 0;
+	static const uint32_t want[] = {3, 1, 3, 2, 1, 0};
+
+	(void)state;
+	assert_int_equal(gs_sort_pair_ranks(v, 6, sizeof(v[0]), offsetof(struct pr, a),
+					    offsetof(struct pr, b), out, &n),
+			 GS_OK);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < 6; i++)
+		assert_int_equal(out[i], want[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +392,10 @@ int main(void)
 		cmocka_unit_test(test_vec),
 		cmocka_unit_test(test_u64map),
 		cmocka_unit_test(test_u64map_replace_and_reserve),
+		cmocka_unit_test(test_sort_negative_keys),
+		cmocka_unit_test(test_sort_trivial),
+		cmocka_unit_test(test_sort_random),
+		cmocka_unit_test(test_sort_pair_ranks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

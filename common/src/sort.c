@@ -1,0 +1,942 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The stable sorts of gs_common (see gpuscope/sort.h).
+ *
+ * Paths, fastest first:
+ *   1. the input is in order already (n - 1 comparisons);
+ *   2. with groups, in order within each group: one stable counting pass;
+ *   3. with a key: LSD radix sort of (key, index) pairs (a byte a pass,
+ *      bytes that every key shares skipped), then a stable counting pass
+ *      by group, then runs of equal (group, key) ordered by cmp (insertion
+ *      sort for short runs, merge sort for long ones);
+ *   4. a comparator alone: a stable merge sort of the elements, the sorted
+ *      runs the input already has merged pairwise (short runs first made
+ *      16 long by insertion); without memory for it, the same merges done
+ *      in place by rotations.
+ * Paths 2 and 3 work on indexes, and the records then move once: gathered
+ * through a copy (sequential writes), or, when the copy cannot be had or
+ * the records are large, in place along the cycles of the permutation.
+ * gs_sort_by_i64 / gs_sort_by_u64 move the elements themselves (they are
+ * small): a few sorted runs merged pairwise, otherwise an LSD radix sort
+ * of the elements, a byte a pass, bytes every key shares skipped.
+ */
+#include <gpuscope/hash.h>
+#include <gpuscope/sort.h>
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RADIX_BITS 8 /* a byte per pass: 256 buckets, written in cache */
+#define RADIX_SIZE (1u << RADIX_BITS)
+#define RADIX_PASSES (64 / RADIX_BITS)
+#define MERGE_RUNS_MAX 32 /* up to this many sorted runs: merged, not radix sorted */
+#define INSERTION_MAX 16
+#define GATHER_MAX_SIZE 40 /* bytes per record gathered through a copy */
+#define PREFETCH_AHEAD 8   /* records fetched ahead: enough to cover a miss */
+
+typedef int (*cmp_fn)(const void *, const void *);
+
+/* Copy one element; the sizes gpuscope sorts get an inlined copy. */
+static inline void copy_elem(char *dst, const char *src, size_t size)
+{
+	switch (size) {
+	case 8:
+		memcpy(dst, src, 8);
+		break;
+	case 16:
+		memcpy(dst, src, 16);
+		break;
+	case 24:
+		memcpy(dst, src, 24);
+		break;
+	case 32:
+		memcpy(dst, src, 32);
+		break;
+	case 40:
+		memcpy(dst, src, 40);
+		break;
+	case 56:
+		memcpy(dst, src, 56);
+		break;
+	case 80:
+		memcpy(dst, src, 80);
+		break;
+	case 96:
+		memcpy(dst, src, 96);
+		break;
+	default:
+		memcpy(dst, src, size);
+		break;
+	}
+}
+
+static inline void prefetch_rec(const char *p, size_t size)
+{
+	for (size_t o = 0; o < size; o += 64)
+		__builtin_prefetch(p + o, 0, 0);
+	__builtin_prefetch(p + size - 1, 0, 0);
+}
+
+/* ---- path 4: merge sort of the elements by a comparator ---- */
+
+/* Merge the sorted runs [l, l + nl) and [r, r + nr) into dst, left first on
+ * ties (stable). */
+static void merge_runs(char *dst, const char *l, size_t nl, const char *r, size_t nr, size_t size,
+		       cmp_fn cmp)
+{
+	while (nl && nr) {
+		if (cmp(l, r) <= 0) {
+			copy_elem(dst, l, size);
+			l += size;
+			nl--;
+		} else {
+			copy_elem(dst, r, size);
+			r += size;
+			nr--;
+		}
+		dst += size;
+	}
+	memcpy(dst, l, nl * size);
+	memcpy(dst + nl * size, r, nr * size);
+}
+
+static void swap_elems(char *a, char *b, size_t size)
+{
+	char t[64];
+
+	while (size) {
+		size_t k = size < sizeof(t) ? size : sizeof(t);
+
+		memcpy(t, a, k);
+		memcpy(a, b, k);
+		memcpy(b, t, k);
+		a += k;
+		b += k;
+		size -= k;
+	}
+}
+
+/* Stable insertion sort of a[0 .. n) by adjacent swaps (n is short). */
+static void insertion_elems(char *a, size_t n, size_t size, cmp_fn cmp)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cmp(a + (j - 1) * size, a + j * size) > 0; j--)
+			swap_elems(a + (j - 1) * size, a + j * size, size);
+}
+
+static void reverse_elems(char *a, size_t n, size_t size)
+{
+	for (size_t i = 0, j = n; i + 1 < j; i++, j--)
+		swap_elems(a + i * size, a + (j - 1) * size, size);
+}
+
+/* a[0 .. n1) a[n1 .. n1 + n2) -> a[n1 .. n1 + n2) a[0 .. n1). */
+static void rotate_elems(char *a, size_t n1, size_t n2, size_t size)
+{
+	if (!n1 || !n2)
+		return;
+	reverse_elems(a, n1, size);
+	reverse_elems(a + n1 * size, n2, size);
+	reverse_elems(a, n1 + n2, size);
+}
+
+/* Stable in-place merge of the sorted a[0 .. n1) and a[n1 .. n1 + n2). */
+static void merge_in_place(char *a, size_t n1, size_t n2, size_t size, cmp_fn cmp)
+{
+	size_t c1, c2;
+
+	if (!n1 || !n2 || cmp(a + (n1 - 1) * size, a + n1 * size) <= 0)
+		return;
+	if (n1 + n2 == 2) {
+		swap_elems(a, a + size, size);
+		return;
+	}
+	if (n1 >= n2) {
+		/* The left half's middle; the right elements below it go first. */
+		size_t lo = 0, hi = n2;
+
+		c1 = n1 / 2;
+		while (lo < hi) {
+			size_t m = lo + (hi - lo) / 2;
+
+			if (cmp(a + (n1 + m) * size, a + c1 * size) < 0)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		c2 = lo;
+	} else {
+		/* The right half's middle; the left elements not above it stay. */
+		size_t lo = 0, hi = n1;
+
+		c2 = n2 / 2;
+		while (lo < hi) {
+			size_t m = lo + (hi - lo) / 2;
+
+			if (cmp(a + m * size, a + (n1 + c2) * size) <= 0)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		c1 = lo;
+	}
+	rotate_elems(a + c1 * size, n1 - c1, c2, size);
+	merge_in_place(a, c1, c2, size, cmp);
+	merge_in_place(a + (c1 + c2) * size, n1 - c1, n2 - c2, size, cmp);
+}
+
+void gs_sort_in_place(void *base, size_t n, size_t size, cmp_fn cmp)
+{
+	char *a = base;
+
+	for (size_t i = 0; i < n; i += INSERTION_MAX)
+		insertion_elems(a + i * size, n - i < INSERTION_MAX ? n - i : INSERTION_MAX, size,
+				cmp);
+	for (size_t w = INSERTION_MAX; w < n; w *= 2)
+		for (size_t lo = 0; lo + w < n; lo += 2 * w)
+			merge_in_place(a + lo * size, w, n - lo - w < w ? n - lo - w : w, size,
+				       cmp);
+}
+
+/* Bounds of the sorted runs of a (bound[0] = 0 .. bound[runs] = n). */
+static size_t find_runs(const char *a, size_t n, size_t size, cmp_fn cmp, size_t *bound)
+{
+	size_t runs = 0;
+
+	bound[runs++] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (cmp(a + (i - 1) * size, a + i * size) > 0)
+			bound[runs++] = i;
+	bound[runs] = n;
+	return runs;
+}
+
+void gs_sort(void *base, size_t n, size_t size, cmp_fn cmp)
+{
+	char *a = base, *tmp = NULL, *src, *dst;
+	size_t runs = 1, *bound = NULL;
+
+	if (n < 2 || !size)
+		return;
+	for (size_t i = 1; i < n; i++)
+		runs += cmp(a + (i - 1) * size, a + i * size) > 0;
+	if (runs == 1)
+		return; /* in order already */
+	if (n <= INSERTION_MAX) {
+		insertion_elems(a, n, size, cmp);
+		return;
+	}
+	if (runs > n / INSERTION_MAX) {
+		/* Many short runs: sorted blocks first. */
+		for (size_t i = 0; i < n; i += INSERTION_MAX)
+			insertion_elems(a + i * size, n - i < INSERTION_MAX ? n - i : INSERTION_MAX,
+					size, cmp);
+		runs = 1;
+		for (size_t i = 1; i < n; i++)
+			runs += cmp(a + (i - 1) * size, a + i * size) > 0;
+		if (runs == 1)
+			return;
+	}
+	if (n <= SIZE_MAX / size)
+		tmp = malloc(n * size);
+	bound = tmp ? malloc((runs + 1) * sizeof(*bound)) : NULL;
+	if (!bound) {
+		free(tmp);
+		gs_sort_in_place(a, n, size, cmp);
+		return;
+	}
+	runs = find_runs(a, n, size, cmp, bound);
+	src = a;
+	dst = tmp;
+	while (runs > 1) {
+		size_t out = 0;
+		char *t;
+
+		for (size_t r = 0; r < runs; r += 2) {
+			size_t lo = bound[r], mid = bound[r + 1];
+			size_t hi = r + 1 < runs ? bound[r + 2] : mid;
+
+			merge_runs(dst + lo * size, src + lo * size, mid - lo, src + mid * size,
+				   hi - mid, size, cmp);
+			bound[out++] = lo;
+		}
+		bound[out] = n;
+		runs = out;
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * size);
+	free(tmp);
+	free(bound);
+}
+
+/* ---- paths 2 and 3: indexes ---- */
+
+struct ctx {
+	const char *base;
+	size_t size;
+	cmp_fn cmp;                    /* NULL: the key alone orders */
+	uint64_t (*key)(const void *); /* NULL: the first 8 bytes ^ flip */
+	uint64_t flip;
+};
+
+static const void *rec(const struct ctx *c, uint32_t i)
+{
+	return c->base + (size_t)i * c->size;
+}
+
+static uint64_t key_at(const struct ctx *c, uint32_t i)
+{
+	uint64_t k;
+
+	if (c->key)
+		return c->key(rec(c, i));
+	memcpy(&k, rec(c, i), sizeof(k));
+	return k ^ c->flip;
+}
+
+/* Records i, j in order (i first): by key, then by cmp. */
+static bool le(const struct ctx *c, uint32_t i, uint32_t j, uint64_t ki, uint64_t kj)
+{
+	if (ki != kj)
+		return ki < kj;
+	return !c->cmp || c->cmp(rec(c, i), rec(c, j)) <= 0;
+}
+
+static bool le_cmp(const struct ctx *c, uint32_t i, uint32_t j)
+{
+	return c->cmp(rec(c, i), rec(c, j)) <= 0;
+}
+
+static void insertion_idx(const struct ctx *c, uint32_t *idx, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint32_t x = idx[i];
+		size_t j = i;
+
+		while (j > 0 && !le_cmp(c, idx[j - 1], x)) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = x;
+	}
+}
+
+/* Stable bottom-up merge sort of idx[0 .. n) by cmp; tmp holds n. */
+static void merge_sort_idx(const struct ctx *c, uint32_t *idx, uint32_t *tmp, size_t n)
+{
+	uint32_t *src = idx, *dst = tmp;
+
+	for (size_t i = 0; i < n; i += INSERTION_MAX)
+		insertion_idx(c, idx + i, n - i < INSERTION_MAX ? n - i : INSERTION_MAX);
+	for (size_t w = INSERTION_MAX; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t a = lo, b = mid, o = lo;
+
+			while (a < mid && b < hi)
+				dst[o++] = le_cmp(c, src[a], src[b]) ? src[a++] : src[b++];
+			while (a < mid)
+				dst[o++] = src[a++];
+			while (b < hi)
+				dst[o++] = src[b++];
+		}
+		uint32_t *t = src;
+
+		src = dst;
+		dst = t;
+	}
+	if (src != idx)
+		memcpy(idx, src, n * sizeof(*idx));
+}
+
+/* Stable LSD radix sort of (k, idx) pairs by k. k2, idx2 hold n each. */
+static void radix_sort(uint64_t *k, uint32_t *idx, uint64_t *k2, uint32_t *idx2, size_t n,
+		       size_t (*count)[RADIX_SIZE])
+{
+	uint64_t *ks = k, *kd = k2;
+	uint32_t *is = idx, *id = idx2;
+
+	memset(count, 0, RADIX_PASSES * sizeof(*count));
+	for (size_t i = 0; i < n; i++)
+		for (int p = 0; p < RADIX_PASSES; p++)
+			count[p][(k[i] >> (p * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
+	for (int p = 0; p < RADIX_PASSES; p++) {
+		size_t sum = 0;
+		bool trivial = false;
+
+		for (size_t d = 0; d < RADIX_SIZE; d++) {
+			size_t c = count[p][d];
+
+			if (c == n)
+				trivial = true;
+			count[p][d] = sum;
+			sum += c;
+		}
+		if (trivial)
+			continue; /* every key has the same digit here */
+		for (size_t i = 0; i < n; i++) {
+			size_t o = count[p][(ks[i] >> (p * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
+
+			kd[o] = ks[i];
+			id[o] = is[i];
+		}
+		uint64_t *tk = ks;
+		uint32_t *ti = is;
+
+		ks = kd;
+		kd = tk;
+		is = id;
+		id = ti;
+	}
+	if (ks != k) {
+		memcpy(k, ks, n * sizeof(*k));
+		memcpy(idx, is, n * sizeof(*idx));
+	}
+}
+
+/*
+ * Stable counting pass by group: (k, idx) in, (k2, idx2) out; groups is
+ * indexed by record. k and k2 may be NULL (no keys carried).
+ */
+static gs_status group_pass(const uint64_t *k, const uint32_t *idx, uint64_t *k2, uint32_t *idx2,
+			    size_t n, const uint32_t *groups, uint32_t ngroups)
+{
+	size_t *start = calloc((size_t)ngroups + 1, sizeof(*start));
+
+	if (!start)
+		return GS_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		start[groups[i] + 1]++;
+	for (uint32_t g = 0; g < ngroups; g++)
+		start[g + 1] += start[g];
+	for (size_t i = 0; i < n; i++) {
+		size_t o = start[groups[idx[i]]]++;
+
+		idx2[o] = idx[i];
+		if (k)
+			k2[o] = k[i];
+	}
+	free(start);
+	return GS_OK;
+}
+
+/*
+ * *within: the records are in order within each group (keys in k);
+ * *all: besides, the groups come in order (the records are sorted).
+ */
+static gs_status in_order_within_groups(const struct ctx *c, const uint64_t *k, size_t n,
+					const uint32_t *groups, uint32_t ngroups, bool *within,
+					bool *all)
+{
+	uint32_t *last = malloc(((size_t)ngroups ? ngroups : 1) * sizeof(*last));
+
+	if (!last)
+		return GS_ERR_NOMEM;
+	memset(last, 0xff, (size_t)ngroups * sizeof(*last));
+	*within = *all = true;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t g = groups[i], l = last[g];
+
+		if (i && g < groups[i - 1])
+			*all = false;
+		if (l != UINT32_MAX && !le(c, l, (uint32_t)i, k[l], k[i])) {
+			*within = *all = false;
+			break;
+		}
+		last[g] = (uint32_t)i;
+	}
+	free(last);
+	return GS_OK;
+}
+
+/*
+ * Move the records into the order idx gives (idx[p]: the record that goes
+ * to p), once each, in place along the permutation's cycles (idx is
+ * consumed). A second walk runs PREFETCH_AHEAD records ahead on the same
+ * cycle and prefetches each record before the copy needs it (the
+ * destination is always the record just read, in cache already).
+ */
+static gs_status apply_cycles(char *base, size_t n, size_t size, uint32_t *idx)
+{
+	char *tmp = malloc(size);
+
+	if (!tmp)
+		return GS_ERR_NOMEM;
+	for (size_t s = 0; s < n; s++) {
+		size_t p = s, ahead = s;
+		bool open = true; /* the look-ahead has not come back to s */
+
+		if (idx[s] == s)
+			continue;
+		for (int k = 0; k < PREFETCH_AHEAD && open; k++) {
+			ahead = idx[ahead];
+			open = ahead != s;
+			if (open)
+				prefetch_rec(base + ahead * size, size);
+		}
+		memcpy(tmp, base + s * size, size);
+		for (;;) {
+			size_t q = idx[p];
+
+			if (open) {
+				ahead = idx[ahead];
+				open = ahead != s;
+				if (open)
+					prefetch_rec(base + ahead * size, size);
+			}
+			idx[p] = (uint32_t)p;
+			if (q == s) {
+				memcpy(base + p * size, tmp, size);
+				break;
+			}
+			copy_elem(base + p * size, base + q * size, size);
+			p = q;
+		}
+	}
+	free(tmp);
+	return GS_OK;
+}
+
+/*
+ * The same by a copy (sequential writes, prefetched reads): into a new
+ * array *out when out is given, else copied back. Without the memory for
+ * the copy, or for records above GATHER_MAX_SIZE bytes when copied back,
+ * along the cycles (*out then NULL).
+ */
+static gs_status apply(char *base, size_t n, size_t size, uint32_t *idx, void **out)
+{
+	char *tmp = out || size <= GATHER_MAX_SIZE ? malloc(n * size) : NULL;
+
+	if (!tmp)
+		return apply_cycles(base, n, size, idx);
+	for (size_t p = 0; p < n; p++) {
+		if (p + PREFETCH_AHEAD < n)
+			prefetch_rec(base + (size_t)idx[p + PREFETCH_AHEAD] * size, size);
+		copy_elem(tmp + p * size, base + (size_t)idx[p] * size, size);
+	}
+	if (out) {
+		*out = tmp;
+		return GS_OK;
+	}
+	memcpy(base, tmp, n * size);
+	free(tmp);
+	return GS_OK;
+}
+
+/* Paths 1 to 3 for records with a key (c->key, or the first 8 bytes). */
+static gs_status sort_keyed(const struct ctx *c, char *base, size_t n, const uint32_t *groups,
+			    uint32_t ngroups, void **out)
+{
+	uint32_t *idx = NULL, *idx2 = NULL;
+	uint64_t *k = NULL, *k2 = NULL;
+	size_t(*count)[RADIX_SIZE] = NULL;
+	gs_status rc = GS_ERR_NOMEM;
+	size_t i;
+
+	k = malloc(n * sizeof(*k));
+	idx = malloc(n * sizeof(*idx));
+	idx2 = malloc(n * sizeof(*idx2));
+	if (!k || !idx || !idx2)
+		goto out;
+	for (i = 0; i < n; i++) {
+		k[i] = key_at(c, (uint32_t)i);
+		idx[i] = (uint32_t)i;
+	}
+	if (groups) {
+		bool within, all;
+
+		rc = in_order_within_groups(c, k, n, groups, ngroups, &within, &all);
+		if (rc || all)
+			goto out; /* in order already */
+		if (within) {
+			rc = group_pass(NULL, idx, NULL, idx2, n, groups, ngroups);
+			if (!rc)
+				rc = apply(base, n, c->size, idx2, out);
+			goto out;
+		}
+	} else {
+		for (i = 1; i < n; i++)
+			if (!le(c, (uint32_t)(i - 1), (uint32_t)i, k[i - 1], k[i]))
+				break;
+		if (i == n) {
+			rc = GS_OK; /* in order already */
+			goto out;
+		}
+	}
+	rc = GS_ERR_NOMEM;
+	k2 = malloc(n * sizeof(*k2));
+	count = malloc(RADIX_PASSES * sizeof(*count));
+	if (!k2 || !count)
+		goto out;
+	radix_sort(k, idx, k2, idx2, n, count);
+	if (groups) {
+		rc = group_pass(k, idx, k2, idx2, n, groups, ngroups);
+		if (rc)
+			goto out;
+		memcpy(idx, idx2, n * sizeof(*idx));
+		memcpy(k, k2, n * sizeof(*k));
+	}
+	/* Runs of equal (group, key): order them by cmp. */
+	for (i = 0; c->cmp && i < n;) {
+		size_t j = i + 1;
+		uint32_t g = groups ? groups[idx[i]] : 0;
+
+		while (j < n && k[j] == k[i] && (!groups || groups[idx[j]] == g))
+			j++;
+		if (j - i > INSERTION_MAX)
+			merge_sort_idx(c, idx + i, idx2, j - i);
+		else if (j - i > 1)
+			insertion_idx(c, idx + i, j - i);
+		i = j;
+	}
+	rc = apply(base, n, c->size, idx, out);
+out:
+	free(idx);
+	free(idx2);
+	free(k);
+	free(k2);
+	free(count);
+	return rc;
+}
+
+static gs_status sort_records(void *base, size_t n, const struct gs_sort_spec *spec, void **out)
+{
+	struct ctx c = {.base = base, .size = spec->size, .cmp = spec->cmp, .key = spec->key};
+	size_t i;
+
+	if (n < 2)
+		return GS_OK;
+	if (!spec->key) {
+		char *a = base;
+
+		for (i = 1; i < n; i++)
+			if (spec->cmp(a + (i - 1) * spec->size, a + i * spec->size) > 0)
+				break;
+		if (i == n)
+			return GS_OK;
+		if (!spec->groups) {
+			gs_sort(base, n, spec->size, spec->cmp);
+			return GS_OK;
+		}
+	}
+	if (n >= UINT32_MAX)
+		return GS_ERR_NOMEM;
+	if (!c.key) {
+		/* Groups without a key: a stable pass by group, then cmp within. */
+		uint32_t *idx = malloc(n * sizeof(*idx)), *idx2 = malloc(n * sizeof(*idx2));
+		gs_status rc = GS_ERR_NOMEM;
+
+		if (idx && idx2) {
+			for (i = 0; i < n; i++)
+				idx[i] = (uint32_t)i;
+			rc = group_pass(NULL, idx, NULL, idx2, n, spec->groups, spec->ngroups);
+			for (i = 0; !rc && i < n;) {
+				size_t j = i + 1;
+				uint32_t g = spec->groups[idx2[i]];
+
+				while (j < n && spec->groups[idx2[j]] == g)
+					j++;
+				if (j - i > 1)
+					merge_sort_idx(&c, idx2 + i, idx, j - i);
+				i = j;
+			}
+			if (!rc)
+				rc = apply(base, n, spec->size, idx2, out);
+		}
+		free(idx);
+		free(idx2);
+		return rc;
+	}
+	return sort_keyed(&c, base, n, spec->groups, spec->ngroups, out);
+}
+
+gs_status gs_sort_records(void *base, size_t n, const struct gs_sort_spec *spec)
+{
+	return sort_records(base, n, spec, NULL);
+}
+
+gs_status gs_sort_records_copy(void *base, size_t n, const struct gs_sort_spec *spec, void **sorted)
+{
+	*sorted = NULL;
+	return sort_records(base, n, spec, sorted);
+}
+
+/* ---- a leading 64-bit key ---- */
+
+static int cmp_first8_u64(const void *pa, const void *pb)
+{
+	uint64_t a, b;
+
+	memcpy(&a, pa, sizeof(a));
+	memcpy(&b, pb, sizeof(b));
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_first8_i64(const void *pa, const void *pb)
+{
+	int64_t a, b;
+
+	memcpy(&a, pa, sizeof(a));
+	memcpy(&b, pb, sizeof(b));
+	return a < b ? -1 : a > b;
+}
+
+static inline uint64_t first8(const char *p, uint64_t flip)
+{
+	uint64_t k;
+
+	memcpy(&k, p, sizeof(k));
+	return k ^ flip;
+}
+
+/* Merge two runs sorted by the leading key into dst, left first on ties. */
+static void merge_first8(char *dst, const char *l, size_t nl, const char *r, size_t nr, size_t size,
+			 uint64_t flip)
+{
+	while (nl && nr) {
+		if (first8(r, flip) < first8(l, flip)) {
+			copy_elem(dst, r, size);
+			r += size;
+			nr--;
+		} else {
+			copy_elem(dst, l, size);
+			l += size;
+			nl--;
+		}
+		dst += size;
+	}
+	memcpy(dst, l, nl * size);
+	if (dst + nl * size != r) /* in place: the rest of r is where it goes */
+		memmove(dst + nl * size, r, nr * size);
+}
+
+/*
+ * A few sorted runs (bound[0 .. runs]) merged pairwise, through tmp, the
+ * last merge into a. When the runs are in a then, the left one moves to tmp
+ * and the merge writes in place behind the right one's reads.
+ */
+static void merge_runs_first8(char *a, char *tmp, size_t n, size_t size, uint64_t flip,
+			      size_t *bound, size_t runs)
+{
+	char *src = a, *dst = tmp;
+	size_t mid;
+
+	while (runs > 2) {
+		size_t out = 0;
+		char *t;
+
+		for (size_t r = 0; r < runs; r += 2) {
+			size_t lo = bound[r], m = bound[r + 1];
+			size_t hi = r + 1 < runs ? bound[r + 2] : m;
+
+			merge_first8(dst + lo * size, src + lo * size, m - lo, src + m * size,
+				     hi - m, size, flip);
+			bound[out++] = lo;
+		}
+		bound[out] = n;
+		runs = out;
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	mid = bound[1];
+	if (src == tmp) {
+		merge_first8(a, tmp, mid, tmp + mid * size, n - mid, size, flip);
+		return;
+	}
+	memcpy(tmp, a, mid * size);
+	merge_first8(a, tmp, mid, a + mid * size, n - mid, size, flip);
+}
+
+/* LSD radix sort of the elements themselves by the leading key, through tmp. */
+static void radix_first8(char *a, char *tmp, size_t n, size_t size, uint64_t flip)
+{
+	size_t count[RADIX_PASSES][RADIX_SIZE];
+	char *src = a, *dst = tmp;
+
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = first8(a + i * size, flip);
+
+		for (int p = 0; p < RADIX_PASSES; p++)
+			count[p][(k >> (p * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
+	}
+	for (int p = 0; p < RADIX_PASSES; p++) {
+		size_t sum = 0;
+		bool trivial = false;
+		char *t;
+
+		for (size_t d = 0; d < RADIX_SIZE; d++) {
+			size_t c = count[p][d];
+
+			trivial |= c == n;
+			count[p][d] = sum;
+			sum += c;
+		}
+		if (trivial)
+			continue; /* every key has the same byte here */
+		for (size_t i = 0; i < n; i++) {
+			const char *e = src + i * size;
+			size_t o =
+				count[p][(first8(e, flip) >> (p * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
+
+			copy_elem(dst + o * size, e, size);
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * size);
+}
+
+static void sort_first8(void *base, size_t n, size_t size, uint64_t flip)
+{
+	char *a = base, *tmp;
+	size_t runs = 1, bound[MERGE_RUNS_MAX + 1];
+
+	if (n < 2 || size < 8)
+		return;
+	bound[0] = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (first8(a + i * size, flip) >= first8(a + (i - 1) * size, flip))
+			continue;
+		if (runs < MERGE_RUNS_MAX)
+			bound[runs] = i;
+		runs++;
+	}
+	if (runs == 1)
+		return; /* in order already */
+	tmp = n > INSERTION_MAX && n <= SIZE_MAX / size ? malloc(n * size) : NULL;
+	if (!tmp) {
+		/* Short, or no memory: gs_sort by the key. */
+		gs_sort(base, n, size, flip ? cmp_first8_i64 : cmp_first8_u64);
+		return;
+	}
+	if (runs <= MERGE_RUNS_MAX) {
+		bound[runs] = n;
+		merge_runs_first8(a, tmp, n, size, flip, bound, runs);
+	} else {
+		radix_first8(a, tmp, n, size, flip);
+	}
+	free(tmp);
+}
+
+void gs_sort_by_i64(void *base, size_t n, size_t size)
+{
+	sort_first8(base, n, size, 1ull << 63);
+}
+
+void gs_sort_by_u64(void *base, size_t n, size_t size)
+{
+	sort_first8(base, n, size, 0);
+}
+/* ---- ranks of (a, b) pairs ---- */
+
+struct pair {
+	int64_t a, b;
+	uint32_t id;
+};
+
+static int cmp_pair(const void *pa, const void *pb)
+{
+	const struct pair *x = pa, *y = pb;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return 0;
+}
+
+gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off_a, size_t off_b,
+			     uint32_t *out, uint32_t *nranks)
+{
+	struct pair *pairs = NULL, *np;
+	uint32_t *slot = NULL, *rank = NULL, npairs = 0, cap = 0;
+	size_t nslots = 64, mask;
+	int64_t last_a = 0, last_b = 0;
+	uint32_t last_id = UINT32_MAX;
+	gs_status rc = GS_ERR_NOMEM;
+
+	slot = malloc(nslots * sizeof(*slot));
+	if (!slot)
+		goto out;
+	memset(slot, 0xff, nslots * sizeof(*slot));
+	mask = nslots - 1;
+	for (size_t i = 0; i < n; i++) {
+		const char *r = (const char *)base + i * size;
+		int64_t a, b;
+		size_t h;
+
+		memcpy(&a, r + off_a, sizeof(a));
+		memcpy(&b, r + off_b, sizeof(b));
+		if (last_id != UINT32_MAX && a == last_a && b == last_b) {
+			out[i] = last_id; /* runs of one thread are the common case */
+			continue;
+		}
+		h = (size_t)gs_hash_u64(gs_hash_u64((uint64_t)a) ^ (uint64_t)b) & mask;
+		while (slot[h] != UINT32_MAX && (pairs[slot[h]].a != a || pairs[slot[h]].b != b))
+			h = (h + 1) & mask;
+		if (slot[h] == UINT32_MAX) {
+			if (npairs == cap) {
+				cap = cap ? cap * 2 : 64;
+				np = realloc(pairs, cap * sizeof(*pairs));
+				if (!np)
+					goto out;
+				pairs = np;
+			}
+			pairs[npairs] = (struct pair){.a = a, .b = b, .id = npairs};
+			slot[h] = npairs++;
+			if ((size_t)npairs * 2 > nslots) {
+				uint32_t *ns = malloc(nslots * 2 * sizeof(*ns));
+
+				if (!ns)
+					goto out;
+				free(slot);
+				slot = ns;
+				nslots *= 2;
+				mask = nslots - 1;
+				memset(slot, 0xff, nslots * sizeof(*slot));
+				for (uint32_t p = 0; p < npairs; p++) {
+					size_t k = (size_t)gs_hash_u64(
+							   gs_hash_u64((uint64_t)pairs[p].a) ^
+							   (uint64_t)pairs[p].b) &
+						   mask;
+
+					while (slot[k] != UINT32_MAX)
+						k = (k + 1) & mask;
+					slot[k] = p;
+				}
+				h = (size_t)gs_hash_u64(gs_hash_u64((uint64_t)a) ^ (uint64_t)b) &
+				    mask;
+				while (slot[h] != npairs - 1)
+					h = (h + 1) & mask;
+			}
+		}
+		out[i] = last_id = slot[h];
+		last_a = a;
+		last_b = b;
+	}
+	/* Provisional ids (first seen first) to ranks in (a, b) order. */
+	rank = calloc((size_t)npairs ? npairs : 1, sizeof(*rank));
+	if (!rank)
+		goto out;
+	if (npairs)
+		gs_sort(pairs, npairs, sizeof(*pairs), cmp_pair);
+	for (uint32_t p = 0; p < npairs; p++)
+		rank[pairs[p].id] = p;
+	for (size_t i = 0; i < n; i++)
+		out[i] = rank[out[i]];
+	*nranks = npairs;
+	rc = GS_OK;
+out:
+	free(pairs);
+	free(slot);
+	free(rank);
+	return rc;
+}
