@@ -16,6 +16,8 @@
 #include "measures_priv.h"
 #include "report_priv.h"
 
+#include <gpuscope/sort.h>
+
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -2260,56 +2262,50 @@ static gs_status pick_devices(struct gs_report *r, const struct gs_report_option
 	return GS_OK;
 }
 
-/* A critical op and its position on the path. */
+/* A critical op and its position on the path; sorted by `key` (the op's
+ * time negated: longest first) with gs_sort_by_i64, which is stable, so
+ * ties stay in path order. */
 struct crit_rank {
-	int64_t ns;
+	int64_t key;
 	size_t step;
 };
 
-/* Longest first; ties in path order. */
-static int cmp_crit_rank(const void *pa, const void *pb)
-{
-	const struct crit_rank *a = pa, *b = pb;
-
-	if (a->ns != b->ns)
-		return a->ns > b->ns ? -1 : 1;
-	return a->step < b->step ? -1 : a->step > b->step;
-}
-
-static int cmp_crit_step(const void *pa, const void *pb)
-{
-	const struct crit_rank *a = pa, *b = pb;
-
-	return a->step < b->step ? -1 : a->step > b->step;
-}
-
-/* The listed critical ops, longest first (ties in path order). */
-static gs_status rank_critical(struct gs_report_device *d)
+static struct crit_rank *ranked_critical(const struct gs_report_device *d)
 {
 	struct crit_rank *rank = malloc(d->n_critical * sizeof(*rank));
-	size_t i;
+
+	if (!rank)
+		return NULL;
+	for (size_t i = 0; i < d->n_critical; i++)
+		rank[i] = (struct crit_rank){-d->critical[i].ns, i};
+	gs_sort_by_i64(rank, d->n_critical, sizeof(*rank));
+	return rank;
+}
+
+/* The listed critical ops, longest first (ties in path order). O(P). */
+static gs_status rank_critical(struct gs_report_device *d)
+{
+	struct crit_rank *rank = ranked_critical(d);
 
 	d->critical_rank = malloc(d->n_critical * sizeof(*d->critical_rank));
 	if (!rank || !d->critical_rank) {
 		free(rank);
 		return gs_nomem();
 	}
-	for (i = 0; i < d->n_critical; i++)
-		rank[i] = (struct crit_rank){d->critical[i].ns, i};
-	qsort(rank, d->n_critical, sizeof(*rank), cmp_crit_rank);
-	for (i = 0; i < d->n_critical; i++)
+	for (size_t i = 0; i < d->n_critical; i++)
 		d->critical_rank[i] = rank[i].step;
 	free(rank);
 	return GS_OK;
 }
 
 /* Keep the `rows` longest ops of the critical path, in path order, with
- * their positions on it, and rank them. O(P log P). */
+ * their positions on it, and rank them. O(P). */
 static gs_status cut_critical(struct gs_report_device *d, size_t rows)
 {
-	size_t n = d->n_critical, keep = n < rows ? n : rows, i;
+	size_t n = d->n_critical, keep = n < rows ? n : rows, i, k = 0;
 	struct gs_critical_op *kept;
 	struct crit_rank *rank;
+	bool *chosen;
 
 	d->critical_count = n;
 	if (!n)
@@ -2322,22 +2318,25 @@ static gs_status cut_critical(struct gs_report_device *d, size_t rows)
 			d->critical_step[i] = i;
 		return rank_critical(d);
 	}
-	rank = malloc(n * sizeof(*rank));
+	rank = ranked_critical(d);
 	kept = malloc(keep * sizeof(*kept));
-	if (!rank || !kept) {
+	chosen = calloc(n, sizeof(*chosen));
+	if (!rank || !kept || !chosen) {
 		free(rank);
 		free(kept);
+		free(chosen);
 		return gs_nomem();
 	}
-	for (i = 0; i < n; i++)
-		rank[i] = (struct crit_rank){d->critical[i].ns, i};
-	qsort(rank, n, sizeof(*rank), cmp_crit_rank);
-	qsort(rank, keep, sizeof(*rank), cmp_crit_step);
-	for (i = 0; i < keep; i++) {
-		d->critical_step[i] = rank[i].step;
-		kept[i] = d->critical[rank[i].step];
+	for (i = 0; i < keep; i++)
+		chosen[rank[i].step] = true;
+	for (i = 0; i < n; i++) {
+		if (!chosen[i])
+			continue;
+		d->critical_step[k] = i;
+		kept[k++] = d->critical[i];
 	}
 	free(rank);
+	free(chosen);
 	free(d->critical);
 	d->critical = kept;
 	d->n_critical = keep;

@@ -65,6 +65,9 @@ struct gs_trace {
 	 * per sync the API call that made it; GS_NO_INDEX when none. */
 	uint32_t *op_launch;
 	uint32_t *sync_call;
+	/* After finish: the earliest op start and the latest op end (0 and 0
+	 * without ops), so that asking for them does not walk every op. */
+	int64_t op_first_ns, op_last_ns;
 	uint64_t dropped;
 	/* Records refused because their times are impossible, by kind. */
 	uint64_t bad_times[4];
@@ -1205,6 +1208,8 @@ static gs_status compute_joins(struct gs_trace *t)
 	return GS_OK;
 }
 
+static void op_span(const struct gs_trace *t, int64_t *first, int64_t *last);
+
 gs_status gs_trace_finish(struct gs_trace *t)
 {
 	struct ops_job job = {.t = t};
@@ -1256,6 +1261,7 @@ gs_status gs_trace_finish(struct gs_trace *t)
 		rc = compute_joins(t);
 	if (rc)
 		return rc;
+	op_span(t, &t->op_first_ns, &t->op_last_ns);
 	t->finished = true;
 	return GS_OK;
 }
@@ -1410,7 +1416,7 @@ uint32_t gs_trace_op_device(const struct gs_trace *t, size_t op)
 	return op < t->n_ops ? gs_trace_stream_device(t, t->ops[op].stream) : GS_NO_INDEX;
 }
 
-void gs_trace_op_span(const struct gs_trace *t, int64_t *first, int64_t *last)
+static void op_span(const struct gs_trace *t, int64_t *first, int64_t *last)
 {
 	int64_t lo = 0, hi = 0;
 
@@ -1422,6 +1428,16 @@ void gs_trace_op_span(const struct gs_trace *t, int64_t *first, int64_t *last)
 	}
 	*first = lo;
 	*last = hi;
+}
+
+void gs_trace_op_span(const struct gs_trace *t, int64_t *first, int64_t *last)
+{
+	if (t->finished) {
+		*first = t->op_first_ns;
+		*last = t->op_last_ns;
+		return;
+	}
+	op_span(t, first, last);
 }
 
 /* ---- replay into another sink ---- */
