@@ -718,39 +718,22 @@ static gs_status ann_rank(const struct gs_trace *t, struct ann *an)
 
 static gs_status annotations(const struct ms *m, struct gs_measures *out)
 {
-	size_t n_ranges, na = 0, cap_sel = 0;
+	size_t n_ranges, na;
 	const struct gs_range *ranges = gs_trace_ranges(m->t, &n_ranges);
-	uint32_t *sel = NULL;
+	/* The annotations among the ranges (most ranges are operators), as
+	 * the trace indexes them. */
+	const uint32_t *sel = gs_trace_annotation_ranges(m->t, &na);
 	struct ann an;
 	uint32_t *first = NULL;
 	struct piece *sorted = NULL;
 	gs_status rc;
 
 	memset(&an, 0, sizeof(an));
-	/* The annotations among the ranges (most ranges are operators): one
-	 * pass over the ranges, then only these. */
-	for (size_t i = 0; i < n_ranges; i++) {
-		if (!host_annotation(&ranges[i]) && ranges[i].kind != GS_RANGE_GPU_ANNOTATION)
-			continue;
-		if (na == cap_sel) {
-			size_t c = cap_sel ? 2 * cap_sel : 64;
-			uint32_t *p = realloc(sel, c * sizeof(*sel));
-
-			if (!p) {
-				free(sel);
-				return gs_nomem();
-			}
-			sel = p;
-			cap_sel = c;
-		}
-		sel[na++] = (uint32_t)i;
-	}
 	if (!na)
 		return GS_OK;
 	an.rows = calloc(na, sizeof(*an.rows));
 	if (!an.rows || gs_u64map_reserve(&an.map, na) != GS_OK) {
 		free(an.rows);
-		free(sel);
 		return gs_nomem();
 	}
 	rc = ann_host(m, &an, ranges, sel, na);
@@ -799,7 +782,6 @@ static gs_status annotations(const struct ms *m, struct gs_measures *out)
 	out->n_annotations = an.n_rows;
 	an.rows = NULL;
 out:
-	free(sel);
 	free(first);
 	free(sorted);
 	free(an.p);
@@ -841,13 +823,8 @@ gs_status gs_measures_compute(const struct gs_trace *t, uint32_t device, int64_t
 		}
 		m.n_runs = k;
 	}
-	if (launch) {
-		size_t n_ranges;
-		const struct gs_range *ranges = gs_trace_ranges(t, &n_ranges);
-
-		for (size_t i = 0; i < n_ranges && !m.want_order; i++)
-			m.want_order = host_annotation(&ranges[i]);
-	}
+	m.want_order = launch && (gs_trace_range_count(t, GS_RANGE_USER_ANNOTATION) ||
+				  gs_trace_range_count(t, GS_RANGE_NVTX));
 	rc = collect(&m, out);
 	if (rc == GS_OK) {
 		classes(&m, out);

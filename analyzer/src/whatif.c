@@ -2,8 +2,11 @@
 /*
  * The CUDA Graph replay what-if (gpuscope/whatif.h says how the recorded
  * run is re-timed). The device's ops of the schedule are sorted once by
- * (recorded start, op index); each replay (the total, then each candidate)
- * is one pass over them in that order, reading each op's in-edges once.
+ * (recorded start, op index) and everything a pass reads is laid out by
+ * that position: each op's start and duration, the latest recorded end of
+ * its predecessors that a pass never re-times (those outside the schedule
+ * or later in the order), and the positions of those it does. Each replay
+ * (the total, then each candidate) is then one sequential pass.
  */
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
@@ -11,32 +14,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An op of the pass and its recorded start (sorted by cmp_rop). */
 struct rop {
 	int64_t start;
 	uint32_t op;
 };
 
-static int cmp_rop(const void *pa, const void *pb)
-{
-	const struct rop *a = pa, *b = pb;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->op < b->op ? -1 : a->op > b->op;
-}
-
 struct replay {
-	const struct gs_trace *t;
-	const struct gs_graph *g;
 	const struct gs_schedule *s;
-	const struct gs_op *ops;
-	size_t n_ops;
-	struct rop *order; /* the schedule's ops by (start, op) */
-	size_t n;
-	int64_t *end;    /* per slot: end' (valid when done) */
-	uint8_t *done;   /* per slot: re-timed in this pass */
-	int64_t *remove; /* per slot: removed(o) of this pass */
-	uint32_t *slot;  /* per op: gs_schedule_slot, looked up once for all passes */
+	size_t n;         /* ops in the pass */
+	int64_t *start;   /* per position: recorded start */
+	int64_t *dur;     /* per position: duration */
+	int64_t *fixed;   /* per position: latest end among fixed predecessors */
+	uint32_t *pfirst; /* per position: its re-timed predecessors' first in pred */
+	uint32_t *pred;   /* positions of re-timed predecessors, all earlier */
+	int64_t *end;     /* per position: end' of this pass */
+	int64_t *remove;  /* per position: removed(o) of this pass */
+	uint32_t *pos;    /* per slot: its position, or GS_NO_INDEX */
 };
 
 static int64_t sat_add64(int64_t a, int64_t b)
@@ -49,9 +43,10 @@ static void add_removals(struct replay *r, const struct gs_cudagraph_candidate *
 {
 	for (size_t i = 0; i < c->n_gaps; i++) {
 		uint32_t k = gs_schedule_slot(r->s, c->gap_ops[i]);
+		uint32_t p = k != GS_NO_INDEX ? r->pos[k] : GS_NO_INDEX;
 
-		if (k != GS_NO_INDEX && c->gap_ns[i] > node_ns)
-			r->remove[k] = sat_add64(r->remove[k], c->gap_ns[i] - node_ns);
+		if (p != GS_NO_INDEX && c->gap_ns[i] > node_ns)
+			r->remove[p] = sat_add64(r->remove[p], c->gap_ns[i] - node_ns);
 	}
 }
 
@@ -61,38 +56,24 @@ static int64_t replay_pass(struct replay *r)
 	int64_t w0 = r->s->window_start, last = w0, shift = 0;
 	size_t i = 0;
 
-	memset(r->done, 0, r->s->n_slots ? r->s->n_slots : 1);
 	while (i < r->n) {
 		size_t j = i;
 
 		/* D(o) counts every removal at or before start(o): ties first. */
-		for (; j < r->n && r->order[j].start == r->order[i].start; j++)
-			shift = sat_add64(shift, r->remove[r->slot[r->order[j].op]]);
+		for (; j < r->n && r->start[j] == r->start[i]; j++)
+			shift = sat_add64(shift, r->remove[j]);
 		for (; i < j; i++) {
-			uint32_t o = r->order[i].op, k = r->slot[o];
-			const struct gs_op *op = &r->ops[o];
 			/* Ops of the set start at or after w0: no overflow. */
-			int64_t st = shift >= op->start_ns - w0 ? w0 : op->start_ns - shift;
-			size_t lo = r->g->in_first[o], hi = r->g->in_first[o + 1];
+			int64_t st = shift >= r->start[i] - w0 ? w0 : r->start[i] - shift;
 
-			if (hi > r->g->n_edges)
-				hi = r->g->n_edges;
-			for (size_t e = lo; e < hi; e++) {
-				uint32_t f = r->g->edges[e].from, kf;
-				int64_t t;
-
-				if (f >= r->n_ops || f == o)
-					continue;
-				kf = r->slot[f];
-				t = kf != GS_NO_INDEX && r->done[kf] ? r->end[kf] :
-								       r->ops[f].end_ns;
-				if (t > st)
-					st = t;
-			}
-			r->end[k] = st + gs_sched_dur(op);
-			r->done[k] = 1;
-			if (r->end[k] > last)
-				last = r->end[k];
+			if (r->fixed[i] > st)
+				st = r->fixed[i];
+			for (uint32_t e = r->pfirst[i]; e < r->pfirst[i + 1]; e++)
+				if (r->end[r->pred[e]] > st)
+					st = r->end[r->pred[e]];
+			r->end[i] = st + r->dur[i];
+			if (r->end[i] > last)
+				last = r->end[i];
 		}
 	}
 	return last - w0;
@@ -107,34 +88,120 @@ static void fill(struct gs_what_if *w, const struct gs_schedule *s, int64_t make
 	w->saving_vs_ideal_ns = s->ideal_ns - makespan;
 }
 
-static gs_status collect(struct replay *r)
+/* The schedule's ops in the window, by (start, op). */
+static struct rop *order_ops(const struct gs_schedule *s, const struct gs_op *ops, size_t n_ops,
+			     size_t *n)
 {
-	const struct gs_schedule *s = r->s;
+	struct rop *order = malloc((s->n_scheduled + 1) * sizeof(*order));
 
-	r->order = malloc((s->n_scheduled + 1) * sizeof(*r->order));
-	r->end = calloc(s->n_slots + 1, sizeof(*r->end));
-	r->done = calloc(s->n_slots + 1, 1);
-	r->remove = calloc(s->n_slots + 1, sizeof(*r->remove));
-	r->slot = malloc((r->n_ops + 1) * sizeof(*r->slot));
-	if (!r->order || !r->end || !r->done || !r->remove || !r->slot)
-		return gs_nomem();
-	for (size_t i = 0; i < r->n_ops; i++)
-		r->slot[i] = gs_schedule_slot(s, (uint32_t)i);
+	*n = 0;
+	if (!order)
+		return NULL;
 	for (size_t g = 0; g < s->n_slot_ranges; g++) {
 		const struct gs_schedule_range *sr = &s->slot_ranges[g];
 
-		for (size_t i = sr->first; i < sr->first + sr->count && i < r->n_ops; i++) {
-			if (!gs_sched_in_window(&r->ops[i], s->window_set, s->window_start,
+		for (size_t i = sr->first; i < sr->first + sr->count && i < n_ops; i++) {
+			if (!gs_sched_in_window(&ops[i], s->window_set, s->window_start,
 						s->window_end))
 				continue;
-			if (r->n == s->n_scheduled)
+			if (*n == s->n_scheduled)
 				break;
-			r->order[r->n++] =
-				(struct rop){.start = r->ops[i].start_ns, .op = (uint32_t)i};
+			order[(*n)++] = (struct rop){.start = ops[i].start_ns, .op = (uint32_t)i};
 		}
 	}
-	gs_sort(r->order, r->n, sizeof(*r->order), cmp_rop);
+	return order;
+}
+
+static int cmp_rop(const void *pa, const void *pb)
+{
+	const struct rop *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->op < b->op ? -1 : a->op > b->op;
+}
+
+/* Each position's predecessors: the re-timed ones (a slot earlier in the
+ * order: done when the pass reaches this op) by position, the rest folded
+ * into the latest of their recorded ends. */
+static gs_status link(struct replay *r, const struct gs_graph *g, const struct gs_op *ops,
+		      size_t n_ops, const struct rop *order)
+{
+	size_t np = 0, cap = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		size_t lo = g->in_first[order[i].op], hi = g->in_first[order[i].op + 1];
+
+		cap += (hi > g->n_edges ? g->n_edges : hi) - (lo < hi ? lo : hi);
+	}
+	if (cap > UINT32_MAX) {
+		gs_error_append("CUDA Graph replay: more than 2^32 edges");
+		return GS_ERR_INVALID;
+	}
+	r->pred = malloc((cap ? cap : 1) * sizeof(*r->pred));
+	if (!r->pred)
+		return gs_nomem();
+	for (size_t i = 0; i < r->n; i++) {
+		uint32_t o = order[i].op;
+		size_t lo = g->in_first[o], hi = g->in_first[o + 1];
+		int64_t fixed = INT64_MIN;
+
+		if (hi > g->n_edges)
+			hi = g->n_edges;
+		r->pfirst[i] = (uint32_t)np;
+		for (size_t e = lo; e < hi; e++) {
+			uint32_t f = g->edges[e].from, kf, pf;
+
+			if (f >= n_ops || f == o)
+				continue;
+			kf = gs_schedule_slot(r->s, f);
+			pf = kf != GS_NO_INDEX ? r->pos[kf] : GS_NO_INDEX;
+			if (pf != GS_NO_INDEX && pf < i)
+				r->pred[np++] = pf;
+			else if (ops[f].end_ns > fixed)
+				fixed = ops[f].end_ns;
+		}
+		r->fixed[i] = fixed;
+	}
+	r->pfirst[r->n] = (uint32_t)np;
 	return GS_OK;
+}
+
+static gs_status collect(struct replay *r, const struct gs_graph *g, const struct gs_op *ops,
+			 size_t n_ops)
+{
+	const struct gs_schedule *s = r->s;
+	struct rop *order = order_ops(s, ops, n_ops, &r->n);
+	gs_status st;
+
+	if (!order)
+		return gs_nomem();
+	gs_sort(order, r->n, sizeof(*order), cmp_rop);
+	r->start = malloc((r->n + 1) * sizeof(*r->start));
+	r->dur = malloc((r->n + 1) * sizeof(*r->dur));
+	r->fixed = malloc((r->n + 1) * sizeof(*r->fixed));
+	r->pfirst = malloc((r->n + 1) * sizeof(*r->pfirst));
+	r->end = calloc(r->n + 1, sizeof(*r->end));
+	r->remove = calloc(r->n + 1, sizeof(*r->remove));
+	r->pos = malloc((s->n_slots + 1) * sizeof(*r->pos));
+	if (!r->start || !r->dur || !r->fixed || !r->pfirst || !r->end || !r->remove || !r->pos) {
+		free(order);
+		return gs_nomem();
+	}
+	for (size_t k = 0; k < s->n_slots; k++)
+		r->pos[k] = GS_NO_INDEX;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct gs_op *op = &ops[order[i].op];
+		uint32_t k = gs_schedule_slot(s, order[i].op);
+
+		r->start[i] = op->start_ns;
+		r->dur[i] = gs_sched_dur(op);
+		if (k != GS_NO_INDEX)
+			r->pos[k] = (uint32_t)i;
+	}
+	st = link(r, g, ops, n_ops, order);
+	free(order);
+	return st;
 }
 
 gs_status gs_cudagraph_replay_compute(const struct gs_trace *t, const struct gs_graph *g,
@@ -144,6 +211,8 @@ gs_status gs_cudagraph_replay_compute(const struct gs_trace *t, const struct gs_
 				      struct gs_what_if *per, bool *per_done)
 {
 	struct replay r;
+	const struct gs_op *ops;
+	size_t n_ops;
 	gs_status st;
 
 	if (!t || !g || !s || !total || (n && !c)) {
@@ -151,11 +220,9 @@ gs_status gs_cudagraph_replay_compute(const struct gs_trace *t, const struct gs_
 		return GS_ERR_INVALID;
 	}
 	memset(&r, 0, sizeof(r));
-	r.t = t;
-	r.g = g;
 	r.s = s;
-	r.ops = gs_trace_ops(t, &r.n_ops);
-	if (g->n_ops != r.n_ops || s->n_ops != r.n_ops || !g->in_first) {
+	ops = gs_trace_ops(t, &n_ops);
+	if (g->n_ops != n_ops || s->n_ops != n_ops || !g->in_first) {
 		gs_error_append(
 			"CUDA Graph replay: the graph or schedule does not match the trace");
 		return GS_ERR_INVALID;
@@ -164,7 +231,7 @@ gs_status gs_cudagraph_replay_compute(const struct gs_trace *t, const struct gs_
 		node_ns = 0;
 	if (per_done)
 		memset(per_done, 0, n * sizeof(*per_done));
-	st = collect(&r);
+	st = collect(&r, g, ops, n_ops);
 	if (st)
 		goto out;
 	for (size_t i = 0; i < n; i++)
@@ -172,7 +239,7 @@ gs_status gs_cudagraph_replay_compute(const struct gs_trace *t, const struct gs_
 			add_removals(&r, &c[i], node_ns);
 	fill(total, s, replay_pass(&r));
 	for (size_t i = 0; per && i < n && i < GS_REPLAY_MAX_CANDIDATES; i++) {
-		memset(r.remove, 0, (s->n_slots + 1) * sizeof(*r.remove));
+		memset(r.remove, 0, (r.n + 1) * sizeof(*r.remove));
 		if (!c[i].already_graph)
 			add_removals(&r, &c[i], node_ns);
 		fill(&per[i], s, replay_pass(&r));
@@ -180,10 +247,13 @@ gs_status gs_cudagraph_replay_compute(const struct gs_trace *t, const struct gs_
 			per_done[i] = true;
 	}
 out:
-	free(r.order);
+	free(r.start);
+	free(r.dur);
+	free(r.fixed);
+	free(r.pfirst);
+	free(r.pred);
 	free(r.end);
-	free(r.done);
 	free(r.remove);
-	free(r.slot);
+	free(r.pos);
 	return st;
 }

@@ -31,12 +31,17 @@ struct gs_trace {
 	ARRAY(struct gs_launch_cfg, launches);
 	uint32_t *launch_slots;
 	size_t n_launch_slots;
+	uint32_t launch_last; /* the id interned last: kernels repeat theirs */
 	ARRAY(struct gs_api_call, api_calls);
 	ARRAY(struct gs_sync, syncs);
 	ARRAY(struct gs_event_record, event_records);
 	ARRAY(struct gs_allocation, allocations);
 	ARRAY(struct gs_op_alloc, op_allocs);
 	ARRAY(struct gs_range, ranges);
+	/* A copy of each annotation range (user annotations, NVTX, GPU
+	 * annotations: few beside the operators), to find them after the
+	 * sort without walking every range. */
+	ARRAY(struct gs_range, ann_copies);
 	ARRAY(struct gs_overhead, overheads);
 	ARRAY(struct gs_clock_pair, clock_pairs);
 	ARRAY(struct gs_warning, warnings);
@@ -68,6 +73,12 @@ struct gs_trace {
 	/* After finish: the earliest op start and the latest op end (0 and 0
 	 * without ops), so that asking for them does not walk every op. */
 	int64_t op_first_ns, op_last_ns;
+	/* Host ranges by kind (enum gs_range_kind), counted as they come. */
+	size_t range_kinds[GS_RANGE_KIND_COUNT];
+	/* After finish: the indices of the annotation ranges (user
+	 * annotations, NVTX, GPU annotations), ascending. */
+	uint32_t *annotations;
+	size_t n_annotations;
 	uint64_t dropped;
 	/* Records refused because their times are impossible, by kind. */
 	uint64_t bad_times[4];
@@ -347,6 +358,10 @@ static gs_status launch_intern(struct gs_trace *t, const struct gs_launch_cfg *c
 	*id = 0;
 	if (!c || launch_zero(c))
 		return GS_OK;
+	if (t->launch_last && launch_equal(&t->launches[t->launch_last - 1], c)) {
+		*id = t->launch_last;
+		return GS_OK;
+	}
 	if (launch_slots_grow(t))
 		return gs_nomem();
 	slot = launch_slot(t, c);
@@ -356,6 +371,7 @@ static gs_status launch_intern(struct gs_trace *t, const struct gs_launch_cfg *c
 		t->launch_slots[slot] = (uint32_t)t->n_launches;
 	}
 	*id = t->launch_slots[slot];
+	t->launch_last = *id;
 	return GS_OK;
 }
 
@@ -505,6 +521,12 @@ static gs_status sink_op_alloc(struct gs_sink *s, const struct gs_op_alloc *l)
 	return PUSH(t, op_allocs, *l) ? gs_nomem() : GS_OK;
 }
 
+static bool is_annotation(uint8_t kind)
+{
+	return kind == GS_RANGE_USER_ANNOTATION || kind == GS_RANGE_NVTX ||
+	       kind == GS_RANGE_GPU_ANNOTATION;
+}
+
 static gs_status sink_range(struct gs_sink *s, const struct gs_range *r)
 {
 	struct gs_trace *t = of(s);
@@ -523,7 +545,11 @@ static gs_status sink_range(struct gs_sink *s, const struct gs_range *r)
 		return GS_ERR_FORMAT;
 	}
 	t->finished = false;
-	return PUSH(t, ranges, *r) ? gs_nomem() : GS_OK;
+	if (PUSH(t, ranges, *r) || (is_annotation(r->kind) && PUSH(t, ann_copies, *r)))
+		return gs_nomem();
+	if (r->kind < GS_RANGE_KIND_COUNT)
+		t->range_kinds[r->kind]++;
+	return GS_OK;
 }
 
 static gs_status sink_overhead(struct gs_sink *s, const struct gs_overhead *o)
@@ -682,6 +708,8 @@ void gs_trace_destroy(struct gs_trace *t)
 	free(t->allocations);
 	free(t->op_allocs);
 	free(t->ranges);
+	free(t->ann_copies);
+	free(t->annotations);
 	free(t->overheads);
 	free(t->clock_pairs);
 	free(t->warnings);
@@ -1210,6 +1238,48 @@ static gs_status compute_joins(struct gs_trace *t)
 
 static void op_span(const struct gs_trace *t, int64_t *first, int64_t *last);
 
+/* The annotation ranges' indices, so that the analyses that want only
+ * them do not walk every operator range: each copy kept at push is found
+ * in the sorted ranges by binary search (the same order: equal copies
+ * take consecutive places). */
+static gs_status index_annotations(struct gs_trace *t)
+{
+	size_t n = t->n_ann_copies;
+	gs_status rc;
+
+	free(t->annotations);
+	t->annotations = NULL;
+	t->n_annotations = 0;
+	if (!n)
+		return GS_OK;
+	rc = sort(t->ann_copies, n, sizeof(*t->ann_copies), cmp_range, key_range);
+	if (rc)
+		return rc;
+	t->annotations = malloc(n * sizeof(*t->annotations));
+	if (!t->annotations)
+		return gs_nomem();
+	for (size_t k = 0; k < n; k++) {
+		const struct gs_range *c = &t->ann_copies[k];
+		size_t lo = 0, hi = t->n_ranges;
+
+		if (k && cmp_range(c, &t->ann_copies[k - 1]) == 0) {
+			t->annotations[k] = t->annotations[k - 1] + 1;
+			continue;
+		}
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (cmp_range(&t->ranges[mid], c) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		t->annotations[k] = (uint32_t)lo;
+	}
+	t->n_annotations = n;
+	return GS_OK;
+}
+
 gs_status gs_trace_finish(struct gs_trace *t)
 {
 	struct ops_job job = {.t = t};
@@ -1259,6 +1329,9 @@ gs_status gs_trace_finish(struct gs_trace *t)
 	rc = index_devices(t);
 	if (!rc)
 		rc = compute_joins(t);
+	if (rc)
+		return rc;
+	rc = index_annotations(t);
 	if (rc)
 		return rc;
 	op_span(t, &t->op_first_ns, &t->op_last_ns);
@@ -1312,6 +1385,17 @@ ACCESSOR(struct gs_event_record, event_records)
 ACCESSOR(struct gs_allocation, allocations)
 ACCESSOR(struct gs_op_alloc, op_allocs)
 ACCESSOR(struct gs_range, ranges)
+
+size_t gs_trace_range_count(const struct gs_trace *t, enum gs_range_kind kind)
+{
+	return (unsigned)kind < GS_RANGE_KIND_COUNT ? t->range_kinds[kind] : 0;
+}
+
+const uint32_t *gs_trace_annotation_ranges(const struct gs_trace *t, size_t *n)
+{
+	*n = t->finished ? t->n_annotations : 0;
+	return t->finished ? t->annotations : NULL;
+}
 ACCESSOR(struct gs_overhead, overheads)
 ACCESSOR(struct gs_clock_pair, clock_pairs)
 ACCESSOR(struct gs_warning, warnings)

@@ -220,6 +220,72 @@ static void test_threads_index_api_calls(void **state)
 	gs_trace_destroy(t);
 }
 
+/* The annotation ranges indexed after the sort: input out of order, an
+ * exact duplicate, an operator tied with an annotation on every field but
+ * the kind, a range refused for its times (not counted), and records added
+ * after a first finish. */
+static void test_annotation_ranges_indexed(void **state)
+{
+	(void)state;
+	struct gs_sink *s;
+	struct gs_trace *t = new_trace(&s);
+	const struct gs_range in[] = {
+		{.start_ns = 500, .end_ns = 600, .kind = GS_RANGE_NVTX, .name = GS_NO_STRING},
+		{.start_ns = 100, .end_ns = 900, .kind = GS_RANGE_CPU_OP, .name = GS_NO_STRING},
+		{.start_ns = 300,
+		 .end_ns = 400,
+		 .kind = GS_RANGE_USER_ANNOTATION,
+		 .name = GS_NO_STRING},
+		{.start_ns = 300,
+		 .end_ns = 400,
+		 .kind = GS_RANGE_USER_ANNOTATION,
+		 .name = GS_NO_STRING},
+		{.start_ns = 300, .end_ns = 400, .kind = GS_RANGE_CPU_OP, .name = GS_NO_STRING},
+		{.start_ns = 50, .end_ns = 60, .kind = GS_RANGE_PYTHON, .name = GS_NO_STRING},
+		{.start_ns = 70, .end_ns = 20, .kind = GS_RANGE_NVTX, .name = GS_NO_STRING},
+	};
+	const struct gs_range *r;
+	const uint32_t *ix;
+	size_t n, na;
+
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		assert_int_equal(s->range(s, &in[i]), GS_OK);
+	ix = gs_trace_annotation_ranges(t, &na);
+	assert_null(ix); /* not finished */
+	assert_int_equal(gs_trace_range_count(t, GS_RANGE_NVTX), 1);
+	assert_int_equal(gs_trace_range_count(t, GS_RANGE_USER_ANNOTATION), 2);
+	assert_int_equal(gs_trace_range_count(t, GS_RANGE_CPU_OP), 2);
+	assert_int_equal(gs_trace_range_count(t, GS_RANGE_GPU_ANNOTATION), 0);
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	/* Sorted: py 50, cpu 100, cpu 300 (kind 1 before 2), ua 300, ua 300, nvtx 500. */
+	r = gs_trace_ranges(t, &n);
+	assert_int_equal(n, 6);
+	ix = gs_trace_annotation_ranges(t, &na);
+	assert_int_equal(na, 3);
+	for (size_t k = 0; k < na; k++)
+		assert_true(r[ix[k]].kind == GS_RANGE_USER_ANNOTATION ||
+			    r[ix[k]].kind == GS_RANGE_NVTX);
+	assert_int_equal(ix[0], 3);
+	assert_int_equal(ix[1], 4);
+	assert_int_equal(ix[2], 5);
+	{
+		struct gs_range g = {.start_ns = 10,
+				     .end_ns = 20,
+				     .kind = GS_RANGE_NVTX,
+				     .name = GS_NO_STRING};
+
+		assert_int_equal(s->range(s, &g), GS_OK);
+	}
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	r = gs_trace_ranges(t, &n);
+	ix = gs_trace_annotation_ranges(t, &na);
+	assert_int_equal(na, 4);
+	assert_int_equal(ix[0], 0);
+	assert_int_equal(r[0].start_ns, 10);
+	assert_int_equal(ix[3], 6);
+	gs_trace_destroy(t);
+}
+
 static void test_impossible_times_dropped_and_counted(void **state)
 {
 	(void)state;
@@ -504,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_ops_grouped_by_stream_sorted),
 		cmocka_unit_test(test_launch_configs_follow_their_ops),
 		cmocka_unit_test(test_threads_index_api_calls),
+		cmocka_unit_test(test_annotation_ranges_indexed),
 		cmocka_unit_test(test_impossible_times_dropped_and_counted),
 		cmocka_unit_test(test_times_out_of_range_refused),
 		cmocka_unit_test(test_undeclared_stream_is_an_error),

@@ -23,9 +23,11 @@ gs_status gs_vec_reserve(void **ptr, size_t *cap, size_t need, size_t elem);
 /* The same, appending the cause ("out of memory") on failure. */
 gs_status gs_vec_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 
-/* Append one element to a typed array `arr` with count `n` and capacity `cap`. */
+/* Append one element to a typed array `arr` with count `n` and capacity `cap`
+ * (the call only when it is full). */
 #define GS_VEC_PUSH(arr, n, cap, value)                                                            \
-	(gs_vec_reserve((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr))) != GS_OK ?               \
+	((n) >= (cap) && gs_vec_reserve((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr))) !=       \
+				 GS_OK ?                                                           \
 		 GS_ERR_NOMEM :                                                                    \
 		 ((arr)[(n)++] = (value), GS_OK))
 

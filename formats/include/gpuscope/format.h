@@ -402,6 +402,12 @@ const struct gs_event_record *gs_trace_event_records(const struct gs_trace *t, s
 const struct gs_allocation *gs_trace_allocations(const struct gs_trace *t, size_t *n);
 const struct gs_op_alloc *gs_trace_op_allocs(const struct gs_trace *t, size_t *n);
 const struct gs_range *gs_trace_ranges(const struct gs_trace *t, size_t *n);
+/* How many of the trace's ranges are of this kind. O(1). */
+size_t gs_trace_range_count(const struct gs_trace *t, enum gs_range_kind kind);
+/* After finish: the indices into gs_trace_ranges() of the annotation
+ * ranges (user annotations, NVTX, GPU annotations), ascending; NULL and 0
+ * when there are none or the trace is not finished. */
+const uint32_t *gs_trace_annotation_ranges(const struct gs_trace *t, size_t *n);
 const struct gs_overhead *gs_trace_overheads(const struct gs_trace *t, size_t *n);
 const struct gs_clock_pair *gs_trace_clock_pairs(const struct gs_trace *t, size_t *n);
 const struct gs_warning *gs_trace_warnings(const struct gs_trace *t, size_t *n);
