@@ -56,7 +56,7 @@ static gs_status ns_fail(struct ns_db *n, int rc)
 	case SQLITE_IOERR:
 		if (rc == SQLITE_IOERR_SHORT_READ)
 			break;
-		/* fall through */
+		__attribute__((fallthrough));
 	case SQLITE_CANTOPEN:
 	case SQLITE_PERM:
 	case SQLITE_AUTH:
