@@ -11,7 +11,9 @@
  * ("deviceProperties", "host_name", versions), or skipped without being kept.
  * The args of imported events are parsed with cJSON_ParseWithLength; the
  * fields whose exact text matters (ts, dur, pid, tid) and those of skipped
- * events are read by a small member scanner over the event bytes.
+ * events are read by a small member scanner over the event bytes. The JSON
+ * scanner (byte window, value scan, member scanner, number and string
+ * readers) is kineto_scan.c; this file walks the document and maps events.
  *
  * Times: ts and dur are µs, integer or decimal, read from their text to
  * exact integer ns (1707417525512145.123 -> 1707417525512145123); digits
@@ -89,6 +91,7 @@
 #include "copy_names.h"
 #include "gzin.h"
 #include "import_priv.h"
+#include "kineto_scan.h"
 
 #include <gpuscope/text.h>
 
@@ -99,7 +102,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KIN_READ_CHUNK (256u << 10)
 #define KIN_PEND_CAP 4096u
 #define KIN_RECENT_CAP 1024u
 #define KIN_PROC_SLOTS 8192u
@@ -258,20 +260,9 @@ struct kin_proc {
 };
 
 struct kin {
-	const char *name;
+	struct kin_scan sc; /* the input; sc.lim points at lim */
 	struct gs_import_limits lim;
 	struct gs_sink *sink;
-	struct gs_gzin *in;
-
-	/* Byte window: buf[0..len) holds input bytes base .. base + len. */
-	char *buf;
-	size_t cap, len, pos;
-	uint64_t base;
-	bool eof;
-	uint8_t *stack; /* bracket kinds inside the value being scanned */
-	size_t stack_cap;
-	char *scratch[2]; /* unescaped strings, sanitised args */
-	size_t scratch_cap[2];
 
 	uint64_t ev_off; /* offset of the event being handled */
 	uint64_t records;
@@ -306,23 +297,6 @@ struct kin {
 	uint64_t sync_events, wait_calls;
 	bool saw_events;
 };
-
-/* The value text of one member found by the member scanner. */
-struct kin_span {
-	const char *p;
-	size_t n;
-};
-
-static uint64_t kin_here(const struct kin *k)
-{
-	return k->base + k->pos;
-}
-
-static gs_status kin_format_error(struct kin *k, uint64_t off, const char *what)
-{
-	gs_error_append("%s: byte %llu: %s", k->name, (unsigned long long)off, what);
-	return GS_ERR_FORMAT;
-}
 
 static void kin_warn(struct kin *k, enum kin_warn w)
 {
@@ -468,7 +442,7 @@ static uint32_t ring_next(const struct kin_ring *r, uint32_t s)
 static gs_status kin_count(struct kin *k)
 {
 	if (++k->records > k->lim.max_records) {
-		gs_error_append("%s: byte %llu: more than max_records (%llu) records", k->name,
+		gs_error_append("%s: byte %llu: more than max_records (%llu) records", k->sc.name,
 				(unsigned long long)k->ev_off,
 				(unsigned long long)k->lim.max_records);
 		return GS_ERR_LIMIT;
@@ -479,7 +453,7 @@ static gs_status kin_count(struct kin *k)
 /* Context for an error a sink callback returned. */
 static gs_status kin_sink_failed(struct kin *k, gs_status rc)
 {
-	gs_error_append("%s: byte %llu", k->name, (unsigned long long)k->ev_off);
+	gs_error_append("%s: byte %llu", k->sc.name, (unsigned long long)k->ev_off);
 	return rc;
 }
 
@@ -576,7 +550,7 @@ static gs_status kin_stream(struct kin *k, uint32_t device, uint32_t context, ui
 		}
 	}
 	if (k->nstreams >= k->lim.max_streams) {
-		gs_error_append("%s: byte %llu: more than max_streams (%u) streams", k->name,
+		gs_error_append("%s: byte %llu: more than max_streams (%u) streams", k->sc.name,
 				(unsigned long long)k->ev_off, k->lim.max_streams);
 		return GS_ERR_LIMIT;
 	}
@@ -725,436 +699,6 @@ static gs_status kin_api_seen(struct kin *k, uint64_t corr, const struct kin_api
 	return GS_OK;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Reading JSON text in memory                                              */
-/* ------------------------------------------------------------------------ */
-
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && is_ws(*p))
-		p++;
-	return p;
-}
-
-/* p at an opening quote: the byte after the closing quote, or NULL. */
-static const char *string_end(const char *p, const char *end)
-{
-	for (p++; p < end; p++) {
-		if (*p == '\\')
-			p++;
-		else if (*p == '"')
-			return p + 1;
-	}
-	return NULL;
-}
-
-/* The end of the JSON value at p, or NULL. Brackets were checked already. */
-static const char *value_end(const char *p, const char *end)
-{
-	int depth = 0;
-
-	if (p >= end)
-		return NULL;
-	if (*p == '"')
-		return string_end(p, end);
-	if (*p != '{' && *p != '[') {
-		while (p < end && *p != ',' && *p != '}' && *p != ']' && !is_ws(*p))
-			p++;
-		return p;
-	}
-	while (p < end) {
-		switch (*p) {
-		case '"':
-			p = string_end(p, end);
-			if (!p)
-				return NULL;
-			continue;
-		case '{':
-		case '[':
-			depth++;
-			break;
-		case '}':
-		case ']':
-			if (--depth == 0)
-				return p + 1;
-			break;
-		default:
-			break;
-		}
-		p++;
-	}
-	return NULL;
-}
-
-/*
- * Find members of the object text [p, p + n): for each keys[i] present, out[i]
- * gets its value text (strings with their quotes); absent ones get n == 0.
- * Returns false when the text is not an object.
- */
-static bool find_members(const char *p, size_t n, const char *const *keys, size_t nkeys,
-			 struct kin_span *out)
-{
-	const char *end = p + n;
-
-	for (size_t i = 0; i < nkeys; i++)
-		out[i] = (struct kin_span){NULL, 0};
-	p = skip_ws(p, end);
-	if (p >= end || *p != '{')
-		return false;
-	p = skip_ws(p + 1, end);
-	if (p < end && *p == '}')
-		return true;
-	for (;;) {
-		const char *key, *kend, *v, *vend;
-
-		if (p >= end || *p != '"')
-			return false;
-		key = p + 1;
-		kend = string_end(p, end);
-		if (!kend)
-			return false;
-		p = skip_ws(kend, end);
-		if (p >= end || *p != ':')
-			return false;
-		v = skip_ws(p + 1, end);
-		vend = value_end(v, end);
-		if (!vend || vend == v)
-			return false;
-		for (size_t i = 0; i < nkeys; i++) {
-			size_t kl = (size_t)(kend - 1 - key);
-
-			if (strlen(keys[i]) == kl && memcmp(keys[i], key, kl) == 0) {
-				out[i].p = v;
-				out[i].n = (size_t)(vend - v);
-				break;
-			}
-		}
-		p = skip_ws(vend, end);
-		if (p < end && *p == ',') {
-			p = skip_ws(p + 1, end);
-			continue;
-		}
-		return p < end && *p == '}';
-	}
-}
-
-static bool span_is_string(const struct kin_span *s)
-{
-	return s->n >= 2 && s->p[0] == '"';
-}
-
-static gs_status scratch_reserve(struct kin *k, int slot, size_t need)
-{
-	size_t cap = k->scratch_cap[slot];
-	char *nb;
-
-	if (need <= cap)
-		return GS_OK;
-	while (cap < need)
-		cap = cap ? cap * 2 : 256;
-	nb = realloc(k->scratch[slot], cap);
-	if (!nb)
-		return gs_nomem();
-	k->scratch[slot] = nb;
-	k->scratch_cap[slot] = cap;
-	return GS_OK;
-}
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static bool read_hex4(const char *p, const char *end, uint32_t *v)
-{
-	*v = 0;
-	if (end - p < 4)
-		return false;
-	for (int i = 0; i < 4; i++) {
-		int h = hex_value(p[i]);
-
-		if (h < 0)
-			return false;
-		*v = *v << 4 | (uint32_t)h;
-	}
-	return true;
-}
-
-static size_t put_utf8(char *o, uint32_t cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xC0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xE0 | cp >> 12);
-		o[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-		o[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	o[0] = (char)(0xF0 | cp >> 18);
-	o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-	o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-	o[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
-/*
- * The text of a JSON string value (with its quotes in `s`): without escapes
- * it points into the event; with them it is decoded into scratch `slot`.
- * Returns false (no error) when `s` is not a well-formed string.
- */
-static bool span_string(struct kin *k, const struct kin_span *s, int slot, const char **out,
-			size_t *len, gs_status *rc)
-{
-	const char *p, *end;
-	char *o;
-
-	*rc = GS_OK;
-	if (!span_is_string(s))
-		return false;
-	p = s->p + 1;
-	end = s->p + s->n - 1;
-	if (!memchr(p, '\\', (size_t)(end - p))) {
-		*out = p;
-		*len = (size_t)(end - p);
-		return true;
-	}
-	*rc = scratch_reserve(k, slot, (size_t)(end - p) + 1);
-	if (*rc)
-		return false;
-	o = k->scratch[slot];
-	while (p < end) {
-		uint32_t cp, lo;
-
-		if (*p != '\\') {
-			*o++ = *p++;
-			continue;
-		}
-		if (++p >= end)
-			return false;
-		switch (*p++) {
-		case '"':
-			*o++ = '"';
-			break;
-		case '\\':
-			*o++ = '\\';
-			break;
-		case '/':
-			*o++ = '/';
-			break;
-		case 'b':
-			*o++ = '\b';
-			break;
-		case 'f':
-			*o++ = '\f';
-			break;
-		case 'n':
-			*o++ = '\n';
-			break;
-		case 'r':
-			*o++ = '\r';
-			break;
-		case 't':
-			*o++ = '\t';
-			break;
-		case 'u':
-			if (!read_hex4(p, end, &cp))
-				return false;
-			p += 4;
-			if (cp >= 0xD800 && cp < 0xDC00 && end - p >= 6 && p[0] == '\\' &&
-			    p[1] == 'u' && read_hex4(p + 2, end, &lo) && lo >= 0xDC00 &&
-			    lo < 0xE000) {
-				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-				p += 6;
-			} else if (cp >= 0xD800 && cp < 0xE000) {
-				cp = 0xFFFD; /* a lone surrogate */
-			}
-			/* \uXXXX is 6 bytes of input, at most 4 of output. */
-			o += put_utf8(o, cp);
-			break;
-		default:
-			return false;
-		}
-	}
-	*o = '\0';
-	*out = k->scratch[slot];
-	*len = (size_t)(o - k->scratch[slot]);
-	return true;
-}
-
-static bool span_equals(const struct kin_span *s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s->n == n + 2 && s->p[0] == '"' && memcmp(s->p + 1, lit, n) == 0;
-}
-
-/* An integer: a JSON number without fraction or exponent, or such text in a
- * string ("4093687616"). */
-static bool parse_int_text(const char *p, size_t n, int64_t *v)
-{
-	bool neg = false;
-	uint64_t x = 0;
-	size_t i = 0;
-
-	if (n && p[0] == '-') {
-		neg = true;
-		i = 1;
-	}
-	if (i == n)
-		return false;
-	for (; i < n; i++) {
-		if (!is_digit(p[i]))
-			return false;
-		if (x > (UINT64_MAX - 9) / 10)
-			return false;
-		x = x * 10 + (uint64_t)(p[i] - '0');
-	}
-	if (neg ? x > (uint64_t)INT64_MAX + 1 : x > (uint64_t)INT64_MAX)
-		return false;
-	*v = neg ? (int64_t)(0 - x) : (int64_t)x;
-	return true;
-}
-
-static bool span_int(const struct kin_span *s, int64_t *v)
-{
-	if (s->n == 0)
-		return false;
-	if (span_is_string(s))
-		return parse_int_text(s->p + 1, s->n - 2, v);
-	return parse_int_text(s->p, s->n, v);
-}
-
-/* A GPU event's tid: a number or "stream N". */
-static bool span_stream_tid(const struct kin_span *s, int64_t *v)
-{
-	if (span_is_string(s) && s->n > 9 && memcmp(s->p + 1, "stream ", 7) == 0)
-		return parse_int_text(s->p + 8, s->n - 9, v);
-	return span_int(s, v);
-}
-
-enum kin_time {
-	KT_OK,
-	KT_NOT_NUMBER,
-	KT_RANGE,
-};
-
-static const uint64_t pow10_u64[20] = {
-	1ull,
-	10ull,
-	100ull,
-	1000ull,
-	10000ull,
-	100000ull,
-	1000000ull,
-	10000000ull,
-	100000000ull,
-	1000000000ull,
-	10000000000ull,
-	100000000000ull,
-	1000000000000ull,
-	10000000000000ull,
-	100000000000000ull,
-	1000000000000000ull,
-	10000000000000000ull,
-	100000000000000000ull,
-	1000000000000000000ull,
-	10000000000000000000ull,
-};
-
-/*
- * The JSON number text [p, p + n) in µs as exact integer ns. Up to 19
- * significant digits are kept; the part below 1 ns rounds to nearest.
- */
-static enum kin_time us_text_to_ns(const char *p, size_t n, int64_t *ns)
-{
-	uint64_t mant = 0;
-	int64_t exp10 = 0, e = 0;
-	bool neg = false, eneg = false;
-	size_t i = 0;
-	int64_t sh;
-
-	if (i < n && p[i] == '-') {
-		neg = true;
-		i++;
-	}
-	if (i >= n || !is_digit(p[i]))
-		return KT_NOT_NUMBER;
-	for (; i < n && is_digit(p[i]); i++) {
-		if (mant <= (UINT64_MAX - 9) / 10)
-			mant = mant * 10 + (uint64_t)(p[i] - '0');
-		else
-			exp10++; /* a digit beyond the 19 kept */
-	}
-	if (i < n && p[i] == '.') {
-		if (++i >= n || !is_digit(p[i]))
-			return KT_NOT_NUMBER;
-		for (; i < n && is_digit(p[i]); i++) {
-			if (mant <= (UINT64_MAX - 9) / 10) {
-				mant = mant * 10 + (uint64_t)(p[i] - '0');
-				exp10--;
-			}
-		}
-	}
-	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
-		i++;
-		if (i < n && (p[i] == '+' || p[i] == '-'))
-			eneg = p[i++] == '-';
-		if (i >= n || !is_digit(p[i]))
-			return KT_NOT_NUMBER;
-		for (; i < n && is_digit(p[i]); i++)
-			if (e < 100000)
-				e = e * 10 + (p[i] - '0');
-		exp10 += eneg ? -e : e;
-	}
-	if (i != n)
-		return KT_NOT_NUMBER;
-	sh = exp10 + 3; /* µs -> ns */
-	if (mant == 0) {
-		*ns = 0;
-		return KT_OK;
-	}
-	if (sh > 0) {
-		if (sh > 19 || mant > UINT64_MAX / pow10_u64[sh])
-			return KT_RANGE;
-		mant *= pow10_u64[sh];
-	} else if (sh < 0) {
-		if (sh < -19) {
-			mant = 0;
-		} else {
-			uint64_t div = pow10_u64[-sh], q = mant / div, r = mant % div;
-
-			mant = q + (r >= div - r ? 1 : 0);
-		}
-	}
-	if (mant > (uint64_t)INT64_MAX)
-		return KT_RANGE;
-	*ns = neg ? -(int64_t)mant : (int64_t)mant;
-	return KT_OK;
-}
-
 /* start/end of a complete event, or false (counted) when it must go. */
 static bool kin_times(struct kin *k, const struct kin_span *ts, const struct kin_span *dur,
 		      int64_t *start, int64_t *end)
@@ -1166,9 +710,9 @@ static bool kin_times(struct kin *k, const struct kin_span *ts, const struct kin
 		kin_warn(k, KW_NO_TIME);
 		return false;
 	}
-	r = us_text_to_ns(ts->p, ts->n, &s);
+	r = kin_us_text_to_ns(ts->p, ts->n, &s);
 	if (r == KT_OK)
-		r = us_text_to_ns(dur->p, dur->n, &d);
+		r = kin_us_text_to_ns(dur->p, dur->n, &d);
 	if (r != KT_OK) {
 		kin_warn(k, r == KT_RANGE ? KW_TIME_RANGE : KW_NOT_NUMBER);
 		return false;
@@ -1194,60 +738,6 @@ static bool kin_times(struct kin *k, const struct kin_span *ts, const struct kin
 /* cJSON helpers                                                            */
 /* ------------------------------------------------------------------------ */
 
-/* Write the four bytes of the JSON literal null (no terminator). */
-static char *put_null(char *o)
-{
-	o[0] = 'n';
-	o[1] = 'u';
-	o[2] = 'l';
-	o[3] = 'l';
-	return o + 4;
-}
-
-/* Copy [p, p + n) with NaN, Infinity and -Infinity outside strings made
- * null, into scratch 1. Returns false when there were none. */
-static bool sanitise_nonfinite(struct kin *k, const char *p, size_t n, size_t *out_n, gs_status *rc)
-{
-	const char *end = p + n;
-	bool changed = false;
-	char *o;
-
-	/* Only "NaN" (3 bytes -> 4) grows: at most by a third. */
-	*rc = scratch_reserve(k, 1, n + n / 3 + 2);
-	if (*rc)
-		return false;
-	o = k->scratch[1];
-	while (p < end) {
-		if (*p == '"') {
-			const char *q = string_end(p, end);
-
-			if (!q)
-				q = end;
-			memcpy(o, p, (size_t)(q - p));
-			o += q - p;
-			p = q;
-			continue;
-		}
-		if (end - p >= 9 && memcmp(p, "-Infinity", 9) == 0) {
-			o = put_null(o);
-			p += 9;
-			changed = true;
-		} else if (end - p >= 8 && memcmp(p, "Infinity", 8) == 0) {
-			o = put_null(o);
-			p += 8;
-			changed = true;
-		} else if (end - p >= 3 && memcmp(p, "NaN", 3) == 0) {
-			o = put_null(o);
-			p += 3;
-			changed = true;
-		} else {
-			*o++ = *p++;
-		}
-	}
-	*out_n = (size_t)(o - k->scratch[1]);
-	return changed;
-}
-
 /* Parse the args object of an event; *args is NULL when it has none. */
 static gs_status kin_parse_args(struct kin *k, const struct kin_span *s, cJSON **args, bool *ok)
 {
@@ -1259,8 +749,8 @@ static gs_status kin_parse_args(struct kin *k, const struct kin_span *s, cJSON *
 	if (s->n == 0)
 		return GS_OK;
 	*args = cJSON_ParseWithLength(s->p, s->n);
-	if (!*args && sanitise_nonfinite(k, s->p, s->n, &n, &rc)) {
-		*args = cJSON_ParseWithLength(k->scratch[1], n);
+	if (!*args && kin_sanitise_nonfinite(&k->sc, s->p, s->n, &n, &rc)) {
+		*args = cJSON_ParseWithLength(k->sc.scratch[1], n);
 		if (*args)
 			kin_warn(k, KW_NONFINITE);
 	} else if (!*args && rc) {
@@ -1283,7 +773,7 @@ static bool j_int(const cJSON *obj, const char *key, int64_t *v)
 	if (!it)
 		return false;
 	if (cJSON_IsString(it) && it->valuestring)
-		return parse_int_text(it->valuestring, strlen(it->valuestring), v);
+		return kin_parse_int_text(it->valuestring, strlen(it->valuestring), v);
 	if (!cJSON_IsNumber(it))
 		return false;
 	d = it->valuedouble;
@@ -1510,7 +1000,7 @@ static gs_status kin_name(struct kin *k, const struct kin_event *ev, uint32_t *i
 
 	*s = "";
 	*n = 0;
-	if (!span_string(k, &ev->f[EV_NAME], 0, s, n, &rc)) {
+	if (!kin_span_string(&k->sc, &ev->f[EV_NAME], 0, s, n, &rc)) {
 		*s = "";
 		*n = 0;
 		if (rc)
@@ -1527,7 +1017,8 @@ static enum kin_id span_id(struct kin *k, const struct kin_span *s, bool stream_
 
 	if (s->n == 0)
 		return KI_ABSENT;
-	if ((stream_text ? span_stream_tid(s, &x) : span_int(s, &x)) && x >= lo && x <= hi) {
+	if ((stream_text ? kin_span_stream_tid(s, &x) : kin_span_int(s, &x)) && x >= lo &&
+	    x <= hi) {
 		*v = x;
 		return KI_OK;
 	}
@@ -1734,8 +1225,8 @@ static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
 		const char *name;
 		size_t n;
 
-		if (span_string(k, &ev->f[EV_NAME], 0, &name, &n, &rc) && !memchr(name, 0, n) &&
-		    n < 64) {
+		if (kin_span_string(&k->sc, &ev->f[EV_NAME], 0, &name, &n, &rc) &&
+		    !memchr(name, 0, n) && n < 64) {
 			char tmp[64];
 
 			memcpy(tmp, name, n);
@@ -1772,11 +1263,11 @@ out:
 /* The host pid and tid of an event; false (counted) for string pids. */
 static bool kin_host_ids(struct kin *k, const struct kin_event *ev, int64_t *pid, int64_t *tid)
 {
-	if (!span_int(&ev->f[EV_PID], pid)) {
+	if (!kin_span_int(&ev->f[EV_PID], pid)) {
 		kin_warn(k, KW_STRING_PID);
 		return false;
 	}
-	if (!span_int(&ev->f[EV_TID], tid))
+	if (!kin_span_int(&ev->f[EV_TID], tid))
 		*tid = -1;
 	return true;
 }
@@ -1866,8 +1357,8 @@ static gs_status kin_range(struct kin *k, const struct kin_event *ev, enum kin_c
 	/* Host ranges are most of a trace and their args are large: read the
 	 * one member needed without building a tree. */
 	if (cat != KC_PYTHON && ev->f[EV_ARGS].n &&
-	    find_members(ev->f[EV_ARGS].p, ev->f[EV_ARGS].n, ext_keys, 2, ext)) {
-		if ((span_int(&ext[0], &v) || span_int(&ext[1], &v)) && v > 0)
+	    kin_find_members(ev->f[EV_ARGS].p, ev->f[EV_ARGS].n, ext_keys, 2, ext)) {
+		if ((kin_span_int(&ext[0], &v) || kin_span_int(&ext[1], &v)) && v > 0)
 			r.external_id = (uint64_t)v;
 	}
 	rc = kin_name(k, ev, &r.name, &name, &n);
@@ -1929,8 +1420,8 @@ static gs_status kin_gpu_annotation(struct kin *k, const struct kin_event *ev)
 	r.domain = GS_NO_STRING;
 	r.kind = GS_RANGE_GPU_ANNOTATION;
 	if (ev->f[EV_ARGS].n &&
-	    find_members(ev->f[EV_ARGS].p, ev->f[EV_ARGS].n, ext_keys, 2, ext)) {
-		if ((span_int(&ext[0], &v) || span_int(&ext[1], &v)) && v > 0)
+	    kin_find_members(ev->f[EV_ARGS].p, ev->f[EV_ARGS].n, ext_keys, 2, ext)) {
+		if ((kin_span_int(&ext[0], &v) || kin_span_int(&ext[1], &v)) && v > 0)
 			r.external_id = (uint64_t)v;
 	}
 	rc = kin_name(k, ev, &r.name, &name, &n);
@@ -1968,7 +1459,7 @@ static gs_status kin_complete(struct kin *k, struct kin_event *ev)
 	enum kin_cat cat;
 	gs_status rc;
 
-	if (ev->f[EV_CAT].n && !span_string(k, &ev->f[EV_CAT], 0, &cs, &cn, &rc)) {
+	if (ev->f[EV_CAT].n && !kin_span_string(&k->sc, &ev->f[EV_CAT], 0, &cs, &cn, &rc)) {
 		if (rc)
 			return rc;
 		cs = "";
@@ -2007,8 +1498,8 @@ static gs_status kin_complete(struct kin *k, struct kin_event *ev)
 
 static gs_status kin_metadata(struct kin *k, const struct kin_event *ev)
 {
-	bool pname = span_equals(&ev->f[EV_NAME], "process_name");
-	bool plabels = span_equals(&ev->f[EV_NAME], "process_labels");
+	bool pname = kin_span_equals(&ev->f[EV_NAME], "process_name");
+	bool plabels = kin_span_equals(&ev->f[EV_NAME], "process_labels");
 	struct kin_proc *p;
 	const char *s;
 	cJSON *args;
@@ -2016,7 +1507,7 @@ static gs_status kin_metadata(struct kin *k, const struct kin_event *ev)
 	gs_status rc = GS_OK;
 	bool ok;
 
-	if ((!pname && !plabels) || !span_int(&ev->f[EV_PID], &pid))
+	if ((!pname && !plabels) || !kin_span_int(&ev->f[EV_PID], &pid))
 		return GS_OK;
 	rc = kin_parse_args(k, &ev->f[EV_ARGS], &args, &ok);
 	if (rc || !ok)
@@ -2048,11 +1539,11 @@ static gs_status kin_event(struct kin *k, const char *p, size_t n)
 	struct kin_event ev;
 	const struct kin_span *ph = &ev.f[EV_PH];
 
-	if (!find_members(p, n, ev_keys, EV_COUNT, ev.f)) {
+	if (!kin_find_members(p, n, ev_keys, EV_COUNT, ev.f)) {
 		kin_warn(k, KW_MALFORMED);
 		return GS_OK;
 	}
-	if (!span_is_string(ph)) {
+	if (!kin_span_is_string(ph)) {
 		kin_warn(k, KW_NO_PHASE);
 		return GS_OK;
 	}
@@ -2079,7 +1570,7 @@ static gs_status kin_event(struct kin *k, const char *p, size_t n)
 		size_t sn;
 		gs_status rc;
 
-		if (!span_string(k, ph, 0, &s, &sn, &rc)) {
+		if (!kin_span_string(&k->sc, ph, 0, &s, &sn, &rc)) {
 			if (rc)
 				return rc;
 			s = "?";
@@ -2200,7 +1691,7 @@ static gs_status kin_top_value(struct kin *k, enum kin_top top, const char *p, s
 	gs_status rc = GS_OK;
 
 	if (!v)
-		return kin_format_error(k, k->ev_off, "a top-level value is not valid JSON");
+		return kin_format_error(&k->sc, k->ev_off, "a top-level value is not valid JSON");
 	switch (top) {
 	case KT_TOP_DEVICES:
 		rc = kin_devices(k, v);
@@ -2239,348 +1730,139 @@ static gs_status kin_top_value(struct kin *k, enum kin_top top, const char *p, s
 	return rc;
 }
 
-/* ------------------------------------------------------------------------ */
-/* The streaming scanner                                                    */
-/* ------------------------------------------------------------------------ */
-
-/*
- * Drop buf[0 .. keep), then read more. *more is false at the end of the
- * input. Positions in the buffer move down by `keep`.
- */
-static gs_status kin_fill(struct kin *k, size_t keep, bool *more)
-{
-	size_t got;
-	gs_status rc;
-
-	if (keep) {
-		memmove(k->buf, k->buf + keep, k->len - keep);
-		k->len -= keep;
-		k->pos -= keep;
-		k->base += keep;
-	}
-	*more = false;
-	if (k->eof)
-		return GS_OK;
-	if (k->cap - k->len < KIN_READ_CHUNK / 2) {
-		size_t nc = k->cap * 2 > k->len + KIN_READ_CHUNK ? k->cap * 2 :
-								   k->len + KIN_READ_CHUNK;
-		char *nb = realloc(k->buf, nc);
-
-		if (!nb)
-			return gs_nomem();
-		k->buf = nb;
-		k->cap = nc;
-	}
-	rc = gs_gzin_read(k->in, k->buf + k->len, k->cap - k->len, &got);
-	if (rc)
-		return rc;
-	if (got == 0)
-		k->eof = true;
-	k->len += got;
-	*more = got > 0;
-	return GS_OK;
-}
-
-/* The next byte that is not whitespace, without consuming it; -1 at EOF. */
-static gs_status kin_peek(struct kin *k, int *c)
-{
-	for (;;) {
-		while (k->pos < k->len) {
-			char ch = k->buf[k->pos];
-
-			if (!is_ws(ch)) {
-				*c = (unsigned char)ch;
-				return GS_OK;
-			}
-			k->pos++;
-		}
-		{
-			bool more;
-			gs_status rc = kin_fill(k, k->pos, &more);
-
-			if (rc)
-				return rc;
-			if (!more) {
-				*c = -1;
-				return GS_OK;
-			}
-		}
-	}
-}
-
-static gs_status kin_limit(struct kin *k, uint64_t off, const char *what, unsigned long long v)
-{
-	gs_error_append("%s: byte %llu: %s (%llu)", k->name, (unsigned long long)off, what, v);
-	return GS_ERR_LIMIT;
-}
-
-static gs_status kin_push(struct kin *k, uint32_t depth, size_t d, char c)
-{
-	if (depth + d + 1 > k->lim.max_depth)
-		return kin_limit(k, kin_here(k) - 1, "JSON nested deeper than max_depth",
-				 k->lim.max_depth);
-	if (d >= k->stack_cap) {
-		size_t nc = k->stack_cap ? k->stack_cap * 2 : 64;
-		uint8_t *ns = realloc(k->stack, nc);
-
-		if (!ns)
-			return gs_nomem();
-		k->stack = ns;
-		k->stack_cap = nc;
-	}
-	k->stack[d] = (uint8_t)c;
-	return GS_OK;
-}
-
-/*
- * Scan the JSON value at k->pos (whitespace already skipped) inside a
- * container at nesting `depth`. With `capture`, the value stays in the
- * buffer and on return occupies buf[*start .. k->pos); without, what was
- * consumed may be dropped. Checks bracket pairing, the depth, string and
- * (with capture) value size limits; does not check scalars or separators.
- */
-static gs_status kin_scan_value(struct kin *k, uint32_t depth, bool capture, size_t *start)
-{
-	uint64_t off = kin_here(k);
-	size_t d = 0, s0 = k->pos;
-	uint64_t str_len = 0;
-	bool in_str = false, scalar;
-	char c = k->buf[k->pos];
-	gs_status rc;
-
-	if (c == ',' || c == ':' || c == '}' || c == ']')
-		return kin_format_error(k, off, "expected a value");
-	scalar = c != '"' && c != '{' && c != '[';
-	for (;;) {
-		if (k->pos == k->len) {
-			bool more;
-
-			rc = kin_fill(k, capture ? s0 : k->pos, &more);
-			if (rc)
-				return rc;
-			if (capture)
-				s0 = 0;
-			if (!more) {
-				if (scalar)
-					break;
-				return kin_format_error(k, off,
-							"the input ends inside this value "
-							"(truncated JSON?)");
-			}
-		}
-		if (capture && k->pos - s0 > k->lim.max_event_bytes)
-			return kin_limit(k, off, "value larger than max_event_bytes",
-					 (unsigned long long)k->lim.max_event_bytes);
-		c = k->buf[k->pos];
-		if (scalar) {
-			if (c == ',' || c == '}' || c == ']' || c == ':' || is_ws(c))
-				break;
-			k->pos++;
-			continue;
-		}
-		if (in_str) {
-			/* Runs of plain bytes go fast. */
-			size_t i = k->pos, end = k->len;
-
-			while (i < end && k->buf[i] != '"' && k->buf[i] != '\\')
-				i++;
-			str_len += i - k->pos;
-			k->pos = i;
-			if (str_len > k->lim.max_string_bytes)
-				return kin_limit(k, kin_here(k),
-						 "string longer than max_string_bytes",
-						 (unsigned long long)k->lim.max_string_bytes);
-			if (i == end)
-				continue;
-			if (k->buf[i] == '\\') {
-				/* Consume the backslash and the byte it escapes. */
-				if (i + 1 == end) {
-					bool more;
-
-					rc = kin_fill(k, capture ? s0 : k->pos, &more);
-					if (rc)
-						return rc;
-					if (capture)
-						s0 = 0;
-					if (!more)
-						return kin_format_error(
-							k, off,
-							"the input ends inside a string "
-							"(truncated JSON?)");
-					continue;
-				}
-				k->pos += 2;
-				str_len += 2;
-				continue;
-			}
-			k->pos++;
-			in_str = false;
-			if (d == 0)
-				break;
-			continue;
-		}
-		k->pos++;
-		switch (c) {
-		case '"':
-			in_str = true;
-			str_len = 0;
-			break;
-		case '{':
-		case '[':
-			rc = kin_push(k, depth, d, c);
-			if (rc)
-				return rc;
-			d++;
-			break;
-		case '}':
-		case ']':
-			if (d == 0 || k->stack[d - 1] != (c == '}' ? '{' : '['))
-				return kin_format_error(k, kin_here(k) - 1,
-							c == '}' ? "unexpected '}'" :
-								   "unexpected ']'");
-			d--;
-			break;
-		default:
-			break;
-		}
-		if (d == 0 && !in_str)
-			break;
-	}
-	*start = s0;
-	return GS_OK;
-}
-
-/* The elements of an array whose '[' is at k->pos. */
+/* The elements of an array whose '[' is at k->sc.pos. */
 static gs_status kin_events_array(struct kin *k, uint32_t depth)
 {
 	gs_status rc;
 	int c;
 
 	k->saw_events = true;
-	k->pos++; /* '[' */
-	rc = kin_peek(k, &c);
+	k->sc.pos++; /* '[' */
+	rc = kin_peek(&k->sc, &c);
 	if (rc)
 		return rc;
 	if (c == ']') {
-		k->pos++;
+		k->sc.pos++;
 		return GS_OK;
 	}
 	for (;;) {
 		size_t start;
 
-		rc = kin_peek(k, &c);
+		rc = kin_peek(&k->sc, &c);
 		if (rc)
 			return rc;
 		if (c < 0)
 			return kin_format_error(
-				k, kin_here(k),
+				&k->sc, kin_here(&k->sc),
 				"the input ends inside traceEvents (truncated JSON?)");
-		k->ev_off = kin_here(k);
+		k->ev_off = kin_here(&k->sc);
 		if (c == '{') {
-			rc = kin_scan_value(k, depth, true, &start);
+			rc = kin_scan_value(&k->sc, depth, true, &start);
 			if (!rc)
-				rc = kin_event(k, k->buf + start, k->pos - start);
+				rc = kin_event(k, k->sc.buf + start, k->sc.pos - start);
 		} else {
-			rc = kin_scan_value(k, depth, false, &start);
+			rc = kin_scan_value(&k->sc, depth, false, &start);
 			kin_warn(k, KW_NOT_OBJECT);
 		}
 		if (rc)
 			return rc;
-		rc = kin_peek(k, &c);
+		rc = kin_peek(&k->sc, &c);
 		if (rc)
 			return rc;
 		if (c == ',') {
-			k->pos++;
+			k->sc.pos++;
 			continue;
 		}
 		if (c == ']') {
-			k->pos++;
+			k->sc.pos++;
 			return GS_OK;
 		}
 		if (c < 0)
 			return kin_format_error(
-				k, kin_here(k),
+				&k->sc, kin_here(&k->sc),
 				"the input ends inside traceEvents (truncated JSON?)");
-		return kin_format_error(k, kin_here(k), "expected ',' or ']' in traceEvents");
+		return kin_format_error(&k->sc, kin_here(&k->sc),
+					"expected ',' or ']' in traceEvents");
 	}
 }
 
-/* The members of the top-level object whose '{' is at k->pos. */
+/* The members of the top-level object whose '{' is at k->sc.pos. */
 static gs_status kin_top_object(struct kin *k)
 {
 	gs_status rc;
 	int c;
 
-	k->pos++; /* '{' */
-	rc = kin_peek(k, &c);
+	k->sc.pos++; /* '{' */
+	rc = kin_peek(&k->sc, &c);
 	if (rc)
 		return rc;
 	if (c == '}') {
-		k->pos++;
+		k->sc.pos++;
 		return GS_OK;
 	}
 	for (;;) {
 		enum kin_top top;
 		size_t start;
 
-		rc = kin_peek(k, &c);
+		rc = kin_peek(&k->sc, &c);
 		if (rc)
 			return rc;
 		if (c < 0)
-			return kin_format_error(k, kin_here(k),
+			return kin_format_error(&k->sc, kin_here(&k->sc),
 						"the input ends inside the top-level object "
 						"(truncated JSON?)");
 		if (c != '"')
-			return kin_format_error(k, kin_here(k),
+			return kin_format_error(&k->sc, kin_here(&k->sc),
 						"expected a member name in the top-level object");
-		rc = kin_scan_value(k, 1, true, &start);
+		rc = kin_scan_value(&k->sc, 1, true, &start);
 		if (rc)
 			return rc;
-		top = kin_top_key(k->buf + start + 1, k->pos - start - 2);
-		rc = kin_peek(k, &c);
+		top = kin_top_key(k->sc.buf + start + 1, k->sc.pos - start - 2);
+		rc = kin_peek(&k->sc, &c);
 		if (rc)
 			return rc;
 		if (c != ':')
-			return kin_format_error(k, kin_here(k), "expected ':' after a member name");
-		k->pos++;
-		rc = kin_peek(k, &c);
+			return kin_format_error(&k->sc, kin_here(&k->sc),
+						"expected ':' after a member name");
+		k->sc.pos++;
+		rc = kin_peek(&k->sc, &c);
 		if (rc)
 			return rc;
 		if (c < 0)
-			return kin_format_error(k, kin_here(k),
+			return kin_format_error(&k->sc, kin_here(&k->sc),
 						"the input ends inside the top-level object "
 						"(truncated JSON?)");
-		k->ev_off = kin_here(k);
+		k->ev_off = kin_here(&k->sc);
 		if (top == KT_TOP_EVENTS) {
 			if (c != '[')
-				return kin_format_error(k, kin_here(k),
+				return kin_format_error(&k->sc, kin_here(&k->sc),
 							"traceEvents is not an array");
 			rc = kin_events_array(k, 2);
 		} else if (top == KT_TOP_OTHER) {
-			rc = kin_scan_value(k, 1, false, &start);
+			rc = kin_scan_value(&k->sc, 1, false, &start);
 		} else {
-			rc = kin_scan_value(k, 1, true, &start);
+			rc = kin_scan_value(&k->sc, 1, true, &start);
 			if (!rc)
-				rc = kin_top_value(k, top, k->buf + start, k->pos - start);
+				rc = kin_top_value(k, top, k->sc.buf + start, k->sc.pos - start);
 		}
 		if (rc)
 			return rc;
-		rc = kin_peek(k, &c);
+		rc = kin_peek(&k->sc, &c);
 		if (rc)
 			return rc;
 		if (c == ',') {
-			k->pos++;
+			k->sc.pos++;
 			continue;
 		}
 		if (c == '}') {
-			k->pos++;
+			k->sc.pos++;
 			return GS_OK;
 		}
 		if (c < 0)
-			return kin_format_error(k, kin_here(k),
+			return kin_format_error(&k->sc, kin_here(&k->sc),
 						"the input ends inside the top-level object "
 						"(truncated JSON?)");
-		return kin_format_error(k, kin_here(k),
+		return kin_format_error(&k->sc, kin_here(&k->sc),
 					"expected ',' or '}' after a top-level member");
 	}
 }
@@ -2590,18 +1872,19 @@ static gs_status kin_document(struct kin *k)
 	gs_status rc;
 	int c;
 
-	rc = kin_peek(k, &c);
+	rc = kin_peek(&k->sc, &c);
 	if (rc)
 		return rc;
 	/* A UTF-8 byte order mark. */
-	if (c == 0xEF && k->len - k->pos >= 3 && memcmp(k->buf + k->pos, "\xEF\xBB\xBF", 3) == 0) {
-		k->pos += 3;
-		rc = kin_peek(k, &c);
+	if (c == 0xEF && k->sc.len - k->sc.pos >= 3 &&
+	    memcmp(k->sc.buf + k->sc.pos, "\xEF\xBB\xBF", 3) == 0) {
+		k->sc.pos += 3;
+		rc = kin_peek(&k->sc, &c);
 		if (rc)
 			return rc;
 	}
 	if (c < 0) {
-		gs_error_append("%s: empty file: no JSON data", k->name);
+		gs_error_append("%s: empty file: no JSON data", k->sc.name);
 		return GS_ERR_FORMAT;
 	}
 	if (c == '[')
@@ -2609,17 +1892,18 @@ static gs_status kin_document(struct kin *k)
 	else if (c == '{')
 		rc = kin_top_object(k);
 	else
-		return kin_format_error(k, kin_here(k),
+		return kin_format_error(&k->sc, kin_here(&k->sc),
 					"not JSON: a Chrome trace starts with '{' or '['");
 	if (rc)
 		return rc;
-	rc = kin_peek(k, &c);
+	rc = kin_peek(&k->sc, &c);
 	if (rc)
 		return rc;
 	if (c >= 0)
-		return kin_format_error(k, kin_here(k), "unexpected data after the JSON document");
+		return kin_format_error(&k->sc, kin_here(&k->sc),
+					"unexpected data after the JSON document");
 	if (!k->saw_events) {
-		gs_error_append("%s: no \"traceEvents\" array: not a Chrome trace", k->name);
+		gs_error_append("%s: no \"traceEvents\" array: not a Chrome trace", k->sc.name);
 		return GS_ERR_FORMAT;
 	}
 	return GS_OK;
@@ -2642,7 +1926,7 @@ static gs_status kin_finish(struct kin *k)
 	gs_status rc;
 	char msg[256];
 
-	k->ev_off = kin_here(k);
+	k->ev_off = kin_here(&k->sc);
 	while (k->pend.count) {
 		rc = kin_pend_pop(k);
 		if (rc)
@@ -2766,18 +2050,19 @@ static gs_status kin_run(struct gs_gzin *in, const char *name, const struct gs_i
 		gs_gzin_close(in);
 		return gs_nomem();
 	}
-	k->name = name;
-	k->in = in;
+	k->sc.name = name;
+	k->sc.in = in;
+	k->sc.lim = &k->lim;
 	k->sink = sink;
 	gs_import_limits_resolve(&k->lim, lim);
 	gs_gzin_set_limits(in, k->lim.max_inflated_bytes, k->lim.max_inflate_ratio);
 	k->host_name = k->driver_version = k->runtime_version = k->cupti_version = GS_NO_STRING;
-	k->cap = (size_t)KIN_READ_CHUNK * 2;
-	k->buf = malloc(k->cap);
+	k->sc.cap = (size_t)KIN_READ_CHUNK * 2;
+	k->sc.buf = malloc(k->sc.cap);
 	k->pend_items = malloc(KIN_PEND_CAP * sizeof(*k->pend_items));
 	k->recent_items = malloc(KIN_RECENT_CAP * sizeof(*k->recent_items));
 	k->procs = calloc(KIN_PROC_SLOTS, sizeof(*k->procs));
-	if (!k->buf || !k->pend_items || !k->recent_items || !k->procs)
+	if (!k->sc.buf || !k->pend_items || !k->recent_items || !k->procs)
 		rc = gs_nomem();
 	else
 		rc = ring_init(&k->pend, KIN_PEND_CAP);
@@ -2792,10 +2077,10 @@ static gs_status kin_run(struct gs_gzin *in, const char *name, const struct gs_i
 	ring_fini(&k->recent);
 	free(k->pend_items);
 	free(k->recent_items);
-	free(k->buf);
-	free(k->stack);
-	free(k->scratch[0]);
-	free(k->scratch[1]);
+	free(k->sc.buf);
+	free(k->sc.stack);
+	free(k->sc.scratch[0]);
+	free(k->sc.scratch[1]);
 	free(k->streams);
 	free(k->procs);
 	free(k->devs);

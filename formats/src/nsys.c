@@ -12,7 +12,8 @@
  * Columns are probed with pragma_table_info, so old and new schema versions
  * (2.x of nsys 2022, 3.x of nsys 2024) read the same; missing tables and
  * columns are fine. A database without any CUPTI_ACTIVITY_KIND_* table is
- * not an Nsight export and is refused.
+ * not an Nsight export and is refused. Opening, the checks, statements and
+ * row iteration are nsys_db.c; this file maps the rows to records.
  *
  * Mapping (times are integer ns already; pid = (globalPid >> 24) & 0xFFFFFF,
  * tid = globalTid & 0xFFFFFF, as nsys serialises its GlobalIds):
@@ -79,23 +80,17 @@
  * each kind reaches the sink as one warning at the end.
  */
 #include "import_priv.h"
+#include "nsys_db.h"
 
 #include <gpuscope/hash.h>
 #include <gpuscope/u64map.h>
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #define NS_ENUM_MAX 64
-#define NS_MAX_FIELDS 24
 #define NS_MAX_GPUS 4096
 #define NS_INVALID_ID 0xFFFFFFFFll /* CUPTI's "no stream / no event" */
 
@@ -219,15 +214,6 @@ enum ns_name_flags {
 #define NS_CK_DST_ARRAY 0x20u
 #define NS_CK_KIND(v) ((v)&0x0Fu)
 
-/* Rows dropped for a value of the wrong type in an integer column. */
-#define NS_TYPE_WARN_MAX 16u
-struct ns_type_warn {
-	const char *table;
-	char column[48];
-	char value[40]; /* the first one */
-	uint64_t count;
-};
-
 struct ns_gpu {
 	int64_t id, cu_device;
 	bool has_cu_device;
@@ -235,24 +221,10 @@ struct ns_gpu {
 };
 
 struct nsys {
-	const char *name;
-	sqlite3 *db;
+	struct ns_db in; /* in.lim points at lim */
 	struct gs_sink *sink;
 	struct gs_import_limits lim;
 	uint64_t records;
-	const char *table;      /* being read, for messages */
-	sqlite3_stmt *str_stmt; /* SELECT value FROM StringIds WHERE rowid (or id) = ? */
-	/* StringIds id -> its row (the first with that id), read in one pass:
-	 * a table without an index on id cost a scan per id. */
-	struct gs_u64map str_rows;
-	bool str_by_rowid;
-	bool has_row_minus1; /* id -1 (a key str_rows cannot hold) */
-	int64_t row_minus1;
-	/* When SQLite must stop (max_sqlite_ms from the start), and whether
-	 * the progress handler stopped it. */
-	struct timespec deadline;
-	bool timed_out;
-	sqlite3_stmt *col_stmt;    /* does table ?1 have column ?2 */
 	struct gs_u64map strs;     /* StringIds id << 1 | api -> sink id | flags << 32 */
 	struct gs_u64map calls;    /* call key -> tid | flags << 32 */
 	struct gs_u64map evrec;    /* call key -> start of a cudaEventRecord call */
@@ -266,8 +238,6 @@ struct nsys {
 	struct ns_kmap ctxdev;     /* (pid, context) -> device of its ops, 1 if several */
 	struct ns_key last_ctx;    /* (pid, context, device) last noted */
 	bool have_last_ctx;
-	bool wal;               /* the header says WAL mode */
-	bool with_wal;          /* read with the -wal file beside it */
 	uint64_t ctx_conflicts; /* contexts whose ops name several devices */
 	uint32_t nstreams;
 	struct ns_key last_key;
@@ -281,9 +251,6 @@ struct nsys {
 	uint32_t host_name, driver_version;
 	uint64_t warn[NW_COUNT];
 	const char *warn_table[NW_COUNT];
-	struct ns_type_warn type_warn[NS_TYPE_WARN_MAX];
-	uint32_t ntype_warn;
-	uint64_t type_other; /* rows with a bad value in further columns */
 	struct ns_gpu *gpus;
 	size_t ngpus;
 };
@@ -291,64 +258,20 @@ struct nsys {
 static void ns_warn(struct nsys *n, enum ns_warn w)
 {
 	if (!n->warn[w]++)
-		n->warn_table[w] = n->table;
-}
-
-/* A failed SQLite call: one error naming the file and the table. SQLite's
- * message may quote bytes of a corrupt file: only printable ASCII is kept. */
-static gs_status ns_fail(struct nsys *n, int rc)
-{
-	const char *raw = n->db ? sqlite3_errmsg(n->db) : sqlite3_errstr(rc);
-	const char *what = n->table ? n->table : "the schema";
-	char msg[200];
-	size_t i = 0;
-
-	for (; raw && raw[i] && i + 1 < sizeof(msg); i++)
-		msg[i] = raw[i] >= 0x20 && raw[i] < 0x7f ? raw[i] : '?';
-	msg[i] = '\0';
-
-	switch (rc & 0xff) {
-	case SQLITE_NOMEM:
-		gs_error_append("%s: out of memory reading %s", n->name, what);
-		return GS_ERR_NOMEM;
-	case SQLITE_INTERRUPT:
-		if (!n->timed_out)
-			break;
-		gs_error_append("%s: %s: still reading after max_sqlite_ms (%u ms)", n->name, what,
-				n->lim.max_sqlite_ms);
-		return GS_ERR_LIMIT;
-	case SQLITE_TOOBIG:
-		gs_error_append("%s: %s: a value or row longer than max_string_bytes (%llu) allows",
-				n->name, what, (unsigned long long)n->lim.max_string_bytes);
-		return GS_ERR_LIMIT;
-	case SQLITE_IOERR:
-		if (rc == SQLITE_IOERR_SHORT_READ)
-			break;
-		/* fall through */
-	case SQLITE_CANTOPEN:
-	case SQLITE_PERM:
-	case SQLITE_AUTH:
-		gs_error_append("%s: cannot read the SQLite database: %s (reading %s)", n->name,
-				msg, what);
-		return GS_ERR_IO;
-	default:
-		break;
-	}
-	gs_error_append("%s: corrupt SQLite database: %s (reading %s)", n->name, msg, what);
-	return GS_ERR_FORMAT;
+		n->warn_table[w] = n->in.table;
 }
 
 static gs_status ns_sink_failed(struct nsys *n, gs_status rc)
 {
-	gs_error_append("%s: %s", n->name, n->table ? n->table : "Nsight export");
+	gs_error_append("%s: %s", n->in.name, n->in.table ? n->in.table : "Nsight export");
 	return rc;
 }
 
 static gs_status ns_count(struct nsys *n)
 {
 	if (++n->records > n->lim.max_records) {
-		gs_error_append("%s: %s: more than max_records (%llu) records", n->name,
-				n->table ? n->table : "Nsight export",
+		gs_error_append("%s: %s: more than max_records (%llu) records", n->in.name,
+				n->in.table ? n->in.table : "Nsight export",
 				(unsigned long long)n->lim.max_records);
 		return GS_ERR_LIMIT;
 	}
@@ -384,8 +307,8 @@ static gs_status ns_intern(struct nsys *n, const char *s, size_t len, uint32_t *
 
 	*id = GS_NO_STRING;
 	if (len > n->lim.max_string_bytes) {
-		gs_error_append("%s: %s: string longer than max_string_bytes (%llu)", n->name,
-				n->table ? n->table : "StringIds",
+		gs_error_append("%s: %s: string longer than max_string_bytes (%llu)", n->in.name,
+				n->in.table ? n->in.table : "StringIds",
 				(unsigned long long)n->lim.max_string_bytes);
 		return GS_ERR_LIMIT;
 	}
@@ -405,21 +328,6 @@ static gs_status ns_intern_str(struct nsys *n, const char *s, uint32_t *id)
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                            */
 /* ------------------------------------------------------------------------ */
-
-static bool ns_i64(sqlite3_stmt *st, int col, int64_t *v)
-{
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return false;
-	*v = sqlite3_column_int64(st, col);
-	return true;
-}
-
-static int64_t ns_i64_or(sqlite3_stmt *st, int col, int64_t def)
-{
-	int64_t v;
-
-	return ns_i64(st, col, &v) ? v : def;
-}
 
 static uint32_t ns_u32(int64_t v)
 {
@@ -526,261 +434,6 @@ static gs_status ns_note_pid(struct nsys *n, int64_t pid)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Queries                                                                  */
-/* ------------------------------------------------------------------------ */
-
-static gs_status ns_prepare(struct nsys *n, const char *sql, sqlite3_stmt **st)
-{
-	int rc = sqlite3_prepare_v2(n->db, sql, -1, st, NULL);
-
-	if (rc != SQLITE_OK) {
-		*st = NULL;
-		return ns_fail(n, rc);
-	}
-	return GS_OK;
-}
-
-static bool ns_int_affinity(const char *decl)
-{
-	for (; decl && decl[0] && decl[1] && decl[2]; decl++)
-		if ((decl[0] | 0x20) == 'i' && (decl[1] | 0x20) == 'n' && (decl[2] | 0x20) == 't')
-			return true;
-	return false;
-}
-
-static void ns_type_warn(struct nsys *n, sqlite3_stmt *st, int col, int type)
-{
-	const char *name = sqlite3_column_name(st, col);
-	const char *table = n->table ? n->table : "?";
-	struct ns_type_warn *e;
-	uint32_t i;
-
-	if (!name)
-		name = "?";
-	for (i = 0; i < n->ntype_warn; i++) {
-		e = &n->type_warn[i];
-		if (strcmp(e->table, table) == 0 &&
-		    strncmp(e->column, name, sizeof(e->column) - 1) == 0) {
-			e->count += e->count < UINT64_MAX;
-			return;
-		}
-	}
-	if (n->ntype_warn == NS_TYPE_WARN_MAX) {
-		n->type_other += n->type_other < UINT64_MAX;
-		return;
-	}
-	e = &n->type_warn[n->ntype_warn++];
-	e->table = table;
-	e->count = 1;
-	snprintf(e->column, sizeof(e->column), "%s", name);
-	if (type == SQLITE_BLOB) {
-		snprintf(e->value, sizeof(e->value), "a blob of %d bytes",
-			 sqlite3_column_bytes(st, col));
-	} else if (type == SQLITE_FLOAT) {
-		snprintf(e->value, sizeof(e->value), "%.17g", sqlite3_column_double(st, col));
-	} else {
-		const unsigned char *t = sqlite3_column_text(st, col);
-		size_t o = 0;
-
-		e->value[o++] = '\'';
-		for (; t && *t && o < sizeof(e->value) - 5; t++)
-			e->value[o++] = *t < 0x20 || *t >= 0x7f || *t == '\'' ? '?' : (char)*t;
-		if (t && *t) {
-			memcpy(e->value + o, "...", 3);
-			o += 3;
-		}
-		e->value[o++] = '\'';
-		e->value[o] = '\0';
-	}
-}
-
-/* True when every integer column of the row holds an integer or NULL;
- * else the row is counted under its table and first bad column. */
-static bool ns_row_typed(struct nsys *n, sqlite3_stmt *st)
-{
-	int cols = sqlite3_column_count(st);
-
-	for (int i = 0; i < cols; i++) {
-		int t = sqlite3_column_type(st, i);
-
-		if (t == SQLITE_INTEGER || t == SQLITE_NULL)
-			continue;
-		if (!ns_int_affinity(sqlite3_column_decltype(st, i)))
-			continue;
-		ns_type_warn(n, st, i, t);
-		return false;
-	}
-	return true;
-}
-
-/* Step: *row true with a row, false at the end. Rows with a value of the
- * wrong type in an integer column are passed over (counted). */
-static gs_status ns_step(struct nsys *n, sqlite3_stmt *st, bool *row)
-{
-	int rc;
-
-	do
-		rc = sqlite3_step(st);
-	while (rc == SQLITE_ROW && !ns_row_typed(n, st));
-
-	*row = rc == SQLITE_ROW;
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		return GS_OK;
-	return ns_fail(n, rc);
-}
-
-static gs_status ns_table_exists(struct nsys *n, const char *table, bool *yes)
-{
-	sqlite3_stmt *st;
-	gs_status rc;
-
-	*yes = false;
-	rc = ns_prepare(n, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	rc = ns_step(n, st, yes);
-	sqlite3_finalize(st);
-	return rc;
-}
-
-static gs_status ns_has_column(struct nsys *n, const char *table, const char *col, size_t len,
-			       bool *yes)
-{
-	gs_status rc;
-
-	sqlite3_reset(n->col_stmt);
-	sqlite3_bind_text(n->col_stmt, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(n->col_stmt, 2, col, (int)len, SQLITE_STATIC);
-	rc = ns_step(n, n->col_stmt, yes);
-	sqlite3_reset(n->col_stmt);
-	return rc;
-}
-
-/*
- * A SELECT over the columns a table has. Each field names its column,
- * or several spellings separated by '|' (the first the table has is read);
- * a field the table lacks reads as NULL. Column i of the result is field i.
- */
-struct ns_query {
-	sqlite3_stmt *st;
-	bool exists;
-	const char *col[NS_MAX_FIELDS];
-	int col_len[NS_MAX_FIELDS];
-};
-
-struct ns_sb {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
-static void ns_sb_add(struct ns_sb *b, const char *s, size_t len)
-{
-	if (b->failed)
-		return;
-	if (b->len + len + 1 > b->cap) {
-		size_t ncap = (b->len + len + 1) * 2;
-		char *nb = realloc(b->buf, ncap);
-
-		if (!nb) {
-			b->failed = true;
-			return;
-		}
-		b->buf = nb;
-		b->cap = ncap;
-	}
-	memcpy(b->buf + b->len, s, len);
-	b->len += len;
-	b->buf[b->len] = '\0';
-}
-
-static void ns_sb_str(struct ns_sb *b, const char *s)
-{
-	ns_sb_add(b, s, strlen(s));
-}
-
-/*
- * Prepare q over `table` (q->exists false, no statement, when the table is
- * missing). `where` is appended as is; `order` lists fields to sort by
- * (field i ascending, -(i + 1) descending; missing ones are left out).
- */
-static gs_status ns_query_open(struct nsys *n, struct ns_query *q, const char *table,
-			       const char *const *fields, size_t nfields, const char *where,
-			       const int *order, size_t norder)
-{
-	struct ns_sb sb = {0};
-	bool first = true;
-	gs_status rc;
-
-	memset(q, 0, sizeof(*q));
-	n->table = table;
-	rc = ns_table_exists(n, table, &q->exists);
-	if (rc || !q->exists)
-		return rc;
-	for (size_t i = 0; i < nfields && i < NS_MAX_FIELDS; i++) {
-		const char *p = fields[i];
-
-		while (*p && !q->col[i]) {
-			const char *bar = strchr(p, '|');
-			size_t len = bar ? (size_t)(bar - p) : strlen(p);
-			bool yes;
-
-			rc = ns_has_column(n, table, p, len, &yes);
-			if (rc)
-				return rc;
-			if (yes) {
-				q->col[i] = p;
-				q->col_len[i] = (int)len;
-			}
-			p += len + (bar ? 1 : 0);
-		}
-	}
-	ns_sb_str(&sb, "SELECT ");
-	for (size_t i = 0; i < nfields; i++) {
-		if (i)
-			ns_sb_str(&sb, ", ");
-		if (q->col[i]) {
-			ns_sb_str(&sb, "\"");
-			ns_sb_add(&sb, q->col[i], (size_t)q->col_len[i]);
-			ns_sb_str(&sb, "\"");
-		} else {
-			ns_sb_str(&sb, "NULL");
-		}
-	}
-	ns_sb_str(&sb, " FROM \"");
-	ns_sb_str(&sb, table);
-	ns_sb_str(&sb, "\"");
-	if (where) {
-		ns_sb_str(&sb, " ");
-		ns_sb_str(&sb, where);
-	}
-	for (size_t i = 0; i < norder; i++) {
-		int f = order[i] >= 0 ? order[i] : -order[i] - 1;
-
-		if (f >= (int)nfields || !q->col[f])
-			continue;
-		ns_sb_str(&sb, first ? " ORDER BY \"" : ", \"");
-		ns_sb_add(&sb, q->col[f], (size_t)q->col_len[f]);
-		ns_sb_str(&sb, order[i] >= 0 ? "\"" : "\" DESC");
-		first = false;
-	}
-	if (sb.failed) {
-		free(sb.buf);
-		return gs_nomem();
-	}
-	rc = ns_prepare(n, sb.buf, &q->st);
-	free(sb.buf);
-	return rc;
-}
-
-static void ns_query_close(struct ns_query *q)
-{
-	sqlite3_finalize(q->st);
-	q->st = NULL;
-}
-
-/* ------------------------------------------------------------------------ */
 /* Strings                                                                  */
 /* ------------------------------------------------------------------------ */
 
@@ -791,7 +444,7 @@ static void ns_query_close(struct ns_query *q)
 static gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, uint8_t *flags)
 {
 	uint64_t key = (uint64_t)id << 1 | (api ? 1u : 0u), v;
-	const char *saved = n->table;
+	const char *saved = n->in.table;
 	gs_status rc;
 	bool row;
 
@@ -803,20 +456,21 @@ static gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, 
 	}
 	*sid = GS_NO_STRING;
 	v = GS_NO_STRING;
-	if (n->str_stmt && n->str_by_rowid && id == -1 && n->has_row_minus1)
-		v = (uint64_t)n->row_minus1;
-	if (n->str_stmt && n->str_by_rowid &&
-	    (id == -1 ? !n->has_row_minus1 : !gs_u64map_get(&n->str_rows, (uint64_t)id, &v))) {
+	if (n->in.str_stmt && n->in.str_by_rowid && id == -1 && n->in.has_row_minus1)
+		v = (uint64_t)n->in.row_minus1;
+	if (n->in.str_stmt && n->in.str_by_rowid &&
+	    (id == -1 ? !n->in.has_row_minus1 :
+			!gs_u64map_get(&n->in.str_rows, (uint64_t)id, &v))) {
 		v = GS_NO_STRING; /* no row has that id */
-	} else if (n->str_stmt) {
-		sqlite3_reset(n->str_stmt);
-		sqlite3_bind_int64(n->str_stmt, 1, n->str_by_rowid ? (int64_t)v : id);
+	} else if (n->in.str_stmt) {
+		sqlite3_reset(n->in.str_stmt);
+		sqlite3_bind_int64(n->in.str_stmt, 1, n->in.str_by_rowid ? (int64_t)v : id);
 		v = GS_NO_STRING;
-		n->table = "StringIds";
-		rc = ns_step(n, n->str_stmt, &row);
-		if (!rc && row && sqlite3_column_type(n->str_stmt, 0) != SQLITE_NULL) {
-			const char *s = (const char *)sqlite3_column_text(n->str_stmt, 0);
-			size_t len = (size_t)sqlite3_column_bytes(n->str_stmt, 0);
+		n->in.table = "StringIds";
+		rc = ns_step(&n->in, n->in.str_stmt, &row);
+		if (!rc && row && sqlite3_column_type(n->in.str_stmt, 0) != SQLITE_NULL) {
+			const char *s = (const char *)sqlite3_column_text(n->in.str_stmt, 0);
+			size_t len = (size_t)sqlite3_column_bytes(n->in.str_stmt, 0);
 			uint8_t f = 0;
 
 			if (!s) {
@@ -830,8 +484,8 @@ static gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, 
 				v = *sid | (uint64_t)f << 32;
 			}
 		}
-		sqlite3_reset(n->str_stmt);
-		n->table = saved;
+		sqlite3_reset(n->in.str_stmt);
+		n->in.table = saved;
 		if (rc)
 			return rc;
 	}
@@ -852,283 +506,6 @@ static gs_status ns_text(struct nsys *n, sqlite3_stmt *st, int col, uint32_t *si
 	if (!s)
 		return gs_nomem();
 	return ns_intern(n, s, (size_t)sqlite3_column_bytes(st, col), sid);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Opening                                                                  */
-/* ------------------------------------------------------------------------ */
-
-static uint32_t ns_be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* A file cut short is refused before SQLite reads it: SQLite would read
- * the missing pages as errors only when a query reaches them. */
-static gs_status ns_check_file(struct nsys *n)
-{
-	unsigned char h[100];
-	struct stat sb;
-	size_t got = 0;
-	uint32_t page, pages;
-	int fd = open(n->name, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		gs_error_append("%s: cannot open: %s", n->name, strerror(errno));
-		return GS_ERR_IO;
-	}
-	if (fstat(fd, &sb) != 0) {
-		int e = errno;
-
-		close(fd);
-		gs_error_append("%s: cannot stat: %s", n->name, strerror(e));
-		return GS_ERR_IO;
-	}
-	while (got < sizeof(h)) {
-		ssize_t r = read(fd, h + got, sizeof(h) - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-
-			close(fd);
-			gs_error_append("%s: read failed: %s", n->name, strerror(e));
-			return GS_ERR_IO;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	if (got < sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0) {
-		gs_error_append(
-			"%s: truncated SQLite database (%zu bytes, shorter than its header)",
-			n->name, got);
-		return GS_ERR_FORMAT;
-	}
-	page = (uint32_t)h[16] << 8 | h[17];
-	if (page == 1)
-		page = 65536;
-	if (page < 512 || (page & (page - 1))) {
-		gs_error_append("%s: corrupt SQLite database: page size %u in the header", n->name,
-				page);
-		return GS_ERR_FORMAT;
-	}
-	pages = ns_be32(h + 28);
-	n->wal = h[18] == 2 && h[19] == 2;
-	if ((uint64_t)sb.st_size % page) {
-		gs_error_append("%s: truncated SQLite database (%llu bytes, not a whole number of "
-				"%u-byte pages)",
-				n->name, (unsigned long long)sb.st_size, page);
-		return GS_ERR_FORMAT;
-	}
-	/* The header's page count is valid when its version-valid-for number
-	 * matches the change counter. */
-	if (pages && ns_be32(h + 92) == ns_be32(h + 24) &&
-	    (uint64_t)sb.st_size < (uint64_t)pages * page) {
-		gs_error_append("%s: truncated SQLite database (%llu bytes, the header says %llu)",
-				n->name, (unsigned long long)sb.st_size,
-				(unsigned long long)pages * page);
-		return GS_ERR_FORMAT;
-	}
-	return GS_OK;
-}
-
-/* "file:" URI of a path, percent-encoded, opened immutable (else
- * read-only, for a database in WAL mode read with its -wal file). */
-static char *ns_uri(const char *path, bool immutable)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t len = strlen(path);
-	char *u = malloc(len * 3 + 32), *p;
-
-	if (!u)
-		return NULL;
-	p = u;
-	memcpy(p, path[0] == '/' ? "file://" : "file:", path[0] == '/' ? 7 : 5);
-	p += path[0] == '/' ? 7 : 5;
-	for (const unsigned char *s = (const unsigned char *)path; *s; s++) {
-		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		    (*s >= '0' && *s <= '9') || strchr("/-._~", *s)) {
-			*p++ = (char)*s;
-		} else {
-			*p++ = '%';
-			*p++ = hex[*s >> 4];
-			*p++ = hex[*s & 15];
-		}
-	}
-	if (immutable)
-		memcpy(p, "?immutable=1", sizeof("?immutable=1"));
-	else
-		memcpy(p, "?mode=ro", sizeof("?mode=ro"));
-	return u;
-}
-
-/* A -wal file with frames beside the database. */
-static bool ns_has_wal(const char *path)
-{
-	size_t len = strlen(path);
-	char *w = malloc(len + 5);
-	struct stat sb;
-	bool yes;
-
-	if (!w)
-		return false;
-	memcpy(w, path, len);
-	memcpy(w + len, "-wal", 5);
-	yes = stat(w, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
-	free(w);
-	return yes;
-}
-
-static gs_status ns_wal_refused(struct nsys *n)
-{
-	gs_error_append("%s: a SQLite database in WAL mode: checkpoint it first (sqlite3 %s "
-			"'PRAGMA wal_checkpoint')",
-			n->name, n->name);
-	return GS_ERR_FORMAT;
-}
-
-/* SQLite's progress handler: stop it (SQLITE_INTERRUPT) past the deadline. */
-static int ns_progress(void *arg)
-{
-	struct nsys *n = arg;
-	struct timespec now;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
-		return 0;
-	if (now.tv_sec > n->deadline.tv_sec ||
-	    (now.tv_sec == n->deadline.tv_sec && now.tv_nsec >= n->deadline.tv_nsec))
-		n->timed_out = true;
-	return n->timed_out;
-}
-
-/* The SQLite VM instructions between two looks at the clock. */
-#define NS_PROGRESS_STEPS 10000
-
-static gs_status ns_open(struct nsys *n)
-{
-	/* Immutable reads ignore a -wal file, whose rows would be lost: a
-	 * database in WAL mode with one is read with it, through SQLite's
-	 * locks. Without one it is read as it is (complete once checkpointed);
-	 * see gs_import_nsys for one that holds nothing. */
-	bool with_wal = n->wal && ns_has_wal(n->name);
-	char *uri;
-	uint64_t len;
-	int rc;
-
-	n->with_wal = with_wal;
-	uri = ns_uri(n->name, !with_wal);
-	if (!uri)
-		return gs_nomem();
-	rc = sqlite3_open_v2(uri, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-	free(uri);
-	if (rc == SQLITE_OK && with_wal)
-		rc = sqlite3_exec(n->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		gs_status st = with_wal ? ns_wal_refused(n) : ns_fail(n, rc);
-
-		sqlite3_close(n->db);
-		n->db = NULL;
-		return st;
-	}
-	/* No value (nor row) much longer than a string may be: a hostile
-	 * file cannot make SQLite allocate a gigabyte for one. */
-	len = n->lim.max_string_bytes > (uint64_t)INT_MAX / 2 - (1u << 20) ?
-		      (uint64_t)INT_MAX :
-		      2 * n->lim.max_string_bytes + (1u << 20);
-	sqlite3_limit(n->db, SQLITE_LIMIT_LENGTH, (int)len);
-	/* Nor keep it busy for ever (queries over tables the file shaped). */
-	if (clock_gettime(CLOCK_MONOTONIC, &n->deadline) == 0) {
-		n->deadline.tv_sec += (time_t)(n->lim.max_sqlite_ms / 1000);
-		n->deadline.tv_nsec += (long)(n->lim.max_sqlite_ms % 1000) * 1000000L;
-		if (n->deadline.tv_nsec >= 1000000000L) {
-			n->deadline.tv_sec++;
-			n->deadline.tv_nsec -= 1000000000L;
-		}
-		sqlite3_progress_handler(n->db, NS_PROGRESS_STEPS, ns_progress, n);
-	}
-	return ns_prepare(n, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2 COLLATE NOCASE",
-			  &n->col_stmt);
-}
-
-/*
- * Where each StringIds id is: one pass over the table keeps the row of
- * each id (the first one, as a search by id finds it), and each string is
- * then read by its row (O(log N) in any table; by id, a table without an
- * index on it is scanned whole each time). A table without row ids (its
- * id is then its key) is read by id.
- */
-static gs_status ns_load_string_rows(struct nsys *n)
-{
-	sqlite3_stmt *st = NULL;
-	gs_status rc = GS_OK;
-	bool row = true;
-
-	n->table = "StringIds";
-	if (sqlite3_prepare_v2(n->db, "SELECT id, rowid FROM StringIds", -1, &st, NULL) !=
-	    SQLITE_OK) {
-		sqlite3_finalize(st);
-		rc = ns_prepare(n, "SELECT value FROM StringIds WHERE id = ?1", &n->str_stmt);
-		n->table = NULL;
-		return rc;
-	}
-	while (!rc && row) {
-		rc = ns_step(n, st, &row);
-		if (!rc && row) {
-			int type = sqlite3_column_type(st, 0);
-			int64_t id = sqlite3_column_int64(st, 0);
-
-			/* What `id = ?` with an integer matches: integers, and
-			 * reals of the same value. */
-			if (type == SQLITE_FLOAT && sqlite3_column_double(st, 0) != (double)id)
-				continue;
-			if (type != SQLITE_INTEGER && type != SQLITE_FLOAT)
-				continue;
-			if (id == -1 && !n->has_row_minus1) {
-				n->has_row_minus1 = true;
-				n->row_minus1 = sqlite3_column_int64(st, 1);
-			} else if (id != -1) {
-				rc = gs_u64map_put(&n->str_rows, (uint64_t)id,
-						   (uint64_t)sqlite3_column_int64(st, 1), false);
-			}
-		}
-	}
-	sqlite3_finalize(st);
-	if (!rc)
-		rc = ns_prepare(n, "SELECT value FROM StringIds WHERE rowid = ?1", &n->str_stmt);
-	n->str_by_rowid = true;
-	n->table = NULL;
-	return rc;
-}
-
-static gs_status ns_check_nsys(struct nsys *n)
-{
-	sqlite3_stmt *st;
-	gs_status rc;
-	bool yes;
-
-	rc = ns_prepare(n,
-			"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE "
-			"'CUPTI\\_ACTIVITY\\_KIND\\_%' ESCAPE '\\' LIMIT 1",
-			&st);
-	if (rc)
-		return rc;
-	rc = ns_step(n, st, &yes);
-	sqlite3_finalize(st);
-	if (rc)
-		return rc;
-	if (!yes) {
-		gs_error_append("%s: SQLite database is not an Nsight Systems export (no "
-				"CUPTI_ACTIVITY_KIND_* tables)",
-				n->name);
-		return GS_ERR_FORMAT;
-	}
-	rc = ns_table_exists(n, "StringIds", &yes);
-	if (!rc && yes)
-		rc = ns_load_string_rows(n);
-	return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1198,14 +575,14 @@ static gs_status ns_load_enum(struct nsys *n, uint8_t *map, const char *table, c
 
 	for (size_t i = 0; i < NS_ENUM_MAX; i++)
 		map[i] = i < nnames ? names[i].value : unknown;
-	rc = ns_query_open(n, &q, table, fields, 2, NULL, NULL, 0);
+	rc = ns_query_open(&n->in, &q, table, fields, 2, NULL, NULL, 0);
 	if (rc || !q.exists)
 		return rc;
 	if (!q.col[0] || !q.col[1]) {
 		ns_query_close(&q);
 		return GS_OK;
 	}
-	while (!(rc = ns_step(n, q.st, &row)) && row) {
+	while (!(rc = ns_step(&n->in, q.st, &row)) && row) {
 		int64_t id;
 		const char *s = (const char *)sqlite3_column_text(q.st, 1);
 
@@ -1261,11 +638,11 @@ static gs_status ns_load_system(struct nsys *n)
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(n, &q, "TARGET_INFO_SYSTEM_ENV", fields, 2,
+	rc = ns_query_open(&n->in, &q, "TARGET_INFO_SYSTEM_ENV", fields, 2,
 			   "WHERE name IN ('Hostname', 'CudaDriverVersion')", NULL, 0);
 	if (rc || !q.exists)
 		return rc;
-	while (!(rc = ns_step(n, q.st, &row)) && row) {
+	while (!(rc = ns_step(&n->in, q.st, &row)) && row) {
 		const char *name = (const char *)sqlite3_column_text(q.st, 0);
 		uint32_t *dst;
 
@@ -1286,8 +663,8 @@ static gs_status ns_sinfo_put(struct nsys *n, int64_t pid, int64_t ctx, int64_t 
 	const struct ns_kent *e = ns_kmap_get(&n->sinfo, &k);
 
 	if (!e && n->sinfo.count >= n->lim.max_streams) {
-		gs_error_append("%s: %s: more than max_streams (%u) streams", n->name, n->table,
-				n->lim.max_streams);
+		gs_error_append("%s: %s: more than max_streams (%u) streams", n->in.name,
+				n->in.table, n->lim.max_streams);
 		return GS_ERR_LIMIT;
 	}
 	if (e && keep_prio)
@@ -1310,10 +687,10 @@ static gs_status ns_load_stream_info(struct nsys *n)
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(n, &q, "TARGET_INFO_CUDA_STREAM", sfields, 5, NULL, NULL, 0);
+	rc = ns_query_open(&n->in, &q, "TARGET_INFO_CUDA_STREAM", sfields, 5, NULL, NULL, 0);
 	if (rc)
 		return rc;
-	while (q.exists && !(rc = ns_step(n, q.st, &row)) && row) {
+	while (q.exists && !(rc = ns_step(&n->in, q.st, &row)) && row) {
 		int64_t stream, pid;
 
 		if (!ns_i64(q.st, 0, &stream) || !ns_i64(q.st, 1, &pid))
@@ -1328,8 +705,8 @@ static gs_status ns_load_stream_info(struct nsys *n)
 	for (size_t t = 0; !rc && t < NS_COUNT_OF(nulls); t++) {
 		const char *fields[3] = {nulls[t].stream, "processId", "contextId"};
 
-		rc = ns_query_open(n, &q, nulls[t].table, fields, 3, NULL, NULL, 0);
-		while (!rc && q.exists && !(rc = ns_step(n, q.st, &row)) && row) {
+		rc = ns_query_open(&n->in, &q, nulls[t].table, fields, 3, NULL, NULL, 0);
+		while (!rc && q.exists && !(rc = ns_step(&n->in, q.st, &row)) && row) {
 			int64_t stream, pid;
 
 			if (!ns_i64(q.st, 0, &stream) || !ns_i64(q.st, 1, &pid))
@@ -1361,8 +738,8 @@ static gs_status ns_stream(struct nsys *n, int64_t pid, int64_t device, int64_t 
 		idx = (uint32_t)e->v1;
 	} else {
 		if (n->nstreams >= n->lim.max_streams) {
-			gs_error_append("%s: %s: more than max_streams (%u) streams", n->name,
-					n->table, n->lim.max_streams);
+			gs_error_append("%s: %s: more than max_streams (%u) streams", n->in.name,
+					n->in.table, n->lim.max_streams);
 			return GS_ERR_LIMIT;
 		}
 		st.pid = pid;
@@ -1419,10 +796,11 @@ static gs_status ns_load_gpus(struct nsys *n)
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(n, &q, "TARGET_INFO_GPU", fields, NS_COUNT_OF(fields), NULL, NULL, 0);
+	rc = ns_query_open(&n->in, &q, "TARGET_INFO_GPU", fields, NS_COUNT_OF(fields), NULL, NULL,
+			   0);
 	if (rc || !q.exists)
 		return rc;
-	while (!(rc = ns_step(n, q.st, &row)) && row && n->ngpus < NS_MAX_GPUS) {
+	while (!(rc = ns_step(&n->in, q.st, &row)) && row && n->ngpus < NS_MAX_GPUS) {
 		struct ns_gpu g = {0};
 
 		if (!ns_i64(q.st, 0, &g.id))
@@ -1465,13 +843,13 @@ static gs_status ns_devices(struct nsys *n)
 
 	rc = ns_load_gpus(n);
 	if (!rc)
-		rc = ns_query_open(n, &q, "TARGET_INFO_CUDA_DEVICE", fields, 2, NULL, NULL, 0);
+		rc = ns_query_open(&n->in, &q, "TARGET_INFO_CUDA_DEVICE", fields, 2, NULL, NULL, 0);
 	if (rc)
 		return rc;
 	/* CUDA ordinal -> GPU, where the export says so. */
 	if (q.exists && q.col[0] && q.col[1]) {
 		mapped = true;
-		while (!(rc = ns_step(n, q.st, &row)) && row) {
+		while (!(rc = ns_step(&n->in, q.st, &row)) && row) {
 			int64_t cuda, gpu;
 
 			if (!ns_i64(q.st, 0, &cuda) || !ns_i64(q.st, 1, &gpu))
@@ -1493,7 +871,7 @@ static gs_status ns_devices(struct nsys *n)
 	if (rc || mapped)
 		return rc;
 	/* Else each GPU by its CUDA ordinal, in order of id. */
-	n->table = "TARGET_INFO_GPU";
+	n->in.table = "TARGET_INFO_GPU";
 	for (size_t i = 0; i < n->ngpus; i++)
 		n->gpus[i].dev.id =
 			ns_u32(n->gpus[i].has_cu_device ? n->gpus[i].cu_device : n->gpus[i].id);
@@ -1548,11 +926,11 @@ static gs_status ns_api_table(struct nsys *n, const char *table, bool driver)
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(n, &q, table, fields, NS_COUNT_OF(fields), NULL, order,
+	rc = ns_query_open(&n->in, &q, table, fields, NS_COUNT_OF(fields), NULL, order,
 			   NS_COUNT_OF(order));
 	if (rc || !q.exists)
 		return rc;
-	while (!(rc = ns_step(n, q.st, &row)) && row) {
+	while (!(rc = ns_step(&n->in, q.st, &row)) && row) {
 		struct ns_call r = {.have = true};
 		int64_t start = 0, end = 0, cls, corr = 0, gtid = 0, name;
 		bool hs = ns_i64(q.st, 0, &start), he = ns_i64(q.st, 1, &end);
@@ -1745,11 +1123,11 @@ static gs_status ns_kernels(struct nsys *n)
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(n, &q, "CUPTI_ACTIVITY_KIND_KERNEL", fields, NS_COUNT_OF(fields), NULL,
-			   NULL, 0);
+	rc = ns_query_open(&n->in, &q, "CUPTI_ACTIVITY_KIND_KERNEL", fields, NS_COUNT_OF(fields),
+			   NULL, NULL, 0);
 	if (rc || !q.exists)
 		return rc;
-	while (!(rc = ns_step(n, q.st, &row)) && row) {
+	while (!(rc = ns_step(&n->in, q.st, &row)) && row) {
 		struct gs_op op;
 		struct gs_launch_cfg lc = {0};
 		uint8_t flags;
@@ -1847,11 +1225,11 @@ static gs_status ns_memcpys(struct nsys *n)
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(n, &q, "CUPTI_ACTIVITY_KIND_MEMCPY", fields, NS_COUNT_OF(fields), NULL,
-			   NULL, 0);
+	rc = ns_query_open(&n->in, &q, "CUPTI_ACTIVITY_KIND_MEMCPY", fields, NS_COUNT_OF(fields),
+			   NULL, NULL, 0);
 	if (rc || !q.exists)
 		return rc;
-	while (!(rc = ns_step(n, q.st, &row)) && row) {
+	while (!(rc = ns_step(&n->in, q.st, &row)) && row) {
 		struct gs_op op;
 		uint8_t flags, ck;
 		int64_t node = 0;
@@ -1897,11 +1275,11 @@ static gs_status ns_memsets(struct nsys *n)
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(n, &q, "CUPTI_ACTIVITY_KIND_MEMSET", fields, NS_COUNT_OF(fields), NULL,
-			   NULL, 0);
+	rc = ns_query_open(&n->in, &q, "CUPTI_ACTIVITY_KIND_MEMSET", fields, NS_COUNT_OF(fields),
+			   NULL, NULL, 0);
 	if (rc || !q.exists)
 		return rc;
-	while (!(rc = ns_step(n, q.st, &row)) && row) {
+	while (!(rc = ns_step(&n->in, q.st, &row)) && row) {
 		struct gs_op op;
 		uint8_t flags;
 		int64_t node = 0;
@@ -1956,7 +1334,7 @@ static gs_status ns_event_row(struct nsys *n, sqlite3_stmt *st)
 	uint64_t v;
 	gs_status rc;
 
-	n->table = NS_EVENT_TABLE;
+	n->in.table = NS_EVENT_TABLE;
 	ns_i64(st, 1, &ctx);
 	ns_i64(st, 4, &gpid);
 	pid = ns_pid_of(gpid);
@@ -1995,7 +1373,7 @@ static gs_status ns_sync_row(struct nsys *n, sqlite3_stmt *st)
 	uint8_t flags, named;
 	gs_status rc;
 
-	n->table = NS_SYNC_TABLE;
+	n->in.table = NS_SYNC_TABLE;
 	if (!ns_times_ok(n, hs, start, he, end))
 		return GS_OK;
 	ns_i64(st, 3, &ctx);
@@ -2079,30 +1457,30 @@ static gs_status ns_syncs_events(struct nsys *n)
 	bool rs = false, re = false;
 	gs_status rc;
 
-	rc = ns_query_open(n, &qe, NS_EVENT_TABLE, efields, NS_COUNT_OF(efields), NULL, eorder,
+	rc = ns_query_open(&n->in, &qe, NS_EVENT_TABLE, efields, NS_COUNT_OF(efields), NULL, eorder,
 			   NS_COUNT_OF(eorder));
 	if (rc)
 		return rc;
-	rc = ns_query_open(n, &qs, NS_SYNC_TABLE, sfields, NS_COUNT_OF(sfields), NULL, sorder,
+	rc = ns_query_open(&n->in, &qs, NS_SYNC_TABLE, sfields, NS_COUNT_OF(sfields), NULL, sorder,
 			   qe.exists ? NS_COUNT_OF(sorder) : 0);
 	if (!rc && qe.exists) {
-		n->table = NS_EVENT_TABLE;
-		rc = ns_step(n, qe.st, &re);
+		n->in.table = NS_EVENT_TABLE;
+		rc = ns_step(&n->in, qe.st, &re);
 	}
 	if (!rc && qs.exists) {
-		n->table = NS_SYNC_TABLE;
-		rc = ns_step(n, qs.st, &rs);
+		n->in.table = NS_SYNC_TABLE;
+		rc = ns_step(&n->in, qs.st, &rs);
 	}
 	while (!rc && (rs || re)) {
 		if (re && (!rs || ns_order_cmp(qe.st, 4, 3, qs.st, 6, 5) <= 0)) {
 			rc = ns_event_row(n, qe.st);
 			if (!rc)
-				rc = ns_step(n, qe.st, &re);
+				rc = ns_step(&n->in, qe.st, &re);
 		} else {
 			rc = ns_sync_row(n, qs.st);
 			if (!rc) {
-				n->table = NS_SYNC_TABLE;
-				rc = ns_step(n, qs.st, &rs);
+				n->in.table = NS_SYNC_TABLE;
+				rc = ns_step(&n->in, qs.st, &rs);
 			}
 		}
 	}
@@ -2141,14 +1519,14 @@ static gs_status ns_nvtx(struct nsys *n)
 
 	/* Domain names first. */
 	snprintf(where, sizeof(where), "WHERE eventType = %d", NS_NVTX_DOMAIN_CREATE);
-	rc = ns_query_open(n, &q, "NVTX_EVENTS", fields, NS_COUNT_OF(fields), NULL, NULL, 0);
+	rc = ns_query_open(&n->in, &q, "NVTX_EVENTS", fields, NS_COUNT_OF(fields), NULL, NULL, 0);
 	if (rc || !q.exists || !q.col[6]) {
 		ns_query_close(&q);
 		return rc;
 	}
 	ns_query_close(&q);
-	rc = ns_query_open(n, &q, "NVTX_EVENTS", fields, NS_COUNT_OF(fields), where, NULL, 0);
-	while (!rc && !(rc = ns_step(n, q.st, &row)) && row) {
+	rc = ns_query_open(&n->in, &q, "NVTX_EVENTS", fields, NS_COUNT_OF(fields), where, NULL, 0);
+	while (!rc && !(rc = ns_step(&n->in, q.st, &row)) && row) {
 		int64_t gtid = 0, dom;
 		uint32_t sid;
 
@@ -2167,8 +1545,8 @@ static gs_status ns_nvtx(struct nsys *n)
 		return rc;
 	snprintf(where, sizeof(where), "WHERE eventType IN (%d, %d)", NS_NVTX_PUSH_POP,
 		 NS_NVTX_START_END);
-	rc = ns_query_open(n, &q, "NVTX_EVENTS", fields, NS_COUNT_OF(fields), where, NULL, 0);
-	while (!rc && !(rc = ns_step(n, q.st, &row)) && row) {
+	rc = ns_query_open(&n->in, &q, "NVTX_EVENTS", fields, NS_COUNT_OF(fields), where, NULL, 0);
+	while (!rc && !(rc = ns_step(&n->in, q.st, &row)) && row) {
 		int64_t start = 0, end = 0, gtid = 0, dom;
 		bool hs = ns_i64(q.st, 0, &start), he = ns_i64(q.st, 1, &end);
 		struct gs_range r = {.kind = GS_RANGE_NVTX, .domain = GS_NO_STRING};
@@ -2224,8 +1602,8 @@ static gs_status ns_processes(struct nsys *n)
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(n, &q, "PROCESSES", fields, NS_COUNT_OF(fields), NULL, NULL, 0);
-	while (!rc && q.exists && !(rc = ns_step(n, q.st, &row)) && row) {
+	rc = ns_query_open(&n->in, &q, "PROCESSES", fields, NS_COUNT_OF(fields), NULL, NULL, 0);
+	while (!rc && q.exists && !(rc = ns_step(&n->in, q.st, &row)) && row) {
 		int64_t pid;
 		uint64_t state;
 		uint32_t name;
@@ -2238,7 +1616,7 @@ static gs_status ns_processes(struct nsys *n)
 			rc = ns_emit_pid(n, pid, name);
 	}
 	ns_query_close(&q);
-	n->table = NULL;
+	n->in.table = NULL;
 	/* Processes the table does not name (state 1: not emitted yet). */
 	GS_U64MAP_FOREACH(&n->pids, i)
 	{
@@ -2276,8 +1654,8 @@ static gs_status ns_warnings(struct nsys *n)
 		if (rc)
 			return ns_sink_failed(n, rc);
 	}
-	for (uint32_t i = 0; i < n->ntype_warn; i++) {
-		const struct ns_type_warn *e = &n->type_warn[i];
+	for (uint32_t i = 0; i < n->in.ntype_warn; i++) {
+		const struct ns_type_warn *e = &n->in.type_warn[i];
 		gs_status rc;
 
 		snprintf(msg, sizeof(msg),
@@ -2287,14 +1665,14 @@ static gs_status ns_warnings(struct nsys *n)
 		if (rc)
 			return ns_sink_failed(n, rc);
 	}
-	if (n->type_other) {
+	if (n->in.type_other) {
 		gs_status rc;
 
 		snprintf(msg, sizeof(msg),
 			 "dropped %llu further rows with a value that is not an integer in an "
 			 "integer column",
-			 (unsigned long long)n->type_other);
-		rc = n->sink->warning(n->sink, msg, n->type_other);
+			 (unsigned long long)n->in.type_other);
+		rc = n->sink->warning(n->sink, msg, n->in.type_other);
 		if (rc)
 			return ns_sink_failed(n, rc);
 	}
@@ -2343,18 +1721,19 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, s
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return gs_nomem();
-	n->name = path;
+	n->in.name = path;
+	n->in.lim = &n->lim;
 	n->sink = sink;
 	ns_limits(&n->lim, lim);
 	n->host_name = n->driver_version = n->unnamed_kernel = GS_NO_STRING;
 	memset(n->copy_names, 0xFF, sizeof(n->copy_names));
 	memset(n->memset_names, 0xFF, sizeof(n->memset_names));
 
-	rc = ns_check_file(n);
+	rc = ns_check_file(&n->in);
 	if (!rc)
-		rc = ns_open(n);
+		rc = ns_open(&n->in);
 	if (!rc)
-		rc = ns_check_nsys(n);
+		rc = ns_check_nsys(&n->in);
 	if (!rc)
 		rc = ns_load_enums(n);
 	if (!rc)
@@ -2382,18 +1761,18 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, s
 	/* A database in WAL mode without its -wal file and without a record:
 	 * its rows are likely in a -wal file left behind. Refused, never read
 	 * as an empty trace. */
-	if (!rc && n->wal && !n->with_wal && n->records == 0)
-		rc = ns_wal_refused(n);
+	if (!rc && n->in.wal && !n->in.with_wal && n->records == 0)
+		rc = ns_wal_refused(&n->in);
 	if (!rc)
 		rc = ns_processes(n);
 	if (!rc)
 		rc = ns_warnings(n);
 
-	sqlite3_finalize(n->str_stmt);
-	sqlite3_finalize(n->col_stmt);
-	sqlite3_close(n->db);
+	sqlite3_finalize(n->in.str_stmt);
+	sqlite3_finalize(n->in.col_stmt);
+	sqlite3_close(n->in.db);
 	gs_u64map_fini(&n->strs);
-	gs_u64map_fini(&n->str_rows);
+	gs_u64map_fini(&n->in.str_rows);
 	gs_u64map_fini(&n->calls);
 	gs_u64map_fini(&n->evrec);
 	gs_u64map_fini(&n->pids);

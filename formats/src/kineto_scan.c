@@ -1,0 +1,722 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Kineto importer's JSON scanner: the byte window over the (gz) input,
+ * the bracket-matching scan that cuts one value out of it within the depth,
+ * value-size and string-size limits, and the readers of JSON text in memory
+ * (member lookup in an event's bytes, string unescaping, integers, µs number
+ * text to exact ns, NaN/Infinity made null). It knows JSON, not Chrome
+ * traces: kineto.c walks the document and turns events into records.
+ */
+#include "kineto_scan.h"
+
+#include "gzin.h"
+
+#include <gpuscope/error.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t kin_here(const struct kin_scan *k)
+{
+	return k->base + k->pos;
+}
+
+gs_status kin_format_error(struct kin_scan *k, uint64_t off, const char *what)
+{
+	gs_error_append("%s: byte %llu: %s", k->name, (unsigned long long)off, what);
+	return GS_ERR_FORMAT;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading JSON text in memory                                              */
+/* ------------------------------------------------------------------------ */
+
+static bool is_ws(char c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && is_ws(*p))
+		p++;
+	return p;
+}
+
+/* p at an opening quote: the byte after the closing quote, or NULL. */
+static const char *string_end(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* The end of the JSON value at p, or NULL. Brackets were checked already. */
+static const char *value_end(const char *p, const char *end)
+{
+	int depth = 0;
+
+	if (p >= end)
+		return NULL;
+	if (*p == '"')
+		return string_end(p, end);
+	if (*p != '{' && *p != '[') {
+		while (p < end && *p != ',' && *p != '}' && *p != ']' && !is_ws(*p))
+			p++;
+		return p;
+	}
+	while (p < end) {
+		switch (*p) {
+		case '"':
+			p = string_end(p, end);
+			if (!p)
+				return NULL;
+			continue;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (--depth == 0)
+				return p + 1;
+			break;
+		default:
+			break;
+		}
+		p++;
+	}
+	return NULL;
+}
+
+/*
+ * Find members of the object text [p, p + n): for each keys[i] present, out[i]
+ * gets its value text (strings with their quotes); absent ones get n == 0.
+ * Returns false when the text is not an object.
+ */
+bool kin_find_members(const char *p, size_t n, const char *const *keys, size_t nkeys,
+		      struct kin_span *out)
+{
+	const char *end = p + n;
+
+	for (size_t i = 0; i < nkeys; i++)
+		out[i] = (struct kin_span){NULL, 0};
+	p = skip_ws(p, end);
+	if (p >= end || *p != '{')
+		return false;
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == '}')
+		return true;
+	for (;;) {
+		const char *key, *kend, *v, *vend;
+
+		if (p >= end || *p != '"')
+			return false;
+		key = p + 1;
+		kend = string_end(p, end);
+		if (!kend)
+			return false;
+		p = skip_ws(kend, end);
+		if (p >= end || *p != ':')
+			return false;
+		v = skip_ws(p + 1, end);
+		vend = value_end(v, end);
+		if (!vend || vend == v)
+			return false;
+		for (size_t i = 0; i < nkeys; i++) {
+			size_t kl = (size_t)(kend - 1 - key);
+
+			if (strlen(keys[i]) == kl && memcmp(keys[i], key, kl) == 0) {
+				out[i].p = v;
+				out[i].n = (size_t)(vend - v);
+				break;
+			}
+		}
+		p = skip_ws(vend, end);
+		if (p < end && *p == ',') {
+			p = skip_ws(p + 1, end);
+			continue;
+		}
+		return p < end && *p == '}';
+	}
+}
+
+bool kin_span_is_string(const struct kin_span *s)
+{
+	return s->n >= 2 && s->p[0] == '"';
+}
+
+static gs_status scratch_reserve(struct kin_scan *k, int slot, size_t need)
+{
+	size_t cap = k->scratch_cap[slot];
+	char *nb;
+
+	if (need <= cap)
+		return GS_OK;
+	while (cap < need)
+		cap = cap ? cap * 2 : 256;
+	nb = realloc(k->scratch[slot], cap);
+	if (!nb)
+		return gs_nomem();
+	k->scratch[slot] = nb;
+	k->scratch_cap[slot] = cap;
+	return GS_OK;
+}
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool read_hex4(const char *p, const char *end, uint32_t *v)
+{
+	*v = 0;
+	if (end - p < 4)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		int h = hex_value(p[i]);
+
+		if (h < 0)
+			return false;
+		*v = *v << 4 | (uint32_t)h;
+	}
+	return true;
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xC0 | cp >> 6);
+		o[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xE0 | cp >> 12);
+		o[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+		o[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	o[0] = (char)(0xF0 | cp >> 18);
+	o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+	o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+	o[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/*
+ * The text of a JSON string value (with its quotes in `s`): without escapes
+ * it points into the event; with them it is decoded into scratch `slot`.
+ * Returns false (no error) when `s` is not a well-formed string.
+ */
+bool kin_span_string(struct kin_scan *k, const struct kin_span *s, int slot, const char **out,
+		     size_t *len, gs_status *rc)
+{
+	const char *p, *end;
+	char *o;
+
+	*rc = GS_OK;
+	if (!kin_span_is_string(s))
+		return false;
+	p = s->p + 1;
+	end = s->p + s->n - 1;
+	if (!memchr(p, '\\', (size_t)(end - p))) {
+		*out = p;
+		*len = (size_t)(end - p);
+		return true;
+	}
+	*rc = scratch_reserve(k, slot, (size_t)(end - p) + 1);
+	if (*rc)
+		return false;
+	o = k->scratch[slot];
+	while (p < end) {
+		uint32_t cp, lo;
+
+		if (*p != '\\') {
+			*o++ = *p++;
+			continue;
+		}
+		if (++p >= end)
+			return false;
+		switch (*p++) {
+		case '"':
+			*o++ = '"';
+			break;
+		case '\\':
+			*o++ = '\\';
+			break;
+		case '/':
+			*o++ = '/';
+			break;
+		case 'b':
+			*o++ = '\b';
+			break;
+		case 'f':
+			*o++ = '\f';
+			break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
+		case 'u':
+			if (!read_hex4(p, end, &cp))
+				return false;
+			p += 4;
+			if (cp >= 0xD800 && cp < 0xDC00 && end - p >= 6 && p[0] == '\\' &&
+			    p[1] == 'u' && read_hex4(p + 2, end, &lo) && lo >= 0xDC00 &&
+			    lo < 0xE000) {
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				p += 6;
+			} else if (cp >= 0xD800 && cp < 0xE000) {
+				cp = 0xFFFD; /* a lone surrogate */
+			}
+			/* \uXXXX is 6 bytes of input, at most 4 of output. */
+			o += put_utf8(o, cp);
+			break;
+		default:
+			return false;
+		}
+	}
+	*o = '\0';
+	*out = k->scratch[slot];
+	*len = (size_t)(o - k->scratch[slot]);
+	return true;
+}
+
+bool kin_span_equals(const struct kin_span *s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s->n == n + 2 && s->p[0] == '"' && memcmp(s->p + 1, lit, n) == 0;
+}
+
+/* An integer: a JSON number without fraction or exponent, or such text in a
+ * string ("4093687616"). */
+bool kin_parse_int_text(const char *p, size_t n, int64_t *v)
+{
+	bool neg = false;
+	uint64_t x = 0;
+	size_t i = 0;
+
+	if (n && p[0] == '-') {
+		neg = true;
+		i = 1;
+	}
+	if (i == n)
+		return false;
+	for (; i < n; i++) {
+		if (!is_digit(p[i]))
+			return false;
+		if (x > (UINT64_MAX - 9) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(p[i] - '0');
+	}
+	if (neg ? x > (uint64_t)INT64_MAX + 1 : x > (uint64_t)INT64_MAX)
+		return false;
+	*v = neg ? (int64_t)(0 - x) : (int64_t)x;
+	return true;
+}
+
+bool kin_span_int(const struct kin_span *s, int64_t *v)
+{
+	if (s->n == 0)
+		return false;
+	if (kin_span_is_string(s))
+		return kin_parse_int_text(s->p + 1, s->n - 2, v);
+	return kin_parse_int_text(s->p, s->n, v);
+}
+
+/* A GPU event's tid: a number or "stream N". */
+bool kin_span_stream_tid(const struct kin_span *s, int64_t *v)
+{
+	if (kin_span_is_string(s) && s->n > 9 && memcmp(s->p + 1, "stream ", 7) == 0)
+		return kin_parse_int_text(s->p + 8, s->n - 9, v);
+	return kin_span_int(s, v);
+}
+
+static const uint64_t pow10_u64[20] = {
+	1ull,
+	10ull,
+	100ull,
+	1000ull,
+	10000ull,
+	100000ull,
+	1000000ull,
+	10000000ull,
+	100000000ull,
+	1000000000ull,
+	10000000000ull,
+	100000000000ull,
+	1000000000000ull,
+	10000000000000ull,
+	100000000000000ull,
+	1000000000000000ull,
+	10000000000000000ull,
+	100000000000000000ull,
+	1000000000000000000ull,
+	10000000000000000000ull,
+};
+
+/*
+ * The JSON number text [p, p + n) in µs as exact integer ns. Up to 19
+ * significant digits are kept; the part below 1 ns rounds to nearest.
+ */
+enum kin_time kin_us_text_to_ns(const char *p, size_t n, int64_t *ns)
+{
+	uint64_t mant = 0;
+	int64_t exp10 = 0, e = 0;
+	bool neg = false, eneg = false;
+	size_t i = 0;
+	int64_t sh;
+
+	if (i < n && p[i] == '-') {
+		neg = true;
+		i++;
+	}
+	if (i >= n || !is_digit(p[i]))
+		return KT_NOT_NUMBER;
+	for (; i < n && is_digit(p[i]); i++) {
+		if (mant <= (UINT64_MAX - 9) / 10)
+			mant = mant * 10 + (uint64_t)(p[i] - '0');
+		else
+			exp10++; /* a digit beyond the 19 kept */
+	}
+	if (i < n && p[i] == '.') {
+		if (++i >= n || !is_digit(p[i]))
+			return KT_NOT_NUMBER;
+		for (; i < n && is_digit(p[i]); i++) {
+			if (mant <= (UINT64_MAX - 9) / 10) {
+				mant = mant * 10 + (uint64_t)(p[i] - '0');
+				exp10--;
+			}
+		}
+	}
+	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+		i++;
+		if (i < n && (p[i] == '+' || p[i] == '-'))
+			eneg = p[i++] == '-';
+		if (i >= n || !is_digit(p[i]))
+			return KT_NOT_NUMBER;
+		for (; i < n && is_digit(p[i]); i++)
+			if (e < 100000)
+				e = e * 10 + (p[i] - '0');
+		exp10 += eneg ? -e : e;
+	}
+	if (i != n)
+		return KT_NOT_NUMBER;
+	sh = exp10 + 3; /* µs -> ns */
+	if (mant == 0) {
+		*ns = 0;
+		return KT_OK;
+	}
+	if (sh > 0) {
+		if (sh > 19 || mant > UINT64_MAX / pow10_u64[sh])
+			return KT_RANGE;
+		mant *= pow10_u64[sh];
+	} else if (sh < 0) {
+		if (sh < -19) {
+			mant = 0;
+		} else {
+			uint64_t div = pow10_u64[-sh], q = mant / div, r = mant % div;
+
+			mant = q + (r >= div - r ? 1 : 0);
+		}
+	}
+	if (mant > (uint64_t)INT64_MAX)
+		return KT_RANGE;
+	*ns = neg ? -(int64_t)mant : (int64_t)mant;
+	return KT_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* NaN and Infinity in args                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Write the four bytes of the JSON literal null (no terminator). */
+static char *put_null(char *o)
+{
+	o[0] = 'n';
+	o[1] = 'u';
+	o[2] = 'l';
+	o[3] = 'l';
+	return o + 4;
+}
+
+/* Copy [p, p + n) with NaN, Infinity and -Infinity outside strings made
+ * null, into scratch 1. Returns false when there were none. */
+bool kin_sanitise_nonfinite(struct kin_scan *k, const char *p, size_t n, size_t *out_n,
+			    gs_status *rc)
+{
+	const char *end = p + n;
+	bool changed = false;
+	char *o;
+
+	/* Only "NaN" (3 bytes -> 4) grows: at most by a third. */
+	*rc = scratch_reserve(k, 1, n + n / 3 + 2);
+	if (*rc)
+		return false;
+	o = k->scratch[1];
+	while (p < end) {
+		if (*p == '"') {
+			const char *q = string_end(p, end);
+
+			if (!q)
+				q = end;
+			memcpy(o, p, (size_t)(q - p));
+			o += q - p;
+			p = q;
+			continue;
+		}
+		if (end - p >= 9 && memcmp(p, "-Infinity", 9) == 0) {
+			o = put_null(o);
+			p += 9;
+			changed = true;
+		} else if (end - p >= 8 && memcmp(p, "Infinity", 8) == 0) {
+			o = put_null(o);
+			p += 8;
+			changed = true;
+		} else if (end - p >= 3 && memcmp(p, "NaN", 3) == 0) {
+			o = put_null(o);
+			p += 3;
+			changed = true;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*out_n = (size_t)(o - k->scratch[1]);
+	return changed;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The streaming scanner                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Drop buf[0 .. keep), then read more. *more is false at the end of the
+ * input. Positions in the buffer move down by `keep`.
+ */
+static gs_status kin_fill(struct kin_scan *k, size_t keep, bool *more)
+{
+	size_t got;
+	gs_status rc;
+
+	if (keep) {
+		memmove(k->buf, k->buf + keep, k->len - keep);
+		k->len -= keep;
+		k->pos -= keep;
+		k->base += keep;
+	}
+	*more = false;
+	if (k->eof)
+		return GS_OK;
+	if (k->cap - k->len < KIN_READ_CHUNK / 2) {
+		size_t nc = k->cap * 2 > k->len + KIN_READ_CHUNK ? k->cap * 2 :
+								   k->len + KIN_READ_CHUNK;
+		char *nb = realloc(k->buf, nc);
+
+		if (!nb)
+			return gs_nomem();
+		k->buf = nb;
+		k->cap = nc;
+	}
+	rc = gs_gzin_read(k->in, k->buf + k->len, k->cap - k->len, &got);
+	if (rc)
+		return rc;
+	if (got == 0)
+		k->eof = true;
+	k->len += got;
+	*more = got > 0;
+	return GS_OK;
+}
+
+/* The next byte that is not whitespace, without consuming it; -1 at EOF. */
+gs_status kin_peek(struct kin_scan *k, int *c)
+{
+	for (;;) {
+		while (k->pos < k->len) {
+			char ch = k->buf[k->pos];
+
+			if (!is_ws(ch)) {
+				*c = (unsigned char)ch;
+				return GS_OK;
+			}
+			k->pos++;
+		}
+		{
+			bool more;
+			gs_status rc = kin_fill(k, k->pos, &more);
+
+			if (rc)
+				return rc;
+			if (!more) {
+				*c = -1;
+				return GS_OK;
+			}
+		}
+	}
+}
+
+static gs_status kin_limit(struct kin_scan *k, uint64_t off, const char *what, unsigned long long v)
+{
+	gs_error_append("%s: byte %llu: %s (%llu)", k->name, (unsigned long long)off, what, v);
+	return GS_ERR_LIMIT;
+}
+
+static gs_status kin_push(struct kin_scan *k, uint32_t depth, size_t d, char c)
+{
+	if (depth + d + 1 > k->lim->max_depth)
+		return kin_limit(k, kin_here(k) - 1, "JSON nested deeper than max_depth",
+				 k->lim->max_depth);
+	if (d >= k->stack_cap) {
+		size_t nc = k->stack_cap ? k->stack_cap * 2 : 64;
+		uint8_t *ns = realloc(k->stack, nc);
+
+		if (!ns)
+			return gs_nomem();
+		k->stack = ns;
+		k->stack_cap = nc;
+	}
+	k->stack[d] = (uint8_t)c;
+	return GS_OK;
+}
+
+/*
+ * Scan the JSON value at k->pos (whitespace already skipped) inside a
+ * container at nesting `depth`. With `capture`, the value stays in the
+ * buffer and on return occupies buf[*start .. k->pos); without, what was
+ * consumed may be dropped. Checks bracket pairing, the depth, string and
+ * (with capture) value size limits; does not check scalars or separators.
+ */
+gs_status kin_scan_value(struct kin_scan *k, uint32_t depth, bool capture, size_t *start)
+{
+	uint64_t off = kin_here(k);
+	size_t d = 0, s0 = k->pos;
+	uint64_t str_len = 0;
+	bool in_str = false, scalar;
+	char c = k->buf[k->pos];
+	gs_status rc;
+
+	if (c == ',' || c == ':' || c == '}' || c == ']')
+		return kin_format_error(k, off, "expected a value");
+	scalar = c != '"' && c != '{' && c != '[';
+	for (;;) {
+		if (k->pos == k->len) {
+			bool more;
+
+			rc = kin_fill(k, capture ? s0 : k->pos, &more);
+			if (rc)
+				return rc;
+			if (capture)
+				s0 = 0;
+			if (!more) {
+				if (scalar)
+					break;
+				return kin_format_error(k, off,
+							"the input ends inside this value "
+							"(truncated JSON?)");
+			}
+		}
+		if (capture && k->pos - s0 > k->lim->max_event_bytes)
+			return kin_limit(k, off, "value larger than max_event_bytes",
+					 (unsigned long long)k->lim->max_event_bytes);
+		c = k->buf[k->pos];
+		if (scalar) {
+			if (c == ',' || c == '}' || c == ']' || c == ':' || is_ws(c))
+				break;
+			k->pos++;
+			continue;
+		}
+		if (in_str) {
+			/* Runs of plain bytes go fast. */
+			size_t i = k->pos, end = k->len;
+
+			while (i < end && k->buf[i] != '"' && k->buf[i] != '\\')
+				i++;
+			str_len += i - k->pos;
+			k->pos = i;
+			if (str_len > k->lim->max_string_bytes)
+				return kin_limit(k, kin_here(k),
+						 "string longer than max_string_bytes",
+						 (unsigned long long)k->lim->max_string_bytes);
+			if (i == end)
+				continue;
+			if (k->buf[i] == '\\') {
+				/* Consume the backslash and the byte it escapes. */
+				if (i + 1 == end) {
+					bool more;
+
+					rc = kin_fill(k, capture ? s0 : k->pos, &more);
+					if (rc)
+						return rc;
+					if (capture)
+						s0 = 0;
+					if (!more)
+						return kin_format_error(
+							k, off,
+							"the input ends inside a string "
+							"(truncated JSON?)");
+					continue;
+				}
+				k->pos += 2;
+				str_len += 2;
+				continue;
+			}
+			k->pos++;
+			in_str = false;
+			if (d == 0)
+				break;
+			continue;
+		}
+		k->pos++;
+		switch (c) {
+		case '"':
+			in_str = true;
+			str_len = 0;
+			break;
+		case '{':
+		case '[':
+			rc = kin_push(k, depth, d, c);
+			if (rc)
+				return rc;
+			d++;
+			break;
+		case '}':
+		case ']':
+			if (d == 0 || k->stack[d - 1] != (c == '}' ? '{' : '['))
+				return kin_format_error(k, kin_here(k) - 1,
+							c == '}' ? "unexpected '}'" :
+								   "unexpected ']'");
+			d--;
+			break;
+		default:
+			break;
+		}
+		if (d == 0 && !in_str)
+			break;
+	}
+	*start = s0;
+	return GS_OK;
+}
