@@ -2164,8 +2164,6 @@ static gs_status copy_options(struct gs_report *r, const struct gs_report_option
 {
 	size_t i;
 
-	r->top = o->top ? o->top : GS_REPORT_DEFAULT_TOP;
-	r->color = o->color;
 	r->rows = o->rows ? o->rows : GS_REPORT_DEFAULT_ROWS;
 	r->graph_node_ns = o->has_graph_node_ns ? o->graph_node_ns : GS_CUDAGRAPH_NODE_NS_DEFAULT;
 	if (o->format) {
@@ -2379,7 +2377,7 @@ static gs_status cut_lists(struct gs_report *r)
 gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_options *o,
 			  struct gs_report **out)
 {
-	static const struct gs_report_options defaults = {.top = 0};
+	static const struct gs_report_options defaults = {.rows = 0};
 	struct gs_report *r;
 	gs_status st;
 	size_t i;
@@ -2664,7 +2662,7 @@ static gs_status build_ranks(const struct gs_job *j, const struct gs_report_opti
 static gs_status build_job(const struct gs_job *j, const struct gs_report_options *o,
 			   const bool *own, struct gs_report **out)
 {
-	static const struct gs_report_options defaults = {.top = 0};
+	static const struct gs_report_options defaults = {.rows = 0};
 	struct gs_report *r;
 	bool *pick = NULL;
 	gs_status st;

@@ -65,6 +65,7 @@ struct hw {
 	struct gs_out o;
 	const struct gs_report *r;
 	const struct gs_trace *t;
+	struct gs_report_style st; /* resolved (gs_report_style_of) */
 	const struct gs_op *ops;
 	size_t n_ops;
 	const struct gs_stream *streams;
@@ -1326,7 +1327,7 @@ static void h_schedule(struct hw *w, const struct gs_report_device *d, size_t di
 
 static gs_status h_critical(struct hw *w, const struct gs_report_device *d, size_t di)
 {
-	size_t shown = d->n_critical < w->r->top ? d->n_critical : w->r->top, k;
+	size_t shown = d->n_critical < w->st.top ? d->n_critical : w->st.top, k;
 	const size_t *order = d->critical_rank; /* longest first */
 
 	gs_out_printf(&w->o, "<h3>Critical path (%zu ops, %s; the longest)</h3>\n",
@@ -1361,7 +1362,7 @@ static gs_status h_critical(struct hw *w, const struct gs_report_device *d, size
 static void h_waits(struct hw *w, const struct gs_report_device *d, size_t di)
 {
 	const struct gs_report *r = w->r;
-	size_t i, shown = d->n_waits < r->top ? d->n_waits : r->top;
+	size_t i, shown = d->n_waits < w->st.top ? d->n_waits : w->st.top;
 
 	gs_out_printf(&w->o, "<h3>Waits (%zu, %s in total; consumer held back by producer)</h3>\n",
 		      d->wait_count, DUR(d->wait_ns));
@@ -1394,7 +1395,7 @@ static void h_waits(struct hw *w, const struct gs_report_device *d, size_t di)
 static void h_missed(struct hw *w, const struct gs_report_device *d, size_t di)
 {
 	static const char *const cond[3] = {"pinned_memory", "independent", "concurrent_resources"};
-	size_t i, shown = d->n_missed < w->r->top ? d->n_missed : w->r->top;
+	size_t i, shown = d->n_missed < w->st.top ? d->n_missed : w->st.top;
 
 	if (d->n_possible)
 		gs_out_printf(&w->o,
@@ -1474,7 +1475,7 @@ static void h_missed(struct hw *w, const struct gs_report_device *d, size_t di)
 
 static void call_rows(struct hw *w, const struct gs_host_call_time *h, size_t n, const char *unit)
 {
-	size_t i, shown = n < w->r->top ? n : w->r->top;
+	size_t i, shown = n < w->st.top ? n : w->st.top;
 
 	for (i = 0; i < shown; i++) {
 		gs_out_puts(&w->o, "<tr><td class=\"name\">");
@@ -1490,7 +1491,7 @@ static void call_rows(struct hw *w, const struct gs_host_call_time *h, size_t n,
 static void h_host_ranges(struct hw *w, const struct gs_breakdown *b, size_t di)
 {
 	const struct gs_host_ranges *h = &b->host_ranges;
-	size_t i, shown = h->n_ranges < w->r->top ? h->n_ranges : w->r->top;
+	size_t i, shown = h->n_ranges < w->st.top ? h->n_ranges : w->st.top;
 
 	if (!h->n_ranges)
 		return;
@@ -1550,7 +1551,7 @@ static void h_idle(struct hw *w, const struct gs_report_device *d, size_t di)
 			      di);
 		call_rows(w, b->top_host_calls, b->n_top_host_calls, "gap");
 		gs_out_puts(&w->o, "</tbody></table>\n");
-		more_rows(w, b->n_top_host_calls < w->r->top ? b->n_top_host_calls : w->r->top,
+		more_rows(w, b->n_top_host_calls < w->st.top ? b->n_top_host_calls : w->st.top,
 			  b->n_top_host_calls);
 	}
 	if (d->n_sync_calls) {
@@ -1562,7 +1563,7 @@ static void h_idle(struct hw *w, const struct gs_report_device *d, size_t di)
 			      di);
 		call_rows(w, d->sync_calls, d->n_sync_calls, "call");
 		gs_out_puts(&w->o, "</tbody></table>\n");
-		more_rows(w, d->n_sync_calls < w->r->top ? d->n_sync_calls : w->r->top,
+		more_rows(w, d->n_sync_calls < w->st.top ? d->n_sync_calls : w->st.top,
 			  d->n_sync_calls);
 	}
 	if (d->pageable_copies)
@@ -1576,7 +1577,7 @@ static void h_idle(struct hw *w, const struct gs_report_device *d, size_t di)
 
 static void h_candidates(struct hw *w, const struct gs_report_device *d, size_t di)
 {
-	size_t i, k, shown = d->n_cands < w->r->top ? d->n_cands : w->r->top;
+	size_t i, k, shown = d->n_cands < w->st.top ? d->n_cands : w->st.top;
 
 	gs_out_puts(&w->o, "<h3>CUDA Graph candidates (repeated kernel sequences)</h3>\n");
 	if (!d->n_cands) {
@@ -1666,7 +1667,7 @@ static void h_streams(struct hw *w, const struct gs_report_device *d, size_t di)
 
 static void h_kernels(struct hw *w, const struct gs_report_device *d, size_t di)
 {
-	size_t i, shown = d->n_kernels < w->r->top ? d->n_kernels : w->r->top;
+	size_t i, shown = d->n_kernels < w->st.top ? d->n_kernels : w->st.top;
 	int64_t all = 0;
 
 	for (i = 0; i < d->n_kernels; i++)
@@ -1741,7 +1742,7 @@ static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t
 	h_candidates(w, d, di);
 	h_streams(w, d, di);
 	h_kernels(w, d, di);
-	gs_measures_write_html(&w->o, w->r, d, di);
+	gs_measures_write_html(&w->o, w->r, d, di, &w->st);
 	gs_out_puts(&w->o, "</section>\n");
 	return GS_OK;
 }
@@ -1908,7 +1909,7 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 			gs_out_puts(&w->o, "</a>");
 		}
 	gs_out_puts(&w->o, "</nav>\n</header>\n");
-	gs_job_analysis_write_html(&w->o, r);
+	gs_job_analysis_write_html(&w->o, r, &w->st);
 	for (i = 0; i < n && st == GS_OK && !w->o.failed; i++)
 		st = part(ctx, 1, i, &w->o);
 	gs_out_puts(&w->o, script_body);
@@ -1968,6 +1969,7 @@ static gs_status h_own_part(void *ctx, unsigned part, size_t i, struct gs_out *o
 
 gs_status
 gs_report_html_job_parts(FILE *f, const struct gs_report *shell, const struct gs_html_layout *L,
+			 const struct gs_report_style *style,
 			 gs_status (*part)(void *ctx, unsigned part, size_t i, struct gs_out *o),
 			 void *ctx)
 {
@@ -1977,6 +1979,7 @@ gs_report_html_job_parts(FILE *f, const struct gs_report *shell, const struct gs
 	memset(&w, 0, sizeof(w));
 	gs_out_init(&w.o, f);
 	w.r = shell;
+	w.st = gs_report_style_of(style);
 	w.exact = L->exact != 0;
 	w.bins = (size_t)L->bins;
 	st = h_job(&w, shell, part, ctx);
@@ -1988,13 +1991,15 @@ gs_report_html_job_parts(FILE *f, const struct gs_report *shell, const struct gs
 }
 
 gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
-				   const struct gs_html_layout *L, size_t di0, unsigned part)
+				   const struct gs_html_layout *L, size_t di0, unsigned part,
+				   const struct gs_report_style *style)
 {
 	struct hw w;
 	gs_status st;
 
 	memset(&w, 0, sizeof(w));
 	gs_out_init(&w.o, f);
+	w.st = gs_report_style_of(style);
 	w.exact = L->exact != 0;
 	w.bins = (size_t)L->bins;
 	st = h_rank_part(&w, rank, di0, part);
@@ -2005,7 +2010,8 @@ gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
 	return gs_out_finish(&w.o);
 }
 
-gs_status gs_report_write_html(FILE *f, const struct gs_report *r)
+gs_status gs_report_write_html(FILE *f, const struct gs_report *r,
+			       const struct gs_report_style *style)
 {
 	struct hw w;
 	gs_status st = GS_OK;
@@ -2016,8 +2022,9 @@ gs_status gs_report_write_html(FILE *f, const struct gs_report *r)
 		return GS_ERR_INVALID;
 	}
 	if (r->job && r->n_ranks == 1 && !r->ranks[0]->in_job)
-		return gs_report_write_html(f, r->ranks[0]);
+		return gs_report_write_html(f, r->ranks[0], style);
 	memset(&w, 0, sizeof(w));
+	w.st = gs_report_style_of(style);
 	if (r->job) {
 		struct h_own c = {&w, r, 0};
 

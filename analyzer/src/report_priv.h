@@ -159,8 +159,6 @@ struct gs_report {
 	char **inputs;
 	size_t n_inputs;
 	char *format;
-	size_t top;
-	bool color;
 	int64_t graph_node_ns; /* the replay what-if's cost per graph node */
 	bool window_set;
 	struct gs_window window; /* absolute, after resolving a relative one */
@@ -220,12 +218,14 @@ gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analy
 void gs_job_analysis_destroy(struct gs_job_analysis *ja);
 /* The job sections of the text, JSON ("job" member) and HTML reports. */
 struct gs_out;
-void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job, bool color);
+void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
+				const struct gs_report_style *st);
 struct jw;
 /* The "job" member of the JSON report (nothing without a job analysis). */
 void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job);
 /* The job's section of the HTML page (nothing without a job analysis). */
-void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job);
+void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job,
+				const struct gs_report_style *st);
 
 /*
  * The efficiency the report gives (ideal_ns / actual_ns), never
@@ -279,6 +279,20 @@ void gs_report_html_sentence(struct gs_out *o, const char *s);
 
 /* Sizes of the derived tables. */
 #define GS_REPORT_DEFAULT_TOP 10
+
+/* A writer's style with its defaults filled in (st NULL: all defaults;
+ * top 0: GS_REPORT_DEFAULT_TOP). The writers' internal functions take
+ * the resolved style. */
+static inline struct gs_report_style gs_report_style_of(const struct gs_report_style *st)
+{
+	struct gs_report_style s = {GS_REPORT_DEFAULT_TOP, false};
+
+	if (st) {
+		s.top = st->top ? st->top : GS_REPORT_DEFAULT_TOP;
+		s.color = st->color;
+	}
+	return s;
+}
 
 /* A CUDA Graph candidate is launch-bound (a graph would remove its gaps)
  * when the mean gap between its kernels is at most this. */
