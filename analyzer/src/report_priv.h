@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: the contents of a gs_report (report.c builds it, report_text.c
- * and report_json.c write it), and the small text helpers both writers use.
+ * Internal: the contents of a gs_report (report.c builds it, with
+ * report_tables.c and report_findings.c; report_text.c, report_json.c and
+ * report_html.c write it), and the small text helpers the writers use.
  */
 #ifndef GS_ANALYZER_REPORT_PRIV_H
 #define GS_ANALYZER_REPORT_PRIV_H
@@ -326,5 +327,49 @@ uint32_t gs_report_op_device(const struct gs_trace *t, uint32_t op);
 
 /* Stream id of an op's stream (0 when out of range). */
 uint64_t gs_report_op_stream(const struct gs_trace *t, uint32_t op);
+
+/* ---- between the parts of report.c (report_tables.c, report_findings.c) ---- */
+
+/* a + b, held at INT64_MAX / INT64_MIN: sums of many op times from a trace
+ * with absurd (but valid) times must not overflow (found by fuzz_kineto). */
+static inline int64_t gs_report_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+/* A device's window, [start, end]. */
+struct gs_report_win {
+	int64_t start;
+	int64_t end;
+};
+
+/* An op counts for a window when it overlaps it (an instant op: when it
+ * lies inside it, ends included). */
+static inline bool gs_report_in_window(const struct gs_op *op, struct gs_report_win w)
+{
+	if (op->end_ns <= op->start_ns)
+		return op->start_ns >= w.start && op->start_ns <= w.end;
+	return op->start_ns < w.end && op->end_ns > w.start;
+}
+
+/* report_tables.c: a device's per-stream and per-kernel totals, its
+ * communication kernels, the API calls over its sync time; the orders of
+ * the missed overlaps and CUDA Graph candidates (qsort); and, last, every
+ * per-op list cut to r->rows entries beside its exact count. */
+gs_status gs_report_dev_streams(const struct gs_report *r, struct gs_report_device *d,
+				struct gs_report_win w);
+gs_status gs_report_dev_comm(const struct gs_report *r, struct gs_report_device *d,
+			     struct gs_report_win w);
+gs_status gs_report_dev_sync_calls(struct gs_report *r, struct gs_report_device *d);
+int gs_report_cmp_missed(const void *pa, const void *pb);
+int gs_report_cmp_cand(const void *pa, const void *pb);
+gs_status gs_report_cut_lists(struct gs_report *r);
+
+/* report_findings.c: a device's ranked findings, with their advice. */
+gs_status gs_report_dev_findings(const struct gs_report *r, struct gs_report_device *d);
 
 #endif /* GS_ANALYZER_REPORT_PRIV_H */
