@@ -409,15 +409,19 @@ static int analyze_write(const struct analyze_opts *o, const struct gs_report *r
 			 struct gs_output *out)
 {
 	FILE *f = out->f;
+	struct gs_report_style style = {
+		.top = o->top,
+		.color = analyze_want_color(o, f == stdout ? stdout : NULL),
+	};
 	gs_status st;
 
 	gs_error_clear();
 	/* Not while the report itself goes to the terminal. */
 	if (f != stdout)
 		gs_progress_begin("writing %s", o->output);
-	st = o->json ? gs_report_write_json(f, r) :
-	     o->html ? gs_report_write_html(f, r) :
-		       gs_report_write_text(f, r);
+	st = o->json ? gs_report_write_json(f, r, &style) :
+	     o->html ? gs_report_write_html(f, r, &style) :
+		       gs_report_write_text(f, r, &style);
 	if (f != stdout)
 		gs_progress_end();
 	return gs_output_close(out, st);
@@ -468,9 +472,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	ro.inputs = names;
 	ro.n_inputs = o.n_paths;
 	ro.format = format;
-	ro.top = o.top;
 	ro.rows = o.rows;
-	ro.color = analyze_want_color(&o, out.f == stdout ? stdout : NULL);
 	ro.max_edges = gs_cli_max_edges();
 	ro.has_graph_node_ns = o.has_graph_node_ns;
 	ro.graph_node_ns = o.graph_node_ns;

@@ -535,7 +535,7 @@ struct state {
 	size_t *mine_at;        /* per rank of j: its index in mine->ranks, or SIZE_MAX */
 	struct gs_report *shell;
 	bool progress;
-	bool color; /* text: ANSI colour */
+	struct gs_report_style style; /* the writers' --top and colour */
 	/* HTML: the page's layout and each rank's first GPU on it, decided at
 	 * the root from the summaries and broadcast. */
 	struct gs_html_layout html;
@@ -880,11 +880,17 @@ static void report_options(const struct state *s, struct gs_report_options *ro, 
 	ro->inputs = s->names;
 	ro->n_inputs = s->n;
 	ro->format = format;
-	ro->top = s->o.top;
 	ro->rows = s->o.rows;
+}
+
+static struct gs_report_style report_style(const struct state *s)
+{
+	struct gs_report_style st = {.top = s->o.top};
+
 	/* mpirun hands stdout to a terminal of its own, whatever the user's
 	 * stdout is: colour only when asked for. */
-	ro->color = s->o.format == F_TEXT && s->o.color_always && !s->o.color_never;
+	st.color = s->o.format == F_TEXT && s->o.color_always && !s->o.color_never;
+	return st;
 }
 
 /* A file to write (root: the report; per rank with -o DIR/). */
@@ -935,11 +941,12 @@ static const char *ext_of(enum fmt f)
 	return f == F_JSON ? "json" : f == F_HTML ? "html" : "txt";
 }
 
-static gs_status write_whole(FILE *f, enum fmt fmt, const struct gs_report *r)
+static gs_status write_whole(FILE *f, enum fmt fmt, const struct gs_report *r,
+			     const struct gs_report_style *st)
 {
-	return fmt == F_JSON ? gs_report_write_json(f, r) :
-	       fmt == F_HTML ? gs_report_write_html(f, r) :
-			       gs_report_write_text(f, r);
+	return fmt == F_JSON ? gs_report_write_json(f, r, st) :
+	       fmt == F_HTML ? gs_report_write_html(f, r, st) :
+			       gs_report_write_text(f, r, st);
 }
 
 /* ---- the root's parts callbacks ---- */
@@ -958,11 +965,10 @@ static char *render(struct state *s, size_t i, int kind, unsigned part, size_t *
 	if (!f) {
 		die("out of memory");
 	}
-	st = kind == TAG_TEXT ?
-		     gs_report_text_rank_part(f, r, s->color) :
-	     kind == TAG_HTML ?
-		     gs_report_html_rank_part(f, r, &s->html, (size_t)s->html_di0[i], part) :
-		     gs_report_json_rank_part(f, r, part);
+	st = kind == TAG_TEXT ? gs_report_text_rank_part(f, r, &s->style) :
+	     kind == TAG_HTML ? gs_report_html_rank_part(f, r, &s->html, (size_t)s->html_di0[i],
+							 part, &s->style) :
+				gs_report_json_rank_part(f, r, part);
 	if (fclose(f) != 0 || st != GS_OK) {
 		char msg[GS_ERROR_MSG_MAX * 2];
 
@@ -1166,7 +1172,7 @@ static int run(struct state *s)
 		 s->in[0].fmt < 0   ? "" :
 				      gs_input_format_name((enum gs_input_format)s->in[0].fmt);
 	report_options(s, &ro, format);
-	s->color = ro.color;
+	s->style = report_style(s);
 	own = calloc(s->j.n_ranks ? s->j.n_ranks : 1, sizeof(*own));
 	s->mine_at = calloc(s->j.n_ranks ? s->j.n_ranks : 1, sizeof(*s->mine_at));
 	if (!own || !s->mine_at)
@@ -1253,7 +1259,7 @@ static int run(struct state *s)
 		}
 		if (me == 0) {
 			gs_status es = gs_js_reduce(sums, s->j.n_ranks, s->j.n_clock_groups,
-						    s->shell->top, &s->shell->ja);
+						    &s->shell->ja);
 
 			if (es != GS_OK) {
 				errorf("%s", chain(es, msg, sizeof(msg)));
@@ -1287,7 +1293,8 @@ static int run(struct state *s)
 			}
 			gs_error_clear();
 			st = close_out(f, path, tmp,
-				       write_whole(f, s->o.format, s->mine->ranks[s->mine_at[i]]));
+				       write_whole(f, s->o.format, s->mine->ranks[s->mine_at[i]],
+						   &s->style));
 		}
 		if (agree(st))
 			return 1;
@@ -1301,7 +1308,8 @@ static int run(struct state *s)
 			size_t len = 0;
 			FILE *f = open_memstream(&p, &len);
 
-			if (!f || write_whole(f, s->o.format, s->mine) != GS_OK || fclose(f) != 0) {
+			if (!f || write_whole(f, s->o.format, s->mine, &s->style) != GS_OK ||
+			    fclose(f) != 0) {
 				errorf("MPI process %d: %s", me,
 				       chain(GS_ERR_IO, msg, sizeof(msg)));
 				MPI_Abort(MPI_COMM_WORLD, 1);
@@ -1334,7 +1342,7 @@ static int run(struct state *s)
 		gs_error_clear();
 		if (s->j.n_ranks == 1) {
 			if (s->rank_owner[0] == 0) {
-				ws = write_whole(f, s->o.format, s->mine);
+				ws = write_whole(f, s->o.format, s->mine, &s->style);
 			} else {
 				size_t len;
 				char *p = recv_from(s->rank_owner[0], TAG_WHOLE, &len);
@@ -1344,13 +1352,14 @@ static int run(struct state *s)
 				free(p);
 			}
 		} else if (s->j.n_ranks == 0) {
-			ws = write_whole(f, s->o.format, s->shell);
+			ws = write_whole(f, s->o.format, s->shell, &s->style);
 		} else if (s->o.format == F_JSON) {
-			ws = gs_report_json_job_parts(f, s->shell, json_part, &pc);
+			ws = gs_report_json_job_parts(f, s->shell, &s->style, json_part, &pc);
 		} else if (s->o.format == F_HTML) {
-			ws = gs_report_html_job_parts(f, s->shell, &s->html, html_part, &pc);
+			ws = gs_report_html_job_parts(f, s->shell, &s->html, &s->style, html_part,
+						      &pc);
 		} else {
-			ws = gs_report_text_job_parts(f, s->shell, text_part, &pc);
+			ws = gs_report_text_job_parts(f, s->shell, &s->style, text_part, &pc);
 		}
 		progress(s, "%s", "");
 		if (s->progress)

@@ -267,7 +267,6 @@ struct gs_job_analysis {
 	size_t n_findings;
 	int64_t wait_total;
 	int64_t longest_window;
-	size_t top;
 };
 
 /* ---- small helpers ---- */
@@ -1687,7 +1686,7 @@ void gs_job_analysis_destroy(struct gs_job_analysis *ja)
 	free(ja);
 }
 
-gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_groups, size_t top,
+gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_groups,
 		       struct gs_job_analysis **out)
 {
 	struct gs_job_analysis *ja;
@@ -1704,7 +1703,6 @@ gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_grou
 	ja->sums = sums;
 	ja->n_sums = n;
 	ja->n_clock_groups = n_clock_groups ? n_clock_groups : 1;
-	ja->top = top ? top : GS_REPORT_DEFAULT_TOP;
 	rc = build_gpus(ja);
 	if (rc == GS_OK)
 		rc = build_collectives(ja);
@@ -1749,8 +1747,7 @@ gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analy
 		gs_error_append("job analysis");
 		return rc;
 	}
-	return gs_js_reduce(sums, job->n_ranks, job->job ? job->job->n_clock_groups : 1, job->top,
-			    out);
+	return gs_js_reduce(sums, job->n_ranks, job->job ? job->job->n_clock_groups : 1, out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1760,6 +1757,7 @@ gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analy
 struct jt {
 	struct gs_out *o;
 	bool color;
+	size_t top; /* rows in the ranked tables */
 };
 
 static void jt_bold(struct jt *w, bool on)
@@ -2030,7 +2028,7 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
 	if (!ja->n_coll)
 		return;
 
-	shown = ja->n_coll < ja->top ? ja->n_coll : ja->top;
+	shown = ja->n_coll < w->top ? ja->n_coll : w->top;
 	snprintf(title, sizeof(title), "Collectives by skew (%zu of %zu)", shown, ja->n_coll);
 	jt_section(w, title);
 	gs_out_puts(w->o, "    ");
@@ -2121,17 +2119,19 @@ static void text_mismatches(struct jt *w, const struct gs_job_analysis *ja)
 	if (!ja->n_mm)
 		return;
 	jt_section(w, "Mismatches (reported, not guessed over)");
-	for (size_t i = 0; i < ja->n_mm && i < ja->top; i++)
+	for (size_t i = 0; i < ja->n_mm && i < w->top; i++)
 		gs_report_text_wrap(w->o, "    ", 4, ja->mm[i].text, 6);
-	if (ja->n_mm > ja->top)
+	if (ja->n_mm > w->top)
 		gs_out_printf(w->o, "    ... %zu more (--top N, or --format json for all)\n",
-			      ja->n_mm - ja->top);
+			      ja->n_mm - w->top);
 }
 
-void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job, bool color)
+void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
+				const struct gs_report_style *st)
 {
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
-	struct jt w = {o, color};
+	struct gs_report_style s = gs_report_style_of(st);
+	struct jt w = {o, s.color, s.top};
 	char title[96];
 
 	if (!ja)
@@ -2695,7 +2695,7 @@ static void h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32
 	gs_out_puts(o, "</div>\n");
 }
 
-static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja)
+static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja, size_t top)
 {
 	size_t shown, i;
 	int *lanes;
@@ -2745,7 +2745,7 @@ static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja)
 	}
 	gs_out_puts(o, "</tbody></table>\n");
 	if (ja->n_coll) {
-		shown = ja->n_coll < ja->top ? ja->n_coll : ja->top;
+		shown = ja->n_coll < top ? ja->n_coll : top;
 		gs_out_puts(o, "<table class=\"tbl\" id=\"job-skew\"><thead><tr><th class=\"n\">#"
 			       "</th><th>communicator</th><th class=\"n\">index</th><th>name</th>"
 			       "<th class=\"n\">skew</th><th class=\"n\">last rank</th>"
@@ -2809,7 +2809,8 @@ static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja)
 	}
 }
 
-void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job)
+void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job,
+				const struct gs_report_style *st)
 {
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
 
@@ -2819,7 +2820,7 @@ void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job)
 		      ja->n_sums, ja->n_gpus, ja->n_gpus == 1 ? "" : "s");
 	h_findings(o, ja);
 	h_ranks(o, ja);
-	h_collectives(o, ja);
+	h_collectives(o, ja, gs_report_style_of(st).top);
 	gs_out_puts(o, "</section>\n");
 }
 

@@ -90,7 +90,7 @@ static inline const char *gs_js_str(const struct gs_js_rank *r, uint32_t id)
 gs_status gs_js_extract(const struct gs_report *r, struct gs_js_rank **out);
 /* Step two: the job analysis of n summaries, in rank order (taken over,
  * freed with the analysis, also on failure). */
-gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_groups, size_t top,
+gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_groups,
 		       struct gs_job_analysis **out);
 void gs_js_free(struct gs_js_rank *r);
 /* gs_report_build_job of the ranks with own[i] only (the others' traces
@@ -115,10 +115,12 @@ struct gs_out;
 void gs_report_text_notes(const struct gs_report *r,
 			  void (*fn)(void *ctx, const char *label, const char *text), void *ctx);
 gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
+				   const struct gs_report_style *style,
 				   gs_status (*part)(void *ctx, size_t i, struct gs_out *o),
 				   void *ctx);
 /* Every device section of one rank. */
-gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank, bool color);
+gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank,
+				   const struct gs_report_style *style);
 
 /* JSON: GS_JSON_PARTS parts per rank (loading warnings, trace.ranks row,
  * devices, waits). part() writes part `part` of rank i to o; when `first`
@@ -126,6 +128,7 @@ gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank, bool c
  * *any: whether it wrote anything. */
 #define GS_JSON_PARTS 4
 gs_status gs_report_json_job_parts(FILE *f, const struct gs_report *shell,
+				   const struct gs_report_style *style,
 				   gs_status (*part)(void *ctx, unsigned part, size_t i,
 						     struct gs_out *o, bool first, bool *any),
 				   void *ctx);
@@ -150,9 +153,11 @@ struct gs_html_layout gs_report_html_job_layout(const struct gs_report *shell);
 #define GS_HTML_PARTS 2
 gs_status
 gs_report_html_job_parts(FILE *f, const struct gs_report *shell, const struct gs_html_layout *L,
+			 const struct gs_report_style *style,
 			 gs_status (*part)(void *ctx, unsigned part, size_t i, struct gs_out *o),
 			 void *ctx);
 gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
-				   const struct gs_html_layout *L, size_t di0, unsigned part);
+				   const struct gs_html_layout *L, size_t di0, unsigned part,
+				   const struct gs_report_style *style);
 
 #endif /* GS_ANALYZER_JOB_SUM_H */

@@ -100,11 +100,13 @@ static void t_name(struct gs_out *o, const char *s, size_t cols)
 }
 
 void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
-			    const struct gs_report_device *d, bool color)
+			    const struct gs_report_device *d, const struct gs_report_style *st)
 {
 	const struct gs_measures *m = &d->measures;
 	int64_t kern = d->b.total_ns[GS_CAT_KERNEL];
-	size_t top = r->top ? r->top : GS_REPORT_DEFAULT_TOP, i, shown;
+	struct gs_report_style s = gs_report_style_of(st);
+	size_t top = s.top, i, shown;
+	bool color = s.color;
 	char title[128];
 
 	if (kern > 0) {
@@ -320,11 +322,12 @@ static void h_queue_chart(struct gs_out *o, const struct gs_measures *m, size_t 
 }
 
 void gs_measures_write_html(struct gs_out *o, const struct gs_report *r,
-			    const struct gs_report_device *d, size_t di)
+			    const struct gs_report_device *d, size_t di,
+			    const struct gs_report_style *st)
 {
 	const struct gs_measures *m = &d->measures;
 	int64_t kern = d->b.total_ns[GS_CAT_KERNEL];
-	size_t top = r->top ? r->top : GS_REPORT_DEFAULT_TOP, i, shown;
+	size_t top = gs_report_style_of(st).top, i, shown;
 
 	if (kern > 0) {
 		gs_out_printf(o,

@@ -15,13 +15,14 @@ struct jw;
 #define GS_MEASURES_JSON_ANNOTATIONS 100
 
 void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
-			    const struct gs_report_device *d, bool color);
+			    const struct gs_report_device *d, const struct gs_report_style *st);
 /* Members of the device object: kernel_classes, annotations, launch_delay,
  * queue, copy_bandwidth, sync_calls. */
 void gs_measures_write_json(struct jw *w, const struct gs_report *r,
 			    const struct gs_report_device *d);
 void gs_measures_write_html(struct gs_out *o, const struct gs_report *r,
-			    const struct gs_report_device *d, size_t di);
+			    const struct gs_report_device *d, size_t di,
+			    const struct gs_report_style *st);
 /* The class of a row of the kernel table. */
 unsigned gs_measures_kernel_row_class(const struct gs_trace *t, const struct gs_report_kernel *k);
 

@@ -44,7 +44,7 @@ static void jw_op(struct jw *w, const struct gs_trace *t, const char *prefix, ui
 	jw_u64(w, !strcmp(prefix, "op") ? "stream" : key, gs_report_op_stream(t, op));
 }
 
-static void json_options(struct jw *w, const struct gs_report *r);
+static void json_options(struct jw *w, const struct gs_report *r, size_t top);
 
 /* The dependency graph's counts of one rank. */
 static void json_graph(struct jw *w, const struct gs_report *r)
@@ -66,7 +66,7 @@ static void json_graph(struct jw *w, const struct gs_report *r)
 	jw_end_obj(w);
 }
 
-static void json_trace(struct jw *w, const struct gs_report *r)
+static void json_trace(struct jw *w, const struct gs_report *r, size_t top)
 {
 	const struct gs_warning *warn;
 	size_t n_ops, n, i;
@@ -93,13 +93,15 @@ static void json_trace(struct jw *w, const struct gs_report *r)
 	jw_u64(w, "streams", n);
 	json_graph(w, r);
 	jw_end_obj(w);
-	json_options(w, r);
+	json_options(w, r, top);
 }
 
-static void json_options(struct jw *w, const struct gs_report *r)
+/* The options the report was made with; `top`: the style's rows in the
+ * text and HTML tables, given here for the record. */
+static void json_options(struct jw *w, const struct gs_report *r, size_t top)
 {
 	jw_obj(w, "options");
-	jw_u64(w, "top", r->top);
+	jw_u64(w, "top", top);
 	if (r->window_set) {
 		jw_arr_inline(w, "window_ns");
 		jw_i64(w, NULL, r->window.start_ns);
@@ -591,8 +593,9 @@ static void json_rank_part(struct jw *w, const struct gs_report *c, unsigned par
  * into w (at the depth of its list). */
 typedef gs_status (*json_part_fn)(void *ctx, unsigned part, size_t i, struct jw *w);
 
-static gs_status json_job(FILE *f, const struct gs_report *r, size_t n_ranks, uint64_t ops,
-			  uint64_t dropped, uint64_t streams, json_part_fn part, void *ctx)
+static gs_status json_job(FILE *f, const struct gs_report *r, size_t top, size_t n_ranks,
+			  uint64_t ops, uint64_t dropped, uint64_t streams, json_part_fn part,
+			  void *ctx)
 {
 	const struct gs_job *j = r->job;
 	struct jw w;
@@ -630,7 +633,7 @@ static gs_status json_job(FILE *f, const struct gs_report *r, size_t n_ranks, ui
 		} else if (p == PART_RANK) {
 			jw_u64(&w, "clock_groups", j->n_clock_groups);
 			jw_end_obj(&w);
-			json_options(&w, r);
+			json_options(&w, r, top);
 			jw_arr(&w, "devices");
 		} else if (p == PART_DEVICES) {
 			jw_arr(&w, "waits");
@@ -658,7 +661,7 @@ static gs_status local_part(void *ctx, unsigned part, size_t i, struct jw *w)
 	return GS_OK;
 }
 
-static gs_status write_job_json(FILE *f, const struct gs_report *r)
+static gs_status write_job_json(FILE *f, const struct gs_report *r, size_t top)
 {
 	uint64_t ops = 0, dropped = 0, streams = 0;
 	size_t i, n;
@@ -672,27 +675,28 @@ static gs_status write_job_json(FILE *f, const struct gs_report *r)
 	}
 	struct local_ctx lc = {r};
 
-	return json_job(f, r, r->n_ranks, ops, dropped, streams, local_part, &lc);
+	return json_job(f, r, top, r->n_ranks, ops, dropped, streams, local_part, &lc);
 }
 
-gs_status gs_report_write_json(FILE *f, const struct gs_report *r)
+gs_status gs_report_write_json(FILE *f, const struct gs_report *r,
+			       const struct gs_report_style *style)
 {
 	struct jw w;
-	size_t i;
+	size_t i, top = gs_report_style_of(style).top;
 
 	if (!f || !r) {
 		gs_error_append("gs_report_write_json: no output or no report");
 		return GS_ERR_INVALID;
 	}
 	if (r->job && r->n_ranks == 1 && !r->ranks[0]->in_job)
-		return gs_report_write_json(f, r->ranks[0]);
+		return gs_report_write_json(f, r->ranks[0], style);
 	if (r->job)
-		return write_job_json(f, r);
+		return write_job_json(f, r, top);
 	memset(&w, 0, sizeof(w));
 	gs_out_init(&w.o, f);
 	jw_obj(&w, NULL);
 	jw_str(&w, "schema", "gpuscope.report/1");
-	json_trace(&w, r);
+	json_trace(&w, r, top);
 	jw_arr(&w, "devices");
 	for (i = 0; i < r->n_dev; i++)
 		json_device(&w, r, &r->dev[i]);
@@ -736,6 +740,7 @@ static gs_status parts_bridge(void *ctx, unsigned part, size_t i, struct jw *w)
 }
 
 gs_status gs_report_json_job_parts(FILE *f, const struct gs_report *shell,
+				   const struct gs_report_style *style,
 				   gs_status (*part)(void *ctx, unsigned part, size_t i,
 						     struct gs_out *o, bool first, bool *any),
 				   void *ctx)
@@ -750,7 +755,8 @@ gs_status gs_report_json_job_parts(FILE *f, const struct gs_report *shell,
 		dropped += sums[i]->dropped;
 		streams += sums[i]->streams;
 	}
-	return json_job(f, shell, n_sums, ops, dropped, streams, parts_bridge, &pc);
+	return json_job(f, shell, gs_report_style_of(style).top, n_sums, ops, dropped, streams,
+			parts_bridge, &pc);
 }
 
 gs_status gs_report_json_rank_part(FILE *f, const struct gs_report *rank, unsigned part)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: the contents of a gs_report (report.c builds it, report_text.c
- * and report_json.c write it), and the small text helpers both writers use.
+ * Internal: the contents of a gs_report (report.c builds it, with
+ * report_tables.c and report_findings.c; report_text.c, report_json.c and
+ * report_html.c write it), and the small text helpers the writers use.
  */
 #ifndef GS_ANALYZER_REPORT_PRIV_H
 #define GS_ANALYZER_REPORT_PRIV_H
@@ -159,8 +160,6 @@ struct gs_report {
 	char **inputs;
 	size_t n_inputs;
 	char *format;
-	size_t top;
-	bool color;
 	int64_t graph_node_ns; /* the replay what-if's cost per graph node */
 	bool window_set;
 	struct gs_window window; /* absolute, after resolving a relative one */
@@ -220,12 +219,14 @@ gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analy
 void gs_job_analysis_destroy(struct gs_job_analysis *ja);
 /* The job sections of the text, JSON ("job" member) and HTML reports. */
 struct gs_out;
-void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job, bool color);
+void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
+				const struct gs_report_style *st);
 struct jw;
 /* The "job" member of the JSON report (nothing without a job analysis). */
 void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job);
 /* The job's section of the HTML page (nothing without a job analysis). */
-void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job);
+void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job,
+				const struct gs_report_style *st);
 
 /*
  * The efficiency the report gives (ideal_ns / actual_ns), never
@@ -280,6 +281,20 @@ void gs_report_html_sentence(struct gs_out *o, const char *s);
 /* Sizes of the derived tables. */
 #define GS_REPORT_DEFAULT_TOP 10
 
+/* A writer's style with its defaults filled in (st NULL: all defaults;
+ * top 0: GS_REPORT_DEFAULT_TOP). The writers' internal functions take
+ * the resolved style. */
+static inline struct gs_report_style gs_report_style_of(const struct gs_report_style *st)
+{
+	struct gs_report_style s = {GS_REPORT_DEFAULT_TOP, false};
+
+	if (st) {
+		s.top = st->top ? st->top : GS_REPORT_DEFAULT_TOP;
+		s.color = st->color;
+	}
+	return s;
+}
+
 /* A CUDA Graph candidate is launch-bound (a graph would remove its gaps)
  * when the mean gap between its kernels is at most this. */
 #define GS_REPORT_LAUNCH_GAP_NS 100000
@@ -312,5 +327,49 @@ uint32_t gs_report_op_device(const struct gs_trace *t, uint32_t op);
 
 /* Stream id of an op's stream (0 when out of range). */
 uint64_t gs_report_op_stream(const struct gs_trace *t, uint32_t op);
+
+/* ---- between the parts of report.c (report_tables.c, report_findings.c) ---- */
+
+/* a + b, held at INT64_MAX / INT64_MIN: sums of many op times from a trace
+ * with absurd (but valid) times must not overflow (found by fuzz_kineto). */
+static inline int64_t gs_report_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+/* A device's window, [start, end]. */
+struct gs_report_win {
+	int64_t start;
+	int64_t end;
+};
+
+/* An op counts for a window when it overlaps it (an instant op: when it
+ * lies inside it, ends included). */
+static inline bool gs_report_in_window(const struct gs_op *op, struct gs_report_win w)
+{
+	if (op->end_ns <= op->start_ns)
+		return op->start_ns >= w.start && op->start_ns <= w.end;
+	return op->start_ns < w.end && op->end_ns > w.start;
+}
+
+/* report_tables.c: a device's per-stream and per-kernel totals, its
+ * communication kernels, the API calls over its sync time; the orders of
+ * the missed overlaps and CUDA Graph candidates (qsort); and, last, every
+ * per-op list cut to r->rows entries beside its exact count. */
+gs_status gs_report_dev_streams(const struct gs_report *r, struct gs_report_device *d,
+				struct gs_report_win w);
+gs_status gs_report_dev_comm(const struct gs_report *r, struct gs_report_device *d,
+			     struct gs_report_win w);
+gs_status gs_report_dev_sync_calls(struct gs_report *r, struct gs_report_device *d);
+int gs_report_cmp_missed(const void *pa, const void *pb);
+int gs_report_cmp_cand(const void *pa, const void *pb);
+gs_status gs_report_cut_lists(struct gs_report *r);
+
+/* report_findings.c: a device's ranked findings, with their advice. */
+gs_status gs_report_dev_findings(const struct gs_report *r, struct gs_report_device *d);
 
 #endif /* GS_ANALYZER_REPORT_PRIV_H */

@@ -7,7 +7,7 @@
  * kernels). Every line fits 100 columns (names are cut with an ellipsis);
  * control characters and invalid UTF-8 in names print as escapes ("\x1b",
  * gs_out_text_char). ANSI colour only
- * when the report was built with color set.
+ * when the style asks for it.
  *
  * Complexity: linear in the rows printed, plus O(segments) for the
  * timeline bar.
@@ -28,7 +28,7 @@ struct tw {
 	struct gs_out o;
 	const struct gs_report *r;
 	const struct gs_trace *t;
-	bool color;
+	struct gs_report_style st; /* resolved (gs_report_style_of) */
 	uint64_t unit; /* of every duration on the line being written; 0: each its own */
 };
 
@@ -47,13 +47,13 @@ static void tw_on(struct tw *w, enum tone t)
 {
 	static const char *const codes[] = {"1", "2", "32", "36", "33", "31"};
 
-	if (w->color)
+	if (w->st.color)
 		gs_out_printf(&w->o, "\033[%sm", codes[t]);
 }
 
 static void tw_off(struct tw *w)
 {
-	if (w->color)
+	if (w->st.color)
 		gs_out_puts(&w->o, "\033[0m");
 }
 
@@ -575,7 +575,7 @@ static void text_findings(struct tw *w, const struct gs_report_device *d)
 			    "0.5% of the window\n");
 		return;
 	}
-	for (i = 0; i < d->n_findings && i < w->r->top; i++) {
+	for (i = 0; i < d->n_findings && i < w->st.top; i++) {
 		char num[32];
 
 		snprintf(num, sizeof(num), "  %2zu. ", i + 1);
@@ -720,7 +720,7 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 	gs_out_printf(&w->o, "    critical path      %zu ops, %s; the longest:\n",
 		      d->critical_count, DUR(d->critical_ns));
 	/* The longest ops of the path, longest first, with their steps. */
-	shown = d->n_critical < w->r->top ? d->n_critical : w->r->top;
+	shown = d->n_critical < w->st.top ? d->n_critical : w->st.top;
 	order = d->critical_rank;
 	gs_out_puts(&w->o, "    ");
 	tw_cell(w, "step", 7, true);
@@ -769,7 +769,7 @@ static void tw_op_cell(struct tw *w, uint32_t op, size_t cols, bool last)
 static void text_waits(struct tw *w, const struct gs_report_device *d)
 {
 	const struct gs_report *r = w->r;
-	size_t i, shown = d->n_waits < r->top ? d->n_waits : r->top;
+	size_t i, shown = d->n_waits < w->st.top ? d->n_waits : w->st.top;
 	char title[160];
 
 	if (!d->n_waits)
@@ -806,7 +806,7 @@ static void text_waits(struct tw *w, const struct gs_report_device *d)
 
 static void text_missed(struct tw *w, const struct gs_report_device *d)
 {
-	size_t i, shown = d->n_missed < w->r->top ? d->n_missed : w->r->top;
+	size_t i, shown = d->n_missed < w->st.top ? d->n_missed : w->st.top;
 	char title[200];
 
 	if (!d->n_missed)
@@ -881,7 +881,7 @@ static void text_missed(struct tw *w, const struct gs_report_device *d)
 
 static void text_sync(struct tw *w, const struct gs_report_device *d)
 {
-	size_t i, shown = d->n_sync_calls < w->r->top ? d->n_sync_calls : w->r->top;
+	size_t i, shown = d->n_sync_calls < w->st.top ? d->n_sync_calls : w->st.top;
 
 	if (!d->n_sync_calls)
 		return;
@@ -911,7 +911,7 @@ static void text_sync(struct tw *w, const struct gs_report_device *d)
 static void text_host_ranges(struct tw *w, const struct gs_breakdown *b)
 {
 	const struct gs_host_ranges *h = &b->host_ranges;
-	size_t i, shown = h->n_ranges < w->r->top ? h->n_ranges : w->r->top;
+	size_t i, shown = h->n_ranges < w->st.top ? h->n_ranges : w->st.top;
 
 	if (!h->n_ranges)
 		return;
@@ -962,7 +962,7 @@ static void text_idle(struct tw *w, const struct gs_report_device *d)
 	if (!b->n_top_host_calls)
 		return;
 	gs_out_puts(&w->o, "    CUDA calls the launching thread was in during host-bound idle:\n");
-	shown = b->n_top_host_calls < w->r->top ? b->n_top_host_calls : w->r->top;
+	shown = b->n_top_host_calls < w->st.top ? b->n_top_host_calls : w->st.top;
 	for (i = 0; i < shown; i++) {
 		const struct gs_host_call_time *h = &b->top_host_calls[i];
 		char gaps[48];
@@ -981,7 +981,7 @@ static void text_idle(struct tw *w, const struct gs_report_device *d)
 
 static void text_candidates(struct tw *w, const struct gs_report_device *d)
 {
-	size_t n_ops, i, k, shown = d->n_cands < w->r->top ? d->n_cands : w->r->top;
+	size_t n_ops, i, k, shown = d->n_cands < w->st.top ? d->n_cands : w->st.top;
 	const struct gs_op *ops = gs_trace_ops(w->t, &n_ops);
 
 	if (!d->n_cands)
@@ -1109,7 +1109,7 @@ static void text_streams(struct tw *w, const struct gs_report_device *d)
 
 static void text_kernels(struct tw *w, const struct gs_report_device *d)
 {
-	size_t i, shown = d->n_kernels < w->r->top ? d->n_kernels : w->r->top;
+	size_t i, shown = d->n_kernels < w->st.top ? d->n_kernels : w->st.top;
 	int64_t all = 0;
 	char title[96];
 
@@ -1182,7 +1182,7 @@ static void text_device(struct tw *w, const struct gs_report_device *d)
 	text_candidates(w, d);
 	text_streams(w, d);
 	text_kernels(w, d);
-	gs_measures_write_text(&w->o, w->r, d, w->color);
+	gs_measures_write_text(&w->o, w->r, d, &w->st);
 }
 
 /* The head of a job's report: its line, inputs, warnings, the ranks'
@@ -1232,7 +1232,7 @@ static void text_job_head(struct tw *w, const struct gs_report *r, size_t n_rank
 			free(jn);
 		}
 	}
-	gs_job_analysis_write_text(&w->o, r, w->color);
+	gs_job_analysis_write_text(&w->o, r, &w->st);
 }
 
 static void text_job_tail(struct tw *w, size_t gpus)
@@ -1266,7 +1266,8 @@ static void text_job(struct tw *w, const struct gs_report *r)
 	text_job_tail(w, gpus);
 }
 
-gs_status gs_report_write_text(FILE *f, const struct gs_report *r)
+gs_status gs_report_write_text(FILE *f, const struct gs_report *r,
+			       const struct gs_report_style *style)
 {
 	struct tw w;
 	size_t i;
@@ -1277,12 +1278,12 @@ gs_status gs_report_write_text(FILE *f, const struct gs_report *r)
 	}
 	/* A job of one rank reads as that rank's report. */
 	if (r->job && r->n_ranks == 1 && !r->ranks[0]->in_job)
-		return gs_report_write_text(f, r->ranks[0]);
+		return gs_report_write_text(f, r->ranks[0], style);
 	memset(&w, 0, sizeof(w));
 	gs_out_init(&w.o, f);
 	w.r = r;
 	w.t = r->t;
-	w.color = r->color;
+	w.st = gs_report_style_of(style);
 	if (r->job) {
 		text_job(&w, r);
 		return gs_out_finish(&w.o);
@@ -1320,6 +1321,7 @@ void gs_report_text_notes(const struct gs_report *r,
 }
 
 gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
+				   const struct gs_report_style *style,
 				   gs_status (*part)(void *ctx, size_t i, struct gs_out *o),
 				   void *ctx)
 {
@@ -1331,7 +1333,7 @@ gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
 	memset(&w, 0, sizeof(w));
 	gs_out_init(&w.o, f);
 	w.r = shell;
-	w.color = shell->color;
+	w.st = gs_report_style_of(style);
 	for (size_t i = 0; i < n_sums; i++) {
 		ops += sums[i]->ops;
 		gpus += sums[i]->n_gpus;
@@ -1347,7 +1349,8 @@ gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
 	return gs_out_finish(&w.o);
 }
 
-gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank, bool color)
+gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank,
+				   const struct gs_report_style *style)
 {
 	struct tw w;
 
@@ -1355,7 +1358,7 @@ gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank, bool c
 	gs_out_init(&w.o, f);
 	w.r = rank;
 	w.t = rank->t;
-	w.color = color;
+	w.st = gs_report_style_of(style);
 	for (size_t k = 0; k < rank->n_dev; k++)
 		text_device(&w, &rank->dev[k]);
 	return gs_out_finish(&w.o);

@@ -27,13 +27,14 @@ static FILE *sink_file(void)
 
 static void analyse(const struct gs_trace *t)
 {
-	struct gs_report_options o = {.top = 5};
+	struct gs_report_options o = {0};
+	struct gs_report_style st = {.top = 5};
 	struct gs_report *r = NULL;
 	FILE *out = sink_file();
 
 	if (gs_report_build(t, &o, &r) == GS_OK && out) {
-		gs_report_write_text(out, r);
-		gs_report_write_json(out, r);
+		gs_report_write_text(out, r, &st);
+		gs_report_write_json(out, r, &st);
 	}
 	gs_report_destroy(r);
 }
@@ -43,7 +44,8 @@ static void analyse_job(const uint8_t *data, size_t size, const struct gs_import
 {
 	static const char *const names[2] = {"rank0.json", "rank1.json"};
 	struct gs_trace *t[2] = {NULL, NULL};
-	struct gs_report_options o = {.top = 5};
+	struct gs_report_options o = {0};
+	struct gs_report_style st = {.top = 5};
 	struct gs_report *r = NULL;
 	struct gs_job *j = NULL;
 	FILE *out = sink_file();
@@ -61,9 +63,9 @@ static void analyse_job(const uint8_t *data, size_t size, const struct gs_import
 	if (gs_job_from_traces(t, names, 2, &j) != GS_OK)
 		return;
 	if (gs_report_build_job(j, &o, &r) == GS_OK && out) {
-		gs_report_write_text(out, r);
-		gs_report_write_json(out, r);
-		gs_report_write_html(out, r);
+		gs_report_write_text(out, r, &st);
+		gs_report_write_json(out, r, &st);
+		gs_report_write_html(out, r, &st);
 	}
 	gs_report_destroy(r);
 	gs_job_destroy(j);

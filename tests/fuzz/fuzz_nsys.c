@@ -311,15 +311,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (gs_import_nsys(path, &lim, gs_trace_borrow_sink(t)) == GS_OK &&
 	    gs_trace_finish(t) == GS_OK) {
 		/* Its processes as the ranks of a job (the split by pid). */
-		struct gs_report_options o = {.top = 5};
+		struct gs_report_options o = {0};
+		struct gs_report_style st = {.top = 5};
 		struct gs_report *r = NULL;
 		struct gs_job *j = NULL;
 		const char *name = path;
 
 		if (gs_job_from_traces(&t, &name, 1, &j) == GS_OK &&
 		    gs_report_build_job(j, &o, &r) == GS_OK && sink_file()) {
-			gs_report_write_json(sink_file(), r);
-			gs_report_write_text(sink_file(), r);
+			gs_report_write_json(sink_file(), r, &st);
+			gs_report_write_text(sink_file(), r, &st);
 		}
 		gs_report_destroy(r);
 		gs_job_destroy(j);

@@ -20,10 +20,11 @@ struct report_out {
 	size_t len;
 };
 
-/* What write(f, r) writes, NUL-terminated (its length in *len unless
- * len is NULL); the caller frees it. */
-static inline char *report_out(gs_status (*write)(FILE *, const struct gs_report *),
-			       const struct gs_report *r, size_t *len)
+/* What write(f, r, style) writes, NUL-terminated (its length in *len
+ * unless len is NULL); the caller frees it. */
+static inline char *
+report_out(gs_status (*write)(FILE *, const struct gs_report *, const struct gs_report_style *),
+	   const struct gs_report *r, const struct gs_report_style *style, size_t *len)
 {
 	struct report_out *m = calloc(1, sizeof(*m));
 	FILE *f;
@@ -32,7 +33,7 @@ static inline char *report_out(gs_status (*write)(FILE *, const struct gs_report
 	assert_non_null(m);
 	f = open_memstream(&m->buf, &m->len);
 	assert_non_null(f);
-	assert_int_equal(write(f, r), GS_OK);
+	assert_int_equal(write(f, r, style), GS_OK);
 	assert_int_equal(fclose(f), 0);
 	buf = m->buf;
 	if (len)

@@ -96,7 +96,7 @@ static void check_report(const struct gs_report *r, const char *what)
 
 static struct gs_report *job_report(const struct gs_job *j)
 {
-	struct gs_report_options o = {.top = 5};
+	struct gs_report_options o = {0};
 	struct gs_report *r = NULL;
 
 	assert_int_equal(gs_report_build_job(j, &o, &r), GS_OK);
@@ -692,7 +692,7 @@ static char *job_json(const struct gs_job *j, size_t *len)
 	FILE *f = open_memstream(&buf, len);
 
 	assert_non_null(f);
-	assert_int_equal(gs_report_write_json(f, r), GS_OK);
+	assert_int_equal(gs_report_write_json(f, r, &(struct gs_report_style){.top = 5}), GS_OK);
 	assert_int_equal(fclose(f), 0);
 	gs_report_destroy(r);
 	return buf;

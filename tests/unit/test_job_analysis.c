@@ -153,17 +153,17 @@ static struct gs_report *report_of(const struct gs_job *j)
 
 static char *text_of(const struct gs_report *r)
 {
-	return report_out(gs_report_write_text, r, NULL);
+	return report_out(gs_report_write_text, r, NULL, NULL);
 }
 
 static char *html_of(const struct gs_report *r)
 {
-	return report_out(gs_report_write_html, r, NULL);
+	return report_out(gs_report_write_html, r, NULL, NULL);
 }
 
 static cJSON *json_of(const struct gs_report *r)
 {
-	char *buf = report_out(gs_report_write_json, r, NULL);
+	char *buf = report_out(gs_report_write_json, r, NULL, NULL);
 	cJSON *j;
 
 	j = cJSON_Parse(buf);

@@ -127,7 +127,7 @@ static struct gs_report *shell_of(struct fixture *f)
 		assert_int_equal(gs_js_unpack(buf, len, &sums[i]), GS_OK);
 		free(buf);
 	}
-	assert_int_equal(gs_js_reduce(sums, RANKS, f->job->n_clock_groups, 0, &shell->ja), GS_OK);
+	assert_int_equal(gs_js_reduce(sums, RANKS, f->job->n_clock_groups, &shell->ja), GS_OK);
 	return shell;
 }
 
@@ -169,7 +169,7 @@ static gs_status text_part(void *ctx, size_t i, struct gs_out *o)
 {
 	struct parts *p = ctx;
 
-	return gs_report_text_rank_part(o->f, p->f->whole->ranks[i], false);
+	return gs_report_text_rank_part(o->f, p->f->whole->ranks[i], NULL);
 }
 
 /* HTML: the layout from the shell's summaries, each rank's first GPU
@@ -182,12 +182,12 @@ static gs_status html_part(void *ctx, unsigned part, size_t i, struct gs_out *o)
 
 	for (size_t k = 0; k < i; k++)
 		di0 += p->f->whole->ranks[k]->n_dev;
-	return gs_report_html_rank_part(o->f, p->f->whole->ranks[i], &L, di0, part);
+	return gs_report_html_rank_part(o->f, p->f->whole->ranks[i], &L, di0, part, NULL);
 }
 
 static void w_html_whole(FILE *m, void *arg)
 {
-	assert_int_equal(gs_report_write_html(m, arg), GS_OK);
+	assert_int_equal(gs_report_write_html(m, arg, NULL), GS_OK);
 }
 
 static void w_html_parts(FILE *m, void *arg)
@@ -195,31 +195,31 @@ static void w_html_parts(FILE *m, void *arg)
 	struct parts *p = arg;
 	struct gs_html_layout L = gs_report_html_job_layout(p->shell);
 
-	assert_int_equal(gs_report_html_job_parts(m, p->shell, &L, html_part, p), GS_OK);
+	assert_int_equal(gs_report_html_job_parts(m, p->shell, &L, NULL, html_part, p), GS_OK);
 }
 
 static void w_json_whole(FILE *m, void *arg)
 {
-	assert_int_equal(gs_report_write_json(m, arg), GS_OK);
+	assert_int_equal(gs_report_write_json(m, arg, NULL), GS_OK);
 }
 
 static void w_text_whole(FILE *m, void *arg)
 {
-	assert_int_equal(gs_report_write_text(m, arg), GS_OK);
+	assert_int_equal(gs_report_write_text(m, arg, NULL), GS_OK);
 }
 
 static void w_json_parts(FILE *m, void *arg)
 {
 	struct parts *p = arg;
 
-	assert_int_equal(gs_report_json_job_parts(m, p->shell, json_part, p), GS_OK);
+	assert_int_equal(gs_report_json_job_parts(m, p->shell, NULL, json_part, p), GS_OK);
 }
 
 static void w_text_parts(FILE *m, void *arg)
 {
 	struct parts *p = arg;
 
-	assert_int_equal(gs_report_text_job_parts(m, p->shell, text_part, p), GS_OK);
+	assert_int_equal(gs_report_text_job_parts(m, p->shell, NULL, text_part, p), GS_OK);
 }
 
 static void test_parts_equal_whole(void **state)

@@ -190,7 +190,7 @@ static struct gs_report *report_of(const struct gs_trace *t, const struct gs_rep
 
 static char *text_of(const struct gs_report *r)
 {
-	return report_out(gs_report_write_text, r, NULL);
+	return report_out(gs_report_write_text, r, NULL, NULL);
 }
 
 static char *html_of(const struct gs_report *r)
@@ -200,7 +200,7 @@ static char *html_of(const struct gs_report *r)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(gs_report_write_html(f, r), GS_OK);
+	assert_int_equal(gs_report_write_html(f, r, NULL), GS_OK);
 	assert_int_equal(fclose(f), 0);
 	return buf;
 }
@@ -208,7 +208,7 @@ static char *html_of(const struct gs_report *r)
 static char *json_text_of(const struct gs_report *r)
 {
 	size_t len;
-	char *buf = report_out(gs_report_write_json, r, &len);
+	char *buf = report_out(gs_report_write_json, r, NULL, &len);
 
 	assert_true(len > 0 && buf[len - 1] == '\n');
 	return buf;
@@ -765,10 +765,11 @@ static void test_names(void **state)
 /* Colour only when asked. */
 static void test_color(void **state)
 {
-	struct gs_report_options o = {.format = "kineto", .color = true};
+	struct gs_report_options o = {.format = "kineto"};
+	struct gs_report_style color = {.color = true};
 	struct gs_trace *t = trace_of(serial_json);
 	struct gs_report *r = report_of(t, &o);
-	char *text = text_of(r);
+	char *text = report_out(gs_report_write_text, r, &color, NULL);
 
 	(void)state;
 	assert_non_null(strstr(text, "\033["));
@@ -887,12 +888,12 @@ static void test_write_error(void **state)
 		skip();
 	}
 	gs_error_clear();
-	assert_int_equal(gs_report_write_json(f, r), GS_ERR_IO);
+	assert_int_equal(gs_report_write_json(f, r, NULL), GS_ERR_IO);
 	gs_error_format(buf, sizeof(buf));
 	assert_non_null(strstr(buf, "write error"));
 	gs_error_clear();
 	clearerr(f);
-	assert_int_equal(gs_report_write_text(f, r), GS_ERR_IO);
+	assert_int_equal(gs_report_write_text(f, r, NULL), GS_ERR_IO);
 	gs_error_clear();
 	fclose(f);
 	gs_report_destroy(r);

@@ -98,7 +98,7 @@ static struct gs_report *report_of(const struct gs_trace *t)
 
 static char *html_of(const struct gs_report *r, size_t *len)
 {
-	return report_out(gs_report_write_html, r, len);
+	return report_out(gs_report_write_html, r, NULL, len);
 }
 
 static size_t count(const char *hay, const char *needle)
@@ -247,11 +247,11 @@ static void test_write_error(void **state)
 		skip();
 	}
 	gs_error_clear();
-	assert_int_equal(gs_report_write_html(f, r), GS_ERR_IO);
+	assert_int_equal(gs_report_write_html(f, r, NULL), GS_ERR_IO);
 	assert_non_null(strstr(gs_error_format(msg, sizeof(msg)), "write error"));
 	fclose(f);
 	gs_error_clear();
-	assert_int_equal(gs_report_write_html(NULL, r), GS_ERR_INVALID);
+	assert_int_equal(gs_report_write_html(NULL, r, NULL), GS_ERR_INVALID);
 	gs_error_clear();
 	gs_report_destroy(r);
 	gs_trace_destroy(t);
@@ -324,12 +324,12 @@ static void test_million_ops(void **state)
 	}
 	assert_int_equal(gs_trace_finish(t), GS_OK);
 	{
-		struct gs_report_options o = {.top = 64};
+		struct gs_report_options o = {0};
 
 		gs_error_clear();
 		assert_int_equal(gs_report_build(t, &o, &r), GS_OK);
 	}
-	html = html_of(r, &len);
+	html = report_out(gs_report_write_html, r, &(struct gs_report_style){.top = 64}, &len);
 	printf("# %d ops on %d streams: %zu bytes of HTML\n", BIG_OPS, BIG_STREAMS, len);
 	/* GS_HTML_KEEP=FILE keeps the page, to look at. */
 	if (getenv("GS_HTML_KEEP")) {

@@ -32,8 +32,6 @@ struct gs_report_options {
 	const char *const *inputs; /* names for "trace.inputs" (copied) */
 	size_t n_inputs;
 	const char *format; /* input format name (copied) */
-	size_t top;         /* rows in ranked text tables (0: default 10) */
-	bool color;         /* text: ANSI colour */
 	/* Entries kept in each per-op list (critical path, missed overlap,
 	 * waits), those with the most time at stake: 0 for
 	 * GS_REPORT_DEFAULT_ROWS, GS_REPORT_ROWS_ALL for every one. */
@@ -50,6 +48,13 @@ struct gs_report_options {
 
 struct gs_report;
 
+/* How the writers present a report, apart from what it holds: the same
+ * report can be written with any style. NULL for the defaults. */
+struct gs_report_style {
+	size_t top; /* rows in ranked text and HTML tables (0: default 10) */
+	bool color; /* text: ANSI colour */
+};
+
 /*
  * Run every analysis for each device of a finished trace: the graph and
  * the waits once, then per device (every device with ops, or o->device
@@ -63,17 +68,21 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 void gs_report_destroy(struct gs_report *r);
 /* A summary per device for people: findings first, then the tables;
  * fits 100 columns. */
-gs_status gs_report_write_text(FILE *out, const struct gs_report *r);
+gs_status gs_report_write_text(FILE *out, const struct gs_report *r,
+			       const struct gs_report_style *style);
 /* Schema "gpuscope.report/1" (README.md, Reading the report); every row
- * of every list (--top only limits the text tables). */
-gs_status gs_report_write_json(FILE *out, const struct gs_report *r);
+ * of every list (style->top only limits the text and HTML tables; the
+ * JSON gives it under "options"). */
+gs_status gs_report_write_json(FILE *out, const struct gs_report *r,
+			       const struct gs_report_style *style);
 /* One self-contained HTML page (inline CSS, SVG and a little script;
  * nothing fetched): per device the breakdown bar, the findings, the
  * stream lanes of the actual run and of the ideal schedule on one zoomable
  * time axis with the breakdown band, waits and critical path, and the
  * tables. Large traces are binned for drawing (the page stays a few MB
  * for a million ops); the tables keep exact numbers (--top rows). */
-gs_status gs_report_write_html(FILE *out, const struct gs_report *r);
+gs_status gs_report_write_html(FILE *out, const struct gs_report *r,
+			       const struct gs_report_style *style);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,1000 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analyze report's findings (report.c runs them per device): what was
+ * seen, with numbers, and what to do about it (idle time, syncs, exposed
+ * copies, pipelining, the schedule's constraints, dependency cycles,
+ * invariants, waits, CUDA Graph candidates, communication, kernels),
+ * ranked by the time at stake; and the growable string they are written
+ * into.
+ */
+#include "analyzer_priv.h"
+#include "report_priv.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* A growable string for the findings                                        */
+/* ------------------------------------------------------------------------ */
+
+struct sb {
+	char *p;
+	size_t len;
+	size_t cap;
+	bool oom;
+};
+
+static void sb_printf(struct sb *s, const char *fmt, ...) GS_PRINTF(2, 3);
+
+static void sb_printf(struct sb *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (s->oom)
+		return;
+	for (;;) {
+		size_t room = s->cap - s->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(s->p ? s->p + s->len : NULL, s->p ? room : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			s->oom = true;
+			return;
+		}
+		if (s->p && (size_t)n < room) {
+			s->len += (size_t)n;
+			return;
+		}
+		{
+			size_t cap = s->cap ? s->cap : 128;
+			char *p;
+
+			while (cap < s->len + (size_t)n + 1)
+				cap *= 2;
+			p = realloc(s->p, cap);
+			if (!p) {
+				s->oom = true;
+				return;
+			}
+			s->p = p;
+			s->cap = cap;
+		}
+	}
+}
+
+/* A duration in a finding: a marker ("\x01<ns>\x02") that sb_take writes
+ * out, every duration of the string in one unit (the largest's), so that
+ * a finding never says "48.745 ms instead of 16.025 s". */
+static void sb_dur(struct sb *s, int64_t ns)
+{
+	sb_printf(s, "\x01%lld\x02", (long long)ns);
+}
+
+/* The markers of sb_dur written out in one unit. */
+static void sb_units(struct sb *s)
+{
+	struct sb out = {0};
+	uint64_t m = 0, unit;
+	const char *p, *q;
+	char buf[48];
+
+	if (s->oom || !s->p || !strchr(s->p, '\x01'))
+		return;
+	for (p = strchr(s->p, '\x01'); p; p = strchr(p + 1, '\x01')) {
+		long long v = strtoll(p + 1, NULL, 10);
+		uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+		m = a > m ? a : m;
+	}
+	unit = gs_dur_unit(m);
+	for (p = s->p; (q = strchr(p, '\x01')) != NULL && strchr(q, '\x02');
+	     p = strchr(q, '\x02') + 1)
+		sb_printf(&out, "%.*s%s", (int)(q - p), p,
+			  gs_dur_text_in(buf, sizeof(buf), strtoll(q + 1, NULL, 10), unit, false));
+	sb_printf(&out, "%s", p);
+	free(s->p);
+	*s = out;
+	if (!s->p)
+		s->oom = true;
+}
+
+/* A name cut to 60 code points with an ellipsis (findings stay short). */
+static void sb_name(struct sb *s, const char *name)
+{
+	const unsigned char *p = (const unsigned char *)(name ? name : "");
+	size_t cps = 0, cut = 0, i;
+
+	for (i = 0; p[i]; i++) {
+		if ((p[i] & 0xc0) != 0x80) {
+			if (cps == 59)
+				cut = i;
+			cps++;
+		}
+	}
+	if (cps <= 60)
+		sb_printf(s, "%s", (const char *)p);
+	else
+		sb_printf(s, "%.*s\xe2\x80\xa6", (int)cut, (const char *)p);
+}
+
+static void sb_pct(struct sb *s, int64_t part, int64_t whole)
+{
+	char buf[32];
+
+	sb_printf(s, "%s", gs_report_pct(buf, sizeof(buf), part, whole));
+}
+
+/* Take the string (NULL when out of memory). */
+static char *sb_take(struct sb *s)
+{
+	char *p;
+
+	sb_units(s);
+	if (s->oom || !s->p) {
+		free(s->p);
+		if (!s->oom)
+			return strdup("");
+		return NULL;
+	}
+	p = s->p;
+	s->p = NULL;
+	s->len = s->cap = 0;
+	return p;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Findings                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#define MAX_FINDINGS 12
+
+struct finding_list {
+	struct gs_report_finding f[MAX_FINDINGS];
+	size_t n;
+	bool oom;
+};
+
+static void add_finding(struct finding_list *l, const char *kind, int64_t ns, struct sb *text,
+			struct sb *advice)
+{
+	struct gs_report_finding *f;
+
+	if (l->n == MAX_FINDINGS) {
+		free(text->p);
+		free(advice->p);
+		return;
+	}
+	f = &l->f[l->n];
+	f->kind = kind;
+	f->ns = ns;
+	f->text = sb_take(text);
+	f->advice = sb_take(advice);
+	if (!f->text || !f->advice) {
+		free(f->text);
+		free(f->advice);
+		l->oom = true;
+		return;
+	}
+	l->n++;
+}
+
+/* Worth a finding: at least 0.5% of the window (and some time at all). */
+static bool significant(int64_t ns, int64_t window)
+{
+	/* ns * 200 >= window, without overflow on absurd spans. */
+	return ns > 0 && ns >= window / 200 + (window % 200 > 0);
+}
+
+static bool name_has(const char *name, const char *part)
+{
+	return strstr(name, part) != NULL;
+}
+
+/* "N%" of the window and the time: "41.0% (12.300 ms)". */
+static void sb_share(struct sb *s, int64_t ns, int64_t window)
+{
+	sb_pct(s, ns, window);
+	sb_printf(s, " (");
+	sb_dur(s, ns);
+	sb_printf(s, ")");
+}
+
+/* Cross-stream dependencies the trace could not link (graph caveats). */
+static uint64_t unlinked(const struct gs_report *r)
+{
+	return r->g ? r->g->unlinked_waits + r->g->unlinked_wait_calls : 0;
+}
+
+/* What to do about time the host spent inside `call` while the device
+ * waited. */
+static void advise_call(struct sb *adv, const char *call, bool pageable)
+{
+	if (name_has(call, "Launch"))
+		sb_printf(adv,
+			  "the launch calls themselves (%s) are slower than the kernels they "
+			  "launch: launch fewer, larger kernels (fuse them) or replay the "
+			  "sequence from a CUDA Graph",
+			  call);
+	else if ((name_has(call, "Memcpy") || name_has(call, "Memset")) &&
+		 (pageable || !gs_api_name_is_async(call, strlen(call))))
+		sb_printf(adv,
+			  "%s blocks the host until the device reaches the copy (%s): copy "
+			  "to/from pinned buffers (cudaHostAlloc; pin_memory=True, "
+			  "non_blocking=True) and read the result later instead of "
+			  ".item()/.cpu() every iteration",
+			  call, pageable ? "pageable host memory" : "a synchronous copy");
+	else if (name_has(call, "Synchronize") || name_has(call, "Query"))
+		sb_printf(adv,
+			  "remove the per-iteration sync in %s (.item(), .cpu(), printing a "
+			  "loss) or move it off the critical path: queue the next work first",
+			  call);
+	else if (name_has(call, "Malloc") || name_has(call, "Free") ||
+		 name_has(call, "HostAlloc") || name_has(call, "HostRegister") ||
+		 name_has(call, "HostUnregister"))
+		sb_printf(adv,
+			  "allocate once and reuse the buffers (a caching allocator) instead "
+			  "of calling %s in the loop",
+			  call);
+	else
+		sb_printf(adv,
+			  "the host was inside %s: move it out of the loop or onto another "
+			  "thread",
+			  call);
+}
+
+/* The class of host work that got most of the host-bound time. */
+static unsigned host_dominant(const struct gs_host_ranges *h)
+{
+	unsigned best = 0;
+
+	for (unsigned c = 1; c < GS_HOST_CLASS_COUNT; c++)
+		if (h->class_ns[c] > h->class_ns[best])
+			best = c;
+	return best;
+}
+
+/* The host ranges explain the host-bound time: at least half of it lies
+ * in ranges of the launching thread. */
+static bool host_ranges_explain(const struct gs_breakdown *b)
+{
+	const struct gs_host_ranges *h = &b->host_ranges;
+
+	return h->n_ranges && (b->host_bound_ns - h->outside_ns) * 2 >= b->host_bound_ns;
+}
+
+/* ": 420.1 ms (84%) in zoom (python) inside __next__; input_pipeline 96%,
+ * outside any host range 1%" */
+static void sb_host_ranges(struct sb *s, const struct gs_trace *t, const struct gs_breakdown *b)
+{
+	const struct gs_host_ranges *h = &b->host_ranges;
+	const struct gs_host_range_time *top = &h->ranges[0];
+	unsigned dom = host_dominant(h);
+
+	sb_printf(s, ": ");
+	sb_dur(s, top->ns);
+	sb_printf(s, " (");
+	sb_pct(s, top->ns, b->host_bound_ns);
+	sb_printf(s, ") in ");
+	sb_name(s, gs_trace_string(t, top->name));
+	sb_printf(s, " (%s)", gs_range_kind_name(top->kind));
+	if (top->context != GS_NO_STRING && top->context != top->name) {
+		sb_printf(s, " inside ");
+		sb_name(s, gs_trace_string(t, top->context));
+	}
+	sb_printf(s, "; %s ", gs_host_class_name(dom));
+	sb_pct(s, h->class_ns[dom], b->host_bound_ns);
+	for (unsigned c = 0; c < GS_HOST_CLASS_COUNT; c++) /* the others of 10% or more */
+		if (c != dom && h->class_ns[c] > 0 && h->class_ns[c] * 10 >= b->host_bound_ns) {
+			sb_printf(s, ", %s ", gs_host_class_name(c));
+			sb_pct(s, h->class_ns[c], b->host_bound_ns);
+		}
+	if (h->outside_ns > 0) {
+		sb_printf(s, ", outside any host range ");
+		sb_pct(s, h->outside_ns, b->host_bound_ns);
+	}
+}
+
+/* Advice from what dominated the host ranges during host-bound idle. */
+static void advise_host_ranges(struct sb *adv, const struct gs_trace *t,
+			       const struct gs_breakdown *b)
+{
+	const struct gs_host_ranges *h = &b->host_ranges;
+	unsigned dom = host_dominant(h);
+	const struct gs_host_range_time *top = &h->ranges[0];
+
+	for (size_t i = 0; i < h->n_ranges; i++) /* the top range of that class */
+		if (h->ranges[i].cls == dom) {
+			top = &h->ranges[i];
+			break;
+		}
+	switch (dom) {
+	case GS_HOST_INPUT:
+		sb_printf(adv, "the GPU waited for the input pipeline (");
+		sb_name(adv, gs_trace_string(t, top->name));
+		if (top->context != GS_NO_STRING && top->context != top->name) {
+			sb_printf(adv, " inside ");
+			sb_name(adv, gs_trace_string(t, top->context));
+		}
+		sb_printf(adv, "): prepare batches ahead of the GPU: more data-loader workers "
+			       "(num_workers), pin_memory=True with non_blocking copies, prefetch "
+			       "(prefetch_factor), or move the preprocessing onto the GPU or "
+			       "offline");
+		break;
+	case GS_HOST_SYNC:
+		sb_printf(adv, "a synchronizing call (");
+		sb_name(adv, gs_trace_string(t, top->name));
+		sb_printf(adv, ") held the host: remove it or defer it (read .item()/.cpu() "
+			       "results later, not every step) and queue the next work first");
+		break;
+	case GS_HOST_OPERATOR:
+		sb_printf(adv,
+			  "the host spent %llu gaps in framework operators and Python between "
+			  "kernels (mostly ",
+			  (unsigned long long)h->intervals);
+		sb_name(adv, gs_trace_string(t, top->name));
+		sb_printf(adv, "): capture the step in a CUDA Graph or use torch.compile to cut "
+			       "the per-op overhead, or do more per launch (larger batches)");
+		if (h->short_ns * 2 < b->host_bound_ns) {
+			sb_printf(adv, "; most of it is in gaps over ");
+			sb_dur(adv, GS_HOST_SHORT_GAP_NS);
+			sb_printf(adv,
+				  ": check first that it is dispatch overhead, not host "
+				  "computation (a CPU fallback, allocations, data conversion)");
+		}
+		break;
+	case GS_HOST_WAIT:
+		sb_printf(adv, "the launching thread was waiting (");
+		sb_name(adv, gs_trace_string(t, top->name));
+		sb_printf(adv, ") for work this trace does not show: record the thread or "
+			       "process it waited for (data-loader workers) to see what it did");
+		break;
+	default:
+		sb_printf(adv, "the host was inside ");
+		sb_name(adv, gs_trace_string(t, top->name));
+		sb_printf(adv,
+			  " (%s) with no finer host range recorded there: add ranges inside it "
+			  "(record_function, NVTX) or record with with_stack=True to see what "
+			  "the host did between launches",
+			  gs_range_kind_name(top->kind));
+		break;
+	}
+}
+
+static void finding_idle(const struct gs_report *r, const struct gs_report_device *d,
+			 struct finding_list *l)
+{
+	const struct gs_trace *t = r->t;
+	const struct gs_breakdown *b = &d->b;
+	int64_t idle = b->total_ns[GS_CAT_IDLE];
+	struct sb text = {0}, adv = {0};
+	const char *sep = "";
+	const char *call = NULL;
+	int64_t call_ns = 0, calls_ns = 0;
+
+	if (!significant(idle, b->window_ns))
+		return;
+	if (b->n_top_host_calls) {
+		call = gs_trace_string(t, b->top_host_calls[0].name);
+		call_ns = b->top_host_calls[0].ns;
+	}
+	for (size_t i = 0; i < b->n_top_host_calls; i++)
+		calls_ns += b->top_host_calls[i].ns;
+	sb_printf(&text, "idle ");
+	sb_share(&text, idle, b->window_ns);
+	sb_printf(&text, ": ");
+	if (b->host_bound_ns > 0) {
+		sb_dur(&text, b->host_bound_ns);
+		sb_printf(&text, " host-bound");
+		if (call && call_ns > 0) {
+			sb_printf(&text, " (%s", call_ns * 2 >= b->host_bound_ns ? "mostly " : "");
+			sb_dur(&text, call_ns);
+			sb_printf(&text, " inside %s)", call);
+		}
+		if (b->host_ranges.n_ranges)
+			sb_host_ranges(&text, t, b);
+		sep = b->host_ranges.n_ranges ? "; " : ", ";
+	}
+	if (b->launch_latency_ns > 0) {
+		sb_printf(&text, "%s", sep);
+		sb_dur(&text, b->launch_latency_ns);
+		sb_printf(&text, " launch latency");
+		sep = ", ";
+	}
+	if (b->unattributed_ns > 0) {
+		sb_printf(&text, "%s", sep);
+		sb_dur(&text, b->unattributed_ns);
+		sb_printf(&text, " unattributed (no launch call recorded)");
+	}
+
+	if (b->host_bound_ns >= b->launch_latency_ns && b->host_bound_ns >= b->unattributed_ns) {
+		if (call && call_ns * 3 >= b->host_bound_ns)
+			advise_call(&adv, call, false);
+		else if (host_ranges_explain(b))
+			advise_host_ranges(&adv, t, b);
+		else if (calls_ns * 10 < b->host_bound_ns)
+			sb_printf(
+				&adv,
+				"the trace does not show what the host was doing in these gaps "
+				"(evidence: unknown; %s): record host ranges (PyTorch profiler "
+				"with_stack=True and record_function, or NVTX ranges) to see it "
+				"before changing the code",
+				b->host_ranges.recorded ?
+					"the launching thread's host ranges cover less than half" :
+					"no host ranges recorded, the CUDA calls explain little");
+		else
+			sb_printf(&adv,
+				  "the CPU did not issue work fast enough (host code between "
+				  "launches): overlap host work with GPU work, do more per "
+				  "launch (fuse kernels, larger batches) or capture the launches "
+				  "in a CUDA Graph");
+	} else if (b->launch_latency_ns >= b->unattributed_ns) {
+		if (unlinked(r) || d->comm_kernels)
+			sb_printf(&adv,
+				  "the ops were launched early but started late: they waited on "
+				  "something this trace does not link (%s%s%s): %s",
+				  unlinked(r) ? "cross-stream events" : "",
+				  unlinked(r) && d->comm_kernels ? ", " : "",
+				  d->comm_kernels ? "other ranks through NCCL" : "",
+				  unlinked(r) ?
+					  "record cuda_sync events (PyTorch profiler: "
+					  "_ExperimentalConfig(enable_cuda_sync_events=True)) "
+					  "to see the waits, and compare the ranks' traces" :
+					  "compare the ranks' traces: the slowest rank sets the "
+					  "pace");
+		else
+			sb_printf(&adv,
+				  "the ops started late after their launch call began (launch "
+				  "overhead, or a full launch queue): launch fewer, larger "
+				  "kernels (fuse them) or replay them from a CUDA Graph");
+	} else {
+		sb_printf(&adv,
+			  "no launch call is recorded for the ops that ended these gaps: "
+			  "record the CUDA runtime API too (the PyTorch profiler does by default) "
+			  "to attribute them");
+	}
+	add_finding(l, "idle", idle, &text, &adv);
+}
+
+static void finding_sync(const struct gs_report *r, const struct gs_report_device *d,
+			 struct finding_list *l)
+{
+	int64_t sync = d->b.total_ns[GS_CAT_SYNC];
+	struct sb text = {0}, adv = {0};
+	const char *call = NULL;
+
+	if (!significant(sync, d->b.window_ns))
+		return;
+	sb_printf(&text, "sync ");
+	sb_share(&text, sync, d->b.window_ns);
+	sb_printf(&text, ": the device ran nothing while the host was blocked waiting on it");
+	if (d->n_sync_calls) {
+		call = gs_trace_string(r->t, d->sync_calls[0].name);
+		sb_printf(&text, ", %sinside %s (",
+			  d->sync_calls[0].ns * 2 >= sync ? "mostly " : "", call);
+		sb_dur(&text, d->sync_calls[0].ns);
+		sb_printf(&text, " in %llu call%s)", (unsigned long long)d->sync_calls[0].count,
+			  d->sync_calls[0].count == 1 ? "" : "s");
+	}
+	if (d->pageable_copies && call && (name_has(call, "Memcpy") || name_has(call, "Memset"))) {
+		sb_printf(&text, "; %llu copies use pageable host memory",
+			  (unsigned long long)d->pageable_copies);
+		if (d->pageable_by_dir[GS_COPY_DTOH])
+			sb_printf(&text, " (%llu DtoH)",
+				  (unsigned long long)d->pageable_by_dir[GS_COPY_DTOH]);
+	}
+	if (call)
+		advise_call(&adv, call, d->pageable_copies > 0);
+	else
+		sb_printf(&adv, "queue the next work before synchronizing, or sync on an event "
+				"later (only when the result is really needed)");
+	add_finding(l, "sync", sync, &text, &adv);
+}
+
+static void finding_copy(const struct gs_report_device *d, struct finding_list *l)
+{
+	int64_t copy = d->b.total_ns[GS_CAT_COPY];
+	struct sb text = {0}, adv = {0};
+	unsigned worst = 0;
+	size_t i;
+
+	if (!significant(copy, d->b.window_ns))
+		return;
+	sb_printf(&text, "copy exposed ");
+	sb_share(&text, copy, d->b.window_ns);
+	if (!d->n_missed) {
+		sb_printf(&text, ": no kernel could have hidden these copies");
+		sb_printf(&adv, "move fewer bytes (keep data on the device, smaller dtypes) or "
+				"overlap the copies with the work of the next step");
+		add_finding(l, "exposed_copy", copy, &text, &adv);
+		return;
+	}
+	sb_printf(&text, ": %zu cop%s (", d->n_missed, d->n_missed == 1 ? "y" : "ies");
+	sb_dur(&text, d->missed_exposed_ns);
+	if (d->n_possible == d->n_missed)
+		sb_printf(&text, ") ran exposed where a kernel might have hidden %s (possible: ",
+			  d->n_missed == 1 ? "it" : "them");
+	else if (d->n_possible)
+		sb_printf(&text,
+			  ") ran exposed although a kernel could have hidden %s (%llu possible: ",
+			  d->n_missed == 1 ? "it" : "them", (unsigned long long)d->n_possible);
+	else
+		sb_printf(&text, ") ran exposed although a kernel could have hidden %s",
+			  d->n_missed == 1 ? "it" : "them");
+	if (d->n_possible)
+		sb_printf(&text, "%s)",
+			  d->unknown_count[1] ? "only stream order joins them, no data "
+						"dependencies recorded" :
+						"host memory kind not recorded");
+	for (i = 0; i < 3; i++)
+		if (d->missing_count[i] > d->missing_count[worst])
+			worst = (unsigned)i;
+	if (d->missing_count[worst]) {
+		const char *sep = "; missing ";
+
+		for (i = 0; i < 3; i++) {
+			if (!d->missing_count[i])
+				continue;
+			sb_printf(&text, "%s%s (%llu)", sep, gs_condition_name(1u << i),
+				  (unsigned long long)d->missing_count[i]);
+			sep = ", ";
+		}
+	}
+	sb_printf(&text, "; %s", d->n_possible ? "up to " : "");
+	sb_dur(&text, d->missed_hideable_ns);
+	sb_printf(&text, " could be hidden");
+	if (!d->missing_count[worst] && d->n_possible)
+		sb_printf(&adv,
+			  "no condition is known to be missing, but independence is not "
+			  "proven: check that the copies do not use the data of the kernels "
+			  "around them (gpuscope record --data-deps records it); if not, issue "
+			  "them on a separate stream ahead of those kernels (prefetch)");
+	else if (!d->missing_count[worst])
+		sb_printf(&adv, "every condition holds: issue these copies on a separate stream "
+				"ahead of the kernels that can hide them (prefetch)");
+	else if ((1u << worst) == GS_COND_PINNED_MEMORY)
+		sb_printf(&adv, "allocate the host buffers pinned (cudaHostAlloc / "
+				"cudaHostRegister; pin_memory=True in a DataLoader) so copies run "
+				"asynchronously");
+	else if ((1u << worst) == GS_COND_INDEPENDENT)
+		sb_printf(&adv, "double-buffer: split the data into batches so the next batch's "
+				"copy does not depend on the kernel running now");
+	else
+		sb_printf(&adv,
+			  "issue the copies on their own stream (ops of one stream never "
+			  "overlap) and keep a copy engine of that direction free: merge small "
+			  "copies");
+	add_finding(l, "exposed_copy", copy, &text, &adv);
+}
+
+static bool has_precondition(const struct gs_what_if *w, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_preconditions && i < GS_COUNT_OF(w->preconditions); i++)
+		if (w->preconditions[i] && !strcmp(w->preconditions[i], name))
+			return true;
+	return false;
+}
+
+/* Only when the batches exist and pipelining beats the ideal schedule of
+ * the current structure (else the saving is only the host overhead that
+ * the schedule finding already counts). */
+static void finding_pipeline(const struct gs_report_device *d, struct finding_list *l)
+{
+	const struct gs_what_if *w = &d->pipelined;
+	struct sb text = {0}, adv = {0};
+	size_t i;
+
+	if (!w->name || w->batches < 2 || w->makespan_ns <= 0 || w->makespan_ns >= d->ideal_ns ||
+	    d->broken_cycles || !significant(d->ideal_ns - w->makespan_ns, d->actual_ns))
+		return;
+	sb_printf(&text, "pipelining %zu batches over streams: makespan ", w->batches);
+	sb_dur(&text, w->makespan_ns);
+	sb_printf(&text, ", ");
+	sb_dur(&text, d->ideal_ns - w->makespan_ns);
+	sb_printf(&text, " under the ideal schedule of the current structure (");
+	sb_dur(&text, w->saving_ns);
+	sb_printf(&text, " under the actual ");
+	sb_dur(&text, d->actual_ns);
+	sb_printf(&text, ")");
+	for (i = 0; i < w->n_preconditions && i < GS_COUNT_OF(w->preconditions); i++)
+		sb_printf(&text, "%s%s", i ? ", " : "; precondition: ",
+			  w->preconditions[i] ? w->preconditions[i] : "?");
+	sb_printf(&adv, "issue each batch's copy-in, compute and copy-out on its own stream, "
+			"with events between them, so one batch's copies run under another's "
+			"kernels");
+	if (has_precondition(w, "pinned_memory"))
+		sb_printf(&adv, "; pin the host buffers first");
+	add_finding(l, "pipelining", d->ideal_ns - w->makespan_ns, &text, &adv);
+}
+
+static const char *constraint_advice(unsigned c)
+{
+	switch (c) {
+	case GS_BOUND_HOST_LAUNCH:
+		return "the GPU waited for the CPU to launch: cut per-launch host work, fuse "
+		       "kernels, or replay them from a CUDA Graph";
+	case GS_BOUND_HOST_SYNC:
+		return "host synchronizations serialise the work: remove them or wait on an "
+		       "event later";
+	case GS_BOUND_EVENT:
+		return "cross-stream events gate the work: record each event right after the op "
+		       "the other stream needs";
+	case GS_BOUND_STREAM_ORDER:
+		return "ops queued behind earlier ops of their stream: a delay upstream carries "
+		       "over to every op behind it; shorten the ops at the head of the queue, and "
+		       "give independent work its own stream";
+	case GS_BOUND_DEFAULT_STREAM:
+		return "the legacy default stream serialises the blocking streams: use streams "
+		       "created with cudaStreamNonBlocking, or --default-stream per-thread";
+	case GS_BOUND_SYNC_COPY:
+		return "synchronous copies block the host: use cudaMemcpyAsync from pinned memory";
+	case GS_BOUND_COPY_ENGINE:
+		return "copies queue for a copy engine: merge small copies or spread them out";
+	case GS_BOUND_DATA:
+		return "data dependencies order the work: double-buffer so batches do not share "
+		       "buffers";
+	default:
+		return "compare the ideal schedule with the actual one op by op (JSON output)";
+	}
+}
+
+/* The headline: how fast the same ops could run. */
+static void finding_schedule(const struct gs_report *r, const struct gs_report_device *d,
+			     struct finding_list *l)
+{
+	int64_t slack = d->actual_ns - d->ideal_ns;
+	struct sb text = {0}, adv = {0};
+	unsigned c, worst = GS_BOUND_NONE;
+
+	if (d->actual_ns <= 0 || d->ideal_ns <= 0 || d->efficiency_kind != GS_REPORT_EFF_EXACT ||
+	    !significant(slack, d->actual_ns))
+		return;
+	for (c = 1; c < GS_BOUND_COUNT; c++)
+		if (d->bound_delay_ns[c] > d->bound_delay_ns[worst])
+			worst = c;
+	sb_printf(&text, "efficiency %.2f: the same ops could finish in ", d->efficiency);
+	sb_dur(&text, d->ideal_ns);
+	sb_printf(&text, " (ideal schedule) instead of ");
+	sb_dur(&text, d->actual_ns);
+	if (unlinked(r))
+		sb_printf(&text, " - optimistic: %llu cross-stream waits are not linked",
+			  (unsigned long long)unlinked(r));
+	if (worst != GS_BOUND_NONE && d->bound_delay_ns[worst] > 0)
+		sb_printf(&text, "; most delay is bound by %s (%llu op%s)",
+			  gs_constraint_name(worst), (unsigned long long)d->bound_ops[worst],
+			  d->bound_ops[worst] == 1 ? "" : "s");
+	if (d->optimistic)
+		sb_printf(&text, " - optimistic (see the caution on synchronization)");
+	if (d->active_streams <= 1)
+		/* One stream: its ops run one after another in both schedules,
+		 * so the whole gap is host and launch time between them. */
+		sb_printf(&adv, "one stream: the gap to the ideal is host and launch time between "
+				"the ops: launch fewer, larger kernels (fuse them, larger batches) "
+				"or replay the sequence from a CUDA Graph");
+	else
+		sb_printf(&adv, "%s", constraint_advice(worst));
+	add_finding(l, "schedule", slack, &text, &adv);
+}
+
+/* Dependency cycles: the schedules rest on a graph no real run has. First
+ * of the findings, whatever the time at stake (none is known). */
+static void finding_cycles(const struct gs_report_device *d, struct finding_list *l)
+{
+	struct sb text = {0}, adv = {0};
+
+	if (!d->broken_cycles)
+		return;
+	sb_printf(&text,
+		  "dependency cycles: ops wait (through events, host syncs or the default stream) "
+		  "on work that waits on them, which no real run can do; the schedules broke the "
+		  "cycles at %llu op%s by dropping edges, so the ideal and dependency-bound "
+		  "schedules, the critical path and the waits are unreliable and no efficiency "
+		  "is given",
+		  (unsigned long long)d->broken_cycles, d->broken_cycles == 1 ? "" : "s");
+	sb_printf(&adv, "check how the trace was made: a corrupt, hand-edited or wrongly merged "
+			"trace (waits joined to the wrong event records) has cycles; the waits "
+			"listed are a place to start");
+	add_finding(l, "dependency_cycles", 0, &text, &adv);
+}
+
+/* A schedule that breaks what must hold (gs_invariants), or an ideal
+ * longer than the run: the numbers say which and how much. First of the
+ * findings, like cycles. */
+/* sb_dur's marker, for a printf argument: one unit when taken. */
+#define DUR(buf, ns) (snprintf(buf, sizeof(buf), "\x01%lld\x02", (long long)(ns)), buf)
+
+static void finding_invariants(const struct gs_report *r, const struct gs_report_device *d,
+			       struct finding_list *l)
+{
+	const struct gs_invariants *v = &d->inv;
+	struct sb text = {0}, adv = {0};
+	char a[32], b[32];
+	bool bounded = d->efficiency_kind == GS_REPORT_EFF_BOUNDED;
+
+	if (!v->violations && !bounded)
+		return;
+	sb_printf(&text, "inconsistent schedule:");
+	if (bounded)
+		sb_printf(&text,
+			  " the ideal schedule (%s) is longer than the recorded run (%s), so "
+			  "the efficiency is given as 1;",
+			  DUR(a, d->ideal_ns), DUR(b, d->actual_ns));
+	if (v->actual_early)
+		sb_printf(&text,
+			  " in the recording %llu op%s started before an op %s depend%s on "
+			  "ended (by up to %s, op %llu);",
+			  (unsigned long long)v->actual_early, v->actual_early == 1 ? "" : "s",
+			  v->actual_early == 1 ? "it" : "they", v->actual_early == 1 ? "s" : "",
+			  DUR(a, v->actual_early_max_ns),
+			  (unsigned long long)gs_report_op_id(r->t, v->actual_early_op));
+	if (v->cross_process_edges)
+		sb_printf(&text, " %llu dependenc%s join%s two processes;",
+			  (unsigned long long)v->cross_process_edges,
+			  v->cross_process_edges == 1 ? "y" : "ies",
+			  v->cross_process_edges == 1 ? "s" : "");
+	if (v->early_starts)
+		sb_printf(&text,
+			  " the ideal schedule starts %llu op%s before a predecessor ends (by up "
+			  "to %s, op %llu);",
+			  (unsigned long long)v->early_starts, v->early_starts == 1 ? "" : "s",
+			  DUR(a, v->early_max_ns),
+			  (unsigned long long)gs_report_op_id(r->t, v->early_op));
+	if (v->ideal_below_bound)
+		sb_printf(&text, " the ideal (%s) is shorter than the dependency bound (%s);",
+			  DUR(a, d->ideal_ns), DUR(b, d->dependency_bound_ns));
+	if (v->critical_mismatch)
+		sb_printf(&text, " the critical path (%s) differs from the dependency bound (%s);",
+			  DUR(a, v->critical_path_ns), DUR(b, d->dependency_bound_ns));
+	sb_printf(&text, " the schedules and waits of this GPU are not reliable");
+	sb_printf(&adv, "%s",
+		  v->violations ? "this is a bug in gpuscope or in how the trace was merged: "
+				  "please report it with the trace" :
+				  "check the trace: device clocks that disagree with the host's, "
+				  "or a wait joined to the wrong event record, make a run look "
+				  "faster than its dependencies allow");
+	add_finding(l, "inconsistent_schedule", 0, &text, &adv);
+}
+#undef DUR
+
+/* Waits matter where the device had nothing else to run: their time at
+ * stake is capped by the device's idle and sync time. */
+static void finding_waits(const struct gs_report *r, const struct gs_report_device *d,
+			  struct finding_list *l)
+{
+	const struct gs_trace *t = r->t;
+	struct sb text = {0}, adv = {0};
+	const struct gs_wait *w;
+	size_t n_ops;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	int64_t at_stake, empty = d->b.total_ns[GS_CAT_IDLE] + d->b.total_ns[GS_CAT_SYNC];
+	const char *sep = " (";
+	unsigned k;
+
+	if (!d->n_waits)
+		return;
+	at_stake = d->wait_ns < empty ? d->wait_ns : empty;
+	if (!significant(at_stake, d->b.window_ns))
+		return;
+	w = &r->waits[d->waits[0]];
+	sb_printf(&text, "%zu wait%s held ops back for ", d->n_waits, d->n_waits == 1 ? "" : "s");
+	sb_dur(&text, d->wait_ns);
+	sb_printf(&text, " in total");
+	for (k = 0; k < GS_EDGE_KIND_COUNT; k++) {
+		if (!d->wait_kind_count[k])
+			continue;
+		sb_printf(&text, "%s%s %llu", sep, gs_edge_kind_name(k),
+			  (unsigned long long)d->wait_kind_count[k]);
+		sep = ", ";
+	}
+	if (sep[0] == ',')
+		sb_printf(&text, ")");
+	if (w->consumer < n_ops && w->producer < n_ops) {
+		sb_printf(&text, "; longest: ");
+		sb_name(&text, gs_trace_string(t, ops[w->consumer].name));
+		sb_printf(&text, " on stream %llu waited ",
+			  (unsigned long long)gs_report_op_stream(t, w->consumer));
+		sb_dur(&text, w->wait_ns);
+		sb_printf(&text, " for ");
+		sb_name(&text, gs_trace_string(t, ops[w->producer].name));
+		sb_printf(&text, " on stream %llu",
+			  (unsigned long long)gs_report_op_stream(t, w->producer));
+	}
+	switch (w->kind) {
+	case GS_EDGE_HOST_SYNC:
+		sb_printf(&adv, "the host waited for the GPU before launching more: launch the "
+				"next work before the sync, or sync later");
+		break;
+	case GS_EDGE_DEFAULT_STREAM:
+		sb_printf(&adv, "%s", constraint_advice(GS_BOUND_DEFAULT_STREAM));
+		break;
+	default:
+		sb_printf(&adv, "check that the consumer really needs the whole producer: record "
+				"the event right after the op it needs, or split the producer");
+		break;
+	}
+	add_finding(l, "waits", at_stake, &text, &adv);
+}
+
+/* Mean gap between the kernels of a candidate's occurrences. */
+static int64_t cand_mean_gap(const struct gs_cudagraph_candidate *c)
+{
+	uint64_t gaps = (uint64_t)c->repetitions * (c->length > 1 ? c->length - 1 : 1);
+
+	return gaps ? c->exposed_launch_ns / (int64_t)gaps : 0;
+}
+
+/* Candidates whose gaps look like launch overhead (a mean gap of at most
+ * GS_REPORT_LAUNCH_GAP_NS): longer gaps wait on something a graph does not
+ * remove. */
+static bool cand_launch_bound(const struct gs_cudagraph_candidate *c)
+{
+	return !c->already_graph && c->exposed_launch_ns > 0 &&
+	       cand_mean_gap(c) <= GS_REPORT_LAUNCH_GAP_NS;
+}
+
+static void finding_graphs(const struct gs_trace *t, const struct gs_report_device *d,
+			   struct finding_list *l)
+{
+	struct sb text = {0}, adv = {0};
+	const struct gs_cudagraph_candidate *c = NULL;
+	size_t n_ops, i, n = 0;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	int64_t total = 0, at_stake, empty;
+
+	for (i = 0; i < d->n_cands; i++) {
+		if (!cand_launch_bound(&d->cands[i]))
+			continue;
+		if (!c)
+			c = &d->cands[i]; /* ranked: most exposed first */
+		total = gs_report_sat_add(total, d->cands[i].exposed_launch_ns);
+		n++;
+	}
+	empty = d->b.total_ns[GS_CAT_IDLE] + d->b.total_ns[GS_CAT_SYNC];
+	at_stake = total < empty ? total : empty;
+	if (!c || !significant(at_stake, d->b.window_ns))
+		return;
+	sb_printf(&text, "%zu repeated kernel sequence%s with launch gaps: ", n, n == 1 ? "" : "s");
+	sb_dur(&text, total);
+	sb_printf(&text, " between their kernels; the largest: %zu kernels x %zu on stream %llu (",
+		  c->length, c->repetitions,
+		  (unsigned long long)(c->length && c->kernels[0] < n_ops ?
+					       gs_report_op_stream(t, c->kernels[0]) :
+					       0));
+	sb_dur(&text, c->exposed_launch_ns);
+	sb_printf(&text, ", ");
+	sb_dur(&text, cand_mean_gap(c));
+	sb_printf(&text, " a gap)");
+	if (c->length && c->kernels[0] < n_ops) {
+		sb_printf(&text, ", starting with ");
+		sb_name(&text, gs_trace_string(t, ops[c->kernels[0]].name));
+	}
+	if (d->replay.name && d->replay.saving_ns > 0) {
+		/* The replay what-if: the recorded run re-timed. */
+		sb_printf(&text, "; replayed from graphs the run takes ");
+		sb_dur(&text, d->replay.makespan_ns);
+		sb_printf(&text, " (");
+		sb_dur(&text, d->replay.saving_ns);
+		sb_printf(&text, " less)");
+	}
+	sb_printf(&adv,
+		  "capture the sequence once in a CUDA Graph (cudaStreamBeginCapture / "
+		  "torch.cuda.CUDAGraph) and replay it: one launch instead of %zu",
+		  c->length);
+	add_finding(l, "graph_candidates", at_stake, &text, &adv);
+}
+
+static void finding_comm(const struct gs_report_device *d, struct finding_list *l)
+{
+	struct sb text = {0}, adv = {0};
+	int64_t all = 0;
+	size_t i;
+
+	if (!d->comm_kernels || !significant(d->comm_exposed_ns, d->b.window_ns))
+		return;
+	for (i = 0; i < d->n_kernels; i++)
+		all += d->kernels[i].ns;
+	sb_printf(&text, "communication: %llu NCCL kernels ran ",
+		  (unsigned long long)d->comm_kernels);
+	sb_dur(&text, d->comm_union_ns);
+	sb_printf(&text, " (");
+	sb_pct(&text, d->comm_ns, all);
+	sb_printf(&text, " of kernel time); ");
+	sb_dur(&text, d->comm_exposed_ns);
+	sb_printf(&text, " of it with no compute kernel alongside");
+	sb_printf(&adv, "NCCL kernel time includes waiting for the other ranks: compare the "
+			"ranks' traces (the slowest sets the pace), and overlap communication "
+			"with compute (bucketed all-reduce, send/recv on their own stream)");
+	add_finding(l, "communication", d->comm_exposed_ns, &text, &adv);
+}
+
+static void finding_kernels(const struct gs_trace *t, const struct gs_report_device *d,
+			    struct finding_list *l)
+{
+	int64_t kern = d->b.total_ns[GS_CAT_KERNEL], all = 0;
+	const struct gs_report_kernel *k;
+	struct sb text = {0}, adv = {0};
+	size_t i;
+
+	if (!d->n_kernels || d->b.dominant != GS_CAT_KERNEL || !significant(kern, d->b.window_ns))
+		return;
+	k = &d->kernels[0];
+	for (i = 0; i < d->n_kernels; i++)
+		all += d->kernels[i].ns;
+	sb_printf(&text, "kernels ran ");
+	sb_pct(&text, kern, d->b.window_ns);
+	sb_printf(&text, " of the window (the dominant category: a lead to check); the top "
+			 "kernel ");
+	sb_name(&text, gs_trace_string(t, k->name));
+	sb_printf(&text, " takes ");
+	sb_dur(&text, k->ns);
+	sb_printf(&text, " (");
+	sb_pct(&text, k->ns, all);
+	sb_printf(&text, " of kernel time, %llu launches)", (unsigned long long)k->count);
+	sb_printf(&adv, "the GPU is busy: speed up the top kernels (profile them with Nsight "
+			"Compute), or run independent work concurrently on other streams");
+	add_finding(l, "kernels", k->ns, &text, &adv);
+}
+
+/* Ranked by the time at stake; dependency cycles (which make the rest
+ * doubtful) first, then the efficiency headline, the dominant-kernel lead
+ * last. */
+static int finding_rank(const char *kind)
+{
+	if (!strcmp(kind, "dependency_cycles") || !strcmp(kind, "inconsistent_schedule"))
+		return -1;
+	if (!strcmp(kind, "schedule"))
+		return 0;
+	if (!strcmp(kind, "kernels"))
+		return 2;
+	return 1;
+}
+
+static int cmp_finding(const void *pa, const void *pb)
+{
+	const struct gs_report_finding *a = pa, *b = pb;
+	int ra = finding_rank(a->kind), rb = finding_rank(b->kind);
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return strcmp(a->kind, b->kind);
+}
+
+gs_status gs_report_dev_findings(const struct gs_report *r, struct gs_report_device *d)
+{
+	struct finding_list l = {.n = 0};
+
+	finding_cycles(d, &l);
+	finding_invariants(r, d, &l);
+	finding_schedule(r, d, &l);
+	finding_idle(r, d, &l);
+	finding_sync(r, d, &l);
+	finding_copy(d, &l);
+	finding_pipeline(d, &l);
+	finding_waits(r, d, &l);
+	finding_graphs(r->t, d, &l);
+	finding_comm(d, &l);
+	finding_kernels(r->t, d, &l);
+	if (l.n) {
+		qsort(l.f, l.n, sizeof(l.f[0]), cmp_finding);
+		d->findings = malloc(l.n * sizeof(*d->findings));
+		if (d->findings) {
+			memcpy(d->findings, l.f, l.n * sizeof(*d->findings));
+			d->n_findings = l.n;
+		} else {
+			size_t i;
+
+			for (i = 0; i < l.n; i++) {
+				free(l.f[i].text);
+				free(l.f[i].advice);
+			}
+			l.oom = true;
+		}
+	}
+	return l.oom ? gs_nomem() : GS_OK;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: between the parts of the HTML report (report_html.c writes the
+ * page, report_html_timeline.c draws the timeline, report_html_tables.c
+ * writes the tables): the drawing sizes, the writer's state and the small
+ * helpers all three use.
+ */
+#ifndef GS_ANALYZER_REPORT_HTML_PRIV_H
+#define GS_ANALYZER_REPORT_HTML_PRIV_H
+
+#include "job_sum.h"
+#include "measures_priv.h"
+#include "report_priv.h"
+
+#include <string.h>
+
+#include "out.h"
+
+#define XMAX 1000000      /* drawing units across the whole span */
+#define EXACT_OPS 3000    /* ops drawn one by one, over all devices */
+#define BINS_MAX 2000     /* slices per lane at most */
+#define BINS_MIN 100      /* ... and at least */
+#define CELL_BUDGET 96000 /* slices over all lanes of the page */
+#define LANES_MAX 32      /* streams drawn per device */
+#define WAITS_DRAWN 200   /* waits drawn per device */
+#define NAME_MAX_CPS 90   /* names in tables, code points */
+#define TIP_MAX_CPS 60    /* names in tooltips */
+
+/* Layout of the timeline, in pixels. */
+#define PITCH 22 /* one lane */
+#define STRIP 3  /* the critical path strip at the top of a lane */
+#define BAR_Y 5  /* the op bar inside a lane */
+#define BAR_H 15
+#define HEAD 22   /* a group header row */
+#define BAND_H 18 /* the breakdown band */
+#define LABEL_W 170
+#define AXIS_H 24 /* the axis above the lanes */
+
+struct hw {
+	struct gs_out o;
+	const struct gs_report *r;
+	const struct gs_trace *t;
+	struct gs_report_style st; /* resolved (gs_report_style_of) */
+	const struct gs_op *ops;
+	size_t n_ops;
+	const struct gs_stream *streams;
+	size_t n_streams;
+	bool exact;  /* draw every op */
+	size_t bins; /* slices per lane when binned */
+};
+
+/* `s` as HTML text (gs_report_html_text). */
+static inline void h_text(struct hw *w, const char *s, size_t max)
+{
+	gs_report_html_text(&w->o, s, max);
+}
+
+/* A duration for people, as the text report writes it but with "µs". */
+static inline const char *dur_str(char *buf, size_t size, int64_t ns)
+{
+	size_t len;
+
+	gs_dur_text(buf, size, ns);
+	len = strlen(buf);
+	if (len >= 3 && !strcmp(buf + len - 3, " us") && len + 2 < size)
+		memcpy(buf + len - 2, "\xc2\xb5s", 4);
+	return buf;
+}
+
+#define DUR(ns) dur_str((char[48]){0}, 48, (ns))
+#define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
+
+/* What to call an op (report.c). */
+static inline const char *op_label(struct hw *w, uint32_t op, char *buf, size_t size)
+{
+	return gs_report_op_label(w->t, op, buf, size);
+}
+
+static inline uint64_t op_stream_id(struct hw *w, uint32_t op)
+{
+	return gs_report_op_stream(w->t, op);
+}
+
+/* report_html_timeline.c: a device's timeline (its lanes, band, waits and
+ * critical path on one time axis). */
+gs_status gs_report_html_timeline(struct hw *w, const struct gs_report_device *d, size_t di);
+
+/* report_html_tables.c: a device's tables, in the page's order. */
+void gs_report_html_schedule(struct hw *w, const struct gs_report_device *d, size_t di);
+gs_status gs_report_html_critical(struct hw *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_waits(struct hw *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_missed(struct hw *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_idle(struct hw *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_candidates(struct hw *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_streams(struct hw *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_kernels(struct hw *w, const struct gs_report_device *d, size_t di);
+
+#endif /* GS_ANALYZER_REPORT_HTML_PRIV_H */
