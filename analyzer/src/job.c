@@ -2437,18 +2437,7 @@ static void h_esc(struct gs_out *o, const char *s, size_t max)
 }
 
 /* A duration with "µs". */
-static const char *h_dur(char *buf, size_t size, int64_t ns)
-{
-	size_t len;
-
-	gs_dur_text(buf, size, ns);
-	len = strlen(buf);
-	if (len >= 3 && !strcmp(buf + len - 3, " us") && len + 2 < size)
-		memcpy(buf + len - 2, "\xc2\xb5s", 4);
-	return buf;
-}
-
-#define HDUR(ns) h_dur((char[48]){0}, 48, (ns))
+#define HDUR(ns) gs_report_dur_utf8((char[48]){0}, 48, (ns))
 
 static void h_findings(struct gs_out *o, const struct gs_job_analysis *ja)
 {

@@ -120,6 +120,17 @@ const char *gs_report_pct(char *buf, size_t size, int64_t part, int64_t whole)
 	return buf;
 }
 
+const char *gs_report_dur_utf8(char *buf, size_t size, int64_t ns)
+{
+	size_t len;
+
+	gs_dur_text(buf, size, ns);
+	len = strlen(buf);
+	if (len >= 3 && strcmp(buf + len - 3, " us") == 0 && len + 2 < size)
+		memcpy(buf + len - 2, "\xc2\xb5s", 4);
+	return buf;
+}
+
 const char *gs_report_eff_text(const struct gs_report_device *d, char *buf, size_t size)
 {
 	if (d->efficiency_kind == GS_REPORT_EFF_CYCLES || !isfinite(d->efficiency))

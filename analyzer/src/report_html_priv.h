@@ -55,19 +55,7 @@ static inline void h_text(struct hw *w, const char *s, size_t max)
 	gs_report_html_text(&w->o, s, max);
 }
 
-/* A duration for people, as the text report writes it but with "µs". */
-static inline const char *dur_str(char *buf, size_t size, int64_t ns)
-{
-	size_t len;
-
-	gs_dur_text(buf, size, ns);
-	len = strlen(buf);
-	if (len >= 3 && !strcmp(buf + len - 3, " us") && len + 2 < size)
-		memcpy(buf + len - 2, "\xc2\xb5s", 4);
-	return buf;
-}
-
-#define DUR(ns) dur_str((char[48]){0}, 48, (ns))
+#define DUR(ns) gs_report_dur_utf8((char[48]){0}, 48, (ns))
 #define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
 
 /* What to call an op (report.c). */

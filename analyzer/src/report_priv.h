@@ -311,6 +311,9 @@ const char *gs_report_window_text(const struct gs_trace *t, const struct gs_repo
 
 /* "41.0%" of part in whole (one decimal, rounded); "0.0%" when whole <= 0. */
 const char *gs_report_pct(char *buf, size_t size, int64_t part, int64_t whole);
+/* A duration for people as the text report writes it, but "µs" for "us"
+ * (the HTML pages). Returns buf. */
+const char *gs_report_dur_utf8(char *buf, size_t size, int64_t ns);
 
 /* What to call an op in a table: a kernel by name, a copy by direction,
  * size and host memory ("HtoD 8.0 MiB pageable"), a memset by size

@@ -9,6 +9,7 @@
 #include "analyzer_priv.h"
 #include "measures_priv.h"
 #include "report_priv.h"
+#include "schedule_priv.h"
 
 #include <gpuscope/sort.h>
 
@@ -251,21 +252,6 @@ static bool is_comm_name(const struct gs_trace *t, uint8_t *memo, size_t n_names
 	return memo[name] == 2;
 }
 
-/* Host side memory of a copy (GS_MEM_DEVICE when it has none). */
-static uint8_t host_mem(const struct gs_op *op)
-{
-	switch (op->copy_kind) {
-	case GS_COPY_HTOD:
-		return op->src_mem;
-	case GS_COPY_DTOH:
-		return op->dst_mem;
-	case GS_COPY_HTOH:
-		return op->src_mem == GS_MEM_PAGEABLE ? op->src_mem : op->dst_mem;
-	default:
-		return GS_MEM_DEVICE;
-	}
-}
-
 /* Communication kernels against the others, and pageable copies; O(K log K). */
 gs_status gs_report_dev_comm(const struct gs_report *r, struct gs_report_device *d,
 			     struct gs_report_win w)
@@ -294,7 +280,7 @@ gs_status gs_report_dev_comm(const struct gs_report *r, struct gs_report_device 
 
 			if (!gs_report_in_window(op, w))
 				continue;
-			if (op->kind == GS_OP_MEMCPY && host_mem(op) == GS_MEM_PAGEABLE) {
+			if (op->kind == GS_OP_MEMCPY && gs_sched_host_mem(op) == GS_MEM_PAGEABLE) {
 				d->pageable_copies++;
 				if (op->copy_kind < GS_COPY_KIND_COUNT)
 					d->pageable_by_dir[op->copy_kind]++;
