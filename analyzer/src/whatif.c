@@ -132,7 +132,9 @@ static gs_status link(struct replay *r, const struct gs_graph *g, const struct g
 	for (size_t i = 0; i < r->n; i++) {
 		size_t lo = g->in_first[order[i].op], hi = g->in_first[order[i].op + 1];
 
-		cap += (hi > g->n_edges ? g->n_edges : hi) - (lo < hi ? lo : hi);
+		if (hi > g->n_edges)
+			hi = g->n_edges;
+		cap += hi > lo ? hi - lo : 0;
 	}
 	if (cap > UINT32_MAX) {
 		gs_error_append("CUDA Graph replay: more than 2^32 edges");
