@@ -17,6 +17,14 @@
 	type *name;                                                                                \
 	size_t n_##name, cap_##name
 
+/* An open-addressing index over records kept in an array of the trace:
+ * a slot holds 1 + a record's index (0: empty), found by the record's hash
+ * and linear probing, at a load factor of at most one half. */
+struct slot_table {
+	uint32_t *slots;
+	size_t n; /* a power of two, or 0 */
+};
+
 struct gs_trace {
 	struct gs_sink sink; /* first member: the sink callbacks recover the trace */
 	struct gs_strtab strings;
@@ -26,11 +34,9 @@ struct gs_trace {
 	ARRAY(struct gs_op, ops);
 	ARRAY(struct gs_collective, collectives);
 	/* Launch configurations, each kept once (op.launch is 1 + index),
-	 * found by value through launch_slots (open addressing: index + 1,
-	 * 0 = empty). */
+	 * found by value through launch_ix. */
 	ARRAY(struct gs_launch_cfg, launches);
-	uint32_t *launch_slots;
-	size_t n_launch_slots;
+	struct slot_table launch_ix;
 	uint32_t launch_last; /* the id interned last: kernels repeat theirs */
 	ARRAY(struct gs_api_call, api_calls);
 	ARRAY(struct gs_sync, syncs);
@@ -52,9 +58,7 @@ struct gs_trace {
 	ARRAY(struct gs_thread, threads);
 	size_t *stream_first; /* per stream, after finish */
 	size_t *stream_count;
-	/* Devices by id (open addressing: index + 1, 0 = empty). */
-	uint32_t *device_slots;
-	size_t n_device_slots;
+	struct slot_table device_ix; /* devices by id */
 	/* After finish, per device id (by_device[k], ascending ids): its
 	 * streams, dev_streams[first .. first + count), and its syncs,
 	 * dev_syncs[first .. first + count), both ascending. */
@@ -234,44 +238,59 @@ static gs_status sink_process(struct gs_sink *s, const struct gs_process *p)
 	return GS_OK;
 }
 
-static size_t device_slot(const struct gs_trace *t, uint32_t id)
+/* Room in x for one more of the `count` records (hash_of gives record k's
+ * hash); on growth every record is placed anew (they are distinct). */
+static gs_status slot_grow(struct slot_table *x, size_t count, size_t first,
+			   const struct gs_trace *t,
+			   uint64_t (*hash_of)(const struct gs_trace *t, size_t k))
 {
-	size_t i = gs_hash_u64(id) & (t->n_device_slots - 1);
+	size_t n = x->n ? 2 * x->n : first;
+	uint32_t *slots;
 
-	while (t->device_slots[i] && t->devices[t->device_slots[i] - 1].id != id)
-		i = (i + 1) & (t->n_device_slots - 1);
-	return i;
+	if ((count + 1) * 2 <= x->n)
+		return GS_OK;
+	if (count >= UINT32_MAX - 1 || !(slots = calloc(n, sizeof(*slots))))
+		return gs_nomem();
+	for (size_t k = 0; k < count; k++) {
+		size_t i = hash_of(t, k) & (n - 1);
+
+		while (slots[i])
+			i = (i + 1) & (n - 1);
+		slots[i] = (uint32_t)k + 1;
+	}
+	free(x->slots);
+	x->slots = slots;
+	x->n = n;
+	return GS_OK;
 }
 
-/* Room for one more device at a load factor of at most one half. */
-static gs_status device_slots_grow(struct gs_trace *t)
+static uint64_t device_hash(const struct gs_trace *t, size_t k)
 {
-	size_t n = t->n_device_slots ? 2 * t->n_device_slots : 16;
-	uint32_t *slots, *old = t->device_slots;
+	return gs_hash_u64(t->devices[k].id);
+}
 
-	if ((t->n_devices + 1) * 2 <= t->n_device_slots)
-		return GS_OK;
-	if (t->n_devices >= UINT32_MAX - 1 || !(slots = calloc(n, sizeof(*slots))))
-		return gs_nomem();
-	t->device_slots = slots;
-	t->n_device_slots = n;
-	for (size_t k = 0; k < t->n_devices; k++)
-		slots[device_slot(t, t->devices[k].id)] = (uint32_t)k + 1;
-	free(old);
-	return GS_OK;
+/* The slot of device `id`, or the empty slot where it goes. */
+static size_t device_slot(const struct gs_trace *t, uint32_t id)
+{
+	const struct slot_table *x = &t->device_ix;
+	size_t i = gs_hash_u64(id) & (x->n - 1);
+
+	while (x->slots[i] && t->devices[x->slots[i] - 1].id != id)
+		i = (i + 1) & (x->n - 1);
+	return i;
 }
 
 static gs_status sink_device(struct gs_sink *s, const struct gs_device *d)
 {
 	struct gs_trace *t = of(s);
-	gs_status rc = device_slots_grow(t);
+	gs_status rc = slot_grow(&t->device_ix, t->n_devices, 16, t, device_hash);
 	size_t slot;
 
 	if (rc)
 		return rc;
 	slot = device_slot(t, d->id);
-	if (t->device_slots[slot]) {
-		struct gs_device *old = &t->devices[t->device_slots[slot] - 1];
+	if (t->device_ix.slots[slot]) {
+		struct gs_device *old = &t->devices[t->device_ix.slots[slot] - 1];
 
 		merge_string(&old->name, d->name);
 		merge_string(&old->uuid, d->uuid);
@@ -289,7 +308,7 @@ static gs_status sink_device(struct gs_sink *s, const struct gs_device *d)
 	}
 	if (PUSH(t, devices, *d))
 		return gs_nomem();
-	t->device_slots[slot] = (uint32_t)t->n_devices;
+	t->device_ix.slots[slot] = (uint32_t)t->n_devices;
 	return GS_OK;
 }
 
@@ -317,36 +336,29 @@ static bool launch_zero(const struct gs_launch_cfg *c)
 	return launch_equal(c, &zero);
 }
 
-static size_t launch_slot(const struct gs_trace *t, const struct gs_launch_cfg *c)
+static uint64_t launch_hash(const struct gs_launch_cfg *c)
 {
 	uint64_t h = gs_hash_u64(c->shared_mem);
-	size_t i;
 
 	for (int k = 0; k < 3; k++)
 		h = gs_hash_combine(gs_hash_combine(h, c->grid[k]), c->block[k]);
-	h = gs_hash_combine(h, c->registers);
-	i = h & (t->n_launch_slots - 1);
-	while (t->launch_slots[i] && !launch_equal(&t->launches[t->launch_slots[i] - 1], c))
-		i = (i + 1) & (t->n_launch_slots - 1);
-	return i;
+	return gs_hash_combine(h, c->registers);
 }
 
-/* Room for one more configuration at a load factor of at most one half. */
-static gs_status launch_slots_grow(struct gs_trace *t)
+static uint64_t launch_hash_at(const struct gs_trace *t, size_t k)
 {
-	size_t n = t->n_launch_slots ? 2 * t->n_launch_slots : 64;
-	uint32_t *slots, *old = t->launch_slots;
+	return launch_hash(&t->launches[k]);
+}
 
-	if ((t->n_launches + 1) * 2 <= t->n_launch_slots)
-		return GS_OK;
-	if (t->n_launches >= UINT32_MAX - 1 || !(slots = calloc(n, sizeof(*slots))))
-		return gs_nomem();
-	t->launch_slots = slots;
-	t->n_launch_slots = n;
-	for (size_t k = 0; k < t->n_launches; k++)
-		slots[launch_slot(t, &t->launches[k])] = (uint32_t)k + 1;
-	free(old);
-	return GS_OK;
+/* The slot of configuration c, or the empty slot where it goes. */
+static size_t launch_slot(const struct gs_trace *t, const struct gs_launch_cfg *c)
+{
+	const struct slot_table *x = &t->launch_ix;
+	size_t i = launch_hash(c) & (x->n - 1);
+
+	while (x->slots[i] && !launch_equal(&t->launches[x->slots[i] - 1], c))
+		i = (i + 1) & (x->n - 1);
+	return i;
 }
 
 /* *id: 1 + the index of c in the launch table, added when new; 0 for none
@@ -362,15 +374,15 @@ static gs_status launch_intern(struct gs_trace *t, const struct gs_launch_cfg *c
 		*id = t->launch_last;
 		return GS_OK;
 	}
-	if (launch_slots_grow(t))
+	if (slot_grow(&t->launch_ix, t->n_launches, 64, t, launch_hash_at))
 		return gs_nomem();
 	slot = launch_slot(t, c);
-	if (!t->launch_slots[slot]) {
+	if (!t->launch_ix.slots[slot]) {
 		if (PUSH(t, launches, *c))
 			return gs_nomem();
-		t->launch_slots[slot] = (uint32_t)t->n_launches;
+		t->launch_ix.slots[slot] = (uint32_t)t->n_launches;
 	}
-	*id = t->launch_slots[slot];
+	*id = t->launch_ix.slots[slot];
 	t->launch_last = *id;
 	return GS_OK;
 }
@@ -701,7 +713,7 @@ void gs_trace_destroy(struct gs_trace *t)
 	free(t->ops);
 	free(t->collectives);
 	free(t->launches);
-	free(t->launch_slots);
+	free(t->launch_ix.slots);
 	free(t->api_calls);
 	free(t->syncs);
 	free(t->event_records);
@@ -717,7 +729,7 @@ void gs_trace_destroy(struct gs_trace *t)
 	free(t->threads);
 	free(t->stream_first);
 	free(t->stream_count);
-	free(t->device_slots);
+	free(t->device_ix.slots);
 	free(t->by_device);
 	free(t->dev_streams);
 	free(t->dev_syncs);
@@ -1427,10 +1439,10 @@ const struct gs_device *gs_trace_device(const struct gs_trace *t, uint32_t id)
 {
 	size_t slot;
 
-	if (!t->n_device_slots)
+	if (!t->device_ix.n)
 		return NULL;
 	slot = device_slot(t, id);
-	return t->device_slots[slot] ? &t->devices[t->device_slots[slot] - 1] : NULL;
+	return t->device_ix.slots[slot] ? &t->devices[t->device_ix.slots[slot] - 1] : NULL;
 }
 
 static const struct dev_range *dev_range_of(const struct gs_trace *t, uint32_t device)
