@@ -17,10 +17,8 @@
 static void cut_rows(struct hw *w, size_t shown, size_t listed, size_t count)
 {
 	if (listed < count)
-		gs_out_printf(&w->o,
-			      "<p class=\"more\">%zu of %zu shown (--top N; the report keeps %zu, "
-			      "--rows N or --rows all for more)</p>\n",
-			      shown, count, listed);
+		gs_out_printf(&w->o, "<p class=\"more\">" GS_REPORT_CUT_FMT "</p>\n", shown, count,
+			      listed);
 }
 
 static void more_rows(struct hw *w, size_t shown, size_t n)

@@ -309,6 +309,11 @@ bool gs_report_warning_restated(const struct gs_report *r, const struct gs_warni
 const char *gs_report_window_text(const struct gs_trace *t, const struct gs_report_device *d,
 				  char *buf, size_t size);
 
+/* The line under a per-op list cut to --rows: shown, of count, with
+ * listed kept (text and HTML say the same). */
+#define GS_REPORT_CUT_FMT                                                                          \
+	"%zu of %zu shown (--top N; the report keeps %zu, --rows N or --rows all for more)"
+
 /* "41.0%" of part in whole (one decimal, rounded); "0.0%" when whole <= 0. */
 const char *gs_report_pct(char *buf, size_t size, int64_t part, int64_t whole);
 /* A duration for people as the text report writes it, but "µs" for "us"

@@ -597,10 +597,7 @@ static const char *op_label(const struct gs_trace *t, uint32_t op, char *buf, si
 static void tw_cut(struct tw *w, size_t shown, size_t listed, size_t count)
 {
 	if (listed < count)
-		gs_out_printf(&w->o,
-			      "    %zu of %zu shown (--top N; the report keeps %zu, --rows N or "
-			      "--rows all for more)\n",
-			      shown, count, listed);
+		gs_out_printf(&w->o, "    " GS_REPORT_CUT_FMT "\n", shown, count, listed);
 }
 
 /* Rows past the table: "... N more", or "N of M shown" when cut. */
