@@ -539,15 +539,99 @@ static gs_status edges_to_later_launches(struct builder *b, uint32_t producer, u
 
 /* ---- edge kinds ---- */
 
+/* An event record by (process, event id, correlation): the fallback join. */
+struct event_key {
+	int64_t pid;
+	uint64_t event_id;
+	uint64_t corr;
+	uint32_t rec;
+};
+
 struct event_index {
 	struct gs_u64map by_sync_id;
 	struct gs_u64map by_corr;
 	const struct gs_event_record *recs;
+	size_t n_recs;
+	struct event_key *keys; /* built on first use, sorted */
+	size_t n_keys;
+	bool keys_built;
 };
 
+static int cmp_event_key(const void *pa, const void *pb)
+{
+	const struct event_key *a = pa, *b = pb;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->event_id != b->event_id)
+		return a->event_id < b->event_id ? -1 : 1;
+	if (a->corr != b->corr)
+		return a->corr < b->corr ? -1 : 1;
+	return a->rec < b->rec ? -1 : a->rec > b->rec;
+}
+
+static gs_status event_keys_build(const struct builder *b, struct event_index *ev)
+{
+	ev->keys_built = true;
+	ev->keys = malloc((ev->n_recs ? ev->n_recs : 1) * sizeof(*ev->keys));
+	if (!ev->keys)
+		return gs_nomem();
+	for (size_t i = 0; i < ev->n_recs; i++) {
+		const struct gs_event_record *r = &ev->recs[i];
+
+		if (!r->event_id || !r->correlation || r->stream >= b->n_streams)
+			continue;
+		ev->keys[ev->n_keys++] = (struct event_key){.pid = b->streams[r->stream].pid,
+							    .event_id = r->event_id,
+							    .corr = r->correlation,
+							    .rec = (uint32_t)i};
+	}
+	qsort(ev->keys, ev->n_keys, sizeof(*ev->keys), cmp_event_key);
+	return GS_OK;
+}
+
+/*
+ * Without a sync id or an event correlation (drivers before cudaEventSyncId,
+ * or an id of 0): the latest record of the same event in the same context
+ * (the waiting stream's; the device's for a host wait) whose correlation
+ * is below the sync's. Correlation ids come from one increasing counter, so
+ * that is the record the wait saw, whatever order the records came in.
+ */
+static const struct gs_event_record *
+latest_record_before(const struct builder *b, const struct event_index *ev, const struct gs_sync *y)
+{
+	const struct gs_stream *ws = y->stream < b->n_streams ? &b->streams[y->stream] : NULL;
+	size_t lo = 0, hi = ev->n_keys;
+
+	while (lo < hi) { /* the first key at or after (pid, event, corr) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct event_key *k = &ev->keys[mid];
+		struct event_key want = {.pid = y->pid,
+					 .event_id = y->event_id,
+					 .corr = y->correlation};
+
+		if (cmp_event_key(k, &want) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0) {
+		const struct event_key *k = &ev->keys[lo];
+		const struct gs_stream *rs;
+
+		if (k->pid != y->pid || k->event_id != y->event_id)
+			break;
+		rs = &b->streams[ev->recs[k->rec].stream];
+		if (ws ? rs->context == ws->context && rs->device == ws->device :
+			 rs->device == y->device)
+			return &ev->recs[k->rec];
+	}
+	return NULL;
+}
+
 /* Where the event a sync refers to was recorded: stream and correlation. */
-static bool resolve_event(const struct builder *b, const struct event_index *ev,
-			  const struct gs_sync *y, uint32_t *stream, uint64_t *corr)
+static bool resolve_event(const struct builder *b, struct event_index *ev, const struct gs_sync *y,
+			  uint32_t *stream, uint64_t *corr)
 {
 	const struct gs_event_record *r = NULL;
 	uint64_t idx;
@@ -556,6 +640,12 @@ static bool resolve_event(const struct builder *b, const struct event_index *ev,
 		r = &ev->recs[idx];
 	else if (y->event_correlation && gs_u64map_get(&ev->by_corr, y->event_correlation, &idx))
 		r = &ev->recs[idx];
+	else if (y->sync_id == GS_NO_SYNC_ID && !y->event_correlation && y->event_id &&
+		 y->correlation) {
+		if (!ev->keys_built && event_keys_build(b, ev) != GS_OK)
+			gs_error_clear(); /* no fallback: the wait stays unlinked */
+		r = latest_record_before(b, ev, y);
+	}
 	*stream = r && r->stream != GS_NO_INDEX ? r->stream : y->wait_on_stream;
 	*corr = r ? r->correlation : y->event_correlation;
 	return *stream != GS_NO_INDEX && *stream < b->n_streams && *corr != 0;
@@ -753,6 +843,7 @@ static gs_status sync_edges(struct builder *b)
 	int64_t *last_end = malloc((b->n_threads ? b->n_threads : 1) * sizeof(*last_end));
 	gs_status rc = GS_OK;
 
+	ev.n_recs = n_recs;
 	if (!last_prod || !last_end || gs_u64map_reserve(&ev.by_sync_id, n_recs) != GS_OK ||
 	    gs_u64map_reserve(&ev.by_corr, n_recs) != GS_OK) {
 		rc = gs_nomem();
@@ -837,6 +928,7 @@ out:
 	ctx_index_fini(&cx);
 	gs_u64map_fini(&ev.by_sync_id);
 	gs_u64map_fini(&ev.by_corr);
+	free(ev.keys);
 	return rc;
 }
 

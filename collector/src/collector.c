@@ -130,8 +130,10 @@ static void hk_flush_point(const char *why)
 {
 	if (atomic_load(&g.forked) || atomic_load(&g.state) != ST_ON)
 		return;
-	gs_log_debug("forced flush: %s", why);
-	gs_glue_flush(true);
+	/* Not forced: a forced flush would take kernels still running as they
+	 * are (end == 0, dropped); they come with a later flush. */
+	gs_log_debug("flush: %s", why);
+	gs_glue_flush(false);
 	gs_out_request(GS_OUT_FLUSH, false, 0);
 }
 

@@ -2,8 +2,17 @@
 /*
  * The collector's CUPTI glue: the only file that includes cupti.h and calls
  * CUPTI (see cupti_glue.h). Enable order, as CUPTI needs it:
- * subscribe, register the buffer callbacks, enable the activity kinds,
- * trim a few chatty API records, enable the callbacks by id.
+ * subscribe, register the buffer callbacks, set the thread id type to
+ * SYSTEM (gettid: the OS's and Nsight's ids, and the writer thread knows
+ * its own), enable the activity kinds (DEVICE, CONTEXT and STREAM with
+ * cuptiActivityEnableAndDump, so that those existing before the collector
+ * attached are recorded), trim chatty API records (the <<<>>> stub's
+ * configuration calls among them), enable the callbacks by id.
+ *
+ * Flushes at cudaDeviceReset / context destruction are not forced (a
+ * forced one returns kernels still running with end == 0); the exit's is.
+ * Device names and overhead data in records are the client's to free
+ * (gs_glue_release_record).
  *
  * Callbacks do no I/O and take no lock but, with GPUSCOPE_DATA_DEPS=1, the
  * kernel parameter-layout cache (once per kernel handle: the driver is
@@ -18,6 +27,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct gs_glue_hooks *hooks;
@@ -25,26 +35,30 @@ static CUpti_SubscriberHandle subscriber;
 static bool subscribed;
 static bool data_deps;
 
-/* Activity kinds in enable order; `needed` ones failing disables the collector. */
+/* Activity kinds in enable order; `needed` ones failing disables the
+ * collector. `dump`: enabled with cuptiActivityEnableAndDump, so that the
+ * devices, contexts and streams that exist already (CUDA initialised before
+ * the collector attached) are recorded too. */
 static const struct {
 	CUpti_ActivityKind kind;
 	bool needed;
+	bool dump;
 } kinds[] = {
-	{CUPTI_ACTIVITY_KIND_DEVICE, false},
-	{CUPTI_ACTIVITY_KIND_CONTEXT, false},
-	{CUPTI_ACTIVITY_KIND_STREAM, false},
-	{CUPTI_ACTIVITY_KIND_RUNTIME, true},
-	{CUPTI_ACTIVITY_KIND_DRIVER, true},
-	{CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API, false},
-	{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, true},
-	{CUPTI_ACTIVITY_KIND_MEMCPY, true},
-	{CUPTI_ACTIVITY_KIND_MEMCPY2, false},
-	{CUPTI_ACTIVITY_KIND_MEMSET, false},
-	{CUPTI_ACTIVITY_KIND_MEMORY2, false},
-	{CUPTI_ACTIVITY_KIND_CUDA_EVENT, false},
-	{CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, false},
-	{CUPTI_ACTIVITY_KIND_OVERHEAD, false},
-	{CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, false},
+	{CUPTI_ACTIVITY_KIND_DEVICE, false, true},
+	{CUPTI_ACTIVITY_KIND_CONTEXT, false, true},
+	{CUPTI_ACTIVITY_KIND_STREAM, false, true},
+	{CUPTI_ACTIVITY_KIND_RUNTIME, true, false},
+	{CUPTI_ACTIVITY_KIND_DRIVER, true, false},
+	{CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API, false, false},
+	{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, true, false},
+	{CUPTI_ACTIVITY_KIND_MEMCPY, true, false},
+	{CUPTI_ACTIVITY_KIND_MEMCPY2, false, false},
+	{CUPTI_ACTIVITY_KIND_MEMSET, false, false},
+	{CUPTI_ACTIVITY_KIND_MEMORY2, false, false},
+	{CUPTI_ACTIVITY_KIND_CUDA_EVENT, false, false},
+	{CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, false, false},
+	{CUPTI_ACTIVITY_KIND_OVERHEAD, false, false},
+	{CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, false, false},
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 static bool kind_on[NKINDS];
@@ -55,6 +69,10 @@ static const CUpti_CallbackId quiet_runtime[] = {
 	CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
 	CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
 	CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+	/* A CUDA 13 <<<>>> stub calls these around each __cudaLaunchKernel. */
+	CUPTI_RUNTIME_TRACE_CBID___cudaPushCallConfiguration_v13000,
+	CUPTI_RUNTIME_TRACE_CBID___cudaPopCallConfiguration_v13000,
+	CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000,
 };
 static const CUpti_CallbackId quiet_driver[] = {
 	CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,      CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
@@ -88,6 +106,10 @@ static const CUpti_CallbackId deps_runtime[] = {
 	CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
 	CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
 	CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
 	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
 	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
 };
@@ -133,6 +155,15 @@ static const char *result_str(CUptiResult r)
 
 typedef CUresult (*kernel_info_fn)(CUkernel k, size_t index, size_t *offset, size_t *size);
 typedef CUresult (*func_info_fn)(CUfunction f, size_t index, size_t *offset, size_t *size);
+/* cudaFuncGetParamInfo (the program's runtime): cudaError_t, 0 = success. */
+typedef int (*stub_info_fn)(const void *stub, size_t index, size_t *offset, size_t *size);
+
+/* What a launch's function handle is. */
+enum handle_kind {
+	H_KERNEL, /* CUkernel (cudaKernel_t): cuKernelGetParamInfo */
+	H_FUNC,   /* CUfunction: cuFuncGetParamInfo */
+	H_STUB,   /* a host stub (cudaLaunchKernel*): the runtime's cudaFuncGetParamInfo */
+};
 typedef CUresult (*driver_version_fn)(int *version);
 
 #define MAX_PARAMS 64
@@ -149,6 +180,7 @@ static pthread_mutex_t param_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct param_layout param_cache[PARAM_CACHE];
 static kernel_info_fn kernel_param_info; /* cuKernelGetParamInfo */
 static func_info_fn func_param_info;     /* cuFuncGetParamInfo */
+static stub_info_fn stub_param_info;     /* cudaFuncGetParamInfo */
 static bool driver_resolved;
 
 static void *driver_symbol(const char *name)
@@ -165,19 +197,36 @@ static void *driver_symbol(const char *name)
 
 static void resolve_driver(void)
 {
-	void *k, *f;
+	void *k, *f, *r;
 
 	if (driver_resolved)
 		return;
 	k = driver_symbol("cuKernelGetParamInfo");
 	f = driver_symbol("cuFuncGetParamInfo");
+	/* The program's own runtime, when it exports it (dynamic cudart). */
+	r = dlsym(RTLD_DEFAULT, "cudaFuncGetParamInfo");
 	memcpy(&kernel_param_info, &k, sizeof(k));
 	memcpy(&func_param_info, &f, sizeof(f));
-	driver_resolved = k || f;
+	memcpy(&stub_param_info, &r, sizeof(r));
+	driver_resolved = k || f || r;
 }
 
 /* The parameter sizes of a kernel (cached per handle); false when unknown. */
-static bool param_layout_get(const void *handle, bool is_kernel, struct param_layout *out)
+static CUresult param_info(const void *handle, enum handle_kind kind, size_t i, size_t *off,
+			   size_t *size)
+{
+	switch (kind) {
+	case H_KERNEL:
+		return kernel_param_info((CUkernel)(uintptr_t)handle, i, off, size);
+	case H_FUNC:
+		return func_param_info((CUfunction)(uintptr_t)handle, i, off, size);
+	default:
+		return stub_param_info(handle, i, off, size) == 0 ? CUDA_SUCCESS :
+								    CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+static bool param_layout_get(const void *handle, enum handle_kind kind, struct param_layout *out)
 {
 	static unsigned victim;
 	uint64_t h = (uint64_t)(uintptr_t)handle * 0x9e3779b97f4a7c15ULL;
@@ -202,16 +251,14 @@ static bool param_layout_get(const void *handle, bool is_kernel, struct param_la
 	if (!e)
 		e = &param_cache[set + victim++ % PARAM_WAYS];
 	resolve_driver();
-	if (is_kernel ? kernel_param_info != NULL : func_param_info != NULL) {
+	if (kind == H_KERNEL ? kernel_param_info != NULL :
+	    kind == H_FUNC   ? func_param_info != NULL :
+			       stub_param_info != NULL) {
 		struct param_layout l = {.handle = handle};
 		size_t off, size;
 
 		while (l.count < MAX_PARAMS) {
-			CUresult r = is_kernel ? kernel_param_info((CUkernel)(uintptr_t)handle,
-								   l.count, &off, &size) :
-						 func_param_info((CUfunction)(uintptr_t)handle,
-								 l.count, &off, &size);
-			if (r != CUDA_SUCCESS)
+			if (param_info(handle, kind, l.count, &off, &size) != CUDA_SUCCESS)
 				break;
 			l.size[l.count++] = (uint16_t)(size > UINT16_MAX ? UINT16_MAX : size);
 		}
@@ -224,11 +271,12 @@ static bool param_layout_get(const void *handle, bool is_kernel, struct param_la
 }
 
 /* Every 8-byte word of every argument of up to 64 bytes is a pointer candidate. */
-static void kernel_pointers(struct gs_dd_obs *o, const void *handle, bool is_kernel, void **args)
+static void kernel_pointers(struct gs_dd_obs *o, const void *handle, enum handle_kind kind,
+			    void **args)
 {
 	struct param_layout l;
 
-	if (!args || !param_layout_get(handle, is_kernel, &l))
+	if (!args || !param_layout_get(handle, kind, &l))
 		return;
 	for (unsigned i = 0; i < l.count && o->n < GS_DD_MAX_PTRS; i++) {
 		const unsigned char *arg = args[i];
@@ -315,8 +363,30 @@ static bool read_pointers(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 			 * signature is cudaLaunchKernel's with a cudaKernel_t
 			 * (= CUkernel) first (layout unverified on a GPU). */
 			o->op_kind = GS_OP_KERNEL;
-			kernel_pointers(o, P(cudaLaunchKernel_v7000_params)->func, true,
+			kernel_pointers(o, P(cudaLaunchKernel_v7000_params)->func, H_KERNEL,
 					P(cudaLaunchKernel_v7000_params)->args);
+			return true;
+		/* The runtime's launches pass the host stub; ExC's config holds
+		 * the grid and stream, func and args are its own parameters. */
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+			o->op_kind = GS_OP_KERNEL;
+			kernel_pointers(o, P(cudaLaunchKernel_v7000_params)->func, H_STUB,
+					P(cudaLaunchKernel_v7000_params)->args);
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+			o->op_kind = GS_OP_KERNEL;
+			kernel_pointers(o, P(cudaLaunchKernel_ptsz_v7000_params)->func, H_STUB,
+					P(cudaLaunchKernel_ptsz_v7000_params)->args);
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+			o->op_kind = GS_OP_KERNEL;
+			kernel_pointers(o, P(cudaLaunchKernelExC_v11060_params)->func, H_STUB,
+					P(cudaLaunchKernelExC_v11060_params)->args);
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
+			o->op_kind = GS_OP_KERNEL;
+			kernel_pointers(o, P(cudaLaunchKernelExC_ptsz_v11060_params)->func, H_STUB,
+					P(cudaLaunchKernelExC_ptsz_v11060_params)->args);
 			return true;
 		default:
 			return false;
@@ -382,13 +452,13 @@ static bool read_pointers(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
 	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
 		o->op_kind = GS_OP_KERNEL;
-		kernel_pointers(o, P(cuLaunchKernel_params)->f, false,
+		kernel_pointers(o, P(cuLaunchKernel_params)->f, H_FUNC,
 				P(cuLaunchKernel_params)->kernelParams);
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
 	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
 		o->op_kind = GS_OP_KERNEL;
-		kernel_pointers(o, P(cuLaunchKernelEx_params)->f, false,
+		kernel_pointers(o, P(cuLaunchKernelEx_params)->f, H_FUNC,
 				P(cuLaunchKernelEx_params)->kernelParams);
 		return true;
 	default:
@@ -514,8 +584,17 @@ int gs_glue_start(const struct gs_config *cfg, const struct gs_glue_hooks *h, ch
 			 result_str(r), (int)r);
 		goto fail;
 	}
+	/* Before any kind: OS thread ids (gettid), as the OS and Nsight show
+	 * them and as the writer thread knows its own (the default is
+	 * pthread_self() cut to 32 bits). */
+	r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	if (r != CUPTI_SUCCESS)
+		gs_log_debug("system thread ids not set: %s", result_str(r));
 	for (size_t i = 0; i < NKINDS; i++) {
-		r = cuptiActivityEnable(kinds[i].kind);
+		r = kinds[i].dump ? cuptiActivityEnableAndDump(kinds[i].kind) :
+				    CUPTI_ERROR_NOT_SUPPORTED;
+		if (r != CUPTI_SUCCESS)
+			r = cuptiActivityEnable(kinds[i].kind);
 		kind_on[i] = r == CUPTI_SUCCESS;
 		if (r == CUPTI_SUCCESS)
 			continue;
@@ -597,6 +676,21 @@ uint64_t gs_glue_dropped(void)
 int gs_glue_next_record(uint8_t *buffer, size_t valid, CUpti_Activity **rec)
 {
 	return cuptiActivityGetNextRecord(buffer, valid, rec) == CUPTI_SUCCESS ? 1 : 0;
+}
+
+void gs_glue_release_record(CUpti_Activity *rec)
+{
+	if (rec->kind == CUPTI_ACTIVITY_KIND_DEVICE) {
+		CUpti_ActivityDevice5 *d = (CUpti_ActivityDevice5 *)(void *)rec;
+
+		free((void *)(uintptr_t)d->name);
+		d->name = NULL;
+	} else if (rec->kind == CUPTI_ACTIVITY_KIND_OVERHEAD) {
+		CUpti_ActivityOverhead3 *o = (CUpti_ActivityOverhead3 *)(void *)rec;
+
+		free(o->overheadData);
+		o->overheadData = NULL;
+	}
 }
 
 const char *gs_glue_api_name(void *ctx, unsigned domain, uint32_t cbid)

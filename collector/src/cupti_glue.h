@@ -22,7 +22,8 @@
 struct gs_glue_hooks {
 	void (*buffer_requested)(uint8_t **buffer, size_t *size, size_t *max_records);
 	void (*buffer_completed)(uint8_t *buffer, size_t size, size_t valid);
-	/* A context is about to go (cudaDeviceReset, cuCtxDestroy, ...): flush now. */
+	/* A context is about to go (cudaDeviceReset, cuCtxDestroy, ...): flush
+	 * now, not forced (kernels still running stay with CUPTI). */
 	void (*flush_point)(const char *why);
 	/* GPUSCOPE_DATA_DEPS: the pointers a copy, memset or launch was called with. */
 	void (*observation)(const struct gs_dd_obs *o);
@@ -47,6 +48,9 @@ int64_t gs_glue_timestamp(void);
 uint64_t gs_glue_dropped(void);
 /* Next record of a completed buffer: 1 and *rec set, 0 at the end. */
 int gs_glue_next_record(uint8_t *buffer, size_t valid, CUpti_Activity **rec);
+/* Free what CUPTI hands the client with a record (Device5.name,
+ * Overhead3.overheadData): after the record was converted, or skipped. */
+void gs_glue_release_record(CUpti_Activity *rec);
 /* A gs_conv_name_fn: CUPTI's name for a runtime or driver callback id. */
 const char *gs_glue_api_name(void *ctx, unsigned domain, uint32_t cbid);
 /* Versions as strings ("" when unknown). Makes driver/runtime calls: not from callbacks. */

@@ -6,7 +6,11 @@
  * a buffer into a list or copy an observation under `lock`, then signal.
  * The thread takes everything queued in one swap and works without the
  * lock. A request (flush, close) is acknowledged through `done_seq` so the
- * exit and signal paths can wait for the data to be on disk.
+ * exit and signal paths can wait for the data to be on disk. Each record
+ * read from a buffer, converted or not, has what CUPTI hands the client
+ * with it freed (gs_glue_release_record). The API records of the writer
+ * thread itself (the version queries) are left out by its gettid: CUPTI
+ * is set to give system thread ids.
  */
 #include "output.h"
 
@@ -405,8 +409,10 @@ static uint64_t count_records(uint8_t *buf, size_t valid)
 	CUpti_Activity *rec = NULL;
 	uint64_t n = 0;
 
-	while (valid && gs_glue_next_record(buf, valid, &rec) == 1)
+	while (valid && gs_glue_next_record(buf, valid, &rec) == 1) {
+		gs_glue_release_record(rec);
 		n++;
+	}
 	return n;
 }
 
@@ -435,7 +441,10 @@ static void convert_buffer(struct gs_pool_buf *b)
 		return;
 	}
 	while (gs_glue_next_record(buf, b->valid, &rec) == 1) {
-		if (gs_conv_record(out.conv, rec) != GS_OK) {
+		gs_status rc = gs_conv_record(out.conv, rec);
+
+		gs_glue_release_record(rec);
+		if (rc != GS_OK) {
 			write_failed();
 			atomic_fetch_add(&out.lost, count_records(buf, b->valid));
 			return;

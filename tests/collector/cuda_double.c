@@ -2,9 +2,13 @@
 /* The driver test double (see cuda_double.h). */
 #include "cuda_double.h"
 
+#include "cupti_double.h"
+
 #include <cuda.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #define MAX_KERNELS 16
 #define MAX_PARAMS 16
@@ -17,6 +21,12 @@ static struct {
 } kernels[MAX_KERNELS];
 static unsigned nkernels;
 static unsigned calls;
+static atomic_uint runtime_version_calls;
+
+unsigned gsd_cuda_runtime_version_calls(void)
+{
+	return atomic_load(&runtime_version_calls);
+}
 
 void gsd_cuda_set_params(const void *handle, unsigned n, const size_t *sizes)
 {
@@ -64,10 +74,45 @@ static CUresult param_info(const void *handle, size_t index, size_t *offset, siz
 	return r;
 }
 
+/* An API call CUPTI records: its activity record, made on this thread. */
+static void api_record(CUpti_ActivityKind kind, CUpti_CallbackId cbid)
+{
+	static atomic_uint corr = 0x70000000u;
+	CUpti_ActivityAPI a;
+
+	memset(&a, 0, sizeof(a));
+	a.kind = kind;
+	a.cbid = cbid;
+	a.correlationId = atomic_fetch_add(&corr, 1);
+	cuptiGetTimestamp(&a.start);
+	a.end = a.start + 1;
+	gsd_emit(&a); /* threadId 0: the double puts this thread's id in */
+}
+
 CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
 {
+	api_record(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion);
 	*driverVersion = 13000;
 	return CUDA_SUCCESS;
+}
+
+/* The program's runtime (found with dlsym(RTLD_DEFAULT)): a public API
+ * call, recorded by CUPTI like any other. */
+cudaError_t CUDARTAPI cudaRuntimeGetVersion(int *runtimeVersion)
+{
+	api_record(CUPTI_ACTIVITY_KIND_RUNTIME,
+		   CUPTI_RUNTIME_TRACE_CBID_cudaRuntimeGetVersion_v3020);
+	atomic_fetch_add(&runtime_version_calls, 1);
+	*runtimeVersion = 13000;
+	return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset,
+					   size_t *paramSize)
+{
+	return param_info(func, paramIndex, paramOffset, paramSize) == CUDA_SUCCESS ?
+		       cudaSuccess :
+		       cudaErrorInvalidValue;
 }
 
 CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset,

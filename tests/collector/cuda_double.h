@@ -4,7 +4,13 @@
  * points the collector looks up with dlsym(dlopen("libcuda.so.1",
  * RTLD_NOLOAD)): cuDriverGetVersion, cuKernelGetParamInfo,
  * cuFuncGetParamInfo. A test linked with it has it loaded, so the
- * collector finds it as it would find the real driver.
+ * collector finds it as it would find the real driver. It also stands in
+ * for the program's runtime, which the collector finds with
+ * dlsym(RTLD_DEFAULT): cudaRuntimeGetVersion, cudaFuncGetParamInfo (the
+ * host-stub pointer a cudaLaunchKernel passes is the handle).
+ * cuDriverGetVersion and cudaRuntimeGetVersion emit their API activity
+ * record through the CUPTI double, on the calling thread, as CUPTI records
+ * any call (the collector's writer thread makes them).
  */
 #ifndef GS_CUDA_DOUBLE_H
 #define GS_CUDA_DOUBLE_H
@@ -15,5 +21,7 @@
 void gsd_cuda_set_params(const void *handle, unsigned n, const size_t *sizes);
 /* Calls made to the param-info entry points (to check caching). */
 unsigned gsd_cuda_param_info_calls(void);
+/* Calls made to cudaRuntimeGetVersion (the collector's writer thread makes one). */
+unsigned gsd_cuda_runtime_version_calls(void);
 
 #endif

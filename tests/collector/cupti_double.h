@@ -8,16 +8,43 @@
  * bufferRequested and handed back through its bufferCompleted, as CUPTI
  * does; API callbacks are delivered with CUpti_CallbackData.
  *
- * Differences from CUPTI, on purpose: records are never incomplete unless a
- * scenario writes them so; any flush returns every non-empty buffer; the
- * clock is the scenario's (gsd_set_time); a CUPTI call that needs CUPTI's
- * worker thread (a flush, enable or disable) from a forked child calls
- * abort(), standing in for the futex hang real CUPTI shows there.
+ * What it does as CUPTI 13.0 does (the collector's fixes are tested on it):
+ * - Buffers are handed back on the double's own worker thread, never on
+ *   the thread that filled them: a full buffer is queued to it at once;
+ *   cuptiActivityFlushAll queues the buffers it returns and waits until the
+ *   worker has delivered them. Records thus reach the collector after the
+ *   API callbacks of their calls, in a later buffer.
+ * - Incomplete records (gsd_emit_incomplete): end == 0 until the scenario
+ *   completes them. A full buffer holding one waits until it is complete;
+ *   a flush without CUPTI_ACTIVITY_FLAG_FLUSH_FORCED leaves such a buffer
+ *   with CUPTI; a forced flush returns it as it is (end == 0), and a record
+ *   completed after that is never delivered again.
+ * - Thread ids: an API record a scenario leaves threadId 0 in (and an
+ *   OVERHEAD record of a thread) gets the calling thread's id the way the
+ *   thread id type says: (uint32_t)pthread_self() by default, gettid()
+ *   after cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM).
+ *   A non-zero threadId is kept: a call the scenario makes for a pretend
+ *   thread.
+ * - DEVICE, CONTEXT and STREAM records of objects that exist before the
+ *   kind is enabled (gsd_cuda_exists, CUDA initialised before CUPTI
+ *   attached) come only from cuptiActivityEnableAndDump.
+ * - cuptiActivityEnableRuntimeApi / EnableDriverApi(cbid, 0) stop the API
+ *   records of that cbid.
+ * - CUpti_ActivityDevice5.name and CUpti_ActivityOverhead3.overheadData
+ *   are malloc'd, the client must free() them; in an AddressSanitizer
+ *   build the double checks at exit (after the collector's exit handler)
+ *   that every one was freed, and _exit(86)s with a message if not.
+ *
+ * Differences from CUPTI, on purpose: the clock is the scenario's
+ * (gsd_set_time); a CUPTI call that needs CUPTI's worker thread (a flush,
+ * enable or disable) from a forked child calls abort(), standing in for
+ * the futex hang real CUPTI shows there.
  */
 #ifndef GS_CUPTI_DOUBLE_H
 #define GS_CUPTI_DOUBLE_H
 
 #include <cupti.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,8 +69,25 @@ void gsd_set_time(uint64_t ns);
  * buffer, asking the collector for one when needed. 0, or -1 when the
  * collector gave no buffer: the record is dropped and counted. */
 int gsd_emit(const void *record);
-/* Hand this thread's buffer back (as CUPTI does when a buffer is full). */
+/* Hand this thread's buffer back (as CUPTI does when a buffer is full) and
+ * wait until the worker thread delivered it. */
 void gsd_complete_thread_buffer(void);
+
+/* Emit a kernel, memcpy or memset record still running: end (and a
+ * kernel's completed) 0 until gsd_complete_record. A ticket (>= 0), -1 when
+ * the record was not collected. */
+int gsd_emit_incomplete(const void *record);
+/* The record of `ticket` ends (with the end it was emitted with): written
+ * into its buffer while CUPTI still holds that; else lost, as in CUPTI. */
+void gsd_complete_record(int ticket);
+
+/* A DEVICE, CONTEXT or STREAM record of an object that exists already (CUDA
+ * was initialised before the collector attached): emitted at once while its
+ * kind is enabled, else only by cuptiActivityEnableAndDump of its kind. */
+void gsd_cuda_exists(const void *record);
+
+/* The thread id CUPTI puts in this thread's records now. */
+uint32_t gsd_thread_id(void);
 
 /* Call the collector's bufferCompleted with anything, as a misbehaving
  * CUPTI might: a NULL buffer, a buffer with no valid bytes. */
@@ -68,7 +112,11 @@ struct gsd_stats {
 	unsigned buffers_requested;
 	unsigned buffers_refused;
 	unsigned buffers_completed;
-	uint64_t dropped; /* records dropped so far (total) */
+	unsigned enable_and_dump; /* cuptiActivityEnableAndDump calls */
+	bool system_thread_ids;   /* CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM set */
+	bool thread_id_type_late; /* ... after an activity kind was enabled */
+	pthread_t worker;         /* the thread that completes buffers */
+	uint64_t dropped;         /* records dropped so far (total) */
 };
 struct gsd_stats gsd_get_stats(void);
 

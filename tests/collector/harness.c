@@ -174,6 +174,19 @@ void run_scenario(struct run *r)
 	snprintf(r->trace, sizeof(r->trace), "%s/%s-%ld.gscope", tmpdir, r->name, (long)pid);
 }
 
+bool wait_until(bool (*done)(void))
+{
+	double t0 = now_s();
+	struct timespec nap = {0, 1000000};
+
+	while (!done()) {
+		if (now_s() - t0 >= 60)
+			return false;
+		nanosleep(&nap, NULL);
+	}
+	return true;
+}
+
 void expect_exit(const struct run *r, int code)
 {
 	if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != code) {

@@ -76,6 +76,10 @@ void run_scenario(struct run *r);
  * child_init); _exit(90) or _exit(91) on failure. */
 void load_collector(void);
 
+/* In a child: poll `done` (every ms) until it holds. False only after 60 s:
+ * a guard against a hang, never a timing (load makes it slower, not fail). */
+bool wait_until(bool (*done)(void));
+
 /* Fail unless the child exited with `code` (prints its stderr). */
 void expect_exit(const struct run *r, int code);
 /* Load a trace; `complete`: it must have its end chunk and no warning. */

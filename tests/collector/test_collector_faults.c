@@ -87,7 +87,7 @@ static void my_trace(char *buf, size_t size)
 	snprintf(buf, size, "%s/%s-%ld.gscope", tmpdir, scenario_name, (long)getpid());
 }
 
-/* A forced flush, as CUPTI's cudaDeviceReset callback triggers it. */
+/* The flush cudaDeviceReset's callback triggers (not forced). */
 static void forced_flush(void)
 {
 	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CBID_RESET, CUPTI_API_ENTER, 0, NULL);
@@ -102,6 +102,17 @@ static void program_output(void)
 /* ------------------------------------------------------------------------ */
 /* Buffer requests answered with nothing; NULL and empty completions         */
 /* ------------------------------------------------------------------------ */
+
+/* A buffer from the collector's pool (handed straight back, empty). */
+static bool pool_gives_buffer(void)
+{
+	size_t size;
+	uint8_t *b = gsd_request_raw(&size);
+
+	if (b)
+		gsd_complete_raw(b, size, 0);
+	return b != NULL;
+}
 
 static void sc_no_buffers(void)
 {
@@ -123,16 +134,10 @@ static void sc_no_buffers(void)
 		_exit(22);
 	for (int i = 0; i < 4; i++)
 		gsd_complete_raw(held[i], size, 0); /* given back with no records */
-	/* The writer thread puts them back in the pool: wait for one. */
-	for (int i = 0; i < 500; i++) {
-		uint8_t *b = gsd_request_raw(&size);
-
-		if (b) {
-			gsd_complete_raw(b, size, 0);
-			break;
-		}
-		sleep_ms(10);
-	}
+	/* The writer thread puts them back in the pool: wait until a buffer
+	 * can be had again (a 60 s guard against a hang, not a timing). */
+	if (!wait_until(pool_gives_buffer))
+		_exit(23);
 	for (uint32_t k = 0; k < 5; k++)
 		EMIT(rec_kernel(1, 7, 200 + k, 2000 + k * 10, 2005 + k * 10, "kept"));
 	program_output();

@@ -23,11 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include <gpuscope/graph.h>
 
 #include "cuda_double.h"
 #include "cupti_double.h"
@@ -522,27 +525,49 @@ static void test_graph_launch(void **state)
 	gs_trace_destroy(t);
 }
 
-/* Three host threads launching at once, each into its own buffers. */
+/*
+ * Three host threads launching at once, each into its own buffers. CUPTI
+ * fills in the thread ids: they must be the OS thread ids (gettid, as
+ * Nsight and the OS show them), and the collector's writer thread, which
+ * itself calls cudaRuntimeGetVersion, must know its own records.
+ */
 #define PER_THREAD 3000
+
+static pid_t launcher_tid[3];
 
 static void *launcher(void *arg)
 {
 	uint32_t i = (uint32_t)(uintptr_t)arg;
 
+	launcher_tid[i] = (pid_t)syscall(SYS_gettid);
 	for (uint32_t k = 0; k < PER_THREAD; k++) {
 		uint32_t corr = i * 100000 + k + 1;
 
-		EMIT(rec_api(RT, KCBID_LAUNCH, corr, 1000 + i, 10000 + k * 10, 10000 + k * 10 + 5));
+		/* Thread id 0: the double puts in what CUPTI would. */
+		EMIT(rec_api(RT, KCBID_LAUNCH, corr, 0, 10000 + k * 10, 10000 + k * 10 + 5));
 		EMIT(rec_kernel(1, 20 + i, corr, 20000 + k * 100, 20000 + k * 100 + 50, "work"));
 	}
 	return NULL;
 }
 
+static bool writer_asked_versions(void)
+{
+	return gsd_cuda_runtime_version_calls() > 0;
+}
+
 static void sc_threads(void)
 {
+	char path[PATH_MAX + 64];
 	pthread_t th[3];
+	FILE *f;
 
+	if (!gsd_get_stats().system_thread_ids || gsd_get_stats().thread_id_type_late)
+		_exit(33);
 	EMIT(rec_context(1, 0, 7));
+	/* The writer opens the file on this buffer and asks for the versions. */
+	gsd_complete_thread_buffer();
+	if (!wait_until(writer_asked_versions))
+		_exit(34);
 	for (uintptr_t i = 0; i < 3; i++)
 		if (pthread_create(&th[i], NULL, launcher, (void *)i))
 			_exit(30);
@@ -550,6 +575,13 @@ static void sc_threads(void)
 		pthread_join(th[i], NULL);
 	if (gsd_get_stats().dropped)
 		_exit(31);
+	snprintf(path, sizeof(path), "%s/threads.tids", tmpdir);
+	f = fopen(path, "w");
+	if (!f)
+		_exit(32);
+	fprintf(f, "%ld %ld %ld\n", (long)launcher_tid[0], (long)launcher_tid[1],
+		(long)launcher_tid[2]);
+	fclose(f);
 }
 
 static void test_three_threads(void **state)
@@ -557,24 +589,41 @@ static void test_three_threads(void **state)
 	struct run r = {.name = "threads",
 			.fn = sc_threads,
 			.env = {{"GPUSCOPE_BUFFER_SIZE", "64K"}}};
+	char path[PATH_MAX + 64], text[128];
 	struct gs_trace *t;
 	const struct gs_thread *th;
 	const struct gs_op *op;
+	const struct gs_api_call *a;
+	long tid[3];
 	size_t n, first, count;
 
 	(void)state;
 	run_scenario(&r);
 	expect_exit(&r, 0);
+	snprintf(path, sizeof(path), "%s/threads.tids", tmpdir);
+	read_text(path, text, sizeof(text));
+	assert_int_equal(sscanf(text, "%ld %ld %ld", &tid[0], &tid[1], &tid[2]), 3);
 	t = load_trace(r.trace, true);
 	gs_trace_ops(t, &n);
 	assert_int_equal(n, 3 * PER_THREAD);
-	gs_trace_api_calls(t, &n);
+	/* The writer thread's cudaRuntimeGetVersion is not the program's. */
+	a = gs_trace_api_calls(t, &n);
 	assert_int_equal(n, 3 * PER_THREAD);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(s(t, a[i].name), "cudaLaunchKernel");
 	th = gs_trace_threads(t, &n);
 	assert_int_equal(n, 3);
 	for (size_t i = 0; i < 3; i++) {
-		assert_int_equal(th[i].tid, 1000 + (int64_t)i);
-		assert_int_equal(th[i].api_count, PER_THREAD);
+		bool found = false;
+
+		for (size_t k = 0; k < 3; k++)
+			if (th[k].tid == tid[i]) {
+				found = true;
+				assert_int_equal(th[k].api_count, PER_THREAD);
+				assert_int_equal(th[k].pid, r.pid);
+			}
+		if (!found)
+			fail_msg("launching thread %ld is not in the trace", tid[i]);
 	}
 	op = gs_trace_ops(t, &n);
 	for (uint32_t i = 0; i < 3; i++) {
@@ -1140,7 +1189,8 @@ static void test_periodic_flush_survives_sigkill(void **state)
 	gs_trace_destroy(t);
 }
 
-/* cudaDeviceReset and context destruction force a flush before the context goes. */
+/* cudaDeviceReset and context destruction flush (not forced: a forced flush
+ * would take kernels still running, incomplete) before the context goes. */
 static void sc_device_reset(void)
 {
 	struct gsd_stats before, after;
@@ -1150,12 +1200,17 @@ static void sc_device_reset(void)
 	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020,
 		CUPTI_API_ENTER, 2, NULL);
 	after = gsd_get_stats();
-	if (after.forced_flushes != before.forced_flushes + 1 ||
-	    after.buffers_completed != before.buffers_completed + 1)
+	/* This thread's buffer, and maybe the writer thread's own (its
+	 * version queries are recorded too). */
+	if (after.flushes != before.flushes + 1 || after.forced_flushes != before.forced_flushes ||
+	    after.buffers_completed < before.buffers_completed + 1)
 		_exit(44);
+	before = after;
 	EMIT(rec_kernel(1, 7, 3, 300, 400, "k2"));
 	gsd_resource(CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-	if (gsd_get_stats().forced_flushes != before.forced_flushes + 2)
+	after = gsd_get_stats();
+	if (after.flushes != before.flushes + 1 || after.forced_flushes != before.forced_flushes ||
+	    after.buffers_completed < before.buffers_completed + 1)
 		_exit(45);
 }
 
@@ -1193,6 +1248,353 @@ static void test_injection_path(void **state)
 	gs_trace_destroy(t);
 }
 
+/* CUDA was initialised before the collector attached (a late attach): the
+ * device, its context and a stream exist already. */
+static void cuda_exists_early(void)
+{
+	CUpti_ActivityDevice5 d = rec_device(0, "Early H200");
+	CUpti_ActivityContext3 c = rec_context(1, 0, 7);
+	CUpti_ActivityStream st =
+		rec_stream(1, 13, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING, 0);
+
+	gsd_cuda_exists(&d);
+	gsd_cuda_exists(&c);
+	gsd_cuda_exists(&st);
+}
+
+static void sc_late_attach(void)
+{
+	if (gsd_get_stats().enable_and_dump < 3)
+		_exit(35);
+	EMIT(rec_api(RT, KCBID_LAUNCH, 1, 5, 100, 110));
+	EMIT(rec_kernel(1, 13, 1, 120, 200, "after_attach"));
+}
+
+static void test_late_attach_devices(void **state)
+{
+	struct run r = {.name = "lateattach",
+			.fn = sc_late_attach,
+			.before_load = cuda_exists_early};
+	const struct gs_device *d;
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.err, "");
+	t = load_trace(r.trace, true);
+	d = gs_trace_devices(t, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(s(t, d->name), "Early H200");
+	assert_int_equal(d->sm_count, 132);
+	assert_int_equal(d->copy_engines, 7);
+	assert_int_equal(find_stream(t, 13)->kind, GS_STREAM_NON_BLOCKING);
+	gs_trace_destroy(t);
+}
+
+/* A kernel still running when cudaDeviceReset is entered: the flush there
+ * must not take it incomplete (a forced flush would: end == 0, dropped). */
+static void sc_reset_in_flight(void)
+{
+	CUpti_ActivityKernel10 k = rec_kernel(1, 7, 1, 120, 900, "in_flight");
+	struct gsd_stats before;
+	int ticket;
+
+	EMIT(rec_api(RT, KCBID_LAUNCH, 1, 5, 100, 110));
+	ticket = gsd_emit_incomplete(&k);
+	if (ticket < 0)
+		_exit(46);
+	before = gsd_get_stats();
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020,
+		CUPTI_API_ENTER, 2, NULL);
+	if (gsd_get_stats().flushes != before.flushes + 1)
+		_exit(47);
+	gsd_complete_record(ticket); /* the device finishes it */
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020, 2, 5, 150, 1000));
+}
+
+static void test_reset_with_kernel_in_flight(void **state)
+{
+	struct run r = {.name = "resetinflight", .fn = sc_reset_in_flight};
+	const struct gs_op *op;
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load_trace(r.trace, true);
+	op = gs_trace_ops(t, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(s(t, op->name), "in_flight");
+	assert_int_equal(op->end_ns, 900);
+	assert_int_equal(gs_trace_dropped(t), 0);
+	gs_trace_destroy(t);
+}
+
+/* A CUDA 13 <<<>>> launch: the stub pushes and pops the launch
+ * configuration and looks the kernel up before __cudaLaunchKernel. */
+static void sc_triple_chevron(void)
+{
+	for (uint32_t i = 0; i < 3; i++) {
+		uint32_t c = 10 * i;
+
+		EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID___cudaPushCallConfiguration_v13000, c + 1,
+			     0, 100 + c, 101 + c));
+		EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID___cudaPopCallConfiguration_v13000, c + 2,
+			     0, 102 + c, 103 + c));
+		EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000, c + 3, 0, 104 + c,
+			     105 + c));
+		EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, c + 4, 0,
+			     106 + c, 108 + c));
+		EMIT(rec_kernel(1, 7, c + 4, 200 + c, 205 + c, "chevron"));
+	}
+}
+
+static void test_triple_chevron_quiet(void **state)
+{
+	struct run r = {.name = "chevron", .fn = sc_triple_chevron};
+	const struct gs_api_call *a;
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load_trace(r.trace, true);
+	a = gs_trace_api_calls(t, &n);
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(s(t, a[i].name), "__cudaLaunchKernel");
+		assert_int_equal(a[i].tid, r.pid); /* the main thread: tid == pid */
+	}
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 3);
+	gs_trace_destroy(t);
+}
+
+/* --data-deps with the runtime's launch calls (-D__NV_LEGACY_LAUNCH, and
+ * cudaLaunchKernelEx): the handle is the host stub, its layout comes from
+ * the program's cudaFuncGetParamInfo. */
+static const int host_stub = 3;
+
+static void dd_launch(CUpti_CallbackId cbid)
+{
+	static const size_t sizes[] = {8, 4};
+	uint64_t a0 = A_BASE + 256;
+	int a1 = 7;
+	void *args[2] = {&a0, &a1};
+	cudaLaunchConfig_t cfg;
+	union {
+		cudaLaunchKernel_v7000_params k;
+		cudaLaunchKernel_ptsz_v7000_params kp;
+		cudaLaunchKernelExC_v11060_params x;
+		cudaLaunchKernelExC_ptsz_v11060_params xp;
+	} p;
+
+	if (!gsd_callback_enabled(CUPTI_CB_DOMAIN_RUNTIME_API, cbid))
+		_exit(48);
+	gsd_cuda_set_params(&host_stub, 2, sizes);
+	memset(&p, 0, sizeof(p));
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.gridDim.x = 1;
+	cfg.blockDim.x = 32;
+	switch (cbid) {
+	case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+		p.k.func = &host_stub;
+		p.k.args = args;
+		break;
+	case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+		p.kp.func = &host_stub;
+		p.kp.args = args;
+		break;
+	case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+		p.x.config = &cfg;
+		p.x.func = &host_stub;
+		p.x.args = args;
+		break;
+	default:
+		p.xp.config = &cfg;
+		p.xp.func = &host_stub;
+		p.xp.args = args;
+		break;
+	}
+	gsd_set_time(2000);
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, CUPTI_API_ENTER, 50, &p);
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, A_BASE, 1 << 20, 1000));
+	EMIT(rec_api(RT, cbid, 50, 0, 1990, 2010));
+	EMIT(rec_kernel(1, 7, 50, 2100, 2200, "legacy_launch"));
+}
+
+static void sc_dd_launch(void)
+{
+	dd_launch(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
+}
+static void sc_dd_launch_ptsz(void)
+{
+	dd_launch(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000);
+}
+static void sc_dd_launch_exc(void)
+{
+	dd_launch(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060);
+}
+static void sc_dd_launch_exc_ptsz(void)
+{
+	dd_launch(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060);
+}
+
+static void test_data_deps_runtime_launches(void **state)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} cases[] = {
+		{"dd_launch", sc_dd_launch},
+		{"dd_launch_ptsz", sc_dd_launch_ptsz},
+		{"dd_launch_exc", sc_dd_launch_exc},
+		{"dd_launch_exc_ptsz", sc_dd_launch_exc_ptsz},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = {.name = cases[i].name,
+				.fn = cases[i].fn,
+				.env = {{"GPUSCOPE_DATA_DEPS", "1"}}};
+		struct gs_trace *t;
+		size_t n;
+
+		run_scenario(&r);
+		expect_exit(&r, 0);
+		t = load_trace(r.trace, true);
+		gs_trace_op_allocs(t, &n);
+		if (n != 1 || !has_link(t, 50, A_BASE, GS_OP_KERNEL))
+			fail_msg("%s: %zu links, want the kernel's to A", cases[i].name, n);
+		gs_trace_destroy(t);
+	}
+}
+
+/*
+ * Waits on an event recorded twice, with cudaEventSyncId and without (0,
+ * older drivers): the same edges. The records arrive out of correlation
+ * order (the re-record first); each wait links to the latest record of its
+ * event made before it.
+ */
+static void event_waits(bool ids)
+{
+	const uint32_t W = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
+
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_stream(1, 13, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING, 0));
+	EMIT(rec_stream(1, 14, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING, 0));
+	/* The second round first. */
+	EMIT(rec_api(RT, KCBID_LAUNCH, 21, 100, 1200, 1205));
+	EMIT(rec_kernel(1, 13, 21, 3000, 3100, "produce2"));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, 22, 100, 1210, 1215));
+	EMIT(rec_event(1, 13, 5, ids ? 78 : 0, 22));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, 23, 100, 1220, 1225));
+	EMIT(rec_sync(W, 1, 14, 5, ids ? 78 : 0, 23, 1220, 1225));
+	EMIT(rec_api(RT, KCBID_LAUNCH, 24, 100, 1230, 1235));
+	EMIT(rec_kernel(1, 14, 24, 3200, 3300, "consume2"));
+	/* The first round. */
+	EMIT(rec_api(RT, KCBID_LAUNCH, 11, 100, 1000, 1005));
+	EMIT(rec_kernel(1, 13, 11, 2000, 2100, "produce1"));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, 12, 100, 1010, 1015));
+	EMIT(rec_event(1, 13, 5, ids ? 77 : 0, 12));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, 13, 100, 1020, 1025));
+	EMIT(rec_sync(W, 1, 14, 5, ids ? 77 : 0, 13, 1020, 1025));
+	EMIT(rec_api(RT, KCBID_LAUNCH, 14, 100, 1030, 1035));
+	EMIT(rec_kernel(1, 14, 14, 2200, 2300, "consume1"));
+}
+
+static void sc_event_waits_ids(void)
+{
+	event_waits(true);
+}
+
+static void sc_event_waits_no_ids(void)
+{
+	event_waits(false);
+}
+
+static uint32_t op_index(const struct gs_trace *t, uint64_t corr)
+{
+	size_t n;
+
+	return (uint32_t)(find_op(t, corr, GS_OP_KERNEL) - gs_trace_ops(t, &n));
+}
+
+static bool has_event_edge(const struct gs_graph *g, uint32_t from, uint32_t to)
+{
+	for (size_t i = 0; i < g->n_edges; i++)
+		if (g->edges[i].kind == GS_EDGE_EVENT && g->edges[i].from == from &&
+		    g->edges[i].to == to && g->edges[i].event == 5)
+			return true;
+	return false;
+}
+
+static void test_event_waits_without_sync_ids(void **state)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} cases[] = {{"waits_ids", sc_event_waits_ids}, {"waits_no_ids", sc_event_waits_no_ids}};
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct run r = {.name = cases[i].name, .fn = cases[i].fn};
+		struct gs_graph *g;
+		struct gs_trace *t;
+
+		run_scenario(&r);
+		expect_exit(&r, 0);
+		t = load_trace(r.trace, true);
+		assert_int_equal(gs_graph_build(t, &g), GS_OK);
+		if (g->edge_count[GS_EDGE_EVENT] != 2 || g->unlinked_waits != 0 ||
+		    !has_event_edge(g, op_index(t, 11), op_index(t, 14)) ||
+		    !has_event_edge(g, op_index(t, 21), op_index(t, 24)))
+			fail_msg("%s: %llu event edges, %llu unlinked waits", cases[i].name,
+				 (unsigned long long)g->edge_count[GS_EDGE_EVENT],
+				 (unsigned long long)g->unlinked_waits);
+		gs_graph_destroy(g);
+		gs_trace_destroy(t);
+	}
+}
+
+/* Device names and overhead data are the client's to free (CUPTI's
+ * headers say so); the double checks it at exit in ASan builds. */
+static void sc_client_frees(void)
+{
+	CUpti_ActivityOverhead3 o =
+		rec_overhead(CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL, 100, 200);
+
+	o.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	EMIT(rec_device(0, "Freed H200"));
+	EMIT(rec_device(1, "Freed H200 too"));
+	gsd_emit(&o);
+	EMIT(rec_api(RT, KCBID_LAUNCH, 1, 0, 100, 110));
+	EMIT(rec_kernel(1, 7, 1, 120, 200, "k"));
+}
+
+static void test_client_frees_cupti_memory(void **state)
+{
+	struct run r = {.name = "clientfree", .fn = sc_client_frees};
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0); /* 86: a block left unfreed (ASan builds) */
+	assert_string_equal(r.err, "");
+	t = load_trace(r.trace, true);
+	gs_trace_devices(t, &n);
+	assert_int_equal(n, 2);
+	gs_trace_overheads(t, &n);
+	assert_int_equal(n, 1);
+	gs_trace_destroy(t);
+}
+
 static int setup_tmp(void **state)
 {
 	(void)state;
@@ -1224,6 +1626,12 @@ int main(void)
 		cmocka_unit_test(test_periodic_flush_survives_sigkill),
 		cmocka_unit_test(test_device_reset_flushes),
 		cmocka_unit_test(test_injection_path),
+		cmocka_unit_test(test_late_attach_devices),
+		cmocka_unit_test(test_reset_with_kernel_in_flight),
+		cmocka_unit_test(test_triple_chevron_quiet),
+		cmocka_unit_test(test_data_deps_runtime_launches),
+		cmocka_unit_test(test_event_waits_without_sync_ids),
+		cmocka_unit_test(test_client_frees_cupti_memory),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, NULL);

@@ -413,6 +413,28 @@ static bool ref_resolve(const struct ref *r, const struct gs_sync *y, uint32_t *
 		for (size_t i = 0; y->event_correlation && i < n_recs; i++)
 			if (recs[i].correlation == y->event_correlation)
 				rec = &recs[i];
+	/* No id at all: the latest record of the event, same process and
+	 * context (the waiting stream's, else the device), before the sync. */
+	if (!rec && y->sync_id == GS_NO_SYNC_ID && !y->event_correlation && y->event_id &&
+	    y->correlation) {
+		size_t n_st;
+		const struct gs_stream *st = gs_trace_streams(r->t, &n_st);
+		const struct gs_stream *ws = y->stream < n_st ? &st[y->stream] : NULL;
+
+		for (size_t k = 0; k < n_recs; k++) {
+			const struct gs_event_record *e = &recs[k];
+			const struct gs_stream *es = e->stream < n_st ? &st[e->stream] : NULL;
+
+			if (!es || e->event_id != y->event_id || !e->correlation ||
+			    e->correlation >= y->correlation || es->pid != y->pid)
+				continue;
+			if (ws ? es->context != ws->context || es->device != ws->device :
+				 es->device != y->device)
+				continue;
+			if (!rec || e->correlation >= rec->correlation)
+				rec = e;
+		}
+	}
 	*stream = rec && rec->stream != GS_NO_INDEX ? rec->stream : y->wait_on_stream;
 	*corr = rec ? rec->correlation : y->event_correlation;
 	return *stream != GS_NO_INDEX && *stream < r->n_streams && *corr != 0;
