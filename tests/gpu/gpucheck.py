@@ -197,18 +197,21 @@ def check_probe(info, rep, dump, deps):
         out("edge data", edges.get("data", 0) >= 1, "data edges=%s" % edges.get("data"))
 
 
+def options(cmd, args, known):
+    """--NAME VALUE pairs after the positional arguments: {NAME: VALUE}."""
+    got = {}
+    for i in range(0, len(args), 2):
+        name = args[i][2:] if args[i].startswith("--") else None
+        if name not in known or i + 1 >= len(args):
+            raise SystemExit("gpucheck: %s: bad option %s" % (cmd, args[i]))
+        got[name] = args[i + 1]
+    return got
+
+
 def cmd_trace(args):
     gpuscope, trace, profile = args[0], args[1], args[2]
-    stdout_path, launches = None, 0
-    i = 3
-    while i < len(args):
-        if args[i] == "--stdout":
-            stdout_path = args[i + 1]
-        elif args[i] == "--launches":
-            launches = int(args[i + 1])
-        else:
-            raise SystemExit("gpucheck: trace: unknown option %s" % args[i])
-        i += 2
+    opt = options("trace", args[3:], ("stdout", "launches"))
+    stdout_path, launches = opt.get("stdout"), int(opt.get("launches", 0))
     info = gs_json(gpuscope, "info", trace, "info")
     if info is None:
         return
@@ -233,16 +236,8 @@ def rel_close(a, b, tol):
 
 def cmd_torch(args):
     gpuscope, kineto, gscope = args[0], args[1], args[2]
-    maps, tol = None, 0.02
-    i = 3
-    while i < len(args):
-        if args[i] == "--maps":
-            maps = args[i + 1]
-        elif args[i] == "--tolerance":
-            tol = float(args[i + 1])
-        else:
-            raise SystemExit("gpucheck: torch: unknown option %s" % args[i])
-        i += 2
+    opt = options("torch", args[3:], ("maps", "tolerance"))
+    maps, tol = opt.get("maps"), float(opt.get("tolerance", 0.02))
     ki = gs_json(gpuscope, "info", kineto, "kineto info")
     gi = gs_json(gpuscope, "info", gscope, "gscope info")
     kr = gs_json(gpuscope, "analyze", kineto, "kineto analyze")
