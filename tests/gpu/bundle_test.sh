@@ -22,7 +22,8 @@
 #   (a program that calls it as the driver would) in a copy of the bundle
 #   for the collector, the kernels/ programs and the probe, and a stand-in
 #   launch loop: run.sh records, checks and keeps traces: every record ok,
-#   the checks' lines in summary.json, probe.gscope and kernels.tar.gz back.
+#   the checks' lines in summary.json, probe.gscope and kernels.tar.gz back;
+#   two programs that hang time out and the next one is not run.
 # Skipped (77) when this build has no collector (CUPTI not found).
 set -u
 src=$1
@@ -196,7 +197,11 @@ if [ "$gpu_here" = 0 ] && [ -n "$double" ] && [ -n "$fake_app" ]; then
 	cp "$fake_app" "$fb/kernels/fake_cuda_app"
 	cp "$fake_app" "$fb/bin/probe"
 	printf '#!/bin/sh\necho "launches=$1 total_ns=$((400000000 + $$ %% 1000))"\n' >"$fb/bin/launch_loop"
-	PATH="$work/fakegpu:$PATH" TMPDIR="$work/tmp" GPUCHECK_BUDGET=120 LAUNCHES=1000 \
+	for h in zz_hang1 zz_hang2 zz_hang3; do # two time out, the third is not run
+		printf '#!/bin/sh\nsleep 30\n' >"$fb/kernels/$h"
+		chmod +x "$fb/kernels/$h"
+	done
+	PATH="$work/fakegpu:$PATH" TMPDIR="$work/tmp" GPUCHECK_BUDGET=120 GPUCHECK_TIMEOUT=2 LAUNCHES=1000 \
 		sh "$fb/run.sh" "$work/out2" >"$work/double.log" 2>&1
 	rc=$?
 	[ "$rc" -eq 1 ] || bad "test double run: exit $rc, want 1 (the probe's checks fail on it)"
@@ -211,7 +216,11 @@ st = {c["name"]: c["status"] for c in d["checks"]}
 want = {"kernels-fake_cuda_app: record": "ok", "kernels-fake_cuda_app: ops present": "ok",
         "kernels-fake_cuda_app: breakdown sums (device 0)": "ok", "probe: record": "ok",
         "probe: nvtx range": "FAIL", "probe-deps: record": "ok", "probe without collector": "ok",
-        "launch loop: overhead": "ok"}
+        "launch loop: overhead": "ok", "kernels-zz_hang1: record": "FAIL",
+        "kernels-zz_hang2: record": "FAIL", "kernels-zz_hang3: record": "FAIL"}
+detail = {c["name"]: c["detail"] for c in d["checks"]}
+assert "timed out after 2 s" in detail["kernels-zz_hang2: record"], detail
+assert "not run: two kernels/ programs timed out" in detail["kernels-zz_hang3: record"], detail
 bad = {k: (v, st.get(k)) for k, v in want.items() if st.get(k) != v}
 assert not bad, bad' "$work/out2/summary.json" || bad "test double run: summary.json (above)"
 	tar -tzf "$work/out2/kernels.tar.gz" | grep -q "fake_cuda_app.gscope" ||

@@ -13,22 +13,24 @@
 #
 # 1. prints and logs the GPUs (nvidia-smi -L) and the driver; exits 77 when
 #    there is none;
-# 2. records every kernels/ program with `gpuscope record` (the collector
+# 2. records the probe with and without --data-deps: event, default stream,
+#    host sync, sync copy and data edges, the event wait, syncs, NVTX range,
+#    launch API names, graph kernels, and its thread ids equal to the ones
+#    the probe printed (gettid()); and runs it without the collector;
+# 3. records every kernels/ program with `gpuscope record` (the collector
 #    through CUDA_INJECTION64_PATH) and checks each trace: ops present, no
 #    drops, devices with SM and copy-engine counts, breakdown sums to the
 #    window, waits linked, thread ids that are OS thread ids; then what each
 #    program promises (test_samples);
-# 3. records the probe with and without --data-deps: event, default stream,
-#    host sync, sync copy and data edges, the event wait, syncs, NVTX range,
-#    launch API names, graph kernels, and its thread ids equal to the ones
-#    the probe printed (gettid());
 # 4. runs tests/gpu/torch_streams.py once under torch.profiler (Kineto JSON)
 #    and once under `gpuscope record`, and compares the two (gpucheck.py torch);
 # 5. measures the collector's overhead on the launch loop (median of 5 runs
 #    without it, with it, with --data-deps).
 #
-# Every program runs under `timeout` (60 s at most, less when the run's budget
-# of GPUCHECK_BUDGET seconds, default 330, runs short). Scratch files live in
+# Every program runs under `timeout` (GPUCHECK_TIMEOUT s at most, default 60,
+# less when the run's budget
+# of GPUCHECK_BUDGET seconds, default 330, runs short; once two kernels/
+# programs have timed out the others are not run). Scratch files live in
 # a mktemp -d directory, removed at the end (kept with GPUCHECK_KEEP=1).
 # OUTDIR gets at most 8 files: summary.txt, summary.json, run.log and up to 5
 # traces of at most 2 MB (probe.gscope, probe-deps.gscope, kernels.tar.gz with
@@ -84,6 +86,7 @@ else
 fi
 results=$scratch/results.tsv
 : >"$results"
+timeouts=0
 
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export NVTX_INJECTION64_PATH="$here/lib/libcupti.so.13"
@@ -100,12 +103,13 @@ check() { # NAME ok|FAIL|skip|info DETAIL
 	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$results"
 }
 
-# Seconds the next program may run: 60, or what is left of the budget; fails
-# (status 1) when less than 5 s are left.
+# Seconds the next program may run: GPUCHECK_TIMEOUT (default 60), or what
+# is left of the budget; fails (status 1) when less than 5 s are left.
+per_program=${GPUCHECK_TIMEOUT:-60}
 limit() {
 	left=$((budget - ($(date +%s) - start)))
 	[ "$left" -ge 5 ] || return 1
-	[ "$left" -gt 60 ] && left=60
+	[ "$left" -gt "$per_program" ] && left=$per_program
 	echo "$left"
 }
 
@@ -160,7 +164,8 @@ pycheck() {
 }
 
 # record NAME [record options] -- PROGRAM ARGS: the trace in $trace, its
-# output in $scratch/NAME/stdout; status 1 when no trace was written.
+# output in $scratch/NAME/stdout; status 1 when no trace was written. A run
+# that timed out counts in $timeouts.
 record() {
 	name=$1
 	shift
@@ -175,7 +180,13 @@ record() {
 	logtail "$name stderr" "$dir/stderr"
 	trace=$(ls "$dir"/trace-*.gscope 2>/dev/null | head -n 1)
 	if [ "$rc" -ne 0 ] || [ -z "$trace" ]; then
-		case $rc in 124 | 137) why="timed out after $t s" ;; *) why="exit $rc" ;; esac
+		case $rc in
+		124 | 137)
+			why="timed out after $t s"
+			timeouts=$((timeouts + 1))
+			;;
+		*) why="exit $rc" ;;
+		esac
 		check "$name: record" FAIL "$why, trace '$trace': $(tail -n 2 "$dir/stderr" | tr '\n' ' ')"
 		[ -n "$trace" ]
 		return
@@ -204,11 +215,35 @@ else
 fi
 ldd "$GPUSCOPE_COLLECTOR" >>"$log" 2>&1
 
+# ---- the probe ----
+if record probe -- "$here/bin/probe"; then
+	grep -q "probe ok" "$scratch/probe/stdout"
+	check "probe: program result" "$([ $? -eq 0 ] && echo ok || echo FAIL)" \
+		"$(tr '\n' ' ' <"$scratch/probe/stdout")"
+	pycheck probe trace "$gpuscope" "$trace" probe --stdout "$scratch/probe/stdout"
+	keep "$trace" probe.gscope
+fi
+if record probe-deps --data-deps -- "$here/bin/probe"; then
+	pycheck probe-deps trace "$gpuscope" "$trace" probe-deps --stdout "$scratch/probe-deps/stdout"
+	keep "$trace" probe-deps.gscope
+fi
+if t=$(limit); then # the same result without the collector
+	bounded "$t" env -u NVTX_INJECTION64_PATH "$here/bin/probe" >"$scratch/probe-plain.txt" 2>&1
+	rc=$?
+	check "probe without collector" "$([ $rc -eq 0 ] && echo ok || echo FAIL)" \
+		"exit $rc: $(tr '\n' ' ' <"$scratch/probe-plain.txt" | cut -c1-300)"
+fi
+
 # ---- kernels/ programs ----
 mkdir -p "$scratch/samples"
+timeouts=0
 for prog in "$here"/kernels/*; do
 	[ -f "$prog" ] && [ -x "$prog" ] || continue
 	base=$(basename "$prog")
+	if [ "$timeouts" -ge 2 ]; then # keep the budget for what follows
+		check "kernels-$base: record" FAIL "not run: two kernels/ programs timed out"
+		continue
+	fi
 	if record "kernels-$base" -- "$prog"; then
 		pycheck "kernels-$base" trace "$gpuscope" "$trace" generic
 		cp "$trace" "$scratch/samples/$base.gscope"
@@ -231,25 +266,6 @@ fi
 if [ -n "$(ls "$scratch/samples" 2>/dev/null)" ]; then
 	(cd "$scratch/samples" && tar -czf "$scratch/kernels.tar.gz" ./*.gscope) &&
 		keep "$scratch/kernels.tar.gz" kernels.tar.gz
-fi
-
-# ---- the probe ----
-if record probe -- "$here/bin/probe"; then
-	grep -q "probe ok" "$scratch/probe/stdout"
-	check "probe: program result" "$([ $? -eq 0 ] && echo ok || echo FAIL)" \
-		"$(tr '\n' ' ' <"$scratch/probe/stdout")"
-	pycheck probe trace "$gpuscope" "$trace" probe --stdout "$scratch/probe/stdout"
-	keep "$trace" probe.gscope
-fi
-if record probe-deps --data-deps -- "$here/bin/probe"; then
-	pycheck probe-deps trace "$gpuscope" "$trace" probe-deps --stdout "$scratch/probe-deps/stdout"
-	keep "$trace" probe-deps.gscope
-fi
-if t=$(limit); then # the same result without the collector
-	bounded "$t" env -u NVTX_INJECTION64_PATH "$here/bin/probe" >"$scratch/probe-plain.txt" 2>&1
-	rc=$?
-	check "probe without collector" "$([ $rc -eq 0 ] && echo ok || echo FAIL)" \
-		"exit $rc: $(tr '\n' ' ' <"$scratch/probe-plain.txt" | cut -c1-300)"
 fi
 
 # ---- PyTorch: its profiler against gpuscope record ----
