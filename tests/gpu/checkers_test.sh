@@ -74,14 +74,17 @@ expect 1 "thread ids are OS tids" FAIL "main thread id is the pid" FAIL -- \
 expect 0 "thread ids are OS tids" ok -- trace "$gpuscope" "$src/samples/tiny_pipeline.json" generic
 
 echo "== profiler against record: the same run agrees, a different one does not"
-"$gpuscope" convert "$src/samples/tiny_pipeline.json" -o "$work/tiny.gscope" || bad "convert"
+# tiny_pipeline.json with its step annotation as the measured range.
+sed 's/"ProfilerStep#2"/"gpucheck_measured"/' "$src/samples/tiny_pipeline.json" >"$work/tiny.json"
+"$gpuscope" convert "$work/tiny.json" -o "$work/tiny.gscope" || bad "convert"
 printf '/opt/x/libcupti.so.13\n' >"$work/maps1.txt"
-expect 0 "op count kernel" ok "kernel time" ok "memcpy time" ok "streams with ops" ok \
-	"cross-stream waits" ok "event edges" ok "breakdown kernel_ns" ok \
-	"one libcupti in the process" ok -- \
-	torch "$gpuscope" "$src/samples/tiny_pipeline.json" "$work/tiny.gscope" --maps "$work/maps1.txt"
+expect 0 "op count kernel" ok "measured range" ok "measured op count kernel" ok \
+	"measured kernel time" ok "measured memcpy time" ok "streams with ops" ok \
+	"cross-stream waits" ok "event edges" ok "breakdown kernel_ns" ok "breakdown copy_ns" ok \
+	"waits in the breakdown" ok "one libcupti in the process" ok -- \
+	torch "$gpuscope" "$work/tiny.json" "$work/tiny.gscope" --maps "$work/maps1.txt"
 # One kernel 10 % longer, one libcupti too many.
-python3 - "$src/samples/tiny_pipeline.json" "$work/longer.json" <<'PY' || bad "longer.json"
+python3 - "$work/tiny.json" "$work/longer.json" <<'PY' || bad "longer.json"
 import json, sys
 d = json.load(open(sys.argv[1]))
 k = [e for e in d["traceEvents"] if e.get("cat") == "kernel"]
@@ -89,10 +92,14 @@ k[0]["dur"] = round(k[0]["dur"] * 1.1, 3)
 json.dump(d, open(sys.argv[2], "w"))
 PY
 printf '/opt/x/libcupti.so.13\n/usr/local/cuda/lib64/libcupti.so.13\n' >"$work/maps2.txt"
-expect 1 "op count kernel" ok "kernel time" FAIL "one libcupti in the process" FAIL -- \
+expect 1 "op count kernel" ok "measured kernel time" FAIL "measured memcpy time" ok \
+	"one libcupti in the process" FAIL -- \
 	torch "$gpuscope" "$work/longer.json" "$work/tiny.gscope" --maps "$work/maps2.txt"
+# No measured range in the recording; another program altogether.
+expect 1 "measured range" FAIL "op count kernel" ok -- \
+	torch "$gpuscope" "$work/tiny.json" "$src/samples/tiny_pipeline.json"
 expect 1 "op count kernel" FAIL "streams with ops" FAIL -- \
-	torch "$gpuscope" "$src/samples/tiny_pipeline.json" "$src/samples/synthetic/serial_stream.gscope"
+	torch "$gpuscope" "$work/tiny.json" "$src/samples/synthetic/serial_stream.gscope"
 
 echo "== overhead: medians against the targets"
 printf '400000000\n410000000\n390000000\n' >"$work/base.txt"

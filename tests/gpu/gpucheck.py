@@ -12,10 +12,13 @@ is 1 when a line is FAIL, else 0.
       launches all recorded). --stdout FILE: the program's output; with the
       probe's "probe pid=/tid" lines the trace's thread ids must be those.
   gpucheck.py torch GPUSCOPE KINETO.json GSCOPE [--maps FILE] [--tolerance F]
+                     [--range NAME]
       the same PyTorch program under torch.profiler (Kineto JSON) and under
-      gpuscope record: op counts by kind, kernel and copy time, streams,
-      cross-stream waits linked, the analyze breakdown. --maps FILE: the
-      libcupti paths the recorded process had mapped (one only).
+      gpuscope record: op counts by kind, streams, cross-stream waits linked
+      (whole run); inside the host range NAME (default gpucheck_measured)
+      of each trace: op counts, kernel and copy time within F (default
+      0.02), the analyze breakdown of that window. --maps FILE: the libcupti
+      paths the recorded process had mapped (one only).
   gpucheck.py overhead N BASE REC [DEPS]
       the launch loop's total_ns per run (one number a line) without and
       with the collector (and with --data-deps): medians, ns added per
@@ -62,9 +65,9 @@ def run(cmd):
             p.stderr.decode("utf-8", "replace"))
 
 
-def gs_json(gpuscope, what, trace, name):
-    """`gpuscope WHAT --format json TRACE` parsed, None (and a FAIL) if not."""
-    rc, text, err = run([gpuscope, what, "--format", "json", trace])
+def gs_json(gpuscope, what, trace, name, extra=()):
+    """`gpuscope WHAT --format json [EXTRA] TRACE` parsed, None (and a FAIL) if not."""
+    rc, text, err = run([gpuscope, what, "--format", "json"] + list(extra) + [trace])
     if rc != 0:
         out(name, False, "gpuscope %s exit %d: %s" % (what, rc, err.strip()[-200:]))
         return None
@@ -234,24 +237,74 @@ def rel_close(a, b, tol):
     return max(abs(a), abs(b)) > 0 and abs(a - b) / max(abs(a), abs(b)) <= tol
 
 
+OP_RE = re.compile(r"^(\d+) (kernel|memcpy|memset) .*?\bdur=(\d+)")
+
+
+def measured(dump, name):
+    """The host range NAME of a dump, and the GPU ops inside it:
+    ((t0, t1), {kind: [count, ns]}), or (None, {}) without the range."""
+    window = None
+    # The host's range (NVTX, or the profiler's record_function), not its GPU drawing.
+    rng = re.compile(r"^(\d+) range kind=(?:nvtx|user_annotation) .*?\bdur=(\d+) .*name=\"%s\"$"
+                     % re.escape(name))
+    for line in dump.splitlines():
+        m = rng.match(line)
+        if m:
+            window = (int(m.group(1)), int(m.group(1)) + int(m.group(2)))
+            break
+    ops = {"kernel": [0, 0], "memcpy": [0, 0], "memset": [0, 0]}
+    if window is None:
+        return None, {}
+    for line in dump.splitlines():
+        m = OP_RE.match(line)
+        if m:
+            t, d = int(m.group(1)), int(m.group(3))
+            if window[0] <= t and t + d <= window[1]:
+                ops[m.group(2)][0] += 1
+                ops[m.group(2)][1] += d
+    return window, ops
+
+
+def pct(a, b):
+    return 100.0 * (b - a) / a if a else 0.0
+
+
 def cmd_torch(args):
+    """The profiler's trace (Kineto) against gpuscope's of the same program.
+    Counts over the whole run; times inside the program's measured range (the
+    GPU is warm there: the warm-up before it runs at rising clocks)."""
     gpuscope, kineto, gscope = args[0], args[1], args[2]
-    opt = options("torch", args[3:], ("maps", "tolerance"))
+    opt = options("torch", args[3:], ("maps", "tolerance", "range"))
     maps, tol = opt.get("maps"), float(opt.get("tolerance", 0.02))
+    name = opt.get("range", "gpucheck_measured")
     ki = gs_json(gpuscope, "info", kineto, "kineto info")
     gi = gs_json(gpuscope, "info", gscope, "gscope info")
     kr = gs_json(gpuscope, "analyze", kineto, "kineto analyze")
     gr = gs_json(gpuscope, "analyze", gscope, "gscope analyze")
-    if None in (ki, gi, kr, gr):
+    kdump = gs_dump(gpuscope, kineto, "kineto dump")
+    gdump = gs_dump(gpuscope, gscope, "gscope dump")
+    if None in (ki, gi, kr, gr, kdump, gdump):
         return
     for k in ("kernel", "memcpy", "memset"):
         a, b = ki.get("ops", {}).get(k, 0), gi.get("ops", {}).get(k, 0)
-        out("op count " + k, a == b, "profiler %d, gpuscope %d" % (a, b))
+        out("op count " + k, a == b, "whole run: profiler %d, gpuscope %d" % (a, b))
     for k in ("kernel", "memcpy"):
         a, b = ki.get("op_ns", {}).get(k, 0), gi.get("op_ns", {}).get(k, 0)
-        out("%s time" % k, a > 0 and rel_close(a, b, tol),
-            "profiler %d ns, gpuscope %d ns (%.2f%%, tolerance %.0f%%)" %
-            (a, b, 100.0 * (b - a) / a if a else 0, 100 * tol))
+        out("%s time, whole run" % k, "info", "profiler %d ns, gpuscope %d ns (%.2f%%)" %
+            (a, b, pct(a, b)))
+    kwin, kops = measured(kdump, name)
+    gwin, gops = measured(gdump, name)
+    out("measured range", kwin is not None and gwin is not None,
+        "range '%s': profiler %s, gpuscope %s" % (name, kwin, gwin))
+    if kwin is not None and gwin is not None:
+        for k in ("kernel", "memcpy", "memset"):
+            a, b = kops[k][0], gops[k][0]
+            out("measured op count " + k, a == b, "profiler %d, gpuscope %d" % (a, b))
+        for k in ("kernel", "memcpy"):
+            a, b = kops[k][1], gops[k][1]
+            out("measured %s time" % k, a > 0 and rel_close(a, b, tol),
+                "profiler %d ns, gpuscope %d ns (%.2f%%, tolerance %.0f%%)" %
+                (a, b, pct(a, b), 100 * tol))
 
     def dev_streams(rep):
         return sum(len(d.get("streams", [])) for d in rep.get("devices", []))
@@ -274,16 +327,28 @@ def cmd_torch(args):
     kd, gd = kr.get("devices", []), gr.get("devices", [])
     out("devices analyzed", len(kd) == len(gd) == 1, "profiler %d, gpuscope %d" % (len(kd),
                                                                                   len(gd)))
+    if kwin is not None and gwin is not None:
+        # The breakdown of the measured range, each trace on its own clock.
+        kr = gs_json(gpuscope, "analyze", kineto, "kineto analyze --window",
+                     ["--window", "%d:%d" % kwin])
+        gr = gs_json(gpuscope, "analyze", gscope, "gscope analyze --window",
+                     ["--window", "%d:%d" % gwin])
+        kd = kr.get("devices", []) if kr else []
+        gd = gr.get("devices", []) if gr else []
     if len(kd) == len(gd) == 1:
+        where = "measured range" if kwin is not None and gwin is not None else "whole run"
         kb, gb = kd[0].get("breakdown", {}), gd[0].get("breakdown", {})
         for k in ("kernel_ns", "copy_ns"):
             a, b = kb.get(k, 0), gb.get(k, 0)
-            out("breakdown " + k, rel_close(a, b, tol),
-                "profiler %d, gpuscope %d (%.2f%%)" % (a, b, 100.0 * (b - a) / a if a else 0))
+            out("breakdown " + k, rel_close(a, b, tol), "%s: profiler %d, gpuscope %d (%.2f%%)" %
+                (where, a, b, pct(a, b)))
         # sync and idle depend on the host's pace, which the profiler slows: shown only.
         for k in ("sync_ns", "idle_ns", "total_ns"):
-            out("breakdown " + k, "info", "profiler %d, gpuscope %d" % (kb.get(k, 0),
-                                                                        gb.get(k, 0)))
+            out("breakdown " + k, "info", "%s: profiler %d, gpuscope %d" %
+                (where, kb.get(k, 0), gb.get(k, 0)))
+        a, b = (kd[0].get("waits_summary", {}).get("count", 0),
+                gd[0].get("waits_summary", {}).get("count", 0))
+        out("waits in the breakdown", a == b, "%s: profiler %d, gpuscope %d" % (where, a, b))
     if maps:
         try:
             paths = sorted(set(l.strip() for l in open(maps) if l.strip()))

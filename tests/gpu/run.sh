@@ -275,8 +275,9 @@ if [ "$have_python" = 1 ] && python3 -c 'import torch' >/dev/null 2>&1; then
 	mkdir -p "$tdir"
 	torch_ok=0
 	if t=$(limit); then
-		bounded "$t" python3 "$torch_py" --profile "$tdir/kineto.json" --maps "$tdir/maps-profile.txt" \
-			>"$tdir/profile.out" 2>&1
+		# No NVTX injection beside the profiler's own CUPTI.
+		bounded "$t" env -u NVTX_INJECTION64_PATH python3 "$torch_py" --profile "$tdir/kineto.json" \
+			--maps "$tdir/maps-profile.txt" >"$tdir/profile.out" 2>&1
 		rc=$?
 		logtail "torch under torch.profiler" "$tdir/profile.out"
 		if [ "$rc" -eq 77 ]; then

@@ -3,14 +3,17 @@
 
   torch_streams.py [--profile OUT.json] [--maps OUT.txt]
 
-Each step uploads a pinned batch on a side stream, records an event there,
-makes the default stream wait for it and runs three matrix products on the
-default stream; then torch.cuda.synchronize() and one copy back, checked.
+First a warm-up (matrix products until the GPU's clocks are up, then a
+synchronize); then, inside the host range "gpucheck_measured", 8 steps: each
+uploads a pinned batch on a side stream, records an event there, makes the
+default stream wait for it and runs three matrix products on the default
+stream; then torch.cuda.synchronize() and one copy back, checked.
 
 --profile: the whole run (from before the first CUDA call) under
-torch.profiler, written as Kineto JSON with export_chrome_trace. Without it
-no profiler is started: that is the run to record with `gpuscope record`
-(one CUPTI client per process). --maps: write the libcupti files this
+torch.profiler, written as Kineto JSON with export_chrome_trace; the range
+is a record_function. Without it no profiler is started and the range is an
+NVTX range: that is the run to record with `gpuscope record` (one CUPTI
+client per process). --maps: write the libcupti files this
 process has mapped, one a line. Exit 0 when the results are right, 1 when
 not, 77 when PyTorch sees no GPU.
 """
@@ -18,15 +21,25 @@ import argparse
 import sys
 
 STEPS = 8
+WARMUP = 300
 N = 2048
+RANGE = "gpucheck_measured"
 
 
-def work(torch):
+def work(torch, profiled):
     dev = torch.device("cuda")
     side = torch.cuda.Stream()
     main = torch.cuda.current_stream()
     host = [torch.full((N, N), float(i + 1)).pin_memory() for i in range(STEPS)]
     w = torch.eye(N, device=dev) * 0.5
+    for _ in range(WARMUP):
+        torch.mm(w, w)
+    torch.cuda.synchronize()
+    if profiled:
+        rng = torch.profiler.record_function(RANGE)
+        rng.__enter__()
+    else:
+        torch.cuda.nvtx.range_push(RANGE)
     outs = []
     for i in range(STEPS):
         with torch.cuda.stream(side):
@@ -40,6 +53,10 @@ def work(torch):
         y = y @ w
         outs.append(y)
     torch.cuda.synchronize()
+    if profiled:
+        rng.__exit__(None, None, None)
+    else:
+        torch.cuda.nvtx.range_pop()
     got = torch.stack([o[0, 0] for o in outs]).cpu()
     want = [(i + 1) * 0.125 for i in range(STEPS)]
     return all(abs(float(g) - v) < 1e-3 for g, v in zip(got, want))
@@ -62,6 +79,7 @@ def main():
 
     prof = None
     if args.profile:
+        import torch.profiler
         from torch.profiler import ProfilerActivity, profile
 
         kw = {}
@@ -75,7 +93,7 @@ def main():
     if not torch.cuda.is_available():
         print("torch_streams: PyTorch sees no GPU")
         return 77
-    ok = work(torch)
+    ok = work(torch, prof is not None)
     if prof is not None:
         prof.__exit__(None, None, None)
         prof.export_chrome_trace(args.profile)
