@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // GPU check program for the collector (tests/gpu/run.sh): every pattern the
 // collector must record, in one short run.
+//   - a CUDA call first (cudaFree(0)): the driver loads the collector at cuInit,
+//     so an NVTX range opened before it would not be seen;
 //   - two non-blocking streams: producer kernel, cudaEventRecord, cudaStreamWaitEvent,
 //     consumer kernel (an `event` edge);
 //   - a blocking stream and the legacy default stream (`default_stream` edges);
@@ -8,14 +10,21 @@
 //   - pageable synchronous and pinned asynchronous copies, a memset;
 //   - cudaStreamSynchronize, cudaEventSynchronize, cudaDeviceSynchronize;
 //   - a CUDA graph of three kernels;
-//   - an NVTX range; cudaMalloc/cudaFree (allocations for --data-deps).
-// Prints "probe ok" and exits 0 when the results are right.
+//   - an NVTX range; cudaMalloc/cudaFree (allocations for --data-deps);
+//   - a second host thread that launches a kernel and synchronizes its stream.
+// Prints "probe pid=P", "probe tid main=T" and "probe tid worker=T" (the OS
+// thread ids, gettid(), of the threads that make CUDA calls: the trace's
+// thread ids must be these), then "probe ok" and exits 0 when the results
+// are right.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define CHECK(x)                                                                                   \
 	do {                                                                                       \
@@ -44,6 +53,36 @@ __global__ void spin_add(const float *a, float *b, int n, int iters)
 	}
 }
 
+static long os_tid(void)
+{
+	return (long)syscall(SYS_gettid);
+}
+
+/* The worker thread: its own stream, one kernel, a stream synchronize. */
+struct worker {
+	float *buf;
+	int n;
+	long tid;
+	int failed;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = (struct worker *)arg;
+	cudaStream_t s;
+
+	w->tid = os_tid();
+	if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+		w->failed = 1;
+		return NULL;
+	}
+	fill<<<w->n / 256, 256, 0, s>>>(w->buf, w->n, 6.0f);
+	if (cudaGetLastError() != cudaSuccess || cudaStreamSynchronize(s) != cudaSuccess ||
+	    cudaStreamDestroy(s) != cudaSuccess)
+		w->failed = 1;
+	return NULL;
+}
+
 int main(void)
 {
 	const int n = 1 << 20;
@@ -54,7 +93,12 @@ int main(void)
 	cudaGraph_t graph;
 	cudaGraphExec_t exec;
 	CUfunction fn;
+	struct worker w;
+	pthread_t thread;
+	float *d_w;
 
+	/* First a CUDA call (cuInit loads the collector), then NVTX. */
+	CHECK(cudaFree(0));
 	nvtxRangePushA("probe");
 	CHECK(cudaMalloc(&d_a, bytes));
 	CHECK(cudaMalloc(&d_b, bytes));
@@ -106,6 +150,23 @@ int main(void)
 	CHECK(cudaGraphInstantiate(&exec, graph, 0));
 	CHECK(cudaGraphLaunch(exec, s1));
 
+	/* A second thread that launches. */
+	CHECK(cudaMalloc(&d_w, bytes));
+	w.buf = d_w;
+	w.n = n;
+	w.tid = 0;
+	w.failed = 0;
+	if (pthread_create(&thread, NULL, worker_main, &w) != 0 ||
+	    pthread_join(thread, NULL) != 0) {
+		fprintf(stderr, "probe: cannot run the worker thread\n");
+		return 1;
+	}
+	if (w.failed) {
+		fprintf(stderr, "probe: the worker thread's CUDA calls failed\n");
+		return 1;
+	}
+	CHECK(cudaFree(d_w));
+
 	CHECK(cudaDeviceSynchronize());
 	CHECK(cudaMemcpy(h_pageable, d_a, bytes, cudaMemcpyDeviceToHost));
 	if (h_pageable[0] != 2.0f) {
@@ -119,6 +180,9 @@ int main(void)
 	CHECK(cudaFreeHost(h_pinned));
 	free(h_pageable);
 	nvtxRangePop();
+	printf("probe pid=%ld\n", (long)getpid());
+	printf("probe tid main=%ld\n", os_tid());
+	printf("probe tid worker=%ld\n", w.tid);
 	printf("probe ok\n");
 	return 0;
 }

@@ -1,257 +1,379 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# GPU check of the collector, for a machine with an NVIDIA GPU and driver.
+# The GPU check of the collector, run from a bundle that scripts/gpu-bundle.sh
+# laid out (this file is copied to its top as run.sh; see tests/gpu/README.md):
 #
-#   tests/gpu/run.sh [OUTDIR]        (default: $OUT, else ./gpu-check-out)
+#   sh gpu-bundle/run.sh [OUTDIR]        (default: $OUT, else ./gpu-check-out)
 #
-# 1. builds gpuscope and libgpuscope_collector.so (Release; reuses
-#    $GPUSCOPE_BUILD when set), kernels/ when present, and the two programs
-#    here (probe.cu: every pattern the collector must record; launch_loop.cu:
-#    a launch-heavy loop);
-# 2. records each program (probe with --data-deps and without) and checks
-#    each trace: ops present, no drops, the sync and event records, the
-#    expected dependency edges (event, default stream, host sync, sync copy,
-#    data), NVTX ranges, breakdown sums equal to the window, the launch API
-#    names (__cudaLaunchKernel, cuLaunchKernel);
-# 3. measures the collector's overhead on the launch loop (median of 5 runs
-#    with and without it);
-# 4. writes OUTDIR/summary.txt and OUTDIR/summary.json (and every trace,
-#    report and log under OUTDIR).
+# Needs only the NVIDIA driver: everything else is in the bundle (gpuscope,
+# the collector, CUPTI, the libraries they link, the programs). python3 runs
+# the checks (gpucheck.py, standard library only); the PyTorch comparison
+# runs where python3 has torch with CUDA, and is skipped elsewhere.
 #
-# Exit status: 0 all checks passed, 1 a check failed, 77 skipped (no GPU).
+# 1. prints and logs the GPUs (nvidia-smi -L) and the driver; exits 77 when
+#    there is none;
+# 2. records the probe with and without --data-deps: event, default stream,
+#    host sync, sync copy and data edges, the event wait, syncs, NVTX range,
+#    launch API names, graph kernels, and its thread ids equal to the ones
+#    the probe printed (gettid()); and runs it without the collector;
+# 3. records every kernels/ program with `gpuscope record` (the collector
+#    through CUDA_INJECTION64_PATH) and checks each trace: ops present, no
+#    drops, devices with SM and copy-engine counts, breakdown sums to the
+#    window, waits linked, thread ids that are OS thread ids; then what each
+#    program promises (test_samples);
+# 4. runs tests/gpu/torch_streams.py once under torch.profiler (Kineto JSON)
+#    and once under `gpuscope record`, and compares the two (gpucheck.py torch);
+# 5. measures the collector's overhead on the launch loop (median of 5 runs
+#    without it, with it, with --data-deps).
+#
+# Every program runs under `timeout` (GPUCHECK_TIMEOUT s at most, default 60,
+# less when the run's budget
+# of GPUCHECK_BUDGET seconds, default 330, runs short; once two kernels/
+# programs have timed out the others are not run). Scratch files live in
+# a mktemp -d directory, removed at the end (kept with GPUCHECK_KEEP=1).
+# OUTDIR gets at most 8 files: summary.txt, summary.json, run.log and up to 5
+# traces of at most 2 MB (probe.gscope, probe-deps.gscope, kernels.tar.gz with
+# every kernels/ trace, torch-profiler.json[.gz], torch-record.gscope).
+#
+# Exit status: 0 every check passed, 1 a check failed, 77 skipped (no GPU).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 out=${1:-${OUT:-$PWD/gpu-check-out}}
 mkdir -p "$out" || exit 1
 out=$(cd "$out" && pwd)
 log=$out/run.log
 : >"$log"
+start=$(date +%s)
+budget=${GPUCHECK_BUDGET:-330}
+max_file=$((2 * 1024 * 1024))
+
 say() { echo "$*" | tee -a "$log"; }
 
-if ! command -v nvidia-smi >/dev/null 2>&1; then
-	echo "skipped: nvidia-smi not found (no GPU)"
+skip() { # REASON: no GPU here
+	say "skipped: $1"
+	echo "gpuscope collector GPU check: skipped: $1" >"$out/summary.txt"
 	exit 77
-fi
-if ! nvidia-smi -L >"$out/gpus.txt" 2>&1; then
-	echo "skipped: nvidia-smi failed (no usable GPU): $(head -1 "$out/gpus.txt")"
-	exit 77
-fi
-say "GPUs: $(cat "$out/gpus.txt")"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$log" 2>&1
-
-command -v python3 >/dev/null 2>&1 || { say "FAIL: python3 is needed for the checks"; exit 1; }
-nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-jobs=$(nproc 2>/dev/null || echo 4)
-
-# ---- build ----
-build=${GPUSCOPE_BUILD:-$out/build}
-if [ ! -x "$build/analyzer/gpuscope" ] || [ ! -f "$build/collector/libgpuscope_collector.so" ]; then
-	say "building in $build"
-	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
-		>>"$log" 2>&1 &&
-		cmake --build "$build" -j "$jobs" >>"$log" 2>&1 ||
-		{ say "FAIL: build (see $log)"; exit 1; }
-fi
-gpuscope=$build/analyzer/gpuscope
-collector=$build/collector/libgpuscope_collector.so
-[ -f "$collector" ] || { say "FAIL: $collector was not built (CUPTI not found?)"; exit 1; }
-export GPUSCOPE_COLLECTOR="$collector"
-
-bin=$out/bin
-mkdir -p "$bin" "$out/traces"
-arch=-arch=native
-"$nvcc" $arch -O2 -o "$bin/probe" "$here/probe.cu" -lcuda >>"$log" 2>&1 ||
-	{ arch=""; "$nvcc" -O2 -o "$bin/probe" "$here/probe.cu" -lcuda >>"$log" 2>&1; } ||
-	{ say "FAIL: nvcc probe.cu"; exit 1; }
-"$nvcc" $arch -O2 -o "$bin/launch_loop" "$here/launch_loop.cu" >>"$log" 2>&1 ||
-	{ say "FAIL: nvcc launch_loop.cu"; exit 1; }
-
-failures=0
-results=$out/results.tsv
-: >"$results"
-check() { # NAME OK(0/1) DETAIL
-	if [ "$2" -eq 0 ]; then
-		say "ok   $1: $3"
-	else
-		say "FAIL $1: $3"
-		failures=$((failures + 1))
-	fi
-	printf '%s\t%s\t%s\n' "$1" "$([ "$2" -eq 0 ] && echo ok || echo fail)" "$3" >>"$results"
 }
 
-# record NAME [record options] -- PROGRAM ARGS: the trace path in $trace
+if [ ! -x "$here/bin/gpuscope" ] || [ ! -f "$here/lib/libgpuscope_collector.so" ]; then
+	say "FAIL: $here is not a GPU check bundle (no bin/gpuscope or lib/libgpuscope_collector.so): build one with scripts/gpu-bundle.sh"
+	exit 1
+fi
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+	[ -x /usr/local/nvidia/bin/nvidia-smi ] || skip "no GPU: nvidia-smi not found"
+	PATH=$PATH:/usr/local/nvidia/bin
+fi
+gpus=$(nvidia-smi -L 2>&1)
+if [ $? -ne 0 ] || [ -z "$gpus" ]; then
+	skip "no GPU: nvidia-smi -L failed: $(echo "$gpus" | head -n 1)"
+fi
+say "GPUs: $gpus"
+driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+say "driver: $driver"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm \
+	--format=csv >>"$log" 2>&1
+say "host: $(uname -srm); $(ldd --version 2>&1 | head -n 1)"
+[ -f "$here/MANIFEST" ] && sed -n '1,4p' "$here/MANIFEST" >>"$log"
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/gpucheck.XXXXXX") || { say "FAIL: mktemp -d"; exit 1; }
+if [ "${GPUCHECK_KEEP:-0}" = 1 ]; then
+	say "scratch (kept): $scratch"
+else
+	trap 'rm -rf "$scratch"' EXIT
+	trap 'rm -rf "$scratch"; exit 1' HUP INT TERM
+fi
+results=$scratch/results.tsv
+: >"$results"
+timeouts=0
+
+export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export NVTX_INJECTION64_PATH="$here/lib/libcupti.so.13"
+export GPUSCOPE_COLLECTOR="$here/lib/libgpuscope_collector.so"
+unset CUDA_INJECTION64_PATH GPUSCOPE_OUTPUT GPUSCOPE_DATA_DEPS 2>/dev/null
+gpuscope=$here/bin/gpuscope
+check_py=$here/gpucheck.py
+say "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+say "NVTX_INJECTION64_PATH=$NVTX_INJECTION64_PATH"
+say "GPUSCOPE_COLLECTOR=$GPUSCOPE_COLLECTOR"
+
+check() { # NAME ok|FAIL|skip|info DETAIL
+	printf '%-4s %s: %s\n' "$2" "$1" "$3" | tee -a "$log"
+	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$results"
+}
+
+# Seconds the next program may run: GPUCHECK_TIMEOUT (default 60), or what
+# is left of the budget; fails (status 1) when less than 5 s are left.
+per_program=${GPUCHECK_TIMEOUT:-60}
+limit() {
+	left=$((budget - ($(date +%s) - start)))
+	[ "$left" -ge 5 ] || return 1
+	[ "$left" -gt "$per_program" ] && left=$per_program
+	echo "$left"
+}
+
+if command -v timeout >/dev/null 2>&1; then
+	have_timeout=1
+else
+	have_timeout=0
+	say "warning: no timeout command: programs run without a time limit"
+fi
+
+# bounded SECONDS CMD...: CMD under timeout (SIGKILL 5 s after SIGTERM).
+bounded() {
+	s=$1
+	shift
+	if [ "$have_timeout" = 1 ]; then
+		timeout -k 5 "$s" "$@"
+	else
+		"$@"
+	fi
+}
+
+# logtail NAME FILE: the end of a program's output in the log.
+logtail() {
+	[ -s "$2" ] || return 0
+	echo "--- $1 (last lines)" >>"$log"
+	tail -n 15 "$2" >>"$log"
+}
+
+have_python=0
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import json, statistics' 2>>"$log"; then
+	have_python=1
+else
+	check "python3" FAIL "python3 is needed for the checks"
+fi
+
+# pycheck PREFIX ARGS...: gpucheck.py ARGS, each of its lines a check named PREFIX: NAME.
+pycheck() {
+	prefix=$1
+	shift
+	[ "$have_python" = 1 ] || return 0
+	t=$(limit) || { check "$prefix: checks" FAIL "not run: the time budget is spent"; return 0; }
+	bounded "$t" python3 "$check_py" "$@" >"$scratch/check.tsv" 2>"$scratch/check.err"
+	rc=$?
+	logtail "$prefix: gpucheck.py stderr" "$scratch/check.err"
+	if [ ! -s "$scratch/check.tsv" ]; then
+		check "$prefix: checks" FAIL "gpucheck.py gave no result (exit $rc; see run.log)"
+		return 0
+	fi
+	while IFS='	' read -r what status detail; do
+		check "$prefix: $what" "$status" "$detail"
+	done <"$scratch/check.tsv"
+}
+
+# record NAME [record options] -- PROGRAM ARGS: the trace in $trace, its
+# output in $scratch/NAME/stdout; status 1 when no trace was written. A run
+# that timed out counts in $timeouts.
 record() {
 	name=$1
 	shift
-	rm -f "$out/traces/$name"-*.gscope
-	"$gpuscope" record -o "$out/traces/$name-%p.gscope" "$@" \
-		>"$out/$name.stdout" 2>"$out/$name.stderr"
+	dir=$scratch/$name
+	mkdir -p "$dir"
+	trace=
+	t=$(limit) || { check "$name: record" FAIL "not run: the time budget is spent"; return 1; }
+	bounded "$t" "$gpuscope" record -o "$dir/trace-%p.gscope" "$@" \
+		>"$dir/stdout" 2>"$dir/stderr"
 	rc=$?
-	trace=$(ls "$out/traces/$name"-*.gscope 2>/dev/null | head -1)
+	logtail "$name stdout" "$dir/stdout"
+	logtail "$name stderr" "$dir/stderr"
+	trace=$(ls "$dir"/trace-*.gscope 2>/dev/null | head -n 1)
 	if [ "$rc" -ne 0 ] || [ -z "$trace" ]; then
-		check "$name: record" 1 "exit $rc, trace '${trace}': $(tail -3 "$out/$name.stderr")"
-		return 1
+		case $rc in
+		124 | 137)
+			why="timed out after $t s"
+			timeouts=$((timeouts + 1))
+			;;
+		*) why="exit $rc" ;;
+		esac
+		check "$name: record" FAIL "$why, trace '$trace': $(tail -n 2 "$dir/stderr" | tr '\n' ' ')"
+		[ -n "$trace" ]
+		return
 	fi
-	check "$name: record" 0 "$trace"
-	"$gpuscope" info --format json "$trace" >"$out/$name.info.json" 2>>"$log"
-	"$gpuscope" analyze --format json "$trace" >"$out/$name.report.json" 2>>"$log" ||
-		check "$name: analyze" 1 "gpuscope analyze failed"
-	"$gpuscope" dump "$trace" >"$out/$name.dump.txt" 2>>"$log"
+	check "$name: record" ok "$(wc -c <"$trace") bytes"
 	return 0
 }
 
-# verify NAME PROFILE: checks on the JSON outputs (python3), one line each
-verify() {
-	python3 - "$out/$1.info.json" "$out/$1.report.json" "$out/$1.dump.txt" "$2" \
-		>"$out/$1.checks.tsv" 2>>"$log" <<'PY'
-import json, re, sys
-info_p, rep_p, dump_p, profile = sys.argv[1:5]
-def load(p):
-    try:
-        with open(p) as f:
-            return json.load(f)
-    except Exception as e:
-        return {"_error": str(e)}
-info, rep = load(info_p), load(rep_p)
-dump = open(dump_p, errors="replace").read() if dump_p else ""
-def out(name, ok, detail):
-    print("%s\t%d\t%s" % (name, 0 if ok else 1, detail))
-ops = info.get("ops", {})
-out("ops present", info.get("op_total", 0) > 0, "ops=%s" % ops)
-out("no drops", info.get("dropped", -1) == 0, "dropped=%s" % info.get("dropped"))
-for dev in rep.get("devices", []):
-    b = dev.get("breakdown", {})
-    s = sum(b.get(k, 0) for k in ("kernel_ns", "copy_ns", "sync_ns", "idle_ns"))
-    w = dev.get("window_ns", [0, 0])
-    out("breakdown sums (device %s)" % dev.get("device"),
-        s == b.get("total_ns") and b.get("total_ns") == w[1] - w[0],
-        "kernel+copy+sync+idle=%d total=%s window=%d" % (s, b.get("total_ns"), w[1] - w[0]))
-edges = rep.get("trace", {}).get("graph", {}).get("edges_by_kind", {})
-if profile.startswith("probe"):
-    sy = info.get("syncs_by_kind", {})
-    out("kernels", ops.get("kernel", 0) >= 9, "kernels=%s (want >= 9)" % ops.get("kernel"))
-    out("copies", ops.get("memcpy", 0) >= 3, "memcpy=%s (want >= 3)" % ops.get("memcpy"))
-    out("memset", ops.get("memset", 0) >= 1, "memset=%s" % ops.get("memset"))
-    for k in ("stream_wait", "stream_sync", "event_sync", "context_sync"):
-        out("sync " + k, sy.get(k, 0) >= 1, "%s=%s" % (k, sy.get(k)))
-    out("event records", info.get("event_records", 0) >= 1, "event_records=%s" % info.get("event_records"))
-    for k in ("event", "default_stream", "host_sync", "sync_copy"):
-        out("edge " + k, edges.get(k, 0) >= 1, "%s edges=%s" % (k, edges.get(k)))
-    out("devices", info.get("devices", 0) >= 1, "device_list=%s" % info.get("device_list"))
-    out("nvtx range", info.get("nvtx_ranges", 0) >= 1, "nvtx_ranges=%s" % info.get("nvtx_ranges"))
-    out("__cudaLaunchKernel named", "__cudaLaunchKernel" in dump, "in dump")
-    out("cuLaunchKernel named", "cuLaunchKernel" in dump, "in dump")
-    out("graph kernels", re.search(r"kernel .* graph=[1-9]", dump) is not None,
-        "kernels with a graph id in the dump")
-    if profile == "probe-deps":
-        out("allocations", info.get("allocations", 0) >= 2, "allocations=%s" % info.get("allocations"))
-        out("edge data", edges.get("data", 0) >= 1, "data edges=%s" % edges.get("data"))
-PY
-	[ -s "$out/$1.checks.tsv" ] || check "$1: checks" 1 "python3 checks did not run (see $log)"
-	while IFS='	' read -r what bad detail; do
-		check "$1: $what" "$bad" "$detail"
-	done <"$out/$1.checks.tsv"
+# keep FILE NAME: FILE as OUTDIR/NAME when it is at most 2 MB.
+keep() {
+	[ -f "$1" ] || return 0
+	size=$(wc -c <"$1")
+	if [ "$size" -le "$max_file" ]; then
+		cp "$1" "$out/$2"
+	else
+		say "not kept: $2 is $size bytes (over $max_file)"
+	fi
 }
 
-# ---- kernels/ programs ----
-# Each recording is also kept as OUTDIR/samples/NAME.gscope: the real traces
-# that replace samples/synthetic/ (samples/README.md), checked against what
-# each program promises when the sample test is built (GPUSCOPE_BUILD with
-# tests).
-if [ -d "$build/kernels" ]; then
-	mkdir -p "$out/samples"
-	for prog in "$build"/kernels/*; do
-		[ -f "$prog" ] && [ -x "$prog" ] || continue
-		case $prog in *.so | *.a | *.cmake) continue ;; esac
-		name=kernels-$(basename "$prog")
-		if record "$name" -- "$prog"; then
-			verify "$name" generic
-			cp "$trace" "$out/samples/$(basename "$prog").gscope"
-		fi
-	done
-	if [ -x "$build/tests/test_samples" ]; then
-		"$build/tests/test_samples" "$gpuscope" "$out/samples" >"$out/samples.log" 2>&1
-		check "kernels: the findings each program promises" $? \
-			"$(grep -c 'OK \]' "$out/samples.log") programs ok (see $out/samples.log)"
-	fi
+# ---- preflight: the bundle's programs start here ----
+if ! ver=$("$gpuscope" --version 2>&1); then
+	check "gpuscope starts" FAIL "$ver"
+	ldd "$gpuscope" "$GPUSCOPE_COLLECTOR" >>"$log" 2>&1
+else
+	check "gpuscope starts" ok "$ver"
 fi
+ldd "$GPUSCOPE_COLLECTOR" >>"$log" 2>&1
 
 # ---- the probe ----
-if record probe -- "$bin/probe"; then
-	verify probe probe
-	grep -q "probe ok" "$out/probe.stdout"
-	check "probe: program result" $? "$(cat "$out/probe.stdout")"
+if record probe -- "$here/bin/probe"; then
+	grep -q "probe ok" "$scratch/probe/stdout"
+	check "probe: program result" "$([ $? -eq 0 ] && echo ok || echo FAIL)" \
+		"$(tr '\n' ' ' <"$scratch/probe/stdout")"
+	pycheck probe trace "$gpuscope" "$trace" probe --stdout "$scratch/probe/stdout"
+	keep "$trace" probe.gscope
 fi
-if record probe-deps --data-deps -- "$bin/probe"; then
-	verify probe-deps probe-deps
+if record probe-deps --data-deps -- "$here/bin/probe"; then
+	pycheck probe-deps trace "$gpuscope" "$trace" probe-deps --stdout "$scratch/probe-deps/stdout"
+	keep "$trace" probe-deps.gscope
 fi
-# Without the collector the probe must give the same result.
-"$bin/probe" >"$out/probe-plain.stdout" 2>&1
-check "probe without collector" $? "$(cat "$out/probe-plain.stdout")"
+if t=$(limit); then # the same result without the collector
+	bounded "$t" env -u NVTX_INJECTION64_PATH "$here/bin/probe" >"$scratch/probe-plain.txt" 2>&1
+	rc=$?
+	check "probe without collector" "$([ $rc -eq 0 ] && echo ok || echo FAIL)" \
+		"exit $rc: $(tr '\n' ' ' <"$scratch/probe-plain.txt" | cut -c1-300)"
+fi
+
+# ---- kernels/ programs ----
+mkdir -p "$scratch/samples"
+timeouts=0
+for prog in "$here"/kernels/*; do
+	[ -f "$prog" ] && [ -x "$prog" ] || continue
+	base=$(basename "$prog")
+	if [ "$timeouts" -ge 2 ]; then # keep the budget for what follows
+		check "kernels-$base: record" FAIL "not run: two kernels/ programs timed out"
+		continue
+	fi
+	if record "kernels-$base" -- "$prog"; then
+		pycheck "kernels-$base" trace "$gpuscope" "$trace" generic
+		cp "$trace" "$scratch/samples/$base.gscope"
+	fi
+done
+if [ -x "$here/bin/test_samples" ] && [ -n "$(ls "$scratch/samples" 2>/dev/null)" ]; then
+	if t=$(limit); then
+		bounded "$t" "$here/bin/test_samples" "$gpuscope" "$scratch/samples" \
+			>"$scratch/samples.log" 2>&1
+		rc=$?
+		logtail "test_samples" "$scratch/samples.log"
+		grep -E 'FAILED|\[  (ERROR|FAILURE)' "$scratch/samples.log" >>"$log"
+		check "kernels: the findings each program promises" \
+			"$([ "$rc" -eq 0 ] && echo ok || echo FAIL)" \
+			"test_samples exit $rc: $(grep -c 'OK \]' "$scratch/samples.log") ok, $(grep -c 'FAILED \]' "$scratch/samples.log") failed"
+	else
+		check "kernels: the findings each program promises" FAIL "not run: the time budget is spent"
+	fi
+fi
+if [ -n "$(ls "$scratch/samples" 2>/dev/null)" ]; then
+	(cd "$scratch/samples" && tar -czf "$scratch/kernels.tar.gz" ./*.gscope) &&
+		keep "$scratch/kernels.tar.gz" kernels.tar.gz
+fi
+
+# ---- PyTorch: its profiler against gpuscope record ----
+torch_py=$here/torch_streams.py
+if [ "$have_python" = 1 ] && python3 -c 'import torch' >/dev/null 2>&1; then
+	tdir=$scratch/torch
+	mkdir -p "$tdir"
+	torch_ok=0
+	if t=$(limit); then
+		# No NVTX injection beside the profiler's own CUPTI.
+		bounded "$t" env -u NVTX_INJECTION64_PATH python3 "$torch_py" --profile "$tdir/kineto.json" \
+			--maps "$tdir/maps-profile.txt" >"$tdir/profile.out" 2>&1
+		rc=$?
+		logtail "torch under torch.profiler" "$tdir/profile.out"
+		if [ "$rc" -eq 77 ]; then
+			check "torch" skip "PyTorch sees no GPU: $(tail -n 1 "$tdir/profile.out")"
+		elif [ "$rc" -eq 0 ] && [ -s "$tdir/kineto.json" ]; then
+			check "torch: under torch.profiler" ok "$(tail -n 1 "$tdir/profile.out")"
+			torch_ok=1
+		else
+			check "torch: under torch.profiler" FAIL "exit $rc: $(tail -n 2 "$tdir/profile.out" | tr '\n' ' ')"
+		fi
+	else
+		check "torch: under torch.profiler" FAIL "not run: the time budget is spent"
+	fi
+	if [ "$torch_ok" = 1 ]; then
+		# The process loads one libcupti: torch's own (RPATH) or the bundle's;
+		# NVTX's injection must be that same file.
+		cupti=$(head -n 1 "$tdir/maps-profile.txt" 2>/dev/null)
+		say "torch loads CUPTI from: ${cupti:-?}"
+		nvtx_bundle=$NVTX_INJECTION64_PATH
+		NVTX_INJECTION64_PATH=${cupti:-$nvtx_bundle}
+		if record torch-record -- python3 "$torch_py" --maps "$tdir/maps-record.txt"; then
+			pycheck torch-record trace "$gpuscope" "$trace" generic
+			pycheck "torch: profiler vs record" torch "$gpuscope" "$tdir/kineto.json" \
+				"$trace" --maps "$tdir/maps-record.txt"
+			keep "$trace" torch-record.gscope
+		fi
+		NVTX_INJECTION64_PATH=$nvtx_bundle
+		if [ "$(wc -c <"$tdir/kineto.json")" -gt "$max_file" ]; then
+			gzip -9 -c "$tdir/kineto.json" >"$tdir/kineto.json.gz"
+			keep "$tdir/kineto.json.gz" torch-profiler.json.gz
+		else
+			keep "$tdir/kineto.json" torch-profiler.json
+		fi
+	fi
+else
+	check "torch" skip "python3 has no torch here: the profiler comparison is not run"
+fi
 
 # ---- overhead on the launch loop ----
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 loops=${LAUNCHES:-200000}
-: >"$out/loop-base.txt"
-: >"$out/loop-rec.txt"
-: >"$out/loop-deps.txt"
+ldir=$scratch/loop
+mkdir -p "$ldir"
+: >"$ldir/base.txt"
+: >"$ldir/rec.txt"
+: >"$ldir/deps.txt"
+total_ns() { sed -n 's/.*total_ns=\([0-9]*\).*/\1/p'; }
 for i in 1 2 3 4 5; do
-	"$bin/launch_loop" "$loops" | sed -n 's/.*total_ns=\([0-9]*\).*/\1/p' >>"$out/loop-base.txt"
-	rm -f "$out/traces/loop-"*.gscope
-	"$gpuscope" record -o "$out/traces/loop-%p.gscope" -- "$bin/launch_loop" "$loops" \
-		2>>"$log" | sed -n 's/.*total_ns=\([0-9]*\).*/\1/p' >>"$out/loop-rec.txt"
-	"$gpuscope" record -o "$out/traces/loopdeps-%p.gscope" --data-deps -- \
-		"$bin/launch_loop" "$loops" 2>>"$log" |
-		sed -n 's/.*total_ns=\([0-9]*\).*/\1/p' >>"$out/loop-deps.txt"
+	t=$(limit) || break
+	bounded "$t" env -u NVTX_INJECTION64_PATH "$here/bin/launch_loop" "$loops" 2>>"$log" |
+		total_ns >>"$ldir/base.txt"
+	t=$(limit) || break
+	rm -f "$ldir"/rec-*.gscope
+	bounded "$t" "$gpuscope" record -o "$ldir/rec-%p.gscope" -- "$here/bin/launch_loop" "$loops" \
+		2>>"$ldir/rec.err" | total_ns >>"$ldir/rec.txt"
+	t=$(limit) || break
+	rm -f "$ldir"/deps-*.gscope
+	bounded "$t" "$gpuscope" record -o "$ldir/deps-%p.gscope" --data-deps -- \
+		"$here/bin/launch_loop" "$loops" 2>>"$ldir/rec.err" | total_ns >>"$ldir/deps.txt"
 done
-base=$(median <"$out/loop-base.txt")
-rec=$(median <"$out/loop-rec.txt")
-deps=$(median <"$out/loop-deps.txt")
-if [ -n "$base" ] && [ -n "$rec" ] && [ "$base" -gt 0 ]; then
-	over=$(awk -v b="$base" -v r="$rec" -v n="$loops" \
-		'BEGIN {printf "%.1f ns/launch added (%.2f%%): %.1f -> %.1f ns/launch", (r-b)/n, 100*(r-b)/b, b/n, r/n}')
-	over_deps=$(awk -v b="$base" -v r="${deps:-0}" -v n="$loops" \
-		'BEGIN {printf "%.1f ns/launch added (%.2f%%)", (r-b)/n, 100*(r-b)/b}')
-	say "overhead, launch loop of $loops: $over"
-	say "overhead with --data-deps: $over_deps"
-	trace=$(ls "$out/traces/loop-"*.gscope 2>/dev/null | head -1)
-	if [ -n "$trace" ]; then
-		"$gpuscope" info --format json "$trace" >"$out/loop.info.json" 2>>"$log"
-		python3 -c "import json,sys; d=json.load(open(sys.argv[1])); k=d['ops']['kernel']; print(k); sys.exit(0 if k >= int(sys.argv[2]) and d['dropped'] == 0 else 1)" \
-			"$out/loop.info.json" "$loops" >"$out/loop.kernels" 2>&1
-		check "launch loop: every launch recorded, no drops" $? \
-			"kernels=$(cat "$out/loop.kernels") of $loops (+1000 warm-up)"
-	fi
-	verdict=$(awk -v b="$base" -v r="$rec" -v n="$loops" \
-		'BEGIN {print ((r-b)/n < 1000 && (r-b)/b < 0.03) ? "within" : "over"}')
-	say "targets (< 1 us/launch and < 3%): $verdict"
+logtail "launch loop under record" "$ldir/rec.err"
+say "launch loop total_ns without: $(tr '\n' ' ' <"$ldir/base.txt")"
+say "launch loop total_ns with:    $(tr '\n' ' ' <"$ldir/rec.txt")"
+say "launch loop total_ns --data-deps: $(tr '\n' ' ' <"$ldir/deps.txt")"
+pycheck "launch loop" overhead "$loops" "$ldir/base.txt" "$ldir/rec.txt" "$ldir/deps.txt"
+trace=$(ls "$ldir"/rec-*.gscope 2>/dev/null | head -n 1)
+if [ -n "$trace" ]; then
+	pycheck "launch loop" trace "$gpuscope" "$trace" loop --launches "$loops"
 else
-	check "launch loop" 1 "no timings (see $log)"
-	over="n/a" over_deps="n/a" verdict="n/a"
+	check "launch loop: record" FAIL "no trace (see run.log)"
 fi
 
 # ---- summary ----
+elapsed=$(($(date +%s) - start))
+n_ok=$(grep -c '	ok	' "$results")
+n_fail=$(grep -c '	FAIL	' "$results")
+n_skip=$(grep -c '	skip	' "$results")
+overhead=$(grep '^launch loop: overhead	' "$results" | cut -f3)
+commit=$(sed -n 's/^commit: //p' "$here/MANIFEST" 2>/dev/null | head -n 1)
 {
-	echo "gpuscope collector GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "GPU: $(head -1 "$out/gpus.txt")"
-	echo "checks: $(grep -c '	ok	' "$results") ok, $failures failed"
-	echo "overhead (launch loop, $loops launches, median of 5): $over"
-	echo "overhead with --data-deps: $over_deps"
-	echo "targets (< 1 us/launch, < 3% end to end): $verdict"
+	echo "gpuscope collector GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ), ${elapsed} s"
+	echo "bundle: ${commit:-unknown commit}"
+	echo "GPU: $(echo "$gpus" | head -n 1)"
+	echo "driver: $driver"
+	echo "checks: $n_ok ok, $n_fail failed, $n_skip skipped"
+	echo "overhead (launch loop, $loops launches): ${overhead:-n/a}"
 	echo
+	grep '	FAIL	' "$results" | sed 's/^/FAIL /'
+	[ "$n_fail" -gt 0 ] && echo
 	cat "$results"
 } >"$out/summary.txt"
-python3 - "$results" "$out/summary.json" "$over" "$over_deps" "$verdict" <<'PY' 2>>"$log"
-import json, sys
-rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
-json.dump({"schema": "gpuscope.gpucheck/1",
-           "checks": [{"name": r[0], "status": r[1], "detail": r[2] if len(r) > 2 else ""} for r in rows],
-           "failed": sum(1 for r in rows if r[1] != "ok"),
-           "overhead": sys.argv[3], "overhead_data_deps": sys.argv[4], "targets": sys.argv[5]},
-          open(sys.argv[2], "w"), indent=2)
-PY
-cat "$out/summary.txt"
-[ "$failures" -eq 0 ]
+if [ "$have_python" = 1 ]; then
+	python3 "$check_py" summary "$results" "$out/summary.json" "gpu=$(echo "$gpus" | head -n 1)" \
+		"driver=$driver" "commit=${commit:-}" "elapsed_s=$elapsed" "launches=$loops" \
+		"overhead=${overhead:-}" 2>>"$log" || say "FAIL: summary.json not written"
+fi
+echo
+sed -n '1,/^$/p' "$out/summary.txt"
+grep '	FAIL	' "$results" | sed 's/^/FAIL /'
+[ "$n_fail" -eq 0 ] && [ -s "$out/summary.json" ]
