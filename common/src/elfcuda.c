@@ -71,8 +71,8 @@ static bool needs_cuda(int fd, const Elf64_Ehdr *eh, uint64_t nsec, const Elf64_
 	uint64_t n = dyn->sh_size / sizeof(Elf64_Dyn);
 	char name[NAME_MAX_LEN];
 
-	if (dyn->sh_link == 0 || dyn->sh_link >= nsec || !read_shdr(fd, eh, dyn->sh_link, &strtab) ||
-	    strtab.sh_type != SHT_STRTAB)
+	if (dyn->sh_link == 0 || dyn->sh_link >= nsec ||
+	    !read_shdr(fd, eh, dyn->sh_link, &strtab) || strtab.sh_type != SHT_STRTAB)
 		return false;
 	if (n > MAX_DYNAMIC)
 		n = MAX_DYNAMIC;
@@ -103,8 +103,8 @@ int gs_elf_cuda_scan(int fd, struct gs_elf_cuda *out)
 	memset(out, 0, sizeof(*out));
 	if (!read_at(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB :
-										  ELFDATA2MSB))
+	    eh.e_ident[EI_DATA] !=
+		    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB))
 		return -1;
 	if (eh.e_shoff == 0)
 		return 0; /* no section headers (stripped to the bone): nothing to tell */
@@ -126,7 +126,8 @@ int gs_elf_cuda_scan(int fd, struct gs_elf_cuda *out)
 		for (uint64_t j = 0; j < k; j++) {
 			if (sh[j].sh_type == SHT_DYNAMIC && !out->links_cuda)
 				out->links_cuda = needs_cuda(fd, &eh, nsec, &sh[j]);
-			if (!out->fatbin && read_name(fd, &names, sh[j].sh_name, name, sizeof(name)) &&
+			if (!out->fatbin &&
+			    read_name(fd, &names, sh[j].sh_name, name, sizeof(name)) &&
 			    (!strcmp(name, ".nv_fatbin") || !strcmp(name, ".nvFatBinSegment")))
 				out->fatbin = true;
 		}

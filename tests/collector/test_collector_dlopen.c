@@ -115,7 +115,8 @@ static void check(const char *name, bool injected, bool no_driver)
 	}
 	if (injected)
 		assert_string_equal(
-			err, "gpuscope: collector disabled: no CUDA driver (libcuda.so.1 not found)\n");
+			err,
+			"gpuscope: collector disabled: no CUDA driver (libcuda.so.1 not found)\n");
 	else
 		assert_string_equal(err, "");
 }

@@ -771,8 +771,8 @@ static void test_no_driver(void **state)
 	assert_int_equal(count_traces(tmpdir, "nodriver-"), 0);
 	read_text(status, text, sizeof(text));
 	snprintf(want, sizeof(want),
-		 "loaded %ld\ndisabled %ld no CUDA driver (libcuda.so.1 not found)\n",
-		 (long)r.pid, (long)r.pid);
+		 "loaded %ld\ndisabled %ld no CUDA driver (libcuda.so.1 not found)\n", (long)r.pid,
+		 (long)r.pid);
 	assert_string_equal(text, want);
 }
 
@@ -794,8 +794,8 @@ static void test_no_driver_quiet(void **state)
 	assert_string_equal(r.err, "");
 	read_text(status, text, sizeof(text));
 	snprintf(want, sizeof(want),
-		 "loaded %ld\ndisabled %ld no CUDA driver (libcuda.so.1 not found)\n",
-		 (long)r.pid, (long)r.pid);
+		 "loaded %ld\ndisabled %ld no CUDA driver (libcuda.so.1 not found)\n", (long)r.pid,
+		 (long)r.pid);
 	assert_string_equal(text, want);
 }
 
