@@ -66,7 +66,7 @@ bool gs_elf_is_cuda_library(const char *name)
 
 static bool needs_cuda(int fd, const Elf64_Ehdr *eh, uint64_t nsec, const Elf64_Shdr *dyn)
 {
-	Elf64_Dyn d[CHUNK];
+	Elf64_Dyn d[CHUNK] = {0}; /* read_at fills what is used: for the analyzer */
 	Elf64_Shdr strtab;
 	uint64_t n = dyn->sh_size / sizeof(Elf64_Dyn);
 	char name[NAME_MAX_LEN];
@@ -96,7 +96,7 @@ static bool needs_cuda(int fd, const Elf64_Ehdr *eh, uint64_t nsec, const Elf64_
 int gs_elf_cuda_scan(int fd, struct gs_elf_cuda *out)
 {
 	Elf64_Ehdr eh;
-	Elf64_Shdr sh[CHUNK], names, first;
+	Elf64_Shdr sh[CHUNK] = {0}, names, first; /* sh: as d in needs_cuda */
 	uint64_t nsec, strndx;
 	char name[32];
 
