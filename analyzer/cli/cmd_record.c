@@ -9,7 +9,19 @@
  * The collector is found through GPUSCOPE_COLLECTOR, then next to this
  * executable (../<libdir>, ../lib, ../lib64, the build tree's ../collector),
  * then the paths it was built and installed at.
+ *
+ * Before the run: the output directory must exist and be writable (the
+ * collector creates no directory), and a child loads the collector and
+ * looks for the CUDA driver (neither is loaded into gpuscope itself): a
+ * collector that cannot be loaded is an error, a missing driver a warning
+ * (the program runs, without the collector). After a run that wrote no
+ * trace, the collector's status file (GPUSCOPE_STATUS_FILE, in a private
+ * directory: each process appends "loaded PID", "disabled PID REASON",
+ * "wrote PID PATH") and PROGRAM's ELF file tell why.
  */
+#include <gpuscope/elfcuda.h>
+
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -28,6 +40,10 @@
 #define RECORD_COLLECTOR_NAME "libgpuscope_collector.so"
 #define RECORD_DEFAULT_OUTPUT "gpuscope-%h-%p.gscope"
 #define RECORD_PATH_MAX 4096
+/* The CUDA driver library; GPUSCOPE_TEST_DRIVER_NAME stands in for it in
+ * gpuscope's own tests, as in the collector (collector/src/config.h). */
+#define RECORD_DRIVER "libcuda.so.1"
+#define RECORD_NO_DRIVER "no CUDA driver on this machine (" RECORD_DRIVER " not found)"
 
 static const struct gs_cli_usage record_usage = {
 	.name = "record",
@@ -41,16 +57,30 @@ static const char record_help[] =
 	"\n"
 	"Run PROGRAM (unmodified) under the CUPTI collector and write one .gscope trace per\n"
 	"process that uses CUDA. The exit status is PROGRAM's own (128 + N when signal N\n"
-	"ended it). The traces written are listed on stderr; a program that makes no CUDA\n"
-	"call writes none. Needs a CUDA driver: without one the collector disables itself\n"
-	"with one warning and PROGRAM runs as usual.\n"
+	"ended it). The traces written are listed on stderr.\n"
+	"\n"
+	"Before PROGRAM starts, record checks that OUT's directory exists and can be\n"
+	"written and that the collector loads (else exit 1, PROGRAM not run), and warns\n"
+	"when this machine has no CUDA driver (libcuda.so.1): PROGRAM then runs as usual,\n"
+	"without the collector. When no trace is written, the last line says why:\n"
+	"  no CUDA driver on this machine     install the NVIDIA driver, or record on a\n"
+	"                                     machine with a GPU\n"
+	"  the collector was loaded but       its reason follows (a GPU not visible, a\n"
+	"  disabled                           driver CUPTI cannot use, another profiler)\n"
+	"  the collector was loaded but       PROGRAM initialised CUDA and did nothing\n"
+	"  nothing was recorded               more, or was killed before the first flush\n"
+	"  'PROGRAM' links CUDA, but the      a process cleared or replaced\n"
+	"  CUDA driver never loaded the       CUDA_INJECTION64_PATH, or no CUDA call\n"
+	"  collector                          was made\n"
+	"  'PROGRAM' made no CUDA calls       nothing to record\n"
 	"\n"
 	"options:\n"
 	"  -o, --output OUT  trace file name; %p is the process id, %h the host name, %%\n"
 	"                    a '%' (default: gpuscope-%h-%p.gscope in the current\n"
 	"                    directory). Without %p only the first process that uses\n"
 	"                    CUDA records. Never a symbolic link; with %p a name that\n"
-	"                    is taken gets .1, .2, ... after the pid\n"
+	"                    is taken gets .1, .2, ... after the pid. Its directory\n"
+	"                    must exist (%p only in the file name)\n"
 	"  --force           without %p: replace OUT if it exists, a regular file only\n"
 	"                    (default: refuse). It is kept until the run writes a new\n"
 	"                    trace, and put back if none is written\n"
@@ -313,6 +343,57 @@ static int record_expand(const char *pattern, const char *host, char *out, size_
 }
 
 /*
+ * The directory of the (absolute) output pattern must exist and be
+ * writable before PROGRAM starts: the collector creates no directory, and
+ * would only say so from inside the program. For the same reason a %p in
+ * the directory's name (a directory per process) is a usage error.
+ */
+static int record_check_dir(const char *output, const char *host)
+{
+	char dir[RECORD_PATH_MAX], shown[RECORD_PATH_MAX];
+	const char *slash = strrchr(output, '/');
+	struct stat sb;
+	size_t n = slash ? (size_t)(slash - output) : 0;
+
+	if (n == 0) /* "/x.gscope": the root */
+		n = 1;
+	if (n >= sizeof(dir))
+		return GS_EXIT_OK;
+	memcpy(dir, output, n);
+	dir[n] = '\0';
+	for (const char *p = dir; *p; p++) {
+		if (*p == '%' && p[1] == 'p')
+			return gs_cli_usage_error(&record_usage,
+						  "-o: %%p in the directory of '%s': the collector "
+						  "creates no directory (put %%p in the file name)",
+						  output);
+		if (*p == '%' && p[1])
+			p++;
+	}
+	if (record_expand(dir, host, shown, sizeof(shown)) != GS_EXIT_OK)
+		return GS_EXIT_FAIL;
+	if (stat(shown, &sb) != 0) {
+		if (errno == ENOENT)
+			gs_cli_error("record: cannot write traces in %s: no such directory", shown);
+		else if (errno == ENOTDIR)
+			gs_cli_error("record: cannot write traces in %s: not a directory", shown);
+		else
+			gs_cli_error("record: cannot write traces in %s: %s", shown,
+				     strerror(errno));
+		return GS_EXIT_FAIL;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		gs_cli_error("record: cannot write traces in %s: not a directory", shown);
+		return GS_EXIT_FAIL;
+	}
+	if (access(shown, W_OK | X_OK) != 0) {
+		gs_cli_error("record: cannot write traces in %s: %s", shown, strerror(errno));
+		return GS_EXIT_FAIL;
+	}
+	return GS_EXIT_OK;
+}
+
+/*
  * With --force, an existing OUT is moved aside (renamed to a hidden name
  * beside it) for the run, then removed once a new trace is there, or put
  * back when none was written: a failed run leaves OUT as it was.
@@ -386,6 +467,265 @@ static bool record_in(const glob_t *g, const char *path)
 		if (!strcmp(g->gl_pathv[i], path))
 			return true;
 	return false;
+}
+
+/* ---- before and after the run: the collector, the driver, the status file ---- */
+
+struct record_probe {
+	bool driver;     /* the CUDA driver can be loaded */
+	char error[768]; /* why the collector cannot be loaded ("" when it can) */
+};
+
+static const char *record_driver_name(void)
+{
+	const char *v = getenv("GPUSCOPE_TEST_DRIVER_NAME");
+
+	return v && *v ? v : RECORD_DRIVER;
+}
+
+/*
+ * In a child, so that neither the collector, CUPTI nor the driver is ever
+ * loaded into gpuscope: load the collector with CUDA_INJECTION64_PATH
+ * naming it, as the driver would (its constructor then leaves setup to
+ * InitializeInjection, which is not called: it does nothing), then look
+ * for the driver. GS_EXIT_OK, or GS_EXIT_FAIL with the error said.
+ */
+static int record_probe(const char *collector, struct record_probe *p)
+{
+	struct record_probe got;
+	size_t have = 0;
+	int fds[2], st;
+	pid_t pid;
+
+	memset(p, 0, sizeof(*p));
+	if (pipe(fds) != 0) {
+		gs_cli_error("record: cannot check the collector: %s", strerror(errno));
+		return GS_EXIT_FAIL;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		gs_cli_error("record: cannot check the collector: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return GS_EXIT_FAIL;
+	}
+	if (pid == 0) {
+		const char *e;
+		ssize_t k;
+
+		close(fds[0]);
+		memset(&got, 0, sizeof(got));
+		setenv("CUDA_INJECTION64_PATH", collector, 1);
+		if (!dlopen(collector, RTLD_NOW | RTLD_LOCAL)) {
+			e = dlerror();
+			snprintf(got.error, sizeof(got.error), "%s", e ? e : "unknown error");
+		}
+		got.driver = dlopen(record_driver_name(), RTLD_LAZY | RTLD_LOCAL) != NULL;
+		k = write(fds[1], &got, sizeof(got));
+		_exit(k == (ssize_t)sizeof(got) ? 0 : 1);
+	}
+	close(fds[1]);
+	while (have < sizeof(got)) {
+		ssize_t k = read(fds[0], (char *)&got + have, sizeof(got) - have);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		have += (size_t)k;
+	}
+	close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (have != sizeof(got)) {
+		if (WIFSIGNALED(st))
+			gs_cli_error(
+				"record: loading the collector %s killed the process that tried "
+				"(signal %d, %s)",
+				collector, WTERMSIG(st), strsignal(WTERMSIG(st)));
+		else
+			gs_cli_error("record: cannot check the collector %s", collector);
+		return GS_EXIT_FAIL;
+	}
+	got.error[sizeof(got.error) - 1] = '\0';
+	if (got.error[0]) {
+		gs_cli_error("record: cannot load the collector: %s", got.error);
+		return GS_EXIT_FAIL;
+	}
+	*p = got;
+	return GS_EXIT_OK;
+}
+
+/* The collector's status file, in a directory of record's own. */
+struct record_status {
+	char dir[RECORD_PATH_MAX];
+	char file[RECORD_PATH_MAX + 16];
+	bool live;
+};
+
+/* Without it (no temporary directory) the run goes on: record says less. */
+static void record_status_open(struct record_status *st)
+{
+	const char *tmp = getenv("TMPDIR");
+	int n, fd;
+
+	st->live = false;
+	n = snprintf(st->dir, sizeof(st->dir), "%s/gpuscope-record-XXXXXX",
+		     tmp && tmp[0] == '/' ? tmp : "/tmp");
+	if (n < 0 || (size_t)n >= sizeof(st->dir) || !mkdtemp(st->dir))
+		return;
+	snprintf(st->file, sizeof(st->file), "%s/status", st->dir);
+	fd = open(st->file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rmdir(st->dir);
+		return;
+	}
+	close(fd);
+	st->live = true;
+}
+
+static void record_status_close(struct record_status *st)
+{
+	if (!st->live)
+		return;
+	unlink(st->file);
+	rmdir(st->dir);
+	st->live = false;
+}
+
+/* What the processes of the run said. */
+struct record_events {
+	unsigned loaded, disabled;
+	long disabled_pid; /* the first to be disabled */
+	char reason[1024]; /* its reason */
+};
+
+/* Read the status file; each "wrote PID PATH" not yet listed (a process
+ * that changed GPUSCOPE_OUTPUT) is listed. True when one was. */
+static bool record_status_read(const struct record_status *st, const glob_t *listed,
+			       struct record_events *ev)
+{
+	static char text[1 << 20];
+	bool more = false;
+	size_t n = 0;
+	char *line, *save = NULL;
+	FILE *f;
+
+	memset(ev, 0, sizeof(*ev));
+	f = st->live ? fopen(st->file, "r") : NULL;
+	if (!f)
+		return false;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *end;
+		long pid;
+
+		if (!strncmp(line, "loaded ", 7)) {
+			ev->loaded++;
+		} else if (!strncmp(line, "disabled ", 9)) {
+			pid = strtol(line + 9, &end, 10);
+			if (*end == ' ' && ev->disabled++ == 0) {
+				ev->disabled_pid = pid;
+				snprintf(ev->reason, sizeof(ev->reason), "%s", end + 1);
+			}
+		} else if (!strncmp(line, "wrote ", 6)) {
+			struct stat sb;
+
+			strtol(line + 6, &end, 10);
+			if (*end != ' ' || record_in(listed, end + 1) || lstat(end + 1, &sb) != 0 ||
+			    !S_ISREG(sb.st_mode))
+				continue;
+			fprintf(stderr, "gpuscope: record: trace written: %s (%lld bytes)\n",
+				end + 1, (long long)sb.st_size);
+			more = true;
+		}
+	}
+	return more;
+}
+
+/* PROGRAM as execvp(3) finds it: "" when it does not. */
+static void record_which(const char *name, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+
+	out[0] = '\0';
+	if (strchr(name, '/')) {
+		snprintf(out, size, "%s", name);
+		return;
+	}
+	if (!path)
+		path = "/bin:/usr/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t len = colon ? (size_t)(colon - path) : strlen(path);
+		int n = snprintf(out, size, "%.*s%s%s", (int)len, path, len ? "/" : "", name);
+
+		if (n > 0 && (size_t)n < size && record_is_file(out) && access(out, X_OK) == 0)
+			return;
+		path += len + (colon ? 1 : 0);
+	}
+	out[0] = '\0';
+}
+
+/* True when PROGRAM's ELF file links CUDA: the CUDA runtime or driver
+ * among its libraries, or CUDA device code (nvcc links the runtime in). */
+static bool record_links_cuda(const char *name)
+{
+	char path[RECORD_PATH_MAX];
+	struct gs_elf_cuda e;
+	bool yes;
+	int fd;
+
+	record_which(name, path, sizeof(path));
+	if (!path[0] || !record_is_file(path))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	yes = gs_elf_cuda_scan(fd, &e) == 0 && (e.fatbin || e.links_cuda);
+	close(fd);
+	return yes;
+}
+
+/* Why no trace was written, on one line. */
+static void record_why_none(const char *prog, bool driver, const struct record_status *st,
+			    const struct record_events *ev)
+{
+	const char *p = "gpuscope: record: no trace written: ";
+
+	if (!driver)
+		fprintf(stderr, "%s" RECORD_NO_DRIVER ": '%s' ran without the collector\n", p,
+			prog);
+	else if (!st->live)
+		fprintf(stderr,
+			"%s'%s' made no CUDA calls, or the collector was disabled (see its message "
+			"above)\n",
+			p, prog);
+	else if (ev->disabled && ev->disabled > 1)
+		fprintf(stderr,
+			"%sthe collector was loaded but disabled (pid %ld, and %u more processes): "
+			"%s\n",
+			p, ev->disabled_pid, ev->disabled - 1, ev->reason);
+	else if (ev->disabled)
+		fprintf(stderr, "%sthe collector was loaded but disabled (pid %ld): %s\n", p,
+			ev->disabled_pid, ev->reason);
+	else if (ev->loaded)
+		fprintf(stderr,
+			"%sthe collector was loaded but nothing was recorded: '%s' made no CUDA call "
+			"after initialising CUDA, or was killed before its first flush\n",
+			p, prog);
+	else if (record_links_cuda(prog))
+		fprintf(stderr,
+			"%s'%s' links CUDA, but the CUDA driver never loaded the collector: it made no "
+			"CUDA call, or CUDA_INJECTION64_PATH was cleared or replaced before it did\n",
+			p, prog);
+	else
+		fprintf(stderr,
+			"%s'%s' made no CUDA calls (the CUDA driver never loaded the collector)\n",
+			p, prog);
 }
 
 /* ---- running the program ---- */
@@ -479,6 +819,9 @@ static int record_run(const struct record_opts *o)
 	char collector[RECORD_PATH_MAX], output[RECORD_PATH_MAX], host[256];
 	char gpattern[2 * RECORD_PATH_MAX], num[32], file[RECORD_PATH_MAX] = "";
 	struct record_aside aside = {.live = false};
+	struct record_status sfile = {.live = false};
+	struct record_probe probe;
+	struct record_events ev;
 	struct sigaction old[RECORD_NSIGNALS];
 	glob_t before = {0}, after = {0};
 	bool has_pid, listed = false;
@@ -494,10 +837,16 @@ static int record_run(const struct record_opts *o)
 			   &has_pid);
 	if (rc)
 		return rc;
+	record_host(host, sizeof(host));
+	rc = record_check_dir(output, host);
+	if (rc)
+		return rc;
 	rc = record_find_collector(collector, sizeof(collector));
 	if (rc)
 		return rc;
-	record_host(host, sizeof(host));
+	rc = record_probe(collector, &probe);
+	if (rc)
+		return rc;
 	if (!has_pid) {
 		rc = record_expand(output, host, file, sizeof(file));
 		if (rc == GS_EXIT_OK)
@@ -507,6 +856,15 @@ static int record_run(const struct record_opts *o)
 	}
 	record_glob_pattern(output, host, gpattern, sizeof(gpattern));
 	glob(gpattern, 0, NULL, &before);
+	if (!probe.driver)
+		gs_cli_warning("record: " RECORD_NO_DRIVER ": '%s' runs without the collector, no "
+			       "trace will be written",
+			       o->argv[0]);
+	record_status_open(&sfile);
+	if (sfile.live)
+		setenv("GPUSCOPE_STATUS_FILE", sfile.file, 1);
+	else
+		unsetenv("GPUSCOPE_STATUS_FILE");
 
 	if (injection && strcmp(injection, collector) != 0)
 		gs_cli_warning("record: replacing CUDA_INJECTION64_PATH=%s", injection);
@@ -528,6 +886,7 @@ static int record_run(const struct record_opts *o)
 	pid = record_spawn(o->argv, &err);
 	if (pid < 0) {
 		record_signals_restore(old);
+		record_status_close(&sfile);
 		globfree(&before);
 		record_aside_end(file, &aside);
 		gs_cli_error("record: cannot run '%s': %s", o->argv[0], strerror(err));
@@ -562,11 +921,11 @@ static int record_run(const struct record_opts *o)
 			listed = true;
 		}
 	}
+	if (record_status_read(&sfile, &after, &ev))
+		listed = true;
 	if (!listed)
-		fprintf(stderr,
-			"gpuscope: record: no trace written: '%s' made no CUDA calls, or the "
-			"collector was disabled (see its message above)\n",
-			o->argv[0]);
+		record_why_none(o->argv[0], probe.driver, &sfile, &ev);
+	record_status_close(&sfile);
 	record_aside_end(file, &aside); /* after the list: a file put back is not new */
 	globfree(&before);
 	globfree(&after);

@@ -23,15 +23,27 @@
  *   is waited for, each at most EXIT_FLUSH_WAIT_MS; then the file is closed
  *   without what CUPTI still held, with a warning (tests: test_collector_faults).
  *
+ * - No CUDA driver (libcuda.so.1 cannot be loaded): setup stops before any
+ *   CUPTI call (CUPTI could only fail). Under LD_PRELOAD every process of
+ *   a shell or a build loads the collector: one that shows no CUDA (no CUDA
+ *   runtime or driver in its link map, no CUDA device code in its
+ *   executable: cudaproc.h) is left alone without a word, whatever failed
+ *   at setup; InitializeInjection means the CUDA driver (or a stand-in)
+ *   loaded us, and a failure is always said.
+ * - Under `gpuscope record`, each process appends its events to record's
+ *   status file (log.h): "loaded PID", "disabled PID REASON", "wrote PID PATH".
+ *
  * Never exits, aborts or prints to stdout; any failure disables collection
  * with one "gpuscope: collector disabled: ..." line on stderr.
  */
 #include "buffer_pool.h"
 #include "config.h"
+#include "cudaproc.h"
 #include "cupti_glue.h"
 #include "log.h"
 #include "output.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -65,6 +77,10 @@ enum state {
 
 static const int caught[2] = {SIGTERM, SIGINT};
 
+/* What a process without a CUDA driver says (the name CUDA loads, even
+ * when the tests look for another: config.h). */
+#define NO_DRIVER_MSG "no CUDA driver (" GS_DRIVER_LIBRARY " not found)"
+
 static struct {
 	pthread_once_t setup_once;
 	pthread_once_t activate_once;
@@ -76,6 +92,7 @@ static struct {
 	pthread_t timer;
 	atomic_bool timer_running;
 	atomic_bool flush_hung; /* a CUPTI flush did not return: call it no more */
+	atomic_bool by_driver;  /* InitializeInjection was called (before setup) */
 	int cmd[2];             /* signal handler / exit -> timer thread */
 	int ack[2];             /* timer thread -> signal handler */
 	struct sigaction old_act[2];
@@ -232,11 +249,16 @@ static void bounded_flush(unsigned ms)
 /* Stop CUPTI, flush everything it holds, write the tail, close the file. */
 static void close_all(void)
 {
+	char path[GS_CONFIG_PATH_MAX];
+
 	gs_glue_stop();
 	bounded_flush(EXIT_FLUSH_WAIT_MS);
 	gs_out_request(GS_OUT_CLOSE, true, 0);
 	gs_out_join();
 	atomic_store(&g.state, ST_CLOSED);
+	gs_out_path(path, sizeof(path));
+	if (path[0])
+		gs_log_status("wrote %ld %s", (long)getpid(), path);
 }
 
 static void periodic_flush(bool wait)
@@ -470,29 +492,64 @@ static void absolute_output(struct gs_config *c)
 		memcpy(c->output, buf, sizeof(buf));
 }
 
+/*
+ * Setup cannot go on. Said (one line, and "loaded" then "disabled" in the
+ * status file) when the CUDA driver called InitializeInjection or the
+ * process shows CUDA; otherwise (a preloaded /bin/true) nothing at all.
+ */
+static void setup_failed(bool uses_cuda, const char *warn, const char *msg)
+{
+	atomic_store(&g.state, ST_DISABLED);
+	if (!uses_cuda) {
+		gs_log_debug("inactive, no CUDA in this process: %s", msg);
+		return;
+	}
+	if (warn[0])
+		gs_log_warn("%s", warn);
+	gs_log_status("loaded %ld", (long)getpid());
+	gs_log_disabled("%s", msg);
+}
+
 static void setup(void)
 {
 	char warn[512], msg[512];
+	enum gs_driver drv;
+	void *driver;
+	bool uses;
 
 	gs_config_defaults(&g.cfg);
 	gs_config_parse(&g.cfg, NULL, warn, sizeof(warn));
 	gs_log_set_level(g.cfg.log_level);
-	if (warn[0])
-		gs_log_warn("%s", warn);
+	gs_log_set_status_file(g.cfg.status_file);
+	drv = gs_driver_probe(g.cfg.driver_name, &driver);
+	if (drv == GS_DRIVER_NONE) {
+		setup_failed(atomic_load(&g.by_driver) || gs_process_uses_cuda(true), warn,
+			     NO_DRIVER_MSG);
+		return;
+	}
+	/* The driver counts as a sign of CUDA only when it was there before us. */
+	uses = atomic_load(&g.by_driver) || drv == GS_DRIVER_LOADED;
 	pthread_atfork(NULL, NULL, on_fork_child);
 	absolute_output(&g.cfg);
 	if (gs_pool_init(&g.pool, g.cfg.buffer_size, g.cfg.max_buffers)) {
-		atomic_store(&g.state, ST_DISABLED);
-		gs_log_disabled("cannot set up the buffer pool");
+		if (driver)
+			dlclose(driver);
+		setup_failed(uses || gs_process_uses_cuda(false), warn,
+			     "cannot set up the buffer pool");
 		return;
 	}
 	g.start_ns = gs_glue_timestamp();
 	atomic_store(&g.state, ST_READY);
 	if (gs_glue_start(&g.cfg, &hooks, msg, sizeof(msg))) {
-		atomic_store(&g.state, ST_DISABLED);
-		gs_log_disabled("%s", msg);
+		if (driver)
+			dlclose(driver);
+		setup_failed(uses || gs_process_uses_cuda(false), warn, msg);
 		return;
 	}
+	/* A driver loaded by the probe keeps that reference: CUPTI uses it now. */
+	if (warn[0])
+		gs_log_warn("%s", warn);
+	gs_log_status("loaded %ld", (long)getpid());
 	gs_log_debug("subscribed: output %s, flush every %u ms, %u buffers of %zu bytes, data "
 		     "deps %s",
 		     g.cfg.output, g.cfg.flush_ms, g.cfg.max_buffers, g.cfg.buffer_size,
@@ -503,6 +560,7 @@ GS_EXPORT int InitializeInjection(void)
 {
 	if (atomic_load(&g.forked))
 		return 1;
+	atomic_store(&g.by_driver, true);
 	pthread_once(&g.setup_once, setup);
 	if (atomic_load(&g.state) == ST_READY)
 		pthread_once(&g.activate_once, activate);

@@ -16,6 +16,9 @@
 #define GS_DEFAULT_FLUSH_MS 200u
 #define GS_DEFAULT_BUFFER_SIZE (4u << 20)
 #define GS_DEFAULT_MAX_BUFFERS 64u
+/* The CUDA driver library, as the CUDA runtime and CUPTI load it. */
+#define GS_DRIVER_LIBRARY "libcuda.so.1"
+#define GS_CONFIG_NAME_MAX 256
 
 struct gs_config {
 	char output[GS_CONFIG_PATH_MAX]; /* pattern: %p pid, %h host, %% '%' */
@@ -30,6 +33,21 @@ struct gs_config {
 	bool has_rank;
 	uint32_t rank;
 	uint32_t world_size;
+	/* GPUSCOPE_STATUS_FILE: `gpuscope record`'s private file, where the
+	 * collector appends one line per event ("loaded PID", "disabled PID
+	 * REASON", "wrote PID PATH"); "" when unset. */
+	char status_file[GS_CONFIG_PATH_MAX];
+	/*
+	 * The driver library looked for before CUPTI is used: GS_DRIVER_LIBRARY,
+	 * or GPUSCOPE_TEST_DRIVER_NAME, for gpuscope's own tests only. The
+	 * tests run where a driver may well be installed (a GPU box) and must
+	 * show what a machine without one does: a name that is nowhere makes
+	 * the driver missing for this process alone, whatever the machine has,
+	 * without changing the library search path of the program (which
+	 * LD_LIBRARY_PATH tricks would, and which cannot hide a driver in the
+	 * system directories anyway). Messages still say libcuda.so.1.
+	 */
+	char driver_name[GS_CONFIG_NAME_MAX];
 };
 
 /* A getenv-like lookup (tests pass their own). */

@@ -23,6 +23,7 @@ void gs_config_defaults(struct gs_config *c)
 	c->buffer_size = GS_DEFAULT_BUFFER_SIZE;
 	c->max_buffers = GS_DEFAULT_MAX_BUFFERS;
 	c->log_level = GS_LOG_WARN;
+	snprintf(c->driver_name, sizeof(c->driver_name), "%s", GS_DRIVER_LIBRARY);
 }
 
 static void add_warn(char *warn, size_t size, const char *name, const char *value,
@@ -192,6 +193,20 @@ void gs_config_parse(struct gs_config *c, gs_env_fn env, char *warn, size_t warn
 			c->max_buffers = (unsigned)n;
 		else
 			add_warn(warn, warn_size, "GPUSCOPE_MAX_BUFFERS", v, "1..4096");
+	}
+	v = env("GPUSCOPE_STATUS_FILE");
+	if (v && *v) {
+		if (v[0] == '/' && strlen(v) < sizeof(c->status_file))
+			snprintf(c->status_file, sizeof(c->status_file), "%s", v);
+		else
+			add_warn(warn, warn_size, "GPUSCOPE_STATUS_FILE", v, "an absolute path");
+	}
+	v = env("GPUSCOPE_TEST_DRIVER_NAME");
+	if (v && *v) {
+		if (strlen(v) < sizeof(c->driver_name))
+			snprintf(c->driver_name, sizeof(c->driver_name), "%s", v);
+		else
+			add_warn(warn, warn_size, "GPUSCOPE_TEST_DRIVER_NAME", v, "a library name");
 	}
 	v = env("NVTX_INJECTION64_PATH");
 	c->nvtx = v && *v;

@@ -572,8 +572,12 @@ int gs_glue_start(const struct gs_config *cfg, const struct gs_glue_hooks *h, ch
 				 "Nsight Systems or the PyTorch profiler): %s",
 				 result_str(r));
 		else
-			snprintf(msg, size, "cuptiSubscribe failed: %s (error %d)", result_str(r),
-				 (int)r);
+			snprintf(
+				msg, size,
+				"CUDA driver present but CUPTI cannot use it (%s, error %d, from "
+				"cuptiSubscribe): is a GPU visible here (nvidia-smi), and does the "
+				"driver support CUDA 13?",
+				result_str(r), (int)r);
 		return -1;
 	}
 	subscribed = true;

@@ -25,11 +25,22 @@ void gs_log_warn(const char *fmt, ...) GS_PRINTF(1, 2);
 void gs_log_debug(const char *fmt, ...) GS_PRINTF(1, 2);
 /*
  * "gpuscope: collector disabled: MSG", at most once per process whatever
- * the number of callers (the first wins). Returns true when this call
- * printed (or would have printed at level quiet).
+ * the number of callers (the first wins), and "disabled PID MSG" in the
+ * status file. Returns true when this call printed (or would have printed
+ * at level quiet).
  */
 bool gs_log_disabled(const char *fmt, ...) GS_PRINTF(1, 2);
 /* Forget that the disabled line was printed (a forked child is a new process). */
 void gs_log_reset_once(void);
+
+/* The status file ("" or NULL: none). Set once, at setup, before any thread. */
+void gs_log_set_status_file(const char *path);
+/*
+ * Append "MSG\n" to the status file with one write(2) on an O_APPEND
+ * descriptor, so that lines of several processes never mix. The file is
+ * never created (it is record's): nothing happens when it is missing, not
+ * a regular file, or none was set.
+ */
+void gs_log_status(const char *fmt, ...) GS_PRINTF(1, 2);
 
 #endif

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "cuda_double.h"
+
 char tmpdir[PATH_MAX / 2];
 const char *scenario_name;
 int (*child_init)(void);
@@ -159,6 +161,10 @@ void run_scenario(struct run *r)
 		for (int i = 0; i < 8 && r->env[i][0]; i++)
 			setenv(r->env[i][0], r->env[i][1], 1);
 		gsd_configure(&r->opts);
+		/* The driver double must be in the process, as libcuda.so.1 is in a
+		 * CUDA program's: the collector looks for it before using CUPTI. A
+		 * call keeps the linker from dropping it (--as-needed). */
+		(void)gsd_cuda_param_info_calls();
 		if (r->before_load)
 			r->before_load();
 		open_collector(r->check_deferred);

@@ -10,6 +10,7 @@
  */
 #include <gpuscope/format.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -743,16 +744,182 @@ static void test_subscribe_fails(void **state)
 	assert_int_equal(count_traces(tmpdir, "subfail-"), 0);
 }
 
-static void test_no_driver(void **state)
+/* A driver CUPTI cannot use (CUPTI_ERROR_UNKNOWN, as on a machine whose
+ * GPU is not visible): said in plain words, the error kept. */
+static void test_cupti_cannot_use_driver(void **state)
 {
-	struct run r = {.name = "nodriver",
+	struct run r = {.name = "cuptiunknown",
 			.fn = sc_program_only,
 			.opts = {.fail_all = CUPTI_ERROR_UNKNOWN}};
 
 	(void)state;
 	run_scenario(&r);
-	expect_disabled_once(&r, "cuptiSubscribe failed: CUPTI_ERROR_UNKNOWN (error 999)");
+	expect_disabled_once(&r, "collector disabled: CUDA driver present but CUPTI cannot use it "
+				 "(CUPTI_ERROR_UNKNOWN, error 999, from cuptiSubscribe)");
+	assert_int_equal(count_traces(tmpdir, "cuptiunknown-"), 0);
+}
+
+/* A driver library name found nowhere (config.h): no driver, whatever the
+ * machine has. */
+#define NO_DRIVER_NAME "libgpuscope-test-no-driver.so.1"
+#define NO_DRIVER_LINE "gpuscope: collector disabled: no CUDA driver (libcuda.so.1 not found)\n"
+
+static int count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Threads before the collector is loaded (a sanitizer may run one). */
+static int threads_before;
+
+static void note_threads(void)
+{
+	threads_before = count_threads();
+}
+
+/* No driver: no CUPTI call at all, no thread, and the program as usual. */
+static void sc_no_driver(void)
+{
+	struct gsd_stats st;
+
+	child_init();
+	st = gsd_get_stats();
+	if (st.subscribes || st.flushes || st.buffers_requested)
+		_exit(70);
+	if (threads_before < 1 || count_threads() != threads_before)
+		_exit(71);
+	printf("result=%d\n", 6 * 7);
+	fflush(stdout);
+}
+
+static void write_empty(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+/* What record reads from the status file of a process without a driver. */
+static void expect_no_driver_status(const char *path, pid_t pid)
+{
+	char text[1024], want[1024];
+
+	read_text(path, text, sizeof(text));
+	snprintf(want, sizeof(want),
+		 "loaded %ld\ndisabled %ld no CUDA driver (libcuda.so.1 not found)\n", (long)pid,
+		 (long)pid);
+	assert_string_equal(text, want);
+}
+
+static void test_no_driver(void **state)
+{
+	char status[PATH_MAX];
+	struct run r = {.name = "nodriver",
+			.fn = sc_no_driver,
+			.before_load = note_threads,
+			.env = {{"GPUSCOPE_TEST_DRIVER_NAME", NO_DRIVER_NAME},
+				{"GPUSCOPE_STATUS_FILE", status}}};
+
+	(void)state;
+	snprintf(status, sizeof(status), "%s/nodriver.status", tmpdir);
+	write_empty(status);
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.out, "result=42\n");
+	/* This test is linked with the driver double: the process shows CUDA. */
+	assert_string_equal(r.err, NO_DRIVER_LINE);
 	assert_int_equal(count_traces(tmpdir, "nodriver-"), 0);
+	expect_no_driver_status(status, r.pid);
+}
+
+/* At GPUSCOPE_LOG=quiet nothing is printed, but record still learns why. */
+static void test_no_driver_quiet(void **state)
+{
+	char status[PATH_MAX];
+	struct run r = {.name = "nodriverq",
+			.fn = sc_no_driver,
+			.before_load = note_threads,
+			.env = {{"GPUSCOPE_TEST_DRIVER_NAME", NO_DRIVER_NAME},
+				{"GPUSCOPE_STATUS_FILE", status},
+				{"GPUSCOPE_LOG", "quiet"}}};
+
+	(void)state;
+	snprintf(status, sizeof(status), "%s/nodriverq.status", tmpdir);
+	write_empty(status);
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.err, "");
+	expect_no_driver_status(status, r.pid);
+}
+
+/* A run that records: "loaded", then "wrote" with the file's path. */
+static void sc_one_kernel(void)
+{
+	EMIT(rec_api(RT, KCBID_LAUNCH, 1, 5, 100, 110));
+	EMIT(rec_kernel(1, 7, 1, 120, 200, "k"));
+}
+
+static void test_status_file(void **state)
+{
+	char status[PATH_MAX], text[PATH_MAX * 2], want[PATH_MAX * 2];
+	struct run r = {.name = "status",
+			.fn = sc_one_kernel,
+			.env = {{"GPUSCOPE_STATUS_FILE", status}}};
+
+	(void)state;
+	snprintf(status, sizeof(status), "%s/status.status", tmpdir);
+	write_empty(status);
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.err, "");
+	read_text(status, text, sizeof(text));
+	snprintf(want, sizeof(want), "loaded %ld\nwrote %ld %s\n", (long)r.pid, (long)r.pid,
+		 r.trace);
+	assert_string_equal(text, want);
+}
+
+/* The status file is record's: never created, never through a link. */
+static void test_status_file_never_created(void **state)
+{
+	char status[PATH_MAX], link_path[PATH_MAX], target[PATH_MAX];
+	struct stat sb;
+	struct run r = {.name = "nostatus",
+			.fn = sc_no_driver,
+			.before_load = note_threads,
+			.env = {{"GPUSCOPE_TEST_DRIVER_NAME", NO_DRIVER_NAME},
+				{"GPUSCOPE_STATUS_FILE", status}}};
+	struct run l = {.name = "linkstatus",
+			.fn = sc_no_driver,
+			.before_load = note_threads,
+			.env = {{"GPUSCOPE_TEST_DRIVER_NAME", NO_DRIVER_NAME},
+				{"GPUSCOPE_STATUS_FILE", link_path}}};
+
+	(void)state;
+	snprintf(status, sizeof(status), "%s/missing.status", tmpdir);
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.err, NO_DRIVER_LINE);
+	assert_int_not_equal(lstat(status, &sb), 0);
+	snprintf(target, sizeof(target), "%s/target.status", tmpdir);
+	snprintf(link_path, sizeof(link_path), "%s/link.status", tmpdir);
+	write_empty(target);
+	unlink(link_path);
+	assert_int_equal(symlink(target, link_path), 0);
+	run_scenario(&l);
+	expect_exit(&l, 0);
+	assert_int_equal(stat(target, &sb), 0);
+	assert_int_equal(sb.st_size, 0);
+	unlink(link_path);
 }
 
 /* A program that initialises CUDA but records nothing writes no file. */
@@ -1613,7 +1780,11 @@ int main(void)
 		cmocka_unit_test(test_three_threads),
 		cmocka_unit_test(test_buffer_exhaustion),
 		cmocka_unit_test(test_subscribe_fails),
+		cmocka_unit_test(test_cupti_cannot_use_driver),
 		cmocka_unit_test(test_no_driver),
+		cmocka_unit_test(test_no_driver_quiet),
+		cmocka_unit_test(test_status_file),
+		cmocka_unit_test(test_status_file_never_created),
 		cmocka_unit_test(test_no_records_no_file),
 		cmocka_unit_test(test_fork_child),
 		cmocka_unit_test(test_sigterm),

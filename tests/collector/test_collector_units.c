@@ -566,7 +566,7 @@ static const char *fake_env(const char *name)
 static void test_config(void **state)
 {
 	struct gs_config c;
-	char warn[512], out[256];
+	char warn[512];
 
 	(void)state;
 	memset(env_table, 0, sizeof(env_table));
@@ -616,6 +616,39 @@ static void test_config(void **state)
 	assert_non_null(strstr(warn, "GPUSCOPE_LOG='loud' ignored"));
 	assert_int_equal(c.flush_ms, 50);
 	assert_int_equal(c.max_buffers, 16);
+}
+
+/* record's status file and the tests' driver name. */
+static void test_config_status_driver(void **state)
+{
+	struct gs_config c;
+	char warn[512];
+
+	(void)state;
+	memset(env_table, 0, sizeof(env_table));
+	gs_config_defaults(&c);
+	gs_config_parse(&c, fake_env, warn, sizeof(warn));
+	assert_string_equal(c.status_file, "");
+	assert_string_equal(c.driver_name, "libcuda.so.1");
+	env_table[0][0] = "GPUSCOPE_STATUS_FILE", env_table[0][1] = "/tmp/gs-rec/status";
+	env_table[1][0] = "GPUSCOPE_TEST_DRIVER_NAME", env_table[1][1] = "libnone.so.1";
+	gs_config_parse(&c, fake_env, warn, sizeof(warn));
+	assert_string_equal(warn, "");
+	assert_string_equal(c.status_file, "/tmp/gs-rec/status");
+	assert_string_equal(c.driver_name, "libnone.so.1");
+	/* A relative status file is refused (the program may change directory). */
+	gs_config_defaults(&c);
+	env_table[0][1] = "status";
+	gs_config_parse(&c, fake_env, warn, sizeof(warn));
+	assert_non_null(strstr(warn, "GPUSCOPE_STATUS_FILE='status' ignored (an absolute path)"));
+	assert_string_equal(c.status_file, "");
+}
+
+static void test_config_expand(void **state)
+{
+	char out[256];
+
+	(void)state;
 
 	assert_int_equal(
 		gs_config_expand("/d/run-%h-%p.gscope", 1234, "gpu01", 0, out, sizeof(out)), 0);
@@ -731,6 +764,8 @@ int main(void)
 		cmocka_unit_test(test_data_deps_bounded),
 		cmocka_unit_test(test_many_allocations),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_config_status_driver),
+		cmocka_unit_test(test_config_expand),
 		cmocka_unit_test(test_config_rank),
 		cmocka_unit_test(test_pool_bounded),
 	};
