@@ -14,7 +14,8 @@
  *   It holds no lock the buffer callbacks take.
  * - At exit (atexit), on SIGTERM/SIGINT with the default action (flush,
  *   close, then the signal is raised again with that action), and before a
- *   context goes away (forced flush). A program's own SIGTERM/SIGINT
+ *   context goes away (an unforced flush: a forced one would hand back the
+ *   kernels still running with no end time). A program's own SIGTERM/SIGINT
  *   handler is kept: it is called after a flush.
  * - fork without exec: the child does nothing (no CUPTI call, no file);
  *   exec'd programs inherit the variables and record their own file.
@@ -139,8 +140,10 @@ static void hk_buffer_completed(uint8_t *buffer, size_t size, size_t valid)
 		gs_out_push_buffer(buffer, valid);
 	else if (st == ST_ON || st == ST_CLOSING)
 		gs_out_discard_buffer(buffer, valid); /* counted when the file failed */
-	else
+	else {
+		gs_glue_release_buffer(buffer, valid); /* after the close: not written */
 		gs_pool_put(&g.pool, buffer);
+	}
 }
 
 static void hk_flush_point(const char *why)
