@@ -63,7 +63,7 @@ static const char record_help[] =
 	"written and that the collector loads (else exit 1, PROGRAM not run), and warns\n"
 	"when this machine has no CUDA driver (libcuda.so.1): PROGRAM then runs as usual,\n"
 	"without the collector. When no trace is written, the last line says why:\n"
-	"  no CUDA driver on this machine     install the NVIDIA driver, or record on a\n"
+	"  no CUDA driver                     install the NVIDIA driver, or record on a\n"
 	"                                     machine with a GPU\n"
 	"  the collector was loaded but       its reason follows (a GPU not visible, a\n"
 	"  disabled                           driver CUPTI cannot use, another profiler)\n"
@@ -697,8 +697,7 @@ static void record_why_none(const char *prog, bool driver, const struct record_s
 	const char *p = "gpuscope: record: no trace written: ";
 
 	if (!driver)
-		fprintf(stderr, "%s" RECORD_NO_DRIVER ": '%s' ran without the collector\n", p,
-			prog);
+		fprintf(stderr, "%sno CUDA driver (see the warning above)\n", p);
 	else if (!st->live)
 		fprintf(stderr,
 			"%s'%s' made no CUDA calls, or the collector was disabled (see its message "
