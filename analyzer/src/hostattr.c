@@ -601,6 +601,12 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 		rc = gs_nomem();
 	if (!rc)
 		memset(ix->slot, 0xff, (ix->n_labels ? ix->n_labels : 1) * sizeof(*ix->slot));
+	/* A sweep emits at most two pieces a span (one as it starts, one as a
+	 * child ends): room for all at once, so the pieces are never copied
+	 * while they grow (pages never written cost nothing). */
+	if (!rc && gs_vec_reserve((void **)&ix->pieces, &ix->cap_pieces, 2 * n + 16,
+				  sizeof(*ix->pieces)) != GS_OK)
+		rc = gs_nomem();
 	/* Threads (and processes) in (pid, tid) order, then each thread cut. */
 	for (size_t gi = 0, i = 0; gi < ng && !rc; gi++) {
 		size_t j = i + g[gi].count;

@@ -467,13 +467,12 @@ fail:
 
 /* ---- annotations --------------------------------------------------------- */
 
-/* A piece of op time under an annotation name: sorted by start, then
- * grouped by (slot, what). */
+/* A piece of op time under an annotation name; its group (slot * 2 +
+ * (copy ? 1 : 0)) beside it in a parallel array, so that the pieces
+ * grouped and sorted by start are 16 bytes each. */
 struct piece {
 	int64_t start;
 	int64_t end;
-	uint32_t group; /* slot * 2 + (copy ? 1 : 0) */
-	uint32_t pad;
 };
 
 struct ann {
@@ -481,6 +480,7 @@ struct ann {
 	struct gs_annotation_time *rows;
 	size_t n_rows;
 	struct piece *p;
+	uint32_t *group; /* per piece */
 	size_t n, cap;
 };
 
@@ -499,20 +499,30 @@ static uint32_t ann_slot(struct ann *an, const struct gs_range *r)
 	return slot;
 }
 
-static gs_status ann_piece(struct ann *an, int64_t s, int64_t e, uint32_t slot, bool copy)
+/* Twice the room for pieces (out of line: rare). */
+static gs_status ann_grow(struct ann *an)
+{
+	size_t nc = an->cap ? an->cap * 2 : 1024;
+	struct piece *np = realloc(an->p, nc * sizeof(*np));
+	uint32_t *ng = np ? realloc(an->group, nc * sizeof(*ng)) : NULL;
+
+	if (np)
+		an->p = np;
+	if (!ng)
+		return gs_nomem();
+	an->group = ng;
+	an->cap = nc;
+	return GS_OK;
+}
+
+static inline gs_status ann_piece(struct ann *an, int64_t s, int64_t e, uint32_t slot, bool copy)
 {
 	if (e <= s)
 		return GS_OK;
-	if (an->n == an->cap) {
-		size_t nc = an->cap ? an->cap * 2 : 1024;
-		struct piece *np = realloc(an->p, nc * sizeof(*np));
-
-		if (!np)
-			return gs_nomem();
-		an->p = np;
-		an->cap = nc;
-	}
-	an->p[an->n++] = (struct piece){s, e, slot * 2 + (copy ? 1u : 0u), 0};
+	if (an->n == an->cap && ann_grow(an) != GS_OK)
+		return gs_nomem();
+	an->group[an->n] = slot * 2 + (copy ? 1u : 0u);
+	an->p[an->n++] = (struct piece){s, e};
 	return GS_OK;
 }
 
@@ -739,8 +749,16 @@ static gs_status annotations(const struct ms *m, struct gs_measures *out)
 	if (!na)
 		return GS_OK;
 	an.rows = calloc(na, sizeof(*an.rows));
-	if (!an.rows || gs_u64map_reserve(&an.map, na) != GS_OK) {
+	/* Room for a few pieces an op from the start: pages never written
+	 * cost nothing, and growing by copies would write every piece twice. */
+	an.cap = 4 * m->n_dev + 1024;
+	an.p = malloc(an.cap * sizeof(*an.p));
+	an.group = malloc(an.cap * sizeof(*an.group));
+	if (!an.rows || !an.p || !an.group || gs_u64map_reserve(&an.map, na) != GS_OK) {
 		free(an.rows);
+		free(an.p);
+		free(an.group);
+		gs_u64map_fini(&an.map);
 		return gs_nomem();
 	}
 	rc = ann_host(m, &an, ranges, sel, na);
@@ -758,21 +776,22 @@ static gs_status annotations(const struct ms *m, struct gs_measures *out)
 		goto out;
 	}
 	for (size_t i = 0; i < an.n; i++)
-		first[an.p[i].group + 1]++;
+		first[an.group[i] + 1]++;
 	for (size_t g = 0; g < 2 * an.n_rows; g++)
 		first[g + 1] += first[g];
 	for (size_t i = 0; i < an.n; i++)
-		sorted[first[an.p[i].group]++] = an.p[i];
-	for (size_t g = 0, at = 0; g < 2 * an.n_rows; g++) {
-		/* first[g] is now the end of group g */
-		gs_sort_by_i64(sorted + at, first[g] - at, sizeof(*sorted));
-		at = first[g];
-	}
-	for (size_t i = 0; i < an.n;) {
-		uint32_t g = sorted[i].group;
-		int64_t cs = sorted[i].start, ce = sorted[i].end, tot = 0;
+		sorted[first[an.group[i]]++] = an.p[i];
+	for (size_t g = 0, at = 0; g < 2 * an.n_rows; at = first[g++]) {
+		/* first[g] is now the end of group g: its pieces' union */
+		size_t i = at, end = first[g];
+		int64_t cs, ce, tot = 0;
 
-		for (i++; i < an.n && sorted[i].group == g; i++) {
+		if (at == end)
+			continue;
+		gs_sort_by_i64(sorted + at, end - at, sizeof(*sorted));
+		cs = sorted[i].start;
+		ce = sorted[i].end;
+		for (i++; i < end; i++) {
 			if (sorted[i].start <= ce) {
 				if (sorted[i].end > ce)
 					ce = sorted[i].end;
@@ -798,6 +817,7 @@ out:
 	free(first);
 	free(sorted);
 	free(an.p);
+	free(an.group);
 	free(an.rows);
 	gs_u64map_fini(&an.map);
 	return rc;
