@@ -477,9 +477,10 @@ static gs_status range_emit(void *ctx, int64_t s, int64_t e, const struct ha_fra
 		last->end = e;
 		return GS_OK;
 	}
-	rc = ix->n_pieces < ix->cap_pieces ? GS_OK :
-					     gs_vec_grow((void **)&ix->pieces, &ix->cap_pieces,
-							 ix->n_pieces + 1, sizeof(*ix->pieces));
+	rc = ix->pieces && ix->n_pieces < ix->cap_pieces ?
+		     GS_OK :
+		     gs_vec_grow((void **)&ix->pieces, &ix->cap_pieces, ix->n_pieces + 1,
+				 sizeof(*ix->pieces));
 	if (rc)
 		return rc;
 	ix->pieces[ix->n_pieces++] = (struct ha_piece){.start = s,

@@ -420,9 +420,11 @@ static size_t first_seg_after(const struct ival *seg, size_t lo, size_t ns, int6
 {
 	size_t hi = ns;
 
-	for (int step = 0; step < 8; step++, lo++)
-		if (lo == ns || seg[lo].b > t)
+	for (int step = 0; step < 8 && lo < ns; step++, lo++)
+		if (seg[lo].b > t)
 			return lo;
+	if (lo >= ns)
+		return ns;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -443,7 +445,9 @@ static gs_status sync_rows_by_call(const struct gs_trace *t, const struct gs_bre
 {
 	size_t n_api, ns = 0;
 	const struct gs_api_call *api = gs_trace_api_calls(t, &n_api);
-	struct ival *seg = malloc((b->n_segments ? b->n_segments : 1) * sizeof(*seg));
+	/* zeroed: the analyzer cannot follow the segments' count through the
+	 * search below */
+	struct ival *seg = calloc(b->n_segments ? b->n_segments : 1, sizeof(*seg));
 	gs_status st = GS_OK;
 
 	if (!seg)
