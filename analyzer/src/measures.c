@@ -4,9 +4,10 @@
  * launch delay, queue length, copy bandwidth, kernel classes.
  *
  * Every pass reads the device's ops stream by stream (each stream's ops are
- * sorted by start) and sorts arrays built in nearly sorted order, so the
- * cost is a few linear passes and merges of sorted runs; the allocations
- * are a fixed number of arrays per device, none per op.
+ * sorted by start); the arrays it fills are one sorted run per stream, read
+ * back merged (gs_kmerge) rather than sorted, so the cost is a few linear
+ * passes; the allocations are a fixed number of arrays per device, none per
+ * op.
  */
 #include <gpuscope/u64map.h>
 
