@@ -16,6 +16,7 @@
  * pieces that overlap it (and, for a wait piece, the busy pieces of its
  * process that overlap that). O((R + n) log R) in all.
  */
+#include <gpuscope/hash.h>
 #include <gpuscope/u64map.h>
 #include <gpuscope/vec.h>
 
@@ -177,13 +178,25 @@ static bool is_input(const char *name)
 		"image_process", "transforms", "tokeniz",    "pin_memory",  "dataset", NULL};
 	static const char *const reads[] = {"read",     "readinto", "readline", "readlines",
 					    "fromfile", "load",     "open",     NULL};
-	char buf[64];
+	char buf[64], low[256];
+	size_t n;
 
 	if (strstr(name, "::"))
 		return false;
-	for (const char *const *p = parts; *p; p++)
-		if (gs_has_ci(name, *p))
-			return true;
+	/* The parts are lower case: gs_has_ci of each is strstr in the name
+	 * lowered once (names too long for the buffer take gs_has_ci). */
+	n = strlen(name);
+	if (n < sizeof(low)) {
+		for (size_t i = 0; i <= n; i++)
+			low[i] = (char)tolower((unsigned char)name[i]);
+		for (const char *const *p = parts; *p; p++)
+			if (strstr(low, *p))
+				return true;
+	} else {
+		for (const char *const *p = parts; *p; p++)
+			if (gs_has_ci(name, *p))
+				return true;
+	}
 	if (strstr(name, "PIL"))
 		return true;
 	return is_one_of(func_of(name, buf, sizeof(buf)), reads);
@@ -384,8 +397,9 @@ static gs_status sweep(struct ha_sweep *sw, const struct ha_span *v, size_t n,
 		while (sw->sp && v[sw->st[sw->sp - 1].span].end <= cur)
 			sw->sp--;
 		if (i < n && v[i].start <= cur) {
-			gs_status rc = gs_vec_grow((void **)&sw->st, &sw->cap, sw->sp + 1,
-						   sizeof(*sw->st));
+			gs_status rc = sw->sp < sw->cap ? GS_OK :
+							  gs_vec_grow((void **)&sw->st, &sw->cap,
+								      sw->sp + 1, sizeof(*sw->st));
 
 			if (rc)
 				return rc;
@@ -463,8 +477,10 @@ static gs_status range_emit(void *ctx, int64_t s, int64_t e, const struct ha_fra
 		last->end = e;
 		return GS_OK;
 	}
-	rc = gs_vec_grow((void **)&ix->pieces, &ix->cap_pieces, ix->n_pieces + 1,
-			 sizeof(*ix->pieces));
+	rc = ix->pieces && ix->n_pieces < ix->cap_pieces ?
+		     GS_OK :
+		     gs_vec_grow((void **)&ix->pieces, &ix->cap_pieces, ix->n_pieces + 1,
+				 sizeof(*ix->pieces));
 	if (rc)
 		return rc;
 	ix->pieces[ix->n_pieces++] = (struct ha_piece){.start = s,
@@ -477,23 +493,39 @@ static gs_status range_emit(void *ctx, int64_t s, int64_t e, const struct ha_fra
 }
 
 /* Distinct (name, kind) pairs, classified once each. */
+#define LABEL_MEMO 1024 /* a direct-mapped cache of the map: names repeat */
+
 static gs_status build_labels(struct gs_host_index *ix, const struct gs_range *r, size_t n)
 {
 	struct gs_u64map m = {0};
+	struct {
+		uint64_t key;
+		uint32_t v;
+	} *memo = malloc(LABEL_MEMO * sizeof(*memo));
 
 	ix->label_of = malloc((n ? n : 1) * sizeof(*ix->label_of));
 	ix->labels = malloc((n ? n : 1) * sizeof(*ix->labels));
-	if (!ix->label_of || !ix->labels)
+	if (!ix->label_of || !ix->labels || !memo) {
+		free(memo);
 		return gs_nomem();
+	}
+	for (size_t i = 0; i < LABEL_MEMO; i++)
+		memo[i].key = UINT64_MAX; /* no key: names are 32 bits */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t key = (uint64_t)r[i].name << 3 | (r[i].kind & 7u);
+		size_t h = (size_t)(gs_hash_u64(key) & (LABEL_MEMO - 1));
 		uint64_t v;
 
+		if (memo[h].key == key) {
+			ix->label_of[i] = memo[h].v;
+			continue;
+		}
 		if (!gs_u64map_get(&m, key, &v)) {
 			const char *s = gs_trace_string(ix->t, r[i].name);
 
 			if (ix->n_labels + 1 >= HA_MAX_LABELS) {
 				gs_u64map_fini(&m);
+				free(memo);
 				gs_error_append("too many distinct host range names (%zu)",
 						ix->n_labels);
 				return GS_ERR_LIMIT;
@@ -509,12 +541,16 @@ static gs_status build_labels(struct gs_host_index *ix, const struct gs_range *r
 
 			if (rc) {
 				gs_u64map_fini(&m);
+				free(memo);
 				return rc;
 			}
 		}
+		memo[h].key = key;
+		memo[h].v = (uint32_t)v;
 		ix->label_of[i] = (uint32_t)v;
 	}
 	gs_u64map_fini(&m);
+	free(memo);
 	return GS_OK;
 }
 
@@ -566,6 +602,12 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 		rc = gs_nomem();
 	if (!rc)
 		memset(ix->slot, 0xff, (ix->n_labels ? ix->n_labels : 1) * sizeof(*ix->slot));
+	/* A sweep emits at most two pieces a span (one as it starts, one as a
+	 * child ends): room for all at once, so the pieces are never copied
+	 * while they grow (pages never written cost nothing). */
+	if (!rc && gs_vec_reserve((void **)&ix->pieces, &ix->cap_pieces, 2 * n + 16,
+				  sizeof(*ix->pieces)) != GS_OK)
+		rc = gs_nomem();
 	/* Threads (and processes) in (pid, tid) order, then each thread cut. */
 	for (size_t gi = 0, i = 0; gi < ng && !rc; gi++) {
 		size_t j = i + g[gi].count;

@@ -4,9 +4,10 @@
  * launch delay, queue length, copy bandwidth, kernel classes.
  *
  * Every pass reads the device's ops stream by stream (each stream's ops are
- * sorted by start) and sorts arrays built in nearly sorted order, so the
- * cost is a few linear passes and merges of sorted runs; the allocations
- * are a fixed number of arrays per device, none per op.
+ * sorted by start); the arrays it fills are one sorted run per stream, read
+ * back merged (gs_kmerge) rather than sorted, so the cost is a few linear
+ * passes; the allocations are a fixed number of arrays per device, none per
+ * op.
  */
 #include <gpuscope/u64map.h>
 
@@ -99,28 +100,29 @@ static uint32_t launch_of(const struct ms *m, size_t i)
  * communication, 1 communication and memory, 2 every kernel. */
 static void classes(struct ms *m, struct gs_measures *out)
 {
-	struct kev *v = m->kv;
-	size_t n = m->n_kv;
 	int64_t cur_s[3] = {0, 0, 0}, cur_e[3] = {0, 0, 0}, tot[3] = {0, 0, 0};
 	bool open[3] = {false, false, false};
+	struct gs_kmerge km;
+	const struct kev *v;
 
-	gs_sort_by_i64(v, n, sizeof(*v));
-	for (size_t i = 0; i < n; i++) {
-		unsigned lo = v[i].cls == GS_KCLASS_COMMUNICATION ? 0 :
-			      v[i].cls == GS_KCLASS_MEMORY        ? 1 :
-								    2;
+	/* by start: the streams' kernels merged */
+	gs_kmerge_init_i64(&km, m->kv, m->n_kv, sizeof(*m->kv));
+	while ((v = gs_kmerge_next(&km))) {
+		unsigned lo = v->cls == GS_KCLASS_COMMUNICATION ? 0 :
+			      v->cls == GS_KCLASS_MEMORY        ? 1 :
+								  2;
 
 		for (unsigned l = lo; l < 3; l++) {
-			if (open[l] && v[i].start <= cur_e[l]) {
-				if (v[i].end > cur_e[l])
-					cur_e[l] = v[i].end;
+			if (open[l] && v->start <= cur_e[l]) {
+				if (v->end > cur_e[l])
+					cur_e[l] = v->end;
 				continue;
 			}
 			if (open[l])
 				tot[l] += cur_e[l] - cur_s[l];
 			open[l] = true;
-			cur_s[l] = v[i].start;
-			cur_e[l] = v[i].end;
+			cur_s[l] = v->start;
+			cur_e[l] = v->end;
 		}
 	}
 	for (unsigned l = 0; l < 3; l++)
@@ -388,10 +390,11 @@ static void q_point(struct qstate *q, int64_t t)
 
 static gs_status queue(const struct ms *m, struct gs_measures *out)
 {
-	int64_t *a = m->qa, *e = m->qe;
 	struct qstate *q = calloc(1, sizeof(*q));
-	size_t n = m->n_q, i = 0, j = 0;
+	size_t n = m->n_q;
 	uint64_t w = (uint64_t)(m->we - m->ws);
+	struct gs_kmerge ka, ke; /* the entries and exits in time order */
+	const int64_t *a, *e;
 
 	if (!q)
 		goto fail;
@@ -399,8 +402,10 @@ static gs_status queue(const struct ms *m, struct gs_measures *out)
 	if (!q->pts)
 		goto fail;
 	out->queue_ops = n;
-	gs_sort_by_i64(a, n, sizeof(*a));
-	gs_sort_by_i64(e, n, sizeof(*e));
+	gs_kmerge_init_i64(&ka, m->qa, n, sizeof(*m->qa));
+	gs_kmerge_init_i64(&ke, m->qe, n, sizeof(*m->qe));
+	a = gs_kmerge_next(&ka);
+	e = gs_kmerge_next(&ke);
 	q->ws = m->ws;
 	q->we = m->we;
 	q->at = m->ws;
@@ -409,22 +414,22 @@ static gs_status queue(const struct ms *m, struct gs_measures *out)
 	if (q->nbins && (q->nbins - 1) * q->binw >= w)
 		q->nbins = (size_t)((w + q->binw - 1) / q->binw);
 	/* The level at the window start: every event at or before it. */
-	while (i < n && a[i] <= m->ws)
-		q->len++, i++;
-	while (j < n && e[j] <= m->ws)
-		q->len--, j++;
+	while (a && *a <= m->ws)
+		q->len++, a = gs_kmerge_next(&ka);
+	while (e && *e <= m->ws)
+		q->len--, e = gs_kmerge_next(&ke);
 	if (w)
 		q_point(q, m->ws);
-	while (i < n || j < n) {
-		int64_t t = i < n && (j >= n || a[i] < e[j]) ? a[i] : e[j];
+	while (a || e) {
+		int64_t t = a && (!e || *a < *e) ? *a : *e;
 
 		if (t >= m->we)
 			break;
 		q_hold(q, t);
-		while (i < n && a[i] == t)
-			q->len++, i++;
-		while (j < n && e[j] == t)
-			q->len--, j++;
+		while (a && *a == t)
+			q->len++, a = gs_kmerge_next(&ka);
+		while (e && *e == t)
+			q->len--, e = gs_kmerge_next(&ke);
 		q->at = t;
 		q_point(q, t);
 	}
@@ -463,13 +468,12 @@ fail:
 
 /* ---- annotations --------------------------------------------------------- */
 
-/* A piece of op time under an annotation name: sorted by start, then
- * grouped by (slot, what). */
+/* A piece of op time under an annotation name; its group (slot * 2 +
+ * (copy ? 1 : 0)) beside it in a parallel array, so that the pieces
+ * grouped and sorted by start are 16 bytes each. */
 struct piece {
 	int64_t start;
 	int64_t end;
-	uint32_t group; /* slot * 2 + (copy ? 1 : 0) */
-	uint32_t pad;
 };
 
 struct ann {
@@ -477,6 +481,7 @@ struct ann {
 	struct gs_annotation_time *rows;
 	size_t n_rows;
 	struct piece *p;
+	uint32_t *group; /* per piece */
 	size_t n, cap;
 };
 
@@ -495,20 +500,30 @@ static uint32_t ann_slot(struct ann *an, const struct gs_range *r)
 	return slot;
 }
 
-static gs_status ann_piece(struct ann *an, int64_t s, int64_t e, uint32_t slot, bool copy)
+/* Twice the room for pieces (out of line: rare). */
+static gs_status ann_grow(struct ann *an)
+{
+	size_t nc = an->cap ? an->cap * 2 : 1024;
+	struct piece *np = realloc(an->p, nc * sizeof(*np));
+	uint32_t *ng = np ? realloc(an->group, nc * sizeof(*ng)) : NULL;
+
+	if (np)
+		an->p = np;
+	if (!ng)
+		return gs_nomem();
+	an->group = ng;
+	an->cap = nc;
+	return GS_OK;
+}
+
+static inline gs_status ann_piece(struct ann *an, int64_t s, int64_t e, uint32_t slot, bool copy)
 {
 	if (e <= s)
 		return GS_OK;
-	if (an->n == an->cap) {
-		size_t nc = an->cap ? an->cap * 2 : 1024;
-		struct piece *np = realloc(an->p, nc * sizeof(*np));
-
-		if (!np)
-			return gs_nomem();
-		an->p = np;
-		an->cap = nc;
-	}
-	an->p[an->n++] = (struct piece){s, e, slot * 2 + (copy ? 1u : 0u), 0};
+	if (an->n == an->cap && ann_grow(an) != GS_OK)
+		return gs_nomem();
+	an->group[an->n] = slot * 2 + (copy ? 1u : 0u);
+	an->p[an->n++] = (struct piece){s, e};
 	return GS_OK;
 }
 
@@ -520,7 +535,7 @@ static bool host_annotation(const struct gs_range *r)
 struct hr {
 	int64_t pid, tid, start;
 	uint32_t range;
-	uint32_t counted;
+	uint32_t slot; /* its row; GS_NO_INDEX until first met */
 };
 
 static int cmp_hr(const void *pa, const void *pb)
@@ -543,14 +558,16 @@ static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_ra
 			  const uint32_t *sel, size_t n_sel)
 {
 	struct hr *h = NULL;
-	struct by_call *order = m->order;
+	const struct by_call *o;
+	const struct gs_api_call *prev = NULL;
+	struct gs_kmerge km;
 	uint32_t *act = NULL;
-	size_t nh = 0, n_act = 0, hp = 0, nl = m->n_order;
+	size_t nh = 0, n_act = 0, hp = 0;
 	gs_status rc = GS_OK;
 
 	for (size_t x = 0; x < n_sel; x++)
 		nh += host_annotation(&ranges[sel[x]]);
-	if (!nh || !order)
+	if (!nh || !m->order)
 		return GS_OK;
 	h = malloc(nh * sizeof(*h));
 	act = malloc(nh * sizeof(*act));
@@ -564,23 +581,24 @@ static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_ra
 
 		if (host_annotation(&ranges[i]))
 			h[nh++] = (struct hr){ranges[i].pid, ranges[i].tid, ranges[i].start_ns,
-					      (uint32_t)i, 0};
+					      (uint32_t)i, GS_NO_INDEX};
 	}
 	gs_sort(h, nh, sizeof(*h), cmp_hr);
-	/* Ops by launch call: calls are grouped by thread and sorted by
-	 * start, so this is launch order thread by thread. */
-	gs_sort_by_u64(order, nl, sizeof(*order));
-	for (size_t k = 0; k < nl && rc == GS_OK; k++) {
-		const struct gs_op *op = &m->ops[order[k].op];
-		const struct gs_api_call *c = &m->calls[order[k].call];
+	/* Ops by launch call (the streams' parts merged): calls are grouped
+	 * by thread and sorted by start, so this is launch order thread by
+	 * thread. */
+	gs_kmerge_init_u64(&km, m->order, m->n_order, sizeof(*m->order));
+	while (rc == GS_OK && (o = gs_kmerge_next(&km))) {
+		const struct gs_op *op = &m->ops[o->op];
+		const struct gs_api_call *c = &m->calls[o->call];
 		int64_t ls = c->start_ns;
 		int64_t s = op->start_ns > m->ws ? op->start_ns : m->ws;
 		int64_t e = op->end_ns < m->we ? op->end_ns : m->we;
 		size_t keep = 0;
 
-		if (k && (c->pid != m->calls[order[k - 1].call].pid ||
-			  c->tid != m->calls[order[k - 1].call].tid))
+		if (prev && (c->pid != prev->pid || c->tid != prev->tid))
 			n_act = 0; /* another thread */
+		prev = c;
 		while (hp < nh &&
 		       (h[hp].pid < c->pid || (h[hp].pid == c->pid && h[hp].tid < c->tid)))
 			hp++;
@@ -594,11 +612,11 @@ static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_ra
 			if (g->end_ns <= ls)
 				continue; /* over: dropped */
 			act[keep++] = act[x];
-			slot = ann_slot(an, g);
-			if (!a->counted) {
-				a->counted = 1;
-				an->rows[slot].count++;
+			if (a->slot == GS_NO_INDEX) {
+				a->slot = ann_slot(an, g);
+				an->rows[a->slot].count++;
 			}
+			slot = a->slot;
 			rc = ann_piece(an, s, e, slot, op->kind != GS_OP_KERNEL);
 			if (rc)
 				break;
@@ -732,8 +750,16 @@ static gs_status annotations(const struct ms *m, struct gs_measures *out)
 	if (!na)
 		return GS_OK;
 	an.rows = calloc(na, sizeof(*an.rows));
-	if (!an.rows || gs_u64map_reserve(&an.map, na) != GS_OK) {
+	/* Room for a few pieces an op from the start: pages never written
+	 * cost nothing, and growing by copies would write every piece twice. */
+	an.cap = 4 * m->n_dev + 1024;
+	an.p = malloc(an.cap * sizeof(*an.p));
+	an.group = malloc(an.cap * sizeof(*an.group));
+	if (!an.rows || !an.p || !an.group || gs_u64map_reserve(&an.map, na) != GS_OK) {
 		free(an.rows);
+		free(an.p);
+		free(an.group);
+		gs_u64map_fini(&an.map);
 		return gs_nomem();
 	}
 	rc = ann_host(m, &an, ranges, sel, na);
@@ -745,27 +771,28 @@ static gs_status annotations(const struct ms *m, struct gs_measures *out)
 	 * group's pieces come nearly in start order, so sorting them apart
 	 * costs less than sorting all by start first */
 	first = calloc(2 * an.n_rows + 1, sizeof(*first));
-	sorted = calloc(an.n ? an.n : 1, sizeof(*sorted));
+	sorted = malloc((an.n ? an.n : 1) * sizeof(*sorted)); /* each written once */
 	if (!first || !sorted) {
 		rc = gs_nomem();
 		goto out;
 	}
 	for (size_t i = 0; i < an.n; i++)
-		first[an.p[i].group + 1]++;
+		first[an.group[i] + 1]++;
 	for (size_t g = 0; g < 2 * an.n_rows; g++)
 		first[g + 1] += first[g];
 	for (size_t i = 0; i < an.n; i++)
-		sorted[first[an.p[i].group]++] = an.p[i];
-	for (size_t g = 0, at = 0; g < 2 * an.n_rows; g++) {
-		/* first[g] is now the end of group g */
-		gs_sort_by_i64(sorted + at, first[g] - at, sizeof(*sorted));
-		at = first[g];
-	}
-	for (size_t i = 0; i < an.n;) {
-		uint32_t g = sorted[i].group;
-		int64_t cs = sorted[i].start, ce = sorted[i].end, tot = 0;
+		sorted[first[an.group[i]]++] = an.p[i];
+	for (size_t g = 0, at = 0; g < 2 * an.n_rows; at = first[g++]) {
+		/* first[g] is now the end of group g: its pieces' union */
+		size_t i = at, end = first[g];
+		int64_t cs, ce, tot = 0;
 
-		for (i++; i < an.n && sorted[i].group == g; i++) {
+		if (at == end)
+			continue;
+		gs_sort_by_i64(sorted + at, end - at, sizeof(*sorted));
+		cs = sorted[i].start;
+		ce = sorted[i].end;
+		for (i++; i < end; i++) {
 			if (sorted[i].start <= ce) {
 				if (sorted[i].end > ce)
 					ce = sorted[i].end;
@@ -791,6 +818,7 @@ out:
 	free(first);
 	free(sorted);
 	free(an.p);
+	free(an.group);
 	free(an.rows);
 	gs_u64map_fini(&an.map);
 	return rc;

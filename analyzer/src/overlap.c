@@ -377,7 +377,7 @@ static bool in_set(const struct mo *m, const struct gs_op *op)
 static gs_status build_tables(struct mo *m)
 {
 	struct busy *b = &m->busy;
-	size_t n_set = 0, n = 0, r, i;
+	size_t n_set = 0, n = 0, r, i, hint = 0;
 	size_t count[GS_COPY_KIND_COUNT] = {0}, fill[GS_COPY_KIND_COUNT];
 	struct ivl *wi = NULL;
 	gs_status st;
@@ -423,7 +423,9 @@ static gs_status build_tables(struct mo *m)
 			m->by_end[m->n_kernels] = (struct kref){op->end_ns, (uint32_t)i};
 			m->by_start[m->n_kernels] = (struct kref){op->start_ns, (uint32_t)i};
 			{
-				int64_t ps = gs_schedule_pipelined_start(m->s, (uint32_t)i);
+				/* gs_schedule_pipelined_start, stream by stream */
+				uint32_t k = gs_sched_slot_near(m->s, (uint32_t)i, &hint);
+				int64_t ps = k == GS_NO_INDEX ? 0 : m->s->slot_pipelined_start[k];
 
 				wi[m->n_kernels++] = (struct ivl){ps, ps + gs_sched_dur(op)};
 			}

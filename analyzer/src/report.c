@@ -19,6 +19,7 @@
 #include "job_sum.h"
 #include "measures_priv.h"
 #include "report_priv.h"
+#include "schedule_priv.h"
 
 #include <gpuscope/sort.h>
 
@@ -222,7 +223,7 @@ uint64_t gs_report_op_stream(const struct gs_trace *t, uint32_t op)
 static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule *s,
 			      struct gs_report_device *d, struct gs_report_win w, bool window_set)
 {
-	size_t n_ops, i, st;
+	size_t n_ops, i, st, hint = 0;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 
 	d->actual_ns = s->actual_ns;
@@ -271,7 +272,11 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 
 		gs_trace_stream_ops(t, d->streams[st].index, &first, &count);
 		for (i = first; i < first + count && i < n_ops; i++) {
-			unsigned c = gs_schedule_bound_by(s, (uint32_t)i);
+			/* gs_schedule_bound_by and gs_schedule_delay_ns, one slot
+			 * lookup (the stream's ops: one range) */
+			uint32_t k = gs_sched_slot_near(s, (uint32_t)i, &hint);
+			unsigned c = k == GS_NO_INDEX ? GS_BOUND_NONE : s->slot_bound_by[k];
+			int64_t delay = k == GS_NO_INDEX ? 0 : s->slot_delay_ns[k];
 
 			/* The schedule's op set: every op, or those starting in the window. */
 			if (window_set && (ops[i].start_ns < w.start || ops[i].start_ns >= w.end))
@@ -279,9 +284,9 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 			if (c >= GS_BOUND_COUNT)
 				continue;
 			d->bound_ops[c]++;
-			if (gs_schedule_delay_ns(s, (uint32_t)i) > 0)
-				d->bound_delay_ns[c] = gs_report_sat_add(
-					d->bound_delay_ns[c], gs_schedule_delay_ns(s, (uint32_t)i));
+			if (delay > 0)
+				d->bound_delay_ns[c] =
+					gs_report_sat_add(d->bound_delay_ns[c], delay);
 		}
 	}
 	return GS_OK;

@@ -414,14 +414,40 @@ static gs_status push_row(struct gs_host_call_time **rows, size_t *nr, size_t *c
 	return GS_OK;
 }
 
-/* Each API call's time over the sync segments, call by call (a binary
- * search for its first segment, then the ones inside it): O(A log S). */
+/* The first of the segments seg[lo .. ns) that ends after t (their ends
+ * do not decrease): a few steps forward from lo, else a binary search. */
+static size_t first_seg_after(const struct ival *seg, size_t lo, size_t ns, int64_t t)
+{
+	size_t hi = ns;
+
+	for (int step = 0; step < 8 && lo < ns; step++, lo++)
+		if (seg[lo].b > t)
+			return lo;
+	if (lo >= ns)
+		return ns;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (seg[mid].b <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Each API call's time over the sync segments, call by call: its first
+ * segment (found from the previous call's while the calls' starts do not
+ * decrease, as on one thread; else from the first segment), then the ones
+ * inside it. O(A + S) per thread at best, O(A log S) at worst. */
 static gs_status sync_rows_by_call(const struct gs_trace *t, const struct gs_breakdown *b,
 				   struct gs_host_call_time **rows, size_t *nr, size_t *cap)
 {
 	size_t n_api, ns = 0;
 	const struct gs_api_call *api = gs_trace_api_calls(t, &n_api);
-	struct ival *seg = malloc((b->n_segments ? b->n_segments : 1) * sizeof(*seg));
+	/* zeroed: the analyzer cannot follow the segments' count through the
+	 * search below */
+	struct ival *seg = calloc(b->n_segments ? b->n_segments : 1, sizeof(*seg));
 	gs_status st = GS_OK;
 
 	if (!seg)
@@ -429,20 +455,15 @@ static gs_status sync_rows_by_call(const struct gs_trace *t, const struct gs_bre
 	for (size_t i = 0; i < b->n_segments; i++)
 		if (b->segments[i].category == GS_CAT_SYNC)
 			seg[ns++] = (struct ival){b->segments[i].start_ns, b->segments[i].end_ns};
-	for (size_t i = 0; i < n_api && !st; i++) {
-		size_t lo = 0, hi = ns;
+	for (size_t i = 0, lo = 0, prev = 0; i < n_api && !st; i++) {
 		int64_t sum = 0;
 
 		if (api[i].end_ns <= api[i].start_ns)
 			continue;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (seg[mid].b <= api[i].start_ns)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		if (prev >= i || api[i].start_ns < api[prev].start_ns)
+			lo = 0; /* another thread, or out of order */
+		prev = i;
+		lo = first_seg_after(seg, lo, ns, api[i].start_ns);
 		for (size_t k = lo; k < ns && seg[k].a < api[i].end_ns; k++) {
 			int64_t a = seg[k].a > api[i].start_ns ? seg[k].a : api[i].start_ns;
 			int64_t e = seg[k].b < api[i].end_ns ? seg[k].b : api[i].end_ns;

@@ -979,7 +979,7 @@ void gs_schedule_fini(struct gs_schedule *s)
 	memset(s, 0, sizeof(*s));
 }
 
-uint32_t gs_schedule_slot(const struct gs_schedule *s, uint32_t op)
+uint32_t gs_sched_slot_search(const struct gs_schedule *s, uint32_t op, size_t *hint)
 {
 	size_t lo = 0, hi = s->n_slot_ranges;
 
@@ -993,7 +993,15 @@ uint32_t gs_schedule_slot(const struct gs_schedule *s, uint32_t op)
 	}
 	if (!lo || op - s->slot_ranges[lo - 1].first >= s->slot_ranges[lo - 1].count)
 		return GS_NO_INDEX;
+	*hint = lo - 1;
 	return (uint32_t)(s->slot_ranges[lo - 1].slot + (op - s->slot_ranges[lo - 1].first));
+}
+
+uint32_t gs_schedule_slot(const struct gs_schedule *s, uint32_t op)
+{
+	size_t hint;
+
+	return gs_sched_slot_search(s, op, &hint);
 }
 
 int64_t gs_schedule_ideal_start(const struct gs_schedule *s, uint32_t op)

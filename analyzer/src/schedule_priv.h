@@ -9,10 +9,32 @@
 
 #include <gpuscope/format.h>
 #include <gpuscope/graph.h>
+#include <gpuscope/schedule.h>
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* gs_schedule_slot, with the slot range found stored in *hint (left as it
+ * is when op has no slot). */
+uint32_t gs_sched_slot_search(const struct gs_schedule *s, uint32_t op, size_t *hint);
+
+/*
+ * gs_schedule_slot(s, op), the range of the previous answer (*hint; any
+ * value to begin with) tried first: ops met stream by stream, or an op's
+ * predecessors on its own stream, take no search. The ranges are sorted
+ * and disjoint, so the answer is the same.
+ */
+static inline uint32_t gs_sched_slot_near(const struct gs_schedule *s, uint32_t op, size_t *hint)
+{
+	if (*hint < s->n_slot_ranges) {
+		const struct gs_schedule_range *sr = &s->slot_ranges[*hint];
+
+		if (op >= sr->first && op - sr->first < sr->count)
+			return (uint32_t)(sr->slot + (op - sr->first));
+	}
+	return gs_sched_slot_search(s, op, hint);
+}
 
 /* Recorded duration, never negative. */
 static inline int64_t gs_sched_dur(const struct gs_op *op)

@@ -14,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An op of the pass and its recorded start (sorted by cmp_rop). */
+/* An op of the pass, its recorded start and its slot; sorted by (start,
+ * op). */
 struct rop {
 	int64_t start;
 	uint32_t op;
+	uint32_t slot;
 };
 
 struct replay {
@@ -88,7 +90,8 @@ static void fill(struct gs_what_if *w, const struct gs_schedule *s, int64_t make
 	w->saving_vs_ideal_ns = s->ideal_ns - makespan;
 }
 
-/* The schedule's ops in the window, by (start, op). */
+/* The schedule's ops in the window, by op (the ranges are sorted and
+ * disjoint), each with its slot. */
 static struct rop *order_ops(const struct gs_schedule *s, const struct gs_op *ops, size_t n_ops,
 			     size_t *n)
 {
@@ -106,19 +109,13 @@ static struct rop *order_ops(const struct gs_schedule *s, const struct gs_op *op
 				continue;
 			if (*n == s->n_scheduled)
 				break;
-			order[(*n)++] = (struct rop){.start = ops[i].start_ns, .op = (uint32_t)i};
+			order[(*n)++] =
+				(struct rop){.start = ops[i].start_ns,
+					     .op = (uint32_t)i,
+					     .slot = (uint32_t)(sr->slot + (i - sr->first))};
 		}
 	}
 	return order;
-}
-
-static int cmp_rop(const void *pa, const void *pb)
-{
-	const struct rop *a = pa, *b = pb;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->op < b->op ? -1 : a->op > b->op;
 }
 
 /* Each position's predecessors: the re-timed ones (a slot earlier in the
@@ -127,7 +124,7 @@ static int cmp_rop(const void *pa, const void *pb)
 static gs_status link(struct replay *r, const struct gs_graph *g, const struct gs_op *ops,
 		      size_t n_ops, const struct rop *order)
 {
-	size_t np = 0, cap = 0;
+	size_t np = 0, cap = 0, hint = 0;
 
 	for (size_t i = 0; i < r->n; i++) {
 		size_t lo = g->in_first[order[i].op], hi = g->in_first[order[i].op + 1];
@@ -156,7 +153,7 @@ static gs_status link(struct replay *r, const struct gs_graph *g, const struct g
 
 			if (f >= n_ops || f == o)
 				continue;
-			kf = gs_schedule_slot(r->s, f);
+			kf = gs_sched_slot_near(r->s, f, &hint);
 			pf = kf != GS_NO_INDEX ? r->pos[kf] : GS_NO_INDEX;
 			if (pf != GS_NO_INDEX && pf < i)
 				r->pred[np++] = pf;
@@ -178,7 +175,8 @@ static gs_status collect(struct replay *r, const struct gs_graph *g, const struc
 
 	if (!order)
 		return gs_nomem();
-	gs_sort(order, r->n, sizeof(*order), cmp_rop);
+	/* by (start, op): built by op, so stable by start */
+	gs_sort_by_i64(order, r->n, sizeof(*order));
 	r->start = malloc((r->n + 1) * sizeof(*r->start));
 	r->dur = malloc((r->n + 1) * sizeof(*r->dur));
 	r->fixed = malloc((r->n + 1) * sizeof(*r->fixed));
@@ -194,7 +192,7 @@ static gs_status collect(struct replay *r, const struct gs_graph *g, const struc
 		r->pos[k] = GS_NO_INDEX;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct gs_op *op = &ops[order[i].op];
-		uint32_t k = gs_schedule_slot(s, order[i].op);
+		uint32_t k = order[i].slot;
 
 		r->start[i] = op->start_ns;
 		r->dur[i] = gs_sched_dur(op);

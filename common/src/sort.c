@@ -835,6 +835,140 @@ void gs_sort_by_u64(void *base, size_t n, size_t size)
 {
 	sort_first8(base, n, size, 0);
 }
+/* ---- k-way merge of an array's sorted runs ---- */
+
+static inline bool head_less(const struct gs_kmerge_head *a, const struct gs_kmerge_head *b)
+{
+	return a->key < b->key || (a->key == b->key && a->run < b->run);
+}
+
+/* Restore the heap below slot i. */
+static void kmerge_sift(struct gs_kmerge *m, size_t i)
+{
+	struct gs_kmerge_head h = m->heap[i];
+	size_t n = m->n_heap;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && head_less(&m->heap[c + 1], &m->heap[c]))
+			c++;
+		if (!head_less(&m->heap[c], &h))
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	m->heap[i] = h;
+}
+
+static void kmerge_init(struct gs_kmerge *m, void *base, size_t n, size_t size, uint64_t flip)
+{
+	const char *a = base;
+	size_t runs = 0, from = 0;
+	uint64_t prev;
+
+	memset(m, 0, sizeof(*m));
+	m->base = base;
+	m->size = size;
+	m->flip = flip;
+	if (!n || size < 8)
+		return;
+	prev = first8(a, flip);
+	for (size_t i = 1; i < n; i++) {
+		uint64_t k = first8(a + i * size, flip);
+
+		if (k < prev) {
+			if (runs == GS_KMERGE_MAX_RUNS - 1) {
+				runs = GS_KMERGE_MAX_RUNS + 1;
+				break;
+			}
+			m->pos[runs] = from;
+			m->end[runs++] = i;
+			from = i;
+		}
+		prev = k;
+	}
+	if (runs > GS_KMERGE_MAX_RUNS) {
+		sort_first8(base, n, size, flip);
+		runs = 0;
+		from = 0;
+	}
+	m->pos[runs] = from;
+	m->end[runs++] = n;
+	for (size_t r = 0; r < runs; r++)
+		m->heap[r] =
+			(struct gs_kmerge_head){first8(a + m->pos[r] * size, flip), (uint32_t)r};
+	m->n_runs = runs;
+	m->n_heap = runs;
+	for (size_t i = runs / 2; i-- > 0;)
+		kmerge_sift(m, i);
+}
+
+void gs_kmerge_init_i64(struct gs_kmerge *m, void *base, size_t n, size_t size)
+{
+	kmerge_init(m, base, n, size, 1ull << 63);
+}
+
+void gs_kmerge_init_u64(struct gs_kmerge *m, void *base, size_t n, size_t size)
+{
+	kmerge_init(m, base, n, size, 0);
+}
+
+/*
+ * The top run's elements that come before every other run's head: keys
+ * below the smallest other head (one of the root's children), or equal to
+ * it when the top run is the earlier one.
+ */
+bool gs_kmerge_refill(struct gs_kmerge *m)
+{
+	uint32_t r;
+	size_t p, e;
+	const char *el;
+
+	if (!m->n_heap)
+		return false;
+	r = m->heap[0].run;
+	p = m->pos[r];
+	e = m->end[r];
+	el = m->base + p * m->size;
+	if (m->n_heap == 1) {
+		p = e; /* the rest of the last run */
+	} else {
+		const struct gs_kmerge_head *o = &m->heap[1];
+		uint64_t bound;
+
+		if (m->n_heap > 2 && head_less(&m->heap[2], o))
+			o = &m->heap[2];
+		bound = o->key;
+		p++; /* the top itself comes first */
+		if (r < o->run) {
+			while (p < e && first8(m->base + p * m->size, m->flip) <= bound)
+				p++;
+		} else {
+			while (p < e && first8(m->base + p * m->size, m->flip) < bound)
+				p++;
+		}
+	}
+	m->at = el;
+	m->left = p - m->pos[r];
+	m->pos[r] = p;
+	if (p < e) {
+		m->heap[0].key = first8(m->base + p * m->size, m->flip);
+		kmerge_sift(m, 0);
+	} else if (--m->n_heap) {
+		m->heap[0] = m->heap[m->n_heap];
+		kmerge_sift(m, 0);
+	}
+	return true;
+}
+
+size_t gs_kmerge_runs(const struct gs_kmerge *m)
+{
+	return m->n_runs;
+}
+
 /* ---- ranks of (a, b) pairs ---- */
 
 struct pair {

@@ -367,6 +367,157 @@ static void test_sort_random(void **state)
 	free(v);
 }
 
+/* The places gs_kmerge returns, in order, for keys[0 .. n) (places 0 ..
+ * n - 1); *runs: the runs it read. */
+static size_t kmerge_places(const int64_t *keys, size_t n, bool u64, uint64_t *out, size_t *runs)
+{
+	struct srec *v = calloc(n + 1, sizeof(*v));
+	struct gs_kmerge m;
+	const struct srec *e;
+	size_t k = 0;
+
+	assert_non_null(v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct srec){.key = keys[i], .place = i};
+	if (u64)
+		gs_kmerge_init_u64(&m, v, n, sizeof(*v));
+	else
+		gs_kmerge_init_i64(&m, v, n, sizeof(*v));
+	*runs = gs_kmerge_runs(&m);
+	while ((e = gs_kmerge_next(&m)))
+		out[k++] = e->place;
+	assert_null(gs_kmerge_next(&m)); /* stays at the end */
+	free(v);
+	return k;
+}
+
+static void test_kmerge_exact(void **state)
+{
+	uint64_t out[64];
+	size_t runs;
+
+	(void)state;
+	/* Empty. */
+	assert_int_equal(kmerge_places(NULL, 0, false, out, &runs), 0);
+	assert_int_equal(runs, 0);
+	/* One element, one run (one stream), with a tie inside the run. */
+	{
+		static const int64_t k[] = {4};
+		static const int64_t k2[] = {1, 2, 2, 9};
+
+		assert_int_equal(kmerge_places(k, 1, false, out, &runs), 1);
+		assert_int_equal(runs, 1);
+		assert_int_equal(out[0], 0);
+		assert_int_equal(kmerge_places(k2, 4, false, out, &runs), 4);
+		assert_int_equal(runs, 1);
+		for (uint64_t i = 0; i < 4; i++)
+			assert_int_equal(out[i], i);
+	}
+	/* Three streams, ties across them: the earlier run's element first.
+	 * Runs: [3 5 5 8] [1 5 9] [5 6]. */
+	{
+		static const int64_t k[] = {3, 5, 5, 8, 1, 5, 9, 5, 6};
+		/* 1(4) 3(0) 5(1) 5(2) 5(5) 5(7) 6(8) 8(3) 9(6) */
+		static const uint64_t want[] = {4, 0, 1, 2, 5, 7, 8, 3, 6};
+
+		assert_int_equal(kmerge_places(k, 9, false, out, &runs), 9);
+		assert_int_equal(runs, 3);
+		for (size_t i = 0; i < 9; i++)
+			assert_int_equal(out[i], want[i]);
+	}
+	/* A later run that ties with an earlier one's head stops there: runs
+	 * [2 5] [1 2 2] give 1(2) 2(0) 2(3) 2(4) 5(1). */
+	{
+		static const int64_t k[] = {2, 5, 1, 2, 2};
+		static const uint64_t want[] = {2, 0, 3, 4, 1};
+
+		assert_int_equal(kmerge_places(k, 5, false, out, &runs), 5);
+		assert_int_equal(runs, 2);
+		for (size_t i = 0; i < 5; i++)
+			assert_int_equal(out[i], want[i]);
+	}
+	/* Negative keys: by value as int64, as unsigned bits for _u64. Runs
+	 * as int64: [-3 0] [-5 -5 2], as uint64: [-3] [0 -5 -5] [2]. */
+	{
+		static const int64_t k[] = {-3, 0, -5, -5, 2};
+		static const uint64_t want_i[] = {2, 3, 0, 1, 4};
+		static const uint64_t want_u[] = {1, 4, 2, 3, 0};
+
+		assert_int_equal(kmerge_places(k, 5, false, out, &runs), 5);
+		assert_int_equal(runs, 2);
+		for (size_t i = 0; i < 5; i++)
+			assert_int_equal(out[i], want_i[i]);
+		assert_int_equal(kmerge_places(k, 5, true, out, &runs), 5);
+		assert_int_equal(runs, 3);
+		for (size_t i = 0; i < 5; i++)
+			assert_int_equal(out[i], want_u[i]);
+	}
+	/* Every element its own run, all keys equal: place order (one run). */
+	{
+		static const int64_t k[] = {7, 7, 7, 7};
+
+		assert_int_equal(kmerge_places(k, 4, false, out, &runs), 4);
+		assert_int_equal(runs, 1);
+		for (uint64_t i = 0; i < 4; i++)
+			assert_int_equal(out[i], i);
+	}
+	/* GS_KMERGE_MAX_RUNS runs are merged; one more and the array is sorted
+	 * first (one run), the same order. Keys 20 19 .. 0: one run each. */
+	{
+		int64_t k[GS_KMERGE_MAX_RUNS + 1];
+
+		for (size_t n = GS_KMERGE_MAX_RUNS; n <= GS_KMERGE_MAX_RUNS + 1; n++) {
+			for (size_t i = 0; i < n; i++)
+				k[i] = (int64_t)(n - i);
+			assert_int_equal(kmerge_places(k, n, false, out, &runs), n);
+			assert_int_equal(runs, n == GS_KMERGE_MAX_RUNS ? n : 1);
+			for (size_t i = 0; i < n; i++)
+				assert_int_equal(out[i], n - 1 - i);
+		}
+	}
+}
+
+/* Against the stable sort, on arrays of a few sorted runs (streams) and on
+ * shapes with many runs. */
+static void test_kmerge_random(void **state)
+{
+	struct srec *v = calloc(5000, sizeof(*v)), *ref = calloc(5000, sizeof(*ref));
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(ref);
+	for (int iter = 0; iter < 300; iter++) {
+		size_t n = (size_t)(next_rand() % 5000), streams = 1 + (size_t)(next_rand() % 20);
+		struct gs_kmerge m;
+		const struct srec *e;
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			/* stream i * streams / n: its first key from a new base
+			 * (negative too), then not decreasing, with ties */
+			bool first = !i || (i - 1) * streams / n != i * streams / n;
+
+			v[i] = (struct srec){.key = first ? (int64_t)(next_rand() % 64) - 32 :
+							    v[i - 1].key +
+								    (int64_t)(next_rand() % 3),
+					     .place = i};
+			if (iter % 3 == 2) /* any shape */
+				v[i].key = shape_key(iter % 6, i, n);
+		}
+		memcpy(ref, v, n * sizeof(*v));
+		gs_sort_by_i64(ref, n, sizeof(*ref));
+		gs_kmerge_init_i64(&m, v, n, sizeof(*v));
+		while ((e = gs_kmerge_next(&m))) {
+			assert_true(k < n);
+			assert_int_equal(e->place, ref[k].place);
+			k++;
+		}
+		assert_int_equal(k, n);
+	}
+	free(v);
+	free(ref);
+}
+
 static void test_sort_pair_ranks(void **state)
 {
 	struct pr {
@@ -396,6 +547,8 @@ int main(void)
 		cmocka_unit_test(test_sort_trivial),
 		cmocka_unit_test(test_sort_random),
 		cmocka_unit_test(test_sort_pair_ranks),
+		cmocka_unit_test(test_kmerge_exact),
+		cmocka_unit_test(test_kmerge_random),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 
 #include <gpuscope/error.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,6 +82,61 @@ void gs_sort_in_place(void *base, size_t n, size_t size, int (*cmp)(const void *
  */
 void gs_sort_by_i64(void *base, size_t n, size_t size);
 void gs_sort_by_u64(void *base, size_t n, size_t size);
+
+/*
+ * A k-way merge of the sorted runs an array already has, read element by
+ * element: what gs_sort_by_i64 / gs_sort_by_u64 would leave there, without
+ * moving anything. Made for arrays built stream by stream, each stream's
+ * part in order: the array's maximal non-decreasing stretches (by the
+ * leading 8-byte key) are its runs, and gs_kmerge_next returns their
+ * elements smallest key first, on equal keys the earlier run's first, so
+ * the order is exactly that of the stable sort. With more than
+ * GS_KMERGE_MAX_RUNS runs the array is sorted in place by that sort at
+ * init and read as one run. Never fails, allocates nothing; the array
+ * must stay as it is while it is read.
+ */
+#define GS_KMERGE_MAX_RUNS 16
+
+struct gs_kmerge_head {
+	uint64_t key; /* the run's next key, as an unsigned order */
+	uint32_t run;
+};
+
+struct gs_kmerge {
+	const char *base;
+	size_t size;
+	uint64_t flip;  /* 1 << 63 for int64 keys */
+	const char *at; /* the span being read: the next element, */
+	size_t left;    /* and how many of the span are left */
+	size_t n_runs;
+	size_t n_heap;
+	size_t pos[GS_KMERGE_MAX_RUNS]; /* per run: next element, end */
+	size_t end[GS_KMERGE_MAX_RUNS];
+	struct gs_kmerge_head heap[GS_KMERGE_MAX_RUNS]; /* min-heap by (key, run) */
+};
+
+/* n elements of `size` bytes (at least 8) at base, keyed by their first 8
+ * bytes as an int64_t (_i64) or a uint64_t (_u64). */
+void gs_kmerge_init_i64(struct gs_kmerge *m, void *base, size_t n, size_t size);
+void gs_kmerge_init_u64(struct gs_kmerge *m, void *base, size_t n, size_t size);
+/* The runs the array was read as (1 after a sort at init; 0 when empty). */
+size_t gs_kmerge_runs(const struct gs_kmerge *m);
+/* The next span: the elements of one run that come next, all of them
+ * before any other run's next; false at the end. */
+bool gs_kmerge_refill(struct gs_kmerge *m);
+
+/* The next element in order; NULL once all were returned. */
+static inline const void *gs_kmerge_next(struct gs_kmerge *m)
+{
+	const char *e;
+
+	if (!m->left && !gs_kmerge_refill(m))
+		return NULL;
+	m->left--;
+	e = m->at;
+	m->at += m->size;
+	return e;
+}
 
 /* An int64 as a uint64 that sorts the same way. */
 static inline uint64_t gs_sort_key_i64(int64_t v)
