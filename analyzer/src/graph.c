@@ -552,9 +552,8 @@ struct event_index {
 	struct gs_u64map by_corr;
 	const struct gs_event_record *recs;
 	size_t n_recs;
-	struct event_key *keys; /* built on first use, sorted */
+	struct event_key *keys; /* sorted; only when a sync needs the fallback */
 	size_t n_keys;
-	bool keys_built;
 };
 
 static int cmp_event_key(const void *pa, const void *pb)
@@ -570,9 +569,15 @@ static int cmp_event_key(const void *pa, const void *pb)
 	return a->rec < b->rec ? -1 : a->rec > b->rec;
 }
 
+/* A sync that names its event by id alone: no sync id, no event correlation. */
+static bool needs_event_key(const struct gs_sync *y)
+{
+	return y->sync_id == GS_NO_SYNC_ID && !y->event_correlation && y->event_id &&
+	       y->correlation;
+}
+
 static gs_status event_keys_build(const struct builder *b, struct event_index *ev)
 {
-	ev->keys_built = true;
 	ev->keys = malloc((ev->n_recs ? ev->n_recs : 1) * sizeof(*ev->keys));
 	if (!ev->keys)
 		return gs_nomem();
@@ -586,7 +591,7 @@ static gs_status event_keys_build(const struct builder *b, struct event_index *e
 							    .corr = r->correlation,
 							    .rec = (uint32_t)i};
 	}
-	qsort(ev->keys, ev->n_keys, sizeof(*ev->keys), cmp_event_key);
+	gs_sort(ev->keys, ev->n_keys, sizeof(*ev->keys), cmp_event_key);
 	return GS_OK;
 }
 
@@ -601,16 +606,15 @@ static const struct gs_event_record *
 latest_record_before(const struct builder *b, const struct event_index *ev, const struct gs_sync *y)
 {
 	const struct gs_stream *ws = y->stream < b->n_streams ? &b->streams[y->stream] : NULL;
+	const struct event_key want = {.pid = y->pid,
+				       .event_id = y->event_id,
+				       .corr = y->correlation};
 	size_t lo = 0, hi = ev->n_keys;
 
 	while (lo < hi) { /* the first key at or after (pid, event, corr) */
 		size_t mid = lo + (hi - lo) / 2;
-		const struct event_key *k = &ev->keys[mid];
-		struct event_key want = {.pid = y->pid,
-					 .event_id = y->event_id,
-					 .corr = y->correlation};
 
-		if (cmp_event_key(k, &want) < 0)
+		if (cmp_event_key(&ev->keys[mid], &want) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -630,8 +634,8 @@ latest_record_before(const struct builder *b, const struct event_index *ev, cons
 }
 
 /* Where the event a sync refers to was recorded: stream and correlation. */
-static bool resolve_event(const struct builder *b, struct event_index *ev, const struct gs_sync *y,
-			  uint32_t *stream, uint64_t *corr)
+static bool resolve_event(const struct builder *b, const struct event_index *ev,
+			  const struct gs_sync *y, uint32_t *stream, uint64_t *corr)
 {
 	const struct gs_event_record *r = NULL;
 	uint64_t idx;
@@ -640,12 +644,8 @@ static bool resolve_event(const struct builder *b, struct event_index *ev, const
 		r = &ev->recs[idx];
 	else if (y->event_correlation && gs_u64map_get(&ev->by_corr, y->event_correlation, &idx))
 		r = &ev->recs[idx];
-	else if (y->sync_id == GS_NO_SYNC_ID && !y->event_correlation && y->event_id &&
-		 y->correlation) {
-		if (!ev->keys_built && event_keys_build(b, ev) != GS_OK)
-			gs_error_clear(); /* no fallback: the wait stays unlinked */
+	else if (needs_event_key(y))
 		r = latest_record_before(b, ev, y);
-	}
 	*stream = r && r->stream != GS_NO_INDEX ? r->stream : y->wait_on_stream;
 	*corr = r ? r->correlation : y->event_correlation;
 	return *stream != GS_NO_INDEX && *stream < b->n_streams && *corr != 0;
@@ -848,6 +848,14 @@ static gs_status sync_edges(struct builder *b)
 	    gs_u64map_reserve(&ev.by_corr, n_recs) != GS_OK) {
 		rc = gs_nomem();
 		goto out;
+	}
+	for (size_t i = 0; i < n_syncs; i++) {
+		if (needs_event_key(&syncs[i])) {
+			rc = event_keys_build(b, &ev);
+			if (rc)
+				goto out;
+			break;
+		}
 	}
 	for (size_t th = 0; th < b->n_threads; th++)
 		last_prod[th] = GS_NO_INDEX;
