@@ -545,6 +545,7 @@ struct event_key {
 	uint64_t event_id;
 	uint64_t corr;
 	uint32_t rec;
+	uint32_t device, context; /* of the recording stream */
 };
 
 struct event_index {
@@ -586,10 +587,13 @@ static gs_status event_keys_build(const struct builder *b, struct event_index *e
 
 		if (!r->event_id || !r->correlation || r->stream >= b->n_streams)
 			continue;
-		ev->keys[ev->n_keys++] = (struct event_key){.pid = b->streams[r->stream].pid,
-							    .event_id = r->event_id,
-							    .corr = r->correlation,
-							    .rec = (uint32_t)i};
+		ev->keys[ev->n_keys++] =
+			(struct event_key){.pid = b->streams[r->stream].pid,
+					   .event_id = r->event_id,
+					   .corr = r->correlation,
+					   .rec = (uint32_t)i,
+					   .device = b->streams[r->stream].device,
+					   .context = b->streams[r->stream].context};
 	}
 	gs_sort(ev->keys, ev->n_keys, sizeof(*ev->keys), cmp_event_key);
 	return GS_OK;
@@ -621,13 +625,11 @@ latest_record_before(const struct builder *b, const struct event_index *ev, cons
 	}
 	while (lo-- > 0) {
 		const struct event_key *k = &ev->keys[lo];
-		const struct gs_stream *rs;
 
 		if (k->pid != y->pid || k->event_id != y->event_id)
 			break;
-		rs = &b->streams[ev->recs[k->rec].stream];
-		if (ws ? rs->context == ws->context && rs->device == ws->device :
-			 rs->device == y->device)
+		if (ws ? k->context == ws->context && k->device == ws->device :
+			 k->device == y->device)
 			return &ev->recs[k->rec];
 	}
 	return NULL;
