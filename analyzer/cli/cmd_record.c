@@ -703,7 +703,7 @@ static void record_why_none(const char *prog, bool driver, const struct record_s
 			"%s'%s' made no CUDA calls, or the collector was disabled (see its message "
 			"above)\n",
 			p, prog);
-	else if (ev->disabled && ev->disabled > 1)
+	else if (ev->disabled > 1)
 		fprintf(stderr,
 			"%sthe collector was loaded but disabled (pid %ld, and %u more processes): "
 			"%s\n",

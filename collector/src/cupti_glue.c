@@ -697,12 +697,16 @@ void gs_glue_release_record(CUpti_Activity *rec)
 	}
 }
 
-void gs_glue_release_buffer(uint8_t *buffer, size_t valid)
+uint64_t gs_glue_release_buffer(uint8_t *buffer, size_t valid)
 {
 	CUpti_Activity *rec = NULL;
+	uint64_t n = 0;
 
-	while (valid && gs_glue_next_record(buffer, valid, &rec) == 1)
+	while (valid && gs_glue_next_record(buffer, valid, &rec) == 1) {
 		gs_glue_release_record(rec);
+		n++;
+	}
+	return n;
 }
 
 const char *gs_glue_api_name(void *ctx, unsigned domain, uint32_t cbid)

@@ -51,8 +51,9 @@ int gs_glue_next_record(uint8_t *buffer, size_t valid, CUpti_Activity **rec);
 /* Free what CUPTI hands the client with a record (Device5.name,
  * Overhead3.overheadData): after the record was converted, or skipped. */
 void gs_glue_release_record(CUpti_Activity *rec);
-/* The same for every record of a buffer that is not converted at all. */
-void gs_glue_release_buffer(uint8_t *buffer, size_t valid);
+/* The same for every record of a buffer that is not converted at all:
+ * the number of records it held. */
+uint64_t gs_glue_release_buffer(uint8_t *buffer, size_t valid);
 /* A gs_conv_name_fn: CUPTI's name for a runtime or driver callback id. */
 const char *gs_glue_api_name(void *ctx, unsigned domain, uint32_t cbid);
 /* Versions as strings ("" when unknown). Makes driver/runtime calls: not from callbacks. */

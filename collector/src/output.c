@@ -403,23 +403,10 @@ static bool ensure_open(void)
 	return true;
 }
 
-/* Records in a buffer that will not be written (counted as lost). */
-static uint64_t count_records(uint8_t *buf, size_t valid)
-{
-	CUpti_Activity *rec = NULL;
-	uint64_t n = 0;
-
-	while (valid && gs_glue_next_record(buf, valid, &rec) == 1) {
-		gs_glue_release_record(rec);
-		n++;
-	}
-	return n;
-}
-
 void gs_out_discard_buffer(uint8_t *buffer, size_t valid)
 {
 	if (atomic_load(&out.disabled) && valid)
-		atomic_fetch_add(&out.lost, count_records(buffer, valid));
+		atomic_fetch_add(&out.lost, gs_glue_release_buffer(buffer, valid));
 	gs_pool_put(out.pool, buffer);
 }
 
@@ -437,7 +424,7 @@ static void convert_buffer(struct gs_pool_buf *b)
 		return;
 	if (!ensure_open()) {
 		if (out.w) /* the file failed: these records are lost */
-			atomic_fetch_add(&out.lost, count_records(buf, b->valid));
+			atomic_fetch_add(&out.lost, gs_glue_release_buffer(buf, b->valid));
 		return;
 	}
 	while (gs_glue_next_record(buf, b->valid, &rec) == 1) {
@@ -446,7 +433,7 @@ static void convert_buffer(struct gs_pool_buf *b)
 		gs_glue_release_record(rec);
 		if (rc != GS_OK) {
 			write_failed();
-			atomic_fetch_add(&out.lost, count_records(buf, b->valid));
+			atomic_fetch_add(&out.lost, gs_glue_release_buffer(buf, b->valid));
 			return;
 		}
 	}
