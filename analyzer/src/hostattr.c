@@ -397,15 +397,11 @@ static gs_status sweep(struct ha_sweep *sw, const struct ha_span *v, size_t n,
 		while (sw->sp && v[sw->st[sw->sp - 1].span].end <= cur)
 			sw->sp--;
 		if (i < n && v[i].start <= cur) {
-			gs_status rc = sw->sp < sw->cap ? GS_OK :
-							  gs_vec_grow((void **)&sw->st, &sw->cap,
-								      sw->sp + 1, sizeof(*sw->st));
-
-			if (rc)
-				return rc;
-			sw->st[sw->sp] = (struct ha_frame){.span = i, .context = GS_NO_STRING};
-			ops->on_push(ctx, &sw->st[sw->sp], sw->sp ? &sw->st[sw->sp - 1] : NULL);
-			sw->sp++;
+			if (GS_VEC_PUSH(sw->st, sw->sp, sw->cap,
+					((struct ha_frame){.span = i, .context = GS_NO_STRING})))
+				return gs_nomem();
+			ops->on_push(ctx, &sw->st[sw->sp - 1],
+				     sw->sp > 1 ? &sw->st[sw->sp - 2] : NULL);
 			i++;
 			continue;
 		}
@@ -455,7 +451,6 @@ static gs_status range_emit(void *ctx, int64_t s, int64_t e, const struct ha_fra
 	const struct ha_label *l = &ix->labels[label];
 	struct ha_piece *last = ix->n_pieces ? &ix->pieces[ix->n_pieces - 1] : NULL;
 	uint8_t cls;
-	gs_status rc;
 
 	if (e <= s)
 		return GS_OK;
@@ -477,12 +472,15 @@ static gs_status range_emit(void *ctx, int64_t s, int64_t e, const struct ha_fra
 		last->end = e;
 		return GS_OK;
 	}
-	rc = ix->pieces && ix->n_pieces < ix->cap_pieces ?
-		     GS_OK :
-		     gs_vec_grow((void **)&ix->pieces, &ix->cap_pieces, ix->n_pieces + 1,
-				 sizeof(*ix->pieces));
-	if (rc)
-		return rc;
+	/* pieces: as GS_VEC_PUSH, with the null test the static analyzer
+	 * needs to follow the capacity reserved at build */
+	if (!ix->pieces || ix->n_pieces >= ix->cap_pieces) {
+		gs_status rc = gs_vec_grow((void **)&ix->pieces, &ix->cap_pieces, ix->n_pieces + 1,
+					   sizeof(*ix->pieces));
+
+		if (rc)
+			return rc;
+	}
 	ix->pieces[ix->n_pieces++] = (struct ha_piece){.start = s,
 						       .end = e,
 						       .context = f->context,

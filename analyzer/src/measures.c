@@ -520,8 +520,12 @@ static inline gs_status ann_piece(struct ann *an, int64_t s, int64_t e, uint32_t
 {
 	if (e <= s)
 		return GS_OK;
-	if (an->n == an->cap && ann_grow(an) != GS_OK)
-		return gs_nomem();
+	if (an->n == an->cap) {
+		gs_status rc = ann_grow(an); /* the cause said once */
+
+		if (rc)
+			return rc;
+	}
 	an->group[an->n] = slot * 2 + (copy ? 1u : 0u);
 	an->p[an->n++] = (struct piece){s, e};
 	return GS_OK;

@@ -835,6 +835,7 @@ void gs_sort_by_u64(void *base, size_t n, size_t size)
 {
 	sort_first8(base, n, size, 0);
 }
+
 /* ---- k-way merge of an array's sorted runs ---- */
 
 static inline bool head_less(const struct gs_kmerge_head *a, const struct gs_kmerge_head *b)
