@@ -653,7 +653,11 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 	free(g);
 	free(ix->label_of); /* the pieces carry their labels */
 	ix->label_of = NULL;
-	if (!rc && ix->n_pieces < ix->cap_pieces) { /* give back the slack */
+	if (!rc && !ix->n_pieces) { /* the room reserved, unused: realloc to 0 would free it */
+		free(ix->pieces);
+		ix->pieces = NULL;
+		ix->cap_pieces = 0;
+	} else if (!rc && ix->n_pieces < ix->cap_pieces) { /* give back the slack */
 		struct ha_piece *p = realloc(ix->pieces, ix->n_pieces * sizeof(*p));
 
 		if (p) {
