@@ -310,6 +310,8 @@ static void gs_dump_collective(struct gs_out *o, const struct gs_dump_ctx *c,
 			      (unsigned long long)k->in_nelems, (unsigned long long)k->out_nelems);
 	else
 		gs_out_puts(o, " in_nelems=- out_nelems=-");
+	if (k->has_seq)
+		gs_out_printf(o, " seq=%llu", (unsigned long long)k->seq);
 }
 
 static void gs_dump_op(struct gs_out *o, const struct gs_dump_ctx *c, const struct gs_op *op)
@@ -470,9 +472,13 @@ static void gs_dump_tables(struct gs_out *o, const struct gs_dump_ctx *c)
 		else
 			gs_out_puts(o, " rank=-");
 		if (p[i].world_size)
-			gs_out_printf(o, " world_size=%u\n", p[i].world_size);
+			gs_out_printf(o, " world_size=%u", p[i].world_size);
 		else
-			gs_out_puts(o, " world_size=-\n");
+			gs_out_puts(o, " world_size=-");
+		if (p[i].has_backend)
+			gs_dump_str(o, c, "backend", p[i].backend);
+		gs_out_printf(o, " clock=%s wall_offset=%lld\n", gs_clock_source_name(p[i].clock),
+			      (long long)p[i].wall_offset_ns);
 	}
 	d = gs_trace_devices(c->t, &n);
 	for (i = 0; i < n; i++) {

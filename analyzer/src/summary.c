@@ -191,12 +191,24 @@ static void gs_text_ranks(struct gs_out *o, const struct gs_trace *t)
 	for (i = 0; i < n; i++) {
 		char label[40];
 
-		if (!p[i].has_rank)
+		if (!p[i].has_rank && !p[i].clock)
 			continue;
 		snprintf(label, sizeof(label), "  process %lld:", (long long)p[i].pid);
-		gs_out_printf(o, KEY "rank %u", label, p[i].rank);
-		if (p[i].world_size)
-			gs_out_printf(o, " of %u", p[i].world_size);
+		gs_out_printf(o, KEY, label);
+		if (p[i].has_rank) {
+			gs_out_printf(o, "rank %u", p[i].rank);
+			if (p[i].world_size)
+				gs_out_printf(o, " of %u", p[i].world_size);
+			if (p[i].has_backend) {
+				gs_out_puts(o, " (");
+				gs_out_text(o, gs_trace_string(t, p[i].backend));
+				gs_out_putc(o, ')');
+			}
+		}
+		if (p[i].clock)
+			gs_out_printf(o, "%sclock: %s%s", p[i].has_rank ? "; " : "",
+				      gs_clock_source_text(p[i].clock),
+				      p[i].wall_offset_ns ? " + offset" : "");
 		gs_out_putc(o, '\n');
 	}
 }
@@ -386,9 +398,16 @@ static void gs_json_processes(struct gs_out *o, const struct gs_trace *t)
 		else
 			gs_out_puts(o, ", \"rank\": null");
 		if (p[i].world_size)
-			gs_out_printf(o, ", \"world_size\": %u}", p[i].world_size);
+			gs_out_printf(o, ", \"world_size\": %u", p[i].world_size);
 		else
-			gs_out_puts(o, ", \"world_size\": null}");
+			gs_out_puts(o, ", \"world_size\": null");
+		gs_out_puts(o, ", \"backend\": ");
+		if (p[i].has_backend)
+			gs_out_json_string(o, gs_trace_string(t, p[i].backend));
+		else
+			gs_out_puts(o, "null");
+		gs_out_printf(o, ", \"clock\": \"%s\", \"wall_offset_ns\": %lld}",
+			      gs_clock_source_name(p[i].clock), (long long)p[i].wall_offset_ns);
 	}
 	gs_out_puts(o, n ? "\n  ]" : "]");
 }

@@ -304,6 +304,33 @@ static gs_status clock_pair(void)
 	return out.sink->clock_pair(out.sink, &c);
 }
 
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * The offset from CUPTI's clock (the trace's times) to Unix-epoch ns: read
+ * beside CLOCK_REALTIME. CUPTI's clock on Linux is CLOCK_REALTIME itself
+ * (the offset is then a read's own noise, under a millisecond: 0); where it
+ * is another clock (WSL: CLOCK_MONOTONIC_RAW) the offset is the one
+ * measured. False when a clock cannot be read.
+ */
+static bool wall_offset(int64_t *off)
+{
+	int64_t a = realtime_ns(), c = gs_glue_timestamp(), b = realtime_ns(), d;
+
+	if (!a || !b || !c)
+		return false;
+	d = a / 2 + b / 2 - c;
+	*off = d > -1000000 && d < 1000000 ? 0 : d;
+	return true;
+}
+
 static gs_status write_process(void)
 {
 	char host[256], cmd[4096], cupti[32], driver[32], runtime[32];
@@ -311,8 +338,12 @@ static gs_status write_process(void)
 			       .start_ns = out.start_ns,
 			       .has_rank = out.cfg->has_rank,
 			       .rank = out.cfg->rank,
-			       .world_size = out.cfg->world_size};
+			       .world_size = out.cfg->world_size,
+			       .backend = GS_NO_STRING};
 	gs_status rc;
+
+	if (wall_offset(&p.wall_offset_ns))
+		p.clock = GS_CLOCK_COLLECTOR;
 
 	real_host_name(host, sizeof(host));
 	command_line(cmd, sizeof(cmd));

@@ -2081,13 +2081,36 @@ static void write_header(struct chrome *cs, size_t n, const struct dev_ref *devs
 
 		if (!p->has_rank)
 			continue;
-		gs_wbuf_puts(w, ",\n\"distributedInfo\":{\"rank\":");
+		/* As PyTorch writes it (readers match "rank": 0 with its
+		 * space). */
+		gs_wbuf_puts(w, ",\n\"distributedInfo\": {");
+		if (p->has_backend) {
+			gs_wbuf_puts(w, "\"backend\": ");
+			gs_wbuf_json_str(w, gs_trace_string(cs[0].t, p->backend));
+			gs_wbuf_puts(w, ", ");
+		}
+		gs_wbuf_puts(w, "\"rank\": ");
 		gs_wbuf_u64(w, p->rank);
 		if (p->world_size) {
-			gs_wbuf_puts(w, ",\"world_size\":");
+			gs_wbuf_puts(w, ", \"world_size\": ");
 			gs_wbuf_u64(w, p->world_size);
 		}
 		gs_wbuf_putc(w, '}');
+		break;
+	}
+	/* The wall clock of one rank: Kineto's baseTimeNanoseconds (ts plus it
+	 * is Unix-epoch ns) and, for gpuscope, where it came from. */
+	for (i = 0; n == 1 && i < cs[0].n_procs; i++) {
+		const struct gs_process *p = &cs[0].procs[i];
+
+		if (!p->clock)
+			continue;
+		if (p->wall_offset_ns) {
+			gs_wbuf_puts(w, ",\n\"baseTimeNanoseconds\":");
+			gs_wbuf_i64(w, p->wall_offset_ns);
+		}
+		gs_wbuf_puts(w, ",\n\"gpuscope_clock\":");
+		gs_wbuf_json_str(w, gs_clock_source_name(p->clock));
 		break;
 	}
 	if (host && one_host) {

@@ -20,7 +20,12 @@
  * below 1 ns round to nearest, exponents are honoured. An event whose ts or
  * dur is not a number, whose dur is negative or over GS_MAX_DURATION_NS, or
  * whose end does not fit in int64 ns is dropped and counted. Times are kept
- * as written: baseTimeNanoseconds is not added (it may follow the events).
+ * as written: baseTimeNanoseconds is not added (it may follow the events);
+ * it becomes each process's wall clock (GS_CLOCK_KINETO_BASE, the offset
+ * from ts to Unix-epoch ns, read from its text to the digit). Without it,
+ * a trace whose first op starts at GS_EPOCH_PLAUSIBLE_NS or later writes
+ * epoch times (older profilers: GS_CLOCK_EPOCH); else the clock is not
+ * known (GS_CLOCK_NONE).
  *
  * Categories (ph "X"), old and new spellings:
  *   kernel/Kernel, gpu_memcpy/Memcpy, gpu_memset/Memset -> gs_op
@@ -75,12 +80,13 @@
  * ("Spans", "Traces") are skipped. Devices come from deviceProperties; a
  * device that ops use but deviceProperties lacks gets a record with its id
  * only. gs_process.start_ns stays 0: the file does not say when the process
- * started. The top-level distributedInfo gives every host process its rank
- * and world_size.
+ * started. The top-level distributedInfo gives every host process its rank,
+ * world_size and backend.
  *
  * Collectives: a kernel whose args carry "Collective name" (PyTorch's NCCL
  * kernels) gets a gs_collective with the process group's name, description
- * and ranks, the group size, the message's element counts and dtype.
+ * and ranks, the group size, the message's element counts and dtype, and
+ * the group's collective sequence number ("Seq").
  *
  * Limits: a zero field of struct gs_import_limits means its default. Member
  * names are matched as written (a key spelled with \u escapes is not
@@ -292,8 +298,13 @@ struct kin {
 
 	uint32_t host_name, driver_version, runtime_version, cupti_version;
 	/* distributedInfo: the rank of this trace's process in its job. */
-	bool has_rank;
-	uint32_t rank, world_size;
+	bool has_rank, has_backend;
+	uint32_t rank, world_size, backend;
+	/* The wall clock: baseTimeNanoseconds, else epoch times (the first
+	 * op's start tells). */
+	bool has_base, has_first_op;
+	int64_t base_ns, first_op_ns;
+	uint8_t gs_clock; /* "gpuscope_clock" of our own export; 0 none */
 	uint64_t sync_events, wait_calls;
 	bool saw_events;
 };
@@ -467,6 +478,10 @@ static gs_status kin_emit_op(struct kin *k, const struct kin_pend *e)
 {
 	gs_status rc = kin_count(k);
 
+	if (!k->has_first_op || e->u.op.start_ns < k->first_op_ns) {
+		k->has_first_op = true;
+		k->first_op_ns = e->u.op.start_ns;
+	}
 	if (!rc && k->sink->op && (rc = k->sink->op(k->sink, &e->u.op, &e->launch)))
 		rc = kin_sink_failed(k, rc);
 	return rc;
@@ -916,6 +931,7 @@ static gs_status kin_collective(struct kin *k, const cJSON *args, uint32_t *inde
 	c.has_nelems = j_u64(args, "In msg nelems", &c.in_nelems);
 	if (!j_u64(args, "Out msg nelems", &c.out_nelems))
 		c.out_nelems = c.in_nelems;
+	c.has_seq = j_u64(args, "Seq", &c.seq);
 	rc = kin_count(k);
 	if (!rc && (rc = k->sink->collective(k->sink, &c, &idx)))
 		rc = kin_sink_failed(k, rc);
@@ -1660,6 +1676,8 @@ enum kin_top {
 	KT_TOP_HIP_DRIVER,
 	KT_TOP_HIP_RUNTIME,
 	KT_TOP_DISTRIBUTED,
+	KT_TOP_BASE_TIME,
+	KT_TOP_GS_CLOCK,
 };
 
 static enum kin_top kin_top_key(const char *s, size_t n)
@@ -1677,6 +1695,8 @@ static enum kin_top kin_top_key(const char *s, size_t n)
 		{"hip_driver_version", KT_TOP_HIP_DRIVER},
 		{"hip_runtime_version", KT_TOP_HIP_RUNTIME},
 		{"distributedInfo", KT_TOP_DISTRIBUTED},
+		{"baseTimeNanoseconds", KT_TOP_BASE_TIME},
+		{"gpuscope_clock", KT_TOP_GS_CLOCK},
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -1685,11 +1705,47 @@ static enum kin_top kin_top_key(const char *s, size_t n)
 	return KT_TOP_OTHER;
 }
 
+/* An integer written as JSON text (no fraction, no exponent), exactly;
+ * false when it is not one or is out of the model's time range. */
+static bool kin_int_text(const char *p, size_t n, int64_t *v)
+{
+	size_t i = 0;
+	bool neg = false;
+	uint64_t x = 0;
+
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+		i++;
+	if (i < n && p[i] == '-') {
+		neg = true;
+		i++;
+	}
+	if (i >= n || p[i] < '0' || p[i] > '9')
+		return false;
+	for (; i < n && p[i] >= '0' && p[i] <= '9'; i++) {
+		x = x * 10 + (uint64_t)(p[i] - '0');
+		if (x >= (uint64_t)GS_TIME_LIMIT_NS)
+			return false;
+	}
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+		i++;
+	if (i != n)
+		return false;
+	*v = neg ? -(int64_t)x : (int64_t)x;
+	return true;
+}
+
 static gs_status kin_top_value(struct kin *k, enum kin_top top, const char *p, size_t n)
 {
-	cJSON *v = cJSON_ParseWithLength(p, n);
+	cJSON *v;
 	gs_status rc = GS_OK;
 
+	/* baseTimeNanoseconds (about 1.7e18) needs every digit: read from the
+	 * text; a value that is not a whole number in range is ignored. */
+	if (top == KT_TOP_BASE_TIME) {
+		k->has_base = kin_int_text(p, n, &k->base_ns);
+		return GS_OK;
+	}
+	v = cJSON_ParseWithLength(p, n);
 	if (!v)
 		return kin_format_error(&k->sc, k->ev_off, "a top-level value is not valid JSON");
 	switch (top) {
@@ -1717,11 +1773,24 @@ static gs_status kin_top_value(struct kin *k, enum kin_top top, const char *p, s
 		if (k->runtime_version == GS_NO_STRING)
 			rc = kin_version(k, v, &k->runtime_version);
 		break;
+	case KT_TOP_GS_CLOCK:
+		/* gpuscope's export says where its base came from. */
+		for (unsigned c = 1;
+		     cJSON_IsString(v) && v->valuestring && c < GS_CLOCK_SOURCE_COUNT; c++)
+			if (!strcmp(v->valuestring, gs_clock_source_name(c)))
+				k->gs_clock = (uint8_t)c;
+		break;
 	case KT_TOP_DISTRIBUTED:
 		k->has_rank = j_u32(v, "rank", &k->rank);
 		if (!k->has_rank || !j_u32(v, "world_size", &k->world_size) ||
 		    k->world_size <= k->rank)
 			k->world_size = 0;
+		{
+			const char *b = j_str(v, "backend");
+
+			if (b && *b && !(rc = kin_intern_str(k, b, &k->backend)))
+				k->has_backend = true;
+		}
 		break;
 	default:
 		break;
@@ -1975,6 +2044,17 @@ static gs_status kin_finish(struct kin *k)
 		proc.has_rank = k->has_rank;
 		proc.rank = k->rank;
 		proc.world_size = k->world_size;
+		proc.has_backend = k->has_backend;
+		proc.backend = k->backend;
+		if (k->gs_clock) {
+			proc.clock = k->gs_clock;
+			proc.wall_offset_ns = k->has_base ? k->base_ns : 0;
+		} else if (k->has_base) {
+			proc.clock = GS_CLOCK_KINETO_BASE;
+			proc.wall_offset_ns = k->base_ns;
+		} else if (k->has_first_op && k->first_op_ns >= GS_EPOCH_PLAUSIBLE_NS) {
+			proc.clock = GS_CLOCK_EPOCH;
+		}
 		rc = kin_emit_process(k, &proc);
 		if (rc)
 			return rc;
@@ -2057,6 +2137,7 @@ static gs_status kin_run(struct gs_gzin *in, const char *name, const struct gs_i
 	gs_import_limits_resolve(&k->lim, lim);
 	gs_gzin_set_limits(in, k->lim.max_inflated_bytes, k->lim.max_inflate_ratio);
 	k->host_name = k->driver_version = k->runtime_version = k->cupti_version = GS_NO_STRING;
+	k->backend = GS_NO_STRING;
 	k->sc.cap = (size_t)KIN_READ_CHUNK * 2;
 	k->sc.buf = malloc(k->sc.cap);
 	k->pend_items = malloc(KIN_PEND_CAP * sizeof(*k->pend_items));

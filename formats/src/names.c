@@ -38,6 +38,25 @@ const char *gs_sync_kind_name(unsigned kind)
 	return NAME_OF(n, kind);
 }
 
+const char *gs_clock_source_name(unsigned source)
+{
+	static const char *const n[] = {"none", "epoch", "kineto_base", "nsys_session",
+					"collector"};
+	return NAME_OF(n, source);
+}
+
+const char *gs_clock_source_text(unsigned source)
+{
+	static const char *const n[] = {
+		"not known (the trace's own times)",
+		"epoch timestamps (Kineto ts in Unix-epoch us)",
+		"Kineto baseTimeNanoseconds",
+		"Nsight TARGET_INFO_SESSION_START_TIME",
+		"the collector's real-time clock reading",
+	};
+	return NAME_OF(n, source);
+}
+
 const char *gs_range_kind_name(unsigned kind)
 {
 	static const char *const n[] = {"nvtx",   "cpu_op", "user_annotation",

@@ -75,6 +75,11 @@
  *       NvtxDomainCreate row (75).
  *   PROCESSES, TARGET_INFO_SYSTEM_ENV -> one gs_process per pid that has
  *       records: its name as command line, Hostname, CudaDriverVersion.
+ *   TARGET_INFO_SESSION_START_TIME -> each process's wall clock
+ *       (GS_CLOCK_NSYS_SESSION): a time t is utcEpochNs + (t -
+ *       systemClockNs); older exports lack systemClockNs and count from the
+ *       capture's start (utcEpochNs + t), and so does an export whose first
+ *       op lies nearer 0 than systemClockNs (ns_wall_offset).
  * Records with end before start, over 7 days long, or without a time, and
  * GPU records without a valid device or stream, are dropped and counted;
  * each kind reaches the sink as one warning at the end.
@@ -249,6 +254,10 @@ struct nsys {
 	uint32_t memset_names[GS_MEM_KIND_COUNT];
 	uint32_t unnamed_kernel;
 	uint32_t host_name, driver_version;
+	/* TARGET_INFO_SESSION_START_TIME: the capture's start in UTC and, in
+	 * newer exports, on the system clock; the first op's start. */
+	bool has_session, has_sys_clock, has_first_op;
+	int64_t session_utc_ns, session_sys_ns, first_op_ns;
 	uint64_t warn[NW_COUNT];
 	const char *warn_table[NW_COUNT];
 	struct ns_gpu *gpus;
@@ -289,6 +298,10 @@ static gs_status ns_emit_op(struct nsys *n, const struct gs_op *op,
 {
 	gs_status rc = ns_count(n);
 
+	if (!n->has_first_op || op->start_ns < n->first_op_ns) {
+		n->has_first_op = true;
+		n->first_op_ns = op->start_ns;
+	}
 	if (!rc && n->sink->op && (rc = n->sink->op(n->sink, op, launch)))
 		rc = ns_sink_failed(n, rc);
 	return rc;
@@ -654,6 +667,58 @@ static gs_status ns_load_system(struct nsys *n)
 	}
 	ns_query_close(&q);
 	return rc;
+}
+
+/*
+ * The capture's start: utcEpochNs (UTC) and, where the export has it,
+ * systemClockNs (the same instant on the clock the records use). A time t
+ * of the trace is then utcEpochNs + (t - systemClockNs); without
+ * systemClockNs (older exports, whose times count from the capture's
+ * start) utcEpochNs + t.
+ */
+static gs_status ns_load_session(struct nsys *n)
+{
+	static const char *const fields[] = {"utcEpochNs", "systemClockNs"};
+	struct ns_query q;
+	gs_status rc;
+	bool row;
+
+	rc = ns_query_open(&n->in, &q, "TARGET_INFO_SESSION_START_TIME", fields, 2, NULL, NULL, 0);
+	if (rc || !q.exists)
+		return rc;
+	if (!(rc = ns_step(&n->in, q.st, &row)) && row) {
+		int64_t utc, sys = 0;
+
+		if (ns_i64(q.st, 0, &utc) && utc > 0 && utc < GS_TIME_LIMIT_NS) {
+			n->has_session = true;
+			n->session_utc_ns = utc;
+			if (ns_i64(q.st, 1, &sys) && sys >= 0 && sys < GS_TIME_LIMIT_NS) {
+				n->has_sys_clock = true;
+				n->session_sys_ns = sys;
+			}
+		}
+	}
+	ns_query_close(&q);
+	n->in.table = NULL;
+	return rc;
+}
+
+/*
+ * The offset from the trace's times to UTC, when the session start gives
+ * it. Where systemClockNs is given but the records' times lie far below it
+ * (nearer 0 than it: an export whose times count from the capture's start),
+ * the times are taken from the start, as without it.
+ */
+static bool ns_wall_offset(const struct nsys *n, int64_t *off)
+{
+	if (!n->has_session)
+		return false;
+	if (n->has_sys_clock &&
+	    (!n->has_first_op || n->first_op_ns - n->session_sys_ns > -n->first_op_ns))
+		*off = n->session_utc_ns - n->session_sys_ns;
+	else
+		*off = n->session_utc_ns;
+	return true;
 }
 
 static gs_status ns_sinfo_put(struct nsys *n, int64_t pid, int64_t ctx, int64_t stream,
@@ -1589,8 +1654,12 @@ static gs_status ns_emit_pid(struct nsys *n, int64_t pid, uint32_t name)
 		.driver_version = n->driver_version,
 		.runtime_version = GS_NO_STRING,
 		.cupti_version = GS_NO_STRING,
+		.backend = GS_NO_STRING,
 	};
 	gs_status rc = gs_u64map_put(&n->pids, (uint64_t)pid, 2, true);
+
+	if (ns_wall_offset(n, &p.wall_offset_ns))
+		p.clock = GS_CLOCK_NSYS_SESSION;
 
 	return rc ? rc : ns_emit_process(n, &p);
 }
@@ -1738,6 +1807,8 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, s
 		rc = ns_load_enums(n);
 	if (!rc)
 		rc = ns_load_system(n);
+	if (!rc)
+		rc = ns_load_session(n);
 	if (!rc)
 		rc = ns_load_stream_info(n);
 	if (!rc)

@@ -773,7 +773,9 @@ static gs_status decode_collectives(struct gs_reader *r, struct gs_sink *sink,
 		struct gs_collective k = {.group_size = m->group_size,
 					  .in_nelems = m->in_nelems,
 					  .out_nelems = m->out_nelems,
-					  .has_nelems = m->has_nelems};
+					  .has_nelems = m->has_nelems,
+					  .has_seq = m->has_seq,
+					  .seq = m->has_seq ? m->seq : 0};
 		uint32_t idx = 0, id = 0;
 		gs_status rc = map_string(r, m->name, &k.name);
 
@@ -808,14 +810,28 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 				       .dropped_records = m->dropped_records,
 				       .has_rank = m->rank != 0,
 				       .rank = (uint32_t)(m->rank - 1),
-				       .world_size = m->world_size};
+				       .world_size = m->world_size,
+				       .clock = (uint8_t)m->clock,
+				       .wall_offset_ns = m->wall_offset_ns,
+				       .backend = GS_NO_STRING};
 
 		if (m->rank > (uint64_t)UINT32_MAX + 1)
 			SHAPE_ERR(r, "process %" PRId64 " has rank %" PRIu64 ", over 2^32 - 1",
 				  m->pid, m->rank - 1);
 		if (!p.has_rank)
 			p.rank = 0;
+		/* A clock this reader does not know, or an offset past the
+		 * times the model holds, reads as not known. */
+		if (m->clock >= GS_CLOCK_SOURCE_COUNT || m->wall_offset_ns <= -GS_TIME_LIMIT_NS ||
+		    m->wall_offset_ns >= GS_TIME_LIMIT_NS || !m->clock) {
+			p.clock = GS_CLOCK_NONE;
+			p.wall_offset_ns = 0;
+		}
 		rc = map_string(r, m->host_name, &p.host_name);
+		if (!rc && m->backend) {
+			rc = map_string(r, m->backend, &p.backend);
+			p.has_backend = !rc && p.backend != GS_NO_STRING;
+		}
 		if (!rc)
 			rc = map_string(r, m->command_line, &p.command_line);
 		if (!rc)

@@ -233,6 +233,14 @@ static gs_status sink_process(struct gs_sink *s, const struct gs_process *p)
 		old->rank = p->rank;
 		old->world_size = p->world_size;
 	}
+	if (p->has_backend) {
+		old->has_backend = true;
+		old->backend = p->backend;
+	}
+	if (p->clock) {
+		old->clock = p->clock;
+		old->wall_offset_ns = p->wall_offset_ns;
+	}
 	old->dropped_records = sat_add(old->dropped_records, p->dropped_records);
 	t->dropped = sat_add(t->dropped, p->dropped_records);
 	return GS_OK;
@@ -1615,6 +1623,8 @@ gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink)
 		p.driver_version = map_str(&m, p.driver_version, ns);
 		p.runtime_version = map_str(&m, p.runtime_version, ns);
 		p.cupti_version = map_str(&m, p.cupti_version, ns);
+		if (p.has_backend)
+			p.backend = map_str(&m, p.backend, ns);
 		EMIT(process, &p);
 	}
 	for (size_t i = 0; i < t->n_devices; i++) {

@@ -218,6 +218,9 @@ static gs_status w_process(struct gs_sink *s, const struct gs_process *p)
 	m.dropped_records = p->dropped_records;
 	m.rank = p->has_rank ? (uint64_t)p->rank + 1 : 0;
 	m.world_size = p->world_size;
+	m.clock = p->clock;
+	m.wall_offset_ns = p->clock ? p->wall_offset_ns : 0;
+	m.backend = p->has_backend ? sid(p->backend) : 0;
 	return COL_PUSH(w->processes, m) ? gs_nomem() : GS_OK;
 }
 
@@ -309,6 +312,8 @@ static gs_status w_collective(struct gs_sink *s, const struct gs_collective *c, 
 	m.in_nelems = c->in_nelems;
 	m.out_nelems = c->out_nelems;
 	m.has_nelems = c->has_nelems;
+	m.has_seq = c->has_seq;
+	m.seq = c->has_seq ? c->seq : 0;
 	if (COL_PUSH(w->collectives, m))
 		return gs_nomem();
 	if (index)

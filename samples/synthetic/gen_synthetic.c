@@ -582,7 +582,11 @@ static void device_sync(struct gen *g)
 
 static void start_process(struct gen *g, const char *cmdline, int64_t pid)
 {
-	struct gs_process p = {.pid = pid, .start_ns = BASE_NS};
+	/* As the collector writes it: CUPTI's clock is the real-time clock. */
+	struct gs_process p = {.pid = pid,
+			       .start_ns = BASE_NS,
+			       .backend = GS_NO_STRING,
+			       .clock = GS_CLOCK_COLLECTOR};
 	struct gs_device d = {.id = 0,
 			      .sm_count = 108,
 			      .cc_major = 8,

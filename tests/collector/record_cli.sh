@@ -201,7 +201,7 @@ $p no CUDA driver (see the warning above)"
 	for t in "$work"/rank-*.gscope; do
 		"$gpuscope" info --format json "$t" >info.json 2>info.err ||
 			fail "info $t: $(cat info.err)"
-		grep -q '"rank": 2, "world_size": 4}' info.json ||
+		grep -q '"rank": 2, "world_size": 4,' info.json ||
 			fail "$t: expected rank 2 of 4: $(cat info.json)"
 	done
 fi

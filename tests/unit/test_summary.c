@@ -384,6 +384,17 @@ static struct gs_trace *build_ranks(void)
 				       .rank = procs[i].rank,
 				       .world_size = procs[i].world};
 
+		/* The first names its backend and a Kineto base, the third an
+		 * Nsight session clock. */
+		if (i == 0) {
+			p.has_backend = true;
+			p.backend = str(k, "nccl");
+			p.clock = GS_CLOCK_KINETO_BASE;
+			p.wall_offset_ns = 1700000000000000000LL;
+		} else if (i == 2) {
+			p.clock = GS_CLOCK_NSYS_SESSION;
+			p.wall_offset_ns = -5;
+		}
 		assert_int_equal(k->process(k, &p), GS_OK);
 	}
 	coll = (struct gs_collective){.name = str(k, "allreduce"),
@@ -414,10 +425,14 @@ static void test_summary_ranks(void **state)
 	capture_open(&c);
 	assert_int_equal(gs_summary_write_text(c.f, &s), GS_OK);
 	out = capture_close(&c);
-	assert_non_null(strstr(out, "processes:       3\n"
-				    "  process 10:    rank 0 of 2\n"
-				    "  process 11:    rank 1\n"
-				    "devices:"));
+	assert_non_null(strstr(out,
+			       "processes:       3\n"
+			       "  process 10:    rank 0 of 2 (nccl); clock: Kineto "
+			       "baseTimeNanoseconds + offset\n"
+			       "  process 11:    rank 1\n"
+			       "  process 12:    clock: Nsight TARGET_INFO_SESSION_START_TIME + "
+			       "offset\n"
+			       "devices:"));
 	assert_non_null(strstr(out, "\ncollectives:     1\n"));
 	free(out);
 	capture_open(&c);
@@ -425,18 +440,23 @@ static void test_summary_ranks(void **state)
 	out = capture_close(&c);
 	assert_non_null(strstr(out, "  \"process_list\": [\n"
 				    "    {\"pid\": 10, \"host\": \"node1\", \"rank\": 0, "
-				    "\"world_size\": 2},\n"
+				    "\"world_size\": 2, \"backend\": \"nccl\", \"clock\": "
+				    "\"kineto_base\", \"wall_offset_ns\": 1700000000000000000},\n"
 				    "    {\"pid\": 11, \"host\": \"node1\", \"rank\": 1, "
-				    "\"world_size\": null},\n"
+				    "\"world_size\": null, \"backend\": null, \"clock\": \"none\", "
+				    "\"wall_offset_ns\": 0},\n"
 				    "    {\"pid\": 12, \"host\": \"node1\", \"rank\": null, "
-				    "\"world_size\": null}\n"
+				    "\"world_size\": null, \"backend\": null, \"clock\": "
+				    "\"nsys_session\", \"wall_offset_ns\": -5}\n"
 				    "  ],\n"));
 	assert_non_null(strstr(out, "\"collectives\": 1,"));
 	free(out);
 	out = dump(t, 0);
-	assert_non_null(strstr(out, " dropped=0 rank=0 world_size=2\n"));
-	assert_non_null(strstr(out, " dropped=0 rank=1 world_size=-\n"));
-	assert_non_null(strstr(out, " dropped=0 rank=- world_size=-\n"));
+	assert_non_null(strstr(out, " dropped=0 rank=0 world_size=2 backend=\"nccl\" "
+				    "clock=kineto_base wall_offset=1700000000000000000\n"));
+	assert_non_null(strstr(out, " dropped=0 rank=1 world_size=- clock=none wall_offset=0\n"));
+	assert_non_null(
+		strstr(out, " dropped=0 rank=- world_size=- clock=nsys_session wall_offset=-5\n"));
 	assert_non_null(strstr(out,
 			       "100 kernel pid=10 dev=0 stream=7 dur=100 corr=1 grid=0,0,0 "
 			       "block=0,0,0 smem=0 regs=0 collective=\"allreduce\" group=\"0\" "
@@ -517,7 +537,7 @@ static void test_dump_lines(void **state)
 {
 	static const char *const expect[] = {
 		"process pid=100 host=\"node1\" cmd=\"\" driver=\"13000\" runtime=\"\" cupti=\"\" start=0 "
-		"dropped=3 rank=- world_size=-",
+		"dropped=3 rank=- world_size=- clock=none wall_offset=0",
 		"device id=0 name=\"Test GPU \\xff\" uuid=\"\" sms=108 cc=8.0 memory=42949672960 "
 		"copy_engines=2",
 		"stream index=0 pid=100 dev=0 ctx=1 id=7 kind=non_blocking priority=0",

@@ -41,6 +41,25 @@ extern "C" {
  */
 #define GS_TIME_LIMIT_NS (1LL << 62)
 
+/*
+ * How a trace's clock maps onto wall-clock (UTC) time, and the evidence:
+ * UTC epoch ns = trace time + gs_process.wall_offset_ns. Traces of one run
+ * on different hosts are only as close as those hosts' clocks (NTP: 0.1 to
+ * 10 ms); the job analysis states and fits that error.
+ */
+enum gs_clock_source {
+	GS_CLOCK_NONE = 0,         /* not known: the trace's times as they are */
+	GS_CLOCK_EPOCH = 1,        /* the times are Unix-epoch times (Kineto's epoch-us ts) */
+	GS_CLOCK_KINETO_BASE = 2,  /* Kineto: baseTimeNanoseconds + ts */
+	GS_CLOCK_NSYS_SESSION = 3, /* Nsight: TARGET_INFO_SESSION_START_TIME */
+	GS_CLOCK_COLLECTOR = 4,    /* the collector: CUPTI's clock read beside CLOCK_REALTIME */
+};
+#define GS_CLOCK_SOURCE_COUNT 5
+/* Times at or past this (2001-09-09 in Unix-epoch ns) that a source gives
+ * without a base are taken as epoch times (GS_CLOCK_EPOCH); a clock since
+ * boot or since the start of a capture never gets there. */
+#define GS_EPOCH_PLAUSIBLE_NS 1000000000000000000LL
+
 struct gs_process {
 	int64_t pid;
 	uint32_t host_name;
@@ -57,6 +76,14 @@ struct gs_process {
 	bool has_rank;
 	uint32_t rank;
 	uint32_t world_size;
+	/* The communication backend the source names ("nccl", "gloo": Kineto
+	 * distributedInfo.backend); a string id, valid with has_backend. */
+	bool has_backend;
+	uint32_t backend;
+	/* The wall clock (enum gs_clock_source; wall_offset_ns is 0 with
+	 * GS_CLOCK_NONE). */
+	uint8_t clock;
+	int64_t wall_offset_ns;
 };
 
 struct gs_device {
@@ -181,6 +208,11 @@ struct gs_collective {
 	uint64_t in_nelems;   /* elements in / out; valid with has_nelems */
 	uint64_t out_nelems;
 	bool has_nelems;
+	/* The process group's collective sequence number (PyTorch's "Seq"),
+	 * valid with has_seq: the same collective has the same number on every
+	 * rank of the group. */
+	bool has_seq;
+	uint64_t seq;
 };
 
 enum gs_api_kind {
@@ -482,6 +514,10 @@ const char *gs_stream_kind_name(unsigned kind);
 const char *gs_sync_kind_name(unsigned kind);
 const char *gs_range_kind_name(unsigned kind);
 const char *gs_api_kind_name(unsigned kind);
+/* enum gs_clock_source: a stable name ("kineto_base") and the evidence in
+ * words ("Kineto baseTimeNanoseconds"). */
+const char *gs_clock_source_name(unsigned source);
+const char *gs_clock_source_text(unsigned source);
 
 /* What an API call's name (its first n bytes; no NUL needed) says of the
  * call: it returns before its work is done ("Async": cudaMemcpyAsync,
@@ -520,14 +556,18 @@ bool gs_api_name_is_graph_launch(const char *name, size_t n);
  * with no ranks and no collectives. Also in 1.1: GPU annotation ranges
  * (range kind 5) and their stream (Ranges.stream, index + 1, 0 none, left
  * out of a chunk where no range has one); a reader that does not know them
- * reads such ranges as host ranges of kind "other".
+ * reads such ranges as host ranges of kind "other". 1.2: each process's
+ * wall clock (Process.clock, enum gs_clock_source, and .wall_offset_ns)
+ * and communication backend (Process.backend), and each collective's
+ * sequence number (Collective.seq with .has_seq); a 1.1 file reads with
+ * clocks not known, no backend and no sequence numbers.
  */
 #define GS_FILE_MAGIC "GSCOPE\0\0"
 #define GS_FILE_MAGIC_LEN 8
 #define GS_FILE_HEADER_LEN 20
 #define GS_CHUNK_HEADER_LEN 28
 #define GS_FORMAT_MAJOR 1
-#define GS_FORMAT_MINOR 1
+#define GS_FORMAT_MINOR 2
 
 /*
  * The header's feature mask: bits 0-15 name required features (a reader
