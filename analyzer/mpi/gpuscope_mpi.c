@@ -67,6 +67,7 @@ struct opts {
 	bool window_relative;
 	size_t top;
 	size_t rows; /* 0: the default */
+	int align;   /* enum gs_report_align */
 	const char *inputs_file;
 	char **paths;
 	size_t n_paths;
@@ -79,7 +80,7 @@ static const char usage_line[] =
 	"usage: mpirun -n P gpuscope-mpi analyze [--format text|json|html] [-o OUT|DIR/]\n"
 	"                  [--force] [--window T0:T1] [--top N] [--rows N|all] [--salvage]\n"
 	"                  [--quiet] [--color=auto|always|never] [--keep-going] [--stats]\n"
-	"                  [--inputs FILE] TRACE...\n";
+	"                  [--align collectives|none] [--inputs FILE] TRACE...\n";
 
 static const char help_text[] =
 	"\n"
@@ -192,23 +193,15 @@ static bool parse_ns(const char *s, const char *end, int64_t *out, bool *rel)
 static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'F'},
-		{"window", required_argument, NULL, 'w'},
-		{"top", required_argument, NULL, 't'},
-		{"salvage", no_argument, NULL, 's'},
-		{"rows", required_argument, NULL, 'R'},
-		{"color", optional_argument, NULL, 'c'},
-		{"colour", optional_argument, NULL, 'c'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"keep-going", no_argument, NULL, 'k'},
-		{"stats", no_argument, NULL, 'S'},
-		{"inputs", required_argument, NULL, 'i'},
-		{"rank", required_argument, NULL, 'r'},
-		{"device", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'F'},        {"window", required_argument, NULL, 'w'},
+		{"top", required_argument, NULL, 't'},    {"salvage", no_argument, NULL, 's'},
+		{"rows", required_argument, NULL, 'R'},   {"color", optional_argument, NULL, 'c'},
+		{"colour", optional_argument, NULL, 'c'}, {"quiet", no_argument, NULL, 'q'},
+		{"keep-going", no_argument, NULL, 'k'},   {"stats", no_argument, NULL, 'S'},
+		{"inputs", required_argument, NULL, 'i'}, {"align", required_argument, NULL, 'a'},
+		{"rank", required_argument, NULL, 'r'},   {"device", required_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -294,6 +287,14 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 			break;
 		case 'i':
 			o->inputs_file = arg;
+			break;
+		case 'a':
+			if (!strcmp(arg, "collectives"))
+				o->align = GS_REPORT_ALIGN_COLLECTIVES;
+			else if (!strcmp(arg, "none"))
+				o->align = GS_REPORT_ALIGN_NONE;
+			else
+				return usage("--align wants collectives or none, not '%s'", arg);
 			break;
 		case 'c':
 			if (!optarg || !strcmp(arg, "always"))
@@ -464,6 +465,11 @@ static int agree(int st)
 }
 
 /* Append x to the vector v of n items (capacity *cap). */
+/* The numbers of one process of an input in the identity summaries:
+ * pid, declared, rank, world size, first, last, clock, offset, host from
+ * the file name (then its host). */
+#define IDENT_U64S 9
+
 #define PUSH(v, n, cap, x)                                                                         \
 	do {                                                                                       \
 		if ((n) == (cap)) {                                                                \
@@ -652,9 +658,10 @@ static int load_phase(struct state *s, char **all_out, int **counts_out, int **d
 				put_u64(&b, k->world_size);
 				put_u64(&b, (uint64_t)k->first_ns);
 				put_u64(&b, (uint64_t)k->last_ns);
-				put_str(&b, k->host == GS_NO_STRING ?
-						    "" :
-						    gs_trace_string(k->trace, k->host));
+				put_u64(&b, k->clock);
+				put_u64(&b, (uint64_t)k->wall_offset_ns);
+				put_u64(&b, k->host_from_name);
+				put_str(&b, k->host_name);
 			}
 		}
 		done++;
@@ -713,6 +720,8 @@ static int identity_phase(struct state *s, const char *all, const int *counts, c
 	struct rec *rec = calloc(s->n ? s->n : 1, sizeof(*rec));
 	struct gs_job_ident *ids = NULL;
 	size_t n_ids = 0, cap_warn = 0, ids_cap = 0;
+	/* The ids[] whose host came from a file name. */
+	size_t *host_from_name = NULL, n_hfn = 0, hfn_cap = 0;
 	struct gs_job_identity *id = NULL;
 	size_t *ident_input = NULL;
 	gs_status st;
@@ -741,7 +750,7 @@ static int identity_phase(struct state *s, const char *all, const int *counts, c
 			r->n_ranks = (size_t)get_u64(&q);
 			r->at = q;
 			for (size_t k = 0; k < r->n_ranks; k++) {
-				q += 6 * sizeof(uint64_t);
+				q += IDENT_U64S * sizeof(uint64_t);
 				get_str(&q);
 			}
 		}
@@ -773,6 +782,10 @@ static int identity_phase(struct state *s, const char *all, const int *counts, c
 			x.world_size = (uint32_t)get_u64(&q);
 			x.first_ns = (int64_t)get_u64(&q);
 			x.last_ns = (int64_t)get_u64(&q);
+			x.clock = (uint8_t)get_u64(&q);
+			x.wall_offset_ns = (int64_t)get_u64(&q);
+			if (get_u64(&q))
+				PUSH(host_from_name, n_hfn, hfn_cap, n_ids);
 			x.host = get_str(&q);
 			PUSH(ids, n_ids, ids_cap, x);
 		}
@@ -798,6 +811,7 @@ static int identity_phase(struct state *s, const char *all, const int *counts, c
 			errorf("%s", chain(st, msg, sizeof(msg)));
 		free(rec);
 		free(ids);
+		free(host_from_name);
 		return 1;
 	}
 	/* Processes split over inputs of two MPI processes cannot be joined. */
@@ -818,6 +832,7 @@ static int identity_phase(struct state *s, const char *all, const int *counts, c
 			gs_job_identity_destroy(id);
 			free(rec);
 			free(ids);
+			free(host_from_name);
 			return 1;
 		}
 	}
@@ -832,6 +847,7 @@ static int identity_phase(struct state *s, const char *all, const int *counts, c
 	}
 	s->j.n_ranks = id->n_ranks;
 	s->j.n_clock_groups = id->n_clock_groups;
+	s->j.n_clock_domains = id->n_clock_domains;
 	{
 		/* ids[] index -> (input, process within it) */
 		size_t x = 0;
@@ -852,6 +868,12 @@ static int identity_phase(struct state *s, const char *all, const int *counts, c
 		r->host = GS_NO_STRING;
 		r->input = x->input;
 		r->clock_group = q->clock_group;
+		r->clock_domain = q->clock_domain;
+		r->clock = x->clock;
+		r->wall_offset_ns = x->wall_offset_ns;
+		snprintf(r->host_name, sizeof(r->host_name), "%s", x->host);
+		for (size_t h = 0; h < n_hfn; h++)
+			r->host_from_name |= host_from_name[h] == q->idents[0];
 		r->first_ns = q->first_ns;
 		r->last_ns = q->last_ns;
 		s->rank_owner[i] = s->owner[x->input];
@@ -868,6 +890,7 @@ static int identity_phase(struct state *s, const char *all, const int *counts, c
 	free(ident_input);
 	free(rec);
 	free(ids);
+	free(host_from_name);
 	return 0;
 }
 
@@ -881,6 +904,7 @@ static void report_options(const struct state *s, struct gs_report_options *ro, 
 	ro->n_inputs = s->n;
 	ro->format = format;
 	ro->rows = s->o.rows;
+	ro->align = s->o.align;
 }
 
 static struct gs_report_style report_style(const struct state *s)
@@ -1259,7 +1283,7 @@ static int run(struct state *s)
 		}
 		if (me == 0) {
 			gs_status es = gs_js_reduce(sums, s->j.n_ranks, s->j.n_clock_groups,
-						    &s->shell->ja);
+						    s->o.align, &s->shell->ja);
 
 			if (es != GS_OK) {
 				errorf("%s", chain(es, msg, sizeof(msg)));

@@ -89,7 +89,7 @@
  * N log N) to group and order, O(C n log N) to match, O(C log C) to rank
  * by skew, O(G log G) per metric.
  */
-#include "report_priv.h"
+#include "job_priv.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -97,7 +97,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "job_sum.h"
+#include <gpuscope/sort.h>
 #include "jw.h"
 #include "out.h"
 
@@ -111,38 +111,12 @@
 /* The analysis                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* A piece of a union of intervals [a, b). */
-struct piece {
-	int64_t a, b;
-};
-
-/* One GPU of the job: a row of the rank table. */
-struct ja_gpu {
-	const struct gs_js_rank *r; /* the rank's summary */
-	size_t ri;                  /* its index in ja->sums */
-	const struct gs_js_gpu *d;
-	double overlap; /* 1 - exposed / union; NaN without communication */
-};
-
 /* The union of a GPU's compute (not communication) kernels in its window:
  * sorted disjoint pieces, and the length before each. */
 struct busy {
 	struct piece *busy;
 	int64_t *before;
 	size_t n_busy;
-};
-
-enum ja_metric {
-	M_WINDOW,
-	M_KERNEL,
-	M_COPY,
-	M_SYNC,
-	M_IDLE,
-	M_EFF,
-	M_COMM,
-	M_EXPOSED,
-	M_OVERLAP,
-	M_COUNT,
 };
 
 static const struct {
@@ -157,141 +131,7 @@ static const struct {
 	{"overlap", "overlap", false},
 };
 
-/* Min, lower median and max of one metric over the GPUs that have it. */
-struct ja_stat {
-	size_t count;
-	double v[3];   /* min, median, max */
-	size_t gpu[3]; /* indices into ja->gpus */
-};
-
-/* A rank taking part in a communicator: its collective kernels in order. */
-struct ja_member {
-	size_t ri; /* index into ja->sums */
-	const struct gs_js_kernel *k;
-	size_t n;
-};
-
-enum ja_kind {
-	K_UNKNOWN,
-	K_ALLREDUCE,
-	K_ALLGATHER,
-	K_REDUCE_SCATTER,
-	K_ALLTOALL,
-	K_BROADCAST,
-	K_REDUCE,
-	K_SENDRECV,
-};
-
-struct ja_comm {
-	uint32_t clock_group;
-	bool by_group;      /* keyed by process group name, else by stream id */
-	const char *group;  /* the group name (by_group; a trace's string) */
-	const char *desc;   /* the group's description, "" when unknown */
-	uint64_t stream_id; /* !by_group */
-	uint32_t group_size;
-	char label[96];
-	struct ja_member *m; /* ascending rank */
-	size_t n_m, cap_m;
-	size_t matched;    /* collectives compared */
-	size_t first_coll; /* index of its first in ja->coll */
-	int64_t skew_sum, skew_max, wait_sum, transfer_sum;
-	double busbw_sum;
-	size_t busbw_n;
-};
-
-struct ja_coll {
-	uint32_t comm;
-	uint32_t index;
-	int64_t first, last; /* first and last arrival */
-	int64_t skew, transfer, wait_sum;
-	size_t last_m;       /* member index of the last rank */
-	int64_t bytes;       /* -1 when unknown */
-	double algbw, busbw; /* GB/s (bytes per ns); NaN when unknown */
-	const char *name;
-};
-
-struct ja_total {
-	size_t ri;
-	uint64_t collectives; /* matched collectives it took part in */
-	uint64_t counted;     /* ... of skew > 0 */
-	uint64_t last;
-	double expected; /* times last chance alone gives */
-	int64_t waited, cost;
-	/* Compute kernel time (the union on its GPU) between its previous
-	 * collective of the communicator (or the window start) and its
-	 * arrival, summed over its matched collectives. */
-	int64_t compute_before;
-	bool straggler;
-};
-
-enum ja_mismatch_kind {
-	MM_COUNT,
-	MM_NAME,
-	MM_RANKS
-};
-
-struct ja_mismatch {
-	size_t comm;
-	uint8_t kind;
-	size_t index; /* MM_NAME: the first index that differs */
-	char *text;
-};
-
-struct ja_finding {
-	const char *kind;
-	int64_t ns;
-	char *text;
-	char *advice;
-};
-
-struct gs_job_analysis {
-	struct gs_js_rank **sums; /* per rank, in rank order (owned) */
-	size_t n_sums;
-	uint32_t n_clock_groups;
-	struct ja_gpu *gpus; /* in rank order, a rank's GPUs together */
-	size_t n_gpus;
-	size_t *first_gpu; /* per rank (job->ranks order): its first in gpus */
-	struct ja_stat stat[M_COUNT];
-	struct ja_comm *comms;
-	size_t n_comms;
-	struct ja_coll *coll;
-	size_t n_coll;
-	size_t *by_skew;         /* indices into coll, largest skew first */
-	struct ja_total *totals; /* per rank of the job (job->ranks order) */
-	size_t n_totals;
-	size_t *stragglers; /* indices into totals, by cost */
-	size_t n_stragglers;
-	struct ja_mismatch *mm;
-	size_t n_mm;
-	struct ja_finding *findings;
-	size_t n_findings;
-	int64_t wait_total;
-	int64_t longest_window;
-};
-
 /* ---- small helpers ---- */
-
-static char *str_printf(const char *fmt, ...) GS_PRINTF(1, 2);
-
-static char *str_printf(const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-	char *p;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return NULL;
-	p = malloc((size_t)n + 1);
-	if (!p)
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return p;
-}
 
 /* The unit of the comparable times of the text line being written (0:
  * each its own): a line never mixes ms and s. Per thread, as reports of
@@ -324,11 +164,6 @@ static void set_line_unit(const int64_t *v, size_t n)
 #define DUR(ns) dur_text((char[48]){0}, 48, (ns))
 #define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
 
-static const struct gs_js_rank *rank_of(const struct gs_job_analysis *ja, size_t ri)
-{
-	return ja->sums[ri];
-}
-
 /* Worth a finding: at least 0.5% of `window` (and some time at all). */
 static bool significant(int64_t ns, int64_t window)
 {
@@ -336,65 +171,6 @@ static bool significant(int64_t ns, int64_t window)
 }
 
 /* ---- the collective kind and the message size ---- */
-
-/* `s` lowered, letters and digits only, into buf. */
-static void squash(char *buf, size_t size, const char *s)
-{
-	size_t k = 0;
-
-	for (; s && *s && k + 1 < size; s++) {
-		char c = *s;
-
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c - 'A' + 'a');
-		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
-			buf[k++] = c;
-	}
-	buf[k] = '\0';
-}
-
-static enum ja_kind kind_of_name(const char *name)
-{
-	char s[256];
-
-	squash(s, sizeof(s), name);
-	if (strstr(s, "allreduce"))
-		return K_ALLREDUCE;
-	if (strstr(s, "reducescatter"))
-		return K_REDUCE_SCATTER;
-	if (strstr(s, "allgather"))
-		return K_ALLGATHER;
-	if (strstr(s, "alltoall"))
-		return K_ALLTOALL;
-	if (strstr(s, "broadcast") || strstr(s, "bcast"))
-		return K_BROADCAST;
-	if (strstr(s, "sendrecv") || strstr(s, "send") || strstr(s, "recv"))
-		return K_SENDRECV;
-	if (strstr(s, "reduce"))
-		return K_REDUCE;
-	return K_UNKNOWN;
-}
-
-/* The bus bandwidth factor of a kind for n ranks; NaN when unknown. */
-static double bus_factor(enum ja_kind k, uint32_t n)
-{
-	if (n == 0)
-		return NAN;
-	switch (k) {
-	case K_ALLREDUCE:
-		return 2.0 * (double)(n - 1) / (double)n;
-	case K_ALLGATHER:
-	case K_REDUCE_SCATTER:
-	case K_ALLTOALL:
-		return (double)(n - 1) / (double)n;
-	case K_BROADCAST:
-	case K_REDUCE:
-	case K_SENDRECV:
-		return 1.0;
-	default:
-		return NAN;
-	}
-}
 
 /* Bytes of one element of a dtype as the source names it; 0: unknown. */
 static uint64_t dtype_size(const char *d)
@@ -675,27 +451,34 @@ static const char *eff_text(const struct gs_js_gpu *d, char *buf, size_t size)
 
 /* ---- step one: a rank's summary ---- */
 
+/* A communication kernel of a rank and its communicator's key (job_priv.h,
+ * enum ja_key). */
 struct entry {
-	const char *group; /* NULL: by stream */
-	uint64_t stream_id;
+	uint8_t key;
+	uint8_t kind;      /* JA_KEY_KIND: the kind */
+	const char *group; /* JA_KEY_GROUP: the group's name */
 	int64_t start;
 	uint32_t op;
 };
 
+static int cmp_key(const struct entry *a, const struct entry *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->key == JA_KEY_GROUP)
+		return strcmp(a->group, b->group);
+	if (a->key == JA_KEY_KIND && a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return 0;
+}
+
 static int cmp_entry(const void *pa, const void *pb)
 {
 	const struct entry *a = pa, *b = pb;
-	int c;
+	int c = cmp_key(a, b);
 
-	if (!a->group != !b->group)
-		return a->group ? -1 : 1;
-	if (a->group) {
-		c = strcmp(a->group, b->group);
-		if (c)
-			return c;
-	} else if (a->stream_id != b->stream_id) {
-		return a->stream_id < b->stream_id ? -1 : 1;
-	}
+	if (c)
+		return c;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	return a->op < b->op ? -1 : a->op > b->op;
@@ -703,9 +486,21 @@ static int cmp_entry(const void *pa, const void *pb)
 
 static bool same_key(const struct entry *a, const struct entry *b)
 {
-	if (!a->group != !b->group)
-		return false;
-	return a->group ? !strcmp(a->group, b->group) : a->stream_id == b->stream_id;
+	return cmp_key(a, b) == 0;
+}
+
+/* The kind of an op that is a communication kernel: its collective's name,
+ * else its own. */
+static uint8_t op_kind(const struct gs_trace *t, const struct gs_op *op,
+		       const struct gs_collective *c)
+{
+	enum ja_kind k = c && c->name != GS_NO_STRING ?
+				 ja_kind_of_name(gs_trace_string(t, c->name)) :
+				 K_UNKNOWN;
+
+	if (k == K_UNKNOWN)
+		k = ja_kind_of_name(gs_trace_string(t, op->name));
+	return (uint8_t)k;
 }
 
 /* The pool offset of `s` in the summary, added when new. Few distinct
@@ -768,9 +563,8 @@ static bool starts_in(const struct gs_op *op, const struct gs_report_device *d)
 static gs_status rank_entries(const struct gs_report *r, struct entry **out, size_t *n_out)
 {
 	const struct gs_trace *t = r->t;
-	size_t n_ops, n_st, n = 0, cap_e = 0, i;
+	size_t n_ops, n = 0, cap_e = 0, i;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
-	const struct gs_stream *st = gs_trace_streams(t, &n_st);
 	struct entry *e = NULL;
 
 	for (size_t k = 0; k < r->n_dev; k++) {
@@ -801,10 +595,16 @@ static gs_status rank_entries(const struct gs_report *r, struct entry **out, siz
 					e = p;
 					cap_e = nc;
 				}
-				e[n].group = c && c->group != GS_NO_STRING ?
-						     gs_trace_string(t, c->group) :
-						     NULL;
-				e[n].stream_id = si < n_st ? st[si].stream_id : 0;
+				e[n].kind = op_kind(t, op, c);
+				e[n].group = NULL;
+				if (e[n].kind == K_SENDRECV) {
+					e[n].key = JA_KEY_P2P;
+				} else if (c && c->group != GS_NO_STRING) {
+					e[n].key = JA_KEY_GROUP;
+					e[n].group = gs_trace_string(t, c->group);
+				} else {
+					e[n].key = JA_KEY_KIND;
+				}
 				e[n].start = op->start_ns;
 				e[n].op = (uint32_t)i;
 				n++;
@@ -812,7 +612,7 @@ static gs_status rank_entries(const struct gs_report *r, struct entry **out, siz
 		}
 	}
 	if (n)
-		qsort(e, n, sizeof(*e), cmp_entry);
+		gs_sort(e, n, sizeof(*e), cmp_entry);
 	*out = e;
 	*n_out = n;
 	return GS_OK;
@@ -831,9 +631,10 @@ static gs_status add_js_member(struct gs_js_rank *s, struct pool_ids *seen,
 	gs_status rc = GS_OK;
 
 	memset(m, 0, sizeof(*m));
+	m->key = e[0].key;
+	m->kind = e[0].key == JA_KEY_KIND ? e[0].kind : K_UNKNOWN;
 	m->group = GS_JS_NONE;
 	m->e0_desc = GS_JS_NONE;
-	m->stream_id = e[0].stream_id;
 	m->k = calloc(n, sizeof(*m->k));
 	if (!m->k)
 		return gs_nomem();
@@ -859,13 +660,21 @@ static gs_status add_js_member(struct gs_js_rank *s, struct pool_ids *seen,
 		k->has_col = col != NULL;
 		k->group_size = col ? col->group_size : 0;
 		k->kind_col = (uint8_t)(col && col->name != GS_NO_STRING ?
-						kind_of_name(gs_trace_string(t, col->name)) :
+						ja_kind_of_name(gs_trace_string(t, col->name)) :
 						K_UNKNOWN);
-		k->kind_op = (uint8_t)kind_of_name(gs_trace_string(t, op->name));
-		rc = pool_add(s, seen,
-			      col && col->name != GS_NO_STRING ? gs_trace_string(t, col->name) :
-								 gs_trace_string(t, op->name),
-			      &k->name);
+		k->kind_op = (uint8_t)ja_kind_of_name(gs_trace_string(t, op->name));
+		k->kind = e[i].kind;
+		k->has_seq = col && col->has_seq;
+		k->seq = col && col->has_seq ? col->seq : 0;
+		k->group = GS_JS_NONE;
+		if (rc == GS_OK && col && col->group != GS_NO_STRING)
+			rc = pool_add(s, seen, gs_trace_string(t, col->group), &k->group);
+		if (rc == GS_OK)
+			rc = pool_add(s, seen,
+				      col && col->name != GS_NO_STRING ?
+					      gs_trace_string(t, col->name) :
+					      gs_trace_string(t, op->name),
+				      &k->name);
 		for (size_t q = 0; q < r->n_dev; q++) {
 			if (r->dev[q].device != dev)
 				continue;
@@ -914,7 +723,12 @@ gs_status gs_js_extract(const struct gs_report *r, struct gs_js_rank **out)
 		return gs_nomem();
 	s->rank = r->rank;
 	s->clock_group = r->clock_group;
+	s->clock_domain = r->clock_domain;
 	s->rank_declared = r->rank_declared;
+	s->host_from_name = r->host_from_name;
+	s->clock = r->clock;
+	s->wall_offset_ns = r->clock ? r->wall_offset_ns : 0;
+	s->world_size = r->world_size;
 	s->pid = r->pid;
 	rc = pool_add(s, NULL, r->host ? r->host : "", &s->host);
 	gs_trace_ops(r->t, &n);
@@ -994,355 +808,7 @@ void gs_js_free(struct gs_js_rank *r)
 	free(r);
 }
 
-/* ---- step two: grouping the ranks' communicators ---- */
-
-static struct ja_comm *find_comm(struct gs_job_analysis *ja, uint32_t group,
-				 const struct gs_js_rank *r, const struct gs_js_member *e)
-{
-	for (size_t i = 0; i < ja->n_comms; i++) {
-		struct ja_comm *c = &ja->comms[i];
-
-		if (c->clock_group != group || c->by_group != (e->group != GS_JS_NONE))
-			continue;
-		if (e->group != GS_JS_NONE ? !strcmp(c->group, gs_js_str(r, e->group)) :
-					     c->stream_id == e->stream_id)
-			return c;
-	}
-	return NULL;
-}
-
-static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, size_t ri,
-			    const struct gs_js_member *e)
-{
-	const struct gs_js_rank *r = ja->sums[ri];
-	struct ja_comm *c = find_comm(ja, r->clock_group, r, e);
-	struct ja_member *m;
-
-	if (!c) {
-		if (ja->n_comms == *cap) {
-			size_t nc = *cap ? *cap * 2 : 8;
-			struct ja_comm *p = realloc(ja->comms, nc * sizeof(*p));
-
-			if (!p)
-				return gs_nomem();
-			ja->comms = p;
-			*cap = nc;
-		}
-		c = &ja->comms[ja->n_comms++];
-		memset(c, 0, sizeof(*c));
-		c->clock_group = r->clock_group;
-		c->by_group = e->group != GS_JS_NONE;
-		c->group = c->by_group ? gs_js_str(r, e->group) : NULL;
-		c->desc = "";
-		c->stream_id = e->stream_id;
-	}
-	if (c->n_m == c->cap_m) {
-		size_t nc = c->cap_m ? c->cap_m * 2 : 4;
-		struct ja_member *p = realloc(c->m, nc * sizeof(*p));
-
-		if (!p)
-			return gs_nomem();
-		c->m = p;
-		c->cap_m = nc;
-	}
-	m = &c->m[c->n_m++];
-	m->ri = ri;
-	m->n = e->n;
-	m->k = e->k;
-	if (c->by_group && (!c->group_size || !*c->desc)) {
-		if (!c->group_size)
-			c->group_size = e->e0_group_size;
-		if (!*c->desc && e->e0_desc != GS_JS_NONE)
-			c->desc = gs_js_str(r, e->e0_desc);
-	}
-	return GS_OK;
-}
-
-static int cmp_comm(const void *pa, const void *pb)
-{
-	const struct ja_comm *a = pa, *b = pb;
-
-	if (a->clock_group != b->clock_group)
-		return a->clock_group < b->clock_group ? -1 : 1;
-	if (a->by_group != b->by_group)
-		return a->by_group ? -1 : 1;
-	if (a->by_group) {
-		/* Numeric names ("0", "10") in numeric order. */
-		size_t la = strlen(a->group), lb = strlen(b->group);
-		bool na = la && strspn(a->group, "0123456789") == la;
-		bool nb = lb && strspn(b->group, "0123456789") == lb;
-
-		if (na && nb && la != lb)
-			return la < lb ? -1 : 1;
-		return strcmp(a->group, b->group);
-	}
-	return a->stream_id < b->stream_id ? -1 : a->stream_id > b->stream_id;
-}
-
-/* ---- matching ---- */
-
-/* What a rank's i-th collective of a communicator is called. */
-static const char *coll_name(const struct gs_job_analysis *ja, const struct ja_member *m, size_t i)
-{
-	return gs_js_str(rank_of(ja, m->ri), m->k[i].name);
-}
-
-static const struct gs_js_kernel *member_op(const struct gs_job_analysis *ja,
-					    const struct ja_member *m, size_t i)
-{
-	(void)ja;
-	return &m->k[i];
-}
-
-/* "0-3, 5" of the ranks of members whose flag is set (all: flags NULL). */
-static void rank_list(char *buf, size_t size, const struct gs_job_analysis *ja,
-		      const struct ja_comm *c, const bool *flags)
-{
-	size_t len = 0, i = 0;
-
-	buf[0] = '\0';
-	while (i < c->n_m) {
-		size_t k;
-		uint32_t a, b;
-		int w;
-
-		if (flags && !flags[i]) {
-			i++;
-			continue;
-		}
-		a = b = rank_of(ja, c->m[i].ri)->rank;
-		k = i + 1;
-		while (k < c->n_m && (!flags || flags[k]) && rank_of(ja, c->m[k].ri)->rank == b + 1)
-			b = rank_of(ja, c->m[k++].ri)->rank;
-		if (a == b)
-			w = snprintf(buf + len, size - len, "%s%u", len ? ", " : "", a);
-		else
-			w = snprintf(buf + len, size - len, "%s%u%s%u", len ? ", " : "", a,
-				     b == a + 1 ? ", " : "-", b);
-		if (w < 0 || (size_t)w >= size - len) {
-			if (size > 4)
-				memcpy(buf + size - 4, "...", 4);
-			return;
-		}
-		len += (size_t)w;
-		i = k;
-	}
-}
-
-/* A rank_list() of more than one rank. */
-static bool several(const char *list)
-{
-	return strchr(list, ',') || strchr(list, '-');
-}
-
-static gs_status add_mismatch(struct gs_job_analysis *ja, size_t *cap, size_t comm, uint8_t kind,
-			      size_t index, char *text)
-{
-	if (!text)
-		return gs_nomem();
-	if (ja->n_mm == *cap) {
-		size_t nc = *cap ? *cap * 2 : 4;
-		struct ja_mismatch *p = realloc(ja->mm, nc * sizeof(*p));
-
-		if (!p) {
-			free(text);
-			return gs_nomem();
-		}
-		ja->mm = p;
-		*cap = nc;
-	}
-	ja->mm[ja->n_mm++] = (struct ja_mismatch){comm, kind, index, text};
-	return GS_OK;
-}
-
-/* The counts of a communicator's ranks, and how many are matched. */
-static gs_status check_comm(struct gs_job_analysis *ja, size_t ci, size_t *cap_mm)
-{
-	struct ja_comm *c = &ja->comms[ci];
-	size_t lo = SIZE_MAX, hi = 0, i, k;
-	char few[256], many[256];
-	bool *flags;
-	gs_status rc = GS_OK;
-
-	if (c->by_group && c->group_size && c->group_size != c->n_m) {
-		char all[256];
-
-		rank_list(all, sizeof(all), ja, c, NULL);
-		rc = add_mismatch(ja, cap_mm, ci, MM_RANKS, 0,
-				  str_printf("%s: the group has %u ranks, the job has its "
-					     "collectives on %zu (rank%s %s)",
-					     c->label, c->group_size, c->n_m,
-					     c->n_m == 1 ? "" : "s", all));
-		if (rc != GS_OK)
-			return rc;
-	}
-	if (c->n_m < 2)
-		return GS_OK;
-	for (i = 0; i < c->n_m; i++) {
-		lo = c->m[i].n < lo ? c->m[i].n : lo;
-		hi = c->m[i].n > hi ? c->m[i].n : hi;
-	}
-	flags = calloc(c->n_m, sizeof(*flags));
-	if (!flags)
-		return gs_nomem();
-	c->matched = lo;
-	if (lo != hi) {
-		char counts[64];
-		size_t lo2 = SIZE_MAX;
-
-		/* The ranks of the shortest count against the rest. */
-		for (i = 0; i < c->n_m; i++)
-			flags[i] = c->m[i].n == lo;
-		rank_list(few, sizeof(few), ja, c, flags);
-		for (i = 0; i < c->n_m; i++)
-			flags[i] = !flags[i];
-		rank_list(many, sizeof(many), ja, c, flags);
-		/* The other counts, as they are ("6" or "6 to 8"). */
-		for (i = 0; i < c->n_m; i++)
-			if (c->m[i].n != lo && c->m[i].n < lo2)
-				lo2 = c->m[i].n;
-		if (lo2 == hi)
-			snprintf(counts, sizeof(counts), "%zu", hi);
-		else
-			snprintf(counts, sizeof(counts), "%zu to %zu", lo2, hi);
-		rc = add_mismatch(ja, cap_mm, ci, MM_COUNT, lo,
-				  str_printf("%s: %s %s %s %zu collectives, %s %s %s %s: the first "
-					     "%zu compared",
-					     c->label, several(few) ? "ranks" : "rank", few,
-					     several(few) ? "have" : "has", lo,
-					     several(many) ? "ranks" : "rank", many,
-					     several(many) ? "have" : "has", counts, lo));
-	}
-	/* Names, index by index: stop at the first that differs. */
-	for (k = 0; rc == GS_OK && k < c->matched; k++) {
-		const char *name0 = coll_name(ja, &c->m[0], k);
-		bool differ = false;
-
-		for (i = 1; i < c->n_m; i++) {
-			flags[i] = strcmp(coll_name(ja, &c->m[i], k), name0) != 0;
-			differ |= flags[i];
-		}
-		if (!differ)
-			continue;
-		flags[0] = false;
-		rank_list(many, sizeof(many), ja, c, flags);
-		{
-			char n0[64], n1[64];
-			size_t first_diff = 1;
-
-			while (!flags[first_diff])
-				first_diff++;
-			gs_report_text_fit(n0, sizeof(n0), name0, 40);
-			gs_report_text_fit(n1, sizeof(n1), coll_name(ja, &c->m[first_diff], k), 40);
-			rc = add_mismatch(
-				ja, cap_mm, ci, MM_NAME, k,
-				str_printf("%s: collective %zu is %s on rank %u but %s on rank%s "
-					   "%s: the first %zu compared",
-					   c->label, k, n0, rank_of(ja, c->m[0].ri)->rank, n1,
-					   several(many) ? "s" : "", many, k));
-		}
-		c->matched = k;
-	}
-	free(flags);
-	return rc;
-}
-
-static gs_status match_comm(struct gs_job_analysis *ja, size_t ci, size_t *cap_coll)
-{
-	struct ja_comm *c = &ja->comms[ci];
-
-	c->first_coll = ja->n_coll;
-	if (c->n_m < 2 || !c->matched)
-		return GS_OK;
-	if (ja->n_coll + c->matched > *cap_coll) {
-		size_t nc = *cap_coll ? *cap_coll : 64;
-		struct ja_coll *p;
-
-		while (nc < ja->n_coll + c->matched)
-			nc *= 2;
-		p = realloc(ja->coll, nc * sizeof(*p));
-		if (!p)
-			return gs_nomem();
-		ja->coll = p;
-		*cap_coll = nc;
-	}
-	for (size_t k = 0; k < c->matched; k++) {
-		struct ja_coll *x = &ja->coll[ja->n_coll++];
-		int64_t transfer = INT64_MAX;
-		const struct gs_js_kernel *desc = NULL;
-		uint32_t n;
-		enum ja_kind kind;
-		size_t i;
-
-		memset(x, 0, sizeof(*x));
-		x->comm = (uint32_t)ci;
-		x->index = (uint32_t)k;
-		x->name = coll_name(ja, &c->m[0], k);
-		x->bytes = -1;
-		x->algbw = x->busbw = NAN;
-		for (i = 0; i < c->n_m; i++) {
-			const struct gs_js_kernel *op = member_op(ja, &c->m[i], k);
-
-			if (!i || op->start_ns < x->first)
-				x->first = op->start_ns;
-			if (!i || op->start_ns > x->last) {
-				x->last = op->start_ns;
-				x->last_m = i;
-			}
-			if (x->bytes < 0) {
-				x->bytes = op->bytes;
-				if (op->has_col && !desc)
-					desc = op;
-			}
-		}
-		x->skew = x->last - x->first;
-		for (i = 0; i < c->n_m; i++) {
-			const struct gs_js_kernel *op = member_op(ja, &c->m[i], k);
-			int64_t rest = op->end_ns - x->last;
-
-			if (rest < transfer)
-				transfer = rest;
-			x->wait_sum += x->last - op->start_ns;
-		}
-		x->transfer = transfer > 0 ? transfer : 0;
-		kind = desc ? (enum ja_kind)desc->kind_col : K_UNKNOWN;
-		if (kind == K_UNKNOWN)
-			kind = (enum ja_kind)member_op(ja, &c->m[0], k)->kind_op;
-		n = desc && desc->group_size ? desc->group_size : (uint32_t)c->n_m;
-		if (x->bytes >= 0 && x->transfer > 0) {
-			x->algbw = (double)x->bytes / (double)x->transfer;
-			x->busbw = x->algbw * bus_factor(kind, n);
-		}
-		/* Totals of the communicator and of each rank. */
-		c->skew_sum += x->skew;
-		if (x->skew > c->skew_max)
-			c->skew_max = x->skew;
-		c->wait_sum += x->wait_sum;
-		c->transfer_sum += x->transfer;
-		if (isfinite(x->busbw)) {
-			c->busbw_sum += x->busbw;
-			c->busbw_n++;
-		}
-		ja->wait_total += x->wait_sum;
-		for (i = 0; i < c->n_m; i++) {
-			struct ja_total *tot = &ja->totals[c->m[i].ri];
-			const struct gs_js_kernel *op = member_op(ja, &c->m[i], k);
-
-			tot->collectives++;
-			tot->waited += x->last - op->start_ns;
-			tot->compute_before += op->compute_before;
-			if (x->skew > 0) {
-				tot->counted++;
-				tot->expected += 1.0 / (double)c->n_m;
-				if (i == x->last_m) {
-					tot->last++;
-					tot->cost += x->wait_sum;
-				}
-			}
-		}
-	}
-	return GS_OK;
-}
+/* ---- step two: stragglers ---- */
 
 static int cmp_skew(const void *pa, const void *pb, void *arg)
 {
@@ -1403,9 +869,8 @@ static int cmp_straggler(const void *pa, const void *pb, void *arg)
 
 static gs_status build_collectives(struct gs_job_analysis *ja)
 {
-	size_t cap = 0, cap_mm = 0, cap_coll = 0, i;
-	gs_status rc = GS_OK;
-	size_t *tmp;
+	gs_status rc;
+	size_t *tmp, i;
 
 	ja->n_totals = ja->n_sums;
 	ja->totals = calloc(ja->n_sums ? ja->n_sums : 1, sizeof(*ja->totals));
@@ -1413,33 +878,7 @@ static gs_status build_collectives(struct gs_job_analysis *ja)
 		return gs_nomem();
 	for (i = 0; i < ja->n_sums; i++)
 		ja->totals[i].ri = i;
-	for (i = 0; i < ja->n_sums && rc == GS_OK; i++)
-		for (size_t k = 0; k < ja->sums[i]->n_m && rc == GS_OK; k++)
-			rc = add_member(ja, &cap, i, &ja->sums[i]->m[k]);
-	if (rc != GS_OK)
-		return rc;
-	if (ja->n_comms)
-		qsort(ja->comms, ja->n_comms, sizeof(*ja->comms), cmp_comm);
-	for (i = 0; i < ja->n_comms; i++) {
-		struct ja_comm *c = &ja->comms[i];
-
-		int n;
-
-		if (c->by_group)
-			n = snprintf(c->label, sizeof(c->label), "pg %.40s%s%.30s", c->group,
-				     *c->desc ? " " : "", c->desc);
-		else
-			n = snprintf(c->label, sizeof(c->label), "stream %llu",
-				     (unsigned long long)c->stream_id);
-		/* Communicators of two clock groups have the same key: say which. */
-		if (ja->n_clock_groups > 1 && n > 0 && (size_t)n < sizeof(c->label))
-			snprintf(c->label + n, sizeof(c->label) - (size_t)n, " @clock %u",
-				 c->clock_group);
-	}
-	for (i = 0; i < ja->n_comms && rc == GS_OK; i++)
-		rc = check_comm(ja, i, &cap_mm);
-	for (i = 0; i < ja->n_comms && rc == GS_OK; i++)
-		rc = match_comm(ja, i, &cap_coll);
+	rc = ja_collectives(ja);
 	if (rc != GS_OK)
 		return rc;
 	ja->by_skew = malloc((ja->n_coll ? ja->n_coll : 1) * sizeof(*ja->by_skew));
@@ -1449,9 +888,12 @@ static gs_status build_collectives(struct gs_job_analysis *ja)
 		free(tmp);
 		return gs_nomem();
 	}
+	/* The collectives compared, largest skew first. */
+	ja->n_by_skew = 0;
 	for (i = 0; i < ja->n_coll; i++)
-		ja->by_skew[i] = i;
-	sort_by_skew(ja, ja->by_skew, tmp, ja->n_coll);
+		if (ja->coll[i].state != JA_NO_OVERLAP)
+			ja->by_skew[ja->n_by_skew++] = i;
+	sort_by_skew(ja, ja->by_skew, tmp, ja->n_by_skew);
 	free(tmp);
 	for (i = 0; i < ja->n_totals; i++) {
 		ja->totals[i].straggler = is_straggler(&ja->totals[i]);
@@ -1544,6 +986,19 @@ static int64_t median_compute_before(const struct gs_job_analysis *ja)
 	return m;
 }
 
+/* What a verdict compared when the job is partial: "; over 2 of 128 ranks
+ * (a partial job)", else "". */
+static const char *partial_note(const struct gs_job_analysis *ja, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (ja->world_size > ja->n_sums)
+		snprintf(buf, size, "; over the %zu of %u ranks traced (a partial job)", ja->n_sums,
+			 ja->world_size);
+	return buf;
+}
+
+#define PARTIAL() partial_note(ja, (char[96]){0}, 96)
+
 static gs_status build_findings(struct gs_job_analysis *ja)
 {
 	int64_t median_compute = median_compute_before(ja);
@@ -1571,34 +1026,41 @@ static gs_status build_findings(struct gs_job_analysis *ja)
 			 t->counted ? 100.0 * t->expected / (double)t->counted : 0.0);
 		rc = add_finding(
 			ja, &cap, "straggler", t->cost,
-			str_printf("rank %u arrived last at %s of %llu collectives (%llu times; "
-				   "chance alone would give %s); the others waited %s for it%s",
-				   rank, share, (unsigned long long)t->counted,
-				   (unsigned long long)t->last, chance, DUR(t->cost), compute),
-			str_printf("look at rank %u's own section: what it runs before the "
-				   "collectives (its compute, host-bound idle, data loading, "
-				   "a slower GPU or link); every other rank waits for it",
-				   rank));
+			ja_printf("rank %u arrived last at %s of %llu collectives (%llu times; "
+				  "chance alone would give %s); the others waited %s for it%s%s",
+				  rank, share, (unsigned long long)t->counted,
+				  (unsigned long long)t->last, chance, DUR(t->cost), compute,
+				  PARTIAL()),
+			ja_printf("look at rank %u's own section: what it runs before the "
+				  "collectives (its compute, host-bound idle, data loading, "
+				  "a slower GPU or link); every other rank waits for it",
+				  rank));
 	}
-	if (rc == GS_OK && !ja->n_stragglers && ja->n_coll &&
+	if (rc == GS_OK && !ja->n_stragglers && ja->n_by_skew &&
 	    significant(ja->wait_total, ja->longest_window)) {
 		int64_t skew_sum = 0, skew_max = 0;
+		size_t n = 0;
 
-		for (i = 0; i < ja->n_coll; i++) {
-			skew_sum += ja->coll[i].skew;
-			if (ja->coll[i].skew > skew_max)
-				skew_max = ja->coll[i].skew;
+		for (i = 0; i < ja->n_by_skew; i++) {
+			const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
+
+			if (x->state != JA_COMPARED)
+				continue;
+			n++;
+			skew_sum += x->skew;
+			if (x->skew > skew_max)
+				skew_max = x->skew;
 		}
 		rc = add_finding(
 			ja, &cap, "skew", ja->wait_total,
-			str_printf("the ranks waited %s in all for one another at %zu collectives "
-				   "(mean skew %s, max %s), with no one rank last most often",
-				   DUR(ja->wait_total), ja->n_coll,
-				   DUR(skew_sum / (int64_t)ja->n_coll), DUR(skew_max)),
-			str_printf("load imbalance across ranks: even out the work of a step "
-				   "(uneven batches, sequence lengths or shards), and look for "
-				   "jitter on the ranks that arrive late (host threads, data "
-				   "loading, garbage collection)"));
+			ja_printf("the ranks waited %s in all for one another at %zu collectives "
+				  "(mean skew %s, max %s), with no one rank last most often%s",
+				  DUR(ja->wait_total), n, DUR(skew_sum / (int64_t)(n ? n : 1)),
+				  DUR(skew_max), PARTIAL()),
+			ja_printf("load imbalance across ranks: even out the work of a step "
+				  "(uneven batches, sequence lengths or shards), and look for "
+				  "jitter on the ranks that arrive late (host threads, data "
+				  "loading, garbage collection)"));
 	}
 	for (i = 0; i < ja->n_gpus; i++) {
 		const struct ja_gpu *g = &ja->gpus[i];
@@ -1629,28 +1091,27 @@ static gs_status build_findings(struct gs_job_analysis *ja)
 			snprintf(ov, sizeof(ov), "%.1f%%", 100.0 * s->v[1]);
 		rc = add_finding(
 			ja, &cap, "exposed_communication", beyond,
-			str_printf(
-				"communication ran with no compute kernel alongside for %s over "
-				"%zu GPU%s (%s of it beyond the waits for other ranks), up to %s "
-				"on %s (%s of its window); median overlap with compute %s",
-				DUR(exposed), with_comm, with_comm == 1 ? "" : "s", DUR(beyond),
-				DUR(worst->d->comm_exposed_ns), gpu_name(who, sizeof(who), worst),
-				PCT(worst->d->comm_exposed_ns, worst->d->window_ns), ov),
-			str_printf("overlap communication with compute: bucket gradients so that "
-				   "all-reduces start during the backward pass (DDP bucket_cap_mb, "
-				   "FSDP prefetch), issue collectives asynchronously on their own "
-				   "stream; exposed time also holds the waits for late ranks"));
+			ja_printf("communication ran with no compute kernel alongside for %s over "
+				  "%zu GPU%s (%s of it beyond the waits for other ranks), up to %s "
+				  "on %s (%s of its window); median overlap with compute %s",
+				  DUR(exposed), with_comm, with_comm == 1 ? "" : "s", DUR(beyond),
+				  DUR(worst->d->comm_exposed_ns), gpu_name(who, sizeof(who), worst),
+				  PCT(worst->d->comm_exposed_ns, worst->d->window_ns), ov),
+			ja_printf("overlap communication with compute: bucket gradients so that "
+				  "all-reduces start during the backward pass (DDP bucket_cap_mb, "
+				  "FSDP prefetch), issue collectives asynchronously on their own "
+				  "stream; exposed time also holds the waits for late ranks"));
 	}
 	if (rc == GS_OK && ja->n_mm) {
 		rc = add_finding(
 			ja, &cap, "mismatch", 0,
-			str_printf("%zu communicator%s do%s not line up across ranks; %s%s",
-				   ja->n_mm, ja->n_mm == 1 ? "" : "s", ja->n_mm == 1 ? "es" : "",
-				   ja->mm[0].text,
-				   ja->n_mm > 1 ? " (and more: see Mismatches)" : ""),
-			str_printf("the traces cover different steps or code paths: record every "
-				   "rank over the same iterations (one profiler schedule), or look "
-				   "for a rank that took another path"));
+			ja_printf("%zu communicator%s do%s not line up across ranks; %s%s",
+				  ja->n_mm, ja->n_mm == 1 ? "" : "s", ja->n_mm == 1 ? "es" : "",
+				  ja->mm[0].text,
+				  ja->n_mm > 1 ? " (and more: see Mismatches)" : ""),
+			ja_printf("the traces cover different steps or code paths: record every "
+				  "rank over the same iterations (one profiler schedule), or look "
+				  "for a rank that took another path"));
 	}
 	if (ja->n_findings)
 		qsort(ja->findings, ja->n_findings, sizeof(*ja->findings), cmp_finding);
@@ -1677,6 +1138,9 @@ void gs_job_analysis_destroy(struct gs_job_analysis *ja)
 	free(ja->gpus);
 	free(ja->first_gpu);
 	free(ja->coll);
+	free(ja->slot);
+	free(ja->dom);
+	free(ja->rank_dom);
 	free(ja->by_skew);
 	free(ja->totals);
 	free(ja->stragglers);
@@ -1686,7 +1150,7 @@ void gs_job_analysis_destroy(struct gs_job_analysis *ja)
 	free(ja);
 }
 
-gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_groups,
+gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_groups, int align,
 		       struct gs_job_analysis **out)
 {
 	struct gs_job_analysis *ja;
@@ -1703,6 +1167,9 @@ gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_grou
 	ja->sums = sums;
 	ja->n_sums = n;
 	ja->n_clock_groups = n_clock_groups ? n_clock_groups : 1;
+	ja->align = align == GS_REPORT_ALIGN_NONE        ? JA_ALIGN_NONE :
+		    align == GS_REPORT_ALIGN_COLLECTIVES ? JA_ALIGN_COLLECTIVES :
+							   JA_ALIGN_AUTO;
 	rc = build_gpus(ja);
 	if (rc == GS_OK)
 		rc = build_collectives(ja);
@@ -1747,7 +1214,8 @@ gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analy
 		gs_error_append("job analysis");
 		return rc;
 	}
-	return gs_js_reduce(sums, job->n_ranks, job->job ? job->job->n_clock_groups : 1, out);
+	return gs_js_reduce(sums, job->n_ranks, job->job ? job->job->n_clock_groups : 1, job->align,
+			    out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1966,13 +1434,27 @@ static void text_summary(struct jt *w, const struct gs_job_analysis *ja)
 	}
 }
 
+/* The short name of how a communicator was matched, for the text table. */
+static const char *by_short(uint8_t by)
+{
+	static const char *const n[] = {"-", "seq", "group", "order", "p2p"};
+
+	return by < sizeof(n) / sizeof(n[0]) ? n[by] : "-";
+}
+
 static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
 {
 	char title[160];
-	size_t comms = 0, i, shown;
+	size_t comms = 0, i, shown, within = 0, lw = 12;
 
-	for (i = 0; i < ja->n_comms; i++)
+	/* The communicator column as wide as its longest name, 22 at most. */
+	for (i = 0; i < ja->n_comms; i++) {
+		size_t l = gs_out_text_cols(ja->comms[i].label) + 1;
+
 		comms += ja->comms[i].matched > 0;
+		within += ja->comms[i].within_error;
+		lw = l > lw ? (l > 22 ? 22 : l) : lw;
+	}
 	if (!ja->n_comms) {
 		jt_section(w, "Collectives");
 		gs_out_puts(w->o, "    no communication kernels (NCCL / RCCL) in the ranks' "
@@ -1980,12 +1462,13 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
 		return;
 	}
 	snprintf(title, sizeof(title), "Collectives: %zu compared in %zu communicator%s",
-		 ja->n_coll, comms, comms == 1 ? "" : "s");
+		 ja->n_by_skew, comms, comms == 1 ? "" : "s");
 	jt_section(w, title);
 	gs_out_puts(w->o, "    ");
-	jt_cell(w, "communicator", 20, false);
-	jt_cell(w, "ranks", 6, true);
-	jt_cell(w, "count", 8, true);
+	jt_cell(w, "communicator", lw, false);
+	jt_cell(w, "ranks", 5, true);
+	jt_cell(w, "count", 7, true);
+	jt_cell(w, "by", 6, true);
 	jt_cell(w, "mean skew", 11, true);
 	jt_cell(w, "max skew", 11, true);
 	jt_cell(w, "waited", 11, true);
@@ -2000,9 +1483,10 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
 		snprintf(n, sizeof(n), "%zu", c->n_m);
 		snprintf(k, sizeof(k), "%zu", c->matched);
 		gs_out_puts(w->o, "    ");
-		jt_cell(w, c->label, 20, false);
-		jt_cell(w, n, 6, true);
-		jt_cell(w, k, 8, true);
+		jt_cell(w, c->label, lw, false);
+		jt_cell(w, n, 5, true);
+		jt_cell(w, k, 7, true);
+		jt_cell(w, by_short(c->matched_by), 6, true);
 		if (!c->matched) {
 			gs_out_puts(w->o, c->n_m < 2 ? "   not compared: one rank\n" :
 						       "   not compared\n");
@@ -2018,23 +1502,30 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
 		gs_out_putc(w->o, '\n');
 	}
 	gs_out_puts(w->o,
-		    "    skew: last arrival - first; waited: the ranks' waits summed; "
-		    "transfer: kernel end after the\n    last arrival (least over the ranks); "
-		    "busbw: mean of the collectives with a known size\n");
+		    "    by: seq (the group's sequence numbers), group / order (a group's, or one "
+		    "kind's, kernels\n    in order, aligned on their ends), p2p (peer kernels "
+		    "that end together); never by\n    stream id. skew: last arrival - first; "
+		    "waited: the ranks' waits summed; transfer: kernel\n    end after the last "
+		    "arrival (least over the ranks); busbw: mean of the known sizes\n");
+	if (within)
+		gs_out_printf(w->o,
+			      "    %zu collective%s with a skew within the clocks' error (~): no "
+			      "one waited for certain\n",
+			      within, within == 1 ? "" : "s");
 	if (ja->n_clock_groups > 1)
 		gs_out_puts(w->o,
 			    "    ranks on different clocks (clock groups) are never compared: "
 			    "each group is matched on its own\n");
-	if (!ja->n_coll)
+	if (!ja->n_by_skew)
 		return;
 
-	shown = ja->n_coll < w->top ? ja->n_coll : w->top;
-	snprintf(title, sizeof(title), "Collectives by skew (%zu of %zu)", shown, ja->n_coll);
+	shown = ja->n_by_skew < w->top ? ja->n_by_skew : w->top;
+	snprintf(title, sizeof(title), "Collectives by skew (%zu of %zu)", shown, ja->n_by_skew);
 	jt_section(w, title);
 	gs_out_puts(w->o, "    ");
 	jt_cell(w, "#", 4, true);
 	gs_out_puts(w->o, "  ");
-	jt_cell(w, "communicator", 16, false);
+	jt_cell(w, "communicator", lw > 20 ? 20 : lw, false);
 	jt_cell(w, "index", 6, true);
 	gs_out_puts(w->o, "  ");
 	jt_cell(w, "name", 20, false);
@@ -2050,27 +1541,157 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
 
 		snprintf(num, sizeof(num), "%zu", i + 1);
 		snprintf(idx, sizeof(idx), "%u", x->index);
-		snprintf(last, sizeof(last), "%u", rank_of(ja, c->m[x->last_m].ri)->rank);
+		if (x->state == JA_WITHIN_ERROR)
+			snprintf(last, sizeof(last), "~");
+		else if (x->skew > 0)
+			snprintf(last, sizeof(last), "%u", rank_of(ja, c->m[x->last_m].ri)->rank);
+		else
+			snprintf(last, sizeof(last), "-");
 		gs_out_puts(w->o, "    ");
 		jt_cell(w, num, 4, true);
 		gs_out_puts(w->o, "  ");
-		jt_cell(w, c->label, 16, false);
+		jt_cell(w, c->label, lw > 20 ? 20 : lw, false);
 		jt_cell(w, idx, 6, true);
 		gs_out_puts(w->o, "  ");
 		jt_cell(w, x->name, 20, false);
 		LINE_UNIT(x->skew, x->transfer);
 		jt_cell(w, DUR(x->skew), 11, true);
-		jt_cell(w, x->skew > 0 ? last : "-", 6, true);
+		jt_cell(w, last, 6, true);
 		jt_cell(w, DUR(x->transfer), 11, true);
 		line_unit = 0;
 		jt_cell(w, BW(x->busbw), 12, true);
 		gs_out_putc(w->o, '\n');
 	}
-	if (shown < ja->n_coll)
+	if (shown < ja->n_by_skew)
 		gs_out_printf(w->o,
 			      "    ... %zu more (--top N, or --format json for the %d "
 			      "largest)\n",
-			      ja->n_coll - shown, JSON_COLLECTIVES);
+			      ja->n_by_skew - shown, JSON_COLLECTIVES);
+}
+
+/* "+1.234 ms" / "-20.000 us" / "0". */
+static const char *signed_dur(char *buf, size_t size, int64_t ns)
+{
+	char d[40];
+
+	if (!ns) {
+		snprintf(buf, size, "0");
+		return buf;
+	}
+	gs_dur_text(d, sizeof(d), ns < 0 ? -ns : ns);
+	snprintf(buf, size, "%c%s", ns < 0 ? '-' : '+', d);
+	return buf;
+}
+
+/* "0-7", the ranks of domain d (a few runs at most). */
+static void dom_ranks(char *buf, size_t size, const struct gs_job_analysis *ja, size_t d)
+{
+	size_t len = 0, runs = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ja->n_sums; i++) {
+		uint32_t a, b;
+		size_t k = i;
+		int n;
+
+		if (ja->rank_dom[i] != d)
+			continue;
+		a = b = rank_of(ja, i)->rank;
+		while (k + 1 < ja->n_sums && ja->rank_dom[k + 1] == d &&
+		       rank_of(ja, k + 1)->rank == b + 1)
+			b = rank_of(ja, ++k)->rank;
+		i = k;
+		if (runs++ == 3) {
+			if (len + 5 < size)
+				memcpy(buf + len, ", ...", 6);
+			return;
+		}
+		n = a == b ? snprintf(buf + len, size - len, "%s%u", len ? ", " : "", a) :
+			     snprintf(buf + len, size - len, "%s%u-%u", len ? ", " : "", a, b);
+		if (n < 0 || (size_t)n >= size - len)
+			return;
+		len += (size_t)n;
+	}
+}
+
+/* The clocks: how the ranks' times were put on one clock per group. */
+static void text_clocks(struct jt *w, const struct gs_job_analysis *ja)
+{
+	size_t fitted = 0;
+
+	/* Nothing is compared across ranks without communication. */
+	if (!ja->n_comms)
+		return;
+	for (size_t d = 0; d < ja->n_dom; d++)
+		fitted += ja->dom[d].state == JA_DOM_FITTED;
+	if (ja->n_dom == 1) {
+		const struct ja_domain *x = &ja->dom[0];
+
+		jt_section(w, "Clocks");
+		gs_out_puts(w->o, "    one clock: every rank ");
+		if (*x->host) {
+			gs_out_puts(w->o, "on host ");
+			gs_out_text(w->o, x->host);
+		} else {
+			gs_out_puts(w->o, "of one input");
+		}
+		gs_out_printf(w->o, " (wall clock: %s)\n", gs_clock_source_text(x->clock));
+		return;
+	}
+	jt_section(w, fitted ? "Clocks: hosts aligned on the ends of collectives" : "Clocks");
+	gs_out_puts(w->o, "    ");
+	jt_cell(w, "group", 6, false);
+	jt_cell(w, "host", 16, false);
+	jt_cell(w, "ranks", 14, false);
+	jt_cell(w, "offset", 13, true);
+	jt_cell(w, "residual", 11, true);
+	gs_out_puts(w->o, "  how\n");
+	for (size_t d = 0; d < ja->n_dom && d < 4 * w->top; d++) {
+		const struct ja_domain *x = &ja->dom[d];
+		char g[16], ranks[64], off[48], res[48], how[96];
+
+		snprintf(g, sizeof(g), "%u", x->group);
+		dom_ranks(ranks, sizeof(ranks), ja, d);
+		signed_dur(off, sizeof(off), x->offset);
+		res[0] = '\0';
+		switch (x->state) {
+		case JA_DOM_REFERENCE:
+			snprintf(res, sizeof(res), "-");
+			snprintf(how, sizeof(how), "reference");
+			break;
+		case JA_DOM_FITTED:
+			gs_dur_text(res, sizeof(res), x->residual);
+			snprintf(how, sizeof(how), "%zu collectives, against rank %u", x->evidence,
+				 rank_of(ja, ja->dom[x->via].first_ri)->rank);
+			break;
+		case JA_DOM_NO_EVIDENCE:
+			snprintf(res, sizeof(res), "unknown");
+			snprintf(how, sizeof(how), "no collective ends with another host's");
+			break;
+		default:
+			snprintf(res, sizeof(res), "-");
+			snprintf(how, sizeof(how), "raw clock (--align none)");
+			break;
+		}
+		gs_out_puts(w->o, "    ");
+		jt_cell(w, g, 6, false);
+		jt_cell(w, *x->host ? x->host : "?", 16, false);
+		jt_cell(w, ranks, 14, false);
+		jt_cell(w, off, 13, true);
+		jt_cell(w, res, 11, true);
+		gs_out_puts(w->o, "  ");
+		gs_out_puts(w->o, how);
+		gs_out_putc(w->o, '\n');
+	}
+	if (ja->n_dom > 4 * w->top)
+		gs_out_printf(w->o, "    ... %zu more hosts (--format json for every one)\n",
+			      ja->n_dom - 4 * w->top);
+	gs_out_puts(w->o,
+		    "    each trace's times first go to UTC by what it says of its clock; offset: "
+		    "then added to\n    a host's ranks so that the ends of its all-reduces, "
+		    "all-gathers and reduce-scatters meet\n    the reference's (median); "
+		    "residual: the spread left (90th percentile); a skew within it\n    is "
+		    "clock error, never a straggler\n");
 }
 
 static void text_totals(struct jt *w, const struct gs_job_analysis *ja)
@@ -2139,9 +1760,16 @@ void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
 	snprintf(title, sizeof(title), "job: %zu ranks, %zu GPU%s", ja->n_sums, ja->n_gpus,
 		 ja->n_gpus == 1 ? "" : "s");
 	jt_rule(&w, title);
+	if (ja->world_size > ja->n_sums)
+		gs_out_printf(
+			o,
+			"\n  partial job: %zu of %u ranks (the world size the traces declare): "
+			"every verdict\n  below is over the ranks at hand\n",
+			ja->n_sums, ja->world_size);
 	text_findings(&w, ja);
 	text_ranks(&w, ja);
 	text_summary(&w, ja);
+	text_clocks(&w, ja);
 	text_collectives(&w, ja);
 	text_totals(&w, ja);
 	text_mismatches(&w, ja);
@@ -2236,6 +1864,8 @@ static void json_summary(struct jw *w, const struct gs_job_analysis *ja)
 
 static void json_communicators(struct jw *w, const struct gs_job_analysis *ja)
 {
+	static const char *const keys[] = {"process_group", "kind", "point_to_point"};
+
 	jw_arr(w, "communicators");
 	for (size_t i = 0; i < ja->n_comms; i++) {
 		const struct ja_comm *c = &ja->comms[i];
@@ -2244,19 +1874,21 @@ static void json_communicators(struct jw *w, const struct gs_job_analysis *ja)
 		jw_row(w, NULL);
 		jw_u64(w, "id", i);
 		jw_str(w, "name", c->label);
-		jw_str(w, "key", c->by_group ? "process_group" : "stream");
-		if (c->by_group) {
+		jw_str(w, "key", keys[c->key < 3 ? c->key : 0]);
+		if (c->key == JA_KEY_GROUP)
 			jw_str(w, "group", c->group);
-			jw_null(w, "stream");
-		} else {
+		else
 			jw_null(w, "group");
-			jw_u64(w, "stream", c->stream_id);
-		}
+		if (c->key == JA_KEY_KIND)
+			jw_str(w, "kind", ja_kind_name((enum ja_kind)c->kind));
+		else
+			jw_null(w, "kind");
 		if (c->group_size)
 			jw_u64(w, "group_size", c->group_size);
 		else
 			jw_null(w, "group_size");
 		jw_u64(w, "clock_group", c->clock_group);
+		jw_str(w, "matched_by", ja_matched_by_name(c->matched_by));
 		jw_arr_inline(w, "ranks");
 		for (size_t k = 0; k < c->n_m; k++)
 			jw_u64(w, NULL, rank_of(ja, c->m[k].ri)->rank);
@@ -2265,7 +1897,14 @@ static void json_communicators(struct jw *w, const struct gs_job_analysis *ja)
 		for (size_t k = 0; k < c->n_m; k++)
 			jw_u64(w, NULL, c->m[k].n);
 		jw_end_arr(w);
+		jw_arr_inline(w, "unmatched");
+		for (size_t k = 0; k < c->n_m; k++)
+			jw_u64(w, NULL, c->m[k].extra);
+		jw_end_arr(w);
+		jw_u64(w, "collectives", c->n_coll);
 		jw_u64(w, "matched", c->matched);
+		jw_u64(w, "no_overlap", c->no_overlap);
+		jw_u64(w, "within_clock_error", c->within_error);
 		jw_i64(w, "skew_mean_ns", c->matched ? c->skew_sum / m : 0);
 		jw_i64(w, "skew_max_ns", c->skew_max);
 		jw_i64(w, "wait_ns", c->wait_sum);
@@ -2283,15 +1922,15 @@ static void json_collectives(struct jw *w, const struct gs_job_analysis *ja)
 
 	/* The largest skews first: JSON_COLLECTIVES at most, fewer when their
 	 * per-rank rows would pass JSON_RANK_ROWS (a job of many ranks). */
-	while (n < ja->n_coll && n < JSON_COLLECTIVES) {
-		size_t m = ja->comms[ja->coll[ja->by_skew[n]].comm].n_m;
+	while (n < ja->n_by_skew && n < JSON_COLLECTIVES) {
+		size_t m = ja->coll[ja->by_skew[n]].present;
 
 		if (n && entries + m > JSON_RANK_ROWS)
 			break;
 		entries += m;
 		n++;
 	}
-	jw_u64(w, "collectives_total", ja->n_coll);
+	jw_u64(w, "collectives_total", ja->n_by_skew);
 	jw_u64(w, "collectives_listed", n);
 	jw_arr(w, "collectives");
 	for (size_t i = 0; i < n; i++) {
@@ -2303,18 +1942,25 @@ static void json_collectives(struct jw *w, const struct gs_job_analysis *ja)
 		jw_u64(w, "index", x->index);
 		jw_str(w, "name", x->name);
 		jw_arr_inline(w, "ranks");
-		for (size_t k = 0; k < c->n_m; k++) {
-			int64_t a = member_op(ja, &c->m[k], x->index)->start_ns;
+		for (size_t k = 0; k < x->present; k++) {
+			const struct ja_member *m = coll_member(ja, x, k);
+			int64_t a = coll_op(ja, x, k)->start_ns + m->shift;
 
 			jw_row(w, NULL);
-			jw_u64(w, "rank", rank_of(ja, c->m[k].ri)->rank);
-			jw_i64(w, "arrival_ns", a);
-			jw_i64(w, "wait_ns", x->last - a);
+			jw_u64(w, "rank", rank_of(ja, m->ri)->rank);
+			jw_i64(w, "arrival_ns", a - m->shift);
+			jw_i64(w, "clock_shift_ns", m->shift);
+			jw_i64(w, "wait_ns", x->state == JA_COMPARED ? x->last - a : 0);
 			jw_end_obj(w);
 		}
 		jw_end_arr(w);
 		jw_i64(w, "skew_ns", x->skew);
-		jw_u64(w, "last_rank", rank_of(ja, c->m[x->last_m].ri)->rank);
+		if (x->state == JA_COMPARED)
+			jw_u64(w, "last_rank", rank_of(ja, c->m[x->last_m].ri)->rank);
+		else
+			jw_null(w, "last_rank");
+		jw_bool(w, "within_clock_error", x->state == JA_WITHIN_ERROR);
+		jw_i64(w, "clock_error_ns", x->clock_err);
 		jw_i64(w, "transfer_ns", x->transfer);
 		if (x->bytes >= 0)
 			jw_i64(w, "bytes", x->bytes);
@@ -2363,7 +2009,8 @@ static void json_totals(struct jw *w, const struct gs_job_analysis *ja)
 
 static void json_mismatches(struct jw *w, const struct gs_job_analysis *ja)
 {
-	static const char *const kinds[] = {"count", "name", "ranks"};
+	static const char *const kinds[MM_KIND_COUNT] = {"count", "name", "ranks", "no_overlap",
+							 "unpaired"};
 
 	jw_arr(w, "mismatches");
 	for (size_t i = 0; i < ja->n_mm; i++) {
@@ -2372,21 +2019,71 @@ static void json_mismatches(struct jw *w, const struct gs_job_analysis *ja)
 
 		jw_row(w, NULL);
 		jw_u64(w, "communicator", x->comm);
-		jw_str(w, "kind", kinds[x->kind]);
+		jw_str(w, "kind", kinds[x->kind < MM_KIND_COUNT ? x->kind : 0]);
 		jw_arr_inline(w, "ranks");
 		for (size_t k = 0; k < c->n_m; k++) {
 			jw_row(w, NULL);
 			jw_u64(w, "rank", rank_of(ja, c->m[k].ri)->rank);
 			jw_u64(w, "count", c->m[k].n);
+			jw_u64(w, "unmatched", c->m[k].extra);
 			jw_end_obj(w);
 		}
 		jw_end_arr(w);
 		if (x->kind == MM_RANKS)
 			jw_u64(w, "group_size", c->group_size);
-		if (x->kind == MM_NAME)
+		if (x->kind == MM_NAME || x->kind == MM_NO_OVERLAP)
 			jw_u64(w, "index", x->index);
+		jw_u64(w, "count", x->count);
 		jw_u64(w, "matched", c->matched);
 		jw_str(w, "text", x->text);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+static const char *dom_state_name(uint8_t s)
+{
+	static const char *const n[] = {"reference", "fitted", "no_evidence", "raw"};
+
+	return s < 4 ? n[s] : "raw";
+}
+
+/* The clocks: per clock domain, its ranks, host, offset and residual. */
+static void json_clocks(struct jw *w, const struct gs_job_analysis *ja)
+{
+	static const char *const align[] = {"auto", "collectives", "none"};
+
+	jw_str(w, "align", align[ja->align < 3 ? ja->align : 0]);
+	jw_arr(w, "clocks");
+	for (size_t d = 0; d < ja->n_dom; d++) {
+		const struct ja_domain *x = &ja->dom[d];
+		const struct gs_js_rank *r = rank_of(ja, x->first_ri);
+
+		jw_row(w, NULL);
+		jw_u64(w, "clock_group", x->group);
+		if (*x->host)
+			jw_str(w, "host", x->host);
+		else
+			jw_null(w, "host");
+		jw_bool(w, "host_from_file_name", r->host_from_name);
+		jw_arr_inline(w, "ranks");
+		for (size_t ri = 0; ri < ja->n_sums; ri++)
+			if (ja->rank_dom[ri] == d)
+				jw_u64(w, NULL, rank_of(ja, ri)->rank);
+		jw_end_arr(w);
+		jw_str(w, "wall_clock", gs_clock_source_name(x->clock));
+		jw_i64(w, "wall_offset_ns", r->wall_offset_ns);
+		jw_str(w, "alignment", dom_state_name(x->state));
+		jw_i64(w, "offset_ns", x->offset);
+		if (x->state == JA_DOM_FITTED) {
+			jw_i64(w, "residual_ns", x->residual);
+			jw_i64(w, "spread_max_ns", x->spread_max);
+			jw_u64(w, "evidence_collectives", x->evidence);
+			jw_u64(w, "fitted_against_rank",
+			       rank_of(ja, ja->dom[x->via].first_ri)->rank);
+		} else {
+			jw_null(w, x->state == JA_DOM_NO_EVIDENCE ? "residual_ns" : "residual_ns");
+		}
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
@@ -2399,6 +2096,15 @@ void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 	if (!ja)
 		return;
 	jw_obj(w, "job");
+	if (ja->world_size > ja->n_sums) {
+		jw_obj(w, "partial");
+		jw_u64(w, "ranks", ja->n_sums);
+		jw_u64(w, "world_size", ja->world_size);
+		jw_end_obj(w);
+	} else {
+		jw_null(w, "partial");
+	}
+	json_clocks(w, ja);
 	json_ranks(w, ja);
 	json_summary(w, ja);
 	json_communicators(w, ja);
@@ -2549,30 +2255,30 @@ static void h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32
 		lanes[i] = -1;
 	/* The collectives of the group, by skew: the first H_DRAWN are drawn,
 	 * fewer when their kernels would pass H_RECTS. */
-	for (i = 0; i < ja->n_coll; i++) {
+	for (i = 0; i < ja->n_by_skew; i++) {
 		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
 		const struct ja_comm *c = &ja->comms[x->comm];
 
 		if (c->clock_group != g)
 			continue;
 		in_group++;
-		if (!full && (n_draw >= H_DRAWN || (n_draw && rects + c->n_m > H_RECTS)))
+		if (!full && (n_draw >= H_DRAWN || (n_draw && rects + x->present > H_RECTS)))
 			full = true;
 		if (full)
 			continue;
 		n_draw++;
-		rects += c->n_m;
-		for (k = 0; k < c->n_m; k++) {
-			const struct gs_js_kernel *op = member_op(ja, &c->m[k], x->index);
-			uint32_t dev = op->device;
-			size_t q = gpu_index(ja, c->m[k].ri, dev);
+		rects += x->present;
+		for (k = 0; k < x->present; k++) {
+			const struct ja_member *m = coll_member(ja, x, k);
+			const struct gs_js_kernel *op = coll_op(ja, x, k);
+			size_t q = gpu_index(ja, m->ri, op->device);
 
 			if (q != SIZE_MAX)
 				lanes[q] = 0;
-			if (!any || op->start_ns < t0)
-				t0 = op->start_ns;
-			if (!any || op->end_ns > t1)
-				t1 = op->end_ns;
+			if (!any || op->start_ns + m->shift < t0)
+				t0 = op->start_ns + m->shift;
+			if (!any || op->end_ns + m->shift > t1)
+				t1 = op->end_ns + m->shift;
 			any = true;
 		}
 	}
@@ -2617,7 +2323,7 @@ static void h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32
 		gs_out_printf(o, "<line class=\"sep\" x1=\"0\" x2=\"%d\" y1=\"%zu\" y2=\"%zu\"/>\n",
 			      H_XMAX, i * H_PITCH, i * H_PITCH);
 	/* Bands first, under the kernels. */
-	for (i = 0, drawn = 0; i < ja->n_coll && drawn < n_draw; i++) {
+	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
 		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
 		const struct ja_comm *c = &ja->comms[x->comm];
 		int64_t a, b;
@@ -2636,23 +2342,28 @@ static void h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32
 		h_esc(o, c->label, 60);
 		gs_out_printf(o, " #%u ", x->index);
 		h_esc(o, x->name, 60);
-		gs_out_printf(o, "&#10;skew %s: rank %u arrived last</title></rect>\n",
-			      HDUR(x->skew), rank_of(ja, c->m[x->last_m].ri)->rank);
+		if (x->state == JA_WITHIN_ERROR)
+			gs_out_printf(o, "&#10;skew %s, within the clocks' error</title></rect>\n",
+				      HDUR(x->skew));
+		else
+			gs_out_printf(o, "&#10;skew %s: rank %u arrived last</title></rect>\n",
+				      HDUR(x->skew), rank_of(ja, c->m[x->last_m].ri)->rank);
 	}
-	for (i = 0, drawn = 0; i < ja->n_coll && drawn < n_draw; i++) {
+	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
 		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
 		const struct ja_comm *c = &ja->comms[x->comm];
 
 		if (c->clock_group != g)
 			continue;
 		drawn++;
-		for (k = 0; k < c->n_m; k++) {
-			const struct gs_js_kernel *op = member_op(ja, &c->m[k], x->index);
-			uint32_t dev = op->device;
-			int lane = lane_of(ja, lanes, c->m[k].ri, dev);
-			int64_t a = h_x(op->start_ns, t0, t1 - t0),
-				b = h_x(op->end_ns, t0, t1 - t0);
-			bool last = x->skew > 0 && k == x->last_m;
+		for (k = 0; k < x->present; k++) {
+			const struct ja_member *m = coll_member(ja, x, k);
+			const struct gs_js_kernel *op = coll_op(ja, x, k);
+			int lane = lane_of(ja, lanes, m->ri, op->device);
+			int64_t s0 = op->start_ns + m->shift, s1 = op->end_ns + m->shift;
+			int64_t a = h_x(s0, t0, t1 - t0), b = h_x(s1, t0, t1 - t0);
+			bool last = x->skew > 0 && x->state == JA_COMPARED &&
+				    ja->slot[x->slot + k].m == x->last_m;
 
 			if (lane < 0)
 				continue;
@@ -2665,9 +2376,9 @@ static void h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32
 			/* Short: one a kernel (the band names the collective). */
 			h_esc(o, x->name, 32);
 			gs_out_printf(o, " #%u&#10;rank %u: +%s, waited %s, ran %s%s", x->index,
-				      rank_of(ja, c->m[k].ri)->rank, HDUR(op->start_ns - t0),
-				      HDUR(x->last - op->start_ns), HDUR(op->end_ns - op->start_ns),
-				      last ? ", last" : "");
+				      rank_of(ja, m->ri)->rank, HDUR(s0 - t0),
+				      HDUR(x->state == JA_COMPARED ? x->last - s0 : 0),
+				      HDUR(s1 - s0), last ? ", last" : "");
 			gs_out_puts(o, "</title></rect>\n");
 		}
 	}

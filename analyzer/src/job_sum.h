@@ -9,10 +9,12 @@
  * so that their job analyses are the same.
  *
  * A summary holds, per GPU of the rank, the numbers of the rank table;
- * per communicator of the rank (process group name, else stream id), its
+ * per communicator of the rank (the process group its kernels name, else
+ * the collective kind, and its point-to-point kernels apart), its
  * collective kernels in start order with what matching needs (arrival,
- * end, name, message size, the kind and group size the collective
- * declares, the compute time before it on its GPU); the rank's identity;
+ * end, name, message size, the kind, group size and sequence number the
+ * collective declares, the compute time before it on its GPU); the rank's
+ * identity and clock (wall-clock offset, clock domain);
  * its totals (ops, dropped records, streams), its notes for the text
  * report and its load on the HTML page (ops and lanes drawn). About 100 bytes per GPU, 48 per collective kernel, plus the
  * strings.
@@ -34,23 +36,30 @@ struct gs_js_gpu {
 	int64_t comm_ns, comm_union_ns, comm_exposed_ns;
 };
 
-/* One collective kernel of a rank. */
+/* One collective kernel of a rank (times on its trace's clock). */
 struct gs_js_kernel {
 	int64_t start_ns, end_ns;
 	int64_t bytes;          /* message size; -1 when unknown or no collective */
 	int64_t compute_before; /* compute union on its GPU since the previous one */
+	uint64_t seq;           /* the group's sequence number, with has_seq */
 	uint32_t name;          /* the collective's name, else the kernel's */
+	uint32_t group;         /* its process group's name, or GS_JS_NONE */
 	uint32_t device;
 	uint32_t group_size; /* the collective's declared group size, 0 */
 	uint8_t has_col;     /* the kernel describes a collective */
-	uint8_t kind_col;    /* kind from the collective's name (0: unknown) */
-	uint8_t kind_op;     /* kind from the kernel's name */
+	uint8_t has_seq;
+	uint8_t kind_col; /* kind from the collective's name (0: unknown) */
+	uint8_t kind_op;  /* kind from the kernel's name */
+	uint8_t kind;     /* the kind: kind_col, else kind_op */
 };
 
-/* The collective kernels of one communicator of the rank. */
+/* The collective kernels of one communicator of the rank: key (enum
+ * ja_key) a process group (group), a collective kind without a group
+ * (kind), or the rank's point-to-point kernels. */
 struct gs_js_member {
-	uint32_t group; /* process group name, or GS_JS_NONE: by stream */
-	uint64_t stream_id;
+	uint8_t key;
+	uint8_t kind;
+	uint32_t group;         /* JA_KEY_GROUP: the group's name */
 	uint32_t e0_group_size; /* of the first kernel's collective */
 	uint32_t e0_desc;       /* its group description, or GS_JS_NONE */
 	uint64_t n;
@@ -66,7 +75,12 @@ struct gs_js_note {
 struct gs_js_rank {
 	uint32_t rank;
 	uint32_t clock_group;
+	uint32_t clock_domain;
 	bool rank_declared;
+	bool host_from_name;
+	uint8_t clock;          /* enum gs_clock_source */
+	int64_t wall_offset_ns; /* its times + this = UTC ns (0 unknown) */
+	uint32_t world_size;    /* declared; 0 unknown */
 	int64_t pid;
 	uint32_t host; /* "" when unknown (never GS_JS_NONE) */
 	uint64_t ops, dropped, streams;
@@ -89,8 +103,9 @@ static inline const char *gs_js_str(const struct gs_js_rank *r, uint32_t id)
 /* Step one: the summary of one rank's report (r->t its trace). */
 gs_status gs_js_extract(const struct gs_report *r, struct gs_js_rank **out);
 /* Step two: the job analysis of n summaries, in rank order (taken over,
- * freed with the analysis, also on failure). */
-gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_groups,
+ * freed with the analysis, also on failure); align: enum
+ * gs_report_align. */
+gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_groups, int align,
 		       struct gs_job_analysis **out);
 void gs_js_free(struct gs_js_rank *r);
 /* gs_report_build_job of the ranks with own[i] only (the others' traces

@@ -881,11 +881,16 @@ static gs_status build_rank(const struct gs_job *j, size_t i, const struct gs_re
 	c->rank = k->rank;
 	c->rank_declared = k->rank_declared;
 	c->pid = k->pid;
-	c->host = k->host == GS_NO_STRING ? "" : gs_trace_string(k->trace, k->host);
+	c->host = k->host_name;
 	c->input = o->inputs && k->input < o->n_inputs && o->inputs[k->input] ?
 			   c->inputs[k->input] :
 			   "";
 	c->clock_group = k->clock_group;
+	c->clock_domain = k->clock_domain;
+	c->clock = k->clock;
+	c->wall_offset_ns = k->wall_offset_ns;
+	c->world_size = k->world_size;
+	c->host_from_name = k->host_from_name;
 	c->in_job = j->n_ranks > 1;
 	*out = c;
 	return GS_OK;
@@ -999,6 +1004,7 @@ static gs_status build_job(const struct gs_job *j, const struct gs_report_option
 	r->pid = -1;
 	r->host = "";
 	r->input = "";
+	r->align = o->align;
 	st = copy_options(r, o);
 	if (st == GS_OK && o->window.set) {
 		r->window_set = true;

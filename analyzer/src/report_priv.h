@@ -201,6 +201,15 @@ struct gs_report {
 	const char *host;
 	const char *input;
 	uint32_t clock_group;
+	/* Its clock (gs_job_rank): domain, wall-clock source and offset; the
+	 * world size it declares (0 unknown); its host from its file name. */
+	uint32_t clock_domain;
+	uint8_t clock;
+	int64_t wall_offset_ns;
+	uint32_t world_size;
+	bool host_from_name;
+	/* A job report: enum gs_report_align, as asked. */
+	int align;
 
 	/* A job report (gs_report_build_job): `t`, `g`, the waits and `dev`
 	 * are unused; each rank reported has a report of its own, in rank

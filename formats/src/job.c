@@ -294,7 +294,23 @@ static const struct gs_process *process_of(const struct gs_trace *t, int64_t pid
 	return best;
 }
 
-static gs_status add_rank(struct job_build *b, struct gs_trace *t, size_t input, int64_t pid)
+/* The rank's host: its process's, else its file's name. */
+static void rank_host(struct gs_job_rank *r, const char *name)
+{
+	const char *h = r->host == GS_NO_STRING ? "" : gs_trace_string(r->trace, r->host);
+
+	r->host_from_name = false;
+	if (h && *h) {
+		snprintf(r->host_name, sizeof(r->host_name), "%s", h);
+		return;
+	}
+	r->host_name[0] = '\0';
+	if (name && gs_job_host_from_name(name, r->pid, r->host_name, sizeof(r->host_name)))
+		r->host_from_name = true;
+}
+
+static gs_status add_rank(struct job_build *b, struct gs_trace *t, size_t input, int64_t pid,
+			  const char *name)
 {
 	const struct gs_process *p = process_of(t, pid);
 	struct gs_job_rank r = {.trace = t, .input = input, .pid = pid, .host = GS_NO_STRING};
@@ -305,7 +321,10 @@ static gs_status add_rank(struct job_build *b, struct gs_trace *t, size_t input,
 		r.rank_declared = p->has_rank;
 		r.rank = p->rank;
 		r.world_size = p->world_size;
+		r.clock = p->clock;
+		r.wall_offset_ns = p->clock ? p->wall_offset_ns : 0;
 	}
+	rank_host(&r, name);
 	gs_trace_op_span(t, &r.first_ns, &r.last_ns);
 	if (GS_VEC_PUSH(b->j->ranks, b->j->n_ranks, b->cap_ranks, r)) {
 		gs_trace_destroy(t);
@@ -330,7 +349,7 @@ static gs_status add_input(struct job_build *b, struct gs_trace *t, size_t input
 		int64_t pid = n == 1 && process_of(t, pids[0]) ? pids[0] : -1;
 
 		free(pids);
-		return add_rank(b, t, input, pid);
+		return add_rank(b, t, input, pid, name);
 	}
 	{
 		size_t np;
@@ -349,7 +368,7 @@ static gs_status add_input(struct job_build *b, struct gs_trace *t, size_t input
 
 		rc = split_one(t, pids[i], i == 0, &part);
 		if (!rc)
-			rc = add_rank(b, part, input, pids[i]);
+			rc = add_rank(b, part, input, pids[i], name);
 	}
 	if (!rc && left_out)
 		rc = job_warn(b,
@@ -403,7 +422,8 @@ static gs_status merge_same_process(struct id_build *b, const struct gs_job_iden
 			if (xi->input == yi->input || !*xi->host ||
 			    strcmp(xi->host, yi->host) != 0 || xi->pid != yi->pid || xi->pid < 0 ||
 			    x->rank_declared != y->rank_declared ||
-			    (x->rank_declared && x->rank != y->rank) || !spans_overlap(x, y)) {
+			    (x->rank_declared && x->rank != y->rank) || !x->clock != !y->clock ||
+			    x->wall_offset_ns != y->wall_offset_ns || !spans_overlap(x, y)) {
 				k++;
 				continue;
 			}
@@ -484,63 +504,320 @@ static gs_status number_ranks(struct id_build *b, const struct gs_job_ident *in,
 	return GS_OK;
 }
 
-/* Clock groups: ranks chained by overlapping or near spans. */
-static gs_status group_clocks(struct id_build *b, const struct gs_job_ident *in,
+/* ---- clock groups and domains ---- */
+
+static size_t uf_find(size_t *up, size_t i)
+{
+	while (up[i] != i) {
+		up[i] = up[up[i]];
+		i = up[i];
+	}
+	return i;
+}
+
+/* Joins the sets of a and b; the smaller index is the root, so that a set's
+ * root is its first rank. */
+static void uf_join(size_t *up, size_t a, size_t b)
+{
+	a = uf_find(up, a);
+	b = uf_find(up, b);
+	if (a < b)
+		up[b] = a;
+	else if (b < a)
+		up[a] = b;
+}
+
+/* A rank's span on the clock it is compared on: wall time when known. */
+static int64_t span_start(const struct gs_job_id_rank *r)
+{
+	return r->clock ? r->first_ns + r->wall_offset_ns : r->first_ns;
+}
+
+static int64_t span_end(const struct gs_job_id_rank *r)
+{
+	return r->clock ? r->last_ns + r->wall_offset_ns : r->last_ns;
+}
+
+struct span_key {
+	int64_t start;
+	size_t i;
+};
+
+static int cmp_span_key(const void *pa, const void *pb)
+{
+	const struct span_key *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/*
+ * Joins, among the ranks whose clock is (or is not) known, those that can
+ * be one run: known, spans that overlap in wall time (a chain of them);
+ * not known, spans that overlap or lie within JOB_CLOCK_GAP_NS.
+ */
+static gs_status join_by_time(struct gs_job_identity *j, size_t *up, bool known)
+{
+	struct span_key *k = malloc((j->n_ranks ? j->n_ranks : 1) * sizeof(*k));
+	size_t n = 0;
+	int64_t reach = 0;
+
+	if (!k)
+		return gs_nomem();
+	for (size_t i = 0; i < j->n_ranks; i++)
+		if ((j->ranks[i].clock != 0) == known)
+			k[n++] = (struct span_key){span_start(&j->ranks[i]), i};
+	if (n > 1)
+		qsort(k, n, sizeof(*k), cmp_span_key);
+	for (size_t x = 0; x < n; x++) {
+		const struct gs_job_id_rank *r = &j->ranks[k[x].i];
+
+		if (x && (known ? k[x].start <= reach : k[x].start - reach <= JOB_CLOCK_GAP_NS))
+			uf_join(up, k[x - 1].i, k[x].i);
+		if (!x || span_end(r) > reach)
+			reach = span_end(r);
+	}
+	free(k);
+	return GS_OK;
+}
+
+/* Joins the ranks that came from one input (one capture, one clock). */
+static gs_status join_by_input(struct gs_job_identity *j, const struct gs_job_ident *in,
+			       size_t n_in, size_t *up)
+{
+	size_t n_inputs = 0, *first;
+
+	for (size_t i = 0; i < n_in; i++)
+		if (in[i].input + 1 > n_inputs)
+			n_inputs = in[i].input + 1;
+	first = malloc((n_inputs ? n_inputs : 1) * sizeof(*first));
+	if (!first)
+		return gs_nomem();
+	for (size_t i = 0; i < n_inputs; i++)
+		first[i] = SIZE_MAX;
+	for (size_t i = 0; i < j->n_ranks; i++)
+		for (size_t k = 0; k < j->ranks[i].n_idents; k++) {
+			size_t input = in[j->ranks[i].idents[k]].input;
+
+			if (first[input] == SIZE_MAX)
+				first[input] = i;
+			else
+				uf_join(up, first[input], i);
+		}
+	free(first);
+	return GS_OK;
+}
+
+/* "ranks 4-7, 9" of the ranks whose root in up is `root`, at most a few. */
+static void group_ranks_text(const struct gs_job_identity *j, size_t *up, size_t root, char *buf,
+			     size_t size, size_t *count)
+{
+	size_t len = 0, shown = 0, n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < j->n_ranks; i++) {
+		uint32_t a, b;
+		size_t k = i;
+		int w;
+
+		if (uf_find(up, i) != root)
+			continue;
+		a = b = j->ranks[i].rank;
+		n++;
+		while (k + 1 < j->n_ranks && uf_find(up, k + 1) == root &&
+		       j->ranks[k + 1].rank == b + 1) {
+			b = j->ranks[++k].rank;
+			n++;
+		}
+		i = k;
+		if (shown++ == 6) {
+			if (len + 6 < size)
+				memcpy(buf + len, ", ...", 6);
+			len = size;
+			continue;
+		}
+		if (len >= size)
+			continue;
+		w = a == b ? snprintf(buf + len, size - len, "%s%u", len ? ", " : "", a) :
+			     snprintf(buf + len, size - len, "%s%u-%u", len ? ", " : "", a, b);
+		len = w < 0 ? size : len + (size_t)w;
+	}
+	*count = n;
+}
+
+/* How far apart two groups' spans lie, in hours (0 when they overlap). */
+static double gap_hours(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
+{
+	if (b0 >= a1)
+		return (double)(b0 - a1) / 3.6e12;
+	if (a0 >= b1)
+		return (double)(a0 - b1) / 3.6e12;
+	return 0;
+}
+
+/* One warning per clock group but the first rank's: which ranks, and why
+ * they cannot be compared with it. */
+static gs_status warn_groups(struct id_build *b, const struct gs_job_ident *in,
+			     const char *const *names, size_t *up)
+{
+	struct gs_job_identity *j = b->id;
+	const struct gs_job_id_rank *r0 = &j->ranks[0];
+	size_t root0 = uf_find(up, 0);
+	int64_t a0 = INT64_MAX, a1 = INT64_MIN;
+	gs_status rc = GS_OK;
+
+	for (size_t i = 0; i < j->n_ranks; i++)
+		if (uf_find(up, i) == root0) {
+			a0 = span_start(&j->ranks[i]) < a0 ? span_start(&j->ranks[i]) : a0;
+			a1 = span_end(&j->ranks[i]) > a1 ? span_end(&j->ranks[i]) : a1;
+		}
+	for (size_t g = 1; g < j->n_ranks && !rc; g++) {
+		const struct gs_job_id_rank *r = &j->ranks[g];
+		int64_t b0 = INT64_MAX, b1 = INT64_MIN;
+		char list[160], why[320];
+		size_t count;
+
+		if (uf_find(up, g) != g || g == root0)
+			continue;
+		for (size_t i = g; i < j->n_ranks; i++)
+			if (uf_find(up, i) == g) {
+				b0 = span_start(&j->ranks[i]) < b0 ? span_start(&j->ranks[i]) : b0;
+				b1 = span_end(&j->ranks[i]) > b1 ? span_end(&j->ranks[i]) : b1;
+			}
+		group_ranks_text(j, up, g, list, sizeof(list), &count);
+		if (r->clock && r0->clock)
+			snprintf(
+				why, sizeof(why),
+				"their captures do not overlap in wall time (%.1f h apart, by %s and "
+				"%s)",
+				gap_hours(a0, a1, b0, b1), gs_clock_source_text(r->clock),
+				gs_clock_source_text(r0->clock));
+		else if (!r->clock && !r0->clock)
+			snprintf(why, sizeof(why), "their times lie %.1f h apart",
+				 gap_hours(a0, a1, b0, b1));
+		else
+			snprintf(why, sizeof(why),
+				 "the wall-clock time of %s is known (%s) and that of %s is not, "
+				 "so they cannot be placed on one clock",
+				 r->clock ? (count > 1 ? "those ranks" : "that rank") : "rank 0's",
+				 gs_clock_source_text(r->clock ? r->clock : r0->clock),
+				 r->clock ? "rank 0's" : (count > 1 ? "those ranks" : "that rank"));
+		rc = id_warn(
+			b,
+			"rank%s %s (%s%s) cannot be one run with rank %u (%s): %s; each is "
+			"analyzed on its own window and the job compares only ranks of one run",
+			count > 1 ? "s" : "", list, names[in[r->idents[0]].input],
+			count > 1 ? ", ..." : "", r0->rank, names[in[r0->idents[0]].input], why);
+	}
+	return rc;
+}
+
+struct host_key {
+	uint32_t group;
+	const char *host;
+	size_t i;
+};
+
+static int cmp_host_key(const void *pa, const void *pb)
+{
+	const struct host_key *a = pa, *b = pb;
+	int c;
+
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	c = strcmp(a->host, b->host);
+	if (c)
+		return c;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Clock domains: within a group, the ranks of one host or one input. */
+static gs_status number_domains(struct gs_job_identity *j, const struct gs_job_ident *in,
+				size_t n_in, size_t *up)
+{
+	struct host_key *k = malloc((j->n_ranks ? j->n_ranks : 1) * sizeof(*k));
+	size_t n = 0, root;
+	uint32_t d = 0;
+	uint32_t *id;
+	gs_status rc = GS_OK;
+
+	if (!k)
+		return gs_nomem();
+	for (size_t i = 0; i < j->n_ranks; i++) {
+		up[i] = i;
+		if (*in[j->ranks[i].idents[0]].host)
+			k[n++] = (struct host_key){j->ranks[i].clock_group,
+						   in[j->ranks[i].idents[0]].host, i};
+	}
+	if (n > 1)
+		qsort(k, n, sizeof(*k), cmp_host_key);
+	for (size_t x = 1; x < n; x++)
+		if (k[x].group == k[x - 1].group && !strcmp(k[x].host, k[x - 1].host))
+			uf_join(up, k[x - 1].i, k[x].i);
+	free(k);
+	/* One input is one clock, within its group (an input's ranks share
+	 * a group). */
+	rc = join_by_input(j, in, n_in, up);
+	if (rc)
+		return rc;
+	id = malloc((j->n_ranks ? j->n_ranks : 1) * sizeof(*id));
+	if (!id)
+		return gs_nomem();
+	for (size_t i = 0; i < j->n_ranks; i++) {
+		root = uf_find(up, i);
+		if (root == i)
+			id[i] = d++;
+		j->ranks[i].clock_domain = id[root];
+	}
+	j->n_clock_domains = d;
+	free(id);
+	return GS_OK;
+}
+
+/* Clock groups (the header of gpuscope/import.h says which ranks can be
+ * one run), numbered in the order of their first rank; then domains. */
+static gs_status group_clocks(struct id_build *b, const struct gs_job_ident *in, size_t n_in,
 			      const char *const *names)
 {
 	struct gs_job_identity *j = b->id;
-	size_t n = j->n_ranks;
-	size_t *order;
-	uint32_t g = 0;
-	int64_t reach = 0;
+	size_t n = j->n_ranks, *up;
+	uint32_t g = 0, *gid;
+	gs_status rc;
 
 	if (!n)
 		return GS_OK;
-	order = malloc(n * sizeof(*order));
-	if (!order)
+	up = malloc(n * sizeof(*up));
+	gid = malloc(n * sizeof(*gid));
+	if (!up || !gid) {
+		free(up);
+		free(gid);
 		return gs_nomem();
+	}
 	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	for (size_t i = 1; i < n; i++)
-		for (size_t k = i;
-		     k > 0 && j->ranks[order[k - 1]].first_ns > j->ranks[order[k]].first_ns; k--) {
-			size_t x = order[k];
-			order[k] = order[k - 1];
-			order[k - 1] = x;
-		}
-	for (size_t i = 0; i < n; i++) {
-		struct gs_job_id_rank *r = &j->ranks[order[i]];
+		up[i] = i;
+	rc = join_by_input(j, in, n_in, up);
+	if (!rc)
+		rc = join_by_time(j, up, true);
+	if (!rc)
+		rc = join_by_time(j, up, false);
+	for (size_t i = 0; !rc && i < n; i++) {
+		size_t root = uf_find(up, i);
 
-		if (i && r->first_ns - reach > JOB_CLOCK_GAP_NS)
-			g++;
-		if (!i || r->last_ns > reach)
-			reach = r->last_ns;
-		r->clock_group = g;
+		if (root == i)
+			gid[i] = g++;
+		j->ranks[i].clock_group = gid[root];
 	}
-	j->n_clock_groups = g + 1;
-	free(order);
-	if (g == 0)
-		return GS_OK;
-	for (size_t i = 1; i < n; i++) {
-		const struct gs_job_id_rank *r = &j->ranks[i];
-
-		if (r->clock_group == j->ranks[0].clock_group)
-			continue;
-		gs_status rc = id_warn(
-			b,
-			"rank %u (%s) cannot be one run with rank %u (%s): their times lie %.1f h "
-			"apart; each is analyzed on its own window and the job compares only "
-			"ranks of one run",
-			r->rank, names[in[r->idents[0]].input], j->ranks[0].rank,
-			names[in[j->ranks[0].idents[0]].input],
-			(double)(r->first_ns > j->ranks[0].last_ns ?
-					 r->first_ns - j->ranks[0].last_ns :
-					 j->ranks[0].first_ns - r->last_ns) /
-				3.6e12);
-		if (rc)
-			return rc;
+	if (!rc) {
+		j->n_clock_groups = g;
+		if (g > 1)
+			rc = warn_groups(b, in, names, up);
 	}
-	return GS_OK;
+	if (!rc)
+		rc = number_domains(j, in, n_in, up);
+	free(up);
+	free(gid);
+	return rc;
 }
 
 void gs_job_identity_destroy(struct gs_job_identity *id)
@@ -584,24 +861,21 @@ gs_status gs_job_identify(const struct gs_job_ident *in, size_t n, const char *c
 		r->rank_declared = in[i].rank_declared;
 		r->first_ns = in[i].first_ns;
 		r->last_ns = in[i].last_ns;
+		r->clock = in[i].clock < GS_CLOCK_SOURCE_COUNT ? in[i].clock : GS_CLOCK_NONE;
+		r->wall_offset_ns = r->clock ? in[i].wall_offset_ns : 0;
 	}
 	if (!rc)
 		rc = merge_same_process(&b, in, names);
 	if (!rc)
 		rc = number_ranks(&b, in, names);
 	if (!rc)
-		rc = group_clocks(&b, in, names);
+		rc = group_clocks(&b, in, n, names);
 	if (rc) {
 		gs_job_identity_destroy(b.id);
 		return rc;
 	}
 	*out = b.id;
 	return GS_OK;
-}
-
-static const char *host_of(const struct gs_job_rank *r)
-{
-	return r->host == GS_NO_STRING ? "" : gs_trace_string(r->trace, r->host);
 }
 
 /* The job's ranks as gs_job_identify numbers them: merged inputs replayed
@@ -621,12 +895,14 @@ static gs_status apply_identity(struct job_build *b, const char *const *names)
 
 		in[i] = (struct gs_job_ident){.input = r->input,
 					      .pid = r->pid,
-					      .host = host_of(r),
+					      .host = r->host_name,
 					      .rank_declared = r->rank_declared,
 					      .rank = r->rank,
 					      .world_size = r->world_size,
 					      .first_ns = r->first_ns,
-					      .last_ns = r->last_ns};
+					      .last_ns = r->last_ns,
+					      .clock = r->clock,
+					      .wall_offset_ns = r->wall_offset_ns};
 	}
 	rc = gs_job_identify(in, j->n_ranks, names, &id);
 	free(in);
@@ -669,6 +945,7 @@ static gs_status apply_identity(struct job_build *b, const char *const *names)
 		x->rank = q->rank;
 		x->rank_declared = q->rank_declared;
 		x->clock_group = q->clock_group;
+		x->clock_domain = q->clock_domain;
 		x->first_ns = q->first_ns;
 		x->last_ns = q->last_ns;
 	}
@@ -676,6 +953,7 @@ static gs_status apply_identity(struct job_build *b, const char *const *names)
 		for (size_t i = 0; i < id->n_warnings && !rc; i++)
 			rc = job_warn(b, "%s", id->warnings[i]);
 		j->n_clock_groups = id->n_clock_groups;
+		j->n_clock_domains = id->n_clock_domains;
 	}
 	if (rc) {
 		for (size_t i = 0; ranks && i < id->n_ranks; i++)
@@ -798,4 +1076,65 @@ const struct gs_job_rank *gs_job_find_rank(const struct gs_job *j, uint32_t rank
 		if (j->ranks[i].rank == rank)
 			return &j->ranks[i];
 	return NULL;
+}
+
+/* n digits (at least one) at p. */
+static bool all_digits(const char *p, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	return true;
+}
+
+bool gs_job_host_from_name(const char *path, int64_t pid, char *buf, size_t size)
+{
+	static const char *const suffixes[] = {".pt.trace.json.gz", ".pt.trace.json"};
+	const char *base = strrchr(path, '/'), *dot, *us;
+	size_t n = 0, host_len;
+	bool ok = false;
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]) && !ok; i++) {
+		size_t len = strlen(base), sl = strlen(suffixes[i]);
+
+		if (len > sl && !strcmp(base + len - sl, suffixes[i])) {
+			n = len - sl;
+			ok = true;
+		}
+	}
+	if (!ok)
+		return false;
+	/* {host}_{pid}.{ns}: the ns after the last dot, the pid after the last
+	 * underscore before it. */
+	dot = NULL;
+	for (size_t i = n; i > 0; i--)
+		if (base[i - 1] == '.') {
+			dot = base + i - 1;
+			break;
+		}
+	if (!dot || !all_digits(dot + 1, (size_t)(base + n - dot - 1)))
+		return false;
+	us = NULL;
+	for (const char *p = dot; p > base; p--)
+		if (p[-1] == '_') {
+			us = p - 1;
+			break;
+		}
+	if (!us || us == base || !all_digits(us + 1, (size_t)(dot - us - 1)) || dot - us - 1 > 18)
+		return false;
+	if (pid >= 0) {
+		long long v = strtoll(us + 1, NULL, 10);
+
+		if (v != pid)
+			return false;
+	}
+	host_len = (size_t)(us - base);
+	if (host_len + 1 > size)
+		return false;
+	memcpy(buf, base, host_len);
+	buf[host_len] = '\0';
+	return true;
 }

@@ -305,3 +305,168 @@ int nsys_build_2proc(const char *path)
 		unlink(path);
 	return rc;
 }
+
+/* ---- a job ---- */
+
+long long nsb_job_arrival(const struct nsb_job *o, int p, int j)
+{
+	long long a = j * NSB_JOB_PERIOD + ((j * 7 + p * 3) % 11) * 1000 + p;
+
+	if (o->skew_ns > 0 && p == o->skew_proc && j == o->skew_index) {
+		long long latest = 0;
+
+		for (int q = 0; q < o->procs; q++) {
+			long long x = j * NSB_JOB_PERIOD + ((j * 7 + q * 3) % 11) * 1000 + q;
+
+			if (q != p && x > latest)
+				latest = x;
+		}
+		a = latest + o->skew_ns;
+	}
+	return a;
+}
+
+long long nsb_job_end(const struct nsb_job *o, int j)
+{
+	long long latest = 0;
+
+	for (int p = 0; p < o->procs; p++)
+		if (nsb_job_arrival(o, p, j) > latest)
+			latest = nsb_job_arrival(o, p, j);
+	return latest + NSB_JOB_TRANSFER;
+}
+
+static const char *const nsb_job_strings =
+	"INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'),"
+	" (2, 'gemm(float *, int)'), (3, 'gemm'), (4, '_Z4gemmPfi'),"
+	" (5, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)'),"
+	" (6, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL'),"
+	" (7, '_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE');";
+
+static int nsb_job_kernel(sqlite3 *db, long long start, long long end, int dev, long long stream,
+			  long long corr, long long gpid, int name)
+{
+	return nsb_execf(
+		db,
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId,"
+		" streamId, correlationId, globalPid, demangledName, shortName, mangledName,"
+		" launchType, cacheConfig, registersPerThread, gridX, gridY, gridZ, blockX,"
+		" blockY, blockZ, staticSharedMemory, dynamicSharedMemory,"
+		" localMemoryPerThread, localMemoryTotal, gridId, sharedMemoryExecuted,"
+		" sharedMemoryLimitConfig) VALUES"
+		" (%lld, %lld, %d, %d, %lld, %lld, %lld, %d, %d, %d, 0, 0, 32, 132, 1, 1, 256, 1,"
+		"  1, 0, 0, 0, 0, %lld, 0, 0);",
+		start, end, dev, NSB_CTX, stream, corr, gpid, name, name + 1, name + 2, corr);
+}
+
+static int nsb_job_process(sqlite3 *db, const struct nsb_job *o, int p)
+{
+	long long pid = 100ll * (p + 1), gpid = NSB_GPID(pid), gtid = NSB_GTID(pid, pid);
+	long long corr = 1, t0 = o->t0;
+
+	for (int j = 0; j < o->collectives; j++) {
+		long long b = t0 + j * NSB_JOB_PERIOD;
+		long long call = b - 100000;
+
+		/* The compute kernel and its launch. */
+		if (nsb_execf(db,
+			      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass,"
+			      " globalTid, correlationId, nameId, returnValue) VALUES"
+			      " (%lld, %lld, 0, %lld, %lld, 1, 0);",
+			      call, call + 5000, gtid, corr) ||
+		    nsb_job_kernel(db, b - 60000, b - 10000, p, 13, corr, gpid, 2))
+			return -1;
+		corr++;
+		if (p == o->drop_proc && j == o->drop_index)
+			continue;
+		if (nsb_execf(db,
+			      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass,"
+			      " globalTid, correlationId, nameId, returnValue) VALUES"
+			      " (%lld, %lld, 0, %lld, %lld, 1, 0);",
+			      call + 6000, call + 11000, gtid, corr) ||
+		    nsb_job_kernel(db, t0 + nsb_job_arrival(o, p, j), t0 + nsb_job_end(o, j), p,
+				   o->nccl_stream[p], corr, gpid, 5))
+			return -1;
+		corr++;
+	}
+	return nsb_execf(db,
+			 "INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (13, 0, 1, %lld, %d, 0, 2),"
+			 " (%lld, 0, 1, %lld, %d, 0, 2);"
+			 "INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO VALUES"
+			 " (%d, 0, 1, %lld, %d, %d, NULL, 0);"
+			 "INSERT INTO PROCESSES VALUES (%lld, %lld, 'rank%d');",
+			 pid, NSB_CTX, o->nccl_stream[p], pid, NSB_CTX, NSB_NULL_STREAM, pid, p,
+			 NSB_CTX, gpid, pid, p);
+}
+
+int nsys_build_job(const char *path, const struct nsb_job *o)
+{
+	sqlite3 *db = NULL;
+	int rc;
+
+	if (o->procs < 1 || o->procs > NSB_JOB_MAX_PROCS) {
+		fprintf(stderr, "nsys_build: %d processes\n", o->procs);
+		return -1;
+	}
+	if (unlink(path) != 0 && access(path, F_OK) == 0) {
+		fprintf(stderr, "nsys_build: cannot replace %s\n", path);
+		return -1;
+	}
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		fprintf(stderr, "nsys_build: cannot create %s\n", path);
+		sqlite3_close(db);
+		return -1;
+	}
+	rc = nsb_exec(db, "BEGIN;");
+	if (!rc)
+		rc = nsb_exec(db, nsb_schema);
+	if (!rc)
+		rc = nsb_exec(db, nsb_enums);
+	if (!rc)
+		rc = nsb_exec(db, nsb_job_strings);
+	if (!rc)
+		rc = nsb_execf(db,
+			       "INSERT INTO META_DATA_EXPORT VALUES"
+			       " ('EXPORT_PRODUCT_NAME', 'NVIDIA Nsight Systems'),"
+			       " ('EXPORT_SCHEMA_VERSION', '3.13.2');"
+			       "INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES"
+			       " (281474976710656, 'Local (CLI)', 'Hostname', 619, '%s');",
+			       o->host ? o->host : "gpunode1");
+	for (int p = 0; !rc && p < o->procs; p++)
+		rc = nsb_execf(
+			db,
+			"INSERT INTO TARGET_INFO_GPU (vmId, id, name, busLocation, totalMemory,"
+			" smCount, uuid, cuDevice, asyncEngines, computeMajor, computeMinor)"
+			" VALUES (281474976710656, %d, 'NVIDIA H100 80GB HBM3', '0000:%02x:00.0',"
+			" 85045231616, 132, 'a1d3c5e7-0000-4000-8000-00000000000%d', %d, 3, 9,"
+			" 0);",
+			p, 0x18 + p, p, p);
+	if (!rc && o->session_utc_ns > 0) {
+		if (o->sys_clock)
+			rc = nsb_execf(
+				db,
+				"CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER,"
+				" utcTime TEXT, localTime TEXT, systemClockNs INTEGER);"
+				"INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (%lld,"
+				" 'utc', 'local', %lld);",
+				o->session_utc_ns, o->session_sys_ns);
+		else
+			rc = nsb_execf(
+				db,
+				"CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER,"
+				" utcTime TEXT, localTime TEXT);"
+				"INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (%lld,"
+				" 'utc', 'local');",
+				o->session_utc_ns);
+	}
+	for (int p = 0; !rc && p < o->procs; p++)
+		rc = nsb_job_process(db, o, p);
+	if (!rc)
+		rc = nsb_exec(db, "COMMIT;");
+	if (sqlite3_close(db) != SQLITE_OK && !rc)
+		rc = -1;
+	if (rc)
+		unlink(path);
+	return rc;
+}

@@ -36,6 +36,8 @@
 #ifndef GS_TEST_NSYS_BUILD_H
 #define GS_TEST_NSYS_BUILD_H
 
+#include <stdbool.h>
+
 #define NSB_PID_A 100
 #define NSB_PID_B 200
 #define NSB_DEV_A 0
@@ -90,5 +92,53 @@
  * with a message on stderr.
  */
 int nsys_build_2proc(const char *path);
+
+/*
+ * A job's Nsight export: `procs` processes (pid 100 * (p + 1), thread =
+ * pid, GPU p of host `host`, context 1), each with `collectives` NCCL
+ * all-reduce kernels ("ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)") on a
+ * stream of its own number (nccl_stream[p]; stream ids are per process)
+ * and a compute kernel ("gemm") on stream 13 before each; every GPU record
+ * launched by a cudaLaunchKernel with correlation ids 1, 2, ... in every
+ * process (they coincide across processes, as in real exports).
+ *
+ * Collective j: base B_j = t0 + j * NSB_JOB_PERIOD; process p arrives
+ * (its NCCL kernel starts) at B_j + J(p, j), J(p, j) = ((j * 7 + p * 3) %
+ * 11) * 1000 + p (distinct over p), except that process skew_proc arrives
+ * at collective skew_index skew_ns after the latest other arrival (skew_ns
+ * > 0). Every kernel of collective j ends at E_j = latest arrival +
+ * NSB_JOB_TRANSFER. The compute kernel runs [B_j - 60 us, B_j - 10 us).
+ * Process drop_proc (>= 0) leaves out its kernel of collective drop_index
+ * (a collective its trace missed); then its later kernels are one index
+ * behind.
+ *
+ * session_utc_ns > 0 writes TARGET_INFO_SESSION_START_TIME with that
+ * utcEpochNs, and with sys_clock a systemClockNs column holding
+ * session_sys_ns; host names the host in TARGET_INFO_SYSTEM_ENV.
+ */
+#define NSB_JOB_MAX_PROCS 8
+#define NSB_JOB_PERIOD 1000000ll /* 1 ms between collectives */
+#define NSB_JOB_TRANSFER 200000ll
+
+struct nsb_job {
+	int procs;
+	int collectives;
+	long long t0;
+	long long nccl_stream[NSB_JOB_MAX_PROCS];
+	int skew_proc, skew_index;
+	long long skew_ns;
+	int drop_proc, drop_index;
+	long long session_utc_ns;
+	bool sys_clock;
+	long long session_sys_ns;
+	const char *host;
+};
+
+/* The arrival of process p at collective j, as nsys_build_job writes it
+ * (relative to t0), and the end of collective j. */
+long long nsb_job_arrival(const struct nsb_job *o, int p, int j);
+long long nsb_job_end(const struct nsb_job *o, int j);
+
+int nsys_build_job(const char *path, const struct nsb_job *o);
 
 #endif

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <gpuscope/analyzer.h>
@@ -274,6 +275,13 @@ struct host_sink {
 	struct gs_sink *next;
 	const char *host;
 	int64_t shift_ns;
+	/* When set: the process's wall clock becomes (clock, offset). */
+	bool set_clock;
+	uint8_t clock;
+	int64_t offset_ns;
+	/* When set: the rank the process declares. */
+	bool set_rank;
+	uint32_t rank;
 };
 
 static gs_status hs_process(struct gs_sink *s, const struct gs_process *p)
@@ -281,7 +289,17 @@ static gs_status hs_process(struct gs_sink *s, const struct gs_process *p)
 	struct host_sink *h = (struct host_sink *)s;
 	struct gs_process q = *p;
 
-	if (h->host && h->next->intern(h->next, h->host, strlen(h->host), &q.host_name))
+	if (h->set_clock) {
+		q.clock = h->clock;
+		q.wall_offset_ns = h->offset_ns;
+	}
+	if (h->set_rank) {
+		q.has_rank = true;
+		q.rank = h->rank;
+	}
+	if (h->host && !*h->host)
+		q.host_name = GS_NO_STRING; /* "": no host */
+	else if (h->host && h->next->intern(h->next, h->host, strlen(h->host), &q.host_name))
 		return GS_ERR_NOMEM;
 	return h->next->process(h->next, &q);
 }
@@ -335,11 +353,11 @@ static gs_status hs_warning(struct gs_sink *s, const char *m, uint64_t n)
 	return ((struct host_sink *)s)->next->warning(((struct host_sink *)s)->next, m, n);
 }
 
-/* `src` replayed into a new finished trace on `host`, times shifted. */
-static struct gs_trace *copy_as(const struct gs_trace *src, const char *host, int64_t shift)
+/* `src` replayed into a new finished trace as `h` says (host, shift,
+ * clock). */
+static struct gs_trace *copy_with(const struct gs_trace *src, struct host_sink h)
 {
 	struct gs_trace *t = NULL;
-	struct host_sink h = {.host = host, .shift_ns = shift};
 
 	assert_int_equal(gs_trace_create(&t), GS_OK);
 	h.next = gs_trace_borrow_sink(t);
@@ -357,6 +375,12 @@ static struct gs_trace *copy_as(const struct gs_trace *src, const char *host, in
 	assert_int_equal(gs_trace_replay(src, &h.sink), GS_OK);
 	assert_int_equal(gs_trace_finish(t), GS_OK);
 	return t;
+}
+
+/* `src` replayed into a new finished trace on `host`, times shifted. */
+static struct gs_trace *copy_as(const struct gs_trace *src, const char *host, int64_t shift)
+{
+	return copy_with(src, (struct host_sink){.host = host, .shift_ns = shift});
 }
 
 /* Two sections of one GPU say the same (rank and host aside). */
@@ -432,6 +456,143 @@ static void test_twenty_days_apart(void **state)
 	(void)state;
 	two_copies(GS_TEST_DATA "/../../samples/synthetic/serial_stream.gscope",
 		   20LL * 86400 * 1000000000LL, 2);
+}
+
+/*
+ * Clock groups by wall time: copies of one trace with the clocks their
+ * processes declare (a is on host "nodeA" with clock ca / offset oa and
+ * times shifted by sa; b likewise): the groups and domains expected, and
+ * the warning's words when there are two groups.
+ */
+struct clock_case {
+	const char *host_a, *host_b;
+	uint8_t ca, cb;
+	int64_t oa, ob, sa, sb;
+	uint32_t groups, domains;
+	const char *warning;
+};
+
+static void clock_case(const struct gs_trace *one, const struct clock_case *c)
+{
+	struct gs_trace *copies[2];
+	const char *names[2] = {"a.sqlite", "b.sqlite"};
+	struct gs_job *j = NULL;
+
+	copies[0] = copy_with(one, (struct host_sink){.host = c->host_a,
+						      .shift_ns = c->sa,
+						      .set_clock = true,
+						      .clock = c->ca,
+						      .offset_ns = c->oa,
+						      .set_rank = true,
+						      .rank = 0});
+	copies[1] = copy_with(one, (struct host_sink){.host = c->host_b,
+						      .shift_ns = c->sb,
+						      .set_clock = true,
+						      .clock = c->cb,
+						      .offset_ns = c->ob,
+						      .set_rank = true,
+						      .rank = 1});
+	assert_int_equal(gs_job_from_traces(copies, names, 2, &j), GS_OK);
+	assert_int_equal(j->n_ranks, 2);
+	assert_int_equal(j->n_clock_groups, c->groups);
+	assert_int_equal(j->n_clock_domains, c->domains);
+	assert_int_equal(j->ranks[0].clock_group, 0);
+	assert_int_equal(j->ranks[1].clock_group, c->groups - 1);
+	assert_int_equal(j->ranks[0].clock, c->ca);
+	assert_int_equal(j->ranks[1].wall_offset_ns, c->cb ? c->ob : 0);
+	if (c->warning) {
+		assert_true(j->n_warnings >= 1);
+		if (!strstr(j->warnings[j->n_warnings - 1], c->warning))
+			fail_msg("warning '%s' lacks '%s'", j->warnings[j->n_warnings - 1],
+				 c->warning);
+		assert_non_null(strstr(j->warnings[j->n_warnings - 1], "rank 1 (b.sqlite) cannot "
+								       "be one run with rank 0"));
+	} else {
+		for (size_t i = 0; i < j->n_warnings; i++)
+			assert_null(strstr(j->warnings[i], "one run"));
+	}
+	gs_job_destroy(j);
+}
+
+static void test_clock_groups(void **state)
+{
+	const int64_t hour = 3600LL * 1000000000LL;
+	const struct clock_case cases[] = {
+		/* Two Nsight sessions on one host 80 min apart: the same times
+		 * since boot, different session starts. */
+		{"nodeA", "nodeA", GS_CLOCK_NSYS_SESSION, GS_CLOCK_NSYS_SESSION, 0, 80 * hour / 60,
+		 0, 0, 2, 2, "do not overlap in wall time (1.3 h apart"},
+		/* Two hosts booted at different times, one run: times 5 h apart,
+		 * wall clocks together. */
+		{"nodeA", "nodeB", GS_CLOCK_NSYS_SESSION, GS_CLOCK_NSYS_SESSION, 7 * hour, 2 * hour,
+		 0, 5 * hour, 1, 2, NULL},
+		/* One host, one run, two exports: one domain. */
+		{"nodeA", "nodeA", GS_CLOCK_KINETO_BASE, GS_CLOCK_KINETO_BASE, 10, 10, 0, 0, 1, 1,
+		 NULL},
+		/* Wall clock known for one only: never one group. */
+		{"nodeA", "nodeB", GS_CLOCK_EPOCH, GS_CLOCK_NONE, 0, 0, 0, 0, 2, 2,
+		 "cannot be placed on one clock"},
+		/* Neither known: within an hour on their own times is one run. */
+		{"nodeA", "nodeB", GS_CLOCK_NONE, GS_CLOCK_NONE, 0, 0, 0, hour / 2, 1, 2, NULL},
+		{"nodeA", "nodeB", GS_CLOCK_NONE, GS_CLOCK_NONE, 0, 0, 0, 3 * hour, 2, 2,
+		 "their times lie"},
+		/* Hosts unknown: each rank its own domain. */
+		{"", "", GS_CLOCK_EPOCH, GS_CLOCK_EPOCH, 0, 0, 0, 0, 1, 2, NULL},
+	};
+	struct gs_trace *one = NULL;
+
+	(void)state;
+	assert_int_equal(gs_trace_load(GS_TEST_DATA "/../../samples/synthetic/event_chain.gscope",
+				       NULL, &one, NULL),
+			 GS_OK);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		clock_case(one, &cases[i]);
+	gs_trace_destroy(one);
+}
+
+/* The ranks of one input share a group and a domain, however their spans
+ * lie. */
+static void test_one_input_one_clock(void **state)
+{
+	char path[] = "/tmp/gs_job_nsys_XXXXXX";
+	int fd = mkstemp(path);
+	const char *paths[1] = {path};
+	struct gs_job *j = NULL;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(nsys_build_2proc(path), 0);
+	assert_int_equal(gs_job_load(paths, 1, NULL, &j, NULL, NULL), GS_OK);
+	assert_int_equal(j->n_ranks, 2);
+	assert_int_equal(j->n_clock_groups, 1);
+	assert_int_equal(j->n_clock_domains, 1);
+	assert_string_equal(j->ranks[0].host_name, "gpunode1");
+	assert_false(j->ranks[0].host_from_name);
+	gs_job_destroy(j);
+	unlink(path);
+}
+
+static void test_host_from_name(void **state)
+{
+	char h[64];
+
+	(void)state;
+	assert_true(gs_job_host_from_name("logs/node-7.cluster_4242.1717171717171.pt.trace.json",
+					  4242, h, sizeof(h)));
+	assert_string_equal(h, "node-7.cluster");
+	assert_true(gs_job_host_from_name("a_b_12.99.pt.trace.json.gz", -1, h, sizeof(h)));
+	assert_string_equal(h, "a_b");
+	/* Another pid, not the pattern, no host, no digits. */
+	assert_false(gs_job_host_from_name("node_4242.1.pt.trace.json", 4243, h, sizeof(h)));
+	assert_false(gs_job_host_from_name("node_4242.1.json", 4242, h, sizeof(h)));
+	assert_false(gs_job_host_from_name("_4242.1.pt.trace.json", 4242, h, sizeof(h)));
+	assert_false(gs_job_host_from_name("node_x.1.pt.trace.json", -1, h, sizeof(h)));
+	assert_false(gs_job_host_from_name("node_1.x.pt.trace.json", -1, h, sizeof(h)));
+	assert_false(gs_job_host_from_name("node_1.pt.trace.json", -1, h, sizeof(h)));
+	/* Too long for the buffer. */
+	assert_false(
+		gs_job_host_from_name("averyveryverylonghostname_1.2.pt.trace.json", -1, h, 8));
 }
 
 /* The same file twice, no host known: two ranks, never merged. */
@@ -736,6 +897,9 @@ int main(void)
 		cmocka_unit_test(test_two_copies_two_hosts),
 		cmocka_unit_test(test_twenty_days_apart),
 		cmocka_unit_test(test_same_file_twice),
+		cmocka_unit_test(test_clock_groups),
+		cmocka_unit_test(test_one_input_one_clock),
+		cmocka_unit_test(test_host_from_name),
 		cmocka_unit_test(test_random_processes),
 		cmocka_unit_test(test_rank_numbers),
 		cmocka_unit_test(test_pick),

@@ -397,8 +397,10 @@ static void test_four_ranks(void **state)
 			print_error("%s\n", txt);
 		assert_non_null(fin);
 		assert_non_null(strstr(fin, "-> look at rank 2's own section"));
-		assert_non_null(strstr(txt, "pg 0 default_pg 4 6 39.166 us 60.000 us 585.000 us "
-					    "100.000 us 62.91 GB/s"));
+		assert_non_null(strstr(txt, "pg 0 default_pg 4 6 group 39.166 us 60.000 us "
+					    "585.000 us 100.000 us 62.91 GB/s"));
+		/* One host: one clock. */
+		assert_non_null(strstr(txt, "Clocks one clock: every rank on host node0"));
 		free(txt);
 	}
 	/* The HTML: the job section before the first GPU's, its drawing. */
@@ -419,8 +421,9 @@ static void test_four_ranks(void **state)
 	gs_job_destroy(j);
 }
 
-/* One rank has one collective fewer: the first 5 are compared, the
- * mismatch says which ranks have how many. */
+/* One rank lacks the last collective: all 6 are compared (the last over
+ * the 3 ranks that ran it), and the mismatch says which rank lacks which,
+ * and where. */
 static void test_count_mismatch(void **state)
 {
 	struct gs_trace *t[4];
@@ -436,21 +439,39 @@ static void test_count_mismatch(void **state)
 	r = report_of(j);
 	js = json_of(r);
 	job = at(js, "job", NULL);
-	num_is(at(job, "communicators", "#0", "matched", NULL), 5);
-	num_is(at(job, "collectives_total", NULL), 5);
+	num_is(at(job, "communicators", "#0", "matched", NULL), 6);
+	str_is(at(job, "communicators", "#0", "matched_by", NULL), "group_order");
+	num_is(at(job, "collectives_total", NULL), 6);
 	assert_int_equal(cJSON_GetArraySize(at(job, "mismatches", NULL)), 1);
 	m = at(job, "mismatches", "#0", NULL);
 	str_is(at(m, "kind", NULL), "count");
 	num_is(at(m, "communicator", NULL), 0);
-	num_is(at(m, "matched", NULL), 5);
+	num_is(at(m, "matched", NULL), 6);
+	num_is(at(m, "count", NULL), 1);
 	num_is(at(m, "ranks", "#3", "rank", NULL), 3);
 	num_is(at(m, "ranks", "#3", "count", NULL), 5);
 	num_is(at(m, "ranks", "#0", "count", NULL), 6);
 	str_is(at(m, "text", NULL),
-	       "pg 0 default_pg: rank 3 has 5 collectives, ranks 0-2 have 6: the first 5 compared");
-	/* The first 5 only: rank 2 last in 3 of 5 (i0, i1, i3). */
-	num_is(at(job, "rank_totals", "#2", "times_last", NULL), 3);
-	num_is(at(job, "rank_totals", "#2", "cost_ns", NULL), (120 + 105 + 180) * US);
+	       "pg 0 default_pg: 6 collectives matched by their ends, in order; rank 3 lacks 1 "
+	       "(the first #5, at +5.010 ms): each compared over the ranks that ran it");
+	/* The sixth over ranks 0-2 (offsets 10, 20, 30 us): rank 2 last in 4
+	 * (i0, i1, i3, i5), the others waiting 20 + 10 us more for it. */
+	num_is(at(job, "rank_totals", "#2", "times_last", NULL), 4);
+	num_is(at(job, "rank_totals", "#2", "cost_ns", NULL), (120 + 105 + 180 + 30) * US);
+	num_is(at(job, "rank_totals", "#3", "collectives", NULL), 5);
+	num_is(at(job, "rank_totals", "#0", "collectives", NULL), 6);
+	{
+		const cJSON *x = NULL, *y;
+
+		cJSON_ArrayForEach(y, at(job, "collectives", NULL))
+		{
+			if (at(y, "index", NULL)->valuedouble == 5)
+				x = y;
+		}
+		assert_non_null(x);
+		assert_int_equal(cJSON_GetArraySize(at(x, "ranks", NULL)), 3);
+		num_is(at(x, "skew_ns", NULL), 20 * US);
+	}
 	{
 		cJSON *f;
 		bool found = false;
@@ -468,15 +489,15 @@ static void test_count_mismatch(void **state)
 
 		check_lines(txt);
 		flat(txt);
-		assert_non_null(strstr(txt, "rank 3 has 5 collectives, ranks 0-2 have 6"));
+		assert_non_null(strstr(txt, "rank 3 lacks 1 (the first #5, at +5.010 ms)"));
 		free(txt);
 	}
 	gs_report_destroy(r);
 	gs_job_destroy(j);
 }
 
-/* Collectives whose names differ at one index: the ones before it are
- * compared, and the index reported. */
+/* Collectives that end together but run another collective at one index:
+ * that one is not compared (reported, with its index), the others are. */
 static void test_name_mismatch(void **state)
 {
 	struct gs_trace *t[2];
@@ -502,21 +523,25 @@ static void test_name_mismatch(void **state)
 	j = job_of(t, 2);
 	r = report_of(j);
 	js = json_of(r);
-	num_is(at(js, "job", "communicators", "#0", "matched", NULL), 2);
+	num_is(at(js, "job", "communicators", "#0", "matched", NULL), 3);
 	m = at(js, "job", "mismatches", NULL);
-	/* The group declares 4 ranks, the job has 2: reported too. */
-	assert_int_equal(cJSON_GetArraySize(m), 2);
+	/* The group declares 4 ranks, the job has 2: reported too; and the
+	 * two kernels that match no other rank's. */
+	assert_int_equal(cJSON_GetArraySize(m), 3);
 	str_is(at(m, "#0", "kind", NULL), "ranks");
 	num_is(at(m, "#0", "group_size", NULL), 4);
-	str_is(at(m, "#1", "kind", NULL), "name");
-	num_is(at(m, "#1", "index", NULL), 2);
-	str_is(at(m, "#1", "text", NULL),
-	       "pg 0 default_pg: collective 2 is allreduce on rank 0 but broadcast on rank 1: "
-	       "the first 2 compared");
-	/* Rank 1 is 10 µs late at both: with 2 ranks, last in 2 of 2 is not
-	 * yet a straggler (3 at least). */
-	num_is(at(js, "job", "rank_totals", "#1", "times_last", NULL), 2);
-	assert_int_equal(cJSON_GetArraySize(at(js, "job", "stragglers", NULL)), 0);
+	str_is(at(m, "#1", "kind", NULL), "count");
+	num_is(at(m, "#1", "count", NULL), 2);
+	str_is(at(m, "#2", "kind", NULL), "name");
+	num_is(at(m, "#2", "index", NULL), 2);
+	num_is(at(m, "#2", "count", NULL), 1);
+	str_is(at(m, "#2", "text", NULL),
+	       "pg 0 default_pg: 1 kernel ends with another rank's of another collective (kind or "
+	       "size; the first the reference's #2): not compared");
+	/* Rank 1 is 10 µs late at the 3 compared: last in 3 of 3, three
+	 * quarters suffice with 2 ranks. */
+	num_is(at(js, "job", "rank_totals", "#1", "times_last", NULL), 3);
+	assert_int_equal(cJSON_GetArraySize(at(js, "job", "stragglers", NULL)), 1);
 	/* 256 Float = 1 KiB over a transfer of 190 µs. */
 	num_is(at(js, "job", "collectives", "#0", "bytes", NULL), 1024);
 	num_is(at(js, "job", "collectives", "#0", "transfer_ns", NULL), 190 * US);
@@ -530,7 +555,7 @@ static void test_name_mismatch(void **state)
 
 /* Ranks on two clocks (two hours apart): each clock group is matched on
  * its own, never with the other. Kernels without a collective
- * description: one communicator per stream id. */
+ * description: one communicator per collective kind, never by stream. */
 static void test_clock_groups(void **state)
 {
 	struct gs_trace *t[4];
@@ -551,8 +576,11 @@ static void test_clock_groups(void **state)
 	for (int g = 0; g < 2; g++) {
 		const cJSON *c = cJSON_GetArrayItem(comms, g);
 
-		str_is(at(c, "key", NULL), "stream");
-		num_is(at(c, "stream", NULL), 13);
+		str_is(at(c, "key", NULL), "kind");
+		str_is(at(c, "kind", NULL), "AllReduce");
+		str_is(at(c, "matched_by", NULL), "order");
+		str_is(at(c, "name", NULL),
+		       g ? "AllReduce (no pg) @clock 1" : "AllReduce (no pg) @clock 0");
 		assert_true(cJSON_IsNull(at(c, "group", NULL)));
 		num_is(at(c, "clock_group", NULL), g);
 		assert_int_equal(cJSON_GetArraySize(at(c, "ranks", NULL)), 2);
@@ -580,7 +608,7 @@ static void test_clock_groups(void **state)
 		char *txt = text_of(r), *h = html_of(r);
 
 		check_lines(txt);
-		assert_non_null(strstr(txt, "stream 13 @clock 1"));
+		assert_non_null(strstr(txt, "AllReduce (no pg) @c"));
 		assert_non_null(strstr(txt, "never compared"));
 		assert_non_null(strstr(h, "id=\"job-timeline-0\""));
 		assert_non_null(strstr(h, "id=\"job-timeline-1\""));

@@ -127,7 +127,7 @@ static struct gs_report *shell_of(struct fixture *f)
 		assert_int_equal(gs_js_unpack(buf, len, &sums[i]), GS_OK);
 		free(buf);
 	}
-	assert_int_equal(gs_js_reduce(sums, RANKS, f->job->n_clock_groups, &shell->ja), GS_OK);
+	assert_int_equal(gs_js_reduce(sums, RANKS, f->job->n_clock_groups, 0, &shell->ja), GS_OK);
 	return shell;
 }
 

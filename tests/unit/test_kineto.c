@@ -1524,20 +1524,123 @@ static void test_load(void **state)
 	assert_null(t);
 }
 
+/* Load JSON text through a file into a finished trace. */
+static struct gs_trace *load_text(const char *json)
+{
+	char path[64];
+	struct gs_trace *t = NULL;
+
+	write_temp(path, sizeof(path), json, strlen(json));
+	assert_int_equal(gs_trace_load(path, NULL, &t, NULL), GS_OK);
+	unlink(path);
+	return t;
+}
+
+#define CLOCK_EVENTS                                                                               \
+	"\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "                  \
+	"\"cudaLaunchKernel\", \"pid\": 7, \"tid\": 7, \"ts\": %s, \"dur\": 1, \"args\": "         \
+	"{\"correlation\": 1}}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "                   \
+	"\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\", \"pid\": 0, \"tid\": 13, \"ts\": %s, "       \
+	"\"dur\": 5, \"args\": {\"device\": 0, \"stream\": 13, \"correlation\": 1, "               \
+	"\"Collective name\": \"allreduce\", \"Process Group Name\": \"0\", \"Seq\": 41}}]"
+
+/* The wall clock a trace declares, the backend and the collective's
+ * sequence number. */
+static void test_clock_backend_seq(void **state)
+{
+	char json[2048];
+	struct gs_trace *t;
+	const struct gs_process *p;
+	const struct gs_collective *c;
+	size_t n;
+
+	(void)state;
+	/* baseTimeNanoseconds after the events, every digit kept (a double
+	 * would lose the last); backend from distributedInfo; Seq. */
+	snprintf(
+		json, sizeof(json),
+		"{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 2, \"world_size\": 4}, " CLOCK_EVENTS
+		", \"baseTimeNanoseconds\": 1735632360000000001}",
+		"4203669603018.756", "4203669603020");
+	t = load_text(json);
+	p = gs_trace_processes(t, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(p->clock, GS_CLOCK_KINETO_BASE);
+	assert_int_equal(p->wall_offset_ns, 1735632360000000001LL);
+	assert_true(p->has_backend);
+	assert_string_equal(gs_trace_string(t, p->backend), "nccl");
+	gs_trace_collectives(t, &n);
+	assert_int_equal(n, 1);
+	c = gs_trace_collectives(t, &n);
+	assert_true(c->has_seq);
+	assert_int_equal(c->seq, 41);
+	gs_trace_destroy(t);
+
+	/* Epoch-us times without a base: epoch clock, offset 0; no Seq, no
+	 * backend. */
+	snprintf(json, sizeof(json), "{" CLOCK_EVENTS "}", "1707417525509335", "1707417525509340");
+	{
+		char *q = strstr(json, ", \"Seq\": 41");
+
+		memmove(q, q + 11, strlen(q + 11) + 1);
+	}
+	t = load_text(json);
+	p = gs_trace_processes(t, &n);
+	assert_int_equal(p->clock, GS_CLOCK_EPOCH);
+	assert_int_equal(p->wall_offset_ns, 0);
+	assert_false(p->has_backend);
+	c = gs_trace_collectives(t, &n);
+	assert_false(c->has_seq);
+	gs_trace_destroy(t);
+
+	/* Times since boot, no base: not known. A base that is not a whole
+	 * number is not one. */
+	snprintf(json, sizeof(json), "{" CLOCK_EVENTS ", \"baseTimeNanoseconds\": 1.5e18}",
+		 "1365627862757.064", "1365627862760");
+	t = load_text(json);
+	p = gs_trace_processes(t, &n);
+	assert_int_equal(p->clock, GS_CLOCK_NONE);
+	assert_int_equal(p->wall_offset_ns, 0);
+	gs_trace_destroy(t);
+
+	/* gpuscope's own export names its source. */
+	snprintf(json, sizeof(json),
+		 "{" CLOCK_EVENTS ", \"baseTimeNanoseconds\": -12, \"gpuscope_clock\": "
+		 "\"nsys_session\"}",
+		 "1000", "1002");
+	t = load_text(json);
+	p = gs_trace_processes(t, &n);
+	assert_int_equal(p->clock, GS_CLOCK_NSYS_SESSION);
+	assert_int_equal(p->wall_offset_ns, -12);
+	gs_trace_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_new_style_file), cmocka_unit_test(test_old_style_file),
-		cmocka_unit_test(test_rocm_file),      cmocka_unit_test(test_time_text),
-		cmocka_unit_test(test_bad_times),      cmocka_unit_test(test_bad_ids),
-		cmocka_unit_test(test_categories),     cmocka_unit_test(test_copy_names),
-		cmocka_unit_test(test_syncs),          cmocka_unit_test(test_graph_and_async_flags),
-		cmocka_unit_test(test_join_window),    cmocka_unit_test(test_escapes_and_nonfinite),
-		cmocka_unit_test(test_gzip),           cmocka_unit_test(test_top_level_array),
-		cmocka_unit_test(test_format_errors),  cmocka_unit_test(test_truncations),
-		cmocka_unit_test(test_limits),         cmocka_unit_test(test_large_values),
-		cmocka_unit_test(test_sink_errors),    cmocka_unit_test(test_detect),
-		cmocka_unit_test(test_skip_ranges),    cmocka_unit_test(test_load),
+		cmocka_unit_test(test_new_style_file),
+		cmocka_unit_test(test_old_style_file),
+		cmocka_unit_test(test_rocm_file),
+		cmocka_unit_test(test_time_text),
+		cmocka_unit_test(test_bad_times),
+		cmocka_unit_test(test_bad_ids),
+		cmocka_unit_test(test_categories),
+		cmocka_unit_test(test_copy_names),
+		cmocka_unit_test(test_syncs),
+		cmocka_unit_test(test_graph_and_async_flags),
+		cmocka_unit_test(test_join_window),
+		cmocka_unit_test(test_escapes_and_nonfinite),
+		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_top_level_array),
+		cmocka_unit_test(test_format_errors),
+		cmocka_unit_test(test_truncations),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_large_values),
+		cmocka_unit_test(test_sink_errors),
+		cmocka_unit_test(test_detect),
+		cmocka_unit_test(test_skip_ranges),
+		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_clock_backend_seq),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

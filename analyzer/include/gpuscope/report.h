@@ -41,6 +41,20 @@ struct gs_report_options {
 	 * (else GS_CUDAGRAPH_NODE_NS_DEFAULT). */
 	bool has_graph_node_ns;
 	int64_t graph_node_ns;
+	/* A job: how the clocks of its hosts are placed on one (enum
+	 * gs_report_align). */
+	int align;
+};
+
+/*
+ * The clocks of a job's hosts (analyze --align): AUTO fits an offset per
+ * host from the ends of the collectives wherever a run spans two clocks or
+ * more (COLLECTIVES), NONE keeps each trace's clock as it maps to UTC.
+ */
+enum gs_report_align {
+	GS_REPORT_ALIGN_AUTO = 0,
+	GS_REPORT_ALIGN_COLLECTIVES = 1,
+	GS_REPORT_ALIGN_NONE = 2,
 };
 
 #define GS_REPORT_DEFAULT_ROWS 1000

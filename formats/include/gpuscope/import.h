@@ -196,10 +196,26 @@ gs_status gs_trace_load(const char *path, const struct gs_load_options *opts, st
  *     distributedInfo.rank, the .gscope process record) when every rank
  *     declares one and no two declare the same; otherwise the order of the
  *     inputs (and of pids within one), with a warning if some were declared;
- *   - the clock: ranks whose op spans neither overlap nor lie within an
- *     hour of each other cannot be one run; they get different clock
- *     groups (and a warning), so that nothing compares their times.
+ *   - the host: the trace's (Nsight TARGET_INFO_SYSTEM_ENV, Kineto
+ *     host_name, the .gscope process record), else the one in a file name
+ *     PyTorch's tensorboard_trace_handler writes
+ *     ({host}_{pid}.{ns}.pt.trace.json[.gz], when the pid agrees), else
+ *     unknown;
+ *   - the clock: each rank's process says how its times map onto UTC
+ *     (gs_process.clock, wall_offset_ns). Clock groups are the ranks that
+ *     can be one run: ranks of one input are; ranks whose wall clocks are
+ *     known are when their op spans overlap in wall time; ranks whose
+ *     clocks are not known, when their spans overlap or lie within an hour
+ *     of each other on their own times; a rank of known clock and one of
+ *     unknown clock never are. Ranks of different groups are never
+ *     compared (one warning per group);
+ *   - the clock domain: ranks that share one clock for certain (one host,
+ *     or one input) within a group; each other rank is a domain of its
+ *     own. Domains of one group are placed on one clock by the job
+ *     analysis (aligned on the ends of collectives).
  */
+#define GS_JOB_HOST_MAX 256
+
 struct gs_job_rank {
 	struct gs_trace *trace; /* finished; owned by the job */
 	uint32_t rank;
@@ -210,12 +226,25 @@ struct gs_job_rank {
 	size_t input;        /* index of the input it came from (the first, if merged) */
 	uint32_t clock_group;
 	int64_t first_ns, last_ns; /* op span (0, 0 without ops) */
+	/* Its wall clock: UTC ns = its times + wall_offset_ns (clock: enum
+	 * gs_clock_source of its process; GS_CLOCK_NONE, offset 0, when not
+	 * known). */
+	uint8_t clock;
+	int64_t wall_offset_ns;
+	/* Ranks of one domain share one clock (host or input); numbered over
+	 * the job in rank order. */
+	uint32_t clock_domain;
+	/* The host's name ("" when unknown), from the trace or, with
+	 * host_from_name, from the file's name. */
+	char host_name[GS_JOB_HOST_MAX];
+	bool host_from_name;
 };
 
 struct gs_job {
 	struct gs_job_rank *ranks; /* ascending rank */
 	size_t n_ranks;
 	uint32_t n_clock_groups;
+	uint32_t n_clock_domains;
 	/* Warnings about the job as a whole (rank numbering, merged inputs,
 	 * clocks), each one line. */
 	char **warnings;
@@ -252,6 +281,8 @@ struct gs_job_ident {
 	uint32_t rank;
 	uint32_t world_size;
 	int64_t first_ns, last_ns;
+	uint8_t clock; /* enum gs_clock_source */
+	int64_t wall_offset_ns;
 };
 
 struct gs_job_id_rank {
@@ -260,13 +291,17 @@ struct gs_job_id_rank {
 	uint32_t rank;
 	bool rank_declared;
 	uint32_t clock_group;
+	uint32_t clock_domain;
 	int64_t first_ns, last_ns;
+	uint8_t clock;
+	int64_t wall_offset_ns;
 };
 
 struct gs_job_identity {
 	struct gs_job_id_rank *ranks; /* ascending rank */
 	size_t n_ranks;
 	uint32_t n_clock_groups;
+	uint32_t n_clock_domains;
 	char **warnings; /* merged inputs, rank numbering, clocks */
 	size_t n_warnings;
 };
@@ -283,6 +318,14 @@ gs_status gs_job_from_input(struct gs_trace *t, size_t input, const char *name,
 			    struct gs_job **out);
 /* The rank whose number is `rank`, or NULL. */
 const struct gs_job_rank *gs_job_find_rank(const struct gs_job *j, uint32_t rank);
+
+/*
+ * The host a file name written by PyTorch's tensorboard_trace_handler
+ * gives ({host}_{pid}.{ns}.pt.trace.json, or .json.gz; any directory
+ * before it), into buf; false when the name is not of that form or names
+ * another pid than `pid` (pid < 0: not checked).
+ */
+bool gs_job_host_from_name(const char *path, int64_t pid, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

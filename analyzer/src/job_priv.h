@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: the job analysis's own data (job.c: the summaries, the per-GPU
+ * table, stragglers, findings, writers; job_match.c: communicators, clock
+ * alignment and the matching of collectives across ranks).
+ */
+#ifndef GS_ANALYZER_JOB_PRIV_H
+#define GS_ANALYZER_JOB_PRIV_H
+
+#include "job_sum.h"
+
+#define JA_NONE UINT32_MAX /* no kernel */
+
+/* A collective's kernel on one member: ja->slot entries, by member. */
+struct ja_slot {
+	uint32_t m; /* member index in its communicator */
+	uint32_t k; /* kernel index in that member */
+};
+
+/* A piece of a union of intervals [a, b). */
+struct piece {
+	int64_t a, b;
+};
+
+/* One GPU of the job: a row of the rank table. */
+struct ja_gpu {
+	const struct gs_js_rank *r; /* the rank's summary */
+	size_t ri;                  /* its index in ja->sums */
+	const struct gs_js_gpu *d;
+	double overlap; /* 1 - exposed / union; NaN without communication */
+};
+
+enum ja_metric {
+	M_WINDOW,
+	M_KERNEL,
+	M_COPY,
+	M_SYNC,
+	M_IDLE,
+	M_EFF,
+	M_COMM,
+	M_EXPOSED,
+	M_OVERLAP,
+	M_COUNT,
+};
+
+/* Min, lower median and max of one metric over the GPUs that have it. */
+struct ja_stat {
+	size_t count;
+	double v[3];   /* min, median, max */
+	size_t gpu[3]; /* indices into ja->gpus */
+};
+
+/* The collective a kernel runs, from its name (letters only, any case). */
+enum ja_kind {
+	K_UNKNOWN,
+	K_ALLREDUCE,
+	K_ALLGATHER,
+	K_REDUCE_SCATTER,
+	K_ALLTOALL,
+	K_BROADCAST,
+	K_REDUCE,
+	K_SENDRECV,
+	K_COUNT,
+};
+
+/* What a rank's communicator is keyed by (never a stream id: those are
+ * per process). */
+enum ja_key {
+	JA_KEY_GROUP = 0, /* the process group the kernels name */
+	JA_KEY_KIND = 1,  /* no group: the rank's kernels of one collective kind */
+	JA_KEY_P2P = 2,   /* point-to-point kernels, paired by their ends */
+};
+
+/* How a communicator's collectives were matched across ranks. */
+enum ja_matched_by {
+	JA_BY_NONE = 0,        /* one rank: nothing to match */
+	JA_BY_SEQ = 1,         /* the group's sequence numbers */
+	JA_BY_GROUP_ORDER = 2, /* a group's kernels in order, aligned on their ends */
+	JA_BY_ORDER = 3,       /* kernels of one kind in order, aligned on their ends */
+	JA_BY_P2P_END = 4,     /* each kernel with the peer kernel that ends with it */
+};
+
+/* A rank taking part in a communicator: its collective kernels in order,
+ * and the shift that puts its times on the clock group's common clock
+ * (its wall-clock offset plus its domain's fitted offset). */
+struct ja_member {
+	size_t ri; /* index into ja->sums */
+	const struct gs_js_kernel *k;
+	size_t n;
+	int64_t shift;
+	size_t in_coll;     /* kernels in a collective with another rank */
+	size_t extra;       /* kernels matched with no other rank's */
+	size_t first_extra; /* the first of those (index into k) */
+};
+
+struct ja_comm {
+	uint32_t clock_group;
+	uint8_t key;        /* enum ja_key */
+	uint8_t kind;       /* JA_KEY_KIND: enum ja_kind */
+	uint8_t matched_by; /* enum ja_matched_by */
+	const char *group;  /* JA_KEY_GROUP: the group name (a summary's string) */
+	const char *desc;   /* the group's description, "" when unknown */
+	uint32_t group_size;
+	char label[96];
+	struct ja_member *m; /* ascending rank */
+	size_t n_m, cap_m;
+	size_t ref_m;        /* the member the others are aligned against */
+	size_t n_coll;       /* collectives formed (first_coll ..) */
+	size_t matched;      /* ... compared: on two ranks or more, overlapping */
+	size_t no_overlap;   /* ... whose kernels did not overlap across ranks */
+	size_t within_error; /* ... compared, skew within the clock error */
+	size_t first_coll;   /* index of its first in ja->coll */
+	int64_t skew_sum, skew_max, wait_sum, transfer_sum;
+	double busbw_sum;
+	size_t busbw_n;
+};
+
+enum ja_coll_state {
+	JA_COMPARED = 0,     /* waits, skew and last rank counted */
+	JA_WITHIN_ERROR = 1, /* skew within the clock error: no one waited for certain */
+	JA_NO_OVERLAP = 2,   /* one kernel ended before another began: a mismatch */
+};
+
+struct ja_coll {
+	uint32_t comm;
+	uint32_t index;      /* its place in the communicator (reference order) */
+	size_t slot;         /* ja->slot[slot .. slot + present): its kernels, by member */
+	uint32_t present;    /* members that ran it */
+	uint8_t state;       /* enum ja_coll_state */
+	int64_t first, last; /* first and last arrival (common clock) */
+	int64_t skew, transfer, wait_sum;
+	int64_t clock_err;   /* the clocks' error between its members */
+	size_t last_m;       /* member index of the last rank */
+	int64_t bytes;       /* -1 when unknown */
+	double algbw, busbw; /* GB/s (bytes per ns); NaN when unknown */
+	const char *name;
+};
+
+struct ja_total {
+	size_t ri;
+	uint64_t collectives; /* compared collectives it took part in */
+	uint64_t counted;     /* ... of skew > 0, beyond the clock error */
+	uint64_t last;
+	double expected; /* times last chance alone gives */
+	int64_t waited, cost;
+	/* Compute kernel time (the union on its GPU) between its previous
+	 * collective of the communicator (or the window start) and its
+	 * arrival, summed over its compared collectives. */
+	int64_t compute_before;
+	bool straggler;
+};
+
+enum ja_mismatch_kind {
+	MM_COUNT,      /* kernels missing or extra on some ranks */
+	MM_NAME,       /* kernels that end together but run other collectives */
+	MM_RANKS,      /* a group declares other ranks than the job has */
+	MM_NO_OVERLAP, /* matched kernels that never ran at once */
+	MM_UNPAIRED,   /* point-to-point kernels without a peer in the job */
+};
+#define MM_KIND_COUNT 5
+
+struct ja_mismatch {
+	size_t comm;
+	uint8_t kind;
+	size_t index; /* MM_NAME, MM_NO_OVERLAP: the first collective (its index) */
+	size_t count; /* kernels or collectives it is about */
+	char *text;
+};
+
+struct ja_finding {
+	const char *kind;
+	int64_t ns;
+	char *text;
+	char *advice;
+};
+
+/* The state of a clock domain's offset. */
+enum ja_domain_state {
+	JA_DOM_REFERENCE = 0,   /* the group's reference: offset 0 */
+	JA_DOM_FITTED = 1,      /* fitted on collectives that end together */
+	JA_DOM_NO_EVIDENCE = 2, /* no such collective links it: offset 0, error unknown */
+	JA_DOM_RAW = 3,         /* --align none: raw clocks kept */
+};
+
+/* Ranks that share one clock (a host, or one input): one offset. */
+struct ja_domain {
+	uint32_t id;    /* the summaries' clock_domain */
+	uint32_t group; /* its clock group */
+	size_t first_ri;
+	size_t n_ranks;
+	const char *host;   /* "" when unknown */
+	uint8_t clock;      /* enum gs_clock_source of its first rank */
+	uint8_t state;      /* enum ja_domain_state */
+	int64_t offset;     /* added to its ranks' wall-clock times */
+	int64_t residual;   /* the spread left after the fit (0 for the reference) */
+	int64_t spread_max; /* the largest difference left, outliers included */
+	size_t evidence;    /* collectives the fit rests on */
+	uint32_t via;       /* the domain it was fitted against (index into ja->dom) */
+};
+
+/* How the clocks of a job's hosts are placed on one (analyze --align). */
+enum ja_align {
+	JA_ALIGN_AUTO = 0,        /* collectives where a group has two clock domains */
+	JA_ALIGN_COLLECTIVES = 1, /* fitted on the collectives' ends */
+	JA_ALIGN_NONE = 2,        /* raw clocks */
+};
+
+struct gs_job_analysis {
+	struct gs_js_rank **sums; /* per rank, in rank order (owned) */
+	size_t n_sums;
+	uint32_t n_clock_groups;
+	uint8_t align;       /* enum ja_align, as asked */
+	struct ja_gpu *gpus; /* in rank order, a rank's GPUs together */
+	size_t n_gpus;
+	size_t *first_gpu; /* per rank (job->ranks order): its first in gpus */
+	struct ja_stat stat[M_COUNT];
+	struct ja_domain *dom;
+	size_t n_dom;
+	size_t *rank_dom; /* per rank: its index in dom */
+	struct ja_comm *comms;
+	size_t n_comms;
+	struct ja_coll *coll;
+	size_t n_coll;
+	struct ja_slot *slot; /* the collectives' kernels */
+	size_t n_slot, cap_slot;
+	size_t cap_coll;
+	size_t *by_skew; /* indices into coll, largest skew first (compared ones) */
+	size_t n_by_skew;
+	struct ja_total *totals; /* per rank of the job (job->ranks order) */
+	size_t n_totals;
+	size_t *stragglers; /* indices into totals, by cost */
+	size_t n_stragglers;
+	struct ja_mismatch *mm;
+	size_t n_mm;
+	struct ja_finding *findings;
+	size_t n_findings;
+	int64_t wait_total;
+	int64_t longest_window;
+	/* A partial job: fewer ranks than the traces say the job had. */
+	uint32_t world_size; /* the largest declared world or group size; 0 unknown */
+};
+
+static inline const struct gs_js_rank *rank_of(const struct gs_job_analysis *ja, size_t ri)
+{
+	return ja->sums[ri];
+}
+
+/* The p-th member (p < x->present) that ran collective x, and its
+ * kernel. */
+static inline const struct ja_member *coll_member(const struct gs_job_analysis *ja,
+						  const struct ja_coll *x, size_t p)
+{
+	return &ja->comms[x->comm].m[ja->slot[x->slot + p].m];
+}
+
+static inline const struct gs_js_kernel *coll_op(const struct gs_job_analysis *ja,
+						 const struct ja_coll *x, size_t p)
+{
+	return &coll_member(ja, x, p)->k[ja->slot[x->slot + p].k];
+}
+
+/* A formatted string (malloc'd); NULL when out of memory. */
+char *ja_printf(const char *fmt, ...) GS_PRINTF(1, 2);
+/* The collective kind of a name ("allreduce", "AllReduce", "_allgather_base",
+ * "ncclDevKernel_SendRecv"...). */
+enum ja_kind ja_kind_of_name(const char *name);
+const char *ja_kind_name(enum ja_kind k);
+/* "0-3, 5" of the ranks of a communicator's members whose flag is set (all:
+ * flags NULL). */
+void ja_rank_list(char *buf, size_t size, const struct gs_job_analysis *ja, const struct ja_comm *c,
+		  const bool *flags);
+const char *ja_matched_by_name(uint8_t by);
+
+/*
+ * Step two's collectives (job_match.c): the ranks' communicators grouped,
+ * the clock domains aligned, the collectives matched across ranks and
+ * measured; fills comms, dom, coll, slot, mm, totals' collective sums and
+ * wait_total. ja->totals must be allocated (one per rank).
+ */
+gs_status ja_collectives(struct gs_job_analysis *ja);
+
+#endif /* GS_ANALYZER_JOB_PRIV_H */
