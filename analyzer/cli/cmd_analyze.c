@@ -20,7 +20,7 @@
 	"gpuscope analyze [--format text|json|html] [-o OUT] [--force] [--rank R]\n"               \
 	"                        [--device [R:]N] [--window T0:T1] [--top N] [--rows N|all]\n"     \
 	"                        [--salvage] [--graph-node-ns N] [--quiet]\n"                      \
-	"                        [--color=auto|always|never]\n"                                    \
+	"                        [--align collectives|none] [--color=auto|always|never]\n"         \
 	"                        TRACE..."
 
 static const struct gs_cli_usage analyze_usage = {
@@ -47,8 +47,14 @@ static const char analyze_help[] =
 	"skew, waits and bandwidth, stragglers, communication overlap), and each GPU's\n"
 	"section is titled by rank, host, pid and device. The rank is the one the trace\n"
 	"declares (Kineto distributedInfo, the .gscope process record), else the order\n"
-	"of the inputs. Inputs that cannot be one run (times over an hour apart) are\n"
-	"analyzed each on its own window, with a warning.\n"
+	"of the inputs. Collectives are matched by the process group and sequence number\n"
+	"the traces give, else by their ends in order (never by stream id, which is each\n"
+	"process's own); point-to-point kernels pair with the peer kernel that ends with\n"
+	"them. Each trace's times go to UTC by what it says of its clock (Kineto\n"
+	"baseTimeNanoseconds, Nsight's session start, the collector's); inputs whose\n"
+	"spans do not overlap in wall time are not one run and are never compared (a\n"
+	"warning). Ranks on different hosts are aligned on the ends of their collectives,\n"
+	"with the residual error stated: a skew within it is no one's fault.\n"
 	"\n"
 	"options:\n"
 	"  --format text|json|html\n"
@@ -72,6 +78,11 @@ static const char analyze_help[] =
 	"  --rows N|all        entries kept in each per-op list of the report (critical\n"
 	"                      path, missed overlap, waits), those with the most time at\n"
 	"                      stake, beside the exact count and total (default: 1000)\n"
+	"  --align collectives|none\n"
+	"                      a job's hosts: collectives fits one clock offset per host\n"
+	"                      from the ends of all-reduces, all-gathers and\n"
+	"                      reduce-scatters; none keeps each trace's clock (default:\n"
+	"                      collectives wherever ranks of one run are on two hosts)\n"
 	"  --graph-node-ns N   the CUDA Graph replay what-if's launch cost per kernel\n"
 	"                      node, in ns: each launch gap inside a graph candidate\n"
 	"                      shrinks to N (default: 1000)\n"
@@ -107,6 +118,7 @@ struct analyze_opts {
 	uint32_t device;
 	bool has_rank;
 	uint32_t rank;
+	int align; /* enum gs_report_align */
 	struct gs_window window;
 	bool window_relative;
 	size_t top;
@@ -225,6 +237,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 		{"color", optional_argument, NULL, 'c'},
 		{"colour", optional_argument, NULL, 'c'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"align", required_argument, NULL, 'a'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -296,6 +309,16 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 							  optarg, o->rank);
 			o->has_rank = true;
 			o->rank = (uint32_t)v;
+			break;
+		case 'a':
+			if (!strcmp(optarg, "collectives"))
+				o->align = GS_REPORT_ALIGN_COLLECTIVES;
+			else if (!strcmp(optarg, "none"))
+				o->align = GS_REPORT_ALIGN_NONE;
+			else
+				return gs_cli_usage_error(
+					&analyze_usage,
+					"--align wants collectives or none, not '%s'", optarg);
 			break;
 		case 'w':
 			rc = parse_window(optarg, o);
@@ -462,6 +485,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	ro.rank = o.rank;
 	ro.window = o.window;
 	ro.window_relative = o.window_relative;
+	ro.align = o.align;
 	names = calloc(o.n_paths, sizeof(*names));
 	if (!names) {
 		rc = gs_cli_fail(GS_ERR_NOMEM, NULL);

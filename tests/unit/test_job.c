@@ -30,6 +30,7 @@
 
 #include "nsys_build.h"
 #include "report_priv.h"
+#include "shift_sink.h"
 
 /* ---- the invariants of one report ---- */
 
@@ -269,118 +270,19 @@ static void test_diff_jobs(void **state)
 
 /* ---- two copies of one trace as two ranks ---- */
 
-/* A sink that passes everything to `next`, naming the process's host. */
-struct host_sink {
-	struct gs_sink sink;
-	struct gs_sink *next;
-	const char *host;
-	int64_t shift_ns;
-	/* When set: the process's wall clock becomes (clock, offset). */
-	bool set_clock;
-	uint8_t clock;
-	int64_t offset_ns;
-	/* When set: the rank the process declares. */
-	bool set_rank;
-	uint32_t rank;
-};
-
-static gs_status hs_process(struct gs_sink *s, const struct gs_process *p)
+/* `src` replayed into a new finished trace as o says (host, shift, clock). */
+static struct gs_trace *copy_with(const struct gs_trace *src, struct shift_opts o)
 {
-	struct host_sink *h = (struct host_sink *)s;
-	struct gs_process q = *p;
+	struct gs_trace *t = shift_copy(src, &o);
 
-	if (h->set_clock) {
-		q.clock = h->clock;
-		q.wall_offset_ns = h->offset_ns;
-	}
-	if (h->set_rank) {
-		q.has_rank = true;
-		q.rank = h->rank;
-	}
-	if (h->host && !*h->host)
-		q.host_name = GS_NO_STRING; /* "": no host */
-	else if (h->host && h->next->intern(h->next, h->host, strlen(h->host), &q.host_name))
-		return GS_ERR_NOMEM;
-	return h->next->process(h->next, &q);
-}
-
-#define SHIFTED(type, cb, ...)                                                                     \
-	static gs_status hs_##cb(struct gs_sink *s, const type *x)                                 \
-	{                                                                                          \
-		struct host_sink *h = (struct host_sink *)s;                                       \
-		type y = *x;                                                                       \
-		__VA_ARGS__;                                                                       \
-		return h->next->cb(h->next, &y);                                                   \
-	}
-
-static gs_status hs_op(struct gs_sink *s, const struct gs_op *x, const struct gs_launch_cfg *lc)
-{
-	struct host_sink *h = (struct host_sink *)s;
-	struct gs_op y = *x;
-
-	y.start_ns += h->shift_ns;
-	y.end_ns += h->shift_ns;
-	return h->next->op(h->next, &y, lc);
-}
-
-SHIFTED(struct gs_api_call, api_call, y.start_ns += h->shift_ns, y.end_ns += h->shift_ns)
-SHIFTED(struct gs_sync, sync, y.start_ns += h->shift_ns, y.end_ns += h->shift_ns)
-SHIFTED(struct gs_event_record, event_record, y.time_ns += y.time_ns ? h->shift_ns : 0)
-SHIFTED(struct gs_range, range, y.start_ns += h->shift_ns, y.end_ns += h->shift_ns)
-
-static gs_status hs_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
-{
-	return ((struct host_sink *)s)->next->intern(((struct host_sink *)s)->next, str, len, id);
-}
-
-static gs_status hs_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *i)
-{
-	return ((struct host_sink *)s)->next->stream(((struct host_sink *)s)->next, st, i);
-}
-
-static gs_status hs_device(struct gs_sink *s, const struct gs_device *d)
-{
-	return ((struct host_sink *)s)->next->device(((struct host_sink *)s)->next, d);
-}
-
-static gs_status hs_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *i)
-{
-	return ((struct host_sink *)s)->next->collective(((struct host_sink *)s)->next, c, i);
-}
-
-static gs_status hs_warning(struct gs_sink *s, const char *m, uint64_t n)
-{
-	return ((struct host_sink *)s)->next->warning(((struct host_sink *)s)->next, m, n);
-}
-
-/* `src` replayed into a new finished trace as `h` says (host, shift,
- * clock). */
-static struct gs_trace *copy_with(const struct gs_trace *src, struct host_sink h)
-{
-	struct gs_trace *t = NULL;
-
-	assert_int_equal(gs_trace_create(&t), GS_OK);
-	h.next = gs_trace_borrow_sink(t);
-	h.sink = (struct gs_sink){.intern = hs_intern,
-				  .stream = hs_stream,
-				  .process = hs_process,
-				  .device = hs_device,
-				  .op = hs_op,
-				  .collective = hs_collective,
-				  .api_call = hs_api_call,
-				  .sync = hs_sync,
-				  .event_record = hs_event_record,
-				  .range = hs_range,
-				  .warning = hs_warning};
-	assert_int_equal(gs_trace_replay(src, &h.sink), GS_OK);
-	assert_int_equal(gs_trace_finish(t), GS_OK);
+	assert_non_null(t);
 	return t;
 }
 
 /* `src` replayed into a new finished trace on `host`, times shifted. */
 static struct gs_trace *copy_as(const struct gs_trace *src, const char *host, int64_t shift)
 {
-	return copy_with(src, (struct host_sink){.host = host, .shift_ns = shift});
+	return copy_with(src, (struct shift_opts){.host = host, .shift_ns = shift});
 }
 
 /* Two sections of one GPU say the same (rank and host aside). */
@@ -478,20 +380,20 @@ static void clock_case(const struct gs_trace *one, const struct clock_case *c)
 	const char *names[2] = {"a.sqlite", "b.sqlite"};
 	struct gs_job *j = NULL;
 
-	copies[0] = copy_with(one, (struct host_sink){.host = c->host_a,
-						      .shift_ns = c->sa,
-						      .set_clock = true,
-						      .clock = c->ca,
-						      .offset_ns = c->oa,
-						      .set_rank = true,
-						      .rank = 0});
-	copies[1] = copy_with(one, (struct host_sink){.host = c->host_b,
-						      .shift_ns = c->sb,
-						      .set_clock = true,
-						      .clock = c->cb,
-						      .offset_ns = c->ob,
-						      .set_rank = true,
-						      .rank = 1});
+	copies[0] = copy_with(one, (struct shift_opts){.host = c->host_a,
+						       .shift_ns = c->sa,
+						       .set_clock = true,
+						       .clock = c->ca,
+						       .offset_ns = c->oa,
+						       .set_rank = true,
+						       .rank = 0});
+	copies[1] = copy_with(one, (struct shift_opts){.host = c->host_b,
+						       .shift_ns = c->sb,
+						       .set_clock = true,
+						       .clock = c->cb,
+						       .offset_ns = c->ob,
+						       .set_rank = true,
+						       .rank = 1});
 	assert_int_equal(gs_job_from_traces(copies, names, 2, &j), GS_OK);
 	assert_int_equal(j->n_ranks, 2);
 	assert_int_equal(j->n_clock_groups, c->groups);
