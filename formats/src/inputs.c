@@ -179,9 +179,10 @@ static void skipped_what(const struct skipped *s, char *buf, size_t size)
 		 s->n == 1 ? "is not a trace" : "are not traces");
 }
 
-/* JSON that gpuscope wrote itself ({"schema": "gpuscope.report/1", ...},
- * gpuscope.diff/1): an analyze or diff report left in the directory by an
- * earlier -o, not a trace. */
+/* JSON that gpuscope wrote itself, its first member "schema":
+ * "gpuscope...": an analyze or diff report an earlier -o left in the
+ * directory (gpuscope.report/1, gpuscope.diff/1), the job generator's
+ * expected.json (gpuscope-bench-job-expected); not a trace. */
 static size_t json_blanks(const unsigned char *p, size_t n, size_t i)
 {
 	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
@@ -191,7 +192,7 @@ static size_t json_blanks(const unsigned char *p, size_t n, size_t i)
 
 static bool gpuscope_report(const unsigned char *p, size_t n)
 {
-	static const char key[] = "\"schema\"", value[] = "\"gpuscope.";
+	static const char key[] = "\"schema\"", value[] = "\"gpuscope";
 	size_t i = json_blanks(p, n, 0);
 
 	if (i >= n || p[i] != '{')

@@ -100,9 +100,12 @@ static void test_directory(void **state)
 	put("runs/x.gscope", "GSCOPE\0\0\1\0", 10);
 	put_str("runs/README", "how these were recorded\n");
 	put_str("runs/empty.json", "");
-	/* A report an earlier -o left there: JSON, not a trace. */
+	/* A report an earlier -o left there, the job generator's expected
+	 * numbers: JSON, not traces. */
 	put_str("runs/report.json",
 		"{\n  \"schema\": \"gpuscope.report/1\",\n  \"traceEvents\": []}\n");
+	put_str("runs/expected.json",
+		"{\"schema\":\"gpuscope-bench-job-expected\", \"version\": 1}");
 	put_str("runs/.hidden.json", TRACE_JSON);
 	put_str("runs/.report.json.tmp-abc123", TRACE_JSON);
 	dir("runs/sub");
@@ -127,7 +130,7 @@ static void test_directory(void **state)
 	}
 	assert_int_equal(l.n_warnings, 1);
 	snprintf(want, sizeof(want),
-		 "%s/runs: skipped 6 entries that are not traces (README, dangling.json, "
+		 "%s/runs: skipped 7 entries that are not traces (README, dangling.json, "
 		 "empty.json, ...)",
 		 root);
 	assert_string_equal(l.warnings[0], want);

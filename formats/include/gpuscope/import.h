@@ -186,9 +186,10 @@ gs_status gs_trace_load(const char *path, const struct gs_load_options *opts, st
  *     symbolic links to them), not recursive; a name starting with '.' is
  *     passed over silently (the temporary files of an -o are .OUT.tmp-*).
  *     A trace is recognised by its first bytes as every input is
- *     (gs_detect_format); the other entries (and gpuscope's own JSON
- *     reports, {"schema": "gpuscope.*"}, an earlier -o left there) are
- *     skipped with one warning for the directory, naming the first few. A directory with no trace
+ *     (gs_detect_format); the other entries (and gpuscope's own JSON,
+ *     {"schema": "gpuscope...", such as a report an earlier -o left
+ *     there) are skipped with one warning for the directory, naming the
+ *     first few. A directory with no trace
  *     is GS_ERR_INVALID naming it. The paths are DIR/NAME (DIR as given);
  *   - any other argument ("-" included) is one path, left for the loader
  *     to open, or to fail on naming it;

@@ -114,6 +114,15 @@ ranks() {
 checks=$((checks + 1))
 [ "$(ranks files_json)" = 4 ] && grep -q '^    "ops": 240,$' files_json.out ||
 	fail "files_json: not a job of 4 ranks and 240 ops"
+# -o into the directory (its temporary file is hidden), then the directory
+# again: the report left there is not a trace.
+expect into_dir 0 analyze --format json -o runs/report.json runs
+checks=$((checks + 1))
+cmp -s runs/report.json files_json.out || fail "into_dir: runs/report.json is not the report"
+expect into_dir_again 0 analyze --format json runs
+same into_dir_again files_json
+stderr_is into_dir_again "gpuscope: warning: runs: skipped 4 entries that are not traces (README, notes.txt, report.json, ...)"
+rm -f runs/report.json
 # "DIR/" as given: the same paths (no "runs//rank0.json").
 expect dir_slash 0 analyze --format json runs/
 same dir_slash files_json
