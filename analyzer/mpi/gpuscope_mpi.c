@@ -495,7 +495,7 @@ static int gather_paths(struct opts *o, char ***paths, size_t *n)
 		return 1;
 	}
 	MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-	if (me != 0) {
+	if (!buf) { /* not the root */
 		buf = malloc(len ? (size_t)len : 1);
 		if (!buf)
 			die("out of memory");

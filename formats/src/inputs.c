@@ -31,7 +31,7 @@
 /* Names of skipped entries a directory's warning shows. */
 #define SKIPPED_SHOWN 3
 /* The bytes of each file hashed first, and the unit of every read. */
-#define HEAD_BYTES (64u * 1024u)
+#define HEAD_BYTES ((size_t)64 * 1024)
 
 void gs_input_list_init(struct gs_input_list *l)
 {
@@ -86,16 +86,11 @@ static int cmp_names(const void *a, const void *b)
 /* DIR/NAME, DIR as given (no second '/' after one it ends with). */
 static char *join(const char *dir, const char *name)
 {
-	size_t nd = strlen(dir), nn = strlen(name);
-	bool slash = nd && dir[nd - 1] == '/';
-	char *p = malloc(nd + nn + 2);
+	size_t nd = strlen(dir), size = nd + strlen(name) + 2;
+	char *p = malloc(size);
 
-	if (!p)
-		return NULL;
-	memcpy(p, dir, nd);
-	if (!slash)
-		p[nd++] = '/';
-	memcpy(p + nd, name, nn + 1);
+	if (p)
+		snprintf(p, size, "%s%s%s", dir, nd && dir[nd - 1] == '/' ? "" : "/", name);
 	return p;
 }
 
