@@ -153,5 +153,17 @@ void gs_cli_warnings(const struct gs_trace *t, const char *path);
 void gs_cli_job_warnings(const struct gs_job *j, const char *const *paths, size_t n);
 /* "-" (stdin) at most once among `paths`; else the usage error. */
 int gs_cli_stdin_once(const struct gs_cli_usage *u, const char *const *paths, size_t n);
+/*
+ * The inputs of a command that reads a job (analyze, export, one side of
+ * diff): the `n` TRACE operands (each a trace, '-' or a directory of
+ * traces) and the paths --inputs `list` holds (NULL: none), expanded into
+ * *l (gs_input_list_*: in order, operands first). A directory's warning
+ * goes to stderr unless `quiet`. The same trace given twice is refused,
+ * and '-' twice (the list read from stdin counts as one). On failure
+ * prints the error (or usage error) and returns its exit status; *l is
+ * then empty.
+ */
+int gs_cli_inputs(const struct gs_cli_usage *u, const char *const *operands, size_t n,
+		  const char *list, bool quiet, struct gs_input_list *l);
 
 #endif /* GS_CLI_H */

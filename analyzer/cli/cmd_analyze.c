@@ -21,7 +21,7 @@
 	"                        [--device [R:]N] [--window T0:T1] [--top N] [--rows N|all]\n"     \
 	"                        [--salvage] [--graph-node-ns N] [--quiet]\n"                      \
 	"                        [--align collectives|none] [--color=auto|always|never]\n"         \
-	"                        TRACE..."
+	"                        [--inputs FILE] TRACE|DIR..."
 
 static const struct gs_cli_usage analyze_usage = {
 	.name = "analyze",
@@ -88,6 +88,11 @@ static const char analyze_help[] =
 	"                      shrinks to N (default: 1000)\n"
 	"  --salvage           skip corrupt .gscope chunks with a warning instead of\n"
 	"                      failing (default: off)\n"
+	"  --inputs FILE       also read the TRACEs listed in FILE, one path a line,\n"
+	"                      after the TRACE arguments ('-': stdin). Paths are\n"
+	"                      relative to the current directory; blanks around a path,\n"
+	"                      empty lines and lines starting with # are skipped; a line\n"
+	"                      may name a directory (default: none)\n"
 	"  --color[=WHEN]      colour the text: auto (on a terminal, unless NO_COLOR is\n"
 	"                      set), always or never (default: auto; --color alone: always)\n"
 	"  -q, --quiet         no loading warnings and no progress line on stderr\n"
@@ -98,12 +103,18 @@ static const char analyze_help[] =
 	"TRACE is a .gscope file, a Kineto / PyTorch-profiler JSON trace (.json,\n"
 	".json.gz) or an Nsight Systems SQLite export (.sqlite), recognised by its\n"
 	"content; '-' is stdin (one TRACE at most), and pipes work too (not for\n"
-	"Nsight exports).\n"
+	"Nsight exports). A DIR stands for every trace in it (a job: one file per\n"
+	"rank), in name order: regular files only, not recursive; files that are not\n"
+	"traces are skipped with one warning, hidden ones (.*) silently; a DIR with no\n"
+	"trace is an error. The same trace given twice (by two names, links, a copy,\n"
+	"or directly and in a DIR) is refused.\n"
 	"Loading warnings of each TRACE go to stderr as well as into the report.\n"
 	"\n"
 	"example:\n"
 	"  gpuscope analyze trace.json.gz\n"
 	"  gpuscope analyze --format json -o report.json rank0.json.gz rank1.json.gz\n"
+	"  gpuscope analyze --format html -o job.html runs/\n"
+	"  gpuscope analyze --inputs ranks.txt\n"
 	"  gpuscope analyze --format html -o report.html trace.json.gz\n"
 	"  gpuscope analyze --device 0 --window +10ms:+20ms run.gscope\n"
 	"  gpuscope analyze --device 3:0 rank*.json.gz\n";
@@ -127,7 +138,10 @@ struct analyze_opts {
 	int64_t graph_node_ns;
 	bool quiet;
 	enum gs_color_mode color;
-	char **paths;
+	const char *inputs_file; /* --inputs */
+	char **operands;         /* the TRACE|DIR arguments */
+	size_t n_operands;
+	char **paths; /* every input, expanded (gs_cli_inputs) */
 	size_t n_paths;
 };
 
@@ -238,6 +252,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 		{"colour", optional_argument, NULL, 'c'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"align", required_argument, NULL, 'a'},
+		{"inputs", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -360,6 +375,12 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'i':
+			if (!*optarg)
+				return gs_cli_usage_error(&analyze_usage,
+							  "--inputs wants a file name");
+			o->inputs_file = optarg;
+			break;
 		case 'c':
 			if (!gs_color_parse(optarg, &o->color))
 				return gs_cli_usage_error(
@@ -375,11 +396,11 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 			return gs_cli_bad_option(&analyze_usage, argv, c);
 		}
 	}
-	if (optind >= argc)
+	if (optind >= argc && !o->inputs_file)
 		return gs_cli_usage_error(&analyze_usage, "no TRACE given");
-	o->paths = argv + optind;
-	o->n_paths = (size_t)(argc - optind);
-	return gs_cli_stdin_once(&analyze_usage, (const char *const *)o->paths, o->n_paths);
+	o->operands = argv + optind;
+	o->n_operands = (size_t)(argc - optind);
+	return GS_EXIT_OK;
 }
 
 /* Every input as the ranks of one job: each file is read on a CPU of its
@@ -456,6 +477,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	struct gs_report_options ro = {0};
 	struct gs_report *r = NULL;
 	struct gs_job *job = NULL;
+	struct gs_input_list in;
 	struct gs_output out;
 	const char **names = NULL;
 	const char *format = "";
@@ -468,10 +490,18 @@ int gs_cmd_analyze(int argc, char **argv)
 		return help ? gs_cli_help(analyze_help) : rc;
 
 	gs_progress_setup(o.quiet);
-	/* Before the (possibly long) load: a refused OUT is known at once. */
-	rc = gs_output_open(&out, o.output, o.force, (const char *const *)o.paths, o.n_paths);
+	rc = gs_cli_inputs(&analyze_usage, (const char *const *)o.operands, o.n_operands,
+			   o.inputs_file, o.quiet, &in);
 	if (rc != GS_EXIT_OK)
 		return rc;
+	o.paths = in.paths;
+	o.n_paths = in.n;
+	/* Before the (possibly long) load: a refused OUT is known at once. */
+	rc = gs_output_open(&out, o.output, o.force, (const char *const *)o.paths, o.n_paths);
+	if (rc != GS_EXIT_OK) {
+		gs_input_list_fini(&in);
+		return rc;
+	}
 	rc = analyze_load(&o, &job, &format);
 	if (rc != GS_EXIT_OK || !job) {
 		if (rc == GS_EXIT_OK) /* cannot happen: a loaded job */
@@ -522,5 +552,6 @@ out:
 	gs_report_destroy(r);
 	gs_job_destroy(job);
 	free(names);
+	gs_input_list_fini(&in);
 	return rc;
 }

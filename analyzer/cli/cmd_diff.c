@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpuscope diff: compare two traces (gs_diff_build on the analyze report of
- * each) and print the differences as text or JSON.
+ * gpuscope diff: compare two traces, or two jobs (gs_diff_build_job on the
+ * analyze report of each) and print the differences as text or JSON. BASE
+ * and NEW are each a trace or a directory of traces (gs_cli_inputs): two
+ * sides cannot share one --inputs list, so diff takes none.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -64,12 +66,16 @@ static const char diff_help[] =
 	"BASE and NEW are .gscope files, Kineto / PyTorch-profiler JSON traces (.json,\n"
 	".json.gz) or Nsight Systems SQLite exports (.sqlite), recognised by their\n"
 	"content; '-' is stdin (one of them at most), and pipes work too (not for\n"
-	"Nsight exports).\n"
+	"Nsight exports). Either may be a directory: every trace in it, one job (as\n"
+	"gpuscope analyze DIR reads it), compared GPU by GPU (rank, device). diff takes\n"
+	"no --inputs: give each side's traces as a directory. The same trace twice\n"
+	"within one side is refused; BASE and NEW may be the same.\n"
 	"\n"
 	"example:\n"
 	"  gpuscope diff before.json.gz after.json.gz\n"
 	"  gpuscope diff --format json -o diff.json before.gscope after.gscope\n"
-	"  gpuscope diff --pair 3:1 before.json after.json\n";
+	"  gpuscope diff --pair 3:1 before.json after.json\n"
+	"  gpuscope diff runs/before/ runs/after/\n";
 
 struct diff_opts {
 	bool json;
@@ -82,6 +88,7 @@ struct diff_opts {
 	const char *newp;
 	struct gs_diff_pair *pairs;
 	size_t n_pairs;
+	struct gs_input_list in[2]; /* BASE's and NEW's traces (gs_cli_inputs) */
 };
 
 #define MAX_PAIRS 4096
@@ -123,15 +130,11 @@ static bool parse_pair(const char *arg, struct gs_diff_pair *p)
 static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"top", required_argument, NULL, 't'},
-		{"salvage", no_argument, NULL, 's'},
-		{"force", no_argument, NULL, 'F'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{"pair", required_argument, NULL, 'p'},
-		{NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+		{"top", required_argument, NULL, 't'},    {"salvage", no_argument, NULL, 's'},
+		{"force", no_argument, NULL, 'F'},        {"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},         {"pair", required_argument, NULL, 'p'},
+		{"inputs", required_argument, NULL, 'I'}, {NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
 	char *end;
@@ -191,6 +194,10 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'I':
+			return gs_cli_usage_error(&diff_usage,
+						  "--inputs is not taken by diff: BASE and NEW are "
+						  "each a trace or a directory of traces");
 		case 'h':
 			*help = true;
 			return GS_EXIT_OK;
@@ -207,7 +214,7 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 					  argv[optind + 2]);
 	o->base = argv[optind];
 	o->newp = argv[optind + 1];
-	return gs_cli_stdin_once(&diff_usage, (const char *const *)argv + optind, 2);
+	return GS_EXIT_OK;
 }
 
 static int diff_write(const struct diff_opts *o, const struct gs_diff *d, struct gs_output *out)
@@ -219,74 +226,157 @@ static int diff_write(const struct diff_opts *o, const struct gs_diff *d, struct
 	return gs_output_close(out, st);
 }
 
-/* BASE and NEW, read at once on two CPUs (the same traces as one after the
- * other); then the warnings of each. */
-static int diff_load(const struct diff_opts *o, struct gs_job *j[2], enum gs_input_format fmt[2])
+/* The format of a side: its traces' one format, or "mixed". */
+static const char *side_format(const enum gs_input_format *fmts, size_t n)
 {
-	const char *paths[2] = {o->base, o->newp};
-	const char *names[2] = {gs_input_name(o->base), gs_input_name(o->newp)};
-	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0,
-				     .progress = gs_progress_records};
+	for (size_t i = 1; i < n; i++)
+		if (fmts[i] != fmts[0])
+			return "mixed";
+	return gs_input_format_name(n ? fmts[0] : GS_INPUT_UNKNOWN);
+}
+
+/* BASE and NEW, one trace each: read at once on two CPUs (the same traces
+ * as one after the other). Each side is a job of its processes (an Nsight
+ * export of several is several ranks): GPUs are compared by (rank, device). */
+static gs_status load_two(const struct diff_opts *o, const struct gs_load_options *lo,
+			  struct gs_job *j[2], enum gs_input_format fmt[2], size_t *failed)
+{
+	const char *paths[2] = {o->in[0].paths[0], o->in[1].paths[0]};
+	const char *names[2] = {gs_input_name(paths[0]), gs_input_name(paths[1])};
 	struct gs_trace *t[2] = {NULL, NULL};
-	size_t failed = 0;
 	gs_status st;
 
-	if (gs_cli_limits(&lo.limits) != GS_EXIT_OK)
-		return GS_EXIT_FAIL;
-	gs_error_clear();
-	gs_progress_begin("loading %s and %s", names[0], names[1]);
-	st = gs_trace_load_each(paths, 2, &lo, t, fmt, &failed);
-	gs_progress_end();
-	if (st != GS_OK)
-		return gs_cli_fail(st, names[failed]);
-	/* Each side is a job of its processes (an Nsight export of several
-	 * is several ranks): GPUs are compared by (rank, device). */
-	for (int s = 0; s < 2; s++) {
+	st = gs_trace_load_each(paths, 2, lo, t, fmt, failed);
+	for (int s = 0; s < 2 && st == GS_OK; s++) {
 		st = gs_job_from_traces(&t[s], &names[s], 1, &j[s]);
 		t[s] = NULL;
 		if (st != GS_OK) {
 			gs_trace_destroy(t[1]);
-			return gs_cli_fail(st, names[s]);
+			*failed = (size_t)s;
 		}
-		if (!o->quiet)
-			gs_cli_job_warnings(j[s], &paths[s], 1);
 	}
-	return GS_EXIT_OK;
+	return st;
+}
+
+/* BASE and NEW (a side of several traces is read as gpuscope analyze reads
+ * a job); then the warnings of each. */
+static int diff_load(const struct diff_opts *o, struct gs_job *j[2], const char *format[2])
+{
+	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0,
+				     .progress = gs_progress_records};
+	enum gs_input_format *fmts[2] = {NULL, NULL};
+	size_t failed = 0;
+	int side = 0, rc = GS_EXIT_OK;
+	gs_status st;
+
+	if (gs_cli_limits(&lo.limits) != GS_EXIT_OK)
+		return GS_EXIT_FAIL;
+	for (int s = 0; s < 2; s++) {
+		fmts[s] = calloc(o->in[s].n, sizeof(*fmts[s]));
+		if (!fmts[s]) {
+			free(fmts[0]);
+			return gs_cli_fail(GS_ERR_NOMEM, NULL);
+		}
+	}
+	gs_error_clear();
+	gs_progress_begin("loading %s and %s", gs_input_name(o->base), gs_input_name(o->newp));
+	if (o->in[0].n == 1 && o->in[1].n == 1) {
+		enum gs_input_format f[2] = {GS_INPUT_UNKNOWN, GS_INPUT_UNKNOWN};
+
+		st = load_two(o, &lo, j, f, &failed);
+		side = (int)failed;
+		failed = 0;
+		fmts[0][0] = f[0];
+		fmts[1][0] = f[1];
+	} else {
+		st = GS_OK;
+		for (side = 0; side < 2 && st == GS_OK; side++)
+			st = gs_job_load((const char *const *)o->in[side].paths, o->in[side].n, &lo,
+					 &j[side], fmts[side], &failed);
+		side--;
+	}
+	gs_progress_end();
+	if (st != GS_OK) {
+		rc = gs_cli_fail(st, gs_input_name(o->in[side].paths[failed]));
+	} else {
+		for (int s = 0; s < 2; s++) {
+			if (!o->quiet)
+				gs_cli_job_warnings(j[s], (const char *const *)o->in[s].paths,
+						    o->in[s].n);
+			format[s] = side_format(fmts[s], o->in[s].n);
+		}
+	}
+	free(fmts[0]);
+	free(fmts[1]);
+	return rc;
+}
+
+/* BASE's and NEW's traces: each a trace or a directory's; '-' once. */
+static int diff_inputs(struct diff_opts *o, const char ***all, size_t *n)
+{
+	const char *side[2] = {o->base, o->newp};
+	int rc;
+
+	*all = NULL;
+	*n = 0;
+	/* The warnings of both sides once both are read. */
+	for (int s = 0; s < 2; s++) {
+		rc = gs_cli_inputs(&diff_usage, &side[s], 1, NULL, true, &o->in[s]);
+		if (rc != GS_EXIT_OK)
+			return rc;
+	}
+	*all = calloc(o->in[0].n + o->in[1].n, sizeof(**all));
+	if (!*all)
+		return gs_cli_fail(GS_ERR_NOMEM, NULL);
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < o->in[s].n; i++)
+			(*all)[(*n)++] = o->in[s].paths[i];
+	rc = gs_cli_stdin_once(&diff_usage, *all, *n);
+	for (int s = 0; rc == GS_EXIT_OK && !o->quiet && s < 2; s++)
+		for (size_t i = 0; i < o->in[s].n_warnings; i++)
+			gs_cli_warning("%s", o->in[s].warnings[i]);
+	return rc;
 }
 
 int gs_cmd_diff(int argc, char **argv)
 {
 	struct diff_opts o = {0};
 	struct gs_job *j[2] = {NULL, NULL};
-	enum gs_input_format fmt[2];
+	const char *format[2] = {"", ""};
 	struct gs_diff *d = NULL;
-	const char *inputs[2];
+	const char **inputs = NULL;
+	size_t n_inputs = 0;
 	struct gs_output out;
 	bool help = false;
 	gs_status st;
 	int rc;
 
+	gs_input_list_init(&o.in[0]);
+	gs_input_list_init(&o.in[1]);
 	rc = diff_parse(argc, argv, &o, &help);
 	if (rc != GS_EXIT_OK || help) {
 		free(o.pairs);
 		return help ? gs_cli_help(diff_help) : rc;
 	}
 	gs_progress_setup(o.quiet);
-	inputs[0] = o.base;
-	inputs[1] = o.newp;
+	rc = diff_inputs(&o, &inputs, &n_inputs);
 	/* Before loading: a refused OUT is known at once. */
-	rc = gs_output_open(&out, o.output, o.force, inputs, 2);
+	if (rc == GS_EXIT_OK)
+		rc = gs_output_open(&out, o.output, o.force, inputs, n_inputs);
 	if (rc != GS_EXIT_OK) {
+		free(inputs);
+		gs_input_list_fini(&o.in[0]);
+		gs_input_list_fini(&o.in[1]);
 		free(o.pairs);
 		return rc;
 	}
-	rc = diff_load(&o, j, fmt);
+	rc = diff_load(&o, j, format);
 	if (rc == GS_EXIT_OK) {
 		struct gs_diff_options dop = {
 			.base_name = gs_input_name(o.base),
 			.new_name = gs_input_name(o.newp),
-			.base_format = gs_input_format_name(fmt[0]),
-			.new_format = gs_input_format_name(fmt[1]),
+			.base_format = format[0],
+			.new_format = format[1],
 			.top = o.top,
 			.max_edges = gs_cli_max_edges(),
 			.pairs = o.pairs,
@@ -301,6 +391,9 @@ int gs_cmd_diff(int argc, char **argv)
 	gs_diff_destroy(d);
 	gs_job_destroy(j[0]);
 	gs_job_destroy(j[1]);
+	free(inputs);
+	gs_input_list_fini(&o.in[0]);
+	gs_input_list_fini(&o.in[1]);
 	free(o.pairs);
 	return rc;
 }

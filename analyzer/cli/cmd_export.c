@@ -24,7 +24,7 @@
 
 #define EXPORT_SYNOPSIS                                                                            \
 	"gpuscope export [--format chrome|csv] [-o OUT] [--force] [--with-ideal] [--salvage]\n"    \
-	"                       [--quiet] TRACE..."
+	"                       [--quiet] [--inputs FILE] TRACE|DIR..."
 
 static const struct gs_cli_usage export_usage = {
 	.name = "export",
@@ -75,6 +75,10 @@ static const char export_help[] =
 	"                       (default: off)\n"
 	"  --salvage            skip corrupt .gscope chunks with a warning instead of\n"
 	"                       failing (default: off)\n"
+	"  --inputs FILE        also read the TRACEs listed in FILE, one path a line,\n"
+	"                       after the TRACE arguments ('-': stdin); relative to the\n"
+	"                       current directory; blanks around a path, empty lines\n"
+	"                       and lines starting with # are skipped (default: none)\n"
 	"  -q, --quiet          no loading warnings and no progress line on stderr\n"
 	"                       (default: the warnings, and on a terminal a progress\n"
 	"                       line while loading takes over a second)\n"
@@ -83,13 +87,16 @@ static const char export_help[] =
 	"TRACE is a .gscope file, a Kineto / PyTorch-profiler JSON trace (.json,\n"
 	".json.gz) or an Nsight Systems SQLite export (.sqlite), recognised by its\n"
 	"content; '-' is stdin (one TRACE at most), and pipes work too (not for\n"
-	"Nsight exports).\n"
+	"Nsight exports). A DIR stands for every trace in it, in name order (regular\n"
+	"files, not recursive; others skipped with one warning, hidden ones silently).\n"
+	"The same trace given twice is refused.\n"
 	"\n"
 	"example:\n"
 	"  gpuscope export -o run.json.gz run.gscope\n"
 	"  gpuscope export --with-ideal -o run.json trace.json.gz\n"
 	"  gpuscope export --format csv -o out/run trace.json.gz\n"
-	"  gpuscope export -o job.json.gz rank*.json.gz\n";
+	"  gpuscope export -o job.json.gz rank*.json.gz\n"
+	"  gpuscope export --format csv -o out/job runs/\n";
 
 struct export_opts {
 	bool csv;
@@ -98,7 +105,10 @@ struct export_opts {
 	bool force;
 	bool quiet;
 	const char *out;
-	const char *const *paths; /* the TRACEs */
+	const char *inputs_file; /* --inputs */
+	char **operands;         /* the TRACE|DIR arguments */
+	size_t n_operands;
+	const char *const *paths; /* the TRACEs, expanded (gs_cli_inputs) */
 	size_t n_paths;
 };
 
@@ -107,10 +117,15 @@ struct export_opts {
 static int export_parse(int argc, char **argv, struct export_opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-		{"with-ideal", no_argument, NULL, 'i'},   {"salvage", no_argument, NULL, 's'},
-		{"force", no_argument, NULL, 'F'},        {"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"with-ideal", no_argument, NULL, 'i'},
+		{"salvage", no_argument, NULL, 's'},
+		{"force", no_argument, NULL, 'F'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"inputs", required_argument, NULL, 'I'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -144,6 +159,12 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'I':
+			if (!*optarg)
+				return gs_cli_usage_error(&export_usage,
+							  "--inputs wants a file name");
+			o->inputs_file = optarg;
+			break;
 		case 'h':
 			*help = true;
 			return GS_EXIT_OK;
@@ -151,14 +172,14 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 			return gs_cli_bad_option(&export_usage, argv, c);
 		}
 	}
-	if (optind >= argc)
+	if (optind >= argc && !o->inputs_file)
 		return gs_cli_usage_error(&export_usage, "no TRACE given");
-	o->paths = (const char *const *)argv + optind;
-	o->n_paths = (size_t)(argc - optind);
+	o->operands = argv + optind;
+	o->n_operands = (size_t)(argc - optind);
 	if (o->csv && (!o->out || !strcmp(o->out, "-")))
 		return gs_cli_usage_error(&export_usage,
 					  "csv writes two files: give -o PREFIX (or a directory)");
-	return gs_cli_stdin_once(&export_usage, o->paths, o->n_paths);
+	return GS_EXIT_OK;
 }
 
 /* The files to write, each checked and opened before the (long) load. */
@@ -326,6 +347,7 @@ int gs_cmd_export(int argc, char **argv)
 	struct gs_export_rank *ranks = NULL;
 	struct gs_job *job = NULL;
 	struct export_files files = {0};
+	struct gs_input_list in;
 	bool help = false;
 	size_t n = 0;
 	int rc;
@@ -334,6 +356,12 @@ int gs_cmd_export(int argc, char **argv)
 	if (rc != GS_EXIT_OK || help)
 		return help ? gs_cli_help(export_help) : rc;
 	gs_progress_setup(o.quiet);
+	rc = gs_cli_inputs(&export_usage, (const char *const *)o.operands, o.n_operands,
+			   o.inputs_file, o.quiet, &in);
+	if (rc != GS_EXIT_OK)
+		return rc;
+	o.paths = (const char *const *)in.paths;
+	o.n_paths = in.n;
 	rc = export_open(&o, &files);
 	if (rc == GS_EXIT_OK)
 		rc = export_load(&o, &job);
@@ -357,5 +385,6 @@ out:
 	free(data);
 	free(ranks);
 	gs_job_destroy(job);
+	gs_input_list_fini(&in);
 	return rc;
 }

@@ -325,6 +325,59 @@ int gs_cli_stdin_once(const struct gs_cli_usage *u, const char *const *paths, si
 	return GS_EXIT_OK;
 }
 
+/* '-' once among `paths`, and not there when the list comes from stdin. */
+static int gs_cli_stdin_checks(const struct gs_cli_usage *u, const char *const *paths, size_t n,
+			       const char *list)
+{
+	int rc = gs_cli_stdin_once(u, paths, n);
+
+	if (rc != GS_EXIT_OK || !list || strcmp(list, GS_INPUT_STDIN) != 0)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(paths[i], GS_INPUT_STDIN) == 0)
+			return gs_cli_usage_error(u, "'-' (stdin) is both a TRACE and the "
+						     "--inputs list: it can be read once only");
+	return GS_EXIT_OK;
+}
+
+int gs_cli_inputs(const struct gs_cli_usage *u, const char *const *operands, size_t n,
+		  const char *list, bool quiet, struct gs_input_list *l)
+{
+	gs_status st = GS_OK;
+	int rc;
+
+	gs_input_list_init(l);
+	/* Before anything is read: the arguments as given. */
+	rc = gs_cli_stdin_checks(u, operands, n, list);
+	if (rc != GS_EXIT_OK)
+		return rc;
+	gs_error_clear();
+	for (size_t i = 0; i < n && st == GS_OK; i++)
+		st = gs_input_list_add(l, operands[i]);
+	if (st == GS_OK && list)
+		st = gs_input_list_add_file(l, list);
+	if (st != GS_OK) {
+		gs_input_list_fini(l);
+		return gs_cli_fail(st, NULL);
+	}
+	/* And as listed. */
+	rc = gs_cli_stdin_checks(u, (const char *const *)l->paths, l->n, list);
+	if (rc == GS_EXIT_OK) {
+		gs_error_clear();
+		st = gs_input_list_check_distinct(l);
+		if (st != GS_OK)
+			rc = gs_cli_fail(st, NULL);
+	}
+	if (rc != GS_EXIT_OK) {
+		gs_input_list_fini(l);
+		return rc;
+	}
+	if (!quiet)
+		for (size_t i = 0; i < l->n_warnings; i++)
+			gs_cli_warning("%s", l->warnings[i]);
+	return GS_EXIT_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Dispatch                                                                  */
 /* ------------------------------------------------------------------------ */

@@ -80,7 +80,7 @@ static const char usage_line[] =
 	"usage: mpirun -n P gpuscope-mpi analyze [--format text|json|html] [-o OUT|DIR/]\n"
 	"                  [--force] [--window T0:T1] [--top N] [--rows N|all] [--salvage]\n"
 	"                  [--quiet] [--color=auto|always|never] [--keep-going] [--stats]\n"
-	"                  [--align collectives|none] [--inputs FILE] TRACE...\n";
+	"                  [--align collectives|none] [--inputs FILE] TRACE|DIR...\n";
 
 static const char help_text[] =
 	"\n"
@@ -92,7 +92,10 @@ static const char help_text[] =
 	"\n"
 	"options (as gpuscope analyze's, and):\n"
 	"  --inputs FILE       read TRACE paths from FILE, one a line (as well as the\n"
-	"                      TRACE arguments, which come first)\n"
+	"                      TRACE arguments, which come first), as gpuscope analyze\n"
+	"                      reads them: relative to the current directory; blanks\n"
+	"                      around a path, empty lines and lines starting with #\n"
+	"                      skipped; a line may name a directory\n"
 	"  -o DIR/             with a trailing '/': DIR/job.EXT, the job report, and\n"
 	"                      DIR/rank-NNNNN.EXT, each rank's own report (NNNNN its rank\n"
 	"                      number, five digits or more), written by the process that\n"
@@ -103,14 +106,19 @@ static const char help_text[] =
 	"                      memory, bytes sent to the root, seconds\n"
 	"  -h, --help          show this help\n"
 	"\n"
+	"A DIR stands for every trace in it, in name order, as for gpuscope analyze\n"
+	"(regular files, not recursive; others skipped with one warning, hidden ones\n"
+	"silently); the root reads the directories and the lists and shares the paths\n"
+	"out. The same trace given twice is refused.\n"
 	"--rank and --device are not taken: analyse that rank's file with gpuscope\n"
 	"analyze. --window takes ns (T0:T1, or +T0:+T1 from the first op). Standard\n"
-	"input is not a TRACE. Exit status: 0, 1 (a failure, on every process), 2\n"
-	"(usage).\n"
+	"input is neither a TRACE nor the --inputs list. Exit status: 0, 1 (a failure,\n"
+	"on every process), 2 (usage).\n"
 	"\n"
 	"example:\n"
 	"  mpirun -n 4 gpuscope-mpi analyze --format json -o job.json rank*.json.gz\n"
-	"  srun -n 64 gpuscope-mpi analyze --inputs ranks.txt -o report/\n";
+	"  srun -n 64 gpuscope-mpi analyze --inputs ranks.txt -o report/\n"
+	"  mpirun -n 8 gpuscope-mpi analyze --format html -o job.html runs/\n";
 
 static void errorf(const char *fmt, ...) GS_PRINTF(1, 2);
 
@@ -286,6 +294,9 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 			o->stats = true;
 			break;
 		case 'i':
+			if (!*arg || !strcmp(arg, "-"))
+				return usage("--inputs wants a file name (standard input is not "
+					     "read by gpuscope-mpi)");
 			o->inputs_file = arg;
 			break;
 		case 'a':
@@ -320,55 +331,6 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 	}
 	o->paths = argv + optind;
 	o->n_paths = (size_t)(argc - optind);
-	return 0;
-}
-
-/* The TRACE arguments, then --inputs FILE's lines (empty ones skipped). */
-static int gather_paths(struct opts *o, char ***paths, size_t *n)
-{
-	size_t cap = o->n_paths + 16, k = 0;
-	char **p = malloc(cap * sizeof(*p));
-	FILE *f;
-	char *line = NULL;
-	size_t lcap = 0;
-	ssize_t len;
-
-	if (!p)
-		return 1;
-	for (size_t i = 0; i < o->n_paths; i++)
-		p[k++] = strdup(o->paths[i]);
-	if (o->inputs_file) {
-		f = fopen(o->inputs_file, "r");
-		if (!f) {
-			if (me == 0)
-				errorf("%s: %s", o->inputs_file, strerror(errno));
-			for (size_t i = 0; i < k; i++)
-				free(p[i]);
-			free(p);
-			return 1;
-		}
-		while ((len = getline(&line, &lcap, f)) >= 0) {
-			while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-				line[--len] = '\0';
-			if (!len)
-				continue;
-			if (k == cap) {
-				char **q = realloc(p, (cap *= 2) * sizeof(*q));
-
-				if (!q) {
-					fclose(f);
-					free(line);
-					die("out of memory");
-				}
-				p = q;
-			}
-			p[k++] = strdup(line);
-		}
-		free(line);
-		fclose(f);
-	}
-	*paths = p;
-	*n = k;
 	return 0;
 }
 
@@ -483,6 +445,82 @@ static int agree(int st)
 		}                                                                                  \
 		(v)[(n)++] = (x);                                                                  \
 	} while (0)
+
+/*
+ * The TRACE arguments (each a trace or a directory of traces), then the
+ * paths --inputs FILE lists: expanded as gpuscope expands them
+ * (gs_input_list_*), once, at the root (one process reads the directories
+ * and the first bytes of their entries, not all), the same trace given
+ * twice refused; then every process gets the list.
+ */
+static int gather_paths(struct opts *o, char ***paths, size_t *n)
+{
+	struct gs_input_list l;
+	uint64_t len = 0;
+	char *buf = NULL, **p;
+	size_t k = 0;
+	int st = 0;
+
+	gs_input_list_init(&l);
+	if (me == 0) {
+		char msg[GS_ERROR_MSG_MAX * 2];
+		gs_status gst = GS_OK;
+
+		gs_error_clear();
+		for (size_t i = 0; i < o->n_paths && gst == GS_OK; i++)
+			gst = gs_input_list_add(&l, o->paths[i]);
+		if (gst == GS_OK && o->inputs_file)
+			gst = gs_input_list_add_file(&l, o->inputs_file);
+		if (gst == GS_OK)
+			gst = gs_input_list_check_distinct(&l);
+		if (gst != GS_OK) {
+			errorf("%s", chain(gst, msg, sizeof(msg)));
+			st = 1;
+		}
+		for (size_t i = 0; !st && !o->quiet && i < l.n_warnings; i++)
+			fprintf(stderr, "gpuscope-mpi: warning: %s\n", l.warnings[i]);
+		for (size_t i = 0; !st && i < l.n; i++)
+			len += strlen(l.paths[i]) + 1;
+		if (len > INT32_MAX) {
+			errorf("the paths of %zu inputs are over 2 GiB", l.n);
+			st = 1;
+		}
+		buf = malloc(len ? (size_t)len : 1);
+		if (!buf)
+			die("out of memory");
+		for (size_t i = 0, at = 0; !st && i < l.n; i++) {
+			size_t pl = strlen(l.paths[i]) + 1;
+
+			memcpy(buf + at, l.paths[i], pl);
+			at += pl;
+		}
+		gs_input_list_fini(&l);
+	}
+	if (agree(st)) {
+		free(buf);
+		return 1;
+	}
+	MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	if (!buf) { /* not the root */
+		buf = malloc(len ? (size_t)len : 1);
+		if (!buf)
+			die("out of memory");
+	}
+	MPI_Bcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+	for (uint64_t i = 0; i < len; i++)
+		k += buf[i] == '\0';
+	p = calloc(k ? k : 1, sizeof(*p));
+	if (!p)
+		die("out of memory");
+	for (size_t i = 0, at = 0; i < k; i++) {
+		p[i] = strdup(buf + at);
+		at += strlen(buf + at) + 1;
+	}
+	free(buf);
+	*paths = p;
+	*n = k;
+	return 0;
+}
 
 /* ---- the share of each process ---- */
 
@@ -1445,12 +1483,15 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return rc;
 	}
+	if (!s.o.n_paths && !s.o.inputs_file) {
+		rc = usage("no TRACE given");
+		MPI_Finalize();
+		return rc;
+	}
 	if (gather_paths(&s.o, &s.paths, &s.n)) {
 		MPI_Finalize();
 		return 1;
 	}
-	if (!s.n)
-		rc = usage("no TRACE given");
 	for (size_t i = 0; i < s.n && !rc; i++)
 		if (!s.paths[i])
 			die("out of memory");

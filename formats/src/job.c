@@ -7,9 +7,11 @@
  * filter sink into one new trace per pid: the strings all pass (their ids
  * stay), a stream passes when it is the pid's, a record when its pid (or
  * its stream's) is the pid's. Merging inputs of one process replays the
- * later ones onto the first. The common case, one process an input, moves
+ * later ones onto the first, each record both hold kept once
+ * (job_merge.c). The common case, one process an input, moves
  * the loaded trace into the job as it is.
  */
+#include "job_merge.h"
 #include "util.h"
 
 #include <gpuscope/import.h>
@@ -920,14 +922,16 @@ static gs_status apply_identity(struct job_build *b, const char *const *names)
 		for (size_t k = 1; k < q->n_idents && !rc; k++) {
 			struct gs_job_rank *y = &j->ranks[q->idents[k]];
 			struct gs_trace *m = NULL;
+			uint64_t both = 0;
 
-			rc = gs_trace_create(&m);
-			if (!rc)
-				rc = gs_trace_replay(x->trace, gs_trace_borrow_sink(m));
-			if (!rc)
-				rc = gs_trace_replay(y->trace, gs_trace_borrow_sink(m));
-			if (!rc)
-				rc = gs_trace_finish(m);
+			/* What both inputs hold (a trace cut in two with an
+			 * overlap) is kept once: job_merge.c. */
+			rc = gs_job_merge_traces(x->trace, y->trace, &m, &both);
+			if (!rc && both)
+				rc = job_warn(b,
+					      "%s and %s hold %" PRIu64 " identical records (one "
+					      "process recorded in both): each kept once",
+					      names[x->input], names[y->input], both);
 			if (rc) {
 				gs_trace_destroy(m);
 				break;

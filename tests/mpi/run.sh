@@ -5,7 +5,9 @@
 # same text and the same HTML page (byte for byte: the page shows no
 # options.mpi); -o DIR/ writes DIR/job.EXT and each rank's report; a truncated rank file is one error line and exit 1, or with
 # --keep-going exit 0 and a report that names it; one process split over
-# inputs of two MPI processes is refused.
+# inputs of two MPI processes is refused; a directory and --inputs FILE
+# give what gpuscope analyze gives for the directory, the same trace twice
+# is refused.
 #   run.sh GPUSCOPE GPUSCOPE_MPI GS_BENCH_GEN WORKDIR
 # Exit 77 (skipped) without mpirun or gpuscope-mpi.
 set -u
@@ -94,13 +96,43 @@ grep -q "\"message\": \"$W/bad/rank7.json (MPI process [0-3]) could not be read:
 	bad "--keep-going: the report does not name the file"
 grep -q '"ops": 6000,' "$W/keep.json" || bad "--keep-going: not the other 15 ranks' ops"
 
-# One process in two inputs (a copy of rank 0) read by two MPI processes.
-cp "$W/job/rank0.json" "$W/rank0-again.json"
+# One process in two inputs (rank 0 and the same with a blank line more:
+# not the same file) read by two MPI processes.
+{ cat "$W/job/rank0.json" && echo; } >"$W/rank0-again.json"
 $RUN -n 2 "$MPI" analyze "$W/job/rank0.json" "$W/rank0-again.json" >/dev/null 2>"$W/split.err"
 rc=$?
 [ $rc = 1 ] || bad "one process in two inputs: exit $rc, not 1"
 grep -q "^gpuscope-mpi: error: .* are one process .*does not join one process split" \
 	"$W/split.err" || bad "one process in two inputs: no error saying so"
+
+# A directory and --inputs, read as gpuscope analyze reads them: the job
+# directory with a README, a hidden file and a subdirectory, one warning
+# from the root; a list with a comment, a blank line and a directory.
+mkdir -p "$W/dir/sub" && cp "$W"/job/rank*.json "$W/dir/" || exit 1
+echo "16 ranks" >"$W/dir/README"
+cp "$W/job/rank3.json" "$W/dir/.hidden.json"
+"$GS" analyze --format json "$W/dir" >"$W/dir-ref.json" 2>"$W/dir-ref.err" ||
+	bad "gpuscope analyze DIR: exit $?"
+$RUN -n 3 "$MPI" analyze --format json "$W/dir" >"$W/mpi-dir.json" 2>"$W/mpi-dir.err" ||
+	bad "-n 3 DIR: exit $?"
+strip_mpi "$W/mpi-dir.json" 3 | cmp - "$W/dir-ref.json" || bad "-n 3 DIR: JSON differs from gpuscope analyze DIR"
+[ "$(cat "$W/mpi-dir.err")" = "gpuscope-mpi: warning: $W/dir: skipped 2 entries that are not traces (README, sub/)" ] ||
+	bad "-n 3 DIR: stderr is not the one warning: $(head -c 300 "$W/mpi-dir.err")"
+{ echo "# the job"; echo; echo "  $W/dir  "; } >"$W/list.txt"
+$RUN -n 4 "$MPI" analyze --quiet --inputs "$W/list.txt" >"$W/mpi-list.txt" 2>"$W/mpi-list.err" ||
+	bad "-n 4 --inputs: exit $?"
+"$GS" analyze "$W/dir" >"$W/dir-ref.txt" 2>/dev/null
+cmp "$W/mpi-list.txt" "$W/dir-ref.txt" || bad "-n 4 --inputs: text differs from gpuscope analyze DIR"
+[ -s "$W/mpi-list.err" ] && bad "-n 4 --inputs --quiet: stderr: $(head -c 300 "$W/mpi-list.err")"
+# The same trace twice (a rank file directly and in the directory): one
+# error line from the root, exit 1.
+$RUN -n 2 "$MPI" analyze "$W/dir" "$W/job/rank5.json" "$W/dir/rank5.json" >"$W/twice.out" 2>"$W/twice.err"
+rc=$?
+[ $rc = 1 ] || bad "the same trace twice: exit $rc, not 1"
+[ "$(grep -c '^gpuscope-mpi: error: ' "$W/twice.err")" = 1 ] &&
+	grep -q "^gpuscope-mpi: error: $W/dir/rank5.json (in $W/dir) and $W/job/rank5.json are the same trace (same content); give each input once\$" "$W/twice.err" ||
+	bad "the same trace twice: not the one error line: $(head -c 400 "$W/twice.err")"
+[ -s "$W/twice.out" ] && bad "the same trace twice: a report on stdout"
 
 [ $fail = 0 ] && echo "ok: gpuscope-mpi -n 1, 3, 4 equal gpuscope analyze (JSON, text, HTML); failures as documented"
 exit $fail

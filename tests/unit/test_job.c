@@ -514,6 +514,334 @@ static void test_same_file_twice(void **state)
 	assert_int_equal(check_paths(paths, 2), 2);
 }
 
+/* ---- one process in two inputs: what both hold is kept once ---- */
+
+/* A sink passing the records of a trace that start in [lo, hi) (those
+ * without a time of their own: all, but a collective only with an op of
+ * it, as a profiler writes them), the process on host `host`. */
+struct part_sink {
+	struct gs_sink sink;
+	struct gs_sink *next;
+	const char *host;
+	int64_t lo, hi;
+	struct gs_collective held[64];
+	uint32_t passed[64]; /* 1 + its index in the part, once passed */
+	size_t n_held;
+};
+
+#define PART(s) ((struct part_sink *)(s))
+#define IN_PART(s, t) ((t) >= PART(s)->lo && (t) < PART(s)->hi)
+
+static gs_status ps_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
+{
+	return PART(s)->next->intern(PART(s)->next, str, len, id);
+}
+
+static gs_status ps_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *i)
+{
+	return PART(s)->next->stream(PART(s)->next, st, i);
+}
+
+static gs_status ps_process(struct gs_sink *s, const struct gs_process *p)
+{
+	struct gs_process q = *p;
+
+	if (PART(s)->next->intern(PART(s)->next, PART(s)->host, strlen(PART(s)->host),
+				  &q.host_name))
+		return GS_ERR_NOMEM;
+	return PART(s)->next->process(PART(s)->next, &q);
+}
+
+static gs_status ps_device(struct gs_sink *s, const struct gs_device *d)
+{
+	return PART(s)->next->device(PART(s)->next, d);
+}
+
+static gs_status ps_op(struct gs_sink *s, const struct gs_op *o, const struct gs_launch_cfg *lc)
+{
+	struct part_sink *p = PART(s);
+	struct gs_op x = *o;
+
+	if (!IN_PART(s, o->start_ns))
+		return GS_OK;
+	if (x.collective) {
+		uint32_t *at = &p->passed[x.collective - 1], idx = 0;
+
+		if (!*at) {
+			gs_status rc =
+				p->next->collective(p->next, &p->held[x.collective - 1], &idx);
+
+			if (rc)
+				return rc;
+			*at = idx + 1;
+		}
+		x.collective = *at;
+	}
+	return p->next->op(p->next, &x, lc);
+}
+
+static gs_status ps_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *i)
+{
+	struct part_sink *p = PART(s);
+
+	assert_true(p->n_held < sizeof(p->held) / sizeof(p->held[0]));
+	p->held[p->n_held] = *c;
+	*i = (uint32_t)p->n_held++;
+	return GS_OK;
+}
+
+static gs_status ps_api_call(struct gs_sink *s, const struct gs_api_call *c)
+{
+	return IN_PART(s, c->start_ns) ? PART(s)->next->api_call(PART(s)->next, c) : GS_OK;
+}
+
+static gs_status ps_sync(struct gs_sink *s, const struct gs_sync *y)
+{
+	return IN_PART(s, y->start_ns) ? PART(s)->next->sync(PART(s)->next, y) : GS_OK;
+}
+
+static gs_status ps_event_record(struct gs_sink *s, const struct gs_event_record *e)
+{
+	return IN_PART(s, e->time_ns) ? PART(s)->next->event_record(PART(s)->next, e) : GS_OK;
+}
+
+static gs_status ps_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *i)
+{
+	return PART(s)->next->allocation(PART(s)->next, a, i);
+}
+
+static gs_status ps_op_alloc(struct gs_sink *s, const struct gs_op_alloc *l)
+{
+	return PART(s)->next->op_alloc(PART(s)->next, l);
+}
+
+static gs_status ps_range(struct gs_sink *s, const struct gs_range *r)
+{
+	return IN_PART(s, r->start_ns) ? PART(s)->next->range(PART(s)->next, r) : GS_OK;
+}
+
+static gs_status ps_overhead(struct gs_sink *s, const struct gs_overhead *o)
+{
+	return PART(s)->next->overhead(PART(s)->next, o);
+}
+
+static gs_status ps_clock_pair(struct gs_sink *s, const struct gs_clock_pair *c)
+{
+	return PART(s)->next->clock_pair(PART(s)->next, c);
+}
+
+static gs_status ps_dropped(struct gs_sink *s, int64_t pid, uint64_t n)
+{
+	return PART(s)->next->dropped(PART(s)->next, pid, n);
+}
+
+static gs_status ps_warning(struct gs_sink *s, const char *m, uint64_t n)
+{
+	return PART(s)->next->warning(PART(s)->next, m, n);
+}
+
+/* The part of `src` in [lo, hi) as a finished trace on host `host`. */
+static struct gs_trace *part_of(const struct gs_trace *src, const char *host, int64_t lo,
+				int64_t hi)
+{
+	struct gs_trace *t = NULL;
+	struct part_sink p = {
+		.sink = {.intern = ps_intern,
+			 .stream = ps_stream,
+			 .process = ps_process,
+			 .device = ps_device,
+			 .op = ps_op,
+			 .collective = ps_collective,
+			 .api_call = ps_api_call,
+			 .sync = ps_sync,
+			 .event_record = ps_event_record,
+			 .allocation = ps_allocation,
+			 .op_alloc = ps_op_alloc,
+			 .range = ps_range,
+			 .overhead = ps_overhead,
+			 .clock_pair = ps_clock_pair,
+			 .dropped = ps_dropped,
+			 .warning = ps_warning},
+		.host = host,
+		.lo = lo,
+		.hi = hi,
+	};
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	p.next = gs_trace_borrow_sink(t);
+	assert_int_equal(gs_trace_replay(src, &p.sink), GS_OK);
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	return t;
+}
+
+/* The JSON report of one trace, in memory. */
+static char *trace_json(const struct gs_trace *t, size_t *len)
+{
+	struct gs_report *r = NULL;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	assert_non_null(f);
+	assert_int_equal(gs_report_build(t, NULL, &r), GS_OK);
+	assert_int_equal(gs_report_write_json(f, r, &(struct gs_report_style){.top = 5}), GS_OK);
+	assert_int_equal(fclose(f), 0);
+	gs_report_destroy(r);
+	return buf;
+}
+
+/* Record counts of every kind. */
+static void counts(const struct gs_trace *t, size_t c[10])
+{
+	gs_trace_ops(t, &c[0]);
+	gs_trace_api_calls(t, &c[1]);
+	gs_trace_syncs(t, &c[2]);
+	gs_trace_event_records(t, &c[3]);
+	gs_trace_ranges(t, &c[4]);
+	gs_trace_collectives(t, &c[5]);
+	gs_trace_allocations(t, &c[6]);
+	gs_trace_op_allocs(t, &c[7]);
+	gs_trace_overheads(t, &c[8]);
+	gs_trace_clock_pairs(t, &c[9]);
+}
+
+/*
+ * A trace cut in two overlapping inputs of one process (the first up to
+ * `end` ns after its first op starts, the second from `start`): one rank,
+ * every record once, the very report of the whole trace.
+ */
+static void split_at(const char *path, int64_t end, int64_t start)
+{
+	struct gs_trace *one = NULL, *whole, *parts[2];
+	const char *names[2] = {"first.json", "second.json"};
+	size_t cw[10], cm[10], c0[10], c1[10], lw, lm;
+	struct gs_job *j = NULL;
+	int64_t first, last;
+	char *jw, *jm;
+	bool said = false;
+
+	assert_int_equal(gs_trace_load(path, NULL, &one, NULL), GS_OK);
+	gs_trace_op_span(one, &first, &last);
+	whole = part_of(one, "nodeA", INT64_MIN, INT64_MAX);
+	parts[0] = part_of(one, "nodeA", INT64_MIN, first + end);
+	parts[1] = part_of(one, "nodeA", first + start, INT64_MAX);
+	counts(whole, cw);
+	counts(parts[0], c0);
+	counts(parts[1], c1);
+	/* A part lacks ops, and they share some: merging them whole would
+	 * double those. */
+	if (!((c0[0] < cw[0] || c1[0] < cw[0]) && c0[0] + c1[0] > cw[0]))
+		fail_msg("%s: parts of %zu and %zu ops of %zu", path, c0[0], c1[0], cw[0]);
+
+	assert_int_equal(gs_job_from_traces(parts, names, 2, &j), GS_OK);
+	assert_int_equal(j->n_ranks, 1);
+	for (size_t i = 0; i < j->n_warnings; i++)
+		if (strstr(j->warnings[i], "first.json and second.json hold ") &&
+		    strstr(j->warnings[i], " identical records (one process recorded in both): "
+					   "each kept once"))
+			said = true;
+	assert_true(said);
+	counts(j->ranks[0].trace, cm);
+	for (size_t k = 0; k < 10; k++)
+		assert_int_equal(cm[k], cw[k]);
+	jw = trace_json(whole, &lw);
+	jm = trace_json(j->ranks[0].trace, &lm);
+	assert_int_equal(lw, lm);
+	assert_memory_equal(jw, jm, lw);
+	free(jw);
+	free(jm);
+	gs_job_destroy(j);
+	gs_trace_destroy(whole);
+	gs_trace_destroy(one);
+}
+
+/* Cut at a quarter and three quarters of the op span. */
+static void split_in_two(const char *path)
+{
+	struct gs_trace *t = NULL;
+	int64_t first, last;
+
+	assert_int_equal(gs_trace_load(path, NULL, &t, NULL), GS_OK);
+	gs_trace_op_span(t, &first, &last);
+	gs_trace_destroy(t);
+	split_at(path, (last - first) * 3 / 4, (last - first) / 4);
+}
+
+static void test_merge_keeps_once(void **state)
+{
+	(void)state;
+	split_in_two(GS_TEST_DATA "/../../samples/tiny_pipeline.json");
+	split_in_two(GS_TEST_DATA "/../../samples/synthetic/event_chain.gscope");
+	split_in_two(GS_TEST_DATA "/../../samples/synthetic/host_sync_loop.gscope");
+	split_in_two(GS_TEST_DATA "/../../samples/synthetic/graph_replay.gscope");
+	split_in_two(GS_TEST_DATA "/../../samples/synthetic/pageable_copies.gscope");
+	/* The all-reduce in both parts, the all-gather in the second only:
+	 * each collective once. */
+	split_at(GS_TEST_DATA "/../cli/data/nccl_rank.json", 1000, -10000);
+}
+
+#define MK_KERNEL(name, ts, corr)                                                                  \
+	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" name "\", \"pid\": 0, "                \
+	"\"tid\": 7, \"ts\": " #ts ", \"dur\": 5, \"args\": {\"device\": 0, \"context\": 1, "      \
+	"\"stream\": 7, \"correlation\": " #corr "}}"
+#define MK_CALL(ts, corr)                                                                          \
+	"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "              \
+	"\"pid\": 100, \"tid\": 100, \"ts\": " #ts                                                 \
+	", \"dur\": 2, \"args\": {\"correlation\": " #corr "}}"
+#define MK_HEAD "{\"host_name\": \"h\", \"traceEvents\": [\n"
+
+static struct gs_trace *kineto(const char *json)
+{
+	struct gs_trace *t = NULL;
+
+	assert_int_equal(gs_trace_create(&t), GS_OK);
+	assert_int_equal(gs_import_kineto_mem(json, strlen(json), "mk.json", NULL,
+					      gs_trace_borrow_sink(t)),
+			 GS_OK);
+	assert_int_equal(gs_trace_finish(t), GS_OK);
+	return t;
+}
+
+/* The ops of the one rank of inputs a and b (one process), by name. */
+static void merged_ops(const char *a, const char *b, size_t want_k, size_t want_l)
+{
+	struct gs_trace *t[2] = {kineto(a), kineto(b)};
+	const char *names[2] = {"a", "b"};
+	struct gs_job *j = NULL;
+	size_t n, k = 0, l = 0;
+	const struct gs_op *ops;
+
+	assert_int_equal(gs_job_from_traces(t, names, 2, &j), GS_OK);
+	assert_int_equal(j->n_ranks, 1);
+	ops = gs_trace_ops(j->ranks[0].trace, &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = gs_trace_string(j->ranks[0].trace, ops[i].name);
+
+		k += !strcmp(name, "k");
+		l += !strcmp(name, "l");
+	}
+	assert_int_equal(k, want_k);
+	assert_int_equal(l, want_l);
+	gs_job_destroy(j);
+}
+
+/* Each record of one input stands for one identical record of the other:
+ * a record an input holds twice is kept twice; records that differ in one
+ * field (the end, the correlation id, the name) are all kept. */
+static void test_merge_counts(void **state)
+{
+	(void)state;
+	merged_ops(MK_HEAD MK_CALL(8, 1) "," MK_KERNEL("k", 10, 1) "," MK_KERNEL("k", 10, 1) "]}",
+		   MK_HEAD MK_CALL(8, 1) "," MK_KERNEL("k", 10, 1) "," MK_KERNEL("l", 20, 2) "]}",
+		   2, 1);
+	merged_ops(MK_HEAD MK_CALL(8, 1) "," MK_KERNEL("k", 10, 1) "]}",
+		   MK_HEAD MK_CALL(8, 1) "," MK_KERNEL("k", 10, 1) "," MK_KERNEL("k", 10, 1) "]}",
+		   2, 0);
+	merged_ops(MK_HEAD MK_CALL(8, 1) "," MK_KERNEL("k", 10, 1) "," MK_KERNEL("l", 20, 2) "]}",
+		   MK_HEAD MK_CALL(8, 1) "," MK_KERNEL("k", 10, 3) "," MK_KERNEL(
+			   "k", 11, 1) "," MK_KERNEL("l", 20, 2) "," MK_KERNEL("kk", 10, 1) "]}",
+		   3, 1);
+}
+
 /* ---- random multi-process traces ---- */
 
 static uint64_t rng_state = 88172645463325252ull;
@@ -802,6 +1130,8 @@ int main(void)
 		cmocka_unit_test(test_clock_groups),
 		cmocka_unit_test(test_one_input_one_clock),
 		cmocka_unit_test(test_host_from_name),
+		cmocka_unit_test(test_merge_keeps_once),
+		cmocka_unit_test(test_merge_counts),
 		cmocka_unit_test(test_random_processes),
 		cmocka_unit_test(test_rank_numbers),
 		cmocka_unit_test(test_pick),

@@ -173,6 +173,75 @@ gs_status gs_trace_load(const char *path, const struct gs_load_options *opts, st
 			enum gs_input_format *fmt);
 
 /* ------------------------------------------------------------------------ */
+/* The inputs of a job: traces, directories of traces, lists of paths        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * What a command reads, as the paths to load in order: every command that
+ * takes a job (gpuscope analyze, export, diff; gpuscope-mpi) expands its
+ * arguments here, so that all read them alike. Nothing is loaded.
+ *
+ *   - a TRACE argument that is a directory stands for every trace in it:
+ *     its entries in byte order of their names, regular files only (and
+ *     symbolic links to them), not recursive; a name starting with '.' is
+ *     passed over silently (the temporary files of an -o are .OUT.tmp-*).
+ *     A trace is recognised by its first bytes as every input is
+ *     (gs_detect_format); the other entries (and gpuscope's own JSON,
+ *     {"schema": "gpuscope...", such as a report an earlier -o left
+ *     there) are skipped with one warning for the directory, naming the
+ *     first few. A directory with no trace
+ *     is GS_ERR_INVALID naming it. The paths are DIR/NAME (DIR as given);
+ *   - any other argument ("-" included) is one path, left for the loader
+ *     to open, or to fail on naming it;
+ *   - a list (--inputs FILE; "-": standard input) holds one path a line,
+ *     each read as a TRACE argument (so it may name a directory); relative
+ *     paths are relative to the current directory, not to FILE. Blanks
+ *     (spaces, tabs) around a path and a trailing CR are dropped; empty
+ *     lines and lines whose first non-blank is '#' are skipped. A line of
+ *     over GS_INPUT_LINE_MAX bytes or with a NUL byte, a FILE that is a
+ *     trace itself, and a FILE that lists nothing are GS_ERR_INVALID
+ *     naming FILE (and the line).
+ *
+ * Warnings are one line each, for the caller to print (the library never
+ * prints): "runs/: skipped 3 files that are not traces (notes.txt, job.log,
+ * run.nsys-rep)".
+ */
+#define GS_INPUT_LINE_MAX 4096
+
+struct gs_input_list {
+	char **paths; /* to load, in order (owned) */
+	/* Per path: the directory argument it was found in, as given; NULL
+	 * for a path given itself (an argument or a line of a list). */
+	const char **from;
+	size_t n;
+	char **warnings; /* one line each (owned) */
+	size_t n_warnings;
+	/* The list's own. */
+	char **dirs;
+	size_t n_dirs, cap_paths, cap_from, cap_warnings, cap_dirs;
+};
+
+/* An empty list. */
+void gs_input_list_init(struct gs_input_list *l);
+/* Free what the list holds; it is then empty. */
+void gs_input_list_fini(struct gs_input_list *l);
+/* One TRACE argument: a directory's traces, else the path itself. */
+gs_status gs_input_list_add(struct gs_input_list *l, const char *arg);
+/* Each path listed in `file` ("-": standard input), as gs_input_list_add. */
+gs_status gs_input_list_add_file(struct gs_input_list *l, const char *file);
+/*
+ * The same trace given twice is refused (GS_ERR_INVALID, one cause naming
+ * both paths, each found in a directory with it: "runs/rank0.json (in
+ * runs/)"; the earliest such pair in the list's order): the same file
+ * (same device and inode: a hard link, a symbolic link, another spelling)
+ * or the same content (two regular files of the same non-zero size and the
+ * same bytes: compared by size, then a hash of each, then byte for byte,
+ * streamed in bounded memory). "-" and paths that cannot be read are not
+ * compared (the loader reports the latter).
+ */
+gs_status gs_input_list_check_distinct(const struct gs_input_list *l);
+
+/* ------------------------------------------------------------------------ */
 /* Jobs: the processes (ranks) of several inputs, each on its own            */
 /* ------------------------------------------------------------------------ */
 

@@ -231,10 +231,21 @@ grep -q '"host_name"' job9.json && fail "job9: a host_name though the ranks' hos
 expect job9_ideal 0 export --with-ideal -o job9.json.gz "$@"
 checked job9_ideal job9.json.gz "9 GPU processes, 9 ranks, 0 flows across ranks" "$@"
 # Two inputs of one process are one rank (merged, with a warning), written
-# as a trace on its own.
-expect job1 0 export -o job1.json job9/rank8.json job9/rank8.json
+# as a trace on its own; what both hold is kept once: here every record
+# (the second is the first with a blank line more, so not the same file).
+{ cat job9/rank8.json && echo; } >rank8-again.json
+expect job1 0 export -o job1.json job9/rank8.json rank8-again.json
 has job1.err "are one process"
+has job1.err "job9/rank8.json and rank8-again.json hold "
 has job1.json '"pid":0,"tid":0,"args":{"name":"GPU 0: NVIDIA H100 80GB HBM3"}'
+checked job1 job1.json "1 GPU processes, 0 ranks, 0 flows across ranks" job9/rank8.json
+has job1.check "32 ops in the source, 32 read back, 0 differ"
+# The same trace twice (by name, or a copy) is refused: one line, no file.
+cp job9/rank8.json rank8-copy.json
+expect job1_twice 1 export -o twice.json job9/rank8.json rank8-copy.json
+has job1_twice.err "gpuscope: error: job9/rank8.json and rank8-copy.json are the same trace (same content); give each input once"
+checks=$((checks + 1))
+[ -e twice.json ] && fail "job1_twice: twice.json written"
 
 # CSV of a job: a rank column first in both files, every op once.
 expect job9_csv 0 export --format csv -o job9csv "$@"

@@ -1,0 +1,691 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Two inputs of one process merged without doubling what both hold
+ * (job_merge.h). Both are replayed into one new trace through a sink of
+ * our own: the first as it is, while the sink notes which id of the new
+ * trace each of its strings, streams, collectives and allocations got; the
+ * second through a filter that drops every record identical to a record
+ * of the first not yet matched. The first's records are found through one
+ * hash index per kind over its finished arrays (hashed and compared with
+ * their ids mapped into the new trace's, where the second's records
+ * arrive), so nothing is copied: the index costs about nine bytes a
+ * record. The second's collectives are passed on only with an op that is
+ * kept, so that a dropped op leaves no collective behind.
+ */
+#include "job_merge.h"
+#include "util.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The records of one kind of the first trace: open addressing over
+ * 1 + the record's index; each record stands for one record of the
+ * second at most. */
+struct index {
+	uint32_t *slots;
+	size_t mask;
+	uint8_t *used;
+};
+
+struct merge {
+	struct gs_sink sink; /* first: the callbacks recover the merge */
+	struct gs_sink *next;
+	const struct gs_trace *a;
+	bool second; /* replaying the second trace */
+	/* The first trace's ids in the new trace, by the first's id. */
+	uint32_t *str, *stream, *coll, *alloc;
+	size_t n_str, n_stream, n_coll, n_alloc;
+	size_t cap_str, cap_stream, cap_coll, cap_alloc;
+	/* The second trace's collectives (strings of the new trace) and,
+	 * once an op of theirs is kept, 1 + their index in the new trace. */
+	struct gs_collective *bcoll;
+	uint32_t *bcoll_new;
+	size_t n_bcoll, cap_bcoll, n_bcoll_new, cap_bcoll_new;
+	struct index ops, api, syncs, events, allocs, links, ranges, overheads, clocks;
+	uint64_t dropped;
+};
+
+static struct merge *mg(struct gs_sink *s)
+{
+	return (struct merge *)s;
+}
+
+static uint32_t map_str(const struct merge *g, uint32_t id)
+{
+	return id < g->n_str ? g->str[id] : id;
+}
+
+static uint32_t map_stream(const struct merge *g, uint32_t s)
+{
+	return s < g->n_stream ? g->stream[s] : s;
+}
+
+#define H(h, x) ((h) = gs_hash_combine((h), (uint64_t)(x)))
+
+/* ---- each kind: the first's record k in the new trace's ids, a hash of
+ * the fields that tell records apart, and equality of every field ---- */
+
+static struct gs_op a_op(const struct merge *g, size_t k)
+{
+	size_t n;
+	struct gs_op o = gs_trace_ops(g->a, &n)[k];
+
+	o.name = map_str(g, o.name);
+	o.stream = map_stream(g, o.stream);
+	return o;
+}
+
+static uint64_t h_op(const struct gs_op *o)
+{
+	uint64_t h = 0;
+
+	H(h, o->start_ns);
+	H(h, o->end_ns);
+	H(h, o->correlation);
+	H(h, o->name);
+	H(h, o->stream);
+	return H(h, o->kind);
+}
+
+static bool eq_collective(const struct gs_collective *x, const struct gs_collective *y)
+{
+	if (!x || !y)
+		return x == y;
+	return x->name == y->name && x->group == y->group && x->group_desc == y->group_desc &&
+	       x->group_ranks == y->group_ranks && x->dtype == y->dtype &&
+	       x->group_size == y->group_size && x->in_nelems == y->in_nelems &&
+	       x->out_nelems == y->out_nelems && x->has_nelems == y->has_nelems;
+}
+
+static bool eq_launch(const struct gs_launch_cfg *x, const struct gs_launch_cfg *y)
+{
+	static const struct gs_launch_cfg zero;
+
+	if (!x)
+		x = &zero;
+	if (!y)
+		y = &zero;
+	return memcmp(x->grid, y->grid, sizeof(x->grid)) == 0 &&
+	       memcmp(x->block, y->block, sizeof(x->block)) == 0 &&
+	       x->shared_mem == y->shared_mem && x->registers == y->registers;
+}
+
+/* An op of the second trace as it arrives: its launch configuration and
+ * its collective (strings of the new trace), for the comparison. */
+struct op_in {
+	const struct gs_op *op;
+	const struct gs_launch_cfg *launch;
+	const struct gs_collective *coll;
+};
+
+static bool eq_op_at(const struct merge *g, size_t k, const void *rec)
+{
+	const struct op_in *in = rec;
+	const struct gs_op *y = in->op;
+	size_t n;
+	const struct gs_op *raw = &gs_trace_ops(g->a, &n)[k];
+	const struct gs_collective *ac = gs_trace_op_collective(g->a, raw);
+	struct gs_collective c;
+	struct gs_op x = a_op(g, k);
+
+	if (x.start_ns != y->start_ns || x.end_ns != y->end_ns || x.correlation != y->correlation ||
+	    x.bytes != y->bytes || x.graph_node != y->graph_node || x.name != y->name ||
+	    x.stream != y->stream || x.graph_id != y->graph_id || x.kind != y->kind ||
+	    x.copy_kind != y->copy_kind || x.flags != y->flags || x.src_mem != y->src_mem ||
+	    x.dst_mem != y->dst_mem)
+		return false;
+	if (!eq_launch(gs_trace_op_launch_cfg(g->a, raw), in->launch))
+		return false;
+	if (ac) {
+		c = *ac;
+		c.name = map_str(g, c.name);
+		c.group = map_str(g, c.group);
+		c.group_desc = map_str(g, c.group_desc);
+		c.group_ranks = map_str(g, c.group_ranks);
+		c.dtype = map_str(g, c.dtype);
+		ac = &c;
+	}
+	return eq_collective(ac, in->coll);
+}
+
+static uint64_t hash_op_at(const struct merge *g, size_t k)
+{
+	struct gs_op o = a_op(g, k);
+
+	return h_op(&o);
+}
+
+static struct gs_api_call a_api(const struct merge *g, size_t k)
+{
+	size_t n;
+	struct gs_api_call c = gs_trace_api_calls(g->a, &n)[k];
+
+	c.name = map_str(g, c.name);
+	return c;
+}
+
+static uint64_t h_api(const struct gs_api_call *c)
+{
+	uint64_t h = 0;
+
+	H(h, c->start_ns);
+	H(h, c->end_ns);
+	H(h, c->pid);
+	H(h, c->tid);
+	H(h, c->correlation);
+	return H(h, c->name);
+}
+
+static bool eq_api(const struct gs_api_call *x, const struct gs_api_call *y)
+{
+	return x->start_ns == y->start_ns && x->end_ns == y->end_ns && x->pid == y->pid &&
+	       x->tid == y->tid && x->correlation == y->correlation && x->name == y->name &&
+	       x->return_value == y->return_value && x->cbid == y->cbid && x->kind == y->kind;
+}
+
+static struct gs_sync a_sync(const struct merge *g, size_t k)
+{
+	size_t n;
+	struct gs_sync y = gs_trace_syncs(g->a, &n)[k];
+
+	y.stream = map_stream(g, y.stream);
+	y.wait_on_stream = map_stream(g, y.wait_on_stream);
+	return y;
+}
+
+static uint64_t h_sync(const struct gs_sync *y)
+{
+	uint64_t h = 0;
+
+	H(h, y->start_ns);
+	H(h, y->end_ns);
+	H(h, y->pid);
+	H(h, y->tid);
+	H(h, y->correlation);
+	H(h, y->stream);
+	return H(h, y->kind);
+}
+
+static bool eq_sync(const struct gs_sync *x, const struct gs_sync *y)
+{
+	return x->start_ns == y->start_ns && x->end_ns == y->end_ns && x->pid == y->pid &&
+	       x->tid == y->tid && x->correlation == y->correlation && x->event_id == y->event_id &&
+	       x->sync_id == y->sync_id && x->event_correlation == y->event_correlation &&
+	       x->stream == y->stream && x->wait_on_stream == y->wait_on_stream &&
+	       x->device == y->device && x->kind == y->kind;
+}
+
+static struct gs_event_record a_event(const struct merge *g, size_t k)
+{
+	size_t n;
+	struct gs_event_record e = gs_trace_event_records(g->a, &n)[k];
+
+	e.stream = map_stream(g, e.stream);
+	return e;
+}
+
+static uint64_t h_event(const struct gs_event_record *e)
+{
+	uint64_t h = 0;
+
+	H(h, e->time_ns);
+	H(h, e->correlation);
+	H(h, e->event_id);
+	return H(h, e->stream);
+}
+
+static bool eq_event(const struct gs_event_record *x, const struct gs_event_record *y)
+{
+	return x->time_ns == y->time_ns && x->correlation == y->correlation &&
+	       x->event_id == y->event_id && x->sync_id == y->sync_id && x->stream == y->stream;
+}
+
+static struct gs_allocation a_alloc(const struct merge *g, size_t k)
+{
+	size_t n;
+
+	return gs_trace_allocations(g->a, &n)[k];
+}
+
+static uint64_t h_alloc(const struct gs_allocation *a)
+{
+	uint64_t h = 0;
+
+	H(h, a->address);
+	H(h, a->bytes);
+	H(h, a->alloc_ns);
+	H(h, a->free_ns);
+	return H(h, a->pid);
+}
+
+static bool eq_alloc(const struct gs_allocation *x, const struct gs_allocation *y)
+{
+	return x->address == y->address && x->bytes == y->bytes && x->alloc_ns == y->alloc_ns &&
+	       x->free_ns == y->free_ns && x->pid == y->pid && x->device == y->device &&
+	       x->mem_kind == y->mem_kind;
+}
+
+static struct gs_op_alloc a_link(const struct merge *g, size_t k)
+{
+	size_t n;
+	struct gs_op_alloc l = gs_trace_op_allocs(g->a, &n)[k];
+
+	if (l.allocation < g->n_alloc)
+		l.allocation = g->alloc[l.allocation];
+	return l;
+}
+
+static uint64_t h_link(const struct gs_op_alloc *l)
+{
+	uint64_t h = 0;
+
+	H(h, l->correlation);
+	H(h, l->allocation);
+	return H(h, l->op_kind);
+}
+
+static bool eq_link(const struct gs_op_alloc *x, const struct gs_op_alloc *y)
+{
+	return x->correlation == y->correlation && x->allocation == y->allocation &&
+	       x->op_kind == y->op_kind;
+}
+
+static struct gs_range a_range(const struct merge *g, size_t k)
+{
+	size_t n;
+	struct gs_range r = gs_trace_ranges(g->a, &n)[k];
+
+	r.name = map_str(g, r.name);
+	r.domain = map_str(g, r.domain);
+	if (r.kind == GS_RANGE_GPU_ANNOTATION)
+		r.stream = map_stream(g, r.stream);
+	return r;
+}
+
+static uint64_t h_range(const struct gs_range *r)
+{
+	uint64_t h = 0;
+
+	H(h, r->start_ns);
+	H(h, r->end_ns);
+	H(h, r->pid);
+	H(h, r->tid);
+	H(h, r->name);
+	return H(h, r->kind);
+}
+
+static bool eq_range(const struct gs_range *x, const struct gs_range *y)
+{
+	return x->start_ns == y->start_ns && x->end_ns == y->end_ns && x->pid == y->pid &&
+	       x->tid == y->tid && x->external_id == y->external_id && x->name == y->name &&
+	       x->domain == y->domain && x->kind == y->kind && x->stream == y->stream;
+}
+
+static struct gs_overhead a_overhead(const struct merge *g, size_t k)
+{
+	size_t n;
+	struct gs_overhead o = gs_trace_overheads(g->a, &n)[k];
+
+	o.kind = map_str(g, o.kind);
+	return o;
+}
+
+static uint64_t h_overhead(const struct gs_overhead *o)
+{
+	uint64_t h = 0;
+
+	H(h, o->start_ns);
+	H(h, o->end_ns);
+	H(h, o->pid);
+	return H(h, o->kind);
+}
+
+static bool eq_overhead(const struct gs_overhead *x, const struct gs_overhead *y)
+{
+	return x->start_ns == y->start_ns && x->end_ns == y->end_ns && x->pid == y->pid &&
+	       x->kind == y->kind;
+}
+
+static struct gs_clock_pair a_clock(const struct merge *g, size_t k)
+{
+	size_t n;
+
+	return gs_trace_clock_pairs(g->a, &n)[k];
+}
+
+static uint64_t h_clock(const struct gs_clock_pair *c)
+{
+	uint64_t h = 0;
+
+	H(h, c->pid);
+	H(h, c->device);
+	H(h, c->host_ns);
+	return H(h, c->gpu_ns);
+}
+
+static bool eq_clock(const struct gs_clock_pair *x, const struct gs_clock_pair *y)
+{
+	return x->pid == y->pid && x->device == y->device && x->host_ns == y->host_ns &&
+	       x->gpu_ns == y->gpu_ns;
+}
+
+/* hash_NAME_at and eq_NAME_at of a kind with a_NAME, h_NAME, eq_NAME. */
+#define KIND_AT(name, type)                                                                        \
+	static uint64_t hash_##name##_at(const struct merge *g, size_t k)                          \
+	{                                                                                          \
+		type r = a_##name(g, k);                                                           \
+                                                                                                   \
+		return h_##name(&r);                                                               \
+	}                                                                                          \
+	static bool eq_##name##_at(const struct merge *g, size_t k, const void *rec)               \
+	{                                                                                          \
+		type r = a_##name(g, k);                                                           \
+                                                                                                   \
+		return eq_##name(&r, rec);                                                         \
+	}
+
+KIND_AT(api, struct gs_api_call)
+KIND_AT(sync, struct gs_sync)
+KIND_AT(event, struct gs_event_record)
+KIND_AT(alloc, struct gs_allocation)
+KIND_AT(link, struct gs_op_alloc)
+KIND_AT(range, struct gs_range)
+KIND_AT(overhead, struct gs_overhead)
+KIND_AT(clock, struct gs_clock_pair)
+
+/* ---- the index ---- */
+
+static gs_status index_build(const struct merge *g, struct index *x, size_t n,
+			     uint64_t (*hash_at)(const struct merge *, size_t))
+{
+	size_t size = 16;
+
+	if (!n)
+		return GS_OK;
+	if (n >= UINT32_MAX / 2) {
+		gs_error_append("merging inputs of one process: too many records (%zu)", n);
+		return GS_ERR_LIMIT;
+	}
+	while (size < 2 * n)
+		size *= 2;
+	x->slots = calloc(size, sizeof(*x->slots));
+	x->used = calloc(n, sizeof(*x->used));
+	if (!x->slots || !x->used)
+		return gs_nomem();
+	x->mask = size - 1;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = hash_at(g, k) & x->mask;
+
+		while (x->slots[i])
+			i = (i + 1) & x->mask;
+		x->slots[i] = (uint32_t)k + 1;
+	}
+	return GS_OK;
+}
+
+/* The first's record not yet taken that equals `rec` (of hash h), taken
+ * now; SIZE_MAX when none. */
+static size_t index_take(const struct merge *g, struct index *x, uint64_t h,
+			 bool (*eq_at)(const struct merge *, size_t, const void *), const void *rec)
+{
+	if (!x->slots)
+		return SIZE_MAX;
+	for (size_t i = h & x->mask; x->slots[i]; i = (i + 1) & x->mask) {
+		size_t k = x->slots[i] - 1;
+
+		if (!x->used[k] && eq_at(g, k, rec)) {
+			x->used[k] = 1;
+			return k;
+		}
+	}
+	return SIZE_MAX;
+}
+
+static void index_free(struct index *x)
+{
+	free(x->slots);
+	free(x->used);
+}
+
+/* ---- the sink ---- */
+
+static gs_status note(uint32_t **v, size_t *n, size_t *cap, uint32_t id)
+{
+	return GS_VEC_PUSH(*v, *n, *cap, id) ? gs_nomem() : GS_OK;
+}
+
+static gs_status m_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
+{
+	struct merge *g = mg(s);
+	gs_status rc = g->next->intern(g->next, str, len, id);
+
+	if (rc || g->second)
+		return rc;
+	return note(&g->str, &g->n_str, &g->cap_str, *id);
+}
+
+static gs_status m_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *index)
+{
+	struct merge *g = mg(s);
+	gs_status rc = g->next->stream(g->next, st, index);
+
+	if (rc || g->second)
+		return rc;
+	return note(&g->stream, &g->n_stream, &g->cap_stream, *index);
+}
+
+static gs_status m_process(struct gs_sink *s, const struct gs_process *p)
+{
+	return mg(s)->next->process(mg(s)->next, p);
+}
+
+static gs_status m_device(struct gs_sink *s, const struct gs_device *d)
+{
+	return mg(s)->next->device(mg(s)->next, d);
+}
+
+static gs_status m_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
+{
+	struct merge *g = mg(s);
+	gs_status rc;
+
+	if (!g->second) {
+		rc = g->next->collective(g->next, c, index);
+		return rc ? rc : note(&g->coll, &g->n_coll, &g->cap_coll, *index);
+	}
+	/* Held back until an op that refers to it is kept. */
+	if (GS_VEC_PUSH(g->bcoll, g->n_bcoll, g->cap_bcoll, *c) ||
+	    GS_VEC_PUSH(g->bcoll_new, g->n_bcoll_new, g->cap_bcoll_new, 0))
+		return gs_nomem();
+	*index = (uint32_t)(g->n_bcoll - 1);
+	return GS_OK;
+}
+
+static gs_status m_op(struct gs_sink *s, const struct gs_op *op, const struct gs_launch_cfg *launch)
+{
+	struct merge *g = mg(s);
+	struct op_in in = {.op = op, .launch = launch};
+	struct gs_op kept = *op;
+
+	if (!g->second)
+		return g->next->op(g->next, op, launch);
+	if (op->collective && op->collective <= g->n_bcoll)
+		in.coll = &g->bcoll[op->collective - 1];
+	if (index_take(g, &g->ops, h_op(op), eq_op_at, &in) != SIZE_MAX) {
+		g->dropped++;
+		return GS_OK;
+	}
+	kept.collective = 0;
+	if (in.coll) {
+		uint32_t *at = &g->bcoll_new[op->collective - 1];
+
+		if (!*at) {
+			uint32_t idx = 0;
+			gs_status rc = g->next->collective(g->next, in.coll, &idx);
+
+			if (rc)
+				return rc;
+			*at = idx + 1;
+		}
+		kept.collective = *at;
+	}
+	return g->next->op(g->next, &kept, launch);
+}
+
+/* m_CB for a record kind without ids of its own to hand back, indexed in
+ * g->FIELD, with h_KIND and eq_KIND_at. */
+#define KIND_SINK(field, kind, cb, type)                                                           \
+	static gs_status m_##cb(struct gs_sink *s, const type *r)                                  \
+	{                                                                                          \
+		struct merge *g = mg(s);                                                           \
+                                                                                                   \
+		if (g->second &&                                                                   \
+		    index_take(g, &g->field, h_##kind(r), eq_##kind##_at, r) != SIZE_MAX) {        \
+			g->dropped++;                                                              \
+			return GS_OK;                                                              \
+		}                                                                                  \
+		return g->next->cb(g->next, r);                                                    \
+	}
+
+KIND_SINK(api, api, api_call, struct gs_api_call)
+KIND_SINK(syncs, sync, sync, struct gs_sync)
+KIND_SINK(events, event, event_record, struct gs_event_record)
+KIND_SINK(links, link, op_alloc, struct gs_op_alloc)
+KIND_SINK(ranges, range, range, struct gs_range)
+KIND_SINK(overheads, overhead, overhead, struct gs_overhead)
+KIND_SINK(clocks, clock, clock_pair, struct gs_clock_pair)
+
+static gs_status m_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index)
+{
+	struct merge *g = mg(s);
+	gs_status rc;
+	size_t k;
+
+	if (!g->second) {
+		rc = g->next->allocation(g->next, a, index);
+		return rc ? rc : note(&g->alloc, &g->n_alloc, &g->cap_alloc, *index);
+	}
+	k = index_take(g, &g->allocs, h_alloc(a), eq_alloc_at, a);
+	if (k != SIZE_MAX) {
+		/* The op links of the second now name the first's. */
+		*index = g->alloc[k];
+		g->dropped++;
+		return GS_OK;
+	}
+	return g->next->allocation(g->next, a, index);
+}
+
+static gs_status m_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
+{
+	return mg(s)->next->dropped(mg(s)->next, pid, count);
+}
+
+static gs_status m_warning(struct gs_sink *s, const char *msg, uint64_t count)
+{
+	return mg(s)->next->warning(mg(s)->next, msg, count);
+}
+
+/* After the first's replay: every id noted, the indexes built. */
+static gs_status prepare_second(struct merge *g)
+{
+	const struct gs_trace *a = g->a;
+	size_t ns, nc, na, n;
+	gs_status rc = GS_OK;
+
+	gs_trace_streams(a, &ns);
+	gs_trace_collectives(a, &nc);
+	gs_trace_allocations(a, &na);
+	if (g->n_str != gs_trace_string_count(a) || g->n_stream != ns || g->n_coll != nc ||
+	    g->n_alloc != na) {
+		gs_error_append("merging inputs of one process: the first was not replayed whole");
+		return GS_ERR_INVALID;
+	}
+	gs_trace_ops(a, &n);
+	rc = index_build(g, &g->ops, n, hash_op_at);
+#define BUILD(name, get, hash_at)                                                                  \
+	if (!rc) {                                                                                 \
+		get(a, &n);                                                                        \
+		rc = index_build(g, &g->name, n, hash_at);                                         \
+	}
+	BUILD(api, gs_trace_api_calls, hash_api_at)
+	BUILD(syncs, gs_trace_syncs, hash_sync_at)
+	BUILD(events, gs_trace_event_records, hash_event_at)
+	BUILD(allocs, gs_trace_allocations, hash_alloc_at)
+	BUILD(links, gs_trace_op_allocs, hash_link_at)
+	BUILD(ranges, gs_trace_ranges, hash_range_at)
+	BUILD(overheads, gs_trace_overheads, hash_overhead_at)
+	BUILD(clocks, gs_trace_clock_pairs, hash_clock_at)
+#undef BUILD
+	g->second = true;
+	return rc;
+}
+
+static void merge_free(struct merge *g)
+{
+	struct index *ix[] = {&g->ops,   &g->api,    &g->syncs,     &g->events, &g->allocs,
+			      &g->links, &g->ranges, &g->overheads, &g->clocks};
+
+	for (size_t i = 0; i < sizeof(ix) / sizeof(ix[0]); i++)
+		index_free(ix[i]);
+	free(g->str);
+	free(g->stream);
+	free(g->coll);
+	free(g->alloc);
+	free(g->bcoll);
+	free(g->bcoll_new);
+}
+
+gs_status gs_job_merge_traces(const struct gs_trace *a, const struct gs_trace *b,
+			      struct gs_trace **out, uint64_t *dropped)
+{
+	struct merge g = {
+		.sink =
+			{
+				.intern = m_intern,
+				.stream = m_stream,
+				.process = m_process,
+				.device = m_device,
+				.op = m_op,
+				.collective = m_collective,
+				.api_call = m_api_call,
+				.sync = m_sync,
+				.event_record = m_event_record,
+				.allocation = m_allocation,
+				.op_alloc = m_op_alloc,
+				.range = m_range,
+				.overhead = m_overhead,
+				.clock_pair = m_clock_pair,
+				.dropped = m_dropped,
+				.warning = m_warning,
+			},
+		.a = a,
+	};
+	struct gs_trace *m = NULL;
+	gs_status rc;
+
+	*out = NULL;
+	if (dropped)
+		*dropped = 0;
+	rc = gs_trace_create(&m);
+	if (rc)
+		return rc;
+	g.next = gs_trace_borrow_sink(m);
+	rc = gs_trace_replay(a, &g.sink);
+	if (!rc)
+		rc = prepare_second(&g);
+	if (!rc)
+		rc = gs_trace_replay(b, &g.sink);
+	if (!rc)
+		rc = gs_trace_finish(m);
+	merge_free(&g);
+	if (rc) {
+		gs_trace_destroy(m);
+		return rc;
+	}
+	*out = m;
+	if (dropped)
+		*dropped = g.dropped;
+	return GS_OK;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to gs_import: merging two inputs of one process (job.c). */
+#ifndef GS_JOB_MERGE_H
+#define GS_JOB_MERGE_H
+
+#include <gpuscope/format.h>
+
+#include <stdint.h>
+
+/*
+ * The trace of one process recorded in two inputs (finished traces `a` and
+ * `b`): every record of `a`, then every record of `b` that `a` does not
+ * hold already, finished. A record of `b` identical to one of `a` (every
+ * field alike: an op's stream identity, kind, times, correlation id, name,
+ * launch configuration, collective...; an API call, sync, event record,
+ * range, allocation and its op links, overhead, clock pair) is kept once:
+ * each record of `a` stands for one identical record of `b`, so that a
+ * record a source holds twice is kept twice. Strings, streams, processes
+ * and devices merge as the trace sink merges them. *dropped (may be NULL):
+ * the records of `b` left out.
+ */
+gs_status gs_job_merge_traces(const struct gs_trace *a, const struct gs_trace *b,
+			      struct gs_trace **out, uint64_t *dropped);
+
+#endif
