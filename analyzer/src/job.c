@@ -1635,7 +1635,7 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja)
 		} else {
 			gs_out_puts(w->o, "of one input");
 		}
-		gs_out_printf(w->o, " (wall clock: %s)\n", gs_clock_source_text(x->clock));
+		gs_out_printf(w->o, "; its wall clock: %s\n", gs_clock_source_text(x->clock));
 		return;
 	}
 	jt_section(w, fitted ? "Clocks: hosts aligned on the ends of collectives" : "Clocks");
@@ -1661,8 +1661,9 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja)
 			break;
 		case JA_DOM_FITTED:
 			gs_dur_text(res, sizeof(res), x->residual);
-			snprintf(how, sizeof(how), "%zu collectives, against rank %u", x->evidence,
-				 rank_of(ja, ja->dom[x->via].first_ri)->rank);
+			snprintf(how, sizeof(how), "%zu collectives, against rank %u%s",
+				 x->evidence, rank_of(ja, ja->dom[x->via].first_ri)->rank,
+				 x->outliers ? " (outliers set aside)" : "");
 			break;
 		case JA_DOM_NO_EVIDENCE:
 			snprintf(res, sizeof(res), "unknown");
@@ -1689,9 +1690,9 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja)
 	gs_out_puts(w->o,
 		    "    each trace's times first go to UTC by what it says of its clock; offset: "
 		    "then added to\n    a host's ranks so that the ends of its all-reduces, "
-		    "all-gathers and reduce-scatters meet\n    the reference's (median); "
-		    "residual: the spread left (90th percentile); a skew within it\n    is "
-		    "clock error, never a straggler\n");
+		    "all-gathers and reduce-scatters meet\n    the reference's (the median "
+		    "difference); residual: the spread left, outliers set aside;\n    a skew "
+		    "within the clocks' residuals is clock error, never a straggler\n");
 }
 
 static void text_totals(struct jt *w, const struct gs_job_analysis *ja)
@@ -2079,6 +2080,7 @@ static void json_clocks(struct jw *w, const struct gs_job_analysis *ja)
 			jw_i64(w, "residual_ns", x->residual);
 			jw_i64(w, "spread_max_ns", x->spread_max);
 			jw_u64(w, "evidence_collectives", x->evidence);
+			jw_u64(w, "outlier_collectives", x->outliers);
 			jw_u64(w, "fitted_against_rank",
 			       rank_of(ja, ja->dom[x->via].first_ri)->rank);
 		} else {

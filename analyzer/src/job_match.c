@@ -24,13 +24,17 @@
  * domain, the offsets adding up), the difference of the two ends, the
  * earliest-ranked member of each domain speaking for it; the offset is
  * the median of those differences, robust to outliers, and the residual
- * the 90th percentile of the differences' distance from it (the spread
- * left). The fit needs matched collectives and matching by ends needs the
+ * the largest distance of a difference from it once the outliers are set
+ * aside (the spread left; an outlier lies more than OUTLIER_SIGMAS robust
+ * deviations, 1.4826 times the median distance, and at least
+ * MIN_SPREAD_NS away: a collective whose members did not leave
+ * together). The fit needs matched collectives and matching by ends needs the
  * offsets: a first estimate takes the end differences of kernels of the
  * same signature within ESTIMATE_WINDOW places of each other, finds the
  * densest MODE_WIDTH_NS-wide cluster of them and, of the clusters with at
- * least half its support, the one nearest 0 (the wall clocks are right to
- * NTP's milliseconds, collectives repeat with a period); then matching and
+ * least nine tenths of its support, the one nearest 0 (collectives that
+ * repeat with a period give every period's shift nearly the same support,
+ * and the wall clocks are right to NTP's milliseconds); then matching and
  * the fit run twice.
  *
  * Matching. By sequence number when every kernel of a group carries one
@@ -85,6 +89,8 @@
 #define P2P_SCAN 64                   /* neighbours looked at for a peer, each way */
 #define CLOCK_UNKNOWN (INT64_MAX / 4) /* the error of a clock no collective aligned */
 #define FIT_ROUNDS 2
+#define OUTLIER_SIGMAS 5.0 /* a fit's outliers lie further from it */
+#define MIN_SPREAD_NS 1000 /* ... and at least this far */
 
 /* ---- small helpers ---- */
 
@@ -494,7 +500,7 @@ static gs_status estimate_pair(const struct gs_job_analysis *ja, size_t da, size
 			while (d->v[i] - d->v[j] > MODE_WIDTH_NS)
 				j++;
 			cnt = i - j + 1;
-			if (2 * cnt < most)
+			if (10 * cnt < 9 * most)
 				continue;
 			mid = d->v[j + (i - j) / 2];
 			bm = best_n ? d->v[best_lo + (best_n - 1) / 2] : 0;
@@ -982,15 +988,28 @@ static gs_status fit_domain(struct gs_job_analysis *ja, size_t d, size_t via, st
 		return GS_OK;
 	gs_sort(v->v, v->n, sizeof(*v->v), cmp_i64);
 	med = v->v[(v->n - 1) / 2];
-	/* The spread left: distances from the median, their 90th percentile
-	 * (the residual) and their largest. */
+	/* The spread left: distances from the median. Those past
+	 * OUTLIER_SIGMAS robust deviations (1.4826 x their median), and at
+	 * least MIN_SPREAD_NS, are outliers (a collective whose members did
+	 * not leave together); the residual is the largest of the others. */
 	for (size_t i = 0; i < v->n; i++)
 		v->v[i] = v->v[i] > med ? v->v[i] - med : med - v->v[i];
 	gs_sort(v->v, v->n, sizeof(*v->v), cmp_i64);
-	dom->offset = med;
-	dom->residual = v->v[(v->n * 9 + 9) / 10 - 1];
-	dom->spread_max = v->v[v->n - 1];
-	dom->evidence = v->n;
+	{
+		double mad = (double)v->v[(v->n - 1) / 2];
+		double lim = OUTLIER_SIGMAS * 1.4826 * mad;
+		size_t keep = v->n;
+
+		if (lim < MIN_SPREAD_NS)
+			lim = MIN_SPREAD_NS;
+		while (keep > 1 && (double)v->v[keep - 1] > lim)
+			keep--;
+		dom->offset = med;
+		dom->residual = v->v[keep - 1];
+		dom->spread_max = v->v[v->n - 1];
+		dom->evidence = keep;
+		dom->outliers = v->n - keep;
+	}
 	dom->via = (uint32_t)via;
 	dom->state = JA_DOM_FITTED;
 	*fitted = true;

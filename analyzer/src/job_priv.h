@@ -195,6 +195,7 @@ struct ja_domain {
 	int64_t residual;   /* the spread left after the fit (0 for the reference) */
 	int64_t spread_max; /* the largest difference left, outliers included */
 	size_t evidence;    /* collectives the fit rests on */
+	size_t outliers;    /* ... and those set aside */
 	uint32_t via;       /* the domain it was fitted against (index into ja->dom) */
 };
 

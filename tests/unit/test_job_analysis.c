@@ -400,7 +400,7 @@ static void test_four_ranks(void **state)
 		assert_non_null(strstr(txt, "pg 0 default_pg 4 6 group 39.166 us 60.000 us "
 					    "585.000 us 100.000 us 62.91 GB/s"));
 		/* One host: one clock. */
-		assert_non_null(strstr(txt, "Clocks one clock: every rank on host node0"));
+		assert_non_null(strstr(txt, "Clocks one clock: every rank on host node0;"));
 		free(txt);
 	}
 	/* The HTML: the job section before the first GPU's, its drawing. */
