@@ -91,6 +91,8 @@
  */
 #include "report_priv.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -1751,6 +1753,225 @@ gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analy
 }
 
 /* ------------------------------------------------------------------------ */
+/* Outliers: the GPUs a report of many ranks shows                            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A job of more GPUs than a report's rank table holds (the style's
+ * `ranks`: --top when given, else 8; --ranks N|all) shows each column's
+ * min, median and max over the GPUs and the outliers, at most that many,
+ * in this order of choice:
+ *   1. every GPU of each straggler rank, stragglers by their cost to the
+ *      others (the rank the job findings blame);
+ *   2. every other GPU that lies far from the median on one of the rank
+ *      table's metrics OUTLIER_METRICS (window, idle share, efficiency,
+ *      exposed communication): |v - median| > max(OUTLIER_MAD x MAD,
+ *      floor), where MAD is the lower median of |v - median| over the GPUs
+ *      that have the metric and the floor OUTLIER_FLOOR (2%) of the median
+ *      window for the durations, 0.02 for the idle share and the
+ *      efficiency (differences below it are noise, however alike the
+ *      GPUs); ranked by the largest ratio |v - median| / that bound over
+ *      the metrics, ties by the lowest rank (then device).
+ * The worst exposed communication of the findings is one of these when it
+ * is far from the median, not otherwise: the largest of many alike GPUs
+ * is no outlier. Everything comes from the summaries (gpuscope-mpi's root
+ * decides the same). O(G log G) per metric for G GPUs.
+ */
+#define OUTLIER_MAD 6.0
+#define OUTLIER_FLOOR 0.02
+#define OUTLIER_STRAGGLER M_COUNT /* ja_outlier.by of a straggler's GPU */
+
+static const enum ja_metric outlier_metrics[] = {M_WINDOW, M_IDLE, M_EFF, M_EXPOSED};
+#define N_OUTLIER_METRICS (sizeof(outlier_metrics) / sizeof(outlier_metrics[0]))
+
+struct ja_outlier {
+	size_t gpu;   /* index into ja->gpus */
+	unsigned by;  /* the metric farthest beyond its bound; OUTLIER_STRAGGLER */
+	double score; /* |v - median| / bound on it (> 1); 0 for a straggler's */
+};
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_outlier(const void *pa, const void *pb)
+{
+	const struct ja_outlier *a = pa, *b = pb;
+
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	return a->gpu < b->gpu ? -1 : a->gpu > b->gpu;
+}
+
+/* The bound beyond which a GPU is far from the median on metric m; 0 when
+ * no GPU can be (no values, or all alike on a zero floor). */
+static double outlier_bound(const struct gs_job_analysis *ja, enum ja_metric m, double *dev)
+{
+	const struct ja_stat *s = &ja->stat[m];
+	double floor, mad;
+	size_t n = 0;
+
+	if (!s->count)
+		return 0;
+	for (size_t i = 0; i < ja->n_gpus; i++) {
+		double v = metric_value(&ja->gpus[i], m);
+
+		if (isfinite(v))
+			dev[n++] = fabs(v - s->v[1]);
+	}
+	if (!n)
+		return 0;
+	qsort(dev, n, sizeof(*dev), cmp_double);
+	mad = dev[(n - 1) / 2];
+	floor = metric_info[m].ns ? OUTLIER_FLOOR * ja->stat[M_WINDOW].v[1] : OUTLIER_FLOOR;
+	return OUTLIER_MAD * mad > floor ? OUTLIER_MAD * mad : floor;
+}
+
+/* Every outlier of the job, in the order of choice; *out is NULL when
+ * there is none. */
+static gs_status ja_outliers(const struct gs_job_analysis *ja, struct ja_outlier **out, size_t *n)
+{
+	double bound[N_OUTLIER_METRICS], *dev;
+	struct ja_outlier *o;
+	size_t k = 0, first;
+
+	*out = NULL;
+	*n = 0;
+	if (!ja->n_gpus)
+		return GS_OK;
+	dev = malloc(ja->n_gpus * sizeof(*dev));
+	o = malloc(ja->n_gpus * sizeof(*o));
+	if (!dev || !o) {
+		free(dev);
+		free(o);
+		return gs_nomem();
+	}
+	for (size_t x = 0; x < N_OUTLIER_METRICS; x++)
+		bound[x] = outlier_bound(ja, outlier_metrics[x], dev);
+	free(dev);
+	/* 1. The stragglers' GPUs. */
+	for (size_t i = 0; i < ja->n_stragglers; i++) {
+		size_t ri = ja->totals[ja->stragglers[i]].ri;
+
+		for (size_t g = ja->first_gpu[ri]; g < ja->n_gpus && ja->gpus[g].ri == ri; g++)
+			o[k++] = (struct ja_outlier){g, OUTLIER_STRAGGLER, 0};
+	}
+	/* 2. The GPUs far from the median. */
+	first = k;
+	for (size_t g = 0; g < ja->n_gpus; g++) {
+		const struct ja_total *t =
+			ja->gpus[g].ri < ja->n_totals ? &ja->totals[ja->gpus[g].ri] : NULL;
+		struct ja_outlier x = {g, 0, 0};
+
+		if (t && t->straggler)
+			continue;
+		for (size_t m = 0; m < N_OUTLIER_METRICS; m++) {
+			double v = metric_value(&ja->gpus[g], outlier_metrics[m]), r;
+
+			if (!isfinite(v) || bound[m] <= 0)
+				continue;
+			r = fabs(v - ja->stat[outlier_metrics[m]].v[1]) / bound[m];
+			if (r > x.score) {
+				x.score = r;
+				x.by = outlier_metrics[m];
+			}
+		}
+		if (x.score > 1)
+			o[k++] = x;
+	}
+	if (k > first)
+		qsort(o + first, k - first, sizeof(*o), cmp_outlier);
+	if (!k) {
+		free(o);
+		return GS_OK;
+	}
+	*out = o;
+	*n = k;
+	return GS_OK;
+}
+
+/* What a writer shows of the job's GPUs with a style. */
+struct ja_view {
+	bool all;                /* every GPU fits the rank table (or --ranks all) */
+	size_t limit;            /* outliers shown at most */
+	struct ja_outlier *outs; /* every outlier, in the order of choice */
+	size_t n_outs;
+	size_t n_shown;     /* the first n_shown of outs are shown */
+	unsigned *why;      /* per GPU: its outlier's `by` when shown, else UINT_MAX */
+	bool *rank_shown;   /* per rank: a GPU of it is shown (all: every rank) */
+	size_t ranks_shown; /* ... how many */
+};
+
+static void ja_view_free(struct ja_view *v)
+{
+	free(v->outs);
+	free(v->why);
+	free(v->rank_shown);
+	memset(v, 0, sizeof(*v));
+}
+
+static gs_status ja_view_make(const struct gs_job_analysis *ja, size_t limit, struct ja_view *v)
+{
+	gs_status rc;
+
+	memset(v, 0, sizeof(*v));
+	v->limit = limit;
+	v->all = ja->n_gpus <= limit;
+	rc = ja_outliers(ja, &v->outs, &v->n_outs);
+	v->why = malloc((ja->n_gpus ? ja->n_gpus : 1) * sizeof(*v->why));
+	v->rank_shown = calloc(ja->n_sums ? ja->n_sums : 1, sizeof(*v->rank_shown));
+	if (rc == GS_OK && (!v->why || !v->rank_shown))
+		rc = gs_nomem();
+	if (rc != GS_OK) {
+		ja_view_free(v);
+		return rc;
+	}
+	for (size_t g = 0; g < ja->n_gpus; g++)
+		v->why[g] = UINT_MAX;
+	v->n_shown = v->all ? v->n_outs : v->n_outs < limit ? v->n_outs : limit;
+	for (size_t i = 0; i < v->n_shown; i++) {
+		v->why[v->outs[i].gpu] = v->outs[i].by;
+		v->rank_shown[ja->gpus[v->outs[i].gpu].ri] = true;
+	}
+	for (size_t i = 0; i < ja->n_sums; i++) {
+		if (v->all)
+			v->rank_shown[i] = true;
+		v->ranks_shown += v->rank_shown[i];
+	}
+	return GS_OK;
+}
+
+/* Why a GPU is an outlier, in words ("straggler", "idle share"). */
+static const char *outlier_word(unsigned by)
+{
+	if (by == OUTLIER_STRAGGLER)
+		return "straggler";
+	if (by == M_EXPOSED)
+		return "exposed comm";
+	if (by == M_IDLE)
+		return "idle share";
+	return by < M_COUNT ? metric_info[by].label : "?";
+}
+
+gs_status gs_job_analysis_shown_ranks(const struct gs_job_analysis *ja,
+				      const struct gs_report_style *style, bool *shown,
+				      size_t *n_shown)
+{
+	struct ja_view v;
+	gs_status rc = ja_view_make(ja, gs_report_style_of(style).ranks, &v);
+
+	if (rc != GS_OK)
+		return rc;
+	memcpy(shown, v.rank_shown, ja->n_sums * sizeof(*shown));
+	*n_shown = v.ranks_shown;
+	ja_view_free(&v);
+	return GS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Text                                                                       */
 /* ------------------------------------------------------------------------ */
 
@@ -1868,9 +2089,8 @@ static void text_findings(struct jt *w, const struct gs_job_analysis *ja)
 	}
 }
 
-static void text_ranks(struct jt *w, const struct gs_job_analysis *ja)
+static void text_rank_head(struct jt *w)
 {
-	jt_section(w, "Ranks");
 	gs_out_puts(w->o, "    ");
 	jt_cell(w, "rank", 6, false);
 	jt_cell(w, "host", 10, false);
@@ -1885,32 +2105,132 @@ static void text_ranks(struct jt *w, const struct gs_job_analysis *ja)
 	jt_cell(w, "exposed", 11, true);
 	jt_cell(w, "overlap", 8, true);
 	gs_out_putc(w->o, '\n');
-	for (size_t i = 0; i < ja->n_gpus; i++) {
-		const struct ja_gpu *g = &ja->gpus[i];
-		const struct gs_js_gpu *d = g->d;
-		char rank[16], dev[16], eff[32];
+}
 
-		snprintf(rank, sizeof(rank), "%u", g->r->rank);
-		snprintf(dev, sizeof(dev), "%u", d->device);
-		gs_out_puts(w->o, "    ");
-		jt_cell(w, rank, 6, false);
-		jt_cell(w, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 10,
-			false);
-		jt_cell(w, dev, 3, true);
-		LINE_UNIT(d->window_ns, d->comm_kernels ? d->comm_ns : 0,
-			  d->comm_kernels ? d->comm_exposed_ns : 0);
-		jt_cell(w, DUR(d->window_ns), 11, true);
-		jt_cell(w, PCT(d->total_ns[GS_CAT_KERNEL], d->window_ns), 7, true);
-		jt_cell(w, PCT(d->total_ns[GS_CAT_COPY], d->window_ns), 7, true);
-		jt_cell(w, PCT(d->total_ns[GS_CAT_SYNC], d->window_ns), 7, true);
-		jt_cell(w, PCT(d->total_ns[GS_CAT_IDLE], d->window_ns), 7, true);
-		jt_cell(w, eff_text(d, eff, sizeof(eff)), 6, true);
-		jt_cell(w, d->comm_kernels ? DUR(d->comm_ns) : "-", 11, true);
-		jt_cell(w, d->comm_kernels ? DUR(d->comm_exposed_ns) : "-", 11, true);
-		jt_cell(w, isfinite(g->overlap) ? FRAC(g->overlap) : "-", 8, true);
-		line_unit = 0;
-		gs_out_putc(w->o, '\n');
+static void text_rank_row(struct jt *w, const struct ja_gpu *g)
+{
+	const struct gs_js_gpu *d = g->d;
+	char rank[16], dev[16], eff[32];
+
+	snprintf(rank, sizeof(rank), "%u", g->r->rank);
+	snprintf(dev, sizeof(dev), "%u", d->device);
+	gs_out_puts(w->o, "    ");
+	jt_cell(w, rank, 6, false);
+	jt_cell(w, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 10, false);
+	jt_cell(w, dev, 3, true);
+	LINE_UNIT(d->window_ns, d->comm_kernels ? d->comm_ns : 0,
+		  d->comm_kernels ? d->comm_exposed_ns : 0);
+	jt_cell(w, DUR(d->window_ns), 11, true);
+	jt_cell(w, PCT(d->total_ns[GS_CAT_KERNEL], d->window_ns), 7, true);
+	jt_cell(w, PCT(d->total_ns[GS_CAT_COPY], d->window_ns), 7, true);
+	jt_cell(w, PCT(d->total_ns[GS_CAT_SYNC], d->window_ns), 7, true);
+	jt_cell(w, PCT(d->total_ns[GS_CAT_IDLE], d->window_ns), 7, true);
+	jt_cell(w, eff_text(d, eff, sizeof(eff)), 6, true);
+	jt_cell(w, d->comm_kernels ? DUR(d->comm_ns) : "-", 11, true);
+	jt_cell(w, d->comm_kernels ? DUR(d->comm_exposed_ns) : "-", 11, true);
+	jt_cell(w, isfinite(g->overlap) ? FRAC(g->overlap) : "-", 8, true);
+	line_unit = 0;
+	gs_out_putc(w->o, '\n');
+}
+
+/* A row of the rank table with each column's min (k 0), median (1) or
+ * max (2) over the GPUs. */
+static void text_stat_row(struct jt *w, const struct gs_job_analysis *ja, int k)
+{
+	static const char *const label[3] = {"min", "median", "max"};
+	static const struct {
+		enum ja_metric m;
+		size_t cols;
+	} col[] = {
+		{M_WINDOW, 11}, {M_KERNEL, 7}, {M_COPY, 7},     {M_SYNC, 7},    {M_IDLE, 7},
+		{M_EFF, 6},     {M_COMM, 11},  {M_EXPOSED, 11}, {M_OVERLAP, 8},
+	};
+	char buf[48];
+
+	gs_out_puts(w->o, "    ");
+	jt_cell(w, label[k], 19, false);
+	LINE_UNIT(ja->stat[M_WINDOW].count ? (int64_t)ja->stat[M_WINDOW].v[k] : 0,
+		  ja->stat[M_COMM].count ? (int64_t)ja->stat[M_COMM].v[k] : 0,
+		  ja->stat[M_EXPOSED].count ? (int64_t)ja->stat[M_EXPOSED].v[k] : 0);
+	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
+		const struct ja_stat *s = &ja->stat[col[c].m];
+
+		jt_cell(w, s->count ? metric_text(buf, sizeof(buf), col[c].m, s->v[k]) : "-",
+			col[c].cols, true);
 	}
+	line_unit = 0;
+	gs_out_putc(w->o, '\n');
+}
+
+/* "rank 3" ("rank 3 GPU 1" when the rank has several), with why. */
+static void outlier_name(char *buf, size_t size, const struct ja_gpu *g, unsigned by)
+{
+	char who[64];
+
+	gpu_name(who, sizeof(who), g);
+	snprintf(buf, size, "%s (%s)", who, outlier_word(by));
+}
+
+/* "rank 37 (straggler), rank 5 GPU 1 (idle share)": the outliers shown,
+ * in the order of choice; NULL when out of memory. */
+static char *outlier_list(const struct gs_job_analysis *ja, const struct ja_view *v)
+{
+	size_t cap = v->n_shown * 112 + 1, len = 0;
+	char *text = malloc(cap), line[96];
+
+	if (!text)
+		return NULL;
+	text[0] = '\0';
+	for (size_t i = 0; i < v->n_shown; i++) {
+		outlier_name(line, sizeof(line), &ja->gpus[v->outs[i].gpu], v->outs[i].by);
+		len += (size_t)snprintf(text + len, cap - len, "%s%s", i ? ", " : "", line);
+	}
+	return text;
+}
+
+static void text_ranks(struct jt *w, const struct gs_job_analysis *ja, const struct ja_view *v)
+{
+	char title[160], line[160];
+	struct gs_out *o = w->o;
+
+	if (v->all) {
+		jt_section(w, "Ranks");
+		text_rank_head(w);
+		for (size_t i = 0; i < ja->n_gpus; i++)
+			text_rank_row(w, &ja->gpus[i]);
+		return;
+	}
+	snprintf(title, sizeof(title),
+		 "Ranks: each column's min, median and max over the %zu GPUs, then the "
+		 "outliers (%zu)",
+		 ja->n_gpus, v->n_shown);
+	jt_section(w, title);
+	text_rank_head(w);
+	for (int k = 0; k < 3; k++)
+		text_stat_row(w, ja, k);
+	for (size_t i = 0; i < ja->n_gpus; i++)
+		if (v->why[i] != UINT_MAX)
+			text_rank_row(w, &ja->gpus[i]);
+	if (v->n_shown) {
+		char *text = outlier_list(ja, v);
+
+		if (!text) {
+			o->failed = true;
+			o->err = ENOMEM;
+			return;
+		}
+		gs_report_text_wrap(o, "    outliers: ", 14, text, 14);
+		free(text);
+	}
+	if (v->n_outs > v->n_shown)
+		snprintf(line, sizeof(line), "%zu more outlier%s", v->n_outs - v->n_shown,
+			 v->n_outs - v->n_shown == 1 ? "" : "s");
+	else
+		snprintf(line, sizeof(line), "no other outlier");
+	gs_out_printf(o,
+		      "    %zu of %zu GPUs not listed (%s among them): --ranks all lists every "
+		      "one,\n    --rank R shows one rank\n",
+		      ja->n_gpus - v->n_shown, ja->n_gpus, line);
 }
 
 /* "12.000 ms (rank 3)"; "(rank 3:1)" for GPU 1 of a rank with several. */
@@ -1966,10 +2286,11 @@ static void text_summary(struct jt *w, const struct gs_job_analysis *ja)
 	}
 }
 
-static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
+static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
+			     const struct ja_view *v)
 {
 	char title[160];
-	size_t comms = 0, i, shown;
+	size_t comms = 0, i, shown, n_comms;
 
 	for (i = 0; i < ja->n_comms; i++)
 		comms += ja->comms[i].matched > 0;
@@ -1992,7 +2313,10 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
 	jt_cell(w, "transfer", 11, true);
 	jt_cell(w, "busbw", 12, true);
 	gs_out_putc(w->o, '\n');
-	for (i = 0; i < ja->n_comms; i++) {
+	/* Many GPUs: as many communicators as rank rows (a communicator a
+	 * stream can make one a rank). */
+	n_comms = v->all || ja->n_comms <= v->limit ? ja->n_comms : v->limit;
+	for (i = 0; i < n_comms; i++) {
 		const struct ja_comm *c = &ja->comms[i];
 		char n[32], k[32];
 		int64_t m = c->matched ? (int64_t)c->matched : 1;
@@ -2017,6 +2341,11 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
 		jt_cell(w, c->busbw_n ? BW(c->busbw_sum / (double)c->busbw_n) : "-", 12, true);
 		gs_out_putc(w->o, '\n');
 	}
+	if (n_comms < ja->n_comms)
+		gs_out_printf(w->o,
+			      "    ... %zu more communicators (--ranks all, or --format json for "
+			      "all)\n",
+			      ja->n_comms - n_comms);
 	gs_out_puts(w->o,
 		    "    skew: last arrival - first; waited: the ranks' waits summed; "
 		    "transfer: kernel end after the\n    last arrival (least over the ranks); "
@@ -2073,11 +2402,23 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
 			      ja->n_coll - shown, JSON_COLLECTIVES);
 }
 
-static void text_totals(struct jt *w, const struct gs_job_analysis *ja)
+static void text_totals(struct jt *w, const struct gs_job_analysis *ja, const struct ja_view *v)
 {
+	size_t with = 0, listed = 0;
+
 	if (!ja->n_coll)
 		return;
-	jt_section(w, "Per rank, over its collectives");
+	for (size_t i = 0; i < ja->n_totals; i++)
+		with += ja->totals[i].collectives > 0;
+	if (v->all) {
+		jt_section(w, "Per rank, over its collectives");
+	} else {
+		char title[128];
+
+		snprintf(title, sizeof(title),
+			 "Per rank, over its collectives: the outliers' ranks");
+		jt_section(w, title);
+	}
 	gs_out_puts(w->o, "    ");
 	jt_cell(w, "rank", 6, false);
 	jt_cell(w, "collectives", 12, true);
@@ -2091,8 +2432,9 @@ static void text_totals(struct jt *w, const struct gs_job_analysis *ja)
 		const struct ja_total *t = &ja->totals[i];
 		char rank[16], n[32], last[32];
 
-		if (!t->collectives)
+		if (!t->collectives || !v->rank_shown[t->ri])
 			continue;
+		listed++;
 		snprintf(rank, sizeof(rank), "%u", rank_of(ja, t->ri)->rank);
 		snprintf(n, sizeof(n), "%llu", (unsigned long long)t->collectives);
 		snprintf(last, sizeof(last), "%llu", (unsigned long long)t->last);
@@ -2108,6 +2450,10 @@ static void text_totals(struct jt *w, const struct gs_job_analysis *ja)
 		line_unit = 0;
 		gs_out_puts(w->o, t->straggler ? "  straggler\n" : "\n");
 	}
+	if (listed < with)
+		gs_out_printf(w->o,
+			      "    %zu of %zu ranks not listed (--ranks all lists every one)\n",
+			      with - listed, with);
 	gs_out_puts(w->o, "    last: times the others waited for it (a skew of 0 counts for no "
 			  "one); share: of its\n    collectives with a skew; straggler: last in at "
 			  "least 3, a quarter, and twice chance;\n    compute before: its compute "
@@ -2132,6 +2478,7 @@ void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
 	struct gs_report_style s = gs_report_style_of(st);
 	struct jt w = {o, s.color, s.top};
+	struct ja_view v;
 	char title[96];
 
 	if (!ja)
@@ -2139,12 +2486,20 @@ void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
 	snprintf(title, sizeof(title), "job: %zu ranks, %zu GPU%s", ja->n_sums, ja->n_gpus,
 		 ja->n_gpus == 1 ? "" : "s");
 	jt_rule(&w, title);
+	if (ja_view_make(ja, s.ranks, &v) != GS_OK) {
+		o->failed = true;
+		o->err = ENOMEM;
+		return;
+	}
 	text_findings(&w, ja);
-	text_ranks(&w, ja);
-	text_summary(&w, ja);
-	text_collectives(&w, ja);
-	text_totals(&w, ja);
+	text_ranks(&w, ja, &v);
+	/* Many GPUs: the min / median / max rows above say it. */
+	if (v.all)
+		text_summary(&w, ja);
+	text_collectives(&w, ja, &v);
+	text_totals(&w, ja, &v);
 	text_mismatches(&w, ja);
+	ja_view_free(&v);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -1232,17 +1232,50 @@ static void text_job_head(struct tw *w, const struct gs_report *r, size_t n_rank
 	gs_job_analysis_write_text(&w->o, r, &w->st);
 }
 
-static void text_job_tail(struct tw *w, size_t gpus)
+/* The end of a job's report: the ranks whose sections were left out. */
+static void text_job_tail(struct tw *w, size_t gpus, size_t n_ranks, size_t shown)
 {
 	if (!gpus)
 		gs_out_puts(&w->o, "\nno GPU ops in the job: nothing to analyze (host-only "
 				   "traces?)\n");
+	if (shown < n_ranks)
+		gs_out_printf(&w->o,
+			      "\n%zu of %zu ranks' sections not shown (the job's outliers' only): "
+			      "--ranks all shows\nevery one, --rank R one rank's\n",
+			      n_ranks - shown, n_ranks);
 }
 
-/* A job of two or more ranks: the job first, then every GPU. */
-static void text_job(struct tw *w, const struct gs_report *r)
+/*
+ * The ranks whose sections a job's report shows (job_sum.h): a slot per
+ * rank in *shown, NULL without a job analysis (every rank is shown).
+ */
+static gs_status job_shown(const struct gs_report *r, const struct gs_report_style *st,
+			   size_t n_ranks, bool **shown, size_t *n_shown)
 {
-	size_t ops = 0, gpus = 0, i, k;
+	gs_status rc;
+
+	*shown = NULL;
+	*n_shown = n_ranks;
+	if (!r->ja)
+		return GS_OK;
+	*shown = calloc(n_ranks ? n_ranks : 1, sizeof(**shown));
+	if (!*shown)
+		return gs_nomem();
+	rc = gs_job_analysis_shown_ranks(r->ja, st, *shown, n_shown);
+	if (rc != GS_OK) {
+		free(*shown);
+		*shown = NULL;
+	}
+	return rc;
+}
+
+/* A job of two or more ranks: the job first, then its ranks' GPUs (the
+ * outliers' when they are many). */
+static gs_status text_job(struct tw *w, const struct gs_report *r)
+{
+	size_t ops = 0, gpus = 0, i, k, n_shown;
+	bool *shown;
+	gs_status rc;
 
 	for (i = 0; i < r->n_ranks; i++) {
 		size_t n;
@@ -1251,8 +1284,13 @@ static void text_job(struct tw *w, const struct gs_report *r)
 		ops += n;
 		gpus += r->ranks[i]->n_dev;
 	}
+	rc = job_shown(r, &w->st, r->n_ranks, &shown, &n_shown);
+	if (rc != GS_OK)
+		return rc;
 	text_job_head(w, r, r->n_ranks, gpus, ops, NULL);
 	for (i = 0; i < r->n_ranks; i++) {
+		if (shown && !shown[i])
+			continue;
 		w->r = r->ranks[i];
 		w->t = r->ranks[i]->t;
 		for (k = 0; k < w->r->n_dev; k++)
@@ -1260,7 +1298,9 @@ static void text_job(struct tw *w, const struct gs_report *r)
 	}
 	w->r = r;
 	w->t = NULL;
-	text_job_tail(w, gpus);
+	text_job_tail(w, gpus, r->n_ranks, n_shown);
+	free(shown);
+	return GS_OK;
 }
 
 gs_status gs_report_write_text(FILE *f, const struct gs_report *r,
@@ -1282,7 +1322,12 @@ gs_status gs_report_write_text(FILE *f, const struct gs_report *r,
 	w.t = r->t;
 	w.st = gs_report_style_of(style);
 	if (r->job) {
-		text_job(&w, r);
+		gs_status rc = text_job(&w, r);
+
+		if (rc != GS_OK) {
+			gs_out_finish(&w.o);
+			return rc;
+		}
 		return gs_out_finish(&w.o);
 	}
 	text_header(&w);
@@ -1323,9 +1368,10 @@ gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
 				   void *ctx)
 {
 	struct tw w;
-	size_t n_sums, ops = 0, gpus = 0;
+	size_t n_sums, ops = 0, gpus = 0, n_shown;
 	const struct gs_js_rank *const *sums = gs_job_analysis_ranks(shell->ja, &n_sums);
 	gs_status st = GS_OK;
+	bool *shown;
 
 	memset(&w, 0, sizeof(w));
 	gs_out_init(&w.o, f);
@@ -1335,10 +1381,15 @@ gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
 		ops += sums[i]->ops;
 		gpus += sums[i]->n_gpus;
 	}
+	st = job_shown(shell, &w.st, n_sums, &shown, &n_shown);
+	if (st != GS_OK)
+		return st;
 	text_job_head(&w, shell, n_sums, gpus, ops, sums);
 	for (size_t i = 0; i < n_sums && st == GS_OK; i++)
-		st = part(ctx, i, &w.o);
-	text_job_tail(&w, gpus);
+		if (!shown || shown[i])
+			st = part(ctx, i, &w.o);
+	text_job_tail(&w, gpus, n_sums, n_shown);
+	free(shown);
 	if (st != GS_OK) {
 		gs_out_finish(&w.o);
 		return st;
