@@ -2332,10 +2332,15 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
 						       "   not compared\n");
 			continue;
 		}
-		LINE_UNIT(c->skew_sum / m, c->skew_max, c->wait_sum, c->transfer_sum / m);
+		/* One unit for the per-collective times; the waits summed over
+		 * every rank and collective (a thousand ranks: a thousand times a
+		 * skew) in their own. */
+		LINE_UNIT(c->skew_sum / m, c->skew_max, c->transfer_sum / m);
 		jt_cell(w, DUR(c->skew_sum / m), 11, true);
 		jt_cell(w, DUR(c->skew_max), 11, true);
+		line_unit = 0;
 		jt_cell(w, DUR(c->wait_sum), 11, true);
+		LINE_UNIT(c->skew_sum / m, c->skew_max, c->transfer_sum / m);
 		jt_cell(w, DUR(c->transfer_sum / m), 11, true);
 		line_unit = 0;
 		jt_cell(w, c->busbw_n ? BW(c->busbw_sum / (double)c->busbw_n) : "-", 12, true);
@@ -2441,11 +2446,15 @@ static void text_totals(struct jt *w, const struct gs_job_analysis *ja, const st
 		gs_out_puts(w->o, "    ");
 		jt_cell(w, rank, 6, false);
 		jt_cell(w, n, 12, true);
-		LINE_UNIT(t->waited, t->cost, t->compute_before);
+		/* The rank's own times in one unit; what it cost the others,
+		 * summed over every other rank, in its own. */
+		LINE_UNIT(t->waited, t->compute_before);
 		jt_cell(w, DUR(t->waited), 12, true);
 		jt_cell(w, last, 8, true);
 		jt_cell(w, PCT((int64_t)t->last, (int64_t)t->counted), 8, true);
+		line_unit = 0;
 		jt_cell(w, DUR(t->cost), 16, true);
+		LINE_UNIT(t->waited, t->compute_before);
 		jt_cell(w, DUR(t->compute_before), 16, true);
 		line_unit = 0;
 		gs_out_puts(w->o, t->straggler ? "  straggler\n" : "\n");
