@@ -2531,7 +2531,9 @@ static void jw_metric(struct jw *w, const char *key, enum ja_metric m, double v)
 		jw_frac_or_null(w, key, v);
 }
 
-static void json_ranks(struct jw *w, const struct gs_job_analysis *ja)
+/* Every GPU's row; `why` per GPU (ja_view's): its outlier's `by`, else
+ * UINT_MAX. */
+static void json_ranks(struct jw *w, const struct gs_job_analysis *ja, const unsigned *why)
 {
 	jw_arr(w, "ranks");
 	for (size_t i = 0; i < ja->n_gpus; i++) {
@@ -2561,6 +2563,29 @@ static void json_ranks(struct jw *w, const struct gs_job_analysis *ja)
 		jw_i64(w, "comm_union_ns", d->comm_union_ns);
 		jw_i64(w, "comm_exposed_ns", d->comm_exposed_ns);
 		jw_frac_or_null(w, "overlap", g->overlap);
+		jw_bool(w, "outlier", why[i] != UINT_MAX);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+/* Every outlier, in the order of choice (the text and HTML show the first
+ * --ranks of them). */
+static void json_outliers(struct jw *w, const struct gs_job_analysis *ja, const struct ja_view *v)
+{
+	jw_arr(w, "outliers");
+	for (size_t i = 0; i < v->n_outs; i++) {
+		const struct ja_outlier *x = &v->outs[i];
+		const struct ja_gpu *g = &ja->gpus[x->gpu];
+
+		jw_row(w, NULL);
+		jw_u64(w, "rank", g->r->rank);
+		jw_u64(w, "device", g->d->device);
+		jw_str(w, "by", x->by == OUTLIER_STRAGGLER ? "straggler" : metric_info[x->by].key);
+		if (x->by == OUTLIER_STRAGGLER)
+			jw_null(w, "score");
+		else
+			jw_fixed(w, "score", x->score);
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
@@ -2760,10 +2785,19 @@ void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 {
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
 
+	struct ja_view v;
+
 	if (!ja)
 		return;
+	/* Every outlier (no limit: the JSON has every rank). */
+	if (ja_view_make(ja, SIZE_MAX, &v) != GS_OK) {
+		w->o.failed = true;
+		w->o.err = ENOMEM;
+		return;
+	}
 	jw_obj(w, "job");
-	json_ranks(w, ja);
+	json_ranks(w, ja, v.why);
+	json_outliers(w, ja, &v);
 	json_summary(w, ja);
 	json_communicators(w, ja);
 	json_collectives(w, ja);
@@ -2780,6 +2814,7 @@ void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 	}
 	jw_end_arr(w);
 	jw_end_obj(w);
+	ja_view_free(&v);
 }
 
 /* ------------------------------------------------------------------------ */
