@@ -2226,7 +2226,7 @@ static void text_ranks(struct jt *w, const struct gs_job_analysis *ja, const str
 		snprintf(line, sizeof(line), "%zu more outlier%s", v->n_outs - v->n_shown,
 			 v->n_outs - v->n_shown == 1 ? "" : "s");
 	else
-		snprintf(line, sizeof(line), "no other outlier");
+		snprintf(line, sizeof(line), "no %soutlier", v->n_shown ? "other " : "");
 	gs_out_printf(o,
 		      "    %zu of %zu GPUs not listed (%s among them): --ranks all lists every "
 		      "one,\n    --rank R shows one rank\n",
