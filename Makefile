@@ -105,6 +105,8 @@ asan: deps
 # bench/results/latest.txt. Generated traces go to $TMPDIR (or /tmp) and
 # are deleted; then, once, a job of 64 ranks x 20k ops against the same ops as
 # one rank (BENCH_ARGS="--job-ranks 0" leaves it out; --job-ranks N --job-ops K
+# resize it), and the text report of a job of 1,024 ranks x 200 ops against
+# one rank ("--scale-ranks 0" leaves it out; --scale-ranks N --scale-ops K
 # resize it). Warnings are not errors here: -O3 finds different ones than
 # the checked builds, and a benchmark should not fail on them.
 bench: deps

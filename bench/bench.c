@@ -3,7 +3,8 @@
  * gs_bench: the benchmark driver behind `make bench`.
  *
  *   gs_bench [--gpuscope PATH] [--out FILE] [--tmp DIR] [--repeat N]
- *            [--devices N] [--job-ranks N] [--job-ops K] [--keep] [--smoke] SIZE...
+ *            [--devices N] [--job-ranks N] [--job-ops K] [--scale-ranks N]
+ *            [--scale-ops K] [--keep] [--smoke] SIZE...
  *
  * For each SIZE (GPU ops: 1e5, 1000000, ...) it generates a trace
  * (bench/gen.h) into a temporary directory as .gscope, Kineto JSON and gzip
@@ -26,7 +27,12 @@
  *     job of N ranks (--job-ranks, 64) x K ops (--job-ops, 20000), one
  *     Kineto file per rank (bench/job.h), against the same ops as one rank
  *     (the generator's merged file), each also as .gscope: time, CPU time
- *     and peak RSS of both, on all CPUs and on one, and their ratios.
+ *     and peak RSS of both, on all CPUs and on one, and their ratios;
+ *   - once, with --gpuscope: `gpuscope analyze -q` (the text report) of a
+ *     job of many ranks (--scale-ranks, 1024) x few ops (--scale-ops, 200)
+ *     with a straggler, against the same ops as one rank, in interleaved
+ *     pairs (the median of the pairs' ratios), and the lines of each text
+ *     report.
  * Times are the best of up to N runs (--repeat; repeats stop after ~20 s
  * per measurement). The table goes to stdout and, with --out, to a file;
  * the traces are deleted unless --keep. --smoke runs the round-trip checks
@@ -295,12 +301,15 @@ static void *convert_main(void *arg)
 	}
 }
 
-static int child_gen_job(const char *dir, const char *ranks, const char *ops)
+/* straggler: a rank number, or "-1" (none); convert: "1" to write the
+ * .gscope files too. */
+static int child_gen_job(const char *dir, const char *ranks, const char *ops, const char *straggler,
+			 const char *convert)
 {
 	char merged[4200];
 	struct gs_bench_job_options o = {.ranks = (uint32_t)strtoul(ranks, NULL, 10),
 					 .ops_per_rank = strtoull(ops, NULL, 10),
-					 .straggler = -1,
+					 .straggler = strtoll(straggler, NULL, 10),
 					 .merged = merged};
 	struct gs_bench_job_summary sum;
 	struct convert_pool p = {.dir = dir, .ranks = o.ranks};
@@ -312,6 +321,10 @@ static int child_gen_job(const char *dir, const char *ranks, const char *ops)
 	if (gs_bench_job_generate(&o, dir, &sum))
 		return child_fail("generating the job");
 	t1 = now_ns();
+	if (strcmp(convert, "1") != 0) { /* nothing to convert */
+		p.ranks = 0;
+		p.next = 1;
+	}
 	if (pthread_mutex_init(&p.mu, NULL) != 0)
 		return child_fail("pthread_mutex_init");
 	while (nth < 2 && pthread_create(&th[nth], NULL, convert_main, &p) == 0)
@@ -421,7 +434,9 @@ static int child_main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "genranks"))
 		return child_gen_ranks(argv[2], argv[3], argv[4]);
 	if (argc == 5 && !strcmp(argv[1], "genjob"))
-		return child_gen_job(argv[2], argv[3], argv[4]);
+		return child_gen_job(argv[2], argv[3], argv[4], "-1", "1");
+	if (argc == 7 && !strcmp(argv[1], "genjob"))
+		return child_gen_job(argv[2], argv[3], argv[4], argv[5], argv[6]);
 	if (argc == 3 && !strcmp(argv[1], "load"))
 		return child_load(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "analyses"))
@@ -436,6 +451,7 @@ static int child_main(int argc, char **argv)
 
 struct run {
 	char out[CHILD_OUT_MAX];
+	size_t lines; /* of all the child wrote to stdout */
 	double wall_ns;
 	double cpu_ns; /* user + system, every thread */
 	double maxrss; /* bytes */
@@ -480,18 +496,19 @@ static int run_child(char *const argv[], struct run *r, bool quiet, bool one_cpu
 		_exit(127);
 	}
 	close(fd[1]);
+	r->lines = 0;
 	for (;;) {
 		char sink[4096];
+		char *got = len + 1 < sizeof(r->out) ? r->out + len : sink;
 		ssize_t k;
 
-		if (len + 1 < sizeof(r->out))
-			k = read(fd[0], r->out + len, sizeof(r->out) - 1 - len);
-		else
-			k = read(fd[0], sink, sizeof(sink));
+		k = read(fd[0], got, got == sink ? sizeof(sink) : sizeof(r->out) - 1 - len);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
 			break;
+		for (ssize_t i = 0; i < k; i++)
+			r->lines += got[i] == '\n';
 		if (len + 1 < sizeof(r->out))
 			len += (size_t)k;
 	}
@@ -1014,6 +1031,151 @@ out:
 	return rc;
 }
 
+/* ---- many ranks, few ops: the text report of a large job ---- */
+
+struct scale_result {
+	uint32_t ranks, straggler;
+	uint64_t ops_per_rank;
+	unsigned pairs;
+	double gen_ns;
+	double ns[JOB_SIDES], cpu_ns[JOB_SIDES], rss[JOB_SIDES]; /* medians; RSS the largest */
+	double wall_ratio, cpu_ratio; /* medians of the pairs' ratios, job / one */
+	size_t lines[JOB_SIDES];      /* of the text report */
+	bool done;
+};
+
+static int cmp_dbl(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The median of n values (the mean of the middle two of an even count). */
+static double median_of(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define SCALE_PAIRS_MAX 15
+
+/*
+ * `gpuscope analyze -q RANKS...` (the text report to a pipe) of a job of
+ * `ranks` Kineto files of `ops` GPU ops each, rank ranks / 3 a straggler,
+ * and of the merged file (the same ops as one process), run in
+ * interleaved pairs (job, one, job, one, ...) so that the machine's drift
+ * hits both alike: each pair's ratio, and their median.
+ */
+static int bench_scale(const char *tmp, const char *gpuscope, uint32_t ranks, uint64_t ops,
+		       struct scale_result *sr)
+{
+	char ranks_s[16], ops_s[32], strag_s[16], head[JOB_SIDES][128];
+	char **paths = NULL, **argv[JOB_SIDES] = {NULL, NULL};
+	double ns[JOB_SIDES][SCALE_PAIRS_MAX], cpu[JOB_SIDES][SCALE_PAIRS_MAX];
+	double wr[SCALE_PAIRS_MAX], cr[SCALE_PAIRS_MAX];
+	int rc = 1;
+
+	memset(sr, 0, sizeof(*sr));
+	sr->ranks = ranks;
+	sr->straggler = ranks / 3;
+	sr->pairs = 2 * opt_repeat - 1 < SCALE_PAIRS_MAX ? 2 * opt_repeat - 1 : SCALE_PAIRS_MAX;
+	snprintf(ranks_s, sizeof(ranks_s), "%u", ranks);
+	snprintf(ops_s, sizeof(ops_s), "%llu", (unsigned long long)ops);
+	snprintf(strag_s, sizeof(strag_s), "%u", sr->straggler);
+	snprintf(job_dir, sizeof(job_dir), "%s/gs_bench_scale.XXXXXX", tmp);
+	if (!mkdtemp(job_dir)) {
+		fprintf(stderr, "gs_bench: error: %s: cannot create: %s\n", job_dir,
+			strerror(errno));
+		job_dir[0] = '\0';
+		return 1;
+	}
+	job_dir_ranks = ranks;
+	fprintf(stderr, "gs_bench: scale: generating %u ranks x %s ops and the merged file in %s\n",
+		ranks, ops_s, job_dir);
+	{
+		char *gargv[] = {self_exe, S("--child"), S("genjob"), job_dir, ranks_s,
+				 ops_s,    strag_s,      S("0"),      NULL};
+		struct run gen;
+
+		if (run_child(gargv, &gen, false, false))
+			goto out;
+		sr->gen_ns = get(&gen, "gen_ns");
+		sr->ops_per_rank = (uint64_t)get(&gen, "ops_per_rank");
+	}
+	snprintf(head[SIDE_JOB], sizeof(head[SIDE_JOB]), "%u ranks, %u GPUs with ops, %llu ops",
+		 ranks, ranks, (unsigned long long)(sr->ops_per_rank * ranks));
+	snprintf(head[SIDE_ONE], sizeof(head[SIDE_ONE]), "%llu ops, %u devices with ops",
+		 (unsigned long long)(sr->ops_per_rank * ranks), ranks);
+	paths = calloc((size_t)ranks + 1, sizeof(*paths));
+	argv[SIDE_JOB] = calloc((size_t)ranks + 4, sizeof(*argv[SIDE_JOB]));
+	argv[SIDE_ONE] = calloc(5, sizeof(*argv[SIDE_ONE]));
+	if (!paths || !argv[SIDE_JOB] || !argv[SIDE_ONE])
+		goto out;
+	for (uint32_t k = 0; k <= ranks; k++) {
+		if (!(paths[k] = malloc(4200)))
+			goto out;
+		if (k < ranks)
+			snprintf(paths[k], 4200, "%s/rank%u.json", job_dir, k);
+		else
+			snprintf(paths[k], 4200, "%s/merged.json", job_dir);
+	}
+	for (int side = 0; side < JOB_SIDES; side++) {
+		size_t a = 0;
+
+		argv[side][a++] = S(gpuscope);
+		argv[side][a++] = S("analyze");
+		argv[side][a++] = S("-q");
+		if (side == SIDE_JOB)
+			for (uint32_t k = 0; k < ranks; k++)
+				argv[side][a++] = paths[k];
+		else
+			argv[side][a++] = paths[ranks];
+		argv[side][a] = NULL;
+	}
+	for (unsigned i = 0; i < sr->pairs; i++) {
+		for (int side = 0; side < JOB_SIDES; side++) {
+			struct run r;
+
+			fprintf(stderr, "gs_bench: scale: pair %u of %u: gpuscope analyze of %s\n",
+				i + 1, sr->pairs,
+				side == SIDE_JOB ? "the ranks" : "the merged rank");
+			if (run_child(argv[side], &r, false, false))
+				goto out;
+			if (i == 0)
+				job_check_head(&r, head[side]);
+			ns[side][i] = r.wall_ns;
+			cpu[side][i] = r.cpu_ns;
+			if (r.maxrss > sr->rss[side])
+				sr->rss[side] = r.maxrss;
+			sr->lines[side] = r.lines;
+		}
+		wr[i] = ns[SIDE_JOB][i] / ns[SIDE_ONE][i];
+		cr[i] = cpu[SIDE_JOB][i] / cpu[SIDE_ONE][i];
+	}
+	for (int side = 0; side < JOB_SIDES; side++) {
+		sr->ns[side] = median_of(ns[side], sr->pairs);
+		sr->cpu_ns[side] = median_of(cpu[side], sr->pairs);
+	}
+	sr->wall_ratio = median_of(wr, sr->pairs);
+	sr->cpu_ratio = median_of(cr, sr->pairs);
+	sr->done = true;
+	rc = 0;
+out:
+	if (paths)
+		for (uint32_t k = 0; k <= ranks; k++)
+			free(paths[k]);
+	free(paths);
+	free(argv[SIDE_JOB]);
+	free(argv[SIDE_ONE]);
+	if (!opt_keep)
+		rm_job_files(job_dir, ranks);
+	else
+		fprintf(stderr, "gs_bench: kept %s\n", job_dir);
+	job_dir[0] = '\0';
+	return rc;
+}
+
 /* ---- formatting ---- */
 
 static FILE *out_file;
@@ -1235,8 +1397,42 @@ static void print_job_targets(const struct job_result *jr)
 	     verdict(m[JOB_JSON] <= 1.2 && m[JOB_GSCOPE] <= 1.2));
 }
 
+#define SCALE_LINES_MAX 200 /* the text report of the scale job, at most */
+
+static void print_scale(const struct scale_result *sr)
+{
+	unsigned long long total = (unsigned long long)sr->ops_per_rank * sr->ranks;
+
+	emit("-- gpuscope analyze -q of a job of many ranks: %u ranks x %llu GPU ops (rank %u a "
+	     "straggler),\n   one Kineto file per rank, the text report, against the same %llu "
+	     "ops as one rank;\n   %u interleaved pairs: medians, and the median of the pairs' "
+	     "ratios\n",
+	     sr->ranks, (unsigned long long)sr->ops_per_rank, sr->straggler, total, sr->pairs);
+	emit("%-34s %-10s %9s %9s %7s   target\n", "", "", "job", "one rank", "job/one");
+	emit("%-34s %-10s %9.2f %9.2f %7.2f   job/one <= 1.5\n", "  time (two CPUs)", "s",
+	     sr->ns[SIDE_JOB] / 1e9, sr->ns[SIDE_ONE] / 1e9, sr->wall_ratio);
+	emit("%-34s %-10s %9.2f %9.2f %7.2f\n", "  CPU time (two CPUs)", "s",
+	     sr->cpu_ns[SIDE_JOB] / 1e9, sr->cpu_ns[SIDE_ONE] / 1e9, sr->cpu_ratio);
+	emit("%-34s %-10s %9.0f %9.0f %7.2f\n", "  peak RSS", "MB", sr->rss[SIDE_JOB] / 1048576.0,
+	     sr->rss[SIDE_ONE] / 1048576.0, sr->rss[SIDE_JOB] / sr->rss[SIDE_ONE]);
+	emit("%-34s %-10s %9zu %9zu %7s   job < %d\n", "  text report", "lines",
+	     sr->lines[SIDE_JOB], sr->lines[SIDE_ONE], "", SCALE_LINES_MAX);
+	emit("  (not timed: generating the %u + 1 JSON files %.1f s)\n", sr->ranks,
+	     sr->gen_ns / 1e9);
+}
+
+static void print_scale_targets(const struct scale_result *sr)
+{
+	emit("  job of %u x %llu ops (text) within 1.5x the time of one rank (two CPUs, median of "
+	     "%u pairs): %.2fx (CPU time %.2fx): %s\n",
+	     sr->ranks, (unsigned long long)sr->ops_per_rank, sr->pairs, sr->wall_ratio,
+	     sr->cpu_ratio, verdict(sr->wall_ratio <= 1.5));
+	emit("  its text report under %d lines: %zu: %s\n", SCALE_LINES_MAX, sr->lines[SIDE_JOB],
+	     verdict(sr->lines[SIDE_JOB] < SCALE_LINES_MAX));
+}
+
 static void print_table(const struct result *res, size_t n, unsigned devices,
-			const struct job_result *jr, bool smoke)
+			const struct job_result *jr, const struct scale_result *sr, bool smoke)
 {
 	char host[256] = "?";
 	double worst_analyze = 0, worst_lib = 0, worst_load = 0, worst_json = 0;
@@ -1317,6 +1513,8 @@ static void print_table(const struct result *res, size_t n, unsigned devices,
 	scaling_row("  Kineto JSON import", res, n, m_json_t, &worst_json);
 	if (jr && jr->done)
 		print_job(jr);
+	if (sr && sr->done)
+		print_scale(sr);
 	if (smoke)
 		return;
 
@@ -1351,16 +1549,22 @@ static void print_table(const struct result *res, size_t n, unsigned devices,
 		     big->export_note ? big->export_note : "?");
 	if (jr && jr->done)
 		print_job_targets(jr);
+	if (sr && sr->done)
+		print_scale_targets(sr);
 }
 
 /* ------------------------------------------------------------------------ */
 
 static const char usage[] =
 	"usage: gs_bench [--gpuscope PATH] [--out FILE] [--tmp DIR] [--repeat N]\n"
-	"                [--devices N] [--job-ranks N] [--job-ops K] [--keep] [--smoke] SIZE...\n"
+	"                [--devices N] [--job-ranks N] [--job-ops K] [--scale-ranks N]\n"
+	"                [--scale-ops K] [--keep] [--smoke] SIZE...\n"
 	"SIZE is a number of GPU ops: 1e5, 1000000, ...\n"
 	"--job-ranks N, --job-ops K: the job against one rank (default 64 x 20000;\n"
-	"with --smoke 4 x 1000; --job-ranks 0: not measured)\n";
+	"with --smoke 4 x 1000; --job-ranks 0: not measured)\n"
+	"--scale-ranks N, --scale-ops K: the text report of a job of many ranks against\n"
+	"one rank (default 1024 x 200; with --smoke 16 x 100; --scale-ranks 0: not\n"
+	"measured)\n";
 
 static bool parse_size(const char *s, uint64_t *v)
 {
@@ -1383,6 +1587,8 @@ int main(int argc, char **argv)
 		{"devices", required_argument, NULL, 'd'},
 		{"job-ranks", required_argument, NULL, 'J'},
 		{"job-ops", required_argument, NULL, 'K'},
+		{"scale-ranks", required_argument, NULL, 'N'},
+		{"scale-ops", required_argument, NULL, 'O'},
 		{"keep", no_argument, NULL, 'k'},
 		{"smoke", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
@@ -1391,8 +1597,9 @@ int main(int argc, char **argv)
 	const char *gpuscope = NULL, *out = NULL, *tmp = getenv("TMPDIR");
 	struct result res[MAX_SIZES];
 	struct job_result jr = {0};
-	uint64_t sizes[MAX_SIZES], job_ops = 0;
-	long job_ranks = -1;
+	struct scale_result sr = {0};
+	uint64_t sizes[MAX_SIZES], job_ops = 0, scale_ops = 0;
+	long job_ranks = -1, scale_ranks = -1;
 	unsigned devices = 2;
 	bool smoke = false;
 	size_t n = 0;
@@ -1429,6 +1636,16 @@ int main(int argc, char **argv)
 			break;
 		case 'K':
 			if (!parse_size(optarg, &job_ops))
+				return fputs(usage, stderr), 2;
+			break;
+		case 'N':
+			scale_ranks = strtol(optarg, NULL, 10);
+			if (scale_ranks < 0 || scale_ranks > GS_BENCH_JOB_MAX_RANKS)
+				return fputs(usage, stderr), 2;
+			break;
+		case 'O':
+			scale_ops = strtoull(optarg, NULL, 10);
+			if (scale_ops < 1 || scale_ops > 1000000)
 				return fputs(usage, stderr), 2;
 			break;
 		case 'k':
@@ -1481,12 +1698,19 @@ int main(int argc, char **argv)
 	if (job_ranks > 0 && gpuscope &&
 	    bench_job(tmp, gpuscope, (uint32_t)job_ranks, job_ops, &jr))
 		return 1;
+	if (scale_ranks < 0)
+		scale_ranks = smoke ? 16 : 1024;
+	if (!scale_ops)
+		scale_ops = smoke ? 100 : 200;
+	if (scale_ranks > 0 && gpuscope &&
+	    bench_scale(tmp, gpuscope, (uint32_t)scale_ranks, scale_ops, &sr))
+		return 1;
 	if (out && !(out_file = fopen(out, "w"))) {
 		fprintf(stderr, "gs_bench: error: %s: cannot create: %s\n", out, strerror(errno));
 		return 1;
 	}
 	read_loadavg(loadavg_end, sizeof(loadavg_end));
-	print_table(res, n, devices, &jr, smoke);
+	print_table(res, n, devices, &jr, &sr, smoke);
 	if (out_file && fclose(out_file) != 0) {
 		fprintf(stderr, "gs_bench: error: %s: write failed\n", out);
 		return 1;

@@ -18,8 +18,8 @@
 
 #define ANALYZE_SYNOPSIS                                                                           \
 	"gpuscope analyze [--format text|json|html] [-o OUT] [--force] [--rank R]\n"               \
-	"                        [--device [R:]N] [--window T0:T1] [--top N] [--rows N|all]\n"     \
-	"                        [--salvage] [--graph-node-ns N] [--quiet]\n"                      \
+	"                        [--device [R:]N] [--window T0:T1] [--top N] [--ranks N|all]\n"    \
+	"                        [--rows N|all] [--salvage] [--graph-node-ns N] [--quiet]\n"       \
 	"                        [--align collectives|none] [--color=auto|always|never]\n"         \
 	"                        [--inputs FILE] TRACE|DIR..."
 
@@ -74,7 +74,13 @@ static const char analyze_help[] =
 	"                      to last op end). Times in ns on the trace's clock, or with a\n"
 	"                      unit: ns, us, ms, s (1.5ms). With a '+' on both, offsets from\n"
 	"                      the first op start of the trace: --window +1ms:+5ms\n"
-	"  --top N             rows in each ranked text table (default: 10)\n"
+	"  --top N             rows in each ranked text and HTML table (default: 10)\n"
+	"  --ranks N|all       a job of more GPUs than N: its rank table lists each\n"
+	"                      column's min, median and max and at most N outliers\n"
+	"                      (stragglers, then the GPUs farthest from the median), and\n"
+	"                      the text shows only the outliers' ranks' sections; all:\n"
+	"                      every GPU's row and every rank's sections (default: the\n"
+	"                      --top given, else 8)\n"
 	"  --rows N|all        entries kept in each per-op list of the report (critical\n"
 	"                      path, missed overlap, waits), those with the most time at\n"
 	"                      stake, beside the exact count and total (default: 1000)\n"
@@ -117,7 +123,8 @@ static const char analyze_help[] =
 	"  gpuscope analyze --inputs ranks.txt\n"
 	"  gpuscope analyze --format html -o report.html trace.json.gz\n"
 	"  gpuscope analyze --device 0 --window +10ms:+20ms run.gscope\n"
-	"  gpuscope analyze --device 3:0 rank*.json.gz\n";
+	"  gpuscope analyze --device 3:0 rank*.json.gz\n"
+	"  gpuscope analyze --ranks all rank*.json.gz\n";
 
 struct analyze_opts {
 	bool json;
@@ -133,7 +140,8 @@ struct analyze_opts {
 	struct gs_window window;
 	bool window_relative;
 	size_t top;
-	size_t rows; /* 0: the default */
+	size_t ranks; /* 0: the default; GS_REPORT_RANKS_ALL */
+	size_t rows;  /* 0: the default */
 	bool has_graph_node_ns;
 	int64_t graph_node_ns;
 	bool quiet;
@@ -245,6 +253,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 		{"rank", required_argument, NULL, 'r'},
 		{"window", required_argument, NULL, 'w'},
 		{"top", required_argument, NULL, 't'},
+		{"ranks", required_argument, NULL, 'K'},
 		{"rows", required_argument, NULL, 'R'},
 		{"graph-node-ns", required_argument, NULL, 'g'},
 		{"salvage", no_argument, NULL, 's'},
@@ -346,6 +355,18 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 							  "--top wants a count from 1, not '%s'",
 							  optarg);
 			o->top = (size_t)v;
+			break;
+		case 'K':
+			if (strcmp(optarg, "all") == 0) {
+				o->ranks = GS_REPORT_RANKS_ALL;
+				break;
+			}
+			if (!gs_cli_parse_count(optarg, 1000000, &v) || v == 0)
+				return gs_cli_usage_error(&analyze_usage,
+							  "--ranks wants a count from 1 or 'all', "
+							  "not '%s'",
+							  optarg);
+			o->ranks = (size_t)v;
 			break;
 		case 'R':
 			if (strcmp(optarg, "all") == 0) {
@@ -456,6 +477,7 @@ static int analyze_write(const struct analyze_opts *o, const struct gs_report *r
 	struct gs_report_style style = {
 		.top = o->top,
 		.color = analyze_want_color(o, f == stdout ? stdout : NULL),
+		.ranks = o->ranks,
 	};
 	gs_status st;
 

@@ -66,8 +66,9 @@ struct opts {
 	struct gs_window window;
 	bool window_relative;
 	size_t top;
-	size_t rows; /* 0: the default */
-	int align;   /* enum gs_report_align */
+	size_t ranks; /* 0: the default; GS_REPORT_RANKS_ALL */
+	size_t rows;  /* 0: the default */
+	int align;    /* enum gs_report_align */
 	const char *inputs_file;
 	char **paths;
 	size_t n_paths;
@@ -78,9 +79,9 @@ static uint64_t sent_to_root, summary_bytes;
 
 static const char usage_line[] =
 	"usage: mpirun -n P gpuscope-mpi analyze [--format text|json|html] [-o OUT|DIR/]\n"
-	"                  [--force] [--window T0:T1] [--top N] [--rows N|all] [--salvage]\n"
-	"                  [--quiet] [--color=auto|always|never] [--keep-going] [--stats]\n"
-	"                  [--align collectives|none] [--inputs FILE] TRACE|DIR...\n";
+	"                  [--force] [--window T0:T1] [--top N] [--ranks N|all] [--rows N|all]\n"
+	"                  [--salvage] [--quiet] [--color=auto|always|never] [--keep-going]\n"
+	"                  [--stats] [--align collectives|none] [--inputs FILE] TRACE|DIR...\n";
 
 static const char help_text[] =
 	"\n"
@@ -201,15 +202,25 @@ static bool parse_ns(const char *s, const char *end, int64_t *out, bool *rel)
 static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'F'},        {"window", required_argument, NULL, 'w'},
-		{"top", required_argument, NULL, 't'},    {"salvage", no_argument, NULL, 's'},
-		{"rows", required_argument, NULL, 'R'},   {"color", optional_argument, NULL, 'c'},
-		{"colour", optional_argument, NULL, 'c'}, {"quiet", no_argument, NULL, 'q'},
-		{"keep-going", no_argument, NULL, 'k'},   {"stats", no_argument, NULL, 'S'},
-		{"inputs", required_argument, NULL, 'i'}, {"align", required_argument, NULL, 'a'},
-		{"rank", required_argument, NULL, 'r'},   {"device", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'F'},
+		{"window", required_argument, NULL, 'w'},
+		{"top", required_argument, NULL, 't'},
+		{"ranks", required_argument, NULL, 'K'}, /* N|all: a job's rank rows */
+		{"salvage", no_argument, NULL, 's'},
+		{"rows", required_argument, NULL, 'R'},
+		{"color", optional_argument, NULL, 'c'},
+		{"colour", optional_argument, NULL, 'c'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"keep-going", no_argument, NULL, 'k'},
+		{"stats", no_argument, NULL, 'S'},
+		{"inputs", required_argument, NULL, 'i'},
+		{"align", required_argument, NULL, 'a'},
+		{"rank", required_argument, NULL, 'r'},
+		{"device", required_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -265,6 +276,21 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 			if (*end || !*arg || v == 0 || v > 1000000)
 				return usage("--top wants a count from 1, not '%s'", arg);
 			o->top = v;
+			break;
+		}
+		case 'K': {
+			char *end;
+			unsigned long v;
+
+			if (strcmp(arg, "all") == 0) {
+				o->ranks = GS_REPORT_RANKS_ALL;
+				break;
+			}
+			v = strtoul(arg, &end, 10);
+			if (*end || *arg < '0' || *arg > '9' || v == 0 || v > 1000000)
+				return usage("--ranks wants a count from 1 or 'all', not '%s'",
+					     arg);
+			o->ranks = v;
 			break;
 		}
 		case 'R': {
@@ -584,6 +610,9 @@ struct state {
 	 * the root from the summaries and broadcast. */
 	struct gs_html_layout html;
 	uint64_t *html_di0;
+	/* Text: per rank, whether its sections are shown (the job's outliers'
+	 * when its GPUs are many), decided at the root and broadcast. */
+	unsigned char *text_shown;
 	uint64_t bytes_read;
 	size_t n_inputs_mine;
 };
@@ -947,7 +976,7 @@ static void report_options(const struct state *s, struct gs_report_options *ro, 
 
 static struct gs_report_style report_style(const struct state *s)
 {
-	struct gs_report_style st = {.top = s->o.top};
+	struct gs_report_style st = {.top = s->o.top, .ranks = s->o.ranks};
 
 	/* mpirun hands stdout to a terminal of its own, whatever the user's
 	 * stdout is: colour only when asked for. */
@@ -1132,6 +1161,33 @@ static void share_html_layout(struct state *s)
 	free(v);
 }
 
+/*
+ * Text: a job of many GPUs shows the sections of its outliers' ranks only;
+ * the root decides which from the job analysis and every process learns
+ * it, so that each sends the root just those.
+ */
+static void share_text_shown(struct state *s)
+{
+	size_t n = s->j.n_ranks, n_shown = 0;
+
+	s->text_shown = calloc(n ? n : 1, 1);
+	if (!s->text_shown)
+		die("out of memory");
+	if (me == 0) {
+		bool *shown = calloc(n ? n : 1, sizeof(*shown));
+		gs_status st = shown ? gs_job_analysis_shown_ranks(s->shell->ja, &s->style, shown,
+								   &n_shown) :
+				       GS_ERR_NOMEM;
+
+		if (st != GS_OK)
+			die("out of memory");
+		for (size_t i = 0; i < n; i++)
+			s->text_shown[i] = shown[i];
+		free(shown);
+	}
+	MPI_Bcast(s->text_shown, (int)n, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
+}
+
 /* A non-root process: its ranks' sections, in the order the root asks. */
 static void serve_sections(struct state *s)
 {
@@ -1152,7 +1208,7 @@ static void serve_sections(struct state *s)
 
 	if (s->o.format == F_TEXT) {
 		for (size_t i = 0; i < s->j.n_ranks; i++) {
-			if (s->rank_owner[i] != me)
+			if (s->rank_owner[i] != me || !s->text_shown[i])
 				continue;
 			p = render(s, i, TAG_TEXT, 0, &len);
 			send_root(p, len, TAG_TEXT);
@@ -1363,6 +1419,8 @@ static int run(struct state *s)
 	}
 	if (s->o.format == F_HTML && s->j.n_ranks > 1)
 		share_html_layout(s);
+	if (s->o.format == F_TEXT && s->j.n_ranks > 1)
+		share_text_shown(s);
 	if (s->j.n_ranks == 1) {
 		/* One rank: its own report, as gpuscope analyze writes it. */
 		if (s->rank_owner[0] == me && me != 0) {
@@ -1459,6 +1517,7 @@ static void cleanup(struct state *s)
 	free(s->rank_owner);
 	free(s->mine_at);
 	free(s->html_di0);
+	free(s->text_shown);
 	for (size_t i = 0; i < s->n; i++)
 		free(s->paths[i]);
 	free(s->paths);

@@ -91,6 +91,8 @@
  */
 #include "job_priv.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -1219,6 +1221,225 @@ gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analy
 }
 
 /* ------------------------------------------------------------------------ */
+/* Outliers: the GPUs a report of many ranks shows                            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A job of more GPUs than a report's rank table holds (the style's
+ * `ranks`: --top when given, else 8; --ranks N|all) shows each column's
+ * min, median and max over the GPUs and the outliers, at most that many,
+ * in this order of choice:
+ *   1. every GPU of each straggler rank, stragglers by their cost to the
+ *      others (the rank the job findings blame);
+ *   2. every other GPU that lies far from the median on one of the rank
+ *      table's metrics OUTLIER_METRICS (window, idle share, efficiency,
+ *      exposed communication): |v - median| > max(OUTLIER_MAD x MAD,
+ *      floor), where MAD is the lower median of |v - median| over the GPUs
+ *      that have the metric and the floor OUTLIER_FLOOR (2%) of the median
+ *      window for the durations, 0.02 for the idle share and the
+ *      efficiency (differences below it are noise, however alike the
+ *      GPUs); ranked by the largest ratio |v - median| / that bound over
+ *      the metrics, ties by the lowest rank (then device).
+ * The worst exposed communication of the findings is one of these when it
+ * is far from the median, not otherwise: the largest of many alike GPUs
+ * is no outlier. Everything comes from the summaries (gpuscope-mpi's root
+ * decides the same). O(G log G) per metric for G GPUs.
+ */
+#define OUTLIER_MAD 6.0
+#define OUTLIER_FLOOR 0.02
+#define OUTLIER_STRAGGLER M_COUNT /* ja_outlier.by of a straggler's GPU */
+
+static const enum ja_metric outlier_metrics[] = {M_WINDOW, M_IDLE, M_EFF, M_EXPOSED};
+#define N_OUTLIER_METRICS (sizeof(outlier_metrics) / sizeof(outlier_metrics[0]))
+
+struct ja_outlier {
+	size_t gpu;   /* index into ja->gpus */
+	unsigned by;  /* the metric farthest beyond its bound; OUTLIER_STRAGGLER */
+	double score; /* |v - median| / bound on it (> 1); 0 for a straggler's */
+};
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_outlier(const void *pa, const void *pb)
+{
+	const struct ja_outlier *a = pa, *b = pb;
+
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	return a->gpu < b->gpu ? -1 : a->gpu > b->gpu;
+}
+
+/* The bound beyond which a GPU is far from the median on metric m; 0 when
+ * no GPU can be (no values, or all alike on a zero floor). */
+static double outlier_bound(const struct gs_job_analysis *ja, enum ja_metric m, double *dev)
+{
+	const struct ja_stat *s = &ja->stat[m];
+	double floor, mad;
+	size_t n = 0;
+
+	if (!s->count)
+		return 0;
+	for (size_t i = 0; i < ja->n_gpus; i++) {
+		double v = metric_value(&ja->gpus[i], m);
+
+		if (isfinite(v))
+			dev[n++] = fabs(v - s->v[1]);
+	}
+	if (!n)
+		return 0;
+	qsort(dev, n, sizeof(*dev), cmp_double);
+	mad = dev[(n - 1) / 2];
+	floor = metric_info[m].ns ? OUTLIER_FLOOR * ja->stat[M_WINDOW].v[1] : OUTLIER_FLOOR;
+	return OUTLIER_MAD * mad > floor ? OUTLIER_MAD * mad : floor;
+}
+
+/* Every outlier of the job, in the order of choice; *out is NULL when
+ * there is none. */
+static gs_status ja_outliers(const struct gs_job_analysis *ja, struct ja_outlier **out, size_t *n)
+{
+	double bound[N_OUTLIER_METRICS], *dev;
+	struct ja_outlier *o;
+	size_t k = 0, first;
+
+	*out = NULL;
+	*n = 0;
+	if (!ja->n_gpus)
+		return GS_OK;
+	dev = malloc(ja->n_gpus * sizeof(*dev));
+	o = malloc(ja->n_gpus * sizeof(*o));
+	if (!dev || !o) {
+		free(dev);
+		free(o);
+		return gs_nomem();
+	}
+	for (size_t x = 0; x < N_OUTLIER_METRICS; x++)
+		bound[x] = outlier_bound(ja, outlier_metrics[x], dev);
+	free(dev);
+	/* 1. The stragglers' GPUs. */
+	for (size_t i = 0; i < ja->n_stragglers; i++) {
+		size_t ri = ja->totals[ja->stragglers[i]].ri;
+
+		for (size_t g = ja->first_gpu[ri]; g < ja->n_gpus && ja->gpus[g].ri == ri; g++)
+			o[k++] = (struct ja_outlier){g, OUTLIER_STRAGGLER, 0};
+	}
+	/* 2. The GPUs far from the median. */
+	first = k;
+	for (size_t g = 0; g < ja->n_gpus; g++) {
+		const struct ja_total *t =
+			ja->gpus[g].ri < ja->n_totals ? &ja->totals[ja->gpus[g].ri] : NULL;
+		struct ja_outlier x = {g, 0, 0};
+
+		if (t && t->straggler)
+			continue;
+		for (size_t m = 0; m < N_OUTLIER_METRICS; m++) {
+			double v = metric_value(&ja->gpus[g], outlier_metrics[m]), r;
+
+			if (!isfinite(v) || bound[m] <= 0)
+				continue;
+			r = fabs(v - ja->stat[outlier_metrics[m]].v[1]) / bound[m];
+			if (r > x.score) {
+				x.score = r;
+				x.by = outlier_metrics[m];
+			}
+		}
+		if (x.score > 1)
+			o[k++] = x;
+	}
+	if (k > first)
+		qsort(o + first, k - first, sizeof(*o), cmp_outlier);
+	if (!k) {
+		free(o);
+		return GS_OK;
+	}
+	*out = o;
+	*n = k;
+	return GS_OK;
+}
+
+/* What a writer shows of the job's GPUs with a style. */
+struct ja_view {
+	bool all;                /* every GPU fits the rank table (or --ranks all) */
+	size_t limit;            /* outliers shown at most */
+	struct ja_outlier *outs; /* every outlier, in the order of choice */
+	size_t n_outs;
+	size_t n_shown;     /* the first n_shown of outs are shown */
+	unsigned *why;      /* per GPU: its outlier's `by` when shown, else UINT_MAX */
+	bool *rank_shown;   /* per rank: a GPU of it is shown (all: every rank) */
+	size_t ranks_shown; /* ... how many */
+};
+
+static void ja_view_free(struct ja_view *v)
+{
+	free(v->outs);
+	free(v->why);
+	free(v->rank_shown);
+	memset(v, 0, sizeof(*v));
+}
+
+static gs_status ja_view_make(const struct gs_job_analysis *ja, size_t limit, struct ja_view *v)
+{
+	gs_status rc;
+
+	memset(v, 0, sizeof(*v));
+	v->limit = limit;
+	v->all = ja->n_gpus <= limit;
+	rc = ja_outliers(ja, &v->outs, &v->n_outs);
+	v->why = malloc((ja->n_gpus ? ja->n_gpus : 1) * sizeof(*v->why));
+	v->rank_shown = calloc(ja->n_sums ? ja->n_sums : 1, sizeof(*v->rank_shown));
+	if (rc == GS_OK && (!v->why || !v->rank_shown))
+		rc = gs_nomem();
+	if (rc != GS_OK) {
+		ja_view_free(v);
+		return rc;
+	}
+	for (size_t g = 0; g < ja->n_gpus; g++)
+		v->why[g] = UINT_MAX;
+	v->n_shown = v->all ? v->n_outs : v->n_outs < limit ? v->n_outs : limit;
+	for (size_t i = 0; i < v->n_shown; i++) {
+		v->why[v->outs[i].gpu] = v->outs[i].by;
+		v->rank_shown[ja->gpus[v->outs[i].gpu].ri] = true;
+	}
+	for (size_t i = 0; i < ja->n_sums; i++) {
+		if (v->all)
+			v->rank_shown[i] = true;
+		v->ranks_shown += v->rank_shown[i];
+	}
+	return GS_OK;
+}
+
+/* Why a GPU is an outlier, in words ("straggler", "idle share"). */
+static const char *outlier_word(unsigned by)
+{
+	if (by == OUTLIER_STRAGGLER)
+		return "straggler";
+	if (by == M_EXPOSED)
+		return "exposed comm";
+	if (by == M_IDLE)
+		return "idle share";
+	return by < M_COUNT ? metric_info[by].label : "?";
+}
+
+gs_status gs_job_analysis_shown_ranks(const struct gs_job_analysis *ja,
+				      const struct gs_report_style *style, bool *shown,
+				      size_t *n_shown)
+{
+	struct ja_view v;
+	gs_status rc = ja_view_make(ja, gs_report_style_of(style).ranks, &v);
+
+	if (rc != GS_OK)
+		return rc;
+	memcpy(shown, v.rank_shown, ja->n_sums * sizeof(*shown));
+	*n_shown = v.ranks_shown;
+	ja_view_free(&v);
+	return GS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Text                                                                       */
 /* ------------------------------------------------------------------------ */
 
@@ -1336,9 +1557,8 @@ static void text_findings(struct jt *w, const struct gs_job_analysis *ja)
 	}
 }
 
-static void text_ranks(struct jt *w, const struct gs_job_analysis *ja)
+static void text_rank_head(struct jt *w)
 {
-	jt_section(w, "Ranks");
 	gs_out_puts(w->o, "    ");
 	jt_cell(w, "rank", 6, false);
 	jt_cell(w, "host", 10, false);
@@ -1353,32 +1573,132 @@ static void text_ranks(struct jt *w, const struct gs_job_analysis *ja)
 	jt_cell(w, "exposed", 11, true);
 	jt_cell(w, "overlap", 8, true);
 	gs_out_putc(w->o, '\n');
-	for (size_t i = 0; i < ja->n_gpus; i++) {
-		const struct ja_gpu *g = &ja->gpus[i];
-		const struct gs_js_gpu *d = g->d;
-		char rank[16], dev[16], eff[32];
+}
 
-		snprintf(rank, sizeof(rank), "%u", g->r->rank);
-		snprintf(dev, sizeof(dev), "%u", d->device);
-		gs_out_puts(w->o, "    ");
-		jt_cell(w, rank, 6, false);
-		jt_cell(w, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 10,
-			false);
-		jt_cell(w, dev, 3, true);
-		LINE_UNIT(d->window_ns, d->comm_kernels ? d->comm_ns : 0,
-			  d->comm_kernels ? d->comm_exposed_ns : 0);
-		jt_cell(w, DUR(d->window_ns), 11, true);
-		jt_cell(w, PCT(d->total_ns[GS_CAT_KERNEL], d->window_ns), 7, true);
-		jt_cell(w, PCT(d->total_ns[GS_CAT_COPY], d->window_ns), 7, true);
-		jt_cell(w, PCT(d->total_ns[GS_CAT_SYNC], d->window_ns), 7, true);
-		jt_cell(w, PCT(d->total_ns[GS_CAT_IDLE], d->window_ns), 7, true);
-		jt_cell(w, eff_text(d, eff, sizeof(eff)), 6, true);
-		jt_cell(w, d->comm_kernels ? DUR(d->comm_ns) : "-", 11, true);
-		jt_cell(w, d->comm_kernels ? DUR(d->comm_exposed_ns) : "-", 11, true);
-		jt_cell(w, isfinite(g->overlap) ? FRAC(g->overlap) : "-", 8, true);
-		line_unit = 0;
-		gs_out_putc(w->o, '\n');
+static void text_rank_row(struct jt *w, const struct ja_gpu *g)
+{
+	const struct gs_js_gpu *d = g->d;
+	char rank[16], dev[16], eff[32];
+
+	snprintf(rank, sizeof(rank), "%u", g->r->rank);
+	snprintf(dev, sizeof(dev), "%u", d->device);
+	gs_out_puts(w->o, "    ");
+	jt_cell(w, rank, 6, false);
+	jt_cell(w, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 10, false);
+	jt_cell(w, dev, 3, true);
+	LINE_UNIT(d->window_ns, d->comm_kernels ? d->comm_ns : 0,
+		  d->comm_kernels ? d->comm_exposed_ns : 0);
+	jt_cell(w, DUR(d->window_ns), 11, true);
+	jt_cell(w, PCT(d->total_ns[GS_CAT_KERNEL], d->window_ns), 7, true);
+	jt_cell(w, PCT(d->total_ns[GS_CAT_COPY], d->window_ns), 7, true);
+	jt_cell(w, PCT(d->total_ns[GS_CAT_SYNC], d->window_ns), 7, true);
+	jt_cell(w, PCT(d->total_ns[GS_CAT_IDLE], d->window_ns), 7, true);
+	jt_cell(w, eff_text(d, eff, sizeof(eff)), 6, true);
+	jt_cell(w, d->comm_kernels ? DUR(d->comm_ns) : "-", 11, true);
+	jt_cell(w, d->comm_kernels ? DUR(d->comm_exposed_ns) : "-", 11, true);
+	jt_cell(w, isfinite(g->overlap) ? FRAC(g->overlap) : "-", 8, true);
+	line_unit = 0;
+	gs_out_putc(w->o, '\n');
+}
+
+/* A row of the rank table with each column's min (k 0), median (1) or
+ * max (2) over the GPUs. */
+static void text_stat_row(struct jt *w, const struct gs_job_analysis *ja, int k)
+{
+	static const char *const label[3] = {"min", "median", "max"};
+	static const struct {
+		enum ja_metric m;
+		size_t cols;
+	} col[] = {
+		{M_WINDOW, 11}, {M_KERNEL, 7}, {M_COPY, 7},     {M_SYNC, 7},    {M_IDLE, 7},
+		{M_EFF, 6},     {M_COMM, 11},  {M_EXPOSED, 11}, {M_OVERLAP, 8},
+	};
+	char buf[48];
+
+	gs_out_puts(w->o, "    ");
+	jt_cell(w, label[k], 19, false);
+	LINE_UNIT(ja->stat[M_WINDOW].count ? (int64_t)ja->stat[M_WINDOW].v[k] : 0,
+		  ja->stat[M_COMM].count ? (int64_t)ja->stat[M_COMM].v[k] : 0,
+		  ja->stat[M_EXPOSED].count ? (int64_t)ja->stat[M_EXPOSED].v[k] : 0);
+	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
+		const struct ja_stat *s = &ja->stat[col[c].m];
+
+		jt_cell(w, s->count ? metric_text(buf, sizeof(buf), col[c].m, s->v[k]) : "-",
+			col[c].cols, true);
 	}
+	line_unit = 0;
+	gs_out_putc(w->o, '\n');
+}
+
+/* "rank 3" ("rank 3 GPU 1" when the rank has several), with why. */
+static void outlier_name(char *buf, size_t size, const struct ja_gpu *g, unsigned by)
+{
+	char who[64];
+
+	gpu_name(who, sizeof(who), g);
+	snprintf(buf, size, "%s (%s)", who, outlier_word(by));
+}
+
+/* "rank 37 (straggler), rank 5 GPU 1 (idle share)": the outliers shown,
+ * in the order of choice; NULL when out of memory. */
+static char *outlier_list(const struct gs_job_analysis *ja, const struct ja_view *v)
+{
+	size_t cap = v->n_shown * 112 + 1, len = 0;
+	char *text = malloc(cap), line[96];
+
+	if (!text)
+		return NULL;
+	text[0] = '\0';
+	for (size_t i = 0; i < v->n_shown; i++) {
+		outlier_name(line, sizeof(line), &ja->gpus[v->outs[i].gpu], v->outs[i].by);
+		len += (size_t)snprintf(text + len, cap - len, "%s%s", i ? ", " : "", line);
+	}
+	return text;
+}
+
+static void text_ranks(struct jt *w, const struct gs_job_analysis *ja, const struct ja_view *v)
+{
+	char title[160], line[160];
+	struct gs_out *o = w->o;
+
+	if (v->all) {
+		jt_section(w, "Ranks");
+		text_rank_head(w);
+		for (size_t i = 0; i < ja->n_gpus; i++)
+			text_rank_row(w, &ja->gpus[i]);
+		return;
+	}
+	snprintf(title, sizeof(title),
+		 "Ranks: each column's min, median and max over the %zu GPUs, then the "
+		 "outliers (%zu)",
+		 ja->n_gpus, v->n_shown);
+	jt_section(w, title);
+	text_rank_head(w);
+	for (int k = 0; k < 3; k++)
+		text_stat_row(w, ja, k);
+	for (size_t i = 0; i < ja->n_gpus; i++)
+		if (v->why[i] != UINT_MAX)
+			text_rank_row(w, &ja->gpus[i]);
+	if (v->n_shown) {
+		char *text = outlier_list(ja, v);
+
+		if (!text) {
+			o->failed = true;
+			o->err = ENOMEM;
+			return;
+		}
+		gs_report_text_wrap(o, "    outliers: ", 14, text, 14);
+		free(text);
+	}
+	if (v->n_outs > v->n_shown)
+		snprintf(line, sizeof(line), "%zu more outlier%s", v->n_outs - v->n_shown,
+			 v->n_outs - v->n_shown == 1 ? "" : "s");
+	else
+		snprintf(line, sizeof(line), "no %soutlier", v->n_shown ? "other " : "");
+	gs_out_printf(o,
+		      "    %zu of %zu GPUs not listed (%s among them): --ranks all lists every "
+		      "one,\n    --rank R shows one rank\n",
+		      ja->n_gpus - v->n_shown, ja->n_gpus, line);
 }
 
 /* "12.000 ms (rank 3)"; "(rank 3:1)" for GPU 1 of a rank with several. */
@@ -1442,10 +1762,11 @@ static const char *by_short(uint8_t by)
 	return by < sizeof(n) / sizeof(n[0]) ? n[by] : "-";
 }
 
-static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
+static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
+			     const struct ja_view *v)
 {
 	char title[160];
-	size_t comms = 0, i, shown, within = 0, lw = 12;
+	size_t comms = 0, i, shown, within = 0, lw = 12, n_comms;
 
 	/* The communicator column as wide as its longest name, 22 at most. */
 	for (i = 0; i < ja->n_comms; i++) {
@@ -1475,7 +1796,10 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
 	jt_cell(w, "transfer", 11, true);
 	jt_cell(w, "busbw", 12, true);
 	gs_out_putc(w->o, '\n');
-	for (i = 0; i < ja->n_comms; i++) {
+	/* Many GPUs: as many communicators as rank rows (a communicator a
+	 * stream can make one a rank). */
+	n_comms = v->all || ja->n_comms <= v->limit ? ja->n_comms : v->limit;
+	for (i = 0; i < n_comms; i++) {
 		const struct ja_comm *c = &ja->comms[i];
 		char n[32], k[32];
 		int64_t m = c->matched ? (int64_t)c->matched : 1;
@@ -1492,15 +1816,25 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja)
 						       "   not compared\n");
 			continue;
 		}
-		LINE_UNIT(c->skew_sum / m, c->skew_max, c->wait_sum, c->transfer_sum / m);
+		/* One unit for the per-collective times; the waits summed over
+		 * every rank and collective (a thousand ranks: a thousand times a
+		 * skew) in their own. */
+		LINE_UNIT(c->skew_sum / m, c->skew_max, c->transfer_sum / m);
 		jt_cell(w, DUR(c->skew_sum / m), 11, true);
 		jt_cell(w, DUR(c->skew_max), 11, true);
+		line_unit = 0;
 		jt_cell(w, DUR(c->wait_sum), 11, true);
+		LINE_UNIT(c->skew_sum / m, c->skew_max, c->transfer_sum / m);
 		jt_cell(w, DUR(c->transfer_sum / m), 11, true);
 		line_unit = 0;
 		jt_cell(w, c->busbw_n ? BW(c->busbw_sum / (double)c->busbw_n) : "-", 12, true);
 		gs_out_putc(w->o, '\n');
 	}
+	if (n_comms < ja->n_comms)
+		gs_out_printf(w->o,
+			      "    ... %zu more communicators (--ranks all, or --format json for "
+			      "all)\n",
+			      ja->n_comms - n_comms);
 	gs_out_puts(w->o,
 		    "    by: seq (the group's sequence numbers), group / order (a group's, or one "
 		    "kind's, kernels\n    in order, aligned on their ends), p2p (peer kernels "
@@ -1615,15 +1949,71 @@ static void dom_ranks(char *buf, size_t size, const struct gs_job_analysis *ja, 
 }
 
 /* The clocks: how the ranks' times were put on one clock per group. */
-static void text_clocks(struct jt *w, const struct gs_job_analysis *ja)
+/* One row of the Clocks table: domain d. */
+static void text_clock_row(struct jt *w, const struct gs_job_analysis *ja, size_t d)
 {
-	size_t fitted = 0;
+	const struct ja_domain *x = &ja->dom[d];
+	char g[16], ranks[64], off[48], res[48], how[96];
+
+	snprintf(g, sizeof(g), "%u", x->group);
+	dom_ranks(ranks, sizeof(ranks), ja, d);
+	signed_dur(off, sizeof(off), x->offset);
+	switch (x->state) {
+	case JA_DOM_REFERENCE:
+		snprintf(res, sizeof(res), "-");
+		snprintf(how, sizeof(how), "reference");
+		break;
+	case JA_DOM_FITTED:
+		gs_dur_text(res, sizeof(res), x->residual);
+		snprintf(how, sizeof(how), "%zu collectives, against rank %u%s", x->evidence,
+			 rank_of(ja, ja->dom[x->via].first_ri)->rank,
+			 x->outliers ? " (outliers set aside)" : "");
+		break;
+	case JA_DOM_NO_EVIDENCE:
+		snprintf(res, sizeof(res), "unknown");
+		snprintf(how, sizeof(how), "no collective ends with another host's");
+		break;
+	default:
+		snprintf(res, sizeof(res), "-");
+		snprintf(how, sizeof(how), "raw clock (--align none)");
+		break;
+	}
+	gs_out_puts(w->o, "    ");
+	jt_cell(w, g, 6, false);
+	jt_cell(w, *x->host ? x->host : "?", 16, false);
+	jt_cell(w, ranks, 14, false);
+	jt_cell(w, off, 13, true);
+	jt_cell(w, res, 11, true);
+	gs_out_puts(w->o, "  ");
+	gs_out_puts(w->o, how);
+	gs_out_putc(w->o, '\n');
+}
+
+#define CLOCK_ROWS 8 /* hosts listed one by one; more: a summary and the extremes */
+
+/* The clocks: how the ranks' times were put on one clock per group. */
+static void text_clocks(struct jt *w, const struct gs_job_analysis *ja, const struct ja_view *v)
+{
+	size_t fitted = 0, unknown = 0, big_off = SIZE_MAX, big_res = SIZE_MAX;
 
 	/* Nothing is compared across ranks without communication. */
 	if (!ja->n_comms)
 		return;
-	for (size_t d = 0; d < ja->n_dom; d++)
-		fitted += ja->dom[d].state == JA_DOM_FITTED;
+	for (size_t d = 0; d < ja->n_dom; d++) {
+		const struct ja_domain *x = &ja->dom[d];
+		int64_t a = x->offset < 0 ? -x->offset : x->offset;
+
+		fitted += x->state == JA_DOM_FITTED;
+		unknown += x->state == JA_DOM_NO_EVIDENCE;
+		if (x->state != JA_DOM_FITTED)
+			continue;
+		if (big_off == SIZE_MAX ||
+		    a > (ja->dom[big_off].offset < 0 ? -ja->dom[big_off].offset :
+						       ja->dom[big_off].offset))
+			big_off = d;
+		if (big_res == SIZE_MAX || x->residual > ja->dom[big_res].residual)
+			big_res = d;
+	}
 	if (ja->n_dom == 1) {
 		const struct ja_domain *x = &ja->dom[0];
 
@@ -1646,47 +2036,29 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja)
 	jt_cell(w, "offset", 13, true);
 	jt_cell(w, "residual", 11, true);
 	gs_out_puts(w->o, "  how\n");
-	for (size_t d = 0; d < ja->n_dom && d < 4 * w->top; d++) {
-		const struct ja_domain *x = &ja->dom[d];
-		char g[16], ranks[64], off[48], res[48], how[96];
+	if (v->all || ja->n_dom <= CLOCK_ROWS) {
+		for (size_t d = 0; d < ja->n_dom; d++)
+			text_clock_row(w, ja, d);
+	} else {
+		/* Many hosts: the reference, the largest offset and residual,
+		 * and how many are left out. */
+		size_t shown = 1;
 
-		snprintf(g, sizeof(g), "%u", x->group);
-		dom_ranks(ranks, sizeof(ranks), ja, d);
-		signed_dur(off, sizeof(off), x->offset);
-		res[0] = '\0';
-		switch (x->state) {
-		case JA_DOM_REFERENCE:
-			snprintf(res, sizeof(res), "-");
-			snprintf(how, sizeof(how), "reference");
-			break;
-		case JA_DOM_FITTED:
-			gs_dur_text(res, sizeof(res), x->residual);
-			snprintf(how, sizeof(how), "%zu collectives, against rank %u%s",
-				 x->evidence, rank_of(ja, ja->dom[x->via].first_ri)->rank,
-				 x->outliers ? " (outliers set aside)" : "");
-			break;
-		case JA_DOM_NO_EVIDENCE:
-			snprintf(res, sizeof(res), "unknown");
-			snprintf(how, sizeof(how), "no collective ends with another host's");
-			break;
-		default:
-			snprintf(res, sizeof(res), "-");
-			snprintf(how, sizeof(how), "raw clock (--align none)");
-			break;
+		text_clock_row(w, ja, 0);
+		if (big_off != SIZE_MAX && big_off != 0) {
+			text_clock_row(w, ja, big_off);
+			shown++;
 		}
-		gs_out_puts(w->o, "    ");
-		jt_cell(w, g, 6, false);
-		jt_cell(w, *x->host ? x->host : "?", 16, false);
-		jt_cell(w, ranks, 14, false);
-		jt_cell(w, off, 13, true);
-		jt_cell(w, res, 11, true);
-		gs_out_puts(w->o, "  ");
-		gs_out_puts(w->o, how);
-		gs_out_putc(w->o, '\n');
+		if (big_res != SIZE_MAX && big_res != 0 && big_res != big_off) {
+			text_clock_row(w, ja, big_res);
+			shown++;
+		}
+		gs_out_printf(w->o,
+			      "    ... %zu more hosts (%zu fitted, %zu with no collective to align "
+			      "on): --ranks all or\n    --format json for every one; above, the "
+			      "largest offset and residual\n",
+			      ja->n_dom - shown, fitted, unknown);
 	}
-	if (ja->n_dom > 4 * w->top)
-		gs_out_printf(w->o, "    ... %zu more hosts (--format json for every one)\n",
-			      ja->n_dom - 4 * w->top);
 	gs_out_puts(w->o,
 		    "    each trace's times first go to UTC by what it says of its clock; offset: "
 		    "then added to\n    a host's ranks so that the ends of its all-reduces, "
@@ -1695,11 +2067,23 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja)
 		    "within the clocks' residuals is clock error, never a straggler\n");
 }
 
-static void text_totals(struct jt *w, const struct gs_job_analysis *ja)
+static void text_totals(struct jt *w, const struct gs_job_analysis *ja, const struct ja_view *v)
 {
-	if (!ja->n_coll)
+	size_t with = 0, listed = 0;
+
+	if (!ja->n_by_skew)
 		return;
-	jt_section(w, "Per rank, over its collectives");
+	for (size_t i = 0; i < ja->n_totals; i++)
+		with += ja->totals[i].collectives > 0;
+	if (v->all) {
+		jt_section(w, "Per rank, over its collectives");
+	} else {
+		char title[128];
+
+		snprintf(title, sizeof(title),
+			 "Per rank, over its collectives: the outliers' ranks");
+		jt_section(w, title);
+	}
 	gs_out_puts(w->o, "    ");
 	jt_cell(w, "rank", 6, false);
 	jt_cell(w, "collectives", 12, true);
@@ -1713,23 +2097,32 @@ static void text_totals(struct jt *w, const struct gs_job_analysis *ja)
 		const struct ja_total *t = &ja->totals[i];
 		char rank[16], n[32], last[32];
 
-		if (!t->collectives)
+		if (!t->collectives || !v->rank_shown[t->ri])
 			continue;
+		listed++;
 		snprintf(rank, sizeof(rank), "%u", rank_of(ja, t->ri)->rank);
 		snprintf(n, sizeof(n), "%llu", (unsigned long long)t->collectives);
 		snprintf(last, sizeof(last), "%llu", (unsigned long long)t->last);
 		gs_out_puts(w->o, "    ");
 		jt_cell(w, rank, 6, false);
 		jt_cell(w, n, 12, true);
-		LINE_UNIT(t->waited, t->cost, t->compute_before);
+		/* The rank's own times in one unit; what it cost the others,
+		 * summed over every other rank, in its own. */
+		LINE_UNIT(t->waited, t->compute_before);
 		jt_cell(w, DUR(t->waited), 12, true);
 		jt_cell(w, last, 8, true);
 		jt_cell(w, PCT((int64_t)t->last, (int64_t)t->counted), 8, true);
+		line_unit = 0;
 		jt_cell(w, DUR(t->cost), 16, true);
+		LINE_UNIT(t->waited, t->compute_before);
 		jt_cell(w, DUR(t->compute_before), 16, true);
 		line_unit = 0;
 		gs_out_puts(w->o, t->straggler ? "  straggler\n" : "\n");
 	}
+	if (listed < with)
+		gs_out_printf(w->o,
+			      "    %zu of %zu ranks not listed (--ranks all lists every one)\n",
+			      with - listed, with);
 	gs_out_puts(w->o, "    last: times the others waited for it (a skew of 0 counts for no "
 			  "one); share: of its\n    collectives with a skew; straggler: last in at "
 			  "least 3, a quarter, and twice chance;\n    compute before: its compute "
@@ -1754,6 +2147,7 @@ void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
 	struct gs_report_style s = gs_report_style_of(st);
 	struct jt w = {o, s.color, s.top};
+	struct ja_view v;
 	char title[96];
 
 	if (!ja)
@@ -1761,6 +2155,11 @@ void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
 	snprintf(title, sizeof(title), "job: %zu ranks, %zu GPU%s", ja->n_sums, ja->n_gpus,
 		 ja->n_gpus == 1 ? "" : "s");
 	jt_rule(&w, title);
+	if (ja_view_make(ja, s.ranks, &v) != GS_OK) {
+		o->failed = true;
+		o->err = ENOMEM;
+		return;
+	}
 	if (ja->world_size > ja->n_sums)
 		gs_out_printf(
 			o,
@@ -1768,12 +2167,15 @@ void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
 			"every verdict\n  below is over the ranks at hand\n",
 			ja->n_sums, ja->world_size);
 	text_findings(&w, ja);
-	text_ranks(&w, ja);
-	text_summary(&w, ja);
-	text_clocks(&w, ja);
-	text_collectives(&w, ja);
-	text_totals(&w, ja);
+	text_ranks(&w, ja, &v);
+	/* Many GPUs: the min / median / max rows above say it. */
+	if (v.all)
+		text_summary(&w, ja);
+	text_clocks(&w, ja, &v);
+	text_collectives(&w, ja, &v);
+	text_totals(&w, ja, &v);
 	text_mismatches(&w, ja);
+	ja_view_free(&v);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1796,7 +2198,9 @@ static void jw_metric(struct jw *w, const char *key, enum ja_metric m, double v)
 		jw_frac_or_null(w, key, v);
 }
 
-static void json_ranks(struct jw *w, const struct gs_job_analysis *ja)
+/* Every GPU's row; `why` per GPU (ja_view's): its outlier's `by`, else
+ * UINT_MAX. */
+static void json_ranks(struct jw *w, const struct gs_job_analysis *ja, const unsigned *why)
 {
 	jw_arr(w, "ranks");
 	for (size_t i = 0; i < ja->n_gpus; i++) {
@@ -1826,6 +2230,29 @@ static void json_ranks(struct jw *w, const struct gs_job_analysis *ja)
 		jw_i64(w, "comm_union_ns", d->comm_union_ns);
 		jw_i64(w, "comm_exposed_ns", d->comm_exposed_ns);
 		jw_frac_or_null(w, "overlap", g->overlap);
+		jw_bool(w, "outlier", why[i] != UINT_MAX);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+/* Every outlier, in the order of choice (the text and HTML show the first
+ * --ranks of them). */
+static void json_outliers(struct jw *w, const struct gs_job_analysis *ja, const struct ja_view *v)
+{
+	jw_arr(w, "outliers");
+	for (size_t i = 0; i < v->n_outs; i++) {
+		const struct ja_outlier *x = &v->outs[i];
+		const struct ja_gpu *g = &ja->gpus[x->gpu];
+
+		jw_row(w, NULL);
+		jw_u64(w, "rank", g->r->rank);
+		jw_u64(w, "device", g->d->device);
+		jw_str(w, "by", x->by == OUTLIER_STRAGGLER ? "straggler" : metric_info[x->by].key);
+		if (x->by == OUTLIER_STRAGGLER)
+			jw_null(w, "score");
+		else
+			jw_fixed(w, "score", x->score);
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
@@ -2095,8 +2522,16 @@ void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 {
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
 
+	struct ja_view v;
+
 	if (!ja)
 		return;
+	/* Every outlier (no limit: the JSON has every rank). */
+	if (ja_view_make(ja, SIZE_MAX, &v) != GS_OK) {
+		w->o.failed = true;
+		w->o.err = ENOMEM;
+		return;
+	}
 	jw_obj(w, "job");
 	if (ja->world_size > ja->n_sums) {
 		jw_obj(w, "partial");
@@ -2107,7 +2542,8 @@ void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 		jw_null(w, "partial");
 	}
 	json_clocks(w, ja);
-	json_ranks(w, ja);
+	json_ranks(w, ja, v.why);
+	json_outliers(w, ja, &v);
 	json_summary(w, ja);
 	json_communicators(w, ja);
 	json_collectives(w, ja);
@@ -2124,6 +2560,7 @@ void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 	}
 	jw_end_arr(w);
 	jw_end_obj(w);
+	ja_view_free(&v);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2168,36 +2605,100 @@ static void h_findings(struct gs_out *o, const struct gs_job_analysis *ja)
 	gs_out_puts(o, "</ol>\n");
 }
 
-static void h_ranks(struct gs_out *o, const struct gs_job_analysis *ja)
+/* One GPU's row of the rank table; with an outlier column (`col`), `why`
+ * its outlier's `by` (UINT_MAX: none). */
+static void h_rank_row(struct gs_out *o, const struct ja_gpu *g, bool col, unsigned why)
 {
-	gs_out_puts(o, "<h3>Ranks</h3>\n<table class=\"tbl\" id=\"job-ranks\"><thead><tr>"
-		       "<th>rank</th><th>host</th><th class=\"n\">GPU</th>"
-		       "<th class=\"n\">window</th><th class=\"n\">kernel</th>"
-		       "<th class=\"n\">copy</th><th class=\"n\">sync</th><th class=\"n\">idle</th>"
-		       "<th class=\"n\">efficiency</th><th class=\"n\">comm time</th>"
-		       "<th class=\"n\">exposed comm</th><th class=\"n\">overlap</th>"
-		       "</tr></thead><tbody>\n");
-	for (size_t i = 0; i < ja->n_gpus; i++) {
-		const struct ja_gpu *g = &ja->gpus[i];
-		const struct gs_js_gpu *d = g->d;
-		char eff[32];
+	const struct gs_js_gpu *d = g->d;
+	char eff[32];
 
-		gs_out_printf(o, "<tr><td>%u</td><td>", g->r->rank);
-		h_esc(o, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 40);
-		gs_out_printf(o, "</td><td class=\"n\">%u</td><td class=\"n\">%s</td>", d->device,
-			      HDUR(d->window_ns));
-		for (unsigned c = 0; c < GS_CAT_COUNT; c++)
+	gs_out_printf(o, "<tr><td>%u</td><td>", g->r->rank);
+	h_esc(o, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 40);
+	gs_out_printf(o, "</td><td class=\"n\">%u</td><td class=\"n\">%s</td>", d->device,
+		      HDUR(d->window_ns));
+	for (unsigned c = 0; c < GS_CAT_COUNT; c++)
+		gs_out_printf(o, "<td class=\"n\">%s</td>", PCT(d->total_ns[c], d->window_ns));
+	gs_out_printf(o, "<td class=\"n\">%s</td>", eff_text(d, eff, sizeof(eff)));
+	gs_out_printf(o, "<td class=\"n\">%s</td>", d->comm_kernels ? HDUR(d->comm_ns) : "-");
+	gs_out_printf(o, "<td class=\"n\">%s</td>",
+		      d->comm_kernels ? HDUR(d->comm_exposed_ns) : "-");
+	gs_out_printf(o, "<td class=\"n\">%s</td>", isfinite(g->overlap) ? FRAC(g->overlap) : "-");
+	if (col)
+		gs_out_printf(o, "<td>%s</td>", why == UINT_MAX ? "" : outlier_word(why));
+	gs_out_puts(o, "</tr>\n");
+}
+
+static void h_rank_head(struct gs_out *o, const char *id, bool why)
+{
+	gs_out_printf(o,
+		      "<table class=\"tbl\" id=\"%s\"><thead><tr>"
+		      "<th>rank</th><th>host</th><th class=\"n\">GPU</th>"
+		      "<th class=\"n\">window</th><th class=\"n\">kernel</th>"
+		      "<th class=\"n\">copy</th><th class=\"n\">sync</th><th class=\"n\">idle</th>"
+		      "<th class=\"n\">efficiency</th><th class=\"n\">comm time</th>"
+		      "<th class=\"n\">exposed comm</th><th class=\"n\">overlap</th>%s"
+		      "</tr></thead><tbody>\n",
+		      id, why ? "<th>outlier</th>" : "");
+}
+
+/* The min (k 0), median (1) or max (2) row of the rank table. */
+static void h_stat_row(struct gs_out *o, const struct gs_job_analysis *ja, int k)
+{
+	static const char *const label[3] = {"min", "median", "max"};
+	static const enum ja_metric col[] = {M_WINDOW, M_KERNEL, M_COPY,    M_SYNC,   M_IDLE,
+					     M_EFF,    M_COMM,   M_EXPOSED, M_OVERLAP};
+	char buf[48];
+
+	gs_out_printf(o, "<tr class=\"stat\"><td colspan=\"3\">%s</td>", label[k]);
+	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
+		const struct ja_stat *s = &ja->stat[col[c]];
+
+		if (!s->count)
+			gs_out_puts(o, "<td class=\"n\">-</td>");
+		else if (metric_info[col[c]].ns)
+			gs_out_printf(o, "<td class=\"n\">%s</td>", HDUR((int64_t)s->v[k]));
+		else
 			gs_out_printf(o, "<td class=\"n\">%s</td>",
-				      PCT(d->total_ns[c], d->window_ns));
-		gs_out_printf(o, "<td class=\"n\">%s</td>", eff_text(d, eff, sizeof(eff)));
-		gs_out_printf(o, "<td class=\"n\">%s</td>",
-			      d->comm_kernels ? HDUR(d->comm_ns) : "-");
-		gs_out_printf(o, "<td class=\"n\">%s</td>",
-			      d->comm_kernels ? HDUR(d->comm_exposed_ns) : "-");
-		gs_out_printf(o, "<td class=\"n\">%s</td></tr>\n",
-			      isfinite(g->overlap) ? FRAC(g->overlap) : "-");
+				      metric_text(buf, sizeof(buf), col[c], s->v[k]));
 	}
-	gs_out_puts(o, "</tbody></table>\n");
+	gs_out_puts(o, "<td></td></tr>\n");
+}
+
+/*
+ * The rank table: every GPU's row when they fit; else each column's min,
+ * median and max and the outliers, open, and every row in a collapsed
+ * block under them. Then the min / median / max with the rank of each.
+ */
+static void h_ranks(struct gs_out *o, const struct gs_job_analysis *ja, const struct ja_view *v)
+{
+	gs_out_puts(o, "<h3>Ranks</h3>\n");
+	if (v->all) {
+		h_rank_head(o, "job-ranks", false);
+		for (size_t i = 0; i < ja->n_gpus; i++)
+			h_rank_row(o, &ja->gpus[i], false, UINT_MAX);
+		gs_out_puts(o, "</tbody></table>\n");
+	} else {
+		gs_out_printf(o,
+			      "<p class=\"more\">Each column's min, median and max over the %zu "
+			      "GPUs, then the %zu outlier%s (stragglers, then the GPUs farthest "
+			      "from the median; --ranks N|all).</p>\n",
+			      ja->n_gpus, v->n_shown, v->n_shown == 1 ? "" : "s");
+		h_rank_head(o, "job-ranks", true);
+		for (int k = 0; k < 3; k++)
+			h_stat_row(o, ja, k);
+		for (size_t i = 0; i < ja->n_gpus; i++)
+			if (v->why[i] != UINT_MAX)
+				h_rank_row(o, &ja->gpus[i], true, v->why[i]);
+		gs_out_puts(o, "</tbody></table>\n");
+		gs_out_printf(o,
+			      "<details class=\"more\" id=\"job-ranks-all\"><summary>Every GPU: "
+			      "%zu rows, %zu outlier%s marked</summary>\n",
+			      ja->n_gpus, v->n_outs, v->n_outs == 1 ? "" : "s");
+		h_rank_head(o, "job-ranks-full", true);
+		for (size_t i = 0; i < ja->n_gpus; i++)
+			h_rank_row(o, &ja->gpus[i], true, v->why[i]);
+		gs_out_puts(o, "</tbody></table>\n</details>\n");
+	}
 	gs_out_puts(o, "<table class=\"tbl\" id=\"job-summary\"><thead><tr><th>over the GPUs</th>"
 		       "<th class=\"n\">min</th><th class=\"n\">median</th><th class=\"n\">max</th>"
 		       "</tr></thead><tbody>\n");
@@ -2242,34 +2743,100 @@ static int64_t h_x(int64_t t, int64_t t0, int64_t span)
 	return (int64_t)(x + 0.5);
 }
 
-/* One drawing of the collectives of clock group `g`: a lane per GPU, its
- * collective kernels on it (the last rank's in the wait colour), and each
- * collective's skew as a band from its first to its last arrival across
- * the lanes. */
-static void h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32_t g, int *lanes)
+/*
+ * The lanes of a drawing when more GPUs than H_LANES take part in its
+ * collectives (lanes[q] 0 for each): the outliers shown in the rank table,
+ * then the GPUs last most often in the drawn collectives (ties: the lowest
+ * rank), H_LANES - 1 of them; the others (lanes[q] H_OTHERS) share one
+ * lane, drawn after them.
+ */
+#define H_LANES 32
+#define H_OTHERS (-2)
+
+static gs_status h_pick_lanes(const struct gs_job_analysis *ja, uint32_t g, size_t n_draw,
+			      const struct ja_view *v, int *lanes)
 {
-	size_t n_lanes = 0, in_group = 0, n_draw = 0, rects = 0, drawn, i, k;
+	size_t *last = calloc(ja->n_gpus ? ja->n_gpus : 1, sizeof(*last)), picked = 0, i, drawn;
+
+	if (!last)
+		return gs_nomem();
+	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
+		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct ja_comm *c = &ja->comms[x->comm];
+		size_t q = SIZE_MAX;
+
+		if (c->clock_group != g)
+			continue;
+		drawn++;
+		if (x->skew <= 0 || x->state != JA_COMPARED)
+			continue;
+		for (size_t p = 0; p < x->present; p++)
+			if (ja->slot[x->slot + p].m == x->last_m)
+				q = gpu_index(ja, coll_member(ja, x, p)->ri,
+					      coll_op(ja, x, p)->device);
+		if (q != SIZE_MAX)
+			last[q]++;
+	}
+	for (i = 0; i < ja->n_gpus; i++)
+		if (lanes[i] == 0)
+			lanes[i] = H_OTHERS;
+	for (i = 0; i < v->n_shown && picked + 1 < H_LANES; i++) {
+		size_t q = v->outs[i].gpu;
+
+		if (lanes[q] == H_OTHERS) {
+			lanes[q] = 0;
+			picked++;
+		}
+	}
+	while (picked + 1 < H_LANES) {
+		size_t best = SIZE_MAX;
+
+		for (i = 0; i < ja->n_gpus; i++)
+			if (lanes[i] == H_OTHERS && last[i] &&
+			    (best == SIZE_MAX || last[i] > last[best]))
+				best = i;
+		if (best == SIZE_MAX)
+			break;
+		lanes[best] = 0;
+		picked++;
+	}
+	free(last);
+	return GS_OK;
+}
+
+/* One drawing of the collectives of clock group `g` on its common clock: a
+ * lane per GPU (with many GPUs, H_LANES - 1 of them and one for the
+ * others), its collective kernels on it (the last rank's in the wait
+ * colour), and each collective's skew as a band from its first to its last
+ * arrival across the lanes. */
+static gs_status h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32_t g,
+			   int *lanes, const struct ja_view *v)
+{
+	size_t n_lanes = 0, in_group = 0, n_draw = 0, rects = 0, drawn, i, k, taking = 0,
+	       others = 0;
 	int64_t t0 = 0, t1 = 0;
 	bool any = false, full = false;
-	int height;
+	int height, other_lane = -1;
 
 	for (i = 0; i < ja->n_gpus; i++)
 		lanes[i] = -1;
 	/* The collectives of the group, by skew: the first H_DRAWN are drawn,
-	 * fewer when their kernels would pass H_RECTS. */
+	 * fewer when their kernels would pass H_RECTS (a lane holds one kernel
+	 * of a collective at most). */
 	for (i = 0; i < ja->n_by_skew; i++) {
 		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
 		const struct ja_comm *c = &ja->comms[x->comm];
+		size_t cost = x->present < H_LANES ? x->present : H_LANES;
 
 		if (c->clock_group != g)
 			continue;
 		in_group++;
-		if (!full && (n_draw >= H_DRAWN || (n_draw && rects + x->present > H_RECTS)))
+		if (!full && (n_draw >= H_DRAWN || (n_draw && rects + cost > H_RECTS)))
 			full = true;
 		if (full)
 			continue;
 		n_draw++;
-		rects += x->present;
+		rects += cost;
 		for (k = 0; k < x->present; k++) {
 			const struct ja_member *m = coll_member(ja, x, k);
 			const struct gs_js_kernel *op = coll_op(ja, x, k);
@@ -2285,10 +2852,23 @@ static void h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32
 		}
 	}
 	if (!any)
-		return;
+		return GS_OK;
 	for (i = 0; i < ja->n_gpus; i++)
+		taking += lanes[i] == 0;
+	if (taking > H_LANES) {
+		gs_status rc = h_pick_lanes(ja, g, n_draw, v, lanes);
+
+		if (rc != GS_OK)
+			return rc;
+	}
+	for (i = 0; i < ja->n_gpus; i++) {
 		if (lanes[i] == 0)
 			lanes[i] = (int)n_lanes++;
+		else if (lanes[i] == H_OTHERS)
+			others++;
+	}
+	if (others)
+		other_lane = (int)n_lanes++;
 	height = (int)n_lanes * H_PITCH;
 	if (t1 <= t0)
 		t1 = t0 + 1;
@@ -2299,7 +2879,8 @@ static void h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32
 		      "<button data-z=\"out\" title=\"zoom out\">&minus;</button>"
 		      "<button data-z=\"reset\">reset</button>"
 		      "<span>wheel: zoom, drag: pan; times from the first collective kernel "
-		      "(%lld ns)</span><span class=\"range\"></span></div>\n",
+		      "(%lld ns on the clock group's common clock)</span>"
+		      "<span class=\"range\"></span></div>\n",
 		      (long long)t0);
 	gs_out_puts(o, "<div class=\"tl-body\">\n");
 	gs_out_printf(o, "<svg class=\"labels\" width=\"%d\" height=\"%d\">\n", H_LABEL_W,
@@ -2315,6 +2896,9 @@ static void h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32
 		h_esc(o, name, 0);
 		gs_out_puts(o, "</text>\n");
 	}
+	if (others)
+		gs_out_printf(o, "<text x=\"0\" y=\"%d\" class=\"grp\">%zu other GPUs</text>\n",
+			      H_AXIS_H + other_lane * H_PITCH + 16, others);
 	gs_out_puts(o, "</svg>\n<div class=\"tl-plot\">\n");
 	gs_out_printf(o, "<svg class=\"axis\" id=\"job-axis-%u\"></svg>\n", g);
 	gs_out_printf(o,
@@ -2354,6 +2938,8 @@ static void h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32
 	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
 		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
 		const struct ja_comm *c = &ja->comms[x->comm];
+		int64_t o0 = 0, o1 = 0, oa = 0; /* the others': first start, last end, last start */
+		size_t n_o = 0;
 
 		if (c->clock_group != g)
 			continue;
@@ -2367,6 +2953,16 @@ static void h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32
 			bool last = x->skew > 0 && x->state == JA_COMPARED &&
 				    ja->slot[x->slot + k].m == x->last_m;
 
+			if (lane == H_OTHERS) {
+				if (!n_o || s0 < o0)
+					o0 = s0;
+				if (!n_o || s1 > o1)
+					o1 = s1;
+				if (!n_o || s0 > oa)
+					oa = s0;
+				n_o++;
+				continue;
+			}
 			if (lane < 0)
 				continue;
 			gs_out_printf(o,
@@ -2383,23 +2979,53 @@ static void h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32
 				      HDUR(s1 - s0), last ? ", last" : "");
 			gs_out_puts(o, "</title></rect>\n");
 		}
+		if (n_o) {
+			int64_t a = h_x(o0, t0, t1 - t0), b = h_x(o1, t0, t1 - t0),
+				m = h_x(oa, t0, t1 - t0);
+
+			/* The others' kernels from the first start to the last
+			 * end, their arrivals (first to last start) darker. */
+			gs_out_printf(o,
+				      "<rect class=\"k o2\" x=\"%lld\" y=\"%d\" width=\"%lld\" "
+				      "height=\"%d\"><title>",
+				      (long long)a, other_lane * H_PITCH + H_BAR_Y,
+				      (long long)(b > a ? b - a : 1), H_BAR_H);
+			h_esc(o, x->name, 32);
+			gs_out_printf(o,
+				      " #%u&#10;%zu other GPUs: arrived +%s to +%s, the last "
+				      "ended +%s</title></rect>\n",
+				      x->index, n_o, HDUR(o0 - t0), HDUR(oa - t0), HDUR(o1 - t0));
+			gs_out_printf(o,
+				      "<rect class=\"k\" x=\"%lld\" y=\"%d\" width=\"%lld\" "
+				      "height=\"%d\"/>\n",
+				      (long long)a, other_lane * H_PITCH + H_BAR_Y,
+				      (long long)(m > a ? m - a : 1), H_BAR_H);
+		}
 	}
 	gs_out_puts(o, "</svg>\n</div>\n</div>\n");
 	gs_out_puts(o, "<div class=\"legend\"><span><span class=\"sw c-kernel\"></span>collective "
 		       "kernel</span><span><span class=\"sw c-wait\"></span>the last rank's kernel "
 		       "(the others waited for it)</span><span><span class=\"sw c-wait\" "
 		       "style=\"opacity:.25\"></span>skew: first to last arrival</span></div>\n");
+	if (others)
+		gs_out_printf(o,
+			      "<p class=\"more\">%zu GPUs take part: the lanes are the outliers' "
+			      "and those last most often; the other %zu GPUs share the last lane "
+			      "(their kernels from the first start to the last end, solid from "
+			      "the first arrival to the last).</p>\n",
+			      taking, others);
 	if (in_group > n_draw)
 		gs_out_printf(o,
 			      "<p class=\"more\">The %zu collectives of largest skew of %zu are "
 			      "drawn.</p>\n",
 			      n_draw, in_group);
 	gs_out_puts(o, "</div>\n");
+	return GS_OK;
 }
 
-static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja, size_t top)
+/* The collectives over time: a drawing per clock group. */
+static void h_chart(struct gs_out *o, const struct gs_job_analysis *ja, const struct ja_view *v)
 {
-	size_t shown, i;
 	int *lanes;
 
 	gs_out_puts(o, "<h3>Collectives</h3>\n");
@@ -2409,17 +3035,90 @@ static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja, si
 		return;
 	}
 	lanes = malloc((ja->n_gpus ? ja->n_gpus : 1) * sizeof(*lanes));
-	if (lanes) {
-		uint32_t groups = ja->n_clock_groups;
-
-		for (uint32_t g = 0; g < groups && !o->failed; g++)
-			h_drawing(o, ja, g, lanes);
-		free(lanes);
+	if (!lanes) {
+		o->failed = true;
+		o->err = ENOMEM;
+		return;
 	}
+	for (uint32_t g = 0; g < ja->n_clock_groups && !o->failed; g++)
+		if (h_drawing(o, ja, g, lanes, v) != GS_OK) {
+			o->failed = true;
+			o->err = ENOMEM;
+		}
+	free(lanes);
 	if (ja->n_clock_groups > 1)
 		gs_out_puts(o,
 			    "<p class=\"more\">Ranks on different clocks (clock groups) are never "
 			    "compared: each group is matched and drawn on its own.</p>\n");
+}
+
+/* A rank's row of the table of its collectives. */
+static void h_total_row(struct gs_out *o, const struct gs_job_analysis *ja,
+			const struct ja_total *t)
+{
+	gs_out_printf(o,
+		      "<tr><td>%u</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
+		      "<td class=\"n\">%llu</td><td class=\"n\">%s</td>"
+		      "<td class=\"n\">%s</td><td>%s</td></tr>\n",
+		      rank_of(ja, t->ri)->rank, (unsigned long long)t->collectives, HDUR(t->waited),
+		      (unsigned long long)t->last, PCT((int64_t)t->last, (int64_t)t->counted),
+		      HDUR(t->cost), t->straggler ? "<b>straggler</b>" : "");
+}
+
+static void h_totals_head(struct gs_out *o, const char *id)
+{
+	gs_out_printf(o,
+		      "<table class=\"tbl\" id=\"%s\"><thead><tr><th>rank</th>"
+		      "<th class=\"n\">collectives</th><th class=\"n\">waited</th>"
+		      "<th class=\"n\">times last</th><th class=\"n\">share</th>"
+		      "<th class=\"n\">cost to others</th><th></th></tr></thead><tbody>\n",
+		      id);
+}
+
+/* Per rank over its collectives: every rank when they fit, else the
+ * outliers' ranks and every rank in a collapsed block. */
+static void h_totals(struct gs_out *o, const struct gs_job_analysis *ja, const struct ja_view *v)
+{
+	size_t with = 0, i;
+
+	for (i = 0; i < ja->n_totals; i++)
+		with += ja->totals[i].collectives > 0;
+	h_totals_head(o, "job-totals");
+	for (i = 0; i < ja->n_totals; i++)
+		if (ja->totals[i].collectives && (v->all || v->rank_shown[ja->totals[i].ri]))
+			h_total_row(o, ja, &ja->totals[i]);
+	gs_out_puts(o, "</tbody></table>\n");
+	if (v->all)
+		return;
+	gs_out_printf(o,
+		      "<details class=\"more\" id=\"job-totals-all\"><summary>Every rank: %zu "
+		      "rows</summary>\n",
+		      with);
+	h_totals_head(o, "job-totals-full");
+	for (i = 0; i < ja->n_totals; i++)
+		if (ja->totals[i].collectives)
+			h_total_row(o, ja, &ja->totals[i]);
+	gs_out_puts(o, "</tbody></table>\n</details>\n");
+}
+
+/* The communicators, the collectives by skew, per rank, mismatches. */
+static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja, size_t top,
+			  const struct ja_view *v)
+{
+	size_t shown, i;
+
+	bool fold = !v->all && ja->n_comms > v->limit;
+
+	if (!ja->n_comms)
+		return;
+	gs_out_puts(o, "<h3>Communicators and the collectives of largest skew</h3>\n");
+	/* Many GPUs and many communicators (by stream, one a rank can make):
+	 * collapsed. */
+	if (fold)
+		gs_out_printf(o,
+			      "<details class=\"more\" id=\"job-communicators-all\"><summary>%zu "
+			      "communicators</summary>\n",
+			      ja->n_comms);
 	gs_out_puts(o,
 		    "<table class=\"tbl\" id=\"job-communicators\"><thead><tr>"
 		    "<th>communicator</th><th class=\"n\">ranks</th><th class=\"n\">compared</th>"
@@ -2445,9 +3144,9 @@ static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja, si
 		gs_out_printf(o, "<td class=\"n\">%s</td></tr>\n",
 			      c->busbw_n ? BW(c->busbw_sum / (double)c->busbw_n) : "-");
 	}
-	gs_out_puts(o, "</tbody></table>\n");
-	if (ja->n_coll) {
-		shown = ja->n_coll < top ? ja->n_coll : top;
+	gs_out_puts(o, fold ? "</tbody></table>\n</details>\n" : "</tbody></table>\n");
+	if (ja->n_by_skew) {
+		shown = ja->n_by_skew < top ? ja->n_by_skew : top;
 		gs_out_puts(o, "<table class=\"tbl\" id=\"job-skew\"><thead><tr><th class=\"n\">#"
 			       "</th><th>communicator</th><th class=\"n\">index</th><th>name</th>"
 			       "<th class=\"n\">skew</th><th class=\"n\">last rank</th>"
@@ -2463,7 +3162,10 @@ static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja, si
 				      x->index);
 			h_esc(o, x->name, 90);
 			gs_out_printf(o, "</td><td class=\"n\">%s</td>", HDUR(x->skew));
-			if (x->skew > 0)
+			if (x->state == JA_WITHIN_ERROR)
+				gs_out_puts(o, "<td class=\"n\" title=\"within the clocks' "
+					       "error\">~</td>");
+			else if (x->skew > 0)
 				gs_out_printf(o, "<td class=\"n\">%u</td>",
 					      rank_of(ja, c->m[x->last_m].ri)->rank);
 			else
@@ -2473,41 +3175,27 @@ static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja, si
 			gs_out_printf(o, "<td class=\"n\">%s</td></tr>\n", BW(x->busbw));
 		}
 		gs_out_puts(o, "</tbody></table>\n");
-		if (shown < ja->n_coll)
+		if (shown < ja->n_by_skew)
 			gs_out_printf(o,
 				      "<p class=\"more\">%zu more (--top N for more rows, --format "
 				      "json for the %d largest)</p>\n",
-				      ja->n_coll - shown, JSON_COLLECTIVES);
-		gs_out_puts(o,
-			    "<table class=\"tbl\" id=\"job-totals\"><thead><tr><th>rank</th>"
-			    "<th class=\"n\">collectives</th><th class=\"n\">waited</th>"
-			    "<th class=\"n\">times last</th><th class=\"n\">share</th>"
-			    "<th class=\"n\">cost to others</th><th></th></tr></thead><tbody>\n");
-		for (i = 0; i < ja->n_totals; i++) {
-			const struct ja_total *t = &ja->totals[i];
-
-			if (!t->collectives)
-				continue;
-			gs_out_printf(
-				o,
-				"<tr><td>%u</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
-				"<td class=\"n\">%llu</td><td class=\"n\">%s</td>"
-				"<td class=\"n\">%s</td><td>%s</td></tr>\n",
-				rank_of(ja, t->ri)->rank, (unsigned long long)t->collectives,
-				HDUR(t->waited), (unsigned long long)t->last,
-				PCT((int64_t)t->last, (int64_t)t->counted), HDUR(t->cost),
-				t->straggler ? "<b>straggler</b>" : "");
-		}
-		gs_out_puts(o, "</tbody></table>\n");
+				      ja->n_by_skew - shown, JSON_COLLECTIVES);
+		h_totals(o, ja, v);
 	}
 	if (ja->n_mm) {
-		gs_out_puts(o, "<h3>Mismatches</h3>\n<ul class=\"notes\" id=\"job-mismatches\">\n");
+		gs_out_puts(o, "<h3>Mismatches</h3>\n");
+		if (ja->n_mm > top)
+			gs_out_printf(o,
+				      "<details class=\"more\" id=\"job-mismatches-all\"><summary>"
+				      "%zu communicators do not line up</summary>\n",
+				      ja->n_mm);
+		gs_out_puts(o, "<ul class=\"notes\" id=\"job-mismatches\">\n");
 		for (i = 0; i < ja->n_mm; i++) {
 			gs_out_puts(o, "<li>");
 			h_esc(o, ja->mm[i].text, 0);
 			gs_out_puts(o, "</li>\n");
 		}
-		gs_out_puts(o, "</ul>\n");
+		gs_out_puts(o, ja->n_mm > top ? "</ul>\n</details>\n" : "</ul>\n");
 	}
 }
 
@@ -2515,15 +3203,26 @@ void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job,
 				const struct gs_report_style *st)
 {
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
+	struct gs_report_style s = gs_report_style_of(st);
+	struct ja_view v;
 
 	if (!ja)
 		return;
+	if (ja_view_make(ja, s.ranks, &v) != GS_OK) {
+		o->failed = true;
+		o->err = ENOMEM;
+		return;
+	}
 	gs_out_printf(o, "<section class=\"job\" id=\"job\">\n<h2>Job: %zu ranks, %zu GPU%s</h2>\n",
 		      ja->n_sums, ja->n_gpus, ja->n_gpus == 1 ? "" : "s");
+	/* What stands out first: the findings and the collectives over time;
+	 * then the ranks and the tables. */
 	h_findings(o, ja);
-	h_ranks(o, ja);
-	h_collectives(o, ja, gs_report_style_of(st).top);
+	h_chart(o, ja, &v);
+	h_ranks(o, ja, &v);
+	h_collectives(o, ja, s.top, &v);
 	gs_out_puts(o, "</section>\n");
+	ja_view_free(&v);
 }
 
 /* ------------------------------------------------------------------------ */

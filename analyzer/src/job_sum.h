@@ -117,6 +117,14 @@ gs_status gs_js_pack(const struct gs_js_rank *r, char **buf, size_t *len);
 gs_status gs_js_unpack(const char *buf, size_t len, struct gs_js_rank **out);
 /* The summaries the analysis holds, in rank order. */
 const struct gs_js_rank *const *gs_job_analysis_ranks(const struct gs_job_analysis *ja, size_t *n);
+/* The ranks (by index in rank order, a slot each in shown[]) whose GPU
+ * sections a job's text report shows with `style`: every one when every
+ * GPU's row fits the rank table, else the ranks of the outliers it lists
+ * (job.c says which). *n_shown: how many. Decided from the summaries
+ * alone, so that gpuscope-mpi's root can tell the others. */
+gs_status gs_job_analysis_shown_ranks(const struct gs_job_analysis *ja,
+				      const struct gs_report_style *style, bool *shown,
+				      size_t *n_shown);
 
 /* ---- a job's report written from parts (report_text.c, report_json.c) ----
  *
@@ -129,6 +137,8 @@ struct gs_out;
 /* The notes of one rank's text report, label "caution", "warning", "note". */
 void gs_report_text_notes(const struct gs_report *r,
 			  void (*fn)(void *ctx, const char *label, const char *text), void *ctx);
+/* Text: part() is asked only for the ranks whose sections are shown
+ * (gs_job_analysis_shown_ranks with the same style), in rank order. */
 gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
 				   const struct gs_report_style *style,
 				   gs_status (*part)(void *ctx, size_t i, struct gs_out *o),

@@ -870,6 +870,15 @@ static gs_status build_rank(const struct gs_job *j, size_t i, const struct gs_re
 		ro.window.end_ns = first + o->window.end_ns;
 		ro.window_relative = false;
 	}
+	/* In a job of two or more ranks, a rank's report names its own input
+	 * only (the job's report names them all): a copy of every input in
+	 * every rank's report grew as the square of the ranks (1,024 ranks:
+	 * a million paths). A job of one rank is that rank's report, with
+	 * every input (two inputs can be one process). */
+	if (j->n_ranks > 1) {
+		ro.inputs = o->inputs && k->input < o->n_inputs ? &o->inputs[k->input] : NULL;
+		ro.n_inputs = ro.inputs ? 1 : 0;
+	}
 	/* --device N picks the device inside the rank; without --rank in a
 	 * job, only the rank that has it was picked. */
 	st = gs_report_build(k->trace, &ro, &c);
@@ -882,9 +891,9 @@ static gs_status build_rank(const struct gs_job *j, size_t i, const struct gs_re
 	c->rank_declared = k->rank_declared;
 	c->pid = k->pid;
 	c->host = k->host_name;
-	c->input = o->inputs && k->input < o->n_inputs && o->inputs[k->input] ?
-			   c->inputs[k->input] :
-			   "";
+	c->input = "";
+	if (o->inputs && k->input < o->n_inputs && o->inputs[k->input])
+		c->input = c->inputs[j->n_ranks > 1 ? 0 : k->input];
 	c->clock_group = k->clock_group;
 	c->clock_domain = k->clock_domain;
 	c->clock = k->clock;

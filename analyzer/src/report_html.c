@@ -613,6 +613,12 @@ static uint32_t hj_device(const struct gs_report *r, const struct gs_js_rank *co
 	return sums ? sums[i]->gpus[k].device : r->ranks[i]->dev[k].device;
 }
 
+static const char *hj_host(const struct gs_report *r, const struct gs_js_rank *const *sums,
+			   size_t i)
+{
+	return sums ? gs_js_str(sums[i], sums[i]->host) : r->ranks[i]->host;
+}
+
 static uint64_t hj_ops(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t i)
 {
 	size_t n;
@@ -623,16 +629,102 @@ static uint64_t hj_ops(const struct gs_report *r, const struct gs_js_rank *const
 	return n;
 }
 
+/* A job page's own style and script (a page of one process has neither):
+ * the collapsed blocks, the index of the GPU sections and its filter; a
+ * link into a collapsed block opens it. */
+static const char job_css[] =
+	"<style>\n"
+	"details.more{margin:4px 0 10px}details>summary{cursor:pointer;color:#1864ab}"
+	"details.ranks,details.rank{margin:6px 0}details.rank>summary{font-weight:600}\n"
+	"tr.stat td{background:var(--bg2);font-style:italic}\n"
+	"#job-index p{margin:2px 0;font-size:12.5px}#job-index a{margin-right:7px}"
+	"#job-index input{font:inherit;margin:6px 0;padding:2px 6px;width:260px}\n"
+	"</style>\n";
+
+static const char job_script[] =
+	"<script>\n"
+	"(function(){\n"
+	"function open(id){var e=document.getElementById(id);\n"
+	" for(var p=e&&e.parentElement;p;p=p.parentElement)if(p.tagName==='DETAILS')p.open=true;}\n"
+	"function go(){if(location.hash.length>1)open(decodeURIComponent(location.hash.slice(1)));}\n"
+	"window.addEventListener('hashchange',go);go();\n"
+	"document.addEventListener('click',function(e){var a=e.target.closest&&\n"
+	" e.target.closest('a[href^=\"#\"]');if(a)open(a.getAttribute('href').slice(1));});\n"
+	"var f=document.getElementById('job-filter');\n"
+	"if(f)f.addEventListener('input',function(){var q=f.value.trim().toLowerCase(),\n"
+	" num=/^[0-9]+$/.test(q);\n"
+	" document.querySelectorAll('#job-index p').forEach(function(p){var any=false;\n"
+	"  p.querySelectorAll('a').forEach(function(a){var t=a.textContent,m=!q||(num?\n"
+	"   t===q||t.indexOf(q+':')===0:a.title.toLowerCase().indexOf(q)>=0);\n"
+	"   a.hidden=!m;any=any||m;});p.hidden=!any;});});\n"
+	"})();\n"
+	"</script>\n";
+
+/* A GPU's name in the job page's links: "rank 3 GPU 0". */
+static void hj_link(struct hw *w, size_t di, uint32_t rank, uint32_t dev)
+{
+	char title[64];
+
+	gs_out_printf(&w->o, "<a href=\"#dev-%zu\">", di);
+	snprintf(title, sizeof(title), "rank %u GPU %u", rank, dev);
+	h_text(w, title, 0);
+	gs_out_puts(&w->o, "</a>");
+}
+
+/*
+ * The index of every GPU section of a job whose sections are many (a
+ * collapsed block): a line per run of ranks on one host, a link per GPU
+ * ("12", or "12:1" for GPU 1 of a rank with several), and a filter box.
+ */
+static void hj_index(struct hw *w, const struct gs_report *r, const struct gs_js_rank *const *sums,
+		     size_t n, size_t gpus)
+{
+	size_t di = 0;
+
+	gs_out_printf(&w->o,
+		      "<details id=\"job-index\"><summary>Every GPU's section: an index of the "
+		      "%zu, by host</summary>\n<input type=\"search\" id=\"job-filter\" "
+		      "placeholder=\"filter: a rank, or host text\" aria-label=\"filter\">\n",
+		      gpus);
+	for (size_t i = 0; i < n; i++) {
+		const char *host = hj_host(r, sums, i);
+		size_t nd = hj_n_dev(r, sums, i);
+
+		if (!i || strcmp(host, hj_host(r, sums, i - 1)) != 0) {
+			gs_out_puts(&w->o, i ? "</p>\n<p><b>" : "<p><b>");
+			h_text(w, *host ? host : "-", 60);
+			gs_out_puts(&w->o, "</b> ");
+		}
+		for (size_t k = 0; k < nd; k++, di++) {
+			char title[160];
+
+			snprintf(title, sizeof(title), "rank %u \xc2\xb7 %s \xc2\xb7 GPU %u",
+				 hj_rank(r, sums, i), *host ? host : "-", hj_device(r, sums, i, k));
+			gs_out_printf(&w->o, "<a href=\"#dev-%zu\" title=\"", di);
+			h_text(w, title, 0);
+			if (nd > 1)
+				gs_out_printf(&w->o, "\">%u:%u</a> ", hj_rank(r, sums, i),
+					      hj_device(r, sums, i, k));
+			else
+				gs_out_printf(&w->o, "\">%u</a> ", hj_rank(r, sums, i));
+		}
+	}
+	gs_out_puts(&w->o, n ? "</p>\n</details>\n" : "</details>\n");
+}
+
 /* The page of a job of two or more ranks: its notes, the job, then every
- * GPU of every rank, each section as for one process. */
+ * GPU of every rank, each section as for one process. With more GPUs than
+ * the rank table holds, the outliers' ranks' sections are open and the
+ * others' collapsed, a block per run of ranks between them and one per
+ * rank inside it, reached from the index. */
 static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, void *ctx)
 {
 	const struct gs_job *j = r->job;
 	const struct gs_js_rank *const *sums = NULL;
-	char title[512];
-	size_t n_sums = 0, n, gpus = 0, i, k, di = 0;
+	size_t n_sums = 0, n, gpus = 0, i, k, di = 0, n_shown;
 	uint64_t ops = 0;
 	gs_status st = GS_OK;
+	bool *shown;
 
 	if (!r->n_ranks && r->ja)
 		sums = gs_job_analysis_ranks(r->ja, &n_sums);
@@ -641,12 +733,23 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 		ops += hj_ops(r, sums, i);
 		gpus += hj_n_dev(r, sums, i);
 	}
+	shown = calloc(n ? n : 1, sizeof(*shown));
+	if (!shown)
+		return gs_nomem();
+	n_shown = n;
+	for (i = 0; i < n; i++)
+		shown[i] = true;
+	if (r->ja && (st = gs_job_analysis_shown_ranks(r->ja, &w->st, shown, &n_shown)) != GS_OK) {
+		free(shown);
+		return st;
+	}
 	gs_out_puts(&w->o,
 		    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		    "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
 		    "<meta name=\"generator\" content=\"gpuscope analyze\">\n<title>gpuscope: ");
 	gs_out_printf(&w->o, "job of %zu ranks</title>\n", j->n_ranks);
 	gs_out_puts(&w->o, css);
+	gs_out_puts(&w->o, job_css);
 	gs_out_puts(&w->o, script_head);
 	gs_out_puts(&w->o,
 		    "</head>\n<body>\n<header>\n<h1>gpuscope analyze</h1>\n<p class=\"meta\">");
@@ -671,19 +774,60 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 	for (i = 0; i < n && st == GS_OK; i++)
 		st = part(ctx, 0, i, &w->o);
 	gs_out_puts(&w->o, "</ul>\n<nav>");
+	/* Every GPU's link when they are few; the outliers' and an index. */
+	if (n_shown < n)
+		gs_out_puts(&w->o, "The outliers' sections: ");
 	for (i = 0; i < n; i++)
-		for (k = 0; k < hj_n_dev(r, sums, i); k++) {
-			gs_out_printf(&w->o, "<a href=\"#dev-%zu\">", di++);
-			snprintf(title, sizeof(title), "rank %u GPU %u", hj_rank(r, sums, i),
-				 hj_device(r, sums, i, k));
-			h_text(w, title, 0);
-			gs_out_puts(&w->o, "</a>");
-		}
-	gs_out_puts(&w->o, "</nav>\n</header>\n");
+		for (k = 0; k < hj_n_dev(r, sums, i); k++, di++)
+			if (shown[i])
+				hj_link(w, di, hj_rank(r, sums, i), hj_device(r, sums, i, k));
+	gs_out_puts(&w->o, "</nav>\n");
+	if (n_shown < n)
+		hj_index(w, r, sums, n, gpus);
+	gs_out_puts(&w->o, "</header>\n");
 	gs_job_analysis_write_html(&w->o, r, &w->st);
-	for (i = 0; i < n && st == GS_OK && !w->o.failed; i++)
-		st = part(ctx, 1, i, &w->o);
+	for (i = 0; i < n && st == GS_OK && !w->o.failed; i++) {
+		size_t end = i;
+
+		if (shown[i]) {
+			st = part(ctx, 1, i, &w->o);
+			continue;
+		}
+		/* A run of ranks not shown: i .. end - 1. */
+		while (end < n && !shown[end])
+			end++;
+		if (end - i == 1)
+			gs_out_printf(&w->o,
+				      "<details class=\"ranks\"><summary>rank %u: its sections "
+				      "(not an outlier)</summary>\n",
+				      hj_rank(r, sums, i));
+		else
+			gs_out_printf(&w->o,
+				      "<details class=\"ranks\"><summary>ranks %u to %u: %zu "
+				      "ranks' sections (no outlier)</summary>\n",
+				      hj_rank(r, sums, i), hj_rank(r, sums, end - 1), end - i);
+		for (; i < end && st == GS_OK && !w->o.failed; i++) {
+			const char *host = hj_host(r, sums, i);
+
+			gs_out_printf(&w->o, "<details class=\"rank\"><summary>rank %u",
+				      hj_rank(r, sums, i));
+			if (*host) {
+				gs_out_puts(&w->o, " \xc2\xb7 ");
+				h_text(w, host, 60);
+			}
+			for (k = 0; k < hj_n_dev(r, sums, i); k++)
+				gs_out_printf(&w->o, "%s%u", k ? ", " : " \xc2\xb7 GPU ",
+					      hj_device(r, sums, i, k));
+			gs_out_puts(&w->o, "</summary>\n");
+			st = part(ctx, 1, i, &w->o);
+			gs_out_puts(&w->o, "</details>\n");
+		}
+		gs_out_puts(&w->o, "</details>\n");
+		i = end - 1;
+	}
+	free(shown);
 	gs_out_puts(&w->o, script_body);
+	gs_out_puts(&w->o, job_script);
 	gs_out_puts(&w->o, "</body>\n</html>\n");
 	return st;
 }

@@ -291,15 +291,17 @@ void gs_report_html_sentence(struct gs_out *o, const char *s);
 #define GS_REPORT_DEFAULT_TOP 10
 
 /* A writer's style with its defaults filled in (st NULL: all defaults;
- * top 0: GS_REPORT_DEFAULT_TOP). The writers' internal functions take
- * the resolved style. */
+ * top 0: GS_REPORT_DEFAULT_TOP; ranks 0: the top given, else
+ * GS_REPORT_DEFAULT_RANKS). The writers' internal functions take the
+ * resolved style. */
 static inline struct gs_report_style gs_report_style_of(const struct gs_report_style *st)
 {
-	struct gs_report_style s = {GS_REPORT_DEFAULT_TOP, false};
+	struct gs_report_style s = {GS_REPORT_DEFAULT_TOP, false, GS_REPORT_DEFAULT_RANKS};
 
 	if (st) {
 		s.top = st->top ? st->top : GS_REPORT_DEFAULT_TOP;
 		s.color = st->color;
+		s.ranks = st->ranks ? st->ranks : st->top ? st->top : GS_REPORT_DEFAULT_RANKS;
 	}
 	return s;
 }

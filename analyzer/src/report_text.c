@@ -307,17 +307,25 @@ static void text_notes(struct note_sink *ns, const struct gs_report *r)
 }
 
 /* The same note of many ranks is printed once, with the ranks that have it
- * ("ranks 0-7, 9: ..."). Notes are few; a linear search is fine. */
+ * ("ranks 0-7, 9: ..."); a note of a device ("device 3: ...") of many
+ * devices once too, with the devices ("every rank (devices 0-7): ..."):
+ * 8 GPUs a node make 8 such notes of every cautioned rank otherwise. Notes
+ * are few; a linear search is fine. */
 #define JOB_NOTES_MAX 64
+#define JOB_NOTE_DEVS 16 /* devices listed in a note, at most */
 
 struct job_note {
 	const char *label;
-	char *text;
+	char *text; /* after "device N: " when has_dev */
 	char ranks[96];
 	size_t len;
 	uint32_t first, last; /* the run of ranks being added to */
 	size_t count;
 	bool more;
+	bool has_dev;
+	uint32_t devs[JOB_NOTE_DEVS];
+	size_t n_devs;
+	bool more_devs;
 };
 
 struct job_notes {
@@ -347,13 +355,51 @@ static void run_flush(struct job_note *n)
 		n->len += (size_t)k;
 }
 
+/* "device 3: rest": *dev 3 and *rest "rest"; false for any other text. */
+static bool device_note(const char *text, uint32_t *dev, const char **rest)
+{
+	const char *p = text + 7;
+	uint64_t v = 0;
+
+	if (strncmp(text, "device ", 7) != 0 || *p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9' && v <= UINT32_MAX; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	if (v > UINT32_MAX || p[0] != ':' || p[1] != ' ')
+		return false;
+	*dev = (uint32_t)v;
+	*rest = p + 2;
+	return true;
+}
+
+static void note_add_dev(struct job_note *n, uint32_t dev)
+{
+	size_t i = 0;
+
+	while (i < n->n_devs && n->devs[i] < dev)
+		i++;
+	if (i < n->n_devs && n->devs[i] == dev)
+		return;
+	if (n->n_devs == JOB_NOTE_DEVS) {
+		n->more_devs = true;
+		return;
+	}
+	memmove(&n->devs[i + 1], &n->devs[i], (n->n_devs - i) * sizeof(n->devs[0]));
+	n->devs[i] = dev;
+	n->n_devs++;
+}
+
 static void note_gather(struct note_sink *ns, const char *label, const char *text)
 {
 	struct job_notes *jn = (struct job_notes *)ns;
 	struct job_note *n = NULL;
+	const char *rest = text;
+	uint32_t dev = 0;
+	bool has_dev = device_note(text, &dev, &rest);
 
 	for (size_t i = 0; i < jn->n && !n; i++)
-		if (jn->notes[i].label == label && !strcmp(jn->notes[i].text, text))
+		if (jn->notes[i].label == label && jn->notes[i].has_dev == has_dev &&
+		    !strcmp(jn->notes[i].text, rest))
 			n = &jn->notes[i];
 	if (!n) {
 		if (jn->n == JOB_NOTES_MAX) {
@@ -362,14 +408,19 @@ static void note_gather(struct note_sink *ns, const char *label, const char *tex
 		}
 		n = &jn->notes[jn->n];
 		memset(n, 0, sizeof(*n));
-		n->text = strdup(text);
+		n->text = strdup(rest);
 		if (!n->text) {
 			jn->dropped++;
 			return;
 		}
 		n->label = label;
+		n->has_dev = has_dev;
 		jn->n++;
 	}
+	if (has_dev)
+		note_add_dev(n, dev);
+	if (n->count && n->last == jn->rank)
+		return; /* another device of the same rank */
 	if (n->count && n->last + 1 == jn->rank) {
 		n->last = jn->rank;
 	} else {
@@ -379,19 +430,48 @@ static void note_gather(struct note_sink *ns, const char *label, const char *tex
 	n->count++;
 }
 
+/* The devices of a note as runs: "0-7", "0, 2, 5-6, ...". */
+static void note_devs(const struct job_note *n, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n->n_devs && len < size;) {
+		size_t j = i;
+		int k;
+
+		while (j + 1 < n->n_devs && n->devs[j + 1] == n->devs[j] + 1)
+			j++;
+		k = j == i ? snprintf(buf + len, size - len, "%s%u", i ? ", " : "", n->devs[i]) :
+			     snprintf(buf + len, size - len, "%s%u-%u", i ? ", " : "", n->devs[i],
+				      n->devs[j]);
+		if (k > 0)
+			len += (size_t)k;
+		i = j + 1;
+	}
+	if (n->more_devs && len < size)
+		snprintf(buf + len, size - len, ", ...");
+}
+
 static void job_notes_print(struct tw *w, struct job_notes *jn, size_t n_ranks)
 {
-	char line[GS_ERROR_MSG_MAX + 160];
+	char line[GS_ERROR_MSG_MAX + 320], who[128], devs[160];
 
 	for (size_t i = 0; i < jn->n; i++) {
 		struct job_note *n = &jn->notes[i];
 
 		run_flush(n);
 		if (n->count == n_ranks && n_ranks > 1)
-			snprintf(line, sizeof(line), "every rank: %s", n->text);
+			snprintf(who, sizeof(who), "every rank");
 		else
-			snprintf(line, sizeof(line), "rank%s %s: %s", n->count == 1 ? "" : "s",
-				 n->ranks, n->text);
+			snprintf(who, sizeof(who), "rank%s %s", n->count == 1 ? "" : "s", n->ranks);
+		note_devs(n, devs, sizeof(devs));
+		if (n->has_dev && (n->n_devs > 1 || n->more_devs))
+			snprintf(line, sizeof(line), "%s (devices %s): %s", who, devs, n->text);
+		else if (n->has_dev)
+			snprintf(line, sizeof(line), "%s: device %s: %s", who, devs, n->text);
+		else
+			snprintf(line, sizeof(line), "%s: %s", who, n->text);
 		tw_note(w, n->label, line);
 		free(n->text);
 	}
@@ -1232,17 +1312,50 @@ static void text_job_head(struct tw *w, const struct gs_report *r, size_t n_rank
 	gs_job_analysis_write_text(&w->o, r, &w->st);
 }
 
-static void text_job_tail(struct tw *w, size_t gpus)
+/* The end of a job's report: the ranks whose sections were left out. */
+static void text_job_tail(struct tw *w, size_t gpus, size_t n_ranks, size_t shown)
 {
 	if (!gpus)
 		gs_out_puts(&w->o, "\nno GPU ops in the job: nothing to analyze (host-only "
 				   "traces?)\n");
+	if (shown < n_ranks)
+		gs_out_printf(&w->o,
+			      "\n%zu of %zu ranks' sections not shown (the job's outliers' only): "
+			      "--ranks all shows\nevery one, --rank R one rank's\n",
+			      n_ranks - shown, n_ranks);
 }
 
-/* A job of two or more ranks: the job first, then every GPU. */
-static void text_job(struct tw *w, const struct gs_report *r)
+/*
+ * The ranks whose sections a job's report shows (job_sum.h): a slot per
+ * rank in *shown, NULL without a job analysis (every rank is shown).
+ */
+static gs_status job_shown(const struct gs_report *r, const struct gs_report_style *st,
+			   size_t n_ranks, bool **shown, size_t *n_shown)
 {
-	size_t ops = 0, gpus = 0, i, k;
+	gs_status rc;
+
+	*shown = NULL;
+	*n_shown = n_ranks;
+	if (!r->ja)
+		return GS_OK;
+	*shown = calloc(n_ranks ? n_ranks : 1, sizeof(**shown));
+	if (!*shown)
+		return gs_nomem();
+	rc = gs_job_analysis_shown_ranks(r->ja, st, *shown, n_shown);
+	if (rc != GS_OK) {
+		free(*shown);
+		*shown = NULL;
+	}
+	return rc;
+}
+
+/* A job of two or more ranks: the job first, then its ranks' GPUs (the
+ * outliers' when they are many). */
+static gs_status text_job(struct tw *w, const struct gs_report *r)
+{
+	size_t ops = 0, gpus = 0, i, k, n_shown;
+	bool *shown;
+	gs_status rc;
 
 	for (i = 0; i < r->n_ranks; i++) {
 		size_t n;
@@ -1251,8 +1364,13 @@ static void text_job(struct tw *w, const struct gs_report *r)
 		ops += n;
 		gpus += r->ranks[i]->n_dev;
 	}
+	rc = job_shown(r, &w->st, r->n_ranks, &shown, &n_shown);
+	if (rc != GS_OK)
+		return rc;
 	text_job_head(w, r, r->n_ranks, gpus, ops, NULL);
 	for (i = 0; i < r->n_ranks; i++) {
+		if (shown && !shown[i])
+			continue;
 		w->r = r->ranks[i];
 		w->t = r->ranks[i]->t;
 		for (k = 0; k < w->r->n_dev; k++)
@@ -1260,7 +1378,9 @@ static void text_job(struct tw *w, const struct gs_report *r)
 	}
 	w->r = r;
 	w->t = NULL;
-	text_job_tail(w, gpus);
+	text_job_tail(w, gpus, r->n_ranks, n_shown);
+	free(shown);
+	return GS_OK;
 }
 
 gs_status gs_report_write_text(FILE *f, const struct gs_report *r,
@@ -1282,7 +1402,12 @@ gs_status gs_report_write_text(FILE *f, const struct gs_report *r,
 	w.t = r->t;
 	w.st = gs_report_style_of(style);
 	if (r->job) {
-		text_job(&w, r);
+		gs_status rc = text_job(&w, r);
+
+		if (rc != GS_OK) {
+			gs_out_finish(&w.o);
+			return rc;
+		}
 		return gs_out_finish(&w.o);
 	}
 	text_header(&w);
@@ -1323,9 +1448,10 @@ gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
 				   void *ctx)
 {
 	struct tw w;
-	size_t n_sums, ops = 0, gpus = 0;
+	size_t n_sums, ops = 0, gpus = 0, n_shown;
 	const struct gs_js_rank *const *sums = gs_job_analysis_ranks(shell->ja, &n_sums);
 	gs_status st = GS_OK;
+	bool *shown;
 
 	memset(&w, 0, sizeof(w));
 	gs_out_init(&w.o, f);
@@ -1335,10 +1461,15 @@ gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
 		ops += sums[i]->ops;
 		gpus += sums[i]->n_gpus;
 	}
+	st = job_shown(shell, &w.st, n_sums, &shown, &n_shown);
+	if (st != GS_OK)
+		return st;
 	text_job_head(&w, shell, n_sums, gpus, ops, sums);
 	for (size_t i = 0; i < n_sums && st == GS_OK; i++)
-		st = part(ctx, i, &w.o);
-	text_job_tail(&w, gpus);
+		if (!shown || shown[i])
+			st = part(ctx, i, &w.o);
+	text_job_tail(&w, gpus, n_sums, n_shown);
+	free(shown);
 	if (st != GS_OK) {
 		gs_out_finish(&w.o);
 		return st;

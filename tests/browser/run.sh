@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The HTML report in a real browser (ctest label "browser").
 #
-#   run.sh GPUSCOPE REPO_ROOT WORKDIR [SHARED_DATA]
+#   run.sh GPUSCOPE REPO_ROOT WORKDIR [GS_BENCH_GEN [SHARED_DATA]]
 #
 # For every sample (REPO_ROOT/samples: *.json, *.json.gz, *.gscope; not under
 # a bad/ directory) and every real Kineto trace in SHARED_DATA/kineto:
@@ -13,14 +13,23 @@
 # width on the page, and the lanes, band and tables are there. A screenshot
 # of each page (1400x2000) is kept in WORKDIR/shots/ to look at.
 #
+# With GS_BENCH_GEN, the pages of generated jobs too: 1,024 ranks with a
+# straggler (rank 300) and 4 ranks. The large one loads without a script
+# error; its chart has at most 32 lanes and is drawn; the rows and sections
+# of the others are collapsed (<details>) and the straggler's section is
+# not; a click on the index opens a collapsed rank's section; the filter
+# keeps one link for a rank number. The small one has every row and
+# section open, no index.
+#
 # Skipped (exit 77) when Chromium is absent: scripts/install-deps.sh
 # --browser installs Debian's chromium.
 set -u
 
-gs=${1:?usage: run.sh GPUSCOPE REPO_ROOT WORKDIR [SHARED_DATA]}
+gs=${1:?usage: run.sh GPUSCOPE REPO_ROOT WORKDIR [GS_BENCH_GEN [SHARED_DATA]]}
 root=${2:?repository root}
 work=${3:?work dir}
-shared=${4:-}
+gen=${4:-}
+shared=${5:-}
 
 browser=
 for b in chromium chromium-browser google-chrome-stable google-chrome; do
@@ -154,6 +163,89 @@ while IFS= read -r trace; do
 	name=$(printf '%s' "$rel" | tr '/ ' '__' | sed 's/\.json\.gz$//; s/\.json$//; s/\.gscope$//')
 	check_page "$name" "$trace"
 done <"$list"
+
+# check_job NAME RANKS STRAGGLER: the page of a generated job.
+check_job() {
+	name=$1
+	ranks=$2
+	strag=$3
+	dir=$work/$name.job
+	html=$work/$name.html
+	pages=$((pages + 1))
+	"$gen" --job "$ranks" --out-dir "$dir" --ops-per-rank 30 --straggler "$strag" \
+		--straggler-share 1 >/dev/null || { fail "$name: gs_bench_gen failed"; return; }
+	rm -f "$dir/expected.json"
+	if ! "$gs" analyze --quiet --format html -o "$html" "$dir"/rank*.json 2>"$work/$name.err"; then
+		fail "$name: gpuscope analyze --format html failed: $(cat "$work/$name.err")"
+		return
+	fi
+	size=$(wc -c <"$html")
+	if grep -q -e 'https\?://' -e ' src=' -e '<link' "$html"; then
+		fail "$name: the page refers to something outside itself"
+	fi
+	# What a user does, as a script run after the page's: a click on a
+	# collapsed rank's link in the index, then the filter.
+	sed 's|</body>|<script>\
+(function(){var de=document.documentElement,q=function(s){return document.querySelector(s);};\
+var lanes=q("#job-timeline-0 svg.labels").querySelectorAll("text").length;\
+de.setAttribute("data-lanes",lanes);\
+var nav=q("nav a"),out=nav\&\&document.getElementById(nav.getAttribute("href").slice(1));\
+de.setAttribute("data-outlier-open",out\&\&!out.closest("details:not([open])")?"1":"0");\
+var a=q("#job-index a[href=\\"#dev-1\\"]");\
+if(a){var t=document.getElementById("dev-1"),c0=!!t.closest("details:not([open])");\
+a.click();de.setAttribute("data-jump",(c0?"closed":"open")+","+(t.closest("details:not([open])")?"closed":"open"));}\
+var f=q("#job-filter");if(f){f.value="17";f.dispatchEvent(new Event("input"));\
+var n=0;document.querySelectorAll("#job-index a").forEach(function(x){if(!x.hidden\&\&!x.parentElement.hidden)n++;});\
+de.setAttribute("data-filter",n);}})();\
+</script></body>|' "$html" >"$work/$name.check.html"
+	chrome --window-size=1400,2000 --dump-dom "file://$work/$name.check.html" \
+		>"$work/$name.dom" 2>"$work/$name.log" || fail "$name: chromium --dump-dom failed"
+	grep -q '<html[^>]* data-ready="1"' "$work/$name.dom" ||
+		fail "$name: the page's script did not run to the end"
+	if grep -q 'data-error=' "$work/$name.dom"; then
+		fail "$name: script error: $(grep -o 'data-error="[^"]*"' "$work/$name.dom")"
+	fi
+	if grep -q -e ':CONSOLE' -e 'Uncaught' "$work/$name.log"; then
+		fail "$name: console messages: $(grep -e ':CONSOLE' -e 'Uncaught' "$work/$name.log")"
+	fi
+	attr() { sed -n "s/.*<html[^>]* $1=\"\([^\"]*\)\".*/\1/p" "$work/$name.dom" | head -n1; }
+	lanes=$(attr data-lanes)
+	[ "${lanes:-0}" -ge 2 ] && [ "${lanes:-99}" -le 32 ] ||
+		fail "$name: the job chart has '${lanes}' lanes, not 2 to 32"
+	grep -q '<svg class="axis" id="job-axis-0"><line' "$work/$name.dom" ||
+		fail "$name: the job chart has no axis ticks"
+	[ "$(attr data-outlier-open)" = 1 ] ||
+		fail "$name: the outlier's section (the first link) is collapsed or missing"
+	if [ "$ranks" -gt 8 ]; then
+		for want in 'id="job-index"' 'id="job-filter"' 'id="job-ranks-all"' \
+			'id="job-totals-all"' '<details class="ranks">' '<details class="rank">' \
+			'other GPUs</text>'; do
+			grep -q "$want" "$work/$name.dom" || fail "$name: no $want in the page"
+		done
+		[ "$(attr data-jump)" = "closed,open" ] ||
+			fail "$name: a click on the index: rank 1's section '$(attr data-jump)'"
+		[ "$(attr data-filter)" = 1 ] ||
+			fail "$name: the filter '17' keeps $(attr data-filter) links, not 1"
+	else
+		for nowant in 'id="job-index"' '<details'; do
+			grep -q "$nowant" "$work/$name.dom" && fail "$name: $nowant in a small job's page"
+		done
+		[ "$(grep -c '<section class="device"' "$work/$name.dom")" = "$ranks" ] ||
+			fail "$name: not every rank's section"
+	fi
+	chrome --window-size=1400,3000 --screenshot="$work/shots/$name.png" "file://$html" \
+		>/dev/null 2>&1 || fail "$name: chromium --screenshot failed"
+	[ -s "$work/shots/$name.png" ] || fail "$name: no screenshot"
+	rm -rf "$dir"
+	echo "ok: $name ($size bytes, shots/$name.png)"
+}
+
+if [ -n "$gen" ]; then
+	check_job job1024 1024 300
+	check_job job4 4 2
+else
+	echo "note: no GS_BENCH_GEN: no job pages"
+fi
 
 echo "browser: $pages pages, $failures failures ($("$browser" --version 2>/dev/null))"
 [ "$pages" -gt 0 ] || exit 1

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # gpuscope-mpi against gpuscope analyze: 16 generated rank traces analysed
 # by 1, 3 and 4 MPI processes give the same JSON (but options.mpi), the
-# same text and the same HTML page (byte for byte: the page shows no
+# same text (the straggler's sections only, and with --ranks all every
+# rank's) and the same HTML page (byte for byte: the page shows no
 # options.mpi); -o DIR/ writes DIR/job.EXT and each rank's report; a truncated rank file is one error line and exit 1, or with
 # --keep-going exit 0 and a report that names it; one process split over
 # inputs of two MPI processes is refused; a directory and --inputs FILE
@@ -35,12 +36,19 @@ bad() {
 }
 
 rm -rf "$W" && mkdir -p "$W/job" || exit 1
-"$GEN" --job 16 --out-dir "$W/job" --ops-per-rank 400 >/dev/null || exit 1
+# A straggler (rank 5): with 16 GPUs (more than the rank table's 8) the text
+# shows its sections only, which the root must ask of its MPI process alone.
+"$GEN" --job 16 --out-dir "$W/job" --ops-per-rank 400 --straggler 5 >/dev/null || exit 1
 rm -f "$W/job/expected.json"
 set -- "$W"/job/rank*.json
 "$GS" analyze --format json "$@" >"$W/ref.json" || bad "gpuscope analyze --format json"
 "$GS" analyze "$@" >"$W/ref.txt" || bad "gpuscope analyze"
 "$GS" analyze --format html "$@" >"$W/ref.html" || bad "gpuscope analyze --format html"
+"$GS" analyze --ranks all "$@" >"$W/ref-all.txt" || bad "gpuscope analyze --ranks all"
+[ "$(grep -c '^━━ rank ' "$W/ref.txt")" = 1 ] && grep -q '^━━ rank 5 ' "$W/ref.txt" ||
+	bad "gpuscope analyze: not the straggler's sections alone"
+grep -q "^15 of 16 ranks' sections not shown" "$W/ref.txt" || bad "no left-out line"
+[ "$(grep -c '^━━ rank ' "$W/ref-all.txt")" = 16 ] || bad "--ranks all: not every section"
 
 # The JSON without its "mpi" member of "options" (and the comma before it).
 strip_mpi() {
@@ -65,6 +73,9 @@ for n in 1 3 4; do
 	$RUN -n $n "$MPI" analyze --format html "$@" >"$W/mpi-$n.html" 2>>"$W/mpi-$n.err" ||
 		bad "-n $n --format html: exit $?"
 	cmp "$W/ref.html" "$W/mpi-$n.html" || bad "-n $n: HTML differs from gpuscope analyze"
+	$RUN -n $n "$MPI" analyze --ranks all "$@" >"$W/mpi-$n-all.txt" 2>>"$W/mpi-$n.err" ||
+		bad "-n $n --ranks all: exit $?"
+	cmp "$W/ref-all.txt" "$W/mpi-$n-all.txt" || bad "-n $n --ranks all: text differs"
 done
 
 # -o DIR/: the job report and one report per rank.

@@ -145,6 +145,8 @@ static char *slurp(void (*write)(FILE *, void *), void *arg, size_t *len)
 struct parts {
 	struct fixture *f;
 	struct gs_report *shell;
+	const struct gs_report_style *st; /* NULL: the defaults */
+	size_t asked;                     /* text parts asked for */
 };
 
 static gs_status json_part(void *ctx, unsigned part, size_t i, struct gs_out *o, bool first,
@@ -169,7 +171,8 @@ static gs_status text_part(void *ctx, size_t i, struct gs_out *o)
 {
 	struct parts *p = ctx;
 
-	return gs_report_text_rank_part(o->f, p->f->whole->ranks[i], NULL);
+	p->asked++;
+	return gs_report_text_rank_part(o->f, p->f->whole->ranks[i], p->st);
 }
 
 /* HTML: the layout from the shell's summaries, each rank's first GPU
@@ -182,7 +185,7 @@ static gs_status html_part(void *ctx, unsigned part, size_t i, struct gs_out *o)
 
 	for (size_t k = 0; k < i; k++)
 		di0 += p->f->whole->ranks[k]->n_dev;
-	return gs_report_html_rank_part(o->f, p->f->whole->ranks[i], &L, di0, part, NULL);
+	return gs_report_html_rank_part(o->f, p->f->whole->ranks[i], &L, di0, part, p->st);
 }
 
 static void w_html_whole(FILE *m, void *arg)
@@ -195,7 +198,7 @@ static void w_html_parts(FILE *m, void *arg)
 	struct parts *p = arg;
 	struct gs_html_layout L = gs_report_html_job_layout(p->shell);
 
-	assert_int_equal(gs_report_html_job_parts(m, p->shell, &L, NULL, html_part, p), GS_OK);
+	assert_int_equal(gs_report_html_job_parts(m, p->shell, &L, p->st, html_part, p), GS_OK);
 }
 
 static void w_json_whole(FILE *m, void *arg)
@@ -219,13 +222,13 @@ static void w_text_parts(FILE *m, void *arg)
 {
 	struct parts *p = arg;
 
-	assert_int_equal(gs_report_text_job_parts(m, p->shell, NULL, text_part, p), GS_OK);
+	assert_int_equal(gs_report_text_job_parts(m, p->shell, p->st, text_part, p), GS_OK);
 }
 
 static void test_parts_equal_whole(void **state)
 {
 	struct fixture *f = *state;
-	struct parts p = {f, shell_of(f)};
+	struct parts p = {f, shell_of(f), NULL, 0};
 	size_t la, lb;
 	char *a, *b;
 
@@ -259,6 +262,56 @@ static void test_parts_equal_whole(void **state)
 	assert_non_null(strstr(b, "\"mpi\": {\"processes\": 3}"));
 	a = slurp(w_json_whole, f->whole, &la);
 	assert_null(strstr(a, "\"mpi\""));
+	free(a);
+	free(b);
+	gs_report_destroy(p.shell);
+}
+
+/* The whole job written with a style, its report in p->f->whole. */
+static void w_text_whole_st(FILE *m, void *arg)
+{
+	struct parts *p = arg;
+
+	assert_int_equal(gs_report_write_text(m, p->f->whole, p->st), GS_OK);
+}
+
+static void w_html_whole_st(FILE *m, void *arg)
+{
+	struct parts *p = arg;
+
+	assert_int_equal(gs_report_write_html(m, p->f->whole, p->st), GS_OK);
+}
+
+/* More GPUs than the rank table holds (--ranks 2 of 5): the text asks
+ * only the shown ranks (the straggler's) for their sections and equals the
+ * whole job's; the HTML wraps the others' as the whole job's page does. */
+static void test_parts_equal_whole_cut(void **state)
+{
+	struct fixture *f = *state;
+	const struct gs_report_style st = {.ranks = 2};
+	struct parts p = {f, shell_of(f), &st, 0};
+	bool shown[RANKS];
+	size_t la, lb, n_shown = 0;
+	char *a, *b;
+
+	assert_int_equal(gs_job_analysis_shown_ranks(p.shell->ja, &st, shown, &n_shown), GS_OK);
+	assert_true(shown[3]);
+	assert_true(n_shown < RANKS);
+	a = slurp(w_text_whole_st, &p, &la);
+	b = slurp(w_text_parts, &p, &lb);
+	assert_int_equal(p.asked, n_shown);
+	assert_int_equal(la, lb);
+	assert_memory_equal(a, b, la);
+	assert_non_null(strstr(a, "━━ rank 3 "));
+	assert_non_null(strstr(a, "ranks' sections not shown"));
+	free(a);
+	free(b);
+	a = slurp(w_html_whole_st, &p, &la);
+	b = slurp(w_html_parts, &p, &lb);
+	assert_int_equal(la, lb);
+	assert_memory_equal(a, b, la);
+	assert_non_null(strstr(a, "<details id=\"job-index\">"));
+	assert_non_null(strstr(a, "<details class=\"rank\">"));
 	free(a);
 	free(b);
 	gs_report_destroy(p.shell);
@@ -320,6 +373,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parts_equal_whole),
+		cmocka_unit_test(test_parts_equal_whole_cut),
 		cmocka_unit_test(test_summary_content),
 		cmocka_unit_test(test_html_layout),
 	};

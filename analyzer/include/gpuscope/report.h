@@ -67,7 +67,15 @@ struct gs_report;
 struct gs_report_style {
 	size_t top; /* rows in ranked text and HTML tables (0: default 10) */
 	bool color; /* text: ANSI colour */
+	/* A job's rank rows and rank sections (text, HTML): when its GPUs are
+	 * more than this, the min / median / max rows and the outliers only, at
+	 * most this many (0: `top` when set, else GS_REPORT_DEFAULT_RANKS;
+	 * GS_REPORT_RANKS_ALL: every GPU's row and every rank's sections). */
+	size_t ranks;
 };
+
+#define GS_REPORT_DEFAULT_RANKS 8
+#define GS_REPORT_RANKS_ALL SIZE_MAX
 
 /*
  * Run every analysis for each device of a finished trace: the graph and
