@@ -142,8 +142,29 @@ struct gs_export_rank {
  * exactly gs_export_chrome of that rank. Each rank is laid out as
  * gs_export_chrome lays out a trace (tracks, lanes, flows, counters, the
  * ideal schedule), and nothing joins two ranks: a flow's two ends, a
- * counter and a track are always of one rank. Times are written as
- * recorded (ranks of one clock share its axis).
+ * counter and a track are always of one rank.
+ *
+ * Ids: every correlation, event, sync and external id but 0 of a rank is
+ * written plus rank * K (K the power of ten, at least 1000, above every
+ * id of the job; the rank's position in rank order when that would pass
+ * 2^53, GS_ERR_LIMIT when even that would), so that no two ranks share an
+ * id (Kineto readers join launches to ops by correlation id across the
+ * file) and each rank's order is kept.
+ *
+ * Times: the reference is the first rank (in rank order) whose wall clock
+ * is known (gs_process.clock); every rank with a known clock is written
+ * shifted onto the reference's (ts + its wall_offset_ns - the reference's),
+ * so ranks that ran together by the wall clocks line up. Ranks whose clock
+ * is not known, or whose shifted times would leave +-2^62 ns, keep theirs.
+ *
+ * Who the ranks are: distributedInfo (as PyTorch writes it, "rank": 0 with
+ * its space) is the first rank's, baseTimeNanoseconds and gpuscope_clock
+ * the reference's; "gpuscope_job", before traceEvents, lists every rank
+ * (number, pid_base, pid, host, command line, versions, world size,
+ * backend, clock and its offset, time_shift_ns, id_offset), and each
+ * process_name's args repeat the rank's. gpuscope's Kineto importer reads
+ * the file back as the same ranks, each with its own times, ids and clock
+ * (gpuscope/import.h).
  *
  * Processes, in rank order: pid = rank * 1000 + lane, lane 0.. being the
  * rank's devices by id (each followed by its ideal schedule with
