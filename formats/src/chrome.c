@@ -374,6 +374,10 @@ struct chrome {
 	const struct gs_trace *t;
 	const struct gs_export_extras *x;
 	bool ideal;
+	/* Only device `device` (gs_export_options.has_device): the others get
+	 * no process, and their streams, ops and syncs are left out. */
+	bool one_device;
+	uint32_t device;
 	struct chrome_out *out;
 	/* A rank of a job export (NULL: a trace on its own, the classic
 	 * layout). */
@@ -802,6 +806,14 @@ static gs_status plan_devices(struct chrome *c)
 		ids[k++] = c->syncs[i].device;
 	for (i = 0; i < nb; i++)
 		ids[k++] = c->x->breakdowns[i].device;
+	if (c->one_device) {
+		size_t m = 0;
+
+		for (i = 0; i < k; i++)
+			if (ids[i] == c->device)
+				ids[m++] = ids[i];
+		k = m;
+	}
 	qsort(ids, k, sizeof(*ids), cmp_u32);
 	c->devs = alloc_n(k, sizeof(*c->devs));
 	if (!c->devs) {
@@ -825,7 +837,7 @@ static gs_status plan_devices(struct chrome *c)
 	for (i = 0; i < nb; i++) {
 		size_t d = find_dev(c, c->x->breakdowns[i].device);
 
-		if (!c->devs[d].bd)
+		if (d != NONE && !c->devs[d].bd)
 			c->devs[d].bd = &c->x->breakdowns[i];
 	}
 	/* Pids: the device id (as Kineto) unless a host process has it. A
@@ -931,6 +943,8 @@ static gs_status plan_streams(struct chrome *c)
 			i + 1 < c->n_streams ? &c->streams[c->stream_order[i + 1]] : NULL;
 
 		x->dev = (uint32_t)find_dev(c, st->device);
+		if (x->dev == NONE) /* a device left out */
+			continue;
 		x->ambiguous =
 			(prev && prev->device == st->device && prev->stream_id == st->stream_id) ||
 			(next && next->device == st->device && next->stream_id == st->stream_id);
@@ -951,7 +965,7 @@ static gs_status plan_streams(struct chrome *c)
 	for (i = 0; i < c->n_streams && !rc; i++) {
 		struct cstream *x = &c->cs[c->stream_order[i]];
 
-		if (x->tid < 0)
+		if (x->dev != NONE && x->tid < 0)
 			x->tid = c->devs[x->dev].next_tid++;
 	}
 	for (i = 0; i < c->n_devs; i++)
@@ -959,9 +973,12 @@ static gs_status plan_streams(struct chrome *c)
 	for (i = 0; i < c->n_streams && !rc; i++) {
 		uint32_t s = c->stream_order[i];
 		struct cstream *x = &c->cs[s];
-		struct cdev *dv = &c->devs[x->dev];
+		struct cdev *dv;
 		size_t first, count, j;
 
+		if (x->dev == NONE)
+			continue;
+		dv = &c->devs[x->dev];
 		gs_trace_stream_ops(c->t, s, &first, &count);
 		disjoint_reset(&d);
 		for (j = first; j < first + count && !rc; j++) {
@@ -982,9 +999,13 @@ static gs_status plan_streams(struct chrome *c)
 	pool_fini(&d.pool);
 	/* Syncs (sorted by start): disjoint lanes per device. */
 	for (i = 0; i < c->n_syncs && !rc; i++) {
-		struct cdev *dv = &c->devs[find_dev(c, c->syncs[i].device)];
+		size_t di = find_dev(c, c->syncs[i].device);
+		struct cdev *dv;
 		uint32_t lane;
 
+		if (di == NONE)
+			continue;
+		dv = &c->devs[di];
 		rc = disjoint_place(&dv->sync_dj, c->syncs[i].start_ns, c->syncs[i].end_ns, &lane);
 		if (rc)
 			break;
@@ -1456,8 +1477,11 @@ static void write_metadata(struct chrome *c)
 	for (i = 0; i < c->n_streams; i++) {
 		uint32_t s = c->stream_order[i];
 		const struct cstream *x = &c->cs[s];
-		const struct cdev *d = &c->devs[x->dev];
+		const struct cdev *d;
 
+		if (x->dev == NONE)
+			continue;
+		d = &c->devs[x->dev];
 		stream_label(c, s, label, sizeof(label));
 		thread_meta(c, d->pid, x->tid, label, sort++);
 		for (uint32_t k = 0; k < x->lanes; k++) {
@@ -1507,6 +1531,18 @@ static int64_t op_tid(const struct chrome *c, uint32_t o)
 static int64_t op_pid(const struct chrome *c, uint32_t o)
 {
 	return c->devs[c->cs[c->ops[o].stream].dev].pid;
+}
+
+/* Whether an op (a sync) is written: false for those of a device left
+ * out (gs_export_options.has_device). */
+static bool op_kept(const struct chrome *c, size_t o)
+{
+	return c->cs[c->ops[o].stream].dev != NONE;
+}
+
+static bool sync_kept(const struct chrome *c, size_t i)
+{
+	return find_dev(c, c->syncs[i].device) != NONE;
 }
 
 /* A communication kernel's collective as the PyTorch profiler writes it. */
@@ -1683,6 +1719,15 @@ static void write_range(struct chrome *c, uint32_t i)
 	ev_close(c);
 }
 
+/* A GPU annotation written: on a stream of a device kept. */
+static bool annotation_kept(const struct chrome *c, size_t i)
+{
+	const struct gs_range *r = &c->ranges[i];
+
+	return r->kind == GS_RANGE_GPU_ANNOTATION && r->stream < c->n_streams &&
+	       c->cs[r->stream].dev != NONE;
+}
+
 /*
  * GPU annotations go on tracks of their own above every other tid of their
  * device (a GPU track holds ops that never overlap; annotations span
@@ -1695,8 +1740,7 @@ static gs_status plan_gpu_annotations(struct chrome *c)
 	size_t n = 0, cap = 0, *at;
 
 	for (size_t i = 0; i < c->n_ranges; i++)
-		n += c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION &&
-		     c->ranges[i].stream < c->n_streams;
+		n += annotation_kept(c, i);
 	if (!n)
 		return GS_OK;
 	c->ann_tid = alloc_n(c->n_ranges, sizeof(*c->ann_tid));
@@ -1711,14 +1755,12 @@ static gs_status plan_gpu_annotations(struct chrome *c)
 	}
 	/* By device, in range order (by start) within each. */
 	for (size_t i = 0; i < c->n_ranges; i++)
-		if (c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION &&
-		    c->ranges[i].stream < c->n_streams)
+		if (annotation_kept(c, i))
 			at[c->cs[c->ranges[i].stream].dev + 1]++;
 	for (size_t d = 0; d < c->n_devs; d++)
 		at[d + 1] += at[d];
 	for (size_t i = 0; i < c->n_ranges; i++)
-		if (c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION &&
-		    c->ranges[i].stream < c->n_streams)
+		if (annotation_kept(c, i))
 			idx[at[c->cs[c->ranges[i].stream].dev]++] = (uint32_t)i;
 	free(at);
 	for (size_t first = 0, last; first < n; first = last) {
@@ -1774,7 +1816,7 @@ static void write_gpu_annotations(struct chrome *c)
 		const struct gs_range *r = &c->ranges[i];
 		const struct cstream *x;
 
-		if (r->kind != GS_RANGE_GPU_ANNOTATION || r->stream >= c->n_streams)
+		if (!annotation_kept(c, i))
 			continue;
 		x = &c->cs[r->stream];
 		x_event(c, "gpu_user_annotation", gs_trace_string(c->t, r->name),
@@ -1815,15 +1857,17 @@ static void write_host_and_ops(struct chrome *c)
 		}
 		write_api(c, r->idx);
 		for (j = c->call_ops_first[r->idx]; j < c->call_ops_first[r->idx + 1]; j++)
-			write_op(c, c->call_ops[j]);
+			if (op_kept(c, c->call_ops[j]))
+				write_op(c, c->call_ops[j]);
 		for (j = c->call_syncs_first[r->idx]; j < c->call_syncs_first[r->idx + 1]; j++)
-			write_sync(c, c->call_syncs[j]);
+			if (sync_kept(c, c->call_syncs[j]))
+				write_sync(c, c->call_syncs[j]);
 	}
 	for (i = 0; i < c->n_ops; i++)
-		if (c->launch[i] == NONE)
+		if (c->launch[i] == NONE && op_kept(c, i))
 			write_op(c, (uint32_t)i);
 	for (i = 0; i < c->n_syncs; i++)
-		if (c->sync_call[i] == NONE)
+		if (c->sync_call[i] == NONE && sync_kept(c, i))
 			write_sync(c, (uint32_t)i);
 }
 
@@ -1861,11 +1905,12 @@ static void write_ideal(struct chrome *c)
 	for (size_t o = 0; o < c->n_ops; o++) {
 		const struct gs_op *op = &c->ops[o];
 		const struct cstream *s = &c->cs[op->stream];
-		const struct cdev *d = &c->devs[s->dev];
+		const struct cdev *d;
 		int64_t st = x->ideal_start[o];
 
-		if (!x->ideal_in[o])
+		if (!x->ideal_in[o] || !op_kept(c, o))
 			continue;
+		d = &c->devs[s->dev];
 		x_event(c, "ideal", op_name(c, op, buf, sizeof(buf)), d->ideal_pid,
 			c->ideal_lane[o] ? s->ideal_ovf_tid + c->ideal_lane[o] - 1 : s->tid, st,
 			st + (op->end_ns - op->start_ns));
@@ -1918,7 +1963,7 @@ static void write_flows(struct chrome *c)
 		const struct gs_api_call *a;
 		uint64_t id;
 
-		if (c->launch[i] == NONE)
+		if (c->launch[i] == NONE || !op_kept(c, i))
 			continue;
 		a = &c->api[c->launch[i]];
 		id = ++c->out->next_flow;
@@ -1933,7 +1978,8 @@ static void write_flows(struct chrome *c)
 		const char *name = "dependency";
 		uint64_t id;
 
-		if (e->from >= c->n_ops || e->to >= c->n_ops)
+		if (e->from >= c->n_ops || e->to >= c->n_ops || !op_kept(c, e->from) ||
+		    !op_kept(c, e->to))
 			continue;
 		from = &c->ops[e->from];
 		to = &c->ops[e->to];
@@ -2013,7 +2059,8 @@ static gs_status header_devices(const struct chrome *cs, size_t n, struct dev_re
 		const struct gs_device *dt = gs_trace_devices(cs[r].t, &n_dt);
 
 		for (i = 0; i < n_dt; i++)
-			d[k++] = (struct dev_ref){dt[i].id, (uint32_t)r, (uint32_t)i};
+			if (!cs[r].one_device || dt[i].id == cs[r].device)
+				d[k++] = (struct dev_ref){dt[i].id, (uint32_t)r, (uint32_t)i};
 	}
 	if (n > 1) {
 		qsort(d, k, sizeof(*d), cmp_dev_ref);
@@ -2338,6 +2385,8 @@ static gs_status chrome_plan(struct chrome *c, struct chrome_out *out, const str
 	c->t = t;
 	c->x = x;
 	c->ideal = o && o->with_ideal;
+	c->one_device = o && o->has_device;
+	c->device = o ? o->device : 0;
 	c->ops = gs_trace_ops(t, &c->n_ops);
 	c->streams = gs_trace_streams(t, &c->n_streams);
 	c->api = gs_trace_api_calls(t, &c->n_api);

@@ -89,6 +89,12 @@ struct gs_export_options {
 	bool with_ideal;       /* Chrome: the ideal schedule as processes of
 				 * their own; CSV: ideal columns (needs
 				 * extras->ideal_in and ideal_start) */
+	/* Only device `device` (export --device): its ops, syncs, GPU
+	 * annotations, breakdown and ideal schedule, with every host record of
+	 * the trace; the dependency flows between two of its ops. Chrome:
+	 * deviceProperties lists that device only. */
+	bool has_device;
+	uint32_t device;
 };
 
 /* True when `path` names a gzip file (ends with ".gz"). */
