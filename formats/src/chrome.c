@@ -2191,9 +2191,9 @@ static void put_i64_text(struct gs_wbuf *w, const char *k, int64_t v)
  * gpuscope_job: who each rank of a job export is, for gpuscope's importer
  * to read the file back as the same ranks (kineto.c): its number, its pids
  * (pid_base .. pid_base + pid_stride - 1), its process (pid, host, command
- * line, versions, world size, backend), its clock (source and offset to
- * UTC) and what the export did to its times and ids (time_shift_ns added
- * to every ts, id_offset to every id but 0). Written before traceEvents, so
+ * line, versions, world size, backend, start, records dropped), its clock
+ * (source and offset to UTC) and what the export did to its times and ids
+ * (time_shift_ns added to every ts, id_offset to every id but 0). Written before traceEvents, so
  * a streaming reader knows it before the first event.
  */
 static void write_job_marker(struct chrome *cs, size_t n, int64_t stride)
@@ -2232,6 +2232,12 @@ static void write_job_marker(struct chrome *cs, size_t n, int64_t stride)
 				put_key(w, "clock");
 				gs_wbuf_json_str(w, gs_clock_source_name(p->clock));
 				put_i64_text(w, "wall_offset_ns", p->wall_offset_ns);
+			}
+			if (p->start_ns)
+				put_i64_text(w, "start_ns", p->start_ns);
+			if (p->dropped_records) {
+				put_key(w, "dropped_records");
+				gs_wbuf_u64(w, p->dropped_records);
 			}
 		}
 		if (c->shift)

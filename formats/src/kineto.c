@@ -95,10 +95,10 @@
  * times less its time_shift_ns; its ids but 0 (correlation, event, external)
  * less its id_offset, while launches are joined to ops by the ids as
  * written (unique in the file); and one process record with its rank
- * (declared), world size, backend, host, command line, versions and clock
- * from the marker (its process metadata events are skipped). A marker that
- * follows traceEvents or is not well formed is ignored, with a warning: the
- * file is then read as one process.
+ * (declared), world size, backend, host, command line, versions, clock,
+ * start and records dropped from the marker (its process metadata events
+ * are skipped). A marker that follows traceEvents or is not well formed is
+ * ignored, with a warning: the file is then read as one process.
  *
  * Collectives: a kernel whose args carry "Collective name" (PyTorch's NCCL
  * kernels) gets a gs_collective with the process group's name, description
@@ -2015,7 +2015,9 @@ static gs_status kin_job_marker(struct kin *k, const cJSON *v)
 		    (rc = kin_job_str(k, it, "backend", &p->backend)))
 			return rc;
 		p->has_backend = p->backend != GS_NO_STRING;
-		if (!j_u32(it, "world_size", &p->world_size) || p->world_size <= p->rank)
+		/* As recorded: a rank of a job made of several runs' traces may
+		 * be numbered past its own run's world size. */
+		if (!j_u32(it, "world_size", &p->world_size))
 			p->world_size = 0;
 		for (unsigned c = 1; clock && c < GS_CLOCK_SOURCE_COUNT; c++)
 			if (!strcmp(clock, gs_clock_source_name(c)))
@@ -2031,6 +2033,9 @@ static gs_status kin_job_marker(struct kin *k, const cJSON *v)
 		}
 		if (!j_u64(it, "id_offset", &j->id_offset))
 			j->id_offset = 0;
+		if (j_int(it, "start_ns", &x) && x > -GS_TIME_LIMIT_NS && x < GS_TIME_LIMIT_NS)
+			p->start_ns = x;
+		j_u64(it, "dropped_records", &p->dropped_records);
 		i++;
 	}
 	k->n_job = n;

@@ -167,7 +167,8 @@ struct gs_export_rank {
  * its space) is the first rank's, baseTimeNanoseconds and gpuscope_clock
  * the reference's; "gpuscope_job", before traceEvents, lists every rank
  * (number, pid_base, pid, host, command line, versions, world size,
- * backend, clock and its offset, time_shift_ns, id_offset), and each
+ * backend, clock and its offset, start, dropped records, time_shift_ns,
+ * id_offset), and each
  * process_name's args repeat the rank's. gpuscope's Kineto importer reads
  * the file back as the same ranks, each with its own times, ids and clock
  * (gpuscope/import.h).
