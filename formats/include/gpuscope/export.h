@@ -184,11 +184,13 @@ struct gs_export_rank {
  *   "rank 3 · node7 · pid 4242 (host)"               labels "CPU, rank 3, pid 4242"
  *   "rank 3 · GPU 0 ideal"                           labels "GPU 0 ideal, rank 3"
  *   "rank 3 · node7 · profiler overhead"
- * (the host and pid parts only when known), with rank, pid, host, device
- * and command_line in the process_name args. Host events keep their tids,
- * GPU events their args (device, stream: as recorded). deviceProperties
- * lists each device id once (the first rank's), host_name only when every
- * rank names the same host. GS_ERR_INVALID when two ranks have one number.
+ * (the host and pid parts only when known), with rank, pid, host, device,
+ * command_line, world_size, backend, clock, wall_offset_ns, time_shift_ns
+ * and id_offset (each when known or not 0) in the process_name args. Host
+ * events keep their tids, GPU events their args (device, stream: as
+ * recorded). deviceProperties lists each device id once (the first
+ * rank's), host_name only when every rank names the same host.
+ * GS_ERR_INVALID when two ranks have one number.
  */
 gs_status gs_export_chrome_job(FILE *out, const struct gs_export_rank *ranks, size_t n,
 			       const struct gs_export_options *o);
