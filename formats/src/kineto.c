@@ -91,14 +91,15 @@
  * makes one rank of each: every GPU stream and host record of its pids under
  * one pid, the one it recorded (when an earlier rank recorded the same pid,
  * ranks of two hosts, or none was known: that pid, or 0, plus k * 2^32, k =
- * 1, 2, ...), syncs and GPU annotations without a call under it too; its
- * times less its time_shift_ns; its ids but 0 (correlation, event, external)
- * less its id_offset, while launches are joined to ops by the ids as
- * written (unique in the file); and one process record with its rank
- * (declared), world size, backend, host, command line, versions, clock,
- * start and records dropped from the marker (its process metadata events
- * are skipped). A marker that follows traceEvents or is not well formed is
- * ignored, with a warning: the file is then read as one process.
+ * 1, 2, ..., the next one free), syncs and GPU annotations without a call
+ * under it too; its times less its time_shift_ns; its ids but 0
+ * (correlation, event, external) less its id_offset, while launches are
+ * joined to ops by the ids as written (unique in the file); and one
+ * process record with its rank (declared), world size, backend, host,
+ * command line, versions, clock, start and records dropped from the marker
+ * (its process metadata events are skipped). A marker that follows
+ * traceEvents or is not well formed is ignored, with a warning: the file
+ * is then read as one process.
  *
  * Collectives: a kernel whose args carry "Collective name" (PyTorch's NCCL
  * kernels) gets a gs_collective with the process group's name, description
@@ -1873,8 +1874,10 @@ static bool kin_int_text(const char *p, size_t n, int64_t *v)
 	return true;
 }
 
-/* The ranks of a job export at most (a marker of more is ignored). */
+/* The ranks of a job export at most, and its largest pid (a marker past
+ * either is ignored). */
 #define KIN_JOB_MAX_RANKS (1u << 20)
+#define KIN_JOB_MAX_PID (1LL << 62)
 
 static gs_status kin_job_ignore(struct kin *k, const char *why)
 {
@@ -1902,44 +1905,76 @@ static int cmp_i64(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/* Whether `pid` is in the open-addressed set `set` (cap slots, a power of
+ * two; used[] marks the slots in use); adds it when `add`. */
+static bool pid_set(int64_t *set, uint8_t *used, size_t cap, int64_t pid, bool add)
+{
+	size_t h = (size_t)(((uint64_t)pid * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+
+	for (; used[h]; h = (h + 1) & (cap - 1))
+		if (set[h] == pid)
+			return true;
+	if (add) {
+		used[h] = 1;
+		set[h] = pid;
+	}
+	return false;
+}
+
 /*
  * The pid each rank is read back under: the pid it recorded, unless an
  * earlier rank (in marker order) recorded it too (ranks of two hosts) or
  * it is unknown (-1); then pid + k * 2^32 (0 + k * 2^32 when unknown),
- * k = 1, 2, ... over the ranks that share it, so that every rank is a
- * process of its own (formats/src/job.c splits a trace by pid).
+ * k = 1, 2, ... over the ranks that share it (the next k free, should a
+ * rank have recorded that one: a file read back and exported again), so
+ * that every rank is a process of its own (formats/src/job.c splits a
+ * trace by pid).
  */
 static gs_status kin_job_pids(struct kin *k)
 {
-	int64_t(*o)[2] = malloc(k->n_job * sizeof(*o));
-	uint32_t i;
+	size_t n = k->n_job, cap = 16, i, first = 0;
+	int64_t(*o)[2] = malloc(n * sizeof(*o));
+	int64_t *kth = malloc(n * sizeof(*kth)), *set;
+	uint8_t *used;
+	gs_status rc = GS_OK;
 
-	k->job_pids = malloc(k->n_job * sizeof(*k->job_pids));
-	if (!o || !k->job_pids) {
-		free(o);
-		return gs_nomem();
+	while (cap < 2 * n)
+		cap <<= 1;
+	set = malloc(cap * sizeof(*set));
+	used = calloc(cap, 1);
+	k->job_pids = malloc(n * sizeof(*k->job_pids));
+	if (!o || !kth || !set || !used || !k->job_pids) {
+		rc = gs_nomem();
+		goto out;
 	}
-	for (i = 0; i < k->n_job; i++) {
+	for (i = 0; i < n; i++) {
 		o[i][0] = k->job[i].pid;
-		o[i][1] = i;
+		o[i][1] = (int64_t)i;
 	}
-	qsort(o, k->n_job, sizeof(*o), cmp_i64_pair);
-	for (i = 0; i < k->n_job; i++) {
-		int64_t rec = o[i][0], low = rec >= 0 ? rec : 0, n = 0;
+	/* Each rank's place among those that recorded its pid. */
+	qsort(o, n, sizeof(*o), cmp_i64_pair);
+	for (i = 0; i < n; i++) {
+		if (i && o[i][0] != o[i - 1][0])
+			first = i;
+		kth[o[i][1]] = (int64_t)(i - first) + (o[i][0] < 0);
+	}
+	for (i = 0; i < n; i++) {
+		int64_t rec = k->job[i].pid, pid = (rec >= 0 ? rec : 0) + kth[i] * (1LL << 32);
 
-		while (i > n && o[i - n - 1][0] == rec)
-			n++;
-		/* n earlier ranks recorded it: this one is the (n+1)-th. */
-		if (rec < 0)
-			n++;
-		k->job[o[i][1]].pid = low + (n << 32);
-		k->job[o[i][1]].proc.pid = k->job[o[i][1]].pid;
+		while (pid_set(set, used, cap, pid, false))
+			pid += 1LL << 32;
+		pid_set(set, used, cap, pid, true);
+		k->job[i].pid = pid;
+		k->job[i].proc.pid = pid;
+		k->job_pids[i] = pid;
 	}
+	qsort(k->job_pids, n, sizeof(*k->job_pids), cmp_i64);
+out:
 	free(o);
-	for (i = 0; i < k->n_job; i++)
-		k->job_pids[i] = k->job[i].pid;
-	qsort(k->job_pids, k->n_job, sizeof(*k->job_pids), cmp_i64);
-	return GS_OK;
+	free(kth);
+	free(set);
+	free(used);
+	return rc;
 }
 
 /* A string member interned into *id (left as it is when absent). */
@@ -1995,8 +2030,8 @@ static gs_status kin_job_marker(struct kin *k, const cJSON *v)
 		j->pid_base = base;
 		if (!j_int(it, "pid", &j->pid) || j->pid < 0)
 			j->pid = -1;
-		if (j->pid > UINT32_MAX)
-			return kin_job_ignore(k, "a pid past 2^32");
+		if (j->pid > KIN_JOB_MAX_PID)
+			return kin_job_ignore(k, "a pid past 2^62");
 		*p = (struct gs_process){
 			.host_name = GS_NO_STRING,
 			.command_line = GS_NO_STRING,

@@ -143,6 +143,19 @@ same_processes hosts2 job9/rank0.json job9/rank8.json
 has hosts2.dump 'process pid=1000 host="bench-node-0"'
 has hosts2.dump 'process pid=4294968296 host="bench-node-1"'
 
+# The read-back job exported again is the same job again (rank 8 recorded
+# pid 1000 + 2^32 this time, and keeps it).
+checks=$((checks + 1))
+if "$gs" export -o hosts2_again.json hosts2.json 2>/dev/null &&
+	"$gs" analyze --format json hosts2_again.json >hosts2_again.back.json 2>/dev/null; then
+	"$same" hosts2.source.json hosts2_again.back.json >hosts2_again.same 2>&1 || {
+		fail "hosts2_again: exported twice, not the same job"
+		sed 's/^/    /' hosts2_again.same >&2
+	}
+else
+	fail "hosts2_again: export or analyze failed"
+fi
+
 # Rank 8's wall clock 7 us ahead: its times go 7 us later onto rank 0's
 # clock, and come back as recorded, with its own clock.
 sed 's/"baseTimeNanoseconds": 1718294400000000000/"baseTimeNanoseconds": 1718294400000007000/' \
