@@ -19,12 +19,14 @@
 
 #include <gpuscope/export.h>
 #include <gpuscope/export_data.h>
+#include <gpuscope/window.h>
 
 #include "cli.h"
 
 #define EXPORT_SYNOPSIS                                                                            \
-	"gpuscope export [--format chrome|csv] [-o OUT] [--force] [--with-ideal] [--salvage]\n"    \
-	"                       [--quiet] [--inputs FILE] TRACE|DIR..."
+	"gpuscope export [--format chrome|csv] [-o OUT] [--force] [--with-ideal] [--rank R]\n"     \
+	"                       [--device [R:]N] [--salvage] [--quiet] [--inputs FILE]\n"          \
+	"                       TRACE|DIR..."
 
 static const struct gs_cli_usage export_usage = {
 	.name = "export",
@@ -39,9 +41,8 @@ static const char export_help[] =
 	"Every TRACE is loaded as a rank of one job, as analyze loads them: a\n"
 	"multi-process Nsight export is a rank per process, and nothing of one process\n"
 	"is ever joined with another's. One rank is written exactly as a trace on its\n"
-	"own; with several, each is kept apart (below). Times are written as recorded:\n"
-	"ranks on one clock share its axis, and ranks whose clocks cannot be one run's\n"
-	"(op spans more than an hour apart) keep their own times, with a warning.\n"
+	"own; with several, each is kept apart (below). --rank and --device write one\n"
+	"rank's, or one GPU's, trace alone.\n"
 	"\n"
 	"chrome: Chrome trace JSON for Perfetto (ui.perfetto.dev) and chrome://tracing,\n"
 	"  in the PyTorch profiler's (Kineto's) categories and args, so tools that read\n"
@@ -55,7 +56,15 @@ static const char export_help[] =
 	"  order, GPUs before the host, with pid = rank * 1000 + lane (lane 0.. the\n"
 	"  rank's GPUs, then its host processes), so ranks that share pids and device\n"
 	"  numbers stay apart; the real rank, pid, host and device in each process's\n"
-	"  args and labels. Arrows and counters stay within a rank.\n"
+	"  args and labels. Arrows and counters stay within a rank. Each rank's\n"
+	"  correlation and event ids are offset into a range of their own (rank * 10^k),\n"
+	"  so that no id of one rank is another's. Times: ranks whose wall clock is\n"
+	"  known are shifted onto the first such rank's clock, so that the timeline\n"
+	"  shows them as the wall clocks say they ran; ranks whose clock is not known\n"
+	"  keep their own times. distributedInfo is the first rank's, as PyTorch writes\n"
+	"  it; each process's args hold its rank's number, world size, backend, clock\n"
+	"  and shift, and gpuscope reads the file back as the same ranks, each with its\n"
+	"  own times, ids and clock.\n"
 	"csv: two files, PREFIX.ops.csv (one row per op, every field) and\n"
 	"  PREFIX.segments.csv (one row per breakdown segment), with header rows and\n"
 	"  RFC 4180 quoting. Several ranks: a first 'rank' column in both files.\n"
@@ -73,6 +82,11 @@ static const char export_help[] =
 	"                       process beside each GPU ('rank 3 · GPU 0 ideal' of a job);\n"
 	"                       csv, ideal_start_ns, delay_ns and bound_by columns\n"
 	"                       (default: off)\n"
+	"  --rank R             only rank R of a job, written as a trace on its own\n"
+	"                       (default: every rank)\n"
+	"  --device [R:]N       only device N (of rank R; N alone when one rank has it):\n"
+	"                       its ops, syncs, breakdown and ideal schedule, with its\n"
+	"                       rank's host processes (default: every device)\n"
 	"  --salvage            skip corrupt .gscope chunks with a warning instead of\n"
 	"                       failing (default: off)\n"
 	"  --inputs FILE        also read the TRACEs listed in FILE, one path a line,\n"
@@ -96,7 +110,8 @@ static const char export_help[] =
 	"  gpuscope export --with-ideal -o run.json trace.json.gz\n"
 	"  gpuscope export --format csv -o out/run trace.json.gz\n"
 	"  gpuscope export -o job.json.gz rank*.json.gz\n"
-	"  gpuscope export --format csv -o out/job runs/\n";
+	"  gpuscope export --format csv -o out/job runs/\n"
+	"  gpuscope export --device 3:0 -o rank3_gpu0.json rank*.json.gz\n";
 
 struct export_opts {
 	bool csv;
@@ -104,6 +119,8 @@ struct export_opts {
 	bool salvage;
 	bool force;
 	bool quiet;
+	bool has_rank, has_device; /* --rank R, --device [R:]N */
+	uint32_t rank, device;
 	const char *out;
 	const char *inputs_file; /* --inputs */
 	char **operands;         /* the TRACE|DIR arguments */
@@ -113,6 +130,40 @@ struct export_opts {
 };
 
 /* ---- the command ---------------------------------------------------------- */
+
+/* --device N or R:N (as analyze takes it), agreeing with --rank. */
+static int parse_device(const char *arg, struct export_opts *o)
+{
+	const char *colon = strchr(arg, ':');
+	unsigned long long rk, v;
+
+	if (colon) {
+		char head[32];
+		size_t len = (size_t)(colon - arg);
+
+		if (len >= sizeof(head))
+			len = sizeof(head) - 1;
+		memcpy(head, arg, len);
+		head[len] = '\0';
+		if (!gs_cli_parse_count(head, UINT32_MAX - 1, &rk) ||
+		    !gs_cli_parse_count(colon + 1, UINT32_MAX - 1, &v))
+			return gs_cli_usage_error(
+				&export_usage,
+				"--device wants N or R:N (rank R, device N), not '%s'", arg);
+		if (o->has_rank && o->rank != (uint32_t)rk)
+			return gs_cli_usage_error(&export_usage,
+						  "--device %s names rank %llu, --rank says %u",
+						  arg, rk, o->rank);
+		o->has_rank = true;
+		o->rank = (uint32_t)rk;
+	} else if (!gs_cli_parse_count(arg, UINT32_MAX - 1, &v)) {
+		return gs_cli_usage_error(
+			&export_usage, "--device wants N or R:N (rank R, device N), not '%s'", arg);
+	}
+	o->has_device = true;
+	o->device = (uint32_t)v;
+	return GS_EXIT_OK;
+}
 
 static int export_parse(int argc, char **argv, struct export_opts *o, bool *help)
 {
@@ -124,10 +175,13 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 		{"force", no_argument, NULL, 'F'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"inputs", required_argument, NULL, 'I'},
+		{"rank", required_argument, NULL, 'r'},
+		{"device", required_argument, NULL, 'd'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
+	unsigned long long v;
+	int c, rc;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
@@ -164,6 +218,23 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 				return gs_cli_usage_error(&export_usage,
 							  "--inputs wants a file name");
 			o->inputs_file = optarg;
+			break;
+		case 'r':
+			if (!gs_cli_parse_count(optarg, UINT32_MAX - 1, &v))
+				return gs_cli_usage_error(&export_usage,
+							  "--rank wants a rank number, not '%s'",
+							  optarg);
+			if (o->has_rank && o->rank != (uint32_t)v)
+				return gs_cli_usage_error(&export_usage,
+							  "--rank %s and --device %u:... disagree",
+							  optarg, o->rank);
+			o->has_rank = true;
+			o->rank = (uint32_t)v;
+			break;
+		case 'd':
+			rc = parse_device(optarg, o);
+			if (rc != GS_EXIT_OK)
+				return rc;
 			break;
 		case 'h':
 			*help = true;
@@ -245,10 +316,18 @@ static void export_discard(struct export_files *x)
 		gs_output_discard(&x->f[i]);
 }
 
+/* The writers' options: --with-ideal, --device. */
+static struct gs_export_options export_options(const struct export_opts *o)
+{
+	return (struct gs_export_options){.with_ideal = o->with_ideal,
+					  .has_device = o->has_device,
+					  .device = o->device};
+}
+
 static int export_chrome(const struct export_opts *o, const struct gs_export_rank *ranks, size_t n,
 			 struct gs_output *out)
 {
-	struct gs_export_options eo = {.with_ideal = o->with_ideal};
+	struct gs_export_options eo = export_options(o);
 	gs_status st;
 
 	gs_error_clear();
@@ -260,7 +339,7 @@ static int export_chrome(const struct export_opts *o, const struct gs_export_ran
 static int export_csv(const struct export_opts *o, const struct gs_export_rank *ranks, size_t n,
 		      struct export_files *f)
 {
-	struct gs_export_options eo = {.with_ideal = o->with_ideal};
+	struct gs_export_options eo = export_options(o);
 	gs_status st;
 	int rc;
 
@@ -309,10 +388,114 @@ static int export_load(const struct export_opts *o, struct gs_job **out)
 	return GS_EXIT_OK;
 }
 
+/* "0, 1, 8": the numbers, cut short to fit `size`. */
+static void list_u32(char *buf, size_t size, const uint32_t *v, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len + 16 < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%u", i ? ", " : "", v[i]);
+}
+
+/* Whether rank `k` has GPU ops on `device`; *devs (freed by the caller)
+ * its devices with ops. */
+static int rank_devices(const struct gs_job_rank *k, uint32_t device, bool *has, uint32_t **devs,
+			size_t *n)
+{
+	gs_status st;
+
+	*has = false;
+	gs_error_clear();
+	st = gs_trace_op_devices(k->trace, devs, n);
+	if (st != GS_OK)
+		return gs_cli_fail(st, NULL);
+	for (size_t i = 0; i < *n; i++)
+		*has |= (*devs)[i] == device;
+	return GS_EXIT_OK;
+}
+
+/*
+ * The ranks to write, job->ranks[*first .. *first + *n): all, or the one
+ * --rank / --device pick (as analyze picks them: --device N alone is the
+ * one rank with GPU ops on device N). A rank or device the job does not
+ * have is one error line.
+ */
+static int export_pick(const struct export_opts *o, const struct gs_job *job, size_t *first,
+		       size_t *n)
+{
+	uint32_t *nums = calloc(job->n_ranks ? job->n_ranks : 1, sizeof(*nums)), *devs = NULL;
+	size_t hits = 0, n_devs = 0, r;
+	char list[160];
+	bool has = false;
+	int rc = GS_EXIT_OK;
+
+	*first = 0;
+	*n = job->n_ranks;
+	if (!nums)
+		return gs_cli_fail(GS_ERR_NOMEM, NULL);
+	if (o->has_rank) {
+		for (r = 0; r < job->n_ranks && job->ranks[r].rank != o->rank; r++)
+			nums[r] = job->ranks[r].rank;
+		if (r == job->n_ranks) {
+			list_u32(list, sizeof(list), nums, job->n_ranks);
+			gs_cli_error("rank %u is not in the job (ranks: %s)", o->rank, list);
+			rc = GS_EXIT_FAIL;
+		} else {
+			*first = r;
+			*n = 1;
+		}
+	} else if (o->has_device) {
+		for (r = 0; r < job->n_ranks && rc == GS_EXIT_OK; r++) {
+			free(devs);
+			devs = NULL;
+			rc = rank_devices(&job->ranks[r], o->device, &has, &devs, &n_devs);
+			if (rc == GS_EXIT_OK && has) {
+				nums[hits++] = job->ranks[r].rank;
+				*first = r;
+			}
+		}
+		list_u32(list, sizeof(list), nums, hits);
+		if (rc != GS_EXIT_OK) {
+			/* the error is printed */
+		} else if (hits == 1) {
+			*n = 1;
+		} else if (hits > 1) {
+			gs_cli_error("device %u is on %zu ranks (%s): say which with --device R:%u "
+				     "or --rank R",
+				     o->device, hits, list, o->device);
+			rc = GS_EXIT_FAIL;
+		} else if (job->n_ranks == 1) {
+			list_u32(list, sizeof(list), devs, n_devs);
+			gs_cli_error("device %u has no GPU ops (devices with ops: %s)", o->device,
+				     n_devs ? list : "none");
+			rc = GS_EXIT_FAIL;
+		} else {
+			gs_cli_error("device %u has no GPU ops on any rank of the job", o->device);
+			rc = GS_EXIT_FAIL;
+		}
+	}
+	if (rc == GS_EXIT_OK && o->has_rank && o->has_device) {
+		free(devs);
+		devs = NULL;
+		rc = rank_devices(&job->ranks[*first], o->device, &has, &devs, &n_devs);
+		if (rc == GS_EXIT_OK && !has) {
+			list_u32(list, sizeof(list), devs, n_devs);
+			gs_cli_error(
+				"rank %u has no GPU ops on device %u (its devices with ops: %s)",
+				o->rank, o->device, n_devs ? list : "none");
+			rc = GS_EXIT_FAIL;
+		}
+	}
+	free(devs);
+	free(nums);
+	return rc;
+}
+
 /* What the analyses add, rank by rank. On failure, the error names the
  * rank's input. */
-static int export_build(const struct export_opts *o, const struct gs_job *job,
-			struct gs_export_data **data, struct gs_export_rank *ranks)
+static int export_build(const struct export_opts *o, const struct gs_job *job, size_t first,
+			size_t n, struct gs_export_data **data, struct gs_export_rank *ranks)
 {
 	unsigned want = GS_EXPORT_WANT_LAUNCH | GS_EXPORT_WANT_BREAKDOWN;
 
@@ -320,8 +503,8 @@ static int export_build(const struct export_opts *o, const struct gs_job *job,
 		want |= GS_EXPORT_WANT_EDGES;
 	if (o->with_ideal)
 		want |= GS_EXPORT_WANT_IDEAL;
-	for (size_t r = 0; r < job->n_ranks; r++) {
-		const struct gs_job_rank *k = &job->ranks[r];
+	for (size_t r = 0; r < n; r++) {
+		const struct gs_job_rank *k = &job->ranks[first + r];
 		gs_status st;
 
 		gs_error_clear();
@@ -334,7 +517,8 @@ static int export_build(const struct export_opts *o, const struct gs_job *job,
 			.extras = gs_export_data_extras(data[r]),
 			.rank = k->rank,
 			.pid = k->pid,
-			.host = k->host != GS_NO_STRING ? gs_trace_string(k->trace, k->host) : NULL,
+			.host = k->host_name,
+			.capture = k->clock_domain + 1,
 		};
 	}
 	return GS_EXIT_OK;
@@ -349,7 +533,7 @@ int gs_cmd_export(int argc, char **argv)
 	struct export_files files = {0};
 	struct gs_input_list in;
 	bool help = false;
-	size_t n = 0;
+	size_t first = 0, n = 0;
 	int rc;
 
 	rc = export_parse(argc, argv, &o, &help);
@@ -367,14 +551,16 @@ int gs_cmd_export(int argc, char **argv)
 		rc = export_load(&o, &job);
 	if (rc != GS_EXIT_OK)
 		goto out;
-	n = job->n_ranks;
+	rc = export_pick(&o, job, &first, &n);
+	if (rc != GS_EXIT_OK)
+		goto out;
 	data = calloc(n ? n : 1, sizeof(*data)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	ranks = calloc(n ? n : 1, sizeof(*ranks));
 	if (!data || !ranks) {
 		rc = gs_cli_fail(GS_ERR_NOMEM, NULL);
 		goto out;
 	}
-	rc = export_build(&o, job, data, ranks);
+	rc = export_build(&o, job, first, n, data, ranks);
 	if (rc == GS_EXIT_OK)
 		rc = o.csv ? export_csv(&o, ranks, n, &files) :
 			     export_chrome(&o, ranks, n, &files.f[0]);

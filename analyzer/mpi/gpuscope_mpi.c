@@ -455,8 +455,8 @@ static int agree(int st)
 /* Append x to the vector v of n items (capacity *cap). */
 /* The numbers of one process of an input in the identity summaries:
  * pid, declared, rank, world size, first, last, clock, offset, host from
- * the file name (then its host). */
-#define IDENT_U64S 9
+ * the file name, capture (then its host). */
+#define IDENT_U64S 10
 
 #define PUSH(v, n, cap, x)                                                                         \
 	do {                                                                                       \
@@ -728,6 +728,7 @@ static int load_phase(struct state *s, char **all_out, int **counts_out, int **d
 				put_u64(&b, k->clock);
 				put_u64(&b, (uint64_t)k->wall_offset_ns);
 				put_u64(&b, k->host_from_name);
+				put_u64(&b, k->capture);
 				put_str(&b, k->host_name);
 			}
 		}
@@ -853,6 +854,7 @@ static int identity_phase(struct state *s, const char *all, const int *counts, c
 			x.wall_offset_ns = (int64_t)get_u64(&q);
 			if (get_u64(&q))
 				PUSH(host_from_name, n_hfn, hfn_cap, n_ids);
+			x.capture = (uint32_t)get_u64(&q);
 			x.host = get_str(&q);
 			PUSH(ids, n_ids, ids_cap, x);
 		}
@@ -938,6 +940,7 @@ static int identity_phase(struct state *s, const char *all, const int *counts, c
 		r->clock_domain = q->clock_domain;
 		r->clock = x->clock;
 		r->wall_offset_ns = x->wall_offset_ns;
+		r->capture = x->capture;
 		snprintf(r->host_name, sizeof(r->host_name), "%s", x->host);
 		for (size_t h = 0; h < n_hfn; h++)
 			r->host_from_name |= host_from_name[h] == q->idents[0];

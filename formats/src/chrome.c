@@ -16,7 +16,10 @@
  * whatever their recorded pids and device ids. The header is written once;
  * the ranks' events follow rank by rank through one shared output (one
  * flow id counter, so flow ids stay unique). Only flows within a rank are
- * ever written.
+ * ever written. Each rank's ids are offset into a range of their own and
+ * its times shifted onto the reference rank's clock (job_ids, job_clocks);
+ * the header's gpuscope_job says who each rank is and what was done to it,
+ * so that gpuscope's importer reads the same ranks back (kineto.c).
  *
  * Lanes. A viewer nests the complete events of one track by time, so a
  * track must never hold two events that partly overlap. Ops of a stream
@@ -371,10 +374,22 @@ struct chrome {
 	const struct gs_trace *t;
 	const struct gs_export_extras *x;
 	bool ideal;
+	/* Only device `device` (gs_export_options.has_device): the others get
+	 * no process, and their streams, ops and syncs are left out. */
+	bool one_device;
+	uint32_t device;
 	struct chrome_out *out;
 	/* A rank of a job export (NULL: a trace on its own, the classic
 	 * layout). */
 	const struct gs_export_rank *rank;
+	/* A rank of a job: added to every time written (its clock onto the
+	 * reference rank's) and to every id but 0 (correlation, event, sync
+	 * and external ids: each rank's in a range of its own). Both 0 for a
+	 * trace on its own. */
+	int64_t shift;
+	uint64_t id_offset;
+	int64_t pid_base;               /* the rank's first pid (job_pids) */
+	const struct gs_process *rproc; /* the rank's process record, or NULL */
 
 	const struct gs_op *ops;
 	size_t n_ops;
@@ -791,6 +806,14 @@ static gs_status plan_devices(struct chrome *c)
 		ids[k++] = c->syncs[i].device;
 	for (i = 0; i < nb; i++)
 		ids[k++] = c->x->breakdowns[i].device;
+	if (c->one_device) {
+		size_t m = 0;
+
+		for (i = 0; i < k; i++)
+			if (ids[i] == c->device)
+				ids[m++] = ids[i];
+		k = m;
+	}
 	qsort(ids, k, sizeof(*ids), cmp_u32);
 	c->devs = alloc_n(k, sizeof(*c->devs));
 	if (!c->devs) {
@@ -814,7 +837,7 @@ static gs_status plan_devices(struct chrome *c)
 	for (i = 0; i < nb; i++) {
 		size_t d = find_dev(c, c->x->breakdowns[i].device);
 
-		if (!c->devs[d].bd)
+		if (d != NONE && !c->devs[d].bd)
 			c->devs[d].bd = &c->x->breakdowns[i];
 	}
 	/* Pids: the device id (as Kineto) unless a host process has it. A
@@ -920,6 +943,8 @@ static gs_status plan_streams(struct chrome *c)
 			i + 1 < c->n_streams ? &c->streams[c->stream_order[i + 1]] : NULL;
 
 		x->dev = (uint32_t)find_dev(c, st->device);
+		if (x->dev == NONE) /* a device left out */
+			continue;
 		x->ambiguous =
 			(prev && prev->device == st->device && prev->stream_id == st->stream_id) ||
 			(next && next->device == st->device && next->stream_id == st->stream_id);
@@ -940,7 +965,7 @@ static gs_status plan_streams(struct chrome *c)
 	for (i = 0; i < c->n_streams && !rc; i++) {
 		struct cstream *x = &c->cs[c->stream_order[i]];
 
-		if (x->tid < 0)
+		if (x->dev != NONE && x->tid < 0)
 			x->tid = c->devs[x->dev].next_tid++;
 	}
 	for (i = 0; i < c->n_devs; i++)
@@ -948,9 +973,12 @@ static gs_status plan_streams(struct chrome *c)
 	for (i = 0; i < c->n_streams && !rc; i++) {
 		uint32_t s = c->stream_order[i];
 		struct cstream *x = &c->cs[s];
-		struct cdev *dv = &c->devs[x->dev];
+		struct cdev *dv;
 		size_t first, count, j;
 
+		if (x->dev == NONE)
+			continue;
+		dv = &c->devs[x->dev];
 		gs_trace_stream_ops(c->t, s, &first, &count);
 		disjoint_reset(&d);
 		for (j = first; j < first + count && !rc; j++) {
@@ -971,9 +999,13 @@ static gs_status plan_streams(struct chrome *c)
 	pool_fini(&d.pool);
 	/* Syncs (sorted by start): disjoint lanes per device. */
 	for (i = 0; i < c->n_syncs && !rc; i++) {
-		struct cdev *dv = &c->devs[find_dev(c, c->syncs[i].device)];
+		size_t di = find_dev(c, c->syncs[i].device);
+		struct cdev *dv;
 		uint32_t lane;
 
+		if (di == NONE)
+			continue;
+		dv = &c->devs[di];
 		rc = disjoint_place(&dv->sync_dj, c->syncs[i].start_ns, c->syncs[i].end_ns, &lane);
 		if (rc)
 			break;
@@ -1148,6 +1180,19 @@ static void kv_us(struct chrome *c, const char *k, int64_t ns)
 	gs_wbuf_us(&c->out->w, ns);
 }
 
+/* "ts": a time of the trace, on the export's axis (c->shift). */
+static void kv_ts(struct chrome *c, int64_t ns)
+{
+	kv_us(c, "ts", ns + c->shift);
+}
+
+/* An id as written: apart from the other ranks' (c->id_offset); 0 stays 0
+ * (none). */
+static uint64_t xid(const struct chrome *c, uint64_t id)
+{
+	return id ? id + c->id_offset : 0;
+}
+
 static void arg_i64(struct chrome *c, const char *k, int64_t v)
 {
 	akey(c, k);
@@ -1187,7 +1232,7 @@ static void x_event(struct chrome *c, const char *cat, const char *name, int64_t
 	kv_str(c, "name", name);
 	kv_i64(c, "pid", pid);
 	kv_i64(c, "tid", tid);
-	kv_us(c, "ts", start);
+	kv_ts(c, start);
 	kv_us(c, "dur", end - start);
 }
 
@@ -1311,6 +1356,18 @@ static void job_name(struct chrome *c, int64_t cpid, const char *name, int64_t p
 		arg_i64(c, "device", device);
 	if (cmd && *cmd)
 		arg_str(c, "command_line", cmd);
+	if (c->rproc && c->rproc->world_size)
+		arg_u64(c, "world_size", c->rproc->world_size);
+	if (c->rproc && c->rproc->has_backend)
+		arg_str(c, "backend", gs_trace_string(c->t, c->rproc->backend));
+	if (c->rproc && c->rproc->clock) {
+		arg_str(c, "clock", gs_clock_source_name(c->rproc->clock));
+		arg_i64(c, "wall_offset_ns", c->rproc->wall_offset_ns);
+	}
+	if (c->shift)
+		arg_i64(c, "time_shift_ns", c->shift);
+	if (c->id_offset)
+		arg_u64(c, "id_offset", c->id_offset);
 	ev_close(c);
 }
 
@@ -1420,8 +1477,11 @@ static void write_metadata(struct chrome *c)
 	for (i = 0; i < c->n_streams; i++) {
 		uint32_t s = c->stream_order[i];
 		const struct cstream *x = &c->cs[s];
-		const struct cdev *d = &c->devs[x->dev];
+		const struct cdev *d;
 
+		if (x->dev == NONE)
+			continue;
+		d = &c->devs[x->dev];
 		stream_label(c, s, label, sizeof(label));
 		thread_meta(c, d->pid, x->tid, label, sort++);
 		for (uint32_t k = 0; k < x->lanes; k++) {
@@ -1473,6 +1533,18 @@ static int64_t op_pid(const struct chrome *c, uint32_t o)
 	return c->devs[c->cs[c->ops[o].stream].dev].pid;
 }
 
+/* Whether an op (a sync) is written: false for those of a device left
+ * out (gs_export_options.has_device). */
+static bool op_kept(const struct chrome *c, size_t o)
+{
+	return c->cs[c->ops[o].stream].dev != NONE;
+}
+
+static bool sync_kept(const struct chrome *c, size_t i)
+{
+	return find_dev(c, c->syncs[i].device) != NONE;
+}
+
 /* A communication kernel's collective as the PyTorch profiler writes it. */
 static void collective_args(struct chrome *c, const struct gs_collective *k)
 {
@@ -1501,6 +1573,8 @@ static void collective_args(struct chrome *c, const struct gs_collective *k)
 		arg_u64(c, "In msg nelems", k->in_nelems);
 		arg_u64(c, "Out msg nelems", k->out_nelems);
 	}
+	if (k->has_seq)
+		arg_u64(c, "Seq", k->seq);
 }
 
 /* The model fields of an op as Kineto args (and a few of our own). */
@@ -1511,7 +1585,7 @@ static void op_args(struct chrome *c, const struct gs_op *op)
 	arg_u64(c, "device", st->device);
 	arg_u64(c, "context", st->context);
 	arg_u64(c, "stream", st->stream_id);
-	arg_u64(c, "correlation", op->correlation);
+	arg_u64(c, "correlation", xid(c, op->correlation));
 	switch (op->kind) {
 	case GS_OP_KERNEL: {
 		static const struct gs_launch_cfg none;
@@ -1584,15 +1658,15 @@ static void write_sync(struct chrome *c, uint32_t i)
 		arg_u64(c, "context", c->streams[ctx_stream].context);
 	if (y->stream < c->n_streams)
 		arg_u64(c, "stream", c->streams[y->stream].stream_id);
-	arg_u64(c, "correlation", y->correlation);
+	arg_u64(c, "correlation", xid(c, y->correlation));
 	if (y->wait_on_stream < c->n_streams)
 		arg_u64(c, "wait_on_stream", c->streams[y->wait_on_stream].stream_id);
 	if (y->event_correlation)
-		arg_u64(c, "wait_on_cuda_event_record_corr_id", y->event_correlation);
+		arg_u64(c, "wait_on_cuda_event_record_corr_id", xid(c, y->event_correlation));
 	if (y->event_id)
-		arg_u64(c, "wait_on_cuda_event_id", y->event_id);
+		arg_u64(c, "wait_on_cuda_event_id", xid(c, y->event_id));
 	if (y->sync_id != GS_NO_SYNC_ID)
-		arg_u64(c, "event sync id", y->sync_id);
+		arg_u64(c, "event sync id", xid(c, y->sync_id));
 	ev_close(c);
 }
 
@@ -1616,7 +1690,7 @@ static void write_api(struct chrome *c, uint32_t a)
 	x_event(c, k->kind == GS_API_DRIVER ? "cuda_driver" : "cuda_runtime",
 		gs_trace_string(c->t, k->name), api_pid(c, a), api_tid(c, a), k->start_ns,
 		k->end_ns);
-	arg_u64(c, "correlation", k->correlation);
+	arg_u64(c, "correlation", xid(c, k->correlation));
 	if (k->cbid)
 		arg_u64(c, "cbid", k->cbid);
 	if (k->return_value)
@@ -1636,13 +1710,22 @@ static void write_range(struct chrome *c, uint32_t i)
 	x_event(c, cats[r->kind < GS_RANGE_KIND_COUNT ? r->kind : GS_RANGE_OTHER],
 		gs_trace_string(c->t, r->name), c->hp[th->hp].cpid, tid, r->start_ns, r->end_ns);
 	if (r->external_id)
-		arg_u64(c, "External id", r->external_id);
+		arg_u64(c, "External id", xid(c, r->external_id));
 	if (r->kind == GS_RANGE_NVTX) {
 		arg_str(c, "nvtx", "range");
 		if (r->domain != GS_NO_STRING)
 			arg_str(c, "domain", gs_trace_string(c->t, r->domain));
 	}
 	ev_close(c);
+}
+
+/* A GPU annotation written: on a stream of a device kept. */
+static bool annotation_kept(const struct chrome *c, size_t i)
+{
+	const struct gs_range *r = &c->ranges[i];
+
+	return r->kind == GS_RANGE_GPU_ANNOTATION && r->stream < c->n_streams &&
+	       c->cs[r->stream].dev != NONE;
 }
 
 /*
@@ -1657,8 +1740,7 @@ static gs_status plan_gpu_annotations(struct chrome *c)
 	size_t n = 0, cap = 0, *at;
 
 	for (size_t i = 0; i < c->n_ranges; i++)
-		n += c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION &&
-		     c->ranges[i].stream < c->n_streams;
+		n += annotation_kept(c, i);
 	if (!n)
 		return GS_OK;
 	c->ann_tid = alloc_n(c->n_ranges, sizeof(*c->ann_tid));
@@ -1673,14 +1755,12 @@ static gs_status plan_gpu_annotations(struct chrome *c)
 	}
 	/* By device, in range order (by start) within each. */
 	for (size_t i = 0; i < c->n_ranges; i++)
-		if (c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION &&
-		    c->ranges[i].stream < c->n_streams)
+		if (annotation_kept(c, i))
 			at[c->cs[c->ranges[i].stream].dev + 1]++;
 	for (size_t d = 0; d < c->n_devs; d++)
 		at[d + 1] += at[d];
 	for (size_t i = 0; i < c->n_ranges; i++)
-		if (c->ranges[i].kind == GS_RANGE_GPU_ANNOTATION &&
-		    c->ranges[i].stream < c->n_streams)
+		if (annotation_kept(c, i))
 			idx[at[c->cs[c->ranges[i].stream].dev]++] = (uint32_t)i;
 	free(at);
 	for (size_t first = 0, last; first < n; first = last) {
@@ -1736,13 +1816,13 @@ static void write_gpu_annotations(struct chrome *c)
 		const struct gs_range *r = &c->ranges[i];
 		const struct cstream *x;
 
-		if (r->kind != GS_RANGE_GPU_ANNOTATION || r->stream >= c->n_streams)
+		if (!annotation_kept(c, i))
 			continue;
 		x = &c->cs[r->stream];
 		x_event(c, "gpu_user_annotation", gs_trace_string(c->t, r->name),
 			c->devs[x->dev].pid, c->ann_tid[i], r->start_ns, r->end_ns);
 		if (r->external_id)
-			arg_u64(c, "External id", r->external_id);
+			arg_u64(c, "External id", xid(c, r->external_id));
 		arg_u64(c, "device", gs_trace_stream_device(c->t, r->stream));
 		arg_u64(c, "context", c->streams[r->stream].context);
 		arg_u64(c, "stream", c->streams[r->stream].stream_id);
@@ -1777,15 +1857,17 @@ static void write_host_and_ops(struct chrome *c)
 		}
 		write_api(c, r->idx);
 		for (j = c->call_ops_first[r->idx]; j < c->call_ops_first[r->idx + 1]; j++)
-			write_op(c, c->call_ops[j]);
+			if (op_kept(c, c->call_ops[j]))
+				write_op(c, c->call_ops[j]);
 		for (j = c->call_syncs_first[r->idx]; j < c->call_syncs_first[r->idx + 1]; j++)
-			write_sync(c, c->call_syncs[j]);
+			if (sync_kept(c, c->call_syncs[j]))
+				write_sync(c, c->call_syncs[j]);
 	}
 	for (i = 0; i < c->n_ops; i++)
-		if (c->launch[i] == NONE)
+		if (c->launch[i] == NONE && op_kept(c, i))
 			write_op(c, (uint32_t)i);
 	for (i = 0; i < c->n_syncs; i++)
-		if (c->sync_call[i] == NONE)
+		if (c->sync_call[i] == NONE && sync_kept(c, i))
 			write_sync(c, (uint32_t)i);
 }
 
@@ -1806,7 +1888,7 @@ static void write_counters(struct chrome *c)
 			kv_str(c, "name", "breakdown");
 			kv_i64(c, "pid", c->devs[i].pid);
 			kv_i64(c, "tid", 0);
-			kv_us(c, "ts", last ? g->end_ns : g->start_ns);
+			kv_ts(c, last ? g->end_ns : g->start_ns);
 			for (size_t k = 0; k < x->n_categories; k++)
 				arg_i64(c, x->category_names[k] ? x->category_names[k] : "?",
 					!last && g->category == k);
@@ -1823,17 +1905,18 @@ static void write_ideal(struct chrome *c)
 	for (size_t o = 0; o < c->n_ops; o++) {
 		const struct gs_op *op = &c->ops[o];
 		const struct cstream *s = &c->cs[op->stream];
-		const struct cdev *d = &c->devs[s->dev];
+		const struct cdev *d;
 		int64_t st = x->ideal_start[o];
 
-		if (!x->ideal_in[o])
+		if (!x->ideal_in[o] || !op_kept(c, o))
 			continue;
+		d = &c->devs[s->dev];
 		x_event(c, "ideal", op_name(c, op, buf, sizeof(buf)), d->ideal_pid,
 			c->ideal_lane[o] ? s->ideal_ovf_tid + c->ideal_lane[o] - 1 : s->tid, st,
 			st + (op->end_ns - op->start_ns));
 		arg_u64(c, "device", gs_trace_stream_device(c->t, op->stream));
 		arg_u64(c, "stream", c->streams[op->stream].stream_id);
-		arg_u64(c, "correlation", op->correlation);
+		arg_u64(c, "correlation", xid(c, op->correlation));
 		arg_i64(c, "delay_ns", op->start_ns - st);
 		if (x->ideal_bound && x->bound_names && x->ideal_bound[o] < x->n_bound_names &&
 		    x->bound_names[x->ideal_bound[o]])
@@ -1862,7 +1945,7 @@ static void flow_event(struct chrome *c, const char *ph, uint64_t id, const char
 	gs_wbuf_u64(&c->out->w, id);
 	kv_i64(c, "pid", pid);
 	kv_i64(c, "tid", tid);
-	kv_us(c, "ts", ts);
+	kv_ts(c, ts);
 	kv_str(c, "cat", cat);
 	kv_str(c, "name", name);
 	if (ph[0] == 'f')
@@ -1880,7 +1963,7 @@ static void write_flows(struct chrome *c)
 		const struct gs_api_call *a;
 		uint64_t id;
 
-		if (c->launch[i] == NONE)
+		if (c->launch[i] == NONE || !op_kept(c, i))
 			continue;
 		a = &c->api[c->launch[i]];
 		id = ++c->out->next_flow;
@@ -1895,7 +1978,8 @@ static void write_flows(struct chrome *c)
 		const char *name = "dependency";
 		uint64_t id;
 
-		if (e->from >= c->n_ops || e->to >= c->n_ops)
+		if (e->from >= c->n_ops || e->to >= c->n_ops || !op_kept(c, e->from) ||
+		    !op_kept(c, e->to))
 			continue;
 		from = &c->ops[e->from];
 		to = &c->ops[e->to];
@@ -1975,7 +2059,8 @@ static gs_status header_devices(const struct chrome *cs, size_t n, struct dev_re
 		const struct gs_device *dt = gs_trace_devices(cs[r].t, &n_dt);
 
 		for (i = 0; i < n_dt; i++)
-			d[k++] = (struct dev_ref){dt[i].id, (uint32_t)r, (uint32_t)i};
+			if (!cs[r].one_device || dt[i].id == cs[r].device)
+				d[k++] = (struct dev_ref){dt[i].id, (uint32_t)r, (uint32_t)i};
 	}
 	if (n > 1) {
 		qsort(d, k, sizeof(*d), cmp_dev_ref);
@@ -2040,12 +2125,145 @@ static void trace_versions(const struct chrome *c, const char **host, const char
 		ver[i] = v[i] != GS_NO_STRING ? gs_trace_string(c->t, v[i]) : NULL;
 }
 
+/* Kineto's distributedInfo of a process (NULL: only the rank), as PyTorch
+ * writes it: readers match "rank": 0 with its space. */
+static void write_distributed(struct chrome *c, const struct gs_process *p, uint32_t rank)
+{
+	struct gs_wbuf *w = &c->out->w;
+
+	gs_wbuf_puts(w, ",\n\"distributedInfo\": {");
+	if (p && p->has_backend) {
+		gs_wbuf_puts(w, "\"backend\": ");
+		gs_wbuf_json_str(w, gs_trace_string(c->t, p->backend));
+		gs_wbuf_puts(w, ", ");
+	}
+	gs_wbuf_puts(w, "\"rank\": ");
+	gs_wbuf_u64(w, rank);
+	if (p && p->world_size) {
+		gs_wbuf_puts(w, ", \"world_size\": ");
+		gs_wbuf_u64(w, p->world_size);
+	}
+	gs_wbuf_putc(w, '}');
+}
+
+/* The wall clock of a process (known): Kineto's baseTimeNanoseconds (ts
+ * plus it is Unix-epoch ns) and, for gpuscope, where it came from. */
+static void write_clock(struct chrome *c, const struct gs_process *p)
+{
+	struct gs_wbuf *w = &c->out->w;
+
+	if (p->wall_offset_ns) {
+		gs_wbuf_puts(w, ",\n\"baseTimeNanoseconds\":");
+		gs_wbuf_i64(w, p->wall_offset_ns);
+	}
+	gs_wbuf_puts(w, ",\n\"gpuscope_clock\":");
+	gs_wbuf_json_str(w, gs_clock_source_name(p->clock));
+}
+
+/* ,"key": */
+static void put_key(struct gs_wbuf *w, const char *k)
+{
+	gs_wbuf_puts(w, ",\"");
+	gs_wbuf_puts(w, k);
+	gs_wbuf_puts(w, "\":");
+}
+
+/* A string of the rank's trace under `key`, when it has one. */
+static void put_str_id(const struct chrome *c, struct gs_wbuf *w, const char *k, uint32_t id)
+{
+	if (id == GS_NO_STRING)
+		return;
+	put_key(w, k);
+	gs_wbuf_json_str(w, gs_trace_string(c->t, id));
+}
+
+/* An int64 as decimal text in a string: exact for readers that hold JSON
+ * numbers as doubles (wall clocks are about 1.7e18 ns, past 2^53). */
+static void put_i64_text(struct gs_wbuf *w, const char *k, int64_t v)
+{
+	put_key(w, k);
+	gs_wbuf_putc(w, '"');
+	gs_wbuf_i64(w, v);
+	gs_wbuf_putc(w, '"');
+}
+
+/*
+ * gpuscope_job: who each rank of a job export is, for gpuscope's importer
+ * to read the file back as the same ranks (kineto.c): its number, its pids
+ * (pid_base .. pid_base + pid_stride - 1), its process (pid, host, command
+ * line, versions, world size, backend, start, records dropped), its clock
+ * (source and offset to UTC) and what the export did to its times and ids
+ * (time_shift_ns added to every ts, id_offset to every id but 0). Written before traceEvents, so
+ * a streaming reader knows it before the first event.
+ */
+static void write_job_marker(struct chrome *cs, size_t n, int64_t stride)
+{
+	struct gs_wbuf *w = &cs[0].out->w;
+
+	gs_wbuf_puts(w, ",\n\"gpuscope_job\":{\"version\":1,\"pid_stride\":");
+	gs_wbuf_i64(w, stride);
+	gs_wbuf_puts(w, ",\"ranks\":[");
+	for (size_t r = 0; r < n; r++) {
+		const struct chrome *c = &cs[r];
+		const struct gs_process *p = c->rproc;
+
+		gs_wbuf_puts(w, r ? ",\n{\"rank\":" : "\n{\"rank\":");
+		gs_wbuf_u64(w, c->rank->rank);
+		put_key(w, "pid_base");
+		gs_wbuf_i64(w, c->pid_base);
+		put_key(w, "pid");
+		gs_wbuf_i64(w, c->rank->pid >= 0 ? c->rank->pid : -1);
+		if (c->rank->host && *c->rank->host) {
+			put_key(w, "host");
+			gs_wbuf_json_str(w, c->rank->host);
+		}
+		if (c->rank->capture) {
+			put_key(w, "capture");
+			gs_wbuf_u64(w, c->rank->capture);
+		}
+		if (p) {
+			put_str_id(c, w, "command_line", p->command_line);
+			put_str_id(c, w, "cuda_driver_version", p->driver_version);
+			put_str_id(c, w, "cuda_runtime_version", p->runtime_version);
+			put_str_id(c, w, "cupti_version", p->cupti_version);
+			if (p->world_size) {
+				put_key(w, "world_size");
+				gs_wbuf_u64(w, p->world_size);
+			}
+			if (p->has_backend)
+				put_str_id(c, w, "backend", p->backend);
+			if (p->clock) {
+				put_key(w, "clock");
+				gs_wbuf_json_str(w, gs_clock_source_name(p->clock));
+				put_i64_text(w, "wall_offset_ns", p->wall_offset_ns);
+			}
+			if (p->start_ns)
+				put_i64_text(w, "start_ns", p->start_ns);
+			if (p->dropped_records) {
+				put_key(w, "dropped_records");
+				gs_wbuf_u64(w, p->dropped_records);
+			}
+		}
+		if (c->shift)
+			put_i64_text(w, "time_shift_ns", c->shift);
+		if (c->id_offset) {
+			put_key(w, "id_offset");
+			gs_wbuf_u64(w, c->id_offset);
+		}
+		gs_wbuf_putc(w, '}');
+	}
+	gs_wbuf_puts(w, "]}");
+}
+
 /*
  * The top level before the events, of `n` ranks (one: a trace on its
- * own): deviceProperties (header_devices), host_name (when every rank
- * names the same host) and the versions of the first rank that has each.
+ * own): deviceProperties (header_devices), distributedInfo and the clock,
+ * host_name (when every rank names the same host), the versions of the
+ * first rank that has each and, for a job, gpuscope_job (pids from
+ * `stride`).
  */
-static void write_header(struct chrome *cs, size_t n, const struct dev_ref *devs, size_t n_devs)
+static void write_header(struct chrome *cs, size_t n, const struct dev_ref *devs, size_t n_devs,
+			 int64_t stride)
 {
 	struct gs_wbuf *w = &cs[0].out->w;
 	const char *host = NULL, *ver[3] = {NULL, NULL, NULL};
@@ -2074,44 +2292,33 @@ static void write_header(struct chrome *cs, size_t n, const struct dev_ref *devs
 			if (!ver[i])
 				ver[i] = v[i];
 	}
-	/* Kineto gives one rank a file: with one rank, its first process's
-	 * that has one (a job's ranks are in its process labels). */
-	for (i = 0; n == 1 && i < cs[0].n_procs; i++) {
-		const struct gs_process *p = &cs[0].procs[i];
-
-		if (!p->has_rank)
-			continue;
-		/* As PyTorch writes it (readers match "rank": 0 with its
-		 * space). */
-		gs_wbuf_puts(w, ",\n\"distributedInfo\": {");
-		if (p->has_backend) {
-			gs_wbuf_puts(w, "\"backend\": ");
-			gs_wbuf_json_str(w, gs_trace_string(cs[0].t, p->backend));
-			gs_wbuf_puts(w, ", ");
+	if (n == 1) {
+		/* Kineto gives one rank a file: its first process's that has
+		 * one (and its clock). */
+		for (i = 0; i < cs[0].n_procs; i++) {
+			if (cs[0].procs[i].has_rank) {
+				write_distributed(&cs[0], &cs[0].procs[i], cs[0].procs[i].rank);
+				break;
+			}
 		}
-		gs_wbuf_puts(w, "\"rank\": ");
-		gs_wbuf_u64(w, p->rank);
-		if (p->world_size) {
-			gs_wbuf_puts(w, ", \"world_size\": ");
-			gs_wbuf_u64(w, p->world_size);
+		for (i = 0; i < cs[0].n_procs; i++) {
+			if (cs[0].procs[i].clock) {
+				write_clock(&cs[0], &cs[0].procs[i]);
+				break;
+			}
 		}
-		gs_wbuf_putc(w, '}');
-		break;
-	}
-	/* The wall clock of one rank: Kineto's baseTimeNanoseconds (ts plus it
-	 * is Unix-epoch ns) and, for gpuscope, where it came from. */
-	for (i = 0; n == 1 && i < cs[0].n_procs; i++) {
-		const struct gs_process *p = &cs[0].procs[i];
-
-		if (!p->clock)
-			continue;
-		if (p->wall_offset_ns) {
-			gs_wbuf_puts(w, ",\n\"baseTimeNanoseconds\":");
-			gs_wbuf_i64(w, p->wall_offset_ns);
+	} else {
+		/* A job: the first rank's, as tools that read one rank a file
+		 * expect; the clock the ranks' times are written on (the
+		 * reference's, job_clocks); every rank in gpuscope_job. */
+		write_distributed(&cs[0], cs[0].rproc, cs[0].rank->rank);
+		for (r = 0; r < n; r++) {
+			if (cs[r].rproc && cs[r].rproc->clock) {
+				write_clock(&cs[r], cs[r].rproc);
+				break;
+			}
 		}
-		gs_wbuf_puts(w, ",\n\"gpuscope_clock\":");
-		gs_wbuf_json_str(w, gs_clock_source_name(p->clock));
-		break;
+		write_job_marker(cs, n, stride);
 	}
 	if (host && one_host) {
 		gs_wbuf_puts(w, ",\n\"host_name\":");
@@ -2188,6 +2395,8 @@ static gs_status chrome_plan(struct chrome *c, struct chrome_out *out, const str
 	c->t = t;
 	c->x = x;
 	c->ideal = o && o->with_ideal;
+	c->one_device = o && o->has_device;
+	c->device = o ? o->device : 0;
 	c->ops = gs_trace_ops(t, &c->n_ops);
 	c->streams = gs_trace_streams(t, &c->n_streams);
 	c->api = gs_trace_api_calls(t, &c->n_api);
@@ -2250,7 +2459,7 @@ gs_status gs_export_chrome(FILE *out, const struct gs_trace *t, const struct gs_
 		chrome_free(&c);
 		return rc;
 	}
-	write_header(&c, 1, devs, n_devs);
+	write_header(&c, 1, devs, n_devs, 0);
 	chrome_write(&c);
 	gs_wbuf_puts(&w.w, "\n]}\n");
 	rc = gs_wbuf_finish(&w.w);
@@ -2280,6 +2489,151 @@ static void job_pids(struct chrome *c, int64_t base)
 	}
 	for (i = 0; i < c->n_hp; i++)
 		c->hp[i].cpid = base + lane++;
+}
+
+/* The process record of a rank: its pid's, else its first (NULL: none). */
+static const struct gs_process *rank_process(const struct chrome *c)
+{
+	for (size_t i = 0; i < c->n_procs; i++)
+		if (c->procs[i].pid == c->rank->pid)
+			return &c->procs[i];
+	return c->n_procs ? &c->procs[0] : NULL;
+}
+
+/* The largest id a rank writes (correlation, event, sync, external). */
+static uint64_t rank_max_id(const struct chrome *c)
+{
+	uint64_t m = 0;
+	size_t i;
+
+#define GS_MAX_ID(v)                                                                               \
+	do {                                                                                       \
+		if ((v) > m)                                                                       \
+			m = (v);                                                                   \
+	} while (0)
+	for (i = 0; i < c->n_ops; i++)
+		GS_MAX_ID(c->ops[i].correlation);
+	for (i = 0; i < c->n_api; i++)
+		GS_MAX_ID(c->api[i].correlation);
+	for (i = 0; i < c->n_syncs; i++) {
+		GS_MAX_ID(c->syncs[i].correlation);
+		GS_MAX_ID(c->syncs[i].event_correlation);
+		GS_MAX_ID(c->syncs[i].event_id);
+		GS_MAX_ID(c->syncs[i].sync_id);
+	}
+	for (i = 0; i < c->n_ranges; i++)
+		GS_MAX_ID(c->ranges[i].external_id);
+#undef GS_MAX_ID
+	return m;
+}
+
+/* Ids a reader that holds JSON numbers as doubles still gets exactly. */
+#define ID_LIMIT (1ULL << 53)
+
+/*
+ * Each rank's ids in a range of its own, so that no correlation, event,
+ * sync or external id of one rank is another's (the Kineto format joins a
+ * launch to its op by correlation id across the whole file): id + key * K,
+ * K the power of ten (at least 1000) above every rank's largest id, key
+ * the rank number, or its position in rank order when rank numbers would
+ * pass 2^53; 0 stays 0. Order within a rank is kept. Ids that cannot stay
+ * below 2^53 so are refused (GS_ERR_LIMIT).
+ */
+static gs_status job_ids(struct chrome *cs, size_t n)
+{
+	uint64_t most = 0, k = 1000, top = cs[n - 1].rank->rank;
+	bool by_position;
+
+	for (size_t r = 0; r < n; r++) {
+		uint64_t m = rank_max_id(&cs[r]);
+
+		if (m > most)
+			most = m;
+	}
+	while (k <= most && k <= ID_LIMIT / 10)
+		k *= 10;
+	by_position = most >= ID_LIMIT || top > (ID_LIMIT - 1 - most) / k;
+	if (k <= most || (by_position && (uint64_t)(n - 1) > (ID_LIMIT - 1 - most) / k)) {
+		gs_error_append("chrome export: the ids of %zu ranks (up to %llu) cannot be kept "
+				"apart below 2^53",
+				n, (unsigned long long)most);
+		return GS_ERR_LIMIT;
+	}
+	for (size_t r = 0; r < n; r++)
+		cs[r].id_offset = (by_position ? (uint64_t)r : cs[r].rank->rank) * k;
+	return GS_OK;
+}
+
+/* The earliest and latest time a rank writes (false: none). */
+static bool rank_time_span(const struct chrome *c, int64_t *lo, int64_t *hi)
+{
+	bool any = false;
+	size_t i;
+
+#define GS_SPAN(a, b)                                                                              \
+	do {                                                                                       \
+		if (!any || (a) < *lo)                                                             \
+			*lo = (a);                                                                 \
+		if (!any || (b) > *hi)                                                             \
+			*hi = (b);                                                                 \
+		any = true;                                                                        \
+	} while (0)
+	for (i = 0; i < c->n_ops; i++) {
+		GS_SPAN(c->ops[i].start_ns, c->ops[i].end_ns);
+		if (c->ideal && c->x->ideal_in[i])
+			GS_SPAN(c->x->ideal_start[i],
+				c->x->ideal_start[i] + (c->ops[i].end_ns - c->ops[i].start_ns));
+	}
+	for (i = 0; i < c->n_api; i++)
+		GS_SPAN(c->api[i].start_ns, c->api[i].end_ns);
+	for (i = 0; i < c->n_syncs; i++)
+		GS_SPAN(c->syncs[i].start_ns, c->syncs[i].end_ns);
+	for (i = 0; i < c->n_ranges; i++)
+		GS_SPAN(c->ranges[i].start_ns, c->ranges[i].end_ns);
+	for (i = 0; i < c->n_oh; i++)
+		GS_SPAN(c->oh[i].start_ns, c->oh[i].end_ns);
+	for (i = 0; c->x && i < c->x->n_breakdowns; i++) {
+		const struct gs_export_breakdown *b = &c->x->breakdowns[i];
+
+		if (b->n_segments)
+			GS_SPAN(b->segments[0].start_ns, b->segments[b->n_segments - 1].end_ns);
+	}
+#undef GS_SPAN
+	return any;
+}
+
+/*
+ * One time axis where the wall clocks say the ranks ran together: the
+ * reference is the first rank (in rank order) whose clock is known; every
+ * other rank with a known clock is written shifted onto it, by the
+ * difference of their offsets to UTC (t + own offset = t' + reference's
+ * offset). Ranks whose clock is not known, and any whose shifted times
+ * would leave the model's range (+-2^62 ns), keep their times. The shift
+ * is in the rank's process args and in gpuscope_job, and the importer
+ * takes it off again.
+ */
+static void job_clocks(struct chrome *cs, size_t n)
+{
+	const struct gs_process *ref = NULL;
+
+	for (size_t r = 0; r < n && !ref; r++)
+		if (cs[r].rproc && cs[r].rproc->clock)
+			ref = cs[r].rproc;
+	for (size_t r = 0; r < n && ref; r++) {
+		const struct gs_process *p = cs[r].rproc;
+		int64_t d, lo = 0, hi = 0;
+
+		cs[r].shift = 0;
+		if (!p || !p->clock ||
+		    __builtin_sub_overflow(p->wall_offset_ns, ref->wall_offset_ns, &d))
+			continue;
+		if (d >= GS_TIME_LIMIT_NS || d <= -GS_TIME_LIMIT_NS)
+			continue;
+		if (rank_time_span(&cs[r], &lo, &hi) &&
+		    (lo + d <= -GS_TIME_LIMIT_NS || hi + d >= GS_TIME_LIMIT_NS))
+			continue;
+		cs[r].shift = d;
+	}
 }
 
 static int cmp_rank_ptr(const void *pa, const void *pb)
@@ -2365,18 +2719,25 @@ gs_status gs_export_chrome_job(FILE *out, const struct gs_export_rank *ranks, si
 	for (r = 0; r < n && !rc; r++) {
 		cs[r].rank = order[r];
 		rc = chrome_plan(&cs[r], &w, order[r]->trace, order[r]->extras, o);
+		cs[r].rproc = rank_process(&cs[r]);
 	}
 	if (!rc)
 		rc = job_numbering(cs, order, n, &stride, &by_position);
+	if (!rc)
+		rc = job_ids(cs, n);
+	if (!rc)
+		job_clocks(cs, n);
 	if (!rc)
 		rc = header_devices(cs, n, &devs, &n_devs);
 	if (!rc)
 		rc = gs_wbuf_init(&w.w, out, o && o->gzip, o ? o->compression_level : 0);
 	if (!rc) {
-		for (r = 0; r < n; r++)
-			job_pids(&cs[r],
-				 (by_position ? (int64_t)r : (int64_t)order[r]->rank) * stride);
-		write_header(cs, n, devs, n_devs);
+		for (r = 0; r < n; r++) {
+			cs[r].pid_base =
+				(by_position ? (int64_t)r : (int64_t)order[r]->rank) * stride;
+			job_pids(&cs[r], cs[r].pid_base);
+		}
+		write_header(cs, n, devs, n_devs, stride);
 		for (r = 0; r < n; r++)
 			chrome_write(&cs[r]);
 		gs_wbuf_puts(&w.w, "\n]}\n");

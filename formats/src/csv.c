@@ -81,10 +81,19 @@ static gs_status check_ops(const char *what, FILE *out, const struct gs_trace *t
 	return GS_OK;
 }
 
-/* The op rows of one trace; `rank` (a job's) first when not NULL. */
-static gs_status ops_rows(struct gs_wbuf *w, const struct gs_trace *t,
-			  const struct gs_export_extras *x, bool ideal, const uint32_t *rank)
+/* Whether rows of device `dev` are written (gs_export_options.has_device). */
+static bool device_kept(const struct gs_export_options *o, uint32_t dev)
 {
+	return !o || !o->has_device || o->device == dev;
+}
+
+/* The op rows of one trace; `rank` (a job's) first when not NULL. An op's
+ * index is its place in the trace, also when a device is left out. */
+static gs_status ops_rows(struct gs_wbuf *w, const struct gs_trace *t,
+			  const struct gs_export_extras *x, const struct gs_export_options *o,
+			  const uint32_t *rank)
+{
+	bool ideal = o && o->with_ideal;
 	size_t n_ops, n_streams, n_api, i;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 	const struct gs_stream *streams = gs_trace_streams(t, &n_streams);
@@ -101,6 +110,8 @@ static gs_status ops_rows(struct gs_wbuf *w, const struct gs_trace *t,
 		const struct gs_stream *st = op->stream < n_streams ? &streams[op->stream] : &none;
 		const struct gs_launch_cfg *lc;
 
+		if (!device_kept(o, st->device))
+			continue;
 		if (rank) {
 			gs_wbuf_u64(w, *rank);
 			gs_wbuf_putc(w, ',');
@@ -173,7 +184,7 @@ gs_status gs_export_csv_ops(FILE *out, const struct gs_trace *t, const struct gs
 	if (rc)
 		return rc;
 	ops_header(&w, ideal, false);
-	rc = ops_rows(&w, t, x, ideal, NULL);
+	rc = ops_rows(&w, t, x, o, NULL);
 	if (rc) {
 		gs_wbuf_discard(&w);
 		return rc;
@@ -181,11 +192,14 @@ gs_status gs_export_csv_ops(FILE *out, const struct gs_trace *t, const struct gs
 	return gs_wbuf_finish(&w);
 }
 
-static void segment_rows(struct gs_wbuf *w, const struct gs_export_extras *x, const uint32_t *rank)
+static void segment_rows(struct gs_wbuf *w, const struct gs_export_extras *x,
+			 const struct gs_export_options *o, const uint32_t *rank)
 {
 	for (size_t b = 0; x && b < x->n_breakdowns; b++) {
 		const struct gs_export_breakdown *bd = &x->breakdowns[b];
 
+		if (!device_kept(o, bd->device))
+			continue;
 		for (size_t i = 0; i < bd->n_segments; i++) {
 			const struct gs_export_segment *g = &bd->segments[i];
 
@@ -222,7 +236,7 @@ gs_status gs_export_csv_segments(FILE *out, const struct gs_trace *t,
 	if (rc)
 		return rc;
 	gs_wbuf_puts(&w, "device,start_ns,end_ns,dur_ns,category\n");
-	segment_rows(&w, x, NULL);
+	segment_rows(&w, x, o, NULL);
 	return gs_wbuf_finish(&w);
 }
 
@@ -262,7 +276,7 @@ gs_status gs_export_csv_ops_job(FILE *out, const struct gs_export_rank *ranks, s
 		return rc;
 	ops_header(&w, ideal, true);
 	for (size_t r = 0; r < n && !rc; r++)
-		rc = ops_rows(&w, ranks[r].trace, ranks[r].extras, ideal, &ranks[r].rank);
+		rc = ops_rows(&w, ranks[r].trace, ranks[r].extras, o, &ranks[r].rank);
 	if (rc) {
 		gs_wbuf_discard(&w);
 		return rc;
@@ -285,6 +299,6 @@ gs_status gs_export_csv_segments_job(FILE *out, const struct gs_export_rank *ran
 		return rc;
 	gs_wbuf_puts(&w, "rank,device,start_ns,end_ns,dur_ns,category\n");
 	for (size_t r = 0; r < n; r++)
-		segment_rows(&w, ranks[r].extras, &ranks[r].rank);
+		segment_rows(&w, ranks[r].extras, o, &ranks[r].rank);
 	return gs_wbuf_finish(&w);
 }

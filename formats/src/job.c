@@ -325,6 +325,7 @@ static gs_status add_rank(struct job_build *b, struct gs_trace *t, size_t input,
 		r.world_size = p->world_size;
 		r.clock = p->clock;
 		r.wall_offset_ns = p->clock ? p->wall_offset_ns : 0;
+		r.capture = p->capture;
 	}
 	rank_host(&r, name);
 	gs_trace_op_span(t, &r.first_ns, &r.last_ns);
@@ -584,30 +585,58 @@ static gs_status join_by_time(struct gs_job_identity *j, size_t *up, bool known)
 	return GS_OK;
 }
 
-/* Joins the ranks that came from one input (one capture, one clock). */
+/* Two ranks of one input that may share its clock: hosts not known to
+ * differ, wall clocks the same. (An input is one capture, but gpuscope's
+ * own export of a job holds the ranks of several hosts and runs, each
+ * with its clock.) */
+static bool one_clock(const struct gs_job_identity *j, const struct gs_job_ident *in, size_t a,
+		      size_t b)
+{
+	const struct gs_job_id_rank *x = &j->ranks[a], *y = &j->ranks[b];
+	const char *hx = in[x->idents[0]].host, *hy = in[y->idents[0]].host;
+
+	if (*hx && *hy && strcmp(hx, hy) != 0)
+		return false;
+	if (in[x->idents[0]].capture != in[y->idents[0]].capture)
+		return false;
+	return x->clock == y->clock && x->wall_offset_ns == y->wall_offset_ns;
+}
+
+/* Joins the ranks that came from one input and share its clock. */
 static gs_status join_by_input(struct gs_job_identity *j, const struct gs_job_ident *in,
 			       size_t n_in, size_t *up)
 {
-	size_t n_inputs = 0, *first;
+	size_t n_inputs = 0, *first, *next;
 
 	for (size_t i = 0; i < n_in; i++)
 		if (in[i].input + 1 > n_inputs)
 			n_inputs = in[i].input + 1;
 	first = malloc((n_inputs ? n_inputs : 1) * sizeof(*first));
-	if (!first)
+	next = malloc((j->n_ranks ? j->n_ranks : 1) * sizeof(*next));
+	if (!first || !next) {
+		free(first);
+		free(next);
 		return gs_nomem();
+	}
 	for (size_t i = 0; i < n_inputs; i++)
 		first[i] = SIZE_MAX;
-	for (size_t i = 0; i < j->n_ranks; i++)
-		for (size_t k = 0; k < j->ranks[i].n_idents; k++) {
-			size_t input = in[j->ranks[i].idents[k]].input;
+	/* Per input, a chain of the ranks that each start a clock of it. */
+	for (size_t i = 0; i < j->n_ranks; i++) {
+		size_t input = in[j->ranks[i].idents[0]].input, r;
 
-			if (first[input] == SIZE_MAX)
-				first[input] = i;
-			else
-				uf_join(up, first[input], i);
+		next[i] = SIZE_MAX;
+		for (r = first[input]; r != SIZE_MAX; r = next[r])
+			if (one_clock(j, in, r, i))
+				break;
+		if (r != SIZE_MAX) {
+			uf_join(up, r, i);
+			continue;
 		}
+		next[i] = first[input];
+		first[input] = i;
+	}
 	free(first);
+	free(next);
 	return GS_OK;
 }
 
@@ -904,7 +933,8 @@ static gs_status apply_identity(struct job_build *b, const char *const *names)
 					      .first_ns = r->first_ns,
 					      .last_ns = r->last_ns,
 					      .clock = r->clock,
-					      .wall_offset_ns = r->wall_offset_ns};
+					      .wall_offset_ns = r->wall_offset_ns,
+					      .capture = r->capture};
 	}
 	rc = gs_job_identify(in, j->n_ranks, names, &id);
 	free(in);

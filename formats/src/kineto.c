@@ -49,7 +49,8 @@
  * event pid), context = args.context (else 0), stream = args.stream (else
  * the tid, a number or "stream N"). Streams are declared as (pid 0, device,
  * context, stream): a Kineto file does not say which host process owns a
- * GPU event, so every GPU stream gets pid 0; kind GS_STREAM_UNKNOWN and
+ * GPU event, so every GPU stream gets pid 0 (in gpuscope's job export, its
+ * rank's: below); kind GS_STREAM_UNKNOWN and
  * priority 0 (the file says neither). Copy direction and memory kinds come
  * from the event name ("Memcpy HtoD (Pageable -> Device)"; array copies map
  * to HtoD/DtoH/DtoD with GS_MEM_ARRAY), else from args.kind (ROCm); ROCm's
@@ -82,6 +83,23 @@
  * only. gs_process.start_ns stays 0: the file does not say when the process
  * started. The top-level distributedInfo gives every host process its rank,
  * world_size and backend.
+ *
+ * gpuscope's job export (formats/src/chrome.c, gs_export_chrome_job): the
+ * top-level "gpuscope_job", before traceEvents, lists the ranks of the file,
+ * each owning the pids [pid_base, pid_base + pid_stride). Each rank is read
+ * back as a process of its own, so that formats/src/job.c's split by pid
+ * makes one rank of each: every GPU stream and host record of its pids under
+ * one pid, the one it recorded (when an earlier rank recorded the same pid,
+ * ranks of two hosts, or none was known: that pid, or 0, plus k * 2^32, k =
+ * 1, 2, ..., the next one free), syncs and GPU annotations without a call
+ * under it too; its times less its time_shift_ns; its ids but 0
+ * (correlation, event, external) less its id_offset, while launches are
+ * joined to ops by the ids as written (unique in the file); and one
+ * process record with its rank (declared), world size, backend, host,
+ * command line, versions, clock, start and records dropped from the marker
+ * (its process metadata events are skipped). A marker that follows
+ * traceEvents or is not well formed is ignored, with a warning: the file
+ * is then read as one process.
  *
  * Collectives: a kernel whose args carry "Collective name" (PyTorch's NCCL
  * kernels) gets a gs_collective with the process group's name, description
@@ -244,6 +262,7 @@ struct kin_pend {
 };
 
 struct kin_stream_ent {
+	int64_t pid; /* 0, or the rank's in gpuscope's job export */
 	uint64_t stream;
 	uint32_t device;
 	uint32_t context;
@@ -263,6 +282,22 @@ struct kin_proc {
 	uint32_t name;
 	uint8_t flags;
 	bool used;
+};
+
+/*
+ * A rank of gpuscope's own job export (the top-level "gpuscope_job" the
+ * exporter writes before traceEvents, formats/src/chrome.c): its events are
+ * those whose pid is in [pid_base, pid_base + pid_stride). They are read
+ * back as one process of its own: every stream and host record under
+ * `pid`, times less `shift`, ids (but 0) less `id_offset`, and the process
+ * record `proc` (rank, world size, backend, host, clock, ...).
+ */
+struct kin_jrank {
+	int64_t pid_base;
+	int64_t pid;
+	int64_t shift;
+	uint64_t id_offset;
+	struct gs_process proc;
 };
 
 struct kin {
@@ -305,6 +340,15 @@ struct kin {
 	bool has_base, has_first_op;
 	int64_t base_ns, first_op_ns;
 	uint8_t gs_clock; /* "gpuscope_clock" of our own export; 0 none */
+	/* gpuscope's job export: its ranks (gpuscope_job), by pid_base; the
+	 * rank of the event being handled (KIN_NONE: none); why a marker was
+	 * ignored. */
+	struct kin_jrank *job;
+	uint32_t n_job;
+	int64_t job_stride;
+	int64_t *job_pids; /* the ranks' pids read back, ascending */
+	uint32_t ev_rank;
+	char job_ignored[96];
 	uint64_t sync_events, wait_calls;
 	bool saw_events;
 };
@@ -447,6 +491,53 @@ static uint32_t ring_next(const struct kin_ring *r, uint32_t s)
 }
 
 /* ------------------------------------------------------------------------ */
+/* gpuscope's job export                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The rank whose pids hold `pid` (KIN_NONE: none, or not a job export). */
+static uint32_t kin_job_rank(const struct kin *k, int64_t pid)
+{
+	uint32_t lo = 0, hi = k->n_job;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (k->job[mid].pid_base <= pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || pid - k->job[lo - 1].pid_base >= k->job_stride)
+		return KIN_NONE;
+	return lo - 1;
+}
+
+/* An id of the event being handled as its source had it: less its rank's
+ * id_offset (0 stays 0; an id the offset cannot be taken from is kept). */
+static uint64_t kin_id(const struct kin *k, uint64_t v)
+{
+	uint64_t off = k->ev_rank != KIN_NONE ? k->job[k->ev_rank].id_offset : 0;
+
+	return v > off ? v - off : v;
+}
+
+/* Whether `pid` is a rank's pid read back. */
+static bool kin_job_pid(const struct kin *k, int64_t pid)
+{
+	uint32_t lo = 0, hi = k->n_job;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (k->job_pids[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k->n_job && k->job_pids[lo] == pid;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Emitting records                                                         */
 /* ------------------------------------------------------------------------ */
 
@@ -519,14 +610,31 @@ static bool kin_valid_stream_id(int64_t v)
 	return v >= 0 && v != (int64_t)UINT32_MAX;
 }
 
-/* Index of stream (pid 0, device, context, stream), declaring it if new. */
+static uint32_t kin_stream_hash(int64_t pid, uint32_t device, uint64_t stream)
+{
+	return (uint32_t)(((stream * 31 + device) * 31 + (uint64_t)pid) * 0x9E3779B97F4A7C15ull >>
+			  32);
+}
+
+/* The pid of the GPU event being handled: its rank's in gpuscope's job
+ * export, else 0 (a Kineto file does not say which process a GPU event is
+ * of). */
+static int64_t kin_gpu_pid(const struct kin *k)
+{
+	return k->ev_rank != KIN_NONE ? k->job[k->ev_rank].pid : 0;
+}
+
+/* Index of stream (kin_gpu_pid, device, context, stream), declaring it if
+ * new. */
 static gs_status kin_stream(struct kin *k, uint32_t device, uint32_t context, uint64_t stream,
 			    uint32_t *index)
 {
 	struct kin_stream_ent *e = k->last_stream;
+	int64_t pid = kin_gpu_pid(k);
 	uint32_t mask, h;
 
-	if (e && e->device == device && e->context == context && e->stream == stream) {
+	if (e && e->pid == pid && e->device == device && e->context == context &&
+	    e->stream == stream) {
 		*index = e->index;
 		return GS_OK;
 	}
@@ -541,8 +649,7 @@ static gs_status kin_stream(struct kin *k, uint32_t device, uint32_t context, ui
 
 			if (!o->used)
 				continue;
-			h = (uint32_t)((o->stream * 31 + o->device) * 0x9E3779B97F4A7C15ull >> 32) &
-			    (nslots - 1);
+			h = kin_stream_hash(o->pid, o->device, o->stream) & (nslots - 1);
 			while (ns[h].used)
 				h = (h + 1) & (nslots - 1);
 			ns[h] = *o;
@@ -553,12 +660,13 @@ static gs_status kin_stream(struct kin *k, uint32_t device, uint32_t context, ui
 		k->last_stream = NULL;
 	}
 	mask = k->stream_slots - 1;
-	h = (uint32_t)((stream * 31 + device) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+	h = kin_stream_hash(pid, device, stream) & mask;
 	for (;; h = (h + 1) & mask) {
 		e = &k->streams[h];
 		if (!e->used)
 			break;
-		if (e->device == device && e->context == context && e->stream == stream) {
+		if (e->pid == pid && e->device == device && e->context == context &&
+		    e->stream == stream) {
 			k->last_stream = e;
 			*index = e->index;
 			return GS_OK;
@@ -571,7 +679,7 @@ static gs_status kin_stream(struct kin *k, uint32_t device, uint32_t context, ui
 	}
 	{
 		struct gs_stream st = {
-			.pid = 0,
+			.pid = pid,
 			.device = device,
 			.context = context,
 			.stream_id = stream,
@@ -587,6 +695,7 @@ static gs_status kin_stream(struct kin *k, uint32_t device, uint32_t context, ui
 				return kin_sink_failed(k, rc);
 		}
 		e->used = true;
+		e->pid = pid;
 		e->device = device;
 		e->context = context;
 		e->stream = stream;
@@ -1116,6 +1225,7 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 	struct kin_pend item = {.type = KP_OP};
 	struct gs_op *op = &item.u.op;
 	struct gs_launch_cfg *lc = &item.launch;
+	uint64_t corr = 0; /* as in the file: the key that joins the op to its call */
 	int64_t stream = -1;
 	uint32_t device = 0, context = 0;
 	cJSON *args;
@@ -1137,8 +1247,9 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 		j_u32(args, "inContext", &context);
 	op->start_ns = ev->start;
 	op->end_ns = ev->end;
-	if (!j_u64(args, "correlation", &op->correlation))
-		op->correlation = 0;
+	if (!j_u64(args, "correlation", &corr))
+		corr = 0;
+	op->correlation = kin_id(k, corr);
 	rc = kin_name(k, ev, &op->name, &name, &nlen);
 	if (!rc)
 		rc = kin_stream(k, device, context, (uint64_t)stream, &op->stream);
@@ -1183,7 +1294,7 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 		op->dst_mem = gs_memset_name_parse(name, nlen);
 		break;
 	}
-	rc = kin_submit(k, &item, op->correlation);
+	rc = kin_submit(k, &item, corr);
 out:
 	cJSON_Delete(args);
 	return rc;
@@ -1209,6 +1320,7 @@ static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
 	struct kin_pend item = {.type = KP_SYNC};
 	struct gs_sync *y = &item.u.sync;
 	uint32_t device = 0, context = 0;
+	uint64_t corr = 0;
 	int64_t v, stream = -1, wait = -1;
 	cJSON *args;
 	const char *kind;
@@ -1230,7 +1342,8 @@ static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
 	j_u32(args, "context", &context);
 	y->start_ns = ev->start;
 	y->end_ns = ev->end;
-	y->pid = -1;
+	/* Its call says its pid and tid; in a job export its rank does too. */
+	y->pid = k->ev_rank != KIN_NONE ? k->job[k->ev_rank].pid : -1;
 	y->tid = -1;
 	y->device = device;
 	y->stream = GS_NO_INDEX;
@@ -1254,12 +1367,13 @@ static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
 	} else {
 		y->kind = (uint8_t)kin_sync_kind(kind);
 	}
-	if (!j_u64(args, "correlation", &y->correlation))
-		y->correlation = 0;
+	if (!j_u64(args, "correlation", &corr))
+		corr = 0;
+	y->correlation = kin_id(k, corr);
 	if (j_int(args, "wait_on_cuda_event_record_corr_id", &v) && v > 0)
-		y->event_correlation = (uint64_t)v;
+		y->event_correlation = kin_id(k, (uint64_t)v);
 	if (j_int(args, "wait_on_cuda_event_id", &v) && v >= 0)
-		y->event_id = (uint64_t)v;
+		y->event_id = kin_id(k, (uint64_t)v);
 	if (stream >= 0) {
 		rc = kin_stream(k, device, context, (uint64_t)stream, &y->stream);
 		if (rc)
@@ -1270,7 +1384,7 @@ static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
 		if (rc)
 			goto out;
 	}
-	rc = kin_submit(k, &item, y->correlation);
+	rc = kin_submit(k, &item, corr);
 out:
 	cJSON_Delete(args);
 	return rc;
@@ -1285,6 +1399,8 @@ static bool kin_host_ids(struct kin *k, const struct kin_event *ev, int64_t *pid
 	}
 	if (!kin_span_int(&ev->f[EV_TID], tid))
 		*tid = -1;
+	if (k->ev_rank != KIN_NONE)
+		*pid = k->job[k->ev_rank].pid;
 	return true;
 }
 
@@ -1298,6 +1414,7 @@ static gs_status kin_api_call(struct kin *k, const struct kin_event *ev, enum ki
 {
 	struct gs_api_call c = {0};
 	struct kin_api a = {0};
+	uint64_t corr = 0;
 	const char *name;
 	size_t n;
 	cJSON *args;
@@ -1316,8 +1433,9 @@ static gs_status kin_api_call(struct kin *k, const struct kin_event *ev, enum ki
 	c.start_ns = ev->start;
 	c.end_ns = ev->end;
 	c.kind = cat == KC_DRIVER ? GS_API_DRIVER : GS_API_RUNTIME;
-	if (!j_u64(args, "correlation", &c.correlation))
-		c.correlation = 0;
+	if (!j_u64(args, "correlation", &corr))
+		corr = 0;
+	c.correlation = kin_id(k, corr);
 	j_u32(args, "cbid", &c.cbid);
 	cJSON_Delete(args);
 	rc = kin_name(k, ev, &c.name, &name, &n);
@@ -1348,7 +1466,7 @@ static gs_status kin_api_call(struct kin *k, const struct kin_event *ev, enum ki
 	}
 	a.pid = c.pid;
 	a.tid = c.tid;
-	return kin_api_seen(k, c.correlation, &a);
+	return kin_api_seen(k, corr, &a);
 }
 
 static const char *const ext_keys[2] = {"External id", "external id"};
@@ -1375,7 +1493,7 @@ static gs_status kin_range(struct kin *k, const struct kin_event *ev, enum kin_c
 	if (cat != KC_PYTHON && ev->f[EV_ARGS].n &&
 	    kin_find_members(ev->f[EV_ARGS].p, ev->f[EV_ARGS].n, ext_keys, 2, ext)) {
 		if ((kin_span_int(&ext[0], &v) || kin_span_int(&ext[1], &v)) && v > 0)
-			r.external_id = (uint64_t)v;
+			r.external_id = kin_id(k, (uint64_t)v);
 	}
 	rc = kin_name(k, ev, &r.name, &name, &n);
 	if (rc)
@@ -1389,14 +1507,16 @@ static gs_status kin_range(struct kin *k, const struct kin_event *ev, enum kin_c
 static bool kin_stream_context(const struct kin *k, uint32_t device, uint64_t stream,
 			       uint32_t *context)
 {
+	int64_t pid = kin_gpu_pid(k);
 	uint32_t mask, h;
 
 	if (!k->streams)
 		return false;
 	mask = k->stream_slots - 1;
-	h = (uint32_t)((stream * 31 + device) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+	h = kin_stream_hash(pid, device, stream) & mask;
 	for (; k->streams[h].used; h = (h + 1) & mask)
-		if (k->streams[h].device == device && k->streams[h].stream == stream) {
+		if (k->streams[h].pid == pid && k->streams[h].device == device &&
+		    k->streams[h].stream == stream) {
 			*context = k->streams[h].context;
 			return true;
 		}
@@ -1431,14 +1551,14 @@ static gs_status kin_gpu_annotation(struct kin *k, const struct kin_event *ev)
 		context = 0;
 	r.start_ns = ev->start;
 	r.end_ns = ev->end;
-	r.pid = -1;
+	r.pid = k->ev_rank != KIN_NONE ? k->job[k->ev_rank].pid : -1;
 	r.tid = -1;
 	r.domain = GS_NO_STRING;
 	r.kind = GS_RANGE_GPU_ANNOTATION;
 	if (ev->f[EV_ARGS].n &&
 	    kin_find_members(ev->f[EV_ARGS].p, ev->f[EV_ARGS].n, ext_keys, 2, ext)) {
 		if ((kin_span_int(&ext[0], &v) || kin_span_int(&ext[1], &v)) && v > 0)
-			r.external_id = (uint64_t)v;
+			r.external_id = kin_id(k, (uint64_t)v);
 	}
 	rc = kin_name(k, ev, &r.name, &name, &n);
 	if (!rc)
@@ -1493,6 +1613,20 @@ static gs_status kin_complete(struct kin *k, struct kin_event *ev)
 	}
 	if (!kin_times(k, &ev->f[EV_TS], &ev->f[EV_DUR], &ev->start, &ev->end))
 		return GS_OK;
+	/* gpuscope's job export: the rank's own times again. */
+	k->ev_rank = KIN_NONE;
+	if (k->n_job) {
+		int64_t pid, shift;
+
+		if (kin_span_int(&ev->f[EV_PID], &pid))
+			k->ev_rank = kin_job_rank(k, pid);
+		shift = k->ev_rank != KIN_NONE ? k->job[k->ev_rank].shift : 0;
+		if (__builtin_sub_overflow(ev->start, shift, &ev->start) ||
+		    __builtin_sub_overflow(ev->end, shift, &ev->end)) {
+			kin_warn(k, KW_TIME_RANGE);
+			return GS_OK;
+		}
+	}
 	switch (cat) {
 	case KC_KERNEL:
 	case KC_MEMCPY:
@@ -1524,6 +1658,10 @@ static gs_status kin_metadata(struct kin *k, const struct kin_event *ev)
 	bool ok;
 
 	if ((!pname && !plabels) || !kin_span_int(&ev->f[EV_PID], &pid))
+		return GS_OK;
+	/* A rank's processes in gpuscope's job export: gpuscope_job says who
+	 * they are. */
+	if (kin_job_rank(k, pid) != KIN_NONE)
 		return GS_OK;
 	rc = kin_parse_args(k, &ev->f[EV_ARGS], &args, &ok);
 	if (rc || !ok)
@@ -1678,6 +1816,7 @@ enum kin_top {
 	KT_TOP_DISTRIBUTED,
 	KT_TOP_BASE_TIME,
 	KT_TOP_GS_CLOCK,
+	KT_TOP_GS_JOB,
 };
 
 static enum kin_top kin_top_key(const char *s, size_t n)
@@ -1697,6 +1836,7 @@ static enum kin_top kin_top_key(const char *s, size_t n)
 		{"distributedInfo", KT_TOP_DISTRIBUTED},
 		{"baseTimeNanoseconds", KT_TOP_BASE_TIME},
 		{"gpuscope_clock", KT_TOP_GS_CLOCK},
+		{"gpuscope_job", KT_TOP_GS_JOB},
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -1732,6 +1872,211 @@ static bool kin_int_text(const char *p, size_t n, int64_t *v)
 		return false;
 	*v = neg ? -(int64_t)x : (int64_t)x;
 	return true;
+}
+
+/* The ranks of a job export at most, and its largest pid (a marker past
+ * either is ignored). */
+#define KIN_JOB_MAX_RANKS (1u << 20)
+#define KIN_JOB_MAX_PID (1LL << 62)
+
+static gs_status kin_job_ignore(struct kin *k, const char *why)
+{
+	free(k->job);
+	k->job = NULL;
+	k->n_job = 0;
+	if (!k->job_ignored[0])
+		snprintf(k->job_ignored, sizeof(k->job_ignored), "%s", why);
+	return GS_OK;
+}
+
+static int cmp_i64_pair(const void *pa, const void *pb)
+{
+	const int64_t *a = pa, *b = pb;
+
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+static int cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* Whether `pid` is in the open-addressed set `set` (cap slots, a power of
+ * two; used[] marks the slots in use); adds it when `add`. */
+static bool pid_set(int64_t *set, uint8_t *used, size_t cap, int64_t pid, bool add)
+{
+	size_t h = (size_t)(((uint64_t)pid * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+
+	for (; used[h]; h = (h + 1) & (cap - 1))
+		if (set[h] == pid)
+			return true;
+	if (add) {
+		used[h] = 1;
+		set[h] = pid;
+	}
+	return false;
+}
+
+/*
+ * The pid each rank is read back under: the pid it recorded, unless an
+ * earlier rank (in marker order) recorded it too (ranks of two hosts) or
+ * it is unknown (-1); then pid + k * 2^32 (0 + k * 2^32 when unknown),
+ * k = 1, 2, ... over the ranks that share it (the next k free, should a
+ * rank have recorded that one: a file read back and exported again), so
+ * that every rank is a process of its own (formats/src/job.c splits a
+ * trace by pid).
+ */
+static gs_status kin_job_pids(struct kin *k)
+{
+	size_t n = k->n_job, cap = 16, i, first = 0;
+	int64_t(*o)[2] = malloc(n * sizeof(*o));
+	int64_t *kth = malloc(n * sizeof(*kth)), *set;
+	uint8_t *used;
+	gs_status rc = GS_OK;
+
+	while (cap < 2 * n)
+		cap <<= 1;
+	set = malloc(cap * sizeof(*set));
+	used = calloc(cap, 1);
+	k->job_pids = malloc(n * sizeof(*k->job_pids));
+	if (!o || !kth || !set || !used || !k->job_pids) {
+		rc = gs_nomem();
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		o[i][0] = k->job[i].pid;
+		o[i][1] = (int64_t)i;
+	}
+	/* Each rank's place among those that recorded its pid. */
+	qsort(o, n, sizeof(*o), cmp_i64_pair);
+	for (i = 0; i < n; i++) {
+		if (i && o[i][0] != o[i - 1][0])
+			first = i;
+		kth[o[i][1]] = (int64_t)(i - first) + (o[i][0] < 0);
+	}
+	for (i = 0; i < n; i++) {
+		int64_t rec = k->job[i].pid, pid = (rec >= 0 ? rec : 0) + kth[i] * (1LL << 32);
+
+		while (pid_set(set, used, cap, pid, false))
+			pid += 1LL << 32;
+		pid_set(set, used, cap, pid, true);
+		k->job[i].pid = pid;
+		k->job[i].proc.pid = pid;
+		k->job_pids[i] = pid;
+	}
+	qsort(k->job_pids, n, sizeof(*k->job_pids), cmp_i64);
+out:
+	free(o);
+	free(kth);
+	free(set);
+	free(used);
+	return rc;
+}
+
+/* A string member interned into *id (left as it is when absent). */
+static gs_status kin_job_str(struct kin *k, const cJSON *o, const char *key, uint32_t *id)
+{
+	const char *v = j_str(o, key);
+
+	return v ? kin_intern_str(k, v, id) : GS_OK;
+}
+
+/*
+ * gpuscope_job (formats/src/chrome.c, write_job_marker): the ranks of
+ * gpuscope's job export. Read only before traceEvents (where the exporter
+ * writes it); a marker that is not well formed is ignored with a warning
+ * (the file is then read as one process, as any Kineto file).
+ */
+static gs_status kin_job_marker(struct kin *k, const cJSON *v)
+{
+	const cJSON *ranks, *it;
+	int64_t ver, stride;
+	uint32_t n, i = 0;
+	gs_status rc;
+
+	if (k->saw_events)
+		return kin_job_ignore(k, "it follows traceEvents");
+	if (k->n_job)
+		return kin_job_ignore(k, "given twice");
+	if (!j_int(v, "version", &ver) || ver != 1)
+		return kin_job_ignore(k, "not version 1");
+	if (!j_int(v, "pid_stride", &stride) || stride < 1 || stride > INT32_MAX)
+		return kin_job_ignore(k, "no pid_stride");
+	ranks = cJSON_GetObjectItemCaseSensitive(v, "ranks");
+	n = cJSON_IsArray(ranks) ? (uint32_t)cJSON_GetArraySize(ranks) : 0;
+	if (!n || n > KIN_JOB_MAX_RANKS)
+		return kin_job_ignore(k, "no ranks, or too many");
+	k->job = calloc(n, sizeof(*k->job));
+	if (!k->job)
+		return gs_nomem();
+	k->job_stride = stride;
+	cJSON_ArrayForEach(it, ranks)
+	{
+		struct kin_jrank *j = &k->job[i];
+		struct gs_process *p = &j->proc;
+		const char *clock = j_str(it, "clock");
+		int64_t rank, base, x = 0;
+
+		if (!cJSON_IsObject(it) || !j_int(it, "rank", &rank) || rank < 0 ||
+		    rank > UINT32_MAX || !j_int(it, "pid_base", &base) || base < 0 ||
+		    base > INT32_MAX)
+			return kin_job_ignore(k, "a rank without its number or pids");
+		if (i && base - k->job[i - 1].pid_base < stride)
+			return kin_job_ignore(k, "ranks whose pids are not apart, in order");
+		j->pid_base = base;
+		if (!j_int(it, "pid", &j->pid) || j->pid < 0)
+			j->pid = -1;
+		if (j->pid > KIN_JOB_MAX_PID)
+			return kin_job_ignore(k, "a pid past 2^62");
+		*p = (struct gs_process){
+			.host_name = GS_NO_STRING,
+			.command_line = GS_NO_STRING,
+			.driver_version = GS_NO_STRING,
+			.runtime_version = GS_NO_STRING,
+			.cupti_version = GS_NO_STRING,
+			.backend = GS_NO_STRING,
+			.has_rank = true,
+			.rank = (uint32_t)rank,
+		};
+		if ((rc = kin_job_str(k, it, "host", &p->host_name)) ||
+		    (rc = kin_job_str(k, it, "command_line", &p->command_line)) ||
+		    (rc = kin_job_str(k, it, "cuda_driver_version", &p->driver_version)) ||
+		    (rc = kin_job_str(k, it, "cuda_runtime_version", &p->runtime_version)) ||
+		    (rc = kin_job_str(k, it, "cupti_version", &p->cupti_version)) ||
+		    (rc = kin_job_str(k, it, "backend", &p->backend)))
+			return rc;
+		p->has_backend = p->backend != GS_NO_STRING;
+		/* As recorded: a rank of a job made of several runs' traces may
+		 * be numbered past its own run's world size. */
+		if (!j_u32(it, "world_size", &p->world_size))
+			p->world_size = 0;
+		if (!j_u32(it, "capture", &p->capture))
+			p->capture = 0;
+		for (unsigned c = 1; clock && c < GS_CLOCK_SOURCE_COUNT; c++)
+			if (!strcmp(clock, gs_clock_source_name(c)))
+				p->clock = (uint8_t)c;
+		if (p->clock && (!j_int(it, "wall_offset_ns", &x) || x <= -GS_TIME_LIMIT_NS ||
+				 x >= GS_TIME_LIMIT_NS))
+			return kin_job_ignore(k, "a clock without its offset");
+		p->wall_offset_ns = p->clock ? x : 0;
+		if (j_int(it, "time_shift_ns", &x)) {
+			if (x <= -GS_TIME_LIMIT_NS || x >= GS_TIME_LIMIT_NS)
+				return kin_job_ignore(k, "a time shift out of range");
+			j->shift = x;
+		}
+		if (!j_u64(it, "id_offset", &j->id_offset))
+			j->id_offset = 0;
+		if (j_int(it, "start_ns", &x) && x > -GS_TIME_LIMIT_NS && x < GS_TIME_LIMIT_NS)
+			p->start_ns = x;
+		j_u64(it, "dropped_records", &p->dropped_records);
+		i++;
+	}
+	k->n_job = n;
+	return kin_job_pids(k);
 }
 
 static gs_status kin_top_value(struct kin *k, enum kin_top top, const char *p, size_t n)
@@ -1779,6 +2124,9 @@ static gs_status kin_top_value(struct kin *k, enum kin_top top, const char *p, s
 		     cJSON_IsString(v) && v->valuestring && c < GS_CLOCK_SOURCE_COUNT; c++)
 			if (!strcmp(v->valuestring, gs_clock_source_name(c)))
 				k->gs_clock = (uint8_t)c;
+		break;
+	case KT_TOP_GS_JOB:
+		rc = kin_job_marker(k, v);
 		break;
 	case KT_TOP_DISTRIBUTED:
 		k->has_rank = j_u32(v, "rank", &k->rank);
@@ -2024,12 +2372,18 @@ static gs_status kin_finish(struct kin *k)
 		if (rc)
 			return rc;
 	}
+	/* gpuscope's job export: each rank's process as gpuscope_job says. */
+	for (uint32_t i = 0; i < k->n_job; i++) {
+		rc = kin_emit_process(k, &k->job[i].proc);
+		if (rc)
+			return rc;
+	}
 	for (uint32_t i = 0; i < KIN_PROC_SLOTS; i++) {
 		const struct kin_proc *p = &k->procs[i];
 		struct gs_process proc = {0};
 		bool host;
 
-		if (!p->used)
+		if (!p->used || (k->n_job && kin_job_pid(k, p->pid)))
 			continue;
 		host = (p->flags & (KPF_API | KPF_LABEL_CPU)) ||
 		       ((p->flags & KPF_HOST_EVENTS) && !(p->flags & KPF_LABEL_GPU));
@@ -2061,6 +2415,15 @@ static gs_status kin_finish(struct kin *k)
 	}
 	if (!k->sink->warning)
 		return GS_OK;
+	if (k->job_ignored[0]) {
+		snprintf(msg, sizeof(msg),
+			 "ignored gpuscope's job marker (gpuscope_job: %s): the ranks are read "
+			 "as one process",
+			 k->job_ignored);
+		rc = k->sink->warning(k->sink, msg, 1);
+		if (rc)
+			return kin_sink_failed(k, rc);
+	}
 	for (int w = 0; w < KW_COUNT; w++) {
 		if (!k->warn[w])
 			continue;
@@ -2138,6 +2501,7 @@ static gs_status kin_run(struct gs_gzin *in, const char *name, const struct gs_i
 	gs_gzin_set_limits(in, k->lim.max_inflated_bytes, k->lim.max_inflate_ratio);
 	k->host_name = k->driver_version = k->runtime_version = k->cupti_version = GS_NO_STRING;
 	k->backend = GS_NO_STRING;
+	k->ev_rank = KIN_NONE;
 	k->sc.cap = (size_t)KIN_READ_CHUNK * 2;
 	k->sc.buf = malloc(k->sc.cap);
 	k->pend_items = malloc(KIN_PEND_CAP * sizeof(*k->pend_items));
@@ -2165,6 +2529,8 @@ static gs_status kin_run(struct gs_gzin *in, const char *name, const struct gs_i
 	free(k->streams);
 	free(k->procs);
 	free(k->devs);
+	free(k->job);
+	free(k->job_pids);
 	free(k);
 	return rc;
 }

@@ -813,6 +813,7 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 				       .world_size = m->world_size,
 				       .clock = (uint8_t)m->clock,
 				       .wall_offset_ns = m->wall_offset_ns,
+				       .capture = m->capture,
 				       .backend = GS_NO_STRING};
 
 		if (m->rank > (uint64_t)UINT32_MAX + 1)

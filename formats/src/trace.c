@@ -241,6 +241,8 @@ static gs_status sink_process(struct gs_sink *s, const struct gs_process *p)
 		old->clock = p->clock;
 		old->wall_offset_ns = p->wall_offset_ns;
 	}
+	if (p->capture)
+		old->capture = p->capture;
 	old->dropped_records = sat_add(old->dropped_records, p->dropped_records);
 	t->dropped = sat_add(t->dropped, p->dropped_records);
 	return GS_OK;

@@ -221,6 +221,7 @@ static gs_status w_process(struct gs_sink *s, const struct gs_process *p)
 	m.clock = p->clock;
 	m.wall_offset_ns = p->clock ? p->wall_offset_ns : 0;
 	m.backend = p->has_backend ? sid(p->backend) : 0;
+	m.capture = p->capture;
 	return COL_PUSH(w->processes, m) ? gs_nomem() : GS_OK;
 }
 

@@ -89,6 +89,12 @@ struct gs_export_options {
 	bool with_ideal;       /* Chrome: the ideal schedule as processes of
 				 * their own; CSV: ideal columns (needs
 				 * extras->ideal_in and ideal_start) */
+	/* Only device `device` (export --device): its ops, syncs, GPU
+	 * annotations, breakdown and ideal schedule, with every host record of
+	 * the trace; the dependency flows between two of its ops. Chrome:
+	 * deviceProperties lists that device only. */
+	bool has_device;
+	uint32_t device;
 };
 
 /* True when `path` names a gzip file (ends with ".gz"). */
@@ -135,6 +141,7 @@ struct gs_export_rank {
 	uint32_t rank;                         /* unique in the job */
 	int64_t pid;                           /* the process's pid; -1 unknown */
 	const char *host;                      /* NULL or "": unknown */
+	uint32_t capture; /* its clock in the job (its clock domain + 1; 0: none) */
 };
 
 /*
@@ -142,8 +149,30 @@ struct gs_export_rank {
  * exactly gs_export_chrome of that rank. Each rank is laid out as
  * gs_export_chrome lays out a trace (tracks, lanes, flows, counters, the
  * ideal schedule), and nothing joins two ranks: a flow's two ends, a
- * counter and a track are always of one rank. Times are written as
- * recorded (ranks of one clock share its axis).
+ * counter and a track are always of one rank.
+ *
+ * Ids: every correlation, event, sync and external id but 0 of a rank is
+ * written plus rank * K (K the power of ten, at least 1000, above every
+ * id of the job; the rank's position in rank order when that would pass
+ * 2^53, GS_ERR_LIMIT when even that would), so that no two ranks share an
+ * id (Kineto readers join launches to ops by correlation id across the
+ * file) and each rank's order is kept.
+ *
+ * Times: the reference is the first rank (in rank order) whose wall clock
+ * is known (gs_process.clock); every rank with a known clock is written
+ * shifted onto the reference's (ts + its wall_offset_ns - the reference's),
+ * so ranks that ran together by the wall clocks line up. Ranks whose clock
+ * is not known, or whose shifted times would leave +-2^62 ns, keep theirs.
+ *
+ * Who the ranks are: distributedInfo (as PyTorch writes it, "rank": 0 with
+ * its space) is the first rank's, baseTimeNanoseconds and gpuscope_clock
+ * the reference's; "gpuscope_job", before traceEvents, lists every rank
+ * (number, pid_base, pid, host, command line, versions, world size,
+ * backend, clock and its offset, start, dropped records, time_shift_ns,
+ * id_offset), and each
+ * process_name's args repeat the rank's. gpuscope's Kineto importer reads
+ * the file back as the same ranks, each with its own times, ids and clock
+ * (gpuscope/import.h).
  *
  * Processes, in rank order: pid = rank * 1000 + lane, lane 0.. being the
  * rank's devices by id (each followed by its ideal schedule with
@@ -156,11 +185,13 @@ struct gs_export_rank {
  *   "rank 3 · node7 · pid 4242 (host)"               labels "CPU, rank 3, pid 4242"
  *   "rank 3 · GPU 0 ideal"                           labels "GPU 0 ideal, rank 3"
  *   "rank 3 · node7 · profiler overhead"
- * (the host and pid parts only when known), with rank, pid, host, device
- * and command_line in the process_name args. Host events keep their tids,
- * GPU events their args (device, stream: as recorded). deviceProperties
- * lists each device id once (the first rank's), host_name only when every
- * rank names the same host. GS_ERR_INVALID when two ranks have one number.
+ * (the host and pid parts only when known), with rank, pid, host, device,
+ * command_line, world_size, backend, clock, wall_offset_ns, time_shift_ns
+ * and id_offset (each when known or not 0) in the process_name args. Host
+ * events keep their tids, GPU events their args (device, stream: as
+ * recorded). deviceProperties lists each device id once (the first
+ * rank's), host_name only when every rank names the same host.
+ * GS_ERR_INVALID when two ranks have one number.
  */
 gs_status gs_export_chrome_job(FILE *out, const struct gs_export_rank *ranks, size_t n,
 			       const struct gs_export_options *o);

@@ -84,6 +84,11 @@ struct gs_process {
 	 * GS_CLOCK_NONE). */
 	uint8_t clock;
 	int64_t wall_offset_ns;
+	/* Which capture of its file the process was recorded in, where a file
+	 * holds several (gpuscope's export of a job whose ranks came from
+	 * different inputs); 0: the file's one. Processes of one file and
+	 * capture share a clock. */
+	uint32_t capture;
 };
 
 struct gs_device {

@@ -279,8 +279,10 @@ gs_status gs_input_list_check_distinct(const struct gs_input_list *l);
  *     unknown clock never are. Ranks of different groups are never
  *     compared (one warning per group);
  *   - the clock domain: ranks that share one clock for certain (one host,
- *     or one input) within a group; each other rank is a domain of its
- *     own. Domains of one group are placed on one clock by the job
+ *     or one input's capture: gs_process.capture) within a group; each
+ *     other rank is a domain of its own. Ranks of one input are one clock
+ *     unless their hosts, captures or wall clocks differ (gpuscope's
+ *     export of a job holds several hosts' and runs' ranks). Domains of one group are placed on one clock by the job
  *     analysis (aligned on the ends of collectives).
  */
 #define GS_JOB_HOST_MAX 256
@@ -303,6 +305,7 @@ struct gs_job_rank {
 	/* Ranks of one domain share one clock (host or input); numbered over
 	 * the job in rank order. */
 	uint32_t clock_domain;
+	uint32_t capture; /* gs_process.capture: the capture of its input */
 	/* The host's name ("" when unknown), from the trace or, with
 	 * host_from_name, from the file's name. */
 	char host_name[GS_JOB_HOST_MAX];
@@ -352,6 +355,7 @@ struct gs_job_ident {
 	int64_t first_ns, last_ns;
 	uint8_t clock; /* enum gs_clock_source */
 	int64_t wall_offset_ns;
+	uint32_t capture; /* of its input: ranks of one input and capture share a clock */
 };
 
 struct gs_job_id_rank {

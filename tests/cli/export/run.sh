@@ -259,6 +259,60 @@ checks=$((checks + 1))
 ranks=$(sed 1d job9csv.segments.csv | cut -d, -f1 | sort -un | tr '\n' ' ')
 [ "$ranks" = "0 1 2 3 4 5 6 7 8 " ] || fail "job9 csv: segment ranks '$ranks'"
 
+# --rank R and --device [R:]N (as analyze takes them): one rank's trace,
+# byte for byte that rank exported alone; one GPU of it likewise when the
+# rank has no other.
+"$gs" export -o rank8_alone.json job9/rank8.json 2>/dev/null
+expect rank8 0 export --rank 8 -o rank8.json "$@"
+checks=$((checks + 1))
+cmp -s rank8.json rank8_alone.json || fail "export --rank 8 differs from rank 8 exported alone"
+expect dev8 0 export --device 8:0 -o dev8.json "$@"
+checks=$((checks + 1))
+cmp -s dev8.json rank8_alone.json || fail "export --device 8:0 differs from rank 8 exported alone"
+expect rank8_csv 0 export --format csv --rank 8 -o rank8csv "$@"
+has rank8csv.ops.csv "index,kind,device,pid,context,stream,"
+expect dev_rank_missing 1 export --rank 9 "$@"
+has dev_rank_missing.err "gpuscope: error: rank 9 is not in the job (ranks: 0, 1, 2, 3, 4, 5, 6, 7, 8)"
+expect dev_two_ranks 1 export --device 0 "$@"
+has dev_two_ranks.err "gpuscope: error: device 0 is on 2 ranks (0, 8): say which with --device R:0 or --rank R"
+expect dev_none 1 export --device 9 "$@"
+has dev_none.err "gpuscope: error: device 9 has no GPU ops on any rank of the job"
+expect dev_not_rank 1 export --device 3:5 "$@"
+has dev_not_rank.err "gpuscope: error: rank 3 has no GPU ops on device 5 (its devices with ops: 3)"
+expect dev_one 1 export --device 1 job9/rank8.json
+has dev_one.err "gpuscope: error: device 1 has no GPU ops (devices with ops: 0)"
+expect dev_bad 2 export --device x "$@"
+expect dev_bad_rank 2 export --device a:0 "$@"
+expect dev_disagree 2 export --rank 1 --device 2:0 "$@"
+expect rank_bad 2 export --rank -1 "$@"
+# The Nsight export's rank 1 (pid 200) has GPU 1 only: --device 1 is that
+# GPU of rank 1 alone, nothing of rank 0 or of its device 0.
+expect nsys_dev1 0 export --device 1 -o nsys_dev1.json 2proc.sqlite
+expect nsys_rank1 0 export --rank 1 -o nsys_rank1.json 2proc.sqlite
+has nsys_dev1.json '"name":"GPU 1: NVIDIA H100 80GB HBM3"'
+has nsys_dev1.json '"name":"proc-b"'
+checks=$((checks + 1))
+grep -q -e '"id":0,' -e '"name":"GPU 0' -e '"proc-a"' nsys_dev1.json &&
+	fail "nsys_dev1: device 0 or rank 0 in the export"
+checked nsys_dev1 nsys_dev1.json "1 GPU processes, 0 ranks, 0 flows across ranks"
+checks=$((checks + 1))
+grep -q '"proc-a"' nsys_rank1.json && fail "nsys_rank1: rank 0's process in the export"
+# One GPU of a process with two: only its ops (CSV rows: as many as its ops).
+"$benchgen" --ops 600 --devices 2 --json two.json >two.gen 2>&1 || fail "gs_bench_gen --ops"
+expect two_dev1 0 export --device 1 --with-ideal -o two_dev1.json two.json
+checks=$((checks + 1))
+grep -q '"name":"GPU 0' two_dev1.json && fail "two_dev1: a process for GPU 0"
+has two_dev1.json '"name":"GPU 1: '
+expect two_dev1_csv 0 export --format csv --device 1 -o two_dev1 two.json
+ops1=$("$gs" analyze --format json --device 1 two.json 2>/dev/null |
+	sed -n 's/^      "ops": \([0-9]*\),.*/\1/p' | head -n 1)
+rows=$(($(wc -l <two_dev1.ops.csv) - 1))
+checks=$((checks + 1))
+[ -n "$ops1" ] && [ "$rows" = "$ops1" ] || fail "two_dev1 csv: $rows op rows, want ${ops1:-?}"
+checks=$((checks + 1))
+sed 1d two_dev1.segments.csv | cut -d, -f1 | sort -u | grep -qvx 1 &&
+	fail "two_dev1 csv: segments of another device"
+
 # Ranks on clocks hours apart: exported with their own times, and the
 # job's warning.
 rank1=$tests/cli/analyze/rank1.json
