@@ -18,24 +18,22 @@
  *
  * Collectives. The collective kernels of a rank are its kernels that
  * describe a collective (Kineto's NCCL args) or whose name says NCCL /
- * RCCL, that start in the window of their GPU's report. They are grouped
- * by communicator: the collective's process group name when the kernel
- * has one, otherwise its stream (by stream id, so that the same stream id
- * on two ranks is one communicator), and ordered by start. The i-th
- * collective kernel of a communicator on every rank that has it is
- * matched with the i-th of the others, within one clock group only: ranks
- * on different clocks are never compared (each clock group matches on its
- * own). Nothing is guessed over: when the ranks' counts differ, the
- * first (shortest count) are matched and the mismatch reported (which
- * communicator, which ranks, their counts); when the names (the collective
- * name, else the kernel name) differ at some index, the collectives before
- * it are matched and that index reported; when a process group declares
- * more or fewer ranks than the job has kernels of, that is reported too.
+ * RCCL, that start in the window of their GPU's report. Step one keys them
+ * by communicator (the process group the kernel names, else the collective
+ * kind, point-to-point kernels apart: never a stream id); step two
+ * (job_match.c, whose header says how) aligns the hosts' clocks on the
+ * ends of collectives and matches each communicator's collectives across
+ * the ranks of a clock group, by sequence number, else by their ends in
+ * order, tolerating collectives a trace missed; point-to-point kernels
+ * pair with the peer kernel that ends with them. What does not line up is
+ * reported as a mismatch, never guessed over; matched kernels that never
+ * ran at once are a mismatch, not a wait; a skew within the clocks' error
+ * makes no one last.
  *
- * Per matched collective: each rank's arrival (its kernel's start), the
- * skew (last arrival - first arrival), the last rank (the one the others
- * waited for; ties: the lowest rank), each rank's wait (last arrival - its
- * own arrival) and the transfer (the least, over the ranks, of kernel end
+ * Per matched collective, on its clock group's aligned clock: each rank's
+ * arrival (its kernel's start), the skew (last arrival - first arrival),
+ * the last rank (the one the others waited for; ties: the lowest rank),
+ * each rank's wait (last arrival - its own arrival) and the transfer (the least, over the ranks, of kernel end
  * - last arrival, at least 0: the time the collective took once all were
  * there). Where the message size S is known (the collective's element
  * count, the larger of input and output, times the size of its dtype:
@@ -53,7 +51,7 @@
  * the size the bus bandwidth is defined on (an all-gather's gathered
  * output, a reduce-scatter's whole input; an all-reduce's input).
  *
- * Per rank, over its matched collectives: the time it waited for others
+ * Per rank, over its compared collectives: the time it waited for others
  * (the sum of its waits), the times it was last, and its compute before
  * the collectives (the union of its GPU's compute kernels between its
  * previous collective kernel of the communicator, or its window start,
@@ -113,7 +111,7 @@
 /* The analysis                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* The union of a GPU's compute (not communication) kernels in its window:
+/* The union of a GPU's compute-class kernels (the kernel table's) in its window:
  * sorted disjoint pieces, and the length before each. */
 struct busy {
 	struct piece *busy;
@@ -332,8 +330,8 @@ static gs_status gpu_busy(const struct gs_trace *t, const struct gs_report_devic
 								       d->b.window_start;
 			int64_t b = op->end_ns < d->b.window_end ? op->end_ns : d->b.window_end;
 
-			if (op->kind != GS_OP_KERNEL || b <= a || op->collective ||
-			    gs_report_comm_name(gs_trace_string(t, op->name)))
+			if (op->kind != GS_OP_KERNEL || b <= a ||
+			    gs_kernel_class_of(t, op) != GS_KCLASS_COMPUTE)
 				continue;
 			g->busy[n++] = (struct piece){a, b};
 		}

@@ -243,16 +243,22 @@ bool gs_report_comm_name(const char *s)
 /* gs_report_comm_name() of a name id, worked out once per name: `memo` holds 0 for
  * not yet, 1 for no, 2 for yes (names are interned; a trace has millions of
  * kernels but a few hundred names). */
-static bool is_comm_name(const struct gs_trace *t, uint8_t *memo, size_t n_names, uint32_t name)
+static unsigned kernel_class(const struct gs_trace *t, uint8_t *memo, size_t n_names,
+			     const struct gs_op *op)
 {
-	if (name >= n_names)
-		return gs_report_comm_name(gs_trace_string(t, name));
-	if (!memo[name])
-		memo[name] = gs_report_comm_name(gs_trace_string(t, name)) ? 2 : 1;
-	return memo[name] == 2;
+	if (op->collective)
+		return GS_KCLASS_COMMUNICATION;
+	if (op->name >= n_names)
+		return gs_kernel_class_of_name(gs_trace_string(t, op->name));
+	if (!memo[op->name])
+		memo[op->name] =
+			(uint8_t)(gs_kernel_class_of_name(gs_trace_string(t, op->name)) + 1);
+	return memo[op->name] - 1u;
 }
 
-/* Communication kernels against the others, and pageable copies; O(K log K). */
+/* Communication kernels against the compute kernels (the kernel classes of
+ * the kernel table: memory-class kernels, copies done by a kernel, are
+ * neither), and pageable copies; O(K log K). */
 gs_status gs_report_dev_comm(const struct gs_report *r, struct gs_report_device *d,
 			     struct gs_report_win w)
 {
@@ -291,12 +297,17 @@ gs_status gs_report_dev_comm(const struct gs_report *r, struct gs_report_device 
 			v.b = op->end_ns < w.end ? op->end_ns : w.end;
 			if (v.b <= v.a)
 				continue;
-			if (is_comm_name(t, memo, n_names, op->name)) {
+			switch (kernel_class(t, memo, n_names, op)) {
+			case GS_KCLASS_COMMUNICATION:
 				comm[nc++] = v;
 				d->comm_kernels++;
 				d->comm_ns += v.b - v.a;
-			} else {
+				break;
+			case GS_KCLASS_COMPUTE:
 				comp[nk++] = v;
+				break;
+			default:
+				break;
 			}
 		}
 	}
