@@ -944,45 +944,107 @@ static gs_status match_all(struct gs_job_analysis *ja, struct comm_gaps *gaps)
 
 /* ---- fitting the offsets ---- */
 
-/* The end of collective x on domain d (its earliest-ranked member there),
- * on the wall clock without d's offset; false when d did not run it. */
-static bool end_on(const struct gs_job_analysis *ja, const struct ja_coll *x, size_t d,
-		   int64_t *end)
+/*
+ * The ends of one clock group's ends-together collectives per domain, for
+ * the fit: domain d's entries are ends[first[d] .. first[d + 1]), in
+ * collective order, each the end (on the wall clock, without d's offset)
+ * of the earliest-ranked member of d that ran it. Built in one pass over
+ * the matched kernels: a fit then costs the two domains' entries.
+ */
+struct dom_ends {
+	size_t *first; /* n_dom + 1 */
+	struct {
+		size_t coll;
+		int64_t end;
+	} * e;
+};
+
+static void dom_ends_free(struct dom_ends *de)
 {
-	for (size_t p = 0; p < x->present; p++) {
-		const struct ja_member *m = coll_member(ja, x, p);
+	free(de->first);
+	free(de->e);
+}
 
-		if (ja->rank_dom[m->ri] == d) {
-			const struct gs_js_rank *r = rank_of(ja, m->ri);
+static gs_status dom_ends_build(const struct gs_job_analysis *ja, uint32_t group,
+				struct dom_ends *de)
+{
+	size_t *stamp = malloc((ja->n_dom ? ja->n_dom : 1) * sizeof(*stamp)), total = 0;
 
-			*end = coll_op(ja, x, p)->end_ns + (r->clock ? r->wall_offset_ns : 0);
-			return true;
+	de->first = calloc(ja->n_dom + 1, sizeof(*de->first));
+	de->e = NULL;
+	if (!stamp || !de->first) {
+		free(stamp);
+		return gs_nomem();
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t d = 0; d < ja->n_dom; d++)
+			stamp[d] = SIZE_MAX;
+		for (size_t i = 0; i < ja->n_coll; i++) {
+			const struct ja_coll *x = &ja->coll[i];
+
+			if (ja->comms[x->comm].clock_group != group ||
+			    !ends_together(kernel_kind(coll_op(ja, x, 0))))
+				continue;
+			for (size_t p = 0; p < x->present; p++) {
+				const struct ja_member *m = coll_member(ja, x, p);
+				size_t d = ja->rank_dom[m->ri];
+				const struct gs_js_rank *r = rank_of(ja, m->ri);
+
+				if (stamp[d] == i)
+					continue;
+				stamp[d] = i;
+				if (!pass) {
+					de->first[d + 1]++;
+					continue;
+				}
+				de->e[de->first[d]].coll = i;
+				de->e[de->first[d]++].end = coll_op(ja, x, p)->end_ns +
+							    (r->clock ? r->wall_offset_ns : 0);
+			}
+		}
+		if (pass)
+			break;
+		for (size_t d = 0; d < ja->n_dom; d++)
+			de->first[d + 1] += de->first[d];
+		total = de->first[ja->n_dom];
+		de->e = malloc((total ? total : 1) * sizeof(*de->e));
+		if (!de->e) {
+			free(stamp);
+			return gs_nomem();
 		}
 	}
-	return false;
+	/* The second pass moved each first[d] to its end: back one place. */
+	for (size_t d = ja->n_dom; d > 0; d--)
+		de->first[d] = de->first[d - 1];
+	de->first[0] = 0;
+	free(stamp);
+	return GS_OK;
 }
 
 /* Fit domain d against domain `via` (its offset known) on the matched
- * collectives; false without evidence. */
-static gs_status fit_domain(struct gs_job_analysis *ja, size_t d, size_t via, struct i64vec *v,
-			    bool *fitted)
+ * collectives both ran; false without evidence. */
+static gs_status fit_domain(struct gs_job_analysis *ja, const struct dom_ends *de, size_t d,
+			    size_t via, struct i64vec *v, bool *fitted)
 {
 	struct ja_domain *dom = &ja->dom[d];
+	size_t i = de->first[via], k = de->first[d];
 	int64_t med;
 
 	v->n = 0;
 	*fitted = false;
-	for (size_t i = 0; i < ja->n_coll; i++) {
-		const struct ja_coll *x = &ja->coll[i];
-		int64_t ea, eb;
-
-		if (ja->comms[x->comm].clock_group != dom->group ||
-		    !ends_together(kernel_kind(coll_op(ja, x, 0))))
-			continue;
-		if (!end_on(ja, x, via, &ea) || !end_on(ja, x, d, &eb))
-			continue;
-		if (GS_VEC_PUSH(v->v, v->n, v->cap, ea + ja->dom[via].offset - eb))
-			return gs_nomem();
+	/* Both lists in collective order: a merge. */
+	while (i < de->first[via + 1] && k < de->first[d + 1]) {
+		if (de->e[i].coll < de->e[k].coll) {
+			i++;
+		} else if (de->e[k].coll < de->e[i].coll) {
+			k++;
+		} else {
+			if (GS_VEC_PUSH(v->v, v->n, v->cap,
+					de->e[i].end + ja->dom[via].offset - de->e[k].end))
+				return gs_nomem();
+			i++;
+			k++;
+		}
 	}
 	if (!v->n)
 		return GS_OK;
@@ -992,8 +1054,8 @@ static gs_status fit_domain(struct gs_job_analysis *ja, size_t d, size_t via, st
 	 * OUTLIER_SIGMAS robust deviations (1.4826 x their median), and at
 	 * least MIN_SPREAD_NS, are outliers (a collective whose members did
 	 * not leave together); the residual is the largest of the others. */
-	for (size_t i = 0; i < v->n; i++)
-		v->v[i] = v->v[i] > med ? v->v[i] - med : med - v->v[i];
+	for (size_t q = 0; q < v->n; q++)
+		v->v[q] = v->v[q] > med ? v->v[q] - med : med - v->v[q];
 	gs_sort(v->v, v->n, sizeof(*v->v), cmp_i64);
 	{
 		double mad = (double)v->v[(v->n - 1) / 2];
@@ -1026,6 +1088,7 @@ static gs_status place_domains(struct gs_job_analysis *ja, uint32_t group, bool 
 {
 	size_t ref = SIZE_MAX, placed = 0, n = 0;
 	bool *done, progress = true;
+	struct dom_ends de = {0};
 	gs_status rc = GS_OK;
 
 	for (size_t d = 0; d < ja->n_dom; d++)
@@ -1039,6 +1102,10 @@ static gs_status place_domains(struct gs_job_analysis *ja, uint32_t group, bool 
 	done = calloc(ja->n_dom, sizeof(*done));
 	if (!done)
 		return gs_nomem();
+	if (fit && (rc = dom_ends_build(ja, group, &de)) != GS_OK) {
+		free(done);
+		return rc;
+	}
 	ja->dom[ref].state = JA_DOM_REFERENCE;
 	ja->dom[ref].offset = 0;
 	done[ref] = true;
@@ -1055,7 +1122,7 @@ static gs_status place_domains(struct gs_job_analysis *ja, uint32_t group, bool 
 				if (!done[via] || ja->dom[via].group != group)
 					continue;
 				if (fit) {
-					rc = fit_domain(ja, d, via, v, &ok);
+					rc = fit_domain(ja, &de, d, via, v, &ok);
 				} else {
 					rc = estimate_pair(ja, via, d, v, &ok, &est);
 					if (ok) {
@@ -1082,6 +1149,7 @@ static gs_status place_domains(struct gs_job_analysis *ja, uint32_t group, bool 
 			ja->dom[d].via = (uint32_t)d;
 		}
 	free(done);
+	dom_ends_free(&de);
 	return rc;
 }
 
