@@ -2509,7 +2509,7 @@ static void json_clocks(struct jw *w, const struct gs_job_analysis *ja)
 			jw_u64(w, "fitted_against_rank",
 			       rank_of(ja, ja->dom[x->via].first_ri)->rank);
 		} else {
-			jw_null(w, x->state == JA_DOM_NO_EVIDENCE ? "residual_ns" : "residual_ns");
+			jw_null(w, "residual_ns");
 		}
 		jw_end_obj(w);
 	}

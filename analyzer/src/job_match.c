@@ -565,8 +565,24 @@ static void nearest(const struct ends *e, size_t ne, const struct ends *f, size_
  * each member (JA_NONE) before they are packed into ja->slot. */
 struct grid {
 	uint32_t *k; /* n_coll x n_m */
-	size_t n_coll, n_m;
+	size_t n_coll, n_m, cells;
 };
+
+/* Cell (x, m); JA_NONE outside the grid. */
+static uint32_t grid_get(const struct grid *g, size_t x, size_t m)
+{
+	size_t i = x * g->n_m + m;
+
+	return m < g->n_m && i < g->cells ? g->k[i] : JA_NONE;
+}
+
+static void grid_set(struct grid *g, size_t x, size_t m, uint32_t v)
+{
+	size_t i = x * g->n_m + m;
+
+	if (m < g->n_m && i < g->cells)
+		g->k[i] = v;
+}
 
 /*
  * Align member b against the reference a by their ends: grid column b
@@ -600,12 +616,14 @@ static gs_status align_member(const struct gs_job_analysis *ja, const struct ja_
 
 		if (nb[j] != i || (dd < 0 ? -dd : dd) > cap)
 			continue;
+		if (ea[i].k >= g->n_coll || ib >= g->n_m)
+			continue; /* cannot be: a's kernels are the grid's rows */
 		if (!same_signature(rank_of(ja, a->ri), ka, rank_of(ja, b->ri), kb)) {
 			if (!(*name_mm)++)
 				*first_name_mm = ea[i].k;
 			continue;
 		}
-		g->k[(size_t)ea[i].k * g->n_m + ib] = eb[j].k;
+		grid_set(g, ea[i].k, ib, eb[j].k);
 	}
 out:
 	free(ea);
@@ -636,18 +654,26 @@ struct comm_gaps {
 	size_t name_mm, first_name_mm;
 };
 
-/* A grid of rows x cols cells, each JA_NONE; NULL without memory. */
-static uint32_t *grid_alloc(size_t rows, size_t cols)
+/* g->k: rows x cols cells (g->n_coll, g->n_m), each JA_NONE; false
+ * without memory. */
+static bool grid_init(struct grid *g, size_t rows, size_t cols)
 {
 	size_t n;
-	uint32_t *k;
 
-	if (__builtin_mul_overflow(rows, cols, &n) || n > SIZE_MAX / sizeof(*k))
-		return NULL;
-	k = malloc((n ? n : 1) * sizeof(*k));
-	for (size_t i = 0; k && i < n; i++)
-		k[i] = JA_NONE;
-	return k;
+	g->k = NULL;
+	g->n_coll = rows;
+	g->n_m = cols;
+	g->cells = 0;
+	if (cols && rows > SIZE_MAX / sizeof(*g->k) / cols)
+		return false;
+	n = rows * cols;
+	g->k = malloc((n ? n : 1) * sizeof(*g->k));
+	if (!g->k)
+		return false;
+	for (size_t i = 0; i < (n ? n : 1); i++)
+		g->k[i] = JA_NONE;
+	g->cells = n;
+	return true;
 }
 
 /* Append the collectives of grid g (rows with two members or more) to
@@ -659,12 +685,11 @@ static gs_status pack_grid(struct gs_job_analysis *ja, size_t ci, const struct g
 	c->first_coll = ja->n_coll;
 	c->n_coll = 0;
 	for (size_t x = 0; x < g->n_coll; x++) {
-		const uint32_t *row = &g->k[x * g->n_m];
 		uint32_t present = 0;
 		struct ja_coll coll;
 
 		for (size_t m = 0; m < g->n_m; m++)
-			present += row[m] != JA_NONE;
+			present += grid_get(g, x, m) != JA_NONE;
 		if (present < 2)
 			continue;
 		memset(&coll, 0, sizeof(coll));
@@ -673,9 +698,9 @@ static gs_status pack_grid(struct gs_job_analysis *ja, size_t ci, const struct g
 		coll.slot = ja->n_slot;
 		coll.present = present;
 		for (size_t m = 0; m < g->n_m; m++) {
-			struct ja_slot s = {(uint32_t)m, row[m]};
+			struct ja_slot s = {(uint32_t)m, grid_get(g, x, m)};
 
-			if (row[m] == JA_NONE)
+			if (s.k == JA_NONE)
 				continue;
 			if (GS_VEC_PUSH(ja->slot, ja->n_slot, ja->cap_slot, s))
 				return gs_nomem();
@@ -699,13 +724,13 @@ static void count_extra(struct ja_comm *c, const struct grid *g)
 		if (!used)
 			continue;
 		for (size_t x = 0; x < g->n_coll; x++) {
-			const uint32_t *row = &g->k[x * g->n_m];
 			size_t present = 0;
+			uint32_t k = grid_get(g, x, m);
 
 			for (size_t q = 0; q < g->n_m; q++)
-				present += row[q] != JA_NONE;
-			if (present >= 2 && row[m] != JA_NONE)
-				used[row[m]] = true;
+				present += grid_get(g, x, q) != JA_NONE;
+			if (present >= 2 && k != JA_NONE && k < c->m[m].n)
+				used[k] = true;
 		}
 		for (size_t k = 0; k < c->m[m].n; k++)
 			if (!used[k] && !c->m[m].extra++)
@@ -733,33 +758,29 @@ static gs_status match_seq(struct gs_job_analysis *ja, size_t ci, struct comm_ga
 	gs_sort(e, n, sizeof(*e), cmp_seq_entry);
 	for (size_t i = 0; i < n; i++)
 		distinct += !i || e[i].seq != e[i - 1].seq;
-	g.n_coll = distinct;
-	g.k = grid_alloc(distinct, c->n_m);
-	if (!g.k) {
+	if (!grid_init(&g, distinct, c->n_m)) {
 		free(e);
 		return gs_nomem();
 	}
 	for (size_t i = 0, x = 0; i < n; i++) {
-		uint32_t *row;
 		size_t fm = SIZE_MAX;
 
 		if (i && e[i].seq != e[i - 1].seq)
 			x++;
-		row = &g.k[x * c->n_m];
-		if (row[e[i].m] != JA_NONE)
+		if (grid_get(&g, x, e[i].m) != JA_NONE)
 			continue; /* the same number twice on one rank: extra */
 		/* One number, one collective: another kind is a mismatch. */
 		for (size_t m = 0; m < c->n_m && fm == SIZE_MAX; m++)
-			if (row[m] != JA_NONE)
+			if (grid_get(&g, x, m) != JA_NONE)
 				fm = m;
 		if (fm != SIZE_MAX &&
-		    !same_signature(rank_of(ja, c->m[fm].ri), &c->m[fm].k[row[fm]],
+		    !same_signature(rank_of(ja, c->m[fm].ri), &c->m[fm].k[grid_get(&g, x, fm)],
 				    rank_of(ja, c->m[e[i].m].ri), &c->m[e[i].m].k[e[i].k])) {
 			if (!gaps->name_mm++)
 				gaps->first_name_mm = x;
 			continue;
 		}
-		row[e[i].m] = e[i].k;
+		grid_set(&g, x, e[i].m, e[i].k);
 	}
 	free(e);
 	c->matched_by = JA_BY_SEQ;
@@ -781,12 +802,10 @@ static gs_status match_ends(struct gs_job_analysis *ja, size_t ci, struct comm_g
 		if (c->m[m].n > c->m[c->ref_m].n)
 			c->ref_m = m;
 	ref = &c->m[c->ref_m];
-	g.n_coll = ref->n;
-	g.k = grid_alloc(g.n_coll, g.n_m);
-	if (!g.k)
+	if (!grid_init(&g, ref->n, c->n_m))
 		return gs_nomem();
 	for (size_t x = 0; x < g.n_coll; x++)
-		g.k[x * g.n_m + c->ref_m] = (uint32_t)x;
+		grid_set(&g, x, c->ref_m, (uint32_t)x);
 	for (size_t m = 0; m < c->n_m && rc == GS_OK; m++)
 		if (m != c->ref_m)
 			rc = align_member(ja, c, c->ref_m, m, &g, &gaps->name_mm,
@@ -880,22 +899,25 @@ static gs_status match_p2p(struct gs_job_analysis *ja, size_t ci)
 				best[i] = j;
 			}
 	}
-	g.n_coll = 0;
-	for (size_t i = 0; i < n; i++)
-		g.n_coll += best[i] != SIZE_MAX && best[i] > i && best[best[i]] == i;
-	g.k = grid_alloc(g.n_coll, g.n_m);
-	if (!g.k) {
-		free(e);
-		free(best);
-		return gs_nomem();
+	{
+		size_t pairs = 0;
+
+		for (size_t i = 0; i < n; i++)
+			pairs += best[i] != SIZE_MAX && best[i] > i && best[best[i]] == i;
+		if (!grid_init(&g, pairs, c->n_m)) {
+			free(g.k);
+			free(e);
+			free(best);
+			return gs_nomem();
+		}
 	}
 	for (size_t i = 0, x = 0; i < n; i++) {
 		size_t j = best[i];
 
 		if (j == SIZE_MAX || j <= i || best[j] != i)
 			continue;
-		g.k[x * g.n_m + e[i].m] = e[i].k;
-		g.k[x * g.n_m + e[j].m] = e[j].k;
+		grid_set(&g, x, e[i].m, e[i].k);
+		grid_set(&g, x, e[j].m, e[j].k);
 		x++;
 	}
 	free(e);
@@ -1058,7 +1080,8 @@ static gs_status fit_domain(struct gs_job_analysis *ja, const struct dom_ends *d
 		v->v[q] = v->v[q] > med ? v->v[q] - med : med - v->v[q];
 	gs_sort(v->v, v->n, sizeof(*v->v), cmp_i64);
 	{
-		double mad = (double)v->v[(v->n - 1) / 2];
+		size_t mid = (v->n - 1) / 2;
+		double mad = (double)v->v[mid];
 		double lim = OUTLIER_SIGMAS * 1.4826 * mad;
 		size_t keep = v->n;
 
@@ -1104,6 +1127,7 @@ static gs_status place_domains(struct gs_job_analysis *ja, uint32_t group, bool 
 		return gs_nomem();
 	if (fit && (rc = dom_ends_build(ja, group, &de)) != GS_OK) {
 		free(done);
+		dom_ends_free(&de);
 		return rc;
 	}
 	ja->dom[ref].state = JA_DOM_REFERENCE;
