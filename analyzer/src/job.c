@@ -1994,9 +1994,20 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja, const st
 {
 	size_t fitted = 0, unknown = 0, big_off = SIZE_MAX, big_res = SIZE_MAX;
 
-	/* Nothing is compared across ranks without communication. */
-	if (!ja->n_comms)
+	/* Nothing is compared across ranks without communication: with
+	 * several hosts, say that their clocks stay as the traces give them. */
+	if (!ja->n_comms) {
+		if (ja->n_dom > 1) {
+			jt_section(w, "Clocks");
+			gs_out_printf(
+				w->o,
+				"    %zu clocks (hosts or inputs) and no collective to align them "
+				"on: each trace's\n    times as it maps them to UTC; nothing is "
+				"compared across ranks\n",
+				ja->n_dom);
+		}
 		return;
+	}
 	for (size_t d = 0; d < ja->n_dom; d++) {
 		const struct ja_domain *x = &ja->dom[d];
 		int64_t a = x->offset < 0 ? -x->offset : x->offset;

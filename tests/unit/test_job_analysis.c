@@ -704,6 +704,9 @@ static void test_no_collectives(void **state)
 
 		check_lines(txt);
 		assert_non_null(strstr(txt, "no communication kernels"));
+		/* Two hosts, nothing to align their clocks on: said. */
+		assert_non_null(strstr(txt, "2 clocks (hosts or inputs) and no collective to "
+					    "align them on"));
 		free(txt);
 	}
 	gs_report_destroy(r);
