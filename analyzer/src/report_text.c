@@ -430,25 +430,31 @@ static void note_gather(struct note_sink *ns, const char *label, const char *tex
 	n->count++;
 }
 
+/* A note's devices, one by one (gs_text_runs). */
+struct dev_iter {
+	const struct job_note *n;
+	size_t i;
+};
+
+static bool dev_next(void *ctx, uint32_t *v)
+{
+	struct dev_iter *it = ctx;
+
+	if (it->i >= it->n->n_devs)
+		return false;
+	*v = it->n->devs[it->i++];
+	return true;
+}
+
 /* The devices of a note as runs: "0-7", "0, 2, 5-6, ...". */
 static void note_devs(const struct job_note *n, char *buf, size_t size)
 {
-	size_t len = 0;
+	struct dev_iter it = {n, 0};
+	size_t len;
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < n->n_devs && len < size;) {
-		size_t j = i;
-		int k;
-
-		while (j + 1 < n->n_devs && n->devs[j + 1] == n->devs[j] + 1)
-			j++;
-		k = j == i ? snprintf(buf + len, size - len, "%s%u", i ? ", " : "", n->devs[i]) :
-			     snprintf(buf + len, size - len, "%s%u-%u", i ? ", " : "", n->devs[i],
-				      n->devs[j]);
-		if (k > 0)
-			len += (size_t)k;
-		i = j + 1;
-	}
+	if (!gs_text_runs(buf, size, dev_next, &it, SIZE_MAX, false))
+		return;
+	len = strlen(buf);
 	if (n->more_devs && len < size)
 		snprintf(buf + len, size - len, ", ...");
 }

@@ -127,3 +127,37 @@ const char *gs_dur_text(char *buf, size_t size, int64_t ns)
 
 	return gs_dur_text_in(buf, size, ns, gs_dur_unit(v), false);
 }
+
+bool gs_text_runs(char *buf, size_t size, bool (*next)(void *ctx, uint32_t *v), void *ctx,
+		  size_t max_runs, bool pairs_apart)
+{
+	size_t len = 0, runs = 0;
+	uint32_t a, b, v;
+	bool more;
+
+	if (!size)
+		return false;
+	buf[0] = '\0';
+	more = next(ctx, &a);
+	while (more) {
+		int w;
+
+		b = a;
+		while ((more = next(ctx, &v)) && v == b + 1)
+			b = v;
+		if (runs++ == max_runs) {
+			w = snprintf(buf + len, size - len, ", ...");
+			return w >= 0 && (size_t)w < size - len;
+		}
+		if (a == b)
+			w = snprintf(buf + len, size - len, "%s%u", len ? ", " : "", a);
+		else
+			w = snprintf(buf + len, size - len, "%s%u%s%u", len ? ", " : "", a,
+				     pairs_apart && b == a + 1 ? ", " : "-", b);
+		if (w < 0 || (size_t)w >= size - len)
+			return false;
+		len += (size_t)w;
+		a = v;
+	}
+	return true;
+}

@@ -15,6 +15,7 @@
 #include "util.h"
 
 #include <gpuscope/import.h>
+#include <gpuscope/text.h>
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -640,41 +641,38 @@ static gs_status join_by_input(struct gs_job_identity *j, const struct gs_job_id
 	return GS_OK;
 }
 
-/* "ranks 4-7, 9" of the ranks whose root in up is `root`, at most a few. */
+/* The ranks of one clock group (those whose root in up is `root`), one by
+ * one, counted. */
+struct group_iter {
+	const struct gs_job_identity *j;
+	size_t *up, root, i, count;
+};
+
+static bool group_next(void *ctx, uint32_t *v)
+{
+	struct group_iter *it = ctx;
+
+	while (it->i < it->j->n_ranks && uf_find(it->up, it->i) != it->root)
+		it->i++;
+	if (it->i >= it->j->n_ranks)
+		return false;
+	*v = it->j->ranks[it->i++].rank;
+	it->count++;
+	return true;
+}
+
+/* "ranks 4-7, 9" of the ranks whose root in up is `root`, six runs at
+ * most; *count of them all. */
 static void group_ranks_text(const struct gs_job_identity *j, size_t *up, size_t root, char *buf,
 			     size_t size, size_t *count)
 {
-	size_t len = 0, shown = 0, n = 0;
+	struct group_iter it = {j, up, root, 0, 0};
+	uint32_t v;
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < j->n_ranks; i++) {
-		uint32_t a, b;
-		size_t k = i;
-		int w;
-
-		if (uf_find(up, i) != root)
-			continue;
-		a = b = j->ranks[i].rank;
-		n++;
-		while (k + 1 < j->n_ranks && uf_find(up, k + 1) == root &&
-		       j->ranks[k + 1].rank == b + 1) {
-			b = j->ranks[++k].rank;
-			n++;
-		}
-		i = k;
-		if (shown++ == 6) {
-			if (len + 6 < size)
-				memcpy(buf + len, ", ...", 6);
-			len = size;
-			continue;
-		}
-		if (len >= size)
-			continue;
-		w = a == b ? snprintf(buf + len, size - len, "%s%u", len ? ", " : "", a) :
-			     snprintf(buf + len, size - len, "%s%u-%u", len ? ", " : "", a, b);
-		len = w < 0 ? size : len + (size_t)w;
-	}
-	*count = n;
+	gs_text_runs(buf, size, group_next, &it, 6, false);
+	while (group_next(&it, &v))
+		;
+	*count = it.count;
 }
 
 /* How far apart two groups' spans lie, in hours (0 when they overlap). */

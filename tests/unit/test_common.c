@@ -4,6 +4,7 @@
 #include <gpuscope/error.h>
 #include <gpuscope/hash.h>
 #include <gpuscope/sort.h>
+#include <gpuscope/text.h>
 #include <gpuscope/u64map.h>
 #include <gpuscope/vec.h>
 
@@ -285,6 +286,56 @@ static void test_sort_negative_keys(void **state)
 		assert_int_equal(v[i].place, want_u[i]);
 }
 
+/* gs_text_runs over an array. */
+struct runs_iter {
+	const uint32_t *v;
+	size_t n, i;
+};
+
+static bool runs_next(void *ctx, uint32_t *v)
+{
+	struct runs_iter *it = ctx;
+
+	if (it->i >= it->n)
+		return false;
+	*v = it->v[it->i++];
+	return true;
+}
+
+static const char *runs(char *buf, size_t size, const uint32_t *v, size_t n, size_t max_runs,
+			bool pairs_apart, bool *ok)
+{
+	struct runs_iter it = {v, n, 0};
+
+	*ok = gs_text_runs(buf, size, runs_next, &it, max_runs, pairs_apart);
+	return buf;
+}
+
+static void test_text_runs(void **state)
+{
+	static const uint32_t v[] = {0, 1, 2, 3, 5, 7, 8, 10, 11, 12, 20};
+	char buf[64];
+	bool ok;
+
+	(void)state;
+	assert_string_equal(runs(buf, sizeof(buf), v, 11, SIZE_MAX, false, &ok),
+			    "0-3, 5, 7-8, 10-12, 20");
+	assert_true(ok);
+	assert_string_equal(runs(buf, sizeof(buf), v, 11, SIZE_MAX, true, &ok),
+			    "0-3, 5, 7, 8, 10-12, 20");
+	/* Three runs, then the rest as ", ...". */
+	assert_string_equal(runs(buf, sizeof(buf), v, 11, 3, false, &ok), "0-3, 5, 7-8, ...");
+	assert_true(ok);
+	/* Exactly max_runs runs: no ellipsis. */
+	assert_string_equal(runs(buf, sizeof(buf), v, 6, 3, false, &ok), "0-3, 5, 7");
+	assert_string_equal(runs(buf, sizeof(buf), v, 0, 3, false, &ok), "");
+	assert_true(ok);
+	/* Too small: cut where it ends (as snprintf cuts), and said. */
+	runs(buf, 8, v, 11, SIZE_MAX, false, &ok);
+	assert_false(ok);
+	assert_string_equal(buf, "0-3, 5,");
+}
+
 static void test_sort_trivial(void **state)
 {
 	struct srec v[40] = {{0}};
@@ -544,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_u64map),
 		cmocka_unit_test(test_u64map_replace_and_reserve),
 		cmocka_unit_test(test_sort_negative_keys),
+		cmocka_unit_test(test_text_runs),
 		cmocka_unit_test(test_sort_trivial),
 		cmocka_unit_test(test_sort_random),
 		cmocka_unit_test(test_sort_pair_ranks),

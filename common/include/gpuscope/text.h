@@ -51,6 +51,16 @@ uint64_t gs_dur_unit(uint64_t max_abs_ns);
  * when `plus`. Returns buf. */
 const char *gs_dur_text_in(char *buf, size_t size, int64_t ns, uint64_t unit, bool plus);
 
+/*
+ * Ascending numbers as runs, for people: "0-3, 5, 7-9" (a run of two as
+ * "4, 5" with pairs_apart, else "4-5"). `next` hands out the numbers one
+ * by one (false: no more). After max_runs runs, a further one is written
+ * as ", ..." and the rest not read. Returns false when buf is too small:
+ * what fits was written, cut there.
+ */
+bool gs_text_runs(char *buf, size_t size, bool (*next)(void *ctx, uint32_t *v), void *ctx,
+		  size_t max_runs, bool pairs_apart);
+
 #ifdef __cplusplus
 }
 #endif
