@@ -455,8 +455,9 @@ static const char *eff_text(const struct gs_js_gpu *d, char *buf, size_t size)
  * enum ja_key). */
 struct entry {
 	uint8_t key;
-	uint8_t kind;      /* JA_KEY_KIND: the kind */
-	const char *group; /* JA_KEY_GROUP: the group's name */
+	uint8_t kind;              /* the kind: kind_col, else kind_op */
+	uint8_t kind_col, kind_op; /* from the collective's name, the kernel's */
+	const char *group;         /* JA_KEY_GROUP: the group's name */
 	int64_t start;
 	uint32_t op;
 };
@@ -489,18 +490,17 @@ static bool same_key(const struct entry *a, const struct entry *b)
 	return cmp_key(a, b) == 0;
 }
 
-/* The kind of an op that is a communication kernel: its collective's name,
- * else its own. */
-static uint8_t op_kind(const struct gs_trace *t, const struct gs_op *op,
-		       const struct gs_collective *c)
+/* The kinds of an op that is a communication kernel, each name read once:
+ * its collective's, its own, and the one that decides (the collective's
+ * when it says). */
+static void op_kinds(const struct gs_trace *t, const struct gs_op *op,
+		     const struct gs_collective *c, struct entry *e)
 {
-	enum ja_kind k = c && c->name != GS_NO_STRING ?
-				 ja_kind_of_name(gs_trace_string(t, c->name)) :
-				 K_UNKNOWN;
-
-	if (k == K_UNKNOWN)
-		k = ja_kind_of_name(gs_trace_string(t, op->name));
-	return (uint8_t)k;
+	e->kind_col = (uint8_t)(c && c->name != GS_NO_STRING ?
+					ja_kind_of_name(gs_trace_string(t, c->name)) :
+					K_UNKNOWN);
+	e->kind_op = (uint8_t)ja_kind_of_name(gs_trace_string(t, op->name));
+	e->kind = e->kind_col != K_UNKNOWN ? e->kind_col : e->kind_op;
 }
 
 /* The pool offset of `s` in the summary, added when new. Few distinct
@@ -595,7 +595,7 @@ static gs_status rank_entries(const struct gs_report *r, struct entry **out, siz
 					e = p;
 					cap_e = nc;
 				}
-				e[n].kind = op_kind(t, op, c);
+				op_kinds(t, op, c, &e[n]);
 				e[n].group = NULL;
 				if (e[n].kind == K_SENDRECV) {
 					e[n].key = JA_KEY_P2P;
@@ -659,10 +659,8 @@ static gs_status add_js_member(struct gs_js_rank *s, struct pool_ids *seen,
 		k->device = dev;
 		k->has_col = col != NULL;
 		k->group_size = col ? col->group_size : 0;
-		k->kind_col = (uint8_t)(col && col->name != GS_NO_STRING ?
-						ja_kind_of_name(gs_trace_string(t, col->name)) :
-						K_UNKNOWN);
-		k->kind_op = (uint8_t)ja_kind_of_name(gs_trace_string(t, op->name));
+		k->kind_col = e[i].kind_col;
+		k->kind_op = e[i].kind_op;
 		k->kind = e[i].kind;
 		k->has_seq = col && col->has_seq;
 		k->seq = col && col->has_seq ? col->seq : 0;
@@ -1915,38 +1913,32 @@ static const char *signed_dur(char *buf, size_t size, int64_t ns)
 	return buf;
 }
 
-/* "0-7", the ranks of domain d (a few runs at most). */
-static void dom_ranks(char *buf, size_t size, const struct gs_job_analysis *ja, size_t d)
+/* The ranks of a clock domain, one by one (gs_text_runs). */
+struct dom_iter {
+	const struct gs_job_analysis *ja;
+	size_t d, i;
+};
+
+static bool dom_next(void *ctx, uint32_t *v)
 {
-	size_t len = 0, runs = 0;
+	struct dom_iter *it = ctx;
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < ja->n_sums; i++) {
-		uint32_t a, b;
-		size_t k = i;
-		int n;
-
-		if (ja->rank_dom[i] != d)
-			continue;
-		a = b = rank_of(ja, i)->rank;
-		while (k + 1 < ja->n_sums && ja->rank_dom[k + 1] == d &&
-		       rank_of(ja, k + 1)->rank == b + 1)
-			b = rank_of(ja, ++k)->rank;
-		i = k;
-		if (runs++ == 3) {
-			if (len + 5 < size)
-				memcpy(buf + len, ", ...", 6);
-			return;
-		}
-		n = a == b ? snprintf(buf + len, size - len, "%s%u", len ? ", " : "", a) :
-			     snprintf(buf + len, size - len, "%s%u-%u", len ? ", " : "", a, b);
-		if (n < 0 || (size_t)n >= size - len)
-			return;
-		len += (size_t)n;
-	}
+	while (it->i < it->ja->n_sums && it->ja->rank_dom[it->i] != it->d)
+		it->i++;
+	if (it->i >= it->ja->n_sums)
+		return false;
+	*v = rank_of(it->ja, it->i++)->rank;
+	return true;
 }
 
-/* The clocks: how the ranks' times were put on one clock per group. */
+/* "0-7", the ranks of domain d (three runs at most). */
+static void dom_ranks(char *buf, size_t size, const struct gs_job_analysis *ja, size_t d)
+{
+	struct dom_iter it = {ja, d, 0};
+
+	gs_text_runs(buf, size, dom_next, &it, 3, false);
+}
+
 /* One row of the Clocks table: domain d. */
 static void text_clock_row(struct jt *w, const struct gs_job_analysis *ja, size_t d)
 {

@@ -168,50 +168,38 @@ const char *ja_matched_by_name(uint8_t by)
 	return by < sizeof(n) / sizeof(n[0]) ? n[by] : "none";
 }
 
+/* The ranks of a communicator's members whose flag is set, one by one. */
+struct member_iter {
+	const struct gs_job_analysis *ja;
+	const struct ja_comm *c;
+	const bool *flags;
+	size_t i;
+};
+
+static bool member_next(void *ctx, uint32_t *v)
+{
+	struct member_iter *it = ctx;
+
+	while (it->i < it->c->n_m && it->flags && !it->flags[it->i])
+		it->i++;
+	if (it->i >= it->c->n_m)
+		return false;
+	*v = rank_of(it->ja, it->c->m[it->i++].ri)->rank;
+	return true;
+}
+
 void ja_rank_list(char *buf, size_t size, const struct gs_job_analysis *ja, const struct ja_comm *c,
 		  const bool *flags)
 {
-	size_t len = 0, i = 0;
+	struct member_iter it = {ja, c, flags, 0};
 
-	buf[0] = '\0';
-	while (i < c->n_m) {
-		size_t k;
-		uint32_t a, b;
-		int w;
-
-		if (flags && !flags[i]) {
-			i++;
-			continue;
-		}
-		a = b = rank_of(ja, c->m[i].ri)->rank;
-		k = i + 1;
-		while (k < c->n_m && (!flags || flags[k]) && rank_of(ja, c->m[k].ri)->rank == b + 1)
-			b = rank_of(ja, c->m[k++].ri)->rank;
-		if (a == b)
-			w = snprintf(buf + len, size - len, "%s%u", len ? ", " : "", a);
-		else
-			w = snprintf(buf + len, size - len, "%s%u%s%u", len ? ", " : "", a,
-				     b == a + 1 ? ", " : "-", b);
-		if (w < 0 || (size_t)w >= size - len) {
-			if (size > 4)
-				memcpy(buf + size - 4, "...", 4);
-			return;
-		}
-		len += (size_t)w;
-		i = k;
-	}
+	if (!gs_text_runs(buf, size, member_next, &it, SIZE_MAX, true) && size > 4)
+		memcpy(buf + size - 4, "...", 4);
 }
 
 static bool several(const char *list)
 {
 	return strchr(list, ',') || strchr(list, '-');
-}
-
-static int cmp_i64(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-
-	return a < b ? -1 : a > b;
 }
 
 /* A domain's index in ja->dom of rank ri. */
@@ -379,21 +367,15 @@ static bool ends_together(uint8_t kind)
 	return kind == K_ALLREDUCE || kind == K_ALLGATHER || kind == K_REDUCE_SCATTER;
 }
 
-/* The kind of a kernel: the collective's name, else the kernel's. */
-static uint8_t kernel_kind(const struct gs_js_kernel *k)
-{
-	return k->kind;
-}
-
 /* Kernels of two ranks that can be one collective. */
 static bool same_signature(const struct gs_js_rank *ra, const struct gs_js_kernel *a,
 			   const struct gs_js_rank *rb, const struct gs_js_kernel *b)
 {
-	if (kernel_kind(a) != kernel_kind(b))
+	if (a->kind != b->kind)
 		return false;
 	if (a->bytes >= 0 && b->bytes >= 0 && a->bytes != b->bytes)
 		return false;
-	if (kernel_kind(a) == K_UNKNOWN)
+	if (a->kind == K_UNKNOWN)
 		return !strcmp(gs_js_str(ra, a->name), gs_js_str(rb, b->name));
 	return true;
 }
@@ -464,7 +446,7 @@ static gs_status estimate_pair(const struct gs_job_analysis *ja, size_t da, size
 			const struct gs_js_kernel *ka = &a->k[x];
 			size_t lo = x > ESTIMATE_WINDOW ? x - ESTIMATE_WINDOW : 0;
 
-			if (!ends_together(kernel_kind(ka)))
+			if (!ends_together(ka->kind))
 				continue;
 			for (size_t y = lo; y < b->n && y <= x + ESTIMATE_WINDOW; y++) {
 				const struct gs_js_kernel *kb = &b->k[y];
@@ -480,7 +462,7 @@ static gs_status estimate_pair(const struct gs_job_analysis *ja, size_t da, size
 	}
 	if (!d->n)
 		return GS_OK;
-	gs_sort(d->v, d->n, sizeof(*d->v), cmp_i64);
+	gs_sort_by_i64(d->v, d->n, sizeof(*d->v));
 	/* The densest window of MODE_WIDTH_NS, then of the windows with at
 	 * least half its support the one nearest 0. */
 	{
@@ -704,7 +686,6 @@ static gs_status pack_grid(struct gs_job_analysis *ja, size_t ci, const struct g
 				continue;
 			if (GS_VEC_PUSH(ja->slot, ja->n_slot, ja->cap_slot, s))
 				return gs_nomem();
-			c->m[m].in_coll++;
 		}
 		if (GS_VEC_PUSH(ja->coll, ja->n_coll, ja->cap_coll, coll))
 			return gs_nomem();
@@ -713,30 +694,45 @@ static gs_status pack_grid(struct gs_job_analysis *ja, size_t ci, const struct g
 	return GS_OK;
 }
 
-/* Kernels of each member in no collective: extra. */
-static void count_extra(struct ja_comm *c, const struct grid *g)
+/* Kernels of each member in no collective of c (the ones pack_grid made):
+ * extra, and the first of them. */
+static gs_status count_extra(struct gs_job_analysis *ja, struct ja_comm *c)
 {
-	for (size_t m = 0; m < c->n_m; m++) {
-		bool *used = calloc(c->m[m].n ? c->m[m].n : 1, sizeof(*used));
+	size_t total = 0, *off = malloc((c->n_m + 1) * sizeof(*off));
+	bool *used;
 
+	if (!off)
+		return gs_nomem();
+	for (size_t m = 0; m < c->n_m; m++) {
+		off[m] = total;
+		total += c->m[m].n;
+	}
+	off[c->n_m] = total;
+	used = calloc(total ? total : 1, sizeof(*used));
+	if (!used) {
+		free(off);
+		return gs_nomem();
+	}
+	for (size_t i = 0; i < c->n_coll; i++) {
+		const struct ja_coll *x = &ja->coll[c->first_coll + i];
+
+		for (size_t p = 0; p < x->present; p++) {
+			const struct ja_slot *sl = &ja->slot[x->slot + p];
+
+			if (sl->m < c->n_m && off[sl->m] + sl->k < off[sl->m + 1])
+				used[off[sl->m] + sl->k] = true;
+		}
+	}
+	for (size_t m = 0; m < c->n_m; m++) {
 		c->m[m].extra = 0;
 		c->m[m].first_extra = SIZE_MAX;
-		if (!used)
-			continue;
-		for (size_t x = 0; x < g->n_coll; x++) {
-			size_t present = 0;
-			uint32_t k = grid_get(g, x, m);
-
-			for (size_t q = 0; q < g->n_m; q++)
-				present += grid_get(g, x, q) != JA_NONE;
-			if (present >= 2 && k != JA_NONE && k < c->m[m].n)
-				used[k] = true;
-		}
 		for (size_t k = 0; k < c->m[m].n; k++)
-			if (!used[k] && !c->m[m].extra++)
+			if (!used[off[m] + k] && !c->m[m].extra++)
 				c->m[m].first_extra = k;
-		free(used);
 	}
+	free(used);
+	free(off);
+	return GS_OK;
 }
 
 static gs_status match_seq(struct gs_job_analysis *ja, size_t ci, struct comm_gaps *gaps)
@@ -785,8 +781,9 @@ static gs_status match_seq(struct gs_job_analysis *ja, size_t ci, struct comm_ga
 	free(e);
 	c->matched_by = JA_BY_SEQ;
 	rc = pack_grid(ja, ci, &g);
-	count_extra(c, &g);
 	free(g.k);
+	if (rc == GS_OK)
+		rc = count_extra(ja, c);
 	return rc;
 }
 
@@ -794,27 +791,28 @@ static gs_status match_ends(struct gs_job_analysis *ja, size_t ci, struct comm_g
 {
 	struct ja_comm *c = &ja->comms[ci];
 	const struct ja_member *ref;
+	size_t ref_m = 0;
 	struct grid g = {.n_m = c->n_m};
 	gs_status rc = GS_OK;
 
-	c->ref_m = 0;
 	for (size_t m = 1; m < c->n_m; m++)
-		if (c->m[m].n > c->m[c->ref_m].n)
-			c->ref_m = m;
-	ref = &c->m[c->ref_m];
+		if (c->m[m].n > c->m[ref_m].n)
+			ref_m = m;
+	ref = &c->m[ref_m];
 	if (!grid_init(&g, ref->n, c->n_m))
 		return gs_nomem();
 	for (size_t x = 0; x < g.n_coll; x++)
-		grid_set(&g, x, c->ref_m, (uint32_t)x);
+		grid_set(&g, x, ref_m, (uint32_t)x);
 	for (size_t m = 0; m < c->n_m && rc == GS_OK; m++)
-		if (m != c->ref_m)
-			rc = align_member(ja, c, c->ref_m, m, &g, &gaps->name_mm,
+		if (m != ref_m)
+			rc = align_member(ja, c, ref_m, m, &g, &gaps->name_mm,
 					  &gaps->first_name_mm);
 	c->matched_by = c->key == JA_KEY_GROUP ? JA_BY_GROUP_ORDER : JA_BY_ORDER;
 	if (rc == GS_OK)
 		rc = pack_grid(ja, ci, &g);
-	count_extra(c, &g);
 	free(g.k);
+	if (rc == GS_OK)
+		rc = count_extra(ja, c);
 	return rc;
 }
 
@@ -924,8 +922,9 @@ static gs_status match_p2p(struct gs_job_analysis *ja, size_t ci)
 	free(best);
 	c->matched_by = JA_BY_P2P_END;
 	rc = pack_grid(ja, ci, &g);
-	count_extra(c, &g);
 	free(g.k);
+	if (rc == GS_OK)
+		rc = count_extra(ja, c);
 	return rc;
 }
 
@@ -942,7 +941,6 @@ static gs_status match_all(struct gs_job_analysis *ja, struct comm_gaps *gaps)
 		memset(&gaps[ci], 0, sizeof(gaps[ci]));
 		for (size_t m = 0; m < c->n_m; m++) {
 			c->m[m].shift = shift_of(ja, c->m[m].ri);
-			c->m[m].in_coll = 0;
 		}
 		c->first_coll = ja->n_coll;
 		c->n_coll = 0;
@@ -1005,7 +1003,7 @@ static gs_status dom_ends_build(const struct gs_job_analysis *ja, uint32_t group
 			const struct ja_coll *x = &ja->coll[i];
 
 			if (ja->comms[x->comm].clock_group != group ||
-			    !ends_together(kernel_kind(coll_op(ja, x, 0))))
+			    !ends_together(coll_op(ja, x, 0)->kind))
 				continue;
 			for (size_t p = 0; p < x->present; p++) {
 				const struct ja_member *m = coll_member(ja, x, p);
@@ -1070,7 +1068,7 @@ static gs_status fit_domain(struct gs_job_analysis *ja, const struct dom_ends *d
 	}
 	if (!v->n)
 		return GS_OK;
-	gs_sort(v->v, v->n, sizeof(*v->v), cmp_i64);
+	gs_sort_by_i64(v->v, v->n, sizeof(*v->v));
 	med = v->v[(v->n - 1) / 2];
 	/* The spread left: distances from the median. Those past
 	 * OUTLIER_SIGMAS robust deviations (1.4826 x their median), and at
@@ -1078,7 +1076,7 @@ static gs_status fit_domain(struct gs_job_analysis *ja, const struct dom_ends *d
 	 * not leave together); the residual is the largest of the others. */
 	for (size_t q = 0; q < v->n; q++)
 		v->v[q] = v->v[q] > med ? v->v[q] - med : med - v->v[q];
-	gs_sort(v->v, v->n, sizeof(*v->v), cmp_i64);
+	gs_sort_by_i64(v->v, v->n, sizeof(*v->v));
 	{
 		size_t mid = (v->n - 1) / 2;
 		double mad = (double)v->v[mid];
@@ -1400,15 +1398,6 @@ static int64_t comm_t0(const struct ja_comm *c)
 	return t0 == INT64_MAX ? 0 : t0;
 }
 
-/* Whether member m ran collective x. */
-static bool ran(const struct gs_job_analysis *ja, const struct ja_coll *x, size_t m)
-{
-	for (size_t p = 0; p < x->present; p++)
-		if (ja->slot[x->slot + p].m == m)
-			return true;
-	return false;
-}
-
 /*
  * The gaps of a communicator matched by sequence or by ends: per member,
  * the collectives it lacks (the first by its index) and its kernels that
@@ -1430,16 +1419,25 @@ static gs_status gap_mismatch(struct gs_job_analysis *ja, size_t ci, int64_t t0,
 		rc = gs_nomem();
 		goto out;
 	}
-	for (size_t m = 0; m < c->n_m; m++) {
+	for (size_t m = 0; m < c->n_m; m++)
 		first[m] = SIZE_MAX;
-		for (size_t i = 0; i < c->n_coll; i++) {
-			const struct ja_coll *x = &ja->coll[c->first_coll + i];
+	/* A collective's kernels are by member: the members between them
+	 * lack it. */
+	for (size_t i = 0; i < c->n_coll; i++) {
+		const struct ja_coll *x = &ja->coll[c->first_coll + i];
+		size_t p = 0;
 
-			if (!ran(ja, x, m) && !lack[m]++)
+		for (size_t m = 0; m < c->n_m; m++) {
+			if (p < x->present && ja->slot[x->slot + p].m == m) {
+				p++;
+				continue;
+			}
+			if (!lack[m]++)
 				first[m] = c->first_coll + i;
 		}
-		total += lack[m] + c->m[m].extra;
 	}
+	for (size_t m = 0; m < c->n_m; m++)
+		total += lack[m] + c->m[m].extra;
 	if (!total)
 		goto out;
 	len = (size_t)snprintf(text, sizeof(text), "%s: %zu collective%s matched %s", c->label,

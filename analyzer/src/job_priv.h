@@ -88,7 +88,6 @@ struct ja_member {
 	const struct gs_js_kernel *k;
 	size_t n;
 	int64_t shift;
-	size_t in_coll;     /* kernels in a collective with another rank */
 	size_t extra;       /* kernels matched with no other rank's */
 	size_t first_extra; /* the first of those (index into k) */
 };
@@ -104,7 +103,6 @@ struct ja_comm {
 	char label[96];
 	struct ja_member *m; /* ascending rank */
 	size_t n_m, cap_m;
-	size_t ref_m;        /* the member the others are aligned against */
 	size_t n_coll;       /* collectives formed (first_coll ..) */
 	size_t matched;      /* ... compared: on two ranks or more, overlapping */
 	size_t no_overlap;   /* ... whose kernels did not overlap across ranks */
