@@ -117,6 +117,7 @@
 #include "import_priv.h"
 #include "kineto_scan.h"
 
+#include <gpuscope/sort.h>
 #include <gpuscope/text.h>
 
 #include <cJSON.h>
@@ -1889,22 +1890,6 @@ static gs_status kin_job_ignore(struct kin *k, const char *why)
 	return GS_OK;
 }
 
-static int cmp_i64_pair(const void *pa, const void *pb)
-{
-	const int64_t *a = pa, *b = pb;
-
-	if (a[0] != b[0])
-		return a[0] < b[0] ? -1 : 1;
-	return (a[1] > b[1]) - (a[1] < b[1]);
-}
-
-static int cmp_i64(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-
-	return (a > b) - (a < b);
-}
-
 /* Whether `pid` is in the open-addressed set `set` (cap slots, a power of
  * two; used[] marks the slots in use); adds it when `add`. */
 static bool pid_set(int64_t *set, uint8_t *used, size_t cap, int64_t pid, bool add)
@@ -1951,8 +1936,9 @@ static gs_status kin_job_pids(struct kin *k)
 		o[i][0] = k->job[i].pid;
 		o[i][1] = (int64_t)i;
 	}
-	/* Each rank's place among those that recorded its pid. */
-	qsort(o, n, sizeof(*o), cmp_i64_pair);
+	/* Each rank's place among those that recorded its pid (o is built in
+	 * index order: a stable sort by pid keeps it within a pid). */
+	gs_sort_by_i64(o, n, sizeof(*o));
 	for (i = 0; i < n; i++) {
 		if (i && o[i][0] != o[i - 1][0])
 			first = i;
@@ -1968,7 +1954,7 @@ static gs_status kin_job_pids(struct kin *k)
 		k->job[i].proc.pid = pid;
 		k->job_pids[i] = pid;
 	}
-	qsort(k->job_pids, n, sizeof(*k->job_pids), cmp_i64);
+	gs_sort_by_i64(k->job_pids, n, sizeof(*k->job_pids));
 out:
 	free(o);
 	free(kth);
