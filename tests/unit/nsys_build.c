@@ -252,11 +252,14 @@ static int nsb_process(sqlite3 *db, long long pid, long long dev, long long t0)
 			 pid == NSB_PID_A ? "proc-a" : "proc-b");
 }
 
-int nsys_build_2proc(const char *path)
+/* A new export at `path` (replacing any file there), in a transaction, with
+ * the schema, the enum rows and `strings`; 0, or -1 with a message. */
+static int nsb_begin(const char *path, const char *strings, sqlite3 **out)
 {
 	sqlite3 *db = NULL;
 	int rc;
 
+	*out = NULL;
 	if (unlink(path) != 0 && access(path, F_OK) == 0) {
 		fprintf(stderr, "nsys_build: cannot replace %s\n", path);
 		return -1;
@@ -274,7 +277,32 @@ int nsys_build_2proc(const char *path)
 	if (!rc)
 		rc = nsb_exec(db, nsb_enums);
 	if (!rc)
-		rc = nsb_exec(db, nsb_strings);
+		rc = nsb_exec(db, strings);
+	*out = db;
+	return rc;
+}
+
+/* Commit (after rc 0) and close; on any failure the file is removed. */
+static int nsb_end(sqlite3 *db, const char *path, int rc)
+{
+	if (!rc)
+		rc = nsb_exec(db, "COMMIT;");
+	if (sqlite3_close(db) != SQLITE_OK && !rc) {
+		fprintf(stderr, "nsys_build: cannot close %s\n", path);
+		rc = -1;
+	}
+	if (rc)
+		unlink(path);
+	return rc;
+}
+
+int nsys_build_2proc(const char *path)
+{
+	sqlite3 *db = NULL;
+	int rc = nsb_begin(path, nsb_strings, &db);
+
+	if (!db)
+		return -1;
 	if (!rc)
 		rc = nsb_exec(
 			db,
@@ -295,15 +323,7 @@ int nsys_build_2proc(const char *path)
 		rc = nsb_process(db, NSB_PID_A, NSB_DEV_A, NSB_T0_A);
 	if (!rc)
 		rc = nsb_process(db, NSB_PID_B, NSB_DEV_B, NSB_T0_B);
-	if (!rc)
-		rc = nsb_exec(db, "COMMIT;");
-	if (sqlite3_close(db) != SQLITE_OK && !rc) {
-		fprintf(stderr, "nsys_build: cannot close %s\n", path);
-		rc = -1;
-	}
-	if (rc)
-		unlink(path);
-	return rc;
+	return nsb_end(db, path, rc);
 }
 
 /* ---- a job ---- */
@@ -408,23 +428,9 @@ int nsys_build_job(const char *path, const struct nsb_job *o)
 		fprintf(stderr, "nsys_build: %d processes\n", o->procs);
 		return -1;
 	}
-	if (unlink(path) != 0 && access(path, F_OK) == 0) {
-		fprintf(stderr, "nsys_build: cannot replace %s\n", path);
+	rc = nsb_begin(path, nsb_job_strings, &db);
+	if (!db)
 		return -1;
-	}
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK) {
-		fprintf(stderr, "nsys_build: cannot create %s\n", path);
-		sqlite3_close(db);
-		return -1;
-	}
-	rc = nsb_exec(db, "BEGIN;");
-	if (!rc)
-		rc = nsb_exec(db, nsb_schema);
-	if (!rc)
-		rc = nsb_exec(db, nsb_enums);
-	if (!rc)
-		rc = nsb_exec(db, nsb_job_strings);
 	if (!rc)
 		rc = nsb_execf(db,
 			       "INSERT INTO META_DATA_EXPORT VALUES"
@@ -462,11 +468,5 @@ int nsys_build_job(const char *path, const struct nsb_job *o)
 	}
 	for (int p = 0; !rc && p < o->procs; p++)
 		rc = nsb_job_process(db, o, p);
-	if (!rc)
-		rc = nsb_exec(db, "COMMIT;");
-	if (sqlite3_close(db) != SQLITE_OK && !rc)
-		rc = -1;
-	if (rc)
-		unlink(path);
-	return rc;
+	return nsb_end(db, path, rc);
 }
