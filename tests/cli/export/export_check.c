@@ -41,6 +41,8 @@
 
 #include <cJSON.h>
 
+#include "quote_numbers.h"
+
 #include <gpuscope/import.h>
 
 static int problems;
@@ -83,44 +85,6 @@ static char *read_all(const char *path, size_t *len)
 		buf[n] = '\0';
 	*len = n;
 	return buf;
-}
-
-/* The same JSON with every number outside strings turned into a string. */
-static char *quote_numbers(const char *s, size_t n, size_t *out_len)
-{
-	char *o = malloc(n * 3 + 1);
-	size_t k = 0;
-	bool in_str = false;
-
-	if (!o)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (in_str) {
-			o[k++] = c;
-			if (c == '\\' && i + 1 < n)
-				o[k++] = s[++i];
-			else if (c == '"')
-				in_str = false;
-			continue;
-		}
-		if (c == '"') {
-			in_str = true;
-			o[k++] = c;
-		} else if (c == '-' || (c >= '0' && c <= '9')) {
-			o[k++] = '"';
-			while (i < n && strchr("-+.eE0123456789", s[i]) && s[i])
-				o[k++] = s[i++];
-			i--;
-			o[k++] = '"';
-		} else {
-			o[k++] = c;
-		}
-	}
-	o[k] = '\0';
-	*out_len = k;
-	return o;
 }
 
 /* µs text with at most three decimals to ns. */

@@ -33,6 +33,8 @@
 
 #include <cJSON.h>
 
+#include "quote_numbers.h"
+
 static int problems;
 
 #define PROBLEM(...)                                                                               \
@@ -80,39 +82,14 @@ static cJSON *load(const char *path)
 {
 	size_t n, k = 0;
 	char *s = read_all(path, &n), *o;
-	bool in_str = false;
 	cJSON *doc;
 
 	if (!s)
 		return NULL;
-	o = malloc(n * 3 + 1);
+	o = quote_numbers(s, n, &k);
 	if (!o) {
 		free(s);
 		return NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (in_str) {
-			o[k++] = c;
-			if (c == '\\' && i + 1 < n)
-				o[k++] = s[++i];
-			else if (c == '"')
-				in_str = false;
-			continue;
-		}
-		if (c == '"') {
-			in_str = true;
-			o[k++] = c;
-		} else if (c == '-' || (c >= '0' && c <= '9')) {
-			o[k++] = '"';
-			while (i < n && s[i] && strchr("-+.eE0123456789", s[i]))
-				o[k++] = s[i++];
-			i--;
-			o[k++] = '"';
-		} else {
-			o[k++] = c;
-		}
 	}
 	doc = cJSON_ParseWithLength(o, k);
 	free(s);
