@@ -182,6 +182,55 @@ const char *gs_report_whatif_text(const struct gs_what_if *w, bool one_batch, ch
 	return buf;
 }
 
+const char *gs_report_ideal_model_text(const struct gs_report_device *d, bool engines_known,
+				       char *buf, size_t size)
+{
+	const struct gs_schedule *s = &d->sched;
+	size_t len;
+
+	snprintf(buf, size, "(");
+	len = strlen(buf);
+	if (s->ideal_is_recorded) {
+		snprintf(buf + len, size - len,
+			 "the recorded run itself: the list schedule came out longer, as the run "
+			 "started some op before a dependency allowed; ");
+		len = strlen(buf);
+	}
+	switch (s->ideal_rule) {
+	case GS_IDEAL_OCCUPANCY:
+		snprintf(buf + len, size - len,
+			 "kernels by occupancy: side by side while their shares of the SMs fit; ");
+		break;
+	case GS_IDEAL_AS_RECORDED:
+		snprintf(buf + len, size - len,
+			 "kernels as recorded: at most %u at once, as in the run, for want of %s; ",
+			 s->recorded_kernels_at_once,
+			 d->sched_device_known ? "launch configurations" :
+						 "the device's SM count and compute capability");
+		break;
+	case GS_IDEAL_MIXED:
+		snprintf(buf + len, size - len,
+			 "kernels by occupancy (%llu) and as recorded (%llu, 1/%u of the SMs "
+			 "each); ",
+			 (unsigned long long)s->kernels_by_occupancy,
+			 (unsigned long long)s->kernels_as_recorded, s->recorded_kernels_at_once);
+		break;
+	default:
+		break;
+	}
+	len = strlen(buf);
+	if (s->kernel_capacity > GS_SHARE_UNIT) {
+		snprintf(buf + len, size - len,
+			 "up to %.2f devices' worth at once, as the run had; ",
+			 (double)s->kernel_capacity / GS_SHARE_UNIT);
+		len = strlen(buf);
+	}
+	snprintf(buf + len, size - len, "copy engines HtoD %u, DtoH %u%s)",
+		 d->copy_engines[GS_COPY_HTOD], d->copy_engines[GS_COPY_DTOH],
+		 engines_known ? "" : ", assumed");
+	return buf;
+}
+
 uint64_t gs_report_op_id(const struct gs_trace *t, uint32_t op)
 {
 	size_t n;
@@ -239,15 +288,16 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 	 *   were dropped to break them, so the ratio means nothing, whether
 	 *   above 1 or not. None is given (NaN: "n/a", JSON null) rather than
 	 *   a clamped 1 that would read "nothing to gain"; a finding says why.
-	 * - Else an ideal longer than the actual run means the run started
-	 *   some op before an edge allowed (device clocks that disagree, an
-	 *   event joined to the wrong record): the model finds nothing to
-	 *   gain, so 1, flagged as bounded (JSON efficiency_bounded).
+	 * - Else a list schedule longer than the actual run means the run
+	 *   started some op before an edge allowed (device clocks that
+	 *   disagree, an event joined to the wrong record): the ideal is the
+	 *   recorded run (gs_schedule.ideal_is_recorded), so 1, flagged as
+	 *   bounded (JSON efficiency_bounded).
 	 */
 	if (s->broken_cycles) {
 		d->efficiency_kind = GS_REPORT_EFF_CYCLES;
 		d->efficiency = NAN;
-	} else if (s->actual_ns > 0 && s->ideal_ns > s->actual_ns) {
+	} else if (s->actual_ns > 0 && (s->ideal_is_recorded || s->ideal_ns > s->actual_ns)) {
 		d->efficiency_kind = GS_REPORT_EFF_BOUNDED;
 		d->efficiency = 1.0;
 	} else {
@@ -255,6 +305,7 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 		d->efficiency = s->efficiency > 1.0 ? 1.0 : s->efficiency;
 	}
 	d->pipelined = s->pipelined;
+	d->sched_device_known = gs_sched_device_known(gs_trace_device(t, d->device));
 	memcpy(d->copy_engines, s->copy_engines, sizeof(d->copy_engines));
 	if (s->n_critical) {
 		d->critical = malloc(s->n_critical * sizeof(*d->critical));
@@ -526,9 +577,11 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 	free(s.slot_delay_ns);
 	free(s.slot_bound_by);
 	free(s.slot_pipelined_start);
+	free(s.slot_share);
 	s.slot_delay_ns = NULL;
 	s.slot_bound_by = NULL;
 	s.slot_pipelined_start = NULL;
+	s.slot_share = NULL;
 	d->sched = s;
 	return GS_OK;
 }

@@ -64,18 +64,26 @@ void gs_report_html_schedule(struct hw *w, const struct gs_report_device *d, siz
 	unsigned c;
 	bool any = false;
 
+	const struct gs_device *dev = gs_trace_device(w->t, d->device);
+	char model[320];
+	size_t len;
+
+	/* The model without its parentheses: plain words and numbers. */
+	gs_report_ideal_model_text(d, dev && dev->copy_engines, model, sizeof(model));
+	len = strlen(model);
+	if (len >= 2 && model[len - 1] == ')')
+		model[len - 1] = '\0';
 	gs_out_puts(&w->o, "<h3>Schedule</h3>\n");
 	gs_out_printf(&w->o,
 		      "<table class=\"tbl\" id=\"schedule-%zu\"><tbody>\n"
 		      "<tr><td>actual</td><td class=\"n\">%s</td><td>as recorded</td></tr>\n"
-		      "<tr><td>dependency bound</td><td class=\"n\">%s</td><td>every edge, no "
-		      "host or launch cost, unlimited resources</td></tr>\n"
-		      "<tr><td>ideal</td><td class=\"n\">%s</td><td>with copy engines HtoD %u, "
-		      "DtoH %u</td></tr>\n"
+		      "<tr><td>dependency bound</td><td class=\"n\">%s</td><td>the lower bound: "
+		      "every edge, no host or launch cost, unlimited SMs and copy "
+		      "engines</td></tr>\n"
+		      "<tr><td>ideal</td><td class=\"n\">%s</td><td>%s</td></tr>\n"
 		      "<tr><td>efficiency</td><td class=\"n\">%s</td><td>%s</td></tr>\n",
 		      di, DUR(d->actual_ns), DUR(d->dependency_bound_ns), DUR(d->ideal_ns),
-		      d->copy_engines[GS_COPY_HTOD], d->copy_engines[GS_COPY_DTOH],
-		      gs_report_eff_text(d, (char[32]){0}, 32), eff_note(d));
+		      model + 1, gs_report_eff_text(d, (char[32]){0}, 32), eff_note(d));
 	if (p->name && p->makespan_ns > 0) {
 		char phrase[224];
 

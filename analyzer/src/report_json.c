@@ -259,6 +259,12 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 	jw_i64(w, "actual_ns", d->actual_ns);
 	jw_i64(w, "dependency_bound_ns", d->dependency_bound_ns);
 	jw_i64(w, "ideal_ns", d->ideal_ns);
+	jw_str(w, "ideal_rule", gs_ideal_rule_name(d->sched.ideal_rule));
+	jw_bool(w, "ideal_is_recorded", d->sched.ideal_is_recorded);
+	jw_fixed(w, "kernel_capacity", (double)d->sched.kernel_capacity / GS_SHARE_UNIT);
+	jw_u64(w, "kernels_by_occupancy", d->sched.kernels_by_occupancy);
+	jw_u64(w, "kernels_as_recorded", d->sched.kernels_as_recorded);
+	jw_u64(w, "recorded_kernels_at_once", d->sched.recorded_kernels_at_once);
 	/* Never above 1 (report.c): null when dependency cycles were broken
 	 * (broken_cycles > 0), 1 with efficiency_bounded when the ideal is
 	 * longer than the actual run. */
@@ -281,6 +287,9 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 	jw_u64(w, "early_starts", d->inv.early_starts);
 	jw_i64(w, "early_max_ns", d->inv.early_max_ns);
 	jw_bool(w, "ideal_below_bound", d->inv.ideal_below_bound);
+	jw_bool(w, "ideal_above_actual", d->inv.ideal_above_actual);
+	jw_bool(w, "over_capacity", d->inv.over_capacity);
+	jw_fixed(w, "ideal_peak_share", (double)d->inv.ideal_peak_share / GS_SHARE_UNIT);
 	jw_i64(w, "critical_path_ns", d->inv.critical_path_ns);
 	jw_bool(w, "critical_mismatch", d->inv.critical_mismatch);
 	jw_u64(w, "recorded_early", d->inv.actual_early);

@@ -81,6 +81,9 @@ struct gs_report_device {
 	int64_t critical_ns; /* sum of all the critical ops' durations */
 	struct gs_what_if pipelined;
 	uint32_t copy_engines[GS_COPY_KIND_COUNT];
+	/* The device record gives what occupancy needs (SM count, a known
+	 * compute capability). */
+	bool sched_device_known;
 	/* Ops in the window by the constraint that bound their actual start,
 	 * and the summed delays (actual - ideal start, when positive). */
 	uint64_t bound_ops[GS_BOUND_COUNT];
@@ -262,6 +265,12 @@ const char *gs_report_eff_text(const struct gs_report_device *d, char *buf, size
  * Returns buf. */
 const char *gs_report_whatif_text(const struct gs_what_if *w, bool one_batch, char *buf,
 				  size_t size);
+
+/* How the ideal schedule modelled the device, for people: "(kernels by
+ * occupancy: side by side while their shares of the SMs fit; copy engines
+ * HtoD 1, DtoH 1)". Returns buf. */
+const char *gs_report_ideal_model_text(const struct gs_report_device *d, bool engines_known,
+				       char *buf, size_t size);
 
 /* The title of a device's section: "device 0: NAME" alone, "rank 3 ·
  * node7 · pid 4242 · GPU 0 NAME" in a job of two or more ranks. */

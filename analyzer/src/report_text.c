@@ -742,11 +742,20 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 
 	tw_section(w, "Schedule (same ops, same durations, from the window start)");
 	gs_out_printf(&w->o, "    actual             %s\n", DUR(d->actual_ns));
-	gs_out_printf(&w->o, "    dependency bound   %s  (every edge, no host or launch cost)\n",
-		      DUR(d->dependency_bound_ns));
-	gs_out_printf(&w->o, "    ideal              %s  (", DUR(d->ideal_ns));
-	gs_out_printf(&w->o, "copy engines HtoD %u, DtoH %u%s)\n", d->copy_engines[GS_COPY_HTOD],
-		      d->copy_engines[GS_COPY_DTOH], engines_known ? "" : ", assumed");
+	{
+		char first[64], what[320];
+
+		snprintf(first, sizeof(first), "    dependency bound   %s  ",
+			 DUR(d->dependency_bound_ns));
+		tw_wrap(w, first, strlen(first),
+			"(the lower bound: every edge, unlimited SMs and copy engines, no host or "
+			"launch cost)",
+			23);
+
+		snprintf(first, sizeof(first), "    ideal              %s  ", DUR(d->ideal_ns));
+		gs_report_ideal_model_text(d, engines_known, what, sizeof(what));
+		tw_wrap(w, first, strlen(first), what, 23);
+	}
 	text_efficiency(w, d);
 	if (p->name && p->makespan_ns > 0) {
 		char first[96], what[384];

@@ -21,15 +21,18 @@
  *   start = max(window start, producers' ends). The critical path walks back
  *   from the latest end through the producer that set each start (ties: the
  *   latest actual end; a producer in the set before an outside one).
- * - ideal: the same order list-scheduled with copy engines: a copy of
- *   direction d takes the engine of d that frees first (start = max(ready,
- *   engine free)); engines of d = max(device copy engines, 1 if unknown,
- *   the most copies of d that ran at once in the trace), so the ideal never
- *   assumes fewer engines than the recording used. Kernels and memsets have
- *   no limit; zero-length copies take no engine. When the actual run
- *   respects every edge, every op starts no later than it did (induction
- *   over the order: producers end no later, and some engine is free by the
- *   actual start, else more than `engines` copies ran at once).
+ * - ideal: the same order list-scheduled on the device's resources: a copy
+ *   of direction d takes the engine of d that frees first (start =
+ *   max(ready, engine free)); engines of d = max(device copy engines, 1 if
+ *   unknown, the most copies of d that ran at once in the trace), so the
+ *   ideal never assumes fewer engines than the recording used; zero-length
+ *   copies take no engine. Kernels hold a share of the device (kernel_model,
+ *   occupancy.c) and start in the order, each when ready and when its share
+ *   fits under the capacity (kernel_place). Memsets have no limit. When the
+ *   actual run respects every edge, every op starts no later than it did
+ *   (induction over the order: producers end no later, some engine is free
+ *   by the actual start, else more than `engines` copies ran at once, and
+ *   the share is free, see kernel_place).
  * - bound_by: among the previous op on the stream, each in-edge's producer,
  *   the launching call, and (copies) the moment the last busy engine of the
  *   direction freed, the latest time at or before the actual start; ties
@@ -40,8 +43,8 @@
  *   host-to-device copy that follows device work); stream_order edges into a
  *   batch start are dropped unless a data edge joins the same two ops, and
  *   so are sync_copy edges from pageable copies (the what-if assumes pinned
- *   memory and lists it as a precondition); every other edge is kept. The same order is list-scheduled on one
- *   compute lane (kernels and memsets one at a time) and the copy engines.
+ *   memory and lists it as a precondition); every other edge is kept. The
+ *   same order is list-scheduled on the same device as the ideal.
  *   NVTX ranges are not used to cut batches.
  *
  * Complexity: O((N + E) log N) for N ops and E edges: sorting the set,
@@ -95,6 +98,8 @@ struct sched {
 	int64_t *end;    /* per set index: end in the schedule being built */
 	uint32_t *crit;  /* per set index: the producer that set the start */
 	int64_t *full;   /* per set index (copies): last moment all engines were busy */
+	uint32_t *share; /* per set index: the kernel's share (0: none) */
+	uint64_t cap;    /* kernel capacity, GS_SHARE_UNIT units */
 	uint32_t engines[GS_COPY_KIND_COUNT];
 	uint32_t observed[GS_COPY_KIND_COUNT];
 	uint32_t copies[GS_COPY_KIND_COUNT]; /* copies in the set that take an engine */
@@ -222,6 +227,89 @@ static int64_t engines_take(struct engines *e, unsigned dir, int64_t ready, int6
 	size_t f = e->first[dir], n = e->first[dir + 1] - f;
 
 	return engine_take(e->free + f, n, ready, dur);
+}
+
+/* ---- kernels: shares of the device under a capacity ------------------ */
+
+/* A kernel running in a schedule being built: when it ends, its share. */
+struct kernel_run {
+	int64_t end;
+	uint32_t share;
+};
+
+/*
+ * Kernels start in the order they are placed (the recorded start order),
+ * each at the first moment at or after it is ready, and after the kernel
+ * placed before it started, when its share fits beside those still
+ * running: a min-heap of running kernels by end. Placed in the recorded
+ * order, a kernel of a run that kept every edge starts no later than it
+ * did: at its recorded start, the kernels still running here started no
+ * later and end no later than they did, so they were running then too,
+ * and the recorded run fitted them with it under the capacity.
+ */
+struct kernel_lane {
+	struct kernel_run *run;
+	size_t n;
+	uint64_t used;
+	int64_t last; /* start of the kernel placed last */
+};
+
+static void run_pop(struct kernel_lane *l)
+{
+	struct kernel_run v = l->run[--l->n];
+	size_t i = 0;
+
+	l->used -= l->run[0].share;
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= l->n)
+			break;
+		if (c + 1 < l->n && l->run[c + 1].end < l->run[c].end)
+			c++;
+		if (l->run[c].end >= v.end)
+			break;
+		l->run[i] = l->run[c];
+		i = c;
+	}
+	if (l->n)
+		l->run[i] = v;
+}
+
+static void run_push(struct kernel_lane *l, struct kernel_run v)
+{
+	size_t i = l->n++;
+
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (l->run[p].end <= v.end)
+			break;
+		l->run[i] = l->run[p];
+		i = p;
+	}
+	l->run[i] = v;
+	l->used += v.share;
+}
+
+/* The start of a kernel of `dur` ns and `share`, ready at `ready`. */
+static int64_t kernel_place(struct kernel_lane *l, uint64_t cap, int64_t ready, int64_t dur,
+			    uint32_t share)
+{
+	int64_t t = ready > l->last ? ready : l->last;
+
+	if (!share)
+		return ready;
+	while (l->n && l->run[0].end <= t)
+		run_pop(l);
+	while (l->n && l->used + share > cap) {
+		t = l->run[0].end;
+		while (l->n && l->run[0].end <= t)
+			run_pop(l);
+	}
+	run_push(l, (struct kernel_run){.end = t + dur, .share = share});
+	l->last = t;
+	return t;
 }
 
 static unsigned copy_dir(const struct gs_op *op)
@@ -516,6 +604,121 @@ static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
 	return GS_OK;
 }
 
+/* ---- the kernels' shares and the capacity ---------------------------- */
+
+/* A kernel's start (type 1) or end (type 0) in the recorded run. */
+struct kernel_ev {
+	int64_t t;
+	uint32_t v;
+	uint8_t type;
+};
+
+static int cmp_kernel_ev(const void *pa, const void *pb)
+{
+	const struct kernel_ev *a = pa, *b = pb;
+
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1; /* ends first: back to back is not at once */
+	return a->v < b->v ? -1 : a->v > b->v;
+}
+
+static bool takes_share(const struct gs_op *op)
+{
+	return op->kind == GS_OP_KERNEL && op->end_ns > op->start_ns;
+}
+
+/*
+ * Each kernel's share (occupancy.c where the launch configuration and the
+ * device tell it, else 1/K for K the most kernels the recorded run had at
+ * once), and the capacity: the whole device, or the recorded run's busiest
+ * instant when its shares added up to more.
+ */
+static gs_status kernel_model(struct sched *s, struct gs_schedule *out, uint32_t device)
+{
+	const struct gs_device *dev = gs_trace_device(s->t, device);
+	bool known = gs_sched_device_known(dev);
+	size_t n_ev = 0, i;
+	struct kernel_ev *ev;
+	uint32_t at_once = 0, count = 0, unknown_share;
+	uint64_t used = 0, peak = 0;
+
+	for (uint32_t v = 0; v < s->ns; v++) {
+		const struct gs_op *op = &s->ops[s->set[v]];
+
+		s->share[v] = 0;
+		if (!takes_share(op))
+			continue;
+		n_ev += 2;
+		if (known)
+			s->share[v] = gs_sched_kernel_share(dev, gs_trace_op_launch_cfg(s->t, op));
+		if (s->share[v])
+			out->kernels_by_occupancy++;
+		else
+			out->kernels_as_recorded++;
+	}
+	ev = alloc_array(n_ev, sizeof(*ev));
+	if (!ev)
+		return gs_nomem();
+	n_ev = 0;
+	for (uint32_t v = 0; v < s->ns; v++) {
+		const struct gs_op *op = &s->ops[s->set[v]];
+
+		if (!takes_share(op))
+			continue;
+		ev[n_ev++] = (struct kernel_ev){.t = op->start_ns, .v = v, .type = 1};
+		ev[n_ev++] = (struct kernel_ev){.t = op->end_ns, .v = v, .type = 0};
+	}
+	gs_sort(ev, n_ev, sizeof(*ev), cmp_kernel_ev);
+	for (i = 0; i < n_ev; i++) {
+		if (ev[i].type == 0) {
+			count--;
+		} else if (++count > at_once) {
+			at_once = count;
+		}
+	}
+	unknown_share = at_once ? GS_SHARE_UNIT / at_once : GS_SHARE_UNIT;
+	if (!unknown_share)
+		unknown_share = 1;
+	for (uint32_t v = 0; v < s->ns; v++)
+		if (!s->share[v] && takes_share(&s->ops[s->set[v]]))
+			s->share[v] = unknown_share;
+	for (i = 0; i < n_ev; i++) {
+		if (ev[i].type == 0) {
+			used -= s->share[ev[i].v];
+		} else {
+			used += s->share[ev[i].v];
+			if (used > peak)
+				peak = used;
+		}
+	}
+	free(ev);
+	s->cap = peak > GS_SHARE_UNIT ? peak : GS_SHARE_UNIT;
+	out->kernel_capacity = s->cap;
+	out->recorded_peak_share = peak;
+	out->recorded_kernels_at_once = at_once;
+	if (!out->kernels_by_occupancy && !out->kernels_as_recorded)
+		out->ideal_rule = GS_IDEAL_NO_KERNELS;
+	else if (!out->kernels_as_recorded)
+		out->ideal_rule = GS_IDEAL_OCCUPANCY;
+	else if (!out->kernels_by_occupancy)
+		out->ideal_rule = GS_IDEAL_AS_RECORDED;
+	else
+		out->ideal_rule = GS_IDEAL_MIXED;
+	for (uint32_t v = 0; v < s->ns; v++)
+		out->slot_share[s->slot_of_set[v]] = s->share[v];
+	return GS_OK;
+}
+
+const char *gs_ideal_rule_name(unsigned rule)
+{
+	static const char *const names[] = {"none", "occupancy", "as recorded",
+					    "occupancy and as recorded"};
+
+	return rule < sizeof(names) / sizeof(names[0]) ? names[rule] : "unknown";
+}
+
 /* ---- the schedules ----------------------------------------------------- */
 
 static gs_status critical_path(struct sched *s, struct gs_schedule *out)
@@ -597,8 +800,9 @@ static void pipelined_preconditions(const struct sched *s, struct gs_what_if *w)
 static gs_status schedules(struct sched *s, struct gs_schedule *out)
 {
 	struct engines e_id = {0}, e_pl = {0};
+	struct kernel_lane k_id = {.last = s->w0}, k_pl = {.last = s->w0};
 	struct gs_what_if *w = &out->pipelined;
-	int64_t last_db = s->w0, last_id = s->w0, last_pl = s->w0, lane = s->w0;
+	int64_t last_db = s->w0, last_id = s->w0, last_pl = s->w0;
 	int64_t *end_id = s->start; /* the actual starts were for the order only */
 	int64_t *end_pl = malloc((s->ns ? s->ns : 1) * sizeof(*end_pl));
 	gs_status st = end_pl ? GS_OK : gs_nomem();
@@ -607,6 +811,12 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 		st = engines_init(&e_id, s->engines, s->copies, s->w0);
 	if (!st)
 		st = engines_init(&e_pl, s->engines, s->copies, s->w0);
+	if (!st) {
+		k_id.run = alloc_array(s->ns, sizeof(*k_id.run));
+		k_pl.run = alloc_array(s->ns, sizeof(*k_pl.run));
+		if (!k_id.run || !k_pl.run)
+			st = gs_nomem();
+	}
 	if (st)
 		goto out;
 	w->name = "pipelined_batches";
@@ -661,21 +871,20 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 		if (s->end[v] > last_db)
 			last_db = s->end[v];
 		/* Ideal. */
-		start = uses_engine(op) ? engines_take(&e_id, copy_dir(op), ready_id, dur) :
-					  ready_id;
+		if (uses_engine(op))
+			start = engines_take(&e_id, copy_dir(op), ready_id, dur);
+		else
+			start = kernel_place(&k_id, s->cap, ready_id, dur, s->share[v]);
 		end_id[v] = start + dur;
 		out->slot_ideal_start[s->slot_of_set[v]] = start;
 		out->slot_delay_ns[s->slot_of_set[v]] = op->start_ns - start;
 		if (end_id[v] > last_id)
 			last_id = end_id[v];
-		/* Pipelined batches. */
-		if (op->kind == GS_OP_MEMCPY) {
-			start = uses_engine(op) ? engines_take(&e_pl, copy_dir(op), ready_pl, dur) :
-						  ready_pl;
-		} else {
-			start = ready_pl > lane ? ready_pl : lane;
-			lane = start + dur;
-		}
+		/* Pipelined batches: the same device. */
+		if (uses_engine(op))
+			start = engines_take(&e_pl, copy_dir(op), ready_pl, dur);
+		else
+			start = kernel_place(&k_pl, s->cap, ready_pl, dur, s->share[v]);
 		end_pl[v] = start + dur;
 		out->slot_pipelined_start[s->slot_of_set[v]] = start;
 		if (end_pl[v] > last_pl)
@@ -690,6 +899,8 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 out:
 	free(e_id.free);
 	free(e_pl.free);
+	free(k_id.run);
+	free(k_pl.run);
 	free(end_pl);
 	return st;
 }
@@ -777,6 +988,24 @@ static void bound_by(const struct sched *s, struct gs_schedule *out)
 			consider(&p, s->full[v], GS_BOUND_COPY_ENGINE);
 		out->slot_bound_by[s->slot_of_set[v]] = (uint8_t)p.c;
 	}
+}
+
+/*
+ * The list schedule came out longer than the recorded run: possible only
+ * when the recorded run broke an edge (clocks of two devices that
+ * disagree, a wait joined to the wrong record) or cycles were broken. The
+ * recorded run is a feasible schedule of the device, so it is the ideal.
+ */
+static void ideal_is_recorded(const struct sched *s, struct gs_schedule *out)
+{
+	for (uint32_t v = 0; v < s->ns; v++) {
+		uint32_t k = s->slot_of_set[v];
+
+		out->slot_ideal_start[k] = s->ops[s->set[v]].start_ns;
+		out->slot_delay_ns[k] = 0;
+	}
+	out->ideal_ns = out->actual_ns;
+	out->ideal_is_recorded = true;
 }
 
 /* ---- entry points ------------------------------------------------------- */
@@ -897,18 +1126,23 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	out->slot_delay_ns = alloc_array(out->n_slots, sizeof(int64_t));
 	out->slot_bound_by = alloc_array(out->n_slots, 1);
 	out->slot_pipelined_start = alloc_array(out->n_slots, sizeof(int64_t));
+	out->slot_share = alloc_array(out->n_slots, sizeof(uint32_t));
 	/* Every entry of these is written before it is read. */
 	s->order = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	s->pos = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	s->end = malloc((s->ns ? s->ns : 1) * sizeof(int64_t));
 	s->crit = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	s->full = malloc((s->ns ? s->ns : 1) * sizeof(int64_t));
+	s->share = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	if (!out->slot_ideal_start || !out->slot_delay_ns || !out->slot_bound_by ||
-	    !out->slot_pipelined_start || !s->order || !s->pos || !s->end || !s->crit || !s->full)
+	    !out->slot_pipelined_start || !out->slot_share || !s->order || !s->pos || !s->end ||
+	    !s->crit || !s->full || !s->share)
 		return gs_nomem();
 	st = topo_order(s, &out->broken_cycles);
 	if (!st)
 		st = copy_sweep(s, device_copy_engines(s->t, device));
+	if (!st)
+		st = kernel_model(s, out, device);
 	if (st)
 		return st;
 	memcpy(out->copy_engines, s->engines, sizeof(out->copy_engines));
@@ -919,6 +1153,12 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	if (st)
 		return st;
 	bound_by(s, out);
+	/* When even the dependency bound is longer than the run, the run broke
+	 * edges the bound keeps: the recorded run is no schedule of this
+	 * graph, and the list schedule stays (above the run; the report says
+	 * the efficiency is bounded). */
+	if (out->ideal_ns > out->actual_ns && out->dependency_bound_ns <= out->actual_ns)
+		ideal_is_recorded(s, out);
 	out->efficiency = out->actual_ns > 0 ? (double)out->ideal_ns / (double)out->actual_ns : 1.0;
 	return GS_OK;
 }
@@ -959,6 +1199,7 @@ gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g
 	free(s.end);
 	free(s.crit);
 	free(s.full);
+	free(s.share);
 	if (st) {
 		gs_schedule_fini(out);
 		out->device = device;
@@ -976,6 +1217,7 @@ void gs_schedule_fini(struct gs_schedule *s)
 	free(s->slot_delay_ns);
 	free(s->slot_bound_by);
 	free(s->slot_pipelined_start);
+	free(s->slot_share);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -111,4 +111,12 @@ static inline bool gs_sched_pageable_sync(const struct gs_op *ops, const struct 
 	       gs_sched_host_mem(&ops[e->from]) == GS_MEM_PAGEABLE;
 }
 
+/* Whether the device's per-SM limits are known (an SM count and a compute
+ * capability in occupancy.c's table). */
+bool gs_sched_device_known(const struct gs_device *d);
+
+/* The share of device `d` a kernel launched with `lc` holds while it runs,
+ * in GS_SHARE_UNIT units (1 to GS_SHARE_UNIT); 0 when it cannot be told. */
+uint32_t gs_sched_kernel_share(const struct gs_device *d, const struct gs_launch_cfg *lc);
+
 #endif /* GS_ANALYZER_SCHEDULE_PRIV_H */

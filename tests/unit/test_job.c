@@ -56,10 +56,12 @@ static void check_device(const struct gs_report *r, const struct gs_report_devic
 			 (long long)d->b.window_ns);
 	if (d->inv.violations)
 		fail_msg("%s: rank %u device %u: %llu invariant violations (cross-process %llu, "
-			 "early %llu, ideal < bound %d, critical %lld vs bound %lld)",
+			 "early %llu, ideal < bound %d, ideal > actual %d, over capacity %d, "
+			 "critical %lld vs bound %lld)",
 			 what, r->rank, d->device, (unsigned long long)d->inv.violations,
 			 (unsigned long long)d->inv.cross_process_edges,
 			 (unsigned long long)d->inv.early_starts, d->inv.ideal_below_bound,
+			 d->inv.ideal_above_actual, d->inv.over_capacity,
 			 (long long)d->inv.critical_path_ns, (long long)d->dependency_bound_ns);
 	if (!d->broken_cycles) {
 		int64_t crit = d->critical_lead_ns;

@@ -55,9 +55,16 @@ static uint32_t tb_str(struct tb *b, const char *s)
 	return id;
 }
 
-static void tb_init(struct tb *b, uint32_t copy_engines)
+/* Device 0 with `sms` SMs of compute capability major.minor (0: unknown). */
+static void tb_init_sms(struct tb *b, uint32_t copy_engines, uint32_t sms, uint32_t major,
+			uint32_t minor)
 {
-	struct gs_device d = {.id = 0, .name = GS_NO_STRING, .uuid = GS_NO_STRING};
+	struct gs_device d = {.id = 0,
+			      .name = GS_NO_STRING,
+			      .uuid = GS_NO_STRING,
+			      .sm_count = sms,
+			      .cc_major = major,
+			      .cc_minor = minor};
 	struct gs_device d1 = {.id = 1, .name = GS_NO_STRING, .uuid = GS_NO_STRING};
 
 	memset(b, 0, sizeof(*b));
@@ -67,6 +74,11 @@ static void tb_init(struct tb *b, uint32_t copy_engines)
 	d1.copy_engines = copy_engines;
 	assert_int_equal(b->k->device(b->k, &d), GS_OK);
 	assert_int_equal(b->k->device(b->k, &d1), GS_OK);
+}
+
+static void tb_init(struct tb *b, uint32_t copy_engines)
+{
+	tb_init_sms(b, copy_engines, 0, 0, 0);
 }
 
 static uint32_t tb_stream(struct tb *b, uint64_t id, uint32_t device)
@@ -88,8 +100,8 @@ static void tb_push(struct tb *b, struct gs_op *o, const struct gs_launch_cfg *l
 	assert_int_equal(b->k->op(b->k, o, lc), GS_OK);
 }
 
-static void tb_kernel(struct tb *b, uint32_t s, int64_t start, int64_t end, uint64_t corr,
-		      const char *name)
+static void tb_kernel_cfg(struct tb *b, uint32_t s, int64_t start, int64_t end, uint64_t corr,
+			  const char *name, const struct gs_launch_cfg *lc)
 {
 	struct gs_op o = {.start_ns = start,
 			  .end_ns = end,
@@ -97,9 +109,16 @@ static void tb_kernel(struct tb *b, uint32_t s, int64_t start, int64_t end, uint
 			  .name = tb_str(b, name),
 			  .stream = s,
 			  .kind = GS_OP_KERNEL};
+
+	tb_push(b, &o, lc);
+}
+
+static void tb_kernel(struct tb *b, uint32_t s, int64_t start, int64_t end, uint64_t corr,
+		      const char *name)
+{
 	struct gs_launch_cfg lc = {.grid = {128, 1, 1}, .block = {256, 1, 1}};
 
-	tb_push(b, &o, &lc);
+	tb_kernel_cfg(b, s, start, end, corr, name, &lc);
 }
 
 /* A copy; `host` is the memory kind of its host side. */
@@ -628,8 +647,9 @@ static void test_example2_pipelined(void **state)
 }
 
 /* Three streams, one batch each (H2D 12, kernel 40, D2H 10), launched so
- * that kernels ran one after another: no missed overlap; the ideal (kernels
- * as recorded, without a limit) is shorter than the run. */
+ * that kernels ran one after another: no missed overlap. Nothing tells the
+ * kernels' share of the device, and the recorded run never ran two at
+ * once: the ideal runs them one at a time too, so it is the run itself. */
 static void test_three_streams(void **state)
 {
 	struct tb b;
@@ -658,12 +678,16 @@ static void test_three_streams(void **state)
 	schedule(&b, NULL, &s);
 	assert_int_equal(s.actual_ns, US(142));
 	assert_int_equal(s.dependency_bound_ns, US(62));
-	/* H2D copies share one engine: 0-12, 12-24, 24-36; kernels follow. */
-	assert_int_equal(s.ideal_ns, US(86));
-	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 8)), AT(36));
-	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 9)), AT(76));
-	assert_int_equal(gs_schedule_delay_ns(&s, OP(&b, 8)), US(56));
-	assert_true(s.efficiency > 0.6056 && s.efficiency < 0.6057);
+	/* H2D copies share one engine: 0-12, 12-24, 24-36; the kernels run
+	 * one after another, as recorded (each holds the whole device). */
+	assert_int_equal(s.ideal_rule, GS_IDEAL_AS_RECORDED);
+	assert_int_equal(s.recorded_kernels_at_once, 1);
+	assert_int_equal(s.kernel_capacity, GS_SHARE_UNIT);
+	assert_int_equal(s.ideal_ns, US(142));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 8)), AT(92));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 9)), AT(132));
+	assert_int_equal(gs_schedule_delay_ns(&s, OP(&b, 8)), 0);
+	assert_true(s.efficiency == 1.0);
 	/* Kernels waited for the GPU, not for an edge: the latest candidate
 	 * is the end of their own stream's copy. */
 	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 5)), GS_BOUND_STREAM_ORDER);
@@ -848,9 +872,13 @@ static void test_window_and_devices(void **state)
 	assert_int_equal(s.actual_ns, US(124));
 	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 100)), 0);
 	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 100)), GS_BOUND_NONE);
+	/* The recording broke that edge, so badly that the dependency bound
+	 * is longer than the run: the run is no schedule of this graph, and
+	 * the ideal stays the list schedule. */
+	assert_false(s.ideal_is_recorded);
 	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 5)), AT(500));
 	assert_int_equal(s.ideal_ns, US(550));
-	assert_true(s.efficiency > 1.0); /* the recording broke that edge */
+	assert_true(s.efficiency > 1.0);
 	gs_schedule_fini(&s);
 	tb_fini(&b);
 
@@ -902,6 +930,109 @@ static void test_window_and_devices(void **state)
 	tb_fini(&b);
 }
 
+/*
+ * `n` kernels of 50 us on n streams, recorded one after another (never two
+ * at once), each launched long before it ran, on a device of 100 SMs of
+ * compute capability 9.0 (64 warps, 32 blocks, 228 KiB per SM).
+ */
+static void occupancy_trace(struct tb *b, int n, const struct gs_launch_cfg *lc, uint32_t sms)
+{
+	tb_init_sms(b, 1, sms, 9, 0);
+	for (int i = 0; i < n; i++) {
+		uint32_t st = tb_stream(b, 10 + (uint64_t)i, 0);
+
+		tb_kernel_cfg(b, st, AT(50 * i), AT(50 * i + 50), 1 + (uint64_t)i, "k", lc);
+		tb_launch(b, 1 + (uint64_t)i, AT(-20) + i, AT(-20) + i + 1);
+	}
+	tb_build(b);
+}
+
+/* The ideal lets kernels run side by side only as far as their shares of
+ * the device fit. */
+static void test_occupancy(void **state)
+{
+	struct tb b;
+	struct gs_schedule s;
+	/* 1024 threads: 32 warps, 2 blocks per SM; 200 blocks fill 100 SMs. */
+	struct gs_launch_cfg fill = {.grid = {200, 1, 1}, .block = {1024, 1, 1}};
+	/* A tenth: 20 blocks of 1024 threads; or 256 threads held to 2 blocks
+	 * per SM by 128 registers a thread (4096 a warp); or by 100 KiB of
+	 * shared memory (plus the 1 KiB the runtime keeps per block). */
+	struct gs_launch_cfg tenth[] = {
+		{.grid = {20, 1, 1}, .block = {1024, 1, 1}},
+		{.grid = {10, 2, 1}, .block = {64, 4, 1}, .registers = 128},
+		{.grid = {20, 1, 1}, .block = {256, 1, 1}, .shared_mem = 100u << 10},
+	};
+
+	(void)state;
+	/* Each fills the device: one at a time, the sum of their times. */
+	occupancy_trace(&b, 10, &fill, 100);
+	schedule(&b, NULL, &s);
+	assert_int_equal(s.ideal_rule, GS_IDEAL_OCCUPANCY);
+	assert_int_equal(s.kernels_by_occupancy, 10);
+	assert_int_equal(s.actual_ns, US(500));
+	assert_int_equal(s.dependency_bound_ns, US(50));
+	assert_int_equal(s.ideal_ns, US(500));
+	assert_int_equal(gs_schedule_slot(&s, OP(&b, 1)) != GS_NO_INDEX, 1);
+	assert_int_equal(s.slot_share[gs_schedule_slot(&s, OP(&b, 1))], GS_SHARE_UNIT);
+	gs_schedule_fini(&s);
+	tb_fini(&b);
+
+	/* A tenth each: ten run together, the eleventh and twelfth after. */
+	for (size_t c = 0; c < sizeof(tenth) / sizeof(tenth[0]); c++) {
+		occupancy_trace(&b, 12, &tenth[c], 100);
+		schedule(&b, NULL, &s);
+		assert_int_equal(s.ideal_rule, GS_IDEAL_OCCUPANCY);
+		assert_int_equal(s.slot_share[gs_schedule_slot(&s, OP(&b, 1))], GS_SHARE_UNIT / 10);
+		assert_int_equal(s.kernel_capacity, GS_SHARE_UNIT);
+		assert_int_equal(s.ideal_ns, US(100));
+		assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 10)), AT(0));
+		assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 11)), AT(50));
+		gs_schedule_fini(&s);
+		tb_fini(&b);
+	}
+
+	/* No SM count: the rule is the recorded run's, one at a time. */
+	occupancy_trace(&b, 4, &tenth[0], 0);
+	schedule(&b, NULL, &s);
+	assert_int_equal(s.ideal_rule, GS_IDEAL_AS_RECORDED);
+	assert_int_equal(s.kernels_as_recorded, 4);
+	assert_int_equal(s.ideal_ns, US(200));
+	gs_schedule_fini(&s);
+	tb_fini(&b);
+}
+
+/* The recorded run ran more than the device's worth of shares at once (a
+ * share computed too large): the capacity grows to what it used, so the
+ * recorded run stays feasible and the ideal no longer than it. */
+static void test_capacity_recorded(void **state)
+{
+	struct tb b;
+	struct gs_schedule s;
+	struct gs_launch_cfg fill = {.grid = {200, 1, 1}, .block = {1024, 1, 1}};
+	uint32_t st[3];
+
+	(void)state;
+	tb_init_sms(&b, 1, 100, 9, 0);
+	for (int i = 0; i < 3; i++)
+		st[i] = tb_stream(&b, 10 + (uint64_t)i, 0);
+	/* Two full kernels at once, then a third after them. */
+	tb_kernel_cfg(&b, st[0], AT(0), AT(50), 1, "k", &fill);
+	tb_kernel_cfg(&b, st[1], AT(10), AT(60), 2, "k", &fill);
+	tb_kernel_cfg(&b, st[2], AT(60), AT(110), 3, "k", &fill);
+	for (uint64_t c = 1; c <= 3; c++)
+		tb_launch(&b, c, AT(-20) + (int64_t)c, AT(-20) + (int64_t)c + 1);
+	tb_build(&b);
+	schedule(&b, NULL, &s);
+	assert_int_equal(s.recorded_peak_share, 2 * (uint64_t)GS_SHARE_UNIT);
+	assert_int_equal(s.kernel_capacity, 2 * (uint64_t)GS_SHARE_UNIT);
+	/* Two at a time from 0: 0-50, 0-50, then 50-100. */
+	assert_int_equal(s.ideal_ns, US(100));
+	assert_true(s.ideal_ns <= s.actual_ns);
+	gs_schedule_fini(&s);
+	tb_fini(&b);
+}
+
 /* A cycle (hostile graph): broken at the earliest op, counted, scheduled. */
 static void test_cycle(void **state)
 {
@@ -923,11 +1054,12 @@ static void test_cycle(void **state)
 	schedule(&b, NULL, &s);
 	assert_int_equal(s.broken_cycles, 1);
 	assert_int_equal(s.n_scheduled, 3);
-	/* a first (its in-edge from b dropped), then b, then c. */
+	/* a first (its in-edge from b dropped), then b, then c: one kernel
+	 * at a time, as recorded. */
 	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 1)), AT(0));
 	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 2)), AT(10));
-	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 3)), AT(10));
-	assert_int_equal(s.ideal_ns, US(20));
+	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 3)), AT(20));
+	assert_int_equal(s.ideal_ns, US(30));
 	gs_schedule_fini(&s);
 	tb_fini(&b);
 }
@@ -1069,14 +1201,23 @@ static int64_t dur(const struct gs_op *op)
 	return op->end_ns - op->start_ns;
 }
 
+static uint64_t share_of(const struct gs_schedule *s, size_t op)
+{
+	uint32_t k = gs_schedule_slot(s, (uint32_t)op);
+
+	return k == GS_NO_INDEX ? 0 : s->slot_share[k];
+}
+
 /* Starts (per op, for the ops of the schedule) never run more than
- * `cap[d]` copies of direction d at once, nor (lane) two compute ops. */
+ * `cap[d]` copies of direction d at once, nor kernels whose shares add up
+ * to more than the capacity; the capacity holds the recorded run. */
 static void check_capacity(const struct tb *b, const struct gs_schedule *s, const int64_t *start,
-			   const uint32_t *cap, bool lane)
+			   const uint32_t *cap)
 {
 	for (size_t i = 0; i < b->n_ops; i++) {
 		const struct gs_op *a = &b->ops[i];
 		uint32_t count = 0;
+		uint64_t used = share_of(s, i), recorded = share_of(s, i);
 
 		if (!in_schedule(b, s, i) || dur(a) == 0)
 			continue;
@@ -1090,12 +1231,20 @@ static void check_capacity(const struct tb *b, const struct gs_schedule *s, cons
 			    c->copy_kind == a->copy_kind && start[j] <= start[i] &&
 			    start[j] + dur(c) > start[i])
 				count++;
-			if (lane && a->kind != GS_OP_MEMCPY && c->kind != GS_OP_MEMCPY && j != i)
-				assert_false(start[j] < start[i] + dur(a) &&
-					     start[i] < start[j] + dur(c));
+			if (j != i && start[j] <= start[i] && start[j] + dur(c) > start[i])
+				used += share_of(s, j);
+			if (j != i && c->start_ns <= a->start_ns && c->end_ns > a->start_ns)
+				recorded += share_of(s, j);
 		}
 		if (a->kind == GS_OP_MEMCPY)
 			assert_true(count <= cap[a->copy_kind]);
+		if (a->kind == GS_OP_KERNEL) {
+			assert_int_not_equal(share_of(s, i), 0);
+			assert_true(used <= s->kernel_capacity);
+			assert_true(recorded <= s->kernel_capacity);
+		} else {
+			assert_int_equal(share_of(s, i), 0);
+		}
 	}
 }
 
@@ -1151,9 +1300,9 @@ static void test_property_random(void **state)
 			int64_t *ideal = starts_of(&b, &s, false), *pl = starts_of(&b, &s, true);
 
 			check_edges(&b, &s, ideal, false);
-			check_capacity(&b, &s, ideal, s.copy_engines, false);
+			check_capacity(&b, &s, ideal, s.copy_engines);
 			check_edges(&b, &s, pl, true);
-			check_capacity(&b, &s, pl, s.copy_engines, true);
+			check_capacity(&b, &s, pl, s.copy_engines);
 			free(ideal);
 			free(pl);
 		}
@@ -1756,6 +1905,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_example4),
 		cmocka_unit_test(test_window_and_devices),
 		cmocka_unit_test(test_cycle),
+		cmocka_unit_test(test_occupancy),
+		cmocka_unit_test(test_capacity_recorded),
 		cmocka_unit_test(test_copy_engines),
 		cmocka_unit_test(test_property_random),
 		cmocka_unit_test(test_graph_candidates),

@@ -35,6 +35,26 @@ enum gs_constraint {
 #define GS_BOUND_COUNT 9
 const char *gs_constraint_name(unsigned c);
 
+/*
+ * How the ideal schedule lets kernels run side by side. Each kernel holds a
+ * share of the device while it runs, in units of GS_SHARE_UNIT (the whole
+ * device), and kernels run together while their shares fit the capacity.
+ * - OCCUPANCY: every kernel's share comes from its launch configuration
+ *   against the device's per-SM limits;
+ * - AS_RECORDED: no kernel's could be told (no launch configuration, or a
+ *   device whose SM count or compute capability is unknown): each holds
+ *   1/K of the device, K the most kernels the recorded run had at once;
+ * - MIXED: some of each.
+ */
+enum gs_ideal_rule {
+	GS_IDEAL_NO_KERNELS = 0,
+	GS_IDEAL_OCCUPANCY = 1,
+	GS_IDEAL_AS_RECORDED = 2,
+	GS_IDEAL_MIXED = 3,
+};
+const char *gs_ideal_rule_name(unsigned rule);
+#define GS_SHARE_UNIT (1u << 20)
+
 struct gs_critical_op {
 	uint32_t op; /* index into gs_trace_ops() */
 	int64_t ns;  /* its duration */
@@ -103,6 +123,27 @@ struct gs_schedule {
 	int64_t *slot_pipelined_start;
 	/* Most copies of each direction that ran at once in the trace. */
 	uint32_t copy_concurrency[GS_COPY_KIND_COUNT];
+	/*
+	 * The device model shared by the ideal and the pipelined what-if:
+	 * each kernel's share (per slot, 0 for other ops and zero-length
+	 * kernels), the capacity (GS_SHARE_UNIT, or the recorded run's
+	 * busiest instant when that was more, so that the recorded run is
+	 * always a feasible schedule) and how the shares were found. Kernels
+	 * start in the order they started in the recorded run, as copies on
+	 * an engine do, each when it is ready and its share fits.
+	 */
+	uint32_t *slot_share;
+	uint64_t kernel_capacity;
+	uint8_t ideal_rule;                /* enum gs_ideal_rule */
+	uint64_t kernels_by_occupancy;     /* kernels whose share came from occupancy */
+	uint64_t kernels_as_recorded;      /* kernels given 1/K */
+	uint32_t recorded_kernels_at_once; /* K */
+	uint64_t recorded_peak_share;      /* the recorded run's busiest instant */
+	/* The list schedule came out longer than the recorded run (possible
+	 * only when the recorded run broke an edge) while the dependency bound
+	 * did not: the ideal is then the recorded run itself, every op at its
+	 * recorded start. */
+	bool ideal_is_recorded;
 	/* The time from the window start to the dependency-bound start of the
 	 * critical path's first op: 0 unless an op outside the schedule (on
 	 * another device of the process, or before the window) held it. The
@@ -129,16 +170,26 @@ int64_t gs_schedule_pipelined_start(const struct gs_schedule *s, uint32_t op);
  *   - no edge into the schedule joins ops of two processes;
  *   - the ideal schedule starts no op before each of its predecessors
  *     (edges of the graph) has ended (not checked when cycles were broken);
- *   - ideal_ns >= dependency_bound_ns (resources only delay);
+ *   - dependency_bound_ns <= ideal_ns (resources only delay), and
+ *     ideal_ns <= actual_ns when the recording kept every edge (it is
+ *     then a feasible schedule);
+ *   - the kernels the ideal runs at once never hold more than the
+ *     capacity;
  *   - the critical path's durations plus critical_lead_ns equal
  *     dependency_bound_ns.
  */
 struct gs_invariants {
 	uint64_t cross_process_edges;
-	uint64_t early_starts;    /* (edge) where the ideal start precedes its producer's end */
-	int64_t early_max_ns;     /* by how much, at most */
-	uint32_t early_op;        /* an op that started early (GS_NO_INDEX if none) */
-	bool ideal_below_bound;   /* ideal_ns < dependency_bound_ns */
+	uint64_t early_starts;  /* (edge) where the ideal start precedes its producer's end */
+	int64_t early_max_ns;   /* by how much, at most */
+	uint32_t early_op;      /* an op that started early (GS_NO_INDEX if none) */
+	bool ideal_below_bound; /* ideal_ns < dependency_bound_ns */
+	/* ideal_ns > actual_ns although the recording kept every edge. */
+	bool ideal_above_actual;
+	/* The most device share the ideal runs at one instant, and whether
+	 * it ever exceeds the capacity. */
+	uint64_t ideal_peak_share;
+	bool over_capacity;
 	int64_t critical_path_ns; /* sum of the critical durations + critical_lead_ns */
 	bool critical_mismatch;   /* critical_path_ns != dependency_bound_ns */
 	uint64_t violations;      /* all of the above that failed, counted */

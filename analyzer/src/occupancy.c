@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The share of a device a kernel holds while it runs, from its launch
+ * configuration against the device's per-SM limits (docs/design.md, "The
+ * ideal schedule").
+ *
+ * Blocks resident per SM = the smallest of the block limit, the warp limit
+ * (warps of a block rounded up), the registers (per-warp allocation in
+ * units of 256 registers) and the shared memory (the block's static and
+ * dynamic bytes plus what the runtime reserves per block). The share is
+ * blocks / (SMs x blocks per SM), at most 1: a kernel with at least that
+ * many blocks fills the device; one with a tenth of them leaves room for
+ * nine more like it.
+ *
+ * The per-SM limits are those NVIDIA documents for each compute capability
+ * ("Technical Specifications per Compute Capability"); a capability not in
+ * the table, a device record without an SM count, or a configuration the
+ * limits cannot hold (more threads than a block may have) gives no share,
+ * and the schedule falls back on the concurrency the recorded run showed.
+ */
+#include "schedule_priv.h"
+
+struct sm_limits {
+	uint8_t major, minor;
+	uint16_t warps;    /* resident warps per SM */
+	uint16_t blocks;   /* resident blocks per SM */
+	uint32_t smem;     /* shared memory per SM, bytes */
+	uint32_t reserved; /* shared memory the runtime keeps per block */
+	uint32_t regs;     /* 32-bit registers per SM */
+};
+
+static const struct sm_limits limits[] = {
+	{6, 0, 64, 32, 64u << 10, 0, 65536},      {6, 1, 64, 32, 96u << 10, 0, 65536},
+	{6, 2, 64, 32, 64u << 10, 0, 65536},      {7, 0, 64, 32, 96u << 10, 0, 65536},
+	{7, 2, 64, 32, 96u << 10, 0, 65536},      {7, 5, 32, 16, 64u << 10, 0, 65536},
+	{8, 0, 64, 32, 164u << 10, 1024, 65536},  {8, 6, 48, 16, 100u << 10, 1024, 65536},
+	{8, 7, 48, 16, 164u << 10, 1024, 65536},  {8, 9, 48, 24, 100u << 10, 1024, 65536},
+	{9, 0, 64, 32, 228u << 10, 1024, 65536},  {10, 0, 64, 32, 228u << 10, 1024, 65536},
+	{10, 3, 64, 32, 228u << 10, 1024, 65536},
+};
+
+static const struct sm_limits *find_limits(uint32_t major, uint32_t minor)
+{
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (limits[i].major == major && limits[i].minor == minor)
+			return &limits[i];
+	return NULL;
+}
+
+bool gs_sched_device_known(const struct gs_device *d)
+{
+	return d && d->sm_count && find_limits(d->cc_major, d->cc_minor);
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+uint32_t gs_sched_kernel_share(const struct gs_device *d, const struct gs_launch_cfg *lc)
+{
+	const struct sm_limits *lim = d && d->sm_count ? find_limits(d->cc_major, d->cc_minor) :
+							 NULL;
+	uint64_t threads, blocks, fill, share;
+	uint32_t warps, fit;
+
+	if (!lim || !lc)
+		return 0;
+	threads = mul_sat(mul_sat(lc->block[0], lc->block[1]), lc->block[2]);
+	blocks = mul_sat(mul_sat(lc->grid[0], lc->grid[1]), lc->grid[2]);
+	if (!threads || threads > 1024 || !blocks)
+		return 0;
+	warps = (uint32_t)((threads + 31) / 32);
+	fit = lim->warps / warps;
+	if (lim->blocks < fit)
+		fit = lim->blocks;
+	if (lc->registers) {
+		uint32_t per_warp, by_regs;
+
+		if (lc->registers > 255)
+			return 0;
+		per_warp = (lc->registers * 32 + 255) / 256 * 256;
+		by_regs = lim->regs / per_warp / warps;
+		if (by_regs < fit)
+			fit = by_regs;
+	}
+	if (lc->shared_mem) {
+		uint64_t per_block = (uint64_t)lc->shared_mem + lim->reserved;
+		uint64_t by_smem = lim->smem / per_block;
+
+		if (by_smem < fit)
+			fit = (uint32_t)by_smem;
+	}
+	if (!fit)
+		return 0;
+	fill = (uint64_t)fit * d->sm_count; /* < 2^38 */
+	if (blocks >= fill)
+		return GS_SHARE_UNIT;
+	/* Rounded down, so that ten tenths fit in one device, but never to
+	 * nothing. blocks < fill < 2^38. */
+	share = blocks * GS_SHARE_UNIT / fill;
+	return share ? (uint32_t)share : 1;
+}
