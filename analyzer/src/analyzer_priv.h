@@ -34,6 +34,11 @@ struct gs_breakdown_cache;
 gs_status gs_breakdown_cache_create(const struct gs_trace *t, const uint32_t *launch, bool keep,
 				    struct gs_breakdown_cache **out);
 void gs_breakdown_cache_destroy(struct gs_breakdown_cache *c);
+/* gs_host_ranges_compute over the cache's index of the trace's host
+ * ranges (built when first needed). */
+gs_status gs_breakdown_cache_host_ranges(struct gs_breakdown_cache *c,
+					 const struct gs_host_interval *iv, size_t n,
+					 struct gs_host_ranges *out);
 gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
 				      const struct gs_window *win, struct gs_breakdown_cache *cache,
 				      struct gs_breakdown *out);

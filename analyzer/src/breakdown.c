@@ -638,22 +638,29 @@ static uint32_t gap_launch(struct bd *b, size_t *p, int64_t end, size_t *cache_p
  * no ranges in the trace, all of it is outside any range. */
 static gs_status host_ranges(struct bd *b, struct gs_breakdown *out)
 {
+	return gs_breakdown_cache_host_ranges(b->cache, b->hb, b->n_hb, &out->host_ranges);
+}
+
+gs_status gs_breakdown_cache_host_ranges(struct gs_breakdown_cache *c,
+					 const struct gs_host_interval *iv, size_t n,
+					 struct gs_host_ranges *out)
+{
 	size_t n_ranges;
 
-	gs_trace_ranges(b->t, &n_ranges);
-	if (!n_ranges || !b->n_hb) {
-		gs_status rc = gs_host_ranges_compute(NULL, b->hb, b->n_hb, &out->host_ranges);
+	gs_trace_ranges(c->t, &n_ranges);
+	if (!n_ranges || !n) {
+		gs_status rc = gs_host_ranges_compute(NULL, iv, n, out);
 
-		out->host_ranges.recorded = n_ranges > 0;
+		out->recorded = n_ranges > 0;
 		return rc;
 	}
-	if (!b->cache->hix) {
-		gs_status rc = gs_host_index_build(b->t, &b->cache->hix);
+	if (!c->hix) {
+		gs_status rc = gs_host_index_build(c->t, &c->hix);
 
 		if (rc)
 			return rc;
 	}
-	return gs_host_ranges_compute(b->cache->hix, b->hb, b->n_hb, &out->host_ranges);
+	return gs_host_ranges_compute(c->hix, iv, n, out);
 }
 
 static gs_status attribute_idle(struct bd *b, struct gs_breakdown *out)

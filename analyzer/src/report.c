@@ -231,6 +231,36 @@ const char *gs_report_ideal_model_text(const struct gs_report_device *d, bool en
 	return buf;
 }
 
+const char *gs_report_gap_text(const struct gs_report_device *d, char *buf, size_t size)
+{
+	const struct gs_gap *g = &d->gap;
+	int64_t gap = d->actual_ns - d->ideal_ns;
+	const char *sep = "";
+	size_t len;
+
+	if (!g->available) {
+		snprintf(buf, size, "(not split: %s)",
+			 d->broken_cycles ? "dependency cycles were broken" :
+					    "the ideal is longer than the run");
+		return buf;
+	}
+	snprintf(buf, size, "(actual - ideal:");
+	for (unsigned c = 0; c < GS_GAP_CAUSE_COUNT; c++) {
+		char dur[32];
+
+		if (g->ns[c] <= 0)
+			continue;
+		len = strlen(buf);
+		snprintf(buf + len, size - len, "%s %s %s %.0f%%", sep, gs_gap_cause_name(c),
+			 gs_dur_text(dur, sizeof(dur), g->ns[c]),
+			 gap > 0 ? 100.0 * (double)g->ns[c] / (double)gap : 0.0);
+		sep = ",";
+	}
+	len = strlen(buf);
+	snprintf(buf + len, size - len, "%s)", *sep ? "" : " nothing");
+	return buf;
+}
+
 uint64_t gs_report_op_id(const struct gs_trace *t, uint32_t op)
 {
 	size_t n;
@@ -530,6 +560,16 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 		st = gs_missed_overlap_compute(r->t, r->g, &s, &d->b, &d->missed, &d->n_missed);
 	if (st == GS_OK)
 		st = dev_schedule(r->t, &s, d, w, r->window_set);
+	if (st == GS_OK)
+		st = gs_schedule_gap(r->t, r->g, &s, &d->gap);
+	if (st == GS_OK && d->gap.n_host)
+		st = gs_breakdown_cache_host_ranges(r->bd_cache, d->gap.host, d->gap.n_host,
+						    &d->gap_host);
+	if (st == GS_OK) {
+		free(d->gap.host);
+		d->gap.host = NULL;
+		d->gap.n_host = 0;
+	}
 	d->critical_lead_ns = s.critical_lead_ns;
 	if (st != GS_OK) {
 		gs_schedule_fini(&s);
@@ -592,6 +632,8 @@ static void dev_fini(struct gs_report_device *d)
 
 	gs_breakdown_fini(&d->b);
 	gs_schedule_fini(&d->sched);
+	gs_gap_fini(&d->gap);
+	gs_host_ranges_fini(&d->gap_host);
 	free(d->critical);
 	free(d->critical_step);
 	free(d->critical_rank);

@@ -258,25 +258,23 @@ static unsigned host_dominant(const struct gs_host_ranges *h)
 
 /* The host ranges explain the host-bound time: at least half of it lies
  * in ranges of the launching thread. */
-static bool host_ranges_explain(const struct gs_breakdown *b)
+static bool host_ranges_explain(const struct gs_host_ranges *h, int64_t total)
 {
-	const struct gs_host_ranges *h = &b->host_ranges;
-
-	return h->n_ranges && (b->host_bound_ns - h->outside_ns) * 2 >= b->host_bound_ns;
+	return h->n_ranges && (total - h->outside_ns) * 2 >= total;
 }
 
 /* ": 420.1 ms (84%) in zoom (python) inside __next__; input_pipeline 96%,
  * outside any host range 1%" */
-static void sb_host_ranges(struct sb *s, const struct gs_trace *t, const struct gs_breakdown *b)
+static void sb_host_ranges(struct sb *s, const struct gs_trace *t, const struct gs_host_ranges *h,
+			   int64_t total)
 {
-	const struct gs_host_ranges *h = &b->host_ranges;
 	const struct gs_host_range_time *top = &h->ranges[0];
 	unsigned dom = host_dominant(h);
 
 	sb_printf(s, ": ");
 	sb_dur(s, top->ns);
 	sb_printf(s, " (");
-	sb_pct(s, top->ns, b->host_bound_ns);
+	sb_pct(s, top->ns, total);
 	sb_printf(s, ") in ");
 	sb_name(s, gs_trace_string(t, top->name));
 	sb_printf(s, " (%s)", gs_range_kind_name(top->kind));
@@ -285,24 +283,22 @@ static void sb_host_ranges(struct sb *s, const struct gs_trace *t, const struct 
 		sb_name(s, gs_trace_string(t, top->context));
 	}
 	sb_printf(s, "; %s ", gs_host_class_name(dom));
-	sb_pct(s, h->class_ns[dom], b->host_bound_ns);
+	sb_pct(s, h->class_ns[dom], total);
 	for (unsigned c = 0; c < GS_HOST_CLASS_COUNT; c++) /* the others of 10% or more */
-		if (c != dom && h->class_ns[c] > 0 && h->class_ns[c] * 10 >= b->host_bound_ns) {
+		if (c != dom && h->class_ns[c] > 0 && h->class_ns[c] * 10 >= total) {
 			sb_printf(s, ", %s ", gs_host_class_name(c));
-			sb_pct(s, h->class_ns[c], b->host_bound_ns);
+			sb_pct(s, h->class_ns[c], total);
 		}
 	if (h->outside_ns > 0) {
 		sb_printf(s, ", outside any host range ");
-		sb_pct(s, h->outside_ns, b->host_bound_ns);
+		sb_pct(s, h->outside_ns, total);
 	}
 }
 
 /* Advice from what dominated the host ranges during host-bound idle. */
-static void advise_host_ranges(struct sb *adv, const struct gs_trace *t,
-			       const struct gs_breakdown *b)
+static void advise_host_class(struct sb *adv, const struct gs_trace *t,
+			      const struct gs_host_ranges *h, int64_t total, unsigned dom)
 {
-	const struct gs_host_ranges *h = &b->host_ranges;
-	unsigned dom = host_dominant(h);
 	const struct gs_host_range_time *top = &h->ranges[0];
 
 	for (size_t i = 0; i < h->n_ranges; i++) /* the top range of that class */
@@ -337,7 +333,7 @@ static void advise_host_ranges(struct sb *adv, const struct gs_trace *t,
 		sb_name(adv, gs_trace_string(t, top->name));
 		sb_printf(adv, "): capture the step in a CUDA Graph or use torch.compile to cut "
 			       "the per-op overhead, or do more per launch (larger batches)");
-		if (h->short_ns * 2 < b->host_bound_ns) {
+		if (h->short_ns * 2 < total) {
 			sb_printf(adv, "; most of it is in gaps over ");
 			sb_dur(adv, GS_HOST_SHORT_GAP_NS);
 			sb_printf(adv,
@@ -361,6 +357,12 @@ static void advise_host_ranges(struct sb *adv, const struct gs_trace *t,
 			  gs_range_kind_name(top->kind));
 		break;
 	}
+}
+
+static void advise_host_ranges(struct sb *adv, const struct gs_trace *t,
+			       const struct gs_host_ranges *h, int64_t total)
+{
+	advise_host_class(adv, t, h, total, host_dominant(h));
 }
 
 static void finding_idle(const struct gs_report *r, const struct gs_report_device *d,
@@ -394,7 +396,7 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 			sb_printf(&text, " inside %s)", call);
 		}
 		if (b->host_ranges.n_ranges)
-			sb_host_ranges(&text, t, b);
+			sb_host_ranges(&text, t, &b->host_ranges, b->host_bound_ns);
 		sep = b->host_ranges.n_ranges ? "; " : ", ";
 	}
 	if (b->launch_latency_ns > 0) {
@@ -412,8 +414,8 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 	if (b->host_bound_ns >= b->launch_latency_ns && b->host_bound_ns >= b->unattributed_ns) {
 		if (call && call_ns * 3 >= b->host_bound_ns)
 			advise_call(&adv, call, false);
-		else if (host_ranges_explain(b))
-			advise_host_ranges(&adv, t, b);
+		else if (host_ranges_explain(&b->host_ranges, b->host_bound_ns))
+			advise_host_ranges(&adv, t, &b->host_ranges, b->host_bound_ns);
 		else if (calls_ns * 10 < b->host_bound_ns)
 			sb_printf(
 				&adv,
@@ -642,20 +644,88 @@ static const char *constraint_advice(unsigned c)
 	}
 }
 
-/* The headline: how fast the same ops could run. */
+/* What to do about the largest cause of the gap. */
+static void advise_gap(struct sb *adv, const struct gs_report *r, const struct gs_report_device *d,
+		       unsigned cause)
+{
+	const struct gs_host_ranges *h = &d->gap_host;
+	int64_t total = d->gap.host_charged_ns;
+
+	switch (cause) {
+	case GS_GAP_HOST_BOUND:
+		if (host_ranges_explain(h, total)) {
+			/* The input pipeline first when it holds a quarter or
+			 * more: its remedy is a setting, not a rewrite. */
+			unsigned dom = host_dominant(h);
+
+			if (dom != GS_HOST_INPUT && h->class_ns[GS_HOST_INPUT] * 4 >= total) {
+				advise_host_class(adv, r->t, h, total, GS_HOST_INPUT);
+				sb_printf(adv, "; then ");
+			}
+			advise_host_class(adv, r->t, h, total, dom);
+		} else
+			sb_printf(adv, "the host launched the ops late: see the idle finding for "
+				       "what it was doing, and issue the work earlier or in larger "
+				       "pieces (fuse kernels, larger batches, a CUDA Graph)");
+		break;
+	case GS_GAP_LAUNCH_LATENCY:
+		sb_printf(adv, "the ops started late after their launch call began: launch "
+			       "fewer, larger kernels (fuse them) or replay them from a CUDA "
+			       "Graph");
+		break;
+	case GS_GAP_HOST_SYNC:
+		sb_printf(adv, "host syncs drained the GPU before the next launch: remove or "
+			       "defer them and queue the next work first");
+		break;
+	case GS_GAP_PAGEABLE_COPY:
+		sb_printf(adv, "copies from or to pageable memory held the host: pin the host "
+			       "buffers (cudaHostAlloc, pin_memory=True) so the copies run "
+			       "asynchronously");
+		break;
+	case GS_GAP_STREAM_WAIT:
+		sb_printf(adv, "ops started late after the waits on other streams ended: see "
+			       "the waits");
+		break;
+	case GS_GAP_STREAM_SERIAL:
+		sb_printf(adv, "ops started late after the op before them on their stream "
+			       "(whether they needed it is unknown: the trace records no data "
+			       "dependency): launch fewer, larger kernels, or put independent "
+			       "work on its own stream");
+		break;
+	case GS_GAP_COPY_ENGINE:
+		sb_printf(adv, "copies queued for a busy copy engine: fewer, larger copies, or "
+			       "spread them over time");
+		break;
+	default:
+		if (unlinked(r))
+			sb_printf(adv,
+				  "ops started long after every constraint the trace records "
+				  "(%llu cross-stream waits are not linked): record cuda_sync "
+				  "events (PyTorch profiler: _ExperimentalConfig("
+				  "enable_cuda_sync_events=True)) to see what held them",
+				  (unsigned long long)unlinked(r));
+		else
+			sb_printf(adv, "ops started long after every constraint the trace "
+				       "records: a wait it did not record (other ranks, another "
+				       "process), or the SMs busy with other work; record the "
+				       "waits to know");
+		break;
+	}
+}
+
+/* The headline: how fast the same ops could run, and what the difference
+ * is made of (gpuscope/schedule.h, gs_schedule_gap), largest cause first. */
 static void finding_schedule(const struct gs_report *r, const struct gs_report_device *d,
 			     struct finding_list *l)
 {
 	int64_t slack = d->actual_ns - d->ideal_ns;
 	struct sb text = {0}, adv = {0};
-	unsigned c, worst = GS_BOUND_NONE;
+	const struct gs_gap *g = &d->gap;
+	unsigned order[GS_GAP_CAUSE_COUNT], n = 0;
 
 	if (d->actual_ns <= 0 || d->ideal_ns <= 0 || d->efficiency_kind != GS_REPORT_EFF_EXACT ||
 	    !significant(slack, d->actual_ns))
 		return;
-	for (c = 1; c < GS_BOUND_COUNT; c++)
-		if (d->bound_delay_ns[c] > d->bound_delay_ns[worst])
-			worst = c;
 	sb_printf(&text, "efficiency %.2f: the same ops could finish in ", d->efficiency);
 	sb_dur(&text, d->ideal_ns);
 	sb_printf(&text, " (ideal schedule) instead of ");
@@ -663,20 +733,55 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 	if (unlinked(r))
 		sb_printf(&text, " - optimistic: %llu cross-stream waits are not linked",
 			  (unsigned long long)unlinked(r));
-	if (worst != GS_BOUND_NONE && d->bound_delay_ns[worst] > 0)
-		sb_printf(&text, "; most delay is bound by %s (%llu op%s)",
-			  gs_constraint_name(worst), (unsigned long long)d->bound_ops[worst],
-			  d->bound_ops[worst] == 1 ? "" : "s");
 	if (d->optimistic)
 		sb_printf(&text, " - optimistic (see the caution on synchronization)");
-	if (d->active_streams <= 1)
+	if (g->available) {
+		for (unsigned c = 0; c < GS_GAP_CAUSE_COUNT; c++)
+			if (g->ns[c] > 0)
+				order[n++] = c;
+		for (unsigned i = 1; i < n; i++) /* largest first (ties: cause order) */
+			for (unsigned j = i; j > 0 && g->ns[order[j]] > g->ns[order[j - 1]]; j--) {
+				unsigned x = order[j];
+
+				order[j] = order[j - 1];
+				order[j - 1] = x;
+			}
+		sb_printf(&text, "; the ");
+		sb_dur(&text, slack);
+		sb_printf(&text, " between is");
+		for (unsigned i = 0; i < n; i++) {
+			static const char *const words[GS_GAP_CAUSE_COUNT] = {
+				"host-bound",
+				"launch latency",
+				"after host syncs",
+				"after pageable copies",
+				"after waits on other streams",
+				"stream order",
+				"copy engines busy",
+				"unexplained"};
+			unsigned c = order[i];
+
+			sb_printf(&text, "%s ", i ? ";" : "");
+			sb_pct(&text, g->ns[c], slack);
+			sb_printf(&text, " %s (", words[c]);
+			sb_dur(&text, g->ns[c]);
+			sb_printf(&text, ")");
+			if (c == GS_GAP_HOST_BOUND && d->gap_host.n_ranges &&
+			    g->host_charged_ns > 0)
+				sb_host_ranges(&text, r->t, &d->gap_host, g->host_charged_ns);
+		}
+	}
+	if (g->available && n)
+		advise_gap(&adv, r, d, order[0]);
+	else if (d->active_streams <= 1)
 		/* One stream: its ops run one after another in both schedules,
 		 * so the whole gap is host and launch time between them. */
 		sb_printf(&adv, "one stream: the gap to the ideal is host and launch time between "
 				"the ops: launch fewer, larger kernels (fuse them, larger batches) "
 				"or replay the sequence from a CUDA Graph");
 	else
-		sb_printf(&adv, "%s", constraint_advice(worst));
+		sb_printf(&adv, "compare the ideal schedule with the actual one op by op (JSON "
+				"output)");
 	add_finding(l, "schedule", slack, &text, &adv);
 }
 

@@ -84,6 +84,16 @@ void gs_report_html_schedule(struct hw *w, const struct gs_report_device *d, siz
 		      "<tr><td>efficiency</td><td class=\"n\">%s</td><td>%s</td></tr>\n",
 		      di, DUR(d->actual_ns), DUR(d->dependency_bound_ns), DUR(d->ideal_ns),
 		      model + 1, gs_report_eff_text(d, (char[32]){0}, 32), eff_note(d));
+	if (d->actual_ns > d->ideal_ns) {
+		char gap[512];
+
+		gs_report_gap_text(d, gap, sizeof(gap));
+		len = strlen(gap);
+		if (len >= 2 && gap[len - 1] == ')')
+			gap[len - 1] = '\0';
+		gs_out_printf(&w->o, "<tr><td>gap</td><td class=\"n\">%s</td><td>%s</td></tr>\n",
+			      DUR(d->actual_ns - d->ideal_ns), gap + 1);
+	}
 	if (p->name && p->makespan_ns > 0) {
 		char phrase[224];
 

@@ -248,6 +248,39 @@ static void json_streams(struct jw *w, const struct gs_report *r, const struct g
 	jw_end_arr(w);
 }
 
+/* actual - ideal by cause, adding up to gap_ns; null when not available.
+ * The host-bound part by host range: each range's share of it. */
+static void json_gap(struct jw *w, const struct gs_report *r, const struct gs_report_device *d)
+{
+	const struct gs_gap *g = &d->gap;
+	const struct gs_host_ranges *h = &d->gap_host;
+
+	jw_i64(w, "gap_ns", d->actual_ns - d->ideal_ns);
+	if (!g->available) {
+		jw_null(w, "gap");
+		return;
+	}
+	jw_arr(w, "gap");
+	for (unsigned c = 0; c < GS_GAP_CAUSE_COUNT; c++) {
+		if (!g->ns[c])
+			continue;
+		jw_row(w, NULL);
+		jw_str(w, "cause", gs_gap_cause_name(c));
+		jw_i64(w, "ns", g->ns[c]);
+		jw_str(w, "evidence", gs_gap_cause_evidence(c));
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_arr(w, "gap_host_ranges");
+	for (size_t i = 0; i < h->n_ranges && i < 10 && g->host_charged_ns > 0; i++) {
+		jw_row(w, NULL);
+		jw_str(w, "name", gs_trace_string(r->t, h->ranges[i].name));
+		jw_fixed(w, "share", (double)h->ranges[i].ns / (double)g->host_charged_ns);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
 static void json_schedule(struct jw *w, const struct gs_report *r, const struct gs_report_device *d)
 {
 	size_t n_ops, i;
@@ -273,6 +306,7 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 	else
 		jw_fixed(w, "efficiency", d->efficiency);
 	jw_bool(w, "efficiency_bounded", d->efficiency_kind == GS_REPORT_EFF_BOUNDED);
+	json_gap(w, r, d);
 	jw_bool(w, "optimistic", d->optimistic);
 	if (d->optimistic)
 		jw_str(w, "optimistic_reason",

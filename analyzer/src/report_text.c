@@ -757,6 +757,13 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 		tw_wrap(w, first, strlen(first), what, 23);
 	}
 	text_efficiency(w, d);
+	if (d->actual_ns > d->ideal_ns) {
+		char first[64], what[512];
+
+		snprintf(first, sizeof(first), "    gap                %s  ",
+			 DUR(d->actual_ns - d->ideal_ns));
+		tw_wrap(w, first, strlen(first), gs_report_gap_text(d, what, sizeof(what)), 23);
+	}
 	if (p->name && p->makespan_ns > 0) {
 		char first[96], what[384];
 		size_t len;

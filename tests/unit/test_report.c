@@ -459,8 +459,24 @@ static void test_one_stream(void **state)
 
 	(void)state;
 	str_is(at(f, "kind", NULL), "schedule");
-	assert_non_null(strstr(at(f, "advice", NULL)->valuestring,
-			       "one stream: the gap to the ideal is host and launch time"));
+	/* The headline splits the gap: host-bound and launch latency only,
+	 * adding up to it, and never advises "its own stream". */
+	{
+		const cJSON *gap = at(j, "devices", "#0", "schedule", "gap", NULL), *c;
+		double sum = 0;
+
+		cJSON_ArrayForEach(c, gap)
+		{
+			const char *cause = at(c, "cause", NULL)->valuestring;
+
+			assert_true(!strcmp(cause, "host_bound") ||
+				    !strcmp(cause, "launch_latency"));
+			sum += at(c, "ns", NULL)->valuedouble;
+		}
+		assert_true(sum == 60000);
+		num_is(at(j, "devices", "#0", "schedule", "gap_ns", NULL), 60000);
+	}
+	assert_non_null(strstr(at(f, "text", NULL)->valuestring, "the 60.000 us between is"));
 	assert_null(strstr(at(f, "advice", NULL)->valuestring, "own stream"));
 	w = at(j, "devices", "#0", "schedule", "what_if", "#0", NULL);
 	str_is(at(w, "name", NULL), "pipelined_batches");

@@ -1033,6 +1033,74 @@ static void test_capacity_recorded(void **state)
 	tb_fini(&b);
 }
 
+/*
+ * The gap by cause, worked by hand. One stream: A [0, 10); B [30, 40),
+ * launched by a call [25, 27): 15 us host-bound (the host had not asked)
+ * and 5 us launch latency; C [100, 110), launched at -20, started 60 us
+ * after B although nothing recorded held it: unexplained. Ideal: A, B, C
+ * back to back, 30 us; actual 110 us: a gap of 80 us.
+ */
+static void test_gap(void **state)
+{
+	struct tb b;
+	struct gs_schedule s;
+	struct gs_gap gap;
+	uint32_t st;
+
+	(void)state;
+	tb_init(&b, 1);
+	st = tb_stream(&b, 7, 0);
+	tb_kernel(&b, st, AT(0), AT(10), 1, "a");
+	tb_kernel(&b, st, AT(30), AT(40), 2, "b");
+	tb_kernel(&b, st, AT(100), AT(110), 3, "c");
+	tb_launch(&b, 1, AT(-5), AT(-4));
+	tb_launch(&b, 2, AT(25), AT(27));
+	tb_launch(&b, 3, AT(-20), AT(-19));
+	tb_build(&b);
+	schedule(&b, NULL, &s);
+	assert_int_equal(s.actual_ns, US(110));
+	assert_int_equal(s.ideal_ns, US(30));
+	assert_int_equal(gs_schedule_gap(b.t, &b.g, &s, &gap), GS_OK);
+	assert_true(gap.available);
+	assert_int_equal(gap.chain_ops, 3);
+	assert_int_equal(gap.gap_ns, US(80));
+	assert_int_equal(gap.ns[GS_GAP_HOST_BOUND], US(15));
+	assert_int_equal(gap.ns[GS_GAP_LAUNCH_LATENCY], US(5));
+	assert_int_equal(gap.ns[GS_GAP_UNEXPLAINED], US(60));
+	assert_int_equal(gap.ns[GS_GAP_STREAM_SERIAL], 0);
+	/* The host-bound piece, for the host ranges: [10, 25) on the
+	 * launching thread. */
+	assert_int_equal(gap.n_host, 1);
+	assert_int_equal(gap.host[0].start_ns, AT(10));
+	assert_int_equal(gap.host[0].end_ns, AT(25));
+	assert_int_equal(gap.host_charged_ns, US(15));
+	gs_gap_fini(&gap);
+	gs_schedule_fini(&s);
+	tb_fini(&b);
+
+	/* C 5 us after B instead: a start latency after the op before it on
+	 * the stream, charged to stream order. */
+	tb_init(&b, 1);
+	st = tb_stream(&b, 7, 0);
+	tb_kernel(&b, st, AT(0), AT(10), 1, "a");
+	tb_kernel(&b, st, AT(30), AT(40), 2, "b");
+	tb_kernel(&b, st, AT(45), AT(55), 3, "c");
+	tb_launch(&b, 1, AT(-5), AT(-4));
+	tb_launch(&b, 2, AT(25), AT(27));
+	tb_launch(&b, 3, AT(-20), AT(-19));
+	tb_build(&b);
+	schedule(&b, NULL, &s);
+	assert_int_equal(gs_schedule_gap(b.t, &b.g, &s, &gap), GS_OK);
+	assert_int_equal(gap.gap_ns, US(25));
+	assert_int_equal(gap.ns[GS_GAP_HOST_BOUND], US(15));
+	assert_int_equal(gap.ns[GS_GAP_LAUNCH_LATENCY], US(5));
+	assert_int_equal(gap.ns[GS_GAP_STREAM_SERIAL], US(5));
+	assert_int_equal(gap.ns[GS_GAP_UNEXPLAINED], 0);
+	gs_gap_fini(&gap);
+	gs_schedule_fini(&s);
+	tb_fini(&b);
+}
+
 /* A cycle (hostile graph): broken at the earliest op, counted, scheduled. */
 static void test_cycle(void **state)
 {
@@ -1269,6 +1337,39 @@ static void check_edges(const struct tb *b, const struct gs_schedule *s, const i
 	}
 }
 
+/* The gap's causes add up to actual - ideal exactly, none negative; it is
+ * split whenever the ideal is no longer than the run and no cycle was
+ * broken. And what must hold of the schedule holds. */
+static void check_gap_and_invariants(const struct gs_trace *t, const struct gs_graph *g,
+				     const struct gs_schedule *s)
+{
+	struct gs_gap gap;
+	struct gs_invariants inv;
+	int64_t sum = 0;
+
+	assert_int_equal(gs_schedule_gap(t, g, s, &gap), GS_OK);
+	assert_int_equal(gap.gap_ns, s->actual_ns - s->ideal_ns);
+	if (!s->broken_cycles && s->ideal_ns <= s->actual_ns && !gap.available)
+		fail_msg("gap not split: actual %lld ideal %lld chain %zu recorded %d",
+			 (long long)s->actual_ns, (long long)s->ideal_ns, gap.chain_ops,
+			 s->ideal_is_recorded);
+	if (gap.available) {
+		for (unsigned c = 0; c < GS_GAP_CAUSE_COUNT; c++) {
+			assert_true(gap.ns[c] >= 0);
+			sum += gap.ns[c];
+		}
+		assert_int_equal(sum, s->actual_ns - s->ideal_ns);
+		assert_true(gap.host_charged_ns >= gap.ns[GS_GAP_HOST_BOUND]);
+	}
+	gs_gap_fini(&gap);
+	assert_int_equal(gs_schedule_check(t, g, s, &inv), GS_OK);
+	assert_false(inv.over_capacity);
+	assert_false(inv.ideal_above_actual);
+	assert_true(inv.ideal_peak_share <= s->kernel_capacity);
+	if (!inv.actual_early && !s->broken_cycles)
+		assert_true(s->ideal_ns <= s->actual_ns);
+}
+
 /* Per op of the trace: its ideal (or pipelined) start, 0 when not scheduled. */
 static int64_t *starts_of(const struct tb *b, const struct gs_schedule *s, bool pipelined)
 {
@@ -1308,6 +1409,7 @@ static void test_property_random(void **state)
 		}
 		assert_true(s.ideal_ns <= s.actual_ns);
 		assert_true(s.dependency_bound_ns <= s.ideal_ns);
+		check_gap_and_invariants(b.t, &b.g, &s);
 		assert_true(s.efficiency >= 0.0);
 		assert_true(s.efficiency <= 1.0);
 		for (size_t i = 0; i < b.n_ops; i++) {
@@ -1837,6 +1939,7 @@ static void run_real(const char *path)
 					assert_true(gs_schedule_ideal_start(&s, i) >= ready);
 			}
 		}
+		check_gap_and_invariants(t, g, &s);
 		print_message(
 			"  %s device %u: %zu ops, actual %lld, bound %lld, ideal %lld "
 			"(efficiency %.3f, %llu cycles broken), what-if %lld in %zu batches\n",
@@ -1885,6 +1988,19 @@ static void test_real_traces(void **state)
 		}
 		closedir(d);
 	}
+	/* And the Nsight exports. */
+	{
+		static const char *const nsys[] = {"a100_cloverleaf.sqlite",
+						   "a100_saxpy_mpi_rank0.sqlite"};
+
+		for (size_t i = 0; i < sizeof(nsys) / sizeof(nsys[0]); i++) {
+			snprintf(path, sizeof(path), "%s/nsys/pipit/%s", GS_SHARED_DATA, nsys[i]);
+			if (exists(path)) {
+				run_real(path);
+				runs++;
+			}
+		}
+	}
 	assert_true(runs > 0);
 }
 
@@ -1907,6 +2023,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_occupancy),
 		cmocka_unit_test(test_capacity_recorded),
+		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_copy_engines),
 		cmocka_unit_test(test_property_random),
 		cmocka_unit_test(test_graph_candidates),

@@ -14,6 +14,7 @@
 
 #include <gpuscope/format.h>
 #include <gpuscope/graph.h>
+#include <gpuscope/hostattr.h>
 #include <gpuscope/window.h>
 
 #ifdef __cplusplus
@@ -162,6 +163,49 @@ int64_t gs_schedule_ideal_start(const struct gs_schedule *s, uint32_t op);
 int64_t gs_schedule_delay_ns(const struct gs_schedule *s, uint32_t op);
 uint8_t gs_schedule_bound_by(const struct gs_schedule *s, uint32_t op);
 int64_t gs_schedule_pipelined_start(const struct gs_schedule *s, uint32_t op);
+
+/*
+ * actual_ns - ideal_ns split into causes that add up to it exactly
+ * (docs/design.md, "The gap"). The recorded run's binding chain is walked
+ * back from the op that ended last, each op to the producer that ended
+ * last before it started; along it, each op's delay (actual start - ideal
+ * start) grows or shrinks from its producer's. Growth is charged to what
+ * bound the op's start; a shrink (the ideal itself waited there) and the
+ * ideal's slack after the chain's last op are taken back from the causes
+ * charged last. Time waited inside a collective for other ranks is in
+ * both schedules (same durations), so it is no cause here.
+ */
+enum gs_gap_cause {
+	GS_GAP_HOST_BOUND = 0,      /* the host had not launched the op yet */
+	GS_GAP_LAUNCH_LATENCY = 1,  /* launched, not yet started */
+	GS_GAP_HOST_SYNC = 2,       /* relaunching after a host sync drained the device */
+	GS_GAP_PAGEABLE_COPY = 3,   /* likewise after a copy from or to pageable memory */
+	GS_GAP_STREAM_WAIT = 4,     /* start latency after another stream's op */
+	GS_GAP_STREAM_SERIAL = 5,   /* start latency after the op before on the stream */
+	GS_GAP_COPY_ENGINE = 6,     /* a copy waited for a busy engine */
+	GS_GAP_UNEXPLAINED = 7,     /* started over 20 us after every recorded constraint */
+};
+#define GS_GAP_CAUSE_COUNT 8
+const char *gs_gap_cause_name(unsigned cause);
+/* What a cause's time rests on, in words. */
+const char *gs_gap_cause_evidence(unsigned cause);
+
+struct gs_gap {
+	bool available;    /* a schedule without broken cycles, ideal <= actual */
+	int64_t gap_ns;    /* actual_ns - ideal_ns */
+	int64_t ns[GS_GAP_CAUSE_COUNT];
+	size_t chain_ops;  /* ops on the binding chain */
+	/* The host-bound pieces charged, before any was taken back, for the
+	 * host ranges behind them: `host_charged_ns` in all. */
+	struct gs_host_interval *host;
+	size_t n_host;
+	int64_t host_charged_ns;
+};
+
+/* The gap of a computed schedule (its per-op arrays still there). */
+gs_status gs_schedule_gap(const struct gs_trace *t, const struct gs_graph *g,
+			  const struct gs_schedule *s, struct gs_gap *out);
+void gs_gap_fini(struct gs_gap *gap);
 
 /*
  * What must hold of every schedule of a consistent trace, checked over a
