@@ -363,14 +363,16 @@ static gs_status index_extend(const struct merge *g, struct index *x, size_t n,
 		return GS_ERR_LIMIT;
 	}
 	if (!x->slots || 2 * n > size) {
-		uint32_t *used = realloc(x->used, 2 * n * sizeof(*used));
+		uint32_t *used;
 
+		for (size = 16; size < 4 * n;)
+			size *= 2;
+		/* a mark for each record the slots may take: size / 2 */
+		used = realloc(x->used, size / 2 * sizeof(*used));
 		if (!used)
 			return gs_nomem();
 		x->used = used;
-		memset(used + x->n, 0, (2 * n - x->n) * sizeof(*used));
-		for (size = 16; size < 4 * n;)
-			size *= 2;
+		memset(used + x->n, 0, (size / 2 - x->n) * sizeof(*used));
 		free(x->slots);
 		x->slots = calloc(size, sizeof(*x->slots));
 		if (!x->slots)
