@@ -87,6 +87,8 @@ bool gs_cli_parse_count(const char *s, unsigned long long max, unsigned long lon
 int gs_cli_limits(const struct gs_import_limits **out);
 /* The max_edges limit set in the environment (0: none set, the default). */
 uint64_t gs_cli_max_edges(void);
+/* The max_annotation_pieces limit set in the environment (0: none set). */
+uint64_t gs_cli_max_annotation_pieces(void);
 
 /*
  * Load any readable trace (recognised by content; "-": stdin, which

@@ -550,6 +550,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	ro.format = format;
 	ro.rows = o.rows;
 	ro.max_edges = gs_cli_max_edges();
+	ro.max_annotation_pieces = gs_cli_max_annotation_pieces();
 	ro.has_graph_node_ns = o.has_graph_node_ns;
 	ro.graph_node_ns = o.graph_node_ns;
 	gs_error_clear();

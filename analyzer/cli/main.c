@@ -230,6 +230,14 @@ uint64_t gs_cli_max_edges(void)
 	return lim ? lim->max_edges : 0;
 }
 
+uint64_t gs_cli_max_annotation_pieces(void)
+{
+	const struct gs_import_limits *lim = NULL;
+
+	gs_cli_limits(&lim);
+	return lim ? lim->max_annotation_pieces : 0;
+}
+
 int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out,
 		enum gs_input_format *fmt)
 {

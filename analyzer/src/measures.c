@@ -78,6 +78,7 @@ struct ms {
 	struct by_call *order;
 	size_t n_order;
 	bool want_order;
+	uint64_t max_pieces; /* max_annotation_pieces */
 };
 
 static bool overlaps(const struct ms *m, const struct gs_op *op)
@@ -500,35 +501,13 @@ static uint32_t ann_slot(struct ann *an, const struct gs_range *r)
 	return slot;
 }
 
-/* Twice the room for pieces (out of line: rare). */
-static gs_status ann_grow(struct ann *an)
+/* A piece in the room ann_gpu reserved. */
+static void ann_piece(struct ann *an, int64_t s, int64_t e, uint32_t slot, bool copy)
 {
-	size_t nc = an->cap ? an->cap * 2 : 1024;
-	struct piece *np = realloc(an->p, nc * sizeof(*np));
-	uint32_t *ng = np ? realloc(an->group, nc * sizeof(*ng)) : NULL;
-
-	if (np)
-		an->p = np;
-	if (!ng)
-		return gs_nomem();
-	an->group = ng;
-	an->cap = nc;
-	return GS_OK;
-}
-
-static inline gs_status ann_piece(struct ann *an, int64_t s, int64_t e, uint32_t slot, bool copy)
-{
-	if (e <= s)
-		return GS_OK;
-	if (an->n == an->cap) {
-		gs_status rc = ann_grow(an); /* the cause said once */
-
-		if (rc)
-			return rc;
-	}
+	if (e <= s || an->n == an->cap)
+		return;
 	an->group[an->n] = slot * 2 + (copy ? 1u : 0u);
 	an->p[an->n++] = (struct piece){s, e};
-	return GS_OK;
 }
 
 static bool host_annotation(const struct gs_range *r)
@@ -555,9 +534,91 @@ static int cmp_hr(const void *pa, const void *pb)
 	return a->range < b->range ? -1 : a->range > b->range;
 }
 
-/* Ops launched inside host annotations of their launching thread: ops in
+/*
+ * Ops launched inside host annotations of their launching thread: ops in
  * launch-call order (a counting sort: calls are grouped by thread and
- * sorted by start), against each thread's annotations by start. */
+ * sorted by start), against each thread's annotations by start.
+ *
+ * No piece per (op, annotation): the annotations open at a launch are a
+ * path in a tree of nodes (node_ann, node_up), the innermost last, so an
+ * op keeps one node; a node is added when an annotation opens, and again
+ * for each one still open after one that closed before it (ranges that
+ * cross, rare). Then the ops by start, each adding its time to the running
+ * union of each annotation on its path: O(ops x depth) time, memory O(ops
+ * + annotations + nodes), nodes bounded by max_annotation_pieces.
+ */
+struct hop {
+	int64_t start; /* sort key: the op cut to the window */
+	int64_t end;
+	uint32_t node;
+	uint32_t copy;
+};
+
+struct hnodes {
+	uint32_t *ann, *up;
+	size_t n, cap;
+	uint64_t max;
+};
+
+static gs_status node_add(struct hnodes *nd, uint32_t ann, uint32_t up, uint32_t *out)
+{
+	if (nd->n >= nd->max) {
+		gs_error_append("GPU time per annotation: more than max_annotation_pieces (%llu) "
+				"pieces",
+				(unsigned long long)nd->max);
+		return GS_ERR_LIMIT;
+	}
+	if (nd->n == nd->cap) {
+		size_t nc = nd->cap ? 2 * nd->cap : 256;
+		uint32_t *a = realloc(nd->ann, nc * sizeof(*a)), *u;
+
+		if (a)
+			nd->ann = a;
+		u = a ? realloc(nd->up, nc * sizeof(*u)) : NULL;
+		if (!u)
+			return gs_nomem();
+		nd->up = u;
+		nd->cap = nc;
+	}
+	nd->ann[nd->n] = ann;
+	nd->up[nd->n] = up;
+	*out = (uint32_t)nd->n++;
+	return GS_OK;
+}
+
+/* The path to `cur` without the annotations that closed by `ls`: nodes
+ * kept up to the first closed one, the open ones after it added again.
+ * `path` has room for every annotation. */
+static gs_status path_prune(const struct hr *h, const struct gs_range *ranges, struct hnodes *nd,
+			    uint32_t *path, uint32_t *cur, int64_t ls)
+{
+	size_t len = 0, f = SIZE_MAX;
+	uint32_t at;
+
+	for (at = *cur; at != GS_NO_INDEX; at = nd->up[at])
+		path[len++] = at; /* innermost first */
+	for (size_t k = len; k-- > 0;)
+		if (ranges[h[nd->ann[path[k]]].range].end_ns <= ls) {
+			f = k;
+			break;
+		}
+	if (f == SIZE_MAX)
+		return GS_OK;
+	at = f + 1 < len ? path[f + 1] : GS_NO_INDEX;
+	for (size_t k = f; k-- > 0;) {
+		uint32_t a = nd->ann[path[k]];
+		gs_status rc;
+
+		if (ranges[h[a].range].end_ns <= ls)
+			continue;
+		rc = node_add(nd, a, at, &at);
+		if (rc)
+			return rc;
+	}
+	*cur = at;
+	return GS_OK;
+}
+
 static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_range *ranges,
 			  const uint32_t *sel, size_t n_sel)
 {
@@ -565,8 +626,11 @@ static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_ra
 	const struct by_call *o;
 	const struct gs_api_call *prev = NULL;
 	struct gs_kmerge km;
-	uint32_t *act = NULL;
-	size_t nh = 0, n_act = 0, hp = 0;
+	struct hnodes nd = {.max = m->max_pieces};
+	struct hop *ops = NULL;
+	uint32_t *path = NULL, cur = GS_NO_INDEX;
+	int64_t *cs = NULL, *ce = NULL, *tot = NULL;
+	size_t nh = 0, hp = 0, n_ops = 0;
 	gs_status rc = GS_OK;
 
 	for (size_t x = 0; x < n_sel; x++)
@@ -574,8 +638,9 @@ static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_ra
 	if (!nh || !m->order)
 		return GS_OK;
 	h = malloc(nh * sizeof(*h));
-	act = malloc(nh * sizeof(*act));
-	if (!h || !act) {
+	path = malloc(nh * sizeof(*path));
+	ops = malloc((m->n_order ? m->n_order : 1) * sizeof(*ops));
+	if (!h || !path || !ops) {
 		rc = gs_nomem();
 		goto out;
 	}
@@ -598,38 +663,75 @@ static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_ra
 		int64_t ls = c->start_ns;
 		int64_t s = op->start_ns > m->ws ? op->start_ns : m->ws;
 		int64_t e = op->end_ns < m->we ? op->end_ns : m->we;
-		size_t keep = 0;
 
 		if (prev && (c->pid != prev->pid || c->tid != prev->tid))
-			n_act = 0; /* another thread */
+			cur = GS_NO_INDEX; /* another thread */
 		prev = c;
 		while (hp < nh &&
 		       (h[hp].pid < c->pid || (h[hp].pid == c->pid && h[hp].tid < c->tid)))
 			hp++;
-		while (hp < nh && h[hp].pid == c->pid && h[hp].tid == c->tid && h[hp].start <= ls)
-			act[n_act++] = (uint32_t)hp++;
-		for (size_t x = 0; x < n_act; x++) {
-			struct hr *a = &h[act[x]];
-			const struct gs_range *g = &ranges[a->range];
-			uint32_t slot;
+		rc = path_prune(h, ranges, &nd, path, &cur, ls);
+		for (; rc == GS_OK && hp < nh && h[hp].pid == c->pid && h[hp].tid == c->tid &&
+		       h[hp].start <= ls;
+		     hp++) {
+			struct hr *a = &h[hp];
 
-			if (g->end_ns <= ls)
-				continue; /* over: dropped */
-			act[keep++] = act[x];
+			if (ranges[a->range].end_ns <= ls)
+				continue; /* over before this launch: never open */
 			if (a->slot == GS_NO_INDEX) {
-				a->slot = ann_slot(an, g);
+				a->slot = ann_slot(an, &ranges[a->range]);
 				an->rows[a->slot].count++;
 			}
-			slot = a->slot;
-			rc = ann_piece(an, s, e, slot, op->kind != GS_OP_KERNEL);
-			if (rc)
-				break;
+			rc = node_add(&nd, (uint32_t)hp, cur, &cur);
 		}
-		n_act = keep;
+		if (rc == GS_OK && cur != GS_NO_INDEX && e > s)
+			ops[n_ops++] = (struct hop){s, e, cur, op->kind != GS_OP_KERNEL};
+	}
+	if (rc != GS_OK || !n_ops)
+		goto out;
+	/* By start: each group's union grows at its end, none kept apart. */
+	gs_sort_by_i64(ops, n_ops, sizeof(*ops));
+	cs = malloc(2 * an->n_rows * sizeof(*cs));
+	ce = malloc(2 * an->n_rows * sizeof(*ce));
+	tot = calloc(2 * an->n_rows, sizeof(*tot));
+	if (!cs || !ce || !tot) {
+		rc = gs_nomem();
+		goto out;
+	}
+	for (size_t g = 0; g < 2 * an->n_rows; g++)
+		cs[g] = ce[g] = INT64_MIN;
+	for (size_t i = 0; i < n_ops; i++)
+		for (uint32_t at = ops[i].node; at != GS_NO_INDEX; at = nd.up[at]) {
+			size_t g = (size_t)h[nd.ann[at]].slot * 2 + ops[i].copy;
+
+			if (ops[i].start <= ce[g] && cs[g] != INT64_MIN) {
+				if (ops[i].end > ce[g])
+					ce[g] = ops[i].end;
+				continue;
+			}
+			if (cs[g] != INT64_MIN)
+				tot[g] += ce[g] - cs[g];
+			cs[g] = ops[i].start;
+			ce[g] = ops[i].end;
+		}
+	for (size_t g = 0; g < 2 * an->n_rows; g++) {
+		if (cs[g] == INT64_MIN)
+			continue;
+		tot[g] += ce[g] - cs[g];
+		if (g & 1)
+			an->rows[g / 2].copy_ns = tot[g];
+		else
+			an->rows[g / 2].kernel_ns = tot[g];
 	}
 out:
 	free(h);
-	free(act);
+	free(path);
+	free(ops);
+	free(nd.ann);
+	free(nd.up);
+	free(cs);
+	free(ce);
+	free(tot);
 	return rc;
 }
 
@@ -652,48 +754,92 @@ static const struct gs_op_range *run_of(const struct ms *m, uint32_t stream)
 	return NULL;
 }
 
+/* The ops of `run` that may share time with [rs, re) (a GPU annotation cut
+ * to the window, starting at `start`): [*lo, *hi). */
+static void gpu_span(const struct ms *m, const struct gs_op_range *run, int64_t start, int64_t rs,
+		     int64_t re, size_t *lo, size_t *hi)
+{
+	size_t a = run->first, b = run->first + run->count;
+
+	/* the first op starting at or after the range, then back over ops
+	 * that start before it and reach into it */
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (m->ops[mid].start_ns < start)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	while (a > run->first && m->ops[a - 1].end_ns > rs)
+		a--;
+	*lo = a;
+	b = run->first + run->count;
+	while (a < b) { /* the first op starting at or after its end */
+		size_t mid = a + (b - a) / 2;
+
+		if (m->ops[mid].start_ns < re)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*hi = a;
+}
+
+/*
+ * Ops under GPU annotations, a piece each, cut to the annotation. The
+ * pieces are counted first (binary searches), so that more than
+ * max_annotation_pieces are refused before any is kept.
+ */
 static gs_status ann_gpu(const struct ms *m, struct ann *an, const struct gs_range *ranges,
 			 const uint32_t *sel, size_t n_sel)
 {
-	for (size_t x = 0; x < n_sel; x++) {
-		size_t i = sel[x];
-		const struct gs_range *g = &ranges[i];
-		const struct gs_op_range *run;
-		int64_t rs, re;
-		size_t lo, hi, end;
-		uint32_t slot;
+	uint64_t want = 0;
 
-		if (g->kind != GS_RANGE_GPU_ANNOTATION)
-			continue;
-		rs = g->start_ns > m->ws ? g->start_ns : m->ws;
-		re = g->end_ns < m->we ? g->end_ns : m->we;
-		if (re <= rs || !(run = run_of(m, g->stream)))
-			continue;
-		slot = ann_slot(an, g);
-		an->rows[slot].count++;
-		/* the first op starting at or after the range, then back over
-		 * ops that start before it and reach into it */
-		lo = run->first;
-		hi = end = run->first + run->count;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t x = 0; x < n_sel; x++) {
+			const struct gs_range *g = &ranges[sel[x]];
+			const struct gs_op_range *run;
+			int64_t rs, re;
+			size_t lo, hi;
+			uint32_t slot;
 
-			if (m->ops[mid].start_ns < g->start_ns)
-				lo = mid + 1;
-			else
-				hi = mid;
+			if (g->kind != GS_RANGE_GPU_ANNOTATION)
+				continue;
+			rs = g->start_ns > m->ws ? g->start_ns : m->ws;
+			re = g->end_ns < m->we ? g->end_ns : m->we;
+			if (re <= rs || !(run = run_of(m, g->stream)))
+				continue;
+			gpu_span(m, run, g->start_ns, rs, re, &lo, &hi);
+			if (!pass) {
+				want += hi - lo;
+				continue;
+			}
+			slot = ann_slot(an, g);
+			an->rows[slot].count++;
+			for (size_t k = lo; k < hi; k++) {
+				const struct gs_op *op = &m->ops[k];
+				int64_t s = op->start_ns > rs ? op->start_ns : rs;
+				int64_t e = op->end_ns < re ? op->end_ns : re;
+
+				ann_piece(an, s, e, slot, op->kind != GS_OP_KERNEL);
+			}
 		}
-		while (lo > run->first && m->ops[lo - 1].end_ns > rs)
-			lo--;
-		for (size_t k = lo; k < end && m->ops[k].start_ns < re; k++) {
-			const struct gs_op *op = &m->ops[k];
-			int64_t s = op->start_ns > rs ? op->start_ns : rs;
-			int64_t e = op->end_ns < re ? op->end_ns : re;
-			gs_status rc = ann_piece(an, s, e, slot, op->kind != GS_OP_KERNEL);
-
-			if (rc)
-				return rc;
+		if (pass)
+			break;
+		if (want > m->max_pieces) {
+			gs_error_append("GPU time per annotation: more than max_annotation_pieces "
+					"(%llu) pieces",
+					(unsigned long long)m->max_pieces);
+			return GS_ERR_LIMIT;
 		}
+		if (!want)
+			return GS_OK;
+		an->p = malloc(want * sizeof(*an->p));
+		an->group = malloc(want * sizeof(*an->group));
+		if (!an->p || !an->group)
+			return gs_nomem();
+		an->cap = want;
 	}
 	return GS_OK;
 }
@@ -754,15 +900,8 @@ static gs_status annotations(const struct ms *m, struct gs_measures *out)
 	if (!na)
 		return GS_OK;
 	an.rows = calloc(na, sizeof(*an.rows));
-	/* Room for a few pieces an op from the start: pages never written
-	 * cost nothing, and growing by copies would write every piece twice. */
-	an.cap = 4 * m->n_dev + 1024;
-	an.p = malloc(an.cap * sizeof(*an.p));
-	an.group = malloc(an.cap * sizeof(*an.group));
-	if (!an.rows || !an.p || !an.group || gs_u64map_reserve(&an.map, na) != GS_OK) {
+	if (!an.rows || gs_u64map_reserve(&an.map, na) != GS_OK) {
 		free(an.rows);
-		free(an.p);
-		free(an.group);
 		gs_u64map_fini(&an.map);
 		return gs_nomem();
 	}
@@ -833,6 +972,13 @@ out:
 gs_status gs_measures_compute(const struct gs_trace *t, uint32_t device, int64_t window_start,
 			      int64_t window_end, const uint32_t *launch, struct gs_measures *out)
 {
+	return gs_measures_compute_max(t, device, window_start, window_end, launch, 0, out);
+}
+
+gs_status gs_measures_compute_max(const struct gs_trace *t, uint32_t device, int64_t window_start,
+				  int64_t window_end, const uint32_t *launch, uint64_t max_pieces,
+				  struct gs_measures *out)
+{
 	struct ms m;
 	size_t n_ops;
 	gs_status rc;
@@ -846,6 +992,7 @@ gs_status gs_measures_compute(const struct gs_trace *t, uint32_t device, int64_t
 	m.ops = gs_trace_ops(t, &n_ops);
 	m.calls = gs_trace_api_calls(t, &m.n_calls);
 	m.launch = launch;
+	m.max_pieces = max_pieces ? max_pieces : GS_MEASURES_DEFAULT_MAX_PIECES;
 	m.ws = out->window_start;
 	m.we = out->window_end;
 	rc = gs_device_op_ranges(t, device, &m.runs, &m.n_runs);

@@ -543,8 +543,9 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 	if (st == GS_OK)
 		st = gs_report_dev_sync_calls(r, d);
 	if (st == GS_OK)
-		st = gs_measures_compute(r->t, d->device, w.start, w.end,
-					 r->g ? r->g->launch : NULL, &d->measures);
+		st = gs_measures_compute_max(r->t, d->device, w.start, w.end,
+					     r->g ? r->g->launch : NULL, r->max_annotation_pieces,
+					     &d->measures);
 	if (st != GS_OK)
 		return st;
 
@@ -691,6 +692,7 @@ static gs_status copy_options(struct gs_report *r, const struct gs_report_option
 	size_t i;
 
 	r->rows = o->rows ? o->rows : GS_REPORT_DEFAULT_ROWS;
+	r->max_annotation_pieces = o->max_annotation_pieces;
 	r->graph_node_ns = o->has_graph_node_ns ? o->graph_node_ns : GS_CUDAGRAPH_NODE_NS_DEFAULT;
 	if (o->format) {
 		r->format = strdup(o->format);

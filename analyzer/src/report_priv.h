@@ -168,7 +168,8 @@ struct gs_report {
 	char **inputs;
 	size_t n_inputs;
 	char *format;
-	int64_t graph_node_ns; /* the replay what-if's cost per graph node */
+	uint64_t max_annotation_pieces; /* the option, for the measures */
+	int64_t graph_node_ns;          /* the replay what-if's cost per graph node */
 	bool window_set;
 	struct gs_window window; /* absolute, after resolving a relative one */
 

@@ -907,6 +907,55 @@ gs_status gs_job_identify(const struct gs_job_ident *in, size_t n, const char *c
 	return GS_OK;
 }
 
+/* The inputs of rank x that are one process (q's), merged into x's trace
+ * at once: what two inputs hold alike (a trace cut in two with an overlap)
+ * is kept once (job_merge.c), with a warning for each input that held
+ * some. */
+static gs_status merge_inputs(struct job_build *b, struct gs_job_rank *x,
+			      const struct gs_job_id_rank *q, const char *const *names)
+{
+	struct gs_job *j = b->j;
+	const struct gs_trace **in = malloc(q->n_idents * sizeof(*in));
+	uint64_t *both = malloc(q->n_idents * sizeof(*both));
+	struct gs_trace *m = NULL;
+	gs_status rc = GS_OK;
+
+	if (!in || !both) {
+		free(in);
+		free(both);
+		return gs_nomem();
+	}
+	in[0] = x->trace;
+	for (size_t k = 1; k < q->n_idents; k++)
+		in[k] = j->ranks[q->idents[k]].trace;
+	rc = gs_job_merge_traces_n(in, q->n_idents, &m, both);
+	for (size_t k = 1; !rc && k < q->n_idents; k++)
+		if (both[k])
+			rc = job_warn(b,
+				      "%s and %s hold %" PRIu64 " identical records (one "
+				      "process recorded in both): each kept once",
+				      names[x->input], names[j->ranks[q->idents[k]].input],
+				      both[k]);
+	free(in);
+	free(both);
+	if (rc) {
+		gs_trace_destroy(m);
+		return rc;
+	}
+	gs_trace_destroy(x->trace);
+	for (size_t k = 1; k < q->n_idents; k++) {
+		gs_trace_destroy(j->ranks[q->idents[k]].trace);
+		j->ranks[q->idents[k]].trace = NULL;
+	}
+	x->trace = m;
+	if (x->host != GS_NO_STRING) {
+		/* Replay keeps string ids of the first trace. */
+		const struct gs_process *p = process_of(m, x->pid);
+		x->host = p ? p->host_name : GS_NO_STRING;
+	}
+	return GS_OK;
+}
+
 /* The job's ranks as gs_job_identify numbers them: merged inputs replayed
  * into one trace, in rank order. */
 static gs_status apply_identity(struct job_build *b, const char *const *names)
@@ -947,33 +996,8 @@ static gs_status apply_identity(struct job_build *b, const char *const *names)
 
 		*x = j->ranks[q->idents[0]];
 		j->ranks[q->idents[0]].trace = NULL;
-		for (size_t k = 1; k < q->n_idents && !rc; k++) {
-			struct gs_job_rank *y = &j->ranks[q->idents[k]];
-			struct gs_trace *m = NULL;
-			uint64_t both = 0;
-
-			/* What both inputs hold (a trace cut in two with an
-			 * overlap) is kept once: job_merge.c. */
-			rc = gs_job_merge_traces(x->trace, y->trace, &m, &both);
-			if (!rc && both)
-				rc = job_warn(b,
-					      "%s and %s hold %" PRIu64 " identical records (one "
-					      "process recorded in both): each kept once",
-					      names[x->input], names[y->input], both);
-			if (rc) {
-				gs_trace_destroy(m);
-				break;
-			}
-			gs_trace_destroy(x->trace);
-			gs_trace_destroy(y->trace);
-			y->trace = NULL;
-			x->trace = m;
-			if (x->host != GS_NO_STRING) {
-				/* Replay keeps string ids of the first trace. */
-				const struct gs_process *p = process_of(m, x->pid);
-				x->host = p ? p->host_name : GS_NO_STRING;
-			}
-		}
+		if (q->n_idents > 1)
+			rc = merge_inputs(b, x, q, names);
 		x->rank = q->rank;
 		x->rank_declared = q->rank_declared;
 		x->clock_group = q->clock_group;

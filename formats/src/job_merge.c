@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Two inputs of one process merged without doubling what both hold
- * (job_merge.h). Both are replayed into one new trace through a sink of
- * our own: the first as it is, while the sink notes which id of the new
- * trace each of its strings, streams, collectives and allocations got; the
- * second through a filter that drops every record identical to a record
- * of the first not yet matched. The first's records are found through one
- * hash index per kind over its finished arrays (hashed and compared with
- * their ids mapped into the new trace's, where the second's records
- * arrive), so nothing is copied: the index costs about nine bytes a
- * record. The second's collectives are passed on only with an op that is
- * kept, so that a dropped op leaves no collective behind.
+ * Inputs of one process merged without doubling what they hold
+ * (job_merge.h). All are replayed into one new trace through a sink of our
+ * own, which is finished once at the end: the first as it is, each next
+ * through a filter that drops every record identical to a record already
+ * in the new trace (from the inputs before it) not yet matched by this
+ * input. The new trace's records are found through one hash index per
+ * kind over its arrays, in its own ids (where the records arrive), grown
+ * after each input, so nothing is copied: the index costs about eleven
+ * bytes a record, and a record's mark says which input took it, so that
+ * nothing is cleared between inputs. An input's collectives are passed on
+ * only with an op that is kept, so that a dropped op leaves no collective
+ * behind.
  */
 #include "job_merge.h"
 #include "util.h"
@@ -20,26 +21,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The records of one kind of the first trace: open addressing over
- * 1 + the record's index; each record stands for one record of the
- * second at most. */
+/* The records of one kind of the new trace: open addressing over 1 + the
+ * record's index; each record stands for one record of each later input at
+ * most (used: 1 + the input that took it). */
 struct index {
 	uint32_t *slots;
 	size_t mask;
-	uint8_t *used;
+	uint32_t *used;
+	size_t n; /* records indexed */
 };
 
 struct merge {
 	struct gs_sink sink; /* first: the callbacks recover the merge */
 	struct gs_sink *next;
-	const struct gs_trace *a;
-	bool second; /* replaying the second trace */
-	/* The first trace's ids in the new trace, by the first's id. */
-	uint32_t *str, *stream, *coll, *alloc;
-	size_t n_str, n_stream, n_coll, n_alloc;
-	size_t cap_str, cap_stream, cap_coll, cap_alloc;
-	/* The second trace's collectives (strings of the new trace) and,
-	 * once an op of theirs is kept, 1 + their index in the new trace. */
+	const struct gs_trace *a; /* the new trace, as it grows */
+	bool second;              /* replaying an input after the first */
+	uint32_t input;           /* 1 + that input */
+	/* The input's collectives (strings of the new trace) and, once an op
+	 * of theirs is kept, 1 + their index in the new trace. */
 	struct gs_collective *bcoll;
 	uint32_t *bcoll_new;
 	size_t n_bcoll, cap_bcoll, n_bcoll_new, cap_bcoll_new;
@@ -52,29 +51,15 @@ static struct merge *mg(struct gs_sink *s)
 	return (struct merge *)s;
 }
 
-static uint32_t map_str(const struct merge *g, uint32_t id)
-{
-	return id < g->n_str ? g->str[id] : id;
-}
-
-static uint32_t map_stream(const struct merge *g, uint32_t s)
-{
-	return s < g->n_stream ? g->stream[s] : s;
-}
-
 #define H(h, x) ((h) = gs_hash_combine((h), (uint64_t)(x)))
 
-/* ---- each kind: the first's record k in the new trace's ids, a hash of
+/* ---- each kind: the new trace's record k, a hash of
  * the fields that tell records apart, and equality of every field ---- */
 
 static struct gs_op a_op(const struct merge *g, size_t k)
 {
 	size_t n;
-	struct gs_op o = gs_trace_ops(g->a, &n)[k];
-
-	o.name = map_str(g, o.name);
-	o.stream = map_stream(g, o.stream);
-	return o;
+	return gs_trace_ops(g->a, &n)[k];
 }
 
 static uint64_t h_op(const struct gs_op *o)
@@ -127,7 +112,6 @@ static bool eq_op_at(const struct merge *g, size_t k, const void *rec)
 	size_t n;
 	const struct gs_op *raw = &gs_trace_ops(g->a, &n)[k];
 	const struct gs_collective *ac = gs_trace_op_collective(g->a, raw);
-	struct gs_collective c;
 	struct gs_op x = a_op(g, k);
 
 	if (x.start_ns != y->start_ns || x.end_ns != y->end_ns || x.correlation != y->correlation ||
@@ -138,15 +122,6 @@ static bool eq_op_at(const struct merge *g, size_t k, const void *rec)
 		return false;
 	if (!eq_launch(gs_trace_op_launch_cfg(g->a, raw), in->launch))
 		return false;
-	if (ac) {
-		c = *ac;
-		c.name = map_str(g, c.name);
-		c.group = map_str(g, c.group);
-		c.group_desc = map_str(g, c.group_desc);
-		c.group_ranks = map_str(g, c.group_ranks);
-		c.dtype = map_str(g, c.dtype);
-		ac = &c;
-	}
 	return eq_collective(ac, in->coll);
 }
 
@@ -160,10 +135,7 @@ static uint64_t hash_op_at(const struct merge *g, size_t k)
 static struct gs_api_call a_api(const struct merge *g, size_t k)
 {
 	size_t n;
-	struct gs_api_call c = gs_trace_api_calls(g->a, &n)[k];
-
-	c.name = map_str(g, c.name);
-	return c;
+	return gs_trace_api_calls(g->a, &n)[k];
 }
 
 static uint64_t h_api(const struct gs_api_call *c)
@@ -188,11 +160,7 @@ static bool eq_api(const struct gs_api_call *x, const struct gs_api_call *y)
 static struct gs_sync a_sync(const struct merge *g, size_t k)
 {
 	size_t n;
-	struct gs_sync y = gs_trace_syncs(g->a, &n)[k];
-
-	y.stream = map_stream(g, y.stream);
-	y.wait_on_stream = map_stream(g, y.wait_on_stream);
-	return y;
+	return gs_trace_syncs(g->a, &n)[k];
 }
 
 static uint64_t h_sync(const struct gs_sync *y)
@@ -220,10 +188,7 @@ static bool eq_sync(const struct gs_sync *x, const struct gs_sync *y)
 static struct gs_event_record a_event(const struct merge *g, size_t k)
 {
 	size_t n;
-	struct gs_event_record e = gs_trace_event_records(g->a, &n)[k];
-
-	e.stream = map_stream(g, e.stream);
-	return e;
+	return gs_trace_event_records(g->a, &n)[k];
 }
 
 static uint64_t h_event(const struct gs_event_record *e)
@@ -270,11 +235,7 @@ static bool eq_alloc(const struct gs_allocation *x, const struct gs_allocation *
 static struct gs_op_alloc a_link(const struct merge *g, size_t k)
 {
 	size_t n;
-	struct gs_op_alloc l = gs_trace_op_allocs(g->a, &n)[k];
-
-	if (l.allocation < g->n_alloc)
-		l.allocation = g->alloc[l.allocation];
-	return l;
+	return gs_trace_op_allocs(g->a, &n)[k];
 }
 
 static uint64_t h_link(const struct gs_op_alloc *l)
@@ -295,13 +256,7 @@ static bool eq_link(const struct gs_op_alloc *x, const struct gs_op_alloc *y)
 static struct gs_range a_range(const struct merge *g, size_t k)
 {
 	size_t n;
-	struct gs_range r = gs_trace_ranges(g->a, &n)[k];
-
-	r.name = map_str(g, r.name);
-	r.domain = map_str(g, r.domain);
-	if (r.kind == GS_RANGE_GPU_ANNOTATION)
-		r.stream = map_stream(g, r.stream);
-	return r;
+	return gs_trace_ranges(g->a, &n)[k];
 }
 
 static uint64_t h_range(const struct gs_range *r)
@@ -326,10 +281,7 @@ static bool eq_range(const struct gs_range *x, const struct gs_range *y)
 static struct gs_overhead a_overhead(const struct merge *g, size_t k)
 {
 	size_t n;
-	struct gs_overhead o = gs_trace_overheads(g->a, &n)[k];
-
-	o.kind = map_str(g, o.kind);
-	return o;
+	return gs_trace_overheads(g->a, &n)[k];
 }
 
 static uint64_t h_overhead(const struct gs_overhead *o)
@@ -397,36 +349,50 @@ KIND_AT(clock, struct gs_clock_pair)
 
 /* ---- the index ---- */
 
-static gs_status index_build(const struct merge *g, struct index *x, size_t n,
-			     uint64_t (*hash_at)(const struct merge *, size_t))
+/* Index the new trace's records up to n (records are only added): twice
+ * the slots and every record again when past half full. */
+static gs_status index_extend(const struct merge *g, struct index *x, size_t n,
+			      uint64_t (*hash_at)(const struct merge *, size_t))
 {
-	size_t size = 16;
+	size_t size = x->mask + 1, from = x->n;
 
-	if (!n)
+	if (n <= x->n)
 		return GS_OK;
 	if (n >= UINT32_MAX / 2) {
 		gs_error_append("merging inputs of one process: too many records (%zu)", n);
 		return GS_ERR_LIMIT;
 	}
-	while (size < 2 * n)
-		size *= 2;
-	x->slots = calloc(size, sizeof(*x->slots));
-	x->used = calloc(n, sizeof(*x->used));
-	if (!x->slots || !x->used)
-		return gs_nomem();
-	x->mask = size - 1;
-	for (size_t k = 0; k < n; k++) {
+	if (!x->slots || 2 * n > size) {
+		uint32_t *used;
+
+		for (size = 16; size < 4 * n;)
+			size *= 2;
+		/* a mark for each record the slots may take: size / 2 */
+		used = realloc(x->used, size / 2 * sizeof(*used));
+		if (!used)
+			return gs_nomem();
+		x->used = used;
+		memset(used + x->n, 0, (size / 2 - x->n) * sizeof(*used));
+		free(x->slots);
+		x->slots = calloc(size, sizeof(*x->slots));
+		if (!x->slots)
+			return gs_nomem();
+		x->mask = size - 1;
+		from = 0;
+	}
+	for (size_t k = from; k < n; k++) {
 		size_t i = hash_at(g, k) & x->mask;
 
 		while (x->slots[i])
 			i = (i + 1) & x->mask;
 		x->slots[i] = (uint32_t)k + 1;
 	}
+	x->n = n;
 	return GS_OK;
 }
 
-/* The first's record not yet taken that equals `rec` (of hash h), taken
- * now; SIZE_MAX when none. */
+/* The new trace's record not yet taken by this input that equals `rec`
+ * (of hash h), taken now; SIZE_MAX when none. */
 static size_t index_take(const struct merge *g, struct index *x, uint64_t h,
 			 bool (*eq_at)(const struct merge *, size_t, const void *), const void *rec)
 {
@@ -435,8 +401,8 @@ static size_t index_take(const struct merge *g, struct index *x, uint64_t h,
 	for (size_t i = h & x->mask; x->slots[i]; i = (i + 1) & x->mask) {
 		size_t k = x->slots[i] - 1;
 
-		if (!x->used[k] && eq_at(g, k, rec)) {
-			x->used[k] = 1;
+		if (x->used[k] != g->input && eq_at(g, k, rec)) {
+			x->used[k] = g->input;
 			return k;
 		}
 	}
@@ -451,29 +417,14 @@ static void index_free(struct index *x)
 
 /* ---- the sink ---- */
 
-static gs_status note(uint32_t **v, size_t *n, size_t *cap, uint32_t id)
-{
-	return GS_VEC_PUSH(*v, *n, *cap, id) ? gs_nomem() : GS_OK;
-}
-
 static gs_status m_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
 {
-	struct merge *g = mg(s);
-	gs_status rc = g->next->intern(g->next, str, len, id);
-
-	if (rc || g->second)
-		return rc;
-	return note(&g->str, &g->n_str, &g->cap_str, *id);
+	return mg(s)->next->intern(mg(s)->next, str, len, id);
 }
 
 static gs_status m_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *index)
 {
-	struct merge *g = mg(s);
-	gs_status rc = g->next->stream(g->next, st, index);
-
-	if (rc || g->second)
-		return rc;
-	return note(&g->stream, &g->n_stream, &g->cap_stream, *index);
+	return mg(s)->next->stream(mg(s)->next, st, index);
 }
 
 static gs_status m_process(struct gs_sink *s, const struct gs_process *p)
@@ -489,12 +440,9 @@ static gs_status m_device(struct gs_sink *s, const struct gs_device *d)
 static gs_status m_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
 {
 	struct merge *g = mg(s);
-	gs_status rc;
 
-	if (!g->second) {
-		rc = g->next->collective(g->next, c, index);
-		return rc ? rc : note(&g->coll, &g->n_coll, &g->cap_coll, *index);
-	}
+	if (!g->second)
+		return g->next->collective(g->next, c, index);
 	/* Held back until an op that refers to it is kept. */
 	if (GS_VEC_PUSH(g->bcoll, g->n_bcoll, g->cap_bcoll, *c) ||
 	    GS_VEC_PUSH(g->bcoll_new, g->n_bcoll_new, g->cap_bcoll_new, 0))
@@ -560,17 +508,14 @@ KIND_SINK(clocks, clock, clock_pair, struct gs_clock_pair)
 static gs_status m_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index)
 {
 	struct merge *g = mg(s);
-	gs_status rc;
 	size_t k;
 
-	if (!g->second) {
-		rc = g->next->allocation(g->next, a, index);
-		return rc ? rc : note(&g->alloc, &g->n_alloc, &g->cap_alloc, *index);
-	}
+	if (!g->second)
+		return g->next->allocation(g->next, a, index);
 	k = index_take(g, &g->allocs, h_alloc(a), eq_alloc_at, a);
 	if (k != SIZE_MAX) {
-		/* The op links of the second now name the first's. */
-		*index = g->alloc[k];
+		/* The op links of this input now name the one kept. */
+		*index = (uint32_t)k;
 		g->dropped++;
 		return GS_OK;
 	}
@@ -587,38 +532,34 @@ static gs_status m_warning(struct gs_sink *s, const char *msg, uint64_t count)
 	return mg(s)->next->warning(mg(s)->next, msg, count);
 }
 
-/* After the first's replay: every id noted, the indexes built. */
-static gs_status prepare_second(struct merge *g)
+/* Before input `input` (from 1): the records so far indexed. */
+static gs_status prepare_next(struct merge *g, uint32_t input)
 {
 	const struct gs_trace *a = g->a;
-	size_t ns, nc, na, n;
-	gs_status rc = GS_OK;
+	size_t n;
+	gs_status rc;
 
-	gs_trace_streams(a, &ns);
-	gs_trace_collectives(a, &nc);
-	gs_trace_allocations(a, &na);
-	if (g->n_str != gs_trace_string_count(a) || g->n_stream != ns || g->n_coll != nc ||
-	    g->n_alloc != na) {
-		gs_error_append("merging inputs of one process: the first was not replayed whole");
-		return GS_ERR_INVALID;
-	}
 	gs_trace_ops(a, &n);
-	rc = index_build(g, &g->ops, n, hash_op_at);
-#define BUILD(name, get, hash_at)                                                                  \
+	rc = index_extend(g, &g->ops, n, hash_op_at);
+#define EXTEND(name, get, hash_at)                                                                 \
 	if (!rc) {                                                                                 \
 		get(a, &n);                                                                        \
-		rc = index_build(g, &g->name, n, hash_at);                                         \
+		rc = index_extend(g, &g->name, n, hash_at);                                        \
 	}
-	BUILD(api, gs_trace_api_calls, hash_api_at)
-	BUILD(syncs, gs_trace_syncs, hash_sync_at)
-	BUILD(events, gs_trace_event_records, hash_event_at)
-	BUILD(allocs, gs_trace_allocations, hash_alloc_at)
-	BUILD(links, gs_trace_op_allocs, hash_link_at)
-	BUILD(ranges, gs_trace_ranges, hash_range_at)
-	BUILD(overheads, gs_trace_overheads, hash_overhead_at)
-	BUILD(clocks, gs_trace_clock_pairs, hash_clock_at)
-#undef BUILD
+	EXTEND(api, gs_trace_api_calls, hash_api_at)
+	EXTEND(syncs, gs_trace_syncs, hash_sync_at)
+	EXTEND(events, gs_trace_event_records, hash_event_at)
+	EXTEND(allocs, gs_trace_allocations, hash_alloc_at)
+	EXTEND(links, gs_trace_op_allocs, hash_link_at)
+	EXTEND(ranges, gs_trace_ranges, hash_range_at)
+	EXTEND(overheads, gs_trace_overheads, hash_overhead_at)
+	EXTEND(clocks, gs_trace_clock_pairs, hash_clock_at)
+#undef EXTEND
 	g->second = true;
+	g->input = input + 1;
+	g->n_bcoll = 0;
+	g->n_bcoll_new = 0;
+	g->dropped = 0;
 	return rc;
 }
 
@@ -629,16 +570,12 @@ static void merge_free(struct merge *g)
 
 	for (size_t i = 0; i < sizeof(ix) / sizeof(ix[0]); i++)
 		index_free(ix[i]);
-	free(g->str);
-	free(g->stream);
-	free(g->coll);
-	free(g->alloc);
 	free(g->bcoll);
 	free(g->bcoll_new);
 }
 
-gs_status gs_job_merge_traces(const struct gs_trace *a, const struct gs_trace *b,
-			      struct gs_trace **out, uint64_t *dropped)
+gs_status gs_job_merge_traces_n(const struct gs_trace *const *in, size_t n, struct gs_trace **out,
+				uint64_t *dropped)
 {
 	struct merge g = {
 		.sink =
@@ -660,23 +597,30 @@ gs_status gs_job_merge_traces(const struct gs_trace *a, const struct gs_trace *b
 				.dropped = m_dropped,
 				.warning = m_warning,
 			},
-		.a = a,
 	};
 	struct gs_trace *m = NULL;
 	gs_status rc;
 
 	*out = NULL;
-	if (dropped)
-		*dropped = 0;
+	for (size_t k = 0; dropped && k < n; k++)
+		dropped[k] = 0;
+	if (n >= UINT32_MAX) {
+		gs_error_append("merging inputs of one process: too many inputs (%zu)", n);
+		return GS_ERR_LIMIT;
+	}
 	rc = gs_trace_create(&m);
 	if (rc)
 		return rc;
+	g.a = m;
 	g.next = gs_trace_borrow_sink(m);
-	rc = gs_trace_replay(a, &g.sink);
-	if (!rc)
-		rc = prepare_second(&g);
-	if (!rc)
-		rc = gs_trace_replay(b, &g.sink);
+	for (size_t k = 0; !rc && k < n; k++) {
+		if (k)
+			rc = prepare_next(&g, (uint32_t)k);
+		if (!rc)
+			rc = gs_trace_replay(in[k], &g.sink);
+		if (!rc && dropped)
+			dropped[k] = g.dropped;
+	}
 	if (!rc)
 		rc = gs_trace_finish(m);
 	merge_free(&g);
@@ -685,7 +629,17 @@ gs_status gs_job_merge_traces(const struct gs_trace *a, const struct gs_trace *b
 		return rc;
 	}
 	*out = m;
-	if (dropped)
-		*dropped = g.dropped;
 	return GS_OK;
+}
+
+gs_status gs_job_merge_traces(const struct gs_trace *a, const struct gs_trace *b,
+			      struct gs_trace **out, uint64_t *dropped)
+{
+	const struct gs_trace *in[2] = {a, b};
+	uint64_t d[2] = {0, 0};
+	gs_status rc = gs_job_merge_traces_n(in, 2, out, d);
+
+	if (dropped)
+		*dropped = rc ? 0 : d[1];
+	return rc;
 }

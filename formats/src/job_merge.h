@@ -21,5 +21,13 @@
  */
 gs_status gs_job_merge_traces(const struct gs_trace *a, const struct gs_trace *b,
 			      struct gs_trace **out, uint64_t *dropped);
+/*
+ * The same over n inputs at once, finished once: what merging them two by
+ * two in order gives (each input against every record kept before it),
+ * without redoing the sorts and joins after each. dropped (may be NULL):
+ * n counts, the records of each input left out (the first's is 0).
+ */
+gs_status gs_job_merge_traces_n(const struct gs_trace *const *in, size_t n, struct gs_trace **out,
+				uint64_t *dropped);
 
 #endif

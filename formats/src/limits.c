@@ -25,6 +25,7 @@ void gs_import_limits_default(struct gs_import_limits *lim)
 	lim->max_inflated_bytes = 64ull << 30;
 	lim->max_inflate_ratio = 250;
 	lim->max_edges = 1ull << 24;
+	lim->max_annotation_pieces = 1ull << 26;
 	lim->max_sqlite_ms = 60000;
 }
 
@@ -48,6 +49,7 @@ void gs_import_limits_resolve(struct gs_import_limits *out, const struct gs_impo
 	TAKE(max_inflated_bytes);
 	TAKE(max_inflate_ratio);
 	TAKE(max_edges);
+	TAKE(max_annotation_pieces);
 	TAKE(max_sqlite_ms);
 #undef TAKE
 }
@@ -68,6 +70,7 @@ static const struct {
 	{"max_inflated_bytes", offsetof(struct gs_import_limits, max_inflated_bytes), false},
 	{"max_inflate_ratio", offsetof(struct gs_import_limits, max_inflate_ratio), true},
 	{"max_edges", offsetof(struct gs_import_limits, max_edges), false},
+	{"max_annotation_pieces", offsetof(struct gs_import_limits, max_annotation_pieces), false},
 	{"max_sqlite_ms", offsetof(struct gs_import_limits, max_sqlite_ms), true},
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))

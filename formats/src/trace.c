@@ -1041,6 +1041,14 @@ static gs_status index_devices(struct gs_trace *t)
  * direct table: first[id - base] .. first[id - base + 1] into idx; else
  * the (id, index) pairs sorted, found by binary search.
  */
+/* An id of at most this many calls is joined by a scan of them. */
+#define GS_JOIN_SCAN 16
+/* No real trace puts one id on more calls than this. */
+#define GS_JOIN_MAX_CALLS (1u << 20)
+#define JOIN_REPEAT_WARNING                                                                        \
+	"API calls repeat a correlation id of their thread (neither encloses the other): "         \
+	"each op or sync with such an id joined to the call that started last before it"
+
 struct corr_ent {
 	uint64_t corr;
 	uint32_t idx;
@@ -1053,6 +1061,14 @@ struct call_ix {
 	uint32_t *idx;         /* direct: call indices grouped by id */
 	struct corr_ent *ents; /* sorted: (id, index) pairs */
 	size_t n;              /* calls with an id */
+	/* Ids of more than GS_JOIN_SCAN calls, per position of the group in
+	 * the index (call_ix_at): the group's calls in three orders, each by
+	 * start, end descending, index descending, after its key: by_thread
+	 * after (pid, tid), by_pid after pid, by_all alone; thr_end is the
+	 * largest end so far in by_thread, from the start of each thread. NULL
+	 * when no id has that many calls. */
+	uint32_t *by_thread, *by_pid, *by_all;
+	int64_t *thr_end;
 };
 
 static int cmp_corr_ent(const void *pa, const void *pb)
@@ -1120,6 +1136,10 @@ static void call_ix_free(struct call_ix *ix)
 	free(ix->first);
 	free(ix->idx);
 	free(ix->ents);
+	free(ix->by_thread);
+	free(ix->by_pid);
+	free(ix->by_all);
+	free(ix->thr_end);
 }
 
 /* The calls with id `corr` (0: none): their number, in call order from
@@ -1183,14 +1203,13 @@ static bool better_call(const struct gs_api_call *a, const struct gs_api_call *b
 	return a->end_ns < b->end_ns; /* the inner one; enclosing calls come next */
 }
 
-static uint32_t pick_call(const struct call_ix *ix, const struct gs_api_call *api, uint64_t corr,
-			  const struct call_want *w)
+/* The rule by a scan of the n calls from position pos: for the few calls
+ * an id has in real traces (a runtime call and its driver call). */
+static uint32_t pick_scan(const struct call_ix *ix, const struct gs_api_call *api, size_t pos,
+			  size_t n, const struct call_want *w)
 {
-	size_t pos, n = call_ix_find(ix, corr, &pos);
 	uint32_t best = GS_NO_INDEX, outer;
 
-	if (n <= 1)
-		return n ? call_ix_at(ix, pos) : GS_NO_INDEX;
 	for (size_t k = 0; k < n; k++) {
 		uint32_t c = call_ix_at(ix, pos + k);
 
@@ -1213,15 +1232,305 @@ static uint32_t pick_call(const struct call_ix *ix, const struct gs_api_call *ap
 	return outer;
 }
 
+/* ---- ids of many calls: the rule by binary searches ----
+ *
+ * In an order by start, end descending and index descending, the rule's
+ * choice among calls that started no later than the record is the last of
+ * them (the latest start, then the earliest end, then the lowest index),
+ * and without such a call the last of all. The calls the rule looks at
+ * first (the record's thread, else its process, else all) are one run of
+ * by_thread or by_pid, found by binary search; the call around the chosen
+ * one is the first of its thread's run whose largest end so far reaches
+ * the chosen one's end. */
+
+struct call_key {
+	int64_t pid, tid, start, end;
+	uint32_t idx;
+};
+
+static int cmp_key_span(const struct call_key *a, const struct call_key *b)
+{
+	CMP(a->start, b->start);
+	CMP(b->end, a->end);
+	CMP(b->idx, a->idx);
+	return 0;
+}
+
+static int cmp_key_all(const void *pa, const void *pb)
+{
+	return cmp_key_span(pa, pb);
+}
+
+static int cmp_key_pid(const void *pa, const void *pb)
+{
+	const struct call_key *a = pa, *b = pb;
+
+	CMP(a->pid, b->pid);
+	return cmp_key_span(a, b);
+}
+
+static int cmp_key_thread(const void *pa, const void *pb)
+{
+	const struct call_key *a = pa, *b = pb;
+
+	CMP(a->pid, b->pid);
+	CMP(a->tid, b->tid);
+	return cmp_key_span(a, b);
+}
+
+/* The first place in ord[lo, hi) whose call is not before (pid, tid) (not
+ * before pid alone without with_tid); with `upper`, the first after it. */
+static size_t owner_bound(const uint32_t *ord, size_t lo, size_t hi, const struct gs_api_call *api,
+			  int64_t pid, int64_t tid, bool with_tid, bool upper)
+{
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		const struct gs_api_call *c = &api[ord[m]];
+		int d = c->pid != pid             ? (c->pid < pid ? -1 : 1) :
+			with_tid && c->tid != tid ? (c->tid < tid ? -1 : 1) :
+						    0;
+
+		if (d < 0 || (upper && d == 0))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+/* Among ord[lo, hi) (lo < hi), the rule's choice by start alone. */
+static uint32_t last_before(const uint32_t *ord, size_t lo, size_t hi,
+			    const struct gs_api_call *api, int64_t before)
+{
+	size_t a = lo, b = hi;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (api[ord[m]].start_ns <= before)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return ord[a > lo ? a - 1 : hi - 1];
+}
+
+/* The run of (pid, tid) in by_thread, or of pid in by_pid, in the group of
+ * n calls from pos; its choice, GS_NO_INDEX when the run is empty. */
+static uint32_t pick_in_run(const uint32_t *ord, size_t pos, size_t n,
+			    const struct gs_api_call *api, int64_t pid, int64_t tid, bool with_tid,
+			    int64_t before)
+{
+	size_t lo = owner_bound(ord, pos, pos + n, api, pid, tid, with_tid, false);
+	size_t hi = owner_bound(ord, lo, pos + n, api, pid, tid, with_tid, true);
+
+	return lo < hi ? last_before(ord, lo, hi, api, before) : GS_NO_INDEX;
+}
+
+static uint32_t pick_large(const struct call_ix *ix, const struct gs_api_call *api, size_t pos,
+			   size_t n, const struct call_want *w)
+{
+	uint32_t best = GS_NO_INDEX;
+	const struct gs_api_call *b, *o;
+	size_t lo, hi, a, z;
+
+	if (w->tid >= 0)
+		best = pick_in_run(ix->by_thread, pos, n, api, w->pid, w->tid, true, w->before_ns);
+	if (best == GS_NO_INDEX && w->pid > 0)
+		best = pick_in_run(ix->by_pid, pos, n, api, w->pid, 0, false, w->before_ns);
+	if (best == GS_NO_INDEX)
+		best = last_before(ix->by_all, pos, pos + n, api, w->before_ns);
+	/* The outermost call of its thread around it: the first of the
+	 * thread's run whose largest end so far reaches its end (the run is
+	 * by start, so that call starts no later), the lowest index of those
+	 * with that span (the last of them), or itself when it has it. */
+	b = &api[best];
+	lo = owner_bound(ix->by_thread, pos, pos + n, api, b->pid, b->tid, true, false);
+	hi = owner_bound(ix->by_thread, lo, pos + n, api, b->pid, b->tid, true, true);
+	a = lo;
+	z = hi;
+	while (a < z) {
+		size_t m = a + (z - a) / 2;
+
+		if (ix->thr_end[m] < b->end_ns)
+			a = m + 1;
+		else
+			z = m;
+	}
+	o = &api[ix->by_thread[a]];
+	if (o->start_ns == b->start_ns && o->end_ns == b->end_ns)
+		return best;
+	for (z = hi, lo = a + 1; lo < z;) {
+		size_t m = lo + (z - lo) / 2;
+		const struct gs_api_call *c = &api[ix->by_thread[m]];
+
+		if (c->start_ns == o->start_ns && c->end_ns == o->end_ns)
+			lo = m + 1;
+		else
+			z = m;
+	}
+	return ix->by_thread[lo - 1];
+}
+
+static uint32_t pick_call(const struct call_ix *ix, const struct gs_api_call *api, uint64_t corr,
+			  const struct call_want *w)
+{
+	size_t pos, n = call_ix_find(ix, corr, &pos);
+
+	if (n <= 1)
+		return n ? call_ix_at(ix, pos) : GS_NO_INDEX;
+	if (n <= GS_JOIN_SCAN)
+		return pick_scan(ix, api, pos, n, w);
+	return pick_large(ix, api, pos, n, w);
+}
+
+/* The n calls from pos into key (room for n), in the order of cmp. */
+static void group_keys(const struct call_ix *ix, const struct gs_api_call *api, size_t pos,
+		       size_t n, struct call_key *key, int (*cmp)(const void *, const void *))
+{
+	for (size_t k = 0; k < n; k++) {
+		uint32_t c = call_ix_at(ix, pos + k);
+
+		key[k] = (struct call_key){api[c].pid, api[c].tid, api[c].start_ns, api[c].end_ns,
+					   c};
+	}
+	gs_sort(key, n, sizeof(*key), cmp);
+}
+
+/*
+ * One id's n calls (n >= 2) from pos: the calls of a thread that repeat
+ * its id (a call that no other call of the thread with the id encloses,
+ * but the first: a runtime call and its driver call nest, a record kept
+ * twice is enclosed by its copy) added to *repeats; for more than
+ * GS_JOIN_SCAN calls, the group's orders (call_ix). `key` has room for n.
+ */
+static void group_index(struct call_ix *ix, const struct gs_api_call *api, size_t pos, size_t n,
+			struct call_key *key, uint64_t *repeats)
+{
+	int64_t end = 0;
+
+	group_keys(ix, api, pos, n, key, cmp_key_thread);
+	for (size_t k = 0; k < n; k++) {
+		bool first = !k || key[k].pid != key[k - 1].pid || key[k].tid != key[k - 1].tid;
+
+		if (!first && key[k].end > end)
+			(*repeats)++;
+		if (first || key[k].end > end)
+			end = key[k].end;
+		if (n > GS_JOIN_SCAN) {
+			ix->by_thread[pos + k] = key[k].idx;
+			ix->thr_end[pos + k] = end;
+		}
+	}
+	if (n <= GS_JOIN_SCAN)
+		return;
+	group_keys(ix, api, pos, n, key, cmp_key_pid);
+	for (size_t k = 0; k < n; k++)
+		ix->by_pid[pos + k] = key[k].idx;
+	group_keys(ix, api, pos, n, key, cmp_key_all);
+	for (size_t k = 0; k < n; k++)
+		ix->by_all[pos + k] = key[k].idx;
+}
+
+/*
+ * Every id of two or more calls: the repeats counted (*repeats), the
+ * orders of the large groups built. GS_ERR_LIMIT over GS_JOIN_MAX_CALLS
+ * calls an id.
+ */
+static gs_status call_ix_groups(struct call_ix *ix, const struct gs_api_call *api,
+				uint64_t *repeats)
+{
+	size_t n_groups = ix->first ? ix->range : ix->n, largest = 0, big = 0;
+	struct call_key *key;
+
+	*repeats = 0;
+	/* Pass 1: the largest group, and whether any needs the orders. */
+	for (size_t g = 0, pos = 0; g < n_groups;) {
+		size_t n;
+
+		if (ix->first) {
+			pos = ix->first[g];
+			n = ix->first[g + 1] - pos;
+			g++;
+		} else {
+			pos = g;
+			while (g < ix->n && ix->ents[g].corr == ix->ents[pos].corr)
+				g++;
+			n = g - pos;
+		}
+		if (n > GS_JOIN_MAX_CALLS) {
+			gs_error_append(
+				"correlation id %llu is on %zu API calls, more than %u: "
+				"not joined (a launch has one, or two with its driver call)",
+				(unsigned long long)api[call_ix_at(ix, pos)].correlation, n,
+				GS_JOIN_MAX_CALLS);
+			return GS_ERR_LIMIT;
+		}
+		largest = n > largest ? n : largest;
+		big += n > GS_JOIN_SCAN;
+	}
+	if (largest < 2)
+		return GS_OK;
+	key = malloc(largest * sizeof(*key));
+	if (!key)
+		return gs_nomem();
+	if (big) {
+		ix->by_thread = malloc(ix->n * sizeof(*ix->by_thread));
+		ix->by_pid = malloc(ix->n * sizeof(*ix->by_pid));
+		ix->by_all = malloc(ix->n * sizeof(*ix->by_all));
+		ix->thr_end = malloc(ix->n * sizeof(*ix->thr_end));
+		if (!ix->by_thread || !ix->by_pid || !ix->by_all || !ix->thr_end) {
+			free(key);
+			return gs_nomem();
+		}
+	}
+	for (size_t g = 0, pos = 0; g < n_groups;) {
+		size_t n;
+
+		if (ix->first) {
+			pos = ix->first[g];
+			n = ix->first[g + 1] - pos;
+			g++;
+		} else {
+			pos = g;
+			while (g < ix->n && ix->ents[g].corr == ix->ents[pos].corr)
+				g++;
+			n = g - pos;
+		}
+		if (n >= 2)
+			group_index(ix, api, pos, n, key, repeats);
+	}
+	free(key);
+	return GS_OK;
+}
+
+/* Set a warning's count (a trace finished again after a merge counts
+ * anew), adding it when new. */
+static gs_status set_warning(struct gs_trace *t, const char *msg, uint64_t count)
+{
+	if (t->n_warning_slots) {
+		size_t i = warning_slot(t->warning_slots, t->n_warning_slots, t->warnings, msg);
+
+		if (t->warning_slots[i]) {
+			t->warnings[t->warning_slots[i] - 1].count = count;
+			return GS_OK;
+		}
+	}
+	return count ? gs_trace_add_warning(t, msg, count) : GS_OK;
+}
+
 /*
  * Per op its launch call, per sync its call, by correlation id under the
  * rule of format.h. O(A + N + Y) when the ids are dense, else
- * O(A log A + (N + Y) log A); plus the calls sharing an id, per record.
+ * O(A log A + (N + Y) log A); an id of more than GS_JOIN_SCAN calls adds
+ * O(log) per record and O(n log n) for its n calls, whatever the records
+ * that share it.
  */
 static gs_status compute_joins(struct gs_trace *t)
 {
 	struct call_ix ix;
 	size_t ns = t->streams.count;
+	uint64_t repeats = 0;
 	gs_status rc;
 
 	free(t->op_launch);
@@ -1235,6 +1544,10 @@ static gs_status compute_joins(struct gs_trace *t)
 		return GS_ERR_LIMIT;
 	}
 	rc = call_ix_build(&ix, t->api_calls, t->n_api_calls);
+	if (!rc)
+		rc = call_ix_groups(&ix, t->api_calls, &repeats);
+	if (!rc)
+		rc = set_warning(t, JOIN_REPEAT_WARNING, repeats);
 	if (rc) {
 		call_ix_free(&ix);
 		return rc;

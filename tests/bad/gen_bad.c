@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -910,6 +911,180 @@ static void many_devices_gscope(void)
 		die("devices-60k.gscope: write failed");
 }
 
+/*
+ * `calls` API calls of one thread and `ops` kernels, all of correlation id
+ * 7 (the join of ops to launch calls was quadratic in them): the calls one
+ * after another, 100 ns apart, each op 10 ns after a call.
+ */
+static void shared_correlation_gscope(const char *file, uint32_t calls, uint32_t ops)
+{
+	struct gs_writer_options o = {.compression_level = 9};
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_stream st = {.pid = 1, .context = 1, .stream_id = 7};
+	uint32_t name, launch, stream;
+	gs_status rc;
+
+	if (gs_writer_open(path_of(file), &o, &w) != GS_OK)
+		die("cannot write %s", file);
+	s = gs_writer_borrow_sink(w);
+	rc = s->intern(s, "k", 1, &name);
+	rc = rc ? rc : s->intern(s, "cudaLaunchKernel", 16, &launch);
+	rc = rc ? rc : s->stream(s, &st, &stream);
+	for (uint32_t i = 0; i < calls && !rc; i++) {
+		struct gs_api_call c = {.start_ns = 1000 + 100 * (int64_t)i,
+					.end_ns = 1005 + 100 * (int64_t)i,
+					.pid = 1,
+					.tid = 1,
+					.correlation = 7,
+					.name = launch};
+
+		rc = s->api_call(s, &c);
+	}
+	for (uint32_t i = 0; i < ops && !rc; i++) {
+		struct gs_op op = {.start_ns = 1010 + 100 * (int64_t)i,
+				   .end_ns = 1020 + 100 * (int64_t)i,
+				   .correlation = 7,
+				   .name = name,
+				   .stream = stream,
+				   .kind = GS_OP_KERNEL};
+
+		rc = s->op(s, &op, NULL);
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("%s: write failed", file);
+}
+
+/*
+ * `depth` nested NVTX ranges of one thread, each of its own name, around
+ * `ops` kernels launched one after another inside the innermost (GPU time
+ * per annotation kept a piece per op and enclosing range: depth x ops).
+ * With `gpu`, the ranges are GPU annotations on the kernels' stream
+ * instead (Kineto's gpu_user_annotation).
+ */
+static void nested_ranges_gscope(const char *file, uint32_t depth, uint32_t ops, bool gpu)
+{
+	struct gs_writer_options o = {.compression_level = 9};
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_stream st = {.pid = 1, .context = 1, .stream_id = 7};
+	uint32_t name, launch, stream;
+	int64_t first = 1000 + (int64_t)depth, last = first + 100 * (int64_t)ops;
+	gs_status rc;
+
+	if (gs_writer_open(path_of(file), &o, &w) != GS_OK)
+		die("cannot write %s", file);
+	s = gs_writer_borrow_sink(w);
+	rc = s->intern(s, "k", 1, &name);
+	rc = rc ? rc : s->intern(s, "cudaLaunchKernel", 16, &launch);
+	rc = rc ? rc : s->stream(s, &st, &stream);
+	for (uint32_t i = 0; i < depth && !rc; i++) {
+		char rn[32];
+		int n = snprintf(rn, sizeof(rn), "range%u", i);
+		struct gs_range r = {.start_ns = 1000 + (int64_t)i,
+				     .end_ns = last + 100 - (int64_t)i,
+				     .pid = gpu ? -1 : 1,
+				     .tid = gpu ? -1 : 1,
+				     .domain = GS_NO_STRING,
+				     .kind = gpu ? GS_RANGE_GPU_ANNOTATION : GS_RANGE_NVTX,
+				     .stream = gpu ? stream : 0};
+
+		rc = s->intern(s, rn, (size_t)n, &r.name);
+		rc = rc ? rc : s->range(s, &r);
+	}
+	for (uint32_t i = 0; i < ops && !rc; i++) {
+		struct gs_api_call c = {.start_ns = first + 100 * (int64_t)i,
+					.end_ns = first + 5 + 100 * (int64_t)i,
+					.pid = 1,
+					.tid = 1,
+					.correlation = 1 + (uint64_t)i,
+					.name = launch};
+		struct gs_op op = {.start_ns = c.start_ns + 10,
+				   .end_ns = c.start_ns + 20,
+				   .correlation = c.correlation,
+				   .name = name,
+				   .stream = stream,
+				   .kind = GS_OP_KERNEL};
+
+		rc = s->api_call(s, &c);
+		rc = rc ? rc : s->op(s, &op, NULL);
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("%s: write failed", file);
+}
+
+/* A tiny trace of one process (host "node", `pid`, rank `rank`) into
+ * dir/name: a launch at `t` and its kernel from t + 10 to t + 30,
+ * correlation id 1. */
+static void tiny_rank_gscope(const char *dir, const char *name, int64_t pid, uint32_t rank,
+			     int64_t t)
+{
+	struct gs_writer_options o = {.compression_level = 1};
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_stream st = {.pid = pid, .context = 1, .stream_id = 7};
+	struct gs_process p = {.pid = pid, .has_rank = true, .rank = rank};
+	struct gs_device d = {.id = 0, .copy_engines = 2};
+	uint32_t kname, launch, stream;
+	char file[512];
+	gs_status rc;
+
+	snprintf(file, sizeof(file), "%s/%s", dir, name);
+	if (gs_writer_open(path_of(file), &o, &w) != GS_OK)
+		die("cannot write %s", file);
+	s = gs_writer_borrow_sink(w);
+	rc = s->intern(s, "k", 1, &kname);
+	rc = rc ? rc : s->intern(s, "cudaLaunchKernel", 16, &launch);
+	rc = rc ? rc : s->intern(s, "node", 4, &p.host_name);
+	d.name = kname;
+	rc = rc ? rc : s->process(s, &p);
+	rc = rc ? rc : s->device(s, &d);
+	rc = rc ? rc : s->stream(s, &st, &stream);
+	if (!rc) {
+		struct gs_api_call c = {.start_ns = t,
+					.end_ns = t + 5,
+					.pid = pid,
+					.tid = 1,
+					.correlation = 1,
+					.name = launch};
+		struct gs_op op = {.start_ns = t + 10,
+				   .end_ns = t + 30,
+				   .correlation = 1,
+				   .name = kname,
+				   .stream = stream,
+				   .kind = GS_OP_KERNEL};
+
+		rc = s->api_call(s, &c);
+		rc = rc ? rc : s->op(s, &op, NULL);
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("%s: write failed", file);
+}
+
+/*
+ * Directories of tiny traces: `files` inputs of one process (host, pid and
+ * rank alike, overlapping times: merged into one rank; each merge once
+ * redid the joins), and `ranks` ranks of one input each (each rank's
+ * report once copied every input's path).
+ */
+static void tiny_job_dir(const char *dir, uint32_t files, uint32_t ranks)
+{
+	if (mkdir(path_of(dir), 0755) != 0)
+		die("cannot create %s", dir);
+	for (uint32_t i = 0; i < files; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "part-%05u.gscope", i);
+		tiny_rank_gscope(dir, name, 100, 0, 1000 + 10 * (int64_t)i);
+	}
+	for (uint32_t i = 0; i < ranks; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "rank-%05u.gscope", i);
+		tiny_rank_gscope(dir, name, 100 + (int64_t)i, i, 1000);
+	}
+}
+
 /* The base file with three chunks of types no reader knows after chunk 1:
  * two of type 9 and one of type 12. */
 static void unknown_chunks_gscope(const struct buf *b)
@@ -968,6 +1143,12 @@ static void gscope_files(void)
 	context_sync_gscope("context-syncs.gscope", 60000, 100000, false);
 	context_sync_gscope("context-syncs-each.gscope", 2000, 10000, true);
 	many_devices_gscope();
+	shared_correlation_gscope("corr-shared-60k.gscope", 60000, 60000);
+	shared_correlation_gscope("corr-shared-absurd.gscope", (1u << 20) + 1, 1);
+	nested_ranges_gscope("nested-nvtx-10k.gscope", 10000, 10000, false);
+	nested_ranges_gscope("nested-gpu-ann-10k.gscope", 10000, 10000, true);
+	tiny_job_dir("one-process-4000", 4000, 0);
+	tiny_job_dir("ranks-10000", 0, 10000);
 }
 
 /* ------------------------------------------------------------------------ */

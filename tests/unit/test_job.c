@@ -768,6 +768,49 @@ static void split_in_two(const char *path)
 	split_at(path, (last - first) * 3 / 4, (last - first) / 4);
 }
 
+/*
+ * The same trace cut in three overlapping inputs of one process (halves
+ * and the middle half): merged at once, finished once, it is still the
+ * whole trace, every record once, with a warning for each input after
+ * the first that held records already kept.
+ */
+static void split_in_three(const char *path)
+{
+	struct gs_trace *one = NULL, *whole, *parts[3];
+	const char *names[3] = {"a.json", "b.json", "c.json"};
+	size_t cw[10], cm[10], lw, lm, said = 0;
+	struct gs_job *j = NULL;
+	int64_t first, last, q;
+	char *jw, *jm;
+
+	assert_int_equal(gs_trace_load(path, NULL, &one, NULL), GS_OK);
+	gs_trace_op_span(one, &first, &last);
+	q = (last - first) / 4;
+	whole = part_of(one, "nodeA", INT64_MIN, INT64_MAX);
+	parts[0] = part_of(one, "nodeA", INT64_MIN, first + 2 * q);
+	parts[1] = part_of(one, "nodeA", first + q, first + 3 * q);
+	parts[2] = part_of(one, "nodeA", first + 2 * q, INT64_MAX);
+	counts(whole, cw);
+	assert_int_equal(gs_job_from_traces(parts, names, 3, &j), GS_OK);
+	assert_int_equal(j->n_ranks, 1);
+	for (size_t i = 0; i < j->n_warnings; i++)
+		if (strstr(j->warnings[i], " identical records (one process recorded in both)"))
+			said++;
+	assert_true(said >= 1 && said <= 2);
+	counts(j->ranks[0].trace, cm);
+	for (size_t k = 0; k < 10; k++)
+		assert_int_equal(cm[k], cw[k]);
+	jw = trace_json(whole, &lw);
+	jm = trace_json(j->ranks[0].trace, &lm);
+	assert_int_equal(lw, lm);
+	assert_memory_equal(jw, jm, lw);
+	free(jw);
+	free(jm);
+	gs_job_destroy(j);
+	gs_trace_destroy(whole);
+	gs_trace_destroy(one);
+}
+
 static void test_merge_keeps_once(void **state)
 {
 	(void)state;
@@ -779,6 +822,9 @@ static void test_merge_keeps_once(void **state)
 	/* The all-reduce in both parts, the all-gather in the second only:
 	 * each collective once. */
 	split_at(GS_TEST_DATA "/../cli/data/nccl_rank.json", 1000, -10000);
+	split_in_three(GS_TEST_DATA "/../../samples/tiny_pipeline.json");
+	split_in_three(GS_TEST_DATA "/../../samples/synthetic/host_sync_loop.gscope");
+	split_in_three(GS_TEST_DATA "/../../samples/synthetic/graph_replay.gscope");
 }
 
 #define MK_KERNEL(name, ts, corr)                                                                  \

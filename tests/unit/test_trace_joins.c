@@ -4,6 +4,7 @@
  * call (by correlation id, under the rule of format.h when several calls
  * share an id), and the device of an op and of a stream.
  */
+#include <gpuscope/error.h>
 #include <gpuscope/format.h>
 
 #include <setjmp.h>
@@ -296,6 +297,214 @@ static void test_joins_follow_finish(void **state)
 	gs_trace_destroy(b.t);
 }
 
+/* ---- ids of many calls ---- */
+
+/* The rule of format.h as written there, by a scan of every call: what the
+ * joins must give whatever their way. */
+static bool ref_better(const struct gs_api_call *a, const struct gs_api_call *b, int64_t pid,
+		       int64_t tid, int64_t before)
+{
+	if (tid >= 0) {
+		bool ta = a->pid == pid && a->tid == tid, tb = b->pid == pid && b->tid == tid;
+
+		if (ta != tb)
+			return ta;
+	}
+	if (pid > 0 && (a->pid == pid) != (b->pid == pid))
+		return a->pid == pid;
+	if ((a->start_ns <= before) != (b->start_ns <= before))
+		return a->start_ns <= before;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns > b->start_ns;
+	return a->end_ns < b->end_ns;
+}
+
+static uint32_t ref_pick(const struct gs_api_call *c, size_t n, uint64_t corr, int64_t pid,
+			 int64_t tid, int64_t before)
+{
+	uint32_t best = GS_NO_INDEX, outer;
+
+	if (!corr)
+		return GS_NO_INDEX;
+	for (size_t i = 0; i < n; i++)
+		if (c[i].correlation == corr &&
+		    (best == GS_NO_INDEX || ref_better(&c[i], &c[best], pid, tid, before)))
+			best = (uint32_t)i;
+	if (best == GS_NO_INDEX)
+		return best;
+	outer = best;
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_api_call *a = &c[i], *b = &c[best], *o = &c[outer];
+
+		if (a->correlation != corr || a->pid != b->pid || a->tid != b->tid || i == outer)
+			continue;
+		if (a->start_ns <= b->start_ns && a->end_ns >= b->end_ns &&
+		    (a->start_ns < o->start_ns ||
+		     (a->start_ns == o->start_ns && a->end_ns > o->end_ns)))
+			outer = (uint32_t)i;
+	}
+	return outer;
+}
+
+static uint64_t rnd_state = 12345;
+
+static uint64_t rnd(uint64_t n)
+{
+	rnd_state = rnd_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (rnd_state >> 33) % n;
+}
+
+/*
+ * Random traces whose ids are each on 1 to 80 calls (a scan below 17, the
+ * sorted orders above): three processes of three threads, calls nested,
+ * overlapping, repeated and duplicated, ops of four processes (one without
+ * calls) and syncs of every kind of thread; every join equals the rule's.
+ */
+static void test_joins_many_calls_per_id(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 60; round++) {
+		struct tb b;
+		uint32_t s[4];
+		size_t n_api, n_ops, n_syncs;
+		const struct gs_api_call *calls;
+		const struct gs_op *ops;
+		const struct gs_sync *syncs;
+		unsigned ids = 1 + (unsigned)rnd(4), per = 1 + (unsigned)rnd(80);
+
+		tb_init(&b);
+		for (unsigned k = 0; k < 4; k++)
+			s[k] = stream(&b, 1 + k, 0, 7);
+		for (unsigned id = 1; id <= ids; id++)
+			for (unsigned k = 0; k < per; k++) {
+				int64_t start = (int64_t)rnd(400), len = (int64_t)rnd(60);
+
+				if (k && rnd(4) == 0) { /* a driver call inside the last */
+					size_t n;
+					const struct gs_api_call *last =
+						&gs_trace_api_calls(b.t, &n)[n - 1];
+
+					call(&b, last->pid, last->tid,
+					     last->start_ns + (int64_t)rnd(3),
+					     last->end_ns - (int64_t)rnd(3), id, "inner");
+					continue;
+				}
+				call(&b, 1 + (int64_t)rnd(3), 1 + (int64_t)rnd(3), start,
+				     start + len, rnd(8) ? id : 1000 + id, "c");
+				if (rnd(10) == 0)
+					call(&b, 1 + (int64_t)rnd(3), 1, start, start + len, id,
+					     "dup");
+			}
+		for (unsigned k = 0; k < 3 * per; k++)
+			op(&b, s[rnd(4)], (int64_t)rnd(500) - 50, 1 + rnd(ids + 1));
+		for (unsigned k = 0; k < per; k++)
+			sync(&b, (int64_t)rnd(4), (int64_t)rnd(4) - 1, (int64_t)rnd(500) - 50,
+			     1 + rnd(ids + 1));
+		assert_int_equal(gs_trace_finish(b.t), GS_OK);
+		calls = gs_trace_api_calls(b.t, &n_api);
+		ops = gs_trace_ops(b.t, &n_ops);
+		syncs = gs_trace_syncs(b.t, &n_syncs);
+		for (size_t i = 0; i < n_ops; i++) {
+			size_t ns;
+			const struct gs_stream *st = gs_trace_streams(b.t, &ns);
+
+			assert_int_equal(gs_trace_op_launch_call(b.t, i),
+					 ref_pick(calls, n_api, ops[i].correlation,
+						  st[ops[i].stream].pid, -1, ops[i].start_ns));
+		}
+		for (size_t i = 0; i < n_syncs; i++)
+			assert_int_equal(gs_trace_sync_call(b.t, i),
+					 ref_pick(calls, n_api, syncs[i].correlation, syncs[i].pid,
+						  syncs[i].tid, syncs[i].start_ns));
+		gs_trace_destroy(b.t);
+	}
+}
+
+static uint64_t warning_count(const struct gs_trace *t, const char *part)
+{
+	size_t n;
+	const struct gs_warning *w = gs_trace_warnings(t, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strstr(w[i].message, part))
+			return w[i].count;
+	return 0;
+}
+
+/*
+ * 40 calls of one thread with one id, one after another, and an op after
+ * each: each op gets the call just before it, and one warning counts the 39
+ * calls that repeat the id. A runtime call around its driver call, the same
+ * id in two threads or two processes, a record kept twice: no warning. The
+ * count is set again, not added, when the trace is finished again.
+ */
+static void test_joins_repeated_id(void **state)
+{
+	struct tb b;
+	uint32_t s;
+	char buf[64];
+
+	(void)state;
+	tb_init(&b);
+	s = stream(&b, 10, 0, 7);
+	call(&b, 10, 1, 0, 50, 1, "cudaMemcpy");
+	call(&b, 10, 1, 2, 40, 1, "cuMemcpy");
+	call(&b, 10, 2, 60, 70, 2, "a");
+	call(&b, 10, 3, 60, 70, 2, "b");
+	call(&b, 20, 1, 80, 90, 3, "c");
+	call(&b, 10, 1, 80, 90, 3, "d");
+	call(&b, 10, 1, 95, 99, 4, "dup");
+	call(&b, 10, 1, 95, 99, 4, "dup");
+	assert_int_equal(gs_trace_finish(b.t), GS_OK);
+	assert_int_equal(warning_count(b.t, "repeat a correlation id"), 0);
+	for (int i = 0; i < 40; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "call%d", i);
+		call(&b, 10, 1, 1000 + 100 * i, 1005 + 100 * i, 7, name);
+		op(&b, s, 1010 + 100 * i, 7);
+	}
+	assert_int_equal(gs_trace_finish(b.t), GS_OK);
+	for (int i = 0; i < 40; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "call%d@10", i);
+		assert_string_equal(launch_at(b.t, 1010 + 100 * i, buf, sizeof(buf)), want);
+	}
+	assert_int_equal(warning_count(b.t, "repeat a correlation id"), 39);
+	assert_int_equal(gs_trace_finish(b.t), GS_OK);
+	assert_int_equal(warning_count(b.t, "repeat a correlation id"), 39);
+	gs_trace_destroy(b.t);
+}
+
+/* More than 2^20 calls on one id: refused with a cause naming the id. */
+static void test_joins_absurd_repeats(void **state)
+{
+	struct tb b;
+	uint32_t name;
+	gs_status rc;
+
+	(void)state;
+	tb_init(&b);
+	name = str(&b, "c");
+	for (int64_t i = 0; i <= 1 << 20; i++) {
+		struct gs_api_call c = {.start_ns = 10 * i,
+					.end_ns = 10 * i + 5,
+					.pid = 1,
+					.tid = 1,
+					.correlation = 9,
+					.name = name};
+
+		assert_int_equal(b.s->api_call(b.s, &c), GS_OK);
+	}
+	gs_error_clear();
+	rc = gs_trace_finish(b.t);
+	assert_int_equal(rc, GS_ERR_LIMIT);
+	assert_non_null(strstr(gs_error_message(0), "correlation id 9 is on 1048577 API calls"));
+	gs_error_clear();
+	gs_trace_destroy(b.t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +512,9 @@ int main(void)
 		cmocka_unit_test(test_joins_sparse_ids),
 		cmocka_unit_test(test_op_and_stream_devices),
 		cmocka_unit_test(test_joins_follow_finish),
+		cmocka_unit_test(test_joins_many_calls_per_id),
+		cmocka_unit_test(test_joins_repeated_id),
+		cmocka_unit_test(test_joins_absurd_repeats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -140,6 +140,14 @@ struct gs_measures {
  */
 gs_status gs_measures_compute(const struct gs_trace *t, uint32_t device, int64_t window_start,
 			      int64_t window_end, const uint32_t *launch, struct gs_measures *out);
+/* The default bound on the pieces of GPU time per annotation (the
+ * max_annotation_pieces limit). */
+#define GS_MEASURES_DEFAULT_MAX_PIECES (1ull << 26)
+/* gs_measures_compute with that bound (0: the default): more pieces fail
+ * with GS_ERR_LIMIT naming max_annotation_pieces, before they are kept. */
+gs_status gs_measures_compute_max(const struct gs_trace *t, uint32_t device, int64_t window_start,
+				  int64_t window_end, const uint32_t *launch, uint64_t max_pieces,
+				  struct gs_measures *out);
 void gs_measures_fini(struct gs_measures *m);
 
 #ifdef __cplusplus

@@ -37,6 +37,8 @@ struct gs_report_options {
 	 * GS_REPORT_DEFAULT_ROWS, GS_REPORT_ROWS_ALL for every one. */
 	size_t rows;
 	uint64_t max_edges; /* of the dependency graph (gs_graph_options) */
+	/* GPU time per annotation (gs_measures_compute_max; 0: default) */
+	uint64_t max_annotation_pieces;
 	/* The CUDA Graph replay what-if's cost per kernel node, when set
 	 * (else GS_CUDAGRAPH_NODE_NS_DEFAULT). */
 	bool has_graph_node_ns;

@@ -54,6 +54,11 @@ struct gs_import_limits {
 	/* Not of a format: the dependency graph an analysis builds of the
 	 * trace, its edges but stream order (default 2^24, about 400 MB). */
 	uint64_t max_edges;
+	/* Not of a format either: GPU time per annotation, the pieces of op
+	 * time it keeps (GPU annotations: one per op and annotation; host
+	 * annotations: one per annotation, more where ranges cross) (default
+	 * 2^26, about 1.3 GB). */
+	uint64_t max_annotation_pieces;
 	/* Nsight export: milliseconds an import may keep SQLite busy
 	 * (default 60000). */
 	uint32_t max_sqlite_ms;
@@ -65,7 +70,8 @@ void gs_import_limits_default(struct gs_import_limits *lim);
 /*
  * Set one limit by name ("max_depth", "max_event_bytes", "max_string_bytes",
  * "max_streams", "max_records", "max_ops", "max_inflated_bytes",
- * "max_inflate_ratio", "max_edges", "max_sqlite_ms"; case does not matter) from a decimal value with an
+ * "max_inflate_ratio", "max_edges", "max_annotation_pieces", "max_sqlite_ms"; case does
+ * not matter) from a decimal value with an
  * optional binary suffix (K, M, G, T: 64K = 65536). GS_ERR_INVALID with a
  * cause for an unknown name or a value that is not a positive number in
  * the field's range.
