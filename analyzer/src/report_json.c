@@ -329,6 +329,7 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 		jw_arr_inline(w, "preconditions");
 		jw_end_arr(w);
 		jw_i64(w, "graph_node_ns", r->graph_node_ns);
+		jw_i64(w, "max_gap_ns", GS_CUDAGRAPH_MAX_GAP_NS);
 		jw_u64(w, "candidates", d->n_cands);
 		jw_end_obj(w);
 	}
@@ -414,6 +415,10 @@ static void json_candidates(struct jw *w, const struct gs_report *r,
 		jw_u64(w, "length", c->length);
 		jw_u64(w, "repetitions", c->repetitions);
 		jw_i64(w, "exposed_launch_ns", c->exposed_launch_ns);
+		jw_i64(w, "mean_gap_ns",
+		       c->exposed_launch_ns /
+			       (int64_t)(c->repetitions * (c->length > 1 ? c->length - 1 : 1)));
+		jw_i64(w, "max_gap_ns", c->max_gap_ns);
 		jw_bool(w, "already_graph", c->already_graph);
 		jw_arr_inline(w, "sequence");
 		for (k = 0; k < c->length; k++)

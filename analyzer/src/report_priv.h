@@ -306,9 +306,8 @@ static inline struct gs_report_style gs_report_style_of(const struct gs_report_s
 	return s;
 }
 
-/* A CUDA Graph candidate is launch-bound (a graph would remove its gaps)
- * when the mean gap between its kernels is at most this. */
-#define GS_REPORT_LAUNCH_GAP_NS 100000
+/* The longest gap a CUDA Graph candidate covers (gpuscope/cudagraph.h). */
+#define GS_REPORT_LAUNCH_GAP_NS GS_CUDAGRAPH_MAX_GAP_NS
 
 /* Durations for people: gs_dur_text, gs_dur_unit, gs_dur_text_in (gpuscope/text.h). */
 /* A loading warning that a caution of the report says again, more fully

@@ -1140,8 +1140,9 @@ static void text_candidates(struct tw *w, const struct gs_report_device *d)
 		tw_wrap(w, "    ", 4, line, 4);
 	}
 	gs_out_printf(&w->o,
-		      "    a mean gap over %s is not launch overhead: a graph would not remove "
-		      "it\n",
+		      "    a gap over %s is not launch overhead, nor is a communication kernel "
+		      "(it waits for\n    other ranks): a graph would not remove either, so "
+		      "both end a sequence\n",
 		      DUR(GS_REPORT_LAUNCH_GAP_NS));
 }
 
