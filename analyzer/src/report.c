@@ -66,6 +66,39 @@ const char *gs_report_window_text(const struct gs_trace *t, const struct gs_repo
 	return buf;
 }
 
+const char *gs_report_early_note(const struct gs_report *r, const struct gs_report_device *d,
+				 enum gs_report_early which, char *buf, size_t size)
+{
+	const struct gs_invariants *v = &d->inv;
+	char a[GS_DUR_TEXT_MAX];
+
+	if (which == GS_REPORT_EARLY_RETURNED) {
+		if (!v->returned_early)
+			return NULL;
+		snprintf(buf, size,
+			 "device %u: %llu host call%s returned before %s copy ended (largest %s, "
+			 "op %llu): the edges %s would imply are left out",
+			 d->device, (unsigned long long)v->returned_early,
+			 v->returned_early == 1 ? "" : "s",
+			 v->returned_early == 1 ? "its" : "their",
+			 gs_dur_text(a, sizeof(a), v->returned_early_max_ns),
+			 (unsigned long long)gs_report_op_id(r->t, v->returned_early_op),
+			 v->returned_early == 1 ? "it" : "they");
+		return buf;
+	}
+	if (!v->actual_early || v->violations || d->efficiency_kind == GS_REPORT_EFF_BOUNDED)
+		return NULL;
+	snprintf(buf, size,
+		 "device %u: in the recording %llu op%s started before an op %s depend%s on ended "
+		 "(by up to %s, op %llu): the schedules keep %s",
+		 d->device, (unsigned long long)v->actual_early, v->actual_early == 1 ? "" : "s",
+		 v->actual_early == 1 ? "it" : "they", v->actual_early == 1 ? "s" : "",
+		 gs_dur_text(a, sizeof(a), v->actual_early_max_ns),
+		 (unsigned long long)gs_report_op_id(r->t, v->actual_early_op),
+		 v->actual_early == 1 ? "that dependency" : "those dependencies");
+	return buf;
+}
+
 /* Bytes for people: "512 B", "64.0 KiB", "8.0 MiB". */
 static const char *bytes_str(char *buf, size_t size, uint64_t b)
 {

@@ -319,6 +319,18 @@ bool gs_report_warning_restated(const struct gs_report *r, const struct gs_warni
 const char *gs_report_window_text(const struct gs_trace *t, const struct gs_report_device *d,
 				  char *buf, size_t size);
 
+/* The notes of a device on what its recording contradicts (text and HTML),
+ * NULL when not due: RETURNED, copies whose call returned before they
+ * ended ("note"); RECORDED, dependencies whose consumer started before the
+ * producer ended ("caution"; not when the inconsistent_schedule finding
+ * says it already). */
+enum gs_report_early {
+	GS_REPORT_EARLY_RETURNED,
+	GS_REPORT_EARLY_RECORDED
+};
+const char *gs_report_early_note(const struct gs_report *r, const struct gs_report_device *d,
+				 enum gs_report_early which, char *buf, size_t size);
+
 /* The line under a per-op list cut to --rows: shown, of count, with
  * listed kept (text and HTML say the same). */
 #define GS_REPORT_CUT_FMT                                                                          \

@@ -300,6 +300,14 @@ static void text_notes(struct note_sink *ns, const struct gs_report *r)
 			 r->dev[i].device, r->dev[i].active_streams);
 		ns->note(ns, "caution", line);
 	}
+	for (i = 0; i < r->n_dev; i++) {
+		if (gs_report_early_note(r, &r->dev[i], GS_REPORT_EARLY_RETURNED, line,
+					 sizeof(line)))
+			ns->note(ns, "note", line);
+		if (gs_report_early_note(r, &r->dev[i], GS_REPORT_EARLY_RECORDED, line,
+					 sizeof(line)))
+			ns->note(ns, "caution", line);
+	}
 	if (r->g && !r->g->stream_kinds_known && r->n_dev)
 		ns->note(ns, "note",
 			 "stream kinds are not recorded in this trace: implicit legacy "
