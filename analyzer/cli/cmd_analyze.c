@@ -73,7 +73,8 @@ static const char analyze_help[] =
 	"  --window T0:T1      analyze [T0, T1) only (default: per device, first op start\n"
 	"                      to last op end). Times in ns on the trace's clock, or with a\n"
 	"                      unit: ns, us, ms, s (1.5ms). With a '+' on both, offsets from\n"
-	"                      the first op start of the trace: --window +1ms:+5ms\n"
+	"                      the first op start of the trace: --window +1ms:+5ms. A\n"
+	"                      window that overlaps no op is an error naming the span\n"
 	"  --top N             rows in each ranked text and HTML table (default: 10)\n"
 	"  --ranks N|all       a job of more GPUs than N: its rank table lists each\n"
 	"                      column's min, median and max and at most N outliers\n"
@@ -139,6 +140,7 @@ struct analyze_opts {
 	int align; /* enum gs_report_align */
 	struct gs_window window;
 	bool window_relative;
+	const char *window_arg; /* as written, for an error */
 	size_t top;
 	size_t ranks; /* 0: the default; GS_REPORT_RANKS_ALL */
 	size_t rows;  /* 0: the default */
@@ -240,6 +242,7 @@ static int parse_window(const char *arg, struct analyze_opts *o)
 					  arg);
 	o->window.set = true;
 	o->window_relative = rel0;
+	o->window_arg = arg;
 	return GS_EXIT_OK;
 }
 
@@ -503,6 +506,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	struct gs_output out;
 	const char **names = NULL;
 	const char *format = "";
+	char window_text[256];
 	bool help = false;
 	gs_status st;
 	int rc;
@@ -537,6 +541,8 @@ int gs_cmd_analyze(int argc, char **argv)
 	ro.rank = o.rank;
 	ro.window = o.window;
 	ro.window_relative = o.window_relative;
+	snprintf(window_text, sizeof(window_text), "--window %s", o.window_arg ? o.window_arg : "");
+	ro.window_text = window_text;
 	ro.align = o.align;
 	names = calloc(o.n_paths, sizeof(*names));
 	if (!names) {

@@ -11,11 +11,16 @@
  * kernel is its start minus the end of the op before it on the stream (any
  * kind), when positive, and when it is launch time: not when the kernel's
  * launch call had returned before that op ended (then the device waited on
- * something else, which a graph would not remove); an occurrence covers the gaps before its kernels
- * but the first. For each length L, the windows of L kernels are grouped
- * by their kernels (exactly: see "Groups" below); scanning windows in
- * order, each group keeps its occurrences leftmost first (an occurrence
- * starts at or after the end of the group's previous one). The group with
+ * something else, which a graph would not remove); an occurrence covers the
+ * gaps before its kernels but the first. No occurrence spans a gap over
+ * GS_CUDAGRAPH_MAX_GAP_NS (not launch overhead) or holds a communication
+ * kernel (NCCL / RCCL: its time includes waiting for other ranks): these
+ * are breaks, and a window with a break inside leaves the search as a
+ * window with a kernel set aside does. For each length L, the windows of L
+ * kernels are grouped by their kernels (exactly: see "Groups" below);
+ * scanning windows in order, each group keeps its occurrences leftmost
+ * first (an occurrence starts at or after the end of the group's previous
+ * one). The group with
  * the most covered gap time wins (ties: the longer sequence, then the
  * earlier first occurrence). Its kernels are set aside and the search runs
  * again, up to GS_GC_ROUNDS candidates per stream. A stream's first
@@ -26,6 +31,7 @@
  * length; much less where little repeats) and O(m) memory.
  */
 #include <gpuscope/hash.h>
+#include <gpuscope/measures.h>
 
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
@@ -45,6 +51,7 @@ struct sigtab {
 	const struct gs_trace *t; /* whose launch configurations give grid and block */
 	uint32_t *slot;           /* op index of the first kernel with that signature */
 	uint32_t *id;
+	uint8_t *comm; /* per signature id: a communication kernel's name */
 	size_t mask;
 	uint32_t next;
 };
@@ -88,6 +95,8 @@ static uint32_t sig_of(struct sigtab *st, const struct gs_op *ops, uint32_t i)
 	}
 	st->slot[h] = i;
 	st->id[h] = st->next;
+	st->comm[st->next] = gs_kernel_class_of_name(gs_trace_string(st->t, ops[i].name)) ==
+			     GS_KCLASS_COMMUNICATION;
 	return st->next++;
 }
 
@@ -101,7 +110,9 @@ struct seq {
 	int64_t *gpre;  /* gpre[k]: gap[0] + ... + gap[k - 1] */
 	uint32_t *upre; /* upre[k]: kernels set aside among the first k */
 	uint8_t *used;
-	uint32_t *occ; /* occurrences of the winner */
+	uint8_t *brk;   /* brk[k]: kernels k - 1 and k are never in one occurrence */
+	uint32_t *bpre; /* bpre[k]: brk[0] + ... + brk[k - 1] */
+	uint32_t *occ;  /* occurrences of the winner */
 };
 
 static int64_t window_gap(const struct seq *q, size_t j, size_t len)
@@ -111,7 +122,7 @@ static int64_t window_gap(const struct seq *q, size_t j, size_t len)
 
 static bool window_free(const struct seq *q, size_t j, size_t len)
 {
-	return q->upre[j + len] == q->upre[j];
+	return q->upre[j + len] == q->upre[j] && q->bpre[j + len] == q->bpre[j + 1];
 }
 
 struct best {
@@ -375,7 +386,7 @@ static void pass_first(struct chain *c, bool gaps)
 		uint32_t j = alive[i], p = cur[j], r = q->sig[j + 1], id;
 		struct sig_child *sc = &c->by_sig[p];
 
-		if (q->used[j + 1]) {
+		if (q->used[j + 1] || q->brk[j + 1]) {
 			cur[j] = DEAD;
 			continue;
 		}
@@ -404,6 +415,7 @@ static void pass_extend(struct chain *c, size_t len, bool gaps)
 	uint32_t *cur = c->cur, *alive = c->alive;
 	const uint32_t *next_sig = q->sig + len - 1;
 	const uint8_t *next_used = q->used + len - 1;
+	const uint8_t *next_brk = q->brk + len - 1;
 	const int64_t *gpre = q->gpre;
 	int64_t min_reach = prune_below(c);
 	struct gstat *st;
@@ -416,7 +428,8 @@ static void pass_extend(struct chain *c, size_t len, bool gaps)
 		uint32_t j = alive[i], r, id;
 		struct gstat *p = &prev[cur[j]];
 
-		if (p->count < GS_GC_MIN_REPS || p->reach < min_reach || next_used[j]) {
+		if (p->count < GS_GC_MIN_REPS || p->reach < min_reach || next_used[j] ||
+		    next_brk[j]) {
 			cur[j] = DEAD;
 			continue;
 		}
@@ -452,7 +465,8 @@ static void pass_double(struct chain *c, size_t len, bool gaps)
 		uint32_t j = alive[i], r = cur[j + len], id;
 		struct gstat *p = &prev[cur[j]];
 
-		if (p->count < GS_GC_MIN_REPS || r == DEAD || prev[r].count < GS_GC_MIN_REPS) {
+		if (p->count < GS_GC_MIN_REPS || r == DEAD || prev[r].count < GS_GC_MIN_REPS ||
+		    q->brk[j + len]) {
 			cur[j] = DEAD;
 			continue;
 		}
@@ -639,6 +653,8 @@ static gs_status emit(struct out_list *l, const struct seq *q, uint32_t stream,
 				continue;
 			c->gap_ops[c->n_gaps] = q->op[j];
 			c->gap_ns[c->n_gaps++] = q->gap[j];
+			if (q->gap[j] > c->max_gap_ns)
+				c->max_gap_ns = q->gap[j];
 		}
 	c->stream = stream;
 	c->length = b->len;
@@ -665,8 +681,10 @@ static gs_status search_stream(struct seq *q, struct chain *ch, bool threads, ui
 	if (max_len < 2)
 		return GS_OK;
 	q->gpre[0] = 0;
+	q->bpre[0] = 0;
 	for (k = 0; k < q->m; k++) {
 		q->gpre[k + 1] = q->gpre[k] + q->gap[k];
+		q->bpre[k + 1] = q->bpre[k] + q->brk[k];
 		q->used[k] = 0;
 	}
 	for (int round = 0; round < GS_GC_ROUNDS; round++) {
@@ -704,8 +722,11 @@ static gs_status seq_init(struct seq *q, size_t m)
 	q->gpre = malloc((m + 1) * sizeof(*q->gpre));
 	q->upre = malloc((m + 1) * sizeof(*q->upre));
 	q->used = malloc(m + 1);
+	q->brk = malloc(m + 1);
+	q->bpre = malloc((m + 1) * sizeof(*q->bpre));
 	q->occ = malloc((m + 1) * sizeof(*q->occ));
-	if (!q->op || !q->sig || !q->gap || !q->gpre || !q->upre || !q->used || !q->occ)
+	if (!q->op || !q->sig || !q->gap || !q->gpre || !q->upre || !q->used || !q->brk ||
+	    !q->bpre || !q->occ)
 		return gs_nomem();
 	return GS_OK;
 }
@@ -718,6 +739,8 @@ static void seq_fini(struct seq *q)
 	free(q->gpre);
 	free(q->upre);
 	free(q->used);
+	free(q->brk);
+	free(q->bpre);
 	free(q->occ);
 }
 
@@ -775,8 +798,9 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 	sg.t = t;
 	sg.slot = malloc(cap * sizeof(*sg.slot));
 	sg.id = malloc(cap * sizeof(*sg.id));
+	sg.comm = malloc(cap);
 	sg.mask = cap - 1;
-	st = sg.slot && sg.id ? seq_init(&q, max_m) : gs_nomem();
+	st = sg.slot && sg.id && sg.comm ? seq_init(&q, max_m) : gs_nomem();
 	threads = max_m >= GS_GC_THREAD_MIN && gs_cpu_count() >= 2;
 	if (!st)
 		st = chain_init(&ch[0], &q, max_m, total + 1);
@@ -789,26 +813,38 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 	for (size_t k = 0; k < n_dev && !st; k++) {
 		uint32_t s = dev[k];
 		size_t first, count;
+		bool after_comm = false;
 
 		gs_trace_stream_ops(t, s, &first, &count);
 		q.m = 0;
 		for (size_t i = first; i < first + count && i < n_ops && q.m < max_m; i++) {
 			int64_t g = 0;
+			uint32_t sig;
+			bool comm;
 
 			if (!take_kernel(&ops[i], win))
 				continue;
+			sig = sig_of(&sg, ops, (uint32_t)i);
+			comm = ops[i].collective || sg.comm[sig];
+			/* A communication kernel breaks the sequence on both sides. */
+			q.brk[q.m] = comm || after_comm;
 			/* A gap is launch time a graph removes unless the kernel's
 			 * launch call had returned before the op ahead of it ended
-			 * (queued in time: the device waited on something else). */
+			 * (queued in time: the device waited on something else);
+			 * a gap too long for launch overhead breaks the sequence. */
 			if (q.m && i > first && ops[i].start_ns > ops[i - 1].end_ns) {
 				uint32_t c = launch ? launch[i] : GS_NO_INDEX;
+				int64_t raw = ops[i].start_ns - ops[i - 1].end_ns;
 
-				if (c == GS_NO_INDEX || (ops[i].flags & GS_OPF_GRAPH) ||
-				    api[c].end_ns > ops[i - 1].end_ns)
-					g = ops[i].start_ns - ops[i - 1].end_ns;
+				if (raw > GS_CUDAGRAPH_MAX_GAP_NS)
+					q.brk[q.m] = 1;
+				else if (c == GS_NO_INDEX || (ops[i].flags & GS_OPF_GRAPH) ||
+					 api[c].end_ns > ops[i - 1].end_ns)
+					g = raw;
 			}
+			after_comm = comm;
 			q.op[q.m] = (uint32_t)i;
-			q.sig[q.m] = sig_of(&sg, ops, (uint32_t)i) + 1;
+			q.sig[q.m] = sig + 1;
 			q.gap[q.m++] = g;
 		}
 		st = search_stream(&q, ch, threads, s, ops, l);
@@ -816,6 +852,7 @@ static gs_status candidates_run(const struct gs_trace *t, uint32_t device,
 out:
 	free(sg.slot);
 	free(sg.id);
+	free(sg.comm);
 	chain_fini(&ch[0]);
 	chain_fini(&ch[1]);
 	seq_fini(&q);

@@ -951,14 +951,38 @@ static bool host_synchronous_copy(const struct gs_op *op)
 	return op->src_mem == GS_MEM_PAGEABLE || op->dst_mem == GS_MEM_PAGEABLE;
 }
 
+/*
+ * A host-synchronous copy -> what its thread launched after its call
+ * returned. A call that returned before its copy ended (a pageable
+ * host-to-device copy returns once the data is staged) did not wait for
+ * the copy: its edges would point back in time, so it has none and is
+ * listed in returned_early instead.
+ */
 static gs_status sync_copy_edges(struct builder *b)
 {
+	size_t cap = 0;
+
 	for (size_t i = 0; i < b->n_ops; i++) {
 		uint32_t a = b->g->launch[i];
 		gs_status rc;
 
 		if (a == GS_NO_INDEX || !host_synchronous_copy(&b->ops[i]))
 			continue;
+		if (b->api[a].end_ns < b->ops[i].end_ns) {
+			struct gs_graph *g = b->g;
+
+			if (g->n_returned_early == cap) {
+				size_t nc = cap ? 2 * cap : 16;
+				uint32_t *nr = realloc(g->returned_early, nc * sizeof(*nr));
+
+				if (!nr)
+					return gs_nomem();
+				g->returned_early = nr;
+				cap = nc;
+			}
+			g->returned_early[g->n_returned_early++] = (uint32_t)i;
+			continue;
+		}
 		rc = edges_to_later_launches(
 			b, (uint32_t)i, gs_trace_find_thread(b->t, b->api[a].pid, b->api[a].tid),
 			b->api[a].end_ns, GS_EDGE_SYNC_COPY, 0);
@@ -1523,6 +1547,22 @@ static gs_status has_cycle(const struct gs_graph *g, bool *cycle)
 	return GS_OK;
 }
 
+/* Flag the edges the recording contradicts, and count them by kind. */
+static void mark_recorded_early(struct builder *b)
+{
+	struct gs_graph *g = b->g;
+
+	for (size_t i = 0; i < g->n_edges; i++) {
+		struct gs_edge *e = &g->edges[i];
+
+		if (b->ops[e->from].end_ns > b->ops[e->to].start_ns) {
+			e->flags |= GS_EDGEF_RECORDED_EARLY;
+			if (e->kind < GS_EDGE_KIND_COUNT)
+				g->recorded_early[e->kind]++;
+		}
+	}
+}
+
 static gs_status graph_build(const struct gs_trace *t, uint64_t max_edges, bool reduce,
 			     struct gs_graph **out)
 {
@@ -1577,6 +1617,7 @@ static gs_status graph_build(const struct gs_trace *t, uint64_t max_edges, bool 
 	if (!rc) {
 		g->implied_edges = b.implied;
 		g->edge_count[GS_EDGE_DEFAULT_STREAM] += b.implied;
+		mark_recorded_early(&b);
 	}
 out:
 	free(b.by_stream);
@@ -1630,6 +1671,7 @@ void gs_graph_destroy(struct gs_graph *g)
 		return;
 	free(g->edges);
 	free(g->in_first);
+	free(g->returned_early);
 	free(g);
 }
 

@@ -90,6 +90,7 @@ gs_status gs_schedule_check(const struct gs_trace *t, const struct gs_graph *g,
 	memset(out, 0, sizeof(*out));
 	out->early_op = GS_NO_INDEX;
 	out->actual_early_op = GS_NO_INDEX;
+	out->returned_early_op = GS_NO_INDEX;
 	ops = gs_trace_ops(t, &n_ops);
 	st = gs_trace_streams(t, &n_st);
 	if (g->n_ops != n_ops || s->n_ops != n_ops || (s->n_slots && !s->slot_ideal_start)) {
@@ -145,6 +146,21 @@ gs_status gs_schedule_check(const struct gs_trace *t, const struct gs_graph *g,
 				}
 			}
 		}
+	for (size_t i = 0; i < g->n_returned_early; i++) {
+		uint32_t v = g->returned_early[i], a = v < n_ops ? g->launch[v] : GS_NO_INDEX;
+		size_t n_api;
+		const struct gs_api_call *api = gs_trace_api_calls(t, &n_api);
+		int64_t past;
+
+		if (a >= n_api || !in_schedule(t, s, &ops[v]))
+			continue;
+		past = ops[v].end_ns - api[a].end_ns;
+		out->returned_early++;
+		if (past > out->returned_early_max_ns) {
+			out->returned_early_max_ns = past;
+			out->returned_early_op = v;
+		}
+	}
 	out->ideal_below_bound = s->ideal_ns < s->dependency_bound_ns;
 	/* Only a recording that broke an edge can leave the ideal above it. */
 	out->ideal_above_actual = s->ideal_ns > s->actual_ns && !out->actual_early;

@@ -66,6 +66,39 @@ const char *gs_report_window_text(const struct gs_trace *t, const struct gs_repo
 	return buf;
 }
 
+const char *gs_report_early_note(const struct gs_report *r, const struct gs_report_device *d,
+				 enum gs_report_early which, char *buf, size_t size)
+{
+	const struct gs_invariants *v = &d->inv;
+	char a[GS_DUR_TEXT_MAX];
+
+	if (which == GS_REPORT_EARLY_RETURNED) {
+		if (!v->returned_early)
+			return NULL;
+		snprintf(buf, size,
+			 "device %u: %llu host call%s returned before %s copy ended (largest %s, "
+			 "op %llu): the edges %s would imply are left out",
+			 d->device, (unsigned long long)v->returned_early,
+			 v->returned_early == 1 ? "" : "s",
+			 v->returned_early == 1 ? "its" : "their",
+			 gs_dur_text(a, sizeof(a), v->returned_early_max_ns),
+			 (unsigned long long)gs_report_op_id(r->t, v->returned_early_op),
+			 v->returned_early == 1 ? "it" : "they");
+		return buf;
+	}
+	if (!v->actual_early || v->violations || d->efficiency_kind == GS_REPORT_EFF_BOUNDED)
+		return NULL;
+	snprintf(buf, size,
+		 "device %u: in the recording %llu op%s started before an op %s depend%s on ended "
+		 "(by up to %s, op %llu): the schedules keep %s",
+		 d->device, (unsigned long long)v->actual_early, v->actual_early == 1 ? "" : "s",
+		 v->actual_early == 1 ? "it" : "they", v->actual_early == 1 ? "s" : "",
+		 gs_dur_text(a, sizeof(a), v->actual_early_max_ns),
+		 (unsigned long long)gs_report_op_id(r->t, v->actual_early_op),
+		 v->actual_early == 1 ? "that dependency" : "those dependencies");
+	return buf;
+}
+
 /* Bytes for people: "512 B", "64.0 KiB", "8.0 MiB". */
 static const char *bytes_str(char *buf, size_t size, uint64_t b)
 {
@@ -947,6 +980,73 @@ static int64_t group_first(const struct gs_job *j, uint32_t group)
 	return first;
 }
 
+/*
+ * A window that overlaps no op of the picked ranks (their op spans, first
+ * start to last end, as the job read them) selects nothing: an error that
+ * names the span, as offsets from the first op of each rank's clock group
+ * (what --window +T0:+T1 takes), and in ns too for an absolute window.
+ * Decided from the job alone, so every process of gpuscope-mpi decides the
+ * same.
+ */
+static gs_status check_window(const struct gs_job *j, const struct gs_report_options *o,
+			      const bool *pick)
+{
+	int64_t lo = 0, hi = 0, abs_lo = 0, abs_hi = 0;
+	size_t spans = 0;
+	uint64_t unit;
+	char a[GS_DUR_TEXT_MAX], b[GS_DUR_TEXT_MAX], name[96];
+
+	if (!o->window.set)
+		return GS_OK;
+	for (size_t i = 0; i < j->n_ranks; i++) {
+		const struct gs_job_rank *k = &j->ranks[i];
+		int64_t first = group_first(j, k->clock_group), w0, w1;
+
+		if (!pick[i] || (k->first_ns == 0 && k->last_ns == 0))
+			continue;
+		w0 = o->window.start_ns;
+		w1 = o->window.end_ns;
+		if (o->window_relative) {
+			if (w0 > INT64_MAX - first || w1 > INT64_MAX - first)
+				return GS_OK; /* build_rank says so */
+			w0 += first;
+			w1 += first;
+		}
+		if (k->first_ns < w1 && (k->last_ns > w0 || k->first_ns >= w0))
+			return GS_OK; /* it selects an op */
+		if (!spans || k->first_ns - first < lo)
+			lo = k->first_ns - first;
+		if (!spans || k->last_ns - first > hi)
+			hi = k->last_ns - first;
+		if (!spans || k->first_ns < abs_lo)
+			abs_lo = k->first_ns;
+		if (!spans || k->last_ns > abs_hi)
+			abs_hi = k->last_ns;
+		spans++;
+	}
+	if (!spans)
+		return GS_OK; /* no ops at all: the report says so */
+	unit = gs_dur_unit(mag(lo) > mag(hi) ? mag(lo) : mag(hi));
+	if (o->window_text)
+		snprintf(name, sizeof(name), "%s", o->window_text);
+	else
+		snprintf(name, sizeof(name), "window %s%lld:%s%lld ns",
+			 o->window_relative ? "+" : "", (long long)o->window.start_ns,
+			 o->window_relative ? "+" : "", (long long)o->window.end_ns);
+	if (o->window_relative)
+		gs_error_append("%s: the trace%s span%s %s%s .. %s%s", name, spans > 1 ? "s" : "",
+				spans > 1 ? "" : "s", lo >= 0 ? "+" : "",
+				gs_dur_text_in(a, sizeof(a), lo, unit, false), hi >= 0 ? "+" : "",
+				gs_dur_text_in(b, sizeof(b), hi, unit, false));
+	else
+		gs_error_append("%s: the trace%s span%s %lld .. %lld ns (%s%s .. %s%s)", name,
+				spans > 1 ? "s" : "", spans > 1 ? "" : "s", (long long)abs_lo,
+				(long long)abs_hi, lo >= 0 ? "+" : "",
+				gs_dur_text_in(a, sizeof(a), lo, unit, false), hi >= 0 ? "+" : "",
+				gs_dur_text_in(b, sizeof(b), hi, unit, false));
+	return GS_ERR_INVALID;
+}
+
 static gs_status build_rank(const struct gs_job *j, size_t i, const struct gs_report_options *o,
 			    struct gs_report **out)
 {
@@ -1121,6 +1221,8 @@ static gs_status build_job(const struct gs_job *j, const struct gs_report_option
 		st = gs_nomem();
 	if (st == GS_OK)
 		st = pick_ranks(j, o, pick);
+	if (st == GS_OK)
+		st = check_window(j, o, pick);
 	for (size_t i = 0; own && st == GS_OK && i < j->n_ranks; i++)
 		pick[i] = pick[i] && own[i];
 	if (st == GS_OK) {

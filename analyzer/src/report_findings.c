@@ -932,13 +932,12 @@ static int64_t cand_mean_gap(const struct gs_cudagraph_candidate *c)
 	return gaps ? c->exposed_launch_ns / (int64_t)gaps : 0;
 }
 
-/* Candidates whose gaps look like launch overhead (a mean gap of at most
- * GS_REPORT_LAUNCH_GAP_NS): longer gaps wait on something a graph does not
- * remove. */
+/* Candidates a graph would shorten: not launched from one already. Their
+ * gaps are launch overhead (none over GS_REPORT_LAUNCH_GAP_NS), and they
+ * are exactly the ones the replay what-if removes. */
 static bool cand_launch_bound(const struct gs_cudagraph_candidate *c)
 {
-	return !c->already_graph && c->exposed_launch_ns > 0 &&
-	       cand_mean_gap(c) <= GS_REPORT_LAUNCH_GAP_NS;
+	return !c->already_graph && c->exposed_launch_ns > 0;
 }
 
 static void finding_graphs(const struct gs_trace *t, const struct gs_report_device *d,

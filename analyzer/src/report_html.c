@@ -337,6 +337,14 @@ static void h_notes(struct hw *w)
 			 r->dev[i].device, r->dev[i].active_streams);
 		NOTE("caution", line);
 	}
+	for (i = 0; i < r->n_dev; i++) {
+		if (gs_report_early_note(r, &r->dev[i], GS_REPORT_EARLY_RETURNED, line,
+					 sizeof(line)))
+			NOTE("note", line);
+		if (gs_report_early_note(r, &r->dev[i], GS_REPORT_EARLY_RECORDED, line,
+					 sizeof(line)))
+			NOTE("caution", line);
+	}
 	if (r->g && !r->g->stream_kinds_known && r->n_dev)
 		NOTE("note", "stream kinds are not recorded in this trace: implicit legacy "
 			     "default-stream synchronization is not modelled");

@@ -442,8 +442,9 @@ void gs_report_html_candidates(struct hw *w, const struct gs_report_device *d, s
 		gs_out_puts(&w->o, ".</p>\n");
 	}
 	gs_out_printf(&w->o,
-		      "<p class=\"more\">A mean gap over %s is not launch overhead: a graph would "
-		      "not remove it.</p>\n",
+		      "<p class=\"more\">A gap over %s is not launch overhead, nor is a "
+		      "communication kernel (it waits for other ranks): a graph would not remove "
+		      "either, so both end a sequence.</p>\n",
 		      DUR(GS_REPORT_LAUNCH_GAP_NS));
 }
 

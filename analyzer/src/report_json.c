@@ -58,6 +58,14 @@ static void json_graph(struct jw *w, const struct gs_report *r)
 		for (k = 0; k < GS_EDGE_KIND_COUNT; k++)
 			jw_u64(w, gs_edge_kind_name(k), r->g->edge_count[k]);
 		jw_end_obj(w);
+		/* Edges kept that the recording contradicts (consumer started
+		 * before producer ended), and copies whose call returned
+		 * before they ended (no sync_copy edges). */
+		jw_row(w, "recorded_early_by_kind");
+		for (k = 0; k < GS_EDGE_KIND_COUNT; k++)
+			jw_u64(w, gs_edge_kind_name(k), r->g->recorded_early[k]);
+		jw_end_obj(w);
+		jw_u64(w, "returned_early", r->g->n_returned_early);
 		jw_u64(w, "unlinked_waits", r->g->unlinked_waits);
 		jw_u64(w, "unlinked_wait_calls", r->g->unlinked_wait_calls);
 		jw_bool(w, "stream_kinds_known", r->g->stream_kinds_known);
@@ -328,6 +336,16 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 	jw_bool(w, "critical_mismatch", d->inv.critical_mismatch);
 	jw_u64(w, "recorded_early", d->inv.actual_early);
 	jw_i64(w, "recorded_early_max_ns", d->inv.actual_early_max_ns);
+	if (d->inv.actual_early_op != GS_NO_INDEX)
+		jw_u64(w, "recorded_early_op", gs_report_op_id(r->t, d->inv.actual_early_op));
+	else
+		jw_null(w, "recorded_early_op");
+	jw_u64(w, "returned_early", d->inv.returned_early);
+	jw_i64(w, "returned_early_max_ns", d->inv.returned_early_max_ns);
+	if (d->inv.returned_early_op != GS_NO_INDEX)
+		jw_u64(w, "returned_early_op", gs_report_op_id(r->t, d->inv.returned_early_op));
+	else
+		jw_null(w, "returned_early_op");
 	jw_end_obj(w);
 	jw_row(w, "copy_engines");
 	for (c = 1; c < GS_COPY_KIND_COUNT; c++)
@@ -372,6 +390,7 @@ static void json_schedule(struct jw *w, const struct gs_report *r, const struct 
 		jw_arr_inline(w, "preconditions");
 		jw_end_arr(w);
 		jw_i64(w, "graph_node_ns", r->graph_node_ns);
+		jw_i64(w, "max_gap_ns", GS_CUDAGRAPH_MAX_GAP_NS);
 		jw_u64(w, "candidates", d->n_cands);
 		jw_end_obj(w);
 	}
@@ -457,6 +476,10 @@ static void json_candidates(struct jw *w, const struct gs_report *r,
 		jw_u64(w, "length", c->length);
 		jw_u64(w, "repetitions", c->repetitions);
 		jw_i64(w, "exposed_launch_ns", c->exposed_launch_ns);
+		jw_i64(w, "mean_gap_ns",
+		       c->exposed_launch_ns /
+			       (int64_t)(c->repetitions * (c->length > 1 ? c->length - 1 : 1)));
+		jw_i64(w, "max_gap_ns", c->max_gap_ns);
 		jw_bool(w, "already_graph", c->already_graph);
 		jw_arr_inline(w, "sequence");
 		for (k = 0; k < c->length; k++)

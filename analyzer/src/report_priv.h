@@ -325,9 +325,8 @@ static inline struct gs_report_style gs_report_style_of(const struct gs_report_s
 	return s;
 }
 
-/* A CUDA Graph candidate is launch-bound (a graph would remove its gaps)
- * when the mean gap between its kernels is at most this. */
-#define GS_REPORT_LAUNCH_GAP_NS 100000
+/* The longest gap a CUDA Graph candidate covers (gpuscope/cudagraph.h). */
+#define GS_REPORT_LAUNCH_GAP_NS GS_CUDAGRAPH_MAX_GAP_NS
 
 /* Durations for people: gs_dur_text, gs_dur_unit, gs_dur_text_in (gpuscope/text.h). */
 /* A loading warning that a caution of the report says again, more fully
@@ -338,6 +337,18 @@ bool gs_report_warning_restated(const struct gs_report *r, const struct gs_warni
  * 3.659 ms", in one unit. Returns buf. */
 const char *gs_report_window_text(const struct gs_trace *t, const struct gs_report_device *d,
 				  char *buf, size_t size);
+
+/* The notes of a device on what its recording contradicts (text and HTML),
+ * NULL when not due: RETURNED, copies whose call returned before they
+ * ended ("note"); RECORDED, dependencies whose consumer started before the
+ * producer ended ("caution"; not when the inconsistent_schedule finding
+ * says it already). */
+enum gs_report_early {
+	GS_REPORT_EARLY_RETURNED,
+	GS_REPORT_EARLY_RECORDED
+};
+const char *gs_report_early_note(const struct gs_report *r, const struct gs_report_device *d,
+				 enum gs_report_early which, char *buf, size_t size);
 
 /* The line under a per-op list cut to --rows: shown, of count, with
  * listed kept (text and HTML say the same). */

@@ -300,6 +300,14 @@ static void text_notes(struct note_sink *ns, const struct gs_report *r)
 			 r->dev[i].device, r->dev[i].active_streams);
 		ns->note(ns, "caution", line);
 	}
+	for (i = 0; i < r->n_dev; i++) {
+		if (gs_report_early_note(r, &r->dev[i], GS_REPORT_EARLY_RETURNED, line,
+					 sizeof(line)))
+			ns->note(ns, "note", line);
+		if (gs_report_early_note(r, &r->dev[i], GS_REPORT_EARLY_RECORDED, line,
+					 sizeof(line)))
+			ns->note(ns, "caution", line);
+	}
 	if (r->g && !r->g->stream_kinds_known && r->n_dev)
 		ns->note(ns, "note",
 			 "stream kinds are not recorded in this trace: implicit legacy "
@@ -1156,8 +1164,9 @@ static void text_candidates(struct tw *w, const struct gs_report_device *d)
 		tw_wrap(w, "    ", 4, line, 4);
 	}
 	gs_out_printf(&w->o,
-		      "    a mean gap over %s is not launch overhead: a graph would not remove "
-		      "it\n",
+		      "    a gap over %s is not launch overhead, nor is a communication kernel "
+		      "(it waits for\n    other ranks): a graph would not remove either, so "
+		      "both end a sequence\n",
 		      DUR(GS_REPORT_LAUNCH_GAP_NS));
 }
 

@@ -73,6 +73,11 @@ static int64_t replay_pass(struct replay *r)
 			for (uint32_t e = r->pfirst[i]; e < r->pfirst[i + 1]; e++)
 				if (r->end[r->pred[e]] > st)
 					st = r->end[r->pred[e]];
+			/* Never later than recorded: a predecessor can end past
+			 * the recorded start only on an edge the recording
+			 * contradicts (its consumer started before it ended). */
+			if (st > r->start[i])
+				st = r->start[i];
 			r->end[i] = st + r->dur[i];
 			if (r->end[i] > last)
 				last = r->end[i];

@@ -4,7 +4,9 @@
  * reference of the same rules: every round, every length 2 ..
  * min(32, m / 3), windows grouped by their kernels (compared kernel by
  * kernel), occurrences leftmost first and never overlapping, the winner by
- * (covered gap, length, earlier first), its kernels set aside, four rounds.
+ * (covered gap, length, earlier first), its kernels set aside, four rounds;
+ * no window spans a gap over GS_CUDAGRAPH_MAX_GAP_NS or holds a
+ * communication kernel.
  * The search in candidates.c is exact group ids, pruning, and two threads
  * on long streams; the reference is none of that. Long streams (over 16 k
  * kernels) are searched on two threads when two CPUs are there, so the
@@ -38,6 +40,9 @@ static uint32_t rnd(uint32_t n)
 	return (uint32_t)(rng % n);
 }
 
+/* Signature COMM is a communication kernel (an NCCL name). */
+#define COMM 16
+
 /* One stream of kernels: signature (name index) and the gap before each. */
 struct stream_spec {
 	size_t m;
@@ -55,10 +60,16 @@ struct ref_cand {
 	int64_t gap;
 };
 
-static bool ref_free(const uint8_t *used, size_t j, size_t len)
+/* Whether kernels k - 1 and k may be in one occurrence. */
+static bool ref_joins(const struct stream_spec *s, size_t k)
+{
+	return s->gap[k] <= GS_CUDAGRAPH_MAX_GAP_NS && s->sig[k] != COMM && s->sig[k - 1] != COMM;
+}
+
+static bool ref_free(const struct stream_spec *s, const uint8_t *used, size_t j, size_t len)
 {
 	for (size_t k = j; k < j + len; k++)
-		if (used[k])
+		if (used[k] || (k > j && !ref_joins(s, k)))
 			return false;
 	return true;
 }
@@ -112,7 +123,7 @@ static size_t ref_search(const struct stream_spec *s, uint32_t stream, struct re
 				size_t h;
 				struct ref_group *g;
 
-				if (!ref_free(used, j, len))
+				if (!ref_free(s, used, j, len))
 					continue;
 				h = ref_hash(&s->sig[j], len) & (cap - 1);
 				while (tab[h].used && memcmp(&s->sig[tab[h].first], &s->sig[j],
@@ -149,7 +160,7 @@ static size_t ref_search(const struct stream_spec *s, uint32_t stream, struct re
 			break;
 		/* Set the winner's occurrences aside. */
 		for (size_t j = best.first, next = 0; j + best.length <= m; j++) {
-			if (j < next || !ref_free(used, j, best.length) ||
+			if (j < next || !ref_free(s, used, j, best.length) ||
 			    memcmp(&s->sig[j], &s->sig[best.first], best.length * sizeof(*s->sig)))
 				continue;
 			next = j + best.length;
@@ -164,8 +175,23 @@ static size_t ref_search(const struct stream_spec *s, uint32_t stream, struct re
 
 /* ---- building the trace -------------------------------------------------- */
 
-static const char *const names[] = {"A", "B", "C", "D", "E", "F", "G", "H",
-				    "I", "J", "K", "L", "M", "N", "O", "P"};
+static const char *const names[] = {"A",
+				    "B",
+				    "C",
+				    "D",
+				    "E",
+				    "F",
+				    "G",
+				    "H",
+				    "I",
+				    "J",
+				    "K",
+				    "L",
+				    "M",
+				    "N",
+				    "O",
+				    "P",
+				    "ncclDevKernel_AllReduce"};
 
 /* Streams 0 .. n - 1 on device 0; kernels 1 us long. */
 static struct gs_trace *build(const struct stream_spec *specs, size_t n)
@@ -173,14 +199,14 @@ static struct gs_trace *build(const struct stream_spec *specs, size_t n)
 	struct gs_trace *t;
 	struct gs_sink *k;
 	struct gs_device d = {.id = 0, .name = GS_NO_STRING, .uuid = GS_NO_STRING};
-	uint32_t ids[16];
+	uint32_t ids[COMM + 1];
 	uint64_t corr = 1;
 
 	assert_int_equal(gs_trace_create(&t), GS_OK);
 	k = gs_trace_borrow_sink(t);
 	assert_int_equal(k->device(k, &d), GS_OK);
-	for (size_t i = 0; i < 16; i++)
-		assert_int_equal(k->intern(k, names[i], 1, &ids[i]), GS_OK);
+	for (size_t i = 0; i <= COMM; i++)
+		assert_int_equal(k->intern(k, names[i], strlen(names[i]), &ids[i]), GS_OK);
 	for (size_t s = 0; s < n; s++) {
 		struct gs_stream st = {.pid = 1,
 				       .device = 0,
@@ -416,6 +442,38 @@ static void test_long_random(void **state)
 	spec_free(&s);
 }
 
+/*
+ * Gaps too long for launch overhead and communication kernels end a
+ * sequence: short random streams with both, and a long periodic one whose
+ * period holds an NCCL kernel and a long gap.
+ */
+static void test_breaks(void **state)
+{
+	struct stream_spec s;
+
+	(void)state;
+	for (int iter = 0; iter < 300; iter++) {
+		size_t m = 6 + rnd(200), alpha = 1 + rnd(4);
+
+		spec_alloc(&s, m);
+		for (size_t i = 0; i < m; i++) {
+			s.sig[i] = rnd(8) == 0 ? COMM : rnd((uint32_t)alpha);
+			s.gap[i] = !i          ? 0 :
+				   rnd(6) == 0 ? GS_CUDAGRAPH_MAX_GAP_NS + (int64_t)rnd(3) * 50000 :
+						 (int64_t)rnd(5) * 100;
+		}
+		check(&s, 1);
+		spec_free(&s);
+	}
+	spec_alloc(&s, 20000);
+	for (size_t i = 0; i < s.m; i++) {
+		s.sig[i] = i % 23 == 7 ? COMM : (uint32_t)(i % 23 % 16);
+		s.gap[i] = !i ? 0 : i % 23 == 15 ? 21700000 : (int64_t)(i % 5) * 700;
+	}
+	check(&s, 1);
+	spec_free(&s);
+}
+
 /* No launch gaps: no candidate, however much repeats. */
 static void test_no_gaps(void **state)
 {
@@ -432,10 +490,9 @@ static void test_no_gaps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_short_random),
-		cmocka_unit_test(test_long_periodic),
-		cmocka_unit_test(test_long_random),
-		cmocka_unit_test(test_no_gaps),
+		cmocka_unit_test(test_short_random), cmocka_unit_test(test_long_periodic),
+		cmocka_unit_test(test_long_random),  cmocka_unit_test(test_no_gaps),
+		cmocka_unit_test(test_breaks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

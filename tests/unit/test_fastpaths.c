@@ -324,6 +324,8 @@ struct ref {
 	struct ref_edge *e;
 	size_t n, cap;
 	bool data;
+	uint32_t *early; /* copies whose call returned before they ended */
+	size_t n_early;
 };
 
 static void ref_add(struct ref *r, uint32_t from, uint32_t to, uint8_t kind, uint64_t event)
@@ -532,6 +534,12 @@ static void ref_graph(struct ref *r, uint64_t *unlinked_waits)
 		    o->dst_mem != GS_MEM_PAGEABLE)
 			continue;
 		a = &r->api[r->launch[i]];
+		if (a->end_ns < o->end_ns) { /* returned before the copy ended: no edge */
+			r->early = realloc(r->early, (r->n_early + 1) * sizeof(*r->early));
+			assert_non_null(r->early);
+			r->early[r->n_early++] = (uint32_t)i;
+			continue;
+		}
 		ref_later(r, (uint32_t)i, a->pid, a->tid, a->end_ns, GS_EDGE_SYNC_COPY, 0);
 	}
 	for (uint32_t l = 0; l < r->n_streams; l++) {
@@ -667,6 +675,9 @@ static void test_graph_reference(void **state)
 		}
 		ref_graph(&r, &unlinked);
 		k = ref_sorted(&r, count);
+		assert_int_equal(g->n_returned_early, r.n_early);
+		for (size_t i = 0; i < r.n_early; i++)
+			assert_int_equal(g->returned_early[i], r.early[i]);
 		assert_int_equal(g->n_edges, k);
 		for (size_t i = 0; i < k; i++) {
 			assert_int_equal(g->edges[i].from, r.e[i].e.from);
@@ -685,6 +696,7 @@ static void test_graph_reference(void **state)
 		assert_int_equal(g->unlinked_waits, unlinked);
 		assert_int_equal(g->has_data_edges, r.data);
 		free(r.e);
+		free(r.early);
 		gs_graph_destroy(g);
 		gs_trace_destroy(t);
 	}
@@ -872,6 +884,11 @@ static struct gs_graph *ref_as_graph(const struct ref *r, const struct gs_graph 
 		g->in_first[i + 1] += g->in_first[i];
 	g->has_data_edges = like->has_data_edges;
 	g->stream_kinds_known = like->stream_kinds_known;
+	g->n_returned_early = r->n_early;
+	g->returned_early = malloc((r->n_early ? r->n_early : 1) * sizeof(*g->returned_early));
+	assert_non_null(g->returned_early);
+	if (r->n_early)
+		memcpy(g->returned_early, r->early, r->n_early * sizeof(*r->early));
 	return g;
 }
 
@@ -1012,6 +1029,7 @@ static void test_graph_implied(void **state)
 			gs_schedule_fini(&s);
 		}
 		free(r.e);
+		free(r.early);
 		gs_graph_destroy(gr);
 		gs_graph_destroy(g);
 		gs_trace_destroy(t);

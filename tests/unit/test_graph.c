@@ -3,6 +3,7 @@
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
 
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -335,6 +336,77 @@ static void test_sync_copy_edges(void **state)
  * one: L waits for the blocking streams' earlier work and holds back their
  * later work; the non-blocking stream is untouched.
  */
+/*
+ * A pageable host-to-device cudaMemcpyAsync that returns once its data is
+ * staged, before the copy ends: K, launched after the return, starts on
+ * another stream before the copy ended. The host did not wait for the
+ * copy, so there is no sync_copy edge copy -> K (it would point back in
+ * time); the copy is listed as returned early. A second pageable copy
+ * whose call returns after it ended keeps its edge. Two kernels that
+ * overlap on one stream keep their stream-order edge, flagged as one the
+ * recording contradicts.
+ */
+static void test_sync_copy_returned_early(void **state)
+{
+	(void)state;
+	struct tb b = tb_new();
+	uint32_t s1 = tb_stream(&b, 1, 0), s2 = tb_stream(&b, 2, 0);
+	struct gs_op copy = {.kind = GS_OP_MEMCPY,
+			     .stream = s1,
+			     .start_ns = 20,
+			     .end_ns = 5000,
+			     .correlation = 1,
+			     .copy_kind = GS_COPY_HTOD,
+			     .src_mem = GS_MEM_PAGEABLE,
+			     .dst_mem = GS_MEM_DEVICE,
+			     .flags = GS_OPF_ASYNC};
+	struct gs_op late = copy;
+	struct gs_graph *g;
+	size_t n;
+	const struct gs_op *ops;
+	uint64_t flagged = 0;
+
+	copy.name = tb_str(&b, "Memcpy HtoD (Pageable -> Device)");
+	tb_api(&b, "cudaMemcpyAsync", 10, 400, 1); /* returns 4.6 us before the copy ends */
+	assert_int_equal(b.s->op(b.s, &copy, NULL), GS_OK);
+	tb_api(&b, "cudaLaunchKernel", 450, 460, 2);
+	tb_op(&b, GS_OP_KERNEL, s2, 500, 700, 2, "K");
+	late.name = copy.name;
+	late.correlation = 3;
+	late.start_ns = 6000;
+	late.end_ns = 6500;
+	tb_api(&b, "cudaMemcpyAsync", 5900, 6510, 3);
+	assert_int_equal(b.s->op(b.s, &late, NULL), GS_OK);
+	tb_api(&b, "cudaLaunchKernel", 6600, 6610, 4);
+	tb_op(&b, GS_OP_KERNEL, s2, 6700, 6900, 4, "K2");
+	/* K3 starts 50 ns before K2 ends, on K2's stream. */
+	tb_api(&b, "cudaLaunchKernel", 6620, 6630, 5);
+	tb_op(&b, GS_OP_KERNEL, s2, 6850, 7000, 5, "K3");
+	g = tb_graph(&b);
+	ops = gs_trace_ops(b.t, &n);
+	assert_false(has_edge(g, op_of(&b, 1), op_of(&b, 2), GS_EDGE_SYNC_COPY));
+	assert_int_equal(g->n_returned_early, 1);
+	assert_int_equal(g->returned_early[0], op_of(&b, 1));
+	assert_true(has_edge(g, op_of(&b, 3), op_of(&b, 4), GS_EDGE_SYNC_COPY));
+	assert_true(has_edge(g, op_of(&b, 4), op_of(&b, 5), GS_EDGE_STREAM_ORDER));
+	for (size_t e = 0; e < g->n_edges; e++) {
+		const struct gs_edge *ed = &g->edges[e];
+		bool early = ops[ed->from].end_ns > ops[ed->to].start_ns;
+
+		assert_int_equal(early, (ed->flags & GS_EDGEF_RECORDED_EARLY) != 0);
+		flagged += early;
+		if (early) {
+			assert_int_equal(ed->from, op_of(&b, 4));
+			assert_int_equal(ed->to, op_of(&b, 5));
+		}
+	}
+	assert_int_equal(flagged, 1);
+	assert_int_equal(g->recorded_early[GS_EDGE_STREAM_ORDER], 1);
+	assert_int_equal(g->recorded_early[GS_EDGE_SYNC_COPY], 0);
+	gs_graph_destroy(g);
+	gs_trace_destroy(b.t);
+}
+
 static void test_default_stream_edges(void **state)
 {
 	(void)state;
@@ -516,6 +588,110 @@ static void test_shared_traces(void **state)
 	}
 }
 
+/*
+ * Every edge of the graph of a real trace goes forward in time (its
+ * producer ended by the time its consumer started) or is flagged as one
+ * the recording contradicts, and counted; a sync_copy edge never is (a copy
+ * whose call returned before it ended has none), and its copy's call
+ * returned after the copy ended. Returns the edges looked at.
+ */
+static size_t edges_forward(const char *path)
+{
+	struct gs_trace *t;
+	struct gs_graph *g;
+	size_t n, n_api, seen;
+	const struct gs_op *ops;
+	const struct gs_api_call *api;
+	uint64_t flagged[GS_EDGE_KIND_COUNT] = {0};
+
+	assert_int_equal(gs_trace_load(path, NULL, &t, NULL), GS_OK);
+	assert_int_equal(gs_graph_build(t, &g), GS_OK);
+	ops = gs_trace_ops(t, &n);
+	api = gs_trace_api_calls(t, &n_api);
+	for (size_t e = 0; e < g->n_edges; e++) {
+		const struct gs_edge *ed = &g->edges[e];
+		bool early = ops[ed->from].end_ns > ops[ed->to].start_ns;
+
+		if (early != ((ed->flags & GS_EDGEF_RECORDED_EARLY) != 0))
+			fail_msg("%s: %s edge %u -> %u: producer ends %lld, consumer starts %lld, "
+				 "flags %u",
+				 path, gs_edge_kind_name(ed->kind), ed->from, ed->to,
+				 (long long)ops[ed->from].end_ns, (long long)ops[ed->to].start_ns,
+				 ed->flags);
+		if (ed->kind == GS_EDGE_SYNC_COPY) {
+			uint32_t a = g->launch[ed->from];
+
+			assert_false(early);
+			assert_true(a < n_api);
+			assert_true(api[a].end_ns >= ops[ed->from].end_ns);
+		}
+		flagged[ed->kind] += early;
+	}
+	for (unsigned k = 0; k < GS_EDGE_KIND_COUNT; k++)
+		assert_int_equal(flagged[k], g->recorded_early[k]);
+	for (size_t i = 0; i < g->n_returned_early; i++) {
+		uint32_t v = g->returned_early[i];
+
+		assert_true(v < n && g->launch[v] < n_api);
+		assert_true(api[g->launch[v]].end_ns < ops[v].end_ns);
+		for (size_t e = 0; e < g->n_edges; e++)
+			assert_false(g->edges[e].from == v &&
+				     g->edges[e].kind == GS_EDGE_SYNC_COPY);
+	}
+	printf("%s: %zu edges, %llu flagged (stream order %llu), %zu copies returned early\n",
+	       strrchr(path, '/') + 1, g->n_edges,
+	       (unsigned long long)(flagged[0] + flagged[1] + flagged[2] + flagged[3] + flagged[4] +
+				    flagged[5]),
+	       (unsigned long long)flagged[GS_EDGE_STREAM_ORDER], g->n_returned_early);
+	seen = g->n_edges;
+	gs_graph_destroy(g);
+	gs_trace_destroy(t);
+	return seen;
+}
+
+/* Every trace file under dir (recursively): .gscope, Kineto JSON (.json,
+ * .json.gz), Nsight SQLite. Returns the traces read. */
+static size_t edges_forward_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t traces = 0;
+	char path[1024];
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if ((len > 7 && !strcmp(e->d_name + len - 7, ".gscope")) ||
+		    (len > 5 && !strcmp(e->d_name + len - 5, ".json")) ||
+		    (len > 8 && !strcmp(e->d_name + len - 8, ".json.gz")) ||
+		    (len > 7 && !strcmp(e->d_name + len - 7, ".sqlite"))) {
+			edges_forward(path);
+			traces++;
+		} else if (!strchr(e->d_name, '.')) {
+			traces += edges_forward_dir(path);
+		}
+	}
+	closedir(d);
+	return traces;
+}
+
+/* Every sample, and every shared trace when ../shared/data is there. */
+static void test_edges_forward(void **state)
+{
+	size_t samples;
+
+	(void)state;
+	samples = edges_forward_dir(GS_SAMPLES);
+	assert_true(samples >= 10);
+	if (edges_forward_dir(GS_SHARED_DATA) == 0)
+		printf("../shared/data absent: samples only\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -525,6 +701,8 @@ int main(void)
 		cmocka_unit_test(test_host_sync_edges),
 		cmocka_unit_test(test_context_sync_edges),
 		cmocka_unit_test(test_sync_copy_edges),
+		cmocka_unit_test(test_sync_copy_returned_early),
+		cmocka_unit_test(test_edges_forward),
 		cmocka_unit_test(test_default_stream_edges),
 		cmocka_unit_test(test_data_edges),
 		cmocka_unit_test(test_kineto_wait_on_links),

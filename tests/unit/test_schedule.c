@@ -1624,6 +1624,166 @@ static void test_graph_replay(void **state)
 
 /* A long periodic stream: the longest whole number of periods under the
  * length limit covers the most gaps (30 = 10 x ABC: 29 gaps a time). */
+/*
+ * What a graph would not remove is never credited to a candidate:
+ *   s1: two NCCL kernels 21.7 ms apart, four times (the gap is far over
+ *       launch overhead, and both are communication kernels): nothing;
+ *   s2: the same two NCCL kernels 3 us apart, four times: nothing either
+ *       (communication kernels wait for other ranks; they end a sequence);
+ *   s3: A, 5 us, B, 4 us, ncclAllReduce, 6 us, C, 200 us, D, 150 us, four
+ *       times: only A B repeats without a break, and its 5 us gaps are all
+ *       that is credited (not the 4 or 6 us beside the NCCL kernel, not the
+ *       200 us before D).
+ */
+static void test_graph_candidates_breaks(void **state)
+{
+	struct tb b;
+	struct gs_cudagraph_candidate *c;
+	size_t n;
+	uint32_t s1, s2, s3;
+	uint64_t corr = 1;
+	int64_t t;
+
+	(void)state;
+	tb_init(&b, 1);
+	s1 = tb_stream(&b, 1, 0);
+	s2 = tb_stream(&b, 2, 0);
+	s3 = tb_stream(&b, 3, 0);
+	t = 0;
+	for (int r = 0; r < 4; r++) {
+		tb_kernel(&b, s1, AT(t), AT(t + 10), corr++, "ncclDevKernel_AllGather_RING_LL");
+		t += 10 + 21700;
+		tb_kernel(&b, s1, AT(t), AT(t + 10), corr++, "ncclDevKernel_ReduceScatter_RING");
+		t += 10 + 3;
+	}
+	t = 0;
+	for (int r = 0; r < 4; r++) {
+		tb_kernel(&b, s2, AT(t), AT(t + 10), corr++, "ncclDevKernel_AllGather_RING_LL");
+		t += 10 + 3;
+		tb_kernel(&b, s2, AT(t), AT(t + 10), corr++, "ncclDevKernel_ReduceScatter_RING");
+		t += 10 + 3;
+	}
+	t = 0;
+	for (int r = 0; r < 4; r++) {
+		tb_kernel(&b, s3, AT(t), AT(t + 10), corr++, "A");
+		t += 10 + 5;
+		tb_kernel(&b, s3, AT(t), AT(t + 10), corr++, "B");
+		t += 10 + 4;
+		tb_kernel(&b, s3, AT(t), AT(t + 10), corr++, "ncclKernel_AllReduce_RING_LL_Sum");
+		t += 10 + 6;
+		tb_kernel(&b, s3, AT(t), AT(t + 10), corr++, "C");
+		t += 10 + 200;
+		tb_kernel(&b, s3, AT(t), AT(t + 10), corr++, "D");
+		t += 10 + 150;
+	}
+	tb_build(&b);
+	assert_int_equal(gs_cudagraph_candidates_compute(b.t, 0, NULL, &c, &n), GS_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(c[0].stream, s3);
+	assert_int_equal(c[0].length, 2);
+	assert_int_equal(c[0].repetitions, 4);
+	assert_int_equal(c[0].exposed_launch_ns, 4 * US(5));
+	assert_int_equal(c[0].max_gap_ns, US(5));
+	assert_int_equal(c[0].n_gaps, 4);
+	assert_string_equal(gs_trace_string(b.t, b.ops[c[0].kernels[0]].name), "A");
+	assert_string_equal(gs_trace_string(b.t, b.ops[c[0].kernels[1]].name), "B");
+	gs_cudagraph_candidates_free(c, n);
+	tb_fini(&b);
+}
+
+/*
+ * The replay what-if never saves more than it removes: on random traces of
+ * three streams (gaps of 0 to 300 us, some over launch overhead; random
+ * event edges, some pointing back in time as a recording can have them),
+ * each candidate alone saves between 0 and its exposed launch time, and
+ * all of them together between 0 and the sum of theirs.
+ */
+static void test_graph_replay_bounded(void **state)
+{
+	static const char *const names[] = {"A", "B", "C", "ncclKernel_SendRecv"};
+
+	(void)state;
+	/* An edge the recording contradicts (Y ended at 30 us, X, which it
+	 * points to, started at 0): with nothing removed, still the recorded
+	 * run, not X moved after Y. */
+	{
+		struct tb b;
+		struct gs_schedule s;
+		struct gs_what_if total;
+
+		tb_init(&b, 1);
+		tb_kernel(&b, tb_stream(&b, 1, 0), AT(0), AT(10), 1, "X");
+		tb_kernel(&b, tb_stream(&b, 2, 0), AT(5), AT(30), 2, "Y");
+		tb_edge(&b, 2, 1, GS_EDGE_EVENT);
+		tb_build(&b);
+		schedule(&b, NULL, &s);
+		assert_int_equal(gs_cudagraph_replay_compute(b.t, &b.g, &s, NULL, 0, 1000, &total,
+							     NULL, NULL),
+				 GS_OK);
+		assert_int_equal(total.makespan_ns, US(30));
+		assert_int_equal(total.saving_ns, 0);
+		gs_schedule_fini(&s);
+		tb_fini(&b);
+	}
+	for (int iter = 0; iter < 200; iter++) {
+		struct tb b;
+		struct gs_schedule s;
+		struct gs_cudagraph_candidate *c;
+		struct gs_what_if total, per[GS_REPLAY_MAX_CANDIDATES];
+		bool done[GS_REPLAY_MAX_CANDIDATES];
+		size_t n, nr, m = 0;
+		uint64_t corr = 1;
+		int64_t sum = 0;
+
+		tb_init(&b, 1);
+		for (uint32_t k = 0; k < 3; k++) {
+			uint32_t st = tb_stream(&b, k + 1, 0);
+			int64_t t = (int64_t)rnd(50);
+			size_t len = 10 + rnd(60);
+
+			for (size_t i = 0; i < len; i++, corr++) {
+				int64_t d = 1 + rnd(20);
+
+				tb_kernel(&b, st, AT(t), AT(t + d), corr, names[rnd(7) % 4]);
+				t += d + (rnd(8) == 0 ? 100 + (int64_t)rnd(200) : (int64_t)rnd(12));
+			}
+			m += len;
+		}
+		for (int e = 0; e < 20; e++) {
+			uint64_t f = 1 + rnd((uint32_t)m), to = 1 + rnd((uint32_t)m);
+
+			if (f != to)
+				tb_edge(&b, f, to, GS_EDGE_EVENT);
+		}
+		tb_build(&b);
+		schedule(&b, NULL, &s);
+		assert_int_equal(gs_cudagraph_candidates_compute(b.t, 0, NULL, &c, &n), GS_OK);
+		nr = n < GS_REPLAY_MAX_CANDIDATES ? n : GS_REPLAY_MAX_CANDIDATES;
+		if (!s.broken_cycles) {
+			assert_int_equal(gs_cudagraph_replay_compute(b.t, &b.g, &s, c, nr, 1000,
+								     &total, per, done),
+					 GS_OK);
+			for (size_t i = 0; i < nr; i++) {
+				assert_true(c[i].max_gap_ns <= GS_CUDAGRAPH_MAX_GAP_NS);
+				assert_true(c[i].exposed_launch_ns > 0);
+				assert_true(done[i]);
+				assert_true(per[i].saving_ns >= 0);
+				assert_true(per[i].saving_ns <= c[i].exposed_launch_ns);
+				for (size_t k = 0; k < c[i].length; k++)
+					assert_null(strstr(
+						gs_trace_string(b.t, b.ops[c[i].kernels[k]].name),
+						"nccl"));
+				sum += c[i].exposed_launch_ns;
+			}
+			assert_true(total.saving_ns >= 0);
+			assert_true(total.saving_ns <= sum);
+		}
+		gs_cudagraph_candidates_free(c, n);
+		gs_schedule_fini(&s);
+		tb_fini(&b);
+	}
+}
+
 static void test_graph_candidates_long(void **state)
 {
 	struct tb b;
@@ -1819,13 +1979,19 @@ static void test_kineto_serial_pageable(void **state)
 
 	(void)state;
 	assert_int_equal(gs_graph_build(t, &g), GS_OK);
-	assert_int_equal(g->edge_count[GS_EDGE_SYNC_COPY], 3);
+	/* The pageable HtoD calls (1 and 4) return before their copies end
+	 * (the data is staged): no sync_copy edges from them; the DtoH call 3
+	 * waits for its copy: one edge, to the next launch (4). */
+	assert_int_equal(g->edge_count[GS_EDGE_SYNC_COPY], 1);
+	assert_int_equal(g->n_returned_early, 2);
+	assert_int_equal(g->returned_early[0], op_by_corr(t, 1));
+	assert_int_equal(g->returned_early[1], op_by_corr(t, 4));
 	assert_int_equal(gs_schedule_compute(t, g, 0, NULL, &s), GS_OK);
 	assert_int_equal(s.actual_ns, US(126));
 	assert_int_equal(s.dependency_bound_ns, US(124));
 	assert_int_equal(s.ideal_ns, US(124));
 	assert_int_equal(gs_schedule_delay_ns(&s, op_by_corr(t, 4)), US(2));
-	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 2)), GS_BOUND_SYNC_COPY);
+	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 2)), GS_BOUND_STREAM_ORDER);
 	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 4)), GS_BOUND_HOST_LAUNCH);
 	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 3)), GS_BOUND_STREAM_ORDER);
 	assert_int_equal(s.pipelined.makespan_ns, US(102));
@@ -2029,6 +2195,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_graph_candidates),
 		cmocka_unit_test(test_graph_replay),
 		cmocka_unit_test(test_graph_candidates_long),
+		cmocka_unit_test(test_graph_candidates_breaks),
+		cmocka_unit_test(test_graph_replay_bounded),
 		cmocka_unit_test(test_graph_candidates_property),
 		cmocka_unit_test(test_kineto_serial_loop),
 		cmocka_unit_test(test_kineto_serial_pageable),

@@ -18,6 +18,15 @@
 extern "C" {
 #endif
 
+/*
+ * The longest gap between two kernels of a stream that counts as launch
+ * overhead: a longer one is the device waiting on something a graph does
+ * not remove (the host's other work, another stream, another rank), and no
+ * candidate spans it. Communication kernels (NCCL / RCCL, whose time
+ * includes waiting for other ranks) are never part of a candidate either.
+ */
+#define GS_CUDAGRAPH_MAX_GAP_NS 100000
+
 /* A repeated fixed kernel sequence that a CUDA Graph could launch. */
 struct gs_cudagraph_candidate {
 	uint32_t stream;   /* stream index */
@@ -25,6 +34,7 @@ struct gs_cudagraph_candidate {
 	size_t length;
 	size_t repetitions;
 	int64_t exposed_launch_ns; /* idle gaps inside the occurrences */
+	int64_t max_gap_ns;        /* the longest of them (<= GS_CUDAGRAPH_MAX_GAP_NS) */
 	bool already_graph;        /* launched from a CUDA Graph already */
 	/* The gaps exposed_launch_ns sums: the kernel each one ends (op
 	 * index) and its length, over every occurrence. */

@@ -28,11 +28,17 @@ enum gs_edge_kind {
 #define GS_EDGE_KIND_COUNT 6
 const char *gs_edge_kind_name(unsigned kind);
 
+/* gs_edge.flags: the recording contradicts the edge (its consumer started
+ * before its producer ended: clocks that disagree, ops that overlap on a
+ * stream). Kept, so that the schedules still order the two ops. */
+#define GS_EDGEF_RECORDED_EARLY 1u
+
 /* An edge between two ops (indices into gs_trace_ops()). */
 struct gs_edge {
 	uint32_t from;
 	uint32_t to;
 	uint8_t kind;   /* enum gs_edge_kind */
+	uint8_t flags;  /* GS_EDGEF_* */
 	uint64_t event; /* event id for event edges (0 if unknown) */
 };
 
@@ -65,6 +71,15 @@ struct gs_graph {
 	/* True when stream kinds were known (default-stream edges possible). */
 	bool stream_kinds_known;
 	bool has_data_edges;
+	/* Host-synchronous copies whose call returned before the copy ended
+	 * (a pageable host-to-device cudaMemcpy[Async] returns once its data
+	 * is staged): the host did not wait for them, so they have no
+	 * sync_copy edges. Op indices, ascending. */
+	uint32_t *returned_early;
+	size_t n_returned_early;
+	/* Edges kept that the recording contradicts (GS_EDGEF_RECORDED_EARLY),
+	 * by kind. */
+	uint64_t recorded_early[GS_EDGE_KIND_COUNT];
 };
 
 /* Edges (all but stream order) a graph may hold by default: 16 Mi, about

@@ -29,6 +29,10 @@ struct gs_report_options {
 	/* The window's bounds are offsets from the first op start of the
 	 * whole trace (`--window +1ms:+5ms`), not absolute times. */
 	bool window_relative;
+	/* How the window is named in an error ("--window +5s:+6s"; NULL: by
+	 * its bounds in ns). A window that overlaps no op of the picked ranks
+	 * is an error (GS_ERR_INVALID) naming the span the trace has. */
+	const char *window_text;
 	const char *const *inputs; /* names for "trace.inputs" (copied) */
 	size_t n_inputs;
 	const char *format; /* input format name (copied) */

@@ -244,6 +244,13 @@ struct gs_invariants {
 	uint64_t actual_early;
 	int64_t actual_early_max_ns;
 	uint32_t actual_early_op;
+	/* Of the recording too: the schedule's host-synchronous copies whose
+	 * call returned before the copy ended (gs_graph.returned_early: they
+	 * have no sync_copy edges), the most a copy ran past its call's return,
+	 * and that copy (GS_NO_INDEX if none). */
+	uint64_t returned_early;
+	int64_t returned_early_max_ns;
+	uint32_t returned_early_op;
 };
 
 gs_status gs_schedule_check(const struct gs_trace *t, const struct gs_graph *g,

@@ -36,14 +36,17 @@ extern "C" {
  *   D(o)       = sum of removed(p) over ops p of the device with
  *                start(p) <= start(o) (the host runs ahead by what it no
  *                longer spends launching, for everything after)
- *   start'(o)  = max(start(o) - D(o), window start, end'(p) for every edge
- *                p -> o of the graph, all kinds; an op outside the set, or
- *                one not yet re-timed (an edge back in time), counts at its
- *                recorded end)
+ *   start'(o)  = min(start(o), max(start(o) - D(o), window start, end'(p)
+ *                for every edge p -> o of the graph, all kinds; an op
+ *                outside the set, or one not yet re-timed (an edge back in
+ *                time), counts at its recorded end))
  *   end'(o)    = start'(o) + duration(o)
  *
- * so dependencies are unchanged and a run with nothing removed is the
- * recorded run. makespan_ns = last end' - window start; saving_ns against
+ * so dependencies are unchanged, no op starts later than it did (the outer
+ * min matters only on edges the recording contradicts: a consumer that
+ * started before its producer ended), and a run with nothing removed is
+ * the recorded run. Hence 0 <= saving_ns <= the time removed, which is at
+ * most the candidates' exposed_launch_ns. makespan_ns = last end' - window start; saving_ns against
  * s->actual_ns, saving_vs_ideal_ns against s->ideal_ns.
  *
  * `total` gets every candidate not already launched from a graph; per[i]

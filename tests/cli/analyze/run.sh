@@ -217,6 +217,20 @@ for w in 5 5: :5 10:5 5:5 +1ms:2ms 1ms:+2ms +1xs:+2ms 1.5.2:3 0.0000000001s:1s a
 done
 expect good_window 0 --window 1700000000000002000:1700000000000050us pipelined.json
 has good_window out "48.000 us (--window)"
+# A window that overlaps no op is an error naming the trace's span, in
+# every format, for one trace and for a job; one that overlaps a part is not.
+expect empty_window 1 --window +5s:+6s pipelined.json
+has empty_window err "pipelined.json: --window +5s:+6s: the trace spans +0.000 us .. +102.000 us"
+expect empty_window_json 1 --format json --window +103us:+1s pipelined.json
+has empty_window_json err "--window +103us:+1s: the trace spans +0.000 us .. +102.000 us"
+expect empty_window_abs 1 --window 5:6 pipelined.json
+has empty_window_abs err "--window 5:6: the trace spans 1700000000000002000 .. 1700000000000104000 ns (+0.000 us .. +102.000 us)"
+expect empty_window_job 1 --window +5s:+6s pipelined.json rank1.json
+has empty_window_job err "--window +5s:+6s: the traces span +0.000 us .. +102.000 us"
+expect empty_window_rank 1 --rank 1 --window +5s:+6s pipelined.json rank1.json
+has empty_window_rank err "the trace spans +1.000 us .. +68.000 us"
+expect part_window 0 --window +100us:+5s pipelined.json
+has part_window out "window   +0.000 s .. +5.000 s into the trace: 4.999 s (--window)"
 expect bad_top 2 --top 0 pipelined.json
 for v in 0 -1 +1 abc 3x '' 10000000000; do
 	expect "bad_rows_$v" 2 --rows "$v" pipelined.json
