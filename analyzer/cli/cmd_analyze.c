@@ -18,7 +18,8 @@
 
 #define ANALYZE_SYNOPSIS                                                                           \
 	"gpuscope analyze [--format text|json|html] [-o OUT] [--force] [--rank R]\n"               \
-	"                        [--device [R:]N] [--window T0:T1] [--top N] [--ranks N|all]\n"    \
+	"                        [--device [R:]N] [--window T0:T1] [--step N|A:B|all|none]\n"      \
+	"                        [--step-marker REGEX] [--top N] [--ranks N|all]\n"                \
 	"                        [--rows N|all] [--salvage] [--graph-node-ns N] [--quiet]\n"       \
 	"                        [--align collectives|none] [--color=auto|always|never]\n"         \
 	"                        [--inputs FILE] TRACE|DIR..."
@@ -75,6 +76,17 @@ static const char analyze_help[] =
 	"                      unit: ns, us, ms, s (1.5ms). With a '+' on both, offsets from\n"
 	"                      the first op start of the trace: --window +1ms:+5ms. A\n"
 	"                      window that overlaps no op is an error naming the span\n"
+	"  --step N|A:B|all|none\n"
+	"                      the training steps to analyze, by the number in their\n"
+	"                      ProfilerStep#N ranges (or --step-marker ranges): one, an\n"
+	"                      inclusive range, all, or none (the whole trace). The header\n"
+	"                      says which; the Steps table lists every step. Not with\n"
+	"                      --window (default: with two or more whole steps, every\n"
+	"                      whole step but the first, the warm-up, without a partial\n"
+	"                      last step; with one, that step; without steps, the whole\n"
+	"                      trace)\n"
+	"  --step-marker REGEX host ranges (NVTX) whose name matches the extended regular\n"
+	"                      expression REGEX mark the steps (default: ProfilerStep#N)\n"
 	"  --top N             rows in each ranked text and HTML table (default: 10)\n"
 	"  --ranks N|all       a job of more GPUs than N: its rank table lists each\n"
 	"                      column's min, median and max and at most N outliers\n"
@@ -141,6 +153,8 @@ struct analyze_opts {
 	struct gs_window window;
 	bool window_relative;
 	const char *window_arg; /* as written, for an error */
+	struct gs_step_options steps;
+	bool has_step;
 	size_t top;
 	size_t ranks; /* 0: the default; GS_REPORT_RANKS_ALL */
 	size_t rows;  /* 0: the default */
@@ -255,6 +269,8 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 		{"device", required_argument, NULL, 'd'},
 		{"rank", required_argument, NULL, 'r'},
 		{"window", required_argument, NULL, 'w'},
+		{"step", required_argument, NULL, 'S'},
+		{"step-marker", required_argument, NULL, 'M'},
 		{"top", required_argument, NULL, 't'},
 		{"ranks", required_argument, NULL, 'K'},
 		{"rows", required_argument, NULL, 'R'},
@@ -352,6 +368,22 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 			if (rc != GS_EXIT_OK)
 				return rc;
 			break;
+		case 'S':
+			if (gs_step_options_parse(optarg, &o->steps) != GS_OK) {
+				gs_error_clear();
+				return gs_cli_usage_error(
+					&analyze_usage,
+					"--step wants a step number, A:B, all or none, not '%s'",
+					optarg);
+			}
+			o->has_step = true;
+			break;
+		case 'M':
+			if (!*optarg)
+				return gs_cli_usage_error(
+					&analyze_usage, "--step-marker wants a regular expression");
+			o->steps.marker = optarg;
+			break;
 		case 't':
 			if (!gs_cli_parse_count(optarg, 1000000, &v) || v == 0)
 				return gs_cli_usage_error(&analyze_usage,
@@ -422,6 +454,9 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 	}
 	if (optind >= argc && !o->inputs_file)
 		return gs_cli_usage_error(&analyze_usage, "no TRACE given");
+	if (o->has_step && o->window.set)
+		return gs_cli_usage_error(&analyze_usage,
+					  "--step and --window both choose the window: give one");
 	o->operands = argv + optind;
 	o->n_operands = (size_t)(argc - optind);
 	return GS_EXIT_OK;
@@ -540,6 +575,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	ro.has_rank = o.has_rank;
 	ro.rank = o.rank;
 	ro.window = o.window;
+	ro.steps = o.steps;
 	ro.window_relative = o.window_relative;
 	snprintf(window_text, sizeof(window_text), "--window %s", o.window_arg ? o.window_arg : "");
 	ro.window_text = window_text;

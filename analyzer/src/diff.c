@@ -889,6 +889,8 @@ gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt
 			.format = df->format[s],
 			.max_edges = df->max_edges,
 			.rows = GS_REPORT_ROWS_ALL, /* every wait and missed overlap compared */
+			/* The whole runs: the comparison counts iterations itself. */
+			.steps = {.pick = GS_STEP_NONE},
 		};
 
 		st = gs_report_build_job(j[s], &ro, &df->r[s]);
@@ -931,6 +933,8 @@ gs_status gs_diff_build(const struct gs_trace *base, const struct gs_trace *newt
 			.format = df->format[s],
 			.max_edges = df->max_edges,
 			.rows = GS_REPORT_ROWS_ALL, /* every wait and missed overlap compared */
+			/* The whole runs: the comparison counts iterations itself. */
+			.steps = {.pick = GS_STEP_NONE},
 		};
 
 		st = gs_report_build(t, &ro, &df->r[s]);

@@ -294,6 +294,53 @@ const char *gs_report_gap_text(const struct gs_report_device *d, char *buf, size
 	return buf;
 }
 
+const char *gs_report_steps_text(const struct gs_report *r, char *buf, size_t size)
+{
+	const struct gs_steps *s = &r->steps;
+	uint64_t lo = 0, hi = 0;
+	bool first = true;
+	size_t len;
+
+	buf[0] = '\0';
+	if (!s->n)
+		return buf;
+	for (size_t i = 0; i < s->n; i++) {
+		if (!s->steps[i].selected)
+			continue;
+		if (first || s->steps[i].number < lo)
+			lo = s->steps[i].number;
+		if (first || s->steps[i].number > hi)
+			hi = s->steps[i].number;
+		first = false;
+	}
+	if (!r->window_from_steps)
+		snprintf(buf, size, "%zu found (%s), none chosen: %s", s->n, s->source,
+			 r->window_set ? "--window gives the window" : "the whole trace");
+	else if (lo == hi)
+		snprintf(buf, size, "step %llu of %zu (%s)", (unsigned long long)lo, s->n,
+			 s->source);
+	else
+		snprintf(buf, size, "steps %llu..%llu, %zu of %zu (%s)", (unsigned long long)lo,
+			 (unsigned long long)hi, s->n_selected, s->n, s->source);
+	len = strlen(buf);
+	if (r->window_from_steps && s->warmup_left_out)
+		for (size_t i = 0; i < s->n; i++)
+			if (!s->steps[i].selected && !s->steps[i].partial &&
+			    s->steps[i].gpu_end_ns > s->steps[i].gpu_start_ns) {
+				snprintf(buf + len, size - len, "; step %llu left out as warm-up",
+					 (unsigned long long)s->steps[i].number);
+				break;
+			}
+	len = strlen(buf);
+	if (r->window_from_steps && s->partial_left_out && s->steps[s->n - 1].partial)
+		snprintf(buf + len, size - len, "; step %llu partial, left out",
+			 (unsigned long long)s->steps[s->n - 1].number);
+	len = strlen(buf);
+	if (r->window_from_steps)
+		snprintf(buf + len, size - len, "; --step all or --step none for more");
+	return buf;
+}
+
 uint64_t gs_report_op_id(const struct gs_trace *t, uint32_t op)
 {
 	size_t n;
@@ -668,6 +715,7 @@ static void dev_fini(struct gs_report_device *d)
 	gs_schedule_fini(&d->sched);
 	gs_gap_fini(&d->gap);
 	gs_host_ranges_fini(&d->gap_host);
+	free(d->step_stats);
 	free(d->critical);
 	free(d->critical_step);
 	free(d->critical_rank);
@@ -700,6 +748,7 @@ void gs_report_destroy(struct gs_report *r)
 	for (i = 0; i < r->n_dev; i++)
 		dev_fini(&r->dev[i]);
 	free(r->dev);
+	gs_steps_fini(&r->steps);
 	free(r->name_slot);
 	free(r->name_memo);
 	free(r->call_order);
@@ -769,6 +818,82 @@ static gs_status resolve_window(struct gs_report *r, const struct gs_report_opti
 		return GS_ERR_INVALID;
 	}
 	r->window_set = true;
+	return GS_OK;
+}
+
+/* The trace's steps; without --window, the selected steps' span is the
+ * window. With --window, the steps are listed and none is selected. */
+static gs_status find_steps(struct gs_report *r, const struct gs_report_options *o)
+{
+	struct gs_step_options so = o->steps;
+	gs_status st;
+
+	so.has_device = o->has_device;
+	so.device = o->device;
+	if (r->window_set)
+		so.pick = GS_STEP_NONE;
+	st = gs_steps_find(r->t, &so, &r->steps);
+	if (st != GS_OK || !r->steps.window_set)
+		return st;
+	r->window = (struct gs_window){.set = true,
+				       .start_ns = r->steps.window_start_ns,
+				       .end_ns = r->steps.window_end_ns};
+	r->window_set = true;
+	r->window_from_steps = true;
+	return GS_OK;
+}
+
+/* Each step's figures on device d: its breakdown, schedules and the
+ * largest cause of its gap, over the step's GPU window. */
+static gs_status dev_steps(struct gs_report *r, struct gs_report_device *d)
+{
+	if (!r->steps.n || !r->g)
+		return GS_OK;
+	d->step_stats = calloc(r->steps.n, sizeof(*d->step_stats));
+	if (!d->step_stats)
+		return gs_nomem();
+	for (size_t i = 0; i < r->steps.n; i++) {
+		const struct gs_step *stp = &r->steps.steps[i];
+		struct gs_report_step_stat *x = &d->step_stats[i];
+		struct gs_window w = {.set = true,
+				      .start_ns = stp->gpu_start_ns,
+				      .end_ns = stp->gpu_end_ns};
+		struct gs_breakdown b;
+		struct gs_schedule s;
+		struct gs_gap gap;
+		gs_status st;
+
+		x->gap_cause = GS_GAP_CAUSE_COUNT;
+		if (stp->gpu_end_ns <= stp->gpu_start_ns)
+			continue;
+		st = gs_breakdown_compute_cached(r->t, d->device, &w, r->bd_cache, &b);
+		if (st != GS_OK)
+			return st;
+		x->window_ns = b.window_ns;
+		memcpy(x->total_ns, b.total_ns, sizeof(x->total_ns));
+		gs_breakdown_fini(&b);
+		st = gs_schedule_compute(r->t, r->g, d->device, &w, &s);
+		if (st == GS_OK)
+			st = gs_schedule_gap(r->t, r->g, &s, &gap);
+		if (st != GS_OK) {
+			gs_schedule_fini(&s);
+			return st;
+		}
+		x->has = s.n_scheduled > 0;
+		x->ops = s.n_scheduled;
+		x->actual_ns = s.actual_ns;
+		x->ideal_ns = s.ideal_ns;
+		x->efficiency = s.actual_ns > 0 && s.ideal_ns <= s.actual_ns && !s.broken_cycles ?
+					(double)s.ideal_ns / (double)s.actual_ns :
+					NAN;
+		for (unsigned c = 0; gap.available && c < GS_GAP_CAUSE_COUNT; c++)
+			if (gap.ns[c] > 0 && gap.ns[c] > x->gap_cause_ns) {
+				x->gap_cause = (uint8_t)c;
+				x->gap_cause_ns = gap.ns[c];
+			}
+		gs_gap_fini(&gap);
+		gs_schedule_fini(&s);
+	}
 	return GS_OK;
 }
 
@@ -848,6 +973,8 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 	if (st == GS_OK)
 		st = resolve_window(r, o);
 	if (st == GS_OK)
+		st = find_steps(r, o);
+	if (st == GS_OK)
 		st = pick_devices(r, o);
 	if (st == GS_OK && r->n_dev) {
 		struct gs_graph_options go = {.max_edges = o->max_edges};
@@ -861,8 +988,11 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 		if (st != GS_OK)
 			gs_error_append("waits");
 	}
-	for (i = 0; st == GS_OK && i < r->n_dev; i++)
+	for (i = 0; st == GS_OK && i < r->n_dev; i++) {
 		st = dev_build(r, &r->dev[i]);
+		if (st == GS_OK)
+			st = dev_steps(r, &r->dev[i]);
+	}
 	/* The breakdown cache (per-thread pieces, the host range index) serves
 	 * the devices' breakdowns only: its memory goes back before the rest. */
 	gs_breakdown_cache_destroy(r->bd_cache);

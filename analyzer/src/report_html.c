@@ -512,6 +512,7 @@ static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t
 	if (st != GS_OK)
 		return st;
 	gs_report_html_schedule(w, d, di);
+	gs_report_html_steps(w, d, di);
 	st = gs_report_html_critical(w, d, di);
 	if (st != GS_OK)
 		return st;

@@ -75,6 +75,7 @@ gs_status gs_report_html_timeline(struct hw *w, const struct gs_report_device *d
 
 /* report_html_tables.c: a device's tables, in the page's order. */
 void gs_report_html_schedule(struct hw *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_steps(struct hw *w, const struct gs_report_device *d, size_t di);
 gs_status gs_report_html_critical(struct hw *w, const struct gs_report_device *d, size_t di);
 void gs_report_html_waits(struct hw *w, const struct gs_report_device *d, size_t di);
 void gs_report_html_missed(struct hw *w, const struct gs_report_device *d, size_t di);

@@ -57,6 +57,59 @@ static const char *eff_note(const struct gs_report_device *d)
 	}
 }
 
+/* Every step: a bar of its GPU time beside its figures (analysed steps
+ * bold). Names and numbers only: nothing from the trace is written raw. */
+void gs_report_html_steps(struct hw *w, const struct gs_report_device *d, size_t di)
+{
+	const struct gs_steps *s = &w->r->steps;
+	int64_t longest = 0;
+
+	if (!s->n || !d->step_stats)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		if (d->step_stats[i].has && d->step_stats[i].window_ns > longest)
+			longest = d->step_stats[i].window_ns;
+	gs_out_printf(&w->o,
+		      "<h3>Steps</h3>\n<table class=\"tbl\" id=\"steps-%zu\"><thead><tr>"
+		      "<th>step</th><th>GPU time</th><th></th><th>kernel</th><th>copy</th>"
+		      "<th>sync</th><th>idle</th><th>efficiency</th><th>largest cause of the "
+		      "gap</th></tr></thead><tbody>\n",
+		      di);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct gs_step *st = &s->steps[i];
+		const struct gs_report_step_stat *x = &d->step_stats[i];
+		bool on = w->r->window_from_steps && st->selected;
+
+		gs_out_printf(&w->o, "<tr%s><td class=\"n\">%llu%s</td>",
+			      on ? " style=\"font-weight:bold\"" : "",
+			      (unsigned long long)st->number, st->partial ? " (partial)" : "");
+		if (!x->has) {
+			gs_out_puts(&w->o, "<td colspan=\"8\">no GPU work</td></tr>\n");
+			continue;
+		}
+		gs_out_printf(&w->o,
+			      "<td class=\"n\">%s</td><td><svg width=\"120\" height=\"10\">"
+			      "<rect width=\"%.1f\" height=\"10\" fill=\"#4c78a8\"/></svg></td>",
+			      DUR(x->window_ns),
+			      longest > 0 ? 120.0 * (double)x->window_ns / (double)longest : 0.0);
+		for (unsigned c = 0; c < GS_CAT_COUNT; c++)
+			gs_out_printf(&w->o, "<td class=\"n\">%.1f%%</td>",
+				      x->window_ns > 0 ? 100.0 * (double)x->total_ns[c] /
+								 (double)x->window_ns :
+							 0.0);
+		if (isfinite(x->efficiency))
+			gs_out_printf(&w->o, "<td class=\"n\">%.2f</td>", x->efficiency);
+		else
+			gs_out_puts(&w->o, "<td class=\"n\">n/a</td>");
+		if (x->gap_cause < GS_GAP_CAUSE_COUNT)
+			gs_out_printf(&w->o, "<td>%s %s</td></tr>\n",
+				      gs_gap_cause_name(x->gap_cause), DUR(x->gap_cause_ns));
+		else
+			gs_out_puts(&w->o, "<td>-</td></tr>\n");
+	}
+	gs_out_puts(&w->o, "</tbody></table>\n");
+}
+
 void gs_report_html_schedule(struct hw *w, const struct gs_report_device *d, size_t di)
 {
 	const struct gs_what_if *p = &d->pipelined;

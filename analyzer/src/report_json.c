@@ -104,6 +104,21 @@ static void json_trace(struct jw *w, const struct gs_report *r, size_t top)
 	json_options(w, r, top);
 }
 
+/* The steps the trace marks and which the window covers. */
+static void json_steps(struct jw *w, const struct gs_report *r)
+{
+	const struct gs_steps *s = &r->steps;
+
+	jw_row(w, "steps");
+	jw_str(w, "source", s->source ? s->source : "ProfilerStep#N ranges");
+	jw_u64(w, "found", s->n);
+	jw_bool(w, "window_from_steps", r->window_from_steps);
+	jw_u64(w, "analysed", r->window_from_steps ? s->n_selected : 0);
+	jw_bool(w, "warmup_left_out", r->window_from_steps && s->warmup_left_out);
+	jw_bool(w, "partial_left_out", r->window_from_steps && s->partial_left_out);
+	jw_end_obj(w);
+}
+
 /* The options the report was made with; `top`: the style's rows in the
  * text and HTML tables, given here for the record. */
 static void json_options(struct jw *w, const struct gs_report *r, size_t top)
@@ -118,6 +133,7 @@ static void json_options(struct jw *w, const struct gs_report *r, size_t top)
 	} else {
 		jw_null(w, "window_ns");
 	}
+	json_steps(w, r);
 	if (r->mpi_processes) {
 		jw_row(w, "mpi");
 		jw_u64(w, "processes", r->mpi_processes);
@@ -510,6 +526,58 @@ static void json_candidates(struct jw *w, const struct gs_report *r,
 	jw_end_arr(w);
 }
 
+/* Every step: its marker, its GPU window and this device's figures there. */
+static void json_device_steps(struct jw *w, const struct gs_report *r,
+			      const struct gs_report_device *d)
+{
+	const struct gs_steps *s = &r->steps;
+
+	jw_arr(w, "steps");
+	for (size_t i = 0; d->step_stats && i < s->n; i++) {
+		const struct gs_step *st = &s->steps[i];
+		const struct gs_report_step_stat *x = &d->step_stats[i];
+
+		jw_row(w, NULL);
+		jw_u64(w, "step", st->number);
+		jw_str(w, "name", gs_trace_string(r->t, st->name));
+		jw_bool(w, "analysed", r->window_from_steps && st->selected);
+		jw_bool(w, "partial", st->partial);
+		jw_arr_inline(w, "host_ns");
+		jw_i64(w, NULL, st->host_start_ns);
+		jw_i64(w, NULL, st->host_end_ns);
+		jw_end_arr(w);
+		jw_arr_inline(w, "gpu_window_ns");
+		jw_i64(w, NULL, st->gpu_start_ns);
+		jw_i64(w, NULL, st->gpu_end_ns);
+		jw_end_arr(w);
+		jw_bool(w, "gpu_drawn", st->gpu_drawn);
+		jw_u64(w, "ops", x->has ? x->ops : 0);
+		if (x->has) {
+			jw_i64(w, "time_ns", x->window_ns);
+			for (unsigned c = 0; c < GS_CAT_COUNT; c++) {
+				char key[32];
+
+				snprintf(key, sizeof(key), "%s_ns", gs_category_name(c));
+				jw_i64(w, key, x->total_ns[c]);
+			}
+			jw_i64(w, "actual_ns", x->actual_ns);
+			jw_i64(w, "ideal_ns", x->ideal_ns);
+			if (isfinite(x->efficiency))
+				jw_fixed(w, "efficiency", x->efficiency);
+			else
+				jw_null(w, "efficiency");
+			if (x->gap_cause < GS_GAP_CAUSE_COUNT) {
+				jw_str(w, "gap_cause", gs_gap_cause_name(x->gap_cause));
+				jw_i64(w, "gap_cause_ns", x->gap_cause_ns);
+			} else {
+				jw_null(w, "gap_cause");
+			}
+		}
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
 static void json_device(struct jw *w, const struct gs_report *r, const struct gs_report_device *d)
 {
 	size_t i;
@@ -544,6 +612,7 @@ static void json_device(struct jw *w, const struct gs_report *r, const struct gs
 	json_breakdown(w, r, d);
 	json_streams(w, r, d);
 	json_schedule(w, r, d);
+	json_device_steps(w, r, d);
 	json_missed(w, r, d);
 	json_candidates(w, r, d);
 	gs_measures_write_json(w, r, d);

@@ -89,6 +89,19 @@ struct gs_report_device {
 	 * of gap.host_charged_ns). */
 	struct gs_gap gap;
 	struct gs_host_ranges gap_host;
+	/* Per step of the report (r->steps), this device's figures over the
+	 * step's GPU window (has: the step has one). */
+	struct gs_report_step_stat {
+		bool has;
+		uint64_t ops;
+		int64_t window_ns;
+		int64_t total_ns[GS_CAT_COUNT];
+		int64_t actual_ns;
+		int64_t ideal_ns;
+		double efficiency;
+		uint8_t gap_cause; /* GS_GAP_CAUSE_COUNT: none */
+		int64_t gap_cause_ns;
+	} *step_stats;
 	/* Ops in the window by the constraint that bound their actual start,
 	 * and the summed delays (actual - ideal start, when positive). */
 	uint64_t bound_ops[GS_BOUND_COUNT];
@@ -193,6 +206,10 @@ struct gs_report {
 	uint32_t *name_slot;
 	uint8_t *name_memo;
 	struct gs_breakdown_cache *bd_cache; /* the devices' breakdowns share it */
+	/* The trace's steps and which the window covers (window_from_steps:
+	 * the window is the selected steps' span, not --window). */
+	struct gs_steps steps;
+	bool window_from_steps;
 	/* The API calls by start, and over them a tree of the latest end, to
 	 * find the calls over a sync segment; per call, scratch sums (0
 	 * between devices). Built when a device first has sync time. */
@@ -281,6 +298,11 @@ const char *gs_report_ideal_model_text(const struct gs_report_device *d, bool en
 /* actual - ideal by cause, for people: "(actual - ideal: host_bound
  * 3.000 us 27%, launch_latency 8.000 us 73%)". Returns buf. */
 const char *gs_report_gap_text(const struct gs_report_device *d, char *buf, size_t size);
+
+/* The steps line of a report's head: "steps 6..9, 4 of 6 (ProfilerStep#N
+ * ranges); step 5 left out as warm-up; step 10 partial, left out; ..."
+ * ("" without steps). Returns buf. */
+const char *gs_report_steps_text(const struct gs_report *r, char *buf, size_t size);
 
 /* The title of a device's section: "device 0: NAME" alone, "rank 3 ·
  * node7 · pid 4242 · GPU 0 NAME" in a job of two or more ranks. */

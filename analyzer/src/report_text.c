@@ -16,6 +16,9 @@
 #include "measures_priv.h"
 #include "report_priv.h"
 
+#include <gpuscope/sort.h>
+
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -508,6 +511,8 @@ static void text_header(struct tw *w)
 		      r->n_dev, r->n_dev == 1 ? "" : "s");
 	for (i = 0; i < r->n_inputs; i++)
 		tw_note(w, "input", r->inputs[i]);
+	if (r->steps.n)
+		tw_note(w, "steps", gs_report_steps_text(r, (char[512]){0}, 512));
 	{
 		struct note_sink ns = {.note = note_print, .w = w};
 
@@ -1256,6 +1261,66 @@ static void text_kernels(struct tw *w, const struct gs_report_device *d)
 			      d->n_kernels - shown);
 }
 
+/* ---- steps ------------------------------------------------------------------------- */
+
+/* Every step of the trace on this device: GPU time, breakdown, efficiency
+ * and the largest cause of its gap; `*` marks the steps analysed. */
+static void text_steps(struct tw *w, const struct gs_report_device *d)
+{
+	const struct gs_steps *s = &w->r->steps;
+	int64_t *times, median = 0;
+	size_t n = 0;
+
+	if (!s->n || !d->step_stats)
+		return;
+	times = malloc(s->n * sizeof(*times));
+	if (!times)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		if (d->step_stats[i].has && s->steps[i].selected)
+			times[n++] = d->step_stats[i].window_ns;
+	if (n) {
+		gs_sort_by_i64(times, n, sizeof(*times));
+		median = times[(n - 1) / 2];
+	}
+	tw_section(w,
+		   "Steps (GPU window of each; * analysed; ! over 1.2x or under 0.8x the median)");
+	gs_out_puts(&w->o,
+		    "      step      GPU time  kernel    copy    sync    idle  effic.  largest "
+		    "cause of the gap\n");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct gs_report_step_stat *x = &d->step_stats[i];
+		const struct gs_step *st = &s->steps[i];
+		bool odd = x->has && st->selected && median > 0 &&
+			   (x->window_ns * 5 > median * 6 || x->window_ns * 5 < median * 4);
+		char eff[16];
+
+		gs_out_printf(&w->o, "    %c%c", st->selected ? '*' : ' ', odd ? '!' : ' ');
+		tw_cell(w, U64(st->number), 6, true);
+		if (!x->has) {
+			gs_out_printf(&w->o, "  %s\n",
+				      st->partial ? "(partial: no GPU work here)" :
+						    "(no GPU work here)");
+			continue;
+		}
+		tw_cell(w, DUR(x->window_ns), 14, true);
+		for (unsigned c = 0; c < GS_CAT_COUNT; c++)
+			tw_cell(w, PCT(x->total_ns[c], x->window_ns), 8, true);
+		snprintf(eff, sizeof(eff), isfinite(x->efficiency) ? "%.2f" : "n/a", x->efficiency);
+		tw_cell(w, eff, 8, true);
+		gs_out_puts(&w->o, "  ");
+		if (x->gap_cause < GS_GAP_CAUSE_COUNT)
+			gs_out_printf(&w->o, "%s %s%s\n", gs_gap_cause_name(x->gap_cause),
+				      DUR(x->gap_cause_ns), st->partial ? " (partial)" : "");
+		else
+			gs_out_printf(&w->o, "-%s\n", st->partial ? " (partial)" : "");
+	}
+	if (n)
+		gs_out_printf(&w->o, "    analysed steps' GPU time: min %s, median %s, max %s\n",
+			      DUR(times[0]), DUR(median), DUR(times[n - 1]));
+	free(times);
+}
+
 /* ---- a device ---------------------------------------------------------------------- */
 
 static void text_device(struct tw *w, const struct gs_report_device *d)
@@ -1269,7 +1334,9 @@ static void text_device(struct tw *w, const struct gs_report_device *d)
 	tw_rule(w, title);
 	gs_out_printf(&w->o, "  window   %s%s\n",
 		      gs_report_window_text(w->t, d, (char[160]){0}, 160),
-		      d->default_window ? " (first op start to last op end)" : " (--window)");
+		      d->default_window       ? " (first op start to last op end)" :
+		      w->r->window_from_steps ? " (the steps chosen)" :
+						" (--window)");
 	gs_out_printf(&w->o, "  ops      %llu", (unsigned long long)d->ops);
 	for (k = 0; k < GS_OP_KIND_COUNT; k++) {
 		if (!d->op_kinds[k])
@@ -1281,6 +1348,7 @@ static void text_device(struct tw *w, const struct gs_report_device *d)
 	gs_out_printf(&w->o, "%s on %zu stream%s\n", sep[0] == ',' ? ")" : "", d->n_streams,
 		      d->n_streams == 1 ? "" : "s");
 	text_breakdown(w, d);
+	text_steps(w, d);
 	text_findings(w, d);
 	text_schedule(w, d);
 	text_waits(w, d);

@@ -1017,8 +1017,18 @@ static int cmp_iv(const void *pa, const void *pb)
 	return (a->e > b->e) - (a->e < b->e);
 }
 
-/* Total length of the union of the device's ops of the given kinds. */
+/* Total length of the union of the device's ops of the given kinds,
+ * clipped to [w0, w1). */
+static int64_t union_len_in(const struct gs_trace *t, uint32_t dev, bool kernels, int64_t w0,
+			    int64_t w1);
+
 static int64_t union_len(const struct gs_trace *t, uint32_t dev, bool kernels)
+{
+	return union_len_in(t, dev, kernels, INT64_MIN, INT64_MAX);
+}
+
+static int64_t union_len_in(const struct gs_trace *t, uint32_t dev, bool kernels, int64_t w0,
+			    int64_t w1)
 {
 	size_t n_ops, m = 0, n_streams;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
@@ -1030,8 +1040,13 @@ static int64_t union_len(const struct gs_trace *t, uint32_t dev, bool kernels)
 	assert_non_null(v);
 	for (size_t i = 0; i < n_ops; i++)
 		if (streams[ops[i].stream].device == dev &&
-		    (ops[i].kind == GS_OP_KERNEL) == kernels)
-			v[m++] = (struct iv){ops[i].start_ns, ops[i].end_ns};
+		    (ops[i].kind == GS_OP_KERNEL) == kernels) {
+			int64_t a = ops[i].start_ns > w0 ? ops[i].start_ns : w0;
+			int64_t e = ops[i].end_ns < w1 ? ops[i].end_ns : w1;
+
+			if (e > a)
+				v[m++] = (struct iv){a, e};
+		}
 	qsort(v, m, sizeof(*v), cmp_iv);
 	for (size_t i = 0; i < m; i++) {
 		if (open && v[i].s <= ce) {
@@ -1049,6 +1064,37 @@ static int64_t union_len(const struct gs_trace *t, uint32_t dev, bool kernels)
 		total += ce - cs;
 	free(v);
 	return total;
+}
+
+/* The steps chosen by default: the breakdown over their window is the
+ * window exactly, and its kernel time the union of the kernels clipped to
+ * it, computed here on its own. */
+static void check_steps(const struct gs_trace *t, uint32_t dev)
+{
+	struct gs_steps s;
+	struct gs_breakdown r;
+	struct gs_window w;
+	int64_t sum = 0;
+
+	assert_int_equal(gs_steps_find(t, NULL, &s), GS_OK);
+	if (!s.window_set) {
+		gs_steps_fini(&s);
+		return;
+	}
+	w = (struct gs_window){.set = true,
+			       .start_ns = s.window_start_ns,
+			       .end_ns = s.window_end_ns};
+	assert_int_equal(gs_breakdown_compute(t, dev, &w, &r), GS_OK);
+	for (unsigned c = 0; c < GS_CAT_COUNT; c++)
+		sum += r.total_ns[c];
+	assert_int_equal(sum, s.window_end_ns - s.window_start_ns);
+	assert_int_equal(r.total_ns[GS_CAT_KERNEL],
+			 union_len_in(t, dev, true, s.window_start_ns, s.window_end_ns));
+	printf("    steps: %zu of %zu analysed, window %lld ns, kernel %lld ns\n", s.n_selected,
+	       s.n, (long long)(s.window_end_ns - s.window_start_ns),
+	       (long long)r.total_ns[GS_CAT_KERNEL]);
+	gs_breakdown_fini(&r);
+	gs_steps_fini(&s);
 }
 
 static void check_shared_trace(void **state)
@@ -1084,6 +1130,7 @@ static void check_shared_trace(void **state)
 			       (long long)r.top_host_calls[i].ns,
 			       (unsigned long long)r.top_host_calls[i].count);
 		gs_breakdown_fini(&r);
+		check_steps(t, ids[d]);
 	}
 	free(ids);
 	gs_trace_destroy(t);

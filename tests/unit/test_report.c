@@ -922,6 +922,11 @@ static void test_write_error(void **state)
 static void test_shared_a100(void **state)
 {
 	const char *path = GS_SHARED_DATA "/kineto/hta-misc/a100_16rank_rank0_graphs_waits.json.gz";
+	static const char *const inputs[] = {"test.json"};
+	const struct gs_report_options whole = {.inputs = inputs,
+						.n_inputs = 1,
+						.format = "kineto",
+						.steps = {.pick = GS_STEP_NONE}};
 	struct gs_trace *t = NULL;
 	struct gs_report *r;
 	struct gs_breakdown b;
@@ -935,7 +940,9 @@ static void test_shared_a100(void **state)
 		gs_error_clear();
 		skip();
 	}
-	r = report_of(t, NULL);
+	/* The whole trace (--step none): its breakdown against one computed
+	 * on its own. */
+	r = report_of(t, &whole);
 	j = json_of(r, NULL);
 	cJSON_ArrayForEach(d, at(j, "devices", NULL))
 	{

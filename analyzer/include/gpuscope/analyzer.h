@@ -48,6 +48,7 @@
 #include <gpuscope/plan.h>
 #include <gpuscope/report.h>
 #include <gpuscope/schedule.h>
+#include <gpuscope/steps.h>
 #include <gpuscope/summary.h>
 #include <gpuscope/whatif.h>
 #include <gpuscope/window.h>

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include <gpuscope/format.h>
+#include <gpuscope/steps.h>
 #include <gpuscope/window.h>
 
 #ifdef __cplusplus
@@ -50,6 +51,9 @@ struct gs_report_options {
 	/* A job: how the clocks of its hosts are placed on one (enum
 	 * gs_report_align). */
 	int align;
+	/* The steps covered (`--step`, `--step-marker`) when no window is
+	 * given: by default every whole step but the first. */
+	struct gs_step_options steps;
 };
 
 /*

@@ -176,14 +176,14 @@ int64_t gs_schedule_pipelined_start(const struct gs_schedule *s, uint32_t op);
  * both schedules (same durations), so it is no cause here.
  */
 enum gs_gap_cause {
-	GS_GAP_HOST_BOUND = 0,      /* the host had not launched the op yet */
-	GS_GAP_LAUNCH_LATENCY = 1,  /* launched, not yet started */
-	GS_GAP_HOST_SYNC = 2,       /* relaunching after a host sync drained the device */
-	GS_GAP_PAGEABLE_COPY = 3,   /* likewise after a copy from or to pageable memory */
-	GS_GAP_STREAM_WAIT = 4,     /* start latency after another stream's op */
-	GS_GAP_STREAM_SERIAL = 5,   /* start latency after the op before on the stream */
-	GS_GAP_COPY_ENGINE = 6,     /* a copy waited for a busy engine */
-	GS_GAP_UNEXPLAINED = 7,     /* started over 20 us after every recorded constraint */
+	GS_GAP_HOST_BOUND = 0,     /* the host had not launched the op yet */
+	GS_GAP_LAUNCH_LATENCY = 1, /* launched, not yet started */
+	GS_GAP_HOST_SYNC = 2,      /* relaunching after a host sync drained the device */
+	GS_GAP_PAGEABLE_COPY = 3,  /* likewise after a copy from or to pageable memory */
+	GS_GAP_STREAM_WAIT = 4,    /* start latency after another stream's op */
+	GS_GAP_STREAM_SERIAL = 5,  /* start latency after the op before on the stream */
+	GS_GAP_COPY_ENGINE = 6,    /* a copy waited for a busy engine */
+	GS_GAP_UNEXPLAINED = 7,    /* started over 20 us after every recorded constraint */
 };
 #define GS_GAP_CAUSE_COUNT 8
 const char *gs_gap_cause_name(unsigned cause);
@@ -191,10 +191,10 @@ const char *gs_gap_cause_name(unsigned cause);
 const char *gs_gap_cause_evidence(unsigned cause);
 
 struct gs_gap {
-	bool available;    /* a schedule without broken cycles, ideal <= actual */
-	int64_t gap_ns;    /* actual_ns - ideal_ns */
+	bool available; /* a schedule without broken cycles, ideal <= actual */
+	int64_t gap_ns; /* actual_ns - ideal_ns */
 	int64_t ns[GS_GAP_CAUSE_COUNT];
-	size_t chain_ops;  /* ops on the binding chain */
+	size_t chain_ops; /* ops on the binding chain */
 	/* The host-bound pieces charged, before any was taken back, for the
 	 * host ranges behind them: `host_charged_ns` in all. */
 	struct gs_host_interval *host;

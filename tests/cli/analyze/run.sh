@@ -298,12 +298,36 @@ fi
 
 a100=$shared/kineto/hta-misc/a100_16rank_rank0_graphs_waits.json.gz
 if [ -n "$shared" ] && [ -f "$a100" ]; then
-	expect a100 0 "$a100"
+	# The whole trace, with --step none.
+	expect a100 0 --step none "$a100"
 	has a100 out "Top findings"
 	has a100 out "device 0: NVIDIA A100-SXM4-80GB"
 	has a100 out "1.231 s (first op start to last op end)"
-	expect a100_json 0 --format json "$a100"
+	expect a100_json 0 --format json --step none "$a100"
 	has a100_json out '"total_ns": 1231461000'
+	# By default its steps 551..554 (ProfilerStep#550..554: the first is the
+	# warm-up), said in the header; the window is from step 551's first GPU
+	# op to step 554's last op end.
+	expect a100_steps 0 "$a100"
+	has a100_steps out "steps 551..554, 4 of 5 (ProfilerStep#N ranges); step 550 left out as warm-up"
+	has a100_steps out "(the steps chosen)"
+	has a100_steps out "Steps (GPU window of each"
+	# --step 552: exactly that step's GPU window, as the steps list gives it.
+	expect a100_552 0 --format json --step 552 "$a100"
+	checks=$((checks + 1))
+	python3 - "$work/a100_552.out" <<'PY' || fail "a100_552: the window is not step 552's GPU window"
+import json, sys
+j = json.load(open(sys.argv[1]))
+d = j["devices"][0]
+st = [s for s in d["steps"] if s["step"] == 552][0]
+assert st["analysed"] and sum(s["analysed"] for s in d["steps"]) == 1
+assert d["window_ns"] == st["gpu_window_ns"], (d["window_ns"], st["gpu_window_ns"])
+assert d["breakdown"]["total_ns"] == st["time_ns"]
+PY
+	expect a100_nostep 1 --quiet --step 3 "$a100"
+	has a100_nostep err "--step 3: no such step with GPU work (the trace has steps 550..554)"
+	expect a100_both 2 --step 552 --window +1ms:+2ms "$a100"
+	has a100_both err "--step and --window both choose the window"
 else
 	echo "skipped: the A100 trace (../shared/data absent)"
 fi

@@ -297,14 +297,15 @@ grep -q -e '"id":0,' -e '"name":"GPU 0' -e '"proc-a"' nsys_dev1.json &&
 checked nsys_dev1 nsys_dev1.json "1 GPU processes, 0 ranks, 0 flows across ranks"
 checks=$((checks + 1))
 grep -q '"proc-a"' nsys_rank1.json && fail "nsys_rank1: rank 0's process in the export"
-# One GPU of a process with two: only its ops (CSV rows: as many as its ops).
+# One GPU of a process with two: only its ops (CSV rows: as many as its ops
+# over the whole trace, --step none).
 "$benchgen" --ops 600 --devices 2 --json two.json >two.gen 2>&1 || fail "gs_bench_gen --ops"
 expect two_dev1 0 export --device 1 --with-ideal -o two_dev1.json two.json
 checks=$((checks + 1))
 grep -q '"name":"GPU 0' two_dev1.json && fail "two_dev1: a process for GPU 0"
 has two_dev1.json '"name":"GPU 1: '
 expect two_dev1_csv 0 export --format csv --device 1 -o two_dev1 two.json
-ops1=$("$gs" analyze --format json --device 1 two.json 2>/dev/null |
+ops1=$("$gs" analyze --format json --step none --device 1 two.json 2>/dev/null |
 	sed -n 's/^      "ops": \([0-9]*\),.*/\1/p' | head -n 1)
 rows=$(($(wc -l <two_dev1.ops.csv) - 1))
 checks=$((checks + 1))
