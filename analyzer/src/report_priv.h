@@ -101,7 +101,7 @@ struct gs_report_device {
 		double efficiency;
 		uint8_t gap_cause; /* GS_GAP_CAUSE_COUNT: none */
 		int64_t gap_cause_ns;
-	} *step_stats;
+	} * step_stats;
 	/* Ops in the window by the constraint that bound their actual start,
 	 * and the summed delays (actual - ideal start, when positive). */
 	uint64_t bound_ops[GS_BOUND_COUNT];
