@@ -284,7 +284,10 @@ void gs_outfile_discard(struct gs_outfile *o)
 
 static gs_status out_write_failed(struct gs_outfile *o, int err)
 {
-	gs_error_append("%s: write failed: %s", o->path, strerror(err ? err : EIO));
+	if (err)
+		gs_error_append("%s: write failed: %s", o->path, strerror(err));
+	else /* an earlier write failed; its errno is gone */
+		gs_error_append("%s: write failed", o->path);
 	gs_outfile_discard(o);
 	return GS_ERR_IO;
 }
@@ -293,7 +296,6 @@ gs_status gs_outfile_finish(struct gs_outfile *o)
 {
 	FILE *f = o->f;
 	gs_status st;
-	int err;
 
 	if (f == stdout || !f)
 		return GS_OK;
@@ -305,9 +307,9 @@ gs_status gs_outfile_finish(struct gs_outfile *o)
 	if (fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS)
 		return out_write_failed(o, errno);
 	o->f = NULL;
-	err = fclose(f) == EOF ? (errno ? errno : EIO) : 0;
-	if (err)
-		return out_write_failed(o, err);
+	errno = 0;
+	if (fclose(f) == EOF)
+		return out_write_failed(o, errno);
 	/* What appeared at OUT meanwhile is refused as it would have been at the start. */
 	st = gs_outfile_check(o->path, o->force, o->inputs, o->n_inputs);
 	if (st != GS_OK) {
