@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include <gpuscope/import.h>
+#include <gpuscope/outfile.h>
 
 #include "term.h" /* colour and the progress line */
 
@@ -99,50 +100,26 @@ uint64_t gs_cli_max_annotation_pieces(void);
 int gs_cli_load(const char *path, bool salvage, bool warn, struct gs_trace **out,
 		enum gs_input_format *fmt);
 /*
- * Output files: every command's -o OUT (output.c). OUT is never one of the
- * inputs (the same device and inode; for "-", the file stdin comes from),
- * never a symbolic link, never an existing file without --force, and never
- * an existing file that is not a regular one (a device, a FIFO, a
- * directory) even with it. It is written
- * to "DIR/.BASE.tmp-XXXXXX" beside it (O_EXCL | O_NOFOLLOW, mode 0666 less
- * the umask) and moved into place when complete: renamed over OUT with
- * --force, else linked to OUT (so that a file created meanwhile is not
- * replaced) and unlinked. A failure or an interrupt (SIGHUP, SIGINT,
- * SIGTERM) removes the temporary file only, never OUT. "-" or NULL is
- * stdout. Errors are one line naming OUT: "is one of the inputs", "is a
- * symbolic link", "exists (use --force to replace it)", "is not a regular
- * file"; the functions returning an int return the exit status.
+ * Output files: every command's -o OUT (output.c), through the policy of
+ * gpuscope/outfile.h (never an input, never through a symbolic link,
+ * never an existing file without --force, written to a temporary file
+ * moved into place when complete; "-" or NULL is stdout). These print the
+ * refusal or failure as one error line naming OUT and return the exit
+ * status; gs_outfile_discard removes a temporary file left (no message).
  */
-#define GS_OUTPUT_PATH_MAX 4352
-#define GS_OUTPUT_MAX_FILES 4 /* open at once (export csv writes two) */
-
-struct gs_output {
-	FILE *f;          /* where to write: stdout, or the temporary file */
-	const char *path; /* OUT; NULL for stdout */
-	bool force;
-	const char *const *inputs; /* borrowed, for the check before the move */
-	size_t n_inputs;
-	int slot; /* the temporary file's; -1: none */
-};
-
-/* "-" or NULL: stdout. */
-bool gs_output_is_stdout(const char *path);
-/* The policy's checks alone, before any work (record, or a long load). */
-int gs_output_check(const char *path, bool force, const char *const *inputs, size_t n_inputs);
+int gs_cli_output_check(const char *path, bool force, const char *const *inputs, size_t n_inputs);
 /* Check OUT and create its temporary file; o->f is where to write. */
-int gs_output_open(struct gs_output *o, const char *path, bool force, const char *const *inputs,
-		   size_t n_inputs);
-/* Close the temporary file (a close error is a write error) and check OUT
+int gs_cli_output_open(struct gs_outfile *o, const char *path, bool force,
+		       const char *const *inputs, size_t n_inputs);
+/* Close the temporary file (a close error is a failed write) and check OUT
  * again; on failure the temporary file is removed. */
-int gs_output_finish(struct gs_output *o);
-/* After gs_output_finish: move the temporary file to OUT. */
-int gs_output_publish(struct gs_output *o);
-/* gs_output_finish, then gs_output_publish. */
-int gs_output_commit(struct gs_output *o);
-/* Remove the temporary file (no message). Safe to call twice. */
-void gs_output_discard(struct gs_output *o);
+int gs_cli_output_finish(struct gs_outfile *o);
+/* After gs_cli_output_finish: move the temporary file to OUT. */
+int gs_cli_output_publish(struct gs_outfile *o);
+/* gs_cli_output_finish, then gs_cli_output_publish. */
+int gs_cli_output_commit(struct gs_outfile *o);
 /* After a write that returned `st`: commit, or discard and print st's error. */
-int gs_output_close(struct gs_output *o, gs_status st);
+int gs_cli_output_close(struct gs_outfile *o, gs_status st);
 /*
  * A loaded trace's warnings on stderr, "gpuscope: warning: FILE: MSG", each
  * naming the input at `path` once (gs_input_name: "stdin" for "-"). Every

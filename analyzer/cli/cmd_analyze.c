@@ -509,7 +509,7 @@ static bool analyze_want_color(const struct analyze_opts *o, FILE *f)
 }
 
 static int analyze_write(const struct analyze_opts *o, const struct gs_report *r,
-			 struct gs_output *out)
+			 struct gs_outfile *out)
 {
 	FILE *f = out->f;
 	struct gs_report_style style = {
@@ -528,7 +528,7 @@ static int analyze_write(const struct analyze_opts *o, const struct gs_report *r
 		       gs_report_write_text(f, r, &style);
 	if (f != stdout)
 		gs_progress_end();
-	return gs_output_close(out, st);
+	return gs_cli_output_close(out, st);
 }
 
 int gs_cmd_analyze(int argc, char **argv)
@@ -538,7 +538,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	struct gs_report *r = NULL;
 	struct gs_job *job = NULL;
 	struct gs_input_list in;
-	struct gs_output out;
+	struct gs_outfile out;
 	const char **names = NULL;
 	const char *format = "";
 	char window_text[256];
@@ -558,7 +558,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	o.paths = in.paths;
 	o.n_paths = in.n;
 	/* Before the (possibly long) load: a refused OUT is known at once. */
-	rc = gs_output_open(&out, o.output, o.force, (const char *const *)o.paths, o.n_paths);
+	rc = gs_cli_output_open(&out, o.output, o.force, (const char *const *)o.paths, o.n_paths);
 	if (rc != GS_EXIT_OK) {
 		gs_input_list_fini(&in);
 		return rc;
@@ -613,7 +613,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	}
 	rc = analyze_write(&o, r, &out);
 out:
-	gs_output_discard(&out); /* after a failure: the temporary file only */
+	gs_outfile_discard(&out); /* after a failure: the temporary file only */
 	gs_report_destroy(r);
 	gs_job_destroy(job);
 	free(names);

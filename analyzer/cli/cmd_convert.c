@@ -84,20 +84,20 @@ static int convert_run(const struct convert_opts *o)
 	const char *const inputs[1] = {o->in};
 	struct gs_trace *t = NULL;
 	enum gs_input_format fmt;
-	struct gs_output out;
+	struct gs_outfile out;
 	int rc;
 
 	/* Before the (possibly long) load: a refused or unwritable OUT is known
 	 * at once. */
-	rc = gs_output_open(&out, o->out, o->force, inputs, 1);
+	rc = gs_cli_output_open(&out, o->out, o->force, inputs, 1);
 	if (rc != GS_EXIT_OK)
 		return rc;
 	rc = gs_cli_load(o->in, o->salvage, !o->quiet, &t, &fmt);
 	if (rc == GS_EXIT_OK)
 		rc = convert_write(t, fileno(out.f), o->out);
 	if (rc == GS_EXIT_OK)
-		rc = gs_output_commit(&out);
-	gs_output_discard(&out); /* after a failure: the temporary file only */
+		rc = gs_cli_output_commit(&out);
+	gs_outfile_discard(&out); /* after a failure: the temporary file only */
 	gs_trace_destroy(t);
 	return rc;
 }

@@ -217,13 +217,13 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 	return GS_EXIT_OK;
 }
 
-static int diff_write(const struct diff_opts *o, const struct gs_diff *d, struct gs_output *out)
+static int diff_write(const struct diff_opts *o, const struct gs_diff *d, struct gs_outfile *out)
 {
 	gs_status st;
 
 	gs_error_clear();
 	st = o->json ? gs_diff_write_json(out->f, d) : gs_diff_write_text(out->f, d);
-	return gs_output_close(out, st);
+	return gs_cli_output_close(out, st);
 }
 
 /* The format of a side: its traces' one format, or "mixed". */
@@ -346,7 +346,7 @@ int gs_cmd_diff(int argc, char **argv)
 	struct gs_diff *d = NULL;
 	const char **inputs = NULL;
 	size_t n_inputs = 0;
-	struct gs_output out;
+	struct gs_outfile out;
 	bool help = false;
 	gs_status st;
 	int rc;
@@ -362,7 +362,7 @@ int gs_cmd_diff(int argc, char **argv)
 	rc = diff_inputs(&o, &inputs, &n_inputs);
 	/* Before loading: a refused OUT is known at once. */
 	if (rc == GS_EXIT_OK)
-		rc = gs_output_open(&out, o.output, o.force, inputs, n_inputs);
+		rc = gs_cli_output_open(&out, o.output, o.force, inputs, n_inputs);
 	if (rc != GS_EXIT_OK) {
 		free(inputs);
 		gs_input_list_fini(&o.in[0]);
@@ -387,7 +387,7 @@ int gs_cmd_diff(int argc, char **argv)
 		st = gs_diff_build_job(j[0], j[1], &dop, &d);
 		rc = st == GS_OK ? diff_write(&o, d, &out) : gs_cli_fail(st, NULL);
 	}
-	gs_output_discard(&out); /* after a failure: the temporary file only */
+	gs_outfile_discard(&out); /* after a failure: the temporary file only */
 	gs_diff_destroy(d);
 	gs_job_destroy(j[0]);
 	gs_job_destroy(j[1]);

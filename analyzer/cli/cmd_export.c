@@ -255,8 +255,8 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 
 /* The files to write, each checked and opened before the (long) load. */
 struct export_files {
-	struct gs_output f[2];
-	char names[2][GS_OUTPUT_PATH_MAX]; /* csv: PREFIX.ops.csv, PREFIX.segments.csv */
+	struct gs_outfile f[2];
+	char names[2][GS_OUTFILE_PATH_MAX]; /* csv: PREFIX.ops.csv, PREFIX.segments.csv */
 	size_t n;
 };
 
@@ -293,17 +293,17 @@ static int export_open(const struct export_opts *o, struct export_files *x)
 
 	if (!o->csv) {
 		x->n = 1;
-		return gs_output_open(&x->f[0], o->out, o->force, inputs, n_in);
+		return gs_cli_output_open(&x->f[0], o->out, o->force, inputs, n_in);
 	}
 	rc = csv_names(o->out, x->names[0], x->names[1], sizeof(x->names[0]));
 	if (rc != GS_EXIT_OK)
 		return rc;
 	/* Both checked before either is created: a refusal leaves nothing behind. */
 	for (size_t i = 0; i < 2; i++)
-		if (gs_output_check(x->names[i], o->force, inputs, n_in) != GS_EXIT_OK)
+		if (gs_cli_output_check(x->names[i], o->force, inputs, n_in) != GS_EXIT_OK)
 			return GS_EXIT_FAIL;
 	for (x->n = 0; x->n < 2; x->n++) {
-		rc = gs_output_open(&x->f[x->n], x->names[x->n], o->force, inputs, n_in);
+		rc = gs_cli_output_open(&x->f[x->n], x->names[x->n], o->force, inputs, n_in);
 		if (rc != GS_EXIT_OK)
 			return rc;
 	}
@@ -313,7 +313,7 @@ static int export_open(const struct export_opts *o, struct export_files *x)
 static void export_discard(struct export_files *x)
 {
 	for (size_t i = 0; i < x->n; i++)
-		gs_output_discard(&x->f[i]);
+		gs_outfile_discard(&x->f[i]);
 }
 
 /* The writers' options: --with-ideal, --device. */
@@ -325,7 +325,7 @@ static struct gs_export_options export_options(const struct export_opts *o)
 }
 
 static int export_chrome(const struct export_opts *o, const struct gs_export_rank *ranks, size_t n,
-			 struct gs_output *out)
+			 struct gs_outfile *out)
 {
 	struct gs_export_options eo = export_options(o);
 	gs_status st;
@@ -333,7 +333,7 @@ static int export_chrome(const struct export_opts *o, const struct gs_export_ran
 	gs_error_clear();
 	eo.gzip = out->path && gs_export_path_is_gzip(out->path);
 	st = gs_export_chrome_job(out->f, ranks, n, &eo);
-	return gs_output_close(out, st);
+	return gs_cli_output_close(out, st);
 }
 
 static int export_csv(const struct export_opts *o, const struct gs_export_rank *ranks, size_t n,
@@ -351,13 +351,13 @@ static int export_csv(const struct export_opts *o, const struct gs_export_rank *
 	if (st != GS_OK)
 		return gs_cli_fail(st, f->names[1]);
 	/* Both files or neither: both closed and checked before either is moved. */
-	rc = gs_output_finish(&f->f[0]);
+	rc = gs_cli_output_finish(&f->f[0]);
 	if (rc == GS_EXIT_OK)
-		rc = gs_output_finish(&f->f[1]);
+		rc = gs_cli_output_finish(&f->f[1]);
 	if (rc == GS_EXIT_OK)
-		rc = gs_output_publish(&f->f[0]);
+		rc = gs_cli_output_publish(&f->f[0]);
 	if (rc == GS_EXIT_OK)
-		rc = gs_output_publish(&f->f[1]);
+		rc = gs_cli_output_publish(&f->f[1]);
 	return rc;
 }
 

@@ -419,7 +419,7 @@ static int record_check_output(const struct record_opts *o, const char *file, co
 	struct stat sb;
 	int n, fd;
 
-	if (gs_output_check(file, o->force, inputs, 2) != GS_EXIT_OK)
+	if (gs_cli_output_check(file, o->force, inputs, 2) != GS_EXIT_OK)
 		return GS_EXIT_FAIL;
 	if (lstat(file, &sb) != 0) /* nothing to replace */
 		return GS_EXIT_OK;

@@ -528,12 +528,12 @@ int main(int argc, char **argv)
 	errno = 0;
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		if (rc == GS_EXIT_OK)
-			gs_cli_error("stdout: write error%s%s", errno ? ": " : "",
+			gs_cli_error("stdout: write failed%s%s", errno ? ": " : "",
 				     errno ? strerror(errno) : "");
 		rc = GS_EXIT_FAIL;
 	}
 	if (fclose(stdout) == EOF && rc == GS_EXIT_OK) {
-		gs_cli_error("stdout: %s", strerror(errno));
+		gs_cli_error("stdout: write failed: %s", strerror(errno ? errno : EIO));
 		rc = GS_EXIT_FAIL;
 	}
 	return rc;

@@ -40,6 +40,7 @@
 
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
+#include <gpuscope/outfile.h>
 
 #include "job_sum.h"
 #include "out.h"
@@ -100,9 +101,11 @@ static const char help_text[] =
 	"  -o DIR/             with a trailing '/': DIR/job.EXT, the job report, and\n"
 	"                      DIR/rank-NNNNN.EXT, each rank's own report (NNNNN its rank\n"
 	"                      number, five digits or more), written by the process that\n"
-	"                      analysed it; EXT is txt, json or html\n"
+	"                      analysed it; EXT is txt, json or html. Every path is\n"
+	"                      checked as OUT is, all before any is written\n"
 	"  --keep-going        a TRACE that cannot be read is reported (one error line,\n"
-	"                      and a warning in the report) and the rest analysed; exit 0\n"
+	"                      and a warning in the report) and the rest analysed; exit 0,\n"
+	"                      or 1 when no TRACE could be read\n"
 	"  --stats             per MPI process on stderr: inputs, ranks, bytes read, peak\n"
 	"                      memory, bytes sent to the root, seconds\n"
 	"  -h, --help          show this help\n"
@@ -111,6 +114,12 @@ static const char help_text[] =
 	"(regular files, not recursive; others skipped with one warning, hidden ones\n"
 	"silently); the root reads the directories and the lists and shares the paths\n"
 	"out. The same trace given twice is refused.\n"
+	"-o OUT follows gpuscope's rules for output files (man gpuscope, OUTPUT FILES):\n"
+	"never one of the inputs (nor a hard or symbolic link to one), never through a\n"
+	"symbolic link, an existing regular file only with --force; written to a\n"
+	"temporary file beside it (mode 0666 less the umask) and moved into place when\n"
+	"complete, so that a failure or a signal leaves no partial file. The root checks\n"
+	"OUT (or DIR/job.EXT) before reading any TRACE.\n"
 	"--rank and --device are not taken: analyse that rank's file with gpuscope\n"
 	"analyze. --window takes ns (T0:T1, or +T0:+T1 from the first op). Standard\n"
 	"input is neither a TRACE nor the --inputs list. Exit status: 0, 1 (a failure,\n"
@@ -135,13 +144,22 @@ static void errorf(const char *fmt, ...)
 	fflush(stderr);
 }
 
+/* The whole MPI job ends now (after the error line): this process's
+ * temporary output files go first; the others' go with the SIGTERM that
+ * mpirun sends them. */
+static _Noreturn void abort_job(void)
+{
+	gs_outfile_remove_temps();
+	MPI_Abort(MPI_COMM_WORLD, 1);
+	abort();
+}
+
 /* Out of memory, or a failure after which the processes cannot agree:
  * the message, then the whole MPI job ends. */
 static _Noreturn void die(const char *what)
 {
 	errorf("%s (MPI process %d)", what, me);
-	MPI_Abort(MPI_COMM_WORLD, 1);
-	abort();
+	abort_job();
 }
 
 static int usage(const char *fmt, ...) GS_PRINTF(1, 2);
@@ -419,8 +437,7 @@ static void send_root(const void *p, size_t len, int tag)
 	if (len > INT32_MAX) {
 		errorf("a section of %zu bytes is over what one message takes (MPI process %d)",
 		       len, me);
-		MPI_Abort(MPI_COMM_WORLD, 1);
-		abort();
+		abort_job();
 	}
 	MPI_Ssend(p, (int)len, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
 	sent_to_root += len;
@@ -615,6 +632,11 @@ struct state {
 	unsigned char *text_shown;
 	uint64_t bytes_read;
 	size_t n_inputs_mine;
+	/* The root's report: -o OUT, DIR/job.EXT or stdout, opened before the
+	 * load as gpuscope analyze opens it (a refused OUT is known at once). */
+	struct gs_outfile out;
+	char out_path[4096];
+	bool dir; /* -o DIR/ */
 };
 
 static void progress(struct state *s, const char *fmt, ...) GS_PRINTF(2, 3);
@@ -643,6 +665,7 @@ static int load_phase(struct state *s, char **all_out, int **counts_out, int **d
 				     .load_flags = s->n > 1 ? GS_LOAD_NAME_WARNINGS : 0};
 	struct buf b = {0};
 	int failed = 0, len, *counts, *displs, total = 0;
+	uint64_t n_read = 0; /* inputs read, this process's, then the job's */
 	char *all;
 	size_t done = 0, n_mine = 0, at = 0;
 	const char **mine = calloc(s->n ? s->n : 1, sizeof(*mine));
@@ -700,6 +723,7 @@ static int load_phase(struct state *s, char **all_out, int **counts_out, int **d
 		} else {
 			struct stat sb;
 
+			n_read++;
 			if (stat(s->paths[i], &sb) == 0)
 				s->bytes_read += (uint64_t)sb.st_size;
 		}
@@ -744,8 +768,7 @@ static int load_phase(struct state *s, char **all_out, int **counts_out, int **d
 	free(pre_fmt);
 	if (b.len > INT32_MAX) {
 		errorf("identity summaries over 2 GiB (MPI process %d)", me);
-		MPI_Abort(MPI_COMM_WORLD, 1);
-		abort();
+		abort_job();
 	}
 	len = (int)b.len;
 	counts = calloc((size_t)np, sizeof(*counts));
@@ -768,6 +791,13 @@ static int load_phase(struct state *s, char **all_out, int **counts_out, int **d
 	*counts_out = counts;
 	*displs_out = displs;
 	failed = agree(failed);
+	MPI_Allreduce(MPI_IN_PLACE, &n_read, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+	/* --keep-going goes on without what failed, not without everything. */
+	if (failed && s->o.keep_going && n_read == 0) {
+		if (me == 0)
+			errorf("none of the %zu inputs could be read: nothing to analyse", s->n);
+		return 1;
+	}
 	return failed && !s->o.keep_going ? 1 : 0;
 }
 
@@ -987,52 +1017,120 @@ static struct gs_report_style report_style(const struct state *s)
 	return st;
 }
 
-/* A file to write (root: the report; per rank with -o DIR/). */
-static FILE *open_out(const char *path, bool force, char *tmp, size_t size)
+/*
+ * The error line of an output file after `st`: the cause chain, naming
+ * `path` in front unless the chain already does (as gpuscope prints it);
+ * `proc`: this MPI process is named too. Clears the chain. Returns 1.
+ */
+static int out_error(gs_status st, const char *path, bool proc)
 {
-	struct stat sb;
-	int fd;
+	char msg[GS_ERROR_MSG_MAX * 2], where[32] = "";
 
-	if (lstat(path, &sb) == 0 && (!force || !S_ISREG(sb.st_mode))) {
-		errorf("%s: %s", path,
-		       !S_ISREG(sb.st_mode) ? "is not a regular file" :
-					      "exists (use --force to replace it)");
-		return NULL;
-	}
-	snprintf(tmp, size, "%s.tmp-XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		errorf("%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	return fdopen(fd, "w");
+	chain(st, msg, sizeof(msg));
+	if (proc)
+		snprintf(where, sizeof(where), " (MPI process %d)", me);
+	if (path && !strstr(msg, path))
+		errorf("%s: %s%s", path, msg, where);
+	else
+		errorf("%s%s", msg, where);
+	return 1;
 }
 
-static int close_out(FILE *f, const char *path, const char *tmp, gs_status st)
+/* After a write to `o` that returned `st`: commit it (gpuscope/outfile.h),
+ * or remove its temporary file; 0, or 1 with the error line printed. */
+static int out_close(struct gs_outfile *o, gs_status st, bool proc)
 {
-	char msg[GS_ERROR_MSG_MAX * 2];
+	const char *path = o->path ? o->path : "stdout";
 
-	if (fclose(f) != 0 && st == GS_OK) {
-		errorf("%s: %s", path, strerror(errno));
-		unlink(tmp);
-		return 1;
-	}
 	if (st != GS_OK) {
-		errorf("%s: %s", path, chain(st, msg, sizeof(msg)));
-		unlink(tmp);
-		return 1;
+		gs_outfile_discard(o);
+		return out_error(st, path, proc);
 	}
-	if (rename(tmp, path) != 0) {
-		errorf("%s: %s", path, strerror(errno));
-		unlink(tmp);
-		return 1;
-	}
-	return 0;
+	gs_error_clear();
+	st = gs_outfile_commit(o);
+	return st == GS_OK ? 0 : out_error(st, path, proc);
 }
 
 static const char *ext_of(enum fmt f)
 {
 	return f == F_JSON ? "json" : f == F_HTML ? "html" : "txt";
+}
+
+/* -o DIR/: rank i's own report, DIR/rank-NNNNN.EXT. 0, or 1 when the path
+ * is too long. */
+static int rank_path(const struct state *s, size_t i, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%srank-%05u.%s", s->o.output, s->j.ranks[i].rank,
+			 ext_of(s->o.format));
+
+	return n < 0 || (size_t)n >= size;
+}
+
+/*
+ * Before the load, at the root, as gpuscope analyze does before its load:
+ * -o OUT checked and its temporary file created (gpuscope/outfile.h), or
+ * with -o DIR/ the directory made and DIR/job.EXT so; without -o, stdout.
+ * A refused or unwritable OUT is one error line, before any work. Every
+ * process returns the same.
+ */
+static int open_report(struct state *s)
+{
+	const char *path = s->o.output;
+	int st = 0;
+
+	s->dir = s->o.output && s->o.output[strlen(s->o.output) - 1] == '/';
+	if (me != 0)
+		return agree(0);
+	if (s->dir) {
+		int n = snprintf(s->out_path, sizeof(s->out_path), "%sjob.%s", s->o.output,
+				 ext_of(s->o.format));
+
+		path = s->out_path;
+		if (n < 0 || (size_t)n >= sizeof(s->out_path)) {
+			errorf("%s: path too long", s->o.output);
+			st = 1;
+		} else if (mkdir(s->o.output, 0777) != 0 && errno != EEXIST) {
+			errorf("%s: cannot create: %s", s->o.output, strerror(errno));
+			st = 1;
+		}
+	}
+	if (!st) {
+		gs_status os;
+
+		gs_error_clear();
+		os = gs_outfile_open(&s->out, path, s->o.force, (const char *const *)s->paths,
+				     s->n);
+		if (os != GS_OK)
+			st = out_error(os, NULL, false);
+	}
+	return agree(st);
+}
+
+/*
+ * -o DIR/: every rank's report path checked at the root, once the ranks
+ * are known and before any is written, so that a refusal (an input among
+ * them, a link, a file without --force) is one error line and leaves DIR
+ * as it was. Every process returns the same.
+ */
+static int check_rank_paths(const struct state *s)
+{
+	char path[4096];
+	int st = 0;
+
+	for (size_t i = 0; me == 0 && s->dir && i < s->j.n_ranks && !st; i++) {
+		gs_status os;
+
+		if (rank_path(s, i, path, sizeof(path))) {
+			errorf("%s: path too long", s->o.output);
+			st = 1;
+			break;
+		}
+		gs_error_clear();
+		os = gs_outfile_check(path, s->o.force, (const char *const *)s->paths, s->n);
+		if (os != GS_OK)
+			st = out_error(os, NULL, false);
+	}
+	return agree(st);
 }
 
 static gs_status write_whole(FILE *f, enum fmt fmt, const struct gs_report *r,
@@ -1067,8 +1165,7 @@ static char *render(struct state *s, size_t i, int kind, unsigned part, size_t *
 		char msg[GS_ERROR_MSG_MAX * 2];
 
 		errorf("rank %u (MPI process %d): %s", r->rank, me, chain(st, msg, sizeof(msg)));
-		MPI_Abort(MPI_COMM_WORLD, 1);
-		abort();
+		abort_job();
 	}
 	return p;
 }
@@ -1250,7 +1347,6 @@ static int run(struct state *s)
 	bool *own;
 	struct gs_report_options ro;
 	const char *format;
-	bool dir = false;
 	char msg[GS_ERROR_MSG_MAX * 2];
 	int st = 0;
 
@@ -1262,6 +1358,10 @@ static int run(struct state *s)
 		die("out of memory");
 	for (size_t i = 0; i < s->n; i++)
 		s->names[i] = gs_input_name(s->paths[i]);
+	if (open_report(s)) {
+		free(size);
+		return 1;
+	}
 	/* Phase 1: the shares. */
 	if (me == 0)
 		for (size_t i = 0; i < s->n; i++) {
@@ -1286,7 +1386,7 @@ static int run(struct state *s)
 	free(all);
 	free(counts);
 	free(displs);
-	if (agree(rc))
+	if (agree(rc) || check_rank_paths(s))
 		return 1;
 	/* Phase 3: this process's reports. */
 	format = s->in[0].fmt == -2 ? "mixed" :
@@ -1327,8 +1427,7 @@ static int run(struct state *s)
 		free(none);
 		if (bs != GS_OK) {
 			errorf("%s", chain(bs, msg, sizeof(msg)));
-			MPI_Abort(MPI_COMM_WORLD, 1);
-			abort();
+			abort_job();
 		}
 		s->shell->mpi_processes = (size_t)np;
 	}
@@ -1358,8 +1457,7 @@ static int run(struct state *s)
 				if (es != GS_OK) {
 					errorf("rank %u (MPI process %d): %s", s->j.ranks[i].rank,
 					       me, chain(es, msg, sizeof(msg)));
-					MPI_Abort(MPI_COMM_WORLD, 1);
-					abort();
+					abort_job();
 				}
 				summary_bytes += len;
 				if (me != 0)
@@ -1372,8 +1470,7 @@ static int run(struct state *s)
 				if (es != GS_OK) {
 					errorf("rank %u: %s", s->j.ranks[i].rank,
 					       chain(es, msg, sizeof(msg)));
-					MPI_Abort(MPI_COMM_WORLD, 1);
-					abort();
+					abort_job();
 				}
 			}
 			free(p);
@@ -1384,42 +1481,33 @@ static int run(struct state *s)
 
 			if (es != GS_OK) {
 				errorf("%s", chain(es, msg, sizeof(msg)));
-				MPI_Abort(MPI_COMM_WORLD, 1);
-				abort();
+				abort_job();
 			}
 		}
 	}
-	/* Phase 4: writing. */
-	dir = s->o.output && s->o.output[strlen(s->o.output) - 1] == '/';
-	if (dir) {
-		char path[4096], tmp[4200];
+	/* Phase 4: writing. Each rank's own report first (-o DIR/), by the
+	 * process that analysed it. */
+	for (size_t i = 0; s->dir && i < s->j.n_ranks && !st; i++) {
+		struct gs_outfile f;
+		char path[4096];
+		gs_status os;
 
-		if (me == 0 && mkdir(s->o.output, 0777) != 0 && errno != EEXIST) {
-			errorf("%s: %s", s->o.output, strerror(errno));
-			st = 1;
+		if (s->rank_owner[i] != me)
+			continue;
+		rank_path(s, i, path, sizeof(path)); /* its length checked at the root */
+		gs_error_clear();
+		os = gs_outfile_open(&f, path, s->o.force, (const char *const *)s->paths, s->n);
+		if (os != GS_OK) {
+			st = out_error(os, NULL, true);
+			break;
 		}
-		if (agree(st))
-			return 1;
-		for (size_t i = 0; i < s->j.n_ranks && !st; i++) {
-			FILE *f;
-
-			if (s->rank_owner[i] != me)
-				continue;
-			snprintf(path, sizeof(path), "%srank-%05u.%s", s->o.output,
-				 s->j.ranks[i].rank, ext_of(s->o.format));
-			f = open_out(path, s->o.force, tmp, sizeof(tmp));
-			if (!f) {
-				st = 1;
-				break;
-			}
-			gs_error_clear();
-			st = close_out(f, path, tmp,
-				       write_whole(f, s->o.format, s->mine->ranks[s->mine_at[i]],
-						   &s->style));
-		}
-		if (agree(st))
-			return 1;
+		gs_error_clear();
+		st = out_close(
+			&f, write_whole(f.f, s->o.format, s->mine->ranks[s->mine_at[i]], &s->style),
+			true);
 	}
+	if (agree(st))
+		return 1;
 	if (s->o.format == F_HTML && s->j.n_ranks > 1)
 		share_html_layout(s);
 	if (s->o.format == F_TEXT && s->j.n_ranks > 1)
@@ -1435,8 +1523,7 @@ static int run(struct state *s)
 			    fclose(f) != 0) {
 				errorf("MPI process %d: %s", me,
 				       chain(GS_ERR_IO, msg, sizeof(msg)));
-				MPI_Abort(MPI_COMM_WORLD, 1);
-				abort();
+				abort_job();
 			}
 			send_root(p, len, TAG_WHOLE);
 			free(p);
@@ -1446,22 +1533,9 @@ static int run(struct state *s)
 	}
 	if (me == 0) {
 		struct part_ctx pc = {s};
-		char path[4096], tmp[4200];
-		FILE *f = stdout;
+		FILE *f = s->out.f; /* opened before the load */
 		gs_status ws = GS_OK;
 
-		if (dir) {
-			snprintf(path, sizeof(path), "%sjob.%s", s->o.output, ext_of(s->o.format));
-		} else if (s->o.output && strcmp(s->o.output, "-") != 0) {
-			snprintf(path, sizeof(path), "%s", s->o.output);
-		} else {
-			path[0] = '\0';
-		}
-		if (path[0]) {
-			f = open_out(path, s->o.force, tmp, sizeof(tmp));
-			if (!f)
-				die("cannot write the report");
-		}
 		gs_error_clear();
 		if (s->j.n_ranks == 1) {
 			if (s->rank_owner[0] == 0) {
@@ -1470,8 +1544,10 @@ static int run(struct state *s)
 				size_t len;
 				char *p = recv_from(s->rank_owner[0], TAG_WHOLE, &len);
 
-				if (fwrite(p, 1, len, f) != len)
+				if (fwrite(p, 1, len, f) != len) {
+					gs_error_append("write failed: %s", strerror(errno));
 					ws = GS_ERR_IO;
+				}
 				free(p);
 			}
 		} else if (s->j.n_ranks == 0) {
@@ -1487,15 +1563,15 @@ static int run(struct state *s)
 		progress(s, "%s", "");
 		if (s->progress)
 			fputs("\r\033[K", stderr);
-		if (path[0]) {
-			st = close_out(f, path, tmp, ws);
+		if (s->out.path) {
+			st = out_close(&s->out, ws, false);
 		} else {
-			if (fflush(stdout) != 0 && ws == GS_OK)
+			if (fflush(stdout) != 0 && ws == GS_OK) {
+				gs_error_append("write failed: %s", strerror(errno));
 				ws = GS_ERR_IO;
-			if (ws != GS_OK) {
-				errorf("stdout: %s", chain(ws, msg, sizeof(msg)));
-				st = 1;
 			}
+			if (ws != GS_OK)
+				st = out_error(ws, "stdout", false);
 		}
 	}
 	return agree(st);
@@ -1504,6 +1580,7 @@ static int run(struct state *s)
 /* Everything run() made (the reports before the traces they borrow). */
 static void cleanup(struct state *s)
 {
+	gs_outfile_discard(&s->out); /* after a failure: the temporary file only */
 	gs_report_destroy(s->mine);
 	gs_report_destroy(s->shell);
 	for (size_t i = 0; i < s->j.n_ranks; i++)
@@ -1534,6 +1611,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	memset(&s, 0, sizeof(s));
+	s.out.slot = -1; /* nothing to discard */
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	MPI_Comm_size(MPI_COMM_WORLD, &np);

@@ -180,8 +180,8 @@ gs_status gs_out_finish(struct gs_out *o)
 	if (!o->failed)
 		return GS_OK;
 	if (o->err)
-		gs_error_append("write error: %s", strerror(o->err));
+		gs_error_append("write failed: %s", strerror(o->err));
 	else
-		gs_error_append("write error");
+		gs_error_append("write failed");
 	return GS_ERR_IO;
 }

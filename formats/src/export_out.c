@@ -151,9 +151,9 @@ gs_status gs_wbuf_finish(struct gs_wbuf *w)
 	if (!w->failed)
 		return GS_OK;
 	if (w->err == -1)
-		gs_error_append("write error: gzip compression failed");
+		gs_error_append("write failed: gzip compression failed");
 	else
-		gs_error_append("write error: %s", strerror(w->err));
+		gs_error_append("write failed: %s", strerror(w->err));
 	return GS_ERR_IO;
 }
 

@@ -8,11 +8,17 @@
 # --keep-going exit 0 and a report that names it; one process split over
 # inputs of two MPI processes is refused; a directory and --inputs FILE
 # give what gpuscope analyze gives for the directory, the same trace twice
-# is refused.
-#   run.sh GPUSCOPE GPUSCOPE_MPI GS_BENCH_GEN WORKDIR
+# is refused. Output files over several MPI processes (the policy itself is
+# tests/cli/output's): --keep-going with every input bad is one line more and
+# exit 1 with nothing written; -o DIR/ over the inputs' own directory is
+# refused with one line, with --force too; rank reports written by another
+# process than the root have the mode the umask gives; SIGTERM to mpirun
+# leaves no temporary file. These cases run under `timeout` and, when
+# MEM_MB > 0, `ulimit -v`.
+#   run.sh GPUSCOPE GPUSCOPE_MPI GS_BENCH_GEN WORKDIR [MEM_MB]
 # Exit 77 (skipped) without mpirun or gpuscope-mpi.
 set -u
-GS=$1 MPI=$2 GEN=$3 W=$4
+GS=$1 MPI=$2 GEN=$3 W=$4 MEM_MB=${5:-0}
 
 if [ ! -x "$MPI" ]; then
 	echo "skipped: gpuscope-mpi is not built (no MPI found at configure)"
@@ -144,6 +150,105 @@ rc=$?
 	grep -q "^gpuscope-mpi: error: $W/dir/rank5.json (in $W/dir) and $W/job/rank5.json are the same trace (same content); give each input once\$" "$W/twice.err" ||
 	bad "the same trace twice: not the one error line: $(head -c 400 "$W/twice.err")"
 [ -s "$W/twice.out" ] && bad "the same trace twice: a report on stdout"
+
+# ---- output files over several MPI processes ----
+# limited CMD...: CMD under `timeout` and the memory limit, no core file.
+limited() {
+	(
+		if [ "$MEM_MB" -gt 0 ]; then
+			ulimit -v $((MEM_MB * 1024)) || exit 98
+		fi
+		ulimit -c 0
+		exec timeout -s KILL 120 "$@"
+	)
+}
+# no_tmp DIR WHAT: no temporary file left under DIR.
+no_tmp() {
+	left=$(find "$1" -name '.*.tmp-*' | head -n 3)
+	[ -z "$left" ] || bad "$2: temporary files left: $left"
+}
+
+# --keep-going with every input bad: each one's line, then one saying that
+# nothing could be read; exit 1 and no report (it used to be exit 0 and a
+# report of 0 ranks).
+mkdir -p "$W/allbad" || exit 1
+for i in 0 1 2; do
+	echo "not a trace $i" >"$W/allbad/rank$i.json"
+done
+limited $RUN -n 2 "$MPI" analyze --keep-going --format json -o "$W/allbad.json" \
+	"$W"/allbad/rank*.json >"$W/allbad.out" 2>"$W/allbad.err"
+rc=$?
+[ $rc = 1 ] || bad "--keep-going, every input bad: exit $rc, not 1"
+[ "$(grep -c '^gpuscope-mpi: error: ' "$W/allbad.err")" = 4 ] &&
+	grep -qx 'gpuscope-mpi: error: none of the 3 inputs could be read: nothing to analyse' \
+		"$W/allbad.err" ||
+	bad "--keep-going, every input bad: not three lines and the one saying so: $(head -c 600 "$W/allbad.err")"
+[ -e "$W/allbad.json" ] && bad "--keep-going, every input bad: a report was written"
+no_tmp "$W" "--keep-going, every input bad"
+
+# -o DIR/ over the inputs' own directory, named as the reports would be: one
+# line from the root (the rank files are checked before any is written),
+# with --force too; the inputs as they were, no job report.
+mkdir -p "$W/own" || exit 1
+for i in 0 1 2 3; do
+	cp "$W/job/rank$i.json" "$W/own/rank-0000$i.json" || exit 1
+done
+for force in "" --force; do
+	limited $RUN -n 2 "$MPI" analyze --format json $force -o "$W/own/" "$W/own" \
+		>"$W/own.out" 2>"$W/own.err"
+	rc=$?
+	[ $rc = 1 ] || bad "-o DIR/ over its inputs $force: exit $rc, not 1"
+	[ "$(grep -c '^gpuscope-mpi: error: ' "$W/own.err")" = 1 ] &&
+		grep -qx "gpuscope-mpi: error: $W/own/rank-00000.json: is one of the inputs" "$W/own.err" ||
+		bad "-o DIR/ over its inputs $force: not the one line: $(head -c 400 "$W/own.err")"
+	for i in 0 1 2 3; do
+		cmp -s "$W/job/rank$i.json" "$W/own/rank-0000$i.json" ||
+			bad "-o DIR/ over its inputs $force: rank-0000$i.json changed"
+	done
+	[ -e "$W/own/job.json" ] && bad "-o DIR/ over its inputs $force: wrote job.json"
+	no_tmp "$W" "-o DIR/ over its inputs $force"
+done
+
+# Reports written by the other process: mode 0666 less the umask (mkstemp's
+# 0600 before).
+mask=$(umask)
+umask 027
+limited $RUN -n 2 "$MPI" analyze --format json -o "$W/modes/" "$W/own" >/dev/null 2>"$W/modes.err" ||
+	bad "-o DIR/ under umask 027: exit $?: $(head -c 300 "$W/modes.err")"
+umask "$mask"
+for f in job.json rank-00000.json rank-00001.json rank-00002.json rank-00003.json; do
+	m=$(ls -l "$W/modes/$f" 2>/dev/null | cut -c1-10)
+	[ "$m" = "-rw-r-----" ] || bad "-o DIR/ under umask 027: $f has mode '$m', want -rw-r-----"
+done
+
+# SIGTERM to mpirun while one process waits on its input (a FIFO) and the
+# root holds its report's temporary file: mpirun passes it on, the file goes.
+if mkfifo "$W/stall" 2>/dev/null; then
+	cp "$W/job/rank2.json" "$W/keep.json"
+	cp "$W/keep.json" "$W/int.json"
+	limited $RUN -n 2 "$MPI" analyze --format json --force -o "$W/int.json" "$W/stall" \
+		"$W/job/rank1.json" >/dev/null 2>"$W/int.err" &
+	pid=$!
+	tries=0
+	while [ -z "$(find "$W" -name '.int.json.tmp-*')" ] && [ $tries -lt 400 ]; do
+		sleep 0.05
+		tries=$((tries + 1))
+	done
+	[ $tries -lt 400 ] || bad "SIGTERM: no temporary file while loading"
+	# The process tree: the shell's subshell, timeout, mpirun.
+	p=$pid
+	for _ in 1 2 3 4; do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = mpirun ] && break
+		p=$(pgrep -P "$p" | head -n 1)
+		[ -n "$p" ] || break
+	done
+	[ -n "$p" ] && kill -TERM "$p"
+	wait $pid
+	rc=$?
+	[ $rc != 0 ] || bad "SIGTERM to mpirun: exit 0"
+	cmp -s "$W/int.json" "$W/keep.json" || bad "SIGTERM to mpirun: the existing OUT changed"
+	no_tmp "$W" "SIGTERM to mpirun"
+fi
 
 [ $fail = 0 ] && echo "ok: gpuscope-mpi -n 1, 3, 4 equal gpuscope analyze (JSON, text, HTML); failures as documented"
 exit $fail

@@ -908,7 +908,7 @@ static void test_write_error(void **state)
 	gs_error_clear();
 	assert_int_equal(gs_report_write_json(f, r, NULL), GS_ERR_IO);
 	gs_error_format(buf, sizeof(buf));
-	assert_non_null(strstr(buf, "write error"));
+	assert_non_null(strstr(buf, "write failed"));
 	gs_error_clear();
 	clearerr(f);
 	assert_int_equal(gs_report_write_text(f, r, NULL), GS_ERR_IO);

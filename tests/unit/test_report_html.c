@@ -248,7 +248,7 @@ static void test_write_error(void **state)
 	}
 	gs_error_clear();
 	assert_int_equal(gs_report_write_html(f, r, NULL), GS_ERR_IO);
-	assert_non_null(strstr(gs_error_format(msg, sizeof(msg)), "write error"));
+	assert_non_null(strstr(gs_error_format(msg, sizeof(msg)), "write failed"));
 	fclose(f);
 	gs_error_clear();
 	assert_int_equal(gs_report_write_html(NULL, r, NULL), GS_ERR_INVALID);

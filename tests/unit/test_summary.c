@@ -481,7 +481,7 @@ static void test_write_error(void **state)
 	assert_int_equal(gs_summary_compute(t, &s), GS_OK);
 	gs_error_clear();
 	assert_int_equal(gs_summary_write_json(f, &s), GS_ERR_IO);
-	assert_non_null(strstr(gs_error_format(buf, sizeof(buf)), "write error"));
+	assert_non_null(strstr(gs_error_format(buf, sizeof(buf)), "write failed"));
 	gs_error_clear();
 	clearerr(f);
 	assert_int_equal(gs_dump_write(f, t, 0), GS_ERR_IO);

@@ -12,7 +12,7 @@
  *
  * Output is streamed through a small buffer (never a tree of the whole
  * output), optionally gzip-compressed. Writers return GS_ERR_IO with a
- * cause ("write error: No space left on device") when a write fails; the
+ * cause ("write failed: No space left on device") when a write fails; the
  * caller names the file.
  */
 #ifndef GPUSCOPE_EXPORT_H
