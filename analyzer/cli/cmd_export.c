@@ -138,14 +138,7 @@ static int parse_device(const char *arg, struct export_opts *o)
 	unsigned long long rk, v;
 
 	if (colon) {
-		char head[32];
-		size_t len = (size_t)(colon - arg);
-
-		if (len >= sizeof(head))
-			len = sizeof(head) - 1;
-		memcpy(head, arg, len);
-		head[len] = '\0';
-		if (!gs_cli_parse_count(head, UINT32_MAX - 1, &rk) ||
+		if (!gs_cli_parse_count_n(arg, (size_t)(colon - arg), UINT32_MAX - 1, &rk) ||
 		    !gs_cli_parse_count(colon + 1, UINT32_MAX - 1, &v))
 			return gs_cli_usage_error(
 				&export_usage,
