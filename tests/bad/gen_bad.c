@@ -1140,6 +1140,7 @@ static void gscope_files(void)
 	inflate_bombs_gscope();
 	default_stream_gscope("default-stream-20k.gscope", 20000, 20000, false);
 	default_stream_gscope("default-stream-waits.gscope", 5000, 5000, true);
+	default_stream_gscope("default-stream-flows.gscope", 1500, 1500, true);
 	context_sync_gscope("context-syncs.gscope", 60000, 100000, false);
 	context_sync_gscope("context-syncs-each.gscope", 2000, 10000, true);
 	many_devices_gscope();
