@@ -362,8 +362,9 @@ static void h_notes(struct hw *w)
 		NOTE("input", r->inputs[i]);
 	if (gs_trace_dropped(w->t)) {
 		snprintf(line, sizeof(line),
-			 "%llu records were dropped while recording: the times below are lower "
+			 "%s%llu records were dropped while recording: the times below are lower "
 			 "bounds",
+			 gs_trace_dropped(w->t) == UINT64_MAX ? "at least " : "",
 			 (unsigned long long)gs_trace_dropped(w->t));
 		NOTE("caution", line);
 	}
