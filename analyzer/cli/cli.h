@@ -77,6 +77,10 @@ int gs_cli_one_operand(const struct gs_cli_usage *u, int argc, char **argv, cons
 int gs_cli_text_or_json(const struct gs_cli_usage *u, const char *arg, bool *json);
 /* A decimal count: digits only (no sign, no space), at most `max`. */
 bool gs_cli_parse_count(const char *s, unsigned long long max, unsigned long long *out);
+/* The same of the `len` bytes at s (no sign, no blank, leading zeros
+ * allowed): every digit counts, whatever the length. */
+bool gs_cli_parse_count_n(const char *s, size_t len, unsigned long long max,
+			  unsigned long long *out);
 
 /*
  * The import limits (struct gs_import_limits) set in the environment, one

@@ -311,14 +311,8 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 			unsigned long long rk;
 
 			if (colon) {
-				char head[32];
-				size_t len = (size_t)(colon - optarg);
-
-				if (len >= sizeof(head))
-					len = sizeof(head) - 1;
-				memcpy(head, optarg, len);
-				head[len] = '\0';
-				if (!gs_cli_parse_count(head, UINT32_MAX - 1, &rk) ||
+				if (!gs_cli_parse_count_n(optarg, (size_t)(colon - optarg),
+							  UINT32_MAX - 1, &rk) ||
 				    !gs_cli_parse_count(colon + 1, UINT32_MAX - 1, &v))
 					return gs_cli_usage_error(
 						&analyze_usage,

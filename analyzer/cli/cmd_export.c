@@ -25,8 +25,8 @@
 
 #define EXPORT_SYNOPSIS                                                                            \
 	"gpuscope export [--format chrome|csv] [-o OUT] [--force] [--with-ideal] [--rank R]\n"     \
-	"                       [--device [R:]N] [--salvage] [--quiet] [--inputs FILE]\n"          \
-	"                       TRACE|DIR..."
+	"                       [--device [R:]N] [--max-flows N|all] [--salvage] [--quiet]\n"      \
+	"                       [--inputs FILE] TRACE|DIR..."
 
 static const struct gs_cli_usage export_usage = {
 	.name = "export",
@@ -87,6 +87,10 @@ static const char export_help[] =
 	"  --device [R:]N       only device N (of rank R; N alone when one rank has it):\n"
 	"                       its ops, syncs, breakdown and ideal schedule, with its\n"
 	"                       rank's host processes (default: every device)\n"
+	"  --max-flows N|all    chrome: at most N dependency arrows (flows), the first\n"
+	"                       in rank order, then graph order; how many were left out\n"
+	"                       is in the file's gpuscope_flows and a warning (default:\n"
+	"                       2097152, about 0.5 GB of JSON; all: every one)\n"
 	"  --salvage            skip corrupt .gscope chunks with a warning instead of\n"
 	"                       failing (default: off)\n"
 	"  --inputs FILE        also read the TRACEs listed in FILE, one path a line,\n"
@@ -120,6 +124,8 @@ struct export_opts {
 	bool force;
 	bool quiet;
 	bool has_rank, has_device; /* --rank R, --device [R:]N */
+	bool has_max_flows;        /* --max-flows N; all: UINT64_MAX */
+	uint64_t max_flows;
 	uint32_t rank, device;
 	const char *out;
 	const char *inputs_file; /* --inputs */
@@ -138,14 +144,7 @@ static int parse_device(const char *arg, struct export_opts *o)
 	unsigned long long rk, v;
 
 	if (colon) {
-		char head[32];
-		size_t len = (size_t)(colon - arg);
-
-		if (len >= sizeof(head))
-			len = sizeof(head) - 1;
-		memcpy(head, arg, len);
-		head[len] = '\0';
-		if (!gs_cli_parse_count(head, UINT32_MAX - 1, &rk) ||
+		if (!gs_cli_parse_count_n(arg, (size_t)(colon - arg), UINT32_MAX - 1, &rk) ||
 		    !gs_cli_parse_count(colon + 1, UINT32_MAX - 1, &v))
 			return gs_cli_usage_error(
 				&export_usage,
@@ -177,6 +176,7 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 		{"inputs", required_argument, NULL, 'I'},
 		{"rank", required_argument, NULL, 'r'},
 		{"device", required_argument, NULL, 'd'},
+		{"max-flows", required_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -235,6 +235,17 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 			rc = parse_device(optarg, o);
 			if (rc != GS_EXIT_OK)
 				return rc;
+			break;
+		case 'm':
+			o->has_max_flows = true;
+			if (!strcmp(optarg, "all"))
+				o->max_flows = UINT64_MAX;
+			else if (gs_cli_parse_count(optarg, UINT64_MAX - 1, &v))
+				o->max_flows = v;
+			else
+				return gs_cli_usage_error(
+					&export_usage,
+					"--max-flows wants a count or 'all', not '%s'", optarg);
 			break;
 		case 'h':
 			*help = true;
@@ -316,24 +327,37 @@ static void export_discard(struct export_files *x)
 		gs_outfile_discard(&x->f[i]);
 }
 
-/* The writers' options: --with-ideal, --device. */
+/* The writers' options: --with-ideal, --device, --max-flows. */
 static struct gs_export_options export_options(const struct export_opts *o)
 {
 	return (struct gs_export_options){.with_ideal = o->with_ideal,
 					  .has_device = o->has_device,
-					  .device = o->device};
+					  .device = o->device,
+					  .has_max_flows = o->has_max_flows,
+					  .max_flows = o->max_flows};
 }
 
 static int export_chrome(const struct export_opts *o, const struct gs_export_rank *ranks, size_t n,
 			 struct gs_outfile *out)
 {
 	struct gs_export_options eo = export_options(o);
+	struct gs_export_stats stats = {0, 0};
 	gs_status st;
+	int rc;
 
 	gs_error_clear();
 	eo.gzip = out->path && gs_export_path_is_gzip(out->path);
+	eo.stats = &stats;
 	st = gs_export_chrome_job(out->f, ranks, n, &eo);
-	return gs_cli_output_close(out, st);
+	rc = gs_cli_output_close(out, st);
+	if (rc == GS_EXIT_OK && stats.flows_left_out && !o->quiet)
+		gs_cli_warning("%s: %llu of %llu dependency flows written, %llu left out "
+			       "(--max-flows N; --max-flows all for every one)",
+			       out->path && strcmp(out->path, "-") ? out->path : "stdout",
+			       (unsigned long long)(stats.dependency_flows - stats.flows_left_out),
+			       (unsigned long long)stats.dependency_flows,
+			       (unsigned long long)stats.flows_left_out);
+	return rc;
 }
 
 static int export_csv(const struct export_opts *o, const struct gs_export_rank *ranks, size_t n,

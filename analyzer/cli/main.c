@@ -186,6 +186,24 @@ bool gs_cli_parse_count(const char *s, unsigned long long max, unsigned long lon
 	return true;
 }
 
+bool gs_cli_parse_count_n(const char *s, size_t len, unsigned long long max,
+			  unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+
+		if (d > 9 || v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
 extern char **environ;
 
 int gs_cli_limits(const struct gs_import_limits **out)

@@ -281,6 +281,65 @@ static const char script_body[] =
 	"})();\n"
 	"</script>\n";
 
+static bool dev_shown(const struct hw *w, size_t i)
+{
+	return !w->dev_shown || w->dev_shown[i];
+}
+
+/* "N of M shown", as under a cut table: the sections the page holds. */
+static void h_dev_cut(struct hw *w, const char *id)
+{
+	if (w->n_dev_shown >= w->r->n_dev)
+		return;
+	gs_out_printf(&w->o,
+		      "<p class=\"more\" id=\"%s\">%zu of %zu devices' sections shown (those "
+		      "with the most ops; --device N for another, --format json for every "
+		      "one)</p>\n",
+		      id, w->n_dev_shown, w->r->n_dev);
+}
+
+/* At most GS_REPORT_HTML_MAX_DEVICES sections: those with the most ops
+ * (the first by device order among equals), in device order. */
+static gs_status pick_devices(struct hw *w, bool **out)
+{
+	const struct gs_report *r = w->r;
+	size_t n = r->n_dev, *idx, i;
+	bool *shown;
+
+	*out = NULL;
+	w->n_dev_shown = n;
+	if (n <= GS_REPORT_HTML_MAX_DEVICES)
+		return GS_OK;
+	idx = malloc(n * sizeof(*idx));
+	shown = calloc(n, sizeof(*shown));
+	if (!idx || !shown) {
+		free(idx);
+		free(shown);
+		return gs_nomem();
+	}
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	/* A partial selection: the GS_REPORT_HTML_MAX_DEVICES largest. */
+	for (i = 0; i < GS_REPORT_HTML_MAX_DEVICES; i++) {
+		size_t best = i;
+
+		for (size_t k = i + 1; k < n; k++)
+			if (r->dev[idx[k]].ops > r->dev[idx[best]].ops ||
+			    (r->dev[idx[k]].ops == r->dev[idx[best]].ops && idx[k] < idx[best]))
+				best = k;
+		size_t tmp = idx[i];
+
+		idx[i] = idx[best];
+		idx[best] = tmp;
+		shown[idx[i]] = true;
+	}
+	free(idx);
+	w->n_dev_shown = GS_REPORT_HTML_MAX_DEVICES;
+	w->dev_shown = shown;
+	*out = shown;
+	return GS_OK;
+}
+
 static void h_notes(struct hw *w)
 {
 	const struct gs_report *r = w->r;
@@ -303,8 +362,9 @@ static void h_notes(struct hw *w)
 		NOTE("input", r->inputs[i]);
 	if (gs_trace_dropped(w->t)) {
 		snprintf(line, sizeof(line),
-			 "%llu records were dropped while recording: the times below are lower "
+			 "%s%llu records were dropped while recording: the times below are lower "
 			 "bounds",
+			 gs_trace_dropped(w->t) == UINT64_MAX ? "at least " : "",
 			 (unsigned long long)gs_trace_dropped(w->t));
 		NOTE("caution", line);
 	}
@@ -328,7 +388,7 @@ static void h_notes(struct hw *w)
 		NOTE("caution", line);
 	}
 	for (i = 0; i < r->n_dev; i++) {
-		if (!r->dev[i].optimistic)
+		if (!r->dev[i].optimistic || !dev_shown(w, i))
 			continue;
 		snprintf(line, sizeof(line),
 			 "device %u: ops on %zu streams and no cross-stream synchronization "
@@ -338,6 +398,8 @@ static void h_notes(struct hw *w)
 		NOTE("caution", line);
 	}
 	for (i = 0; i < r->n_dev; i++) {
+		if (!dev_shown(w, i))
+			continue;
 		if (gs_report_early_note(r, &r->dev[i], GS_REPORT_EARLY_RETURNED, line,
 					 sizeof(line)))
 			NOTE("note", line);
@@ -381,13 +443,15 @@ static void h_head(struct hw *w)
 	gs_out_printf(&w->o, "), %zu ops, %zu device%s with ops</p>\n", w->n_ops, r->n_dev,
 		      r->n_dev == 1 ? "" : "s");
 	h_notes(w);
-	if (r->n_dev > 1) {
+	if (w->n_dev_shown > 1) {
 		gs_out_puts(&w->o, "<nav>");
 		for (i = 0; i < r->n_dev; i++)
-			gs_out_printf(&w->o, "<a href=\"#dev-%zu\">device %u</a>", i,
-				      r->dev[i].device);
+			if (dev_shown(w, i))
+				gs_out_printf(&w->o, "<a href=\"#dev-%zu\">device %u</a>", i,
+					      r->dev[i].device);
 		gs_out_puts(&w->o, "</nav>\n");
 	}
+	h_dev_cut(w, "devcut");
 	gs_out_puts(&w->o, "</header>\n");
 }
 
@@ -939,6 +1003,7 @@ gs_status gs_report_write_html(FILE *f, const struct gs_report *r,
 {
 	struct hw w;
 	gs_status st = GS_OK;
+	bool *shown = NULL;
 	size_t i;
 
 	if (!f || !r) {
@@ -967,13 +1032,21 @@ gs_status gs_report_write_html(FILE *f, const struct gs_report *r,
 	w.t = r->t;
 	w.ops = gs_trace_ops(r->t, &w.n_ops);
 	w.streams = gs_trace_streams(r->t, &w.n_streams);
+	st = pick_devices(&w, &shown);
+	if (st != GS_OK) {
+		gs_out_finish(&w.o);
+		return st;
+	}
 	pick_resolution(&w);
 	h_head(&w);
 	if (!r->n_dev)
 		gs_out_puts(&w.o, "<p class=\"none\" id=\"nodev\">No GPU ops in the trace: nothing "
 				  "to analyze (a host-only trace?)</p>\n");
 	for (i = 0; i < r->n_dev && st == GS_OK && !w.o.failed; i++)
-		st = h_device(&w, &r->dev[i], i);
+		if (dev_shown(&w, i))
+			st = h_device(&w, &r->dev[i], i);
+	h_dev_cut(&w, "devcut-end");
+	free(shown);
 	gs_out_puts(&w.o, script_body);
 	gs_out_puts(&w.o, "</body>\n</html>\n");
 	if (st != GS_OK) {

@@ -47,7 +47,15 @@ struct hw {
 	size_t n_streams;
 	bool exact;  /* draw every op */
 	size_t bins; /* slices per lane when binned */
+	/* A trace's page: the devices whose sections it holds (NULL: all),
+	 * at most GS_REPORT_HTML_MAX_DEVICES of them. */
+	const bool *dev_shown;
+	size_t n_dev_shown;
 };
+
+/* Device sections on a trace's page at most (each some 10 KB, up to about
+ * 0.6 MB with a timeline of a million ops): those with the most ops. */
+#define GS_REPORT_HTML_MAX_DEVICES 64
 
 /* `s` as HTML text (gs_report_html_text). */
 static inline void h_text(struct hw *w, const char *s, size_t max)

@@ -804,7 +804,9 @@ static gs_status write_job_json(FILE *f, const struct gs_report *r, size_t top)
 	for (i = 0; i < r->n_ranks; i++) {
 		gs_trace_ops(r->ranks[i]->t, &n);
 		ops += n;
-		dropped += gs_trace_dropped(r->ranks[i]->t);
+		dropped = gs_trace_dropped(r->ranks[i]->t) > UINT64_MAX - dropped ?
+				  UINT64_MAX :
+				  dropped + gs_trace_dropped(r->ranks[i]->t);
 		gs_trace_streams(r->ranks[i]->t, &n);
 		streams += n;
 	}
@@ -887,7 +889,8 @@ gs_status gs_report_json_job_parts(FILE *f, const struct gs_report *shell,
 
 	for (size_t i = 0; i < n_sums; i++) {
 		ops += sums[i]->ops;
-		dropped += sums[i]->dropped;
+		dropped = sums[i]->dropped > UINT64_MAX - dropped ? UINT64_MAX :
+								    dropped + sums[i]->dropped;
 		streams += sums[i]->streams;
 	}
 	return json_job(f, shell, gs_report_style_of(style).top, n_sums, ops, dropped, streams,

@@ -269,8 +269,9 @@ static void text_notes(struct note_sink *ns, const struct gs_report *r)
 
 	if (gs_trace_dropped(r->t)) {
 		snprintf(line, sizeof(line),
-			 "%llu records were dropped while recording: the times below are lower "
+			 "%s%llu records were dropped while recording: the times below are lower "
 			 "bounds",
+			 gs_trace_dropped(r->t) == UINT64_MAX ? "at least " : "",
 			 (unsigned long long)gs_trace_dropped(r->t));
 		ns->note(ns, "caution", line);
 	}

@@ -255,7 +255,9 @@ const char *gs_warning_format(const struct gs_warning *w, char *buf, size_t size
 
 	if (!buf || !size)
 		return "";
-	if (w && w->count > 1 && !gs_mentions_number(msg, w->count))
+	if (w && w->count == UINT64_MAX) /* the count stopped there */
+		snprintf(buf, size, "%s (at least %llu times)", msg, (unsigned long long)w->count);
+	else if (w && w->count > 1 && !gs_mentions_number(msg, w->count))
 		snprintf(buf, size, "%s (%llu times)", msg, (unsigned long long)w->count);
 	else
 		snprintf(buf, size, "%s", msg);
@@ -318,7 +320,11 @@ gs_status gs_summary_write_text(FILE *f, const struct gs_summary *s)
 		gs_out_printf(&o, KEY "%lld\n", "first op start:", (long long)s->first_ns);
 		gs_out_printf(&o, KEY "%lld\n", "last op end:", (long long)s->last_ns);
 	}
-	gs_text_u64(&o, "dropped:", s->dropped);
+	if (s->dropped == UINT64_MAX) /* the count stopped there */
+		gs_out_printf(&o, KEY "at least %llu\n",
+			      "dropped:", (unsigned long long)s->dropped);
+	else
+		gs_text_u64(&o, "dropped:", s->dropped);
 	gs_text_warnings(&o, s);
 	return gs_out_finish(&o);
 }

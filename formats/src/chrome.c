@@ -368,6 +368,9 @@ struct chrome_out {
 	bool first_event;
 	bool in_args; /* the event being written has opened its args */
 	uint64_t next_flow;
+	/* Dependency flows: the most to write (max_flows), in the file and
+	 * written so far (flow_budget), and left out. */
+	uint64_t flows_total, flows_left, flow_budget, max_flows;
 };
 
 struct chrome {
@@ -1953,6 +1956,38 @@ static void flow_event(struct chrome *c, const char *ph, uint64_t id, const char
 	ev_close(c);
 }
 
+/* Dependency flows of a rank: those whose two ops are written. */
+static uint64_t count_flows(const struct chrome *c)
+{
+	const struct gs_export_extras *x = c->x;
+	uint64_t n = 0;
+
+	for (size_t i = 0; x && i < x->n_edges; i++) {
+		const struct gs_export_edge *e = &x->edges[i];
+
+		n += e->from < c->n_ops && e->to < c->n_ops && op_kept(c, e->from) &&
+		     op_kept(c, e->to);
+	}
+	return n;
+}
+
+/* The flows of every rank against max_flows (the first in rank order,
+ * then edge order, are written); the count left out for the header. */
+static void plan_flows(struct chrome *cs, size_t n, struct chrome_out *out,
+		       const struct gs_export_options *o)
+{
+	out->max_flows = o && o->has_max_flows ? o->max_flows : GS_EXPORT_MAX_FLOWS_DEFAULT;
+	out->flows_total = 0;
+	for (size_t r = 0; r < n; r++)
+		out->flows_total += count_flows(&cs[r]);
+	out->flow_budget = out->flows_total < out->max_flows ? out->flows_total : out->max_flows;
+	out->flows_left = out->flows_total - out->flow_budget;
+	if (o && o->stats) {
+		o->stats->dependency_flows = out->flows_total;
+		o->stats->flows_left_out = out->flows_left;
+	}
+}
+
 static void write_flows(struct chrome *c)
 {
 	const struct gs_export_extras *x = c->x;
@@ -1985,6 +2020,9 @@ static void write_flows(struct chrome *c)
 		to = &c->ops[e->to];
 		if (x->edge_kind_names && e->kind < x->n_edge_kinds && x->edge_kind_names[e->kind])
 			name = x->edge_kind_names[e->kind];
+		if (!c->out->flow_budget)
+			break;
+		c->out->flow_budget--;
 		id = ++c->out->next_flow;
 		flow_event(c, "s", id, "dependency", name, op_pid(c, e->from), op_tid(c, e->from),
 			   bind_out(from->start_ns, from->end_ns));
@@ -2332,6 +2370,17 @@ static void write_header(struct chrome *cs, size_t n, const struct dev_ref *devs
 		gs_wbuf_puts(w, "\":");
 		version_value(&cs[0], ver[i]);
 	}
+	if (cs[0].out->flows_left) {
+		gs_wbuf_puts(w, ",\n\"gpuscope_flows\":{\"dependency\":");
+		gs_wbuf_u64(w, cs[0].out->flows_total);
+		gs_wbuf_puts(w, ",\"written\":");
+		gs_wbuf_u64(w, cs[0].out->flows_total - cs[0].out->flows_left);
+		gs_wbuf_puts(w, ",\"left_out\":");
+		gs_wbuf_u64(w, cs[0].out->flows_left);
+		gs_wbuf_puts(w, ",\"max_flows\":");
+		gs_wbuf_u64(w, cs[0].out->max_flows);
+		gs_wbuf_puts(w, "}");
+	}
 	gs_wbuf_puts(w, ",\n\"traceEvents\":[");
 }
 
@@ -2450,6 +2499,8 @@ gs_status gs_export_chrome(FILE *out, const struct gs_trace *t, const struct gs_
 		return GS_ERR_INVALID;
 	}
 	rc = chrome_plan(&c, &w, t, x, o);
+	if (!rc)
+		plan_flows(&c, 1, &w, o);
 	if (!rc)
 		rc = header_devices(&c, 1, &devs, &n_devs);
 	if (!rc)
@@ -2727,6 +2778,8 @@ gs_status gs_export_chrome_job(FILE *out, const struct gs_export_rank *ranks, si
 		rc = job_ids(cs, n);
 	if (!rc)
 		job_clocks(cs, n);
+	if (!rc)
+		plan_flows(cs, n, &w, o);
 	if (!rc)
 		rc = header_devices(cs, n, &devs, &n_devs);
 	if (!rc)

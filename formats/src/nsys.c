@@ -5,7 +5,8 @@
  * The file is opened read-only through the system SQLite library, as an
  * immutable URI (no lock, no -wal or -journal file is ever created next to
  * the input). A database in WAL mode with a -wal file beside it is the
- * exception: it is read with it (SQLite may create its -shm file there).
+ * exception: it is read with it, from a private copy of the two (SQLite
+ * creates a -shm file beside a database in WAL mode; never beside the input).
  * One in WAL mode without a -wal file that holds no record is refused. Every table is read row by row with sqlite3_step; nothing is
  * loaded whole but what the model keeps (plus a map of API calls by
  * correlation id, and SQLite's own sorter, which spills to temporary files).
@@ -1841,7 +1842,7 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, s
 
 	sqlite3_finalize(n->in.str_stmt);
 	sqlite3_finalize(n->in.col_stmt);
-	sqlite3_close(n->in.db);
+	ns_close(&n->in);
 	gs_u64map_fini(&n->strs);
 	gs_u64map_fini(&n->in.str_rows);
 	gs_u64map_fini(&n->calls);

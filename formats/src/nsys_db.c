@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Nsight Systems importer's database layer: checking the file and
- * opening it read-only through SQLite (immutable, or with its -wal file),
+ * opening it read-only through SQLite (immutable, or a private copy with
+ * its -wal file),
  * the time and size limits SQLite runs under, the check that it is an
  * Nsight export, where each StringIds row is, prepared statements and
  * SELECTs over the columns a table has, row iteration (rows with a value
@@ -439,21 +440,148 @@ static char *ns_uri(const char *path, bool immutable)
 	return u;
 }
 
+/* PATH with SUFFIX appended; NULL when out of memory. */
+static char *ns_path_plus(const char *path, const char *suffix)
+{
+	size_t len = strlen(path), sl = strlen(suffix);
+	char *w = malloc(len + sl + 1);
+
+	if (!w)
+		return NULL;
+	memcpy(w, path, len);
+	memcpy(w + len, suffix, sl + 1);
+	return w;
+}
+
 /* A -wal file with frames beside the database. */
 static bool ns_has_wal(const char *path)
 {
-	size_t len = strlen(path);
-	char *w = malloc(len + 5);
+	char *w = ns_path_plus(path, "-wal");
 	struct stat sb;
 	bool yes;
 
 	if (!w)
 		return false;
-	memcpy(w, path, len);
-	memcpy(w + len, "-wal", 5);
 	yes = stat(w, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
 	free(w);
 	return yes;
+}
+
+/* Copies file `from` to a new file `to` (mode 0600). */
+static gs_status ns_copy_file(const char *from, const char *to)
+{
+	char buf[1 << 16];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	gs_status rc = GS_OK;
+
+	if (in < 0) {
+		gs_error_append("cannot open %s: %s", from, strerror(errno));
+		return GS_ERR_IO;
+	}
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0) {
+		gs_error_append("cannot create %s: %s", to, strerror(errno));
+		close(in);
+		return GS_ERR_IO;
+	}
+	for (;;) {
+		ssize_t r = read(in, buf, sizeof(buf)), off = 0;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			gs_error_append("cannot read %s: %s", from, strerror(errno));
+			rc = GS_ERR_IO;
+			break;
+		}
+		if (r == 0)
+			break;
+		while (off < r) {
+			ssize_t w = write(out, buf + off, (size_t)(r - off));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				gs_error_append("cannot write %s: %s", to, strerror(errno));
+				rc = GS_ERR_IO;
+				break;
+			}
+			off += w;
+		}
+		if (rc)
+			break;
+	}
+	close(in);
+	if (close(out) != 0 && !rc) {
+		gs_error_append("cannot write %s: %s", to, strerror(errno));
+		rc = GS_ERR_IO;
+	}
+	return rc;
+}
+
+/*
+ * SQLite reads a database in WAL mode only through its -shm index, which
+ * it creates beside the database. So that nothing is ever written next to
+ * the input, the database and its -wal file are copied into a private
+ * directory (mkdtemp under TMPDIR, else /tmp) and read there; ns_close
+ * removes the copies. Sets n->copy_dir and n->copy_db.
+ */
+static gs_status ns_private_copy(struct ns_db *n)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *wal = NULL, *copy_wal = NULL;
+	gs_status rc;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	n->copy_dir = ns_path_plus(tmp, "/gpuscope-nsys-XXXXXX");
+	if (!n->copy_dir)
+		return gs_nomem();
+	if (!mkdtemp(n->copy_dir)) {
+		gs_error_append("cannot create a directory in %s: %s", tmp, strerror(errno));
+		free(n->copy_dir);
+		n->copy_dir = NULL;
+		return GS_ERR_IO;
+	}
+	n->copy_db = ns_path_plus(n->copy_dir, "/export.sqlite");
+	wal = ns_path_plus(n->name, "-wal");
+	copy_wal = n->copy_db ? ns_path_plus(n->copy_db, "-wal") : NULL;
+	if (!n->copy_db || !wal || !copy_wal) {
+		rc = gs_nomem();
+	} else {
+		rc = ns_copy_file(n->name, n->copy_db);
+		if (!rc)
+			rc = ns_copy_file(wal, copy_wal);
+	}
+	free(wal);
+	free(copy_wal);
+	if (rc)
+		gs_error_append("%s: cannot copy a SQLite database in WAL mode and its -wal file "
+				"to read them (or checkpoint it first: sqlite3 %s "
+				"'PRAGMA wal_checkpoint')",
+				n->name, n->name);
+	return rc;
+}
+
+void ns_close(struct ns_db *n)
+{
+	static const char *const suffix[] = {"-wal", "-shm", "-journal", ""};
+
+	sqlite3_close(n->db);
+	n->db = NULL;
+	if (!n->copy_dir)
+		return;
+	for (size_t i = 0; n->copy_db && i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		char *p = ns_path_plus(n->copy_db, suffix[i]);
+
+		if (p)
+			unlink(p);
+		free(p);
+	}
+	rmdir(n->copy_dir);
+	free(n->copy_db);
+	free(n->copy_dir);
+	n->copy_db = n->copy_dir = NULL;
 }
 
 gs_status ns_wal_refused(struct ns_db *n)
@@ -484,8 +612,8 @@ static int ns_progress(void *arg)
 gs_status ns_open(struct ns_db *n)
 {
 	/* Immutable reads ignore a -wal file, whose rows would be lost: a
-	 * database in WAL mode with one is read with it, through SQLite's
-	 * locks. Without one it is read as it is (complete once checkpointed);
+	 * database in WAL mode with one is read with it, from a private copy
+	 * (ns_private_copy). Without one it is read as it is (complete once checkpointed);
 	 * see gs_import_nsys for one that holds nothing. */
 	bool with_wal = n->wal && ns_has_wal(n->name);
 	char *uri;
@@ -493,7 +621,13 @@ gs_status ns_open(struct ns_db *n)
 	int rc;
 
 	n->with_wal = with_wal;
-	uri = ns_uri(n->name, !with_wal);
+	if (with_wal) {
+		gs_status st = ns_private_copy(n);
+
+		if (st)
+			return st;
+	}
+	uri = ns_uri(with_wal ? n->copy_db : n->name, !with_wal);
 	if (!uri)
 		return gs_nomem();
 	rc = sqlite3_open_v2(uri, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
@@ -503,8 +637,7 @@ gs_status ns_open(struct ns_db *n)
 	if (rc != SQLITE_OK) {
 		gs_status st = with_wal ? ns_wal_refused(n) : ns_fail(n, rc);
 
-		sqlite3_close(n->db);
-		n->db = NULL;
+		ns_close(n);
 		return st;
 	}
 	/* No value (nor row) much longer than a string may be: a hostile

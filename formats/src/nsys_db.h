@@ -47,6 +47,8 @@ struct ns_db {
 	sqlite3_stmt *col_stmt; /* does table ?1 have column ?2 */
 	bool wal;               /* the header says WAL mode */
 	bool with_wal;          /* read with the -wal file beside it */
+	char *copy_dir;         /* with_wal: the private copy's directory */
+	char *copy_db;          /* with_wal: the database copied there */
 	struct ns_type_warn type_warn[NS_TYPE_WARN_MAX];
 	uint32_t ntype_warn;
 	uint64_t type_other; /* rows with a bad value in further columns */
@@ -70,6 +72,8 @@ int64_t ns_i64_or(sqlite3_stmt *st, int col, int64_t def);
 
 gs_status ns_check_file(struct ns_db *n);
 gs_status ns_open(struct ns_db *n);
+/* Closes the database and removes a private copy (ns_open). */
+void ns_close(struct ns_db *n);
 gs_status ns_check_nsys(struct ns_db *n);
 /* "checkpoint it first": a database in WAL mode that cannot be read. */
 gs_status ns_wal_refused(struct ns_db *n);

@@ -665,7 +665,9 @@ gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t cou
 		return rc;
 	i = warning_slot(t->warning_slots, t->n_warning_slots, t->warnings, msg);
 	if (t->warning_slots[i]) {
-		t->warnings[t->warning_slots[i] - 1].count += count;
+		struct gs_warning *old = &t->warnings[t->warning_slots[i] - 1];
+
+		old->count = sat_add(old->count, count);
 		return GS_OK;
 	}
 	w.message = strdup(msg);

@@ -688,6 +688,30 @@ static void many_engines_gscope(void)
 
 /* A million distinct warnings, then the first one again: each is looked
  * up among those before it (a linear search took hours). */
+/* A kernel, records dropped 2^64 - 1 and 5 times, and one warning given
+ * with counts 2^64 - 2 and 3: both counts would wrap to a small number. */
+static void saturating_counts_gscope(void)
+{
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_stream st = {.pid = 1, .context = 1, .stream_id = 7};
+	struct gs_op op = {.start_ns = 1000, .end_ns = 2000, .kind = GS_OP_KERNEL};
+	gs_status rc;
+
+	if (gs_writer_open(path_of("counts-saturate.gscope"), NULL, &w) != GS_OK)
+		die("cannot write counts-saturate.gscope");
+	s = gs_writer_borrow_sink(w);
+	rc = s->intern(s, "k", 1, &op.name);
+	rc = rc ? rc : s->stream(s, &st, &op.stream);
+	rc = rc ? rc : s->op(s, &op, NULL);
+	rc = rc ? rc : s->dropped(s, 1, UINT64_MAX);
+	rc = rc ? rc : s->dropped(s, 1, 5);
+	rc = rc ? rc : s->warning(s, "a repeated warning", UINT64_MAX - 1);
+	rc = rc ? rc : s->warning(s, "a repeated warning", 3);
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("counts-saturate.gscope: write failed");
+}
+
 static void many_warnings_gscope(void)
 {
 	struct gs_writer *w;
@@ -1137,9 +1161,11 @@ static void gscope_files(void)
 	wait_cycle_gscope();
 	many_engines_gscope();
 	many_warnings_gscope();
+	saturating_counts_gscope();
 	inflate_bombs_gscope();
 	default_stream_gscope("default-stream-20k.gscope", 20000, 20000, false);
 	default_stream_gscope("default-stream-waits.gscope", 5000, 5000, true);
+	default_stream_gscope("default-stream-flows.gscope", 1500, 1500, true);
 	context_sync_gscope("context-syncs.gscope", 60000, 100000, false);
 	context_sync_gscope("context-syncs-each.gscope", 2000, 10000, true);
 	many_devices_gscope();

@@ -24,6 +24,8 @@
 #   stderr-re: ERE    a line matching this extended regex, whole line
 #   stdout-has: TEXT  some line of stdout holds TEXT (a fixed string; may
 #                     repeat, in any order)
+#   absent: NAME      no file NAME in the input's directory after the run
+#                     (nothing written beside the input; may repeat)
 #   input: pipe       give the input through a pipe as standard input (the
 #                     TRACE operand is '-', named "stdin" in messages)
 #                     instead of naming it
@@ -51,7 +53,7 @@ esac
 
 for expect in "$cases"/*.expect; do
 	name=$(basename "$expect" .expect)
-	file= run=info status= envs= via=
+	file= run=info status= envs= via= absent=
 	: >"$work/$name.want"
 	: >"$work/$name.has"
 	while IFS= read -r line || [ -n "$line" ]; do
@@ -61,6 +63,7 @@ for expect in "$cases"/*.expect; do
 		run:*) run=${line#run: } ;;
 		env:*) envs="$envs ${line#env: }" ;;
 		input:*) via=${line#input: } ;;
+		absent:*) absent="$absent ${line#absent: }" ;;
 		status:*) status=${line#status: } ;;
 		stderr:* | stderr-re:*) printf '%s\n' "$line" >>"$work/$name.want" ;;
 		stdout-has:*) printf '%s\n' "${line#stdout-has: }" >>"$work/$name.has" ;;
@@ -160,6 +163,13 @@ for expect in "$cases"/*.expect; do
 			fail=1
 		fi
 	done <"$work/$name.has"
+	for a in $absent; do
+		if [ -e "$dir/$a" ]; then
+			echo "FAIL: $name: $a was written beside the input" >&2
+			rm -f "$dir/$a"
+			fail=1
+		fi
+	done
 	[ "$fail" = "$before" ] && echo "ok: $name (exit $got, ${took}s)"
 done
 

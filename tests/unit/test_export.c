@@ -455,6 +455,71 @@ static void test_flows_paired(void **state)
 	gs_trace_destroy(t);
 }
 
+/* Count of the dependency flows ("s" events of cat "dependency"). */
+static size_t dependency_flows(const struct mem *m)
+{
+	size_t n = 0;
+
+	for (char *p = m->buf; (p = strstr(p, "{\"ph\":\"s\",")) != NULL; p++) {
+		char *end = strchr(p, '}');
+
+		assert_non_null(end);
+		*end = '\0'; /* the event alone */
+		n += strstr(p, "\"cat\":\"dependency\"") != NULL;
+		*end = '}';
+	}
+	return n;
+}
+
+/* --max-flows: the first N dependency flows are written, the count left
+ * out is in the header and in the stats; by default 2^21 at most. */
+static void test_max_flows(void **state)
+{
+	(void)state;
+	struct gs_trace *t = build_basic();
+	size_t n_big = (size_t)GS_EXPORT_MAX_FLOWS_DEFAULT + 3;
+	struct gs_export_edge *e = calloc(n_big, sizeof(*e));
+	struct gs_export_extras x = {0};
+	struct gs_export_stats st = {99, 99};
+	struct gs_export_options o = {.stats = &st};
+	struct mem m;
+	FILE *null;
+
+	assert_non_null(e);
+	for (size_t i = 0; i < n_big; i++)
+		e[i] = (struct gs_export_edge){.from = 0, .to = 1};
+	x.edges = e;
+	/* Five edges, at most two written. */
+	x.n_edges = 5;
+	o.has_max_flows = true;
+	o.max_flows = 2;
+	m = chrome_of(t, &x, &o);
+	assert_int_equal(dependency_flows(&m), 2);
+	assert_int_equal(st.dependency_flows, 5);
+	assert_int_equal(st.flows_left_out, 3);
+	assert_non_null(strstr(m.buf, "\n\"gpuscope_flows\":{\"dependency\":5,\"written\":2,"
+				      "\"left_out\":3,\"max_flows\":2},\n\"traceEvents\":["));
+	free(m.buf);
+	/* All of them: nothing said. */
+	o.max_flows = UINT64_MAX;
+	m = chrome_of(t, &x, &o);
+	assert_int_equal(dependency_flows(&m), 5);
+	assert_int_equal(st.flows_left_out, 0);
+	assert_null(strstr(m.buf, "gpuscope_flows"));
+	free(m.buf);
+	/* The default: 2^21 of 2^21 + 3 (written where nothing is kept). */
+	o.has_max_flows = false;
+	x.n_edges = n_big;
+	null = fopen("/dev/null", "w");
+	assert_non_null(null);
+	assert_int_equal(gs_export_chrome(null, t, &x, &o), GS_OK);
+	fclose(null);
+	assert_int_equal(st.dependency_flows, n_big);
+	assert_int_equal(st.flows_left_out, 3);
+	free(e);
+	gs_trace_destroy(t);
+}
+
 /* Ops of one stream that overlap take as few overflow tracks as they need,
  * and the main track is used again once free. */
 static void test_overflow_tracks(void **state)
@@ -1556,6 +1621,7 @@ int main(void)
 		cmocka_unit_test(test_exact_microseconds),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_flows_paired),
+		cmocka_unit_test(test_max_flows),
 		cmocka_unit_test(test_overflow_tracks),
 		cmocka_unit_test(test_host_nesting),
 		cmocka_unit_test(test_pid_tid_collisions),

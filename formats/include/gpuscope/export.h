@@ -83,6 +83,17 @@ struct gs_export_extras {
 	size_t n_bound_names;
 };
 
+/* Dependency flows written at most when gs_export_options.has_max_flows
+ * is not set: 2^21 (about 0.47 GB of JSON), so an export of a million ops
+ * stays within about 4 times its op events whatever its graph. */
+#define GS_EXPORT_MAX_FLOWS_DEFAULT (UINT64_C(1) << 21)
+
+/* What an export left out (filled when gs_export_options.stats is set). */
+struct gs_export_stats {
+	uint64_t dependency_flows; /* dependency flows of the exported ops */
+	uint64_t flows_left_out;   /* of those, not written (max_flows) */
+};
+
 struct gs_export_options {
 	bool gzip;             /* gzip-compress the output */
 	int compression_level; /* zlib level 1..9; 0: default (6) */
@@ -95,6 +106,12 @@ struct gs_export_options {
 	 * deviceProperties lists that device only. */
 	bool has_device;
 	uint32_t device;
+	/* Chrome: at most max_flows dependency flows (the first, in rank
+	 * order then edge order); the count left out is in the header
+	 * ("gpuscope_flows") and in *stats. Not set: the default above. */
+	bool has_max_flows;
+	uint64_t max_flows;
+	struct gs_export_stats *stats; /* may be NULL */
 };
 
 /* True when `path` names a gzip file (ends with ".gz"). */
@@ -121,7 +138,10 @@ bool gs_export_path_is_gzip(const char *path);
  *     integer ns;
  *   - flows: launch -> op (cat "ac2g", Kineto's), and one per dependency
  *     edge (cat "dependency", named by edge kind), each a paired "s"/"f"
- *     with an id of its own and "bp": "e", bound inside both slices;
+ *     with an id of its own and "bp": "e", bound inside both slices; at
+ *     most max_flows dependency flows, and when some are left out the
+ *     top-level "gpuscope_flows" (before traceEvents) gives "dependency",
+ *     "written", "left_out" and "max_flows";
  *   - a counter ("C", name "breakdown") per device with one series per
  *     category (1 while that category holds the device, else 0).
  * Host events are written thread by thread in time order, each op and sync

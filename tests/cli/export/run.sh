@@ -269,6 +269,21 @@ cmp -s rank8.json rank8_alone.json || fail "export --rank 8 differs from rank 8 
 expect dev8 0 export --device 8:0 -o dev8.json "$@"
 checks=$((checks + 1))
 cmp -s dev8.json rank8_alone.json || fail "export --device 8:0 differs from rank 8 exported alone"
+# R and N are whole integers, however many leading zeros (a rank cut to its
+# first 31 characters was rank 0), and out of range a usage error.
+z40=0000000000000000000000000000000000000000
+expect dev8_zeros 0 export --device ${z40}8:${z40}0 -o dev8_zeros.json "$@"
+checks=$((checks + 1))
+cmp -s dev8_zeros.json rank8_alone.json || fail "export --device ${z40}8:0 is not rank 8"
+expect dev_rank_huge 2 export --device 4294967295:0 "$@"
+has dev_rank_huge.err "gpuscope: error: export: --device wants N or R:N (rank R, device N), not '4294967295:0'"
+expect dev_rank_wraps 2 export --device 18446744073709551624:0 "$@"
+expect dev_rank_top 1 export --device 4294967294:0 "$@"
+expect an_dev8 0 analyze --format json --device 8:0 "$@"
+expect an_dev8_zeros 0 analyze --format json --device ${z40}8:0 "$@"
+checks=$((checks + 1))
+cmp -s an_dev8.out an_dev8_zeros.out || fail "analyze --device ${z40}8:0 is not rank 8"
+expect an_dev_rank_huge 2 analyze --device 4294967295:0 "$@"
 expect rank8_csv 0 export --format csv --rank 8 -o rank8csv "$@"
 has rank8csv.ops.csv "index,kind,device,pid,context,stream,"
 expect dev_rank_missing 1 export --rank 9 "$@"
