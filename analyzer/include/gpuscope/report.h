@@ -50,6 +50,9 @@ struct gs_report_options {
 	/* A job: how the clocks of its hosts are placed on one (enum
 	 * gs_report_align). */
 	int align;
+	/* The operators table: which host range an op goes to (enum
+	 * gs_op_level, gpuscope/operators.h). */
+	int op_level;
 };
 
 /*
