@@ -78,7 +78,7 @@ void gs_operators_write_text(struct gs_out *o, const struct gs_report *r,
 		gs_out_printf(o, "    %" PRIu64 " op%s with no known launch call (%s) in no row\n",
 			      m->unlinked_ops, m->unlinked_ops == 1 ? "" : "s",
 			      DUR(m->unlinked_ns));
-	gs_out_printf(o, "    %4s %13s %8s %12s %8s %7s %12s  %s\n", "#", "GPU time", "share",
+	gs_out_printf(o, "    %4s %11s %7s %11s %7s %6s %11s  %s\n", "#", "GPU time", "share",
 		      "calls/total", "kernels", "copies", "mean/call", "operator");
 	for (size_t i = 0; i < shown; i++) {
 		const struct gs_operator *p = &m->rows[i];
@@ -90,10 +90,10 @@ void gs_operators_write_text(struct gs_out *o, const struct gs_report *r,
 		else
 			snprintf(calls, sizeof(calls), "%" PRIu64 "/%" PRIu64, p->calls,
 				 p->total_calls);
-		gs_out_printf(o, "    %4zu %13s %8s %12s %8" PRIu64 " %7" PRIu64 " %12s  ", i + 1,
+		gs_out_printf(o, "    %4zu %11s %7s %11s %7" PRIu64 " %6" PRIu64 " %11s  ", i + 1,
 			      DUR(p->ns), PCT(p->ns, busy_ns(d)), calls, p->kernels, p->copies,
 			      p->outside ? "-" : DUR(mean_ns(p)));
-		gs_report_text_fit(buf, sizeof(buf), row_name(r, p), 100 - 70);
+		gs_report_text_fit(buf, sizeof(buf), row_name(r, p), 100 - 69);
 		gs_out_puts(o, buf);
 		gs_out_putc(o, '\n');
 		nk = p->n_ops_by_name < GS_OPERATORS_TEXT_NAMES ? p->n_ops_by_name :
@@ -101,15 +101,15 @@ void gs_operators_write_text(struct gs_out *o, const struct gs_report *r,
 		for (k = 0; k < nk; k++) {
 			const struct gs_operator_kernel *q = &p->ops_by_name[k];
 
-			gs_out_printf(o, "    %4s %13s %8s %11" PRIu64 "x  ", "", DUR(q->ns),
+			gs_out_printf(o, "    %4s %11s %7s %10" PRIu64 "x  ", "", DUR(q->ns),
 				      PCT(q->ns, p->ns), q->count);
 			gs_report_text_fit(buf, sizeof(buf), gs_trace_string(r->t, q->name),
-					   100 - 4 - 4 - 1 - 13 - 1 - 8 - 1 - 12 - 2);
+					   100 - 4 - 4 - 1 - 11 - 1 - 7 - 1 - 11 - 2);
 			gs_out_puts(o, buf);
 			gs_out_putc(o, '\n');
 		}
 		if (nk < p->n_ops_by_name)
-			gs_out_printf(o, "    %4s %13s ... %zu more op name%s\n", "", "",
+			gs_out_printf(o, "    %4s %11s ... %zu more op name%s\n", "", "",
 				      p->n_ops_by_name - nk, p->n_ops_by_name - nk == 1 ? "" : "s");
 	}
 	if (shown < m->n_rows)
