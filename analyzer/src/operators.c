@@ -34,9 +34,8 @@ const char *gs_op_level_name(unsigned level)
 #define OI_TIERS 3
 #define OI_NONE UINT32_MAX
 
+/* A range that can be an operator; its thread is its group's. */
 struct oi_cand {
-	int64_t pid;
-	int64_t tid;
 	int64_t start;
 	int64_t end;
 	uint32_t range; /* index into gs_trace_ranges() */
@@ -126,17 +125,13 @@ static int tier_of(const struct gs_trace *t, struct name_memo *memo, unsigned le
 	}
 }
 
-/* By thread, then start; the same start: the longer first (the outer),
- * then kind (an NVTX range outside a CPU op of the same span), then
+/* Within a thread: by start; the same start: the longer first (the
+ * outer), then kind (an NVTX range outside a CPU op of the same span), then
  * index: the one pushed last is the inner. */
 static int cmp_cand(const void *pa, const void *pb)
 {
 	const struct oi_cand *a = pa, *b = pb;
 
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	if (a->end != b->end)
@@ -146,14 +141,54 @@ static int cmp_cand(const void *pa, const void *pb)
 	return a->range < b->range ? -1 : a->range > b->range;
 }
 
-/* The candidates of the trace at the level, with their labels. */
+static int cmp_thread(const void *pa, const void *pb)
+{
+	const struct oi_thread *a = pa, *b = pb;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+/* The thread of (pid, tid) among the first ix->n_threads (their n counts
+ * candidates while grouping), added when new; SIZE_MAX without memory. The
+ * map is by a hash of (pid, tid), a collision resolved by a scan. */
+static size_t thread_slot(struct gs_op_index *ix, struct gs_u64map *map, size_t *cap, int64_t pid,
+			  int64_t tid)
+{
+	uint64_t key = ((uint64_t)pid * 0x9e3779b97f4a7c15ull) ^ (uint64_t)tid, v;
+
+	if (gs_u64map_get(map, key, &v)) {
+		if (ix->threads[v].pid == pid && ix->threads[v].tid == tid)
+			return (size_t)v;
+		for (size_t k = 0; k < ix->n_threads; k++)
+			if (ix->threads[k].pid == pid && ix->threads[k].tid == tid)
+				return k;
+	}
+	if (gs_vec_grow((void **)&ix->threads, cap, ix->n_threads + 1, sizeof(*ix->threads)) !=
+	    GS_OK)
+		return SIZE_MAX;
+	if (!gs_u64map_get(map, key, &v) && gs_u64map_put(map, key, ix->n_threads, false) != GS_OK)
+		return SIZE_MAX;
+	ix->threads[ix->n_threads] = (struct oi_thread){.pid = pid, .tid = tid};
+	return ix->n_threads++;
+}
+
+/*
+ * The candidates of the trace at the level, with their labels, grouped by
+ * thread (ix->threads in (pid, tid) order, `first` the group's start in the
+ * candidates while building) and each group sorted by cmp_cand. The ranges
+ * of a finished trace come by start, so a stable scatter by thread leaves
+ * each group nearly sorted.
+ */
 static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 			       struct oi_cand **out)
 {
-	size_t nr, n = 0, cap_labels = 0;
+	size_t nr, n = 0, cap_labels = 0, cap_threads = 0, last = SIZE_MAX;
 	const struct gs_range *r = gs_trace_ranges(t, &nr);
 	struct name_memo *memo = malloc(1024 * sizeof(*memo));
-	struct gs_u64map map = {0};
+	struct gs_u64map labels = {0}, threads = {0};
+	uint32_t *th_of = NULL, *remap = NULL;
 	struct oi_cand *c = NULL;
 	gs_status rc = GS_OK;
 
@@ -169,7 +204,8 @@ static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 		return GS_OK;
 	}
 	c = malloc(n * sizeof(*c));
-	if (!c || gs_u64map_reserve(&map, 64) != GS_OK) {
+	th_of = malloc(n * sizeof(*th_of));
+	if (!c || !th_of || gs_u64map_reserve(&labels, 64) != GS_OK) {
 		rc = gs_nomem();
 		goto out;
 	}
@@ -180,115 +216,162 @@ static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 
 		if (tier < 0)
 			continue;
-		if (!gs_u64map_get(&map, key, &v)) {
+		if (!gs_u64map_get(&labels, key, &v)) {
 			v = ix->n_labels;
 			rc = gs_vec_grow((void **)&ix->labels, &cap_labels, ix->n_labels + 1,
 					 sizeof(*ix->labels));
 			if (rc == GS_OK)
-				rc = gs_u64map_put(&map, key, v, false);
+				rc = gs_u64map_put(&labels, key, v, false);
 			if (rc != GS_OK)
 				break;
 			ix->labels[ix->n_labels++] =
 				(struct oi_label){.name = r[i].name, .kind = r[i].kind};
 		}
 		ix->labels[v].total++;
-		c[n++] = (struct oi_cand){.pid = r[i].pid,
-					  .tid = r[i].tid,
-					  .start = r[i].start_ns,
+		if (last == SIZE_MAX || ix->threads[last].pid != r[i].pid ||
+		    ix->threads[last].tid != r[i].tid)
+			last = thread_slot(ix, &threads, &cap_threads, r[i].pid, r[i].tid);
+		if (last == SIZE_MAX) {
+			rc = gs_nomem();
+			break;
+		}
+		ix->threads[last].n++;
+		th_of[n] = (uint32_t)last;
+		c[n++] = (struct oi_cand){.start = r[i].start_ns,
 					  .end = r[i].end_ns,
 					  .range = (uint32_t)i,
 					  .label = (uint32_t)v,
 					  .tier = (uint8_t)tier,
 					  .kind = r[i].kind};
 	}
-	if (rc == GS_OK) {
-		gs_sort(c, n, sizeof(*c), cmp_cand);
-		ix->n_cands = n;
-		*out = c;
-		c = NULL;
+	if (rc != GS_OK)
+		goto out;
+	/* threads in (pid, tid) order; `first` numbers them before the sort */
+	for (size_t k = 0; k < ix->n_threads; k++)
+		ix->threads[k].first = k;
+	qsort(ix->threads, ix->n_threads, sizeof(*ix->threads), cmp_thread);
+	remap = malloc(ix->n_threads * sizeof(*remap));
+	if (!remap) {
+		rc = gs_nomem();
+		goto out;
 	}
+	for (size_t k = 0, pos = 0; k < ix->n_threads; k++) {
+		remap[ix->threads[k].first] = (uint32_t)k;
+		ix->threads[k].first = pos;
+		pos += ix->threads[k].n;
+	}
+	{
+		struct oi_cand *g = malloc(n * sizeof(*g));
+
+		if (!g) {
+			rc = gs_nomem();
+			goto out;
+		}
+		for (size_t k = 0; k < ix->n_threads; k++)
+			ix->threads[k].n = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct oi_thread *th = &ix->threads[remap[th_of[i]]];
+
+			g[th->first + th->n++] = c[i];
+		}
+		free(c);
+		c = g;
+	}
+	for (size_t k = 0; k < ix->n_threads; k++)
+		gs_sort(c + ix->threads[k].first, ix->threads[k].n, sizeof(*c), cmp_cand);
+	ix->n_cands = n;
+	*out = c;
+	c = NULL;
 out:
 	free(c);
+	free(th_of);
+	free(remap);
 	free(memo);
-	gs_u64map_fini(&map);
+	gs_u64map_fini(&labels);
+	gs_u64map_fini(&threads);
 	return rc;
 }
 
-/* The sweep's stacks, one per tier, each with room for every candidate. */
+/* The sweep's stacks, one per tier. */
 struct oi_sweep {
 	uint32_t *st[OI_TIERS];
-	size_t sp[OI_TIERS];
+	size_t sp[OI_TIERS], cap[OI_TIERS];
 	size_t lo[OI_TIERS]; /* outermost tiers: entries below are over */
 };
 
 /* The owner of the instant t (after the starts at t were pushed), by the
- * level's rule; OI_NONE when no tier has a range open. */
-static uint32_t owner_at(struct oi_sweep *sw, const struct oi_cand *c, unsigned level, int64_t t)
+ * level's rule, OI_NONE when no tier has a range open; and in *watch the
+ * earliest end that can change it (the end of each tier's chosen range:
+ * the tiers before the owner's are empty, those after it do not matter). */
+static uint32_t owner_at(struct oi_sweep *sw, const struct oi_cand *c, unsigned level, int64_t t,
+			 int64_t *watch)
 {
+	*watch = INT64_MAX;
 	for (unsigned k = 0; k < OI_TIERS; k++) {
-		uint32_t *st = sw->st[k];
+		uint32_t *st = sw->st[k], own;
 		size_t *sp = &sw->sp[k], *lo = &sw->lo[k];
 
 		while (*sp && c[st[*sp - 1]].end <= t)
 			(*sp)--;
 		if (!*sp)
 			continue;
-		if (!tier_outer(level, k))
-			return st[*sp - 1];
-		if (*lo > *sp)
-			*lo = *sp;
-		while (*lo < *sp && c[st[*lo]].end <= t)
-			(*lo)++;
-		if (*lo < *sp)
-			return st[*lo];
+		if (!tier_outer(level, k)) {
+			own = st[*sp - 1];
+		} else {
+			if (*lo > *sp)
+				*lo = *sp;
+			while (*lo < *sp && c[st[*lo]].end <= t)
+				(*lo)++;
+			if (*lo == *sp)
+				continue; /* (the top is open: not reached) */
+			own = st[*lo];
+		}
+		*watch = c[own].end;
+		return own;
 	}
 	return OI_NONE;
 }
 
-/* Cut the thread of candidates c[i .. j) into pieces. `ends` has room for
- * j - i. */
-static void sweep_thread(struct gs_op_index *ix, struct oi_sweep *sw, const struct oi_cand *c,
-			 size_t i, size_t j, int64_t *ends)
+/* Cut the thread of candidates c[i .. j) into pieces (room for two a
+ * candidate is reserved). */
+static gs_status sweep_thread(struct gs_op_index *ix, struct oi_sweep *sw, const struct oi_cand *c,
+			      size_t i, size_t j)
 {
-	size_t ne = j - i, ei = 0, si = i, first = ix->n_pieces;
+	size_t si = i, first = ix->n_pieces;
+	int64_t t = c[i].start;
 
-	for (size_t k = i; k < j; k++)
-		ends[k - i] = c[k].end;
-	gs_sort_by_i64(ends, ne, sizeof(*ends));
 	for (unsigned k = 0; k < OI_TIERS; k++)
 		sw->sp[k] = sw->lo[k] = 0;
 	for (;;) {
-		int64_t t, next;
+		int64_t next, watch;
 		uint32_t own;
 
-		if (si < j && (ei >= ne || c[si].start <= ends[ei]))
-			t = c[si].start;
-		else if (ei < ne)
-			t = ends[ei];
-		else
-			break;
-		for (; si < j && c[si].start == t; si++)
-			sw->st[c[si].tier][sw->sp[c[si].tier]++] = (uint32_t)si;
-		while (ei < ne && ends[ei] <= t)
-			ei++;
-		next = si < j ? c[si].start : INT64_MAX;
-		if (ei < ne && ends[ei] < next)
-			next = ends[ei];
-		if (next == INT64_MAX)
-			break;
-		own = owner_at(sw, c, ix->level, t);
-		if (own == OI_NONE)
-			continue;
-		if (ix->n_pieces > first && ix->pieces[ix->n_pieces - 1].end == t &&
-		    ix->pieces[ix->n_pieces - 1].cand == own) {
-			ix->pieces[ix->n_pieces - 1].end = next;
-			continue;
+		for (; si < j && c[si].start <= t; si++) {
+			unsigned k = c[si].tier;
+
+			if (GS_VEC_PUSH(sw->st[k], sw->sp[k], sw->cap[k], (uint32_t)si))
+				return gs_nomem();
 		}
-		/* room for two pieces a candidate was reserved */
-		ix->pieces[ix->n_pieces++] = (struct oi_piece){.start = t,
-							       .end = next,
-							       .cand = own,
-							       .label = c[own].label};
+		own = owner_at(sw, c, ix->level, t, &watch);
+		next = si < j ? c[si].start : INT64_MAX;
+		if (watch < next)
+			next = watch;
+		if (next == INT64_MAX)
+			return GS_OK;
+		if (own != OI_NONE) {
+			struct oi_piece *p = ix->n_pieces > first ? &ix->pieces[ix->n_pieces - 1] :
+								    NULL;
+
+			if (p && p->end == t && p->cand == own)
+				p->end = next;
+			else
+				ix->pieces[ix->n_pieces++] =
+					(struct oi_piece){.start = t,
+							  .end = next,
+							  .cand = own,
+							  .label = c[own].label};
+		}
+		t = next;
 	}
 }
 
@@ -297,8 +380,7 @@ gs_status gs_op_index_build(const struct gs_trace *t, unsigned level, struct gs_
 	struct gs_op_index *ix = calloc(1, sizeof(*ix));
 	struct oi_cand *c = NULL;
 	struct oi_sweep sw;
-	int64_t *ends = NULL;
-	size_t nr, cap_threads = 0;
+	size_t nr;
 	gs_status rc;
 
 	*out = NULL;
@@ -315,26 +397,17 @@ gs_status gs_op_index_build(const struct gs_trace *t, unsigned level, struct gs_
 	rc = collect_cands(t, ix, &c);
 	if (rc != GS_OK || !ix->n_cands)
 		goto out;
-	for (unsigned k = 0; k < OI_TIERS; k++)
-		if (!(sw.st[k] = malloc(ix->n_cands * sizeof(*sw.st[k]))))
-			rc = gs_nomem();
-	ends = malloc(ix->n_cands * sizeof(*ends));
+	/* pages of the room never written cost nothing */
 	ix->pieces = malloc(2 * ix->n_cands * sizeof(*ix->pieces));
-	if (rc == GS_OK && (!ends || !ix->pieces))
+	if (!ix->pieces)
 		rc = gs_nomem();
-	for (size_t i = 0, j; rc == GS_OK && i < ix->n_cands; i = j) {
-		for (j = i + 1; j < ix->n_cands && c[j].pid == c[i].pid && c[j].tid == c[i].tid;
-		     j++)
-			;
-		rc = gs_vec_grow((void **)&ix->threads, &cap_threads, ix->n_threads + 1,
-				 sizeof(*ix->threads));
-		if (rc != GS_OK)
-			break;
-		ix->threads[ix->n_threads] =
-			(struct oi_thread){.pid = c[i].pid, .tid = c[i].tid, .first = ix->n_pieces};
-		sweep_thread(ix, &sw, c, i, j, ends);
-		ix->threads[ix->n_threads].n = ix->n_pieces - ix->threads[ix->n_threads].first;
-		ix->n_threads++;
+	for (size_t k = 0; rc == GS_OK && k < ix->n_threads; k++) {
+		struct oi_thread *th = &ix->threads[k];
+		size_t i = th->first, j = i + th->n;
+
+		th->first = ix->n_pieces;
+		rc = sweep_thread(ix, &sw, c, i, j);
+		th->n = ix->n_pieces - th->first;
 	}
 	if (rc == GS_OK && ix->n_pieces) { /* give back the slack */
 		struct oi_piece *p = realloc(ix->pieces, ix->n_pieces * sizeof(*p));
@@ -345,7 +418,6 @@ gs_status gs_op_index_build(const struct gs_trace *t, unsigned level, struct gs_
 out:
 	for (unsigned k = 0; k < OI_TIERS; k++)
 		free(sw.st[k]);
-	free(ends);
 	free(c);
 	if (rc != GS_OK) {
 		gs_op_index_destroy(ix);
@@ -392,12 +464,26 @@ static const struct oi_thread *find_thread(const struct gs_op_index *ix, int64_t
 	return NULL;
 }
 
-/* The piece of thread th that holds instant t, or NULL. */
+/* The piece of thread th that holds instant t, or NULL. `hint`: the piece
+ * found last in this thread; the launches come mostly in time order, so
+ * the search gallops forward from it when t is past its start. */
 static const struct oi_piece *find_piece(const struct gs_op_index *ix, const struct oi_thread *th,
-					 int64_t t)
+					 int64_t t, size_t *hint)
 {
-	size_t lo = th->first, hi = th->first + th->n;
+	size_t lo = th->first, hi = th->first + th->n, h = *hint;
 
+	if (h >= lo && h < hi && ix->pieces[h].start <= t) {
+		size_t a = h + 1, step = 1;
+
+		while (a < hi && ix->pieces[a].start <= t) {
+			h = a;
+			a += step;
+			step *= 2;
+		}
+		lo = h + 1;
+		if (a < hi)
+			hi = a;
+	}
 	while (lo < hi) { /* the first piece starting after t */
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -406,9 +492,10 @@ static const struct oi_piece *find_piece(const struct gs_op_index *ix, const str
 		else
 			hi = mid;
 	}
-	if (lo == th->first || ix->pieces[lo - 1].end <= t)
+	if (lo == th->first)
 		return NULL;
-	return &ix->pieces[lo - 1];
+	*hint = lo - 1;
+	return ix->pieces[lo - 1].end > t ? &ix->pieces[lo - 1] : NULL;
 }
 
 struct oq_acc {
@@ -553,6 +640,7 @@ gs_status gs_operators_compute(const struct gs_trace *t, const struct gs_op_inde
 	struct oq_pair *pairs = NULL;
 	struct gs_u64map map = {0};
 	const struct oi_thread *th = NULL;
+	size_t hint = SIZE_MAX; /* find_piece's, in thread th */
 	int64_t ws = window_start, we = window_end > window_start ? window_end : window_start;
 	gs_status rc;
 
@@ -592,10 +680,12 @@ gs_status gs_operators_compute(const struct gs_trace *t, const struct gs_op_inde
 			}
 			out->ops++;
 			out->ns += ns;
-			if (!th || th->pid != calls[c].pid || th->tid != calls[c].tid)
+			if (!th || th->pid != calls[c].pid || th->tid != calls[c].tid) {
 				th = find_thread(ix, calls[c].pid, calls[c].tid);
+				hint = SIZE_MAX;
+			}
 			if (th)
-				p = find_piece(ix, th, calls[c].start_ns);
+				p = find_piece(ix, th, calls[c].start_ns, &hint);
 			row = p ? p->label : (uint32_t)ix->n_labels;
 			a = &acc[row];
 			if (p && !(seen[p->cand / 64] >> (p->cand % 64) & 1)) {
