@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <gpuscope/job.h>
+#include <gpuscope/operators.h>
 #include <gpuscope/report.h>
 
 #include "cli.h"
@@ -20,7 +21,8 @@
 	"gpuscope analyze [--format text|json|html] [-o OUT] [--force] [--rank R]\n"               \
 	"                        [--device [R:]N] [--window T0:T1] [--step N|A:B|all|none]\n"      \
 	"                        [--step-marker REGEX] [--top N] [--ranks N|all]\n"                \
-	"                        [--rows N|all] [--salvage] [--graph-node-ns N] [--quiet]\n"       \
+	"                        [--rows N|all] [--op-level operator|module] [--salvage]\n"        \
+	"                        [--graph-node-ns N] [--quiet]\n"                                  \
 	"                        [--align collectives|none] [--color=auto|always|never]\n"         \
 	"                        [--inputs FILE] TRACE|DIR..."
 
@@ -97,6 +99,13 @@ static const char analyze_help[] =
 	"  --rows N|all        entries kept in each per-op list of the report (critical\n"
 	"                      path, missed overlap, waits), those with the most time at\n"
 	"                      stake, beside the exact count and total (default: 1000)\n"
+	"  --op-level operator|module\n"
+	"                      the operators table: each GPU op goes to a host range\n"
+	"                      open at its launch call on the launching thread. operator:\n"
+	"                      the innermost cpu_op / NVTX range; module: the innermost\n"
+	"                      'nn.Module: ...' python_function range, else the\n"
+	"                      outermost user_annotation (not ProfilerStep#N), else the\n"
+	"                      outermost NVTX range (default: operator)\n"
 	"  --align collectives|none\n"
 	"                      a job's hosts: collectives fits one clock offset per host\n"
 	"                      from the ends of all-reduces, all-gathers and\n"
@@ -158,6 +167,7 @@ struct analyze_opts {
 	size_t top;
 	size_t ranks; /* 0: the default; GS_REPORT_RANKS_ALL */
 	size_t rows;  /* 0: the default */
+	int op_level; /* enum gs_op_level */
 	bool has_graph_node_ns;
 	int64_t graph_node_ns;
 	bool quiet;
@@ -274,6 +284,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 		{"top", required_argument, NULL, 't'},
 		{"ranks", required_argument, NULL, 'K'},
 		{"rows", required_argument, NULL, 'R'},
+		{"op-level", required_argument, NULL, 'L'},
 		{"graph-node-ns", required_argument, NULL, 'g'},
 		{"salvage", no_argument, NULL, 's'},
 		{"color", optional_argument, NULL, 'c'},
@@ -409,6 +420,16 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 					"'%s'",
 					optarg);
 			o->rows = (size_t)v;
+			break;
+		case 'L':
+			if (!strcmp(optarg, "operator"))
+				o->op_level = GS_OP_LEVEL_OPERATOR;
+			else if (!strcmp(optarg, "module"))
+				o->op_level = GS_OP_LEVEL_MODULE;
+			else
+				return gs_cli_usage_error(
+					&analyze_usage,
+					"--op-level wants operator or module, not '%s'", optarg);
 			break;
 		case 'g':
 			if (!gs_cli_parse_count(optarg, 1000000000ULL, &v))
@@ -585,6 +606,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	ro.n_inputs = o.n_paths;
 	ro.format = format;
 	ro.rows = o.rows;
+	ro.op_level = o.op_level;
 	ro.max_edges = gs_cli_max_edges();
 	ro.max_annotation_pieces = gs_cli_max_annotation_pieces();
 	ro.has_graph_node_ns = o.has_graph_node_ns;

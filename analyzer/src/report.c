@@ -626,6 +626,11 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 		st = gs_measures_compute_max(r->t, d->device, w.start, w.end,
 					     r->g ? r->g->launch : NULL, r->max_annotation_pieces,
 					     &d->measures);
+	if (st == GS_OK && !r->op_index)
+		st = gs_op_index_build(r->t, r->op_level, &r->op_index);
+	if (st == GS_OK)
+		st = gs_operators_compute(r->t, r->op_index, d->device, w.start, w.end,
+					  r->g ? r->g->launch : NULL, &d->operators);
 	if (st != GS_OK)
 		return st;
 
@@ -728,6 +733,7 @@ static void dev_fini(struct gs_report_device *d)
 	free(d->waits);
 	free(d->sync_calls);
 	gs_measures_fini(&d->measures);
+	gs_operators_fini(&d->operators);
 	for (i = 0; i < d->n_findings; i++) {
 		free(d->findings[i].text);
 		free(d->findings[i].advice);
@@ -755,6 +761,7 @@ void gs_report_destroy(struct gs_report *r)
 	free(r->call_tree);
 	free(r->call_sum);
 	gs_breakdown_cache_destroy(r->bd_cache);
+	gs_op_index_destroy(r->op_index);
 	free(r->waits);
 	free(r->reported_waits);
 	gs_graph_destroy(r->g);
@@ -775,6 +782,7 @@ static gs_status copy_options(struct gs_report *r, const struct gs_report_option
 
 	r->rows = o->rows ? o->rows : GS_REPORT_DEFAULT_ROWS;
 	r->max_annotation_pieces = o->max_annotation_pieces;
+	r->op_level = o->op_level == GS_OP_LEVEL_MODULE ? GS_OP_LEVEL_MODULE : GS_OP_LEVEL_OPERATOR;
 	r->graph_node_ns = o->has_graph_node_ns ? o->graph_node_ns : GS_CUDAGRAPH_NODE_NS_DEFAULT;
 	if (o->format) {
 		r->format = strdup(o->format);
@@ -997,6 +1005,8 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 	 * the devices' breakdowns only: its memory goes back before the rest. */
 	gs_breakdown_cache_destroy(r->bd_cache);
 	r->bd_cache = NULL;
+	gs_op_index_destroy(r->op_index); /* likewise */
+	r->op_index = NULL;
 	if (st == GS_OK)
 		st = assign_waits(r);
 	for (i = 0; st == GS_OK && i < r->n_dev; i++)

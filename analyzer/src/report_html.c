@@ -37,6 +37,7 @@
  * over the ops of each drawn lane, O(bins) per lane, O(segments) for the
  * band, linear in the rows of the tables.
  */
+#include "operators_priv.h"
 #include "report_html_priv.h"
 
 #include <math.h>
@@ -587,6 +588,7 @@ static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t
 	gs_report_html_streams(w, d, di);
 	gs_report_html_kernels(w, d, di);
 	gs_measures_write_html(&w->o, w->r, d, di, &w->st);
+	gs_operators_write_html(&w->o, w->r, d, di, &w->st);
 	gs_out_puts(&w->o, "</section>\n");
 	return GS_OK;
 }

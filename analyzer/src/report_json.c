@@ -19,6 +19,7 @@
 #include "job_sum.h"
 #include "jw.h"
 #include "measures_priv.h"
+#include "operators_priv.h"
 #include "out.h"
 
 static double ratio(int64_t part, int64_t whole)
@@ -616,6 +617,7 @@ static void json_device(struct jw *w, const struct gs_report *r, const struct gs
 	json_missed(w, r, d);
 	json_candidates(w, r, d);
 	gs_measures_write_json(w, r, d);
+	gs_operators_write_json(w, r, d);
 	jw_row(w, "waits_summary");
 	jw_u64(w, "count", d->wait_count);
 	jw_i64(w, "wait_ns", d->wait_ns);

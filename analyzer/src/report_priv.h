@@ -174,6 +174,8 @@ struct gs_report_device {
 
 	/* Annotations, launch delay, queue, bandwidth, kernel classes. */
 	struct gs_measures measures;
+	/* GPU time per host operator. */
+	struct gs_operators operators;
 };
 
 struct gs_report {
@@ -182,6 +184,8 @@ struct gs_report {
 	size_t n_inputs;
 	char *format;
 	uint64_t max_annotation_pieces; /* the option, for the measures */
+	unsigned op_level;              /* the option, for the operators */
+	struct gs_op_index *op_index;   /* built for the first device */
 	int64_t graph_node_ns;          /* the replay what-if's cost per graph node */
 	bool window_set;
 	struct gs_window window; /* absolute, after resolving a relative one */

@@ -14,6 +14,7 @@
  */
 #include "job_sum.h"
 #include "measures_priv.h"
+#include "operators_priv.h"
 #include "report_priv.h"
 
 #include <gpuscope/sort.h>
@@ -1360,6 +1361,7 @@ static void text_device(struct tw *w, const struct gs_report_device *d)
 	text_streams(w, d);
 	text_kernels(w, d);
 	gs_measures_write_text(&w->o, w->r, d, &w->st);
+	gs_operators_write_text(&w->o, w->r, d, &w->st);
 }
 
 /* The head of a job's report: its line, inputs, warnings, the ranks'

@@ -44,6 +44,7 @@
 #include <gpuscope/hostattr.h>
 #include <gpuscope/job.h>
 #include <gpuscope/measures.h>
+#include <gpuscope/operators.h>
 #include <gpuscope/overlap.h>
 #include <gpuscope/plan.h>
 #include <gpuscope/report.h>

@@ -54,6 +54,9 @@ struct gs_report_options {
 	/* The steps covered (`--step`, `--step-marker`) when no window is
 	 * given: by default every whole step but the first. */
 	struct gs_step_options steps;
+	/* The operators table: which host range an op goes to (enum
+	 * gs_op_level, gpuscope/operators.h). */
+	int op_level;
 };
 
 /*
