@@ -186,14 +186,6 @@ static int64_t select_kth(int64_t *v, size_t n, size_t k)
 	return v[k];
 }
 
-/* Rank ceil(p/100 * n), 1-based, as a 0-based index. */
-static size_t nearest_rank(size_t n, unsigned p)
-{
-	size_t r = (n * p + 99) / 100;
-
-	return r ? r - 1 : 0;
-}
-
 /* The kernel class of op `op`, through a small cache by name id (a trace
  * has millions of kernels and a few hundred names: no table over every
  * name, which each of many devices would pay for). */
@@ -316,8 +308,8 @@ static gs_status collect(struct ms *m, struct gs_measures *out)
 		d->stream = m->ops[m->runs[r].first].stream;
 		d->ops = n;
 		d->max_ns = mx;
-		d->p95_ns = select_kth(v, n, nearest_rank(n, 95));
-		d->p50_ns = select_kth(v, n, nearest_rank(n, 50));
+		d->p95_ns = select_kth(v, n, gs_report_nearest_rank(n, 95));
+		d->p50_ns = select_kth(v, n, gs_report_nearest_rank(n, 50));
 		out->n_delays++;
 	}
 	free(v);

@@ -542,20 +542,24 @@ void gs_report_html_kernels(struct hw *w, const struct gs_report_device *d, size
 	gs_out_printf(&w->o,
 		      "<table class=\"tbl\" id=\"kernels-%zu\"><thead><tr><th class=\"n\">#</th>"
 		      "<th class=\"n\">time</th><th class=\"n\">share</th><th class=\"n\">count"
-		      "</th><th class=\"n\">mean</th><th class=\"n\">max</th><th>class</th>"
-		      "<th>name</th></tr>"
+		      "</th><th class=\"n\">mean</th><th class=\"n\">min</th><th class=\"n\">"
+		      "median</th><th class=\"n\">p95</th><th class=\"n\">max</th>"
+		      "<th class=\"n\">std</th><th>class</th><th>name</th></tr>"
 		      "</thead><tbody>\n",
 		      di);
 	for (i = 0; i < shown; i++) {
 		const struct gs_report_kernel *k = &d->kernels[i];
 
-		gs_out_printf(&w->o,
-			      "<tr><td class=\"n\">%zu</td><td class=\"n\">%s</td><td class=\"n\">"
-			      "%s</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
-			      "<td class=\"n\">%s</td><td>%s</td><td class=\"name\">",
-			      i + 1, DUR(k->ns), PCT(k->ns, all), (unsigned long long)k->count,
-			      DUR(k->count ? k->ns / (int64_t)k->count : 0), DUR(k->max_ns),
-			      gs_kernel_class_name(k->cls));
+		gs_out_printf(
+			&w->o,
+			"<tr><td class=\"n\">%zu</td><td class=\"n\">%s</td><td class=\"n\">"
+			"%s</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
+			"<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+			"<td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td>"
+			"<td class=\"name\">",
+			i + 1, DUR(k->ns), PCT(k->ns, all), (unsigned long long)k->count,
+			DUR(k->mean_ns), DUR(k->min_ns), DUR(k->median_ns), DUR(k->p95_ns),
+			DUR(k->max_ns), DUR(k->std_ns), gs_kernel_class_name(k->cls));
 		h_text(w, gs_trace_string(w->t, k->name), 0);
 		gs_out_puts(&w->o, "</td></tr>\n");
 	}

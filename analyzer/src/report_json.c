@@ -266,7 +266,12 @@ static void json_streams(struct jw *w, const struct gs_report *r, const struct g
 		jw_str(w, "name", gs_trace_string(r->t, k->name));
 		jw_u64(w, "count", k->count);
 		jw_i64(w, "ns", k->ns);
+		jw_i64(w, "mean_ns", k->mean_ns);
+		jw_i64(w, "min_ns", k->min_ns);
+		jw_i64(w, "median_ns", k->median_ns);
+		jw_i64(w, "p95_ns", k->p95_ns);
 		jw_i64(w, "max_ns", k->max_ns);
+		jw_i64(w, "std_ns", k->std_ns);
 		jw_str(w, "class", gs_kernel_class_name(k->cls));
 		jw_end_obj(w);
 	}

@@ -25,13 +25,23 @@ struct gs_report_stream {
 	int64_t busy_ns; /* union of its op intervals */
 };
 
-/* Kernels of one name on the device (durations clipped to the window). */
+/* Kernels of one name on the device: those overlapping the window, their
+ * durations clipped to it. The statistics are of those durations: min,
+ * median, p95 and max are durations of the name (nearest rank: the p-th
+ * of n sorted ascending is the one at rank ceil(p n / 100), so the median
+ * of an even count is the lower middle one); mean and std (population
+ * standard deviation) are rounded to the ns. */
 struct gs_report_kernel {
 	uint32_t name; /* string id */
 	uint32_t first_op;
 	uint64_t count;
 	int64_t ns;
+	int64_t mean_ns;
+	int64_t min_ns;
+	int64_t median_ns;
+	int64_t p95_ns;
 	int64_t max_ns;
+	int64_t std_ns;
 	uint8_t cls; /* enum gs_kernel_class (gs_measures_kernel_row_class) */
 };
 
@@ -429,6 +439,16 @@ static inline bool gs_report_in_window(const struct gs_op *op, struct gs_report_
 	if (op->end_ns <= op->start_ns)
 		return op->start_ns >= w.start && op->start_ns <= w.end;
 	return op->start_ns < w.end && op->end_ns > w.start;
+}
+
+/* The nearest rank of percentile p among n values sorted ascending:
+ * rank ceil(p n / 100), 1-based, returned as a 0-based index (0 when n is
+ * 0). The launch delays and the kernel statistics use it. */
+static inline size_t gs_report_nearest_rank(size_t n, unsigned p)
+{
+	size_t r = (n * p + 99) / 100;
+
+	return r ? r - 1 : 0;
 }
 
 /* report_tables.c: a device's per-stream and per-kernel totals, its

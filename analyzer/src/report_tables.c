@@ -13,6 +13,7 @@
 
 #include <gpuscope/sort.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,10 +79,90 @@ static void clear_slots(const struct gs_report_device *d, uint32_t *slot, size_t
 		slot[d->kernels[k].name < n_names ? d->kernels[k].name : n_names] = 0;
 }
 
-/* Streams of the device, their totals, the per-name kernel totals and the
- * op counts. O(N_d + S_d + K log K) for K distinct kernel names: the
+/* The statistics of row k from its durations v[0..n), sorted ascending
+ * (n >= 1). The standard deviation is taken about the floor of the mean,
+ * whose deviations sum exactly in 64 bits; their squares are summed in
+ * long double (exact while the sum fits its 64-bit mantissa). */
+static void kernel_row_stats(struct gs_report_kernel *k, const int64_t *v, size_t n)
+{
+	int64_t base = k->ns / (int64_t)n, dev = 0;
+	long double sq = 0, var;
+
+	k->min_ns = v[0];
+	k->max_ns = v[n - 1];
+	k->median_ns = v[gs_report_nearest_rank(n, 50)];
+	k->p95_ns = v[gs_report_nearest_rank(n, 95)];
+	/* Round half up: durations are never negative. */
+	k->mean_ns = base + (2 * (k->ns % (int64_t)n) >= (int64_t)n);
+	for (size_t i = 0; i < n; i++) {
+		int64_t x = v[i] - base;
+
+		dev += x;
+		sq += (long double)x * (long double)x;
+	}
+	var = (sq - (long double)dev * (long double)dev / (long double)n) / (long double)n;
+	k->std_ns = var > 0 ? (int64_t)llroundl(sqrtl(var)) : 0;
+}
+
+/* Per kernel name, the statistics of its clipped durations. The slots of
+ * gs_report_dev_streams are still set: a second walk over the device's
+ * kernels puts each name's durations in its own run of one array (runs in
+ * row order, at offsets from the counts), and each run is sorted once:
+ * O(N_d + K log K) for K kernels. */
+static gs_status kernel_stats(const struct gs_report *r, struct gs_report_device *d,
+			      struct gs_report_win w, const uint32_t *slot, size_t n_names)
+{
+	const struct gs_trace *t = r->t;
+	size_t n_ops, n_dev, total = 0, *at;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	const uint32_t *dev = gs_trace_device_streams(t, d->device, &n_dev);
+	int64_t *dur;
+
+	if (!d->n_kernels)
+		return GS_OK;
+	at = malloc(d->n_kernels * sizeof(*at));
+	if (!at)
+		return gs_nomem();
+	for (size_t k = 0; k < d->n_kernels; k++) {
+		at[k] = total;
+		total += d->kernels[k].count;
+	}
+	dur = malloc(total * sizeof(*dur));
+	if (!dur) {
+		free(at);
+		return gs_nomem();
+	}
+	for (size_t j = 0; j < n_dev; j++) {
+		size_t first, count;
+
+		gs_trace_stream_ops(t, dev[j], &first, &count);
+		for (size_t i = first; i < first + count && i < n_ops; i++) {
+			const struct gs_op *op = &ops[i];
+			uint32_t name;
+
+			if (op->kind != GS_OP_KERNEL || !gs_report_in_window(op, w))
+				continue;
+			name = op->name < n_names ? op->name : (uint32_t)n_names;
+			dur[at[slot[name] - 1]++] = clipped(op, w);
+		}
+	}
+	for (size_t k = 0, end = 0; k < d->n_kernels; k++) {
+		struct gs_report_kernel *row = &d->kernels[k];
+		int64_t *v = dur + end;
+
+		end += row->count;
+		gs_sort_by_i64(v, row->count, sizeof(*v));
+		kernel_row_stats(row, v, row->count);
+	}
+	free(dur);
+	free(at);
+	return GS_OK;
+}
+
+/* Streams of the device, their totals, the per-name kernel totals and
+ * statistics, and the op counts. O(N_d + S_d + K log K) for K kernels: the
  * totals are kept per name id (in the report's slot table, cleared after),
- * only the names are sorted. */
+ * the names are sorted, and each name's durations (kernel_stats). */
 gs_status gs_report_dev_streams(const struct gs_report *r, struct gs_report_device *d,
 				struct gs_report_win w)
 {
@@ -91,6 +172,7 @@ gs_status gs_report_dev_streams(const struct gs_report *r, struct gs_report_devi
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 	const uint32_t *dev = gs_trace_device_streams(t, d->device, &n_dev);
 	uint32_t *slot = r->name_slot;
+	gs_status st;
 
 	d->n_streams = n_dev;
 	if (d->n_streams) {
@@ -135,8 +217,6 @@ gs_status gs_report_dev_streams(const struct gs_report *r, struct gs_report_devi
 				k->name = op->name;
 				k->count++;
 				k->ns += ns;
-				if (ns > k->max_ns)
-					k->max_ns = ns;
 				if (i < k->first_op)
 					k->first_op = (uint32_t)i;
 			} else {
@@ -156,7 +236,10 @@ gs_status gs_report_dev_streams(const struct gs_report *r, struct gs_report_devi
 		d->ops += rs->ops;
 		d->n_streams++;
 	}
+	st = kernel_stats(r, d, w, slot, n_names);
 	clear_slots(d, slot, n_names);
+	if (st != GS_OK)
+		return st;
 
 	if (d->n_streams > 1)
 		gs_sort(d->streams, d->n_streams, sizeof(*d->streams), cmp_stream);

@@ -1222,6 +1222,10 @@ static void text_streams(struct tw *w, const struct gs_report_device *d)
 	}
 }
 
+/* The kernel table: per name its total, share and count, then mean, p95
+ * and max in one unit of their own (a name's total can be seconds where
+ * its kernels take microseconds); min, median and std are in JSON and
+ * HTML. */
 static void text_kernels(struct tw *w, const struct gs_report_device *d)
 {
 	size_t i, shown = d->n_kernels < w->st.top ? d->n_kernels : w->st.top;
@@ -1237,26 +1241,31 @@ static void text_kernels(struct tw *w, const struct gs_report_device *d)
 	tw_section(w, title);
 	gs_out_puts(&w->o, "    ");
 	tw_cell(w, "#", 4, true);
-	tw_cell(w, "time", 14, true);
-	tw_cell(w, "share", 8, true);
-	tw_cell(w, "count", 9, true);
-	tw_cell(w, "mean", 14, true);
-	gs_out_puts(&w->o, "  class          name\n");
+	tw_cell(w, "time", 11, true);
+	tw_cell(w, "share", 7, true);
+	tw_cell(w, "count", 8, true);
+	tw_cell(w, "mean", 11, true);
+	tw_cell(w, "p95", 11, true);
+	tw_cell(w, "max", 11, true);
+	gs_out_puts(&w->o, "  class         name\n");
 	for (i = 0; i < shown; i++) {
 		const struct gs_report_kernel *k = &d->kernels[i];
 
 		gs_out_puts(&w->o, "    ");
 		tw_cell(w, U64(i + 1), 4, true);
 		LINE_UNIT(w, k->ns);
-		tw_cell(w, DUR(k->ns), 14, true);
-		tw_cell(w, PCT(k->ns, all), 8, true);
-		tw_cell(w, U64(k->count), 9, true);
-		tw_cell(w, DUR(k->count ? k->ns / (int64_t)k->count : 0), 14, true);
+		tw_cell(w, DUR(k->ns), 11, true);
+		tw_cell(w, PCT(k->ns, all), 7, true);
+		tw_cell(w, U64(k->count), 8, true);
+		LINE_UNIT(w, k->mean_ns, k->p95_ns, k->max_ns);
+		tw_cell(w, DUR(k->mean_ns), 11, true);
+		tw_cell(w, DUR(k->p95_ns), 11, true);
+		tw_cell(w, DUR(k->max_ns), 11, true);
 		tw_unit(w, NULL, 0);
 		gs_out_puts(&w->o, "  ");
-		tw_cell(w, gs_kernel_class_name(k->cls), 15, false);
+		tw_cell(w, gs_kernel_class_name(k->cls), 14, false);
 		tw_last(w, gs_trace_string(w->t, k->name),
-			WIDTH - 4 - 4 - 14 - 8 - 9 - 14 - 2 - 15);
+			WIDTH - 4 - 4 - 11 - 7 - 8 - 3 * 11 - 2 - 14);
 	}
 	if (shown < d->n_kernels)
 		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
