@@ -252,7 +252,7 @@ static gs_status walk(struct gapw *w)
 {
 	const struct gs_schedule *s = w->s;
 	struct gs_gap *out = w->out;
-	uint32_t *chain, o = last_op(w), k;
+	uint32_t *chain, o = last_op(w), k = 0;
 	uint8_t *seen;
 	size_t n = 0, i;
 	int64_t prev_delay = 0, last_ideal_end = s->window_start;

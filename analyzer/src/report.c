@@ -860,9 +860,21 @@ static gs_status dev_steps(struct gs_report *r, struct gs_report_device *d)
 	d->step_stats = calloc(r->steps.n, sizeof(*d->step_stats));
 	if (!d->step_stats)
 		return gs_nomem();
+	/* Each step's figures cost a pass over the device's ops. */
+	d->n_step_figures = d->ops ? GS_REPORT_STEP_BUDGET / d->ops : GS_REPORT_STEP_FIGURES;
+	if (d->n_step_figures < 1)
+		d->n_step_figures = 1;
+	if (d->n_step_figures > GS_REPORT_STEP_FIGURES)
+		d->n_step_figures = GS_REPORT_STEP_FIGURES;
+	if (d->n_step_figures > r->steps.n)
+		d->n_step_figures = r->steps.n;
 	for (size_t i = 0; i < r->steps.n; i++) {
 		const struct gs_step *stp = &r->steps.steps[i];
 		struct gs_report_step_stat *x = &d->step_stats[i];
+
+		x->gap_cause = GS_GAP_CAUSE_COUNT;
+		if (i >= d->n_step_figures)
+			continue;
 		struct gs_window w = {.set = true,
 				      .start_ns = stp->gpu_start_ns,
 				      .end_ns = stp->gpu_end_ns};

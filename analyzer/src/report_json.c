@@ -538,6 +538,7 @@ static void json_device_steps(struct jw *w, const struct gs_report *r,
 {
 	const struct gs_steps *s = &r->steps;
 
+	jw_u64(w, "steps_with_figures", d->step_stats ? d->n_step_figures : 0);
 	jw_arr(w, "steps");
 	for (size_t i = 0; d->step_stats && i < s->n; i++) {
 		const struct gs_step *st = &s->steps[i];

@@ -45,6 +45,26 @@ struct gs_report_kernel {
 	uint8_t cls; /* enum gs_kernel_class (gs_measures_kernel_row_class) */
 };
 
+/* Steps with figures of their own (breakdown, schedules, gap): each costs
+ * a pass over the device's ops, so the first steps get them, at most
+ * GS_REPORT_STEP_FIGURES, and no more than GS_REPORT_STEP_BUDGET ops'
+ * worth of passes in all (at least one step). */
+#define GS_REPORT_STEP_FIGURES 64
+#define GS_REPORT_STEP_BUDGET 1000000
+
+/* A device's figures over one step's GPU window. */
+struct gs_report_step_stat {
+	bool has;
+	uint64_t ops;
+	int64_t window_ns;
+	int64_t total_ns[GS_CAT_COUNT];
+	int64_t actual_ns;
+	int64_t ideal_ns;
+	double efficiency;
+	uint8_t gap_cause; /* GS_GAP_CAUSE_COUNT: none */
+	int64_t gap_cause_ns;
+};
+
 /* One finding: what was seen (with numbers) and what to do about it. */
 struct gs_report_finding {
 	const char *kind; /* static: "idle", "sync", "exposed_copy", ... */
@@ -100,18 +120,10 @@ struct gs_report_device {
 	struct gs_gap gap;
 	struct gs_host_ranges gap_host;
 	/* Per step of the report (r->steps), this device's figures over the
-	 * step's GPU window (has: the step has one). */
-	struct gs_report_step_stat {
-		bool has;
-		uint64_t ops;
-		int64_t window_ns;
-		int64_t total_ns[GS_CAT_COUNT];
-		int64_t actual_ns;
-		int64_t ideal_ns;
-		double efficiency;
-		uint8_t gap_cause; /* GS_GAP_CAUSE_COUNT: none */
-		int64_t gap_cause_ns;
-	} * step_stats;
+	 * step's GPU window (has: the step has one, and is one of the first
+	 * n_step_figures). */
+	struct gs_report_step_stat *step_stats;
+	size_t n_step_figures;
 	/* Ops in the window by the constraint that bound their actual start,
 	 * and the summed delays (actual - ideal start, when positive). */
 	uint64_t bound_ops[GS_BOUND_COUNT];

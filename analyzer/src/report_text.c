@@ -1288,8 +1288,8 @@ static void text_steps(struct tw *w, const struct gs_report_device *d)
 	if (!times)
 		return;
 	for (size_t i = 0; i < s->n; i++)
-		if (d->step_stats[i].has && s->steps[i].selected)
-			times[n++] = d->step_stats[i].window_ns;
+		if (s->steps[i].selected && s->steps[i].gpu_end_ns > s->steps[i].gpu_start_ns)
+			times[n++] = s->steps[i].gpu_end_ns - s->steps[i].gpu_start_ns;
 	if (n) {
 		gs_sort_by_i64(times, n, sizeof(*times));
 		median = times[(n - 1) / 2];
@@ -1299,7 +1299,7 @@ static void text_steps(struct tw *w, const struct gs_report_device *d)
 	gs_out_puts(&w->o,
 		    "      step      GPU time  kernel    copy    sync    idle  effic.  largest "
 		    "cause of the gap\n");
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = 0; i < s->n && i < d->n_step_figures; i++) {
 		const struct gs_report_step_stat *x = &d->step_stats[i];
 		const struct gs_step *st = &s->steps[i];
 		bool odd = x->has && st->selected && median > 0 &&
@@ -1326,6 +1326,12 @@ static void text_steps(struct tw *w, const struct gs_report_device *d)
 		else
 			gs_out_printf(&w->o, "-%s\n", st->partial ? " (partial)" : "");
 	}
+	if (s->n > d->n_step_figures)
+		gs_out_printf(
+			&w->o,
+			"    figures for the first %zu of %zu steps only (--step A:B for others; "
+			"JSON: every step's windows)\n",
+			d->n_step_figures, s->n);
 	if (n)
 		gs_out_printf(&w->o, "    analysed steps' GPU time: min %s, median %s, max %s\n",
 			      DUR(times[0]), DUR(median), DUR(times[n - 1]));
