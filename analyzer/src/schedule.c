@@ -28,11 +28,11 @@
  *   ideal never assumes fewer engines than the recording used; zero-length
  *   copies take no engine. Kernels hold a share of the device (kernel_model,
  *   occupancy.c) and start in the order, each when ready and when its share
- *   fits under the capacity (kernel_place). Memsets have no limit. When the
+ *   fits under the capacity (gs_sched_kernel_place). Memsets have no limit. When the
  *   actual run respects every edge, every op starts no later than it did
  *   (induction over the order: producers end no later, some engine is free
  *   by the actual start, else more than `engines` copies ran at once, and
- *   the share is free, see kernel_place).
+ *   the share is free, see gs_sched_kernel_place).
  * - bound_by: among the previous op on the stream, each in-edge's producer,
  *   the launching call, and (copies) the moment the last busy engine of the
  *   direction freed, the latest time at or before the actual start; ties
@@ -229,34 +229,11 @@ static int64_t engines_take(struct engines *e, unsigned dir, int64_t ready, int6
 	return engine_take(e->free + f, n, ready, dur);
 }
 
-/* ---- kernels: shares of the device under a capacity ------------------ */
+/* ---- kernels: shares of the device under a capacity (schedule_priv.h) -- */
 
-/* A kernel running in a schedule being built: when it ends, its share. */
-struct kernel_run {
-	int64_t end;
-	uint32_t share;
-};
-
-/*
- * Kernels start in the order they are placed (the recorded start order),
- * each at the first moment at or after it is ready, and after the kernel
- * placed before it started, when its share fits beside those still
- * running: a min-heap of running kernels by end. Placed in the recorded
- * order, a kernel of a run that kept every edge starts no later than it
- * did: at its recorded start, the kernels still running here started no
- * later and end no later than they did, so they were running then too,
- * and the recorded run fitted them with it under the capacity.
- */
-struct kernel_lane {
-	struct kernel_run *run;
-	size_t n;
-	uint64_t used;
-	int64_t last; /* start of the kernel placed last */
-};
-
-static void run_pop(struct kernel_lane *l)
+static void run_pop(struct gs_kernel_lane *l)
 {
-	struct kernel_run v = l->run[--l->n];
+	struct gs_kernel_run v = l->run[--l->n];
 	size_t i = 0;
 
 	l->used -= l->run[0].share;
@@ -276,7 +253,7 @@ static void run_pop(struct kernel_lane *l)
 		l->run[i] = v;
 }
 
-static void run_push(struct kernel_lane *l, struct kernel_run v)
+static void run_push(struct gs_kernel_lane *l, struct gs_kernel_run v)
 {
 	size_t i = l->n++;
 
@@ -292,9 +269,8 @@ static void run_push(struct kernel_lane *l, struct kernel_run v)
 	l->used += v.share;
 }
 
-/* The start of a kernel of `dur` ns and `share`, ready at `ready`. */
-static int64_t kernel_place(struct kernel_lane *l, uint64_t cap, int64_t ready, int64_t dur,
-			    uint32_t share)
+int64_t gs_sched_kernel_place(struct gs_kernel_lane *l, uint64_t cap, int64_t ready, int64_t dur,
+			      uint32_t share)
 {
 	int64_t t = ready > l->last ? ready : l->last;
 
@@ -307,7 +283,7 @@ static int64_t kernel_place(struct kernel_lane *l, uint64_t cap, int64_t ready, 
 		while (l->n && l->run[0].end <= t)
 			run_pop(l);
 	}
-	run_push(l, (struct kernel_run){.end = t + dur, .share = share});
+	run_push(l, (struct gs_kernel_run){.end = t + dur, .share = share});
 	l->last = t;
 	return t;
 }
@@ -800,7 +776,7 @@ static void pipelined_preconditions(const struct sched *s, struct gs_what_if *w)
 static gs_status schedules(struct sched *s, struct gs_schedule *out)
 {
 	struct engines e_id = {0}, e_pl = {0};
-	struct kernel_lane k_id = {.last = s->w0}, k_pl = {.last = s->w0};
+	struct gs_kernel_lane k_id = {.last = s->w0}, k_pl = {.last = s->w0};
 	struct gs_what_if *w = &out->pipelined;
 	int64_t last_db = s->w0, last_id = s->w0, last_pl = s->w0;
 	int64_t *end_id = s->start; /* the actual starts were for the order only */
@@ -874,7 +850,7 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 		if (uses_engine(op))
 			start = engines_take(&e_id, copy_dir(op), ready_id, dur);
 		else
-			start = kernel_place(&k_id, s->cap, ready_id, dur, s->share[v]);
+			start = gs_sched_kernel_place(&k_id, s->cap, ready_id, dur, s->share[v]);
 		end_id[v] = start + dur;
 		out->slot_ideal_start[s->slot_of_set[v]] = start;
 		out->slot_delay_ns[s->slot_of_set[v]] = op->start_ns - start;
@@ -884,7 +860,7 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 		if (uses_engine(op))
 			start = engines_take(&e_pl, copy_dir(op), ready_pl, dur);
 		else
-			start = kernel_place(&k_pl, s->cap, ready_pl, dur, s->share[v]);
+			start = gs_sched_kernel_place(&k_pl, s->cap, ready_pl, dur, s->share[v]);
 		end_pl[v] = start + dur;
 		out->slot_pipelined_start[s->slot_of_set[v]] = start;
 		if (end_pl[v] > last_pl)

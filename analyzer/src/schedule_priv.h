@@ -111,6 +111,35 @@ static inline bool gs_sched_pageable_sync(const struct gs_op *ops, const struct 
 	       gs_sched_host_mem(&ops[e->from]) == GS_MEM_PAGEABLE;
 }
 
+/* A kernel running in a schedule being built: when it ends, its share. */
+struct gs_kernel_run {
+	int64_t end;
+	uint32_t share;
+};
+
+/*
+ * The kernels of a schedule being built, placed one by one in the recorded
+ * start order: each starts at the first moment at or after it is ready,
+ * and after the kernel placed before it started, when its share fits
+ * beside those still running (a min-heap by end; `run` holds as many as
+ * will be placed). In that order, a kernel of a run that kept every edge
+ * starts no later than it did: at its recorded start the kernels still
+ * running here started no later and end no later than they did, so they
+ * were running then too, and the recorded run fitted them with it under
+ * the capacity.
+ */
+struct gs_kernel_lane {
+	struct gs_kernel_run *run;
+	size_t n;
+	uint64_t used;
+	int64_t last; /* start of the kernel placed last */
+};
+
+/* The start of a kernel of `dur` ns and `share` (0: none, starts when
+ * ready), ready at `ready`, under capacity `cap`. */
+int64_t gs_sched_kernel_place(struct gs_kernel_lane *l, uint64_t cap, int64_t ready, int64_t dur,
+			      uint32_t share);
+
 /* Whether the device's per-SM limits are known (an SM count and a compute
  * capability in occupancy.c's table). */
 bool gs_sched_device_known(const struct gs_device *d);

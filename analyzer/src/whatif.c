@@ -33,6 +33,8 @@ struct replay {
 	int64_t *end;     /* per position: end' of this pass */
 	int64_t *remove;  /* per position: removed(o) of this pass */
 	uint32_t *pos;    /* per slot: its position, or GS_NO_INDEX */
+	uint32_t *share;  /* per position: the kernel's share of the device (0: none) */
+	struct gs_kernel_lane lane;
 };
 
 static int64_t sat_add64(int64_t a, int64_t b)
@@ -58,6 +60,10 @@ static int64_t replay_pass(struct replay *r)
 	int64_t w0 = r->s->window_start, last = w0, shift = 0;
 	size_t i = 0;
 
+	/* The kernels on the device of the ideal: shares under the capacity. */
+	r->lane.n = 0;
+	r->lane.used = 0;
+	r->lane.last = w0;
 	while (i < r->n) {
 		size_t j = i;
 
@@ -78,6 +84,10 @@ static int64_t replay_pass(struct replay *r)
 			 * contradicts (its consumer started before it ended). */
 			if (st > r->start[i])
 				st = r->start[i];
+			/* In recorded order, never later than recorded either
+			 * (gs_sched_kernel_place). */
+			st = gs_sched_kernel_place(&r->lane, r->s->kernel_capacity, st, r->dur[i],
+						   r->share[i]);
 			r->end[i] = st + r->dur[i];
 			if (r->end[i] > last)
 				last = r->end[i];
@@ -189,7 +199,10 @@ static gs_status collect(struct replay *r, const struct gs_graph *g, const struc
 	r->end = calloc(r->n + 1, sizeof(*r->end));
 	r->remove = calloc(r->n + 1, sizeof(*r->remove));
 	r->pos = malloc((s->n_slots + 1) * sizeof(*r->pos));
-	if (!r->start || !r->dur || !r->fixed || !r->pfirst || !r->end || !r->remove || !r->pos) {
+	r->share = calloc(r->n + 1, sizeof(*r->share));
+	r->lane.run = malloc((r->n + 1) * sizeof(*r->lane.run));
+	if (!r->start || !r->dur || !r->fixed || !r->pfirst || !r->end || !r->remove || !r->pos ||
+	    !r->share || !r->lane.run) {
 		free(order);
 		return gs_nomem();
 	}
@@ -201,8 +214,11 @@ static gs_status collect(struct replay *r, const struct gs_graph *g, const struc
 
 		r->start[i] = op->start_ns;
 		r->dur[i] = gs_sched_dur(op);
-		if (k != GS_NO_INDEX)
+		if (k != GS_NO_INDEX) {
 			r->pos[k] = (uint32_t)i;
+			if (s->slot_share && k < s->n_slots)
+				r->share[i] = s->slot_share[k];
+		}
 	}
 	st = link(r, g, ops, n_ops, order);
 	free(order);
@@ -260,5 +276,7 @@ out:
 	free(r.end);
 	free(r.remove);
 	free(r.pos);
+	free(r.share);
+	free(r.lane.run);
 	return st;
 }

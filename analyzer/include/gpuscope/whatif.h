@@ -42,7 +42,11 @@ extern "C" {
  *                time), counts at its recorded end))
  *   end'(o)    = start'(o) + duration(o)
  *
- * so dependencies are unchanged, no op starts later than it did (the outer
+ * and a kernel then waits, on the device of the ideal schedule, until its
+ * share of the SMs fits beside the kernels still running (s->slot_share
+ * under s->kernel_capacity; in recorded order this never makes it later
+ * than it was), so that ops brought closer never run more at once than
+ * the device holds. Dependencies are unchanged, no op starts later than it did (the outer
  * min matters only on edges the recording contradicts: a consumer that
  * started before its producer ended), and a run with nothing removed is
  * the recorded run. Hence 0 <= saving_ns <= the time removed, which is at
