@@ -353,7 +353,7 @@ static int export_chrome(const struct export_opts *o, const struct gs_export_ran
 	if (rc == GS_EXIT_OK && stats.flows_left_out && !o->quiet)
 		gs_cli_warning("%s: %llu of %llu dependency flows written, %llu left out "
 			       "(--max-flows N; --max-flows all for every one)",
-			       out->path && strcmp(out->path, "-") ? out->path : "stdout",
+			       out->path && strcmp(out->path, "-") != 0 ? out->path : "stdout",
 			       (unsigned long long)(stats.dependency_flows - stats.flows_left_out),
 			       (unsigned long long)stats.dependency_flows,
 			       (unsigned long long)stats.flows_left_out);

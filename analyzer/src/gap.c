@@ -51,8 +51,7 @@ const char *gs_gap_cause_evidence(unsigned cause)
 		"recorded event waits and default-stream order",
 		"unknown: stream order, no recorded data dependency",
 		"copy engines of the device record, or as many as ran at once",
-		"unknown: ops started after every recorded constraint was met (a wait the trace "
-		"did not record, or the SMs busy)"};
+		"unknown: started after every recorded constraint (an unrecorded wait, busy SMs)"};
 
 	return cause < GS_GAP_CAUSE_COUNT ? evidence[cause] : "unknown";
 }
@@ -264,7 +263,7 @@ static gs_status walk(struct gapw *w)
 	}
 	chain = malloc((s->n_scheduled + 1) * sizeof(*chain));
 	seen = calloc(s->n_slots + 1, 1);
-	w->stack = malloc((2 * s->n_scheduled + 2) * sizeof(*w->stack));
+	w->stack = calloc(2 * s->n_scheduled + 2, sizeof(*w->stack));
 	if (!chain || !seen || !w->stack) {
 		free(chain);
 		free(seen);

@@ -46,7 +46,7 @@ static gs_status ideal_peak_share(const struct gs_trace *t, const struct gs_sche
 	int64_t used = 0;
 
 	*peak = 0;
-	if (!s->slot_share)
+	if (!s->slot_share || !ops)
 		return GS_OK;
 	for (size_t k = 0; k < s->n_slots; k++)
 		n += s->slot_share[k] ? 2 : 0;
@@ -146,8 +146,9 @@ gs_status gs_schedule_check(const struct gs_trace *t, const struct gs_graph *g,
 				}
 			}
 		}
-	for (size_t i = 0; i < g->n_returned_early; i++) {
-		uint32_t v = g->returned_early[i], a = v < n_ops ? g->launch[v] : GS_NO_INDEX;
+	for (size_t i = 0; ops && i < g->n_returned_early; i++) {
+		uint32_t v = g->returned_early[i],
+			 a = v < n_ops && g->launch ? g->launch[v] : GS_NO_INDEX;
 		size_t n_api;
 		const struct gs_api_call *api = gs_trace_api_calls(t, &n_api);
 		int64_t past;

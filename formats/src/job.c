@@ -915,6 +915,7 @@ static gs_status merge_inputs(struct job_build *b, struct gs_job_rank *x,
 			      const struct gs_job_id_rank *q, const char *const *names)
 {
 	struct gs_job *j = b->j;
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	const struct gs_trace **in = malloc(q->n_idents * sizeof(*in));
 	uint64_t *both = malloc(q->n_idents * sizeof(*both));
 	struct gs_trace *m = NULL;

@@ -448,8 +448,7 @@ static char *ns_path_plus(const char *path, const char *suffix)
 
 	if (!w)
 		return NULL;
-	memcpy(w, path, len);
-	memcpy(w + len, suffix, sl + 1);
+	snprintf(w, len + sl + 1, "%s%s", path, suffix);
 	return w;
 }
 

@@ -164,7 +164,7 @@ static void test_pick(void **state)
 {
 	struct gs_trace *t = five_steps(false);
 	struct gs_steps s;
-	struct gs_step_options o;
+	struct gs_step_options o = {.pick = GS_STEP_DEFAULT};
 
 	(void)state;
 	find(t, "3", &s);
@@ -281,7 +281,7 @@ static void test_no_steps(void **state)
 	struct js j = {0};
 	struct gs_trace *t;
 	struct gs_steps s;
-	struct gs_step_options o;
+	struct gs_step_options o = {.pick = GS_STEP_DEFAULT};
 
 	(void)state;
 	js_add(&j, "{\"traceEvents\": [\n");
