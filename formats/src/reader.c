@@ -233,6 +233,18 @@ static gs_status warn(struct gs_reader *r, struct gs_sink *sink, const char *fmt
 	return sink->warning ? sink->warning(sink, full, 1) : GS_OK;
 }
 
+/* One warning for `count` records of one kind (the trace adds up the
+ * counts of equal messages: one line for the whole file). */
+static gs_status warn_n(struct gs_reader *r, struct gs_sink *sink, uint64_t count, const char *msg)
+{
+	char full[GS_ERROR_MSG_MAX + 256];
+
+	if (!count)
+		return GS_OK;
+	snprintf(full, sizeof(full), "%s: %s", r->name, msg);
+	return sink->warning ? sink->warning(sink, full, count) : GS_OK;
+}
+
 static gs_status read_header(struct gs_reader *r)
 {
 	unsigned char h[GS_FILE_HEADER_LEN];
@@ -713,6 +725,7 @@ static gs_status decode_ranges(struct gs_reader *r, struct gs_sink *sink, const 
 {
 	size_t n = m->n_start_delta;
 	int64_t start = 0;
+	uint64_t unknown = 0; /* ranges of a kind this version does not know */
 
 	NEED(m->n_duration, n, "range duration");
 	NEED(m->n_pid, n, "range pid");
@@ -727,6 +740,7 @@ static gs_status decode_ranges(struct gs_reader *r, struct gs_sink *sink, const 
 		uint32_t kind = OPT(m->kind, m->n_kind, i);
 		gs_status rc;
 
+		unknown += kind >= GS_RANGE_KIND_COUNT;
 		start = add_ns(start, (uint64_t)m->start_delta[i]);
 		g.start_ns = start;
 		g.end_ns = add_ns(start, m->duration[i]);
@@ -749,7 +763,8 @@ static gs_status decode_ranges(struct gs_reader *r, struct gs_sink *sink, const 
 		if (rc)
 			return rc;
 	}
-	return GS_OK;
+	return warn_n(r, sink, unknown,
+		      "host ranges of a kind this version does not know, read as other ranges");
 }
 
 /* Collectives, in file order from collective_base (after a salvaged gap,
@@ -802,6 +817,7 @@ static gs_status decode_collectives(struct gs_reader *r, struct gs_sink *sink,
 static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gscope__Chunk *c)
 {
 	gs_status rc = GS_OK;
+	uint64_t unknown_syncs = 0; /* of a kind this version does not know */
 
 	for (size_t i = 0; i < c->n_processes && !rc; i++) {
 		const Gscope__Process *m = c->processes[i];
@@ -863,6 +879,8 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 		rc = decode_collectives(r, sink, c);
 	for (size_t i = 0; i < c->n_syncs && !rc; i++) {
 		const Gscope__Sync *m = c->syncs[i];
+
+		unknown_syncs += m->kind >= GS_SYNC_KIND_COUNT;
 		struct gs_sync y = {.kind = (uint8_t)(m->kind < GS_SYNC_KIND_COUNT ? m->kind : 0),
 				    .start_ns = m->start_ns,
 				    .end_ns = add_ns(m->start_ns, m->duration),
@@ -880,6 +898,9 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 		if (!rc && sink->sync)
 			rc = sink->sync(sink, &y);
 	}
+	if (!rc)
+		rc = warn_n(r, sink, unknown_syncs,
+			    "syncs of a kind this version does not know, read as of unknown kind");
 	for (size_t i = 0; i < c->n_event_records && !rc; i++) {
 		const Gscope__EventRecord *m = c->event_records[i];
 		struct gs_event_record e = {.time_ns = m->time_ns,

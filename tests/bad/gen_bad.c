@@ -712,6 +712,37 @@ static void saturating_counts_gscope(void)
 		die("counts-saturate.gscope: write failed");
 }
 
+/* Two host ranges and three syncs of kind 99, which no version knows:
+ * read as other ranges and syncs of unknown kind, with one counted
+ * warning each. */
+static void unknown_kinds_gscope(void)
+{
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_stream st = {.pid = 1, .context = 1, .stream_id = 7};
+	struct gs_op op = {.start_ns = 1000, .end_ns = 2000, .kind = GS_OP_KERNEL};
+	struct gs_range g = {.start_ns = 900, .end_ns = 2100, .pid = 1, .tid = 1, .kind = 99};
+	struct gs_sync y = {.start_ns = 2100, .end_ns = 2200, .pid = 1, .tid = 1, .kind = 99};
+	gs_status rc;
+
+	if (gs_writer_open(path_of("unknown-kinds.gscope"), NULL, &w) != GS_OK)
+		die("cannot write unknown-kinds.gscope");
+	s = gs_writer_borrow_sink(w);
+	rc = s->intern(s, "k", 1, &op.name);
+	rc = rc ? rc : s->intern(s, "step", 4, &g.name);
+	rc = rc ? rc : s->stream(s, &st, &op.stream);
+	y.stream = op.stream;
+	y.wait_on_stream = GS_NO_INDEX;
+	g.domain = GS_NO_STRING;
+	rc = rc ? rc : s->op(s, &op, NULL);
+	for (int i = 0; i < 2 && !rc; i++)
+		rc = s->range(s, &g);
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = s->sync(s, &y);
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("unknown-kinds.gscope: write failed");
+}
+
 static void many_warnings_gscope(void)
 {
 	struct gs_writer *w;
@@ -1162,6 +1193,7 @@ static void gscope_files(void)
 	many_engines_gscope();
 	many_warnings_gscope();
 	saturating_counts_gscope();
+	unknown_kinds_gscope();
 	inflate_bombs_gscope();
 	default_stream_gscope("default-stream-20k.gscope", 20000, 20000, false);
 	default_stream_gscope("default-stream-waits.gscope", 5000, 5000, true);
