@@ -1445,6 +1445,20 @@ static void group_index(struct call_ix *ix, const struct gs_api_call *api, size_
  * orders of the large groups built. GS_ERR_LIMIT over GS_JOIN_MAX_CALLS
  * calls an id.
  */
+/* The group at *g (an index of `first`, or a position in `ents`): its
+ * first position in *pos and its size; *g moves past it. */
+static size_t next_group(const struct call_ix *ix, size_t *g, size_t *pos)
+{
+	if (ix->first) {
+		*pos = ix->first[*g];
+		return ix->first[++*g] - *pos;
+	}
+	*pos = *g;
+	while (*g < ix->n && ix->ents[*g].corr == ix->ents[*pos].corr)
+		(*g)++;
+	return *g - *pos;
+}
+
 static gs_status call_ix_groups(struct call_ix *ix, const struct gs_api_call *api,
 				uint64_t *repeats)
 {
@@ -1454,18 +1468,8 @@ static gs_status call_ix_groups(struct call_ix *ix, const struct gs_api_call *ap
 	*repeats = 0;
 	/* Pass 1: the largest group, and whether any needs the orders. */
 	for (size_t g = 0, pos = 0; g < n_groups;) {
-		size_t n;
+		size_t n = next_group(ix, &g, &pos);
 
-		if (ix->first) {
-			pos = ix->first[g];
-			n = ix->first[g + 1] - pos;
-			g++;
-		} else {
-			pos = g;
-			while (g < ix->n && ix->ents[g].corr == ix->ents[pos].corr)
-				g++;
-			n = g - pos;
-		}
 		if (n > GS_JOIN_MAX_CALLS) {
 			gs_error_append(
 				"correlation id %llu is on %zu API calls, more than %u: "
@@ -1493,18 +1497,8 @@ static gs_status call_ix_groups(struct call_ix *ix, const struct gs_api_call *ap
 		}
 	}
 	for (size_t g = 0, pos = 0; g < n_groups;) {
-		size_t n;
+		size_t n = next_group(ix, &g, &pos);
 
-		if (ix->first) {
-			pos = ix->first[g];
-			n = ix->first[g + 1] - pos;
-			g++;
-		} else {
-			pos = g;
-			while (g < ix->n && ix->ents[g].corr == ix->ents[pos].corr)
-				g++;
-			n = g - pos;
-		}
 		if (n >= 2)
 			group_index(ix, api, pos, n, key, repeats);
 	}
