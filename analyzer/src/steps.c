@@ -206,8 +206,23 @@ static struct gs_step *step_at(struct gs_steps *s, int64_t pid, int64_t t)
 	return NULL;
 }
 
-static void gpu_windows(const struct gs_trace *t, const struct gs_step_options *opt,
-			struct gs_steps *s)
+/* A step by its marker's name. */
+struct by_name {
+	uint32_t name;
+	uint32_t k;
+};
+
+static int cmp_by_name(const void *pa, const void *pb)
+{
+	const struct by_name *a = pa, *b = pb;
+
+	if (a->name != b->name)
+		return a->name < b->name ? -1 : 1;
+	return (a->k > b->k) - (a->k < b->k);
+}
+
+static gs_status gpu_windows(const struct gs_trace *t, const struct gs_step_options *opt,
+			     struct gs_steps *s)
 {
 	size_t nr, n_ops, n_launch, n_api;
 	const struct gs_range *r = gs_trace_ranges(t, &nr);
@@ -217,18 +232,34 @@ static void gpu_windows(const struct gs_trace *t, const struct gs_step_options *
 	size_t n_streams;
 	const struct gs_stream *streams = gs_trace_streams(t, &n_streams);
 
-	/* The profiler's own drawing of a step on the GPU: same name. */
+	/* The profiler's own drawing of a step on the GPU: same name. The
+	 * steps by name, so that each drawing finds its steps by a search. */
+	struct by_name *names = malloc((s->n ? s->n : 1) * sizeof(*names));
+
+	if (!names)
+		return gs_nomem();
+	for (size_t k = 0; k < s->n; k++)
+		names[k] = (struct by_name){.name = s->steps[k].name, .k = (uint32_t)k};
+	gs_sort(names, s->n, sizeof(*names), cmp_by_name);
 	for (size_t i = 0; i < nr; i++) {
+		size_t lo = 0, hi = s->n;
+
 		if (r[i].kind != GS_RANGE_GPU_ANNOTATION || r[i].end_ns <= r[i].start_ns)
 			continue;
 		if (opt->has_device &&
 		    (r[i].stream >= n_streams || streams[r[i].stream].device != opt->device))
 			continue;
-		for (size_t k = 0; k < s->n; k++) {
-			struct gs_step *st = &s->steps[k];
+		while (lo < hi) { /* the first step of that name */
+			size_t mid = lo + (hi - lo) / 2;
 
-			if (st->name != r[i].name)
-				continue;
+			if (names[mid].name < r[i].name)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < s->n && names[lo].name == r[i].name; lo++) {
+			struct gs_step *st = &s->steps[names[lo].k];
+
 			if (!st->gpu_drawn || r[i].start_ns < st->gpu_start_ns)
 				st->gpu_start_ns = r[i].start_ns;
 			if (!st->gpu_drawn || r[i].end_ns > st->gpu_end_ns)
@@ -236,6 +267,7 @@ static void gpu_windows(const struct gs_trace *t, const struct gs_step_options *
 			st->gpu_drawn = true;
 		}
 	}
+	free(names);
 	for (size_t o = 0; o < n_ops && o < n_launch; o++) {
 		struct gs_step *st;
 
@@ -253,6 +285,7 @@ static void gpu_windows(const struct gs_trace *t, const struct gs_step_options *
 		}
 		st->ops++;
 	}
+	return GS_OK;
 }
 
 static bool has_window(const struct gs_step *st)
@@ -364,10 +397,10 @@ gs_status gs_steps_find(const struct gs_trace *t, const struct gs_step_options *
 	if (!o)
 		o = &defaults;
 	st = collect(t, o, out);
-	if (!st) {
-		gpu_windows(t, o, out);
+	if (!st)
+		st = gpu_windows(t, o, out);
+	if (!st)
 		st = mark_partial(out);
-	}
 	if (st) {
 		gs_steps_fini(out);
 		return st;
