@@ -221,8 +221,8 @@ const char *gs_report_ideal_model_text(const struct gs_report_device *d, bool en
 	const struct gs_schedule *s = &d->sched;
 	size_t len;
 
-	snprintf(buf, size, "(");
-	len = strlen(buf);
+	buf[0] = '\0';
+	len = 0;
 	if (s->ideal_is_recorded) {
 		snprintf(buf + len, size - len,
 			 "the recorded run itself: the list schedule came out longer, as the run "
@@ -258,7 +258,7 @@ const char *gs_report_ideal_model_text(const struct gs_report_device *d, bool en
 			 (double)s->kernel_capacity / GS_SHARE_UNIT);
 		len = strlen(buf);
 	}
-	snprintf(buf + len, size - len, "copy engines HtoD %u, DtoH %u%s)",
+	snprintf(buf + len, size - len, "copy engines HtoD %u, DtoH %u%s",
 		 d->copy_engines[GS_COPY_HTOD], d->copy_engines[GS_COPY_DTOH],
 		 engines_known ? "" : ", assumed");
 	return buf;
@@ -272,12 +272,12 @@ const char *gs_report_gap_text(const struct gs_report_device *d, char *buf, size
 	size_t len;
 
 	if (!g->available) {
-		snprintf(buf, size, "(not split: %s)",
+		snprintf(buf, size, "not split: %s",
 			 d->broken_cycles ? "dependency cycles were broken" :
 					    "the ideal is longer than the run");
 		return buf;
 	}
-	snprintf(buf, size, "(actual - ideal:");
+	snprintf(buf, size, "actual - ideal:");
 	for (unsigned c = 0; c < GS_GAP_CAUSE_COUNT; c++) {
 		char dur[32];
 
@@ -290,7 +290,8 @@ const char *gs_report_gap_text(const struct gs_report_device *d, char *buf, size
 		sep = ",";
 	}
 	len = strlen(buf);
-	snprintf(buf + len, size - len, "%s)", *sep ? "" : " nothing");
+	if (!*sep)
+		snprintf(buf + len, size - len, " nothing");
 	return buf;
 }
 

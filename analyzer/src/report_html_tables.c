@@ -119,13 +119,9 @@ void gs_report_html_schedule(struct hw *w, const struct gs_report_device *d, siz
 
 	const struct gs_device *dev = gs_trace_device(w->t, d->device);
 	char model[320];
-	size_t len;
 
-	/* The model without its parentheses: plain words and numbers. */
+	/* Plain words and numbers: nothing from the trace. */
 	gs_report_ideal_model_text(d, dev && dev->copy_engines, model, sizeof(model));
-	len = strlen(model);
-	if (len >= 2 && model[len - 1] == ')')
-		model[len - 1] = '\0';
 	gs_out_puts(&w->o, "<h3>Schedule</h3>\n");
 	gs_out_printf(&w->o,
 		      "<table class=\"tbl\" id=\"schedule-%zu\"><tbody>\n"
@@ -135,17 +131,14 @@ void gs_report_html_schedule(struct hw *w, const struct gs_report_device *d, siz
 		      "engines</td></tr>\n"
 		      "<tr><td>ideal</td><td class=\"n\">%s</td><td>%s</td></tr>\n"
 		      "<tr><td>efficiency</td><td class=\"n\">%s</td><td>%s</td></tr>\n",
-		      di, DUR(d->actual_ns), DUR(d->dependency_bound_ns), DUR(d->ideal_ns),
-		      model + 1, gs_report_eff_text(d, (char[32]){0}, 32), eff_note(d));
+		      di, DUR(d->actual_ns), DUR(d->dependency_bound_ns), DUR(d->ideal_ns), model,
+		      gs_report_eff_text(d, (char[32]){0}, 32), eff_note(d));
 	if (d->actual_ns > d->ideal_ns) {
 		char gap[512];
 
-		gs_report_gap_text(d, gap, sizeof(gap));
-		len = strlen(gap);
-		if (len >= 2 && gap[len - 1] == ')')
-			gap[len - 1] = '\0';
 		gs_out_printf(&w->o, "<tr><td>gap</td><td class=\"n\">%s</td><td>%s</td></tr>\n",
-			      DUR(d->actual_ns - d->ideal_ns), gap + 1);
+			      DUR(d->actual_ns - d->ideal_ns),
+			      gs_report_gap_text(d, gap, sizeof(gap)));
 	}
 	if (p->name && p->makespan_ns > 0) {
 		char phrase[224];

@@ -315,14 +315,14 @@ const char *gs_report_eff_text(const struct gs_report_device *d, char *buf, size
 const char *gs_report_whatif_text(const struct gs_what_if *w, bool one_batch, char *buf,
 				  size_t size);
 
-/* How the ideal schedule modelled the device, for people: "(kernels by
+/* How the ideal schedule modelled the device, for people: "kernels by
  * occupancy: side by side while their shares of the SMs fit; copy engines
- * HtoD 1, DtoH 1)". Returns buf. */
+ * HtoD 1, DtoH 1". Returns buf. */
 const char *gs_report_ideal_model_text(const struct gs_report_device *d, bool engines_known,
 				       char *buf, size_t size);
 
-/* actual - ideal by cause, for people: "(actual - ideal: host_bound
- * 3.000 us 27%, launch_latency 8.000 us 73%)". Returns buf. */
+/* actual - ideal by cause, for people: "actual - ideal: host_bound
+ * 3.000 us 27%, launch_latency 8.000 us 73%". Returns buf. */
 const char *gs_report_gap_text(const struct gs_report_device *d, char *buf, size_t size);
 
 /* The steps line of a report's head: "steps 6..9, 4 of 6 (ProfilerStep#N

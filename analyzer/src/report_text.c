@@ -758,7 +758,7 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 	tw_section(w, "Schedule (same ops, same durations, from the window start)");
 	gs_out_printf(&w->o, "    actual             %s\n", DUR(d->actual_ns));
 	{
-		char first[64], what[320];
+		char first[64], model[320], what[336];
 
 		snprintf(first, sizeof(first), "    dependency bound   %s  ",
 			 DUR(d->dependency_bound_ns));
@@ -768,16 +768,18 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 			23);
 
 		snprintf(first, sizeof(first), "    ideal              %s  ", DUR(d->ideal_ns));
-		gs_report_ideal_model_text(d, engines_known, what, sizeof(what));
+		snprintf(what, sizeof(what), "(%s)",
+			 gs_report_ideal_model_text(d, engines_known, model, sizeof(model)));
 		tw_wrap(w, first, strlen(first), what, 23);
 	}
 	text_efficiency(w, d);
 	if (d->actual_ns > d->ideal_ns) {
-		char first[64], what[512];
+		char first[64], gap[512], what[528];
 
 		snprintf(first, sizeof(first), "    gap                %s  ",
 			 DUR(d->actual_ns - d->ideal_ns));
-		tw_wrap(w, first, strlen(first), gs_report_gap_text(d, what, sizeof(what)), 23);
+		snprintf(what, sizeof(what), "(%s)", gs_report_gap_text(d, gap, sizeof(gap)));
+		tw_wrap(w, first, strlen(first), what, 23);
 	}
 	if (p->name && p->makespan_ns > 0) {
 		char first[96], what[384];
