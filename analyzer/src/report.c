@@ -872,10 +872,6 @@ static gs_status dev_steps(struct gs_report *r, struct gs_report_device *d)
 	for (size_t i = 0; i < r->steps.n; i++) {
 		const struct gs_step *stp = &r->steps.steps[i];
 		struct gs_report_step_stat *x = &d->step_stats[i];
-
-		x->gap_cause = GS_GAP_CAUSE_COUNT;
-		if (i >= d->n_step_figures)
-			continue;
 		struct gs_window w = {.set = true,
 				      .start_ns = stp->gpu_start_ns,
 				      .end_ns = stp->gpu_end_ns};
@@ -885,7 +881,7 @@ static gs_status dev_steps(struct gs_report *r, struct gs_report_device *d)
 		gs_status st;
 
 		x->gap_cause = GS_GAP_CAUSE_COUNT;
-		if (stp->gpu_end_ns <= stp->gpu_start_ns)
+		if (i >= d->n_step_figures || stp->gpu_end_ns <= stp->gpu_start_ns)
 			continue;
 		st = gs_breakdown_compute_cached(r->t, d->device, &w, r->bd_cache, &b);
 		if (st != GS_OK)
