@@ -183,8 +183,9 @@ done:
 	return st;
 }
 
-/* The step whose host range holds `t` for process `pid`, else NULL. */
-static struct gs_step *step_at(struct gs_steps *s, int64_t pid, int64_t t)
+/* The step whose host range holds `t` for process `pid` (or for any
+ * process, any[k] for step k), else NULL. */
+static struct gs_step *step_at(struct gs_steps *s, const bool *any, int64_t pid, int64_t t)
 {
 	size_t lo = 0, hi = s->n;
 
@@ -200,10 +201,50 @@ static struct gs_step *step_at(struct gs_steps *s, int64_t pid, int64_t t)
 	for (size_t i = lo, tries = 0; i > 0 && tries < 8; i--, tries++) {
 		struct gs_step *st = &s->steps[i - 1];
 
-		if (st->pid == pid && t < st->host_end_ns)
+		if ((st->pid == pid || any[i - 1]) && t < st->host_end_ns)
 			return st;
 	}
 	return NULL;
+}
+
+/* Per step: whether its marker's process launched no GPU op of the trace
+ * (a profiler may record its step ranges under another pid than the
+ * work's: a process id namespace); such a step takes the launches of every
+ * process of the trace. NULL when out of memory. */
+static bool *steps_of_any_process(const struct gs_steps *s, size_t n_ops, const uint32_t *launch,
+				  size_t n_launch, const struct gs_api_call *api, size_t n_api)
+{
+	int64_t *pids = malloc((n_ops ? n_ops : 1) * sizeof(*pids));
+	bool *any = calloc(s->n ? s->n : 1, sizeof(*any));
+	size_t n = 0, u = 0;
+
+	if (!pids || !any) {
+		free(pids);
+		free(any);
+		return NULL;
+	}
+	for (size_t o = 0; o < n_ops && o < n_launch; o++)
+		if (launch[o] < n_api)
+			pids[n++] = api[launch[o]].pid;
+	gs_sort_by_i64(pids, n, sizeof(*pids));
+	for (size_t i = 0; i < n; i++)
+		if (!u || pids[u - 1] != pids[i])
+			pids[u++] = pids[i];
+	for (size_t k = 0; k < s->n; k++) {
+		size_t lo = 0, hi = u;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (pids[mid] < s->steps[k].pid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		any[k] = lo == u || pids[lo] != s->steps[k].pid;
+	}
+	free(pids);
+	return any;
 }
 
 /* A step by its marker's name. */
@@ -235,6 +276,7 @@ static gs_status gpu_windows(const struct gs_trace *t, const struct gs_step_opti
 	/* The profiler's own drawing of a step on the GPU: same name. The
 	 * steps by name, so that each drawing finds its steps by a search. */
 	struct by_name *names = malloc((s->n ? s->n : 1) * sizeof(*names));
+	bool *any;
 
 	if (!names)
 		return gs_nomem();
@@ -268,13 +310,16 @@ static gs_status gpu_windows(const struct gs_trace *t, const struct gs_step_opti
 		}
 	}
 	free(names);
+	any = steps_of_any_process(s, n_ops, launch, n_launch, api, n_api);
+	if (!any)
+		return gs_nomem();
 	for (size_t o = 0; o < n_ops && o < n_launch; o++) {
 		struct gs_step *st;
 
 		if (launch[o] >= n_api ||
 		    (opt->has_device && gs_op_device(t, &ops[o]) != opt->device))
 			continue;
-		st = step_at(s, api[launch[o]].pid, api[launch[o]].start_ns);
+		st = step_at(s, any, api[launch[o]].pid, api[launch[o]].start_ns);
 		if (!st)
 			continue;
 		if (!st->gpu_drawn) {
@@ -285,6 +330,7 @@ static gs_status gpu_windows(const struct gs_trace *t, const struct gs_step_opti
 		}
 		st->ops++;
 	}
+	free(any);
 	return GS_OK;
 }
 

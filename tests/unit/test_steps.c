@@ -346,12 +346,56 @@ static void test_report(void **state)
 	gs_trace_destroy(t);
 }
 
+/* Step ranges recorded under a pid that launches nothing (the work's
+ * process seen from another pid namespace) take the launches of every
+ * process; a step range of a process that launches takes its own only. */
+static void test_marker_of_other_pid(void **state)
+{
+	struct js j = {0};
+	struct gs_trace *t;
+	struct gs_steps s;
+
+	(void)state;
+	js_add(&j, "{\"traceEvents\": [\n");
+	for (int i = 1; i <= 3; i++) {
+		long h = T0 + 1000L * i;
+
+		js_add(&j,
+		       "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": "
+		       "\"ProfilerStep#%d\", \"pid\": 900, \"tid\": 900, \"ts\": %ld, \"dur\": "
+		       "900},\n",
+		       i, h);
+		launch(&j, h + 10, h + 200, 300, i);
+	}
+	js_add(&j,
+	       "{\"ph\": \"i\", \"name\": \"end\", \"pid\": 100, \"tid\": 100, \"ts\": "
+	       "%ld}]}\n",
+	       T0 + 5000);
+	t = trace_of(j.p);
+	free(j.p);
+	find(t, "all", &s);
+	assert_int_equal(s.n, 3);
+	for (size_t i = 0; i < 3; i++) {
+		long h = T0 + 1000L * (long)(i + 1);
+
+		assert_int_equal(s.steps[i].ops, 1);
+		assert_int_equal(s.steps[i].gpu_start_ns, us(h + 200));
+		assert_int_equal(s.steps[i].gpu_end_ns, us(h + 500));
+	}
+	gs_steps_fini(&s);
+	gs_trace_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_default),    cmocka_unit_test(test_pick),
-		cmocka_unit_test(test_duplicates), cmocka_unit_test(test_marker_and_gpu_drawing),
-		cmocka_unit_test(test_no_steps),   cmocka_unit_test(test_report),
+		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_marker_and_gpu_drawing),
+		cmocka_unit_test(test_no_steps),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_marker_of_other_pid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
