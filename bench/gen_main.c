@@ -10,6 +10,7 @@
  *   gs_bench_gen --job N --out-dir DIR [--ops-per-rank K] [--collectives C]
  *                [--straggler R] [--straggler-share P] [--straggler-delay-ns D]
  *                [--skew-ns S] [--gzip] [--seed X] [--threads T] [--merged FILE]
+ *                [--steps]
  *
  * Prints what was generated, one "key value" per line.
  */
@@ -27,7 +28,8 @@ static const char usage[] =
 	"                    [--json OUT.json] [--json-gz OUT.json.gz]\n"
 	"       gs_bench_gen --job N --out-dir DIR [--ops-per-rank K] [--collectives C]\n"
 	"                    [--straggler R] [--straggler-share P] [--straggler-delay-ns D]\n"
-	"                    [--skew-ns S] [--gzip] [--seed X] [--threads T] [--merged FILE]\n";
+	"                    [--skew-ns S] [--gzip] [--seed X] [--threads T] [--merged FILE]\n"
+	"                    [--steps]\n";
 
 static const char help[] =
 	"\n"
@@ -56,7 +58,9 @@ static const char help[] =
 	"  --threads T            ranks written at once (default: the CPUs usable)\n"
 	"  --merged FILE          also FILE: the same ops as ONE process, rank r on\n"
 	"                         device r and host thread 1000 + r, correlation ids\n"
-	"                         offset per rank (to time a job against one rank)\n";
+	"                         offset per rank (to time a job against one rank)\n"
+	"  --steps                each step of a rank a ProfilerStep#i range, its GPU\n"
+	"                         windows in expected.json\n";
 
 static int fail(const char *what)
 {
@@ -125,6 +129,7 @@ int main(int argc, char **argv)
 		{"gzip", no_argument, NULL, 'Z'},
 		{"threads", required_argument, NULL, 'T'},
 		{"merged", required_argument, NULL, 'M'},
+		{"steps", no_argument, NULL, 'X'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -136,7 +141,7 @@ int main(int argc, char **argv)
 	struct gs_writer *w = NULL;
 	FILE *json = NULL;
 	gzFile gz = NULL;
-	uint64_t v;
+	uint64_t v = 0;
 	gs_status rc;
 	int opt;
 
@@ -203,6 +208,9 @@ int main(int argc, char **argv)
 			break;
 		case 'M':
 			jo.merged = optarg;
+			break;
+		case 'X':
+			jo.steps = true;
 			break;
 		case 'r':
 			/* 0 is a rank: the first. */

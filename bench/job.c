@@ -173,6 +173,8 @@ struct job {
 	struct jcoll *coll;
 	int64_t *arr;             /* ncoll_plan x n planned arrivals */
 	int64_t *w_start, *w_end; /* ncoll x n as written */
+	bool mark_steps;
+	int64_t *s_start, *s_end; /* with mark_steps: nsteps x n GPU windows written */
 	struct jrank *rk;         /* n */
 	char *ranks_str;          /* "[0, 1, ..., N-1]" */
 	size_t ranks_len;
@@ -215,11 +217,12 @@ static int64_t around(const struct job *jb, int64_t ns, enum job_tag tag, uint64
 	return ns * (920 + (int64_t)(hash(jb, tag, a, b, c) % 161)) / 1000;
 }
 
-/* The bus factor f = num / den of a collective. */
+/* The bus factor f = num / den of a collective (a job has a rank at
+ * least: check_options). */
 static void bus_factor(const struct job *jb, uint8_t kind, int64_t *num, int64_t *den)
 {
 	*num = (kind == JK_ALLREDUCE ? 2 : 1) * ((int64_t)jb->n - 1);
-	*den = jb->n;
+	*den = jb->n ? jb->n : 1;
 }
 
 static int64_t compute_span(void)
@@ -584,14 +587,19 @@ static gs_status w_ops(struct writer *w)
 
 		if (n > s->nops)
 			n = s->nops;
+		int64_t h0, g0 = INT64_MAX, g1 = INT64_MIN;
+
 		w->host = max64(w->host, s->t - JOB_HOST_LEAD +
 						 (int64_t)(hash(jb, TAG_BURST, i, w->r, 0) % 5000));
+		h0 = w->host;
 		for (unsigned k = 0; k < n; k++) {
 			const struct jop *op = &ops[k];
 			int64_t d = op->end - op->start;
 
 			if ((rc = w_kernel(w, i, k, op)))
 				return rc;
+			g0 = min64(g0, op->start);
+			g1 = max64(g1, op->end);
 			st->ops++;
 			st->window_start = min64(st->window_start, op->start);
 			st->window_end = max64(st->window_end, op->end);
@@ -613,6 +621,17 @@ static gs_status w_ops(struct writer *w)
 					st->overlap_ns +=
 						max64(0, min64(op->end, ops[q].end) -
 								 max64(op->start, ops[q].start));
+		}
+		if (jb->mark_steps && !w->merged && n) {
+			char name[48];
+
+			snprintf(name, sizeof(name), "ProfilerStep#%" PRIu64, i);
+			if ((rc = gs_jbuf_event(&w->j, "X", "user_annotation", name, w->pid, w->tid,
+						h0, w->host - h0)))
+				return rc;
+			gs_jbuf_str(&w->j, "\n  }");
+			jb->s_start[i * jb->n + w->r] = g0;
+			jb->s_end[i * jb->n + w->r] = g1;
 		}
 	}
 	return GS_OK;
@@ -889,7 +908,24 @@ static gs_status write_expected(const struct job *jb, struct gs_bench_job_summar
 			s->compute_ns + s->comm_ns - s->overlap_ns, waited[r], times_last[r]);
 		sum->json_bytes += s->json_bytes;
 	}
-	fprintf(f, "\n  ]\n}\n");
+	fprintf(f, "\n  ]");
+	if (jb->mark_steps) {
+		fprintf(f, ",\n  \"step_windows\": [");
+		for (uint64_t i = 0, any = 0; i < jb->nsteps; i++) {
+			if (!jb->steps[i].nops)
+				continue;
+			fprintf(f, "%s\n    {\"number\": %" PRIu64 ", \"gpu_start_ns\": [",
+				any++ ? "," : "", i);
+			for (uint32_t r = 0; r < jb->n; r++)
+				fprintf(f, "%s%" PRId64, r ? ", " : "", jb->s_start[i * jb->n + r]);
+			fprintf(f, "], \"gpu_end_ns\": [");
+			for (uint32_t r = 0; r < jb->n; r++)
+				fprintf(f, "%s%" PRId64, r ? ", " : "", jb->s_end[i * jb->n + r]);
+			fprintf(f, "]}");
+		}
+		fprintf(f, "\n  ]");
+	}
+	fprintf(f, "\n}\n");
 	if ((ferror(f) | fclose(f)) && !rc) {
 		gs_error_append("%s: writing failed", path);
 		rc = GS_ERR_IO;
@@ -995,6 +1031,15 @@ gs_status gs_bench_job_generate(const struct gs_bench_job_options *o, const char
 			rc = GS_ERR_NOMEM;
 		}
 	}
+	jb->mark_steps = o->steps;
+	if (!rc && jb->mark_steps) {
+		jb->s_start = calloc(jb->nsteps * jb->n + 1, sizeof(*jb->s_start));
+		jb->s_end = calloc(jb->nsteps * jb->n + 1, sizeof(*jb->s_end));
+		if (!jb->s_start || !jb->s_end) {
+			gs_error_append("out of memory");
+			rc = GS_ERR_NOMEM;
+		}
+	}
 	if (!rc)
 		rc = plan(jb);
 	if (!rc)
@@ -1010,6 +1055,8 @@ gs_status gs_bench_job_generate(const struct gs_bench_job_options *o, const char
 	free(jb->arr);
 	free(jb->w_start);
 	free(jb->w_end);
+	free(jb->s_start);
+	free(jb->s_end);
 	free(jb->rk);
 	free(jb->ranks_str);
 	free(jb);

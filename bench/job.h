@@ -96,6 +96,12 @@
  *                 "waited_ns": sum over collectives of max A - A_{j,r},
  *                 "times_last": collectives the rank was last in}, ...]
  * }
+ * With `steps`: each step i of a rank file is also a user_annotation
+ * "ProfilerStep#i" on the rank's thread, from the first launch of the step
+ * to the end of its last (the merged file has none), and expected.json has
+ *   "step_windows": [{"number": i, "gpu_start_ns": [per rank: its first op start
+ *              in the step], "gpu_end_ns": [... its last op end]}, ...]
+ * for every step with an op written.
  * S_j: all-reduce count * 4; all-gather the output bytes (N * 2^20 * 2).
  * f: all-reduce 2(N-1)/N, all-gather (N-1)/N.
  */
@@ -121,6 +127,7 @@ struct gs_bench_job_options {
 	uint64_t seed;           /* 0: a fixed default */
 	unsigned threads;        /* ranks written at once; 0: the CPUs we may use */
 	const char *merged;      /* also this file, the job as one process; NULL: not */
+	bool steps;              /* each step a ProfilerStep#i range (rank files) */
 };
 
 struct gs_bench_job_summary {
