@@ -707,6 +707,52 @@ static void js_note(void *ctx, const char *label, const char *text)
 		s->n_notes++;
 }
 
+/* The rank's steps, each with the figures of its GPU of the longest step
+ * window. */
+static gs_status js_steps(struct gs_js_rank *s, const struct gs_report *r)
+{
+	const struct gs_steps *st = &r->steps;
+
+	if (!st->n)
+		return GS_OK;
+	s->steps = calloc(st->n, sizeof(*s->steps));
+	if (!s->steps)
+		return gs_nomem();
+	for (size_t i = 0; i < st->n; i++) {
+		const struct gs_step *x = &st->steps[i];
+		struct gs_js_step *y = &s->steps[s->n_steps++];
+		const struct gs_report_step_stat *best = NULL;
+
+		y->number = x->number;
+		y->start_ns = x->gpu_start_ns;
+		y->end_ns = x->gpu_end_ns;
+		y->selected = x->selected;
+		y->partial = x->partial;
+		y->efficiency = NAN;
+		y->gap_cause = GS_GAP_CAUSE_COUNT;
+		for (size_t k = 0; k < r->n_dev; k++) {
+			const struct gs_report_device *d = &r->dev[k];
+			const struct gs_report_step_stat *f;
+
+			if (!d->step_stats || i >= d->n_step_figures || !d->step_stats[i].has)
+				continue;
+			f = &d->step_stats[i];
+			if (!best || f->window_ns > best->window_ns) {
+				best = f;
+				y->device = d->device;
+			}
+		}
+		if (!best)
+			continue;
+		y->has_figures = 1;
+		y->idle_ns = best->total_ns[GS_CAT_IDLE];
+		y->efficiency = best->efficiency;
+		y->gap_cause = best->gap_cause;
+		y->gap_cause_ns = best->gap_cause_ns;
+	}
+	return GS_OK;
+}
+
 gs_status gs_js_extract(const struct gs_report *r, struct gs_js_rank **out)
 {
 	struct gs_js_rank *s = calloc(1, sizeof(*s));
@@ -773,6 +819,8 @@ gs_status gs_js_extract(const struct gs_report *r, struct gs_js_rank **out)
 		rc = add_js_member(s, &seen, r, busy, &e[i], k - i);
 		i = k;
 	}
+	if (rc == GS_OK)
+		rc = js_steps(s, r);
 	if (rc == GS_OK) {
 		void *ctx[2] = {s, &rc};
 
@@ -802,6 +850,7 @@ void gs_js_free(struct gs_js_rank *r)
 	free(r->m);
 	free(r->gpus);
 	free(r->notes);
+	free(r->steps);
 	free(r->pool);
 	free(r);
 }
@@ -1100,6 +1149,24 @@ static gs_status build_findings(struct gs_job_analysis *ja)
 				  "FSDP prefetch), issue collectives asynchronously on their own "
 				  "stream; exposed time also holds the waits for late ranks"));
 	}
+	if (rc == GS_OK && ja->slow_steps.steps &&
+	    significant(ja->slow_steps.extra, ja->slow_steps.total)) {
+		const struct ja_slow_steps *x = &ja->slow_steps;
+		uint32_t rank = rank_of(ja, x->ri)->rank;
+
+		rc = add_finding(
+			ja, &cap, "slow_steps", x->extra,
+			ja_printf("rank %u had the longest step in %zu of the %zu analysed steps "
+				  "the ranks share, %s in all beyond the median rank's step time "
+				  "(%s of the median steps' %s)%s",
+				  rank, x->steps, x->of, DUR(x->extra), PCT(x->extra, x->total),
+				  DUR(x->total), PARTIAL()),
+			ja_printf("a synchronous job runs at its slowest rank's pace: look at rank "
+				  "%u's Steps table (the largest cause of each step's gap) and at "
+				  "what differs on it (its share of the data, a slower host or "
+				  "GPU, host-side jitter)",
+				  rank));
+	}
 	if (rc == GS_OK && ja->n_mm) {
 		rc = add_finding(
 			ja, &cap, "mismatch", 0,
@@ -1142,6 +1209,8 @@ void gs_job_analysis_destroy(struct gs_job_analysis *ja)
 	free(ja->by_skew);
 	free(ja->totals);
 	free(ja->stragglers);
+	free(ja->steps);
+	free(ja->step_at);
 	for (i = 0; i < ja->n_sums; i++)
 		gs_js_free(ja->sums[i]);
 	free(ja->sums);
@@ -1171,6 +1240,8 @@ gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_grou
 	rc = build_gpus(ja);
 	if (rc == GS_OK)
 		rc = build_collectives(ja);
+	if (rc == GS_OK)
+		rc = ja_steps(ja);
 	if (rc == GS_OK)
 		rc = build_findings(ja);
 	if (rc != GS_OK) {
@@ -2068,6 +2139,89 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja, const st
 		    "within the clocks' residuals is clock error, never a straggler\n");
 }
 
+#define STEP_ROWS 64 /* steps in the text report's table */
+
+/* The steps matched across ranks by number. */
+static void text_steps(struct jt *w, const struct gs_job_analysis *ja)
+{
+	int64_t err = 0;
+	size_t unknown = 0;
+
+	if (!ja->n_steps)
+		return;
+	jt_section(w,
+		   "Steps across ranks (by number; * analysed on every rank; ! max over 1.2x the "
+		   "median)");
+	gs_out_puts(w->o, "      ");
+	jt_cell(w, "step", 5, true);
+	jt_cell(w, "ranks", 6, true);
+	jt_cell(w, "min", 10, true);
+	jt_cell(w, "median", 10, true);
+	jt_cell(w, "max", 10, true);
+	jt_cell(w, "rank", 6, true);
+	jt_cell(w, "job span", 10, true);
+	gs_out_puts(w->o, "  ");
+	jt_cell(w, "last to end", 15, false);
+	gs_out_puts(w->o, "slowest's gap\n");
+	for (size_t i = 0; i < ja->n_steps; i++) {
+		const struct ja_step *x = &ja->steps[i];
+		char num[32], ranks[32], rank[16], last[48];
+
+		if (!x->span_known)
+			unknown++;
+		else if (x->span_err > err)
+			err = x->span_err;
+		if (i >= STEP_ROWS)
+			continue;
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)x->number);
+		snprintf(ranks, sizeof(ranks), "%zu", x->ranks);
+		snprintf(rank, sizeof(rank), "%u", rank_of(ja, x->ri[2])->rank);
+		LINE_UNIT(x->v[0], x->v[1], x->v[2], x->span_known ? x->span_ns : 0);
+		gs_out_printf(w->o, "    %c%c", x->analysed ? '*' : ' ', x->slow ? '!' : ' ');
+		jt_cell(w, num, 5, true);
+		jt_cell(w, ranks, 6, true);
+		for (int k = 0; k < 3; k++)
+			jt_cell(w, DUR(x->v[k]), 10, true);
+		jt_cell(w, x->ranks > 1 ? rank : "", 6, true);
+		jt_cell(w, x->span_known ? DUR(x->span_ns) : "unknown", 10, true);
+		line_unit = 0;
+		if (!x->span_known || x->ranks < 2)
+			snprintf(last, sizeof(last), "-");
+		else if (x->last_ns == 0)
+			snprintf(last, sizeof(last), "together");
+		else
+			snprintf(last, sizeof(last), "%u +%s", rank_of(ja, x->last_ri)->rank,
+				 DUR(x->last_ns));
+		gs_out_puts(w->o, "  ");
+		jt_cell(w, last, 15, false);
+		gs_out_puts(w->o,
+			    x->cause < GS_GAP_CAUSE_COUNT ? gs_gap_cause_name(x->cause) : "-");
+		gs_out_puts(w->o, x->partial ? " (partial)\n" : "\n");
+	}
+	if (ja->n_steps > STEP_ROWS)
+		gs_out_printf(w->o, "    ... %zu more steps (--format json for every one)\n",
+			      ja->n_steps - STEP_ROWS);
+	if (ja->step_ranks < ja->n_sums)
+		gs_out_printf(w->o,
+			      "    %zu of %zu ranks have no steps (no step markers in their "
+			      "traces)\n",
+			      ja->n_sums - ja->step_ranks, ja->n_sums);
+	if (err > 0)
+		gs_out_printf(w->o, "    job spans are on the aligned clocks, within %s\n",
+			      DUR(err));
+	if (unknown)
+		gs_out_printf(w->o,
+			      "    job span unknown for %zu step%s: its ranks are on clocks no "
+			      "collective aligns\n",
+			      unknown, unknown == 1 ? "" : "s");
+	if (ja->slow_steps.steps)
+		gs_out_printf(w->o,
+			      "    rank %u had the longest step in %zu of %zu analysed steps, %s "
+			      "beyond the median rank's\n",
+			      rank_of(ja, ja->slow_steps.ri)->rank, ja->slow_steps.steps,
+			      ja->slow_steps.of, DUR(ja->slow_steps.extra));
+}
+
 static void text_totals(struct jt *w, const struct gs_job_analysis *ja, const struct ja_view *v)
 {
 	size_t with = 0, listed = 0;
@@ -2172,6 +2326,7 @@ void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
 	/* Many GPUs: the min / median / max rows above say it. */
 	if (v.all)
 		text_summary(&w, ja);
+	text_steps(&w, ja);
 	text_clocks(&w, ja, &v);
 	text_collectives(&w, ja, &v);
 	text_totals(&w, ja, &v);
@@ -2519,6 +2674,93 @@ static void json_clocks(struct jw *w, const struct gs_job_analysis *ja)
 	jw_end_arr(w);
 }
 
+/* The steps matched across ranks, each with every rank's time in it. */
+static void json_steps(struct jw *w, const struct gs_job_analysis *ja)
+{
+	const struct ja_slow_steps *slow = &ja->slow_steps;
+
+	jw_obj(w, "steps");
+	jw_u64(w, "ranks_with_steps", ja->step_ranks);
+	if (slow->steps) {
+		jw_obj(w, "slowest_rank");
+		jw_u64(w, "rank", rank_of(ja, slow->ri)->rank);
+		jw_u64(w, "steps", slow->steps);
+		jw_u64(w, "of", slow->of);
+		jw_i64(w, "extra_ns", slow->extra);
+		jw_end_obj(w);
+	} else {
+		jw_null(w, "slowest_rank");
+	}
+	jw_arr(w, "by_number");
+	for (size_t i = 0; i < ja->n_steps; i++) {
+		const struct ja_step *x = &ja->steps[i];
+		static const char *const key[3][2] = {{"min_ns", "min_rank"},
+						      {"median_ns", "median_rank"},
+						      {"max_ns", "max_rank"}};
+
+		jw_row(w, NULL);
+		jw_u64(w, "number", x->number);
+		jw_u64(w, "ranks", x->ranks);
+		jw_bool(w, "analysed", x->analysed);
+		jw_bool(w, "partial", x->partial);
+		for (int k = 0; k < 3; k++) {
+			jw_i64(w, key[k][0], x->v[k]);
+			jw_u64(w, key[k][1], rank_of(ja, x->ri[k])->rank);
+		}
+		jw_bool(w, "slow", x->slow);
+		if (x->span_known) {
+			jw_i64(w, "span_ns", x->span_ns);
+			jw_i64(w, "span_error_ns", x->span_err);
+			jw_u64(w, "last_rank", rank_of(ja, x->last_ri)->rank);
+			jw_i64(w, "last_after_median_ns", x->last_ns);
+		} else {
+			jw_null(w, "span_ns");
+			jw_null(w, "span_error_ns");
+			jw_null(w, "last_rank");
+			jw_null(w, "last_after_median_ns");
+		}
+		if (x->cause < GS_GAP_CAUSE_COUNT) {
+			jw_str(w, "slowest_gap_cause", gs_gap_cause_name(x->cause));
+			jw_i64(w, "slowest_gap_cause_ns", x->cause_ns);
+		} else {
+			jw_null(w, "slowest_gap_cause");
+			jw_null(w, "slowest_gap_cause_ns");
+		}
+		if (isfinite(x->eff_min)) {
+			jw_fixed(w, "efficiency_min", x->eff_min);
+			jw_u64(w, "efficiency_min_rank", rank_of(ja, x->eff_ri)->rank);
+		} else {
+			jw_null(w, "efficiency_min");
+			jw_null(w, "efficiency_min_rank");
+		}
+		jw_arr(w, "by_rank");
+		for (size_t p = 0; p < x->ranks; p++) {
+			const struct ja_step_at *a = &ja->step_at[x->first + p];
+			const struct gs_js_step *st = &ja->sums[a->ri]->steps[a->si];
+
+			jw_row(w, NULL);
+			jw_u64(w, "rank", rank_of(ja, a->ri)->rank);
+			jw_i64(w, "gpu_start_ns", st->start_ns);
+			jw_i64(w, "gpu_end_ns", st->end_ns);
+			jw_i64(w, "ns", st->end_ns - st->start_ns);
+			jw_bool(w, "analysed", st->selected);
+			if (st->has_figures && isfinite(st->efficiency))
+				jw_fixed(w, "efficiency", st->efficiency);
+			else
+				jw_null(w, "efficiency");
+			if (st->has_figures && st->gap_cause < GS_GAP_CAUSE_COUNT)
+				jw_str(w, "gap_cause", gs_gap_cause_name(st->gap_cause));
+			else
+				jw_null(w, "gap_cause");
+			jw_end_obj(w);
+		}
+		jw_end_arr(w);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_end_obj(w);
+}
+
 void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 {
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
@@ -2550,6 +2792,7 @@ void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 	json_collectives(w, ja);
 	json_totals(w, ja);
 	json_mismatches(w, ja);
+	json_steps(w, ja);
 	jw_arr(w, "findings");
 	for (size_t i = 0; i < ja->n_findings; i++) {
 		jw_row(w, NULL);
@@ -3200,6 +3443,69 @@ static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja, si
 	}
 }
 
+#define H_STEP_ROWS 500 /* steps in the HTML table */
+
+/* The steps matched across ranks: a bar from the fastest rank's step time
+ * to the slowest's, the median marked, beside the numbers. */
+static void h_steps(struct gs_out *o, const struct gs_job_analysis *ja)
+{
+	int64_t longest = 0;
+	size_t shown = ja->n_steps < H_STEP_ROWS ? ja->n_steps : H_STEP_ROWS;
+
+	if (!ja->n_steps)
+		return;
+	for (size_t i = 0; i < shown; i++)
+		if (ja->steps[i].v[2] > longest)
+			longest = ja->steps[i].v[2];
+	gs_out_puts(o,
+		    "<h3>Steps across ranks</h3>\n<p class=\"more\">Matched by number; each "
+		    "rank's GPU window of the step; bold: analysed on every rank; the bar runs "
+		    "from the fastest rank's step time to the slowest's, the median marked.</p>\n"
+		    "<table class=\"tbl\" id=\"job-steps\"><thead><tr><th>step</th>"
+		    "<th class=\"n\">ranks</th><th></th><th class=\"n\">min</th>"
+		    "<th class=\"n\">median</th><th class=\"n\">max</th><th>rank</th>"
+		    "<th class=\"n\">job span</th><th>last to end</th>"
+		    "<th>slowest rank's gap</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < shown; i++) {
+		const struct ja_step *x = &ja->steps[i];
+		double k = longest > 0 ? 160.0 / (double)longest : 0.0;
+
+		gs_out_printf(
+			o,
+			"<tr%s><td class=\"n\">%llu%s</td><td class=\"n\">%zu</td>"
+			"<td><svg width=\"160\" height=\"10\"><rect x=\"%.1f\" width=\"%.1f\" "
+			"height=\"10\" fill=\"%s\"/><rect x=\"%.1f\" width=\"2\" "
+			"height=\"10\" fill=\"#222\"/></svg></td>",
+			x->analysed ? " style=\"font-weight:bold\"" : "",
+			(unsigned long long)x->number, x->partial ? " (partial)" : "", x->ranks,
+			k * (double)x->v[0], k * (double)(x->v[2] - x->v[0]),
+			x->slow ? "#e45756" : "#4c78a8", k * (double)x->v[1]);
+		gs_out_printf(o, "<td class=\"n\">%s</td><td class=\"n\">%s</td>", HDUR(x->v[0]),
+			      HDUR(x->v[1]));
+		gs_out_printf(o, "<td class=\"n\">%s%s</td><td>%u</td>", HDUR(x->v[2]),
+			      x->slow ? " !" : "", rank_of(ja, x->ri[2])->rank);
+		if (x->span_known && x->ranks > 1)
+			gs_out_printf(o, "<td class=\"n\">%s</td><td>rank %u, +%s</td>",
+				      HDUR(x->span_ns), rank_of(ja, x->last_ri)->rank,
+				      HDUR(x->last_ns));
+		else if (x->span_known)
+			gs_out_printf(o, "<td class=\"n\">%s</td><td>-</td>", HDUR(x->span_ns));
+		else
+			gs_out_puts(o, "<td class=\"n\">unknown</td><td>-</td>");
+		if (x->cause < GS_GAP_CAUSE_COUNT)
+			gs_out_printf(o, "<td>%s %s</td></tr>\n", gs_gap_cause_name(x->cause),
+				      HDUR(x->cause_ns));
+		else
+			gs_out_puts(o, "<td>-</td></tr>\n");
+	}
+	gs_out_puts(o, "</tbody></table>\n");
+	if (shown < ja->n_steps)
+		gs_out_printf(o,
+			      "<p class=\"more\">%zu of %zu steps shown (the JSON report has every "
+			      "one).</p>\n",
+			      shown, ja->n_steps);
+}
+
 void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job,
 				const struct gs_report_style *st)
 {
@@ -3221,6 +3527,7 @@ void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job,
 	h_findings(o, ja);
 	h_chart(o, ja, &v);
 	h_ranks(o, ja, &v);
+	h_steps(o, ja);
 	h_collectives(o, ja, s.top, &v);
 	gs_out_puts(o, "</section>\n");
 	ja_view_free(&v);
@@ -3269,6 +3576,7 @@ gs_status gs_js_pack(const struct gs_js_rank *r, char **buf, size_t *len)
 	head.gpus = NULL;
 	head.m = NULL;
 	head.notes = NULL;
+	head.steps = NULL;
 	head.pool = NULL;
 	head.pool_cap = 0;
 	rc = js_put(&b, &head, sizeof(head));
@@ -3284,6 +3592,8 @@ gs_status gs_js_pack(const struct gs_js_rank *r, char **buf, size_t *len)
 	}
 	if (rc == GS_OK)
 		rc = js_put(&b, r->notes, r->n_notes * sizeof(*r->notes));
+	if (rc == GS_OK)
+		rc = js_put(&b, r->steps, r->n_steps * sizeof(*r->steps));
 	if (rc == GS_OK)
 		rc = js_put(&b, r->pool, r->pool_len);
 	if (rc != GS_OK) {
@@ -3328,9 +3638,10 @@ gs_status gs_js_unpack(const char *buf, size_t len, struct gs_js_rank **out)
 		r->gpus = js_alloc(r->n_gpus, sizeof(*r->gpus));
 		r->m = js_alloc(n_m, sizeof(*r->m));
 		r->notes = js_alloc(r->n_notes, sizeof(*r->notes));
+		r->steps = js_alloc(r->n_steps, sizeof(*r->steps));
 		r->pool = js_alloc(r->pool_len + 1, 1);
 		r->pool_cap = r->pool_len + 1;
-		if (!r->gpus || !r->m || !r->notes || !r->pool) {
+		if (!r->gpus || !r->m || !r->notes || !r->steps || !r->pool) {
 			gs_js_free(r);
 			return gs_nomem();
 		}
@@ -3351,6 +3662,8 @@ gs_status gs_js_unpack(const char *buf, size_t len, struct gs_js_rank **out)
 		}
 		if (ok)
 			ok = js_get(buf, len, &at, r->notes, r->n_notes, sizeof(*r->notes));
+		if (ok)
+			ok = js_get(buf, len, &at, r->steps, r->n_steps, sizeof(*r->steps));
 		if (ok)
 			ok = js_get(buf, len, &at, r->pool, r->pool_len, 1);
 		ok = ok && at == len && (!r->pool_len || r->pool[r->pool_len - 1] == '\0');

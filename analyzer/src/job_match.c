@@ -82,12 +82,12 @@
 #include <gpuscope/sort.h>
 #include <gpuscope/vec.h>
 
-#define ESTIMATE_WINDOW 16            /* places apart a first estimate pairs kernels */
-#define MODE_WIDTH_NS 50000           /* the width of a cluster of end differences */
-#define MATCH_CAP_NS 1000000          /* ends further apart are not one collective */
-#define P2P_CAP_NS 100000             /* peer kernels end within this of each other */
-#define P2P_SCAN 64                   /* neighbours looked at for a peer, each way */
-#define CLOCK_UNKNOWN (INT64_MAX / 4) /* the error of a clock no collective aligned */
+#define ESTIMATE_WINDOW 16             /* places apart a first estimate pairs kernels */
+#define MODE_WIDTH_NS 50000            /* the width of a cluster of end differences */
+#define MATCH_CAP_NS 1000000           /* ends further apart are not one collective */
+#define P2P_CAP_NS 100000              /* peer kernels end within this of each other */
+#define P2P_SCAN 64                    /* neighbours looked at for a peer, each way */
+#define CLOCK_UNKNOWN JA_CLOCK_UNKNOWN /* the error of a clock no collective aligned */
 #define FIT_ROUNDS 2
 #define OUTLIER_SIGMAS 5.0 /* a fit's outliers lie further from it */
 #define MIN_SPREAD_NS 1000 /* ... and at least this far */
@@ -208,8 +208,7 @@ static const struct ja_domain *dom_of(const struct gs_job_analysis *ja, size_t r
 	return &ja->dom[ja->rank_dom[ri]];
 }
 
-/* What to add to rank ri's times for the common clock. */
-static int64_t shift_of(const struct gs_job_analysis *ja, size_t ri)
+int64_t ja_shift(const struct gs_job_analysis *ja, size_t ri)
 {
 	const struct gs_js_rank *r = ja->sums[ri];
 
@@ -227,6 +226,11 @@ static int64_t dom_err(const struct ja_domain *d)
 	default:
 		return 0;
 	}
+}
+
+int64_t ja_clock_err(const struct gs_job_analysis *ja, size_t ri)
+{
+	return dom_err(dom_of(ja, ri));
 }
 
 /* ---- communicators ---- */
@@ -439,7 +443,7 @@ static gs_status estimate_pair(const struct gs_job_analysis *ja, size_t da, size
 		b = &c->m[mb];
 		ra = rank_of(ja, a->ri);
 		rb = rank_of(ja, b->ri);
-		sa = shift_of(ja, a->ri);
+		sa = ja_shift(ja, a->ri);
 		sb = rb->clock ? rb->wall_offset_ns : 0;
 		seq = all_seq(c);
 		for (size_t x = 0; x < a->n && rc == GS_OK; x++) {
@@ -940,7 +944,7 @@ static gs_status match_all(struct gs_job_analysis *ja, struct comm_gaps *gaps)
 
 		memset(&gaps[ci], 0, sizeof(gaps[ci]));
 		for (size_t m = 0; m < c->n_m; m++) {
-			c->m[m].shift = shift_of(ja, c->m[m].ri);
+			c->m[m].shift = ja_shift(ja, c->m[m].ri);
 		}
 		c->first_coll = ja->n_coll;
 		c->n_coll = 0;

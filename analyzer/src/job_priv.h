@@ -204,6 +204,45 @@ enum ja_align {
 	JA_ALIGN_NONE = 2,        /* raw clocks */
 };
 
+/* One step number across the ranks that have it with GPU work
+ * (job_steps.c). Times of one rank are on its own clock; the span is on
+ * the clock group's aligned clock. */
+struct ja_step {
+	uint64_t number;
+	size_t ranks;     /* ranks with the step's GPU work */
+	bool analysed;    /* selected on every one of them */
+	bool partial;     /* partial on one of them */
+	int64_t v[3];     /* min, median (lower middle) and max of the ranks' step time */
+	size_t ri[3];     /* ... their ranks (index into ja->sums; ties: the lowest) */
+	bool slow;        /* the max is over 1.2x the median */
+	bool span_known;  /* the ranks share a clock group and its error is known */
+	int64_t span_ns;  /* first GPU start to last end over the ranks */
+	int64_t span_err; /* ... and the clocks' error on it */
+	size_t last_ri;   /* the rank that ended last (with span_known) */
+	int64_t last_ns;  /* ... how long after the median rank's end */
+	uint8_t cause;    /* the largest gap cause on the slowest rank; GS_GAP_CAUSE_COUNT */
+	int64_t cause_ns;
+	double eff_min; /* the lowest efficiency of the ranks with figures (NaN) */
+	size_t eff_ri;
+	size_t first; /* its entries in ja->step_at, by rank */
+};
+
+/* A rank's step in ja->step_at. */
+struct ja_step_at {
+	uint32_t ri; /* index into ja->sums */
+	uint32_t si; /* index into that summary's steps */
+};
+
+/* The rank that had the longest step most often among the analysed steps
+ * two or more ranks ran (with steps > 0). */
+struct ja_slow_steps {
+	size_t ri;
+	size_t steps;  /* the steps it was slowest in */
+	size_t of;     /* the analysed steps compared */
+	int64_t extra; /* over those: its step time beyond the median rank's */
+	int64_t total; /* the median step times of the steps compared, summed */
+};
+
 struct gs_job_analysis {
 	struct gs_js_rank **sums; /* per rank, in rank order (owned) */
 	size_t n_sums;
@@ -235,6 +274,12 @@ struct gs_job_analysis {
 	size_t n_findings;
 	int64_t wait_total;
 	int64_t longest_window;
+	struct ja_step *steps; /* by number */
+	size_t n_steps;
+	struct ja_step_at *step_at;
+	size_t n_step_at;
+	size_t step_ranks; /* ranks with steps */
+	struct ja_slow_steps slow_steps;
 	/* A partial job: fewer ranks than the traces say the job had. */
 	uint32_t world_size; /* the largest declared world or group size; 0 unknown */
 };
@@ -257,6 +302,15 @@ static inline const struct gs_js_kernel *coll_op(const struct gs_job_analysis *j
 {
 	return &coll_member(ja, x, p)->k[ja->slot[x->slot + p].k];
 }
+
+/* Steps matched across ranks by number (job_steps.c), after the clocks
+ * are aligned. */
+gs_status ja_steps(struct gs_job_analysis *ja);
+/* What to add to rank ri's times for its clock group's common clock, and
+ * the error of that clock (JA_CLOCK_UNKNOWN when no collective placed it). */
+int64_t ja_shift(const struct gs_job_analysis *ja, size_t ri);
+int64_t ja_clock_err(const struct gs_job_analysis *ja, size_t ri);
+#define JA_CLOCK_UNKNOWN (INT64_MAX / 4)
 
 /* A formatted string (malloc'd); NULL when out of memory. */
 char *ja_printf(const char *fmt, ...) GS_PRINTF(1, 2);

@@ -14,7 +14,8 @@
  * collective kernels in start order with what matching needs (arrival,
  * end, name, message size, the kind, group size and sequence number the
  * collective declares, the compute time before it on its GPU); the rank's
- * identity and clock (wall-clock offset, clock domain);
+ * identity and clock (wall-clock offset, clock domain); its steps (GPU
+ * window and the figures of each);
  * its totals (ops, dropped records, streams), its notes for the text
  * report and its load on the HTML page (ops and lanes drawn). About 100 bytes per GPU, 48 per collective kernel, plus the
  * strings.
@@ -66,6 +67,20 @@ struct gs_js_member {
 	struct gs_js_kernel *k;
 };
 
+/* One step of the rank (gpuscope/steps.h; times on its trace's clock),
+ * with the figures of its GPU of the longest step window where the rank's
+ * report has figures for the step (has_figures). */
+struct gs_js_step {
+	uint64_t number;
+	int64_t start_ns, end_ns; /* its GPU window; equal: no GPU work */
+	int64_t idle_ns;          /* with has_figures */
+	int64_t gap_cause_ns;
+	double efficiency; /* NaN when not available */
+	uint32_t device;
+	uint8_t selected, partial, has_figures;
+	uint8_t gap_cause; /* GS_GAP_CAUSE_COUNT: none */
+};
+
 /* A note of the text report: label ("caution", "warning", "note"). */
 struct gs_js_note {
 	uint32_t label;
@@ -91,6 +106,8 @@ struct gs_js_rank {
 	uint64_t n_m;
 	struct gs_js_note *notes;
 	uint64_t n_notes;
+	struct gs_js_step *steps; /* by host start, as the report's */
+	uint64_t n_steps;
 	char *pool; /* NUL-terminated strings; ids are offsets */
 	uint64_t pool_len, pool_cap;
 };

@@ -5,7 +5,7 @@
  * them, each rank's sections rendered on their own) equals the one
  * gs_report_write_json / _text / _html writes of the same job, byte for
  * byte; and a
- * summary holds exactly what its rank's collectives are.
+ * summary holds exactly what its rank's collectives and steps are.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -43,7 +43,8 @@ static int setup(void **state)
 	struct gs_bench_job_options o = {.ranks = RANKS,
 					 .ops_per_rank = 300,
 					 .straggler = 3,
-					 .threads = 1};
+					 .threads = 1,
+					 .steps = true};
 	struct gs_bench_job_summary sum;
 	struct gs_report_options ro = {0};
 
@@ -334,17 +335,35 @@ static void test_summary_content(void **state)
 	assert_int_equal(x->ops, n_ops);
 	assert_int_equal(x->n_m, 1);
 	assert_string_equal(gs_js_str(x, x->m[0].group), "0");
+	/* Those that start in the window: the steps but the first (warm-up). */
+	assert_true(r->window_from_steps);
+	assert_true(r->dev[0].b.window_start > ops[0].start_ns);
 	for (size_t i = 0; i < n_ops; i++)
-		colls += ops[i].kind == GS_OP_KERNEL && gs_trace_op_collective(r->t, &ops[i]);
+		colls += ops[i].kind == GS_OP_KERNEL && gs_trace_op_collective(r->t, &ops[i]) &&
+			 ops[i].start_ns >= r->dev[0].b.window_start &&
+			 ops[i].start_ns <= r->dev[0].b.window_end;
+	assert_true(colls > 0);
 	assert_int_equal(x->m[0].n, colls);
+	/* Its steps: the report's, with their GPU windows. */
+	assert_int_equal(x->n_steps, r->steps.n);
+	assert_true(x->n_steps >= 2);
+	for (size_t i = 0; i < x->n_steps; i++) {
+		assert_int_equal(x->steps[i].number, r->steps.steps[i].number);
+		assert_int_equal(x->steps[i].start_ns, r->steps.steps[i].gpu_start_ns);
+		assert_int_equal(x->steps[i].end_ns, r->steps.steps[i].gpu_end_ns);
+		assert_int_equal(x->steps[i].selected, r->steps.steps[i].selected);
+	}
+	assert_false(x->steps[0].selected);
 	for (size_t k = 1; k < x->m[0].n; k++)
 		assert_true(x->m[0].k[k - 1].start_ns <= x->m[0].k[k].start_ns);
 	assert_string_equal(gs_js_str(x, x->m[0].k[0].name), "allreduce");
 	/* 2^23 Float elements. */
 	assert_int_equal(x->m[0].k[0].bytes, 4 * (1 << 23));
-	/* Its load on the HTML page: the ops of its one device; a lane per
-	 * stream with ops, twice (actual and ideal), and the band. */
-	assert_int_equal(x->html_ops, n_ops);
+	/* Its load on the HTML page: the ops of its one device in the
+	 * window; a lane per stream with ops, twice (actual and ideal), and
+	 * the band. */
+	assert_int_equal(x->html_ops, r->dev[0].ops);
+	assert_true(r->dev[0].ops < n_ops);
 	assert_int_equal(x->html_lanes, 2 * r->dev[0].n_streams + 1);
 	gs_js_free(x);
 }
