@@ -337,8 +337,15 @@ const char *gs_report_steps_text(const struct gs_report *r, char *buf, size_t si
 		snprintf(buf + len, size - len, "; step %llu partial, left out",
 			 (unsigned long long)s->steps[s->n - 1].number);
 	len = strlen(buf);
-	if (r->window_from_steps)
-		snprintf(buf + len, size - len, "; --step all or --step none for more");
+	if (r->window_from_steps) {
+		size_t with_work = 0;
+
+		for (size_t i = 0; i < s->n; i++)
+			with_work += s->steps[i].gpu_end_ns > s->steps[i].gpu_start_ns;
+		snprintf(buf + len, size - len, "%s",
+			 s->n_selected < with_work ? "; --step all or --step none for more" :
+						     "; --step none for the whole trace");
+	}
 	return buf;
 }
 
