@@ -174,12 +174,41 @@ static size_t thread_slot(struct gs_op_index *ix, struct gs_u64map *map, size_t 
 	return ix->n_threads++;
 }
 
+/* The label of (kind, name), through a direct-mapped cache in front of the
+ * map (names repeat); added when new. OI_NONE without memory. */
+struct label_memo {
+	uint64_t key;
+	uint32_t label;
+};
+
+static uint32_t label_of(struct gs_op_index *ix, struct gs_u64map *labels, size_t *cap,
+			 struct label_memo *memo, const struct gs_range *r)
+{
+	uint64_t key = (uint64_t)r->kind << 32 | r->name, v;
+	struct label_memo *m = &memo[(key * 0x9e3779b97f4a7c15ull) >> 54];
+
+	if (m->label != OI_NONE && m->key == key)
+		return m->label;
+	if (!gs_u64map_get(labels, key, &v)) {
+		v = ix->n_labels;
+		if (gs_vec_grow((void **)&ix->labels, cap, ix->n_labels + 1, sizeof(*ix->labels)) !=
+			    GS_OK ||
+		    gs_u64map_put(labels, key, v, false) != GS_OK)
+			return OI_NONE;
+		ix->labels[ix->n_labels++] = (struct oi_label){.name = r->name, .kind = r->kind};
+	}
+	*m = (struct label_memo){.key = key, .label = (uint32_t)v};
+	return (uint32_t)v;
+}
+
 /*
  * The candidates of the trace at the level, with their labels, grouped by
  * thread (ix->threads in (pid, tid) order, `first` the group's start in the
- * candidates while building) and each group sorted by cmp_cand. The ranges
- * of a finished trace come by start, so a stable scatter by thread leaves
- * each group nearly sorted.
+ * candidates while building) and each group sorted by cmp_cand. Two passes
+ * over the ranges: the first finds each candidate's thread and counts the
+ * groups, the second writes each candidate in its group's place. The
+ * ranges of a finished trace come by start, so each group comes nearly
+ * sorted.
  */
 static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 			       struct oi_cand **out)
@@ -187,71 +216,63 @@ static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 	size_t nr, n = 0, cap_labels = 0, cap_threads = 0, last = SIZE_MAX;
 	const struct gs_range *r = gs_trace_ranges(t, &nr);
 	struct name_memo *memo = malloc(1024 * sizeof(*memo));
+	struct label_memo *lmemo = malloc(1024 * sizeof(*lmemo));
 	struct gs_u64map labels = {0}, threads = {0};
 	uint32_t *th_of = NULL, *remap = NULL;
+	int8_t *tier = NULL;
 	struct oi_cand *c = NULL;
 	gs_status rc = GS_OK;
 
 	*out = NULL;
-	if (!memo)
-		return gs_nomem();
-	for (size_t i = 0; i < 1024; i++)
-		memo[i].name = GS_NO_STRING;
-	for (size_t i = 0; i < nr; i++)
-		n += tier_of(t, memo, ix->level, &r[i]) >= 0;
-	if (!n) {
-		free(memo);
-		return GS_OK;
+	if (!memo || !lmemo) {
+		rc = gs_nomem();
+		goto out;
 	}
-	c = malloc(n * sizeof(*c));
+	for (size_t i = 0; i < 1024; i++) {
+		memo[i].name = GS_NO_STRING;
+		lmemo[i].label = OI_NONE;
+	}
+	tier = malloc(nr ? nr : 1);
+	if (!tier) {
+		rc = gs_nomem();
+		goto out;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		tier[i] = (int8_t)tier_of(t, memo, ix->level, &r[i]);
+		n += tier[i] >= 0;
+	}
+	if (!n)
+		goto out;
 	th_of = malloc(n * sizeof(*th_of));
-	if (!c || !th_of || gs_u64map_reserve(&labels, 64) != GS_OK) {
+	if (!th_of || gs_u64map_reserve(&labels, 64) != GS_OK) {
 		rc = gs_nomem();
 		goto out;
 	}
 	n = 0;
-	for (size_t i = 0; i < nr && rc == GS_OK; i++) {
-		int tier = tier_of(t, memo, ix->level, &r[i]);
-		uint64_t key = (uint64_t)r[i].kind << 32 | r[i].name, v;
+	for (size_t i = 0; i < nr; i++) {
+		uint32_t v;
 
-		if (tier < 0)
+		if (tier[i] < 0)
 			continue;
-		if (!gs_u64map_get(&labels, key, &v)) {
-			v = ix->n_labels;
-			rc = gs_vec_grow((void **)&ix->labels, &cap_labels, ix->n_labels + 1,
-					 sizeof(*ix->labels));
-			if (rc == GS_OK)
-				rc = gs_u64map_put(&labels, key, v, false);
-			if (rc != GS_OK)
-				break;
-			ix->labels[ix->n_labels++] =
-				(struct oi_label){.name = r[i].name, .kind = r[i].kind};
-		}
-		ix->labels[v].total++;
+		v = label_of(ix, &labels, &cap_labels, lmemo, &r[i]);
 		if (last == SIZE_MAX || ix->threads[last].pid != r[i].pid ||
 		    ix->threads[last].tid != r[i].tid)
 			last = thread_slot(ix, &threads, &cap_threads, r[i].pid, r[i].tid);
-		if (last == SIZE_MAX) {
+		if (v == OI_NONE || last == SIZE_MAX) {
 			rc = gs_nomem();
-			break;
+			goto out;
 		}
+		ix->labels[v].total++;
 		ix->threads[last].n++;
-		th_of[n] = (uint32_t)last;
-		c[n++] = (struct oi_cand){.start = r[i].start_ns,
-					  .end = r[i].end_ns,
-					  .range = (uint32_t)i,
-					  .label = (uint32_t)v,
-					  .tier = (uint8_t)tier,
-					  .kind = r[i].kind};
+		th_of[n++] = (uint32_t)last;
 	}
-	if (rc != GS_OK)
-		goto out;
 	/* threads in (pid, tid) order; `first` numbers them before the sort */
 	for (size_t k = 0; k < ix->n_threads; k++)
 		ix->threads[k].first = k;
 	qsort(ix->threads, ix->n_threads, sizeof(*ix->threads), cmp_thread);
 	remap = malloc(ix->n_threads * sizeof(*remap));
-	if (!remap) {
+	c = malloc(n * sizeof(*c));
+	if (!remap || !c) {
 		rc = gs_nomem();
 		goto out;
 	}
@@ -259,23 +280,21 @@ static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 		remap[ix->threads[k].first] = (uint32_t)k;
 		ix->threads[k].first = pos;
 		pos += ix->threads[k].n;
+		ix->threads[k].n = 0;
 	}
-	{
-		struct oi_cand *g = malloc(n * sizeof(*g));
+	for (size_t i = 0, j = 0; i < nr; i++) {
+		struct oi_thread *th;
 
-		if (!g) {
-			rc = gs_nomem();
-			goto out;
-		}
-		for (size_t k = 0; k < ix->n_threads; k++)
-			ix->threads[k].n = 0;
-		for (size_t i = 0; i < n; i++) {
-			struct oi_thread *th = &ix->threads[remap[th_of[i]]];
-
-			g[th->first + th->n++] = c[i];
-		}
-		free(c);
-		c = g;
+		if (tier[i] < 0)
+			continue;
+		th = &ix->threads[remap[th_of[j++]]];
+		c[th->first + th->n++] =
+			(struct oi_cand){.start = r[i].start_ns,
+					 .end = r[i].end_ns,
+					 .range = (uint32_t)i,
+					 .label = label_of(ix, &labels, &cap_labels, lmemo, &r[i]),
+					 .tier = (uint8_t)tier[i],
+					 .kind = r[i].kind};
 	}
 	for (size_t k = 0; k < ix->n_threads; k++)
 		gs_sort(c + ix->threads[k].first, ix->threads[k].n, sizeof(*c), cmp_cand);
@@ -286,7 +305,9 @@ out:
 	free(c);
 	free(th_of);
 	free(remap);
+	free(tier);
 	free(memo);
+	free(lmemo);
 	gs_u64map_fini(&labels);
 	gs_u64map_fini(&threads);
 	return rc;

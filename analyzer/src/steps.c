@@ -207,6 +207,22 @@ static struct gs_step *step_at(struct gs_steps *s, const bool *any, int64_t pid,
 	return NULL;
 }
 
+/* The index of pid in the n sorted pids, n when absent. */
+static size_t pid_at(const int64_t *pids, size_t n, int64_t pid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pids[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && pids[lo] == pid ? lo : n;
+}
+
 /* Per step: whether its marker's process launched no GPU op of the trace
  * (a profiler may record its step ranges under another pid than the
  * work's: a process id namespace); such a step takes the launches of every
@@ -214,36 +230,39 @@ static struct gs_step *step_at(struct gs_steps *s, const bool *any, int64_t pid,
 static bool *steps_of_any_process(const struct gs_steps *s, size_t n_ops, const uint32_t *launch,
 				  size_t n_launch, const struct gs_api_call *api, size_t n_api)
 {
-	int64_t *pids = malloc((n_ops ? n_ops : 1) * sizeof(*pids));
+	/* The steps' processes (few), each with whether it launched. */
+	int64_t *pids = malloc((s->n ? s->n : 1) * sizeof(*pids));
+	bool *launched = calloc(s->n ? s->n : 1, sizeof(*launched));
 	bool *any = calloc(s->n ? s->n : 1, sizeof(*any));
-	size_t n = 0, u = 0;
+	size_t u = 0;
 
-	if (!pids || !any) {
+	if (!pids || !launched || !any) {
 		free(pids);
+		free(launched);
 		free(any);
 		return NULL;
 	}
-	for (size_t o = 0; o < n_ops && o < n_launch; o++)
-		if (launch[o] < n_api)
-			pids[n++] = api[launch[o]].pid;
-	gs_sort_by_i64(pids, n, sizeof(*pids));
-	for (size_t i = 0; i < n; i++)
-		if (!u || pids[u - 1] != pids[i])
-			pids[u++] = pids[i];
-	for (size_t k = 0; k < s->n; k++) {
-		size_t lo = 0, hi = u;
+	for (size_t k = 0; k < s->n; k++)
+		pids[k] = s->steps[k].pid;
+	gs_sort_by_i64(pids, s->n, sizeof(*pids));
+	for (size_t k = 0; k < s->n; k++)
+		if (!u || pids[u - 1] != pids[k])
+			pids[u++] = pids[k];
+	for (size_t o = 0, left = u; o < n_ops && o < n_launch && left; o++) {
+		size_t at;
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (pids[mid] < s->steps[k].pid)
-				lo = mid + 1;
-			else
-				hi = mid;
+		if (launch[o] >= n_api)
+			continue;
+		at = pid_at(pids, u, api[launch[o]].pid);
+		if (at < u && !launched[at]) {
+			launched[at] = true;
+			left--;
 		}
-		any[k] = lo == u || pids[lo] != s->steps[k].pid;
 	}
+	for (size_t k = 0; k < s->n; k++)
+		any[k] = !launched[pid_at(pids, u, s->steps[k].pid)];
 	free(pids);
+	free(launched);
 	return any;
 }
 
