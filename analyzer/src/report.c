@@ -591,6 +591,51 @@ static gs_status dev_replay(const struct gs_report *r, struct gs_report_device *
 	return st;
 }
 
+/*
+ * The operator tables of every device, before the devices' other analyses,
+ * so that the operator index's memory goes back before theirs: each over
+ * its device's window, the one its breakdown takes (--window or the steps'
+ * span, else from its first op start to its last op end).
+ */
+static gs_status all_operators(struct gs_report *r)
+{
+	size_t n_ops;
+	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+	gs_status st = gs_op_index_build(r->t, r->op_level, &r->op_index);
+
+	for (size_t i = 0; st == GS_OK && i < r->n_dev; i++) {
+		struct gs_report_device *d = &r->dev[i];
+		int64_t lo = r->window.start_ns, hi = r->window.end_ns;
+
+		if (!r->window_set) {
+			struct gs_op_range *rg = NULL;
+			size_t nr = 0;
+			bool any = false;
+
+			st = gs_device_op_ranges(r->t, d->device, &rg, &nr);
+			for (size_t k = 0; st == GS_OK && k < nr; k++)
+				for (size_t o = rg[k].first; o < rg[k].first + rg[k].count; o++) {
+					if (!any || ops[o].start_ns < lo)
+						lo = ops[o].start_ns;
+					if (!any || ops[o].end_ns > hi)
+						hi = ops[o].end_ns;
+					any = true;
+				}
+			free(rg);
+			if (!any)
+				lo = hi = 0;
+		}
+		if (st == GS_OK)
+			st = gs_operators_compute(r->t, r->op_index, d->device, lo, hi,
+						  r->g ? r->g->launch : NULL, &d->operators);
+		if (st != GS_OK)
+			gs_error_append("device %u: operators", d->device);
+	}
+	gs_op_index_destroy(r->op_index);
+	r->op_index = NULL;
+	return st;
+}
+
 static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 {
 	const struct gs_window *win = r->window_set ? &r->window : NULL;
@@ -634,11 +679,6 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 		st = gs_measures_compute_max(r->t, d->device, w.start, w.end,
 					     r->g ? r->g->launch : NULL, r->max_annotation_pieces,
 					     &d->measures);
-	if (st == GS_OK && !r->op_index)
-		st = gs_op_index_build(r->t, r->op_level, &r->op_index);
-	if (st == GS_OK)
-		st = gs_operators_compute(r->t, r->op_index, d->device, w.start, w.end,
-					  r->g ? r->g->launch : NULL, &d->operators);
 	if (st != GS_OK)
 		return st;
 
@@ -1012,6 +1052,8 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 		if (st != GS_OK)
 			gs_error_append("waits");
 	}
+	if (st == GS_OK)
+		st = all_operators(r);
 	for (i = 0; st == GS_OK && i < r->n_dev; i++) {
 		st = dev_build(r, &r->dev[i]);
 		if (st == GS_OK)
@@ -1021,8 +1063,6 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 	 * the devices' breakdowns only: its memory goes back before the rest. */
 	gs_breakdown_cache_destroy(r->bd_cache);
 	r->bd_cache = NULL;
-	gs_op_index_destroy(r->op_index); /* likewise */
-	r->op_index = NULL;
 	if (st == GS_OK)
 		st = assign_waits(r);
 	for (i = 0; st == GS_OK && i < r->n_dev; i++)
