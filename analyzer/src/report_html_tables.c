@@ -58,7 +58,8 @@ static const char *eff_note(const struct gs_report_device *d)
 }
 
 /* Every step: a bar of its GPU time beside its figures (analysed steps
- * bold). Names and numbers only: nothing from the trace is written raw. */
+ * bold), under where the steps came from. Names and numbers only: nothing
+ * from the trace is written raw. */
 void gs_report_html_steps(struct hw *w, const struct gs_report_device *d, size_t di)
 {
 	const struct gs_steps *s = &w->r->steps;
@@ -69,8 +70,10 @@ void gs_report_html_steps(struct hw *w, const struct gs_report_device *d, size_t
 	for (size_t i = 0; i < s->n; i++)
 		if (d->step_stats[i].has && d->step_stats[i].window_ns > longest)
 			longest = d->step_stats[i].window_ns;
+	gs_out_puts(&w->o, "<h3>Steps</h3>\n<p class=\"meta\">from ");
+	h_text(w, s->source, 0);
 	gs_out_printf(&w->o,
-		      "<h3>Steps</h3>\n<table class=\"tbl\" id=\"steps-%zu\"><thead><tr>"
+		      "</p>\n<table class=\"tbl\" id=\"steps-%zu\"><thead><tr>"
 		      "<th>step</th><th>GPU time</th><th></th><th>kernel</th><th>copy</th>"
 		      "<th>sync</th><th>idle</th><th>efficiency</th><th>largest cause of the "
 		      "gap</th></tr></thead><tbody>\n",

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Steps (gpuscope/steps.h): the marker ranges, deduplicated (the profiler
- * may write a step's range twice: once as an annotation, once as an
- * operator), their GPU windows, the partial last step and the selection.
+ * Steps (gpuscope/steps.h): the marker ranges (else the repeated top-level
+ * annotation, steps_repeat.c), deduplicated (the profiler may write a
+ * step's range twice: once as an annotation, once as an operator), their
+ * GPU windows, the partial last step and the selection.
  */
 #include "analyzer_priv.h"
+#include "steps_priv.h"
 
 #include <gpuscope/sort.h>
 #include <gpuscope/steps.h>
@@ -162,6 +164,21 @@ static gs_status collect(const struct gs_trace *t, const struct gs_step_options 
 						   .host_start_ns = r[i].start_ns,
 						   .host_end_ns = r[i].end_ns};
 	}
+	if (!n && !o->marker) {
+		/* Neither: the repeated top-level annotation, if any. Its
+		 * ranges never overlap, so equal numbers are no duplicates:
+		 * then the names do not number the steps. */
+		st = gs_steps_repeated(t, o, out->steps, &n, &out->source_buf);
+		if (st)
+			goto done;
+		for (i = 0; i < n && numbered; i++)
+			numbered = first_number(gs_trace_string(t, out->steps[i].name),
+						&out->steps[i].number);
+		gs_sort(out->steps, n, sizeof(*out->steps), cmp_number);
+		for (i = 1; i < n && numbered; i++)
+			numbered = out->steps[i].number != out->steps[i - 1].number ||
+				   out->steps[i].pid != out->steps[i - 1].pid;
+	}
 	if (numbered && n) {
 		/* One step per (process, number): the longest range. */
 		gs_sort(out->steps, n, sizeof(*out->steps), cmp_number);
@@ -176,7 +193,9 @@ static gs_status collect(const struct gs_trace *t, const struct gs_step_options 
 		for (i = 0; i < n; i++)
 			out->steps[i].number = i + 1;
 	out->n = n;
-	out->source = o->marker ? "ranges matching --step-marker" : "ProfilerStep#N ranges";
+	out->source = out->source_buf ? out->source_buf :
+		      o->marker       ? "ranges matching --step-marker" :
+					"ProfilerStep#N ranges";
 done:
 	if (o->marker)
 		regfree(&re);
@@ -482,9 +501,10 @@ gs_status gs_steps_find(const struct gs_trace *t, const struct gs_step_options *
 		list_numbers(out, have, sizeof(have));
 		if (!out->n)
 			gs_error_append("--step %s: the trace marks no steps (%s)", asked,
-					o->marker ? "no range matches --step-marker" :
-						    "no ProfilerStep#N ranges; --step-marker REGEX "
-						    "names NVTX ones");
+					o->marker ?
+						"no range matches --step-marker" :
+						"no ProfilerStep#N ranges nor a repeated top-level "
+						"range; --step-marker REGEX names NVTX ones");
 		else
 			gs_error_append("--step %s: no such step with GPU work (the trace has "
 					"steps %s)",
@@ -500,5 +520,6 @@ void gs_steps_fini(struct gs_steps *s)
 	if (!s)
 		return;
 	free(s->steps);
+	free(s->source_buf);
 	memset(s, 0, sizeof(*s));
 }

@@ -470,3 +470,94 @@ int nsys_build_job(const char *path, const struct nsb_job *o)
 		rc = nsb_job_process(db, o, p);
 	return nsb_end(db, path, rc);
 }
+
+/* ---- NVTX ranges and the ops they launch ---- */
+
+/* StringIds: 1 and 2 the calls, then each op's name (op k: 3 + k). */
+static const char *const nsb_nvtx_strings =
+	"INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'),"
+	" (2, 'cudaMemcpyAsync_v3020');";
+
+static int nsb_nvtx_op(sqlite3 *db, const struct nsb_op *o, int k)
+{
+	long long gpid = NSB_GPID(NSB_PID_A), corr = k + 1;
+	int name = 3 + k;
+
+	if (nsb_execf(db, "INSERT INTO StringIds VALUES (%d, '%s');", name, o->name))
+		return -1;
+	if (o->call >= 0 &&
+	    nsb_execf(db,
+		      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass,"
+		      " globalTid, correlationId, nameId, returnValue) VALUES"
+		      " (%lld, %lld, 0, %lld, %lld, %d, 0);",
+		      o->call, o->call + NSB_CALL_NS, NSB_GTID(NSB_PID_A, o->tid), corr,
+		      o->copy ? 2 : 1))
+		return -1;
+	if (o->copy)
+		return nsb_execf(db,
+				 "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId,"
+				 " contextId, streamId, correlationId, globalPid, bytes, copyKind,"
+				 " srcKind, dstKind, srcDeviceId, srcContextId, dstDeviceId,"
+				 " dstContextId, migrationCause) VALUES (%lld, %lld, %d, %d, %d,"
+				 " %lld, %lld, 4096, 1, 1, 2, NULL, NULL, %d, %d, 0);",
+				 o->start, o->end, NSB_DEV_A, NSB_CTX, NSB_STREAM_2, corr, gpid,
+				 NSB_DEV_A, NSB_CTX);
+	return nsb_execf(
+		db,
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId,"
+		" streamId, correlationId, globalPid, demangledName, shortName, mangledName,"
+		" launchType, cacheConfig, registersPerThread, gridX, gridY, gridZ, blockX,"
+		" blockY, blockZ, staticSharedMemory, dynamicSharedMemory,"
+		" localMemoryPerThread, localMemoryTotal, gridId, sharedMemoryExecuted,"
+		" sharedMemoryLimitConfig) VALUES"
+		" (%lld, %lld, %d, %d, %d, %lld, %lld, %d, %d, %d, 0, 0, 32, 132, 1, 1, 256, 1,"
+		"  1, 0, 0, 0, 0, %lld, 0, 0);",
+		o->start, o->end, NSB_DEV_A, NSB_CTX, NSB_STREAM_1, corr, gpid, name, name, name,
+		corr);
+}
+
+int nsys_build_nvtx(const char *path, const struct nsb_nvtx *ranges, int n_ranges,
+		    const struct nsb_op *ops, int n_ops)
+{
+	sqlite3 *db = NULL;
+	int rc = nsb_begin(path, nsb_nvtx_strings, &db);
+
+	if (!db)
+		return -1;
+	if (!rc)
+		rc = nsb_execf(
+			db,
+			"INSERT INTO META_DATA_EXPORT VALUES"
+			" ('EXPORT_PRODUCT_NAME', 'NVIDIA Nsight Systems'),"
+			" ('EXPORT_SCHEMA_VERSION', '3.13.2');"
+			"INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES"
+			" (281474976710656, 'Local (CLI)', 'Hostname', 619, 'gpunode1');"
+			"INSERT INTO TARGET_INFO_GPU (vmId, id, name, busLocation, totalMemory,"
+			" smCount, uuid, cuDevice, asyncEngines, computeMajor, computeMinor) VALUES"
+			" (281474976710656, %d, 'NVIDIA H100 80GB HBM3', '0000:18:00.0', 85045231616,"
+			"  132, 'a1d3c5e7-0000-4000-8000-000000000000', %d, 3, 9, 0);"
+			"CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER,"
+			" eventType INTEGER NOT NULL, rangeId INTEGER, category INTEGER,"
+			" color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER,"
+			" textId INTEGER REFERENCES StringIds(id), domainId INTEGER,"
+			" uint64Value INTEGER, int64Value INTEGER, doubleValue REAL,"
+			" uint32Value INTEGER, int32Value INTEGER, floatValue REAL,"
+			" jsonTextId INTEGER, jsonText TEXT);"
+			"INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (%d, 0, 1, %d, %d, 0, 2),"
+			" (%d, 0, 1, %d, %d, 0, 2);"
+			"INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO VALUES"
+			" (%d, 0, 1, %d, %d, %d, NULL, 0);"
+			"INSERT INTO PROCESSES VALUES (%lld, %d, 'nvtx');",
+			NSB_DEV_A, NSB_DEV_A, NSB_STREAM_1, NSB_PID_A, NSB_CTX, NSB_STREAM_2,
+			NSB_PID_A, NSB_CTX, NSB_NULL_STREAM, NSB_PID_A, NSB_DEV_A, NSB_CTX,
+			NSB_GPID(NSB_PID_A), NSB_PID_A);
+	for (int i = 0; !rc && i < n_ranges; i++) /* 59: push/pop, 60: start/end */
+		rc = nsb_execf(db,
+			       "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid,"
+			       " domainId) VALUES (%lld, %lld, %d, '%s', %lld, 0);",
+			       ranges[i].start, ranges[i].end, ranges[i].start_end ? 60 : 59,
+			       ranges[i].name, NSB_GTID(NSB_PID_A, ranges[i].tid));
+	for (int k = 0; !rc && k < n_ops; k++)
+		rc = nsb_nvtx_op(db, &ops[k], k);
+	return nsb_end(db, path, rc);
+}

@@ -141,4 +141,34 @@ long long nsb_job_end(const struct nsb_job *o, int j);
 
 int nsys_build_job(const char *path, const struct nsb_job *o);
 
+/*
+ * One process (pid NSB_PID_A, GPU NSB_DEV_A, context NSB_CTX) whose
+ * threads push and pop NVTX ranges and launch GPU ops, as listed: an
+ * export for the tests of what host ranges do. Each op is a kernel on
+ * NSB_STREAM_1 or a 4 KiB pinned-to-device copy on NSB_STREAM_2, launched
+ * by a cudaLaunchKernel / cudaMemcpyAsync of thread tid at call (lasting
+ * NSB_CALL_NS), or by no runtime call at all (`call` < 0). Names (no
+ * quotes in them) go through StringIds (kernels, calls) and the NVTX text
+ * column. Times in ns, as written.
+ */
+#define NSB_CALL_NS 2
+
+struct nsb_nvtx {
+	long long tid;
+	const char *name;
+	long long start, end;
+	bool start_end; /* a start/end range (may cross others), else push/pop */
+};
+
+struct nsb_op {
+	long long tid;
+	long long call; /* < 0: no runtime call */
+	bool copy;
+	const char *name;
+	long long start, end;
+};
+
+int nsys_build_nvtx(const char *path, const struct nsb_nvtx *ranges, int n_ranges,
+		    const struct nsb_op *ops, int n_ops);
+
 #endif

@@ -6,8 +6,10 @@
  * goes to its own thread's), an op launched outside every operator, an op
  * with no launch call, an operator that launched nothing; the module level
  * (nn.Module python_function, else the outermost user annotation that is
- * not ProfilerStep#N); the window; and the report's JSON. Every number is
- * worked out by hand.
+ * not ProfilerStep#N); the window; and the report's JSON. Then NVTX ranges
+ * as the operators of a .gscope file and of an Nsight export built from
+ * the same list (sink_build.h, nsys_build.h). Every number is worked out
+ * by hand.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,7 +24,10 @@
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
 
-#define US 1000
+#include "nsys_build.h"
+#include "sink_build.h"
+
+#define US 1000LL
 
 /* Thread 10: aten::linear [100, 200) holds aten::addmm [110, 150), which
  * launches gemm (10 us) at 120 and a memset (2 us) at 130; linear launches
@@ -298,12 +303,229 @@ static void test_report_json(void **state)
 	gs_trace_destroy(t);
 }
 
+/* ---- NVTX ranges as operators: a .gscope file and an Nsight export ------ */
+
+#define NV_T0 1000000000LL /* 1 s, in ns */
+
+/*
+ * NVTX ranges (times in us after NV_T0). Thread 1: train [0, 1000) holds
+ * forward [100, 400), which holds linear [150, 250); two more linear
+ * [500, 600) and [800, 850) (the last launches nothing); block [1200,
+ * 1500) holds a block [1250, 1300); a [2000, 2100) and b [2000, 2050)
+ * start together (b, the shorter, is the inner); x [3000, 3100) and y
+ * [3050, 3200) cross (start/end ranges can). Thread 2: loader [50, 300),
+ * over thread 1's ranges in time.
+ */
+static const struct nsb_nvtx nv_ranges[] = {
+	{1, "train", 0, 1000, false},    {1, "forward", 100, 400, false},
+	{1, "linear", 150, 250, false},  {1, "linear", 500, 600, false},
+	{1, "linear", 800, 850, false},  {1, "block", 1200, 1500, false},
+	{1, "block", 1250, 1300, false}, {1, "a", 2000, 2100, false},
+	{1, "b", 2000, 2050, false},     {2, "loader", 50, 300, false},
+	{1, "x", 3000, 3100, true},      {1, "y", 3050, 3200, true},
+};
+
+/* The ops, by their launch call (us after NV_T0) and where it lands:
+ * linear: gemm 10 and a copy 4, then gemm 10; forward: act 3 and fstart
+ * 13 (its call at forward's very start); train: upd 5; block: inner 6
+ * (the inner block) and outer 7 (the outer); b: kb 1; a: ka 8; loader:
+ * load 11 (thread 2's); outside: stray 2, edge 9 (its call where a
+ * ends), t2out 12 (thread 2 past loader); x: kx 2; y (the later start
+ * while both are open): ky1 3 and ky2 4; orphan 20 has no call. */
+static const struct nsb_op nv_ops[] = {
+	{1, 160, false, "gemm", 5000, 5010},   {1, 200, true, "copy", 5000, 5004},
+	{1, 300, false, "act", 5010, 5013},    {1, 510, false, "gemm", 5020, 5030},
+	{1, 700, false, "upd", 5030, 5035},    {1, 1100, false, "stray", 5040, 5042},
+	{1, 1260, false, "inner", 5050, 5056}, {1, 1400, false, "outer", 5060, 5067},
+	{1, 2010, false, "kb", 5070, 5071},    {1, 2060, false, "ka", 5080, 5088},
+	{1, 2100, false, "edge", 5090, 5099},  {2, 120, false, "load", 5100, 5111},
+	{2, 400, false, "t2out", 5120, 5132},  {1, 100, false, "fstart", 5140, 5153},
+	{1, -1, false, "orphan", 5160, 5180},  {1, 3020, false, "kx", 5200, 5202},
+	{1, 3070, false, "ky1", 5210, 5213},   {1, 3150, false, "ky2", 5220, 5224},
+};
+
+#define NV_N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static long long nv_ns(long long us)
+{
+	return NV_T0 + us * US;
+}
+
+static void fill_nvtx(struct sb *b, void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < NV_N(nv_ranges); i++)
+		sb_range(b, nv_ranges[i].tid, GS_RANGE_NVTX, nv_ranges[i].name,
+			 nv_ns(nv_ranges[i].start), nv_ns(nv_ranges[i].end));
+	for (int i = 0; i < NV_N(nv_ops); i++) {
+		const struct nsb_op *o = &nv_ops[i];
+
+		sb_op(b, o->tid, o->call < 0 ? -1 : nv_ns(o->call), o->copy ? 1 : 0,
+		      o->copy ? GS_OP_MEMCPY : GS_OP_KERNEL, o->name, nv_ns(o->start),
+		      nv_ns(o->end));
+	}
+}
+
+static struct gs_trace *nsys_nvtx(void)
+{
+	struct nsb_nvtx r[NV_N(nv_ranges)];
+	struct nsb_op o[NV_N(nv_ops)];
+	char path[] = "/tmp/gs_ops_nvtx_XXXXXX";
+	int fd = mkstemp(path);
+	struct gs_trace *t = NULL;
+	enum gs_input_format fmt;
+
+	assert_true(fd >= 0);
+	close(fd);
+	for (int i = 0; i < NV_N(nv_ranges); i++) {
+		r[i] = nv_ranges[i];
+		r[i].start = nv_ns(r[i].start);
+		r[i].end = nv_ns(r[i].end);
+	}
+	for (int i = 0; i < NV_N(nv_ops); i++) {
+		o[i] = nv_ops[i];
+		o[i].call = o[i].call < 0 ? -1 : nv_ns(o[i].call);
+		o[i].start = nv_ns(o[i].start);
+		o[i].end = nv_ns(o[i].end);
+	}
+	assert_int_equal(nsys_build_nvtx(path, r, NV_N(r), o, NV_N(o)), 0);
+	assert_int_equal(gs_trace_load(path, NULL, &t, &fmt), GS_OK);
+	unlink(path);
+	assert_int_equal(fmt, GS_INPUT_NSYS);
+	return t;
+}
+
+/* The GPU time of the device's ops with a launch call, from the trace. */
+static int64_t launched_ns(const struct gs_trace *t, uint64_t *n)
+{
+	size_t n_ops, n_launch, n_calls;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	const uint32_t *launch = gs_trace_op_launches(t, &n_launch);
+	int64_t ns = 0;
+
+	gs_trace_api_calls(t, &n_calls);
+	*n = 0;
+	for (size_t i = 0; i < n_ops && i < n_launch; i++)
+		if (launch[i] < n_calls) {
+			ns += ops[i].end_ns - ops[i].start_ns;
+			(*n)++;
+		}
+	return ns;
+}
+
+/* The rows add up to the launched GPU time, each op counted once. */
+static void check_sums(const struct gs_trace *t, const struct gs_operators *o)
+{
+	uint64_t n_launched, ops = 0;
+	int64_t ns = 0, want = launched_ns(t, &n_launched);
+
+	for (size_t i = 0; i < o->n_rows; i++) {
+		ns += o->rows[i].ns;
+		ops += o->rows[i].kernels + o->rows[i].copies;
+		if (!o->rows[i].outside)
+			assert_int_equal(o->rows[i].source, GS_RANGE_NVTX);
+	}
+	assert_int_equal(ns, want);
+	assert_int_equal(ns, o->ns);
+	assert_int_equal(ops, n_launched);
+	assert_int_equal(ops, o->ops);
+}
+
+static void check_nvtx(struct gs_trace *t)
+{
+	struct gs_operators o;
+	int64_t first, last;
+
+	gs_trace_op_span(t, &first, &last);
+	compute(t, GS_OP_LEVEL_OPERATOR, first, last, &o);
+	assert_int_equal(o.ranges, 12);
+	assert_int_equal(o.ops, 17);
+	assert_int_equal(o.ns, 110 * US);
+	assert_int_equal(o.unlinked_ops, 1);
+	assert_int_equal(o.unlinked_ns, 20 * US);
+	assert_int_equal(o.n_rows, 10);
+	check_sums(t, &o);
+	/* each op at the innermost range open at its call */
+	check_row(t, &o, "linear", 2, 3, 2, 1, 20 * US, 4 * US);
+	check_row(t, &o, "forward", 1, 1, 2, 0, 16 * US, 0);
+	check_row(t, &o, "train", 1, 1, 1, 0, 5 * US, 0);
+	check_row(t, &o, "block", 2, 2, 2, 0, 13 * US, 0);
+	check_row(t, &o, "b", 1, 1, 1, 0, 1 * US, 0);
+	check_row(t, &o, "a", 1, 1, 1, 0, 8 * US, 0);
+	check_row(t, &o, "loader", 1, 1, 1, 0, 11 * US, 0);
+	check_row(t, &o, "x", 1, 1, 1, 0, 2 * US, 0);
+	check_row(t, &o, "y", 1, 1, 2, 0, 7 * US, 0);
+	check_row(t, &o, "", 0, 0, 3, 0, 23 * US, 0);
+	/* ranked by time: linear 24, outside 23, forward 16, block 13, ... */
+	assert_string_equal(gs_trace_string(t, o.rows[0].name), "linear");
+	assert_true(o.rows[1].outside);
+	assert_string_equal(gs_trace_string(t, o.rows[2].name), "forward");
+	assert_string_equal(gs_trace_string(t, o.rows[9].name), "b");
+	gs_operators_fini(&o);
+
+	/* module level: the outermost NVTX range (ky1's call: x, open since
+	 * earlier) */
+	compute(t, GS_OP_LEVEL_MODULE, first, last, &o);
+	assert_int_equal(o.ranges, 12);
+	assert_int_equal(o.n_rows, 7);
+	check_sums(t, &o);
+	check_row(t, &o, "train", 1, 1, 5, 1, 41 * US, 4 * US);
+	check_row(t, &o, "block", 1, 2, 2, 0, 13 * US, 0);
+	check_row(t, &o, "a", 1, 1, 2, 0, 9 * US, 0);
+	check_row(t, &o, "loader", 1, 1, 1, 0, 11 * US, 0);
+	check_row(t, &o, "x", 1, 1, 2, 0, 5 * US, 0);
+	check_row(t, &o, "y", 1, 1, 1, 0, 4 * US, 0);
+	check_row(t, &o, "", 0, 0, 3, 0, 23 * US, 0);
+	gs_operators_fini(&o);
+}
+
+/* The report's JSON of the same trace: the same sums. */
+static void check_nvtx_json(struct gs_trace *t)
+{
+	struct gs_report_options ro = {.steps = {.pick = GS_STEP_NONE}};
+	struct gs_report *r = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(gs_report_build(t, &ro, &r), GS_OK);
+	assert_int_equal(gs_report_write_json(f, r, NULL), GS_OK);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"gpu_ns\": 110000,"));
+	assert_non_null(strstr(buf, "\"unlinked_ops\": 1,"));
+	assert_non_null(strstr(buf, "\"name\": \"linear\",\n"));
+	free(buf);
+	gs_report_destroy(r);
+}
+
+static void test_nvtx_gscope(void **state)
+{
+	struct gs_trace *t = sb_gscope(fill_nvtx, NULL);
+
+	(void)state;
+	check_nvtx(t);
+	check_nvtx_json(t);
+	gs_trace_destroy(t);
+}
+
+static void test_nvtx_nsys(void **state)
+{
+	struct gs_trace *t = nsys_nvtx();
+
+	(void)state;
+	check_nvtx(t);
+	check_nvtx_json(t);
+	gs_trace_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_operator_level), cmocka_unit_test(test_module_level),
 		cmocka_unit_test(test_window),         cmocka_unit_test(test_no_ranges),
-		cmocka_unit_test(test_report_json),
+		cmocka_unit_test(test_report_json),    cmocka_unit_test(test_nvtx_gscope),
+		cmocka_unit_test(test_nvtx_nsys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

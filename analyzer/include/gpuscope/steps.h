@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Training or inference steps: the iterations a trace marks with host
- * ranges (the PyTorch profiler's ProfilerStep#N, or NVTX ranges whose name
- * matches a marker), each with the GPU window of the work launched inside
- * it, and which of them an analysis covers (docs/design.md, "Steps").
+ * ranges (the PyTorch profiler's ProfilerStep#N, NVTX ranges whose name
+ * matches a marker, else a repeated top-level annotation), each with the
+ * GPU window of the work launched inside it, and which of them an analysis
+ * covers (docs/design.md, "Steps").
  */
 #ifndef GPUSCOPE_STEPS_H
 #define GPUSCOPE_STEPS_H
@@ -50,7 +51,8 @@ struct gs_step_options {
 	uint8_t pick; /* enum gs_step_pick */
 	uint64_t first, last;
 	/* Extended regular expression over NVTX (and other host) range
-	 * names; NULL: ProfilerStep#N ranges. */
+	 * names; NULL: ProfilerStep#N ranges, else the repeated top-level
+	 * annotation. */
 	const char *marker;
 	/* Only ops of this device make the GPU windows (--device). */
 	bool has_device;
@@ -60,7 +62,12 @@ struct gs_step_options {
 struct gs_steps {
 	struct gs_step *steps; /* by host start */
 	size_t n;
-	const char *source; /* static: "ProfilerStep#N ranges", "ranges matching --step-marker" */
+	/* Where the steps came from: "ProfilerStep#N ranges", "ranges
+	 * matching --step-marker", or without either a repeated top-level
+	 * annotation: `repeated top-level range "train_step"` (the name with
+	 * each run of digits as N). Valid until gs_steps_fini. */
+	const char *source;
+	char *source_buf; /* owned: what source points to when it names a range */
 	/* The selection: the span of the selected steps' GPU windows
 	 * (window_set false when nothing is selected or no selected step
 	 * launched GPU work), and the steps left out by the default rule. */
@@ -77,9 +84,14 @@ gs_status gs_step_options_parse(const char *text, struct gs_step_options *out);
 
 /*
  * The steps of a finished trace and the selection by `o` (NULL: the
- * default). A --step N or A:B that names no step is an error listing the
- * steps there are. A marker that is no valid expression is an error.
- * O(R + N log S) for R ranges, N ops and S steps.
+ * default). The marker ranges: with o->marker the ranges it matches; else
+ * the ProfilerStep#N ranges; with none, the ranges of the repeated
+ * top-level annotation, when the trace has one (docs/design.md, "Steps").
+ * A --step N or A:B that names no step is an error listing the steps
+ * there are. A marker that is no valid expression is an error.
+ * O(R log R + N log S) for R ranges, N ops and S steps (S: with no
+ * ProfilerStep#N range nor marker, the top-level ranges of the repeated
+ * names).
  */
 gs_status gs_steps_find(const struct gs_trace *t, const struct gs_step_options *o,
 			struct gs_steps *out);
