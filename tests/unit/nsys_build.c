@@ -330,13 +330,14 @@ int nsys_build_2proc(const char *path)
 
 long long nsb_job_arrival(const struct nsb_job *o, int p, int j)
 {
-	long long a = j * NSB_JOB_PERIOD + ((j * 7 + p * 3) % 11) * 1000 + p;
+	long long a = (long long)j * NSB_JOB_PERIOD + (long long)((j * 7 + p * 3) % 11) * 1000 + p;
 
 	if (o->skew_ns > 0 && p == o->skew_proc && j == o->skew_index) {
 		long long latest = 0;
 
 		for (int q = 0; q < o->procs; q++) {
-			long long x = j * NSB_JOB_PERIOD + ((j * 7 + q * 3) % 11) * 1000 + q;
+			long long x = (long long)j * NSB_JOB_PERIOD +
+				      (long long)((j * 7 + q * 3) % 11) * 1000 + q;
 
 			if (q != p && x > latest)
 				latest = x;
@@ -381,7 +382,7 @@ static int nsb_job_kernel(sqlite3 *db, long long start, long long end, int dev, 
 
 static int nsb_job_process(sqlite3 *db, const struct nsb_job *o, int p)
 {
-	long long pid = 100ll * (p + 1), gpid = NSB_GPID(pid), gtid = NSB_GTID(pid, pid);
+	long long pid = 100LL * (p + 1), gpid = NSB_GPID(pid), gtid = NSB_GTID(pid, pid);
 	long long corr = 1, t0 = o->t0;
 
 	for (int j = 0; j < o->collectives; j++) {
