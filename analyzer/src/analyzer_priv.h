@@ -34,6 +34,10 @@ struct gs_breakdown_cache;
 gs_status gs_breakdown_cache_create(const struct gs_trace *t, const uint32_t *launch, bool keep,
 				    struct gs_breakdown_cache **out);
 void gs_breakdown_cache_destroy(struct gs_breakdown_cache *c);
+/* Keep each thread's flattened calls from one breakdown to the next (many
+ * breakdowns of one device, its steps'), or, turned off, free the kept
+ * ones. */
+void gs_breakdown_cache_keep(struct gs_breakdown_cache *c, bool keep);
 /* gs_host_ranges_compute over the cache's index of the trace's host
  * ranges (built when first needed). */
 gs_status gs_breakdown_cache_host_ranges(struct gs_breakdown_cache *c,
@@ -71,5 +75,9 @@ struct gs_op_range {
  */
 gs_status gs_device_op_ranges(const struct gs_trace *t, uint32_t device, struct gs_op_range **out,
 			      size_t *n);
+
+/* In a range of ops by start (a stream's), the first that starts at or
+ * after t; the range's end when none. O(log n). */
+size_t gs_op_range_first_at(const struct gs_op *ops, struct gs_op_range r, int64_t t);
 
 #endif /* GS_ANALYZER_PRIV_H */

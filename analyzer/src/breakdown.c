@@ -104,6 +104,12 @@ struct gs_breakdown_cache {
 	uint32_t *slot_of_name; /* per string id (+1 for ids out of range) */
 	size_t n_names;
 	struct gs_host_index *hix; /* the host ranges, built when first needed */
+	/* Per op, over its stream's ops up to it the latest end and from it
+	 * on the earliest start, counting a host-synchronous copy's call as
+	 * part of it: a window's ops found by binary searches (built at the
+	 * first breakdown over a window). */
+	int64_t *reach_end;
+	int64_t *reach_start;
 };
 
 gs_status gs_breakdown_cache_create(const struct gs_trace *t, const uint32_t *launch, bool keep,
@@ -124,6 +130,18 @@ gs_status gs_breakdown_cache_create(const struct gs_trace *t, const uint32_t *la
 	return GS_OK;
 }
 
+void gs_breakdown_cache_keep(struct gs_breakdown_cache *c, bool keep)
+{
+	if (!c)
+		return;
+	if (!keep)
+		for (size_t k = 0; c->pieces && k < c->n_threads; k++) {
+			free(c->pieces[k].p);
+			c->pieces[k] = (struct bd_pieces){0};
+		}
+	c->keep = keep;
+}
+
 void gs_breakdown_cache_destroy(struct gs_breakdown_cache *c)
 {
 	if (!c)
@@ -133,6 +151,8 @@ void gs_breakdown_cache_destroy(struct gs_breakdown_cache *c)
 	free(c->pieces);
 	free(c->slot_of_name);
 	gs_host_index_destroy(c->hix);
+	free(c->reach_end);
+	free(c->reach_start);
 	free(c);
 }
 
@@ -202,7 +222,8 @@ static void clip(const struct bd *b, struct ev_list *l)
 }
 
 /* A memcpy/memset whose launching call blocked the host until it was done. */
-static bool host_synchronous(const struct bd *b, const struct gs_op *op, uint32_t call)
+static bool host_synchronous(const struct gs_trace *t, const struct gs_api_call *calls,
+			     const struct gs_op *op, uint32_t call)
 {
 	const char *name;
 
@@ -210,13 +231,110 @@ static bool host_synchronous(const struct bd *b, const struct gs_op *op, uint32_
 		return true;
 	if (op->flags & GS_OPF_ASYNC)
 		return false;
-	name = gs_trace_string(b->t, b->calls[call].name);
+	name = gs_trace_string(t, calls[call].name);
 	return !gs_api_name_is_async(name, strlen(name));
 }
 
 static uint32_t launch_of(const struct bd *b, size_t op)
 {
 	return b->cache->launch ? b->cache->launch[op] : GS_NO_INDEX;
+}
+
+/* The cache's reach arrays (struct gs_breakdown_cache), one pass over
+ * every stream's ops. */
+static gs_status reach_build(struct gs_breakdown_cache *c)
+{
+	size_t n_ops, n_calls, n_streams;
+	const struct gs_op *ops = gs_trace_ops(c->t, &n_ops);
+	const struct gs_api_call *calls = gs_trace_api_calls(c->t, &n_calls);
+
+	gs_trace_streams(c->t, &n_streams);
+	c->reach_end = malloc((n_ops ? n_ops : 1) * sizeof(*c->reach_end));
+	c->reach_start = malloc((n_ops ? n_ops : 1) * sizeof(*c->reach_start));
+	if (!c->reach_end || !c->reach_start) {
+		free(c->reach_end);
+		free(c->reach_start);
+		c->reach_end = c->reach_start = NULL;
+		return gs_nomem();
+	}
+	for (uint32_t st = 0; st < n_streams; st++) {
+		size_t first, count;
+		int64_t hi = INT64_MIN, lo = INT64_MAX;
+
+		gs_trace_stream_ops(c->t, st, &first, &count);
+		for (size_t i = first; i < first + count; i++) {
+			const struct gs_op *op = &ops[i];
+			uint32_t call = c->launch && op->kind != GS_OP_KERNEL && op->correlation ?
+						c->launch[i] :
+						GS_NO_INDEX;
+			int64_t e = op->end_ns;
+
+			if (call < n_calls && host_synchronous(c->t, calls, op, call) &&
+			    calls[call].end_ns > e)
+				e = calls[call].end_ns;
+			hi = e > hi ? e : hi;
+			c->reach_end[i] = hi;
+		}
+		for (size_t i = first + count; i-- > first;) {
+			const struct gs_op *op = &ops[i];
+			uint32_t call = c->launch && op->kind != GS_OP_KERNEL && op->correlation ?
+						c->launch[i] :
+						GS_NO_INDEX;
+			int64_t a = op->start_ns;
+
+			if (call < n_calls && host_synchronous(c->t, calls, op, call) &&
+			    calls[call].start_ns < a)
+				a = calls[call].start_ns;
+			lo = a < lo ? a : lo;
+			c->reach_start[i] = lo;
+		}
+	}
+	return GS_OK;
+}
+
+/*
+ * The ops of a device's stream range [first, first + count) that a window
+ * [w0, w1) needs: those whose interval (a host-synchronous copy's call
+ * included) can reach into it, and the earliest-starting ops from w1 on
+ * (the op that ends an idle gap at the window's end). Ops by start in a
+ * stream; reach_end grows and reach_start too, so binary searches.
+ */
+static void window_span(const struct gs_breakdown_cache *c, const struct gs_op *ops, size_t first,
+			size_t count, int64_t w0, int64_t w1, size_t *from, size_t *to)
+{
+	size_t lo = first, hi = first + count, a, z;
+
+	while (lo < hi) { /* the first whose reach ends after w0 */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->reach_end[mid] <= w0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	a = lo;
+	hi = first + count;
+	while (lo < hi) { /* the first reaching no earlier than w1 */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->reach_start[mid] < w1)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	z = lo;
+	/* the first starting at or after w1, and the ops that start with it */
+	lo = gs_op_range_first_at(ops, (struct gs_op_range){first, count}, w1);
+	if (lo < first + count) {
+		int64_t t = ops[lo].start_ns;
+
+		while (lo < first + count && ops[lo].start_ns == t)
+			lo++;
+	}
+	*from = a;
+	*to = z > lo ? z : lo;
+	if (*to < *from)
+		*to = *from;
 }
 
 static bool blocking_sync(const struct gs_sync *y)
@@ -240,6 +358,24 @@ static gs_status collect(struct bd *b, const struct gs_window *win, struct gs_br
 	int64_t lo = 0, hi = 0;
 	gs_status rc;
 
+	/* Over a window, with a cache the breakdowns share: only the ops the
+	 * window needs, found by binary searches per stream (the cost is the
+	 * window's). The ranges are narrowed in place. */
+	if (win && win->set && !b->own_cache) {
+		if (!b->cache->reach_end) {
+			rc = reach_build(b->cache);
+			if (rc)
+				return rc;
+		}
+		for (size_t r = 0; r < b->n_ranges; r++) {
+			size_t from, to;
+
+			window_span(b->cache, b->ops, b->ranges[r].first, b->ranges[r].count,
+				    win->start_ns, win->end_ns, &from, &to);
+			b->ranges[r].first = from;
+			b->ranges[r].count = to - from;
+		}
+	}
 	b->n_dev = 0;
 	for (size_t r = 0; r < b->n_ranges; r++)
 		b->n_dev += b->ranges[r].count;
@@ -265,7 +401,8 @@ static gs_status collect(struct bd *b, const struct gs_window *win, struct gs_br
 			if (!rc && op->kind != GS_OP_KERNEL && op->correlation) {
 				uint32_t call = launch_of(b, i);
 
-				if (call != GS_NO_INDEX && host_synchronous(b, op, call))
+				if (call != GS_NO_INDEX &&
+				    host_synchronous(b->t, b->calls, op, call))
 					rc = add_interval(&calls, b->calls[call].start_ns,
 							  b->calls[call].end_ns, GS_CAT_SYNC);
 			}

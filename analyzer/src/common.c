@@ -98,6 +98,21 @@ static int cmp_range(const void *pa, const void *pb)
 	return a->first < b->first ? -1 : a->first > b->first;
 }
 
+size_t gs_op_range_first_at(const struct gs_op *ops, struct gs_op_range r, int64_t t)
+{
+	size_t lo = r.first, hi = r.first + r.count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ops[mid].start_ns < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 gs_status gs_device_op_ranges(const struct gs_trace *t, uint32_t device, struct gs_op_range **out,
 			      size_t *n)
 {

@@ -899,66 +899,103 @@ static gs_status find_steps(struct gs_report *r, const struct gs_report_options 
 	return GS_OK;
 }
 
-/* Each step's figures on device d: its breakdown, schedules and the
- * largest cause of its gap, over the step's GPU window. */
+/* Step i's figures on device d: its breakdown, schedules and the largest
+ * cause of its gap, over the step's GPU window. */
+static gs_status step_figures(struct gs_report *r, struct gs_report_device *d, size_t i)
+{
+	const struct gs_step *stp = &r->steps.steps[i];
+	struct gs_report_step_stat *x = &d->step_stats[i];
+	struct gs_window w = {.set = true,
+			      .start_ns = stp->gpu_start_ns,
+			      .end_ns = stp->gpu_end_ns};
+	struct gs_breakdown b;
+	struct gs_schedule s;
+	struct gs_gap gap;
+	gs_status st;
+
+	st = gs_breakdown_compute_cached(r->t, d->device, &w, r->bd_cache, &b);
+	if (st != GS_OK)
+		return st;
+	x->window_ns = b.window_ns;
+	memcpy(x->total_ns, b.total_ns, sizeof(x->total_ns));
+	gs_breakdown_fini(&b);
+	st = gs_schedule_compute(r->t, r->g, d->device, &w, &s);
+	if (st == GS_OK)
+		st = gs_schedule_gap(r->t, r->g, &s, &gap);
+	if (st != GS_OK) {
+		gs_schedule_fini(&s);
+		return st;
+	}
+	x->has = s.n_scheduled > 0;
+	x->ops = s.n_scheduled;
+	x->actual_ns = s.actual_ns;
+	x->ideal_ns = s.ideal_ns;
+	x->efficiency = s.actual_ns > 0 && s.ideal_ns <= s.actual_ns && !s.broken_cycles ?
+				(double)s.ideal_ns / (double)s.actual_ns :
+				NAN;
+	for (unsigned c = 0; gap.available && c < GS_GAP_CAUSE_COUNT; c++)
+		if (gap.ns[c] > 0 && gap.ns[c] > x->gap_cause_ns) {
+			x->gap_cause = (uint8_t)c;
+			x->gap_cause_ns = gap.ns[c];
+		}
+	gs_gap_fini(&gap);
+	gs_schedule_fini(&s);
+	return GS_OK;
+}
+
+/* How many of the first steps get figures on device d: each costs about
+ * the device's ops that start in its window. */
+static gs_status steps_with_figures(struct gs_report *r, struct gs_report_device *d)
+{
+	size_t n_ops, n_ranges, used = 0;
+	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+	struct gs_op_range *ranges = NULL;
+	gs_status st = gs_device_op_ranges(r->t, d->device, &ranges, &n_ranges);
+
+	if (st != GS_OK)
+		return st;
+	d->n_step_figures = 0;
+	for (size_t i = 0; i < r->steps.n && i < GS_REPORT_STEP_FIGURES; i++) {
+		const struct gs_step *stp = &r->steps.steps[i];
+		size_t cost = 1;
+
+		for (size_t k = 0; k < n_ranges && stp->gpu_end_ns > stp->gpu_start_ns; k++)
+			cost += gs_op_range_first_at(ops, ranges[k], stp->gpu_end_ns) -
+				gs_op_range_first_at(ops, ranges[k], stp->gpu_start_ns);
+		if (i && used + cost > GS_REPORT_STEP_BUDGET)
+			break;
+		used += cost;
+		d->n_step_figures = i + 1;
+	}
+	free(ranges);
+	return GS_OK;
+}
+
+/* Each step's figures on device d, for the first steps within the
+ * budget (the others list their windows only). */
 static gs_status dev_steps(struct gs_report *r, struct gs_report_device *d)
 {
+	bool keep = r->n_dev >= GS_SHARE_MIN_DEVICES; /* the cache keeps them already */
+	gs_status st;
+
 	if (!r->steps.n || !r->g)
 		return GS_OK;
 	d->step_stats = calloc(r->steps.n, sizeof(*d->step_stats));
 	if (!d->step_stats)
 		return gs_nomem();
-	/* Each step's figures cost a pass over the device's ops. */
-	d->n_step_figures = d->ops ? GS_REPORT_STEP_BUDGET / d->ops : GS_REPORT_STEP_FIGURES;
-	if (d->n_step_figures < 1)
-		d->n_step_figures = 1;
-	if (d->n_step_figures > GS_REPORT_STEP_FIGURES)
-		d->n_step_figures = GS_REPORT_STEP_FIGURES;
-	if (d->n_step_figures > r->steps.n)
-		d->n_step_figures = r->steps.n;
-	for (size_t i = 0; i < r->steps.n; i++) {
-		const struct gs_step *stp = &r->steps.steps[i];
-		struct gs_report_step_stat *x = &d->step_stats[i];
-		struct gs_window w = {.set = true,
-				      .start_ns = stp->gpu_start_ns,
-				      .end_ns = stp->gpu_end_ns};
-		struct gs_breakdown b;
-		struct gs_schedule s;
-		struct gs_gap gap;
-		gs_status st;
-
-		x->gap_cause = GS_GAP_CAUSE_COUNT;
-		if (i >= d->n_step_figures || stp->gpu_end_ns <= stp->gpu_start_ns)
-			continue;
-		st = gs_breakdown_compute_cached(r->t, d->device, &w, r->bd_cache, &b);
-		if (st != GS_OK)
-			return st;
-		x->window_ns = b.window_ns;
-		memcpy(x->total_ns, b.total_ns, sizeof(x->total_ns));
-		gs_breakdown_fini(&b);
-		st = gs_schedule_compute(r->t, r->g, d->device, &w, &s);
-		if (st == GS_OK)
-			st = gs_schedule_gap(r->t, r->g, &s, &gap);
-		if (st != GS_OK) {
-			gs_schedule_fini(&s);
-			return st;
-		}
-		x->has = s.n_scheduled > 0;
-		x->ops = s.n_scheduled;
-		x->actual_ns = s.actual_ns;
-		x->ideal_ns = s.ideal_ns;
-		x->efficiency = s.actual_ns > 0 && s.ideal_ns <= s.actual_ns && !s.broken_cycles ?
-					(double)s.ideal_ns / (double)s.actual_ns :
-					NAN;
-		for (unsigned c = 0; gap.available && c < GS_GAP_CAUSE_COUNT; c++)
-			if (gap.ns[c] > 0 && gap.ns[c] > x->gap_cause_ns) {
-				x->gap_cause = (uint8_t)c;
-				x->gap_cause_ns = gap.ns[c];
-			}
-		gs_gap_fini(&gap);
-		gs_schedule_fini(&s);
-	}
-	return GS_OK;
+	for (size_t i = 0; i < r->steps.n; i++)
+		d->step_stats[i].gap_cause = GS_GAP_CAUSE_COUNT;
+	st = steps_with_figures(r, d);
+	/* The steps' breakdowns share the threads' flattened calls; they go
+	 * after this device's steps. */
+	if (!keep)
+		gs_breakdown_cache_keep(r->bd_cache, true);
+	for (size_t i = 0; st == GS_OK && i < d->n_step_figures; i++)
+		if (r->steps.steps[i].gpu_end_ns > r->steps.steps[i].gpu_start_ns)
+			st = step_figures(r, d, i);
+	if (!keep)
+		gs_breakdown_cache_keep(r->bd_cache, false);
+	return st;
 }
 
 /* The devices to report: all with ops, or the one asked for. */

@@ -46,11 +46,11 @@ struct gs_report_kernel {
 };
 
 /* Steps with figures of their own (breakdown, schedules, gap): each costs
- * a pass over the device's ops, so the first steps get them, at most
- * GS_REPORT_STEP_FIGURES, and no more than GS_REPORT_STEP_BUDGET ops'
- * worth of passes in all (at least one step). */
-#define GS_REPORT_STEP_FIGURES 64
-#define GS_REPORT_STEP_BUDGET 1000000
+ * about the device's ops that start in its window, so the first steps get
+ * them, at most GS_REPORT_STEP_FIGURES, while their windows hold no more
+ * than GS_REPORT_STEP_BUDGET ops in all (at least one step). */
+#define GS_REPORT_STEP_FIGURES 256
+#define GS_REPORT_STEP_BUDGET 4000000
 
 /* A device's figures over one step's GPU window. */
 struct gs_report_step_stat {

@@ -1004,23 +1004,6 @@ static gs_status check_graph(const struct gs_graph *g, size_t n_ops)
 	return GS_OK;
 }
 
-/* The first of the n ops from `first` (by start) that starts at or after
- * t; first + n when none. */
-static size_t first_at(const struct gs_op *ops, size_t first, size_t n, int64_t t)
-{
-	size_t lo = first, hi = first + n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ops[mid].start_ns < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_window *win,
 			    struct gs_schedule *out)
 {
@@ -1044,9 +1027,8 @@ static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_wi
 		size_t kept = 0;
 
 		for (size_t r = 0; r < n_ranges; r++) {
-			size_t a = first_at(s->ops, ranges[r].first, ranges[r].count,
-					    win->start_ns);
-			size_t b = first_at(s->ops, ranges[r].first, ranges[r].count, win->end_ns);
+			size_t a = gs_op_range_first_at(s->ops, ranges[r], win->start_ns);
+			size_t b = gs_op_range_first_at(s->ops, ranges[r], win->end_ns);
 
 			if (b > a)
 				ranges[kept++] = (struct gs_op_range){.first = a, .count = b - a};

@@ -889,6 +889,44 @@ static void brute_force(const struct gs_trace *t, uint32_t dev, const struct gs_
 	}
 }
 
+/* The breakdown through a cache the breakdowns share (over a window: only
+ * the ops the window needs, found by binary searches) equals the one
+ * without (every op of the device, clipped), field by field. */
+static void same_as_shared(const struct gs_trace *t, uint32_t dev, const struct gs_window *win,
+			   const struct gs_breakdown *r)
+{
+	struct gs_breakdown_cache *c = NULL;
+	struct gs_breakdown x;
+
+	assert_int_equal(gs_breakdown_cache_create(t, NULL, true, &c), GS_OK);
+	assert_int_equal(gs_breakdown_compute_cached(t, dev, win, c, &x), GS_OK);
+	assert_int_equal(x.window_start, r->window_start);
+	assert_int_equal(x.window_end, r->window_end);
+	assert_int_equal(x.n_segments, r->n_segments);
+	for (size_t i = 0; i < r->n_segments; i++) {
+		assert_int_equal(x.segments[i].start_ns, r->segments[i].start_ns);
+		assert_int_equal(x.segments[i].end_ns, r->segments[i].end_ns);
+		assert_int_equal(x.segments[i].category, r->segments[i].category);
+	}
+	assert_memory_equal(x.total_ns, r->total_ns, sizeof(x.total_ns));
+	assert_int_equal(x.copy_total_ns, r->copy_total_ns);
+	assert_int_equal(x.copy_hidden_ns, r->copy_hidden_ns);
+	assert_int_equal(x.kernel_concurrency_ns, r->kernel_concurrency_ns);
+	assert_int_equal(x.host_bound_ns, r->host_bound_ns);
+	assert_int_equal(x.launch_latency_ns, r->launch_latency_ns);
+	assert_int_equal(x.unattributed_ns, r->unattributed_ns);
+	assert_int_equal(x.n_top_host_calls, r->n_top_host_calls);
+	for (size_t i = 0; i < r->n_top_host_calls; i++) {
+		assert_int_equal(x.top_host_calls[i].name, r->top_host_calls[i].name);
+		assert_int_equal(x.top_host_calls[i].ns, r->top_host_calls[i].ns);
+		assert_int_equal(x.top_host_calls[i].count, r->top_host_calls[i].count);
+	}
+	assert_int_equal(x.host_ranges.outside_ns, r->host_ranges.outside_ns);
+	assert_int_equal(x.host_ranges.intervals, r->host_ranges.intervals);
+	gs_breakdown_fini(&x);
+	gs_breakdown_cache_destroy(c);
+}
+
 static void compare(const struct gs_trace *t, uint32_t dev, const struct gs_window *win)
 {
 	struct gs_breakdown r;
@@ -896,6 +934,7 @@ static void compare(const struct gs_trace *t, uint32_t dev, const struct gs_wind
 	int64_t names_seen = 0;
 
 	assert_int_equal(gs_breakdown_compute(t, dev, win, &r), GS_OK);
+	same_as_shared(t, dev, win, &r);
 	check_invariants(t, &r);
 	brute_force(t, dev, win, &o);
 	assert_int_equal(r.window_start, o.w0);
@@ -1085,6 +1124,19 @@ static void check_steps(const struct gs_trace *t, uint32_t dev)
 			       .start_ns = s.window_start_ns,
 			       .end_ns = s.window_end_ns};
 	assert_int_equal(gs_breakdown_compute(t, dev, &w, &r), GS_OK);
+	same_as_shared(t, dev, &w, &r);
+	for (size_t i = 0; i < s.n; i++) {
+		struct gs_window sw = {.set = true,
+				       .start_ns = s.steps[i].gpu_start_ns,
+				       .end_ns = s.steps[i].gpu_end_ns};
+		struct gs_breakdown x;
+
+		if (sw.end_ns <= sw.start_ns)
+			continue;
+		assert_int_equal(gs_breakdown_compute(t, dev, &sw, &x), GS_OK);
+		same_as_shared(t, dev, &sw, &x);
+		gs_breakdown_fini(&x);
+	}
 	for (unsigned c = 0; c < GS_CAT_COUNT; c++)
 		sum += r.total_ns[c];
 	assert_int_equal(sum, s.window_end_ns - s.window_start_ns);
