@@ -1276,6 +1276,8 @@ static void text_kernels(struct tw *w, const struct gs_report_device *d)
 
 /* ---- steps ------------------------------------------------------------------------- */
 
+#define TEXT_STEP_ROWS 64 /* steps in the text's table, at most */
+
 /* Every step of the trace on this device: GPU time, breakdown, efficiency
  * and the largest cause of its gap; `*` marks the steps analysed. */
 static void text_steps(struct tw *w, const struct gs_report_device *d)
@@ -1301,7 +1303,7 @@ static void text_steps(struct tw *w, const struct gs_report_device *d)
 	gs_out_puts(&w->o,
 		    "      step      GPU time  kernel    copy    sync    idle  effic.  largest "
 		    "cause of the gap\n");
-	for (size_t i = 0; i < s->n && i < d->n_step_figures; i++) {
+	for (size_t i = 0; i < s->n && i < d->n_step_figures && i < TEXT_STEP_ROWS; i++) {
 		const struct gs_report_step_stat *x = &d->step_stats[i];
 		const struct gs_step *st = &s->steps[i];
 		bool odd = x->has && st->selected && median > 0 &&
@@ -1328,6 +1330,12 @@ static void text_steps(struct tw *w, const struct gs_report_device *d)
 		else
 			gs_out_printf(&w->o, "-%s\n", st->partial ? " (partial)" : "");
 	}
+	if (d->n_step_figures > TEXT_STEP_ROWS)
+		gs_out_printf(
+			&w->o,
+			"    ... %zu more steps with figures (--step A:B, or --format json for "
+			"every one)\n",
+			d->n_step_figures - TEXT_STEP_ROWS);
 	if (s->n > d->n_step_figures)
 		gs_out_printf(
 			&w->o,
