@@ -57,7 +57,8 @@ static void export_perfetto(struct gs_trace *const *t, size_t n)
 	if (f) {
 		st = gs_export_perfetto_job(f, r, n, &o);
 		if (fclose(f) == 0 && !st) {
-			if (pf_read((const uint8_t *)buf, len, false, &pt, err, sizeof(err))) {
+			if (pf_read((const uint8_t *)buf, len, PF_KEEP_NONE, &pt, err,
+				    sizeof(err))) {
 				fprintf(stderr, "invalid Perfetto export: %s\n", err);
 				abort();
 			}

@@ -102,7 +102,7 @@ struct fend {
 
 struct rd {
 	struct pf_trace *t;
-	bool keep;
+	enum pf_keep keep;
 	char *err;
 	size_t err_size;
 	bool failed;
@@ -121,6 +121,8 @@ struct rd {
 	size_t n_fe, cap_fe;
 	size_t packet;
 };
+
+static void problem(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void problem(struct rd *r, const char *fmt, ...)
 {
@@ -464,6 +466,7 @@ static void read_begin(struct rd *r, struct seq *s, const Perfetto__Protos__Trac
 	const char *cat = "", *name = "";
 	char args[4096], one[1024];
 	size_t n = 0;
+	bool keep;
 
 	if (e->n_category_iids)
 		cat = lookup(r, s, K_CAT, e->category_iids[0]);
@@ -473,8 +476,11 @@ static void read_begin(struct rd *r, struct seq *s, const Perfetto__Protos__Trac
 		name = lookup(r, s, K_NAME, e->name_iid);
 	else if (e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME)
 		name = e->name;
+	keep = r->keep == PF_KEEP_ALL ||
+	       (r->keep == PF_KEEP_OPS && (!strcmp(cat, "kernel") || !strcmp(cat, "gpu_memcpy") ||
+					   !strcmp(cat, "gpu_memset")));
 	args[0] = '\0';
-	for (size_t i = 0; i < e->n_debug_annotations && r->keep; i++) {
+	for (size_t i = 0; i < e->n_debug_annotations && keep; i++) {
 		arg_text(r, s, e->debug_annotations[i], one, sizeof(one));
 		n += (size_t)snprintf(args + (n < sizeof(args) ? n : sizeof(args) - 1),
 				      n < sizeof(args) ? sizeof(args) - n : 1, "%s%s",
@@ -485,7 +491,7 @@ static void read_begin(struct rd *r, struct seq *s, const Perfetto__Protos__Trac
 		return;
 	}
 	t->slices[idx] = (struct pf_slice){.track = track, .ts = ts, .end = ts, .order = r->n_ev};
-	if (r->keep) {
+	if (keep) {
 		t->slices[idx].cat = strdup(cat);
 		t->slices[idx].name = strdup(name);
 		t->slices[idx].args = strdup(args);
@@ -699,7 +705,7 @@ static void check_flows(struct rd *r)
 	}
 }
 
-int pf_read(const uint8_t *buf, size_t len, bool keep, struct pf_trace *t, char *err,
+int pf_read(const uint8_t *buf, size_t len, enum pf_keep keep, struct pf_trace *t, char *err,
 	    size_t err_size)
 {
 	struct rd r = {.t = t, .keep = keep, .err = err, .err_size = err_size};

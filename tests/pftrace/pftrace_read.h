@@ -69,12 +69,20 @@ struct pf_trace {
 	size_t n_packets, n_sequences;
 };
 
+/* What pf_read keeps of the slices: times and tracks always; names,
+ * categories and args of every slice, of op slices only (kernel,
+ * gpu_memcpy, gpu_memset: for traces of millions of ops), or of none. */
+enum pf_keep {
+	PF_KEEP_NONE,
+	PF_KEEP_OPS,
+	PF_KEEP_ALL
+};
+
 /*
  * Decodes and checks buf[0, len). Returns 0 when valid (*t filled), -1
- * otherwise with the first problem in err. keep: keep what was decoded
- * (else only the checks; t holds counts). pf_trace_free either way.
+ * otherwise with the first problem in err. pf_trace_free either way.
  */
-int pf_read(const uint8_t *buf, size_t len, bool keep, struct pf_trace *t, char *err,
+int pf_read(const uint8_t *buf, size_t len, enum pf_keep keep, struct pf_trace *t, char *err,
 	    size_t err_size);
 void pf_trace_free(struct pf_trace *t);
 

@@ -204,7 +204,7 @@ static void decode(const struct mem *m, struct pf_trace *pt)
 {
 	char err[512];
 
-	if (pf_read((const uint8_t *)m->buf, m->len, true, pt, err, sizeof(err)))
+	if (pf_read((const uint8_t *)m->buf, m->len, PF_KEEP_ALL, pt, err, sizeof(err)))
 		fail_msg("invalid Perfetto trace: %s", err);
 }
 
@@ -568,12 +568,14 @@ static void test_reader_refuses(void **state)
 	char err[256];
 
 	/* Cut inside a packet. */
-	assert_int_equal(pf_read((const uint8_t *)m.buf, m.len - 3, false, &pt, err, sizeof(err)),
+	assert_int_equal(pf_read((const uint8_t *)m.buf, m.len - 3, PF_KEEP_NONE, &pt, err,
+				 sizeof(err)),
 			 -1);
 	pf_trace_free(&pt);
 	/* Not a trace. */
-	assert_int_equal(
-		pf_read((const uint8_t *)"{\"traceEvents\"", 14, false, &pt, err, sizeof(err)), -1);
+	assert_int_equal(pf_read((const uint8_t *)"{\"traceEvents\"", 14, PF_KEEP_NONE, &pt, err,
+				 sizeof(err)),
+			 -1);
 	pf_trace_free(&pt);
 	free(m.buf);
 	gs_trace_destroy(t);

@@ -3,7 +3,7 @@
  * pftrace_check: checks a Perfetto trace written by `gpuscope export
  * --format perfetto`.
  *
- *   pftrace_check [--dump] [--chrome CHROME] PFTRACE [SOURCE...]
+ *   pftrace_check [--dump] [--chrome CHROME] [--large] PFTRACE [SOURCE...]
  *
  * PFTRACE (plain or gzip) must be a valid Perfetto protobuf trace
  * (tests/pftrace/pftrace_read.h says what is checked). Then:
@@ -20,7 +20,10 @@
  *   SOURCE...        the trace(s) exported (one rank): its ops are the op
  *                    slices (kernel, gpu_memcpy, gpu_memset): start and end
  *                    to the ns, device, stream and correlation, kernels by
- *                    name.
+ *                    name;
+ *   --large          keep the names and args of op slices only (a trace of
+ *                    millions of ops): the validity and SOURCE checks, no
+ *                    --dump or --chrome.
  * Prints one line per problem (at most 20) and a summary; exits 0 when all
  * checks pass, 1 otherwise, 2 on usage errors.
  */
@@ -629,7 +632,11 @@ static void model_check(const struct pf_trace *t, const char *const *src, size_t
 	}
 	for (size_t i = 0; i < t->n_slices; i++) {
 		const struct pf_slice *x = &t->slices[i];
-		bool kernel = !strcmp(x->cat, "kernel");
+		bool kernel;
+
+		if (!x->cat)
+			continue;
+		kernel = !strcmp(x->cat, "kernel");
 
 		if (!kernel && strcmp(x->cat, "gpu_memcpy") != 0 &&
 		    strcmp(x->cat, "gpu_memset") != 0)
@@ -649,7 +656,7 @@ static void model_check(const struct pf_trace *t, const char *const *src, size_t
 int main(int argc, char **argv)
 {
 	const char *chrome = NULL, *path;
-	bool dump = false;
+	bool dump = false, large = false;
 	int i = 1;
 	size_t len;
 	uint8_t *buf;
@@ -663,12 +670,14 @@ int main(int argc, char **argv)
 			dump = true;
 		else if (!strcmp(argv[i], "--chrome") && i + 1 < argc)
 			chrome = argv[++i];
+		else if (!strcmp(argv[i], "--large"))
+			large = true;
 		else
 			break;
 	}
-	if (i >= argc) {
-		fprintf(stderr,
-			"usage: pftrace_check [--dump] [--chrome CHROME] PFTRACE [SOURCE...]\n");
+	if (i >= argc || (large && (dump || chrome))) {
+		fprintf(stderr, "usage: pftrace_check [--dump] [--chrome CHROME] [--large] PFTRACE "
+				"[SOURCE...]\n");
 		return 2;
 	}
 	path = argv[i++];
@@ -677,14 +686,15 @@ int main(int argc, char **argv)
 		printf("FAIL: %s: cannot read\n", path);
 		return 1;
 	}
-	if (pf_read(buf, len, true, &t, err, sizeof(err))) {
+	if (pf_read(buf, len, large ? PF_KEEP_OPS : PF_KEEP_ALL, &t, err, sizeof(err))) {
 		printf("FAIL: %s: invalid: %s\n", path, err);
 		free(buf);
 		pf_trace_free(&t);
 		return 1;
 	}
 	free(buf);
-	pf_lines(&t, &p[0], &p[1], &p[2], &p[3], &p[4]);
+	if (!large)
+		pf_lines(&t, &p[0], &p[1], &p[2], &p[3], &p[4]);
 	if (dump) {
 		for (int k = 0; k < 5; k++) {
 			qsort(p[k].s, p[k].n, sizeof(*p[k].s), cmp_str);
