@@ -59,12 +59,14 @@ static char *read_all(const char *path, size_t *len)
 	gzFile f = gzopen(path, "rb");
 	size_t cap = 1 << 20, n = 0;
 	char *buf;
-	int got;
+	int got = 0;
 
 	if (!f)
 		return NULL;
 	buf = malloc(cap + 1);
-	while (buf && (got = gzread(f, buf + n, (unsigned)(cap - n))) > 0) {
+	/* At most 1 GiB a call: gzread counts in int. */
+	while (buf && (got = gzread(f, buf + n,
+				    (unsigned)(cap - n < (1u << 30) ? cap - n : (1u << 30)))) > 0) {
 		n += (size_t)got;
 		if (n == cap) {
 			char *nb = realloc(buf, cap * 2 + 1);
@@ -77,6 +79,10 @@ static char *read_all(const char *path, size_t *len)
 			buf = nb;
 			cap *= 2;
 		}
+	}
+	if (got < 0) {
+		free(buf);
+		buf = NULL;
 	}
 	gzclose(f);
 	if (buf)
