@@ -22,6 +22,8 @@
  *     text report), when --gpuscope is given: time, peak RSS per op;
  *   - `gpuscope export --format chrome`, when that command exists: MB/s of
  *     JSON written, with the load time measured above taken out;
+ *   - `gpuscope export --format perfetto`, when that format exists: time of
+ *     the whole command and bytes per op, each against the Chrome export's;
  *   - bytes per op of each file;
  *   - once, whatever the sizes, with --gpuscope: `gpuscope analyze -q` of a
  *     job of N ranks (--job-ranks, 64) x K ops (--job-ops, 20000), one
@@ -623,6 +625,9 @@ struct result {
 	/* chrome export */
 	double export_ns, export_bytes;
 	const char *export_note;
+	/* perfetto export */
+	double pexport_ns, pexport_bytes;
+	const char *pexport_note;
 };
 
 static const char *const count_keys[] = {"ops",    "api_calls", "syncs",   "event_records",
@@ -710,7 +715,7 @@ static bool gpuscope_has(const char *gpuscope, const char *cmd)
 static int bench_size(uint64_t ops, const char *tmp, const char *gpuscope, unsigned devices,
 		      struct result *res)
 {
-	char ops_s[32], dev_s[16], gpath[4200], jpath[4200], zpath[4200], epath[4200];
+	char ops_s[32], dev_s[16], gpath[4200], jpath[4200], zpath[4200], epath[4200], ppath[4200];
 	struct run gen, r;
 	double v[8];
 	int bad = 0;
@@ -730,6 +735,7 @@ static int bench_size(uint64_t ops, const char *tmp, const char *gpuscope, unsig
 	snprintf(jpath, sizeof(jpath), "%s/trace.json", cur_dir);
 	snprintf(zpath, sizeof(zpath), "%s/trace.json.gz", cur_dir);
 	snprintf(epath, sizeof(epath), "%s/export.json", cur_dir);
+	snprintf(ppath, sizeof(ppath), "%s/export.pftrace", cur_dir);
 
 	fprintf(stderr, "gs_bench: %s ops: generating in %s\n", ops_s, cur_dir);
 	{
@@ -863,6 +869,24 @@ static int bench_size(uint64_t ops, const char *tmp, const char *gpuscope, unsig
 			res->export_bytes = (double)file_size(epath);
 		}
 		unlink(epath);
+	}
+	/* Perfetto export, where the format exists. */
+	res->pexport_ns = NAN;
+	if (!gpuscope || !gpuscope_has(gpuscope, "export")) {
+		res->pexport_note = res->export_note;
+	} else {
+		char *argv[] = {S(gpuscope),   S("export"),  S("--format"),
+				S("perfetto"), S("--force"), S("-o"),
+				ppath,         gpath,        NULL};
+
+		fprintf(stderr, "gs_bench: %s ops: gpuscope export --format perfetto\n", ops_s);
+		if (measure(argv, NULL, 0, &r, v, false)) {
+			res->pexport_note = "`gpuscope export --format perfetto` failed";
+		} else {
+			res->pexport_ns = r.wall_ns;
+			res->pexport_bytes = (double)file_size(ppath);
+		}
+		unlink(ppath);
 	}
 	if (!opt_keep)
 		rm_rf_files(cur_dir);
@@ -1277,6 +1301,11 @@ M(m_analyze_10m, r->analyze_ns / 1e9 * 1e7 / (double)r->ops)
 M(m_export_mbs, r->export_bytes / (r->export_ns - r->load_ns) * 1e3)
 M(m_export_e2e_mbs, r->export_bytes / r->export_ns * 1e3)
 M(m_export_bop, r->export_bytes / (double)r->ops)
+M(m_pexport_s, r->pexport_ns / 1e9)
+M(m_export_s, r->export_ns / 1e9)
+M(m_pexport_bop, r->pexport_bytes / (double)r->ops)
+M(m_pexport_smaller, r->export_bytes / r->pexport_bytes)
+M(m_pexport_faster, r->export_ns / r->pexport_ns)
 M(m_gen_s, r->gen_ns / 1e9)
 M(m_load_t, r->load_ns)
 M(m_json_t, r->json_ns)
@@ -1506,6 +1535,16 @@ static void print_table(const struct result *res, size_t n, unsigned devices,
 	} else {
 		emit("  skipped: %s\n", res[0].export_note ? res[0].export_note : "?");
 	}
+	emit("-- gpuscope export --format perfetto (against the Chrome export)\n");
+	if (!isnan(res[0].pexport_ns) && !isnan(res[0].export_ns)) {
+		row("  time (whole command)", "s", res, n, m_pexport_s, 2, NULL);
+		row("  Chrome export (whole command)", "s", res, n, m_export_s, 2, NULL);
+		row("  output", "B/op", res, n, m_pexport_bop, 0, NULL);
+		row("  smaller than the Chrome JSON", "x", res, n, m_pexport_smaller, 1, ">= 4");
+		row("  faster than the Chrome export", "x", res, n, m_pexport_faster, 1, ">= 1");
+	} else {
+		emit("  skipped: %s\n", res[0].pexport_note ? res[0].pexport_note : "?");
+	}
 	emit("-- scaling (time ratio between sizes 10x apart)\n");
 	scaling_row("  gpuscope analyze", res, n, m_analyze_s, &worst_analyze);
 	scaling_row("  analyses (library)", res, n, m_analyses_t, &worst_lib);
@@ -1547,6 +1586,11 @@ static void print_table(const struct result *res, size_t n, unsigned devices,
 	else
 		emit("  Chrome export >= 100 MB/s: not measured (%s)\n",
 		     big->export_note ? big->export_note : "?");
+	if (!isnan(big->pexport_ns) && !isnan(big->export_ns))
+		emit("  Perfetto export >= 4x smaller than the JSON, at least as fast: %.1fx, "
+		     "%.1fx: %s\n",
+		     m_pexport_smaller(big), m_pexport_faster(big),
+		     verdict(m_pexport_smaller(big) >= 4 && m_pexport_faster(big) >= 1));
 	if (jr && jr->done)
 		print_job_targets(jr);
 	if (sr && sr->done)

@@ -2,10 +2,13 @@
 /* libFuzzer target: the Kineto / PyTorch-profiler JSON importer (plain or
  * gzip bytes) into a trace, then the trace finished and analysed (the
  * report of every device), and the same input loaded a second time as two
- * ranks of a job (the job analysis matches their collectives). Small
+ * ranks of a job (the job analysis matches their collectives). Both are
+ * also exported to Perfetto's format, which must always decode as a valid
+ * stream (tests/pftrace/pftrace_read.h; an invalid one aborts). Small
  * limits keep each input fast and reach the limit paths; any crash, leak,
  * hang or sanitizer report is a bug. */
 #include <gpuscope/analyzer.h>
+#include <gpuscope/export.h>
 #include <gpuscope/format.h>
 #include <gpuscope/import.h>
 
@@ -13,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "pftrace_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,6 +29,45 @@ static FILE *sink_file(void)
 	if (!f)
 		f = fopen("/dev/null", "w");
 	return f;
+}
+
+/* The Perfetto export of `n` ranks (with every extra the analyzer gives):
+ * when it is written, it is a valid stream, or the input is a finding. */
+static void export_perfetto(struct gs_trace *const *t, size_t n)
+{
+	struct gs_export_data *d[2] = {NULL, NULL};
+	struct gs_export_rank r[2];
+	struct gs_export_options o = {.with_ideal = true};
+	unsigned want = GS_EXPORT_WANT_LAUNCH | GS_EXPORT_WANT_EDGES | GS_EXPORT_WANT_BREAKDOWN |
+			GS_EXPORT_WANT_IDEAL;
+	char *buf = NULL, err[256];
+	size_t len = 0, k;
+	struct pf_trace pt;
+	FILE *f;
+	gs_status st = GS_OK;
+
+	for (k = 0; k < n && !st; k++) {
+		st = gs_export_data_build(t[k], want, &d[k]);
+		r[k] = (struct gs_export_rank){.trace = t[k],
+					       .extras = gs_export_data_extras(d[k]),
+					       .rank = (uint32_t)k,
+					       .pid = -1};
+	}
+	f = st ? NULL : open_memstream(&buf, &len);
+	if (f) {
+		st = gs_export_perfetto_job(f, r, n, &o);
+		if (fclose(f) == 0 && !st) {
+			if (pf_read((const uint8_t *)buf, len, PF_KEEP_NONE, &pt, err,
+				    sizeof(err))) {
+				fprintf(stderr, "invalid Perfetto export: %s\n", err);
+				abort();
+			}
+			pf_trace_free(&pt);
+		}
+	}
+	free(buf);
+	for (k = 0; k < n; k++)
+		gs_export_data_destroy(d[k]);
 }
 
 static void analyse(const struct gs_trace *t)
@@ -60,6 +105,7 @@ static void analyse_job(const uint8_t *data, size_t size, const struct gs_import
 			return;
 		}
 	}
+	export_perfetto(t, 2);
 	if (gs_job_from_traces(t, names, 2, &j) != GS_OK)
 		return;
 	if (gs_report_build_job(j, &o, &r) == GS_OK && out) {
@@ -88,8 +134,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ok = gs_import_kineto_mem(data, size, "fuzz.json", &lim, gs_trace_borrow_sink(t)) ==
 		     GS_OK &&
 	     gs_trace_finish(t) == GS_OK;
-	if (ok)
+	if (ok) {
 		analyse(t);
+		export_perfetto(&t, 1);
+	}
 	gs_trace_destroy(t);
 	if (ok)
 		analyse_job(data, size, &lim);

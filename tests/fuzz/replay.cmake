@@ -17,6 +17,6 @@ function(gs_fuzz_replay name)
 endfunction()
 
 gs_fuzz_replay(gscope gs_format gs_trace_pb ZLIB::ZLIB)
-gs_fuzz_replay(kineto gs_analyzer gs_import gs_format)
+gs_fuzz_replay(kineto gs_analyzer gs_import gs_export gs_format gs_pftrace_read)
 gs_fuzz_replay(plan gs_analyzer)
 gs_fuzz_replay(nsys gs_analyzer gs_import gs_format PkgConfig::SQLITE3)

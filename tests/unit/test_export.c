@@ -480,7 +480,7 @@ static void test_max_flows(void **state)
 	size_t n_big = (size_t)GS_EXPORT_MAX_FLOWS_DEFAULT + 3;
 	struct gs_export_edge *e = calloc(n_big, sizeof(*e));
 	struct gs_export_extras x = {0};
-	struct gs_export_stats st = {99, 99};
+	struct gs_export_stats st = {99, 99, 99};
 	struct gs_export_options o = {.stats = &st};
 	struct mem m;
 	FILE *null;

@@ -2,7 +2,8 @@
 /*
  * gpuscope exporters (target gs_export): a finished trace as Chrome trace
  * JSON (Perfetto, chrome://tracing, tools that read PyTorch-profiler traces,
- * and gpuscope itself) or as CSV.
+ * and gpuscope itself), as Perfetto's own protobuf trace format, or as
+ * CSV.
  *
  * The exporters depend on the trace model only. What the analyses add, the
  * launch of each op, the dependency edges, the breakdown segments and the
@@ -92,6 +93,9 @@ struct gs_export_extras {
 struct gs_export_stats {
 	uint64_t dependency_flows; /* dependency flows of the exported ops */
 	uint64_t flows_left_out;   /* of those, not written (max_flows) */
+	/* Perfetto: added to every time written (its timestamps are
+	 * unsigned); 0 unless some time of the trace is negative. */
+	int64_t time_offset_ns;
 };
 
 struct gs_export_options {
@@ -215,6 +219,40 @@ struct gs_export_rank {
  */
 gs_status gs_export_chrome_job(FILE *out, const struct gs_export_rank *ranks, size_t n,
 			       const struct gs_export_options *o);
+
+/*
+ * Perfetto's own trace format (a .pftrace, as ui.perfetto.dev and
+ * trace_processor open it): the `n` ranks of a job (n == 1: a trace on its
+ * own) laid out exactly as gs_export_chrome_job lays them out, with the
+ * same processes, tracks, lanes, names, args, flows, counters and ideal
+ * schedule, as a stream of TracePackets written one at a time:
+ *   - each rank a packet sequence of its own (trusted_packet_sequence_id
+ *     rank position + 1), its first packet clearing the incremental
+ *     state; event names, categories, args keys and string values are
+ *     interned on it the first time they are used;
+ *   - a process track per process (ProcessDescriptor: pid, process_name,
+ *     process_labels, as the Chrome export names them; pids outside
+ *     1 .. 2^31 - 1 become free numbers above all the others), and a named
+ *     child track per thread, stream, overflow lane, cuda_sync and
+ *     gpu_user_annotation lane (sibling_order_rank: the Chrome sort
+ *     index);
+ *   - a SLICE_BEGIN / SLICE_END pair per op, call, sync, range, overhead
+ *     and ideal op, with the Chrome export's categories and args (debug
+ *     annotations: grid and block as arrays);
+ *   - flows: flow_ids on the launch call and terminating_flow_ids on the
+ *     op it launched, and the same for every dependency edge written
+ *     (max_flows as for Chrome; both ends in one rank);
+ *   - per device a counter track per breakdown category ("breakdown
+ *     kernel", ...), 1 while that category holds the device, else 0, a
+ *     value written where it changes.
+ * Times are ns as the Chrome export's (a rank's shift included), plus
+ * stats->time_offset_ns (0 unless a time is negative: Perfetto's are
+ * unsigned). Writes fail as the other writers do (GS_ERR_IO with a cause).
+ */
+gs_status gs_export_perfetto(FILE *out, const struct gs_trace *t, const struct gs_export_extras *x,
+			     const struct gs_export_options *o);
+gs_status gs_export_perfetto_job(FILE *out, const struct gs_export_rank *ranks, size_t n,
+				 const struct gs_export_options *o);
 
 /*
  * CSV (RFC 4180 quoting: a field holding a comma, a double quote, CR or LF
