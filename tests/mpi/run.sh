@@ -226,9 +226,14 @@ done
 if mkfifo "$W/stall" 2>/dev/null; then
 	cp "$W/job/rank2.json" "$W/keep.json"
 	cp "$W/keep.json" "$W/int.json"
+	# mpirun follows SIGTERM with SIGKILL after odls_base_sigkill_timeout
+	# (1 s by default): on a loaded machine the processes need longer to
+	# act on the SIGTERM, and nothing survives a SIGKILL.
+	export OMPI_MCA_odls_base_sigkill_timeout=20
 	limited $RUN -n 2 "$MPI" analyze --format json --force -o "$W/int.json" "$W/stall" \
 		"$W/job/rank1.json" >/dev/null 2>"$W/int.err" &
 	pid=$!
+	unset OMPI_MCA_odls_base_sigkill_timeout
 	tries=0
 	while [ -z "$(find "$W" -name '.int.json.tmp-*')" ] && [ $tries -lt 400 ]; do
 		sleep 0.05
