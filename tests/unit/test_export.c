@@ -34,130 +34,7 @@
 #include <gpuscope/export.h>
 #include <gpuscope/import.h>
 
-/* ---- building traces ---------------------------------------------------- */
-
-struct tb {
-	struct gs_trace *t;
-	struct gs_sink *s;
-};
-
-static struct tb tb_new(void)
-{
-	struct tb b;
-
-	assert_int_equal(gs_trace_create(&b.t), GS_OK);
-	b.s = gs_trace_borrow_sink(b.t);
-	return b;
-}
-
-static uint32_t tb_str(struct tb *b, const char *s)
-{
-	uint32_t id;
-
-	assert_int_equal(b->s->intern(b->s, s, strlen(s), &id), GS_OK);
-	return id;
-}
-
-static uint32_t tb_stream(struct tb *b, uint32_t device, uint64_t id)
-{
-	struct gs_stream st = {.pid = 0, .device = device, .context = 1, .stream_id = id};
-	uint32_t idx;
-
-	assert_int_equal(b->s->stream(b->s, &st, &idx), GS_OK);
-	return idx;
-}
-
-static void tb_kernel(struct tb *b, uint32_t stream, const char *name, int64_t start, int64_t end,
-		      uint64_t corr)
-{
-	struct gs_op op = {.kind = GS_OP_KERNEL,
-			   .start_ns = start,
-			   .end_ns = end,
-			   .stream = stream,
-			   .correlation = corr,
-			   .name = tb_str(b, name)};
-	struct gs_launch_cfg lc = {.grid = {4, 2, 1},
-				   .block = {128, 1, 1},
-				   .registers = 32,
-				   .shared_mem = 1024};
-
-	assert_int_equal(b->s->op(b->s, &op, &lc), GS_OK);
-}
-
-static void tb_copy(struct tb *b, uint32_t stream, const char *name, int64_t start, int64_t end,
-		    uint64_t corr, uint8_t ck, uint8_t src, uint8_t dst, uint8_t flags)
-{
-	struct gs_op op = {.kind = GS_OP_MEMCPY,
-			   .flags = flags,
-			   .start_ns = start,
-			   .end_ns = end,
-			   .stream = stream,
-			   .correlation = corr,
-			   .name = tb_str(b, name),
-			   .bytes = 4096,
-			   .copy_kind = ck,
-			   .src_mem = src,
-			   .dst_mem = dst};
-
-	assert_int_equal(b->s->op(b->s, &op, NULL), GS_OK);
-}
-
-static void tb_call(struct tb *b, int64_t pid, int64_t tid, const char *name, int64_t start,
-		    int64_t end, uint64_t corr)
-{
-	struct gs_api_call c = {.pid = pid,
-				.tid = tid,
-				.name = tb_str(b, name),
-				.start_ns = start,
-				.end_ns = end,
-				.correlation = corr,
-				.kind = GS_API_RUNTIME};
-
-	assert_int_equal(b->s->api_call(b->s, &c), GS_OK);
-}
-
-static void tb_range(struct tb *b, int64_t pid, int64_t tid, const char *name, int64_t start,
-		     int64_t end)
-{
-	struct gs_range r = {.pid = pid,
-			     .tid = tid,
-			     .name = tb_str(b, name),
-			     .domain = GS_NO_STRING,
-			     .start_ns = start,
-			     .end_ns = end,
-			     .kind = GS_RANGE_CPU_OP};
-
-	assert_int_equal(b->s->range(b->s, &r), GS_OK);
-}
-
-static void tb_device(struct tb *b, uint32_t id, const char *name)
-{
-	struct gs_device d = {.id = id,
-			      .name = tb_str(b, name),
-			      .uuid = GS_NO_STRING,
-			      .sm_count = 108,
-			      .cc_major = 8};
-
-	assert_int_equal(b->s->device(b->s, &d), GS_OK);
-}
-
-static void tb_process(struct tb *b, int64_t pid, const char *cmd)
-{
-	struct gs_process p = {.pid = pid,
-			       .host_name = GS_NO_STRING,
-			       .command_line = tb_str(b, cmd),
-			       .driver_version = GS_NO_STRING,
-			       .runtime_version = tb_str(b, "12040"),
-			       .cupti_version = GS_NO_STRING};
-
-	assert_int_equal(b->s->process(b->s, &p), GS_OK);
-}
-
-static struct gs_trace *tb_done(struct tb *b)
-{
-	assert_int_equal(gs_trace_finish(b->t), GS_OK);
-	return b->t;
-}
+#include "tb_build.h"
 
 /* Base of the built traces: a time with every ns digit in use. */
 #define T0 1700000000123456789LL
@@ -175,9 +52,9 @@ static struct gs_trace *build_basic(void)
 	struct tb b = tb_new();
 	uint32_t s7;
 
-	tb_process(&b, 100, "python train.py");
+	tb_process(&b, 100, "python train.py", "12040");
 	tb_device(&b, 0, "Test GPU");
-	s7 = tb_stream(&b, 0, 7);
+	s7 = tb_stream(&b, 0, 0, 7);
 	tb_range(&b, 100, 100, "step", T0, T0 + 100000);
 	tb_range(&b, 100, 100, "late", T0 + 90000, T0 + 150000);
 	tb_call(&b, 100, 100, "cudaLaunchKernel", T0 + 1000, T0 + 3000, 11);
@@ -355,7 +232,7 @@ static void test_exact_microseconds(void **state)
 {
 	(void)state;
 	struct tb b = tb_new();
-	uint32_t s = tb_stream(&b, 0, 3);
+	uint32_t s = tb_stream(&b, 0, 0, 3);
 	struct gs_trace *t;
 	struct mem m;
 
@@ -382,7 +259,7 @@ static void test_escaping(void **state)
 	(void)state;
 	static const char weird[] = "k<\"q\"\\ \t\n\x01 \xe2\x9c\x93 \xff\xc0 end>";
 	struct tb b = tb_new();
-	uint32_t s = tb_stream(&b, 0, 1);
+	uint32_t s = tb_stream(&b, 0, 0, 1);
 	struct gs_trace *t;
 	cJSON *doc, *ev;
 	struct mem m;
@@ -526,7 +403,7 @@ static void test_overflow_tracks(void **state)
 {
 	(void)state;
 	struct tb b = tb_new();
-	uint32_t s = tb_stream(&b, 0, 5);
+	uint32_t s = tb_stream(&b, 0, 0, 5);
 	struct gs_trace *t;
 	cJSON *doc, *ev;
 	struct mem m;
@@ -605,7 +482,7 @@ static void test_pid_tid_collisions(void **state)
 
 	assert_int_equal(b.s->stream(b.s, &a, &sa), GS_OK);
 	assert_int_equal(b.s->stream(b.s, &c, &sc), GS_OK);
-	tb_process(&b, 0, "host with pid 0");
+	tb_process(&b, 0, "host with pid 0", "12040");
 	tb_call(&b, 0, 5, "cudaLaunchKernel", 10, 20, 1);
 	tb_kernel(&b, sa, "ka", 100, 200, 1);
 	tb_kernel(&b, sc, "kc", 150, 250, 0);
@@ -836,7 +713,7 @@ static void test_copy_names(void **state)
 {
 	(void)state;
 	struct tb b = tb_new();
-	uint32_t s = tb_stream(&b, 0, 1);
+	uint32_t s = tb_stream(&b, 0, 0, 1);
 	struct gs_trace *t, *back;
 	struct mem m;
 
@@ -999,7 +876,7 @@ static void test_csv_ops(void **state)
 				       "2,1000,1500,500,kernel\n2,1500,2000,500,idle\n";
 	(void)state;
 	struct tb b = tb_new();
-	uint32_t s = tb_stream(&b, 2, 4);
+	uint32_t s = tb_stream(&b, 0, 2, 4);
 	struct gs_trace *t;
 	struct gs_export_data *d = NULL;
 	struct mem m;
@@ -1325,8 +1202,8 @@ static struct gs_trace *build_rank(uint32_t rank, int64_t off)
 
 	assert_int_equal(b.s->process(b.s, &p), GS_OK);
 	tb_device(&b, 0, "Test GPU");
-	s7 = tb_stream(&b, 0, 7);
-	s9 = tb_stream(&b, 0, 9);
+	s7 = tb_stream(&b, 0, 0, 7);
+	s9 = tb_stream(&b, 0, 0, 9);
 	assert_int_equal(b.s->range(b.s, &r), GS_OK);
 	tb_call(&b, 100, 100, "cudaLaunchKernel", T0 + 1000, T0 + 3000, 11);
 	tb_call(&b, 100, 100, "cudaLaunchKernel", T0 + 4000, T0 + 6000, 12);
@@ -1580,8 +1457,8 @@ static void test_job_ids_limit(void **state)
 	for (int i = 0; i < 2; i++) {
 		struct tb b = tb_new();
 
-		tb_process(&b, 100, "x");
-		tb_kernel(&b, tb_stream(&b, 0, 7), "k", T0, T0 + 10, (1ULL << 52) + 1);
+		tb_process(&b, 100, "x", "12040");
+		tb_kernel(&b, tb_stream(&b, 0, 0, 7), "k", T0, T0 + 10, (1ULL << 52) + 1);
 		t[i] = tb_done(&b);
 		r[i] = (struct gs_export_rank){t[i], NULL, (uint32_t)i, 100, NULL, 0};
 	}
@@ -1597,8 +1474,8 @@ static void test_job_ids_limit(void **state)
 	for (int i = 0; i < 2; i++) {
 		struct tb b = tb_new();
 
-		tb_process(&b, 100, "x");
-		tb_kernel(&b, tb_stream(&b, 0, 7), "k", T0, T0 + 10, 1ULL << 40);
+		tb_process(&b, 100, "x", "12040");
+		tb_kernel(&b, tb_stream(&b, 0, 0, 7), "k", T0, T0 + 10, 1ULL << 40);
 		t[i] = tb_done(&b);
 		r[i] = (struct gs_export_rank){t[i], NULL, i ? 4000000000u : 0, 100, NULL, 0};
 	}

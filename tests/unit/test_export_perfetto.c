@@ -27,118 +27,7 @@
 
 #include "pftrace_read.h"
 
-/* ---- building traces ---------------------------------------------------- */
-
-struct tb {
-	struct gs_trace *t;
-	struct gs_sink *s;
-};
-
-static struct tb tb_new(void)
-{
-	struct tb b;
-
-	assert_int_equal(gs_trace_create(&b.t), GS_OK);
-	b.s = gs_trace_borrow_sink(b.t);
-	return b;
-}
-
-static uint32_t tb_str(struct tb *b, const char *s)
-{
-	uint32_t id;
-
-	assert_int_equal(b->s->intern(b->s, s, strlen(s), &id), GS_OK);
-	return id;
-}
-
-static uint32_t tb_stream(struct tb *b, int64_t pid, uint32_t device, uint64_t id)
-{
-	struct gs_stream st = {.pid = pid, .device = device, .context = 1, .stream_id = id};
-	uint32_t idx;
-
-	assert_int_equal(b->s->stream(b->s, &st, &idx), GS_OK);
-	return idx;
-}
-
-static void tb_kernel(struct tb *b, uint32_t stream, const char *name, int64_t start, int64_t end,
-		      uint64_t corr)
-{
-	struct gs_op op = {.kind = GS_OP_KERNEL,
-			   .start_ns = start,
-			   .end_ns = end,
-			   .stream = stream,
-			   .correlation = corr,
-			   .name = tb_str(b, name)};
-	struct gs_launch_cfg lc = {.grid = {4, 2, 1},
-				   .block = {128, 1, 1},
-				   .registers = 32,
-				   .shared_mem = 1024};
-
-	assert_int_equal(b->s->op(b->s, &op, &lc), GS_OK);
-}
-
-static void tb_copy(struct tb *b, uint32_t stream, int64_t start, int64_t end, uint64_t corr)
-{
-	struct gs_op op = {.kind = GS_OP_MEMCPY,
-			   .flags = GS_OPF_ASYNC,
-			   .start_ns = start,
-			   .end_ns = end,
-			   .stream = stream,
-			   .correlation = corr,
-			   .name = tb_str(b, "Memcpy HtoD (Pinned -> Device)"),
-			   .bytes = 4096,
-			   .copy_kind = GS_COPY_HTOD,
-			   .src_mem = GS_MEM_PINNED,
-			   .dst_mem = GS_MEM_DEVICE};
-
-	assert_int_equal(b->s->op(b->s, &op, NULL), GS_OK);
-}
-
-static void tb_call(struct tb *b, int64_t pid, int64_t tid, const char *name, int64_t start,
-		    int64_t end, uint64_t corr)
-{
-	struct gs_api_call c = {.pid = pid,
-				.tid = tid,
-				.name = tb_str(b, name),
-				.start_ns = start,
-				.end_ns = end,
-				.correlation = corr,
-				.kind = GS_API_RUNTIME};
-
-	assert_int_equal(b->s->api_call(b->s, &c), GS_OK);
-}
-
-static void tb_range(struct tb *b, int64_t pid, int64_t tid, const char *name, int64_t start,
-		     int64_t end)
-{
-	struct gs_range r = {.pid = pid,
-			     .tid = tid,
-			     .name = tb_str(b, name),
-			     .domain = GS_NO_STRING,
-			     .start_ns = start,
-			     .end_ns = end,
-			     .kind = GS_RANGE_CPU_OP};
-
-	assert_int_equal(b->s->range(b->s, &r), GS_OK);
-}
-
-static void tb_process(struct tb *b, int64_t pid, const char *cmd)
-{
-	struct gs_process p = {.pid = pid,
-			       .host_name = GS_NO_STRING,
-			       .command_line = tb_str(b, cmd),
-			       .driver_version = GS_NO_STRING,
-			       .runtime_version = GS_NO_STRING,
-			       .cupti_version = GS_NO_STRING};
-
-	assert_int_equal(b->s->process(b->s, &p), GS_OK);
-}
-
-static struct gs_trace *tb_done(struct tb *b)
-{
-	assert_int_equal(gs_trace_finish(b->t), GS_OK);
-	return b->t;
-}
+#include "tb_build.h"
 
 #define T0 1700000000123456789LL
 
@@ -163,7 +52,7 @@ static struct gs_trace *build_basic(int64_t base)
 			    .device = 0,
 			    .kind = GS_SYNC_STREAM};
 
-	tb_process(&b, 100, "python train.py");
+	tb_process(&b, 100, "python train.py", NULL);
 	s7 = tb_stream(&b, 0, 0, 7);
 	s9 = tb_stream(&b, 0, 0, 9);
 	y.stream = s9;
@@ -175,7 +64,8 @@ static struct gs_trace *build_basic(int64_t base)
 	tb_call(&b, 100, 100, "cudaStreamSynchronize", base + 81000, base + 96000, 14);
 	tb_kernel(&b, s7, "k1", base + 20000, base + 50001, 11);
 	tb_kernel(&b, s7, "k2", base + 50000, base + 60000, 12);
-	tb_copy(&b, s9, base + 70000, base + 80000, 13);
+	tb_copy(&b, s9, "Memcpy HtoD (Pinned -> Device)", base + 70000, base + 80000, 13,
+		GS_COPY_HTOD, GS_MEM_PINNED, GS_MEM_DEVICE, GS_OPF_ASYNC);
 	assert_int_equal(b.s->sync(b.s, &y), GS_OK);
 	return tb_done(&b);
 }

@@ -23,6 +23,7 @@
 #include "report_out.h"
 
 #include "json_at.h"
+#include "trace_build.h"
 
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
@@ -31,33 +32,6 @@
 
 #define RANKS 4
 #define T0 1000000L /* 1 s, in us */
-
-struct js {
-	char *p;
-	size_t n, cap;
-};
-
-static void js_add(struct js *j, const char *fmt, ...) GS_PRINTF(2, 3);
-
-static void js_add(struct js *j, const char *fmt, ...)
-{
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	assert_true(len >= 0);
-	if (j->n + (size_t)len + 1 > j->cap) {
-		j->cap = (j->n + (size_t)len + 1) * 2;
-		j->p = realloc(j->p, j->cap);
-		assert_non_null(j->p);
-	}
-	va_start(ap, fmt);
-	vsnprintf(j->p + j->n, j->cap - j->n, fmt, ap);
-	va_end(ap);
-	j->n += (size_t)len;
-}
 
 /* Rank r's GPU time in step i (us): 2000 + 100 r, and rank 2 is 3000 us
  * slower in step 3. */

@@ -32,30 +32,6 @@ static const char *gs_error_text(void)
 }
 
 /* A growing JSON text. */
-struct js {
-	char *p;
-	size_t n, cap;
-};
-
-static void js_add(struct js *j, const char *fmt, ...)
-{
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	assert_true(len >= 0);
-	if (j->n + (size_t)len + 1 > j->cap) {
-		j->cap = (j->n + (size_t)len + 1) * 2;
-		j->p = realloc(j->p, j->cap);
-		assert_non_null(j->p);
-	}
-	va_start(ap, fmt);
-	vsnprintf(j->p + j->n, j->cap - j->n, fmt, ap);
-	va_end(ap);
-	j->n += (size_t)len;
-}
 
 /* A host range (cat) named `name` on thread tid of process 100. */
 static void range_on(struct js *j, const char *cat, const char *name, long tid, long ts, long dur)

@@ -11,6 +11,9 @@
 #include <gpuscope/format.h>
 #include <gpuscope/import.h>
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TAIL "]}\n"
@@ -34,6 +37,34 @@
 	"\"Stream Wait Event\", \"wait_on_stream\": " #on                                          \
 	", \"wait_on_cuda_event_record_corr_id\": " #record ", \"stream\": " #stream               \
 	", \"correlation\": " #corr ", \"device\": 0, \"context\": 1}}"
+
+/* Kineto JSON text written piece by piece (js_add: printf-like). */
+struct js {
+	char *p;
+	size_t n, cap;
+};
+
+static inline void js_add(struct js *j, const char *fmt, ...) GS_PRINTF(2, 3);
+
+static inline void js_add(struct js *j, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	assert_true(len >= 0);
+	if (j->n + (size_t)len + 1 > j->cap) {
+		j->cap = (j->n + (size_t)len + 1) * 2;
+		j->p = realloc(j->p, j->cap);
+		assert_non_null(j->p);
+	}
+	va_start(ap, fmt);
+	vsnprintf(j->p + j->n, j->cap - j->n, fmt, ap);
+	va_end(ap);
+	j->n += (size_t)len;
+}
 
 /* Import the Kineto JSON `json` into `t` as the input `name`. */
 static inline void load_into(struct gs_trace *t, const char *json, const char *name)
