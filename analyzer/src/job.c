@@ -963,7 +963,7 @@ static gs_status build_collectives(struct gs_job_analysis *ja)
 /* ---- findings ---- */
 
 static gs_status add_finding(struct gs_job_analysis *ja, size_t *cap, const char *kind, int64_t ns,
-			     char *text, char *advice)
+			     const struct gs_finding_data *data, char *text, char *advice)
 {
 	if (!text || !advice) {
 		free(text);
@@ -982,7 +982,7 @@ static gs_status add_finding(struct gs_job_analysis *ja, size_t *cap, const char
 		ja->findings = p;
 		*cap = nc;
 	}
-	ja->findings[ja->n_findings++] = (struct ja_finding){kind, ns, text, advice};
+	ja->findings[ja->n_findings++] = (struct ja_finding){kind, ns, text, advice, *data};
 	return GS_OK;
 }
 
@@ -1049,6 +1049,7 @@ static const char *partial_note(const struct gs_job_analysis *ja, char *buf, siz
 static gs_status build_findings(struct gs_job_analysis *ja)
 {
 	int64_t median_compute = median_compute_before(ja);
+	struct gs_finding_data fd;
 	size_t cap = 0, i;
 	gs_status rc = GS_OK;
 	int64_t exposed = 0, beyond = 0;
@@ -1071,8 +1072,17 @@ static gs_status build_findings(struct gs_job_analysis *ja)
 				 DUR(t->compute_before), DUR(t->compute_before - median_compute));
 		snprintf(chance, sizeof(chance), "%.1f%%",
 			 t->counted ? 100.0 * t->expected / (double)t->counted : 0.0);
+		fd = (struct gs_finding_data){.evidence = GS_EVIDENCE_MEASURED,
+					      .advice = "look_at_rank"};
+		gs_finding_num(&fd, "rank", rank);
+		gs_finding_num(&fd, "times_last_count", (double)t->last);
+		gs_finding_num(&fd, "collectives_count", (double)t->counted);
+		gs_finding_num(&fd, "expected_by_chance_count", t->expected);
+		gs_finding_num(&fd, "cost_ns", (double)t->cost);
+		gs_finding_num(&fd, "compute_before_ns", (double)t->compute_before);
+		gs_finding_num(&fd, "median_compute_before_ns", (double)median_compute);
 		rc = add_finding(
-			ja, &cap, "straggler", t->cost,
+			ja, &cap, "straggler", t->cost, &fd,
 			ja_printf("rank %u arrived last at %s of %llu collectives (%llu times; "
 				  "chance alone would give %s); the others waited %s for it%s%s",
 				  rank, share, (unsigned long long)t->counted,
@@ -1098,8 +1108,14 @@ static gs_status build_findings(struct gs_job_analysis *ja)
 			if (x->skew > skew_max)
 				skew_max = x->skew;
 		}
+		fd = (struct gs_finding_data){.evidence = GS_EVIDENCE_MEASURED,
+					      .advice = "balance_ranks"};
+		gs_finding_num(&fd, "wait_ns", (double)ja->wait_total);
+		gs_finding_num(&fd, "collectives_count", (double)n);
+		gs_finding_num(&fd, "mean_skew_ns", (double)skew_sum / (double)(n ? n : 1));
+		gs_finding_num(&fd, "max_skew_ns", (double)skew_max);
 		rc = add_finding(
-			ja, &cap, "skew", ja->wait_total,
+			ja, &cap, "skew", ja->wait_total, &fd,
 			ja_printf("the ranks waited %s in all for one another at %zu collectives "
 				  "(mean skew %s, max %s), with no one rank last most often%s",
 				  DUR(ja->wait_total), n, DUR(skew_sum / (int64_t)(n ? n : 1)),
@@ -1136,8 +1152,17 @@ static gs_status build_findings(struct gs_job_analysis *ja)
 
 		if (s->count)
 			snprintf(ov, sizeof(ov), "%.1f%%", 100.0 * s->v[1]);
+		fd = (struct gs_finding_data){.evidence = GS_EVIDENCE_MEASURED,
+					      .advice = "overlap_communication"};
+		gs_finding_num(&fd, "exposed_ns", (double)exposed);
+		gs_finding_num(&fd, "beyond_waits_ns", (double)beyond);
+		gs_finding_num(&fd, "gpus_count", (double)with_comm);
+		gs_finding_num(&fd, "worst_rank", rank_of(ja, worst->ri)->rank);
+		gs_finding_num(&fd, "worst_exposed_ns", (double)worst->d->comm_exposed_ns);
+		if (s->count)
+			gs_finding_num(&fd, "median_overlap", s->v[1]);
 		rc = add_finding(
-			ja, &cap, "exposed_communication", beyond,
+			ja, &cap, "exposed_communication", beyond, &fd,
 			ja_printf("communication ran with no compute kernel alongside for %s over "
 				  "%zu GPU%s (%s of it beyond the waits for other ranks), up to %s "
 				  "on %s (%s of its window); median overlap with compute %s",
@@ -1154,8 +1179,15 @@ static gs_status build_findings(struct gs_job_analysis *ja)
 		const struct ja_slow_steps *x = &ja->slow_steps;
 		uint32_t rank = rank_of(ja, x->ri)->rank;
 
+		fd = (struct gs_finding_data){.evidence = GS_EVIDENCE_MEASURED,
+					      .advice = "look_at_rank"};
+		gs_finding_num(&fd, "rank", rank);
+		gs_finding_num(&fd, "steps_count", (double)x->steps);
+		gs_finding_num(&fd, "of_count", (double)x->of);
+		gs_finding_num(&fd, "extra_ns", (double)x->extra);
+		gs_finding_num(&fd, "median_steps_ns", (double)x->total);
 		rc = add_finding(
-			ja, &cap, "slow_steps", x->extra,
+			ja, &cap, "slow_steps", x->extra, &fd,
 			ja_printf("rank %u had the longest step in %zu of the %zu analysed steps "
 				  "the ranks share, %s in all beyond the median rank's step time "
 				  "(%s of the median steps' %s)%s",
@@ -1168,8 +1200,11 @@ static gs_status build_findings(struct gs_job_analysis *ja)
 				  rank));
 	}
 	if (rc == GS_OK && ja->n_mm) {
+		fd = (struct gs_finding_data){.evidence = GS_EVIDENCE_NONE,
+					      .advice = "record_the_same_steps"};
+		gs_finding_num(&fd, "communicators_count", (double)ja->n_mm);
 		rc = add_finding(
-			ja, &cap, "mismatch", 0,
+			ja, &cap, "mismatch", 0, &fd,
 			ja_printf("%zu communicator%s do%s not line up across ranks; %s%s",
 				  ja->n_mm, ja->n_mm == 1 ? "" : "s", ja->n_mm == 1 ? "es" : "",
 				  ja->mm[0].text,
@@ -2795,12 +2830,9 @@ void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 	json_steps(w, ja);
 	jw_arr(w, "findings");
 	for (size_t i = 0; i < ja->n_findings; i++) {
-		jw_row(w, NULL);
-		jw_str(w, "kind", ja->findings[i].kind);
-		jw_i64(w, "ns", ja->findings[i].ns);
-		jw_str(w, "text", ja->findings[i].text);
-		jw_str(w, "advice", ja->findings[i].advice);
-		jw_end_obj(w);
+		const struct ja_finding *f = &ja->findings[i];
+
+		gs_report_json_finding(w, f->kind, f->ns, &f->data, f->text, f->advice);
 	}
 	jw_end_arr(w);
 	jw_end_obj(w);

@@ -170,6 +170,7 @@ struct ja_finding {
 	int64_t ns;
 	char *text;
 	char *advice;
+	struct gs_finding_data data;
 };
 
 /* The state of a clock domain's offset. */

@@ -157,8 +157,15 @@ struct finding_list {
 	bool oom;
 };
 
+const char *gs_evidence_name(unsigned e)
+{
+	static const char *const n[] = {"measured", "modeled", "none"};
+
+	return e < GS_COUNT_OF(n) ? n[e] : "?";
+}
+
 static void add_finding(struct finding_list *l, const char *kind, int64_t ns, struct sb *text,
-			struct sb *advice)
+			struct sb *advice, const struct gs_finding_data *data)
 {
 	struct gs_report_finding *f;
 
@@ -170,6 +177,7 @@ static void add_finding(struct finding_list *l, const char *kind, int64_t ns, st
 	f = &l->f[l->n];
 	f->kind = kind;
 	f->ns = ns;
+	f->data = *data;
 	f->text = sb_take(text);
 	f->advice = sb_take(advice);
 	if (!f->text || !f->advice) {
@@ -372,6 +380,7 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 	const struct gs_breakdown *b = &d->b;
 	int64_t idle = b->total_ns[GS_CAT_IDLE];
 	struct sb text = {0}, adv = {0};
+	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED};
 	const char *sep = "";
 	const char *call = NULL;
 	int64_t call_ns = 0, calls_ns = 0;
@@ -384,6 +393,13 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 	}
 	for (size_t i = 0; i < b->n_top_host_calls; i++)
 		calls_ns += b->top_host_calls[i].ns;
+	gs_finding_num(&fd, "idle_ns", (double)idle);
+	gs_finding_num(&fd, "window_ns", (double)b->window_ns);
+	gs_finding_num(&fd, "host_bound_ns", (double)b->host_bound_ns);
+	gs_finding_num(&fd, "launch_latency_ns", (double)b->launch_latency_ns);
+	gs_finding_num(&fd, "unattributed_ns", (double)b->unattributed_ns);
+	if (call && call_ns > 0)
+		gs_finding_num(&fd, "top_call_ns", (double)call_ns);
 	sb_printf(&text, "idle ");
 	sb_share(&text, idle, b->window_ns);
 	sb_printf(&text, ": ");
@@ -412,6 +428,10 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 	}
 
 	if (b->host_bound_ns >= b->launch_latency_ns && b->host_bound_ns >= b->unattributed_ns) {
+		fd.advice = call && call_ns * 3 >= b->host_bound_ns                ? "host_call" :
+			    host_ranges_explain(&b->host_ranges, b->host_bound_ns) ? "host_ranges" :
+			    calls_ns * 10 < b->host_bound_ns ? "record_host_ranges" :
+							       "feed_the_gpu";
 		if (call && call_ns * 3 >= b->host_bound_ns)
 			advise_call(&adv, call, false);
 		else if (host_ranges_explain(&b->host_ranges, b->host_bound_ns))
@@ -433,6 +453,7 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 				  "launch (fuse kernels, larger batches) or capture the launches "
 				  "in a CUDA Graph");
 	} else if (b->launch_latency_ns >= b->unattributed_ns) {
+		fd.advice = unlinked(r) || d->comm_kernels ? "find_the_waits" : "fewer_launches";
 		if (unlinked(r) || d->comm_kernels)
 			sb_printf(&adv,
 				  "the ops were launched early but started late: they waited on "
@@ -452,12 +473,13 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 				  "overhead, or a full launch queue): launch fewer, larger "
 				  "kernels (fuse them) or replay them from a CUDA Graph");
 	} else {
+		fd.advice = "record_runtime_api";
 		sb_printf(&adv,
 			  "no launch call is recorded for the ops that ended these gaps: "
 			  "record the CUDA runtime API too (the PyTorch profiler does by default) "
 			  "to attribute them");
 	}
-	add_finding(l, "idle", idle, &text, &adv);
+	add_finding(l, "idle", idle, &text, &adv, &fd);
 }
 
 static void finding_sync(const struct gs_report *r, const struct gs_report_device *d,
@@ -465,10 +487,18 @@ static void finding_sync(const struct gs_report *r, const struct gs_report_devic
 {
 	int64_t sync = d->b.total_ns[GS_CAT_SYNC];
 	struct sb text = {0}, adv = {0};
+	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED};
 	const char *call = NULL;
 
 	if (!significant(sync, d->b.window_ns))
 		return;
+	gs_finding_num(&fd, "sync_ns", (double)sync);
+	gs_finding_num(&fd, "window_ns", (double)d->b.window_ns);
+	if (d->n_sync_calls) {
+		gs_finding_num(&fd, "top_call_ns", (double)d->sync_calls[0].ns);
+		gs_finding_num(&fd, "top_call_count", (double)d->sync_calls[0].count);
+	}
+	gs_finding_num(&fd, "pageable_copies_count", (double)d->pageable_copies);
 	sb_printf(&text, "sync ");
 	sb_share(&text, sync, d->b.window_ns);
 	sb_printf(&text, ": the device ran nothing while the host was blocked waiting on it");
@@ -487,30 +517,36 @@ static void finding_sync(const struct gs_report *r, const struct gs_report_devic
 			sb_printf(&text, " (%llu DtoH)",
 				  (unsigned long long)d->pageable_by_dir[GS_COPY_DTOH]);
 	}
+	fd.advice = call ? "host_call" : "sync_later";
 	if (call)
 		advise_call(&adv, call, d->pageable_copies > 0);
 	else
 		sb_printf(&adv, "queue the next work before synchronizing, or sync on an event "
 				"later (only when the result is really needed)");
-	add_finding(l, "sync", sync, &text, &adv);
+	add_finding(l, "sync", sync, &text, &adv, &fd);
 }
 
 static void finding_copy(const struct gs_report_device *d, struct finding_list *l)
 {
 	int64_t copy = d->b.total_ns[GS_CAT_COPY];
 	struct sb text = {0}, adv = {0};
+	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED};
 	unsigned worst = 0;
 	size_t i;
 
 	if (!significant(copy, d->b.window_ns))
 		return;
+	gs_finding_num(&fd, "copy_exposed_ns", (double)copy);
+	gs_finding_num(&fd, "window_ns", (double)d->b.window_ns);
+	gs_finding_num(&fd, "missed_count", (double)d->n_missed);
 	sb_printf(&text, "copy exposed ");
 	sb_share(&text, copy, d->b.window_ns);
 	if (!d->n_missed) {
 		sb_printf(&text, ": no kernel could have hidden these copies");
 		sb_printf(&adv, "move fewer bytes (keep data on the device, smaller dtypes) or "
 				"overlap the copies with the work of the next step");
-		add_finding(l, "exposed_copy", copy, &text, &adv);
+		fd.advice = "move_fewer_bytes";
+		add_finding(l, "exposed_copy", copy, &text, &adv, &fd);
 		return;
 	}
 	sb_printf(&text, ": %zu cop%s (", d->n_missed, d->n_missed == 1 ? "y" : "ies");
@@ -544,9 +580,16 @@ static void finding_copy(const struct gs_report_device *d, struct finding_list *
 			sep = ", ";
 		}
 	}
+	gs_finding_num(&fd, "missed_exposed_ns", (double)d->missed_exposed_ns);
+	gs_finding_num(&fd, "hideable_ns", (double)d->missed_hideable_ns);
+	gs_finding_num(&fd, "possible_count", (double)d->n_possible);
 	sb_printf(&text, "; %s", d->n_possible ? "up to " : "");
 	sb_dur(&text, d->missed_hideable_ns);
 	sb_printf(&text, " could be hidden");
+	fd.advice = !d->missing_count[worst]               ? "prefetch" :
+		    (1u << worst) == GS_COND_PINNED_MEMORY ? "pin_memory" :
+		    (1u << worst) == GS_COND_INDEPENDENT   ? "double_buffer" :
+							     "copy_stream";
 	if (!d->missing_count[worst] && d->n_possible)
 		sb_printf(&adv,
 			  "no condition is known to be missing, but independence is not "
@@ -568,7 +611,7 @@ static void finding_copy(const struct gs_report_device *d, struct finding_list *
 			  "issue the copies on their own stream (ops of one stream never "
 			  "overlap) and keep a copy engine of that direction free: merge small "
 			  "copies");
-	add_finding(l, "exposed_copy", copy, &text, &adv);
+	add_finding(l, "exposed_copy", copy, &text, &adv, &fd);
 }
 
 static bool has_precondition(const struct gs_what_if *w, const char *name)
@@ -588,11 +631,17 @@ static void finding_pipeline(const struct gs_report_device *d, struct finding_li
 {
 	const struct gs_what_if *w = &d->pipelined;
 	struct sb text = {0}, adv = {0};
+	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MODELED, .advice = "pipeline"};
 	size_t i;
 
 	if (!w->name || w->batches < 2 || w->makespan_ns <= 0 || w->makespan_ns >= d->ideal_ns ||
 	    d->broken_cycles || !significant(d->ideal_ns - w->makespan_ns, d->actual_ns))
 		return;
+	gs_finding_num(&fd, "batches_count", (double)w->batches);
+	gs_finding_num(&fd, "makespan_ns", (double)w->makespan_ns);
+	gs_finding_num(&fd, "ideal_ns", (double)d->ideal_ns);
+	gs_finding_num(&fd, "actual_ns", (double)d->actual_ns);
+	gs_finding_num(&fd, "saving_ns", (double)w->saving_ns);
 	sb_printf(&text, "pipelining %zu batches over streams: makespan ", w->batches);
 	sb_dur(&text, w->makespan_ns);
 	sb_printf(&text, ", ");
@@ -610,7 +659,7 @@ static void finding_pipeline(const struct gs_report_device *d, struct finding_li
 			"kernels");
 	if (has_precondition(w, "pinned_memory"))
 		sb_printf(&adv, "; pin the host buffers first");
-	add_finding(l, "pipelining", d->ideal_ns - w->makespan_ns, &text, &adv);
+	add_finding(l, "pipelining", d->ideal_ns - w->makespan_ns, &text, &adv, &fd);
 }
 
 static const char *constraint_advice(unsigned c)
@@ -722,10 +771,15 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 	struct sb text = {0}, adv = {0};
 	const struct gs_gap *g = &d->gap;
 	unsigned order[GS_GAP_CAUSE_COUNT], n = 0;
+	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MODELED};
 
 	if (d->actual_ns <= 0 || d->ideal_ns <= 0 || d->efficiency_kind != GS_REPORT_EFF_EXACT ||
 	    !significant(slack, d->actual_ns))
 		return;
+	gs_finding_num(&fd, "efficiency", d->efficiency);
+	gs_finding_num(&fd, "ideal_ns", (double)d->ideal_ns);
+	gs_finding_num(&fd, "actual_ns", (double)d->actual_ns);
+	gs_finding_num(&fd, "unlinked_waits_count", (double)unlinked(r));
 	sb_printf(&text, "efficiency %.2f: the same ops could finish in ", d->efficiency);
 	sb_dur(&text, d->ideal_ns);
 	sb_printf(&text, " (ideal schedule) instead of ");
@@ -771,6 +825,16 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 				sb_host_ranges(&text, r->t, &d->gap_host, g->host_charged_ns);
 		}
 	}
+	if (g->available && n) {
+		static const char *const kinds[GS_GAP_CAUSE_COUNT] = {
+			"host_bound",  "launch_latency",       "host_sync",   "pageable_copy",
+			"stream_wait", "stream_serialisation", "copy_engine", "unexplained"};
+
+		gs_finding_num(&fd, "largest_cause_ns", (double)g->ns[order[0]]);
+		fd.advice = kinds[order[0]];
+	} else {
+		fd.advice = d->active_streams <= 1 ? "fewer_launches" : "compare_schedules";
+	}
 	if (g->available && n)
 		advise_gap(&adv, r, d, order[0]);
 	else if (d->active_streams <= 1)
@@ -782,7 +846,7 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 	else
 		sb_printf(&adv, "compare the ideal schedule with the actual one op by op (JSON "
 				"output)");
-	add_finding(l, "schedule", slack, &text, &adv);
+	add_finding(l, "schedule", slack, &text, &adv, &fd);
 }
 
 /* Dependency cycles: the schedules rest on a graph no real run has. First
@@ -790,9 +854,11 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 static void finding_cycles(const struct gs_report_device *d, struct finding_list *l)
 {
 	struct sb text = {0}, adv = {0};
+	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_NONE, .advice = "check_the_trace"};
 
 	if (!d->broken_cycles)
 		return;
+	gs_finding_num(&fd, "broken_at_count", (double)d->broken_cycles);
 	sb_printf(&text,
 		  "dependency cycles: ops wait (through events, host syncs or the default stream) "
 		  "on work that waits on them, which no real run can do; the schedules broke the "
@@ -803,7 +869,7 @@ static void finding_cycles(const struct gs_report_device *d, struct finding_list
 	sb_printf(&adv, "check how the trace was made: a corrupt, hand-edited or wrongly merged "
 			"trace (waits joined to the wrong event records) has cycles; the waits "
 			"listed are a place to start");
-	add_finding(l, "dependency_cycles", 0, &text, &adv);
+	add_finding(l, "dependency_cycles", 0, &text, &adv, &fd);
 }
 
 /* A schedule that breaks what must hold (gs_invariants), or an ideal
@@ -819,9 +885,15 @@ static void finding_invariants(const struct gs_report *r, const struct gs_report
 	struct sb text = {0}, adv = {0};
 	char a[32], b[32];
 	bool bounded = d->efficiency_kind == GS_REPORT_EFF_BOUNDED;
+	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_NONE};
 
 	if (!v->violations && !bounded)
 		return;
+	fd.advice = v->violations ? "report_a_bug" : "check_the_trace";
+	gs_finding_num(&fd, "violations_count", (double)v->violations);
+	gs_finding_num(&fd, "ideal_ns", (double)d->ideal_ns);
+	gs_finding_num(&fd, "actual_ns", (double)d->actual_ns);
+	gs_finding_num(&fd, "dependency_bound_ns", (double)d->dependency_bound_ns);
 	sb_printf(&text, "inconsistent schedule:");
 	if (bounded)
 		sb_printf(&text,
@@ -861,7 +933,7 @@ static void finding_invariants(const struct gs_report *r, const struct gs_report
 				  "check the trace: device clocks that disagree with the host's, "
 				  "or a wait joined to the wrong event record, make a run look "
 				  "faster than its dependencies allow");
-	add_finding(l, "inconsistent_schedule", 0, &text, &adv);
+	add_finding(l, "inconsistent_schedule", 0, &text, &adv, &fd);
 }
 #undef DUR
 
@@ -872,6 +944,7 @@ static void finding_waits(const struct gs_report *r, const struct gs_report_devi
 {
 	const struct gs_trace *t = r->t;
 	struct sb text = {0}, adv = {0};
+	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED};
 	const struct gs_wait *w;
 	size_t n_ops;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
@@ -885,6 +958,13 @@ static void finding_waits(const struct gs_report *r, const struct gs_report_devi
 	if (!significant(at_stake, d->b.window_ns))
 		return;
 	w = &r->waits[d->waits[0]];
+	gs_finding_num(&fd, "waits_count", (double)d->n_waits);
+	gs_finding_num(&fd, "wait_ns", (double)d->wait_ns);
+	gs_finding_num(&fd, "idle_and_sync_ns", (double)empty);
+	gs_finding_num(&fd, "longest_wait_ns", (double)w->wait_ns);
+	fd.advice = w->kind == GS_EDGE_HOST_SYNC      ? "sync_later" :
+		    w->kind == GS_EDGE_DEFAULT_STREAM ? "non_blocking_streams" :
+							"record_events_earlier";
 	sb_printf(&text, "%zu wait%s held ops back for ", d->n_waits, d->n_waits == 1 ? "" : "s");
 	sb_dur(&text, d->wait_ns);
 	sb_printf(&text, " in total");
@@ -921,7 +1001,7 @@ static void finding_waits(const struct gs_report *r, const struct gs_report_devi
 				"the event right after the op it needs, or split the producer");
 		break;
 	}
-	add_finding(l, "waits", at_stake, &text, &adv);
+	add_finding(l, "waits", at_stake, &text, &adv, &fd);
 }
 
 /* Mean gap between the kernels of a candidate's occurrences. */
@@ -944,6 +1024,7 @@ static void finding_graphs(const struct gs_trace *t, const struct gs_report_devi
 			   struct finding_list *l)
 {
 	struct sb text = {0}, adv = {0};
+	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED, .advice = "cuda_graph"};
 	const struct gs_cudagraph_candidate *c = NULL;
 	size_t n_ops, i, n = 0;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
@@ -961,6 +1042,15 @@ static void finding_graphs(const struct gs_trace *t, const struct gs_report_devi
 	at_stake = total < empty ? total : empty;
 	if (!c || !significant(at_stake, d->b.window_ns))
 		return;
+	gs_finding_num(&fd, "sequences_count", (double)n);
+	gs_finding_num(&fd, "launch_gaps_ns", (double)total);
+	gs_finding_num(&fd, "idle_and_sync_ns", (double)empty);
+	gs_finding_num(&fd, "largest_length_count", (double)c->length);
+	gs_finding_num(&fd, "largest_repetitions_count", (double)c->repetitions);
+	if (d->replay.name && d->replay.saving_ns > 0) {
+		gs_finding_num(&fd, "replay_makespan_ns", (double)d->replay.makespan_ns);
+		gs_finding_num(&fd, "replay_saving_ns", (double)d->replay.saving_ns);
+	}
 	sb_printf(&text, "%zu repeated kernel sequence%s with launch gaps: ", n, n == 1 ? "" : "s");
 	sb_dur(&text, total);
 	sb_printf(&text, " between their kernels; the largest: %zu kernels x %zu on stream %llu (",
@@ -988,17 +1078,24 @@ static void finding_graphs(const struct gs_trace *t, const struct gs_report_devi
 		  "capture the sequence once in a CUDA Graph (cudaStreamBeginCapture / "
 		  "torch.cuda.CUDAGraph) and replay it: one launch instead of %zu",
 		  c->length);
-	add_finding(l, "graph_candidates", at_stake, &text, &adv);
+	add_finding(l, "graph_candidates", at_stake, &text, &adv, &fd);
 }
 
 static void finding_comm(const struct gs_report_device *d, struct finding_list *l)
 {
 	struct sb text = {0}, adv = {0};
+	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED,
+				     .advice = "overlap_communication"};
 	int64_t all = 0;
 	size_t i;
 
 	if (!d->comm_kernels || !significant(d->comm_exposed_ns, d->b.window_ns))
 		return;
+	gs_finding_num(&fd, "comm_kernels_count", (double)d->comm_kernels);
+	gs_finding_num(&fd, "comm_ns", (double)d->comm_ns);
+	gs_finding_num(&fd, "comm_union_ns", (double)d->comm_union_ns);
+	gs_finding_num(&fd, "comm_exposed_ns", (double)d->comm_exposed_ns);
+	gs_finding_num(&fd, "window_ns", (double)d->b.window_ns);
 	for (i = 0; i < d->n_kernels; i++)
 		all += d->kernels[i].ns;
 	sb_printf(&text, "communication: %llu NCCL kernels ran ",
@@ -1012,7 +1109,7 @@ static void finding_comm(const struct gs_report_device *d, struct finding_list *
 	sb_printf(&adv, "NCCL kernel time includes waiting for the other ranks: compare the "
 			"ranks' traces (the slowest sets the pace), and overlap communication "
 			"with compute (bucketed all-reduce, send/recv on their own stream)");
-	add_finding(l, "communication", d->comm_exposed_ns, &text, &adv);
+	add_finding(l, "communication", d->comm_exposed_ns, &text, &adv, &fd);
 }
 
 static void finding_kernels(const struct gs_trace *t, const struct gs_report_device *d,
@@ -1021,6 +1118,7 @@ static void finding_kernels(const struct gs_trace *t, const struct gs_report_dev
 	int64_t kern = d->b.total_ns[GS_CAT_KERNEL], all = 0;
 	const struct gs_report_kernel *k;
 	struct sb text = {0}, adv = {0};
+	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED, .advice = "faster_kernels"};
 	size_t i;
 
 	if (!d->n_kernels || d->b.dominant != GS_CAT_KERNEL || !significant(kern, d->b.window_ns))
@@ -1028,6 +1126,11 @@ static void finding_kernels(const struct gs_trace *t, const struct gs_report_dev
 	k = &d->kernels[0];
 	for (i = 0; i < d->n_kernels; i++)
 		all += d->kernels[i].ns;
+	gs_finding_num(&fd, "kernel_ns", (double)kern);
+	gs_finding_num(&fd, "window_ns", (double)d->b.window_ns);
+	gs_finding_num(&fd, "top_kernel_ns", (double)k->ns);
+	gs_finding_num(&fd, "top_kernel_count", (double)k->count);
+	gs_finding_num(&fd, "kernels_total_ns", (double)all);
 	sb_printf(&text, "kernels ran ");
 	sb_pct(&text, kern, d->b.window_ns);
 	sb_printf(&text, " of the window (the dominant category: a lead to check); the top "
@@ -1040,7 +1143,7 @@ static void finding_kernels(const struct gs_trace *t, const struct gs_report_dev
 	sb_printf(&text, " of kernel time, %llu launches)", (unsigned long long)k->count);
 	sb_printf(&adv, "the GPU is busy: speed up the top kernels (profile them with Nsight "
 			"Compute), or run independent work concurrently on other streams");
-	add_finding(l, "kernels", k->ns, &text, &adv);
+	add_finding(l, "kernels", k->ns, &text, &adv, &fd);
 }
 
 /* Ranked by the time at stake; dependency cycles (which make the rest

@@ -22,6 +22,34 @@
 #include "operators_priv.h"
 #include "out.h"
 
+void gs_report_json_finding(struct jw *w, const char *kind, int64_t ns,
+			    const struct gs_finding_data *d, const char *text, const char *advice)
+{
+	jw_row(w, NULL);
+	jw_str(w, "kind", kind);
+	jw_i64(w, "ns", ns);
+	jw_str(w, "evidence", gs_evidence_name(d->evidence));
+	jw_obj(w, "numbers");
+	for (size_t k = 0; k < d->n; k++) {
+		double v = d->num[k].value;
+
+		/* Whole numbers as integers (times, counts), the rest with four
+		 * decimals (shares, ratios). */
+		if (fabs(v) < 9007199254740992.0 && v == floor(v))
+			jw_i64(w, d->num[k].key, (int64_t)v);
+		else
+			jw_fixed(w, d->num[k].key, v);
+	}
+	jw_end_obj(w);
+	jw_str(w, "text", text);
+	jw_str(w, "advice", advice);
+	if (d->advice)
+		jw_str(w, "advice_kind", d->advice);
+	else
+		jw_null(w, "advice_kind");
+	jw_end_obj(w);
+}
+
 static double ratio(int64_t part, int64_t whole)
 {
 	return whole > 0 ? (double)part / (double)whole : 0.0;
@@ -633,12 +661,9 @@ static void json_device(struct jw *w, const struct gs_report *r, const struct gs
 	jw_end_obj(w);
 	jw_arr(w, "findings");
 	for (i = 0; i < d->n_findings; i++) {
-		jw_row(w, NULL);
-		jw_str(w, "kind", d->findings[i].kind);
-		jw_i64(w, "ns", d->findings[i].ns);
-		jw_str(w, "text", d->findings[i].text);
-		jw_str(w, "advice", d->findings[i].advice);
-		jw_end_obj(w);
+		const struct gs_report_finding *f = &d->findings[i];
+
+		gs_report_json_finding(w, f->kind, f->ns, &f->data, f->text, f->advice);
 	}
 	jw_end_arr(w);
 	jw_end_obj(w);

@@ -65,12 +65,48 @@ struct gs_report_step_stat {
 	int64_t gap_cause_ns;
 };
 
+/*
+ * A finding's data beside its sentences, for the programs that read the
+ * JSON (a CI gate, a notebook): how its figure is known, the kind of
+ * advice it gives, and the numbers it rests on, each named for its unit
+ * (`_ns`, `_share`, `_count`, `_bytes`, plain for a ratio).
+ */
+#define GS_FINDING_NUMBERS 8
+
+enum gs_evidence {
+	GS_EVIDENCE_MEASURED = 0, /* read off the trace */
+	GS_EVIDENCE_MODELED = 1,  /* a schedule or what-if computed from it */
+	GS_EVIDENCE_NONE = 2,     /* a property of the trace, no time at stake */
+};
+
+struct gs_finding_number {
+	const char *key; /* static */
+	double value;
+};
+
+struct gs_finding_data {
+	uint8_t evidence;   /* enum gs_evidence */
+	const char *advice; /* static: the kind of advice ("fuse_kernels", ...) */
+	uint8_t n;
+	struct gs_finding_number num[GS_FINDING_NUMBERS];
+};
+
+/* Adds a number (past GS_FINDING_NUMBERS: left out). */
+static inline void gs_finding_num(struct gs_finding_data *d, const char *key, double value)
+{
+	if (d->n < GS_FINDING_NUMBERS)
+		d->num[d->n++] = (struct gs_finding_number){key, value};
+}
+
+const char *gs_evidence_name(unsigned e);
+
 /* One finding: what was seen (with numbers) and what to do about it. */
 struct gs_report_finding {
 	const char *kind; /* static: "idle", "sync", "exposed_copy", ... */
 	int64_t ns;       /* the time at stake; findings are ranked by it */
 	char *text;
 	char *advice;
+	struct gs_finding_data data;
 };
 
 struct gs_report_device {
@@ -283,6 +319,10 @@ struct gs_out;
 void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
 				const struct gs_report_style *st);
 struct jw;
+/* A finding as a JSON row: kind, ns, evidence, numbers, text, advice,
+ * advice_kind. */
+void gs_report_json_finding(struct jw *w, const char *kind, int64_t ns,
+			    const struct gs_finding_data *d, const char *text, const char *advice);
 /* The "job" member of the JSON report (nothing without a job analysis). */
 void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job);
 /* The job's section of the HTML page (nothing without a job analysis). */

@@ -215,13 +215,21 @@ static void test_one_host(void **state)
 	i64_is(at(x, "steps", NULL), 2);
 	i64_is(at(x, "of", NULL), 3);
 	i64_is(at(x, "extra_ns", NULL), US(400));
-	cJSON_ArrayForEach(f, at(jb, "findings",
-				 NULL)) if (!strcmp(at(f, "kind", NULL)->valuestring, "slow_steps"))
-	{
+	for (f = at(jb, "findings", NULL)->child; f; f = f->next) {
+		if (strcmp(at(f, "kind", NULL)->valuestring, "slow_steps") != 0)
+			continue;
 		found = true;
 		i64_is(at(f, "ns", NULL), US(400));
 		assert_non_null(strstr(at(f, "text", NULL)->valuestring,
 				       "rank 3 had the longest step in 2 of the 3"));
+		/* The numbers beside the sentence. */
+		str_is(at(f, "evidence", NULL), "measured");
+		str_is(at(f, "advice_kind", NULL), "look_at_rank");
+		i64_is(at(f, "numbers", "rank", NULL), 3);
+		i64_is(at(f, "numbers", "steps_count", NULL), 2);
+		i64_is(at(f, "numbers", "of_count", NULL), 3);
+		i64_is(at(f, "numbers", "extra_ns", NULL), US(400));
+		i64_is(at(f, "numbers", "median_steps_ns", NULL), US(3 * 2100));
 	}
 	assert_true(found);
 	text = report_out(gs_report_write_text, r, NULL, NULL);
