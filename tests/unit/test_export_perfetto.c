@@ -113,11 +113,14 @@ static const char *track_of(const struct pf_trace *pt, const struct pf_slice *s)
 	return k ? k->name : "";
 }
 
-/* The slice of category `cat` (and name, when not NULL) starting at ts
- * (NULL: none; fails on two). */
+/* The slice of category `cat` (and name, when not NULL) starting at ts;
+ * fails on none or two (and then gives an empty slice, never NULL: the
+ * compiler does not know that a failed check does not return). */
 static const struct pf_slice *slice_named(const struct pf_trace *pt, const char *cat, int64_t ts,
 					  const char *name)
 {
+	static char empty[1];
+	static const struct pf_slice none = {.name = empty, .cat = empty, .args = empty};
 	const struct pf_slice *hit = NULL;
 
 	for (size_t i = 0; i < pt->n_slices; i++) {
@@ -126,6 +129,10 @@ static const struct pf_slice *slice_named(const struct pf_trace *pt, const char 
 			continue;
 		assert_null(hit);
 		hit = &pt->slices[i];
+	}
+	if (!hit) {
+		fail_msg("no %s slice at %lld", cat, (long long)ts);
+		return &none;
 	}
 	return hit;
 }
