@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* .gscope writer and reader: round trips, cut files, corrupt bytes, bounds. */
+#define _GNU_SOURCE /* sched_setaffinity */
 #include <gpuscope/format.h>
 
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -643,6 +645,141 @@ static void test_flipped_byte_names_chunk(void **state)
 	free(path);
 }
 
+/* The payload lengths of a file's chunks (hdr + 8), in file order. */
+static size_t chunk_raw_lens(const unsigned char *buf, size_t size, uint32_t *raw, size_t max)
+{
+	size_t off = GS_FILE_HEADER_LEN, n = 0;
+
+	while (off + GS_CHUNK_HEADER_LEN <= size && n < max) {
+		uint32_t comp = (uint32_t)buf[off + 12] | (uint32_t)buf[off + 13] << 8 |
+				(uint32_t)buf[off + 14] << 16 | (uint32_t)buf[off + 15] << 24;
+
+		raw[n++] = (uint32_t)buf[off + 8] | (uint32_t)buf[off + 9] << 8 |
+			   (uint32_t)buf[off + 10] << 16 | (uint32_t)buf[off + 11] << 24;
+		off += GS_CHUNK_HEADER_LEN + comp;
+	}
+	return n;
+}
+
+static void write_file(const char *path, const unsigned char *buf, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, size, f), size);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Load `path` on every CPU of the process (reading ahead with two or
+ * more) and on one: the same trace, or the same error. */
+static struct gs_trace *load_both_ways(const char *path, gs_status *st, char *msg, size_t size)
+{
+	struct gs_trace *t[2] = {NULL, NULL};
+	gs_status rc[2];
+	char m[2][1024];
+	cpu_set_t all, one;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	for (int i = 0; i < 2; i++) {
+		if (i == 1) {
+			int cpu = 0;
+
+			while (!CPU_ISSET(cpu, &all))
+				cpu++;
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+		}
+		rc[i] = gs_trace_load_gscope(path, 0, &t[i]);
+		gs_error_format(m[i], sizeof(m[i]));
+		gs_error_clear();
+	}
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	assert_int_equal(rc[0], rc[1]);
+	assert_string_equal(m[0], m[1]);
+	if (rc[0] == GS_OK)
+		assert_same(t[0], t[1]);
+	gs_trace_destroy(t[1]);
+	*st = rc[0];
+	snprintf(msg, size, "%s", m[0]);
+	return t[0];
+}
+
+/*
+ * Read ahead, a file's chunks go over in batches of small ones and alone
+ * when large (64 KiB inflated or more): a file of both kinds, and one of
+ * thousands of tiny chunks (several batches), read from the file give the
+ * trace written, a flipped byte the error naming its chunk, a cut the
+ * warning naming it, the same on one CPU as on all.
+ */
+static void test_read_ahead_batches(void **state)
+{
+	(void)state;
+	static const struct {
+		int nops;
+		uint32_t flush;
+	} files[] = {{30000, 12000}, {3000, 2}};
+	uint32_t raw[4096];
+	char msg[1024];
+
+	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+		char *path = write_sample(files[k].nops, files[k].flush, NULL);
+		struct gs_trace *want = sample_trace(files[k].nops), *t;
+		size_t size, n, small = 0, large = 0, bad, at;
+		unsigned char *buf = slurp(path, &size);
+		gs_status st;
+
+		n = chunk_raw_lens(buf, size, raw, sizeof(raw) / sizeof(raw[0]));
+		assert_true(n < sizeof(raw) / sizeof(raw[0]));
+		for (size_t i = 0; i < n; i++) {
+			small += raw[i] < (64u << 10);
+			large += raw[i] >= (64u << 10);
+		}
+		if (k == 0)
+			assert_true(small >= 2 && large >= 2);
+		else
+			assert_true(small > 2048);
+		t = load_both_ways(path, &st, msg, sizeof(msg));
+		assert_int_equal(st, GS_OK);
+		assert_same(want, t);
+		gs_trace_destroy(t);
+
+		/* A byte of the last but one chunk's payload. */
+		bad = n - 2;
+		at = chunk_offset(buf, size, (int)bad);
+		buf[at + GS_CHUNK_HEADER_LEN] ^= 0x5a;
+		write_file(path, buf, size);
+		t = load_both_ways(path, &st, msg, sizeof(msg));
+		assert_int_equal(st, GS_ERR_FORMAT);
+		{
+			char want_msg[256];
+
+			snprintf(want_msg, sizeof(want_msg), "chunk %zu at byte %zu: CRC mismatch",
+				 bad, at);
+			assert_non_null(strstr(msg, want_msg));
+		}
+		gs_trace_destroy(t);
+		buf[at + GS_CHUNK_HEADER_LEN] ^= 0x5a;
+
+		/* Cut inside that chunk: every chunk before it. */
+		write_file(path, buf, at + GS_CHUNK_HEADER_LEN + 1);
+		t = load_both_ways(path, &st, msg, sizeof(msg));
+		assert_int_equal(st, GS_OK);
+		{
+			char want_msg[256];
+
+			snprintf(want_msg, sizeof(want_msg),
+				 "cut short inside chunk %zu at byte %zu", bad, at);
+			assert_true(has_warning(t, want_msg));
+		}
+		gs_trace_destroy(t);
+		gs_trace_destroy(want);
+		free(buf);
+		unlink(path);
+		free(path);
+	}
+}
+
 static void put32(unsigned char *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -1006,6 +1143,7 @@ int main(void)
 		cmocka_unit_test(test_writer_never_overwrites),
 		cmocka_unit_test(test_cut_at_every_offset),
 		cmocka_unit_test(test_flipped_byte_names_chunk),
+		cmocka_unit_test(test_read_ahead_batches),
 		cmocka_unit_test(test_header_errors),
 		cmocka_unit_test(test_unknown_chunk_types),
 		cmocka_unit_test(test_oversized_length),
