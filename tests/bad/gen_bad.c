@@ -1156,6 +1156,26 @@ static void unknown_chunks_gscope(const struct buf *b)
 	free(g.p);
 }
 
+/* The base file with a million empty record chunks after its header
+ * (36 MB): each a whole chunk, read for nothing. */
+static void empty_chunks_gscope(const struct buf *b)
+{
+	struct gfile one = {0};
+	FILE *f = create("empty-chunks-1m.gscope");
+
+	gf_raw_chunk(&one, GS_CHUNK_RECORDS, "", 0, 0);
+	if (fwrite(b->p, 1, GS_FILE_HEADER_LEN, f) != GS_FILE_HEADER_LEN)
+		die("empty-chunks-1m.gscope: write failed");
+	for (int i = 0; i < 1000000; i++)
+		if (fwrite(one.p, 1, one.n, f) != one.n)
+			die("empty-chunks-1m.gscope: write failed");
+	if (fwrite(b->p + GS_FILE_HEADER_LEN, 1, b->n - GS_FILE_HEADER_LEN, f) !=
+	    b->n - GS_FILE_HEADER_LEN)
+		die("empty-chunks-1m.gscope: write failed");
+	finish(f, "empty-chunks-1m.gscope");
+	free(one.p);
+}
+
 static void gscope_files(void)
 {
 	struct buf b = base_trace();
@@ -1185,6 +1205,7 @@ static void gscope_files(void)
 	variant("bad-zlib.gscope", &b, b.n, ed_bad_zlib);
 	variant("unknown-feature.gscope", &b, b.n, ed_feature);
 	unknown_chunks_gscope(&b);
+	empty_chunks_gscope(&b);
 	free(b.p);
 	crafted_gscope();
 	million_streams_gscope();
