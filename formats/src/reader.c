@@ -712,9 +712,29 @@ static gs_status decode_streams(struct gs_reader *r, struct gs_sink *sink, const
 	} while (0)
 #define OPT(arr, nn, i) ((nn) ? (arr)[i] : 0)
 
-static int64_t add_ns(int64_t a, uint64_t b)
+/*
+ * Times. The writer stores a record's start as the difference from the
+ * previous start of its column and its duration as end - start, both
+ * modulo 2^64, so that every int64 time reads back as written: a start is
+ * the previous one plus its delta, modulo 2^64. The duration is the
+ * record's length (a negative one reads as over 7 days: dropped either
+ * way), and the end is taken exactly: where start + duration passes
+ * INT64_MAX, the sink gets an end that leads it to the outcome of the
+ * exact one. A record of over 7 days is dropped and counted; any other
+ * starts past 2^62 ns and is refused for its start, naming it (format.h
+ * GS_TIME_LIMIT_NS), not read as one that ends before it starts.
+ */
+static int64_t start_ns(int64_t prev, int64_t delta)
 {
-	return (int64_t)((uint64_t)a + b);
+	return (int64_t)((uint64_t)prev + (uint64_t)delta);
+}
+
+static int64_t end_ns(int64_t start, uint64_t duration)
+{
+	if (duration <= (uint64_t)INT64_MAX - (uint64_t)start)
+		return (int64_t)((uint64_t)start + duration);
+	/* start > INT64_MAX - duration >= INT64_MIN: start - 1 does not wrap. */
+	return duration > (uint64_t)GS_MAX_DURATION_NS ? start - 1 : INT64_MAX;
 }
 
 static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gscope__Ops *m)
@@ -753,11 +773,11 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 		struct gs_launch_cfg lc = {0};
 		gs_status rc;
 
-		start = add_ns(start, (uint64_t)m->start_delta[i]);
+		start = start_ns(start, m->start_delta[i]);
 		corr += (uint64_t)m->correlation_delta[i];
 		op.kind = (uint8_t)m->kind[i];
 		op.start_ns = start;
-		op.end_ns = add_ns(start, m->duration[i]);
+		op.end_ns = end_ns(start, m->duration[i]);
 		op.correlation = corr;
 		op.flags = (uint8_t)OPT(m->flags, m->n_flags, i);
 		op.graph_id = OPT(m->graph_id, m->n_graph_id, i);
@@ -822,10 +842,10 @@ static gs_status decode_api(struct gs_reader *r, struct gs_sink *sink, const Gsc
 		struct gs_api_call c = {0};
 		gs_status rc;
 
-		start = add_ns(start, (uint64_t)m->start_delta[i]);
+		start = start_ns(start, m->start_delta[i]);
 		corr += (uint64_t)m->correlation_delta[i];
 		c.start_ns = start;
-		c.end_ns = add_ns(start, m->duration[i]);
+		c.end_ns = end_ns(start, m->duration[i]);
 		c.pid = m->pid[i];
 		c.tid = m->tid[i];
 		c.correlation = corr;
@@ -861,9 +881,9 @@ static gs_status decode_ranges(struct gs_reader *r, struct gs_sink *sink, const 
 		gs_status rc;
 
 		unknown += kind >= GS_RANGE_KIND_COUNT;
-		start = add_ns(start, (uint64_t)m->start_delta[i]);
+		start = start_ns(start, m->start_delta[i]);
 		g.start_ns = start;
-		g.end_ns = add_ns(start, m->duration[i]);
+		g.end_ns = end_ns(start, m->duration[i]);
 		g.pid = m->pid[i];
 		g.tid = m->tid[i];
 		g.external_id = OPT(m->external_id, m->n_external_id, i);
@@ -1003,7 +1023,7 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 		unknown_syncs += m->kind >= GS_SYNC_KIND_COUNT;
 		struct gs_sync y = {.kind = (uint8_t)(m->kind < GS_SYNC_KIND_COUNT ? m->kind : 0),
 				    .start_ns = m->start_ns,
-				    .end_ns = add_ns(m->start_ns, m->duration),
+				    .end_ns = end_ns(m->start_ns, m->duration),
 				    .pid = m->pid,
 				    .tid = m->tid,
 				    .correlation = m->correlation,
@@ -1073,7 +1093,7 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 	for (size_t i = 0; i < c->n_overheads && !rc; i++) {
 		const Gscope__Overhead *m = c->overheads[i];
 		struct gs_overhead o = {.start_ns = m->start_ns,
-					.end_ns = add_ns(m->start_ns, m->duration),
+					.end_ns = end_ns(m->start_ns, m->duration),
 					.pid = m->pid};
 
 		rc = map_string(r, m->kind, &o.kind);

@@ -113,8 +113,9 @@ static bool times_ok(int64_t start, int64_t end)
  * format.h GS_TIME_LIMIT_NS). The sink is the one place every reader feeds
  * (the .gscope reader, the Kineto and Nsight importers, replay), so the
  * check is here. It runs after times_ok(): a record the model drops for its
- * duration (end < start, over 7 days: an end that wrapped past INT64_MAX
- * included) is dropped and counted as before; a record that would be kept
+ * duration (end < start, over 7 days) is dropped and counted as before (the
+ * .gscope reader takes an end past INT64_MAX by its duration: over 7 days,
+ * or a start past the range below); a record that would be kept
  * with a time at or beyond ±2^62 ns refuses the whole trace, because the
  * analyses take differences of times (gaps, windows, delays) that would
  * overflow, and such a time is never a real clock reading. The error names

@@ -446,6 +446,74 @@ static void crafted_gscope(void)
 	gf_write(&g, "undeclared-collective.gscope");
 }
 
+/* Kernels "k" on one stream, one chunk of them (correlations 1, 2, ...) and
+ * the end chunk, with the start deltas and durations given. */
+static void kernels_gscope(const char *file, size_t n, const int64_t *start, const uint64_t *dur)
+{
+	static uint8_t k_name[] = "k";
+	ProtobufCBinaryData str = {.len = 1, .data = k_name};
+	Gscope__Chunk c = GSCOPE__CHUNK__INIT;
+	Gscope__Stream st = GSCOPE__STREAM__INIT, *stp = &st;
+	Gscope__Ops ops = GSCOPE__OPS__INIT;
+	uint32_t kind[8], zero[8], name[8];
+	int64_t corr[8];
+	struct gfile g = {0};
+
+	if (n > 8)
+		die("%s: too many kernels", file);
+	for (size_t i = 0; i < n; i++) {
+		kind[i] = GS_OP_KERNEL;
+		zero[i] = 0;
+		name[i] = 1;
+		corr[i] = 1;
+	}
+	st.stream_id = 7;
+	c.n_strings = 1;
+	c.strings = &str;
+	c.n_streams = 1;
+	c.streams = &stp;
+	ops.n_kind = ops.n_start_delta = ops.n_duration = ops.n_stream = ops.n_name = n;
+	ops.kind = kind;
+	ops.start_delta = (int64_t *)(uintptr_t)start;
+	ops.duration = (uint64_t *)(uintptr_t)dur;
+	ops.stream = zero;
+	ops.name = name;
+	ops.n_correlation_delta = n;
+	ops.correlation_delta = corr;
+	ops.n_grid_x = ops.n_grid_y = ops.n_grid_z = n;
+	ops.grid_x = ops.grid_y = ops.grid_z = zero;
+	ops.n_block_x = ops.n_block_y = ops.n_block_z = n;
+	ops.block_x = ops.block_y = ops.block_z = zero;
+	c.ops = &ops;
+	gf_header(&g);
+	gf_chunk(&g, GS_CHUNK_RECORDS, &c, (uint32_t)n);
+	c = (Gscope__Chunk)GSCOPE__CHUNK__INIT;
+	c.string_base = 1;
+	c.total_records = n;
+	gf_chunk(&g, GS_CHUNK_END, &c, 0);
+	gf_write(&g, file);
+}
+
+/*
+ * Times whose sums pass 64 bits. end-wraps: a kernel at 1000 ns, one 8 days
+ * long starting 1000 ns before INT64_MAX (its end passes INT64_MAX: dropped
+ * for its duration), and one at 2000 ns, the deltas taking the time back.
+ * start-wraps: a kernel at -1000 ns, then one 1000 ns long at a delta of
+ * INT64_MIN + 5, which wraps its start to 2^63 - 995 ns (and its end past
+ * INT64_MAX): refused for its start, as out of range.
+ */
+static void wrapped_times_gscope(void)
+{
+	const uint64_t days8 = 8ull * 24 * 3600 * 1000000000ull;
+	const int64_t end_start[3] = {1000, INT64_MAX - 2000, -(INT64_MAX - 2000) + 1000};
+	const uint64_t end_dur[3] = {10, days8, 10};
+	const int64_t wrap_start[2] = {-1000, INT64_MIN + 5};
+	const uint64_t wrap_dur[2] = {10, 1000};
+
+	kernels_gscope("end-wraps.gscope", 3, end_start, end_dur);
+	kernels_gscope("start-wraps.gscope", 2, wrap_start, wrap_dur);
+}
+
 /*
  * Chunk payloads that inflate a thousand times: 3 M kernels (every column
  * zero: over 1 GB of columns and trace from 50 KB), and 30 M empty syncs (a
@@ -1210,6 +1278,7 @@ static void gscope_files(void)
 	crafted_gscope();
 	million_streams_gscope();
 	times_past_limit_gscope();
+	wrapped_times_gscope();
 	wait_cycle_gscope();
 	many_engines_gscope();
 	many_warnings_gscope();

@@ -780,6 +780,127 @@ static void test_read_ahead_batches(void **state)
 	}
 }
 
+/*
+ * Times near the ends of 64 bits. The writer stores start deltas and
+ * durations modulo 2^64, and the reader adds them back so: a record dropped
+ * for its duration at INT64_MAX - 10 ns does not cost the next one, at
+ * -1000 ns, its time. A record of 1000 ns starting at INT64_MAX - 5 ns
+ * (its end past INT64_MAX) is refused for its start, naming it, whatever
+ * its kind; it used to be dropped as one that ends before it starts.
+ */
+static void test_times_past_64_bits(void **state)
+{
+	(void)state;
+	const int64_t late = INT64_MAX - 5;
+	const int64_t late_end = (int64_t)((uint64_t)late + 1000);
+	static const char *const want[] = {
+		"kernel 'k' (correlation 7): start time 9223372036854775802 ns",
+		"API call 'k' (correlation 7): start time 9223372036854775802 ns",
+		"host range 'k': start time 9223372036854775802 ns",
+		"sync (correlation 7): start time 9223372036854775802 ns",
+	};
+	char *path = tmp_path("wrap");
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_trace *t;
+	struct gs_stream st = {.pid = 1, .stream_id = 7, .kind = GS_STREAM_BLOCKING};
+	uint32_t name, idx;
+	size_t n;
+	const struct gs_op *ops;
+	char msg[1024];
+
+	assert_int_equal(gs_writer_open(path, NULL, &w), GS_OK);
+	s = gs_writer_borrow_sink(w);
+	assert_int_equal(s->intern(s, "k", 1, &name), GS_OK);
+	assert_int_equal(s->stream(s, &st, &idx), GS_OK);
+	{
+		struct gs_op a = {.kind = GS_OP_KERNEL,
+				  .start_ns = INT64_MAX - 10,
+				  .end_ns = 0,
+				  .correlation = 1,
+				  .name = name,
+				  .stream = idx};
+		struct gs_op b = a;
+
+		b.start_ns = -1000;
+		b.end_ns = -990;
+		b.correlation = 2;
+		assert_int_equal(s->op(s, &a, NULL), GS_OK);
+		assert_int_equal(s->op(s, &b, NULL), GS_OK);
+	}
+	assert_int_equal(gs_writer_close(w), GS_OK);
+	assert_int_equal(gs_trace_load_gscope(path, 0, &t), GS_OK);
+	ops = gs_trace_ops(t, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(ops[0].start_ns, -1000);
+	assert_int_equal(ops[0].end_ns, -990);
+	assert_true(has_warning(t, "dropped GPU ops with a negative or over-7-day duration"));
+	gs_trace_destroy(t);
+	unlink(path);
+
+	for (int k = 0; k < 4; k++) {
+		gs_status rc = GS_OK;
+
+		assert_int_equal(gs_writer_open(path, NULL, &w), GS_OK);
+		s = gs_writer_borrow_sink(w);
+		assert_int_equal(s->intern(s, "k", 1, &name), GS_OK);
+		assert_int_equal(s->stream(s, &st, &idx), GS_OK);
+		if (k == 0) {
+			struct gs_op o = {.kind = GS_OP_KERNEL,
+					  .start_ns = late,
+					  .end_ns = late_end,
+					  .correlation = 7,
+					  .name = name,
+					  .stream = idx};
+
+			rc = s->op(s, &o, NULL);
+		} else if (k == 1) {
+			struct gs_api_call c = {.start_ns = late,
+						.end_ns = late_end,
+						.pid = 1,
+						.tid = 1,
+						.correlation = 7,
+						.name = name};
+
+			rc = s->api_call(s, &c);
+		} else if (k == 2) {
+			struct gs_range g = {.start_ns = late,
+					     .end_ns = late_end,
+					     .pid = 1,
+					     .tid = 1,
+					     .name = name,
+					     .domain = GS_NO_STRING,
+					     .kind = GS_RANGE_NVTX};
+
+			rc = s->range(s, &g);
+		} else {
+			struct gs_sync y = {.start_ns = late,
+					    .end_ns = late_end,
+					    .pid = 1,
+					    .tid = 1,
+					    .correlation = 7,
+					    .sync_id = GS_NO_SYNC_ID,
+					    .stream = idx,
+					    .wait_on_stream = GS_NO_INDEX,
+					    .kind = GS_SYNC_STREAM};
+
+			rc = s->sync(s, &y);
+		}
+		assert_int_equal(rc, GS_OK);
+		assert_int_equal(gs_writer_close(w), GS_OK);
+		t = NULL;
+		assert_int_equal(gs_trace_load_gscope(path, 0, &t), GS_ERR_FORMAT);
+		assert_null(t);
+		gs_error_format(msg, sizeof(msg));
+		gs_error_clear();
+		assert_non_null(strstr(msg, "chunk 0 at byte 20"));
+		assert_non_null(strstr(msg, want[k]));
+		assert_non_null(strstr(msg, "is out of range (|t| must be below 2^62 ns"));
+		unlink(path);
+	}
+	free(path);
+}
+
 static void put32(unsigned char *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -1144,6 +1265,7 @@ int main(void)
 		cmocka_unit_test(test_cut_at_every_offset),
 		cmocka_unit_test(test_flipped_byte_names_chunk),
 		cmocka_unit_test(test_read_ahead_batches),
+		cmocka_unit_test(test_times_past_64_bits),
 		cmocka_unit_test(test_header_errors),
 		cmocka_unit_test(test_unknown_chunk_types),
 		cmocka_unit_test(test_oversized_length),

@@ -551,6 +551,14 @@ bool gs_api_name_is_graph_launch(const char *name, size_t n);
  *            declared, then the records; ops, API calls and ranges by
  *            column.
  *
+ * Times in columns: a row's start is stored as the difference from the
+ * previous row's start and its duration as end - start, both modulo 2^64,
+ * so that every int64 time reads back as written. A reader takes the end
+ * exactly: a row whose start + duration passes INT64_MAX lasts over 7 days
+ * (dropped, as any such record) or starts past 2^62 ns (refused for its
+ * start, GS_TIME_LIMIT_NS); it never reads as a record that ends before it
+ * starts.
+ *
  * Versions: a reader refuses a newer major version and reads any minor
  * one; minor versions only add protobuf fields, which a reader that does
  * not know them skips. 1.0: the first layout. 1.1: a process's rank and
