@@ -98,6 +98,10 @@ struct gs_reader {
 	} unknown[8];
 	uint32_t n_unknown;
 	uint64_t unknown_other, unknown_records;
+	/* Chunks whose header flags hold bits this reader does not know (read
+	 * as without them): the bits seen, how many chunks, the first. */
+	uint16_t unknown_flags;
+	uint64_t flagged, first_flagged;
 	bool unknown_told;
 
 	/* Payload bytes inflated per compressed byte (max_inflate_ratio), and
@@ -417,6 +421,7 @@ static gs_status read_header(struct gs_reader *r)
 
 struct frame {
 	uint16_t type;
+	uint16_t flags;
 	uint32_t raw_len;
 	uint32_t comp_len;
 	uint32_t nrecords;
@@ -494,6 +499,7 @@ static enum frame_result read_frame(struct gs_reader *r, uint64_t off, struct fr
 		return FRAME_BAD;
 	}
 	f->type = gs_get_u16(f->hdr + 4);
+	f->flags = gs_get_u16(f->hdr + 6);
 	f->raw_len = gs_get_u32(f->hdr + 8);
 	f->comp_len = gs_get_u32(f->hdr + 12);
 	f->nrecords = gs_get_u32(f->hdr + 16);
@@ -1254,6 +1260,11 @@ static gs_status tell_unknown(struct gs_reader *r, struct gs_sink *sink)
 	if (!rc && r->unknown_other)
 		rc = warn(r, sink, "skipped %" PRIu64 " chunks of further unknown types",
 			  r->unknown_other);
+	if (!rc && r->flagged)
+		rc = warn(r, sink,
+			  "%" PRIu64 " chunks have flag bits this version does not know (0x%04x; "
+			  "first: chunk %" PRIu64 "), read as without them",
+			  r->flagged, (unsigned)r->unknown_flags, r->first_flagged);
 	return rc;
 }
 
@@ -1261,6 +1272,12 @@ static gs_status tell_unknown(struct gs_reader *r, struct gs_sink *sink)
  * reader is done (bytes after it are ignored, with a warning). */
 static gs_status chunk_done(struct gs_reader *r, struct gs_sink *sink, const struct frame *f)
 {
+	if (f->flags & ~GS_CHUNK_FLAGS_KNOWN) {
+		if (!r->flagged)
+			r->first_flagged = r->chunk;
+		r->flagged = sat_add(r->flagged, 1);
+		r->unknown_flags |= (uint16_t)(f->flags & ~GS_CHUNK_FLAGS_KNOWN);
+	}
 	r->raw_total += f->raw_len;
 	r->comp_total += f->comp_len;
 	r->offset += GS_CHUNK_HEADER_LEN + f->comp_len;
@@ -1445,6 +1462,7 @@ static bool ahead_header(struct gs_reader *r, struct ahead *a, struct frame *f, 
 	    gs_get_u32(f->hdr + 24) != (uint32_t)crc32(0, f->hdr, 24))
 		return false;
 	f->type = gs_get_u16(f->hdr + 4);
+	f->flags = gs_get_u16(f->hdr + 6);
 	f->raw_len = gs_get_u32(f->hdr + 8);
 	f->comp_len = gs_get_u32(f->hdr + 12);
 	f->nrecords = gs_get_u32(f->hdr + 16);

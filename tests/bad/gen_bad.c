@@ -242,6 +242,19 @@ static void ed_chunk_header_crc(unsigned char *p, size_t n, const struct buf *b)
 	p[off + 16] ^= 0x01; /* record count, header CRC left as it was */
 }
 
+/* Flag bits no version defines: all 16 on chunk 1, bit 0 on chunk 3. */
+static void ed_chunk_flags(unsigned char *p, size_t n, const struct buf *b)
+{
+	size_t sz, off = chunk_at(b, 1, &sz);
+
+	(void)n;
+	p[off + 6] = p[off + 7] = 0xff;
+	fix_header_crc(p + off);
+	off = chunk_at(b, 3, &sz);
+	p[off + 6] = 0x01;
+	fix_header_crc(p + off);
+}
+
 static void ed_chunk_magic(unsigned char *p, size_t n, const struct buf *b)
 {
 	size_t sz, off = chunk_at(b, 2, &sz);
@@ -1267,6 +1280,7 @@ static void gscope_files(void)
 	variant("chunk-crc.gscope", &b, b.n, ed_payload_byte);
 	variant("chunk-header-crc.gscope", &b, b.n, ed_chunk_header_crc);
 	variant("chunk-magic.gscope", &b, b.n, ed_chunk_magic);
+	variant("chunk-flags.gscope", &b, b.n, ed_chunk_flags);
 	variant("huge-length.gscope", &b, b.n, ed_huge_length);
 	variant("record-count.gscope", &b, b.n, ed_record_count);
 	variant("record-count-huge.gscope", &b, b.n, ed_record_count_huge);

@@ -591,6 +591,14 @@ bool gs_api_name_is_graph_launch(const char *name, size_t n);
 #define GS_FEATURES_REQUIRED 0x0000FFFFu
 #define GS_FEATURES_KNOWN 0u
 
+/*
+ * The flags of a chunk header: none is defined yet (writers write 0). A
+ * reader reads a chunk whose flags hold bits it does not know as if they
+ * were clear, and says so once for the file: a warning naming the bits,
+ * how many chunks have them and the first.
+ */
+#define GS_CHUNK_FLAGS_KNOWN 0u
+
 /* Bounds a hostile file cannot exceed (checked before allocating). */
 #define GS_CHUNK_MAX_RAW (64u << 20)
 #define GS_CHUNK_MAX_COMPRESSED (GS_CHUNK_MAX_RAW + (GS_CHUNK_MAX_RAW >> 8) + 64)
