@@ -786,7 +786,7 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 		op.end_ns = end_ns(start, m->duration[i]);
 		op.correlation = corr;
 		op.flags = (uint8_t)OPT(m->flags, m->n_flags, i);
-		op.graph_id = OPT(m->graph_id, m->n_graph_id, i);
+		lc.graph_id = OPT(m->graph_id, m->n_graph_id, i);
 		op.graph_node = OPT(m->graph_node, m->n_graph_node, i);
 		rc = map_stream(r, m->stream[i], &op.stream);
 		if (!rc)
@@ -822,7 +822,7 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 			ib++;
 		}
 		if (sink->op) {
-			rc = sink->op(sink, &op, op.kind == GS_OP_KERNEL ? &lc : NULL);
+			rc = sink->op(sink, &op, &lc);
 			if (rc)
 				return rc;
 		}
@@ -1579,11 +1579,11 @@ static gs_status ahead_feed(struct gs_reader *r, struct gs_sink *sink, struct ah
 		gs_status rc;
 
 		if (it->offset != r->offset)
-			return GS_OK;
+			break;
 		if (!c)
 			c = gs_chunk_fast_unpack(fast, it->f.raw_len, s->rbuf + it->raw_at);
 		if (!c)
-			return GS_OK;
+			break;
 		rc = decode_chunk(r, sink, &it->f, c);
 		gs_chunk_fast_free(fast, c);
 		s->c = NULL;
@@ -1591,8 +1591,11 @@ static gs_status ahead_feed(struct gs_reader *r, struct gs_sink *sink, struct ah
 			rc = chunk_done(r, sink, &it->f);
 		if (rc || r->ended)
 			return rc;
+		if (i + 1 == s->n)
+			*go_on = !s->stop;
 	}
-	*go_on = !s->stop;
+	gs_chunk_fast_free(&s->fast, s->c); /* a chunk left for gs_reader_next */
+	s->c = NULL;
 	return GS_OK;
 }
 
@@ -1636,13 +1639,10 @@ static gs_status read_ahead(struct gs_reader *r, struct gs_sink *sink)
 		pthread_mutex_lock(&a->mu);
 		s->state = SLOT_FREE;
 		a->head = (a->head + 1) % AHEAD_SLOTS;
+		a->quit = !go_on || rc;
 		pthread_cond_broadcast(&a->cv);
 		pthread_mutex_unlock(&a->mu);
 	}
-	pthread_mutex_lock(&a->mu);
-	a->quit = true;
-	pthread_cond_broadcast(&a->cv);
-	pthread_mutex_unlock(&a->mu);
 	pthread_join(a->th, NULL);
 	for (int i = 0; i < AHEAD_SLOTS; i++) {
 		gs_chunk_fast_free(&a->slot[i].fast, a->slot[i].c);
