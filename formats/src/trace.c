@@ -337,7 +337,8 @@ static bool launch_equal(const struct gs_launch_cfg *a, const struct gs_launch_c
 {
 	return memcmp(a->grid, b->grid, sizeof(a->grid)) == 0 &&
 	       memcmp(a->block, b->block, sizeof(a->block)) == 0 &&
-	       a->shared_mem == b->shared_mem && a->registers == b->registers;
+	       a->shared_mem == b->shared_mem && a->registers == b->registers &&
+	       a->graph_id == b->graph_id;
 }
 
 static bool launch_zero(const struct gs_launch_cfg *c)
@@ -353,7 +354,7 @@ static uint64_t launch_hash(const struct gs_launch_cfg *c)
 
 	for (int k = 0; k < 3; k++)
 		h = gs_hash_combine(gs_hash_combine(h, c->grid[k]), c->block[k]);
-	return gs_hash_combine(h, c->registers);
+	return gs_hash_combine(gs_hash_combine(h, c->registers), c->graph_id);
 }
 
 static uint64_t launch_hash_at(const struct gs_trace *t, size_t k)

@@ -558,7 +558,7 @@ static void inflate_bombs_gscope(void)
 #define COL(f, T) (ops.n_##f = N_OPS, ops.f = (T *)(void *)zero)
 	COL(kind, uint32_t), COL(start_delta, int64_t), COL(duration, uint64_t);
 	COL(stream, uint32_t), COL(name, uint32_t), COL(correlation_delta, int64_t);
-	COL(flags, uint32_t), COL(graph_id, uint32_t), COL(graph_node, uint64_t);
+	COL(flags, uint32_t), COL(graph_id, uint64_t), COL(graph_node, uint64_t);
 	COL(grid_x, uint32_t), COL(grid_y, uint32_t), COL(grid_z, uint32_t);
 	COL(block_x, uint32_t), COL(block_y, uint32_t), COL(block_z, uint32_t);
 	COL(shared_mem, uint32_t), COL(registers, uint32_t);

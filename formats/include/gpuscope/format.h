@@ -155,15 +155,18 @@ enum gs_op_flags {
 };
 
 /*
- * How a kernel was launched. Cold: only the kernel tables and the exporters
- * read it, so it lives in a table of the trace (gs_trace_op_launch_cfg), not in
- * every op.
+ * How an op was launched: a kernel's configuration, and for any op launched
+ * from a CUDA graph that graph's id. Cold: only the kernel tables and the
+ * exporters read it, so it lives in a table of the trace, once per distinct
+ * value (gs_trace_op_launch_cfg), not in every op: graph ids keep their 64
+ * bits without growing the op.
  */
 struct gs_launch_cfg {
 	uint32_t grid[3];
 	uint32_t block[3];
 	uint32_t shared_mem; /* static + dynamic bytes */
 	uint32_t registers;  /* per thread */
+	uint64_t graph_id;   /* the CUDA graph launched from; 0 if none */
 };
 
 /*
@@ -175,10 +178,9 @@ struct gs_op {
 	int64_t end_ns;
 	uint64_t correlation; /* launching API call's correlation id; 0 if none */
 	uint64_t bytes;       /* copies and memsets */
-	uint64_t graph_node;  /* graph node id; 0 if none */
+	uint64_t graph_node;  /* graph node id; 0 if none (its graph: gs_launch_cfg) */
 	uint32_t name;
-	uint32_t stream;   /* index into the owner's stream table */
-	uint32_t graph_id; /* 0 if none */
+	uint32_t stream; /* index into the owner's stream table */
 	/* 1 + index into the owner's collective table (gs_trace_collectives)
 	 * for a communication kernel whose source describes its collective;
 	 * 0 otherwise. */
@@ -359,8 +361,9 @@ struct gs_sink {
 	gs_status (*stream)(struct gs_sink *s, const struct gs_stream *st, uint32_t *index);
 	gs_status (*process)(struct gs_sink *s, const struct gs_process *p);
 	gs_status (*device)(struct gs_sink *s, const struct gs_device *d);
-	/* An op and, for a kernel, how it was launched (NULL: unknown, read as
-	 * all zero). op->launch is ignored. */
+	/* An op and how it was launched: a kernel's configuration, the graph
+	 * of any op launched from one (NULL: none known, read as all zero).
+	 * op->launch is ignored. */
 	gs_status (*op)(struct gs_sink *s, const struct gs_op *op,
 			const struct gs_launch_cfg *launch);
 	/* A collective description; ops refer to it by 1 + *index. May be
@@ -428,9 +431,9 @@ const struct gs_collective *gs_trace_collectives(const struct gs_trace *t, size_
 /* The collective of an op (NULL when it has none). */
 const struct gs_collective *gs_trace_op_collective(const struct gs_trace *t,
 						   const struct gs_op *op);
-/* The launch configuration of an op of this trace (NULL when it has none:
- * a copy, or a kernel whose source gave none or all zero). Identical
- * configurations share one entry. */
+/* How an op of this trace was launched (NULL when all is zero: a copy not
+ * launched from a graph, or a kernel whose source gave nothing). Identical
+ * values share one entry. */
 const struct gs_launch_cfg *gs_trace_op_launch_cfg(const struct gs_trace *t,
 						   const struct gs_op *op);
 const struct gs_api_call *gs_trace_api_calls(const struct gs_trace *t, size_t *n);
