@@ -731,6 +731,71 @@ static void wait_cycle_gscope(void)
 		die("wait-cycle.gscope: write failed");
 }
 
+/*
+ * Stream waits on events: a kernel on stream 7, its event recorded (sync id
+ * 7), then three waits of stream 8 by sync id: 7, held, and 8 and 9, which
+ * no record of the file has; a kernel on stream 8 after them.
+ */
+static void unheld_waits_gscope(void)
+{
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_stream s7 = {.pid = 1, .stream_id = 7, .kind = GS_STREAM_NON_BLOCKING};
+	struct gs_stream s8 = {.pid = 1, .stream_id = 8, .kind = GS_STREAM_NON_BLOCKING};
+	uint32_t k, launch, i7, i8;
+	gs_status rc;
+
+	if (gs_writer_open(path_of("unheld-waits.gscope"), NULL, &w) != GS_OK)
+		die("cannot write unheld-waits.gscope");
+	s = gs_writer_borrow_sink(w);
+	rc = s->intern(s, "k", 1, &k);
+	rc = rc ? rc : s->intern(s, "cudaLaunchKernel", 16, &launch);
+	rc = rc ? rc : s->stream(s, &s7, &i7);
+	rc = rc ? rc : s->stream(s, &s8, &i8);
+	for (int i = 0; i < 2 && !rc; i++) {
+		struct gs_api_call c = {.start_ns = 1000 + i * 3000,
+					.end_ns = 1010 + i * 3000,
+					.pid = 1,
+					.tid = 1,
+					.correlation = (uint64_t)i * 10 + 1,
+					.name = launch};
+		struct gs_op op = {.start_ns = 2000 + i * 3000,
+				   .end_ns = 3000 + i * 3000,
+				   .correlation = (uint64_t)i * 10 + 1,
+				   .name = k,
+				   .stream = i ? i8 : i7,
+				   .kind = GS_OP_KERNEL};
+
+		rc = s->api_call(s, &c);
+		rc = rc ? rc : s->op(s, &op, NULL);
+	}
+	if (!rc) {
+		struct gs_event_record r = {.time_ns = 1100,
+					    .correlation = 2,
+					    .event_id = 1,
+					    .sync_id = 7,
+					    .stream = i7};
+
+		rc = s->event_record(s, &r);
+	}
+	for (int i = 0; i < 3 && !rc; i++) {
+		struct gs_sync y = {.start_ns = 1200 + i * 100,
+				    .end_ns = 1210 + i * 100,
+				    .pid = 1,
+				    .tid = 1,
+				    .correlation = (uint64_t)i + 3,
+				    .event_id = 1,
+				    .sync_id = (uint64_t)i + 7,
+				    .stream = i8,
+				    .wait_on_stream = GS_NO_INDEX,
+				    .kind = GS_SYNC_STREAM_WAIT};
+
+		rc = s->sync(s, &y);
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("unheld-waits.gscope: write failed");
+}
+
 /* A device that claims four billion copy engines, and two copies (found by
  * fuzz_nsys: the ideal schedule allocated an engine heap that large). */
 static void many_engines_gscope(void)
@@ -1294,6 +1359,7 @@ static void gscope_files(void)
 	times_past_limit_gscope();
 	wrapped_times_gscope();
 	wait_cycle_gscope();
+	unheld_waits_gscope();
 	many_engines_gscope();
 	many_warnings_gscope();
 	saturating_counts_gscope();

@@ -486,6 +486,19 @@ const uint32_t *gs_trace_op_launches(const struct gs_trace *t, size_t *n); /* pe
 uint32_t gs_trace_op_launch_call(const struct gs_trace *t, size_t op);
 const uint32_t *gs_trace_sync_calls(const struct gs_trace *t, size_t *n); /* per sync */
 uint32_t gs_trace_sync_call(const struct gs_trace *t, size_t sync);
+/*
+ * The event record an event sync or stream wait names, as an index into
+ * gs_trace_event_records(), computed once by gs_trace_finish: the latest
+ * record with the sync's sync id (cudaEventSyncId), else the latest with
+ * its event correlation, else, for a sync that gives neither, the latest
+ * record of its event id in its process and context (the waiting stream's,
+ * the device's for a host wait) whose correlation is below the sync's.
+ * GS_NO_INDEX when the trace holds none (or it is not finished, or the sync
+ * is of another kind). A stream wait without its record links nothing
+ * unless it carries the recording stream and the record's correlation
+ * itself; the trace counts those in one loading warning.
+ */
+uint32_t gs_trace_sync_event_record(const struct gs_trace *t, size_t sync);
 /* The device id of a stream (by index) and of an op (by index into
  * gs_trace_ops()); GS_NO_INDEX for an index out of range. O(1). */
 uint32_t gs_trace_stream_device(const struct gs_trace *t, uint32_t stream);
