@@ -330,8 +330,8 @@ static void gs_dump_op(struct gs_out *o, const struct gs_dump_ctx *c, const stru
 		gs_out_printf(o, " grid=%u,%u,%u block=%u,%u,%u smem=%u regs=%u", lc->grid[0],
 			      lc->grid[1], lc->grid[2], lc->block[0], lc->block[1], lc->block[2],
 			      lc->shared_mem, lc->registers);
-		if (op->graph_id || op->graph_node)
-			gs_out_printf(o, " graph=%u node=%llu", op->graph_id,
+		if (lc->graph_id || op->graph_node)
+			gs_out_printf(o, " graph=%llu node=%llu", (unsigned long long)lc->graph_id,
 				      (unsigned long long)op->graph_node);
 		break;
 	}

@@ -539,115 +539,17 @@ static gs_status edges_to_later_launches(struct builder *b, uint32_t producer, u
 
 /* ---- edge kinds ---- */
 
-/* An event record by (process, event id, correlation): the fallback join. */
-struct event_key {
-	int64_t pid;
-	uint64_t event_id;
-	uint64_t corr;
-	uint32_t rec;
-	uint32_t device, context; /* of the recording stream */
-};
-
-struct event_index {
-	struct gs_u64map by_sync_id;
-	struct gs_u64map by_corr;
-	const struct gs_event_record *recs;
-	size_t n_recs;
-	struct event_key *keys; /* sorted; only when a sync needs the fallback */
-	size_t n_keys;
-};
-
-static int cmp_event_key(const void *pa, const void *pb)
+/* Where the event sync `i` refers to was recorded: stream and correlation
+ * (the record the trace resolved, gs_trace_sync_event_record, else what the
+ * sync itself says). */
+static bool resolve_event(const struct builder *b, size_t i, uint32_t *stream, uint64_t *corr)
 {
-	const struct event_key *a = pa, *b = pb;
+	size_t n_syncs, n_recs;
+	const struct gs_sync *y = &gs_trace_syncs(b->t, &n_syncs)[i];
+	const struct gs_event_record *recs = gs_trace_event_records(b->t, &n_recs);
+	uint32_t k = gs_trace_sync_event_record(b->t, i);
+	const struct gs_event_record *r = k < n_recs ? &recs[k] : NULL;
 
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->event_id != b->event_id)
-		return a->event_id < b->event_id ? -1 : 1;
-	if (a->corr != b->corr)
-		return a->corr < b->corr ? -1 : 1;
-	return a->rec < b->rec ? -1 : a->rec > b->rec;
-}
-
-/* A sync that names its event by id alone: no sync id, no event correlation. */
-static bool needs_event_key(const struct gs_sync *y)
-{
-	return y->sync_id == GS_NO_SYNC_ID && !y->event_correlation && y->event_id &&
-	       y->correlation;
-}
-
-static gs_status event_keys_build(const struct builder *b, struct event_index *ev)
-{
-	ev->keys = malloc((ev->n_recs ? ev->n_recs : 1) * sizeof(*ev->keys));
-	if (!ev->keys)
-		return gs_nomem();
-	for (size_t i = 0; i < ev->n_recs; i++) {
-		const struct gs_event_record *r = &ev->recs[i];
-
-		if (!r->event_id || !r->correlation || r->stream >= b->n_streams)
-			continue;
-		ev->keys[ev->n_keys++] =
-			(struct event_key){.pid = b->streams[r->stream].pid,
-					   .event_id = r->event_id,
-					   .corr = r->correlation,
-					   .rec = (uint32_t)i,
-					   .device = b->streams[r->stream].device,
-					   .context = b->streams[r->stream].context};
-	}
-	gs_sort(ev->keys, ev->n_keys, sizeof(*ev->keys), cmp_event_key);
-	return GS_OK;
-}
-
-/*
- * Without a sync id or an event correlation (drivers before cudaEventSyncId,
- * or an id of 0): the latest record of the same event in the same context
- * (the waiting stream's; the device's for a host wait) whose correlation
- * is below the sync's. Correlation ids come from one increasing counter, so
- * that is the record the wait saw, whatever order the records came in.
- */
-static const struct gs_event_record *
-latest_record_before(const struct builder *b, const struct event_index *ev, const struct gs_sync *y)
-{
-	const struct gs_stream *ws = y->stream < b->n_streams ? &b->streams[y->stream] : NULL;
-	const struct event_key want = {.pid = y->pid,
-				       .event_id = y->event_id,
-				       .corr = y->correlation};
-	size_t lo = 0, hi = ev->n_keys;
-
-	while (lo < hi) { /* the first key at or after (pid, event, corr) */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cmp_event_key(&ev->keys[mid], &want) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo-- > 0) {
-		const struct event_key *k = &ev->keys[lo];
-
-		if (k->pid != y->pid || k->event_id != y->event_id)
-			break;
-		if (ws ? k->context == ws->context && k->device == ws->device :
-			 k->device == y->device)
-			return &ev->recs[k->rec];
-	}
-	return NULL;
-}
-
-/* Where the event a sync refers to was recorded: stream and correlation. */
-static bool resolve_event(const struct builder *b, const struct event_index *ev,
-			  const struct gs_sync *y, uint32_t *stream, uint64_t *corr)
-{
-	const struct gs_event_record *r = NULL;
-	uint64_t idx;
-
-	if (y->sync_id != GS_NO_SYNC_ID && gs_u64map_get(&ev->by_sync_id, y->sync_id, &idx))
-		r = &ev->recs[idx];
-	else if (y->event_correlation && gs_u64map_get(&ev->by_corr, y->event_correlation, &idx))
-		r = &ev->recs[idx];
-	else if (needs_event_key(y))
-		r = latest_record_before(b, ev, y);
 	*stream = r && r->stream != GS_NO_INDEX ? r->stream : y->wait_on_stream;
 	*corr = r ? r->correlation : y->event_correlation;
 	return *stream != GS_NO_INDEX && *stream < b->n_streams && *corr != 0;
@@ -837,38 +739,19 @@ static bool sync_repeats(uint32_t *last_prod, int64_t *last_end, const struct bu
 
 static gs_status sync_edges(struct builder *b)
 {
-	size_t n_syncs, n_recs, n_waits = 0;
+	size_t n_syncs, n_waits = 0;
 	const struct gs_sync *syncs = gs_trace_syncs(b->t, &n_syncs);
-	struct event_index ev = {.recs = gs_trace_event_records(b->t, &n_recs)};
 	struct ctx_index cx = {0};
 	uint32_t *last_prod = malloc((b->n_threads ? b->n_threads : 1) * sizeof(*last_prod));
 	int64_t *last_end = malloc((b->n_threads ? b->n_threads : 1) * sizeof(*last_end));
 	gs_status rc = GS_OK;
 
-	ev.n_recs = n_recs;
-	if (!last_prod || !last_end || gs_u64map_reserve(&ev.by_sync_id, n_recs) != GS_OK ||
-	    gs_u64map_reserve(&ev.by_corr, n_recs) != GS_OK) {
+	if (!last_prod || !last_end) {
 		rc = gs_nomem();
 		goto out;
 	}
-	for (size_t i = 0; i < n_syncs; i++) {
-		if (needs_event_key(&syncs[i])) {
-			rc = event_keys_build(b, &ev);
-			if (rc)
-				goto out;
-			break;
-		}
-	}
 	for (size_t th = 0; th < b->n_threads; th++)
 		last_prod[th] = GS_NO_INDEX;
-	/* The latest record wins for a sync id (ids are not reused) and for a
-	 * correlation (one call records one event). */
-	for (size_t i = 0; i < n_recs; i++) {
-		if (ev.recs[i].sync_id != GS_NO_SYNC_ID)
-			gs_u64map_put(&ev.by_sync_id, ev.recs[i].sync_id, (uint32_t)i, true);
-		if (ev.recs[i].correlation)
-			gs_u64map_put(&ev.by_corr, ev.recs[i].correlation, (uint32_t)i, true);
-	}
 	for (size_t i = 0; i < n_syncs && !rc; i++) {
 		const struct gs_sync *y = &syncs[i];
 		uint32_t rs, producer = GS_NO_INDEX, th;
@@ -877,7 +760,7 @@ static gs_status sync_edges(struct builder *b)
 		switch (y->kind) {
 		case GS_SYNC_STREAM_WAIT:
 			n_waits++;
-			if (!resolve_event(b, &ev, y, &rs, &rcorr) || y->stream == GS_NO_INDEX) {
+			if (!resolve_event(b, i, &rs, &rcorr) || y->stream == GS_NO_INDEX) {
 				b->g->unlinked_waits++;
 				break;
 			}
@@ -892,7 +775,7 @@ static gs_status sync_edges(struct builder *b)
 			if (y->tid < 0)
 				break;
 			if (y->kind == GS_SYNC_EVENT) {
-				if (!resolve_event(b, &ev, y, &rs, &rcorr))
+				if (!resolve_event(b, i, &rs, &rcorr))
 					break;
 				producer = last_before(b, rs, rcorr);
 				event = y->event_id;
@@ -936,9 +819,6 @@ out:
 	free(last_prod);
 	free(last_end);
 	ctx_index_fini(&cx);
-	gs_u64map_fini(&ev.by_sync_id);
-	gs_u64map_fini(&ev.by_corr);
-	free(ev.keys);
 	return rc;
 }
 

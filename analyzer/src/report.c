@@ -37,9 +37,15 @@
 bool gs_report_warning_restated(const struct gs_report *r, const struct gs_warning *w)
 {
 	/* The importer's "N cudaStreamWaitEvent calls but no cuda_sync events"
-	 * is the caution about unlinked wait calls, which says what follows. */
-	return r->g && r->g->unlinked_wait_calls && w->message &&
-	       strstr(w->message, "cudaStreamWaitEvent calls but no cuda_sync events");
+	 * is the caution about unlinked wait calls, and the trace's "stream
+	 * waits name an event record the trace does not hold" the caution about
+	 * unlinked waits; each caution says what follows. */
+	if (!r->g || !w->message)
+		return false;
+	return (r->g->unlinked_wait_calls &&
+		strstr(w->message, "cudaStreamWaitEvent calls but no cuda_sync events")) ||
+	       (r->g->unlinked_waits &&
+		strstr(w->message, "stream waits name an event record the trace does not hold"));
 }
 
 static uint64_t mag(int64_t v)

@@ -1306,8 +1306,11 @@ static void text_steps(struct tw *w, const struct gs_report_device *d)
 	for (size_t i = 0; i < s->n && i < d->n_step_figures && i < TEXT_STEP_ROWS; i++) {
 		const struct gs_report_step_stat *x = &d->step_stats[i];
 		const struct gs_step *st = &s->steps[i];
-		bool odd = x->has && st->selected && median > 0 &&
-			   (x->window_ns * 5 > median * 6 || x->window_ns * 5 < median * 4);
+		/* window * 5 > median * 6 or < median * 4, without multiplying
+		 * (times near 2^62 ns overflowed): |window - median| > median / 5. */
+		int64_t off = x->window_ns - median;
+		bool odd = x->has && st->selected && median > 0 && x->window_ns >= 0 &&
+			   (off > median / 5 || -off > median / 5);
 		char eff[16];
 
 		gs_out_printf(&w->o, "    %c%c", st->selected ? '*' : ' ', odd ? '!' : ' ');

@@ -492,7 +492,7 @@ static gs_status conv_kernel(struct gs_conv *c, const CUpti_ActivityKernel10 *k)
 	lc.block[2] = clamp_u32(k->blockZ);
 	lc.shared_mem = clamp_u32(k->staticSharedMemory) + clamp_u32(k->dynamicSharedMemory);
 	lc.registers = k->registersPerThread;
-	op.graph_id = k->graphId;
+	lc.graph_id = k->graphId;
 	op.graph_node = k->graphNodeId;
 	if (k->graphId || k->graphNodeId)
 		op.flags |= GS_OPF_GRAPH;
@@ -507,6 +507,7 @@ static gs_status conv_copy(struct gs_conv *c, uint8_t ck, uint8_t sk, uint8_t dk
 			   uint64_t graph_node, bool device_launched)
 {
 	struct gs_op op = {0};
+	struct gs_launch_cfg lc = {.graph_id = graph_id};
 	gs_status rc;
 
 	if (!op_times_ok(c, start, end))
@@ -525,7 +526,6 @@ static gs_status conv_copy(struct gs_conv *c, uint8_t ck, uint8_t sk, uint8_t dk
 	op.end_ns = (int64_t)end;
 	op.correlation = corr;
 	op.bytes = bytes;
-	op.graph_id = graph_id;
 	op.graph_node = graph_node;
 	if (flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC)
 		op.flags |= GS_OPF_ASYNC;
@@ -533,12 +533,13 @@ static gs_status conv_copy(struct gs_conv *c, uint8_t ck, uint8_t sk, uint8_t dk
 		op.flags |= GS_OPF_GRAPH;
 	if (device_launched)
 		op.flags |= GS_OPF_DEVICE_LAUNCHED;
-	return emit_op(c, &op, NULL);
+	return emit_op(c, &op, graph_id ? &lc : NULL);
 }
 
 static gs_status conv_memset(struct gs_conv *c, const CUpti_ActivityMemset4 *m)
 {
 	struct gs_op op = {0};
+	struct gs_launch_cfg lc = {.graph_id = m->graphId};
 	gs_status rc;
 
 	if (!op_times_ok(c, m->start, m->end))
@@ -555,7 +556,6 @@ static gs_status conv_memset(struct gs_conv *c, const CUpti_ActivityMemset4 *m)
 	op.end_ns = (int64_t)m->end;
 	op.correlation = m->correlationId;
 	op.bytes = m->bytes;
-	op.graph_id = m->graphId;
 	op.graph_node = m->graphNodeId;
 	if (m->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC)
 		op.flags |= GS_OPF_ASYNC;
@@ -563,7 +563,7 @@ static gs_status conv_memset(struct gs_conv *c, const CUpti_ActivityMemset4 *m)
 		op.flags |= GS_OPF_GRAPH;
 	if (m->isDeviceLaunched)
 		op.flags |= GS_OPF_DEVICE_LAUNCHED;
-	return emit_op(c, &op, NULL);
+	return emit_op(c, &op, m->graphId ? &lc : NULL);
 }
 
 /* ---- syncs and event records: joined with their API call's thread ---- */

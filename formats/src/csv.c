@@ -143,7 +143,7 @@ static gs_status ops_rows(struct gs_wbuf *w, const struct gs_trace *t,
 		col_str(w, gs_mem_kind_name(op->src_mem));
 		col_str(w, gs_mem_kind_name(op->dst_mem));
 		col_flags(w, op->flags);
-		col_u64(w, op->graph_id);
+		col_u64(w, lc->graph_id);
 		col_u64(w, op->graph_node);
 		if (launch[i] != NONE) {
 			col_str(w, gs_trace_string(t, api[launch[i]].name));

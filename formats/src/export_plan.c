@@ -1063,8 +1063,8 @@ void gs_xp_op_args(const struct xplan *c, const struct gs_op *op, const struct x
 		a->u64(a->ctx, XK_SHARED_MEM, lc->shared_mem);
 		a->dim3(a->ctx, XK_GRID, lc->grid);
 		a->dim3(a->ctx, XK_BLOCK, lc->block);
-		if (op->graph_id)
-			a->u64(a->ctx, XK_GRAPH_ID, op->graph_id);
+		if (lc->graph_id)
+			a->u64(a->ctx, XK_GRAPH_ID, lc->graph_id);
 		if (op->graph_node)
 			a->u64(a->ctx, XK_GRAPH_NODE, op->graph_node);
 		break;

@@ -94,7 +94,8 @@ static bool eq_launch(const struct gs_launch_cfg *x, const struct gs_launch_cfg 
 		y = &zero;
 	return memcmp(x->grid, y->grid, sizeof(x->grid)) == 0 &&
 	       memcmp(x->block, y->block, sizeof(x->block)) == 0 &&
-	       x->shared_mem == y->shared_mem && x->registers == y->registers;
+	       x->shared_mem == y->shared_mem && x->registers == y->registers &&
+	       x->graph_id == y->graph_id;
 }
 
 /* An op of the second trace as it arrives: its launch configuration and
@@ -116,9 +117,8 @@ static bool eq_op_at(const struct merge *g, size_t k, const void *rec)
 
 	if (x.start_ns != y->start_ns || x.end_ns != y->end_ns || x.correlation != y->correlation ||
 	    x.bytes != y->bytes || x.graph_node != y->graph_node || x.name != y->name ||
-	    x.stream != y->stream || x.graph_id != y->graph_id || x.kind != y->kind ||
-	    x.copy_kind != y->copy_kind || x.flags != y->flags || x.src_mem != y->src_mem ||
-	    x.dst_mem != y->dst_mem)
+	    x.stream != y->stream || x.kind != y->kind || x.copy_kind != y->copy_kind ||
+	    x.flags != y->flags || x.src_mem != y->src_mem || x.dst_mem != y->dst_mem)
 		return false;
 	if (!eq_launch(gs_trace_op_launch_cfg(g->a, raw), in->launch))
 		return false;

@@ -1266,7 +1266,7 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 		j_u32(args, "registers per thread", &lc->registers);
 		j_u32(args, "shared memory", &lc->shared_mem);
 		if (j_u64(args, "graph id", &g) || j_u64(args, "graphId", &g)) {
-			op->graph_id = (uint32_t)g;
+			lc->graph_id = g;
 			if (g)
 				op->flags |= GS_OPF_GRAPH;
 		}

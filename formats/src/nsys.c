@@ -1233,7 +1233,7 @@ static gs_status ns_kernels(struct nsys *n)
 		ns_i64(q.st, 19, &node);
 		ns_i64(q.st, 20, &graph);
 		op.graph_node = ns_u64(node);
-		op.graph_id = ns_u32(graph);
+		lc.graph_id = ns_u64(graph);
 		if (node > 0 || graph > 0 || (flags & NF_GRAPH))
 			op.flags |= GS_OPF_GRAPH;
 		rc = ns_emit_op(n, &op, &lc);

@@ -10,6 +10,10 @@
  * thread reads, checks, inflates and unpacks the next chunks while this one
  * feeds the sink; the sink sees the same records in the same order, and any
  * chunk the helper finds wrong is read again here by the one-chunk code.
+ * The threads hand over batches of small chunks, and the file is read
+ * through a window, so that a chunk costs neither a system call nor a
+ * wake-up of its own: a million empty chunks read in a fraction of a
+ * second, on one CPU or two.
  */
 #include "chunk_fast.h"
 #include "frame.h"
@@ -25,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#define ZLIB_CONST
 #include <zlib.h>
 
 /* Streams a file may declare (bounds the index map). */
@@ -32,6 +37,28 @@
 /* Strings a file may declare, lost ones included (bounds the id map: a
  * salvaged chunk's string base cannot make the reader allocate more). */
 #define MAX_STRINGS (1u << 25)
+
+/*
+ * A window of the file read in one pread: the chunk headers and small
+ * payloads of the next WIN_BYTES come out of it, so that a file of many
+ * small chunks costs a system call per WIN_BYTES, not two per chunk. Reads
+ * of WIN_BYTES / 2 or more go to the file directly. Each thread reading has
+ * its own.
+ */
+#define WIN_BYTES (64u << 10)
+
+struct rwin {
+	unsigned char *buf; /* WIN_BYTES, allocated at the first read */
+	uint64_t off;       /* file offset of buf[0] */
+	size_t len;         /* bytes of buf that hold the file */
+};
+
+/* A zlib stream kept from chunk to chunk (inflateReset, not a new one:
+ * its state and window are allocated once a reader or helper). */
+struct inflater {
+	z_stream z;
+	bool ready;
+};
 
 struct gs_reader {
 	char *name;
@@ -71,12 +98,19 @@ struct gs_reader {
 	} unknown[8];
 	uint32_t n_unknown;
 	uint64_t unknown_other, unknown_records;
+	/* Chunks whose header flags hold bits this reader does not know (read
+	 * as without them): the bits seen, how many chunks, the first. */
+	uint16_t unknown_flags;
+	uint64_t flagged, first_flagged;
 	bool unknown_told;
 
 	/* Payload bytes inflated per compressed byte (max_inflate_ratio), and
 	 * the totals of the chunks read so far. */
 	uint32_t max_ratio;
 	uint64_t raw_total, comp_total;
+
+	struct rwin win;          /* file bytes read ahead of the chunk headers */
+	struct inflater inflater; /* one zlib stream, reset chunk to chunk */
 };
 
 /* Counters stop at UINT64_MAX instead of wrapping. */
@@ -113,6 +147,94 @@ static int64_t read_at(struct gs_reader *r, uint64_t off, void *buf, size_t n)
 		got += (size_t)k;
 	}
 	return (int64_t)got;
+}
+
+/* read_at through the window `w` (files only; memory is read directly).
+ * Same results as read_at. */
+static int64_t win_read(struct gs_reader *r, struct rwin *w, uint64_t off, void *buf, size_t n)
+{
+	size_t done = 0;
+	int64_t got;
+
+	if (r->fd < 0)
+		return read_at(r, off, buf, n);
+	if (w->buf && off >= w->off && off - w->off < w->len) {
+		size_t at = (size_t)(off - w->off);
+
+		done = w->len - at < n ? w->len - at : n;
+		memcpy(buf, w->buf + at, done);
+		if (done == n)
+			return (int64_t)n;
+	}
+	off += done;
+	n -= done;
+	if (!w->buf && n < WIN_BYTES / 2)
+		w->buf = malloc(WIN_BYTES);
+	if (!w->buf || n >= WIN_BYTES / 2) {
+		got = read_at(r, off, (char *)buf + done, n);
+		return got < 0 ? got : (int64_t)done + got;
+	}
+	w->off = off;
+	w->len = 0;
+	got = read_at(r, off, w->buf, WIN_BYTES);
+	if (got < 0)
+		return got;
+	w->len = (size_t)got;
+	if (n > w->len)
+		n = w->len;
+	memcpy((char *)buf + done, w->buf, n);
+	return (int64_t)(done + n);
+}
+
+/*
+ * uncompress() on a stream kept in `zi`: the same result codes and length,
+ * without allocating zlib's state and window for every chunk. Sizes are
+ * those of a chunk (below 4 GiB: one call of inflate takes them).
+ */
+static int inflate_exact(struct inflater *zi, unsigned char *dst, uLongf *dst_len,
+			 const unsigned char *src, uLong src_len)
+{
+	z_stream *z = &zi->z;
+	unsigned char one;
+	uLong left = *dst_len;
+	int err;
+
+	if (!zi->ready) {
+		memset(z, 0, sizeof(*z));
+		if (inflateInit(z) != Z_OK)
+			return uncompress(dst, dst_len, src, src_len);
+		zi->ready = true;
+	} else if (inflateReset(z) != Z_OK) {
+		return Z_STREAM_ERROR;
+	}
+	/* As uncompress: room for one byte shows whether an empty payload
+	 * holds more. */
+	if (!left) {
+		dst = &one;
+		left = 1;
+	}
+	z->next_in = src;
+	z->avail_in = (uInt)src_len;
+	z->next_out = dst;
+	z->avail_out = (uInt)left;
+	do
+		err = inflate(z, Z_NO_FLUSH);
+	while (err == Z_OK);
+	if (dst != &one)
+		*dst_len = z->total_out;
+	else if (z->total_out && err == Z_BUF_ERROR)
+		z->avail_out = 1;
+	return err == Z_STREAM_END                     ? Z_OK :
+	       err == Z_NEED_DICT                      ? Z_DATA_ERROR :
+	       err == Z_BUF_ERROR && z->avail_out != 0 ? Z_DATA_ERROR :
+							 err;
+}
+
+static void inflater_fini(struct inflater *zi)
+{
+	if (zi->ready)
+		inflateEnd(&zi->z);
+	zi->ready = false;
 }
 
 static gs_status reader_create(const char *name, unsigned flags, struct gs_reader **out)
@@ -184,6 +306,8 @@ void gs_reader_close(struct gs_reader *r)
 		close(r->fd);
 	free(r->cbuf);
 	free(r->rbuf);
+	free(r->win.buf);
+	inflater_fini(&r->inflater);
 	gs_chunk_fast_fini(&r->fast);
 	free(r->str_map);
 	free(r->stream_map);
@@ -297,6 +421,7 @@ static gs_status read_header(struct gs_reader *r)
 
 struct frame {
 	uint16_t type;
+	uint16_t flags;
 	uint32_t raw_len;
 	uint32_t comp_len;
 	uint32_t nrecords;
@@ -356,7 +481,7 @@ static const char *frame_bound(const struct gs_reader *r, const struct frame *f,
  * FRAME_BAD an error cause describes the problem. */
 static enum frame_result read_frame(struct gs_reader *r, uint64_t off, struct frame *f)
 {
-	int64_t n = read_at(r, off, f->hdr, GS_CHUNK_HEADER_LEN);
+	int64_t n = win_read(r, &r->win, off, f->hdr, GS_CHUNK_HEADER_LEN);
 	uint32_t crc;
 
 	if (n < 0)
@@ -374,6 +499,7 @@ static enum frame_result read_frame(struct gs_reader *r, uint64_t off, struct fr
 		return FRAME_BAD;
 	}
 	f->type = gs_get_u16(f->hdr + 4);
+	f->flags = gs_get_u16(f->hdr + 6);
 	f->raw_len = gs_get_u32(f->hdr + 8);
 	f->comp_len = gs_get_u32(f->hdr + 12);
 	f->nrecords = gs_get_u32(f->hdr + 16);
@@ -399,7 +525,7 @@ static enum frame_result read_frame(struct gs_reader *r, uint64_t off, struct fr
 		gs_error_append("out of memory");
 		return FRAME_IOERR;
 	}
-	n = read_at(r, off + GS_CHUNK_HEADER_LEN, r->cbuf, f->comp_len);
+	n = win_read(r, &r->win, off + GS_CHUNK_HEADER_LEN, r->cbuf, f->comp_len);
 	if (n < 0)
 		return FRAME_IOERR;
 	if (n < (int64_t)f->comp_len)
@@ -592,9 +718,29 @@ static gs_status decode_streams(struct gs_reader *r, struct gs_sink *sink, const
 	} while (0)
 #define OPT(arr, nn, i) ((nn) ? (arr)[i] : 0)
 
-static int64_t add_ns(int64_t a, uint64_t b)
+/*
+ * Times. The writer stores a record's start as the difference from the
+ * previous start of its column and its duration as end - start, both
+ * modulo 2^64, so that every int64 time reads back as written: a start is
+ * the previous one plus its delta, modulo 2^64. The duration is the
+ * record's length (a negative one reads as over 7 days: dropped either
+ * way), and the end is taken exactly: where start + duration passes
+ * INT64_MAX, the sink gets an end that leads it to the outcome of the
+ * exact one. A record of over 7 days is dropped and counted; any other
+ * starts past 2^62 ns and is refused for its start, naming it (format.h
+ * GS_TIME_LIMIT_NS), not read as one that ends before it starts.
+ */
+static int64_t start_ns(int64_t prev, int64_t delta)
 {
-	return (int64_t)((uint64_t)a + b);
+	return (int64_t)((uint64_t)prev + (uint64_t)delta);
+}
+
+static int64_t end_ns(int64_t start, uint64_t duration)
+{
+	if (duration <= (uint64_t)INT64_MAX - (uint64_t)start)
+		return (int64_t)((uint64_t)start + duration);
+	/* start > INT64_MAX - duration >= INT64_MIN: start - 1 does not wrap. */
+	return duration > (uint64_t)GS_MAX_DURATION_NS ? start - 1 : INT64_MAX;
 }
 
 static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gscope__Ops *m)
@@ -633,14 +779,14 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 		struct gs_launch_cfg lc = {0};
 		gs_status rc;
 
-		start = add_ns(start, (uint64_t)m->start_delta[i]);
+		start = start_ns(start, m->start_delta[i]);
 		corr += (uint64_t)m->correlation_delta[i];
 		op.kind = (uint8_t)m->kind[i];
 		op.start_ns = start;
-		op.end_ns = add_ns(start, m->duration[i]);
+		op.end_ns = end_ns(start, m->duration[i]);
 		op.correlation = corr;
 		op.flags = (uint8_t)OPT(m->flags, m->n_flags, i);
-		op.graph_id = OPT(m->graph_id, m->n_graph_id, i);
+		lc.graph_id = OPT(m->graph_id, m->n_graph_id, i);
 		op.graph_node = OPT(m->graph_node, m->n_graph_node, i);
 		rc = map_stream(r, m->stream[i], &op.stream);
 		if (!rc)
@@ -676,7 +822,7 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 			ib++;
 		}
 		if (sink->op) {
-			rc = sink->op(sink, &op, op.kind == GS_OP_KERNEL ? &lc : NULL);
+			rc = sink->op(sink, &op, &lc);
 			if (rc)
 				return rc;
 		}
@@ -702,10 +848,10 @@ static gs_status decode_api(struct gs_reader *r, struct gs_sink *sink, const Gsc
 		struct gs_api_call c = {0};
 		gs_status rc;
 
-		start = add_ns(start, (uint64_t)m->start_delta[i]);
+		start = start_ns(start, m->start_delta[i]);
 		corr += (uint64_t)m->correlation_delta[i];
 		c.start_ns = start;
-		c.end_ns = add_ns(start, m->duration[i]);
+		c.end_ns = end_ns(start, m->duration[i]);
 		c.pid = m->pid[i];
 		c.tid = m->tid[i];
 		c.correlation = corr;
@@ -741,9 +887,9 @@ static gs_status decode_ranges(struct gs_reader *r, struct gs_sink *sink, const 
 		gs_status rc;
 
 		unknown += kind >= GS_RANGE_KIND_COUNT;
-		start = add_ns(start, (uint64_t)m->start_delta[i]);
+		start = start_ns(start, m->start_delta[i]);
 		g.start_ns = start;
-		g.end_ns = add_ns(start, m->duration[i]);
+		g.end_ns = end_ns(start, m->duration[i]);
 		g.pid = m->pid[i];
 		g.tid = m->tid[i];
 		g.external_id = OPT(m->external_id, m->n_external_id, i);
@@ -883,7 +1029,7 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 		unknown_syncs += m->kind >= GS_SYNC_KIND_COUNT;
 		struct gs_sync y = {.kind = (uint8_t)(m->kind < GS_SYNC_KIND_COUNT ? m->kind : 0),
 				    .start_ns = m->start_ns,
-				    .end_ns = add_ns(m->start_ns, m->duration),
+				    .end_ns = end_ns(m->start_ns, m->duration),
 				    .pid = m->pid,
 				    .tid = m->tid,
 				    .correlation = m->correlation,
@@ -953,7 +1099,7 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 	for (size_t i = 0; i < c->n_overheads && !rc; i++) {
 		const Gscope__Overhead *m = c->overheads[i];
 		struct gs_overhead o = {.start_ns = m->start_ns,
-					.end_ns = add_ns(m->start_ns, m->duration),
+					.end_ns = end_ns(m->start_ns, m->duration),
 					.pid = m->pid};
 
 		rc = map_string(r, m->kind, &o.kind);
@@ -1043,7 +1189,7 @@ static gs_status unpack_frame(struct gs_reader *r, const struct frame *f, Gscope
 
 	if (gs_vec_reserve((void **)&r->rbuf, &r->rbuf_cap, f->raw_len ? f->raw_len : 1, 1))
 		return gs_nomem();
-	zrc = uncompress(r->rbuf, &len, r->cbuf, f->comp_len);
+	zrc = inflate_exact(&r->inflater, r->rbuf, &len, r->cbuf, f->comp_len);
 	if (zrc != Z_OK || len != f->raw_len) {
 		CHUNK_ERR(r, r->offset, "corrupt compressed payload (%s)",
 			  zrc == Z_OK ? "wrong length" : zError(zrc));
@@ -1114,6 +1260,11 @@ static gs_status tell_unknown(struct gs_reader *r, struct gs_sink *sink)
 	if (!rc && r->unknown_other)
 		rc = warn(r, sink, "skipped %" PRIu64 " chunks of further unknown types",
 			  r->unknown_other);
+	if (!rc && r->flagged)
+		rc = warn(r, sink,
+			  "%" PRIu64 " chunks have flag bits this version does not know (0x%04x; "
+			  "first: chunk %" PRIu64 "), read as without them",
+			  r->flagged, (unsigned)r->unknown_flags, r->first_flagged);
 	return rc;
 }
 
@@ -1121,6 +1272,12 @@ static gs_status tell_unknown(struct gs_reader *r, struct gs_sink *sink)
  * reader is done (bytes after it are ignored, with a warning). */
 static gs_status chunk_done(struct gs_reader *r, struct gs_sink *sink, const struct frame *f)
 {
+	if (f->flags & ~GS_CHUNK_FLAGS_KNOWN) {
+		if (!r->flagged)
+			r->first_flagged = r->chunk;
+		r->flagged = sat_add(r->flagged, 1);
+		r->unknown_flags |= (uint16_t)(f->flags & ~GS_CHUNK_FLAGS_KNOWN);
+	}
 	r->raw_total += f->raw_len;
 	r->comp_total += f->comp_len;
 	r->offset += GS_CHUNK_HEADER_LEN + f->comp_len;
@@ -1241,21 +1398,38 @@ gs_status gs_reader_next(struct gs_reader *r, struct gs_sink *sink)
 /* ---- reading ahead on a second CPU ---- */
 
 #define AHEAD_SLOTS 3
+/*
+ * A slot holds one chunk that inflates to BATCH_SMALL bytes or more,
+ * inflated and unpacked by the helper, or a batch of smaller ones in file
+ * order, inflated by the helper and unpacked by the reader: at most
+ * BATCH_MAX chunks and about BATCH_BYTES inflated. The two threads meet
+ * once a slot, so many tiny chunks cost no more than few large ones.
+ */
+#define BATCH_SMALL (64u << 10)
+#define BATCH_BYTES (1u << 20)
+#define BATCH_MAX 1024u
 
 enum slot_state {
 	SLOT_FREE,
-	SLOT_READY, /* a chunk, checked and unpacked */
-	SLOT_STOP,  /* the helper stopped here: the reader goes on by itself */
+	SLOT_READY, /* chunks checked and inflated, `n` of them */
+};
+
+struct ahead_item {
+	struct frame f;
+	uint64_t offset;
+	size_t raw_at; /* its payload: rbuf + raw_at */
 };
 
 struct ahead_slot {
 	int state;
-	struct frame f;
-	uint64_t offset;
+	bool stop;        /* the helper stopped after these: the reader goes on by itself */
+	size_t n;         /* chunks */
+	Gscope__Chunk *c; /* the one large chunk, unpacked; NULL for a batch */
+	struct ahead_item *items;
+	size_t items_cap;
 	unsigned char *cbuf, *rbuf;
 	size_t cbuf_cap, rbuf_cap;
 	struct gs_chunk_fast fast;
-	Gscope__Chunk *c;
 };
 
 struct ahead {
@@ -1270,54 +1444,102 @@ struct ahead {
 	uint64_t offset;
 	bool past_end;
 	uint64_t raw_total, comp_total; /* of the chunks before `offset` */
+	struct rwin win;
+	struct inflater inflater;
 };
 
 /*
- * The helper's part for the frame at `off`: the checks of read_frame and
- * unpack_frame, without their messages (a chunk that fails any of them is
- * read again, and reported, by gs_reader_next). false: stop here.
+ * The helper's check of the frame header at `off`, as read_frame makes it
+ * but without messages (a chunk that fails any check is read again, and
+ * reported, by gs_reader_next). false: stop here.
  */
-static bool ahead_chunk(struct gs_reader *r, struct ahead *a, struct ahead_slot *s, uint64_t off)
+static bool ahead_header(struct gs_reader *r, struct ahead *a, struct frame *f, uint64_t off)
 {
-	struct frame *f = &s->f;
 	char why[200];
-	uLongf len;
 
-	if (read_at(r, off, f->hdr, GS_CHUNK_HEADER_LEN) != GS_CHUNK_HEADER_LEN ||
+	if (win_read(r, &a->win, off, f->hdr, GS_CHUNK_HEADER_LEN) != GS_CHUNK_HEADER_LEN ||
 	    memcmp(f->hdr, GS_CHUNK_MAGIC, 4) != 0 ||
 	    gs_get_u32(f->hdr + 24) != (uint32_t)crc32(0, f->hdr, 24))
 		return false;
 	f->type = gs_get_u16(f->hdr + 4);
+	f->flags = gs_get_u16(f->hdr + 6);
 	f->raw_len = gs_get_u32(f->hdr + 8);
 	f->comp_len = gs_get_u32(f->hdr + 12);
 	f->nrecords = gs_get_u32(f->hdr + 16);
 	f->crc = gs_get_u32(f->hdr + 20);
 	/* Unknown chunk types are left to gs_reader_next, which skips them. */
-	if (!known_chunk_type(f->type) || f->raw_len > GS_CHUNK_MAX_RAW ||
-	    f->comp_len > GS_CHUNK_MAX_COMPRESSED ||
-	    off + GS_CHUNK_HEADER_LEN + f->comp_len > r->size ||
-	    frame_bound(r, f, a->raw_total, a->comp_total, why, sizeof(why)))
-		return false;
+	return known_chunk_type(f->type) && f->raw_len <= GS_CHUNK_MAX_RAW &&
+	       f->comp_len <= GS_CHUNK_MAX_COMPRESSED &&
+	       off + GS_CHUNK_HEADER_LEN + f->comp_len <= r->size &&
+	       !frame_bound(r, f, a->raw_total, a->comp_total, why, sizeof(why));
+}
+
+/* Read, check and inflate the payload of `f` (at `off`) into s->rbuf +
+ * raw_at. false: stop here. */
+static bool ahead_payload(struct gs_reader *r, struct ahead *a, struct ahead_slot *s,
+			  const struct frame *f, uint64_t off, size_t raw_at)
+{
+	uLongf len = f->raw_len;
+
 	if (gs_vec_reserve((void **)&s->cbuf, &s->cbuf_cap, f->comp_len ? f->comp_len : 1, 1) ||
-	    gs_vec_reserve((void **)&s->rbuf, &s->rbuf_cap, f->raw_len ? f->raw_len : 1, 1))
+	    gs_vec_reserve((void **)&s->rbuf, &s->rbuf_cap, raw_at + (f->raw_len ? f->raw_len : 1),
+			   1))
 		return false;
-	if (read_at(r, off + GS_CHUNK_HEADER_LEN, s->cbuf, f->comp_len) != (int64_t)f->comp_len ||
-	    (uint32_t)crc32(0, s->cbuf, f->comp_len) != f->crc)
-		return false;
-	len = f->raw_len;
-	if (uncompress(s->rbuf, &len, s->cbuf, f->comp_len) != Z_OK || len != f->raw_len)
-		return false;
-	s->offset = off;
-	s->c = gs_chunk_fast_unpack(&s->fast, f->raw_len, s->rbuf);
-	return s->c != NULL;
+	return win_read(r, &a->win, off + GS_CHUNK_HEADER_LEN, s->cbuf, f->comp_len) ==
+		       (int64_t)f->comp_len &&
+	       (uint32_t)crc32(0, s->cbuf, f->comp_len) == f->crc &&
+	       inflate_exact(&a->inflater, s->rbuf + raw_at, &len, s->cbuf, f->comp_len) == Z_OK &&
+	       len == f->raw_len;
+}
+
+/* Fill slot `s` with the chunks from a->offset on (see BATCH_SMALL). */
+static void ahead_fill(struct gs_reader *r, struct ahead *a, struct ahead_slot *s)
+{
+	size_t raw_at = 0;
+
+	s->n = 0;
+	s->c = NULL;
+	s->stop = true;
+	while (!a->past_end) {
+		struct frame f;
+		bool large;
+
+		if (!ahead_header(r, a, &f, a->offset))
+			return;
+		large = f.raw_len >= BATCH_SMALL;
+		if (large && s->n) {
+			s->stop = false; /* the next slot takes it */
+			return;
+		}
+		if (gs_vec_reserve((void **)&s->items, &s->items_cap, s->n + 1,
+				   sizeof(*s->items)) ||
+		    !ahead_payload(r, a, s, &f, a->offset, raw_at))
+			return;
+		if (large) {
+			s->c = gs_chunk_fast_unpack(&s->fast, f.raw_len, s->rbuf);
+			if (!s->c)
+				return;
+		}
+		s->items[s->n++] =
+			(struct ahead_item){.f = f, .offset = a->offset, .raw_at = raw_at};
+		raw_at += f.raw_len;
+		a->offset += GS_CHUNK_HEADER_LEN + f.comp_len;
+		a->raw_total += f.raw_len;
+		a->comp_total += f.comp_len;
+		a->past_end = f.type == GS_CHUNK_END;
+		if (large || s->n == BATCH_MAX || raw_at >= BATCH_BYTES) {
+			s->stop = a->past_end;
+			return;
+		}
+	}
 }
 
 static void *ahead_main(void *arg)
 {
 	struct ahead *a = arg;
-	bool ok = true;
+	bool stop = false;
 
-	while (ok) {
+	while (!stop) {
 		struct ahead_slot *s;
 
 		pthread_mutex_lock(&a->mu);
@@ -1329,15 +1551,10 @@ static void *ahead_main(void *arg)
 		}
 		s = &a->slot[a->tail];
 		pthread_mutex_unlock(&a->mu);
-		ok = !a->past_end && ahead_chunk(a->r, a, s, a->offset);
-		if (ok) {
-			a->offset += GS_CHUNK_HEADER_LEN + s->f.comp_len;
-			a->raw_total += s->f.raw_len;
-			a->comp_total += s->f.comp_len;
-			a->past_end = s->f.type == GS_CHUNK_END;
-		}
+		ahead_fill(a->r, a, s);
+		stop = s->stop;
 		pthread_mutex_lock(&a->mu);
-		s->state = ok ? SLOT_READY : SLOT_STOP;
+		s->state = SLOT_READY;
 		a->tail = (a->tail + 1) % AHEAD_SLOTS;
 		pthread_cond_broadcast(&a->cv);
 		pthread_mutex_unlock(&a->mu);
@@ -1346,8 +1563,44 @@ static void *ahead_main(void *arg)
 }
 
 /*
- * Feed the chunks the helper prepared to the sink, in file order, exactly
- * as gs_reader_next would have (decode_chunk, then chunk_done), until the
+ * Feed the chunks of one slot to the sink, exactly as gs_reader_next would
+ * have (decode_chunk, then chunk_done). *go_on: false when the reader must
+ * go on by itself from r->offset (a chunk the helper did not take, or one
+ * its unpacking refuses: gs_reader_next reads it again and reports it).
+ */
+static gs_status ahead_feed(struct gs_reader *r, struct gs_sink *sink, struct ahead_slot *s,
+			    bool *go_on)
+{
+	*go_on = false;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ahead_item *it = &s->items[i];
+		struct gs_chunk_fast *fast = s->c ? &s->fast : &r->fast;
+		Gscope__Chunk *c = s->c;
+		gs_status rc;
+
+		if (it->offset != r->offset)
+			break;
+		if (!c)
+			c = gs_chunk_fast_unpack(fast, it->f.raw_len, s->rbuf + it->raw_at);
+		if (!c)
+			break;
+		rc = decode_chunk(r, sink, &it->f, c);
+		gs_chunk_fast_free(fast, c);
+		s->c = NULL;
+		if (rc == GS_OK)
+			rc = chunk_done(r, sink, &it->f);
+		if (rc || r->ended)
+			return rc;
+		if (i + 1 == s->n)
+			*go_on = !s->stop;
+	}
+	gs_chunk_fast_free(&s->fast, s->c); /* a chunk left for gs_reader_next */
+	s->c = NULL;
+	return GS_OK;
+}
+
+/*
+ * Feed the chunks the helper prepared to the sink, in file order, until the
  * helper stops, the file ends or an error. Returns GS_OK to let
  * gs_reader_next go on from r->offset, or the error that ends the read.
  */
@@ -1355,6 +1608,7 @@ static gs_status read_ahead(struct gs_reader *r, struct gs_sink *sink)
 {
 	struct ahead *a = calloc(1, sizeof(*a));
 	gs_status rc = GS_OK;
+	bool go_on = true;
 
 	if (!a)
 		return GS_OK; /* no memory to spare: read one chunk at a time */
@@ -1374,41 +1628,31 @@ static gs_status read_ahead(struct gs_reader *r, struct gs_sink *sink)
 		free(a);
 		return GS_OK;
 	}
-	for (;;) {
+	while (go_on && !rc) {
 		struct ahead_slot *s = &a->slot[a->head];
-		int state;
 
 		pthread_mutex_lock(&a->mu);
 		while (s->state == SLOT_FREE)
 			pthread_cond_wait(&a->cv, &a->mu);
-		state = s->state;
 		pthread_mutex_unlock(&a->mu);
-		if (state == SLOT_STOP || s->offset != r->offset)
-			break;
-		rc = decode_chunk(r, sink, &s->f, s->c);
-		gs_chunk_fast_free(&s->fast, s->c);
-		s->c = NULL;
-		if (rc == GS_OK)
-			rc = chunk_done(r, sink, &s->f);
+		rc = ahead_feed(r, sink, s, &go_on);
 		pthread_mutex_lock(&a->mu);
 		s->state = SLOT_FREE;
 		a->head = (a->head + 1) % AHEAD_SLOTS;
+		a->quit = !go_on || rc;
 		pthread_cond_broadcast(&a->cv);
 		pthread_mutex_unlock(&a->mu);
-		if (rc || r->ended)
-			break;
 	}
-	pthread_mutex_lock(&a->mu);
-	a->quit = true;
-	pthread_cond_broadcast(&a->cv);
-	pthread_mutex_unlock(&a->mu);
 	pthread_join(a->th, NULL);
 	for (int i = 0; i < AHEAD_SLOTS; i++) {
 		gs_chunk_fast_free(&a->slot[i].fast, a->slot[i].c);
 		gs_chunk_fast_fini(&a->slot[i].fast);
+		free(a->slot[i].items);
 		free(a->slot[i].cbuf);
 		free(a->slot[i].rbuf);
 	}
+	free(a->win.buf);
+	inflater_fini(&a->inflater);
 	pthread_cond_destroy(&a->cv);
 	pthread_mutex_destroy(&a->mu);
 	free(a);

@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <gpuscope/sort.h>
+#include <gpuscope/u64map.h>
 
 #include <pthread.h>
 #include <stddef.h>
@@ -74,6 +75,9 @@ struct gs_trace {
 	 * per sync the API call that made it; GS_NO_INDEX when none. */
 	uint32_t *op_launch;
 	uint32_t *sync_call;
+	/* After finish (resolve_event_records): per sync the event record an
+	 * event sync or stream wait names; NULL when no sync names one. */
+	uint32_t *sync_record;
 	/* After finish: the earliest op start and the latest op end (0 and 0
 	 * without ops), so that asking for them does not walk every op. */
 	int64_t op_first_ns, op_last_ns;
@@ -113,8 +117,9 @@ static bool times_ok(int64_t start, int64_t end)
  * format.h GS_TIME_LIMIT_NS). The sink is the one place every reader feeds
  * (the .gscope reader, the Kineto and Nsight importers, replay), so the
  * check is here. It runs after times_ok(): a record the model drops for its
- * duration (end < start, over 7 days: an end that wrapped past INT64_MAX
- * included) is dropped and counted as before; a record that would be kept
+ * duration (end < start, over 7 days) is dropped and counted as before (the
+ * .gscope reader takes an end past INT64_MAX by its duration: over 7 days,
+ * or a start past the range below); a record that would be kept
  * with a time at or beyond ±2^62 ns refuses the whole trace, because the
  * analyses take differences of times (gaps, windows, delays) that would
  * overflow, and such a time is never a real clock reading. The error names
@@ -336,7 +341,8 @@ static bool launch_equal(const struct gs_launch_cfg *a, const struct gs_launch_c
 {
 	return memcmp(a->grid, b->grid, sizeof(a->grid)) == 0 &&
 	       memcmp(a->block, b->block, sizeof(a->block)) == 0 &&
-	       a->shared_mem == b->shared_mem && a->registers == b->registers;
+	       a->shared_mem == b->shared_mem && a->registers == b->registers &&
+	       a->graph_id == b->graph_id;
 }
 
 static bool launch_zero(const struct gs_launch_cfg *c)
@@ -352,7 +358,7 @@ static uint64_t launch_hash(const struct gs_launch_cfg *c)
 
 	for (int k = 0; k < 3; k++)
 		h = gs_hash_combine(gs_hash_combine(h, c->grid[k]), c->block[k]);
-	return gs_hash_combine(h, c->registers);
+	return gs_hash_combine(gs_hash_combine(h, c->registers), c->graph_id);
 }
 
 static uint64_t launch_hash_at(const struct gs_trace *t, size_t k)
@@ -747,6 +753,7 @@ void gs_trace_destroy(struct gs_trace *t)
 	free(t->dev_syncs);
 	free(t->op_launch);
 	free(t->sync_call);
+	free(t->sync_record);
 	free(t);
 }
 
@@ -1507,16 +1514,29 @@ static gs_status call_ix_groups(struct call_ix *ix, const struct gs_api_call *ap
 }
 
 /* Set a warning's count (a trace finished again after a merge counts
- * anew), adding it when new. */
+ * anew), adding it when new and taking it out at 0 (the inputs merged may
+ * have had it where the whole has not). */
 static gs_status set_warning(struct gs_trace *t, const char *msg, uint64_t count)
 {
 	if (t->n_warning_slots) {
 		size_t i = warning_slot(t->warning_slots, t->n_warning_slots, t->warnings, msg);
+		size_t k = t->warning_slots[i];
 
-		if (t->warning_slots[i]) {
-			t->warnings[t->warning_slots[i] - 1].count = count;
-			return GS_OK;
+		if (k && count) {
+			t->warnings[k - 1].count = count;
+		} else if (k) {
+			free((void *)(uintptr_t)t->warnings[k - 1].message);
+			memmove(&t->warnings[k - 1], &t->warnings[k],
+				(t->n_warnings - k) * sizeof(*t->warnings));
+			t->n_warnings--;
+			memset(t->warning_slots, 0, t->n_warning_slots * sizeof(*t->warning_slots));
+			for (size_t w = 0; w < t->n_warnings; w++)
+				t->warning_slots[warning_slot(t->warning_slots, t->n_warning_slots,
+							      t->warnings, t->warnings[w].message)] =
+					(uint32_t)w + 1;
 		}
+		if (k)
+			return GS_OK;
 	}
 	return count ? gs_trace_add_warning(t, msg, count) : GS_OK;
 }
@@ -1571,6 +1591,189 @@ static gs_status compute_joins(struct gs_trace *t)
 	}
 	call_ix_free(&ix);
 	return GS_OK;
+}
+
+/* ---- the event record an event sync or stream wait names ---- */
+
+#define UNHELD_WAIT_WARNING                                                                        \
+	"stream waits name an event record the trace does not hold; their dependencies are "       \
+	"unknown"
+
+/* An event record by (process, event id, correlation): the fallback. */
+struct event_key {
+	int64_t pid;
+	uint64_t event_id;
+	uint64_t corr;
+	uint32_t rec;
+	uint32_t device, context; /* of the recording stream */
+};
+
+static int cmp_event_key(const void *pa, const void *pb)
+{
+	const struct event_key *a = pa, *b = pb;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->event_id != b->event_id)
+		return a->event_id < b->event_id ? -1 : 1;
+	if (a->corr != b->corr)
+		return a->corr < b->corr ? -1 : 1;
+	return a->rec < b->rec ? -1 : a->rec > b->rec;
+}
+
+static bool names_event(const struct gs_sync *y)
+{
+	return y->kind == GS_SYNC_EVENT || y->kind == GS_SYNC_STREAM_WAIT;
+}
+
+/* A sync that names its event by id alone: no sync id, no event correlation. */
+static bool needs_event_key(const struct gs_sync *y)
+{
+	return y->sync_id == GS_NO_SYNC_ID && !y->event_correlation && y->event_id &&
+	       y->correlation;
+}
+
+struct event_index {
+	struct gs_u64map by_sync_id, by_corr;
+	struct event_key *keys; /* sorted; only when a sync needs the fallback */
+	size_t n_keys;
+};
+
+static gs_status event_index_build(const struct gs_trace *t, struct event_index *ev, bool keys)
+{
+	const struct gs_stream *st = t->streams.streams;
+	size_t ns = t->streams.count;
+
+	if (gs_u64map_reserve(&ev->by_sync_id, t->n_event_records) ||
+	    gs_u64map_reserve(&ev->by_corr, t->n_event_records))
+		return GS_ERR_NOMEM;
+	/* The latest record wins for a sync id (ids are not reused) and for a
+	 * correlation (one call records one event). */
+	for (size_t i = 0; i < t->n_event_records; i++) {
+		const struct gs_event_record *r = &t->event_records[i];
+
+		if (r->sync_id != GS_NO_SYNC_ID)
+			gs_u64map_put(&ev->by_sync_id, r->sync_id, (uint32_t)i, true);
+		if (r->correlation)
+			gs_u64map_put(&ev->by_corr, r->correlation, (uint32_t)i, true);
+	}
+	if (!keys)
+		return GS_OK;
+	ev->keys = malloc((t->n_event_records ? t->n_event_records : 1) * sizeof(*ev->keys));
+	if (!ev->keys)
+		return gs_nomem();
+	for (size_t i = 0; i < t->n_event_records; i++) {
+		const struct gs_event_record *r = &t->event_records[i];
+
+		if (!r->event_id || !r->correlation || r->stream >= ns)
+			continue;
+		ev->keys[ev->n_keys++] = (struct event_key){.pid = st[r->stream].pid,
+							    .event_id = r->event_id,
+							    .corr = r->correlation,
+							    .rec = (uint32_t)i,
+							    .device = st[r->stream].device,
+							    .context = st[r->stream].context};
+	}
+	gs_sort(ev->keys, ev->n_keys, sizeof(*ev->keys), cmp_event_key);
+	return GS_OK;
+}
+
+/*
+ * Without a sync id or an event correlation (drivers before cudaEventSyncId,
+ * or an id of 0): the latest record of the same event in the same context
+ * (the waiting stream's; the device's for a host wait) whose correlation
+ * is below the sync's. Correlation ids come from one increasing counter, so
+ * that is the record the wait saw, whatever order the records came in.
+ */
+static uint32_t latest_record_before(const struct gs_trace *t, const struct event_index *ev,
+				     const struct gs_sync *y)
+{
+	const struct gs_stream *ws = y->stream < t->streams.count ? &t->streams.streams[y->stream] :
+								    NULL;
+	const struct event_key want = {.pid = y->pid,
+				       .event_id = y->event_id,
+				       .corr = y->correlation};
+	size_t lo = 0, hi = ev->n_keys;
+
+	while (lo < hi) { /* the first key at or after (pid, event, corr) */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_event_key(&ev->keys[mid], &want) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0) {
+		const struct event_key *k = &ev->keys[lo];
+
+		if (k->pid != y->pid || k->event_id != y->event_id)
+			break;
+		if (ws ? k->context == ws->context && k->device == ws->device :
+			 k->device == y->device)
+			return k->rec;
+	}
+	return GS_NO_INDEX;
+}
+
+static uint32_t event_record_of(const struct gs_trace *t, const struct event_index *ev,
+				const struct gs_sync *y)
+{
+	uint64_t idx;
+
+	if (y->sync_id != GS_NO_SYNC_ID && gs_u64map_get(&ev->by_sync_id, y->sync_id, &idx))
+		return (uint32_t)idx;
+	if (y->event_correlation && gs_u64map_get(&ev->by_corr, y->event_correlation, &idx))
+		return (uint32_t)idx;
+	if (needs_event_key(y))
+		return latest_record_before(t, ev, y);
+	return GS_NO_INDEX;
+}
+
+/*
+ * Per event sync and stream wait, the event record it names: by its sync id,
+ * else by the correlation of the record call, else the latest record of its
+ * event before it (needs_event_key). A stream wait whose record the trace
+ * does not hold, and that does not carry the recording stream and the
+ * record's correlation itself, links nothing: the dependency graph cannot
+ * place what it waited for. Those are counted in one warning.
+ */
+static gs_status resolve_event_records(struct gs_trace *t)
+{
+	struct event_index ev = {0};
+	bool any = false, keys = false;
+	uint64_t unheld = 0;
+	gs_status rc;
+
+	free(t->sync_record);
+	t->sync_record = NULL;
+	for (size_t i = 0; i < t->n_syncs; i++) {
+		any |= names_event(&t->syncs[i]);
+		keys |= names_event(&t->syncs[i]) && needs_event_key(&t->syncs[i]);
+	}
+	if (!any)
+		return set_warning(t, UNHELD_WAIT_WARNING, 0);
+	t->sync_record = malloc(t->n_syncs * sizeof(*t->sync_record));
+	if (!t->sync_record)
+		return gs_nomem();
+	if (t->n_event_records >= GS_NO_INDEX) {
+		gs_error_append("too many event records (%zu)", t->n_event_records);
+		return GS_ERR_LIMIT;
+	}
+	gs_u64map_init(&ev.by_sync_id);
+	gs_u64map_init(&ev.by_corr);
+	rc = event_index_build(t, &ev, keys);
+	for (size_t i = 0; i < t->n_syncs && !rc; i++) {
+		const struct gs_sync *y = &t->syncs[i];
+
+		t->sync_record[i] = names_event(y) ? event_record_of(t, &ev, y) : GS_NO_INDEX;
+		if (y->kind == GS_SYNC_STREAM_WAIT && t->sync_record[i] == GS_NO_INDEX &&
+		    (y->wait_on_stream >= t->streams.count || !y->event_correlation))
+			unheld++;
+	}
+	gs_u64map_fini(&ev.by_sync_id);
+	gs_u64map_fini(&ev.by_corr);
+	free(ev.keys);
+	return rc ? rc : set_warning(t, UNHELD_WAIT_WARNING, unheld);
 }
 
 static void op_span(const struct gs_trace *t, int64_t *first, int64_t *last);
@@ -1666,6 +1869,8 @@ gs_status gs_trace_finish(struct gs_trace *t)
 	rc = index_devices(t);
 	if (!rc)
 		rc = compute_joins(t);
+	if (!rc)
+		rc = resolve_event_records(t);
 	if (rc)
 		return rc;
 	rc = index_annotations(t);
@@ -1820,6 +2025,12 @@ const uint32_t *gs_trace_sync_calls(const struct gs_trace *t, size_t *n)
 {
 	*n = t->finished ? t->n_syncs : 0;
 	return t->finished ? t->sync_call : NULL;
+}
+
+uint32_t gs_trace_sync_event_record(const struct gs_trace *t, size_t sync)
+{
+	return t->finished && t->sync_record && sync < t->n_syncs ? t->sync_record[sync] :
+								    GS_NO_INDEX;
 }
 
 uint32_t gs_trace_sync_call(const struct gs_trace *t, size_t sync)

@@ -42,7 +42,7 @@ struct op_cols {
 	COLUMN(uint32_t, name);
 	COLUMN(int64_t, correlation_delta);
 	COLUMN(uint32_t, flags);
-	COLUMN(uint32_t, graph_id);
+	COLUMN(uint64_t, graph_id);
 	COLUMN(uint64_t, graph_node);
 	COLUMN(uint32_t, grid_x);
 	COLUMN(uint32_t, grid_y);
@@ -270,7 +270,7 @@ static gs_status w_op(struct gs_sink *s, const struct gs_op *op, const struct gs
 	rc |= COL_PUSH(c->name, sid(op->name));
 	rc |= COL_PUSH(c->correlation_delta, (int64_t)(op->correlation - (uint64_t)c->prev_corr));
 	rc |= COL_PUSH(c->flags, op->flags);
-	rc |= COL_PUSH(c->graph_id, op->graph_id);
+	rc |= COL_PUSH(c->graph_id, lc->graph_id);
 	rc |= COL_PUSH(c->graph_node, op->graph_node);
 	rc |= COL_PUSH(c->collective, op->collective);
 	if (op->kind == GS_OP_KERNEL) {

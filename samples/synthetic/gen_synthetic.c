@@ -344,12 +344,12 @@ static void emit_kernel(struct gen *g, int stream, const struct kdesc *k, uint64
 			   .correlation = corr,
 			   .graph_node = graph_node,
 			   .name = str(g, k->name),
-			   .graph_id = graph_id,
 			   .kind = GS_OP_KERNEL};
 	struct gs_launch_cfg lc = {.grid = {k->grid, 1, 1},
 				   .block = {k->block, 1, 1},
 				   .shared_mem = k->shared_mem,
-				   .registers = k->registers};
+				   .registers = k->registers,
+				   .graph_id = graph_id};
 
 	if (graph_id)
 		op.flags |= GS_OPF_GRAPH;

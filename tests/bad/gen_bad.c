@@ -242,6 +242,19 @@ static void ed_chunk_header_crc(unsigned char *p, size_t n, const struct buf *b)
 	p[off + 16] ^= 0x01; /* record count, header CRC left as it was */
 }
 
+/* Flag bits no version defines: all 16 on chunk 1, bit 0 on chunk 3. */
+static void ed_chunk_flags(unsigned char *p, size_t n, const struct buf *b)
+{
+	size_t sz, off = chunk_at(b, 1, &sz);
+
+	(void)n;
+	p[off + 6] = p[off + 7] = 0xff;
+	fix_header_crc(p + off);
+	off = chunk_at(b, 3, &sz);
+	p[off + 6] = 0x01;
+	fix_header_crc(p + off);
+}
+
 static void ed_chunk_magic(unsigned char *p, size_t n, const struct buf *b)
 {
 	size_t sz, off = chunk_at(b, 2, &sz);
@@ -446,6 +459,74 @@ static void crafted_gscope(void)
 	gf_write(&g, "undeclared-collective.gscope");
 }
 
+/* Kernels "k" on one stream, one chunk of them (correlations 1, 2, ...) and
+ * the end chunk, with the start deltas and durations given. */
+static void kernels_gscope(const char *file, size_t n, const int64_t *start, const uint64_t *dur)
+{
+	static uint8_t k_name[] = "k";
+	ProtobufCBinaryData str = {.len = 1, .data = k_name};
+	Gscope__Chunk c = GSCOPE__CHUNK__INIT;
+	Gscope__Stream st = GSCOPE__STREAM__INIT, *stp = &st;
+	Gscope__Ops ops = GSCOPE__OPS__INIT;
+	uint32_t kind[8], zero[8], name[8];
+	int64_t corr[8];
+	struct gfile g = {0};
+
+	if (n > 8)
+		die("%s: too many kernels", file);
+	for (size_t i = 0; i < n; i++) {
+		kind[i] = GS_OP_KERNEL;
+		zero[i] = 0;
+		name[i] = 1;
+		corr[i] = 1;
+	}
+	st.stream_id = 7;
+	c.n_strings = 1;
+	c.strings = &str;
+	c.n_streams = 1;
+	c.streams = &stp;
+	ops.n_kind = ops.n_start_delta = ops.n_duration = ops.n_stream = ops.n_name = n;
+	ops.kind = kind;
+	ops.start_delta = (int64_t *)(uintptr_t)start;
+	ops.duration = (uint64_t *)(uintptr_t)dur;
+	ops.stream = zero;
+	ops.name = name;
+	ops.n_correlation_delta = n;
+	ops.correlation_delta = corr;
+	ops.n_grid_x = ops.n_grid_y = ops.n_grid_z = n;
+	ops.grid_x = ops.grid_y = ops.grid_z = zero;
+	ops.n_block_x = ops.n_block_y = ops.n_block_z = n;
+	ops.block_x = ops.block_y = ops.block_z = zero;
+	c.ops = &ops;
+	gf_header(&g);
+	gf_chunk(&g, GS_CHUNK_RECORDS, &c, (uint32_t)n);
+	c = (Gscope__Chunk)GSCOPE__CHUNK__INIT;
+	c.string_base = 1;
+	c.total_records = n;
+	gf_chunk(&g, GS_CHUNK_END, &c, 0);
+	gf_write(&g, file);
+}
+
+/*
+ * Times whose sums pass 64 bits. end-wraps: a kernel at 1000 ns, one 8 days
+ * long starting 1000 ns before INT64_MAX (its end passes INT64_MAX: dropped
+ * for its duration), and one at 2000 ns, the deltas taking the time back.
+ * start-wraps: a kernel at -1000 ns, then one 1000 ns long at a delta of
+ * INT64_MIN + 5, which wraps its start to 2^63 - 995 ns (and its end past
+ * INT64_MAX): refused for its start, as out of range.
+ */
+static void wrapped_times_gscope(void)
+{
+	const uint64_t days8 = 8ull * 24 * 3600 * 1000000000ull;
+	const int64_t end_start[3] = {1000, INT64_MAX - 2000, -(INT64_MAX - 2000) + 1000};
+	const uint64_t end_dur[3] = {10, days8, 10};
+	const int64_t wrap_start[2] = {-1000, INT64_MIN + 5};
+	const uint64_t wrap_dur[2] = {10, 1000};
+
+	kernels_gscope("end-wraps.gscope", 3, end_start, end_dur);
+	kernels_gscope("start-wraps.gscope", 2, wrap_start, wrap_dur);
+}
+
 /*
  * Chunk payloads that inflate a thousand times: 3 M kernels (every column
  * zero: over 1 GB of columns and trace from 50 KB), and 30 M empty syncs (a
@@ -477,7 +558,7 @@ static void inflate_bombs_gscope(void)
 #define COL(f, T) (ops.n_##f = N_OPS, ops.f = (T *)(void *)zero)
 	COL(kind, uint32_t), COL(start_delta, int64_t), COL(duration, uint64_t);
 	COL(stream, uint32_t), COL(name, uint32_t), COL(correlation_delta, int64_t);
-	COL(flags, uint32_t), COL(graph_id, uint32_t), COL(graph_node, uint64_t);
+	COL(flags, uint32_t), COL(graph_id, uint64_t), COL(graph_node, uint64_t);
 	COL(grid_x, uint32_t), COL(grid_y, uint32_t), COL(grid_z, uint32_t);
 	COL(block_x, uint32_t), COL(block_y, uint32_t), COL(block_z, uint32_t);
 	COL(shared_mem, uint32_t), COL(registers, uint32_t);
@@ -648,6 +729,71 @@ static void wait_cycle_gscope(void)
 	}
 	if (rc || gs_writer_close(w) != GS_OK)
 		die("wait-cycle.gscope: write failed");
+}
+
+/*
+ * Stream waits on events: a kernel on stream 7, its event recorded (sync id
+ * 7), then three waits of stream 8 by sync id: 7, held, and 8 and 9, which
+ * no record of the file has; a kernel on stream 8 after them.
+ */
+static void unheld_waits_gscope(void)
+{
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_stream s7 = {.pid = 1, .stream_id = 7, .kind = GS_STREAM_NON_BLOCKING};
+	struct gs_stream s8 = {.pid = 1, .stream_id = 8, .kind = GS_STREAM_NON_BLOCKING};
+	uint32_t k, launch, i7, i8;
+	gs_status rc;
+
+	if (gs_writer_open(path_of("unheld-waits.gscope"), NULL, &w) != GS_OK)
+		die("cannot write unheld-waits.gscope");
+	s = gs_writer_borrow_sink(w);
+	rc = s->intern(s, "k", 1, &k);
+	rc = rc ? rc : s->intern(s, "cudaLaunchKernel", 16, &launch);
+	rc = rc ? rc : s->stream(s, &s7, &i7);
+	rc = rc ? rc : s->stream(s, &s8, &i8);
+	for (int i = 0; i < 2 && !rc; i++) {
+		struct gs_api_call c = {.start_ns = 1000 + i * 3000,
+					.end_ns = 1010 + i * 3000,
+					.pid = 1,
+					.tid = 1,
+					.correlation = (uint64_t)i * 10 + 1,
+					.name = launch};
+		struct gs_op op = {.start_ns = 2000 + i * 3000,
+				   .end_ns = 3000 + i * 3000,
+				   .correlation = (uint64_t)i * 10 + 1,
+				   .name = k,
+				   .stream = i ? i8 : i7,
+				   .kind = GS_OP_KERNEL};
+
+		rc = s->api_call(s, &c);
+		rc = rc ? rc : s->op(s, &op, NULL);
+	}
+	if (!rc) {
+		struct gs_event_record r = {.time_ns = 1100,
+					    .correlation = 2,
+					    .event_id = 1,
+					    .sync_id = 7,
+					    .stream = i7};
+
+		rc = s->event_record(s, &r);
+	}
+	for (int i = 0; i < 3 && !rc; i++) {
+		struct gs_sync y = {.start_ns = 1200 + i * 100,
+				    .end_ns = 1210 + i * 100,
+				    .pid = 1,
+				    .tid = 1,
+				    .correlation = (uint64_t)i + 3,
+				    .event_id = 1,
+				    .sync_id = (uint64_t)i + 7,
+				    .stream = i8,
+				    .wait_on_stream = GS_NO_INDEX,
+				    .kind = GS_SYNC_STREAM_WAIT};
+
+		rc = s->sync(s, &y);
+	}
+	if (rc || gs_writer_close(w) != GS_OK)
+		die("unheld-waits.gscope: write failed");
 }
 
 /* A device that claims four billion copy engines, and two copies (found by
@@ -1156,6 +1302,26 @@ static void unknown_chunks_gscope(const struct buf *b)
 	free(g.p);
 }
 
+/* The base file with a million empty record chunks after its header
+ * (36 MB): each a whole chunk, read for nothing. */
+static void empty_chunks_gscope(const struct buf *b)
+{
+	struct gfile one = {0};
+	FILE *f = create("empty-chunks-1m.gscope");
+
+	gf_raw_chunk(&one, GS_CHUNK_RECORDS, "", 0, 0);
+	if (fwrite(b->p, 1, GS_FILE_HEADER_LEN, f) != GS_FILE_HEADER_LEN)
+		die("empty-chunks-1m.gscope: write failed");
+	for (int i = 0; i < 1000000; i++)
+		if (fwrite(one.p, 1, one.n, f) != one.n)
+			die("empty-chunks-1m.gscope: write failed");
+	if (fwrite(b->p + GS_FILE_HEADER_LEN, 1, b->n - GS_FILE_HEADER_LEN, f) !=
+	    b->n - GS_FILE_HEADER_LEN)
+		die("empty-chunks-1m.gscope: write failed");
+	finish(f, "empty-chunks-1m.gscope");
+	free(one.p);
+}
+
 static void gscope_files(void)
 {
 	struct buf b = base_trace();
@@ -1179,17 +1345,21 @@ static void gscope_files(void)
 	variant("chunk-crc.gscope", &b, b.n, ed_payload_byte);
 	variant("chunk-header-crc.gscope", &b, b.n, ed_chunk_header_crc);
 	variant("chunk-magic.gscope", &b, b.n, ed_chunk_magic);
+	variant("chunk-flags.gscope", &b, b.n, ed_chunk_flags);
 	variant("huge-length.gscope", &b, b.n, ed_huge_length);
 	variant("record-count.gscope", &b, b.n, ed_record_count);
 	variant("record-count-huge.gscope", &b, b.n, ed_record_count_huge);
 	variant("bad-zlib.gscope", &b, b.n, ed_bad_zlib);
 	variant("unknown-feature.gscope", &b, b.n, ed_feature);
 	unknown_chunks_gscope(&b);
+	empty_chunks_gscope(&b);
 	free(b.p);
 	crafted_gscope();
 	million_streams_gscope();
 	times_past_limit_gscope();
+	wrapped_times_gscope();
 	wait_cycle_gscope();
+	unheld_waits_gscope();
 	many_engines_gscope();
 	many_warnings_gscope();
 	saturating_counts_gscope();

@@ -515,7 +515,8 @@ static void test_graph_launch(void **state)
 	assert_int_equal(n, 4);
 	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(op[i].correlation, 30);
-		assert_int_equal(op[i].graph_id, 9);
+		assert_non_null(gs_trace_op_launch_cfg(t, &op[i]));
+		assert_int_equal(gs_trace_op_launch_cfg(t, &op[i])->graph_id, 9);
 		assert_int_equal(op[i].graph_node, 101 + i);
 		assert_true(op[i].flags & GS_OPF_GRAPH);
 		assert_int_equal(op[i].kind, i < 3 ? GS_OP_KERNEL : GS_OP_MEMCPY);

@@ -110,7 +110,7 @@ static void test_kernel_fields(void **state)
 	assert_int_equal(gs_trace_op_launch_cfg(f.t, op)->block[0], 128);
 	assert_int_equal(gs_trace_op_launch_cfg(f.t, op)->shared_mem, 1024 + 2048);
 	assert_int_equal(gs_trace_op_launch_cfg(f.t, op)->registers, 32);
-	assert_int_equal(op->graph_id, 9);
+	assert_int_equal(gs_trace_op_launch_cfg(f.t, op)->graph_id, 9);
 	assert_int_equal(op->graph_node, 101);
 	assert_int_equal(op->flags, GS_OPF_GRAPH | GS_OPF_DEVICE_LAUNCHED);
 	st = gs_trace_streams(f.t, &n);

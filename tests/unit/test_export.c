@@ -569,7 +569,7 @@ static char **op_lines(const struct gs_trace *t, size_t *n)
 		l[i] = malloc(512);
 		snprintf(l[i], 512,
 			 "%u/%u/%llu %lld %lld k%u %s c%llu b%llu g%u,%u,%u b%u,%u,%u r%u s%u "
-			 "ck%u %u>%u f%u gi%u gn%llu",
+			 "ck%u %u>%u f%u gi%llu gn%llu",
 			 st[o->stream].device, st[o->stream].context,
 			 (unsigned long long)st[o->stream].stream_id, (long long)o->start_ns,
 			 (long long)o->end_ns, o->kind, gs_trace_string(t, o->name),
@@ -577,7 +577,8 @@ static char **op_lines(const struct gs_trace *t, size_t *n)
 			 lcfg(t, o)->grid[0], lcfg(t, o)->grid[1], lcfg(t, o)->grid[2],
 			 lcfg(t, o)->block[0], lcfg(t, o)->block[1], lcfg(t, o)->block[2],
 			 lcfg(t, o)->registers, lcfg(t, o)->shared_mem, o->copy_kind, o->src_mem,
-			 o->dst_mem, o->flags, o->graph_id, (unsigned long long)o->graph_node);
+			 o->dst_mem, o->flags, (unsigned long long)lcfg(t, o)->graph_id,
+			 (unsigned long long)o->graph_node);
 	}
 	qsort(l, *n, sizeof(*l), cmp_op_text);
 	return l;

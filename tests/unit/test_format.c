@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* .gscope writer and reader: round trips, cut files, corrupt bytes, bounds. */
+#define _GNU_SOURCE /* sched_setaffinity */
 #include <gpuscope/format.h>
 
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -126,8 +128,9 @@ static void emit_sample(struct gs_sink *s, int nops)
 			lc.shared_mem = (uint32_t)(i % 4) * 1024;
 			lc.registers = 32;
 			if (i % 4 == 0) {
+				/* Graph ids past 32 bits: two graphs apart. */
 				op.flags = GS_OPF_GRAPH;
-				op.graph_id = 5;
+				lc.graph_id = (1ull << 32) + (uint64_t)(i % 8 == 0);
 				op.graph_node = 77 + (uint64_t)i;
 			}
 			if (i % 6 == 0)
@@ -135,6 +138,11 @@ static void emit_sample(struct gs_sink *s, int nops)
 		} else {
 			op.bytes = 4096 * (uint64_t)(i + 1);
 			op.flags = GS_OPF_ASYNC;
+			if (i % 7 == 1) { /* a copy or memset node of a graph */
+				op.flags |= GS_OPF_GRAPH;
+				lc.graph_id = 5;
+				op.graph_node = 900 + (uint64_t)i;
+			}
 			if (op.kind == GS_OP_MEMCPY) {
 				op.copy_kind = (uint8_t)(1 + i % 5);
 				op.src_mem = GS_MEM_PINNED;
@@ -143,7 +151,7 @@ static void emit_sample(struct gs_sink *s, int nops)
 				op.dst_mem = i % 2 ? GS_MEM_MANAGED : GS_MEM_DEVICE;
 			}
 		}
-		assert_int_equal(s->op(s, &op, op.kind == GS_OP_KERNEL ? &lc : NULL), GS_OK);
+		assert_int_equal(s->op(s, &op, &lc), GS_OK);
 
 		struct gs_api_call c = {.start_ns = op.start_ns - 5000,
 					.end_ns = op.start_ns - 4000,
@@ -349,7 +357,6 @@ static void assert_same(const struct gs_trace *a, const struct gs_trace *b)
 			if (lx)
 				assert_memory_equal(lx, ly, sizeof(*lx));
 		}
-		assert_int_equal(x->graph_id, y->graph_id);
 		assert_int_equal(x->kind, y->kind);
 		assert_int_equal(x->copy_kind, y->copy_kind);
 		assert_int_equal(x->src_mem, y->src_mem);
@@ -640,6 +647,262 @@ static void test_flipped_byte_names_chunk(void **state)
 	gs_trace_destroy(t);
 	free(buf);
 	unlink(path);
+	free(path);
+}
+
+/* The payload lengths of a file's chunks (hdr + 8), in file order. */
+static size_t chunk_raw_lens(const unsigned char *buf, size_t size, uint32_t *raw, size_t max)
+{
+	size_t off = GS_FILE_HEADER_LEN, n = 0;
+
+	while (off + GS_CHUNK_HEADER_LEN <= size && n < max) {
+		uint32_t comp = (uint32_t)buf[off + 12] | (uint32_t)buf[off + 13] << 8 |
+				(uint32_t)buf[off + 14] << 16 | (uint32_t)buf[off + 15] << 24;
+
+		raw[n++] = (uint32_t)buf[off + 8] | (uint32_t)buf[off + 9] << 8 |
+			   (uint32_t)buf[off + 10] << 16 | (uint32_t)buf[off + 11] << 24;
+		off += GS_CHUNK_HEADER_LEN + comp;
+	}
+	return n;
+}
+
+static void write_file(const char *path, const unsigned char *buf, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, size, f), size);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Load `path` on every CPU of the process (reading ahead with two or
+ * more) and on one: the same trace, or the same error. */
+static struct gs_trace *load_both_ways(const char *path, gs_status *st, char *msg, size_t size)
+{
+	struct gs_trace *t[2] = {NULL, NULL};
+	gs_status rc[2];
+	char m[2][1024];
+	cpu_set_t all, one;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	for (int i = 0; i < 2; i++) {
+		if (i == 1) {
+			int cpu = 0;
+
+			while (!CPU_ISSET(cpu, &all))
+				cpu++;
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+		}
+		rc[i] = gs_trace_load_gscope(path, 0, &t[i]);
+		gs_error_format(m[i], sizeof(m[i]));
+		gs_error_clear();
+	}
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	assert_int_equal(rc[0], rc[1]);
+	assert_string_equal(m[0], m[1]);
+	if (rc[0] == GS_OK)
+		assert_same(t[0], t[1]);
+	gs_trace_destroy(t[1]);
+	*st = rc[0];
+	snprintf(msg, size, "%s", m[0]);
+	return t[0];
+}
+
+/*
+ * Read ahead, a file's chunks go over in batches of small ones and alone
+ * when large (64 KiB inflated or more): a file of both kinds, and one of
+ * thousands of tiny chunks (several batches), read from the file give the
+ * trace written, a flipped byte the error naming its chunk, a cut the
+ * warning naming it, the same on one CPU as on all.
+ */
+static void test_read_ahead_batches(void **state)
+{
+	(void)state;
+	static const struct {
+		int nops;
+		uint32_t flush;
+	} files[] = {{30000, 12000}, {3000, 2}};
+	uint32_t raw[4096];
+	char msg[1024];
+
+	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+		char *path = write_sample(files[k].nops, files[k].flush, NULL);
+		struct gs_trace *want = sample_trace(files[k].nops), *t;
+		size_t size, n, small = 0, large = 0, bad, at;
+		unsigned char *buf = slurp(path, &size);
+		gs_status st;
+
+		n = chunk_raw_lens(buf, size, raw, sizeof(raw) / sizeof(raw[0]));
+		assert_true(n < sizeof(raw) / sizeof(raw[0]));
+		for (size_t i = 0; i < n; i++) {
+			small += raw[i] < (64u << 10);
+			large += raw[i] >= (64u << 10);
+		}
+		if (k == 0)
+			assert_true(small >= 2 && large >= 2);
+		else
+			assert_true(small > 2048);
+		t = load_both_ways(path, &st, msg, sizeof(msg));
+		assert_int_equal(st, GS_OK);
+		assert_same(want, t);
+		gs_trace_destroy(t);
+
+		/* A byte of the last but one chunk's payload. */
+		bad = n - 2;
+		at = chunk_offset(buf, size, (int)bad);
+		buf[at + GS_CHUNK_HEADER_LEN] ^= 0x5a;
+		write_file(path, buf, size);
+		t = load_both_ways(path, &st, msg, sizeof(msg));
+		assert_int_equal(st, GS_ERR_FORMAT);
+		{
+			char want_msg[256];
+
+			snprintf(want_msg, sizeof(want_msg), "chunk %zu at byte %zu: CRC mismatch",
+				 bad, at);
+			assert_non_null(strstr(msg, want_msg));
+		}
+		gs_trace_destroy(t);
+		buf[at + GS_CHUNK_HEADER_LEN] ^= 0x5a;
+
+		/* Cut inside that chunk: every chunk before it. */
+		write_file(path, buf, at + GS_CHUNK_HEADER_LEN + 1);
+		t = load_both_ways(path, &st, msg, sizeof(msg));
+		assert_int_equal(st, GS_OK);
+		{
+			char want_msg[256];
+
+			snprintf(want_msg, sizeof(want_msg),
+				 "cut short inside chunk %zu at byte %zu", bad, at);
+			assert_true(has_warning(t, want_msg));
+		}
+		gs_trace_destroy(t);
+		gs_trace_destroy(want);
+		free(buf);
+		unlink(path);
+		free(path);
+	}
+}
+
+/*
+ * Times near the ends of 64 bits. The writer stores start deltas and
+ * durations modulo 2^64, and the reader adds them back so: a record dropped
+ * for its duration at INT64_MAX - 10 ns does not cost the next one, at
+ * -1000 ns, its time. A record of 1000 ns starting at INT64_MAX - 5 ns
+ * (its end past INT64_MAX) is refused for its start, naming it, whatever
+ * its kind; it used to be dropped as one that ends before it starts.
+ */
+static void test_times_past_64_bits(void **state)
+{
+	(void)state;
+	const int64_t late = INT64_MAX - 5;
+	const int64_t late_end = (int64_t)((uint64_t)late + 1000);
+	static const char *const want[] = {
+		"kernel 'k' (correlation 7): start time 9223372036854775802 ns",
+		"API call 'k' (correlation 7): start time 9223372036854775802 ns",
+		"host range 'k': start time 9223372036854775802 ns",
+		"sync (correlation 7): start time 9223372036854775802 ns",
+	};
+	char *path = tmp_path("wrap");
+	struct gs_writer *w;
+	struct gs_sink *s;
+	struct gs_trace *t;
+	struct gs_stream st = {.pid = 1, .stream_id = 7, .kind = GS_STREAM_BLOCKING};
+	uint32_t name, idx;
+	size_t n;
+	const struct gs_op *ops;
+	char msg[1024];
+
+	assert_int_equal(gs_writer_open(path, NULL, &w), GS_OK);
+	s = gs_writer_borrow_sink(w);
+	assert_int_equal(s->intern(s, "k", 1, &name), GS_OK);
+	assert_int_equal(s->stream(s, &st, &idx), GS_OK);
+	{
+		struct gs_op a = {.kind = GS_OP_KERNEL,
+				  .start_ns = INT64_MAX - 10,
+				  .end_ns = 0,
+				  .correlation = 1,
+				  .name = name,
+				  .stream = idx};
+		struct gs_op b = a;
+
+		b.start_ns = -1000;
+		b.end_ns = -990;
+		b.correlation = 2;
+		assert_int_equal(s->op(s, &a, NULL), GS_OK);
+		assert_int_equal(s->op(s, &b, NULL), GS_OK);
+	}
+	assert_int_equal(gs_writer_close(w), GS_OK);
+	assert_int_equal(gs_trace_load_gscope(path, 0, &t), GS_OK);
+	ops = gs_trace_ops(t, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(ops[0].start_ns, -1000);
+	assert_int_equal(ops[0].end_ns, -990);
+	assert_true(has_warning(t, "dropped GPU ops with a negative or over-7-day duration"));
+	gs_trace_destroy(t);
+	unlink(path);
+
+	for (int k = 0; k < 4; k++) {
+		gs_status rc = GS_OK;
+
+		assert_int_equal(gs_writer_open(path, NULL, &w), GS_OK);
+		s = gs_writer_borrow_sink(w);
+		assert_int_equal(s->intern(s, "k", 1, &name), GS_OK);
+		assert_int_equal(s->stream(s, &st, &idx), GS_OK);
+		if (k == 0) {
+			struct gs_op o = {.kind = GS_OP_KERNEL,
+					  .start_ns = late,
+					  .end_ns = late_end,
+					  .correlation = 7,
+					  .name = name,
+					  .stream = idx};
+
+			rc = s->op(s, &o, NULL);
+		} else if (k == 1) {
+			struct gs_api_call c = {.start_ns = late,
+						.end_ns = late_end,
+						.pid = 1,
+						.tid = 1,
+						.correlation = 7,
+						.name = name};
+
+			rc = s->api_call(s, &c);
+		} else if (k == 2) {
+			struct gs_range g = {.start_ns = late,
+					     .end_ns = late_end,
+					     .pid = 1,
+					     .tid = 1,
+					     .name = name,
+					     .domain = GS_NO_STRING,
+					     .kind = GS_RANGE_NVTX};
+
+			rc = s->range(s, &g);
+		} else {
+			struct gs_sync y = {.start_ns = late,
+					    .end_ns = late_end,
+					    .pid = 1,
+					    .tid = 1,
+					    .correlation = 7,
+					    .sync_id = GS_NO_SYNC_ID,
+					    .stream = idx,
+					    .wait_on_stream = GS_NO_INDEX,
+					    .kind = GS_SYNC_STREAM};
+
+			rc = s->sync(s, &y);
+		}
+		assert_int_equal(rc, GS_OK);
+		assert_int_equal(gs_writer_close(w), GS_OK);
+		t = NULL;
+		assert_int_equal(gs_trace_load_gscope(path, 0, &t), GS_ERR_FORMAT);
+		assert_null(t);
+		gs_error_format(msg, sizeof(msg));
+		gs_error_clear();
+		assert_non_null(strstr(msg, "chunk 0 at byte 20"));
+		assert_non_null(strstr(msg, want[k]));
+		assert_non_null(strstr(msg, "is out of range (|t| must be below 2^62 ns"));
+		unlink(path);
+	}
 	free(path);
 }
 
@@ -1006,6 +1269,8 @@ int main(void)
 		cmocka_unit_test(test_writer_never_overwrites),
 		cmocka_unit_test(test_cut_at_every_offset),
 		cmocka_unit_test(test_flipped_byte_names_chunk),
+		cmocka_unit_test(test_read_ahead_batches),
+		cmocka_unit_test(test_times_past_64_bits),
 		cmocka_unit_test(test_header_errors),
 		cmocka_unit_test(test_unknown_chunk_types),
 		cmocka_unit_test(test_oversized_length),

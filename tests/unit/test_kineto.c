@@ -838,9 +838,28 @@ static void test_graph_and_async_flags(void **state)
 	assert_int_equal(op_named(&r, "Memcpy DtoH (Device -> Pageable)")->flags, 0);
 	assert_int_equal(op_named(&r, "async_kernel")->flags, 0); /* kernels are never ASYNC */
 	assert_int_equal(op_named(&r, "from_args")->flags, GS_OPF_GRAPH);
-	assert_int_equal(op_named(&r, "from_args")->graph_id, 5);
+	assert_int_equal(rec_launch(&r, op_named(&r, "from_args"))->graph_id, 5);
 	assert_int_equal(op_named(&r, "from_args")->graph_node, 77);
 	assert_int_equal(op_named(&r, "after_call")->flags, GS_OPF_GRAPH);
+	rec_free(&r);
+}
+
+/* Graph ids keep their 64 bits: 2^32 and 2^32 + 1 are two graphs (the op
+ * held 32 bits, and read them as 0 and 1). */
+static void test_graph_ids_64_bits(void **state)
+{
+	struct rec r;
+
+	(void)state;
+	rec_init(&r);
+	assert_int_equal(
+		import(&r, "{'traceEvents':[" KERNEL("a", "1", ",'graph id':4294967296") "," KERNEL(
+				   "b", "2", ",'graphId':4294967297") "]}"),
+		GS_OK);
+	assert_int_equal(r.nops, 2);
+	assert_int_equal(rec_launch(&r, op_named(&r, "a"))->graph_id, (1ull << 32));
+	assert_int_equal(rec_launch(&r, op_named(&r, "b"))->graph_id, (1ull << 32) + 1);
+	assert_int_equal(op_named(&r, "a")->flags, GS_OPF_GRAPH);
 	rec_free(&r);
 }
 
@@ -1628,6 +1647,7 @@ int main(void)
 		cmocka_unit_test(test_copy_names),
 		cmocka_unit_test(test_syncs),
 		cmocka_unit_test(test_graph_and_async_flags),
+		cmocka_unit_test(test_graph_ids_64_bits),
 		cmocka_unit_test(test_join_window),
 		cmocka_unit_test(test_escapes_and_nonfinite),
 		cmocka_unit_test(test_gzip),

@@ -669,7 +669,7 @@ static void test_v3_ops(void **state)
 	assert_int_equal(lcfg(t, o)->block[2], 1);
 	assert_int_equal(lcfg(t, o)->shared_mem, 64);
 	assert_int_equal(o->graph_node, 0);
-	assert_int_equal(o->graph_id, 0);
+	assert_int_equal(lcfg(t, o)->graph_id, 0);
 	assert_int_equal(o->flags, 0);
 	assert_int_equal(o->bytes, 0);
 
@@ -678,7 +678,7 @@ static void test_v3_ops(void **state)
 	assert_string_equal(str(t, o->name), "k2");
 	assert_int_equal(o->stream, s14);
 	assert_int_equal(o->graph_node, 77);
-	assert_int_equal(o->graph_id, 5);
+	assert_int_equal(lcfg(t, o)->graph_id, 5);
 	assert_int_equal(o->flags, GS_OPF_GRAPH);
 	assert_int_equal(lcfg(t, o)->block[0], 32);
 	assert_int_equal(lcfg(t, o)->block[1], 2);

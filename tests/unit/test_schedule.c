@@ -1476,10 +1476,11 @@ static void test_graph_candidates(void **state)
 					  .correlation = corr++,
 					  .name = tb_str(&b, names[k]),
 					  .stream = s2,
-					  .graph_id = 1,
 					  .kind = GS_OP_KERNEL,
 					  .flags = GS_OPF_GRAPH};
-			struct gs_launch_cfg lc = {.grid = {128, 1, 1}, .block = {256, 1, 1}};
+			struct gs_launch_cfg lc = {.grid = {128, 1, 1},
+						   .block = {256, 1, 1},
+						   .graph_id = 1};
 
 			tb_push(&b, &o, &lc);
 		}

@@ -155,15 +155,18 @@ enum gs_op_flags {
 };
 
 /*
- * How a kernel was launched. Cold: only the kernel tables and the exporters
- * read it, so it lives in a table of the trace (gs_trace_op_launch_cfg), not in
- * every op.
+ * How an op was launched: a kernel's configuration, and for any op launched
+ * from a CUDA graph that graph's id. Cold: only the kernel tables and the
+ * exporters read it, so it lives in a table of the trace, once per distinct
+ * value (gs_trace_op_launch_cfg), not in every op: graph ids keep their 64
+ * bits without growing the op.
  */
 struct gs_launch_cfg {
 	uint32_t grid[3];
 	uint32_t block[3];
 	uint32_t shared_mem; /* static + dynamic bytes */
 	uint32_t registers;  /* per thread */
+	uint64_t graph_id;   /* the CUDA graph launched from; 0 if none */
 };
 
 /*
@@ -175,10 +178,9 @@ struct gs_op {
 	int64_t end_ns;
 	uint64_t correlation; /* launching API call's correlation id; 0 if none */
 	uint64_t bytes;       /* copies and memsets */
-	uint64_t graph_node;  /* graph node id; 0 if none */
+	uint64_t graph_node;  /* graph node id; 0 if none (its graph: gs_launch_cfg) */
 	uint32_t name;
-	uint32_t stream;   /* index into the owner's stream table */
-	uint32_t graph_id; /* 0 if none */
+	uint32_t stream; /* index into the owner's stream table */
 	/* 1 + index into the owner's collective table (gs_trace_collectives)
 	 * for a communication kernel whose source describes its collective;
 	 * 0 otherwise. */
@@ -359,8 +361,9 @@ struct gs_sink {
 	gs_status (*stream)(struct gs_sink *s, const struct gs_stream *st, uint32_t *index);
 	gs_status (*process)(struct gs_sink *s, const struct gs_process *p);
 	gs_status (*device)(struct gs_sink *s, const struct gs_device *d);
-	/* An op and, for a kernel, how it was launched (NULL: unknown, read as
-	 * all zero). op->launch is ignored. */
+	/* An op and how it was launched: a kernel's configuration, the graph
+	 * of any op launched from one (NULL: none known, read as all zero).
+	 * op->launch is ignored. */
 	gs_status (*op)(struct gs_sink *s, const struct gs_op *op,
 			const struct gs_launch_cfg *launch);
 	/* A collective description; ops refer to it by 1 + *index. May be
@@ -428,9 +431,9 @@ const struct gs_collective *gs_trace_collectives(const struct gs_trace *t, size_
 /* The collective of an op (NULL when it has none). */
 const struct gs_collective *gs_trace_op_collective(const struct gs_trace *t,
 						   const struct gs_op *op);
-/* The launch configuration of an op of this trace (NULL when it has none:
- * a copy, or a kernel whose source gave none or all zero). Identical
- * configurations share one entry. */
+/* How an op of this trace was launched (NULL when all is zero: a copy not
+ * launched from a graph, or a kernel whose source gave nothing). Identical
+ * values share one entry. */
 const struct gs_launch_cfg *gs_trace_op_launch_cfg(const struct gs_trace *t,
 						   const struct gs_op *op);
 const struct gs_api_call *gs_trace_api_calls(const struct gs_trace *t, size_t *n);
@@ -483,6 +486,19 @@ const uint32_t *gs_trace_op_launches(const struct gs_trace *t, size_t *n); /* pe
 uint32_t gs_trace_op_launch_call(const struct gs_trace *t, size_t op);
 const uint32_t *gs_trace_sync_calls(const struct gs_trace *t, size_t *n); /* per sync */
 uint32_t gs_trace_sync_call(const struct gs_trace *t, size_t sync);
+/*
+ * The event record an event sync or stream wait names, as an index into
+ * gs_trace_event_records(), computed once by gs_trace_finish: the latest
+ * record with the sync's sync id (cudaEventSyncId), else the latest with
+ * its event correlation, else, for a sync that gives neither, the latest
+ * record of its event id in its process and context (the waiting stream's,
+ * the device's for a host wait) whose correlation is below the sync's.
+ * GS_NO_INDEX when the trace holds none (or it is not finished, or the sync
+ * is of another kind). A stream wait without its record links nothing
+ * unless it carries the recording stream and the record's correlation
+ * itself; the trace counts those in one loading warning.
+ */
+uint32_t gs_trace_sync_event_record(const struct gs_trace *t, size_t sync);
 /* The device id of a stream (by index) and of an op (by index into
  * gs_trace_ops()); GS_NO_INDEX for an index out of range. O(1). */
 uint32_t gs_trace_stream_device(const struct gs_trace *t, uint32_t stream);
@@ -551,6 +567,14 @@ bool gs_api_name_is_graph_launch(const char *name, size_t n);
  *            declared, then the records; ops, API calls and ranges by
  *            column.
  *
+ * Times in columns: a row's start is stored as the difference from the
+ * previous row's start and its duration as end - start, both modulo 2^64,
+ * so that every int64 time reads back as written. A reader takes the end
+ * exactly: a row whose start + duration passes INT64_MAX lasts over 7 days
+ * (dropped, as any such record) or starts past 2^62 ns (refused for its
+ * start, GS_TIME_LIMIT_NS); it never reads as a record that ends before it
+ * starts.
+ *
  * Versions: a reader refuses a newer major version and reads any minor
  * one; minor versions only add protobuf fields, which a reader that does
  * not know them skips. 1.0: the first layout. 1.1: a process's rank and
@@ -582,6 +606,14 @@ bool gs_api_name_is_graph_launch(const char *name, size_t n);
  */
 #define GS_FEATURES_REQUIRED 0x0000FFFFu
 #define GS_FEATURES_KNOWN 0u
+
+/*
+ * The flags of a chunk header: none is defined yet (writers write 0). A
+ * reader reads a chunk whose flags hold bits it does not know as if they
+ * were clear, and says so once for the file: a warning naming the bits,
+ * how many chunks have them and the first.
+ */
+#define GS_CHUNK_FLAGS_KNOWN 0u
 
 /* Bounds a hostile file cannot exceed (checked before allocating). */
 #define GS_CHUNK_MAX_RAW (64u << 20)

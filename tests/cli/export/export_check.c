@@ -605,7 +605,7 @@ static int cmp_opkey(const void *pa, const void *pb)
 	}
 	CMPF(lcfg(a->t, x)->shared_mem, lcfg(b->t, y)->shared_mem);
 	CMPF(lcfg(a->t, x)->registers, lcfg(b->t, y)->registers);
-	CMPF(x->graph_id, y->graph_id);
+	CMPF(lcfg(a->t, x)->graph_id, lcfg(b->t, y)->graph_id);
 	CMPF(x->graph_node, y->graph_node);
 	CMPF(x->copy_kind, y->copy_kind);
 	CMPF(x->src_mem, y->src_mem);
