@@ -312,6 +312,20 @@ exit_tests() {
 	random_bytes random.bin
 	expect random 1 info random.bin
 	has random err "random.bin"
+	# An Nsight Systems report is read through its SQLite export: the error
+	# gives the command (quoted for the shell where the name needs it), for
+	# an input and for a directory that holds one.
+	cp random.bin run.nsys-rep
+	expect nsys_rep 1 analyze run.nsys-rep
+	has nsys_rep err "gpuscope: error: run.nsys-rep: not a recognised trace: an Nsight Systems report is read through its SQLite export: nsys export --type sqlite --output run.sqlite run.nsys-rep"
+	cp random.bin "my run.qdrep"
+	expect nsys_rep_quoted 1 info "my run.qdrep"
+	has nsys_rep_quoted err "nsys export --type sqlite --output 'my run.sqlite' 'my run.qdrep'"
+	mkdir -p reports && cp random.bin reports/a.nsys-rep
+	expect nsys_rep_dir 1 analyze reports
+	has nsys_rep_dir err "reports: no trace in this directory (1 file that is not a trace: a.nsys-rep); an Nsight Systems report is read through its SQLite export: nsys export --type sqlite --output reports/a.sqlite reports/a.nsys-rep"
+	# Any other file that is no trace keeps the plain reason.
+	hasnt random err "nsys export"
 	copy_bytes small.json cut.json 2000
 	expect cut_json 1 dump cut.json
 	has cut_json err "cut.json"
