@@ -66,6 +66,33 @@ const char *gs_report_window_text(const struct gs_trace *t, const struct gs_repo
 	return buf;
 }
 
+/* What records the waits of a PyTorch-profiler trace. */
+#define SYNC_EVENTS_HINT                                                                           \
+	"PyTorch profiler: experimental_config=torch._C._profiler._ExperimentalConfig("            \
+	"enable_cuda_sync_events=True) records each stream wait with its event record"
+
+const char *gs_report_unlinked_note(const struct gs_report *r, enum gs_report_unlinked which,
+				    char *buf, size_t size)
+{
+	if (!r->g)
+		return NULL;
+	if (which == GS_REPORT_UNLINKED_WAITS && r->g->unlinked_waits)
+		snprintf(buf, size,
+			 "%llu stream waits could not be linked to their event record: those "
+			 "dependencies are missing from the waits and schedules (" SYNC_EVENTS_HINT
+			 ")",
+			 (unsigned long long)r->g->unlinked_waits);
+	else if (which == GS_REPORT_UNLINKED_CALLS && r->g->unlinked_wait_calls)
+		snprintf(buf, size,
+			 "%llu cudaStreamWaitEvent calls have no sync record: cross-stream "
+			 "dependencies are unknown, so waits, critical path and ideal schedule "
+			 "leave them out (the ideal is optimistic; " SYNC_EVENTS_HINT ")",
+			 (unsigned long long)r->g->unlinked_wait_calls);
+	else
+		return NULL;
+	return buf;
+}
+
 const char *gs_report_early_note(const struct gs_report *r, const struct gs_report_device *d,
 				 enum gs_report_early which, char *buf, size_t size)
 {

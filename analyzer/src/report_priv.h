@@ -398,6 +398,17 @@ enum gs_report_early {
 const char *gs_report_early_note(const struct gs_report *r, const struct gs_report_device *d,
 				 enum gs_report_early which, char *buf, size_t size);
 
+/* The cautions of a rank about waits its trace does not link, with the
+ * profiler option that records them (text and HTML), NULL when not due:
+ * WAITS, stream waits whose event record the trace lacks; CALLS,
+ * cudaStreamWaitEvent calls with no sync record at all. */
+enum gs_report_unlinked {
+	GS_REPORT_UNLINKED_WAITS,
+	GS_REPORT_UNLINKED_CALLS
+};
+const char *gs_report_unlinked_note(const struct gs_report *r, enum gs_report_unlinked which,
+				    char *buf, size_t size);
+
 /* The line under a per-op list cut to --rows: shown, of count, with
  * listed kept (text and HTML say the same). */
 #define GS_REPORT_CUT_FMT                                                                          \

@@ -233,6 +233,24 @@ golden_tests() {
 	has analyze_nosync err "1 cudaStreamWaitEvent calls but no cuda_sync events"
 	run analyze_nosync_json analyze --format json nosync.json
 	has analyze_nosync_json out "1 cudaStreamWaitEvent calls but no cuda_sync events"
+	# The caution names the profiler option that records the waits, in the
+	# text and the HTML; so does the one about a wait recorded without its
+	# event record (no wait_on_stream, no event record correlation).
+	has analyze_nosync out "_ExperimentalConfig(enable_cuda_sync_events=True)"
+	run analyze_nosync_html analyze --format html nosync.json
+	has analyze_nosync_html out "_ExperimentalConfig(enable_cuda_sync_events=True) records each stream wait"
+	printf '%s\n' '{"traceEvents": [' \
+		'{"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 9, "tid": 9, "ts": 1, "dur": 1, "args": {"correlation": 1}},' \
+		'{"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"cuda_sync_kind": "Stream Wait Event", "stream": 7, "correlation": 1, "device": 0}},' \
+		'{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": 3, "dur": 1, "args": {"correlation": 2}},' \
+		'{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5, "args": {"device": 0, "stream": 7, "correlation": 2}}]}' \
+		>unlinked.json
+	run analyze_unlinked analyze unlinked.json
+	[ "$rc" = 0 ] || fail "analyze_unlinked: exit $rc"
+	has analyze_unlinked out "caution  1 stream waits could not be linked to their event record"
+	tr -d '\n' <analyze_unlinked.out | tr -s ' ' >analyze_unlinked.flat
+	mv analyze_unlinked.flat analyze_unlinked.out
+	has analyze_unlinked out "(PyTorch profiler: experimental_config=torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True) records each stream wait with its event record)"
 
 	# Recognised by content: gzip, and a name that says nothing.
 	if command -v gzip >/dev/null 2>&1; then
