@@ -1447,6 +1447,31 @@ static gs_status build_ranks(const struct gs_job *j, const struct gs_report_opti
 	return st;
 }
 
+/* A job whose traces hold no GPU op at all: a profile of the host only,
+ * which has nothing to analyze; the cause says what to record. */
+static gs_status check_gpu_ops(const struct gs_job *j)
+{
+	size_t n;
+
+	for (size_t i = 0; i < j->n_ranks; i++) {
+		gs_trace_ops(j->ranks[i].trace, &n);
+		if (n)
+			return GS_OK;
+	}
+	if (j->n_ranks > 1)
+		gs_error_append("no GPU ops in any of its %zu processes: they record the host only "
+				"(a CPU-only profile): record the GPU too (PyTorch profiler: "
+				"activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]; Nsight "
+				"Systems: nsys profile --trace=cuda)",
+				j->n_ranks);
+	else
+		gs_error_append("no GPU ops: the trace records the host only (a CPU-only "
+				"profile): record the GPU too (PyTorch profiler: "
+				"activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]; Nsight "
+				"Systems: nsys profile --trace=cuda)");
+	return GS_ERR_INVALID;
+}
+
 static gs_status build_job(const struct gs_job *j, const struct gs_report_options *o,
 			   const bool *own, struct gs_report **out)
 {
@@ -1463,6 +1488,9 @@ static gs_status build_job(const struct gs_job *j, const struct gs_report_option
 	}
 	if (!o)
 		o = &defaults;
+	/* gpuscope-mpi (own) holds the traces of its own ranks only. */
+	if (!own && check_gpu_ops(j) != GS_OK)
+		return GS_ERR_INVALID;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return gs_nomem();

@@ -330,6 +330,16 @@ exit_tests() {
 	random_bytes random.bin
 	expect random 1 info random.bin
 	has random err "random.bin"
+	# A profile of the host only has nothing to analyze: exit 1, saying what
+	# to record (analyze, and diff with it on either side).
+	expect cpu_only_analyze 1 analyze cpu_only.json
+	has cpu_only_analyze err "gpuscope: error: cpu_only.json: no GPU ops: the trace records the host only (a CPU-only profile): record the GPU too (PyTorch profiler: activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]; Nsight Systems: nsys profile --trace=cuda)"
+	expect cpu_only_diff 1 diff -q small.json cpu_only.json
+	has cpu_only_diff err "gpuscope: error: cpu_only.json: no GPU ops"
+	expect cpu_only_diff_base 1 diff -q cpu_only.json small.json
+	has cpu_only_diff_base err "ProfilerActivity.CUDA"
+	# info and dump still show what such a trace holds.
+	expect cpu_only_info 0 info cpu_only.json
 	# An Nsight Systems report is read through its SQLite export: the error
 	# gives the command (quoted for the shell where the name needs it), for
 	# an input and for a directory that holds one.
@@ -461,7 +471,7 @@ exit_tests() {
 	has warn_analyze_json err "gpuscope: warning: small.json: skipped 1 events of unknown"
 	expect warn_export 0 export -o warn.json small.json
 	has warn_export err "gpuscope: warning: small.json: skipped 1 events of unknown category"
-	expect warn_diff 0 diff --format json small.json cpu_only.json
+	expect warn_diff 0 diff --format json small.json small.json
 	has warn_diff err "gpuscope: warning: small.json: skipped 1 events of unknown category"
 	for c in "info --format json" dump "analyze --format json" "convert -o q.gscope --force" \
 		"export -o q.json --force" "diff small.json"; do
