@@ -42,6 +42,8 @@ static const char diff_help[] =
 	"the same kernels but their op counts differ by more than 5%, NEW is scaled\n"
 	"to BASE's op count. A line under the header says so. An efficiency the\n"
 	"schedule could not give exactly shows as n/a (bounded, cycles broken).\n"
+	"When no GPU is in both runs (their ids differ), nothing is compared: an\n"
+	"error (exit 1) that lists each side's GPUs and names --pair.\n"
 	"\n"
 	"options:\n"
 	"  --format text|json  output format (default: text); json is one object,\n"
@@ -55,7 +57,8 @@ static const char diff_help[] =
 	"  --pair [R/]B:[R/]N  compare GPU B of BASE with GPU N of NEW (repeatable;\n"
 	"                      each GPU in one pair). R/ names the rank, needed when\n"
 	"                      several ranks have that GPU: --pair 3:1, --pair 0/3:1/1\n"
-	"                      (default: GPUs of the same rank and id)\n"
+	"                      (default: GPUs of the same rank and id). A pair of two\n"
+	"                      GPU models is compared, with a warning\n"
 	"  --salvage           skip corrupt .gscope chunks with a warning instead of\n"
 	"                      failing (default: off)\n"
 	"  -q, --quiet         no loading warnings and no progress line on stderr\n"
@@ -215,6 +218,16 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 	o->base = argv[optind];
 	o->newp = argv[optind + 1];
 	return GS_EXIT_OK;
+}
+
+/* The comparison's warnings (a pair of two GPU models) on stderr. */
+static void diff_warnings(const struct gs_diff *d)
+{
+	size_t n;
+	const char *const *w = gs_diff_warnings(d, &n);
+
+	for (size_t i = 0; i < n; i++)
+		gs_cli_warning("%s", w[i]);
 }
 
 static int diff_write(const struct diff_opts *o, const struct gs_diff *d, struct gs_outfile *out)
@@ -385,6 +398,11 @@ int gs_cmd_diff(int argc, char **argv)
 
 		gs_error_clear();
 		st = gs_diff_build_job(j[0], j[1], &dop, &d);
+		/* GPUs whose ids differ compare nothing: an error, not an empty diff. */
+		if (st == GS_OK)
+			st = gs_diff_check_compared(d);
+		if (st == GS_OK && !o.quiet)
+			diff_warnings(d);
 		rc = st == GS_OK ? diff_write(&o, d, &out) : gs_cli_fail(st, NULL);
 	}
 	gs_outfile_discard(&out); /* after a failure: the temporary file only */
