@@ -13,12 +13,14 @@
  * NEW), "vanished" (only in BASE), "changed" or "same". Rows are sorted
  * and merged: O(R log R) for R rows of both reports.
  */
+#include "gate_priv.h"
 #include "report_priv.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jw.h"
 #include "out.h"
 
 #define WIDTH 100
@@ -176,6 +178,8 @@ struct gs_diff {
 	/* Warnings about the comparison, one line each (owned). */
 	char **warnings;
 	size_t n_warnings;
+	/* The verdict of --fail-if (gs_diff_gate); NULL without one. */
+	struct gs_gate_verdict *verdict;
 };
 
 static char *dup_or(const char *s, const char *def)
@@ -1005,6 +1009,7 @@ void gs_diff_destroy(struct gs_diff *df)
 	for (size_t i = 0; i < df->n_warnings; i++)
 		free(df->warnings[i]);
 	free(df->warnings);
+	gs_gate_verdict_destroy(df->verdict);
 	free(df);
 }
 
@@ -1086,6 +1091,95 @@ gs_status gs_diff_check_compared(const struct gs_diff *df)
 			"BASE_GPU:NEW_GPU (--pair %s:%s)",
 			a, b, pa, pb);
 	return GS_ERR_INVALID;
+}
+
+/* Per rank report of a side, the median of its default steps' GPU times
+ * (as analyze picks them: every whole step but the first); computed once
+ * per report. */
+struct step_memo {
+	const struct gs_report *rk;
+	int64_t ns;
+};
+
+static gs_status steps_median(const struct gs_report *rk, struct step_memo *memo, size_t *n_memo,
+			      int64_t *out)
+{
+	struct gs_steps steps;
+	gs_status st;
+
+	for (size_t i = 0; i < *n_memo; i++) {
+		if (memo[i].rk == rk) {
+			*out = memo[i].ns;
+			return GS_OK;
+		}
+	}
+	memset(&steps, 0, sizeof(steps));
+	st = gs_steps_find(rk->t, NULL, &steps);
+	*out = st == GS_OK ? gs_gate_steps_median(&steps) : -1;
+	gs_steps_fini(&steps);
+	if (st != GS_OK)
+		return st;
+	memo[(*n_memo)++] = (struct step_memo){rk, *out};
+	return GS_OK;
+}
+
+gs_status gs_diff_gate(struct gs_diff *df, const struct gs_gate *g)
+{
+	struct gs_gate_gpu *gpus;
+	struct step_memo *memo = NULL;
+	bool steps = gs_gate_wants_steps(g);
+	size_t n = 0, n_memo = 0;
+	gs_status st = GS_OK;
+
+	if (!df || !g) {
+		gs_error_append("gs_diff_gate: no %s", df ? "gate" : "diff");
+		return GS_ERR_INVALID;
+	}
+	if (gs_gate_use(g) != GS_GATE_DIFF) {
+		gs_error_append("gs_diff_gate: thresholds parsed for a report");
+		return GS_ERR_INVALID;
+	}
+	gpus = calloc(df->n_dev ? df->n_dev : 1, sizeof(*gpus));
+	if (steps)
+		memo = calloc(2 * df->n_dev + 1, sizeof(*memo));
+	if (!gpus || (steps && !memo)) {
+		free(gpus);
+		free(memo);
+		return gs_nomem();
+	}
+	for (size_t i = 0; i < df->n_dev && st == GS_OK; i++) {
+		const struct dev_diff *dd = &df->dev[i];
+		struct gs_gate_gpu *x = &gpus[n];
+
+		if (!dd->d[SIDE_BASE] || !dd->d[SIDE_NEW])
+			continue;
+		n++;
+		for (int s = 0; s < 2; s++) {
+			x->d[s] = dd->d[s];
+			x->f[s] = dd->f[s];
+			x->rank[s] = dd->rank_of[s];
+			x->device[s] = dd->dev_of[s];
+			x->step_ns[s] = -1;
+			if (steps && st == GS_OK)
+				st = steps_median(dd->rk[s], memo, &n_memo, &x->step_ns[s]);
+		}
+		x->in_job = dd->in_job;
+		x->paired = dd->explicit_pair;
+	}
+	gs_gate_verdict_destroy(df->verdict);
+	df->verdict = NULL;
+	if (st == GS_OK)
+		st = gs_gate_evaluate(g, gpus, n, &df->verdict);
+	free(gpus);
+	free(memo);
+	if (st != GS_OK)
+		gs_error_append("--fail-if");
+	return st;
+}
+
+const struct gs_gate_verdict *gs_diff_verdict(const struct gs_diff *df)
+{
+	return df ? df->verdict : NULL;
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -1405,6 +1499,16 @@ gs_status gs_diff_write_json(FILE *f, const struct gs_diff *df)
 		j_device(&o, &df->dev[i]);
 	}
 	gs_out_puts(&o, df->n_dev ? "\n  ]" : "]");
+	if (df->verdict) {
+		/* The gate through the report's JSON writer, one level in. */
+		struct jw w;
+
+		memset(&w, 0, sizeof(w));
+		w.o = o;
+		w.depth = 1;
+		gs_gate_write_json(&w, df->verdict);
+		o = w.o;
+	}
 	gs_out_puts(&o, "\n}\n");
 	return gs_out_finish(&o);
 }

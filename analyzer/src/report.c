@@ -16,6 +16,7 @@
  * the device (O(W log D)). Nothing is quadratic.
  */
 #include "analyzer_priv.h"
+#include "gate_priv.h"
 #include "job_sum.h"
 #include "measures_priv.h"
 #include "report_priv.h"
@@ -848,6 +849,7 @@ void gs_report_destroy(struct gs_report *r)
 		gs_report_destroy(r->ranks[i]);
 	free(r->ranks);
 	gs_job_analysis_destroy(r->ja);
+	gs_gate_verdict_destroy(r->verdict);
 	free(r);
 }
 

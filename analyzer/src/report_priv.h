@@ -272,6 +272,9 @@ struct gs_report {
 	struct gs_job_analysis *ja;
 	/* gpuscope-mpi: the MPI processes (options.mpi); 0 otherwise. */
 	size_t mpi_processes;
+	/* The verdict of --fail-if (gs_report_gate), written as the JSON's
+	 * "gate" member; NULL without one. */
+	struct gs_gate_verdict *verdict;
 };
 
 /* The job analysis (job.c) of a job report's ranks; NULL-safe destroy. */
