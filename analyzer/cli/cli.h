@@ -20,6 +20,7 @@ enum gs_exit {
 	GS_EXIT_OK = 0,
 	GS_EXIT_FAIL = 1,  /* bad input or failure: one "gpuscope: error:" line */
 	GS_EXIT_USAGE = 2, /* usage error: the error, the synopsis, a hint */
+	GS_EXIT_GATE = 3,  /* --fail-if: a threshold was crossed (output written) */
 };
 
 /* argv[0] is the command's name; argv[argc] is NULL. */
@@ -43,6 +44,20 @@ struct gs_cli_usage {
 void gs_cli_error(const char *fmt, ...) GS_PRINTF(1, 2);
 /* "gpuscope: warning: MSG" on stderr. */
 void gs_cli_warning(const char *fmt, ...) GS_PRINTF(1, 2);
+
+/*
+ * --fail-if (analyze, diff): each THRESHOLDS argument is added to *acc,
+ * comma-separated (the option may be repeated); then gs_cli_gate_parse
+ * parses them all (NULL *acc: no gate, *out NULL), printing the error line
+ * and returning GS_EXIT_FAIL when they do not parse. After the output is
+ * written, gs_cli_gate_verdict prints "gpuscope: threshold crossed: ..."
+ * per threshold crossed and returns GS_EXIT_GATE when any was.
+ */
+struct gs_gate;
+struct gs_gate_verdict;
+bool gs_cli_gate_add(char **acc, const char *arg);
+int gs_cli_gate_parse(const char *acc, int use, struct gs_gate **out);
+int gs_cli_gate_verdict(const struct gs_gate_verdict *v);
 /*
  * Print the recorded error chain as one error line; `what` (a file name,
  * "stdout") is put in front unless the chain already names it. Clears the

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpuscope/gate.h>
 #include <gpuscope/job.h>
 #include <gpuscope/operators.h>
 #include <gpuscope/report.h>
@@ -24,7 +25,7 @@
 	"                        [--rows N|all] [--op-level operator|module] [--salvage]\n"        \
 	"                        [--graph-node-ns N] [--quiet]\n"                                  \
 	"                        [--align collectives|none] [--color=auto|always|never]\n"         \
-	"                        [--inputs FILE] TRACE|DIR..."
+	"                        [--fail-if THRESHOLDS] [--inputs FILE] TRACE|DIR..."
 
 static const struct gs_cli_usage analyze_usage = {
 	.name = "analyze",
@@ -119,6 +120,23 @@ static const char analyze_help[] =
 	"  --graph-node-ns N   the CUDA Graph replay what-if's launch cost per kernel\n"
 	"                      node, in ns: each launch gap inside a graph candidate\n"
 	"                      shrinks to N (default: 1000)\n"
+	"  --fail-if THRESHOLDS\n"
+	"                      the gate of a CI job: exit status 3 when a GPU crosses a\n"
+	"                      threshold, with one line on stderr per threshold crossed\n"
+	"                      and the report written as asked (JSON: its \"gate\"\n"
+	"                      member). THRESHOLDS: METRIC OP VALUE, comma-separated\n"
+	"                      (repeatable); OP >, >=, < or <=; VALUE a time with ns,\n"
+	"                      us, ms or s, a share or ratio as a fraction or with %,\n"
+	"                      a count as a number: 'efficiency<0.6,idle_share>30%'.\n"
+	"                      Per GPU (a job: every rank's; the verdict names the\n"
+	"                      worst): step_time (the median GPU time of the analysed\n"
+	"                      steps), window, kernel_time, copy_time, sync_time,\n"
+	"                      idle_time, kernel_share, copy_share, sync_share,\n"
+	"                      idle_share, efficiency, gap (actual - ideal),\n"
+	"                      host_bound, launch_latency, exposed_comm, comm_time,\n"
+	"                      wait_time, missed_overlap (exposed), ops. A bad\n"
+	"                      threshold, or one no GPU has the metric of, is an\n"
+	"                      error (exit 1) (default: none)\n"
 	"  --salvage           skip corrupt .gscope chunks with a warning instead of\n"
 	"                      failing (default: off)\n"
 	"  --inputs FILE       also read the TRACEs listed in FILE, one path a line,\n"
@@ -151,7 +169,8 @@ static const char analyze_help[] =
 	"  gpuscope analyze --format html -o report.html trace.json.gz\n"
 	"  gpuscope analyze --device 0 --window +10ms:+20ms run.gscope\n"
 	"  gpuscope analyze --device 3:0 rank*.json.gz\n"
-	"  gpuscope analyze --ranks all rank*.json.gz\n";
+	"  gpuscope analyze --ranks all rank*.json.gz\n"
+	"  gpuscope analyze --fail-if 'efficiency<0.6,idle_share>30%' trace.json.gz\n";
 
 struct analyze_opts {
 	bool json;
@@ -178,6 +197,7 @@ struct analyze_opts {
 	bool quiet;
 	enum gs_color_mode color;
 	const char *inputs_file; /* --inputs */
+	char *fail_if;           /* every --fail-if, comma-separated (owned) */
 	char **operands;         /* the TRACE|DIR arguments */
 	size_t n_operands;
 	char **paths; /* every input, expanded (gs_cli_inputs) */
@@ -297,6 +317,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 		{"quiet", no_argument, NULL, 'q'},
 		{"align", required_argument, NULL, 'a'},
 		{"inputs", required_argument, NULL, 'i'},
+		{"fail-if", required_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -457,6 +478,10 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 							  "--inputs wants a file name");
 			o->inputs_file = optarg;
 			break;
+		case 'G':
+			if (!gs_cli_gate_add(&o->fail_if, optarg))
+				return gs_cli_fail(GS_ERR_NOMEM, NULL);
+			break;
 		case 'c':
 			if (!gs_color_parse(optarg, &o->color))
 				return gs_cli_usage_error(
@@ -557,6 +582,7 @@ int gs_cmd_analyze(int argc, char **argv)
 	struct gs_report_options ro = {0};
 	struct gs_report *r = NULL;
 	struct gs_job *job = NULL;
+	struct gs_gate *gate = NULL;
 	struct gs_input_list in;
 	struct gs_outfile out;
 	const char **names = NULL;
@@ -567,20 +593,27 @@ int gs_cmd_analyze(int argc, char **argv)
 	int rc;
 
 	rc = analyze_parse(argc, argv, &o, &help);
+	/* The thresholds before any input is read: a bad one is known at once. */
+	if (rc == GS_EXIT_OK && !help)
+		rc = gs_cli_gate_parse(o.fail_if, GS_GATE_REPORT, &gate);
+	free(o.fail_if);
 	if (rc != GS_EXIT_OK || help)
 		return help ? gs_cli_help(analyze_help) : rc;
 
 	gs_progress_setup(o.quiet);
 	rc = gs_cli_inputs(&analyze_usage, (const char *const *)o.operands, o.n_operands,
 			   o.inputs_file, o.quiet, &in);
-	if (rc != GS_EXIT_OK)
+	if (rc != GS_EXIT_OK) {
+		gs_gate_destroy(gate);
 		return rc;
+	}
 	o.paths = in.paths;
 	o.n_paths = in.n;
 	/* Before the (possibly long) load: a refused OUT is known at once. */
 	rc = gs_cli_output_open(&out, o.output, o.force, (const char *const *)o.paths, o.n_paths);
 	if (rc != GS_EXIT_OK) {
 		gs_input_list_fini(&in);
+		gs_gate_destroy(gate);
 		return rc;
 	}
 	rc = analyze_load(&o, &job, &format);
@@ -632,9 +665,21 @@ int gs_cmd_analyze(int argc, char **argv)
 		rc = gs_cli_fail(st, o.n_paths == 1 ? names[0] : NULL);
 		goto out;
 	}
+	if (gate) {
+		gs_error_clear();
+		st = gs_report_gate(r, gate);
+		if (st != GS_OK) {
+			rc = gs_cli_fail(st, NULL);
+			goto out;
+		}
+	}
 	rc = analyze_write(&o, r, &out);
+	/* The report is out: then the verdict (exit status 3 when crossed). */
+	if (rc == GS_EXIT_OK)
+		rc = gs_cli_gate_verdict(gs_report_verdict(r));
 out:
 	gs_outfile_discard(&out); /* after a failure: the temporary file only */
+	gs_gate_destroy(gate);
 	gs_report_destroy(r);
 	gs_job_destroy(job);
 	free(names);

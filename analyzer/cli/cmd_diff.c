@@ -12,12 +12,14 @@
 #include <string.h>
 
 #include <gpuscope/diff.h>
+#include <gpuscope/gate.h>
 
 #include "cli.h"
 
 #define DIFF_SYNOPSIS                                                                              \
 	"gpuscope diff [--format text|json] [-o OUT] [--force] [--top N]\n"                        \
-	"                     [--pair [R/]B:[R/]N]... [--salvage] [--quiet] BASE NEW"
+	"                     [--pair [R/]B:[R/]N]... [--fail-if THRESHOLDS] [--salvage]\n"        \
+	"                     [--quiet] BASE NEW"
 
 static const struct gs_cli_usage diff_usage = {
 	.name = "diff",
@@ -42,6 +44,8 @@ static const char diff_help[] =
 	"the same kernels but their op counts differ by more than 5%, NEW is scaled\n"
 	"to BASE's op count. A line under the header says so. An efficiency the\n"
 	"schedule could not give exactly shows as n/a (bounded, cycles broken).\n"
+	"When no GPU is in both runs (their ids differ), nothing is compared: an\n"
+	"error (exit 1) that lists each side's GPUs and names --pair.\n"
 	"\n"
 	"options:\n"
 	"  --format text|json  output format (default: text); json is one object,\n"
@@ -55,7 +59,30 @@ static const char diff_help[] =
 	"  --pair [R/]B:[R/]N  compare GPU B of BASE with GPU N of NEW (repeatable;\n"
 	"                      each GPU in one pair). R/ names the rank, needed when\n"
 	"                      several ranks have that GPU: --pair 3:1, --pair 0/3:1/1\n"
-	"                      (default: GPUs of the same rank and id)\n"
+	"                      (default: GPUs of the same rank and id). A pair of two\n"
+	"                      GPU models is compared, with a warning\n"
+	"  --fail-if THRESHOLDS\n"
+	"                      the gate of a CI job: exit status 3 when a compared GPU\n"
+	"                      crosses a threshold, with one line on stderr per\n"
+	"                      threshold crossed and the diff written as asked (JSON:\n"
+	"                      its \"gate\" member). THRESHOLDS: METRIC OP VALUE,\n"
+	"                      comma-separated (repeatable); OP >, >=, < or <=. With\n"
+	"                      a sign VALUE is a change NEW - BASE: +5% relative, +2ms\n"
+	"                      of a time, +3pp (percentage points) or +0.03 of a share\n"
+	"                      or ratio, +10 of a count; without one, NEW's value\n"
+	"                      (as analyze --fail-if takes it). Times and counts are\n"
+	"                      on the basis of the comparison (per iteration when the\n"
+	"                      runs differ in iterations).\n"
+	"                      'step_time>+5%,exposed_comm>+2ms,idle_share>+3pp'.\n"
+	"                      Per GPU (the verdict names the worst): step_time (the\n"
+	"                      median GPU time of the steps analyze would analyse),\n"
+	"                      window, kernel_time, copy_time, sync_time, idle_time,\n"
+	"                      kernel_share, copy_share, sync_share, idle_share,\n"
+	"                      efficiency (a change: exact on both sides), gap\n"
+	"                      (actual - ideal), host_bound, launch_latency,\n"
+	"                      exposed_comm, comm_time, wait_time, missed_overlap\n"
+	"                      (exposed), ops. A bad threshold, or one no compared GPU\n"
+	"                      has the metric of, is an error (exit 1) (default: none)\n"
 	"  --salvage           skip corrupt .gscope chunks with a warning instead of\n"
 	"                      failing (default: off)\n"
 	"  -q, --quiet         no loading warnings and no progress line on stderr\n"
@@ -75,7 +102,8 @@ static const char diff_help[] =
 	"  gpuscope diff before.json.gz after.json.gz\n"
 	"  gpuscope diff --format json -o diff.json before.gscope after.gscope\n"
 	"  gpuscope diff --pair 3:1 before.json after.json\n"
-	"  gpuscope diff runs/before/ runs/after/\n";
+	"  gpuscope diff runs/before/ runs/after/\n"
+	"  gpuscope diff --fail-if 'step_time>+5%,idle_share>+3pp' before.json after.json\n";
 
 struct diff_opts {
 	bool json;
@@ -89,6 +117,7 @@ struct diff_opts {
 	struct gs_diff_pair *pairs;
 	size_t n_pairs;
 	struct gs_input_list in[2]; /* BASE's and NEW's traces (gs_cli_inputs) */
+	char *fail_if;              /* every --fail-if, comma-separated (owned) */
 };
 
 #define MAX_PAIRS 4096
@@ -130,11 +159,17 @@ static bool parse_pair(const char *arg, struct gs_diff_pair *p)
 static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-		{"top", required_argument, NULL, 't'},    {"salvage", no_argument, NULL, 's'},
-		{"force", no_argument, NULL, 'F'},        {"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},         {"pair", required_argument, NULL, 'p'},
-		{"inputs", required_argument, NULL, 'I'}, {NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"top", required_argument, NULL, 't'},
+		{"salvage", no_argument, NULL, 's'},
+		{"force", no_argument, NULL, 'F'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{"pair", required_argument, NULL, 'p'},
+		{"inputs", required_argument, NULL, 'I'},
+		{"fail-if", required_argument, NULL, 'G'},
+		{NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
 	char *end;
@@ -194,6 +229,10 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'G':
+			if (!gs_cli_gate_add(&o->fail_if, optarg))
+				return gs_cli_fail(GS_ERR_NOMEM, NULL);
+			break;
 		case 'I':
 			return gs_cli_usage_error(&diff_usage,
 						  "--inputs is not taken by diff: BASE and NEW are "
@@ -215,6 +254,16 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 	o->base = argv[optind];
 	o->newp = argv[optind + 1];
 	return GS_EXIT_OK;
+}
+
+/* The comparison's warnings (a pair of two GPU models) on stderr. */
+static void diff_warnings(const struct gs_diff *d)
+{
+	size_t n;
+	const char *const *w = gs_diff_warnings(d, &n);
+
+	for (size_t i = 0; i < n; i++)
+		gs_cli_warning("%s", w[i]);
 }
 
 static int diff_write(const struct diff_opts *o, const struct gs_diff *d, struct gs_outfile *out)
@@ -347,6 +396,7 @@ int gs_cmd_diff(int argc, char **argv)
 	const char **inputs = NULL;
 	size_t n_inputs = 0;
 	struct gs_outfile out;
+	struct gs_gate *gate = NULL;
 	bool help = false;
 	gs_status st;
 	int rc;
@@ -354,6 +404,10 @@ int gs_cmd_diff(int argc, char **argv)
 	gs_input_list_init(&o.in[0]);
 	gs_input_list_init(&o.in[1]);
 	rc = diff_parse(argc, argv, &o, &help);
+	/* The thresholds before any input is read: a bad one is known at once. */
+	if (rc == GS_EXIT_OK && !help)
+		rc = gs_cli_gate_parse(o.fail_if, GS_GATE_DIFF, &gate);
+	free(o.fail_if);
 	if (rc != GS_EXIT_OK || help) {
 		free(o.pairs);
 		return help ? gs_cli_help(diff_help) : rc;
@@ -368,6 +422,7 @@ int gs_cmd_diff(int argc, char **argv)
 		gs_input_list_fini(&o.in[0]);
 		gs_input_list_fini(&o.in[1]);
 		free(o.pairs);
+		gs_gate_destroy(gate);
 		return rc;
 	}
 	rc = diff_load(&o, j, format);
@@ -385,9 +440,20 @@ int gs_cmd_diff(int argc, char **argv)
 
 		gs_error_clear();
 		st = gs_diff_build_job(j[0], j[1], &dop, &d);
+		/* GPUs whose ids differ compare nothing: an error, not an empty diff. */
+		if (st == GS_OK)
+			st = gs_diff_check_compared(d);
+		if (st == GS_OK && !o.quiet)
+			diff_warnings(d);
+		if (st == GS_OK && gate)
+			st = gs_diff_gate(d, gate);
 		rc = st == GS_OK ? diff_write(&o, d, &out) : gs_cli_fail(st, NULL);
+		/* The diff is out: then the verdict (exit status 3 when crossed). */
+		if (rc == GS_EXIT_OK)
+			rc = gs_cli_gate_verdict(gs_diff_verdict(d));
 	}
 	gs_outfile_discard(&out); /* after a failure: the temporary file only */
+	gs_gate_destroy(gate);
 	gs_diff_destroy(d);
 	gs_job_destroy(j[0]);
 	gs_job_destroy(j[1]);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gpuscope/gate.h>
 #include <gpuscope/summary.h>
 
 #include "cli.h"
@@ -92,6 +93,45 @@ void gs_cli_warning(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	gs_cli_emit("warning", msg);
+}
+
+bool gs_cli_gate_add(char **acc, const char *arg)
+{
+	size_t have = *acc ? strlen(*acc) : 0, len = strlen(arg);
+	char *grown = realloc(*acc, have + len + 2);
+
+	if (!grown)
+		return false;
+	if (have)
+		grown[have++] = ',';
+	memcpy(grown + have, arg, len + 1);
+	*acc = grown;
+	return true;
+}
+
+int gs_cli_gate_parse(const char *acc, int use, struct gs_gate **out)
+{
+	gs_status st;
+
+	*out = NULL;
+	if (!acc)
+		return GS_EXIT_OK;
+	gs_error_clear();
+	st = gs_gate_parse(acc, use == GS_GATE_DIFF ? GS_GATE_DIFF : GS_GATE_REPORT, out);
+	return st == GS_OK ? GS_EXIT_OK : gs_cli_fail(st, "--fail-if");
+}
+
+int gs_cli_gate_verdict(const struct gs_gate_verdict *v)
+{
+	char line[1024];
+
+	if (!v || !v->crossed)
+		return GS_EXIT_OK;
+	for (size_t i = 0; i < v->n; i++)
+		if (v->results[i].crossed)
+			gs_cli_emit("threshold crossed",
+				    gs_gate_result_text(&v->results[i], line, sizeof(line)));
+	return GS_EXIT_GATE;
 }
 
 int gs_cli_fail(gs_status st, const char *what)
@@ -435,7 +475,8 @@ static void gs_main_help(FILE *f)
 	      "TRACE is a .gscope file or a Kineto / PyTorch-profiler Chrome-trace JSON\n"
 	      "(.json or .json.gz), recognised by its content, not its name; '-' is\n"
 	      "standard input, and pipes (<(zcat trace.json.gz)) work too.\n"
-	      "Exit status: 0 success, 1 bad input or failure, 2 usage error.\n"
+	      "Exit status: 0 success, 1 bad input or failure, 2 usage error, 3 a\n"
+	      "threshold of --fail-if crossed (analyze, diff: the output is written).\n"
 	      "\n"
 	      "example:\n"
 	      "  gpuscope info trace.json.gz\n",

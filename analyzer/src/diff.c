@@ -13,12 +13,14 @@
  * NEW), "vanished" (only in BASE), "changed" or "same". Rows are sorted
  * and merged: O(R log R) for R rows of both reports.
  */
+#include "gate_priv.h"
 #include "report_priv.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jw.h"
 #include "out.h"
 
 #define WIDTH 100
@@ -146,6 +148,7 @@ struct dev_diff {
 	const struct gs_report *rk[2];       /* the rank's report on each side */
 	uint32_t dev_of[2], rank_of[2];      /* each side's GPU */
 	bool explicit_pair;                  /* paired by an option, not by id */
+	bool models_differ;                  /* ... and of two GPU models */
 	uint8_t basis;                       /* enum basis */
 	uint8_t iter_src;                    /* enum iter_src */
 	uint64_t iters[2];                   /* 0: not known */
@@ -172,6 +175,11 @@ struct gs_diff {
 	size_t n_pairs;
 	struct dev_diff *dev;
 	size_t n_dev;
+	/* Warnings about the comparison, one line each (owned). */
+	char **warnings;
+	size_t n_warnings;
+	/* The verdict of --fail-if (gs_diff_gate); NULL without one. */
+	struct gs_gate_verdict *verdict;
 };
 
 static char *dup_or(const char *s, const char *def)
@@ -776,6 +784,36 @@ static gs_status find_gpu(const struct side_dev *sd, size_t n, int64_t rank, uin
 	return GS_OK;
 }
 
+/* An explicit pair of two GPU models (both named, the names differ): a
+ * warning, since its times compare different hardware. */
+static gs_status check_models(struct gs_diff *df, struct dev_diff *dd)
+{
+	const char *a = dd->d[SIDE_BASE]->name, *b = dd->d[SIDE_NEW]->name;
+	char line[3 * GS_ERROR_MSG_MAX / 2], **grown;
+
+	if (!*a || !*b || strcmp(a, b) == 0)
+		return GS_OK;
+	dd->models_differ = true;
+	if (dd->in_job)
+		snprintf(line, sizeof(line),
+			 "--pair %u/%u:%u/%u compares two GPU models: %.200s (base) and %.200s "
+			 "(new)",
+			 dd->rank_of[0], dd->dev_of[0], dd->rank_of[1], dd->dev_of[1], a, b);
+	else
+		snprintf(line, sizeof(line),
+			 "--pair %u:%u compares two GPU models: %.200s (base) and %.200s (new)",
+			 dd->dev_of[0], dd->dev_of[1], a, b);
+	grown = realloc(df->warnings, (df->n_warnings + 1) * sizeof(*grown));
+	if (!grown)
+		return gs_nomem();
+	df->warnings = grown;
+	df->warnings[df->n_warnings] = strdup(line);
+	if (!df->warnings[df->n_warnings])
+		return gs_nomem();
+	df->n_warnings++;
+	return GS_OK;
+}
+
 /* The explicit pairs first, in the order given; then the other GPUs,
  * matched by (rank, device): a job's GPU 0 of rank 3 is compared with
  * GPU 0 of rank 3, never with another rank's GPU 0. */
@@ -816,6 +854,8 @@ static gs_status build_devices(struct gs_diff *df)
 		}
 		used[0][x] = used[1][y] = true;
 		st = fill_pair(&df->dev[df->n_dev++], &sd[0][x], &sd[1][y], in_job, true);
+		if (!st)
+			st = check_models(df, &df->dev[df->n_dev - 1]);
 	}
 	while (!st) {
 		const struct side_dev *b, *nw;
@@ -966,7 +1006,180 @@ void gs_diff_destroy(struct gs_diff *df)
 		free(df->label[s]);
 		free(df->format[s]);
 	}
+	for (size_t i = 0; i < df->n_warnings; i++)
+		free(df->warnings[i]);
+	free(df->warnings);
+	gs_gate_verdict_destroy(df->verdict);
 	free(df);
+}
+
+const char *const *gs_diff_warnings(const struct gs_diff *df, size_t *n)
+{
+	*n = df ? df->n_warnings : 0;
+	return df ? (const char *const *)df->warnings : NULL;
+}
+
+size_t gs_diff_compared(const struct gs_diff *df)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; df && i < df->n_dev; i++)
+		k += df->dev[i].d[SIDE_BASE] && df->dev[i].d[SIDE_NEW];
+	return k;
+}
+
+/* "rank 0 GPU 1" (a job) or "GPU 1", and the --pair form "0/1" or "1". */
+static void gpu_name(const struct dev_diff *dd, int s, char *name, size_t size, char *pair,
+		     size_t psize)
+{
+	if (dd->in_job) {
+		snprintf(name, size, "rank %u GPU %u", dd->rank_of[s], dd->dev_of[s]);
+		snprintf(pair, psize, "%u/%u", dd->rank_of[s], dd->dev_of[s]);
+	} else {
+		snprintf(name, size, "GPU %u", dd->dev_of[s]);
+		snprintf(pair, psize, "%u", dd->dev_of[s]);
+	}
+}
+
+/* The GPUs only one side has, as a list that fits: "GPU 0, GPU 1, ...". */
+static void only_in(const struct gs_diff *df, int s, char *buf, size_t size, char *first,
+		    size_t fsize)
+{
+	size_t len = 0, listed = 0;
+
+	buf[0] = first[0] = '\0';
+	for (size_t i = 0; i < df->n_dev; i++) {
+		const struct dev_diff *dd = &df->dev[i];
+		char name[64], pair[32];
+
+		if (!dd->d[s] || dd->d[1 - s])
+			continue;
+		gpu_name(dd, s, name, sizeof(name), pair, sizeof(pair));
+		if (!listed)
+			snprintf(first, fsize, "%s", pair);
+		if (listed == 8) {
+			snprintf(buf + len, size - len, ", ...");
+			break;
+		}
+		int k = snprintf(buf + len, size - len, "%s%s", listed ? ", " : "", name);
+
+		if (k < 0 || (size_t)k >= size - len)
+			break;
+		len += (size_t)k;
+		listed++;
+	}
+}
+
+gs_status gs_diff_check_compared(const struct gs_diff *df)
+{
+	char a[192], b[192], pa[32], pb[32];
+
+	if (!df) {
+		gs_error_append("gs_diff_check_compared: no diff");
+		return GS_ERR_INVALID;
+	}
+	if (gs_diff_compared(df))
+		return GS_OK;
+	only_in(df, SIDE_BASE, a, sizeof(a), pa, sizeof(pa));
+	only_in(df, SIDE_NEW, b, sizeof(b), pb, sizeof(pb));
+	if (!*a || !*b) {
+		gs_error_append("no GPU is compared: %s has no GPU ops", *a ? "new" : "base");
+		return GS_ERR_INVALID;
+	}
+	gs_error_append("no GPU is in both runs, so nothing is compared (GPUs pair by rank and "
+			"device id): only in base: %s; only in new: %s; pair them with --pair "
+			"BASE_GPU:NEW_GPU (--pair %s:%s)",
+			a, b, pa, pb);
+	return GS_ERR_INVALID;
+}
+
+/* Per rank report of a side, the median of its default steps' GPU times
+ * (as analyze picks them: every whole step but the first); computed once
+ * per report. */
+struct step_memo {
+	const struct gs_report *rk;
+	int64_t ns;
+};
+
+static gs_status steps_median(const struct gs_report *rk, struct step_memo *memo, size_t *n_memo,
+			      int64_t *out)
+{
+	struct gs_steps steps;
+	gs_status st;
+
+	for (size_t i = 0; i < *n_memo; i++) {
+		if (memo[i].rk == rk) {
+			*out = memo[i].ns;
+			return GS_OK;
+		}
+	}
+	memset(&steps, 0, sizeof(steps));
+	st = gs_steps_find(rk->t, NULL, &steps);
+	*out = st == GS_OK ? gs_gate_steps_median(&steps) : -1;
+	gs_steps_fini(&steps);
+	if (st != GS_OK)
+		return st;
+	memo[(*n_memo)++] = (struct step_memo){rk, *out};
+	return GS_OK;
+}
+
+gs_status gs_diff_gate(struct gs_diff *df, const struct gs_gate *g)
+{
+	struct gs_gate_gpu *gpus;
+	struct step_memo *memo = NULL;
+	bool steps = gs_gate_wants_steps(g);
+	size_t n = 0, n_memo = 0;
+	gs_status st = GS_OK;
+
+	if (!df || !g) {
+		gs_error_append("gs_diff_gate: no %s", df ? "gate" : "diff");
+		return GS_ERR_INVALID;
+	}
+	if (gs_gate_use(g) != GS_GATE_DIFF) {
+		gs_error_append("gs_diff_gate: thresholds parsed for a report");
+		return GS_ERR_INVALID;
+	}
+	gpus = calloc(df->n_dev ? df->n_dev : 1, sizeof(*gpus));
+	if (steps)
+		memo = calloc(2 * df->n_dev + 1, sizeof(*memo));
+	if (!gpus || (steps && !memo)) {
+		free(gpus);
+		free(memo);
+		return gs_nomem();
+	}
+	for (size_t i = 0; i < df->n_dev && st == GS_OK; i++) {
+		const struct dev_diff *dd = &df->dev[i];
+		struct gs_gate_gpu *x = &gpus[n];
+
+		if (!dd->d[SIDE_BASE] || !dd->d[SIDE_NEW])
+			continue;
+		n++;
+		for (int s = 0; s < 2; s++) {
+			x->d[s] = dd->d[s];
+			x->f[s] = dd->f[s];
+			x->rank[s] = dd->rank_of[s];
+			x->device[s] = dd->dev_of[s];
+			x->step_ns[s] = -1;
+			if (steps && st == GS_OK)
+				st = steps_median(dd->rk[s], memo, &n_memo, &x->step_ns[s]);
+		}
+		x->in_job = dd->in_job;
+		x->paired = dd->explicit_pair;
+	}
+	gs_gate_verdict_destroy(df->verdict);
+	df->verdict = NULL;
+	if (st == GS_OK)
+		st = gs_gate_evaluate(g, gpus, n, &df->verdict);
+	free(gpus);
+	free(memo);
+	if (st != GS_OK)
+		gs_error_append("--fail-if");
+	return st;
+}
+
+const struct gs_gate_verdict *gs_diff_verdict(const struct gs_diff *df)
+{
+	return df ? df->verdict : NULL;
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -1275,12 +1488,28 @@ gs_status gs_diff_write_json(FILE *f, const struct gs_diff *df)
 	gs_out_puts(&o, ",\n");
 	j_side(&o, df, SIDE_NEW);
 	gs_out_printf(&o, ",\n  \"basis\": \"%s\"", common_basis_name(df));
-	gs_out_puts(&o, ",\n  \"devices\": [");
+	gs_out_puts(&o, ",\n  \"warnings\": [");
+	for (size_t i = 0; i < df->n_warnings; i++) {
+		gs_out_puts(&o, i ? ", " : "");
+		gs_out_json_string(&o, df->warnings[i]);
+	}
+	gs_out_puts(&o, "],\n  \"devices\": [");
 	for (size_t i = 0; i < df->n_dev; i++) {
 		gs_out_puts(&o, i ? ",\n" : "\n");
 		j_device(&o, &df->dev[i]);
 	}
-	gs_out_puts(&o, df->n_dev ? "\n  ]\n}\n" : "]\n}\n");
+	gs_out_puts(&o, df->n_dev ? "\n  ]" : "]");
+	if (df->verdict) {
+		/* The gate through the report's JSON writer, one level in. */
+		struct jw w;
+
+		memset(&w, 0, sizeof(w));
+		w.o = o;
+		w.depth = 1;
+		gs_gate_write_json(&w, df->verdict);
+		o = w.o;
+	}
+	gs_out_puts(&o, "\n}\n");
 	return gs_out_finish(&o);
 }
 
@@ -1690,6 +1919,13 @@ static void t_device(struct gs_out *o, const struct gs_diff *df, const struct de
 			      *name ? ")" : "");
 	if (!dd->d[SIDE_BASE] || !dd->d[SIDE_NEW])
 		gs_out_printf(o, "  only in %s\n", dd->d[SIDE_BASE] ? "base" : "new");
+	if (dd->models_differ) {
+		char a[4 * WIDTH], b[4 * WIDTH];
+
+		fit(a, sizeof(a), dd->d[SIDE_BASE]->name, 40);
+		fit(b, sizeof(b), dd->d[SIDE_NEW]->name, 40);
+		gs_out_printf(o, "  two GPU models: %s in base, %s in new\n", a, b);
+	}
 	if (!common_basis(df, &mixed) || mixed) {
 		gs_out_puts(o, "  ");
 		t_basis(o, dd);

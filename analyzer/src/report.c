@@ -16,6 +16,7 @@
  * the device (O(W log D)). Nothing is quadratic.
  */
 #include "analyzer_priv.h"
+#include "gate_priv.h"
 #include "job_sum.h"
 #include "measures_priv.h"
 #include "report_priv.h"
@@ -69,6 +70,33 @@ const char *gs_report_window_text(const struct gs_trace *t, const struct gs_repo
 		 gs_dur_text_in(x, sizeof(x), a, unit, false), b >= 0 ? "+" : "",
 		 gs_dur_text_in(y, sizeof(y), b, unit, false),
 		 gs_dur_text_in(z, sizeof(z), d->b.window_ns, unit, false));
+	return buf;
+}
+
+/* What records the waits of a PyTorch-profiler trace. */
+#define SYNC_EVENTS_HINT                                                                           \
+	"PyTorch profiler: experimental_config=torch._C._profiler._ExperimentalConfig("            \
+	"enable_cuda_sync_events=True) records each stream wait with its event record"
+
+const char *gs_report_unlinked_note(const struct gs_report *r, enum gs_report_unlinked which,
+				    char *buf, size_t size)
+{
+	if (!r->g)
+		return NULL;
+	if (which == GS_REPORT_UNLINKED_WAITS && r->g->unlinked_waits)
+		snprintf(buf, size,
+			 "%llu stream waits could not be linked to their event record: those "
+			 "dependencies are missing from the waits and schedules (" SYNC_EVENTS_HINT
+			 ")",
+			 (unsigned long long)r->g->unlinked_waits);
+	else if (which == GS_REPORT_UNLINKED_CALLS && r->g->unlinked_wait_calls)
+		snprintf(buf, size,
+			 "%llu cudaStreamWaitEvent calls have no sync record: cross-stream "
+			 "dependencies are unknown, so waits, critical path and ideal schedule "
+			 "leave them out (the ideal is optimistic; " SYNC_EVENTS_HINT ")",
+			 (unsigned long long)r->g->unlinked_wait_calls);
+	else
+		return NULL;
 	return buf;
 }
 
@@ -827,6 +855,7 @@ void gs_report_destroy(struct gs_report *r)
 		gs_report_destroy(r->ranks[i]);
 	free(r->ranks);
 	gs_job_analysis_destroy(r->ja);
+	gs_gate_verdict_destroy(r->verdict);
 	free(r);
 }
 
@@ -1426,6 +1455,31 @@ static gs_status build_ranks(const struct gs_job *j, const struct gs_report_opti
 	return st;
 }
 
+/* A job whose traces hold no GPU op at all: a profile of the host only,
+ * which has nothing to analyze; the cause says what to record. */
+static gs_status check_gpu_ops(const struct gs_job *j)
+{
+	size_t n;
+
+	for (size_t i = 0; i < j->n_ranks; i++) {
+		gs_trace_ops(j->ranks[i].trace, &n);
+		if (n)
+			return GS_OK;
+	}
+	if (j->n_ranks > 1)
+		gs_error_append("no GPU ops in any of its %zu processes: they record the host only "
+				"(a CPU-only profile): record the GPU too (PyTorch profiler: "
+				"activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]; Nsight "
+				"Systems: nsys profile --trace=cuda)",
+				j->n_ranks);
+	else
+		gs_error_append("no GPU ops: the trace records the host only (a CPU-only "
+				"profile): record the GPU too (PyTorch profiler: "
+				"activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]; Nsight "
+				"Systems: nsys profile --trace=cuda)");
+	return GS_ERR_INVALID;
+}
+
 static gs_status build_job(const struct gs_job *j, const struct gs_report_options *o,
 			   const bool *own, struct gs_report **out)
 {
@@ -1442,6 +1496,9 @@ static gs_status build_job(const struct gs_job *j, const struct gs_report_option
 	}
 	if (!o)
 		o = &defaults;
+	/* gpuscope-mpi (own) holds the traces of its own ranks only. */
+	if (!own && check_gpu_ops(j) != GS_OK)
+		return GS_ERR_INVALID;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return gs_nomem();

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gate_priv.h"
 #include "job_sum.h"
 #include "jw.h"
 #include "measures_priv.h"
@@ -812,6 +813,7 @@ static gs_status json_job(FILE *f, const struct gs_report *r, size_t top, size_t
 		return st;
 	}
 	gs_job_analysis_write_json(&w, r);
+	gs_gate_write_json(&w, r->verdict);
 	jw_end_obj(&w);
 	gs_out_putc(&w.o, '\n');
 	return gs_out_finish(&w.o);
@@ -851,6 +853,7 @@ static gs_status write_job_json(FILE *f, const struct gs_report *r, size_t top)
 gs_status gs_report_write_json(FILE *f, const struct gs_report *r,
 			       const struct gs_report_style *style)
 {
+	const struct gs_gate_verdict *gate = r ? r->verdict : NULL;
 	struct jw w;
 	size_t i, top = gs_report_style_of(style).top;
 
@@ -858,8 +861,9 @@ gs_status gs_report_write_json(FILE *f, const struct gs_report *r,
 		gs_error_append("gs_report_write_json: no output or no report");
 		return GS_ERR_INVALID;
 	}
+	/* A job of one rank is that rank's report, with the job's verdict. */
 	if (r->job && r->n_ranks == 1 && !r->ranks[0]->in_job)
-		return gs_report_write_json(f, r->ranks[0], style);
+		r = r->ranks[0];
 	if (r->job)
 		return write_job_json(f, r, top);
 	memset(&w, 0, sizeof(w));
@@ -878,6 +882,7 @@ gs_status gs_report_write_json(FILE *f, const struct gs_report *r,
 		jw_u64(&w, "waits_count", r->reported_wait_count);
 		jw_i64(&w, "waits_ns", r->reported_wait_ns);
 	}
+	gs_gate_write_json(&w, gate);
 	jw_end_obj(&w);
 	gs_out_putc(&w.o, '\n');
 	return gs_out_finish(&w.o);

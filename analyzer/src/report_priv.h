@@ -308,6 +308,9 @@ struct gs_report {
 	struct gs_job_analysis *ja;
 	/* gpuscope-mpi: the MPI processes (options.mpi); 0 otherwise. */
 	size_t mpi_processes;
+	/* The verdict of --fail-if (gs_report_gate), written as the JSON's
+	 * "gate" member; NULL without one. */
+	struct gs_gate_verdict *verdict;
 };
 
 /* The job analysis (job.c) of a job report's ranks; NULL-safe destroy. */
@@ -437,6 +440,17 @@ enum gs_report_early {
 };
 const char *gs_report_early_note(const struct gs_report *r, const struct gs_report_device *d,
 				 enum gs_report_early which, char *buf, size_t size);
+
+/* The cautions of a rank about waits its trace does not link, with the
+ * profiler option that records them (text and HTML), NULL when not due:
+ * WAITS, stream waits whose event record the trace lacks; CALLS,
+ * cudaStreamWaitEvent calls with no sync record at all. */
+enum gs_report_unlinked {
+	GS_REPORT_UNLINKED_WAITS,
+	GS_REPORT_UNLINKED_CALLS
+};
+const char *gs_report_unlinked_note(const struct gs_report *r, enum gs_report_unlinked which,
+				    char *buf, size_t size);
 
 /* The line under a per-op list cut to --rows: shown, of count, with
  * listed kept (text and HTML say the same). */

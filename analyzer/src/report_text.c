@@ -280,21 +280,10 @@ static void text_notes(struct note_sink *ns, const struct gs_report *r)
 	for (i = 0; i < n; i++)
 		if (!gs_report_warning_restated(r, &warn[i]))
 			ns->note(ns, "warning", gs_warning_format(&warn[i], line, sizeof(line)));
-	if (r->g && r->g->unlinked_waits) {
-		snprintf(line, sizeof(line),
-			 "%llu stream waits could not be linked to their event record: those "
-			 "dependencies are missing from the waits and schedules",
-			 (unsigned long long)r->g->unlinked_waits);
+	if (gs_report_unlinked_note(r, GS_REPORT_UNLINKED_WAITS, line, sizeof(line)))
 		ns->note(ns, "caution", line);
-	}
-	if (r->g && r->g->unlinked_wait_calls) {
-		snprintf(line, sizeof(line),
-			 "%llu cudaStreamWaitEvent calls have no sync record: cross-stream "
-			 "dependencies are unknown, so waits, critical path and ideal schedule "
-			 "leave them out (the ideal is optimistic)",
-			 (unsigned long long)r->g->unlinked_wait_calls);
+	if (gs_report_unlinked_note(r, GS_REPORT_UNLINKED_CALLS, line, sizeof(line)))
 		ns->note(ns, "caution", line);
-	}
 	for (i = 0; i < r->n_dev; i++) {
 		if (!r->dev[i].optimistic)
 			continue;

@@ -13,9 +13,11 @@
 #define ZLIB_CONST
 #include "import_priv.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -141,6 +143,60 @@ void gs_detect_head(const unsigned char *head, size_t n, enum gs_input_format *f
 		*fmt = GS_INPUT_KINETO;
 	else if (js < 0)
 		*why = "only whitespace: no JSON data";
+}
+
+/* `s` as one shell word: as is when it holds only characters no shell
+ * reads specially, else between single quotes ('\'' for a quote). */
+static void shell_word(const char *s, char *buf, size_t size)
+{
+	size_t len = 0;
+	bool plain = *s != '\0';
+
+	for (const char *p = s; *p && plain; p++)
+		plain = isalnum((unsigned char)*p) || strchr("._-/+,:@%", *p);
+	if (plain) {
+		snprintf(buf, size, "%s", s);
+		return;
+	}
+	if (size < 3) {
+		buf[0] = '\0';
+		return;
+	}
+	buf[len++] = '\'';
+	for (const char *p = s; *p && len + 6 < size; p++) {
+		if (*p == '\'') {
+			memcpy(buf + len, "'\\''", 4);
+			len += 4;
+		} else {
+			buf[len++] = *p;
+		}
+	}
+	buf[len++] = '\'';
+	buf[len] = '\0';
+}
+
+bool gs_detect_name_hint(const char *name, char *buf, size_t size)
+{
+	static const char *const ext[] = {".nsys-rep", ".qdrep"};
+	size_t n = name ? strlen(name) : 0;
+	char in[320], out[320], base[256];
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		size_t e = strlen(ext[i]);
+
+		if (n <= e || strcmp(name + n - e, ext[i]) != 0)
+			continue;
+		snprintf(base, sizeof(base), "%.*s.sqlite", (int)(n - e < 200 ? n - e : 200), name);
+		shell_word(name, in, sizeof(in));
+		shell_word(base, out, sizeof(out));
+		snprintf(buf, size,
+			 "an Nsight Systems report is read through its SQLite export: nsys export "
+			 "--type sqlite --output %s %s",
+			 out, in);
+		return true;
+	}
+	return false;
 }
 
 gs_status gs_detect_read_head(int fd, const char *name, unsigned char *head, size_t cap, size_t *n)

@@ -18,6 +18,14 @@ gs_status gs_detect_format_why(const char *path, enum gs_input_format *fmt, cons
  * GS_DETECT_HEAD), with the reason as gs_detect_format_why. */
 void gs_detect_head(const unsigned char *head, size_t n, enum gs_input_format *fmt,
 		    const char **why);
+/*
+ * What to do with an input named `name` that is not a trace, when its name
+ * says: an Nsight Systems report (.nsys-rep, .qdrep) is read through its
+ * SQLite export, "an Nsight Systems report is read through its SQLite
+ * export: nsys export --type sqlite --output run.sqlite run.nsys-rep".
+ * Writes it to buf and returns true; false (buf "") for any other name.
+ */
+bool gs_detect_name_hint(const char *name, char *buf, size_t size);
 /* Read up to `cap` bytes from `fd` into `head` (fewer only at the end of the
  * input); errors name `name`. */
 gs_status gs_detect_read_head(int fd, const char *name, unsigned char *head, size_t cap, size_t *n);

@@ -233,7 +233,7 @@ static gs_status add_dir(struct gs_input_list *l, const char *dir)
 	struct skipped sk = {0};
 	char **names = NULL;
 	size_t n = 0, found = 0;
-	char what[64], line[GS_ERROR_MSG_MAX];
+	char what[64], line[GS_ERROR_MSG_MAX], hint[GS_ERROR_MSG_MAX / 2] = "";
 	char *from = strdup(dir);
 	gs_status rc;
 
@@ -265,6 +265,8 @@ static gs_status add_dir(struct gs_input_list *l, const char *dir)
 		rc = is_trace(p, &trace);
 		if (!rc && !trace) {
 			skip(&sk, names[i], false);
+			if (!*hint)
+				gs_detect_name_hint(p, hint, sizeof(hint));
 			free(p);
 			continue;
 		}
@@ -283,15 +285,16 @@ static gs_status add_dir(struct gs_input_list *l, const char *dir)
 	skipped_what(&sk, what, sizeof(what));
 	if (!found) {
 		if (sk.n)
-			gs_error_append("%s: no trace in this directory (%s: %s)", dir, what,
-					sk.text);
+			gs_error_append("%s: no trace in this directory (%s: %s)%s%s", dir, what,
+					sk.text, *hint ? "; " : "", hint);
 		else
 			gs_error_append("%s: no trace in this directory", dir);
 		return GS_ERR_INVALID;
 	}
 	if (!sk.n)
 		return GS_OK;
-	snprintf(line, sizeof(line), "%s: skipped %s (%s)", dir, what, sk.text);
+	snprintf(line, sizeof(line), "%s: skipped %s (%s)%s%s", dir, what, sk.text,
+		 *hint ? "; " : "", hint);
 	return push_warning(l, line);
 }
 

@@ -131,6 +131,19 @@ static gs_status slurp(int fd, const char *name, const unsigned char *head, size
 	return GS_OK;
 }
 
+/* The cause for an input that is no trace; an Nsight Systems report (by
+ * its name) with the command that exports what gpuscope reads. */
+static void unrecognised(const char *name, const char *why)
+{
+	char hint[GS_ERROR_MSG_MAX];
+
+	if (strncmp(why, "not a recognised trace", 22) == 0 &&
+	    gs_detect_name_hint(name, hint, sizeof(hint)))
+		gs_error_append("%s: not a recognised trace: %s", name, hint);
+	else
+		gs_error_append("%s: %s", name, why);
+}
+
 /* gs_trace_load_into's reading, for an input read in one pass (fd, owned). */
 static gs_status load_stream(int fd, const char *name, const struct gs_load_options *opts,
 			     struct gs_limit_sink *ls, struct gs_sink *sink,
@@ -176,7 +189,7 @@ static gs_status load_stream(int fd, const char *name, const struct gs_load_opti
 		break;
 	}
 	close(fd);
-	gs_error_append("%s: %s", name, why);
+	unrecognised(name, why);
 	return GS_ERR_FORMAT;
 }
 
@@ -250,7 +263,7 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 	case GS_INPUT_UNKNOWN:
 		break;
 	}
-	gs_error_append("%s: %s", path, why);
+	unrecognised(path, why);
 	return GS_ERR_FORMAT;
 }
 

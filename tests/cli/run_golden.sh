@@ -233,6 +233,24 @@ golden_tests() {
 	has analyze_nosync err "1 cudaStreamWaitEvent calls but no cuda_sync events"
 	run analyze_nosync_json analyze --format json nosync.json
 	has analyze_nosync_json out "1 cudaStreamWaitEvent calls but no cuda_sync events"
+	# The caution names the profiler option that records the waits, in the
+	# text and the HTML; so does the one about a wait recorded without its
+	# event record (no wait_on_stream, no event record correlation).
+	has analyze_nosync out "_ExperimentalConfig(enable_cuda_sync_events=True)"
+	run analyze_nosync_html analyze --format html nosync.json
+	has analyze_nosync_html out "_ExperimentalConfig(enable_cuda_sync_events=True) records each stream wait"
+	printf '%s\n' '{"traceEvents": [' \
+		'{"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 9, "tid": 9, "ts": 1, "dur": 1, "args": {"correlation": 1}},' \
+		'{"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"cuda_sync_kind": "Stream Wait Event", "stream": 7, "correlation": 1, "device": 0}},' \
+		'{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": 3, "dur": 1, "args": {"correlation": 2}},' \
+		'{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5, "args": {"device": 0, "stream": 7, "correlation": 2}}]}' \
+		>unlinked.json
+	run analyze_unlinked analyze unlinked.json
+	[ "$rc" = 0 ] || fail "analyze_unlinked: exit $rc"
+	has analyze_unlinked out "caution  1 stream waits could not be linked to their event record"
+	tr -d '\n' <analyze_unlinked.out | tr -s ' ' >analyze_unlinked.flat
+	mv analyze_unlinked.flat analyze_unlinked.out
+	has analyze_unlinked out "(PyTorch profiler: experimental_config=torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True) records each stream wait with its event record)"
 
 	# Recognised by content: gzip, and a name that says nothing.
 	if command -v gzip >/dev/null 2>&1; then
@@ -312,6 +330,30 @@ exit_tests() {
 	random_bytes random.bin
 	expect random 1 info random.bin
 	has random err "random.bin"
+	# A profile of the host only has nothing to analyze: exit 1, saying what
+	# to record (analyze, and diff with it on either side).
+	expect cpu_only_analyze 1 analyze cpu_only.json
+	has cpu_only_analyze err "gpuscope: error: cpu_only.json: no GPU ops: the trace records the host only (a CPU-only profile): record the GPU too (PyTorch profiler: activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]; Nsight Systems: nsys profile --trace=cuda)"
+	expect cpu_only_diff 1 diff -q small.json cpu_only.json
+	has cpu_only_diff err "gpuscope: error: cpu_only.json: no GPU ops"
+	expect cpu_only_diff_base 1 diff -q cpu_only.json small.json
+	has cpu_only_diff_base err "ProfilerActivity.CUDA"
+	# info and dump still show what such a trace holds.
+	expect cpu_only_info 0 info cpu_only.json
+	# An Nsight Systems report is read through its SQLite export: the error
+	# gives the command (quoted for the shell where the name needs it), for
+	# an input and for a directory that holds one.
+	cp random.bin run.nsys-rep
+	expect nsys_rep 1 analyze run.nsys-rep
+	has nsys_rep err "gpuscope: error: run.nsys-rep: not a recognised trace: an Nsight Systems report is read through its SQLite export: nsys export --type sqlite --output run.sqlite run.nsys-rep"
+	cp random.bin "my run.qdrep"
+	expect nsys_rep_quoted 1 info "my run.qdrep"
+	has nsys_rep_quoted err "nsys export --type sqlite --output 'my run.sqlite' 'my run.qdrep'"
+	mkdir -p reports && cp random.bin reports/a.nsys-rep
+	expect nsys_rep_dir 1 analyze reports
+	has nsys_rep_dir err "reports: no trace in this directory (1 file that is not a trace: a.nsys-rep); an Nsight Systems report is read through its SQLite export: nsys export --type sqlite --output reports/a.sqlite reports/a.nsys-rep"
+	# Any other file that is no trace keeps the plain reason.
+	hasnt random err "nsys export"
 	copy_bytes small.json cut.json 2000
 	expect cut_json 1 dump cut.json
 	has cut_json err "cut.json"
@@ -429,7 +471,7 @@ exit_tests() {
 	has warn_analyze_json err "gpuscope: warning: small.json: skipped 1 events of unknown"
 	expect warn_export 0 export -o warn.json small.json
 	has warn_export err "gpuscope: warning: small.json: skipped 1 events of unknown category"
-	expect warn_diff 0 diff --format json small.json cpu_only.json
+	expect warn_diff 0 diff --format json small.json small.json
 	has warn_diff err "gpuscope: warning: small.json: skipped 1 events of unknown category"
 	for c in "info --format json" dump "analyze --format json" "convert -o q.gscope --force" \
 		"export -o q.json --force" "diff small.json"; do

@@ -107,15 +107,43 @@ static struct gs_report *job_report(const struct gs_job *j)
 	return r;
 }
 
-/* Load, build, check; the number of GPUs reported. */
+/* Whether any rank of the job has a GPU op. */
+static bool job_has_ops(const struct gs_job *j)
+{
+	size_t n;
+
+	for (size_t i = 0; i < j->n_ranks; i++) {
+		gs_trace_ops(j->ranks[i].trace, &n);
+		if (n)
+			return true;
+	}
+	return false;
+}
+
+/* Load, build, check; the number of GPUs reported. A profile of the host
+ * only (the shared cpu_only trace) is refused, saying what to record. */
 static size_t check_paths(const char *const *paths, size_t n)
 {
+	struct gs_report_options o = {0};
 	struct gs_job *j = NULL;
-	struct gs_report *r;
+	struct gs_report *r = NULL;
 	size_t gpus = 0;
 
 	if (gs_job_load(paths, n, NULL, &j, NULL, NULL) != GS_OK)
 		fail_msg("%s: cannot load", paths[0]);
+	if (!job_has_ops(j)) {
+		char chain[2048];
+
+		gs_error_clear();
+		assert_int_equal(gs_report_build_job(j, &o, &r), GS_ERR_INVALID);
+		assert_null(r);
+		gs_error_format(chain, sizeof(chain));
+		if (!strstr(chain, "no GPU ops") || !strstr(chain, "ProfilerActivity.CUDA"))
+			fail_msg("%s: host-only profile refused with '%s'", paths[0], chain);
+		gs_error_clear();
+		gs_job_destroy(j);
+		return 0;
+	}
 	r = job_report(j);
 	check_report(r, paths[0]);
 	for (size_t i = 0; i < r->n_ranks; i++)

@@ -26,6 +26,7 @@
  *   plan.h        `gpuscope plan`: the stage calculator (no trace)
  *   export_data.h what `gpuscope export` adds to the records
  *   diff.h        `gpuscope diff`: two reports side by side
+ *   gate.h        `--fail-if`: thresholds over a report or a diff, verdicts
  */
 #ifndef GPUSCOPE_ANALYZER_H
 #define GPUSCOPE_ANALYZER_H
@@ -40,6 +41,7 @@
 #include <gpuscope/diff.h>
 #include <gpuscope/dump.h>
 #include <gpuscope/export_data.h>
+#include <gpuscope/gate.h>
 #include <gpuscope/graph.h>
 #include <gpuscope/hostattr.h>
 #include <gpuscope/job.h>

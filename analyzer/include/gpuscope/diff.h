@@ -67,6 +67,17 @@ gs_status gs_diff_build(const struct gs_trace *base, const struct gs_trace *newt
 gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt,
 			    const struct gs_diff_options *o, struct gs_diff **out);
 void gs_diff_destroy(struct gs_diff *d);
+/* The GPUs compared: paired, present on both sides. */
+size_t gs_diff_compared(const struct gs_diff *d);
+/*
+ * GS_OK when the diff compares a GPU at all; else GS_ERR_INVALID, its cause
+ * listing the GPUs only in base and only in new and naming --pair (their
+ * ids differ between the runs, so pairing by id compared none).
+ */
+gs_status gs_diff_check_compared(const struct gs_diff *d);
+/* Warnings about the comparison, one line each (a --pair of two GPU
+ * models); valid while the diff lives. */
+const char *const *gs_diff_warnings(const struct gs_diff *d, size_t *n);
 /* Aligned tables for people; every line fits 100 columns. */
 gs_status gs_diff_write_text(FILE *out, const struct gs_diff *d);
 /* One object, schema "gpuscope.diff/1"; every row of every list. */

@@ -18,7 +18,9 @@ extern "C" {
  * analysis. o->has_rank picks one rank; o->has_device alone picks the
  * device in the one rank that has it (GS_ERR_INVALID, naming the ranks,
  * when several have it). A relative window is offset from the first op of
- * each rank's clock group. The job is borrowed and must outlive the report.
+ * each rank's clock group. A job without a single GPU op (a CPU-only
+ * profile) is GS_ERR_INVALID, its cause saying what to record. The job is
+ * borrowed and must outlive the report.
  */
 gs_status gs_report_build_job(const struct gs_job *j, const struct gs_report_options *o,
 			      struct gs_report **out);

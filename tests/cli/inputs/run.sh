@@ -170,8 +170,8 @@ cmp -s files.ops.csv dir.ops.csv && cmp -s files.segments.csv dir.segments.csv |
 
 # diff: each side a trace or a directory (a job).
 mkdir one && cp gen/rank0.json one/
-expect diff_file 0 diff --format json one/rank0.json runs/rank1.json
-expect diff_onedir 0 diff --format json one runs/rank1.json
+expect diff_file 0 diff --format json one/rank0.json runs/rank0.json
+expect diff_onedir 0 diff --format json one runs/rank0.json
 sed 's|"file": "one",|"file": "one/rank0.json",|' diff_onedir.out >diff_onedir.sed.out
 same diff_onedir.sed diff_file
 mkdir again && cp gen/rank*.json again/
@@ -185,6 +185,34 @@ checks=$((checks + 1))
 grep -q 'rank 3 · GPU 3' diff_dirs_text.out || fail "diff DIR DIR: no rank 3 in the text"
 expect diff_inputs 2 diff --inputs ranks.txt runs again
 expect diff_self 0 diff --format json runs runs
+
+# GPUs whose ids differ (rank 0's GPU 0, rank 1's GPU 1) compare nothing:
+# one error naming each side's GPUs and --pair, exit 1, nothing written;
+# --pair compares them, with a warning when they are two GPU models.
+refused diff_none "no GPU is in both runs, so nothing is compared (GPUs pair by rank and device id): only in base: GPU 0; only in new: GPU 1; pair them with --pair BASE_GPU:NEW_GPU (--pair 0:1)" \
+	diff one/rank0.json runs/rank1.json
+expect diff_pair 0 diff --format json --pair 0:1 one/rank0.json runs/rank1.json
+stderr_is diff_pair ""
+checks=$((checks + 1))
+grep -q '"warnings": \[\]' diff_pair.out || fail "diff --pair: warnings in the JSON"
+mkdir a100 && sed 's/NVIDIA H100 80GB HBM3/NVIDIA A100-SXM4-80GB/' runs/rank1.json >a100/rank1.json
+models="--pair 0:1 compares two GPU models: NVIDIA H100 80GB HBM3 (base) and NVIDIA A100-SXM4-80GB (new)"
+expect diff_models 0 diff --format json --pair 0:1 one/rank0.json a100/rank1.json
+stderr_is diff_models "gpuscope: warning: $models"
+checks=$((checks + 1))
+grep -qF "\"warnings\": [\"$models\"]" diff_models.out || fail "diff --pair: no warning in the JSON"
+expect diff_models_text 0 diff --pair 0:1 one/rank0.json a100/rank1.json
+checks=$((checks + 1))
+grep -qF '  two GPU models: NVIDIA H100 80GB HBM3 in base, NVIDIA A100-SXM4-80GB in new' \
+	diff_models_text.out || fail "diff --pair: no line on the two models in the text"
+expect diff_models_q 0 diff -q --pair 0:1 one/rank0.json a100/rank1.json
+stderr_is diff_models_q ""
+# Jobs: the GPUs named with their ranks, and --pair in its RANK/GPU form.
+"$gen" --job 6 --out-dir gen6 --ops-per-rank 60 >/dev/null || exit 1
+mkdir late && cp gen6/rank4.json gen6/rank5.json late/
+refused diff_none_job "no GPU is in both runs, so nothing is compared (GPUs pair by rank and device id): only in base: rank 0 GPU 0, rank 1 GPU 1, rank 2 GPU 2, rank 3 GPU 3; only in new: rank 4 GPU 4, rank 5 GPU 5; pair them with --pair BASE_GPU:NEW_GPU (--pair 0/0:4/4)" \
+	diff -q runs late
+expect diff_pair_job 0 diff -q --format json --pair 0/0:4/4 runs late
 
 # Errors: a directory without a trace, with nothing else or other files.
 mkdir empty notes && echo "no trace here" >notes/a.txt && cp gen/rank0.json notes/.hidden.json

@@ -34,6 +34,8 @@ fail() {
 
 cp "$root/tests/cli/data/small.json" small.json || exit 1
 cp "$root/tests/cli/data/cpu_only.json" cpu_only.json || exit 1
+# The other side of diff: a trace of GPU ops (a host-only one compares nothing).
+cp small.json other.json || exit 1
 "$gs" convert -q small.json -o small.gscope || exit 1
 have_gzip=0
 if command -v gzip >/dev/null 2>&1; then
@@ -159,11 +161,11 @@ for f in $inputs; do
 		cmp -s "$base.$via.dump" "$base.ref.dump" || fail "$base.convert.$via: other records"
 	done
 	# diff: stdin against a file, either side.
-	run "$base.diff.file" file "$f" diff TRACE cpu_only.json
-	run "$base.diff.pipe" pipe "$f" diff cpu_only.json TRACE
-	run "$base.diff.file2" file "$f" diff cpu_only.json TRACE
+	run "$base.diff.file" file "$f" diff TRACE other.json
+	run "$base.diff.pipe" pipe "$f" diff other.json TRACE
+	run "$base.diff.file2" file "$f" diff other.json TRACE
 	same "$base.diff.pipe" "$base.diff.file2"
-	run "$base.diff.pipe" pipe "$f" diff TRACE cpu_only.json
+	run "$base.diff.pipe" pipe "$f" diff TRACE other.json
 	checks=$((checks + 1))
 	[ "$rc" = 0 ] || fail "$base.diff.pipe: exit $rc: $(cat "$base.diff.pipe.err")"
 	same "$base.diff.pipe" "$base.diff.file"
