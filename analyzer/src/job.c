@@ -2186,21 +2186,21 @@ static void text_steps(struct jt *w, const struct gs_job_analysis *ja)
 		return;
 	jt_section(w,
 		   "Steps across ranks (by number; * analysed on every rank; ! max over 1.2x the "
-		   "median)");
-	gs_out_puts(w->o, "      ");
+		   "median; p partial)");
+	gs_out_puts(w->o, "       ");
 	jt_cell(w, "step", 5, true);
 	jt_cell(w, "ranks", 6, true);
-	jt_cell(w, "min", 10, true);
-	jt_cell(w, "median", 10, true);
-	jt_cell(w, "max", 10, true);
-	jt_cell(w, "rank", 6, true);
-	jt_cell(w, "job span", 10, true);
+	jt_cell(w, "min", 12, true);
+	jt_cell(w, "median", 12, true);
+	jt_cell(w, "max", 12, true);
+	jt_cell(w, "rank", 5, true);
+	jt_cell(w, "job span", 12, true);
 	gs_out_puts(w->o, "  ");
-	jt_cell(w, "last to end", 15, false);
+	jt_cell(w, "last to end", 13, false);
 	gs_out_puts(w->o, "slowest's gap\n");
 	for (size_t i = 0; i < ja->n_steps; i++) {
 		const struct ja_step *x = &ja->steps[i];
-		char num[32], ranks[32], rank[16], last[48];
+		char num[32], ranks[32], rank[16], last[48], cause[4 * TEXT_WIDTH];
 
 		if (!x->span_known)
 			unknown++;
@@ -2212,13 +2212,14 @@ static void text_steps(struct jt *w, const struct gs_job_analysis *ja)
 		snprintf(ranks, sizeof(ranks), "%zu", x->ranks);
 		snprintf(rank, sizeof(rank), "%u", rank_of(ja, x->ri[2])->rank);
 		LINE_UNIT(x->v[0], x->v[1], x->v[2], x->span_known ? x->span_ns : 0);
-		gs_out_printf(w->o, "    %c%c", x->analysed ? '*' : ' ', x->slow ? '!' : ' ');
+		gs_out_printf(w->o, "    %c%c%c", x->analysed ? '*' : ' ', x->slow ? '!' : ' ',
+			      x->partial ? 'p' : ' ');
 		jt_cell(w, num, 5, true);
 		jt_cell(w, ranks, 6, true);
 		for (int k = 0; k < 3; k++)
-			jt_cell(w, DUR(x->v[k]), 10, true);
-		jt_cell(w, x->ranks > 1 ? rank : "", 6, true);
-		jt_cell(w, x->span_known ? DUR(x->span_ns) : "unknown", 10, true);
+			jt_cell(w, DUR(x->v[k]), 12, true);
+		jt_cell(w, x->ranks > 1 ? rank : "", 5, true);
+		jt_cell(w, x->span_known ? DUR(x->span_ns) : "unknown", 12, true);
 		line_unit = 0;
 		if (!x->span_known || x->ranks < 2)
 			snprintf(last, sizeof(last), "-");
@@ -2228,10 +2229,12 @@ static void text_steps(struct jt *w, const struct gs_job_analysis *ja)
 			snprintf(last, sizeof(last), "%u +%s", rank_of(ja, x->last_ri)->rank,
 				 DUR(x->last_ns));
 		gs_out_puts(w->o, "  ");
-		jt_cell(w, last, 15, false);
-		gs_out_puts(w->o,
-			    x->cause < GS_GAP_CAUSE_COUNT ? gs_gap_cause_name(x->cause) : "-");
-		gs_out_puts(w->o, x->partial ? " (partial)\n" : "\n");
+		jt_cell(w, last, 13, false);
+		gs_report_text_fit(cause, sizeof(cause),
+				   x->cause < GS_GAP_CAUSE_COUNT ? gs_gap_cause_name(x->cause) :
+								   "-",
+				   TEXT_WIDTH - 86);
+		gs_out_printf(w->o, "%s\n", cause);
 	}
 	if (ja->n_steps > STEP_ROWS)
 		gs_out_printf(w->o, "    ... %zu more steps (--format json for every one)\n",
