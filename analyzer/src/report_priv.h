@@ -49,7 +49,7 @@ struct gs_report_kernel {
  * about the device's ops that start in its window, so the first steps get
  * them, at most GS_REPORT_STEP_FIGURES, while their windows hold no more
  * than GS_REPORT_STEP_BUDGET ops in all (at least one step). */
-#define GS_REPORT_STEP_FIGURES 256
+#define GS_REPORT_STEP_FIGURES 64
 #define GS_REPORT_STEP_BUDGET 4000000
 
 /* A device's figures over one step's GPU window. */
