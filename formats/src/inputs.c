@@ -233,7 +233,7 @@ static gs_status add_dir(struct gs_input_list *l, const char *dir)
 	struct skipped sk = {0};
 	char **names = NULL;
 	size_t n = 0, found = 0;
-	char what[64], line[GS_ERROR_MSG_MAX], hint[GS_ERROR_MSG_MAX / 2] = "";
+	char what[64], line[2 * GS_ERROR_MSG_MAX], hint[GS_ERROR_MSG_MAX / 2] = "";
 	char *from = strdup(dir);
 	gs_status rc;
 
