@@ -838,36 +838,52 @@ static bool cur_load(struct kin_scan *k, size_t base)
 	return true;
 }
 
+/* One walk through an event: the cursor's block and positions in locals
+ * (written back to k->cur when the walk ends well). */
+struct kin_walk {
+	struct kin_scan *k;
+	const char *buf;
+	uint64_t tok;
+	size_t base;
+	uint64_t max_str;
+	uint32_t max_level;          /* levels of brackets the limits allow */
+	uint8_t st[KIN_FAST_LEVELS]; /* the kinds of the open brackets */
+};
+
 /* The next position; false at the end of the buffer or of what the masks
  * can say (the walk then gives up). */
-static inline bool cur_next(struct kin_scan *k, size_t *at)
+static inline bool w_next(struct kin_walk *w, size_t *at)
 {
-	struct kin_cursor *c = &k->cur;
-
-	while (!c->tok) {
-		size_t nb = c->base + 64;
+	while (!w->tok) {
+		struct kin_scan *k = w->k;
+		size_t nb = w->base + 64;
 
 		if (nb >= k->len || !cur_load(k, nb)) {
-			c->live = false;
+			k->cur.live = false;
 			return false;
 		}
+		w->tok = k->cur.tok;
+		w->base = nb;
 	}
-	*at = c->base + ctz64(c->tok);
-	c->tok &= c->tok - 1;
+	*at = w->base + ctz64(w->tok);
+	w->tok &= w->tok - 1;
 	return true;
 }
 
 /* Take the position `pos` (an event's '{'): from where the last event
  * left the cursor, or classifying again from there. */
-static bool cur_take(struct kin_scan *k, size_t pos)
+static bool w_take(struct kin_walk *w, size_t pos)
 {
+	struct kin_scan *k = w->k;
 	struct kin_cursor *c = &k->cur;
 	size_t at;
 
 	if (!k->classify)
 		k->classify = kin_blocks_classifier();
 	if (c->live && pos >= c->base) {
-		while (cur_next(k, &at)) {
+		w->tok = c->tok;
+		w->base = c->base;
+		while (w_next(w, &at)) {
 			if (at == pos)
 				return true;
 			if (at > pos)
@@ -880,7 +896,8 @@ static bool cur_take(struct kin_scan *k, size_t pos)
 	c->live = cur_load(k, pos);
 	if (!c->live || !(c->tok & 1))
 		return c->live = false;
-	c->tok &= c->tok - 1;
+	w->tok = c->tok & (c->tok - 1);
+	w->base = pos;
 	return true;
 }
 
@@ -921,11 +938,11 @@ static inline int ev_field(const char *key, size_t n)
  * `stop` + 1: *close gets its position. False (give up) on a bracket that
  * does not match, too deep, a string over the limit or the buffer's end.
  */
-static bool walk_to_close(struct kin_scan *k, size_t at, uint8_t *st, uint32_t level, uint32_t stop,
-			  uint32_t max_level, size_t *close)
+static bool walk_to_close(struct kin_walk *w, size_t at, uint32_t level, uint32_t stop,
+			  size_t *close)
 {
-	const char *buf = k->buf;
-	const uint64_t max_str = k->lim->max_string_bytes;
+	const char *buf = w->buf;
+	uint8_t *st = w->st;
 
 	for (;;) {
 		char c = buf[at];
@@ -933,12 +950,12 @@ static bool walk_to_close(struct kin_scan *k, size_t at, uint8_t *st, uint32_t l
 
 		switch (c) {
 		case '"':
-			if (!cur_next(k, &q) || q - at - 1 > max_str)
+			if (!w_next(w, &q) || q - at - 1 > w->max_str)
 				return false;
 			break;
 		case '{':
 		case '[':
-			if (level >= max_level || level >= KIN_FAST_LEVELS)
+			if (level >= w->max_level || level >= KIN_FAST_LEVELS)
 				return false;
 			st[level++] = (uint8_t)c;
 			break;
@@ -954,7 +971,7 @@ static bool walk_to_close(struct kin_scan *k, size_t at, uint8_t *st, uint32_t l
 		default:
 			break;
 		}
-		if (!cur_next(k, &at))
+		if (!w_next(w, &at))
 			return false;
 	}
 }
@@ -1027,16 +1044,15 @@ static inline size_t scalar_end(const char *buf, size_t next)
  * `level`: KA_ARRAY when it holds numbers only, KA_OTHER else; -1: give up.
  * *close gets its ']'.
  */
-static int walk_array(struct kin_scan *k, size_t at, uint8_t *st, uint32_t level,
-		      uint32_t max_level, size_t *close)
+static int walk_array(struct kin_walk *w, size_t at, uint32_t level, size_t *close)
 {
-	const char *buf = k->buf;
+	const char *buf = w->buf;
 	int type = KA_ARRAY;
 
-	if (level >= max_level)
+	if (level >= w->max_level)
 		return -1;
-	st[level] = '[';
-	if (!cur_next(k, &at))
+	w->st[level] = '[';
+	if (!w_next(w, &at))
 		return -1;
 	if (buf[at] == ']') {
 		*close = at;
@@ -1049,7 +1065,7 @@ static int walk_array(struct kin_scan *k, size_t at, uint8_t *st, uint32_t level
 		if (c == '"' || c == '{' || c == '[' || c == ',' || c == ':' || c == '}' ||
 		    c == ']')
 			break;
-		if (!cur_next(k, &at))
+		if (!w_next(w, &at))
 			return -1;
 		if (buf[at] != ',' && buf[at] != ']')
 			break;
@@ -1059,11 +1075,11 @@ static int walk_array(struct kin_scan *k, size_t at, uint8_t *st, uint32_t level
 			*close = at;
 			return type;
 		}
-		if (!cur_next(k, &at))
+		if (!w_next(w, &at))
 			return -1;
 	}
 	/* Not a list of scalars: find its end. */
-	return walk_to_close(k, at, st, level + 1, level, max_level, close) ? KA_OTHER : -1;
+	return walk_to_close(w, at, level + 1, level, close) ? KA_OTHER : -1;
 }
 
 /*
@@ -1071,21 +1087,20 @@ static int walk_array(struct kin_scan *k, size_t at, uint8_t *st, uint32_t level
  * members into ev->args and ev->args_state. False: give up. *close gets its
  * '}'.
  */
-static bool walk_args(struct kin_scan *k, size_t at, uint8_t *st, uint32_t max_level,
-		      struct kin_event *ev, size_t *close)
+static bool walk_args(struct kin_walk *w, size_t at, struct kin_event *ev, size_t *close)
 {
-	const char *buf = k->buf;
-	const uint64_t max_str = k->lim->max_string_bytes;
-	struct kin_cursor *c = &k->cur;
+	const char *buf = w->buf;
+	const uint64_t max_str = w->max_str;
+	struct kin_cursor *c = &w->k->cur;
 	bool json = true, full = false;
 	uint32_t n = 0;
 	size_t q;
 
-	if (max_level < 2)
+	if (w->max_level < 2)
 		return false;
-	st[1] = '{';
-	c->any_weird = (c->weird >> (at - c->base)) != 0;
-	if (!cur_next(k, &at))
+	w->st[1] = '{';
+	c->any_weird = (c->weird >> (at - w->base)) != 0;
+	if (!w_next(w, &at))
 		return false;
 	if (buf[at] == '}') {
 		*close = at;
@@ -1097,32 +1112,32 @@ static bool walk_args(struct kin_scan *k, size_t at, uint8_t *st, uint32_t max_l
 
 		if (buf[at] != '"')
 			goto not_members;
-		if (!cur_next(k, &q) || q - at - 1 > max_str)
+		if (!w_next(w, &q) || q - at - 1 > max_str)
 			return false;
 		key = at + 1;
 		klen = q - at - 1;
-		if (!cur_next(k, &at))
+		if (!w_next(w, &at))
 			return false;
 		if (buf[at] != ':')
 			goto not_members;
-		if (!cur_next(k, &at))
+		if (!w_next(w, &at))
 			return false;
 		vs = at;
 		switch (buf[at]) {
 		case '"':
-			if (!cur_next(k, &q) || q - at - 1 > max_str)
+			if (!w_next(w, &q) || q - at - 1 > max_str)
 				return false;
 			type = KA_STRING;
 			ve = q + 1;
 			break;
 		case '[':
-			type = walk_array(k, at, st, 2, max_level, &q);
+			type = walk_array(w, at, 2, &q);
 			if (type < 0)
 				return false;
 			ve = q + 1;
 			break;
 		case '{':
-			if (!walk_to_close(k, at, st, 2, 2, max_level, &q))
+			if (!walk_to_close(w, at, 2, 2, &q))
 				return false;
 			type = KA_OTHER;
 			ve = q + 1;
@@ -1133,7 +1148,7 @@ static bool walk_args(struct kin_scan *k, size_t at, uint8_t *st, uint32_t max_l
 		case ']':
 			goto not_members;
 		default:
-			if (!cur_next(k, &at))
+			if (!w_next(w, &at))
 				return false;
 			if (buf[at] != ',' && buf[at] != '}')
 				goto not_members;
@@ -1141,7 +1156,7 @@ static bool walk_args(struct kin_scan *k, size_t at, uint8_t *st, uint32_t max_l
 			type = scalar_type(buf + vs, ve - vs);
 			goto have_next;
 		}
-		if (!cur_next(k, &at))
+		if (!w_next(w, &at))
 			return false;
 have_next:
 		if (type == KA_OTHER)
@@ -1158,7 +1173,7 @@ have_next:
 			full = true;
 		}
 		if (buf[at] == ',') {
-			if (!cur_next(k, &at))
+			if (!w_next(w, &at))
 				return false;
 			continue;
 		}
@@ -1177,26 +1192,32 @@ out:
 not_members:
 	/* Text kin_find_members reads its own way: left to it. */
 	ev->args_state = KIN_ARGS_UNREAD;
-	return walk_to_close(k, at, st, 2, 1, max_level, close);
+	return walk_to_close(w, at, 2, 1, close);
 }
 
 /* The fast way through the event at k->pos; false: give up (nothing
  * changed but the cursor). */
 static bool fast_event(struct kin_scan *k, uint32_t depth, struct kin_event *ev)
 {
+	struct kin_walk wk = {
+		.k = k,
+		.buf = k->buf,
+		.max_str = k->lim->max_string_bytes,
+		.max_level = depth < k->lim->max_depth ? k->lim->max_depth - depth : 0,
+		.st = {'{'},
+	};
+	struct kin_walk *w = &wk;
 	const char *buf = k->buf;
-	const uint64_t max_str = k->lim->max_string_bytes;
-	const uint32_t max_level = depth < k->lim->max_depth ? k->lim->max_depth - depth : 0;
-	uint8_t st[KIN_FAST_LEVELS] = {'{'}; /* the kinds of the open brackets */
+	const uint64_t max_str = w->max_str;
 	size_t s0 = k->pos, at, q, end;
 
-	if (max_level == 0 || !cur_take(k, s0))
+	if (w->max_level == 0 || !w_take(w, s0))
 		return false;
 	memset(ev->f, 0, sizeof(ev->f));
 	ev->members_ok = true;
 	ev->args_state = KIN_ARGS_UNREAD;
 	ev->nargs = 0;
-	if (!cur_next(k, &at))
+	if (!w_next(w, &at))
 		return false;
 	if (buf[at] == '}') {
 		end = at;
@@ -1208,32 +1229,32 @@ static bool fast_event(struct kin_scan *k, uint32_t depth, struct kin_event *ev)
 
 		if (buf[at] != '"')
 			goto not_members;
-		if (!cur_next(k, &q) || q - at - 1 > max_str)
+		if (!w_next(w, &q) || q - at - 1 > max_str)
 			return false;
 		field = ev_field(buf + at + 1, q - at - 1);
-		if (!cur_next(k, &at))
+		if (!w_next(w, &at))
 			return false;
 		if (buf[at] != ':')
 			goto not_members;
-		if (!cur_next(k, &at))
+		if (!w_next(w, &at))
 			return false;
 		vs = at;
 		switch (buf[at]) {
 		case '"':
-			if (!cur_next(k, &q) || q - at - 1 > max_str)
+			if (!w_next(w, &q) || q - at - 1 > max_str)
 				return false;
 			ve = q + 1;
 			break;
 		case '{':
 			if (field == EV_ARGS) {
-				if (!walk_args(k, at, st, max_level, ev, &q))
+				if (!walk_args(w, at, ev, &q))
 					return false;
 				ve = q + 1;
 				break;
 			}
 			/* fall through */
 		case '[':
-			if (!walk_to_close(k, at, st, 1, 1, max_level, &q))
+			if (!walk_to_close(w, at, 1, 1, &q))
 				return false;
 			ve = q + 1;
 			break;
@@ -1243,14 +1264,14 @@ static bool fast_event(struct kin_scan *k, uint32_t depth, struct kin_event *ev)
 		case ']':
 			goto not_members;
 		default:
-			if (!cur_next(k, &at))
+			if (!w_next(w, &at))
 				return false;
 			if (buf[at] != ',' && buf[at] != '}')
 				goto not_members;
 			ve = scalar_end(buf, at);
 			goto have_next;
 		}
-		if (!cur_next(k, &at))
+		if (!w_next(w, &at))
 			return false;
 have_next:
 		if (field >= 0) {
@@ -1260,7 +1281,7 @@ have_next:
 				ev->args_state = KIN_ARGS_UNREAD;
 		}
 		if (buf[at] == ',') {
-			if (!cur_next(k, &at))
+			if (!w_next(w, &at))
 				return false;
 			continue;
 		}
@@ -1271,10 +1292,12 @@ have_next:
 		goto not_members;
 	}
 not_members:
-	if (!walk_to_close(k, at, st, 1, 0, max_level, &end))
+	if (!walk_to_close(w, at, 1, 0, &end))
 		return false;
 	if (end - s0 > k->lim->max_event_bytes)
 		return false;
+	k->cur.tok = w->tok;
+	k->cur.base = w->base;
 	k->pos = end + 1;
 	ev->p = buf + s0;
 	ev->n = end + 1 - s0;
@@ -1284,6 +1307,8 @@ not_members:
 done:
 	if (end - s0 > k->lim->max_event_bytes)
 		return false;
+	k->cur.tok = w->tok;
+	k->cur.base = w->base;
 	k->pos = end + 1;
 	ev->p = buf + s0;
 	ev->n = end + 1 - s0;
