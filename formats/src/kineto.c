@@ -1294,35 +1294,41 @@ static gs_status kin_collective(struct kin *k, const struct kin_args *args, uint
 /* Mapping                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* The names with their lengths: compared by length first, no strlen. */
+#define KIN_CAT(s, c)                                                                              \
+	{                                                                                          \
+		s, sizeof(s) - 1, c                                                                \
+	}
 static const struct {
 	const char *name;
+	size_t len;
 	enum kin_cat cat;
 } kin_cats[] = {
-	{"cpu_op", KC_CPU_OP},
-	{"cuda_runtime", KC_RUNTIME},
-	{"kernel", KC_KERNEL},
-	{"python_function", KC_PYTHON},
-	{"gpu_memcpy", KC_MEMCPY},
-	{"gpu_memset", KC_MEMSET},
-	{"cuda_driver", KC_DRIVER},
-	{"cuda_sync", KC_SYNC},
-	{"user_annotation", KC_USER_ANNOTATION},
-	{"gpu_user_annotation", KC_GPU_ANNOTATION},
-	{"overhead", KC_OVERHEAD},
-	{"Operator", KC_CPU_OP},
-	{"Runtime", KC_RUNTIME},
-	{"Kernel", KC_KERNEL},
-	{"Memcpy", KC_MEMCPY},
-	{"Memset", KC_MEMSET},
-	{"Trace", KC_IGNORE},
-	{"ideal", KC_IGNORE}, /* gpuscope export --with-ideal: not recorded work */
-	{"cpu_instant_event", KC_IGNORE},
+	KIN_CAT("cpu_op", KC_CPU_OP),
+	KIN_CAT("cuda_runtime", KC_RUNTIME),
+	KIN_CAT("kernel", KC_KERNEL),
+	KIN_CAT("python_function", KC_PYTHON),
+	KIN_CAT("gpu_memcpy", KC_MEMCPY),
+	KIN_CAT("gpu_memset", KC_MEMSET),
+	KIN_CAT("cuda_driver", KC_DRIVER),
+	KIN_CAT("cuda_sync", KC_SYNC),
+	KIN_CAT("user_annotation", KC_USER_ANNOTATION),
+	KIN_CAT("gpu_user_annotation", KC_GPU_ANNOTATION),
+	KIN_CAT("overhead", KC_OVERHEAD),
+	KIN_CAT("Operator", KC_CPU_OP),
+	KIN_CAT("Runtime", KC_RUNTIME),
+	KIN_CAT("Kernel", KC_KERNEL),
+	KIN_CAT("Memcpy", KC_MEMCPY),
+	KIN_CAT("Memset", KC_MEMSET),
+	KIN_CAT("Trace", KC_IGNORE),
+	KIN_CAT("ideal", KC_IGNORE), /* gpuscope export --with-ideal: not recorded work */
+	KIN_CAT("cpu_instant_event", KC_IGNORE),
 };
 
 static enum kin_cat kin_cat_lookup(const char *s, size_t n)
 {
 	for (size_t i = 0; i < sizeof(kin_cats) / sizeof(kin_cats[0]); i++)
-		if (strlen(kin_cats[i].name) == n && memcmp(kin_cats[i].name, s, n) == 0)
+		if (kin_cats[i].len == n && memcmp(kin_cats[i].name, s, n) == 0)
 			return kin_cats[i].cat;
 	return KC_UNKNOWN;
 }

@@ -1337,15 +1337,19 @@ gs_status kin_scan_event(struct kin_scan *k, uint32_t depth, struct kin_event *e
 bool kin_event_args_members(const struct kin_event *ev, const char *const *keys, size_t nkeys,
 			    struct kin_span *out)
 {
-	if (ev->args_state == KIN_ARGS_UNREAD)
+	size_t len[8];
+
+	if (ev->args_state == KIN_ARGS_UNREAD || nkeys > 8)
 		return kin_find_members(ev->f[EV_ARGS].p, ev->f[EV_ARGS].n, keys, nkeys, out);
-	for (size_t i = 0; i < nkeys; i++)
+	for (size_t i = 0; i < nkeys; i++) {
 		out[i] = (struct kin_span){NULL, 0};
+		len[i] = strlen(keys[i]);
+	}
 	for (uint32_t j = 0; j < ev->nargs; j++) {
 		const struct kin_member *m = &ev->args[j];
 
 		for (size_t i = 0; i < nkeys; i++) {
-			if (strlen(keys[i]) == m->klen && memcmp(keys[i], m->key, m->klen) == 0) {
+			if (len[i] == m->klen && memcmp(keys[i], m->key, m->klen) == 0) {
 				out[i].p = m->val;
 				out[i].n = m->vlen;
 				break;
