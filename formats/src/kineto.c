@@ -117,6 +117,7 @@
 #include "copy_names.h"
 #include "gzin.h"
 #include "import_priv.h"
+#include "kineto_pipe.h"
 #include "kineto_scan.h"
 
 #include <gpuscope/sort.h>
@@ -360,9 +361,9 @@ struct kin {
 	uint32_t ev_rank;
 	char job_ignored[96];
 	uint64_t sync_events, wait_calls;
-	bool saw_events;
-	struct kin_event ev;  /* the event being handled */
-	struct kin_args args; /* its args (kin_parse_args) */
+	bool saw_events;      /* the event code has met traceEvents */
+	bool walk_saw_events; /* the document walk has (its own thread's) */
+	struct kin_args args; /* of the event being handled (kin_parse_args) */
 	char *args_str;       /* ja_str's copy */
 	size_t args_str_cap;
 };
@@ -2357,13 +2358,56 @@ static gs_status kin_top_value(struct kin *k, enum kin_top top, const char *p, s
 	return rc;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The document walk: items for the event code (kineto_pipe.h)             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The walk (kin_document and what it calls) reads the input and writes
+ * items; kin_handle, on the thread that builds the model, does what each
+ * says. On one CPU each item is handled as soon as it is written, as the
+ * walk used to call the event code itself; on two the walk runs ahead on
+ * its own thread. The walk touches only k->sc and walk_* fields.
+ */
+static gs_status kin_handle(void *ctx, struct kin_item *it)
+{
+	struct kin *k = ctx;
+
+	k->ev_off = it->off;
+	switch (it->type) {
+	case KIN_ITEM_EVENT:
+		return kin_event(k, &it->ev);
+	case KIN_ITEM_NOT_OBJECT:
+		kin_warn(k, KW_NOT_OBJECT);
+		return GS_OK;
+	case KIN_ITEM_TOP:
+		return kin_top_value(k, (enum kin_top)it->top, it->text.p, it->text.n);
+	default:
+		k->saw_events = true;
+		return GS_OK;
+	}
+}
+
+/* An item of `type` at input offset `off`, with nothing more to it. */
+static gs_status kin_put(struct kin *k, uint8_t type, uint64_t off)
+{
+	struct kin_item *it = kin_item_next(&k->sc);
+
+	it->type = type;
+	it->off = off;
+	return kin_item_put(&k->sc);
+}
+
 /* The elements of an array whose '[' is at k->sc.pos. */
 static gs_status kin_events_array(struct kin *k, uint32_t depth)
 {
 	gs_status rc;
 	int c;
 
-	k->saw_events = true;
+	k->walk_saw_events = true;
+	rc = kin_put(k, KIN_ITEM_EVENTS, kin_here(&k->sc));
+	if (rc)
+		return rc;
 	k->sc.pos++; /* '[' */
 	rc = kin_peek(&k->sc, &c);
 	if (rc)
@@ -2373,6 +2417,7 @@ static gs_status kin_events_array(struct kin *k, uint32_t depth)
 		return GS_OK;
 	}
 	for (;;) {
+		uint64_t off;
 		size_t start;
 
 		rc = kin_peek(&k->sc, &c);
@@ -2382,14 +2427,20 @@ static gs_status kin_events_array(struct kin *k, uint32_t depth)
 			return kin_format_error(
 				&k->sc, kin_here(&k->sc),
 				"the input ends inside traceEvents (truncated JSON?)");
-		k->ev_off = kin_here(&k->sc);
+		off = kin_here(&k->sc);
 		if (c == '{') {
-			rc = kin_scan_event(&k->sc, depth, &k->ev);
-			if (!rc)
-				rc = kin_event(k, &k->ev);
+			struct kin_item *it = kin_item_next(&k->sc);
+
+			rc = kin_scan_event(&k->sc, depth, &it->ev);
+			if (!rc) {
+				it->type = KIN_ITEM_EVENT;
+				it->off = off;
+				rc = kin_item_put(&k->sc);
+			}
 		} else {
 			rc = kin_scan_value(&k->sc, depth, false, &start);
-			kin_warn(k, KW_NOT_OBJECT);
+			if (!rc)
+				rc = kin_put(k, KIN_ITEM_NOT_OBJECT, off);
 		}
 		if (rc)
 			return rc;
@@ -2429,6 +2480,7 @@ static gs_status kin_top_object(struct kin *k)
 	}
 	for (;;) {
 		enum kin_top top;
+		uint64_t off;
 		size_t start;
 
 		rc = kin_peek(&k->sc, &c);
@@ -2459,7 +2511,7 @@ static gs_status kin_top_object(struct kin *k)
 			return kin_format_error(&k->sc, kin_here(&k->sc),
 						"the input ends inside the top-level object "
 						"(truncated JSON?)");
-		k->ev_off = kin_here(&k->sc);
+		off = kin_here(&k->sc);
 		if (top == KT_TOP_EVENTS) {
 			if (c != '[')
 				return kin_format_error(&k->sc, kin_here(&k->sc),
@@ -2469,8 +2521,16 @@ static gs_status kin_top_object(struct kin *k)
 			rc = kin_scan_value(&k->sc, 1, false, &start);
 		} else {
 			rc = kin_scan_value(&k->sc, 1, true, &start);
-			if (!rc)
-				rc = kin_top_value(k, top, k->sc.buf + start, k->sc.pos - start);
+			if (!rc) {
+				struct kin_item *it = kin_item_next(&k->sc);
+
+				it->type = KIN_ITEM_TOP;
+				it->off = off;
+				it->top = (int)top;
+				it->text.p = k->sc.buf + start;
+				it->text.n = k->sc.pos - start;
+				rc = kin_item_put(&k->sc);
+			}
 		}
 		if (rc)
 			return rc;
@@ -2529,11 +2589,16 @@ static gs_status kin_document(struct kin *k)
 	if (c >= 0)
 		return kin_format_error(&k->sc, kin_here(&k->sc),
 					"unexpected data after the JSON document");
-	if (!k->saw_events) {
+	if (!k->walk_saw_events) {
 		gs_error_append("%s: no \"traceEvents\" array: not a Chrome trace", k->sc.name);
 		return GS_ERR_FORMAT;
 	}
 	return GS_OK;
+}
+
+static gs_status kin_walk(void *ctx)
+{
+	return kin_document(ctx);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2724,7 +2789,7 @@ static gs_status kin_run(struct gs_gzin *in, const char *name, const struct gs_i
 	if (!rc)
 		rc = ring_init(&k->recent, KIN_RECENT_CAP);
 	if (!rc)
-		rc = kin_document(k);
+		rc = kin_pipe_run(&k->sc, kin_walk, kin_handle, k);
 	if (!rc)
 		rc = kin_finish(k);
 	gs_gzin_close(in);

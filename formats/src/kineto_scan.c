@@ -10,6 +10,7 @@
 #include "kineto_scan.h"
 
 #include "gzin.h"
+#include "kineto_pipe.h"
 
 #include <gpuscope/error.h>
 
@@ -522,29 +523,35 @@ bool kin_sanitise_nonfinite(struct kin_scan *k, const char *p, size_t n, size_t 
  */
 static gs_status kin_fill(struct kin_scan *k, size_t keep, bool *more)
 {
-	size_t got;
+	size_t got, left = k->len - keep, nc = k->cap;
 	gs_status rc;
 
-	if (keep) {
-		memmove(k->buf, k->buf + keep, k->len - keep);
-		k->len -= keep;
-		k->pos -= keep;
-		k->base += keep;
-	}
 	*more = false;
 	k->cur.live = false; /* positions move, bytes come */
+	if (!k->eof && k->cap - left < KIN_READ_CHUNK / 2)
+		nc = k->cap * 2 > left + KIN_READ_CHUNK ? k->cap * 2 : left + KIN_READ_CHUNK;
+	if (k->pipe && (keep || nc != k->cap)) {
+		/* Items not yet handled point into this buffer: a new one. */
+		rc = kin_pipe_move(k, keep, nc);
+		if (rc)
+			return rc;
+	} else {
+		if (keep)
+			memmove(k->buf, k->buf + keep, left);
+		if (nc != k->cap) {
+			char *nb = realloc(k->buf, nc);
+
+			if (!nb)
+				return gs_nomem();
+			k->buf = nb;
+			k->cap = nc;
+		}
+	}
+	k->len = left;
+	k->pos -= keep;
+	k->base += keep;
 	if (k->eof)
 		return GS_OK;
-	if (k->cap - k->len < KIN_READ_CHUNK / 2) {
-		size_t nc = k->cap * 2 > k->len + KIN_READ_CHUNK ? k->cap * 2 :
-								   k->len + KIN_READ_CHUNK;
-		char *nb = realloc(k->buf, nc);
-
-		if (!nb)
-			return gs_nomem();
-		k->buf = nb;
-		k->cap = nc;
-	}
 	rc = gs_gzin_read(k->in, k->buf + k->len, k->cap - k->len, &got);
 	if (rc)
 		return rc;
@@ -622,6 +629,8 @@ gs_status kin_scan_value(struct kin_scan *k, uint32_t depth, bool capture, size_
 	char c = k->buf[k->pos];
 	gs_status rc;
 
+	/* The block scan starts again after this (kin_scan_event). */
+	k->cur.live = false;
 	if (c == ',' || c == ':' || c == '}' || c == ']')
 		return kin_format_error(k, off, "expected a value");
 	scalar = c != '"' && c != '{' && c != '[';

@@ -25,6 +25,8 @@
 #define KIN_READ_CHUNK (256u << 10)
 
 struct gs_gzin;
+struct kin_item;
+struct kin_pipe;
 
 /* Where the block scan stands in the buffer (kineto_scan.c). */
 struct kin_cursor {
@@ -56,6 +58,12 @@ struct kin_scan {
 	size_t scratch_cap[2];
 	struct kin_cursor cur;
 	void (*classify)(const char *p, struct kin_block *b);
+	/* kineto_pipe.c: the walk's thread and queue (NULL: one thread), the
+	 * item being written on one thread, and what handles items. */
+	struct kin_pipe *pipe;
+	struct kin_item *one;
+	gs_status (*handle)(void *ctx, struct kin_item *item);
+	void *ctx;
 };
 
 /* The value text of one member found by the member scanner. */

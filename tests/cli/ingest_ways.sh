@@ -4,7 +4,8 @@
 # scanner's character masks by AVX2, SSE2 or the portable code
 # (GPUSCOPE_TEST_SCAN), gzip inflated by ISA-L or zlib
 # (GPUSCOPE_TEST_INFLATE), on a second thread or not
-# (GPUSCOPE_TEST_INFLATE_AHEAD), on one CPU. `analyze --format json` (stdout,
+# (GPUSCOPE_TEST_INFLATE_AHEAD), the document walk on its own thread or not
+# (GPUSCOPE_TEST_SCAN_THREAD), on one CPU. `analyze --format json` (stdout,
 # stderr, exit status) byte for byte against the default way, on every
 # Kineto trace of ../shared/data as gzip and as plain JSON, the JSON sample,
 # a generated trace (plain and gzip), and damaged copies of it (cut, a byte
@@ -57,7 +58,7 @@ run() { # run OUT ENV... : analyze the input in $f
 }
 
 ways="GPUSCOPE_TEST_SCAN=portable GPUSCOPE_TEST_SCAN=sse2 GPUSCOPE_TEST_SCAN=avx2
-GPUSCOPE_TEST_INFLATE=zlib GPUSCOPE_TEST_INFLATE_AHEAD=off"
+GPUSCOPE_TEST_INFLATE=zlib GPUSCOPE_TEST_INFLATE_AHEAD=off GPUSCOPE_TEST_SCAN_THREAD=off"
 one_cpu=
 if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then
 	one_cpu=yes
