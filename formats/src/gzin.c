@@ -97,6 +97,7 @@ struct gs_gzin {
 	uint64_t out_total;   /* content bytes inflated so far */
 	uint64_t max_out;     /* limits (0: none) */
 	uint32_t max_ratio;
+	uint64_t size;             /* of the input as stored, when known (else 0) */
 	uint64_t member_start;     /* compressed offset of the current member */
 	uint64_t member_start_out; /* content offset of its first byte */
 	z_stream zs;
@@ -352,6 +353,8 @@ gs_status gs_gzin_open(const char *path, struct gs_gzin **out)
 		return GS_ERR_IO;
 	}
 	g->rereadable = fstat(g->fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (g->rereadable)
+		g->size = (uint64_t)st.st_size;
 	g->ibuf = malloc(GZIN_BUF);
 	if (!g->ibuf) {
 		gs_gzin_close(g);
@@ -417,6 +420,7 @@ gs_status gs_gzin_open_mem(const void *data, size_t size, const char *name, stru
 	g->mem_size = size;
 	g->in_eof = size == 0;
 	g->rereadable = true;
+	g->size = size;
 	rc = gzin_start(g, name, out);
 	if (rc)
 		gs_gzin_close(g);
@@ -910,6 +914,11 @@ gs_status gs_gzin_read(struct gs_gzin *g, void *buf, size_t cap, size_t *got)
 bool gs_gzin_is_gzip(const struct gs_gzin *g)
 {
 	return g->gzip;
+}
+
+uint64_t gs_gzin_input_size(const struct gs_gzin *g)
+{
+	return g->size;
 }
 
 const char *gs_gzin_name(const struct gs_gzin *g)

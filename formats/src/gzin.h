@@ -47,6 +47,9 @@ gs_status gs_gzin_read(struct gs_gzin *g, void *buf, size_t cap, size_t *got);
 void gs_gzin_set_limits(struct gs_gzin *g, uint64_t max_bytes, uint32_t max_ratio);
 /* True when the input is gzip-compressed. */
 bool gs_gzin_is_gzip(const struct gs_gzin *g);
+/* The input's size in bytes as stored (compressed for gzip) when known (a
+ * file or memory), else 0 (a pipe). */
+uint64_t gs_gzin_input_size(const struct gs_gzin *g);
 /* The name used in error causes. */
 const char *gs_gzin_name(const struct gs_gzin *g);
 void gs_gzin_close(struct gs_gzin *g);

@@ -8,6 +8,8 @@
  */
 #include "kineto_pipe.h"
 
+#include "gzin.h"
+
 #include <gpuscope/error.h>
 #include <gpuscope/format.h>
 
@@ -71,20 +73,32 @@ static _Atomic int pipe_threads = -1; /* -1: from the environment */
 
 void kin_pipe_test_threads(bool on)
 {
-	atomic_store(&pipe_threads, on ? 1 : 0);
+	atomic_store(&pipe_threads, on ? 2 : 0);
 }
 
-static bool want_thread(void)
+/*
+ * The second thread pays for its fixed costs (the pages of its batches and
+ * buffers, the wake-ups) on large inputs only: 64 MiB of JSON, or 8 MiB of
+ * gzip. Smaller ones, and pipes (size unknown), stay on one thread; tests
+ * turn the thread on for any size.
+ */
+#define PIPE_MIN_PLAIN (64ull << 20)
+#define PIPE_MIN_GZIP (8ull << 20)
+
+static bool want_thread(const struct kin_scan *k)
 {
 	int t = atomic_load(&pipe_threads);
+	uint64_t size = gs_gzin_input_size(k->in);
 
 	if (t < 0) {
 		const char *env = getenv("GPUSCOPE_TEST_SCAN_THREAD");
 
-		t = !(env && strcmp(env, "off") == 0);
+		t = env && strcmp(env, "off") == 0 ? 0 : env && strcmp(env, "on") == 0 ? 2 : 1;
 		atomic_store(&pipe_threads, t);
 	}
-	return t && gs_cpu_count() >= 2;
+	if (!t || gs_cpu_count() < 2)
+		return false;
+	return t == 2 || size >= (gs_gzin_is_gzip(k->in) ? PIPE_MIN_GZIP : PIPE_MIN_PLAIN);
 }
 
 struct kin_item *kin_item_next(struct kin_scan *k)
@@ -288,7 +302,7 @@ gs_status kin_pipe_run(struct kin_scan *k, kin_walk_fn walk, kin_handle_fn handl
 
 	k->handle = handle;
 	k->ctx = ctx;
-	if (!want_thread())
+	if (!want_thread(k))
 		return run_here(k, walk, ctx);
 	p = calloc(1, sizeof(*p));
 	if (p)

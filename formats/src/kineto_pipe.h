@@ -41,8 +41,9 @@ gs_status kin_item_put(struct kin_scan *k);
 /*
  * Run walk(ctx), which reads k and writes items, and handle(ctx, item) on
  * each item in order: the walk on a second thread when there is a CPU for
- * it (GPUSCOPE_TEST_SCAN_THREAD=off: never). Returns the first error in the
- * order the items and the walk's end come, with its causes on this thread.
+ * it and the input is large (GPUSCOPE_TEST_SCAN_THREAD=off: never, =on:
+ * whatever its size). Returns the first error in the order the items and
+ * the walk's end come, with its causes on this thread.
  */
 gs_status kin_pipe_run(struct kin_scan *k, kin_walk_fn walk, kin_handle_fn handle, void *ctx);
 
@@ -51,8 +52,8 @@ gs_status kin_pipe_run(struct kin_scan *k, kin_walk_fn walk, kin_handle_fn handl
  * until the items written so far are handled. */
 gs_status kin_pipe_move(struct kin_scan *k, size_t keep, size_t cap);
 
-/* For tests: the walk on its own thread (true) or not, for imports
- * started from now on (overrides the environment). */
+/* For tests: the walk on its own thread (true: whatever the input's size)
+ * or not, for imports started from now on (overrides the environment). */
 void kin_pipe_test_threads(bool on);
 
 #endif

@@ -58,7 +58,8 @@ run() { # run OUT ENV... : analyze the input in $f
 }
 
 ways="GPUSCOPE_TEST_SCAN=portable GPUSCOPE_TEST_SCAN=sse2 GPUSCOPE_TEST_SCAN=avx2
-GPUSCOPE_TEST_INFLATE=zlib GPUSCOPE_TEST_INFLATE_AHEAD=off GPUSCOPE_TEST_SCAN_THREAD=off"
+GPUSCOPE_TEST_INFLATE=zlib GPUSCOPE_TEST_INFLATE_AHEAD=off GPUSCOPE_TEST_SCAN_THREAD=off
+GPUSCOPE_TEST_SCAN_THREAD=on"
 one_cpu=
 if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then
 	one_cpu=yes
