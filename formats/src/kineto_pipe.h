@@ -41,8 +41,8 @@ gs_status kin_item_put(struct kin_scan *k);
 /*
  * Run walk(ctx), which reads k and writes items, and handle(ctx, item) on
  * each item in order: the walk on a second thread when there is a CPU for
- * it and the input is large (GPUSCOPE_TEST_SCAN_THREAD=off: never, =on:
- * whatever its size). Returns the first error in the order the items and
+ * it and the input is large plain JSON (GPUSCOPE_TEST_SCAN_THREAD=off:
+ * never, =on: whatever the input). Returns the first error in the order the items and
  * the walk's end come, with its causes on this thread.
  */
 gs_status kin_pipe_run(struct kin_scan *k, kin_walk_fn walk, kin_handle_fn handle, void *ctx);
