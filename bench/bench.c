@@ -13,8 +13,8 @@
  * process so that peak memory (getrusage ru_maxrss) is that measurement's
  * own:
  *   - Kineto JSON import, plain and gzip (gs_trace_load: parse, build and
- *     sort the model): MB/s of JSON text, ops/s, peak RSS against the size
- *     of the in-memory model;
+ *     sort the model): MB/s of JSON text, by the wall clock and by CPU time
+ *     ("a core"), ops/s, peak RSS against the size of the in-memory model;
  *   - .gscope load (gs_trace_load): ops/s, peak RSS;
  *   - each analysis on the loaded trace: dependency graph, waits, and over
  *     every device breakdown, schedules, missed overlap, graph candidates;
@@ -30,6 +30,10 @@
  *     Kineto file per rank (bench/job.h), against the same ops as one rank
  *     (the generator's merged file), each also as .gscope: time, CPU time
  *     and peak RSS of both, on all CPUs and on one, and their ratios;
+ *   - once, whatever the sizes: the Kineto JSON import of each trace of
+ *     ../shared/data (--shared DIR), plain (inflated into the temporary
+ *     directory first) and gzip, MB/s of JSON text by the wall clock and a
+ *     core;
  *   - once, with --gpuscope: `gpuscope analyze -q` (the text report) of a
  *     job of many ranks (--scale-ranks, 1024) x few ops (--scale-ops, 200)
  *     with a straggler, against the same ops as one rank, in interleaved
@@ -47,6 +51,7 @@
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -610,8 +615,8 @@ struct result {
 	double gscope_bytes, json_bytes, gz_bytes;
 	double gen_ns;
 	/* import / load */
-	double json_ns, json_rss, json_model;
-	double gz_ns, gz_rss;
+	double json_ns, json_rss, json_model, json_cpu_ns;
+	double gz_ns, gz_rss, gz_cpu_ns;
 	double load_ns, load_rss, load_model;
 	double load_cpu_ns; /* CPU time of the two-thread load */
 	double load1_ns;    /* the load on one CPU */
@@ -664,6 +669,7 @@ static int rm_rf_files(const char *dir)
 }
 
 static char cur_dir[4096];
+static char shared_plain[4200]; /* a shared trace inflated, while measured */
 static char job_dir[4096];
 static uint32_t job_dir_ranks;
 static bool opt_keep;
@@ -695,6 +701,9 @@ static void cleanup(void)
 	if (job_dir[0] && !opt_keep)
 		rm_job_files(job_dir, job_dir_ranks);
 	job_dir[0] = '\0';
+	if (shared_plain[0])
+		unlink(shared_plain);
+	shared_plain[0] = '\0';
 }
 
 static void on_signal(int sig)
@@ -770,18 +779,20 @@ static int bench_size(uint64_t ops, const char *tmp, const char *gpuscope, unsig
 		res->load1_ns = v[0];
 		fprintf(stderr, "gs_bench: %s ops: Kineto JSON import\n", ops_s);
 		argv[3] = jpath;
-		if (measure(argv, keys, 2, &r, v, false))
+		if (measure(argv, keys, 3, &r, v, false))
 			return 1;
 		bad |= check_counts("Kineto JSON", &gen, &r);
 		res->json_ns = v[0];
 		res->json_model = v[1];
+		res->json_cpu_ns = v[2];
 		res->json_rss = r.maxrss;
 		fprintf(stderr, "gs_bench: %s ops: Kineto JSON (gzip) import\n", ops_s);
 		argv[3] = zpath;
-		if (measure(argv, keys, 2, &r, v, false))
+		if (measure(argv, keys, 3, &r, v, false))
 			return 1;
 		bad |= check_counts("Kineto JSON (gzip)", &gen, &r);
 		res->gz_ns = v[0];
+		res->gz_cpu_ns = v[2];
 		res->gz_rss = r.maxrss;
 	}
 	if (bad)
@@ -1266,7 +1277,9 @@ M(m_json_mbs, r->json_bytes / r->json_ns * 1e3)
 M(m_json_ops, (double)r->ops / r->json_ns * 1e3)
 M(m_json_rss_model, r->json_rss / r->json_model)
 M(m_json_rss_file, r->json_rss / r->json_bytes)
+M(m_json_core_mbs, r->json_bytes / r->json_cpu_ns * 1e3)
 M(m_gz_mbs, r->json_bytes / r->gz_ns * 1e3)
+M(m_gz_core_mbs, r->json_bytes / r->gz_cpu_ns * 1e3)
 M(m_gz_file_mbs, r->gz_bytes / r->gz_ns * 1e3)
 M(m_gz_rss_model, r->gz_rss / r->json_model)
 M(m_load_ops, (double)r->ops / r->load_ns * 1e3)
@@ -1382,6 +1395,170 @@ static double job_ratio(const struct job_result *jr, int fmt, double (*f)(const 
 	return f(&jr->m[fmt][SIDE_JOB]) / f(&jr->m[fmt][SIDE_ONE]);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The Kineto traces of ../shared/data                                      */
+/* ------------------------------------------------------------------------ */
+
+#define MAX_SHARED 64
+/* Traces this large or larger are judged against the target (smaller
+ * ones are mostly the import's fixed costs). */
+#define SHARED_JUDGED_BYTES 1e6
+
+struct shared_trace {
+	char name[160]; /* subdirectory/file, without .json.gz */
+	double json_bytes, gz_bytes;
+	double plain_ns, plain_cpu_ns, gz_ns, gz_cpu_ns;
+};
+
+struct shared_result {
+	struct shared_trace t[MAX_SHARED];
+	size_t n;
+	const char *note; /* why nothing was measured */
+	bool done;
+};
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Inflate `from` into the file `to`; 0 on success. */
+static int gunzip_file(const char *from, const char *to)
+{
+	gzFile in = gzopen(from, "rb");
+	FILE *out = in ? fopen(to, "wb") : NULL;
+	char buf[1 << 16];
+	int got, bad = !out;
+
+	while (!bad && (got = gzread(in, buf, sizeof(buf))) > 0)
+		bad = fwrite(buf, 1, (size_t)got, out) != (size_t)got;
+	if (in && gzclose(in) != Z_OK)
+		bad = 1;
+	if (out && fclose(out) != 0)
+		bad = 1;
+	return bad;
+}
+
+/* Each .json.gz of DIR/kineto/<sub>/ through the import, plain and gzip. */
+static int bench_shared(const char *tmp, const char *dir, struct shared_result *sr)
+{
+	char kdir[4200], *names[MAX_SHARED];
+	size_t nnames = 0;
+	struct dirent *e;
+	DIR *top;
+
+	sr->done = true;
+	snprintf(kdir, sizeof(kdir), "%s/kineto", dir);
+	top = opendir(kdir);
+	if (!top) {
+		sr->note = "no ../shared/data/kineto (--shared DIR)";
+		return 0;
+	}
+	while ((e = readdir(top)) != NULL && nnames < MAX_SHARED) {
+		char sub[4200 + 256 + 2];
+		struct dirent *f;
+		DIR *d;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", kdir, e->d_name);
+		d = opendir(sub);
+		if (!d)
+			continue;
+		while ((f = readdir(d)) != NULL && nnames < MAX_SHARED) {
+			size_t len = strlen(f->d_name);
+			char *name;
+
+			if (len < 9 || strcmp(f->d_name + len - 8, ".json.gz") != 0)
+				continue;
+			name = malloc(strlen(e->d_name) + len + 2);
+			if (!name)
+				break;
+			snprintf(name, strlen(e->d_name) + len + 2, "%s/%s", e->d_name, f->d_name);
+			names[nnames++] = name;
+		}
+		closedir(d);
+	}
+	closedir(top);
+	qsort(names, nnames, sizeof(*names), cmp_names);
+	snprintf(shared_plain, sizeof(shared_plain), "%s/gs_bench_shared.%ld.json", tmp,
+		 (long)getpid());
+	for (size_t i = 0; i < nnames; i++) {
+		static const char *const keys[] = {"ns", "cpu_ns"};
+		struct shared_trace *t = &sr->t[sr->n];
+		char gz[4400];
+		char *argv[] = {self_exe, S("--child"), S("load"), gz, NULL};
+		struct run r;
+		double v[2];
+
+		snprintf(gz, sizeof(gz), "%s/%s", kdir, names[i]);
+		snprintf(t->name, sizeof(t->name), "%.*s", (int)(strlen(names[i]) - 8), names[i]);
+		fprintf(stderr, "gs_bench: shared trace %s\n", t->name);
+		if (gunzip_file(gz, shared_plain)) {
+			fprintf(stderr, "gs_bench: error: %s: cannot inflate into %s\n", gz,
+				shared_plain);
+			return 1;
+		}
+		t->gz_bytes = (double)file_size(gz);
+		t->json_bytes = (double)file_size(shared_plain);
+		if (measure(argv, keys, 2, &r, v, false))
+			return 1;
+		t->gz_ns = v[0];
+		t->gz_cpu_ns = v[1];
+		argv[3] = shared_plain;
+		if (measure(argv, keys, 2, &r, v, false))
+			return 1;
+		t->plain_ns = v[0];
+		t->plain_cpu_ns = v[1];
+		unlink(shared_plain);
+		sr->n++;
+		free(names[i]);
+	}
+	shared_plain[0] = '\0';
+	if (!sr->n)
+		sr->note = "no .json.gz trace under ../shared/data/kineto";
+	return 0;
+}
+
+static void print_shared(const struct shared_result *sr)
+{
+	emit("-- Kineto JSON import of each trace of ../shared/data (once; MB/s of JSON text,\n"
+	     "   by the wall clock and by CPU time: a core; plain: inflated first)\n");
+	if (!sr->n) {
+		emit("  skipped: %s\n", sr->note ? sr->note : "?");
+		return;
+	}
+	emit("  %-48s %8s %8s %8s %8s %8s\n", "trace", "JSON MB", "plain", "a core", "gzip",
+	     "a core");
+	for (size_t i = 0; i < sr->n; i++) {
+		const struct shared_trace *t = &sr->t[i];
+
+		emit("  %-48s %8.1f %8.0f %8.0f %8.0f %8.0f\n", t->name, t->json_bytes / 1e6,
+		     t->json_bytes / t->plain_ns * 1e3, t->json_bytes / t->plain_cpu_ns * 1e3,
+		     t->json_bytes / t->gz_ns * 1e3, t->json_bytes / t->gz_cpu_ns * 1e3);
+	}
+}
+
+/* The lowest plain rate a core among the traces judged, and which. */
+static double shared_worst(const struct shared_result *sr, const char **name)
+{
+	double worst = NAN;
+
+	*name = "";
+	for (size_t i = 0; i < sr->n; i++) {
+		const struct shared_trace *t = &sr->t[i];
+		double mbs = t->json_bytes / t->plain_cpu_ns * 1e3;
+
+		if (t->json_bytes < SHARED_JUDGED_BYTES)
+			continue;
+		if (isnan(worst) || mbs < worst) {
+			worst = mbs;
+			*name = t->name;
+		}
+	}
+	return worst;
+}
+
 static void print_job(const struct job_result *jr)
 {
 	unsigned long long total = (unsigned long long)jr->ops_per_rank * jr->ranks;
@@ -1461,7 +1638,8 @@ static void print_scale_targets(const struct scale_result *sr)
 }
 
 static void print_table(const struct result *res, size_t n, unsigned devices,
-			const struct job_result *jr, const struct scale_result *sr, bool smoke)
+			const struct job_result *jr, const struct scale_result *sr,
+			const struct shared_result *shr, bool smoke)
 {
 	char host[256] = "?";
 	double worst_analyze = 0, worst_lib = 0, worst_load = 0, worst_json = 0;
@@ -1487,11 +1665,13 @@ static void print_table(const struct result *res, size_t n, unsigned devices,
 	row("generate (all three files)", "s", res, n, m_gen_s, 2, NULL);
 	emit("-- Kineto JSON import (parse + model + sort)\n");
 	row("  plain JSON", "MB/s", res, n, m_json_mbs, 0, ">= 150");
+	row("  plain JSON, a core (CPU time)", "MB/s", res, n, m_json_core_mbs, 0, ">= 600");
 	row("  plain JSON", "Mops/s", res, n, m_json_ops, 3, NULL);
 	row("  plain JSON peak RSS / model", "x", res, n, m_json_rss_model, 2, "<= 3");
 	row("  plain JSON peak RSS / file size", "x", res, n, m_json_rss_file, 3,
 	    "falls with size");
 	row("  gzip JSON (JSON text rate)", "MB/s", res, n, m_gz_mbs, 0, NULL);
+	row("  gzip JSON, a core (JSON text)", "MB/s", res, n, m_gz_core_mbs, 0, NULL);
 	row("  gzip JSON (file rate)", "MB/s", res, n, m_gz_file_mbs, 1, NULL);
 	row("  gzip JSON peak RSS / model", "x", res, n, m_gz_rss_model, 2, "<= 3");
 	emit("-- .gscope load (read + model + sort)\n");
@@ -1550,6 +1730,8 @@ static void print_table(const struct result *res, size_t n, unsigned devices,
 	scaling_row("  analyses (library)", res, n, m_analyses_t, &worst_lib);
 	scaling_row("  .gscope load", res, n, m_load_t, &worst_load);
 	scaling_row("  Kineto JSON import", res, n, m_json_t, &worst_json);
+	if (shr && shr->done)
+		print_shared(shr);
 	if (jr && jr->done)
 		print_job(jr);
 	if (sr && sr->done)
@@ -1561,6 +1743,20 @@ static void print_table(const struct result *res, size_t n, unsigned devices,
 	emit("\nTargets (judged at %llu ops):\n", (unsigned long long)big->ops);
 	emit("  Kineto JSON import >= 150 MB/s: %.0f MB/s: %s\n", m_json_mbs(big),
 	     verdict(m_json_mbs(big) >= 150));
+	{
+		const char *wname = "";
+		double worst = shr && shr->done ? shared_worst(shr, &wname) : NAN;
+		bool ok = m_json_core_mbs(big) >= 600 && (isnan(worst) || worst >= 600);
+
+		if (isnan(worst))
+			emit("  Kineto JSON import >= 600 MB/s a core (plain): %.0f MB/s (no shared "
+			     "traces measured): %s\n",
+			     m_json_core_mbs(big), verdict(ok));
+		else
+			emit("  Kineto JSON import >= 600 MB/s a core (plain): %.0f MB/s; shared "
+			     "traces of 1 MB or more: lowest %.0f MB/s (%s): %s\n",
+			     m_json_core_mbs(big), worst, wname, verdict(ok));
+	}
 	emit("  import peak memory <= 3x the model: %.2fx (plain), %.2fx (gzip): %s\n",
 	     m_json_rss_model(big), m_gz_rss_model(big),
 	     verdict(m_json_rss_model(big) <= 3 && m_gz_rss_model(big) <= 3));
@@ -1602,8 +1798,10 @@ static void print_table(const struct result *res, size_t n, unsigned devices,
 static const char usage[] =
 	"usage: gs_bench [--gpuscope PATH] [--out FILE] [--tmp DIR] [--repeat N]\n"
 	"                [--devices N] [--job-ranks N] [--job-ops K] [--scale-ranks N]\n"
-	"                [--scale-ops K] [--keep] [--smoke] SIZE...\n"
+	"                [--scale-ops K] [--shared DIR] [--keep] [--smoke] SIZE...\n"
 	"SIZE is a number of GPU ops: 1e5, 1000000, ...\n"
+	"--shared DIR: the real traces whose import is timed (DIR/kineto/*/*.json.gz;\n"
+	"default ../shared/data beside the sources; not with --smoke)\n"
 	"--job-ranks N, --job-ops K: the job against one rank (default 64 x 20000;\n"
 	"with --smoke 4 x 1000; --job-ranks 0: not measured)\n"
 	"--scale-ranks N, --scale-ops K: the text report of a job of many ranks against\n"
@@ -1633,15 +1831,18 @@ int main(int argc, char **argv)
 		{"job-ops", required_argument, NULL, 'K'},
 		{"scale-ranks", required_argument, NULL, 'N'},
 		{"scale-ops", required_argument, NULL, 'O'},
+		{"shared", required_argument, NULL, 'S'},
 		{"keep", no_argument, NULL, 'k'},
 		{"smoke", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *gpuscope = NULL, *out = NULL, *tmp = getenv("TMPDIR");
+	const char *shared = GS_BENCH_SHARED_DATA;
 	struct result res[MAX_SIZES];
 	struct job_result jr = {0};
 	struct scale_result sr = {0};
+	static struct shared_result shr;
 	uint64_t sizes[MAX_SIZES], job_ops = 0, scale_ops = 0;
 	long job_ranks = -1, scale_ranks = -1;
 	unsigned devices = 2;
@@ -1691,6 +1892,9 @@ int main(int argc, char **argv)
 			scale_ops = strtoull(optarg, NULL, 10);
 			if (scale_ops < 1 || scale_ops > 1000000)
 				return fputs(usage, stderr), 2;
+			break;
+		case 'S':
+			shared = optarg;
 			break;
 		case 'k':
 			opt_keep = true;
@@ -1749,12 +1953,14 @@ int main(int argc, char **argv)
 	if (scale_ranks > 0 && gpuscope &&
 	    bench_scale(tmp, gpuscope, (uint32_t)scale_ranks, scale_ops, &sr))
 		return 1;
+	if (!smoke && bench_shared(tmp, shared, &shr))
+		return 1;
 	if (out && !(out_file = fopen(out, "w"))) {
 		fprintf(stderr, "gs_bench: error: %s: cannot create: %s\n", out, strerror(errno));
 		return 1;
 	}
 	read_loadavg(loadavg_end, sizeof(loadavg_end));
-	print_table(res, n, devices, &jr, &sr, smoke);
+	print_table(res, n, devices, &jr, &sr, &shr, smoke);
 	if (out_file && fclose(out_file) != 0) {
 		fprintf(stderr, "gs_bench: error: %s: write failed\n", out);
 		return 1;

@@ -29,10 +29,19 @@ size_t gs_utf8_len(const unsigned char *p)
 bool gs_has_sub(const char *s, size_t n, const char *sub)
 {
 	size_t m = strlen(sub);
+	const char *p = s, *last;
 
-	for (size_t i = 0; i + m <= n; i++)
-		if (memcmp(s + i, sub, m) == 0)
+	if (m == 0)
+		return true;
+	if (n < m)
+		return false;
+	/* Candidates by their first byte (memchr), then the rest. */
+	last = s + (n - m);
+	while (p <= last && (p = memchr(p, sub[0], (size_t)(last - p) + 1)) != NULL) {
+		if (memcmp(p + 1, sub + 1, m - 1) == 0)
 			return true;
+		p++;
+	}
 	return false;
 }
 

@@ -9,11 +9,13 @@
  * limits of struct gs_import_limits) and hands them to the event code. Other
  * top-level members are either parsed the same way, one value at a time
  * ("deviceProperties", "host_name", versions), or skipped without being kept.
- * The args of imported events are parsed with cJSON_ParseWithLength; the
- * fields whose exact text matters (ts, dur, pid, tid) and those of skipped
- * events are read by a small member scanner over the event bytes. The JSON
- * scanner (byte window, value scan, member scanner, number and string
- * readers) is kineto_scan.c; this file walks the document and maps events.
+ * The scanner finds an event's members as it cuts it out, and the members
+ * of its args; args are read from those when cJSON would read them the
+ * same (plain strings, numbers, literals, arrays of numbers), else parsed
+ * with cJSON_ParseWithLength. The fields whose exact text matters (ts, dur,
+ * pid, tid) are read from their text. The JSON scanner (byte window, event
+ * and value scan, member scanner, number and string readers) is
+ * kineto_scan.c; this file walks the document and maps events.
  *
  * Times: ts and dur are µs, integer or decimal, read from their text to
  * exact integer ns (1707417525512145.123 -> 1707417525512145123); digits
@@ -115,6 +117,7 @@
 #include "copy_names.h"
 #include "gzin.h"
 #include "import_priv.h"
+#include "kineto_pipe.h"
 #include "kineto_scan.h"
 
 #include <gpuscope/sort.h>
@@ -301,6 +304,13 @@ struct kin_jrank {
 	struct gs_process proc;
 };
 
+/* The args of the event being handled (kin_parse_args, "cJSON helpers"). */
+struct kin_args {
+	const cJSON *tree;          /* or */
+	const struct kin_event *ev; /* members found by the scanner */
+	struct kin *k;              /* ja_str's copy lives in k */
+};
+
 struct kin {
 	struct kin_scan sc; /* the input; sc.lim points at lim */
 	struct gs_import_limits lim;
@@ -351,7 +361,11 @@ struct kin {
 	uint32_t ev_rank;
 	char job_ignored[96];
 	uint64_t sync_events, wait_calls;
-	bool saw_events;
+	bool saw_events;      /* the event code has met traceEvents */
+	bool walk_saw_events; /* the document walk has (its own thread's) */
+	struct kin_args args; /* of the event being handled (kin_parse_args) */
+	char *args_str;       /* ja_str's copy */
+	size_t args_str_cap;
 };
 
 static void kin_warn(struct kin *k, enum kin_warn w)
@@ -863,9 +877,24 @@ static bool kin_times(struct kin *k, const struct kin_span *ts, const struct kin
 /* cJSON helpers                                                            */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * The args of the event being handled (kin_parse_args) are read through the
+ * j_* accessors below. When the scanner found args to be an object cJSON
+ * would read the same way (ev->args_state KIN_ARGS_JSON: strings without
+ * escapes, numbers, literals, arrays of numbers), its members answer; any
+ * other text is parsed by cJSON as before. Both give the same answers: a
+ * number is what strtod makes of its text, a string its bytes up to a NUL,
+ * the first of two members of one name. The j_* names also take a cJSON
+ * object (top-level values: deviceProperties, the job marker): _Generic
+ * picks the reader from the argument's type.
+ */
+
 /* Parse the args object of an event; *args is NULL when it has none. */
-static gs_status kin_parse_args(struct kin *k, const struct kin_span *s, cJSON **args, bool *ok)
+static gs_status kin_parse_args(struct kin *k, const struct kin_event *ev, struct kin_args **args,
+				bool *ok)
 {
+	const struct kin_span *s = &ev->f[EV_ARGS];
+	cJSON *tree;
 	size_t n;
 	gs_status rc = GS_OK;
 
@@ -873,24 +902,46 @@ static gs_status kin_parse_args(struct kin *k, const struct kin_span *s, cJSON *
 	*ok = true;
 	if (s->n == 0)
 		return GS_OK;
-	*args = cJSON_ParseWithLength(s->p, s->n);
-	if (!*args && kin_sanitise_nonfinite(&k->sc, s->p, s->n, &n, &rc)) {
-		*args = cJSON_ParseWithLength(k->sc.scratch[1], n);
-		if (*args)
+	k->args = (struct kin_args){.k = k};
+	if (ev->args_state == KIN_ARGS_JSON) {
+		k->args.ev = ev;
+		*args = &k->args;
+		return GS_OK;
+	}
+	tree = cJSON_ParseWithLength(s->p, s->n);
+	if (!tree && kin_sanitise_nonfinite(&k->sc, s->p, s->n, &n, &rc)) {
+		tree = cJSON_ParseWithLength(k->sc.scratch[1], n);
+		if (tree)
 			kin_warn(k, KW_NONFINITE);
-	} else if (!*args && rc) {
+	} else if (!tree && rc) {
 		return rc;
 	}
-	if (!*args || !cJSON_IsObject(*args)) {
-		cJSON_Delete(*args);
-		*args = NULL;
+	if (!tree || !cJSON_IsObject(tree)) {
+		cJSON_Delete(tree);
 		*ok = false;
+		return GS_OK;
 	}
+	k->args.tree = tree;
+	*args = &k->args;
 	return GS_OK;
 }
 
+static void kin_args_free(struct kin_args *a)
+{
+	if (a) {
+		cJSON_Delete((cJSON *)(uintptr_t)a->tree);
+		a->tree = NULL;
+	}
+}
+
+/* The member `key` of args read by the scanner, or NULL. */
+static const struct kin_member *ja_member(const struct kin_args *a, const char *key)
+{
+	return kin_event_arg(a->ev, key, strlen(key));
+}
+
 /* A number member as an integer (numbers, or integer text in a string). */
-static bool j_int(const cJSON *obj, const char *key, int64_t *v)
+static bool jt_int(const cJSON *obj, const char *key, int64_t *v)
 {
 	const cJSON *it = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
 	double d;
@@ -908,7 +959,42 @@ static bool j_int(const cJSON *obj, const char *key, int64_t *v)
 	return true;
 }
 
-static bool j_u64(const cJSON *obj, const char *key, uint64_t *v)
+/* The bytes of a string member as cJSON keeps them: up to a NUL. */
+static size_t ja_string_len(const struct kin_member *m)
+{
+	const char *z = memchr(m->val + 1, '\0', m->vlen - 2);
+
+	return z ? (size_t)(z - (m->val + 1)) : m->vlen - 2;
+}
+
+static bool ja_int(const struct kin_args *a, const char *key, int64_t *v)
+{
+	const struct kin_member *m;
+	double d;
+
+	if (!a)
+		return false;
+	if (a->tree)
+		return jt_int(a->tree, key, v);
+	m = ja_member(a, key);
+	if (!m)
+		return false;
+	if (m->type == KA_STRING)
+		return kin_parse_int_text(m->val + 1, ja_string_len(m), v);
+	if (m->type != KA_NUMBER)
+		return false;
+	d = kin_number_value(m->val, m->vlen);
+	if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != (double)(int64_t)d)
+		return false;
+	*v = (int64_t)d;
+	return true;
+}
+
+#define j_int(obj, key, v)                                                                         \
+	_Generic((obj), const struct kin_args *: ja_int, struct kin_args *: ja_int,                \
+		 default: jt_int)(obj, key, v)
+
+static bool jt_u64(const cJSON *obj, const char *key, uint64_t *v)
 {
 	int64_t x;
 
@@ -918,7 +1004,21 @@ static bool j_u64(const cJSON *obj, const char *key, uint64_t *v)
 	return true;
 }
 
-static bool j_u32(const cJSON *obj, const char *key, uint32_t *v)
+static bool ja_u64(const struct kin_args *obj, const char *key, uint64_t *v)
+{
+	int64_t x;
+
+	if (!j_int(obj, key, &x) || x < 0)
+		return false;
+	*v = (uint64_t)x;
+	return true;
+}
+
+#define j_u64(obj, key, v)                                                                         \
+	_Generic((obj), const struct kin_args *: ja_u64, struct kin_args *: ja_u64,                \
+		 default: jt_u64)(obj, key, v)
+
+static bool jt_u32(const cJSON *obj, const char *key, uint32_t *v)
 {
 	int64_t x;
 
@@ -928,6 +1028,20 @@ static bool j_u32(const cJSON *obj, const char *key, uint32_t *v)
 	return true;
 }
 
+static bool ja_u32(const struct kin_args *obj, const char *key, uint32_t *v)
+{
+	int64_t x;
+
+	if (!j_int(obj, key, &x) || x < 0 || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
+
+#define j_u32(obj, key, v)                                                                         \
+	_Generic((obj), const struct kin_args *: ja_u32, struct kin_args *: ja_u32,                \
+		 default: jt_u32)(obj, key, v)
+
 /* How a device or stream id member reads. */
 enum kin_id {
 	KI_ABSENT,
@@ -935,14 +1049,25 @@ enum kin_id {
 	KI_BAD,
 };
 
+/* The text a bad id value is shown as: a number as %.0f (whole) or %.15g. */
+static void id_number_text(double d, char *text, size_t cap)
+{
+	bool whole = d > -1e20 && d < 1e20 && (d >= 9e15 || d <= -9e15 || d == (double)(int64_t)d);
+
+	if (whole)
+		snprintf(text, cap, "%.0f", d);
+	else
+		snprintf(text, cap, "%.15g", d);
+}
+
 /*
  * A member that must hold an id from lo to hi: an integer number, or
  * integer text in a string. Anything else present (a fraction, a value out
  * of range, other text, null, an object) is KI_BAD, counted under w with
  * the value shown.
  */
-static enum kin_id j_id(struct kin *k, const cJSON *obj, const char *key, int64_t lo, int64_t hi,
-			enum kin_warn w, int64_t *v)
+static enum kin_id jt_id(struct kin *k, const cJSON *obj, const char *key, int64_t lo, int64_t hi,
+			 enum kin_warn w, int64_t *v)
 {
 	const cJSON *it = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
 	char text[KIN_BAD_VALUE_MAX];
@@ -955,15 +1080,7 @@ static enum kin_id j_id(struct kin *k, const cJSON *obj, const char *key, int64_
 		return KI_OK;
 	}
 	if (cJSON_IsNumber(it)) {
-		double d = it->valuedouble;
-
-		bool whole = d > -1e20 && d < 1e20 &&
-			     (d >= 9e15 || d <= -9e15 || d == (double)(int64_t)d);
-
-		if (whole)
-			snprintf(text, sizeof(text), "%.0f", d);
-		else
-			snprintf(text, sizeof(text), "%.15g", d);
+		id_number_text(it->valuedouble, text, sizeof(text));
 	} else if (cJSON_IsString(it) && it->valuestring) {
 		snprintf(text, sizeof(text), "\"%s\"", it->valuestring);
 	} else if (cJSON_IsNull(it)) {
@@ -977,15 +1094,97 @@ static enum kin_id j_id(struct kin *k, const cJSON *obj, const char *key, int64_
 	return KI_BAD;
 }
 
-static const char *j_str(const cJSON *obj, const char *key)
+static enum kin_id ja_id(struct kin *k, const struct kin_args *a, const char *key, int64_t lo,
+			 int64_t hi, enum kin_warn w, int64_t *v)
+{
+	const struct kin_member *m;
+	char text[KIN_BAD_VALUE_MAX];
+	int64_t x;
+
+	if (!a)
+		return KI_ABSENT;
+	if (a->tree)
+		return jt_id(k, a->tree, key, lo, hi, w, v);
+	m = ja_member(a, key);
+	if (!m)
+		return KI_ABSENT;
+	if (j_int(a, key, &x) && x >= lo && x <= hi) {
+		*v = x;
+		return KI_OK;
+	}
+	switch (m->type) {
+	case KA_NUMBER:
+		id_number_text(kin_number_value(m->val, m->vlen), text, sizeof(text));
+		break;
+	case KA_STRING:
+		snprintf(text, sizeof(text), "\"%.*s\"", (int)ja_string_len(m), m->val + 1);
+		break;
+	case KA_NULL:
+		snprintf(text, sizeof(text), "null");
+		break;
+	case KA_TRUE:
+	case KA_FALSE:
+		snprintf(text, sizeof(text), "%s", m->type == KA_TRUE ? "true" : "false");
+		break;
+	default:
+		snprintf(text, sizeof(text), "%s", m->type == KA_ARRAY ? "an array" : "an object");
+		break;
+	}
+	kin_warn_value(k, w, text, strlen(text));
+	return KI_BAD;
+}
+
+#define j_id(k, obj, key, lo, hi, w, v)                                                            \
+	_Generic((obj), const struct kin_args *: ja_id, struct kin_args *: ja_id,                  \
+		 default: jt_id)(k, obj, key, lo, hi, w, v)
+
+static const char *jt_str(const cJSON *obj, const char *key)
 {
 	const cJSON *it = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
 
 	return it && cJSON_IsString(it) ? it->valuestring : NULL;
 }
 
+/* A string member; from the scanner's members, a copy valid until the
+ * next ja_str (NULL also when it cannot be made). */
+static const char *ja_str(const struct kin_args *a, const char *key)
+{
+	const struct kin_member *m;
+	struct kin *k;
+	size_t n;
+
+	if (!a)
+		return NULL;
+	if (a->tree)
+		return jt_str(a->tree, key);
+	m = ja_member(a, key);
+	if (!m || m->type != KA_STRING)
+		return NULL;
+	k = a->k;
+	n = ja_string_len(m);
+	if (n + 1 > k->args_str_cap) {
+		size_t nc = k->args_str_cap ? k->args_str_cap : 64;
+		char *nb;
+
+		while (nc < n + 1)
+			nc *= 2;
+		nb = realloc(k->args_str, nc);
+		if (!nb)
+			return NULL;
+		k->args_str = nb;
+		k->args_str_cap = nc;
+	}
+	memcpy(k->args_str, m->val + 1, n);
+	k->args_str[n] = '\0';
+	return k->args_str;
+}
+
+#define j_str(obj, key)                                                                            \
+	_Generic((obj), const struct kin_args *: ja_str, struct kin_args *: ja_str,                \
+		 default: jt_str)(obj, key)
+
 /* An array of up to three non-negative integers ("grid": [128, 1, 1]). */
-static void j_dim3(const cJSON *obj, const char *key, uint32_t out[3])
+static void jt_dim3(const cJSON *obj, const char *key, uint32_t out[3])
 {
 	const cJSON *arr = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
 	const cJSON *it;
@@ -1003,13 +1202,55 @@ static void j_dim3(const cJSON *obj, const char *key, uint32_t out[3])
 	}
 }
 
+static void ja_dim3(const struct kin_args *a, const char *key, uint32_t out[3])
+{
+	const struct kin_member *m;
+	const char *p, *end;
+	int i = 0;
+
+	if (!a)
+		return;
+	if (a->tree) {
+		jt_dim3(a->tree, key, out);
+		return;
+	}
+	m = ja_member(a, key);
+	if (!m || m->type != KA_ARRAY)
+		return;
+	/* The scanner checked the form: '[' numbers separated by ',' ']'. */
+	p = m->val + 1;
+	end = m->val + m->vlen - 1;
+	while (i < 3) {
+		const char *q;
+		double d;
+
+		while (p < end &&
+		       (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ','))
+			p++;
+		if (p >= end)
+			break;
+		q = p;
+		while (q < end && *q != ',' && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r')
+			q++;
+		d = kin_number_value(p, (size_t)(q - p));
+		if (d >= 0 && d <= UINT32_MAX)
+			out[i] = (uint32_t)d;
+		i++;
+		p = q;
+	}
+}
+
+#define j_dim3(obj, key, out)                                                                      \
+	_Generic((obj), const struct kin_args *: ja_dim3, struct kin_args *: ja_dim3,              \
+		 default: jt_dim3)(obj, key, out)
+
 /*
  * The collective of an NCCL kernel, from the args PyTorch's profiler adds
  * ("Collective name", "Process Group Name", "In msg nelems", ...): declared
  * to the sink, *index its 1-based id (0 when the args name no collective
  * or the sink keeps none).
  */
-static gs_status kin_collective(struct kin *k, const cJSON *args, uint32_t *index)
+static gs_status kin_collective(struct kin *k, const struct kin_args *args, uint32_t *index)
 {
 	static const struct {
 		const char *key;
@@ -1054,35 +1295,41 @@ static gs_status kin_collective(struct kin *k, const cJSON *args, uint32_t *inde
 /* Mapping                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* The names with their lengths: compared by length first, no strlen. */
+#define KIN_CAT(s, c)                                                                              \
+	{                                                                                          \
+		s, sizeof(s) - 1, c                                                                \
+	}
 static const struct {
 	const char *name;
+	size_t len;
 	enum kin_cat cat;
 } kin_cats[] = {
-	{"cpu_op", KC_CPU_OP},
-	{"cuda_runtime", KC_RUNTIME},
-	{"kernel", KC_KERNEL},
-	{"python_function", KC_PYTHON},
-	{"gpu_memcpy", KC_MEMCPY},
-	{"gpu_memset", KC_MEMSET},
-	{"cuda_driver", KC_DRIVER},
-	{"cuda_sync", KC_SYNC},
-	{"user_annotation", KC_USER_ANNOTATION},
-	{"gpu_user_annotation", KC_GPU_ANNOTATION},
-	{"overhead", KC_OVERHEAD},
-	{"Operator", KC_CPU_OP},
-	{"Runtime", KC_RUNTIME},
-	{"Kernel", KC_KERNEL},
-	{"Memcpy", KC_MEMCPY},
-	{"Memset", KC_MEMSET},
-	{"Trace", KC_IGNORE},
-	{"ideal", KC_IGNORE}, /* gpuscope export --with-ideal: not recorded work */
-	{"cpu_instant_event", KC_IGNORE},
+	KIN_CAT("cpu_op", KC_CPU_OP),
+	KIN_CAT("cuda_runtime", KC_RUNTIME),
+	KIN_CAT("kernel", KC_KERNEL),
+	KIN_CAT("python_function", KC_PYTHON),
+	KIN_CAT("gpu_memcpy", KC_MEMCPY),
+	KIN_CAT("gpu_memset", KC_MEMSET),
+	KIN_CAT("cuda_driver", KC_DRIVER),
+	KIN_CAT("cuda_sync", KC_SYNC),
+	KIN_CAT("user_annotation", KC_USER_ANNOTATION),
+	KIN_CAT("gpu_user_annotation", KC_GPU_ANNOTATION),
+	KIN_CAT("overhead", KC_OVERHEAD),
+	KIN_CAT("Operator", KC_CPU_OP),
+	KIN_CAT("Runtime", KC_RUNTIME),
+	KIN_CAT("Kernel", KC_KERNEL),
+	KIN_CAT("Memcpy", KC_MEMCPY),
+	KIN_CAT("Memset", KC_MEMSET),
+	KIN_CAT("Trace", KC_IGNORE),
+	KIN_CAT("ideal", KC_IGNORE), /* gpuscope export --with-ideal: not recorded work */
+	KIN_CAT("cpu_instant_event", KC_IGNORE),
 };
 
 static enum kin_cat kin_cat_lookup(const char *s, size_t n)
 {
 	for (size_t i = 0; i < sizeof(kin_cats) / sizeof(kin_cats[0]); i++)
-		if (strlen(kin_cats[i].name) == n && memcmp(kin_cats[i].name, s, n) == 0)
+		if (kin_cats[i].len == n && memcmp(kin_cats[i].name, s, n) == 0)
 			return kin_cats[i].cat;
 	return KC_UNKNOWN;
 }
@@ -1098,26 +1345,6 @@ static bool has_prefix(const char *s, size_t n, const char *pre)
 /* ------------------------------------------------------------------------ */
 /* Events                                                                   */
 /* ------------------------------------------------------------------------ */
-
-enum {
-	EV_PH,
-	EV_CAT,
-	EV_NAME,
-	EV_TS,
-	EV_DUR,
-	EV_PID,
-	EV_TID,
-	EV_ARGS,
-	EV_COUNT
-};
-
-static const char *const ev_keys[EV_COUNT] = {"ph",  "cat", "name", "ts",
-					      "dur", "pid", "tid",  "args"};
-
-struct kin_event {
-	struct kin_span f[EV_COUNT];
-	int64_t start, end;
-};
 
 static gs_status kin_name(struct kin *k, const struct kin_event *ev, uint32_t *id, const char **s,
 			  size_t *n)
@@ -1156,8 +1383,8 @@ static enum kin_id span_id(struct kin *k, const struct kin_span *s, bool stream_
  * A GPU event's device: args.device, else args.inDevice (peer copies, when
  * in_device), else the pid. The first one present must be a device number.
  */
-static enum kin_id kin_gpu_device(struct kin *k, const struct kin_event *ev, const cJSON *args,
-				  bool in_device, uint32_t *device)
+static enum kin_id kin_gpu_device(struct kin *k, const struct kin_event *ev,
+				  const struct kin_args *args, bool in_device, uint32_t *device)
 {
 	enum kin_id r;
 	int64_t v = 0;
@@ -1177,7 +1404,7 @@ static enum kin_id kin_gpu_device(struct kin *k, const struct kin_event *ev, con
  * number or "stream N". CUPTI's "no stream" (-1 or (uint32_t)-1) reads as
  * absent; other negative values and values beyond int64 are bad.
  */
-static enum kin_id kin_gpu_stream(struct kin *k, const cJSON *args, const char *key,
+static enum kin_id kin_gpu_stream(struct kin *k, const struct kin_args *args, const char *key,
 				  enum kin_warn w, const struct kin_span *tid, int64_t *stream)
 {
 	enum kin_id r;
@@ -1198,7 +1425,7 @@ static enum kin_id kin_gpu_stream(struct kin *k, const cJSON *args, const char *
  * args.stream or the tid); false when either is bad (warned by those) or
  * absent (warned here): the event is then left out.
  */
-static bool kin_gpu_place(struct kin *k, const struct kin_event *ev, const cJSON *args,
+static bool kin_gpu_place(struct kin *k, const struct kin_event *ev, const struct kin_args *args,
 			  bool in_device, uint32_t *device, int64_t *stream)
 {
 	switch (kin_gpu_device(k, ev, args, in_device, device)) {
@@ -1229,13 +1456,13 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 	uint64_t corr = 0; /* as in the file: the key that joins the op to its call */
 	int64_t stream = -1;
 	uint32_t device = 0, context = 0;
-	cJSON *args;
+	struct kin_args *args;
 	const char *name;
 	size_t nlen;
 	gs_status rc;
 	bool ok;
 
-	rc = kin_parse_args(k, &ev->f[EV_ARGS], &args, &ok);
+	rc = kin_parse_args(k, ev, &args, &ok);
 	if (rc)
 		return rc;
 	if (!ok) {
@@ -1297,7 +1524,7 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 	}
 	rc = kin_submit(k, &item, corr);
 out:
-	cJSON_Delete(args);
+	kin_args_free(args);
 	return rc;
 }
 
@@ -1323,12 +1550,12 @@ static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
 	uint32_t device = 0, context = 0;
 	uint64_t corr = 0;
 	int64_t v, stream = -1, wait = -1;
-	cJSON *args;
+	struct kin_args *args;
 	const char *kind;
 	gs_status rc;
 	bool ok;
 
-	rc = kin_parse_args(k, &ev->f[EV_ARGS], &args, &ok);
+	rc = kin_parse_args(k, ev, &args, &ok);
 	if (rc)
 		return rc;
 	if (!ok) {
@@ -1387,7 +1614,7 @@ static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
 	}
 	rc = kin_submit(k, &item, corr);
 out:
-	cJSON_Delete(args);
+	kin_args_free(args);
 	return rc;
 }
 
@@ -1418,13 +1645,13 @@ static gs_status kin_api_call(struct kin *k, const struct kin_event *ev, enum ki
 	uint64_t corr = 0;
 	const char *name;
 	size_t n;
-	cJSON *args;
+	struct kin_args *args;
 	gs_status rc;
 	bool ok;
 
 	if (!kin_host_ids(k, ev, &c.pid, &c.tid))
 		return GS_OK;
-	rc = kin_parse_args(k, &ev->f[EV_ARGS], &args, &ok);
+	rc = kin_parse_args(k, ev, &args, &ok);
 	if (rc)
 		return rc;
 	if (!ok) {
@@ -1438,7 +1665,7 @@ static gs_status kin_api_call(struct kin *k, const struct kin_event *ev, enum ki
 		corr = 0;
 	c.correlation = kin_id(k, corr);
 	j_u32(args, "cbid", &c.cbid);
-	cJSON_Delete(args);
+	kin_args_free(args);
 	rc = kin_name(k, ev, &c.name, &name, &n);
 	if (rc)
 		return rc;
@@ -1491,8 +1718,7 @@ static gs_status kin_range(struct kin *k, const struct kin_event *ev, enum kin_c
 					     GS_RANGE_PYTHON;
 	/* Host ranges are most of a trace and their args are large: read the
 	 * one member needed without building a tree. */
-	if (cat != KC_PYTHON && ev->f[EV_ARGS].n &&
-	    kin_find_members(ev->f[EV_ARGS].p, ev->f[EV_ARGS].n, ext_keys, 2, ext)) {
+	if (cat != KC_PYTHON && ev->f[EV_ARGS].n && kin_event_args_members(ev, ext_keys, 2, ext)) {
 		if ((kin_span_int(&ext[0], &v) || kin_span_int(&ext[1], &v)) && v > 0)
 			r.external_id = kin_id(k, (uint64_t)v);
 	}
@@ -1534,11 +1760,11 @@ static gs_status kin_gpu_annotation(struct kin *k, const struct kin_event *ev)
 	int64_t stream = -1, v;
 	const char *name;
 	size_t n;
-	cJSON *args;
+	struct kin_args *args;
 	gs_status rc;
 	bool ok;
 
-	rc = kin_parse_args(k, &ev->f[EV_ARGS], &args, &ok);
+	rc = kin_parse_args(k, ev, &args, &ok);
 	if (rc)
 		return rc;
 	if (!ok) {
@@ -1556,8 +1782,7 @@ static gs_status kin_gpu_annotation(struct kin *k, const struct kin_event *ev)
 	r.tid = -1;
 	r.domain = GS_NO_STRING;
 	r.kind = GS_RANGE_GPU_ANNOTATION;
-	if (ev->f[EV_ARGS].n &&
-	    kin_find_members(ev->f[EV_ARGS].p, ev->f[EV_ARGS].n, ext_keys, 2, ext)) {
+	if (ev->f[EV_ARGS].n && kin_event_args_members(ev, ext_keys, 2, ext)) {
 		if ((kin_span_int(&ext[0], &v) || kin_span_int(&ext[1], &v)) && v > 0)
 			r.external_id = kin_id(k, (uint64_t)v);
 	}
@@ -1567,7 +1792,7 @@ static gs_status kin_gpu_annotation(struct kin *k, const struct kin_event *ev)
 	if (!rc)
 		rc = kin_emit_range(k, &r);
 out:
-	cJSON_Delete(args);
+	kin_args_free(args);
 	return rc;
 }
 
@@ -1653,7 +1878,7 @@ static gs_status kin_metadata(struct kin *k, const struct kin_event *ev)
 	bool plabels = kin_span_equals(&ev->f[EV_NAME], "process_labels");
 	struct kin_proc *p;
 	const char *s;
-	cJSON *args;
+	struct kin_args *args;
 	int64_t pid;
 	gs_status rc = GS_OK;
 	bool ok;
@@ -1664,7 +1889,7 @@ static gs_status kin_metadata(struct kin *k, const struct kin_event *ev)
 	 * they are. */
 	if (kin_job_rank(k, pid) != KIN_NONE)
 		return GS_OK;
-	rc = kin_parse_args(k, &ev->f[EV_ARGS], &args, &ok);
+	rc = kin_parse_args(k, ev, &args, &ok);
 	if (rc || !ok)
 		return rc;
 	p = kin_proc(k, pid);
@@ -1684,17 +1909,17 @@ static gs_status kin_metadata(struct kin *k, const struct kin_event *ev)
 			p->flags |= KPF_LABEL_GPU;
 	}
 out:
-	cJSON_Delete(args);
+	kin_args_free(args);
 	return rc;
 }
 
-/* One element of traceEvents: the bytes [p, p + n) of a JSON object. */
-static gs_status kin_event(struct kin *k, const char *p, size_t n)
+/* One element of traceEvents that is an object, its members found
+ * (kin_scan_event). */
+static gs_status kin_event(struct kin *k, struct kin_event *ev)
 {
-	struct kin_event ev;
-	const struct kin_span *ph = &ev.f[EV_PH];
+	const struct kin_span *ph = &ev->f[EV_PH];
 
-	if (!kin_find_members(p, n, ev_keys, EV_COUNT, ev.f)) {
+	if (!ev->members_ok) {
 		kin_warn(k, KW_MALFORMED);
 		return GS_OK;
 	}
@@ -1705,9 +1930,9 @@ static gs_status kin_event(struct kin *k, const char *p, size_t n)
 	if (ph->n == 3) {
 		switch (ph->p[1]) {
 		case 'X':
-			return kin_complete(k, &ev);
+			return kin_complete(k, ev);
 		case 'M':
-			return kin_metadata(k, &ev);
+			return kin_metadata(k, ev);
 		case 's':
 		case 'f':
 		case 't':
@@ -2133,13 +2358,56 @@ static gs_status kin_top_value(struct kin *k, enum kin_top top, const char *p, s
 	return rc;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The document walk: items for the event code (kineto_pipe.h)             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The walk (kin_document and what it calls) reads the input and writes
+ * items; kin_handle, on the thread that builds the model, does what each
+ * says. On one CPU each item is handled as soon as it is written, as the
+ * walk used to call the event code itself; on two the walk runs ahead on
+ * its own thread. The walk touches only k->sc and walk_* fields.
+ */
+static gs_status kin_handle(void *ctx, struct kin_item *it)
+{
+	struct kin *k = ctx;
+
+	k->ev_off = it->off;
+	switch (it->type) {
+	case KIN_ITEM_EVENT:
+		return kin_event(k, &it->ev);
+	case KIN_ITEM_NOT_OBJECT:
+		kin_warn(k, KW_NOT_OBJECT);
+		return GS_OK;
+	case KIN_ITEM_TOP:
+		return kin_top_value(k, (enum kin_top)it->top, it->text.p, it->text.n);
+	default:
+		k->saw_events = true;
+		return GS_OK;
+	}
+}
+
+/* An item of `type` at input offset `off`, with nothing more to it. */
+static gs_status kin_put(struct kin *k, uint8_t type, uint64_t off)
+{
+	struct kin_item *it = kin_item_next(&k->sc);
+
+	it->type = type;
+	it->off = off;
+	return kin_item_put(&k->sc);
+}
+
 /* The elements of an array whose '[' is at k->sc.pos. */
 static gs_status kin_events_array(struct kin *k, uint32_t depth)
 {
 	gs_status rc;
 	int c;
 
-	k->saw_events = true;
+	k->walk_saw_events = true;
+	rc = kin_put(k, KIN_ITEM_EVENTS, kin_here(&k->sc));
+	if (rc)
+		return rc;
 	k->sc.pos++; /* '[' */
 	rc = kin_peek(&k->sc, &c);
 	if (rc)
@@ -2149,6 +2417,7 @@ static gs_status kin_events_array(struct kin *k, uint32_t depth)
 		return GS_OK;
 	}
 	for (;;) {
+		uint64_t off;
 		size_t start;
 
 		rc = kin_peek(&k->sc, &c);
@@ -2158,14 +2427,20 @@ static gs_status kin_events_array(struct kin *k, uint32_t depth)
 			return kin_format_error(
 				&k->sc, kin_here(&k->sc),
 				"the input ends inside traceEvents (truncated JSON?)");
-		k->ev_off = kin_here(&k->sc);
+		off = kin_here(&k->sc);
 		if (c == '{') {
-			rc = kin_scan_value(&k->sc, depth, true, &start);
-			if (!rc)
-				rc = kin_event(k, k->sc.buf + start, k->sc.pos - start);
+			struct kin_item *it = kin_item_next(&k->sc);
+
+			rc = kin_scan_event(&k->sc, depth, &it->ev);
+			if (!rc) {
+				it->type = KIN_ITEM_EVENT;
+				it->off = off;
+				rc = kin_item_put(&k->sc);
+			}
 		} else {
 			rc = kin_scan_value(&k->sc, depth, false, &start);
-			kin_warn(k, KW_NOT_OBJECT);
+			if (!rc)
+				rc = kin_put(k, KIN_ITEM_NOT_OBJECT, off);
 		}
 		if (rc)
 			return rc;
@@ -2205,6 +2480,7 @@ static gs_status kin_top_object(struct kin *k)
 	}
 	for (;;) {
 		enum kin_top top;
+		uint64_t off;
 		size_t start;
 
 		rc = kin_peek(&k->sc, &c);
@@ -2235,7 +2511,7 @@ static gs_status kin_top_object(struct kin *k)
 			return kin_format_error(&k->sc, kin_here(&k->sc),
 						"the input ends inside the top-level object "
 						"(truncated JSON?)");
-		k->ev_off = kin_here(&k->sc);
+		off = kin_here(&k->sc);
 		if (top == KT_TOP_EVENTS) {
 			if (c != '[')
 				return kin_format_error(&k->sc, kin_here(&k->sc),
@@ -2245,8 +2521,16 @@ static gs_status kin_top_object(struct kin *k)
 			rc = kin_scan_value(&k->sc, 1, false, &start);
 		} else {
 			rc = kin_scan_value(&k->sc, 1, true, &start);
-			if (!rc)
-				rc = kin_top_value(k, top, k->sc.buf + start, k->sc.pos - start);
+			if (!rc) {
+				struct kin_item *it = kin_item_next(&k->sc);
+
+				it->type = KIN_ITEM_TOP;
+				it->off = off;
+				it->top = (int)top;
+				it->text.p = k->sc.buf + start;
+				it->text.n = k->sc.pos - start;
+				rc = kin_item_put(&k->sc);
+			}
 		}
 		if (rc)
 			return rc;
@@ -2305,11 +2589,16 @@ static gs_status kin_document(struct kin *k)
 	if (c >= 0)
 		return kin_format_error(&k->sc, kin_here(&k->sc),
 					"unexpected data after the JSON document");
-	if (!k->saw_events) {
+	if (!k->walk_saw_events) {
 		gs_error_append("%s: no \"traceEvents\" array: not a Chrome trace", k->sc.name);
 		return GS_ERR_FORMAT;
 	}
 	return GS_OK;
+}
+
+static gs_status kin_walk(void *ctx)
+{
+	return kin_document(ctx);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2500,7 +2789,7 @@ static gs_status kin_run(struct gs_gzin *in, const char *name, const struct gs_i
 	if (!rc)
 		rc = ring_init(&k->recent, KIN_RECENT_CAP);
 	if (!rc)
-		rc = kin_document(k);
+		rc = kin_pipe_run(&k->sc, kin_walk, kin_handle, k);
 	if (!rc)
 		rc = kin_finish(k);
 	gs_gzin_close(in);
@@ -2512,6 +2801,7 @@ static gs_status kin_run(struct gs_gzin *in, const char *name, const struct gs_i
 	free(k->sc.stack);
 	free(k->sc.scratch[0]);
 	free(k->sc.scratch[1]);
+	free(k->args_str);
 	free(k->streams);
 	free(k->procs);
 	free(k->devs);
