@@ -19,6 +19,7 @@ RELEASE_DIR  ?= build-release
 TSAN_LABELS  ?= collector|threads
 BENCH_SIZES  ?= 1e5 1e6 1e7
 BENCH_ARGS   ?=
+HTA_PYTHON   ?= python3
 CMAKE        ?= cmake
 CTEST        ?= ctest
 CLANG_FORMAT ?= clang-format
@@ -107,7 +108,9 @@ asan: deps
 # one rank (BENCH_ARGS="--job-ranks 0" leaves it out; --job-ranks N --job-ops K
 # resize it), and the text report of a job of 1,024 ranks x 200 ops against
 # one rank ("--scale-ranks 0" leaves it out; --scale-ranks N --scale-ops K
-# resize it). Warnings are not errors here: -O3 finds different ones than
+# resize it). Last, Holistic Trace Analysis side by side (bench/hta_compare.sh,
+# into bench/results/hta.txt; says "skipped" when HTA_PYTHON cannot import
+# hta). Warnings are not errors here: -O3 finds different ones than
 # the checked builds, and a benchmark should not fail on them.
 bench: deps
 	$(CMAKE) -S . -B $(BENCH_DIR) -DCMAKE_BUILD_TYPE=Release -DGPUSCOPE_WERROR=OFF \
@@ -116,6 +119,9 @@ bench: deps
 	@mkdir -p bench/results
 	$(BENCH_DIR)/bench/gs_bench --gpuscope $(BENCH_DIR)/analyzer/gpuscope \
 		--out bench/results/latest.txt $(BENCH_ARGS) $(BENCH_SIZES)
+	PYTHON=$(HTA_PYTHON) GPUSCOPE=$(BENCH_DIR)/analyzer/gpuscope \
+		GEN=$(BENCH_DIR)/bench/gs_bench_gen bench/hta_compare.sh >bench/results/hta.txt
+	@cat bench/results/hta.txt
 
 # gpuscope-mpi at scale (bench/NOTES.md, "Many ranks over MPI"): the
 # Release build, then bench/mpi_bench.sh (MPI_RANKS ranks x MPI_OPS ops).
