@@ -39,14 +39,15 @@ C_SOURCES = $(wildcard $(shell git ls-files --cached --others --exclude-standard
 MAKEFLAGS += --no-print-directory
 .NOTPARALLEL:
 
-.PHONY: all help deps configure build demo check release asan bench bench-mpi fuzz tsan tidy valgrind format \
+.PHONY: all help deps configure build demo check python release asan bench bench-mpi fuzz tsan tidy valgrind format \
 	format-check install clean
 
 all: build
 
 help:
 	@echo 'make demo          install missing deps, build, run gpuscope analyze on $(DEMO_TRACE)'
-	@echo 'make check         install missing deps, build, run all tests (ctest)'
+	@echo 'make check         install missing deps, build, run all tests (ctest, then the Python package)'
+	@echo 'make python        the Python package into $(BUILD_DIR)/python-venv (pip install ./python)'
 	@echo 'make deps          install missing build dependencies (scripts/install-deps.sh)'
 	@echo 'make build         configure $(BUILD_DIR)/ (warnings are errors) and build'
 	@echo 'make release       Release build (-O3, warnings are errors) in $(RELEASE_DIR)/ and all tests'
@@ -81,7 +82,13 @@ check: deps build
 	@{ $(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j2; \
 	   echo $$? >$(BUILD_DIR)/ctest.rc; } | tee $(BUILD_DIR)/ctest.out
 	@scripts/ctest-skips.sh $(BUILD_DIR) $(BUILD_DIR)/ctest.out
-	@exit $$(cat $(BUILD_DIR)/ctest.rc)
+	@test $$(cat $(BUILD_DIR)/ctest.rc) = 0
+	scripts/python-check.sh $(BUILD_DIR)
+
+# The Python package, installed into $(BUILD_DIR)/python-venv (made when
+# missing): pip install ./python, scikit-build-core driving this CMake.
+python: deps build
+	scripts/python-check.sh $(BUILD_DIR) --install-only
 
 # The build type packagers use (-O3, NDEBUG), warnings still errors: some
 # warnings (-Wnull-dereference, -Wdangling-pointer) appear only with the

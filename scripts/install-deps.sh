@@ -21,7 +21,8 @@ usage: scripts/install-deps.sh [--ci] [--browser]
 Installs the missing build dependencies of gpuscope from Debian/Ubuntu:
 protobuf-c (compiler and library), zlib, ISA-L (optional: faster gzip
 input), cJSON, SQLite, cmocka, Open MPI (for
-gpuscope-mpi and its test), cmake, pkg-config, a C compiler and make. Installs
+gpuscope-mpi and its test), Python 3 with venv and its headers (the Python
+package), cmake, pkg-config, a C compiler and make. Installs
 nothing when all are present.
 
   --ci        also install clang-format, clang and its libFuzzer runtime
@@ -92,6 +93,14 @@ have_pc sqlite3 libsqlite3-dev || need libsqlite3-dev
 # gpuscope-mpi builds when MPI is found, and make check runs its test.
 have_pc ompi-c libopenmpi-dev || need libopenmpi-dev
 have_cmd mpirun || need openmpi-bin
+# The Python package (python/: make python, and its tests in make check):
+# python3 able to make a virtual environment, with its C headers.
+have_python_dev() {
+	have_cmd python3 && python3 -c 'import ensurepip, os, sys, sysconfig, venv
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+		2>/dev/null
+}
+have_python_dev || need python3 python3-dev python3-venv
 if [ "$want_ci" = 1 ]; then
 	have_cmd clang-format || need clang-format
 	have_cmd clang || need clang

@@ -16,8 +16,6 @@
 #define HDUR(ns) gs_report_dur_utf8((char[48]){0}, 48, (ns))
 #define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
 
-#define NO_OPERATOR "(no operator)"
-
 /* The device's GPU busy time: its kernel and copy time, each instant once. */
 static int64_t busy_ns(const struct gs_report_device *d)
 {
@@ -26,7 +24,7 @@ static int64_t busy_ns(const struct gs_report_device *d)
 
 static const char *row_name(const struct gs_report *r, const struct gs_operator *o)
 {
-	return o->outside ? NO_OPERATOR : gs_trace_string(r->t, o->name);
+	return o->outside ? GS_OPERATOR_OUTSIDE_NAME : gs_trace_string(r->t, o->name);
 }
 
 static const char *row_source(const struct gs_operator *o)

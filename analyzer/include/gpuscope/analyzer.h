@@ -22,6 +22,7 @@
  *   cudagraph.h   CUDA Graph candidates
  *   whatif.h      the CUDA Graph replay what-if
  *   report.h      the analyze report of a trace and its writers
+ *   results.h     what a built report holds, read-only
  *   job.h         the analyze report of a job
  *   plan.h        `gpuscope plan`: the stage calculator (no trace)
  *   export_data.h what `gpuscope export` adds to the records
@@ -50,6 +51,7 @@
 #include <gpuscope/overlap.h>
 #include <gpuscope/plan.h>
 #include <gpuscope/report.h>
+#include <gpuscope/results.h>
 #include <gpuscope/schedule.h>
 #include <gpuscope/steps.h>
 #include <gpuscope/summary.h>

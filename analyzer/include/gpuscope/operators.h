@@ -58,6 +58,10 @@ struct gs_operator_kernel {
 	int64_t ns;
 };
 
+/* What the reports call the row of the ops launched outside every
+ * operator. */
+#define GS_OPERATOR_OUTSIDE_NAME "(no operator)"
+
 /* One operator name (or, with outside set, the ops launched outside every
  * operator). */
 struct gs_operator {

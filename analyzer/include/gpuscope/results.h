@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuscope/results.h: what a built report holds, read-only.
+ *
+ * gs_report_build and gs_report_build_job (gpuscope/report.h) run the
+ * analyses; the sections they produce are the plain structs below, read
+ * through the accessors at the end. The text, JSON and HTML writers show
+ * these; a program (the Python package, a second front end) reads the same
+ * numbers without parsing any output. Nothing here formats or prints.
+ *
+ * A report of one process holds its devices. A report of a job holds one
+ * report per rank, in rank order (gs_results_rank); a job of one rank is
+ * that rank's report. Every pointer stays valid until gs_report_destroy.
+ * Times are ns on the trace's own clock; names are string ids of the
+ * rank's trace (gs_trace_string) unless they are `const char *`.
+ */
+#ifndef GPUSCOPE_RESULTS_H
+#define GPUSCOPE_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gpuscope/breakdown.h>
+#include <gpuscope/cudagraph.h>
+#include <gpuscope/format.h>
+#include <gpuscope/graph.h>
+#include <gpuscope/hostattr.h>
+#include <gpuscope/measures.h>
+#include <gpuscope/operators.h>
+#include <gpuscope/overlap.h>
+#include <gpuscope/report.h>
+#include <gpuscope/schedule.h>
+#include <gpuscope/steps.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Per-stream totals over the device window (durations clipped to it). */
+struct gs_report_stream {
+	uint32_t index; /* stream table index */
+	int64_t pid;
+	uint64_t stream_id;
+	uint8_t kind;
+	int32_t priority;
+	uint64_t ops;
+	uint64_t kernels;
+	uint64_t copies; /* memcpy and memset */
+	int64_t kernel_ns;
+	int64_t copy_ns;
+	int64_t busy_ns; /* union of its op intervals */
+};
+
+/* Kernels of one name on the device: those overlapping the window, their
+ * durations clipped to it. The statistics are of those durations: min,
+ * median, p95 and max are durations of the name (nearest rank: the p-th
+ * of n sorted ascending is the one at rank ceil(p n / 100), so the median
+ * of an even count is the lower middle one); mean and std (population
+ * standard deviation) are rounded to the ns. */
+struct gs_report_kernel {
+	uint32_t name; /* string id */
+	uint32_t first_op;
+	uint64_t count;
+	int64_t ns;
+	int64_t mean_ns;
+	int64_t min_ns;
+	int64_t median_ns;
+	int64_t p95_ns;
+	int64_t max_ns;
+	int64_t std_ns;
+	uint8_t cls; /* enum gs_kernel_class (gs_measures_kernel_row_class) */
+};
+
+/* A device's figures over one step's GPU window. */
+struct gs_report_step_stat {
+	bool has;
+	uint64_t ops;
+	int64_t window_ns;
+	int64_t total_ns[GS_CAT_COUNT];
+	int64_t actual_ns;
+	int64_t ideal_ns;
+	double efficiency;
+	uint8_t gap_cause; /* GS_GAP_CAUSE_COUNT: none */
+	int64_t gap_cause_ns;
+};
+
+/*
+ * A finding's data beside its sentences, for the programs that read the
+ * JSON (a CI gate, a notebook): how its figure is known, the kind of
+ * advice it gives, and the numbers it rests on, each named for its unit
+ * (`_ns`, `_share`, `_count`, `_bytes`, plain for a ratio).
+ */
+#define GS_FINDING_NUMBERS 8
+
+enum gs_evidence {
+	GS_EVIDENCE_MEASURED = 0, /* read off the trace */
+	GS_EVIDENCE_MODELED = 1,  /* a schedule or what-if computed from it */
+	GS_EVIDENCE_NONE = 2,     /* a property of the trace, no time at stake */
+};
+
+struct gs_finding_number {
+	const char *key; /* static */
+	double value;
+};
+
+struct gs_finding_data {
+	uint8_t evidence;   /* enum gs_evidence */
+	const char *advice; /* static: the kind of advice ("fuse_kernels", ...) */
+	uint8_t n;
+	struct gs_finding_number num[GS_FINDING_NUMBERS];
+};
+
+const char *gs_evidence_name(unsigned e);
+
+/* One finding: what was seen (with numbers) and what to do about it. */
+struct gs_report_finding {
+	const char *kind; /* static: "idle", "sync", "exposed_copy", ... */
+	int64_t ns;       /* the time at stake; findings are ranked by it */
+	char *text;
+	char *advice;
+	struct gs_finding_data data;
+};
+
+struct gs_report_device {
+	uint32_t device;
+	const char *name; /* from the device record; "" when unknown */
+	const char *uuid; /* likewise */
+	bool default_window;
+	uint64_t ops; /* ops of the device in the window */
+	uint64_t op_kinds[GS_OP_KIND_COUNT];
+	struct gs_breakdown b;
+
+	/* The ideal schedule (gs_schedule_compute): its per-op ideal starts
+	 * and its whole critical path; slot_delay_ns, slot_bound_by and
+	 * slot_pipelined_start are not kept (NULL). */
+	struct gs_schedule sched;
+	/* From the schedule. */
+	int64_t actual_ns;
+	int64_t dependency_bound_ns;
+	int64_t ideal_ns;
+	double efficiency;       /* as reported: see enum gs_report_eff */
+	uint8_t efficiency_kind; /* enum gs_report_eff */
+	/* Ops whose in-edges the schedule dropped to break a dependency cycle
+	 * (gs_schedule.broken_cycles): 0 in a consistent trace. */
+	uint64_t broken_cycles;
+	/* The schedule's invariants, checked (gs_schedule_check). */
+	struct gs_invariants inv;
+	int64_t critical_lead_ns;
+	/* The critical path's ops listed: the `rows` longest (ties: the
+	 * earlier), in path order, each with its position on the path
+	 * (critical_step, from 0); critical_count ops are on the path. */
+	struct gs_critical_op *critical;
+	size_t *critical_step;
+	/* Indices into `critical`, longest first (ties: the earlier): the
+	 * order of the text and HTML tables. */
+	size_t *critical_rank;
+	size_t n_critical;
+	size_t critical_count;
+	int64_t critical_ns; /* sum of all the critical ops' durations */
+	struct gs_what_if pipelined;
+	uint32_t copy_engines[GS_COPY_KIND_COUNT];
+	/* The device record gives what occupancy needs (SM count, a known
+	 * compute capability). */
+	bool sched_device_known;
+	/* actual - ideal by cause (gs_schedule_gap; its host pieces freed),
+	 * and the host ranges behind the host-bound part (gap_host: shares
+	 * of gap.host_charged_ns). */
+	struct gs_gap gap;
+	struct gs_host_ranges gap_host;
+	/* Per step of the report (r->steps), this device's figures over the
+	 * step's GPU window (has: the step has one, and is one of the first
+	 * n_step_figures). */
+	struct gs_report_step_stat *step_stats;
+	size_t n_step_figures;
+	/* Ops in the window by the constraint that bound their actual start,
+	 * and the summed delays (actual - ideal start, when positive). */
+	uint64_t bound_ops[GS_BOUND_COUNT];
+	int64_t bound_delay_ns[GS_BOUND_COUNT];
+
+	/* Streams with ops in the window. */
+	size_t active_streams;
+	/* The schedules are optimistic: ops on two or more streams and no
+	 * cross-stream synchronization recorded in the trace at all (no event
+	 * record, stream wait, host sync or default-stream edge), so the ideal
+	 * runs every stream from the window start. */
+	bool optimistic;
+
+	/* The first `rows` missed overlaps, ranked by exposed_ns, of
+	 * missed_count; the sums and counts below are over all of them. */
+	struct gs_missed_overlap *missed;
+	size_t n_missed;
+	size_t missed_count;
+	int64_t missed_exposed_ns;
+	int64_t missed_hideable_ns;
+	uint64_t missing_count[3]; /* by condition bit position */
+	uint64_t unknown_count[3]; /* likewise, conditions of unknown evidence */
+	/* Possible missed overlaps (a condition unknown: hideable_ns is an
+	 * upper bound), and their hideable time. */
+	uint64_t n_possible;
+	int64_t possible_hideable_ns;
+
+	struct gs_cudagraph_candidate *cands; /* ranked by exposed_launch_ns */
+	size_t n_cands;
+	/* The CUDA Graph replay what-if (gpuscope/whatif.h): every candidate
+	 * together (name NULL without candidates), and each of the first
+	 * GS_REPLAY_MAX_CANDIDATES alone (replay_done says which). */
+	struct gs_what_if replay;
+	struct gs_what_if *cand_replay;
+	bool *cand_replay_done;
+
+	struct gs_report_stream *streams;
+	size_t n_streams;
+	struct gs_report_kernel *kernels; /* ranked by ns */
+	size_t n_kernels;
+
+	/* Communication kernels (NCCL / RCCL, by name): their summed time,
+	 * the union of their intervals, and the part of that union with no
+	 * other kernel running. */
+	uint64_t comm_kernels;
+	int64_t comm_ns;
+	int64_t comm_union_ns;
+	int64_t comm_exposed_ns;
+
+	/* Copies by host memory: pageable ones (their host thread blocks). */
+	uint64_t pageable_copies;
+	uint64_t pageable_by_dir[GS_COPY_KIND_COUNT];
+
+	/* Sync time (the breakdown's sync segments) overlapped by each API
+	 * call name, on any host thread; ranked, longest first. */
+	struct gs_host_call_time *sync_calls;
+	size_t n_sync_calls;
+
+	/* Waits whose consumer runs on this device in the window
+	 * (indices into gs_report.waits, in its ranked order): the first
+	 * `rows` of wait_count; wait_ns and the kind counts are of all. */
+	size_t *waits;
+	size_t n_waits;
+	size_t wait_count;
+	int64_t wait_ns;
+	uint64_t wait_kind_count[GS_EDGE_KIND_COUNT];
+
+	struct gs_report_finding *findings; /* ranked by ns */
+	size_t n_findings;
+
+	/* Annotations, launch delay, queue, bandwidth, kernel classes. */
+	struct gs_measures measures;
+	/* GPU time per host operator. */
+	struct gs_operators operators;
+};
+
+/*
+ * The efficiency the report gives (ideal_ns / actual_ns), never
+ * above 1 (report.c says why):
+ *   EXACT    ideal_ns / actual_ns, in [0, 1] (1 when actual_ns is 0);
+ *   BOUNDED  the ideal schedule is longer than the recorded run (the run
+ *            started an op before an edge allowed): given as 1, flagged;
+ *   CYCLES   the schedule broke dependency cycles (broken_cycles > 0): not
+ *            available (NaN): text and HTML print "n/a", JSON null.
+ */
+enum gs_report_eff {
+	GS_REPORT_EFF_EXACT = 0,
+	GS_REPORT_EFF_BOUNDED = 1,
+	GS_REPORT_EFF_CYCLES = 2,
+};
+
+/* ---- accessors ---- */
+
+/* The ranks of a report: a job's, in rank order, or the report itself as
+ * its only rank. Out of range: NULL. */
+size_t gs_results_rank_count(const struct gs_report *r);
+const struct gs_report *gs_results_rank(const struct gs_report *r, size_t i);
+
+/* The process a rank's report is of, as its job numbered it. */
+struct gs_results_process {
+	uint32_t rank;
+	bool in_job;       /* one rank of a job of two or more */
+	int64_t pid;       /* -1: unknown */
+	const char *host;  /* "": unknown */
+	const char *input; /* the input it came from ("" when not known) */
+};
+void gs_results_process(const struct gs_report *rank, struct gs_results_process *out);
+
+/* The trace a rank's report was built from (NULL for a job's report). */
+const struct gs_trace *gs_results_trace(const struct gs_report *rank);
+
+/* The devices of a rank's report, in device order. */
+const struct gs_report_device *gs_results_devices(const struct gs_report *rank, size_t *n);
+
+/* The steps the rank's trace marks and which the report covers. */
+const struct gs_steps *gs_results_steps(const struct gs_report *rank);
+
+/* Whether the report's window is the span of the steps it selected (each
+ * selected step is then analysed), rather than --window or the default. */
+bool gs_results_window_from_steps(const struct gs_report *rank);
+
+/* The waits the report lists (consumer on a reported device, in its
+ * window), ranked: the first `rows` (gs_report_options) of them. */
+size_t gs_results_wait_rows(const struct gs_report *rank);
+const struct gs_wait *gs_results_wait(const struct gs_report *rank, size_t i);
+
+/* The id an op is reported under: its correlation id when nonzero, else
+ * its index. */
+uint64_t gs_report_op_id(const struct gs_trace *t, uint32_t op);
+
+/* The device an op runs on, from its stream (UINT32_MAX if out of range). */
+uint32_t gs_report_op_device(const struct gs_trace *t, uint32_t op);
+
+/* Stream id of an op's stream (0 when out of range). */
+uint64_t gs_report_op_stream(const struct gs_trace *t, uint32_t op);
+
+/* "measured", "modeled" or "none" (enum gs_evidence). */
+const char *gs_evidence_name(unsigned e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
