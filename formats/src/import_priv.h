@@ -7,8 +7,10 @@
 
 /*
  * gs_detect_format, and when the result is GS_INPUT_UNKNOWN a short reason
- * for the user in *why ("empty file", "gzip data that is not JSON", ...).
- * Appends no error cause unless it returns an error.
+ * for the user in *why ("empty file", "gzip data that is not JSON", ...),
+ * or NULL when no importer saw anything of its format (the message then
+ * lists what is expected: gs_importers_expected). Appends no error cause
+ * unless it returns an error.
  */
 gs_status gs_detect_format_why(const char *path, enum gs_input_format *fmt, const char **why);
 
@@ -20,15 +22,66 @@ void gs_detect_head(const unsigned char *head, size_t n, enum gs_input_format *f
 		    const char **why);
 /*
  * What to do with an input named `name` that is not a trace, when its name
- * says: an Nsight Systems report (.nsys-rep, .qdrep) is read through its
- * SQLite export, "an Nsight Systems report is read through its SQLite
- * export: nsys export --type sqlite --output run.sqlite run.nsys-rep".
- * Writes it to buf and returns true; false (buf "") for any other name.
+ * says (an importer's name_hint): an Nsight Systems report (.nsys-rep,
+ * .qdrep) is read through its SQLite export, "an Nsight Systems report is
+ * read through its SQLite export: nsys export --type sqlite --output
+ * run.sqlite run.nsys-rep". Writes it to buf and returns true; false (buf
+ * "") for any other name.
  */
 bool gs_detect_name_hint(const char *name, char *buf, size_t size);
 /* Read up to `cap` bytes from `fd` into `head` (fewer only at the end of the
  * input); errors name `name`. */
 gs_status gs_detect_read_head(int fd, const char *name, unsigned char *head, size_t cap, size_t *n);
+
+/* ---- the importers (importers.c) ---- */
+
+struct gs_limit_sink;
+
+/* What an importer reads: a file by its path, or a stream (a pipe, stdin)
+ * whose first n bytes (head) have been read for detection. */
+struct gs_importer_input {
+	const char *path; /* a file; NULL for a stream */
+	const char *name; /* the input in messages */
+	int fd;           /* a stream, owned by the importer (closed); -1 for a file */
+	const unsigned char *head;
+	size_t n;
+	unsigned reader_flags; /* enum gs_reader_flags (.gscope) */
+	struct gs_limit_sink *ls;
+	struct gs_sink *sink;
+};
+
+/*
+ * One input format. sniff: whether the first n bytes (all of the input
+ * when shorter than GS_DETECT_HEAD) are this format's; for data that looks
+ * like the format but is not, it may set *why ("corrupt gzip data").
+ * load_stream NULL: the format is read from files only (stream_refusal
+ * says so). name_hint: for an input that is no trace, whether its name is
+ * another tool's file that this format is made from, and how (buf).
+ */
+struct gs_importer {
+	enum gs_input_format format;
+	const char *name; /* gs_input_format_name */
+	const char *what; /* in "expected ..." */
+	int (*sniff)(const unsigned char *head, size_t n, const char **why);
+	gs_status (*load_path)(const struct gs_importer_input *in);
+	gs_status (*load_stream)(const struct gs_importer_input *in);
+	const char *stream_refusal;
+	bool (*name_hint)(const char *name, char *buf, size_t size);
+};
+
+/* In the order detection tries them and messages list them. */
+extern const struct gs_importer gs_importers[];
+extern const size_t gs_n_importers;
+/* The importer of a format (NULL for GS_INPUT_UNKNOWN). */
+const struct gs_importer *gs_importer_of(enum gs_input_format f);
+/* ".gscope, Kineto / Chrome-trace JSON, or an Nsight Systems SQLite
+ * export": every importer's `what`. Returns buf. */
+const char *gs_importers_expected(char *buf, size_t size);
+
+/* The rest of a .gscope on `fd` after `head`, all in memory (*data, freed
+ * by the caller), at most `max` bytes. Closes fd. */
+gs_status gs_load_slurp(int fd, const char *name, const unsigned char *head, size_t n, uint64_t max,
+			unsigned char **data, size_t *size);
 
 /* gs_import_kineto over an open byte reader (gzin.h), closed when done. */
 struct gs_gzin;

@@ -67,10 +67,8 @@ static gs_status open_stream(const char *path, const char *name, int *fd)
 	return GS_OK;
 }
 
-/* The rest of a .gscope on `fd` after `head`, all in memory (*data, freed
- * by the caller), at most `max` bytes. Closes fd. */
-static gs_status slurp(int fd, const char *name, const unsigned char *head, size_t n, uint64_t max,
-		       unsigned char **data, size_t *size)
+gs_status gs_load_slurp(int fd, const char *name, const unsigned char *head, size_t n, uint64_t max,
+			unsigned char **data, size_t *size)
 {
 	size_t cap = 1u << 20, len = n;
 	unsigned char *buf = malloc(cap);
@@ -131,77 +129,33 @@ static gs_status slurp(int fd, const char *name, const unsigned char *head, size
 	return GS_OK;
 }
 
-/* The cause for an input that is no trace; an Nsight Systems report (by
- * its name) with the command that exports what gpuscope reads. */
+/* The cause for an input that is no trace: the importers' reason when one
+ * saw something of its format, else what is expected, with the command
+ * that makes a trace of another tool's file when its name says what it
+ * is (an Nsight Systems report). */
 static void unrecognised(const char *name, const char *why)
 {
-	char hint[GS_ERROR_MSG_MAX];
+	char hint[GS_ERROR_MSG_MAX], expected[256];
 
-	if (strncmp(why, "not a recognised trace", 22) == 0 &&
-	    gs_detect_name_hint(name, hint, sizeof(hint)))
+	if (why)
+		gs_error_append("%s: %s", name, why);
+	else if (gs_detect_name_hint(name, hint, sizeof(hint)))
 		gs_error_append("%s: not a recognised trace: %s", name, hint);
 	else
-		gs_error_append("%s: %s", name, why);
-}
-
-/* gs_trace_load_into's reading, for an input read in one pass (fd, owned). */
-static gs_status load_stream(int fd, const char *name, const struct gs_load_options *opts,
-			     struct gs_limit_sink *ls, struct gs_sink *sink,
-			     enum gs_input_format *fmt)
-{
-	unsigned char head[GS_DETECT_HEAD];
-	struct gs_reader *r = NULL;
-	struct gs_gzin *in = NULL;
-	unsigned char *data = NULL;
-	size_t n, size;
-	const char *why;
-	gs_status rc;
-
-	rc = gs_detect_read_head(fd, name, head, sizeof(head), &n);
-	if (rc) {
-		close(fd);
-		return rc;
-	}
-	gs_detect_head(head, n, fmt, &why);
-	switch (*fmt) {
-	case GS_INPUT_GSCOPE:
-		rc = slurp(fd, name, head, n, ls->lim.max_inflated_bytes, &data, &size);
-		if (!rc)
-			rc = gs_reader_open_mem(data, size, name, opts ? opts->reader_flags : 0,
-						&r);
-		if (!rc)
-			rc = gs_reader_read_all(r, sink);
-		gs_reader_close(r);
-		free(data);
-		return rc;
-	case GS_INPUT_KINETO:
-		rc = gs_gzin_open_fd(fd, head, n, name, &in);
-		if (rc)
-			return rc;
-		return gs_import_kineto_gzin(in, &ls->lim, sink);
-	case GS_INPUT_NSYS:
-		close(fd);
-		gs_error_append("%s: an Nsight SQLite export must be a file, not a pipe (save it "
-				"first)",
-				name);
-		return GS_ERR_FORMAT;
-	case GS_INPUT_UNKNOWN:
-		break;
-	}
-	close(fd);
-	unrecognised(name, why);
-	return GS_ERR_FORMAT;
+		gs_error_append("%s: not a recognised trace (expected %s)", name,
+				gs_importers_expected(expected, sizeof(expected)));
 }
 
 gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opts,
 			     struct gs_trace *t, enum gs_input_format *fmt)
 {
 	enum gs_input_format f;
-	struct gs_reader *r = NULL;
+	const struct gs_importer *im;
+	struct gs_importer_input in = {.fd = -1};
 	struct gs_limit_sink ls;
 	struct gs_progress_sink ps;
-	struct gs_sink *sink;
-	const char *why = "", *name;
+	unsigned char head[GS_DETECT_HEAD];
+	const char *why = NULL, *name;
 	gs_status rc;
 	int fd;
 
@@ -215,11 +169,33 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 	rc = open_stream(path, name, &fd);
 	if (rc)
 		return rc;
+	/* A file is recognised by path; a stream from the first bytes read
+	 * off it, which its importer then takes in front of the rest. */
 	f = GS_INPUT_UNKNOWN;
 	if (fd < 0) {
 		rc = gs_detect_format_why(path, &f, &why);
+	} else {
+		rc = gs_detect_read_head(fd, name, head, sizeof(head), &in.n);
 		if (rc)
-			return rc;
+			close(fd);
+		else
+			gs_detect_head(head, in.n, &f, &why);
+	}
+	if (rc)
+		return rc;
+	if (fmt)
+		*fmt = f;
+	im = gs_importer_of(f);
+	if (!im) {
+		if (fd >= 0)
+			close(fd);
+		unrecognised(fd >= 0 ? name : path, why);
+		return GS_ERR_FORMAT;
+	}
+	if (fd >= 0 && !im->load_stream) {
+		close(fd);
+		gs_error_append("%s: %s", name, im->stream_refusal);
+		return GS_ERR_FORMAT;
 	}
 	/* Every format is held to the limits they share (limits.c). Each
 	 * reader names the file and the place (byte, chunk, table) of what the
@@ -227,44 +203,28 @@ gs_status gs_trace_load_into(const char *path, const struct gs_load_options *opt
 	gs_limit_sink_init(&ls, gs_trace_borrow_sink(t), NULL, opts ? opts->limits : NULL);
 	if (opts && (opts->load_flags & GS_LOAD_NAME_WARNINGS))
 		ls.warn_name = name;
-	sink = &ls.sink;
+	in.sink = &ls.sink;
 	if (opts && opts->progress) {
-		gs_progress_sink_init(&ps, sink, opts->progress, opts->progress_user);
-		sink = &ps.sink;
+		gs_progress_sink_init(&ps, in.sink, opts->progress, opts->progress_user);
+		in.sink = &ps.sink;
 	}
 	/* The outermost sink is ours: every source skips a NULL callback. */
 	if (opts && (opts->load_flags & GS_LOAD_SKIP_RANGES)) {
 		if (opts->load_flags & GS_LOAD_KEEP_ANNOTATIONS)
 			ls.annotations_only = true;
 		else
-			sink->range = NULL;
+			in.sink->range = NULL;
 	}
-	if (fd >= 0) {
-		rc = load_stream(fd, name, opts, &ls, sink, &f);
-		if (fmt)
-			*fmt = f;
-		return rc;
+	in.name = name;
+	in.ls = &ls;
+	in.reader_flags = opts ? opts->reader_flags : 0;
+	if (fd < 0) {
+		in.path = path;
+		return im->load_path(&in);
 	}
-	if (fmt)
-		*fmt = f;
-	switch (f) {
-	case GS_INPUT_GSCOPE:
-		rc = gs_reader_open(path, opts ? opts->reader_flags : 0, &r);
-		if (!rc)
-			gs_reader_set_max_inflate_ratio(r, ls.lim.max_inflate_ratio);
-		if (!rc)
-			rc = gs_reader_read_all(r, sink);
-		gs_reader_close(r);
-		return rc;
-	case GS_INPUT_KINETO:
-		return gs_import_kineto(path, &ls.lim, sink);
-	case GS_INPUT_NSYS:
-		return gs_import_nsys(path, &ls.lim, sink);
-	case GS_INPUT_UNKNOWN:
-		break;
-	}
-	unrecognised(path, why);
-	return GS_ERR_FORMAT;
+	in.fd = fd;
+	in.head = head;
+	return im->load_stream(&in);
 }
 
 gs_status gs_trace_load(const char *path, const struct gs_load_options *opts, struct gs_trace **out,
