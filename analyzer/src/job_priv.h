@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: the job analysis's own data (job.c: the summaries, the per-GPU
- * table, stragglers, findings, writers; job_match.c: communicators, clock
- * alignment and the matching of collectives across ranks).
+ * Internal: the job analysis's own data (job_summary.c: step one, a rank's
+ * summary; job_analysis.c: step two, the per-GPU table and stragglers;
+ * job_match.c: communicators, clock alignment and the matching of
+ * collectives across ranks; job_steps.c: steps across ranks;
+ * job_findings.c: the findings). The writers add job_view.h.
  */
 #ifndef GS_ANALYZER_JOB_PRIV_H
 #define GS_ANALYZER_JOB_PRIV_H
@@ -303,6 +305,15 @@ static inline const struct gs_js_kernel *coll_op(const struct gs_job_analysis *j
 {
 	return &coll_member(ja, x, p)->k[ja->slot[x->slot + p].k];
 }
+
+/* A GPU's value of a metric; NaN when it has none. */
+double ja_metric_value(const struct ja_gpu *g, enum ja_metric m);
+
+/* The findings of a reduced job, ranked (job_findings.c). */
+gs_status ja_findings(struct gs_job_analysis *ja);
+/* The text that names a GPU in a finding: "rank 3" ("rank 3 GPU 1" when
+ * the rank has several). */
+const char *ja_gpu_name(char *buf, size_t size, const struct ja_gpu *g);
 
 /* Steps matched across ranks by number (job_steps.c), after the clocks
  * are aligned. */
