@@ -658,7 +658,7 @@ static gs_status credit_host_calls(struct bd *b, uint32_t launch, int64_t a, int
 	const struct gs_api_call *l = &b->calls[launch];
 	const struct bd_piece *pieces;
 	uint32_t th;
-	size_t lo, hi;
+	size_t lo;
 	gs_status rc;
 
 	if (!b->cache->built) {
@@ -675,16 +675,9 @@ static gs_status credit_host_calls(struct bd *b, uint32_t launch, int64_t a, int
 			return rc;
 	}
 	pieces = b->cache->pieces[th].p;
-	lo = 0;
-	hi = b->cache->pieces[th].n;
-	while (lo < hi) { /* first piece ending after a */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pieces[mid].end <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the first piece ending after a */
+	lo = gs_upper_bound_i64_at(pieces, b->cache->pieces[th].n, sizeof(*pieces),
+				   offsetof(struct bd_piece, end), a);
 	for (size_t i = lo; i < b->cache->pieces[th].n && pieces[i].start < c; i++) {
 		const struct bd_piece *p = &pieces[i];
 		int64_t s = p->start > a ? p->start : a;

@@ -34,6 +34,7 @@
  * kept. The edges a build may add are bounded (max_edges).
  */
 #include <gpuscope/graph.h>
+#include <gpuscope/search.h>
 
 #include <gpuscope/u64map.h>
 #include "analyzer_priv.h"
@@ -484,14 +485,7 @@ static bool launched_between(const struct builder *b, uint32_t th, int64_t from,
 {
 	size_t lo = b->thread_launch[th], hi = b->thread_launch[th + 1];
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->launch_start[mid] < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo += gs_lower_bound_i64(b->launch_start + lo, hi - lo, from);
 	return lo < b->thread_launch[th + 1] && b->launch_start[lo] < to;
 }
 
@@ -939,17 +933,7 @@ static gs_status dlist_build(struct builder *b, uint32_t l, struct dlist *d, boo
 /* The first entry of d with an id above c (`strict`), or at least c. */
 static size_t dlist_bound(const struct dlist *d, uint64_t c, bool strict)
 {
-	size_t lo = 0, hi = d->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strict ? d->corr[mid] <= c : d->corr[mid] < c)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return strict ? gs_upper_bound_u64(d->corr, d->n, c) : gs_lower_bound_u64(d->corr, d->n, c);
 }
 
 /*

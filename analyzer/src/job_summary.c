@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <gpuscope/search.h>
 #include <gpuscope/sort.h>
 
 /* The union of a GPU's compute-class kernels (the kernel table's) in its window:
@@ -125,31 +126,16 @@ static gs_status gpu_busy(const struct gs_trace *t, const struct gs_report_devic
 /* Length of the GPU's compute union inside [a, b); O(log pieces). */
 static int64_t busy_between(const struct busy *g, int64_t a, int64_t b)
 {
-	size_t lo = 0, hi = g->n_busy, i, j;
+	size_t i, j;
 	int64_t total;
 
 	if (b <= a || !g->n_busy)
 		return 0;
 	/* i: the first piece ending after a; j: the first starting at b or later. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->busy[mid].b <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	i = lo;
-	hi = g->n_busy;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->busy[mid].a < b)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	j = lo;
+	i = gs_upper_bound_i64_at(g->busy, g->n_busy, sizeof(*g->busy), offsetof(struct piece, b),
+				  a);
+	j = i + gs_lower_bound_i64_at(g->busy + i, g->n_busy - i, sizeof(*g->busy),
+				      offsetof(struct piece, a), b);
 	if (i >= j)
 		return 0;
 	total = g->before[j] - g->before[i];

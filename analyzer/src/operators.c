@@ -15,6 +15,7 @@
  * per op; nothing at all when the trace has no range of the level.
  */
 #include <gpuscope/operators.h>
+#include <gpuscope/search.h>
 #include <gpuscope/u64map.h>
 #include <gpuscope/vec.h>
 
@@ -507,14 +508,9 @@ static const struct oi_piece *find_piece(const struct gs_op_index *ix, const str
 		if (a < hi)
 			hi = a;
 	}
-	while (lo < hi) { /* the first piece starting after t */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ix->pieces[mid].start <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the first piece starting after t */
+	lo += gs_upper_bound_i64_at(ix->pieces + lo, hi - lo, sizeof(*ix->pieces),
+				    offsetof(struct oi_piece, start), t);
 	if (lo == th->first)
 		return NULL;
 	*hint = lo - 1;

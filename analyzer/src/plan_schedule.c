@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include <gpuscope/format.h> /* GS_NO_INDEX */
+#include <gpuscope/search.h>
 
 /* ------------------------------------------------------------------------ */
 /* A string -> index hash map (open addressing, FNV-1a)                      */
@@ -820,17 +821,10 @@ struct plan_cover {
 
 static int64_t plan_covered(const struct plan_cover *c, int64_t x)
 {
-	size_t lo = 0, hi = c->k;
+	/* the number of intervals starting before x */
+	size_t lo =
+		gs_lower_bound_i64_at(c->iv, c->k, sizeof(*c->iv), offsetof(struct plan_iv, s), x);
 
-	/* j = number of intervals starting before x. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->iv[mid].s < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return 0;
 	return c->pre[lo - 1] + (x < c->iv[lo - 1].e ? x : c->iv[lo - 1].e) - c->iv[lo - 1].s;

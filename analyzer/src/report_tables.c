@@ -11,6 +11,7 @@
 #include "report_priv.h"
 #include "schedule_priv.h"
 
+#include <gpuscope/search.h>
 #include <gpuscope/sort.h>
 
 #include <math.h>
@@ -521,15 +522,8 @@ static size_t first_seg_after(const struct ival *seg, size_t lo, size_t ns, int6
 			return lo;
 	if (lo >= ns)
 		return ns;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (seg[mid].b <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return lo +
+	       gs_upper_bound_i64_at(seg + lo, hi - lo, sizeof(*seg), offsetof(struct ival, b), t);
 }
 
 /* Each API call's time over the sync segments, call by call: its first

@@ -17,6 +17,7 @@
 #include "analyzer_priv.h"
 #include "steps_priv.h"
 
+#include <gpuscope/search.h>
 #include <gpuscope/sort.h>
 #include <gpuscope/window.h>
 
@@ -230,15 +231,8 @@ static void mark_top(struct rp_cand *c, size_t n)
 /* The first call of calls[lo .. hi) that starts at or after t. */
 static size_t first_call_from(const struct gs_api_call *calls, size_t lo, size_t hi, int64_t t)
 {
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (calls[mid].start_ns < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return lo + gs_lower_bound_i64_at(calls + lo, hi - lo, sizeof(*calls),
+					  offsetof(struct gs_api_call, start_ns), t);
 }
 
 /* The GPU ops each group in the running launched: per op, its launch
