@@ -346,10 +346,6 @@ void gs_job_analysis_destroy(struct gs_job_analysis *ja)
 	for (i = 0; i < ja->n_mm; i++)
 		free(ja->mm[i].text);
 	free(ja->mm);
-	for (i = 0; i < ja->n_findings; i++) {
-		free(ja->findings[i].text);
-		free(ja->findings[i].advice);
-	}
 	free(ja->findings);
 	free(ja->gpus);
 	free(ja->first_gpu);

@@ -53,11 +53,23 @@ static void h_findings(struct gs_out *o, const struct gs_job_analysis *ja)
 	}
 	gs_out_puts(o, "<ol class=\"findings\" id=\"job-findings\">\n");
 	for (size_t i = 0; i < ja->n_findings; i++) {
+		char *text = ja_finding_text(ja, &ja->findings[i]);
+		char *advice = ja_finding_advice(ja, &ja->findings[i]);
+
+		if (!text || !advice) {
+			free(text);
+			free(advice);
+			o->failed = true;
+			o->err = ENOMEM;
+			return;
+		}
 		gs_out_puts(o, "<li><div>");
-		gs_report_html_sentence(o, ja->findings[i].text);
+		gs_report_html_sentence(o, text);
 		gs_out_puts(o, "</div><div class=\"advice\">&rarr; ");
-		gs_report_html_sentence(o, ja->findings[i].advice);
+		gs_report_html_sentence(o, advice);
 		gs_out_puts(o, "</div></li>\n");
+		free(text);
+		free(advice);
 	}
 	gs_out_puts(o, "</ol>\n");
 }

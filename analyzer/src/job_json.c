@@ -474,8 +474,18 @@ void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job)
 	jw_arr(w, "findings");
 	for (size_t i = 0; i < ja->n_findings; i++) {
 		const struct ja_finding *f = &ja->findings[i];
+		char *text = ja_finding_text(ja, f), *advice = ja_finding_advice(ja, f);
 
-		gs_report_json_finding(w, f->kind, f->ns, &f->data, f->text, f->advice);
+		if (!text || !advice) {
+			free(text);
+			free(advice);
+			w->o.failed = true;
+			w->o.err = ENOMEM;
+			break;
+		}
+		gs_report_json_finding(w, f->kind, f->ns, &f->data, text, advice);
+		free(text);
+		free(advice);
 	}
 	jw_end_arr(w);
 	jw_end_obj(w);

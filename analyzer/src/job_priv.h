@@ -167,12 +167,23 @@ struct ja_mismatch {
 	char *text;
 };
 
+/* What a job finding is about. */
+enum ja_finding_what {
+	JA_FIND_STRAGGLER,  /* at: its index in totals; v[0]: the median compute before */
+	JA_FIND_SKEW,       /* at: compared collectives; v[0]: their skews summed, v[1]: max */
+	JA_FIND_EXPOSED,    /* at: the worst GPU; v: exposed, beyond the waits, GPUs with comm */
+	JA_FIND_SLOW_STEPS, /* ja->slow_steps */
+	JA_FIND_MISMATCH,   /* ja->mm */
+};
+
+/* A finding as data: the writers put it in words (job_view.h). */
 struct ja_finding {
-	const char *kind;
-	int64_t ns;
-	char *text;
-	char *advice;
+	const char *kind; /* its JSON kind */
+	uint8_t what;     /* enum ja_finding_what */
+	int64_t ns;       /* the time at stake */
 	struct gs_finding_data data;
+	size_t at;    /* per `what` */
+	int64_t v[3]; /* per `what` */
 };
 
 /* The state of a clock domain's offset. */
@@ -311,9 +322,6 @@ double ja_metric_value(const struct ja_gpu *g, enum ja_metric m);
 
 /* The findings of a reduced job, ranked (job_findings.c). */
 gs_status ja_findings(struct gs_job_analysis *ja);
-/* The text that names a GPU in a finding: "rank 3" ("rank 3 GPU 1" when
- * the rank has several). */
-const char *ja_gpu_name(char *buf, size_t size, const struct ja_gpu *g);
 
 /* Steps matched across ranks by number (job_steps.c), after the clocks
  * are aligned. */

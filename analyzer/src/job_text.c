@@ -85,13 +85,24 @@ static void text_findings(struct jt *w, const struct gs_job_analysis *ja)
 	}
 	for (size_t i = 0; i < ja->n_findings; i++) {
 		char num[32];
+		char *text = ja_finding_text(ja, &ja->findings[i]);
+		char *advice = ja_finding_advice(ja, &ja->findings[i]);
 
+		if (!text || !advice) {
+			free(text);
+			free(advice);
+			w->o->failed = true;
+			w->o->err = ENOMEM;
+			return;
+		}
 		snprintf(num, sizeof(num), "  %2zu. ", i + 1);
 		jt_bold(w, true);
 		gs_out_puts(w->o, num);
 		jt_bold(w, false);
-		gs_report_text_wrap(w->o, "", strlen(num), ja->findings[i].text, 6);
-		gs_report_text_wrap(w->o, "      -> ", 9, ja->findings[i].advice, 9);
+		gs_report_text_wrap(w->o, "", strlen(num), text, 6);
+		gs_report_text_wrap(w->o, "      -> ", 9, advice, 9);
+		free(text);
+		free(advice);
 	}
 }
 

@@ -303,3 +303,127 @@ const char *ja_stat_cell(char *buf, size_t size, const struct gs_job_analysis *j
 		snprintf(buf, size, "%s (rank %u)", v, g->r->rank);
 	return buf;
 }
+
+/* ---- findings in words ---- */
+
+const char *ja_gpu_name(char *buf, size_t size, const struct ja_gpu *g)
+{
+	if (g->r->n_gpus > 1)
+		snprintf(buf, size, "rank %u GPU %u", g->r->rank, g->d->device);
+	else
+		snprintf(buf, size, "rank %u", g->r->rank);
+	return buf;
+}
+
+/* What a verdict compared when the job is partial: "; over 2 of 128 ranks
+ * (a partial job)", else "". */
+static const char *partial_note(const struct gs_job_analysis *ja, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (ja->world_size > ja->n_sums)
+		snprintf(buf, size, "; over the %zu of %u ranks traced (a partial job)", ja->n_sums,
+			 ja->world_size);
+	return buf;
+}
+
+#define PARTIAL() partial_note(ja, (char[96]){0}, 96)
+/* A finding's durations, each in its own unit (never a line's). */
+#define FDUR(ns) gs_dur_text((char[48]){0}, 48, (ns))
+
+char *ja_finding_text(const struct gs_job_analysis *ja, const struct ja_finding *f)
+{
+	switch (f->what) {
+	case JA_FIND_STRAGGLER: {
+		const struct ja_total *t = &ja->totals[f->at];
+		int64_t median_compute = f->v[0];
+		char share[32], chance[32], compute[160];
+
+		gs_report_pct(share, sizeof(share), (int64_t)t->last, (int64_t)t->counted);
+		compute[0] = '\0';
+		if (t->compute_before > median_compute)
+			snprintf(compute, sizeof(compute),
+				 "; its compute before them took %s, %s more than the median "
+				 "rank's",
+				 FDUR(t->compute_before), FDUR(t->compute_before - median_compute));
+		snprintf(chance, sizeof(chance), "%.1f%%",
+			 t->counted ? 100.0 * t->expected / (double)t->counted : 0.0);
+		return ja_printf("rank %u arrived last at %s of %llu collectives (%llu times; "
+				 "chance alone would give %s); the others waited %s for it%s%s",
+				 rank_of(ja, t->ri)->rank, share, (unsigned long long)t->counted,
+				 (unsigned long long)t->last, chance, FDUR(t->cost), compute,
+				 PARTIAL());
+	}
+	case JA_FIND_SKEW: {
+		size_t n = f->at;
+
+		return ja_printf("the ranks waited %s in all for one another at %zu collectives "
+				 "(mean skew %s, max %s), with no one rank last most often%s",
+				 FDUR(ja->wait_total), n, FDUR(f->v[0] / (int64_t)(n ? n : 1)),
+				 FDUR(f->v[1]), PARTIAL());
+	}
+	case JA_FIND_EXPOSED: {
+		const struct ja_gpu *worst = &ja->gpus[f->at];
+		const struct ja_stat *s = &ja->stat[M_OVERLAP];
+		size_t with_comm = (size_t)f->v[2];
+		char who[64], ov[32] = "n/a";
+
+		if (s->count)
+			snprintf(ov, sizeof(ov), "%.1f%%", 100.0 * s->v[1]);
+		return ja_printf("communication ran with no compute kernel alongside for %s over "
+				 "%zu GPU%s (%s of it beyond the waits for other ranks), up to %s "
+				 "on %s (%s of its window); median overlap with compute %s",
+				 FDUR(f->v[0]), with_comm, with_comm == 1 ? "" : "s", FDUR(f->v[1]),
+				 FDUR(worst->d->comm_exposed_ns),
+				 ja_gpu_name(who, sizeof(who), worst),
+				 PCT(worst->d->comm_exposed_ns, worst->d->window_ns), ov);
+	}
+	case JA_FIND_SLOW_STEPS: {
+		const struct ja_slow_steps *x = &ja->slow_steps;
+
+		return ja_printf("rank %u had the longest step in %zu of the %zu analysed steps "
+				 "the ranks share, %s in all beyond the median rank's step time "
+				 "(%s of the median steps' %s)%s",
+				 rank_of(ja, x->ri)->rank, x->steps, x->of, FDUR(x->extra),
+				 PCT(x->extra, x->total), FDUR(x->total), PARTIAL());
+	}
+	case JA_FIND_MISMATCH:
+		return ja_printf("%zu communicator%s do%s not line up across ranks; %s%s", ja->n_mm,
+				 ja->n_mm == 1 ? "" : "s", ja->n_mm == 1 ? "es" : "",
+				 ja->mm[0].text, ja->n_mm > 1 ? " (and more: see Mismatches)" : "");
+	default:
+		return ja_printf("%s", f->kind);
+	}
+}
+
+char *ja_finding_advice(const struct gs_job_analysis *ja, const struct ja_finding *f)
+{
+	switch (f->what) {
+	case JA_FIND_STRAGGLER:
+		return ja_printf("look at rank %u's own section: what it runs before the "
+				 "collectives (its compute, host-bound idle, data loading, "
+				 "a slower GPU or link); every other rank waits for it",
+				 rank_of(ja, ja->totals[f->at].ri)->rank);
+	case JA_FIND_SKEW:
+		return ja_printf("load imbalance across ranks: even out the work of a step "
+				 "(uneven batches, sequence lengths or shards), and look for "
+				 "jitter on the ranks that arrive late (host threads, data "
+				 "loading, garbage collection)");
+	case JA_FIND_EXPOSED:
+		return ja_printf("overlap communication with compute: bucket gradients so that "
+				 "all-reduces start during the backward pass (DDP bucket_cap_mb, "
+				 "FSDP prefetch), issue collectives asynchronously on their own "
+				 "stream; exposed time also holds the waits for late ranks");
+	case JA_FIND_SLOW_STEPS:
+		return ja_printf("a synchronous job runs at its slowest rank's pace: look at rank "
+				 "%u's Steps table (the largest cause of each step's gap) and at "
+				 "what differs on it (its share of the data, a slower host or "
+				 "GPU, host-side jitter)",
+				 rank_of(ja, ja->slow_steps.ri)->rank);
+	case JA_FIND_MISMATCH:
+		return ja_printf("the traces cover different steps or code paths: record every "
+				 "rank over the same iterations (one profiler schedule), or look "
+				 "for a rank that took another path");
+	default:
+		return ja_printf("%s", "");
+	}
+}

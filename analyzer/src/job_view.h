@@ -51,6 +51,15 @@ const char *ja_eff_text(const struct gs_js_gpu *d, char *buf, size_t size);
 #define FRAC(v) ja_frac_text((char[32]){0}, 32, (v))
 #define BW(v) ja_bw_text((char[32]){0}, 32, (v))
 
+/* The text that names a GPU in a finding: "rank 3" ("rank 3 GPU 1" when
+ * the rank has several). */
+const char *ja_gpu_name(char *buf, size_t size, const struct ja_gpu *g);
+
+/* A finding in words: its sentence and its advice (malloc'd; NULL when
+ * out of memory). */
+char *ja_finding_text(const struct gs_job_analysis *ja, const struct ja_finding *f);
+char *ja_finding_advice(const struct gs_job_analysis *ja, const struct ja_finding *f);
+
 #define OUTLIER_STRAGGLER M_COUNT /* ja_outlier.by of a straggler's GPU */
 
 struct ja_outlier {
