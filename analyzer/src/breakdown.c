@@ -38,6 +38,7 @@
  * that overlap the gap (each call piece is visited by at most the gaps it
  * overlaps, and the gaps are disjoint).
  */
+#include <gpuscope/search.h>
 #include <gpuscope/vec.h>
 
 #include "analyzer_priv.h"
@@ -302,27 +303,12 @@ static gs_status reach_build(struct gs_breakdown_cache *c)
 static void window_span(const struct gs_breakdown_cache *c, const struct gs_op *ops, size_t first,
 			size_t count, int64_t w0, int64_t w1, size_t *from, size_t *to)
 {
-	size_t lo = first, hi = first + count, a, z;
+	size_t lo, a, z;
 
-	while (lo < hi) { /* the first whose reach ends after w0 */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->reach_end[mid] <= w0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	a = lo;
-	hi = first + count;
-	while (lo < hi) { /* the first reaching no earlier than w1 */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->reach_start[mid] < w1)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	z = lo;
+	/* the first whose reach ends after w0 */
+	a = first + gs_upper_bound_i64(c->reach_end + first, count, w0);
+	/* from there, the first reaching no earlier than w1 */
+	z = a + gs_lower_bound_i64(c->reach_start + a, first + count - a, w1);
 	/* the first starting at or after w1, and the ops that start with it */
 	lo = gs_op_range_first_at(ops, (struct gs_op_range){first, count}, w1);
 	if (lo < first + count) {
@@ -672,7 +658,7 @@ static gs_status credit_host_calls(struct bd *b, uint32_t launch, int64_t a, int
 	const struct gs_api_call *l = &b->calls[launch];
 	const struct bd_piece *pieces;
 	uint32_t th;
-	size_t lo, hi;
+	size_t lo;
 	gs_status rc;
 
 	if (!b->cache->built) {
@@ -689,16 +675,9 @@ static gs_status credit_host_calls(struct bd *b, uint32_t launch, int64_t a, int
 			return rc;
 	}
 	pieces = b->cache->pieces[th].p;
-	lo = 0;
-	hi = b->cache->pieces[th].n;
-	while (lo < hi) { /* first piece ending after a */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pieces[mid].end <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the first piece ending after a */
+	lo = gs_upper_bound_i64_at(pieces, b->cache->pieces[th].n, sizeof(*pieces),
+				   offsetof(struct bd_piece, end), a);
 	for (size_t i = lo; i < b->cache->pieces[th].n && pieces[i].start < c; i++) {
 		const struct bd_piece *p = &pieces[i];
 		int64_t s = p->start > a ? p->start : a;

@@ -9,6 +9,8 @@
  */
 #include "analyzer_priv.h"
 
+#include <gpuscope/search.h>
+
 #include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -70,20 +72,27 @@ gs_status gs_trace_op_devices(const struct gs_trace *t, uint32_t **ids, size_t *
 	return GS_OK;
 }
 
+/* A thread searched for by (pid, tid). */
+struct thread_key {
+	const struct gs_thread *th;
+	int64_t pid, tid;
+};
+
+static bool thread_before(const void *ctx, size_t i)
+{
+	const struct thread_key *k = ctx;
+	const struct gs_thread *x = &k->th[i];
+
+	return x->pid < k->pid || (x->pid == k->pid && x->tid < k->tid);
+}
+
 uint32_t gs_trace_find_thread(const struct gs_trace *t, int64_t pid, int64_t tid)
 {
-	size_t n, lo = 0, hi;
+	size_t n, lo;
 	const struct gs_thread *th = gs_trace_threads(t, &n);
+	struct thread_key key = {th, pid, tid};
 
-	hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (th[mid].pid < pid || (th[mid].pid == pid && th[mid].tid < tid))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = gs_partition_point(n, thread_before, &key);
 	if (lo < n && th[lo].pid == pid && th[lo].tid == tid && lo < UINT32_MAX)
 		return (uint32_t)lo;
 	return GS_NO_INDEX;
@@ -100,17 +109,8 @@ static int cmp_range(const void *pa, const void *pb)
 
 size_t gs_op_range_first_at(const struct gs_op *ops, struct gs_op_range r, int64_t t)
 {
-	size_t lo = r.first, hi = r.first + r.count;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ops[mid].start_ns < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return r.first + gs_lower_bound_i64_at(ops + r.first, r.count, sizeof(*ops),
+					       offsetof(struct gs_op, start_ns), t);
 }
 
 gs_status gs_device_op_ranges(const struct gs_trace *t, uint32_t device, struct gs_op_range **out,

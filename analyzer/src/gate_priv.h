@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal: what gate.c checks (one GPU of a report, or one pair of GPUs
- * of a diff), and the verdict's lifetime and JSON, for report.c, diff.c
+ * of a diff), and the verdict's lifetime and JSON, for report.c, diff_match.c
  * and report_json.c.
  */
 #ifndef GS_ANALYZER_GATE_PRIV_H

@@ -34,6 +34,7 @@
  * kept. The edges a build may add are bounded (max_edges).
  */
 #include <gpuscope/graph.h>
+#include <gpuscope/search.h>
 
 #include <gpuscope/u64map.h>
 #include "analyzer_priv.h"
@@ -246,23 +247,36 @@ static uint32_t op_at(const struct builder *b, const struct corr_index *x, size_
 	return x->in_place ? (uint32_t)i : b->by_corr[i].op;
 }
 
+/* The entries of a corr_index from `lo` on, searched for an id: those
+ * below it (at most it when `strict`) come first. */
+struct corr_key {
+	const struct builder *b;
+	const struct corr_index *x;
+	size_t lo;
+	uint64_t c;
+	bool strict;
+};
+
+static bool corr_before(const void *ctx, size_t i)
+{
+	const struct corr_key *k = ctx;
+	uint64_t v = corr_at(k->b, k->x, k->lo + i);
+
+	return k->strict ? v <= k->c : v < k->c;
+}
+
 /* The first entry of x with an id >= c (above c when `strict`). */
 static size_t corr_bound(const struct builder *b, const struct corr_index *x, uint64_t c,
 			 bool strict)
 {
 	size_t lo = x->lo, hi = x->hi;
+	struct corr_key key = {b, x, 0, c, strict};
 
 	if (x->skip) { /* narrow [lo, hi) to one block first */
-		size_t klo = 0, khi = (x->hi - x->lo + GS_SKIP - 1) / GS_SKIP;
+		size_t khi = (x->hi - x->lo + GS_SKIP - 1) / GS_SKIP;
+		size_t klo = strict ? gs_upper_bound_u64(x->skip, khi, c) :
+				      gs_lower_bound_u64(x->skip, khi, c);
 
-		while (klo < khi) {
-			size_t mid = klo + (khi - klo) / 2;
-
-			if (strict ? x->skip[mid] <= c : x->skip[mid] < c)
-				klo = mid + 1;
-			else
-				khi = mid;
-		}
 		/* Entry lo + GS_SKIP * klo is past the bound (or the end), the
 		 * one GS_SKIP before is not. */
 		if (klo > 0)
@@ -270,16 +284,8 @@ static size_t corr_bound(const struct builder *b, const struct corr_index *x, ui
 		if (x->lo + GS_SKIP * klo < hi)
 			hi = x->lo + GS_SKIP * klo;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t k = corr_at(b, x, mid);
-
-		if (strict ? k <= c : k < c)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	key.lo = lo;
+	return lo + gs_partition_point(hi - lo, corr_before, &key);
 }
 
 /* The last op of stream `s` enqueued before correlation `c`. */
@@ -328,21 +334,30 @@ static int cmp_group(const void *pa, const void *pb)
 
 /* The host thread of API call a (threads cover the calls in order);
  * `hint` is the last answer, usually right again. */
+/* The threads searched for a call: those whose calls start at or before
+ * it come first. */
+struct call_thread_key {
+	const struct gs_thread *threads;
+	uint32_t a;
+};
+
+static bool starts_by(const void *ctx, size_t i)
+{
+	const struct call_thread_key *k = ctx;
+
+	return k->threads[i].first_api <= k->a;
+}
+
 static uint32_t thread_of_call(const struct builder *b, uint32_t a, uint32_t hint)
 {
-	size_t lo = 0, hi = b->n_threads;
+	struct call_thread_key key = {b->threads, a};
+	size_t lo;
 
 	if (hint < b->n_threads && a >= b->threads[hint].first_api &&
 	    a - b->threads[hint].first_api < b->threads[hint].api_count)
 		return hint;
-	while (lo < hi) { /* the last thread starting at or before a */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->threads[mid].first_api <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* one past the last thread starting at or before a */
+	lo = gs_partition_point(b->n_threads, starts_by, &key);
 	return lo ? (uint32_t)(lo - 1) : 0;
 }
 
@@ -484,14 +499,7 @@ static bool launched_between(const struct builder *b, uint32_t th, int64_t from,
 {
 	size_t lo = b->thread_launch[th], hi = b->thread_launch[th + 1];
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->launch_start[mid] < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo += gs_lower_bound_i64(b->launch_start + lo, hi - lo, from);
 	return lo < b->thread_launch[th + 1] && b->launch_start[lo] < to;
 }
 
@@ -686,23 +694,31 @@ static bool context_repeats(struct ctx_index *cx, const struct builder *b,
 	return false;
 }
 
+/* The streams of the context index searched for a device: those of lower
+ * devices come first. */
+struct device_key {
+	const struct dev_stream *ds;
+	uint32_t device;
+};
+
+static bool device_before(const void *ctx, size_t i)
+{
+	const struct device_key *k = ctx;
+
+	return k->ds[i].device < k->device;
+}
+
 /* A context sync: the last op of every stream of its device enqueued
  * before it -> what its thread launched after it. Only the streams with an
  * op before it are looked at (a prefix by first id). */
 static gs_status context_edges(struct builder *b, const struct ctx_index *cx,
 			       const struct gs_sync *y, uint32_t th)
 {
-	size_t lo = 0, hi = cx->n_ds;
+	struct device_key key = {cx->ds, y->device};
+	/* the first stream of the device */
+	size_t lo = gs_partition_point(cx->n_ds, device_before, &key);
 	gs_status rc = GS_OK;
 
-	while (lo < hi) { /* the first stream of the device */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cx->ds[mid].device < y->device)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t k = lo; k < cx->n_ds && !rc; k++) {
 		uint32_t producer;
 
@@ -939,17 +955,7 @@ static gs_status dlist_build(struct builder *b, uint32_t l, struct dlist *d, boo
 /* The first entry of d with an id above c (`strict`), or at least c. */
 static size_t dlist_bound(const struct dlist *d, uint64_t c, bool strict)
 {
-	size_t lo = 0, hi = d->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strict ? d->corr[mid] <= c : d->corr[mid] < c)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return strict ? gs_upper_bound_u64(d->corr, d->n, c) : gs_lower_bound_u64(d->corr, d->n, c);
 }
 
 /*

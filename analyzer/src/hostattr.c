@@ -17,6 +17,7 @@
  * process that overlap that). O((R + n) log R) in all.
  */
 #include <gpuscope/hash.h>
+#include <gpuscope/search.h>
 #include <gpuscope/u64map.h>
 #include <gpuscope/vec.h>
 
@@ -827,7 +828,7 @@ static gs_status forward(struct ha_query *q, const struct ha_thread *th, const s
 {
 	struct gs_host_index *ix = q->ix;
 	struct ha_proc *p = &ix->procs[th->proc];
-	size_t lo = 0, hi;
+	size_t lo;
 	int64_t cur = s;
 	gs_status rc;
 
@@ -838,15 +839,9 @@ static gs_status forward(struct ha_query *q, const struct ha_thread *th, const s
 		if (rc)
 			return rc;
 	}
-	hi = p->n_busy;
-	while (lo < hi) { /* first busy piece ending after s */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->busy[mid].end <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the first busy piece ending after s */
+	lo = gs_upper_bound_i64_at(p->busy, p->n_busy, sizeof(*p->busy),
+				   offsetof(struct ha_busy, end), s);
 	for (size_t i = lo; i < p->n_busy && p->busy[i].start < e; i++) {
 		int64_t bs = p->busy[i].start > cur ? p->busy[i].start : cur;
 		int64_t be = p->busy[i].end < e ? p->busy[i].end : e;
@@ -863,19 +858,25 @@ static gs_status forward(struct ha_query *q, const struct ha_thread *th, const s
 	return credit(q, w, e - cur, false);
 }
 
+/* A thread searched for by (pid, tid). */
+struct thread_key {
+	const struct ha_thread *threads;
+	int64_t pid, tid;
+};
+
+static bool thread_before(const void *ctx, size_t i)
+{
+	const struct thread_key *k = ctx;
+	const struct ha_thread *t = &k->threads[i];
+
+	return t->pid < k->pid || (t->pid == k->pid && t->tid < k->tid);
+}
+
 static const struct ha_thread *find_thread(const struct gs_host_index *ix, int64_t pid, int64_t tid)
 {
-	size_t lo = 0, hi = ix->n_threads;
+	struct thread_key key = {ix->threads, pid, tid};
+	size_t lo = gs_partition_point(ix->n_threads, thread_before, &key);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct ha_thread *t = &ix->threads[mid];
-
-		if (t->pid < pid || (t->pid == pid && t->tid < tid))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < ix->n_threads && ix->threads[lo].pid == pid && ix->threads[lo].tid == tid ?
 		       &ix->threads[lo] :
 		       NULL;
@@ -887,22 +888,16 @@ static gs_status attribute(struct ha_query *q, const struct gs_host_interval *iv
 	const struct ha_thread *th = find_thread(ix, iv->pid, iv->tid);
 	const struct ha_piece *pc;
 	int64_t cur = iv->start_ns;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!th) {
 		q->out->outside_ns += iv->end_ns - iv->start_ns;
 		return GS_OK;
 	}
 	pc = ix->pieces + th->first;
-	hi = th->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pc[mid].end <= iv->start_ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the first piece ending after the interval's start */
+	lo = gs_upper_bound_i64_at(pc, th->n, sizeof(*pc), offsetof(struct ha_piece, end),
+				   iv->start_ns);
 	for (size_t i = lo; i < th->n && pc[i].start < iv->end_ns; i++) {
 		int64_t s = pc[i].start > cur ? pc[i].start : cur;
 		int64_t e = pc[i].end < iv->end_ns ? pc[i].end : iv->end_ns;

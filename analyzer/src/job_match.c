@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The collectives of a job across its ranks: the job analysis's step two
- * for communication (job.c holds the rest). Nothing here rests on stream
- * ids, which are each process's own.
+ * for communication (job_summary.c and job_analysis.c hold the rest).
+ * Nothing here rests on stream ids, which are each process's own.
  *
  * Communicators. A rank's communication kernels (those that describe a
  * collective, or whose name says NCCL / RCCL) are keyed, in this order of
@@ -57,7 +57,7 @@
  * What a collective measures (on the common clock): arrival = kernel
  * start, skew = last arrival - first, the last rank (ties: the lowest),
  * each rank's wait = last arrival - its own, transfer = the least end -
- * last arrival (at least 0), bytes and bandwidths (job.c's header). Its
+ * last arrival (at least 0), bytes and bandwidths (job_analysis.c's header). Its
  * clock error is the sum of the two largest residuals of the domains it
  * spans (0 within one domain; unknown for a domain no collective aligned).
  * A collective whose kernels did not all run at one instant (last arrival

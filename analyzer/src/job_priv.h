@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: the job analysis's own data (job.c: the summaries, the per-GPU
- * table, stragglers, findings, writers; job_match.c: communicators, clock
- * alignment and the matching of collectives across ranks).
+ * Internal: the job analysis's own data (job_summary.c: step one, a rank's
+ * summary; job_analysis.c: step two, the per-GPU table and stragglers;
+ * job_match.c: communicators, clock alignment and the matching of
+ * collectives across ranks; job_steps.c: steps across ranks;
+ * job_findings.c: the findings). The writers add job_view.h.
  */
 #ifndef GS_ANALYZER_JOB_PRIV_H
 #define GS_ANALYZER_JOB_PRIV_H
@@ -165,12 +167,23 @@ struct ja_mismatch {
 	char *text;
 };
 
+/* What a job finding is about. */
+enum ja_finding_what {
+	JA_FIND_STRAGGLER,  /* at: its index in totals; v[0]: the median compute before */
+	JA_FIND_SKEW,       /* at: compared collectives; v[0]: their skews summed, v[1]: max */
+	JA_FIND_EXPOSED,    /* at: the worst GPU; v: exposed, beyond the waits, GPUs with comm */
+	JA_FIND_SLOW_STEPS, /* ja->slow_steps */
+	JA_FIND_MISMATCH,   /* ja->mm */
+};
+
+/* A finding as data: the writers put it in words (job_view.h). */
 struct ja_finding {
-	const char *kind;
-	int64_t ns;
-	char *text;
-	char *advice;
+	const char *kind; /* its JSON kind */
+	uint8_t what;     /* enum ja_finding_what */
+	int64_t ns;       /* the time at stake */
 	struct gs_finding_data data;
+	size_t at;    /* per `what` */
+	int64_t v[3]; /* per `what` */
 };
 
 /* The state of a clock domain's offset. */
@@ -303,6 +316,12 @@ static inline const struct gs_js_kernel *coll_op(const struct gs_job_analysis *j
 {
 	return &coll_member(ja, x, p)->k[ja->slot[x->slot + p].k];
 }
+
+/* A GPU's value of a metric; NaN when it has none. */
+double ja_metric_value(const struct ja_gpu *g, enum ja_metric m);
+
+/* The findings of a reduced job, ranked (job_findings.c). */
+gs_status ja_findings(struct gs_job_analysis *ja);
 
 /* Steps matched across ranks by number (job_steps.c), after the clocks
  * are aligned. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: the job analysis in two steps (job.c). Step one reads one
- * rank's report and trace into a plain summary (gs_js_rank): no pointer
+ * Internal: the job analysis in two steps (job_summary.c, job_analysis.c).
+ * Step one reads one rank's report and trace into a plain summary (gs_js_rank): no pointer
  * into the trace, strings copied into a pool of its own, so that it can be
  * packed into bytes and sent to another process (gpuscope-mpi). Step two
  * reduces the summaries of every rank, in rank order, into the job
@@ -137,7 +137,7 @@ const struct gs_js_rank *const *gs_job_analysis_ranks(const struct gs_job_analys
 /* The ranks (by index in rank order, a slot each in shown[]) whose GPU
  * sections a job's text report shows with `style`: every one when every
  * GPU's row fits the rank table, else the ranks of the outliers it lists
- * (job.c says which). *n_shown: how many. Decided from the summaries
+ * (job_view.c says which). *n_shown: how many. Decided from the summaries
  * alone, so that gpuscope-mpi's root can tell the others. */
 gs_status gs_job_analysis_shown_ranks(const struct gs_job_analysis *ja,
 				      const struct gs_report_style *style, bool *shown,

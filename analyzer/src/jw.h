@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal: the streaming JSON writer of the analyze report (report_json.c)
- * and of its job section (job.c). Objects are indented, rows (jw_row,
+ * and of its job section (job_json.c). Objects are indented, rows (jw_row,
  * jw_arr_inline) are one line each; every write goes through gs_out, which
  * records the first failure.
  */

@@ -15,6 +15,7 @@
  * per op; nothing at all when the trace has no range of the level.
  */
 #include <gpuscope/operators.h>
+#include <gpuscope/search.h>
 #include <gpuscope/u64map.h>
 #include <gpuscope/vec.h>
 
@@ -468,23 +469,29 @@ uint64_t gs_op_index_ranges(const struct gs_op_index *ix)
 
 /* ---- per device ---------------------------------------------------------- */
 
-/* The thread (pid, tid) of the index, or NULL. */
+/* A thread searched for by (pid, tid). */
+struct thread_key {
+	const struct oi_thread *threads;
+	int64_t pid, tid;
+};
+
+static bool thread_before(const void *ctx, size_t i)
+{
+	const struct thread_key *k = ctx;
+	const struct oi_thread *th = &k->threads[i];
+
+	return th->pid < k->pid || (th->pid == k->pid && th->tid < k->tid);
+}
+
+/* The thread (pid, tid) of the index (one each), or NULL. */
 static const struct oi_thread *find_thread(const struct gs_op_index *ix, int64_t pid, int64_t tid)
 {
-	size_t lo = 0, hi = ix->n_threads;
+	struct thread_key key = {ix->threads, pid, tid};
+	size_t i = gs_partition_point(ix->n_threads, thread_before, &key);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct oi_thread *th = &ix->threads[mid];
-
-		if (th->pid == pid && th->tid == tid)
-			return th;
-		if (th->pid < pid || (th->pid == pid && th->tid < tid))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return i < ix->n_threads && ix->threads[i].pid == pid && ix->threads[i].tid == tid ?
+		       &ix->threads[i] :
+		       NULL;
 }
 
 /* The piece of thread th that holds instant t, or NULL. `hint`: the piece
@@ -507,14 +514,9 @@ static const struct oi_piece *find_piece(const struct gs_op_index *ix, const str
 		if (a < hi)
 			hi = a;
 	}
-	while (lo < hi) { /* the first piece starting after t */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ix->pieces[mid].start <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the first piece starting after t */
+	lo += gs_upper_bound_i64_at(ix->pieces + lo, hi - lo, sizeof(*ix->pieces),
+				    offsetof(struct oi_piece, start), t);
 	if (lo == th->first)
 		return NULL;
 	*hint = lo - 1;

@@ -57,6 +57,8 @@
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
 
+#include <gpuscope/search.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,16 +125,9 @@ static gs_status cover_build(struct cover *c, struct ivl *iv, size_t n)
 /* Covered length in (-inf, x). */
 static int64_t cover_upto(const struct cover *c, int64_t x)
 {
-	size_t lo = 0, hi = c->n;
+	/* the first interval starting at or after x */
+	size_t lo = gs_lower_bound_i64_at(c->iv, c->n, sizeof(*c->iv), offsetof(struct ivl, s), x);
 
-	while (lo < hi) { /* first interval starting at or after x */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->iv[mid].s < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && c->iv[lo - 1].e > x)
 		return c->pre[lo - 1] + (x - c->iv[lo - 1].s);
 	return c->pre[lo];
@@ -165,17 +160,7 @@ struct busy {
 /* Number of values < x in v[0 .. n). */
 static size_t count_below(const int64_t *v, size_t n, int64_t x)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return gs_lower_bound_i64(v, n, x);
 }
 
 /* Integral of the number of running copies over (-inf, x). */
@@ -558,16 +543,10 @@ static int cmp_cand(const void *pa, const void *pb)
  * the GS_MO_NEAR that started first at or after its end, nearest first. */
 static size_t near_kernels(const struct mo *m, const struct gs_op *c, struct cand *out)
 {
-	size_t n = 0, lo = 0, hi = m->n_kernels, i, k;
+	size_t n = 0, lo, i, k;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->by_end[mid].t <= c->start_ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = gs_upper_bound_i64_at(m->by_end, m->n_kernels, sizeof(*m->by_end),
+				   offsetof(struct kref, t), c->start_ns);
 	for (k = 0, i = lo; i > 0 && k < GS_MO_NEAR; i--, k++) {
 		const struct kref *r = &m->by_end[i - 1];
 
@@ -576,16 +555,8 @@ static size_t near_kernels(const struct mo *m, const struct gs_op *c, struct can
 					 .same_stream = m->ops[r->op].stream == c->stream,
 					 .after = 0};
 	}
-	lo = 0;
-	hi = m->n_kernels;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->by_start[mid].t < c->end_ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = gs_lower_bound_i64_at(m->by_start, m->n_kernels, sizeof(*m->by_start),
+				   offsetof(struct kref, t), c->end_ns);
 	for (k = 0, i = lo; i < m->n_kernels && k < GS_MO_NEAR; i++, k++) {
 		const struct kref *r = &m->by_start[i];
 

@@ -102,7 +102,7 @@ struct gs_report {
 	struct gs_gate_verdict *verdict;
 };
 
-/* The job analysis (job.c) of a job report's ranks; NULL-safe destroy. */
+/* The job analysis (job_analysis.c) of a job report's ranks; NULL-safe destroy. */
 struct gs_job_analysis;
 gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analysis **out);
 void gs_job_analysis_destroy(struct gs_job_analysis *ja);
@@ -155,7 +155,7 @@ const char *gs_report_device_title(const struct gs_report *r, const struct gs_re
 /* NCCL / RCCL kernels by name (any case): the communication kernels. */
 bool gs_report_comm_name(const char *name);
 
-/* Text report helpers (report_text.c), for the job section (job.c):
+/* Text report helpers (report_text.c), for the job section (job_text.c):
  * words of `s` over lines of 100 columns, the first after `first`
  * (already `col0` columns), the rest indented by `indent`; and `s` made
  * printable and cut to `cols` columns with "…" (returns the columns). */

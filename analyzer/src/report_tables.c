@@ -11,6 +11,7 @@
 #include "report_priv.h"
 #include "schedule_priv.h"
 
+#include <gpuscope/search.h>
 #include <gpuscope/sort.h>
 
 #include <math.h>
@@ -521,15 +522,8 @@ static size_t first_seg_after(const struct ival *seg, size_t lo, size_t ns, int6
 			return lo;
 	if (lo >= ns)
 		return ns;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (seg[mid].b <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return lo +
+	       gs_upper_bound_i64_at(seg + lo, hi - lo, sizeof(*seg), offsetof(struct ival, b), t);
 }
 
 /* Each API call's time over the sync segments, call by call: its first
@@ -577,6 +571,21 @@ static gs_status sync_rows_by_call(const struct gs_trace *t, const struct gs_bre
 	return st;
 }
 
+/* The calls, by start (call_order), searched for an end: those starting
+ * before it come first. */
+struct call_key {
+	const struct gs_api_call *api;
+	const uint32_t *order;
+	int64_t end;
+};
+
+static bool call_before(const void *ctx, size_t i)
+{
+	const struct call_key *k = ctx;
+
+	return k->api[k->order[i]].start_ns < k->end;
+}
+
 /*
  * The same, segment by segment: the calls over a segment are those that
  * start before it ends (a prefix by start) and end after it starts (a
@@ -599,18 +608,13 @@ static gs_status sync_rows_by_segment(struct gs_report *r, const struct gs_break
 	}
 	for (size_t k = 0; k < b->n_segments && !st; k++) {
 		const struct gs_segment *sg = &b->segments[k];
-		size_t lo = 0, hi = n_api, from = n_hit;
+		struct call_key key = {api, r->call_order, sg->end_ns};
+		size_t lo, from = n_hit;
 
 		if (sg->category != GS_CAT_SYNC)
 			continue;
-		while (lo < hi) { /* the calls starting before the segment ends */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (api[r->call_order[mid]].start_ns < sg->end_ns)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		/* the calls starting before the segment ends */
+		lo = gs_partition_point(n_api, call_before, &key);
 		st = calls_ending_after(r, 1, 0, r->call_leaves, lo, sg->start_ns, &hit, &n_hit,
 					&cap_hit);
 		for (size_t h = from; h < n_hit && !st; h++) {

@@ -1265,10 +1265,10 @@ static void text_kernels(struct tw *w, const struct gs_report_device *d)
 
 /* ---- steps ------------------------------------------------------------------------- */
 
-#define TEXT_STEP_ROWS 64 /* steps in the text's table, at most */
-
-/* Every step of the trace on this device: GPU time, breakdown, efficiency
- * and the largest cause of its gap; `*` marks the steps analysed. */
+/* Every step of the trace on this device with figures (at most
+ * GS_REPORT_STEP_FIGURES, report.c's bound, all of which the table shows):
+ * GPU time, breakdown, efficiency and the largest cause of its gap; `*`
+ * marks the steps analysed. */
 static void text_steps(struct tw *w, const struct gs_report_device *d)
 {
 	const struct gs_steps *s = &w->r->steps;
@@ -1292,7 +1292,7 @@ static void text_steps(struct tw *w, const struct gs_report_device *d)
 	gs_out_puts(&w->o,
 		    "      step      GPU time  kernel    copy    sync    idle  effic.  largest "
 		    "cause of the gap\n");
-	for (size_t i = 0; i < s->n && i < d->n_step_figures && i < TEXT_STEP_ROWS; i++) {
+	for (size_t i = 0; i < s->n && i < d->n_step_figures; i++) {
 		const struct gs_report_step_stat *x = &d->step_stats[i];
 		const struct gs_step *st = &s->steps[i];
 		/* window * 5 > median * 6 or < median * 4, without multiplying
@@ -1322,12 +1322,6 @@ static void text_steps(struct tw *w, const struct gs_report_device *d)
 		else
 			gs_out_printf(&w->o, "-%s\n", st->partial ? " (partial)" : "");
 	}
-	if (d->n_step_figures > TEXT_STEP_ROWS)
-		gs_out_printf(
-			&w->o,
-			"    ... %zu more steps with figures (--step A:B, or --format json for "
-			"every one)\n",
-			d->n_step_figures - TEXT_STEP_ROWS);
 	if (s->n > d->n_step_figures)
 		gs_out_printf(
 			&w->o,

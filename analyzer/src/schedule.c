@@ -54,6 +54,8 @@
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
 
+#include <gpuscope/search.h>
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1211,18 +1213,26 @@ void gs_schedule_fini(struct gs_schedule *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* The slot ranges searched for an op: those starting at or before it
+ * come first. */
+struct range_key {
+	const struct gs_schedule_range *r;
+	uint32_t op;
+};
+
+static bool range_before(const void *ctx, size_t i)
+{
+	const struct range_key *k = ctx;
+
+	return k->r[i].first <= k->op;
+}
+
 uint32_t gs_sched_slot_search(const struct gs_schedule *s, uint32_t op, size_t *hint)
 {
-	size_t lo = 0, hi = s->n_slot_ranges;
+	struct range_key key = {s->slot_ranges, op};
+	/* one past the last range starting at or before op */
+	size_t lo = gs_partition_point(s->n_slot_ranges, range_before, &key);
 
-	while (lo < hi) { /* the last range starting at or before op */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->slot_ranges[mid].first <= op)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || op - s->slot_ranges[lo - 1].first >= s->slot_ranges[lo - 1].count)
 		return GS_NO_INDEX;
 	*hint = lo - 1;

@@ -8,6 +8,7 @@
 #include "analyzer_priv.h"
 #include "steps_priv.h"
 
+#include <gpuscope/search.h>
 #include <gpuscope/sort.h>
 #include <gpuscope/steps.h>
 
@@ -206,16 +207,10 @@ done:
  * process, any[k] for step k), else NULL. */
 static struct gs_step *step_at(struct gs_steps *s, const bool *any, int64_t pid, int64_t t)
 {
-	size_t lo = 0, hi = s->n;
+	/* the first step starting after t */
+	size_t lo = gs_upper_bound_i64_at(s->steps, s->n, sizeof(*s->steps),
+					  offsetof(struct gs_step, host_start_ns), t);
 
-	while (lo < hi) { /* the first step starting after t */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->steps[mid].host_start_ns <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* Steps of one process do not overlap; of several, look a little back. */
 	for (size_t i = lo, tries = 0; i > 0 && tries < 8; i--, tries++) {
 		struct gs_step *st = &s->steps[i - 1];
@@ -229,16 +224,8 @@ static struct gs_step *step_at(struct gs_steps *s, const bool *any, int64_t pid,
 /* The index of pid in the n sorted pids, n when absent. */
 static size_t pid_at(const int64_t *pids, size_t n, int64_t pid)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = gs_lower_bound_i64(pids, n, pid);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pids[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < n && pids[lo] == pid ? lo : n;
 }
 
@@ -300,6 +287,19 @@ static int cmp_by_name(const void *pa, const void *pb)
 	return (a->k > b->k) - (a->k < b->k);
 }
 
+/* A name searched for among the steps by name. */
+struct name_key {
+	const struct by_name *names;
+	uint32_t name;
+};
+
+static bool name_before(const void *ctx, size_t i)
+{
+	const struct name_key *k = ctx;
+
+	return k->names[i].name < k->name;
+}
+
 static gs_status gpu_windows(const struct gs_trace *t, const struct gs_step_options *opt,
 			     struct gs_steps *s)
 {
@@ -322,21 +322,15 @@ static gs_status gpu_windows(const struct gs_trace *t, const struct gs_step_opti
 		names[k] = (struct by_name){.name = s->steps[k].name, .k = (uint32_t)k};
 	gs_sort(names, s->n, sizeof(*names), cmp_by_name);
 	for (size_t i = 0; i < nr; i++) {
-		size_t lo = 0, hi = s->n;
+		struct name_key key = {names, r[i].name};
+		size_t lo;
 
 		if (r[i].kind != GS_RANGE_GPU_ANNOTATION || r[i].end_ns <= r[i].start_ns)
 			continue;
 		if (opt->has_device &&
 		    (r[i].stream >= n_streams || streams[r[i].stream].device != opt->device))
 			continue;
-		while (lo < hi) { /* the first step of that name */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (names[mid].name < r[i].name)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		lo = gs_partition_point(s->n, name_before, &key); /* the first step of that name */
 		for (; lo < s->n && names[lo].name == r[i].name; lo++) {
 			struct gs_step *st = &s->steps[names[lo].k];
 

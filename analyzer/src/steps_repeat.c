@@ -17,6 +17,7 @@
 #include "analyzer_priv.h"
 #include "steps_priv.h"
 
+#include <gpuscope/search.h>
 #include <gpuscope/sort.h>
 #include <gpuscope/window.h>
 
@@ -227,18 +228,24 @@ static void mark_top(struct rp_cand *c, size_t n)
 	}
 }
 
+/* The spans searched for a call: those starting at or before it come first. */
+struct span_key {
+	const struct rp_span *s;
+	size_t call;
+};
+
+static bool span_before(const void *ctx, size_t i)
+{
+	const struct span_key *k = ctx;
+
+	return k->s[i].lo <= k->call;
+}
+
 /* The first call of calls[lo .. hi) that starts at or after t. */
 static size_t first_call_from(const struct gs_api_call *calls, size_t lo, size_t hi, int64_t t)
 {
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (calls[mid].start_ns < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return lo + gs_lower_bound_i64_at(calls + lo, hi - lo, sizeof(*calls),
+					  offsetof(struct gs_api_call, start_ns), t);
 }
 
 /* The GPU ops each group in the running launched: per op, its launch
@@ -271,18 +278,13 @@ static gs_status count_ops(const struct gs_trace *t, const struct gs_step_option
 	 * disjoint, and by lo each op's call has one place. */
 	gs_sort(s, m, sizeof(*s), cmp_span);
 	for (size_t i = 0; m && i < n_ops && i < n_launch; i++) {
-		size_t lo = 0, hi = m, call = launch[i];
+		size_t lo, call = launch[i];
+		struct span_key key = {s, call};
 
 		if (call >= n_api || (o->has_device && gs_op_device(t, &ops[i]) != o->device))
 			continue;
-		while (lo < hi) { /* the first span starting after the call */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (s[mid].lo <= call)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		lo = gs_partition_point(m, span_before,
+					&key); /* the first span starting after the call */
 		if (lo && call < s[lo - 1].hi)
 			g[s[lo - 1].group].ops++;
 	}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to gs_import: merging two inputs of one process (job.c). */
+/* Private to gs_import: merging two inputs of one process (job_load.c). */
 #ifndef GS_JOB_MERGE_H
 #define GS_JOB_MERGE_H
 

@@ -26,39 +26,13 @@ case $gs in /*) ;; *) gs=$(pwd)/$gs ;; esac
 case $gen in /*) ;; *) gen=$(pwd)/$gen ;; esac
 case $src in /*) ;; *) src=$(pwd)/$src ;; esac
 
+# fail, run, expect, finish
+. "$(cd "$(dirname "$0")/.." && pwd)/harness.sh" || exit 1
+
 rm -rf "$work" && mkdir -p "$work" || exit 1
 cd "$work" || exit 1
 unset NO_COLOR
 export TERM=dumb LC_ALL=C
-
-failures=0
-checks=0
-
-fail() {
-	printf 'FAIL: %s\n' "$*" >&2
-	failures=$((failures + 1))
-}
-
-# run NAME ARGS...: gpuscope ARGS > NAME.out 2> NAME.err; status in $rc.
-run() {
-	name=$1
-	shift
-	"$gs" "$@" >"$name.out" 2>"$name.err"
-	rc=$?
-}
-
-# expect NAME STATUS ARGS...: run, and the exit status must be STATUS.
-expect() {
-	name=$1
-	want=$2
-	shift 2
-	run "$name" "$@"
-	checks=$((checks + 1))
-	if [ "$rc" != "$want" ]; then
-		fail "$name: exit $rc, want $want (gpuscope $*)"
-		sed 's/^/    /' "$name.err" >&2
-	fi
-}
 
 # has NAME out|err TEXT: the output holds TEXT (fixed string).
 has() {
@@ -190,9 +164,4 @@ expect no_pair 1 diff -q base/rank0.json new/rank1.json --fail-if "$thresholds"
 has no_pair err "nothing is compared"
 has no_pair err "--pair 0:1"
 
-if [ "$failures" -ne 0 ]; then
-	echo "$failures of $checks checks failed (work dir: $work)" >&2
-	exit 1
-fi
-echo "$checks checks passed"
-exit 0
+finish

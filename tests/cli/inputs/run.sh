@@ -17,39 +17,13 @@ work=${3:?work dir}
 case $gs in /*) ;; *) gs=$(pwd)/$gs ;; esac
 case $gen in /*) ;; *) gen=$(pwd)/$gen ;; esac
 
+# fail, run, expect, finish
+. "$(cd "$(dirname "$0")/.." && pwd)/harness.sh" || exit 1
+
 rm -rf "$work" && mkdir -p "$work" || exit 1
 cd "$work" || exit 1
 export LC_ALL=C TERM=dumb
 unset NO_COLOR
-
-failures=0
-checks=0
-
-fail() {
-	printf 'FAIL: %s\n' "$*" >&2
-	failures=$((failures + 1))
-}
-
-# run NAME ARGS...: gpuscope ARGS > NAME.out 2> NAME.err; status in $rc.
-run() {
-	name=$1
-	shift
-	"$gs" "$@" >"$name.out" 2>"$name.err"
-	rc=$?
-}
-
-# expect NAME STATUS ARGS...: run, and the exit status must be STATUS.
-expect() {
-	name=$1
-	want=$2
-	shift 2
-	run "$name" "$@"
-	checks=$((checks + 1))
-	if [ "$rc" != "$want" ]; then
-		fail "$name: exit $rc, want $want (gpuscope $*)"
-		sed 's/^/    /' "$name.err" >&2
-	fi
-}
 
 # same NAME REF: NAME printed on stdout what REF printed, byte for byte.
 same() {
@@ -262,9 +236,4 @@ grep -q "^gpuscope: warning: stdin and runs/rank0.json hold .* identical records
 	fail "stdin beside its file: no warning that both were kept once: $(cat stdin_dir.err)"
 expect stdin_twice 2 analyze - - <runs/rank0.json
 
-if [ "$failures" -ne 0 ]; then
-	echo "$failures of $checks checks failed (work dir: $work)" >&2
-	exit 1
-fi
-echo "$checks checks passed"
-exit 0
+finish
