@@ -22,6 +22,7 @@
 #include "report_priv.h"
 #include "schedule_priv.h"
 
+#include <gpuscope/search.h>
 #include <gpuscope/sort.h>
 
 #include <math.h>
@@ -495,19 +496,26 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 	return GS_OK;
 }
 
+struct dev_key {
+	const struct gs_report *r;
+	uint32_t device;
+};
+
+static bool dev_before(const void *ctx, size_t i)
+{
+	const struct dev_key *k = ctx;
+
+	return k->r->dev[i].device < k->device;
+}
+
+/* The index of `device` among the reported devices (by device), SIZE_MAX
+ * when it is not reported. */
 static size_t find_dev(const struct gs_report *r, uint32_t device)
 {
-	size_t lo = 0, hi = r->n_dev;
+	struct dev_key key = {r, device};
+	size_t i = gs_partition_point(r->n_dev, dev_before, &key);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->dev[mid].device < device)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < r->n_dev && r->dev[lo].device == device ? lo : SIZE_MAX;
+	return i < r->n_dev && r->dev[i].device == device ? i : SIZE_MAX;
 }
 
 /* Hand each wait to the device of its consumer (when that device is

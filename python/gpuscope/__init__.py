@@ -65,7 +65,7 @@ def _columns(cols: Dict[str, list]) -> Any:
 
 
 class Job:
-    """The ranks of a report as one job."""
+    """The ranks of a report as one job (the job tables are empty for one rank)."""
 
     def __init__(self, report: "Report") -> None:
         self._report = report
@@ -73,6 +73,18 @@ class Job:
     def ranks(self) -> Any:
         """One row per rank: rank, host, pid, the input it came from, its GPUs."""
         return self._report._table("ranks")
+
+    def communicators(self) -> Any:
+        """The communicators: the ranks that run collectives together, and their skew."""
+        return self._report._table("communicators")
+
+    def collectives(self) -> Any:
+        """Every collective compared across its ranks, largest skew first: who came last."""
+        return self._report._table("collectives")
+
+    def steps(self) -> Any:
+        """Each step number across the ranks: min / median / max step time, the span."""
+        return self._report._table("job_steps")
 
 
 class Report:

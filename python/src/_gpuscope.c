@@ -668,22 +668,143 @@ static bool rows_ranks(PyObject *list, const struct gs_report *rank)
 	       append(list, row);
 }
 
+/* ---- the job's tables (a report of two or more ranks) ---- */
+
+static PyObject *none_or_text(const char *s)
+{
+	if (!s)
+		Py_RETURN_NONE;
+	return text(s);
+}
+
+static bool rows_communicators(PyObject *list, const struct gs_report *job)
+{
+	struct gs_results_communicator c;
+
+	for (size_t i = 0; gs_results_communicator(job, i, &c); i++) {
+		PyObject *row = PyDict_New();
+
+		if (!row || !put_u64(row, "id", c.id) || !put_str(row, "name", c.name) ||
+		    !put_str(row, "key", c.key) || !put(row, "group", none_or_text(c.group)) ||
+		    !put(row, "kind", none_or_text(c.kind)) ||
+		    !put(row, "group_size",
+			 c.group_size ? PyLong_FromUnsignedLong(c.group_size) :
+					(Py_INCREF(Py_None), Py_None)) ||
+		    !put_u64(row, "clock_group", c.clock_group) ||
+		    !put_str(row, "matched_by", c.matched_by) || !put_u64(row, "ranks", c.ranks) ||
+		    !put_u64(row, "collectives", c.collectives) ||
+		    !put_u64(row, "matched", c.matched) ||
+		    !put_u64(row, "no_overlap", c.no_overlap) ||
+		    !put_u64(row, "within_clock_error", c.within_clock_error) ||
+		    !put_i64(row, "skew_mean_ns", c.skew_mean_ns) ||
+		    !put_i64(row, "skew_max_ns", c.skew_max_ns) ||
+		    !put_i64(row, "wait_ns", c.wait_ns) ||
+		    !put_i64(row, "transfer_mean_ns", c.transfer_mean_ns) ||
+		    !put_f64(row, "busbw_mean_gbps", c.busbw_mean_gbps)) {
+			Py_XDECREF(row);
+			return false;
+		}
+		if (!append(list, row))
+			return false;
+	}
+	return true;
+}
+
+static bool rows_collectives(PyObject *list, const struct gs_report *job)
+{
+	struct gs_results_collective x;
+
+	for (size_t i = 0; gs_results_collective(job, i, &x); i++) {
+		PyObject *row = PyDict_New();
+
+		if (!row || !put_u64(row, "communicator", x.communicator) ||
+		    !put_u64(row, "index", x.index) || !put_str(row, "name", x.name) ||
+		    !put_u64(row, "ranks", x.ranks) || !put_i64(row, "skew_ns", x.skew_ns) ||
+		    !put(row, "last_rank",
+			 x.compared ? PyLong_FromUnsignedLong(x.last_rank) :
+				      (Py_INCREF(Py_None), Py_None)) ||
+		    !put_bool(row, "within_clock_error", x.within_clock_error) ||
+		    !put_i64(row, "clock_error_ns", x.clock_error_ns) ||
+		    !put_i64(row, "transfer_ns", x.transfer_ns) ||
+		    !put(row, "bytes",
+			 x.bytes >= 0 ? PyLong_FromLongLong(x.bytes) :
+					(Py_INCREF(Py_None), Py_None)) ||
+		    !put_f64(row, "algbw_gbps", x.algbw_gbps) ||
+		    !put_f64(row, "busbw_gbps", x.busbw_gbps)) {
+			Py_XDECREF(row);
+			return false;
+		}
+		if (!append(list, row))
+			return false;
+	}
+	return true;
+}
+
+static bool rows_job_steps(PyObject *list, const struct gs_report *job)
+{
+	struct gs_results_job_step x;
+
+	for (size_t i = 0; gs_results_job_step(job, i, &x); i++) {
+		PyObject *row = PyDict_New();
+		PyObject *none = Py_None;
+		bool ok;
+
+		ok = row && put_u64(row, "number", x.number) && put_u64(row, "ranks", x.ranks) &&
+		     put_bool(row, "analysed", x.analysed) && put_bool(row, "partial", x.partial) &&
+		     put_i64(row, "min_ns", x.min_ns) && put_u64(row, "min_rank", x.min_rank) &&
+		     put_i64(row, "median_ns", x.median_ns) &&
+		     put_u64(row, "median_rank", x.median_rank) &&
+		     put_i64(row, "max_ns", x.max_ns) && put_u64(row, "max_rank", x.max_rank) &&
+		     put_bool(row, "slow", x.slow);
+		if (ok && x.span_known)
+			ok = put_i64(row, "span_ns", x.span_ns) &&
+			     put_i64(row, "span_error_ns", x.span_error_ns) &&
+			     put_u64(row, "last_rank", x.last_rank) &&
+			     put_i64(row, "last_after_median_ns", x.last_after_median_ns);
+		else if (ok)
+			ok = put(row, "span_ns", (Py_INCREF(none), none)) &&
+			     put(row, "span_error_ns", (Py_INCREF(none), none)) &&
+			     put(row, "last_rank", (Py_INCREF(none), none)) &&
+			     put(row, "last_after_median_ns", (Py_INCREF(none), none));
+		ok = ok && put(row, "slowest_gap_cause", none_or_text(x.slowest_gap_cause)) &&
+		     put(row, "slowest_gap_cause_ns",
+			 x.slowest_gap_cause ? PyLong_FromLongLong(x.slowest_gap_cause_ns) :
+					       (Py_INCREF(none), none)) &&
+		     put_f64(row, "efficiency_min", x.efficiency_min) &&
+		     put(row, "efficiency_min_rank",
+			 isfinite(x.efficiency_min) ?
+				 PyLong_FromUnsignedLong(x.efficiency_min_rank) :
+				 (Py_INCREF(none), none));
+		if (!ok) {
+			Py_XDECREF(row);
+			return false;
+		}
+		if (!append(list, row))
+			return false;
+	}
+	return true;
+}
+
 static const struct {
 	const char *name;
 	device_rows_fn per_device;
 	bool (*per_rank)(PyObject *list, const struct gs_report *rank);
+	bool (*per_job)(PyObject *list, const struct gs_report *job);
 } tables[] = {
-	{"devices", rows_devices, NULL},
-	{"breakdown", rows_breakdown, NULL},
-	{"findings", rows_findings, NULL},
-	{"kernels", rows_kernels, NULL},
-	{"streams", rows_streams, NULL},
-	{"gap", rows_gap, NULL},
-	{"steps", rows_steps, NULL},
-	{"operators", rows_operators, NULL},
-	{"critical_path", rows_critical_path, NULL},
-	{"waits", NULL, rows_waits},
-	{"ranks", NULL, rows_ranks},
+	{"devices", rows_devices, NULL, NULL},
+	{"breakdown", rows_breakdown, NULL, NULL},
+	{"findings", rows_findings, NULL, NULL},
+	{"kernels", rows_kernels, NULL, NULL},
+	{"streams", rows_streams, NULL, NULL},
+	{"gap", rows_gap, NULL, NULL},
+	{"steps", rows_steps, NULL, NULL},
+	{"operators", rows_operators, NULL, NULL},
+	{"critical_path", rows_critical_path, NULL, NULL},
+	{"waits", NULL, rows_waits, NULL},
+	{"ranks", NULL, rows_ranks, NULL},
+	{"communicators", NULL, NULL, rows_communicators},
+	{"collectives", NULL, NULL, rows_collectives},
+	{"job_steps", NULL, NULL, rows_job_steps},
 };
 
 /* _gpuscope.table(analysis, name): the rows of one table, every rank's. */
@@ -708,6 +829,13 @@ static PyObject *py_table(PyObject *self, PyObject *args)
 	list = PyList_New(0);
 	if (!list)
 		return NULL;
+	if (tables[which].per_job) {
+		if (!tables[which].per_job(list, r)) {
+			Py_DECREF(list);
+			return NULL;
+		}
+		return list;
+	}
 	for (size_t k = 0; k < gs_results_rank_count(r); k++) {
 		const struct gs_report *rank = gs_results_rank(r, k);
 		size_t n_dev;

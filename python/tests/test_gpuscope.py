@@ -234,6 +234,46 @@ def test_lists_without_pandas(monkeypatch):
     assert isinstance(ops, list) and set(ops[0]) >= {"name", "start_ns", "end_ns"}
 
 
+GEN = os.environ.get("GS_BENCH_GEN", os.path.join(os.path.dirname(GPUSCOPE), "..", "bench",
+                                                 "gs_bench_gen"))
+
+
+def test_job_tables_equal_json_report(tmp_path):
+    if not os.access(GEN, os.X_OK):
+        pytest.skip("no gs_bench_gen at %s (set GS_BENCH_GEN)" % GEN)
+    subprocess.run([GEN, "--job", "4", "--out-dir", str(tmp_path), "--collectives", "24",
+                    "--straggler", "2", "--skew-ns", "400000", "--steps", "--threads", "1"],
+                   check=True, stdout=subprocess.DEVNULL)
+    ranks = sorted(str(p) for p in tmp_path.glob("rank*.json"))
+    run = cli("analyze", "--format", "json", "-q", *ranks)
+    assert run.returncode == 0, run.stderr
+    job = json.loads(run.stdout)["job"]
+    r = gpuscope.analyze(ranks)
+
+    comms = r.rows("communicators")
+    assert len(comms) == len(job["communicators"]) > 0
+    for g, w in zip(comms, job["communicators"]):
+        same_row(g, w, [k for k in w if k not in ("ranks", "counts", "unmatched")],
+                 "communicator %d" % w["id"])
+        assert g["ranks"] == len(w["ranks"])
+    coll = r.rows("collectives")
+    assert len(coll) == job["collectives_total"] >= job["collectives_listed"] > 0
+    for g, w in zip(coll, job["collectives"]):
+        same_row(g, w, [k for k in w if k != "ranks"], "collective %d" % w["index"])
+        assert g["ranks"] == len(w["ranks"])
+    assert any(g["last_rank"] == 2 for g in coll)
+    steps = r.rows("job_steps")
+    assert len(steps) == len(job["steps"]["by_number"]) > 0
+    for g, w in zip(steps, job["steps"]["by_number"]):
+        same_row(g, w, [k for k in w if k != "by_rank"], "step %d" % w["number"])
+
+    with_pandas = pytest.importorskip("pandas")
+    assert isinstance(r.job.collectives(), with_pandas.DataFrame)
+    assert list(r.job.ranks()["rank"]) == [0, 1, 2, 3]
+    one = gpuscope.analyze(ranks[0])
+    assert one.rows("collectives") == [] and one.rows("job_steps") == []
+
+
 def test_example_notebook_runs():
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")

@@ -299,6 +299,77 @@ bool gs_results_window_from_steps(const struct gs_report *rank);
 size_t gs_results_wait_rows(const struct gs_report *rank);
 const struct gs_wait *gs_results_wait(const struct gs_report *rank, size_t i);
 
+/* ---- the job analysis of a report of two or more ranks ---- */
+
+/* A communicator: the ranks that run one sequence of collectives
+ * together, and what its collectives show. */
+struct gs_results_communicator {
+	size_t id;
+	const char *name; /* "process group 0 (default_pg, 8 ranks)", ... */
+	const char *
+		key; /* how its kernels were told apart: "process_group", "kind", "point_to_point" */
+	const char *group;   /* the process group (NULL unless key is process_group) */
+	const char *kind;    /* the collective kind (NULL unless key is kind) */
+	uint32_t group_size; /* 0: unknown */
+	uint32_t clock_group;
+	const char *matched_by; /* how its members' kernels were paired */
+	size_t ranks;           /* its members */
+	size_t collectives;     /* formed */
+	size_t matched;         /* compared: on two ranks or more, overlapping */
+	size_t no_overlap;      /* whose kernels did not overlap across ranks */
+	size_t within_clock_error;
+	int64_t skew_mean_ns, skew_max_ns, wait_ns, transfer_mean_ns;
+	double busbw_mean_gbps; /* NaN: unknown */
+};
+
+/* One collective compared across the ranks that ran it (largest skew
+ * first): the skew between the first and last arrival on the job's
+ * aligned clock, and who arrived last. */
+struct gs_results_collective {
+	size_t communicator; /* its id */
+	uint32_t index;      /* its place in the communicator */
+	const char *name;
+	size_t ranks; /* that ran it */
+	int64_t skew_ns;
+	bool compared;           /* waits, skew and last rank counted */
+	bool within_clock_error; /* the skew is within the clocks' error: no last rank */
+	uint32_t last_rank;      /* when compared */
+	int64_t clock_error_ns;
+	int64_t transfer_ns;
+	int64_t bytes;                 /* -1: unknown */
+	double algbw_gbps, busbw_gbps; /* NaN: unknown */
+};
+
+/* A step number across the ranks that ran it; each rank's time is on its
+ * own clock, the span on the job's aligned one (span_known). */
+struct gs_results_job_step {
+	uint64_t number;
+	size_t ranks;
+	bool analysed; /* on every one of them */
+	bool partial;  /* on one of them */
+	int64_t min_ns, median_ns, max_ns;
+	uint32_t min_rank, median_rank, max_rank;
+	bool slow; /* the max is over 1.2x the median */
+	bool span_known;
+	int64_t span_ns, span_error_ns;
+	uint32_t last_rank;
+	int64_t last_after_median_ns;
+	const char *slowest_gap_cause; /* NULL: none */
+	int64_t slowest_gap_cause_ns;
+	double efficiency_min; /* NaN: no rank has figures */
+	uint32_t efficiency_min_rank;
+};
+
+/* Counts are 0, and the getters false, for a report of one rank. */
+size_t gs_results_communicator_count(const struct gs_report *job);
+bool gs_results_communicator(const struct gs_report *job, size_t i,
+			     struct gs_results_communicator *out);
+size_t gs_results_collective_count(const struct gs_report *job);
+bool gs_results_collective(const struct gs_report *job, size_t i,
+			   struct gs_results_collective *out);
+size_t gs_results_job_step_count(const struct gs_report *job);
+bool gs_results_job_step(const struct gs_report *job, size_t i, struct gs_results_job_step *out);
+
 /* The id an op is reported under: its correlation id when nonzero, else
  * its index. */
 uint64_t gs_report_op_id(const struct gs_trace *t, uint32_t op);
