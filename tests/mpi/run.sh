@@ -156,9 +156,9 @@ rc=$?
 # the same job, on one and on several MPI processes: thresholds no GPU
 # crosses (exit 0, no line), thresholds some cross (exit 3, the same lines
 # on stderr but for the program's name, the same "gate" in the JSON, every
-# metric but the step time, which the generated job has none of); one rank
-# alone; a threshold no GPU has and an unknown metric: exit 1, one line,
-# no report.
+# metric but the step time, which this job has none of); the step time on a
+# job with steps; one rank alone; a threshold no GPU has and an unknown
+# metric: exit 1, one line, no report.
 set -- "$W"/job/rank*.json
 gate_all='window>1s,kernel_time>1s,copy_time>1s,sync_time>1s,idle_time>1s,kernel_share<1%'
 gate_all="$gate_all,copy_share>99%,sync_share>99%,idle_share>5%,efficiency<0.9,gap>1s"
@@ -192,6 +192,23 @@ for n in 1 3 4; do
 		bad "-n $n --fail-if (passing): text differs from gpuscope analyze's"
 	[ -s "$W/gate-pass-$n.err" ] &&
 		bad "-n $n --fail-if (passing): stderr: $(head -c 300 "$W/gate-pass-$n.err")"
+done
+# The step time, on a job whose ranks mark their steps: the median step of
+# each rank is taken by the process that analysed it.
+mkdir -p "$W/steps" && "$GEN" --job 4 --out-dir "$W/steps" --ops-per-rank 400 --steps >/dev/null &&
+	rm -f "$W/steps/expected.json" || exit 1
+"$GS" analyze --format json --fail-if 'step_time>1ns,step_time<1ns' "$W"/steps/rank*.json \
+	>"$W/gate-steps-ref.json" 2>"$W/gate-steps-ref.err"
+[ $? = 3 ] || bad "gpuscope analyze --fail-if step_time: exit not 3"
+for n in 1 3; do
+	$RUN -n $n "$MPI" analyze --format json --fail-if 'step_time>1ns,step_time<1ns' \
+		"$W"/steps/rank*.json >"$W/gate-steps-$n.json" 2>"$W/gate-steps-$n.err"
+	rc=$?
+	[ $rc = 3 ] || bad "-n $n --fail-if step_time: exit $rc, not 3"
+	strip_mpi "$W/gate-steps-$n.json" $n | cmp - "$W/gate-steps-ref.json" ||
+		bad "-n $n --fail-if step_time: JSON differs from gpuscope analyze's"
+	grep '^gpuscope-mpi: ' "$W/gate-steps-$n.err" | sed 's/^gpuscope-mpi: /gpuscope: /' |
+		cmp - "$W/gate-steps-ref.err" || bad "-n $n --fail-if step_time: stderr lines differ"
 done
 "$GS" analyze --format json --fail-if 'efficiency<0.9,ops>5' "$W/job/rank3.json" \
 	>"$W/gate-one-ref.json" 2>/dev/null
