@@ -34,7 +34,7 @@ static const struct gs_cmd gs_commands[] = {
 	{"convert", gs_cmd_convert, "convert any readable trace to a .gscope file"},
 	{"record", gs_cmd_record, "record a CUDA program's timeline"},
 	{"analyze", gs_cmd_analyze, "breakdown, waits, schedules and missed overlap"},
-	{"export", gs_cmd_export, "write a trace as Chrome trace JSON (Perfetto) or CSV"},
+	{"export", gs_cmd_export, "write the timeline as Chrome trace JSON, Perfetto or CSV"},
 	{"diff", gs_cmd_diff, "compare two traces: breakdown, schedules, kernels, waits"},
 	{"plan", gs_cmd_plan, "schedule declared stages: serial vs ideal time, saving, overlap"},
 };
@@ -472,9 +472,10 @@ static void gs_main_help(FILE *f)
 	      "  -h, --help     show this help\n"
 	      "  --version      show the version\n"
 	      "\n"
-	      "TRACE is a .gscope file or a Kineto / PyTorch-profiler Chrome-trace JSON\n"
-	      "(.json or .json.gz), recognised by its content, not its name; '-' is\n"
-	      "standard input, and pipes (<(zcat trace.json.gz)) work too.\n"
+	      "TRACE is a .gscope file, a Kineto / PyTorch-profiler Chrome-trace JSON\n"
+	      "(.json or .json.gz) or an Nsight Systems SQLite export (.sqlite),\n"
+	      "recognised by its content, not its name; '-' is standard input, and pipes\n"
+	      "(<(zcat trace.json.gz)) work too (not for Nsight exports).\n"
 	      "Exit status: 0 success, 1 bad input or failure, 2 usage error, 3 a\n"
 	      "threshold of --fail-if crossed (analyze, diff: the output is written).\n"
 	      "\n"

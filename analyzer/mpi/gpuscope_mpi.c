@@ -39,9 +39,11 @@
 #include <unistd.h>
 
 #include <gpuscope/analyzer.h>
+#include <gpuscope/gate.h>
 #include <gpuscope/import.h>
 #include <gpuscope/outfile.h>
 
+#include "gate_priv.h"
 #include "job_sum.h"
 #include "out.h"
 #include "report_priv.h"
@@ -52,6 +54,7 @@ enum {
 	TAG_JSON = 120, /* + part */
 	TAG_WHOLE = 130,
 	TAG_HTML = 140,
+	TAG_GATE = 150,
 };
 
 enum fmt {
@@ -71,6 +74,7 @@ struct opts {
 	size_t rows;  /* 0: the default */
 	int align;    /* enum gs_report_align */
 	const char *inputs_file;
+	char *fail_if; /* every --fail-if, comma-separated (owned) */
 	char **paths;
 	size_t n_paths;
 };
@@ -82,7 +86,8 @@ static const char usage_line[] =
 	"usage: mpirun -n P gpuscope-mpi analyze [--format text|json|html] [-o OUT|DIR/]\n"
 	"                  [--force] [--window T0:T1] [--top N] [--ranks N|all] [--rows N|all]\n"
 	"                  [--salvage] [--quiet] [--color=auto|always|never] [--keep-going]\n"
-	"                  [--stats] [--align collectives|none] [--inputs FILE] TRACE|DIR...\n";
+	"                  [--stats] [--align collectives|none] [--fail-if THRESHOLDS]\n"
+	"                  [--inputs FILE] TRACE|DIR...\n";
 
 static const char help_text[] =
 	"\n"
@@ -108,6 +113,13 @@ static const char help_text[] =
 	"                      or 1 when no TRACE could be read\n"
 	"  --stats             per MPI process on stderr: inputs, ranks, bytes read, peak\n"
 	"                      memory, bytes sent to the root, seconds\n"
+	"  --fail-if THRESHOLDS\n"
+	"                      the gate of a CI job, as gpuscope analyze's: exit status\n"
+	"                      3 on every process when a GPU crosses a threshold\n"
+	"                      (METRIC OP VALUE, comma-separated, e.g. 'efficiency<0.6,\n"
+	"                      idle_share>30%'), one line per crossed threshold on\n"
+	"                      stderr from the root, the report written all the same\n"
+	"                      (JSON: its \"gate\" verdict). Repeatable\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"A DIR stands for every trace in it, in name order, as for gpuscope analyze\n"
@@ -121,14 +133,17 @@ static const char help_text[] =
 	"complete, so that a failure or a signal leaves no partial file. The root checks\n"
 	"OUT (or DIR/job.EXT) before reading any TRACE.\n"
 	"--rank and --device are not taken: analyse that rank's file with gpuscope\n"
-	"analyze. --window takes ns (T0:T1, or +T0:+T1 from the first op). Standard\n"
-	"input is neither a TRACE nor the --inputs list. Exit status: 0, 1 (a failure,\n"
-	"on every process), 2 (usage).\n"
+	"analyze; nor are --step, --step-marker, --op-level and --graph-node-ns: their\n"
+	"defaults apply. --window takes ns (T0:T1, or +T0:+T1 from the first op).\n"
+	"Standard input is neither a TRACE nor the --inputs list. Exit status: 0, 1 (a\n"
+	"failure, on every process), 2 (usage), 3 (a --fail-if threshold crossed, on\n"
+	"every process).\n"
 	"\n"
 	"example:\n"
 	"  mpirun -n 4 gpuscope-mpi analyze --format json -o job.json rank*.json.gz\n"
 	"  srun -n 64 gpuscope-mpi analyze --inputs ranks.txt -o report/\n"
-	"  mpirun -n 8 gpuscope-mpi analyze --format html -o job.html runs/\n";
+	"  mpirun -n 8 gpuscope-mpi analyze --format html -o job.html runs/\n"
+	"  mpirun -n 4 gpuscope-mpi analyze --fail-if 'efficiency<0.6' -o job.txt runs/\n";
 
 static void errorf(const char *fmt, ...) GS_PRINTF(1, 2);
 
@@ -235,6 +250,7 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 		{"stats", no_argument, NULL, 'S'},
 		{"inputs", required_argument, NULL, 'i'},
 		{"align", required_argument, NULL, 'a'},
+		{"fail-if", required_argument, NULL, 'G'},
 		{"rank", required_argument, NULL, 'r'},
 		{"device", required_argument, NULL, 'd'},
 		{"help", no_argument, NULL, 'h'},
@@ -359,6 +375,20 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 			else if (strcmp(arg, "auto") != 0)
 				return usage("--color wants auto, always or never, not '%s'", arg);
 			break;
+		case 'G': {
+			/* Every --fail-if, joined by commas, as gpuscope analyze
+			 * joins them. */
+			size_t have = o->fail_if ? strlen(o->fail_if) : 0;
+			char *grown = realloc(o->fail_if, have + strlen(arg) + 2);
+
+			if (!grown)
+				die("out of memory");
+			if (have)
+				grown[have++] = ',';
+			memcpy(grown + have, arg, strlen(arg) + 1);
+			o->fail_if = grown;
+			break;
+		}
 		case 'r':
 		case 'd':
 			return usage("--%s is not taken by gpuscope-mpi: analyse that rank's file "
@@ -637,6 +667,12 @@ struct state {
 	struct gs_outfile out;
 	char out_path[4096];
 	bool dir; /* -o DIR/ */
+	/* --fail-if: the thresholds (every process), and at the root the
+	 * verdict over every GPU of the job (owned by the shell's report in
+	 * a job of several ranks, else by verdict_own). */
+	struct gs_gate *gate;
+	const struct gs_gate_verdict *verdict;
+	struct gs_gate_verdict *verdict_own;
 };
 
 static void progress(struct state *s, const char *fmt, ...) GS_PRINTF(2, 3);
@@ -1326,6 +1362,194 @@ static void serve_sections(struct state *s)
 		}
 }
 
+/* ---- the gate (--fail-if) ---- */
+
+/* The figures of a GPU that a threshold can check, as gs_report_gate reads
+ * them: each rank's are packed by the process that analysed it and checked
+ * at the root over every GPU of the job, in rank order, so that the verdict
+ * is gpuscope analyze's without the root holding the ranks' reports. */
+#define GATE_FIELDS (16 + GS_CAT_COUNT)
+
+static void pack_gate(struct buf *b, const struct gs_report *r)
+{
+	int64_t step = r->window_from_steps ? gs_gate_steps_median(&r->steps) : -1;
+
+	put_u64(b, r->n_dev);
+	for (size_t k = 0; k < r->n_dev; k++) {
+		const struct gs_report_device *d = &r->dev[k];
+		uint64_t eff;
+
+		memcpy(&eff, &d->efficiency, sizeof(eff));
+		put_u64(b, r->rank);
+		put_u64(b, d->device);
+		put_u64(b, r->in_job);
+		put_u64(b, (uint64_t)step);
+		put_u64(b, d->ops);
+		put_u64(b, (uint64_t)d->b.window_ns);
+		for (int c = 0; c < GS_CAT_COUNT; c++)
+			put_u64(b, (uint64_t)d->b.total_ns[c]);
+		put_u64(b, (uint64_t)d->b.host_bound_ns);
+		put_u64(b, (uint64_t)d->b.launch_latency_ns);
+		put_u64(b, eff);
+		put_u64(b, d->efficiency_kind);
+		put_u64(b, (uint64_t)d->actual_ns);
+		put_u64(b, (uint64_t)d->ideal_ns);
+		put_u64(b, (uint64_t)d->comm_ns);
+		put_u64(b, (uint64_t)d->comm_exposed_ns);
+		put_u64(b, (uint64_t)d->wait_ns);
+		put_u64(b, (uint64_t)d->missed_exposed_ns);
+	}
+}
+
+/* The GPUs the root checks: a device record holding what pack_gate sent. */
+struct gate_gpus {
+	struct gs_report_device *dev;
+	struct gs_gate_gpu *gpu;
+	size_t n, cap;
+};
+
+static void unpack_gate(struct gate_gpus *g, const char *p, size_t len)
+{
+	const char *end = p + len;
+	uint64_t n;
+
+	if (len < sizeof(uint64_t))
+		die("a short message of GPU figures");
+	n = get_u64(&p);
+	if (n > (size_t)(end - p) / (GATE_FIELDS * sizeof(uint64_t)) ||
+	    (size_t)(end - p) != n * GATE_FIELDS * sizeof(uint64_t))
+		die("a message of GPU figures of the wrong length");
+	if (g->n + n > g->cap) {
+		size_t nc = g->cap ? g->cap : 16;
+
+		while (nc < g->n + n)
+			nc *= 2;
+		struct gs_report_device *dev = realloc(g->dev, nc * sizeof(*dev));
+		if (dev)
+			g->dev = dev;
+		struct gs_gate_gpu *gpu = realloc(g->gpu, nc * sizeof(*gpu));
+		if (gpu)
+			g->gpu = gpu;
+		if (!dev || !gpu)
+			die("out of memory");
+		g->cap = nc;
+	}
+	for (uint64_t k = 0; k < n; k++) {
+		struct gs_report_device *d = &g->dev[g->n];
+		struct gs_gate_gpu *x = &g->gpu[g->n];
+		uint64_t eff;
+
+		memset(d, 0, sizeof(*d));
+		memset(x, 0, sizeof(*x));
+		x->rank[1] = (uint32_t)get_u64(&p);
+		d->device = (uint32_t)get_u64(&p);
+		x->device[1] = d->device;
+		x->in_job = get_u64(&p) != 0;
+		x->step_ns[0] = -1;
+		x->step_ns[1] = (int64_t)get_u64(&p);
+		x->f[0] = x->f[1] = 1;
+		d->ops = get_u64(&p);
+		d->b.window_ns = (int64_t)get_u64(&p);
+		for (int c = 0; c < GS_CAT_COUNT; c++)
+			d->b.total_ns[c] = (int64_t)get_u64(&p);
+		d->b.host_bound_ns = (int64_t)get_u64(&p);
+		d->b.launch_latency_ns = (int64_t)get_u64(&p);
+		eff = get_u64(&p);
+		memcpy(&d->efficiency, &eff, sizeof(eff));
+		d->efficiency_kind = (uint8_t)get_u64(&p);
+		d->actual_ns = (int64_t)get_u64(&p);
+		d->ideal_ns = (int64_t)get_u64(&p);
+		d->comm_ns = (int64_t)get_u64(&p);
+		d->comm_exposed_ns = (int64_t)get_u64(&p);
+		d->wait_ns = (int64_t)get_u64(&p);
+		d->missed_exposed_ns = (int64_t)get_u64(&p);
+		g->n++;
+	}
+}
+
+/* Every GPU's figures to the root, in rank order; the root checks them
+ * (a threshold no GPU has is an error there, exit 1 on every process) and
+ * keeps the verdict for the report's JSON and the exit status. A job of
+ * one rank is written whole by the process that analysed it: that process
+ * gates its report too, for the JSON. */
+static int gate_phase(struct state *s)
+{
+	struct gate_gpus g = {0};
+	char msg[GS_ERROR_MSG_MAX * 2];
+	int st = 0;
+
+	for (size_t i = 0; i < s->j.n_ranks; i++) {
+		char *p = NULL;
+		size_t len = 0;
+
+		if (s->rank_owner[i] == me) {
+			struct buf b = {0};
+
+			pack_gate(&b, s->mine->ranks[s->mine_at[i]]);
+			if (me != 0)
+				send_root(b.p, b.len, TAG_GATE);
+			p = b.p;
+			len = b.len;
+		} else if (me == 0) {
+			p = recv_from(s->rank_owner[i], TAG_GATE, &len);
+		}
+		if (me == 0)
+			unpack_gate(&g, p, len);
+		free(p);
+	}
+	if (me == 0) {
+		struct gs_gate_verdict *v = NULL;
+		gs_status gs;
+
+		for (size_t k = 0; k < g.n; k++)
+			g.gpu[k].d[1] = &g.dev[k];
+		gs_error_clear();
+		gs = gs_gate_evaluate(s->gate, g.gpu, g.n, &v);
+		if (gs != GS_OK) {
+			gs_error_append("--fail-if");
+			errorf("%s", chain(gs, msg, sizeof(msg)));
+			st = 1;
+		} else if (s->j.n_ranks > 1) {
+			s->shell->verdict = v; /* the JSON's "gate" */
+			s->verdict = v;
+		} else {
+			s->verdict_own = v;
+			s->verdict = v;
+		}
+	}
+	free(g.dev);
+	free(g.gpu);
+	if (!st && s->j.n_ranks == 1 && s->rank_owner[0] == me) {
+		gs_error_clear();
+		if (gs_report_gate(s->mine, s->gate) != GS_OK) {
+			gs_error_clear();
+			st = 1; /* cannot happen: the root's check passed on the same figures */
+		}
+	}
+	return agree(st);
+}
+
+/* After the report is out: the root's line per threshold crossed, and the
+ * exit status 3 on every process when one is. */
+static int gate_verdict(const struct state *s)
+{
+	int crossed = 0;
+
+	if (me == 0 && s->verdict && s->verdict->crossed) {
+		char line[1024];
+
+		crossed = 1;
+		for (size_t i = 0; i < s->verdict->n; i++)
+			if (s->verdict->results[i].crossed)
+				fprintf(stderr, "gpuscope-mpi: threshold crossed: %s\n",
+					gs_gate_result_text(&s->verdict->results[i], line,
+							    sizeof(line)));
+		fflush(stderr);
+	}
+	MPI_Bcast(&crossed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	return crossed ? 3 : 0;
+}
+
 static void print_stats(const struct state *s, double t0)
 {
 	struct rusage ru;
@@ -1485,6 +1709,10 @@ static int run(struct state *s)
 			}
 		}
 	}
+	/* The gate, before anything is written: a threshold no GPU has is an
+	 * error, as in gpuscope analyze. */
+	if (s->gate && gate_phase(s))
+		return 1;
 	/* Phase 4: writing. Each rank's own report first (-o DIR/), by the
 	 * process that analysed it. */
 	for (size_t i = 0; s->dir && i < s->j.n_ranks && !st; i++) {
@@ -1574,7 +1802,10 @@ static int run(struct state *s)
 				st = out_error(ws, "stdout", false);
 		}
 	}
-	return agree(st);
+	if (agree(st))
+		return 1;
+	/* The report is out: then the verdict (exit status 3 when crossed). */
+	return s->gate ? gate_verdict(s) : 0;
 }
 
 /* Everything run() made (the reports before the traces they borrow). */
@@ -1583,6 +1814,9 @@ static void cleanup(struct state *s)
 	gs_outfile_discard(&s->out); /* after a failure: the temporary file only */
 	gs_report_destroy(s->mine);
 	gs_report_destroy(s->shell);
+	gs_gate_verdict_destroy(s->verdict_own);
+	gs_gate_destroy(s->gate);
+	free(s->o.fail_if);
 	for (size_t i = 0; i < s->j.n_ranks; i++)
 		gs_trace_destroy(s->j.ranks[i].trace);
 	for (size_t i = 0; i < s->j.n_warnings; i++)
@@ -1617,18 +1851,34 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
 	t0 = now_s();
 	rc = parse_args(argc, argv, &s.o, &help);
+	if (!rc && !help && !s.o.n_paths && !s.o.inputs_file)
+		rc = usage("no TRACE given");
+	/* The thresholds before any input is read: a bad one is known at once
+	 * (every process parses them; the root says what is wrong). */
+	if (!rc && !help && s.o.fail_if) {
+		gs_status gst;
+
+		gs_error_clear();
+		gst = gs_gate_parse(s.o.fail_if, GS_GATE_REPORT, &s.gate);
+		if (gst != GS_OK) {
+			char msg[GS_ERROR_MSG_MAX * 2];
+
+			chain(gst, msg, sizeof(msg));
+			if (me == 0)
+				errorf("%s%s", strstr(msg, "--fail-if") ? "" : "--fail-if: ", msg);
+			rc = 1;
+		}
+	}
 	if (rc || help) {
 		if (help && me == 0)
 			printf("%s%s", usage_line, help_text);
-		MPI_Finalize();
-		return rc;
-	}
-	if (!s.o.n_paths && !s.o.inputs_file) {
-		rc = usage("no TRACE given");
+		free(s.o.fail_if);
 		MPI_Finalize();
 		return rc;
 	}
 	if (gather_paths(&s.o, &s.paths, &s.n)) {
+		gs_gate_destroy(s.gate);
+		free(s.o.fail_if);
 		MPI_Finalize();
 		return 1;
 	}
@@ -1641,6 +1891,8 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < s.n; i++)
 			free(s.paths[i]);
 		free(s.paths);
+		gs_gate_destroy(s.gate);
+		free(s.o.fail_if);
 		MPI_Finalize();
 		return rc;
 	}
@@ -1650,5 +1902,5 @@ int main(int argc, char **argv)
 		print_stats(&s, t0);
 	cleanup(&s);
 	MPI_Finalize();
-	return rc ? 1 : 0;
+	return rc == 3 ? 3 : rc ? 1 : 0;
 }

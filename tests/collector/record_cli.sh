@@ -99,7 +99,7 @@ run 1 "$gpuscope" record -o taken.gscope -- true
 has "exists (use --force to replace it)"
 [ ! -s taken.gscope ] || fail "taken.gscope was written"
 
-# -o is checked before the run as every -o is (README "Output files").
+# -o is checked before the run as every -o is (docs/guide.md, "Output files").
 ln -s taken.gscope link.gscope
 run 1 "$gpuscope" record --force -o link.gscope -- true
 has "link.gscope: is a symbolic link"

@@ -13,7 +13,8 @@
 # exit 1 with nothing written; -o DIR/ over the inputs' own directory is
 # refused with one line, with --force too; rank reports written by another
 # process than the root have the mode the umask gives; SIGTERM to mpirun
-# leaves no temporary file. These cases run under `timeout` and, when
+# leaves no temporary file. --fail-if gives gpuscope analyze's verdict, lines
+# and exit status. These cases run under `timeout` and, when
 # MEM_MB > 0, `ulimit -v`.
 #   run.sh GPUSCOPE GPUSCOPE_MPI GS_BENCH_GEN WORKDIR [MEM_MB]
 # Exit 77 (skipped) without mpirun or gpuscope-mpi.
@@ -150,6 +151,85 @@ rc=$?
 	grep -q "^gpuscope-mpi: error: $W/dir/rank5.json (in $W/dir) and $W/job/rank5.json are the same trace (same content); give each input once\$" "$W/twice.err" ||
 	bad "the same trace twice: not the one error line: $(head -c 400 "$W/twice.err")"
 [ -s "$W/twice.out" ] && bad "the same trace twice: a report on stdout"
+
+# --fail-if: the verdict and exit status of gpuscope analyze --fail-if on
+# the same job, on one and on several MPI processes: thresholds no GPU
+# crosses (exit 0, no line), thresholds some cross (exit 3, the same lines
+# on stderr but for the program's name, the same "gate" in the JSON, every
+# metric but the step time, which this job has none of); the step time on a
+# job with steps; one rank alone; a threshold no GPU has and an unknown
+# metric: exit 1, one line, no report.
+set -- "$W"/job/rank*.json
+gate_all='window>1s,kernel_time>1s,copy_time>1s,sync_time>1s,idle_time>1s,kernel_share<1%'
+gate_all="$gate_all,copy_share>99%,sync_share>99%,idle_share>5%,efficiency<0.9,gap>1s"
+gate_all="$gate_all,host_bound>1s,launch_latency>1s,exposed_comm>1s,comm_time>1s"
+gate_all="$gate_all,wait_time>1s,missed_overlap>1s,ops>399"
+gate_pass='efficiency<0.1,idle_share>50%'
+"$GS" analyze --format json --fail-if "$gate_all" "$@" >"$W/gate-ref.json" 2>"$W/gate-ref.err"
+rc=$?
+[ $rc = 3 ] || bad "gpuscope analyze --fail-if: exit $rc, not 3"
+grep -q '"passed": false' "$W/gate-ref.json" || bad "gpuscope analyze --fail-if: no failed gate in the JSON"
+[ "$(grep -c '^gpuscope: threshold crossed: ' "$W/gate-ref.err")" -ge 2 ] ||
+	bad "gpuscope analyze --fail-if: fewer than two thresholds crossed: $(head -c 300 "$W/gate-ref.err")"
+grep '^gpuscope: ' "$W/gate-ref.err" >"$W/gate-ref.lines"
+"$GS" analyze --fail-if "$gate_pass" "$@" >"$W/gate-pass-ref.txt" 2>"$W/gate-pass-ref.err" ||
+	bad "gpuscope analyze --fail-if (passing): exit $?"
+for n in 1 3 4; do
+	$RUN -n $n "$MPI" analyze --format json --fail-if "$gate_all" "$@" >"$W/gate-$n.json" \
+		2>"$W/gate-$n.err"
+	rc=$?
+	[ $rc = 3 ] || bad "-n $n --fail-if (crossed): exit $rc, not 3"
+	strip_mpi "$W/gate-$n.json" $n | cmp - "$W/gate-ref.json" ||
+		bad "-n $n --fail-if (crossed): JSON differs from gpuscope analyze's"
+	grep '^gpuscope-mpi: ' "$W/gate-$n.err" | sed 's/^gpuscope-mpi: /gpuscope: /' |
+		cmp - "$W/gate-ref.lines" ||
+		bad "-n $n --fail-if (crossed): stderr lines differ: $(head -c 400 "$W/gate-$n.err")"
+	$RUN -n $n "$MPI" analyze --fail-if "${gate_pass%%,*}" --fail-if "${gate_pass#*,}" "$@" \
+		>"$W/gate-pass-$n.txt" 2>"$W/gate-pass-$n.err"
+	rc=$?
+	[ $rc = 0 ] || bad "-n $n --fail-if (passing): exit $rc, not 0"
+	cmp "$W/gate-pass-$n.txt" "$W/gate-pass-ref.txt" ||
+		bad "-n $n --fail-if (passing): text differs from gpuscope analyze's"
+	[ -s "$W/gate-pass-$n.err" ] &&
+		bad "-n $n --fail-if (passing): stderr: $(head -c 300 "$W/gate-pass-$n.err")"
+done
+# The step time, on a job whose ranks mark their steps: the median step of
+# each rank is taken by the process that analysed it.
+mkdir -p "$W/steps" && "$GEN" --job 4 --out-dir "$W/steps" --ops-per-rank 400 --steps >/dev/null &&
+	rm -f "$W/steps/expected.json" || exit 1
+"$GS" analyze --format json --fail-if 'step_time>1ns,step_time<1ns' "$W"/steps/rank*.json \
+	>"$W/gate-steps-ref.json" 2>"$W/gate-steps-ref.err"
+[ $? = 3 ] || bad "gpuscope analyze --fail-if step_time: exit not 3"
+for n in 1 3; do
+	$RUN -n $n "$MPI" analyze --format json --fail-if 'step_time>1ns,step_time<1ns' \
+		"$W"/steps/rank*.json >"$W/gate-steps-$n.json" 2>"$W/gate-steps-$n.err"
+	rc=$?
+	[ $rc = 3 ] || bad "-n $n --fail-if step_time: exit $rc, not 3"
+	strip_mpi "$W/gate-steps-$n.json" $n | cmp - "$W/gate-steps-ref.json" ||
+		bad "-n $n --fail-if step_time: JSON differs from gpuscope analyze's"
+	grep '^gpuscope-mpi: ' "$W/gate-steps-$n.err" | sed 's/^gpuscope-mpi: /gpuscope: /' |
+		cmp - "$W/gate-steps-ref.err" || bad "-n $n --fail-if step_time: stderr lines differ"
+done
+"$GS" analyze --format json --fail-if 'efficiency<0.9,ops>5' "$W/job/rank3.json" \
+	>"$W/gate-one-ref.json" 2>/dev/null
+$RUN -n 2 "$MPI" analyze --format json --fail-if 'efficiency<0.9,ops>5' "$W/job/rank3.json" \
+	>"$W/gate-one.json" 2>"$W/gate-one.err"
+rc=$?
+[ $rc = 3 ] || bad "one rank --fail-if: exit $rc, not 3"
+strip_mpi "$W/gate-one.json" 2 | cmp - "$W/gate-one-ref.json" ||
+	bad "one rank --fail-if: JSON differs from gpuscope analyze's"
+for gate in 'step_time>+0s' 'step_time>1s' 'foo>1s'; do
+	"$GS" analyze --fail-if "$gate" "$@" >/dev/null 2>"$W/gate-bad-ref.err"
+	want=$?
+	$RUN -n 3 "$MPI" analyze --fail-if "$gate" "$@" >"$W/gate-bad.out" 2>"$W/gate-bad.err"
+	rc=$?
+	[ $rc = $want ] || bad "--fail-if '$gate': exit $rc, gpuscope analyze's is $want"
+	[ "$(grep -c '^gpuscope-mpi: error: ' "$W/gate-bad.err")" = 1 ] &&
+		[ "$(grep '^gpuscope-mpi: ' "$W/gate-bad.err" | sed 's/^gpuscope-mpi: /gpuscope: /')" = \
+			"$(cat "$W/gate-bad-ref.err")" ] ||
+		bad "--fail-if '$gate': not gpuscope analyze's one line: $(head -c 400 "$W/gate-bad.err")"
+	[ -s "$W/gate-bad.out" ] && bad "--fail-if '$gate': a report on stdout"
+done
 
 # ---- output files over several MPI processes ----
 # limited CMD...: CMD under `timeout` and the memory limit, no core file.

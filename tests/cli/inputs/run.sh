@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The inputs of a job (README "A whole job"): a directory stands for the
+# The inputs of a job (docs/jobs.md "A whole job"): a directory stands for the
 # traces in it, in byte order of their names, the other entries skipped
 # with one warning (hidden ones silently, not recursive); --inputs FILE
 # lists paths; analyze, export and diff read either as the files listed.

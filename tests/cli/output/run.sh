@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The output policy of every -o (README "Output files", gpuscope/outfile.h),
+# The output policy of every -o (docs/guide.md "Output files", gpuscope/outfile.h),
 # for gpuscope and for gpuscope-mpi, which share its one implementation.
 #
 # gpuscope: for each of analyze, diff, export (chrome and csv) and convert;
