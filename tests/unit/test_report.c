@@ -237,7 +237,7 @@ static void num_is(const cJSON *j, double want)
 
 /* ---- tests ------------------------------------------------------------------- */
 
-/* Every core field (README, Reading the report) is there, with the hand-worked numbers. */
+/* Every core field (docs/report.md) is there, with the hand-worked numbers. */
 static void test_json_fields(void **state)
 {
 	static const char *const dev_keys[] = {

@@ -93,7 +93,7 @@ struct gs_plan_input {
 };
 
 /*
- * Parse a plan (README.md, Plan input). Every cause names `label` (when not NULL)
+ * Parse a plan (docs/guide.md, Plan input). Every cause names `label` (when not NULL)
  * and the stage: "plan.json: stage 'b' (stages[1]): ...". Types, keys and
  * value ranges are checked here; names, predecessors and cycles by
  * gs_plan_compute. Free with gs_plan_input_destroy.

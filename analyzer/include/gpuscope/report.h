@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The analyze report (`gpuscope analyze`; README.md, Reading the report):
+ * The analyze report (`gpuscope analyze`; docs/report.md):
  * every analysis of each device of a trace, the ranked findings, and the
  * text, JSON and HTML writers. The report of a job is in gpuscope/job.h.
  */
@@ -105,7 +105,7 @@ void gs_report_destroy(struct gs_report *r);
  * fits 100 columns. */
 gs_status gs_report_write_text(FILE *out, const struct gs_report *r,
 			       const struct gs_report_style *style);
-/* Schema "gpuscope.report/1" (README.md, Reading the report); every row
+/* Schema "gpuscope.report/1" (docs/report.md); every row
  * of every list (style->top only limits the text and HTML tables; the
  * JSON gives it under "options"). */
 gs_status gs_report_write_json(FILE *out, const struct gs_report *r,
