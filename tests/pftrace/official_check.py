@@ -11,7 +11,10 @@ tests/pftrace is built from).
 PFTRACE (plain or gzip) must:
   - parse as perfetto.protos.Trace, with no unknown field in any message at
     any depth (a field number the official schema does not have, or a wire
-    type it does not expect, shows up as an unknown field);
+    type it does not expect, shows up as an unknown field); a packet of
+    compressed_packets holds nothing else, inflates (zlib, as
+    trace_processor does) to a Trace that parses the same way, without
+    compressed packets of its own, and its packets take its place;
   - resolve as trace_processor resolves it: per packet sequence
     (trusted_packet_sequence_id, required), the interned data (event
     categories, event names, debug annotation names and string values)
@@ -46,6 +49,7 @@ import decimal
 import gzip
 import json
 import sys
+import zlib
 
 try:
     from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
@@ -142,7 +146,7 @@ def value_of(c, da, seq, where):
     return None
 
 
-def resolve(c, trace):
+def resolve(c, packets):
     """Resolves the trace as trace_processor does; returns (tracks, slices,
     counters, flows)."""
     seqs = collections.defaultdict(Seq)
@@ -152,7 +156,7 @@ def resolve(c, trace):
     flow_src = collections.Counter()
     flow_dst = collections.Counter()
     last_ts = {}
-    for n, p in enumerate(trace.packet):
+    for n, p in enumerate(packets):
         where = "packet %d" % n
         if not p.HasField("trusted_packet_sequence_id"):
             c.fail("%s: no trusted_packet_sequence_id" % where)
@@ -445,10 +449,30 @@ def check(path, chrome):
         c.fail("does not parse as perfetto.protos.Trace: %s" % e)
         return 1
     c.unknown(trace, "trace")
-    tracks, slices, counters, flows = resolve(c, trace)
-    seqs = len({p.trusted_packet_sequence_id for p in trace.packet})
-    line = "%d packets, %d sequences, %d tracks, %d slices, %d flows, %d counter values" % (
-        len(trace.packet), seqs, len(tracks), len(slices), flows, len(counters))
+    packets = []
+    n_z = 0
+    for n, p in enumerate(trace.packet):
+        if not p.HasField("compressed_packets"):
+            packets.append(p)
+            continue
+        n_z += 1
+        if len(p.ListFields()) != 1:
+            c.fail("packet %d: compressed_packets with other fields" % n)
+        try:
+            inner = pb.Trace.FromString(zlib.decompress(p.compressed_packets))
+        except Exception as e:  # zlib.error, DecodeError
+            c.fail("packet %d: compressed_packets do not inflate to a Trace: %s" % (n, e))
+            continue
+        c.unknown(inner, "trace.packet[%d].compressed_packets" % n)
+        for q in inner.packet:
+            if q.HasField("compressed_packets"):
+                c.fail("packet %d: compressed packets within compressed packets" % n)
+            packets.append(q)
+    tracks, slices, counters, flows = resolve(c, packets)
+    seqs = len({p.trusted_packet_sequence_id for p in packets})
+    line = "%d packets (%d compressed packets of %d), %d sequences, %d tracks, %d slices, %d flows, %d counter values" % (
+        len(packets), n_z, len(packets) - (len(trace.packet) - n_z), seqs, len(tracks), len(slices), flows,
+        len(counters))
     if chrome:
         n_x, n_s, n_c, checked = compare_chrome(c, chrome, tracks, slices, counters, flows)
         line += "; Chrome: %d slices, %d flows, %d counter events (%d values) alike" % (n_x, n_s, n_c, checked)

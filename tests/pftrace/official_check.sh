@@ -6,8 +6,9 @@
 # samples/ and a generated trace and job: the Chrome and the Perfetto
 # export of each (and with --with-ideal for the samples and the generated
 # trace), the Perfetto one checked against the Chrome one. Then files the
-# checker must refuse: an unknown field, a slice left open, a name iid
-# nobody interned.
+# checker must refuse: an unknown field, compressed packets that do not
+# inflate, a slice left open, a name iid nobody interned (and the packets
+# uncompressed, which it must take).
 #
 #   official_check.sh GPUSCOPE GS_BENCH_GEN SAMPLES SHARED_DATA WORKDIR
 #
@@ -113,10 +114,21 @@ if [ -f "$good" ]; then
 	{ cat "$good" && printf '\012\003\300\076\001'; } >"$work/bad_unknown.pftrace"
 	refuse bad_unknown "unknown field"
 	"$py" - "$good" "$work" <<'EOF' || fail=1
-import sys
+import sys, zlib
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 good, work = sys.argv[1], sys.argv[2]
-t = pb.Trace.FromString(open(good, "rb").read())
+z = pb.Trace.FromString(open(good, "rb").read())
+# The same packets, not compressed: as valid.
+t = pb.Trace()
+for p in z.packet:
+    if p.HasField("compressed_packets"):
+        t.packet.extend(pb.Trace.FromString(zlib.decompress(p.compressed_packets)).packet)
+    else:
+        t.packet.add().CopyFrom(p)
+open(work + "/flat.pftrace", "wb").write(t.SerializeToString())
+# Compressed packets that do not inflate.
+u = pb.Trace(); u.CopyFrom(z); u.packet.add().compressed_packets = b"not deflated"
+open(work + "/bad_zlib.pftrace", "wb").write(u.SerializeToString())
 # The last slice end dropped: a slice left open.
 ends = [i for i, p in enumerate(t.packet) if p.HasField("track_event") and p.track_event.type == 2]
 u = pb.Trace(); u.CopyFrom(t); del u.packet[ends[-1]]
@@ -126,6 +138,12 @@ b = [i for i, p in enumerate(t.packet) if p.HasField("track_event") and p.track_
 u = pb.Trace(); u.CopyFrom(t); u.packet[b[-1]].track_event.name_iid = 99999
 open(work + "/bad_iid.pftrace", "wb").write(u.SerializeToString())
 EOF
+	n=$((n + 1))
+	if ! "$py" "$checker" "$work/flat.pftrace" >"$work/flat.check" 2>&1; then
+		echo "FAIL the packets of serial_stream uncompressed: $(cat "$work/flat.check")"
+		fail=1
+	fi
+	refuse bad_zlib "do not inflate"
 	refuse bad_open "never end"
 	refuse bad_iid "name iid 99999 not interned"
 else
