@@ -59,7 +59,8 @@
  * earliest is written as 0; gs_export_stats.time_offset_ns says so).
  *
  * Memory beyond the plan: per rank, the edges by op (two CSR arrays), a
- * byte per string, scratch orders of the largest track; O(N + E).
+ * byte per string, scratch orders of the largest track; O(N + E); and the
+ * chunk of packets being gathered with its deflated copy (2 MiB).
  */
 #include <stdio.h>
 #include <stdlib.h>
