@@ -134,7 +134,7 @@ fi
 # The Python modules of tests/pftrace/official_check.py, from PyPI into a
 # virtual environment of the user's (not root's through sudo: the tests run
 # as the user). A failure (no network) is a warning: that test then skips.
-pyvenv=${GS_PYVENV:-${XDG_CACHE_HOME:-$HOME/.cache}/gpuscope/pyvenv}
+pyvenv=${GS_PYVENV:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/gpuscope/pyvenv}
 pyvenv_install() {
 	[ "$want_ci" = 1 ] || return 0
 	if [ -x "$pyvenv/bin/python" ] &&

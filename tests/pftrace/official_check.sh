@@ -24,7 +24,7 @@ work=${5:?work dir}
 here=$(cd "$(dirname "$0")" && pwd)
 checker=$here/official_check.py
 
-venv=${GS_PYVENV:-${XDG_CACHE_HOME:-$HOME/.cache}/gpuscope/pyvenv}
+venv=${GS_PYVENV:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/gpuscope/pyvenv}
 py=${GS_PYTHON:-}
 if [ -z "$py" ]; then
 	if [ -x "$venv/bin/python" ]; then
