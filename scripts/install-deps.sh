@@ -7,7 +7,10 @@
 #
 #   scripts/install-deps.sh          build + test dependencies
 #   scripts/install-deps.sh --ci     also what .ci/run's other checks use: clang-format,
-#                                    clang with the libFuzzer runtime, clang-tidy, valgrind
+#                                    clang with the libFuzzer runtime, clang-tidy, valgrind,
+#                                    and the Python modules perfetto and protobuf (pip, in
+#                                    a virtual environment: the Perfetto export's check
+#                                    against the official schema, tests/pftrace)
 #   scripts/install-deps.sh --browser  also chromium (the HTML report's browser test)
 #
 # Runs apt-get directly as root, through `sudo -n` otherwise; when neither
@@ -26,7 +29,10 @@ package), cmake, pkg-config, a C compiler and make. Installs
 nothing when all are present.
 
   --ci        also install clang-format, clang and its libFuzzer runtime
-              (make fuzz), clang-tidy (make tidy) and valgrind (make valgrind)
+              (make fuzz), clang-tidy (make tidy) and valgrind (make valgrind),
+              and the Python modules perfetto and protobuf with pip into a
+              virtual environment, $GS_PYVENV (default
+              ~/.cache/gpuscope/pyvenv), for the test pftrace_official
   --browser   also install chromium (headless, for the browser test of the
               HTML report; without it that test is skipped)
   -h, --help  show this help
@@ -116,6 +122,9 @@ if [ "$want_ci" = 1 ]; then
 	have_fuzzer_rt || dpkg_has libclang-rt-14-dev || need libclang-rt-14-dev
 	have_cmd clang-tidy || need clang-tidy
 	have_cmd valgrind || need valgrind
+	# The virtual environment of the Python modules (pyvenv_install below).
+	have_cmd python3 || need python3
+	python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need python3-venv
 fi
 if [ "$want_browser" = 1 ]; then
 	have_cmd chromium || have_cmd chromium-browser || need chromium
@@ -131,7 +140,30 @@ if have_cmd cmake; then
 	fi
 fi
 
-[ ${#missing[@]} -eq 0 ] && exit 0
+# The Python modules of tests/pftrace/official_check.py, from PyPI into a
+# virtual environment of the user's (not root's through sudo: the tests run
+# as the user). A failure (no network) is a warning: that test then skips.
+pyvenv=${GS_PYVENV:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/gpuscope/pyvenv}
+pyvenv_install() {
+	[ "$want_ci" = 1 ] || return 0
+	if [ -x "$pyvenv/bin/python" ] &&
+		"$pyvenv/bin/python" -c 'import perfetto.protos.perfetto.trace.perfetto_trace_pb2, google.protobuf' \
+			>/dev/null 2>&1; then
+		return 0
+	fi
+	echo "install-deps: pip install perfetto protobuf into $pyvenv" >&2
+	if ! python3 -m venv "$pyvenv" >&2 ||
+		! "$pyvenv/bin/python" -m pip install -q perfetto protobuf >&2; then
+		echo "install-deps: warning: could not install the Python modules perfetto and" \
+			"protobuf into $pyvenv; the test pftrace_official will be skipped" >&2
+	fi
+	return 0
+}
+
+if [ ${#missing[@]} -eq 0 ]; then
+	pyvenv_install
+	exit 0
+fi
 
 # Order kept, duplicates dropped.
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | awk '!seen[$0]++')
@@ -166,4 +198,5 @@ if ! "${as_root[@]}" "${apt_env[@]}" apt-get update -q >&2 ||
 	echo "    $manual" >&2
 	exit 1
 fi
+pyvenv_install
 echo "install-deps: done" >&2

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "perfetto_trace.pb-c.h"
 #include "pftrace_read.h"
@@ -119,7 +120,7 @@ struct rd {
 	size_t n_ev, cap_ev;
 	struct fend *fe;
 	size_t n_fe, cap_fe;
-	size_t packet;
+	size_t packet, compressed;
 };
 
 static void problem(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -705,16 +706,62 @@ static void check_flows(struct rd *r)
 	}
 }
 
-int pf_read(const uint8_t *buf, size_t len, enum pf_keep keep, struct pf_trace *t, char *err,
-	    size_t err_size)
+/* The inflated size a compressed_packets may reach (the exporter's are
+ * 1 MiB; a bound, for the fuzz targets). */
+#define PF_INFLATE_MAX ((size_t)64 << 20)
+
+/* zlib-deflated packets (TracePacket.compressed_packets, as trace_processor
+ * inflates them): a new buffer with *n bytes, NULL (a problem said) when
+ * they do not inflate. */
+static uint8_t *inflate_packets(struct rd *r, const ProtobufCBinaryData *z, size_t *n)
 {
-	struct rd r = {.t = t, .keep = keep, .err = err, .err_size = err_size};
+	z_stream zs;
+	size_t cap = z->len * 4 + 256;
+	uint8_t *out = malloc(cap);
+	int rc = Z_OK;
+
+	memset(&zs, 0, sizeof(zs));
+	if (!out || inflateInit(&zs) != Z_OK) {
+		free(out);
+		problem(r, "packet %zu: no memory to inflate compressed packets", r->packet);
+		return NULL;
+	}
+	zs.next_in = z->data;
+	zs.avail_in = (uInt)z->len;
+	*n = 0;
+	while (rc == Z_OK) {
+		if (*n == cap) {
+			uint8_t *m = cap < PF_INFLATE_MAX ? realloc(out, cap * 2) : NULL;
+
+			if (!m)
+				break;
+			out = m;
+			cap *= 2;
+		}
+		zs.next_out = out + *n;
+		zs.avail_out = (uInt)(cap - *n);
+		rc = inflate(&zs, Z_NO_FLUSH);
+		*n = cap - zs.avail_out;
+	}
+	inflateEnd(&zs);
+	if (rc != Z_STREAM_END || zs.avail_in) {
+		problem(r, "packet %zu: compressed packets do not inflate (%s)", r->packet,
+			rc == Z_STREAM_END ? "bytes after the stream" :
+			rc == Z_OK         ? "too large" :
+					     "not a zlib stream");
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The Trace.packet fields of buf[0, len); inner: the packets of a
+ * compressed_packets (which may not hold compressed packets again). */
+static void read_packets(struct rd *r, const uint8_t *buf, size_t len, bool inner)
+{
 	size_t pos = 0;
 
-	memset(t, 0, sizeof(*t));
-	if (err_size)
-		err[0] = '\0';
-	while (pos < len && !r.failed) {
+	while (pos < len && !r->failed) {
 		uint64_t tag = 0, n = 0;
 		unsigned shift = 0;
 		Perfetto__Protos__TracePacket *p;
@@ -727,8 +774,8 @@ int pf_read(const uint8_t *buf, size_t len, enum pf_keep keep, struct pf_trace *
 				break;
 		}
 		if (tag != (1u << 3 | 2)) {
-			problem(&r, "at byte %zu: not a Trace.packet field (tag %" PRIu64 ")", pos,
-				tag);
+			problem(r, "at byte %zu%s: not a Trace.packet field (tag %" PRIu64 ")", pos,
+				inner ? " of compressed packets" : "", tag);
 			break;
 		}
 		for (shift = 0; pos < len && shift < 64;) {
@@ -738,21 +785,54 @@ int pf_read(const uint8_t *buf, size_t len, enum pf_keep keep, struct pf_trace *
 				break;
 		}
 		if (n > len - pos) {
-			problem(&r, "at byte %zu: a packet of %" PRIu64 " bytes, %zu left", pos, n,
+			problem(r, "at byte %zu: a packet of %" PRIu64 " bytes, %zu left", pos, n,
 				len - pos);
 			break;
 		}
 		p = perfetto__protos__trace_packet__unpack(NULL, (size_t)n, buf + pos);
 		if (!p) {
-			problem(&r, "at byte %zu: does not decode", pos);
+			problem(r, "at byte %zu: does not decode", pos);
 			break;
 		}
-		read_packet(&r, p);
+		if (p->has_compressed_packets) {
+			uint8_t *in;
+			size_t in_len = 0;
+
+			if (inner)
+				problem(r,
+					"packet %zu: compressed packets within compressed packets",
+					r->packet);
+			else if (p->has_trusted_packet_sequence_id || p->has_timestamp ||
+				 p->track_event || p->track_descriptor || p->clock_snapshot ||
+				 p->interned_data || p->trace_packet_defaults)
+				problem(r, "packet %zu: compressed packets beside other fields",
+					r->packet);
+			in = r->failed ? NULL : inflate_packets(r, &p->compressed_packets, &in_len);
+			if (in) {
+				r->compressed++;
+				read_packets(r, in, in_len, true);
+				free(in);
+			}
+		} else {
+			read_packet(r, p);
+			r->packet++;
+		}
 		perfetto__protos__trace_packet__free_unpacked(p, NULL);
 		pos += (size_t)n;
-		r.packet++;
 	}
+}
+
+int pf_read(const uint8_t *buf, size_t len, enum pf_keep keep, struct pf_trace *t, char *err,
+	    size_t err_size)
+{
+	struct rd r = {.t = t, .keep = keep, .err = err, .err_size = err_size};
+
+	memset(t, 0, sizeof(*t));
+	if (err_size)
+		err[0] = '\0';
+	read_packets(&r, buf, len, false);
 	t->n_packets = r.packet;
+	t->n_compressed = r.compressed;
 	t->n_sequences = r.n_seqs;
 	if (!r.failed)
 		check_nesting(&r);

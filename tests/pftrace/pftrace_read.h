@@ -5,7 +5,10 @@
  * from formats/proto/perfetto_trace.proto, resolves what a trace processor
  * resolves (interned names per sequence, default tracks, incremental and
  * absolute clocks), and checks that the stream is valid:
- *   - every packet decodes and has a sequence id; the first packet of a
+ *   - every packet decodes and has a sequence id (a packet of
+ *     compressed_packets, zlib-deflated packets as trace_processor inflates
+ *     them, holds nothing else and stands for the packets it inflates to,
+ *     none of them compressed again); the first packet of a
  *     sequence clears its incremental state; every interned id used was
  *     defined earlier on its sequence;
  *   - every track is described once (unique uuid, a parent described
@@ -66,7 +69,8 @@ struct pf_trace {
 	size_t n_flows;
 	struct pf_counter *counters; /* in file order */
 	size_t n_counters;
-	size_t n_packets, n_sequences;
+	size_t n_packets, n_sequences; /* packets: the inflated ones */
+	size_t n_compressed;           /* packets of compressed_packets */
 };
 
 /* What pf_read keeps of the slices: times and tracks always; names,

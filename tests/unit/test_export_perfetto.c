@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
 #include <cmocka.h>
 
 #include <gpuscope/analyzer.h>
@@ -96,6 +97,61 @@ static void decode(const struct mem *m, struct pf_trace *pt)
 
 	if (pf_read((const uint8_t *)m->buf, m->len, PF_KEEP_ALL, pt, err, sizeof(err)))
 		fail_msg("invalid Perfetto trace: %s", err);
+}
+
+static size_t get_varint(const struct mem *m, size_t *pos)
+{
+	size_t v = 0;
+
+	for (unsigned shift = 0; *pos < m->len && shift < 64; shift += 7) {
+		uint8_t c = (uint8_t)m->buf[(*pos)++];
+
+		v |= (size_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			break;
+	}
+	return v;
+}
+
+/* The packets of a file, each packet of compressed_packets (field 50)
+ * replaced by the packets it inflates to; *n_compressed: how many. */
+static struct mem inflated(const struct mem *m, size_t *n_compressed)
+{
+	struct mem out = {0};
+	FILE *f = open_memstream(&out.buf, &out.len);
+	size_t pos = 0;
+
+	assert_non_null(f);
+	*n_compressed = 0;
+	while (pos < m->len) {
+		size_t start = pos, n, body, zlen;
+
+		assert_int_equal((uint8_t)m->buf[pos++], 1 << 3 | 2);
+		n = get_varint(m, &pos);
+		body = pos;
+		assert_true(n <= m->len - pos);
+		pos += n;
+		if (n < 2 || (uint8_t)m->buf[body] != 0x92 || m->buf[body + 1] != 0x03) {
+			fwrite(m->buf + start, 1, pos - start, f);
+			continue;
+		}
+		body += 2;
+		zlen = get_varint(m, &body);
+		assert_int_equal(body + zlen, pos); /* nothing else in the packet */
+		{
+			uLongf cap = 64u << 20;
+			Bytef *raw = malloc(cap);
+
+			assert_non_null(raw);
+			assert_int_equal(uncompress(raw, &cap, (const Bytef *)m->buf + body, zlen),
+					 Z_OK);
+			fwrite(raw, 1, cap, f);
+			free(raw);
+		}
+		(*n_compressed)++;
+	}
+	assert_int_equal(fclose(f), 0);
+	return out;
 }
 
 static const char *proc_of(const struct pf_trace *pt, const struct pf_slice *s)
@@ -337,11 +393,67 @@ static void test_interning_and_long_names(void **state)
 	m = perfetto_of(t, NULL, NULL);
 	decode(&m, &pt);
 	assert_int_equal(count_cat(&pt, "kernel"), 100);
-	assert_int_equal(occurrences(&m, longname), 2);
-	assert_int_equal(occurrences(&m, "registers per thread"), 2);
+	{
+		size_t nz;
+		struct mem plain = inflated(&m, &nz);
+
+		assert_int_equal(nz, 1);
+		assert_int_equal(occurrences(&plain, longname), 2);
+		assert_int_equal(occurrences(&plain, "registers per thread"), 2);
+		/* The packets inflated decode as the file does. */
+		{
+			struct pf_trace pp;
+
+			decode(&plain, &pp);
+			assert_int_equal(pp.n_slices, pt.n_slices);
+			assert_int_equal(pp.n_packets, pt.n_packets);
+			assert_int_equal(pp.n_compressed, 0);
+			pf_trace_free(&pp);
+		}
+		free(plain.buf);
+	}
 	for (size_t i = 0; i < pt.n_slices; i++)
 		assert_string_equal(pt.slices[i].name, longname);
 	pf_trace_free(&pt);
+	free(m.buf);
+	gs_trace_destroy(t);
+}
+
+/* Every packet is in a compressed_packets of at most 1 MiB of packets: a
+ * trace of more is several, each a packet of its own, and together they
+ * hold every slice. */
+static void test_compressed_chunks(void **state)
+{
+	(void)state;
+	struct tb b = tb_new();
+	uint32_t s7 = tb_stream(&b, 0, 0, 7);
+	struct gs_trace *t;
+	struct pf_trace pt;
+	struct mem m, plain;
+	size_t nz, top = 0, pos = 0;
+
+	for (int i = 0; i < 40000; i++) {
+		int64_t at = T0 + (int64_t)i * 1000;
+
+		tb_kernel(&b, s7, i % 2 ? "gemm" : "relu", at, at + 500, 0);
+	}
+	t = tb_done(&b);
+	m = perfetto_of(t, NULL, NULL);
+	decode(&m, &pt);
+	assert_int_equal(count_cat(&pt, "kernel"), 40000);
+	plain = inflated(&m, &nz);
+	while (pos < m.len) { /* the packets of the file itself */
+		pos++;
+		pos += get_varint(&m, &pos);
+		top++;
+	}
+	assert_true(plain.len > (size_t)1 << 20);
+	assert_int_equal(nz, pt.n_compressed);
+	assert_int_equal(top, nz); /* nothing outside them */
+	assert_true(nz >= (plain.len >> 20) + 1);
+	assert_true(m.len * 3 < plain.len);
+	pf_trace_free(&pt);
+	free(plain.buf);
 	free(m.buf);
 	gs_trace_destroy(t);
 }
@@ -469,6 +581,25 @@ static void test_reader_refuses(void **state)
 				 sizeof(err)),
 			 -1);
 	pf_trace_free(&pt);
+	/* Compressed packets that do not inflate. */
+	assert_int_equal(pf_read((const uint8_t *)"\x0a\x05\x92\x03\x02xx", 7, PF_KEEP_NONE, &pt,
+				 err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "do not inflate"));
+	pf_trace_free(&pt);
+	/* Compressed packets within compressed packets. */
+	{
+		uint8_t z[64], in[] = "\x0a\x05\x92\x03\x02xx", out[80] = {0x0a, 0, 0x92, 0x03, 0};
+		uLongf zn = sizeof(z);
+
+		assert_int_equal(compress(z, &zn, in, 7), Z_OK);
+		out[1] = (uint8_t)(zn + 3);
+		out[4] = (uint8_t)zn;
+		memcpy(out + 5, z, zn);
+		assert_int_equal(pf_read(out, zn + 5, PF_KEEP_NONE, &pt, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "within compressed packets"));
+		pf_trace_free(&pt);
+	}
 	/* Not a trace. */
 	assert_int_equal(pf_read((const uint8_t *)"{\"traceEvents\"", 14, PF_KEEP_NONE, &pt, err,
 				 sizeof(err)),
@@ -483,6 +614,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ops_flows_counters),
 		cmocka_unit_test(test_interning_and_long_names),
+		cmocka_unit_test(test_compressed_chunks),
 		cmocka_unit_test(test_negative_times),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_deterministic),

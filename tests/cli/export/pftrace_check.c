@@ -715,9 +715,10 @@ int main(int argc, char **argv)
 	}
 	if (i < argc)
 		model_check(&t, (const char *const *)argv + i, (size_t)(argc - i));
-	printf("%zu packets, %zu sequences, %zu tracks, %zu slices, %zu flows, %zu counter "
-	       "values\n",
-	       t.n_packets, t.n_sequences, t.n_tracks, t.n_slices, t.n_flows, t.n_counters);
+	printf("%zu packets (in %zu of compressed packets), %zu sequences, %zu tracks, %zu slices, "
+	       "%zu flows, %zu counter values\n",
+	       t.n_packets, t.n_compressed, t.n_sequences, t.n_tracks, t.n_slices, t.n_flows,
+	       t.n_counters);
 	for (int k = 0; k < 5; k++) {
 		lines_free(&p[k]);
 		lines_free(&c[k]);
