@@ -32,23 +32,45 @@
 
 static PyObject *gs_py_error; /* gpuscope.Error */
 
+static PyObject *text(const char *s);
+
 /* ---- errors ---- */
 
-/* gpuscope.Error with the cause chain, named after `what` as the command
- * line does; the causes are cleared. */
+/* gpuscope.Error with the cause chain as its message, named after `what`
+ * as the command line does, and each cause apart in its `causes`
+ * attribute (outermost first); the causes are cleared. */
 static PyObject *raise_chain(gs_status st, const char *what)
 {
 	char chain[GS_ERROR_MAX_CAUSES * GS_ERROR_MSG_MAX];
+	PyObject *causes, *msg, *exc = NULL;
+	int n = gs_error_count();
 
-	if (gs_error_count() > 0)
+	if (n > 0)
 		gs_error_format(chain, sizeof(chain));
 	else
 		snprintf(chain, sizeof(chain), "%s", gs_status_str(st));
-	if (what && *what && !strstr(chain, what))
-		PyErr_Format(gs_py_error, "%s: %s", what, chain);
-	else
-		PyErr_SetString(gs_py_error, chain);
+	causes = PyList_New(0);
+	for (int i = n - 1; causes && i >= 0; i--) {
+		PyObject *c = text(gs_error_message(i));
+
+		if (!c || PyList_Append(causes, c) < 0)
+			Py_CLEAR(causes);
+		Py_XDECREF(c);
+	}
 	gs_error_clear();
+	if (what && *what && !strstr(chain, what))
+		msg = PyUnicode_FromFormat("%s: %s", what, chain);
+	else
+		msg = text(chain);
+	if (causes && msg)
+		exc = PyObject_CallFunctionObjArgs(gs_py_error, msg, NULL);
+	if (exc && PyObject_SetAttrString(exc, "causes", causes) < 0)
+		Py_CLEAR(exc);
+	if (exc)
+		PyErr_SetObject(gs_py_error, exc);
+	Py_XDECREF(exc);
+	Py_XDECREF(msg);
+	Py_XDECREF(causes);
 	return NULL;
 }
 

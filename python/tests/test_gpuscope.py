@@ -173,6 +173,7 @@ def test_bad_input_raises_the_cli_message(tmp_path):
         with pytest.raises(gpuscope.Error) as e:
             gpuscope.analyze(p)
         assert run.stderr.strip() == "gpuscope: error: " + str(e.value)
+        assert e.value.causes and all(c in str(e.value) for c in e.value.causes)
     with pytest.raises(gpuscope.Error) as e:
         gpuscope.analyze(tmp_path / "missing.json.gz")
     assert "missing.json.gz" in str(e.value)
