@@ -554,6 +554,13 @@ static gs_status sort_keyed(const struct ctx *c, char *base, size_t n, const uin
 			goto out; /* in order already */
 		if (within) {
 			rc = group_pass(NULL, idx, NULL, idx2, n, groups, ngroups);
+			/* The keys and idx are done with: freed before apply's
+			 * copy is allocated, to lower the peak by 12 bytes a
+			 * record. */
+			free(k);
+			free(idx);
+			k = NULL;
+			idx = NULL;
 			if (!rc)
 				rc = apply(base, n, c->size, idx2, out);
 			goto out;
@@ -593,6 +600,14 @@ static gs_status sort_keyed(const struct ctx *c, char *base, size_t n, const uin
 			insertion_idx(c, idx + i, j - i);
 		i = j;
 	}
+	/* Only idx is left to use: the rest goes before apply's copy. */
+	free(idx2);
+	free(k);
+	free(k2);
+	free(count);
+	idx2 = NULL;
+	k = k2 = NULL;
+	count = NULL;
 	rc = apply(base, n, c->size, idx, out);
 out:
 	free(idx);
@@ -644,6 +659,8 @@ static gs_status sort_records(void *base, size_t n, const struct gs_sort_spec *s
 					merge_sort_idx(&c, idx2 + i, idx, j - i);
 				i = j;
 			}
+			free(idx); /* before apply's copy */
+			idx = NULL;
 			if (!rc)
 				rc = apply(base, n, spec->size, idx2, out);
 		}
