@@ -882,8 +882,10 @@ static gs_status sort(void *base, size_t n, size_t size, int (*cmp)(const void *
 
 /* Ops by stream (the group), then start and the rest; then each stream's
  * first op and count. GS_ERR_NOMEM without a cause: it may run on a second
- * thread, whose causes the caller would not see. */
-static gs_status sort_ops(struct gs_trace *t)
+ * thread, whose causes the caller would not see. The array the ops were
+ * sorted away from goes to *spare (*spare_bytes long; NULL when they were
+ * sorted where they were), for the next sort to fill. */
+static gs_status sort_ops(struct gs_trace *t, void **spare, size_t *spare_bytes)
 {
 	struct gs_sort_spec spec = {.size = sizeof(*t->ops), .cmp = cmp_op, .key = key_op};
 	size_t nstreams = t->streams.count;
@@ -905,7 +907,8 @@ static gs_status sort_ops(struct gs_trace *t)
 		if (rc)
 			return GS_ERR_NOMEM;
 		if (sorted) {
-			free(t->ops);
+			*spare = t->ops;
+			*spare_bytes = t->cap_ops * sizeof(*t->ops);
 			t->ops = sorted;
 			t->cap_ops = t->n_ops;
 		}
@@ -949,16 +952,39 @@ static void *ops_job_main(void *arg)
 	struct ops_job *j = arg;
 	struct gs_trace *t = j->t;
 	struct gs_sort_spec spec = {.size = sizeof(*t->ranges), .cmp = cmp_range, .key = key_range};
-	void *sorted = NULL;
+	size_t need = t->n_ranges * sizeof(*t->ranges), spare_bytes = 0;
+	void *spare = NULL, *sorted = NULL;
+	gs_status rc;
 
-	j->rc = sort_ops(t);
-	if (!j->rc && gs_sort_records_copy(t->ranges, t->n_ranges, &spec, &sorted))
+	j->rc = sort_ops(t, &spare, &spare_bytes);
+	if (j->rc || t->n_ranges < 2) {
+		free(spare);
+		return NULL;
+	}
+	/* The ranges go into the ops' old array, whose pages are touched
+	 * already, brought to their size (mremap keeps the pages, and gives
+	 * back a longer array's tail), else into a new one. */
+	if (spare && spare_bytes != need) {
+		void *p = realloc(spare, need);
+
+		if (!p)
+			free(spare);
+		spare = p;
+	}
+	if (spare)
+		rc = gs_sort_records_into(t->ranges, t->n_ranges, &spec, spare, &sorted);
+	else
+		rc = gs_sort_records_copy(t->ranges, t->n_ranges, &spec, &sorted);
+	if (rc)
 		j->rc = GS_ERR_NOMEM;
 	if (sorted) {
 		free(t->ranges);
 		t->ranges = sorted;
 		t->cap_ranges = t->n_ranges;
+		if (sorted == spare)
+			spare = NULL;
 	}
+	free(spare);
 	return NULL;
 }
 
