@@ -281,6 +281,7 @@ struct ctx {
 	cmp_fn cmp;                    /* NULL: the key alone orders */
 	uint64_t (*key)(const void *); /* NULL: the first 8 bytes ^ flip */
 	uint64_t flip;
+	void *dst; /* where apply's copy goes (the caller's), or NULL: malloc'd */
 };
 
 static const void *rec(const struct ctx *c, uint32_t i)
@@ -507,9 +508,9 @@ static gs_status apply_cycles(char *base, size_t n, size_t size, uint32_t *idx)
  * the copy, or for records above GATHER_MAX_SIZE bytes when copied back,
  * along the cycles (*out then NULL).
  */
-static gs_status apply(char *base, size_t n, size_t size, uint32_t *idx, void **out)
+static gs_status apply(char *base, size_t n, size_t size, uint32_t *idx, void **out, void *dst)
 {
-	char *tmp = out || size <= GATHER_MAX_SIZE ? malloc(n * size) : NULL;
+	char *tmp = out && dst ? dst : out || size <= GATHER_MAX_SIZE ? malloc(n * size) : NULL;
 
 	if (!tmp)
 		return apply_cycles(base, n, size, idx);
@@ -554,8 +555,15 @@ static gs_status sort_keyed(const struct ctx *c, char *base, size_t n, const uin
 			goto out; /* in order already */
 		if (within) {
 			rc = group_pass(NULL, idx, NULL, idx2, n, groups, ngroups);
+			/* The keys and idx are done with: freed before apply's
+			 * copy is allocated, to lower the peak by 12 bytes a
+			 * record. */
+			free(k);
+			free(idx);
+			k = NULL;
+			idx = NULL;
 			if (!rc)
-				rc = apply(base, n, c->size, idx2, out);
+				rc = apply(base, n, c->size, idx2, out, c->dst);
 			goto out;
 		}
 	} else {
@@ -593,7 +601,15 @@ static gs_status sort_keyed(const struct ctx *c, char *base, size_t n, const uin
 			insertion_idx(c, idx + i, j - i);
 		i = j;
 	}
-	rc = apply(base, n, c->size, idx, out);
+	/* Only idx is left to use: the rest goes before apply's copy. */
+	free(idx2);
+	free(k);
+	free(k2);
+	free(count);
+	idx2 = NULL;
+	k = k2 = NULL;
+	count = NULL;
+	rc = apply(base, n, c->size, idx, out, c->dst);
 out:
 	free(idx);
 	free(idx2);
@@ -603,9 +619,14 @@ out:
 	return rc;
 }
 
-static gs_status sort_records(void *base, size_t n, const struct gs_sort_spec *spec, void **out)
+static gs_status sort_records(void *base, size_t n, const struct gs_sort_spec *spec, void **out,
+			      void *dst)
 {
-	struct ctx c = {.base = base, .size = spec->size, .cmp = spec->cmp, .key = spec->key};
+	struct ctx c = {.base = base,
+			.size = spec->size,
+			.cmp = spec->cmp,
+			.key = spec->key,
+			.dst = dst};
 	size_t i;
 
 	if (n < 2)
@@ -644,8 +665,10 @@ static gs_status sort_records(void *base, size_t n, const struct gs_sort_spec *s
 					merge_sort_idx(&c, idx2 + i, idx, j - i);
 				i = j;
 			}
+			free(idx); /* before apply's copy */
+			idx = NULL;
 			if (!rc)
-				rc = apply(base, n, spec->size, idx2, out);
+				rc = apply(base, n, spec->size, idx2, out, c.dst);
 		}
 		free(idx);
 		free(idx2);
@@ -656,13 +679,20 @@ static gs_status sort_records(void *base, size_t n, const struct gs_sort_spec *s
 
 gs_status gs_sort_records(void *base, size_t n, const struct gs_sort_spec *spec)
 {
-	return sort_records(base, n, spec, NULL);
+	return sort_records(base, n, spec, NULL, NULL);
 }
 
 gs_status gs_sort_records_copy(void *base, size_t n, const struct gs_sort_spec *spec, void **sorted)
 {
 	*sorted = NULL;
-	return sort_records(base, n, spec, sorted);
+	return sort_records(base, n, spec, sorted, NULL);
+}
+
+gs_status gs_sort_records_into(void *base, size_t n, const struct gs_sort_spec *spec, void *dst,
+			       void **sorted)
+{
+	*sorted = NULL;
+	return sort_records(base, n, spec, sorted, dst);
 }
 
 /* ---- a leading 64-bit key ---- */

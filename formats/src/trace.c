@@ -882,8 +882,10 @@ static gs_status sort(void *base, size_t n, size_t size, int (*cmp)(const void *
 
 /* Ops by stream (the group), then start and the rest; then each stream's
  * first op and count. GS_ERR_NOMEM without a cause: it may run on a second
- * thread, whose causes the caller would not see. */
-static gs_status sort_ops(struct gs_trace *t)
+ * thread, whose causes the caller would not see. The array the ops were
+ * sorted away from goes to *spare (*spare_bytes long; NULL when they were
+ * sorted where they were), for the next sort to fill. */
+static gs_status sort_ops(struct gs_trace *t, void **spare, size_t *spare_bytes)
 {
 	struct gs_sort_spec spec = {.size = sizeof(*t->ops), .cmp = cmp_op, .key = key_op};
 	size_t nstreams = t->streams.count;
@@ -905,7 +907,8 @@ static gs_status sort_ops(struct gs_trace *t)
 		if (rc)
 			return GS_ERR_NOMEM;
 		if (sorted) {
-			free(t->ops);
+			*spare = t->ops;
+			*spare_bytes = t->cap_ops * sizeof(*t->ops);
 			t->ops = sorted;
 			t->cap_ops = t->n_ops;
 		}
@@ -923,9 +926,20 @@ static gs_status sort_ops(struct gs_trace *t)
 	return GS_OK;
 }
 
-/* The op sort on a second CPU while this thread sorts the other records:
- * the two touch different arrays, and each sort alone decides its order,
- * so the trace is the same with one CPU or two. */
+/* The op sort, then the range sort, on a second CPU while this thread
+ * sorts the other records (API calls the largest): the two threads touch
+ * different arrays, and each sort alone decides its order, so the trace is
+ * the same with one CPU or two. The ranges go with the ops because the op
+ * sort is the cheaper of the large ones (ops come in start order within
+ * their stream: a pass by stream, no radix sort). GS_ERR_NOMEM without a
+ * cause, as sort_ops.
+ *
+ * Ranges, API calls and ops are sorted into a new array that replaces the
+ * old, not permuted in place: at 1e7 ops the in-place walk along the
+ * permutation's cycles cost 2.2 s of CPU (a TLB miss a record over 0.6 to
+ * 0.9 GB), the gather a fraction of it plus the new array's page faults;
+ * the copy lives only until the old array is freed, below the peak of
+ * `analyze` (bench/NOTES.md, "the copies of gs_trace_finish"). */
 #define GS_FINISH_THREAD_MIN (1u << 16) /* ops; below, a thread costs more */
 
 struct ops_job {
@@ -936,16 +950,51 @@ struct ops_job {
 static void *ops_job_main(void *arg)
 {
 	struct ops_job *j = arg;
+	struct gs_trace *t = j->t;
+	struct gs_sort_spec spec = {.size = sizeof(*t->ranges), .cmp = cmp_range, .key = key_range};
+	size_t need = t->n_ranges * sizeof(*t->ranges), spare_bytes = 0;
+	void *spare = NULL, *sorted = NULL;
+	gs_status rc;
 
-	j->rc = sort_ops(j->t);
+	j->rc = sort_ops(t, &spare, &spare_bytes);
+	if (j->rc || t->n_ranges < 2) {
+		free(spare);
+		return NULL;
+	}
+	/* The ranges go into the ops' old array, whose pages are touched
+	 * already, brought to their size (mremap keeps the pages, and gives
+	 * back a longer array's tail), else into a new one. */
+	if (spare && spare_bytes != need) {
+		void *p = realloc(spare, need);
+
+		if (!p)
+			free(spare);
+		spare = p;
+	}
+	if (spare)
+		rc = gs_sort_records_into(t->ranges, t->n_ranges, &spec, spare, &sorted);
+	else
+		rc = gs_sort_records_copy(t->ranges, t->n_ranges, &spec, &sorted);
+	if (rc)
+		j->rc = GS_ERR_NOMEM;
+	if (sorted) {
+		free(t->ranges);
+		t->ranges = sorted;
+		t->cap_ranges = t->n_ranges;
+		if (sorted == spare)
+			spare = NULL;
+	}
+	free(spare);
 	return NULL;
 }
 
-/* API calls by host thread (the group: ranks of (pid, tid)), then start. */
+/* API calls by host thread (the group: ranks of (pid, tid)), then start,
+ * into a new array (see ops_job_main). */
 static gs_status sort_api_calls(struct gs_trace *t)
 {
 	struct gs_sort_spec spec = {.size = sizeof(*t->api_calls), .cmp = cmp_api, .key = key_api};
 	uint32_t *groups;
+	void *sorted = NULL;
 	gs_status rc;
 
 	if (t->n_api_calls < 2)
@@ -958,9 +1007,16 @@ static gs_status sort_api_calls(struct gs_trace *t)
 				offsetof(struct gs_api_call, tid), groups, &spec.ngroups);
 	spec.groups = groups;
 	if (!rc)
-		rc = gs_sort_records(t->api_calls, t->n_api_calls, &spec);
+		rc = gs_sort_records_copy(t->api_calls, t->n_api_calls, &spec, &sorted);
 	free(groups);
-	return rc ? gs_nomem() : GS_OK;
+	if (rc)
+		return gs_nomem();
+	if (sorted) {
+		free(t->api_calls);
+		t->api_calls = sorted;
+		t->cap_api_calls = t->n_api_calls;
+	}
+	return GS_OK;
 }
 
 static gs_status report_bad_times(struct gs_trace *t)
@@ -1840,14 +1896,12 @@ gs_status gs_trace_finish(struct gs_trace *t)
 		rc = sort(t->event_records, t->n_event_records, sizeof(*t->event_records),
 			  cmp_event_record, key_event_record);
 	if (!rc)
-		rc = sort(t->ranges, t->n_ranges, sizeof(*t->ranges), cmp_range, key_range);
-	if (!rc)
 		rc = sort(t->overheads, t->n_overheads, sizeof(*t->overheads), cmp_overhead,
 			  key_overhead);
 	if (threaded)
 		pthread_join(worker, NULL);
 	else
-		job.rc = sort_ops(t);
+		ops_job_main(&job);
 	if (rc)
 		return rc;
 	if (job.rc)

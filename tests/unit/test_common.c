@@ -185,6 +185,7 @@ enum sort_way {
 	WAY_RECORDS,
 	WAY_RECORDS_KEY_ONLY,
 	WAY_GROUPS,
+	WAY_INTO, /* gs_sort_records_into, no groups (the radix path) */
 	WAYS
 };
 
@@ -202,7 +203,7 @@ static void check_way(const struct srec *v, size_t n, size_t size, enum sort_way
 	assert_non_null(groups);
 	for (size_t i = 0; i < n; i++) {
 		ref[i] = v[i];
-		if (way < WAY_GROUPS)
+		if (way < WAY_GROUPS || way == WAY_INTO)
 			ref[i].group = 0;
 		memcpy(a + i * size, &ref[i], size < sizeof(ref[i]) ? size : sizeof(ref[i]));
 		groups[i] = ref[i].group;
@@ -230,6 +231,19 @@ static void check_way(const struct srec *v, size_t n, size_t size, enum sort_way
 		spec.ngroups = 5;
 		assert_int_equal(gs_sort_records(a, n, &spec), GS_OK);
 		break;
+	case WAY_INTO: {
+		char *dst = calloc(n + 1, size);
+		void *sorted;
+
+		assert_non_null(dst);
+		assert_int_equal(gs_sort_records_into(a, n, &spec, dst, &sorted), GS_OK);
+		if (sorted) { /* else a was in order */
+			assert_ptr_equal(sorted, dst);
+			memcpy(a, sorted, n * size);
+		}
+		free(dst);
+		break;
+	}
 	default: {
 		void *sorted;
 

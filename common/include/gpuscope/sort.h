@@ -65,6 +65,16 @@ gs_status gs_sort_records_copy(void *base, size_t n, const struct gs_sort_spec *
 			       void **sorted);
 
 /*
+ * As gs_sort_records_copy, but into the caller's `dst` (room for n
+ * records, not overlapping base) instead of a new array: memory already
+ * touched (an array just sorted away from) costs no page faults. *sorted
+ * is dst when the records went there, NULL when base itself was left
+ * sorted (in order already); dst stays the caller's either way.
+ */
+gs_status gs_sort_records_into(void *base, size_t n, const struct gs_sort_spec *spec, void *dst,
+			       void **sorted);
+
+/*
  * qsort's interface, stable. Never fails: without memory for its work
  * arrays it sorts in place (a slower merge by rotations).
  */
