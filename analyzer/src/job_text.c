@@ -75,6 +75,16 @@ static void jt_rule(struct jt *w, const char *title)
 	gs_out_putc(w->o, '\n');
 }
 
+/* A finding's sentence with its durations written out (gs_dur_sentence);
+ * takes `marked` (NULL when out of memory). */
+static char *words(char *marked)
+{
+	char *s = marked ? gs_dur_sentence_dup(marked, false) : NULL;
+
+	free(marked);
+	return s;
+}
+
 static void text_findings(struct jt *w, const struct gs_job_analysis *ja)
 {
 	jt_section(w, "Job findings");
@@ -85,8 +95,8 @@ static void text_findings(struct jt *w, const struct gs_job_analysis *ja)
 	}
 	for (size_t i = 0; i < ja->n_findings; i++) {
 		char num[32];
-		char *text = ja_finding_text(ja, &ja->findings[i]);
-		char *advice = ja_finding_advice(ja, &ja->findings[i]);
+		char *text = words(ja_finding_text(ja, &ja->findings[i]));
+		char *advice = words(ja_finding_advice(ja, &ja->findings[i]));
 
 		if (!text || !advice) {
 			free(text);

@@ -65,40 +65,12 @@ static void sb_printf(struct sb *s, const char *fmt, ...)
 	}
 }
 
-/* A duration in a finding: a marker ("\x01<ns>\x02") that sb_take writes
- * out, every duration of the string in one unit (the largest's), so that
- * a finding never says "48.745 ms instead of 16.025 s". */
+/* A duration in a finding: a marker (GS_DUR_MARK_FMT) that the writers
+ * write out, every duration of the sentence in one unit (the largest's),
+ * in their own way ("us" or "µs": gs_dur_sentence). */
 static void sb_dur(struct sb *s, int64_t ns)
 {
-	sb_printf(s, "\x01%lld\x02", (long long)ns);
-}
-
-/* The markers of sb_dur written out in one unit. */
-static void sb_units(struct sb *s)
-{
-	struct sb out = {0};
-	uint64_t m = 0, unit;
-	const char *p, *q;
-	char buf[48];
-
-	if (s->oom || !s->p || !strchr(s->p, '\x01'))
-		return;
-	for (p = strchr(s->p, '\x01'); p; p = strchr(p + 1, '\x01')) {
-		long long v = strtoll(p + 1, NULL, 10);
-		uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-
-		m = a > m ? a : m;
-	}
-	unit = gs_dur_unit(m);
-	for (p = s->p; (q = strchr(p, '\x01')) != NULL && strchr(q, '\x02');
-	     p = strchr(q, '\x02') + 1)
-		sb_printf(&out, "%.*s%s", (int)(q - p), p,
-			  gs_dur_text_in(buf, sizeof(buf), strtoll(q + 1, NULL, 10), unit, false));
-	sb_printf(&out, "%s", p);
-	free(s->p);
-	*s = out;
-	if (!s->p)
-		s->oom = true;
+	sb_printf(s, GS_DUR_MARK_FMT, (long long)ns);
 }
 
 /* A name cut to 60 code points with an ellipsis (findings stay short). */
@@ -132,7 +104,6 @@ static char *sb_take(struct sb *s)
 {
 	char *p;
 
-	sb_units(s);
 	if (s->oom || !s->p) {
 		free(s->p);
 		if (!s->oom)
@@ -876,7 +847,7 @@ static void finding_cycles(const struct gs_report_device *d, struct finding_list
  * longer than the run: the numbers say which and how much. First of the
  * findings, like cycles. */
 /* sb_dur's marker, for a printf argument: one unit when taken. */
-#define DUR(buf, ns) (snprintf(buf, sizeof(buf), "\x01%lld\x02", (long long)(ns)), buf)
+#define DUR(buf, ns) (snprintf(buf, sizeof(buf), GS_DUR_MARK_FMT, (long long)(ns)), buf)
 
 static void finding_invariants(const struct gs_report *r, const struct gs_report_device *d,
 			       struct finding_list *l)

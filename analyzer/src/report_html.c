@@ -40,6 +40,7 @@
 #include "operators_priv.h"
 #include "report_html_priv.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,32 +109,19 @@ void gs_report_html_text(struct gs_out *o, const char *s, size_t max)
 	gs_out_puts(o, buf);
 }
 
-/* `s` as h_text, with "<digit> us" written "<digit> µs" (the findings
- * are the text report's sentences). */
+/* A finding's sentence (its duration marks written out with "µs",
+ * gs_dur_sentence) as h_text. */
 void gs_report_html_sentence(struct gs_out *o, const char *s)
 {
-	const char *p = s ? s : "", *from = p;
-	char *buf;
-	size_t len = strlen(p), k = 0;
+	char *text = gs_dur_sentence_dup(s, true);
 
-	buf = malloc(len + len / 3 + 1); /* " us" (3 bytes) grows by one byte */
-	if (!buf) {
-		gs_report_html_text(o, p, 0);
+	if (!text) {
+		o->failed = true;
+		o->err = ENOMEM;
 		return;
 	}
-	for (; *p; p++) {
-		if (p > from && p[-1] >= '0' && p[-1] <= '9' && !strncmp(p, " us", 3) &&
-		    !((p[3] >= 'a' && p[3] <= 'z') || (p[3] >= 'A' && p[3] <= 'Z'))) {
-			memcpy(buf + k, " \xc2\xb5s", 4);
-			k += 4;
-			p += 2;
-			continue;
-		}
-		buf[k++] = *p;
-	}
-	buf[k] = '\0';
-	gs_report_html_text(o, buf, 0);
-	free(buf);
+	gs_report_html_text(o, text, 0);
+	free(text);
 }
 
 static void h_sentence(struct hw *w, const char *s)

@@ -13,7 +13,9 @@
  */
 #include "report_priv.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gate_priv.h"
@@ -26,6 +28,15 @@
 void gs_report_json_finding(struct jw *w, const char *kind, int64_t ns,
 			    const struct gs_finding_data *d, const char *text, const char *advice)
 {
+	char *t = gs_dur_sentence_dup(text, false), *a = gs_dur_sentence_dup(advice, false);
+
+	if (!t || !a) {
+		free(t);
+		free(a);
+		w->o.failed = true;
+		w->o.err = ENOMEM;
+		return;
+	}
 	jw_row(w, NULL);
 	jw_str(w, "kind", kind);
 	jw_i64(w, "ns", ns);
@@ -42,13 +53,15 @@ void gs_report_json_finding(struct jw *w, const char *kind, int64_t ns,
 			jw_fixed(w, d->num[k].key, v);
 	}
 	jw_end_obj(w);
-	jw_str(w, "text", text);
-	jw_str(w, "advice", advice);
+	jw_str(w, "text", t);
+	jw_str(w, "advice", a);
 	if (d->advice)
 		jw_str(w, "advice_kind", d->advice);
 	else
 		jw_null(w, "advice_kind");
 	jw_end_obj(w);
+	free(t);
+	free(a);
 }
 
 static double ratio(int64_t part, int64_t whole)

@@ -128,7 +128,8 @@ const char *gs_report_eff_text(const struct gs_report_device *d, char *buf, size
  * rest named as host/launch time ("0 ns beyond the ideal; its 3.598 ms
  * saving is host/launch time the ideal already removes"); one_batch: the
  * pipelined what-if of a single batch, which has nothing to pipeline.
- * Returns buf. */
+ * Its durations are marked (GS_DUR_OWN_FMT) for the writer to write out
+ * (gs_dur_sentence). Returns buf. */
 const char *gs_report_whatif_text(const struct gs_what_if *w, bool one_batch, char *buf,
 				  size_t size);
 
@@ -167,7 +168,7 @@ size_t gs_report_text_fit(char *buf, size_t size, const char *s, size_t cols);
 /* HTML helpers (report_html.c): `s` as HTML text, safe in content and in
  * quoted attributes (& < > " ' escaped, control bytes and invalid UTF-8
  * as U+FFFD), cut to `max` code points with "…" (0: no cut); and a
- * finding's sentence ("12 us" written with µs). */
+ * sentence with duration marks (gs_dur_sentence, written with "µs"). */
 void gs_report_html_text(struct gs_out *o, const char *s, size_t max);
 void gs_report_html_sentence(struct gs_out *o, const char *s);
 

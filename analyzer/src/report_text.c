@@ -19,6 +19,7 @@
 
 #include <gpuscope/sort.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -666,14 +667,24 @@ static void text_findings(struct tw *w, const struct gs_report_device *d)
 		return;
 	}
 	for (i = 0; i < d->n_findings && i < w->st.top; i++) {
-		char num[32];
+		char num[32], *text = gs_dur_sentence_dup(d->findings[i].text, false),
+			      *advice = gs_dur_sentence_dup(d->findings[i].advice, false);
 
+		if (!text || !advice) {
+			free(text);
+			free(advice);
+			w->o.failed = true;
+			w->o.err = ENOMEM;
+			return;
+		}
 		snprintf(num, sizeof(num), "  %2zu. ", i + 1);
 		tw_on(w, T_BOLD);
 		gs_out_puts(&w->o, num);
 		tw_off(w);
-		tw_wrap(w, "", strlen(num), d->findings[i].text, 6);
-		tw_wrap(w, "      -> ", 9, d->findings[i].advice, 9);
+		tw_wrap(w, "", strlen(num), text, 6);
+		tw_wrap(w, "      -> ", 9, advice, 9);
+		free(text);
+		free(advice);
 	}
 }
 
@@ -778,11 +789,12 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 		snprintf(first, sizeof(first), "    pipelined batches  %s  ", DUR(p->makespan_ns));
 		/* A what-if slower than the run (its kernels ran side by side;
 		 * the what-if runs one at a time) saves nothing: say so. */
-		char phrase[224];
+		char phrase[224], marked[224];
 
 		/* Led by the saving beyond the ideal; the rest is host/launch
 		 * time, which the ideal removes already. */
-		gs_report_whatif_text(p, p->batches < 2, phrase, sizeof(phrase));
+		gs_report_whatif_text(p, p->batches < 2, marked, sizeof(marked));
+		gs_dur_sentence(marked, false, phrase, sizeof(phrase));
 		if (p->batches < 2)
 			snprintf(what, sizeof(what), "(%s", phrase);
 		else
@@ -798,13 +810,14 @@ static void text_schedule(struct tw *w, const struct gs_report_device *d)
 		tw_wrap(w, first, strlen(first), what, 23);
 	}
 	if (d->replay.name) {
-		char first[96], what[384], phrase[224];
+		char first[96], what[384], phrase[224], marked[224];
 
 		snprintf(first, sizeof(first), "    CUDA Graph replay  %s  ",
 			 DUR(d->replay.makespan_ns));
+		gs_report_whatif_text(&d->replay, false, marked, sizeof(marked));
+		gs_dur_sentence(marked, false, phrase, sizeof(phrase));
 		snprintf(what, sizeof(what), "(%zu candidate%s, %s per node; %s)", d->n_cands,
-			 d->n_cands == 1 ? "" : "s", DUR(w->r->graph_node_ns),
-			 gs_report_whatif_text(&d->replay, false, phrase, sizeof(phrase)));
+			 d->n_cands == 1 ? "" : "s", DUR(w->r->graph_node_ns), phrase);
 		tw_wrap(w, first, strlen(first), what, 23);
 	}
 	line[0] = '\0';

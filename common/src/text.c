@@ -3,6 +3,7 @@
 #include <gpuscope/text.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t gs_utf8_len(const unsigned char *p)
@@ -135,6 +136,73 @@ const char *gs_dur_text(char *buf, size_t size, int64_t ns)
 	uint64_t v = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 
 	return gs_dur_text_in(buf, size, ns, gs_dur_unit(v), false);
+}
+
+/* Appends n bytes of p at *len, as far as they fit (snprintf's rule). */
+static void put_bytes(char *buf, size_t size, size_t *len, const char *p, size_t n)
+{
+	if (*len < size) {
+		size_t room = size - *len - 1;
+
+		memcpy(buf + *len, p, n < room ? n : room);
+	}
+	*len += n;
+}
+
+/* The next mark of either kind at or after p (NULL: none). */
+static const char *next_mark(const char *p)
+{
+	p += strcspn(p, "\x01\x03");
+	return *p ? p : NULL;
+}
+
+size_t gs_dur_sentence(const char *s, bool micro_sign, char *buf, size_t size)
+{
+	const char *p, *q, *end;
+	uint64_t m = 0, unit;
+	size_t len = 0;
+
+	s = s ? s : "";
+	for (p = strchr(s, '\x01'); p; p = strchr(p + 1, '\x01')) {
+		long long v = strtoll(p + 1, NULL, 10);
+		uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+		m = a > m ? a : m;
+	}
+	unit = gs_dur_unit(m);
+	for (p = s; (q = next_mark(p)) != NULL && (end = strchr(q, '\x02')) != NULL; p = end + 1) {
+		char d[GS_DUR_TEXT_MAX];
+		long long v = strtoll(q + 1, NULL, 10);
+		size_t n;
+
+		put_bytes(buf, size, &len, p, (size_t)(q - p));
+		if (*q == '\x01')
+			gs_dur_text_in(d, sizeof(d), v, unit, false);
+		else
+			gs_dur_text(d, sizeof(d), v);
+		n = strlen(d);
+		if (micro_sign && n >= 3 && strcmp(d + n - 3, " us") == 0) {
+			put_bytes(buf, size, &len, d, n - 2);
+			put_bytes(buf, size, &len, "\xc2\xb5s", 3);
+		} else {
+			put_bytes(buf, size, &len, d, n);
+		}
+	}
+	put_bytes(buf, size, &len, p, strlen(p));
+	if (size)
+		buf[len < size ? len : size - 1] = '\0';
+	return len;
+}
+
+char *gs_dur_sentence_dup(const char *s, bool micro_sign)
+{
+	char small[1];
+	size_t n = gs_dur_sentence(s, micro_sign, small, sizeof(small));
+	char *out = malloc(n + 1);
+
+	if (out)
+		gs_dur_sentence(s, micro_sign, out, n + 1);
+	return out;
 }
 
 bool gs_text_runs(char *buf, size_t size, bool (*next)(void *ctx, uint32_t *v), void *ctx,

@@ -22,6 +22,7 @@
 #include <gpuscope/report.h>
 #include <gpuscope/results.h>
 #include <gpuscope/steps.h>
+#include <gpuscope/text.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -83,6 +84,20 @@ static PyObject *text(const char *s)
 	if (!s)
 		Py_RETURN_NONE;
 	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+}
+
+/* A finding's sentence, its duration marks written out as the text and
+ * JSON reports write them (gs_dur_sentence). */
+static PyObject *words(const char *marked)
+{
+	char *s = gs_dur_sentence_dup(marked, false);
+	PyObject *v;
+
+	if (!s)
+		return PyErr_NoMemory();
+	v = text(s);
+	free(s);
+	return v;
 }
 
 /* Sets key to v and drops the reference; false (an exception set) when v
@@ -443,8 +458,8 @@ static bool rows_findings(PyObject *list, const struct gs_report *rank,
 		if (ok) {
 			ok = put_str(row, "kind", f->kind) && put_i64(row, "ns", f->ns) &&
 			     put_str(row, "evidence", gs_evidence_name(f->data.evidence)) &&
-			     put(row, "numbers", nums) && put_str(row, "text", f->text) &&
-			     put_str(row, "advice", f->advice) &&
+			     put(row, "numbers", nums) && put(row, "text", words(f->text)) &&
+			     put(row, "advice", words(f->advice)) &&
 			     put(row, "advice_kind",
 				 f->data.advice ? text(f->data.advice) :
 						  (Py_INCREF(Py_None), Py_None));

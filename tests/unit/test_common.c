@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -600,6 +601,50 @@ static void test_sort_pair_ranks(void **state)
 		assert_int_equal(out[i], want[i]);
 }
 
+/* Duration marks in a sentence: one unit for the sentence's marks (the
+ * largest's), own-unit marks apart, "µs" on request, snprintf's rules. */
+static void test_dur_sentence(void **state)
+{
+	char buf[128], marked[128], tiny[8];
+	size_t n;
+	char *dup;
+
+	(void)state;
+	snprintf(marked, sizeof(marked),
+		 "idle " GS_DUR_MARK_FMT " of " GS_DUR_MARK_FMT "; gap " GS_DUR_OWN_FMT " each",
+		 12345LL, 16025000000LL, 12345LL);
+	n = gs_dur_sentence(marked, false, buf, sizeof(buf));
+	assert_string_equal(buf, "idle 0.000 s of 16.025 s; gap 12.345 us each");
+	assert_int_equal(n, strlen(buf));
+	gs_dur_sentence(marked, true, buf, sizeof(buf));
+	assert_string_equal(buf, "idle 0.000 s of 16.025 s; gap 12.345 \xc2\xb5s each");
+
+	snprintf(marked, sizeof(marked), "waited " GS_DUR_MARK_FMT " and " GS_DUR_MARK_FMT,
+		 -2500LL, 1500LL);
+	gs_dur_sentence(marked, true, buf, sizeof(buf));
+	assert_string_equal(buf, "waited -2.500 \xc2\xb5s and 1.500 \xc2\xb5s");
+
+	/* No mark: as it is; NULL: empty. */
+	gs_dur_sentence("no durations at 5 us here", true, buf, sizeof(buf));
+	assert_string_equal(buf, "no durations at 5 us here");
+	assert_int_equal(gs_dur_sentence(NULL, false, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+
+	/* Cut to the room there is, the whole length returned. */
+	snprintf(marked, sizeof(marked), "took " GS_DUR_MARK_FMT, 1500000LL);
+	n = gs_dur_sentence(marked, false, tiny, sizeof(tiny));
+	assert_int_equal(n, strlen("took 1.500 ms"));
+	assert_string_equal(tiny, "took 1.");
+	dup = gs_dur_sentence_dup(marked, false);
+	assert_non_null(dup);
+	assert_string_equal(dup, "took 1.500 ms");
+	free(dup);
+
+	/* A mark left open is text. */
+	gs_dur_sentence("half \x01" "123", false, buf, sizeof(buf));
+	assert_string_equal(buf, "half \x01" "123");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -610,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_u64map_replace_and_reserve),
 		cmocka_unit_test(test_sort_negative_keys),
 		cmocka_unit_test(test_text_runs),
+		cmocka_unit_test(test_dur_sentence),
 		cmocka_unit_test(test_sort_trivial),
 		cmocka_unit_test(test_sort_random),
 		cmocka_unit_test(test_sort_pair_ranks),

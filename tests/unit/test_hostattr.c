@@ -332,8 +332,10 @@ static void idle_finding(struct tb *b, struct finding *f)
 	assert_true(r->n_dev >= 1);
 	for (size_t i = 0; i < r->dev[0].n_findings && !found; i++)
 		if (strcmp(r->dev[0].findings[i].kind, "idle") == 0) {
-			snprintf(f->text, sizeof(f->text), "%s", r->dev[0].findings[i].text);
-			snprintf(f->advice, sizeof(f->advice), "%s", r->dev[0].findings[i].advice);
+			/* As the writers show it: its durations written out. */
+			gs_dur_sentence(r->dev[0].findings[i].text, false, f->text, sizeof(f->text));
+			gs_dur_sentence(r->dev[0].findings[i].advice, false, f->advice,
+					sizeof(f->advice));
 			found = true;
 		}
 	assert_true(found);

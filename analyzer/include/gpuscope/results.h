@@ -113,12 +113,14 @@ struct gs_finding_data {
 
 const char *gs_evidence_name(unsigned e);
 
-/* One finding: what was seen (with numbers) and what to do about it. */
+/* One finding: what was seen (with numbers) and what to do about it. Its
+ * two sentences hold their durations as marks, for each writer to write
+ * out in its own way (gs_dur_sentence, gpuscope/text.h: "us" or "µs"). */
 struct gs_report_finding {
 	const char *kind; /* static: "idle", "sync", "exposed_copy", ... */
 	int64_t ns;       /* the time at stake; findings are ranked by it */
-	char *text;
-	char *advice;
+	char *text;       /* with duration marks */
+	char *advice;     /* likewise */
 	struct gs_finding_data data;
 };
 

@@ -52,6 +52,23 @@ uint64_t gs_dur_unit(uint64_t max_abs_ns);
 const char *gs_dur_text_in(char *buf, size_t size, int64_t ns, uint64_t unit, bool plus);
 
 /*
+ * Sentences with durations in them (a finding: "idle 1.250 ms of 3.000 ms")
+ * are made with each duration marked, GS_DUR_MARK_FMT printed with its ns
+ * as a long long, and written out by the writer: every marked duration of
+ * the sentence in one unit, the largest's (so it never reads "48.745 ms
+ * of 16.025 s"), microseconds as "us" or, with micro_sign, as "µs" (UTF-8).
+ * A duration marked GS_DUR_OWN_FMT keeps a unit of its own (gs_dur_text's).
+ * A sentence without marks is written as it is.
+ */
+#define GS_DUR_MARK_FMT "\x01%lld\x02"
+#define GS_DUR_OWN_FMT "\x03%lld\x02"
+/* Like snprintf: the whole result's length is returned, at most size - 1
+ * bytes of it are written, and a NUL (size > 0). */
+size_t gs_dur_sentence(const char *s, bool micro_sign, char *buf, size_t size);
+/* The same in memory of its own (free), NULL when out of memory. */
+char *gs_dur_sentence_dup(const char *s, bool micro_sign);
+
+/*
  * Ascending numbers as runs, for people: "0-3, 5, 7-9" (a run of two as
  * "4, 5" with pairs_apart, else "4-5"). `next` hands out the numbers one
  * by one (false: no more). After max_runs runs, a further one is written
