@@ -38,16 +38,14 @@
 
 bool gs_report_warning_restated(const struct gs_report *r, const struct gs_warning *w)
 {
-	/* The importer's "N cudaStreamWaitEvent calls but no cuda_sync events"
-	 * is the caution about unlinked wait calls, and the trace's "stream
-	 * waits name an event record the trace does not hold" the caution about
+	/* The importer's warning of wait calls with no sync record is the
+	 * caution about unlinked wait calls, and the trace's warning of
+	 * waits naming an event record it does not hold the caution about
 	 * unlinked waits; each caution says what follows. */
-	if (!r->g || !w->message)
+	if (!r->g)
 		return false;
-	return (r->g->unlinked_wait_calls &&
-		strstr(w->message, "cudaStreamWaitEvent calls but no cuda_sync events")) ||
-	       (r->g->unlinked_waits &&
-		strstr(w->message, "stream waits name an event record the trace does not hold"));
+	return (r->g->unlinked_wait_calls && w->kind == GS_WARNING_UNLINKED_WAIT_CALLS) ||
+	       (r->g->unlinked_waits && w->kind == GS_WARNING_UNHELD_WAITS);
 }
 
 static uint64_t mag(int64_t v)

@@ -521,14 +521,14 @@ static void finish(void)
 			 "activity buffer pool exhausted (GPUSCOPE_MAX_BUFFERS=%u of %zu bytes): "
 			 "buffer requests refused, CUPTI dropped their records",
 			 out.cfg->max_buffers, out.cfg->buffer_size);
-		rc = out.sink->warning(out.sink, msg, refused);
+		rc = out.sink->warning(out.sink, msg, refused, GS_WARNING_OTHER);
 	}
 	if (!rc && atomic_load(&out.flush_hang_ms)) {
 		snprintf(msg, sizeof(msg),
 			 "a CUPTI activity flush did not return within %u ms at exit: the records "
 			 "CUPTI still held are lost",
 			 atomic_load(&out.flush_hang_ms));
-		rc = out.sink->warning(out.sink, msg, 1);
+		rc = out.sink->warning(out.sink, msg, 1, GS_WARNING_OTHER);
 	}
 	if (!rc)
 		rc = clock_pair();

@@ -147,9 +147,9 @@ static gs_status f_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 	return pid == pf(s)->pid ? pf(s)->next->dropped(pf(s)->next, pid, count) : GS_OK;
 }
 
-static gs_status f_warning(struct gs_sink *s, const char *msg, uint64_t count)
+static gs_status f_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
 {
-	return pf(s)->warnings ? pf(s)->next->warning(pf(s)->next, msg, count) : GS_OK;
+	return pf(s)->warnings ? pf(s)->next->warning(pf(s)->next, msg, count, kind) : GS_OK;
 }
 
 /* The records of `pid` in `src` (finished) as a new finished trace. */

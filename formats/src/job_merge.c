@@ -527,9 +527,9 @@ static gs_status m_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 	return mg(s)->next->dropped(mg(s)->next, pid, count);
 }
 
-static gs_status m_warning(struct gs_sink *s, const char *msg, uint64_t count)
+static gs_status m_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
 {
-	return mg(s)->next->warning(mg(s)->next, msg, count);
+	return mg(s)->next->warning(mg(s)->next, msg, count, kind);
 }
 
 /* Before input `input` (from 1): the records so far indexed. */

@@ -2695,7 +2695,7 @@ static gs_status kin_finish(struct kin *k)
 			 "ignored gpuscope's job marker (gpuscope_job: %s): the ranks are read "
 			 "as one process",
 			 k->job_ignored);
-		rc = k->sink->warning(k->sink, msg, 1);
+		rc = k->sink->warning(k->sink, msg, 1, GS_WARNING_OTHER);
 		if (rc)
 			return kin_sink_failed(k, rc);
 	}
@@ -2714,7 +2714,7 @@ static gs_status kin_finish(struct kin *k)
 		else
 			snprintf(msg, sizeof(msg), "%s %llu %s", kin_warn_text[w].verb,
 				 (unsigned long long)k->warn[w], kin_warn_text[w].what);
-		rc = k->sink->warning(k->sink, msg, k->warn[w]);
+		rc = k->sink->warning(k->sink, msg, k->warn[w], GS_WARNING_OTHER);
 		if (rc)
 			return kin_sink_failed(k, rc);
 	}
@@ -2731,14 +2731,14 @@ static gs_status kin_finish(struct kin *k)
 			snprintf(msg, sizeof(msg),
 				 "skipped %llu complete events without a category",
 				 (unsigned long long)e->count);
-		rc = k->sink->warning(k->sink, msg, e->count);
+		rc = k->sink->warning(k->sink, msg, e->count, GS_WARNING_OTHER);
 		if (rc)
 			return kin_sink_failed(k, rc);
 	}
 	if (k->named_other) {
 		snprintf(msg, sizeof(msg), "skipped %llu events of other unknown categories",
 			 (unsigned long long)k->named_other);
-		rc = k->sink->warning(k->sink, msg, k->named_other);
+		rc = k->sink->warning(k->sink, msg, k->named_other, GS_WARNING_OTHER);
 		if (rc)
 			return kin_sink_failed(k, rc);
 	}
@@ -2747,7 +2747,7 @@ static gs_status kin_finish(struct kin *k)
 			 "%llu cudaStreamWaitEvent calls but no cuda_sync events: waits between "
 			 "streams cannot be linked",
 			 (unsigned long long)k->wait_calls);
-		rc = k->sink->warning(k->sink, msg, k->wait_calls);
+		rc = k->sink->warning(k->sink, msg, k->wait_calls, GS_WARNING_UNLINKED_WAIT_CALLS);
 		if (rc)
 			return kin_sink_failed(k, rc);
 	}

@@ -290,7 +290,7 @@ static gs_status l_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 	return of(s)->next->dropped(of(s)->next, pid, count);
 }
 
-static gs_status l_warning(struct gs_sink *s, const char *msg, uint64_t count)
+static gs_status l_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
 {
 	struct gs_limit_sink *ls = of(s);
 	char named[GS_ERROR_MSG_MAX];
@@ -299,7 +299,7 @@ static gs_status l_warning(struct gs_sink *s, const char *msg, uint64_t count)
 		snprintf(named, sizeof(named), "%s: %s", ls->warn_name, msg);
 		msg = named;
 	}
-	return ls->next->warning(ls->next, msg, count);
+	return ls->next->warning(ls->next, msg, count, kind);
 }
 
 void gs_limit_sink_init(struct gs_limit_sink *ls, struct gs_sink *next, const char *name,

@@ -1720,7 +1720,7 @@ static gs_status ns_warnings(struct nsys *n)
 		snprintf(msg, sizeof(msg), "dropped %llu %s (first in %s)",
 			 (unsigned long long)n->warn[w], ns_warn_text[w],
 			 n->warn_table[w] ? n->warn_table[w] : "?");
-		rc = n->sink->warning(n->sink, msg, n->warn[w]);
+		rc = n->sink->warning(n->sink, msg, n->warn[w], GS_WARNING_OTHER);
 		if (rc)
 			return ns_sink_failed(n, rc);
 	}
@@ -1731,7 +1731,7 @@ static gs_status ns_warnings(struct nsys *n)
 		snprintf(msg, sizeof(msg),
 			 "dropped %llu rows of %s whose %s is not an integer (%s)",
 			 (unsigned long long)e->count, e->table, e->column, e->value);
-		rc = n->sink->warning(n->sink, msg, e->count);
+		rc = n->sink->warning(n->sink, msg, e->count, GS_WARNING_OTHER);
 		if (rc)
 			return ns_sink_failed(n, rc);
 	}
@@ -1742,7 +1742,7 @@ static gs_status ns_warnings(struct nsys *n)
 			 "dropped %llu further rows with a value that is not an integer in an "
 			 "integer column",
 			 (unsigned long long)n->in.type_other);
-		rc = n->sink->warning(n->sink, msg, n->in.type_other);
+		rc = n->sink->warning(n->sink, msg, n->in.type_other, GS_WARNING_OTHER);
 		if (rc)
 			return ns_sink_failed(n, rc);
 	}
@@ -1753,7 +1753,7 @@ static gs_status ns_warnings(struct nsys *n)
 			 "%llu CUDA contexts have ops on more than one device; their syncs and "
 			 "event records keep the device their rows name",
 			 (unsigned long long)n->ctx_conflicts);
-		rc = n->sink->warning(n->sink, msg, n->ctx_conflicts);
+		rc = n->sink->warning(n->sink, msg, n->ctx_conflicts, GS_WARNING_OTHER);
 		if (rc)
 			return ns_sink_failed(n, rc);
 	}

@@ -85,11 +85,11 @@ static gs_status fwd_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 	return ps->next->dropped(ps->next, pid, count);
 }
 
-static gs_status fwd_warning(struct gs_sink *s, const char *msg, uint64_t count)
+static gs_status fwd_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
 {
 	struct gs_progress_sink *ps = PS(s);
 
-	return ps->next->warning(ps->next, msg, count);
+	return ps->next->warning(ps->next, msg, count, kind);
 }
 
 void gs_progress_sink_init(struct gs_progress_sink *ps, struct gs_sink *next,

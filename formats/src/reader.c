@@ -354,7 +354,7 @@ static gs_status warn(struct gs_reader *r, struct gs_sink *sink, const char *fmt
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	snprintf(full, sizeof(full), "%s: %s", r->name, msg);
-	return sink->warning ? sink->warning(sink, full, 1) : GS_OK;
+	return sink->warning ? sink->warning(sink, full, 1, GS_WARNING_OTHER) : GS_OK;
 }
 
 /* One warning for `count` records of one kind (the trace adds up the
@@ -366,7 +366,7 @@ static gs_status warn_n(struct gs_reader *r, struct gs_sink *sink, uint64_t coun
 	if (!count)
 		return GS_OK;
 	snprintf(full, sizeof(full), "%s: %s", r->name, msg);
-	return sink->warning ? sink->warning(sink, full, count) : GS_OK;
+	return sink->warning ? sink->warning(sink, full, count, GS_WARNING_OTHER) : GS_OK;
 }
 
 static gs_status read_header(struct gs_reader *r)
@@ -1123,7 +1123,10 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 		if (sink->warning)
 			rc = sink->warning(sink,
 					   c->warnings[i]->message ? c->warnings[i]->message : "",
-					   c->warnings[i]->count);
+					   c->warnings[i]->count,
+					   c->warnings[i]->kind < GS_WARNING_KIND_COUNT ?
+						   c->warnings[i]->kind :
+						   GS_WARNING_OTHER);
 	return rc;
 }
 
@@ -1377,7 +1380,7 @@ gs_status gs_reader_next(struct gs_reader *r, struct gs_sink *sink)
 				 used ? " (skipped)" : "bad chunk (skipped)");
 			gs_error_truncate(errs);
 			if (sink->warning) {
-				rc = sink->warning(sink, msg, 1);
+				rc = sink->warning(sink, msg, 1, GS_WARNING_OTHER);
 				if (rc)
 					return rc;
 			}

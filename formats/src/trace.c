@@ -622,9 +622,9 @@ static gs_status sink_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 	return GS_OK;
 }
 
-static gs_status sink_warning(struct gs_sink *s, const char *msg, uint64_t count)
+static gs_status sink_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
 {
-	return gs_trace_add_warning(of(s), msg, count);
+	return gs_trace_add_warning(of(s), msg, count, kind);
 }
 
 static size_t warning_slot(const uint32_t *slots, size_t n_slots, const struct gs_warning *w,
@@ -661,7 +661,7 @@ static gs_status warning_slots_grow(struct gs_trace *t)
 
 /* Warnings keep the order of their first appearance; a repeat adds to the
  * count of the first. */
-gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t count)
+gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t count, unsigned kind)
 {
 	struct gs_warning w;
 	size_t i;
@@ -678,6 +678,7 @@ gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t cou
 	}
 	w.message = strdup(msg);
 	w.count = count;
+	w.kind = (uint8_t)(kind < GS_WARNING_KIND_COUNT ? kind : GS_WARNING_OTHER);
 	if (!w.message)
 		return gs_nomem();
 	if (PUSH(t, warnings, w)) {
@@ -1031,7 +1032,7 @@ static gs_status report_bad_times(struct gs_trace *t)
 			continue;
 		snprintf(msg, sizeof(msg), "dropped %s with a negative or over-7-day duration",
 			 what[k]);
-		rc = gs_trace_add_warning(t, msg, t->bad_times[k]);
+		rc = gs_trace_add_warning(t, msg, t->bad_times[k], GS_WARNING_OTHER);
 		if (rc)
 			return rc;
 		t->bad_times[k] = 0;
@@ -1572,7 +1573,7 @@ static gs_status call_ix_groups(struct call_ix *ix, const struct gs_api_call *ap
 /* Set a warning's count (a trace finished again after a merge counts
  * anew), adding it when new and taking it out at 0 (the inputs merged may
  * have had it where the whole has not). */
-static gs_status set_warning(struct gs_trace *t, const char *msg, uint64_t count)
+static gs_status set_warning(struct gs_trace *t, const char *msg, uint64_t count, unsigned kind)
 {
 	if (t->n_warning_slots) {
 		size_t i = warning_slot(t->warning_slots, t->n_warning_slots, t->warnings, msg);
@@ -1594,7 +1595,7 @@ static gs_status set_warning(struct gs_trace *t, const char *msg, uint64_t count
 		if (k)
 			return GS_OK;
 	}
-	return count ? gs_trace_add_warning(t, msg, count) : GS_OK;
+	return count ? gs_trace_add_warning(t, msg, count, kind) : GS_OK;
 }
 
 /*
@@ -1625,7 +1626,7 @@ static gs_status compute_joins(struct gs_trace *t)
 	if (!rc)
 		rc = call_ix_groups(&ix, t->api_calls, &repeats);
 	if (!rc)
-		rc = set_warning(t, JOIN_REPEAT_WARNING, repeats);
+		rc = set_warning(t, JOIN_REPEAT_WARNING, repeats, GS_WARNING_OTHER);
 	if (rc) {
 		call_ix_free(&ix);
 		return rc;
@@ -1807,7 +1808,7 @@ static gs_status resolve_event_records(struct gs_trace *t)
 		keys |= names_event(&t->syncs[i]) && needs_event_key(&t->syncs[i]);
 	}
 	if (!any)
-		return set_warning(t, UNHELD_WAIT_WARNING, 0);
+		return set_warning(t, UNHELD_WAIT_WARNING, 0, GS_WARNING_UNHELD_WAITS);
 	t->sync_record = malloc(t->n_syncs * sizeof(*t->sync_record));
 	if (!t->sync_record)
 		return gs_nomem();
@@ -1829,7 +1830,7 @@ static gs_status resolve_event_records(struct gs_trace *t)
 	gs_u64map_fini(&ev.by_sync_id);
 	gs_u64map_fini(&ev.by_corr);
 	free(ev.keys);
-	return rc ? rc : set_warning(t, UNHELD_WAIT_WARNING, unheld);
+	return rc ? rc : set_warning(t, UNHELD_WAIT_WARNING, unheld, GS_WARNING_UNHELD_WAITS);
 }
 
 static void op_span(const struct gs_trace *t, int64_t *first, int64_t *last);
@@ -2285,7 +2286,7 @@ gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink)
 	for (size_t i = 0; i < t->n_clock_pairs; i++)
 		EMIT(clock_pair, &t->clock_pairs[i]);
 	for (size_t i = 0; i < t->n_warnings; i++)
-		EMIT(warning, t->warnings[i].message, t->warnings[i].count);
+		EMIT(warning, t->warnings[i].message, t->warnings[i].count, t->warnings[i].kind);
 out:
 	free(m.str);
 	free(m.stream);

@@ -480,7 +480,7 @@ static gs_status w_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 	return COL_PUSH(w->dropped, m) ? gs_nomem() : GS_OK;
 }
 
-static gs_status w_warning(struct gs_sink *s, const char *msg, uint64_t count)
+static gs_status w_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
 {
 	struct gs_writer *w = of(s);
 	Gscope__Warning m;
@@ -488,6 +488,7 @@ static gs_status w_warning(struct gs_sink *s, const char *msg, uint64_t count)
 	gscope__warning__init(&m);
 	m.message = strdup(msg);
 	m.count = count;
+	m.kind = kind < GS_WARNING_KIND_COUNT ? kind : GS_WARNING_OTHER;
 	if (!m.message)
 		return gs_nomem();
 	if (COL_PUSH(w->warnings, m)) {

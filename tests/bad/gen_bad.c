@@ -852,8 +852,8 @@ static void saturating_counts_gscope(void)
 	rc = rc ? rc : s->op(s, &op, NULL);
 	rc = rc ? rc : s->dropped(s, 1, UINT64_MAX);
 	rc = rc ? rc : s->dropped(s, 1, 5);
-	rc = rc ? rc : s->warning(s, "a repeated warning", UINT64_MAX - 1);
-	rc = rc ? rc : s->warning(s, "a repeated warning", 3);
+	rc = rc ? rc : s->warning(s, "a repeated warning", UINT64_MAX - 1, GS_WARNING_OTHER);
+	rc = rc ? rc : s->warning(s, "a repeated warning", 3, GS_WARNING_OTHER);
 	if (rc || gs_writer_close(w) != GS_OK)
 		die("counts-saturate.gscope: write failed");
 }
@@ -902,7 +902,7 @@ static void many_warnings_gscope(void)
 		char msg[32];
 
 		snprintf(msg, sizeof(msg), "warning %u", i < 1000000 ? i : 0);
-		rc = s->warning(s, msg, 1);
+		rc = s->warning(s, msg, 1, GS_WARNING_OTHER);
 	}
 	if (rc || gs_writer_close(w) != GS_OK)
 		die("warnings-1m.gscope: write failed");

@@ -190,10 +190,12 @@ static gs_status rec_overhead(struct gs_sink *s, const struct gs_overhead *o)
 	return REC_PUSH(REC_OF(s), overheads, noverheads, coverheads, o);
 }
 
-static gs_status rec_warning(struct gs_sink *s, const char *msg, uint64_t count)
+static gs_status rec_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
 {
 	struct rec *r = REC_OF(s);
 	struct rec_warning w = {strdup(msg), count};
+
+	(void)kind;
 
 	if (!w.msg)
 		return GS_ERR_NOMEM;

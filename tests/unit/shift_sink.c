@@ -101,9 +101,9 @@ static gs_status s_collective(struct gs_sink *s, const struct gs_collective *c, 
 	return ss(s)->next->collective(ss(s)->next, c, i);
 }
 
-static gs_status s_warning(struct gs_sink *s, const char *m, uint64_t n)
+static gs_status s_warning(struct gs_sink *s, const char *m, uint64_t n, unsigned kind)
 {
-	return ss(s)->next->warning(ss(s)->next, m, n);
+	return ss(s)->next->warning(ss(s)->next, m, n, kind);
 }
 
 struct gs_trace *shift_copy(const struct gs_trace *src, const struct shift_opts *o)

@@ -619,8 +619,8 @@ static void test_dur_sentence(void **state)
 	gs_dur_sentence(marked, true, buf, sizeof(buf));
 	assert_string_equal(buf, "idle 0.000 s of 16.025 s; gap 12.345 \xc2\xb5s each");
 
-	snprintf(marked, sizeof(marked), "waited " GS_DUR_MARK_FMT " and " GS_DUR_MARK_FMT,
-		 -2500LL, 1500LL);
+	snprintf(marked, sizeof(marked), "waited " GS_DUR_MARK_FMT " and " GS_DUR_MARK_FMT, -2500LL,
+		 1500LL);
 	gs_dur_sentence(marked, true, buf, sizeof(buf));
 	assert_string_equal(buf, "waited -2.500 \xc2\xb5s and 1.500 \xc2\xb5s");
 
@@ -641,8 +641,11 @@ static void test_dur_sentence(void **state)
 	free(dup);
 
 	/* A mark left open is text. */
-	gs_dur_sentence("half \x01" "123", false, buf, sizeof(buf));
-	assert_string_equal(buf, "half \x01" "123");
+	gs_dur_sentence("half \x01"
+			"123",
+			false, buf, sizeof(buf));
+	assert_string_equal(buf, "half \x01"
+				 "123");
 }
 
 int main(void)

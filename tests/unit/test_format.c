@@ -220,7 +220,21 @@ static void emit_sample(struct gs_sink *s, int nops)
 	struct gs_clock_pair cp = {.pid = 42, .device = 0, .host_ns = t0, .gpu_ns = 123456789};
 	assert_int_equal(s->clock_pair(s, &cp), GS_OK);
 	assert_int_equal(s->dropped(s, 42, 17), GS_OK);
-	assert_int_equal(s->warning(s, "an importer warning", 3), GS_OK);
+	assert_int_equal(s->warning(s, "an importer warning", 3, GS_WARNING_OTHER), GS_OK);
+	assert_int_equal(s->warning(s, "wait calls, no syncs", 2, GS_WARNING_UNLINKED_WAIT_CALLS),
+			 GS_OK);
+}
+
+/* The kind of the warning whose message holds needle (-1: none). */
+static int warning_kind(const struct gs_trace *t, const char *needle)
+{
+	size_t n;
+	const struct gs_warning *w = gs_trace_warnings(t, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strstr(w[i].message, needle))
+			return w[i].kind;
+	return -1;
 }
 
 static char *tmp_path(const char *tag)
@@ -488,8 +502,10 @@ static void test_round_trip_every_kind(void **state)
 	assert_int_equal(gs_trace_save_gscope(a, path, NULL), GS_OK);
 	assert_int_equal(gs_trace_load_gscope(path, 0, &b), GS_OK);
 	assert_same(a, b);
-	/* Import warnings travel with the trace. */
+	/* Import warnings travel with the trace, and what each is about. */
 	assert_true(has_warning(b, "an importer warning"));
+	assert_int_equal(warning_kind(b, "an importer warning"), GS_WARNING_OTHER);
+	assert_int_equal(warning_kind(b, "wait calls, no syncs"), GS_WARNING_UNLINKED_WAIT_CALLS);
 	assert_int_equal(gs_trace_dropped(b), 17);
 	gs_trace_ops(b, &n);
 	assert_int_equal(n, 200);
@@ -1018,8 +1034,8 @@ static void test_unknown_chunk_types(void **state)
 		t = read_mem(out, size + 3 * (GS_CHUNK_HEADER_LEN + clen), flags, &st);
 		assert_int_equal(st, GS_OK);
 		w = gs_trace_warnings(t, &n);
-		assert_int_equal(n, 2); /* the sample's own, then this one */
-		assert_string_equal(w[1].message,
+		assert_int_equal(n, 3); /* the sample's own two, then this one */
+		assert_string_equal(w[2].message,
 				    "mem.gscope: skipped 3 chunks of unknown type 40 "
 				    "(first: chunk 1); a newer gpuscope may read them");
 		gs_trace_ops(t, &n);

@@ -333,7 +333,8 @@ static void idle_finding(struct tb *b, struct finding *f)
 	for (size_t i = 0; i < r->dev[0].n_findings && !found; i++)
 		if (strcmp(r->dev[0].findings[i].kind, "idle") == 0) {
 			/* As the writers show it: its durations written out. */
-			gs_dur_sentence(r->dev[0].findings[i].text, false, f->text, sizeof(f->text));
+			gs_dur_sentence(r->dev[0].findings[i].text, false, f->text,
+					sizeof(f->text));
 			gs_dur_sentence(r->dev[0].findings[i].advice, false, f->advice,
 					sizeof(f->advice));
 			found = true;

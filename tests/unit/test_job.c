@@ -665,9 +665,9 @@ static gs_status ps_dropped(struct gs_sink *s, int64_t pid, uint64_t n)
 	return PART(s)->next->dropped(PART(s)->next, pid, n);
 }
 
-static gs_status ps_warning(struct gs_sink *s, const char *m, uint64_t n)
+static gs_status ps_warning(struct gs_sink *s, const char *m, uint64_t n, unsigned kind)
 {
-	return PART(s)->next->warning(PART(s)->next, m, n);
+	return PART(s)->next->warning(PART(s)->next, m, n, kind);
 }
 
 /* The part of `src` in [lo, hi) as a finished trace on host `host`. */

@@ -1275,11 +1275,13 @@ static void test_large_values(void **state)
 	free(doc);
 }
 
-static gs_status fail_sink_warning(struct gs_sink *s, const char *msg, uint64_t count)
+static gs_status fail_sink_warning(struct gs_sink *s, const char *msg, uint64_t count,
+				   unsigned kind)
 {
 	(void)s;
 	(void)msg;
 	(void)count;
+	(void)kind;
 	gs_error_append("warning rejected");
 	return GS_ERR_INVALID;
 }

@@ -188,7 +188,7 @@ static struct gs_trace *build(bool reverse)
 	range(k, GS_RANGE_NVTX, 100, 5000, "step \"1\"\nnext");
 	range(k, GS_RANGE_CPU_OP, 300, 1200, "aten::add");
 	range(k, GS_RANGE_CPU_OP, 1200, 1300, "aten::mul");
-	assert_int_equal(k->warning(k, "unknown category \"foo\"", 2), GS_OK);
+	assert_int_equal(k->warning(k, "unknown category \"foo\"", 2, GS_WARNING_OTHER), GS_OK);
 	assert_int_equal(gs_trace_finish(t), GS_OK);
 	return t;
 }

@@ -379,8 +379,10 @@ struct gs_sink {
 	gs_status (*clock_pair)(struct gs_sink *s, const struct gs_clock_pair *c);
 	/* Records the source dropped itself (collector buffer overflow). */
 	gs_status (*dropped)(struct gs_sink *s, int64_t pid, uint64_t count);
-	/* A warning about the input; `count` occurrences of the same kind. */
-	gs_status (*warning)(struct gs_sink *s, const char *msg, uint64_t count);
+	/* A warning about the input; `count` occurrences of the same kind;
+	 * `kind` (enum gs_warning_kind) says what it is about, so that no one
+	 * needs to read the message to know. */
+	gs_status (*warning)(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind);
 };
 
 /* ------------------------------------------------------------------------ */
@@ -389,10 +391,23 @@ struct gs_sink {
 
 struct gs_trace;
 
-/* Kinds of counted warnings an importer may raise while loading. */
+/* What a warning is about, where something else says it too (the report
+ * shows its own caution in the warning's place). */
+enum gs_warning_kind {
+	GS_WARNING_OTHER = 0,
+	/* cudaStreamWaitEvent calls and no sync record at all: waits between
+	 * streams cannot be linked. */
+	GS_WARNING_UNLINKED_WAIT_CALLS = 1,
+	/* Stream waits that name an event record the trace does not hold. */
+	GS_WARNING_UNHELD_WAITS = 2,
+	GS_WARNING_KIND_COUNT
+};
+
+/* Counted warnings an importer (or the trace) raised while loading. */
 struct gs_warning {
 	const char *message;
 	uint64_t count;
+	uint8_t kind; /* enum gs_warning_kind */
 };
 
 /* A host thread and its API calls, contiguous in the api-call array. */
@@ -507,8 +522,9 @@ uint32_t gs_trace_op_device(const struct gs_trace *t, size_t op);
 /* Earliest start and latest end over GPU ops (0, 0 when there are none). */
 void gs_trace_op_span(const struct gs_trace *t, int64_t *first, int64_t *last);
 
-/* Add a warning directly (importers use the sink's warning callback). */
-gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t count);
+/* Add a warning directly (importers use the sink's warning callback);
+ * `kind`: enum gs_warning_kind. */
+gs_status gs_trace_add_warning(struct gs_trace *t, const char *msg, uint64_t count, unsigned kind);
 
 /* Replay every record of a finished trace into a sink (strings, streams,
  * processes, devices first). Used by convert and by tests. */
