@@ -683,13 +683,27 @@ static gs_status all_operators(struct gs_report *r)
 	return st;
 }
 
-static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
+/*
+ * The analyses of a device, in order: each stage reads what the stages
+ * before it left in the device (and in the context), fills its part, and
+ * on failure names itself in the cause (`what`, "device 0: schedule";
+ * NULL: the stage's own cause says enough). dev_fini frees what they
+ * filled. A new per-device analysis is a stage here, its part of struct
+ * gs_report_device (results.h) and its line in dev_fini.
+ */
+struct dev_ctx {
+	struct gs_report *r;
+	struct gs_report_device *d;
+	const struct gs_window *win; /* --window, else NULL: the default */
+	struct gs_report_win w;      /* the device's window, once the breakdown has it */
+	struct gs_schedule s;        /* until the device keeps it */
+};
+
+static gs_status stage_breakdown(struct dev_ctx *c)
 {
-	const struct gs_window *win = r->window_set ? &r->window : NULL;
-	struct gs_schedule s;
-	struct gs_report_win w;
+	struct gs_report *r = c->r;
+	struct gs_report_device *d = c->d;
 	gs_status st;
-	size_t i;
 
 	d->name = device_string(r->t, d->device, false);
 	d->uuid = device_string(r->t, d->device, true);
@@ -700,13 +714,13 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 		if (st != GS_OK)
 			return st;
 	}
-	st = gs_breakdown_compute_cached(r->t, d->device, win, r->bd_cache, &d->b);
+	st = gs_breakdown_compute_cached(r->t, d->device, c->win, r->bd_cache, &d->b);
 	if (st != GS_OK) {
 		gs_error_append("device %u: breakdown", d->device);
 		return st;
 	}
-	w.start = d->b.window_start;
-	w.end = d->b.window_end;
+	c->w.start = d->b.window_start;
+	c->w.end = d->b.window_end;
 	if (!r->name_slot) {
 		size_t n_names = gs_trace_string_count(r->t) + 1;
 
@@ -715,34 +729,57 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 		if (!r->name_slot || !r->name_memo)
 			return gs_nomem();
 	}
-	st = gs_report_dev_streams(r, d, w);
-	if (st == GS_OK)
-		dev_optimistic(r, d);
-	if (st == GS_OK)
-		st = gs_report_dev_comm(r, d, w);
-	if (st == GS_OK)
-		st = gs_report_dev_sync_calls(r, d);
-	if (st == GS_OK)
-		st = gs_measures_compute_max(r->t, d->device, w.start, w.end,
-					     r->g ? r->g->launch : NULL, r->max_annotation_pieces,
-					     &d->measures);
-	if (st != GS_OK)
-		return st;
+	return GS_OK;
+}
 
-	memset(&s, 0, sizeof(s));
-	st = gs_schedule_compute(r->t, r->g, d->device, win, &s);
-	if (st != GS_OK) {
-		gs_schedule_fini(&s);
-		gs_error_append("device %u: schedule", d->device);
-		return st;
-	}
-	st = gs_schedule_check(r->t, r->g, &s, &d->inv);
+static gs_status stage_streams(struct dev_ctx *c)
+{
+	gs_status st = gs_report_dev_streams(c->r, c->d, c->w);
+
 	if (st == GS_OK)
-		st = gs_missed_overlap_compute(r->t, r->g, &s, &d->b, &d->missed, &d->n_missed);
+		dev_optimistic(c->r, c->d);
+	return st;
+}
+
+static gs_status stage_comm(struct dev_ctx *c)
+{
+	return gs_report_dev_comm(c->r, c->d, c->w);
+}
+
+static gs_status stage_sync_calls(struct dev_ctx *c)
+{
+	return gs_report_dev_sync_calls(c->r, c->d);
+}
+
+static gs_status stage_measures(struct dev_ctx *c)
+{
+	const struct gs_report *r = c->r;
+
+	return gs_measures_compute_max(r->t, c->d->device, c->w.start, c->w.end,
+				       r->g ? r->g->launch : NULL, r->max_annotation_pieces,
+				       &c->d->measures);
+}
+
+static gs_status stage_schedule(struct dev_ctx *c)
+{
+	return gs_schedule_compute(c->r->t, c->r->g, c->d->device, c->win, &c->s);
+}
+
+/* The invariants, the missed overlap, the schedule's figures and the gap
+ * by cause: one cause ("missed overlap") for all four, as before. */
+static gs_status stage_over_schedule(struct dev_ctx *c)
+{
+	const struct gs_report *r = c->r;
+	struct gs_report_device *d = c->d;
+	gs_status st;
+
+	st = gs_schedule_check(r->t, r->g, &c->s, &d->inv);
 	if (st == GS_OK)
-		st = dev_schedule(r->t, &s, d, w, r->window_set);
+		st = gs_missed_overlap_compute(r->t, r->g, &c->s, &d->b, &d->missed, &d->n_missed);
 	if (st == GS_OK)
-		st = gs_schedule_gap(r->t, r->g, &s, &d->gap);
+		st = dev_schedule(r->t, &c->s, d, c->w, r->window_set);
+	if (st == GS_OK)
+		st = gs_schedule_gap(r->t, r->g, &c->s, &d->gap);
 	if (st == GS_OK && d->gap.n_host)
 		st = gs_breakdown_cache_host_ranges(r->bd_cache, d->gap.host, d->gap.n_host,
 						    &d->gap_host);
@@ -751,22 +788,22 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 		d->gap.host = NULL;
 		d->gap.n_host = 0;
 	}
-	d->critical_lead_ns = s.critical_lead_ns;
-	if (st != GS_OK) {
-		gs_schedule_fini(&s);
-		gs_error_append("device %u: missed overlap", d->device);
-		return st;
-	}
+	d->critical_lead_ns = c->s.critical_lead_ns;
+	return st;
+}
+
+static gs_status stage_missed_sums(struct dev_ctx *c)
+{
+	struct gs_report_device *d = c->d;
+
 	if (d->n_missed)
 		qsort(d->missed, d->n_missed, sizeof(*d->missed), gs_report_cmp_missed);
-	for (i = 0; i < d->n_missed; i++) {
-		unsigned bit;
-
+	for (size_t i = 0; i < d->n_missed; i++) {
 		d->missed_exposed_ns =
 			gs_report_sat_add(d->missed_exposed_ns, d->missed[i].exposed_ns);
 		d->missed_hideable_ns =
 			gs_report_sat_add(d->missed_hideable_ns, d->missed[i].hideable_ns);
-		for (bit = 0; bit < 3; bit++) {
+		for (unsigned bit = 0; bit < 3; bit++) {
 			if (d->missed[i].missing & (1u << bit))
 				d->missing_count[bit]++;
 			if (d->missed[i].unknown & (1u << bit))
@@ -778,33 +815,76 @@ static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
 								    d->missed[i].hideable_ns);
 		}
 	}
-
-	st = gs_cudagraph_candidates_compute_launch(
-		r->t, d->device, win, r->g ? r->g->launch : NULL, &d->cands, &d->n_cands);
-	if (st != GS_OK) {
-		gs_schedule_fini(&s);
-		gs_error_append("device %u: CUDA Graph candidates", d->device);
-		return st;
-	}
-	if (d->n_cands)
-		qsort(d->cands, d->n_cands, sizeof(*d->cands), gs_report_cmp_cand);
-	st = dev_replay(r, d, &s);
-	if (st != GS_OK) {
-		gs_schedule_fini(&s);
-		return st;
-	}
-	/* The writers draw the ideal schedule and the whole critical path;
-	 * the per-op delays and bounds were summed above. */
-	free(s.slot_delay_ns);
-	free(s.slot_bound_by);
-	free(s.slot_pipelined_start);
-	free(s.slot_share);
-	s.slot_delay_ns = NULL;
-	s.slot_bound_by = NULL;
-	s.slot_pipelined_start = NULL;
-	s.slot_share = NULL;
-	d->sched = s;
 	return GS_OK;
+}
+
+static gs_status stage_candidates(struct dev_ctx *c)
+{
+	struct gs_report_device *d = c->d;
+	gs_status st;
+
+	st = gs_cudagraph_candidates_compute_launch(c->r->t, d->device, c->win,
+						    c->r->g ? c->r->g->launch : NULL, &d->cands,
+						    &d->n_cands);
+	if (st == GS_OK && d->n_cands)
+		qsort(d->cands, d->n_cands, sizeof(*d->cands), gs_report_cmp_cand);
+	return st;
+}
+
+static gs_status stage_replay(struct dev_ctx *c)
+{
+	return dev_replay(c->r, c->d, &c->s);
+}
+
+/* The writers draw the ideal schedule and the whole critical path; the
+ * per-op delays and bounds were summed above: the device keeps the rest. */
+static gs_status stage_keep_schedule(struct dev_ctx *c)
+{
+	struct gs_schedule *s = &c->s;
+
+	free(s->slot_delay_ns);
+	free(s->slot_bound_by);
+	free(s->slot_pipelined_start);
+	free(s->slot_share);
+	s->slot_delay_ns = NULL;
+	s->slot_bound_by = NULL;
+	s->slot_pipelined_start = NULL;
+	s->slot_share = NULL;
+	c->d->sched = *s;
+	memset(s, 0, sizeof(*s));
+	return GS_OK;
+}
+
+static const struct dev_stage {
+	gs_status (*run)(struct dev_ctx *c);
+	const char *what; /* the cause's name for it, NULL: none */
+} dev_stages[] = {
+	{stage_breakdown, NULL},
+	{stage_streams, NULL},
+	{stage_comm, NULL},
+	{stage_sync_calls, NULL},
+	{stage_measures, NULL},
+	{stage_schedule, "schedule"},
+	{stage_over_schedule, "missed overlap"},
+	{stage_missed_sums, NULL},
+	{stage_candidates, "CUDA Graph candidates"},
+	{stage_replay, NULL},
+	{stage_keep_schedule, NULL},
+};
+
+static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
+{
+	struct dev_ctx c = {.r = r, .d = d, .win = r->window_set ? &r->window : NULL};
+	gs_status st = GS_OK;
+
+	for (size_t i = 0; st == GS_OK && i < GS_COUNT_OF(dev_stages); i++) {
+		st = dev_stages[i].run(&c);
+		if (st != GS_OK && dev_stages[i].what)
+			gs_error_append("device %u: %s", d->device, dev_stages[i].what);
+	}
+	/* The schedule until the device keeps it (on a failure before). */
+	gs_schedule_fini(&c.s);
+	return st;
 }
 
 static void dev_fini(struct gs_report_device *d)
