@@ -609,6 +609,13 @@ int gs_glue_start(const struct gs_config *cfg, const struct gs_glue_hooks *h, ch
 		}
 		gs_log_debug("activity kind %d not enabled: %s", (int)kinds[i].kind, result_str(r));
 	}
+	/* CUPTI reports every cudaEventQuery / cudaStreamQuery as a sync
+	 * record, finished or not; the unfinished ones (returnValue
+	 * CUDA_ERROR_NOT_READY) go, the rest the converter drops by their API
+	 * call. */
+	r = cuptiActivityEnableAllSyncRecords(0);
+	if (r != CUPTI_SUCCESS)
+		gs_log_debug("unfinished query records not turned off: %s", result_str(r));
 	if (cfg->nvtx) {
 		markers_on = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER) == CUPTI_SUCCESS;
 		if (markers_on)

@@ -534,15 +534,17 @@ static void finish(void)
 		rc = clock_pair();
 	gs_conv_get_stats(out.conv, &cs);
 	gs_dd_get_stats(out.dd, &ds);
-	gs_log_debug("closing %s: %llu records, %llu ops, %llu API calls, %llu syncs, %llu event "
-		     "records, %llu no-timing, %llu incomplete, %llu syncs without thread, %llu "
-		     "allocations, %llu links, %llu unresolved pointers, %llu buffer refusals",
-		     out.path, (unsigned long long)cs.records, (unsigned long long)cs.ops,
-		     (unsigned long long)cs.api_calls, (unsigned long long)cs.syncs,
-		     (unsigned long long)cs.event_records, (unsigned long long)cs.no_timing,
-		     (unsigned long long)cs.incomplete, (unsigned long long)cs.no_thread,
-		     (unsigned long long)ds.allocations, (unsigned long long)ds.links,
-		     (unsigned long long)ds.unresolved, (unsigned long long)refused);
+	gs_log_debug(
+		"closing %s: %llu records, %llu ops, %llu API calls, %llu syncs, %llu event "
+		"records, %llu no-timing, %llu incomplete, %llu syncs without thread, %llu "
+		"queries and %llu failed syncs dropped, %llu allocations, %llu links, %llu unresolved pointers, %llu buffer refusals",
+		out.path, (unsigned long long)cs.records, (unsigned long long)cs.ops,
+		(unsigned long long)cs.api_calls, (unsigned long long)cs.syncs,
+		(unsigned long long)cs.event_records, (unsigned long long)cs.no_timing,
+		(unsigned long long)cs.incomplete, (unsigned long long)cs.no_thread,
+		(unsigned long long)cs.queries, (unsigned long long)cs.failed_syncs,
+		(unsigned long long)ds.allocations, (unsigned long long)ds.links,
+		(unsigned long long)ds.unresolved, (unsigned long long)refused);
 	if (!rc && !out.failed)
 		rc = gs_writer_flush(out.w);
 	if (rc || out.failed) {

@@ -8,6 +8,9 @@
 #include <gpuscope/u64map.h>
 #include <gpuscope/vec.h>
 
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,8 @@ struct api_slot {
 	uint64_t correlation; /* 0: empty */
 	int64_t tid;
 	int64_t start_ns;
+	uint32_t cbid;
+	uint8_t domain; /* CUpti_CallbackDomain; 0: internal launch */
 };
 
 enum pending_type {
@@ -593,16 +598,42 @@ static void fill_from_api(struct pending *p, int64_t tid, int64_t start_ns)
 		p->event.time_ns = start_ns;
 }
 
+/* cudaEventQuery / cudaStreamQuery and their driver calls: CUPTI 13 reports
+ * them as EVENT_ / STREAM_SYNCHRONIZE records, but a query polls, it does
+ * not wait (cupti_activity.h, cuptiActivityEnableAllSyncRecords). */
+static bool is_query(unsigned domain, uint32_t cbid)
+{
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+		return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020 ||
+		       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020 ||
+		       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000;
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+		return cbid == CUPTI_DRIVER_TRACE_CBID_cuEventQuery ||
+		       cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamQuery ||
+		       cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamQuery_ptsz;
+	return false;
+}
+
+/* A sync or event record meets its API call: false when it is dropped (a
+ * query's sync record). */
+static bool meet_api(struct gs_conv *c, struct pending *p, const struct api_slot *call)
+{
+	if (p->type == PEND_SYNC && is_query(call->domain, call->cbid)) {
+		c->st.queries++;
+		return false;
+	}
+	fill_from_api(p, call->tid, call->start_ns);
+	return true;
+}
+
 /* Write now when the API call was seen, else hold until it is. */
 static gs_status sync_or_hold(struct gs_conv *c, struct pending *p, uint64_t corr)
 {
 	const struct api_slot *slot = &c->api_cache[corr % API_CACHE_SIZE];
 	uint32_t at;
 
-	if (corr && slot->correlation == corr) {
-		fill_from_api(p, slot->tid, slot->start_ns);
-		return write_pending(c, p);
-	}
+	if (corr && slot->correlation == corr)
+		return meet_api(c, p, slot) ? write_pending(c, p) : GS_OK;
 	if (!corr || c->npend_free == 0) {
 		if (!corr || c->pend_cap >= MAX_PENDING) {
 			c->st.no_thread++;
@@ -635,6 +666,12 @@ static gs_status conv_sync(struct gs_conv *c, const CUpti_ActivitySynchronizatio
 	struct gs_sync *s = &p.sync;
 	gs_status rc;
 
+	/* A failed call, or a query of unfinished work (NOT_READY) when CUPTI
+	 * still reports those: nothing was waited for. */
+	if (y->returnValue != 0) {
+		c->st.failed_syncs++;
+		return GS_OK;
+	}
 	s->start_ns = (int64_t)y->start;
 	s->end_ns = (int64_t)y->end;
 	if (y->end < y->start)
@@ -734,9 +771,11 @@ static gs_status conv_api(struct gs_conv *c, const CUpti_ActivityAPI *a)
 		slot->correlation = a->correlationId;
 		slot->tid = call.tid;
 		slot->start_ns = call.start_ns;
+		slot->cbid = domain ? a->cbid : 0;
+		slot->domain = (uint8_t)domain;
 		if (c->pend_map.count && gs_u64map_del(&c->pend_map, a->correlationId, &at)) {
-			fill_from_api(&c->pend[at], call.tid, call.start_ns);
-			rc = write_pending(c, &c->pend[at]);
+			rc = meet_api(c, &c->pend[at], slot) ? write_pending(c, &c->pend[at]) :
+							       GS_OK;
 			c->pend_free[c->npend_free++] = (uint32_t)at;
 			if (rc)
 				return rc;

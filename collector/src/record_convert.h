@@ -13,7 +13,9 @@
  * the model has no field for it yet), MARKER (Marker2: NVTX start/end
  * pairs by id become ranges). Other kinds are counted and skipped.
  *
- * Sync and event records carry no thread; the API record with the same
+ * Sync records of event and stream queries (found by the API call behind
+ * them) and sync records with a non-zero returnValue are dropped: a poll is
+ * no wait. Sync and event records carry no thread; the API record with the same
  * correlation id gives it (and the event record's host time). Whichever of
  * the two arrives first waits: API records are remembered in a 64Ki-entry
  * direct-mapped cache, syncs and events in a pending table (bounded: when
@@ -48,6 +50,8 @@ struct gs_conv_stats {
 	uint64_t own_api_skipped;  /* API calls made by the collector's threads */
 	uint64_t unpaired_markers; /* NVTX ends with no start, starts never ended */
 	uint64_t no_thread;        /* syncs and events written without their API call */
+	uint64_t queries;          /* sync records of event / stream queries (not waits) */
+	uint64_t failed_syncs;     /* sync records with a non-zero returnValue */
 };
 
 struct gs_conv;

@@ -478,6 +478,86 @@ static void test_host_syncs(void **state)
 	gs_trace_destroy(t);
 }
 
+/* A host polling its work with cudaEventQuery / cudaStreamQuery (and the
+ * driver's cuEventQuery / cuStreamQuery) while kernels run, then one real
+ * cudaStreamSynchronize. CUPTI 13 reports every query as an EVENT_ or
+ * STREAM_SYNCHRONIZE record; unfinished ones carry CUDA_ERROR_NOT_READY. */
+static void sc_queries(void)
+{
+	const uint32_t inv = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	const uint32_t not_ready = 600; /* CUDA_ERROR_NOT_READY */
+	CUpti_ActivitySynchronization2 y;
+
+	if (!gsd_get_stats().unfinished_syncs_off)
+		_exit(92); /* the collector did not turn unfinished queries off */
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_api(RT, KCBID_LAUNCH, 10, 300, 100, 110));
+	EMIT(rec_kernel(1, 13, 10, 120, 5000, "k"));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, 11, 300, 115, 118));
+	EMIT(rec_event(1, 13, 5, 77, 11));
+	/* Unfinished polls: the double drops them once the collector turned
+	 * them off (cuptiActivityEnableAllSyncRecords(0)). */
+	for (uint32_t i = 0; i < 4; i++) {
+		EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, 20 + i, 300,
+			     200 + 100 * i, 210 + 100 * i));
+		y = rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 1, inv, 5, 77,
+			     20 + i, 200 + 100 * i, 209 + 100 * i);
+		y.returnValue = not_ready;
+		gsd_emit(&y);
+	}
+	/* Finished polls (success): sync records before or after their API call. */
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 1, inv, 5, 77, 30,
+		      5100, 5105));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, 30, 300, 5100, 5110));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020, 31, 300, 5200, 5210));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 13, inv, inv, 31,
+		      5200, 5205));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000, 32, 300, 5300, 5310));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 13, inv, inv, 32,
+		      5300, 5305));
+	EMIT(rec_api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuEventQuery, 33, 300,
+		     5400, 5410));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 1, inv, 5, 77, 33,
+		      5400, 5405));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 13, inv, inv, 34,
+		      5500, 5505));
+	EMIT(rec_api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuStreamQuery, 34, 300,
+		     5500, 5510));
+	/* The one real wait. */
+	EMIT(rec_api(RT, KCBID_LAUNCH, 40, 300, 6000, 6010));
+	EMIT(rec_kernel(1, 13, 40, 6020, 9000, "k"));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 41, 300, 6100,
+		     9010));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 13, inv, inv, 41,
+		      6100, 9005));
+}
+
+static void test_queries_are_not_waits(void **state)
+{
+	struct run r = {.name = "queries", .fn = sc_queries};
+	struct gs_graph *g;
+	struct gs_trace *t;
+	const struct gs_sync *y;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load_trace(r.trace, true);
+	y = gs_trace_syncs(t, &n);
+	/* Only the cudaStreamSynchronize: no query became sync time. */
+	assert_int_equal(n, 1);
+	assert_int_equal(y[0].kind, GS_SYNC_STREAM);
+	assert_int_equal(y[0].correlation, 41);
+	assert_int_equal(y[0].start_ns, 6100);
+	assert_int_equal(gs_graph_build(t, &g), GS_OK);
+	/* No op follows the real wait; the second kernel follows the finished
+	 * queries, which must not order it after the first one. */
+	assert_int_equal(g->edge_count[GS_EDGE_HOST_SYNC], 0);
+	gs_graph_destroy(g);
+	gs_trace_destroy(t);
+}
+
 /* A CUDA graph launch: its kernels and copy share the launch's correlation. */
 static void sc_graph(void)
 {
@@ -1777,6 +1857,7 @@ int main(void)
 		cmocka_unit_test(test_rank_from_launcher),
 		cmocka_unit_test(test_pageable_copies),
 		cmocka_unit_test(test_host_syncs),
+		cmocka_unit_test(test_queries_are_not_waits),
 		cmocka_unit_test(test_graph_launch),
 		cmocka_unit_test(test_three_threads),
 		cmocka_unit_test(test_buffer_exhaustion),
