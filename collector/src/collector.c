@@ -513,6 +513,33 @@ static void setup_failed(bool uses_cuda, const char *warn, const char *msg)
 	gs_log_disabled("%s", msg);
 }
 
+/*
+ * NVTX hands its ranges to the library NVTX_INJECTION64_PATH names, which it
+ * loads on the first NVTX call. That must be the CUPTI we subscribed to: the
+ * one already mapped (PyTorch maps its own libcupti.so.13, to which we bind
+ * by soname), never a second copy nobody subscribed to. A value the user set
+ * is kept. Before any CUDA or NVTX call of ours; the program's first NVTX
+ * call comes later (NVTX reads the variable then).
+ */
+static void nvtx_to_our_cupti(struct gs_config *c)
+{
+	char path[PATH_MAX];
+	const char *v = getenv("NVTX_INJECTION64_PATH");
+
+	if (v && *v) {
+		gs_log_debug("NVTX_INJECTION64_PATH kept as set: %s", v);
+		return;
+	}
+	if (!gs_glue_cupti_path(path, sizeof(path))) {
+		gs_log_debug("the loaded CUPTI library was not found: NVTX ranges off");
+		return;
+	}
+	if (setenv("NVTX_INJECTION64_PATH", path, 1) == 0) {
+		c->nvtx = true;
+		gs_log_debug("NVTX_INJECTION64_PATH=%s (the CUPTI in this process)", path);
+	}
+}
+
 static void setup(void)
 {
 	char warn[512], msg[512];
@@ -522,6 +549,7 @@ static void setup(void)
 
 	gs_config_defaults(&g.cfg);
 	gs_config_parse(&g.cfg, NULL, warn, sizeof(warn));
+	nvtx_to_our_cupti(&g.cfg);
 	gs_log_set_level(g.cfg.log_level);
 	gs_log_set_status_file(g.cfg.status_file);
 	drv = gs_driver_probe(g.cfg.driver_name, &driver);

@@ -18,12 +18,14 @@
  * kernel parameter-layout cache (once per kernel handle: the driver is
  * asked through cuKernelGetParamInfo / cuFuncGetParamInfo).
  */
+#define _GNU_SOURCE /* dladdr */
 #include "cupti_glue.h"
 
 #include "log.h"
 
 #include <cupti.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -714,6 +716,24 @@ uint64_t gs_glue_release_buffer(uint8_t *buffer, size_t valid)
 		n++;
 	}
 	return n;
+}
+
+bool gs_glue_cupti_path(char *buf, size_t size)
+{
+	CUptiResult (*fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *) = cuptiSubscribe;
+	char real[PATH_MAX];
+	const char *path;
+	Dl_info info;
+	void *sym;
+
+	memcpy(&sym, &fn, sizeof(sym));
+	if (!dladdr(sym, &info) || !info.dli_fname || !info.dli_fname[0])
+		return false;
+	path = realpath(info.dli_fname, real) ? real : info.dli_fname;
+	if (strlen(path) >= size)
+		return false;
+	snprintf(buf, size, "%s", path);
+	return true;
 }
 
 const char *gs_glue_api_name(void *ctx, unsigned domain, uint32_t cbid)

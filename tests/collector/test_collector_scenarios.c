@@ -11,6 +11,7 @@
 #include <gpuscope/format.h>
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -120,8 +121,8 @@ static void sc_pipeline(void)
 	    !gsd_kind_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) ||
 	    !gsd_kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ||
 	    gsd_kind_enabled(CUPTI_ACTIVITY_KIND_KERNEL) ||
-	    gsd_kind_enabled(CUPTI_ACTIVITY_KIND_MARKER))
-		_exit(22);
+	    !gsd_kind_enabled(CUPTI_ACTIVITY_KIND_MARKER))
+		_exit(22); /* markers: NVTX goes to our CUPTI (set by the collector) */
 	EMIT(rec_device(0, "Fake H200"));
 	EMIT(rec_context(1, 0, 7));
 	EMIT(rec_stream(1, 13, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING, (uint32_t)-1));
@@ -556,6 +557,60 @@ static void test_queries_are_not_waits(void **state)
 	assert_int_equal(g->edge_count[GS_EDGE_HOST_SYNC], 0);
 	gs_graph_destroy(g);
 	gs_trace_destroy(t);
+}
+
+/* Two CUPTI libraries in one process, as under PyTorch: the one the
+ * program mapped first (the double this test links, standing for torch's
+ * libcupti.so.13; the collector binds to it by soname) and a copy elsewhere
+ * (standing for the build machine's). NVTX must be sent to the first. */
+static char other_cupti[PATH_MAX];
+
+static void load_other_cupti(void)
+{
+	char dir[PATH_MAX], cmd[3 * PATH_MAX];
+	const char *base = strrchr(GS_CUPTI_DOUBLE_PATH, '/') + 1;
+
+	if (snprintf(dir, sizeof(dir), "%.3000s/other-cupti", tmpdir) >= (int)sizeof(dir) ||
+	    snprintf(other_cupti, sizeof(other_cupti), "%.3000s/%.1000s", dir, base) >=
+		    (int)sizeof(other_cupti))
+		_exit(93);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s'", dir, GS_CUPTI_DOUBLE_PATH,
+		 other_cupti);
+	if (system(cmd) != 0)
+		_exit(93);
+	if (!dlopen(other_cupti, RTLD_NOW | RTLD_LOCAL))
+		_exit(94);
+}
+
+static void sc_print_nvtx(void)
+{
+	const char *v = getenv("NVTX_INJECTION64_PATH");
+
+	printf("nvtx=%s\n", v ? v : "(unset)");
+	printf("markers=%d\n", gsd_kind_enabled(CUPTI_ACTIVITY_KIND_MARKER) ? 1 : 0);
+	fflush(stdout);
+	EMIT(rec_context(1, 0, 7));
+}
+
+static void test_nvtx_gets_the_loaded_cupti(void **state)
+{
+	struct run r = {.name = "nvtx_cupti", .fn = sc_print_nvtx, .before_load = load_other_cupti};
+	struct run u = {.name = "nvtx_user",
+			.fn = sc_print_nvtx,
+			.env = {{"NVTX_INJECTION64_PATH", "/opt/mine/libcupti.so"}}};
+	char want[PATH_MAX + 16], real[PATH_MAX];
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_non_null(realpath(GS_CUPTI_DOUBLE_PATH, real));
+	snprintf(want, sizeof(want), "nvtx=%s\n", real);
+	if (!strstr(r.out, want) || !strstr(r.out, "markers=1"))
+		fail_msg("want %s got: %s", want, r.out);
+	run_scenario(&u);
+	expect_exit(&u, 0);
+	if (!strstr(u.out, "nvtx=/opt/mine/libcupti.so\n") || !strstr(u.out, "markers=1"))
+		fail_msg("a user's NVTX_INJECTION64_PATH must be kept: %s", u.out);
 }
 
 /* A CUDA graph launch: its kernels and copy share the launch's correlation. */
@@ -1858,6 +1913,7 @@ int main(void)
 		cmocka_unit_test(test_pageable_copies),
 		cmocka_unit_test(test_host_syncs),
 		cmocka_unit_test(test_queries_are_not_waits),
+		cmocka_unit_test(test_nvtx_gets_the_loaded_cupti),
 		cmocka_unit_test(test_graph_launch),
 		cmocka_unit_test(test_three_threads),
 		cmocka_unit_test(test_buffer_exhaustion),
