@@ -71,6 +71,9 @@ static const CUpti_CallbackId quiet_runtime[] = {
 	CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
 	CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
 	CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+	/* The writer's own call (process record), also made after the exit's
+	 * last flush, when its record could only be dropped. */
+	CUPTI_RUNTIME_TRACE_CBID_cudaRuntimeGetVersion_v3020,
 	/* A CUDA 13 <<<>>> stub calls these around each __cudaLaunchKernel. */
 	CUPTI_RUNTIME_TRACE_CBID___cudaPushCallConfiguration_v13000,
 	CUPTI_RUNTIME_TRACE_CBID___cudaPopCallConfiguration_v13000,
@@ -560,12 +563,26 @@ static void enable_callbacks(CUpti_CallbackDomain domain, const CUpti_CallbackId
 	}
 }
 
+/* CUPTI 13.0 GA (CUPTI_API_VERSION 130000) deadlocks in
+ * cuptiActivityDisable(CONCURRENT_KERNEL) and misses the sync records of
+ * cudaDeviceSynchronize; 13.0 Update 1 (130001) fixes both. Said once. */
+static void warn_old_cupti(void)
+{
+	uint32_t v = 0;
+
+	if (cuptiGetVersion(&v) == CUPTI_SUCCESS && v == 130000)
+		gs_log_warn("CUPTI 13.0 GA (CUDA 13.0.0) found: it can hang when tracing is turned "
+			    "off at exit (the collector waits at most 3 s for it) and misses "
+			    "cudaDeviceSynchronize waits; CUDA 13.0 Update 1 or later fixes both");
+}
+
 int gs_glue_start(const struct gs_config *cfg, const struct gs_glue_hooks *h, char *msg,
 		  size_t size)
 {
 	CUptiResult r;
 
 	data_deps = cfg->data_deps;
+	warn_old_cupti();
 	r = cuptiSubscribe(&subscriber, on_callback, NULL);
 	if (r != CUPTI_SUCCESS) {
 		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)

@@ -212,7 +212,7 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char **str)
 
 CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
 {
-	*version = CUPTI_API_VERSION;
+	*version = opts.version ? opts.version : CUPTI_API_VERSION;
 	return CUPTI_SUCCESS;
 }
 
@@ -468,6 +468,9 @@ CUptiResult CUPTIAPI cuptiActivityEnableAndDump(CUpti_ActivityKind kind)
 
 CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind)
 {
+	if (opts.hang_disable && kind == opts.hang_disable && !opts.fail_all)
+		for (;;) /* never returns; no lock held */
+			pause();
 	return set_kind(kind, false);
 }
 

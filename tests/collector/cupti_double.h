@@ -61,6 +61,11 @@ struct gsd_options {
 	/* From the Nth cuptiActivityFlushAll call on (1 = the first), the call
 	 * never returns (a wedged driver). 0: flushes return. */
 	unsigned hang_flush_from;
+	/* cuptiActivityDisable of this kind never returns (CUPTI 13.0 GA's
+	 * deadlock with CONCURRENT_KERNEL). 0: disables return. */
+	CUpti_ActivityKind hang_disable;
+	/* What cuptiGetVersion says (0: CUPTI_API_VERSION of the headers). */
+	uint32_t version;
 };
 
 /* Set before the collector is loaded. */

@@ -336,6 +336,36 @@ static void test_flush_never_returns_in_flush_thread(void **state)
 	check_flush_hang(&r);
 }
 
+/* CUPTI 13.0 GA: cuptiActivityDisable(CONCURRENT_KERNEL) never returns. The
+ * exit flushes first, so the trace is whole, and waits for the disable at
+ * most 3 s; the version is named in one warning at start. */
+static void test_disable_never_returns_at_exit(void **state)
+{
+	struct run r = {.name = "hang_disable",
+			.fn = sc_flush_hangs,
+			.opts = {.hang_disable = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+				 .version = 130000}};
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.out, "result=42\n");
+	if (count_lines(r.err) != 2 || !strstr(r.err, "CUPTI 13.0 GA (CUDA 13.0.0) found") ||
+	    !strstr(r.err, "CUPTI did not return within 3000 ms from turning tracing off at "
+			   "exit")) {
+		print_error("stderr: %s\n", r.err);
+		fail();
+	}
+	assert_true(r.seconds < 30.0);
+	t = load_trace(r.trace, true);
+	gs_trace_ops(t, &n);
+	assert_int_equal(n, 5); /* the two CUPTI held too: flushed before the disable */
+	assert_int_equal(count_ops_named(t, "held_by_cupti"), 2);
+	gs_trace_destroy(t);
+}
+
 /* ------------------------------------------------------------------------ */
 /* A full disk                                                               */
 /* ------------------------------------------------------------------------ */
@@ -758,6 +788,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_buffer_requests_get_nothing),
 		cmocka_unit_test(test_sixteen_threads),
 		cmocka_unit_test(test_flush_never_returns_at_exit),
+		cmocka_unit_test(test_disable_never_returns_at_exit),
 		cmocka_unit_test(test_flush_never_returns_in_flush_thread),
 		cmocka_unit_test(test_disk_full),
 		cmocka_unit_test(test_unwritable_directory),
