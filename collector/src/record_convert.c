@@ -93,6 +93,7 @@ struct gs_conv {
 	uint32_t *marker_free;
 	size_t nmarker_free, marker_cap;
 	struct gs_u64map marker_map; /* (marker id) -> markers[] slot */
+	struct gs_u64map devices;    /* device ids written */
 
 	uint64_t dropped; /* not yet taken */
 	struct gs_conv_stats st;
@@ -115,6 +116,7 @@ gs_status gs_conv_create(struct gs_sink *sink, struct gs_dd *dd, int64_t pid, gs
 	gs_u64map_init(&c->api_names);
 	gs_u64map_init(&c->pend_map);
 	gs_u64map_init(&c->marker_map);
+	gs_u64map_init(&c->devices);
 	for (size_t i = 0; i < GS_COPY_KIND_COUNT; i++)
 		for (size_t j = 0; j < GS_MEM_KIND_COUNT; j++)
 			for (size_t k = 0; k < GS_MEM_KIND_COUNT; k++)
@@ -142,6 +144,7 @@ void gs_conv_destroy(struct gs_conv *c)
 	gs_u64map_fini(&c->api_names);
 	gs_u64map_fini(&c->pend_map);
 	gs_u64map_fini(&c->marker_map);
+	gs_u64map_fini(&c->devices);
 	free(c->api_cache);
 	free(c->pend);
 	free(c->pend_free);
@@ -839,6 +842,15 @@ static gs_status conv_device(struct gs_conv *c, const CUpti_ActivityDevice5 *d)
 	const unsigned char *u = (const unsigned char *)d->uuid.bytes;
 	gs_status rc;
 
+	/* A GPU CUDA_VISIBLE_DEVICES hides is not the program's; a device
+	 * dumped twice (cuptiActivityEnableAndDump, then CUDA init) is one. */
+	if (!d->isCudaVisible || gs_u64map_get(&c->devices, d->id, NULL)) {
+		c->st.devices_skipped++;
+		return GS_OK;
+	}
+	rc = gs_u64map_put(&c->devices, d->id, 1, true);
+	if (rc)
+		return rc;
 	dev.id = d->id;
 	rc = intern(c, d->name, &dev.name);
 	if (rc)

@@ -9,7 +9,7 @@
  * (Synchronization2), CUDA_EVENT (CudaEvent2), RUNTIME / DRIVER /
  * INTERNAL_LAUNCH_API (ActivityAPI), MEMORY2 (Memory4, through datadeps),
  * STREAM, CONTEXT (Context3: nullStreamId is the legacy default stream),
- * DEVICE (Device5), OVERHEAD (Overhead3), EXTERNAL_CORRELATION (counted:
+ * DEVICE (Device5: those CUDA sees, once per id), OVERHEAD (Overhead3), EXTERNAL_CORRELATION (counted:
  * the model has no field for it yet), MARKER (Marker2: NVTX start/end
  * pairs by id become ranges). Other kinds are counted and skipped.
  *
@@ -52,6 +52,7 @@ struct gs_conv_stats {
 	uint64_t no_thread;        /* syncs and events written without their API call */
 	uint64_t queries;          /* sync records of event / stream queries (not waits) */
 	uint64_t failed_syncs;     /* sync records with a non-zero returnValue */
+	uint64_t devices_skipped;  /* devices hidden from CUDA, or already written */
 };
 
 struct gs_conv;

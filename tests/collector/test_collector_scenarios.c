@@ -613,6 +613,38 @@ static void test_nvtx_gets_the_loaded_cupti(void **state)
 		fail_msg("a user's NVTX_INJECTION64_PATH must be kept: %s", u.out);
 }
 
+/* CUDA_VISIBLE_DEVICES=1 on a two-GPU machine: CUPTI reports both devices,
+ * GPU 0 with isCudaVisible 0; and GPU 1 twice (dumped at enable, then again
+ * at CUDA initialisation). */
+static void sc_devices(void)
+{
+	CUpti_ActivityDevice5 hidden = rec_device(0, "Hidden GPU");
+
+	hidden.isCudaVisible = 0;
+	gsd_emit(&hidden);
+	EMIT(rec_device(1, "Visible GPU"));
+	EMIT(rec_device(1, "Visible GPU"));
+	EMIT(rec_context(1, 1, 7));
+}
+
+static void test_devices_visible_once(void **state)
+{
+	struct run r = {.name = "devices", .fn = sc_devices};
+	const struct gs_device *d;
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load_trace(r.trace, true);
+	d = gs_trace_devices(t, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(d[0].id, 1);
+	assert_string_equal(gs_trace_string(t, d[0].name), "Visible GPU");
+	gs_trace_destroy(t);
+}
+
 /* A CUDA graph launch: its kernels and copy share the launch's correlation. */
 static void sc_graph(void)
 {
@@ -1914,6 +1946,7 @@ int main(void)
 		cmocka_unit_test(test_host_syncs),
 		cmocka_unit_test(test_queries_are_not_waits),
 		cmocka_unit_test(test_nvtx_gets_the_loaded_cupti),
+		cmocka_unit_test(test_devices_visible_once),
 		cmocka_unit_test(test_graph_launch),
 		cmocka_unit_test(test_three_threads),
 		cmocka_unit_test(test_buffer_exhaustion),
