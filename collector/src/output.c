@@ -15,6 +15,7 @@
 #include "output.h"
 
 #include "cupti_glue.h"
+#include "demangle.h"
 #include "log.h"
 #include "record_convert.h"
 
@@ -420,6 +421,7 @@ static bool ensure_open(void)
 		rc = gs_conv_create(out.sink, out.dd, out.pid, gs_glue_api_name, NULL, &out.conv);
 	if (!rc) {
 		gs_conv_ignore_thread(out.conv, (uint32_t)syscall(SYS_gettid));
+		gs_conv_set_demangler(out.conv, gs_demangle); /* on this, the writer thread */
 		rc = write_process();
 	}
 	if (!rc)

@@ -94,6 +94,8 @@ struct gs_conv {
 	size_t nmarker_free, marker_cap;
 	struct gs_u64map marker_map; /* (marker id) -> markers[] slot */
 	struct gs_u64map devices;    /* device ids written */
+	struct gs_u64map names;      /* kernel name id -> its demangled name's id */
+	gs_conv_demangle_fn demangle;
 
 	uint64_t dropped; /* not yet taken */
 	struct gs_conv_stats st;
@@ -117,6 +119,7 @@ gs_status gs_conv_create(struct gs_sink *sink, struct gs_dd *dd, int64_t pid, gs
 	gs_u64map_init(&c->pend_map);
 	gs_u64map_init(&c->marker_map);
 	gs_u64map_init(&c->devices);
+	gs_u64map_init(&c->names);
 	for (size_t i = 0; i < GS_COPY_KIND_COUNT; i++)
 		for (size_t j = 0; j < GS_MEM_KIND_COUNT; j++)
 			for (size_t k = 0; k < GS_MEM_KIND_COUNT; k++)
@@ -145,6 +148,7 @@ void gs_conv_destroy(struct gs_conv *c)
 	gs_u64map_fini(&c->pend_map);
 	gs_u64map_fini(&c->marker_map);
 	gs_u64map_fini(&c->devices);
+	gs_u64map_fini(&c->names);
 	free(c->api_cache);
 	free(c->pend);
 	free(c->pend_free);
@@ -468,6 +472,48 @@ static uint32_t clamp_u32(int32_t v)
 	return v < 0 ? 0 : (uint32_t)v;
 }
 
+void gs_conv_set_demangler(struct gs_conv *c, gs_conv_demangle_fn fn)
+{
+	c->demangle = fn;
+}
+
+/* A kernel's name: demangled (once per distinct name; the mangled one kept
+ * in the launch configuration, as string id + 1) or as recorded. */
+static gs_status kernel_name(struct gs_conv *c, const char *raw, uint32_t *name, uint32_t *mangled)
+{
+	uint64_t v;
+	uint32_t id;
+	char *d;
+	gs_status rc = intern(c, raw, &id);
+
+	*name = id;
+	*mangled = 0;
+	if (rc || !c->demangle || strncmp(raw, "_Z", 2) != 0)
+		return rc;
+	if (!gs_u64map_get(&c->names, id, &v)) {
+		v = id;
+		d = c->demangle(raw);
+		if (d) {
+			uint32_t did;
+
+			rc = intern(c, d, &did);
+			free(d);
+			if (rc)
+				return rc;
+			v = did;
+			c->st.demangled++;
+		}
+		rc = gs_u64map_put(&c->names, id, v, true);
+		if (rc)
+			return rc;
+	}
+	if ((uint32_t)v != id) {
+		*name = (uint32_t)v;
+		*mangled = id + 1;
+	}
+	return GS_OK;
+}
+
 static gs_status conv_kernel(struct gs_conv *c, const CUpti_ActivityKernel10 *k)
 {
 	struct gs_op op = {0};
@@ -480,7 +526,7 @@ static gs_status conv_kernel(struct gs_conv *c, const CUpti_ActivityKernel10 *k)
 	if (rc)
 		return rc;
 	if (k->name) {
-		rc = intern(c, k->name, &op.name);
+		rc = kernel_name(c, k->name, &op.name, &lc.mangled_name);
 	} else {
 		if (c->unnamed_kernel == GS_NO_STRING)
 			rc = intern(c, "(unnamed kernel)", &c->unnamed_kernel);

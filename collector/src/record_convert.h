@@ -53,6 +53,7 @@ struct gs_conv_stats {
 	uint64_t queries;          /* sync records of event / stream queries (not waits) */
 	uint64_t failed_syncs;     /* sync records with a non-zero returnValue */
 	uint64_t devices_skipped;  /* devices hidden from CUDA, or already written */
+	uint64_t demangled;        /* distinct kernel names demangled */
 };
 
 struct gs_conv;
@@ -60,6 +61,12 @@ struct gs_conv;
 gs_status gs_conv_create(struct gs_sink *sink, struct gs_dd *dd, int64_t pid, gs_conv_name_fn name,
 			 void *name_ctx, struct gs_conv **out);
 void gs_conv_destroy(struct gs_conv *c);
+
+/* Kernel names: `fn` gives a mangled name's demangled form (malloc'd) or
+ * NULL; the op then has the demangled name and its launch configuration
+ * the mangled one. Each distinct name is asked once. None: names as recorded. */
+typedef char *(*gs_conv_demangle_fn)(const char *mangled);
+void gs_conv_set_demangler(struct gs_conv *c, gs_conv_demangle_fn fn);
 
 /* Skip API records of this thread (the collector's own threads). */
 void gs_conv_ignore_thread(struct gs_conv *c, uint32_t tid);

@@ -8,7 +8,9 @@
  * record by record, with the child's exit status, stdout and stderr
  * (running a scenario: harness.h, shared with test_collector_faults.c).
  */
+#include <gpuscope/diff.h>
 #include <gpuscope/format.h>
+#include <gpuscope/import.h>
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -643,6 +645,121 @@ static void test_devices_visible_once(void **state)
 	assert_int_equal(d[0].id, 1);
 	assert_string_equal(gs_trace_string(t, d[0].name), "Visible GPU");
 	gs_trace_destroy(t);
+}
+
+/* C++ kernel names: CUPTI gives them mangled, Kineto and Nsight demangled.
+ * With a C++ runtime in the process (a CUDA C++ program links one) the
+ * trace has the demangled name, the mangled one beside it; without one
+ * (a C program) names stay as recorded. */
+static void load_cxx_runtime(void)
+{
+	if (!dlopen("libstdc++.so.6", RTLD_NOW | RTLD_GLOBAL))
+		_exit(95);
+}
+
+static void sc_cxx_names(void)
+{
+	printf("cxx=%d\n", dlsym(RTLD_DEFAULT, "__cxa_demangle") ? 1 : 0);
+	fflush(stdout);
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_kernel(1, 7, 1, 1000, 2000, "_Z6kernelPfi"));
+	EMIT(rec_kernel(1, 7, 2, 3000, 4000, "_Z5scaleIfEvPT_S0_i"));
+	EMIT(rec_kernel(1, 7, 3, 5000, 6000, "_Z6kernelPfi"));
+	EMIT(rec_kernel(1, 7, 4, 7000, 8000, "plain_c_kernel"));
+}
+
+static void check_cxx_names(const struct run *r, bool demangled)
+{
+	static const char *const want[2][4] = {
+		{"_Z6kernelPfi", "_Z5scaleIfEvPT_S0_i", "_Z6kernelPfi", "plain_c_kernel"},
+		{"kernel(float*, int)", "void scale<float>(float*, float, int)",
+		 "kernel(float*, int)", "plain_c_kernel"}};
+	const struct gs_op *op;
+	struct gs_trace *t = load_trace(r->trace, true);
+	size_t n;
+
+	op = gs_trace_ops(t, &n);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_launch_cfg *lc = gs_trace_op_launch_cfg(t, &op[i]);
+
+		assert_string_equal(s(t, op[i].name), want[demangled][i]);
+		assert_non_null(lc);
+		if (demangled && i < 3)
+			assert_string_equal(s(t, lc->mangled_name - 1), want[0][i]);
+		else
+			assert_int_equal(lc->mangled_name, 0);
+	}
+	gs_trace_destroy(t);
+}
+
+/* The same program as Kineto records it (demangled names): `diff` must
+ * pair the kernels by name, none new or vanished. */
+static const char kineto_cxx[] =
+	"{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"Fake\", "
+	"\"numSms\": 132, \"computeMajor\": 9, \"computeMinor\": 0}],\n"
+	"\"traceEvents\": [\n"
+	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel(float*, int)\", \"pid\": 0, "
+	"\"tid\": 7, \"ts\": 1.0, \"dur\": 1.0, \"args\": {\"device\": 0, \"stream\": 7, "
+	"\"correlation\": 1}},\n"
+	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void scale<float>(float*, float, "
+	"int)\", \"pid\": 0, \"tid\": 7, \"ts\": 3.0, \"dur\": 1.0, \"args\": {\"device\": 0, "
+	"\"stream\": 7, \"correlation\": 2}},\n"
+	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel(float*, int)\", \"pid\": 0, "
+	"\"tid\": 7, \"ts\": 5.0, \"dur\": 1.0, \"args\": {\"device\": 0, \"stream\": 7, "
+	"\"correlation\": 3}},\n"
+	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"plain_c_kernel\", \"pid\": 0, "
+	"\"tid\": 7, \"ts\": 7.0, \"dur\": 1.0, \"args\": {\"device\": 0, \"stream\": 7, "
+	"\"correlation\": 4}}]}\n";
+
+static void check_diff_with_kineto(const char *gscope)
+{
+	char path[PATH_MAX], *text = NULL;
+	struct gs_diff_options o;
+	struct gs_trace *a, *b = NULL;
+	struct gs_diff *d;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.4000s/cxx_kineto.json", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(kineto_cxx, f);
+	fclose(f);
+	a = load_trace(gscope, true);
+	assert_int_equal(gs_trace_load(path, NULL, &b, NULL), GS_OK);
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(gs_diff_build(a, b, &o, &d), GS_OK);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(gs_diff_write_json(f, d), GS_OK);
+	fclose(f);
+	if (!strstr(text,
+		    "\"name\": \"kernel(float*, int)\", \"base_count\": 2, \"new_count\": 2") ||
+	    !strstr(text, "\"name\": \"void scale<float>(float*, float, int)\", \"base_count\": 1, "
+			  "\"new_count\": 1"))
+		fail_msg("kernels not paired by name: %s", text);
+	free(text);
+	gs_diff_destroy(d);
+	gs_trace_destroy(b);
+	gs_trace_destroy(a);
+}
+
+static void test_kernel_names_demangled(void **state)
+{
+	struct run r = {.name = "cxx_names", .fn = sc_cxx_names, .before_load = load_cxx_runtime};
+	struct run c = {.name = "c_names", .fn = sc_cxx_names};
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	check_cxx_names(&r, true);
+	check_diff_with_kineto(r.trace);
+	run_scenario(&c);
+	expect_exit(&c, 0);
+	/* No C++ runtime in this process: names as recorded, no load of one. */
+	if (strstr(c.out, "cxx=0"))
+		check_cxx_names(&c, false);
 }
 
 /* A CUDA graph launch: its kernels and copy share the launch's correlation. */
@@ -1947,6 +2064,7 @@ int main(void)
 		cmocka_unit_test(test_queries_are_not_waits),
 		cmocka_unit_test(test_nvtx_gets_the_loaded_cupti),
 		cmocka_unit_test(test_devices_visible_once),
+		cmocka_unit_test(test_kernel_names_demangled),
 		cmocka_unit_test(test_graph_launch),
 		cmocka_unit_test(test_three_threads),
 		cmocka_unit_test(test_buffer_exhaustion),
