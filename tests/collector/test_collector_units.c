@@ -617,8 +617,8 @@ static void test_config(void **state)
 	assert_string_equal(warn, "");
 	assert_string_equal(c.output, "gpuscope-%h-%p.gscope");
 	assert_int_equal(c.flush_ms, 200);
-	assert_int_equal(c.buffer_size, 4u << 20);
-	assert_int_equal(c.max_buffers, 64);
+	assert_int_equal(c.buffer_size, 512u << 10);
+	assert_int_equal(c.max_buffers, 512);
 	assert_false(c.data_deps);
 	assert_false(c.nvtx);
 	assert_false(gs_config_injected(fake_env));
