@@ -111,6 +111,34 @@ static const CUpti_CallbackId deps_runtime[] = {
 	CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
 	CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
 	CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeer_v4000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeer_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_v4000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v13000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset3D_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset3D_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset3DAsync_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset3DAsync_ptsz_v7000,
 	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
 	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
 	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
@@ -136,9 +164,17 @@ static const CUpti_CallbackId deps_driver[] = {
 	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
 	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz,
 	CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds,
 	CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds,
 	CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz,
 	CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz,
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
@@ -255,7 +291,6 @@ static bool param_layout_get(const void *handle, enum handle_kind kind, struct p
 	}
 	if (!e)
 		e = &param_cache[set + victim++ % PARAM_WAYS];
-	resolve_driver();
 	if (kind == H_KERNEL ? kernel_param_info != NULL :
 	    kind == H_FUNC   ? func_param_info != NULL :
 			       stub_param_info != NULL) {
@@ -362,6 +397,92 @@ static bool read_pointers(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 			o->op_kind = GS_OP_MEMSET;
 			add_ptr(o, PTR(P(cudaMemsetAsync_ptsz_v7000_params)->devPtr));
 			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000:
+			add_ptr(o, PTR(P(cudaMemcpy2D_ptds_v7000_params)->dst));
+			add_ptr(o, PTR(P(cudaMemcpy2D_ptds_v7000_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000:
+			add_ptr(o, PTR(P(cudaMemcpy2DAsync_ptsz_v7000_params)->dst));
+			add_ptr(o, PTR(P(cudaMemcpy2DAsync_ptsz_v7000_params)->src));
+			return true;
+		/* The 3D forms take their parameters' address first. */
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_ptds_v7000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000: {
+			const struct cudaMemcpy3DParms *m = P(cudaMemcpy3D_v3020_params)->p;
+
+			if (m) {
+				add_ptr(o, PTR(m->dstPtr.ptr));
+				add_ptr(o, PTR(m->srcPtr.ptr));
+			}
+			return true;
+		}
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeer_v4000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeer_ptds_v7000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_v4000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_ptsz_v7000: {
+			const struct cudaMemcpy3DPeerParms *m = P(cudaMemcpy3DPeer_v4000_params)->p;
+
+			if (m) {
+				add_ptr(o, PTR(m->dstPtr.ptr));
+				add_ptr(o, PTR(m->srcPtr.ptr));
+			}
+			return true;
+		}
+		/* A symbol is a host-side handle: only the other side's pointer
+		 * can match an allocation (the symbol's device address would
+		 * take a runtime call, not made in a callback). */
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000:
+			add_ptr(o, PTR(P(cudaMemcpyToSymbol_v3020_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_ptsz_v7000:
+			add_ptr(o, PTR(P(cudaMemcpyToSymbolAsync_v3020_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000:
+			add_ptr(o, PTR(P(cudaMemcpyFromSymbol_v3020_params)->dst));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_ptsz_v7000:
+			add_ptr(o, PTR(P(cudaMemcpyFromSymbolAsync_v3020_params)->dst));
+			return true;
+		/* A batch: one op (its copies share the correlation id), the
+		 * pointers of its first copies up to GS_DD_MAX_PTRS. */
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v13000: {
+			const cudaMemcpyBatchAsync_v13000_params *b =
+				P(cudaMemcpyBatchAsync_v13000_params);
+
+			for (size_t i = 0;
+			     b->dsts && b->srcs && i < b->count && o->n < GS_DD_MAX_PTRS; i++) {
+				add_ptr(o, PTR(b->dsts[i]));
+				add_ptr(o, PTR(b->srcs[i]));
+			}
+			return true;
+		}
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_ptds_v7000:
+			o->op_kind = GS_OP_MEMSET;
+			add_ptr(o, PTR(P(cudaMemset2D_v3020_params)->devPtr));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000:
+			o->op_kind = GS_OP_MEMSET;
+			add_ptr(o, PTR(P(cudaMemset2DAsync_v3020_params)->devPtr));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset3D_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset3D_ptds_v7000:
+			o->op_kind = GS_OP_MEMSET;
+			add_ptr(o, PTR(P(cudaMemset3D_v3020_params)->pitchedDevPtr.ptr));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset3DAsync_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset3DAsync_ptsz_v7000:
+			o->op_kind = GS_OP_MEMSET;
+			add_ptr(o, PTR(P(cudaMemset3DAsync_v3020_params)->pitchedDevPtr.ptr));
+			return true;
 		case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
 		case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000:
 			/* No params struct is published for __cudaLaunchKernel; its
@@ -439,18 +560,32 @@ static bool read_pointers(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 		add_ptr(o, P(cuMemcpyDtoDAsync_v2_params)->srcDevice);
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD8_v2_params)->dstDevice);
 		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds:
+		o->op_kind = GS_OP_MEMSET;
+		add_ptr(o, P(cuMemsetD16_v2_params)->dstDevice);
+		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD32_v2_params)->dstDevice);
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD8Async_params)->dstDevice);
 		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz:
+		o->op_kind = GS_OP_MEMSET;
+		add_ptr(o, P(cuMemsetD16Async_params)->dstDevice);
+		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD32Async_params)->dstDevice);
 		return true;
@@ -652,6 +787,8 @@ int gs_glue_start(const struct gs_config *cfg, const struct gs_glue_hooks *h, ch
 		enable_callbacks(CUPTI_CB_DOMAIN_RESOURCE, res, COUNT(res));
 	}
 	if (data_deps) {
+		/* Here, not in a callback: no dlopen under param_lock there. */
+		resolve_driver();
 		enable_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, deps_runtime, COUNT(deps_runtime));
 		enable_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, deps_driver, COUNT(deps_driver));
 	}

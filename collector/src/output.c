@@ -510,6 +510,7 @@ static void finish(void)
 	struct gs_conv_stats cs;
 	struct gs_dd_stats ds;
 	uint64_t refused = atomic_load(&out.pool->refused);
+	uint64_t obs_dropped;
 	char msg[256];
 	gs_status rc;
 
@@ -525,6 +526,22 @@ static void finish(void)
 			 out.cfg->max_buffers, out.cfg->buffer_size);
 		rc = out.sink->warning(out.sink, msg, refused);
 	}
+	/* --data-deps: what was counted but never written before. */
+	pthread_mutex_lock(&out.lock);
+	obs_dropped = out.obs_dropped;
+	pthread_mutex_unlock(&out.lock);
+	if (!rc && obs_dropped)
+		rc = out.sink->warning(
+			out.sink,
+			"data dependencies: launch and copy observations dropped (their "
+			"batch was full): their ops have no data links",
+			obs_dropped);
+	gs_dd_get_stats(out.dd, &ds);
+	if (!rc && ds.pending_dropped)
+		rc = out.sink->warning(out.sink,
+				       "data dependencies: pointers dropped (too many waiting for "
+				       "their allocation): their ops may lack data links",
+				       ds.pending_dropped);
 	if (!rc && atomic_load(&out.flush_hang_ms)) {
 		snprintf(msg, sizeof(msg),
 			 "a CUPTI activity flush did not return within %u ms at exit: the records "

@@ -1601,6 +1601,100 @@ static void test_data_deps(void **state)
 	gs_trace_destroy(t);
 }
 
+/*
+ * --data-deps: the API forms added (memset 2D/3D and their _ptds/_ptsz,
+ * the driver's D16 and _ptds/_ptsz memsets, 3D copies, batch copies, symbol
+ * copies) each give a link; then a burst of observations, some of which may
+ * find the writer's batch full: every one is either linked or counted in
+ * the trace's warning (none vanishes unaccounted).
+ */
+#define DD_BURST 60000
+
+static void sc_data_deps_forms(void)
+{
+	static char host[64];
+	uint64_t a = A_BASE;
+	cudaMemset2DAsync_v3020_params m2;
+	cudaMemset3D_v3020_params m3;
+	cuMemsetD16Async_params d16;
+	struct cudaMemcpy3DParms c3p;
+	cudaMemcpy3D_v3020_params c3;
+	void *dsts[2] = {(void *)(uintptr_t)(A_BASE + 512), host};
+	const void *srcs[2] = {host, host};
+	size_t sizes[2] = {8, 8};
+	cudaMemcpyBatchAsync_v13000_params b;
+	cudaMemcpyFromSymbol_v3020_params fs;
+	cudaMemset_ptds_v7000_params ms;
+
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, A_BASE, 1 << 20, 1000));
+	gsd_complete_thread_buffer();
+	gsd_set_time(2000);
+	memset(&m2, 0, sizeof(m2));
+	m2.devPtr = (void *)(uintptr_t)(a + 64);
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000,
+		CUPTI_API_ENTER, 60, &m2);
+	memset(&m3, 0, sizeof(m3));
+	m3.pitchedDevPtr.ptr = (void *)(uintptr_t)(a + 128);
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemset3D_ptds_v7000,
+		CUPTI_API_ENTER, 61, &m3);
+	memset(&d16, 0, sizeof(d16));
+	d16.dstDevice = a + 192;
+	gsd_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz,
+		CUPTI_API_ENTER, 62, &d16);
+	memset(&c3p, 0, sizeof(c3p));
+	c3p.dstPtr.ptr = (void *)(uintptr_t)(a + 256);
+	c3p.srcPtr.ptr = host;
+	c3.p = &c3p;
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000,
+		CUPTI_API_ENTER, 63, &c3);
+	memset(&b, 0, sizeof(b));
+	b.dsts = dsts;
+	b.srcs = srcs;
+	b.sizes = sizes;
+	b.count = 2;
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000,
+		CUPTI_API_ENTER, 64, &b);
+	memset(&fs, 0, sizeof(fs));
+	fs.dst = (void *)(uintptr_t)(a + 768);
+	fs.symbol = host;
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020,
+		CUPTI_API_ENTER, 65, &fs);
+	for (uint32_t i = 0; i < DD_BURST; i++) {
+		memset(&ms, 0, sizeof(ms));
+		ms.devPtr = (void *)(uintptr_t)(a + 1024 + (i % 1000) * 8);
+		gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
+			CUPTI_API_ENTER, 1000 + i, &ms);
+	}
+}
+
+static void test_data_deps_forms_and_drops(void **state)
+{
+	struct run r = {.name = "datadeps_forms",
+			.fn = sc_data_deps_forms,
+			.env = {{"GPUSCOPE_DATA_DEPS", "1"}}};
+	uint64_t dropped = 0;
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load_trace(r.trace, false);
+	assert_true(has_link(t, 60, A_BASE, GS_OP_MEMSET));
+	assert_true(has_link(t, 61, A_BASE, GS_OP_MEMSET));
+	assert_true(has_link(t, 62, A_BASE, GS_OP_MEMSET));
+	assert_true(has_link(t, 63, A_BASE, GS_OP_MEMCPY));
+	assert_true(has_link(t, 64, A_BASE, GS_OP_MEMCPY));
+	assert_true(has_link(t, 65, A_BASE, GS_OP_MEMCPY));
+	gs_trace_op_allocs(t, &n);
+	has_warning(t, "observations dropped", &dropped);
+	printf("data deps: %zu links, %llu observations dropped of %d\n", n - 6,
+	       (unsigned long long)dropped, DD_BURST);
+	assert_int_equal(n - 6 + dropped, DD_BURST);
+	gs_trace_destroy(t);
+}
+
 /* The periodic flush puts records on disk; SIGKILL loses only what came after. */
 static void sc_periodic_then_kill(void)
 {
@@ -2083,6 +2177,7 @@ int main(void)
 		cmocka_unit_test(test_output_symlink),
 		cmocka_unit_test(test_output_pid_name_taken),
 		cmocka_unit_test(test_data_deps),
+		cmocka_unit_test(test_data_deps_forms_and_drops),
 		cmocka_unit_test(test_periodic_flush_survives_sigkill),
 		cmocka_unit_test(test_device_reset_flushes),
 		cmocka_unit_test(test_injection_path),
