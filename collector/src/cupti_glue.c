@@ -801,9 +801,14 @@ fail:
 	return -1;
 }
 
+/* Once, by whichever thread comes first: the exit's thread and the writer
+ * (a file it cannot write) may both stop. The others return at once, never
+ * waiting: the first may be stuck in CUPTI (13.0 GA's disable deadlock). */
+static atomic_bool stopped;
+
 void gs_glue_stop(void)
 {
-	if (!subscribed)
+	if (!subscribed || atomic_exchange(&stopped, true))
 		return;
 	disable_kinds();
 	cuptiEnableDomain(0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);

@@ -40,7 +40,8 @@ int gs_glue_start(const struct gs_config *cfg, const struct gs_glue_hooks *hooks
 		  size_t size);
 /* cuptiActivityFlushAll (forced: CUPTI_ACTIVITY_FLAG_FLUSH_FORCED). 0 on success. */
 int gs_glue_flush(bool forced);
-/* Disable every activity kind enabled and the callbacks (at close). */
+/* Disable every activity kind enabled and the callbacks (at close). Once:
+ * later or concurrent calls return at once. */
 void gs_glue_stop(void);
 /* CUPTI's clock (the trace's timeline), ns. 0 when CUPTI fails. */
 int64_t gs_glue_timestamp(void);
