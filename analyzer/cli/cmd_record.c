@@ -876,11 +876,8 @@ static int record_run(const struct record_opts *o)
 		snprintf(num, sizeof(num), "%ld", o->flush_ms);
 		setenv("GPUSCOPE_FLUSH_MS", num, 1);
 	}
-#ifdef GS_CUPTI_LIBRARY_PATH
-	/* NVTX ranges reach CUPTI through NVTX's own injection variable. */
-	if (!getenv("NVTX_INJECTION64_PATH") && record_is_file(GS_CUPTI_LIBRARY_PATH))
-		setenv("NVTX_INJECTION64_PATH", GS_CUPTI_LIBRARY_PATH, 1);
-#endif
+	/* NVTX_INJECTION64_PATH is the collector's to set: to the CUPTI it is
+	 * bound to in the program (PyTorch's own, say), not this machine's. */
 
 	record_signals_set(old);
 	pid = record_spawn(o->argv, &err);

@@ -19,9 +19,10 @@
  *   handler is kept: it is called after a flush.
  * - fork without exec: the child does nothing (no CUPTI call, no file);
  *   exec'd programs inherit the variables and record their own file.
- * - A CUPTI flush that never returns (a wedged driver) does not hold the
- *   exit: the forced flush runs on a thread of its own and the flush thread
- *   is waited for, each at most EXIT_FLUSH_WAIT_MS; then the file is closed
+ * - A CUPTI flush that never returns (a wedged driver), or a disable that
+ *   never does (CUPTI 13.0 GA), does not hold the exit: the forced flush and
+ *   then the disables run on a thread of its own and the flush thread is
+ *   waited for, each at most EXIT_FLUSH_WAIT_MS; then the file is closed
  *   without what CUPTI still held, with a warning (tests: test_collector_faults).
  *
  * - No CUDA driver (libcuda.so.1 cannot be loaded): setup stops before any
@@ -178,18 +179,28 @@ static const struct gs_glue_hooks hooks = {
 
 /* ---- closing ---- */
 
-/* The forced flush at exit, on a thread of its own: CUPTI can block in it
- * (a wedged driver); the exit then goes on without it after `ms`. */
+/* The end of tracing at exit, on a thread of its own: the forced flush, then
+ * turning the activity kinds and callbacks off. CUPTI can block in either (a
+ * wedged driver in the flush; CUPTI 13.0 GA deadlocks in
+ * cuptiActivityDisable(CONCURRENT_KERNEL), fixed in 13.0 Update 1); the exit
+ * goes on without it after `ms`. Records that come after the flush find no
+ * buffer (the state is no longer ON) and are dropped. */
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	bool flushed;
 	bool done;
-} exit_flush = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+} exit_flush = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false};
 
 static void *exit_flush_main(void *arg)
 {
 	(void)arg;
 	gs_glue_flush(true);
+	pthread_mutex_lock(&exit_flush.lock);
+	exit_flush.flushed = true;
+	pthread_cond_broadcast(&exit_flush.cond);
+	pthread_mutex_unlock(&exit_flush.lock);
+	gs_glue_stop();
 	pthread_mutex_lock(&exit_flush.lock);
 	exit_flush.done = true;
 	pthread_cond_broadcast(&exit_flush.cond);
@@ -207,17 +218,18 @@ static void flush_gave_up(unsigned ms)
 	gs_out_note_flush_hang(ms);
 }
 
-static void bounded_flush(unsigned ms)
+static void bounded_flush_and_stop(unsigned ms)
 {
 	struct timespec dl;
 	sigset_t all, old;
 	pthread_t th;
-	bool done;
+	bool done, flushed;
 	int err;
 
 	if (atomic_load(&g.flush_hung))
 		return;
 	pthread_mutex_lock(&exit_flush.lock);
+	exit_flush.flushed = false;
 	exit_flush.done = false;
 	pthread_mutex_unlock(&exit_flush.lock);
 	sigfillset(&all);
@@ -225,6 +237,8 @@ static void bounded_flush(unsigned ms)
 	err = pthread_create(&th, NULL, exit_flush_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
+		/* No thread to bound it: flush, but no disable (it can deadlock);
+		 * the process is ending anyway. */
 		gs_glue_flush(true);
 		return;
 	}
@@ -240,13 +254,20 @@ static void bounded_flush(unsigned ms)
 	       pthread_cond_timedwait(&exit_flush.cond, &exit_flush.lock, &dl) == 0)
 		;
 	done = exit_flush.done;
+	flushed = exit_flush.flushed;
 	pthread_mutex_unlock(&exit_flush.lock);
 	if (done) {
 		pthread_join(th, NULL);
-	} else {
-		pthread_detach(th); /* left blocked in CUPTI; the process ends it */
-		flush_gave_up(ms);
+		return;
 	}
+	pthread_detach(th); /* left blocked in CUPTI; the process ends it */
+	if (!flushed)
+		flush_gave_up(ms);
+	else
+		gs_log_warn("CUPTI did not return within %u ms from turning tracing off at exit "
+			    "(CUPTI 13.0 GA can deadlock there): going on without it; the trace "
+			    "is complete",
+			    ms);
 }
 
 /* Stop CUPTI, flush everything it holds, write the tail, close the file. */
@@ -254,8 +275,7 @@ static void close_all(void)
 {
 	char path[GS_CONFIG_PATH_MAX];
 
-	gs_glue_stop();
-	bounded_flush(EXIT_FLUSH_WAIT_MS);
+	bounded_flush_and_stop(EXIT_FLUSH_WAIT_MS);
 	gs_out_request(GS_OUT_CLOSE, true, 0);
 	gs_out_join();
 	atomic_store(&g.state, ST_CLOSED);
@@ -513,6 +533,33 @@ static void setup_failed(bool uses_cuda, const char *warn, const char *msg)
 	gs_log_disabled("%s", msg);
 }
 
+/*
+ * NVTX hands its ranges to the library NVTX_INJECTION64_PATH names, which it
+ * loads on the first NVTX call. That must be the CUPTI we subscribed to: the
+ * one already mapped (PyTorch maps its own libcupti.so.13, to which we bind
+ * by soname), never a second copy nobody subscribed to. A value the user set
+ * is kept. Before any CUDA or NVTX call of ours; the program's first NVTX
+ * call comes later (NVTX reads the variable then).
+ */
+static void nvtx_to_our_cupti(struct gs_config *c)
+{
+	char path[PATH_MAX];
+	const char *v = getenv("NVTX_INJECTION64_PATH");
+
+	if (v && *v) {
+		gs_log_debug("NVTX_INJECTION64_PATH kept as set: %s", v);
+		return;
+	}
+	if (!gs_glue_cupti_path(path, sizeof(path))) {
+		gs_log_debug("the loaded CUPTI library was not found: NVTX ranges off");
+		return;
+	}
+	if (setenv("NVTX_INJECTION64_PATH", path, 1) == 0) {
+		c->nvtx = true;
+		gs_log_debug("NVTX_INJECTION64_PATH=%s (the CUPTI in this process)", path);
+	}
+}
+
 static void setup(void)
 {
 	char warn[512], msg[512];
@@ -522,6 +569,7 @@ static void setup(void)
 
 	gs_config_defaults(&g.cfg);
 	gs_config_parse(&g.cfg, NULL, warn, sizeof(warn));
+	nvtx_to_our_cupti(&g.cfg);
 	gs_log_set_level(g.cfg.log_level);
 	gs_log_set_status_file(g.cfg.status_file);
 	drv = gs_driver_probe(g.cfg.driver_name, &driver);

@@ -14,8 +14,14 @@
 #define GS_CONFIG_PATH_MAX 4096
 #define GS_DEFAULT_OUTPUT "gpuscope-%h-%p.gscope"
 #define GS_DEFAULT_FLUSH_MS 200u
-#define GS_DEFAULT_BUFFER_SIZE (4u << 20)
-#define GS_DEFAULT_MAX_BUFFERS 64u
+/* CUPTI keeps one buffer per launching thread, and a plain flush never hands
+ * back one that holds an unfinished kernel: a thread that keeps launching
+ * returns its buffer only when full. What a crash can lose is thus one
+ * buffer per such thread (512 KiB: about 2,000 launches of a kernel and its
+ * API record, 256 B) beside the last flush interval; more buffers keep the
+ * memory bound of the former 64 x 4 MiB (256 MiB). */
+#define GS_DEFAULT_BUFFER_SIZE (512u << 10)
+#define GS_DEFAULT_MAX_BUFFERS 512u
 /* The CUDA driver library, as the CUDA runtime and CUPTI load it. */
 #define GS_DRIVER_LIBRARY "libcuda.so.1"
 #define GS_CONFIG_NAME_MAX 256

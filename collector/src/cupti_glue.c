@@ -18,12 +18,14 @@
  * kernel parameter-layout cache (once per kernel handle: the driver is
  * asked through cuKernelGetParamInfo / cuFuncGetParamInfo).
  */
+#define _GNU_SOURCE /* dladdr */
 #include "cupti_glue.h"
 
 #include "log.h"
 
 #include <cupti.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -69,6 +71,9 @@ static const CUpti_CallbackId quiet_runtime[] = {
 	CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
 	CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
 	CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+	/* The writer's own call (process record), also made after the exit's
+	 * last flush, when its record could only be dropped. */
+	CUPTI_RUNTIME_TRACE_CBID_cudaRuntimeGetVersion_v3020,
 	/* A CUDA 13 <<<>>> stub calls these around each __cudaLaunchKernel. */
 	CUPTI_RUNTIME_TRACE_CBID___cudaPushCallConfiguration_v13000,
 	CUPTI_RUNTIME_TRACE_CBID___cudaPopCallConfiguration_v13000,
@@ -106,6 +111,34 @@ static const CUpti_CallbackId deps_runtime[] = {
 	CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
 	CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
 	CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeer_v4000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeer_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_v4000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v13000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset3D_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset3D_ptds_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset3DAsync_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaMemset3DAsync_ptsz_v7000,
 	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
 	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
 	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
@@ -131,9 +164,17 @@ static const CUpti_CallbackId deps_driver[] = {
 	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
 	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz,
 	CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds,
 	CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds,
 	CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz,
 	CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
+	CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz,
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
@@ -250,7 +291,6 @@ static bool param_layout_get(const void *handle, enum handle_kind kind, struct p
 	}
 	if (!e)
 		e = &param_cache[set + victim++ % PARAM_WAYS];
-	resolve_driver();
 	if (kind == H_KERNEL ? kernel_param_info != NULL :
 	    kind == H_FUNC   ? func_param_info != NULL :
 			       stub_param_info != NULL) {
@@ -357,6 +397,92 @@ static bool read_pointers(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 			o->op_kind = GS_OP_MEMSET;
 			add_ptr(o, PTR(P(cudaMemsetAsync_ptsz_v7000_params)->devPtr));
 			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000:
+			add_ptr(o, PTR(P(cudaMemcpy2D_ptds_v7000_params)->dst));
+			add_ptr(o, PTR(P(cudaMemcpy2D_ptds_v7000_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000:
+			add_ptr(o, PTR(P(cudaMemcpy2DAsync_ptsz_v7000_params)->dst));
+			add_ptr(o, PTR(P(cudaMemcpy2DAsync_ptsz_v7000_params)->src));
+			return true;
+		/* The 3D forms take their parameters' address first. */
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_ptds_v7000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000: {
+			const struct cudaMemcpy3DParms *m = P(cudaMemcpy3D_v3020_params)->p;
+
+			if (m) {
+				add_ptr(o, PTR(m->dstPtr.ptr));
+				add_ptr(o, PTR(m->srcPtr.ptr));
+			}
+			return true;
+		}
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeer_v4000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeer_ptds_v7000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_v4000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_ptsz_v7000: {
+			const struct cudaMemcpy3DPeerParms *m = P(cudaMemcpy3DPeer_v4000_params)->p;
+
+			if (m) {
+				add_ptr(o, PTR(m->dstPtr.ptr));
+				add_ptr(o, PTR(m->srcPtr.ptr));
+			}
+			return true;
+		}
+		/* A symbol is a host-side handle: only the other side's pointer
+		 * can match an allocation (the symbol's device address would
+		 * take a runtime call, not made in a callback). */
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000:
+			add_ptr(o, PTR(P(cudaMemcpyToSymbol_v3020_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_ptsz_v7000:
+			add_ptr(o, PTR(P(cudaMemcpyToSymbolAsync_v3020_params)->src));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000:
+			add_ptr(o, PTR(P(cudaMemcpyFromSymbol_v3020_params)->dst));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_ptsz_v7000:
+			add_ptr(o, PTR(P(cudaMemcpyFromSymbolAsync_v3020_params)->dst));
+			return true;
+		/* A batch: one op (its copies share the correlation id), the
+		 * pointers of its first copies up to GS_DD_MAX_PTRS. */
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v13000: {
+			const cudaMemcpyBatchAsync_v13000_params *b =
+				P(cudaMemcpyBatchAsync_v13000_params);
+
+			for (size_t i = 0;
+			     b->dsts && b->srcs && i < b->count && o->n < GS_DD_MAX_PTRS; i++) {
+				add_ptr(o, PTR(b->dsts[i]));
+				add_ptr(o, PTR(b->srcs[i]));
+			}
+			return true;
+		}
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_ptds_v7000:
+			o->op_kind = GS_OP_MEMSET;
+			add_ptr(o, PTR(P(cudaMemset2D_v3020_params)->devPtr));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000:
+			o->op_kind = GS_OP_MEMSET;
+			add_ptr(o, PTR(P(cudaMemset2DAsync_v3020_params)->devPtr));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset3D_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset3D_ptds_v7000:
+			o->op_kind = GS_OP_MEMSET;
+			add_ptr(o, PTR(P(cudaMemset3D_v3020_params)->pitchedDevPtr.ptr));
+			return true;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset3DAsync_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset3DAsync_ptsz_v7000:
+			o->op_kind = GS_OP_MEMSET;
+			add_ptr(o, PTR(P(cudaMemset3DAsync_v3020_params)->pitchedDevPtr.ptr));
+			return true;
 		case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
 		case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000:
 			/* No params struct is published for __cudaLaunchKernel; its
@@ -434,18 +560,32 @@ static bool read_pointers(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 		add_ptr(o, P(cuMemcpyDtoDAsync_v2_params)->srcDevice);
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD8_v2_params)->dstDevice);
 		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds:
+		o->op_kind = GS_OP_MEMSET;
+		add_ptr(o, P(cuMemsetD16_v2_params)->dstDevice);
+		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD32_v2_params)->dstDevice);
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD8Async_params)->dstDevice);
 		return true;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz:
+		o->op_kind = GS_OP_MEMSET;
+		add_ptr(o, P(cuMemsetD16Async_params)->dstDevice);
+		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD32Async_params)->dstDevice);
 		return true;
@@ -558,12 +698,26 @@ static void enable_callbacks(CUpti_CallbackDomain domain, const CUpti_CallbackId
 	}
 }
 
+/* CUPTI 13.0 GA (CUPTI_API_VERSION 130000) deadlocks in
+ * cuptiActivityDisable(CONCURRENT_KERNEL) and misses the sync records of
+ * cudaDeviceSynchronize; 13.0 Update 1 (130001) fixes both. Said once. */
+static void warn_old_cupti(void)
+{
+	uint32_t v = 0;
+
+	if (cuptiGetVersion(&v) == CUPTI_SUCCESS && v == 130000)
+		gs_log_warn("CUPTI 13.0 GA (CUDA 13.0.0) found: it can hang when tracing is turned "
+			    "off at exit (the collector waits at most 3 s for it) and misses "
+			    "cudaDeviceSynchronize waits; CUDA 13.0 Update 1 or later fixes both");
+}
+
 int gs_glue_start(const struct gs_config *cfg, const struct gs_glue_hooks *h, char *msg,
 		  size_t size)
 {
 	CUptiResult r;
 
 	data_deps = cfg->data_deps;
+	warn_old_cupti();
 	r = cuptiSubscribe(&subscriber, on_callback, NULL);
 	if (r != CUPTI_SUCCESS) {
 		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
@@ -609,6 +763,13 @@ int gs_glue_start(const struct gs_config *cfg, const struct gs_glue_hooks *h, ch
 		}
 		gs_log_debug("activity kind %d not enabled: %s", (int)kinds[i].kind, result_str(r));
 	}
+	/* CUPTI reports every cudaEventQuery / cudaStreamQuery as a sync
+	 * record, finished or not; the unfinished ones (returnValue
+	 * CUDA_ERROR_NOT_READY) go, the rest the converter drops by their API
+	 * call. */
+	r = cuptiActivityEnableAllSyncRecords(0);
+	if (r != CUPTI_SUCCESS)
+		gs_log_debug("unfinished query records not turned off: %s", result_str(r));
 	if (cfg->nvtx) {
 		markers_on = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER) == CUPTI_SUCCESS;
 		if (markers_on)
@@ -626,6 +787,8 @@ int gs_glue_start(const struct gs_config *cfg, const struct gs_glue_hooks *h, ch
 		enable_callbacks(CUPTI_CB_DOMAIN_RESOURCE, res, COUNT(res));
 	}
 	if (data_deps) {
+		/* Here, not in a callback: no dlopen under param_lock there. */
+		resolve_driver();
 		enable_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, deps_runtime, COUNT(deps_runtime));
 		enable_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, deps_driver, COUNT(deps_driver));
 	}
@@ -638,9 +801,14 @@ fail:
 	return -1;
 }
 
+/* Once, by whichever thread comes first: the exit's thread and the writer
+ * (a file it cannot write) may both stop. The others return at once, never
+ * waiting: the first may be stuck in CUPTI (13.0 GA's disable deadlock). */
+static atomic_bool stopped;
+
 void gs_glue_stop(void)
 {
-	if (!subscribed)
+	if (!subscribed || atomic_exchange(&stopped, true))
 		return;
 	disable_kinds();
 	cuptiEnableDomain(0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
@@ -707,6 +875,24 @@ uint64_t gs_glue_release_buffer(uint8_t *buffer, size_t valid)
 		n++;
 	}
 	return n;
+}
+
+bool gs_glue_cupti_path(char *buf, size_t size)
+{
+	CUptiResult (*fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *) = cuptiSubscribe;
+	char real[PATH_MAX];
+	const char *path;
+	Dl_info info;
+	void *sym;
+
+	memcpy(&sym, &fn, sizeof(sym));
+	if (!dladdr(sym, &info) || !info.dli_fname || !info.dli_fname[0])
+		return false;
+	path = realpath(info.dli_fname, real) ? real : info.dli_fname;
+	if (strlen(path) >= size)
+		return false;
+	snprintf(buf, size, "%s", path);
+	return true;
 }
 
 const char *gs_glue_api_name(void *ctx, unsigned domain, uint32_t cbid)

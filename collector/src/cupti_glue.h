@@ -40,7 +40,8 @@ int gs_glue_start(const struct gs_config *cfg, const struct gs_glue_hooks *hooks
 		  size_t size);
 /* cuptiActivityFlushAll (forced: CUPTI_ACTIVITY_FLAG_FLUSH_FORCED). 0 on success. */
 int gs_glue_flush(bool forced);
-/* Disable every activity kind enabled and the callbacks (at close). */
+/* Disable every activity kind enabled and the callbacks (at close). Once:
+ * later or concurrent calls return at once. */
 void gs_glue_stop(void);
 /* CUPTI's clock (the trace's timeline), ns. 0 when CUPTI fails. */
 int64_t gs_glue_timestamp(void);
@@ -54,6 +55,10 @@ void gs_glue_release_record(CUpti_Activity *rec);
 /* The same for every record of a buffer that is not converted at all:
  * the number of records it held. */
 uint64_t gs_glue_release_buffer(uint8_t *buffer, size_t valid);
+/* The file of the CUPTI library this collector is bound to (found with
+ * dladdr on a CUPTI function: the libcupti.so.13 a program such as PyTorch
+ * mapped before us, when it did), as an absolute path. False when unknown. */
+bool gs_glue_cupti_path(char *buf, size_t size);
 /* A gs_conv_name_fn: CUPTI's name for a runtime or driver callback id. */
 const char *gs_glue_api_name(void *ctx, unsigned domain, uint32_t cbid);
 /* Versions as strings ("" when unknown). Makes driver/runtime calls: not from callbacks. */

@@ -15,6 +15,7 @@
 #include "output.h"
 
 #include "cupti_glue.h"
+#include "demangle.h"
 #include "log.h"
 #include "record_convert.h"
 
@@ -420,6 +421,7 @@ static bool ensure_open(void)
 		rc = gs_conv_create(out.sink, out.dd, out.pid, gs_glue_api_name, NULL, &out.conv);
 	if (!rc) {
 		gs_conv_ignore_thread(out.conv, (uint32_t)syscall(SYS_gettid));
+		gs_conv_set_demangler(out.conv, gs_demangle); /* on this, the writer thread */
 		rc = write_process();
 	}
 	if (!rc)
@@ -508,6 +510,7 @@ static void finish(void)
 	struct gs_conv_stats cs;
 	struct gs_dd_stats ds;
 	uint64_t refused = atomic_load(&out.pool->refused);
+	uint64_t obs_dropped;
 	char msg[256];
 	gs_status rc;
 
@@ -523,6 +526,22 @@ static void finish(void)
 			 out.cfg->max_buffers, out.cfg->buffer_size);
 		rc = out.sink->warning(out.sink, msg, refused, GS_WARNING_OTHER);
 	}
+	/* --data-deps: what was counted but never written before. */
+	pthread_mutex_lock(&out.lock);
+	obs_dropped = out.obs_dropped;
+	pthread_mutex_unlock(&out.lock);
+	if (!rc && obs_dropped)
+		rc = out.sink->warning(
+			out.sink,
+			"data dependencies: launch and copy observations dropped (their "
+			"batch was full): their ops have no data links",
+			obs_dropped);
+	gs_dd_get_stats(out.dd, &ds);
+	if (!rc && ds.pending_dropped)
+		rc = out.sink->warning(out.sink,
+				       "data dependencies: pointers dropped (too many waiting for "
+				       "their allocation): their ops may lack data links",
+				       ds.pending_dropped);
 	if (!rc && atomic_load(&out.flush_hang_ms)) {
 		snprintf(msg, sizeof(msg),
 			 "a CUPTI activity flush did not return within %u ms at exit: the records "
@@ -534,15 +553,17 @@ static void finish(void)
 		rc = clock_pair();
 	gs_conv_get_stats(out.conv, &cs);
 	gs_dd_get_stats(out.dd, &ds);
-	gs_log_debug("closing %s: %llu records, %llu ops, %llu API calls, %llu syncs, %llu event "
-		     "records, %llu no-timing, %llu incomplete, %llu syncs without thread, %llu "
-		     "allocations, %llu links, %llu unresolved pointers, %llu buffer refusals",
-		     out.path, (unsigned long long)cs.records, (unsigned long long)cs.ops,
-		     (unsigned long long)cs.api_calls, (unsigned long long)cs.syncs,
-		     (unsigned long long)cs.event_records, (unsigned long long)cs.no_timing,
-		     (unsigned long long)cs.incomplete, (unsigned long long)cs.no_thread,
-		     (unsigned long long)ds.allocations, (unsigned long long)ds.links,
-		     (unsigned long long)ds.unresolved, (unsigned long long)refused);
+	gs_log_debug(
+		"closing %s: %llu records, %llu ops, %llu API calls, %llu syncs, %llu event "
+		"records, %llu no-timing, %llu incomplete, %llu syncs without thread, %llu "
+		"queries and %llu failed syncs dropped, %llu allocations, %llu links, %llu unresolved pointers, %llu buffer refusals",
+		out.path, (unsigned long long)cs.records, (unsigned long long)cs.ops,
+		(unsigned long long)cs.api_calls, (unsigned long long)cs.syncs,
+		(unsigned long long)cs.event_records, (unsigned long long)cs.no_timing,
+		(unsigned long long)cs.incomplete, (unsigned long long)cs.no_thread,
+		(unsigned long long)cs.queries, (unsigned long long)cs.failed_syncs,
+		(unsigned long long)ds.allocations, (unsigned long long)ds.links,
+		(unsigned long long)ds.unresolved, (unsigned long long)refused);
 	if (!rc && !out.failed)
 		rc = gs_writer_flush(out.w);
 	if (rc || out.failed) {

@@ -8,6 +8,9 @@
 #include <gpuscope/u64map.h>
 #include <gpuscope/vec.h>
 
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,8 @@ struct api_slot {
 	uint64_t correlation; /* 0: empty */
 	int64_t tid;
 	int64_t start_ns;
+	uint32_t cbid;
+	uint8_t domain; /* CUpti_CallbackDomain; 0: internal launch */
 };
 
 enum pending_type {
@@ -88,6 +93,9 @@ struct gs_conv {
 	uint32_t *marker_free;
 	size_t nmarker_free, marker_cap;
 	struct gs_u64map marker_map; /* (marker id) -> markers[] slot */
+	struct gs_u64map devices;    /* device ids written */
+	struct gs_u64map names;      /* kernel name id -> its demangled name's id */
+	gs_conv_demangle_fn demangle;
 
 	uint64_t dropped; /* not yet taken */
 	struct gs_conv_stats st;
@@ -110,6 +118,8 @@ gs_status gs_conv_create(struct gs_sink *sink, struct gs_dd *dd, int64_t pid, gs
 	gs_u64map_init(&c->api_names);
 	gs_u64map_init(&c->pend_map);
 	gs_u64map_init(&c->marker_map);
+	gs_u64map_init(&c->devices);
+	gs_u64map_init(&c->names);
 	for (size_t i = 0; i < GS_COPY_KIND_COUNT; i++)
 		for (size_t j = 0; j < GS_MEM_KIND_COUNT; j++)
 			for (size_t k = 0; k < GS_MEM_KIND_COUNT; k++)
@@ -137,6 +147,8 @@ void gs_conv_destroy(struct gs_conv *c)
 	gs_u64map_fini(&c->api_names);
 	gs_u64map_fini(&c->pend_map);
 	gs_u64map_fini(&c->marker_map);
+	gs_u64map_fini(&c->devices);
+	gs_u64map_fini(&c->names);
 	free(c->api_cache);
 	free(c->pend);
 	free(c->pend_free);
@@ -460,6 +472,48 @@ static uint32_t clamp_u32(int32_t v)
 	return v < 0 ? 0 : (uint32_t)v;
 }
 
+void gs_conv_set_demangler(struct gs_conv *c, gs_conv_demangle_fn fn)
+{
+	c->demangle = fn;
+}
+
+/* A kernel's name: demangled (once per distinct name; the mangled one kept
+ * in the launch configuration, as string id + 1) or as recorded. */
+static gs_status kernel_name(struct gs_conv *c, const char *raw, uint32_t *name, uint32_t *mangled)
+{
+	uint64_t v;
+	uint32_t id;
+	char *d;
+	gs_status rc = intern(c, raw, &id);
+
+	*name = id;
+	*mangled = 0;
+	if (rc || !c->demangle || strncmp(raw, "_Z", 2) != 0)
+		return rc;
+	if (!gs_u64map_get(&c->names, id, &v)) {
+		v = id;
+		d = c->demangle(raw);
+		if (d) {
+			uint32_t did;
+
+			rc = intern(c, d, &did);
+			free(d);
+			if (rc)
+				return rc;
+			v = did;
+			c->st.demangled++;
+		}
+		rc = gs_u64map_put(&c->names, id, v, true);
+		if (rc)
+			return rc;
+	}
+	if ((uint32_t)v != id) {
+		*name = (uint32_t)v;
+		*mangled = id + 1;
+	}
+	return GS_OK;
+}
+
 static gs_status conv_kernel(struct gs_conv *c, const CUpti_ActivityKernel10 *k)
 {
 	struct gs_op op = {0};
@@ -472,7 +526,7 @@ static gs_status conv_kernel(struct gs_conv *c, const CUpti_ActivityKernel10 *k)
 	if (rc)
 		return rc;
 	if (k->name) {
-		rc = intern(c, k->name, &op.name);
+		rc = kernel_name(c, k->name, &op.name, &lc.mangled_name);
 	} else {
 		if (c->unnamed_kernel == GS_NO_STRING)
 			rc = intern(c, "(unnamed kernel)", &c->unnamed_kernel);
@@ -593,16 +647,42 @@ static void fill_from_api(struct pending *p, int64_t tid, int64_t start_ns)
 		p->event.time_ns = start_ns;
 }
 
+/* cudaEventQuery / cudaStreamQuery and their driver calls: CUPTI 13 reports
+ * them as EVENT_ / STREAM_SYNCHRONIZE records, but a query polls, it does
+ * not wait (cupti_activity.h, cuptiActivityEnableAllSyncRecords). */
+static bool is_query(unsigned domain, uint32_t cbid)
+{
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+		return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020 ||
+		       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020 ||
+		       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000;
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+		return cbid == CUPTI_DRIVER_TRACE_CBID_cuEventQuery ||
+		       cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamQuery ||
+		       cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamQuery_ptsz;
+	return false;
+}
+
+/* A sync or event record meets its API call: false when it is dropped (a
+ * query's sync record). */
+static bool meet_api(struct gs_conv *c, struct pending *p, const struct api_slot *call)
+{
+	if (p->type == PEND_SYNC && is_query(call->domain, call->cbid)) {
+		c->st.queries++;
+		return false;
+	}
+	fill_from_api(p, call->tid, call->start_ns);
+	return true;
+}
+
 /* Write now when the API call was seen, else hold until it is. */
 static gs_status sync_or_hold(struct gs_conv *c, struct pending *p, uint64_t corr)
 {
 	const struct api_slot *slot = &c->api_cache[corr % API_CACHE_SIZE];
 	uint32_t at;
 
-	if (corr && slot->correlation == corr) {
-		fill_from_api(p, slot->tid, slot->start_ns);
-		return write_pending(c, p);
-	}
+	if (corr && slot->correlation == corr)
+		return meet_api(c, p, slot) ? write_pending(c, p) : GS_OK;
 	if (!corr || c->npend_free == 0) {
 		if (!corr || c->pend_cap >= MAX_PENDING) {
 			c->st.no_thread++;
@@ -635,6 +715,12 @@ static gs_status conv_sync(struct gs_conv *c, const CUpti_ActivitySynchronizatio
 	struct gs_sync *s = &p.sync;
 	gs_status rc;
 
+	/* A failed call, or a query of unfinished work (NOT_READY) when CUPTI
+	 * still reports those: nothing was waited for. */
+	if (y->returnValue != 0) {
+		c->st.failed_syncs++;
+		return GS_OK;
+	}
 	s->start_ns = (int64_t)y->start;
 	s->end_ns = (int64_t)y->end;
 	if (y->end < y->start)
@@ -734,9 +820,11 @@ static gs_status conv_api(struct gs_conv *c, const CUpti_ActivityAPI *a)
 		slot->correlation = a->correlationId;
 		slot->tid = call.tid;
 		slot->start_ns = call.start_ns;
+		slot->cbid = domain ? a->cbid : 0;
+		slot->domain = (uint8_t)domain;
 		if (c->pend_map.count && gs_u64map_del(&c->pend_map, a->correlationId, &at)) {
-			fill_from_api(&c->pend[at], call.tid, call.start_ns);
-			rc = write_pending(c, &c->pend[at]);
+			rc = meet_api(c, &c->pend[at], slot) ? write_pending(c, &c->pend[at]) :
+							       GS_OK;
 			c->pend_free[c->npend_free++] = (uint32_t)at;
 			if (rc)
 				return rc;
@@ -800,6 +888,15 @@ static gs_status conv_device(struct gs_conv *c, const CUpti_ActivityDevice5 *d)
 	const unsigned char *u = (const unsigned char *)d->uuid.bytes;
 	gs_status rc;
 
+	/* A GPU CUDA_VISIBLE_DEVICES hides is not the program's; a device
+	 * dumped twice (cuptiActivityEnableAndDump, then CUDA init) is one. */
+	if (!d->isCudaVisible || gs_u64map_get(&c->devices, d->id, NULL)) {
+		c->st.devices_skipped++;
+		return GS_OK;
+	}
+	rc = gs_u64map_put(&c->devices, d->id, 1, true);
+	if (rc)
+		return rc;
 	dev.id = d->id;
 	rc = intern(c, d->name, &dev.name);
 	if (rc)

@@ -9,11 +9,13 @@
  * (Synchronization2), CUDA_EVENT (CudaEvent2), RUNTIME / DRIVER /
  * INTERNAL_LAUNCH_API (ActivityAPI), MEMORY2 (Memory4, through datadeps),
  * STREAM, CONTEXT (Context3: nullStreamId is the legacy default stream),
- * DEVICE (Device5), OVERHEAD (Overhead3), EXTERNAL_CORRELATION (counted:
+ * DEVICE (Device5: those CUDA sees, once per id), OVERHEAD (Overhead3), EXTERNAL_CORRELATION (counted:
  * the model has no field for it yet), MARKER (Marker2: NVTX start/end
  * pairs by id become ranges). Other kinds are counted and skipped.
  *
- * Sync and event records carry no thread; the API record with the same
+ * Sync records of event and stream queries (found by the API call behind
+ * them) and sync records with a non-zero returnValue are dropped: a poll is
+ * no wait. Sync and event records carry no thread; the API record with the same
  * correlation id gives it (and the event record's host time). Whichever of
  * the two arrives first waits: API records are remembered in a 64Ki-entry
  * direct-mapped cache, syncs and events in a pending table (bounded: when
@@ -48,6 +50,10 @@ struct gs_conv_stats {
 	uint64_t own_api_skipped;  /* API calls made by the collector's threads */
 	uint64_t unpaired_markers; /* NVTX ends with no start, starts never ended */
 	uint64_t no_thread;        /* syncs and events written without their API call */
+	uint64_t queries;          /* sync records of event / stream queries (not waits) */
+	uint64_t failed_syncs;     /* sync records with a non-zero returnValue */
+	uint64_t devices_skipped;  /* devices hidden from CUDA, or already written */
+	uint64_t demangled;        /* distinct kernel names demangled */
 };
 
 struct gs_conv;
@@ -55,6 +61,12 @@ struct gs_conv;
 gs_status gs_conv_create(struct gs_sink *sink, struct gs_dd *dd, int64_t pid, gs_conv_name_fn name,
 			 void *name_ctx, struct gs_conv **out);
 void gs_conv_destroy(struct gs_conv *c);
+
+/* Kernel names: `fn` gives a mangled name's demangled form (malloc'd) or
+ * NULL; the op then has the demangled name and its launch configuration
+ * the mangled one. Each distinct name is asked once. None: names as recorded. */
+typedef char *(*gs_conv_demangle_fn)(const char *mangled);
+void gs_conv_set_demangler(struct gs_conv *c, gs_conv_demangle_fn fn);
 
 /* Skip API records of this thread (the collector's own threads). */
 void gs_conv_ignore_thread(struct gs_conv *c, uint32_t tid);

@@ -772,6 +772,7 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 	NEED(m->n_block_z, nk, "kernel block");
 	NEED_OPT(m->n_shared_mem, nk, "kernel shared memory");
 	NEED_OPT(m->n_registers, nk, "kernel registers");
+	NEED_OPT(m->n_mangled_name, nk, "kernel mangled name");
 	NEED_OPT(m->n_bytes, nb, "op bytes");
 	NEED_OPT(m->n_copy_info, nb, "copy info");
 	for (size_t i = 0; i < n; i++) {
@@ -805,6 +806,11 @@ static gs_status decode_ops(struct gs_reader *r, struct gs_sink *sink, const Gsc
 			lc.block[2] = m->block_z[ik];
 			lc.shared_mem = OPT(m->shared_mem, m->n_shared_mem, ik);
 			lc.registers = OPT(m->registers, m->n_registers, ik);
+			rc = map_string(r, OPT(m->mangled_name, m->n_mangled_name, ik),
+					&lc.mangled_name);
+			if (rc)
+				return rc;
+			lc.mangled_name = lc.mangled_name == GS_NO_STRING ? 0 : lc.mangled_name + 1;
 			ik++;
 		} else {
 			uint32_t info = OPT(m->copy_info, m->n_copy_info, ib);

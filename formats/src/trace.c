@@ -342,7 +342,7 @@ static bool launch_equal(const struct gs_launch_cfg *a, const struct gs_launch_c
 	return memcmp(a->grid, b->grid, sizeof(a->grid)) == 0 &&
 	       memcmp(a->block, b->block, sizeof(a->block)) == 0 &&
 	       a->shared_mem == b->shared_mem && a->registers == b->registers &&
-	       a->graph_id == b->graph_id;
+	       a->graph_id == b->graph_id && a->mangled_name == b->mangled_name;
 }
 
 static bool launch_zero(const struct gs_launch_cfg *c)
@@ -358,6 +358,8 @@ static uint64_t launch_hash(const struct gs_launch_cfg *c)
 
 	for (int k = 0; k < 3; k++)
 		h = gs_hash_combine(gs_hash_combine(h, c->grid[k]), c->block[k]);
+	if (c->mangled_name)
+		h = gs_hash_combine(h, c->mangled_name);
 	return gs_hash_combine(gs_hash_combine(h, c->registers), c->graph_id);
 }
 
@@ -2233,11 +2235,19 @@ gs_status gs_trace_replay(const struct gs_trace *t, struct gs_sink *sink)
 	}
 	for (size_t i = 0; i < t->n_ops; i++) {
 		struct gs_op o = t->ops[i];
+		const struct gs_launch_cfg *lp;
+		struct gs_launch_cfg lc;
 
 		o.name = map_str(&m, o.name, ns);
 		o.stream = map_stream(&m, o.stream, nst);
 		o.collective = o.collective <= t->n_collectives ? m.coll[o.collective] : 0;
-		EMIT(op, &o, gs_trace_op_launch_cfg(t, &o));
+		lp = gs_trace_op_launch_cfg(t, &o);
+		if (lp && lp->mangled_name) { /* a string id + 1 */
+			lc = *lp;
+			lc.mangled_name = map_str(&m, lc.mangled_name - 1, ns) + 1;
+			lp = &lc;
+		}
+		EMIT(op, &o, lp);
 	}
 	for (size_t i = 0; i < t->n_api_calls; i++) {
 		struct gs_api_call c = t->api_calls[i];

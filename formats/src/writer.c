@@ -52,6 +52,7 @@ struct op_cols {
 	COLUMN(uint32_t, block_z);
 	COLUMN(uint32_t, shared_mem);
 	COLUMN(uint32_t, registers);
+	COLUMN(uint32_t, mangled_name);
 	COLUMN(uint64_t, bytes);
 	COLUMN(uint32_t, copy_info);
 	COLUMN(uint32_t, collective);
@@ -282,6 +283,7 @@ static gs_status w_op(struct gs_sink *s, const struct gs_op *op, const struct gs
 		rc |= COL_PUSH(c->block_z, lc->block[2]);
 		rc |= COL_PUSH(c->shared_mem, lc->shared_mem);
 		rc |= COL_PUSH(c->registers, lc->registers);
+		rc |= COL_PUSH(c->mangled_name, lc->mangled_name);
 	} else {
 		rc |= COL_PUSH(c->bytes, op->bytes);
 		rc |= COL_PUSH(c->copy_info, (uint32_t)(op->copy_kind & 0xf) |
@@ -658,7 +660,7 @@ static void op_cols_reset(struct op_cols *c)
 	c->correlation_delta.n = c->flags.n = c->graph_id.n = c->graph_node.n = 0;
 	c->grid_x.n = c->grid_y.n = c->grid_z.n = 0;
 	c->block_x.n = c->block_y.n = c->block_z.n = 0;
-	c->shared_mem.n = c->registers.n = c->bytes.n = c->copy_info.n = 0;
+	c->shared_mem.n = c->registers.n = c->mangled_name.n = c->bytes.n = c->copy_info.n = 0;
 	c->collective.n = 0;
 	c->prev_start = c->prev_corr = 0;
 }
@@ -682,6 +684,7 @@ static void op_cols_free(struct op_cols *c)
 	free(c->block_z.v);
 	free(c->shared_mem.v);
 	free(c->registers.v);
+	free(c->mangled_name.v);
 	free(c->bytes.v);
 	free(c->copy_info.v);
 	free(c->collective.v);
@@ -908,6 +911,7 @@ static gs_status build_and_write(struct gs_writer *w, uint16_t type, uint64_t to
 		ATTACH(ops, block_z, oc->block_z);
 		ATTACH_OPT(ops, shared_mem, oc->shared_mem);
 		ATTACH_OPT(ops, registers, oc->registers);
+		ATTACH_OPT(ops, mangled_name, oc->mangled_name);
 		ATTACH_OPT(ops, bytes, oc->bytes);
 		ATTACH_OPT(ops, copy_info, oc->copy_info);
 		ATTACH_OPT(ops, collective, oc->collective);

@@ -79,6 +79,7 @@ static atomic_ullong now_ns = 1000000;
 static atomic_ullong dropped_pending;
 static bool system_tids;
 static bool any_kind_enabled;
+static bool unfinished_syncs_off; /* cuptiActivityEnableAllSyncRecords(0) */
 
 static uint8_t api_off[2][MAX_CBID]; /* [0] runtime, [1] driver: records off */
 static struct tbuf held[MAX_HELD];   /* full, with incomplete records */
@@ -122,6 +123,7 @@ struct gsd_stats gsd_get_stats(void)
 	pthread_mutex_lock(&lock);
 	s = stats;
 	s.system_thread_ids = system_tids;
+	s.unfinished_syncs_off = unfinished_syncs_off;
 	pthread_mutex_unlock(&lock);
 	return s;
 }
@@ -210,7 +212,7 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char **str)
 
 CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
 {
-	*version = CUPTI_API_VERSION;
+	*version = opts.version ? opts.version : CUPTI_API_VERSION;
 	return CUPTI_SUCCESS;
 }
 
@@ -466,6 +468,9 @@ CUptiResult CUPTIAPI cuptiActivityEnableAndDump(CUpti_ActivityKind kind)
 
 CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind)
 {
+	if (opts.hang_disable && kind == opts.hang_disable && !opts.fail_all)
+		for (;;) /* never returns; no lock held */
+			pause();
 	return set_kind(kind, false);
 }
 
@@ -482,6 +487,26 @@ CUptiResult CUPTIAPI cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)
 	system_tids = type == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM;
 	pthread_mutex_unlock(&lock);
 	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityEnableAllSyncRecords(uint8_t enable)
+{
+	if (opts.fail_all)
+		return opts.fail_all;
+	pthread_mutex_lock(&lock);
+	unfinished_syncs_off = !enable;
+	pthread_mutex_unlock(&lock);
+	return CUPTI_SUCCESS;
+}
+
+/* A sync record with a non-zero returnValue (a query of unfinished work:
+ * CUDA_ERROR_NOT_READY) after cuptiActivityEnableAllSyncRecords(0) (lock held). */
+static bool sync_filtered(const uint8_t *rec)
+{
+	CUpti_ActivitySynchronization2 y;
+
+	memcpy(&y, rec, sizeof(y));
+	return unfinished_syncs_off && y.returnValue != 0;
 }
 
 static CUptiResult api_records(int domain, CUpti_CallbackId cbid, uint8_t enable)
@@ -778,7 +803,8 @@ static int emit(const void *record, bool incomplete, int *ticket)
 
 		pthread_mutex_lock(&lock);
 		if (!subscribed || !requested || (unsigned)rec->kind >= MAX_KINDS ||
-		    !kind_on[rec->kind] || (is_api(rec->kind) && api_filtered(record))) {
+		    !kind_on[rec->kind] || (is_api(rec->kind) && api_filtered(record)) ||
+		    (rec->kind == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && sync_filtered(record))) {
 			pthread_mutex_unlock(&lock);
 			return 1; /* not collected: as CUPTI with the kind off */
 		}

@@ -30,6 +30,10 @@
  *   attached) come only from cuptiActivityEnableAndDump.
  * - cuptiActivityEnableRuntimeApi / EnableDriverApi(cbid, 0) stop the API
  *   records of that cbid.
+ * - Event and stream queries give SYNCHRONIZATION records (EVENT_ /
+ *   STREAM_SYNCHRONIZE, returnValue CUDA_ERROR_NOT_READY while the work
+ *   runs); after cuptiActivityEnableAllSyncRecords(0) the double drops
+ *   those with a non-zero returnValue, as CUPTI does.
  * - CUpti_ActivityDevice5.name and CUpti_ActivityOverhead3.overheadData
  *   are malloc'd, the client must free() them; in an AddressSanitizer
  *   build the double checks at exit (after the collector's exit handler)
@@ -57,6 +61,11 @@ struct gsd_options {
 	/* From the Nth cuptiActivityFlushAll call on (1 = the first), the call
 	 * never returns (a wedged driver). 0: flushes return. */
 	unsigned hang_flush_from;
+	/* cuptiActivityDisable of this kind never returns (CUPTI 13.0 GA's
+	 * deadlock with CONCURRENT_KERNEL). 0: disables return. */
+	CUpti_ActivityKind hang_disable;
+	/* What cuptiGetVersion says (0: CUPTI_API_VERSION of the headers). */
+	uint32_t version;
 };
 
 /* Set before the collector is loaded. */
@@ -112,11 +121,12 @@ struct gsd_stats {
 	unsigned buffers_requested;
 	unsigned buffers_refused;
 	unsigned buffers_completed;
-	unsigned enable_and_dump; /* cuptiActivityEnableAndDump calls */
-	bool system_thread_ids;   /* CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM set */
-	bool thread_id_type_late; /* ... after an activity kind was enabled */
-	pthread_t worker;         /* the thread that completes buffers */
-	uint64_t dropped;         /* records dropped so far (total) */
+	unsigned enable_and_dump;  /* cuptiActivityEnableAndDump calls */
+	bool system_thread_ids;    /* CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM set */
+	bool thread_id_type_late;  /* ... after an activity kind was enabled */
+	bool unfinished_syncs_off; /* cuptiActivityEnableAllSyncRecords(0) called */
+	pthread_t worker;          /* the thread that completes buffers */
+	uint64_t dropped;          /* records dropped so far (total) */
 };
 struct gsd_stats gsd_get_stats(void);
 

@@ -148,6 +148,7 @@ void run_scenario(struct run *r)
 		unsetenv("GPUSCOPE_BUFFER_SIZE");
 		unsetenv("GPUSCOPE_MAX_BUFFERS");
 		unsetenv("GPUSCOPE_LOG");
+		unsetenv("NVTX_INJECTION64_PATH");
 		/* A launcher's rank variables (ctest may itself run under one):
 		 * a scenario sets those it wants. */
 		for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++)

@@ -199,6 +199,7 @@ static inline CUpti_ActivityDevice5 rec_device(uint32_t id, const char *name)
 	d.computeCapabilityMinor = 0;
 	d.globalMemorySize = 150000000000ull;
 	d.numMemcpyEngines = 7;
+	d.isCudaVisible = 1;
 	for (int i = 0; i < 16; i++)
 		d.uuid.bytes[i] = (char)(0x10 + i);
 	return d;

@@ -8,9 +8,12 @@
  * record by record, with the child's exit status, stdout and stderr
  * (running a scenario: harness.h, shared with test_collector_faults.c).
  */
+#include <gpuscope/diff.h>
 #include <gpuscope/format.h>
+#include <gpuscope/import.h>
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -120,8 +123,8 @@ static void sc_pipeline(void)
 	    !gsd_kind_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) ||
 	    !gsd_kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ||
 	    gsd_kind_enabled(CUPTI_ACTIVITY_KIND_KERNEL) ||
-	    gsd_kind_enabled(CUPTI_ACTIVITY_KIND_MARKER))
-		_exit(22);
+	    !gsd_kind_enabled(CUPTI_ACTIVITY_KIND_MARKER))
+		_exit(22); /* markers: NVTX goes to our CUPTI (set by the collector) */
 	EMIT(rec_device(0, "Fake H200"));
 	EMIT(rec_context(1, 0, 7));
 	EMIT(rec_stream(1, 13, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING, (uint32_t)-1));
@@ -476,6 +479,287 @@ static void test_host_syncs(void **state)
 	assert_int_equal(y[3].sync_id, GS_NO_SYNC_ID);
 	assert_int_equal(y[3].correlation, 24);
 	gs_trace_destroy(t);
+}
+
+/* A host polling its work with cudaEventQuery / cudaStreamQuery (and the
+ * driver's cuEventQuery / cuStreamQuery) while kernels run, then one real
+ * cudaStreamSynchronize. CUPTI 13 reports every query as an EVENT_ or
+ * STREAM_SYNCHRONIZE record; unfinished ones carry CUDA_ERROR_NOT_READY. */
+static void sc_queries(void)
+{
+	const uint32_t inv = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	const uint32_t not_ready = 600; /* CUDA_ERROR_NOT_READY */
+	CUpti_ActivitySynchronization2 y;
+
+	if (!gsd_get_stats().unfinished_syncs_off)
+		_exit(92); /* the collector did not turn unfinished queries off */
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_api(RT, KCBID_LAUNCH, 10, 300, 100, 110));
+	EMIT(rec_kernel(1, 13, 10, 120, 5000, "k"));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, 11, 300, 115, 118));
+	EMIT(rec_event(1, 13, 5, 77, 11));
+	/* Unfinished polls: the double drops them once the collector turned
+	 * them off (cuptiActivityEnableAllSyncRecords(0)). */
+	for (uint32_t i = 0; i < 4; i++) {
+		EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, 20 + i, 300,
+			     200 + 100 * i, 210 + 100 * i));
+		y = rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 1, inv, 5, 77,
+			     20 + i, 200 + 100 * i, 209 + 100 * i);
+		y.returnValue = not_ready;
+		gsd_emit(&y);
+	}
+	/* Finished polls (success): sync records before or after their API call. */
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 1, inv, 5, 77, 30,
+		      5100, 5105));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, 30, 300, 5100, 5110));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020, 31, 300, 5200, 5210));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 13, inv, inv, 31,
+		      5200, 5205));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000, 32, 300, 5300, 5310));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 13, inv, inv, 32,
+		      5300, 5305));
+	EMIT(rec_api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuEventQuery, 33, 300,
+		     5400, 5410));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 1, inv, 5, 77, 33,
+		      5400, 5405));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 13, inv, inv, 34,
+		      5500, 5505));
+	EMIT(rec_api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuStreamQuery, 34, 300,
+		     5500, 5510));
+	/* The one real wait. */
+	EMIT(rec_api(RT, KCBID_LAUNCH, 40, 300, 6000, 6010));
+	EMIT(rec_kernel(1, 13, 40, 6020, 9000, "k"));
+	EMIT(rec_api(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 41, 300, 6100,
+		     9010));
+	EMIT(rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 13, inv, inv, 41,
+		      6100, 9005));
+}
+
+static void test_queries_are_not_waits(void **state)
+{
+	struct run r = {.name = "queries", .fn = sc_queries};
+	struct gs_graph *g;
+	struct gs_trace *t;
+	const struct gs_sync *y;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load_trace(r.trace, true);
+	y = gs_trace_syncs(t, &n);
+	/* Only the cudaStreamSynchronize: no query became sync time. */
+	assert_int_equal(n, 1);
+	assert_int_equal(y[0].kind, GS_SYNC_STREAM);
+	assert_int_equal(y[0].correlation, 41);
+	assert_int_equal(y[0].start_ns, 6100);
+	assert_int_equal(gs_graph_build(t, &g), GS_OK);
+	/* No op follows the real wait; the second kernel follows the finished
+	 * queries, which must not order it after the first one. */
+	assert_int_equal(g->edge_count[GS_EDGE_HOST_SYNC], 0);
+	gs_graph_destroy(g);
+	gs_trace_destroy(t);
+}
+
+/* Two CUPTI libraries in one process, as under PyTorch: the one the
+ * program mapped first (the double this test links, standing for torch's
+ * libcupti.so.13; the collector binds to it by soname) and a copy elsewhere
+ * (standing for the build machine's). NVTX must be sent to the first. */
+static char other_cupti[PATH_MAX];
+
+static void load_other_cupti(void)
+{
+	char dir[PATH_MAX], cmd[3 * PATH_MAX];
+	const char *base = strrchr(GS_CUPTI_DOUBLE_PATH, '/') + 1;
+
+	if (snprintf(dir, sizeof(dir), "%.3000s/other-cupti", tmpdir) >= (int)sizeof(dir) ||
+	    snprintf(other_cupti, sizeof(other_cupti), "%.3000s/%.1000s", dir, base) >=
+		    (int)sizeof(other_cupti))
+		_exit(93);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s'", dir, GS_CUPTI_DOUBLE_PATH,
+		 other_cupti);
+	if (system(cmd) != 0)
+		_exit(93);
+	if (!dlopen(other_cupti, RTLD_NOW | RTLD_LOCAL))
+		_exit(94);
+}
+
+static void sc_print_nvtx(void)
+{
+	const char *v = getenv("NVTX_INJECTION64_PATH");
+
+	printf("nvtx=%s\n", v ? v : "(unset)");
+	printf("markers=%d\n", gsd_kind_enabled(CUPTI_ACTIVITY_KIND_MARKER) ? 1 : 0);
+	fflush(stdout);
+	EMIT(rec_context(1, 0, 7));
+}
+
+static void test_nvtx_gets_the_loaded_cupti(void **state)
+{
+	struct run r = {.name = "nvtx_cupti", .fn = sc_print_nvtx, .before_load = load_other_cupti};
+	struct run u = {.name = "nvtx_user",
+			.fn = sc_print_nvtx,
+			.env = {{"NVTX_INJECTION64_PATH", "/opt/mine/libcupti.so"}}};
+	char want[PATH_MAX + 16], real[PATH_MAX];
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	assert_non_null(realpath(GS_CUPTI_DOUBLE_PATH, real));
+	snprintf(want, sizeof(want), "nvtx=%s\n", real);
+	if (!strstr(r.out, want) || !strstr(r.out, "markers=1"))
+		fail_msg("want %s got: %s", want, r.out);
+	run_scenario(&u);
+	expect_exit(&u, 0);
+	if (!strstr(u.out, "nvtx=/opt/mine/libcupti.so\n") || !strstr(u.out, "markers=1"))
+		fail_msg("a user's NVTX_INJECTION64_PATH must be kept: %s", u.out);
+}
+
+/* CUDA_VISIBLE_DEVICES=1 on a two-GPU machine: CUPTI reports both devices,
+ * GPU 0 with isCudaVisible 0; and GPU 1 twice (dumped at enable, then again
+ * at CUDA initialisation). */
+static void sc_devices(void)
+{
+	CUpti_ActivityDevice5 hidden = rec_device(0, "Hidden GPU");
+
+	hidden.isCudaVisible = 0;
+	gsd_emit(&hidden);
+	EMIT(rec_device(1, "Visible GPU"));
+	EMIT(rec_device(1, "Visible GPU"));
+	EMIT(rec_context(1, 1, 7));
+}
+
+static void test_devices_visible_once(void **state)
+{
+	struct run r = {.name = "devices", .fn = sc_devices};
+	const struct gs_device *d;
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load_trace(r.trace, true);
+	d = gs_trace_devices(t, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(d[0].id, 1);
+	assert_string_equal(gs_trace_string(t, d[0].name), "Visible GPU");
+	gs_trace_destroy(t);
+}
+
+/* C++ kernel names: CUPTI gives them mangled, Kineto and Nsight demangled.
+ * With a C++ runtime in the process (a CUDA C++ program links one) the
+ * trace has the demangled name, the mangled one beside it; without one
+ * (a C program) names stay as recorded. */
+static void load_cxx_runtime(void)
+{
+	if (!dlopen("libstdc++.so.6", RTLD_NOW | RTLD_GLOBAL))
+		_exit(95);
+}
+
+static void sc_cxx_names(void)
+{
+	printf("cxx=%d\n", dlsym(RTLD_DEFAULT, "__cxa_demangle") ? 1 : 0);
+	fflush(stdout);
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_kernel(1, 7, 1, 1000, 2000, "_Z6kernelPfi"));
+	EMIT(rec_kernel(1, 7, 2, 3000, 4000, "_Z5scaleIfEvPT_S0_i"));
+	EMIT(rec_kernel(1, 7, 3, 5000, 6000, "_Z6kernelPfi"));
+	EMIT(rec_kernel(1, 7, 4, 7000, 8000, "plain_c_kernel"));
+}
+
+static void check_cxx_names(const struct run *r, bool demangled)
+{
+	static const char *const want[2][4] = {
+		{"_Z6kernelPfi", "_Z5scaleIfEvPT_S0_i", "_Z6kernelPfi", "plain_c_kernel"},
+		{"kernel(float*, int)", "void scale<float>(float*, float, int)",
+		 "kernel(float*, int)", "plain_c_kernel"}};
+	const struct gs_op *op;
+	struct gs_trace *t = load_trace(r->trace, true);
+	size_t n;
+
+	op = gs_trace_ops(t, &n);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_launch_cfg *lc = gs_trace_op_launch_cfg(t, &op[i]);
+
+		assert_string_equal(s(t, op[i].name), want[demangled][i]);
+		assert_non_null(lc);
+		if (demangled && i < 3)
+			assert_string_equal(s(t, lc->mangled_name - 1), want[0][i]);
+		else
+			assert_int_equal(lc->mangled_name, 0);
+	}
+	gs_trace_destroy(t);
+}
+
+/* The same program as Kineto records it (demangled names): `diff` must
+ * pair the kernels by name, none new or vanished. */
+static const char kineto_cxx[] =
+	"{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"Fake\", "
+	"\"numSms\": 132, \"computeMajor\": 9, \"computeMinor\": 0}],\n"
+	"\"traceEvents\": [\n"
+	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel(float*, int)\", \"pid\": 0, "
+	"\"tid\": 7, \"ts\": 1.0, \"dur\": 1.0, \"args\": {\"device\": 0, \"stream\": 7, "
+	"\"correlation\": 1}},\n"
+	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void scale<float>(float*, float, "
+	"int)\", \"pid\": 0, \"tid\": 7, \"ts\": 3.0, \"dur\": 1.0, \"args\": {\"device\": 0, "
+	"\"stream\": 7, \"correlation\": 2}},\n"
+	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel(float*, int)\", \"pid\": 0, "
+	"\"tid\": 7, \"ts\": 5.0, \"dur\": 1.0, \"args\": {\"device\": 0, \"stream\": 7, "
+	"\"correlation\": 3}},\n"
+	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"plain_c_kernel\", \"pid\": 0, "
+	"\"tid\": 7, \"ts\": 7.0, \"dur\": 1.0, \"args\": {\"device\": 0, \"stream\": 7, "
+	"\"correlation\": 4}}]}\n";
+
+static void check_diff_with_kineto(const char *gscope)
+{
+	char path[PATH_MAX], *text = NULL;
+	struct gs_diff_options o;
+	struct gs_trace *a, *b = NULL;
+	struct gs_diff *d;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.4000s/cxx_kineto.json", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(kineto_cxx, f);
+	fclose(f);
+	a = load_trace(gscope, true);
+	assert_int_equal(gs_trace_load(path, NULL, &b, NULL), GS_OK);
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(gs_diff_build(a, b, &o, &d), GS_OK);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(gs_diff_write_json(f, d), GS_OK);
+	fclose(f);
+	if (!strstr(text,
+		    "\"name\": \"kernel(float*, int)\", \"base_count\": 2, \"new_count\": 2") ||
+	    !strstr(text, "\"name\": \"void scale<float>(float*, float, int)\", \"base_count\": 1, "
+			  "\"new_count\": 1"))
+		fail_msg("kernels not paired by name: %s", text);
+	free(text);
+	gs_diff_destroy(d);
+	gs_trace_destroy(b);
+	gs_trace_destroy(a);
+}
+
+static void test_kernel_names_demangled(void **state)
+{
+	struct run r = {.name = "cxx_names", .fn = sc_cxx_names, .before_load = load_cxx_runtime};
+	struct run c = {.name = "c_names", .fn = sc_cxx_names};
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	check_cxx_names(&r, true);
+	check_diff_with_kineto(r.trace);
+	run_scenario(&c);
+	expect_exit(&c, 0);
+	/* No C++ runtime in this process: names as recorded, no load of one. */
+	if (strstr(c.out, "cxx=0"))
+		check_cxx_names(&c, false);
 }
 
 /* A CUDA graph launch: its kernels and copy share the launch's correlation. */
@@ -1317,6 +1601,100 @@ static void test_data_deps(void **state)
 	gs_trace_destroy(t);
 }
 
+/*
+ * --data-deps: the API forms added (memset 2D/3D and their _ptds/_ptsz,
+ * the driver's D16 and _ptds/_ptsz memsets, 3D copies, batch copies, symbol
+ * copies) each give a link; then a burst of observations, some of which may
+ * find the writer's batch full: every one is either linked or counted in
+ * the trace's warning (none vanishes unaccounted).
+ */
+#define DD_BURST 60000
+
+static void sc_data_deps_forms(void)
+{
+	static char host[64];
+	uint64_t a = A_BASE;
+	cudaMemset2DAsync_v3020_params m2;
+	cudaMemset3D_v3020_params m3;
+	cuMemsetD16Async_params d16;
+	struct cudaMemcpy3DParms c3p;
+	cudaMemcpy3D_v3020_params c3;
+	void *dsts[2] = {(void *)(uintptr_t)(A_BASE + 512), host};
+	const void *srcs[2] = {host, host};
+	size_t sizes[2] = {8, 8};
+	cudaMemcpyBatchAsync_v13000_params b;
+	cudaMemcpyFromSymbol_v3020_params fs;
+	cudaMemset_ptds_v7000_params ms;
+
+	EMIT(rec_context(1, 0, 7));
+	EMIT(rec_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, A_BASE, 1 << 20, 1000));
+	gsd_complete_thread_buffer();
+	gsd_set_time(2000);
+	memset(&m2, 0, sizeof(m2));
+	m2.devPtr = (void *)(uintptr_t)(a + 64);
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000,
+		CUPTI_API_ENTER, 60, &m2);
+	memset(&m3, 0, sizeof(m3));
+	m3.pitchedDevPtr.ptr = (void *)(uintptr_t)(a + 128);
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemset3D_ptds_v7000,
+		CUPTI_API_ENTER, 61, &m3);
+	memset(&d16, 0, sizeof(d16));
+	d16.dstDevice = a + 192;
+	gsd_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz,
+		CUPTI_API_ENTER, 62, &d16);
+	memset(&c3p, 0, sizeof(c3p));
+	c3p.dstPtr.ptr = (void *)(uintptr_t)(a + 256);
+	c3p.srcPtr.ptr = host;
+	c3.p = &c3p;
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000,
+		CUPTI_API_ENTER, 63, &c3);
+	memset(&b, 0, sizeof(b));
+	b.dsts = dsts;
+	b.srcs = srcs;
+	b.sizes = sizes;
+	b.count = 2;
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000,
+		CUPTI_API_ENTER, 64, &b);
+	memset(&fs, 0, sizeof(fs));
+	fs.dst = (void *)(uintptr_t)(a + 768);
+	fs.symbol = host;
+	gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020,
+		CUPTI_API_ENTER, 65, &fs);
+	for (uint32_t i = 0; i < DD_BURST; i++) {
+		memset(&ms, 0, sizeof(ms));
+		ms.devPtr = (void *)(uintptr_t)(a + 1024 + (i % 1000) * 8);
+		gsd_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
+			CUPTI_API_ENTER, 1000 + i, &ms);
+	}
+}
+
+static void test_data_deps_forms_and_drops(void **state)
+{
+	struct run r = {.name = "datadeps_forms",
+			.fn = sc_data_deps_forms,
+			.env = {{"GPUSCOPE_DATA_DEPS", "1"}}};
+	uint64_t dropped = 0;
+	struct gs_trace *t;
+	size_t n;
+
+	(void)state;
+	run_scenario(&r);
+	expect_exit(&r, 0);
+	t = load_trace(r.trace, false);
+	assert_true(has_link(t, 60, A_BASE, GS_OP_MEMSET));
+	assert_true(has_link(t, 61, A_BASE, GS_OP_MEMSET));
+	assert_true(has_link(t, 62, A_BASE, GS_OP_MEMSET));
+	assert_true(has_link(t, 63, A_BASE, GS_OP_MEMCPY));
+	assert_true(has_link(t, 64, A_BASE, GS_OP_MEMCPY));
+	assert_true(has_link(t, 65, A_BASE, GS_OP_MEMCPY));
+	gs_trace_op_allocs(t, &n);
+	has_warning(t, "observations dropped", &dropped);
+	printf("data deps: %zu links, %llu observations dropped of %d\n", n - 6,
+	       (unsigned long long)dropped, DD_BURST);
+	assert_int_equal(n - 6 + dropped, DD_BURST);
+	gs_trace_destroy(t);
+}
+
 /* The periodic flush puts records on disk; SIGKILL loses only what came after. */
 static void sc_periodic_then_kill(void)
 {
@@ -1777,6 +2155,10 @@ int main(void)
 		cmocka_unit_test(test_rank_from_launcher),
 		cmocka_unit_test(test_pageable_copies),
 		cmocka_unit_test(test_host_syncs),
+		cmocka_unit_test(test_queries_are_not_waits),
+		cmocka_unit_test(test_nvtx_gets_the_loaded_cupti),
+		cmocka_unit_test(test_devices_visible_once),
+		cmocka_unit_test(test_kernel_names_demangled),
 		cmocka_unit_test(test_graph_launch),
 		cmocka_unit_test(test_three_threads),
 		cmocka_unit_test(test_buffer_exhaustion),
@@ -1795,6 +2177,7 @@ int main(void)
 		cmocka_unit_test(test_output_symlink),
 		cmocka_unit_test(test_output_pid_name_taken),
 		cmocka_unit_test(test_data_deps),
+		cmocka_unit_test(test_data_deps_forms_and_drops),
 		cmocka_unit_test(test_periodic_flush_survives_sigkill),
 		cmocka_unit_test(test_device_reset_flushes),
 		cmocka_unit_test(test_injection_path),

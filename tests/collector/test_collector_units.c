@@ -16,6 +16,9 @@
 
 #include <cmocka.h>
 
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+
 #include "buffer_pool.h"
 #include "config.h"
 #include "datadeps.h"
@@ -317,6 +320,45 @@ static void test_sync_and_event_get_thread_in_either_order(void **state)
 	fx_fini(&f);
 }
 
+/* Query records (by their API call, in either order) and failed syncs go. */
+static void test_queries_and_failed_syncs_dropped(void **state)
+{
+	const uint32_t inv = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	CUpti_ActivitySynchronization2 y;
+	struct gs_conv_stats s;
+	struct fixture f;
+	size_t n;
+
+	(void)state;
+	fx_init(&f);
+	CONV(&f, rec_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020,
+			 12, 500, 100, 110));
+	CONV(&f, rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 1, inv, 5, 77, 12,
+			  100, 105));
+	CONV(&f, rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 13, inv, inv,
+			  13, 200, 205));
+	CONV(&f, rec_api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuStreamQuery_ptsz, 13,
+			 500, 200, 210));
+	/* A stream sync that failed (no CUPTI filter in between here). */
+	y = rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 13, inv, inv, 14,
+		     300, 305);
+	y.returnValue = 600;
+	CONV(&f, y);
+	CONV(&f, rec_api(CUPTI_ACTIVITY_KIND_RUNTIME,
+			 CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 15, 500, 400, 500));
+	CONV(&f, rec_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 13, inv, inv,
+			  15, 400, 495));
+	fx_finish(&f);
+	gs_trace_syncs(f.t, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(gs_trace_syncs(f.t, &n)[0].correlation, 15);
+	gs_conv_get_stats(f.conv, &s);
+	assert_int_equal(s.queries, 2);
+	assert_int_equal(s.failed_syncs, 1);
+	assert_int_equal(s.syncs, 1);
+	fx_fini(&f);
+}
+
 static void test_api_names_and_own_threads(void **state)
 {
 	struct fixture f;
@@ -575,8 +617,8 @@ static void test_config(void **state)
 	assert_string_equal(warn, "");
 	assert_string_equal(c.output, "gpuscope-%h-%p.gscope");
 	assert_int_equal(c.flush_ms, 200);
-	assert_int_equal(c.buffer_size, 4u << 20);
-	assert_int_equal(c.max_buffers, 64);
+	assert_int_equal(c.buffer_size, 512u << 10);
+	assert_int_equal(c.max_buffers, 512);
 	assert_false(c.data_deps);
 	assert_false(c.nvtx);
 	assert_false(gs_config_injected(fake_env));
@@ -758,6 +800,7 @@ int main(void)
 		cmocka_unit_test(test_untimed_and_incomplete_ops_are_dropped),
 		cmocka_unit_test(test_stream_kinds),
 		cmocka_unit_test(test_sync_and_event_get_thread_in_either_order),
+		cmocka_unit_test(test_queries_and_failed_syncs_dropped),
 		cmocka_unit_test(test_api_names_and_own_threads),
 		cmocka_unit_test(test_markers_devices_overheads),
 		cmocka_unit_test(test_data_deps),

@@ -59,10 +59,10 @@ done
 echo "== the probe's checks fail on a trace that is not the probe's"
 printf 'probe pid=24892\nprobe tid main=24892\nprobe tid worker=24893\nprobe ok\n' >"$work/probe.out"
 expect 1 "nvtx range" FAIL "edge default_stream" FAIL "cuLaunchKernel named" FAIL \
-	"__cudaLaunchKernel named" ok "thread ids = the program's" FAIL -- \
+	"__cudaLaunchKernel named" ok "thread ids include the program's" FAIL -- \
 	trace "$gpuscope" "$src/samples/synthetic/event_chain.gscope" probe --stdout "$work/probe.out"
 printf 'probe pid=24892\nprobe tid main=24892\nprobe ok\n' >"$work/probe1.out"
-expect 1 "thread ids = the program's" ok -- \
+expect 1 "thread ids include the program's" ok -- \
 	trace "$gpuscope" "$src/samples/synthetic/event_chain.gscope" probe --stdout "$work/probe1.out"
 expect 1 "every launch recorded" FAIL -- \
 	trace "$gpuscope" "$src/samples/synthetic/launch_bound.gscope" loop --launches 1000000
@@ -101,12 +101,12 @@ expect 1 "measured range" FAIL "op count kernel" ok -- \
 expect 1 "op count kernel" FAIL "streams with ops" FAIL -- \
 	torch "$gpuscope" "$work/tiny.json" "$src/samples/synthetic/serial_stream.gscope"
 
-echo "== overhead: medians against the targets"
+echo "== overhead: medians, reported (info), never judged"
 printf '400000000\n410000000\n390000000\n' >"$work/base.txt"
 printf '402000000\n401000000\n499000000\n' >"$work/rec.txt"
 printf '600000000\n' >"$work/slow.txt"
-expect 0 "overhead" ok -- overhead 200000 "$work/base.txt" "$work/rec.txt"
-expect 1 "overhead" FAIL "overhead --data-deps" info -- overhead 200000 "$work/base.txt" \
+expect 0 "overhead" info -- overhead 200000 "$work/base.txt" "$work/rec.txt"
+expect 0 "overhead" info "overhead --data-deps" info -- overhead 200000 "$work/base.txt" \
 	"$work/slow.txt" "$work/rec.txt"
 : >"$work/none.txt"
 expect 1 "overhead" FAIL -- overhead 200000 "$work/none.txt" "$work/rec.txt"

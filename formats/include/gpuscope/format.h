@@ -167,6 +167,9 @@ struct gs_launch_cfg {
 	uint32_t shared_mem; /* static + dynamic bytes */
 	uint32_t registers;  /* per thread */
 	uint64_t graph_id;   /* the CUDA graph launched from; 0 if none */
+	/* The kernel's mangled name + 1 (a string id) when op.name holds it
+	 * demangled; 0 when op.name is the name as recorded. */
+	uint32_t mangled_name;
 };
 
 /*
