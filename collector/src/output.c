@@ -535,13 +535,13 @@ static void finish(void)
 			out.sink,
 			"data dependencies: launch and copy observations dropped (their "
 			"batch was full): their ops have no data links",
-			obs_dropped);
+			obs_dropped, GS_WARNING_OTHER);
 	gs_dd_get_stats(out.dd, &ds);
 	if (!rc && ds.pending_dropped)
 		rc = out.sink->warning(out.sink,
 				       "data dependencies: pointers dropped (too many waiting for "
 				       "their allocation): their ops may lack data links",
-				       ds.pending_dropped);
+				       ds.pending_dropped, GS_WARNING_OTHER);
 	if (!rc && atomic_load(&out.flush_hang_ms)) {
 		snprintf(msg, sizeof(msg),
 			 "a CUPTI activity flush did not return within %u ms at exit: the records "
