@@ -18,7 +18,7 @@
 # An include runs up when its target's rank is above the includer's, or
 # equal in another layer (peers such as cli and mpi include neither).
 # `#include "x.h"` is looked up beside the includer, then in each src/
-# directory; <gpuscope/x.h> in each include/ directory; system headers are not checked. Prints each
+# directory and analyzer/opts/ (gs_input_opts); <gpuscope/x.h> in each include/ directory; system headers are not checked. Prints each
 # violation; exit 1 if any, 0 if none, 2 on a malformed block.
 set -u
 
@@ -100,7 +100,7 @@ for f in $files; do
 			if [ -f "$dir/$inc" ]; then
 				t=$dir/$inc
 			else # a private header of another folder, by its target's include path
-				for d in analyzer/src formats/src collector/src common/src; do
+				for d in analyzer/src analyzer/opts formats/src collector/src common/src; do
 					[ -f "$d/$inc" ] && t=$d/$inc && break
 				done
 			fi

@@ -7,6 +7,7 @@
 #ifndef GS_CLI_H
 #define GS_CLI_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,7 +15,8 @@
 #include <gpuscope/import.h>
 #include <gpuscope/outfile.h>
 
-#include "term.h" /* colour and the progress line */
+#include "input_opts.h" /* --rank, --device, --window, ... */
+#include "term.h"       /* colour and the progress line */
 
 enum gs_exit {
 	GS_EXIT_OK = 0,
@@ -71,6 +73,12 @@ void gs_cli_usage_report(const struct gs_cli_usage *u, const char *fmt, ...) GS_
  * (it does not look into variadic functions, and would follow a failed
  * parse on as a success). */
 #define gs_cli_usage_error(...) (gs_cli_usage_report(__VA_ARGS__), GS_EXIT_USAGE)
+/*
+ * The trace-input options (input_opts.h) report their usage errors as the
+ * command's: a gs_input_opts_ui of {gs_cli_input_usage, &cmd_usage}.
+ * Returns GS_EXIT_USAGE.
+ */
+int gs_cli_input_usage(const void *usage, const char *fmt, va_list ap) GS_PRINTF(2, 0);
 /* After getopt_long returned '?' or ':': the usage error (main.c). */
 void gs_cli_bad_option_error(const struct gs_cli_usage *u, char **argv, int c);
 /* The same. Returns GS_EXIT_USAGE (inline, for the analyzer as above). */

@@ -172,160 +172,63 @@ static const char analyze_help[] =
 	"  gpuscope analyze --ranks all rank*.json.gz\n"
 	"  gpuscope analyze --fail-if 'efficiency<0.6,idle_share>30%' trace.json.gz\n";
 
+/* The trace-input options analyze takes (input_opts.h). */
+#define ANALYZE_INOPTS                                                                             \
+	(GS_INOPT_RANK | GS_INOPT_DEVICE | GS_INOPT_WINDOW | GS_INOPT_STEP |                       \
+	 GS_INOPT_STEP_MARKER | GS_INOPT_ALIGN | GS_INOPT_SALVAGE | GS_INOPT_QUIET |               \
+	 GS_INOPT_INPUTS | GS_INOPT_OPERANDS)
+
 struct analyze_opts {
+	struct gs_input_opts io; /* --rank, --device, --window, --step, ..., TRACE|DIR */
 	bool json;
 	bool html;
-	bool salvage;
 	const char *output;
 	bool force;
-	bool has_device;
-	uint32_t device;
-	bool has_rank;
-	uint32_t rank;
-	int align; /* enum gs_report_align */
-	struct gs_window window;
-	bool window_relative;
-	const char *window_arg; /* as written, for an error */
-	struct gs_step_options steps;
-	bool has_step;
 	size_t top;
 	size_t ranks; /* 0: the default; GS_REPORT_RANKS_ALL */
 	size_t rows;  /* 0: the default */
 	int op_level; /* enum gs_op_level */
 	bool has_graph_node_ns;
 	int64_t graph_node_ns;
-	bool quiet;
 	enum gs_color_mode color;
-	const char *inputs_file; /* --inputs */
-	char *fail_if;           /* every --fail-if, comma-separated (owned) */
-	char **operands;         /* the TRACE|DIR arguments */
-	size_t n_operands;
-	char **paths; /* every input, expanded (gs_cli_inputs) */
+	char *fail_if; /* every --fail-if, comma-separated (owned) */
+	char **paths;  /* every input, expanded (gs_cli_inputs) */
 	size_t n_paths;
 };
 
-/*
- * A time: digits, an optional fraction, an optional unit (ns, us, ms, s;
- * default ns), converted exactly to integer ns. A fraction finer than 1 ns
- * is refused. Sets *relative when it starts with '+'.
- */
-static bool parse_time(const char *s, const char *end, int64_t *out, bool *relative)
-{
-	static const struct {
-		const char *unit;
-		uint64_t mult;
-	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
-	uint64_t ip = 0, frac = 0, scale = 1, mult = 1;
-	const char *p = s;
-	size_t i, ulen;
-	bool digits = false;
-
-	*relative = false;
-	if (p < end && *p == '+') {
-		*relative = true;
-		p++;
-	}
-	for (; p < end && *p >= '0' && *p <= '9'; p++) {
-		if (ip > (UINT64_MAX - 9) / 10)
-			return false;
-		ip = ip * 10 + (uint64_t)(*p - '0');
-		digits = true;
-	}
-	if (p < end && *p == '.') {
-		p++;
-		for (; p < end && *p >= '0' && *p <= '9'; p++) {
-			if (scale >= 1000000000) /* finer than 1 ns in any unit */
-				return false;
-			frac = frac * 10 + (uint64_t)(*p - '0');
-			scale *= 10;
-			digits = true;
-		}
-	}
-	if (!digits)
-		return false;
-	ulen = (size_t)(end - p);
-	if (ulen) {
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (strlen(units[i].unit) == ulen && !memcmp(p, units[i].unit, ulen))
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
-			return false;
-		mult = units[i].mult;
-	}
-	/* frac / scale of a unit must be a whole number of ns (both < 1e9). */
-	if ((frac * mult) % scale != 0)
-		return false;
-	if (ip > (uint64_t)INT64_MAX / mult)
-		return false;
-	ip *= mult;
-	frac = frac * mult / scale;
-	if (ip > (uint64_t)INT64_MAX - frac)
-		return false;
-	*out = (int64_t)(ip + frac);
-	return true;
-}
-
-static int parse_window(const char *arg, struct analyze_opts *o)
-{
-	const char *colon = strchr(arg, ':');
-	bool rel0, rel1;
-
-	if (!colon || strchr(colon + 1, ':'))
-		return gs_cli_usage_error(&analyze_usage,
-					  "--window wants T0:T1 (ns, or with a unit, e.g. "
-					  "+1ms:+5ms), not '%s'",
-					  arg);
-	if (!parse_time(arg, colon, &o->window.start_ns, &rel0) ||
-	    !parse_time(colon + 1, colon + strlen(colon), &o->window.end_ns, &rel1))
-		return gs_cli_usage_error(
-			&analyze_usage,
-			"--window: '%s' is not T0:T1 (times in ns, or with a unit "
-			"ns, us, ms, s)",
-			arg);
-	if (rel0 != rel1)
-		return gs_cli_usage_error(&analyze_usage,
-					  "--window: '%s' mixes an offset (+) and an absolute time",
-					  arg);
-	if (o->window.end_ns <= o->window.start_ns)
-		return gs_cli_usage_error(&analyze_usage, "--window: '%s' ends before it starts",
-					  arg);
-	o->window.set = true;
-	o->window_relative = rel0;
-	o->window_arg = arg;
-	return GS_EXIT_OK;
-}
-
 static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *help)
 {
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'F'},
-		{"device", required_argument, NULL, 'd'},
-		{"rank", required_argument, NULL, 'r'},
-		{"window", required_argument, NULL, 'w'},
-		{"step", required_argument, NULL, 'S'},
-		{"step-marker", required_argument, NULL, 'M'},
 		{"top", required_argument, NULL, 't'},
 		{"ranks", required_argument, NULL, 'K'},
 		{"rows", required_argument, NULL, 'R'},
 		{"op-level", required_argument, NULL, 'L'},
 		{"graph-node-ns", required_argument, NULL, 'g'},
-		{"salvage", no_argument, NULL, 's'},
 		{"color", optional_argument, NULL, 'c'},
 		{"colour", optional_argument, NULL, 'c'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"align", required_argument, NULL, 'a'},
-		{"inputs", required_argument, NULL, 'i'},
 		{"fail-if", required_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	const struct gs_input_opts_ui ui = {gs_cli_input_usage, &analyze_usage};
+	struct option longopts[32];
 	unsigned long long v;
 	int c, rc;
 
+	if (!gs_input_opts_table(ANALYZE_INOPTS, own, longopts,
+				 sizeof(longopts) / sizeof(longopts[0])))
+		return gs_cli_fail(GS_ERR_INVALID, "option table too small"); /* a bug */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
+		if (gs_input_opts_takes(ANALYZE_INOPTS, c)) {
+			rc = gs_input_opts_parse(&o->io, ANALYZE_INOPTS, &ui, c, optarg);
+			if (rc != GS_EXIT_OK)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'f':
 			o->json = !strcmp(optarg, "json");
@@ -342,78 +245,6 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 			break;
 		case 'F':
 			o->force = true;
-			break;
-		case 'd': {
-			const char *colon = strchr(optarg, ':');
-			unsigned long long rk;
-
-			if (colon) {
-				if (!gs_cli_parse_count_n(optarg, (size_t)(colon - optarg),
-							  UINT32_MAX - 1, &rk) ||
-				    !gs_cli_parse_count(colon + 1, UINT32_MAX - 1, &v))
-					return gs_cli_usage_error(
-						&analyze_usage,
-						"--device wants N or R:N (rank R, device N), not '%s'",
-						optarg);
-				if (o->has_rank && o->rank != (uint32_t)rk)
-					return gs_cli_usage_error(
-						&analyze_usage,
-						"--device %s names rank %llu, --rank says %u",
-						optarg, rk, o->rank);
-				o->has_rank = true;
-				o->rank = (uint32_t)rk;
-			} else if (!gs_cli_parse_count(optarg, UINT32_MAX - 1, &v)) {
-				return gs_cli_usage_error(
-					&analyze_usage,
-					"--device wants N or R:N (rank R, device N), not '%s'",
-					optarg);
-			}
-			o->has_device = true;
-			o->device = (uint32_t)v;
-			break;
-		}
-		case 'r':
-			if (!gs_cli_parse_count(optarg, UINT32_MAX - 1, &v))
-				return gs_cli_usage_error(&analyze_usage,
-							  "--rank wants a rank number, not '%s'",
-							  optarg);
-			if (o->has_rank && o->rank != (uint32_t)v)
-				return gs_cli_usage_error(&analyze_usage,
-							  "--rank %s and --device %u:... disagree",
-							  optarg, o->rank);
-			o->has_rank = true;
-			o->rank = (uint32_t)v;
-			break;
-		case 'a':
-			if (!strcmp(optarg, "collectives"))
-				o->align = GS_REPORT_ALIGN_COLLECTIVES;
-			else if (!strcmp(optarg, "none"))
-				o->align = GS_REPORT_ALIGN_NONE;
-			else
-				return gs_cli_usage_error(
-					&analyze_usage,
-					"--align wants collectives or none, not '%s'", optarg);
-			break;
-		case 'w':
-			rc = parse_window(optarg, o);
-			if (rc != GS_EXIT_OK)
-				return rc;
-			break;
-		case 'S':
-			if (gs_step_options_parse(optarg, &o->steps) != GS_OK) {
-				gs_error_clear();
-				return gs_cli_usage_error(
-					&analyze_usage,
-					"--step wants a step number, A:B, all or none, not '%s'",
-					optarg);
-			}
-			o->has_step = true;
-			break;
-		case 'M':
-			if (!*optarg)
-				return gs_cli_usage_error(
-					&analyze_usage, "--step-marker wants a regular expression");
-			o->steps.marker = optarg;
 			break;
 		case 't':
 			if (!gs_cli_parse_count(optarg, 1000000, &v) || v == 0)
@@ -466,18 +297,6 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 			o->has_graph_node_ns = true;
 			o->graph_node_ns = (int64_t)v;
 			break;
-		case 's':
-			o->salvage = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'i':
-			if (!*optarg)
-				return gs_cli_usage_error(&analyze_usage,
-							  "--inputs wants a file name");
-			o->inputs_file = optarg;
-			break;
 		case 'G':
 			if (!gs_cli_gate_add(&o->fail_if, optarg))
 				return gs_cli_fail(GS_ERR_NOMEM, NULL);
@@ -497,13 +316,9 @@ static int analyze_parse(int argc, char **argv, struct analyze_opts *o, bool *he
 			return gs_cli_bad_option(&analyze_usage, argv, c);
 		}
 	}
-	if (optind >= argc && !o->inputs_file)
-		return gs_cli_usage_error(&analyze_usage, "no TRACE given");
-	if (o->has_step && o->window.set)
-		return gs_cli_usage_error(&analyze_usage,
-					  "--step and --window both choose the window: give one");
-	o->operands = argv + optind;
-	o->n_operands = (size_t)(argc - optind);
+	rc = gs_input_opts_finish(&o->io, ANALYZE_INOPTS, &ui, argc, argv, optind);
+	if (rc != GS_EXIT_OK)
+		return rc;
 	return GS_EXIT_OK;
 }
 
@@ -513,7 +328,7 @@ static int analyze_load(const struct analyze_opts *o, struct gs_job **out, const
 {
 	/* Host ranges are kept (they are a third of the memory of a PyTorch
 	 * trace, bench/NOTES.md): host-bound idle is attributed to them. */
-	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0,
+	struct gs_load_options lo = {.reader_flags = o->io.salvage ? GS_READER_SALVAGE : 0,
 				     .progress = gs_progress_records};
 	enum gs_input_format *fmts;
 	size_t failed = 0;
@@ -537,7 +352,7 @@ static int analyze_load(const struct analyze_opts *o, struct gs_job **out, const
 		free(fmts);
 		return gs_cli_fail(st, gs_input_name(o->paths[failed]));
 	}
-	if (!o->quiet)
+	if (!o->io.quiet)
 		gs_cli_job_warnings(*out, (const char *const *)o->paths, o->n_paths);
 	for (size_t i = 1; i < o->n_paths; i++)
 		if (fmts[i] != fmts[0])
@@ -600,9 +415,9 @@ int gs_cmd_analyze(int argc, char **argv)
 	if (rc != GS_EXIT_OK || help)
 		return help ? gs_cli_help(analyze_help) : rc;
 
-	gs_progress_setup(o.quiet);
-	rc = gs_cli_inputs(&analyze_usage, (const char *const *)o.operands, o.n_operands,
-			   o.inputs_file, o.quiet, &in);
+	gs_progress_setup(o.io.quiet);
+	rc = gs_cli_inputs(&analyze_usage, (const char *const *)o.io.operands, o.io.n_operands,
+			   o.io.inputs_file, o.io.quiet, &in);
 	if (rc != GS_EXIT_OK) {
 		gs_gate_destroy(gate);
 		return rc;
@@ -623,16 +438,17 @@ int gs_cmd_analyze(int argc, char **argv)
 		goto out;
 	}
 
-	ro.has_device = o.has_device;
-	ro.device = o.device;
-	ro.has_rank = o.has_rank;
-	ro.rank = o.rank;
-	ro.window = o.window;
-	ro.steps = o.steps;
-	ro.window_relative = o.window_relative;
-	snprintf(window_text, sizeof(window_text), "--window %s", o.window_arg ? o.window_arg : "");
+	ro.has_device = o.io.has_device;
+	ro.device = o.io.device;
+	ro.has_rank = o.io.has_rank;
+	ro.rank = o.io.rank;
+	ro.window = o.io.window;
+	ro.steps = o.io.steps;
+	ro.window_relative = o.io.window_relative;
+	snprintf(window_text, sizeof(window_text), "--window %s",
+		 o.io.window_arg ? o.io.window_arg : "");
 	ro.window_text = window_text;
-	ro.align = o.align;
+	ro.align = o.io.align;
 	names = calloc(o.n_paths, sizeof(*names));
 	if (!names) {
 		rc = gs_cli_fail(GS_ERR_NOMEM, NULL);

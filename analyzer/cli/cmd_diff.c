@@ -105,12 +105,15 @@ static const char diff_help[] =
 	"  gpuscope diff runs/before/ runs/after/\n"
 	"  gpuscope diff --fail-if 'step_time>+5%,idle_share>+3pp' before.json after.json\n";
 
+/* The trace-input options diff takes (input_opts.h); its two operands
+ * are its own. */
+#define DIFF_INOPTS (GS_INOPT_SALVAGE | GS_INOPT_QUIET)
+
 struct diff_opts {
+	struct gs_input_opts io; /* --salvage, -q, the operands */
 	bool json;
-	bool salvage;
 	const char *output;
 	bool force;
-	bool quiet;
 	size_t top;
 	const char *base;
 	const char *newp;
@@ -158,25 +161,34 @@ static bool parse_pair(const char *arg, struct gs_diff_pair *p)
 
 static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 {
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"top", required_argument, NULL, 't'},
-		{"salvage", no_argument, NULL, 's'},
 		{"force", no_argument, NULL, 'F'},
-		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{"pair", required_argument, NULL, 'p'},
 		{"inputs", required_argument, NULL, 'I'},
 		{"fail-if", required_argument, NULL, 'G'},
 		{NULL, 0, NULL, 0},
 	};
+	const struct gs_input_opts_ui ui = {gs_cli_input_usage, &diff_usage};
+	struct option longopts[24];
 	unsigned long long v;
 	char *end;
-	int c;
+	int c, rc;
 
+	if (!gs_input_opts_table(DIFF_INOPTS, own, longopts,
+				 sizeof(longopts) / sizeof(longopts[0])))
+		return gs_cli_fail(GS_ERR_INVALID, "option table too small"); /* a bug */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
+		if (gs_input_opts_takes(DIFF_INOPTS, c)) {
+			rc = gs_input_opts_parse(&o->io, DIFF_INOPTS, &ui, c, optarg);
+			if (rc != GS_EXIT_OK)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "json"))
@@ -205,9 +217,6 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 							  optarg);
 			o->top = (size_t)v;
 			break;
-		case 's':
-			o->salvage = true;
-			break;
 		case 'p':
 			if (!o->pairs)
 				o->pairs = calloc(MAX_PAIRS, sizeof(*o->pairs));
@@ -226,9 +235,6 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 					optarg);
 			o->n_pairs++;
 			break;
-		case 'q':
-			o->quiet = true;
-			break;
 		case 'G':
 			if (!gs_cli_gate_add(&o->fail_if, optarg))
 				return gs_cli_fail(GS_ERR_NOMEM, NULL);
@@ -244,15 +250,18 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o, bool *help)
 			return gs_cli_bad_option(&diff_usage, argv, c);
 		}
 	}
-	if (argc - optind < 2)
-		return gs_cli_usage_error(&diff_usage, argc - optind ?
+	rc = gs_input_opts_finish(&o->io, DIFF_INOPTS, &ui, argc, argv, optind);
+	if (rc != GS_EXIT_OK)
+		return rc;
+	if (o->io.n_operands < 2)
+		return gs_cli_usage_error(&diff_usage, o->io.n_operands ?
 							       "no NEW trace given" :
 							       "no BASE and NEW traces given");
-	if (argc - optind > 2)
+	if (o->io.n_operands > 2)
 		return gs_cli_usage_error(&diff_usage, "two traces at most (got '%s' too)",
-					  argv[optind + 2]);
-	o->base = argv[optind];
-	o->newp = argv[optind + 1];
+					  o->io.operands[2]);
+	o->base = o->io.operands[0];
+	o->newp = o->io.operands[1];
 	return GS_EXIT_OK;
 }
 
@@ -311,7 +320,7 @@ static gs_status load_two(const struct diff_opts *o, const struct gs_load_option
  * a job); then the warnings of each. */
 static int diff_load(const struct diff_opts *o, struct gs_job *j[2], const char *format[2])
 {
-	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0,
+	struct gs_load_options lo = {.reader_flags = o->io.salvage ? GS_READER_SALVAGE : 0,
 				     .progress = gs_progress_records};
 	enum gs_input_format *fmts[2] = {NULL, NULL};
 	size_t failed = 0;
@@ -349,7 +358,7 @@ static int diff_load(const struct diff_opts *o, struct gs_job *j[2], const char 
 		rc = gs_cli_fail(st, gs_input_name(o->in[side].paths[failed]));
 	} else {
 		for (int s = 0; s < 2; s++) {
-			if (!o->quiet)
+			if (!o->io.quiet)
 				gs_cli_job_warnings(j[s], (const char *const *)o->in[s].paths,
 						    o->in[s].n);
 			format[s] = side_format(fmts[s], o->in[s].n);
@@ -381,7 +390,7 @@ static int diff_inputs(struct diff_opts *o, const char ***all, size_t *n)
 		for (size_t i = 0; i < o->in[s].n; i++)
 			(*all)[(*n)++] = o->in[s].paths[i];
 	rc = gs_cli_stdin_once(&diff_usage, *all, *n);
-	for (int s = 0; rc == GS_EXIT_OK && !o->quiet && s < 2; s++)
+	for (int s = 0; rc == GS_EXIT_OK && !o->io.quiet && s < 2; s++)
 		for (size_t i = 0; i < o->in[s].n_warnings; i++)
 			gs_cli_warning("%s", o->in[s].warnings[i]);
 	return rc;
@@ -412,7 +421,7 @@ int gs_cmd_diff(int argc, char **argv)
 		free(o.pairs);
 		return help ? gs_cli_help(diff_help) : rc;
 	}
-	gs_progress_setup(o.quiet);
+	gs_progress_setup(o.io.quiet);
 	rc = diff_inputs(&o, &inputs, &n_inputs);
 	/* Before loading: a refused OUT is known at once. */
 	if (rc == GS_EXIT_OK)
@@ -443,7 +452,7 @@ int gs_cmd_diff(int argc, char **argv)
 		/* GPUs whose ids differ compare nothing: an error, not an empty diff. */
 		if (st == GS_OK)
 			st = gs_diff_check_compared(d);
-		if (st == GS_OK && !o.quiet)
+		if (st == GS_OK && !o.io.quiet)
 			diff_warnings(d);
 		if (st == GS_OK && gate)
 			st = gs_diff_gate(d, gate);

@@ -139,74 +139,52 @@ enum export_format {
 	FMT_CSV
 };
 
+/* The trace-input options export takes (input_opts.h). */
+#define EXPORT_INOPTS                                                                              \
+	(GS_INOPT_RANK | GS_INOPT_DEVICE | GS_INOPT_SALVAGE | GS_INOPT_QUIET | GS_INOPT_INPUTS |   \
+	 GS_INOPT_OPERANDS)
+
 struct export_opts {
+	struct gs_input_opts io; /* --rank, --device, --salvage, -q, --inputs, TRACE|DIR */
 	enum export_format format;
 	bool with_ideal;
-	bool salvage;
 	bool force;
-	bool quiet;
-	bool has_rank, has_device; /* --rank R, --device [R:]N */
-	bool has_max_flows;        /* --max-flows N; all: UINT64_MAX */
+	bool has_max_flows; /* --max-flows N; all: UINT64_MAX */
 	uint64_t max_flows;
-	uint32_t rank, device;
 	const char *out;
-	const char *inputs_file; /* --inputs */
-	char **operands;         /* the TRACE|DIR arguments */
-	size_t n_operands;
 	const char *const *paths; /* the TRACEs, expanded (gs_cli_inputs) */
 	size_t n_paths;
 };
 
 /* ---- the command ---------------------------------------------------------- */
 
-/* --device N or R:N (as analyze takes it), agreeing with --rank. */
-static int parse_device(const char *arg, struct export_opts *o)
-{
-	const char *colon = strchr(arg, ':');
-	unsigned long long rk, v;
-
-	if (colon) {
-		if (!gs_cli_parse_count_n(arg, (size_t)(colon - arg), UINT32_MAX - 1, &rk) ||
-		    !gs_cli_parse_count(colon + 1, UINT32_MAX - 1, &v))
-			return gs_cli_usage_error(
-				&export_usage,
-				"--device wants N or R:N (rank R, device N), not '%s'", arg);
-		if (o->has_rank && o->rank != (uint32_t)rk)
-			return gs_cli_usage_error(&export_usage,
-						  "--device %s names rank %llu, --rank says %u",
-						  arg, rk, o->rank);
-		o->has_rank = true;
-		o->rank = (uint32_t)rk;
-	} else if (!gs_cli_parse_count(arg, UINT32_MAX - 1, &v)) {
-		return gs_cli_usage_error(
-			&export_usage, "--device wants N or R:N (rank R, device N), not '%s'", arg);
-	}
-	o->has_device = true;
-	o->device = (uint32_t)v;
-	return GS_EXIT_OK;
-}
-
 static int export_parse(int argc, char **argv, struct export_opts *o, bool *help)
 {
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"with-ideal", no_argument, NULL, 'i'},
-		{"salvage", no_argument, NULL, 's'},
 		{"force", no_argument, NULL, 'F'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"inputs", required_argument, NULL, 'I'},
-		{"rank", required_argument, NULL, 'r'},
-		{"device", required_argument, NULL, 'd'},
 		{"max-flows", required_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	const struct gs_input_opts_ui ui = {gs_cli_input_usage, &export_usage};
+	struct option longopts[24];
 	unsigned long long v;
 	int c, rc;
 
+	if (!gs_input_opts_table(EXPORT_INOPTS, own, longopts,
+				 sizeof(longopts) / sizeof(longopts[0])))
+		return gs_cli_fail(GS_ERR_INVALID, "option table too small"); /* a bug */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
+		if (gs_input_opts_takes(EXPORT_INOPTS, c)) {
+			rc = gs_input_opts_parse(&o->io, EXPORT_INOPTS, &ui, c, optarg);
+			if (rc != GS_EXIT_OK)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "chrome"))
@@ -231,35 +209,6 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 		case 'i':
 			o->with_ideal = true;
 			break;
-		case 's':
-			o->salvage = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'I':
-			if (!*optarg)
-				return gs_cli_usage_error(&export_usage,
-							  "--inputs wants a file name");
-			o->inputs_file = optarg;
-			break;
-		case 'r':
-			if (!gs_cli_parse_count(optarg, UINT32_MAX - 1, &v))
-				return gs_cli_usage_error(&export_usage,
-							  "--rank wants a rank number, not '%s'",
-							  optarg);
-			if (o->has_rank && o->rank != (uint32_t)v)
-				return gs_cli_usage_error(&export_usage,
-							  "--rank %s and --device %u:... disagree",
-							  optarg, o->rank);
-			o->has_rank = true;
-			o->rank = (uint32_t)v;
-			break;
-		case 'd':
-			rc = parse_device(optarg, o);
-			if (rc != GS_EXIT_OK)
-				return rc;
-			break;
 		case 'm':
 			o->has_max_flows = true;
 			if (!strcmp(optarg, "all"))
@@ -278,10 +227,9 @@ static int export_parse(int argc, char **argv, struct export_opts *o, bool *help
 			return gs_cli_bad_option(&export_usage, argv, c);
 		}
 	}
-	if (optind >= argc && !o->inputs_file)
-		return gs_cli_usage_error(&export_usage, "no TRACE given");
-	o->operands = argv + optind;
-	o->n_operands = (size_t)(argc - optind);
+	rc = gs_input_opts_finish(&o->io, EXPORT_INOPTS, &ui, argc, argv, optind);
+	if (rc != GS_EXIT_OK)
+		return rc;
 	if (o->format == FMT_CSV && (!o->out || !strcmp(o->out, "-")))
 		return gs_cli_usage_error(&export_usage,
 					  "csv writes two files: give -o PREFIX (or a directory)");
@@ -359,8 +307,8 @@ static void export_discard(struct export_files *x)
 static struct gs_export_options export_options(const struct export_opts *o)
 {
 	return (struct gs_export_options){.with_ideal = o->with_ideal,
-					  .has_device = o->has_device,
-					  .device = o->device,
+					  .has_device = o->io.has_device,
+					  .device = o->io.device,
 					  .has_max_flows = o->has_max_flows,
 					  .max_flows = o->max_flows};
 }
@@ -382,12 +330,12 @@ static int export_one(const struct export_opts *o, const struct gs_export_rank *
 	else
 		st = gs_export_chrome_job(out->f, ranks, n, &eo);
 	rc = gs_cli_output_close(out, st);
-	if (rc == GS_EXIT_OK && stats.time_offset_ns && !o->quiet)
+	if (rc == GS_EXIT_OK && stats.time_offset_ns && !o->io.quiet)
 		gs_cli_warning("%s: the trace has times before 0; every time is written %lld ns "
 			       "later (Perfetto's timestamps are unsigned)",
 			       out->path && strcmp(out->path, "-") != 0 ? out->path : "stdout",
 			       (long long)stats.time_offset_ns);
-	if (rc == GS_EXIT_OK && stats.flows_left_out && !o->quiet)
+	if (rc == GS_EXIT_OK && stats.flows_left_out && !o->io.quiet)
 		gs_cli_warning("%s: %llu of %llu dependency flows written, %llu left out "
 			       "(--max-flows N; --max-flows all for every one)",
 			       out->path && strcmp(out->path, "-") != 0 ? out->path : "stdout",
@@ -426,7 +374,7 @@ static int export_csv(const struct export_opts *o, const struct gs_export_rank *
  * and those of the job (rank numbering, merged inputs, clocks) on stderr. */
 static int export_load(const struct export_opts *o, struct gs_job **out)
 {
-	struct gs_load_options lo = {.reader_flags = o->salvage ? GS_READER_SALVAGE : 0,
+	struct gs_load_options lo = {.reader_flags = o->io.salvage ? GS_READER_SALVAGE : 0,
 				     .progress = gs_progress_records};
 	size_t failed = 0;
 	gs_status st;
@@ -444,7 +392,7 @@ static int export_load(const struct export_opts *o, struct gs_job **out)
 	if (st != GS_OK)
 		return gs_cli_fail(st,
 				   failed < o->n_paths ? gs_input_name(o->paths[failed]) : NULL);
-	if (!o->quiet)
+	if (!o->io.quiet)
 		gs_cli_job_warnings(*out, o->paths, o->n_paths);
 	return GS_EXIT_OK;
 }
@@ -495,22 +443,22 @@ static int export_pick(const struct export_opts *o, const struct gs_job *job, si
 	*n = job->n_ranks;
 	if (!nums)
 		return gs_cli_fail(GS_ERR_NOMEM, NULL);
-	if (o->has_rank) {
-		for (r = 0; r < job->n_ranks && job->ranks[r].rank != o->rank; r++)
+	if (o->io.has_rank) {
+		for (r = 0; r < job->n_ranks && job->ranks[r].rank != o->io.rank; r++)
 			nums[r] = job->ranks[r].rank;
 		if (r == job->n_ranks) {
 			list_u32(list, sizeof(list), nums, job->n_ranks);
-			gs_cli_error("rank %u is not in the job (ranks: %s)", o->rank, list);
+			gs_cli_error("rank %u is not in the job (ranks: %s)", o->io.rank, list);
 			rc = GS_EXIT_FAIL;
 		} else {
 			*first = r;
 			*n = 1;
 		}
-	} else if (o->has_device) {
+	} else if (o->io.has_device) {
 		for (r = 0; r < job->n_ranks && rc == GS_EXIT_OK; r++) {
 			free(devs);
 			devs = NULL;
-			rc = rank_devices(&job->ranks[r], o->device, &has, &devs, &n_devs);
+			rc = rank_devices(&job->ranks[r], o->io.device, &has, &devs, &n_devs);
 			if (rc == GS_EXIT_OK && has) {
 				nums[hits++] = job->ranks[r].rank;
 				*first = r;
@@ -524,27 +472,28 @@ static int export_pick(const struct export_opts *o, const struct gs_job *job, si
 		} else if (hits > 1) {
 			gs_cli_error("device %u is on %zu ranks (%s): say which with --device R:%u "
 				     "or --rank R",
-				     o->device, hits, list, o->device);
+				     o->io.device, hits, list, o->io.device);
 			rc = GS_EXIT_FAIL;
 		} else if (job->n_ranks == 1) {
 			list_u32(list, sizeof(list), devs, n_devs);
-			gs_cli_error("device %u has no GPU ops (devices with ops: %s)", o->device,
-				     n_devs ? list : "none");
+			gs_cli_error("device %u has no GPU ops (devices with ops: %s)",
+				     o->io.device, n_devs ? list : "none");
 			rc = GS_EXIT_FAIL;
 		} else {
-			gs_cli_error("device %u has no GPU ops on any rank of the job", o->device);
+			gs_cli_error("device %u has no GPU ops on any rank of the job",
+				     o->io.device);
 			rc = GS_EXIT_FAIL;
 		}
 	}
-	if (rc == GS_EXIT_OK && o->has_rank && o->has_device) {
+	if (rc == GS_EXIT_OK && o->io.has_rank && o->io.has_device) {
 		free(devs);
 		devs = NULL;
-		rc = rank_devices(&job->ranks[*first], o->device, &has, &devs, &n_devs);
+		rc = rank_devices(&job->ranks[*first], o->io.device, &has, &devs, &n_devs);
 		if (rc == GS_EXIT_OK && !has) {
 			list_u32(list, sizeof(list), devs, n_devs);
 			gs_cli_error(
 				"rank %u has no GPU ops on device %u (its devices with ops: %s)",
-				o->rank, o->device, n_devs ? list : "none");
+				o->io.rank, o->io.device, n_devs ? list : "none");
 			rc = GS_EXIT_FAIL;
 		}
 	}
@@ -600,9 +549,9 @@ int gs_cmd_export(int argc, char **argv)
 	rc = export_parse(argc, argv, &o, &help);
 	if (rc != GS_EXIT_OK || help)
 		return help ? gs_cli_help(export_help) : rc;
-	gs_progress_setup(o.quiet);
-	rc = gs_cli_inputs(&export_usage, (const char *const *)o.operands, o.n_operands,
-			   o.inputs_file, o.quiet, &in);
+	gs_progress_setup(o.io.quiet);
+	rc = gs_cli_inputs(&export_usage, (const char *const *)o.io.operands, o.io.n_operands,
+			   o.io.inputs_file, o.io.quiet, &in);
 	if (rc != GS_EXIT_OK)
 		return rc;
 	o.paths = (const char *const *)in.paths;

@@ -150,17 +150,32 @@ int gs_cli_fail(gs_status st, const char *what)
 	return GS_EXIT_FAIL;
 }
 
-void gs_cli_usage_report(const struct gs_cli_usage *u, const char *fmt, ...)
+static void usage_vreport(const struct gs_cli_usage *u, const char *fmt, va_list ap)
+	GS_PRINTF(2, 0);
+
+static void usage_vreport(const struct gs_cli_usage *u, const char *fmt, va_list ap)
 {
 	char msg[GS_CLI_MSG_MAX];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	gs_cli_error("%s: %s", u->name, msg);
 	fprintf(stderr, "usage: %s\nTry 'gpuscope %s --help' for more information.\n", u->synopsis,
 		u->name);
+}
+
+void gs_cli_usage_report(const struct gs_cli_usage *u, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	usage_vreport(u, fmt, ap);
+	va_end(ap);
+}
+
+int gs_cli_input_usage(const void *usage, const char *fmt, va_list ap)
+{
+	usage_vreport(usage, fmt, ap);
+	return GS_EXIT_USAGE;
 }
 
 void gs_cli_bad_option_error(const struct gs_cli_usage *u, char **argv, int c)

@@ -44,6 +44,7 @@
 #include <gpuscope/outfile.h>
 
 #include "gate_priv.h"
+#include "input_opts.h"
 #include "job_sum.h"
 #include "out.h"
 #include "report_priv.h"
@@ -63,20 +64,21 @@ enum fmt {
 	F_HTML
 };
 
+/* The trace-input options gpuscope-mpi takes (input_opts.h): analyze's but
+ * --rank, --device, --step and --step-marker; --window in ns only. */
+#define MPI_INOPTS                                                                                 \
+	(GS_INOPT_WINDOW_NS | GS_INOPT_ALIGN | GS_INOPT_SALVAGE | GS_INOPT_QUIET |                 \
+	 GS_INOPT_INPUTS | GS_INOPT_INPUTS_NO_STDIN | GS_INOPT_OPERANDS)
+
 struct opts {
+	struct gs_input_opts io; /* --window, --align, --salvage, -q, --inputs, TRACE|DIR */
 	enum fmt format;
 	const char *output;
-	bool force, salvage, quiet, keep_going, stats, color_always, color_never;
-	struct gs_window window;
-	bool window_relative;
+	bool force, keep_going, stats, color_always, color_never;
 	size_t top;
-	size_t ranks; /* 0: the default; GS_REPORT_RANKS_ALL */
-	size_t rows;  /* 0: the default */
-	int align;    /* enum gs_report_align */
-	const char *inputs_file;
+	size_t ranks;  /* 0: the default; GS_REPORT_RANKS_ALL */
+	size_t rows;   /* 0: the default */
 	char *fail_if; /* every --fail-if, comma-separated (owned) */
-	char **paths;
-	size_t n_paths;
 };
 
 static int me, np;
@@ -177,22 +179,37 @@ static _Noreturn void die(const char *what)
 	abort_job();
 }
 
-static int usage(const char *fmt, ...) GS_PRINTF(1, 2);
+static int vusage(const void *ctx, const char *fmt, va_list ap) GS_PRINTF(2, 0);
 
-static int usage(const char *fmt, ...)
+/* A usage error, from the root only; returns 2. `ctx` is unused (the
+ * gs_input_opts_ui callback's). */
+static int vusage(const void *ctx, const char *fmt, va_list ap)
 {
-	va_list ap;
 	char buf[1024];
 
+	(void)ctx;
 	if (me != 0)
 		return 2;
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	fprintf(stderr, "gpuscope-mpi: error: %s\n%s", buf, usage_line);
 	return 2;
 }
 
+static void usage_report(const char *fmt, ...) GS_PRINTF(1, 2);
+
+static void usage_report(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vusage(NULL, fmt, ap);
+	va_end(ap);
+}
+
+/* The usage error, as an expression worth 2: a macro, so that the static
+ * analyzer sees that a usage error is never 0 (it does not look into
+ * variadic functions), as gs_cli_usage_error. */
+#define usage(...) (usage_report(__VA_ARGS__), 2)
 /* The cause chain as one line. */
 static const char *chain(gs_status st, char *buf, size_t size)
 {
@@ -214,49 +231,29 @@ static double now_s(void)
 
 /* ---- options ---- */
 
-static bool parse_ns(const char *s, const char *end, int64_t *out, bool *rel)
-{
-	uint64_t v = 0;
-	bool digits = false;
-
-	*rel = s < end && *s == '+';
-	if (*rel)
-		s++;
-	for (; s < end; s++) {
-		if (*s < '0' || *s > '9' || v > (uint64_t)(INT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*s - '0');
-		digits = true;
-	}
-	*out = (int64_t)v;
-	return digits;
-}
-
 static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 {
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'F'},
-		{"window", required_argument, NULL, 'w'},
 		{"top", required_argument, NULL, 't'},
 		{"ranks", required_argument, NULL, 'K'}, /* N|all: a job's rank rows */
-		{"salvage", no_argument, NULL, 's'},
 		{"rows", required_argument, NULL, 'R'},
 		{"color", optional_argument, NULL, 'c'},
 		{"colour", optional_argument, NULL, 'c'},
-		{"quiet", no_argument, NULL, 'q'},
 		{"keep-going", no_argument, NULL, 'k'},
 		{"stats", no_argument, NULL, 'S'},
-		{"inputs", required_argument, NULL, 'i'},
-		{"align", required_argument, NULL, 'a'},
 		{"fail-if", required_argument, NULL, 'G'},
+		/* analyze's, refused: a rank's file is for gpuscope analyze */
 		{"rank", required_argument, NULL, 'r'},
 		{"device", required_argument, NULL, 'd'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
+	static const struct gs_input_opts_ui ui = {vusage, NULL};
+	struct option longopts[32];
+	int c, rc;
 
 	if (argc < 2 || strcmp(argv[1], "analyze") != 0) {
 		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -267,10 +264,18 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 	}
 	argc--;
 	argv++;
+	if (!gs_input_opts_table(MPI_INOPTS, own, longopts, sizeof(longopts) / sizeof(longopts[0])))
+		die("option table too small");
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
 		const char *arg = optarg ? optarg : "";
 
+		if (gs_input_opts_takes(MPI_INOPTS, c)) {
+			rc = gs_input_opts_parse(&o->io, MPI_INOPTS, &ui, c, optarg);
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'f':
 			if (!strcmp(arg, "json"))
@@ -290,19 +295,6 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 		case 'F':
 			o->force = true;
 			break;
-		case 'w': {
-			const char *colon = strchr(arg, ':');
-			bool r0, r1;
-
-			if (!colon || !parse_ns(arg, colon, &o->window.start_ns, &r0) ||
-			    !parse_ns(colon + 1, colon + strlen(colon), &o->window.end_ns, &r1) ||
-			    r0 != r1 || o->window.end_ns <= o->window.start_ns)
-				return usage("--window wants T0:T1 in ns (or +T0:+T1), not '%s'",
-					     arg);
-			o->window.set = true;
-			o->window_relative = r0;
-			break;
-		}
 		case 't': {
 			char *end;
 			unsigned long v = strtoul(arg, &end, 10);
@@ -341,31 +333,11 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 			o->rows = (size_t)v;
 			break;
 		}
-		case 's':
-			o->salvage = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
 		case 'k':
 			o->keep_going = true;
 			break;
 		case 'S':
 			o->stats = true;
-			break;
-		case 'i':
-			if (!*arg || !strcmp(arg, "-"))
-				return usage("--inputs wants a file name (standard input is not "
-					     "read by gpuscope-mpi)");
-			o->inputs_file = arg;
-			break;
-		case 'a':
-			if (!strcmp(arg, "collectives"))
-				o->align = GS_REPORT_ALIGN_COLLECTIVES;
-			else if (!strcmp(arg, "none"))
-				o->align = GS_REPORT_ALIGN_NONE;
-			else
-				return usage("--align wants collectives or none, not '%s'", arg);
 			break;
 		case 'c':
 			if (!optarg || !strcmp(arg, "always"))
@@ -403,9 +375,7 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *help)
 			return usage("unknown option %s", argv[optind - 1]);
 		}
 	}
-	o->paths = argv + optind;
-	o->n_paths = (size_t)(argc - optind);
-	return 0;
+	return gs_input_opts_finish(&o->io, MPI_INOPTS, &ui, argc, argv, optind);
 }
 
 /* ---- byte buffers and messages ---- */
@@ -540,17 +510,17 @@ static int gather_paths(struct opts *o, char ***paths, size_t *n)
 		gs_status gst = GS_OK;
 
 		gs_error_clear();
-		for (size_t i = 0; i < o->n_paths && gst == GS_OK; i++)
-			gst = gs_input_list_add(&l, o->paths[i]);
-		if (gst == GS_OK && o->inputs_file)
-			gst = gs_input_list_add_file(&l, o->inputs_file);
+		for (size_t i = 0; i < o->io.n_operands && gst == GS_OK; i++)
+			gst = gs_input_list_add(&l, o->io.operands[i]);
+		if (gst == GS_OK && o->io.inputs_file)
+			gst = gs_input_list_add_file(&l, o->io.inputs_file);
 		if (gst == GS_OK)
 			gst = gs_input_list_check_distinct(&l);
 		if (gst != GS_OK) {
 			errorf("%s", chain(gst, msg, sizeof(msg)));
 			st = 1;
 		}
-		for (size_t i = 0; !st && !o->quiet && i < l.n_warnings; i++)
+		for (size_t i = 0; !st && !o->io.quiet && i < l.n_warnings; i++)
 			fprintf(stderr, "gpuscope-mpi: warning: %s\n", l.warnings[i]);
 		for (size_t i = 0; !st && i < l.n; i++)
 			len += strlen(l.paths[i]) + 1;
@@ -697,7 +667,7 @@ static int load_phase(struct state *s, char **all_out, int **counts_out, int **d
 {
 	/* Host ranges are kept, as gpuscope analyze keeps them: host-bound
 	 * idle is attributed to them. */
-	struct gs_load_options lo = {.reader_flags = s->o.salvage ? GS_READER_SALVAGE : 0,
+	struct gs_load_options lo = {.reader_flags = s->o.io.salvage ? GS_READER_SALVAGE : 0,
 				     .load_flags = s->n > 1 ? GS_LOAD_NAME_WARNINGS : 0};
 	struct buf b = {0};
 	int failed = 0, len, *counts, *displs, total = 0;
@@ -1034,13 +1004,13 @@ static int identity_phase(struct state *s, const char *all, const int *counts, c
 static void report_options(const struct state *s, struct gs_report_options *ro, const char *format)
 {
 	memset(ro, 0, sizeof(*ro));
-	ro->window = s->o.window;
-	ro->window_relative = s->o.window_relative;
+	ro->window = s->o.io.window;
+	ro->window_relative = s->o.io.window_relative;
 	ro->inputs = s->names;
 	ro->n_inputs = s->n;
 	ro->format = format;
 	ro->rows = s->o.rows;
-	ro->align = s->o.align;
+	ro->align = s->o.io.align;
 }
 
 static struct gs_report_style report_style(const struct state *s)
@@ -1701,7 +1671,7 @@ static int run(struct state *s)
 		}
 		if (me == 0) {
 			gs_status es = gs_js_reduce(sums, s->j.n_ranks, s->j.n_clock_groups,
-						    s->o.align, &s->shell->ja);
+						    s->o.io.align, &s->shell->ja);
 
 			if (es != GS_OK) {
 				errorf("%s", chain(es, msg, sizeof(msg)));
@@ -1851,8 +1821,6 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
 	t0 = now_s();
 	rc = parse_args(argc, argv, &s.o, &help);
-	if (!rc && !help && !s.o.n_paths && !s.o.inputs_file)
-		rc = usage("no TRACE given");
 	/* The thresholds before any input is read: a bad one is known at once
 	 * (every process parses them; the root says what is wrong). */
 	if (!rc && !help && s.o.fail_if) {
@@ -1896,7 +1864,7 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return rc;
 	}
-	s.progress = me == 0 && !s.o.quiet && isatty(STDERR_FILENO);
+	s.progress = me == 0 && !s.o.io.quiet && isatty(STDERR_FILENO);
 	rc = run(&s);
 	if (s.o.stats)
 		print_stats(&s, t0);
