@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The dependency graph and the waits (docs/design.md).
+ * The dependency graph and the waits (docs/design.md). The edges of syncs
+ * are graph_sync.c, those of the legacy default stream graph_default.c;
+ * graph_priv.h holds the builder they share.
  *
  * Enqueue order is read from correlation ids (one increasing counter per
  * process): "the last op on stream S enqueued before call C" is the op of
@@ -38,91 +40,11 @@
 
 #include <gpuscope/u64map.h>
 #include "analyzer_priv.h"
+#include "graph_priv.h"
 #include "schedule_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* An op under a sort key: its correlation id, or the allocation it touches. */
-struct op_key {
-	uint64_t key;
-	int64_t start;
-	uint32_t op;
-};
-
-/*
- * The ops of one stream by (correlation, start, op), ops without an id
- * left out: usually the stream's ops as they are (ids grow with the start
- * on a stream), read in place; else a sorted copy in by_corr.
- */
-struct corr_index {
-	size_t lo, hi;
-	bool in_place; /* ops[lo .. hi); else by_corr[lo .. hi) */
-	/* In place: the id of every GS_SKIP-th op, skip[k] for op lo +
-	 * GS_SKIP * k, so that a search touches a few ops, not log2(n) of
-	 * them far apart. */
-	const uint64_t *skip;
-};
-
-#define GS_SKIP ((size_t)16)
-
-/* One op launched by a host thread (index into gs_trace_threads()). */
-struct launch_entry {
-	int64_t api_start;
-	uint32_t op;
-	uint32_t thread;
-};
-
-/* The ops one thread launched on one stream, by (launch start, op):
- * launches[first .. end). Groups are ordered by (thread, stream), that is
- * by (pid, tid, stream). */
-struct launch_group {
-	uint32_t thread;
-	uint32_t stream;
-	size_t first;
-	size_t end;
-};
-
-struct builder {
-	const struct gs_trace *t;
-	const struct gs_op *ops;
-	size_t n_ops;
-	const struct gs_stream *streams;
-	size_t n_streams;
-	const struct gs_api_call *api;
-	size_t n_api;
-	const struct gs_thread *threads;
-	size_t n_threads;
-	struct gs_graph *g;
-
-	struct corr_index *by_stream; /* per stream */
-	uint64_t *skip;
-	struct op_key *by_corr;
-	struct launch_entry *launches;
-	size_t n_launches;
-	struct launch_group *groups;
-	size_t n_groups;
-	/* Per thread: its groups from thread_group[th] to thread_group[th + 1],
-	 * and the same groups by the start of their last launch, latest first
-	 * (by_last[thread_group[th] ..)), so that the streams a thread launched
-	 * on after a time are a prefix. */
-	size_t *thread_group;
-	uint32_t *by_last;
-	/* Per thread: the starts of all its launches, sorted, from
-	 * thread_launch[th] to thread_launch[th + 1]. */
-	int64_t *launch_start;
-	size_t *thread_launch;
-
-	/* Leave out the edges a path implies (see the top); false to keep
-	 * every edge. */
-	bool reduce;
-	uint64_t max_edges;
-	uint64_t implied; /* default-stream edges left out */
-
-	/* Every edge but stream order (implicit until finish_edges). */
-	struct gs_edge *edges;
-	size_t n_edges, cap_edges;
-};
 
 const char *gs_edge_kind_name(unsigned kind)
 {
@@ -132,8 +54,8 @@ const char *gs_edge_kind_name(unsigned kind)
 	return kind < GS_EDGE_KIND_COUNT ? names[kind] : "unknown";
 }
 
-static gs_status add_edge(struct builder *b, uint32_t from, uint32_t to, uint8_t kind,
-			  uint64_t event)
+gs_status graph_add_edge(struct builder *b, uint32_t from, uint32_t to, uint8_t kind,
+			 uint64_t event)
 {
 	if (from == to || from >= b->n_ops || to >= b->n_ops)
 		return GS_OK; /* GS_NO_INDEX included */
@@ -237,12 +159,12 @@ static gs_status index_streams(struct builder *b)
 	return GS_OK;
 }
 
-static uint64_t corr_at(const struct builder *b, const struct corr_index *x, size_t i)
+uint64_t graph_corr_at(const struct builder *b, const struct corr_index *x, size_t i)
 {
 	return x->in_place ? b->ops[i].correlation : b->by_corr[i].key;
 }
 
-static uint32_t op_at(const struct builder *b, const struct corr_index *x, size_t i)
+uint32_t graph_op_at(const struct builder *b, const struct corr_index *x, size_t i)
 {
 	return x->in_place ? (uint32_t)i : b->by_corr[i].op;
 }
@@ -260,7 +182,7 @@ struct corr_key {
 static bool corr_before(const void *ctx, size_t i)
 {
 	const struct corr_key *k = ctx;
-	uint64_t v = corr_at(k->b, k->x, k->lo + i);
+	uint64_t v = graph_corr_at(k->b, k->x, k->lo + i);
 
 	return k->strict ? v <= k->c : v < k->c;
 }
@@ -289,7 +211,7 @@ static size_t corr_bound(const struct builder *b, const struct corr_index *x, ui
 }
 
 /* The last op of stream `s` enqueued before correlation `c`. */
-static uint32_t last_before(const struct builder *b, uint32_t s, uint64_t c)
+uint32_t graph_last_before(const struct builder *b, uint32_t s, uint64_t c)
 {
 	size_t lo;
 
@@ -298,18 +220,18 @@ static uint32_t last_before(const struct builder *b, uint32_t s, uint64_t c)
 	lo = corr_bound(b, &b->by_stream[s], c, false);
 	if (lo == b->by_stream[s].lo)
 		return GS_NO_INDEX;
-	return op_at(b, &b->by_stream[s], lo - 1);
+	return graph_op_at(b, &b->by_stream[s], lo - 1);
 }
 
 /* The first op of stream `s` enqueued after correlation `c`. */
-static uint32_t first_after(const struct builder *b, uint32_t s, uint64_t c)
+uint32_t graph_first_after(const struct builder *b, uint32_t s, uint64_t c)
 {
 	size_t lo;
 
 	if (s >= b->n_streams)
 		return GS_NO_INDEX;
 	lo = corr_bound(b, &b->by_stream[s], c, true);
-	return lo < b->by_stream[s].hi ? op_at(b, &b->by_stream[s], lo) : GS_NO_INDEX;
+	return lo < b->by_stream[s].hi ? graph_op_at(b, &b->by_stream[s], lo) : GS_NO_INDEX;
 }
 
 static int cmp_launch_in_stream(const void *pa, const void *pb)
@@ -495,7 +417,7 @@ static gs_status index_threads(struct builder *b)
 }
 
 /* Whether thread th launched anything starting in [a, b). */
-static bool launched_between(const struct builder *b, uint32_t th, int64_t from, int64_t to)
+bool graph_launched_between(const struct builder *b, uint32_t th, int64_t from, int64_t to)
 {
 	size_t lo = b->thread_launch[th], hi = b->thread_launch[th + 1];
 
@@ -504,740 +426,12 @@ static bool launched_between(const struct builder *b, uint32_t th, int64_t from,
 }
 
 /* Whether thread th launched anything at or after `after_ns`. */
-static bool launches_after(const struct builder *b, uint32_t th, int64_t after_ns)
+bool graph_launches_after(const struct builder *b, uint32_t th, int64_t after_ns)
 {
 	size_t k = b->thread_group[th];
 
 	return k < b->thread_group[th + 1] &&
 	       b->launches[b->groups[b->by_last[k]].end - 1].api_start >= after_ns;
-}
-
-/*
- * Edges from `producer` to the first op of every stream that thread `th`
- * (an index into the threads, GS_NO_INDEX: none) launched at or after
- * `after_ns`: the streams it launched on later are a prefix of by_last,
- * then one binary search per stream, O(log N) per edge.
- */
-static gs_status edges_to_later_launches(struct builder *b, uint32_t producer, uint32_t th,
-					 int64_t after_ns, uint8_t kind, uint64_t event)
-{
-	if (th == GS_NO_INDEX)
-		return GS_OK; /* a thread that called nothing launched nothing */
-	for (size_t k = b->thread_group[th]; k < b->thread_group[th + 1]; k++) {
-		const struct launch_group *gr = &b->groups[b->by_last[k]];
-		size_t l = gr->first, h = gr->end;
-		gs_status rc;
-
-		if (b->launches[gr->end - 1].api_start < after_ns)
-			break; /* nor any after it */
-		while (l < h) {
-			size_t mid = l + (h - l) / 2;
-
-			if (b->launches[mid].api_start < after_ns)
-				l = mid + 1;
-			else
-				h = mid;
-		}
-		rc = add_edge(b, producer, b->launches[l].op, kind, event);
-		if (rc)
-			return rc;
-	}
-	return GS_OK;
-}
-
-/* ---- edge kinds ---- */
-
-/* Where the event sync `i` refers to was recorded: stream and correlation
- * (the record the trace resolved, gs_trace_sync_event_record, else what the
- * sync itself says). */
-static bool resolve_event(const struct builder *b, size_t i, uint32_t *stream, uint64_t *corr)
-{
-	size_t n_syncs, n_recs;
-	const struct gs_sync *y = &gs_trace_syncs(b->t, &n_syncs)[i];
-	const struct gs_event_record *recs = gs_trace_event_records(b->t, &n_recs);
-	uint32_t k = gs_trace_sync_event_record(b->t, i);
-	const struct gs_event_record *r = k < n_recs ? &recs[k] : NULL;
-
-	*stream = r && r->stream != GS_NO_INDEX ? r->stream : y->wait_on_stream;
-	*corr = r ? r->correlation : y->event_correlation;
-	return *stream != GS_NO_INDEX && *stream < b->n_streams && *corr != 0;
-}
-
-/* A stream of a device with ops that have ids, by the first of those ids. */
-struct dev_stream {
-	uint32_t device;
-	uint32_t stream;
-	uint64_t min_corr;
-};
-
-/* The id of an op of a device. */
-struct dev_corr {
-	uint32_t device;
-	uint64_t corr;
-};
-
-/* What context syncs need: the streams of each device, the ids of each
- * device's ops, and per (thread, device) the last context sync linked. */
-struct ctx_index {
-	bool built;
-	struct dev_stream *ds;
-	size_t n_ds;
-	struct dev_corr *dc;
-	size_t n_dc;
-	struct gs_u64map last;
-};
-
-static int cmp_dev_stream(const void *pa, const void *pb)
-{
-	const struct dev_stream *a = pa, *b = pb;
-
-	if (a->device != b->device)
-		return a->device < b->device ? -1 : 1;
-	if (a->min_corr != b->min_corr)
-		return a->min_corr < b->min_corr ? -1 : 1;
-	return a->stream < b->stream ? -1 : a->stream > b->stream;
-}
-
-static int cmp_dev_corr(const void *pa, const void *pb)
-{
-	const struct dev_corr *a = pa, *b = pb;
-
-	if (a->device != b->device)
-		return a->device < b->device ? -1 : 1;
-	return a->corr < b->corr ? -1 : a->corr > b->corr;
-}
-
-static gs_status ctx_index_build(struct builder *b, struct ctx_index *cx, size_t n_syncs)
-{
-	size_t n = 0;
-
-	cx->built = true;
-	for (uint32_t s = 0; s < b->n_streams; s++) {
-		const struct corr_index *x = &b->by_stream[s];
-
-		if (x->hi > x->lo) {
-			cx->n_ds++;
-			n += x->hi - x->lo;
-		}
-	}
-	cx->ds = malloc((cx->n_ds ? cx->n_ds : 1) * sizeof(*cx->ds));
-	cx->dc = malloc((n ? n : 1) * sizeof(*cx->dc));
-	if (!cx->ds || !cx->dc || gs_u64map_reserve(&cx->last, n_syncs) != GS_OK)
-		return gs_nomem();
-	cx->n_ds = 0;
-	for (uint32_t s = 0; s < b->n_streams; s++) {
-		const struct corr_index *x = &b->by_stream[s];
-
-		if (x->hi == x->lo)
-			continue;
-		cx->ds[cx->n_ds++] = (struct dev_stream){.device = b->streams[s].device,
-							 .stream = s,
-							 .min_corr = corr_at(b, x, x->lo)};
-		for (size_t i = x->lo; i < x->hi; i++)
-			cx->dc[cx->n_dc++] = (struct dev_corr){.device = b->streams[s].device,
-							       .corr = corr_at(b, x, i)};
-	}
-	gs_sort(cx->ds, cx->n_ds, sizeof(*cx->ds), cmp_dev_stream);
-	gs_sort(cx->dc, cx->n_dc, sizeof(*cx->dc), cmp_dev_corr);
-	return GS_OK;
-}
-
-static void ctx_index_fini(struct ctx_index *cx)
-{
-	free(cx->ds);
-	free(cx->dc);
-	gs_u64map_fini(&cx->last);
-}
-
-/* Whether an op of `device` has an id in [lo, hi). */
-static bool device_corr_between(const struct ctx_index *cx, uint32_t device, uint64_t lo,
-				uint64_t hi)
-{
-	size_t l = 0, h = cx->n_dc;
-
-	while (l < h) {
-		size_t mid = l + (h - l) / 2;
-
-		if (cx->dc[mid].device < device ||
-		    (cx->dc[mid].device == device && cx->dc[mid].corr < lo))
-			l = mid + 1;
-		else
-			h = mid;
-	}
-	return l < cx->n_dc && cx->dc[l].device == device && cx->dc[l].corr < hi;
-}
-
-/*
- * Whether context sync i links the same ops as the last one linked of its
- * thread and device: no op of the device enqueued between the two (the
- * same last op on every stream) and no launch of the thread between their
- * ends (the same first ops after). Its edges are then all there already.
- */
-static bool context_repeats(struct ctx_index *cx, const struct builder *b,
-			    const struct gs_sync *syncs, size_t i, uint32_t th)
-{
-	const struct gs_sync *y = &syncs[i];
-	uint64_t key = (uint64_t)th << 32 | y->device;
-	uint64_t prev;
-
-	if (gs_u64map_get(&cx->last, key, &prev)) {
-		const struct gs_sync *p = &syncs[prev];
-		uint64_t c0 = p->correlation < y->correlation ? p->correlation : y->correlation;
-		uint64_t c1 = p->correlation < y->correlation ? y->correlation : p->correlation;
-		int64_t e0 = p->end_ns < y->end_ns ? p->end_ns : y->end_ns;
-		int64_t e1 = p->end_ns < y->end_ns ? y->end_ns : p->end_ns;
-
-		if (!device_corr_between(cx, y->device, c0, c1) && !launched_between(b, th, e0, e1))
-			return true;
-	}
-	gs_u64map_put(&cx->last, key, (uint32_t)i, true);
-	return false;
-}
-
-/* The streams of the context index searched for a device: those of lower
- * devices come first. */
-struct device_key {
-	const struct dev_stream *ds;
-	uint32_t device;
-};
-
-static bool device_before(const void *ctx, size_t i)
-{
-	const struct device_key *k = ctx;
-
-	return k->ds[i].device < k->device;
-}
-
-/* A context sync: the last op of every stream of its device enqueued
- * before it -> what its thread launched after it. Only the streams with an
- * op before it are looked at (a prefix by first id). */
-static gs_status context_edges(struct builder *b, const struct ctx_index *cx,
-			       const struct gs_sync *y, uint32_t th)
-{
-	struct device_key key = {cx->ds, y->device};
-	/* the first stream of the device */
-	size_t lo = gs_partition_point(cx->n_ds, device_before, &key);
-	gs_status rc = GS_OK;
-
-	for (size_t k = lo; k < cx->n_ds && !rc; k++) {
-		uint32_t producer;
-
-		if (cx->ds[k].device != y->device || cx->ds[k].min_corr >= y->correlation)
-			break;
-		producer = last_before(b, cx->ds[k].stream, y->correlation);
-		if (producer != GS_NO_INDEX)
-			rc = edges_to_later_launches(b, producer, th, y->end_ns, GS_EDGE_HOST_SYNC,
-						     0);
-	}
-	return rc;
-}
-
-/*
- * Whether an event or stream sync of thread th links the same ops as the
- * last such sync of the thread: the same producer and no launch between
- * their ends. Its edges are all there already (with the first one's event
- * id, as the deduplication keeps).
- */
-static bool sync_repeats(uint32_t *last_prod, int64_t *last_end, const struct builder *b,
-			 uint32_t th, uint32_t producer, int64_t end)
-{
-	if (last_prod[th] == producer) {
-		int64_t e0 = last_end[th] < end ? last_end[th] : end;
-		int64_t e1 = last_end[th] < end ? end : last_end[th];
-
-		if (!launched_between(b, th, e0, e1))
-			return true;
-	}
-	last_prod[th] = producer;
-	last_end[th] = end;
-	return false;
-}
-
-static gs_status sync_edges(struct builder *b)
-{
-	size_t n_syncs, n_waits = 0;
-	const struct gs_sync *syncs = gs_trace_syncs(b->t, &n_syncs);
-	struct ctx_index cx = {0};
-	uint32_t *last_prod = malloc((b->n_threads ? b->n_threads : 1) * sizeof(*last_prod));
-	int64_t *last_end = malloc((b->n_threads ? b->n_threads : 1) * sizeof(*last_end));
-	gs_status rc = GS_OK;
-
-	if (!last_prod || !last_end) {
-		rc = gs_nomem();
-		goto out;
-	}
-	for (size_t th = 0; th < b->n_threads; th++)
-		last_prod[th] = GS_NO_INDEX;
-	for (size_t i = 0; i < n_syncs && !rc; i++) {
-		const struct gs_sync *y = &syncs[i];
-		uint32_t rs, producer = GS_NO_INDEX, th;
-		uint64_t rcorr, event = 0;
-
-		switch (y->kind) {
-		case GS_SYNC_STREAM_WAIT:
-			n_waits++;
-			if (!resolve_event(b, i, &rs, &rcorr) || y->stream == GS_NO_INDEX) {
-				b->g->unlinked_waits++;
-				break;
-			}
-			producer = last_before(b, rs, rcorr);
-			if (producer == GS_NO_INDEX)
-				break; /* nothing recorded before: the wait is a no-op */
-			rc = add_edge(b, producer, first_after(b, y->stream, y->correlation),
-				      GS_EDGE_EVENT, y->event_id);
-			break;
-		case GS_SYNC_EVENT:
-		case GS_SYNC_STREAM:
-			if (y->tid < 0)
-				break;
-			if (y->kind == GS_SYNC_EVENT) {
-				if (!resolve_event(b, i, &rs, &rcorr))
-					break;
-				producer = last_before(b, rs, rcorr);
-				event = y->event_id;
-			} else if (y->stream != GS_NO_INDEX) {
-				producer = last_before(b, y->stream, y->correlation);
-			}
-			if (producer == GS_NO_INDEX)
-				break;
-			th = gs_trace_find_thread(b->t, y->pid, y->tid);
-			if (th == GS_NO_INDEX ||
-			    sync_repeats(last_prod, last_end, b, th, producer, y->end_ns))
-				break;
-			rc = edges_to_later_launches(b, producer, th, y->end_ns, GS_EDGE_HOST_SYNC,
-						     event);
-			break;
-		case GS_SYNC_CONTEXT:
-			if (y->tid < 0)
-				break;
-			th = gs_trace_find_thread(b->t, y->pid, y->tid);
-			if (th == GS_NO_INDEX || !launches_after(b, th, y->end_ns))
-				break; /* nothing launched after it: no edge */
-			if (!cx.built)
-				rc = ctx_index_build(b, &cx, n_syncs);
-			if (!rc && !context_repeats(&cx, b, syncs, i, th))
-				rc = context_edges(b, &cx, y, th);
-			break;
-		default:
-			break;
-		}
-	}
-	if (!rc && n_waits == 0) {
-		/* Waits were called but the source recorded no sync records. */
-		for (size_t i = 0; i < b->n_api; i++) {
-			const char *name = gs_trace_string(b->t, b->api[i].name);
-
-			if (strstr(name, "StreamWaitEvent"))
-				b->g->unlinked_wait_calls++;
-		}
-	}
-out:
-	free(last_prod);
-	free(last_end);
-	ctx_index_fini(&cx);
-	return rc;
-}
-
-static bool host_synchronous_copy(const struct gs_op *op)
-{
-	if (op->kind != GS_OP_MEMCPY)
-		return false;
-	if (!(op->flags & GS_OPF_ASYNC))
-		return true;
-	return op->src_mem == GS_MEM_PAGEABLE || op->dst_mem == GS_MEM_PAGEABLE;
-}
-
-/*
- * A host-synchronous copy -> what its thread launched after its call
- * returned. A call that returned before its copy ended (a pageable
- * host-to-device copy returns once the data is staged) did not wait for
- * the copy: its edges would point back in time, so it has none and is
- * listed in returned_early instead.
- */
-static gs_status sync_copy_edges(struct builder *b)
-{
-	size_t cap = 0;
-
-	for (size_t i = 0; i < b->n_ops; i++) {
-		uint32_t a = b->g->launch[i];
-		gs_status rc;
-
-		if (a == GS_NO_INDEX || !host_synchronous_copy(&b->ops[i]))
-			continue;
-		if (b->api[a].end_ns < b->ops[i].end_ns) {
-			struct gs_graph *g = b->g;
-
-			if (g->n_returned_early == cap) {
-				size_t nc = cap ? 2 * cap : 16;
-				uint32_t *nr = realloc(g->returned_early, nc * sizeof(*nr));
-
-				if (!nr)
-					return gs_nomem();
-				g->returned_early = nr;
-				cap = nc;
-			}
-			g->returned_early[g->n_returned_early++] = (uint32_t)i;
-			continue;
-		}
-		rc = edges_to_later_launches(
-			b, (uint32_t)i, gs_trace_find_thread(b->t, b->api[a].pid, b->api[a].tid),
-			b->api[a].end_ns, GS_EDGE_SYNC_COPY, 0);
-		if (rc)
-			return rc;
-	}
-	return GS_OK;
-}
-
-static bool blocking_kind(uint8_t kind)
-{
-	return kind == GS_STREAM_BLOCKING || kind == GS_STREAM_PER_THREAD_DEFAULT;
-}
-
-/* The ops with ids of one legacy default stream, in op order. */
-struct dlist {
-	size_t n;
-	uint32_t *op;
-	uint64_t *corr;
-	/* Per entry: the first entry after it in another run of ops that the
-	 * stream order chains (chain_holds), n for the last run. */
-	size_t *run_end;
-};
-
-/*
- * Whether the stream_order edge into op i (not the first of its stream)
- * holds in every schedule and what-if, the previous op ended before this
- * one ended and no later than it started: then a producer that ended
- * before the previous op is never what held op i, nor a wait of it, nor
- * its latest producer in any schedule (see the top of the file).
- */
-static bool chain_holds(const struct builder *b, size_t i)
-{
-	const struct gs_op *p = &b->ops[i - 1], *o = &b->ops[i];
-
-	return b->reduce && !b->g->has_data_edges && p->end_ns < o->end_ns &&
-	       p->end_ns <= o->start_ns && !gs_sched_batch_start(b->ops, i);
-}
-
-/* The list of stream l; false (nothing built) when its ids ever decrease. */
-static gs_status dlist_build(struct builder *b, uint32_t l, struct dlist *d, bool *ok)
-{
-	size_t first, count, n = 0, run = 0, *run_of;
-
-	*ok = false;
-	gs_trace_stream_ops(b->t, l, &first, &count);
-	for (size_t i = first; i < first + count; i++) {
-		if (!b->ops[i].correlation)
-			continue;
-		if (n && b->ops[i].correlation < d->corr[n - 1])
-			return GS_OK;
-		d->op[n] = (uint32_t)i;
-		d->corr[n++] = b->ops[i].correlation;
-	}
-	d->n = n;
-	run_of = d->run_end; /* the run of each entry first, then where it ends */
-	for (size_t i = first, k = 0; i < first + count; i++) {
-		if (i > first && !chain_holds(b, i))
-			run++;
-		if (k < n && d->op[k] == i)
-			run_of[k++] = run;
-	}
-	for (size_t k = n, next_run = 0, next_end = n; k-- > 0;) {
-		size_t r = run_of[k];
-
-		d->run_end[k] = k + 1 < n && r == next_run ? next_end : k + 1;
-		next_run = r;
-		next_end = d->run_end[k];
-	}
-	*ok = true;
-	return GS_OK;
-}
-
-/* The first entry of d with an id above c (`strict`), or at least c. */
-static size_t dlist_bound(const struct dlist *d, uint64_t c, bool strict)
-{
-	return strict ? gs_upper_bound_u64(d->corr, d->n, c) : gs_lower_bound_u64(d->corr, d->n, c);
-}
-
-/*
- * x -> every entry of [klo, khi) (x is the last op of its stream enqueued
- * before each). In each run of the range, the edges up to the first entry
- * that x ended before and started no later than are kept; the stream order
- * from that entry implies the rest.
- */
-static gs_status link_into_default(struct builder *b, const struct dlist *d, uint32_t x, size_t klo,
-				   size_t khi)
-{
-	const struct gs_op *px = &b->ops[x];
-
-	for (size_t k = klo; k < khi;) {
-		size_t e = d->run_end[k] < khi ? d->run_end[k] : khi, l = k, h = e, keep;
-
-		while (l < h) {
-			size_t mid = l + (h - l) / 2;
-			const struct gs_op *o = &b->ops[d->op[mid]];
-
-			if (px->end_ns < o->end_ns && px->start_ns <= o->start_ns)
-				h = mid;
-			else
-				l = mid + 1;
-		}
-		keep = l < e ? l + 1 : e;
-		for (size_t j = k; j < keep; j++) {
-			gs_status rc = add_edge(b, x, d->op[j], GS_EDGE_DEFAULT_STREAM, 0);
-
-			if (rc)
-				return rc;
-		}
-		b->implied += e - keep;
-		k = e;
-	}
-	return GS_OK;
-}
-
-/* When op y was ready but for its dependencies, as gs_waits_compute reads
- * it: the end of the op before it on its stream or of its launch call,
- * whichever is later; INT64_MIN when neither is known. */
-static int64_t ready_time(const struct builder *b, uint32_t y)
-{
-	int64_t r = INT64_MIN;
-	uint32_t l = b->g->launch[y];
-
-	if (y > 0 && b->ops[y - 1].stream == b->ops[y].stream)
-		r = b->ops[y - 1].end_ns;
-	if (l != GS_NO_INDEX && b->api[l].end_ns > r)
-		r = b->api[l].end_ns;
-	return r;
-}
-
-/*
- * Every entry of [klo, khi) -> y (y is the first op of its stream enqueued
- * after each). In each run of the range, a, the last entry that ended by
- * y's start, is kept and so are the entries after it; before a,
- * the entries that ended before y was otherwise ready are implied by the
- * stream order to a (and held nothing), the later ones are kept (waits).
- */
-static gs_status link_from_default(struct builder *b, const struct dlist *d, uint32_t y, size_t klo,
-				   size_t khi)
-{
-	const struct gs_op *py = &b->ops[y];
-	int64_t ready = ready_time(b, y);
-
-	for (size_t k = klo; k < khi;) {
-		size_t e = d->run_end[k] < khi ? d->run_end[k] : khi, l = k, h = e, w;
-
-		while (l < h) {
-			size_t mid = l + (h - l) / 2;
-			const struct gs_op *o = &b->ops[d->op[mid]];
-
-			if (o->end_ns <= py->start_ns)
-				l = mid + 1;
-			else
-				h = mid;
-		}
-		w = k;
-		if (l > k) { /* a = l - 1: [k, w) are implied */
-			size_t a = l - 1;
-
-			h = a;
-			w = k;
-			while (w < h) {
-				size_t mid = w + (h - w) / 2;
-
-				if (ready != INT64_MIN && b->ops[d->op[mid]].end_ns > ready)
-					h = mid;
-				else
-					w = mid + 1;
-			}
-		}
-		b->implied += w - k;
-		for (size_t j = w; j < e; j++) {
-			gs_status rc = add_edge(b, d->op[j], y, GS_EDGE_DEFAULT_STREAM, 0);
-
-			if (rc)
-				return rc;
-		}
-		k = e;
-	}
-	return GS_OK;
-}
-
-/*
- * The default stream d and blocking stream p, both ways. The edges come in
- * ranges: each op of p is the last one before, and the first one after, a
- * range of d. They are found from whichever of the two has fewer ops:
- * O(min(|d|, |p|) log N) plus the edges added.
- */
-static gs_status link_default_peer(struct builder *b, const struct dlist *d, uint32_t p)
-{
-	const struct corr_index *x = &b->by_stream[p];
-	gs_status rc = GS_OK;
-
-	if (x->hi - x->lo <= d->n) {
-		for (size_t j = x->lo; j < x->hi && !rc; j++) {
-			uint64_t c = corr_at(b, x, j);
-			uint32_t op = op_at(b, x, j);
-			size_t f_lo = dlist_bound(d, c, true);
-			size_t f_hi = j + 1 < x->hi ? dlist_bound(d, corr_at(b, x, j + 1), true) :
-						      d->n;
-			size_t r_lo = j > x->lo ? dlist_bound(d, corr_at(b, x, j - 1), false) : 0;
-			size_t r_hi = dlist_bound(d, c, false);
-
-			if (f_lo < f_hi)
-				rc = link_into_default(b, d, op, f_lo, f_hi);
-			if (!rc && r_lo < r_hi)
-				rc = link_from_default(b, d, op, r_lo, r_hi);
-		}
-		return rc;
-	}
-	for (size_t k = 0; k < d->n && !rc;) { /* runs of d with one op of p before */
-		uint32_t op = last_before(b, p, d->corr[k]);
-		size_t e = k + 1;
-
-		while (e < d->n && last_before(b, p, d->corr[e]) == op)
-			e++;
-		if (op != GS_NO_INDEX)
-			rc = link_into_default(b, d, op, k, e);
-		k = e;
-	}
-	for (size_t k = 0; k < d->n && !rc;) { /* and with one op of p after */
-		uint32_t op = first_after(b, p, d->corr[k]);
-		size_t e = k + 1;
-
-		while (e < d->n && first_after(b, p, d->corr[e]) == op)
-			e++;
-		if (op != GS_NO_INDEX)
-			rc = link_from_default(b, d, op, k, e);
-		k = e;
-	}
-	return rc;
-}
-
-/* Every edge of each op of stream l with each peer (ids out of order). */
-static gs_status link_default_each(struct builder *b, uint32_t l, const uint32_t *peers,
-				   size_t n_peers)
-{
-	size_t first, count;
-	gs_status rc = GS_OK;
-
-	gs_trace_stream_ops(b->t, l, &first, &count);
-	for (size_t i = first; i < first + count && !rc; i++) {
-		uint64_t c = b->ops[i].correlation;
-
-		if (!c)
-			continue;
-		for (size_t p = 0; p < n_peers && !rc; p++) {
-			rc = add_edge(b, last_before(b, peers[p], c), (uint32_t)i,
-				      GS_EDGE_DEFAULT_STREAM, 0);
-			if (!rc)
-				rc = add_edge(b, (uint32_t)i, first_after(b, peers[p], c),
-					      GS_EDGE_DEFAULT_STREAM, 0);
-		}
-	}
-	return rc;
-}
-
-/* A stream, keyed for sorting by context then index. */
-struct ctx_key {
-	int64_t pid;
-	uint32_t device;
-	uint32_t context;
-	uint32_t stream;
-};
-
-static bool cmp_context_same(const struct ctx_key *a, const struct ctx_key *b)
-{
-	return a->pid == b->pid && a->device == b->device && a->context == b->context;
-}
-
-static int cmp_ctx_key(const void *pa, const void *pb)
-{
-	const struct ctx_key *a = pa, *b = pb;
-
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->device != b->device)
-		return a->device < b->device ? -1 : 1;
-	if (a->context != b->context)
-		return a->context < b->context ? -1 : 1;
-	return a->stream < b->stream ? -1 : a->stream > b->stream;
-}
-
-/*
- * The legacy default stream waits for, and is waited for by, the blocking
- * streams of its context (CUPTI records nothing for it). Streams are
- * grouped by context once; each default stream is linked with the
- * blocking streams of its group that have ops with ids.
- */
-static gs_status default_stream_edges(struct builder *b)
-{
-	struct ctx_key *key = NULL;
-	uint32_t *peers = NULL;
-	struct dlist d = {0};
-	size_t n_keys = 0, most = 0;
-	gs_status rc = GS_OK;
-
-	for (uint32_t s = 0; s < b->n_streams; s++)
-		if (b->streams[s].kind == GS_STREAM_LEGACY_DEFAULT ||
-		    blocking_kind(b->streams[s].kind))
-			n_keys++;
-	for (uint32_t s = 0; s < b->n_streams; s++) {
-		size_t first, count;
-
-		gs_trace_stream_ops(b->t, s, &first, &count);
-		if (b->streams[s].kind == GS_STREAM_LEGACY_DEFAULT && count > most)
-			most = count;
-	}
-	if (!most)
-		return GS_OK;
-	key = malloc(n_keys * sizeof(*key));
-	peers = malloc(n_keys * sizeof(*peers));
-	d.op = malloc(most * sizeof(*d.op));
-	d.corr = malloc(most * sizeof(*d.corr));
-	d.run_end = malloc(most * sizeof(*d.run_end));
-	if (!key || !peers || !d.op || !d.corr || !d.run_end) {
-		rc = gs_nomem();
-		goto out;
-	}
-	n_keys = 0;
-	for (uint32_t s = 0; s < b->n_streams; s++) {
-		const struct gs_stream *st = &b->streams[s];
-
-		if (st->kind == GS_STREAM_LEGACY_DEFAULT || blocking_kind(st->kind))
-			key[n_keys++] = (struct ctx_key){.pid = st->pid,
-							 .device = st->device,
-							 .context = st->context,
-							 .stream = s};
-	}
-	gs_sort(key, n_keys, sizeof(*key), cmp_ctx_key);
-	for (size_t g0 = 0, g1; g0 < n_keys && !rc; g0 = g1) {
-		size_t n_peers = 0;
-
-		for (g1 = g0; g1 < n_keys && cmp_context_same(&key[g0], &key[g1]); g1++) {
-			const struct corr_index *x = &b->by_stream[key[g1].stream];
-
-			if (blocking_kind(b->streams[key[g1].stream].kind) && x->hi > x->lo)
-				peers[n_peers++] = key[g1].stream;
-		}
-		for (size_t k = g0; k < g1 && n_peers && !rc; k++) {
-			uint32_t l = key[k].stream;
-			bool ok;
-
-			if (b->streams[l].kind != GS_STREAM_LEGACY_DEFAULT)
-				continue;
-			rc = dlist_build(b, l, &d, &ok);
-			if (!rc && !ok)
-				rc = link_default_each(b, l, peers, n_peers);
-			for (size_t p = 0; ok && p < n_peers && !rc; p++)
-				rc = link_default_peer(b, &d, peers[p]);
-		}
-	}
-out:
-	free(key);
-	free(peers);
-	free(d.op);
-	free(d.corr);
-	free(d.run_end);
-	return rc;
 }
 
 /* Ops touching one allocation, in time order: each depends on the one
@@ -1278,7 +472,7 @@ static gs_status data_edges(struct builder *b)
 	for (size_t i = 1; i < n && !rc; i++) {
 		if (touch[i].key != touch[i - 1].key)
 			continue;
-		rc = add_edge(b, touch[i - 1].op, touch[i].op, GS_EDGE_DATA, 0);
+		rc = graph_add_edge(b, touch[i - 1].op, touch[i].op, GS_EDGE_DATA, 0);
 		if (!rc)
 			b->g->has_data_edges = true;
 	}
@@ -1292,6 +486,9 @@ static int cmp_edge(const void *pa, const void *pb)
 {
 	const struct gs_edge *a = pa, *b = pb;
 
+	/* finish_edges sorts filled edges only; the analyzer's path takes its
+	 * loops both ways. */
+	/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
 	if (a->to != b->to)
 		return a->to < b->to ? -1 : 1;
 	if (a->from != b->from)
@@ -1352,7 +549,7 @@ static gs_status finish_edges(struct builder *b)
 		}
 	}
 	for (size_t i = 0; i < n; i++)
-		first[b->edges[i].to + 1]++; /* add_edge keeps to < n_ops */
+		first[b->edges[i].to + 1]++; /* graph_add_edge keeps to < n_ops */
 	for (size_t i = 0; i < b->n_ops; i++)
 		first[i + 1] += first[i];
 	e = malloc((n_all ? n_all : 1) * sizeof(*e));
@@ -1382,6 +579,9 @@ static gs_status finish_edges(struct builder *b)
 		for (size_t i = lo; i < hi; i++) {
 			if (i > lo && e[i - 1].from == e[i].from && e[i - 1].kind == e[i].kind)
 				continue;
+			/* The analyzer's path takes a loop both ways; e[lo .. hi) is
+			 * filled above. */
+			/* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript) */
 			g->edge_count[e[i].kind]++;
 			e[k++] = e[i];
 		}
@@ -1490,14 +690,14 @@ static gs_status graph_build(const struct gs_trace *t, uint64_t max_edges, bool 
 	if (!rc)
 		rc = index_threads(&b);
 	if (!rc)
-		rc = sync_edges(&b);
+		rc = graph_sync_edges(&b);
 	if (!rc)
-		rc = sync_copy_edges(&b);
+		rc = graph_sync_copy_edges(&b);
 	/* Data edges first: with them, the stream order implies nothing. */
 	if (!rc)
 		rc = data_edges(&b);
 	if (!rc)
-		rc = default_stream_edges(&b);
+		rc = graph_default_stream_edges(&b);
 	if (!rc)
 		rc = finish_edges(&b);
 	if (!rc) {
