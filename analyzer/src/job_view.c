@@ -329,13 +329,7 @@ static const char *partial_note(const struct gs_job_analysis *ja, char *buf, siz
 #define PARTIAL() partial_note(ja, (char[96]){0}, 96)
 /* A finding's durations, each in its own unit (never a line's), marked
  * for the writers to write out (gs_dur_sentence: "us" or "µs"). */
-#define FDUR(ns) own_mark((char[32]){0}, 32, (ns))
-
-static const char *own_mark(char *buf, size_t size, int64_t ns)
-{
-	snprintf(buf, size, GS_DUR_OWN_FMT, (long long)ns);
-	return buf;
-}
+#define FDUR(ns) GS_DUR_OWN(ns)
 
 char *ja_finding_text(const struct gs_job_analysis *ja, const struct ja_finding *f)
 {

@@ -847,7 +847,7 @@ static void finding_cycles(const struct gs_report_device *d, struct finding_list
  * longer than the run: the numbers say which and how much. First of the
  * findings, like cycles. */
 /* sb_dur's marker, for a printf argument: one unit when taken. */
-#define DUR(buf, ns) (snprintf(buf, sizeof(buf), GS_DUR_MARK_FMT, (long long)(ns)), buf)
+#define DUR(buf, ns) gs_dur_mark(buf, sizeof(buf), (ns))
 
 static void finding_invariants(const struct gs_report *r, const struct gs_report_device *d,
 			       struct finding_list *l)

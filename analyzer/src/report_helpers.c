@@ -192,13 +192,6 @@ const char *gs_report_eff_text(const struct gs_report_device *d, char *buf, size
 	return buf;
 }
 
-/* A duration of its own unit, marked for the writer (GS_DUR_OWN_FMT). */
-static const char *own_mark(char *buf, size_t size, int64_t ns)
-{
-	snprintf(buf, size, GS_DUR_OWN_FMT, (long long)ns);
-	return buf;
-}
-
 const char *gs_report_whatif_text(const struct gs_what_if *w, bool one_batch, char *buf,
 				  size_t size)
 {
@@ -212,17 +205,17 @@ const char *gs_report_whatif_text(const struct gs_what_if *w, bool one_batch, ch
 		return buf;
 	}
 	if (svi > 0)
-		snprintf(buf, size, "%s beyond the ideal", own_mark(a, sizeof(a), svi));
+		snprintf(buf, size, "%s beyond the ideal", gs_dur_own_mark(a, sizeof(a), svi));
 	else if (svi < 0)
 		snprintf(buf, size, "no saving beyond the ideal (%s longer than it)",
-			 own_mark(a, sizeof(a), -svi));
+			 gs_dur_own_mark(a, sizeof(a), -svi));
 	else
 		snprintf(buf, size, "0 ns beyond the ideal");
 	if (w->saving_ns < 0) {
 		size_t len = strlen(buf);
 
 		snprintf(buf + len, size - len, "; slower than the actual run by %s",
-			 own_mark(a, sizeof(a), -w->saving_ns));
+			 gs_dur_own_mark(a, sizeof(a), -w->saving_ns));
 	} else if (host > 0) {
 		size_t len = strlen(buf);
 
@@ -230,12 +223,12 @@ const char *gs_report_whatif_text(const struct gs_what_if *w, bool one_batch, ch
 			snprintf(buf + len, size - len,
 				 "; of its %s saving, %s is host/launch time the ideal already "
 				 "removes",
-				 own_mark(a, sizeof(a), w->saving_ns),
-				 own_mark(b, sizeof(b), host));
+				 gs_dur_own_mark(a, sizeof(a), w->saving_ns),
+				 gs_dur_own_mark(b, sizeof(b), host));
 		else
 			snprintf(buf + len, size - len,
 				 "; its %s saving is host/launch time the ideal already removes",
-				 own_mark(a, sizeof(a), w->saving_ns));
+				 gs_dur_own_mark(a, sizeof(a), w->saving_ns));
 	}
 	return buf;
 }

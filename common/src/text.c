@@ -194,6 +194,18 @@ size_t gs_dur_sentence(const char *s, bool micro_sign, char *buf, size_t size)
 	return len;
 }
 
+const char *gs_dur_mark(char *buf, size_t size, int64_t ns)
+{
+	snprintf(buf, size, GS_DUR_MARK_FMT, (long long)ns);
+	return buf;
+}
+
+const char *gs_dur_own_mark(char *buf, size_t size, int64_t ns)
+{
+	snprintf(buf, size, GS_DUR_OWN_FMT, (long long)ns);
+	return buf;
+}
+
 char *gs_dur_sentence_dup(const char *s, bool micro_sign)
 {
 	char small[1];

@@ -62,6 +62,15 @@ const char *gs_dur_text_in(char *buf, size_t size, int64_t ns, uint64_t unit, bo
  */
 #define GS_DUR_MARK_FMT "\x01%lld\x02"
 #define GS_DUR_OWN_FMT "\x03%lld\x02"
+/* Room for one marked duration and its NUL. */
+#define GS_DUR_MARK_MAX 24
+/* `ns` marked (GS_DUR_MARK_FMT, or GS_DUR_OWN_FMT for gs_dur_own_mark) in
+ * buf (GS_DUR_MARK_MAX bytes); returns buf. */
+const char *gs_dur_mark(char *buf, size_t size, int64_t ns);
+const char *gs_dur_own_mark(char *buf, size_t size, int64_t ns);
+/* The same in a buffer of the caller's expression, for printf arguments. */
+#define GS_DUR_MARK(ns) gs_dur_mark((char[GS_DUR_MARK_MAX]){0}, GS_DUR_MARK_MAX, (ns))
+#define GS_DUR_OWN(ns) gs_dur_own_mark((char[GS_DUR_MARK_MAX]){0}, GS_DUR_MARK_MAX, (ns))
 /* Like snprintf: the whole result's length is returned, at most size - 1
  * bytes of it are written, and a NUL (size > 0). */
 size_t gs_dur_sentence(const char *s, bool micro_sign, char *buf, size_t size);
