@@ -100,6 +100,12 @@ static PyObject *words(const char *marked)
 	return v;
 }
 
+/* A new reference to None, for a column without a value. */
+static PyObject *none(void)
+{
+	Py_RETURN_NONE;
+}
+
 /* Sets key to v and drops the reference; false (an exception set) when v
  * is NULL or the dict refuses it. */
 static bool put(PyObject *row, const char *key, PyObject *v)
@@ -125,11 +131,7 @@ static bool put_u64(PyObject *row, const char *key, uint64_t v)
 
 static bool put_f64(PyObject *row, const char *key, double v)
 {
-	if (!isfinite(v)) {
-		Py_INCREF(Py_None);
-		return put(row, key, Py_None);
-	}
-	return put(row, key, PyFloat_FromDouble(v));
+	return put(row, key, isfinite(v) ? PyFloat_FromDouble(v) : none());
 }
 
 static bool put_str(PyObject *row, const char *key, const char *s)
@@ -168,6 +170,17 @@ static bool append(PyObject *list, PyObject *row)
 	rc = PyList_Append(list, row);
 	Py_DECREF(row);
 	return rc == 0;
+}
+
+/* Ends a row: appended to list when every column went in (ok), dropped
+ * either way; false when it was not appended (an exception set). */
+static bool row_done(PyObject *list, PyObject *row, bool ok)
+{
+	if (!ok) {
+		Py_XDECREF(row);
+		return false;
+	}
+	return append(list, row);
 }
 
 /* ---- the analysis ---- */
@@ -406,21 +419,23 @@ static bool rows_devices(PyObject *list, const struct gs_report *rank,
 	PyObject *row = device_row(rank, d);
 
 	gs_results_process(rank, &p);
-	return row && put_str(row, "name", d->name) &&
-	       put(row, "host", *p.host ? text(p.host) : (Py_INCREF(Py_None), Py_None)) &&
-	       put(row, "pid",
-		   p.pid >= 0 ? PyLong_FromLongLong(p.pid) : (Py_INCREF(Py_None), Py_None)) &&
-	       put(row, "uuid", *d->uuid ? text(d->uuid) : (Py_INCREF(Py_None), Py_None)) &&
-	       put_i64(row, "window_start_ns", d->b.window_start) &&
-	       put_i64(row, "window_end_ns", d->b.window_end) &&
-	       put_bool(row, "window_default", d->default_window) && put_u64(row, "ops", d->ops) &&
-	       put_i64(row, "actual_ns", d->actual_ns) &&
-	       put_i64(row, "dependency_bound_ns", d->dependency_bound_ns) &&
-	       put_i64(row, "ideal_ns", d->ideal_ns) &&
-	       put_f64(row, "efficiency",
-		       d->efficiency_kind == GS_REPORT_EFF_CYCLES ? NAN : d->efficiency) &&
-	       put_bool(row, "efficiency_bounded", d->efficiency_kind == GS_REPORT_EFF_BOUNDED) &&
-	       put_i64(row, "gap_ns", d->actual_ns - d->ideal_ns) && append(list, row);
+	return row_done(
+		list, row,
+		row && put_str(row, "name", d->name) &&
+			put(row, "host", *p.host ? text(p.host) : none()) &&
+			put(row, "pid", p.pid >= 0 ? PyLong_FromLongLong(p.pid) : none()) &&
+			put(row, "uuid", *d->uuid ? text(d->uuid) : none()) &&
+			put_i64(row, "window_start_ns", d->b.window_start) &&
+			put_i64(row, "window_end_ns", d->b.window_end) &&
+			put_bool(row, "window_default", d->default_window) &&
+			put_u64(row, "ops", d->ops) && put_i64(row, "actual_ns", d->actual_ns) &&
+			put_i64(row, "dependency_bound_ns", d->dependency_bound_ns) &&
+			put_i64(row, "ideal_ns", d->ideal_ns) &&
+			put_f64(row, "efficiency",
+				d->efficiency_kind == GS_REPORT_EFF_CYCLES ? NAN : d->efficiency) &&
+			put_bool(row, "efficiency_bounded",
+				 d->efficiency_kind == GS_REPORT_EFF_BOUNDED) &&
+			put_i64(row, "gap_ns", d->actual_ns - d->ideal_ns));
 }
 
 static bool rows_breakdown(PyObject *list, const struct gs_report *rank,
@@ -430,19 +445,20 @@ static bool rows_breakdown(PyObject *list, const struct gs_report *rank,
 	PyObject *row = device_row(rank, d);
 
 	(void)rank;
-	return row && put_i64(row, "kernel_ns", b->total_ns[GS_CAT_KERNEL]) &&
-	       put_i64(row, "copy_ns", b->total_ns[GS_CAT_COPY]) &&
-	       put_i64(row, "sync_ns", b->total_ns[GS_CAT_SYNC]) &&
-	       put_i64(row, "idle_ns", b->total_ns[GS_CAT_IDLE]) &&
-	       put_i64(row, "total_ns", b->window_ns) &&
-	       put_str(row, "dominant", gs_category_name(b->dominant)) &&
-	       put_u64(row, "segments", b->n_segments) &&
-	       put_i64(row, "copy_total_ns", b->copy_total_ns) &&
-	       put_i64(row, "copy_hidden_ns", b->copy_hidden_ns) &&
-	       put_i64(row, "kernel_concurrency_ns", b->kernel_concurrency_ns) &&
-	       put_i64(row, "host_bound_ns", b->host_bound_ns) &&
-	       put_i64(row, "launch_latency_ns", b->launch_latency_ns) &&
-	       put_i64(row, "unattributed_ns", b->unattributed_ns) && append(list, row);
+	return row_done(list, row,
+			row && put_i64(row, "kernel_ns", b->total_ns[GS_CAT_KERNEL]) &&
+				put_i64(row, "copy_ns", b->total_ns[GS_CAT_COPY]) &&
+				put_i64(row, "sync_ns", b->total_ns[GS_CAT_SYNC]) &&
+				put_i64(row, "idle_ns", b->total_ns[GS_CAT_IDLE]) &&
+				put_i64(row, "total_ns", b->window_ns) &&
+				put_str(row, "dominant", gs_category_name(b->dominant)) &&
+				put_u64(row, "segments", b->n_segments) &&
+				put_i64(row, "copy_total_ns", b->copy_total_ns) &&
+				put_i64(row, "copy_hidden_ns", b->copy_hidden_ns) &&
+				put_i64(row, "kernel_concurrency_ns", b->kernel_concurrency_ns) &&
+				put_i64(row, "host_bound_ns", b->host_bound_ns) &&
+				put_i64(row, "launch_latency_ns", b->launch_latency_ns) &&
+				put_i64(row, "unattributed_ns", b->unattributed_ns));
 }
 
 static bool rows_findings(PyObject *list, const struct gs_report *rank,
@@ -461,16 +477,11 @@ static bool rows_findings(PyObject *list, const struct gs_report *rank,
 			     put(row, "numbers", nums) && put(row, "text", words(f->text)) &&
 			     put(row, "advice", words(f->advice)) &&
 			     put(row, "advice_kind",
-				 f->data.advice ? text(f->data.advice) :
-						  (Py_INCREF(Py_None), Py_None));
+				 f->data.advice ? text(f->data.advice) : none());
 			nums = NULL;
 		}
 		Py_XDECREF(nums);
-		if (!ok) {
-			Py_XDECREF(row);
-			return false;
-		}
-		if (!append(list, row))
+		if (!row_done(list, row, ok))
 			return false;
 	}
 	return true;
@@ -485,17 +496,17 @@ static bool rows_kernels(PyObject *list, const struct gs_report *rank,
 		const struct gs_report_kernel *k = &d->kernels[i];
 		PyObject *row = device_row(rank, d);
 
-		if (!row || !put_str(row, "name", gs_trace_string(t, k->name)) ||
-		    !put_u64(row, "count", k->count) || !put_i64(row, "ns", k->ns) ||
-		    !put_i64(row, "mean_ns", k->mean_ns) || !put_i64(row, "min_ns", k->min_ns) ||
-		    !put_i64(row, "median_ns", k->median_ns) ||
-		    !put_i64(row, "p95_ns", k->p95_ns) || !put_i64(row, "max_ns", k->max_ns) ||
-		    !put_i64(row, "std_ns", k->std_ns) ||
-		    !put_str(row, "class", gs_kernel_class_name(k->cls))) {
-			Py_XDECREF(row);
-			return false;
-		}
-		if (!append(list, row))
+		if (!row_done(list, row,
+			      row && put_str(row, "name", gs_trace_string(t, k->name)) &&
+				      put_u64(row, "count", k->count) &&
+				      put_i64(row, "ns", k->ns) &&
+				      put_i64(row, "mean_ns", k->mean_ns) &&
+				      put_i64(row, "min_ns", k->min_ns) &&
+				      put_i64(row, "median_ns", k->median_ns) &&
+				      put_i64(row, "p95_ns", k->p95_ns) &&
+				      put_i64(row, "max_ns", k->max_ns) &&
+				      put_i64(row, "std_ns", k->std_ns) &&
+				      put_str(row, "class", gs_kernel_class_name(k->cls))))
 			return false;
 	}
 	return true;
@@ -508,17 +519,18 @@ static bool rows_streams(PyObject *list, const struct gs_report *rank,
 		const struct gs_report_stream *s = &d->streams[i];
 		PyObject *row = device_row(rank, d);
 
-		if (!row || !put_u64(row, "stream", s->stream_id) ||
-		    !put_str(row, "kind", gs_stream_kind_name(s->kind)) ||
-		    !put_i64(row, "priority", s->priority) || !put_u64(row, "ops", s->ops) ||
-		    !put_i64(row, "kernel_ns", s->kernel_ns) ||
-		    !put_i64(row, "copy_ns", s->copy_ns) || !put_u64(row, "kernels", s->kernels) ||
-		    !put_u64(row, "copies", s->copies) || !put_i64(row, "busy_ns", s->busy_ns) ||
-		    !put_i64(row, "pid", s->pid) || !put_u64(row, "index", s->index)) {
-			Py_XDECREF(row);
-			return false;
-		}
-		if (!append(list, row))
+		if (!row_done(list, row,
+			      row && put_u64(row, "stream", s->stream_id) &&
+				      put_str(row, "kind", gs_stream_kind_name(s->kind)) &&
+				      put_i64(row, "priority", s->priority) &&
+				      put_u64(row, "ops", s->ops) &&
+				      put_i64(row, "kernel_ns", s->kernel_ns) &&
+				      put_i64(row, "copy_ns", s->copy_ns) &&
+				      put_u64(row, "kernels", s->kernels) &&
+				      put_u64(row, "copies", s->copies) &&
+				      put_i64(row, "busy_ns", s->busy_ns) &&
+				      put_i64(row, "pid", s->pid) &&
+				      put_u64(row, "index", s->index)))
 			return false;
 	}
 	return true;
@@ -532,13 +544,10 @@ static bool rows_gap(PyObject *list, const struct gs_report *rank, const struct 
 		if (!d->gap.ns[c])
 			continue;
 		row = device_row(rank, d);
-		if (!row || !put_str(row, "cause", gs_gap_cause_name(c)) ||
-		    !put_i64(row, "ns", d->gap.ns[c]) ||
-		    !put_str(row, "evidence", gs_gap_cause_evidence(c))) {
-			Py_XDECREF(row);
-			return false;
-		}
-		if (!append(list, row))
+		if (!row_done(list, row,
+			      row && put_str(row, "cause", gs_gap_cause_name(c)) &&
+				      put_i64(row, "ns", d->gap.ns[c]) &&
+				      put_str(row, "evidence", gs_gap_cause_evidence(c))))
 			return false;
 	}
 	return true;
@@ -581,15 +590,11 @@ static bool rows_steps(PyObject *list, const struct gs_report *rank,
 			     put(row, "gap_cause",
 				 x->gap_cause < GS_GAP_CAUSE_COUNT ?
 					 text(gs_gap_cause_name(x->gap_cause)) :
-					 (Py_INCREF(Py_None), Py_None)) &&
+					 none()) &&
 			     put_i64(row, "gap_cause_ns",
 				     x->gap_cause < GS_GAP_CAUSE_COUNT ? x->gap_cause_ns : 0);
 		}
-		if (!ok) {
-			Py_XDECREF(row);
-			return false;
-		}
-		if (!append(list, row))
+		if (!row_done(list, row, ok))
 			return false;
 	}
 	return true;
@@ -605,19 +610,22 @@ static bool rows_operators(PyObject *list, const struct gs_report *rank,
 		const struct gs_operator *p = &m->rows[i];
 		PyObject *row = device_row(rank, d);
 
-		if (!row ||
-		    !put_str(row, "name",
-			     p->outside ? GS_OPERATOR_OUTSIDE_NAME : gs_trace_string(t, p->name)) ||
-		    !put_str(row, "source", p->outside ? "none" : gs_range_kind_name(p->source)) ||
-		    !put_bool(row, "outside", p->outside) || !put_u64(row, "calls", p->calls) ||
-		    !put_u64(row, "total_calls", p->total_calls) ||
-		    !put_u64(row, "kernels", p->kernels) || !put_u64(row, "copies", p->copies) ||
-		    !put_i64(row, "gpu_ns", p->ns) || !put_i64(row, "kernel_ns", p->kernel_ns) ||
-		    !put_i64(row, "copy_ns", p->copy_ns)) {
-			Py_XDECREF(row);
-			return false;
-		}
-		if (!append(list, row))
+		if (!row_done(list, row,
+			      row &&
+				      put_str(row, "name",
+					      p->outside ? GS_OPERATOR_OUTSIDE_NAME :
+							   gs_trace_string(t, p->name)) &&
+				      put_str(row, "source",
+					      p->outside ? "none" :
+							   gs_range_kind_name(p->source)) &&
+				      put_bool(row, "outside", p->outside) &&
+				      put_u64(row, "calls", p->calls) &&
+				      put_u64(row, "total_calls", p->total_calls) &&
+				      put_u64(row, "kernels", p->kernels) &&
+				      put_u64(row, "copies", p->copies) &&
+				      put_i64(row, "gpu_ns", p->ns) &&
+				      put_i64(row, "kernel_ns", p->kernel_ns) &&
+				      put_i64(row, "copy_ns", p->copy_ns)))
 			return false;
 	}
 	return true;
@@ -634,17 +642,16 @@ static bool rows_critical_path(PyObject *list, const struct gs_report *rank,
 		uint32_t op = d->critical[i].op;
 		PyObject *row = device_row(rank, d);
 
-		if (!row || !put_u64(row, "op", gs_report_op_id(t, op)) ||
-		    !put_u64(row, "op_index", op) ||
-		    !put_str(row, "name", op < n_ops ? gs_trace_string(t, ops[op].name) : "") ||
-		    !put_u64(row, "stream", gs_report_op_stream(t, op)) ||
-		    !put_i64(row, "ns", d->critical[i].ns) ||
-		    !put_str(row, "kind", op < n_ops ? gs_op_kind_name(ops[op].kind) : "") ||
-		    !put_i64(row, "start_ns", op < n_ops ? ops[op].start_ns : 0)) {
-			Py_XDECREF(row);
-			return false;
-		}
-		if (!append(list, row))
+		if (!row_done(list, row,
+			      row && put_u64(row, "op", gs_report_op_id(t, op)) &&
+				      put_u64(row, "op_index", op) &&
+				      put_str(row, "name",
+					      op < n_ops ? gs_trace_string(t, ops[op].name) : "") &&
+				      put_u64(row, "stream", gs_report_op_stream(t, op)) &&
+				      put_i64(row, "ns", d->critical[i].ns) &&
+				      put_str(row, "kind",
+					      op < n_ops ? gs_op_kind_name(ops[op].kind) : "") &&
+				      put_i64(row, "start_ns", op < n_ops ? ops[op].start_ns : 0)))
 			return false;
 	}
 	return true;
@@ -664,26 +671,26 @@ static bool rows_waits(PyObject *list, const struct gs_report *rank)
 		uint32_t c = x->consumer, q = x->producer;
 		PyObject *row = PyDict_New();
 
-		if (!row || !put_u64(row, "rank", p.rank) ||
-		    !put_u64(row, "device", gs_report_op_device(t, c)) ||
-		    !put_str(row, "kind", gs_edge_kind_name(x->kind)) ||
-		    !put_u64(row, "consumer", gs_report_op_id(t, c)) ||
-		    !put_u64(row, "consumer_index", c) ||
-		    !put_str(row, "consumer_name",
-			     c < n_ops ? gs_trace_string(t, ops[c].name) : "") ||
-		    !put_u64(row, "consumer_stream", gs_report_op_stream(t, c)) ||
-		    !put_u64(row, "producer", gs_report_op_id(t, q)) ||
-		    !put_u64(row, "producer_index", q) ||
-		    !put_str(row, "producer_name",
-			     q < n_ops ? gs_trace_string(t, ops[q].name) : "") ||
-		    !put_u64(row, "producer_stream", gs_report_op_stream(t, q)) ||
-		    !put_u64(row, "event", x->event) || !put_i64(row, "wait_ns", x->wait_ns) ||
-		    !put_i64(row, "consumer_start_ns", c < n_ops ? ops[c].start_ns : 0) ||
-		    !put_i64(row, "producer_end_ns", q < n_ops ? ops[q].end_ns : 0)) {
-			Py_XDECREF(row);
-			return false;
-		}
-		if (!append(list, row))
+		if (!row_done(list, row,
+			      row && put_u64(row, "rank", p.rank) &&
+				      put_u64(row, "device", gs_report_op_device(t, c)) &&
+				      put_str(row, "kind", gs_edge_kind_name(x->kind)) &&
+				      put_u64(row, "consumer", gs_report_op_id(t, c)) &&
+				      put_u64(row, "consumer_index", c) &&
+				      put_str(row, "consumer_name",
+					      c < n_ops ? gs_trace_string(t, ops[c].name) : "") &&
+				      put_u64(row, "consumer_stream", gs_report_op_stream(t, c)) &&
+				      put_u64(row, "producer", gs_report_op_id(t, q)) &&
+				      put_u64(row, "producer_index", q) &&
+				      put_str(row, "producer_name",
+					      q < n_ops ? gs_trace_string(t, ops[q].name) : "") &&
+				      put_u64(row, "producer_stream", gs_report_op_stream(t, q)) &&
+				      put_u64(row, "event", x->event) &&
+				      put_i64(row, "wait_ns", x->wait_ns) &&
+				      put_i64(row, "consumer_start_ns",
+					      c < n_ops ? ops[c].start_ns : 0) &&
+				      put_i64(row, "producer_end_ns",
+					      q < n_ops ? ops[q].end_ns : 0)))
 			return false;
 	}
 	return true;
@@ -697,12 +704,11 @@ static bool rows_ranks(PyObject *list, const struct gs_report *rank)
 
 	gs_results_process(rank, &p);
 	gs_results_devices(rank, &n_dev);
-	return row && put_u64(row, "rank", p.rank) &&
-	       put(row, "host", *p.host ? text(p.host) : (Py_INCREF(Py_None), Py_None)) &&
-	       put(row, "pid",
-		   p.pid >= 0 ? PyLong_FromLongLong(p.pid) : (Py_INCREF(Py_None), Py_None)) &&
-	       put_str(row, "input", p.input) && put_u64(row, "devices", n_dev) &&
-	       append(list, row);
+	return row_done(list, row,
+			row && put_u64(row, "rank", p.rank) &&
+				put(row, "host", *p.host ? text(p.host) : none()) &&
+				put(row, "pid", p.pid >= 0 ? PyLong_FromLongLong(p.pid) : none()) &&
+				put_str(row, "input", p.input) && put_u64(row, "devices", n_dev));
 }
 
 /* ---- the job's tables (a report of two or more ranks) ---- */
@@ -721,27 +727,26 @@ static bool rows_communicators(PyObject *list, const struct gs_report *job)
 	for (size_t i = 0; gs_results_communicator(job, i, &c); i++) {
 		PyObject *row = PyDict_New();
 
-		if (!row || !put_u64(row, "id", c.id) || !put_str(row, "name", c.name) ||
-		    !put_str(row, "key", c.key) || !put(row, "group", none_or_text(c.group)) ||
-		    !put(row, "kind", none_or_text(c.kind)) ||
-		    !put(row, "group_size",
-			 c.group_size ? PyLong_FromUnsignedLong(c.group_size) :
-					(Py_INCREF(Py_None), Py_None)) ||
-		    !put_u64(row, "clock_group", c.clock_group) ||
-		    !put_str(row, "matched_by", c.matched_by) || !put_u64(row, "ranks", c.ranks) ||
-		    !put_u64(row, "collectives", c.collectives) ||
-		    !put_u64(row, "matched", c.matched) ||
-		    !put_u64(row, "no_overlap", c.no_overlap) ||
-		    !put_u64(row, "within_clock_error", c.within_clock_error) ||
-		    !put_i64(row, "skew_mean_ns", c.skew_mean_ns) ||
-		    !put_i64(row, "skew_max_ns", c.skew_max_ns) ||
-		    !put_i64(row, "wait_ns", c.wait_ns) ||
-		    !put_i64(row, "transfer_mean_ns", c.transfer_mean_ns) ||
-		    !put_f64(row, "busbw_mean_gbps", c.busbw_mean_gbps)) {
-			Py_XDECREF(row);
-			return false;
-		}
-		if (!append(list, row))
+		if (!row_done(list, row,
+			      row && put_u64(row, "id", c.id) && put_str(row, "name", c.name) &&
+				      put_str(row, "key", c.key) &&
+				      put(row, "group", none_or_text(c.group)) &&
+				      put(row, "kind", none_or_text(c.kind)) &&
+				      put(row, "group_size",
+					  c.group_size ? PyLong_FromUnsignedLong(c.group_size) :
+							 none()) &&
+				      put_u64(row, "clock_group", c.clock_group) &&
+				      put_str(row, "matched_by", c.matched_by) &&
+				      put_u64(row, "ranks", c.ranks) &&
+				      put_u64(row, "collectives", c.collectives) &&
+				      put_u64(row, "matched", c.matched) &&
+				      put_u64(row, "no_overlap", c.no_overlap) &&
+				      put_u64(row, "within_clock_error", c.within_clock_error) &&
+				      put_i64(row, "skew_mean_ns", c.skew_mean_ns) &&
+				      put_i64(row, "skew_max_ns", c.skew_max_ns) &&
+				      put_i64(row, "wait_ns", c.wait_ns) &&
+				      put_i64(row, "transfer_mean_ns", c.transfer_mean_ns) &&
+				      put_f64(row, "busbw_mean_gbps", c.busbw_mean_gbps)))
 			return false;
 	}
 	return true;
@@ -754,24 +759,22 @@ static bool rows_collectives(PyObject *list, const struct gs_report *job)
 	for (size_t i = 0; gs_results_collective(job, i, &x); i++) {
 		PyObject *row = PyDict_New();
 
-		if (!row || !put_u64(row, "communicator", x.communicator) ||
-		    !put_u64(row, "index", x.index) || !put_str(row, "name", x.name) ||
-		    !put_u64(row, "ranks", x.ranks) || !put_i64(row, "skew_ns", x.skew_ns) ||
-		    !put(row, "last_rank",
-			 x.compared ? PyLong_FromUnsignedLong(x.last_rank) :
-				      (Py_INCREF(Py_None), Py_None)) ||
-		    !put_bool(row, "within_clock_error", x.within_clock_error) ||
-		    !put_i64(row, "clock_error_ns", x.clock_error_ns) ||
-		    !put_i64(row, "transfer_ns", x.transfer_ns) ||
-		    !put(row, "bytes",
-			 x.bytes >= 0 ? PyLong_FromLongLong(x.bytes) :
-					(Py_INCREF(Py_None), Py_None)) ||
-		    !put_f64(row, "algbw_gbps", x.algbw_gbps) ||
-		    !put_f64(row, "busbw_gbps", x.busbw_gbps)) {
-			Py_XDECREF(row);
-			return false;
-		}
-		if (!append(list, row))
+		if (!row_done(list, row,
+			      row && put_u64(row, "communicator", x.communicator) &&
+				      put_u64(row, "index", x.index) &&
+				      put_str(row, "name", x.name) &&
+				      put_u64(row, "ranks", x.ranks) &&
+				      put_i64(row, "skew_ns", x.skew_ns) &&
+				      put(row, "last_rank",
+					  x.compared ? PyLong_FromUnsignedLong(x.last_rank) :
+						       none()) &&
+				      put_bool(row, "within_clock_error", x.within_clock_error) &&
+				      put_i64(row, "clock_error_ns", x.clock_error_ns) &&
+				      put_i64(row, "transfer_ns", x.transfer_ns) &&
+				      put(row, "bytes",
+					  x.bytes >= 0 ? PyLong_FromLongLong(x.bytes) : none()) &&
+				      put_f64(row, "algbw_gbps", x.algbw_gbps) &&
+				      put_f64(row, "busbw_gbps", x.busbw_gbps)))
 			return false;
 	}
 	return true;
@@ -812,11 +815,7 @@ static bool rows_job_steps(PyObject *list, const struct gs_report *job)
 			 isfinite(x.efficiency_min) ?
 				 PyLong_FromUnsignedLong(x.efficiency_min_rank) :
 				 (Py_INCREF(none), none));
-		if (!ok) {
-			Py_XDECREF(row);
-			return false;
-		}
-		if (!append(list, row))
+		if (!row_done(list, row, ok))
 			return false;
 	}
 	return true;
