@@ -200,11 +200,11 @@ static void write_failed(void)
 	char msg[sizeof(chain) + PATH_MAX + 160];
 
 	gs_error_format(chain, sizeof(chain));
-	gs_error_clear();
 	if (!out.failed) {
-		/* From "write failed at byte N: <errno text>" on, when it is there. */
-		const char *w = strstr(chain, "write failed");
-		const char *from = w ? w : chain;
+		/* The innermost cause ("write failed at byte N: <errno text>"):
+		 * what went wrong, without the file's name and context. */
+		const char *root = gs_error_count() > 0 ? gs_error_message(0) : NULL;
+		const char *from = root && *root ? root : chain;
 		size_t n = strlen(from);
 
 		out.failed = true;
@@ -213,6 +213,7 @@ static void write_failed(void)
 		memcpy(out.fail_why, from, n);
 		out.fail_why[n] = '\0';
 	}
+	gs_error_clear();
 	{
 		/* The chain names the file too: once is enough. */
 		size_t lp = strlen(out.path);
