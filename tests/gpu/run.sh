@@ -22,7 +22,8 @@
 # 1. prints and logs the GPUs (nvidia-smi -L) and the driver; exits 77 when
 #    there is none;
 # 2. records the probe with and without --data-deps: event, default stream,
-#    host sync, sync copy and data edges, the event wait, syncs, NVTX range,
+#    host sync, sync copy and data edges (these on a <<<>>> and on a
+#    cuLaunchKernel kernel), the event wait, syncs, NVTX range,
 #    launch API names, graph kernels, and its thread ids equal to the ones
 #    the probe printed (gettid()); and runs it without the collector;
 # 3. runs the nine one-shot experiments (experiments.sh, sourced): one
