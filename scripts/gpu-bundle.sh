@@ -10,16 +10,23 @@ usage() {
 usage: scripts/gpu-bundle.sh [--build-dir DIR] [--out DIR]
 
 Build gpuscope, the CUPTI collector and kernels/ in Release (build-gpu-bundle/,
-warnings as errors, no tests), compile tests/gpu/probe.cu and launch_loop.cu
-for sm_90 (with PTX), and lay out the bundle:
+warnings as errors, no tests), compile tests/gpu/probe.cu, launch_loop.cu and
+experiments.cu (twice: the second with --default-stream per-thread) for sm_90
+(with PTX), and lay out the bundle:
 
-  bin/      gpuscope, probe, launch_loop, test_samples
-  lib/      libgpuscope_collector.so, libcupti.so.13 (also the NVTX injection
-            library) and every shared library the programs link that a bare
-            machine may lack, under its SONAME (not glibc, libstdc++, libgcc_s
-            or libcuda.so.1, which the driver provides)
+  bin/      probe, launch_loop, experiments, experiments_ptsz; gpuscope and
+            test_samples: scripts that run libexec/'s through the dynamic
+            loader with --library-path lib/ (for that process alone)
+  libexec/  gpuscope, test_samples
+  lib/      libgpuscope_collector.so (RUNPATH $ORIGIN), libcupti.so.13 (also
+            the NVTX injection library) and every shared library the programs
+            link that a bare machine may lack, under its SONAME (not glibc,
+            libstdc++, libgcc_s or libcuda.so.1, which the driver provides)
   kernels/  the kernels/ programs (sm_80 and sm_90 machine code, PTX)
-  run.sh, gpucheck.py, torch_streams.py, MANIFEST
+  run.sh, experiments.sh, gpucheck.py, torch_streams.py, MANIFEST
+
+No LD_LIBRARY_PATH is needed or set: the bundle's libraries never reach the
+programs it records (PyTorch keeps its own libz, libcupti, ...).
 
 The bundle must stay under 40 MiB: the script fails when it is over. On the
 GPU machine: sh gpu-bundle/run.sh OUTDIR.
@@ -101,16 +108,26 @@ for f in "$build"/kernels/*; do
 done
 [ -n "$kernels" ] || die "no kernels/ programs in $build (GPUSCOPE_BUILD_KERNELS, nvcc)"
 
-# ---- probe and launch loop: sm_90 machine code and compute_90 PTX ----
+# ---- probe, launch loop, experiments: sm_90 machine code and compute_90 PTX ----
+# The experiments link CUPTI, found through their RPATH in the bundle's lib/
+# (DT_RPATH: it also serves what those libraries load).
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpu-bundle.XXXXXX") || die "mktemp -d failed"
 trap 'rm -rf "$work"' EXIT
-for prog in probe launch_loop; do
-	libs=
-	[ "$prog" = probe ] && libs="-lcuda -lpthread"
-	# shellcheck disable=SC2086
-	"$nvcc" -arch=sm_90 -O2 -Xcompiler=-Wall,-Wextra -Werror=all-warnings \
-		-o "$work/$prog" "$root/tests/gpu/$prog.cu" $libs >"$work/$prog.log" 2>&1 ||
-		{ cat "$work/$prog.log" >&2; die "nvcc $prog.cu failed"; }
+rpath="-Xlinker -rpath -Xlinker \$ORIGIN/../lib -Xlinker --disable-new-dtags"
+for prog in probe launch_loop experiments experiments_ptsz; do
+	src=$prog opts='' libs=''
+	case $prog in
+	probe) libs="-lcuda -lpthread" ;;
+	experiments) libs="-lcupti -lpthread $rpath" ;;
+	experiments_ptsz)
+		src=experiments opts="--default-stream per-thread"
+		libs="-lcupti -lpthread $rpath"
+		;;
+	esac
+	# shellcheck disable=SC2086 # $opts and $libs are several words or none
+	"$nvcc" -arch=sm_90 -O2 $opts -Xcompiler=-Wall,-Wextra -Werror=all-warnings \
+		-o "$work/$prog" "$root/tests/gpu/$src.cu" $libs >"$work/$prog.log" 2>&1 ||
+		{ cat "$work/$prog.log" >&2; die "nvcc $src.cu ($prog) failed"; }
 done
 
 # test_samples (what each kernels/ program promises) when cmocka is here.
@@ -133,21 +150,43 @@ if [ -e "$outdir" ]; then
 	fi
 	rm -rf "$outdir"
 fi
-mkdir -p "$outdir/bin" "$outdir/lib" "$outdir/kernels" || die "cannot create $outdir"
+mkdir -p "$outdir/bin" "$outdir/lib" "$outdir/libexec" "$outdir/kernels" ||
+	die "cannot create $outdir"
 outdir=$(cd "$outdir" && pwd)
-cp "$gpuscope" "$outdir/bin/gpuscope" || die "copy failed"
-cp "$work/probe" "$work/launch_loop" "$outdir/bin/" || die "copy failed"
-[ -n "$samples_bin" ] && cp "$samples_bin" "$outdir/bin/test_samples"
+cp "$gpuscope" "$outdir/libexec/gpuscope" || die "copy failed"
+cp "$work/probe" "$work/launch_loop" "$work/experiments" "$work/experiments_ptsz" \
+	"$outdir/bin/" || die "copy failed"
+[ -n "$samples_bin" ] && cp "$samples_bin" "$outdir/libexec/test_samples"
 cp "$collector" "$outdir/lib/libgpuscope_collector.so" || die "copy failed"
 for f in $kernels; do
 	cp "$f" "$outdir/kernels/" || die "copy failed"
 done
-cp "$root/tests/gpu/run.sh" "$root/tests/gpu/gpucheck.py" "$root/tests/gpu/torch_streams.py" \
-	"$outdir/" || die "copy failed"
+cp "$root/tests/gpu/run.sh" "$root/tests/gpu/experiments.sh" "$root/tests/gpu/gpucheck.py" \
+	"$root/tests/gpu/torch_streams.py" "$outdir/" || die "copy failed"
+
+# gpuscope and test_samples (built with no RPATH) run through the dynamic
+# loader with the bundle's lib/ as its --library-path: that holds for their
+# own process alone, so the programs `gpuscope record` starts (PyTorch) load
+# their own libraries, never the bundle's.
+interp=$(readelf -l "$gpuscope" 2>/dev/null | sed -n 's/.*program interpreter: \(.*\)]$/\1/p')
+[ -n "$interp" ] || die "no program interpreter in $gpuscope (readelf -l)"
+for f in "$outdir"/libexec/*; do
+	name=$(basename "$f")
+	{
+		echo '#!/bin/sh'
+		echo "# $name of the GPU check bundle, with the bundle's lib/ for this process alone."
+		echo 'here=$(cd "$(dirname "$0")/.." && pwd)'
+		echo 'GPUSCOPE_COLLECTOR=${GPUSCOPE_COLLECTOR:-$here/lib/libgpuscope_collector.so}'
+		echo 'export GPUSCOPE_COLLECTOR'
+		echo "exec $interp --library-path \"\$here/lib\" \"\$here/libexec/$name\" \"\$@\""
+	} >"$outdir/bin/$name"
+	chmod 0755 "$outdir/bin/$name"
+done
 
 # Every sm_90 program: machine code for sm_90 in its fatbin (an H200 runs it
 # without JIT), and PTX. Reads the fatbin headers (.nv_fatbin section).
-python3 - "$outdir"/kernels/* "$outdir/bin/probe" "$outdir/bin/launch_loop" <<'PY' || die "machine code check failed"
+python3 - "$outdir"/kernels/* "$outdir/bin/probe" "$outdir/bin/launch_loop" \
+	"$outdir/bin/experiments" "$outdir/bin/experiments_ptsz" <<'PY' || die "machine code check failed"
 import struct, subprocess, sys, tempfile, os
 bad = 0
 for path in sys.argv[1:]:
@@ -198,14 +237,60 @@ copy_libs() { # ELF...
 		done <"$work/ldd.txt"
 	done
 }
-copy_libs "$outdir"/bin/* "$outdir"/lib/libgpuscope_collector.so "$outdir"/kernels/*
+copy_libs "$outdir"/lib/libgpuscope_collector.so "$outdir"/libexec/* "$outdir"/bin/probe \
+	"$outdir"/bin/launch_loop "$outdir"/bin/experiments "$outdir"/kernels/*
 [ -f "$outdir/lib/libcupti.so.13" ] || die "the collector does not link libcupti.so.13 (CUPTI 13 is needed)"
 copy_libs "$outdir"/lib/*.so*
+
+# The collector, loaded by the driver into the recorded program, finds its
+# libraries beside it: its RUNPATH (the CUDA toolkit's directory, from the
+# build) becomes $ORIGIN, rewritten in place in .dynstr.
+python3 - "$outdir/lib/libgpuscope_collector.so" <<'PY' || die "cannot set the collector's RUNPATH"
+import struct, sys
+path = sys.argv[1]
+data = bytearray(open(path, "rb").read())
+if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+    sys.exit("gpu-bundle: %s: not a 64-bit little-endian ELF" % path)
+phoff, = struct.unpack_from("<Q", data, 0x20)
+phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+loads, dyn = [], None
+for i in range(phnum):
+    p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from("<IIQQQQ", data,
+                                                                   phoff + i * phentsize)
+    if p_type == 1:
+        loads.append((p_vaddr, p_offset, p_filesz))
+    elif p_type == 2:
+        dyn = (p_offset, p_filesz)
+if dyn is None:
+    sys.exit("gpu-bundle: %s: no dynamic section" % path)
+strtab, paths = None, []
+for off in range(dyn[0], dyn[0] + dyn[1], 16):
+    tag, val = struct.unpack_from("<qQ", data, off)
+    if tag == 0:
+        break
+    if tag == 5:  # DT_STRTAB
+        strtab = val
+    elif tag in (15, 29):  # DT_RPATH, DT_RUNPATH
+        paths.append(val)
+base = None
+if strtab is not None:
+    base = next((o + strtab - v for v, o, n in loads if v <= strtab < v + n), None)
+if base is None or not paths:
+    sys.exit("gpu-bundle: %s has no RUNPATH to point at the bundle's lib/" % path)
+for p in paths:
+    at = base + p
+    old = bytes(data[at:data.index(b"\0", at)])
+    new = b"$ORIGIN"
+    if len(old) < len(new):
+        sys.exit("gpu-bundle: %s: RUNPATH %r is shorter than $ORIGIN" % (path, old))
+    data[at:at + len(old)] = new + b"\0" * (len(old) - len(new))
+open(path, "wb").write(data)
+PY
 
 # ---- the manifest and the size ----
 commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)
 git -C "$root" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
-glibc=$(for f in "$outdir"/bin/* "$outdir"/lib/* "$outdir"/kernels/*; do
+glibc=$(for f in "$outdir"/bin/* "$outdir"/libexec/* "$outdir"/lib/* "$outdir"/kernels/*; do
 	objdump -T "$f" 2>/dev/null
 done | sed -n 's/.*GLIBC_\([0-9][0-9.]*\).*/\1/p' | sort -t. -k1,1n -k2,2n -u | tail -n 1)
 {

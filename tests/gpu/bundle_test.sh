@@ -6,18 +6,22 @@
 #
 #   bundle_test.sh SRCDIR BUILDDIR COLLECTOR|none WORKDIR [DOUBLE FAKE_APP]
 #
-# - every ELF in the bundle (bin/, kernels/, lib/) has all its libraries found
-#   with only the bundle's lib/ on LD_LIBRARY_PATH, each one inside the bundle
-#   or the set the machine provides (glibc, libstdc++, libgcc_s; libcuda.so.1
-#   from the driver, which may be missing here);
+# - every ELF in the bundle has all its libraries found, each one inside the
+#   bundle or the set the machine provides (glibc, libstdc++, libgcc_s;
+#   libcuda.so.1 from the driver, which may be missing here): bin/, kernels/
+#   and the collector with no LD_LIBRARY_PATH (their RPATH, RUNPATH),
+#   libexec/ and lib/'s other libraries with lib/ as the library path (what
+#   bin/gpuscope gives them); the bundle's libraries stay out of the programs
+#   `bin/gpuscope record` runs (no LD_LIBRARY_PATH reaches them);
 # - at most 40 MiB; run.sh sh -n clean; the checkers compile (py_compile);
 #   MANIFEST lists every file;
 # - the check can fail: the same bundle without libprotobuf-c or without
 #   libcupti (found through the collector's RUNPATH outside it) is refused;
 # - run.sh exits 77 with "no GPU" when nvidia-smi fails, and, where no GPU
 #   works, runs to its end with --dry-run: exit 1 (no program can use a
-#   GPU), summary.txt, summary.json and run.log only, at most 8 files, its
-#   scratch directory removed;
+#   GPU), summary.txt, summary.json, run.log and experiments.txt only, at
+#   most 8 files, its scratch directory removed; the nine experiments each
+#   one line there, each "needs a GPU" (or "torch not present"), none failed;
 # - with DOUBLE (the collector built on the CUPTI test double) and FAKE_APP
 #   (a program that calls it as the driver would) in a copy of the bundle
 #   for the collector, the kernels/ programs and the probe, and a stand-in
@@ -54,11 +58,16 @@ bundle=$work/gpu-bundle
 
 # check_bundle DIR: 0 when complete; each problem on one line.
 check_bundle() {
-	d=$1
+	d=$(cd "$1" && pwd -P)
 	problems=0
-	for f in "$d"/bin/* "$d"/kernels/* "$d"/lib/*; do
+	for f in "$d"/bin/* "$d"/kernels/* "$d"/libexec/* "$d"/lib/*; do
 		[ "$(od -An -c -N4 "$f" | tr -d ' ')" = '177ELF' ] || continue
-		env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$d/lib" ldd "$f" >"$work/ldd.txt" 2>&1 || {
+		case $f in
+		"$d"/bin/* | "$d"/kernels/* | "$d"/lib/libgpuscope_collector.so) libpath= ;;
+		*) libpath=$d/lib ;;
+		esac
+		env -i PATH=/usr/bin:/bin ${libpath:+LD_LIBRARY_PATH="$libpath"} ldd "$f" \
+			>"$work/ldd.txt" 2>&1 || {
 			echo "  $f: ldd failed: $(head -n 1 "$work/ldd.txt")"
 			problems=$((problems + 1))
 			continue
@@ -70,6 +79,8 @@ check_bundle() {
 				libdl.so.* | librt.so.* | libutil.so.* | libresolv.so.* | libstdc++.so.* | \
 				libgcc_s.so.* | libcuda.so.*) continue ;;
 			esac
+			# An RPATH's $ORIGIN/../lib shows as bin/../lib.
+			[ -e "$path" ] && path=$(readlink -f "$path")
 			case $path in
 			"$d"/lib/*) ;;
 			not)
@@ -88,8 +99,9 @@ check_bundle() {
 		echo "  $d is $size bytes, over 40 MiB"
 		problems=$((problems + 1))
 	fi
-	for f in run.sh gpucheck.py torch_streams.py MANIFEST bin/gpuscope bin/probe \
-		bin/launch_loop lib/libgpuscope_collector.so lib/libcupti.so.13; do
+	for f in run.sh experiments.sh gpucheck.py torch_streams.py MANIFEST bin/gpuscope \
+		libexec/gpuscope bin/probe bin/launch_loop bin/experiments bin/experiments_ptsz \
+		lib/libgpuscope_collector.so lib/libcupti.so.13; do
 		[ -f "$d/$f" ] || {
 			echo "  $f missing"
 			problems=$((problems + 1))
@@ -111,9 +123,25 @@ check_bundle "$bundle" || bad "the bundle is incomplete (above)"
 for f in $(cd "$bundle" && find . -type f ! -name MANIFEST | sed 's|^\./||'); do
 	grep -q "  $f\$" "$bundle/MANIFEST" || bad "MANIFEST does not list $f"
 done
-sh -n "$bundle/run.sh" || bad "sh -n run.sh"
-if command -v dash >/dev/null 2>&1; then
-	dash -n "$bundle/run.sh" || bad "dash -n run.sh"
+for f in run.sh experiments.sh bin/gpuscope; do
+	sh -n "$bundle/$f" || bad "sh -n $f"
+	if command -v dash >/dev/null 2>&1; then
+		dash -n "$bundle/$f" || bad "dash -n $f"
+	fi
+done
+
+echo "== the bundle's libraries stay out of the programs it records"
+msg=$(env -u LD_LIBRARY_PATH "$bundle/bin/gpuscope" --version 2>&1) ||
+	bad "bin/gpuscope --version with no LD_LIBRARY_PATH: $msg"
+env -u LD_LIBRARY_PATH "$bundle/bin/gpuscope" record -o "$work/env-%p.gscope" -- \
+	/usr/bin/env >"$work/env.txt" 2>"$work/env.err"
+if ! grep -q '^GPUSCOPE_COLLECTOR=' "$work/env.txt"; then
+	cat "$work/env.err"
+	bad "record -- env: the program did not run (no GPUSCOPE_COLLECTOR in its environment)"
+elif grep '^LD_LIBRARY_PATH=' "$work/env.txt" | grep -q "$bundle"; then
+	bad "the recorded program gets the bundle's lib/: $(grep '^LD_LIBRARY_PATH=' "$work/env.txt")"
+else
+	echo "ok: the recorded program's LD_LIBRARY_PATH: $(grep '^LD_LIBRARY_PATH=' "$work/env.txt" || echo unset)"
 fi
 PYTHONPYCACHEPREFIX="$work/pycache" python3 -m py_compile "$bundle/gpucheck.py" "$bundle/torch_streams.py" || bad "py_compile of the checkers"
 [ -x "$bundle/bin/test_samples" ] || echo "note: no bin/test_samples in the bundle"
@@ -168,16 +196,24 @@ if [ "$gpu_here" = 0 ]; then
 	n=$(find "$work/out" -type f | wc -l)
 	deep=$(find "$work/out" -mindepth 2 | wc -l)
 	[ "$n" -le 8 ] && [ "$deep" -eq 0 ] || bad "dry run: $n files, $deep below the top of OUTDIR"
-	for f in summary.txt summary.json run.log; do
+	for f in summary.txt summary.json run.log experiments.txt; do
 		[ -s "$work/out/$f" ] || bad "dry run: no $f"
 	done
+	# The experiments run as far as they can: only the GPU is missing.
+	nx=$(wc -l <"$work/out/experiments.txt")
+	[ "$nx" -eq 9 ] || bad "dry run: $nx lines in experiments.txt, want 9"
+	others=$(grep -v -e ': needs a GPU (dry run: ' -e '^torch-cupti: torch not present$' \
+		"$work/out/experiments.txt")
+	[ -z "$others" ] || bad "dry run: experiments that did not stop at the GPU: $others"
 	python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "gpuscope.gpucheck/2", d["schema"]
 assert d["failed"] > 0 and d["ok"] >= 1, (d["ok"], d["failed"])
 names = [c["name"] for c in d["checks"]]
 assert "gpuscope starts" in names and "probe: record" in names, names
-assert [c for c in d["checks"] if c["name"] == "gpuscope starts"][0]["status"] == "ok"' \
+assert [c for c in d["checks"] if c["name"] == "gpuscope starts"][0]["status"] == "ok"
+xs = [c for c in d["checks"] if c["name"].startswith("experiment ")]
+assert len(xs) == 9 and all(c["status"] in ("skip", "info") for c in xs), xs' \
 		"$work/out/summary.json" || bad "dry run: summary.json (above)"
 	[ -z "$(ls -A "$work/tmp")" ] || bad "dry run: scratch left in TMPDIR: $(ls "$work/tmp")"
 	grep -q "^checks: " "$work/out/summary.txt" || bad "dry run: summary.txt has no 'checks:' line"

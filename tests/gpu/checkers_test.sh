@@ -111,6 +111,29 @@ expect 0 "overhead" info "overhead --data-deps" info -- overhead 200000 "$work/b
 : >"$work/none.txt"
 expect 1 "overhead" FAIL -- overhead 200000 "$work/none.txt" "$work/rec.txt"
 
+echo "== --data-deps: data edges wanted on <<<>>> and cuLaunchKernel kernels"
+# A trace with no allocations: neither kernel kind has a data edge.
+expect 1 "edge data" FAIL "data edge on a <<<>>> kernel" FAIL \
+	"data edge on a cuLaunchKernel kernel" FAIL -- \
+	trace "$gpuscope" "$src/samples/synthetic/event_chain.gscope" probe-deps --stdout "$work/probe.out"
+
+echo "== the experiments' readers"
+python3 "$py" facts "$gpuscope" "$src/samples/synthetic/event_chain.gscope" >"$work/facts.txt" ||
+	bad "facts on event_chain: exit $?"
+grep -q '^kernels=48 memcpy=1 memset=1 dropped=0 warnings=\[\] devices=\["NVIDIA A100-SXM4-80GB"\]$' \
+	"$work/facts.txt" || bad "facts on event_chain: $(cat "$work/facts.txt")"
+printf 'not a trace\n' >"$work/junk.gscope"
+if python3 "$py" facts "$gpuscope" "$work/junk.gscope" >"$work/facts.txt"; then
+	bad "facts on a file that is no trace: exit 0"
+fi
+grep -q '^unreadable: gpuscope info exit ' "$work/facts.txt" ||
+	bad "facts on a file that is no trace: $(cat "$work/facts.txt")"
+printf 'streams build=legacy tid main=24892 worker=1\n' >"$work/streams.out"
+python3 "$py" streams "$gpuscope" legacy "$src/samples/synthetic/event_chain.gscope" \
+	"$work/streams.out" >"$work/streams.txt" || bad "streams: exit $?"
+grep -q '^legacy: main __cudaLaunchKernel -> stream 13 (non_blocking) x' "$work/streams.txt" ||
+	bad "streams on event_chain: $(cat "$work/streams.txt")"
+
 echo "== summary.json"
 printf 'a\tok\tfine\nb\tFAIL\tbroken\nc\tskip\tno torch\n' >"$work/results.tsv"
 python3 "$py" summary "$work/results.tsv" "$work/summary.json" gpu=H200 elapsed_s=3 ||

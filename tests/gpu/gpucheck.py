@@ -8,7 +8,8 @@ is 1 when a line is FAIL, else 0.
   gpucheck.py trace GPUSCOPE TRACE PROFILE [--stdout FILE] [--launches N]
       one trace: `gpuscope info --format json`, `analyze --format json` and
       `dump`. PROFILE is generic (any program), probe, probe-deps (the probe
-      recorded with --data-deps) or loop (the launch loop: --launches N
+      recorded with --data-deps: data edges on kernels launched with both
+      <<<>>> and cuLaunchKernel) or loop (the launch loop: --launches N
       launches all recorded). --stdout FILE: the program's output; with the
       probe's "probe pid=/tid" lines the trace's thread ids must be those.
   gpucheck.py torch GPUSCOPE KINETO.json GSCOPE [--maps FILE] [--tolerance F]
@@ -23,9 +24,16 @@ is 1 when a line is FAIL, else 0.
       the launch loop's total_ns per run (one number a line) without and
       with the collector (and with --data-deps): medians, ns added per
       launch, % end to end, against the targets (< 1 us/launch, < 3 %).
+  gpucheck.py facts GPUSCOPE TRACE
+      one line for the experiments: op counts, dropped records, warnings,
+      device names (exit 1 when the trace cannot be read).
+  gpucheck.py streams GPUSCOPE LABEL TRACE STDOUT [LABEL TRACE STDOUT...]
+      one line: each trace's kernels by launching thread, launch API and
+      recorded stream (the per-thread default stream experiment).
   gpucheck.py summary RESULTS.tsv OUT.json [KEY=VALUE...]
       the result lines as JSON (schema gpuscope.gpucheck/2).
 """
+import decimal
 import json
 import os
 import re
@@ -166,7 +174,7 @@ def check_common(info, rep, dump, stdout_path):
                 (procs, sorted(tids), ppid, sorted(ptids)))
 
 
-def check_probe(info, rep, dump, deps):
+def check_probe(info, rep, dump, deps, gpuscope, trace):
     ops = info.get("ops", {})
     sy = info.get("syncs_by_kind", {})
     edges = rep.get("trace", {}).get("graph", {}).get("edges_by_kind", {}) if rep else {}
@@ -200,6 +208,61 @@ def check_probe(info, rep, dump, deps):
         out("allocations", info.get("allocations", 0) >= 2,
             "allocations=%s" % info.get("allocations"))
         out("edge data", edges.get("data", 0) >= 1, "data edges=%s" % edges.get("data"))
+        linked = data_linked_launches(gpuscope, trace, d)
+        if linked is not None:
+            apis = sorted(linked)
+            # A memset and a copy alone do not do: the kernels' own pointers must link.
+            for what, prefixes in (("<<<>>>", ("__cudaLaunchKernel", "cudaLaunchKernel")),
+                                   ("cuLaunchKernel", ("cuLaunchKernel",))):
+                out("data edge on a %s kernel" % what,
+                    any(a == p or a.startswith(p + "_") for a in apis for p in prefixes),
+                    "launch APIs of the kernels with a data edge: %s" % (apis or "none"))
+
+
+KERNEL_CORR_RE = re.compile(r"^\d+ kernel dev=(\d+) stream=(\d+) .*?\bcorr=(\d+) ")
+API_CORR_RE = re.compile(r"^\d+ api kind=(\w+) pid=-?\d+ tid=(-?\d+) .*?\bcorr=(\d+) .*"
+                         r"name=\"([^\"]*)\"")
+
+
+def api_by_corr(dump):
+    """{correlation: (tid, name)} of the dump's runtime and driver calls."""
+    calls = {}
+    for line in dump.splitlines():
+        m = API_CORR_RE.match(line)
+        if m and m.group(1) in ("runtime", "driver"):
+            calls.setdefault(int(m.group(3)), (int(m.group(2)), m.group(4)))
+    return calls
+
+
+def data_linked_launches(gpuscope, trace, dump):
+    """The launch APIs of the kernels at either end of a data edge: the edges
+    are the `data` arrows of `gpuscope export` (each bound to a point inside
+    its op), the API by the kernel's correlation in the dump. None (and a
+    FAIL) when the export fails."""
+    rc, text, err = run([gpuscope, "export", "-o", "-", trace])
+    if rc != 0:
+        out("data edges by launch API", False, "gpuscope export exit %d: %s" %
+            (rc, err.strip()[-200:]))
+        return None
+    try:  # Decimal: timestamps are us with ns decimals, past a double's precision
+        events = json.loads(text, parse_float=decimal.Decimal).get("traceEvents", [])
+    except ValueError as e:
+        out("data edges by launch API", False, "gpuscope export: not JSON: %s" % e)
+        return None
+    kernels = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") == "kernel":
+            kernels.setdefault((e.get("pid"), e.get("tid")), []).append(e)
+    calls = api_by_corr(dump or "")
+    linked = set()
+    for e in events:
+        if e.get("cat") != "dependency" or e.get("name") != "data" or e.get("ph") not in ("s", "f"):
+            continue
+        for k in kernels.get((e.get("pid"), e.get("tid")), []):
+            if k["ts"] <= e["ts"] <= k["ts"] + k.get("dur", 0):
+                corr = k.get("args", {}).get("correlation")
+                linked.add(calls.get(corr, (0, "?"))[1])
+    return linked
 
 
 def options(cmd, args, known):
@@ -224,7 +287,7 @@ def cmd_trace(args):
     dump = gs_dump(gpuscope, trace, "dump")
     check_common(info, rep, dump, stdout_path if profile.startswith("probe") else None)
     if profile.startswith("probe"):
-        check_probe(info, rep, dump, profile == "probe-deps")
+        check_probe(info, rep, dump, profile == "probe-deps", gpuscope, trace)
     elif profile == "loop":
         k = info.get("ops", {}).get("kernel", 0)
         out("every launch recorded", k >= launches,
@@ -388,6 +451,68 @@ def cmd_overhead(args):
             ((deps - base) / n / 1000, 100.0 * (deps - base) / base, nd))
 
 
+def cmd_facts(args):
+    """One line about a trace (for the experiments): op counts, drops,
+    warnings, devices; exit 1 when gpuscope cannot read it."""
+    gpuscope, trace = args[0], args[1]
+    rc, text, err = run([gpuscope, "info", "--format", "json", trace])
+    try:
+        info = json.loads(text) if rc == 0 else None
+    except ValueError:
+        info = None
+    if info is None:
+        print("unreadable: gpuscope info exit %d: %s" % (rc, " ".join(err.split())[-200:]))
+        return 1
+    ops = info.get("ops", {})
+    print("kernels=%d memcpy=%d memset=%d dropped=%s warnings=%s devices=%s" %
+          (ops.get("kernel", 0), ops.get("memcpy", 0), ops.get("memset", 0),
+           info.get("dropped"), json.dumps(info.get("warnings", []))[:300],
+           json.dumps([d.get("name") for d in info.get("device_list", [])])))
+    return 0
+
+
+def cmd_streams(args):
+    """The per-thread default stream experiment: for each LABEL TRACE STDOUT,
+    the stream each kernel was recorded on, by launching thread (main or
+    worker, from the program's "tid main=T worker=T" line) and launch API."""
+    gpuscope, parts = args[0], []
+    for i in range(1, len(args) - 2, 3):
+        label, trace, stdout = args[i], args[i + 1], args[i + 2]
+        rc, dump, err = run([gpuscope, "dump", trace])
+        if rc != 0:
+            parts.append("%s: gpuscope dump exit %d" % (label, rc))
+            continue
+        roles = {}
+        try:
+            m = re.search(r"tid main=(\d+) worker=(\d+)", open(stdout, errors="replace").read())
+        except OSError:
+            m = None
+        if m:
+            roles = {int(m.group(1)): "main", int(m.group(2)): "worker"}
+        kinds = {}
+        for line in dump.splitlines():
+            sm = re.match(r"^stream index=\d+ pid=-?\d+ dev=\d+ ctx=\d+ id=(\d+) kind=(\w+)", line)
+            if sm:
+                kinds[sm.group(1)] = sm.group(2)
+        calls = api_by_corr(dump)
+        seen = []
+        for line in dump.splitlines():
+            km = KERNEL_CORR_RE.match(line)
+            if not km:
+                continue
+            tid, api = calls.get(int(km.group(3)), (None, "?"))
+            key = "%s %s -> stream %s (%s)" % (roles.get(tid, "tid %s" % tid), api, km.group(2),
+                                               kinds.get(km.group(2), "?"))
+            seen.append(key)
+        counts = {}
+        for k in seen:
+            counts[k] = counts.get(k, 0) + 1
+        parts.append("%s: %s" % (label, ", ".join("%s x%d" % (k, n) for k, n in counts.items())
+                                 or "no kernels"))
+    print("; ".join(parts))
+    return 0
+
+
 def cmd_summary(args):
     rows = []
     for line in open(args[0], errors="replace"):
@@ -409,13 +534,13 @@ def cmd_summary(args):
 
 def main(argv):
     cmds = {"trace": (cmd_trace, 3), "torch": (cmd_torch, 3), "overhead": (cmd_overhead, 3),
-            "summary": (cmd_summary, 2)}
+            "summary": (cmd_summary, 2), "facts": (cmd_facts, 2), "streams": (cmd_streams, 4)}
     if len(argv) < 2 or argv[1] not in cmds or len(argv) - 2 < cmds[argv[1]][1]:
         sys.stderr.write(__doc__)
         return 2
-    cmds[argv[1]][0](argv[2:])
+    rc = cmds[argv[1]][0](argv[2:])
     sys.stdout.flush()
-    return 1 if failed else 0
+    return 1 if failed or rc else 0
 
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@
 //   - two non-blocking streams: producer kernel, cudaEventRecord, cudaStreamWaitEvent,
 //     consumer kernel (an `event` edge);
 //   - a blocking stream and the legacy default stream (`default_stream` edges);
-//   - a <<<>>> launch (CUDA 13: __cudaLaunchKernel) and a cuLaunchKernel launch;
+//   - a <<<>>> launch (CUDA 13: __cudaLaunchKernel) and a cuLaunchKernel launch
+//     (fill_drv), both writing d_a (data edges with --data-deps);
+//   - events ordering the legacy stream after s1 and the graph after the
+//     legacy stream (s1 is non-blocking: without them the result races);
 //   - pageable synchronous and pinned asynchronous copies, a memset;
 //   - cudaStreamSynchronize, cudaEventSynchronize, cudaDeviceSynchronize;
 //   - a CUDA graph of three kernels;
@@ -36,6 +39,15 @@
 	} while (0)
 
 __global__ void fill(float *p, int n, float v)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		p[i] = v;
+}
+
+/* The same as fill, launched only with cuLaunchKernel (its data edges are
+ * told apart from the <<<>>> launches' by name and launch API). */
+__global__ void fill_drv(float *p, int n, float v)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n)
@@ -89,7 +101,7 @@ int main(void)
 	const size_t bytes = n * sizeof(float);
 	float *d_a, *d_b, *h_pinned, *h_pageable;
 	cudaStream_t s1, s2, sb;
-	cudaEvent_t ev;
+	cudaEvent_t ev, ev_legacy;
 	cudaGraph_t graph;
 	cudaGraphExec_t exec;
 	CUfunction fn;
@@ -110,6 +122,7 @@ int main(void)
 	CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
 	CHECK(cudaStreamCreate(&sb)); /* blocking */
 	CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+	CHECK(cudaEventCreateWithFlags(&ev_legacy, cudaEventDisableTiming));
 
 	/* Copies: synchronous pageable, asynchronous pinned; a memset. */
 	CHECK(cudaMemcpy(d_a, h_pageable, bytes, cudaMemcpyHostToDevice));
@@ -124,8 +137,8 @@ int main(void)
 	CHECK(cudaEventSynchronize(ev));
 	CHECK(cudaStreamSynchronize(s2));
 
-	/* Driver launch of the same kernel. */
-	CHECK(cudaGetFuncBySymbol((cudaFunction_t *)&fn, (const void *)fill));
+	/* A driver launch. */
+	CHECK(cudaGetFuncBySymbol((cudaFunction_t *)&fn, (const void *)fill_drv));
 	{
 		float v = 2.0f;
 		int nn = n;
@@ -137,12 +150,19 @@ int main(void)
 		}
 	}
 
-	/* Legacy default stream between work on a blocking stream. */
+	/* Legacy default stream between work on a blocking stream. s1 is
+	 * non-blocking: the legacy stream's fill of d_a neither waits for the
+	 * cuLaunchKernel above nor holds back the graph below, so events order
+	 * them (else the graph could run first and d_a end up 4). */
+	CHECK(cudaEventRecord(ev, s1));
+	CHECK(cudaStreamWaitEvent(cudaStreamLegacy, ev, 0));
 	fill<<<n / 256, 256, 0, sb>>>(d_b, n, 3.0f);
 	fill<<<n / 256, 256>>>(d_a, n, 4.0f);
 	fill<<<n / 256, 256, 0, sb>>>(d_b, n, 5.0f);
+	CHECK(cudaEventRecord(ev_legacy, cudaStreamLegacy));
+	CHECK(cudaStreamWaitEvent(s1, ev_legacy, 0));
 
-	/* A graph of three kernels on s1. */
+	/* A graph of three kernels on s1, after the legacy stream's fill. */
 	CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
 	for (int k = 0; k < 3; k++)
 		fill<<<n / 256, 256, 0, s1>>>(d_a, n, (float)k);
@@ -173,6 +193,8 @@ int main(void)
 		fprintf(stderr, "probe: wrong result %f\n", h_pageable[0]);
 		return 1;
 	}
+	CHECK(cudaEventDestroy(ev_legacy));
+	CHECK(cudaEventDestroy(ev));
 	CHECK(cudaGraphExecDestroy(exec));
 	CHECK(cudaGraphDestroy(graph));
 	CHECK(cudaFree(d_a));

@@ -14,22 +14,28 @@
 # Needs only the NVIDIA driver: everything else is in the bundle (gpuscope,
 # the collector, CUPTI, the libraries they link, the programs). python3 runs
 # the checks (gpucheck.py, standard library only); the PyTorch comparison
-# runs where python3 has torch with CUDA, and is skipped elsewhere.
+# runs where python3 has torch with CUDA, and is skipped elsewhere. No
+# LD_LIBRARY_PATH is set: the bundle's programs find its lib/ themselves
+# (RPATH, RUNPATH, bin/gpuscope's loader --library-path), so the programs
+# recorded (PyTorch) load their own libraries, never the bundle's.
 #
 # 1. prints and logs the GPUs (nvidia-smi -L) and the driver; exits 77 when
 #    there is none;
 # 2. records the probe with and without --data-deps: event, default stream,
-#    host sync, sync copy and data edges, the event wait, syncs, NVTX range,
+#    host sync, sync copy and data edges (these on a <<<>>> and on a
+#    cuLaunchKernel kernel), the event wait, syncs, NVTX range,
 #    launch API names, graph kernels, and its thread ids equal to the ones
 #    the probe printed (gettid()); and runs it without the collector;
-# 3. records every kernels/ program with `gpuscope record` (the collector
+# 3. runs the nine one-shot experiments (experiments.sh, sourced): one
+#    line each in OUTDIR/experiments.txt;
+# 4. records every kernels/ program with `gpuscope record` (the collector
 #    through CUDA_INJECTION64_PATH) and checks each trace: ops present, no
 #    drops, devices with SM and copy-engine counts, breakdown sums to the
 #    window, waits linked, thread ids that are OS thread ids; then what each
 #    program promises (test_samples);
-# 4. runs tests/gpu/torch_streams.py once under torch.profiler (Kineto JSON)
+# 5. runs tests/gpu/torch_streams.py once under torch.profiler (Kineto JSON)
 #    and once under `gpuscope record`, and compares the two (gpucheck.py torch);
-# 5. reports the collector's overhead on the launch loop (median of 5 runs
+# 6. reports the collector's overhead on the launch loop (median of 5 runs
 #    without it, with it, with --data-deps; LAUNCHES, default 50000): a
 #    number to read, not a pass/fail.
 #
@@ -41,9 +47,10 @@
 # of GPUCHECK_BUDGET seconds, default 330, runs short; once two kernels/
 # programs have timed out the others are not run). Scratch files live in
 # a mktemp -d directory, removed at the end (kept with GPUCHECK_KEEP=1).
-# OUTDIR gets at most 8 files: summary.txt, summary.json, run.log and up to 5
-# traces of at most 2 MB (probe.gscope, probe-deps.gscope, kernels.tar.gz with
-# every kernels/ trace, torch-profiler.json[.gz], torch-record.gscope).
+# OUTDIR gets at most 8 files: summary.txt, summary.json, run.log,
+# experiments.txt and up to 4 files of traces of at most 2 MB each
+# (probe.gscope, probe-deps.gscope, kernels.tar.gz with every kernels/ trace,
+# torch.tar.gz with the profiler's JSON and torch-record.gscope).
 #
 # Exit status: 0 every check passed, 1 a check failed, 77 skipped (no GPU).
 set -u
@@ -108,12 +115,12 @@ results=$scratch/results.tsv
 : >"$results"
 timeouts=0
 
-export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export GPUSCOPE_COLLECTOR="$here/lib/libgpuscope_collector.so"
-unset CUDA_INJECTION64_PATH GPUSCOPE_OUTPUT GPUSCOPE_DATA_DEPS NVTX_INJECTION64_PATH 2>/dev/null
+unset CUDA_INJECTION64_PATH GPUSCOPE_OUTPUT GPUSCOPE_DATA_DEPS NVTX_INJECTION64_PATH \
+	GPUSCOPE_BUFFER_SIZE GPUSCOPE_MAX_BUFFERS 2>/dev/null
 gpuscope=$here/bin/gpuscope
 check_py=$here/gpucheck.py
-say "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+say "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-} (left as it was: the bundle does not need it)"
 say "GPUSCOPE_COLLECTOR=$GPUSCOPE_COLLECTOR"
 
 check() { # NAME ok|FAIL|skip|info DETAIL
@@ -252,6 +259,13 @@ if t=$(limit); then # the same result without the collector
 		"exit $rc: $(tr '\n' ' ' <"$scratch/probe-plain.txt" | cut -c1-300)"
 fi
 
+# ---- the one-shot experiments ----
+if [ -f "$here/experiments.sh" ]; then
+	. "$here/experiments.sh"
+else
+	check "experiments" FAIL "no experiments.sh in the bundle"
+fi
+
 # ---- kernels/ programs ----
 mkdir -p "$scratch/samples"
 timeouts=0
@@ -317,14 +331,15 @@ if [ "$have_python" = 1 ] && python3 -c 'import torch' >/dev/null 2>&1; then
 			pycheck torch-record trace "$gpuscope" "$trace" generic
 			pycheck "torch: profiler vs record" torch "$gpuscope" "$tdir/kineto.json" \
 				"$trace" --maps "$tdir/maps-record.txt"
-			keep "$trace" torch-record.gscope
+			cp "$trace" "$tdir/torch-record.gscope"
 		fi
-		if [ "$(wc -c <"$tdir/kineto.json")" -gt "$max_file" ]; then
-			gzip -9 -c "$tdir/kineto.json" >"$tdir/kineto.json.gz"
-			keep "$tdir/kineto.json.gz" torch-profiler.json.gz
-		else
-			keep "$tdir/kineto.json" torch-profiler.json
-		fi
+		# One file: the profiler's JSON and gpuscope's trace of the same program.
+		cp "$tdir/kineto.json" "$tdir/torch-profiler.json"
+		files=torch-profiler.json
+		[ -f "$tdir/torch-record.gscope" ] && files="$files torch-record.gscope"
+		# shellcheck disable=SC2086 # $files: one or two names
+		(cd "$tdir" && tar -czf "$scratch/torch.tar.gz" $files) &&
+			keep "$scratch/torch.tar.gz" torch.tar.gz
 	fi
 else
 	check "torch" skip "python3 has no torch here: the profiler comparison is not run"
