@@ -15,10 +15,15 @@
 #   known FILE -> FILE        an include that runs up today, listed so that
 #                             the check passes; one that is gone fails too,
 #                             so that the list only shrinks
+#   public NAME...            front ends that include public headers only
+#                             (<gpuscope/x.h> from an include/ directory) and
+#                             their own folder's: no private header of a
+#                             library (src/, opts/ and the like)
 # An include runs up when its target's rank is above the includer's, or
 # equal in another layer (peers such as cli and mpi include neither).
 # `#include "x.h"` is looked up beside the includer, then in each src/
-# directory and analyzer/opts/ (gs_input_opts); <gpuscope/x.h> in each include/ directory; system headers are not checked. Prints each
+# directory; <gpuscope/x.h> in each include/ directory (analyzer/opts/include
+# too, gs_input_opts's); system headers are not checked. Prints each
 # violation; exit 1 if any, 0 if none, 2 on a malformed block.
 set -u
 
@@ -32,7 +37,7 @@ if [ -z "$block" ]; then
 	exit 2
 fi
 
-names=() ranks=() pats=() apart=() known=()
+names=() ranks=() pats=() apart=() known=() public=()
 while read -r kind rest; do
 	case $kind in
 	'' | '#'*) ;;
@@ -44,6 +49,7 @@ while read -r kind rest; do
 		;;
 	apart) apart+=("$rest") ;;
 	known) known+=("$rest") ;;
+	public) read -r -a more <<<"$rest" && public+=("${more[@]}") ;;
 	*)
 		echo "check-includes: $doc: unknown line '$kind $rest'" >&2
 		exit 2
@@ -100,7 +106,7 @@ for f in $files; do
 			if [ -f "$dir/$inc" ]; then
 				t=$dir/$inc
 			else # a private header of another folder, by its target's include path
-				for d in analyzer/src analyzer/opts formats/src collector/src common/src; do
+				for d in analyzer/src formats/src collector/src common/src; do
 					[ -f "$d/$inc" ] && t=$d/$inc && break
 				done
 			fi
@@ -108,7 +114,7 @@ for f in $files; do
 		'<gpuscope/'*)
 			inc=${inc#<}
 			inc=${inc%>}
-			for d in common formats analyzer collector; do
+			for d in common formats analyzer analyzer/opts collector; do
 				[ -f "$d/include/$inc" ] && t=$d/include/$inc && break
 			done
 			;;
@@ -118,6 +124,15 @@ for f in $files; do
 		ti=$(layer_of "$t")
 		[ "$ti" -ge 0 ] || continue
 		sn=${names[$li]} tn=${names[$ti]}
+		# A front end kept to public headers: its own folder's, or an
+		# include/ directory's.
+		for p in "${public[@]+"${public[@]}"}"; do
+			if [ "$p" = "$sn" ] && [ "$(dirname "$t")" != "$dir" ] &&
+				[ "${t#*/include/}" = "$t" ]; then
+				echo "private: $f -> $t ($sn includes public headers only)"
+				bad=1
+			fi
+		done
 		if [ "${ranks[$ti]}" -gt "${ranks[$li]}" ] ||
 			{ [ "${ranks[$ti]}" -eq "${ranks[$li]}" ] && [ "$tn" != "$sn" ]; } ||
 			apart_pair "$sn" "$tn"; then

@@ -15,8 +15,8 @@
 #include <gpuscope/import.h>
 #include <gpuscope/outfile.h>
 
-#include "input_opts.h" /* --rank, --device, --window, ... */
-#include "term.h"       /* colour and the progress line */
+#include <gpuscope/input_opts.h> /* --rank, --device, --window, ... */
+#include "term.h"                /* colour and the progress line */
 
 enum gs_exit {
 	GS_EXIT_OK = 0,

@@ -4,7 +4,7 @@
  * one parser, so that `gpuscope analyze`, `export`, `diff` and gpuscope-mpi
  * read --rank, --device, --window, ... the same way.
  */
-#include "input_opts.h"
+#include <gpuscope/input_opts.h>
 
 #include <stdio.h>
 #include <string.h>

@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpuscope/import.h>
+#include <gpuscope/job.h>
+
 #define DEFAULT_TOP 10
 
 static char *dup_or(const char *s, const char *def)

@@ -7,7 +7,10 @@
 #define GS_ANALYZER_DIFF_PRIV_H
 
 #include "gate_priv.h"
-#include "report_priv.h"
+#include "report_model_priv.h"
+
+#include <gpuscope/diff.h>
+#include <gpuscope/report.h>
 
 enum {
 	SIDE_BASE = 0,

@@ -12,6 +12,8 @@
 #include "jw.h"
 #include "out.h"
 
+#include <gpuscope/text.h>
+
 #define WIDTH 100
 
 static const struct {

@@ -12,6 +12,7 @@
  * and G GPUs.
  */
 #include "gate_priv.h"
+#include "report_model_priv.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -20,6 +21,8 @@
 #include <string.h>
 
 #include "jw.h"
+
+#include <gpuscope/text.h>
 
 /* ---- the metrics ------------------------------------------------------------ */
 

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal: what gate.c checks (one GPU of a report, or one pair of GPUs
- * of a diff), and the verdict's lifetime and JSON, for report.c, diff_match.c
- * and report_json.c.
+ * of a diff), and the verdict's lifetime and JSON, for report.c, diff_match.c,
+ * gate_figures.c and report_json.c.
  */
 #ifndef GS_ANALYZER_GATE_PRIV_H
 #define GS_ANALYZER_GATE_PRIV_H
 
-#include <gpuscope/gate.h>
-#include <gpuscope/steps.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#include "report_priv.h"
+#include <gpuscope/format.h>
+#include <gpuscope/gate.h>
+#include <gpuscope/results.h>
+#include <gpuscope/steps.h>
 
 /* One GPU of a report (side 1 only), or a pair of a diff (0: BASE, 1:
  * NEW), with what the gate needs of each side. */
@@ -36,7 +40,6 @@ int64_t gs_gate_steps_median(const struct gs_steps *s);
 /* Check every threshold against the `n` GPUs; *out the verdict (owned). */
 gs_status gs_gate_evaluate(const struct gs_gate *g, const struct gs_gate_gpu *gpus, size_t n,
 			   struct gs_gate_verdict **out);
-void gs_gate_verdict_destroy(struct gs_gate_verdict *v);
 
 /* The "gate" member of a JSON object (nothing when v is NULL). */
 struct jw;

@@ -99,6 +99,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <gpuscope/import.h>
 #include <gpuscope/sort.h>
 
 #define MIN_LAST 3 /* a straggler was last at least this often */
@@ -432,4 +433,36 @@ gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analy
 	}
 	return gs_js_reduce(sums, job->n_ranks, job->job ? job->job->n_clock_groups : 1, job->align,
 			    out);
+}
+
+/* ---- a job's report made by many processes (gpuscope/job_summary.h) ---- */
+
+gs_status gs_report_job_reduce(struct gs_report *shell, struct gs_js_rank **sums, size_t n)
+{
+	if (!shell) {
+		for (size_t i = 0; sums && i < n; i++)
+			gs_js_free(sums[i]);
+		free(sums);
+		gs_error_append("gs_report_job_reduce: no report");
+		return GS_ERR_INVALID;
+	}
+	gs_job_analysis_destroy(shell->ja);
+	shell->ja = NULL;
+	return gs_js_reduce(sums, n, shell->job ? shell->job->n_clock_groups : 1, shell->align,
+			    &shell->ja);
+}
+
+size_t gs_report_job_rank_gpus(const struct gs_report *shell, size_t i)
+{
+	size_t n = 0;
+	const struct gs_js_rank *const *sums =
+		shell && shell->ja ? gs_job_analysis_ranks(shell->ja, &n) : NULL;
+
+	return sums && i < n ? (size_t)sums[i]->n_gpus : 0;
+}
+
+void gs_report_set_mpi_processes(struct gs_report *shell, size_t n)
+{
+	if (shell)
+		shell->mpi_processes = n;
 }

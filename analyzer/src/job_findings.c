@@ -6,6 +6,7 @@
  * (ja_finding_text and ja_finding_advice, job_view.c).
  */
 #include "job_priv.h"
+#include "report_build_priv.h"
 
 #include <stdlib.h>
 #include <string.h>

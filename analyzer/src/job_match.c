@@ -83,6 +83,7 @@
 #include <strings.h>
 
 #include <gpuscope/sort.h>
+#include <gpuscope/text.h>
 #include <gpuscope/vec.h>
 
 /* ---- small helpers ---- */

@@ -17,13 +17,26 @@
  * identity and clock (wall-clock offset, clock domain); its steps (GPU
  * window and the figures of each);
  * its totals (ops, dropped records, streams), its notes for the text
- * report and its load on the HTML page (ops and lanes drawn). About 100 bytes per GPU, 48 per collective kernel, plus the
- * strings.
+ * report and its load on the HTML page (ops and lanes drawn). About 100
+ * bytes per GPU, 48 per collective kernel, plus the strings.
+ *
+ * What a second front end calls is public (gpuscope/job_summary.h: step
+ * one, the packing, step two into a shell); this header holds the
+ * summary's layout and what the analysis and the writers share of it.
  */
 #ifndef GS_ANALYZER_JOB_SUM_H
 #define GS_ANALYZER_JOB_SUM_H
 
-#include "report_priv.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gpuscope/format.h>
+#include <gpuscope/job_summary.h>
+#include <gpuscope/report.h>
+#include <gpuscope/report_parts.h>
+
+#include "report_model_priv.h"
 
 #define GS_JS_NONE UINT32_MAX /* no string */
 
@@ -117,89 +130,37 @@ static inline const char *gs_js_str(const struct gs_js_rank *r, uint32_t id)
 	return id == GS_JS_NONE || id >= r->pool_len ? "" : r->pool + id;
 }
 
-/* Step one: the summary of one rank's report (r->t its trace). */
-gs_status gs_js_extract(const struct gs_report *r, struct gs_js_rank **out);
 /* Step two: the job analysis of n summaries, in rank order (taken over,
  * freed with the analysis, also on failure); align: enum
- * gs_report_align. */
+ * gs_report_align. (Step one, gs_js_extract, and the packing are public:
+ * gpuscope/job_summary.h.) */
 gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_groups, int align,
 		       struct gs_job_analysis **out);
-void gs_js_free(struct gs_js_rank *r);
-/* gs_report_build_job of the ranks with own[i] only (the others' traces
- * may be NULL), and no job analysis: a process's share of a job. */
-gs_status gs_report_build_job_own(const struct gs_job *j, const struct gs_report_options *o,
-				  const bool *own, struct gs_report **out);
-/* Bytes of a summary (same architecture on both ends) and back. */
-gs_status gs_js_pack(const struct gs_js_rank *r, char **buf, size_t *len);
-gs_status gs_js_unpack(const char *buf, size_t len, struct gs_js_rank **out);
+/* The job analysis (job_analysis.c) of a job report's ranks: both steps
+ * in one process; NULL-safe destroy. */
+gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analysis **out);
+void gs_job_analysis_destroy(struct gs_job_analysis *ja);
 /* The summaries the analysis holds, in rank order. */
 const struct gs_js_rank *const *gs_job_analysis_ranks(const struct gs_job_analysis *ja, size_t *n);
 /* The ranks (by index in rank order, a slot each in shown[]) whose GPU
  * sections a job's text report shows with `style`: every one when every
  * GPU's row fits the rank table, else the ranks of the outliers it lists
  * (job_view.c says which). *n_shown: how many. Decided from the summaries
- * alone, so that gpuscope-mpi's root can tell the others. */
+ * alone, so that gpuscope-mpi's root can tell the others
+ * (gs_report_text_job_shown). */
 gs_status gs_job_analysis_shown_ranks(const struct gs_job_analysis *ja,
 				      const struct gs_report_style *style, bool *shown,
 				      size_t *n_shown);
 
-/* ---- a job's report written from parts (report_text.c, report_json.c) ----
- *
- * `shell` is a job report whose ranks' reports live elsewhere: its inputs,
- * format, options, job (warnings, ranks, clock groups) and job analysis
- * (the summaries) are set, its ranks are not. The ranks' sections come
- * from part(), in rank order, as the bytes gs_report_*_rank_part wrote.
- */
-struct gs_out;
-/* The notes of one rank's text report, label "caution", "warning", "note". */
-void gs_report_text_notes(const struct gs_report *r,
-			  void (*fn)(void *ctx, const char *label, const char *text), void *ctx);
-/* Text: part() is asked only for the ranks whose sections are shown
- * (gs_job_analysis_shown_ranks with the same style), in rank order. */
-gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
-				   const struct gs_report_style *style,
-				   gs_status (*part)(void *ctx, size_t i, struct gs_out *o),
-				   void *ctx);
-/* Every device section of one rank. */
-gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank,
-				   const struct gs_report_style *style);
-
-/* JSON: GS_JSON_PARTS parts per rank (loading warnings, trace.ranks row,
- * devices, waits). part() writes part `part` of rank i to o; when `first`
- * (the list has no member yet), without the comma the bytes start with;
- * *any: whether it wrote anything. */
-#define GS_JSON_PARTS 4
-gs_status gs_report_json_job_parts(FILE *f, const struct gs_report *shell,
-				   const struct gs_report_style *style,
-				   gs_status (*part)(void *ctx, unsigned part, size_t i,
-						     struct gs_out *o, bool first, bool *any),
-				   void *ctx);
-gs_status gs_report_json_rank_part(FILE *f, const struct gs_report *rank, unsigned part);
-
-/* HTML (report_html.c). The drawing resolution of a page is decided from
- * the load of all its ranks: each rank's ops on its reported devices and
- * lanes drawn (gs_report_html_rank_load, kept in its summary). */
-struct gs_html_layout {
-	uint64_t exact; /* every op drawn one by one, else binned */
-	uint64_t bins;  /* slices per lane when binned */
-};
+/* A rank's load on the HTML page (report_helpers.c), kept in its summary
+ * so that a page's drawing resolution can be decided from the summaries:
+ * its ops on its reported devices and the lanes drawn, each device's
+ * busiest GS_HTML_LANES_MAX streams of ops in two lanes (actual and ideal)
+ * and its breakdown band. */
+#define GS_HTML_LANES_MAX 32
 void gs_report_html_rank_load(const struct gs_report *rank, uint64_t *ops, uint64_t *lanes);
+/* The layout of a page of that load (report_html.c): exact up to a few
+ * thousand ops, else binned to a budget of slices over all lanes. */
 struct gs_html_layout gs_report_html_layout(uint64_t ops, uint64_t lanes);
-/* The layout of a shell's page, from the summaries of its job analysis. */
-struct gs_html_layout gs_report_html_job_layout(const struct gs_report *shell);
-/* GS_HTML_PARTS parts per rank: its warnings (items of the page's notes)
- * and its GPUs' sections. part() writes part `part` of rank i to o, the
- * bytes gs_report_html_rank_part wrote with the same layout; `di0` is the
- * index of the rank's first GPU on the page (the GPUs of the ranks before
- * it). */
-#define GS_HTML_PARTS 2
-gs_status
-gs_report_html_job_parts(FILE *f, const struct gs_report *shell, const struct gs_html_layout *L,
-			 const struct gs_report_style *style,
-			 gs_status (*part)(void *ctx, unsigned part, size_t i, struct gs_out *o),
-			 void *ctx);
-gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
-				   const struct gs_html_layout *L, size_t di0, unsigned part,
-				   const struct gs_report_style *style);
 
 #endif /* GS_ANALYZER_JOB_SUM_H */

@@ -8,6 +8,8 @@
  * exactly as one process does.
  */
 #include "job_priv.h"
+#include "report_build_priv.h"
+#include "report_phrases_priv.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -521,7 +523,7 @@ gs_status gs_js_extract(const struct gs_report *r, struct gs_js_rank **out)
 	if (rc == GS_OK) {
 		void *ctx[2] = {s, &rc};
 
-		gs_report_text_notes(r, js_note, ctx);
+		gs_report_notes(r, js_note, ctx);
 	}
 	free(e);
 	free(seen.ids);

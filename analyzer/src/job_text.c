@@ -14,6 +14,8 @@
 
 #include "out.h"
 
+#include <gpuscope/text.h>
+
 #define TEXT_WIDTH 100
 
 struct jt {

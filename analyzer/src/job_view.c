@@ -6,6 +6,9 @@
  */
 #include "job_view.h"
 
+#include <gpuscope/report_parts.h>
+#include <gpuscope/text.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -427,4 +430,15 @@ char *ja_finding_advice(const struct gs_job_analysis *ja, const struct ja_findin
 	default:
 		return ja_printf("%s", "");
 	}
+}
+
+gs_status gs_report_text_job_shown(const struct gs_report *shell,
+				   const struct gs_report_style *style, bool *shown,
+				   size_t *n_shown)
+{
+	if (!shell || !shell->ja) {
+		gs_error_append("gs_report_text_job_shown: no job analysis");
+		return GS_ERR_INVALID;
+	}
+	return gs_job_analysis_shown_ranks(shell->ja, style, shown, n_shown);
 }

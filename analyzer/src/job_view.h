@@ -8,6 +8,8 @@
 #define GS_ANALYZER_JOB_VIEW_H
 
 #include "job_priv.h"
+#include "report_phrases_priv.h"
+#include "report_write_priv.h"
 
 #define JSON_COLLECTIVES 1000 /* collectives listed in the JSON, by skew */
 #define JSON_RANK_ROWS 100000 /* ... and their rows of ranks, at most */

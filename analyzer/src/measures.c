@@ -12,7 +12,7 @@
 #include <gpuscope/u64map.h>
 
 #include "analyzer_priv.h"
-#include "report_priv.h"
+#include "report_build_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -1028,4 +1028,14 @@ void gs_measures_fini(struct gs_measures *m)
 	free(m->queue_series);
 	free(m->copies);
 	memset(m, 0, sizeof(*m));
+}
+
+unsigned gs_measures_kernel_row_class(const struct gs_trace *t, const struct gs_report_kernel *k)
+{
+	size_t n_ops;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+
+	if (k->first_op < n_ops && ops[k->first_op].kind == GS_OP_KERNEL)
+		return gs_kernel_class_of(t, &ops[k->first_op]);
+	return gs_kernel_class_of_name(gs_trace_string(t, k->name));
 }

@@ -3,6 +3,9 @@
  * The per-GPU measures (measures.c) in the text, JSON and HTML reports.
  */
 #include "measures_priv.h"
+#include "report_model_priv.h"
+#include "report_phrases_priv.h"
+#include "report_write_priv.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,18 +14,10 @@
 #include "jw.h"
 #include "out.h"
 
+#include <gpuscope/text.h>
+
 #define DUR(ns) gs_dur_text((char[48]){0}, 48, (ns))
 #define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
-
-unsigned gs_measures_kernel_row_class(const struct gs_trace *t, const struct gs_report_kernel *k)
-{
-	size_t n_ops;
-	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
-
-	if (k->first_op < n_ops && ops[k->first_op].kind == GS_OP_KERNEL)
-		return gs_kernel_class_of(t, &ops[k->first_op]);
-	return gs_kernel_class_of_name(gs_trace_string(t, k->name));
-}
 
 static const char *source_name(unsigned kind)
 {

@@ -6,7 +6,10 @@
 #ifndef GS_ANALYZER_MEASURES_PRIV_H
 #define GS_ANALYZER_MEASURES_PRIV_H
 
-#include "report_priv.h"
+#include <gpuscope/results.h>
+
+struct gs_report;
+struct gs_report_style;
 
 struct gs_out;
 struct jw;

@@ -4,6 +4,9 @@
  * reports.
  */
 #include "operators_priv.h"
+#include "report_model_priv.h"
+#include "report_phrases_priv.h"
+#include "report_write_priv.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +14,8 @@
 
 #include "jw.h"
 #include "out.h"
+
+#include <gpuscope/text.h>
 
 #define DUR(ns) gs_dur_text((char[48]){0}, 48, (ns))
 #define HDUR(ns) gs_report_dur_utf8((char[48]){0}, 48, (ns))

@@ -19,9 +19,8 @@
 #include "analyzer_priv.h"
 #include "gate_priv.h"
 #include "job_sum.h"
-#include "measures_priv.h"
 #include "report_build_priv.h"
-#include "report_priv.h"
+#include "report_model_priv.h"
 #include "schedule_priv.h"
 
 #include <gpuscope/search.h>

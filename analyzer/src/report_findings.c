@@ -8,11 +8,14 @@
  * into.
  */
 #include "analyzer_priv.h"
-#include "report_priv.h"
+#include "report_build_priv.h"
+#include "report_phrases_priv.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gpuscope/text.h>
 
 /* ------------------------------------------------------------------------ */
 /* A growable string for the findings                                        */

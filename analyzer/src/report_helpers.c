@@ -8,14 +8,15 @@
 #include "analyzer_priv.h"
 #include "gate_priv.h"
 #include "job_sum.h"
-#include "measures_priv.h"
 #include "report_build_priv.h"
-#include "report_priv.h"
+#include "report_phrases_priv.h"
 #include "schedule_priv.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gpuscope/text.h>
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers shared with the writers (report_priv.h)                    */
@@ -397,4 +398,69 @@ uint64_t gs_report_op_stream(const struct gs_trace *t, uint32_t op)
 	if (op >= n || ops[op].stream >= ns)
 		return 0;
 	return st[ops[op].stream].stream_id;
+}
+
+/* What one rank's trace could not show: dropped records, loading
+ * warnings, waits it could not link (the text report's notes). */
+void gs_report_notes(const struct gs_report *r,
+		     void (*fn)(void *ctx, const char *label, const char *text), void *ctx)
+{
+	const struct gs_warning *warn;
+	size_t n, i;
+	char line[GS_ERROR_MSG_MAX + 64];
+
+	if (gs_trace_dropped(r->t)) {
+		snprintf(line, sizeof(line),
+			 "%s%llu records were dropped while recording: the times below are lower "
+			 "bounds",
+			 gs_trace_dropped(r->t) == UINT64_MAX ? "at least " : "",
+			 (unsigned long long)gs_trace_dropped(r->t));
+		fn(ctx, "caution", line);
+	}
+	warn = gs_trace_warnings(r->t, &n);
+	for (i = 0; i < n; i++)
+		if (!gs_report_warning_restated(r, &warn[i]))
+			fn(ctx, "warning", gs_warning_format(&warn[i], line, sizeof(line)));
+	if (gs_report_unlinked_note(r, GS_REPORT_UNLINKED_WAITS, line, sizeof(line)))
+		fn(ctx, "caution", line);
+	if (gs_report_unlinked_note(r, GS_REPORT_UNLINKED_CALLS, line, sizeof(line)))
+		fn(ctx, "caution", line);
+	for (i = 0; i < r->n_dev; i++) {
+		if (!r->dev[i].optimistic)
+			continue;
+		snprintf(line, sizeof(line),
+			 "device %u: ops on %zu streams and no cross-stream synchronization "
+			 "recorded (no event records, stream waits or syncs): the ideal schedule "
+			 "runs every stream from the window start and is optimistic",
+			 r->dev[i].device, r->dev[i].active_streams);
+		fn(ctx, "caution", line);
+	}
+	for (i = 0; i < r->n_dev; i++) {
+		if (gs_report_early_note(r, &r->dev[i], GS_REPORT_EARLY_RETURNED, line,
+					 sizeof(line)))
+			fn(ctx, "note", line);
+		if (gs_report_early_note(r, &r->dev[i], GS_REPORT_EARLY_RECORDED, line,
+					 sizeof(line)))
+			fn(ctx, "caution", line);
+	}
+	if (r->g && !r->g->stream_kinds_known && r->n_dev)
+		fn(ctx, "note",
+		   "stream kinds are not recorded in this trace: implicit legacy "
+		   "default-stream synchronization is not modelled");
+}
+
+/* Ops and lanes: see job_sum.h. */
+void gs_report_html_rank_load(const struct gs_report *r, uint64_t *ops, uint64_t *lanes)
+{
+	*ops = 0;
+	*lanes = 0;
+	for (size_t i = 0; i < r->n_dev; i++) {
+		size_t n = 0;
+
+		*ops += r->dev[i].ops;
+		for (size_t k = 0; k < r->dev[i].n_streams; k++)
+			if (r->dev[i].streams[k].ops)
+				n++;
+		*lanes += 2 * (n < GS_HTML_LANES_MAX ? n : GS_HTML_LANES_MAX) + 1;
+	}
 }

@@ -37,6 +37,7 @@
  * over the ops of each drawn lane, O(bins) per lane, O(segments) for the
  * band, linear in the rows of the tables.
  */
+#include "measures_priv.h"
 #include "operators_priv.h"
 #include "report_html_priv.h"
 
@@ -44,6 +45,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gpuscope/import.h>
+#include <gpuscope/summary.h>
+#include <gpuscope/text.h>
 
 /* ---- text --------------------------------------------------------------- */
 
@@ -570,21 +575,6 @@ static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t
 	return GS_OK;
 }
 
-void gs_report_html_rank_load(const struct gs_report *r, uint64_t *ops, uint64_t *lanes)
-{
-	*ops = 0;
-	*lanes = 0;
-	for (size_t i = 0; i < r->n_dev; i++) {
-		size_t n = 0;
-
-		*ops += r->dev[i].ops;
-		for (size_t k = 0; k < r->dev[i].n_streams; k++)
-			if (r->dev[i].streams[k].ops)
-				n++;
-		*lanes += 2 * (n < LANES_MAX ? n : LANES_MAX) + 1;
-	}
-}
-
 struct gs_html_layout gs_report_html_layout(uint64_t ops, uint64_t lanes)
 {
 	struct gs_html_layout L;
@@ -934,12 +924,32 @@ static gs_status h_own_part(void *ctx, unsigned part, size_t i, struct gs_out *o
 	return st;
 }
 
-gs_status
-gs_report_html_job_parts(FILE *f, const struct gs_report *shell, const struct gs_html_layout *L,
-			 const struct gs_report_style *style,
-			 gs_status (*part)(void *ctx, unsigned part, size_t i, struct gs_out *o),
-			 void *ctx)
+/* The parts of a job whose ranks' reports live elsewhere: part() hands
+ * over each part's bytes. */
+struct h_given {
+	gs_status (*part)(void *ctx, unsigned part, size_t i, char **bytes, size_t *len);
+	void *ctx;
+};
+
+static gs_status h_given_part(void *ctx, unsigned part, size_t i, struct gs_out *o)
 {
+	struct h_given *c = ctx;
+	char *bytes = NULL;
+	size_t len = 0;
+	gs_status st = c->part(c->ctx, part, i, &bytes, &len);
+
+	if (st == GS_OK && bytes)
+		gs_out_puts(o, bytes);
+	free(bytes);
+	return st;
+}
+
+gs_status gs_report_html_job_parts(
+	FILE *f, const struct gs_report *shell, const struct gs_html_layout *L,
+	const struct gs_report_style *style,
+	gs_status (*part)(void *ctx, unsigned part, size_t i, char **bytes, size_t *len), void *ctx)
+{
+	struct h_given given = {part, ctx};
 	struct hw w;
 	gs_status st;
 
@@ -949,7 +959,7 @@ gs_report_html_job_parts(FILE *f, const struct gs_report *shell, const struct gs
 	w.st = gs_report_style_of(style);
 	w.exact = L->exact != 0;
 	w.bins = (size_t)L->bins;
-	st = h_job(&w, shell, part, ctx);
+	st = h_job(&w, shell, h_given_part, &given);
 	if (st != GS_OK) {
 		gs_out_finish(&w.o);
 		return st;

@@ -8,23 +8,25 @@
 #ifndef GS_ANALYZER_REPORT_HTML_PRIV_H
 #define GS_ANALYZER_REPORT_HTML_PRIV_H
 
+#include <gpuscope/report_parts.h>
 #include "job_sum.h"
-#include "measures_priv.h"
-#include "report_priv.h"
+#include "report_model_priv.h"
+#include "report_phrases_priv.h"
+#include "report_write_priv.h"
 
 #include <string.h>
 
 #include "out.h"
 
-#define XMAX 1000000      /* drawing units across the whole span */
-#define EXACT_OPS 3000    /* ops drawn one by one, over all devices */
-#define BINS_MAX 2000     /* slices per lane at most */
-#define BINS_MIN 100      /* ... and at least */
-#define CELL_BUDGET 96000 /* slices over all lanes of the page */
-#define LANES_MAX 32      /* streams drawn per device */
-#define WAITS_DRAWN 200   /* waits drawn per device */
-#define NAME_MAX_CPS 90   /* names in tables, code points */
-#define TIP_MAX_CPS 60    /* names in tooltips */
+#define XMAX 1000000                /* drawing units across the whole span */
+#define EXACT_OPS 3000              /* ops drawn one by one, over all devices */
+#define BINS_MAX 2000               /* slices per lane at most */
+#define BINS_MIN 100                /* ... and at least */
+#define CELL_BUDGET 96000           /* slices over all lanes of the page */
+#define LANES_MAX GS_HTML_LANES_MAX /* streams drawn per device */
+#define WAITS_DRAWN 200             /* waits drawn per device */
+#define NAME_MAX_CPS 90             /* names in tables, code points */
+#define TIP_MAX_CPS 60              /* names in tooltips */
 
 /* Layout of the timeline, in pixels. */
 #define PITCH 22 /* one lane */

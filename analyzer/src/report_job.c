@@ -8,15 +8,17 @@
 #include "analyzer_priv.h"
 #include "gate_priv.h"
 #include "job_sum.h"
-#include "measures_priv.h"
 #include "report_build_priv.h"
-#include "report_priv.h"
+#include "report_phrases_priv.h"
 #include "schedule_priv.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gpuscope/import.h>
+#include <gpuscope/text.h>
 
 /* ------------------------------------------------------------------------ */
 /* The report of a job: one report per rank                                   */

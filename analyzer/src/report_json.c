@@ -11,7 +11,12 @@
  * Objects at the top are indented; the rows of lists are one line each.
  * Complexity: linear in what is written.
  */
-#include "report_priv.h"
+#include <gpuscope/import.h>
+#include <gpuscope/report_parts.h>
+#include <gpuscope/text.h>
+#include "report_model_priv.h"
+#include "report_phrases_priv.h"
+#include "report_write_priv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -904,8 +909,7 @@ gs_status gs_report_write_json(FILE *f, const struct gs_report *r,
 /* ---- the parts of a job's JSON report (gpuscope-mpi) ---- */
 
 struct parts_ctx {
-	gs_status (*part)(void *ctx, unsigned part, size_t i, struct gs_out *o, bool first,
-			  bool *any);
+	gs_status (*part)(void *ctx, unsigned part, size_t i, char **bytes, size_t *len);
 	void *ctx;
 };
 
@@ -914,24 +918,27 @@ struct parts_ctx {
 static gs_status parts_bridge(void *ctx, unsigned part, size_t i, struct jw *w)
 {
 	struct parts_ctx *pc = ctx;
-	bool any = false;
+	char *bytes = NULL;
+	size_t len = 0;
 	gs_status st;
 
 	if (w->depth != part_depth[part]) {
 		gs_error_append("job report: part %u at depth %d", part, w->depth);
 		return GS_ERR_INVALID;
 	}
-	st = pc->part(pc->ctx, part, i, &w->o, w->first[w->depth], &any);
-	if (st == GS_OK && any)
+	st = pc->part(pc->ctx, part, i, &bytes, &len);
+	if (st == GS_OK && bytes && len) {
+		/* Each member starts with its comma; the list's first has none. */
+		gs_out_puts(&w->o, bytes + (w->first[w->depth] && bytes[0] == ',' ? 1 : 0));
 		w->first[w->depth] = false;
+	}
+	free(bytes);
 	return st;
 }
 
-gs_status gs_report_json_job_parts(FILE *f, const struct gs_report *shell,
-				   const struct gs_report_style *style,
-				   gs_status (*part)(void *ctx, unsigned part, size_t i,
-						     struct gs_out *o, bool first, bool *any),
-				   void *ctx)
+gs_status gs_report_json_job_parts(
+	FILE *f, const struct gs_report *shell, const struct gs_report_style *style,
+	gs_status (*part)(void *ctx, unsigned part, size_t i, char **bytes, size_t *len), void *ctx)
 {
 	struct parts_ctx pc = {part, ctx};
 	size_t n_sums;

@@ -7,8 +7,7 @@
  * the critical path, waits) to the rows the report keeps.
  */
 #include "analyzer_priv.h"
-#include "measures_priv.h"
-#include "report_priv.h"
+#include "report_build_priv.h"
 #include "schedule_priv.h"
 
 #include <gpuscope/search.h>

@@ -15,13 +15,17 @@
  * Complexity: linear in the rows printed, plus O(segments) for the
  * timeline bar.
  */
+#include <gpuscope/report_parts.h>
 #include "job_sum.h"
 #include "measures_priv.h"
 #include "operators_priv.h"
-#include "report_priv.h"
+#include "report_phrases_priv.h"
 #include "report_text_priv.h"
+#include "report_write_priv.h"
 
+#include <gpuscope/import.h>
 #include <gpuscope/sort.h>
+#include <gpuscope/text.h>
 
 #include <errno.h>
 #include <math.h>
@@ -237,52 +241,17 @@ static void note_print(struct note_sink *ns, const char *label, const char *text
 	tw_note(ns->w, label, text);
 }
 
-/* What one rank's trace could not show: dropped records, loading
- * warnings, waits it could not link. */
+static void sink_note(void *ctx, const char *label, const char *text)
+{
+	struct note_sink *ns = ctx;
+
+	ns->note(ns, label, text);
+}
+
+/* What one rank's trace could not show (gs_report_notes). */
 static void text_notes(struct note_sink *ns, const struct gs_report *r)
 {
-	const struct gs_warning *warn;
-	size_t n, i;
-	char line[GS_ERROR_MSG_MAX + 64];
-
-	if (gs_trace_dropped(r->t)) {
-		snprintf(line, sizeof(line),
-			 "%s%llu records were dropped while recording: the times below are lower "
-			 "bounds",
-			 gs_trace_dropped(r->t) == UINT64_MAX ? "at least " : "",
-			 (unsigned long long)gs_trace_dropped(r->t));
-		ns->note(ns, "caution", line);
-	}
-	warn = gs_trace_warnings(r->t, &n);
-	for (i = 0; i < n; i++)
-		if (!gs_report_warning_restated(r, &warn[i]))
-			ns->note(ns, "warning", gs_warning_format(&warn[i], line, sizeof(line)));
-	if (gs_report_unlinked_note(r, GS_REPORT_UNLINKED_WAITS, line, sizeof(line)))
-		ns->note(ns, "caution", line);
-	if (gs_report_unlinked_note(r, GS_REPORT_UNLINKED_CALLS, line, sizeof(line)))
-		ns->note(ns, "caution", line);
-	for (i = 0; i < r->n_dev; i++) {
-		if (!r->dev[i].optimistic)
-			continue;
-		snprintf(line, sizeof(line),
-			 "device %u: ops on %zu streams and no cross-stream synchronization "
-			 "recorded (no event records, stream waits or syncs): the ideal schedule "
-			 "runs every stream from the window start and is optimistic",
-			 r->dev[i].device, r->dev[i].active_streams);
-		ns->note(ns, "caution", line);
-	}
-	for (i = 0; i < r->n_dev; i++) {
-		if (gs_report_early_note(r, &r->dev[i], GS_REPORT_EARLY_RETURNED, line,
-					 sizeof(line)))
-			ns->note(ns, "note", line);
-		if (gs_report_early_note(r, &r->dev[i], GS_REPORT_EARLY_RECORDED, line,
-					 sizeof(line)))
-			ns->note(ns, "caution", line);
-	}
-	if (r->g && !r->g->stream_kinds_known && r->n_dev)
-		ns->note(ns, "note",
-			 "stream kinds are not recorded in this trace: implicit legacy "
-			 "default-stream synchronization is not modelled");
+	gs_report_notes(r, sink_note, ns);
 }
 
 /* The same note of many ranks is printed once, with the ranks that have it
@@ -887,31 +856,17 @@ gs_status gs_report_write_text(FILE *f, const struct gs_report *r,
 
 /* ---- the parts of a job's text report (gpuscope-mpi) ---- */
 
-struct notes_cb {
-	struct note_sink sink;
-	void (*fn)(void *ctx, const char *label, const char *text);
-	void *ctx;
-};
-
-static void note_cb(struct note_sink *ns, const char *label, const char *text)
+/* A rank's section from part(), as its process wrote it (taken over). */
+static void put_part(struct gs_out *o, gs_status st, char *bytes)
 {
-	struct notes_cb *c = (struct notes_cb *)ns;
-
-	c->fn(c->ctx, label, text);
+	if (st == GS_OK && bytes)
+		gs_out_puts(o, bytes);
+	free(bytes);
 }
 
-void gs_report_text_notes(const struct gs_report *r,
-			  void (*fn)(void *ctx, const char *label, const char *text), void *ctx)
-{
-	struct notes_cb c = {.sink = {.note = note_cb}, .fn = fn, .ctx = ctx};
-
-	text_notes(&c.sink, r);
-}
-
-gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
-				   const struct gs_report_style *style,
-				   gs_status (*part)(void *ctx, size_t i, struct gs_out *o),
-				   void *ctx)
+gs_status gs_report_text_job_parts(
+	FILE *f, const struct gs_report *shell, const struct gs_report_style *style,
+	gs_status (*part)(void *ctx, size_t i, char **bytes, size_t *len), void *ctx)
 {
 	struct tw w;
 	size_t n_sums, ops = 0, gpus = 0, n_shown;
@@ -932,8 +887,13 @@ gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
 		return st;
 	text_job_head(&w, shell, n_sums, gpus, ops, sums);
 	for (size_t i = 0; i < n_sums && st == GS_OK; i++)
-		if (!shown || shown[i])
-			st = part(ctx, i, &w.o);
+		if (!shown || shown[i]) {
+			char *bytes = NULL;
+			size_t len = 0;
+
+			st = part(ctx, i, &bytes, &len);
+			put_part(&w.o, st, bytes);
+		}
 	text_job_tail(&w, gpus, n_sums, n_shown);
 	free(shown);
 	if (st != GS_OK) {

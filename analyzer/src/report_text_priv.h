@@ -9,7 +9,9 @@
 #define GS_REPORT_TEXT_PRIV_H
 
 #include "out.h"
-#include "report_priv.h"
+#include "report_model_priv.h"
+#include "report_phrases_priv.h"
+#include "report_write_priv.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,10 +7,12 @@
 #include "job_sum.h"
 #include "measures_priv.h"
 #include "operators_priv.h"
-#include "report_priv.h"
+#include "report_phrases_priv.h"
 #include "report_text_priv.h"
+#include "report_write_priv.h"
 
 #include <gpuscope/sort.h>
+#include <gpuscope/text.h>
 
 #include <math.h>
 #include <stdlib.h>

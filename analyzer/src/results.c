@@ -5,7 +5,7 @@
  * the library needs neither.
  */
 #include "job_priv.h"
-#include "report_priv.h"
+#include "report_model_priv.h"
 
 #include <gpuscope/results.h>
 

@@ -23,8 +23,9 @@
 
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
+#include <gpuscope/text.h>
 
-#include "../../analyzer/src/report_priv.h"
+#include "../../analyzer/src/report_model_priv.h"
 
 #define PID 100
 

@@ -29,7 +29,7 @@
 #include <gpuscope/import.h>
 
 #include "nsys_build.h"
-#include "report_priv.h"
+#include "report_model_priv.h"
 #include "shift_sink.h"
 
 /* ---- the invariants of one report ---- */

@@ -23,10 +23,12 @@
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
 
+#include <gpuscope/job_summary.h>
+#include <gpuscope/report_parts.h>
+
 #include "job.h"
 #include "job_sum.h"
-#include "out.h"
-#include "report_priv.h"
+#include "report_model_priv.h"
 
 #define RANKS 5
 
@@ -128,7 +130,7 @@ static struct gs_report *shell_of(struct fixture *f)
 		assert_int_equal(gs_js_unpack(buf, len, &sums[i]), GS_OK);
 		free(buf);
 	}
-	assert_int_equal(gs_js_reduce(sums, RANKS, f->job->n_clock_groups, 0, &shell->ja), GS_OK);
+	assert_int_equal(gs_report_job_reduce(shell, sums, RANKS), GS_OK);
 	return shell;
 }
 
@@ -150,43 +152,65 @@ struct parts {
 	size_t asked;                     /* text parts asked for */
 };
 
-static gs_status json_part(void *ctx, unsigned part, size_t i, struct gs_out *o, bool first,
-			   bool *any)
-{
-	struct parts *p = ctx;
-	size_t len, skip;
-	char *buf = NULL;
-	FILE *m = open_memstream(&buf, &len);
+/* A rank's part as its process renders it, handed over as bytes. */
+struct one {
+	struct parts *p;
+	size_t i;
+	unsigned part;
+};
 
-	assert_non_null(m);
-	assert_int_equal(gs_report_json_rank_part(m, p->f->whole->ranks[i], part), GS_OK);
-	assert_int_equal(fclose(m), 0);
-	skip = first && len && buf[0] == ',';
-	fwrite(buf + skip, 1, len - skip, o->f);
-	*any = len > 0;
-	free(buf);
+static void w_json_rank(FILE *m, void *arg)
+{
+	struct one *o = arg;
+
+	assert_int_equal(gs_report_json_rank_part(m, o->p->f->whole->ranks[o->i], o->part), GS_OK);
+}
+
+static gs_status json_part(void *ctx, unsigned part, size_t i, char **bytes, size_t *len)
+{
+	struct one o = {ctx, i, part};
+
+	*bytes = slurp(w_json_rank, &o, len);
 	return GS_OK;
 }
 
-static gs_status text_part(void *ctx, size_t i, struct gs_out *o)
+static void w_text_rank(FILE *m, void *arg)
 {
-	struct parts *p = ctx;
+	struct one *o = arg;
 
-	p->asked++;
-	return gs_report_text_rank_part(o->f, p->f->whole->ranks[i], p->st);
+	assert_int_equal(gs_report_text_rank_part(m, o->p->f->whole->ranks[o->i], o->p->st), GS_OK);
+}
+
+static gs_status text_part(void *ctx, size_t i, char **bytes, size_t *len)
+{
+	struct one o = {ctx, i, 0};
+
+	o.p->asked++;
+	*bytes = slurp(w_text_rank, &o, len);
+	return GS_OK;
 }
 
 /* HTML: the layout from the shell's summaries, each rank's first GPU
  * after the GPUs of the ranks before it (as the root broadcasts them). */
-static gs_status html_part(void *ctx, unsigned part, size_t i, struct gs_out *o)
+static void w_html_rank(FILE *m, void *arg)
 {
-	struct parts *p = ctx;
-	struct gs_html_layout L = gs_report_html_job_layout(p->shell);
+	struct one *o = arg;
+	struct gs_html_layout L = gs_report_html_job_layout(o->p->shell);
 	size_t di0 = 0;
 
-	for (size_t k = 0; k < i; k++)
-		di0 += p->f->whole->ranks[k]->n_dev;
-	return gs_report_html_rank_part(o->f, p->f->whole->ranks[i], &L, di0, part, p->st);
+	for (size_t k = 0; k < o->i; k++)
+		di0 += gs_report_job_rank_gpus(o->p->shell, k);
+	assert_int_equal(gs_report_html_rank_part(m, o->p->f->whole->ranks[o->i], &L, di0, o->part,
+						  o->p->st),
+			 GS_OK);
+}
+
+static gs_status html_part(void *ctx, unsigned part, size_t i, char **bytes, size_t *len)
+{
+	struct one o = {ctx, i, part};
+
+	*bytes = slurp(w_html_rank, &o, len);
+	return GS_OK;
 }
 
 static void w_html_whole(FILE *m, void *arg)
@@ -258,7 +282,7 @@ static void test_parts_equal_whole(void **state)
 	free(a);
 	free(b);
 	/* options.mpi only when set. */
-	p.shell->mpi_processes = 3;
+	gs_report_set_mpi_processes(p.shell, 3);
 	b = slurp(w_json_parts, &p, &lb);
 	assert_non_null(strstr(b, "\"mpi\": {\"processes\": 3}"));
 	a = slurp(w_json_whole, f->whole, &la);
@@ -295,7 +319,7 @@ static void test_parts_equal_whole_cut(void **state)
 	size_t la, lb, n_shown = 0;
 	char *a, *b;
 
-	assert_int_equal(gs_job_analysis_shown_ranks(p.shell->ja, &st, shown, &n_shown), GS_OK);
+	assert_int_equal(gs_report_text_job_shown(p.shell, &st, shown, &n_shown), GS_OK);
 	assert_true(shown[3]);
 	assert_true(n_shown < RANKS);
 	a = slurp(w_text_whole_st, &p, &la);

@@ -46,11 +46,13 @@
 #include <gpuscope/graph.h>
 #include <gpuscope/hostattr.h>
 #include <gpuscope/job.h>
+#include <gpuscope/job_summary.h>
 #include <gpuscope/measures.h>
 #include <gpuscope/operators.h>
 #include <gpuscope/overlap.h>
 #include <gpuscope/plan.h>
 #include <gpuscope/report.h>
+#include <gpuscope/report_parts.h>
 #include <gpuscope/results.h>
 #include <gpuscope/schedule.h>
 #include <gpuscope/steps.h>

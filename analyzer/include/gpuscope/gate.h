@@ -123,6 +123,31 @@ gs_status gs_report_gate(struct gs_report *r, const struct gs_gate *g);
 const struct gs_gate_verdict *gs_report_verdict(const struct gs_report *r);
 gs_status gs_diff_gate(struct gs_diff *d, const struct gs_gate *g);
 const struct gs_gate_verdict *gs_diff_verdict(const struct gs_diff *d);
+/* A verdict of gs_gate_figures_evaluate; NULL-safe. */
+void gs_gate_verdict_destroy(struct gs_gate_verdict *v);
+
+/*
+ * A report's GPUs gated apart from the report (gpuscope-mpi): the figures
+ * a threshold checks of every GPU of each rank, packed into bytes by the
+ * process that holds the rank's report (the same architecture on both
+ * ends), gathered in rank order where the verdict is made, and checked
+ * there as gs_report_gate checks them.
+ */
+struct gs_gate_figures;
+/* The figures of every GPU of r's ranks (a rank's report: its own). */
+gs_status gs_gate_figures_pack(const struct gs_report *r, char **buf, size_t *len);
+/* Adds the GPUs of packed figures to *f (NULL: a new collection).
+ * GS_ERR_INVALID when the bytes are not packed figures. */
+gs_status gs_gate_figures_add(struct gs_gate_figures **f, const char *buf, size_t len);
+/* Checks every threshold against the GPUs added (f NULL: none), in the
+ * order added; *out the verdict (the caller's, or a report's after
+ * gs_report_keep_verdict). */
+gs_status gs_gate_figures_evaluate(const struct gs_gate *g, const struct gs_gate_figures *f,
+				   struct gs_gate_verdict **out);
+void gs_gate_figures_destroy(struct gs_gate_figures *f);
+/* Keeps v as the report's verdict (gs_report_verdict, the JSON's "gate"),
+ * freed with it; a verdict it had before is freed. */
+void gs_report_keep_verdict(struct gs_report *r, struct gs_gate_verdict *v);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The trace-input options: what a command reads and which part of it
+ * gpuscope/input_opts.h: the trace-input options: what a command reads and which part of it
  * (--rank, --device, --window, --step, --step-marker, --align, --salvage,
  * -q/--quiet, --inputs and the TRACE|DIR operands), parsed by one function
  * for `gpuscope analyze`, `export`, `diff` and gpuscope-mpi. Each front end
@@ -14,8 +14,8 @@
  * command line (analyzer/cli) and gpuscope-mpi (analyzer/mpi), peers that
  * include neither each other, above the analyses whose types it fills.
  */
-#ifndef GS_INPUT_OPTS_H
-#define GS_INPUT_OPTS_H
+#ifndef GPUSCOPE_INPUT_OPTS_H
+#define GPUSCOPE_INPUT_OPTS_H
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -107,4 +107,4 @@ int gs_input_opts_parse(struct gs_input_opts *o, unsigned flags, const struct gs
 int gs_input_opts_finish(struct gs_input_opts *o, unsigned flags, const struct gs_input_opts_ui *ui,
 			 int argc, char **argv, int optind_now);
 
-#endif /* GS_INPUT_OPTS_H */
+#endif /* GPUSCOPE_INPUT_OPTS_H */
