@@ -5,7 +5,11 @@
  */
 #include "util.h"
 
+#include <gpuscope/names.h>
 #include <gpuscope/sort.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/trace_sink.h>
 #include <gpuscope/u64map.h>
 
 #include <pthread.h>
@@ -114,7 +118,7 @@ static bool times_ok(int64_t start, int64_t end)
 
 /*
  * The range check every record with times passes through (design.md, trace model;
- * format.h GS_TIME_LIMIT_NS). The sink is the one place every reader feeds
+ * trace_model.h GS_TIME_LIMIT_NS). The sink is the one place every reader feeds
  * (the .gscope reader, the Kineto and Nsight importers, replay), so the
  * check is here. It runs after times_ok(): a record the model drops for its
  * duration (end < start, over 7 days) is dropped and counted as before (the
@@ -1252,7 +1256,7 @@ struct call_want {
 	int64_t pid, tid, before_ns;
 };
 
-/* True when call a is preferred over call b (the rule: format.h). */
+/* True when call a is preferred over call b (the rule: trace.h). */
 static bool better_call(const struct gs_api_call *a, const struct gs_api_call *b,
 			const struct call_want *w)
 {
@@ -1602,7 +1606,7 @@ static gs_status set_warning(struct gs_trace *t, const char *msg, uint64_t count
 
 /*
  * Per op its launch call, per sync its call, by correlation id under the
- * rule of format.h. O(A + N + Y) when the ids are dense, else
+ * rule of trace.h. O(A + N + Y) when the ids are dense, else
  * O(A log A + (N + Y) log A); an id of more than GS_JOIN_SCAN calls adds
  * O(log) per record and O(n log n) for its n calls, whatever the records
  * that share it.
