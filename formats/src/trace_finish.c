@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* ---- finish: sort and index ---- */
+/* ---- the record orders ---- */
+
 static int cmp_op(const void *pa, const void *pb)
 {
 	const struct gs_op *a = pa, *b = pb;
