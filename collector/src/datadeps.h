@@ -29,7 +29,8 @@
 #ifndef GS_COLLECTOR_DATADEPS_H
 #define GS_COLLECTOR_DATADEPS_H
 
-#include <gpuscope/format.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/trace_sink.h>
 
 #define GS_DD_MAX_PTRS 16
 #define GS_DD_LINKS_HELD 4096

@@ -8,7 +8,9 @@
 #ifndef GS_COLLECTOR_LOG_H
 #define GS_COLLECTOR_LOG_H
 
-#include <gpuscope/format.h>
+#include <gpuscope/error.h>
+
+#include <stdbool.h>
 
 enum gs_log_level {
 	GS_LOG_QUIET = 0,

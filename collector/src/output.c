@@ -19,6 +19,8 @@
 #include "log.h"
 #include "record_convert.h"
 
+#include <gpuscope/gscope_file.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -27,7 +27,8 @@
 #ifndef GS_COLLECTOR_RECORD_CONVERT_H
 #define GS_COLLECTOR_RECORD_CONVERT_H
 
-#include <gpuscope/format.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/trace_sink.h>
 
 #include <cupti_activity.h>
 

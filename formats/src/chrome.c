@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include <gpuscope/export.h>
+#include <gpuscope/names.h>
 
 #include "export_out.h"
 #include "export_plan.h"

@@ -2,7 +2,7 @@
 /* Copy and memset names, as Kineto writes them (copy_names.h). */
 #include "copy_names.h"
 
-#include <gpuscope/format.h>
+#include <gpuscope/trace_model.h>
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The CPUs gs_format may use for work that splits in two (util.h). */
+/* The CPUs gs_format may use for work that splits in two (trace.h). */
 #define _GNU_SOURCE /* sched_getaffinity */
-#include "util.h"
+#include <gpuscope/trace.h>
 
 #include <sched.h>
 

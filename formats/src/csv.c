@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <gpuscope/export.h>
+#include <gpuscope/names.h>
 
 #include "export_out.h"
 

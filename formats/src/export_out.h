@@ -13,7 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <gpuscope/format.h>
+#include <gpuscope/error.h>
+#include <gpuscope/trace.h>
 
 #define GS_WBUF_SIZE (64u << 10)
 

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpuscope/names.h>
+
 #include "copy_names.h"
 #include "export_out.h"
 #include "export_plan.h"

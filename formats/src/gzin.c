@@ -26,6 +26,7 @@
 #include "gzin.h"
 
 #include <gpuscope/error.h>
+#include <gpuscope/trace.h>
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
 #ifndef GS_IMPORT_GZIN_H
 #define GS_IMPORT_GZIN_H
 
-#include <gpuscope/format.h>
+#include <gpuscope/error.h>
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -20,6 +20,8 @@
 #include "gzin.h"
 #include "import_priv.h"
 
+#include <gpuscope/gscope_file.h>
+
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>

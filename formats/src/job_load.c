@@ -15,7 +15,11 @@
 #include "util.h"
 
 #include <gpuscope/import.h>
+#include <gpuscope/names.h>
 #include <gpuscope/text.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/trace_sink.h>
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -16,6 +16,10 @@
 #include "job_merge.h"
 #include "util.h"
 
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/trace_sink.h>
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>

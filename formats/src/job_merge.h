@@ -3,7 +3,8 @@
 #ifndef GS_JOB_MERGE_H
 #define GS_JOB_MERGE_H
 
-#include <gpuscope/format.h>
+#include <gpuscope/error.h>
+#include <gpuscope/trace.h>
 
 #include <stdint.h>
 

@@ -124,6 +124,7 @@
 #include "kineto_priv.h"
 #include "kineto_scan.h"
 
+#include <gpuscope/names.h>
 #include <gpuscope/sort.h>
 #include <gpuscope/text.h>
 

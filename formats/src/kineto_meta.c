@@ -6,6 +6,7 @@
  */
 #include "kineto_priv.h"
 
+#include <gpuscope/names.h>
 #include <gpuscope/sort.h>
 #include <gpuscope/text.h>
 

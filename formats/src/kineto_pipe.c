@@ -11,7 +11,7 @@
 #include "gzin.h"
 
 #include <gpuscope/error.h>
-#include <gpuscope/format.h>
+#include <gpuscope/trace.h>
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -18,6 +18,8 @@
 #include "progress_sink.h"
 #include "util.h"
 
+#include <gpuscope/trace.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

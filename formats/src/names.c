@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Stable names for the model's enums, used in text and JSON output. */
-#include <gpuscope/format.h>
+#include <gpuscope/names.h>
 #include <gpuscope/text.h>
 
 #define NAME_OF(table, i) ((i) < sizeof(table) / sizeof((table)[0]) ? (table)[i] : "unknown")

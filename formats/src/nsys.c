@@ -93,6 +93,7 @@
 #include "nsys_priv.h"
 
 #include <gpuscope/hash.h>
+#include <gpuscope/names.h>
 #include <gpuscope/u64map.h>
 
 #include <sqlite3.h>

@@ -20,6 +20,11 @@
 #include "gs_trace.pb-c.h"
 #include "util.h"
 
+#include <gpuscope/gscope_file.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/trace_sink.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -2,6 +2,8 @@
 /* The string table and the stream map. */
 #include "util.h"
 
+#include <gpuscope/trace_model.h>
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,10 +3,12 @@
 #ifndef GS_FORMAT_UTIL_H
 #define GS_FORMAT_UTIL_H
 
-#include <gpuscope/format.h>
+#include <gpuscope/error.h>
 #include <gpuscope/hash.h>
+#include <gpuscope/trace_model.h>
 #include <gpuscope/vec.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -8,6 +8,7 @@
  * output gives.
  */
 #define _GNU_SOURCE /* sched_setaffinity */
+#include <gpuscope/gscope_file.h>
 #include <gpuscope/import.h>
 
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The joins gs_trace_finish computes: each op's launch call, each sync's
- * call (by correlation id, under the rule of format.h when several calls
+ * call (by correlation id, under the rule of trace.h when several calls
  * share an id), and the device of an op and of a stream.
  */
 #include <gpuscope/error.h>
@@ -299,7 +299,7 @@ static void test_joins_follow_finish(void **state)
 
 /* ---- ids of many calls ---- */
 
-/* The rule of format.h as written there, by a scan of every call: what the
+/* The rule of trace.h as written there, by a scan of every call: what the
  * joins must give whatever their way. */
 static bool ref_better(const struct gs_api_call *a, const struct gs_api_call *b, int64_t pid,
 		       int64_t tid, int64_t before)

@@ -24,7 +24,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <gpuscope/format.h>
+#include <gpuscope/error.h>
+#include <gpuscope/trace.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -8,7 +8,9 @@
 #ifndef GPUSCOPE_IMPORT_H
 #define GPUSCOPE_IMPORT_H
 
-#include <gpuscope/format.h>
+#include <gpuscope/error.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_sink.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -44,6 +44,7 @@
 #include "quote_numbers.h"
 
 #include <gpuscope/import.h>
+#include <gpuscope/names.h>
 
 static int problems;
 

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gs_trace_finish: sort the records, group ops by stream and API calls by
+ * thread, index devices and annotation ranges, then join (trace_joins.c).
+ */
+#include "trace_priv.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- the record orders ---- */
+
+static int cmp_op(const void *pa, const void *pb)
+{
+	const struct gs_op *a = pa, *b = pb;
+
+	CMP(a->stream, b->stream);
+	CMP(a->start_ns, b->start_ns);
+	CMP(a->end_ns, b->end_ns);
+	CMP(a->correlation, b->correlation);
+	CMP(a->kind, b->kind);
+	CMP(a->name, b->name);
+	return 0;
+}
+
+static int cmp_api(const void *pa, const void *pb)
+{
+	const struct gs_api_call *a = pa, *b = pb;
+
+	CMP(a->pid, b->pid);
+	CMP(a->tid, b->tid);
+	CMP(a->start_ns, b->start_ns);
+	CMP(b->end_ns, a->end_ns); /* enclosing call first */
+	CMP(a->correlation, b->correlation);
+	CMP(a->name, b->name);
+	return 0;
+}
+
+static int cmp_sync(const void *pa, const void *pb)
+{
+	const struct gs_sync *a = pa, *b = pb;
+
+	CMP(a->start_ns, b->start_ns);
+	CMP(a->end_ns, b->end_ns);
+	CMP(a->correlation, b->correlation);
+	CMP(a->kind, b->kind);
+	return 0;
+}
+
+static int cmp_event_record(const void *pa, const void *pb)
+{
+	const struct gs_event_record *a = pa, *b = pb;
+
+	CMP(a->correlation, b->correlation);
+	CMP(a->time_ns, b->time_ns);
+	CMP(a->event_id, b->event_id);
+	return 0;
+}
+
+static int cmp_range(const void *pa, const void *pb)
+{
+	const struct gs_range *a = pa, *b = pb;
+
+	CMP(a->start_ns, b->start_ns);
+	CMP(b->end_ns, a->end_ns); /* enclosing range first */
+	CMP(a->pid, b->pid);
+	CMP(a->tid, b->tid);
+	CMP(a->kind, b->kind);
+	CMP(a->name, b->name);
+	return 0;
+}
+
+static int cmp_overhead(const void *pa, const void *pb)
+{
+	const struct gs_overhead *a = pa, *b = pb;
+
+	CMP(a->start_ns, b->start_ns);
+	CMP(a->end_ns, b->end_ns);
+	return 0;
+}
+
+/* Sort keys: each orders records as its comparator's leading field. */
+static uint64_t key_op(const void *p)
+{
+	return gs_sort_key_i64(((const struct gs_op *)p)->start_ns);
+}
+
+static uint64_t key_api(const void *p)
+{
+	return gs_sort_key_i64(((const struct gs_api_call *)p)->start_ns);
+}
+
+static uint64_t key_sync(const void *p)
+{
+	return gs_sort_key_i64(((const struct gs_sync *)p)->start_ns);
+}
+
+static uint64_t key_event_record(const void *p)
+{
+	return ((const struct gs_event_record *)p)->correlation;
+}
+
+static uint64_t key_range(const void *p)
+{
+	return gs_sort_key_i64(((const struct gs_range *)p)->start_ns);
+}
+
+static uint64_t key_overhead(const void *p)
+{
+	return gs_sort_key_i64(((const struct gs_overhead *)p)->start_ns);
+}
+
+/* Ops by stream (the group), then start and the rest; then each stream's
+ * first op and count. GS_ERR_NOMEM without a cause: it may run on a second
+ * thread, whose causes the caller would not see. The array the ops were
+ * sorted away from goes to *spare (*spare_bytes long; NULL when they were
+ * sorted where they were), for the next sort to fill. */
+static gs_status sort_ops(struct gs_trace *t, void **spare, size_t *spare_bytes)
+{
+	struct gs_sort_spec spec = {.size = sizeof(*t->ops), .cmp = cmp_op, .key = key_op};
+	size_t nstreams = t->streams.count;
+	uint32_t *groups;
+	void *sorted;
+	gs_status rc = GS_OK;
+
+	if (t->n_ops >= 2) {
+		groups = malloc(t->n_ops * sizeof(*groups));
+		if (!groups)
+			return GS_ERR_NOMEM;
+		for (size_t i = 0; i < t->n_ops; i++)
+			groups[i] = t->ops[i].stream;
+		spec.groups = groups;
+		spec.ngroups = (uint32_t)nstreams;
+		/* Streams interleave in time: the ops move far, so a copy. */
+		rc = gs_sort_records_copy(t->ops, t->n_ops, &spec, &sorted);
+		free(groups);
+		if (rc)
+			return GS_ERR_NOMEM;
+		if (sorted) {
+			*spare = t->ops;
+			*spare_bytes = t->cap_ops * sizeof(*t->ops);
+			t->ops = sorted;
+			t->cap_ops = t->n_ops;
+		}
+	}
+	free(t->stream_first);
+	free(t->stream_count);
+	t->stream_first = calloc(nstreams ? nstreams : 1, sizeof(size_t));
+	t->stream_count = calloc(nstreams ? nstreams : 1, sizeof(size_t));
+	if (!t->stream_first || !t->stream_count)
+		return GS_ERR_NOMEM;
+	for (size_t i = t->n_ops; i-- > 0;) {
+		t->stream_first[t->ops[i].stream] = i;
+		t->stream_count[t->ops[i].stream]++;
+	}
+	return GS_OK;
+}
+
+/* The op sort, then the range sort, on a second CPU while this thread
+ * sorts the other records (API calls the largest): the two threads touch
+ * different arrays, and each sort alone decides its order, so the trace is
+ * the same with one CPU or two. The ranges go with the ops because the op
+ * sort is the cheaper of the large ones (ops come in start order within
+ * their stream: a pass by stream, no radix sort). GS_ERR_NOMEM without a
+ * cause, as sort_ops.
+ *
+ * Ranges, API calls and ops are sorted into a new array that replaces the
+ * old, not permuted in place: at 1e7 ops the in-place walk along the
+ * permutation's cycles cost 2.2 s of CPU (a TLB miss a record over 0.6 to
+ * 0.9 GB), the gather a fraction of it plus the new array's page faults;
+ * the copy lives only until the old array is freed, below the peak of
+ * `analyze` (bench/NOTES.md, "the copies of gs_trace_finish"). */
+#define GS_FINISH_THREAD_MIN (1u << 16) /* ops; below, a thread costs more */
+
+struct ops_job {
+	struct gs_trace *t;
+	gs_status rc;
+};
+
+static void *ops_job_main(void *arg)
+{
+	struct ops_job *j = arg;
+	struct gs_trace *t = j->t;
+	struct gs_sort_spec spec = {.size = sizeof(*t->ranges), .cmp = cmp_range, .key = key_range};
+	size_t need = t->n_ranges * sizeof(*t->ranges), spare_bytes = 0;
+	void *spare = NULL, *sorted = NULL;
+	gs_status rc;
+
+	j->rc = sort_ops(t, &spare, &spare_bytes);
+	if (j->rc || t->n_ranges < 2) {
+		free(spare);
+		return NULL;
+	}
+	/* The ranges go into the ops' old array, whose pages are touched
+	 * already, brought to their size (mremap keeps the pages, and gives
+	 * back a longer array's tail), else into a new one. */
+	if (spare && spare_bytes != need) {
+		void *p = realloc(spare, need);
+
+		if (!p)
+			free(spare);
+		spare = p;
+	}
+	if (spare)
+		rc = gs_sort_records_into(t->ranges, t->n_ranges, &spec, spare, &sorted);
+	else
+		rc = gs_sort_records_copy(t->ranges, t->n_ranges, &spec, &sorted);
+	if (rc)
+		j->rc = GS_ERR_NOMEM;
+	if (sorted) {
+		free(t->ranges);
+		t->ranges = sorted;
+		t->cap_ranges = t->n_ranges;
+		if (sorted == spare)
+			spare = NULL;
+	}
+	free(spare);
+	return NULL;
+}
+
+/* API calls by host thread (the group: ranks of (pid, tid)), then start,
+ * into a new array (see ops_job_main). */
+static gs_status sort_api_calls(struct gs_trace *t)
+{
+	struct gs_sort_spec spec = {.size = sizeof(*t->api_calls), .cmp = cmp_api, .key = key_api};
+	uint32_t *groups;
+	void *sorted = NULL;
+	gs_status rc;
+
+	if (t->n_api_calls < 2)
+		return GS_OK;
+	groups = malloc(t->n_api_calls * sizeof(*groups));
+	if (!groups)
+		return gs_nomem();
+	rc = gs_sort_pair_ranks(t->api_calls, t->n_api_calls, sizeof(*t->api_calls),
+				offsetof(struct gs_api_call, pid),
+				offsetof(struct gs_api_call, tid), groups, &spec.ngroups);
+	spec.groups = groups;
+	if (!rc)
+		rc = gs_sort_records_copy(t->api_calls, t->n_api_calls, &spec, &sorted);
+	free(groups);
+	if (rc)
+		return gs_nomem();
+	if (sorted) {
+		free(t->api_calls);
+		t->api_calls = sorted;
+		t->cap_api_calls = t->n_api_calls;
+	}
+	return GS_OK;
+}
+
+static gs_status report_bad_times(struct gs_trace *t)
+{
+	static const char *const what[] = {"GPU ops", "API calls", "host ranges", "syncs"};
+	char msg[160];
+
+	for (int k = 0; k < 4; k++) {
+		gs_status rc;
+
+		if (!t->bad_times[k])
+			continue;
+		snprintf(msg, sizeof(msg), "dropped %s with a negative or over-7-day duration",
+			 what[k]);
+		rc = gs_trace_add_warning(t, msg, t->bad_times[k], GS_WARNING_OTHER);
+		if (rc)
+			return rc;
+		t->bad_times[k] = 0;
+	}
+	return GS_OK;
+}
+
+/* A stream or a sync under its device, for index_devices. */
+struct dev_key {
+	uint64_t key; /* device << 32 | index */
+};
+
+static int cmp_dev_key(const void *pa, const void *pb)
+{
+	uint64_t a = ((const struct dev_key *)pa)->key, b = ((const struct dev_key *)pb)->key;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The streams and syncs of each device id, so that an analysis of one
+ * device reads its own records only. O((S + Y) log(S + Y)).
+ */
+static gs_status index_devices(struct gs_trace *t)
+{
+	size_t ns = t->streams.count, ny = t->n_syncs, n = ns + ny;
+	struct dev_key *key = malloc((n ? n : 1) * sizeof(*key));
+
+	free(t->by_device);
+	free(t->dev_streams);
+	free(t->dev_syncs);
+	t->n_by_device = 0;
+	t->by_device = malloc((n ? n : 1) * sizeof(*t->by_device));
+	t->dev_streams = malloc((ns ? ns : 1) * sizeof(*t->dev_streams));
+	t->dev_syncs = malloc((ny ? ny : 1) * sizeof(*t->dev_syncs));
+	if (!key || !t->by_device || !t->dev_streams || !t->dev_syncs || ns >= UINT32_MAX ||
+	    ny >= UINT32_MAX) {
+		free(key);
+		return gs_nomem();
+	}
+	/* Streams first, then syncs, each sorted by (device, index). */
+	for (size_t i = 0; i < ns; i++)
+		key[i].key = (uint64_t)t->streams.streams[i].device << 32 | i;
+	for (size_t i = 0; i < ny; i++)
+		key[ns + i].key = (uint64_t)t->syncs[i].device << 32 | i;
+	qsort(key, ns, sizeof(*key), cmp_dev_key);
+	qsort(key + ns, ny, sizeof(*key), cmp_dev_key);
+	for (size_t i = 0, j = ns; i < ns || j < n;) {
+		uint32_t di = i < ns ? (uint32_t)(key[i].key >> 32) : UINT32_MAX;
+		uint32_t dj = j < n ? (uint32_t)(key[j].key >> 32) : UINT32_MAX;
+		uint32_t dev = (i < ns && (j == n || di <= dj)) ? di : dj;
+		struct dev_range *r = &t->by_device[t->n_by_device++];
+
+		*r = (struct dev_range){.device = dev, .stream_first = i, .sync_first = j - ns};
+		for (; i < ns && (uint32_t)(key[i].key >> 32) == dev; i++)
+			t->dev_streams[i] = (uint32_t)key[i].key;
+		for (; j < n && (uint32_t)(key[j].key >> 32) == dev; j++)
+			t->dev_syncs[j - ns] = (uint32_t)key[j].key;
+		r->stream_count = i - r->stream_first;
+		r->sync_count = j - ns - r->sync_first;
+	}
+	free(key);
+	return GS_OK;
+}
+
+/* The annotation ranges' indices, so that the analyses that want only
+ * them do not walk every operator range: each copy kept at push is found
+ * in the sorted ranges by binary search (the same order: equal copies
+ * take consecutive places). */
+static gs_status index_annotations(struct gs_trace *t)
+{
+	size_t n = t->n_ann_copies;
+	gs_status rc;
+
+	free(t->annotations);
+	t->annotations = NULL;
+	t->n_annotations = 0;
+	if (!n)
+		return GS_OK;
+	rc = trace_sort(t->ann_copies, n, sizeof(*t->ann_copies), cmp_range, key_range);
+	if (rc)
+		return rc;
+	t->annotations = malloc(n * sizeof(*t->annotations));
+	if (!t->annotations)
+		return gs_nomem();
+	for (size_t k = 0; k < n; k++) {
+		const struct gs_range *c = &t->ann_copies[k];
+		size_t lo = 0, hi = t->n_ranges;
+
+		if (k && cmp_range(c, &t->ann_copies[k - 1]) == 0) {
+			t->annotations[k] = t->annotations[k - 1] + 1;
+			continue;
+		}
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (cmp_range(&t->ranges[mid], c) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		t->annotations[k] = (uint32_t)lo;
+	}
+	t->n_annotations = n;
+	return GS_OK;
+}
+
+gs_status gs_trace_finish(struct gs_trace *t)
+{
+	struct ops_job job = {.t = t};
+	pthread_t worker;
+	bool threaded = false;
+	gs_status rc = report_bad_times(t);
+
+	if (rc)
+		return rc;
+	if (t->finished)
+		return GS_OK;
+	if (t->n_ops >= GS_FINISH_THREAD_MIN && gs_cpu_count() >= 2)
+		threaded = pthread_create(&worker, NULL, ops_job_main, &job) == 0;
+	rc = sort_api_calls(t);
+	if (!rc)
+		rc = trace_sort(t->syncs, t->n_syncs, sizeof(*t->syncs), cmp_sync, key_sync);
+	if (!rc)
+		rc = trace_sort(t->event_records, t->n_event_records, sizeof(*t->event_records),
+				cmp_event_record, key_event_record);
+	if (!rc)
+		rc = trace_sort(t->overheads, t->n_overheads, sizeof(*t->overheads), cmp_overhead,
+				key_overhead);
+	if (threaded)
+		pthread_join(worker, NULL);
+	else
+		ops_job_main(&job);
+	if (rc)
+		return rc;
+	if (job.rc)
+		return gs_nomem();
+
+	t->n_threads = 0;
+	for (size_t i = 0; i < t->n_api_calls; i++) {
+		const struct gs_api_call *c = &t->api_calls[i];
+		struct gs_thread *last = t->n_threads ? &t->threads[t->n_threads - 1] : NULL;
+
+		if (last && last->pid == c->pid && last->tid == c->tid) {
+			last->api_count++;
+			continue;
+		}
+		struct gs_thread th = {.pid = c->pid, .tid = c->tid, .first_api = i, .api_count = 1};
+		if (PUSH(t, threads, th))
+			return gs_nomem();
+	}
+	rc = index_devices(t);
+	if (!rc)
+		rc = gs_trace_compute_joins(t);
+	if (!rc)
+		rc = gs_trace_resolve_event_records(t);
+	if (rc)
+		return rc;
+	rc = index_annotations(t);
+	if (rc)
+		return rc;
+	gs_trace_scan_op_span(t, &t->op_first_ns, &t->op_last_ns);
+	t->finished = true;
+	return GS_OK;
+}
