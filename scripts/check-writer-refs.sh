@@ -29,8 +29,12 @@ is_writer() {
 	return 1
 }
 
+# Only objects of sources that still exist: a build directory keeps the
+# objects of files since renamed or removed.
+src=$(cd "$(dirname "$0")/../analyzer/src" && pwd)
 writers=() analyses=()
 for o in "$dir"/*.c.o; do
+	[ -e "$src/$(basename "$o" .o)" ] || continue
 	if is_writer "$o"; then writers+=("$o"); else analyses+=("$o"); fi
 done
 defined=$("$nm" --defined-only -g "${writers[@]}" | awk 'NF == 3 { print $3 }' | LC_ALL=C sort -u)
