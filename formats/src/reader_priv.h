@@ -19,6 +19,9 @@
 #include <stdio.h>
 #define ZLIB_CONST
 #include <zlib.h>
+#ifdef GS_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 
 /*
  * A window of the file read in one pread: the chunk headers and small
@@ -36,10 +39,14 @@ struct rwin {
 };
 
 /* A zlib stream kept from chunk to chunk (inflateReset, not a new one:
- * its state and window are allocated once a reader or helper). */
+ * its state and window are allocated once a reader or helper); with ISA-L,
+ * its state too (tried first: see rd_inflate_exact). */
 struct inflater {
 	z_stream z;
 	bool ready;
+#ifdef GS_HAVE_ISAL
+	struct inflate_state *isal; /* allocated at the first payload */
+#endif
 };
 
 struct gs_reader {
