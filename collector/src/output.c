@@ -10,7 +10,10 @@
  * read from a buffer, converted or not, has what CUPTI hands the client
  * with it freed (gs_glue_release_record). The API records of the writer
  * thread itself (the version queries) are left out by its gettid: CUPTI
- * is set to give system thread ids.
+ * is set to give system thread ids. With data deps it also looks up, for
+ * the launch callbacks, the kernel parameter layouts they found no entry
+ * for (gs_glue_resolve_layouts: driver and runtime calls stay out of
+ * callbacks).
  */
 #include "output.h"
 
@@ -536,6 +539,12 @@ static void finish(void)
 			"data dependencies: launch and copy observations dropped (their "
 			"batch was full): their ops have no data links",
 			obs_dropped, GS_WARNING_OTHER);
+	if (!rc && out.cfg->data_deps && gs_glue_layout_misses())
+		rc = out.sink->warning(out.sink,
+				       "data dependencies: kernel launches made before their "
+				       "kernel's parameter layout was known (no module load "
+				       "described it): their ops have no data links",
+				       gs_glue_layout_misses(), GS_WARNING_OTHER);
 	gs_dd_get_stats(out.dd, &ds);
 	if (!rc && ds.pending_dropped)
 		rc = out.sink->warning(out.sink,
@@ -614,6 +623,8 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&out.lock);
 
 		closing = (req & GS_OUT_CLOSE) != 0;
+		if (out.cfg->data_deps)
+			gs_glue_resolve_layouts();
 		if (nobs && ensure_open()) {
 			for (size_t i = 0; i < nobs && !rc; i++)
 				rc = gs_dd_observe(out.dd, &obs[i], out.generation);
