@@ -62,6 +62,7 @@ static struct {
 	unsigned req;
 	uint64_t req_seq, done_seq;
 	bool running;
+	bool started; /* the writer thread has run (gs_out_start waits for it) */
 	pthread_t thread;
 
 	/* Writer thread only. */
@@ -596,6 +597,10 @@ static void *writer_main(void *arg)
 	bool closing = false;
 
 	(void)arg;
+	pthread_mutex_lock(&out.lock);
+	out.started = true;
+	pthread_cond_broadcast(&out.done_cond);
+	pthread_mutex_unlock(&out.lock);
 	while (!closing) {
 		struct gs_pool_buf *list;
 		struct ov ovs[MAX_OVERHEADS];
@@ -677,6 +682,7 @@ static void *writer_main(void *arg)
 int gs_out_start(const struct gs_config *cfg, struct gs_pool *pool, int64_t start_ns, char *msg,
 		 size_t size)
 {
+	struct timespec dl;
 	sigset_t all, old;
 	int err;
 
@@ -708,6 +714,16 @@ int gs_out_start(const struct gs_config *cfg, struct gs_pool *pool, int64_t star
 		snprintf(msg, size, "cannot start the writer thread: %s", strerror(err));
 		return -1;
 	}
+	/* Not back before the thread has started (a second at most): a fork
+	 * right after the first CUDA call must not catch it half-started.
+	 * Without fork handlers in the memory allocator (AddressSanitizer's,
+	 * GCC 12), a thread's first allocations would leave the allocator's
+	 * lock held in the child, which then hangs at exit. */
+	deadline_in(&dl, 1000);
+	pthread_mutex_lock(&out.lock);
+	while (!out.started && pthread_cond_timedwait(&out.done_cond, &out.lock, &dl) == 0)
+		;
+	pthread_mutex_unlock(&out.lock);
 	return 0;
 }
 

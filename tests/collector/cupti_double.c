@@ -104,6 +104,24 @@ static struct {
 static unsigned nowned;
 static bool owned_check_registered;
 
+/* fork: the double's lock is taken around it, so that a child never
+ * inherits it held by a thread that does not exist there (the worker
+ * thread, a scenario's thread). */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void fork_done(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+__attribute__((constructor)) static void fork_handlers(void)
+{
+	pthread_atfork(fork_prepare, fork_done, fork_done);
+}
+
 void gsd_configure(const struct gsd_options *o)
 {
 	pthread_mutex_lock(&lock);

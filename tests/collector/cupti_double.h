@@ -39,6 +39,9 @@
  *   build the double checks at exit (after the collector's exit handler)
  *   that every one was freed, and _exit(86)s with a message if not.
  *
+ * - fork: the double's own lock is held around it (pthread_atfork), so a
+ *   child never finds it taken by a thread it does not have.
+ *
  * Differences from CUPTI, on purpose: the clock is the scenario's
  * (gsd_set_time); a CUPTI call that needs CUPTI's worker thread (a flush,
  * enable or disable) from a forked child calls abort(), standing in for
