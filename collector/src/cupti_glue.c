@@ -253,8 +253,8 @@ static atomic_ullong layout_table_full;
 /* Handles queued for the writer: state 0 free, 1 being filled, 2 ready. */
 static struct {
 	atomic_uint state;
-	const void *handle;
-	uint8_t kind;
+	_Atomic(const void *) handle;
+	atomic_uint kind;
 } want[WANT_SLOTS];
 
 static kernel_info_fn kernel_param_info; /* cuKernelGetParamInfo */
@@ -426,15 +426,15 @@ static void want_layout(const void *handle, enum handle_kind kind)
 {
 	atomic_fetch_add(&layout_misses, 1);
 	for (size_t i = 0; i < WANT_SLOTS; i++)
-		if (atomic_load(&want[i].state) == 2 && want[i].handle == handle &&
-		    want[i].kind == kind)
+		if (atomic_load(&want[i].state) == 2 && atomic_load(&want[i].handle) == handle &&
+		    atomic_load(&want[i].kind) == (unsigned)kind)
 			return;
 	for (size_t i = 0; i < WANT_SLOTS; i++) {
 		unsigned free_state = 0;
 
 		if (atomic_compare_exchange_strong(&want[i].state, &free_state, 1)) {
-			want[i].handle = handle;
-			want[i].kind = (uint8_t)kind;
+			atomic_store(&want[i].handle, handle);
+			atomic_store(&want[i].kind, (unsigned)kind);
 			atomic_store(&want[i].state, 2);
 			return;
 		}
@@ -467,8 +467,8 @@ void gs_glue_resolve_layouts(void)
 			continue;
 		l = calloc(1, sizeof(*l));
 		if (l) {
-			l->handle = want[i].handle;
-			l->kind = want[i].kind;
+			l->handle = atomic_load(&want[i].handle);
+			l->kind = (uint8_t)atomic_load(&want[i].kind);
 			l->key = handle_key(l->handle, (enum handle_kind)l->kind);
 			l->epoch = atomic_load(&module_epoch);
 			while (l->count < MAX_PARAMS &&

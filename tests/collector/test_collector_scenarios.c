@@ -1613,11 +1613,15 @@ static const struct gs_op_alloc *find_link(const struct gs_trace *t, uint64_t co
 	const struct gs_op_alloc *l = gs_trace_op_allocs(t, &n);
 	const struct gs_allocation *a = gs_trace_allocations(t, &na);
 
+	static const struct gs_op_alloc none;
+
 	for (size_t i = 0; i < n; i++)
 		if (l[i].correlation == corr && l[i].allocation < na &&
 		    a[l[i].allocation].address == address)
 			return &l[i];
-	return NULL;
+	fail_msg("no link of op %llu to the allocation at 0x%llx", (unsigned long long)corr,
+		 (unsigned long long)address);
+	return &none;
 }
 
 static void test_data_deps(void **state)
