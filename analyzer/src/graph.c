@@ -39,6 +39,7 @@
 #include <gpuscope/search.h>
 
 #include <gpuscope/u64map.h>
+#include <gpuscope/vec.h>
 #include "analyzer_priv.h"
 #include "graph_priv.h"
 #include "schedule_priv.h"
@@ -81,17 +82,6 @@ gs_status graph_add_edge(struct builder *b, uint32_t from, uint32_t to, uint8_t 
 /* ---- indexes ---- */
 
 /* By key, then start, then op index. */
-static int cmp_op_key(const void *pa, const void *pb)
-{
-	const struct op_key *a = pa, *b = pb;
-
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->op < b->op ? -1 : a->op > b->op;
-}
-
 /* Whether the ops of [first, first + count) all have ids, in order. */
 static bool corr_in_place(const struct gs_op *ops, size_t first, size_t count)
 {
@@ -434,15 +424,65 @@ bool graph_launches_after(const struct builder *b, uint32_t th, int64_t after_ns
 	       b->launches[b->groups[b->by_last[k]].end - 1].api_start >= after_ns;
 }
 
-/* Ops touching one allocation, in time order: each depends on the one
- * before. */
+/* An op touching an allocation (one data link). */
+struct touch {
+	uint64_t key; /* the allocation */
+	int64_t start;
+	uint32_t op;
+	uint32_t link;
+};
+
+static int cmp_touch(const void *pa, const void *pb)
+{
+	const struct touch *a = pa, *b = pb;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->op < b->op ? -1 : a->op > b->op;
+}
+
+/*
+ * Whether two links of one allocation touch the same bytes: 1 proven, 0
+ * proven not, -1 unknown. Without the segment mark on either (one buffer
+ * per allocation, or a trace without offsets) every two touches meet, as
+ * they always did. On a segment: the same offset meets; else, with the
+ * lower pointer's size known, the higher one meets it when it starts
+ * inside that range and not when it starts past its end (an op is taken
+ * to touch the bytes from its pointer up); with that size unknown, nothing
+ * is proven.
+ */
+static int links_meet(const struct gs_op_alloc *x, const struct gs_op_alloc *y)
+{
+	const struct gs_op_alloc *lo = x->offset <= y->offset ? x : y, *hi = lo == x ? y : x;
+
+	if (!((x->flags | y->flags) & GS_LINK_SEGMENT) || x->offset == y->offset)
+		return 1;
+	if (!(x->flags & y->flags & GS_LINK_HAS_OFFSET) || !lo->bytes)
+		return -1;
+	return hi->offset - lo->offset < lo->bytes ? 1 : 0;
+}
+
+/* Touches of a segment looked back over for the one each op meets. */
+#define SEGMENT_LOOKBACK 64
+
+/*
+ * Ops touching one allocation, in time order: each depends on the latest
+ * one before that touches the same bytes (a data edge). On a segment
+ * (GS_LINK_SEGMENT: one allocation shared by several buffers, a caching
+ * allocator's), an op before it whose bytes may or may not be the same
+ * (the latest such one, when later than the proven one) gives a segment
+ * edge instead: a possible dependency, kept apart (segment_edges), never
+ * a graph edge.
+ */
 static gs_status data_edges(struct builder *b)
 {
 	size_t n_links;
 	const struct gs_op_alloc *links = gs_trace_op_allocs(b->t, &n_links);
 	struct gs_u64map by_corr = {0};
-	struct op_key *touch = NULL;
-	size_t n = 0;
+	struct touch *touch = NULL;
+	size_t n = 0, cap_seg = 0, first = 0;
 	gs_status rc = GS_OK;
 
 	if (!n_links)
@@ -463,18 +503,42 @@ static gs_status data_edges(struct builder *b)
 		if (!gs_u64map_get(&by_corr,
 				   links[i].correlation * GS_OP_KIND_COUNT + links[i].op_kind, &op))
 			continue;
-		touch[n++] = (struct op_key){.key = links[i].allocation,
-					     .start = b->ops[op].start_ns,
-					     .op = (uint32_t)op};
+		touch[n++] = (struct touch){.key = links[i].allocation,
+					    .start = b->ops[op].start_ns,
+					    .op = (uint32_t)op,
+					    .link = (uint32_t)i};
 	}
 	if (n > 1)
-		gs_sort(touch, n, sizeof(*touch), cmp_op_key);
+		gs_sort(touch, n, sizeof(*touch), cmp_touch);
 	for (size_t i = 1; i < n && !rc; i++) {
-		if (touch[i].key != touch[i - 1].key)
+		size_t possible = SIZE_MAX;
+
+		if (touch[i].key != touch[i - 1].key) {
+			first = i;
 			continue;
-		rc = graph_add_edge(b, touch[i - 1].op, touch[i].op, GS_EDGE_DATA, 0);
-		if (!rc)
-			b->g->has_data_edges = true;
+		}
+		for (size_t j = i; j-- > first && i - j <= SEGMENT_LOOKBACK;) {
+			int meet;
+
+			if (touch[j].op == touch[i].op)
+				continue; /* two pointers of one op */
+			meet = links_meet(&links[touch[j].link], &links[touch[i].link]);
+			if (meet == 1) {
+				rc = graph_add_edge(b, touch[j].op, touch[i].op, GS_EDGE_DATA, 0);
+				if (!rc)
+					b->g->has_data_edges = true;
+				break;
+			}
+			if (meet < 0 && possible == SIZE_MAX)
+				possible = j;
+		}
+		if (rc || possible == SIZE_MAX)
+			continue;
+		if (GS_VEC_PUSH(b->g->segment_edges, b->g->n_segment_edges, cap_seg,
+				((struct gs_segment_edge){.from = touch[possible].op,
+							  .to = touch[i].op,
+							  .allocation = (uint32_t)touch[i].key})))
+			rc = gs_nomem();
 	}
 out:
 	gs_u64map_fini(&by_corr);
@@ -758,6 +822,7 @@ void gs_graph_destroy(struct gs_graph *g)
 	free(g->edges);
 	free(g->in_first);
 	free(g->returned_early);
+	free(g->segment_edges);
 	free(g);
 }
 

@@ -17,8 +17,14 @@
  *   context goes away (an unforced flush: a forced one would hand back the
  *   kernels still running with no end time). A program's own SIGTERM/SIGINT
  *   handler is kept: it is called after a flush.
- * - fork without exec: the child does nothing (no CUPTI call, no file);
- *   exec'd programs inherit the variables and record their own file.
+ * - fork without exec: the child does nothing (no CUPTI call, no file, no
+ *   lock or pthread_once of ours: a pthread_atfork child handler, registered
+ *   first thing in setup, marks it); exec'd programs inherit the variables
+ *   and record their own file. Activation returns only once its threads
+ *   have started, so that a fork just after the first CUDA call never
+ *   catches one half-started (inside its first allocations: with an
+ *   allocator that has no fork handlers, AddressSanitizer's in GCC 12, the
+ *   child would inherit its lock held and hang at exit).
  * - A CUPTI flush that never returns (a wedged driver), or a disable that
  *   never does (CUPTI 13.0 GA), does not hold the exit: the forced flush and
  *   then the disables run on a thread of its own and the flush thread is
@@ -309,6 +315,7 @@ static void send_ack(void)
 static void *timer_main(void *arg)
 {
 	(void)arg;
+	send_ack(); /* started (activate waits for it) */
 	for (;;) {
 		struct pollfd p = {.fd = g.cmd[0], .events = POLLIN};
 		int r = poll(&p, 1, (int)g.cfg.flush_ms);
@@ -495,6 +502,17 @@ static void activate(void)
 		give_up(msg);
 		return;
 	}
+	{
+		/* Not on before the flush thread has started (a second at
+		 * most): see gs_out_start, a fork right after. */
+		struct pollfd p = {.fd = g.ack[0], .events = POLLIN};
+		char c;
+
+		while (poll(&p, 1, 1000) < 0 && errno == EINTR)
+			;
+		while (read(g.ack[0], &c, 1) == 1)
+			;
+	}
 	atomic_store(&g.timer_running, true);
 	atomic_store(&g.state, ST_ON);
 	/* Registered now, after the CUDA runtime's own exit handlers: ours runs
@@ -567,6 +585,9 @@ static void setup(void)
 	void *driver;
 	bool uses;
 
+	/* First: a fork from now on makes a child that does nothing (never
+	 * waits on a pthread_once or a lock a thread of the parent held). */
+	pthread_atfork(NULL, NULL, on_fork_child);
 	gs_config_defaults(&g.cfg);
 	gs_config_parse(&g.cfg, NULL, warn, sizeof(warn));
 	nvtx_to_our_cupti(&g.cfg);
@@ -580,7 +601,6 @@ static void setup(void)
 	}
 	/* The driver counts as a sign of CUDA only when it was there before us. */
 	uses = atomic_load(&g.by_driver) || drv == GS_DRIVER_LOADED;
-	pthread_atfork(NULL, NULL, on_fork_child);
 	absolute_output(&g.cfg);
 	if (gs_pool_init(&g.pool, g.cfg.buffer_size, g.cfg.max_buffers)) {
 		if (driver)

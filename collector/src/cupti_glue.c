@@ -14,14 +14,17 @@
  * Device names and overhead data in records are the client's to free
  * (gs_glue_release_record).
  *
- * Callbacks do no I/O and take no lock but, with GPUSCOPE_DATA_DEPS=1, the
- * kernel parameter-layout cache (once per kernel handle: the driver is
- * asked through cuKernelGetParamInfo / cuFuncGetParamInfo).
+ * Callbacks do no I/O, take no lock and call neither the driver nor the
+ * runtime: with GPUSCOPE_DATA_DEPS=1 a launch's parameter layout comes from
+ * tables filled at module load (the cubin) and by the writer thread (see
+ * "kernel parameter layouts" below).
  */
 #define _GNU_SOURCE /* dladdr */
 #include "cupti_glue.h"
 
 #include "log.h"
+
+#include <gpuscope/elfcuda.h>
 
 #include <cupti.h>
 #include <dlfcn.h>
@@ -192,7 +195,24 @@ static const char *result_str(CUptiResult r)
 	return s;
 }
 
-/* ---- kernel parameter layouts (data deps) ---- */
+/* ---- kernel parameter layouts (data deps) ----
+ *
+ * A launch callback reads a kernel's pointer arguments only when it knows
+ * the kernel's parameter layout already, from two tables it reads without a
+ * lock (entries are published with a release store, never freed: a
+ * replaced one stays on a list, reachable):
+ * - by kernel name (the callback's symbolName), filled at module load from
+ *   the cubin CUPTI hands over (gs_cubin_param_layouts), on the loading
+ *   thread: no CUDA call;
+ * - by function handle, filled by the writer thread (gs_glue_resolve_layouts)
+ *   through cuKernelGetParamInfo / cuFuncGetParamInfo / the runtime's
+ *   cudaFuncGetParamInfo, for the handles a callback found in neither table
+ *   and queued: that launch has no data links, the next ones do.
+ * So no callback calls into the driver or the runtime (which would add
+ * API records of its own, re-entrantly). A module unload makes the handle
+ * entries stale (a handle may be reused); names are replaced by the next
+ * module that defines them.
+ */
 
 typedef CUresult (*kernel_info_fn)(CUkernel k, size_t index, size_t *offset, size_t *size);
 typedef CUresult (*func_info_fn)(CUfunction f, size_t index, size_t *offset, size_t *size);
@@ -207,18 +227,36 @@ enum handle_kind {
 };
 typedef CUresult (*driver_version_fn)(int *version);
 
-#define MAX_PARAMS 64
-#define PARAM_CACHE 1024 /* entries, in sets of PARAM_WAYS */
-#define PARAM_WAYS 4
+#define MAX_PARAMS 64u     /* parameters read per launch */
+#define NAME_SLOTS 65536u  /* kernels known by name (a power of two) */
+#define HANDLE_SLOTS 4096u /* kernels known by handle (a power of two) */
+#define PROBES 32u         /* slots tried per lookup */
+#define WANT_SLOTS 64u     /* handles waiting for the writer thread */
 
-struct param_layout {
-	const void *handle;
-	uint16_t count;
+struct layout {
+	uint64_t key;           /* handle (with its kind), or the name's hash */
+	const void *handle;     /* handle entries */
+	uint32_t epoch;         /* handle entries: module_epoch when resolved */
+	uint8_t kind;           /* handle entries: enum handle_kind */
+	uint16_t count;         /* parameters (at most MAX_PARAMS) */
+	struct layout *retired; /* on the retired list once replaced */
+	char *name;             /* name entries: owned, NUL-terminated */
 	uint16_t size[MAX_PARAMS];
 };
 
-static pthread_mutex_t param_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct param_layout param_cache[PARAM_CACHE];
+static _Atomic(struct layout *) *by_name;                /* NAME_SLOTS, with data deps */
+static _Atomic(struct layout *) by_handle[HANDLE_SLOTS]; /* the writer thread fills it */
+static _Atomic(struct layout *) retired;                 /* replaced entries (reachable) */
+static atomic_uint module_epoch;
+static atomic_ullong layout_misses; /* launches with no layout known yet */
+static atomic_ullong layout_table_full;
+/* Handles queued for the writer: state 0 free, 1 being filled, 2 ready. */
+static struct {
+	atomic_uint state;
+	_Atomic(const void *) handle;
+	atomic_uint kind;
+} want[WANT_SLOTS];
+
 static kernel_info_fn kernel_param_info; /* cuKernelGetParamInfo */
 static func_info_fn func_param_info;     /* cuFuncGetParamInfo */
 static stub_info_fn stub_param_info;     /* cudaFuncGetParamInfo */
@@ -236,6 +274,7 @@ static void *driver_symbol(const char *name)
 	return sym;
 }
 
+/* At start, outside any callback. */
 static void resolve_driver(void)
 {
 	void *k, *f, *r;
@@ -252,78 +291,225 @@ static void resolve_driver(void)
 	driver_resolved = k || f || r;
 }
 
-/* The parameter sizes of a kernel (cached per handle); false when unknown. */
-static CUresult param_info(const void *handle, enum handle_kind kind, size_t i, size_t *off,
-			   size_t *size)
+static uint64_t mix(uint64_t h)
 {
-	switch (kind) {
-	case H_KERNEL:
-		return kernel_param_info((CUkernel)(uintptr_t)handle, i, off, size);
-	case H_FUNC:
-		return func_param_info((CUfunction)(uintptr_t)handle, i, off, size);
-	default:
-		return stub_param_info(handle, i, off, size) == 0 ? CUDA_SUCCESS :
-								    CUDA_ERROR_INVALID_VALUE;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t name_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return mix(h);
+}
+
+static uint64_t handle_key(const void *handle, enum handle_kind kind)
+{
+	return mix((uint64_t)(uintptr_t)handle * 4 + (uint64_t)kind);
+}
+
+static void retire(struct layout *l)
+{
+	struct layout *head = atomic_load(&retired);
+
+	do
+		l->retired = head;
+	while (!atomic_compare_exchange_weak(&retired, &head, l));
+}
+
+/* Insert or replace (the newest wins); false when the table is full. */
+static bool table_put(_Atomic(struct layout *) *tab, size_t slots, struct layout *l,
+		      bool (*same)(const struct layout *, const struct layout *))
+{
+	for (size_t p = 0; p < PROBES; p++) {
+		_Atomic(struct layout *) *slot = &tab[(l->key + p) & (slots - 1)];
+		struct layout *cur = atomic_load_explicit(slot, memory_order_acquire);
+
+		for (;;) {
+			if (cur && !same(cur, l))
+				break;
+			if (atomic_compare_exchange_weak_explicit(
+				    slot, &cur, l, memory_order_acq_rel, memory_order_acquire)) {
+				if (cur)
+					retire(cur);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static bool same_name(const struct layout *a, const struct layout *b)
+{
+	return a->key == b->key && !strcmp(a->name, b->name);
+}
+
+static bool same_handle(const struct layout *a, const struct layout *b)
+{
+	return a->handle == b->handle && a->kind == b->kind;
+}
+
+static const struct layout *find_name(const char *name)
+{
+	uint64_t key;
+
+	if (!by_name || !name || !name[0])
+		return NULL;
+	key = name_hash(name, strlen(name));
+	for (size_t p = 0; p < PROBES; p++) {
+		const struct layout *l = atomic_load_explicit(
+			&by_name[(key + p) & (NAME_SLOTS - 1)], memory_order_acquire);
+
+		if (!l)
+			return NULL;
+		if (l->key == key && !strcmp(l->name, name))
+			return l;
+	}
+	return NULL;
+}
+
+static const struct layout *find_handle(const void *handle, enum handle_kind kind)
+{
+	uint64_t key = handle_key(handle, kind);
+
+	for (size_t p = 0; p < PROBES; p++) {
+		const struct layout *l = atomic_load_explicit(
+			&by_handle[(key + p) & (HANDLE_SLOTS - 1)], memory_order_acquire);
+
+		if (!l)
+			return NULL;
+		if (l->handle == handle && l->kind == kind)
+			return l->epoch == atomic_load(&module_epoch) ? l : NULL;
+	}
+	return NULL;
+}
+
+/* A kernel of a module's cubin (gs_cubin_param_layouts' callback). */
+static void cubin_kernel(void *ctx, const char *name, size_t len, unsigned count,
+			 const uint32_t *sizes)
+{
+	struct layout *l = calloc(1, sizeof(*l));
+
+	(void)ctx;
+	if (!l || !(l->name = malloc(len + 1))) {
+		free(l);
+		return;
+	}
+	memcpy(l->name, name, len);
+	l->name[len] = '\0';
+	l->key = name_hash(name, len);
+	l->count = (uint16_t)(count < MAX_PARAMS ? count : MAX_PARAMS);
+	for (unsigned i = 0; i < l->count; i++)
+		l->size[i] = (uint16_t)(sizes[i] > UINT16_MAX ? UINT16_MAX : sizes[i]);
+	if (!table_put(by_name, NAME_SLOTS, l, same_name)) {
+		atomic_fetch_add(&layout_table_full, 1);
+		free(l->name);
+		free(l);
 	}
 }
 
-static bool param_layout_get(const void *handle, enum handle_kind kind, struct param_layout *out)
+static void module_loaded(const CUpti_ResourceData *rd)
 {
-	static unsigned victim;
-	uint64_t h = (uint64_t)(uintptr_t)handle * 0x9e3779b97f4a7c15ULL;
-	size_t set = (size_t)(h >> 40) % (PARAM_CACHE / PARAM_WAYS) * PARAM_WAYS;
-	struct param_layout *e = NULL;
-	bool ok = false;
+	const CUpti_ModuleResourceData *m = rd ? rd->resourceDescriptor : NULL;
 
-	if (!handle)
-		return false;
-	pthread_mutex_lock(&param_lock);
-	for (size_t w = 0; w < PARAM_WAYS; w++) {
-		struct param_layout *c = &param_cache[set + w];
+	if (by_name && m && m->pCubin && m->cubinSize)
+		gs_cubin_param_layouts(m->pCubin, m->cubinSize, cubin_kernel, NULL);
+}
 
-		if (c->handle == handle) {
-			*out = *c;
-			pthread_mutex_unlock(&param_lock);
-			return true;
+/* A callback found no layout: queue the handle for the writer thread. */
+static void want_layout(const void *handle, enum handle_kind kind)
+{
+	atomic_fetch_add(&layout_misses, 1);
+	for (size_t i = 0; i < WANT_SLOTS; i++)
+		if (atomic_load(&want[i].state) == 2 && atomic_load(&want[i].handle) == handle &&
+		    atomic_load(&want[i].kind) == (unsigned)kind)
+			return;
+	for (size_t i = 0; i < WANT_SLOTS; i++) {
+		unsigned free_state = 0;
+
+		if (atomic_compare_exchange_strong(&want[i].state, &free_state, 1)) {
+			atomic_store(&want[i].handle, handle);
+			atomic_store(&want[i].kind, (unsigned)kind);
+			atomic_store(&want[i].state, 2);
+			return;
 		}
-		if (!c->handle && !e)
-			e = c;
 	}
-	if (!e)
-		e = &param_cache[set + victim++ % PARAM_WAYS];
-	if (kind == H_KERNEL ? kernel_param_info != NULL :
-	    kind == H_FUNC   ? func_param_info != NULL :
-			       stub_param_info != NULL) {
-		struct param_layout l = {.handle = handle};
-		size_t off, size;
+}
 
-		while (l.count < MAX_PARAMS) {
-			if (param_info(handle, kind, l.count, &off, &size) != CUDA_SUCCESS)
-				break;
-			l.size[l.count++] = (uint16_t)(size > UINT16_MAX ? UINT16_MAX : size);
-		}
-		*e = l;
-		*out = l;
-		ok = true;
+static bool param_info(const void *handle, enum handle_kind kind, size_t i, size_t *size)
+{
+	size_t off;
+
+	switch (kind) {
+	case H_KERNEL:
+		return kernel_param_info && kernel_param_info((CUkernel)(uintptr_t)handle, i, &off,
+							      size) == CUDA_SUCCESS;
+	case H_FUNC:
+		return func_param_info && func_param_info((CUfunction)(uintptr_t)handle, i, &off,
+							  size) == CUDA_SUCCESS;
+	default:
+		return stub_param_info && stub_param_info(handle, i, &off, size) == 0;
 	}
-	pthread_mutex_unlock(&param_lock);
-	return ok;
+}
+
+void gs_glue_resolve_layouts(void)
+{
+	for (size_t i = 0; i < WANT_SLOTS; i++) {
+		struct layout *l;
+		size_t size;
+
+		if (atomic_load(&want[i].state) != 2)
+			continue;
+		l = calloc(1, sizeof(*l));
+		if (l) {
+			l->handle = atomic_load(&want[i].handle);
+			l->kind = (uint8_t)atomic_load(&want[i].kind);
+			l->key = handle_key(l->handle, (enum handle_kind)l->kind);
+			l->epoch = atomic_load(&module_epoch);
+			while (l->count < MAX_PARAMS &&
+			       param_info(l->handle, (enum handle_kind)l->kind, l->count, &size))
+				l->size[l->count++] =
+					(uint16_t)(size > UINT16_MAX ? UINT16_MAX : size);
+			if (!table_put(by_handle, HANDLE_SLOTS, l, same_handle)) {
+				atomic_fetch_add(&layout_table_full, 1);
+				free(l);
+			}
+		}
+		atomic_store(&want[i].state, 0);
+	}
+}
+
+uint64_t gs_glue_layout_misses(void)
+{
+	return atomic_load(&layout_misses);
 }
 
 /* Every 8-byte word of every argument of up to 64 bytes is a pointer candidate. */
 static void kernel_pointers(struct gs_dd_obs *o, const void *handle, enum handle_kind kind,
-			    void **args)
+			    const char *symbol, void **args)
 {
-	struct param_layout l;
+	const struct layout *l;
 
-	if (!args || !param_layout_get(handle, kind, &l))
+	if (!args || !handle)
 		return;
-	for (unsigned i = 0; i < l.count && o->n < GS_DD_MAX_PTRS; i++) {
+	l = find_handle(handle, kind);
+	if (!l)
+		l = find_name(symbol);
+	if (!l) {
+		want_layout(handle, kind);
+		return;
+	}
+	for (unsigned i = 0; i < l->count && o->n < GS_DD_MAX_PTRS; i++) {
 		const unsigned char *arg = args[i];
 
-		if (!arg || l.size[i] < 8 || l.size[i] > 64)
+		if (!arg || l->size[i] < 8 || l->size[i] > 64)
 			continue;
-		for (unsigned w = 0; w + 8 <= l.size[i] && o->n < GS_DD_MAX_PTRS; w += 8) {
+		for (unsigned w = 0; w + 8 <= l->size[i] && o->n < GS_DD_MAX_PTRS; w += 8) {
 			uint64_t v;
 
 			memcpy(&v, arg + w, sizeof(v));
@@ -344,7 +530,7 @@ static void add_ptr(struct gs_dd_obs *o, uint64_t p)
 
 /* Fill `o` from an API's parameters at ENTER. False: not a tracked call. */
 static bool read_pointers(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *params,
-			  struct gs_dd_obs *o)
+			  const char *symbol, struct gs_dd_obs *o)
 {
 	o->op_kind = GS_OP_MEMCPY;
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
@@ -352,18 +538,22 @@ static bool read_pointers(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
 			add_ptr(o, PTR(P(cudaMemcpy_v3020_params)->dst));
 			add_ptr(o, PTR(P(cudaMemcpy_v3020_params)->src));
+			o->bytes = P(cudaMemcpy_v3020_params)->count;
 			return true;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000:
 			add_ptr(o, PTR(P(cudaMemcpy_ptds_v7000_params)->dst));
 			add_ptr(o, PTR(P(cudaMemcpy_ptds_v7000_params)->src));
+			o->bytes = P(cudaMemcpy_ptds_v7000_params)->count;
 			return true;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
 			add_ptr(o, PTR(P(cudaMemcpyAsync_v3020_params)->dst));
 			add_ptr(o, PTR(P(cudaMemcpyAsync_v3020_params)->src));
+			o->bytes = P(cudaMemcpyAsync_v3020_params)->count;
 			return true;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
 			add_ptr(o, PTR(P(cudaMemcpyAsync_ptsz_v7000_params)->dst));
 			add_ptr(o, PTR(P(cudaMemcpyAsync_ptsz_v7000_params)->src));
+			o->bytes = P(cudaMemcpyAsync_ptsz_v7000_params)->count;
 			return true;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020:
 			add_ptr(o, PTR(P(cudaMemcpy2D_v3020_params)->dst));
@@ -376,26 +566,32 @@ static bool read_pointers(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000:
 			add_ptr(o, PTR(P(cudaMemcpyPeer_v4000_params)->dst));
 			add_ptr(o, PTR(P(cudaMemcpyPeer_v4000_params)->src));
+			o->bytes = P(cudaMemcpyPeer_v4000_params)->count;
 			return true;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000:
 			add_ptr(o, PTR(P(cudaMemcpyPeerAsync_v4000_params)->dst));
 			add_ptr(o, PTR(P(cudaMemcpyPeerAsync_v4000_params)->src));
+			o->bytes = P(cudaMemcpyPeerAsync_v4000_params)->count;
 			return true;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020:
 			o->op_kind = GS_OP_MEMSET;
 			add_ptr(o, PTR(P(cudaMemset_v3020_params)->devPtr));
+			o->bytes = P(cudaMemset_v3020_params)->count;
 			return true;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000:
 			o->op_kind = GS_OP_MEMSET;
 			add_ptr(o, PTR(P(cudaMemset_ptds_v7000_params)->devPtr));
+			o->bytes = P(cudaMemset_ptds_v7000_params)->count;
 			return true;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
 			o->op_kind = GS_OP_MEMSET;
 			add_ptr(o, PTR(P(cudaMemsetAsync_v3020_params)->devPtr));
+			o->bytes = P(cudaMemsetAsync_v3020_params)->count;
 			return true;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000:
 			o->op_kind = GS_OP_MEMSET;
 			add_ptr(o, PTR(P(cudaMemsetAsync_ptsz_v7000_params)->devPtr));
+			o->bytes = P(cudaMemsetAsync_ptsz_v7000_params)->count;
 			return true;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000:
 			add_ptr(o, PTR(P(cudaMemcpy2D_ptds_v7000_params)->dst));
@@ -489,30 +685,30 @@ static bool read_pointers(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 			 * signature is cudaLaunchKernel's with a cudaKernel_t
 			 * (= CUkernel) first (layout unverified on a GPU). */
 			o->op_kind = GS_OP_KERNEL;
-			kernel_pointers(o, P(cudaLaunchKernel_v7000_params)->func, H_KERNEL,
+			kernel_pointers(o, P(cudaLaunchKernel_v7000_params)->func, H_KERNEL, symbol,
 					P(cudaLaunchKernel_v7000_params)->args);
 			return true;
 		/* The runtime's launches pass the host stub; ExC's config holds
 		 * the grid and stream, func and args are its own parameters. */
 		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
 			o->op_kind = GS_OP_KERNEL;
-			kernel_pointers(o, P(cudaLaunchKernel_v7000_params)->func, H_STUB,
+			kernel_pointers(o, P(cudaLaunchKernel_v7000_params)->func, H_STUB, symbol,
 					P(cudaLaunchKernel_v7000_params)->args);
 			return true;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
 			o->op_kind = GS_OP_KERNEL;
 			kernel_pointers(o, P(cudaLaunchKernel_ptsz_v7000_params)->func, H_STUB,
-					P(cudaLaunchKernel_ptsz_v7000_params)->args);
+					symbol, P(cudaLaunchKernel_ptsz_v7000_params)->args);
 			return true;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
 			o->op_kind = GS_OP_KERNEL;
 			kernel_pointers(o, P(cudaLaunchKernelExC_v11060_params)->func, H_STUB,
-					P(cudaLaunchKernelExC_v11060_params)->args);
+					symbol, P(cudaLaunchKernelExC_v11060_params)->args);
 			return true;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
 			o->op_kind = GS_OP_KERNEL;
 			kernel_pointers(o, P(cudaLaunchKernelExC_ptsz_v11060_params)->func, H_STUB,
-					P(cudaLaunchKernelExC_ptsz_v11060_params)->args);
+					symbol, P(cudaLaunchKernelExC_ptsz_v11060_params)->args);
 			return true;
 		default:
 			return false;
@@ -523,82 +719,96 @@ static bool read_pointers(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds:
 		add_ptr(o, P(cuMemcpy_params)->dst);
 		add_ptr(o, P(cuMemcpy_params)->src);
+		o->bytes = P(cuMemcpy_params)->ByteCount;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz:
 		add_ptr(o, P(cuMemcpyAsync_params)->dst);
 		add_ptr(o, P(cuMemcpyAsync_params)->src);
+		o->bytes = P(cuMemcpyAsync_params)->ByteCount;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds:
 		add_ptr(o, P(cuMemcpyHtoD_v2_params)->dstDevice);
 		add_ptr(o, PTR(P(cuMemcpyHtoD_v2_params)->srcHost));
+		o->bytes = P(cuMemcpyHtoD_v2_params)->ByteCount;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz:
 		add_ptr(o, P(cuMemcpyHtoDAsync_v2_params)->dstDevice);
 		add_ptr(o, PTR(P(cuMemcpyHtoDAsync_v2_params)->srcHost));
+		o->bytes = P(cuMemcpyHtoDAsync_v2_params)->ByteCount;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds:
 		add_ptr(o, PTR(P(cuMemcpyDtoH_v2_params)->dstHost));
 		add_ptr(o, P(cuMemcpyDtoH_v2_params)->srcDevice);
+		o->bytes = P(cuMemcpyDtoH_v2_params)->ByteCount;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz:
 		add_ptr(o, PTR(P(cuMemcpyDtoHAsync_v2_params)->dstHost));
 		add_ptr(o, P(cuMemcpyDtoHAsync_v2_params)->srcDevice);
+		o->bytes = P(cuMemcpyDtoHAsync_v2_params)->ByteCount;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2:
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds:
 		add_ptr(o, P(cuMemcpyDtoD_v2_params)->dstDevice);
 		add_ptr(o, P(cuMemcpyDtoD_v2_params)->srcDevice);
+		o->bytes = P(cuMemcpyDtoD_v2_params)->ByteCount;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
 	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz:
 		add_ptr(o, P(cuMemcpyDtoDAsync_v2_params)->dstDevice);
 		add_ptr(o, P(cuMemcpyDtoDAsync_v2_params)->srcDevice);
+		o->bytes = P(cuMemcpyDtoDAsync_v2_params)->ByteCount;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD8_v2_params)->dstDevice);
+		o->bytes = (uint64_t)P(cuMemsetD8_v2_params)->N;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2:
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD16_v2_params)->dstDevice);
+		o->bytes = (uint64_t)P(cuMemsetD16_v2_params)->N * 2;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD32_v2_params)->dstDevice);
+		o->bytes = (uint64_t)P(cuMemsetD32_v2_params)->N * 4;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD8Async_params)->dstDevice);
+		o->bytes = (uint64_t)P(cuMemsetD8Async_params)->N;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async:
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD16Async_params)->dstDevice);
+		o->bytes = (uint64_t)P(cuMemsetD16Async_params)->N * 2;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
 	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz:
 		o->op_kind = GS_OP_MEMSET;
 		add_ptr(o, P(cuMemsetD32Async_params)->dstDevice);
+		o->bytes = (uint64_t)P(cuMemsetD32Async_params)->N * 4;
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
 	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
 		o->op_kind = GS_OP_KERNEL;
-		kernel_pointers(o, P(cuLaunchKernel_params)->f, H_FUNC,
+		kernel_pointers(o, P(cuLaunchKernel_params)->f, H_FUNC, symbol,
 				P(cuLaunchKernel_params)->kernelParams);
 		return true;
 	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
 	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
 		o->op_kind = GS_OP_KERNEL;
-		kernel_pointers(o, P(cuLaunchKernelEx_params)->f, H_FUNC,
+		kernel_pointers(o, P(cuLaunchKernelEx_params)->f, H_FUNC, symbol,
 				P(cuLaunchKernelEx_params)->kernelParams);
 		return true;
 	default:
@@ -644,6 +854,17 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
 	struct gs_dd_obs o;
 
 	(void)userdata;
+	/* Kernel layouts are kept from the first module on (no side effect). */
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+		if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+			module_loaded(data);
+			return;
+		}
+		if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+			atomic_fetch_add(&module_epoch, 1);
+			return;
+		}
+	}
 	if (!hooks || hooks->quiet())
 		return;
 	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
@@ -666,8 +887,9 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
 		return;
 	o.correlation = cd->correlationId;
 	o.n = 0;
+	o.bytes = 0;
 	o.time_ns = gs_glue_timestamp();
-	if (read_pointers(domain, cbid, cd->functionParams, &o) && o.n)
+	if (read_pointers(domain, cbid, cd->functionParams, cd->symbolName, &o) && o.n)
 		hooks->observation(&o);
 }
 
@@ -787,8 +1009,16 @@ int gs_glue_start(const struct gs_config *cfg, const struct gs_glue_hooks *h, ch
 		enable_callbacks(CUPTI_CB_DOMAIN_RESOURCE, res, COUNT(res));
 	}
 	if (data_deps) {
-		/* Here, not in a callback: no dlopen under param_lock there. */
+		static const CUpti_CallbackId modules[] = {
+			CUPTI_CBID_RESOURCE_MODULE_LOADED,
+			CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
+		};
+
+		/* Here, not in a callback: the writer thread calls these. */
 		resolve_driver();
+		if (!by_name)
+			by_name = calloc(NAME_SLOTS, sizeof(*by_name));
+		enable_callbacks(CUPTI_CB_DOMAIN_RESOURCE, modules, COUNT(modules));
 		enable_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, deps_runtime, COUNT(deps_runtime));
 		enable_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, deps_driver, COUNT(deps_driver));
 	}

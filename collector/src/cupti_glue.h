@@ -61,6 +61,12 @@ uint64_t gs_glue_release_buffer(uint8_t *buffer, size_t valid);
 bool gs_glue_cupti_path(char *buf, size_t size);
 /* A gs_conv_name_fn: CUPTI's name for a runtime or driver callback id. */
 const char *gs_glue_api_name(void *ctx, unsigned domain, uint32_t cbid);
+/* GPUSCOPE_DATA_DEPS, on the writer thread (never in a callback): look up
+ * the parameter layouts of the kernels launch callbacks found no layout for
+ * (through the driver or the runtime), so that their next launches are read. */
+void gs_glue_resolve_layouts(void);
+/* Launches whose kernel's parameter layout was not known yet (no data links). */
+uint64_t gs_glue_layout_misses(void);
 /* Versions as strings ("" when unknown). Makes driver/runtime calls: not from callbacks. */
 void gs_glue_versions(char *cupti, size_t ncupti, char *driver, size_t ndriver, char *runtime,
 		      size_t nruntime);

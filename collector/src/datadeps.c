@@ -12,6 +12,8 @@
 
 struct link {
 	uint64_t correlation;
+	uint64_t offset;
+	uint64_t bytes;
 	uint8_t op_kind;
 };
 
@@ -27,6 +29,9 @@ struct node {
 	uint8_t mem_kind;
 	bool released;
 	bool declared;
+	bool touched; /* a link was made: first_offset holds */
+	bool segment; /* touched at more than one offset */
+	uint64_t first_offset;
 	struct link *links; /* held until declared */
 	size_t nlinks, cap;
 	struct link last; /* the last link made (dedupe) */
@@ -35,6 +40,7 @@ struct node {
 
 struct pending {
 	uint64_t ptr;
+	uint64_t bytes;
 	uint64_t correlation;
 	int64_t time_ns;
 	uint64_t generation;
@@ -226,6 +232,7 @@ gs_status gs_dd_observe(struct gs_dd *d, const struct gs_dd_obs *o, uint64_t gen
 		if (gs_vec_reserve((void **)&d->pend, &d->pend_cap, d->npend + 1, sizeof(*d->pend)))
 			return gs_nomem();
 		d->pend[d->npend++] = (struct pending){.ptr = o->ptr[i],
+						       .bytes = o->bytes,
 						       .correlation = o->correlation,
 						       .time_ns = o->time_ns,
 						       .generation = generation,
@@ -263,7 +270,10 @@ static gs_status emit_link(struct gs_dd *d, const struct node *n, struct link l)
 {
 	struct gs_op_alloc oa = {.correlation = l.correlation,
 				 .allocation = n->index,
-				 .op_kind = l.op_kind};
+				 .op_kind = l.op_kind,
+				 .flags = GS_LINK_HAS_OFFSET | (n->segment ? GS_LINK_SEGMENT : 0),
+				 .offset = l.offset,
+				 .bytes = l.bytes};
 
 	d->st.links++;
 	return d->sink->op_alloc ? d->sink->op_alloc(d->sink, &oa) : GS_OK;
@@ -298,13 +308,23 @@ static gs_status declare(struct gs_dd *d, struct node *n)
 
 static gs_status add_link(struct gs_dd *d, struct node *n, const struct pending *p)
 {
-	struct link l = {.correlation = p->correlation, .op_kind = p->op_kind};
+	struct link l = {.correlation = p->correlation,
+			 .offset = p->ptr - n->address,
+			 .bytes = p->bytes,
+			 .op_kind = p->op_kind};
 
-	/* Two pointers of one op into one allocation make one link. */
+	/* Two pointers of one op to one place in one allocation make one link. */
 	if (n->last.correlation == l.correlation && n->last.op_kind == l.op_kind &&
-	    (n->declared || n->nlinks))
+	    n->last.offset == l.offset && (n->declared || n->nlinks))
 		return GS_OK;
 	n->last = l;
+	if (!n->touched) {
+		n->touched = true;
+		n->first_offset = l.offset;
+	} else if (l.offset != n->first_offset && !n->segment) {
+		n->segment = true;
+		d->st.segments++;
+	}
 	if (n->declared)
 		return emit_link(d, n, l);
 	if (n->nlinks >= GS_DD_LINKS_HELD) {

@@ -15,6 +15,15 @@
  * flush generations (or at the final settle) is dropped (a host pointer,
  * an allocation made before the collector attached, ...).
  *
+ * Each link carries where the op's pointer falls in the allocation (its
+ * offset) and, for copies and memsets, how many bytes it touches from
+ * there (kernels: unknown). An allocation touched at more than one offset
+ * is shared by several buffers (a caching allocator's segment, as
+ * PyTorch's): its links are written with GS_LINK_SEGMENT, and the analyzer
+ * joins two ops on it only where their ranges are known to meet. The
+ * links of an allocation declared early (below) that were written before
+ * its second offset was seen lack the mark.
+ *
  * The .gscope model declares an allocation once with its lifetime, and a
  * link must follow its allocation: an allocation is declared when its
  * release has been seen (or at the end, free_ns = 0), followed by the links
@@ -41,6 +50,7 @@ struct gs_dd_obs {
 	int64_t time_ns; /* CUPTI clock at the call; 0: unknown */
 	uint8_t op_kind; /* enum gs_op_kind */
 	uint8_t n;
+	uint64_t bytes; /* bytes touched from each pointer (copies, memsets); 0: unknown */
 	uint64_t ptr[GS_DD_MAX_PTRS];
 };
 
@@ -51,6 +61,7 @@ struct gs_dd_stats {
 	uint64_t pending_dropped;  /* pointers dropped: pending list full */
 	uint64_t unknown_releases; /* releases of addresses never seen allocated */
 	uint64_t early_declared;   /* allocations declared before their release */
+	uint64_t segments;         /* allocations touched at more than one offset */
 };
 
 struct gs_dd;

@@ -10,7 +10,10 @@
  * read from a buffer, converted or not, has what CUPTI hands the client
  * with it freed (gs_glue_release_record). The API records of the writer
  * thread itself (the version queries) are left out by its gettid: CUPTI
- * is set to give system thread ids.
+ * is set to give system thread ids. With data deps it also looks up, for
+ * the launch callbacks, the kernel parameter layouts they found no entry
+ * for (gs_glue_resolve_layouts: driver and runtime calls stay out of
+ * callbacks).
  */
 #include "output.h"
 
@@ -61,6 +64,7 @@ static struct {
 	unsigned req;
 	uint64_t req_seq, done_seq;
 	bool running;
+	bool started; /* the writer thread has run (gs_out_start waits for it) */
 	pthread_t thread;
 
 	/* Writer thread only. */
@@ -539,6 +543,12 @@ static void finish(void)
 			"data dependencies: launch and copy observations dropped (their "
 			"batch was full): their ops have no data links",
 			obs_dropped, GS_WARNING_OTHER);
+	if (!rc && out.cfg->data_deps && gs_glue_layout_misses())
+		rc = out.sink->warning(out.sink,
+				       "data dependencies: kernel launches made before their "
+				       "kernel's parameter layout was known (no module load "
+				       "described it): their ops have no data links",
+				       gs_glue_layout_misses(), GS_WARNING_OTHER);
 	gs_dd_get_stats(out.dd, &ds);
 	if (!rc && ds.pending_dropped)
 		rc = out.sink->warning(out.sink,
@@ -590,6 +600,10 @@ static void *writer_main(void *arg)
 	bool closing = false;
 
 	(void)arg;
+	pthread_mutex_lock(&out.lock);
+	out.started = true;
+	pthread_cond_broadcast(&out.done_cond);
+	pthread_mutex_unlock(&out.lock);
 	while (!closing) {
 		struct gs_pool_buf *list;
 		struct ov ovs[MAX_OVERHEADS];
@@ -617,6 +631,8 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&out.lock);
 
 		closing = (req & GS_OUT_CLOSE) != 0;
+		if (out.cfg->data_deps)
+			gs_glue_resolve_layouts();
 		if (nobs && ensure_open()) {
 			for (size_t i = 0; i < nobs && !rc; i++)
 				rc = gs_dd_observe(out.dd, &obs[i], out.generation);
@@ -669,6 +685,7 @@ static void *writer_main(void *arg)
 int gs_out_start(const struct gs_config *cfg, struct gs_pool *pool, int64_t start_ns, char *msg,
 		 size_t size)
 {
+	struct timespec dl;
 	sigset_t all, old;
 	int err;
 
@@ -700,6 +717,16 @@ int gs_out_start(const struct gs_config *cfg, struct gs_pool *pool, int64_t star
 		snprintf(msg, size, "cannot start the writer thread: %s", strerror(err));
 		return -1;
 	}
+	/* Not back before the thread has started (a second at most): a fork
+	 * right after the first CUDA call must not catch it half-started.
+	 * Without fork handlers in the memory allocator (AddressSanitizer's,
+	 * GCC 12), a thread's first allocations would leave the allocator's
+	 * lock held in the child, which then hangs at exit. */
+	deadline_in(&dl, 1000);
+	pthread_mutex_lock(&out.lock);
+	while (!out.started && pthread_cond_timedwait(&out.done_cond, &out.lock, &dl) == 0)
+		;
+	pthread_mutex_unlock(&out.lock);
 	return 0;
 }
 

@@ -134,3 +134,99 @@ int gs_elf_cuda_scan(int fd, struct gs_elf_cuda *out)
 	}
 	return 0;
 }
+
+/* ---- kernel parameter layouts of a cubin (in memory) ---- */
+
+#define NV_INFO_PREFIX ".nv.info."
+#define EIFMT_NVAL 1
+#define EIFMT_BVAL 2
+#define EIFMT_HVAL 3
+#define EIFMT_SVAL 4
+#define EIATTR_KPARAM_INFO 0x17
+#define KPARAM_INFO_SIZE 12 /* u32 index, u16 ordinal, u16 offset, u32 flags */
+
+static bool in_bounds(size_t size, uint64_t off, uint64_t n)
+{
+	return off <= size && n <= size - off;
+}
+
+/* The KPARAM_INFO attributes of one .nv.info.KERNEL section. */
+static unsigned kparams(const uint8_t *p, uint64_t n, uint32_t *sizes)
+{
+	unsigned count = 0;
+	uint64_t at = 0;
+
+	while (at + 2 <= n) {
+		uint8_t fmt = p[at], attr = p[at + 1];
+		uint16_t len;
+
+		if (fmt != EIFMT_SVAL) {
+			/* NVAL, BVAL, HVAL: the attribute and a 16-bit slot. */
+			if (fmt != EIFMT_NVAL && fmt != EIFMT_BVAL && fmt != EIFMT_HVAL)
+				break;
+			at += 4;
+			continue;
+		}
+		if (at + 4 > n)
+			break;
+		memcpy(&len, p + at + 2, sizeof(len));
+		if (at + 4 + len > n)
+			break;
+		if (attr == EIATTR_KPARAM_INFO && len >= KPARAM_INFO_SIZE) {
+			uint16_t ordinal;
+			uint32_t flags;
+
+			memcpy(&ordinal, p + at + 8, sizeof(ordinal));
+			memcpy(&flags, p + at + 12, sizeof(flags));
+			if (ordinal < GS_CUBIN_MAX_PARAMS) {
+				sizes[ordinal] = (flags >> 18) & 0x3fffu;
+				if (ordinal + 1u > count)
+					count = ordinal + 1u;
+			}
+		}
+		at += 4 + (uint64_t)len;
+	}
+	return count;
+}
+
+int gs_cubin_param_layouts(const void *cubin, size_t size, gs_cubin_kernel_fn fn, void *ctx)
+{
+	const uint8_t *b = cubin;
+	const size_t plen = sizeof(NV_INFO_PREFIX) - 1;
+	uint32_t sizes[GS_CUBIN_MAX_PARAMS];
+	Elf64_Shdr strtab;
+	Elf64_Ehdr eh;
+	int kernels = 0;
+
+	if (!b || size < sizeof(eh))
+		return -1;
+	memcpy(&eh, b, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh.e_shstrndx >= eh.e_shnum ||
+	    !in_bounds(size, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)))
+		return -1;
+	memcpy(&strtab, b + eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof(Elf64_Shdr),
+	       sizeof(strtab));
+	if (!in_bounds(size, strtab.sh_offset, strtab.sh_size))
+		return -1;
+	for (uint64_t i = 0; i < eh.e_shnum; i++) {
+		const char *name, *end;
+		Elf64_Shdr sh;
+		unsigned count;
+
+		memcpy(&sh, b + eh.e_shoff + i * sizeof(Elf64_Shdr), sizeof(sh));
+		if (sh.sh_name >= strtab.sh_size || sh.sh_type == SHT_NOBITS ||
+		    !in_bounds(size, sh.sh_offset, sh.sh_size))
+			continue;
+		name = (const char *)b + strtab.sh_offset + sh.sh_name;
+		end = memchr(name, '\0', (size_t)(strtab.sh_size - sh.sh_name));
+		if (!end || (size_t)(end - name) <= plen || memcmp(name, NV_INFO_PREFIX, plen) != 0)
+			continue;
+		memset(sizes, 0, sizeof(sizes));
+		count = kparams(b + sh.sh_offset, sh.sh_size, sizes);
+		fn(ctx, name + plen, (size_t)(end - name) - plen, count, sizes);
+		kernels++;
+	}
+	return kernels;
+}

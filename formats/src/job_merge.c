@@ -254,7 +254,8 @@ static uint64_t h_link(const struct gs_op_alloc *l)
 static bool eq_link(const struct gs_op_alloc *x, const struct gs_op_alloc *y)
 {
 	return x->correlation == y->correlation && x->allocation == y->allocation &&
-	       x->op_kind == y->op_kind;
+	       x->op_kind == y->op_kind && x->flags == y->flags && x->offset == y->offset &&
+	       x->bytes == y->bytes;
 }
 
 static struct gs_range a_range(const struct merge *g, size_t k)

@@ -550,7 +550,11 @@ static gs_status decode_rest(struct gs_reader *r, struct gs_sink *sink, const Gs
 	for (size_t i = 0; i < c->n_op_allocs && !rc; i++) {
 		const Gscope__OpAlloc *m = c->op_allocs[i];
 		struct gs_op_alloc l = {.correlation = m->correlation,
-					.op_kind = (uint8_t)m->op_kind};
+					.op_kind = (uint8_t)m->op_kind,
+					.flags = (uint8_t)(m->flags &
+							   (GS_LINK_HAS_OFFSET | GS_LINK_SEGMENT)),
+					.offset = m->offset,
+					.bytes = m->bytes};
 
 		if (m->allocation >= r->n_alloc)
 			SHAPE_ERR(r, "op link refers to undeclared allocation %" PRIu32,

@@ -449,6 +449,9 @@ static gs_status w_op_alloc(struct gs_sink *s, const struct gs_op_alloc *l)
 	m.correlation = l->correlation;
 	m.allocation = l->allocation;
 	m.op_kind = l->op_kind;
+	m.offset = l->offset;
+	m.bytes = l->bytes;
+	m.flags = l->flags;
 	return counted(w, COL_PUSH(w->op_allocs, m));
 }
 

@@ -21,6 +21,7 @@ static struct {
 } kernels[MAX_KERNELS];
 static unsigned nkernels;
 static unsigned calls;
+static unsigned calls_in_callback;
 static atomic_uint runtime_version_calls;
 
 unsigned gsd_cuda_runtime_version_calls(void)
@@ -41,6 +42,16 @@ void gsd_cuda_set_params(const void *handle, unsigned n, const size_t *sizes)
 	pthread_mutex_unlock(&lock);
 }
 
+unsigned gsd_cuda_param_info_calls_in_callback(void)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&lock);
+	n = calls_in_callback;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
 unsigned gsd_cuda_param_info_calls(void)
 {
 	unsigned n;
@@ -58,6 +69,8 @@ static CUresult param_info(const void *handle, size_t index, size_t *offset, siz
 
 	pthread_mutex_lock(&lock);
 	calls++;
+	if (gsd_in_callback())
+		calls_in_callback++;
 	for (unsigned k = 0; k < nkernels; k++) {
 		if (kernels[k].handle != handle)
 			continue;

@@ -21,6 +21,9 @@
 void gsd_cuda_set_params(const void *handle, unsigned n, const size_t *sizes);
 /* Calls made to the param-info entry points (to check caching). */
 unsigned gsd_cuda_param_info_calls(void);
+/* Of those, the calls made from inside a CUPTI callback (the collector
+ * must make none: they would run re-entrantly, adding API records). */
+unsigned gsd_cuda_param_info_calls_in_callback(void);
 /* Calls made to cudaRuntimeGetVersion (the collector's writer thread makes one). */
 unsigned gsd_cuda_runtime_version_calls(void);
 

@@ -104,6 +104,24 @@ static struct {
 static unsigned nowned;
 static bool owned_check_registered;
 
+/* fork: the double's lock is taken around it, so that a child never
+ * inherits it held by a thread that does not exist there (the worker
+ * thread, a scenario's thread). */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void fork_done(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+__attribute__((constructor)) static void fork_handlers(void)
+{
+	pthread_atfork(fork_prepare, fork_done, fork_done);
+}
+
 void gsd_configure(const struct gsd_options *o)
 {
 	pthread_mutex_lock(&lock);
@@ -970,8 +988,24 @@ bool gsd_kind_enabled(CUpti_ActivityKind kind)
 	return on;
 }
 
-void gsd_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, CUpti_ApiCallbackSite site,
-	     uint32_t correlation, const void *params)
+/* The depth of subscriber callbacks running on this thread. */
+static _Thread_local unsigned callback_depth;
+
+bool gsd_in_callback(void)
+{
+	return callback_depth > 0;
+}
+
+static void deliver(CUpti_CallbackFunc fn, void *ud, CUpti_CallbackDomain domain,
+		    CUpti_CallbackId cbid, const void *data)
+{
+	callback_depth++;
+	fn(ud, domain, cbid, data);
+	callback_depth--;
+}
+
+void gsd_api_sym(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, CUpti_ApiCallbackSite site,
+		 uint32_t correlation, const void *params, const char *symbol)
 {
 	CUpti_CallbackData cd;
 	CUpti_CallbackFunc fn;
@@ -992,10 +1026,17 @@ void gsd_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, CUpti_ApiCallba
 	cd.functionName = name ? name : "?";
 	cd.functionParams = params;
 	cd.correlationId = correlation;
-	fn(ud, domain, cbid, &cd);
+	cd.symbolName = symbol;
+	deliver(fn, ud, domain, cbid, &cd);
 }
 
-void gsd_resource(CUpti_CallbackId cbid)
+void gsd_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, CUpti_ApiCallbackSite site,
+	     uint32_t correlation, const void *params)
+{
+	gsd_api_sym(domain, cbid, site, correlation, params, NULL);
+}
+
+static void resource(CUpti_CallbackId cbid, void *descriptor)
 {
 	CUpti_ResourceData rd;
 	CUpti_CallbackFunc fn;
@@ -1010,5 +1051,18 @@ void gsd_resource(CUpti_CallbackId cbid)
 	if (!fn)
 		return;
 	memset(&rd, 0, sizeof(rd));
-	fn(ud, CUPTI_CB_DOMAIN_RESOURCE, cbid, &rd);
+	rd.resourceDescriptor = descriptor;
+	deliver(fn, ud, CUPTI_CB_DOMAIN_RESOURCE, cbid, &rd);
+}
+
+void gsd_resource(CUpti_CallbackId cbid)
+{
+	resource(cbid, NULL);
+}
+
+void gsd_module(CUpti_CallbackId cbid, uint32_t module_id, const void *cubin, size_t size)
+{
+	CUpti_ModuleResourceData m = {.moduleId = module_id, .cubinSize = size, .pCubin = cubin};
+
+	resource(cbid, &m);
 }

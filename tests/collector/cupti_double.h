@@ -39,6 +39,9 @@
  *   build the double checks at exit (after the collector's exit handler)
  *   that every one was freed, and _exit(86)s with a message if not.
  *
+ * - fork: the double's own lock is held around it (pthread_atfork), so a
+ *   child never finds it taken by a thread it does not have.
+ *
  * Differences from CUPTI, on purpose: the clock is the scenario's
  * (gsd_set_time); a CUPTI call that needs CUPTI's worker thread (a flush,
  * enable or disable) from a forked child calls abort(), standing in for
@@ -108,8 +111,18 @@ uint8_t *gsd_request_raw(size_t *size);
 /* Deliver an API callback (when the collector enabled it). */
 void gsd_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, CUpti_ApiCallbackSite site,
 	     uint32_t correlation, const void *params);
+/* The same with the kernel's name (CUpti_CallbackData.symbolName, which
+ * CUPTI fills for launches). */
+void gsd_api_sym(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, CUpti_ApiCallbackSite site,
+		 uint32_t correlation, const void *params, const char *symbol);
 /* Deliver a resource callback. */
 void gsd_resource(CUpti_CallbackId cbid);
+/* A module resource callback (CUPTI_CBID_RESOURCE_MODULE_LOADED or
+ * _UNLOAD_STARTING) with its CUpti_ModuleResourceData: the cubin. */
+void gsd_module(CUpti_CallbackId cbid, uint32_t module_id, const void *cubin, size_t size);
+/* True while a subscriber callback runs on this thread (the driver double
+ * counts the calls the collector makes from inside one). */
+bool gsd_in_callback(void);
 
 bool gsd_callback_enabled(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
 bool gsd_kind_enabled(CUpti_ActivityKind kind);

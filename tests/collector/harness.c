@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +137,8 @@ void run_scenario(struct run *r)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		setpgid(0, 0); /* its own group: a hang is ended with its children */
 		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
@@ -172,13 +175,36 @@ void run_scenario(struct run *r)
 		r->fn();
 		exit(0);
 	}
-	assert_int_equal(waitpid(pid, &r->status, 0), pid);
+	if (wait_child(pid, &r->status, SCENARIO_WAIT_S) != pid) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, &r->status, 0);
+		read_text(errp, r->err, sizeof(r->err));
+		print_error("scenario %s: still running after %d s: killed (a hang), stderr:\n%s\n",
+			    r->name, SCENARIO_WAIT_S, r->err);
+		fail();
+	}
 	r->seconds = now_s() - t0;
 	r->pid = pid;
 	read_text(outp, r->out, sizeof(r->out));
 	read_text(errp, r->err, sizeof(r->err));
 	strip_sanitizer_lines(r->err);
 	snprintf(r->trace, sizeof(r->trace), "%s/%s-%ld.gscope", tmpdir, r->name, (long)pid);
+}
+
+pid_t wait_child(pid_t pid, int *status, int seconds)
+{
+	double t0 = now_s();
+	struct timespec nap = {0, 1000000};
+
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r != 0 && !(r < 0 && errno == EINTR))
+			return r;
+		if (now_s() - t0 >= seconds)
+			return 0;
+		nanosleep(&nap, NULL);
+	}
 }
 
 bool wait_until(bool (*done)(void))

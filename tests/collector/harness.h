@@ -76,6 +76,12 @@ void run_scenario(struct run *r);
  * child_init); _exit(90) or _exit(91) on failure. */
 void load_collector(void);
 
+/* How long run_scenario waits for a scenario: past it the scenario (its
+ * process group) is killed and the test fails, naming it (a hang). */
+#define SCENARIO_WAIT_S 120
+/* waitpid for at most `seconds`: pid, 0 when it is still running, -1 on error. */
+pid_t wait_child(pid_t pid, int *status, int seconds);
+
 /* In a child: poll `done` (every ms) until it holds. False only after 60 s:
  * a guard against a hang, never a timing (load makes it slower, not fail). */
 bool wait_until(bool (*done)(void));

@@ -477,7 +477,8 @@ static void test_data_deps(void **state)
 	 * synchronous, MEMORY2 records arrive later in buffers). */
 	obs(f.dd, 40, 2000, GS_OP_MEMCPY, A + 64, 0x7ffd0000ull /* host */, 0);
 	obs(f.dd, 41, 2100, GS_OP_KERNEL, A + 128, B, 0);
-	obs(f.dd, 41, 2100, GS_OP_KERNEL, B + 8, 0, 0); /* B again: one link */
+	obs(f.dd, 41, 2100, GS_OP_KERNEL, B, 0, 0);     /* B again, same place: one link */
+	obs(f.dd, 41, 2100, GS_OP_KERNEL, B + 8, 0, 0); /* B elsewhere: a second one */
 	CONV(&f, rec_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, A, 1 << 20, 1000));
 	CONV(&f, rec_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, B, 2 << 20, 1100));
 	CONV(&f, rec_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, A, 0, 5000));
@@ -509,21 +510,34 @@ static void test_data_deps(void **state)
 	assert_int_equal(a[2].address, B);
 	assert_int_equal(a[2].free_ns, 0);
 	l = gs_trace_op_allocs(f.t, &n);
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 5);
+	/* A is touched at 64 and 128: shared (a segment); the second A
+	 * at one place only. */
 	assert_int_equal(l[0].correlation, 40);
 	assert_int_equal(l[0].allocation, 0);
 	assert_int_equal(l[0].op_kind, GS_OP_MEMCPY);
+	assert_int_equal(l[0].offset, 64);
+	assert_int_equal(l[0].flags, GS_LINK_HAS_OFFSET | GS_LINK_SEGMENT);
 	assert_int_equal(l[1].correlation, 41);
 	assert_int_equal(l[1].allocation, 0);
 	assert_int_equal(l[1].op_kind, GS_OP_KERNEL);
+	assert_int_equal(l[1].offset, 128);
 	assert_int_equal(l[2].correlation, 50);
 	assert_int_equal(l[2].allocation, 1);
 	assert_int_equal(l[2].op_kind, GS_OP_MEMSET);
+	assert_int_equal(l[2].offset, 16);
+	assert_int_equal(l[2].flags, GS_LINK_HAS_OFFSET);
 	assert_int_equal(l[3].correlation, 41);
 	assert_int_equal(l[3].allocation, 2);
+	assert_int_equal(l[3].offset, 0);
+	assert_int_equal(l[4].correlation, 41);
+	assert_int_equal(l[4].allocation, 2);
+	assert_int_equal(l[4].offset, 8);
+	assert_int_equal(l[4].flags, GS_LINK_HAS_OFFSET | GS_LINK_SEGMENT);
 	gs_dd_get_stats(f.dd, &s);
 	assert_int_equal(s.allocations, 3);
-	assert_int_equal(s.links, 4);
+	assert_int_equal(s.links, 5);
+	assert_int_equal(s.segments, 2);
 	fx_fini(&f);
 }
 

@@ -2,7 +2,9 @@
 /*
  * The CUDA marks of an ELF file (gpuscope/elfcuda.h): the stand-in
  * programs of these tests, this test itself, and files cut short or
- * damaged (never a crash, never a read past what the file holds).
+ * damaged (never a crash, never a read past what the file holds). Kernel
+ * parameter layouts from cubins: a synthetic one (cubin_build.h), one
+ * nvcc made (when found at configure time), the same cut short.
  */
 #include <gpuscope/elfcuda.h>
 
@@ -20,6 +22,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "cubin_build.h"
 
 static char dir[PATH_MAX / 2];
 
@@ -178,6 +182,119 @@ static void test_library_names(void **state)
 	assert_false(gs_elf_is_cuda_library(""));
 }
 
+/* ---- kernel parameter layouts of cubins ---- */
+
+struct seen {
+	char name[8][64];
+	unsigned count[8];
+	uint32_t sizes[8][8];
+	unsigned n;
+};
+
+static void on_kernel(void *ctx, const char *name, size_t len, unsigned count,
+		      const uint32_t *sizes)
+{
+	struct seen *s = ctx;
+
+	assert_true(len < sizeof(s->name[0]));
+	if (s->n >= 8)
+		return;
+	memcpy(s->name[s->n], name, len);
+	s->name[s->n][len] = '\0';
+	s->count[s->n] = count;
+	for (unsigned i = 0; i < count && i < 8; i++)
+		s->sizes[s->n][i] = sizes[i];
+	s->n++;
+}
+
+static unsigned kernel_at(const struct seen *s, const char *name)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (!strcmp(s->name[i], name))
+			return i;
+	fail_msg("kernel %s not reported", name);
+	return 0;
+}
+
+static void test_cubin_synthetic(void **state)
+{
+	static const unsigned a[] = {8, 8, 4, 16}, b[] = {1};
+	const struct test_kernel ks[] = {{"_Z1aPfS_iS_", 4, a}, {"b", 1, b}, {"c", 0, NULL}};
+	static uint8_t buf[8192];
+	struct seen s = {0};
+	size_t size = test_cubin(buf, sizeof(buf), ks, 3);
+	unsigned k;
+
+	(void)state;
+	assert_true(size > 0);
+	assert_int_equal(gs_cubin_param_layouts(buf, size, on_kernel, &s), 3);
+	assert_int_equal(s.n, 3); /* the module-wide .nv.info is no kernel */
+	k = kernel_at(&s, "_Z1aPfS_iS_");
+	assert_int_equal(s.count[k], 4);
+	assert_int_equal(s.sizes[k][0], 8);
+	assert_int_equal(s.sizes[k][2], 4);
+	assert_int_equal(s.sizes[k][3], 16);
+	k = kernel_at(&s, "b");
+	assert_int_equal(s.count[k], 1);
+	assert_int_equal(s.sizes[k][0], 1);
+	k = kernel_at(&s, "c");
+	assert_int_equal(s.count[k], 0);
+	/* Cut anywhere: never a read past the end (ASan), a kernel at most
+	 * with what its section still holds, or "not ELF". */
+	for (size_t cut = 0; cut < size; cut += 7) {
+		struct seen t = {0};
+		int r = gs_cubin_param_layouts(buf, cut, on_kernel, &t);
+
+		assert_true(r >= -1 && r <= 3);
+	}
+	/* Damaged: the section header table points past the end. */
+	{
+		Elf64_Ehdr eh;
+		struct seen t = {0};
+
+		memcpy(&eh, buf, sizeof(eh));
+		eh.e_shoff = size;
+		memcpy(buf, &eh, sizeof(eh));
+		assert_int_equal(gs_cubin_param_layouts(buf, size, on_kernel, &t), -1);
+	}
+	assert_int_equal(gs_cubin_param_layouts("not an ELF at all, not at all......"
+						"..................................",
+						70, on_kernel, &s),
+			 -1);
+}
+
+/* The layout of a cubin nvcc made (tests/collector/params.cu). */
+static void test_cubin_from_nvcc(void **state)
+{
+#ifdef GS_NVCC_CUBIN
+	struct seen s = {0};
+	unsigned char *buf;
+	struct stat sb;
+	size_t size;
+	unsigned k;
+
+	(void)state;
+	if (stat(GS_NVCC_CUBIN, &sb) != 0 || sb.st_size == 0)
+		skip(); /* nvcc could not build it here */
+	buf = slurp(GS_NVCC_CUBIN, &size);
+	assert_int_equal(gs_cubin_param_layouts(buf, size, on_kernel, &s), 2);
+	k = kernel_at(&s, "_Z7k_mixedPfPKi4pairdcS_");
+	assert_int_equal(s.count[k], 6);
+	assert_int_equal(s.sizes[k][0], 8);  /* float * */
+	assert_int_equal(s.sizes[k][1], 8);  /* const int * */
+	assert_int_equal(s.sizes[k][2], 16); /* struct pair */
+	assert_int_equal(s.sizes[k][3], 8);  /* double */
+	assert_int_equal(s.sizes[k][4], 1);  /* char */
+	assert_int_equal(s.sizes[k][5], 8);  /* float * */
+	k = kernel_at(&s, "_Z6k_nonev");
+	assert_int_equal(s.count[k], 0);
+	free(buf);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +304,8 @@ int main(void)
 		cmocka_unit_test(test_cut_short),
 		cmocka_unit_test(test_damaged_headers),
 		cmocka_unit_test(test_library_names),
+		cmocka_unit_test(test_cubin_synthetic),
+		cmocka_unit_test(test_cubin_from_nvcc),
 	};
 
 	snprintf(dir, sizeof(dir), "%s/elfcuda", GS_TEST_TMP);

@@ -548,6 +548,93 @@ static void test_data_edges(void **state)
 	gs_trace_destroy(b.t);
 }
 
+/*
+ * A caching allocator's segment (GS_LINK_SEGMENT): ops are joined only where
+ * their ranges are known to meet. A memset of [0, 4 KiB); two kernels at
+ * 1 MiB (the same tensor: a data edge; the memset ends below them: none);
+ * a kernel at 8 (inside the memset's range: a data edge from it; the
+ * tensor at 1 MiB may reach down to it or not, its size unknown: a
+ * segment edge, possible, outside the graph's edges).
+ */
+static void test_segment_edges(void **state)
+{
+	(void)state;
+	struct tb b = tb_new();
+	uint32_t s1 = tb_stream(&b, 1, 0), s2 = tb_stream(&b, 2, 0), s3 = tb_stream(&b, 3, 0);
+	struct gs_allocation a = {.address = 0x7a0000000000ull, .bytes = 8u << 20};
+	const uint8_t seg = GS_LINK_HAS_OFFSET | GS_LINK_SEGMENT;
+	uint32_t ai;
+	struct gs_graph *g;
+
+	assert_int_equal(b.s->allocation(b.s, &a, &ai), GS_OK);
+	tb_op(&b, GS_OP_MEMSET, s1, 10, 20, 1, "clear");
+	tb_op(&b, GS_OP_KERNEL, s2, 30, 40, 2, "k_t");
+	tb_op(&b, GS_OP_KERNEL, s3, 50, 60, 3, "k_t_again");
+	tb_op(&b, GS_OP_KERNEL, s1, 70, 80, 4, "k_low");
+	struct gs_op_alloc links[] = {
+		{.correlation = 1,
+		 .allocation = ai,
+		 .op_kind = GS_OP_MEMSET,
+		 .flags = seg,
+		 .offset = 0,
+		 .bytes = 4096},
+		{.correlation = 2,
+		 .allocation = ai,
+		 .op_kind = GS_OP_KERNEL,
+		 .flags = seg,
+		 .offset = 1u << 20},
+		{.correlation = 3,
+		 .allocation = ai,
+		 .op_kind = GS_OP_KERNEL,
+		 .flags = seg,
+		 .offset = 1u << 20},
+		{.correlation = 4,
+		 .allocation = ai,
+		 .op_kind = GS_OP_KERNEL,
+		 .flags = seg,
+		 .offset = 8},
+	};
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(b.s->op_alloc(b.s, &links[i]), GS_OK);
+	g = tb_graph(&b);
+	assert_true(g->has_data_edges);
+	assert_int_equal(g->edge_count[GS_EDGE_DATA], 2);
+	assert_true(has_edge(g, op_of(&b, 2), op_of(&b, 3), GS_EDGE_DATA));
+	assert_true(has_edge(g, op_of(&b, 1), op_of(&b, 4), GS_EDGE_DATA));
+	assert_false(has_edge(g, op_of(&b, 1), op_of(&b, 2), GS_EDGE_DATA));
+	assert_false(has_edge(g, op_of(&b, 3), op_of(&b, 4), GS_EDGE_DATA));
+	assert_int_equal(in_degree(g, op_of(&b, 2)), 0);
+	assert_int_equal(g->n_segment_edges, 1);
+	assert_int_equal(g->segment_edges[0].from, op_of(&b, 3));
+	assert_int_equal(g->segment_edges[0].to, op_of(&b, 4));
+	assert_int_equal(g->segment_edges[0].allocation, ai);
+	gs_graph_destroy(g);
+	gs_trace_destroy(b.t);
+
+	/* Without the mark (one buffer per allocation, or a trace written
+	 * before offsets were): the same ops are chained, as before. */
+	b = tb_new();
+	s1 = tb_stream(&b, 1, 0);
+	s2 = tb_stream(&b, 2, 0);
+	s3 = tb_stream(&b, 3, 0);
+	assert_int_equal(b.s->allocation(b.s, &a, &ai), GS_OK);
+	tb_op(&b, GS_OP_MEMSET, s1, 10, 20, 1, "clear");
+	tb_op(&b, GS_OP_KERNEL, s2, 30, 40, 2, "k_t");
+	tb_op(&b, GS_OP_KERNEL, s3, 50, 60, 3, "k_t_again");
+	tb_op(&b, GS_OP_KERNEL, s1, 70, 80, 4, "k_low");
+	for (size_t i = 0; i < 4; i++) {
+		links[i].flags &= (uint8_t)~GS_LINK_SEGMENT;
+		assert_int_equal(b.s->op_alloc(b.s, &links[i]), GS_OK);
+	}
+	g = tb_graph(&b);
+	assert_int_equal(g->edge_count[GS_EDGE_DATA], 3);
+	assert_true(has_edge(g, op_of(&b, 1), op_of(&b, 2), GS_EDGE_DATA));
+	assert_true(has_edge(g, op_of(&b, 3), op_of(&b, 4), GS_EDGE_DATA));
+	assert_int_equal(g->n_segment_edges, 0);
+	gs_graph_destroy(g);
+	gs_trace_destroy(b.t);
+}
+
 /* The Kineto path: cuda_sync "Stream Wait Event" with wait_on_* args. */
 static const char kineto_wait[] =
 	"{\"traceEvents\": [\n"
@@ -781,6 +868,7 @@ int main(void)
 		cmocka_unit_test(test_edges_forward),
 		cmocka_unit_test(test_default_stream_edges),
 		cmocka_unit_test(test_data_edges),
+		cmocka_unit_test(test_segment_edges),
 		cmocka_unit_test(test_kineto_wait_on_links),
 		cmocka_unit_test(test_shared_traces),
 	};

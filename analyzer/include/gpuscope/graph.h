@@ -80,6 +80,23 @@ struct gs_graph {
 	/* Edges kept that the recording contradicts (GS_EDGEF_RECORDED_EARLY),
 	 * by kind. */
 	uint64_t recorded_early[GS_EDGE_KIND_COUNT];
+	/* Possible data dependencies (segment evidence), in allocation then
+	 * time order: not in edges[]. has_data_edges counts only proven ones. */
+	struct gs_segment_edge *segment_edges;
+	size_t n_segment_edges;
+};
+
+/*
+ * A possible data dependency: two ops touch one allocation that several
+ * buffers share (a caching allocator's segment, GS_LINK_SEGMENT) at places
+ * the trace cannot tell apart or together (an op's pointer, not its size,
+ * is known). Not a graph edge: schedules, the critical path and the
+ * what-ifs never follow it; it is there to be reported as such.
+ */
+struct gs_segment_edge {
+	uint32_t from;       /* op index, the earlier */
+	uint32_t to;         /* op index */
+	uint32_t allocation; /* index into gs_trace_allocations() */
 };
 
 /* Edges (all but stream order) a graph may hold by default: 16 Mi, about

@@ -286,11 +286,23 @@ struct gs_allocation {
 	uint8_t mem_kind; /* enum gs_mem_kind */
 };
 
+/* gs_op_alloc.flags */
+/* `offset` (and `bytes`, when not 0) say where in the allocation the op's
+ * pointer points (traces without it: only that it falls inside). */
+#define GS_LINK_HAS_OFFSET 1u
+/* The allocation is shared by several buffers (pointers at different
+ * offsets touch it: a caching allocator's segment): two ops touching it
+ * depend on each other only where their ranges are known to meet. */
+#define GS_LINK_SEGMENT 2u
+
 /* An op (by its correlation id and kind) touches an allocation. */
 struct gs_op_alloc {
 	uint64_t correlation;
 	uint32_t allocation; /* index into the owner's allocation table */
 	uint8_t op_kind;
+	uint8_t flags;   /* GS_LINK_* */
+	uint64_t offset; /* the op's pointer - the allocation's address */
+	uint64_t bytes;  /* bytes the op touches from there (copies, memsets); 0: unknown */
 };
 
 enum gs_range_kind {
