@@ -150,7 +150,7 @@ gs_status gs_job_analysis_shown_ranks(const struct gs_job_analysis *ja,
  * (the summaries) are set, its ranks are not. The ranks' sections come
  * from part(), in rank order, as the bytes gs_report_*_rank_part wrote.
  */
-struct gs_out;
+struct gs_outbuf;
 /* The notes of one rank's text report, label "caution", "warning", "note". */
 void gs_report_text_notes(const struct gs_report *r,
 			  void (*fn)(void *ctx, const char *label, const char *text), void *ctx);
@@ -158,7 +158,7 @@ void gs_report_text_notes(const struct gs_report *r,
  * (gs_job_analysis_shown_ranks with the same style), in rank order. */
 gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
 				   const struct gs_report_style *style,
-				   gs_status (*part)(void *ctx, size_t i, struct gs_out *o),
+				   gs_status (*part)(void *ctx, size_t i, struct gs_outbuf *o),
 				   void *ctx);
 /* Every device section of one rank. */
 gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank,
@@ -172,7 +172,7 @@ gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank,
 gs_status gs_report_json_job_parts(FILE *f, const struct gs_report *shell,
 				   const struct gs_report_style *style,
 				   gs_status (*part)(void *ctx, unsigned part, size_t i,
-						     struct gs_out *o, bool first, bool *any),
+						     struct gs_outbuf *o, bool first, bool *any),
 				   void *ctx);
 gs_status gs_report_json_rank_part(FILE *f, const struct gs_report *rank, unsigned part);
 
@@ -196,7 +196,7 @@ struct gs_html_layout gs_report_html_job_layout(const struct gs_report *shell);
 gs_status
 gs_report_html_job_parts(FILE *f, const struct gs_report *shell, const struct gs_html_layout *L,
 			 const struct gs_report_style *style,
-			 gs_status (*part)(void *ctx, unsigned part, size_t i, struct gs_out *o),
+			 gs_status (*part)(void *ctx, unsigned part, size_t i, struct gs_outbuf *o),
 			 void *ctx);
 gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
 				   const struct gs_html_layout *L, size_t di0, unsigned part,

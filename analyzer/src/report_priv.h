@@ -107,18 +107,18 @@ struct gs_job_analysis;
 gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analysis **out);
 void gs_job_analysis_destroy(struct gs_job_analysis *ja);
 /* The job sections of the text, JSON ("job" member) and HTML reports. */
-struct gs_out;
-void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
+struct gs_outbuf;
+void gs_job_analysis_write_text(struct gs_outbuf *o, const struct gs_report *job,
 				const struct gs_report_style *st);
-struct jw;
+struct gs_json;
 /* A finding as a JSON row: kind, ns, evidence, numbers, text, advice,
  * advice_kind. */
-void gs_report_json_finding(struct jw *w, const char *kind, int64_t ns,
+void gs_report_json_finding(struct gs_json *w, const char *kind, int64_t ns,
 			    const struct gs_finding_data *d, const char *text, const char *advice);
 /* The "job" member of the JSON report (nothing without a job analysis). */
-void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job);
+void gs_job_analysis_write_json(struct gs_json *w, const struct gs_report *job);
 /* The job's section of the HTML page (nothing without a job analysis). */
-void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job,
+void gs_job_analysis_write_html(struct gs_outbuf *o, const struct gs_report *job,
 				const struct gs_report_style *st);
 
 /* The efficiency as text and HTML print it: "0.92", or "n/a". Returns buf. */
@@ -160,8 +160,8 @@ bool gs_report_comm_name(const char *name);
  * words of `s` over lines of 100 columns, the first after `first`
  * (already `col0` columns), the rest indented by `indent`; and `s` made
  * printable and cut to `cols` columns with "…" (returns the columns). */
-struct gs_out;
-void gs_report_text_wrap(struct gs_out *o, const char *first, size_t col0, const char *s,
+struct gs_outbuf;
+void gs_report_text_wrap(struct gs_outbuf *o, const char *first, size_t col0, const char *s,
 			 size_t indent);
 size_t gs_report_text_fit(char *buf, size_t size, const char *s, size_t cols);
 
@@ -169,8 +169,8 @@ size_t gs_report_text_fit(char *buf, size_t size, const char *s, size_t cols);
  * quoted attributes (& < > " ' escaped, control bytes and invalid UTF-8
  * as U+FFFD), cut to `max` code points with "…" (0: no cut); and a
  * sentence with duration marks (gs_dur_sentence, written with "µs"). */
-void gs_report_html_text(struct gs_out *o, const char *s, size_t max);
-void gs_report_html_sentence(struct gs_out *o, const char *s);
+void gs_report_html_text(struct gs_outbuf *o, const char *s, size_t max);
+void gs_report_html_sentence(struct gs_outbuf *o, const char *s);
 
 /* Sizes of the derived tables. */
 #define GS_REPORT_DEFAULT_TOP 10

@@ -8,7 +8,7 @@
 #ifndef GS_REPORT_TEXT_PRIV_H
 #define GS_REPORT_TEXT_PRIV_H
 
-#include "out.h"
+#include <gpuscope/outbuf.h>
 #include "report_priv.h"
 
 #include <stdbool.h>
@@ -19,7 +19,7 @@
 #define BAR 60
 
 struct tw {
-	struct gs_out o;
+	struct gs_outbuf o;
 	const struct gs_report *r;
 	const struct gs_trace *t;
 	struct gs_report_style st; /* resolved (gs_report_style_of) */

@@ -23,9 +23,9 @@
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
 
+#include <gpuscope/outbuf.h>
 #include "job.h"
 #include "job_sum.h"
-#include "out.h"
 #include "report_priv.h"
 
 #define RANKS 5
@@ -150,7 +150,7 @@ struct parts {
 	size_t asked;                     /* text parts asked for */
 };
 
-static gs_status json_part(void *ctx, unsigned part, size_t i, struct gs_out *o, bool first,
+static gs_status json_part(void *ctx, unsigned part, size_t i, struct gs_outbuf *o, bool first,
 			   bool *any)
 {
 	struct parts *p = ctx;
@@ -168,7 +168,7 @@ static gs_status json_part(void *ctx, unsigned part, size_t i, struct gs_out *o,
 	return GS_OK;
 }
 
-static gs_status text_part(void *ctx, size_t i, struct gs_out *o)
+static gs_status text_part(void *ctx, size_t i, struct gs_outbuf *o)
 {
 	struct parts *p = ctx;
 
@@ -178,7 +178,7 @@ static gs_status text_part(void *ctx, size_t i, struct gs_out *o)
 
 /* HTML: the layout from the shell's summaries, each rank's first GPU
  * after the GPUs of the ranks before it (as the root broadcasts them). */
-static gs_status html_part(void *ctx, unsigned part, size_t i, struct gs_out *o)
+static gs_status html_part(void *ctx, unsigned part, size_t i, struct gs_outbuf *o)
 {
 	struct parts *p = ctx;
 	struct gs_html_layout L = gs_report_html_job_layout(p->shell);
