@@ -123,6 +123,12 @@ void gs_json_null(struct gs_json *w, const char *key)
 	gs_outbuf_write(w->o, "null", 4);
 }
 
+void gs_json_raw(struct gs_json *w, const char *key, const char *text)
+{
+	gs_json_key(w, key);
+	gs_outbuf_puts(w->o, text);
+}
+
 void gs_json_fixed(struct gs_json *w, const char *key, double v)
 {
 	gs_json_key(w, key);

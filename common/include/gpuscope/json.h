@@ -57,6 +57,8 @@ void gs_json_i64(struct gs_json *w, const char *key, int64_t v);
 void gs_json_str(struct gs_json *w, const char *key, const char *s);
 void gs_json_bool(struct gs_json *w, const char *key, bool v);
 void gs_json_null(struct gs_json *w, const char *key);
+/* `text` as it is: a number formatted by the caller ("1.5", "2e-06"). */
+void gs_json_raw(struct gs_json *w, const char *key, const char *text);
 /* A fraction with four decimals (0 for a value that is not finite). */
 void gs_json_fixed(struct gs_json *w, const char *key, double v);
 
