@@ -25,7 +25,7 @@
  * per device (the ideal starts and the whole critical path) and its lists.
  *
  * Text from the trace is escaped (& < > " '); control bytes and invalid
- * UTF-8 become U+FFFD. Every write is checked (out.c).
+ * UTF-8 become U+FFFD. Every write is checked (gs_outbuf).
  *
  * This file holds the page: the text helpers, the document head (CSS and
  * script), the breakdown bar and findings, the order of a device's

@@ -2,7 +2,7 @@
 /*
  * The analyze report as JSON (schema "gpuscope.report/1"): fields whose
  * names are fixed (others only add), and more. Written as it goes (nothing is built in
- * memory), with every write checked (out.c). Integers are exact; fractions
+ * memory), with every write checked (gs_outbuf). Integers are exact; fractions
  * and efficiency have four decimals (efficiency is null when the schedule
  * broke dependency cycles: see report.c). Ops are named by "op": their
  * correlation id when nonzero, else their index, and "op_index": their
