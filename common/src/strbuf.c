@@ -98,7 +98,7 @@ char *gs_strbuf_take(struct gs_strbuf *b)
 
 	if (!b->oom && !b->p)
 		reserve(b, 0);
-	if (b->oom) {
+	if (b->oom || !b->p) {
 		gs_strbuf_free(b);
 		return NULL;
 	}
