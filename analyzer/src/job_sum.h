@@ -149,6 +149,9 @@ gs_status gs_job_analysis_shown_ranks(const struct gs_job_analysis *ja,
  * format, options, job (warnings, ranks, clock groups) and job analysis
  * (the summaries) are set, its ranks are not. The ranks' sections come
  * from part(), in rank order, as the bytes gs_report_*_rank_part wrote.
+ * part() gets the writer flushed: it writes through o, or to o->f itself
+ * (the rank's bytes as they are), and keeps a failed write in o
+ * (gs_outbuf_fail).
  */
 struct gs_outbuf;
 /* The notes of one rank's text report, label "caution", "warning", "note". */

@@ -824,8 +824,10 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 		h_text(w, j->warnings[i], 0);
 		gs_outbuf_puts(&w->o, "</li>\n");
 	}
-	for (i = 0; i < n && st == GS_OK; i++)
+	for (i = 0; i < n && st == GS_OK; i++) {
+		gs_outbuf_flush(&w->o); /* part() may write to the FILE */
 		st = part(ctx, 0, i, &w->o);
+	}
 	gs_outbuf_puts(&w->o, "</ul>\n<nav>");
 	/* Every GPU's link when they are few; the outliers' and an index. */
 	if (n_shown < n)
@@ -843,6 +845,7 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 		size_t end = i;
 
 		if (shown[i]) {
+			gs_outbuf_flush(&w->o); /* part() may write to the FILE */
 			st = part(ctx, 1, i, &w->o);
 			continue;
 		}
@@ -872,6 +875,7 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 				gs_outbuf_printf(&w->o, "%s%u", k ? ", " : " \xc2\xb7 GPU ",
 						 hj_device(r, sums, i, k));
 			gs_outbuf_puts(&w->o, "</summary>\n");
+			gs_outbuf_flush(&w->o); /* part() may write to the FILE */
 			st = part(ctx, 1, i, &w->o);
 			gs_outbuf_puts(&w->o, "</details>\n");
 		}

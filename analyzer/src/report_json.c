@@ -931,6 +931,7 @@ static gs_status parts_bridge(void *ctx, unsigned part, size_t i, struct gs_json
 		gs_error_append("job report: part %u at depth %d", part, w->depth);
 		return GS_ERR_INVALID;
 	}
+	gs_outbuf_flush(w->o); /* part() may write to the FILE */
 	st = pc->part(pc->ctx, part, i, w->o, w->first[w->depth], &any);
 	if (st == GS_OK && any)
 		w->first[w->depth] = false;

@@ -933,9 +933,12 @@ gs_status gs_report_text_job_parts(FILE *f, const struct gs_report *shell,
 		return st;
 	}
 	text_job_head(&w, shell, n_sums, gpus, ops, sums);
-	for (size_t i = 0; i < n_sums && st == GS_OK; i++)
-		if (!shown || shown[i])
+	for (size_t i = 0; i < n_sums && st == GS_OK; i++) {
+		if (!shown || shown[i]) {
+			gs_outbuf_flush(&w.o); /* part() may write to the FILE */
 			st = part(ctx, i, &w.o);
+		}
+	}
 	text_job_tail(&w, gpus, n_sums, n_shown);
 	free(shown);
 	if (st != GS_OK) {
