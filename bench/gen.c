@@ -369,12 +369,12 @@ static gs_status jb_flush(struct gen *g)
 
 static void js(struct gen *g, const char *s)
 {
-	gs_jbuf_str(&g->j, s);
+	gs_outbuf_puts(&g->j.o, s);
 }
 
 static void ju(struct gen *g, uint64_t v)
 {
-	gs_jbuf_u64(&g->j, v);
+	gs_outbuf_u64(&g->j.o, v);
 }
 
 static void jfix2(struct gen *g, uint64_t hundredths)

@@ -1,9 +1,30 @@
 /* SPDX-License-Identifier: MIT */
-/* The generators' JSON output buffer (see jbuf.h). */
+/* The generators' JSON output (see jbuf.h). */
 #include "jbuf.h"
 
-#include <stdlib.h>
+#include <errno.h>
+#include <string.h>
 #include <zlib.h>
+
+/* The gs_outbuf target: the plain file and/or the gzip one. */
+static void jbuf_target(struct gs_outbuf *o, const char *p, size_t n, bool last)
+{
+	struct gs_jbuf *j = o->ctx;
+
+	(void)last;
+	if (!n)
+		return;
+	errno = 0;
+	if (j->json && fwrite(p, 1, n, j->json) != n) {
+		gs_outbuf_fail(o, errno, NULL);
+		return;
+	}
+	if (j->gz && gzwrite(j->gz, p, (unsigned)n) != (int)n) {
+		gs_outbuf_fail(o, 0, "gzwrite failed");
+		return;
+	}
+	j->bytes += n;
+}
 
 gs_status gs_jbuf_init(struct gs_jbuf *j, FILE *json, void *gz)
 {
@@ -11,79 +32,57 @@ gs_status gs_jbuf_init(struct gs_jbuf *j, FILE *json, void *gz)
 	j->json = json;
 	j->gz = gz;
 	j->first_event = true;
-	j->b = malloc(GS_JBUF_CAP);
-	if (!j->b) {
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
-	}
+	gs_outbuf_init_target(&j->o, jbuf_target, j);
 	return GS_OK;
 }
 
 void gs_jbuf_fini(struct gs_jbuf *j)
 {
-	free(j->b);
-	j->b = NULL;
+	gs_outbuf_discard(&j->o);
+}
+
+gs_status gs_jbuf_reserve(struct gs_jbuf *j)
+{
+	/* A failed writer's finish returns its cause. */
+	return j->o.failed ? gs_outbuf_finish(&j->o) : GS_OK;
 }
 
 gs_status gs_jbuf_flush(struct gs_jbuf *j)
 {
-	if (!j->n)
-		return GS_OK;
-	if (j->json && fwrite(j->b, 1, j->n, j->json) != j->n) {
-		gs_error_append("writing the JSON trace failed");
-		return GS_ERR_IO;
-	}
-	if (j->gz && gzwrite(j->gz, j->b, (unsigned)j->n) != (int)j->n) {
-		gs_error_append("writing the gzip JSON trace failed");
-		return GS_ERR_IO;
-	}
-	j->bytes += j->n;
-	j->n = 0;
-	return GS_OK;
+	gs_outbuf_flush(&j->o);
+	return gs_jbuf_reserve(j);
 }
 
 gs_status gs_jbuf_long(struct gs_jbuf *j, const char *s, size_t len)
 {
-	while (len) {
-		size_t take = len < 4096 ? len : 4096;
-
-		if (j->n + take + GS_JBUF_EVENT_MAX > GS_JBUF_CAP) {
-			gs_status rc = gs_jbuf_flush(j);
-
-			if (rc)
-				return rc;
-		}
-		memcpy(j->b + j->n, s, take);
-		j->n += take;
-		s += take;
-		len -= take;
-	}
-	return GS_OK;
+	gs_outbuf_write(&j->o, s, len);
+	return gs_jbuf_reserve(j);
 }
 
 gs_status gs_jbuf_event(struct gs_jbuf *j, const char *ph, const char *cat, const char *name,
 			int64_t pid, int64_t tid, int64_t ts, int64_t dur)
 {
+	struct gs_outbuf *o = &j->o;
 	gs_status rc = gs_jbuf_reserve(j);
 
 	if (rc)
 		return rc;
-	gs_jbuf_str(j, j->first_event ? "\n  {\n" : ",\n  {\n");
+	gs_outbuf_puts(o, j->first_event ? "\n  {\n" : ",\n  {\n");
 	j->first_event = false;
-	gs_jbuf_str(j, "    \"ph\": \"");
-	gs_jbuf_str(j, ph);
-	gs_jbuf_str(j, "\", \"cat\": \"");
-	gs_jbuf_str(j, cat);
-	gs_jbuf_str(j, "\", \"name\": \"");
-	gs_jbuf_str(j, name);
-	gs_jbuf_str(j, "\", \"pid\": ");
-	gs_jbuf_i64(j, pid);
-	gs_jbuf_str(j, ", \"tid\": ");
-	gs_jbuf_i64(j, tid);
-	gs_jbuf_str(j, ",\n    \"ts\": ");
+	gs_outbuf_puts(o, "    \"ph\": \"");
+	gs_outbuf_puts(o, ph);
+	gs_outbuf_puts(o, "\", \"cat\": \"");
+	gs_outbuf_puts(o, cat);
+	gs_outbuf_puts(o, "\", \"name\": \"");
+	gs_outbuf_puts(o, name);
+	gs_outbuf_puts(o, "\", \"pid\": ");
+	gs_outbuf_i64(o, pid);
+	gs_outbuf_puts(o, ", \"tid\": ");
+	gs_outbuf_i64(o, tid);
+	gs_outbuf_puts(o, ",\n    \"ts\": ");
 	gs_jbuf_us(j, ts);
 	if (dur >= 0) {
-		gs_jbuf_str(j, ", \"dur\": ");
+		gs_outbuf_puts(o, ", \"dur\": ");
 		gs_jbuf_us(j, dur);
 	}
 	return GS_OK;

@@ -429,15 +429,16 @@ static void w_set_rank(struct writer *w, uint32_t r)
 
 static void w_device_props(struct gs_jbuf *j, uint32_t dev)
 {
-	gs_jbuf_str(j, "    {\n      \"id\": ");
-	gs_jbuf_u64(j, dev);
-	gs_jbuf_str(j,
-		    ", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85045231616,\n"
-		    "      \"computeMajor\": 9, \"computeMinor\": 0, \"maxThreadsPerBlock\": "
-		    "1024, \"maxThreadsPerMultiprocessor\": 2048,\n      \"regsPerBlock\": 65536, "
-		    "\"regsPerMultiprocessor\": 65536, \"warpSize\": 32,\n"
-		    "      \"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": 233472,\n"
-		    "      \"numSms\": 132, \"sharedMemPerBlockOptin\": 232448\n    }");
+	gs_outbuf_puts(&j->o, "    {\n      \"id\": ");
+	gs_outbuf_u64(&j->o, dev);
+	gs_outbuf_puts(
+		&j->o,
+		", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85045231616,\n"
+		"      \"computeMajor\": 9, \"computeMinor\": 0, \"maxThreadsPerBlock\": "
+		"1024, \"maxThreadsPerMultiprocessor\": 2048,\n      \"regsPerBlock\": 65536, "
+		"\"regsPerMultiprocessor\": 65536, \"warpSize\": 32,\n"
+		"      \"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": 233472,\n"
+		"      \"numSms\": 132, \"sharedMemPerBlockOptin\": 232448\n    }");
 }
 
 /* The metadata events of a GPU lane (Kineto: pid = device). */
@@ -447,12 +448,13 @@ static gs_status w_gpu_lane(struct gs_jbuf *j, uint32_t dev)
 
 	if ((rc = gs_jbuf_event(j, "M", "__metadata", "process_name", dev, 0, JOB_BASE_NS, -1)))
 		return rc;
-	gs_jbuf_str(j, ",\n    \"args\": {\n      \"name\": \"python train.py --job\"\n    }\n  }");
+	gs_outbuf_puts(&j->o,
+		       ",\n    \"args\": {\n      \"name\": \"python train.py --job\"\n    }\n  }");
 	if ((rc = gs_jbuf_event(j, "M", "__metadata", "process_labels", dev, 0, JOB_BASE_NS, -1)))
 		return rc;
-	gs_jbuf_str(j, ",\n    \"args\": {\n      \"labels\": \"GPU ");
-	gs_jbuf_u64(j, dev);
-	gs_jbuf_str(j, "\"\n    }\n  }");
+	gs_outbuf_puts(&j->o, ",\n    \"args\": {\n      \"labels\": \"GPU ");
+	gs_outbuf_u64(&j->o, dev);
+	gs_outbuf_puts(&j->o, "\"\n    }\n  }");
 	return GS_OK;
 }
 
@@ -462,42 +464,46 @@ static gs_status w_header(struct writer *w)
 	uint32_t ndev = w->merged ? w->jb->n : 1;
 	gs_status rc;
 
-	gs_jbuf_str(j, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
+	gs_outbuf_puts(&j->o, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
 	for (uint32_t d = 0; d < ndev; d++) {
 		if ((rc = gs_jbuf_reserve(j)))
 			return rc;
 		if (d)
-			gs_jbuf_str(j, ",\n");
+			gs_outbuf_puts(&j->o, ",\n");
 		w_device_props(j, w->merged ? d : w->dev);
 	}
-	gs_jbuf_str(j, "\n  ],\n  \"cupti_version\": 22,\n  \"cuda_runtime_version\": 12040,\n"
+	gs_outbuf_puts(&j->o,
+		       "\n  ],\n  \"cupti_version\": 22,\n  \"cuda_runtime_version\": 12040,\n"
 		       "  \"cuda_driver_version\": 12040,\n  \"host_name\": \"bench-node-");
-	gs_jbuf_u64(j, w->merged ? 0 : w->r / JOB_GPUS_PER_NODE);
+	gs_outbuf_u64(&j->o, w->merged ? 0 : w->r / JOB_GPUS_PER_NODE);
 	if (w->merged) {
 		/* One process: no distributedInfo, it is not a rank of a job. */
-		gs_jbuf_str(j, "\",\n  \"traceEvents\": [");
+		gs_outbuf_puts(&j->o, "\",\n  \"traceEvents\": [");
 	} else {
-		gs_jbuf_str(j, "\",\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": ");
-		gs_jbuf_u64(j, w->r);
-		gs_jbuf_str(j, ", \"world_size\": ");
-		gs_jbuf_u64(j, w->jb->n);
-		gs_jbuf_str(j,
-			    ", \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": "
-			    "\"default_pg\", \"backend_config\": \"cuda:nccl\", \"pg_size\": ");
-		gs_jbuf_u64(j, w->jb->n);
-		gs_jbuf_str(j, ", \"ranks\": ");
+		gs_outbuf_puts(&j->o,
+			       "\",\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": ");
+		gs_outbuf_u64(&j->o, w->r);
+		gs_outbuf_puts(&j->o, ", \"world_size\": ");
+		gs_outbuf_u64(&j->o, w->jb->n);
+		gs_outbuf_puts(
+			&j->o,
+			", \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": "
+			"\"default_pg\", \"backend_config\": \"cuda:nccl\", \"pg_size\": ");
+		gs_outbuf_u64(&j->o, w->jb->n);
+		gs_outbuf_puts(&j->o, ", \"ranks\": ");
 		if ((rc = gs_jbuf_long(j, w->jb->ranks_str, w->jb->ranks_len)))
 			return rc;
-		gs_jbuf_str(j, "}], \"nccl_version\": \"2.21.5\"},\n  \"traceEvents\": [");
+		gs_outbuf_puts(&j->o, "}], \"nccl_version\": \"2.21.5\"},\n  \"traceEvents\": [");
 	}
 	j->first_event = true;
 	if ((rc = gs_jbuf_event(j, "M", "__metadata", "process_name", w->pid, 0, JOB_BASE_NS, -1)))
 		return rc;
-	gs_jbuf_str(j, ",\n    \"args\": {\n      \"name\": \"python train.py --job\"\n    }\n  }");
+	gs_outbuf_puts(&j->o,
+		       ",\n    \"args\": {\n      \"name\": \"python train.py --job\"\n    }\n  }");
 	if ((rc = gs_jbuf_event(j, "M", "__metadata", "process_labels", w->pid, 0, JOB_BASE_NS,
 				-1)))
 		return rc;
-	gs_jbuf_str(j, ",\n    \"args\": {\n      \"labels\": \"CPU\"\n    }\n  }");
+	gs_outbuf_puts(&j->o, ",\n    \"args\": {\n      \"labels\": \"CPU\"\n    }\n  }");
 	for (uint32_t d = 0; d < ndev; d++)
 		if ((rc = w_gpu_lane(j, w->merged ? d : w->dev)))
 			return rc;
@@ -523,49 +529,50 @@ static gs_status w_kernel(struct writer *w, uint64_t i, unsigned k, const struct
 	if ((rc = gs_jbuf_event(j, "X", "cuda_runtime", "cudaLaunchKernel", w->pid, w->tid, t0,
 				t1 - t0)))
 		return rc;
-	gs_jbuf_str(j, ",\n    \"args\": {\n      \"cbid\": 211, \"correlation\": ");
-	gs_jbuf_u64(j, corr);
-	gs_jbuf_str(j, "\n    }\n  }");
+	gs_outbuf_puts(&j->o, ",\n    \"args\": {\n      \"cbid\": 211, \"correlation\": ");
+	gs_outbuf_u64(&j->o, corr);
+	gs_outbuf_puts(&j->o, "\n    }\n  }");
 	if ((rc = gs_jbuf_event(j, "X", "kernel", kn->name, dev,
 				comm ? JOB_STREAM_COMM : JOB_STREAM_COMPUTE, op->start,
 				op->end - op->start)))
 		return rc;
-	gs_jbuf_str(j, ",\n    \"args\": {\n      \"queued\": 0, \"device\": ");
-	gs_jbuf_u64(j, dev);
-	gs_jbuf_str(j, ", \"context\": 1, \"stream\": ");
-	gs_jbuf_u64(j, comm ? JOB_STREAM_COMM : JOB_STREAM_COMPUTE);
-	gs_jbuf_str(j, ", \"correlation\": ");
-	gs_jbuf_u64(j, corr);
-	gs_jbuf_str(j, ", \"registers per thread\": ");
-	gs_jbuf_u64(j, kn->regs);
-	gs_jbuf_str(j, ", \"shared memory\": ");
-	gs_jbuf_u64(j, kn->smem);
-	gs_jbuf_str(j, ", \"grid\": [");
-	gs_jbuf_u64(j, kn->grid);
-	gs_jbuf_str(j, ", 1, 1], \"block\": [");
-	gs_jbuf_u64(j, kn->block);
-	gs_jbuf_str(j, ", 1, 1]");
+	gs_outbuf_puts(&j->o, ",\n    \"args\": {\n      \"queued\": 0, \"device\": ");
+	gs_outbuf_u64(&j->o, dev);
+	gs_outbuf_puts(&j->o, ", \"context\": 1, \"stream\": ");
+	gs_outbuf_u64(&j->o, comm ? JOB_STREAM_COMM : JOB_STREAM_COMPUTE);
+	gs_outbuf_puts(&j->o, ", \"correlation\": ");
+	gs_outbuf_u64(&j->o, corr);
+	gs_outbuf_puts(&j->o, ", \"registers per thread\": ");
+	gs_outbuf_u64(&j->o, kn->regs);
+	gs_outbuf_puts(&j->o, ", \"shared memory\": ");
+	gs_outbuf_u64(&j->o, kn->smem);
+	gs_outbuf_puts(&j->o, ", \"grid\": [");
+	gs_outbuf_u64(&j->o, kn->grid);
+	gs_outbuf_puts(&j->o, ", 1, 1], \"block\": [");
+	gs_outbuf_u64(&j->o, kn->block);
+	gs_outbuf_puts(&j->o, ", 1, 1]");
 	if (comm) {
 		bool ar = op->kind == JK_ALLREDUCE;
 		uint64_t in = ar ? JOB_AR_COUNT : JOB_AG_COUNT;
 
-		gs_jbuf_str(j, ar ? ",\n      \"Collective name\": \"allreduce\"" :
-				    ",\n      \"Collective name\": \"_allgather_base\"");
-		gs_jbuf_str(j, ", \"In msg nelems\": ");
-		gs_jbuf_u64(j, in);
-		gs_jbuf_str(j, ", \"Out msg nelems\": ");
-		gs_jbuf_u64(j, ar ? in : in * w->jb->n);
-		gs_jbuf_str(j, ", \"Group size\": ");
-		gs_jbuf_u64(j, w->jb->n);
-		gs_jbuf_str(j, ar ? ", \"dtype\": \"Float\"" : ", \"dtype\": \"BFloat16\"");
-		gs_jbuf_str(j, ", \"In split size\": \"[]\", \"Out split size\": \"[]\", "
+		gs_outbuf_puts(&j->o, ar ? ",\n      \"Collective name\": \"allreduce\"" :
+					   ",\n      \"Collective name\": \"_allgather_base\"");
+		gs_outbuf_puts(&j->o, ", \"In msg nelems\": ");
+		gs_outbuf_u64(&j->o, in);
+		gs_outbuf_puts(&j->o, ", \"Out msg nelems\": ");
+		gs_outbuf_u64(&j->o, ar ? in : in * w->jb->n);
+		gs_outbuf_puts(&j->o, ", \"Group size\": ");
+		gs_outbuf_u64(&j->o, w->jb->n);
+		gs_outbuf_puts(&j->o, ar ? ", \"dtype\": \"Float\"" : ", \"dtype\": \"BFloat16\"");
+		gs_outbuf_puts(&j->o,
+			       ", \"In split size\": \"[]\", \"Out split size\": \"[]\", "
 			       "\"Process Group Name\": \"0\", \"Process Group Description\": "
 			       "\"default_pg\", \"Process Group Ranks\": \"");
 		if ((rc = gs_jbuf_long(j, w->jb->ranks_str, w->jb->ranks_len)))
 			return rc;
-		gs_jbuf_str(j, "\"");
+		gs_outbuf_puts(&j->o, "\"");
 	}
-	gs_jbuf_str(j, "\n    }\n  }");
+	gs_outbuf_puts(&j->o, "\n    }\n  }");
 	return GS_OK;
 }
 
@@ -629,7 +636,7 @@ static gs_status w_ops(struct writer *w)
 			if ((rc = gs_jbuf_event(&w->j, "X", "user_annotation", name, w->pid, w->tid,
 						h0, w->host - h0)))
 				return rc;
-			gs_jbuf_str(&w->j, "\n  }");
+			gs_outbuf_puts(&w->j.o, "\n  }");
 			jb->s_start[i * jb->n + w->r] = g0;
 			jb->s_end[i * jb->n + w->r] = g1;
 		}
@@ -656,15 +663,15 @@ static gs_status w_file(struct writer *w)
 	}
 	if (rc || (rc = gs_jbuf_reserve(&w->j)))
 		return rc;
-	gs_jbuf_str(&w->j, "\n  ],\n  \"traceName\": \"");
+	gs_outbuf_puts(&w->j.o, "\n  ],\n  \"traceName\": \"");
 	if (w->merged) {
-		gs_jbuf_str(&w->j, "merged");
+		gs_outbuf_puts(&w->j.o, "merged");
 	} else {
-		gs_jbuf_str(&w->j, "rank");
-		gs_jbuf_u64(&w->j, w->r);
+		gs_outbuf_puts(&w->j.o, "rank");
+		gs_outbuf_u64(&w->j.o, w->r);
 	}
-	gs_jbuf_str(&w->j, ".pt.trace.json\",\n  \"displayTimeUnit\": \"ms\",\n"
-			   "  \"baseTimeNanoseconds\": 1718294400000000000\n}\n");
+	gs_outbuf_puts(&w->j.o, ".pt.trace.json\",\n  \"displayTimeUnit\": \"ms\",\n"
+				"  \"baseTimeNanoseconds\": 1718294400000000000\n}\n");
 	return gs_jbuf_flush(&w->j);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private helpers shared by the analyses (common.c): finding a host
+ * Private helpers shared by the analyses (op_devices.c): finding a host
  * thread, small macros. Joins of ops and syncs to their API calls are the
  * trace's (gs_trace_op_launches(), gs_trace_sync_calls()).
  */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jw.h"
-#include "out.h"
+#include <gpuscope/json.h>
+#include <gpuscope/outbuf.h>
 
 #include <gpuscope/text.h>
 
@@ -68,29 +68,30 @@ static int64_t kern_mean(const struct kern_row *k, int s)
 }
 /* ---- JSON ------------------------------------------------------------------ */
 
-static void j_side_i64(struct gs_out *o, const char *key, const struct dev_diff *dd,
+static void j_side_i64(struct gs_outbuf *o, const char *key, const struct dev_diff *dd,
 		       const int64_t v[2])
 {
-	gs_out_printf(o, "\"%s\": {\"base\": ", key);
+	gs_outbuf_printf(o, "\"%s\": {\"base\": ", key);
 	if (dd->d[SIDE_BASE])
-		gs_out_printf(o, "%lld", (long long)v[SIDE_BASE]);
+		gs_outbuf_printf(o, "%lld", (long long)v[SIDE_BASE]);
 	else
-		gs_out_puts(o, "null");
-	gs_out_puts(o, ", \"new\": ");
+		gs_outbuf_puts(o, "null");
+	gs_outbuf_puts(o, ", \"new\": ");
 	if (dd->d[SIDE_NEW])
-		gs_out_printf(o, "%lld", (long long)v[SIDE_NEW]);
+		gs_outbuf_printf(o, "%lld", (long long)v[SIDE_NEW]);
 	else
-		gs_out_puts(o, "null");
-	gs_out_puts(o, ", \"delta\": ");
+		gs_outbuf_puts(o, "null");
+	gs_outbuf_puts(o, ", \"delta\": ");
 	if (dd->d[SIDE_BASE] && dd->d[SIDE_NEW])
-		gs_out_printf(o, "%lld", (long long)(v[SIDE_NEW] - v[SIDE_BASE]));
+		gs_outbuf_printf(o, "%lld", (long long)(v[SIDE_NEW] - v[SIDE_BASE]));
 	else
-		gs_out_puts(o, "null");
+		gs_outbuf_puts(o, "null");
 }
 
 /* The values on the basis of the comparison, when it is not the totals:
  * durations in whole ns, counts with two decimals. */
-static void j_normalized(struct gs_out *o, const struct dev_diff *dd, bool ns, const int64_t v[2])
+static void j_normalized(struct gs_outbuf *o, const struct dev_diff *dd, bool ns,
+			 const int64_t v[2])
 {
 	double x = diff_norm_of(dd, SIDE_BASE, v[SIDE_BASE]),
 	       y = diff_norm_of(dd, SIDE_NEW, v[SIDE_NEW]);
@@ -98,24 +99,24 @@ static void j_normalized(struct gs_out *o, const struct dev_diff *dd, bool ns, c
 	if (dd->basis == B_TOTAL)
 		return;
 	if (ns)
-		gs_out_printf(o,
-			      ", \"normalized\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld}",
-			      (long long)llround(x), (long long)llround(y),
-			      (long long)(llround(y) - llround(x)));
+		gs_outbuf_printf(
+			o, ", \"normalized\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld}",
+			(long long)llround(x), (long long)llround(y),
+			(long long)(llround(y) - llround(x)));
 	else
-		gs_out_printf(o,
-			      ", \"normalized\": {\"base\": %.2f, \"new\": %.2f, \"delta\": %.2f}",
-			      x, y, y - x);
+		gs_outbuf_printf(
+			o, ", \"normalized\": {\"base\": %.2f, \"new\": %.2f, \"delta\": %.2f}", x,
+			y, y - x);
 }
 
 /* null when not finite: a report gives no efficiency when its schedule
  * broke dependency cycles (report.c). */
-static void j_fixed4(struct gs_out *o, double v)
+static void j_fixed4(struct gs_outbuf *o, double v)
 {
 	if (!isfinite(v))
-		gs_out_puts(o, "null");
+		gs_outbuf_puts(o, "null");
 	else
-		gs_out_printf(o, "%.4f", v);
+		gs_outbuf_printf(o, "%.4f", v);
 }
 
 /* The pairs present on both sides: the first, when all share one basis
@@ -163,254 +164,258 @@ static void side_counts(const struct gs_report *r, size_t *ops, size_t *gpus)
 	}
 }
 
-static void j_side(struct gs_out *o, const struct gs_diff *df, int s)
+static void j_side(struct gs_outbuf *o, const struct gs_diff *df, int s)
 {
 	size_t n_ops, n_dev;
 
 	side_counts(df->r[s], &n_ops, &n_dev);
-	gs_out_printf(o, "  \"%s\": {\"file\": ", s ? "new" : "base");
-	gs_out_json_string(o, df->label[s]);
-	gs_out_puts(o, ", \"format\": ");
-	gs_out_json_string(o, df->format[s]);
-	gs_out_printf(o, ", \"ops\": %llu, \"devices\": %llu}", (unsigned long long)n_ops,
-		      (unsigned long long)n_dev);
+	gs_outbuf_printf(o, "  \"%s\": {\"file\": ", s ? "new" : "base");
+	gs_outbuf_json_str(o, df->label[s], GS_JSON_ESCAPE_DEL);
+	gs_outbuf_puts(o, ", \"format\": ");
+	gs_outbuf_json_str(o, df->format[s], GS_JSON_ESCAPE_DEL);
+	gs_outbuf_printf(o, ", \"ops\": %llu, \"devices\": %llu}", (unsigned long long)n_ops,
+			 (unsigned long long)n_dev);
 }
 
 /* A kernel's or a group's times on the basis of the comparison. */
-static void j_norm_ns(struct gs_out *o, const struct dev_diff *dd, const int64_t norm[2])
+static void j_norm_ns(struct gs_outbuf *o, const struct dev_diff *dd, const int64_t norm[2])
 {
 	if (dd->basis != B_TOTAL)
-		gs_out_printf(o,
-			      ", \"base_normalized_ns\": %lld, \"new_normalized_ns\": %lld, "
-			      "\"delta_normalized_ns\": %lld",
-			      (long long)norm[0], (long long)norm[1],
-			      (long long)(norm[1] - norm[0]));
+		gs_outbuf_printf(o,
+				 ", \"base_normalized_ns\": %lld, \"new_normalized_ns\": %lld, "
+				 "\"delta_normalized_ns\": %lld",
+				 (long long)norm[0], (long long)norm[1],
+				 (long long)(norm[1] - norm[0]));
 }
 
-static void j_counts(struct gs_out *o, const struct dev_diff *dd, const struct group *g,
+static void j_counts(struct gs_outbuf *o, const struct dev_diff *dd, const struct group *g,
 		     const char *ns_key)
 {
-	gs_out_printf(o,
-		      ", \"base_count\": %llu, \"new_count\": %llu, \"base_%s\": %lld, "
-		      "\"new_%s\": %lld, \"delta_ns\": %lld",
-		      (unsigned long long)g->count[0], (unsigned long long)g->count[1], ns_key,
-		      (long long)g->ns[0], ns_key, (long long)g->ns[1],
-		      (long long)(g->ns[1] - g->ns[0]));
+	gs_outbuf_printf(o,
+			 ", \"base_count\": %llu, \"new_count\": %llu, \"base_%s\": %lld, "
+			 "\"new_%s\": %lld, \"delta_ns\": %lld",
+			 (unsigned long long)g->count[0], (unsigned long long)g->count[1], ns_key,
+			 (long long)g->ns[0], ns_key, (long long)g->ns[1],
+			 (long long)(g->ns[1] - g->ns[0]));
 	j_norm_ns(o, dd, g->norm);
 }
 
-static void j_side_u32(struct gs_out *o, const char *key, const struct dev_diff *dd,
+static void j_side_u32(struct gs_outbuf *o, const char *key, const struct dev_diff *dd,
 		       const uint32_t v[2])
 {
 	for (int s = 0; s < 2; s++) {
-		gs_out_printf(o, ", \"%s_%s\": ", s ? "new" : "base", key);
+		gs_outbuf_printf(o, ", \"%s_%s\": ", s ? "new" : "base", key);
 		if (dd->d[s])
-			gs_out_printf(o, "%u", v[s]);
+			gs_outbuf_printf(o, "%u", v[s]);
 		else
-			gs_out_puts(o, "null");
+			gs_outbuf_puts(o, "null");
 	}
 }
 
 /* Which GPUs were compared, and on what basis. */
-static void j_pairing(struct gs_out *o, const struct dev_diff *dd)
+static void j_pairing(struct gs_outbuf *o, const struct dev_diff *dd)
 {
 	j_side_u32(o, "device", dd, dd->dev_of);
 	j_side_u32(o, "rank", dd, dd->rank_of);
-	gs_out_printf(o, ", \"paired\": \"%s\",\n      \"basis\": \"%s\", \"iterations\": {",
-		      dd->explicit_pair ? "explicit" : "by_id", basis_names[dd->basis]);
+	gs_outbuf_printf(o, ", \"paired\": \"%s\",\n      \"basis\": \"%s\", \"iterations\": {",
+			 dd->explicit_pair ? "explicit" : "by_id", basis_names[dd->basis]);
 	for (int s = 0; s < 2; s++) {
-		gs_out_printf(o, "%s\"%s\": ", s ? ", " : "", s ? "new" : "base");
+		gs_outbuf_printf(o, "%s\"%s\": ", s ? ", " : "", s ? "new" : "base");
 		if (dd->iter_src != IT_NONE)
-			gs_out_printf(o, "%llu", (unsigned long long)dd->iters[s]);
+			gs_outbuf_printf(o, "%llu", (unsigned long long)dd->iters[s]);
 		else
-			gs_out_puts(o, "null");
+			gs_outbuf_puts(o, "null");
 	}
-	gs_out_puts(o, ", \"from\": ");
+	gs_outbuf_puts(o, ", \"from\": ");
 	if (dd->iter_src != IT_NONE)
-		gs_out_json_string(o, iter_src_names[dd->iter_src]);
+		gs_outbuf_json_str(o, iter_src_names[dd->iter_src], GS_JSON_ESCAPE_DEL);
 	else
-		gs_out_puts(o, "null");
+		gs_outbuf_puts(o, "null");
 	if (dd->iter_src == IT_NVTX) {
-		gs_out_puts(o, ", \"nvtx_range\": ");
-		gs_out_json_string(o, dd->iter_name);
+		gs_outbuf_puts(o, ", \"nvtx_range\": ");
+		gs_outbuf_json_str(o, dd->iter_name, GS_JSON_ESCAPE_DEL);
 	}
-	gs_out_putc(o, '}');
+	gs_outbuf_putc(o, '}');
 	if (dd->basis == B_SCALED_BY_OPS)
-		gs_out_printf(o, ", \"new_scale\": %.6f", 1.0 / dd->f[SIDE_NEW]);
+		gs_outbuf_printf(o, ", \"new_scale\": %.6f", 1.0 / dd->f[SIDE_NEW]);
 }
 
-static void j_mean(struct gs_out *o, const struct kern_row *k)
+static void j_mean(struct gs_outbuf *o, const struct kern_row *k)
 {
 	for (int s = 0; s < 2; s++) {
-		gs_out_printf(o, ", \"%s_mean_ns\": ", s ? "new" : "base");
+		gs_outbuf_printf(o, ", \"%s_mean_ns\": ", s ? "new" : "base");
 		if (k->count[s])
-			gs_out_printf(o, "%lld", (long long)kern_mean(k, s));
+			gs_outbuf_printf(o, "%lld", (long long)kern_mean(k, s));
 		else
-			gs_out_puts(o, "null");
+			gs_outbuf_puts(o, "null");
 	}
-	gs_out_puts(o, ", \"delta_mean_ns\": ");
+	gs_outbuf_puts(o, ", \"delta_mean_ns\": ");
 	if (k->count[0] && k->count[1])
-		gs_out_printf(o, "%lld", (long long)(kern_mean(k, 1) - kern_mean(k, 0)));
+		gs_outbuf_printf(o, "%lld", (long long)(kern_mean(k, 1) - kern_mean(k, 0)));
 	else
-		gs_out_puts(o, "null");
-	gs_out_printf(o, ", \"delta_count\": %lld",
-		      (long long)k->count[1] - (long long)k->count[0]);
+		gs_outbuf_puts(o, "null");
+	gs_outbuf_printf(o, ", \"delta_count\": %lld",
+			 (long long)k->count[1] - (long long)k->count[0]);
 }
 
-static void j_device(struct gs_out *o, const struct dev_diff *dd)
+static void j_device(struct gs_outbuf *o, const struct dev_diff *dd)
 {
 	size_t i;
 
-	gs_out_printf(o, "    {\"device\": %u, \"rank\": %u, \"name\": ", dd->device, dd->rank);
-	gs_out_json_string(o, dd->name);
-	gs_out_printf(o, ", \"in_base\": %s, \"in_new\": %s", dd->d[SIDE_BASE] ? "true" : "false",
-		      dd->d[SIDE_NEW] ? "true" : "false");
+	gs_outbuf_printf(o, "    {\"device\": %u, \"rank\": %u, \"name\": ", dd->device, dd->rank);
+	gs_outbuf_json_str(o, dd->name, GS_JSON_ESCAPE_DEL);
+	gs_outbuf_printf(o, ", \"in_base\": %s, \"in_new\": %s",
+			 dd->d[SIDE_BASE] ? "true" : "false", dd->d[SIDE_NEW] ? "true" : "false");
 	j_pairing(o, dd);
-	gs_out_puts(o, ",\n      \"metrics\": {");
+	gs_outbuf_puts(o, ",\n      \"metrics\": {");
 	for (i = 0; i < M_COUNT; i++) {
 		int64_t v[2] = {dd->m[0][i], dd->m[1][i]};
 
-		gs_out_puts(o, i ? ",\n        " : "\n        ");
+		gs_outbuf_puts(o, i ? ",\n        " : "\n        ");
 		j_side_i64(o, metrics[i].key, dd, v);
 		j_normalized(o, dd, metrics[i].ns, v);
-		gs_out_putc(o, '}');
+		gs_outbuf_putc(o, '}');
 	}
-	gs_out_puts(o, ",\n        \"efficiency\": {\"base\": ");
+	gs_outbuf_puts(o, ",\n        \"efficiency\": {\"base\": ");
 	if (dd->d[SIDE_BASE])
 		j_fixed4(o, dd->eff[SIDE_BASE]);
 	else
-		gs_out_puts(o, "null");
-	gs_out_puts(o, ", \"new\": ");
+		gs_outbuf_puts(o, "null");
+	gs_outbuf_puts(o, ", \"new\": ");
 	if (dd->d[SIDE_NEW])
 		j_fixed4(o, dd->eff[SIDE_NEW]);
 	else
-		gs_out_puts(o, "null");
-	gs_out_puts(o, ", \"delta\": ");
+		gs_outbuf_puts(o, "null");
+	gs_outbuf_puts(o, ", \"delta\": ");
 	/* A bounded or cycle-broken efficiency is no measure to subtract. */
 	if (dd->d[SIDE_BASE] && dd->d[SIDE_NEW] && dd->eff_kind[0] == GS_REPORT_EFF_EXACT &&
 	    dd->eff_kind[1] == GS_REPORT_EFF_EXACT)
 		j_fixed4(o, dd->eff[SIDE_NEW] - dd->eff[SIDE_BASE]);
 	else
-		gs_out_puts(o, "null");
+		gs_outbuf_puts(o, "null");
 	for (int s = 0; s < 2; s++) {
-		gs_out_printf(o, ", \"%s_kind\": ", s ? "new" : "base");
+		gs_outbuf_printf(o, ", \"%s_kind\": ", s ? "new" : "base");
 		if (dd->d[s])
-			gs_out_json_string(o, eff_kind_names[dd->eff_kind[s] % 3]);
+			gs_outbuf_json_str(o, eff_kind_names[dd->eff_kind[s] % 3],
+					   GS_JSON_ESCAPE_DEL);
 		else
-			gs_out_puts(o, "null");
+			gs_outbuf_puts(o, "null");
 	}
-	gs_out_puts(o, "}\n      },\n      \"dominant\": {\"base\": ");
+	gs_outbuf_puts(o, "}\n      },\n      \"dominant\": {\"base\": ");
 	if (dd->d[SIDE_BASE])
-		gs_out_json_string(o, gs_category_name(dd->d[SIDE_BASE]->b.dominant));
+		gs_outbuf_json_str(o, gs_category_name(dd->d[SIDE_BASE]->b.dominant),
+				   GS_JSON_ESCAPE_DEL);
 	else
-		gs_out_puts(o, "null");
-	gs_out_puts(o, ", \"new\": ");
+		gs_outbuf_puts(o, "null");
+	gs_outbuf_puts(o, ", \"new\": ");
 	if (dd->d[SIDE_NEW])
-		gs_out_json_string(o, gs_category_name(dd->d[SIDE_NEW]->b.dominant));
+		gs_outbuf_json_str(o, gs_category_name(dd->d[SIDE_NEW]->b.dominant),
+				   GS_JSON_ESCAPE_DEL);
 	else
-		gs_out_puts(o, "null");
-	gs_out_puts(o, "},\n      \"kernels\": [");
+		gs_outbuf_puts(o, "null");
+	gs_outbuf_puts(o, "},\n      \"kernels\": [");
 	for (i = 0; i < dd->n_kernels; i++) {
 		const struct kern_row *k = &dd->kernels[i];
 
-		gs_out_puts(o, i ? ",\n        {\"name\": " : "\n        {\"name\": ");
-		gs_out_json_string(o, k->name);
-		gs_out_printf(o,
-			      ", \"base_count\": %llu, \"new_count\": %llu, \"base_ns\": %lld, "
-			      "\"new_ns\": %lld, \"delta_ns\": %lld",
-			      (unsigned long long)k->count[0], (unsigned long long)k->count[1],
-			      (long long)k->ns[0], (long long)k->ns[1], (long long)kern_delta(k));
+		gs_outbuf_puts(o, i ? ",\n        {\"name\": " : "\n        {\"name\": ");
+		gs_outbuf_json_str(o, k->name, GS_JSON_ESCAPE_DEL);
+		gs_outbuf_printf(o,
+				 ", \"base_count\": %llu, \"new_count\": %llu, \"base_ns\": %lld, "
+				 "\"new_ns\": %lld, \"delta_ns\": %lld",
+				 (unsigned long long)k->count[0], (unsigned long long)k->count[1],
+				 (long long)k->ns[0], (long long)k->ns[1],
+				 (long long)kern_delta(k));
 		j_mean(o, k);
 		j_norm_ns(o, dd, k->norm);
-		gs_out_putc(o, '}');
+		gs_outbuf_putc(o, '}');
 	}
-	gs_out_puts(o, dd->n_kernels ? "\n      ],\n      \"waits\": [" : "],\n      \"waits\": [");
+	gs_outbuf_puts(o,
+		       dd->n_kernels ? "\n      ],\n      \"waits\": [" : "],\n      \"waits\": [");
 	for (i = 0; i < dd->n_waits; i++) {
 		const struct group *g = &dd->waits[i];
 
-		gs_out_puts(o, i ? ",\n        {\"status\": " : "\n        {\"status\": ");
-		gs_out_json_string(o, status_names[g->status]);
-		gs_out_puts(o, ", \"kind\": ");
-		gs_out_json_string(o, gs_edge_kind_name(g->kind));
-		gs_out_puts(o, ", \"consumer\": ");
-		gs_out_json_string(o, g->a);
-		gs_out_printf(o, ", \"consumer_stream\": %llu, \"producer\": ",
-			      (unsigned long long)g->sa);
-		gs_out_json_string(o, g->b);
-		gs_out_printf(o, ", \"producer_stream\": %llu", (unsigned long long)g->sb);
+		gs_outbuf_puts(o, i ? ",\n        {\"status\": " : "\n        {\"status\": ");
+		gs_outbuf_json_str(o, status_names[g->status], GS_JSON_ESCAPE_DEL);
+		gs_outbuf_puts(o, ", \"kind\": ");
+		gs_outbuf_json_str(o, gs_edge_kind_name(g->kind), GS_JSON_ESCAPE_DEL);
+		gs_outbuf_puts(o, ", \"consumer\": ");
+		gs_outbuf_json_str(o, g->a, GS_JSON_ESCAPE_DEL);
+		gs_outbuf_printf(o, ", \"consumer_stream\": %llu, \"producer\": ",
+				 (unsigned long long)g->sa);
+		gs_outbuf_json_str(o, g->b, GS_JSON_ESCAPE_DEL);
+		gs_outbuf_printf(o, ", \"producer_stream\": %llu", (unsigned long long)g->sb);
 		j_counts(o, dd, g, "wait_ns");
-		gs_out_putc(o, '}');
+		gs_outbuf_putc(o, '}');
 	}
-	gs_out_puts(o, dd->n_waits ? "\n      ],\n      \"missed_overlap\": [" :
-				     "],\n      \"missed_overlap\": [");
+	gs_outbuf_puts(o, dd->n_waits ? "\n      ],\n      \"missed_overlap\": [" :
+					"],\n      \"missed_overlap\": [");
 	for (i = 0; i < dd->n_missed; i++) {
 		const struct group *g = &dd->missed[i];
 
-		gs_out_puts(o, i ? ",\n        {\"status\": " : "\n        {\"status\": ");
-		gs_out_json_string(o, status_names[g->status]);
-		gs_out_puts(o, ", \"name\": ");
-		gs_out_json_string(o, g->a);
-		gs_out_printf(o, ", \"stream\": %llu, \"direction\": ", (unsigned long long)g->sa);
-		gs_out_json_string(o, gs_copy_kind_name(g->kind));
+		gs_outbuf_puts(o, i ? ",\n        {\"status\": " : "\n        {\"status\": ");
+		gs_outbuf_json_str(o, status_names[g->status], GS_JSON_ESCAPE_DEL);
+		gs_outbuf_puts(o, ", \"name\": ");
+		gs_outbuf_json_str(o, g->a, GS_JSON_ESCAPE_DEL);
+		gs_outbuf_printf(o,
+				 ", \"stream\": %llu, \"direction\": ", (unsigned long long)g->sa);
+		gs_outbuf_json_str(o, gs_copy_kind_name(g->kind), GS_JSON_ESCAPE_DEL);
 		j_counts(o, dd, g, "exposed_ns");
-		gs_out_printf(o, ", \"base_hideable_ns\": %lld, \"new_hideable_ns\": %lld}",
-			      (long long)g->extra[0], (long long)g->extra[1]);
+		gs_outbuf_printf(o, ", \"base_hideable_ns\": %lld, \"new_hideable_ns\": %lld}",
+				 (long long)g->extra[0], (long long)g->extra[1]);
 	}
-	gs_out_puts(o, dd->n_missed ? "\n      ]}" : "]}");
+	gs_outbuf_puts(o, dd->n_missed ? "\n      ]}" : "]}");
 }
 
 gs_status gs_diff_write_json(FILE *f, const struct gs_diff *df)
 {
-	struct gs_out o;
+	struct gs_outbuf o;
 
 	if (!f || !df) {
 		gs_error_append("gs_diff_write_json: no output or no diff");
 		return GS_ERR_INVALID;
 	}
-	gs_out_init(&o, f);
-	gs_out_puts(&o, "{\n  \"schema\": \"gpuscope.diff/1\",\n");
+	gs_outbuf_init(&o, f);
+	gs_outbuf_puts(&o, "{\n  \"schema\": \"gpuscope.diff/1\",\n");
 	j_side(&o, df, SIDE_BASE);
-	gs_out_puts(&o, ",\n");
+	gs_outbuf_puts(&o, ",\n");
 	j_side(&o, df, SIDE_NEW);
-	gs_out_printf(&o, ",\n  \"basis\": \"%s\"", common_basis_name(df));
-	gs_out_puts(&o, ",\n  \"warnings\": [");
+	gs_outbuf_printf(&o, ",\n  \"basis\": \"%s\"", common_basis_name(df));
+	gs_outbuf_puts(&o, ",\n  \"warnings\": [");
 	for (size_t i = 0; i < df->n_warnings; i++) {
-		gs_out_puts(&o, i ? ", " : "");
-		gs_out_json_string(&o, df->warnings[i]);
+		gs_outbuf_puts(&o, i ? ", " : "");
+		gs_outbuf_json_str(&o, df->warnings[i], GS_JSON_ESCAPE_DEL);
 	}
-	gs_out_puts(&o, "],\n  \"devices\": [");
+	gs_outbuf_puts(&o, "],\n  \"devices\": [");
 	for (size_t i = 0; i < df->n_dev; i++) {
-		gs_out_puts(&o, i ? ",\n" : "\n");
+		gs_outbuf_puts(&o, i ? ",\n" : "\n");
 		j_device(&o, &df->dev[i]);
 	}
-	gs_out_puts(&o, df->n_dev ? "\n  ]" : "]");
+	gs_outbuf_puts(&o, df->n_dev ? "\n  ]" : "]");
 	if (df->verdict) {
 		/* The gate through the report's JSON writer, one level in. */
-		struct jw w;
+		struct gs_json w;
 
-		memset(&w, 0, sizeof(w));
-		w.o = o;
+		gs_json_init(&w, &o, GS_JSON_ESCAPE_DEL);
 		w.depth = 1;
 		gs_gate_write_json(&w, df->verdict);
-		o = w.o;
 	}
-	gs_out_puts(&o, "\n}\n");
-	return gs_out_finish(&o);
+	gs_outbuf_puts(&o, "\n}\n");
+	return gs_outbuf_finish(&o);
 }
 
 /* ---- text ------------------------------------------------------------------ */
 
 /* `s` printable (control characters and bad UTF-8 as their escapes,
- * gs_out_text_char) in at most `cols` columns, cut with "..." when longer.
+ * gs_text_char) in at most `cols` columns, cut with "..." when longer.
  * Returns the columns used. */
 static size_t fit(char *buf, size_t size, const char *s, size_t cols)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t len = 0, used = 0, total = gs_out_text_cols(s);
-	char ch[GS_OUT_CHAR_MAX];
+	size_t len = 0, used = 0, total = gs_text_cols(s);
+	char ch[GS_TEXT_CHAR_MAX];
 
-	while (*p && len + GS_OUT_CHAR_MAX + 4 < size) {
-		size_t c, adv, n = gs_out_text_char(p, ch, &c, &adv);
+	while (*p && len + GS_TEXT_CHAR_MAX + 4 < size) {
+		size_t c, adv, n = gs_text_char(p, ch, &c, &adv);
 
 		if (total > cols && used + c + 3 > cols) {
 			for (int k = 0; k < 3 && used < cols; k++) {
@@ -428,28 +433,28 @@ static size_t fit(char *buf, size_t size, const char *s, size_t cols)
 	return used;
 }
 
-static void t_cell(struct gs_out *o, const char *s, size_t cols, bool right)
+static void t_cell(struct gs_outbuf *o, const char *s, size_t cols, bool right)
 {
 	char buf[4 * WIDTH + 16];
 	size_t used = fit(buf, sizeof(buf), s, cols);
 
 	if (right)
 		for (size_t i = used; i < cols; i++)
-			gs_out_putc(o, ' ');
-	gs_out_puts(o, buf);
+			gs_outbuf_putc(o, ' ');
+	gs_outbuf_puts(o, buf);
 	if (!right)
 		for (size_t i = used; i < cols; i++)
-			gs_out_putc(o, ' ');
+			gs_outbuf_putc(o, ' ');
 }
 
 /* The last cell of a line: no padding, then the newline. */
-static void t_last(struct gs_out *o, const char *s, size_t cols)
+static void t_last(struct gs_outbuf *o, const char *s, size_t cols)
 {
 	char buf[4 * WIDTH + 16];
 
 	fit(buf, sizeof(buf), s, cols);
-	gs_out_puts(o, buf);
-	gs_out_putc(o, '\n');
+	gs_outbuf_puts(o, buf);
+	gs_outbuf_putc(o, '\n');
 }
 
 static uint64_t uabs64(int64_t v)
@@ -480,7 +485,7 @@ static const char *change_text(char *buf, size_t size, double base, double v)
 
 /* A row of the headline table, on the basis of the comparison; the
  * durations of a row in one unit. */
-static void t_metric_row(struct gs_out *o, const struct dev_diff *dd, int i)
+static void t_metric_row(struct gs_outbuf *o, const struct dev_diff *dd, int i)
 {
 	char b[48], n[48], d[48], c[32];
 	bool both = dd->d[0] && dd->d[1], frac = dd->basis != B_TOTAL;
@@ -503,26 +508,26 @@ static void t_metric_row(struct gs_out *o, const struct dev_diff *dd, int i)
 		snprintf(n, sizeof(n), "%lld", (long long)vn);
 		snprintf(d, sizeof(d), "%+lld", (long long)(vn - vb));
 	}
-	gs_out_puts(o, "  ");
+	gs_outbuf_puts(o, "  ");
 	t_cell(o, metrics[i].text, C_LABEL, false);
 	t_cell(o, dd->d[0] ? b : "-", C_VALUE, true);
 	t_cell(o, dd->d[1] ? n : "-", C_VALUE, true);
 	if (!both) {
-		gs_out_putc(o, '\n');
+		gs_outbuf_putc(o, '\n');
 		return;
 	}
 	if (strcmp(b, n) == 0) {
 		t_cell(o, "=", C_DELTA, true);
-		gs_out_putc(o, '\n');
+		gs_outbuf_putc(o, '\n');
 		return;
 	}
 	t_cell(o, d, C_DELTA, true);
 	change_text(c, sizeof(c), metrics[i].ns ? (double)vb : xb, metrics[i].ns ? (double)vn : xn);
 	if (*c) {
-		gs_out_putc(o, ' ');
+		gs_outbuf_putc(o, ' ');
 		t_cell(o, c, C_CHANGE, true);
 	}
-	gs_out_putc(o, '\n');
+	gs_outbuf_putc(o, '\n');
 }
 
 /* An efficiency as the diff shows it: a bounded or cycle-broken one is
@@ -540,7 +545,7 @@ static const char *eff_cell(char *buf, size_t size, const struct dev_diff *dd, i
 	return buf;
 }
 
-static void t_eff_row(struct gs_out *o, const struct dev_diff *dd)
+static void t_eff_row(struct gs_outbuf *o, const struct dev_diff *dd)
 {
 	char b[32], n[32], d[32];
 	bool exact[2], cycles = false, bounded = false;
@@ -552,24 +557,24 @@ static void t_eff_row(struct gs_out *o, const struct dev_diff *dd)
 		bounded |= dd->d[s] && dd->eff_kind[s] == GS_REPORT_EFF_BOUNDED;
 	}
 	snprintf(d, sizeof(d), exact[0] && exact[1] ? "%+.4f" : "n/a", dd->eff[1] - dd->eff[0]);
-	gs_out_puts(o, "  ");
+	gs_outbuf_puts(o, "  ");
 	t_cell(o, "efficiency", C_LABEL, false);
 	t_cell(o, eff_cell(b, sizeof(b), dd, 0), C_VALUE, true);
 	t_cell(o, eff_cell(n, sizeof(n), dd, 1), C_VALUE, true);
 	if (dd->d[0] && dd->d[1])
 		t_cell(o, d, C_DELTA, true);
-	gs_out_putc(o, '\n');
+	gs_outbuf_putc(o, '\n');
 	if (cycles)
-		gs_out_puts(o,
-			    "    (cycles broken: the schedule dropped edges of dependency cycles, "
-			    "so its ideal is no bound)\n");
+		gs_outbuf_puts(
+			o, "    (cycles broken: the schedule dropped edges of dependency cycles, "
+			   "so its ideal is no bound)\n");
 	if (bounded)
-		gs_out_puts(
+		gs_outbuf_puts(
 			o, "    (bounded: the ideal is longer than the recorded run, which started "
 			   "an op early)\n");
 }
 
-static void t_count_cells(struct gs_out *o, const uint64_t count[2])
+static void t_count_cells(struct gs_outbuf *o, const uint64_t count[2])
 {
 	char a[32], b[32], d[32];
 
@@ -583,7 +588,7 @@ static void t_count_cells(struct gs_out *o, const uint64_t count[2])
 
 /* Base, new and delta of a kernel's times or means: one unit; "-" for a
  * side without calls. */
-static void t_dur3(struct gs_out *o, const uint64_t count[2], const int64_t v[2], bool last)
+static void t_dur3(struct gs_outbuf *o, const uint64_t count[2], const int64_t v[2], bool last)
 {
 	char a[48], b[48], d[48];
 	bool both = count[0] && count[1];
@@ -601,10 +606,10 @@ static void t_dur3(struct gs_out *o, const uint64_t count[2], const int64_t v[2]
 		gs_dur_text_in(d, sizeof(d), v[1] - v[0], unit, true);
 	t_cell(o, d, 12, true); /* right-aligned: no trailing blanks */
 	if (last)
-		gs_out_putc(o, '\n');
+		gs_outbuf_putc(o, '\n');
 }
 
-static void t_kernels(struct gs_out *o, const struct gs_diff *df, const struct dev_diff *dd)
+static void t_kernels(struct gs_outbuf *o, const struct gs_diff *df, const struct dev_diff *dd)
 {
 	size_t shown = dd->n_kernels < df->top ? dd->n_kernels : df->top;
 	const char *time = dd->basis == B_PER_ITERATION ? "time per iteration" :
@@ -613,30 +618,30 @@ static void t_kernels(struct gs_out *o, const struct gs_diff *df, const struct d
 
 	if (!dd->n_kernels)
 		return;
-	gs_out_printf(o, "\n  kernels whose %s changed most (%zu of %zu names)\n",
-		      dd->basis == B_PER_ITERATION ? "time per iteration" : "total time", shown,
-		      dd->n_kernels);
-	gs_out_puts(o, "  ");
+	gs_outbuf_printf(o, "\n  kernels whose %s changed most (%zu of %zu names)\n",
+			 dd->basis == B_PER_ITERATION ? "time per iteration" : "total time", shown,
+			 dd->n_kernels);
+	gs_outbuf_puts(o, "  ");
 	t_cell(o, "calls", 24, true);
 	t_cell(o, time, 36, true);
 	t_cell(o, "mean per call", 36, true);
-	gs_out_puts(o, "\n  ");
+	gs_outbuf_puts(o, "\n  ");
 	for (int g = 0; g < 3; g++) {
 		t_cell(o, "base", g ? 12 : 8, true);
 		t_cell(o, "new", g ? 12 : 8, true);
 		t_cell(o, "delta", g ? 12 : 8, true);
 	}
-	gs_out_putc(o, '\n');
-	gs_out_puts(o, "    name\n");
+	gs_outbuf_putc(o, '\n');
+	gs_outbuf_puts(o, "    name\n");
 	for (size_t i = 0; i < shown; i++) {
 		const struct kern_row *r = &dd->kernels[i];
 		int64_t mean[2] = {kern_mean(r, 0), kern_mean(r, 1)};
 
-		gs_out_puts(o, "  ");
+		gs_outbuf_puts(o, "  ");
 		t_count_cells(o, r->count);
 		t_dur3(o, r->count, r->norm, false);
 		t_dur3(o, r->count, mean, true);
-		gs_out_puts(o, "    ");
+		gs_outbuf_puts(o, "    ");
 		t_last(o, r->name, WIDTH - 4);
 	}
 }
@@ -652,7 +657,7 @@ static size_t count_status(const struct group *g, size_t n, uint8_t st)
 
 /* One group: status, kind, time base / new / delta, count; then what it is
  * on a line of its own. */
-static void t_group_line(struct gs_out *o, const struct group *g, const char *kind,
+static void t_group_line(struct gs_outbuf *o, const struct group *g, const char *kind,
 			 const char *what)
 {
 	char a[48], b[48], d[48], k[48];
@@ -660,7 +665,7 @@ static void t_group_line(struct gs_out *o, const struct group *g, const char *ki
 	uint64_t unit =
 		gs_dur_unit(max_u64(max_u64(uabs64(v[0]), uabs64(v[1])), uabs64(v[1] - v[0])));
 
-	gs_out_puts(o, "  ");
+	gs_outbuf_puts(o, "  ");
 	t_cell(o, status_names[g->status], 9, false);
 	t_cell(o, kind, 15, false);
 	gs_dur_text_in(a, sizeof(a), v[0], unit, false);
@@ -671,22 +676,22 @@ static void t_group_line(struct gs_out *o, const struct group *g, const char *ki
 	snprintf(k, sizeof(k), "%llu -> %llu", (unsigned long long)g->count[0],
 		 (unsigned long long)g->count[1]);
 	t_cell(o, k, 16, true);
-	gs_out_puts(o, "\n             ");
+	gs_outbuf_puts(o, "\n             ");
 	t_last(o, what, WIDTH - 13);
 }
 
-static void t_group_head(struct gs_out *o, const char *what)
+static void t_group_head(struct gs_outbuf *o, const char *what)
 {
-	gs_out_puts(o, "  ");
+	gs_outbuf_puts(o, "  ");
 	t_cell(o, "status", 9, false);
 	t_cell(o, "kind", 15, false);
 	t_cell(o, "base", 12, true);
 	t_cell(o, "new", 12, true);
 	t_cell(o, "delta", 13, true);
 	t_cell(o, "count", 16, true);
-	gs_out_puts(o, "\n             ");
-	gs_out_puts(o, what);
-	gs_out_putc(o, '\n');
+	gs_outbuf_puts(o, "\n             ");
+	gs_outbuf_puts(o, what);
+	gs_outbuf_putc(o, '\n');
 }
 
 /* The rows worth showing: new, vanished and changed ones, `top` at most. */
@@ -699,20 +704,20 @@ static size_t shown_groups(const struct group *g, size_t n, size_t top)
 	return k;
 }
 
-static void t_waits(struct gs_out *o, const struct gs_diff *df, const struct dev_diff *dd)
+static void t_waits(struct gs_outbuf *o, const struct gs_diff *df, const struct dev_diff *dd)
 {
 	size_t shown = shown_groups(dd->waits, dd->n_waits, df->top);
 	char what[8 * WIDTH + 64];
 
 	if (!dd->n_waits)
 		return;
-	gs_out_printf(o,
-		      "\n  waits: %zu new, %zu vanished, %zu changed, %zu same (by consumer and "
-		      "producer)\n",
-		      count_status(dd->waits, dd->n_waits, ST_NEW),
-		      count_status(dd->waits, dd->n_waits, ST_VANISHED),
-		      count_status(dd->waits, dd->n_waits, ST_CHANGED),
-		      count_status(dd->waits, dd->n_waits, ST_SAME));
+	gs_outbuf_printf(o,
+			 "\n  waits: %zu new, %zu vanished, %zu changed, %zu same (by consumer and "
+			 "producer)\n",
+			 count_status(dd->waits, dd->n_waits, ST_NEW),
+			 count_status(dd->waits, dd->n_waits, ST_VANISHED),
+			 count_status(dd->waits, dd->n_waits, ST_CHANGED),
+			 count_status(dd->waits, dd->n_waits, ST_SAME));
 	if (!shown)
 		return;
 	t_group_head(o, "consumer <- producer [stream]");
@@ -729,20 +734,20 @@ static void t_waits(struct gs_out *o, const struct gs_diff *df, const struct dev
 	}
 }
 
-static void t_missed(struct gs_out *o, const struct gs_diff *df, const struct dev_diff *dd)
+static void t_missed(struct gs_outbuf *o, const struct gs_diff *df, const struct dev_diff *dd)
 {
 	size_t shown = shown_groups(dd->missed, dd->n_missed, df->top);
 	char what[4 * WIDTH];
 
 	if (!dd->n_missed)
 		return;
-	gs_out_printf(o,
-		      "\n  missed overlaps: %zu new, %zu vanished, %zu changed, %zu same (by "
-		      "copy, stream, direction)\n",
-		      count_status(dd->missed, dd->n_missed, ST_NEW),
-		      count_status(dd->missed, dd->n_missed, ST_VANISHED),
-		      count_status(dd->missed, dd->n_missed, ST_CHANGED),
-		      count_status(dd->missed, dd->n_missed, ST_SAME));
+	gs_outbuf_printf(o,
+			 "\n  missed overlaps: %zu new, %zu vanished, %zu changed, %zu same (by "
+			 "copy, stream, direction)\n",
+			 count_status(dd->missed, dd->n_missed, ST_NEW),
+			 count_status(dd->missed, dd->n_missed, ST_VANISHED),
+			 count_status(dd->missed, dd->n_missed, ST_CHANGED),
+			 count_status(dd->missed, dd->n_missed, ST_SAME));
 	if (!shown)
 		return;
 	t_group_head(o, "copy [stream] (exposed time)");
@@ -755,7 +760,7 @@ static void t_missed(struct gs_out *o, const struct gs_diff *df, const struct de
 }
 
 /* The one line that says what the comparison is on, when not the totals. */
-static void t_basis(struct gs_out *o, const struct dev_diff *dd)
+static void t_basis(struct gs_outbuf *o, const struct dev_diff *dd)
 {
 	char line[8 * WIDTH], nm[4 * WIDTH], src[4 * WIDTH + 32];
 	uint64_t a = dd->d[0] ? dd->d[0]->ops : 0, b = dd->d[1] ? dd->d[1]->ops : 0;
@@ -782,57 +787,57 @@ static void t_basis(struct gs_out *o, const struct dev_diff *dd)
 	t_last(o, line, WIDTH);
 }
 
-static void t_device(struct gs_out *o, const struct gs_diff *df, const struct dev_diff *dd)
+static void t_device(struct gs_outbuf *o, const struct gs_diff *df, const struct dev_diff *dd)
 {
 	char name[4 * WIDTH];
 	bool mixed;
 
 	fit(name, sizeof(name), dd->name, 60);
 	if (dd->explicit_pair && dd->in_job)
-		gs_out_printf(o,
-			      "\nbase rank %u \u00b7 GPU %u <-> new rank %u \u00b7 GPU %u%s%s%s\n",
-			      dd->rank_of[0], dd->dev_of[0], dd->rank_of[1], dd->dev_of[1],
-			      *name ? " (" : "", name, *name ? ")" : "");
+		gs_outbuf_printf(
+			o, "\nbase rank %u \u00b7 GPU %u <-> new rank %u \u00b7 GPU %u%s%s%s\n",
+			dd->rank_of[0], dd->dev_of[0], dd->rank_of[1], dd->dev_of[1],
+			*name ? " (" : "", name, *name ? ")" : "");
 	else if (dd->explicit_pair)
-		gs_out_printf(o, "\nbase device %u <-> new device %u%s%s%s\n", dd->dev_of[0],
-			      dd->dev_of[1], *name ? " (" : "", name, *name ? ")" : "");
+		gs_outbuf_printf(o, "\nbase device %u <-> new device %u%s%s%s\n", dd->dev_of[0],
+				 dd->dev_of[1], *name ? " (" : "", name, *name ? ")" : "");
 	else if (dd->in_job)
-		gs_out_printf(o, "\nrank %u \u00b7 GPU %u%s%s%s\n", dd->rank, dd->device,
-			      *name ? " (" : "", name, *name ? ")" : "");
+		gs_outbuf_printf(o, "\nrank %u \u00b7 GPU %u%s%s%s\n", dd->rank, dd->device,
+				 *name ? " (" : "", name, *name ? ")" : "");
 	else
-		gs_out_printf(o, "\ndevice %u%s%s%s\n", dd->device, *name ? " (" : "", name,
-			      *name ? ")" : "");
+		gs_outbuf_printf(o, "\ndevice %u%s%s%s\n", dd->device, *name ? " (" : "", name,
+				 *name ? ")" : "");
 	if (!dd->d[SIDE_BASE] || !dd->d[SIDE_NEW])
-		gs_out_printf(o, "  only in %s\n", dd->d[SIDE_BASE] ? "base" : "new");
+		gs_outbuf_printf(o, "  only in %s\n", dd->d[SIDE_BASE] ? "base" : "new");
 	if (dd->models_differ) {
 		char a[4 * WIDTH], b[4 * WIDTH];
 
 		fit(a, sizeof(a), dd->d[SIDE_BASE]->name, 40);
 		fit(b, sizeof(b), dd->d[SIDE_NEW]->name, 40);
-		gs_out_printf(o, "  two GPU models: %s in base, %s in new\n", a, b);
+		gs_outbuf_printf(o, "  two GPU models: %s in base, %s in new\n", a, b);
 	}
 	if (!common_basis(df, &mixed) || mixed) {
-		gs_out_puts(o, "  ");
+		gs_outbuf_puts(o, "  ");
 		t_basis(o, dd);
 	}
-	gs_out_puts(o, "  ");
+	gs_outbuf_puts(o, "  ");
 	t_cell(o, "", C_LABEL, false);
 	t_cell(o, "base", C_VALUE, true);
 	t_cell(o, "new", C_VALUE, true);
 	t_cell(o, "delta", C_DELTA, true);
-	gs_out_putc(o, ' ');
+	gs_outbuf_putc(o, ' ');
 	t_cell(o, "change", C_CHANGE, true);
-	gs_out_putc(o, '\n');
+	gs_outbuf_putc(o, '\n');
 	for (int i = 0; i < M_COUNT; i++) {
 		t_metric_row(o, dd, i);
 		if (i == M_IDEAL)
 			t_eff_row(o, dd);
 	}
-	gs_out_puts(o, "  ");
+	gs_outbuf_puts(o, "  ");
 	t_cell(o, "dominant", C_LABEL, false);
 	t_cell(o, dd->d[0] ? gs_category_name(dd->d[0]->b.dominant) : "-", C_VALUE, true);
 	t_cell(o, dd->d[1] ? gs_category_name(dd->d[1]->b.dominant) : "-", C_VALUE, true);
-	gs_out_putc(o, '\n');
+	gs_outbuf_putc(o, '\n');
 	t_kernels(o, df, dd);
 	t_waits(o, df, dd);
 	t_missed(o, df, dd);
@@ -841,17 +846,17 @@ static void t_device(struct gs_out *o, const struct gs_diff *df, const struct de
 gs_status gs_diff_write_text(FILE *f, const struct gs_diff *df)
 {
 	char a[4 * WIDTH], b[4 * WIDTH];
-	struct gs_out o;
+	struct gs_outbuf o;
 
 	if (!f || !df) {
 		gs_error_append("gs_diff_write_text: no output or no diff");
 		return GS_ERR_INVALID;
 	}
-	gs_out_init(&o, f);
+	gs_outbuf_init(&o, f);
 	fit(a, sizeof(a), df->label[0], WIDTH - 6);
 	fit(b, sizeof(b), df->label[1], WIDTH - 6);
-	gs_out_printf(&o, "base: %s\nnew:  %s\n", a, b);
-	gs_out_puts(&o, "delta = new - base; change = delta / base\n");
+	gs_outbuf_printf(&o, "base: %s\nnew:  %s\n", a, b);
+	gs_outbuf_puts(&o, "delta = new - base; change = delta / base\n");
 	{
 		bool mixed;
 		const struct dev_diff *first = common_basis(df, &mixed);
@@ -860,8 +865,8 @@ gs_status gs_diff_write_text(FILE *f, const struct gs_diff *df)
 			t_basis(&o, first);
 	}
 	if (!df->n_dev)
-		gs_out_puts(&o, "\nneither trace has GPU ops\n");
+		gs_outbuf_puts(&o, "\nneither trace has GPU ops\n");
 	for (size_t i = 0; i < df->n_dev; i++)
 		t_device(&o, df, &df->dev[i]);
-	return gs_out_finish(&o);
+	return gs_outbuf_finish(&o);
 }

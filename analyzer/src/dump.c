@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out.h"
+#include <gpuscope/outbuf.h>
 
 /* Record kinds of the timed part, in tie-break order. */
 enum gs_dump_kind {
@@ -246,36 +246,38 @@ static gs_status gs_dump_keys(const struct gs_dump_ctx *c, struct gs_dump_key **
 /* Lines                                                                     */
 /* ------------------------------------------------------------------------ */
 
-static void gs_dump_str(struct gs_out *o, const struct gs_dump_ctx *c, const char *key, uint32_t id)
+static void gs_dump_str(struct gs_outbuf *o, const struct gs_dump_ctx *c, const char *key,
+			uint32_t id)
 {
-	gs_out_printf(o, " %s=", key);
-	gs_out_quoted(o, gs_trace_string(c->t, id));
+	gs_outbuf_printf(o, " %s=", key);
+	gs_outbuf_quoted(o, gs_trace_string(c->t, id));
 }
 
 /* " dev=D stream=S" for a stream index; '-' for what is not known. */
-static void gs_dump_stream(struct gs_out *o, const struct gs_dump_ctx *c, uint32_t s, bool with_pid)
+static void gs_dump_stream(struct gs_outbuf *o, const struct gs_dump_ctx *c, uint32_t s,
+			   bool with_pid)
 {
 	const struct gs_stream *st;
 
 	if (s == GS_NO_INDEX || s >= c->nstreams) {
 		if (with_pid)
-			gs_out_puts(o, " pid=-");
-		gs_out_puts(o, " dev=- stream=-");
+			gs_outbuf_puts(o, " pid=-");
+		gs_outbuf_puts(o, " dev=- stream=-");
 		return;
 	}
 	st = &c->streams[s];
 	if (with_pid)
-		gs_out_printf(o, " pid=%lld", (long long)st->pid);
-	gs_out_printf(o, " dev=%u stream=%llu", st->device, (unsigned long long)st->stream_id);
+		gs_outbuf_printf(o, " pid=%lld", (long long)st->pid);
+	gs_outbuf_printf(o, " dev=%u stream=%llu", st->device, (unsigned long long)st->stream_id);
 }
 
-static void gs_dump_dur(struct gs_out *o, int64_t start, int64_t end)
+static void gs_dump_dur(struct gs_outbuf *o, int64_t start, int64_t end)
 {
 	/* Computed unsigned: a hostile pair cannot overflow. */
-	gs_out_printf(o, " dur=%lld", (long long)((uint64_t)end - (uint64_t)start));
+	gs_outbuf_printf(o, " dur=%lld", (long long)((uint64_t)end - (uint64_t)start));
 }
 
-static void gs_dump_op_flags(struct gs_out *o, unsigned flags)
+static void gs_dump_op_flags(struct gs_outbuf *o, unsigned flags)
 {
 	static const char *const names[] = {"async", "graph", "device_launched"};
 	const char *sep = " flags=";
@@ -283,16 +285,16 @@ static void gs_dump_op_flags(struct gs_out *o, unsigned flags)
 
 	for (b = 0; b < sizeof(names) / sizeof(names[0]); b++) {
 		if (flags & (1u << b)) {
-			gs_out_printf(o, "%s%s", sep, names[b]);
+			gs_outbuf_printf(o, "%s%s", sep, names[b]);
 			sep = ",";
 		}
 	}
 	if (flags >> b)
-		gs_out_printf(o, "%s0x%x", sep, flags & ~((1u << b) - 1));
+		gs_outbuf_printf(o, "%s0x%x", sep, flags & ~((1u << b) - 1));
 }
 
 /* The collective a communication kernel runs, when the trace says. */
-static void gs_dump_collective(struct gs_out *o, const struct gs_dump_ctx *c,
+static void gs_dump_collective(struct gs_outbuf *o, const struct gs_dump_ctx *c,
 			       const struct gs_op *op)
 {
 	const struct gs_collective *k = gs_trace_op_collective(c->t, op);
@@ -303,23 +305,24 @@ static void gs_dump_collective(struct gs_out *o, const struct gs_dump_ctx *c,
 	gs_dump_str(o, c, "group", k->group);
 	gs_dump_str(o, c, "group_desc", k->group_desc);
 	gs_dump_str(o, c, "group_ranks", k->group_ranks);
-	gs_out_printf(o, " group_size=%u", k->group_size);
+	gs_outbuf_printf(o, " group_size=%u", k->group_size);
 	gs_dump_str(o, c, "dtype", k->dtype);
 	if (k->has_nelems)
-		gs_out_printf(o, " in_nelems=%llu out_nelems=%llu",
-			      (unsigned long long)k->in_nelems, (unsigned long long)k->out_nelems);
+		gs_outbuf_printf(o, " in_nelems=%llu out_nelems=%llu",
+				 (unsigned long long)k->in_nelems,
+				 (unsigned long long)k->out_nelems);
 	else
-		gs_out_puts(o, " in_nelems=- out_nelems=-");
+		gs_outbuf_puts(o, " in_nelems=- out_nelems=-");
 	if (k->has_seq)
-		gs_out_printf(o, " seq=%llu", (unsigned long long)k->seq);
+		gs_outbuf_printf(o, " seq=%llu", (unsigned long long)k->seq);
 }
 
-static void gs_dump_op(struct gs_out *o, const struct gs_dump_ctx *c, const struct gs_op *op)
+static void gs_dump_op(struct gs_outbuf *o, const struct gs_dump_ctx *c, const struct gs_op *op)
 {
-	gs_out_printf(o, "%lld %s", (long long)op->start_ns, gs_op_kind_name(op->kind));
+	gs_outbuf_printf(o, "%lld %s", (long long)op->start_ns, gs_op_kind_name(op->kind));
 	gs_dump_stream(o, c, op->stream, c->multi_pid);
 	gs_dump_dur(o, op->start_ns, op->end_ns);
-	gs_out_printf(o, " corr=%llu", (unsigned long long)op->correlation);
+	gs_outbuf_printf(o, " corr=%llu", (unsigned long long)op->correlation);
 	switch (op->kind) {
 	case GS_OP_KERNEL: {
 		static const struct gs_launch_cfg none;
@@ -327,22 +330,23 @@ static void gs_dump_op(struct gs_out *o, const struct gs_dump_ctx *c, const stru
 
 		if (!lc)
 			lc = &none;
-		gs_out_printf(o, " grid=%u,%u,%u block=%u,%u,%u smem=%u regs=%u", lc->grid[0],
-			      lc->grid[1], lc->grid[2], lc->block[0], lc->block[1], lc->block[2],
-			      lc->shared_mem, lc->registers);
+		gs_outbuf_printf(o, " grid=%u,%u,%u block=%u,%u,%u smem=%u regs=%u", lc->grid[0],
+				 lc->grid[1], lc->grid[2], lc->block[0], lc->block[1], lc->block[2],
+				 lc->shared_mem, lc->registers);
 		if (lc->graph_id || op->graph_node)
-			gs_out_printf(o, " graph=%llu node=%llu", (unsigned long long)lc->graph_id,
-				      (unsigned long long)op->graph_node);
+			gs_outbuf_printf(o, " graph=%llu node=%llu",
+					 (unsigned long long)lc->graph_id,
+					 (unsigned long long)op->graph_node);
 		break;
 	}
 	case GS_OP_MEMCPY:
-		gs_out_printf(o, " bytes=%llu dir=%s src=%s dst=%s", (unsigned long long)op->bytes,
-			      gs_copy_kind_name(op->copy_kind), gs_mem_kind_name(op->src_mem),
-			      gs_mem_kind_name(op->dst_mem));
+		gs_outbuf_printf(o, " bytes=%llu dir=%s src=%s dst=%s",
+				 (unsigned long long)op->bytes, gs_copy_kind_name(op->copy_kind),
+				 gs_mem_kind_name(op->src_mem), gs_mem_kind_name(op->dst_mem));
 		break;
 	default:
-		gs_out_printf(o, " bytes=%llu dst=%s", (unsigned long long)op->bytes,
-			      gs_mem_kind_name(op->dst_mem));
+		gs_outbuf_printf(o, " bytes=%llu dst=%s", (unsigned long long)op->bytes,
+				 gs_mem_kind_name(op->dst_mem));
 		break;
 	}
 	gs_dump_op_flags(o, op->flags);
@@ -350,80 +354,84 @@ static void gs_dump_op(struct gs_out *o, const struct gs_dump_ctx *c, const stru
 	gs_dump_str(o, c, "name", op->name);
 }
 
-static void gs_dump_api(struct gs_out *o, const struct gs_dump_ctx *c, const struct gs_api_call *a)
+static void gs_dump_api(struct gs_outbuf *o, const struct gs_dump_ctx *c,
+			const struct gs_api_call *a)
 {
-	gs_out_printf(o, "%lld api kind=%s pid=%lld tid=%lld", (long long)a->start_ns,
-		      gs_api_kind_name(a->kind), (long long)a->pid, (long long)a->tid);
+	gs_outbuf_printf(o, "%lld api kind=%s pid=%lld tid=%lld", (long long)a->start_ns,
+			 gs_api_kind_name(a->kind), (long long)a->pid, (long long)a->tid);
 	gs_dump_dur(o, a->start_ns, a->end_ns);
-	gs_out_printf(o, " corr=%llu cbid=%u ret=%d", (unsigned long long)a->correlation, a->cbid,
-		      a->return_value);
+	gs_outbuf_printf(o, " corr=%llu cbid=%u ret=%d", (unsigned long long)a->correlation,
+			 a->cbid, a->return_value);
 	gs_dump_str(o, c, "name", a->name);
 }
 
-static void gs_dump_sync(struct gs_out *o, const struct gs_dump_ctx *c, const struct gs_sync *y)
+static void gs_dump_sync(struct gs_outbuf *o, const struct gs_dump_ctx *c, const struct gs_sync *y)
 {
-	gs_out_printf(o, "%lld sync kind=%s pid=%lld tid=%lld", (long long)y->start_ns,
-		      gs_sync_kind_name(y->kind), (long long)y->pid, (long long)y->tid);
+	gs_outbuf_printf(o, "%lld sync kind=%s pid=%lld tid=%lld", (long long)y->start_ns,
+			 gs_sync_kind_name(y->kind), (long long)y->pid, (long long)y->tid);
 	gs_dump_dur(o, y->start_ns, y->end_ns);
-	gs_out_printf(o, " corr=%llu dev=%u", (unsigned long long)y->correlation, y->device);
+	gs_outbuf_printf(o, " corr=%llu dev=%u", (unsigned long long)y->correlation, y->device);
 	if (y->stream == GS_NO_INDEX || y->stream >= c->nstreams)
-		gs_out_puts(o, " stream=-");
+		gs_outbuf_puts(o, " stream=-");
 	else
-		gs_out_printf(o, " stream=%llu",
-			      (unsigned long long)c->streams[y->stream].stream_id);
+		gs_outbuf_printf(o, " stream=%llu",
+				 (unsigned long long)c->streams[y->stream].stream_id);
 	if (y->wait_on_stream == GS_NO_INDEX || y->wait_on_stream >= c->nstreams)
-		gs_out_puts(o, " wait_on_stream=-");
+		gs_outbuf_puts(o, " wait_on_stream=-");
 	else
-		gs_out_printf(o, " wait_on_stream=%llu",
-			      (unsigned long long)c->streams[y->wait_on_stream].stream_id);
-	gs_out_printf(o, " event=%llu sync_id=%llu event_corr=%llu",
-		      (unsigned long long)y->event_id, (unsigned long long)y->sync_id,
-		      (unsigned long long)y->event_correlation);
+		gs_outbuf_printf(o, " wait_on_stream=%llu",
+				 (unsigned long long)c->streams[y->wait_on_stream].stream_id);
+	gs_outbuf_printf(o, " event=%llu sync_id=%llu event_corr=%llu",
+			 (unsigned long long)y->event_id, (unsigned long long)y->sync_id,
+			 (unsigned long long)y->event_correlation);
 }
 
-static void gs_dump_event_record(struct gs_out *o, const struct gs_dump_ctx *c,
+static void gs_dump_event_record(struct gs_outbuf *o, const struct gs_dump_ctx *c,
 				 const struct gs_event_record *e)
 {
-	gs_out_printf(o, "%lld event_record", (long long)e->time_ns);
+	gs_outbuf_printf(o, "%lld event_record", (long long)e->time_ns);
 	gs_dump_stream(o, c, e->stream, c->multi_pid);
-	gs_out_printf(o, " corr=%llu event=%llu sync_id=%llu", (unsigned long long)e->correlation,
-		      (unsigned long long)e->event_id, (unsigned long long)e->sync_id);
+	gs_outbuf_printf(o, " corr=%llu event=%llu sync_id=%llu",
+			 (unsigned long long)e->correlation, (unsigned long long)e->event_id,
+			 (unsigned long long)e->sync_id);
 }
 
-static void gs_dump_allocation(struct gs_out *o, const struct gs_allocation *a)
+static void gs_dump_allocation(struct gs_outbuf *o, const struct gs_allocation *a)
 {
-	gs_out_printf(o, "%lld allocation pid=%lld dev=%u addr=0x%llx bytes=%llu kind=%s",
-		      (long long)a->alloc_ns, (long long)a->pid, a->device,
-		      (unsigned long long)a->address, (unsigned long long)a->bytes,
-		      gs_mem_kind_name(a->mem_kind));
+	gs_outbuf_printf(o, "%lld allocation pid=%lld dev=%u addr=0x%llx bytes=%llu kind=%s",
+			 (long long)a->alloc_ns, (long long)a->pid, a->device,
+			 (unsigned long long)a->address, (unsigned long long)a->bytes,
+			 gs_mem_kind_name(a->mem_kind));
 	if (a->free_ns)
-		gs_out_printf(o, " free=%lld", (long long)a->free_ns);
+		gs_outbuf_printf(o, " free=%lld", (long long)a->free_ns);
 	else
-		gs_out_puts(o, " free=-");
+		gs_outbuf_puts(o, " free=-");
 }
 
-static void gs_dump_range(struct gs_out *o, const struct gs_dump_ctx *c, const struct gs_range *r)
+static void gs_dump_range(struct gs_outbuf *o, const struct gs_dump_ctx *c,
+			  const struct gs_range *r)
 {
-	gs_out_printf(o, "%lld range kind=%s pid=%lld tid=%lld", (long long)r->start_ns,
-		      gs_range_kind_name(r->kind), (long long)r->pid, (long long)r->tid);
+	gs_outbuf_printf(o, "%lld range kind=%s pid=%lld tid=%lld", (long long)r->start_ns,
+			 gs_range_kind_name(r->kind), (long long)r->pid, (long long)r->tid);
 	gs_dump_dur(o, r->start_ns, r->end_ns);
 	if (r->kind == GS_RANGE_GPU_ANNOTATION)
-		gs_out_printf(o, " stream=%u", r->stream);
-	gs_out_printf(o, " ext=%llu", (unsigned long long)r->external_id);
+		gs_outbuf_printf(o, " stream=%u", r->stream);
+	gs_outbuf_printf(o, " ext=%llu", (unsigned long long)r->external_id);
 	if (r->domain != GS_NO_STRING)
 		gs_dump_str(o, c, "domain", r->domain);
 	gs_dump_str(o, c, "name", r->name);
 }
 
-static void gs_dump_overhead(struct gs_out *o, const struct gs_dump_ctx *c,
+static void gs_dump_overhead(struct gs_outbuf *o, const struct gs_dump_ctx *c,
 			     const struct gs_overhead *v)
 {
-	gs_out_printf(o, "%lld overhead pid=%lld", (long long)v->start_ns, (long long)v->pid);
+	gs_outbuf_printf(o, "%lld overhead pid=%lld", (long long)v->start_ns, (long long)v->pid);
 	gs_dump_dur(o, v->start_ns, v->end_ns);
 	gs_dump_str(o, c, "kind", v->kind);
 }
 
-static void gs_dump_line(struct gs_out *o, const struct gs_dump_ctx *c, const struct gs_dump_key *k)
+static void gs_dump_line(struct gs_outbuf *o, const struct gs_dump_ctx *c,
+			 const struct gs_dump_key *k)
 {
 	switch (k->kind) {
 	case GS_DUMP_OP:
@@ -448,10 +456,10 @@ static void gs_dump_line(struct gs_out *o, const struct gs_dump_ctx *c, const st
 		gs_dump_overhead(o, c, &c->overheads[k->index]);
 		break;
 	}
-	gs_out_putc(o, '\n');
+	gs_outbuf_putc(o, '\n');
 }
 
-static void gs_dump_tables(struct gs_out *o, const struct gs_dump_ctx *c)
+static void gs_dump_tables(struct gs_outbuf *o, const struct gs_dump_ctx *c)
 {
 	const struct gs_process *p;
 	const struct gs_device *d;
@@ -459,45 +467,45 @@ static void gs_dump_tables(struct gs_out *o, const struct gs_dump_ctx *c)
 
 	p = gs_trace_processes(c->t, &n);
 	for (i = 0; i < n; i++) {
-		gs_out_printf(o, "process pid=%lld", (long long)p[i].pid);
+		gs_outbuf_printf(o, "process pid=%lld", (long long)p[i].pid);
 		gs_dump_str(o, c, "host", p[i].host_name);
 		gs_dump_str(o, c, "cmd", p[i].command_line);
 		gs_dump_str(o, c, "driver", p[i].driver_version);
 		gs_dump_str(o, c, "runtime", p[i].runtime_version);
 		gs_dump_str(o, c, "cupti", p[i].cupti_version);
-		gs_out_printf(o, " start=%lld dropped=%llu", (long long)p[i].start_ns,
-			      (unsigned long long)p[i].dropped_records);
+		gs_outbuf_printf(o, " start=%lld dropped=%llu", (long long)p[i].start_ns,
+				 (unsigned long long)p[i].dropped_records);
 		if (p[i].has_rank)
-			gs_out_printf(o, " rank=%u", p[i].rank);
+			gs_outbuf_printf(o, " rank=%u", p[i].rank);
 		else
-			gs_out_puts(o, " rank=-");
+			gs_outbuf_puts(o, " rank=-");
 		if (p[i].world_size)
-			gs_out_printf(o, " world_size=%u", p[i].world_size);
+			gs_outbuf_printf(o, " world_size=%u", p[i].world_size);
 		else
-			gs_out_puts(o, " world_size=-");
+			gs_outbuf_puts(o, " world_size=-");
 		if (p[i].has_backend)
 			gs_dump_str(o, c, "backend", p[i].backend);
-		gs_out_printf(o, " clock=%s wall_offset=%lld\n", gs_clock_source_name(p[i].clock),
-			      (long long)p[i].wall_offset_ns);
+		gs_outbuf_printf(o, " clock=%s wall_offset=%lld\n",
+				 gs_clock_source_name(p[i].clock), (long long)p[i].wall_offset_ns);
 	}
 	d = gs_trace_devices(c->t, &n);
 	for (i = 0; i < n; i++) {
-		gs_out_printf(o, "device id=%u", d[i].id);
+		gs_outbuf_printf(o, "device id=%u", d[i].id);
 		gs_dump_str(o, c, "name", d[i].name);
 		gs_dump_str(o, c, "uuid", d[i].uuid);
-		gs_out_printf(o, " sms=%u cc=%u.%u memory=%llu copy_engines=%u\n", d[i].sm_count,
-			      d[i].cc_major, d[i].cc_minor, (unsigned long long)d[i].memory_bytes,
-			      d[i].copy_engines);
+		gs_outbuf_printf(o, " sms=%u cc=%u.%u memory=%llu copy_engines=%u\n", d[i].sm_count,
+				 d[i].cc_major, d[i].cc_minor,
+				 (unsigned long long)d[i].memory_bytes, d[i].copy_engines);
 	}
 	for (i = 0; i < c->nstreams; i++) {
 		const struct gs_stream *s = &c->streams[i];
 
-		gs_out_printf(o,
-			      "stream index=%zu pid=%lld dev=%u ctx=%u id=%llu kind=%s "
-			      "priority=%d\n",
-			      i, (long long)s->pid, s->device, s->context,
-			      (unsigned long long)s->stream_id, gs_stream_kind_name(s->kind),
-			      s->priority);
+		gs_outbuf_printf(o,
+				 "stream index=%zu pid=%lld dev=%u ctx=%u id=%llu kind=%s "
+				 "priority=%d\n",
+				 i, (long long)s->pid, s->device, s->context,
+				 (unsigned long long)s->stream_id, gs_stream_kind_name(s->kind),
+				 s->priority);
 	}
 }
 
@@ -505,7 +513,7 @@ gs_status gs_dump_write(FILE *f, const struct gs_trace *t, size_t limit)
 {
 	struct gs_dump_ctx c;
 	struct gs_dump_key *keys = NULL, *tmp = NULL;
-	struct gs_out o;
+	struct gs_outbuf o;
 	size_t n = 0, i;
 	gs_status st;
 
@@ -527,13 +535,13 @@ gs_status gs_dump_write(FILE *f, const struct gs_trace *t, size_t limit)
 	free(tmp);
 	tmp = NULL;
 
-	gs_out_init(&o, f);
+	gs_outbuf_init(&o, f);
 	gs_dump_tables(&o, &c);
 	if (limit && limit < n)
 		n = limit;
 	for (i = 0; i < n && !o.failed; i++)
 		gs_dump_line(&o, &c, &keys[i]);
-	st = gs_out_finish(&o);
+	st = gs_outbuf_finish(&o);
 out:
 	free(tmp);
 	free(keys);

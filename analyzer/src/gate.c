@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jw.h"
+#include <gpuscope/json.h>
 
 #include <gpuscope/text.h>
 
@@ -802,64 +802,64 @@ const char *gs_gate_result_text(const struct gs_gate_result *r, char *buf, size_
 
 /* A number in `unit` (null when not finite): ns whole, fractions with six
  * decimals, counts whole or with two. */
-static void j_num(struct jw *w, const char *key, double v, uint8_t unit)
+static void j_num(struct gs_json *w, const char *key, double v, uint8_t unit)
 {
-	jw_key(w, key);
+	gs_json_key(w, key);
 	if (!isfinite(v))
-		gs_out_puts(&w->o, "null");
+		gs_outbuf_puts(w->o, "null");
 	else if (unit == GS_GATE_NS)
-		gs_out_printf(&w->o, "%lld", (long long)llround(v));
+		gs_outbuf_printf(w->o, "%lld", (long long)llround(v));
 	else if (unit == GS_GATE_FRACTION)
-		gs_out_printf(&w->o, "%.6f", v);
+		gs_outbuf_printf(w->o, "%.6f", v);
 	else if (v == floor(v) && fabs(v) < 9e15)
-		gs_out_printf(&w->o, "%lld", (long long)v);
+		gs_outbuf_printf(w->o, "%lld", (long long)v);
 	else
-		gs_out_printf(&w->o, "%.2f", v);
+		gs_outbuf_printf(w->o, "%.2f", v);
 }
 
-void gs_gate_write_json(struct jw *w, const struct gs_gate_verdict *v)
+void gs_gate_write_json(struct gs_json *w, const struct gs_gate_verdict *v)
 {
 	if (!v)
 		return;
-	jw_obj(w, "gate");
-	jw_bool(w, "passed", v->crossed == 0);
-	jw_u64(w, "crossed", v->crossed);
-	jw_arr(w, "thresholds");
+	gs_json_obj(w, "gate");
+	gs_json_bool(w, "passed", v->crossed == 0);
+	gs_json_u64(w, "crossed", v->crossed);
+	gs_json_arr(w, "thresholds");
 	for (size_t i = 0; i < v->n; i++) {
 		const struct gs_gate_result *r = &v->results[i];
 
-		jw_row(w, NULL);
-		jw_str(w, "threshold", r->threshold);
-		jw_str(w, "metric", r->metric);
-		jw_str(w, "op", r->op);
-		jw_str(w, "compare", compare_names[r->compare % 3]);
-		jw_str(w, "unit", unit_names[r->unit % 3]);
+		gs_json_row(w, NULL);
+		gs_json_str(w, "threshold", r->threshold);
+		gs_json_str(w, "metric", r->metric);
+		gs_json_str(w, "op", r->op);
+		gs_json_str(w, "compare", compare_names[r->compare % 3]);
+		gs_json_str(w, "unit", unit_names[r->unit % 3]);
 		j_num(w, "limit", r->limit, r->unit);
-		jw_bool(w, "crossed", r->crossed);
+		gs_json_bool(w, "crossed", r->crossed);
 		j_num(w, "value", r->value, r->unit);
 		if (r->compare == GS_GATE_RELATIVE)
-			jw_bool(w, "from_zero", !isfinite(r->value));
-		jw_u64(w, "gpus", r->gpus);
-		jw_u64(w, "gpus_crossing", r->gpus_crossing);
-		jw_row(w, "worst");
+			gs_json_bool(w, "from_zero", !isfinite(r->value));
+		gs_json_u64(w, "gpus", r->gpus);
+		gs_json_u64(w, "gpus_crossing", r->gpus_crossing);
+		gs_json_row(w, "worst");
 		if (v->use == GS_GATE_DIFF) {
-			jw_u64(w, "base_rank", r->base_rank);
-			jw_u64(w, "base_device", r->base_device);
+			gs_json_u64(w, "base_rank", r->base_rank);
+			gs_json_u64(w, "base_device", r->base_device);
 		}
-		jw_u64(w, "rank", r->rank);
-		jw_u64(w, "device", r->device);
-		jw_str(w, "metric_unit", unit_names[r->metric_unit % 3]);
+		gs_json_u64(w, "rank", r->rank);
+		gs_json_u64(w, "device", r->device);
+		gs_json_str(w, "metric_unit", unit_names[r->metric_unit % 3]);
 		if (v->use == GS_GATE_DIFF) {
 			j_num(w, "base", r->base, r->metric_unit);
 			j_num(w, "new", r->now, r->metric_unit);
 		} else {
 			j_num(w, "value", r->now, r->metric_unit);
 		}
-		jw_end_obj(w);
-		jw_end_obj(w);
+		gs_json_end_obj(w);
+		gs_json_end_obj(w);
 	}
-	jw_end_arr(w);
-	jw_end_obj(w);
+	gs_json_end_arr(w);
+	gs_json_end_obj(w);
 }
 
 /* ---- a report --------------------------------------------------------------- */

@@ -42,7 +42,7 @@ gs_status gs_gate_evaluate(const struct gs_gate *g, const struct gs_gate_gpu *gp
 			   struct gs_gate_verdict **out);
 
 /* The "gate" member of a JSON object (nothing when v is NULL). */
-struct jw;
-void gs_gate_write_json(struct jw *w, const struct gs_gate_verdict *v);
+struct gs_json;
+void gs_gate_write_json(struct gs_json *w, const struct gs_gate_verdict *v);
 
 #endif /* GS_ANALYZER_GATE_PRIV_H */

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "out.h"
+#include <gpuscope/outbuf.h>
 
 #define H_XMAX 1000000 /* drawing units across the span (as report_html.c) */
 #define H_DRAWN 2000   /* collectives drawn per clock group at most, by skew */
@@ -33,7 +33,7 @@ static size_t gpu_index(const struct gs_job_analysis *ja, size_t ri, uint32_t de
 	return SIZE_MAX;
 }
 
-static void h_esc(struct gs_out *o, const char *s, size_t max)
+static void h_esc(struct gs_outbuf *o, const char *s, size_t max)
 {
 	gs_report_html_text(o, s, max);
 }
@@ -41,17 +41,17 @@ static void h_esc(struct gs_out *o, const char *s, size_t max)
 /* A duration with "µs". */
 #define HDUR(ns) gs_report_dur_utf8((char[48]){0}, 48, (ns))
 
-static void h_findings(struct gs_out *o, const struct gs_job_analysis *ja)
+static void h_findings(struct gs_outbuf *o, const struct gs_job_analysis *ja)
 {
-	gs_out_puts(o, "<h3>Job findings</h3>\n");
+	gs_outbuf_puts(o, "<h3>Job findings</h3>\n");
 	if (!ja->n_findings) {
-		gs_out_puts(o,
-			    "<p class=\"none\" id=\"job-findings\">Nothing stands out across the "
-			    "ranks: no straggler, waits or exposed communication above 0.5% of "
-			    "a window.</p>\n");
+		gs_outbuf_puts(
+			o, "<p class=\"none\" id=\"job-findings\">Nothing stands out across the "
+			   "ranks: no straggler, waits or exposed communication above 0.5% of "
+			   "a window.</p>\n");
 		return;
 	}
-	gs_out_puts(o, "<ol class=\"findings\" id=\"job-findings\">\n");
+	gs_outbuf_puts(o, "<ol class=\"findings\" id=\"job-findings\">\n");
 	for (size_t i = 0; i < ja->n_findings; i++) {
 		char *text = ja_finding_text(ja, &ja->findings[i]);
 		char *advice = ja_finding_advice(ja, &ja->findings[i]);
@@ -59,78 +59,79 @@ static void h_findings(struct gs_out *o, const struct gs_job_analysis *ja)
 		if (!text || !advice) {
 			free(text);
 			free(advice);
-			o->failed = true;
-			o->err = ENOMEM;
+			gs_outbuf_fail(o, ENOMEM, NULL);
 			return;
 		}
-		gs_out_puts(o, "<li><div>");
+		gs_outbuf_puts(o, "<li><div>");
 		gs_report_html_sentence(o, text);
-		gs_out_puts(o, "</div><div class=\"advice\">&rarr; ");
+		gs_outbuf_puts(o, "</div><div class=\"advice\">&rarr; ");
 		gs_report_html_sentence(o, advice);
-		gs_out_puts(o, "</div></li>\n");
+		gs_outbuf_puts(o, "</div></li>\n");
 		free(text);
 		free(advice);
 	}
-	gs_out_puts(o, "</ol>\n");
+	gs_outbuf_puts(o, "</ol>\n");
 }
 
 /* One GPU's row of the rank table; with an outlier column (`col`), `why`
  * its outlier's `by` (UINT_MAX: none). */
-static void h_rank_row(struct gs_out *o, const struct ja_gpu *g, bool col, unsigned why)
+static void h_rank_row(struct gs_outbuf *o, const struct ja_gpu *g, bool col, unsigned why)
 {
 	const struct gs_js_gpu *d = g->d;
 	char eff[32];
 
-	gs_out_printf(o, "<tr><td>%u</td><td>", g->r->rank);
+	gs_outbuf_printf(o, "<tr><td>%u</td><td>", g->r->rank);
 	h_esc(o, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 40);
-	gs_out_printf(o, "</td><td class=\"n\">%u</td><td class=\"n\">%s</td>", d->device,
-		      HDUR(d->window_ns));
+	gs_outbuf_printf(o, "</td><td class=\"n\">%u</td><td class=\"n\">%s</td>", d->device,
+			 HDUR(d->window_ns));
 	for (unsigned c = 0; c < GS_CAT_COUNT; c++)
-		gs_out_printf(o, "<td class=\"n\">%s</td>", PCT(d->total_ns[c], d->window_ns));
-	gs_out_printf(o, "<td class=\"n\">%s</td>", ja_eff_text(d, eff, sizeof(eff)));
-	gs_out_printf(o, "<td class=\"n\">%s</td>", d->comm_kernels ? HDUR(d->comm_ns) : "-");
-	gs_out_printf(o, "<td class=\"n\">%s</td>",
-		      d->comm_kernels ? HDUR(d->comm_exposed_ns) : "-");
-	gs_out_printf(o, "<td class=\"n\">%s</td>", isfinite(g->overlap) ? FRAC(g->overlap) : "-");
+		gs_outbuf_printf(o, "<td class=\"n\">%s</td>", PCT(d->total_ns[c], d->window_ns));
+	gs_outbuf_printf(o, "<td class=\"n\">%s</td>", ja_eff_text(d, eff, sizeof(eff)));
+	gs_outbuf_printf(o, "<td class=\"n\">%s</td>", d->comm_kernels ? HDUR(d->comm_ns) : "-");
+	gs_outbuf_printf(o, "<td class=\"n\">%s</td>",
+			 d->comm_kernels ? HDUR(d->comm_exposed_ns) : "-");
+	gs_outbuf_printf(o, "<td class=\"n\">%s</td>",
+			 isfinite(g->overlap) ? FRAC(g->overlap) : "-");
 	if (col)
-		gs_out_printf(o, "<td>%s</td>", why == UINT_MAX ? "" : ja_outlier_word(why));
-	gs_out_puts(o, "</tr>\n");
+		gs_outbuf_printf(o, "<td>%s</td>", why == UINT_MAX ? "" : ja_outlier_word(why));
+	gs_outbuf_puts(o, "</tr>\n");
 }
 
-static void h_rank_head(struct gs_out *o, const char *id, bool why)
+static void h_rank_head(struct gs_outbuf *o, const char *id, bool why)
 {
-	gs_out_printf(o,
-		      "<table class=\"tbl\" id=\"%s\"><thead><tr>"
-		      "<th>rank</th><th>host</th><th class=\"n\">GPU</th>"
-		      "<th class=\"n\">window</th><th class=\"n\">kernel</th>"
-		      "<th class=\"n\">copy</th><th class=\"n\">sync</th><th class=\"n\">idle</th>"
-		      "<th class=\"n\">efficiency</th><th class=\"n\">comm time</th>"
-		      "<th class=\"n\">exposed comm</th><th class=\"n\">overlap</th>%s"
-		      "</tr></thead><tbody>\n",
-		      id, why ? "<th>outlier</th>" : "");
+	gs_outbuf_printf(
+		o,
+		"<table class=\"tbl\" id=\"%s\"><thead><tr>"
+		"<th>rank</th><th>host</th><th class=\"n\">GPU</th>"
+		"<th class=\"n\">window</th><th class=\"n\">kernel</th>"
+		"<th class=\"n\">copy</th><th class=\"n\">sync</th><th class=\"n\">idle</th>"
+		"<th class=\"n\">efficiency</th><th class=\"n\">comm time</th>"
+		"<th class=\"n\">exposed comm</th><th class=\"n\">overlap</th>%s"
+		"</tr></thead><tbody>\n",
+		id, why ? "<th>outlier</th>" : "");
 }
 
 /* The min (k 0), median (1) or max (2) row of the rank table. */
-static void h_stat_row(struct gs_out *o, const struct gs_job_analysis *ja, int k)
+static void h_stat_row(struct gs_outbuf *o, const struct gs_job_analysis *ja, int k)
 {
 	static const char *const label[3] = {"min", "median", "max"};
 	static const enum ja_metric col[] = {M_WINDOW, M_KERNEL, M_COPY,    M_SYNC,   M_IDLE,
 					     M_EFF,    M_COMM,   M_EXPOSED, M_OVERLAP};
 	char buf[48];
 
-	gs_out_printf(o, "<tr class=\"stat\"><td colspan=\"3\">%s</td>", label[k]);
+	gs_outbuf_printf(o, "<tr class=\"stat\"><td colspan=\"3\">%s</td>", label[k]);
 	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
 		const struct ja_stat *s = &ja->stat[col[c]];
 
 		if (!s->count)
-			gs_out_puts(o, "<td class=\"n\">-</td>");
+			gs_outbuf_puts(o, "<td class=\"n\">-</td>");
 		else if (ja_metric_info[col[c]].ns)
-			gs_out_printf(o, "<td class=\"n\">%s</td>", HDUR((int64_t)s->v[k]));
+			gs_outbuf_printf(o, "<td class=\"n\">%s</td>", HDUR((int64_t)s->v[k]));
 		else
-			gs_out_printf(o, "<td class=\"n\">%s</td>",
-				      ja_metric_text(buf, sizeof(buf), col[c], s->v[k]));
+			gs_outbuf_printf(o, "<td class=\"n\">%s</td>",
+					 ja_metric_text(buf, sizeof(buf), col[c], s->v[k]));
 	}
-	gs_out_puts(o, "<td></td></tr>\n");
+	gs_outbuf_puts(o, "<td></td></tr>\n");
 }
 
 /*
@@ -138,58 +139,59 @@ static void h_stat_row(struct gs_out *o, const struct gs_job_analysis *ja, int k
  * median and max and the outliers, open, and every row in a collapsed
  * block under them. Then the min / median / max with the rank of each.
  */
-static void h_ranks(struct gs_out *o, const struct gs_job_analysis *ja, const struct ja_view *v)
+static void h_ranks(struct gs_outbuf *o, const struct gs_job_analysis *ja, const struct ja_view *v)
 {
-	gs_out_puts(o, "<h3>Ranks</h3>\n");
+	gs_outbuf_puts(o, "<h3>Ranks</h3>\n");
 	if (v->all) {
 		h_rank_head(o, "job-ranks", false);
 		for (size_t i = 0; i < ja->n_gpus; i++)
 			h_rank_row(o, &ja->gpus[i], false, UINT_MAX);
-		gs_out_puts(o, "</tbody></table>\n");
+		gs_outbuf_puts(o, "</tbody></table>\n");
 	} else {
-		gs_out_printf(o,
-			      "<p class=\"more\">Each column's min, median and max over the %zu "
-			      "GPUs, then the %zu outlier%s (stragglers, then the GPUs farthest "
-			      "from the median; --ranks N|all).</p>\n",
-			      ja->n_gpus, v->n_shown, v->n_shown == 1 ? "" : "s");
+		gs_outbuf_printf(o,
+				 "<p class=\"more\">Each column's min, median and max over the %zu "
+				 "GPUs, then the %zu outlier%s (stragglers, then the GPUs farthest "
+				 "from the median; --ranks N|all).</p>\n",
+				 ja->n_gpus, v->n_shown, v->n_shown == 1 ? "" : "s");
 		h_rank_head(o, "job-ranks", true);
 		for (int k = 0; k < 3; k++)
 			h_stat_row(o, ja, k);
 		for (size_t i = 0; i < ja->n_gpus; i++)
 			if (v->why[i] != UINT_MAX)
 				h_rank_row(o, &ja->gpus[i], true, v->why[i]);
-		gs_out_puts(o, "</tbody></table>\n");
-		gs_out_printf(o,
-			      "<details class=\"more\" id=\"job-ranks-all\"><summary>Every GPU: "
-			      "%zu rows, %zu outlier%s marked</summary>\n",
-			      ja->n_gpus, v->n_outs, v->n_outs == 1 ? "" : "s");
+		gs_outbuf_puts(o, "</tbody></table>\n");
+		gs_outbuf_printf(o,
+				 "<details class=\"more\" id=\"job-ranks-all\"><summary>Every GPU: "
+				 "%zu rows, %zu outlier%s marked</summary>\n",
+				 ja->n_gpus, v->n_outs, v->n_outs == 1 ? "" : "s");
 		h_rank_head(o, "job-ranks-full", true);
 		for (size_t i = 0; i < ja->n_gpus; i++)
 			h_rank_row(o, &ja->gpus[i], true, v->why[i]);
-		gs_out_puts(o, "</tbody></table>\n</details>\n");
+		gs_outbuf_puts(o, "</tbody></table>\n</details>\n");
 	}
-	gs_out_puts(o, "<table class=\"tbl\" id=\"job-summary\"><thead><tr><th>over the GPUs</th>"
+	gs_outbuf_puts(o,
+		       "<table class=\"tbl\" id=\"job-summary\"><thead><tr><th>over the GPUs</th>"
 		       "<th class=\"n\">min</th><th class=\"n\">median</th><th class=\"n\">max</th>"
 		       "</tr></thead><tbody>\n");
 	for (unsigned m = 0; m < M_COUNT; m++) {
 		const struct ja_stat *s = &ja->stat[m];
 		char buf[96];
 
-		gs_out_printf(o, "<tr><td>%s</td>", ja_metric_info[m].label);
+		gs_outbuf_printf(o, "<tr><td>%s</td>", ja_metric_info[m].label);
 		for (int k = 0; k < 3; k++) {
 			if (!s->count) {
-				gs_out_puts(o, "<td class=\"n\">-</td>");
+				gs_outbuf_puts(o, "<td class=\"n\">-</td>");
 				continue;
 			}
 			ja_stat_cell(buf, sizeof(buf), ja, s, (enum ja_metric)m, k);
-			gs_out_puts(o, "<td class=\"n\">");
+			gs_outbuf_puts(o, "<td class=\"n\">");
 			h_esc(o, buf, 0);
-			gs_out_puts(o, "</td>");
+			gs_outbuf_puts(o, "</td>");
 		}
-		gs_out_puts(o, "</tr>\n");
+		gs_outbuf_puts(o, "</tr>\n");
 	}
-	gs_out_puts(o, "</tbody></table>\n<p class=\"more\">The median of an even count is the "
-		       "lower middle; ties go to the lowest rank.</p>\n");
+	gs_outbuf_puts(o, "</tbody></table>\n<p class=\"more\">The median of an even count is the "
+			  "lower middle; ties go to the lowest rank.</p>\n");
 }
 
 /* The lane of GPU `dev` of rank `ri`: -1 when it has none. */
@@ -278,7 +280,7 @@ static gs_status h_pick_lanes(const struct gs_job_analysis *ja, uint32_t g, size
  * others), its collective kernels on it (the last rank's in the wait
  * colour), and each collective's skew as a band from its first to its last
  * arrival across the lanes. */
-static gs_status h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, uint32_t g,
+static gs_status h_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja, uint32_t g,
 			   int *lanes, const struct ja_view *v)
 {
 	size_t n_lanes = 0, in_group = 0, n_draw = 0, rects = 0, drawn, i, k, taking = 0,
@@ -341,19 +343,19 @@ static gs_status h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, u
 	height = (int)n_lanes * H_PITCH;
 	if (t1 <= t0)
 		t1 = t0 + 1;
-	gs_out_printf(o, "<div class=\"timeline\" id=\"job-timeline-%u\" data-span=\"%lld\">\n", g,
-		      (long long)(t1 - t0));
-	gs_out_printf(o,
-		      "<div class=\"tl-ctl\"><button data-z=\"in\" title=\"zoom in\">+</button>"
-		      "<button data-z=\"out\" title=\"zoom out\">&minus;</button>"
-		      "<button data-z=\"reset\">reset</button>"
-		      "<span>wheel: zoom, drag: pan; times from the first collective kernel "
-		      "(%lld ns on the clock group's common clock)</span>"
-		      "<span class=\"range\"></span></div>\n",
-		      (long long)t0);
-	gs_out_puts(o, "<div class=\"tl-body\">\n");
-	gs_out_printf(o, "<svg class=\"labels\" width=\"%d\" height=\"%d\">\n", H_LABEL_W,
-		      H_AXIS_H + height);
+	gs_outbuf_printf(o, "<div class=\"timeline\" id=\"job-timeline-%u\" data-span=\"%lld\">\n",
+			 g, (long long)(t1 - t0));
+	gs_outbuf_printf(o,
+			 "<div class=\"tl-ctl\"><button data-z=\"in\" title=\"zoom in\">+</button>"
+			 "<button data-z=\"out\" title=\"zoom out\">&minus;</button>"
+			 "<button data-z=\"reset\">reset</button>"
+			 "<span>wheel: zoom, drag: pan; times from the first collective kernel "
+			 "(%lld ns on the clock group's common clock)</span>"
+			 "<span class=\"range\"></span></div>\n",
+			 (long long)t0);
+	gs_outbuf_puts(o, "<div class=\"tl-body\">\n");
+	gs_outbuf_printf(o, "<svg class=\"labels\" width=\"%d\" height=\"%d\">\n", H_LABEL_W,
+			 H_AXIS_H + height);
 	for (i = 0; i < ja->n_gpus; i++) {
 		char name[64];
 
@@ -361,22 +363,23 @@ static gs_status h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, u
 			continue;
 		snprintf(name, sizeof(name), "rank %u \xc2\xb7 GPU %u", ja->gpus[i].r->rank,
 			 ja->gpus[i].d->device);
-		gs_out_printf(o, "<text x=\"0\" y=\"%d\">", H_AXIS_H + lanes[i] * H_PITCH + 16);
+		gs_outbuf_printf(o, "<text x=\"0\" y=\"%d\">", H_AXIS_H + lanes[i] * H_PITCH + 16);
 		h_esc(o, name, 0);
-		gs_out_puts(o, "</text>\n");
+		gs_outbuf_puts(o, "</text>\n");
 	}
 	if (others)
-		gs_out_printf(o, "<text x=\"0\" y=\"%d\" class=\"grp\">%zu other GPUs</text>\n",
-			      H_AXIS_H + other_lane * H_PITCH + 16, others);
-	gs_out_puts(o, "</svg>\n<div class=\"tl-plot\">\n");
-	gs_out_printf(o, "<svg class=\"axis\" id=\"job-axis-%u\"></svg>\n", g);
-	gs_out_printf(o,
-		      "<svg class=\"lanes\" id=\"job-lanes-%u\" viewBox=\"0 0 %d %d\" "
-		      "height=\"%d\" preserveAspectRatio=\"none\">\n",
-		      g, H_XMAX, height, height);
+		gs_outbuf_printf(o, "<text x=\"0\" y=\"%d\" class=\"grp\">%zu other GPUs</text>\n",
+				 H_AXIS_H + other_lane * H_PITCH + 16, others);
+	gs_outbuf_puts(o, "</svg>\n<div class=\"tl-plot\">\n");
+	gs_outbuf_printf(o, "<svg class=\"axis\" id=\"job-axis-%u\"></svg>\n", g);
+	gs_outbuf_printf(o,
+			 "<svg class=\"lanes\" id=\"job-lanes-%u\" viewBox=\"0 0 %d %d\" "
+			 "height=\"%d\" preserveAspectRatio=\"none\">\n",
+			 g, H_XMAX, height, height);
 	for (i = 1; i < n_lanes; i++)
-		gs_out_printf(o, "<line class=\"sep\" x1=\"0\" x2=\"%d\" y1=\"%zu\" y2=\"%zu\"/>\n",
-			      H_XMAX, i * H_PITCH, i * H_PITCH);
+		gs_outbuf_printf(o,
+				 "<line class=\"sep\" x1=\"0\" x2=\"%d\" y1=\"%zu\" y2=\"%zu\"/>\n",
+				 H_XMAX, i * H_PITCH, i * H_PITCH);
 	/* Bands first, under the kernels. */
 	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
 		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
@@ -390,19 +393,20 @@ static gs_status h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, u
 			continue;
 		a = h_x(x->first, t0, t1 - t0);
 		b = h_x(x->last, t0, t1 - t0);
-		gs_out_printf(o,
-			      "<rect x=\"%lld\" y=\"0\" width=\"%lld\" height=\"%d\" "
-			      "style=\"fill:#7048e8;fill-opacity:.18\"><title>",
-			      (long long)a, (long long)(b > a ? b - a : 1), height);
+		gs_outbuf_printf(o,
+				 "<rect x=\"%lld\" y=\"0\" width=\"%lld\" height=\"%d\" "
+				 "style=\"fill:#7048e8;fill-opacity:.18\"><title>",
+				 (long long)a, (long long)(b > a ? b - a : 1), height);
 		h_esc(o, c->label, 60);
-		gs_out_printf(o, " #%u ", x->index);
+		gs_outbuf_printf(o, " #%u ", x->index);
 		h_esc(o, x->name, 60);
 		if (x->state == JA_WITHIN_ERROR)
-			gs_out_printf(o, "&#10;skew %s, within the clocks' error</title></rect>\n",
-				      HDUR(x->skew));
+			gs_outbuf_printf(o,
+					 "&#10;skew %s, within the clocks' error</title></rect>\n",
+					 HDUR(x->skew));
 		else
-			gs_out_printf(o, "&#10;skew %s: rank %u arrived last</title></rect>\n",
-				      HDUR(x->skew), rank_of(ja, c->m[x->last_m].ri)->rank);
+			gs_outbuf_printf(o, "&#10;skew %s: rank %u arrived last</title></rect>\n",
+					 HDUR(x->skew), rank_of(ja, c->m[x->last_m].ri)->rank);
 	}
 	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
 		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
@@ -434,19 +438,19 @@ static gs_status h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, u
 			}
 			if (lane < 0)
 				continue;
-			gs_out_printf(o,
-				      "<rect class=\"k\" x=\"%lld\" y=\"%d\" width=\"%lld\" "
-				      "height=\"%d\"%s><title>",
-				      (long long)a, lane * H_PITCH + H_BAR_Y,
-				      (long long)(b > a ? b - a : 1), H_BAR_H,
-				      last ? " style=\"fill:#7048e8\"" : "");
+			gs_outbuf_printf(o,
+					 "<rect class=\"k\" x=\"%lld\" y=\"%d\" width=\"%lld\" "
+					 "height=\"%d\"%s><title>",
+					 (long long)a, lane * H_PITCH + H_BAR_Y,
+					 (long long)(b > a ? b - a : 1), H_BAR_H,
+					 last ? " style=\"fill:#7048e8\"" : "");
 			/* Short: one a kernel (the band names the collective). */
 			h_esc(o, x->name, 32);
-			gs_out_printf(o, " #%u&#10;rank %u: +%s, waited %s, ran %s%s", x->index,
-				      rank_of(ja, m->ri)->rank, HDUR(s0 - t0),
-				      HDUR(x->state == JA_COMPARED ? x->last - s0 : 0),
-				      HDUR(s1 - s0), last ? ", last" : "");
-			gs_out_puts(o, "</title></rect>\n");
+			gs_outbuf_printf(o, " #%u&#10;rank %u: +%s, waited %s, ran %s%s", x->index,
+					 rank_of(ja, m->ri)->rank, HDUR(s0 - t0),
+					 HDUR(x->state == JA_COMPARED ? x->last - s0 : 0),
+					 HDUR(s1 - s0), last ? ", last" : "");
+			gs_outbuf_puts(o, "</title></rect>\n");
 		}
 		if (n_o) {
 			int64_t a = h_x(o0, t0, t1 - t0), b = h_x(o1, t0, t1 - t0),
@@ -454,99 +458,102 @@ static gs_status h_drawing(struct gs_out *o, const struct gs_job_analysis *ja, u
 
 			/* The others' kernels from the first start to the last
 			 * end, their arrivals (first to last start) darker. */
-			gs_out_printf(o,
-				      "<rect class=\"k o2\" x=\"%lld\" y=\"%d\" width=\"%lld\" "
-				      "height=\"%d\"><title>",
-				      (long long)a, other_lane * H_PITCH + H_BAR_Y,
-				      (long long)(b > a ? b - a : 1), H_BAR_H);
+			gs_outbuf_printf(o,
+					 "<rect class=\"k o2\" x=\"%lld\" y=\"%d\" width=\"%lld\" "
+					 "height=\"%d\"><title>",
+					 (long long)a, other_lane * H_PITCH + H_BAR_Y,
+					 (long long)(b > a ? b - a : 1), H_BAR_H);
 			h_esc(o, x->name, 32);
-			gs_out_printf(o,
-				      " #%u&#10;%zu other GPUs: arrived +%s to +%s, the last "
-				      "ended +%s</title></rect>\n",
-				      x->index, n_o, HDUR(o0 - t0), HDUR(oa - t0), HDUR(o1 - t0));
-			gs_out_printf(o,
-				      "<rect class=\"k\" x=\"%lld\" y=\"%d\" width=\"%lld\" "
-				      "height=\"%d\"/>\n",
-				      (long long)a, other_lane * H_PITCH + H_BAR_Y,
-				      (long long)(m > a ? m - a : 1), H_BAR_H);
+			gs_outbuf_printf(o,
+					 " #%u&#10;%zu other GPUs: arrived +%s to +%s, the last "
+					 "ended +%s</title></rect>\n",
+					 x->index, n_o, HDUR(o0 - t0), HDUR(oa - t0),
+					 HDUR(o1 - t0));
+			gs_outbuf_printf(o,
+					 "<rect class=\"k\" x=\"%lld\" y=\"%d\" width=\"%lld\" "
+					 "height=\"%d\"/>\n",
+					 (long long)a, other_lane * H_PITCH + H_BAR_Y,
+					 (long long)(m > a ? m - a : 1), H_BAR_H);
 		}
 	}
-	gs_out_puts(o, "</svg>\n</div>\n</div>\n");
-	gs_out_puts(o, "<div class=\"legend\"><span><span class=\"sw c-kernel\"></span>collective "
+	gs_outbuf_puts(o, "</svg>\n</div>\n</div>\n");
+	gs_outbuf_puts(o,
+		       "<div class=\"legend\"><span><span class=\"sw c-kernel\"></span>collective "
 		       "kernel</span><span><span class=\"sw c-wait\"></span>the last rank's kernel "
 		       "(the others waited for it)</span><span><span class=\"sw c-wait\" "
 		       "style=\"opacity:.25\"></span>skew: first to last arrival</span></div>\n");
 	if (others)
-		gs_out_printf(o,
-			      "<p class=\"more\">%zu GPUs take part: the lanes are the outliers' "
-			      "and those last most often; the other %zu GPUs share the last lane "
-			      "(their kernels from the first start to the last end, solid from "
-			      "the first arrival to the last).</p>\n",
-			      taking, others);
+		gs_outbuf_printf(
+			o,
+			"<p class=\"more\">%zu GPUs take part: the lanes are the outliers' "
+			"and those last most often; the other %zu GPUs share the last lane "
+			"(their kernels from the first start to the last end, solid from "
+			"the first arrival to the last).</p>\n",
+			taking, others);
 	if (in_group > n_draw)
-		gs_out_printf(o,
-			      "<p class=\"more\">The %zu collectives of largest skew of %zu are "
-			      "drawn.</p>\n",
-			      n_draw, in_group);
-	gs_out_puts(o, "</div>\n");
+		gs_outbuf_printf(o,
+				 "<p class=\"more\">The %zu collectives of largest skew of %zu are "
+				 "drawn.</p>\n",
+				 n_draw, in_group);
+	gs_outbuf_puts(o, "</div>\n");
 	return GS_OK;
 }
 
 /* The collectives over time: a drawing per clock group. */
-static void h_chart(struct gs_out *o, const struct gs_job_analysis *ja, const struct ja_view *v)
+static void h_chart(struct gs_outbuf *o, const struct gs_job_analysis *ja, const struct ja_view *v)
 {
 	int *lanes;
 
-	gs_out_puts(o, "<h3>Collectives</h3>\n");
+	gs_outbuf_puts(o, "<h3>Collectives</h3>\n");
 	if (!ja->n_comms) {
-		gs_out_puts(o, "<p class=\"none\" id=\"job-collectives\">No communication kernels "
+		gs_outbuf_puts(o,
+			       "<p class=\"none\" id=\"job-collectives\">No communication kernels "
 			       "(NCCL / RCCL) in the ranks' windows.</p>\n");
 		return;
 	}
 	lanes = malloc((ja->n_gpus ? ja->n_gpus : 1) * sizeof(*lanes));
 	if (!lanes) {
-		o->failed = true;
-		o->err = ENOMEM;
+		gs_outbuf_fail(o, ENOMEM, NULL);
 		return;
 	}
 	for (uint32_t g = 0; g < ja->n_clock_groups && !o->failed; g++)
 		if (h_drawing(o, ja, g, lanes, v) != GS_OK) {
-			o->failed = true;
-			o->err = ENOMEM;
+			gs_outbuf_fail(o, ENOMEM, NULL);
 		}
 	free(lanes);
 	if (ja->n_clock_groups > 1)
-		gs_out_puts(o,
-			    "<p class=\"more\">Ranks on different clocks (clock groups) are never "
-			    "compared: each group is matched and drawn on its own.</p>\n");
+		gs_outbuf_puts(
+			o, "<p class=\"more\">Ranks on different clocks (clock groups) are never "
+			   "compared: each group is matched and drawn on its own.</p>\n");
 }
 
 /* A rank's row of the table of its collectives. */
-static void h_total_row(struct gs_out *o, const struct gs_job_analysis *ja,
+static void h_total_row(struct gs_outbuf *o, const struct gs_job_analysis *ja,
 			const struct ja_total *t)
 {
-	gs_out_printf(o,
-		      "<tr><td>%u</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
-		      "<td class=\"n\">%llu</td><td class=\"n\">%s</td>"
-		      "<td class=\"n\">%s</td><td>%s</td></tr>\n",
-		      rank_of(ja, t->ri)->rank, (unsigned long long)t->collectives, HDUR(t->waited),
-		      (unsigned long long)t->last, PCT((int64_t)t->last, (int64_t)t->counted),
-		      HDUR(t->cost), t->straggler ? "<b>straggler</b>" : "");
+	gs_outbuf_printf(o,
+			 "<tr><td>%u</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
+			 "<td class=\"n\">%llu</td><td class=\"n\">%s</td>"
+			 "<td class=\"n\">%s</td><td>%s</td></tr>\n",
+			 rank_of(ja, t->ri)->rank, (unsigned long long)t->collectives,
+			 HDUR(t->waited), (unsigned long long)t->last,
+			 PCT((int64_t)t->last, (int64_t)t->counted), HDUR(t->cost),
+			 t->straggler ? "<b>straggler</b>" : "");
 }
 
-static void h_totals_head(struct gs_out *o, const char *id)
+static void h_totals_head(struct gs_outbuf *o, const char *id)
 {
-	gs_out_printf(o,
-		      "<table class=\"tbl\" id=\"%s\"><thead><tr><th>rank</th>"
-		      "<th class=\"n\">collectives</th><th class=\"n\">waited</th>"
-		      "<th class=\"n\">times last</th><th class=\"n\">share</th>"
-		      "<th class=\"n\">cost to others</th><th></th></tr></thead><tbody>\n",
-		      id);
+	gs_outbuf_printf(o,
+			 "<table class=\"tbl\" id=\"%s\"><thead><tr><th>rank</th>"
+			 "<th class=\"n\">collectives</th><th class=\"n\">waited</th>"
+			 "<th class=\"n\">times last</th><th class=\"n\">share</th>"
+			 "<th class=\"n\">cost to others</th><th></th></tr></thead><tbody>\n",
+			 id);
 }
 
 /* Per rank over its collectives: every rank when they fit, else the
  * outliers' ranks and every rank in a collapsed block. */
-static void h_totals(struct gs_out *o, const struct gs_job_analysis *ja, const struct ja_view *v)
+static void h_totals(struct gs_outbuf *o, const struct gs_job_analysis *ja, const struct ja_view *v)
 {
 	size_t with = 0, i;
 
@@ -556,22 +563,22 @@ static void h_totals(struct gs_out *o, const struct gs_job_analysis *ja, const s
 	for (i = 0; i < ja->n_totals; i++)
 		if (ja->totals[i].collectives && (v->all || v->rank_shown[ja->totals[i].ri]))
 			h_total_row(o, ja, &ja->totals[i]);
-	gs_out_puts(o, "</tbody></table>\n");
+	gs_outbuf_puts(o, "</tbody></table>\n");
 	if (v->all)
 		return;
-	gs_out_printf(o,
-		      "<details class=\"more\" id=\"job-totals-all\"><summary>Every rank: %zu "
-		      "rows</summary>\n",
-		      with);
+	gs_outbuf_printf(o,
+			 "<details class=\"more\" id=\"job-totals-all\"><summary>Every rank: %zu "
+			 "rows</summary>\n",
+			 with);
 	h_totals_head(o, "job-totals-full");
 	for (i = 0; i < ja->n_totals; i++)
 		if (ja->totals[i].collectives)
 			h_total_row(o, ja, &ja->totals[i]);
-	gs_out_puts(o, "</tbody></table>\n</details>\n");
+	gs_outbuf_puts(o, "</tbody></table>\n</details>\n");
 }
 
 /* The communicators, the collectives by skew, per rank, mismatches. */
-static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja, size_t top,
+static void h_collectives(struct gs_outbuf *o, const struct gs_job_analysis *ja, size_t top,
 			  const struct ja_view *v)
 {
 	size_t shown, i;
@@ -580,43 +587,46 @@ static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja, si
 
 	if (!ja->n_comms)
 		return;
-	gs_out_puts(o, "<h3>Communicators and the collectives of largest skew</h3>\n");
+	gs_outbuf_puts(o, "<h3>Communicators and the collectives of largest skew</h3>\n");
 	/* Many GPUs and many communicators (by stream, one a rank can make):
 	 * collapsed. */
 	if (fold)
-		gs_out_printf(o,
-			      "<details class=\"more\" id=\"job-communicators-all\"><summary>%zu "
-			      "communicators</summary>\n",
-			      ja->n_comms);
-	gs_out_puts(o,
-		    "<table class=\"tbl\" id=\"job-communicators\"><thead><tr>"
-		    "<th>communicator</th><th class=\"n\">ranks</th><th class=\"n\">compared</th>"
-		    "<th class=\"n\">mean skew</th><th class=\"n\">max skew</th>"
-		    "<th class=\"n\">waited</th><th class=\"n\">mean transfer</th>"
-		    "<th class=\"n\">mean busbw</th></tr></thead><tbody>\n");
+		gs_outbuf_printf(
+			o,
+			"<details class=\"more\" id=\"job-communicators-all\"><summary>%zu "
+			"communicators</summary>\n",
+			ja->n_comms);
+	gs_outbuf_puts(
+		o, "<table class=\"tbl\" id=\"job-communicators\"><thead><tr>"
+		   "<th>communicator</th><th class=\"n\">ranks</th><th class=\"n\">compared</th>"
+		   "<th class=\"n\">mean skew</th><th class=\"n\">max skew</th>"
+		   "<th class=\"n\">waited</th><th class=\"n\">mean transfer</th>"
+		   "<th class=\"n\">mean busbw</th></tr></thead><tbody>\n");
 	for (i = 0; i < ja->n_comms; i++) {
 		const struct ja_comm *c = &ja->comms[i];
 		int64_t m = c->matched ? (int64_t)c->matched : 1;
 
-		gs_out_puts(o, "<tr><td>");
+		gs_outbuf_puts(o, "<tr><td>");
 		h_esc(o, c->label, 0);
-		gs_out_printf(o, "</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td>", c->n_m,
-			      c->matched);
+		gs_outbuf_printf(o, "</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td>", c->n_m,
+				 c->matched);
 		if (!c->matched) {
-			gs_out_puts(o, "<td colspan=\"5\" class=\"met\">not compared</td></tr>\n");
+			gs_outbuf_puts(o,
+				       "<td colspan=\"5\" class=\"met\">not compared</td></tr>\n");
 			continue;
 		}
-		gs_out_printf(o, "<td class=\"n\">%s</td>", HDUR(c->skew_sum / m));
-		gs_out_printf(o, "<td class=\"n\">%s</td>", HDUR(c->skew_max));
-		gs_out_printf(o, "<td class=\"n\">%s</td>", HDUR(c->wait_sum));
-		gs_out_printf(o, "<td class=\"n\">%s</td>", HDUR(c->transfer_sum / m));
-		gs_out_printf(o, "<td class=\"n\">%s</td></tr>\n",
-			      c->busbw_n ? BW(c->busbw_sum / (double)c->busbw_n) : "-");
+		gs_outbuf_printf(o, "<td class=\"n\">%s</td>", HDUR(c->skew_sum / m));
+		gs_outbuf_printf(o, "<td class=\"n\">%s</td>", HDUR(c->skew_max));
+		gs_outbuf_printf(o, "<td class=\"n\">%s</td>", HDUR(c->wait_sum));
+		gs_outbuf_printf(o, "<td class=\"n\">%s</td>", HDUR(c->transfer_sum / m));
+		gs_outbuf_printf(o, "<td class=\"n\">%s</td></tr>\n",
+				 c->busbw_n ? BW(c->busbw_sum / (double)c->busbw_n) : "-");
 	}
-	gs_out_puts(o, fold ? "</tbody></table>\n</details>\n" : "</tbody></table>\n");
+	gs_outbuf_puts(o, fold ? "</tbody></table>\n</details>\n" : "</tbody></table>\n");
 	if (ja->n_by_skew) {
 		shown = ja->n_by_skew < top ? ja->n_by_skew : top;
-		gs_out_puts(o, "<table class=\"tbl\" id=\"job-skew\"><thead><tr><th class=\"n\">#"
+		gs_outbuf_puts(o,
+			       "<table class=\"tbl\" id=\"job-skew\"><thead><tr><th class=\"n\">#"
 			       "</th><th>communicator</th><th class=\"n\">index</th><th>name</th>"
 			       "<th class=\"n\">skew</th><th class=\"n\">last rank</th>"
 			       "<th class=\"n\">transfer</th><th class=\"n\">algbw</th>"
@@ -625,46 +635,48 @@ static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja, si
 			const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
 			const struct ja_comm *c = &ja->comms[x->comm];
 
-			gs_out_printf(o, "<tr><td class=\"n\">%zu</td><td>", i + 1);
+			gs_outbuf_printf(o, "<tr><td class=\"n\">%zu</td><td>", i + 1);
 			h_esc(o, c->label, 0);
-			gs_out_printf(o, "</td><td class=\"n\">%u</td><td class=\"name\">",
-				      x->index);
+			gs_outbuf_printf(o, "</td><td class=\"n\">%u</td><td class=\"name\">",
+					 x->index);
 			h_esc(o, x->name, 90);
-			gs_out_printf(o, "</td><td class=\"n\">%s</td>", HDUR(x->skew));
+			gs_outbuf_printf(o, "</td><td class=\"n\">%s</td>", HDUR(x->skew));
 			if (x->state == JA_WITHIN_ERROR)
-				gs_out_puts(o, "<td class=\"n\" title=\"within the clocks' "
-					       "error\">~</td>");
+				gs_outbuf_puts(o, "<td class=\"n\" title=\"within the clocks' "
+						  "error\">~</td>");
 			else if (x->skew > 0)
-				gs_out_printf(o, "<td class=\"n\">%u</td>",
-					      rank_of(ja, c->m[x->last_m].ri)->rank);
+				gs_outbuf_printf(o, "<td class=\"n\">%u</td>",
+						 rank_of(ja, c->m[x->last_m].ri)->rank);
 			else
-				gs_out_puts(o, "<td class=\"n\">-</td>");
-			gs_out_printf(o, "<td class=\"n\">%s</td><td class=\"n\">%s</td>",
-				      HDUR(x->transfer), BW(x->algbw));
-			gs_out_printf(o, "<td class=\"n\">%s</td></tr>\n", BW(x->busbw));
+				gs_outbuf_puts(o, "<td class=\"n\">-</td>");
+			gs_outbuf_printf(o, "<td class=\"n\">%s</td><td class=\"n\">%s</td>",
+					 HDUR(x->transfer), BW(x->algbw));
+			gs_outbuf_printf(o, "<td class=\"n\">%s</td></tr>\n", BW(x->busbw));
 		}
-		gs_out_puts(o, "</tbody></table>\n");
+		gs_outbuf_puts(o, "</tbody></table>\n");
 		if (shown < ja->n_by_skew)
-			gs_out_printf(o,
-				      "<p class=\"more\">%zu more (--top N for more rows, --format "
-				      "json for the %d largest)</p>\n",
-				      ja->n_by_skew - shown, JSON_COLLECTIVES);
+			gs_outbuf_printf(
+				o,
+				"<p class=\"more\">%zu more (--top N for more rows, --format "
+				"json for the %d largest)</p>\n",
+				ja->n_by_skew - shown, JSON_COLLECTIVES);
 		h_totals(o, ja, v);
 	}
 	if (ja->n_mm) {
-		gs_out_puts(o, "<h3>Mismatches</h3>\n");
+		gs_outbuf_puts(o, "<h3>Mismatches</h3>\n");
 		if (ja->n_mm > top)
-			gs_out_printf(o,
-				      "<details class=\"more\" id=\"job-mismatches-all\"><summary>"
-				      "%zu communicators do not line up</summary>\n",
-				      ja->n_mm);
-		gs_out_puts(o, "<ul class=\"notes\" id=\"job-mismatches\">\n");
+			gs_outbuf_printf(
+				o,
+				"<details class=\"more\" id=\"job-mismatches-all\"><summary>"
+				"%zu communicators do not line up</summary>\n",
+				ja->n_mm);
+		gs_outbuf_puts(o, "<ul class=\"notes\" id=\"job-mismatches\">\n");
 		for (i = 0; i < ja->n_mm; i++) {
-			gs_out_puts(o, "<li>");
+			gs_outbuf_puts(o, "<li>");
 			h_esc(o, ja->mm[i].text, 0);
-			gs_out_puts(o, "</li>\n");
+			gs_outbuf_puts(o, "</li>\n");
 		}
-		gs_out_puts(o, ja->n_mm > top ? "</ul>\n</details>\n" : "</ul>\n");
+		gs_outbuf_puts(o, ja->n_mm > top ? "</ul>\n</details>\n" : "</ul>\n");
 	}
 }
 
@@ -672,7 +684,7 @@ static void h_collectives(struct gs_out *o, const struct gs_job_analysis *ja, si
 
 /* The steps matched across ranks: a bar from the fastest rank's step time
  * to the slowest's, the median marked, beside the numbers. */
-static void h_steps(struct gs_out *o, const struct gs_job_analysis *ja)
+static void h_steps(struct gs_outbuf *o, const struct gs_job_analysis *ja)
 {
 	int64_t longest = 0;
 	size_t shown = ja->n_steps < H_STEP_ROWS ? ja->n_steps : H_STEP_ROWS;
@@ -682,20 +694,20 @@ static void h_steps(struct gs_out *o, const struct gs_job_analysis *ja)
 	for (size_t i = 0; i < shown; i++)
 		if (ja->steps[i].v[2] > longest)
 			longest = ja->steps[i].v[2];
-	gs_out_puts(o,
-		    "<h3>Steps across ranks</h3>\n<p class=\"more\">Matched by number; each "
-		    "rank's GPU window of the step; bold: analysed on every rank; the bar runs "
-		    "from the fastest rank's step time to the slowest's, the median marked.</p>\n"
-		    "<table class=\"tbl\" id=\"job-steps\"><thead><tr><th>step</th>"
-		    "<th class=\"n\">ranks</th><th></th><th class=\"n\">min</th>"
-		    "<th class=\"n\">median</th><th class=\"n\">max</th><th>rank</th>"
-		    "<th class=\"n\">job span</th><th>last to end</th>"
-		    "<th>slowest rank's gap</th></tr></thead><tbody>\n");
+	gs_outbuf_puts(
+		o, "<h3>Steps across ranks</h3>\n<p class=\"more\">Matched by number; each "
+		   "rank's GPU window of the step; bold: analysed on every rank; the bar runs "
+		   "from the fastest rank's step time to the slowest's, the median marked.</p>\n"
+		   "<table class=\"tbl\" id=\"job-steps\"><thead><tr><th>step</th>"
+		   "<th class=\"n\">ranks</th><th></th><th class=\"n\">min</th>"
+		   "<th class=\"n\">median</th><th class=\"n\">max</th><th>rank</th>"
+		   "<th class=\"n\">job span</th><th>last to end</th>"
+		   "<th>slowest rank's gap</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < shown; i++) {
 		const struct ja_step *x = &ja->steps[i];
 		double k = longest > 0 ? 160.0 / (double)longest : 0.0;
 
-		gs_out_printf(
+		gs_outbuf_printf(
 			o,
 			"<tr%s><td class=\"n\">%llu%s</td><td class=\"n\">%zu</td>"
 			"<td><svg width=\"160\" height=\"10\"><rect x=\"%.1f\" width=\"%.1f\" "
@@ -705,33 +717,34 @@ static void h_steps(struct gs_out *o, const struct gs_job_analysis *ja)
 			(unsigned long long)x->number, x->partial ? " (partial)" : "", x->ranks,
 			k * (double)x->v[0], k * (double)(x->v[2] - x->v[0]),
 			x->slow ? "#e45756" : "#4c78a8", k * (double)x->v[1]);
-		gs_out_printf(o, "<td class=\"n\">%s</td><td class=\"n\">%s</td>", HDUR(x->v[0]),
-			      HDUR(x->v[1]));
-		gs_out_printf(o, "<td class=\"n\">%s%s</td><td>%u</td>", HDUR(x->v[2]),
-			      x->slow ? " !" : "", rank_of(ja, x->ri[2])->rank);
+		gs_outbuf_printf(o, "<td class=\"n\">%s</td><td class=\"n\">%s</td>", HDUR(x->v[0]),
+				 HDUR(x->v[1]));
+		gs_outbuf_printf(o, "<td class=\"n\">%s%s</td><td>%u</td>", HDUR(x->v[2]),
+				 x->slow ? " !" : "", rank_of(ja, x->ri[2])->rank);
 		if (x->span_known && x->ranks > 1)
-			gs_out_printf(o, "<td class=\"n\">%s</td><td>rank %u, +%s</td>",
-				      HDUR(x->span_ns), rank_of(ja, x->last_ri)->rank,
-				      HDUR(x->last_ns));
+			gs_outbuf_printf(o, "<td class=\"n\">%s</td><td>rank %u, +%s</td>",
+					 HDUR(x->span_ns), rank_of(ja, x->last_ri)->rank,
+					 HDUR(x->last_ns));
 		else if (x->span_known)
-			gs_out_printf(o, "<td class=\"n\">%s</td><td>-</td>", HDUR(x->span_ns));
+			gs_outbuf_printf(o, "<td class=\"n\">%s</td><td>-</td>", HDUR(x->span_ns));
 		else
-			gs_out_puts(o, "<td class=\"n\">unknown</td><td>-</td>");
+			gs_outbuf_puts(o, "<td class=\"n\">unknown</td><td>-</td>");
 		if (x->cause < GS_GAP_CAUSE_COUNT)
-			gs_out_printf(o, "<td>%s %s</td></tr>\n", gs_gap_cause_name(x->cause),
-				      HDUR(x->cause_ns));
+			gs_outbuf_printf(o, "<td>%s %s</td></tr>\n", gs_gap_cause_name(x->cause),
+					 HDUR(x->cause_ns));
 		else
-			gs_out_puts(o, "<td>-</td></tr>\n");
+			gs_outbuf_puts(o, "<td>-</td></tr>\n");
 	}
-	gs_out_puts(o, "</tbody></table>\n");
+	gs_outbuf_puts(o, "</tbody></table>\n");
 	if (shown < ja->n_steps)
-		gs_out_printf(o,
-			      "<p class=\"more\">%zu of %zu steps shown (the JSON report has every "
-			      "one).</p>\n",
-			      shown, ja->n_steps);
+		gs_outbuf_printf(
+			o,
+			"<p class=\"more\">%zu of %zu steps shown (the JSON report has every "
+			"one).</p>\n",
+			shown, ja->n_steps);
 }
 
-void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job,
+void gs_job_analysis_write_html(struct gs_outbuf *o, const struct gs_report *job,
 				const struct gs_report_style *st)
 {
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
@@ -741,12 +754,12 @@ void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job,
 	if (!ja)
 		return;
 	if (ja_view_make(ja, s.ranks, &v) != GS_OK) {
-		o->failed = true;
-		o->err = ENOMEM;
+		gs_outbuf_fail(o, ENOMEM, NULL);
 		return;
 	}
-	gs_out_printf(o, "<section class=\"job\" id=\"job\">\n<h2>Job: %zu ranks, %zu GPU%s</h2>\n",
-		      ja->n_sums, ja->n_gpus, ja->n_gpus == 1 ? "" : "s");
+	gs_outbuf_printf(o,
+			 "<section class=\"job\" id=\"job\">\n<h2>Job: %zu ranks, %zu GPU%s</h2>\n",
+			 ja->n_sums, ja->n_gpus, ja->n_gpus == 1 ? "" : "s");
 	/* What stands out first: the findings and the collectives over time;
 	 * then the ranks and the tables. */
 	h_findings(o, ja);
@@ -754,6 +767,6 @@ void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job,
 	h_ranks(o, ja, &v);
 	h_steps(o, ja);
 	h_collectives(o, ja, s.top, &v);
-	gs_out_puts(o, "</section>\n");
+	gs_outbuf_puts(o, "</section>\n");
 	ja_view_free(&v);
 }

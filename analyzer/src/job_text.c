@@ -12,14 +12,14 @@
 #include <string.h>
 #include <strings.h>
 
-#include "out.h"
+#include <gpuscope/outbuf.h>
 
 #include <gpuscope/text.h>
 
 #define TEXT_WIDTH 100
 
 struct jt {
-	struct gs_out *o;
+	struct gs_outbuf *o;
 	bool color;
 	size_t top; /* rows in the ranked tables */
 };
@@ -27,13 +27,13 @@ struct jt {
 static void jt_bold(struct jt *w, bool on)
 {
 	if (w->color)
-		gs_out_puts(w->o, on ? "\033[1m" : "\033[0m");
+		gs_outbuf_puts(w->o, on ? "\033[1m" : "\033[0m");
 }
 
 static void jt_spaces(struct jt *w, size_t n)
 {
 	while (n--)
-		gs_out_putc(w->o, ' ');
+		gs_outbuf_putc(w->o, ' ');
 }
 
 /* `s` in a column of `cols`, left- or right-aligned. */
@@ -44,7 +44,7 @@ static void jt_cell(struct jt *w, const char *s, size_t cols, bool right)
 
 	if (right)
 		jt_spaces(w, cols - used);
-	gs_out_puts(w->o, buf);
+	gs_outbuf_puts(w->o, buf);
 	if (!right)
 		jt_spaces(w, cols - used);
 }
@@ -54,11 +54,11 @@ static void jt_section(struct jt *w, const char *title)
 	char buf[4 * TEXT_WIDTH + 8];
 
 	gs_report_text_fit(buf, sizeof(buf), title, TEXT_WIDTH - 2);
-	gs_out_puts(w->o, "\n  ");
+	gs_outbuf_puts(w->o, "\n  ");
 	jt_bold(w, true);
-	gs_out_puts(w->o, buf);
+	gs_outbuf_puts(w->o, buf);
 	jt_bold(w, false);
-	gs_out_putc(w->o, '\n');
+	gs_outbuf_putc(w->o, '\n');
 }
 
 static void jt_rule(struct jt *w, const char *title)
@@ -67,21 +67,21 @@ static void jt_rule(struct jt *w, const char *title)
 	size_t used;
 
 	jt_bold(w, true);
-	gs_out_puts(w->o, "\n━━ ");
+	gs_outbuf_puts(w->o, "\n━━ ");
 	used = 4 + gs_report_text_fit(buf, sizeof(buf), title, TEXT_WIDTH - 4);
-	gs_out_puts(w->o, buf);
-	gs_out_putc(w->o, ' ');
+	gs_outbuf_puts(w->o, buf);
+	gs_outbuf_putc(w->o, ' ');
 	while (used++ < TEXT_WIDTH)
-		gs_out_puts(w->o, "━");
+		gs_outbuf_puts(w->o, "━");
 	jt_bold(w, false);
-	gs_out_putc(w->o, '\n');
+	gs_outbuf_putc(w->o, '\n');
 }
 
-/* A finding's sentence with its durations written out (gs_dur_sentence);
+/* A finding's sentence with its durations written out (gs_outbuf_sentence);
  * takes `marked` (NULL when out of memory). */
-static char *words(char *marked)
+static char *words(struct gs_outbuf *o, char *marked)
 {
-	char *s = marked ? gs_dur_sentence_dup(marked, false) : NULL;
+	char *s = gs_outbuf_sentence(o, marked, false);
 
 	free(marked);
 	return s;
@@ -91,25 +91,24 @@ static void text_findings(struct jt *w, const struct gs_job_analysis *ja)
 {
 	jt_section(w, "Job findings");
 	if (!ja->n_findings) {
-		gs_out_puts(w->o, "    nothing stands out across the ranks: no straggler, waits or "
-				  "exposed communication\n    above 0.5% of a window\n");
+		gs_outbuf_puts(w->o,
+			       "    nothing stands out across the ranks: no straggler, waits or "
+			       "exposed communication\n    above 0.5% of a window\n");
 		return;
 	}
 	for (size_t i = 0; i < ja->n_findings; i++) {
 		char num[32];
-		char *text = words(ja_finding_text(ja, &ja->findings[i]));
-		char *advice = words(ja_finding_advice(ja, &ja->findings[i]));
+		char *text = words(w->o, ja_finding_text(ja, &ja->findings[i]));
+		char *advice = words(w->o, ja_finding_advice(ja, &ja->findings[i]));
 
 		if (!text || !advice) {
 			free(text);
 			free(advice);
-			w->o->failed = true;
-			w->o->err = ENOMEM;
 			return;
 		}
 		snprintf(num, sizeof(num), "  %2zu. ", i + 1);
 		jt_bold(w, true);
-		gs_out_puts(w->o, num);
+		gs_outbuf_puts(w->o, num);
 		jt_bold(w, false);
 		gs_report_text_wrap(w->o, "", strlen(num), text, 6);
 		gs_report_text_wrap(w->o, "      -> ", 9, advice, 9);
@@ -120,7 +119,7 @@ static void text_findings(struct jt *w, const struct gs_job_analysis *ja)
 
 static void text_rank_head(struct jt *w)
 {
-	gs_out_puts(w->o, "    ");
+	gs_outbuf_puts(w->o, "    ");
 	jt_cell(w, "rank", 6, false);
 	jt_cell(w, "host", 10, false);
 	jt_cell(w, "GPU", 3, true);
@@ -133,7 +132,7 @@ static void text_rank_head(struct jt *w)
 	jt_cell(w, "comm", 11, true);
 	jt_cell(w, "exposed", 11, true);
 	jt_cell(w, "overlap", 8, true);
-	gs_out_putc(w->o, '\n');
+	gs_outbuf_putc(w->o, '\n');
 }
 
 static void text_rank_row(struct jt *w, const struct ja_gpu *g)
@@ -143,7 +142,7 @@ static void text_rank_row(struct jt *w, const struct ja_gpu *g)
 
 	snprintf(rank, sizeof(rank), "%u", g->r->rank);
 	snprintf(dev, sizeof(dev), "%u", d->device);
-	gs_out_puts(w->o, "    ");
+	gs_outbuf_puts(w->o, "    ");
 	jt_cell(w, rank, 6, false);
 	jt_cell(w, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 10, false);
 	jt_cell(w, dev, 3, true);
@@ -159,7 +158,7 @@ static void text_rank_row(struct jt *w, const struct ja_gpu *g)
 	jt_cell(w, d->comm_kernels ? DUR(d->comm_exposed_ns) : "-", 11, true);
 	jt_cell(w, isfinite(g->overlap) ? FRAC(g->overlap) : "-", 8, true);
 	ja_line_unit = 0;
-	gs_out_putc(w->o, '\n');
+	gs_outbuf_putc(w->o, '\n');
 }
 
 /* A row of the rank table with each column's min (k 0), median (1) or
@@ -176,7 +175,7 @@ static void text_stat_row(struct jt *w, const struct gs_job_analysis *ja, int k)
 	};
 	char buf[48];
 
-	gs_out_puts(w->o, "    ");
+	gs_outbuf_puts(w->o, "    ");
 	jt_cell(w, label[k], 19, false);
 	LINE_UNIT(ja->stat[M_WINDOW].count ? (int64_t)ja->stat[M_WINDOW].v[k] : 0,
 		  ja->stat[M_COMM].count ? (int64_t)ja->stat[M_COMM].v[k] : 0,
@@ -188,7 +187,7 @@ static void text_stat_row(struct jt *w, const struct gs_job_analysis *ja, int k)
 			col[c].cols, true);
 	}
 	ja_line_unit = 0;
-	gs_out_putc(w->o, '\n');
+	gs_outbuf_putc(w->o, '\n');
 }
 
 /* "rank 3" ("rank 3 GPU 1" when the rank has several), with why. */
@@ -220,7 +219,7 @@ static char *outlier_list(const struct gs_job_analysis *ja, const struct ja_view
 static void text_ranks(struct jt *w, const struct gs_job_analysis *ja, const struct ja_view *v)
 {
 	char title[160], line[160];
-	struct gs_out *o = w->o;
+	struct gs_outbuf *o = w->o;
 
 	if (v->all) {
 		jt_section(w, "Ranks");
@@ -244,8 +243,7 @@ static void text_ranks(struct jt *w, const struct gs_job_analysis *ja, const str
 		char *text = outlier_list(ja, v);
 
 		if (!text) {
-			o->failed = true;
-			o->err = ENOMEM;
+			gs_outbuf_fail(o, ENOMEM, NULL);
 			return;
 		}
 		gs_report_text_wrap(o, "    outliers: ", 14, text, 14);
@@ -256,10 +254,10 @@ static void text_ranks(struct jt *w, const struct gs_job_analysis *ja, const str
 			 v->n_outs - v->n_shown == 1 ? "" : "s");
 	else
 		snprintf(line, sizeof(line), "no %soutlier", v->n_shown ? "other " : "");
-	gs_out_printf(o,
-		      "    %zu of %zu GPUs not listed (%s among them): --ranks all lists every "
-		      "one,\n    --rank R shows one rank\n",
-		      ja->n_gpus - v->n_shown, ja->n_gpus, line);
+	gs_outbuf_printf(o,
+			 "    %zu of %zu GPUs not listed (%s among them): --ranks all lists every "
+			 "one,\n    --rank R shows one rank\n",
+			 ja->n_gpus - v->n_shown, ja->n_gpus, line);
 }
 
 static void text_summary(struct jt *w, const struct gs_job_analysis *ja)
@@ -271,19 +269,19 @@ static void text_summary(struct jt *w, const struct gs_job_analysis *ja)
 		 "lower middle)",
 		 ja->n_gpus);
 	jt_section(w, title);
-	gs_out_puts(w->o, "    ");
+	gs_outbuf_puts(w->o, "    ");
 	jt_cell(w, "", 14, false);
 	jt_cell(w, "min", 26, false);
 	jt_cell(w, "median", 26, false);
-	gs_out_puts(w->o, "max\n");
+	gs_outbuf_puts(w->o, "max\n");
 	for (unsigned m = 0; m < M_COUNT; m++) {
 		const struct ja_stat *s = &ja->stat[m];
 		char buf[96];
 
-		gs_out_puts(w->o, "    ");
+		gs_outbuf_puts(w->o, "    ");
 		jt_cell(w, ja_metric_info[m].label, 14, false);
 		if (!s->count) {
-			gs_out_puts(w->o, "-\n");
+			gs_outbuf_puts(w->o, "-\n");
 			continue;
 		}
 		if (ja_metric_info[m].ns)
@@ -293,10 +291,10 @@ static void text_summary(struct jt *w, const struct gs_job_analysis *ja)
 			if (k < 2)
 				jt_cell(w, buf, 26, false);
 			else
-				gs_out_puts(w->o, buf);
+				gs_outbuf_puts(w->o, buf);
 		}
 		ja_line_unit = 0;
-		gs_out_putc(w->o, '\n');
+		gs_outbuf_putc(w->o, '\n');
 	}
 }
 
@@ -316,7 +314,7 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
 
 	/* The communicator column as wide as its longest name, 22 at most. */
 	for (i = 0; i < ja->n_comms; i++) {
-		size_t l = gs_out_text_cols(ja->comms[i].label) + 1;
+		size_t l = gs_text_cols(ja->comms[i].label) + 1;
 
 		comms += ja->comms[i].matched > 0;
 		within += ja->comms[i].within_error;
@@ -324,14 +322,14 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
 	}
 	if (!ja->n_comms) {
 		jt_section(w, "Collectives");
-		gs_out_puts(w->o, "    no communication kernels (NCCL / RCCL) in the ranks' "
-				  "windows\n");
+		gs_outbuf_puts(w->o, "    no communication kernels (NCCL / RCCL) in the ranks' "
+				     "windows\n");
 		return;
 	}
 	snprintf(title, sizeof(title), "Collectives: %zu compared in %zu communicator%s",
 		 ja->n_by_skew, comms, comms == 1 ? "" : "s");
 	jt_section(w, title);
-	gs_out_puts(w->o, "    ");
+	gs_outbuf_puts(w->o, "    ");
 	jt_cell(w, "communicator", lw, false);
 	jt_cell(w, "ranks", 5, true);
 	jt_cell(w, "count", 7, true);
@@ -341,7 +339,7 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
 	jt_cell(w, "waited", 11, true);
 	jt_cell(w, "transfer", 11, true);
 	jt_cell(w, "busbw", 12, true);
-	gs_out_putc(w->o, '\n');
+	gs_outbuf_putc(w->o, '\n');
 	/* Many GPUs: as many communicators as rank rows (a communicator a
 	 * stream can make one a rank). */
 	n_comms = v->all || ja->n_comms <= v->limit ? ja->n_comms : v->limit;
@@ -352,14 +350,14 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
 
 		snprintf(n, sizeof(n), "%zu", c->n_m);
 		snprintf(k, sizeof(k), "%zu", c->matched);
-		gs_out_puts(w->o, "    ");
+		gs_outbuf_puts(w->o, "    ");
 		jt_cell(w, c->label, lw, false);
 		jt_cell(w, n, 5, true);
 		jt_cell(w, k, 7, true);
 		jt_cell(w, by_short(c->matched_by), 6, true);
 		if (!c->matched) {
-			gs_out_puts(w->o, c->n_m < 2 ? "   not compared: one rank\n" :
-						       "   not compared\n");
+			gs_outbuf_puts(w->o, c->n_m < 2 ? "   not compared: one rank\n" :
+							  "   not compared\n");
 			continue;
 		}
 		/* One unit for the per-collective times; the waits summed over
@@ -374,46 +372,49 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
 		jt_cell(w, DUR(c->transfer_sum / m), 11, true);
 		ja_line_unit = 0;
 		jt_cell(w, c->busbw_n ? BW(c->busbw_sum / (double)c->busbw_n) : "-", 12, true);
-		gs_out_putc(w->o, '\n');
+		gs_outbuf_putc(w->o, '\n');
 	}
 	if (n_comms < ja->n_comms)
-		gs_out_printf(w->o,
-			      "    ... %zu more communicators (--ranks all, or --format json for "
-			      "all)\n",
-			      ja->n_comms - n_comms);
-	gs_out_puts(w->o,
-		    "    by: seq (the group's sequence numbers), group / order (a group's, or one "
-		    "kind's, kernels\n    in order, aligned on their ends), p2p (peer kernels "
-		    "that end together); never by\n    stream id. skew: last arrival - first; "
-		    "waited: the ranks' waits summed; transfer: kernel\n    end after the last "
-		    "arrival (least over the ranks); busbw: mean of the known sizes\n");
+		gs_outbuf_printf(
+			w->o,
+			"    ... %zu more communicators (--ranks all, or --format json for "
+			"all)\n",
+			ja->n_comms - n_comms);
+	gs_outbuf_puts(
+		w->o,
+		"    by: seq (the group's sequence numbers), group / order (a group's, or one "
+		"kind's, kernels\n    in order, aligned on their ends), p2p (peer kernels "
+		"that end together); never by\n    stream id. skew: last arrival - first; "
+		"waited: the ranks' waits summed; transfer: kernel\n    end after the last "
+		"arrival (least over the ranks); busbw: mean of the known sizes\n");
 	if (within)
-		gs_out_printf(w->o,
-			      "    %zu collective%s with a skew within the clocks' error (~): no "
-			      "one waited for certain\n",
-			      within, within == 1 ? "" : "s");
+		gs_outbuf_printf(
+			w->o,
+			"    %zu collective%s with a skew within the clocks' error (~): no "
+			"one waited for certain\n",
+			within, within == 1 ? "" : "s");
 	if (ja->n_clock_groups > 1)
-		gs_out_puts(w->o,
-			    "    ranks on different clocks (clock groups) are never compared: "
-			    "each group is matched on its own\n");
+		gs_outbuf_puts(w->o,
+			       "    ranks on different clocks (clock groups) are never compared: "
+			       "each group is matched on its own\n");
 	if (!ja->n_by_skew)
 		return;
 
 	shown = ja->n_by_skew < w->top ? ja->n_by_skew : w->top;
 	snprintf(title, sizeof(title), "Collectives by skew (%zu of %zu)", shown, ja->n_by_skew);
 	jt_section(w, title);
-	gs_out_puts(w->o, "    ");
+	gs_outbuf_puts(w->o, "    ");
 	jt_cell(w, "#", 4, true);
-	gs_out_puts(w->o, "  ");
+	gs_outbuf_puts(w->o, "  ");
 	jt_cell(w, "communicator", lw > 20 ? 20 : lw, false);
 	jt_cell(w, "index", 6, true);
-	gs_out_puts(w->o, "  ");
+	gs_outbuf_puts(w->o, "  ");
 	jt_cell(w, "name", 20, false);
 	jt_cell(w, "skew", 11, true);
 	jt_cell(w, "last", 6, true);
 	jt_cell(w, "transfer", 11, true);
 	jt_cell(w, "busbw", 12, true);
-	gs_out_putc(w->o, '\n');
+	gs_outbuf_putc(w->o, '\n');
 	for (i = 0; i < shown; i++) {
 		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
 		const struct ja_comm *c = &ja->comms[x->comm];
@@ -427,12 +428,12 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
 			snprintf(last, sizeof(last), "%u", rank_of(ja, c->m[x->last_m].ri)->rank);
 		else
 			snprintf(last, sizeof(last), "-");
-		gs_out_puts(w->o, "    ");
+		gs_outbuf_puts(w->o, "    ");
 		jt_cell(w, num, 4, true);
-		gs_out_puts(w->o, "  ");
+		gs_outbuf_puts(w->o, "  ");
 		jt_cell(w, c->label, lw > 20 ? 20 : lw, false);
 		jt_cell(w, idx, 6, true);
-		gs_out_puts(w->o, "  ");
+		gs_outbuf_puts(w->o, "  ");
 		jt_cell(w, x->name, 20, false);
 		LINE_UNIT(x->skew, x->transfer);
 		jt_cell(w, DUR(x->skew), 11, true);
@@ -440,13 +441,13 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
 		jt_cell(w, DUR(x->transfer), 11, true);
 		ja_line_unit = 0;
 		jt_cell(w, BW(x->busbw), 12, true);
-		gs_out_putc(w->o, '\n');
+		gs_outbuf_putc(w->o, '\n');
 	}
 	if (shown < ja->n_by_skew)
-		gs_out_printf(w->o,
-			      "    ... %zu more (--top N, or --format json for the %d "
-			      "largest)\n",
-			      ja->n_by_skew - shown, JSON_COLLECTIVES);
+		gs_outbuf_printf(w->o,
+				 "    ... %zu more (--top N, or --format json for the %d "
+				 "largest)\n",
+				 ja->n_by_skew - shown, JSON_COLLECTIVES);
 }
 
 /* "+1.234 ms" / "-20.000 us" / "0". */
@@ -518,15 +519,15 @@ static void text_clock_row(struct jt *w, const struct gs_job_analysis *ja, size_
 		snprintf(how, sizeof(how), "raw clock (--align none)");
 		break;
 	}
-	gs_out_puts(w->o, "    ");
+	gs_outbuf_puts(w->o, "    ");
 	jt_cell(w, g, 6, false);
 	jt_cell(w, *x->host ? x->host : "?", 16, false);
 	jt_cell(w, ranks, 14, false);
 	jt_cell(w, off, 13, true);
 	jt_cell(w, res, 11, true);
-	gs_out_puts(w->o, "  ");
-	gs_out_puts(w->o, how);
-	gs_out_putc(w->o, '\n');
+	gs_outbuf_puts(w->o, "  ");
+	gs_outbuf_puts(w->o, how);
+	gs_outbuf_putc(w->o, '\n');
 }
 
 #define CLOCK_ROWS 8 /* hosts listed one by one; more: a summary and the extremes */
@@ -541,7 +542,7 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja, const st
 	if (!ja->n_comms) {
 		if (ja->n_dom > 1) {
 			jt_section(w, "Clocks");
-			gs_out_printf(
+			gs_outbuf_printf(
 				w->o,
 				"    %zu clocks (hosts or inputs) and no collective to align them "
 				"on: each trace's\n    times as it maps them to UTC; nothing is "
@@ -569,24 +570,24 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja, const st
 		const struct ja_domain *x = &ja->dom[0];
 
 		jt_section(w, "Clocks");
-		gs_out_puts(w->o, "    one clock: every rank ");
+		gs_outbuf_puts(w->o, "    one clock: every rank ");
 		if (*x->host) {
-			gs_out_puts(w->o, "on host ");
-			gs_out_text(w->o, x->host);
+			gs_outbuf_puts(w->o, "on host ");
+			gs_outbuf_text(w->o, x->host);
 		} else {
-			gs_out_puts(w->o, "of one input");
+			gs_outbuf_puts(w->o, "of one input");
 		}
-		gs_out_printf(w->o, "; its wall clock: %s\n", gs_clock_source_text(x->clock));
+		gs_outbuf_printf(w->o, "; its wall clock: %s\n", gs_clock_source_text(x->clock));
 		return;
 	}
 	jt_section(w, fitted ? "Clocks: hosts aligned on the ends of collectives" : "Clocks");
-	gs_out_puts(w->o, "    ");
+	gs_outbuf_puts(w->o, "    ");
 	jt_cell(w, "group", 6, false);
 	jt_cell(w, "host", 16, false);
 	jt_cell(w, "ranks", 14, false);
 	jt_cell(w, "offset", 13, true);
 	jt_cell(w, "residual", 11, true);
-	gs_out_puts(w->o, "  how\n");
+	gs_outbuf_puts(w->o, "  how\n");
 	if (v->all || ja->n_dom <= CLOCK_ROWS) {
 		for (size_t d = 0; d < ja->n_dom; d++)
 			text_clock_row(w, ja, d);
@@ -604,18 +605,20 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja, const st
 			text_clock_row(w, ja, big_res);
 			shown++;
 		}
-		gs_out_printf(w->o,
-			      "    ... %zu more hosts (%zu fitted, %zu with no collective to align "
-			      "on): --ranks all or\n    --format json for every one; above, the "
-			      "largest offset and residual\n",
-			      ja->n_dom - shown, fitted, unknown);
+		gs_outbuf_printf(
+			w->o,
+			"    ... %zu more hosts (%zu fitted, %zu with no collective to align "
+			"on): --ranks all or\n    --format json for every one; above, the "
+			"largest offset and residual\n",
+			ja->n_dom - shown, fitted, unknown);
 	}
-	gs_out_puts(w->o,
-		    "    each trace's times first go to UTC by what it says of its clock; offset: "
-		    "then added to\n    a host's ranks so that the ends of its all-reduces, "
-		    "all-gathers and reduce-scatters meet\n    the reference's (the median "
-		    "difference); residual: the spread left, outliers set aside;\n    a skew "
-		    "within the clocks' residuals is clock error, never a straggler\n");
+	gs_outbuf_puts(
+		w->o,
+		"    each trace's times first go to UTC by what it says of its clock; offset: "
+		"then added to\n    a host's ranks so that the ends of its all-reduces, "
+		"all-gathers and reduce-scatters meet\n    the reference's (the median "
+		"difference); residual: the spread left, outliers set aside;\n    a skew "
+		"within the clocks' residuals is clock error, never a straggler\n");
 }
 
 #define STEP_ROWS 64 /* steps in the text report's table */
@@ -631,7 +634,7 @@ static void text_steps(struct jt *w, const struct gs_job_analysis *ja)
 	jt_section(w,
 		   "Steps across ranks (by number; * analysed on every rank; ! max over 1.2x the "
 		   "median; p partial)");
-	gs_out_puts(w->o, "       ");
+	gs_outbuf_puts(w->o, "       ");
 	jt_cell(w, "step", 5, true);
 	jt_cell(w, "ranks", 6, true);
 	jt_cell(w, "min", 12, true);
@@ -639,9 +642,9 @@ static void text_steps(struct jt *w, const struct gs_job_analysis *ja)
 	jt_cell(w, "max", 12, true);
 	jt_cell(w, "rank", 5, true);
 	jt_cell(w, "job span", 12, true);
-	gs_out_puts(w->o, "  ");
+	gs_outbuf_puts(w->o, "  ");
 	jt_cell(w, "last to end", 13, false);
-	gs_out_puts(w->o, "slowest's gap\n");
+	gs_outbuf_puts(w->o, "slowest's gap\n");
 	for (size_t i = 0; i < ja->n_steps; i++) {
 		const struct ja_step *x = &ja->steps[i];
 		char num[32], ranks[32], rank[16], last[48], cause[4 * TEXT_WIDTH];
@@ -656,8 +659,8 @@ static void text_steps(struct jt *w, const struct gs_job_analysis *ja)
 		snprintf(ranks, sizeof(ranks), "%zu", x->ranks);
 		snprintf(rank, sizeof(rank), "%u", rank_of(ja, x->ri[2])->rank);
 		LINE_UNIT(x->v[0], x->v[1], x->v[2], x->span_known ? x->span_ns : 0);
-		gs_out_printf(w->o, "    %c%c%c", x->analysed ? '*' : ' ', x->slow ? '!' : ' ',
-			      x->partial ? 'p' : ' ');
+		gs_outbuf_printf(w->o, "    %c%c%c", x->analysed ? '*' : ' ', x->slow ? '!' : ' ',
+				 x->partial ? 'p' : ' ');
 		jt_cell(w, num, 5, true);
 		jt_cell(w, ranks, 6, true);
 		for (int k = 0; k < 3; k++)
@@ -672,36 +675,37 @@ static void text_steps(struct jt *w, const struct gs_job_analysis *ja)
 		else
 			snprintf(last, sizeof(last), "%u +%s", rank_of(ja, x->last_ri)->rank,
 				 DUR(x->last_ns));
-		gs_out_puts(w->o, "  ");
+		gs_outbuf_puts(w->o, "  ");
 		jt_cell(w, last, 13, false);
 		gs_report_text_fit(cause, sizeof(cause),
 				   x->cause < GS_GAP_CAUSE_COUNT ? gs_gap_cause_name(x->cause) :
 								   "-",
 				   TEXT_WIDTH - 86);
-		gs_out_printf(w->o, "%s\n", cause);
+		gs_outbuf_printf(w->o, "%s\n", cause);
 	}
 	if (ja->n_steps > STEP_ROWS)
-		gs_out_printf(w->o, "    ... %zu more steps (--format json for every one)\n",
-			      ja->n_steps - STEP_ROWS);
+		gs_outbuf_printf(w->o, "    ... %zu more steps (--format json for every one)\n",
+				 ja->n_steps - STEP_ROWS);
 	if (ja->step_ranks < ja->n_sums)
-		gs_out_printf(w->o,
-			      "    %zu of %zu ranks have no steps (no step markers in their "
-			      "traces)\n",
-			      ja->n_sums - ja->step_ranks, ja->n_sums);
+		gs_outbuf_printf(w->o,
+				 "    %zu of %zu ranks have no steps (no step markers in their "
+				 "traces)\n",
+				 ja->n_sums - ja->step_ranks, ja->n_sums);
 	if (err > 0)
-		gs_out_printf(w->o, "    job spans are on the aligned clocks, within %s\n",
-			      DUR(err));
+		gs_outbuf_printf(w->o, "    job spans are on the aligned clocks, within %s\n",
+				 DUR(err));
 	if (unknown)
-		gs_out_printf(w->o,
-			      "    job span unknown for %zu step%s: its ranks are on clocks no "
-			      "collective aligns\n",
-			      unknown, unknown == 1 ? "" : "s");
+		gs_outbuf_printf(w->o,
+				 "    job span unknown for %zu step%s: its ranks are on clocks no "
+				 "collective aligns\n",
+				 unknown, unknown == 1 ? "" : "s");
 	if (ja->slow_steps.steps)
-		gs_out_printf(w->o,
-			      "    rank %u had the longest step in %zu of %zu analysed steps, %s "
-			      "beyond the median rank's\n",
-			      rank_of(ja, ja->slow_steps.ri)->rank, ja->slow_steps.steps,
-			      ja->slow_steps.of, DUR(ja->slow_steps.extra));
+		gs_outbuf_printf(
+			w->o,
+			"    rank %u had the longest step in %zu of %zu analysed steps, %s "
+			"beyond the median rank's\n",
+			rank_of(ja, ja->slow_steps.ri)->rank, ja->slow_steps.steps,
+			ja->slow_steps.of, DUR(ja->slow_steps.extra));
 }
 
 static void text_totals(struct jt *w, const struct gs_job_analysis *ja, const struct ja_view *v)
@@ -721,7 +725,7 @@ static void text_totals(struct jt *w, const struct gs_job_analysis *ja, const st
 			 "Per rank, over its collectives: the outliers' ranks");
 		jt_section(w, title);
 	}
-	gs_out_puts(w->o, "    ");
+	gs_outbuf_puts(w->o, "    ");
 	jt_cell(w, "rank", 6, false);
 	jt_cell(w, "collectives", 12, true);
 	jt_cell(w, "waited", 12, true);
@@ -729,7 +733,7 @@ static void text_totals(struct jt *w, const struct gs_job_analysis *ja, const st
 	jt_cell(w, "share", 8, true);
 	jt_cell(w, "cost to others", 16, true);
 	jt_cell(w, "compute before", 16, true);
-	gs_out_putc(w->o, '\n');
+	gs_outbuf_putc(w->o, '\n');
 	for (size_t i = 0; i < ja->n_totals; i++) {
 		const struct ja_total *t = &ja->totals[i];
 		char rank[16], n[32], last[32];
@@ -740,7 +744,7 @@ static void text_totals(struct jt *w, const struct gs_job_analysis *ja, const st
 		snprintf(rank, sizeof(rank), "%u", rank_of(ja, t->ri)->rank);
 		snprintf(n, sizeof(n), "%llu", (unsigned long long)t->collectives);
 		snprintf(last, sizeof(last), "%llu", (unsigned long long)t->last);
-		gs_out_puts(w->o, "    ");
+		gs_outbuf_puts(w->o, "    ");
 		jt_cell(w, rank, 6, false);
 		jt_cell(w, n, 12, true);
 		/* The rank's own times in one unit; what it cost the others,
@@ -754,16 +758,17 @@ static void text_totals(struct jt *w, const struct gs_job_analysis *ja, const st
 		LINE_UNIT(t->waited, t->compute_before);
 		jt_cell(w, DUR(t->compute_before), 16, true);
 		ja_line_unit = 0;
-		gs_out_puts(w->o, t->straggler ? "  straggler\n" : "\n");
+		gs_outbuf_puts(w->o, t->straggler ? "  straggler\n" : "\n");
 	}
 	if (listed < with)
-		gs_out_printf(w->o,
-			      "    %zu of %zu ranks not listed (--ranks all lists every one)\n",
-			      with - listed, with);
-	gs_out_puts(w->o, "    last: times the others waited for it (a skew of 0 counts for no "
-			  "one); share: of its\n    collectives with a skew; straggler: last in at "
-			  "least 3, a quarter, and twice chance;\n    compute before: its compute "
-			  "kernels' time between its previous collective and its arrival\n");
+		gs_outbuf_printf(w->o,
+				 "    %zu of %zu ranks not listed (--ranks all lists every one)\n",
+				 with - listed, with);
+	gs_outbuf_puts(w->o,
+		       "    last: times the others waited for it (a skew of 0 counts for no "
+		       "one); share: of its\n    collectives with a skew; straggler: last in at "
+		       "least 3, a quarter, and twice chance;\n    compute before: its compute "
+		       "kernels' time between its previous collective and its arrival\n");
 }
 
 static void text_mismatches(struct jt *w, const struct gs_job_analysis *ja)
@@ -774,11 +779,11 @@ static void text_mismatches(struct jt *w, const struct gs_job_analysis *ja)
 	for (size_t i = 0; i < ja->n_mm && i < w->top; i++)
 		gs_report_text_wrap(w->o, "    ", 4, ja->mm[i].text, 6);
 	if (ja->n_mm > w->top)
-		gs_out_printf(w->o, "    ... %zu more (--top N, or --format json for all)\n",
-			      ja->n_mm - w->top);
+		gs_outbuf_printf(w->o, "    ... %zu more (--top N, or --format json for all)\n",
+				 ja->n_mm - w->top);
 }
 
-void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
+void gs_job_analysis_write_text(struct gs_outbuf *o, const struct gs_report *job,
 				const struct gs_report_style *st)
 {
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
@@ -793,12 +798,11 @@ void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
 		 ja->n_gpus == 1 ? "" : "s");
 	jt_rule(&w, title);
 	if (ja_view_make(ja, s.ranks, &v) != GS_OK) {
-		o->failed = true;
-		o->err = ENOMEM;
+		gs_outbuf_fail(o, ENOMEM, NULL);
 		return;
 	}
 	if (ja->world_size > ja->n_sums)
-		gs_out_printf(
+		gs_outbuf_printf(
 			o,
 			"\n  partial job: %zu of %u ranks (the world size the traces declare): "
 			"every verdict\n  below is over the ranks at hand\n",

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jw.h"
-#include "out.h"
+#include <gpuscope/json.h>
+#include <gpuscope/outbuf.h>
 
 #include <gpuscope/text.h>
 
@@ -74,27 +74,27 @@ static double gbps(const struct gs_copy_bandwidth *c)
 
 /* ---- text ------------------------------------------------------------------------ */
 
-static void t_section(struct gs_out *o, const char *title, bool color)
+static void t_section(struct gs_outbuf *o, const char *title, bool color)
 {
-	gs_out_puts(o, "\n  ");
+	gs_outbuf_puts(o, "\n  ");
 	if (color)
-		gs_out_puts(o, "\033[1m");
-	gs_out_puts(o, title);
+		gs_outbuf_puts(o, "\033[1m");
+	gs_outbuf_puts(o, title);
 	if (color)
-		gs_out_puts(o, "\033[0m");
-	gs_out_putc(o, '\n');
+		gs_outbuf_puts(o, "\033[0m");
+	gs_outbuf_putc(o, '\n');
 }
 
 /* `s` printable, cut to `cols` columns. */
-static void t_name(struct gs_out *o, const char *s, size_t cols)
+static void t_name(struct gs_outbuf *o, const char *s, size_t cols)
 {
 	char buf[512];
 
 	gs_report_text_fit(buf, sizeof(buf), s, cols);
-	gs_out_puts(o, buf);
+	gs_outbuf_puts(o, buf);
 }
 
-void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
+void gs_measures_write_text(struct gs_outbuf *o, const struct gs_report *r,
 			    const struct gs_report_device *d, const struct gs_report_style *st)
 {
 	const struct gs_measures *m = &d->measures;
@@ -110,10 +110,10 @@ void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
 			"Kernel time by class (each instant once: communication, memory, compute)",
 			color);
 		for (unsigned c = 0; c < GS_KCLASS_COUNT; c++)
-			gs_out_printf(o, "      %-15s %14s %8s  %" PRIu64 " kernel%s\n",
-				      gs_kernel_class_name(c), DUR(m->class_ns[c]),
-				      PCT(m->class_ns[c], kern), m->class_count[c],
-				      m->class_count[c] == 1 ? "" : "s");
+			gs_outbuf_printf(o, "      %-15s %14s %8s  %" PRIu64 " kernel%s\n",
+					 gs_kernel_class_name(c), DUR(m->class_ns[c]),
+					 PCT(m->class_ns[c], kern), m->class_count[c],
+					 m->class_count[c] == 1 ? "" : "s");
 	}
 	if (m->n_annotations) {
 		shown = m->n_annotations < top ? m->n_annotations : top;
@@ -121,43 +121,45 @@ void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
 			 "GPU time per annotation (%zu name%s; union of the op time under each)",
 			 m->n_annotations, m->n_annotations == 1 ? "" : "s");
 		t_section(o, title, color);
-		gs_out_printf(o, "    %4s %14s %14s %7s  %-19s  %s\n", "#", "kernel", "copy",
-			      "count", "source", "name");
+		gs_outbuf_printf(o, "    %4s %14s %14s %7s  %-19s  %s\n", "#", "kernel", "copy",
+				 "count", "source", "name");
 		for (i = 0; i < shown; i++) {
 			const struct gs_annotation_time *a = &m->annotations[i];
 
-			gs_out_printf(o, "    %4zu %14s %14s %7" PRIu64 "  %-19s  ", i + 1,
-				      DUR(a->kernel_ns), DUR(a->copy_ns), a->count,
-				      source_name(a->source));
+			gs_outbuf_printf(o, "    %4zu %14s %14s %7" PRIu64 "  %-19s  ", i + 1,
+					 DUR(a->kernel_ns), DUR(a->copy_ns), a->count,
+					 source_name(a->source));
 			t_name(o, gs_trace_string(r->t, a->name), 100 - 69);
-			gs_out_putc(o, '\n');
+			gs_outbuf_putc(o, '\n');
 		}
 		if (shown < m->n_annotations)
-			gs_out_printf(o, "    ... %zu more (--top N, or --format json for all)\n",
-				      m->n_annotations - shown);
+			gs_outbuf_printf(o,
+					 "    ... %zu more (--top N, or --format json for all)\n",
+					 m->n_annotations - shown);
 	}
 	if (m->n_delays || m->queue_ops) {
 		t_section(o, "Launch delay (launch call start to op start) and queue length",
 			  color);
 		if (m->n_delays)
-			gs_out_printf(o, "    %10s %9s %14s %14s %14s\n", "stream", "ops", "p50",
-				      "p95", "max");
+			gs_outbuf_printf(o, "    %10s %9s %14s %14s %14s\n", "stream", "ops", "p50",
+					 "p95", "max");
 		shown = m->n_delays < top ? m->n_delays : top;
 		for (i = 0; i < shown; i++) {
 			const struct gs_launch_delay *l = &m->delays[i];
 
-			gs_out_printf(o, "    %10" PRIu64 " %9" PRIu64 " %14s %14s %14s\n",
-				      stream_of(r->t, l->stream)->stream_id, l->ops, DUR(l->p50_ns),
-				      DUR(l->p95_ns), DUR(l->max_ns));
+			gs_outbuf_printf(o, "    %10" PRIu64 " %9" PRIu64 " %14s %14s %14s\n",
+					 stream_of(r->t, l->stream)->stream_id, l->ops,
+					 DUR(l->p50_ns), DUR(l->p95_ns), DUR(l->max_ns));
 		}
 		if (shown < m->n_delays)
-			gs_out_printf(o, "    ... %zu more streams (--top N, or --format json)\n",
-				      m->n_delays - shown);
-		gs_out_printf(o,
-			      "    queue (ops launched, not yet finished): max %" PRIu64
-			      ", time-weighted mean %s, over %" PRIu64 " ops\n",
-			      m->queue_max, mean_text((char[32]){0}, 32, m->queue_mean),
-			      m->queue_ops);
+			gs_outbuf_printf(o,
+					 "    ... %zu more streams (--top N, or --format json)\n",
+					 m->n_delays - shown);
+		gs_outbuf_printf(o,
+				 "    queue (ops launched, not yet finished): max %" PRIu64
+				 ", time-weighted mean %s, over %" PRIu64 " ops\n",
+				 m->queue_max, mean_text((char[32]){0}, 32, m->queue_mean),
+				 m->queue_ops);
 	}
 	if (m->n_copies) {
 		t_section(
@@ -165,8 +167,8 @@ void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
 			"Copy bandwidth (bytes / summed duration; peak unknown: the device record "
 			"has none)",
 			color);
-		gs_out_printf(o, "    %-8s %-20s %8s %12s %14s %10s\n", "dir", "memory", "count",
-			      "bytes", "time", "GB/s");
+		gs_outbuf_printf(o, "    %-8s %-20s %8s %12s %14s %10s\n", "dir", "memory", "count",
+				 "bytes", "time", "GB/s");
 		for (i = 0; i < m->n_copies; i++) {
 			const struct gs_copy_bandwidth *c = &m->copies[i];
 			char mem[48], b[32];
@@ -176,112 +178,112 @@ void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
 			else
 				snprintf(mem, sizeof(mem), "%s -> %s", gs_mem_kind_name(c->src_mem),
 					 gs_mem_kind_name(c->dst_mem));
-			gs_out_printf(o, "    %-8s %-20s %8" PRIu64 " %12s %14s %10.3f\n",
-				      copy_dir(c), mem, c->count,
-				      bytes_text(b, sizeof(b), c->bytes), DUR(c->ns), gbps(c));
+			gs_outbuf_printf(o, "    %-8s %-20s %8" PRIu64 " %12s %14s %10.3f\n",
+					 copy_dir(c), mem, c->count,
+					 bytes_text(b, sizeof(b), c->bytes), DUR(c->ns), gbps(c));
 		}
 	}
 }
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-void gs_measures_write_json(struct jw *w, const struct gs_report *r,
+void gs_measures_write_json(struct gs_json *w, const struct gs_report *r,
 			    const struct gs_report_device *d)
 {
 	const struct gs_measures *m = &d->measures;
 	size_t i, shown;
 
-	jw_row(w, "kernel_classes");
+	gs_json_row(w, "kernel_classes");
 	for (unsigned c = 0; c < GS_KCLASS_COUNT; c++) {
 		char key[48];
 
 		snprintf(key, sizeof(key), "%s_ns", gs_kernel_class_name(c));
-		jw_i64(w, key, m->class_ns[c]);
+		gs_json_i64(w, key, m->class_ns[c]);
 	}
 	for (unsigned c = 0; c < GS_KCLASS_COUNT; c++) {
 		char key[48];
 
 		snprintf(key, sizeof(key), "%s_kernels", gs_kernel_class_name(c));
-		jw_u64(w, key, m->class_count[c]);
+		gs_json_u64(w, key, m->class_count[c]);
 	}
-	jw_end_obj(w);
+	gs_json_end_obj(w);
 
 	shown = m->n_annotations < GS_MEASURES_JSON_ANNOTATIONS ? m->n_annotations :
 								  GS_MEASURES_JSON_ANNOTATIONS;
-	jw_u64(w, "annotations_count", m->n_annotations);
-	jw_arr(w, "annotations");
+	gs_json_u64(w, "annotations_count", m->n_annotations);
+	gs_json_arr(w, "annotations");
 	for (i = 0; i < shown; i++) {
 		const struct gs_annotation_time *a = &m->annotations[i];
 
-		jw_row(w, NULL);
-		jw_str(w, "name", gs_trace_string(r->t, a->name));
-		jw_str(w, "source", source_name(a->source));
-		jw_u64(w, "count", a->count);
-		jw_i64(w, "kernel_ns", a->kernel_ns);
-		jw_i64(w, "copy_ns", a->copy_ns);
-		jw_end_obj(w);
+		gs_json_row(w, NULL);
+		gs_json_str(w, "name", gs_trace_string(r->t, a->name));
+		gs_json_str(w, "source", source_name(a->source));
+		gs_json_u64(w, "count", a->count);
+		gs_json_i64(w, "kernel_ns", a->kernel_ns);
+		gs_json_i64(w, "copy_ns", a->copy_ns);
+		gs_json_end_obj(w);
 	}
-	jw_end_arr(w);
+	gs_json_end_arr(w);
 
-	jw_arr(w, "launch_delay");
+	gs_json_arr(w, "launch_delay");
 	for (i = 0; i < m->n_delays; i++) {
 		const struct gs_launch_delay *l = &m->delays[i];
 		const struct gs_stream *st = stream_of(r->t, l->stream);
 
-		jw_row(w, NULL);
-		jw_u64(w, "stream", st->stream_id);
-		jw_i64(w, "pid", st->pid);
-		jw_u64(w, "index", l->stream);
-		jw_u64(w, "ops", l->ops);
-		jw_i64(w, "p50_ns", l->p50_ns);
-		jw_i64(w, "p95_ns", l->p95_ns);
-		jw_i64(w, "max_ns", l->max_ns);
-		jw_end_obj(w);
+		gs_json_row(w, NULL);
+		gs_json_u64(w, "stream", st->stream_id);
+		gs_json_i64(w, "pid", st->pid);
+		gs_json_u64(w, "index", l->stream);
+		gs_json_u64(w, "ops", l->ops);
+		gs_json_i64(w, "p50_ns", l->p50_ns);
+		gs_json_i64(w, "p95_ns", l->p95_ns);
+		gs_json_i64(w, "max_ns", l->max_ns);
+		gs_json_end_obj(w);
 	}
-	jw_end_arr(w);
+	gs_json_end_arr(w);
 
-	jw_obj(w, "queue");
-	jw_u64(w, "ops", m->queue_ops);
-	jw_u64(w, "max", m->queue_max);
-	jw_fixed(w, "mean", m->queue_mean);
-	jw_u64(w, "changes", m->queue_changes);
-	jw_bool(w, "binned", m->queue_binned);
-	jw_arr_inline(w, "series");
+	gs_json_obj(w, "queue");
+	gs_json_u64(w, "ops", m->queue_ops);
+	gs_json_u64(w, "max", m->queue_max);
+	gs_json_fixed(w, "mean", m->queue_mean);
+	gs_json_u64(w, "changes", m->queue_changes);
+	gs_json_bool(w, "binned", m->queue_binned);
+	gs_json_arr_inline(w, "series");
 	for (i = 0; i < m->n_queue_series; i++) {
-		jw_arr_inline(w, NULL);
-		jw_i64(w, NULL, m->queue_series[i].t_ns);
-		jw_u64(w, NULL, m->queue_series[i].length);
-		jw_end_arr(w);
+		gs_json_arr_inline(w, NULL);
+		gs_json_i64(w, NULL, m->queue_series[i].t_ns);
+		gs_json_u64(w, NULL, m->queue_series[i].length);
+		gs_json_end_arr(w);
 	}
-	jw_end_arr(w);
-	jw_end_obj(w);
+	gs_json_end_arr(w);
+	gs_json_end_obj(w);
 
-	jw_arr(w, "copy_bandwidth");
+	gs_json_arr(w, "copy_bandwidth");
 	for (i = 0; i < m->n_copies; i++) {
 		const struct gs_copy_bandwidth *c = &m->copies[i];
 
-		jw_row(w, NULL);
-		jw_str(w, "direction", copy_dir(c));
-		jw_str(w, "src_mem", gs_mem_kind_name(c->src_mem));
-		jw_str(w, "dst_mem", gs_mem_kind_name(c->dst_mem));
-		jw_u64(w, "count", c->count);
-		jw_u64(w, "bytes", c->bytes);
-		jw_i64(w, "ns", c->ns);
-		jw_fixed(w, "gbps", gbps(c));
-		jw_null(w, "peak_gbps");
-		jw_end_obj(w);
+		gs_json_row(w, NULL);
+		gs_json_str(w, "direction", copy_dir(c));
+		gs_json_str(w, "src_mem", gs_mem_kind_name(c->src_mem));
+		gs_json_str(w, "dst_mem", gs_mem_kind_name(c->dst_mem));
+		gs_json_u64(w, "count", c->count);
+		gs_json_u64(w, "bytes", c->bytes);
+		gs_json_i64(w, "ns", c->ns);
+		gs_json_fixed(w, "gbps", gbps(c));
+		gs_json_null(w, "peak_gbps");
+		gs_json_end_obj(w);
 	}
-	jw_end_arr(w);
+	gs_json_end_arr(w);
 
-	jw_arr(w, "sync_calls");
+	gs_json_arr(w, "sync_calls");
 	for (i = 0; i < d->n_sync_calls; i++) {
-		jw_row(w, NULL);
-		jw_str(w, "name", gs_trace_string(r->t, d->sync_calls[i].name));
-		jw_i64(w, "ns", d->sync_calls[i].ns);
-		jw_u64(w, "count", d->sync_calls[i].count);
-		jw_end_obj(w);
+		gs_json_row(w, NULL);
+		gs_json_str(w, "name", gs_trace_string(r->t, d->sync_calls[i].name));
+		gs_json_i64(w, "ns", d->sync_calls[i].ns);
+		gs_json_u64(w, "count", d->sync_calls[i].count);
+		gs_json_end_obj(w);
 	}
-	jw_end_arr(w);
+	gs_json_end_arr(w);
 }
 
 /* ---- HTML ------------------------------------------------------------------------ */
@@ -290,33 +292,33 @@ void gs_measures_write_json(struct jw *w, const struct gs_report *r,
 #define SPARK_H 60
 
 /* The queue length as a step line over the window. */
-static void h_queue_chart(struct gs_out *o, const struct gs_measures *m, size_t di)
+static void h_queue_chart(struct gs_outbuf *o, const struct gs_measures *m, size_t di)
 {
 	int64_t w = m->window_end - m->window_start;
 	uint64_t top = m->queue_max ? m->queue_max : 1;
 
 	if (!m->n_queue_series || w <= 0)
 		return;
-	gs_out_printf(o,
-		      "<svg class=\"queue\" id=\"queue-%zu\" viewBox=\"0 0 %d %d\" width=\"%d\" "
-		      "height=\"%d\" style=\"display:block;background:var(--bg2)\">"
-		      "<path fill=\"none\" stroke=\"#1c7ed6\" stroke-width=\"1.5\" d=\"",
-		      di, SPARK_W, SPARK_H + 2, SPARK_W, SPARK_H + 2);
+	gs_outbuf_printf(o,
+			 "<svg class=\"queue\" id=\"queue-%zu\" viewBox=\"0 0 %d %d\" width=\"%d\" "
+			 "height=\"%d\" style=\"display:block;background:var(--bg2)\">"
+			 "<path fill=\"none\" stroke=\"#1c7ed6\" stroke-width=\"1.5\" d=\"",
+			 di, SPARK_W, SPARK_H + 2, SPARK_W, SPARK_H + 2);
 	for (size_t i = 0; i < m->n_queue_series; i++) {
 		double x =
 			(double)(m->queue_series[i].t_ns - m->window_start) * SPARK_W / (double)w;
 		double y = 1 + SPARK_H - (double)m->queue_series[i].length * SPARK_H / (double)top;
 
 		if (i == 0)
-			gs_out_printf(o, "M%.1f %.1f", x, y);
+			gs_outbuf_printf(o, "M%.1f %.1f", x, y);
 		else
-			gs_out_printf(o, "H%.1fV%.1f", x, y);
+			gs_outbuf_printf(o, "H%.1fV%.1f", x, y);
 	}
-	gs_out_printf(o, "H%d\"/><title>queue length, max %" PRIu64 "</title></svg>\n", SPARK_W,
-		      m->queue_max);
+	gs_outbuf_printf(o, "H%d\"/><title>queue length, max %" PRIu64 "</title></svg>\n", SPARK_W,
+			 m->queue_max);
 }
 
-void gs_measures_write_html(struct gs_out *o, const struct gs_report *r,
+void gs_measures_write_html(struct gs_outbuf *o, const struct gs_report *r,
 			    const struct gs_report_device *d, size_t di,
 			    const struct gs_report_style *st)
 {
@@ -325,24 +327,24 @@ void gs_measures_write_html(struct gs_out *o, const struct gs_report *r,
 	size_t top = gs_report_style_of(st).top, i, shown;
 
 	if (kern > 0) {
-		gs_out_printf(o,
-			      "<h3>Kernel time by class</h3>\n<table class=\"tbl\" "
-			      "id=\"classes-%zu\"><thead><tr><th>class</th><th class=\"n\">time"
-			      "</th><th class=\"n\">share</th><th class=\"n\">kernels</th></tr>"
-			      "</thead><tbody>\n",
-			      di);
+		gs_outbuf_printf(o,
+				 "<h3>Kernel time by class</h3>\n<table class=\"tbl\" "
+				 "id=\"classes-%zu\"><thead><tr><th>class</th><th class=\"n\">time"
+				 "</th><th class=\"n\">share</th><th class=\"n\">kernels</th></tr>"
+				 "</thead><tbody>\n",
+				 di);
 		for (unsigned c = 0; c < GS_KCLASS_COUNT; c++)
-			gs_out_printf(
+			gs_outbuf_printf(
 				o,
 				"<tr><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
 				"<td class=\"n\">%" PRIu64 "</td></tr>\n",
 				gs_kernel_class_name(c), DUR(m->class_ns[c]),
 				PCT(m->class_ns[c], kern), m->class_count[c]);
-		gs_out_puts(o, "</tbody></table>\n");
+		gs_outbuf_puts(o, "</tbody></table>\n");
 	}
 	if (m->n_annotations) {
 		shown = m->n_annotations < top ? m->n_annotations : top;
-		gs_out_printf(
+		gs_outbuf_printf(
 			o,
 			"<h3>GPU time per annotation (%zu name%s)</h3>\n<table class=\"tbl\" "
 			"id=\"annotations-%zu\"><thead><tr><th class=\"n\">#</th><th "
@@ -352,36 +354,37 @@ void gs_measures_write_html(struct gs_out *o, const struct gs_report *r,
 		for (i = 0; i < shown; i++) {
 			const struct gs_annotation_time *a = &m->annotations[i];
 
-			gs_out_printf(o,
-				      "<tr><td class=\"n\">%zu</td><td class=\"n\">%s</td><td "
-				      "class=\"n\">%s</td><td class=\"n\">%" PRIu64
-				      "</td><td>%s</td><td class=\"name\">",
-				      i + 1, DUR(a->kernel_ns), DUR(a->copy_ns), a->count,
-				      source_name(a->source));
+			gs_outbuf_printf(o,
+					 "<tr><td class=\"n\">%zu</td><td class=\"n\">%s</td><td "
+					 "class=\"n\">%s</td><td class=\"n\">%" PRIu64
+					 "</td><td>%s</td><td class=\"name\">",
+					 i + 1, DUR(a->kernel_ns), DUR(a->copy_ns), a->count,
+					 source_name(a->source));
 			gs_report_html_text(o, gs_trace_string(r->t, a->name), 90);
-			gs_out_puts(o, "</td></tr>\n");
+			gs_outbuf_puts(o, "</td></tr>\n");
 		}
-		gs_out_puts(o, "</tbody></table>\n");
+		gs_outbuf_puts(o, "</tbody></table>\n");
 		if (shown < m->n_annotations)
-			gs_out_printf(o,
-				      "<p class=\"more\">%zu more (--top N for more rows, --format "
-				      "json for all)</p>\n",
-				      m->n_annotations - shown);
+			gs_outbuf_printf(
+				o,
+				"<p class=\"more\">%zu more (--top N for more rows, --format "
+				"json for all)</p>\n",
+				m->n_annotations - shown);
 	}
 	if (m->n_delays || m->queue_ops) {
-		gs_out_puts(o, "<h3>Launch delay and queue length</h3>\n");
+		gs_outbuf_puts(o, "<h3>Launch delay and queue length</h3>\n");
 		if (m->n_delays) {
-			gs_out_printf(o,
-				      "<table class=\"tbl\" id=\"delays-%zu\"><thead><tr><th "
-				      "class=\"n\">stream</th><th class=\"n\">ops</th><th "
-				      "class=\"n\">p50</th><th class=\"n\">p95</th><th "
-				      "class=\"n\">max</th></tr></thead><tbody>\n",
-				      di);
+			gs_outbuf_printf(o,
+					 "<table class=\"tbl\" id=\"delays-%zu\"><thead><tr><th "
+					 "class=\"n\">stream</th><th class=\"n\">ops</th><th "
+					 "class=\"n\">p50</th><th class=\"n\">p95</th><th "
+					 "class=\"n\">max</th></tr></thead><tbody>\n",
+					 di);
 			shown = m->n_delays < top ? m->n_delays : top;
 			for (i = 0; i < shown; i++) {
 				const struct gs_launch_delay *l = &m->delays[i];
 
-				gs_out_printf(
+				gs_outbuf_printf(
 					o,
 					"<tr><td class=\"n\">%" PRIu64
 					"</td><td class=\"n\">%" PRIu64
@@ -390,9 +393,9 @@ void gs_measures_write_html(struct gs_out *o, const struct gs_report *r,
 					stream_of(r->t, l->stream)->stream_id, l->ops,
 					DUR(l->p50_ns), DUR(l->p95_ns), DUR(l->max_ns));
 			}
-			gs_out_puts(o, "</tbody></table>\n");
+			gs_outbuf_puts(o, "</tbody></table>\n");
 		}
-		gs_out_printf(
+		gs_outbuf_printf(
 			o,
 			"<p class=\"meta\">queue (ops launched, not yet finished): max %" PRIu64
 			", time-weighted mean %s, over %" PRIu64 " ops%s</p>\n",
@@ -401,30 +404,31 @@ void gs_measures_write_html(struct gs_out *o, const struct gs_report *r,
 		h_queue_chart(o, m, di);
 	}
 	if (m->n_copies) {
-		gs_out_printf(o,
-			      "<h3>Copy bandwidth</h3>\n<p class=\"meta\">bytes / summed duration; "
-			      "peak unknown (the device record has none)</p>\n<table class=\"tbl\" "
-			      "id=\"bandwidth-%zu\"><thead><tr><th>dir</th><th>memory</th><th "
-			      "class=\"n\">count</th><th class=\"n\">bytes</th><th class=\"n\">time"
-			      "</th><th class=\"n\">GB/s</th></tr></thead><tbody>\n",
-			      di);
+		gs_outbuf_printf(
+			o,
+			"<h3>Copy bandwidth</h3>\n<p class=\"meta\">bytes / summed duration; "
+			"peak unknown (the device record has none)</p>\n<table class=\"tbl\" "
+			"id=\"bandwidth-%zu\"><thead><tr><th>dir</th><th>memory</th><th "
+			"class=\"n\">count</th><th class=\"n\">bytes</th><th class=\"n\">time"
+			"</th><th class=\"n\">GB/s</th></tr></thead><tbody>\n",
+			di);
 		for (i = 0; i < m->n_copies; i++) {
 			const struct gs_copy_bandwidth *c = &m->copies[i];
 			char b[32];
 
-			gs_out_printf(o, "<tr><td>%s</td><td>", copy_dir(c));
+			gs_outbuf_printf(o, "<tr><td>%s</td><td>", copy_dir(c));
 			if (c->op_kind == GS_OP_MEMSET)
-				gs_out_puts(o, gs_mem_kind_name(c->dst_mem));
+				gs_outbuf_puts(o, gs_mem_kind_name(c->dst_mem));
 			else
-				gs_out_printf(o, "%s &rarr; %s", gs_mem_kind_name(c->src_mem),
-					      gs_mem_kind_name(c->dst_mem));
-			gs_out_printf(o,
-				      "</td><td class=\"n\">%" PRIu64
-				      "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
-				      "class=\"n\">%.3f</td></tr>\n",
-				      c->count, bytes_text(b, sizeof(b), c->bytes), DUR(c->ns),
-				      gbps(c));
+				gs_outbuf_printf(o, "%s &rarr; %s", gs_mem_kind_name(c->src_mem),
+						 gs_mem_kind_name(c->dst_mem));
+			gs_outbuf_printf(o,
+					 "</td><td class=\"n\">%" PRIu64
+					 "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
+					 "class=\"n\">%.3f</td></tr>\n",
+					 c->count, bytes_text(b, sizeof(b), c->bytes), DUR(c->ns),
+					 gbps(c));
 		}
-		gs_out_puts(o, "</tbody></table>\n");
+		gs_outbuf_puts(o, "</tbody></table>\n");
 	}
 }

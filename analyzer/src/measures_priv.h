@@ -11,19 +11,19 @@
 struct gs_report;
 struct gs_report_style;
 
-struct gs_out;
-struct jw;
+struct gs_outbuf;
+struct gs_json;
 
 /* Annotation rows in the JSON report at most (the count beside them). */
 #define GS_MEASURES_JSON_ANNOTATIONS 100
 
-void gs_measures_write_text(struct gs_out *o, const struct gs_report *r,
+void gs_measures_write_text(struct gs_outbuf *o, const struct gs_report *r,
 			    const struct gs_report_device *d, const struct gs_report_style *st);
 /* Members of the device object: kernel_classes, annotations, launch_delay,
  * queue, copy_bandwidth, sync_calls. */
-void gs_measures_write_json(struct jw *w, const struct gs_report *r,
+void gs_measures_write_json(struct gs_json *w, const struct gs_report *r,
 			    const struct gs_report_device *d);
-void gs_measures_write_html(struct gs_out *o, const struct gs_report *r,
+void gs_measures_write_html(struct gs_outbuf *o, const struct gs_report *r,
 			    const struct gs_report_device *d, size_t di,
 			    const struct gs_report_style *st);
 /* The class of a row of the kernel table. */

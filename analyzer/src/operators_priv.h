@@ -11,18 +11,18 @@
 struct gs_report;
 struct gs_report_style;
 
-struct gs_out;
-struct jw;
+struct gs_outbuf;
+struct gs_json;
 
 /* Op names under each operator in the text and HTML tables. */
 #define GS_OPERATORS_TEXT_NAMES 3
 
-void gs_operators_write_text(struct gs_out *o, const struct gs_report *r,
+void gs_operators_write_text(struct gs_outbuf *o, const struct gs_report *r,
 			     const struct gs_report_device *d, const struct gs_report_style *st);
 /* The "operators" member of the device object. */
-void gs_operators_write_json(struct jw *w, const struct gs_report *r,
+void gs_operators_write_json(struct gs_json *w, const struct gs_report *r,
 			     const struct gs_report_device *d);
-void gs_operators_write_html(struct gs_out *o, const struct gs_report *r,
+void gs_operators_write_html(struct gs_outbuf *o, const struct gs_report *r,
 			     const struct gs_report_device *d, size_t di,
 			     const struct gs_report_style *st);
 

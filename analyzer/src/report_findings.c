@@ -4,80 +4,28 @@
  * seen, with numbers, and what to do about it (idle time, syncs, exposed
  * copies, pipelining, the schedule's constraints, dependency cycles,
  * invariants, waits, CUDA Graph candidates, communication, kernels),
- * ranked by the time at stake; and the growable string they are written
- * into.
+ * ranked by the time at stake.
  */
 #include "analyzer_priv.h"
 #include "report_build_priv.h"
 #include "report_phrases_priv.h"
 
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
-
+#include <gpuscope/strbuf.h>
 #include <gpuscope/text.h>
 
-/* ------------------------------------------------------------------------ */
-/* A growable string for the findings                                        */
-/* ------------------------------------------------------------------------ */
-
-struct sb {
-	char *p;
-	size_t len;
-	size_t cap;
-	bool oom;
-};
-
-static void sb_printf(struct sb *s, const char *fmt, ...) GS_PRINTF(2, 3);
-
-static void sb_printf(struct sb *s, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (s->oom)
-		return;
-	for (;;) {
-		size_t room = s->cap - s->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(s->p ? s->p + s->len : NULL, s->p ? room : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			s->oom = true;
-			return;
-		}
-		if (s->p && (size_t)n < room) {
-			s->len += (size_t)n;
-			return;
-		}
-		{
-			size_t cap = s->cap ? s->cap : 128;
-			char *p;
-
-			while (cap < s->len + (size_t)n + 1)
-				cap *= 2;
-			p = realloc(s->p, cap);
-			if (!p) {
-				s->oom = true;
-				return;
-			}
-			s->p = p;
-			s->cap = cap;
-		}
-	}
-}
+#include <stdlib.h>
+#include <string.h>
 
 /* A duration in a finding: a marker (GS_DUR_MARK_FMT) that the writers
  * write out, every duration of the sentence in one unit (the largest's),
  * in their own way ("us" or "µs": gs_dur_sentence). */
-static void sb_dur(struct sb *s, int64_t ns)
+static void sb_dur(struct gs_strbuf *s, int64_t ns)
 {
-	sb_printf(s, GS_DUR_MARK_FMT, (long long)ns);
+	gs_strbuf_printf(s, GS_DUR_MARK_FMT, (long long)ns);
 }
 
 /* A name cut to 60 code points with an ellipsis (findings stay short). */
-static void sb_name(struct sb *s, const char *name)
+static void sb_name(struct gs_strbuf *s, const char *name)
 {
 	const unsigned char *p = (const unsigned char *)(name ? name : "");
 	size_t cps = 0, cut = 0, i;
@@ -90,33 +38,16 @@ static void sb_name(struct sb *s, const char *name)
 		}
 	}
 	if (cps <= 60)
-		sb_printf(s, "%s", (const char *)p);
+		gs_strbuf_printf(s, "%s", (const char *)p);
 	else
-		sb_printf(s, "%.*s\xe2\x80\xa6", (int)cut, (const char *)p);
+		gs_strbuf_printf(s, "%.*s\xe2\x80\xa6", (int)cut, (const char *)p);
 }
 
-static void sb_pct(struct sb *s, int64_t part, int64_t whole)
+static void sb_pct(struct gs_strbuf *s, int64_t part, int64_t whole)
 {
 	char buf[32];
 
-	sb_printf(s, "%s", gs_report_pct(buf, sizeof(buf), part, whole));
-}
-
-/* Take the string (NULL when out of memory). */
-static char *sb_take(struct sb *s)
-{
-	char *p;
-
-	if (s->oom || !s->p) {
-		free(s->p);
-		if (!s->oom)
-			return strdup("");
-		return NULL;
-	}
-	p = s->p;
-	s->p = NULL;
-	s->len = s->cap = 0;
-	return p;
+	gs_strbuf_printf(s, "%s", gs_report_pct(buf, sizeof(buf), part, whole));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -138,22 +69,23 @@ const char *gs_evidence_name(unsigned e)
 	return e < GS_COUNT_OF(n) ? n[e] : "?";
 }
 
-static void add_finding(struct finding_list *l, const char *kind, int64_t ns, struct sb *text,
-			struct sb *advice, const struct gs_finding_data *data)
+static void add_finding(struct finding_list *l, const char *kind, int64_t ns,
+			struct gs_strbuf *text, struct gs_strbuf *advice,
+			const struct gs_finding_data *data)
 {
 	struct gs_report_finding *f;
 
 	if (l->n == MAX_FINDINGS) {
-		free(text->p);
-		free(advice->p);
+		gs_strbuf_free(text);
+		gs_strbuf_free(advice);
 		return;
 	}
 	f = &l->f[l->n];
 	f->kind = kind;
 	f->ns = ns;
 	f->data = *data;
-	f->text = sb_take(text);
-	f->advice = sb_take(advice);
+	f->text = gs_strbuf_take(text);
+	f->advice = gs_strbuf_take(advice);
 	if (!f->text || !f->advice) {
 		free(f->text);
 		free(f->advice);
@@ -176,12 +108,12 @@ static bool name_has(const char *name, const char *part)
 }
 
 /* "N%" of the window and the time: "41.0% (12.300 ms)". */
-static void sb_share(struct sb *s, int64_t ns, int64_t window)
+static void sb_share(struct gs_strbuf *s, int64_t ns, int64_t window)
 {
 	sb_pct(s, ns, window);
-	sb_printf(s, " (");
+	gs_strbuf_printf(s, " (");
 	sb_dur(s, ns);
-	sb_printf(s, ")");
+	gs_strbuf_printf(s, ")");
 }
 
 /* Cross-stream dependencies the trace could not link (graph caveats). */
@@ -192,39 +124,42 @@ static uint64_t unlinked(const struct gs_report *r)
 
 /* What to do about time the host spent inside `call` while the device
  * waited. */
-static void advise_call(struct sb *adv, const char *call, bool pageable)
+static void advise_call(struct gs_strbuf *adv, const char *call, bool pageable)
 {
 	if (name_has(call, "Launch"))
-		sb_printf(adv,
-			  "the launch calls themselves (%s) are slower than the kernels they "
-			  "launch: launch fewer, larger kernels (fuse them) or replay the "
-			  "sequence from a CUDA Graph",
-			  call);
+		gs_strbuf_printf(
+			adv,
+			"the launch calls themselves (%s) are slower than the kernels they "
+			"launch: launch fewer, larger kernels (fuse them) or replay the "
+			"sequence from a CUDA Graph",
+			call);
 	else if ((name_has(call, "Memcpy") || name_has(call, "Memset")) &&
 		 (pageable || !gs_api_name_is_async(call, strlen(call))))
-		sb_printf(adv,
-			  "%s blocks the host until the device reaches the copy (%s): copy "
-			  "to/from pinned buffers (cudaHostAlloc; pin_memory=True, "
-			  "non_blocking=True) and read the result later instead of "
-			  ".item()/.cpu() every iteration",
-			  call, pageable ? "pageable host memory" : "a synchronous copy");
+		gs_strbuf_printf(adv,
+				 "%s blocks the host until the device reaches the copy (%s): copy "
+				 "to/from pinned buffers (cudaHostAlloc; pin_memory=True, "
+				 "non_blocking=True) and read the result later instead of "
+				 ".item()/.cpu() every iteration",
+				 call, pageable ? "pageable host memory" : "a synchronous copy");
 	else if (name_has(call, "Synchronize") || name_has(call, "Query"))
-		sb_printf(adv,
-			  "remove the per-iteration sync in %s (.item(), .cpu(), printing a "
-			  "loss) or move it off the critical path: queue the next work first",
-			  call);
+		gs_strbuf_printf(
+			adv,
+			"remove the per-iteration sync in %s (.item(), .cpu(), printing a "
+			"loss) or move it off the critical path: queue the next work first",
+			call);
 	else if (name_has(call, "Malloc") || name_has(call, "Free") ||
 		 name_has(call, "HostAlloc") || name_has(call, "HostRegister") ||
 		 name_has(call, "HostUnregister"))
-		sb_printf(adv,
-			  "allocate once and reuse the buffers (a caching allocator) instead "
-			  "of calling %s in the loop",
-			  call);
+		gs_strbuf_printf(
+			adv,
+			"allocate once and reuse the buffers (a caching allocator) instead "
+			"of calling %s in the loop",
+			call);
 	else
-		sb_printf(adv,
-			  "the host was inside %s: move it out of the loop or onto another "
-			  "thread",
-			  call);
+		gs_strbuf_printf(adv,
+				 "the host was inside %s: move it out of the loop or onto another "
+				 "thread",
+				 call);
 }
 
 /* The class of host work that got most of the host-bound time. */
@@ -247,38 +182,38 @@ static bool host_ranges_explain(const struct gs_host_ranges *h, int64_t total)
 
 /* ": 420.1 ms (84%) in zoom (python) inside __next__; input_pipeline 96%,
  * outside any host range 1%" */
-static void sb_host_ranges(struct sb *s, const struct gs_trace *t, const struct gs_host_ranges *h,
-			   int64_t total)
+static void sb_host_ranges(struct gs_strbuf *s, const struct gs_trace *t,
+			   const struct gs_host_ranges *h, int64_t total)
 {
 	const struct gs_host_range_time *top = &h->ranges[0];
 	unsigned dom = host_dominant(h);
 
-	sb_printf(s, ": ");
+	gs_strbuf_printf(s, ": ");
 	sb_dur(s, top->ns);
-	sb_printf(s, " (");
+	gs_strbuf_printf(s, " (");
 	sb_pct(s, top->ns, total);
-	sb_printf(s, ") in ");
+	gs_strbuf_printf(s, ") in ");
 	sb_name(s, gs_trace_string(t, top->name));
-	sb_printf(s, " (%s)", gs_range_kind_name(top->kind));
+	gs_strbuf_printf(s, " (%s)", gs_range_kind_name(top->kind));
 	if (top->context != GS_NO_STRING && top->context != top->name) {
-		sb_printf(s, " inside ");
+		gs_strbuf_printf(s, " inside ");
 		sb_name(s, gs_trace_string(t, top->context));
 	}
-	sb_printf(s, "; %s ", gs_host_class_name(dom));
+	gs_strbuf_printf(s, "; %s ", gs_host_class_name(dom));
 	sb_pct(s, h->class_ns[dom], total);
 	for (unsigned c = 0; c < GS_HOST_CLASS_COUNT; c++) /* the others of 10% or more */
 		if (c != dom && h->class_ns[c] > 0 && h->class_ns[c] * 10 >= total) {
-			sb_printf(s, ", %s ", gs_host_class_name(c));
+			gs_strbuf_printf(s, ", %s ", gs_host_class_name(c));
 			sb_pct(s, h->class_ns[c], total);
 		}
 	if (h->outside_ns > 0) {
-		sb_printf(s, ", outside any host range ");
+		gs_strbuf_printf(s, ", outside any host range ");
 		sb_pct(s, h->outside_ns, total);
 	}
 }
 
 /* Advice from what dominated the host ranges during host-bound idle. */
-static void advise_host_class(struct sb *adv, const struct gs_trace *t,
+static void advise_host_class(struct gs_strbuf *adv, const struct gs_trace *t,
 			      const struct gs_host_ranges *h, int64_t total, unsigned dom)
 {
 	const struct gs_host_range_time *top = &h->ranges[0];
@@ -290,58 +225,64 @@ static void advise_host_class(struct sb *adv, const struct gs_trace *t,
 		}
 	switch (dom) {
 	case GS_HOST_INPUT:
-		sb_printf(adv, "the GPU waited for the input pipeline (");
+		gs_strbuf_printf(adv, "the GPU waited for the input pipeline (");
 		sb_name(adv, gs_trace_string(t, top->name));
 		if (top->context != GS_NO_STRING && top->context != top->name) {
-			sb_printf(adv, " inside ");
+			gs_strbuf_printf(adv, " inside ");
 			sb_name(adv, gs_trace_string(t, top->context));
 		}
-		sb_printf(adv, "): prepare batches ahead of the GPU: more data-loader workers "
-			       "(num_workers), pin_memory=True with non_blocking copies, prefetch "
-			       "(prefetch_factor), or move the preprocessing onto the GPU or "
-			       "offline");
+		gs_strbuf_printf(
+			adv, "): prepare batches ahead of the GPU: more data-loader workers "
+			     "(num_workers), pin_memory=True with non_blocking copies, prefetch "
+			     "(prefetch_factor), or move the preprocessing onto the GPU or "
+			     "offline");
 		break;
 	case GS_HOST_SYNC:
-		sb_printf(adv, "a synchronizing call (");
+		gs_strbuf_printf(adv, "a synchronizing call (");
 		sb_name(adv, gs_trace_string(t, top->name));
-		sb_printf(adv, ") held the host: remove it or defer it (read .item()/.cpu() "
-			       "results later, not every step) and queue the next work first");
+		gs_strbuf_printf(adv,
+				 ") held the host: remove it or defer it (read .item()/.cpu() "
+				 "results later, not every step) and queue the next work first");
 		break;
 	case GS_HOST_OPERATOR:
-		sb_printf(adv,
-			  "the host spent %llu gaps in framework operators and Python between "
-			  "kernels (mostly ",
-			  (unsigned long long)h->intervals);
+		gs_strbuf_printf(
+			adv,
+			"the host spent %llu gaps in framework operators and Python between "
+			"kernels (mostly ",
+			(unsigned long long)h->intervals);
 		sb_name(adv, gs_trace_string(t, top->name));
-		sb_printf(adv, "): capture the step in a CUDA Graph or use torch.compile to cut "
-			       "the per-op overhead, or do more per launch (larger batches)");
+		gs_strbuf_printf(adv,
+				 "): capture the step in a CUDA Graph or use torch.compile to cut "
+				 "the per-op overhead, or do more per launch (larger batches)");
 		if (h->short_ns * 2 < total) {
-			sb_printf(adv, "; most of it is in gaps over ");
+			gs_strbuf_printf(adv, "; most of it is in gaps over ");
 			sb_dur(adv, GS_HOST_SHORT_GAP_NS);
-			sb_printf(adv,
-				  ": check first that it is dispatch overhead, not host "
-				  "computation (a CPU fallback, allocations, data conversion)");
+			gs_strbuf_printf(
+				adv, ": check first that it is dispatch overhead, not host "
+				     "computation (a CPU fallback, allocations, data conversion)");
 		}
 		break;
 	case GS_HOST_WAIT:
-		sb_printf(adv, "the launching thread was waiting (");
+		gs_strbuf_printf(adv, "the launching thread was waiting (");
 		sb_name(adv, gs_trace_string(t, top->name));
-		sb_printf(adv, ") for work this trace does not show: record the thread or "
-			       "process it waited for (data-loader workers) to see what it did");
+		gs_strbuf_printf(adv,
+				 ") for work this trace does not show: record the thread or "
+				 "process it waited for (data-loader workers) to see what it did");
 		break;
 	default:
-		sb_printf(adv, "the host was inside ");
+		gs_strbuf_printf(adv, "the host was inside ");
 		sb_name(adv, gs_trace_string(t, top->name));
-		sb_printf(adv,
-			  " (%s) with no finer host range recorded there: add ranges inside it "
-			  "(record_function, NVTX) or record with with_stack=True to see what "
-			  "the host did between launches",
-			  gs_range_kind_name(top->kind));
+		gs_strbuf_printf(
+			adv,
+			" (%s) with no finer host range recorded there: add ranges inside it "
+			"(record_function, NVTX) or record with with_stack=True to see what "
+			"the host did between launches",
+			gs_range_kind_name(top->kind));
 		break;
 	}
 }
 
-static void advise_host_ranges(struct sb *adv, const struct gs_trace *t,
+static void advise_host_ranges(struct gs_strbuf *adv, const struct gs_trace *t,
 			       const struct gs_host_ranges *h, int64_t total)
 {
 	advise_host_class(adv, t, h, total, host_dominant(h));
@@ -353,7 +294,7 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 	const struct gs_trace *t = r->t;
 	const struct gs_breakdown *b = &d->b;
 	int64_t idle = b->total_ns[GS_CAT_IDLE];
-	struct sb text = {0}, adv = {0};
+	struct gs_strbuf text = {0}, adv = {0};
 	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED};
 	const char *sep = "";
 	const char *call = NULL;
@@ -374,31 +315,32 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 	gs_finding_num(&fd, "unattributed_ns", (double)b->unattributed_ns);
 	if (call && call_ns > 0)
 		gs_finding_num(&fd, "top_call_ns", (double)call_ns);
-	sb_printf(&text, "idle ");
+	gs_strbuf_printf(&text, "idle ");
 	sb_share(&text, idle, b->window_ns);
-	sb_printf(&text, ": ");
+	gs_strbuf_printf(&text, ": ");
 	if (b->host_bound_ns > 0) {
 		sb_dur(&text, b->host_bound_ns);
-		sb_printf(&text, " host-bound");
+		gs_strbuf_printf(&text, " host-bound");
 		if (call && call_ns > 0) {
-			sb_printf(&text, " (%s", call_ns * 2 >= b->host_bound_ns ? "mostly " : "");
+			gs_strbuf_printf(&text, " (%s",
+					 call_ns * 2 >= b->host_bound_ns ? "mostly " : "");
 			sb_dur(&text, call_ns);
-			sb_printf(&text, " inside %s)", call);
+			gs_strbuf_printf(&text, " inside %s)", call);
 		}
 		if (b->host_ranges.n_ranges)
 			sb_host_ranges(&text, t, &b->host_ranges, b->host_bound_ns);
 		sep = b->host_ranges.n_ranges ? "; " : ", ";
 	}
 	if (b->launch_latency_ns > 0) {
-		sb_printf(&text, "%s", sep);
+		gs_strbuf_printf(&text, "%s", sep);
 		sb_dur(&text, b->launch_latency_ns);
-		sb_printf(&text, " launch latency");
+		gs_strbuf_printf(&text, " launch latency");
 		sep = ", ";
 	}
 	if (b->unattributed_ns > 0) {
-		sb_printf(&text, "%s", sep);
+		gs_strbuf_printf(&text, "%s", sep);
 		sb_dur(&text, b->unattributed_ns);
-		sb_printf(&text, " unattributed (no launch call recorded)");
+		gs_strbuf_printf(&text, " unattributed (no launch call recorded)");
 	}
 
 	if (b->host_bound_ns >= b->launch_latency_ns && b->host_bound_ns >= b->unattributed_ns) {
@@ -411,7 +353,7 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 		else if (host_ranges_explain(&b->host_ranges, b->host_bound_ns))
 			advise_host_ranges(&adv, t, &b->host_ranges, b->host_bound_ns);
 		else if (calls_ns * 10 < b->host_bound_ns)
-			sb_printf(
+			gs_strbuf_printf(
 				&adv,
 				"the trace does not show what the host was doing in these gaps "
 				"(evidence: unknown; %s): record host ranges (PyTorch profiler "
@@ -421,37 +363,40 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 					"the launching thread's host ranges cover less than half" :
 					"no host ranges recorded, the CUDA calls explain little");
 		else
-			sb_printf(&adv,
-				  "the CPU did not issue work fast enough (host code between "
-				  "launches): overlap host work with GPU work, do more per "
-				  "launch (fuse kernels, larger batches) or capture the launches "
-				  "in a CUDA Graph");
+			gs_strbuf_printf(
+				&adv,
+				"the CPU did not issue work fast enough (host code between "
+				"launches): overlap host work with GPU work, do more per "
+				"launch (fuse kernels, larger batches) or capture the launches "
+				"in a CUDA Graph");
 	} else if (b->launch_latency_ns >= b->unattributed_ns) {
 		fd.advice = unlinked(r) || d->comm_kernels ? "find_the_waits" : "fewer_launches";
 		if (unlinked(r) || d->comm_kernels)
-			sb_printf(&adv,
-				  "the ops were launched early but started late: they waited on "
-				  "something this trace does not link (%s%s%s): %s",
-				  unlinked(r) ? "cross-stream events" : "",
-				  unlinked(r) && d->comm_kernels ? ", " : "",
-				  d->comm_kernels ? "other ranks through NCCL" : "",
-				  unlinked(r) ?
-					  "record cuda_sync events (PyTorch profiler: "
-					  "_ExperimentalConfig(enable_cuda_sync_events=True)) "
-					  "to see the waits, and compare the ranks' traces" :
-					  "compare the ranks' traces: the slowest rank sets the "
-					  "pace");
+			gs_strbuf_printf(
+				&adv,
+				"the ops were launched early but started late: they waited on "
+				"something this trace does not link (%s%s%s): %s",
+				unlinked(r) ? "cross-stream events" : "",
+				unlinked(r) && d->comm_kernels ? ", " : "",
+				d->comm_kernels ? "other ranks through NCCL" : "",
+				unlinked(r) ?
+					"record cuda_sync events (PyTorch profiler: "
+					"_ExperimentalConfig(enable_cuda_sync_events=True)) "
+					"to see the waits, and compare the ranks' traces" :
+					"compare the ranks' traces: the slowest rank sets the "
+					"pace");
 		else
-			sb_printf(&adv,
-				  "the ops started late after their launch call began (launch "
-				  "overhead, or a full launch queue): launch fewer, larger "
-				  "kernels (fuse them) or replay them from a CUDA Graph");
+			gs_strbuf_printf(
+				&adv, "the ops started late after their launch call began (launch "
+				      "overhead, or a full launch queue): launch fewer, larger "
+				      "kernels (fuse them) or replay them from a CUDA Graph");
 	} else {
 		fd.advice = "record_runtime_api";
-		sb_printf(&adv,
-			  "no launch call is recorded for the ops that ended these gaps: "
-			  "record the CUDA runtime API too (the PyTorch profiler does by default) "
-			  "to attribute them");
+		gs_strbuf_printf(
+			&adv,
+			"no launch call is recorded for the ops that ended these gaps: "
+			"record the CUDA runtime API too (the PyTorch profiler does by default) "
+			"to attribute them");
 	}
 	add_finding(l, "idle", idle, &text, &adv, &fd);
 }
@@ -460,7 +405,7 @@ static void finding_sync(const struct gs_report *r, const struct gs_report_devic
 			 struct finding_list *l)
 {
 	int64_t sync = d->b.total_ns[GS_CAT_SYNC];
-	struct sb text = {0}, adv = {0};
+	struct gs_strbuf text = {0}, adv = {0};
 	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED};
 	const char *call = NULL;
 
@@ -473,37 +418,40 @@ static void finding_sync(const struct gs_report *r, const struct gs_report_devic
 		gs_finding_num(&fd, "top_call_count", (double)d->sync_calls[0].count);
 	}
 	gs_finding_num(&fd, "pageable_copies_count", (double)d->pageable_copies);
-	sb_printf(&text, "sync ");
+	gs_strbuf_printf(&text, "sync ");
 	sb_share(&text, sync, d->b.window_ns);
-	sb_printf(&text, ": the device ran nothing while the host was blocked waiting on it");
+	gs_strbuf_printf(&text,
+			 ": the device ran nothing while the host was blocked waiting on it");
 	if (d->n_sync_calls) {
 		call = gs_trace_string(r->t, d->sync_calls[0].name);
-		sb_printf(&text, ", %sinside %s (",
-			  d->sync_calls[0].ns * 2 >= sync ? "mostly " : "", call);
+		gs_strbuf_printf(&text, ", %sinside %s (",
+				 d->sync_calls[0].ns * 2 >= sync ? "mostly " : "", call);
 		sb_dur(&text, d->sync_calls[0].ns);
-		sb_printf(&text, " in %llu call%s)", (unsigned long long)d->sync_calls[0].count,
-			  d->sync_calls[0].count == 1 ? "" : "s");
+		gs_strbuf_printf(&text, " in %llu call%s)",
+				 (unsigned long long)d->sync_calls[0].count,
+				 d->sync_calls[0].count == 1 ? "" : "s");
 	}
 	if (d->pageable_copies && call && (name_has(call, "Memcpy") || name_has(call, "Memset"))) {
-		sb_printf(&text, "; %llu copies use pageable host memory",
-			  (unsigned long long)d->pageable_copies);
+		gs_strbuf_printf(&text, "; %llu copies use pageable host memory",
+				 (unsigned long long)d->pageable_copies);
 		if (d->pageable_by_dir[GS_COPY_DTOH])
-			sb_printf(&text, " (%llu DtoH)",
-				  (unsigned long long)d->pageable_by_dir[GS_COPY_DTOH]);
+			gs_strbuf_printf(&text, " (%llu DtoH)",
+					 (unsigned long long)d->pageable_by_dir[GS_COPY_DTOH]);
 	}
 	fd.advice = call ? "host_call" : "sync_later";
 	if (call)
 		advise_call(&adv, call, d->pageable_copies > 0);
 	else
-		sb_printf(&adv, "queue the next work before synchronizing, or sync on an event "
-				"later (only when the result is really needed)");
+		gs_strbuf_printf(&adv,
+				 "queue the next work before synchronizing, or sync on an event "
+				 "later (only when the result is really needed)");
 	add_finding(l, "sync", sync, &text, &adv, &fd);
 }
 
 static void finding_copy(const struct gs_report_device *d, struct finding_list *l)
 {
 	int64_t copy = d->b.total_ns[GS_CAT_COPY];
-	struct sb text = {0}, adv = {0};
+	struct gs_strbuf text = {0}, adv = {0};
 	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED};
 	unsigned worst = 0;
 	size_t i;
@@ -513,33 +461,36 @@ static void finding_copy(const struct gs_report_device *d, struct finding_list *
 	gs_finding_num(&fd, "copy_exposed_ns", (double)copy);
 	gs_finding_num(&fd, "window_ns", (double)d->b.window_ns);
 	gs_finding_num(&fd, "missed_count", (double)d->n_missed);
-	sb_printf(&text, "copy exposed ");
+	gs_strbuf_printf(&text, "copy exposed ");
 	sb_share(&text, copy, d->b.window_ns);
 	if (!d->n_missed) {
-		sb_printf(&text, ": no kernel could have hidden these copies");
-		sb_printf(&adv, "move fewer bytes (keep data on the device, smaller dtypes) or "
-				"overlap the copies with the work of the next step");
+		gs_strbuf_printf(&text, ": no kernel could have hidden these copies");
+		gs_strbuf_printf(&adv,
+				 "move fewer bytes (keep data on the device, smaller dtypes) or "
+				 "overlap the copies with the work of the next step");
 		fd.advice = "move_fewer_bytes";
 		add_finding(l, "exposed_copy", copy, &text, &adv, &fd);
 		return;
 	}
-	sb_printf(&text, ": %zu cop%s (", d->n_missed, d->n_missed == 1 ? "y" : "ies");
+	gs_strbuf_printf(&text, ": %zu cop%s (", d->n_missed, d->n_missed == 1 ? "y" : "ies");
 	sb_dur(&text, d->missed_exposed_ns);
 	if (d->n_possible == d->n_missed)
-		sb_printf(&text, ") ran exposed where a kernel might have hidden %s (possible: ",
-			  d->n_missed == 1 ? "it" : "them");
+		gs_strbuf_printf(&text,
+				 ") ran exposed where a kernel might have hidden %s (possible: ",
+				 d->n_missed == 1 ? "it" : "them");
 	else if (d->n_possible)
-		sb_printf(&text,
-			  ") ran exposed although a kernel could have hidden %s (%llu possible: ",
-			  d->n_missed == 1 ? "it" : "them", (unsigned long long)d->n_possible);
+		gs_strbuf_printf(
+			&text,
+			") ran exposed although a kernel could have hidden %s (%llu possible: ",
+			d->n_missed == 1 ? "it" : "them", (unsigned long long)d->n_possible);
 	else
-		sb_printf(&text, ") ran exposed although a kernel could have hidden %s",
-			  d->n_missed == 1 ? "it" : "them");
+		gs_strbuf_printf(&text, ") ran exposed although a kernel could have hidden %s",
+				 d->n_missed == 1 ? "it" : "them");
 	if (d->n_possible)
-		sb_printf(&text, "%s)",
-			  d->unknown_count[1] ? "only stream order joins them, no data "
-						"dependencies recorded" :
-						"host memory kind not recorded");
+		gs_strbuf_printf(&text, "%s)",
+				 d->unknown_count[1] ? "only stream order joins them, no data "
+						       "dependencies recorded" :
+						       "host memory kind not recorded");
 	for (i = 0; i < 3; i++)
 		if (d->missing_count[i] > d->missing_count[worst])
 			worst = (unsigned)i;
@@ -549,42 +500,45 @@ static void finding_copy(const struct gs_report_device *d, struct finding_list *
 		for (i = 0; i < 3; i++) {
 			if (!d->missing_count[i])
 				continue;
-			sb_printf(&text, "%s%s (%llu)", sep, gs_condition_name(1u << i),
-				  (unsigned long long)d->missing_count[i]);
+			gs_strbuf_printf(&text, "%s%s (%llu)", sep, gs_condition_name(1u << i),
+					 (unsigned long long)d->missing_count[i]);
 			sep = ", ";
 		}
 	}
 	gs_finding_num(&fd, "missed_exposed_ns", (double)d->missed_exposed_ns);
 	gs_finding_num(&fd, "hideable_ns", (double)d->missed_hideable_ns);
 	gs_finding_num(&fd, "possible_count", (double)d->n_possible);
-	sb_printf(&text, "; %s", d->n_possible ? "up to " : "");
+	gs_strbuf_printf(&text, "; %s", d->n_possible ? "up to " : "");
 	sb_dur(&text, d->missed_hideable_ns);
-	sb_printf(&text, " could be hidden");
+	gs_strbuf_printf(&text, " could be hidden");
 	fd.advice = !d->missing_count[worst]               ? "prefetch" :
 		    (1u << worst) == GS_COND_PINNED_MEMORY ? "pin_memory" :
 		    (1u << worst) == GS_COND_INDEPENDENT   ? "double_buffer" :
 							     "copy_stream";
 	if (!d->missing_count[worst] && d->n_possible)
-		sb_printf(&adv,
-			  "no condition is known to be missing, but independence is not "
-			  "proven: check that the copies do not use the data of the kernels "
-			  "around them (gpuscope record --data-deps records it); if not, issue "
-			  "them on a separate stream ahead of those kernels (prefetch)");
+		gs_strbuf_printf(
+			&adv, "no condition is known to be missing, but independence is not "
+			      "proven: check that the copies do not use the data of the kernels "
+			      "around them (gpuscope record --data-deps records it); if not, issue "
+			      "them on a separate stream ahead of those kernels (prefetch)");
 	else if (!d->missing_count[worst])
-		sb_printf(&adv, "every condition holds: issue these copies on a separate stream "
-				"ahead of the kernels that can hide them (prefetch)");
+		gs_strbuf_printf(&adv,
+				 "every condition holds: issue these copies on a separate stream "
+				 "ahead of the kernels that can hide them (prefetch)");
 	else if ((1u << worst) == GS_COND_PINNED_MEMORY)
-		sb_printf(&adv, "allocate the host buffers pinned (cudaHostAlloc / "
-				"cudaHostRegister; pin_memory=True in a DataLoader) so copies run "
-				"asynchronously");
+		gs_strbuf_printf(&adv,
+				 "allocate the host buffers pinned (cudaHostAlloc / "
+				 "cudaHostRegister; pin_memory=True in a DataLoader) so copies run "
+				 "asynchronously");
 	else if ((1u << worst) == GS_COND_INDEPENDENT)
-		sb_printf(&adv, "double-buffer: split the data into batches so the next batch's "
-				"copy does not depend on the kernel running now");
+		gs_strbuf_printf(&adv,
+				 "double-buffer: split the data into batches so the next batch's "
+				 "copy does not depend on the kernel running now");
 	else
-		sb_printf(&adv,
-			  "issue the copies on their own stream (ops of one stream never "
-			  "overlap) and keep a copy engine of that direction free: merge small "
-			  "copies");
+		gs_strbuf_printf(
+			&adv, "issue the copies on their own stream (ops of one stream never "
+			      "overlap) and keep a copy engine of that direction free: merge small "
+			      "copies");
 	add_finding(l, "exposed_copy", copy, &text, &adv, &fd);
 }
 
@@ -604,7 +558,7 @@ static bool has_precondition(const struct gs_what_if *w, const char *name)
 static void finding_pipeline(const struct gs_report_device *d, struct finding_list *l)
 {
 	const struct gs_what_if *w = &d->pipelined;
-	struct sb text = {0}, adv = {0};
+	struct gs_strbuf text = {0}, adv = {0};
 	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MODELED, .advice = "pipeline"};
 	size_t i;
 
@@ -616,23 +570,24 @@ static void finding_pipeline(const struct gs_report_device *d, struct finding_li
 	gs_finding_num(&fd, "ideal_ns", (double)d->ideal_ns);
 	gs_finding_num(&fd, "actual_ns", (double)d->actual_ns);
 	gs_finding_num(&fd, "saving_ns", (double)w->saving_ns);
-	sb_printf(&text, "pipelining %zu batches over streams: makespan ", w->batches);
+	gs_strbuf_printf(&text, "pipelining %zu batches over streams: makespan ", w->batches);
 	sb_dur(&text, w->makespan_ns);
-	sb_printf(&text, ", ");
+	gs_strbuf_printf(&text, ", ");
 	sb_dur(&text, d->ideal_ns - w->makespan_ns);
-	sb_printf(&text, " under the ideal schedule of the current structure (");
+	gs_strbuf_printf(&text, " under the ideal schedule of the current structure (");
 	sb_dur(&text, w->saving_ns);
-	sb_printf(&text, " under the actual ");
+	gs_strbuf_printf(&text, " under the actual ");
 	sb_dur(&text, d->actual_ns);
-	sb_printf(&text, ")");
+	gs_strbuf_printf(&text, ")");
 	for (i = 0; i < w->n_preconditions && i < GS_COUNT_OF(w->preconditions); i++)
-		sb_printf(&text, "%s%s", i ? ", " : "; precondition: ",
-			  w->preconditions[i] ? w->preconditions[i] : "?");
-	sb_printf(&adv, "issue each batch's copy-in, compute and copy-out on its own stream, "
-			"with events between them, so one batch's copies run under another's "
-			"kernels");
+		gs_strbuf_printf(&text, "%s%s", i ? ", " : "; precondition: ",
+				 w->preconditions[i] ? w->preconditions[i] : "?");
+	gs_strbuf_printf(&adv,
+			 "issue each batch's copy-in, compute and copy-out on its own stream, "
+			 "with events between them, so one batch's copies run under another's "
+			 "kernels");
 	if (has_precondition(w, "pinned_memory"))
-		sb_printf(&adv, "; pin the host buffers first");
+		gs_strbuf_printf(&adv, "; pin the host buffers first");
 	add_finding(l, "pipelining", d->ideal_ns - w->makespan_ns, &text, &adv, &fd);
 }
 
@@ -668,8 +623,8 @@ static const char *constraint_advice(unsigned c)
 }
 
 /* What to do about the largest cause of the gap. */
-static void advise_gap(struct sb *adv, const struct gs_report *r, const struct gs_report_device *d,
-		       unsigned cause)
+static void advise_gap(struct gs_strbuf *adv, const struct gs_report *r,
+		       const struct gs_report_device *d, unsigned cause)
 {
 	const struct gs_host_ranges *h = &d->gap_host;
 	int64_t total = d->gap.host_charged_ns;
@@ -683,55 +638,64 @@ static void advise_gap(struct sb *adv, const struct gs_report *r, const struct g
 
 			if (dom != GS_HOST_INPUT && h->class_ns[GS_HOST_INPUT] * 4 >= total) {
 				advise_host_class(adv, r->t, h, total, GS_HOST_INPUT);
-				sb_printf(adv, "; then ");
+				gs_strbuf_printf(adv, "; then ");
 			}
 			advise_host_class(adv, r->t, h, total, dom);
 		} else
-			sb_printf(adv, "the host launched the ops late: see the idle finding for "
-				       "what it was doing, and issue the work earlier or in larger "
-				       "pieces (fuse kernels, larger batches, a CUDA Graph)");
+			gs_strbuf_printf(
+				adv, "the host launched the ops late: see the idle finding for "
+				     "what it was doing, and issue the work earlier or in larger "
+				     "pieces (fuse kernels, larger batches, a CUDA Graph)");
 		break;
 	case GS_GAP_LAUNCH_LATENCY:
-		sb_printf(adv, "the ops started late after their launch call began: launch "
-			       "fewer, larger kernels (fuse them) or replay them from a CUDA "
-			       "Graph");
+		gs_strbuf_printf(adv,
+				 "the ops started late after their launch call began: launch "
+				 "fewer, larger kernels (fuse them) or replay them from a CUDA "
+				 "Graph");
 		break;
 	case GS_GAP_HOST_SYNC:
-		sb_printf(adv, "host syncs drained the GPU before the next launch: remove or "
-			       "defer them and queue the next work first");
+		gs_strbuf_printf(adv,
+				 "host syncs drained the GPU before the next launch: remove or "
+				 "defer them and queue the next work first");
 		break;
 	case GS_GAP_PAGEABLE_COPY:
-		sb_printf(adv, "copies from or to pageable memory held the host: pin the host "
-			       "buffers (cudaHostAlloc, pin_memory=True) so the copies run "
-			       "asynchronously");
+		gs_strbuf_printf(adv,
+				 "copies from or to pageable memory held the host: pin the host "
+				 "buffers (cudaHostAlloc, pin_memory=True) so the copies run "
+				 "asynchronously");
 		break;
 	case GS_GAP_STREAM_WAIT:
-		sb_printf(adv, "ops started late after the waits on other streams ended: see "
-			       "the waits");
+		gs_strbuf_printf(adv,
+				 "ops started late after the waits on other streams ended: see "
+				 "the waits");
 		break;
 	case GS_GAP_STREAM_SERIAL:
-		sb_printf(adv, "ops started late after the op before them on their stream "
-			       "(whether they needed it is unknown: the trace records no data "
-			       "dependency): launch fewer, larger kernels, or put independent "
-			       "work on its own stream");
+		gs_strbuf_printf(adv,
+				 "ops started late after the op before them on their stream "
+				 "(whether they needed it is unknown: the trace records no data "
+				 "dependency): launch fewer, larger kernels, or put independent "
+				 "work on its own stream");
 		break;
 	case GS_GAP_COPY_ENGINE:
-		sb_printf(adv, "copies queued for a busy copy engine: fewer, larger copies, or "
-			       "spread them over time");
+		gs_strbuf_printf(adv,
+				 "copies queued for a busy copy engine: fewer, larger copies, or "
+				 "spread them over time");
 		break;
 	default:
 		if (unlinked(r))
-			sb_printf(adv,
-				  "ops started long after every constraint the trace records "
-				  "(%llu cross-stream waits are not linked): record cuda_sync "
-				  "events (PyTorch profiler: _ExperimentalConfig("
-				  "enable_cuda_sync_events=True)) to see what held them",
-				  (unsigned long long)unlinked(r));
+			gs_strbuf_printf(
+				adv,
+				"ops started long after every constraint the trace records "
+				"(%llu cross-stream waits are not linked): record cuda_sync "
+				"events (PyTorch profiler: _ExperimentalConfig("
+				"enable_cuda_sync_events=True)) to see what held them",
+				(unsigned long long)unlinked(r));
 		else
-			sb_printf(adv, "ops started long after every constraint the trace "
-				       "records: a wait it did not record (other ranks, another "
-				       "process), or the SMs busy with other work; record the "
-				       "waits to know");
+			gs_strbuf_printf(adv,
+					 "ops started long after every constraint the trace "
+					 "records: a wait it did not record (other ranks, another "
+					 "process), or the SMs busy with other work; record the "
+					 "waits to know");
 		break;
 	}
 }
@@ -742,7 +706,7 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 			     struct finding_list *l)
 {
 	int64_t slack = d->actual_ns - d->ideal_ns;
-	struct sb text = {0}, adv = {0};
+	struct gs_strbuf text = {0}, adv = {0};
 	const struct gs_gap *g = &d->gap;
 	unsigned order[GS_GAP_CAUSE_COUNT], n = 0;
 	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MODELED};
@@ -754,15 +718,15 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 	gs_finding_num(&fd, "ideal_ns", (double)d->ideal_ns);
 	gs_finding_num(&fd, "actual_ns", (double)d->actual_ns);
 	gs_finding_num(&fd, "unlinked_waits_count", (double)unlinked(r));
-	sb_printf(&text, "efficiency %.2f: the same ops could finish in ", d->efficiency);
+	gs_strbuf_printf(&text, "efficiency %.2f: the same ops could finish in ", d->efficiency);
 	sb_dur(&text, d->ideal_ns);
-	sb_printf(&text, " (ideal schedule) instead of ");
+	gs_strbuf_printf(&text, " (ideal schedule) instead of ");
 	sb_dur(&text, d->actual_ns);
 	if (unlinked(r))
-		sb_printf(&text, " - optimistic: %llu cross-stream waits are not linked",
-			  (unsigned long long)unlinked(r));
+		gs_strbuf_printf(&text, " - optimistic: %llu cross-stream waits are not linked",
+				 (unsigned long long)unlinked(r));
 	if (d->optimistic)
-		sb_printf(&text, " - optimistic (see the caution on synchronization)");
+		gs_strbuf_printf(&text, " - optimistic (see the caution on synchronization)");
 	if (g->available) {
 		for (unsigned c = 0; c < GS_GAP_CAUSE_COUNT; c++)
 			if (g->ns[c] > 0)
@@ -774,9 +738,9 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 				order[j] = order[j - 1];
 				order[j - 1] = x;
 			}
-		sb_printf(&text, "; the ");
+		gs_strbuf_printf(&text, "; the ");
 		sb_dur(&text, slack);
-		sb_printf(&text, " between is");
+		gs_strbuf_printf(&text, " between is");
 		for (unsigned i = 0; i < n; i++) {
 			static const char *const words[GS_GAP_CAUSE_COUNT] = {
 				"host-bound",
@@ -789,11 +753,11 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 				"unexplained"};
 			unsigned c = order[i];
 
-			sb_printf(&text, "%s ", i ? ";" : "");
+			gs_strbuf_printf(&text, "%s ", i ? ";" : "");
 			sb_pct(&text, g->ns[c], slack);
-			sb_printf(&text, " %s (", words[c]);
+			gs_strbuf_printf(&text, " %s (", words[c]);
 			sb_dur(&text, g->ns[c]);
-			sb_printf(&text, ")");
+			gs_strbuf_printf(&text, ")");
 			if (c == GS_GAP_HOST_BOUND && d->gap_host.n_ranges &&
 			    g->host_charged_ns > 0)
 				sb_host_ranges(&text, r->t, &d->gap_host, g->host_charged_ns);
@@ -814,12 +778,14 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 	else if (d->active_streams <= 1)
 		/* One stream: its ops run one after another in both schedules,
 		 * so the whole gap is host and launch time between them. */
-		sb_printf(&adv, "one stream: the gap to the ideal is host and launch time between "
-				"the ops: launch fewer, larger kernels (fuse them, larger batches) "
-				"or replay the sequence from a CUDA Graph");
+		gs_strbuf_printf(
+			&adv, "one stream: the gap to the ideal is host and launch time between "
+			      "the ops: launch fewer, larger kernels (fuse them, larger batches) "
+			      "or replay the sequence from a CUDA Graph");
 	else
-		sb_printf(&adv, "compare the ideal schedule with the actual one op by op (JSON "
-				"output)");
+		gs_strbuf_printf(&adv,
+				 "compare the ideal schedule with the actual one op by op (JSON "
+				 "output)");
 	add_finding(l, "schedule", slack, &text, &adv, &fd);
 }
 
@@ -827,22 +793,24 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
  * of the findings, whatever the time at stake (none is known). */
 static void finding_cycles(const struct gs_report_device *d, struct finding_list *l)
 {
-	struct sb text = {0}, adv = {0};
+	struct gs_strbuf text = {0}, adv = {0};
 	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_NONE, .advice = "check_the_trace"};
 
 	if (!d->broken_cycles)
 		return;
 	gs_finding_num(&fd, "broken_at_count", (double)d->broken_cycles);
-	sb_printf(&text,
-		  "dependency cycles: ops wait (through events, host syncs or the default stream) "
-		  "on work that waits on them, which no real run can do; the schedules broke the "
-		  "cycles at %llu op%s by dropping edges, so the ideal and dependency-bound "
-		  "schedules, the critical path and the waits are unreliable and no efficiency "
-		  "is given",
-		  (unsigned long long)d->broken_cycles, d->broken_cycles == 1 ? "" : "s");
-	sb_printf(&adv, "check how the trace was made: a corrupt, hand-edited or wrongly merged "
-			"trace (waits joined to the wrong event records) has cycles; the waits "
-			"listed are a place to start");
+	gs_strbuf_printf(
+		&text,
+		"dependency cycles: ops wait (through events, host syncs or the default stream) "
+		"on work that waits on them, which no real run can do; the schedules broke the "
+		"cycles at %llu op%s by dropping edges, so the ideal and dependency-bound "
+		"schedules, the critical path and the waits are unreliable and no efficiency "
+		"is given",
+		(unsigned long long)d->broken_cycles, d->broken_cycles == 1 ? "" : "s");
+	gs_strbuf_printf(&adv,
+			 "check how the trace was made: a corrupt, hand-edited or wrongly merged "
+			 "trace (waits joined to the wrong event records) has cycles; the waits "
+			 "listed are a place to start");
 	add_finding(l, "dependency_cycles", 0, &text, &adv, &fd);
 }
 
@@ -856,7 +824,7 @@ static void finding_invariants(const struct gs_report *r, const struct gs_report
 			       struct finding_list *l)
 {
 	const struct gs_invariants *v = &d->inv;
-	struct sb text = {0}, adv = {0};
+	struct gs_strbuf text = {0}, adv = {0};
 	char a[32], b[32];
 	bool bounded = d->efficiency_kind == GS_REPORT_EFF_BOUNDED;
 	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_NONE};
@@ -868,45 +836,51 @@ static void finding_invariants(const struct gs_report *r, const struct gs_report
 	gs_finding_num(&fd, "ideal_ns", (double)d->ideal_ns);
 	gs_finding_num(&fd, "actual_ns", (double)d->actual_ns);
 	gs_finding_num(&fd, "dependency_bound_ns", (double)d->dependency_bound_ns);
-	sb_printf(&text, "inconsistent schedule:");
+	gs_strbuf_printf(&text, "inconsistent schedule:");
 	if (bounded)
-		sb_printf(&text,
-			  " the ideal schedule (%s) is longer than the recorded run (%s), so "
-			  "the efficiency is given as 1;",
-			  DUR(a, d->ideal_ns), DUR(b, d->actual_ns));
+		gs_strbuf_printf(
+			&text,
+			" the ideal schedule (%s) is longer than the recorded run (%s), so "
+			"the efficiency is given as 1;",
+			DUR(a, d->ideal_ns), DUR(b, d->actual_ns));
 	if (v->actual_early)
-		sb_printf(&text,
-			  " in the recording %llu op%s started before an op %s depend%s on "
-			  "ended (by up to %s, op %llu);",
-			  (unsigned long long)v->actual_early, v->actual_early == 1 ? "" : "s",
-			  v->actual_early == 1 ? "it" : "they", v->actual_early == 1 ? "s" : "",
-			  DUR(a, v->actual_early_max_ns),
-			  (unsigned long long)gs_report_op_id(r->t, v->actual_early_op));
+		gs_strbuf_printf(&text,
+				 " in the recording %llu op%s started before an op %s depend%s on "
+				 "ended (by up to %s, op %llu);",
+				 (unsigned long long)v->actual_early,
+				 v->actual_early == 1 ? "" : "s",
+				 v->actual_early == 1 ? "it" : "they",
+				 v->actual_early == 1 ? "s" : "", DUR(a, v->actual_early_max_ns),
+				 (unsigned long long)gs_report_op_id(r->t, v->actual_early_op));
 	if (v->cross_process_edges)
-		sb_printf(&text, " %llu dependenc%s join%s two processes;",
-			  (unsigned long long)v->cross_process_edges,
-			  v->cross_process_edges == 1 ? "y" : "ies",
-			  v->cross_process_edges == 1 ? "s" : "");
+		gs_strbuf_printf(&text, " %llu dependenc%s join%s two processes;",
+				 (unsigned long long)v->cross_process_edges,
+				 v->cross_process_edges == 1 ? "y" : "ies",
+				 v->cross_process_edges == 1 ? "s" : "");
 	if (v->early_starts)
-		sb_printf(&text,
-			  " the ideal schedule starts %llu op%s before a predecessor ends (by up "
-			  "to %s, op %llu);",
-			  (unsigned long long)v->early_starts, v->early_starts == 1 ? "" : "s",
-			  DUR(a, v->early_max_ns),
-			  (unsigned long long)gs_report_op_id(r->t, v->early_op));
+		gs_strbuf_printf(
+			&text,
+			" the ideal schedule starts %llu op%s before a predecessor ends (by up "
+			"to %s, op %llu);",
+			(unsigned long long)v->early_starts, v->early_starts == 1 ? "" : "s",
+			DUR(a, v->early_max_ns),
+			(unsigned long long)gs_report_op_id(r->t, v->early_op));
 	if (v->ideal_below_bound)
-		sb_printf(&text, " the ideal (%s) is shorter than the dependency bound (%s);",
-			  DUR(a, d->ideal_ns), DUR(b, d->dependency_bound_ns));
+		gs_strbuf_printf(&text,
+				 " the ideal (%s) is shorter than the dependency bound (%s);",
+				 DUR(a, d->ideal_ns), DUR(b, d->dependency_bound_ns));
 	if (v->critical_mismatch)
-		sb_printf(&text, " the critical path (%s) differs from the dependency bound (%s);",
-			  DUR(a, v->critical_path_ns), DUR(b, d->dependency_bound_ns));
-	sb_printf(&text, " the schedules and waits of this GPU are not reliable");
-	sb_printf(&adv, "%s",
-		  v->violations ? "this is a bug in gpuscope or in how the trace was merged: "
-				  "please report it with the trace" :
-				  "check the trace: device clocks that disagree with the host's, "
-				  "or a wait joined to the wrong event record, make a run look "
-				  "faster than its dependencies allow");
+		gs_strbuf_printf(&text,
+				 " the critical path (%s) differs from the dependency bound (%s);",
+				 DUR(a, v->critical_path_ns), DUR(b, d->dependency_bound_ns));
+	gs_strbuf_printf(&text, " the schedules and waits of this GPU are not reliable");
+	gs_strbuf_printf(&adv, "%s",
+			 v->violations ?
+				 "this is a bug in gpuscope or in how the trace was merged: "
+				 "please report it with the trace" :
+				 "check the trace: device clocks that disagree with the host's, "
+				 "or a wait joined to the wrong event record, make a run look "
+				 "faster than its dependencies allow");
 	add_finding(l, "inconsistent_schedule", 0, &text, &adv, &fd);
 }
 #undef DUR
@@ -917,7 +891,7 @@ static void finding_waits(const struct gs_report *r, const struct gs_report_devi
 			  struct finding_list *l)
 {
 	const struct gs_trace *t = r->t;
-	struct sb text = {0}, adv = {0};
+	struct gs_strbuf text = {0}, adv = {0};
 	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED};
 	const struct gs_wait *w;
 	size_t n_ops;
@@ -939,40 +913,43 @@ static void finding_waits(const struct gs_report *r, const struct gs_report_devi
 	fd.advice = w->kind == GS_EDGE_HOST_SYNC      ? "sync_later" :
 		    w->kind == GS_EDGE_DEFAULT_STREAM ? "non_blocking_streams" :
 							"record_events_earlier";
-	sb_printf(&text, "%zu wait%s held ops back for ", d->n_waits, d->n_waits == 1 ? "" : "s");
+	gs_strbuf_printf(&text, "%zu wait%s held ops back for ", d->n_waits,
+			 d->n_waits == 1 ? "" : "s");
 	sb_dur(&text, d->wait_ns);
-	sb_printf(&text, " in total");
+	gs_strbuf_printf(&text, " in total");
 	for (k = 0; k < GS_EDGE_KIND_COUNT; k++) {
 		if (!d->wait_kind_count[k])
 			continue;
-		sb_printf(&text, "%s%s %llu", sep, gs_edge_kind_name(k),
-			  (unsigned long long)d->wait_kind_count[k]);
+		gs_strbuf_printf(&text, "%s%s %llu", sep, gs_edge_kind_name(k),
+				 (unsigned long long)d->wait_kind_count[k]);
 		sep = ", ";
 	}
 	if (sep[0] == ',')
-		sb_printf(&text, ")");
+		gs_strbuf_printf(&text, ")");
 	if (w->consumer < n_ops && w->producer < n_ops) {
-		sb_printf(&text, "; longest: ");
+		gs_strbuf_printf(&text, "; longest: ");
 		sb_name(&text, gs_trace_string(t, ops[w->consumer].name));
-		sb_printf(&text, " on stream %llu waited ",
-			  (unsigned long long)gs_report_op_stream(t, w->consumer));
+		gs_strbuf_printf(&text, " on stream %llu waited ",
+				 (unsigned long long)gs_report_op_stream(t, w->consumer));
 		sb_dur(&text, w->wait_ns);
-		sb_printf(&text, " for ");
+		gs_strbuf_printf(&text, " for ");
 		sb_name(&text, gs_trace_string(t, ops[w->producer].name));
-		sb_printf(&text, " on stream %llu",
-			  (unsigned long long)gs_report_op_stream(t, w->producer));
+		gs_strbuf_printf(&text, " on stream %llu",
+				 (unsigned long long)gs_report_op_stream(t, w->producer));
 	}
 	switch (w->kind) {
 	case GS_EDGE_HOST_SYNC:
-		sb_printf(&adv, "the host waited for the GPU before launching more: launch the "
-				"next work before the sync, or sync later");
+		gs_strbuf_printf(&adv,
+				 "the host waited for the GPU before launching more: launch the "
+				 "next work before the sync, or sync later");
 		break;
 	case GS_EDGE_DEFAULT_STREAM:
-		sb_printf(&adv, "%s", constraint_advice(GS_BOUND_DEFAULT_STREAM));
+		gs_strbuf_printf(&adv, "%s", constraint_advice(GS_BOUND_DEFAULT_STREAM));
 		break;
 	default:
-		sb_printf(&adv, "check that the consumer really needs the whole producer: record "
-				"the event right after the op it needs, or split the producer");
+		gs_strbuf_printf(&adv,
+				 "check that the consumer really needs the whole producer: record "
+				 "the event right after the op it needs, or split the producer");
 		break;
 	}
 	add_finding(l, "waits", at_stake, &text, &adv, &fd);
@@ -997,7 +974,7 @@ static bool cand_launch_bound(const struct gs_cudagraph_candidate *c)
 static void finding_graphs(const struct gs_trace *t, const struct gs_report_device *d,
 			   struct finding_list *l)
 {
-	struct sb text = {0}, adv = {0};
+	struct gs_strbuf text = {0}, adv = {0};
 	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED, .advice = "cuda_graph"};
 	const struct gs_cudagraph_candidate *c = NULL;
 	size_t n_ops, i, n = 0;
@@ -1025,39 +1002,41 @@ static void finding_graphs(const struct gs_trace *t, const struct gs_report_devi
 		gs_finding_num(&fd, "replay_makespan_ns", (double)d->replay.makespan_ns);
 		gs_finding_num(&fd, "replay_saving_ns", (double)d->replay.saving_ns);
 	}
-	sb_printf(&text, "%zu repeated kernel sequence%s with launch gaps: ", n, n == 1 ? "" : "s");
+	gs_strbuf_printf(&text, "%zu repeated kernel sequence%s with launch gaps: ", n,
+			 n == 1 ? "" : "s");
 	sb_dur(&text, total);
-	sb_printf(&text, " between their kernels; the largest: %zu kernels x %zu on stream %llu (",
-		  c->length, c->repetitions,
-		  (unsigned long long)(c->length && c->kernels[0] < n_ops ?
-					       gs_report_op_stream(t, c->kernels[0]) :
-					       0));
+	gs_strbuf_printf(&text,
+			 " between their kernels; the largest: %zu kernels x %zu on stream %llu (",
+			 c->length, c->repetitions,
+			 (unsigned long long)(c->length && c->kernels[0] < n_ops ?
+						      gs_report_op_stream(t, c->kernels[0]) :
+						      0));
 	sb_dur(&text, c->exposed_launch_ns);
-	sb_printf(&text, ", ");
+	gs_strbuf_printf(&text, ", ");
 	sb_dur(&text, cand_mean_gap(c));
-	sb_printf(&text, " a gap)");
+	gs_strbuf_printf(&text, " a gap)");
 	if (c->length && c->kernels[0] < n_ops) {
-		sb_printf(&text, ", starting with ");
+		gs_strbuf_printf(&text, ", starting with ");
 		sb_name(&text, gs_trace_string(t, ops[c->kernels[0]].name));
 	}
 	if (d->replay.name && d->replay.saving_ns > 0) {
 		/* The replay what-if: the recorded run re-timed. */
-		sb_printf(&text, "; replayed from graphs the run takes ");
+		gs_strbuf_printf(&text, "; replayed from graphs the run takes ");
 		sb_dur(&text, d->replay.makespan_ns);
-		sb_printf(&text, " (");
+		gs_strbuf_printf(&text, " (");
 		sb_dur(&text, d->replay.saving_ns);
-		sb_printf(&text, " less)");
+		gs_strbuf_printf(&text, " less)");
 	}
-	sb_printf(&adv,
-		  "capture the sequence once in a CUDA Graph (cudaStreamBeginCapture / "
-		  "torch.cuda.CUDAGraph) and replay it: one launch instead of %zu",
-		  c->length);
+	gs_strbuf_printf(&adv,
+			 "capture the sequence once in a CUDA Graph (cudaStreamBeginCapture / "
+			 "torch.cuda.CUDAGraph) and replay it: one launch instead of %zu",
+			 c->length);
 	add_finding(l, "graph_candidates", at_stake, &text, &adv, &fd);
 }
 
 static void finding_comm(const struct gs_report_device *d, struct finding_list *l)
 {
-	struct sb text = {0}, adv = {0};
+	struct gs_strbuf text = {0}, adv = {0};
 	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED,
 				     .advice = "overlap_communication"};
 	int64_t all = 0;
@@ -1072,17 +1051,18 @@ static void finding_comm(const struct gs_report_device *d, struct finding_list *
 	gs_finding_num(&fd, "window_ns", (double)d->b.window_ns);
 	for (i = 0; i < d->n_kernels; i++)
 		all += d->kernels[i].ns;
-	sb_printf(&text, "communication: %llu NCCL kernels ran ",
-		  (unsigned long long)d->comm_kernels);
+	gs_strbuf_printf(&text, "communication: %llu NCCL kernels ran ",
+			 (unsigned long long)d->comm_kernels);
 	sb_dur(&text, d->comm_union_ns);
-	sb_printf(&text, " (");
+	gs_strbuf_printf(&text, " (");
 	sb_pct(&text, d->comm_ns, all);
-	sb_printf(&text, " of kernel time); ");
+	gs_strbuf_printf(&text, " of kernel time); ");
 	sb_dur(&text, d->comm_exposed_ns);
-	sb_printf(&text, " of it with no compute kernel alongside");
-	sb_printf(&adv, "NCCL kernel time includes waiting for the other ranks: compare the "
-			"ranks' traces (the slowest sets the pace), and overlap communication "
-			"with compute (bucketed all-reduce, send/recv on their own stream)");
+	gs_strbuf_printf(&text, " of it with no compute kernel alongside");
+	gs_strbuf_printf(&adv,
+			 "NCCL kernel time includes waiting for the other ranks: compare the "
+			 "ranks' traces (the slowest sets the pace), and overlap communication "
+			 "with compute (bucketed all-reduce, send/recv on their own stream)");
 	add_finding(l, "communication", d->comm_exposed_ns, &text, &adv, &fd);
 }
 
@@ -1091,7 +1071,7 @@ static void finding_kernels(const struct gs_trace *t, const struct gs_report_dev
 {
 	int64_t kern = d->b.total_ns[GS_CAT_KERNEL], all = 0;
 	const struct gs_report_kernel *k;
-	struct sb text = {0}, adv = {0};
+	struct gs_strbuf text = {0}, adv = {0};
 	struct gs_finding_data fd = {.evidence = GS_EVIDENCE_MEASURED, .advice = "faster_kernels"};
 	size_t i;
 
@@ -1105,18 +1085,19 @@ static void finding_kernels(const struct gs_trace *t, const struct gs_report_dev
 	gs_finding_num(&fd, "top_kernel_ns", (double)k->ns);
 	gs_finding_num(&fd, "top_kernel_count", (double)k->count);
 	gs_finding_num(&fd, "kernels_total_ns", (double)all);
-	sb_printf(&text, "kernels ran ");
+	gs_strbuf_printf(&text, "kernels ran ");
 	sb_pct(&text, kern, d->b.window_ns);
-	sb_printf(&text, " of the window (the dominant category: a lead to check); the top "
-			 "kernel ");
+	gs_strbuf_printf(&text, " of the window (the dominant category: a lead to check); the top "
+				"kernel ");
 	sb_name(&text, gs_trace_string(t, k->name));
-	sb_printf(&text, " takes ");
+	gs_strbuf_printf(&text, " takes ");
 	sb_dur(&text, k->ns);
-	sb_printf(&text, " (");
+	gs_strbuf_printf(&text, " (");
 	sb_pct(&text, k->ns, all);
-	sb_printf(&text, " of kernel time, %llu launches)", (unsigned long long)k->count);
-	sb_printf(&adv, "the GPU is busy: speed up the top kernels (profile them with Nsight "
-			"Compute), or run independent work concurrently on other streams");
+	gs_strbuf_printf(&text, " of kernel time, %llu launches)", (unsigned long long)k->count);
+	gs_strbuf_printf(&adv,
+			 "the GPU is busy: speed up the top kernels (profile them with Nsight "
+			 "Compute), or run independent work concurrently on other streams");
 	add_finding(l, "kernels", k->ns, &text, &adv, &fd);
 }
 

@@ -25,7 +25,7 @@
  * per device (the ideal starts and the whole critical path) and its lists.
  *
  * Text from the trace is escaped (& < > " '); control bytes and invalid
- * UTF-8 become U+FFFD. Every write is checked (out.c).
+ * UTF-8 become U+FFFD. Every write is checked (gs_outbuf).
  *
  * This file holds the page: the text helpers, the document head (CSS and
  * script), the breakdown bar and findings, the order of a device's
@@ -56,7 +56,7 @@
  * `s` as HTML text, safe in element content and in quoted attributes.
  * Cut to `max` code points with a trailing "…" when longer (0: no cut).
  */
-void gs_report_html_text(struct gs_out *o, const char *s, size_t max)
+void gs_report_html_text(struct gs_outbuf *o, const char *s, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	char buf[512];
@@ -93,7 +93,7 @@ void gs_report_html_text(struct gs_out *o, const char *s, size_t max)
 		}
 		if (len + 8 >= sizeof(buf)) {
 			buf[len] = '\0';
-			gs_out_puts(o, buf);
+			gs_outbuf_puts(o, buf);
 			len = 0;
 		}
 		if (rep) {
@@ -111,20 +111,17 @@ void gs_report_html_text(struct gs_out *o, const char *s, size_t max)
 		cps++;
 	}
 	buf[len] = '\0';
-	gs_out_puts(o, buf);
+	gs_outbuf_puts(o, buf);
 }
 
 /* A finding's sentence (its duration marks written out with "µs",
  * gs_dur_sentence) as h_text. */
-void gs_report_html_sentence(struct gs_out *o, const char *s)
+void gs_report_html_sentence(struct gs_outbuf *o, const char *s)
 {
-	char *text = gs_dur_sentence_dup(s, true);
+	char *text = gs_outbuf_sentence(o, s, true);
 
-	if (!text) {
-		o->failed = true;
-		o->err = ENOMEM;
+	if (!text)
 		return;
-	}
 	gs_report_html_text(o, text, 0);
 	free(text);
 }
@@ -285,11 +282,11 @@ static void h_dev_cut(struct hw *w, const char *id)
 {
 	if (w->n_dev_shown >= w->r->n_dev)
 		return;
-	gs_out_printf(&w->o,
-		      "<p class=\"more\" id=\"%s\">%zu of %zu devices' sections shown (those "
-		      "with the most ops; --device N for another, --format json for every "
-		      "one)</p>\n",
-		      id, w->n_dev_shown, w->r->n_dev);
+	gs_outbuf_printf(&w->o,
+			 "<p class=\"more\" id=\"%s\">%zu of %zu devices' sections shown (those "
+			 "with the most ops; --device N for another, --format json for every "
+			 "one)</p>\n",
+			 id, w->n_dev_shown, w->r->n_dev);
 }
 
 /* At most GS_REPORT_HTML_MAX_DEVICES sections: those with the most ops
@@ -345,11 +342,11 @@ static void h_notes(struct hw *w)
 #define NOTE(label, text)                                                                          \
 	do {                                                                                       \
 		if (!any)                                                                          \
-			gs_out_puts(&w->o, "<ul class=\"notes\" id=\"notes\">\n");                 \
+			gs_outbuf_puts(&w->o, "<ul class=\"notes\" id=\"notes\">\n");              \
 		any = true;                                                                        \
-		gs_out_puts(&w->o, "<li><b>" label ":</b> ");                                      \
+		gs_outbuf_puts(&w->o, "<li><b>" label ":</b> ");                                   \
 		h_text(w, (text), 0);                                                              \
-		gs_out_puts(&w->o, "</li>\n");                                                     \
+		gs_outbuf_puts(&w->o, "</li>\n");                                                  \
 	} while (0)
 
 	for (i = 0; i < r->n_inputs; i++)
@@ -394,7 +391,7 @@ static void h_notes(struct hw *w)
 		NOTE("note", "stream kinds are not recorded in this trace: implicit legacy "
 			     "default-stream synchronization is not modelled");
 	if (any)
-		gs_out_puts(&w->o, "</ul>\n");
+		gs_outbuf_puts(&w->o, "</ul>\n");
 #undef NOTE
 }
 
@@ -403,39 +400,39 @@ static void h_head(struct hw *w)
 	const struct gs_report *r = w->r;
 	size_t i;
 
-	gs_out_puts(&w->o,
-		    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		    "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-		    "<meta name=\"generator\" content=\"gpuscope analyze\">\n<title>gpuscope: ");
+	gs_outbuf_puts(&w->o,
+		       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		       "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+		       "<meta name=\"generator\" content=\"gpuscope analyze\">\n<title>gpuscope: ");
 	for (i = 0; i < r->n_inputs && i < 3; i++) {
 		const char *slash = strrchr(r->inputs[i], '/');
 
 		if (i)
-			gs_out_puts(&w->o, ", ");
+			gs_outbuf_puts(&w->o, ", ");
 		h_text(w, slash ? slash + 1 : r->inputs[i], 60);
 	}
 	if (r->n_inputs > 3)
-		gs_out_printf(&w->o, " and %zu more", r->n_inputs - 3);
-	gs_out_puts(&w->o, "</title>\n");
-	gs_out_puts(&w->o, css);
-	gs_out_puts(&w->o, script_head);
-	gs_out_puts(&w->o,
-		    "</head>\n<body>\n<header>\n<h1>gpuscope analyze</h1>\n<p class=\"meta\">");
-	gs_out_printf(&w->o, "%zu input%s (", r->n_inputs, r->n_inputs == 1 ? "" : "s");
+		gs_outbuf_printf(&w->o, " and %zu more", r->n_inputs - 3);
+	gs_outbuf_puts(&w->o, "</title>\n");
+	gs_outbuf_puts(&w->o, css);
+	gs_outbuf_puts(&w->o, script_head);
+	gs_outbuf_puts(&w->o,
+		       "</head>\n<body>\n<header>\n<h1>gpuscope analyze</h1>\n<p class=\"meta\">");
+	gs_outbuf_printf(&w->o, "%zu input%s (", r->n_inputs, r->n_inputs == 1 ? "" : "s");
 	h_text(w, r->format && *r->format ? r->format : "?", 40);
-	gs_out_printf(&w->o, "), %zu ops, %zu device%s with ops</p>\n", w->n_ops, r->n_dev,
-		      r->n_dev == 1 ? "" : "s");
+	gs_outbuf_printf(&w->o, "), %zu ops, %zu device%s with ops</p>\n", w->n_ops, r->n_dev,
+			 r->n_dev == 1 ? "" : "s");
 	h_notes(w);
 	if (w->n_dev_shown > 1) {
-		gs_out_puts(&w->o, "<nav>");
+		gs_outbuf_puts(&w->o, "<nav>");
 		for (i = 0; i < r->n_dev; i++)
 			if (dev_shown(w, i))
-				gs_out_printf(&w->o, "<a href=\"#dev-%zu\">device %u</a>", i,
-					      r->dev[i].device);
-		gs_out_puts(&w->o, "</nav>\n");
+				gs_outbuf_printf(&w->o, "<a href=\"#dev-%zu\">device %u</a>", i,
+						 r->dev[i].device);
+		gs_outbuf_puts(&w->o, "</nav>\n");
 	}
 	h_dev_cut(w, "devcut");
-	gs_out_puts(&w->o, "</header>\n");
+	gs_outbuf_puts(&w->o, "</header>\n");
 }
 
 /* ---- breakdown bar -------------------------------------------------------- */
@@ -448,7 +445,7 @@ static void h_breakdown(struct hw *w, const struct gs_report_device *d, size_t d
 	unsigned c;
 	uint64_t u;
 
-	gs_out_printf(&w->o, "<h3>Breakdown</h3>\n<div class=\"bar\" id=\"bdbar-%zu\">", di);
+	gs_outbuf_printf(&w->o, "<h3>Breakdown</h3>\n<div class=\"bar\" id=\"bdbar-%zu\">", di);
 	for (c = 0; c < GS_CAT_COUNT; c++) {
 		double pct = b->window_ns > 0 ?
 				     100.0 * (double)b->total_ns[c] / (double)b->window_ns :
@@ -456,23 +453,23 @@ static void h_breakdown(struct hw *w, const struct gs_report_device *d, size_t d
 
 		if (b->total_ns[c] <= 0)
 			continue;
-		gs_out_printf(&w->o,
-			      "<span class=\"%s\" style=\"width:%.3f%%\" title=\"%s %s (%s)\">",
-			      cat_class[c], pct, gs_category_name(c), DUR(b->total_ns[c]),
-			      PCT(b->total_ns[c], b->window_ns));
+		gs_outbuf_printf(&w->o,
+				 "<span class=\"%s\" style=\"width:%.3f%%\" title=\"%s %s (%s)\">",
+				 cat_class[c], pct, gs_category_name(c), DUR(b->total_ns[c]),
+				 PCT(b->total_ns[c], b->window_ns));
 		if (pct >= 9)
-			gs_out_printf(&w->o, "%s %s", gs_category_name(c),
-				      PCT(b->total_ns[c], b->window_ns));
+			gs_outbuf_printf(&w->o, "%s %s", gs_category_name(c),
+					 PCT(b->total_ns[c], b->window_ns));
 		else if (pct >= 4)
-			gs_out_printf(&w->o, "%s", PCT(b->total_ns[c], b->window_ns));
-		gs_out_puts(&w->o, "</span>");
+			gs_outbuf_printf(&w->o, "%s", PCT(b->total_ns[c], b->window_ns));
+		gs_outbuf_puts(&w->o, "</span>");
 	}
-	gs_out_puts(&w->o, "</div>\n");
-	gs_out_printf(&w->o,
-		      "<table class=\"tbl\" id=\"breakdown-%zu\"><thead><tr><th>category</th>"
-		      "<th class=\"n\">time</th><th class=\"n\">share</th><th>meaning</th></tr>"
-		      "</thead><tbody>\n",
-		      di);
+	gs_outbuf_puts(&w->o, "</div>\n");
+	gs_outbuf_printf(&w->o,
+			 "<table class=\"tbl\" id=\"breakdown-%zu\"><thead><tr><th>category</th>"
+			 "<th class=\"n\">time</th><th class=\"n\">share</th><th>meaning</th></tr>"
+			 "</thead><tbody>\n",
+			 di);
 	for (c = 0; c < GS_CAT_COUNT; c++) {
 		static const char *const meaning[GS_CAT_COUNT] = {
 			"a kernel runs",
@@ -481,51 +478,54 @@ static void h_breakdown(struct hw *w, const struct gs_report_device *d, size_t d
 			"nothing runs and no host thread waits",
 		};
 
-		gs_out_printf(&w->o,
-			      "<tr><td><span class=\"sw %s\"></span>%s</td><td class=\"n\">%s</td>"
-			      "<td class=\"n\">%s</td><td>%s</td></tr>\n",
-			      cat_class[c], gs_category_name(c), DUR(b->total_ns[c]),
-			      PCT(b->total_ns[c], b->window_ns), meaning[c]);
+		gs_outbuf_printf(
+			&w->o,
+			"<tr><td><span class=\"sw %s\"></span>%s</td><td class=\"n\">%s</td>"
+			"<td class=\"n\">%s</td><td>%s</td></tr>\n",
+			cat_class[c], gs_category_name(c), DUR(b->total_ns[c]),
+			PCT(b->total_ns[c], b->window_ns), meaning[c]);
 	}
-	gs_out_printf(&w->o,
-		      "<tr><td><b>window</b></td><td class=\"n\"><b>%s</b></td>"
-		      "<td class=\"n\">100.0%%</td><td></td></tr>\n</tbody></table>\n",
-		      DUR(b->window_ns));
+	gs_outbuf_printf(&w->o,
+			 "<tr><td><b>window</b></td><td class=\"n\"><b>%s</b></td>"
+			 "<td class=\"n\">100.0%%</td><td></td></tr>\n</tbody></table>\n",
+			 DUR(b->window_ns));
 	/* One unit for the three (the largest's). */
 	u = gs_dur_unit((uint64_t)(b->copy_total_ns > b->kernel_concurrency_ns ?
 					   b->copy_total_ns :
 					   b->kernel_concurrency_ns));
-	gs_out_printf(&w->o,
-		      "<p class=\"meta\">dominant: <b>%s</b> (%s), a lead to check, not a "
-		      "verdict. Overlap: %s of %s copy time hidden under kernels; two or more "
-		      "kernels at once for %s.</p>\n",
-		      gs_category_name(b->dominant < GS_CAT_COUNT ? b->dominant : 0),
-		      PCT(b->total_ns[b->dominant < GS_CAT_COUNT ? b->dominant : 0], b->window_ns),
-		      DUR1(b->copy_hidden_ns, u), DUR1(b->copy_total_ns, u),
-		      DUR1(b->kernel_concurrency_ns, u));
+	gs_outbuf_printf(&w->o,
+			 "<p class=\"meta\">dominant: <b>%s</b> (%s), a lead to check, not a "
+			 "verdict. Overlap: %s of %s copy time hidden under kernels; two or more "
+			 "kernels at once for %s.</p>\n",
+			 gs_category_name(b->dominant < GS_CAT_COUNT ? b->dominant : 0),
+			 PCT(b->total_ns[b->dominant < GS_CAT_COUNT ? b->dominant : 0],
+			     b->window_ns),
+			 DUR1(b->copy_hidden_ns, u), DUR1(b->copy_total_ns, u),
+			 DUR1(b->kernel_concurrency_ns, u));
 }
 
 static void h_findings(struct hw *w, const struct gs_report_device *d, size_t di)
 {
 	size_t i;
 
-	gs_out_puts(&w->o, "<h3>Top findings</h3>\n");
+	gs_outbuf_puts(&w->o, "<h3>Top findings</h3>\n");
 	if (!d->n_findings) {
-		gs_out_printf(&w->o,
-			      "<p class=\"none\" id=\"findings-%zu\">Nothing stands out: no idle, "
-			      "exposed copy or sync time above 0.5%% of the window.</p>\n",
-			      di);
+		gs_outbuf_printf(
+			&w->o,
+			"<p class=\"none\" id=\"findings-%zu\">Nothing stands out: no idle, "
+			"exposed copy or sync time above 0.5%% of the window.</p>\n",
+			di);
 		return;
 	}
-	gs_out_printf(&w->o, "<ol class=\"findings\" id=\"findings-%zu\">\n", di);
+	gs_outbuf_printf(&w->o, "<ol class=\"findings\" id=\"findings-%zu\">\n", di);
 	for (i = 0; i < d->n_findings; i++) {
-		gs_out_puts(&w->o, "<li><div>");
+		gs_outbuf_puts(&w->o, "<li><div>");
 		h_sentence(w, d->findings[i].text);
-		gs_out_puts(&w->o, "</div><div class=\"advice\">&rarr; ");
+		gs_outbuf_puts(&w->o, "</div><div class=\"advice\">&rarr; ");
 		h_sentence(w, d->findings[i].advice);
-		gs_out_puts(&w->o, "</div></li>\n");
+		gs_outbuf_puts(&w->o, "</div></li>\n");
 	}
-	gs_out_puts(&w->o, "</ol>\n");
+	gs_outbuf_puts(&w->o, "</ol>\n");
 }
 
 /* ---- a device ------------------------------------------------------------------ */
@@ -538,21 +538,21 @@ static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t
 
 	char title[512];
 
-	gs_out_printf(&w->o, "<section class=\"device\" id=\"dev-%zu\">\n<h2>", di);
+	gs_outbuf_printf(&w->o, "<section class=\"device\" id=\"dev-%zu\">\n<h2>", di);
 	h_text(w, gs_report_device_title(w->r, d, title, sizeof(title)), 160);
-	gs_out_printf(&w->o, "</h2>\n<p class=\"meta\">window %s%s; ",
-		      gs_report_window_text(w->t, d, (char[160]){0}, 160),
-		      d->default_window ? " (first op start to last op end)" : " (--window)");
-	gs_out_printf(&w->o, "%llu ops", (unsigned long long)d->ops);
+	gs_outbuf_printf(&w->o, "</h2>\n<p class=\"meta\">window %s%s; ",
+			 gs_report_window_text(w->t, d, (char[160]){0}, 160),
+			 d->default_window ? " (first op start to last op end)" : " (--window)");
+	gs_outbuf_printf(&w->o, "%llu ops", (unsigned long long)d->ops);
 	for (k = 0; k < GS_OP_KIND_COUNT; k++) {
 		if (!d->op_kinds[k])
 			continue;
-		gs_out_printf(&w->o, "%s%s %llu", sep, gs_op_kind_name(k),
-			      (unsigned long long)d->op_kinds[k]);
+		gs_outbuf_printf(&w->o, "%s%s %llu", sep, gs_op_kind_name(k),
+				 (unsigned long long)d->op_kinds[k]);
 		sep = ", ";
 	}
-	gs_out_printf(&w->o, "%s on %zu stream%s</p>\n", sep[0] == ',' ? ")" : "", d->n_streams,
-		      d->n_streams == 1 ? "" : "s");
+	gs_outbuf_printf(&w->o, "%s on %zu stream%s</p>\n", sep[0] == ',' ? ")" : "", d->n_streams,
+			 d->n_streams == 1 ? "" : "s");
 	h_breakdown(w, d, di);
 	h_findings(w, d, di);
 	st = gs_report_html_timeline(w, d, di);
@@ -571,7 +571,7 @@ static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t
 	gs_report_html_kernels(w, d, di);
 	gs_measures_write_html(&w->o, w->r, d, di, &w->st);
 	gs_operators_write_html(&w->o, w->r, d, di, &w->st);
-	gs_out_puts(&w->o, "</section>\n");
+	gs_outbuf_puts(&w->o, "</section>\n");
 	return GS_OK;
 }
 
@@ -632,7 +632,7 @@ static void pick_resolution(struct hw *w)
  * holds them, else from the summaries of its job analysis (a shell's);
  * both are the same numbers.
  */
-typedef gs_status (*h_part_fn)(void *ctx, unsigned part, size_t i, struct gs_out *o);
+typedef gs_status (*h_part_fn)(void *ctx, unsigned part, size_t i, struct gs_outbuf *o);
 
 static size_t hj_n(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t n)
 {
@@ -707,10 +707,10 @@ static void hj_link(struct hw *w, size_t di, uint32_t rank, uint32_t dev)
 {
 	char title[64];
 
-	gs_out_printf(&w->o, "<a href=\"#dev-%zu\">", di);
+	gs_outbuf_printf(&w->o, "<a href=\"#dev-%zu\">", di);
 	snprintf(title, sizeof(title), "rank %u GPU %u", rank, dev);
 	h_text(w, title, 0);
-	gs_out_puts(&w->o, "</a>");
+	gs_outbuf_puts(&w->o, "</a>");
 }
 
 /*
@@ -723,35 +723,35 @@ static void hj_index(struct hw *w, const struct gs_report *r, const struct gs_js
 {
 	size_t di = 0;
 
-	gs_out_printf(&w->o,
-		      "<details id=\"job-index\"><summary>Every GPU's section: an index of the "
-		      "%zu, by host</summary>\n<input type=\"search\" id=\"job-filter\" "
-		      "placeholder=\"filter: a rank, or host text\" aria-label=\"filter\">\n",
-		      gpus);
+	gs_outbuf_printf(&w->o,
+			 "<details id=\"job-index\"><summary>Every GPU's section: an index of the "
+			 "%zu, by host</summary>\n<input type=\"search\" id=\"job-filter\" "
+			 "placeholder=\"filter: a rank, or host text\" aria-label=\"filter\">\n",
+			 gpus);
 	for (size_t i = 0; i < n; i++) {
 		const char *host = hj_host(r, sums, i);
 		size_t nd = hj_n_dev(r, sums, i);
 
 		if (!i || strcmp(host, hj_host(r, sums, i - 1)) != 0) {
-			gs_out_puts(&w->o, i ? "</p>\n<p><b>" : "<p><b>");
+			gs_outbuf_puts(&w->o, i ? "</p>\n<p><b>" : "<p><b>");
 			h_text(w, *host ? host : "-", 60);
-			gs_out_puts(&w->o, "</b> ");
+			gs_outbuf_puts(&w->o, "</b> ");
 		}
 		for (size_t k = 0; k < nd; k++, di++) {
 			char title[160];
 
 			snprintf(title, sizeof(title), "rank %u \xc2\xb7 %s \xc2\xb7 GPU %u",
 				 hj_rank(r, sums, i), *host ? host : "-", hj_device(r, sums, i, k));
-			gs_out_printf(&w->o, "<a href=\"#dev-%zu\" title=\"", di);
+			gs_outbuf_printf(&w->o, "<a href=\"#dev-%zu\" title=\"", di);
 			h_text(w, title, 0);
 			if (nd > 1)
-				gs_out_printf(&w->o, "\">%u:%u</a> ", hj_rank(r, sums, i),
-					      hj_device(r, sums, i, k));
+				gs_outbuf_printf(&w->o, "\">%u:%u</a> ", hj_rank(r, sums, i),
+						 hj_device(r, sums, i, k));
 			else
-				gs_out_printf(&w->o, "\">%u</a> ", hj_rank(r, sums, i));
+				gs_outbuf_printf(&w->o, "\">%u</a> ", hj_rank(r, sums, i));
 		}
 	}
-	gs_out_puts(&w->o, n ? "</p>\n</details>\n" : "</details>\n");
+	gs_outbuf_puts(&w->o, n ? "</p>\n</details>\n" : "</details>\n");
 }
 
 /* The page of a job of two or more ranks: its notes, the job, then every
@@ -785,53 +785,57 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 		free(shown);
 		return st;
 	}
-	gs_out_puts(&w->o,
-		    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		    "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-		    "<meta name=\"generator\" content=\"gpuscope analyze\">\n<title>gpuscope: ");
-	gs_out_printf(&w->o, "job of %zu ranks</title>\n", j->n_ranks);
-	gs_out_puts(&w->o, css);
-	gs_out_puts(&w->o, job_css);
-	gs_out_puts(&w->o, script_head);
-	gs_out_puts(&w->o,
-		    "</head>\n<body>\n<header>\n<h1>gpuscope analyze</h1>\n<p class=\"meta\">");
-	gs_out_printf(&w->o, "%zu input%s (", r->n_inputs, r->n_inputs == 1 ? "" : "s");
+	gs_outbuf_puts(&w->o,
+		       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		       "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+		       "<meta name=\"generator\" content=\"gpuscope analyze\">\n<title>gpuscope: ");
+	gs_outbuf_printf(&w->o, "job of %zu ranks</title>\n", j->n_ranks);
+	gs_outbuf_puts(&w->o, css);
+	gs_outbuf_puts(&w->o, job_css);
+	gs_outbuf_puts(&w->o, script_head);
+	gs_outbuf_puts(&w->o,
+		       "</head>\n<body>\n<header>\n<h1>gpuscope analyze</h1>\n<p class=\"meta\">");
+	gs_outbuf_printf(&w->o, "%zu input%s (", r->n_inputs, r->n_inputs == 1 ? "" : "s");
 	h_text(w, r->format && *r->format ? r->format : "?", 40);
-	gs_out_printf(&w->o, "), %zu ranks, %zu GPU%s with ops, %llu ops</p>\n", j->n_ranks, gpus,
-		      gpus == 1 ? "" : "s", (unsigned long long)ops);
-	gs_out_puts(&w->o, "<ul class=\"notes\" id=\"notes\">\n");
+	gs_outbuf_printf(&w->o, "), %zu ranks, %zu GPU%s with ops, %llu ops</p>\n", j->n_ranks,
+			 gpus, gpus == 1 ? "" : "s", (unsigned long long)ops);
+	gs_outbuf_puts(&w->o, "<ul class=\"notes\" id=\"notes\">\n");
 	/* A thousand ranks: the first inputs, and how many more. */
 	for (i = 0; i < r->n_inputs && i < 4; i++) {
-		gs_out_puts(&w->o, "<li><b>input:</b> ");
+		gs_outbuf_puts(&w->o, "<li><b>input:</b> ");
 		h_text(w, r->inputs[i], 0);
-		gs_out_puts(&w->o, "</li>\n");
+		gs_outbuf_puts(&w->o, "</li>\n");
 	}
 	if (r->n_inputs > 4)
-		gs_out_printf(&w->o, "<li><b>input:</b> ... and %zu more</li>\n", r->n_inputs - 4);
+		gs_outbuf_printf(&w->o, "<li><b>input:</b> ... and %zu more</li>\n",
+				 r->n_inputs - 4);
 	for (i = 0; i < j->n_warnings; i++) {
-		gs_out_puts(&w->o, "<li><b>warning:</b> ");
+		gs_outbuf_puts(&w->o, "<li><b>warning:</b> ");
 		h_text(w, j->warnings[i], 0);
-		gs_out_puts(&w->o, "</li>\n");
+		gs_outbuf_puts(&w->o, "</li>\n");
 	}
-	for (i = 0; i < n && st == GS_OK; i++)
+	for (i = 0; i < n && st == GS_OK; i++) {
+		gs_outbuf_flush(&w->o); /* part() may write to the FILE */
 		st = part(ctx, 0, i, &w->o);
-	gs_out_puts(&w->o, "</ul>\n<nav>");
+	}
+	gs_outbuf_puts(&w->o, "</ul>\n<nav>");
 	/* Every GPU's link when they are few; the outliers' and an index. */
 	if (n_shown < n)
-		gs_out_puts(&w->o, "The outliers' sections: ");
+		gs_outbuf_puts(&w->o, "The outliers' sections: ");
 	for (i = 0; i < n; i++)
 		for (k = 0; k < hj_n_dev(r, sums, i); k++, di++)
 			if (shown[i])
 				hj_link(w, di, hj_rank(r, sums, i), hj_device(r, sums, i, k));
-	gs_out_puts(&w->o, "</nav>\n");
+	gs_outbuf_puts(&w->o, "</nav>\n");
 	if (n_shown < n)
 		hj_index(w, r, sums, n, gpus);
-	gs_out_puts(&w->o, "</header>\n");
+	gs_outbuf_puts(&w->o, "</header>\n");
 	gs_job_analysis_write_html(&w->o, r, &w->st);
 	for (i = 0; i < n && st == GS_OK && !w->o.failed; i++) {
 		size_t end = i;
 
 		if (shown[i]) {
+			gs_outbuf_flush(&w->o); /* part() may write to the FILE */
 			st = part(ctx, 1, i, &w->o);
 			continue;
 		}
@@ -839,38 +843,39 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 		while (end < n && !shown[end])
 			end++;
 		if (end - i == 1)
-			gs_out_printf(&w->o,
-				      "<details class=\"ranks\"><summary>rank %u: its sections "
-				      "(not an outlier)</summary>\n",
-				      hj_rank(r, sums, i));
+			gs_outbuf_printf(&w->o,
+					 "<details class=\"ranks\"><summary>rank %u: its sections "
+					 "(not an outlier)</summary>\n",
+					 hj_rank(r, sums, i));
 		else
-			gs_out_printf(&w->o,
-				      "<details class=\"ranks\"><summary>ranks %u to %u: %zu "
-				      "ranks' sections (no outlier)</summary>\n",
-				      hj_rank(r, sums, i), hj_rank(r, sums, end - 1), end - i);
+			gs_outbuf_printf(&w->o,
+					 "<details class=\"ranks\"><summary>ranks %u to %u: %zu "
+					 "ranks' sections (no outlier)</summary>\n",
+					 hj_rank(r, sums, i), hj_rank(r, sums, end - 1), end - i);
 		for (; i < end && st == GS_OK && !w->o.failed; i++) {
 			const char *host = hj_host(r, sums, i);
 
-			gs_out_printf(&w->o, "<details class=\"rank\"><summary>rank %u",
-				      hj_rank(r, sums, i));
+			gs_outbuf_printf(&w->o, "<details class=\"rank\"><summary>rank %u",
+					 hj_rank(r, sums, i));
 			if (*host) {
-				gs_out_puts(&w->o, " \xc2\xb7 ");
+				gs_outbuf_puts(&w->o, " \xc2\xb7 ");
 				h_text(w, host, 60);
 			}
 			for (k = 0; k < hj_n_dev(r, sums, i); k++)
-				gs_out_printf(&w->o, "%s%u", k ? ", " : " \xc2\xb7 GPU ",
-					      hj_device(r, sums, i, k));
-			gs_out_puts(&w->o, "</summary>\n");
+				gs_outbuf_printf(&w->o, "%s%u", k ? ", " : " \xc2\xb7 GPU ",
+						 hj_device(r, sums, i, k));
+			gs_outbuf_puts(&w->o, "</summary>\n");
+			gs_outbuf_flush(&w->o); /* part() may write to the FILE */
 			st = part(ctx, 1, i, &w->o);
-			gs_out_puts(&w->o, "</details>\n");
+			gs_outbuf_puts(&w->o, "</details>\n");
 		}
-		gs_out_puts(&w->o, "</details>\n");
+		gs_outbuf_puts(&w->o, "</details>\n");
 		i = end - 1;
 	}
 	free(shown);
-	gs_out_puts(&w->o, script_body);
-	gs_out_puts(&w->o, job_script);
-	gs_out_puts(&w->o, "</body>\n</html>\n");
+	gs_outbuf_puts(&w->o, script_body);
+	gs_outbuf_puts(&w->o, job_script);
+	gs_outbuf_puts(&w->o, "</body>\n</html>\n");
 	return st;
 }
 
@@ -892,9 +897,9 @@ static gs_status h_rank_part(struct hw *w, const struct gs_report *rank, size_t 
 		for (size_t x = 0; x < n; x++) {
 			snprintf(line, sizeof(line), "rank %u: %s", rank->rank,
 				 gs_warning_format(&warn[x], msg, sizeof(msg)));
-			gs_out_puts(&w->o, "<li><b>warning:</b> ");
+			gs_outbuf_puts(&w->o, "<li><b>warning:</b> ");
 			h_text(w, line, 0);
-			gs_out_puts(&w->o, "</li>\n");
+			gs_outbuf_puts(&w->o, "</li>\n");
 		}
 		return GS_OK;
 	}
@@ -910,7 +915,7 @@ struct h_own {
 	size_t di; /* the next rank's first GPU, as part 1 goes in rank order */
 };
 
-static gs_status h_own_part(void *ctx, unsigned part, size_t i, struct gs_out *o)
+static gs_status h_own_part(void *ctx, unsigned part, size_t i, struct gs_outbuf *o)
 {
 	struct h_own *c = ctx;
 	const struct gs_report *rank = c->job->ranks[i];
@@ -931,7 +936,7 @@ struct h_given {
 	void *ctx;
 };
 
-static gs_status h_given_part(void *ctx, unsigned part, size_t i, struct gs_out *o)
+static gs_status h_given_part(void *ctx, unsigned part, size_t i, struct gs_outbuf *o)
 {
 	struct h_given *c = ctx;
 	char *bytes = NULL;
@@ -939,7 +944,7 @@ static gs_status h_given_part(void *ctx, unsigned part, size_t i, struct gs_out 
 	gs_status st = c->part(c->ctx, part, i, &bytes, &len);
 
 	if (st == GS_OK && bytes)
-		gs_out_puts(o, bytes);
+		gs_outbuf_puts(o, bytes);
 	free(bytes);
 	return st;
 }
@@ -954,17 +959,17 @@ gs_status gs_report_html_job_parts(
 	gs_status st;
 
 	memset(&w, 0, sizeof(w));
-	gs_out_init(&w.o, f);
+	gs_outbuf_init(&w.o, f);
 	w.r = shell;
 	w.st = gs_report_style_of(style);
 	w.exact = L->exact != 0;
 	w.bins = (size_t)L->bins;
 	st = h_job(&w, shell, h_given_part, &given);
 	if (st != GS_OK) {
-		gs_out_finish(&w.o);
+		gs_outbuf_finish(&w.o);
 		return st;
 	}
-	return gs_out_finish(&w.o);
+	return gs_outbuf_finish(&w.o);
 }
 
 gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
@@ -975,16 +980,16 @@ gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
 	gs_status st;
 
 	memset(&w, 0, sizeof(w));
-	gs_out_init(&w.o, f);
+	gs_outbuf_init(&w.o, f);
 	w.st = gs_report_style_of(style);
 	w.exact = L->exact != 0;
 	w.bins = (size_t)L->bins;
 	st = h_rank_part(&w, rank, di0, part);
 	if (st != GS_OK) {
-		gs_out_finish(&w.o);
+		gs_outbuf_finish(&w.o);
 		return st;
 	}
-	return gs_out_finish(&w.o);
+	return gs_outbuf_finish(&w.o);
 }
 
 gs_status gs_report_write_html(FILE *f, const struct gs_report *r,
@@ -1006,41 +1011,42 @@ gs_status gs_report_write_html(FILE *f, const struct gs_report *r,
 	if (r->job) {
 		struct h_own c = {&w, r, 0};
 
-		gs_out_init(&w.o, f);
+		gs_outbuf_init(&w.o, f);
 		w.r = r;
 		pick_resolution(&w);
 		st = h_job(&w, r, h_own_part, &c);
 		if (st != GS_OK) {
-			gs_out_finish(&w.o);
+			gs_outbuf_finish(&w.o);
 			return st;
 		}
-		return gs_out_finish(&w.o);
+		return gs_outbuf_finish(&w.o);
 	}
-	gs_out_init(&w.o, f);
+	gs_outbuf_init(&w.o, f);
 	w.r = r;
 	w.t = r->t;
 	w.ops = gs_trace_ops(r->t, &w.n_ops);
 	w.streams = gs_trace_streams(r->t, &w.n_streams);
 	st = pick_devices(&w, &shown);
 	if (st != GS_OK) {
-		gs_out_finish(&w.o);
+		gs_outbuf_finish(&w.o);
 		return st;
 	}
 	pick_resolution(&w);
 	h_head(&w);
 	if (!r->n_dev)
-		gs_out_puts(&w.o, "<p class=\"none\" id=\"nodev\">No GPU ops in the trace: nothing "
-				  "to analyze (a host-only trace?)</p>\n");
+		gs_outbuf_puts(&w.o,
+			       "<p class=\"none\" id=\"nodev\">No GPU ops in the trace: nothing "
+			       "to analyze (a host-only trace?)</p>\n");
 	for (i = 0; i < r->n_dev && st == GS_OK && !w.o.failed; i++)
 		if (dev_shown(&w, i))
 			st = h_device(&w, &r->dev[i], i);
 	h_dev_cut(&w, "devcut-end");
 	free(shown);
-	gs_out_puts(&w.o, script_body);
-	gs_out_puts(&w.o, "</body>\n</html>\n");
+	gs_outbuf_puts(&w.o, script_body);
+	gs_outbuf_puts(&w.o, "</body>\n</html>\n");
 	if (st != GS_OK) {
-		gs_out_finish(&w.o);
+		gs_outbuf_finish(&w.o);
 		return st;
 	}
-	return gs_out_finish(&w.o);
+	return gs_outbuf_finish(&w.o);
 }

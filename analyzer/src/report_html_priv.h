@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-#include "out.h"
+#include <gpuscope/outbuf.h>
 
 #define XMAX 1000000                /* drawing units across the whole span */
 #define EXACT_OPS 3000              /* ops drawn one by one, over all devices */
@@ -39,7 +39,7 @@
 #define AXIS_H 24 /* the axis above the lanes */
 
 struct hw {
-	struct gs_out o;
+	struct gs_outbuf o;
 	const struct gs_report *r;
 	const struct gs_trace *t;
 	struct gs_report_style st; /* resolved (gs_report_style_of) */

@@ -153,17 +153,17 @@ static void emit_bins(struct hw *w, const struct tl *L, int y)
 				for (j = k + 1; j < L->bins && slice_code(L, j) == code; j++)
 					;
 				if (!open)
-					gs_out_printf(&w->o, "<path class=\"%s%s\" d=\"",
-						      kind_class[kind], level_class[level]);
+					gs_outbuf_printf(&w->o, "<path class=\"%s%s\" d=\"",
+							 kind_class[kind], level_class[level]);
 				open = true;
 				x1 = x_of(L, bin_t(L, k));
 				x2 = x_of(L, bin_t(L, j));
-				gs_out_printf(&w->o, "M%lld %dh%lldv%dh-%lldz", (long long)x1,
-					      y + BAR_Y, (long long)(x2 - x1), BAR_H,
-					      (long long)(x2 - x1));
+				gs_outbuf_printf(&w->o, "M%lld %dh%lldv%dh-%lldz", (long long)x1,
+						 y + BAR_Y, (long long)(x2 - x1), BAR_H,
+						 (long long)(x2 - x1));
 			}
 			if (open)
-				gs_out_puts(&w->o, "\"/>\n");
+				gs_outbuf_puts(&w->o, "\"/>\n");
 		}
 	}
 }
@@ -182,19 +182,19 @@ static void emit_crit_bins(struct hw *w, const struct tl *L, int y)
 		for (j = k + 1; j < L->bins && L->cacc[j] > 0; j++)
 			;
 		if (!open) {
-			gs_out_puts(&w->o, "<path class=\"cp\" d=\"");
+			gs_outbuf_puts(&w->o, "<path class=\"cp\" d=\"");
 			open = true;
 		}
 		{
 			int64_t x1 = x_of(L, bin_t(L, k)), x2 = x_of(L, bin_t(L, j));
 
-			gs_out_printf(&w->o, "M%lld %dh%lldv%dh-%lldz", (long long)x1, y,
-				      (long long)(x2 - x1), STRIP, (long long)(x2 - x1));
+			gs_outbuf_printf(&w->o, "M%lld %dh%lldv%dh-%lldz", (long long)x1, y,
+					 (long long)(x2 - x1), STRIP, (long long)(x2 - x1));
 		}
 		k = j;
 	}
 	if (open)
-		gs_out_puts(&w->o, "\"/>\n");
+		gs_outbuf_puts(&w->o, "\"/>\n");
 }
 
 /* One op drawn as it is, with a tooltip. */
@@ -205,22 +205,24 @@ static void emit_op(struct hw *w, const struct tl *L, uint32_t i, int64_t a, int
 	int64_t x1 = x_of(L, a), x2 = x_of(L, a + dur);
 	char label[128];
 
-	gs_out_printf(&w->o,
-		      "<rect class=\"%s\" x=\"%lld\" y=\"%d\" width=\"%lld\" height=\"%d\"><title>",
-		      op->kind < GS_OP_KIND_COUNT ? kind_class[op->kind] : "k", (long long)x1,
-		      y + BAR_Y, (long long)(x2 > x1 ? x2 - x1 : 1), BAR_H);
+	gs_outbuf_printf(
+		&w->o,
+		"<rect class=\"%s\" x=\"%lld\" y=\"%d\" width=\"%lld\" height=\"%d\"><title>",
+		op->kind < GS_OP_KIND_COUNT ? kind_class[op->kind] : "k", (long long)x1, y + BAR_Y,
+		(long long)(x2 > x1 ? x2 - x1 : 1), BAR_H);
 	h_text(w, op_label(w, i, label, sizeof(label)), TIP_MAX_CPS);
-	gs_out_printf(&w->o, "&#10;op %llu, stream %llu: %s at %s%s",
-		      (unsigned long long)gs_report_op_id(w->t, i),
-		      (unsigned long long)op_stream_id(w, i), DUR(dur), a < 0 ? "" : "+", DUR(a));
+	gs_outbuf_printf(&w->o, "&#10;op %llu, stream %llu: %s at %s%s",
+			 (unsigned long long)gs_report_op_id(w->t, i),
+			 (unsigned long long)op_stream_id(w, i), DUR(dur), a < 0 ? "" : "+",
+			 DUR(a));
 	if (ideal)
-		gs_out_printf(&w->o, " (actual %s%s)", op->start_ns < L->t0 ? "" : "+",
-			      DUR(op->start_ns - L->t0));
+		gs_outbuf_printf(&w->o, " (actual %s%s)", op->start_ns < L->t0 ? "" : "+",
+				 DUR(op->start_ns - L->t0));
 	if (L->crit[i])
-		gs_out_puts(&w->o, "&#10;on the critical path");
-	gs_out_puts(&w->o, "</title></rect>\n");
+		gs_outbuf_puts(&w->o, "&#10;on the critical path");
+	gs_outbuf_puts(&w->o, "</title></rect>\n");
 	if (L->crit[i])
-		gs_out_printf(
+		gs_outbuf_printf(
 			&w->o,
 			"<rect class=\"cp\" x=\"%lld\" y=\"%d\" width=\"%lld\" height=\"%d\"/>\n",
 			(long long)x1, y, (long long)(x2 > x1 ? x2 - x1 : 1), STRIP);
@@ -245,10 +247,11 @@ static void draw_lane(struct hw *w, struct tl *L, const struct lane *ln, bool id
 	int y = ideal ? ln->y_ideal : ln->y_real;
 	size_t first, count, i;
 
-	gs_out_printf(&w->o, "<g class=\"lane %s\" data-stream=\"%llu\">\n",
-		      ideal ? "ideal" : "real", (unsigned long long)rs->stream_id);
-	gs_out_printf(&w->o, "<rect class=\"bg\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n",
-		      y + BAR_Y, XMAX, BAR_H);
+	gs_outbuf_printf(&w->o, "<g class=\"lane %s\" data-stream=\"%llu\">\n",
+			 ideal ? "ideal" : "real", (unsigned long long)rs->stream_id);
+	gs_outbuf_printf(&w->o,
+			 "<rect class=\"bg\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n",
+			 y + BAR_Y, XMAX, BAR_H);
 	gs_trace_stream_ops(w->t, rs->index, &first, &count);
 	if (!w->exact) {
 		memset(L->acc, 0, L->bins * GS_OP_KIND_COUNT * sizeof(*L->acc));
@@ -280,7 +283,7 @@ static void draw_lane(struct hw *w, struct tl *L, const struct lane *ln, bool id
 		emit_bins(w, L, y);
 		emit_crit_bins(w, L, y);
 	}
-	gs_out_puts(&w->o, "</g>\n");
+	gs_outbuf_puts(&w->o, "</g>\n");
 }
 
 /* False when out of memory. */
@@ -290,7 +293,7 @@ static bool draw_band(struct hw *w, struct tl *L)
 	int y = L->y_band;
 	size_t i, k;
 
-	gs_out_printf(&w->o, "<g class=\"band\" id=\"band-%zu\">\n", L->di);
+	gs_outbuf_printf(&w->o, "<g class=\"band\" id=\"band-%zu\">\n", L->di);
 	if (b->n_segments <= 2 * L->bins || w->exact) {
 		for (i = 0; i < b->n_segments; i++) {
 			const struct gs_segment *s = &b->segments[i];
@@ -298,14 +301,15 @@ static bool draw_band(struct hw *w, struct tl *L)
 
 			if (s->category >= GS_CAT_COUNT || x2 <= x1)
 				continue;
-			gs_out_printf(&w->o,
-				      "<rect class=\"b%u\" x=\"%lld\" y=\"%d\" width=\"%lld\" "
-				      "height=\"%d\"><title>%s %s at +%s</title></rect>\n",
-				      (unsigned)s->category, (long long)x1, y, (long long)(x2 - x1),
-				      BAND_H, gs_category_name(s->category),
-				      DUR(s->end_ns - s->start_ns), DUR(s->start_ns - L->t0));
+			gs_outbuf_printf(&w->o,
+					 "<rect class=\"b%u\" x=\"%lld\" y=\"%d\" width=\"%lld\" "
+					 "height=\"%d\"><title>%s %s at +%s</title></rect>\n",
+					 (unsigned)s->category, (long long)x1, y,
+					 (long long)(x2 - x1), BAND_H,
+					 gs_category_name(s->category),
+					 DUR(s->end_ns - s->start_ns), DUR(s->start_ns - L->t0));
 		}
-		gs_out_puts(&w->o, "</g>\n");
+		gs_outbuf_puts(&w->o, "</g>\n");
 		return true;
 	}
 	/* Binned: each slice takes the category that held most of it. */
@@ -316,7 +320,7 @@ static bool draw_band(struct hw *w, struct tl *L)
 		if (!acc || !cat) {
 			free(acc);
 			free(cat);
-			gs_out_puts(&w->o, "</g>\n");
+			gs_outbuf_puts(&w->o, "</g>\n");
 			return false;
 		}
 		for (i = 0; i < b->n_segments; i++) {
@@ -344,7 +348,7 @@ static bool draw_band(struct hw *w, struct tl *L)
 			x1 = x_of(L, bin_t(L, k));
 			x2 = x_of(L, bin_t(L, j));
 			if (cat[k] != 0xff && x2 > x1)
-				gs_out_printf(
+				gs_outbuf_printf(
 					&w->o,
 					"<rect class=\"b%u\" x=\"%lld\" y=\"%d\" width=\"%lld\" "
 					"height=\"%d\"/>\n",
@@ -355,7 +359,7 @@ static bool draw_band(struct hw *w, struct tl *L)
 		free(acc);
 		free(cat);
 	}
-	gs_out_puts(&w->o, "</g>\n");
+	gs_outbuf_puts(&w->o, "</g>\n");
 	return true;
 }
 
@@ -371,7 +375,7 @@ static void draw_waits(struct hw *w, struct tl *L)
 
 	if (!shown)
 		return;
-	gs_out_printf(&w->o, "<g class=\"waits\" id=\"waitlines-%zu\">\n", L->di);
+	gs_outbuf_printf(&w->o, "<g class=\"waits\" id=\"waitlines-%zu\">\n", L->di);
 	for (i = 0; i < shown; i++) {
 		const struct gs_wait *x = &r->waits[d->waits[i]];
 		const struct gs_op *c, *p;
@@ -390,28 +394,28 @@ static void draw_waits(struct hw *w, struct tl *L)
 		xa = x_of(L, pend - x->wait_ns - L->t0);
 		xb = x_of(L, pend - L->t0);
 		yc = L->lanes[lcn].y_real + BAR_Y + BAR_H / 2;
-		gs_out_printf(&w->o,
-			      "<line class=\"wait\" x1=\"%lld\" x2=\"%lld\" y1=\"%d\" y2=\"%d\">",
-			      (long long)xa, (long long)(xb > xa ? xb : xa + 1), yc, yc);
-		gs_out_printf(&w->o, "<title>wait %s (%s): ", DUR(x->wait_ns),
-			      gs_edge_kind_name(x->kind));
+		gs_outbuf_printf(
+			&w->o, "<line class=\"wait\" x1=\"%lld\" x2=\"%lld\" y1=\"%d\" y2=\"%d\">",
+			(long long)xa, (long long)(xb > xa ? xb : xa + 1), yc, yc);
+		gs_outbuf_printf(&w->o, "<title>wait %s (%s): ", DUR(x->wait_ns),
+				 gs_edge_kind_name(x->kind));
 		h_text(w, op_label(w, x->consumer, lc, sizeof(lc)), 60);
-		gs_out_printf(&w->o, " [s%llu] held back by ",
-			      (unsigned long long)op_stream_id(w, x->consumer));
+		gs_outbuf_printf(&w->o, " [s%llu] held back by ",
+				 (unsigned long long)op_stream_id(w, x->consumer));
 		h_text(w, op_label(w, x->producer, lp, sizeof(lp)), 60);
-		gs_out_printf(&w->o, " [s%llu]</title></line>\n",
-			      (unsigned long long)op_stream_id(w, x->producer));
+		gs_outbuf_printf(&w->o, " [s%llu]</title></line>\n",
+				 (unsigned long long)op_stream_id(w, x->producer));
 		lpn = p->stream < w->n_streams ? L->lane_of[p->stream] : -1;
 		if (lpn >= 0 && lpn != lcn) {
 			int yp = L->lanes[lpn].y_real + BAR_Y + BAR_H / 2;
 
-			gs_out_printf(&w->o,
-				      "<line class=\"wlink\" x1=\"%lld\" x2=\"%lld\" y1=\"%d\" "
-				      "y2=\"%d\"/>\n",
-				      (long long)xb, (long long)xb, yp, yc);
+			gs_outbuf_printf(&w->o,
+					 "<line class=\"wlink\" x1=\"%lld\" x2=\"%lld\" y1=\"%d\" "
+					 "y2=\"%d\"/>\n",
+					 (long long)xb, (long long)xb, yp, yc);
 		}
 	}
-	gs_out_puts(&w->o, "</g>\n");
+	gs_outbuf_puts(&w->o, "</g>\n");
 }
 
 /* The static axis (the script redraws it on zoom): ticks at 1, 2 or 5
@@ -426,9 +430,9 @@ static void draw_axis(struct hw *w, const struct tl *L)
 	size_t u = 3, i, n_ticks;
 	int dec;
 
-	gs_out_printf(&w->o, "<svg class=\"axis\" id=\"axis-%zu\">", L->di);
+	gs_outbuf_printf(&w->o, "<svg class=\"axis\" id=\"axis-%zu\">", L->di);
 	if (L->span <= 0 || r <= 0) {
-		gs_out_puts(&w->o, "</svg>\n");
+		gs_outbuf_puts(&w->o, "</svg>\n");
 		return;
 	}
 	p = pow(10, floor(log10(r)));
@@ -452,19 +456,19 @@ static void draw_axis(struct hw *w, const struct tl *L)
 		double x = t / (double)L->span * 100;
 		const char *anchor = x < 2 ? "start" : x > 98 ? "end" : "middle";
 
-		gs_out_printf(&w->o, "<line x1=\"%.3f%%\" x2=\"%.3f%%\" y1=\"16\" y2=\"24\"/>", x,
-			      x);
+		gs_outbuf_printf(&w->o, "<line x1=\"%.3f%%\" x2=\"%.3f%%\" y1=\"16\" y2=\"24\"/>",
+				 x, x);
 		if (k == 0)
-			gs_out_printf(
+			gs_outbuf_printf(
 				&w->o,
 				"<text x=\"0%%\" y=\"12\" style=\"text-anchor:start\">0</text>");
 		else
-			gs_out_printf(
+			gs_outbuf_printf(
 				&w->o,
 				"<text x=\"%.3f%%\" y=\"12\" style=\"text-anchor:%s\">%.*f %s</text>",
 				x, anchor, dec, t / units[u].ns, units[u].unit);
 	}
-	gs_out_puts(&w->o, "</svg>\n");
+	gs_outbuf_puts(&w->o, "</svg>\n");
 }
 
 static void draw_labels(struct hw *w, const struct tl *L)
@@ -476,13 +480,13 @@ static void draw_labels(struct hw *w, const struct tl *L)
 	for (i = 1; i < L->n_lanes; i++)
 		if (d->streams[L->lanes[i].st].pid != d->streams[L->lanes[0].st].pid)
 			pids = true;
-	gs_out_printf(&w->o, "<svg class=\"labels\" width=\"%d\" height=\"%d\">\n", LABEL_W,
-		      AXIS_H + L->height);
+	gs_outbuf_printf(&w->o, "<svg class=\"labels\" width=\"%d\" height=\"%d\">\n", LABEL_W,
+			 AXIS_H + L->height);
 	/* Room for the axis above the lanes. */
-	gs_out_printf(&w->o, "<text class=\"grp\" x=\"0\" y=\"%d\">actual run</text>\n",
-		      AXIS_H + 15);
-	gs_out_printf(&w->o, "<text class=\"grp\" x=\"0\" y=\"%d\">ideal schedule</text>\n",
-		      AXIS_H + L->y_ideal_head + 15);
+	gs_outbuf_printf(&w->o, "<text class=\"grp\" x=\"0\" y=\"%d\">actual run</text>\n",
+			 AXIS_H + 15);
+	gs_outbuf_printf(&w->o, "<text class=\"grp\" x=\"0\" y=\"%d\">ideal schedule</text>\n",
+			 AXIS_H + L->y_ideal_head + 15);
 	for (i = 0; i < L->n_lanes; i++) {
 		const struct gs_report_stream *rs = &d->streams[L->lanes[i].st];
 		char name[96];
@@ -493,13 +497,14 @@ static void draw_labels(struct hw *w, const struct tl *L)
 		else
 			snprintf(name, sizeof(name), "stream %llu",
 				 (unsigned long long)rs->stream_id);
-		gs_out_printf(&w->o, "<text x=\"8\" y=\"%d\">%s</text>\n",
-			      AXIS_H + L->lanes[i].y_real + BAR_Y + 12, name);
-		gs_out_printf(&w->o, "<text x=\"8\" y=\"%d\">%s</text>\n",
-			      AXIS_H + L->lanes[i].y_ideal + BAR_Y + 12, name);
+		gs_outbuf_printf(&w->o, "<text x=\"8\" y=\"%d\">%s</text>\n",
+				 AXIS_H + L->lanes[i].y_real + BAR_Y + 12, name);
+		gs_outbuf_printf(&w->o, "<text x=\"8\" y=\"%d\">%s</text>\n",
+				 AXIS_H + L->lanes[i].y_ideal + BAR_Y + 12, name);
 	}
-	gs_out_printf(&w->o, "<text x=\"8\" y=\"%d\">breakdown</text>\n", AXIS_H + L->y_band + 13);
-	gs_out_puts(&w->o, "</svg>\n");
+	gs_outbuf_printf(&w->o, "<text x=\"8\" y=\"%d\">breakdown</text>\n",
+			 AXIS_H + L->y_band + 13);
+	gs_outbuf_puts(&w->o, "</svg>\n");
 }
 
 static int cmp_lane_busy(const void *pa, const void *pb)
@@ -621,28 +626,29 @@ gs_status gs_report_html_timeline(struct hw *w, const struct gs_report_device *d
 		tl_fini(&L);
 		return st;
 	}
-	gs_out_puts(&w->o, "<h3>Timeline</h3>\n");
-	gs_out_printf(&w->o, "<div class=\"timeline\" id=\"timeline-%zu\" data-span=\"%lld\">\n",
-		      di, (long long)L.span);
-	gs_out_printf(&w->o,
-		      "<div class=\"tl-ctl\"><button data-z=\"in\" title=\"zoom in\">+</button>"
-		      "<button data-z=\"out\" title=\"zoom out\">&minus;</button>"
-		      "<button data-z=\"reset\">reset</button>"
-		      "<span>wheel: zoom, drag: pan; times from the window start (+%s into the "
-		      "trace)</span>"
-		      "<span class=\"range\"></span></div>\n",
-		      DUR(L.t0 - first));
-	gs_out_puts(&w->o, "<div class=\"tl-body\">\n");
+	gs_outbuf_puts(&w->o, "<h3>Timeline</h3>\n");
+	gs_outbuf_printf(&w->o, "<div class=\"timeline\" id=\"timeline-%zu\" data-span=\"%lld\">\n",
+			 di, (long long)L.span);
+	gs_outbuf_printf(&w->o,
+			 "<div class=\"tl-ctl\"><button data-z=\"in\" title=\"zoom in\">+</button>"
+			 "<button data-z=\"out\" title=\"zoom out\">&minus;</button>"
+			 "<button data-z=\"reset\">reset</button>"
+			 "<span>wheel: zoom, drag: pan; times from the window start (+%s into the "
+			 "trace)</span>"
+			 "<span class=\"range\"></span></div>\n",
+			 DUR(L.t0 - first));
+	gs_outbuf_puts(&w->o, "<div class=\"tl-body\">\n");
 	draw_labels(w, &L);
-	gs_out_puts(&w->o, "<div class=\"tl-plot\">\n");
+	gs_outbuf_puts(&w->o, "<div class=\"tl-plot\">\n");
 	draw_axis(w, &L);
-	gs_out_printf(&w->o,
-		      "<svg class=\"lanes\" id=\"lanes-%zu\" viewBox=\"0 0 %d %d\" height=\"%d\" "
-		      "preserveAspectRatio=\"none\">\n",
-		      di, XMAX, L.height, L.height);
+	gs_outbuf_printf(
+		&w->o,
+		"<svg class=\"lanes\" id=\"lanes-%zu\" viewBox=\"0 0 %d %d\" height=\"%d\" "
+		"preserveAspectRatio=\"none\">\n",
+		di, XMAX, L.height, L.height);
 	/* Group separators and the end of the ideal schedule. */
-	gs_out_printf(&w->o, "<line class=\"sep\" x1=\"0\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>\n", XMAX,
-		      L.y_ideal_head + 2, L.y_ideal_head + 2);
+	gs_outbuf_printf(&w->o, "<line class=\"sep\" x1=\"0\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>\n",
+			 XMAX, L.y_ideal_head + 2, L.y_ideal_head + 2);
 	for (i = 0; i < L.n_lanes; i++)
 		draw_lane(w, &L, &L.lanes[i], false);
 	if (!draw_band(w, &L)) {
@@ -654,47 +660,49 @@ gs_status gs_report_html_timeline(struct hw *w, const struct gs_report_device *d
 	if (L.n_lanes && d->ideal_ns > 0) {
 		int64_t x = x_of(&L, d->ideal_ns);
 
-		gs_out_printf(&w->o,
-			      "<line class=\"mark\" x1=\"%lld\" x2=\"%lld\" y1=\"%d\" y2=\"%d\">"
-			      "<title>ideal makespan %s</title></line>\n",
-			      (long long)x, (long long)x, L.y_ideal_head + HEAD - 2, L.height - 2,
-			      DUR(d->ideal_ns));
+		gs_outbuf_printf(&w->o,
+				 "<line class=\"mark\" x1=\"%lld\" x2=\"%lld\" y1=\"%d\" y2=\"%d\">"
+				 "<title>ideal makespan %s</title></line>\n",
+				 (long long)x, (long long)x, L.y_ideal_head + HEAD - 2,
+				 L.height - 2, DUR(d->ideal_ns));
 	}
 	draw_waits(w, &L);
-	gs_out_puts(&w->o, "</svg>\n</div>\n</div>\n");
+	gs_outbuf_puts(&w->o, "</svg>\n</div>\n</div>\n");
 	/* Legend. */
-	gs_out_puts(&w->o,
-		    "<div class=\"legend\"><span><span class=\"sw c-kernel\"></span>kernel</span>"
-		    "<span><span class=\"sw c-copy\"></span>memcpy</span>"
-		    "<span><span class=\"sw c-memset\"></span>memset</span>"
-		    "<span><span class=\"sw c-crit\"></span>critical path (strip above the "
-		    "op)</span>"
-		    "<span><span class=\"sw c-wait\"></span>wait (dashed: consumer ready, held "
-		    "back)</span>"
-		    "<span>band: <span class=\"sw c-kernel\"></span>kernel "
-		    "<span class=\"sw c-copy\"></span>exposed copy "
-		    "<span class=\"sw c-sync\"></span>sync <span class=\"sw c-idle\"></span>idle"
-		    "</span></div>\n");
-	gs_out_printf(&w->o,
-		      "<p class=\"more\">ideal schedule: the same ops with the same "
-		      "durations and dependencies, without host or launch cost; it ends at %s "
-		      "(actual %s, efficiency %s).",
-		      DUR(d->ideal_ns), DUR(d->actual_ns),
-		      gs_report_eff_text(d, (char[32]){0}, 32));
+	gs_outbuf_puts(
+		&w->o,
+		"<div class=\"legend\"><span><span class=\"sw c-kernel\"></span>kernel</span>"
+		"<span><span class=\"sw c-copy\"></span>memcpy</span>"
+		"<span><span class=\"sw c-memset\"></span>memset</span>"
+		"<span><span class=\"sw c-crit\"></span>critical path (strip above the "
+		"op)</span>"
+		"<span><span class=\"sw c-wait\"></span>wait (dashed: consumer ready, held "
+		"back)</span>"
+		"<span>band: <span class=\"sw c-kernel\"></span>kernel "
+		"<span class=\"sw c-copy\"></span>exposed copy "
+		"<span class=\"sw c-sync\"></span>sync <span class=\"sw c-idle\"></span>idle"
+		"</span></div>\n");
+	gs_outbuf_printf(&w->o,
+			 "<p class=\"more\">ideal schedule: the same ops with the same "
+			 "durations and dependencies, without host or launch cost; it ends at %s "
+			 "(actual %s, efficiency %s).",
+			 DUR(d->ideal_ns), DUR(d->actual_ns),
+			 gs_report_eff_text(d, (char[32]){0}, 32));
 	if (!w->exact)
-		gs_out_printf(&w->o,
-			      " Drawn in %zu slices per lane (%s each): a slice takes the colour "
-			      "of the op kind that ran longest in it, paler when the stream was "
-			      "busy for less of it.",
-			      L.bins, DUR(L.span / (int64_t)L.bins));
+		gs_outbuf_printf(
+			&w->o,
+			" Drawn in %zu slices per lane (%s each): a slice takes the colour "
+			"of the op kind that ran longest in it, paler when the stream was "
+			"busy for less of it.",
+			L.bins, DUR(L.span / (int64_t)L.bins));
 	if (L.skipped)
-		gs_out_printf(&w->o, " %zu less busy stream%s not drawn (see Streams).", L.skipped,
-			      L.skipped == 1 ? "" : "s");
+		gs_outbuf_printf(&w->o, " %zu less busy stream%s not drawn (see Streams).",
+				 L.skipped, L.skipped == 1 ? "" : "s");
 	if (d->wait_count > WAITS_DRAWN || d->n_waits < d->wait_count)
-		gs_out_printf(&w->o, " The %zu longest of %zu waits are drawn.",
-			      d->n_waits < WAITS_DRAWN ? d->n_waits : (size_t)WAITS_DRAWN,
-			      d->wait_count);
-	gs_out_puts(&w->o, "</p>\n</div>\n");
+		gs_outbuf_printf(&w->o, " The %zu longest of %zu waits are drawn.",
+				 d->n_waits < WAITS_DRAWN ? d->n_waits : (size_t)WAITS_DRAWN,
+				 d->wait_count);
+	gs_outbuf_puts(&w->o, "</p>\n</div>\n");
 	tl_fini(&L);
 	return GS_OK;
 }

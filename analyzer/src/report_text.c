@@ -6,7 +6,7 @@
  * missed overlap, idle attribution, CUDA Graph candidates, streams,
  * kernels). Every line fits 100 columns (names are cut with an ellipsis);
  * control characters and invalid UTF-8 in names print as escapes ("\x1b",
- * gs_out_text_char). ANSI colour only
+ * gs_text_char). ANSI colour only
  * when the style asks for it.
  *
  * The tables of a device are report_text_tables.c; report_text_priv.h
@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out.h"
+#include <gpuscope/outbuf.h>
 
 /* ---- colour ------------------------------------------------------------- */
 
@@ -41,30 +41,30 @@ static void tw_on(struct tw *w, enum tone t)
 	static const char *const codes[] = {"1", "2", "32", "36", "33", "31"};
 
 	if (w->st.color)
-		gs_out_printf(&w->o, "\033[%sm", codes[t]);
+		gs_outbuf_printf(&w->o, "\033[%sm", codes[t]);
 }
 
 static void tw_off(struct tw *w)
 {
 	if (w->st.color)
-		gs_out_puts(&w->o, "\033[0m");
+		gs_outbuf_puts(&w->o, "\033[0m");
 }
 
 /* ---- columns -------------------------------------------------------------- */
 
 /*
  * `s` made printable into buf (control characters and bad UTF-8 as their
- * escapes, gs_out_text_char), cut to at most `cols` columns with a
+ * escapes, gs_text_char), cut to at most `cols` columns with a
  * trailing "…" when longer. Returns the columns used.
  */
 size_t tw_fit(char *buf, size_t size, const char *s, size_t cols)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t len = 0, used = 0, total = gs_out_text_cols(s);
-	char ch[GS_OUT_CHAR_MAX];
+	size_t len = 0, used = 0, total = gs_text_cols(s);
+	char ch[GS_TEXT_CHAR_MAX];
 
 	while (*p) {
-		size_t c, adv, n = gs_out_text_char(p, ch, &c, &adv);
+		size_t c, adv, n = gs_text_char(p, ch, &c, &adv);
 
 		/* Cut: room for the ellipsis in the last column. */
 		if (total > cols && used + c + 1 > cols) {
@@ -90,7 +90,7 @@ size_t tw_fit(char *buf, size_t size, const char *s, size_t cols)
 void tw_spaces(struct tw *w, size_t n)
 {
 	while (n--)
-		gs_out_putc(&w->o, ' ');
+		gs_outbuf_putc(&w->o, ' ');
 }
 
 /* `s` in a column of `cols`, left- or right-aligned. */
@@ -101,7 +101,7 @@ void tw_cell(struct tw *w, const char *s, size_t cols, bool right)
 
 	if (right)
 		tw_spaces(w, cols - used);
-	gs_out_puts(&w->o, buf);
+	gs_outbuf_puts(&w->o, buf);
 	if (!right)
 		tw_spaces(w, cols - used);
 }
@@ -112,8 +112,8 @@ void tw_last(struct tw *w, const char *s, size_t cols)
 	char buf[4 * WIDTH + 8];
 
 	tw_fit(buf, sizeof(buf), s, cols);
-	gs_out_puts(&w->o, buf);
-	gs_out_putc(&w->o, '\n');
+	gs_outbuf_puts(&w->o, buf);
+	gs_outbuf_putc(&w->o, '\n');
 }
 
 const char *tw_dur(const struct tw *w, char *buf, size_t size, int64_t ns)
@@ -144,7 +144,7 @@ const char *tw_u64s(char *buf, size_t size, uint64_t v)
 /* Words of `s` over lines of WIDTH, the first after `first` (already
  * printed, `col0` columns), the rest indented by `indent`. Words longer
  * than a line are cut. */
-void gs_report_text_wrap(struct gs_out *o, const char *first, size_t col0, const char *s,
+void gs_report_text_wrap(struct gs_outbuf *o, const char *first, size_t col0, const char *s,
 			 size_t indent)
 {
 	char word[4 * WIDTH + 8], tmp[4 * WIDTH + 8];
@@ -152,7 +152,7 @@ void gs_report_text_wrap(struct gs_out *o, const char *first, size_t col0, const
 	bool space = false;
 	const char *p = s;
 
-	gs_out_puts(o, first);
+	gs_outbuf_puts(o, first);
 	while (*p) {
 		const char *e;
 		size_t n, cols;
@@ -168,20 +168,20 @@ void gs_report_text_wrap(struct gs_out *o, const char *first, size_t col0, const
 		tmp[n] = '\0';
 		cols = tw_fit(word, sizeof(word), tmp, room);
 		if (col > indent && col + (space ? 1 : 0) + cols > WIDTH) {
-			gs_out_putc(o, '\n');
+			gs_outbuf_putc(o, '\n');
 			for (size_t i = 0; i < indent; i++)
-				gs_out_putc(o, ' ');
+				gs_outbuf_putc(o, ' ');
 			col = indent;
 		} else if (space) {
-			gs_out_putc(o, ' ');
+			gs_outbuf_putc(o, ' ');
 			col++;
 		}
-		gs_out_puts(o, word);
+		gs_outbuf_puts(o, word);
 		col += cols;
 		space = true;
 		p = e;
 	}
-	gs_out_putc(o, '\n');
+	gs_outbuf_putc(o, '\n');
 }
 
 size_t gs_report_text_fit(char *buf, size_t size, const char *s, size_t cols)
@@ -202,24 +202,24 @@ static void tw_rule(struct tw *w, const char *title)
 	size_t used;
 
 	tw_on(w, T_BOLD);
-	gs_out_puts(&w->o, "━━ ");
+	gs_outbuf_puts(&w->o, "━━ ");
 	used = 3 + tw_fit(buf, sizeof(buf), title, WIDTH - 4);
-	gs_out_puts(&w->o, buf);
-	gs_out_putc(&w->o, ' ');
+	gs_outbuf_puts(&w->o, buf);
+	gs_outbuf_putc(&w->o, ' ');
 	used++;
 	while (used++ < WIDTH)
-		gs_out_puts(&w->o, "━");
+		gs_outbuf_puts(&w->o, "━");
 	tw_off(w);
-	gs_out_putc(&w->o, '\n');
+	gs_outbuf_putc(&w->o, '\n');
 }
 
 void tw_section(struct tw *w, const char *title)
 {
-	gs_out_puts(&w->o, "\n  ");
+	gs_outbuf_puts(&w->o, "\n  ");
 	tw_on(w, T_BOLD);
-	gs_out_puts(&w->o, title);
+	gs_outbuf_puts(&w->o, title);
 	tw_off(w);
-	gs_out_putc(&w->o, '\n');
+	gs_outbuf_putc(&w->o, '\n');
 }
 
 static void tw_note(struct tw *w, const char *label, const char *text)
@@ -441,11 +441,11 @@ static void text_header(struct tw *w)
 
 	gs_trace_ops(w->t, &n_ops);
 	tw_on(w, T_BOLD);
-	gs_out_printf(&w->o, "gpuscope analyze");
+	gs_outbuf_printf(&w->o, "gpuscope analyze");
 	tw_off(w);
-	gs_out_printf(&w->o, ": %zu input%s (%s), %zu ops, %zu device%s with ops\n", r->n_inputs,
-		      r->n_inputs == 1 ? "" : "s", r->format && *r->format ? r->format : "?", n_ops,
-		      r->n_dev, r->n_dev == 1 ? "" : "s");
+	gs_outbuf_printf(&w->o, ": %zu input%s (%s), %zu ops, %zu device%s with ops\n", r->n_inputs,
+			 r->n_inputs == 1 ? "" : "s", r->format && *r->format ? r->format : "?",
+			 n_ops, r->n_dev, r->n_dev == 1 ? "" : "s");
 	for (i = 0; i < r->n_inputs; i++)
 		tw_note(w, "input", r->inputs[i]);
 	if (r->steps.n)
@@ -468,7 +468,7 @@ static void tw_glyphs(struct tw *w, unsigned cat, size_t n)
 		return;
 	tw_on(w, cat_tone[cat]);
 	while (n--)
-		gs_out_puts(&w->o, cat_glyph[cat]);
+		gs_outbuf_puts(&w->o, cat_glyph[cat]);
 	tw_off(w);
 }
 
@@ -479,7 +479,7 @@ static void bar_shares(struct tw *w, const struct gs_breakdown *b)
 	double rem[GS_CAT_COUNT] = {0};
 
 	if (b->window_ns <= 0) {
-		gs_out_puts(&w->o, "(empty window)");
+		gs_outbuf_puts(&w->o, "(empty window)");
 		return;
 	}
 	for (c = 0; c < GS_CAT_COUNT; c++) {
@@ -513,7 +513,7 @@ static void bar_timeline(struct tw *w, const struct gs_breakdown *b)
 	unsigned prev = 0;
 
 	if (span <= 0) {
-		gs_out_puts(&w->o, "(empty window)");
+		gs_outbuf_puts(&w->o, "(empty window)");
 		return;
 	}
 	memset(acc, 0, sizeof(acc));
@@ -564,37 +564,38 @@ static void text_breakdown(struct tw *w, const struct gs_report_device *d)
 	unsigned c;
 
 	tw_section(w, "Breakdown");
-	gs_out_puts(&w->o, "    share     ");
+	gs_outbuf_puts(&w->o, "    share     ");
 	bar_shares(w, b);
-	gs_out_puts(&w->o, "\n    timeline  ");
+	gs_outbuf_puts(&w->o, "\n    timeline  ");
 	bar_timeline(w, b);
-	gs_out_puts(&w->o, "\n              ");
+	gs_outbuf_puts(&w->o, "\n              ");
 	for (c = 0; c < GS_CAT_COUNT; c++) {
 		tw_glyphs(w, c, 1);
-		gs_out_printf(&w->o, " %s  ", gs_category_name(c));
+		gs_outbuf_printf(&w->o, " %s  ", gs_category_name(c));
 	}
-	gs_out_printf(&w->o, "(timeline: %s a character)\n\n", DUR(b->window_ns / BAR));
+	gs_outbuf_printf(&w->o, "(timeline: %s a character)\n\n", DUR(b->window_ns / BAR));
 
-	gs_out_puts(&w->o, "    category          time    share\n");
+	gs_outbuf_puts(&w->o, "    category          time    share\n");
 	for (c = 0; c < GS_CAT_COUNT; c++) {
-		gs_out_puts(&w->o, "    ");
+		gs_outbuf_puts(&w->o, "    ");
 		tw_cell(w, gs_category_name(c), 8, false);
 		tw_cell(w, DUR(b->total_ns[c]), 14, true);
 		tw_cell(w, PCT(b->total_ns[c], b->window_ns), 9, true);
-		gs_out_putc(&w->o, '\n');
+		gs_outbuf_putc(&w->o, '\n');
 	}
-	gs_out_puts(&w->o, "    ");
+	gs_outbuf_puts(&w->o, "    ");
 	tw_cell(w, "window", 8, false);
 	tw_cell(w, DUR(b->window_ns), 14, true);
 	tw_cell(w, "100.0%", 9, true);
-	gs_out_putc(&w->o, '\n');
-	gs_out_printf(&w->o, "    dominant: %s (%s) - a lead to check, not a verdict\n",
-		      gs_category_name(b->dominant),
-		      PCT(b->total_ns[b->dominant < GS_CAT_COUNT ? b->dominant : 0], b->window_ns));
+	gs_outbuf_putc(&w->o, '\n');
+	gs_outbuf_printf(&w->o, "    dominant: %s (%s) - a lead to check, not a verdict\n",
+			 gs_category_name(b->dominant),
+			 PCT(b->total_ns[b->dominant < GS_CAT_COUNT ? b->dominant : 0],
+			     b->window_ns));
 	LINE_UNIT(w, b->copy_hidden_ns, b->copy_total_ns, b->kernel_concurrency_ns);
-	gs_out_printf(&w->o, "    overlap:  %s of %s copy hidden by kernels",
-		      DUR(b->copy_hidden_ns), DUR(b->copy_total_ns));
-	gs_out_printf(&w->o, "; 2+ kernels at once: %s\n", DUR(b->kernel_concurrency_ns));
+	gs_outbuf_printf(&w->o, "    overlap:  %s of %s copy hidden by kernels",
+			 DUR(b->copy_hidden_ns), DUR(b->copy_total_ns));
+	gs_outbuf_printf(&w->o, "; 2+ kernels at once: %s\n", DUR(b->kernel_concurrency_ns));
 	tw_unit(w, NULL, 0);
 }
 
@@ -606,25 +607,23 @@ static void text_findings(struct tw *w, const struct gs_report_device *d)
 
 	tw_section(w, "Top findings");
 	if (!d->n_findings) {
-		gs_out_puts(&w->o,
-			    "    nothing stands out: no idle, exposed copy or sync time above "
-			    "0.5% of the window\n");
+		gs_outbuf_puts(&w->o,
+			       "    nothing stands out: no idle, exposed copy or sync time above "
+			       "0.5% of the window\n");
 		return;
 	}
 	for (i = 0; i < d->n_findings && i < w->st.top; i++) {
-		char num[32], *text = gs_dur_sentence_dup(d->findings[i].text, false),
-			      *advice = gs_dur_sentence_dup(d->findings[i].advice, false);
+		char num[32], *text = gs_outbuf_sentence(&w->o, d->findings[i].text, false),
+			      *advice = gs_outbuf_sentence(&w->o, d->findings[i].advice, false);
 
 		if (!text || !advice) {
 			free(text);
 			free(advice);
-			w->o.failed = true;
-			w->o.err = ENOMEM;
 			return;
 		}
 		snprintf(num, sizeof(num), "  %2zu. ", i + 1);
 		tw_on(w, T_BOLD);
-		gs_out_puts(&w->o, num);
+		gs_outbuf_puts(&w->o, num);
 		tw_off(w);
 		tw_wrap(w, "", strlen(num), text, 6);
 		tw_wrap(w, "      -> ", 9, advice, 9);
@@ -643,7 +642,7 @@ const char *tw_op_label(const struct gs_trace *t, uint32_t op, char *buf, size_t
 void tw_cut(struct tw *w, size_t shown, size_t listed, size_t count)
 {
 	if (listed < count)
-		gs_out_printf(&w->o, "    " GS_REPORT_CUT_FMT "\n", shown, count, listed);
+		gs_outbuf_printf(&w->o, "    " GS_REPORT_CUT_FMT "\n", shown, count, listed);
 }
 
 /* Rows past the table: "... N more", or "N of M shown" when cut. */
@@ -652,8 +651,8 @@ void tw_more(struct tw *w, size_t shown, size_t listed, size_t count)
 	if (listed < count)
 		tw_cut(w, shown, listed, count);
 	else if (shown < count)
-		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
-			      count - shown);
+		gs_outbuf_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
+				 count - shown);
 }
 
 /* ---- a device ---------------------------------------------------------------------- */
@@ -665,23 +664,23 @@ static void text_device(struct tw *w, const struct gs_report_device *d)
 	unsigned k;
 
 	gs_report_device_title(w->r, d, title, sizeof(title));
-	gs_out_putc(&w->o, '\n');
+	gs_outbuf_putc(&w->o, '\n');
 	tw_rule(w, title);
-	gs_out_printf(&w->o, "  window   %s%s\n",
-		      gs_report_window_text(w->t, d, (char[160]){0}, 160),
-		      d->default_window       ? " (first op start to last op end)" :
-		      w->r->window_from_steps ? " (the steps chosen)" :
-						" (--window)");
-	gs_out_printf(&w->o, "  ops      %llu", (unsigned long long)d->ops);
+	gs_outbuf_printf(&w->o, "  window   %s%s\n",
+			 gs_report_window_text(w->t, d, (char[160]){0}, 160),
+			 d->default_window       ? " (first op start to last op end)" :
+			 w->r->window_from_steps ? " (the steps chosen)" :
+						   " (--window)");
+	gs_outbuf_printf(&w->o, "  ops      %llu", (unsigned long long)d->ops);
 	for (k = 0; k < GS_OP_KIND_COUNT; k++) {
 		if (!d->op_kinds[k])
 			continue;
-		gs_out_printf(&w->o, "%s%s %llu", sep, gs_op_kind_name(k),
-			      (unsigned long long)d->op_kinds[k]);
+		gs_outbuf_printf(&w->o, "%s%s %llu", sep, gs_op_kind_name(k),
+				 (unsigned long long)d->op_kinds[k]);
 		sep = ", ";
 	}
-	gs_out_printf(&w->o, "%s on %zu stream%s\n", sep[0] == ',' ? ")" : "", d->n_streams,
-		      d->n_streams == 1 ? "" : "s");
+	gs_outbuf_printf(&w->o, "%s on %zu stream%s\n", sep[0] == ',' ? ")" : "", d->n_streams,
+			 d->n_streams == 1 ? "" : "s");
 	text_breakdown(w, d);
 	gs_report_text_steps(w, d);
 	text_findings(w, d);
@@ -709,12 +708,12 @@ static void text_job_head(struct tw *w, const struct gs_report *r, size_t n_rank
 	char who[64];
 
 	tw_on(w, T_BOLD);
-	gs_out_printf(&w->o, "gpuscope analyze");
+	gs_outbuf_printf(&w->o, "gpuscope analyze");
 	tw_off(w);
-	gs_out_printf(&w->o, ": %zu input%s (%s), %zu ranks, %zu GPU%s with ops, %zu ops\n",
-		      r->n_inputs, r->n_inputs == 1 ? "" : "s",
-		      r->format && *r->format ? r->format : "?", j->n_ranks, gpus,
-		      gpus == 1 ? "" : "s", ops);
+	gs_outbuf_printf(&w->o, ": %zu input%s (%s), %zu ranks, %zu GPU%s with ops, %zu ops\n",
+			 r->n_inputs, r->n_inputs == 1 ? "" : "s",
+			 r->format && *r->format ? r->format : "?", j->n_ranks, gpus,
+			 gpus == 1 ? "" : "s", ops);
 	/* A thousand ranks: the first inputs, and how many more. */
 	for (i = 0; i < r->n_inputs && i < 4; i++)
 		tw_note(w, "input", r->inputs[i]);
@@ -751,13 +750,14 @@ static void text_job_head(struct tw *w, const struct gs_report *r, size_t n_rank
 static void text_job_tail(struct tw *w, size_t gpus, size_t n_ranks, size_t shown)
 {
 	if (!gpus)
-		gs_out_puts(&w->o, "\nno GPU ops in the job: nothing to analyze (host-only "
-				   "traces?)\n");
+		gs_outbuf_puts(&w->o, "\nno GPU ops in the job: nothing to analyze (host-only "
+				      "traces?)\n");
 	if (shown < n_ranks)
-		gs_out_printf(&w->o,
-			      "\n%zu of %zu ranks' sections not shown (the job's outliers' only): "
-			      "--ranks all shows\nevery one, --rank R one rank's\n",
-			      n_ranks - shown, n_ranks);
+		gs_outbuf_printf(
+			&w->o,
+			"\n%zu of %zu ranks' sections not shown (the job's outliers' only): "
+			"--ranks all shows\nevery one, --rank R one rank's\n",
+			n_ranks - shown, n_ranks);
 }
 
 /*
@@ -832,7 +832,7 @@ gs_status gs_report_write_text(FILE *f, const struct gs_report *r,
 	if (r->job && r->n_ranks == 1 && !r->ranks[0]->in_job)
 		return gs_report_write_text(f, r->ranks[0], style);
 	memset(&w, 0, sizeof(w));
-	gs_out_init(&w.o, f);
+	gs_outbuf_init(&w.o, f);
 	w.r = r;
 	w.t = r->t;
 	w.st = gs_report_style_of(style);
@@ -840,27 +840,27 @@ gs_status gs_report_write_text(FILE *f, const struct gs_report *r,
 		gs_status rc = text_job(&w, r);
 
 		if (rc != GS_OK) {
-			gs_out_finish(&w.o);
+			gs_outbuf_finish(&w.o);
 			return rc;
 		}
-		return gs_out_finish(&w.o);
+		return gs_outbuf_finish(&w.o);
 	}
 	text_header(&w);
 	if (!r->n_dev)
-		gs_out_puts(&w.o, "\nno GPU ops in the trace: nothing to analyze (a host-only "
-				  "trace?)\n");
+		gs_outbuf_puts(&w.o, "\nno GPU ops in the trace: nothing to analyze (a host-only "
+				     "trace?)\n");
 	for (i = 0; i < r->n_dev; i++)
 		text_device(&w, &r->dev[i]);
-	return gs_out_finish(&w.o);
+	return gs_outbuf_finish(&w.o);
 }
 
 /* ---- the parts of a job's text report (gpuscope-mpi) ---- */
 
 /* A rank's section from part(), as its process wrote it (taken over). */
-static void put_part(struct gs_out *o, gs_status st, char *bytes)
+static void put_part(struct gs_outbuf *o, gs_status st, char *bytes)
 {
 	if (st == GS_OK && bytes)
-		gs_out_puts(o, bytes);
+		gs_outbuf_puts(o, bytes);
 	free(bytes);
 }
 
@@ -875,7 +875,7 @@ gs_status gs_report_text_job_parts(
 	bool *shown;
 
 	memset(&w, 0, sizeof(w));
-	gs_out_init(&w.o, f);
+	gs_outbuf_init(&w.o, f);
 	w.r = shell;
 	w.st = gs_report_style_of(style);
 	for (size_t i = 0; i < n_sums; i++) {
@@ -883,8 +883,10 @@ gs_status gs_report_text_job_parts(
 		gpus += sums[i]->n_gpus;
 	}
 	st = job_shown(shell, &w.st, n_sums, &shown, &n_shown);
-	if (st != GS_OK)
+	if (st != GS_OK) {
+		gs_outbuf_discard(&w.o);
 		return st;
+	}
 	text_job_head(&w, shell, n_sums, gpus, ops, sums);
 	for (size_t i = 0; i < n_sums && st == GS_OK; i++)
 		if (!shown || shown[i]) {
@@ -897,10 +899,10 @@ gs_status gs_report_text_job_parts(
 	text_job_tail(&w, gpus, n_sums, n_shown);
 	free(shown);
 	if (st != GS_OK) {
-		gs_out_finish(&w.o);
+		gs_outbuf_finish(&w.o);
 		return st;
 	}
-	return gs_out_finish(&w.o);
+	return gs_outbuf_finish(&w.o);
 }
 
 gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank,
@@ -909,11 +911,11 @@ gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank,
 	struct tw w;
 
 	memset(&w, 0, sizeof(w));
-	gs_out_init(&w.o, f);
+	gs_outbuf_init(&w.o, f);
 	w.r = rank;
 	w.t = rank->t;
 	w.st = gs_report_style_of(style);
 	for (size_t k = 0; k < rank->n_dev; k++)
 		text_device(&w, &rank->dev[k]);
-	return gs_out_finish(&w.o);
+	return gs_outbuf_finish(&w.o);
 }

@@ -8,7 +8,8 @@
 #ifndef GS_REPORT_TEXT_PRIV_H
 #define GS_REPORT_TEXT_PRIV_H
 
-#include "out.h"
+#include <gpuscope/outbuf.h>
+
 #include "report_model_priv.h"
 #include "report_phrases_priv.h"
 #include "report_write_priv.h"
@@ -21,7 +22,7 @@
 #define BAR 60
 
 struct tw {
-	struct gs_out o;
+	struct gs_outbuf o;
 	const struct gs_report *r;
 	const struct gs_trace *t;
 	struct gs_report_style st; /* resolved (gs_report_style_of) */

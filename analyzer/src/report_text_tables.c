@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out.h"
+#include <gpuscope/outbuf.h>
 
 /* ---- schedule ------------------------------------------------------------------ */
 
@@ -65,7 +65,7 @@ void gs_report_text_schedule(struct tw *w, const struct gs_report_device *d)
 	unsigned c;
 
 	tw_section(w, "Schedule (same ops, same durations, from the window start)");
-	gs_out_printf(&w->o, "    actual             %s\n", DUR(d->actual_ns));
+	gs_outbuf_printf(&w->o, "    actual             %s\n", DUR(d->actual_ns));
 	{
 		char first[64], model[320], what[336];
 
@@ -144,32 +144,32 @@ void gs_report_text_schedule(struct tw *w, const struct gs_report_device *d)
 
 	if (!d->n_critical)
 		return;
-	gs_out_printf(&w->o, "    critical path      %zu ops, %s; the longest:\n",
-		      d->critical_count, DUR(d->critical_ns));
+	gs_outbuf_printf(&w->o, "    critical path      %zu ops, %s; the longest:\n",
+			 d->critical_count, DUR(d->critical_ns));
 	/* The longest ops of the path, longest first, with their steps. */
 	shown = d->n_critical < w->st.top ? d->n_critical : w->st.top;
 	order = d->critical_rank;
-	gs_out_puts(&w->o, "    ");
+	gs_outbuf_puts(&w->o, "    ");
 	tw_cell(w, "step", 7, true);
-	gs_out_puts(&w->o, "  ");
+	gs_outbuf_puts(&w->o, "  ");
 	tw_cell(w, "op", 12, false);
 	tw_cell(w, "stream", 8, true);
-	gs_out_puts(&w->o, "  ");
+	gs_outbuf_puts(&w->o, "  ");
 	tw_cell(w, "kind", 6, false);
 	tw_cell(w, "time", 12, true);
-	gs_out_puts(&w->o, "  name\n");
+	gs_outbuf_puts(&w->o, "  name\n");
 	for (k = 0; k < shown; k++) {
 		uint32_t op = d->critical[order[k]].op;
 
-		gs_out_puts(&w->o, "    ");
+		gs_outbuf_puts(&w->o, "    ");
 		tw_cell(w, U64(d->critical_step[order[k]] + 1), 7, true);
-		gs_out_puts(&w->o, "  ");
+		gs_outbuf_puts(&w->o, "  ");
 		tw_cell(w, U64(gs_report_op_id(t, op)), 12, false);
 		tw_cell(w, U64(gs_report_op_stream(t, op)), 8, true);
-		gs_out_puts(&w->o, "  ");
+		gs_outbuf_puts(&w->o, "  ");
 		tw_cell(w, op < n_ops ? gs_op_kind_name(ops[op].kind) : "?", 6, false);
 		tw_cell(w, DUR(d->critical[order[k]].ns), 12, true);
-		gs_out_puts(&w->o, "  ");
+		gs_outbuf_puts(&w->o, "  ");
 		tw_last(w, tw_op_label(t, op, label, sizeof(label)), WIDTH - 55);
 	}
 	tw_cut(w, shown, d->n_critical, d->critical_count);
@@ -187,8 +187,8 @@ static void tw_op_cell(struct tw *w, uint32_t op, size_t cols, bool last)
 	tl = strlen(tag);
 	used = tw_fit(name, sizeof(name), tw_op_label(w->t, op, label, sizeof(label)),
 		      cols > tl + 4 ? cols - tl : 4);
-	gs_out_puts(&w->o, name);
-	gs_out_puts(&w->o, tag);
+	gs_outbuf_puts(&w->o, name);
+	gs_outbuf_puts(&w->o, tag);
 	if (!last)
 		tw_spaces(w, cols > used + tl ? cols - used - tl : 0);
 }
@@ -204,27 +204,27 @@ void gs_report_text_waits(struct tw *w, const struct gs_report_device *d)
 	snprintf(title, sizeof(title), "Waits (%zu, %s in total; consumer held back by producer)",
 		 d->wait_count, DUR(d->wait_ns));
 	tw_section(w, title);
-	gs_out_puts(&w->o, "    ");
+	gs_outbuf_puts(&w->o, "    ");
 	tw_cell(w, "#", 4, true);
 	tw_cell(w, "wait", 12, true);
-	gs_out_puts(&w->o, "  ");
+	gs_outbuf_puts(&w->o, "  ");
 	tw_cell(w, "kind", 14, false);
-	gs_out_puts(&w->o, "  ");
+	gs_outbuf_puts(&w->o, "  ");
 	tw_cell(w, "consumer [stream]", 31, false);
-	gs_out_puts(&w->o, "    producer [stream]\n");
+	gs_outbuf_puts(&w->o, "    producer [stream]\n");
 	for (i = 0; i < shown; i++) {
 		const struct gs_wait *x = &r->waits[d->waits[i]];
 
-		gs_out_puts(&w->o, "    ");
+		gs_outbuf_puts(&w->o, "    ");
 		tw_cell(w, U64(i + 1), 4, true);
 		tw_cell(w, DUR(x->wait_ns), 12, true);
-		gs_out_puts(&w->o, "  ");
+		gs_outbuf_puts(&w->o, "  ");
 		tw_cell(w, gs_edge_kind_name(x->kind), 14, false);
-		gs_out_puts(&w->o, "  ");
+		gs_outbuf_puts(&w->o, "  ");
 		tw_op_cell(w, x->consumer, 31, false);
-		gs_out_puts(&w->o, " <- ");
+		gs_outbuf_puts(&w->o, " <- ");
 		tw_op_cell(w, x->producer, WIDTH - 4 - 4 - 12 - 2 - 14 - 2 - 31 - 4, true);
-		gs_out_putc(&w->o, '\n');
+		gs_outbuf_putc(&w->o, '\n');
 	}
 	tw_more(w, shown, d->n_waits, d->wait_count);
 }
@@ -254,15 +254,15 @@ void gs_report_text_missed(struct tw *w, const struct gs_report_device *d)
 			 DUR(d->missed_exposed_ns), DUR(d->missed_hideable_ns));
 	tw_unit(w, NULL, 0);
 	tw_section(w, title);
-	gs_out_puts(&w->o, "    ");
+	gs_outbuf_puts(&w->o, "    ");
 	tw_cell(w, "#", 4, true);
 	tw_cell(w, "exposed", 12, true);
 	tw_cell(w, "hideable", 12, true);
-	gs_out_puts(&w->o, "  ");
+	gs_outbuf_puts(&w->o, "  ");
 	tw_cell(w, "copy [stream]", 27, false);
-	gs_out_puts(&w->o, "  ");
+	gs_outbuf_puts(&w->o, "  ");
 	tw_cell(w, "bound by", 12, false);
-	gs_out_puts(&w->o, "  missing\n");
+	gs_outbuf_puts(&w->o, "  missing\n");
 	for (i = 0; i < shown; i++) {
 		static const char *const short_name[3] = {"pinned", "indep", "resources"};
 		const struct gs_missed_overlap *m = &d->missed[i];
@@ -279,29 +279,30 @@ void gs_report_text_missed(struct tw *w, const struct gs_report_device *d)
 				 m->missing & (1u << bit) ? "" : "?");
 			sep = ",";
 		}
-		gs_out_puts(&w->o, "    ");
+		gs_outbuf_puts(&w->o, "    ");
 		tw_cell(w, U64(i + 1), 4, true);
 		LINE_UNIT(w, m->exposed_ns, m->hideable_ns);
 		tw_cell(w, DUR(m->exposed_ns), 12, true);
 		tw_cell(w, DUR(m->hideable_ns), 12, true);
 		tw_unit(w, NULL, 0);
-		gs_out_puts(&w->o, "  ");
+		gs_outbuf_puts(&w->o, "  ");
 		tw_op_cell(w, m->op, 27, false);
-		gs_out_puts(&w->o, "  ");
+		gs_outbuf_puts(&w->o, "  ");
 		tw_cell(w, gs_constraint_name(m->bound_by), 12, false);
-		gs_out_puts(&w->o, "  ");
+		gs_outbuf_puts(&w->o, "  ");
 		tw_last(w, miss[0] ? miss : "-", WIDTH - 4 - 4 - 12 - 12 - 2 - 27 - 2 - 12 - 2);
 	}
 	tw_more(w, shown, d->n_missed, d->missed_count);
-	gs_out_puts(&w->o, "    missing: pinned = pinned_memory (the host side is pinned), indep = "
-			   "independent (no\n    dependency path to the kernel), resources = "
-			   "concurrent_resources (another stream,\n    a free copy engine)\n");
+	gs_outbuf_puts(&w->o,
+		       "    missing: pinned = pinned_memory (the host side is pinned), indep = "
+		       "independent (no\n    dependency path to the kernel), resources = "
+		       "concurrent_resources (another stream,\n    a free copy engine)\n");
 	if (d->n_possible)
-		gs_out_puts(&w->o,
-			    "    ?: unknown (indep?: only stream order joins the copy and the "
-			    "kernel, no data\n    dependencies recorded; pinned?: memory kind "
-			    "not recorded): a possible missed\n    overlap, its hideable time "
-			    "an upper bound (up to)\n");
+		gs_outbuf_puts(&w->o,
+			       "    ?: unknown (indep?: only stream order joins the copy and the "
+			       "kernel, no data\n    dependencies recorded; pinned?: memory kind "
+			       "not recorded): a possible missed\n    overlap, its hideable time "
+			       "an upper bound (up to)\n");
 }
 
 /* ---- idle ------------------------------------------------------------------------ */
@@ -317,21 +318,21 @@ void gs_report_text_sync(struct tw *w, const struct gs_report_device *d)
 		const struct gs_host_call_time *h = &d->sync_calls[i];
 		char calls[48];
 
-		gs_out_puts(&w->o, "      ");
+		gs_outbuf_puts(&w->o, "      ");
 		tw_cell(w, gs_trace_string(w->t, h->name), 40, false);
 		tw_cell(w, DUR(h->ns), 14, true);
 		snprintf(calls, sizeof(calls), "  in %llu call%s", (unsigned long long)h->count,
 			 h->count == 1 ? "" : "s");
-		gs_out_puts(&w->o, calls);
-		gs_out_putc(&w->o, '\n');
+		gs_outbuf_puts(&w->o, calls);
+		gs_outbuf_putc(&w->o, '\n');
 	}
 	if (d->pageable_copies)
-		gs_out_printf(&w->o,
-			      "    %llu copies use pageable host memory (HtoD %llu, DtoH %llu): "
-			      "each blocks its host thread\n",
-			      (unsigned long long)d->pageable_copies,
-			      (unsigned long long)d->pageable_by_dir[GS_COPY_HTOD],
-			      (unsigned long long)d->pageable_by_dir[GS_COPY_DTOH]);
+		gs_outbuf_printf(&w->o,
+				 "    %llu copies use pageable host memory (HtoD %llu, DtoH %llu): "
+				 "each blocks its host thread\n",
+				 (unsigned long long)d->pageable_copies,
+				 (unsigned long long)d->pageable_by_dir[GS_COPY_HTOD],
+				 (unsigned long long)d->pageable_by_dir[GS_COPY_DTOH]);
 }
 
 /* Host-bound idle by the launching thread's innermost host ranges. */
@@ -342,30 +343,31 @@ static void text_host_ranges(struct tw *w, const struct gs_breakdown *b)
 
 	if (!h->n_ranges)
 		return;
-	gs_out_puts(&w->o, "    Host ranges the launching thread was in during host-bound idle "
-			   "(innermost):\n");
+	gs_outbuf_puts(&w->o, "    Host ranges the launching thread was in during host-bound idle "
+			      "(innermost):\n");
 	for (i = 0; i < shown; i++) {
 		const struct gs_host_range_time *x = &h->ranges[i];
 		char gaps[64];
 
-		gs_out_puts(&w->o, "      ");
+		gs_outbuf_puts(&w->o, "      ");
 		tw_cell(w, gs_trace_string(w->t, x->name), 40, false);
 		tw_cell(w, DUR(x->ns), 14, true);
 		tw_cell(w, PCT(x->ns, b->host_bound_ns), 8, true);
 		snprintf(gaps, sizeof(gaps), "  %-15s in %llu gap%s", gs_range_kind_name(x->kind),
 			 (unsigned long long)x->gaps, x->gaps == 1 ? "" : "s");
-		gs_out_puts(&w->o, gaps);
-		gs_out_putc(&w->o, '\n');
+		gs_outbuf_puts(&w->o, gaps);
+		gs_outbuf_putc(&w->o, '\n');
 	}
 	if (shown < h->n_ranges)
-		gs_out_printf(&w->o, "      (%zu more)\n", h->n_ranges - shown);
-	gs_out_printf(&w->o, "      %-40s%14s%8s\n", "(outside any host range)", DUR(h->outside_ns),
-		      PCT(h->outside_ns, b->host_bound_ns));
+		gs_outbuf_printf(&w->o, "      (%zu more)\n", h->n_ranges - shown);
+	gs_outbuf_printf(&w->o, "      %-40s%14s%8s\n", "(outside any host range)",
+			 DUR(h->outside_ns), PCT(h->outside_ns, b->host_bound_ns));
 	if (h->forwarded_ns > 0)
-		gs_out_printf(&w->o,
-			      "      %s of it while the launching thread waited, credited to the "
-			      "busy thread of its process\n",
-			      DUR(h->forwarded_ns));
+		gs_outbuf_printf(
+			&w->o,
+			"      %s of it while the launching thread waited, credited to the "
+			"busy thread of its process\n",
+			DUR(h->forwarded_ns));
 }
 
 void gs_report_text_idle(struct tw *w, const struct gs_report_device *d)
@@ -377,30 +379,33 @@ void gs_report_text_idle(struct tw *w, const struct gs_report_device *d)
 	if (idle <= 0)
 		return;
 	tw_section(w, "Idle attribution (what held the next op back)");
-	gs_out_printf(&w->o,
-		      "    host-bound      %14s  %6s of idle  (the host had not launched it "
-		      "yet)\n",
-		      DUR(b->host_bound_ns), PCT(b->host_bound_ns, idle));
-	gs_out_printf(&w->o, "    launch latency  %14s  %6s of idle  (launched, not started yet)\n",
-		      DUR(b->launch_latency_ns), PCT(b->launch_latency_ns, idle));
-	gs_out_printf(&w->o, "    unattributed    %14s  %6s of idle  (no launch call recorded)\n",
-		      DUR(b->unattributed_ns), PCT(b->unattributed_ns, idle));
+	gs_outbuf_printf(&w->o,
+			 "    host-bound      %14s  %6s of idle  (the host had not launched it "
+			 "yet)\n",
+			 DUR(b->host_bound_ns), PCT(b->host_bound_ns, idle));
+	gs_outbuf_printf(&w->o,
+			 "    launch latency  %14s  %6s of idle  (launched, not started yet)\n",
+			 DUR(b->launch_latency_ns), PCT(b->launch_latency_ns, idle));
+	gs_outbuf_printf(&w->o,
+			 "    unattributed    %14s  %6s of idle  (no launch call recorded)\n",
+			 DUR(b->unattributed_ns), PCT(b->unattributed_ns, idle));
 	text_host_ranges(w, b);
 	if (!b->n_top_host_calls)
 		return;
-	gs_out_puts(&w->o, "    CUDA calls the launching thread was in during host-bound idle:\n");
+	gs_outbuf_puts(&w->o,
+		       "    CUDA calls the launching thread was in during host-bound idle:\n");
 	shown = b->n_top_host_calls < w->st.top ? b->n_top_host_calls : w->st.top;
 	for (i = 0; i < shown; i++) {
 		const struct gs_host_call_time *h = &b->top_host_calls[i];
 		char gaps[48];
 
-		gs_out_puts(&w->o, "      ");
+		gs_outbuf_puts(&w->o, "      ");
 		tw_cell(w, gs_trace_string(w->t, h->name), 40, false);
 		tw_cell(w, DUR(h->ns), 14, true);
 		snprintf(gaps, sizeof(gaps), "  in %llu gap%s", (unsigned long long)h->count,
 			 h->count == 1 ? "" : "s");
-		gs_out_puts(&w->o, gaps);
-		gs_out_putc(&w->o, '\n');
+		gs_outbuf_puts(&w->o, gaps);
+		gs_outbuf_putc(&w->o, '\n');
 	}
 }
 
@@ -415,14 +420,14 @@ void gs_report_text_candidates(struct tw *w, const struct gs_report_device *d)
 		return;
 	tw_section(w, "CUDA Graph candidates (repeated kernel sequences; gaps: idle on the stream "
 		      "between their kernels)");
-	gs_out_puts(&w->o, "    ");
+	gs_outbuf_puts(&w->o, "    ");
 	tw_cell(w, "#", 4, true);
 	tw_cell(w, "stream", 8, true);
 	tw_cell(w, "kernels", 9, true);
 	tw_cell(w, "repeats", 9, true);
 	tw_cell(w, "gaps", 12, true);
 	tw_cell(w, "mean gap", 12, true);
-	gs_out_puts(&w->o, "  sequence\n");
+	gs_outbuf_puts(&w->o, "  sequence\n");
 	for (i = 0; i < shown; i++) {
 		const struct gs_cudagraph_candidate *c = &d->cands[i];
 		uint64_t gaps = (uint64_t)c->repetitions * (c->length > 1 ? c->length - 1 : 1);
@@ -445,7 +450,7 @@ void gs_report_text_candidates(struct tw *w, const struct gs_report_device *d)
 			if (len >= sizeof(seq))
 				len = sizeof(seq) - 1;
 		}
-		gs_out_puts(&w->o, "    ");
+		gs_outbuf_puts(&w->o, "    ");
 		tw_cell(w, U64(i + 1), 4, true);
 		tw_cell(w,
 			U64(c->length && c->kernels[0] < n_ops ?
@@ -458,12 +463,12 @@ void gs_report_text_candidates(struct tw *w, const struct gs_report_device *d)
 		tw_cell(w, DUR(c->exposed_launch_ns), 12, true);
 		tw_cell(w, DUR(gaps ? c->exposed_launch_ns / (int64_t)gaps : 0), 12, true);
 		tw_unit(w, NULL, 0);
-		gs_out_puts(&w->o, "  ");
+		gs_outbuf_puts(&w->o, "  ");
 		tw_last(w, seq, WIDTH - 4 - 4 - 8 - 9 - 9 - 12 - 12 - 2);
 	}
 	if (shown < d->n_cands)
-		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
-			      d->n_cands - shown);
+		gs_outbuf_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
+				 d->n_cands - shown);
 	if (d->cand_replay_done) {
 		char line[1024];
 		size_t len;
@@ -484,11 +489,11 @@ void gs_report_text_candidates(struct tw *w, const struct gs_report_device *d)
 		}
 		tw_wrap(w, "    ", 4, line, 4);
 	}
-	gs_out_printf(&w->o,
-		      "    a gap over %s is not launch overhead, nor is a communication kernel "
-		      "(it waits for\n    other ranks): a graph would not remove either, so "
-		      "both end a sequence\n",
-		      DUR(GS_REPORT_LAUNCH_GAP_NS));
+	gs_outbuf_printf(&w->o,
+			 "    a gap over %s is not launch overhead, nor is a communication kernel "
+			 "(it waits for\n    other ranks): a graph would not remove either, so "
+			 "both end a sequence\n",
+			 DUR(GS_REPORT_LAUNCH_GAP_NS));
 }
 
 /* ---- streams and kernels ------------------------------------------------------- */
@@ -504,24 +509,24 @@ void gs_report_text_streams(struct tw *w, const struct gs_report_device *d)
 		if (d->streams[i].pid != d->streams[0].pid)
 			pids = true;
 	tw_section(w, "Streams");
-	gs_out_puts(&w->o, "    ");
+	gs_outbuf_puts(&w->o, "    ");
 	tw_cell(w, "stream", 10, false);
-	gs_out_puts(&w->o, "  ");
+	gs_outbuf_puts(&w->o, "  ");
 	tw_cell(w, "kind", 18, false);
 	tw_cell(w, "prio", 6, true);
 	tw_cell(w, "ops", 9, true);
 	tw_cell(w, "kernel time", 14, true);
 	tw_cell(w, "copy time", 14, true);
 	tw_cell(w, "busy", 7, true);
-	gs_out_puts(&w->o, pids ? "  pid\n" : "\n");
+	gs_outbuf_puts(&w->o, pids ? "  pid\n" : "\n");
 	for (i = 0; i < d->n_streams; i++) {
 		const struct gs_report_stream *s = &d->streams[i];
 		char prio[16];
 
 		snprintf(prio, sizeof(prio), "%d", s->priority);
-		gs_out_puts(&w->o, "    ");
+		gs_outbuf_puts(&w->o, "    ");
 		tw_cell(w, U64(s->stream_id), 10, false);
-		gs_out_puts(&w->o, "  ");
+		gs_outbuf_puts(&w->o, "  ");
 		tw_cell(w, gs_stream_kind_name(s->kind), 18, false);
 		tw_cell(w, prio, 6, true);
 		tw_cell(w, U64(s->ops), 9, true);
@@ -531,8 +536,8 @@ void gs_report_text_streams(struct tw *w, const struct gs_report_device *d)
 		tw_unit(w, NULL, 0);
 		tw_cell(w, PCT(s->busy_ns, d->b.window_ns), 7, true);
 		if (pids)
-			gs_out_printf(&w->o, "  %lld", (long long)s->pid);
-		gs_out_putc(&w->o, '\n');
+			gs_outbuf_printf(&w->o, "  %lld", (long long)s->pid);
+		gs_outbuf_putc(&w->o, '\n');
 	}
 }
 
@@ -553,7 +558,7 @@ void gs_report_text_kernels(struct tw *w, const struct gs_report_device *d)
 	snprintf(title, sizeof(title), "Kernels by time (%zu name%s, %s)", d->n_kernels,
 		 d->n_kernels == 1 ? "" : "s", DUR(all));
 	tw_section(w, title);
-	gs_out_puts(&w->o, "    ");
+	gs_outbuf_puts(&w->o, "    ");
 	tw_cell(w, "#", 4, true);
 	tw_cell(w, "time", 11, true);
 	tw_cell(w, "share", 7, true);
@@ -561,11 +566,11 @@ void gs_report_text_kernels(struct tw *w, const struct gs_report_device *d)
 	tw_cell(w, "mean", 11, true);
 	tw_cell(w, "p95", 11, true);
 	tw_cell(w, "max", 11, true);
-	gs_out_puts(&w->o, "  class         name\n");
+	gs_outbuf_puts(&w->o, "  class         name\n");
 	for (i = 0; i < shown; i++) {
 		const struct gs_report_kernel *k = &d->kernels[i];
 
-		gs_out_puts(&w->o, "    ");
+		gs_outbuf_puts(&w->o, "    ");
 		tw_cell(w, U64(i + 1), 4, true);
 		LINE_UNIT(w, k->ns);
 		tw_cell(w, DUR(k->ns), 11, true);
@@ -576,14 +581,14 @@ void gs_report_text_kernels(struct tw *w, const struct gs_report_device *d)
 		tw_cell(w, DUR(k->p95_ns), 11, true);
 		tw_cell(w, DUR(k->max_ns), 11, true);
 		tw_unit(w, NULL, 0);
-		gs_out_puts(&w->o, "  ");
+		gs_outbuf_puts(&w->o, "  ");
 		tw_cell(w, gs_kernel_class_name(k->cls), 14, false);
 		tw_last(w, gs_trace_string(w->t, k->name),
 			WIDTH - 4 - 4 - 11 - 7 - 8 - 3 * 11 - 2 - 14);
 	}
 	if (shown < d->n_kernels)
-		gs_out_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
-			      d->n_kernels - shown);
+		gs_outbuf_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
+				 d->n_kernels - shown);
 }
 
 /* ---- steps ------------------------------------------------------------------------- */
@@ -612,9 +617,9 @@ void gs_report_text_steps(struct tw *w, const struct gs_report_device *d)
 	}
 	tw_section(w,
 		   "Steps (GPU window of each; * analysed; ! over 1.2x or under 0.8x the median)");
-	gs_out_puts(&w->o,
-		    "      step      GPU time  kernel    copy    sync    idle  effic.  largest "
-		    "cause of the gap\n");
+	gs_outbuf_puts(&w->o,
+		       "      step      GPU time  kernel    copy    sync    idle  effic.  largest "
+		       "cause of the gap\n");
 	for (size_t i = 0; i < s->n && i < d->n_step_figures; i++) {
 		const struct gs_report_step_stat *x = &d->step_stats[i];
 		const struct gs_step *st = &s->steps[i];
@@ -625,12 +630,12 @@ void gs_report_text_steps(struct tw *w, const struct gs_report_device *d)
 			   (off > median / 5 || -off > median / 5);
 		char eff[16];
 
-		gs_out_printf(&w->o, "    %c%c", st->selected ? '*' : ' ', odd ? '!' : ' ');
+		gs_outbuf_printf(&w->o, "    %c%c", st->selected ? '*' : ' ', odd ? '!' : ' ');
 		tw_cell(w, U64(st->number), 6, true);
 		if (!x->has) {
-			gs_out_printf(&w->o, "  %s\n",
-				      st->partial ? "(partial: no GPU work here)" :
-						    "(no GPU work here)");
+			gs_outbuf_printf(&w->o, "  %s\n",
+					 st->partial ? "(partial: no GPU work here)" :
+						       "(no GPU work here)");
 			continue;
 		}
 		tw_cell(w, DUR(x->window_ns), 14, true);
@@ -638,21 +643,21 @@ void gs_report_text_steps(struct tw *w, const struct gs_report_device *d)
 			tw_cell(w, PCT(x->total_ns[c], x->window_ns), 8, true);
 		snprintf(eff, sizeof(eff), isfinite(x->efficiency) ? "%.2f" : "n/a", x->efficiency);
 		tw_cell(w, eff, 8, true);
-		gs_out_puts(&w->o, "  ");
+		gs_outbuf_puts(&w->o, "  ");
 		if (x->gap_cause < GS_GAP_CAUSE_COUNT)
-			gs_out_printf(&w->o, "%s %s%s\n", gs_gap_cause_name(x->gap_cause),
-				      DUR(x->gap_cause_ns), st->partial ? " (partial)" : "");
+			gs_outbuf_printf(&w->o, "%s %s%s\n", gs_gap_cause_name(x->gap_cause),
+					 DUR(x->gap_cause_ns), st->partial ? " (partial)" : "");
 		else
-			gs_out_printf(&w->o, "-%s\n", st->partial ? " (partial)" : "");
+			gs_outbuf_printf(&w->o, "-%s\n", st->partial ? " (partial)" : "");
 	}
 	if (s->n > d->n_step_figures)
-		gs_out_printf(
+		gs_outbuf_printf(
 			&w->o,
 			"    figures for the first %zu of %zu steps only (--step A:B for others; "
 			"JSON: every step's windows)\n",
 			d->n_step_figures, s->n);
 	if (n)
-		gs_out_printf(&w->o, "    analysed steps' GPU time: min %s, median %s, max %s\n",
-			      DUR(times[0]), DUR(median), DUR(times[n - 1]));
+		gs_outbuf_printf(&w->o, "    analysed steps' GPU time: min %s, median %s, max %s\n",
+				 DUR(times[0]), DUR(median), DUR(times[n - 1]));
 	free(times);
 }

@@ -16,8 +16,8 @@
 #include <gpuscope/report.h>
 #include <gpuscope/results.h>
 
-struct gs_out;
-struct jw;
+struct gs_outbuf;
+struct gs_json;
 
 /* Sizes of the derived tables. */
 #define GS_REPORT_DEFAULT_TOP 10
@@ -48,7 +48,7 @@ static inline struct gs_report_style gs_report_style_of(const struct gs_report_s
  * columns, the first after `first` (already `col0` columns), the rest
  * indented by `indent`; and `s` made printable and cut to `cols` columns
  * with "…" (returns the columns). */
-void gs_report_text_wrap(struct gs_out *o, const char *first, size_t col0, const char *s,
+void gs_report_text_wrap(struct gs_outbuf *o, const char *first, size_t col0, const char *s,
 			 size_t indent);
 size_t gs_report_text_fit(char *buf, size_t size, const char *s, size_t cols);
 
@@ -56,20 +56,20 @@ size_t gs_report_text_fit(char *buf, size_t size, const char *s, size_t cols);
  * quoted attributes (& < > " ' escaped, control bytes and invalid UTF-8
  * as U+FFFD), cut to `max` code points with "…" (0: no cut); and a
  * sentence with duration marks (gs_dur_sentence, written with "µs"). */
-void gs_report_html_text(struct gs_out *o, const char *s, size_t max);
-void gs_report_html_sentence(struct gs_out *o, const char *s);
+void gs_report_html_text(struct gs_outbuf *o, const char *s, size_t max);
+void gs_report_html_sentence(struct gs_outbuf *o, const char *s);
 
 /* A finding as a JSON row (report_json.c): kind, ns, evidence, numbers,
  * text, advice, advice_kind. */
-void gs_report_json_finding(struct jw *w, const char *kind, int64_t ns,
+void gs_report_json_finding(struct gs_json *w, const char *kind, int64_t ns,
 			    const struct gs_finding_data *d, const char *text, const char *advice);
 
 /* The job sections of the text, JSON ("job" member) and HTML reports
  * (job_text.c, job_json.c, job_html.c); nothing without a job analysis. */
-void gs_job_analysis_write_text(struct gs_out *o, const struct gs_report *job,
+void gs_job_analysis_write_text(struct gs_outbuf *o, const struct gs_report *job,
 				const struct gs_report_style *st);
-void gs_job_analysis_write_json(struct jw *w, const struct gs_report *job);
-void gs_job_analysis_write_html(struct gs_out *o, const struct gs_report *job,
+void gs_job_analysis_write_json(struct gs_json *w, const struct gs_report *job);
+void gs_job_analysis_write_html(struct gs_outbuf *o, const struct gs_report *job,
 				const struct gs_report_style *st);
 
 #endif /* GS_ANALYZER_REPORT_WRITE_PRIV_H */

@@ -250,3 +250,47 @@ bool gs_text_runs(char *buf, size_t size, bool (*next)(void *ctx, uint32_t *v), 
 	}
 	return true;
 }
+
+size_t gs_text_char(const unsigned char *p, char *buf, size_t *cols, size_t *adv)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = gs_utf8_len(p);
+
+	if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
+		buf[0] = '\\';
+		buf[1] = 'x';
+		buf[2] = hex[*p >> 4];
+		buf[3] = hex[*p & 15];
+		*cols = 4;
+		*adv = 1;
+		return 4;
+	}
+	if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) { /* C1: U+0080..U+009F */
+		buf[0] = '\\';
+		buf[1] = 'u';
+		buf[2] = '0';
+		buf[3] = '0';
+		buf[4] = hex[p[1] >> 4];
+		buf[5] = hex[p[1] & 15];
+		*cols = 6;
+		*adv = 2;
+		return 6;
+	}
+	memcpy(buf, p, n);
+	*cols = 1;
+	*adv = n;
+	return n;
+}
+
+size_t gs_text_cols(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char buf[GS_TEXT_CHAR_MAX];
+	size_t total = 0, cols, adv;
+
+	for (; *p; p += adv) {
+		gs_text_char(p, buf, &cols, &adv);
+		total += cols;
+	}
+	return total;
+}

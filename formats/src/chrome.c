@@ -24,12 +24,12 @@
 #include <gpuscope/export.h>
 #include <gpuscope/names.h>
 
-#include "export_out.h"
+#include "export_base.h"
 #include "export_plan.h"
 
 /* The output, shared by every rank of a job export. */
 struct chrome_out {
-	struct gs_wbuf w;
+	struct gs_outbuf w;
 	bool first_event;
 	bool in_args;       /* the event being written has opened its args */
 	uint64_t next_flow; /* flow ids */
@@ -48,54 +48,54 @@ bool gs_export_path_is_gzip(const char *path)
 
 static void ev_open(struct xplan *c, const char *ph)
 {
-	gs_wbuf_puts(&c->out->w, c->out->first_event ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
+	gs_outbuf_puts(&c->out->w, c->out->first_event ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
 	c->out->first_event = false;
 	c->out->in_args = false;
-	gs_wbuf_puts(&c->out->w, ph);
-	gs_wbuf_putc(&c->out->w, '"');
+	gs_outbuf_puts(&c->out->w, ph);
+	gs_outbuf_putc(&c->out->w, '"');
 }
 
 static void ev_close(struct xplan *c)
 {
 	if (c->out->in_args)
-		gs_wbuf_putc(&c->out->w, '}');
+		gs_outbuf_putc(&c->out->w, '}');
 	c->out->in_args = false;
-	gs_wbuf_putc(&c->out->w, '}');
+	gs_outbuf_putc(&c->out->w, '}');
 }
 
 /* A member of the event: `,"key":`. */
 static void key(struct xplan *c, const char *k)
 {
-	gs_wbuf_putc(&c->out->w, ',');
-	gs_wbuf_json_str(&c->out->w, k);
-	gs_wbuf_putc(&c->out->w, ':');
+	gs_outbuf_putc(&c->out->w, ',');
+	gs_outbuf_json_str(&c->out->w, k, 0);
+	gs_outbuf_putc(&c->out->w, ':');
 }
 
 /* A member of its args, opening them the first time. */
 static void akey(struct xplan *c, const char *k)
 {
-	gs_wbuf_puts(&c->out->w, c->out->in_args ? "," : ",\"args\":{");
+	gs_outbuf_puts(&c->out->w, c->out->in_args ? "," : ",\"args\":{");
 	c->out->in_args = true;
-	gs_wbuf_json_str(&c->out->w, k);
-	gs_wbuf_putc(&c->out->w, ':');
+	gs_outbuf_json_str(&c->out->w, k, 0);
+	gs_outbuf_putc(&c->out->w, ':');
 }
 
 static void kv_i64(struct xplan *c, const char *k, int64_t v)
 {
 	key(c, k);
-	gs_wbuf_i64(&c->out->w, v);
+	gs_outbuf_i64(&c->out->w, v);
 }
 
 static void kv_str(struct xplan *c, const char *k, const char *v)
 {
 	key(c, k);
-	gs_wbuf_json_str(&c->out->w, v);
+	gs_outbuf_json_str(&c->out->w, v, 0);
 }
 
 static void kv_us(struct xplan *c, const char *k, int64_t ns)
 {
 	key(c, k);
-	gs_wbuf_us(&c->out->w, ns);
+	gs_outbuf_us(&c->out->w, ns);
 }
 
 /* "ts": a time of the trace, on the export's axis (c->shift). */
@@ -107,31 +107,31 @@ static void kv_ts(struct xplan *c, int64_t ns)
 static void arg_i64(struct xplan *c, const char *k, int64_t v)
 {
 	akey(c, k);
-	gs_wbuf_i64(&c->out->w, v);
+	gs_outbuf_i64(&c->out->w, v);
 }
 
 static void arg_u64(struct xplan *c, const char *k, uint64_t v)
 {
 	akey(c, k);
-	gs_wbuf_u64(&c->out->w, v);
+	gs_outbuf_u64(&c->out->w, v);
 }
 
 static void arg_str(struct xplan *c, const char *k, const char *v)
 {
 	akey(c, k);
-	gs_wbuf_json_str(&c->out->w, v);
+	gs_outbuf_json_str(&c->out->w, v, 0);
 }
 
 static void arg_dim3(struct xplan *c, const char *k, const uint32_t v[3])
 {
 	akey(c, k);
-	gs_wbuf_putc(&c->out->w, '[');
-	gs_wbuf_u64(&c->out->w, v[0]);
-	gs_wbuf_putc(&c->out->w, ',');
-	gs_wbuf_u64(&c->out->w, v[1]);
-	gs_wbuf_putc(&c->out->w, ',');
-	gs_wbuf_u64(&c->out->w, v[2]);
-	gs_wbuf_putc(&c->out->w, ']');
+	gs_outbuf_putc(&c->out->w, '[');
+	gs_outbuf_u64(&c->out->w, v[0]);
+	gs_outbuf_putc(&c->out->w, ',');
+	gs_outbuf_u64(&c->out->w, v[1]);
+	gs_outbuf_putc(&c->out->w, ',');
+	gs_outbuf_u64(&c->out->w, v[2]);
+	gs_outbuf_putc(&c->out->w, ']');
 }
 
 /* The args of the shared plan (gs_xp_*_args) as JSON. */
@@ -520,7 +520,7 @@ static void flow_event(struct xplan *c, const char *ph, uint64_t id, const char 
 {
 	ev_open(c, ph);
 	key(c, "id");
-	gs_wbuf_u64(&c->out->w, id);
+	gs_outbuf_u64(&c->out->w, id);
 	kv_i64(c, "pid", pid);
 	kv_i64(c, "tid", tid);
 	kv_ts(c, ts);
@@ -579,9 +579,9 @@ static void version_value(struct xplan *c, const char *v)
 	for (size_t i = 0; digits && i < n; i++)
 		digits = v[i] >= '0' && v[i] <= '9';
 	if (digits)
-		gs_wbuf_puts(&c->out->w, v);
+		gs_outbuf_puts(&c->out->w, v);
 	else
-		gs_wbuf_json_str(&c->out->w, v);
+		gs_outbuf_json_str(&c->out->w, v, 0);
 }
 
 /* A device of the header: deviceProperties entry `idx` of rank `rank`. */
@@ -654,29 +654,29 @@ static gs_status header_devices(const struct xplan *cs, size_t n, struct dev_ref
 
 static void write_device(struct xplan *c, const struct gs_device *d, bool first)
 {
-	struct gs_wbuf *w = &c->out->w;
+	struct gs_outbuf *w = &c->out->w;
 
-	gs_wbuf_puts(w, first ? "\n{\"id\":" : ",\n{\"id\":");
-	gs_wbuf_u64(w, d->id);
+	gs_outbuf_puts(w, first ? "\n{\"id\":" : ",\n{\"id\":");
+	gs_outbuf_u64(w, d->id);
 	if (d->name != GS_NO_STRING) {
-		gs_wbuf_puts(w, ",\"name\":");
-		gs_wbuf_json_str(w, gs_trace_string(c->t, d->name));
+		gs_outbuf_puts(w, ",\"name\":");
+		gs_outbuf_json_str(w, gs_trace_string(c->t, d->name), 0);
 	}
 	if (d->uuid != GS_NO_STRING) {
-		gs_wbuf_puts(w, ",\"uuid\":");
-		gs_wbuf_json_str(w, gs_trace_string(c->t, d->uuid));
+		gs_outbuf_puts(w, ",\"uuid\":");
+		gs_outbuf_json_str(w, gs_trace_string(c->t, d->uuid), 0);
 	}
-	gs_wbuf_puts(w, ",\"totalGlobalMem\":");
-	gs_wbuf_u64(w, d->memory_bytes);
-	gs_wbuf_puts(w, ",\"computeMajor\":");
-	gs_wbuf_u64(w, d->cc_major);
-	gs_wbuf_puts(w, ",\"computeMinor\":");
-	gs_wbuf_u64(w, d->cc_minor);
-	gs_wbuf_puts(w, ",\"numSms\":");
-	gs_wbuf_u64(w, d->sm_count);
-	gs_wbuf_puts(w, ",\"numMemcpyEngines\":");
-	gs_wbuf_u64(w, d->copy_engines);
-	gs_wbuf_putc(w, '}');
+	gs_outbuf_puts(w, ",\"totalGlobalMem\":");
+	gs_outbuf_u64(w, d->memory_bytes);
+	gs_outbuf_puts(w, ",\"computeMajor\":");
+	gs_outbuf_u64(w, d->cc_major);
+	gs_outbuf_puts(w, ",\"computeMinor\":");
+	gs_outbuf_u64(w, d->cc_minor);
+	gs_outbuf_puts(w, ",\"numSms\":");
+	gs_outbuf_u64(w, d->sm_count);
+	gs_outbuf_puts(w, ",\"numMemcpyEngines\":");
+	gs_outbuf_u64(w, d->copy_engines);
+	gs_outbuf_putc(w, '}');
 }
 
 /* A trace's host name and CUDA versions: those of its first process that
@@ -706,62 +706,62 @@ static void trace_versions(const struct xplan *c, const char **host, const char 
  * writes it: readers match "rank": 0 with its space. */
 static void write_distributed(struct xplan *c, const struct gs_process *p, uint32_t rank)
 {
-	struct gs_wbuf *w = &c->out->w;
+	struct gs_outbuf *w = &c->out->w;
 
-	gs_wbuf_puts(w, ",\n\"distributedInfo\": {");
+	gs_outbuf_puts(w, ",\n\"distributedInfo\": {");
 	if (p && p->has_backend) {
-		gs_wbuf_puts(w, "\"backend\": ");
-		gs_wbuf_json_str(w, gs_trace_string(c->t, p->backend));
-		gs_wbuf_puts(w, ", ");
+		gs_outbuf_puts(w, "\"backend\": ");
+		gs_outbuf_json_str(w, gs_trace_string(c->t, p->backend), 0);
+		gs_outbuf_puts(w, ", ");
 	}
-	gs_wbuf_puts(w, "\"rank\": ");
-	gs_wbuf_u64(w, rank);
+	gs_outbuf_puts(w, "\"rank\": ");
+	gs_outbuf_u64(w, rank);
 	if (p && p->world_size) {
-		gs_wbuf_puts(w, ", \"world_size\": ");
-		gs_wbuf_u64(w, p->world_size);
+		gs_outbuf_puts(w, ", \"world_size\": ");
+		gs_outbuf_u64(w, p->world_size);
 	}
-	gs_wbuf_putc(w, '}');
+	gs_outbuf_putc(w, '}');
 }
 
 /* The wall clock of a process (known): Kineto's baseTimeNanoseconds (ts
  * plus it is Unix-epoch ns) and, for gpuscope, where it came from. */
 static void write_clock(struct xplan *c, const struct gs_process *p)
 {
-	struct gs_wbuf *w = &c->out->w;
+	struct gs_outbuf *w = &c->out->w;
 
 	if (p->wall_offset_ns) {
-		gs_wbuf_puts(w, ",\n\"baseTimeNanoseconds\":");
-		gs_wbuf_i64(w, p->wall_offset_ns);
+		gs_outbuf_puts(w, ",\n\"baseTimeNanoseconds\":");
+		gs_outbuf_i64(w, p->wall_offset_ns);
 	}
-	gs_wbuf_puts(w, ",\n\"gpuscope_clock\":");
-	gs_wbuf_json_str(w, gs_clock_source_name(p->clock));
+	gs_outbuf_puts(w, ",\n\"gpuscope_clock\":");
+	gs_outbuf_json_str(w, gs_clock_source_name(p->clock), 0);
 }
 
 /* ,"key": */
-static void put_key(struct gs_wbuf *w, const char *k)
+static void put_key(struct gs_outbuf *w, const char *k)
 {
-	gs_wbuf_puts(w, ",\"");
-	gs_wbuf_puts(w, k);
-	gs_wbuf_puts(w, "\":");
+	gs_outbuf_puts(w, ",\"");
+	gs_outbuf_puts(w, k);
+	gs_outbuf_puts(w, "\":");
 }
 
 /* A string of the rank's trace under `key`, when it has one. */
-static void put_str_id(const struct xplan *c, struct gs_wbuf *w, const char *k, uint32_t id)
+static void put_str_id(const struct xplan *c, struct gs_outbuf *w, const char *k, uint32_t id)
 {
 	if (id == GS_NO_STRING)
 		return;
 	put_key(w, k);
-	gs_wbuf_json_str(w, gs_trace_string(c->t, id));
+	gs_outbuf_json_str(w, gs_trace_string(c->t, id), 0);
 }
 
 /* An int64 as decimal text in a string: exact for readers that hold JSON
  * numbers as doubles (wall clocks are about 1.7e18 ns, past 2^53). */
-static void put_i64_text(struct gs_wbuf *w, const char *k, int64_t v)
+static void put_i64_text(struct gs_outbuf *w, const char *k, int64_t v)
 {
 	put_key(w, k);
-	gs_wbuf_putc(w, '"');
-	gs_wbuf_i64(w, v);
-	gs_wbuf_putc(w, '"');
+	gs_outbuf_putc(w, '"');
+	gs_outbuf_i64(w, v);
+	gs_outbuf_putc(w, '"');
 }
 
 /*
@@ -775,28 +775,28 @@ static void put_i64_text(struct gs_wbuf *w, const char *k, int64_t v)
  */
 static void write_job_marker(struct xplan *cs, size_t n, int64_t stride)
 {
-	struct gs_wbuf *w = &cs[0].out->w;
+	struct gs_outbuf *w = &cs[0].out->w;
 
-	gs_wbuf_puts(w, ",\n\"gpuscope_job\":{\"version\":1,\"pid_stride\":");
-	gs_wbuf_i64(w, stride);
-	gs_wbuf_puts(w, ",\"ranks\":[");
+	gs_outbuf_puts(w, ",\n\"gpuscope_job\":{\"version\":1,\"pid_stride\":");
+	gs_outbuf_i64(w, stride);
+	gs_outbuf_puts(w, ",\"ranks\":[");
 	for (size_t r = 0; r < n; r++) {
 		const struct xplan *c = &cs[r];
 		const struct gs_process *p = c->rproc;
 
-		gs_wbuf_puts(w, r ? ",\n{\"rank\":" : "\n{\"rank\":");
-		gs_wbuf_u64(w, c->rank->rank);
+		gs_outbuf_puts(w, r ? ",\n{\"rank\":" : "\n{\"rank\":");
+		gs_outbuf_u64(w, c->rank->rank);
 		put_key(w, "pid_base");
-		gs_wbuf_i64(w, c->pid_base);
+		gs_outbuf_i64(w, c->pid_base);
 		put_key(w, "pid");
-		gs_wbuf_i64(w, c->rank->pid >= 0 ? c->rank->pid : -1);
+		gs_outbuf_i64(w, c->rank->pid >= 0 ? c->rank->pid : -1);
 		if (c->rank->host && *c->rank->host) {
 			put_key(w, "host");
-			gs_wbuf_json_str(w, c->rank->host);
+			gs_outbuf_json_str(w, c->rank->host, 0);
 		}
 		if (c->rank->capture) {
 			put_key(w, "capture");
-			gs_wbuf_u64(w, c->rank->capture);
+			gs_outbuf_u64(w, c->rank->capture);
 		}
 		if (p) {
 			put_str_id(c, w, "command_line", p->command_line);
@@ -805,31 +805,31 @@ static void write_job_marker(struct xplan *cs, size_t n, int64_t stride)
 			put_str_id(c, w, "cupti_version", p->cupti_version);
 			if (p->world_size) {
 				put_key(w, "world_size");
-				gs_wbuf_u64(w, p->world_size);
+				gs_outbuf_u64(w, p->world_size);
 			}
 			if (p->has_backend)
 				put_str_id(c, w, "backend", p->backend);
 			if (p->clock) {
 				put_key(w, "clock");
-				gs_wbuf_json_str(w, gs_clock_source_name(p->clock));
+				gs_outbuf_json_str(w, gs_clock_source_name(p->clock), 0);
 				put_i64_text(w, "wall_offset_ns", p->wall_offset_ns);
 			}
 			if (p->start_ns)
 				put_i64_text(w, "start_ns", p->start_ns);
 			if (p->dropped_records) {
 				put_key(w, "dropped_records");
-				gs_wbuf_u64(w, p->dropped_records);
+				gs_outbuf_u64(w, p->dropped_records);
 			}
 		}
 		if (c->shift)
 			put_i64_text(w, "time_shift_ns", c->shift);
 		if (c->id_offset) {
 			put_key(w, "id_offset");
-			gs_wbuf_u64(w, c->id_offset);
+			gs_outbuf_u64(w, c->id_offset);
 		}
-		gs_wbuf_putc(w, '}');
+		gs_outbuf_putc(w, '}');
 	}
-	gs_wbuf_puts(w, "]}");
+	gs_outbuf_puts(w, "]}");
 }
 
 /*
@@ -842,21 +842,21 @@ static void write_job_marker(struct xplan *cs, size_t n, int64_t stride)
 static void write_header(struct xplan *cs, size_t n, const struct dev_ref *devs, size_t n_devs,
 			 int64_t stride)
 {
-	struct gs_wbuf *w = &cs[0].out->w;
+	struct gs_outbuf *w = &cs[0].out->w;
 	const char *host = NULL, *ver[3] = {NULL, NULL, NULL};
 	static const char *const ver_keys[3] = {"cuda_driver_version", "cuda_runtime_version",
 						"cupti_version"};
 	bool one_host = true;
 	size_t r, i;
 
-	gs_wbuf_puts(w, "{\"schemaVersion\":1,\"displayTimeUnit\":\"ns\",\"deviceProperties\":[");
+	gs_outbuf_puts(w, "{\"schemaVersion\":1,\"displayTimeUnit\":\"ns\",\"deviceProperties\":[");
 	for (i = 0; i < n_devs; i++) {
 		size_t n_dt;
 		const struct gs_device *dt = gs_trace_devices(cs[devs[i].rank].t, &n_dt);
 
 		write_device(&cs[devs[i].rank], &dt[devs[i].idx], i == 0);
 	}
-	gs_wbuf_puts(w, "]");
+	gs_outbuf_puts(w, "]");
 	for (r = 0; r < n; r++) {
 		const char *h, *v[3];
 
@@ -898,29 +898,29 @@ static void write_header(struct xplan *cs, size_t n, const struct dev_ref *devs,
 		write_job_marker(cs, n, stride);
 	}
 	if (host && one_host) {
-		gs_wbuf_puts(w, ",\n\"host_name\":");
-		gs_wbuf_json_str(w, host);
+		gs_outbuf_puts(w, ",\n\"host_name\":");
+		gs_outbuf_json_str(w, host, 0);
 	}
 	for (i = 0; i < 3; i++) {
 		if (!ver[i])
 			continue;
-		gs_wbuf_puts(w, ",\n\"");
-		gs_wbuf_puts(w, ver_keys[i]);
-		gs_wbuf_puts(w, "\":");
+		gs_outbuf_puts(w, ",\n\"");
+		gs_outbuf_puts(w, ver_keys[i]);
+		gs_outbuf_puts(w, "\":");
 		version_value(&cs[0], ver[i]);
 	}
 	if (cs[0].flows->left) {
-		gs_wbuf_puts(w, ",\n\"gpuscope_flows\":{\"dependency\":");
-		gs_wbuf_u64(w, cs[0].flows->total);
-		gs_wbuf_puts(w, ",\"written\":");
-		gs_wbuf_u64(w, cs[0].flows->total - cs[0].flows->left);
-		gs_wbuf_puts(w, ",\"left_out\":");
-		gs_wbuf_u64(w, cs[0].flows->left);
-		gs_wbuf_puts(w, ",\"max_flows\":");
-		gs_wbuf_u64(w, cs[0].flows->max);
-		gs_wbuf_puts(w, "}");
+		gs_outbuf_puts(w, ",\n\"gpuscope_flows\":{\"dependency\":");
+		gs_outbuf_u64(w, cs[0].flows->total);
+		gs_outbuf_puts(w, ",\"written\":");
+		gs_outbuf_u64(w, cs[0].flows->total - cs[0].flows->left);
+		gs_outbuf_puts(w, ",\"left_out\":");
+		gs_outbuf_u64(w, cs[0].flows->left);
+		gs_outbuf_puts(w, ",\"max_flows\":");
+		gs_outbuf_u64(w, cs[0].flows->max);
+		gs_outbuf_puts(w, "}");
 	}
-	gs_wbuf_puts(w, ",\n\"traceEvents\":[");
+	gs_outbuf_puts(w, ",\n\"traceEvents\":[");
 }
 
 static void chrome_write(struct xplan *c)
@@ -947,13 +947,13 @@ static gs_status chrome_write_job(FILE *out, struct gs_xp_job *j, const struct g
 		j->cs[r].out = &w;
 	rc = header_devices(j->cs, j->n, &devs, &n_devs);
 	if (!rc)
-		rc = gs_wbuf_init(&w.w, out, o && o->gzip, o ? o->compression_level : 0);
+		rc = gs_export_out_open(&w.w, out, o && o->gzip, o ? o->compression_level : 0);
 	if (!rc) {
 		write_header(j->cs, j->n, devs, n_devs, j->stride);
 		for (size_t r = 0; r < j->n; r++)
 			chrome_write(&j->cs[r]);
-		gs_wbuf_puts(&w.w, "\n]}\n");
-		rc = gs_wbuf_finish(&w.w);
+		gs_outbuf_puts(&w.w, "\n]}\n");
+		rc = gs_export_out_finish(&w.w);
 	}
 	free(devs);
 	return rc;

@@ -11,29 +11,29 @@
 #include <gpuscope/export.h>
 #include <gpuscope/names.h>
 
-#include "export_out.h"
+#include "export_base.h"
 
 #define NONE GS_NO_INDEX
 
-static void col_u64(struct gs_wbuf *w, uint64_t v)
+static void col_u64(struct gs_outbuf *w, uint64_t v)
 {
-	gs_wbuf_putc(w, ',');
-	gs_wbuf_u64(w, v);
+	gs_outbuf_putc(w, ',');
+	gs_outbuf_u64(w, v);
 }
 
-static void col_i64(struct gs_wbuf *w, int64_t v)
+static void col_i64(struct gs_outbuf *w, int64_t v)
 {
-	gs_wbuf_putc(w, ',');
-	gs_wbuf_i64(w, v);
+	gs_outbuf_putc(w, ',');
+	gs_outbuf_i64(w, v);
 }
 
-static void col_str(struct gs_wbuf *w, const char *s)
+static void col_str(struct gs_outbuf *w, const char *s)
 {
-	gs_wbuf_putc(w, ',');
-	gs_wbuf_csv_str(w, s);
+	gs_outbuf_putc(w, ',');
+	gs_export_csv_str(w, s);
 }
 
-static void col_flags(struct gs_wbuf *w, uint8_t flags)
+static void col_flags(struct gs_outbuf *w, uint8_t flags)
 {
 	static const struct {
 		uint8_t bit;
@@ -45,27 +45,27 @@ static void col_flags(struct gs_wbuf *w, uint8_t flags)
 	};
 	const char *sep = "";
 
-	gs_wbuf_putc(w, ',');
+	gs_outbuf_putc(w, ',');
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (flags & names[i].bit) {
-			gs_wbuf_puts(w, sep);
-			gs_wbuf_puts(w, names[i].name);
+			gs_outbuf_puts(w, sep);
+			gs_outbuf_puts(w, names[i].name);
 			sep = "|";
 		}
 	}
 }
 
-static void ops_header(struct gs_wbuf *w, bool ideal, bool rank)
+static void ops_header(struct gs_outbuf *w, bool ideal, bool rank)
 {
 	if (rank)
-		gs_wbuf_puts(w, "rank,");
-	gs_wbuf_puts(w, "index,kind,device,pid,context,stream,stream_kind,stream_priority,"
-			"start_ns,end_ns,dur_ns,correlation,name,grid_x,grid_y,grid_z,"
-			"block_x,block_y,block_z,shared_mem,registers,bytes,copy_kind,src_mem,"
-			"dst_mem,flags,graph_id,graph_node,launch_api,launch_pid,launch_tid");
+		gs_outbuf_puts(w, "rank,");
+	gs_outbuf_puts(w, "index,kind,device,pid,context,stream,stream_kind,stream_priority,"
+			  "start_ns,end_ns,dur_ns,correlation,name,grid_x,grid_y,grid_z,"
+			  "block_x,block_y,block_z,shared_mem,registers,bytes,copy_kind,src_mem,"
+			  "dst_mem,flags,graph_id,graph_node,launch_api,launch_pid,launch_tid");
 	if (ideal)
-		gs_wbuf_puts(w, ",ideal_start_ns,delay_ns,bound_by");
-	gs_wbuf_putc(w, '\n');
+		gs_outbuf_puts(w, ",ideal_start_ns,delay_ns,bound_by");
+	gs_outbuf_putc(w, '\n');
 }
 
 static gs_status check_ops(const char *what, FILE *out, const struct gs_trace *t,
@@ -90,7 +90,7 @@ static bool device_kept(const struct gs_export_options *o, uint32_t dev)
 
 /* The op rows of one trace; `rank` (a job's) first when not NULL. An op's
  * index is its place in the trace, also when a device is left out. */
-static gs_status ops_rows(struct gs_wbuf *w, const struct gs_trace *t,
+static gs_status ops_rows(struct gs_outbuf *w, const struct gs_trace *t,
 			  const struct gs_export_extras *x, const struct gs_export_options *o,
 			  const uint32_t *rank)
 {
@@ -114,10 +114,10 @@ static gs_status ops_rows(struct gs_wbuf *w, const struct gs_trace *t,
 		if (!device_kept(o, st->device))
 			continue;
 		if (rank) {
-			gs_wbuf_u64(w, *rank);
-			gs_wbuf_putc(w, ',');
+			gs_outbuf_u64(w, *rank);
+			gs_outbuf_putc(w, ',');
 		}
-		gs_wbuf_u64(w, i);
+		gs_outbuf_u64(w, i);
 		col_str(w, gs_op_kind_name(op->kind));
 		col_u64(w, st->device);
 		col_i64(w, st->pid);
@@ -151,7 +151,7 @@ static gs_status ops_rows(struct gs_wbuf *w, const struct gs_trace *t,
 			col_i64(w, api[launch[i]].pid);
 			col_i64(w, api[launch[i]].tid);
 		} else {
-			gs_wbuf_puts(w, ",,,");
+			gs_outbuf_puts(w, ",,,");
 		}
 		if (ideal) {
 			if (x->ideal_in[i]) {
@@ -162,12 +162,12 @@ static gs_status ops_rows(struct gs_wbuf *w, const struct gs_trace *t,
 				    x->bound_names[x->ideal_bound[i]])
 					col_str(w, x->bound_names[x->ideal_bound[i]]);
 				else
-					gs_wbuf_putc(w, ',');
+					gs_outbuf_putc(w, ',');
 			} else {
-				gs_wbuf_puts(w, ",,,");
+				gs_outbuf_puts(w, ",,,");
 			}
 		}
-		gs_wbuf_putc(w, '\n');
+		gs_outbuf_putc(w, '\n');
 	}
 	free(launch);
 	return GS_OK;
@@ -177,23 +177,23 @@ gs_status gs_export_csv_ops(FILE *out, const struct gs_trace *t, const struct gs
 			    const struct gs_export_options *o)
 {
 	bool ideal = o && o->with_ideal;
-	struct gs_wbuf w;
+	struct gs_outbuf w;
 	gs_status rc = check_ops("gs_export_csv_ops", out, t, x, ideal);
 
 	if (!rc)
-		rc = gs_wbuf_init(&w, out, o && o->gzip, o ? o->compression_level : 0);
+		rc = gs_export_out_open(&w, out, o && o->gzip, o ? o->compression_level : 0);
 	if (rc)
 		return rc;
 	ops_header(&w, ideal, false);
 	rc = ops_rows(&w, t, x, o, NULL);
 	if (rc) {
-		gs_wbuf_discard(&w);
+		gs_export_out_discard(&w);
 		return rc;
 	}
-	return gs_wbuf_finish(&w);
+	return gs_export_out_finish(&w);
 }
 
-static void segment_rows(struct gs_wbuf *w, const struct gs_export_extras *x,
+static void segment_rows(struct gs_outbuf *w, const struct gs_export_extras *x,
 			 const struct gs_export_options *o, const uint32_t *rank)
 {
 	for (size_t b = 0; x && b < x->n_breakdowns; b++) {
@@ -205,10 +205,10 @@ static void segment_rows(struct gs_wbuf *w, const struct gs_export_extras *x,
 			const struct gs_export_segment *g = &bd->segments[i];
 
 			if (rank) {
-				gs_wbuf_u64(w, *rank);
-				gs_wbuf_putc(w, ',');
+				gs_outbuf_u64(w, *rank);
+				gs_outbuf_putc(w, ',');
 			}
-			gs_wbuf_u64(w, bd->device);
+			gs_outbuf_u64(w, bd->device);
 			col_i64(w, g->start_ns);
 			col_i64(w, g->end_ns);
 			col_i64(w, g->end_ns - g->start_ns);
@@ -217,7 +217,7 @@ static void segment_rows(struct gs_wbuf *w, const struct gs_export_extras *x,
 				col_str(w, x->category_names[g->category]);
 			else
 				col_u64(w, g->category);
-			gs_wbuf_putc(w, '\n');
+			gs_outbuf_putc(w, '\n');
 		}
 	}
 }
@@ -226,19 +226,19 @@ gs_status gs_export_csv_segments(FILE *out, const struct gs_trace *t,
 				 const struct gs_export_extras *x,
 				 const struct gs_export_options *o)
 {
-	struct gs_wbuf w;
+	struct gs_outbuf w;
 	gs_status rc;
 
 	if (!out || !t) {
 		gs_error_append("gs_export_csv_segments: no %s", out ? "trace" : "output");
 		return GS_ERR_INVALID;
 	}
-	rc = gs_wbuf_init(&w, out, o && o->gzip, o ? o->compression_level : 0);
+	rc = gs_export_out_open(&w, out, o && o->gzip, o ? o->compression_level : 0);
 	if (rc)
 		return rc;
-	gs_wbuf_puts(&w, "device,start_ns,end_ns,dur_ns,category\n");
+	gs_outbuf_puts(&w, "device,start_ns,end_ns,dur_ns,category\n");
 	segment_rows(&w, x, o, NULL);
-	return gs_wbuf_finish(&w);
+	return gs_export_out_finish(&w);
 }
 
 static gs_status check_ranks(const char *what, FILE *out, const struct gs_export_rank *ranks,
@@ -261,7 +261,7 @@ gs_status gs_export_csv_ops_job(FILE *out, const struct gs_export_rank *ranks, s
 				const struct gs_export_options *o)
 {
 	bool ideal = o && o->with_ideal;
-	struct gs_wbuf w;
+	struct gs_outbuf w;
 	gs_status rc = check_ranks("gs_export_csv_ops_job", out, ranks, n);
 
 	if (rc)
@@ -272,34 +272,34 @@ gs_status gs_export_csv_ops_job(FILE *out, const struct gs_export_rank *ranks, s
 		rc = check_ops("gs_export_csv_ops_job", out, ranks[r].trace, ranks[r].extras,
 			       ideal);
 	if (!rc)
-		rc = gs_wbuf_init(&w, out, o && o->gzip, o ? o->compression_level : 0);
+		rc = gs_export_out_open(&w, out, o && o->gzip, o ? o->compression_level : 0);
 	if (rc)
 		return rc;
 	ops_header(&w, ideal, true);
 	for (size_t r = 0; r < n && !rc; r++)
 		rc = ops_rows(&w, ranks[r].trace, ranks[r].extras, o, &ranks[r].rank);
 	if (rc) {
-		gs_wbuf_discard(&w);
+		gs_export_out_discard(&w);
 		return rc;
 	}
-	return gs_wbuf_finish(&w);
+	return gs_export_out_finish(&w);
 }
 
 gs_status gs_export_csv_segments_job(FILE *out, const struct gs_export_rank *ranks, size_t n,
 				     const struct gs_export_options *o)
 {
-	struct gs_wbuf w;
+	struct gs_outbuf w;
 	gs_status rc = check_ranks("gs_export_csv_segments_job", out, ranks, n);
 
 	if (rc)
 		return rc;
 	if (n == 1)
 		return gs_export_csv_segments(out, ranks[0].trace, ranks[0].extras, o);
-	rc = gs_wbuf_init(&w, out, o && o->gzip, o ? o->compression_level : 0);
+	rc = gs_export_out_open(&w, out, o && o->gzip, o ? o->compression_level : 0);
 	if (rc)
 		return rc;
-	gs_wbuf_puts(&w, "rank,device,start_ns,end_ns,dur_ns,category\n");
+	gs_outbuf_puts(&w, "rank,device,start_ns,end_ns,dur_ns,category\n");
 	for (size_t r = 0; r < n; r++)
 		segment_rows(&w, ranks[r].extras, o, &ranks[r].rank);
-	return gs_wbuf_finish(&w);
+	return gs_export_out_finish(&w);
 }

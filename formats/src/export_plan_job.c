@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "copy_names.h"
-#include "export_out.h"
+#include "export_base.h"
 #include "export_plan.h"
 #include "export_plan_priv.h"
 

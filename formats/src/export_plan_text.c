@@ -13,7 +13,7 @@
 #include <gpuscope/names.h>
 
 #include "copy_names.h"
-#include "export_out.h"
+#include "export_base.h"
 #include "export_plan.h"
 
 /* ------------------------------------------------------------------------ */

@@ -13,6 +13,7 @@
 #include "nsys_db.h"
 
 #include <gpuscope/error.h>
+#include <gpuscope/strbuf.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -218,37 +219,6 @@ static gs_status ns_has_column(struct ns_db *n, const char *table, const char *c
 	return rc;
 }
 
-struct ns_sb {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
-static void ns_sb_add(struct ns_sb *b, const char *s, size_t len)
-{
-	if (b->failed)
-		return;
-	if (b->len + len + 1 > b->cap) {
-		size_t ncap = (b->len + len + 1) * 2;
-		char *nb = realloc(b->buf, ncap);
-
-		if (!nb) {
-			b->failed = true;
-			return;
-		}
-		b->buf = nb;
-		b->cap = ncap;
-	}
-	memcpy(b->buf + b->len, s, len);
-	b->len += len;
-	b->buf[b->len] = '\0';
-}
-
-static void ns_sb_str(struct ns_sb *b, const char *s)
-{
-	ns_sb_add(b, s, strlen(s));
-}
-
 /*
  * Prepare q over `table` (q->exists false, no statement, when the table is
  * missing). `where` is appended as is; `order` lists fields to sort by
@@ -258,7 +228,7 @@ gs_status ns_query_open(struct ns_db *n, struct ns_query *q, const char *table,
 			const char *const *fields, size_t nfields, const char *where,
 			const int *order, size_t norder)
 {
-	struct ns_sb sb = {0};
+	struct gs_strbuf sb = GS_STRBUF_INIT;
 	bool first = true;
 	gs_status rc;
 
@@ -285,41 +255,41 @@ gs_status ns_query_open(struct ns_db *n, struct ns_query *q, const char *table,
 			p += len + (bar ? 1 : 0);
 		}
 	}
-	ns_sb_str(&sb, "SELECT ");
+	gs_strbuf_puts(&sb, "SELECT ");
 	for (size_t i = 0; i < nfields; i++) {
 		if (i)
-			ns_sb_str(&sb, ", ");
+			gs_strbuf_puts(&sb, ", ");
 		if (q->col[i]) {
-			ns_sb_str(&sb, "\"");
-			ns_sb_add(&sb, q->col[i], (size_t)q->col_len[i]);
-			ns_sb_str(&sb, "\"");
+			gs_strbuf_puts(&sb, "\"");
+			gs_strbuf_add(&sb, q->col[i], (size_t)q->col_len[i]);
+			gs_strbuf_puts(&sb, "\"");
 		} else {
-			ns_sb_str(&sb, "NULL");
+			gs_strbuf_puts(&sb, "NULL");
 		}
 	}
-	ns_sb_str(&sb, " FROM \"");
-	ns_sb_str(&sb, table);
-	ns_sb_str(&sb, "\"");
+	gs_strbuf_puts(&sb, " FROM \"");
+	gs_strbuf_puts(&sb, table);
+	gs_strbuf_puts(&sb, "\"");
 	if (where) {
-		ns_sb_str(&sb, " ");
-		ns_sb_str(&sb, where);
+		gs_strbuf_puts(&sb, " ");
+		gs_strbuf_puts(&sb, where);
 	}
 	for (size_t i = 0; i < norder; i++) {
 		int f = order[i] >= 0 ? order[i] : -order[i] - 1;
 
 		if (f >= (int)nfields || !q->col[f])
 			continue;
-		ns_sb_str(&sb, first ? " ORDER BY \"" : ", \"");
-		ns_sb_add(&sb, q->col[f], (size_t)q->col_len[f]);
-		ns_sb_str(&sb, order[i] >= 0 ? "\"" : "\" DESC");
+		gs_strbuf_puts(&sb, first ? " ORDER BY \"" : ", \"");
+		gs_strbuf_add(&sb, q->col[f], (size_t)q->col_len[f]);
+		gs_strbuf_puts(&sb, order[i] >= 0 ? "\"" : "\" DESC");
 		first = false;
 	}
-	if (sb.failed) {
-		free(sb.buf);
+	if (sb.oom) {
+		gs_strbuf_free(&sb);
 		return gs_nomem();
 	}
-	rc = ns_prepare(n, sb.buf, &q->st);
-	free(sb.buf);
+	rc = ns_prepare(n, sb.p, &q->st);
+	gs_strbuf_free(&sb);
 	return rc;
 }
 

@@ -71,7 +71,7 @@
 
 #include <gpuscope/export.h>
 
-#include "export_out.h"
+#include "export_base.h"
 #include "export_plan.h"
 #include "pftrace_priv.h"
 
@@ -229,8 +229,8 @@ static void chunk_flush(struct pf *f)
 				   pf_varint_len(zn) + zn);
 	h += pf_varint_put(hdr + h, (uint64_t)F_PKT_COMPRESSED_PACKETS << 3 | WT_LEN);
 	h += pf_varint_put(hdr + h, zn);
-	gs_wbuf_put(&f->w, (const char *)hdr, h);
-	gs_wbuf_put(&f->w, (const char *)f->zbuf, zn);
+	gs_outbuf_write(&f->w, (const char *)hdr, h);
+	gs_outbuf_write(&f->w, (const char *)f->zbuf, zn);
 }
 
 /* The packet, with its interned data, into the chunk (a Trace.packet
@@ -648,7 +648,7 @@ gs_status gs_export_perfetto_job(FILE *out, const struct gs_export_rank *ranks, 
 			rc = gs_nomem();
 	}
 	if (!rc)
-		rc = gs_wbuf_init(&f.w, out, o && o->gzip, o ? o->compression_level : 0);
+		rc = gs_export_out_open(&f.w, out, o && o->gzip, o ? o->compression_level : 0);
 	if (!rc) {
 		f.time_offset = time_offset(&j);
 		if (o && o->stats)
@@ -657,10 +657,10 @@ gs_status gs_export_perfetto_job(FILE *out, const struct gs_export_rank *ranks, 
 			pf_write_rank(&f, &j.cs[r], pids[r]);
 		chunk_flush(&f);
 		if (f.rc) {
-			gs_wbuf_discard(&f.w);
+			gs_export_out_discard(&f.w);
 			rc = f.rc;
 		} else {
-			rc = gs_wbuf_finish(&f.w);
+			rc = gs_export_out_finish(&f.w);
 		}
 	}
 	for (size_t r = 0; pids && r < j.n; r++)

@@ -9,7 +9,7 @@
 #ifndef GS_PFTRACE_PRIV_H
 #define GS_PFTRACE_PRIV_H
 
-#include "export_out.h"
+#include "export_base.h"
 #include "export_plan.h"
 
 #include <stdbool.h>
@@ -150,7 +150,7 @@ enum cat {
 #define PF_CHUNK (1u << 20)
 
 struct pf {
-	struct gs_wbuf w;
+	struct gs_outbuf w;
 	uint8_t *chunk; /* packets not yet compressed */
 	size_t chunk_len, chunk_cap;
 	uint8_t *zbuf; /* their deflated bytes */

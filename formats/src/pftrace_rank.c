@@ -11,7 +11,7 @@
 
 #include <gpuscope/export.h>
 
-#include "export_out.h"
+#include "export_base.h"
 #include "export_plan.h"
 #include "pftrace_priv.h"
 

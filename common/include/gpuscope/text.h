@@ -23,6 +23,20 @@ size_t gs_utf8_len(const unsigned char *p);
 /* Whether the n bytes at s (no NUL needed) hold the string `sub`. */
 bool gs_has_sub(const char *s, size_t n, const char *sub);
 
+/*
+ * Text for people from a string of the trace (a name, a warning): one
+ * character of `p` as it prints. A control character (C0, DEL, C1) or a
+ * byte that is not UTF-8 becomes its escape, "\x1b" or "\u009b", so that
+ * a trace can neither move the cursor nor start a line of its own. Writes
+ * it to buf (at least GS_TEXT_CHAR_MAX bytes, no NUL) and returns its
+ * length in bytes; *cols: the columns it takes (one per code point, the
+ * escape's length), *adv: the bytes of `p` it stands for.
+ */
+#define GS_TEXT_CHAR_MAX 8
+size_t gs_text_char(const unsigned char *p, char *buf, size_t *cols, size_t *adv);
+/* Columns of `s` (NULL: "") written character by character so. */
+size_t gs_text_cols(const char *s);
+
 /* Takes the next `n` bytes of output. */
 typedef void (*gs_text_write_fn)(void *ctx, const char *p, size_t n);
 
