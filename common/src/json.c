@@ -28,28 +28,31 @@ void gs_json_key(struct gs_json *w, const char *key)
 	if (d > 0) {
 		if (!w->first[d])
 			gs_outbuf_putc(w->o, ',');
-		if (!w->compact[d])
+		if (!w->compact[d] || (w->wrap && w->mixed[d]))
 			indent(w->o, d);
 		else if (!w->first[d])
 			gs_outbuf_putc(w->o, ' ');
 		w->first[d] = false;
 	}
+	w->wrap = false;
 	if (key) {
 		gs_outbuf_json_str(w->o, key, w->esc);
 		gs_outbuf_write(w->o, ": ", 2);
 	}
 }
 
-static void json_open(struct gs_json *w, const char *key, char c, bool compact)
+static void json_open(struct gs_json *w, const char *key, char c, bool compact, bool mixed)
 {
-	bool parent_compact = w->depth > 0 && w->compact[w->depth];
+	/* Inside a row, everything is one line; inside a mixed object, as opened. */
+	bool parent_compact = w->depth > 0 && w->compact[w->depth] && !w->mixed[w->depth];
 
 	gs_json_key(w, key);
 	gs_outbuf_putc(w->o, c);
 	if (w->depth + 1 < GS_JSON_MAX_DEPTH)
 		w->depth++;
 	w->first[w->depth] = true;
-	w->compact[w->depth] = compact || parent_compact;
+	w->compact[w->depth] = compact || mixed || parent_compact;
+	w->mixed[w->depth] = mixed && !parent_compact;
 }
 
 static void json_close(struct gs_json *w, char c)
@@ -65,22 +68,32 @@ static void json_close(struct gs_json *w, char c)
 
 void gs_json_obj(struct gs_json *w, const char *key)
 {
-	json_open(w, key, '{', false);
+	json_open(w, key, '{', false, false);
 }
 
 void gs_json_row(struct gs_json *w, const char *key)
 {
-	json_open(w, key, '{', true);
+	json_open(w, key, '{', true, false);
 }
 
 void gs_json_arr(struct gs_json *w, const char *key)
 {
-	json_open(w, key, '[', false);
+	json_open(w, key, '[', false, false);
 }
 
 void gs_json_arr_inline(struct gs_json *w, const char *key)
 {
-	json_open(w, key, '[', true);
+	json_open(w, key, '[', true, false);
+}
+
+void gs_json_mixed(struct gs_json *w, const char *key)
+{
+	json_open(w, key, '{', false, true);
+}
+
+void gs_json_wrap(struct gs_json *w)
+{
+	w->wrap = true;
 }
 
 void gs_json_end_obj(struct gs_json *w)

@@ -70,7 +70,7 @@ static void test_outbuf_file(void **state)
 {
 	FILE *f = tmpfile();
 	struct gs_outbuf o;
-	char *big = malloc(3 * GS_OUTBUF_SIZE), *got;
+	char *big = malloc(3 * (size_t)GS_OUTBUF_SIZE), *got;
 	size_t n;
 
 	(void)state;
@@ -275,6 +275,74 @@ static void test_json(void **state)
 	fclose(f);
 }
 
+static void test_json_mixed(void **state)
+{
+	FILE *f = tmpfile();
+	struct gs_outbuf o;
+	struct gs_json w;
+	char *got;
+	size_t n;
+
+	(void)state;
+	gs_outbuf_init(&o, f);
+	gs_json_init(&w, &o, 0);
+	gs_json_arr(&w, NULL);
+	gs_json_mixed(&w, NULL);
+	gs_json_u64(&w, "a", 1);
+	gs_json_row(&w, "r");
+	gs_json_u64(&w, "x", 2);
+	gs_json_end_obj(&w);
+	gs_json_wrap(&w);
+	gs_json_str(&w, "b", "c");
+	gs_json_null(&w, "d");
+	gs_json_wrap(&w);
+	/* Containers in a mixed object: indented or one line, as opened. */
+	gs_json_obj(&w, "o");
+	gs_json_row(&w, "p");
+	gs_json_arr(&w, "q"); /* in a row: one line */
+	gs_json_u64(&w, NULL, 3);
+	gs_json_end_arr(&w);
+	gs_json_end_obj(&w);
+	gs_json_end_obj(&w);
+	gs_json_wrap(&w);
+	gs_json_arr(&w, "empty");
+	gs_json_end_arr(&w);
+	gs_json_wrap(&w);
+	gs_json_arr(&w, "l");
+	gs_json_u64(&w, NULL, 4);
+	gs_json_end_arr(&w);
+	gs_json_end_obj(&w);
+	/* In a row, a mixed object is a row and a wrap does nothing. */
+	gs_json_row(&w, NULL);
+	gs_json_mixed(&w, "m");
+	gs_json_u64(&w, "e", 5);
+	gs_json_wrap(&w);
+	gs_json_obj(&w, "f");
+	gs_json_u64(&w, "g", 6);
+	gs_json_end_obj(&w);
+	gs_json_end_obj(&w);
+	gs_json_wrap(&w);
+	gs_json_u64(&w, "h", 7);
+	gs_json_end_obj(&w);
+	gs_json_end_arr(&w);
+	assert_int_equal(gs_outbuf_finish(&o), GS_OK);
+	got = slurp(f, &n);
+	assert_string_equal(got, "[\n"
+				 "  {\"a\": 1, \"r\": {\"x\": 2},\n"
+				 "    \"b\": \"c\", \"d\": null,\n"
+				 "    \"o\": {\n"
+				 "      \"p\": {\"q\": [3]}\n"
+				 "    },\n"
+				 "    \"empty\": [],\n"
+				 "    \"l\": [\n"
+				 "      4\n"
+				 "    ]},\n"
+				 "  {\"m\": {\"e\": 5, \"f\": {\"g\": 6}}, \"h\": 7}\n"
+				 "]");
+	free(got);
+	fclose(f);
+}
+
 static void test_text_char(void **state)
 {
 	char buf[GS_TEXT_CHAR_MAX];
@@ -301,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_outbuf_target),
 		cmocka_unit_test(test_outbuf_sentence),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_mixed),
 		cmocka_unit_test(test_text_char),
 	};
 

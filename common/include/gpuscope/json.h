@@ -4,9 +4,13 @@
  * reports, the diff, the plan and the counts of `gpuscope info`. Objects
  * and arrays are indented two spaces a level, one member a line; rows
  * (gs_json_row, gs_json_arr_inline) are one line each, their members
- * separated by ", "; everything inside a row stays on its line. A member's
- * key is written when given (inside an object) and left out when NULL (an
- * array's element, the top value). Failures are the gs_outbuf's.
+ * separated by ", "; everything inside a row stays on its line. A mixed
+ * object (gs_json_mixed) opens and closes like a row, its members one
+ * after another on a line, but gs_json_wrap starts its next member on a
+ * line of its own, indented as an object's member, and the containers in
+ * it are indented or rows as opened (inside a row, it is a row). A
+ * member's key is written when given (inside an object) and left out when
+ * NULL (an array's element, the top value). Failures are the gs_outbuf's.
  *
  * Compact JSON written for speed (the Chrome trace export) goes straight
  * to the gs_outbuf: gs_outbuf_json_str, gs_outbuf_u64, gs_outbuf_i64 and
@@ -33,6 +37,8 @@ struct gs_json {
 	int depth;
 	bool first[GS_JSON_MAX_DEPTH];
 	bool compact[GS_JSON_MAX_DEPTH];
+	bool mixed[GS_JSON_MAX_DEPTH];
+	bool wrap; /* gs_json_wrap: the next member on a line of its own */
 };
 
 /* Strings escaped with `esc` (gs_json_escape's flags). At depth 0; a
@@ -48,6 +54,10 @@ void gs_json_obj(struct gs_json *w, const char *key);
 void gs_json_row(struct gs_json *w, const char *key);
 void gs_json_arr(struct gs_json *w, const char *key);
 void gs_json_arr_inline(struct gs_json *w, const char *key);
+/* Open a mixed object; start its next member on a line of its own (in a
+ * mixed object only: nothing elsewhere). */
+void gs_json_mixed(struct gs_json *w, const char *key);
+void gs_json_wrap(struct gs_json *w);
 void gs_json_end_obj(struct gs_json *w);
 void gs_json_end_arr(struct gs_json *w);
 
