@@ -68,55 +68,91 @@ static int64_t kern_mean(const struct kern_row *k, int s)
 }
 /* ---- JSON ------------------------------------------------------------------ */
 
-static void j_side_i64(struct gs_outbuf *o, const char *key, const struct dev_diff *dd,
-		       const int64_t v[2])
+static void j_i64_or_null(struct gs_json *w, const char *key, bool has, int64_t v)
 {
-	gs_outbuf_printf(o, "\"%s\": {\"base\": ", key);
-	if (dd->d[SIDE_BASE])
-		gs_outbuf_printf(o, "%lld", (long long)v[SIDE_BASE]);
+	if (has)
+		gs_json_i64(w, key, v);
 	else
-		gs_outbuf_puts(o, "null");
-	gs_outbuf_puts(o, ", \"new\": ");
-	if (dd->d[SIDE_NEW])
-		gs_outbuf_printf(o, "%lld", (long long)v[SIDE_NEW]);
-	else
-		gs_outbuf_puts(o, "null");
-	gs_outbuf_puts(o, ", \"delta\": ");
-	if (dd->d[SIDE_BASE] && dd->d[SIDE_NEW])
-		gs_outbuf_printf(o, "%lld", (long long)(v[SIDE_NEW] - v[SIDE_BASE]));
-	else
-		gs_outbuf_puts(o, "null");
+		gs_json_null(w, key);
 }
 
-/* The values on the basis of the comparison, when it is not the totals:
- * durations in whole ns, counts with two decimals. */
-static void j_normalized(struct gs_outbuf *o, const struct dev_diff *dd, bool ns,
-			 const int64_t v[2])
+static void j_u64_or_null(struct gs_json *w, const char *key, bool has, uint64_t v)
 {
+	if (has)
+		gs_json_u64(w, key, v);
+	else
+		gs_json_null(w, key);
+}
+
+static void j_str_or_null(struct gs_json *w, const char *key, bool has, const char *s)
+{
+	if (has)
+		gs_json_str(w, key, s);
+	else
+		gs_json_null(w, key);
+}
+
+/* A number in fixed notation with `prec` decimals. */
+static void j_double(struct gs_json *w, const char *key, int prec, double v)
+{
+	char buf[512]; /* the widest double in fixed notation */
+
+	snprintf(buf, sizeof(buf), "%.*f", prec, v);
+	gs_json_raw(w, key, buf);
+}
+
+/* null when absent or not finite: a report gives no efficiency when its
+ * schedule broke dependency cycles (report.c). */
+static void j_fixed4(struct gs_json *w, const char *key, bool has, double v)
+{
+	if (has && isfinite(v))
+		j_double(w, key, 4, v);
+	else
+		gs_json_null(w, key);
+}
+
+/* A metric: base, new and delta, then on the basis of the comparison when
+ * it is not the totals (durations in whole ns, counts with two decimals). */
+static void j_metric(struct gs_json *w, const struct dev_diff *dd, int i)
+{
+	const int64_t v[2] = {dd->m[0][i], dd->m[1][i]};
+	bool both = dd->d[SIDE_BASE] && dd->d[SIDE_NEW];
 	double x = diff_norm_of(dd, SIDE_BASE, v[SIDE_BASE]),
 	       y = diff_norm_of(dd, SIDE_NEW, v[SIDE_NEW]);
 
-	if (dd->basis == B_TOTAL)
-		return;
-	if (ns)
-		gs_outbuf_printf(
-			o, ", \"normalized\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld}",
-			(long long)llround(x), (long long)llround(y),
-			(long long)(llround(y) - llround(x)));
-	else
-		gs_outbuf_printf(
-			o, ", \"normalized\": {\"base\": %.2f, \"new\": %.2f, \"delta\": %.2f}", x,
-			y, y - x);
+	gs_json_row(w, metrics[i].key);
+	j_i64_or_null(w, "base", dd->d[SIDE_BASE], v[SIDE_BASE]);
+	j_i64_or_null(w, "new", dd->d[SIDE_NEW], v[SIDE_NEW]);
+	j_i64_or_null(w, "delta", both, v[SIDE_NEW] - v[SIDE_BASE]);
+	if (dd->basis != B_TOTAL) {
+		gs_json_row(w, "normalized");
+		if (metrics[i].ns) {
+			gs_json_i64(w, "base", llround(x));
+			gs_json_i64(w, "new", llround(y));
+			gs_json_i64(w, "delta", llround(y) - llround(x));
+		} else {
+			j_double(w, "base", 2, x);
+			j_double(w, "new", 2, y);
+			j_double(w, "delta", 2, y - x);
+		}
+		gs_json_end_obj(w);
+	}
+	gs_json_end_obj(w);
 }
 
-/* null when not finite: a report gives no efficiency when its schedule
- * broke dependency cycles (report.c). */
-static void j_fixed4(struct gs_outbuf *o, double v)
+static void j_efficiency(struct gs_json *w, const struct dev_diff *dd)
 {
-	if (!isfinite(v))
-		gs_outbuf_puts(o, "null");
-	else
-		gs_outbuf_printf(o, "%.4f", v);
+	gs_json_row(w, "efficiency");
+	j_fixed4(w, "base", dd->d[SIDE_BASE], dd->eff[SIDE_BASE]);
+	j_fixed4(w, "new", dd->d[SIDE_NEW], dd->eff[SIDE_NEW]);
+	/* A bounded or cycle-broken efficiency is no measure to subtract. */
+	j_fixed4(w, "delta",
+		 dd->d[SIDE_BASE] && dd->d[SIDE_NEW] && dd->eff_kind[0] == GS_REPORT_EFF_EXACT &&
+			 dd->eff_kind[1] == GS_REPORT_EFF_EXACT,
+		 dd->eff[SIDE_NEW] - dd->eff[SIDE_BASE]);
+	j_str_or_null(w, "base_kind", dd->d[SIDE_BASE], eff_kind_names[dd->eff_kind[0] % 3]);
+	j_str_or_null(w, "new_kind", dd->d[SIDE_NEW], eff_kind_names[dd->eff_kind[1] % 3]);
+	gs_json_end_obj(w);
 }
 
 /* The pairs present on both sides: the first, when all share one basis
@@ -164,242 +200,184 @@ static void side_counts(const struct gs_report *r, size_t *ops, size_t *gpus)
 	}
 }
 
-static void j_side(struct gs_outbuf *o, const struct gs_diff *df, int s)
+static void j_side(struct gs_json *w, const struct gs_diff *df, int s)
 {
 	size_t n_ops, n_dev;
 
 	side_counts(df->r[s], &n_ops, &n_dev);
-	gs_outbuf_printf(o, "  \"%s\": {\"file\": ", s ? "new" : "base");
-	gs_outbuf_json_str(o, df->label[s], GS_JSON_ESCAPE_DEL);
-	gs_outbuf_puts(o, ", \"format\": ");
-	gs_outbuf_json_str(o, df->format[s], GS_JSON_ESCAPE_DEL);
-	gs_outbuf_printf(o, ", \"ops\": %llu, \"devices\": %llu}", (unsigned long long)n_ops,
-			 (unsigned long long)n_dev);
+	gs_json_row(w, s ? "new" : "base");
+	gs_json_str(w, "file", df->label[s]);
+	gs_json_str(w, "format", df->format[s]);
+	gs_json_u64(w, "ops", n_ops);
+	gs_json_u64(w, "devices", n_dev);
+	gs_json_end_obj(w);
 }
 
 /* A kernel's or a group's times on the basis of the comparison. */
-static void j_norm_ns(struct gs_outbuf *o, const struct dev_diff *dd, const int64_t norm[2])
+static void j_norm_ns(struct gs_json *w, const struct dev_diff *dd, const int64_t norm[2])
 {
-	if (dd->basis != B_TOTAL)
-		gs_outbuf_printf(o,
-				 ", \"base_normalized_ns\": %lld, \"new_normalized_ns\": %lld, "
-				 "\"delta_normalized_ns\": %lld",
-				 (long long)norm[0], (long long)norm[1],
-				 (long long)(norm[1] - norm[0]));
+	if (dd->basis == B_TOTAL)
+		return;
+	gs_json_i64(w, "base_normalized_ns", norm[0]);
+	gs_json_i64(w, "new_normalized_ns", norm[1]);
+	gs_json_i64(w, "delta_normalized_ns", norm[1] - norm[0]);
 }
 
-static void j_counts(struct gs_outbuf *o, const struct dev_diff *dd, const struct group *g,
-		     const char *ns_key)
+/* A group's counts and times; ns_key[s] names the times of side s. */
+static void j_counts(struct gs_json *w, const struct dev_diff *dd, const struct group *g,
+		     const char *const ns_key[2])
 {
-	gs_outbuf_printf(o,
-			 ", \"base_count\": %llu, \"new_count\": %llu, \"base_%s\": %lld, "
-			 "\"new_%s\": %lld, \"delta_ns\": %lld",
-			 (unsigned long long)g->count[0], (unsigned long long)g->count[1], ns_key,
-			 (long long)g->ns[0], ns_key, (long long)g->ns[1],
-			 (long long)(g->ns[1] - g->ns[0]));
-	j_norm_ns(o, dd, g->norm);
-}
-
-static void j_side_u32(struct gs_outbuf *o, const char *key, const struct dev_diff *dd,
-		       const uint32_t v[2])
-{
-	for (int s = 0; s < 2; s++) {
-		gs_outbuf_printf(o, ", \"%s_%s\": ", s ? "new" : "base", key);
-		if (dd->d[s])
-			gs_outbuf_printf(o, "%u", v[s]);
-		else
-			gs_outbuf_puts(o, "null");
-	}
+	gs_json_u64(w, "base_count", g->count[0]);
+	gs_json_u64(w, "new_count", g->count[1]);
+	gs_json_i64(w, ns_key[0], g->ns[0]);
+	gs_json_i64(w, ns_key[1], g->ns[1]);
+	gs_json_i64(w, "delta_ns", g->ns[1] - g->ns[0]);
+	j_norm_ns(w, dd, g->norm);
 }
 
 /* Which GPUs were compared, and on what basis. */
-static void j_pairing(struct gs_outbuf *o, const struct dev_diff *dd)
+static void j_pairing(struct gs_json *w, const struct dev_diff *dd)
 {
-	j_side_u32(o, "device", dd, dd->dev_of);
-	j_side_u32(o, "rank", dd, dd->rank_of);
-	gs_outbuf_printf(o, ", \"paired\": \"%s\",\n      \"basis\": \"%s\", \"iterations\": {",
-			 dd->explicit_pair ? "explicit" : "by_id", basis_names[dd->basis]);
-	for (int s = 0; s < 2; s++) {
-		gs_outbuf_printf(o, "%s\"%s\": ", s ? ", " : "", s ? "new" : "base");
-		if (dd->iter_src != IT_NONE)
-			gs_outbuf_printf(o, "%llu", (unsigned long long)dd->iters[s]);
-		else
-			gs_outbuf_puts(o, "null");
-	}
-	gs_outbuf_puts(o, ", \"from\": ");
-	if (dd->iter_src != IT_NONE)
-		gs_outbuf_json_str(o, iter_src_names[dd->iter_src], GS_JSON_ESCAPE_DEL);
-	else
-		gs_outbuf_puts(o, "null");
-	if (dd->iter_src == IT_NVTX) {
-		gs_outbuf_puts(o, ", \"nvtx_range\": ");
-		gs_outbuf_json_str(o, dd->iter_name, GS_JSON_ESCAPE_DEL);
-	}
-	gs_outbuf_putc(o, '}');
+	bool iters = dd->iter_src != IT_NONE;
+
+	j_u64_or_null(w, "base_device", dd->d[SIDE_BASE], dd->dev_of[SIDE_BASE]);
+	j_u64_or_null(w, "new_device", dd->d[SIDE_NEW], dd->dev_of[SIDE_NEW]);
+	j_u64_or_null(w, "base_rank", dd->d[SIDE_BASE], dd->rank_of[SIDE_BASE]);
+	j_u64_or_null(w, "new_rank", dd->d[SIDE_NEW], dd->rank_of[SIDE_NEW]);
+	gs_json_str(w, "paired", dd->explicit_pair ? "explicit" : "by_id");
+	gs_json_wrap(w);
+	gs_json_str(w, "basis", basis_names[dd->basis]);
+	gs_json_row(w, "iterations");
+	j_u64_or_null(w, "base", iters, dd->iters[SIDE_BASE]);
+	j_u64_or_null(w, "new", iters, dd->iters[SIDE_NEW]);
+	j_str_or_null(w, "from", iters, iter_src_names[dd->iter_src]);
+	if (dd->iter_src == IT_NVTX)
+		gs_json_str(w, "nvtx_range", dd->iter_name);
+	gs_json_end_obj(w);
 	if (dd->basis == B_SCALED_BY_OPS)
-		gs_outbuf_printf(o, ", \"new_scale\": %.6f", 1.0 / dd->f[SIDE_NEW]);
+		j_double(w, "new_scale", 6, 1.0 / dd->f[SIDE_NEW]);
 }
 
-static void j_mean(struct gs_outbuf *o, const struct kern_row *k)
+static void j_kernel(struct gs_json *w, const struct dev_diff *dd, const struct kern_row *k)
 {
-	for (int s = 0; s < 2; s++) {
-		gs_outbuf_printf(o, ", \"%s_mean_ns\": ", s ? "new" : "base");
-		if (k->count[s])
-			gs_outbuf_printf(o, "%lld", (long long)kern_mean(k, s));
-		else
-			gs_outbuf_puts(o, "null");
-	}
-	gs_outbuf_puts(o, ", \"delta_mean_ns\": ");
-	if (k->count[0] && k->count[1])
-		gs_outbuf_printf(o, "%lld", (long long)(kern_mean(k, 1) - kern_mean(k, 0)));
-	else
-		gs_outbuf_puts(o, "null");
-	gs_outbuf_printf(o, ", \"delta_count\": %lld",
-			 (long long)k->count[1] - (long long)k->count[0]);
+	gs_json_row(w, NULL);
+	gs_json_str(w, "name", k->name);
+	gs_json_u64(w, "base_count", k->count[0]);
+	gs_json_u64(w, "new_count", k->count[1]);
+	gs_json_i64(w, "base_ns", k->ns[0]);
+	gs_json_i64(w, "new_ns", k->ns[1]);
+	gs_json_i64(w, "delta_ns", kern_delta(k));
+	j_i64_or_null(w, "base_mean_ns", k->count[0], kern_mean(k, 0));
+	j_i64_or_null(w, "new_mean_ns", k->count[1], kern_mean(k, 1));
+	j_i64_or_null(w, "delta_mean_ns", k->count[0] && k->count[1],
+		      kern_mean(k, 1) - kern_mean(k, 0));
+	gs_json_i64(w, "delta_count", (int64_t)k->count[1] - (int64_t)k->count[0]);
+	j_norm_ns(w, dd, k->norm);
+	gs_json_end_obj(w);
 }
 
-static void j_device(struct gs_outbuf *o, const struct dev_diff *dd)
+static void j_wait(struct gs_json *w, const struct dev_diff *dd, const struct group *g)
+{
+	static const char *const ns_key[2] = {"base_wait_ns", "new_wait_ns"};
+
+	gs_json_row(w, NULL);
+	gs_json_str(w, "status", status_names[g->status]);
+	gs_json_str(w, "kind", gs_edge_kind_name(g->kind));
+	gs_json_str(w, "consumer", g->a);
+	gs_json_u64(w, "consumer_stream", g->sa);
+	gs_json_str(w, "producer", g->b);
+	gs_json_u64(w, "producer_stream", g->sb);
+	j_counts(w, dd, g, ns_key);
+	gs_json_end_obj(w);
+}
+
+static void j_missed(struct gs_json *w, const struct dev_diff *dd, const struct group *g)
+{
+	static const char *const ns_key[2] = {"base_exposed_ns", "new_exposed_ns"};
+
+	gs_json_row(w, NULL);
+	gs_json_str(w, "status", status_names[g->status]);
+	gs_json_str(w, "name", g->a);
+	gs_json_u64(w, "stream", g->sa);
+	gs_json_str(w, "direction", gs_copy_kind_name(g->kind));
+	j_counts(w, dd, g, ns_key);
+	gs_json_i64(w, "base_hideable_ns", g->extra[0]);
+	gs_json_i64(w, "new_hideable_ns", g->extra[1]);
+	gs_json_end_obj(w);
+}
+
+/* A GPU pair: its identity on the first line, then a line for each of its
+ * lists and tables. */
+static void j_device(struct gs_json *w, const struct dev_diff *dd)
 {
 	size_t i;
 
-	gs_outbuf_printf(o, "    {\"device\": %u, \"rank\": %u, \"name\": ", dd->device, dd->rank);
-	gs_outbuf_json_str(o, dd->name, GS_JSON_ESCAPE_DEL);
-	gs_outbuf_printf(o, ", \"in_base\": %s, \"in_new\": %s",
-			 dd->d[SIDE_BASE] ? "true" : "false", dd->d[SIDE_NEW] ? "true" : "false");
-	j_pairing(o, dd);
-	gs_outbuf_puts(o, ",\n      \"metrics\": {");
-	for (i = 0; i < M_COUNT; i++) {
-		int64_t v[2] = {dd->m[0][i], dd->m[1][i]};
-
-		gs_outbuf_puts(o, i ? ",\n        " : "\n        ");
-		j_side_i64(o, metrics[i].key, dd, v);
-		j_normalized(o, dd, metrics[i].ns, v);
-		gs_outbuf_putc(o, '}');
-	}
-	gs_outbuf_puts(o, ",\n        \"efficiency\": {\"base\": ");
-	if (dd->d[SIDE_BASE])
-		j_fixed4(o, dd->eff[SIDE_BASE]);
-	else
-		gs_outbuf_puts(o, "null");
-	gs_outbuf_puts(o, ", \"new\": ");
-	if (dd->d[SIDE_NEW])
-		j_fixed4(o, dd->eff[SIDE_NEW]);
-	else
-		gs_outbuf_puts(o, "null");
-	gs_outbuf_puts(o, ", \"delta\": ");
-	/* A bounded or cycle-broken efficiency is no measure to subtract. */
-	if (dd->d[SIDE_BASE] && dd->d[SIDE_NEW] && dd->eff_kind[0] == GS_REPORT_EFF_EXACT &&
-	    dd->eff_kind[1] == GS_REPORT_EFF_EXACT)
-		j_fixed4(o, dd->eff[SIDE_NEW] - dd->eff[SIDE_BASE]);
-	else
-		gs_outbuf_puts(o, "null");
-	for (int s = 0; s < 2; s++) {
-		gs_outbuf_printf(o, ", \"%s_kind\": ", s ? "new" : "base");
-		if (dd->d[s])
-			gs_outbuf_json_str(o, eff_kind_names[dd->eff_kind[s] % 3],
-					   GS_JSON_ESCAPE_DEL);
-		else
-			gs_outbuf_puts(o, "null");
-	}
-	gs_outbuf_puts(o, "}\n      },\n      \"dominant\": {\"base\": ");
-	if (dd->d[SIDE_BASE])
-		gs_outbuf_json_str(o, gs_category_name(dd->d[SIDE_BASE]->b.dominant),
-				   GS_JSON_ESCAPE_DEL);
-	else
-		gs_outbuf_puts(o, "null");
-	gs_outbuf_puts(o, ", \"new\": ");
-	if (dd->d[SIDE_NEW])
-		gs_outbuf_json_str(o, gs_category_name(dd->d[SIDE_NEW]->b.dominant),
-				   GS_JSON_ESCAPE_DEL);
-	else
-		gs_outbuf_puts(o, "null");
-	gs_outbuf_puts(o, "},\n      \"kernels\": [");
-	for (i = 0; i < dd->n_kernels; i++) {
-		const struct kern_row *k = &dd->kernels[i];
-
-		gs_outbuf_puts(o, i ? ",\n        {\"name\": " : "\n        {\"name\": ");
-		gs_outbuf_json_str(o, k->name, GS_JSON_ESCAPE_DEL);
-		gs_outbuf_printf(o,
-				 ", \"base_count\": %llu, \"new_count\": %llu, \"base_ns\": %lld, "
-				 "\"new_ns\": %lld, \"delta_ns\": %lld",
-				 (unsigned long long)k->count[0], (unsigned long long)k->count[1],
-				 (long long)k->ns[0], (long long)k->ns[1],
-				 (long long)kern_delta(k));
-		j_mean(o, k);
-		j_norm_ns(o, dd, k->norm);
-		gs_outbuf_putc(o, '}');
-	}
-	gs_outbuf_puts(o,
-		       dd->n_kernels ? "\n      ],\n      \"waits\": [" : "],\n      \"waits\": [");
-	for (i = 0; i < dd->n_waits; i++) {
-		const struct group *g = &dd->waits[i];
-
-		gs_outbuf_puts(o, i ? ",\n        {\"status\": " : "\n        {\"status\": ");
-		gs_outbuf_json_str(o, status_names[g->status], GS_JSON_ESCAPE_DEL);
-		gs_outbuf_puts(o, ", \"kind\": ");
-		gs_outbuf_json_str(o, gs_edge_kind_name(g->kind), GS_JSON_ESCAPE_DEL);
-		gs_outbuf_puts(o, ", \"consumer\": ");
-		gs_outbuf_json_str(o, g->a, GS_JSON_ESCAPE_DEL);
-		gs_outbuf_printf(o, ", \"consumer_stream\": %llu, \"producer\": ",
-				 (unsigned long long)g->sa);
-		gs_outbuf_json_str(o, g->b, GS_JSON_ESCAPE_DEL);
-		gs_outbuf_printf(o, ", \"producer_stream\": %llu", (unsigned long long)g->sb);
-		j_counts(o, dd, g, "wait_ns");
-		gs_outbuf_putc(o, '}');
-	}
-	gs_outbuf_puts(o, dd->n_waits ? "\n      ],\n      \"missed_overlap\": [" :
-					"],\n      \"missed_overlap\": [");
-	for (i = 0; i < dd->n_missed; i++) {
-		const struct group *g = &dd->missed[i];
-
-		gs_outbuf_puts(o, i ? ",\n        {\"status\": " : "\n        {\"status\": ");
-		gs_outbuf_json_str(o, status_names[g->status], GS_JSON_ESCAPE_DEL);
-		gs_outbuf_puts(o, ", \"name\": ");
-		gs_outbuf_json_str(o, g->a, GS_JSON_ESCAPE_DEL);
-		gs_outbuf_printf(o,
-				 ", \"stream\": %llu, \"direction\": ", (unsigned long long)g->sa);
-		gs_outbuf_json_str(o, gs_copy_kind_name(g->kind), GS_JSON_ESCAPE_DEL);
-		j_counts(o, dd, g, "exposed_ns");
-		gs_outbuf_printf(o, ", \"base_hideable_ns\": %lld, \"new_hideable_ns\": %lld}",
-				 (long long)g->extra[0], (long long)g->extra[1]);
-	}
-	gs_outbuf_puts(o, dd->n_missed ? "\n      ]}" : "]}");
+	gs_json_mixed(w, NULL);
+	gs_json_u64(w, "device", dd->device);
+	gs_json_u64(w, "rank", dd->rank);
+	gs_json_str(w, "name", dd->name);
+	gs_json_bool(w, "in_base", dd->d[SIDE_BASE]);
+	gs_json_bool(w, "in_new", dd->d[SIDE_NEW]);
+	j_pairing(w, dd);
+	gs_json_wrap(w);
+	gs_json_obj(w, "metrics");
+	for (i = 0; i < M_COUNT; i++)
+		j_metric(w, dd, (int)i);
+	j_efficiency(w, dd);
+	gs_json_end_obj(w);
+	gs_json_wrap(w);
+	gs_json_row(w, "dominant");
+	j_str_or_null(w, "base", dd->d[SIDE_BASE],
+		      dd->d[SIDE_BASE] ? gs_category_name(dd->d[SIDE_BASE]->b.dominant) : NULL);
+	j_str_or_null(w, "new", dd->d[SIDE_NEW],
+		      dd->d[SIDE_NEW] ? gs_category_name(dd->d[SIDE_NEW]->b.dominant) : NULL);
+	gs_json_end_obj(w);
+	gs_json_wrap(w);
+	gs_json_arr(w, "kernels");
+	for (i = 0; i < dd->n_kernels; i++)
+		j_kernel(w, dd, &dd->kernels[i]);
+	gs_json_end_arr(w);
+	gs_json_wrap(w);
+	gs_json_arr(w, "waits");
+	for (i = 0; i < dd->n_waits; i++)
+		j_wait(w, dd, &dd->waits[i]);
+	gs_json_end_arr(w);
+	gs_json_wrap(w);
+	gs_json_arr(w, "missed_overlap");
+	for (i = 0; i < dd->n_missed; i++)
+		j_missed(w, dd, &dd->missed[i]);
+	gs_json_end_arr(w);
+	gs_json_end_obj(w);
 }
 
 gs_status gs_diff_write_json(FILE *f, const struct gs_diff *df)
 {
 	struct gs_outbuf o;
+	struct gs_json w;
 
 	if (!f || !df) {
 		gs_error_append("gs_diff_write_json: no output or no diff");
 		return GS_ERR_INVALID;
 	}
 	gs_outbuf_init(&o, f);
-	gs_outbuf_puts(&o, "{\n  \"schema\": \"gpuscope.diff/1\",\n");
-	j_side(&o, df, SIDE_BASE);
-	gs_outbuf_puts(&o, ",\n");
-	j_side(&o, df, SIDE_NEW);
-	gs_outbuf_printf(&o, ",\n  \"basis\": \"%s\"", common_basis_name(df));
-	gs_outbuf_puts(&o, ",\n  \"warnings\": [");
-	for (size_t i = 0; i < df->n_warnings; i++) {
-		gs_outbuf_puts(&o, i ? ", " : "");
-		gs_outbuf_json_str(&o, df->warnings[i], GS_JSON_ESCAPE_DEL);
-	}
-	gs_outbuf_puts(&o, "],\n  \"devices\": [");
-	for (size_t i = 0; i < df->n_dev; i++) {
-		gs_outbuf_puts(&o, i ? ",\n" : "\n");
-		j_device(&o, &df->dev[i]);
-	}
-	gs_outbuf_puts(&o, df->n_dev ? "\n  ]" : "]");
-	if (df->verdict) {
-		/* The gate through the report's JSON writer, one level in. */
-		struct gs_json w;
-
-		gs_json_init(&w, &o, GS_JSON_ESCAPE_DEL);
-		w.depth = 1;
+	gs_json_init(&w, &o, GS_JSON_ESCAPE_DEL);
+	gs_json_obj(&w, NULL);
+	gs_json_str(&w, "schema", "gpuscope.diff/1");
+	j_side(&w, df, SIDE_BASE);
+	j_side(&w, df, SIDE_NEW);
+	gs_json_str(&w, "basis", common_basis_name(df));
+	gs_json_arr_inline(&w, "warnings");
+	for (size_t i = 0; i < df->n_warnings; i++)
+		gs_json_str(&w, NULL, df->warnings[i]);
+	gs_json_end_arr(&w);
+	gs_json_arr(&w, "devices");
+	for (size_t i = 0; i < df->n_dev; i++)
+		j_device(&w, &df->dev[i]);
+	gs_json_end_arr(&w);
+	if (df->verdict)
 		gs_gate_write_json(&w, df->verdict);
-	}
-	gs_outbuf_puts(&o, "\n}\n");
+	gs_json_end_obj(&w);
+	gs_outbuf_putc(&o, '\n');
 	return gs_outbuf_finish(&o);
 }
 
