@@ -106,7 +106,7 @@ for f in $files; do
 			if [ -f "$dir/$inc" ]; then
 				t=$dir/$inc
 			else # a private header of another folder, by its target's include path
-				for d in analyzer/src formats/src collector/src common/src; do
+				for d in analyzer/analyses analyzer/results analyzer/writers formats/src collector/src common/src; do
 					[ -f "$d/$inc" ] && t=$d/$inc && break
 				done
 			fi

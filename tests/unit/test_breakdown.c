@@ -23,7 +23,7 @@
 #include <gpuscope/analyzer.h>
 #include <gpuscope/import.h>
 
-#include "../../analyzer/src/analyzer_priv.h"
+#include "../../analyzer/analyses/analyzer_priv.h"
 
 #define US(x) ((int64_t)(x)*1000)
 #define K GS_CAT_KERNEL

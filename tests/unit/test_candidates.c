@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CUDA Graph candidates (analyzer/src/candidates.c) against a plain
+ * CUDA Graph candidates (analyzer/analyses/candidates.c) against a plain
  * reference of the same rules: every round, every length 2 ..
  * min(32, m / 3), windows grouped by their kernels (compared kernel by
  * kernel), occurrences leftmost first and never overlapping, the winner by

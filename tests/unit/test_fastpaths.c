@@ -23,7 +23,7 @@
 
 #include <gpuscope/analyzer.h>
 
-#include "../../analyzer/src/analyzer_priv.h"
+#include "../../analyzer/analyses/analyzer_priv.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 

@@ -25,7 +25,7 @@
 #include <gpuscope/import.h>
 #include <gpuscope/text.h>
 
-#include "../../analyzer/src/report_model_priv.h"
+#include "../../analyzer/results/report_model_priv.h"
 
 #define PID 100
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The job analysis (analyzer/src/job_*.c) over small jobs built through the
+ * The job analysis (analyzer/analyses/job_*.c) over small jobs built through the
  * trace sink: every rank a trace of its own, its NCCL kernels with a
  * collective description (or none), known arrivals and ends, so that the
  * skew, waits, transfer, last ranks, stragglers, bandwidths, min / median

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A job report that scales with its ranks (analyzer/src/job_view.c, "Outliers";
+ * A job report that scales with its ranks (analyzer/writers/job_view.c, "Outliers";
  * report_text.c, report_html.c): with more GPUs than the rank table holds
  * (--ranks, default --top or 8), the text lists each column's min / median
  * / max and the outliers only, shows the outliers' ranks' sections only and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Steps matched across the ranks of a job (analyzer/src/job_steps.c):
+ * Steps matched across the ranks of a job (analyzer/analyses/job_steps.c):
  * a hand-made 4-rank job whose step times are known to the microsecond
  * (min, median, max, the slowest rank, the job span, the last rank to end,
  * the rank slowest most often and its finding, in the JSON and the text),

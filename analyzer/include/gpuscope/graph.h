@@ -48,7 +48,7 @@ struct gs_edge {
  * edges into op i are edges[in_first[i] .. in_first[i + 1]).
  *
  * A default_stream edge that a path of kept edges implies so that no
- * schedule, wait, bound or what-if can tell it is there (analyzer/src/
+ * schedule, wait, bound or what-if can tell it is there (analyzer/analyses/
  * graph.c says when) is left out of edges[]: implied_edges counts those.
  * edge_count counts every edge of the graph, the implied ones included, so
  * the edges of the graph number n_edges + implied_edges.

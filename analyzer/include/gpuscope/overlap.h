@@ -32,7 +32,7 @@ struct gs_missed_overlap {
 	unsigned unverified;
 	/* Condition bits neither met nor missing (never in `missing`): the
 	 * memory kind is not recorded, or only stream order joins the copy and
-	 * the kernel and no data dependencies are recorded (analyzer/src/
+	 * the kernel and no data dependencies are recorded (analyzer/analyses/
 	 * overlap.c). With any, the copy is a possible missed overlap and
 	 * hideable_ns an upper bound. */
 	unsigned unknown;
