@@ -81,7 +81,7 @@
  *
  * The JSON lists the JSON_COLLECTIVES collectives of largest skew (fewer
  * when their rows of ranks would pass JSON_RANK_ROWS), with the exact
- * count beside; the HTML draws at most H_DRAWN per clock group (H_RECTS
+ * count beside; the HTML draws at most JOB_HTML_DRAWN per clock group (JOB_HTML_RECTS
  * kernels). Everything else is exact.
  *
  * Complexity, for K collective kernels and N compute kernels over all

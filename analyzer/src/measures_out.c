@@ -292,7 +292,7 @@ void gs_measures_write_json(struct gs_json *w, const struct gs_report *r,
 #define SPARK_H 60
 
 /* The queue length as a step line over the window. */
-static void h_queue_chart(struct gs_outbuf *o, const struct gs_measures *m, size_t di)
+static void html_queue_chart(struct gs_outbuf *o, const struct gs_measures *m, size_t di)
 {
 	int64_t w = m->window_end - m->window_start;
 	uint64_t top = m->queue_max ? m->queue_max : 1;
@@ -401,7 +401,7 @@ void gs_measures_write_html(struct gs_outbuf *o, const struct gs_report *r,
 			", time-weighted mean %s, over %" PRIu64 " ops%s</p>\n",
 			m->queue_max, mean_text((char[32]){0}, 32, m->queue_mean), m->queue_ops,
 			m->queue_binned ? " (drawn binned: the greatest length per bin)" : "");
-		h_queue_chart(o, m, di);
+		html_queue_chart(o, m, di);
 	}
 	if (m->n_copies) {
 		gs_outbuf_printf(
