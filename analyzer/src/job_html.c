@@ -53,8 +53,8 @@ static void job_html_findings(struct gs_outbuf *o, const struct gs_job_analysis 
 	}
 	gs_outbuf_puts(o, "<ol class=\"findings\" id=\"job-findings\">\n");
 	for (size_t i = 0; i < ja->n_findings; i++) {
-		char *text = ja_finding_text(ja, &ja->findings[i]);
-		char *advice = ja_finding_advice(ja, &ja->findings[i]);
+		char *text = job_finding_text(ja, &ja->findings[i]);
+		char *advice = job_finding_advice(ja, &ja->findings[i]);
 
 		if (!text || !advice) {
 			free(text);
@@ -75,7 +75,7 @@ static void job_html_findings(struct gs_outbuf *o, const struct gs_job_analysis 
 
 /* One GPU's row of the rank table; with an outlier column (`col`), `why`
  * its outlier's `by` (UINT_MAX: none). */
-static void job_html_rank_row(struct gs_outbuf *o, const struct ja_gpu *g, bool col, unsigned why)
+static void job_html_rank_row(struct gs_outbuf *o, const struct job_gpu *g, bool col, unsigned why)
 {
 	const struct gs_js_gpu *d = g->d;
 	char eff[32];
@@ -86,14 +86,14 @@ static void job_html_rank_row(struct gs_outbuf *o, const struct ja_gpu *g, bool 
 			 HDUR(d->window_ns));
 	for (unsigned c = 0; c < GS_CAT_COUNT; c++)
 		gs_outbuf_printf(o, "<td class=\"n\">%s</td>", PCT(d->total_ns[c], d->window_ns));
-	gs_outbuf_printf(o, "<td class=\"n\">%s</td>", ja_eff_text(d, eff, sizeof(eff)));
+	gs_outbuf_printf(o, "<td class=\"n\">%s</td>", job_eff_text(d, eff, sizeof(eff)));
 	gs_outbuf_printf(o, "<td class=\"n\">%s</td>", d->comm_kernels ? HDUR(d->comm_ns) : "-");
 	gs_outbuf_printf(o, "<td class=\"n\">%s</td>",
 			 d->comm_kernels ? HDUR(d->comm_exposed_ns) : "-");
 	gs_outbuf_printf(o, "<td class=\"n\">%s</td>",
 			 isfinite(g->overlap) ? FRAC(g->overlap) : "-");
 	if (col)
-		gs_outbuf_printf(o, "<td>%s</td>", why == UINT_MAX ? "" : ja_outlier_word(why));
+		gs_outbuf_printf(o, "<td>%s</td>", why == UINT_MAX ? "" : job_outlier_word(why));
 	gs_outbuf_puts(o, "</tr>\n");
 }
 
@@ -115,21 +115,21 @@ static void job_html_rank_head(struct gs_outbuf *o, const char *id, bool why)
 static void job_html_stat_row(struct gs_outbuf *o, const struct gs_job_analysis *ja, int k)
 {
 	static const char *const label[3] = {"min", "median", "max"};
-	static const enum ja_metric col[] = {M_WINDOW, M_KERNEL, M_COPY,    M_SYNC,   M_IDLE,
-					     M_EFF,    M_COMM,   M_EXPOSED, M_OVERLAP};
+	static const enum job_metric col[] = {M_WINDOW, M_KERNEL, M_COPY,    M_SYNC,   M_IDLE,
+					      M_EFF,    M_COMM,   M_EXPOSED, M_OVERLAP};
 	char buf[48];
 
 	gs_outbuf_printf(o, "<tr class=\"stat\"><td colspan=\"3\">%s</td>", label[k]);
 	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
-		const struct ja_stat *s = &ja->stat[col[c]];
+		const struct job_stat *s = &ja->stat[col[c]];
 
 		if (!s->count)
 			gs_outbuf_puts(o, "<td class=\"n\">-</td>");
-		else if (ja_metric_info[col[c]].ns)
+		else if (job_metric_info[col[c]].ns)
 			gs_outbuf_printf(o, "<td class=\"n\">%s</td>", HDUR((int64_t)s->v[k]));
 		else
 			gs_outbuf_printf(o, "<td class=\"n\">%s</td>",
-					 ja_metric_text(buf, sizeof(buf), col[c], s->v[k]));
+					 job_metric_text(buf, sizeof(buf), col[c], s->v[k]));
 	}
 	gs_outbuf_puts(o, "<td></td></tr>\n");
 }
@@ -140,7 +140,7 @@ static void job_html_stat_row(struct gs_outbuf *o, const struct gs_job_analysis 
  * block under them. Then the min / median / max with the rank of each.
  */
 static void job_html_ranks(struct gs_outbuf *o, const struct gs_job_analysis *ja,
-			   const struct ja_view *v)
+			   const struct job_view *v)
 {
 	gs_outbuf_puts(o, "<h3>Ranks</h3>\n");
 	if (v->all) {
@@ -175,16 +175,16 @@ static void job_html_ranks(struct gs_outbuf *o, const struct gs_job_analysis *ja
 		       "<th class=\"n\">min</th><th class=\"n\">median</th><th class=\"n\">max</th>"
 		       "</tr></thead><tbody>\n");
 	for (unsigned m = 0; m < M_COUNT; m++) {
-		const struct ja_stat *s = &ja->stat[m];
+		const struct job_stat *s = &ja->stat[m];
 		char buf[96];
 
-		gs_outbuf_printf(o, "<tr><td>%s</td>", ja_metric_info[m].label);
+		gs_outbuf_printf(o, "<tr><td>%s</td>", job_metric_info[m].label);
 		for (int k = 0; k < 3; k++) {
 			if (!s->count) {
 				gs_outbuf_puts(o, "<td class=\"n\">-</td>");
 				continue;
 			}
-			ja_stat_cell(buf, sizeof(buf), ja, s, (enum ja_metric)m, k);
+			job_stat_cell(buf, sizeof(buf), ja, s, (enum job_metric)m, k);
 			gs_outbuf_puts(o, "<td class=\"n\">");
 			job_html_esc(o, buf, 0);
 			gs_outbuf_puts(o, "</td>");
@@ -226,21 +226,21 @@ static int64_t job_html_x(int64_t t, int64_t t0, int64_t span)
 #define H_OTHERS (-2)
 
 static gs_status job_html_pick_lanes(const struct gs_job_analysis *ja, uint32_t g, size_t n_draw,
-				     const struct ja_view *v, int *lanes)
+				     const struct job_view *v, int *lanes)
 {
 	size_t *last = calloc(ja->n_gpus ? ja->n_gpus : 1, sizeof(*last)), picked = 0, i, drawn;
 
 	if (!last)
 		return gs_nomem();
 	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
-		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct ja_comm *c = &ja->comms[x->comm];
+		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct job_comm *c = &ja->comms[x->comm];
 		size_t q = SIZE_MAX;
 
 		if (c->clock_group != g)
 			continue;
 		drawn++;
-		if (x->skew <= 0 || x->state != JA_COMPARED)
+		if (x->skew <= 0 || x->state != JOB_COMPARED)
 			continue;
 		for (size_t p = 0; p < x->present; p++)
 			if (ja->slot[x->slot + p].m == x->last_m)
@@ -282,7 +282,7 @@ static gs_status job_html_pick_lanes(const struct gs_job_analysis *ja, uint32_t 
  * colour), and each collective's skew as a band from its first to its last
  * arrival across the lanes. */
 static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja, uint32_t g,
-				  int *lanes, const struct ja_view *v)
+				  int *lanes, const struct job_view *v)
 {
 	size_t n_lanes = 0, in_group = 0, n_draw = 0, rects = 0, drawn, i, k, taking = 0,
 	       others = 0;
@@ -296,8 +296,8 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 	 * fewer when their kernels would pass H_RECTS (a lane holds one kernel
 	 * of a collective at most). */
 	for (i = 0; i < ja->n_by_skew; i++) {
-		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct ja_comm *c = &ja->comms[x->comm];
+		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct job_comm *c = &ja->comms[x->comm];
 		size_t cost = x->present < H_LANES ? x->present : H_LANES;
 
 		if (c->clock_group != g)
@@ -310,7 +310,7 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 		n_draw++;
 		rects += cost;
 		for (k = 0; k < x->present; k++) {
-			const struct ja_member *m = coll_member(ja, x, k);
+			const struct job_member *m = coll_member(ja, x, k);
 			const struct gs_js_kernel *op = coll_op(ja, x, k);
 			size_t q = gpu_index(ja, m->ri, op->device);
 
@@ -383,8 +383,8 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 				 H_XMAX, i * H_PITCH, i * H_PITCH);
 	/* Bands first, under the kernels. */
 	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
-		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct ja_comm *c = &ja->comms[x->comm];
+		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct job_comm *c = &ja->comms[x->comm];
 		int64_t a, b;
 
 		if (c->clock_group != g)
@@ -401,7 +401,7 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 		job_html_esc(o, c->label, 60);
 		gs_outbuf_printf(o, " #%u ", x->index);
 		job_html_esc(o, x->name, 60);
-		if (x->state == JA_WITHIN_ERROR)
+		if (x->state == JOB_WITHIN_ERROR)
 			gs_outbuf_printf(o,
 					 "&#10;skew %s, within the clocks' error</title></rect>\n",
 					 HDUR(x->skew));
@@ -410,8 +410,8 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 					 HDUR(x->skew), rank_of(ja, c->m[x->last_m].ri)->rank);
 	}
 	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
-		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct ja_comm *c = &ja->comms[x->comm];
+		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct job_comm *c = &ja->comms[x->comm];
 		int64_t o0 = 0, o1 = 0, oa = 0; /* the others': first start, last end, last start */
 		size_t n_o = 0;
 
@@ -419,12 +419,12 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 			continue;
 		drawn++;
 		for (k = 0; k < x->present; k++) {
-			const struct ja_member *m = coll_member(ja, x, k);
+			const struct job_member *m = coll_member(ja, x, k);
 			const struct gs_js_kernel *op = coll_op(ja, x, k);
 			int lane = lane_of(ja, lanes, m->ri, op->device);
 			int64_t s0 = op->start_ns + m->shift, s1 = op->end_ns + m->shift;
 			int64_t a = job_html_x(s0, t0, t1 - t0), b = job_html_x(s1, t0, t1 - t0);
-			bool last = x->skew > 0 && x->state == JA_COMPARED &&
+			bool last = x->skew > 0 && x->state == JOB_COMPARED &&
 				    ja->slot[x->slot + k].m == x->last_m;
 
 			if (lane == H_OTHERS) {
@@ -449,7 +449,7 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 			job_html_esc(o, x->name, 32);
 			gs_outbuf_printf(o, " #%u&#10;rank %u: +%s, waited %s, ran %s%s", x->index,
 					 rank_of(ja, m->ri)->rank, HDUR(s0 - t0),
-					 HDUR(x->state == JA_COMPARED ? x->last - s0 : 0),
+					 HDUR(x->state == JOB_COMPARED ? x->last - s0 : 0),
 					 HDUR(s1 - s0), last ? ", last" : "");
 			gs_outbuf_puts(o, "</title></rect>\n");
 		}
@@ -502,7 +502,7 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 
 /* The collectives over time: a drawing per clock group. */
 static void job_html_chart(struct gs_outbuf *o, const struct gs_job_analysis *ja,
-			   const struct ja_view *v)
+			   const struct job_view *v)
 {
 	int *lanes;
 
@@ -531,7 +531,7 @@ static void job_html_chart(struct gs_outbuf *o, const struct gs_job_analysis *ja
 
 /* A rank's row of the table of its collectives. */
 static void job_html_total_row(struct gs_outbuf *o, const struct gs_job_analysis *ja,
-			       const struct ja_total *t)
+			       const struct job_total *t)
 {
 	gs_outbuf_printf(o,
 			 "<tr><td>%u</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
@@ -556,7 +556,7 @@ static void job_html_totals_head(struct gs_outbuf *o, const char *id)
 /* Per rank over its collectives: every rank when they fit, else the
  * outliers' ranks and every rank in a collapsed block. */
 static void job_html_totals(struct gs_outbuf *o, const struct gs_job_analysis *ja,
-			    const struct ja_view *v)
+			    const struct job_view *v)
 {
 	size_t with = 0, i;
 
@@ -582,7 +582,7 @@ static void job_html_totals(struct gs_outbuf *o, const struct gs_job_analysis *j
 
 /* The communicators, the collectives by skew, per rank, mismatches. */
 static void job_html_collectives(struct gs_outbuf *o, const struct gs_job_analysis *ja, size_t top,
-				 const struct ja_view *v)
+				 const struct job_view *v)
 {
 	size_t shown, i;
 
@@ -606,7 +606,7 @@ static void job_html_collectives(struct gs_outbuf *o, const struct gs_job_analys
 		   "<th class=\"n\">waited</th><th class=\"n\">mean transfer</th>"
 		   "<th class=\"n\">mean busbw</th></tr></thead><tbody>\n");
 	for (i = 0; i < ja->n_comms; i++) {
-		const struct ja_comm *c = &ja->comms[i];
+		const struct job_comm *c = &ja->comms[i];
 		int64_t m = c->matched ? (int64_t)c->matched : 1;
 
 		gs_outbuf_puts(o, "<tr><td>");
@@ -635,8 +635,8 @@ static void job_html_collectives(struct gs_outbuf *o, const struct gs_job_analys
 			       "<th class=\"n\">transfer</th><th class=\"n\">algbw</th>"
 			       "<th class=\"n\">busbw</th></tr></thead><tbody>\n");
 		for (i = 0; i < shown; i++) {
-			const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
-			const struct ja_comm *c = &ja->comms[x->comm];
+			const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+			const struct job_comm *c = &ja->comms[x->comm];
 
 			gs_outbuf_printf(o, "<tr><td class=\"n\">%zu</td><td>", i + 1);
 			job_html_esc(o, c->label, 0);
@@ -644,7 +644,7 @@ static void job_html_collectives(struct gs_outbuf *o, const struct gs_job_analys
 					 x->index);
 			job_html_esc(o, x->name, 90);
 			gs_outbuf_printf(o, "</td><td class=\"n\">%s</td>", HDUR(x->skew));
-			if (x->state == JA_WITHIN_ERROR)
+			if (x->state == JOB_WITHIN_ERROR)
 				gs_outbuf_puts(o, "<td class=\"n\" title=\"within the clocks' "
 						  "error\">~</td>");
 			else if (x->skew > 0)
@@ -707,7 +707,7 @@ static void job_html_steps(struct gs_outbuf *o, const struct gs_job_analysis *ja
 		   "<th class=\"n\">job span</th><th>last to end</th>"
 		   "<th>slowest rank's gap</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < shown; i++) {
-		const struct ja_step *x = &ja->steps[i];
+		const struct job_step *x = &ja->steps[i];
 		double k = longest > 0 ? 160.0 / (double)longest : 0.0;
 
 		gs_outbuf_printf(
@@ -752,11 +752,11 @@ void gs_job_analysis_write_html(struct gs_outbuf *o, const struct gs_report *job
 {
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
 	struct gs_report_style s = gs_report_style_of(st);
-	struct ja_view v;
+	struct job_view v;
 
 	if (!ja)
 		return;
-	if (ja_view_make(ja, s.ranks, &v) != GS_OK) {
+	if (job_view_make(ja, s.ranks, &v) != GS_OK) {
 		gs_outbuf_fail(o, ENOMEM, NULL);
 		return;
 	}
@@ -771,5 +771,5 @@ void gs_job_analysis_write_html(struct gs_outbuf *o, const struct gs_report *job
 	job_html_steps(o, ja);
 	job_html_collectives(o, ja, s.top, &v);
 	gs_outbuf_puts(o, "</section>\n");
-	ja_view_free(&v);
+	job_view_free(&v);
 }

@@ -98,8 +98,8 @@ static void text_findings(struct job_text_writer *w, const struct gs_job_analysi
 	}
 	for (size_t i = 0; i < ja->n_findings; i++) {
 		char num[32];
-		char *text = words(w->o, ja_finding_text(ja, &ja->findings[i]));
-		char *advice = words(w->o, ja_finding_advice(ja, &ja->findings[i]));
+		char *text = words(w->o, job_finding_text(ja, &ja->findings[i]));
+		char *advice = words(w->o, job_finding_advice(ja, &ja->findings[i]));
 
 		if (!text || !advice) {
 			free(text);
@@ -135,7 +135,7 @@ static void text_rank_head(struct job_text_writer *w)
 	gs_outbuf_putc(w->o, '\n');
 }
 
-static void text_rank_row(struct job_text_writer *w, const struct ja_gpu *g)
+static void text_rank_row(struct job_text_writer *w, const struct job_gpu *g)
 {
 	const struct gs_js_gpu *d = g->d;
 	char rank[16], dev[16], eff[32];
@@ -154,11 +154,11 @@ static void text_rank_row(struct job_text_writer *w, const struct ja_gpu *g)
 	job_text_cell(w, PCT(d->total_ns[GS_CAT_COPY], d->window_ns), 7, true);
 	job_text_cell(w, PCT(d->total_ns[GS_CAT_SYNC], d->window_ns), 7, true);
 	job_text_cell(w, PCT(d->total_ns[GS_CAT_IDLE], d->window_ns), 7, true);
-	job_text_cell(w, ja_eff_text(d, eff, sizeof(eff)), 6, true);
+	job_text_cell(w, job_eff_text(d, eff, sizeof(eff)), 6, true);
 	job_text_cell(w, d->comm_kernels ? DUR(d->comm_ns) : "-", 11, true);
 	job_text_cell(w, d->comm_kernels ? DUR(d->comm_exposed_ns) : "-", 11, true);
 	job_text_cell(w, isfinite(g->overlap) ? FRAC(g->overlap) : "-", 8, true);
-	ja_line_unit = 0;
+	job_line_unit = 0;
 	gs_outbuf_putc(w->o, '\n');
 }
 
@@ -168,7 +168,7 @@ static void text_stat_row(struct job_text_writer *w, const struct gs_job_analysi
 {
 	static const char *const label[3] = {"min", "median", "max"};
 	static const struct {
-		enum ja_metric m;
+		enum job_metric m;
 		size_t cols;
 	} col[] = {
 		{M_WINDOW, 11}, {M_KERNEL, 7}, {M_COPY, 7},     {M_SYNC, 7},    {M_IDLE, 7},
@@ -182,28 +182,28 @@ static void text_stat_row(struct job_text_writer *w, const struct gs_job_analysi
 		  ja->stat[M_COMM].count ? (int64_t)ja->stat[M_COMM].v[k] : 0,
 		  ja->stat[M_EXPOSED].count ? (int64_t)ja->stat[M_EXPOSED].v[k] : 0);
 	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
-		const struct ja_stat *s = &ja->stat[col[c].m];
+		const struct job_stat *s = &ja->stat[col[c].m];
 
 		job_text_cell(w,
-			      s->count ? ja_metric_text(buf, sizeof(buf), col[c].m, s->v[k]) : "-",
+			      s->count ? job_metric_text(buf, sizeof(buf), col[c].m, s->v[k]) : "-",
 			      col[c].cols, true);
 	}
-	ja_line_unit = 0;
+	job_line_unit = 0;
 	gs_outbuf_putc(w->o, '\n');
 }
 
 /* "rank 3" ("rank 3 GPU 1" when the rank has several), with why. */
-static void outlier_name(char *buf, size_t size, const struct ja_gpu *g, unsigned by)
+static void outlier_name(char *buf, size_t size, const struct job_gpu *g, unsigned by)
 {
 	char who[64];
 
-	ja_gpu_name(who, sizeof(who), g);
-	snprintf(buf, size, "%s (%s)", who, ja_outlier_word(by));
+	job_gpu_name(who, sizeof(who), g);
+	snprintf(buf, size, "%s (%s)", who, job_outlier_word(by));
 }
 
 /* "rank 37 (straggler), rank 5 GPU 1 (idle share)": the outliers shown,
  * in the order of choice; NULL when out of memory. */
-static char *outlier_list(const struct gs_job_analysis *ja, const struct ja_view *v)
+static char *outlier_list(const struct gs_job_analysis *ja, const struct job_view *v)
 {
 	size_t cap = v->n_shown * 112 + 1, len = 0;
 	char *text = malloc(cap), line[96];
@@ -219,7 +219,7 @@ static char *outlier_list(const struct gs_job_analysis *ja, const struct ja_view
 }
 
 static void text_ranks(struct job_text_writer *w, const struct gs_job_analysis *ja,
-		       const struct ja_view *v)
+		       const struct job_view *v)
 {
 	char title[160], line[160];
 	struct gs_outbuf *o = w->o;
@@ -278,25 +278,25 @@ static void text_summary(struct job_text_writer *w, const struct gs_job_analysis
 	job_text_cell(w, "median", 26, false);
 	gs_outbuf_puts(w->o, "max\n");
 	for (unsigned m = 0; m < M_COUNT; m++) {
-		const struct ja_stat *s = &ja->stat[m];
+		const struct job_stat *s = &ja->stat[m];
 		char buf[96];
 
 		gs_outbuf_puts(w->o, "    ");
-		job_text_cell(w, ja_metric_info[m].label, 14, false);
+		job_text_cell(w, job_metric_info[m].label, 14, false);
 		if (!s->count) {
 			gs_outbuf_puts(w->o, "-\n");
 			continue;
 		}
-		if (ja_metric_info[m].ns)
+		if (job_metric_info[m].ns)
 			LINE_UNIT((int64_t)s->v[0], (int64_t)s->v[1], (int64_t)s->v[2]);
 		for (int k = 0; k < 3; k++) {
-			ja_stat_cell(buf, sizeof(buf), ja, s, (enum ja_metric)m, k);
+			job_stat_cell(buf, sizeof(buf), ja, s, (enum job_metric)m, k);
 			if (k < 2)
 				job_text_cell(w, buf, 26, false);
 			else
 				gs_outbuf_puts(w->o, buf);
 		}
-		ja_line_unit = 0;
+		job_line_unit = 0;
 		gs_outbuf_putc(w->o, '\n');
 	}
 }
@@ -310,7 +310,7 @@ static const char *by_short(uint8_t by)
 }
 
 static void text_collectives(struct job_text_writer *w, const struct gs_job_analysis *ja,
-			     const struct ja_view *v)
+			     const struct job_view *v)
 {
 	char title[160];
 	size_t comms = 0, i, shown, within = 0, lw = 12, n_comms;
@@ -347,7 +347,7 @@ static void text_collectives(struct job_text_writer *w, const struct gs_job_anal
 	 * stream can make one a rank). */
 	n_comms = v->all || ja->n_comms <= v->limit ? ja->n_comms : v->limit;
 	for (i = 0; i < n_comms; i++) {
-		const struct ja_comm *c = &ja->comms[i];
+		const struct job_comm *c = &ja->comms[i];
 		char n[32], k[32];
 		int64_t m = c->matched ? (int64_t)c->matched : 1;
 
@@ -369,11 +369,11 @@ static void text_collectives(struct job_text_writer *w, const struct gs_job_anal
 		LINE_UNIT(c->skew_sum / m, c->skew_max, c->transfer_sum / m);
 		job_text_cell(w, DUR(c->skew_sum / m), 11, true);
 		job_text_cell(w, DUR(c->skew_max), 11, true);
-		ja_line_unit = 0;
+		job_line_unit = 0;
 		job_text_cell(w, DUR(c->wait_sum), 11, true);
 		LINE_UNIT(c->skew_sum / m, c->skew_max, c->transfer_sum / m);
 		job_text_cell(w, DUR(c->transfer_sum / m), 11, true);
-		ja_line_unit = 0;
+		job_line_unit = 0;
 		job_text_cell(w, c->busbw_n ? BW(c->busbw_sum / (double)c->busbw_n) : "-", 12,
 			      true);
 		gs_outbuf_putc(w->o, '\n');
@@ -420,13 +420,13 @@ static void text_collectives(struct job_text_writer *w, const struct gs_job_anal
 	job_text_cell(w, "busbw", 12, true);
 	gs_outbuf_putc(w->o, '\n');
 	for (i = 0; i < shown; i++) {
-		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct ja_comm *c = &ja->comms[x->comm];
+		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct job_comm *c = &ja->comms[x->comm];
 		char num[32], idx[32], last[32];
 
 		snprintf(num, sizeof(num), "%zu", i + 1);
 		snprintf(idx, sizeof(idx), "%u", x->index);
-		if (x->state == JA_WITHIN_ERROR)
+		if (x->state == JOB_WITHIN_ERROR)
 			snprintf(last, sizeof(last), "~");
 		else if (x->skew > 0)
 			snprintf(last, sizeof(last), "%u", rank_of(ja, c->m[x->last_m].ri)->rank);
@@ -443,7 +443,7 @@ static void text_collectives(struct job_text_writer *w, const struct gs_job_anal
 		job_text_cell(w, DUR(x->skew), 11, true);
 		job_text_cell(w, last, 6, true);
 		job_text_cell(w, DUR(x->transfer), 11, true);
-		ja_line_unit = 0;
+		job_line_unit = 0;
 		job_text_cell(w, BW(x->busbw), 12, true);
 		gs_outbuf_putc(w->o, '\n');
 	}
@@ -497,24 +497,24 @@ static void dom_ranks(char *buf, size_t size, const struct gs_job_analysis *ja, 
 /* One row of the Clocks table: domain d. */
 static void text_clock_row(struct job_text_writer *w, const struct gs_job_analysis *ja, size_t d)
 {
-	const struct ja_domain *x = &ja->dom[d];
+	const struct job_domain *x = &ja->dom[d];
 	char g[16], ranks[64], off[48], res[48], how[96];
 
 	snprintf(g, sizeof(g), "%u", x->group);
 	dom_ranks(ranks, sizeof(ranks), ja, d);
 	signed_dur(off, sizeof(off), x->offset);
 	switch (x->state) {
-	case JA_DOM_REFERENCE:
+	case JOB_DOM_REFERENCE:
 		snprintf(res, sizeof(res), "-");
 		snprintf(how, sizeof(how), "reference");
 		break;
-	case JA_DOM_FITTED:
+	case JOB_DOM_FITTED:
 		gs_dur_text(res, sizeof(res), x->residual);
 		snprintf(how, sizeof(how), "%zu collectives, against rank %u%s", x->evidence,
 			 rank_of(ja, ja->dom[x->via].first_ri)->rank,
 			 x->outliers ? " (outliers set aside)" : "");
 		break;
-	case JA_DOM_NO_EVIDENCE:
+	case JOB_DOM_NO_EVIDENCE:
 		snprintf(res, sizeof(res), "unknown");
 		snprintf(how, sizeof(how), "no collective ends with another host's");
 		break;
@@ -538,7 +538,7 @@ static void text_clock_row(struct job_text_writer *w, const struct gs_job_analys
 
 /* The clocks: how the ranks' times were put on one clock per group. */
 static void text_clocks(struct job_text_writer *w, const struct gs_job_analysis *ja,
-			const struct ja_view *v)
+			const struct job_view *v)
 {
 	size_t fitted = 0, unknown = 0, big_off = SIZE_MAX, big_res = SIZE_MAX;
 
@@ -557,12 +557,12 @@ static void text_clocks(struct job_text_writer *w, const struct gs_job_analysis 
 		return;
 	}
 	for (size_t d = 0; d < ja->n_dom; d++) {
-		const struct ja_domain *x = &ja->dom[d];
+		const struct job_domain *x = &ja->dom[d];
 		int64_t a = x->offset < 0 ? -x->offset : x->offset;
 
-		fitted += x->state == JA_DOM_FITTED;
-		unknown += x->state == JA_DOM_NO_EVIDENCE;
-		if (x->state != JA_DOM_FITTED)
+		fitted += x->state == JOB_DOM_FITTED;
+		unknown += x->state == JOB_DOM_NO_EVIDENCE;
+		if (x->state != JOB_DOM_FITTED)
 			continue;
 		if (big_off == SIZE_MAX ||
 		    a > (ja->dom[big_off].offset < 0 ? -ja->dom[big_off].offset :
@@ -572,7 +572,7 @@ static void text_clocks(struct job_text_writer *w, const struct gs_job_analysis 
 			big_res = d;
 	}
 	if (ja->n_dom == 1) {
-		const struct ja_domain *x = &ja->dom[0];
+		const struct job_domain *x = &ja->dom[0];
 
 		job_text_section(w, "Clocks");
 		gs_outbuf_puts(w->o, "    one clock: every rank ");
@@ -651,7 +651,7 @@ static void text_steps(struct job_text_writer *w, const struct gs_job_analysis *
 	job_text_cell(w, "last to end", 13, false);
 	gs_outbuf_puts(w->o, "slowest's gap\n");
 	for (size_t i = 0; i < ja->n_steps; i++) {
-		const struct ja_step *x = &ja->steps[i];
+		const struct job_step *x = &ja->steps[i];
 		char num[32], ranks[32], rank[16], last[48], cause[4 * TEXT_WIDTH];
 
 		if (!x->span_known)
@@ -672,7 +672,7 @@ static void text_steps(struct job_text_writer *w, const struct gs_job_analysis *
 			job_text_cell(w, DUR(x->v[k]), 12, true);
 		job_text_cell(w, x->ranks > 1 ? rank : "", 5, true);
 		job_text_cell(w, x->span_known ? DUR(x->span_ns) : "unknown", 12, true);
-		ja_line_unit = 0;
+		job_line_unit = 0;
 		if (!x->span_known || x->ranks < 2)
 			snprintf(last, sizeof(last), "-");
 		else if (x->last_ns == 0)
@@ -714,7 +714,7 @@ static void text_steps(struct job_text_writer *w, const struct gs_job_analysis *
 }
 
 static void text_totals(struct job_text_writer *w, const struct gs_job_analysis *ja,
-			const struct ja_view *v)
+			const struct job_view *v)
 {
 	size_t with = 0, listed = 0;
 
@@ -741,7 +741,7 @@ static void text_totals(struct job_text_writer *w, const struct gs_job_analysis 
 	job_text_cell(w, "compute before", 16, true);
 	gs_outbuf_putc(w->o, '\n');
 	for (size_t i = 0; i < ja->n_totals; i++) {
-		const struct ja_total *t = &ja->totals[i];
+		const struct job_total *t = &ja->totals[i];
 		char rank[16], n[32], last[32];
 
 		if (!t->collectives || !v->rank_shown[t->ri])
@@ -759,11 +759,11 @@ static void text_totals(struct job_text_writer *w, const struct gs_job_analysis 
 		job_text_cell(w, DUR(t->waited), 12, true);
 		job_text_cell(w, last, 8, true);
 		job_text_cell(w, PCT((int64_t)t->last, (int64_t)t->counted), 8, true);
-		ja_line_unit = 0;
+		job_line_unit = 0;
 		job_text_cell(w, DUR(t->cost), 16, true);
 		LINE_UNIT(t->waited, t->compute_before);
 		job_text_cell(w, DUR(t->compute_before), 16, true);
-		ja_line_unit = 0;
+		job_line_unit = 0;
 		gs_outbuf_puts(w->o, t->straggler ? "  straggler\n" : "\n");
 	}
 	if (listed < with)
@@ -795,7 +795,7 @@ void gs_job_analysis_write_text(struct gs_outbuf *o, const struct gs_report *job
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
 	struct gs_report_style s = gs_report_style_of(st);
 	struct job_text_writer w = {o, s.color, s.top};
-	struct ja_view v;
+	struct job_view v;
 	char title[96];
 
 	if (!ja)
@@ -803,7 +803,7 @@ void gs_job_analysis_write_text(struct gs_outbuf *o, const struct gs_report *job
 	snprintf(title, sizeof(title), "job: %zu ranks, %zu GPU%s", ja->n_sums, ja->n_gpus,
 		 ja->n_gpus == 1 ? "" : "s");
 	job_text_rule(&w, title);
-	if (ja_view_make(ja, s.ranks, &v) != GS_OK) {
+	if (job_view_make(ja, s.ranks, &v) != GS_OK) {
 		gs_outbuf_fail(o, ENOMEM, NULL);
 		return;
 	}
@@ -823,5 +823,5 @@ void gs_job_analysis_write_text(struct gs_outbuf *o, const struct gs_report *job
 	text_collectives(&w, ja, &v);
 	text_totals(&w, ja, &v);
 	text_mismatches(&w, ja);
-	ja_view_free(&v);
+	job_view_free(&v);
 }
