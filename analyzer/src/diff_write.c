@@ -68,8 +68,8 @@ static int64_t kern_mean(const struct kern_row *k, int s)
 }
 /* ---- JSON ------------------------------------------------------------------ */
 
-static void j_side_i64(struct gs_outbuf *o, const char *key, const struct dev_diff *dd,
-		       const int64_t v[2])
+static void diff_json_side_i64(struct gs_outbuf *o, const char *key, const struct dev_diff *dd,
+			       const int64_t v[2])
 {
 	gs_outbuf_printf(o, "\"%s\": {\"base\": ", key);
 	if (dd->d[SIDE_BASE])
@@ -90,8 +90,8 @@ static void j_side_i64(struct gs_outbuf *o, const char *key, const struct dev_di
 
 /* The values on the basis of the comparison, when it is not the totals:
  * durations in whole ns, counts with two decimals. */
-static void j_normalized(struct gs_outbuf *o, const struct dev_diff *dd, bool ns,
-			 const int64_t v[2])
+static void diff_json_normalized(struct gs_outbuf *o, const struct dev_diff *dd, bool ns,
+				 const int64_t v[2])
 {
 	double x = diff_norm_of(dd, SIDE_BASE, v[SIDE_BASE]),
 	       y = diff_norm_of(dd, SIDE_NEW, v[SIDE_NEW]);
@@ -111,7 +111,7 @@ static void j_normalized(struct gs_outbuf *o, const struct dev_diff *dd, bool ns
 
 /* null when not finite: a report gives no efficiency when its schedule
  * broke dependency cycles (report.c). */
-static void j_fixed4(struct gs_outbuf *o, double v)
+static void diff_json_fixed4(struct gs_outbuf *o, double v)
 {
 	if (!isfinite(v))
 		gs_outbuf_puts(o, "null");
@@ -164,7 +164,7 @@ static void side_counts(const struct gs_report *r, size_t *ops, size_t *gpus)
 	}
 }
 
-static void j_side(struct gs_outbuf *o, const struct gs_diff *df, int s)
+static void diff_json_side(struct gs_outbuf *o, const struct gs_diff *df, int s)
 {
 	size_t n_ops, n_dev;
 
@@ -178,7 +178,7 @@ static void j_side(struct gs_outbuf *o, const struct gs_diff *df, int s)
 }
 
 /* A kernel's or a group's times on the basis of the comparison. */
-static void j_norm_ns(struct gs_outbuf *o, const struct dev_diff *dd, const int64_t norm[2])
+static void diff_json_norm_ns(struct gs_outbuf *o, const struct dev_diff *dd, const int64_t norm[2])
 {
 	if (dd->basis != B_TOTAL)
 		gs_outbuf_printf(o,
@@ -188,8 +188,8 @@ static void j_norm_ns(struct gs_outbuf *o, const struct dev_diff *dd, const int6
 				 (long long)(norm[1] - norm[0]));
 }
 
-static void j_counts(struct gs_outbuf *o, const struct dev_diff *dd, const struct group *g,
-		     const char *ns_key)
+static void diff_json_counts(struct gs_outbuf *o, const struct dev_diff *dd, const struct group *g,
+			     const char *ns_key)
 {
 	gs_outbuf_printf(o,
 			 ", \"base_count\": %llu, \"new_count\": %llu, \"base_%s\": %lld, "
@@ -197,11 +197,11 @@ static void j_counts(struct gs_outbuf *o, const struct dev_diff *dd, const struc
 			 (unsigned long long)g->count[0], (unsigned long long)g->count[1], ns_key,
 			 (long long)g->ns[0], ns_key, (long long)g->ns[1],
 			 (long long)(g->ns[1] - g->ns[0]));
-	j_norm_ns(o, dd, g->norm);
+	diff_json_norm_ns(o, dd, g->norm);
 }
 
-static void j_side_u32(struct gs_outbuf *o, const char *key, const struct dev_diff *dd,
-		       const uint32_t v[2])
+static void diff_json_side_u32(struct gs_outbuf *o, const char *key, const struct dev_diff *dd,
+			       const uint32_t v[2])
 {
 	for (int s = 0; s < 2; s++) {
 		gs_outbuf_printf(o, ", \"%s_%s\": ", s ? "new" : "base", key);
@@ -213,10 +213,10 @@ static void j_side_u32(struct gs_outbuf *o, const char *key, const struct dev_di
 }
 
 /* Which GPUs were compared, and on what basis. */
-static void j_pairing(struct gs_outbuf *o, const struct dev_diff *dd)
+static void diff_json_pairing(struct gs_outbuf *o, const struct dev_diff *dd)
 {
-	j_side_u32(o, "device", dd, dd->dev_of);
-	j_side_u32(o, "rank", dd, dd->rank_of);
+	diff_json_side_u32(o, "device", dd, dd->dev_of);
+	diff_json_side_u32(o, "rank", dd, dd->rank_of);
 	gs_outbuf_printf(o, ", \"paired\": \"%s\",\n      \"basis\": \"%s\", \"iterations\": {",
 			 dd->explicit_pair ? "explicit" : "by_id", basis_names[dd->basis]);
 	for (int s = 0; s < 2; s++) {
@@ -240,7 +240,7 @@ static void j_pairing(struct gs_outbuf *o, const struct dev_diff *dd)
 		gs_outbuf_printf(o, ", \"new_scale\": %.6f", 1.0 / dd->f[SIDE_NEW]);
 }
 
-static void j_mean(struct gs_outbuf *o, const struct kern_row *k)
+static void diff_json_mean(struct gs_outbuf *o, const struct kern_row *k)
 {
 	for (int s = 0; s < 2; s++) {
 		gs_outbuf_printf(o, ", \"%s_mean_ns\": ", s ? "new" : "base");
@@ -258,7 +258,7 @@ static void j_mean(struct gs_outbuf *o, const struct kern_row *k)
 			 (long long)k->count[1] - (long long)k->count[0]);
 }
 
-static void j_device(struct gs_outbuf *o, const struct dev_diff *dd)
+static void diff_json_device(struct gs_outbuf *o, const struct dev_diff *dd)
 {
 	size_t i;
 
@@ -266,31 +266,31 @@ static void j_device(struct gs_outbuf *o, const struct dev_diff *dd)
 	gs_outbuf_json_str(o, dd->name, GS_JSON_ESCAPE_DEL);
 	gs_outbuf_printf(o, ", \"in_base\": %s, \"in_new\": %s",
 			 dd->d[SIDE_BASE] ? "true" : "false", dd->d[SIDE_NEW] ? "true" : "false");
-	j_pairing(o, dd);
+	diff_json_pairing(o, dd);
 	gs_outbuf_puts(o, ",\n      \"metrics\": {");
 	for (i = 0; i < M_COUNT; i++) {
 		int64_t v[2] = {dd->m[0][i], dd->m[1][i]};
 
 		gs_outbuf_puts(o, i ? ",\n        " : "\n        ");
-		j_side_i64(o, metrics[i].key, dd, v);
-		j_normalized(o, dd, metrics[i].ns, v);
+		diff_json_side_i64(o, metrics[i].key, dd, v);
+		diff_json_normalized(o, dd, metrics[i].ns, v);
 		gs_outbuf_putc(o, '}');
 	}
 	gs_outbuf_puts(o, ",\n        \"efficiency\": {\"base\": ");
 	if (dd->d[SIDE_BASE])
-		j_fixed4(o, dd->eff[SIDE_BASE]);
+		diff_json_fixed4(o, dd->eff[SIDE_BASE]);
 	else
 		gs_outbuf_puts(o, "null");
 	gs_outbuf_puts(o, ", \"new\": ");
 	if (dd->d[SIDE_NEW])
-		j_fixed4(o, dd->eff[SIDE_NEW]);
+		diff_json_fixed4(o, dd->eff[SIDE_NEW]);
 	else
 		gs_outbuf_puts(o, "null");
 	gs_outbuf_puts(o, ", \"delta\": ");
 	/* A bounded or cycle-broken efficiency is no measure to subtract. */
 	if (dd->d[SIDE_BASE] && dd->d[SIDE_NEW] && dd->eff_kind[0] == GS_REPORT_EFF_EXACT &&
 	    dd->eff_kind[1] == GS_REPORT_EFF_EXACT)
-		j_fixed4(o, dd->eff[SIDE_NEW] - dd->eff[SIDE_BASE]);
+		diff_json_fixed4(o, dd->eff[SIDE_NEW] - dd->eff[SIDE_BASE]);
 	else
 		gs_outbuf_puts(o, "null");
 	for (int s = 0; s < 2; s++) {
@@ -325,8 +325,8 @@ static void j_device(struct gs_outbuf *o, const struct dev_diff *dd)
 				 (unsigned long long)k->count[0], (unsigned long long)k->count[1],
 				 (long long)k->ns[0], (long long)k->ns[1],
 				 (long long)kern_delta(k));
-		j_mean(o, k);
-		j_norm_ns(o, dd, k->norm);
+		diff_json_mean(o, k);
+		diff_json_norm_ns(o, dd, k->norm);
 		gs_outbuf_putc(o, '}');
 	}
 	gs_outbuf_puts(o,
@@ -344,7 +344,7 @@ static void j_device(struct gs_outbuf *o, const struct dev_diff *dd)
 				 (unsigned long long)g->sa);
 		gs_outbuf_json_str(o, g->b, GS_JSON_ESCAPE_DEL);
 		gs_outbuf_printf(o, ", \"producer_stream\": %llu", (unsigned long long)g->sb);
-		j_counts(o, dd, g, "wait_ns");
+		diff_json_counts(o, dd, g, "wait_ns");
 		gs_outbuf_putc(o, '}');
 	}
 	gs_outbuf_puts(o, dd->n_waits ? "\n      ],\n      \"missed_overlap\": [" :
@@ -359,7 +359,7 @@ static void j_device(struct gs_outbuf *o, const struct dev_diff *dd)
 		gs_outbuf_printf(o,
 				 ", \"stream\": %llu, \"direction\": ", (unsigned long long)g->sa);
 		gs_outbuf_json_str(o, gs_copy_kind_name(g->kind), GS_JSON_ESCAPE_DEL);
-		j_counts(o, dd, g, "exposed_ns");
+		diff_json_counts(o, dd, g, "exposed_ns");
 		gs_outbuf_printf(o, ", \"base_hideable_ns\": %lld, \"new_hideable_ns\": %lld}",
 				 (long long)g->extra[0], (long long)g->extra[1]);
 	}
@@ -376,9 +376,9 @@ gs_status gs_diff_write_json(FILE *f, const struct gs_diff *df)
 	}
 	gs_outbuf_init(&o, f);
 	gs_outbuf_puts(&o, "{\n  \"schema\": \"gpuscope.diff/1\",\n");
-	j_side(&o, df, SIDE_BASE);
+	diff_json_side(&o, df, SIDE_BASE);
 	gs_outbuf_puts(&o, ",\n");
-	j_side(&o, df, SIDE_NEW);
+	diff_json_side(&o, df, SIDE_NEW);
 	gs_outbuf_printf(&o, ",\n  \"basis\": \"%s\"", common_basis_name(df));
 	gs_outbuf_puts(&o, ",\n  \"warnings\": [");
 	for (size_t i = 0; i < df->n_warnings; i++) {
@@ -388,7 +388,7 @@ gs_status gs_diff_write_json(FILE *f, const struct gs_diff *df)
 	gs_outbuf_puts(&o, "],\n  \"devices\": [");
 	for (size_t i = 0; i < df->n_dev; i++) {
 		gs_outbuf_puts(&o, i ? ",\n" : "\n");
-		j_device(&o, &df->dev[i]);
+		diff_json_device(&o, &df->dev[i]);
 	}
 	gs_outbuf_puts(&o, df->n_dev ? "\n  ]" : "]");
 	if (df->verdict) {
@@ -433,7 +433,7 @@ static size_t fit(char *buf, size_t size, const char *s, size_t cols)
 	return used;
 }
 
-static void t_cell(struct gs_outbuf *o, const char *s, size_t cols, bool right)
+static void diff_text_cell(struct gs_outbuf *o, const char *s, size_t cols, bool right)
 {
 	char buf[4 * WIDTH + 16];
 	size_t used = fit(buf, sizeof(buf), s, cols);
@@ -448,7 +448,7 @@ static void t_cell(struct gs_outbuf *o, const char *s, size_t cols, bool right)
 }
 
 /* The last cell of a line: no padding, then the newline. */
-static void t_last(struct gs_outbuf *o, const char *s, size_t cols)
+static void diff_text_last(struct gs_outbuf *o, const char *s, size_t cols)
 {
 	char buf[4 * WIDTH + 16];
 
@@ -485,7 +485,7 @@ static const char *change_text(char *buf, size_t size, double base, double v)
 
 /* A row of the headline table, on the basis of the comparison; the
  * durations of a row in one unit. */
-static void t_metric_row(struct gs_outbuf *o, const struct dev_diff *dd, int i)
+static void diff_text_metric_row(struct gs_outbuf *o, const struct dev_diff *dd, int i)
 {
 	char b[48], n[48], d[48], c[32];
 	bool both = dd->d[0] && dd->d[1], frac = dd->basis != B_TOTAL;
@@ -509,23 +509,23 @@ static void t_metric_row(struct gs_outbuf *o, const struct dev_diff *dd, int i)
 		snprintf(d, sizeof(d), "%+lld", (long long)(vn - vb));
 	}
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, metrics[i].text, C_LABEL, false);
-	t_cell(o, dd->d[0] ? b : "-", C_VALUE, true);
-	t_cell(o, dd->d[1] ? n : "-", C_VALUE, true);
+	diff_text_cell(o, metrics[i].text, C_LABEL, false);
+	diff_text_cell(o, dd->d[0] ? b : "-", C_VALUE, true);
+	diff_text_cell(o, dd->d[1] ? n : "-", C_VALUE, true);
 	if (!both) {
 		gs_outbuf_putc(o, '\n');
 		return;
 	}
 	if (strcmp(b, n) == 0) {
-		t_cell(o, "=", C_DELTA, true);
+		diff_text_cell(o, "=", C_DELTA, true);
 		gs_outbuf_putc(o, '\n');
 		return;
 	}
-	t_cell(o, d, C_DELTA, true);
+	diff_text_cell(o, d, C_DELTA, true);
 	change_text(c, sizeof(c), metrics[i].ns ? (double)vb : xb, metrics[i].ns ? (double)vn : xn);
 	if (*c) {
 		gs_outbuf_putc(o, ' ');
-		t_cell(o, c, C_CHANGE, true);
+		diff_text_cell(o, c, C_CHANGE, true);
 	}
 	gs_outbuf_putc(o, '\n');
 }
@@ -545,7 +545,7 @@ static const char *eff_cell(char *buf, size_t size, const struct dev_diff *dd, i
 	return buf;
 }
 
-static void t_eff_row(struct gs_outbuf *o, const struct dev_diff *dd)
+static void diff_text_eff_row(struct gs_outbuf *o, const struct dev_diff *dd)
 {
 	char b[32], n[32], d[32];
 	bool exact[2], cycles = false, bounded = false;
@@ -558,11 +558,11 @@ static void t_eff_row(struct gs_outbuf *o, const struct dev_diff *dd)
 	}
 	snprintf(d, sizeof(d), exact[0] && exact[1] ? "%+.4f" : "n/a", dd->eff[1] - dd->eff[0]);
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, "efficiency", C_LABEL, false);
-	t_cell(o, eff_cell(b, sizeof(b), dd, 0), C_VALUE, true);
-	t_cell(o, eff_cell(n, sizeof(n), dd, 1), C_VALUE, true);
+	diff_text_cell(o, "efficiency", C_LABEL, false);
+	diff_text_cell(o, eff_cell(b, sizeof(b), dd, 0), C_VALUE, true);
+	diff_text_cell(o, eff_cell(n, sizeof(n), dd, 1), C_VALUE, true);
 	if (dd->d[0] && dd->d[1])
-		t_cell(o, d, C_DELTA, true);
+		diff_text_cell(o, d, C_DELTA, true);
 	gs_outbuf_putc(o, '\n');
 	if (cycles)
 		gs_outbuf_puts(
@@ -574,21 +574,22 @@ static void t_eff_row(struct gs_outbuf *o, const struct dev_diff *dd)
 			   "an op early)\n");
 }
 
-static void t_count_cells(struct gs_outbuf *o, const uint64_t count[2])
+static void diff_text_count_cells(struct gs_outbuf *o, const uint64_t count[2])
 {
 	char a[32], b[32], d[32];
 
 	snprintf(a, sizeof(a), "%llu", (unsigned long long)count[0]);
 	snprintf(b, sizeof(b), "%llu", (unsigned long long)count[1]);
 	snprintf(d, sizeof(d), "%+lld", (long long)count[1] - (long long)count[0]);
-	t_cell(o, a, 8, true);
-	t_cell(o, b, 8, true);
-	t_cell(o, count[0] == count[1] ? "=" : d, 8, true);
+	diff_text_cell(o, a, 8, true);
+	diff_text_cell(o, b, 8, true);
+	diff_text_cell(o, count[0] == count[1] ? "=" : d, 8, true);
 }
 
 /* Base, new and delta of a kernel's times or means: one unit; "-" for a
  * side without calls. */
-static void t_dur3(struct gs_outbuf *o, const uint64_t count[2], const int64_t v[2], bool last)
+static void diff_text_dur3(struct gs_outbuf *o, const uint64_t count[2], const int64_t v[2],
+			   bool last)
 {
 	char a[48], b[48], d[48];
 	bool both = count[0] && count[1];
@@ -596,20 +597,23 @@ static void t_dur3(struct gs_outbuf *o, const uint64_t count[2], const int64_t v
 		max_u64(max_u64(count[0] ? uabs64(v[0]) : 0, count[1] ? uabs64(v[1]) : 0),
 			both ? uabs64(v[1] - v[0]) : 0));
 
-	t_cell(o, count[0] ? gs_dur_text_in(a, sizeof(a), v[0], unit, false) : "-", 12, true);
-	t_cell(o, count[1] ? gs_dur_text_in(b, sizeof(b), v[1], unit, false) : "-", 12, true);
+	diff_text_cell(o, count[0] ? gs_dur_text_in(a, sizeof(a), v[0], unit, false) : "-", 12,
+		       true);
+	diff_text_cell(o, count[1] ? gs_dur_text_in(b, sizeof(b), v[1], unit, false) : "-", 12,
+		       true);
 	if (!both)
 		gs_dur_text_in(d, sizeof(d), count[0] ? -v[0] : v[1], unit, true);
 	else if (v[0] == v[1])
 		snprintf(d, sizeof(d), "=");
 	else
 		gs_dur_text_in(d, sizeof(d), v[1] - v[0], unit, true);
-	t_cell(o, d, 12, true); /* right-aligned: no trailing blanks */
+	diff_text_cell(o, d, 12, true); /* right-aligned: no trailing blanks */
 	if (last)
 		gs_outbuf_putc(o, '\n');
 }
 
-static void t_kernels(struct gs_outbuf *o, const struct gs_diff *df, const struct dev_diff *dd)
+static void diff_text_kernels(struct gs_outbuf *o, const struct gs_diff *df,
+			      const struct dev_diff *dd)
 {
 	size_t shown = dd->n_kernels < df->top ? dd->n_kernels : df->top;
 	const char *time = dd->basis == B_PER_ITERATION ? "time per iteration" :
@@ -622,14 +626,14 @@ static void t_kernels(struct gs_outbuf *o, const struct gs_diff *df, const struc
 			 dd->basis == B_PER_ITERATION ? "time per iteration" : "total time", shown,
 			 dd->n_kernels);
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, "calls", 24, true);
-	t_cell(o, time, 36, true);
-	t_cell(o, "mean per call", 36, true);
+	diff_text_cell(o, "calls", 24, true);
+	diff_text_cell(o, time, 36, true);
+	diff_text_cell(o, "mean per call", 36, true);
 	gs_outbuf_puts(o, "\n  ");
 	for (int g = 0; g < 3; g++) {
-		t_cell(o, "base", g ? 12 : 8, true);
-		t_cell(o, "new", g ? 12 : 8, true);
-		t_cell(o, "delta", g ? 12 : 8, true);
+		diff_text_cell(o, "base", g ? 12 : 8, true);
+		diff_text_cell(o, "new", g ? 12 : 8, true);
+		diff_text_cell(o, "delta", g ? 12 : 8, true);
 	}
 	gs_outbuf_putc(o, '\n');
 	gs_outbuf_puts(o, "    name\n");
@@ -638,11 +642,11 @@ static void t_kernels(struct gs_outbuf *o, const struct gs_diff *df, const struc
 		int64_t mean[2] = {kern_mean(r, 0), kern_mean(r, 1)};
 
 		gs_outbuf_puts(o, "  ");
-		t_count_cells(o, r->count);
-		t_dur3(o, r->count, r->norm, false);
-		t_dur3(o, r->count, mean, true);
+		diff_text_count_cells(o, r->count);
+		diff_text_dur3(o, r->count, r->norm, false);
+		diff_text_dur3(o, r->count, mean, true);
 		gs_outbuf_puts(o, "    ");
-		t_last(o, r->name, WIDTH - 4);
+		diff_text_last(o, r->name, WIDTH - 4);
 	}
 }
 
@@ -657,8 +661,8 @@ static size_t count_status(const struct group *g, size_t n, uint8_t st)
 
 /* One group: status, kind, time base / new / delta, count; then what it is
  * on a line of its own. */
-static void t_group_line(struct gs_outbuf *o, const struct group *g, const char *kind,
-			 const char *what)
+static void diff_text_group_line(struct gs_outbuf *o, const struct group *g, const char *kind,
+				 const char *what)
 {
 	char a[48], b[48], d[48], k[48];
 	const int64_t *v = g->norm; /* on the basis of the comparison */
@@ -666,29 +670,29 @@ static void t_group_line(struct gs_outbuf *o, const struct group *g, const char 
 		gs_dur_unit(max_u64(max_u64(uabs64(v[0]), uabs64(v[1])), uabs64(v[1] - v[0])));
 
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, status_names[g->status], 9, false);
-	t_cell(o, kind, 15, false);
+	diff_text_cell(o, status_names[g->status], 9, false);
+	diff_text_cell(o, kind, 15, false);
 	gs_dur_text_in(a, sizeof(a), v[0], unit, false);
 	gs_dur_text_in(b, sizeof(b), v[1], unit, false);
-	t_cell(o, g->count[0] ? a : "-", 12, true);
-	t_cell(o, g->count[1] ? b : "-", 12, true);
-	t_cell(o, gs_dur_text_in(d, sizeof(d), v[1] - v[0], unit, true), 13, true);
+	diff_text_cell(o, g->count[0] ? a : "-", 12, true);
+	diff_text_cell(o, g->count[1] ? b : "-", 12, true);
+	diff_text_cell(o, gs_dur_text_in(d, sizeof(d), v[1] - v[0], unit, true), 13, true);
 	snprintf(k, sizeof(k), "%llu -> %llu", (unsigned long long)g->count[0],
 		 (unsigned long long)g->count[1]);
-	t_cell(o, k, 16, true);
+	diff_text_cell(o, k, 16, true);
 	gs_outbuf_puts(o, "\n             ");
-	t_last(o, what, WIDTH - 13);
+	diff_text_last(o, what, WIDTH - 13);
 }
 
-static void t_group_head(struct gs_outbuf *o, const char *what)
+static void diff_text_group_head(struct gs_outbuf *o, const char *what)
 {
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, "status", 9, false);
-	t_cell(o, "kind", 15, false);
-	t_cell(o, "base", 12, true);
-	t_cell(o, "new", 12, true);
-	t_cell(o, "delta", 13, true);
-	t_cell(o, "count", 16, true);
+	diff_text_cell(o, "status", 9, false);
+	diff_text_cell(o, "kind", 15, false);
+	diff_text_cell(o, "base", 12, true);
+	diff_text_cell(o, "new", 12, true);
+	diff_text_cell(o, "delta", 13, true);
+	diff_text_cell(o, "count", 16, true);
 	gs_outbuf_puts(o, "\n             ");
 	gs_outbuf_puts(o, what);
 	gs_outbuf_putc(o, '\n');
@@ -704,7 +708,8 @@ static size_t shown_groups(const struct group *g, size_t n, size_t top)
 	return k;
 }
 
-static void t_waits(struct gs_outbuf *o, const struct gs_diff *df, const struct dev_diff *dd)
+static void diff_text_waits(struct gs_outbuf *o, const struct gs_diff *df,
+			    const struct dev_diff *dd)
 {
 	size_t shown = shown_groups(dd->waits, dd->n_waits, df->top);
 	char what[8 * WIDTH + 64];
@@ -720,7 +725,7 @@ static void t_waits(struct gs_outbuf *o, const struct gs_diff *df, const struct 
 			 count_status(dd->waits, dd->n_waits, ST_SAME));
 	if (!shown)
 		return;
-	t_group_head(o, "consumer <- producer [stream]");
+	diff_text_group_head(o, "consumer <- producer [stream]");
 	for (size_t i = 0; i < shown; i++) {
 		const struct group *g = &dd->waits[i];
 
@@ -730,11 +735,12 @@ static void t_waits(struct gs_outbuf *o, const struct gs_diff *df, const struct 
 		fit(cb, sizeof(cb), g->b, 38);
 		snprintf(what, sizeof(what), "%s [%llu] <- %s [%llu]", ca,
 			 (unsigned long long)g->sa, cb, (unsigned long long)g->sb);
-		t_group_line(o, g, gs_edge_kind_name(g->kind), what);
+		diff_text_group_line(o, g, gs_edge_kind_name(g->kind), what);
 	}
 }
 
-static void t_missed(struct gs_outbuf *o, const struct gs_diff *df, const struct dev_diff *dd)
+static void diff_text_missed(struct gs_outbuf *o, const struct gs_diff *df,
+			     const struct dev_diff *dd)
 {
 	size_t shown = shown_groups(dd->missed, dd->n_missed, df->top);
 	char what[4 * WIDTH];
@@ -750,17 +756,17 @@ static void t_missed(struct gs_outbuf *o, const struct gs_diff *df, const struct
 			 count_status(dd->missed, dd->n_missed, ST_SAME));
 	if (!shown)
 		return;
-	t_group_head(o, "copy [stream] (exposed time)");
+	diff_text_group_head(o, "copy [stream] (exposed time)");
 	for (size_t i = 0; i < shown; i++) {
 		const struct group *g = &dd->missed[i];
 
 		snprintf(what, sizeof(what), "%.200s [%llu]", g->a, (unsigned long long)g->sa);
-		t_group_line(o, g, gs_copy_kind_name(g->kind), what);
+		diff_text_group_line(o, g, gs_copy_kind_name(g->kind), what);
 	}
 }
 
 /* The one line that says what the comparison is on, when not the totals. */
-static void t_basis(struct gs_outbuf *o, const struct dev_diff *dd)
+static void diff_text_basis(struct gs_outbuf *o, const struct dev_diff *dd)
 {
 	char line[8 * WIDTH], nm[4 * WIDTH], src[4 * WIDTH + 32];
 	uint64_t a = dd->d[0] ? dd->d[0]->ops : 0, b = dd->d[1] ? dd->d[1]->ops : 0;
@@ -784,10 +790,11 @@ static void t_basis(struct gs_outbuf *o, const struct dev_diff *dd)
 	} else {
 		return;
 	}
-	t_last(o, line, WIDTH);
+	diff_text_last(o, line, WIDTH);
 }
 
-static void t_device(struct gs_outbuf *o, const struct gs_diff *df, const struct dev_diff *dd)
+static void diff_text_device(struct gs_outbuf *o, const struct gs_diff *df,
+			     const struct dev_diff *dd)
 {
 	char name[4 * WIDTH];
 	bool mixed;
@@ -818,29 +825,29 @@ static void t_device(struct gs_outbuf *o, const struct gs_diff *df, const struct
 	}
 	if (!common_basis(df, &mixed) || mixed) {
 		gs_outbuf_puts(o, "  ");
-		t_basis(o, dd);
+		diff_text_basis(o, dd);
 	}
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, "", C_LABEL, false);
-	t_cell(o, "base", C_VALUE, true);
-	t_cell(o, "new", C_VALUE, true);
-	t_cell(o, "delta", C_DELTA, true);
+	diff_text_cell(o, "", C_LABEL, false);
+	diff_text_cell(o, "base", C_VALUE, true);
+	diff_text_cell(o, "new", C_VALUE, true);
+	diff_text_cell(o, "delta", C_DELTA, true);
 	gs_outbuf_putc(o, ' ');
-	t_cell(o, "change", C_CHANGE, true);
+	diff_text_cell(o, "change", C_CHANGE, true);
 	gs_outbuf_putc(o, '\n');
 	for (int i = 0; i < M_COUNT; i++) {
-		t_metric_row(o, dd, i);
+		diff_text_metric_row(o, dd, i);
 		if (i == M_IDEAL)
-			t_eff_row(o, dd);
+			diff_text_eff_row(o, dd);
 	}
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, "dominant", C_LABEL, false);
-	t_cell(o, dd->d[0] ? gs_category_name(dd->d[0]->b.dominant) : "-", C_VALUE, true);
-	t_cell(o, dd->d[1] ? gs_category_name(dd->d[1]->b.dominant) : "-", C_VALUE, true);
+	diff_text_cell(o, "dominant", C_LABEL, false);
+	diff_text_cell(o, dd->d[0] ? gs_category_name(dd->d[0]->b.dominant) : "-", C_VALUE, true);
+	diff_text_cell(o, dd->d[1] ? gs_category_name(dd->d[1]->b.dominant) : "-", C_VALUE, true);
 	gs_outbuf_putc(o, '\n');
-	t_kernels(o, df, dd);
-	t_waits(o, df, dd);
-	t_missed(o, df, dd);
+	diff_text_kernels(o, df, dd);
+	diff_text_waits(o, df, dd);
+	diff_text_missed(o, df, dd);
 }
 
 gs_status gs_diff_write_text(FILE *f, const struct gs_diff *df)
@@ -862,11 +869,11 @@ gs_status gs_diff_write_text(FILE *f, const struct gs_diff *df)
 		const struct dev_diff *first = common_basis(df, &mixed);
 
 		if (first)
-			t_basis(&o, first);
+			diff_text_basis(&o, first);
 	}
 	if (!df->n_dev)
 		gs_outbuf_puts(&o, "\nneither trace has GPU ops\n");
 	for (size_t i = 0; i < df->n_dev; i++)
-		t_device(&o, df, &df->dev[i]);
+		diff_text_device(&o, df, &df->dev[i]);
 	return gs_outbuf_finish(&o);
 }
