@@ -15,7 +15,7 @@
 #include <gpuscope/json.h>
 #include <gpuscope/outbuf.h>
 
-static void j_frac_or_null(struct gs_json *w, const char *key, double v)
+static void job_json_frac_or_null(struct gs_json *w, const char *key, double v)
 {
 	if (isfinite(v))
 		gs_json_fixed(w, key, v);
@@ -23,12 +23,12 @@ static void j_frac_or_null(struct gs_json *w, const char *key, double v)
 		gs_json_null(w, key);
 }
 
-static void j_metric(struct gs_json *w, const char *key, enum job_metric m, double v)
+static void job_json_metric(struct gs_json *w, const char *key, enum job_metric m, double v)
 {
 	if (job_metric_info[m].ns)
 		gs_json_i64(w, key, (int64_t)v);
 	else
-		j_frac_or_null(w, key, v);
+		job_json_frac_or_null(w, key, v);
 }
 
 /* Every GPU's row; `why` per GPU (job_view's): its outlier's `by`, else
@@ -57,12 +57,12 @@ static void json_ranks(struct gs_json *w, const struct gs_job_analysis *ja, cons
 		gs_json_i64(w, "copy_ns", d->total_ns[GS_CAT_COPY]);
 		gs_json_i64(w, "sync_ns", d->total_ns[GS_CAT_SYNC]);
 		gs_json_i64(w, "idle_ns", d->total_ns[GS_CAT_IDLE]);
-		j_frac_or_null(w, "efficiency", job_metric_value(g, M_EFF));
+		job_json_frac_or_null(w, "efficiency", job_metric_value(g, M_EFF));
 		gs_json_u64(w, "comm_kernels", d->comm_kernels);
 		gs_json_i64(w, "comm_ns", d->comm_ns);
 		gs_json_i64(w, "comm_union_ns", d->comm_union_ns);
 		gs_json_i64(w, "comm_exposed_ns", d->comm_exposed_ns);
-		j_frac_or_null(w, "overlap", g->overlap);
+		job_json_frac_or_null(w, "overlap", g->overlap);
 		gs_json_bool(w, "outlier", why[i] != UINT_MAX);
 		gs_json_end_obj(w);
 	}
@@ -114,7 +114,7 @@ static void json_summary(struct gs_json *w, const struct gs_job_analysis *ja)
 				gs_json_null(w, key);
 				continue;
 			}
-			j_metric(w, which[k], (enum job_metric)m, s->v[k]);
+			job_json_metric(w, which[k], (enum job_metric)m, s->v[k]);
 			snprintf(key, sizeof(key), "%s_rank", which[k]);
 			gs_json_u64(w, key, ja->gpus[s->gpu[k]].r->rank);
 			snprintf(key, sizeof(key), "%s_device", which[k]);
@@ -172,8 +172,8 @@ static void json_communicators(struct gs_json *w, const struct gs_job_analysis *
 		gs_json_i64(w, "skew_max_ns", c->skew_max);
 		gs_json_i64(w, "wait_ns", c->wait_sum);
 		gs_json_i64(w, "transfer_mean_ns", c->matched ? c->transfer_sum / m : 0);
-		j_frac_or_null(w, "busbw_mean_gbps",
-			       c->busbw_n ? c->busbw_sum / (double)c->busbw_n : NAN);
+		job_json_frac_or_null(w, "busbw_mean_gbps",
+				      c->busbw_n ? c->busbw_sum / (double)c->busbw_n : NAN);
 		gs_json_end_obj(w);
 	}
 	gs_json_end_arr(w);
@@ -229,8 +229,8 @@ static void json_collectives(struct gs_json *w, const struct gs_job_analysis *ja
 			gs_json_i64(w, "bytes", x->bytes);
 		else
 			gs_json_null(w, "bytes");
-		j_frac_or_null(w, "algbw_gbps", x->algbw);
-		j_frac_or_null(w, "busbw_gbps", x->busbw);
+		job_json_frac_or_null(w, "algbw_gbps", x->algbw);
+		job_json_frac_or_null(w, "busbw_gbps", x->busbw);
 		gs_json_end_obj(w);
 	}
 	gs_json_end_arr(w);
