@@ -81,7 +81,7 @@
  *
  * The JSON lists the JSON_COLLECTIVES collectives of largest skew (fewer
  * when their rows of ranks would pass JSON_RANK_ROWS), with the exact
- * count beside; the HTML draws at most H_DRAWN per clock group (H_RECTS
+ * count beside; the HTML draws at most JOB_HTML_DRAWN per clock group (JOB_HTML_RECTS
  * kernels). Everything else is exact.
  *
  * Complexity, for K collective kernels and N compute kernels over all
@@ -106,7 +106,7 @@
 
 /* ---- per GPU ---- */
 
-double ja_metric_value(const struct ja_gpu *g, enum ja_metric m)
+double job_metric_value(const struct job_gpu *g, enum job_metric m)
 {
 	const struct gs_js_gpu *d = g->d;
 	double win = (double)d->window_ns;
@@ -157,11 +157,11 @@ static gs_status build_stats(struct gs_job_analysis *ja)
 	if (!k)
 		return gs_nomem();
 	for (unsigned m = 0; m < M_COUNT; m++) {
-		struct ja_stat *s = &ja->stat[m];
+		struct job_stat *s = &ja->stat[m];
 		size_t n = 0;
 
 		for (size_t i = 0; i < ja->n_gpus; i++) {
-			double v = ja_metric_value(&ja->gpus[i], (enum ja_metric)m);
+			double v = job_metric_value(&ja->gpus[i], (enum job_metric)m);
 
 			if (isfinite(v))
 				k[n++] = (struct stat_key){v, i};
@@ -213,7 +213,7 @@ static gs_status build_gpus(struct gs_job_analysis *ja)
 		ja->first_gpu[i] = ja->n_gpus;
 
 		for (size_t k = 0; k < r->n_gpus; k++) {
-			struct ja_gpu *g = &ja->gpus[ja->n_gpus++];
+			struct job_gpu *g = &ja->gpus[ja->n_gpus++];
 			const struct gs_js_gpu *d = &r->gpus[k];
 
 			g->r = r;
@@ -235,8 +235,8 @@ static gs_status build_gpus(struct gs_job_analysis *ja)
 static int cmp_skew(const void *pa, const void *pb, void *arg)
 {
 	const struct gs_job_analysis *ja = arg;
-	const struct ja_coll *a = &ja->coll[*(const size_t *)pa],
-			     *b = &ja->coll[*(const size_t *)pb];
+	const struct job_coll *a = &ja->coll[*(const size_t *)pa],
+			      *b = &ja->coll[*(const size_t *)pb];
 
 	if (a->skew != b->skew)
 		return a->skew > b->skew ? -1 : 1;
@@ -265,7 +265,7 @@ static void sort_by_skew(struct gs_job_analysis *ja, size_t *v, size_t *tmp, siz
 }
 
 /* The straggler rule (top of the file). */
-static bool is_straggler(const struct ja_total *t)
+static bool is_straggler(const struct job_total *t)
 {
 	double p = (double)t->counted, e = t->expected, need = 2 * e;
 
@@ -281,8 +281,8 @@ static bool is_straggler(const struct ja_total *t)
 static int cmp_straggler(const void *pa, const void *pb, void *arg)
 {
 	const struct gs_job_analysis *ja = arg;
-	const struct ja_total *a = &ja->totals[*(const size_t *)pa];
-	const struct ja_total *b = &ja->totals[*(const size_t *)pb];
+	const struct job_total *a = &ja->totals[*(const size_t *)pa];
+	const struct job_total *b = &ja->totals[*(const size_t *)pb];
 
 	if (a->cost != b->cost)
 		return a->cost > b->cost ? -1 : 1;
@@ -300,7 +300,7 @@ static gs_status build_collectives(struct gs_job_analysis *ja)
 		return gs_nomem();
 	for (i = 0; i < ja->n_sums; i++)
 		ja->totals[i].ri = i;
-	rc = ja_collectives(ja);
+	rc = job_collectives(ja);
 	if (rc != GS_OK)
 		return rc;
 	ja->by_skew = malloc((ja->n_coll ? ja->n_coll : 1) * sizeof(*ja->by_skew));
@@ -313,7 +313,7 @@ static gs_status build_collectives(struct gs_job_analysis *ja)
 	/* The collectives compared, largest skew first. */
 	ja->n_by_skew = 0;
 	for (i = 0; i < ja->n_coll; i++)
-		if (ja->coll[i].state != JA_NO_OVERLAP)
+		if (ja->coll[i].state != JOB_NO_OVERLAP)
 			ja->by_skew[ja->n_by_skew++] = i;
 	sort_by_skew(ja, ja->by_skew, tmp, ja->n_by_skew);
 	free(tmp);
@@ -382,16 +382,16 @@ gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_grou
 	ja->sums = sums;
 	ja->n_sums = n;
 	ja->n_clock_groups = n_clock_groups ? n_clock_groups : 1;
-	ja->align = align == GS_REPORT_ALIGN_NONE        ? JA_ALIGN_NONE :
-		    align == GS_REPORT_ALIGN_COLLECTIVES ? JA_ALIGN_COLLECTIVES :
-							   JA_ALIGN_AUTO;
+	ja->align = align == GS_REPORT_ALIGN_NONE        ? JOB_ALIGN_NONE :
+		    align == GS_REPORT_ALIGN_COLLECTIVES ? JOB_ALIGN_COLLECTIVES :
+							   JOB_ALIGN_AUTO;
 	rc = build_gpus(ja);
 	if (rc == GS_OK)
 		rc = build_collectives(ja);
 	if (rc == GS_OK)
-		rc = ja_steps(ja);
+		rc = job_steps_make(ja);
 	if (rc == GS_OK)
-		rc = ja_findings(ja);
+		rc = job_findings_make(ja);
 	if (rc != GS_OK) {
 		gs_error_append("job analysis");
 		gs_job_analysis_destroy(ja);

@@ -20,7 +20,7 @@
 
 /* ---- clock domains ---- */
 
-gs_status ja_build_domains(struct gs_job_analysis *ja)
+gs_status job_build_domains(struct gs_job_analysis *ja)
 {
 	size_t n = ja->n_sums;
 	size_t *by_id = malloc((n ? n : 1) * sizeof(*by_id));
@@ -44,12 +44,12 @@ gs_status ja_build_domains(struct gs_job_analysis *ja)
 			d = SIZE_MAX;
 		if (d == SIZE_MAX) {
 			d = ja->n_dom++;
-			ja->dom[d] = (struct ja_domain){.id = id,
-							.group = r->clock_group,
-							.first_ri = ri,
-							.host = gs_js_str(r, r->host),
-							.clock = r->clock,
-							.via = (uint32_t)d};
+			ja->dom[d] = (struct job_domain){.id = id,
+							 .group = r->clock_group,
+							 .first_ri = ri,
+							 .host = gs_js_str(r, r->host),
+							 .clock = r->clock,
+							 .via = (uint32_t)d};
 			if (id < n && by_id[id] == SIZE_MAX)
 				by_id[id] = d;
 		}
@@ -67,8 +67,8 @@ static bool ends_together(uint8_t kind)
 }
 
 /* Kernels of two ranks that can be one collective. */
-bool ja_same_signature(const struct gs_js_rank *ra, const struct gs_js_kernel *a,
-		       const struct gs_js_rank *rb, const struct gs_js_kernel *b)
+bool job_same_signature(const struct gs_js_rank *ra, const struct gs_js_kernel *a,
+			const struct gs_js_rank *rb, const struct gs_js_kernel *b)
 {
 	if (a->kind != b->kind)
 		return false;
@@ -80,9 +80,9 @@ bool ja_same_signature(const struct gs_js_rank *ra, const struct gs_js_kernel *a
 }
 
 /* A communicator whose members all number their kernels. */
-bool ja_all_seq(const struct ja_comm *c)
+bool job_all_seq(const struct job_comm *c)
 {
-	if (c->key != JA_KEY_GROUP)
+	if (c->key != JOB_KEY_GROUP)
 		return false;
 	for (size_t i = 0; i < c->n_m; i++)
 		for (size_t k = 0; k < c->m[i].n; k++)
@@ -92,7 +92,7 @@ bool ja_all_seq(const struct ja_comm *c)
 }
 
 /* The member of domain d in communicator c with the lowest rank; SIZE_MAX. */
-static size_t member_in(const struct gs_job_analysis *ja, const struct ja_comm *c, size_t d)
+static size_t member_in(const struct gs_job_analysis *ja, const struct job_comm *c, size_t d)
 {
 	for (size_t i = 0; i < c->n_m; i++)
 		if (ja->rank_dom[c->m[i].ri] == d)
@@ -121,14 +121,14 @@ static gs_status estimate_pair(const struct gs_job_analysis *ja, size_t da, size
 	d->n = 0;
 	*found = false;
 	for (size_t ci = 0; ci < ja->n_comms && rc == GS_OK; ci++) {
-		const struct ja_comm *c = &ja->comms[ci];
+		const struct job_comm *c = &ja->comms[ci];
 		size_t ma, mb;
-		const struct ja_member *a, *b;
+		const struct job_member *a, *b;
 		const struct gs_js_rank *ra, *rb;
 		int64_t sa, sb;
 		bool seq;
 
-		if (c->clock_group != ja->dom[da].group || c->key == JA_KEY_P2P)
+		if (c->clock_group != ja->dom[da].group || c->key == JOB_KEY_P2P)
 			continue;
 		ma = member_in(ja, c, da);
 		mb = member_in(ja, c, db);
@@ -138,9 +138,9 @@ static gs_status estimate_pair(const struct gs_job_analysis *ja, size_t da, size
 		b = &c->m[mb];
 		ra = rank_of(ja, a->ri);
 		rb = rank_of(ja, b->ri);
-		sa = ja_shift(ja, a->ri);
+		sa = job_shift(ja, a->ri);
 		sb = rb->clock ? rb->wall_offset_ns : 0;
-		seq = ja_all_seq(c);
+		seq = job_all_seq(c);
 		for (size_t x = 0; x < a->n && rc == GS_OK; x++) {
 			const struct gs_js_kernel *ka = &a->k[x];
 			size_t lo = x > ESTIMATE_WINDOW ? x - ESTIMATE_WINDOW : 0;
@@ -150,7 +150,7 @@ static gs_status estimate_pair(const struct gs_job_analysis *ja, size_t da, size
 			for (size_t y = lo; y < b->n && y <= x + ESTIMATE_WINDOW; y++) {
 				const struct gs_js_kernel *kb = &b->k[y];
 
-				if (seq ? ka->seq != kb->seq : !ja_same_signature(ra, ka, rb, kb))
+				if (seq ? ka->seq != kb->seq : !job_same_signature(ra, ka, rb, kb))
 					continue;
 				rc = GS_VEC_PUSH(d->v, d->n, d->cap,
 						 (ka->end_ns + sa) - (kb->end_ns + sb));
@@ -235,13 +235,13 @@ static gs_status dom_ends_build(const struct gs_job_analysis *ja, uint32_t group
 		for (size_t d = 0; d < ja->n_dom; d++)
 			stamp[d] = SIZE_MAX;
 		for (size_t i = 0; i < ja->n_coll; i++) {
-			const struct ja_coll *x = &ja->coll[i];
+			const struct job_coll *x = &ja->coll[i];
 
 			if (ja->comms[x->comm].clock_group != group ||
 			    !ends_together(coll_op(ja, x, 0)->kind))
 				continue;
 			for (size_t p = 0; p < x->present; p++) {
-				const struct ja_member *m = coll_member(ja, x, p);
+				const struct job_member *m = coll_member(ja, x, p);
 				size_t d = ja->rank_dom[m->ri];
 				const struct gs_js_rank *r = rank_of(ja, m->ri);
 
@@ -281,7 +281,7 @@ static gs_status dom_ends_build(const struct gs_job_analysis *ja, uint32_t group
 static gs_status fit_domain(struct gs_job_analysis *ja, const struct dom_ends *de, size_t d,
 			    size_t via, struct i64vec *v, bool *fitted)
 {
-	struct ja_domain *dom = &ja->dom[d];
+	struct job_domain *dom = &ja->dom[d];
 	size_t i = de->first[via], k = de->first[d];
 	int64_t med;
 
@@ -329,7 +329,7 @@ static gs_status fit_domain(struct gs_job_analysis *ja, const struct dom_ends *d
 		dom->outliers = v->n - keep;
 	}
 	dom->via = (uint32_t)via;
-	dom->state = JA_DOM_FITTED;
+	dom->state = JOB_DOM_FITTED;
 	*fitted = true;
 	return GS_OK;
 }
@@ -363,7 +363,7 @@ static gs_status place_domains(struct gs_job_analysis *ja, uint32_t group, bool 
 		dom_ends_free(&de);
 		return rc;
 	}
-	ja->dom[ref].state = JA_DOM_REFERENCE;
+	ja->dom[ref].state = JOB_DOM_REFERENCE;
 	ja->dom[ref].offset = 0;
 	done[ref] = true;
 	placed = 1;
@@ -385,7 +385,7 @@ static gs_status place_domains(struct gs_job_analysis *ja, uint32_t group, bool 
 					if (ok) {
 						ja->dom[d].offset = est;
 						ja->dom[d].residual = 0;
-						ja->dom[d].state = JA_DOM_FITTED;
+						ja->dom[d].state = JOB_DOM_FITTED;
 						ja->dom[d].via = (uint32_t)via;
 					}
 				}
@@ -400,7 +400,7 @@ static gs_status place_domains(struct gs_job_analysis *ja, uint32_t group, bool 
 	}
 	for (size_t d = 0; d < ja->n_dom; d++)
 		if (ja->dom[d].group == group && !done[d]) {
-			ja->dom[d].state = JA_DOM_NO_EVIDENCE;
+			ja->dom[d].state = JOB_DOM_NO_EVIDENCE;
 			ja->dom[d].offset = 0;
 			ja->dom[d].evidence = 0;
 			ja->dom[d].via = (uint32_t)d;
@@ -410,7 +410,7 @@ static gs_status place_domains(struct gs_job_analysis *ja, uint32_t group, bool 
 	return rc;
 }
 
-gs_status ja_align_and_match(struct gs_job_analysis *ja, struct comm_gaps *gaps)
+gs_status job_align_and_match(struct gs_job_analysis *ja, struct comm_gaps *gaps)
 {
 	struct i64vec v = {0};
 	gs_status rc = GS_OK;
@@ -424,12 +424,12 @@ gs_status ja_align_and_match(struct gs_job_analysis *ja, struct comm_gaps *gaps)
 		for (size_t d = 0; d < ja->n_dom; d++) {
 			if (ja->dom[d].group != g)
 				continue;
-			ja->dom[d].state = n < 2                      ? JA_DOM_REFERENCE :
-					   ja->align == JA_ALIGN_NONE ? JA_DOM_RAW :
-									JA_DOM_REFERENCE;
+			ja->dom[d].state = n < 2                       ? JOB_DOM_REFERENCE :
+					   ja->align == JOB_ALIGN_NONE ? JOB_DOM_RAW :
+									 JOB_DOM_REFERENCE;
 			ja->dom[d].offset = 0;
 		}
-		if (n >= 2 && ja->align != JA_ALIGN_NONE) {
+		if (n >= 2 && ja->align != JOB_ALIGN_NONE) {
 			any = true;
 			rc = place_domains(ja, g, false, &v);
 		}
@@ -437,7 +437,7 @@ gs_status ja_align_and_match(struct gs_job_analysis *ja, struct comm_gaps *gaps)
 			break;
 	}
 	for (int round = 0; rc == GS_OK && round <= (any ? FIT_ROUNDS : 0); round++) {
-		rc = ja_match_all(ja, gaps);
+		rc = job_match_all(ja, gaps);
 		if (rc || !any || round == FIT_ROUNDS)
 			break;
 		for (uint32_t g = 0; g < ja->n_clock_groups && rc == GS_OK; g++) {

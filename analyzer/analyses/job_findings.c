@@ -3,7 +3,7 @@
  * The job's findings (the ranking rule is at the top of job_analysis.c):
  * each a kind, the time at stake and its numbers (gs_finding_data, and
  * what its sentence refers to). Data only: the writers put them in words
- * (ja_finding_text and ja_finding_advice, job_view.c).
+ * (job_finding_text and job_finding_advice, job_view.c).
  */
 #include "job_priv.h"
 #include "report_build_priv.h"
@@ -21,11 +21,11 @@ static bool significant(int64_t ns, int64_t window)
 
 /* ---- findings ---- */
 
-static gs_status add_finding(struct gs_job_analysis *ja, size_t *cap, struct ja_finding f)
+static gs_status add_finding(struct gs_job_analysis *ja, size_t *cap, struct job_finding f)
 {
 	if (ja->n_findings == *cap) {
 		size_t nc = *cap ? *cap * 2 : 8;
-		struct ja_finding *p = realloc(ja->findings, nc * sizeof(*p));
+		struct job_finding *p = realloc(ja->findings, nc * sizeof(*p));
 
 		if (!p)
 			return gs_nomem();
@@ -38,7 +38,7 @@ static gs_status add_finding(struct gs_job_analysis *ja, size_t *cap, struct ja_
 
 static int cmp_finding(const void *pa, const void *pb)
 {
-	const struct ja_finding *a = pa, *b = pb;
+	const struct job_finding *a = pa, *b = pb;
 
 	if (a->ns != b->ns)
 		return a->ns > b->ns ? -1 : 1;
@@ -72,7 +72,7 @@ static int64_t median_compute_before(const struct gs_job_analysis *ja)
 	return m;
 }
 
-gs_status ja_findings(struct gs_job_analysis *ja)
+gs_status job_findings_make(struct gs_job_analysis *ja)
 {
 	int64_t median_compute = median_compute_before(ja);
 	struct gs_finding_data fd;
@@ -82,7 +82,7 @@ gs_status ja_findings(struct gs_job_analysis *ja)
 	size_t with_comm = 0;
 
 	for (i = 0; i < ja->n_stragglers && i < MAX_STRAGGLER_FINDINGS && rc == GS_OK; i++) {
-		const struct ja_total *t = &ja->totals[ja->stragglers[i]];
+		const struct job_total *t = &ja->totals[ja->stragglers[i]];
 		uint32_t rank = rank_of(ja, t->ri)->rank;
 
 		if (!significant(t->cost, ja->longest_window))
@@ -97,12 +97,12 @@ gs_status ja_findings(struct gs_job_analysis *ja)
 		gs_finding_num(&fd, "compute_before_ns", (double)t->compute_before);
 		gs_finding_num(&fd, "median_compute_before_ns", (double)median_compute);
 		rc = add_finding(ja, &cap,
-				 (struct ja_finding){.kind = "straggler",
-						     .what = JA_FIND_STRAGGLER,
-						     .ns = t->cost,
-						     .data = fd,
-						     .at = ja->stragglers[i],
-						     .v = {median_compute}});
+				 (struct job_finding){.kind = "straggler",
+						      .what = JOB_FIND_STRAGGLER,
+						      .ns = t->cost,
+						      .data = fd,
+						      .at = ja->stragglers[i],
+						      .v = {median_compute}});
 	}
 	if (rc == GS_OK && !ja->n_stragglers && ja->n_by_skew &&
 	    significant(ja->wait_total, ja->longest_window)) {
@@ -110,9 +110,9 @@ gs_status ja_findings(struct gs_job_analysis *ja)
 		size_t n = 0;
 
 		for (i = 0; i < ja->n_by_skew; i++) {
-			const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
+			const struct job_coll *x = &ja->coll[ja->by_skew[i]];
 
-			if (x->state != JA_COMPARED)
+			if (x->state != JOB_COMPARED)
 				continue;
 			n++;
 			skew_sum += x->skew;
@@ -126,15 +126,15 @@ gs_status ja_findings(struct gs_job_analysis *ja)
 		gs_finding_num(&fd, "mean_skew_ns", (double)skew_sum / (double)(n ? n : 1));
 		gs_finding_num(&fd, "max_skew_ns", (double)skew_max);
 		rc = add_finding(ja, &cap,
-				 (struct ja_finding){.kind = "skew",
-						     .what = JA_FIND_SKEW,
-						     .ns = ja->wait_total,
-						     .data = fd,
-						     .at = n,
-						     .v = {skew_sum, skew_max}});
+				 (struct job_finding){.kind = "skew",
+						      .what = JOB_FIND_SKEW,
+						      .ns = ja->wait_total,
+						      .data = fd,
+						      .at = n,
+						      .v = {skew_sum, skew_max}});
 	}
 	for (i = 0; i < ja->n_gpus; i++) {
-		const struct ja_gpu *g = &ja->gpus[i];
+		const struct job_gpu *g = &ja->gpus[i];
 
 		if (!g->d->comm_kernels)
 			continue;
@@ -156,8 +156,8 @@ gs_status ja_findings(struct gs_job_analysis *ja)
 	if (rc == GS_OK && worst != SIZE_MAX &&
 	    significant(ja->gpus[worst].d->comm_exposed_ns, ja->gpus[worst].d->window_ns) &&
 	    significant(beyond, ja->longest_window)) {
-		const struct ja_gpu *w = &ja->gpus[worst];
-		const struct ja_stat *s = &ja->stat[M_OVERLAP];
+		const struct job_gpu *w = &ja->gpus[worst];
+		const struct job_stat *s = &ja->stat[M_OVERLAP];
 
 		fd = (struct gs_finding_data){.evidence = GS_EVIDENCE_MEASURED,
 					      .advice = "overlap_communication"};
@@ -169,16 +169,16 @@ gs_status ja_findings(struct gs_job_analysis *ja)
 		if (s->count)
 			gs_finding_num(&fd, "median_overlap", s->v[1]);
 		rc = add_finding(ja, &cap,
-				 (struct ja_finding){.kind = "exposed_communication",
-						     .what = JA_FIND_EXPOSED,
-						     .ns = beyond,
-						     .data = fd,
-						     .at = worst,
-						     .v = {exposed, beyond, (int64_t)with_comm}});
+				 (struct job_finding){.kind = "exposed_communication",
+						      .what = JOB_FIND_EXPOSED,
+						      .ns = beyond,
+						      .data = fd,
+						      .at = worst,
+						      .v = {exposed, beyond, (int64_t)with_comm}});
 	}
 	if (rc == GS_OK && ja->slow_steps.steps &&
 	    significant(ja->slow_steps.extra, ja->slow_steps.total)) {
-		const struct ja_slow_steps *x = &ja->slow_steps;
+		const struct job_slow_steps *x = &ja->slow_steps;
 
 		fd = (struct gs_finding_data){.evidence = GS_EVIDENCE_MEASURED,
 					      .advice = "look_at_rank"};
@@ -188,20 +188,20 @@ gs_status ja_findings(struct gs_job_analysis *ja)
 		gs_finding_num(&fd, "extra_ns", (double)x->extra);
 		gs_finding_num(&fd, "median_steps_ns", (double)x->total);
 		rc = add_finding(ja, &cap,
-				 (struct ja_finding){.kind = "slow_steps",
-						     .what = JA_FIND_SLOW_STEPS,
-						     .ns = x->extra,
-						     .data = fd});
+				 (struct job_finding){.kind = "slow_steps",
+						      .what = JOB_FIND_SLOW_STEPS,
+						      .ns = x->extra,
+						      .data = fd});
 	}
 	if (rc == GS_OK && ja->n_mm) {
 		fd = (struct gs_finding_data){.evidence = GS_EVIDENCE_NONE,
 					      .advice = "record_the_same_steps"};
 		gs_finding_num(&fd, "communicators_count", (double)ja->n_mm);
 		rc = add_finding(ja, &cap,
-				 (struct ja_finding){.kind = "mismatch",
-						     .what = JA_FIND_MISMATCH,
-						     .ns = 0,
-						     .data = fd});
+				 (struct job_finding){.kind = "mismatch",
+						      .what = JOB_FIND_MISMATCH,
+						      .ns = 0,
+						      .data = fd});
 	}
 	if (ja->n_findings)
 		qsort(ja->findings, ja->n_findings, sizeof(*ja->findings), cmp_finding);

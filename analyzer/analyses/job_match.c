@@ -88,7 +88,7 @@
 
 /* ---- small helpers ---- */
 
-char *ja_printf(const char *fmt, ...)
+char *job_printf(const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -124,7 +124,7 @@ static void squash(char *buf, size_t size, const char *s)
 	buf[k] = '\0';
 }
 
-enum ja_kind ja_kind_of_name(const char *name)
+enum job_coll_kind job_coll_kind_of_name(const char *name)
 {
 	char s[256];
 
@@ -146,7 +146,7 @@ enum ja_kind ja_kind_of_name(const char *name)
 	return K_UNKNOWN;
 }
 
-const char *ja_kind_name(enum ja_kind k)
+const char *job_coll_kind_name(enum job_coll_kind k)
 {
 	static const char *const n[K_COUNT] = {"unknown",       "AllReduce", "AllGather",
 					       "ReduceScatter", "AllToAll",  "Broadcast",
@@ -155,7 +155,7 @@ const char *ja_kind_name(enum ja_kind k)
 	return (unsigned)k < K_COUNT ? n[k] : "unknown";
 }
 
-const char *ja_matched_by_name(uint8_t by)
+const char *job_matched_by_name(uint8_t by)
 {
 	static const char *const n[] = {"none", "seq", "group_order", "order", "p2p_end"};
 
@@ -165,7 +165,7 @@ const char *ja_matched_by_name(uint8_t by)
 /* The ranks of a communicator's members whose flag is set, one by one. */
 struct member_iter {
 	const struct gs_job_analysis *ja;
-	const struct ja_comm *c;
+	const struct job_comm *c;
 	const bool *flags;
 	size_t i;
 };
@@ -182,8 +182,8 @@ static bool member_next(void *ctx, uint32_t *v)
 	return true;
 }
 
-void ja_rank_list(char *buf, size_t size, const struct gs_job_analysis *ja, const struct ja_comm *c,
-		  const bool *flags)
+void job_rank_list(char *buf, size_t size, const struct gs_job_analysis *ja,
+		   const struct job_comm *c, const bool *flags)
 {
 	struct member_iter it = {ja, c, flags, 0};
 
@@ -197,12 +197,12 @@ static bool several(const char *list)
 }
 
 /* A domain's index in ja->dom of rank ri. */
-static const struct ja_domain *dom_of(const struct gs_job_analysis *ja, size_t ri)
+static const struct job_domain *dom_of(const struct gs_job_analysis *ja, size_t ri)
 {
 	return &ja->dom[ja->rank_dom[ri]];
 }
 
-int64_t ja_shift(const struct gs_job_analysis *ja, size_t ri)
+int64_t job_shift(const struct gs_job_analysis *ja, size_t ri)
 {
 	const struct gs_js_rank *r = ja->sums[ri];
 
@@ -210,19 +210,19 @@ int64_t ja_shift(const struct gs_job_analysis *ja, size_t ri)
 }
 
 /* The error of comparing two domains' times. */
-static int64_t dom_err(const struct ja_domain *d)
+static int64_t dom_err(const struct job_domain *d)
 {
 	switch (d->state) {
-	case JA_DOM_FITTED:
+	case JOB_DOM_FITTED:
 		return d->residual;
-	case JA_DOM_NO_EVIDENCE:
+	case JOB_DOM_NO_EVIDENCE:
 		return CLOCK_UNKNOWN;
 	default:
 		return 0;
 	}
 }
 
-int64_t ja_clock_err(const struct gs_job_analysis *ja, size_t ri)
+int64_t job_clock_err(const struct gs_job_analysis *ja, size_t ri)
 {
 	return dom_err(dom_of(ja, ri));
 }
@@ -231,20 +231,20 @@ int64_t ja_clock_err(const struct gs_job_analysis *ja, size_t ri)
 
 static const char *member_group(const struct gs_js_rank *r, const struct gs_js_member *e)
 {
-	return e->key == JA_KEY_GROUP ? gs_js_str(r, e->group) : NULL;
+	return e->key == JOB_KEY_GROUP ? gs_js_str(r, e->group) : NULL;
 }
 
-static struct ja_comm *find_comm(struct gs_job_analysis *ja, const struct gs_js_rank *r,
-				 const struct gs_js_member *e)
+static struct job_comm *find_comm(struct gs_job_analysis *ja, const struct gs_js_rank *r,
+				  const struct gs_js_member *e)
 {
 	for (size_t i = ja->n_comms; i-- > 0;) {
-		struct ja_comm *c = &ja->comms[i];
+		struct job_comm *c = &ja->comms[i];
 
 		if (c->clock_group != r->clock_group || c->key != e->key)
 			continue;
-		if (e->key == JA_KEY_GROUP ? !strcmp(c->group, member_group(r, e)) :
-		    e->key == JA_KEY_KIND  ? c->kind == e->kind :
-					     true)
+		if (e->key == JOB_KEY_GROUP ? !strcmp(c->group, member_group(r, e)) :
+		    e->key == JOB_KEY_KIND  ? c->kind == e->kind :
+					      true)
 			return c;
 	}
 	return NULL;
@@ -254,15 +254,15 @@ static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, size_t ri,
 			    const struct gs_js_member *e)
 {
 	const struct gs_js_rank *r = ja->sums[ri];
-	struct ja_comm *c = find_comm(ja, r, e);
-	struct ja_member m = {.ri = ri, .k = e->k, .n = e->n};
+	struct job_comm *c = find_comm(ja, r, e);
+	struct job_member m = {.ri = ri, .k = e->k, .n = e->n};
 
 	if (!c) {
-		struct ja_comm nc = {.clock_group = r->clock_group,
-				     .key = e->key,
-				     .kind = e->kind,
-				     .group = member_group(r, e),
-				     .desc = ""};
+		struct job_comm nc = {.clock_group = r->clock_group,
+				      .key = e->key,
+				      .kind = e->kind,
+				      .group = member_group(r, e),
+				      .desc = ""};
 
 		if (GS_VEC_PUSH(ja->comms, ja->n_comms, *cap, nc))
 			return gs_nomem();
@@ -270,7 +270,7 @@ static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, size_t ri,
 	}
 	if (GS_VEC_PUSH(c->m, c->n_m, c->cap_m, m))
 		return gs_nomem();
-	if (c->key == JA_KEY_GROUP) {
+	if (c->key == JOB_KEY_GROUP) {
 		if (!c->group_size)
 			c->group_size = e->e0_group_size;
 		if (!*c->desc && e->e0_desc != GS_JS_NONE)
@@ -281,13 +281,13 @@ static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, size_t ri,
 
 static int cmp_comm(const void *pa, const void *pb)
 {
-	const struct ja_comm *a = pa, *b = pb;
+	const struct job_comm *a = pa, *b = pb;
 
 	if (a->clock_group != b->clock_group)
 		return a->clock_group < b->clock_group ? -1 : 1;
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
-	if (a->key == JA_KEY_GROUP) {
+	if (a->key == JOB_KEY_GROUP) {
 		/* Numeric names ("0", "10") in numeric order. */
 		size_t la = strlen(a->group), lb = strlen(b->group);
 		bool na = la && strspn(a->group, "0123456789") == la;
@@ -300,16 +300,16 @@ static int cmp_comm(const void *pa, const void *pb)
 	return a->kind < b->kind ? -1 : a->kind > b->kind;
 }
 
-static void label_comm(const struct gs_job_analysis *ja, struct ja_comm *c)
+static void label_comm(const struct gs_job_analysis *ja, struct job_comm *c)
 {
 	int n;
 
-	if (c->key == JA_KEY_GROUP)
+	if (c->key == JOB_KEY_GROUP)
 		n = snprintf(c->label, sizeof(c->label), "pg %.40s%s%.30s", c->group,
 			     *c->desc ? " " : "", c->desc);
-	else if (c->key == JA_KEY_KIND)
+	else if (c->key == JOB_KEY_KIND)
 		n = snprintf(c->label, sizeof(c->label), "%s (no pg)",
-			     ja_kind_name((enum ja_kind)c->kind));
+			     job_coll_kind_name((enum job_coll_kind)c->kind));
 	else
 		n = snprintf(c->label, sizeof(c->label), "point-to-point");
 	/* Communicators of two clock groups have the same key: say which. */
@@ -334,7 +334,7 @@ static int cmp_ends(const void *pa, const void *pb)
 }
 
 /* A member's kernels by end on the common clock. */
-static struct ends *ends_of(const struct ja_member *m)
+static struct ends *ends_of(const struct job_member *m)
 {
 	struct ends *e = malloc((m->n ? m->n : 1) * sizeof(*e));
 
@@ -363,18 +363,18 @@ static void nearest(const struct ends *e, size_t ne, const struct ends *f, size_
 }
 
 /* The slots being built: per collective of a communicator, its kernel on
- * each member (JA_NONE) before they are packed into ja->slot. */
+ * each member (JOB_NONE) before they are packed into ja->slot. */
 struct grid {
 	uint32_t *k; /* n_coll x n_m */
 	size_t n_coll, n_m, cells;
 };
 
-/* Cell (x, m); JA_NONE outside the grid. */
+/* Cell (x, m); JOB_NONE outside the grid. */
 static uint32_t grid_get(const struct grid *g, size_t x, size_t m)
 {
 	size_t i = x * g->n_m + m;
 
-	return m < g->n_m && i < g->cells ? g->k[i] : JA_NONE;
+	return m < g->n_m && i < g->cells ? g->k[i] : JOB_NONE;
 }
 
 static void grid_set(struct grid *g, size_t x, size_t m, uint32_t v)
@@ -390,10 +390,10 @@ static void grid_set(struct grid *g, size_t x, size_t m, uint32_t v)
  * gets b's kernel for each of a's kernels it pairs with. name_mm counts
  * kernels whose ends coincide with another signature.
  */
-static gs_status align_member(const struct gs_job_analysis *ja, const struct ja_comm *c, size_t ia,
+static gs_status align_member(const struct gs_job_analysis *ja, const struct job_comm *c, size_t ia,
 			      size_t ib, struct grid *g, size_t *name_mm, size_t *first_name_mm)
 {
-	const struct ja_member *a = &c->m[ia], *b = &c->m[ib];
+	const struct job_member *a = &c->m[ia], *b = &c->m[ib];
 	struct ends *ea = ends_of(a), *eb = ends_of(b);
 	size_t *na = malloc((a->n ? a->n : 1) * sizeof(*na));
 	size_t *nb = malloc((b->n ? b->n : 1) * sizeof(*nb));
@@ -419,7 +419,7 @@ static gs_status align_member(const struct gs_job_analysis *ja, const struct ja_
 			continue;
 		if (ea[i].k >= g->n_coll || ib >= g->n_m)
 			continue; /* cannot be: a's kernels are the grid's rows */
-		if (!ja_same_signature(rank_of(ja, a->ri), ka, rank_of(ja, b->ri), kb)) {
+		if (!job_same_signature(rank_of(ja, a->ri), ka, rank_of(ja, b->ri), kb)) {
 			if (!(*name_mm)++)
 				*first_name_mm = ea[i].k;
 			continue;
@@ -455,7 +455,7 @@ struct comm_gaps {
 	size_t name_mm, first_name_mm;
 };
 
-/* g->k: rows x cols cells (g->n_coll, g->n_m), each JA_NONE; false
+/* g->k: rows x cols cells (g->n_coll, g->n_m), each JOB_NONE; false
  * without memory. */
 static bool grid_init(struct grid *g, size_t rows, size_t cols)
 {
@@ -472,7 +472,7 @@ static bool grid_init(struct grid *g, size_t rows, size_t cols)
 	if (!g->k)
 		return false;
 	for (size_t i = 0; i < (n ? n : 1); i++)
-		g->k[i] = JA_NONE;
+		g->k[i] = JOB_NONE;
 	g->cells = n;
 	return true;
 }
@@ -481,16 +481,16 @@ static bool grid_init(struct grid *g, size_t rows, size_t cols)
  * ja->coll and ja->slot. */
 static gs_status pack_grid(struct gs_job_analysis *ja, size_t ci, const struct grid *g)
 {
-	struct ja_comm *c = &ja->comms[ci];
+	struct job_comm *c = &ja->comms[ci];
 
 	c->first_coll = ja->n_coll;
 	c->n_coll = 0;
 	for (size_t x = 0; x < g->n_coll; x++) {
 		uint32_t present = 0;
-		struct ja_coll coll;
+		struct job_coll coll;
 
 		for (size_t m = 0; m < g->n_m; m++)
-			present += grid_get(g, x, m) != JA_NONE;
+			present += grid_get(g, x, m) != JOB_NONE;
 		if (present < 2)
 			continue;
 		memset(&coll, 0, sizeof(coll));
@@ -499,9 +499,9 @@ static gs_status pack_grid(struct gs_job_analysis *ja, size_t ci, const struct g
 		coll.slot = ja->n_slot;
 		coll.present = present;
 		for (size_t m = 0; m < g->n_m; m++) {
-			struct ja_slot s = {(uint32_t)m, grid_get(g, x, m)};
+			struct job_slot s = {(uint32_t)m, grid_get(g, x, m)};
 
-			if (s.k == JA_NONE)
+			if (s.k == JOB_NONE)
 				continue;
 			if (GS_VEC_PUSH(ja->slot, ja->n_slot, ja->cap_slot, s))
 				return gs_nomem();
@@ -515,7 +515,7 @@ static gs_status pack_grid(struct gs_job_analysis *ja, size_t ci, const struct g
 
 /* Kernels of each member in no collective of c (the ones pack_grid made):
  * extra, and the first of them. */
-static gs_status count_extra(struct gs_job_analysis *ja, struct ja_comm *c)
+static gs_status count_extra(struct gs_job_analysis *ja, struct job_comm *c)
 {
 	size_t total = 0, *off = malloc((c->n_m + 1) * sizeof(*off));
 	bool *used;
@@ -533,10 +533,10 @@ static gs_status count_extra(struct gs_job_analysis *ja, struct ja_comm *c)
 		return gs_nomem();
 	}
 	for (size_t i = 0; i < c->n_coll; i++) {
-		const struct ja_coll *x = &ja->coll[c->first_coll + i];
+		const struct job_coll *x = &ja->coll[c->first_coll + i];
 
 		for (size_t p = 0; p < x->present; p++) {
-			const struct ja_slot *sl = &ja->slot[x->slot + p];
+			const struct job_slot *sl = &ja->slot[x->slot + p];
 
 			if (sl->m < c->n_m && off[sl->m] + sl->k < off[sl->m + 1])
 				used[off[sl->m] + sl->k] = true;
@@ -556,7 +556,7 @@ static gs_status count_extra(struct gs_job_analysis *ja, struct ja_comm *c)
 
 static gs_status match_seq(struct gs_job_analysis *ja, size_t ci, struct comm_gaps *gaps)
 {
-	struct ja_comm *c = &ja->comms[ci];
+	struct job_comm *c = &ja->comms[ci];
 	size_t total = 0, n = 0, distinct = 0;
 	struct seq_entry *e;
 	struct grid g = {.n_m = c->n_m};
@@ -582,15 +582,15 @@ static gs_status match_seq(struct gs_job_analysis *ja, size_t ci, struct comm_ga
 
 		if (i && e[i].seq != e[i - 1].seq)
 			x++;
-		if (grid_get(&g, x, e[i].m) != JA_NONE)
+		if (grid_get(&g, x, e[i].m) != JOB_NONE)
 			continue; /* the same number twice on one rank: extra */
 		/* One number, one collective: another kind is a mismatch. */
 		for (size_t m = 0; m < c->n_m && fm == SIZE_MAX; m++)
-			if (grid_get(&g, x, m) != JA_NONE)
+			if (grid_get(&g, x, m) != JOB_NONE)
 				fm = m;
 		if (fm != SIZE_MAX &&
-		    !ja_same_signature(rank_of(ja, c->m[fm].ri), &c->m[fm].k[grid_get(&g, x, fm)],
-				       rank_of(ja, c->m[e[i].m].ri), &c->m[e[i].m].k[e[i].k])) {
+		    !job_same_signature(rank_of(ja, c->m[fm].ri), &c->m[fm].k[grid_get(&g, x, fm)],
+					rank_of(ja, c->m[e[i].m].ri), &c->m[e[i].m].k[e[i].k])) {
 			if (!gaps->name_mm++)
 				gaps->first_name_mm = x;
 			continue;
@@ -598,7 +598,7 @@ static gs_status match_seq(struct gs_job_analysis *ja, size_t ci, struct comm_ga
 		grid_set(&g, x, e[i].m, e[i].k);
 	}
 	free(e);
-	c->matched_by = JA_BY_SEQ;
+	c->matched_by = JOB_BY_SEQ;
 	rc = pack_grid(ja, ci, &g);
 	free(g.k);
 	if (rc == GS_OK)
@@ -608,8 +608,8 @@ static gs_status match_seq(struct gs_job_analysis *ja, size_t ci, struct comm_ga
 
 static gs_status match_ends(struct gs_job_analysis *ja, size_t ci, struct comm_gaps *gaps)
 {
-	struct ja_comm *c = &ja->comms[ci];
-	const struct ja_member *ref;
+	struct job_comm *c = &ja->comms[ci];
+	const struct job_member *ref;
 	size_t ref_m = 0;
 	struct grid g = {.n_m = c->n_m};
 	gs_status rc = GS_OK;
@@ -626,7 +626,7 @@ static gs_status match_ends(struct gs_job_analysis *ja, size_t ci, struct comm_g
 		if (m != ref_m)
 			rc = align_member(ja, c, ref_m, m, &g, &gaps->name_mm,
 					  &gaps->first_name_mm);
-	c->matched_by = c->key == JA_KEY_GROUP ? JA_BY_GROUP_ORDER : JA_BY_ORDER;
+	c->matched_by = c->key == JOB_KEY_GROUP ? JOB_BY_GROUP_ORDER : JOB_BY_ORDER;
 	if (rc == GS_OK)
 		rc = pack_grid(ja, ci, &g);
 	free(g.k);
@@ -654,10 +654,10 @@ static int cmp_p2p(const void *pa, const void *pb)
 }
 
 /* Can entries x and y of c be the two ends of one transfer? */
-static bool p2p_peers(const struct gs_job_analysis *ja, const struct ja_comm *c,
+static bool p2p_peers(const struct gs_job_analysis *ja, const struct job_comm *c,
 		      const struct p2p *x, const struct p2p *y, int64_t *dist)
 {
-	const struct ja_member *mx = &c->m[x->m], *my = &c->m[y->m];
+	const struct job_member *mx = &c->m[x->m], *my = &c->m[y->m];
 	const struct gs_js_rank *rx = rank_of(ja, mx->ri), *ry = rank_of(ja, my->ri);
 	const struct gs_js_kernel *kx = &mx->k[x->k], *ky = &my->k[y->k];
 	int64_t ex = dom_err(dom_of(ja, mx->ri)), ey = dom_err(dom_of(ja, my->ri));
@@ -683,7 +683,7 @@ static bool p2p_peers(const struct gs_job_analysis *ja, const struct ja_comm *c,
 
 static gs_status match_p2p(struct gs_job_analysis *ja, size_t ci)
 {
-	struct ja_comm *c = &ja->comms[ci];
+	struct job_comm *c = &ja->comms[ci];
 	size_t total = 0, n = 0, *best;
 	struct p2p *e;
 	struct grid g = {.n_m = c->n_m};
@@ -739,7 +739,7 @@ static gs_status match_p2p(struct gs_job_analysis *ja, size_t ci)
 	}
 	free(e);
 	free(best);
-	c->matched_by = JA_BY_P2P_END;
+	c->matched_by = JOB_BY_P2P_END;
 	rc = pack_grid(ja, ci, &g);
 	free(g.k);
 	if (rc == GS_OK)
@@ -748,22 +748,22 @@ static gs_status match_p2p(struct gs_job_analysis *ja, size_t ci)
 }
 
 /* Every communicator matched anew with the current offsets. */
-gs_status ja_match_all(struct gs_job_analysis *ja, struct comm_gaps *gaps)
+gs_status job_match_all(struct gs_job_analysis *ja, struct comm_gaps *gaps)
 {
 	gs_status rc = GS_OK;
 
 	ja->n_coll = 0;
 	ja->n_slot = 0;
 	for (size_t ci = 0; ci < ja->n_comms && rc == GS_OK; ci++) {
-		struct ja_comm *c = &ja->comms[ci];
+		struct job_comm *c = &ja->comms[ci];
 
 		memset(&gaps[ci], 0, sizeof(gaps[ci]));
 		for (size_t m = 0; m < c->n_m; m++) {
-			c->m[m].shift = ja_shift(ja, c->m[m].ri);
+			c->m[m].shift = job_shift(ja, c->m[m].ri);
 		}
 		c->first_coll = ja->n_coll;
 		c->n_coll = 0;
-		c->matched_by = JA_BY_NONE;
+		c->matched_by = JOB_BY_NONE;
 		if (c->n_m < 2) {
 			for (size_t m = 0; m < c->n_m; m++) {
 				c->m[m].extra = c->m[m].n;
@@ -771,9 +771,9 @@ gs_status ja_match_all(struct gs_job_analysis *ja, struct comm_gaps *gaps)
 			}
 			continue;
 		}
-		if (c->key == JA_KEY_P2P)
+		if (c->key == JOB_KEY_P2P)
 			rc = match_p2p(ja, ci);
-		else if (ja_all_seq(c))
+		else if (job_all_seq(c))
 			rc = match_seq(ja, ci, &gaps[ci]);
 		else
 			rc = match_ends(ja, ci, &gaps[ci]);
@@ -784,7 +784,7 @@ gs_status ja_match_all(struct gs_job_analysis *ja, struct comm_gaps *gaps)
 /* ---- what each collective measures ---- */
 
 /* The bus bandwidth factor of a kind for n ranks; NaN when unknown. */
-static double bus_factor(enum ja_kind k, uint32_t n)
+static double bus_factor(enum job_coll_kind k, uint32_t n)
 {
 	if (n == 0)
 		return NAN;
@@ -806,7 +806,7 @@ static double bus_factor(enum ja_kind k, uint32_t n)
 
 /* The clock error between the members of x: the sum of the two largest
  * errors of the domains it spans (0 within one domain). */
-static int64_t coll_clock_err(const struct gs_job_analysis *ja, const struct ja_coll *x)
+static int64_t coll_clock_err(const struct gs_job_analysis *ja, const struct job_coll *x)
 {
 	size_t d0 = SIZE_MAX;
 	int64_t e1 = 0, e2 = 0;
@@ -834,19 +834,19 @@ static int64_t coll_clock_err(const struct gs_job_analysis *ja, const struct ja_
 	return e1 + e2;
 }
 
-static void measure(struct gs_job_analysis *ja, struct ja_coll *x)
+static void measure(struct gs_job_analysis *ja, struct job_coll *x)
 {
-	struct ja_comm *c = &ja->comms[x->comm];
+	struct job_comm *c = &ja->comms[x->comm];
 	const struct gs_js_kernel *desc = NULL;
 	int64_t min_end = INT64_MAX;
-	enum ja_kind kind;
+	enum job_coll_kind kind;
 	uint32_t n;
 
 	x->bytes = -1;
 	x->algbw = x->busbw = NAN;
 	x->name = gs_js_str(rank_of(ja, coll_member(ja, x, 0)->ri), coll_op(ja, x, 0)->name);
 	for (size_t p = 0; p < x->present; p++) {
-		const struct ja_member *m = coll_member(ja, x, p);
+		const struct job_member *m = coll_member(ja, x, p);
 		const struct gs_js_kernel *op = coll_op(ja, x, p);
 		int64_t a = op->start_ns + m->shift, e = op->end_ns + m->shift;
 
@@ -867,32 +867,32 @@ static void measure(struct gs_job_analysis *ja, struct ja_coll *x)
 	x->skew = x->last - x->first;
 	x->clock_err = coll_clock_err(ja, x);
 	if (x->last > min_end && x->last - min_end > x->clock_err)
-		x->state = JA_NO_OVERLAP;
+		x->state = JOB_NO_OVERLAP;
 	else if (x->clock_err > 0 && x->skew <= x->clock_err)
-		x->state = JA_WITHIN_ERROR;
+		x->state = JOB_WITHIN_ERROR;
 	else
-		x->state = JA_COMPARED;
+		x->state = JOB_COMPARED;
 	x->transfer = min_end > x->last ? min_end - x->last : 0;
 	x->wait_sum = 0;
-	if (x->state == JA_COMPARED)
+	if (x->state == JOB_COMPARED)
 		for (size_t p = 0; p < x->present; p++)
 			x->wait_sum += x->last -
 				       (coll_op(ja, x, p)->start_ns + coll_member(ja, x, p)->shift);
-	kind = desc ? (enum ja_kind)desc->kind_col : K_UNKNOWN;
+	kind = desc ? (enum job_coll_kind)desc->kind_col : K_UNKNOWN;
 	if (kind == K_UNKNOWN)
-		kind = (enum ja_kind)coll_op(ja, x, 0)->kind_op;
+		kind = (enum job_coll_kind)coll_op(ja, x, 0)->kind_op;
 	n = desc && desc->group_size ? desc->group_size : x->present;
-	if (x->state != JA_NO_OVERLAP && x->bytes >= 0 && x->transfer > 0) {
+	if (x->state != JOB_NO_OVERLAP && x->bytes >= 0 && x->transfer > 0) {
 		x->algbw = (double)x->bytes / (double)x->transfer;
 		x->busbw = x->algbw * bus_factor(kind, n);
 	}
-	if (x->state == JA_NO_OVERLAP) {
+	if (x->state == JOB_NO_OVERLAP) {
 		c->no_overlap++;
 		return;
 	}
 	/* Totals of the communicator and of each rank. */
 	c->matched++;
-	c->within_error += x->state == JA_WITHIN_ERROR;
+	c->within_error += x->state == JOB_WITHIN_ERROR;
 	c->skew_sum += x->skew;
 	if (x->skew > c->skew_max)
 		c->skew_max = x->skew;
@@ -905,12 +905,12 @@ static void measure(struct gs_job_analysis *ja, struct ja_coll *x)
 	ja->wait_total += x->wait_sum;
 	for (size_t p = 0; p < x->present; p++) {
 		size_t m = ja->slot[x->slot + p].m;
-		struct ja_total *tot = &ja->totals[c->m[m].ri];
+		struct job_total *tot = &ja->totals[c->m[m].ri];
 		const struct gs_js_kernel *op = coll_op(ja, x, p);
 
 		tot->collectives++;
 		tot->compute_before += op->compute_before;
-		if (x->state != JA_COMPARED)
+		if (x->state != JOB_COMPARED)
 			continue;
 		tot->waited += x->last - (op->start_ns + c->m[m].shift);
 		if (x->skew > 0) {
@@ -929,7 +929,7 @@ static void measure(struct gs_job_analysis *ja, struct ja_coll *x)
 static gs_status add_mismatch(struct gs_job_analysis *ja, size_t *cap, size_t comm, uint8_t kind,
 			      size_t index, size_t count, char *text)
 {
-	struct ja_mismatch x = {comm, kind, index, count, text};
+	struct job_mismatch x = {comm, kind, index, count, text};
 
 	if (!text)
 		return gs_nomem();
@@ -951,7 +951,7 @@ static const char *at_text(char *buf, size_t size, int64_t t, int64_t t0)
 }
 
 /* The first start of any member of c on the common clock. */
-static int64_t comm_t0(const struct ja_comm *c)
+static int64_t comm_t0(const struct job_comm *c)
 {
 	int64_t t0 = INT64_MAX;
 
@@ -969,7 +969,7 @@ static int64_t comm_t0(const struct ja_comm *c)
  */
 static gs_status gap_mismatch(struct gs_job_analysis *ja, size_t ci, int64_t t0, size_t *cap)
 {
-	struct ja_comm *c = &ja->comms[ci];
+	struct job_comm *c = &ja->comms[ci];
 	size_t *lack = calloc(c->n_m ? c->n_m : 1, sizeof(*lack));
 	size_t *first = calloc(c->n_m ? c->n_m : 1, sizeof(*first));
 	bool *flags = calloc(c->n_m ? c->n_m : 1, sizeof(*flags));
@@ -987,7 +987,7 @@ static gs_status gap_mismatch(struct gs_job_analysis *ja, size_t ci, int64_t t0,
 	/* A collective's kernels are by member: the members between them
 	 * lack it. */
 	for (size_t i = 0; i < c->n_coll; i++) {
-		const struct ja_coll *x = &ja->coll[c->first_coll + i];
+		const struct job_coll *x = &ja->coll[c->first_coll + i];
 		size_t p = 0;
 
 		for (size_t m = 0; m < c->n_m; m++) {
@@ -1005,11 +1005,11 @@ static gs_status gap_mismatch(struct gs_job_analysis *ja, size_t ci, int64_t t0,
 		goto out;
 	len = (size_t)snprintf(text, sizeof(text), "%s: %zu collective%s matched %s", c->label,
 			       c->n_coll, c->n_coll == 1 ? "" : "s",
-			       c->matched_by == JA_BY_SEQ ? "by sequence number" :
-							    "by their ends, in order");
+			       c->matched_by == JOB_BY_SEQ ? "by sequence number" :
+							     "by their ends, in order");
 	/* Lacks: members with the same count and first gap together. */
 	for (size_t m = 0; m < c->n_m && len < sizeof(text); m++) {
-		const struct ja_coll *x;
+		const struct job_coll *x;
 
 		if (!lack[m] || done[m])
 			continue;
@@ -1022,14 +1022,14 @@ static gs_status gap_mismatch(struct gs_job_analysis *ja, size_t ci, int64_t t0,
 			continue;
 		}
 		x = &ja->coll[first[m]];
-		ja_rank_list(list, sizeof(list), ja, c, flags);
+		job_rank_list(list, sizeof(list), ja, c, flags);
 		len += (size_t)snprintf(text + len, sizeof(text) - len,
 					"; rank%s %s lack%s %zu (the first #%u, at %s)",
 					several(list) ? "s" : "", list, several(list) ? "" : "s",
 					lack[m], x->index, at_text(at, sizeof(at), x->first, t0));
 	}
 	for (size_t m = 0; m < c->n_m && len < sizeof(text); m++) {
-		const struct ja_member *mm = &c->m[m];
+		const struct job_member *mm = &c->m[m];
 
 		if (!mm->extra)
 			continue;
@@ -1048,7 +1048,7 @@ static gs_status gap_mismatch(struct gs_job_analysis *ja, size_t ci, int64_t t0,
 	if (len < sizeof(text))
 		snprintf(text + len, sizeof(text) - len,
 			 ": each compared over the ranks that ran it");
-	rc = add_mismatch(ja, cap, ci, MM_COUNT, 0, total, ja_printf("%s", text));
+	rc = add_mismatch(ja, cap, ci, MM_COUNT, 0, total, job_printf("%s", text));
 out:
 	free(lack);
 	free(first);
@@ -1060,7 +1060,7 @@ out:
 static gs_status comm_mismatches(struct gs_job_analysis *ja, size_t ci,
 				 const struct comm_gaps *gaps, size_t *cap)
 {
-	struct ja_comm *c = &ja->comms[ci];
+	struct job_comm *c = &ja->comms[ci];
 	int64_t t0 = comm_t0(c);
 	bool *flags = calloc(c->n_m ? c->n_m : 1, sizeof(*flags));
 	char list[256], at[64];
@@ -1069,20 +1069,20 @@ static gs_status comm_mismatches(struct gs_job_analysis *ja, size_t ci,
 
 	if (!flags)
 		return gs_nomem();
-	if (c->key == JA_KEY_GROUP && c->group_size && c->group_size != c->n_m) {
-		ja_rank_list(list, sizeof(list), ja, c, NULL);
+	if (c->key == JOB_KEY_GROUP && c->group_size && c->group_size != c->n_m) {
+		job_rank_list(list, sizeof(list), ja, c, NULL);
 		rc = add_mismatch(ja, cap, ci, MM_RANKS, 0, c->group_size,
-				  ja_printf("%s: the group has %u ranks, the job has its "
-					    "collectives on %zu (rank%s %s)",
-					    c->label, c->group_size, c->n_m, c->n_m == 1 ? "" : "s",
-					    list));
+				  job_printf("%s: the group has %u ranks, the job has its "
+					     "collectives on %zu (rank%s %s)",
+					     c->label, c->group_size, c->n_m,
+					     c->n_m == 1 ? "" : "s", list));
 	}
 	if (c->n_m < 2 || rc != GS_OK) {
 		free(flags);
 		return rc;
 	}
 	/* Kernels in no collective with another rank. */
-	if (c->key == JA_KEY_P2P) {
+	if (c->key == JOB_KEY_P2P) {
 		size_t first = SIZE_MAX;
 
 		for (size_t m = 0; m < c->n_m; m++) {
@@ -1092,19 +1092,20 @@ static gs_status comm_mismatches(struct gs_job_analysis *ja, size_t ci,
 				first = m;
 		}
 		if (extra) {
-			const struct ja_member *m = &c->m[first];
+			const struct job_member *m = &c->m[first];
 
-			ja_rank_list(list, sizeof(list), ja, c, flags);
+			job_rank_list(list, sizeof(list), ja, c, flags);
 			rc = add_mismatch(
 				ja, cap, ci, MM_UNPAIRED, 0, extra,
-				ja_printf("%s: %zu kernel%s on rank%s %s end%s with no other rank's "
-					  "(the first on rank %u at %s): a peer the job does not "
-					  "hold, never compared",
-					  c->label, extra, extra == 1 ? "" : "s",
-					  several(list) ? "s" : "", list, extra == 1 ? "s" : "",
-					  rank_of(ja, m->ri)->rank,
-					  at_text(at, sizeof(at),
-						  m->k[m->first_extra].start_ns + m->shift, t0)));
+				job_printf(
+					"%s: %zu kernel%s on rank%s %s end%s with no other rank's "
+					"(the first on rank %u at %s): a peer the job does not "
+					"hold, never compared",
+					c->label, extra, extra == 1 ? "" : "s",
+					several(list) ? "s" : "", list, extra == 1 ? "s" : "",
+					rank_of(ja, m->ri)->rank,
+					at_text(at, sizeof(at),
+						m->k[m->first_extra].start_ns + m->shift, t0)));
 		}
 	} else {
 		rc = gap_mismatch(ja, ci, t0, cap);
@@ -1112,16 +1113,16 @@ static gs_status comm_mismatches(struct gs_job_analysis *ja, size_t ci,
 	if (rc == GS_OK && gaps->name_mm)
 		rc = add_mismatch(
 			ja, cap, ci, MM_NAME, gaps->first_name_mm, gaps->name_mm,
-			ja_printf("%s: %zu kernel%s end%s with another rank's of another "
-				  "collective (kind or size; the first the reference's #%zu): not "
-				  "compared",
-				  c->label, gaps->name_mm, gaps->name_mm == 1 ? "" : "s",
-				  gaps->name_mm == 1 ? "s" : "", gaps->first_name_mm));
+			job_printf("%s: %zu kernel%s end%s with another rank's of another "
+				   "collective (kind or size; the first the reference's #%zu): not "
+				   "compared",
+				   c->label, gaps->name_mm, gaps->name_mm == 1 ? "" : "s",
+				   gaps->name_mm == 1 ? "s" : "", gaps->first_name_mm));
 	if (rc == GS_OK && c->no_overlap && c->n_coll) {
-		const struct ja_coll *first = NULL;
+		const struct job_coll *first = NULL;
 
 		for (size_t i = 0; i < c->n_coll && !first; i++)
-			if (ja->coll[c->first_coll + i].state == JA_NO_OVERLAP)
+			if (ja->coll[c->first_coll + i].state == JOB_NO_OVERLAP)
 				first = &ja->coll[c->first_coll + i];
 		if (first) {
 			int64_t gap = 0;
@@ -1135,15 +1136,15 @@ static gs_status comm_mismatches(struct gs_job_analysis *ja, size_t ci,
 			}
 			rc = add_mismatch(
 				ja, cap, ci, MM_NO_OVERLAP, first->index, c->no_overlap,
-				ja_printf("%s: %zu of %zu matched collective%s never ran at once "
-					  "across ranks (the first #%u, at %s: one rank's kernel "
-					  "ended %s before rank %u's began): not waits, not "
-					  "compared",
-					  c->label, c->no_overlap, c->n_coll,
-					  c->n_coll == 1 ? "" : "s", first->index,
-					  at_text(at, sizeof(at), first->first, t0),
-					  gs_dur_text((char[48]){0}, 48, gap),
-					  rank_of(ja, c->m[first->last_m].ri)->rank));
+				job_printf("%s: %zu of %zu matched collective%s never ran at once "
+					   "across ranks (the first #%u, at %s: one rank's kernel "
+					   "ended %s before rank %u's began): not waits, not "
+					   "compared",
+					   c->label, c->no_overlap, c->n_coll,
+					   c->n_coll == 1 ? "" : "s", first->index,
+					   at_text(at, sizeof(at), first->first, t0),
+					   gs_dur_text((char[48]){0}, 48, gap),
+					   rank_of(ja, c->m[first->last_m].ri)->rank));
 		}
 	}
 	free(flags);
@@ -1152,11 +1153,11 @@ static gs_status comm_mismatches(struct gs_job_analysis *ja, size_t ci,
 
 /* ---- the entry point ---- */
 
-gs_status ja_collectives(struct gs_job_analysis *ja)
+gs_status job_collectives(struct gs_job_analysis *ja)
 {
 	size_t cap = 0, cap_mm = 0;
 	struct comm_gaps *gaps = NULL;
-	gs_status rc = ja_build_domains(ja);
+	gs_status rc = job_build_domains(ja);
 
 	for (size_t i = 0; i < ja->n_sums && rc == GS_OK; i++)
 		for (size_t k = 0; k < ja->sums[i]->n_m && rc == GS_OK; k++)
@@ -1170,7 +1171,7 @@ gs_status ja_collectives(struct gs_job_analysis *ja)
 	gaps = calloc(ja->n_comms ? ja->n_comms : 1, sizeof(*gaps));
 	if (!gaps)
 		return gs_nomem();
-	rc = ja_align_and_match(ja, gaps);
+	rc = job_align_and_match(ja, gaps);
 	for (size_t i = 0; i < ja->n_coll && rc == GS_OK; i++)
 		measure(ja, &ja->coll[i]);
 	for (size_t i = 0; i < ja->n_comms && rc == GS_OK; i++)

@@ -802,7 +802,7 @@ const char *gs_gate_result_text(const struct gs_gate_result *r, char *buf, size_
 
 /* A number in `unit` (null when not finite): ns whole, fractions with six
  * decimals, counts whole or with two. */
-static void j_num(struct gs_json *w, const char *key, double v, uint8_t unit)
+static void gate_json_num(struct gs_json *w, const char *key, double v, uint8_t unit)
 {
 	gs_json_key(w, key);
 	if (!isfinite(v))
@@ -834,9 +834,9 @@ void gs_gate_write_json(struct gs_json *w, const struct gs_gate_verdict *v)
 		gs_json_str(w, "op", r->op);
 		gs_json_str(w, "compare", compare_names[r->compare % 3]);
 		gs_json_str(w, "unit", unit_names[r->unit % 3]);
-		j_num(w, "limit", r->limit, r->unit);
+		gate_json_num(w, "limit", r->limit, r->unit);
 		gs_json_bool(w, "crossed", r->crossed);
-		j_num(w, "value", r->value, r->unit);
+		gate_json_num(w, "value", r->value, r->unit);
 		if (r->compare == GS_GATE_RELATIVE)
 			gs_json_bool(w, "from_zero", !isfinite(r->value));
 		gs_json_u64(w, "gpus", r->gpus);
@@ -850,10 +850,10 @@ void gs_gate_write_json(struct gs_json *w, const struct gs_gate_verdict *v)
 		gs_json_u64(w, "device", r->device);
 		gs_json_str(w, "metric_unit", unit_names[r->metric_unit % 3]);
 		if (v->use == GS_GATE_DIFF) {
-			j_num(w, "base", r->base, r->metric_unit);
-			j_num(w, "new", r->now, r->metric_unit);
+			gate_json_num(w, "base", r->base, r->metric_unit);
+			gate_json_num(w, "new", r->now, r->metric_unit);
 		} else {
-			j_num(w, "value", r->now, r->metric_unit);
+			gate_json_num(w, "value", r->now, r->metric_unit);
 		}
 		gs_json_end_obj(w);
 		gs_json_end_obj(w);

@@ -68,12 +68,12 @@ struct gs_js_kernel {
 };
 
 /* The collective kernels of one communicator of the rank: key (enum
- * ja_key) a process group (group), a collective kind without a group
+ * job_key) a process group (group), a collective kind without a group
  * (kind), or the rank's point-to-point kernels. */
 struct gs_js_member {
 	uint8_t key;
 	uint8_t kind;
-	uint32_t group;         /* JA_KEY_GROUP: the group's name */
+	uint32_t group;         /* JOB_KEY_GROUP: the group's name */
 	uint32_t e0_group_size; /* of the first kernel's collective */
 	uint32_t e0_desc;       /* its group description, or GS_JS_NONE */
 	uint64_t n;

@@ -95,7 +95,7 @@ bool gs_results_communicator(const struct gs_report *job, size_t i,
 {
 	static const char *const keys[] = {"process_group", "kind", "point_to_point"};
 	const struct gs_job_analysis *ja = analysis_of(job);
-	const struct ja_comm *c;
+	const struct job_comm *c;
 	int64_t m;
 
 	if (!ja || i >= ja->n_comms)
@@ -106,11 +106,12 @@ bool gs_results_communicator(const struct gs_report *job, size_t i,
 		.id = i,
 		.name = c->label,
 		.key = keys[c->key < 3 ? c->key : 0],
-		.group = c->key == JA_KEY_GROUP ? c->group : NULL,
-		.kind = c->key == JA_KEY_KIND ? ja_kind_name((enum ja_kind)c->kind) : NULL,
+		.group = c->key == JOB_KEY_GROUP ? c->group : NULL,
+		.kind = c->key == JOB_KEY_KIND ? job_coll_kind_name((enum job_coll_kind)c->kind) :
+						 NULL,
 		.group_size = c->group_size,
 		.clock_group = c->clock_group,
-		.matched_by = ja_matched_by_name(c->matched_by),
+		.matched_by = job_matched_by_name(c->matched_by),
 		.ranks = c->n_m,
 		.collectives = c->n_coll,
 		.matched = c->matched,
@@ -135,8 +136,8 @@ size_t gs_results_collective_count(const struct gs_report *job)
 bool gs_results_collective(const struct gs_report *job, size_t i, struct gs_results_collective *out)
 {
 	const struct gs_job_analysis *ja = analysis_of(job);
-	const struct ja_coll *x;
-	const struct ja_comm *c;
+	const struct job_coll *x;
+	const struct job_comm *c;
 
 	if (!ja || i >= ja->n_by_skew)
 		return false;
@@ -148,9 +149,9 @@ bool gs_results_collective(const struct gs_report *job, size_t i, struct gs_resu
 		.name = x->name,
 		.ranks = x->present,
 		.skew_ns = x->skew,
-		.compared = x->state == JA_COMPARED,
-		.within_clock_error = x->state == JA_WITHIN_ERROR,
-		.last_rank = x->state == JA_COMPARED ? rank_of(ja, c->m[x->last_m].ri)->rank : 0,
+		.compared = x->state == JOB_COMPARED,
+		.within_clock_error = x->state == JOB_WITHIN_ERROR,
+		.last_rank = x->state == JOB_COMPARED ? rank_of(ja, c->m[x->last_m].ri)->rank : 0,
 		.clock_error_ns = x->clock_err,
 		.transfer_ns = x->transfer,
 		.bytes = x->bytes,
@@ -170,7 +171,7 @@ size_t gs_results_job_step_count(const struct gs_report *job)
 bool gs_results_job_step(const struct gs_report *job, size_t i, struct gs_results_job_step *out)
 {
 	const struct gs_job_analysis *ja = analysis_of(job);
-	const struct ja_step *x;
+	const struct job_step *x;
 
 	if (!ja || i >= ja->n_steps)
 		return false;

@@ -68,7 +68,7 @@ static int64_t kern_mean(const struct kern_row *k, int s)
 }
 /* ---- JSON ------------------------------------------------------------------ */
 
-static void j_i64_or_null(struct gs_json *w, const char *key, bool has, int64_t v)
+static void diff_json_i64_or_null(struct gs_json *w, const char *key, bool has, int64_t v)
 {
 	if (has)
 		gs_json_i64(w, key, v);
@@ -76,7 +76,7 @@ static void j_i64_or_null(struct gs_json *w, const char *key, bool has, int64_t 
 		gs_json_null(w, key);
 }
 
-static void j_u64_or_null(struct gs_json *w, const char *key, bool has, uint64_t v)
+static void diff_json_u64_or_null(struct gs_json *w, const char *key, bool has, uint64_t v)
 {
 	if (has)
 		gs_json_u64(w, key, v);
@@ -84,7 +84,7 @@ static void j_u64_or_null(struct gs_json *w, const char *key, bool has, uint64_t
 		gs_json_null(w, key);
 }
 
-static void j_str_or_null(struct gs_json *w, const char *key, bool has, const char *s)
+static void diff_json_str_or_null(struct gs_json *w, const char *key, bool has, const char *s)
 {
 	if (has)
 		gs_json_str(w, key, s);
@@ -93,7 +93,7 @@ static void j_str_or_null(struct gs_json *w, const char *key, bool has, const ch
 }
 
 /* A number in fixed notation with `prec` decimals. */
-static void j_double(struct gs_json *w, const char *key, int prec, double v)
+static void diff_json_double(struct gs_json *w, const char *key, int prec, double v)
 {
 	char buf[512]; /* the widest double in fixed notation */
 
@@ -103,17 +103,17 @@ static void j_double(struct gs_json *w, const char *key, int prec, double v)
 
 /* null when absent or not finite: a report gives no efficiency when its
  * schedule broke dependency cycles (report.c). */
-static void j_fixed4(struct gs_json *w, const char *key, bool has, double v)
+static void diff_json_fixed4(struct gs_json *w, const char *key, bool has, double v)
 {
 	if (has && isfinite(v))
-		j_double(w, key, 4, v);
+		diff_json_double(w, key, 4, v);
 	else
 		gs_json_null(w, key);
 }
 
 /* A metric: base, new and delta, then on the basis of the comparison when
  * it is not the totals (durations in whole ns, counts with two decimals). */
-static void j_metric(struct gs_json *w, const struct dev_diff *dd, int i)
+static void diff_json_metric(struct gs_json *w, const struct dev_diff *dd, int i)
 {
 	const int64_t v[2] = {dd->m[0][i], dd->m[1][i]};
 	bool both = dd->d[SIDE_BASE] && dd->d[SIDE_NEW];
@@ -121,9 +121,9 @@ static void j_metric(struct gs_json *w, const struct dev_diff *dd, int i)
 	       y = diff_norm_of(dd, SIDE_NEW, v[SIDE_NEW]);
 
 	gs_json_row(w, metrics[i].key);
-	j_i64_or_null(w, "base", dd->d[SIDE_BASE], v[SIDE_BASE]);
-	j_i64_or_null(w, "new", dd->d[SIDE_NEW], v[SIDE_NEW]);
-	j_i64_or_null(w, "delta", both, v[SIDE_NEW] - v[SIDE_BASE]);
+	diff_json_i64_or_null(w, "base", dd->d[SIDE_BASE], v[SIDE_BASE]);
+	diff_json_i64_or_null(w, "new", dd->d[SIDE_NEW], v[SIDE_NEW]);
+	diff_json_i64_or_null(w, "delta", both, v[SIDE_NEW] - v[SIDE_BASE]);
 	if (dd->basis != B_TOTAL) {
 		gs_json_row(w, "normalized");
 		if (metrics[i].ns) {
@@ -131,27 +131,29 @@ static void j_metric(struct gs_json *w, const struct dev_diff *dd, int i)
 			gs_json_i64(w, "new", llround(y));
 			gs_json_i64(w, "delta", llround(y) - llround(x));
 		} else {
-			j_double(w, "base", 2, x);
-			j_double(w, "new", 2, y);
-			j_double(w, "delta", 2, y - x);
+			diff_json_double(w, "base", 2, x);
+			diff_json_double(w, "new", 2, y);
+			diff_json_double(w, "delta", 2, y - x);
 		}
 		gs_json_end_obj(w);
 	}
 	gs_json_end_obj(w);
 }
 
-static void j_efficiency(struct gs_json *w, const struct dev_diff *dd)
+static void diff_json_efficiency(struct gs_json *w, const struct dev_diff *dd)
 {
 	gs_json_row(w, "efficiency");
-	j_fixed4(w, "base", dd->d[SIDE_BASE], dd->eff[SIDE_BASE]);
-	j_fixed4(w, "new", dd->d[SIDE_NEW], dd->eff[SIDE_NEW]);
+	diff_json_fixed4(w, "base", dd->d[SIDE_BASE], dd->eff[SIDE_BASE]);
+	diff_json_fixed4(w, "new", dd->d[SIDE_NEW], dd->eff[SIDE_NEW]);
 	/* A bounded or cycle-broken efficiency is no measure to subtract. */
-	j_fixed4(w, "delta",
-		 dd->d[SIDE_BASE] && dd->d[SIDE_NEW] && dd->eff_kind[0] == GS_REPORT_EFF_EXACT &&
-			 dd->eff_kind[1] == GS_REPORT_EFF_EXACT,
-		 dd->eff[SIDE_NEW] - dd->eff[SIDE_BASE]);
-	j_str_or_null(w, "base_kind", dd->d[SIDE_BASE], eff_kind_names[dd->eff_kind[0] % 3]);
-	j_str_or_null(w, "new_kind", dd->d[SIDE_NEW], eff_kind_names[dd->eff_kind[1] % 3]);
+	diff_json_fixed4(w, "delta",
+			 dd->d[SIDE_BASE] && dd->d[SIDE_NEW] &&
+				 dd->eff_kind[0] == GS_REPORT_EFF_EXACT &&
+				 dd->eff_kind[1] == GS_REPORT_EFF_EXACT,
+			 dd->eff[SIDE_NEW] - dd->eff[SIDE_BASE]);
+	diff_json_str_or_null(w, "base_kind", dd->d[SIDE_BASE],
+			      eff_kind_names[dd->eff_kind[0] % 3]);
+	diff_json_str_or_null(w, "new_kind", dd->d[SIDE_NEW], eff_kind_names[dd->eff_kind[1] % 3]);
 	gs_json_end_obj(w);
 }
 
@@ -200,7 +202,7 @@ static void side_counts(const struct gs_report *r, size_t *ops, size_t *gpus)
 	}
 }
 
-static void j_side(struct gs_json *w, const struct gs_diff *df, int s)
+static void diff_json_side(struct gs_json *w, const struct gs_diff *df, int s)
 {
 	size_t n_ops, n_dev;
 
@@ -214,7 +216,7 @@ static void j_side(struct gs_json *w, const struct gs_diff *df, int s)
 }
 
 /* A kernel's or a group's times on the basis of the comparison. */
-static void j_norm_ns(struct gs_json *w, const struct dev_diff *dd, const int64_t norm[2])
+static void diff_json_norm_ns(struct gs_json *w, const struct dev_diff *dd, const int64_t norm[2])
 {
 	if (dd->basis == B_TOTAL)
 		return;
@@ -224,41 +226,41 @@ static void j_norm_ns(struct gs_json *w, const struct dev_diff *dd, const int64_
 }
 
 /* A group's counts and times; ns_key[s] names the times of side s. */
-static void j_counts(struct gs_json *w, const struct dev_diff *dd, const struct group *g,
-		     const char *const ns_key[2])
+static void diff_json_counts(struct gs_json *w, const struct dev_diff *dd, const struct group *g,
+			     const char *const ns_key[2])
 {
 	gs_json_u64(w, "base_count", g->count[0]);
 	gs_json_u64(w, "new_count", g->count[1]);
 	gs_json_i64(w, ns_key[0], g->ns[0]);
 	gs_json_i64(w, ns_key[1], g->ns[1]);
 	gs_json_i64(w, "delta_ns", g->ns[1] - g->ns[0]);
-	j_norm_ns(w, dd, g->norm);
+	diff_json_norm_ns(w, dd, g->norm);
 }
 
 /* Which GPUs were compared, and on what basis. */
-static void j_pairing(struct gs_json *w, const struct dev_diff *dd)
+static void diff_json_pairing(struct gs_json *w, const struct dev_diff *dd)
 {
 	bool iters = dd->iter_src != IT_NONE;
 
-	j_u64_or_null(w, "base_device", dd->d[SIDE_BASE], dd->dev_of[SIDE_BASE]);
-	j_u64_or_null(w, "new_device", dd->d[SIDE_NEW], dd->dev_of[SIDE_NEW]);
-	j_u64_or_null(w, "base_rank", dd->d[SIDE_BASE], dd->rank_of[SIDE_BASE]);
-	j_u64_or_null(w, "new_rank", dd->d[SIDE_NEW], dd->rank_of[SIDE_NEW]);
+	diff_json_u64_or_null(w, "base_device", dd->d[SIDE_BASE], dd->dev_of[SIDE_BASE]);
+	diff_json_u64_or_null(w, "new_device", dd->d[SIDE_NEW], dd->dev_of[SIDE_NEW]);
+	diff_json_u64_or_null(w, "base_rank", dd->d[SIDE_BASE], dd->rank_of[SIDE_BASE]);
+	diff_json_u64_or_null(w, "new_rank", dd->d[SIDE_NEW], dd->rank_of[SIDE_NEW]);
 	gs_json_str(w, "paired", dd->explicit_pair ? "explicit" : "by_id");
 	gs_json_wrap(w);
 	gs_json_str(w, "basis", basis_names[dd->basis]);
 	gs_json_row(w, "iterations");
-	j_u64_or_null(w, "base", iters, dd->iters[SIDE_BASE]);
-	j_u64_or_null(w, "new", iters, dd->iters[SIDE_NEW]);
-	j_str_or_null(w, "from", iters, iter_src_names[dd->iter_src]);
+	diff_json_u64_or_null(w, "base", iters, dd->iters[SIDE_BASE]);
+	diff_json_u64_or_null(w, "new", iters, dd->iters[SIDE_NEW]);
+	diff_json_str_or_null(w, "from", iters, iter_src_names[dd->iter_src]);
 	if (dd->iter_src == IT_NVTX)
 		gs_json_str(w, "nvtx_range", dd->iter_name);
 	gs_json_end_obj(w);
 	if (dd->basis == B_SCALED_BY_OPS)
-		j_double(w, "new_scale", 6, 1.0 / dd->f[SIDE_NEW]);
+		diff_json_double(w, "new_scale", 6, 1.0 / dd->f[SIDE_NEW]);
 }
 
-static void j_kernel(struct gs_json *w, const struct dev_diff *dd, const struct kern_row *k)
+static void diff_json_kernel(struct gs_json *w, const struct dev_diff *dd, const struct kern_row *k)
 {
 	gs_json_row(w, NULL);
 	gs_json_str(w, "name", k->name);
@@ -267,16 +269,16 @@ static void j_kernel(struct gs_json *w, const struct dev_diff *dd, const struct 
 	gs_json_i64(w, "base_ns", k->ns[0]);
 	gs_json_i64(w, "new_ns", k->ns[1]);
 	gs_json_i64(w, "delta_ns", kern_delta(k));
-	j_i64_or_null(w, "base_mean_ns", k->count[0], kern_mean(k, 0));
-	j_i64_or_null(w, "new_mean_ns", k->count[1], kern_mean(k, 1));
-	j_i64_or_null(w, "delta_mean_ns", k->count[0] && k->count[1],
-		      kern_mean(k, 1) - kern_mean(k, 0));
+	diff_json_i64_or_null(w, "base_mean_ns", k->count[0], kern_mean(k, 0));
+	diff_json_i64_or_null(w, "new_mean_ns", k->count[1], kern_mean(k, 1));
+	diff_json_i64_or_null(w, "delta_mean_ns", k->count[0] && k->count[1],
+			      kern_mean(k, 1) - kern_mean(k, 0));
 	gs_json_i64(w, "delta_count", (int64_t)k->count[1] - (int64_t)k->count[0]);
-	j_norm_ns(w, dd, k->norm);
+	diff_json_norm_ns(w, dd, k->norm);
 	gs_json_end_obj(w);
 }
 
-static void j_wait(struct gs_json *w, const struct dev_diff *dd, const struct group *g)
+static void diff_json_wait(struct gs_json *w, const struct dev_diff *dd, const struct group *g)
 {
 	static const char *const ns_key[2] = {"base_wait_ns", "new_wait_ns"};
 
@@ -287,11 +289,11 @@ static void j_wait(struct gs_json *w, const struct dev_diff *dd, const struct gr
 	gs_json_u64(w, "consumer_stream", g->sa);
 	gs_json_str(w, "producer", g->b);
 	gs_json_u64(w, "producer_stream", g->sb);
-	j_counts(w, dd, g, ns_key);
+	diff_json_counts(w, dd, g, ns_key);
 	gs_json_end_obj(w);
 }
 
-static void j_missed(struct gs_json *w, const struct dev_diff *dd, const struct group *g)
+static void diff_json_missed(struct gs_json *w, const struct dev_diff *dd, const struct group *g)
 {
 	static const char *const ns_key[2] = {"base_exposed_ns", "new_exposed_ns"};
 
@@ -300,7 +302,7 @@ static void j_missed(struct gs_json *w, const struct dev_diff *dd, const struct 
 	gs_json_str(w, "name", g->a);
 	gs_json_u64(w, "stream", g->sa);
 	gs_json_str(w, "direction", gs_copy_kind_name(g->kind));
-	j_counts(w, dd, g, ns_key);
+	diff_json_counts(w, dd, g, ns_key);
 	gs_json_i64(w, "base_hideable_ns", g->extra[0]);
 	gs_json_i64(w, "new_hideable_ns", g->extra[1]);
 	gs_json_end_obj(w);
@@ -308,7 +310,7 @@ static void j_missed(struct gs_json *w, const struct dev_diff *dd, const struct 
 
 /* A GPU pair: its identity on the first line, then a line for each of its
  * lists and tables. */
-static void j_device(struct gs_json *w, const struct dev_diff *dd)
+static void diff_json_device(struct gs_json *w, const struct dev_diff *dd)
 {
 	size_t i;
 
@@ -318,34 +320,36 @@ static void j_device(struct gs_json *w, const struct dev_diff *dd)
 	gs_json_str(w, "name", dd->name);
 	gs_json_bool(w, "in_base", dd->d[SIDE_BASE]);
 	gs_json_bool(w, "in_new", dd->d[SIDE_NEW]);
-	j_pairing(w, dd);
+	diff_json_pairing(w, dd);
 	gs_json_wrap(w);
 	gs_json_obj(w, "metrics");
 	for (i = 0; i < M_COUNT; i++)
-		j_metric(w, dd, (int)i);
-	j_efficiency(w, dd);
+		diff_json_metric(w, dd, (int)i);
+	diff_json_efficiency(w, dd);
 	gs_json_end_obj(w);
 	gs_json_wrap(w);
 	gs_json_row(w, "dominant");
-	j_str_or_null(w, "base", dd->d[SIDE_BASE],
-		      dd->d[SIDE_BASE] ? gs_category_name(dd->d[SIDE_BASE]->b.dominant) : NULL);
-	j_str_or_null(w, "new", dd->d[SIDE_NEW],
-		      dd->d[SIDE_NEW] ? gs_category_name(dd->d[SIDE_NEW]->b.dominant) : NULL);
+	diff_json_str_or_null(w, "base", dd->d[SIDE_BASE],
+			      dd->d[SIDE_BASE] ? gs_category_name(dd->d[SIDE_BASE]->b.dominant) :
+						 NULL);
+	diff_json_str_or_null(w, "new", dd->d[SIDE_NEW],
+			      dd->d[SIDE_NEW] ? gs_category_name(dd->d[SIDE_NEW]->b.dominant) :
+						NULL);
 	gs_json_end_obj(w);
 	gs_json_wrap(w);
 	gs_json_arr(w, "kernels");
 	for (i = 0; i < dd->n_kernels; i++)
-		j_kernel(w, dd, &dd->kernels[i]);
+		diff_json_kernel(w, dd, &dd->kernels[i]);
 	gs_json_end_arr(w);
 	gs_json_wrap(w);
 	gs_json_arr(w, "waits");
 	for (i = 0; i < dd->n_waits; i++)
-		j_wait(w, dd, &dd->waits[i]);
+		diff_json_wait(w, dd, &dd->waits[i]);
 	gs_json_end_arr(w);
 	gs_json_wrap(w);
 	gs_json_arr(w, "missed_overlap");
 	for (i = 0; i < dd->n_missed; i++)
-		j_missed(w, dd, &dd->missed[i]);
+		diff_json_missed(w, dd, &dd->missed[i]);
 	gs_json_end_arr(w);
 	gs_json_end_obj(w);
 }
@@ -363,8 +367,8 @@ gs_status gs_diff_write_json(FILE *f, const struct gs_diff *df)
 	gs_json_init(&w, &o, GS_JSON_ESCAPE_DEL);
 	gs_json_obj(&w, NULL);
 	gs_json_str(&w, "schema", "gpuscope.diff/1");
-	j_side(&w, df, SIDE_BASE);
-	j_side(&w, df, SIDE_NEW);
+	diff_json_side(&w, df, SIDE_BASE);
+	diff_json_side(&w, df, SIDE_NEW);
 	gs_json_str(&w, "basis", common_basis_name(df));
 	gs_json_arr_inline(&w, "warnings");
 	for (size_t i = 0; i < df->n_warnings; i++)
@@ -372,7 +376,7 @@ gs_status gs_diff_write_json(FILE *f, const struct gs_diff *df)
 	gs_json_end_arr(&w);
 	gs_json_arr(&w, "devices");
 	for (size_t i = 0; i < df->n_dev; i++)
-		j_device(&w, &df->dev[i]);
+		diff_json_device(&w, &df->dev[i]);
 	gs_json_end_arr(&w);
 	if (df->verdict)
 		gs_gate_write_json(&w, df->verdict);
@@ -411,7 +415,7 @@ static size_t fit(char *buf, size_t size, const char *s, size_t cols)
 	return used;
 }
 
-static void t_cell(struct gs_outbuf *o, const char *s, size_t cols, bool right)
+static void diff_text_cell(struct gs_outbuf *o, const char *s, size_t cols, bool right)
 {
 	char buf[4 * WIDTH + 16];
 	size_t used = fit(buf, sizeof(buf), s, cols);
@@ -426,7 +430,7 @@ static void t_cell(struct gs_outbuf *o, const char *s, size_t cols, bool right)
 }
 
 /* The last cell of a line: no padding, then the newline. */
-static void t_last(struct gs_outbuf *o, const char *s, size_t cols)
+static void diff_text_last(struct gs_outbuf *o, const char *s, size_t cols)
 {
 	char buf[4 * WIDTH + 16];
 
@@ -463,7 +467,7 @@ static const char *change_text(char *buf, size_t size, double base, double v)
 
 /* A row of the headline table, on the basis of the comparison; the
  * durations of a row in one unit. */
-static void t_metric_row(struct gs_outbuf *o, const struct dev_diff *dd, int i)
+static void diff_text_metric_row(struct gs_outbuf *o, const struct dev_diff *dd, int i)
 {
 	char b[48], n[48], d[48], c[32];
 	bool both = dd->d[0] && dd->d[1], frac = dd->basis != B_TOTAL;
@@ -487,23 +491,23 @@ static void t_metric_row(struct gs_outbuf *o, const struct dev_diff *dd, int i)
 		snprintf(d, sizeof(d), "%+lld", (long long)(vn - vb));
 	}
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, metrics[i].text, C_LABEL, false);
-	t_cell(o, dd->d[0] ? b : "-", C_VALUE, true);
-	t_cell(o, dd->d[1] ? n : "-", C_VALUE, true);
+	diff_text_cell(o, metrics[i].text, C_LABEL, false);
+	diff_text_cell(o, dd->d[0] ? b : "-", C_VALUE, true);
+	diff_text_cell(o, dd->d[1] ? n : "-", C_VALUE, true);
 	if (!both) {
 		gs_outbuf_putc(o, '\n');
 		return;
 	}
 	if (strcmp(b, n) == 0) {
-		t_cell(o, "=", C_DELTA, true);
+		diff_text_cell(o, "=", C_DELTA, true);
 		gs_outbuf_putc(o, '\n');
 		return;
 	}
-	t_cell(o, d, C_DELTA, true);
+	diff_text_cell(o, d, C_DELTA, true);
 	change_text(c, sizeof(c), metrics[i].ns ? (double)vb : xb, metrics[i].ns ? (double)vn : xn);
 	if (*c) {
 		gs_outbuf_putc(o, ' ');
-		t_cell(o, c, C_CHANGE, true);
+		diff_text_cell(o, c, C_CHANGE, true);
 	}
 	gs_outbuf_putc(o, '\n');
 }
@@ -523,7 +527,7 @@ static const char *eff_cell(char *buf, size_t size, const struct dev_diff *dd, i
 	return buf;
 }
 
-static void t_eff_row(struct gs_outbuf *o, const struct dev_diff *dd)
+static void diff_text_eff_row(struct gs_outbuf *o, const struct dev_diff *dd)
 {
 	char b[32], n[32], d[32];
 	bool exact[2], cycles = false, bounded = false;
@@ -536,11 +540,11 @@ static void t_eff_row(struct gs_outbuf *o, const struct dev_diff *dd)
 	}
 	snprintf(d, sizeof(d), exact[0] && exact[1] ? "%+.4f" : "n/a", dd->eff[1] - dd->eff[0]);
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, "efficiency", C_LABEL, false);
-	t_cell(o, eff_cell(b, sizeof(b), dd, 0), C_VALUE, true);
-	t_cell(o, eff_cell(n, sizeof(n), dd, 1), C_VALUE, true);
+	diff_text_cell(o, "efficiency", C_LABEL, false);
+	diff_text_cell(o, eff_cell(b, sizeof(b), dd, 0), C_VALUE, true);
+	diff_text_cell(o, eff_cell(n, sizeof(n), dd, 1), C_VALUE, true);
 	if (dd->d[0] && dd->d[1])
-		t_cell(o, d, C_DELTA, true);
+		diff_text_cell(o, d, C_DELTA, true);
 	gs_outbuf_putc(o, '\n');
 	if (cycles)
 		gs_outbuf_puts(
@@ -552,21 +556,22 @@ static void t_eff_row(struct gs_outbuf *o, const struct dev_diff *dd)
 			   "an op early)\n");
 }
 
-static void t_count_cells(struct gs_outbuf *o, const uint64_t count[2])
+static void diff_text_count_cells(struct gs_outbuf *o, const uint64_t count[2])
 {
 	char a[32], b[32], d[32];
 
 	snprintf(a, sizeof(a), "%llu", (unsigned long long)count[0]);
 	snprintf(b, sizeof(b), "%llu", (unsigned long long)count[1]);
 	snprintf(d, sizeof(d), "%+lld", (long long)count[1] - (long long)count[0]);
-	t_cell(o, a, 8, true);
-	t_cell(o, b, 8, true);
-	t_cell(o, count[0] == count[1] ? "=" : d, 8, true);
+	diff_text_cell(o, a, 8, true);
+	diff_text_cell(o, b, 8, true);
+	diff_text_cell(o, count[0] == count[1] ? "=" : d, 8, true);
 }
 
 /* Base, new and delta of a kernel's times or means: one unit; "-" for a
  * side without calls. */
-static void t_dur3(struct gs_outbuf *o, const uint64_t count[2], const int64_t v[2], bool last)
+static void diff_text_dur3(struct gs_outbuf *o, const uint64_t count[2], const int64_t v[2],
+			   bool last)
 {
 	char a[48], b[48], d[48];
 	bool both = count[0] && count[1];
@@ -574,20 +579,23 @@ static void t_dur3(struct gs_outbuf *o, const uint64_t count[2], const int64_t v
 		max_u64(max_u64(count[0] ? uabs64(v[0]) : 0, count[1] ? uabs64(v[1]) : 0),
 			both ? uabs64(v[1] - v[0]) : 0));
 
-	t_cell(o, count[0] ? gs_dur_text_in(a, sizeof(a), v[0], unit, false) : "-", 12, true);
-	t_cell(o, count[1] ? gs_dur_text_in(b, sizeof(b), v[1], unit, false) : "-", 12, true);
+	diff_text_cell(o, count[0] ? gs_dur_text_in(a, sizeof(a), v[0], unit, false) : "-", 12,
+		       true);
+	diff_text_cell(o, count[1] ? gs_dur_text_in(b, sizeof(b), v[1], unit, false) : "-", 12,
+		       true);
 	if (!both)
 		gs_dur_text_in(d, sizeof(d), count[0] ? -v[0] : v[1], unit, true);
 	else if (v[0] == v[1])
 		snprintf(d, sizeof(d), "=");
 	else
 		gs_dur_text_in(d, sizeof(d), v[1] - v[0], unit, true);
-	t_cell(o, d, 12, true); /* right-aligned: no trailing blanks */
+	diff_text_cell(o, d, 12, true); /* right-aligned: no trailing blanks */
 	if (last)
 		gs_outbuf_putc(o, '\n');
 }
 
-static void t_kernels(struct gs_outbuf *o, const struct gs_diff *df, const struct dev_diff *dd)
+static void diff_text_kernels(struct gs_outbuf *o, const struct gs_diff *df,
+			      const struct dev_diff *dd)
 {
 	size_t shown = dd->n_kernels < df->top ? dd->n_kernels : df->top;
 	const char *time = dd->basis == B_PER_ITERATION ? "time per iteration" :
@@ -600,14 +608,14 @@ static void t_kernels(struct gs_outbuf *o, const struct gs_diff *df, const struc
 			 dd->basis == B_PER_ITERATION ? "time per iteration" : "total time", shown,
 			 dd->n_kernels);
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, "calls", 24, true);
-	t_cell(o, time, 36, true);
-	t_cell(o, "mean per call", 36, true);
+	diff_text_cell(o, "calls", 24, true);
+	diff_text_cell(o, time, 36, true);
+	diff_text_cell(o, "mean per call", 36, true);
 	gs_outbuf_puts(o, "\n  ");
 	for (int g = 0; g < 3; g++) {
-		t_cell(o, "base", g ? 12 : 8, true);
-		t_cell(o, "new", g ? 12 : 8, true);
-		t_cell(o, "delta", g ? 12 : 8, true);
+		diff_text_cell(o, "base", g ? 12 : 8, true);
+		diff_text_cell(o, "new", g ? 12 : 8, true);
+		diff_text_cell(o, "delta", g ? 12 : 8, true);
 	}
 	gs_outbuf_putc(o, '\n');
 	gs_outbuf_puts(o, "    name\n");
@@ -616,11 +624,11 @@ static void t_kernels(struct gs_outbuf *o, const struct gs_diff *df, const struc
 		int64_t mean[2] = {kern_mean(r, 0), kern_mean(r, 1)};
 
 		gs_outbuf_puts(o, "  ");
-		t_count_cells(o, r->count);
-		t_dur3(o, r->count, r->norm, false);
-		t_dur3(o, r->count, mean, true);
+		diff_text_count_cells(o, r->count);
+		diff_text_dur3(o, r->count, r->norm, false);
+		diff_text_dur3(o, r->count, mean, true);
 		gs_outbuf_puts(o, "    ");
-		t_last(o, r->name, WIDTH - 4);
+		diff_text_last(o, r->name, WIDTH - 4);
 	}
 }
 
@@ -635,8 +643,8 @@ static size_t count_status(const struct group *g, size_t n, uint8_t st)
 
 /* One group: status, kind, time base / new / delta, count; then what it is
  * on a line of its own. */
-static void t_group_line(struct gs_outbuf *o, const struct group *g, const char *kind,
-			 const char *what)
+static void diff_text_group_line(struct gs_outbuf *o, const struct group *g, const char *kind,
+				 const char *what)
 {
 	char a[48], b[48], d[48], k[48];
 	const int64_t *v = g->norm; /* on the basis of the comparison */
@@ -644,29 +652,29 @@ static void t_group_line(struct gs_outbuf *o, const struct group *g, const char 
 		gs_dur_unit(max_u64(max_u64(uabs64(v[0]), uabs64(v[1])), uabs64(v[1] - v[0])));
 
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, status_names[g->status], 9, false);
-	t_cell(o, kind, 15, false);
+	diff_text_cell(o, status_names[g->status], 9, false);
+	diff_text_cell(o, kind, 15, false);
 	gs_dur_text_in(a, sizeof(a), v[0], unit, false);
 	gs_dur_text_in(b, sizeof(b), v[1], unit, false);
-	t_cell(o, g->count[0] ? a : "-", 12, true);
-	t_cell(o, g->count[1] ? b : "-", 12, true);
-	t_cell(o, gs_dur_text_in(d, sizeof(d), v[1] - v[0], unit, true), 13, true);
+	diff_text_cell(o, g->count[0] ? a : "-", 12, true);
+	diff_text_cell(o, g->count[1] ? b : "-", 12, true);
+	diff_text_cell(o, gs_dur_text_in(d, sizeof(d), v[1] - v[0], unit, true), 13, true);
 	snprintf(k, sizeof(k), "%llu -> %llu", (unsigned long long)g->count[0],
 		 (unsigned long long)g->count[1]);
-	t_cell(o, k, 16, true);
+	diff_text_cell(o, k, 16, true);
 	gs_outbuf_puts(o, "\n             ");
-	t_last(o, what, WIDTH - 13);
+	diff_text_last(o, what, WIDTH - 13);
 }
 
-static void t_group_head(struct gs_outbuf *o, const char *what)
+static void diff_text_group_head(struct gs_outbuf *o, const char *what)
 {
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, "status", 9, false);
-	t_cell(o, "kind", 15, false);
-	t_cell(o, "base", 12, true);
-	t_cell(o, "new", 12, true);
-	t_cell(o, "delta", 13, true);
-	t_cell(o, "count", 16, true);
+	diff_text_cell(o, "status", 9, false);
+	diff_text_cell(o, "kind", 15, false);
+	diff_text_cell(o, "base", 12, true);
+	diff_text_cell(o, "new", 12, true);
+	diff_text_cell(o, "delta", 13, true);
+	diff_text_cell(o, "count", 16, true);
 	gs_outbuf_puts(o, "\n             ");
 	gs_outbuf_puts(o, what);
 	gs_outbuf_putc(o, '\n');
@@ -682,7 +690,8 @@ static size_t shown_groups(const struct group *g, size_t n, size_t top)
 	return k;
 }
 
-static void t_waits(struct gs_outbuf *o, const struct gs_diff *df, const struct dev_diff *dd)
+static void diff_text_waits(struct gs_outbuf *o, const struct gs_diff *df,
+			    const struct dev_diff *dd)
 {
 	size_t shown = shown_groups(dd->waits, dd->n_waits, df->top);
 	char what[8 * WIDTH + 64];
@@ -698,7 +707,7 @@ static void t_waits(struct gs_outbuf *o, const struct gs_diff *df, const struct 
 			 count_status(dd->waits, dd->n_waits, ST_SAME));
 	if (!shown)
 		return;
-	t_group_head(o, "consumer <- producer [stream]");
+	diff_text_group_head(o, "consumer <- producer [stream]");
 	for (size_t i = 0; i < shown; i++) {
 		const struct group *g = &dd->waits[i];
 
@@ -708,11 +717,12 @@ static void t_waits(struct gs_outbuf *o, const struct gs_diff *df, const struct 
 		fit(cb, sizeof(cb), g->b, 38);
 		snprintf(what, sizeof(what), "%s [%llu] <- %s [%llu]", ca,
 			 (unsigned long long)g->sa, cb, (unsigned long long)g->sb);
-		t_group_line(o, g, gs_edge_kind_name(g->kind), what);
+		diff_text_group_line(o, g, gs_edge_kind_name(g->kind), what);
 	}
 }
 
-static void t_missed(struct gs_outbuf *o, const struct gs_diff *df, const struct dev_diff *dd)
+static void diff_text_missed(struct gs_outbuf *o, const struct gs_diff *df,
+			     const struct dev_diff *dd)
 {
 	size_t shown = shown_groups(dd->missed, dd->n_missed, df->top);
 	char what[4 * WIDTH];
@@ -728,17 +738,17 @@ static void t_missed(struct gs_outbuf *o, const struct gs_diff *df, const struct
 			 count_status(dd->missed, dd->n_missed, ST_SAME));
 	if (!shown)
 		return;
-	t_group_head(o, "copy [stream] (exposed time)");
+	diff_text_group_head(o, "copy [stream] (exposed time)");
 	for (size_t i = 0; i < shown; i++) {
 		const struct group *g = &dd->missed[i];
 
 		snprintf(what, sizeof(what), "%.200s [%llu]", g->a, (unsigned long long)g->sa);
-		t_group_line(o, g, gs_copy_kind_name(g->kind), what);
+		diff_text_group_line(o, g, gs_copy_kind_name(g->kind), what);
 	}
 }
 
 /* The one line that says what the comparison is on, when not the totals. */
-static void t_basis(struct gs_outbuf *o, const struct dev_diff *dd)
+static void diff_text_basis(struct gs_outbuf *o, const struct dev_diff *dd)
 {
 	char line[8 * WIDTH], nm[4 * WIDTH], src[4 * WIDTH + 32];
 	uint64_t a = dd->d[0] ? dd->d[0]->ops : 0, b = dd->d[1] ? dd->d[1]->ops : 0;
@@ -762,10 +772,11 @@ static void t_basis(struct gs_outbuf *o, const struct dev_diff *dd)
 	} else {
 		return;
 	}
-	t_last(o, line, WIDTH);
+	diff_text_last(o, line, WIDTH);
 }
 
-static void t_device(struct gs_outbuf *o, const struct gs_diff *df, const struct dev_diff *dd)
+static void diff_text_device(struct gs_outbuf *o, const struct gs_diff *df,
+			     const struct dev_diff *dd)
 {
 	char name[4 * WIDTH];
 	bool mixed;
@@ -796,29 +807,29 @@ static void t_device(struct gs_outbuf *o, const struct gs_diff *df, const struct
 	}
 	if (!common_basis(df, &mixed) || mixed) {
 		gs_outbuf_puts(o, "  ");
-		t_basis(o, dd);
+		diff_text_basis(o, dd);
 	}
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, "", C_LABEL, false);
-	t_cell(o, "base", C_VALUE, true);
-	t_cell(o, "new", C_VALUE, true);
-	t_cell(o, "delta", C_DELTA, true);
+	diff_text_cell(o, "", C_LABEL, false);
+	diff_text_cell(o, "base", C_VALUE, true);
+	diff_text_cell(o, "new", C_VALUE, true);
+	diff_text_cell(o, "delta", C_DELTA, true);
 	gs_outbuf_putc(o, ' ');
-	t_cell(o, "change", C_CHANGE, true);
+	diff_text_cell(o, "change", C_CHANGE, true);
 	gs_outbuf_putc(o, '\n');
 	for (int i = 0; i < M_COUNT; i++) {
-		t_metric_row(o, dd, i);
+		diff_text_metric_row(o, dd, i);
 		if (i == M_IDEAL)
-			t_eff_row(o, dd);
+			diff_text_eff_row(o, dd);
 	}
 	gs_outbuf_puts(o, "  ");
-	t_cell(o, "dominant", C_LABEL, false);
-	t_cell(o, dd->d[0] ? gs_category_name(dd->d[0]->b.dominant) : "-", C_VALUE, true);
-	t_cell(o, dd->d[1] ? gs_category_name(dd->d[1]->b.dominant) : "-", C_VALUE, true);
+	diff_text_cell(o, "dominant", C_LABEL, false);
+	diff_text_cell(o, dd->d[0] ? gs_category_name(dd->d[0]->b.dominant) : "-", C_VALUE, true);
+	diff_text_cell(o, dd->d[1] ? gs_category_name(dd->d[1]->b.dominant) : "-", C_VALUE, true);
 	gs_outbuf_putc(o, '\n');
-	t_kernels(o, df, dd);
-	t_waits(o, df, dd);
-	t_missed(o, df, dd);
+	diff_text_kernels(o, df, dd);
+	diff_text_waits(o, df, dd);
+	diff_text_missed(o, df, dd);
 }
 
 gs_status gs_diff_write_text(FILE *f, const struct gs_diff *df)
@@ -840,11 +851,11 @@ gs_status gs_diff_write_text(FILE *f, const struct gs_diff *df)
 		const struct dev_diff *first = common_basis(df, &mixed);
 
 		if (first)
-			t_basis(&o, first);
+			diff_text_basis(&o, first);
 	}
 	if (!df->n_dev)
 		gs_outbuf_puts(&o, "\nneither trace has GPU ops\n");
 	for (size_t i = 0; i < df->n_dev; i++)
-		t_device(&o, df, &df->dev[i]);
+		diff_text_device(&o, df, &df->dev[i]);
 	return gs_outbuf_finish(&o);
 }

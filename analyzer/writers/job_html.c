@@ -33,7 +33,7 @@ static size_t gpu_index(const struct gs_job_analysis *ja, size_t ri, uint32_t de
 	return SIZE_MAX;
 }
 
-static void h_esc(struct gs_outbuf *o, const char *s, size_t max)
+static void job_html_esc(struct gs_outbuf *o, const char *s, size_t max)
 {
 	gs_report_html_text(o, s, max);
 }
@@ -41,7 +41,7 @@ static void h_esc(struct gs_outbuf *o, const char *s, size_t max)
 /* A duration with "µs". */
 #define HDUR(ns) gs_report_dur_utf8((char[48]){0}, 48, (ns))
 
-static void h_findings(struct gs_outbuf *o, const struct gs_job_analysis *ja)
+static void job_html_findings(struct gs_outbuf *o, const struct gs_job_analysis *ja)
 {
 	gs_outbuf_puts(o, "<h3>Job findings</h3>\n");
 	if (!ja->n_findings) {
@@ -53,8 +53,8 @@ static void h_findings(struct gs_outbuf *o, const struct gs_job_analysis *ja)
 	}
 	gs_outbuf_puts(o, "<ol class=\"findings\" id=\"job-findings\">\n");
 	for (size_t i = 0; i < ja->n_findings; i++) {
-		char *text = ja_finding_text(ja, &ja->findings[i]);
-		char *advice = ja_finding_advice(ja, &ja->findings[i]);
+		char *text = job_finding_text(ja, &ja->findings[i]);
+		char *advice = job_finding_advice(ja, &ja->findings[i]);
 
 		if (!text || !advice) {
 			free(text);
@@ -75,29 +75,29 @@ static void h_findings(struct gs_outbuf *o, const struct gs_job_analysis *ja)
 
 /* One GPU's row of the rank table; with an outlier column (`col`), `why`
  * its outlier's `by` (UINT_MAX: none). */
-static void h_rank_row(struct gs_outbuf *o, const struct ja_gpu *g, bool col, unsigned why)
+static void job_html_rank_row(struct gs_outbuf *o, const struct job_gpu *g, bool col, unsigned why)
 {
 	const struct gs_js_gpu *d = g->d;
 	char eff[32];
 
 	gs_outbuf_printf(o, "<tr><td>%u</td><td>", g->r->rank);
-	h_esc(o, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 40);
+	job_html_esc(o, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 40);
 	gs_outbuf_printf(o, "</td><td class=\"n\">%u</td><td class=\"n\">%s</td>", d->device,
 			 HDUR(d->window_ns));
 	for (unsigned c = 0; c < GS_CAT_COUNT; c++)
 		gs_outbuf_printf(o, "<td class=\"n\">%s</td>", PCT(d->total_ns[c], d->window_ns));
-	gs_outbuf_printf(o, "<td class=\"n\">%s</td>", ja_eff_text(d, eff, sizeof(eff)));
+	gs_outbuf_printf(o, "<td class=\"n\">%s</td>", job_eff_text(d, eff, sizeof(eff)));
 	gs_outbuf_printf(o, "<td class=\"n\">%s</td>", d->comm_kernels ? HDUR(d->comm_ns) : "-");
 	gs_outbuf_printf(o, "<td class=\"n\">%s</td>",
 			 d->comm_kernels ? HDUR(d->comm_exposed_ns) : "-");
 	gs_outbuf_printf(o, "<td class=\"n\">%s</td>",
 			 isfinite(g->overlap) ? FRAC(g->overlap) : "-");
 	if (col)
-		gs_outbuf_printf(o, "<td>%s</td>", why == UINT_MAX ? "" : ja_outlier_word(why));
+		gs_outbuf_printf(o, "<td>%s</td>", why == UINT_MAX ? "" : job_outlier_word(why));
 	gs_outbuf_puts(o, "</tr>\n");
 }
 
-static void h_rank_head(struct gs_outbuf *o, const char *id, bool why)
+static void job_html_rank_head(struct gs_outbuf *o, const char *id, bool why)
 {
 	gs_outbuf_printf(
 		o,
@@ -112,24 +112,24 @@ static void h_rank_head(struct gs_outbuf *o, const char *id, bool why)
 }
 
 /* The min (k 0), median (1) or max (2) row of the rank table. */
-static void h_stat_row(struct gs_outbuf *o, const struct gs_job_analysis *ja, int k)
+static void job_html_stat_row(struct gs_outbuf *o, const struct gs_job_analysis *ja, int k)
 {
 	static const char *const label[3] = {"min", "median", "max"};
-	static const enum ja_metric col[] = {M_WINDOW, M_KERNEL, M_COPY,    M_SYNC,   M_IDLE,
-					     M_EFF,    M_COMM,   M_EXPOSED, M_OVERLAP};
+	static const enum job_metric col[] = {M_WINDOW, M_KERNEL, M_COPY,    M_SYNC,   M_IDLE,
+					      M_EFF,    M_COMM,   M_EXPOSED, M_OVERLAP};
 	char buf[48];
 
 	gs_outbuf_printf(o, "<tr class=\"stat\"><td colspan=\"3\">%s</td>", label[k]);
 	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
-		const struct ja_stat *s = &ja->stat[col[c]];
+		const struct job_stat *s = &ja->stat[col[c]];
 
 		if (!s->count)
 			gs_outbuf_puts(o, "<td class=\"n\">-</td>");
-		else if (ja_metric_info[col[c]].ns)
+		else if (job_metric_info[col[c]].ns)
 			gs_outbuf_printf(o, "<td class=\"n\">%s</td>", HDUR((int64_t)s->v[k]));
 		else
 			gs_outbuf_printf(o, "<td class=\"n\">%s</td>",
-					 ja_metric_text(buf, sizeof(buf), col[c], s->v[k]));
+					 job_metric_text(buf, sizeof(buf), col[c], s->v[k]));
 	}
 	gs_outbuf_puts(o, "<td></td></tr>\n");
 }
@@ -139,13 +139,14 @@ static void h_stat_row(struct gs_outbuf *o, const struct gs_job_analysis *ja, in
  * median and max and the outliers, open, and every row in a collapsed
  * block under them. Then the min / median / max with the rank of each.
  */
-static void h_ranks(struct gs_outbuf *o, const struct gs_job_analysis *ja, const struct ja_view *v)
+static void job_html_ranks(struct gs_outbuf *o, const struct gs_job_analysis *ja,
+			   const struct job_view *v)
 {
 	gs_outbuf_puts(o, "<h3>Ranks</h3>\n");
 	if (v->all) {
-		h_rank_head(o, "job-ranks", false);
+		job_html_rank_head(o, "job-ranks", false);
 		for (size_t i = 0; i < ja->n_gpus; i++)
-			h_rank_row(o, &ja->gpus[i], false, UINT_MAX);
+			job_html_rank_row(o, &ja->gpus[i], false, UINT_MAX);
 		gs_outbuf_puts(o, "</tbody></table>\n");
 	} else {
 		gs_outbuf_printf(o,
@@ -153,20 +154,20 @@ static void h_ranks(struct gs_outbuf *o, const struct gs_job_analysis *ja, const
 				 "GPUs, then the %zu outlier%s (stragglers, then the GPUs farthest "
 				 "from the median; --ranks N|all).</p>\n",
 				 ja->n_gpus, v->n_shown, v->n_shown == 1 ? "" : "s");
-		h_rank_head(o, "job-ranks", true);
+		job_html_rank_head(o, "job-ranks", true);
 		for (int k = 0; k < 3; k++)
-			h_stat_row(o, ja, k);
+			job_html_stat_row(o, ja, k);
 		for (size_t i = 0; i < ja->n_gpus; i++)
 			if (v->why[i] != UINT_MAX)
-				h_rank_row(o, &ja->gpus[i], true, v->why[i]);
+				job_html_rank_row(o, &ja->gpus[i], true, v->why[i]);
 		gs_outbuf_puts(o, "</tbody></table>\n");
 		gs_outbuf_printf(o,
 				 "<details class=\"more\" id=\"job-ranks-all\"><summary>Every GPU: "
 				 "%zu rows, %zu outlier%s marked</summary>\n",
 				 ja->n_gpus, v->n_outs, v->n_outs == 1 ? "" : "s");
-		h_rank_head(o, "job-ranks-full", true);
+		job_html_rank_head(o, "job-ranks-full", true);
 		for (size_t i = 0; i < ja->n_gpus; i++)
-			h_rank_row(o, &ja->gpus[i], true, v->why[i]);
+			job_html_rank_row(o, &ja->gpus[i], true, v->why[i]);
 		gs_outbuf_puts(o, "</tbody></table>\n</details>\n");
 	}
 	gs_outbuf_puts(o,
@@ -174,18 +175,18 @@ static void h_ranks(struct gs_outbuf *o, const struct gs_job_analysis *ja, const
 		       "<th class=\"n\">min</th><th class=\"n\">median</th><th class=\"n\">max</th>"
 		       "</tr></thead><tbody>\n");
 	for (unsigned m = 0; m < M_COUNT; m++) {
-		const struct ja_stat *s = &ja->stat[m];
+		const struct job_stat *s = &ja->stat[m];
 		char buf[96];
 
-		gs_outbuf_printf(o, "<tr><td>%s</td>", ja_metric_info[m].label);
+		gs_outbuf_printf(o, "<tr><td>%s</td>", job_metric_info[m].label);
 		for (int k = 0; k < 3; k++) {
 			if (!s->count) {
 				gs_outbuf_puts(o, "<td class=\"n\">-</td>");
 				continue;
 			}
-			ja_stat_cell(buf, sizeof(buf), ja, s, (enum ja_metric)m, k);
+			job_stat_cell(buf, sizeof(buf), ja, s, (enum job_metric)m, k);
 			gs_outbuf_puts(o, "<td class=\"n\">");
-			h_esc(o, buf, 0);
+			job_html_esc(o, buf, 0);
 			gs_outbuf_puts(o, "</td>");
 		}
 		gs_outbuf_puts(o, "</tr>\n");
@@ -202,7 +203,7 @@ static int lane_of(const struct gs_job_analysis *ja, const int *lanes, size_t ri
 	return i == SIZE_MAX ? -1 : lanes[i];
 }
 
-static int64_t h_x(int64_t t, int64_t t0, int64_t span)
+static int64_t job_html_x(int64_t t, int64_t t0, int64_t span)
 {
 	double x;
 
@@ -224,22 +225,22 @@ static int64_t h_x(int64_t t, int64_t t0, int64_t span)
 #define H_LANES 32
 #define H_OTHERS (-2)
 
-static gs_status h_pick_lanes(const struct gs_job_analysis *ja, uint32_t g, size_t n_draw,
-			      const struct ja_view *v, int *lanes)
+static gs_status job_html_pick_lanes(const struct gs_job_analysis *ja, uint32_t g, size_t n_draw,
+				     const struct job_view *v, int *lanes)
 {
 	size_t *last = calloc(ja->n_gpus ? ja->n_gpus : 1, sizeof(*last)), picked = 0, i, drawn;
 
 	if (!last)
 		return gs_nomem();
 	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
-		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct ja_comm *c = &ja->comms[x->comm];
+		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct job_comm *c = &ja->comms[x->comm];
 		size_t q = SIZE_MAX;
 
 		if (c->clock_group != g)
 			continue;
 		drawn++;
-		if (x->skew <= 0 || x->state != JA_COMPARED)
+		if (x->skew <= 0 || x->state != JOB_COMPARED)
 			continue;
 		for (size_t p = 0; p < x->present; p++)
 			if (ja->slot[x->slot + p].m == x->last_m)
@@ -280,8 +281,8 @@ static gs_status h_pick_lanes(const struct gs_job_analysis *ja, uint32_t g, size
  * others), its collective kernels on it (the last rank's in the wait
  * colour), and each collective's skew as a band from its first to its last
  * arrival across the lanes. */
-static gs_status h_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja, uint32_t g,
-			   int *lanes, const struct ja_view *v)
+static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja, uint32_t g,
+				  int *lanes, const struct job_view *v)
 {
 	size_t n_lanes = 0, in_group = 0, n_draw = 0, rects = 0, drawn, i, k, taking = 0,
 	       others = 0;
@@ -295,8 +296,8 @@ static gs_status h_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja
 	 * fewer when their kernels would pass H_RECTS (a lane holds one kernel
 	 * of a collective at most). */
 	for (i = 0; i < ja->n_by_skew; i++) {
-		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct ja_comm *c = &ja->comms[x->comm];
+		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct job_comm *c = &ja->comms[x->comm];
 		size_t cost = x->present < H_LANES ? x->present : H_LANES;
 
 		if (c->clock_group != g)
@@ -309,7 +310,7 @@ static gs_status h_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja
 		n_draw++;
 		rects += cost;
 		for (k = 0; k < x->present; k++) {
-			const struct ja_member *m = coll_member(ja, x, k);
+			const struct job_member *m = coll_member(ja, x, k);
 			const struct gs_js_kernel *op = coll_op(ja, x, k);
 			size_t q = gpu_index(ja, m->ri, op->device);
 
@@ -327,7 +328,7 @@ static gs_status h_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja
 	for (i = 0; i < ja->n_gpus; i++)
 		taking += lanes[i] == 0;
 	if (taking > H_LANES) {
-		gs_status rc = h_pick_lanes(ja, g, n_draw, v, lanes);
+		gs_status rc = job_html_pick_lanes(ja, g, n_draw, v, lanes);
 
 		if (rc != GS_OK)
 			return rc;
@@ -364,7 +365,7 @@ static gs_status h_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja
 		snprintf(name, sizeof(name), "rank %u \xc2\xb7 GPU %u", ja->gpus[i].r->rank,
 			 ja->gpus[i].d->device);
 		gs_outbuf_printf(o, "<text x=\"0\" y=\"%d\">", H_AXIS_H + lanes[i] * H_PITCH + 16);
-		h_esc(o, name, 0);
+		job_html_esc(o, name, 0);
 		gs_outbuf_puts(o, "</text>\n");
 	}
 	if (others)
@@ -382,8 +383,8 @@ static gs_status h_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja
 				 H_XMAX, i * H_PITCH, i * H_PITCH);
 	/* Bands first, under the kernels. */
 	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
-		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct ja_comm *c = &ja->comms[x->comm];
+		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct job_comm *c = &ja->comms[x->comm];
 		int64_t a, b;
 
 		if (c->clock_group != g)
@@ -391,16 +392,16 @@ static gs_status h_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja
 		drawn++;
 		if (x->skew <= 0)
 			continue;
-		a = h_x(x->first, t0, t1 - t0);
-		b = h_x(x->last, t0, t1 - t0);
+		a = job_html_x(x->first, t0, t1 - t0);
+		b = job_html_x(x->last, t0, t1 - t0);
 		gs_outbuf_printf(o,
 				 "<rect x=\"%lld\" y=\"0\" width=\"%lld\" height=\"%d\" "
 				 "style=\"fill:#7048e8;fill-opacity:.18\"><title>",
 				 (long long)a, (long long)(b > a ? b - a : 1), height);
-		h_esc(o, c->label, 60);
+		job_html_esc(o, c->label, 60);
 		gs_outbuf_printf(o, " #%u ", x->index);
-		h_esc(o, x->name, 60);
-		if (x->state == JA_WITHIN_ERROR)
+		job_html_esc(o, x->name, 60);
+		if (x->state == JOB_WITHIN_ERROR)
 			gs_outbuf_printf(o,
 					 "&#10;skew %s, within the clocks' error</title></rect>\n",
 					 HDUR(x->skew));
@@ -409,8 +410,8 @@ static gs_status h_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja
 					 HDUR(x->skew), rank_of(ja, c->m[x->last_m].ri)->rank);
 	}
 	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
-		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct ja_comm *c = &ja->comms[x->comm];
+		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct job_comm *c = &ja->comms[x->comm];
 		int64_t o0 = 0, o1 = 0, oa = 0; /* the others': first start, last end, last start */
 		size_t n_o = 0;
 
@@ -418,12 +419,12 @@ static gs_status h_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja
 			continue;
 		drawn++;
 		for (k = 0; k < x->present; k++) {
-			const struct ja_member *m = coll_member(ja, x, k);
+			const struct job_member *m = coll_member(ja, x, k);
 			const struct gs_js_kernel *op = coll_op(ja, x, k);
 			int lane = lane_of(ja, lanes, m->ri, op->device);
 			int64_t s0 = op->start_ns + m->shift, s1 = op->end_ns + m->shift;
-			int64_t a = h_x(s0, t0, t1 - t0), b = h_x(s1, t0, t1 - t0);
-			bool last = x->skew > 0 && x->state == JA_COMPARED &&
+			int64_t a = job_html_x(s0, t0, t1 - t0), b = job_html_x(s1, t0, t1 - t0);
+			bool last = x->skew > 0 && x->state == JOB_COMPARED &&
 				    ja->slot[x->slot + k].m == x->last_m;
 
 			if (lane == H_OTHERS) {
@@ -445,16 +446,16 @@ static gs_status h_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja
 					 (long long)(b > a ? b - a : 1), H_BAR_H,
 					 last ? " style=\"fill:#7048e8\"" : "");
 			/* Short: one a kernel (the band names the collective). */
-			h_esc(o, x->name, 32);
+			job_html_esc(o, x->name, 32);
 			gs_outbuf_printf(o, " #%u&#10;rank %u: +%s, waited %s, ran %s%s", x->index,
 					 rank_of(ja, m->ri)->rank, HDUR(s0 - t0),
-					 HDUR(x->state == JA_COMPARED ? x->last - s0 : 0),
+					 HDUR(x->state == JOB_COMPARED ? x->last - s0 : 0),
 					 HDUR(s1 - s0), last ? ", last" : "");
 			gs_outbuf_puts(o, "</title></rect>\n");
 		}
 		if (n_o) {
-			int64_t a = h_x(o0, t0, t1 - t0), b = h_x(o1, t0, t1 - t0),
-				m = h_x(oa, t0, t1 - t0);
+			int64_t a = job_html_x(o0, t0, t1 - t0), b = job_html_x(o1, t0, t1 - t0),
+				m = job_html_x(oa, t0, t1 - t0);
 
 			/* The others' kernels from the first start to the last
 			 * end, their arrivals (first to last start) darker. */
@@ -463,7 +464,7 @@ static gs_status h_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja
 					 "height=\"%d\"><title>",
 					 (long long)a, other_lane * H_PITCH + H_BAR_Y,
 					 (long long)(b > a ? b - a : 1), H_BAR_H);
-			h_esc(o, x->name, 32);
+			job_html_esc(o, x->name, 32);
 			gs_outbuf_printf(o,
 					 " #%u&#10;%zu other GPUs: arrived +%s to +%s, the last "
 					 "ended +%s</title></rect>\n",
@@ -500,7 +501,8 @@ static gs_status h_drawing(struct gs_outbuf *o, const struct gs_job_analysis *ja
 }
 
 /* The collectives over time: a drawing per clock group. */
-static void h_chart(struct gs_outbuf *o, const struct gs_job_analysis *ja, const struct ja_view *v)
+static void job_html_chart(struct gs_outbuf *o, const struct gs_job_analysis *ja,
+			   const struct job_view *v)
 {
 	int *lanes;
 
@@ -517,7 +519,7 @@ static void h_chart(struct gs_outbuf *o, const struct gs_job_analysis *ja, const
 		return;
 	}
 	for (uint32_t g = 0; g < ja->n_clock_groups && !o->failed; g++)
-		if (h_drawing(o, ja, g, lanes, v) != GS_OK) {
+		if (job_html_drawing(o, ja, g, lanes, v) != GS_OK) {
 			gs_outbuf_fail(o, ENOMEM, NULL);
 		}
 	free(lanes);
@@ -528,8 +530,8 @@ static void h_chart(struct gs_outbuf *o, const struct gs_job_analysis *ja, const
 }
 
 /* A rank's row of the table of its collectives. */
-static void h_total_row(struct gs_outbuf *o, const struct gs_job_analysis *ja,
-			const struct ja_total *t)
+static void job_html_total_row(struct gs_outbuf *o, const struct gs_job_analysis *ja,
+			       const struct job_total *t)
 {
 	gs_outbuf_printf(o,
 			 "<tr><td>%u</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
@@ -541,7 +543,7 @@ static void h_total_row(struct gs_outbuf *o, const struct gs_job_analysis *ja,
 			 t->straggler ? "<b>straggler</b>" : "");
 }
 
-static void h_totals_head(struct gs_outbuf *o, const char *id)
+static void job_html_totals_head(struct gs_outbuf *o, const char *id)
 {
 	gs_outbuf_printf(o,
 			 "<table class=\"tbl\" id=\"%s\"><thead><tr><th>rank</th>"
@@ -553,16 +555,17 @@ static void h_totals_head(struct gs_outbuf *o, const char *id)
 
 /* Per rank over its collectives: every rank when they fit, else the
  * outliers' ranks and every rank in a collapsed block. */
-static void h_totals(struct gs_outbuf *o, const struct gs_job_analysis *ja, const struct ja_view *v)
+static void job_html_totals(struct gs_outbuf *o, const struct gs_job_analysis *ja,
+			    const struct job_view *v)
 {
 	size_t with = 0, i;
 
 	for (i = 0; i < ja->n_totals; i++)
 		with += ja->totals[i].collectives > 0;
-	h_totals_head(o, "job-totals");
+	job_html_totals_head(o, "job-totals");
 	for (i = 0; i < ja->n_totals; i++)
 		if (ja->totals[i].collectives && (v->all || v->rank_shown[ja->totals[i].ri]))
-			h_total_row(o, ja, &ja->totals[i]);
+			job_html_total_row(o, ja, &ja->totals[i]);
 	gs_outbuf_puts(o, "</tbody></table>\n");
 	if (v->all)
 		return;
@@ -570,16 +573,16 @@ static void h_totals(struct gs_outbuf *o, const struct gs_job_analysis *ja, cons
 			 "<details class=\"more\" id=\"job-totals-all\"><summary>Every rank: %zu "
 			 "rows</summary>\n",
 			 with);
-	h_totals_head(o, "job-totals-full");
+	job_html_totals_head(o, "job-totals-full");
 	for (i = 0; i < ja->n_totals; i++)
 		if (ja->totals[i].collectives)
-			h_total_row(o, ja, &ja->totals[i]);
+			job_html_total_row(o, ja, &ja->totals[i]);
 	gs_outbuf_puts(o, "</tbody></table>\n</details>\n");
 }
 
 /* The communicators, the collectives by skew, per rank, mismatches. */
-static void h_collectives(struct gs_outbuf *o, const struct gs_job_analysis *ja, size_t top,
-			  const struct ja_view *v)
+static void job_html_collectives(struct gs_outbuf *o, const struct gs_job_analysis *ja, size_t top,
+				 const struct job_view *v)
 {
 	size_t shown, i;
 
@@ -603,11 +606,11 @@ static void h_collectives(struct gs_outbuf *o, const struct gs_job_analysis *ja,
 		   "<th class=\"n\">waited</th><th class=\"n\">mean transfer</th>"
 		   "<th class=\"n\">mean busbw</th></tr></thead><tbody>\n");
 	for (i = 0; i < ja->n_comms; i++) {
-		const struct ja_comm *c = &ja->comms[i];
+		const struct job_comm *c = &ja->comms[i];
 		int64_t m = c->matched ? (int64_t)c->matched : 1;
 
 		gs_outbuf_puts(o, "<tr><td>");
-		h_esc(o, c->label, 0);
+		job_html_esc(o, c->label, 0);
 		gs_outbuf_printf(o, "</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td>", c->n_m,
 				 c->matched);
 		if (!c->matched) {
@@ -632,16 +635,16 @@ static void h_collectives(struct gs_outbuf *o, const struct gs_job_analysis *ja,
 			       "<th class=\"n\">transfer</th><th class=\"n\">algbw</th>"
 			       "<th class=\"n\">busbw</th></tr></thead><tbody>\n");
 		for (i = 0; i < shown; i++) {
-			const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
-			const struct ja_comm *c = &ja->comms[x->comm];
+			const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+			const struct job_comm *c = &ja->comms[x->comm];
 
 			gs_outbuf_printf(o, "<tr><td class=\"n\">%zu</td><td>", i + 1);
-			h_esc(o, c->label, 0);
+			job_html_esc(o, c->label, 0);
 			gs_outbuf_printf(o, "</td><td class=\"n\">%u</td><td class=\"name\">",
 					 x->index);
-			h_esc(o, x->name, 90);
+			job_html_esc(o, x->name, 90);
 			gs_outbuf_printf(o, "</td><td class=\"n\">%s</td>", HDUR(x->skew));
-			if (x->state == JA_WITHIN_ERROR)
+			if (x->state == JOB_WITHIN_ERROR)
 				gs_outbuf_puts(o, "<td class=\"n\" title=\"within the clocks' "
 						  "error\">~</td>");
 			else if (x->skew > 0)
@@ -660,7 +663,7 @@ static void h_collectives(struct gs_outbuf *o, const struct gs_job_analysis *ja,
 				"<p class=\"more\">%zu more (--top N for more rows, --format "
 				"json for the %d largest)</p>\n",
 				ja->n_by_skew - shown, JSON_COLLECTIVES);
-		h_totals(o, ja, v);
+		job_html_totals(o, ja, v);
 	}
 	if (ja->n_mm) {
 		gs_outbuf_puts(o, "<h3>Mismatches</h3>\n");
@@ -673,7 +676,7 @@ static void h_collectives(struct gs_outbuf *o, const struct gs_job_analysis *ja,
 		gs_outbuf_puts(o, "<ul class=\"notes\" id=\"job-mismatches\">\n");
 		for (i = 0; i < ja->n_mm; i++) {
 			gs_outbuf_puts(o, "<li>");
-			h_esc(o, ja->mm[i].text, 0);
+			job_html_esc(o, ja->mm[i].text, 0);
 			gs_outbuf_puts(o, "</li>\n");
 		}
 		gs_outbuf_puts(o, ja->n_mm > top ? "</ul>\n</details>\n" : "</ul>\n");
@@ -684,7 +687,7 @@ static void h_collectives(struct gs_outbuf *o, const struct gs_job_analysis *ja,
 
 /* The steps matched across ranks: a bar from the fastest rank's step time
  * to the slowest's, the median marked, beside the numbers. */
-static void h_steps(struct gs_outbuf *o, const struct gs_job_analysis *ja)
+static void job_html_steps(struct gs_outbuf *o, const struct gs_job_analysis *ja)
 {
 	int64_t longest = 0;
 	size_t shown = ja->n_steps < H_STEP_ROWS ? ja->n_steps : H_STEP_ROWS;
@@ -704,7 +707,7 @@ static void h_steps(struct gs_outbuf *o, const struct gs_job_analysis *ja)
 		   "<th class=\"n\">job span</th><th>last to end</th>"
 		   "<th>slowest rank's gap</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < shown; i++) {
-		const struct ja_step *x = &ja->steps[i];
+		const struct job_step *x = &ja->steps[i];
 		double k = longest > 0 ? 160.0 / (double)longest : 0.0;
 
 		gs_outbuf_printf(
@@ -749,11 +752,11 @@ void gs_job_analysis_write_html(struct gs_outbuf *o, const struct gs_report *job
 {
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
 	struct gs_report_style s = gs_report_style_of(st);
-	struct ja_view v;
+	struct job_view v;
 
 	if (!ja)
 		return;
-	if (ja_view_make(ja, s.ranks, &v) != GS_OK) {
+	if (job_view_make(ja, s.ranks, &v) != GS_OK) {
 		gs_outbuf_fail(o, ENOMEM, NULL);
 		return;
 	}
@@ -762,11 +765,11 @@ void gs_job_analysis_write_html(struct gs_outbuf *o, const struct gs_report *job
 			 ja->n_sums, ja->n_gpus, ja->n_gpus == 1 ? "" : "s");
 	/* What stands out first: the findings and the collectives over time;
 	 * then the ranks and the tables. */
-	h_findings(o, ja);
-	h_chart(o, ja, &v);
-	h_ranks(o, ja, &v);
-	h_steps(o, ja);
-	h_collectives(o, ja, s.top, &v);
+	job_html_findings(o, ja);
+	job_html_chart(o, ja, &v);
+	job_html_ranks(o, ja, &v);
+	job_html_steps(o, ja);
+	job_html_collectives(o, ja, s.top, &v);
 	gs_outbuf_puts(o, "</section>\n");
-	ja_view_free(&v);
+	job_view_free(&v);
 }

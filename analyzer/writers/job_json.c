@@ -15,7 +15,7 @@
 #include <gpuscope/json.h>
 #include <gpuscope/outbuf.h>
 
-static void j_frac_or_null(struct gs_json *w, const char *key, double v)
+static void job_json_frac_or_null(struct gs_json *w, const char *key, double v)
 {
 	if (isfinite(v))
 		gs_json_fixed(w, key, v);
@@ -23,21 +23,21 @@ static void j_frac_or_null(struct gs_json *w, const char *key, double v)
 		gs_json_null(w, key);
 }
 
-static void j_metric(struct gs_json *w, const char *key, enum ja_metric m, double v)
+static void job_json_metric(struct gs_json *w, const char *key, enum job_metric m, double v)
 {
-	if (ja_metric_info[m].ns)
+	if (job_metric_info[m].ns)
 		gs_json_i64(w, key, (int64_t)v);
 	else
-		j_frac_or_null(w, key, v);
+		job_json_frac_or_null(w, key, v);
 }
 
-/* Every GPU's row; `why` per GPU (ja_view's): its outlier's `by`, else
+/* Every GPU's row; `why` per GPU (job_view's): its outlier's `by`, else
  * UINT_MAX. */
 static void json_ranks(struct gs_json *w, const struct gs_job_analysis *ja, const unsigned *why)
 {
 	gs_json_arr(w, "ranks");
 	for (size_t i = 0; i < ja->n_gpus; i++) {
-		const struct ja_gpu *g = &ja->gpus[i];
+		const struct job_gpu *g = &ja->gpus[i];
 		const struct gs_js_gpu *d = g->d;
 
 		gs_json_row(w, NULL);
@@ -57,12 +57,12 @@ static void json_ranks(struct gs_json *w, const struct gs_job_analysis *ja, cons
 		gs_json_i64(w, "copy_ns", d->total_ns[GS_CAT_COPY]);
 		gs_json_i64(w, "sync_ns", d->total_ns[GS_CAT_SYNC]);
 		gs_json_i64(w, "idle_ns", d->total_ns[GS_CAT_IDLE]);
-		j_frac_or_null(w, "efficiency", ja_metric_value(g, M_EFF));
+		job_json_frac_or_null(w, "efficiency", job_metric_value(g, M_EFF));
 		gs_json_u64(w, "comm_kernels", d->comm_kernels);
 		gs_json_i64(w, "comm_ns", d->comm_ns);
 		gs_json_i64(w, "comm_union_ns", d->comm_union_ns);
 		gs_json_i64(w, "comm_exposed_ns", d->comm_exposed_ns);
-		j_frac_or_null(w, "overlap", g->overlap);
+		job_json_frac_or_null(w, "overlap", g->overlap);
 		gs_json_bool(w, "outlier", why[i] != UINT_MAX);
 		gs_json_end_obj(w);
 	}
@@ -72,18 +72,18 @@ static void json_ranks(struct gs_json *w, const struct gs_job_analysis *ja, cons
 /* Every outlier, in the order of choice (the text and HTML show the first
  * --ranks of them). */
 static void json_outliers(struct gs_json *w, const struct gs_job_analysis *ja,
-			  const struct ja_view *v)
+			  const struct job_view *v)
 {
 	gs_json_arr(w, "outliers");
 	for (size_t i = 0; i < v->n_outs; i++) {
-		const struct ja_outlier *x = &v->outs[i];
-		const struct ja_gpu *g = &ja->gpus[x->gpu];
+		const struct job_outlier *x = &v->outs[i];
+		const struct job_gpu *g = &ja->gpus[x->gpu];
 
 		gs_json_row(w, NULL);
 		gs_json_u64(w, "rank", g->r->rank);
 		gs_json_u64(w, "device", g->d->device);
 		gs_json_str(w, "by",
-			    x->by == OUTLIER_STRAGGLER ? "straggler" : ja_metric_info[x->by].key);
+			    x->by == OUTLIER_STRAGGLER ? "straggler" : job_metric_info[x->by].key);
 		if (x->by == OUTLIER_STRAGGLER)
 			gs_json_null(w, "score");
 		else
@@ -99,9 +99,9 @@ static void json_summary(struct gs_json *w, const struct gs_job_analysis *ja)
 
 	gs_json_obj(w, "summary");
 	for (unsigned m = 0; m < M_COUNT; m++) {
-		const struct ja_stat *s = &ja->stat[m];
+		const struct job_stat *s = &ja->stat[m];
 
-		gs_json_row(w, ja_metric_info[m].key);
+		gs_json_row(w, job_metric_info[m].key);
 		gs_json_u64(w, "count", s->count);
 		for (int k = 0; k < 3; k++) {
 			char key[32];
@@ -114,7 +114,7 @@ static void json_summary(struct gs_json *w, const struct gs_job_analysis *ja)
 				gs_json_null(w, key);
 				continue;
 			}
-			j_metric(w, which[k], (enum ja_metric)m, s->v[k]);
+			job_json_metric(w, which[k], (enum job_metric)m, s->v[k]);
 			snprintf(key, sizeof(key), "%s_rank", which[k]);
 			gs_json_u64(w, key, ja->gpus[s->gpu[k]].r->rank);
 			snprintf(key, sizeof(key), "%s_device", which[k]);
@@ -131,19 +131,19 @@ static void json_communicators(struct gs_json *w, const struct gs_job_analysis *
 
 	gs_json_arr(w, "communicators");
 	for (size_t i = 0; i < ja->n_comms; i++) {
-		const struct ja_comm *c = &ja->comms[i];
+		const struct job_comm *c = &ja->comms[i];
 		int64_t m = c->matched ? (int64_t)c->matched : 1;
 
 		gs_json_row(w, NULL);
 		gs_json_u64(w, "id", i);
 		gs_json_str(w, "name", c->label);
 		gs_json_str(w, "key", keys[c->key < 3 ? c->key : 0]);
-		if (c->key == JA_KEY_GROUP)
+		if (c->key == JOB_KEY_GROUP)
 			gs_json_str(w, "group", c->group);
 		else
 			gs_json_null(w, "group");
-		if (c->key == JA_KEY_KIND)
-			gs_json_str(w, "kind", ja_kind_name((enum ja_kind)c->kind));
+		if (c->key == JOB_KEY_KIND)
+			gs_json_str(w, "kind", job_coll_kind_name((enum job_coll_kind)c->kind));
 		else
 			gs_json_null(w, "kind");
 		if (c->group_size)
@@ -151,7 +151,7 @@ static void json_communicators(struct gs_json *w, const struct gs_job_analysis *
 		else
 			gs_json_null(w, "group_size");
 		gs_json_u64(w, "clock_group", c->clock_group);
-		gs_json_str(w, "matched_by", ja_matched_by_name(c->matched_by));
+		gs_json_str(w, "matched_by", job_matched_by_name(c->matched_by));
 		gs_json_arr_inline(w, "ranks");
 		for (size_t k = 0; k < c->n_m; k++)
 			gs_json_u64(w, NULL, rank_of(ja, c->m[k].ri)->rank);
@@ -172,8 +172,8 @@ static void json_communicators(struct gs_json *w, const struct gs_job_analysis *
 		gs_json_i64(w, "skew_max_ns", c->skew_max);
 		gs_json_i64(w, "wait_ns", c->wait_sum);
 		gs_json_i64(w, "transfer_mean_ns", c->matched ? c->transfer_sum / m : 0);
-		j_frac_or_null(w, "busbw_mean_gbps",
-			       c->busbw_n ? c->busbw_sum / (double)c->busbw_n : NAN);
+		job_json_frac_or_null(w, "busbw_mean_gbps",
+				      c->busbw_n ? c->busbw_sum / (double)c->busbw_n : NAN);
 		gs_json_end_obj(w);
 	}
 	gs_json_end_arr(w);
@@ -197,8 +197,8 @@ static void json_collectives(struct gs_json *w, const struct gs_job_analysis *ja
 	gs_json_u64(w, "collectives_listed", n);
 	gs_json_arr(w, "collectives");
 	for (size_t i = 0; i < n; i++) {
-		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct ja_comm *c = &ja->comms[x->comm];
+		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct job_comm *c = &ja->comms[x->comm];
 
 		gs_json_row(w, NULL);
 		gs_json_u64(w, "communicator", x->comm);
@@ -206,31 +206,31 @@ static void json_collectives(struct gs_json *w, const struct gs_job_analysis *ja
 		gs_json_str(w, "name", x->name);
 		gs_json_arr_inline(w, "ranks");
 		for (size_t k = 0; k < x->present; k++) {
-			const struct ja_member *m = coll_member(ja, x, k);
+			const struct job_member *m = coll_member(ja, x, k);
 			int64_t a = coll_op(ja, x, k)->start_ns + m->shift;
 
 			gs_json_row(w, NULL);
 			gs_json_u64(w, "rank", rank_of(ja, m->ri)->rank);
 			gs_json_i64(w, "arrival_ns", a - m->shift);
 			gs_json_i64(w, "clock_shift_ns", m->shift);
-			gs_json_i64(w, "wait_ns", x->state == JA_COMPARED ? x->last - a : 0);
+			gs_json_i64(w, "wait_ns", x->state == JOB_COMPARED ? x->last - a : 0);
 			gs_json_end_obj(w);
 		}
 		gs_json_end_arr(w);
 		gs_json_i64(w, "skew_ns", x->skew);
-		if (x->state == JA_COMPARED)
+		if (x->state == JOB_COMPARED)
 			gs_json_u64(w, "last_rank", rank_of(ja, c->m[x->last_m].ri)->rank);
 		else
 			gs_json_null(w, "last_rank");
-		gs_json_bool(w, "within_clock_error", x->state == JA_WITHIN_ERROR);
+		gs_json_bool(w, "within_clock_error", x->state == JOB_WITHIN_ERROR);
 		gs_json_i64(w, "clock_error_ns", x->clock_err);
 		gs_json_i64(w, "transfer_ns", x->transfer);
 		if (x->bytes >= 0)
 			gs_json_i64(w, "bytes", x->bytes);
 		else
 			gs_json_null(w, "bytes");
-		j_frac_or_null(w, "algbw_gbps", x->algbw);
-		j_frac_or_null(w, "busbw_gbps", x->busbw);
+		job_json_frac_or_null(w, "algbw_gbps", x->algbw);
+		job_json_frac_or_null(w, "busbw_gbps", x->busbw);
 		gs_json_end_obj(w);
 	}
 	gs_json_end_arr(w);
@@ -240,7 +240,7 @@ static void json_totals(struct gs_json *w, const struct gs_job_analysis *ja)
 {
 	gs_json_arr(w, "rank_totals");
 	for (size_t i = 0; i < ja->n_totals; i++) {
-		const struct ja_total *t = &ja->totals[i];
+		const struct job_total *t = &ja->totals[i];
 
 		gs_json_row(w, NULL);
 		gs_json_u64(w, "rank", rank_of(ja, t->ri)->rank);
@@ -257,7 +257,7 @@ static void json_totals(struct gs_json *w, const struct gs_job_analysis *ja)
 	gs_json_end_arr(w);
 	gs_json_arr(w, "stragglers");
 	for (size_t i = 0; i < ja->n_stragglers; i++) {
-		const struct ja_total *t = &ja->totals[ja->stragglers[i]];
+		const struct job_total *t = &ja->totals[ja->stragglers[i]];
 
 		gs_json_row(w, NULL);
 		gs_json_u64(w, "rank", rank_of(ja, t->ri)->rank);
@@ -277,8 +277,8 @@ static void json_mismatches(struct gs_json *w, const struct gs_job_analysis *ja)
 
 	gs_json_arr(w, "mismatches");
 	for (size_t i = 0; i < ja->n_mm; i++) {
-		const struct ja_mismatch *x = &ja->mm[i];
-		const struct ja_comm *c = &ja->comms[x->comm];
+		const struct job_mismatch *x = &ja->mm[i];
+		const struct job_comm *c = &ja->comms[x->comm];
 
 		gs_json_row(w, NULL);
 		gs_json_u64(w, "communicator", x->comm);
@@ -319,7 +319,7 @@ static void json_clocks(struct gs_json *w, const struct gs_job_analysis *ja)
 	gs_json_str(w, "align", align[ja->align < 3 ? ja->align : 0]);
 	gs_json_arr(w, "clocks");
 	for (size_t d = 0; d < ja->n_dom; d++) {
-		const struct ja_domain *x = &ja->dom[d];
+		const struct job_domain *x = &ja->dom[d];
 		const struct gs_js_rank *r = rank_of(ja, x->first_ri);
 
 		gs_json_row(w, NULL);
@@ -338,7 +338,7 @@ static void json_clocks(struct gs_json *w, const struct gs_job_analysis *ja)
 		gs_json_i64(w, "wall_offset_ns", r->wall_offset_ns);
 		gs_json_str(w, "alignment", dom_state_name(x->state));
 		gs_json_i64(w, "offset_ns", x->offset);
-		if (x->state == JA_DOM_FITTED) {
+		if (x->state == JOB_DOM_FITTED) {
 			gs_json_i64(w, "residual_ns", x->residual);
 			gs_json_i64(w, "spread_max_ns", x->spread_max);
 			gs_json_u64(w, "evidence_collectives", x->evidence);
@@ -356,7 +356,7 @@ static void json_clocks(struct gs_json *w, const struct gs_job_analysis *ja)
 /* The steps matched across ranks, each with every rank's time in it. */
 static void json_steps(struct gs_json *w, const struct gs_job_analysis *ja)
 {
-	const struct ja_slow_steps *slow = &ja->slow_steps;
+	const struct job_slow_steps *slow = &ja->slow_steps;
 
 	gs_json_obj(w, "steps");
 	gs_json_u64(w, "ranks_with_steps", ja->step_ranks);
@@ -372,7 +372,7 @@ static void json_steps(struct gs_json *w, const struct gs_job_analysis *ja)
 	}
 	gs_json_arr(w, "by_number");
 	for (size_t i = 0; i < ja->n_steps; i++) {
-		const struct ja_step *x = &ja->steps[i];
+		const struct job_step *x = &ja->steps[i];
 		static const char *const key[3][2] = {{"min_ns", "min_rank"},
 						      {"median_ns", "median_rank"},
 						      {"max_ns", "max_rank"}};
@@ -414,7 +414,7 @@ static void json_steps(struct gs_json *w, const struct gs_job_analysis *ja)
 		}
 		gs_json_arr(w, "by_rank");
 		for (size_t p = 0; p < x->ranks; p++) {
-			const struct ja_step_at *a = &ja->step_at[x->first + p];
+			const struct job_step_at *a = &ja->step_at[x->first + p];
 			const struct gs_js_step *st = &ja->sums[a->ri]->steps[a->si];
 
 			gs_json_row(w, NULL);
@@ -444,12 +444,12 @@ void gs_job_analysis_write_json(struct gs_json *w, const struct gs_report *job)
 {
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
 
-	struct ja_view v;
+	struct job_view v;
 
 	if (!ja)
 		return;
 	/* Every outlier (no limit: the JSON has every rank). */
-	if (ja_view_make(ja, SIZE_MAX, &v) != GS_OK) {
+	if (job_view_make(ja, SIZE_MAX, &v) != GS_OK) {
 		gs_outbuf_fail(w->o, ENOMEM, NULL);
 		return;
 	}
@@ -473,8 +473,8 @@ void gs_job_analysis_write_json(struct gs_json *w, const struct gs_report *job)
 	json_steps(w, ja);
 	gs_json_arr(w, "findings");
 	for (size_t i = 0; i < ja->n_findings; i++) {
-		const struct ja_finding *f = &ja->findings[i];
-		char *text = ja_finding_text(ja, f), *advice = ja_finding_advice(ja, f);
+		const struct job_finding *f = &ja->findings[i];
+		char *text = job_finding_text(ja, f), *advice = job_finding_advice(ja, f);
 
 		if (!text || !advice) {
 			free(text);
@@ -488,5 +488,5 @@ void gs_job_analysis_write_json(struct gs_json *w, const struct gs_report *job)
 	}
 	gs_json_end_arr(w);
 	gs_json_end_obj(w);
-	ja_view_free(&v);
+	job_view_free(&v);
 }

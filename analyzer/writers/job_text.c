@@ -18,62 +18,62 @@
 
 #define TEXT_WIDTH 100
 
-struct jt {
+struct job_text_writer {
 	struct gs_outbuf *o;
 	bool color;
 	size_t top; /* rows in the ranked tables */
 };
 
-static void jt_bold(struct jt *w, bool on)
+static void job_text_bold(struct job_text_writer *w, bool on)
 {
 	if (w->color)
 		gs_outbuf_puts(w->o, on ? "\033[1m" : "\033[0m");
 }
 
-static void jt_spaces(struct jt *w, size_t n)
+static void job_text_spaces(struct job_text_writer *w, size_t n)
 {
 	while (n--)
 		gs_outbuf_putc(w->o, ' ');
 }
 
 /* `s` in a column of `cols`, left- or right-aligned. */
-static void jt_cell(struct jt *w, const char *s, size_t cols, bool right)
+static void job_text_cell(struct job_text_writer *w, const char *s, size_t cols, bool right)
 {
 	char buf[4 * TEXT_WIDTH + 8];
 	size_t used = gs_report_text_fit(buf, sizeof(buf), s, cols);
 
 	if (right)
-		jt_spaces(w, cols - used);
+		job_text_spaces(w, cols - used);
 	gs_outbuf_puts(w->o, buf);
 	if (!right)
-		jt_spaces(w, cols - used);
+		job_text_spaces(w, cols - used);
 }
 
-static void jt_section(struct jt *w, const char *title)
+static void job_text_section(struct job_text_writer *w, const char *title)
 {
 	char buf[4 * TEXT_WIDTH + 8];
 
 	gs_report_text_fit(buf, sizeof(buf), title, TEXT_WIDTH - 2);
 	gs_outbuf_puts(w->o, "\n  ");
-	jt_bold(w, true);
+	job_text_bold(w, true);
 	gs_outbuf_puts(w->o, buf);
-	jt_bold(w, false);
+	job_text_bold(w, false);
 	gs_outbuf_putc(w->o, '\n');
 }
 
-static void jt_rule(struct jt *w, const char *title)
+static void job_text_rule(struct job_text_writer *w, const char *title)
 {
 	char buf[4 * TEXT_WIDTH + 8];
 	size_t used;
 
-	jt_bold(w, true);
+	job_text_bold(w, true);
 	gs_outbuf_puts(w->o, "\n━━ ");
 	used = 4 + gs_report_text_fit(buf, sizeof(buf), title, TEXT_WIDTH - 4);
 	gs_outbuf_puts(w->o, buf);
 	gs_outbuf_putc(w->o, ' ');
 	while (used++ < TEXT_WIDTH)
 		gs_outbuf_puts(w->o, "━");
-	jt_bold(w, false);
+	job_text_bold(w, false);
 	gs_outbuf_putc(w->o, '\n');
 }
 
@@ -87,9 +87,9 @@ static char *words(struct gs_outbuf *o, char *marked)
 	return s;
 }
 
-static void text_findings(struct jt *w, const struct gs_job_analysis *ja)
+static void text_findings(struct job_text_writer *w, const struct gs_job_analysis *ja)
 {
-	jt_section(w, "Job findings");
+	job_text_section(w, "Job findings");
 	if (!ja->n_findings) {
 		gs_outbuf_puts(w->o,
 			       "    nothing stands out across the ranks: no straggler, waits or "
@@ -98,8 +98,8 @@ static void text_findings(struct jt *w, const struct gs_job_analysis *ja)
 	}
 	for (size_t i = 0; i < ja->n_findings; i++) {
 		char num[32];
-		char *text = words(w->o, ja_finding_text(ja, &ja->findings[i]));
-		char *advice = words(w->o, ja_finding_advice(ja, &ja->findings[i]));
+		char *text = words(w->o, job_finding_text(ja, &ja->findings[i]));
+		char *advice = words(w->o, job_finding_advice(ja, &ja->findings[i]));
 
 		if (!text || !advice) {
 			free(text);
@@ -107,9 +107,9 @@ static void text_findings(struct jt *w, const struct gs_job_analysis *ja)
 			return;
 		}
 		snprintf(num, sizeof(num), "  %2zu. ", i + 1);
-		jt_bold(w, true);
+		job_text_bold(w, true);
 		gs_outbuf_puts(w->o, num);
-		jt_bold(w, false);
+		job_text_bold(w, false);
 		gs_report_text_wrap(w->o, "", strlen(num), text, 6);
 		gs_report_text_wrap(w->o, "      -> ", 9, advice, 9);
 		free(text);
@@ -117,25 +117,25 @@ static void text_findings(struct jt *w, const struct gs_job_analysis *ja)
 	}
 }
 
-static void text_rank_head(struct jt *w)
+static void text_rank_head(struct job_text_writer *w)
 {
 	gs_outbuf_puts(w->o, "    ");
-	jt_cell(w, "rank", 6, false);
-	jt_cell(w, "host", 10, false);
-	jt_cell(w, "GPU", 3, true);
-	jt_cell(w, "window", 11, true);
-	jt_cell(w, "kernel", 7, true);
-	jt_cell(w, "copy", 7, true);
-	jt_cell(w, "sync", 7, true);
-	jt_cell(w, "idle", 7, true);
-	jt_cell(w, "eff", 6, true);
-	jt_cell(w, "comm", 11, true);
-	jt_cell(w, "exposed", 11, true);
-	jt_cell(w, "overlap", 8, true);
+	job_text_cell(w, "rank", 6, false);
+	job_text_cell(w, "host", 10, false);
+	job_text_cell(w, "GPU", 3, true);
+	job_text_cell(w, "window", 11, true);
+	job_text_cell(w, "kernel", 7, true);
+	job_text_cell(w, "copy", 7, true);
+	job_text_cell(w, "sync", 7, true);
+	job_text_cell(w, "idle", 7, true);
+	job_text_cell(w, "eff", 6, true);
+	job_text_cell(w, "comm", 11, true);
+	job_text_cell(w, "exposed", 11, true);
+	job_text_cell(w, "overlap", 8, true);
 	gs_outbuf_putc(w->o, '\n');
 }
 
-static void text_rank_row(struct jt *w, const struct ja_gpu *g)
+static void text_rank_row(struct job_text_writer *w, const struct job_gpu *g)
 {
 	const struct gs_js_gpu *d = g->d;
 	char rank[16], dev[16], eff[32];
@@ -143,31 +143,32 @@ static void text_rank_row(struct jt *w, const struct ja_gpu *g)
 	snprintf(rank, sizeof(rank), "%u", g->r->rank);
 	snprintf(dev, sizeof(dev), "%u", d->device);
 	gs_outbuf_puts(w->o, "    ");
-	jt_cell(w, rank, 6, false);
-	jt_cell(w, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 10, false);
-	jt_cell(w, dev, 3, true);
+	job_text_cell(w, rank, 6, false);
+	job_text_cell(w, *gs_js_str(g->r, g->r->host) ? gs_js_str(g->r, g->r->host) : "-", 10,
+		      false);
+	job_text_cell(w, dev, 3, true);
 	LINE_UNIT(d->window_ns, d->comm_kernels ? d->comm_ns : 0,
 		  d->comm_kernels ? d->comm_exposed_ns : 0);
-	jt_cell(w, DUR(d->window_ns), 11, true);
-	jt_cell(w, PCT(d->total_ns[GS_CAT_KERNEL], d->window_ns), 7, true);
-	jt_cell(w, PCT(d->total_ns[GS_CAT_COPY], d->window_ns), 7, true);
-	jt_cell(w, PCT(d->total_ns[GS_CAT_SYNC], d->window_ns), 7, true);
-	jt_cell(w, PCT(d->total_ns[GS_CAT_IDLE], d->window_ns), 7, true);
-	jt_cell(w, ja_eff_text(d, eff, sizeof(eff)), 6, true);
-	jt_cell(w, d->comm_kernels ? DUR(d->comm_ns) : "-", 11, true);
-	jt_cell(w, d->comm_kernels ? DUR(d->comm_exposed_ns) : "-", 11, true);
-	jt_cell(w, isfinite(g->overlap) ? FRAC(g->overlap) : "-", 8, true);
-	ja_line_unit = 0;
+	job_text_cell(w, DUR(d->window_ns), 11, true);
+	job_text_cell(w, PCT(d->total_ns[GS_CAT_KERNEL], d->window_ns), 7, true);
+	job_text_cell(w, PCT(d->total_ns[GS_CAT_COPY], d->window_ns), 7, true);
+	job_text_cell(w, PCT(d->total_ns[GS_CAT_SYNC], d->window_ns), 7, true);
+	job_text_cell(w, PCT(d->total_ns[GS_CAT_IDLE], d->window_ns), 7, true);
+	job_text_cell(w, job_eff_text(d, eff, sizeof(eff)), 6, true);
+	job_text_cell(w, d->comm_kernels ? DUR(d->comm_ns) : "-", 11, true);
+	job_text_cell(w, d->comm_kernels ? DUR(d->comm_exposed_ns) : "-", 11, true);
+	job_text_cell(w, isfinite(g->overlap) ? FRAC(g->overlap) : "-", 8, true);
+	job_line_unit = 0;
 	gs_outbuf_putc(w->o, '\n');
 }
 
 /* A row of the rank table with each column's min (k 0), median (1) or
  * max (2) over the GPUs. */
-static void text_stat_row(struct jt *w, const struct gs_job_analysis *ja, int k)
+static void text_stat_row(struct job_text_writer *w, const struct gs_job_analysis *ja, int k)
 {
 	static const char *const label[3] = {"min", "median", "max"};
 	static const struct {
-		enum ja_metric m;
+		enum job_metric m;
 		size_t cols;
 	} col[] = {
 		{M_WINDOW, 11}, {M_KERNEL, 7}, {M_COPY, 7},     {M_SYNC, 7},    {M_IDLE, 7},
@@ -176,32 +177,33 @@ static void text_stat_row(struct jt *w, const struct gs_job_analysis *ja, int k)
 	char buf[48];
 
 	gs_outbuf_puts(w->o, "    ");
-	jt_cell(w, label[k], 19, false);
+	job_text_cell(w, label[k], 19, false);
 	LINE_UNIT(ja->stat[M_WINDOW].count ? (int64_t)ja->stat[M_WINDOW].v[k] : 0,
 		  ja->stat[M_COMM].count ? (int64_t)ja->stat[M_COMM].v[k] : 0,
 		  ja->stat[M_EXPOSED].count ? (int64_t)ja->stat[M_EXPOSED].v[k] : 0);
 	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
-		const struct ja_stat *s = &ja->stat[col[c].m];
+		const struct job_stat *s = &ja->stat[col[c].m];
 
-		jt_cell(w, s->count ? ja_metric_text(buf, sizeof(buf), col[c].m, s->v[k]) : "-",
-			col[c].cols, true);
+		job_text_cell(w,
+			      s->count ? job_metric_text(buf, sizeof(buf), col[c].m, s->v[k]) : "-",
+			      col[c].cols, true);
 	}
-	ja_line_unit = 0;
+	job_line_unit = 0;
 	gs_outbuf_putc(w->o, '\n');
 }
 
 /* "rank 3" ("rank 3 GPU 1" when the rank has several), with why. */
-static void outlier_name(char *buf, size_t size, const struct ja_gpu *g, unsigned by)
+static void outlier_name(char *buf, size_t size, const struct job_gpu *g, unsigned by)
 {
 	char who[64];
 
-	ja_gpu_name(who, sizeof(who), g);
-	snprintf(buf, size, "%s (%s)", who, ja_outlier_word(by));
+	job_gpu_name(who, sizeof(who), g);
+	snprintf(buf, size, "%s (%s)", who, job_outlier_word(by));
 }
 
 /* "rank 37 (straggler), rank 5 GPU 1 (idle share)": the outliers shown,
  * in the order of choice; NULL when out of memory. */
-static char *outlier_list(const struct gs_job_analysis *ja, const struct ja_view *v)
+static char *outlier_list(const struct gs_job_analysis *ja, const struct job_view *v)
 {
 	size_t cap = v->n_shown * 112 + 1, len = 0;
 	char *text = malloc(cap), line[96];
@@ -216,13 +218,14 @@ static char *outlier_list(const struct gs_job_analysis *ja, const struct ja_view
 	return text;
 }
 
-static void text_ranks(struct jt *w, const struct gs_job_analysis *ja, const struct ja_view *v)
+static void text_ranks(struct job_text_writer *w, const struct gs_job_analysis *ja,
+		       const struct job_view *v)
 {
 	char title[160], line[160];
 	struct gs_outbuf *o = w->o;
 
 	if (v->all) {
-		jt_section(w, "Ranks");
+		job_text_section(w, "Ranks");
 		text_rank_head(w);
 		for (size_t i = 0; i < ja->n_gpus; i++)
 			text_rank_row(w, &ja->gpus[i]);
@@ -232,7 +235,7 @@ static void text_ranks(struct jt *w, const struct gs_job_analysis *ja, const str
 		 "Ranks: each column's min, median and max over the %zu GPUs, then the "
 		 "outliers (%zu)",
 		 ja->n_gpus, v->n_shown);
-	jt_section(w, title);
+	job_text_section(w, title);
 	text_rank_head(w);
 	for (int k = 0; k < 3; k++)
 		text_stat_row(w, ja, k);
@@ -260,7 +263,7 @@ static void text_ranks(struct jt *w, const struct gs_job_analysis *ja, const str
 			 ja->n_gpus - v->n_shown, ja->n_gpus, line);
 }
 
-static void text_summary(struct jt *w, const struct gs_job_analysis *ja)
+static void text_summary(struct job_text_writer *w, const struct gs_job_analysis *ja)
 {
 	char title[128];
 
@@ -268,32 +271,32 @@ static void text_summary(struct jt *w, const struct gs_job_analysis *ja)
 		 "Across the %zu GPUs (the median of an even count is the "
 		 "lower middle)",
 		 ja->n_gpus);
-	jt_section(w, title);
+	job_text_section(w, title);
 	gs_outbuf_puts(w->o, "    ");
-	jt_cell(w, "", 14, false);
-	jt_cell(w, "min", 26, false);
-	jt_cell(w, "median", 26, false);
+	job_text_cell(w, "", 14, false);
+	job_text_cell(w, "min", 26, false);
+	job_text_cell(w, "median", 26, false);
 	gs_outbuf_puts(w->o, "max\n");
 	for (unsigned m = 0; m < M_COUNT; m++) {
-		const struct ja_stat *s = &ja->stat[m];
+		const struct job_stat *s = &ja->stat[m];
 		char buf[96];
 
 		gs_outbuf_puts(w->o, "    ");
-		jt_cell(w, ja_metric_info[m].label, 14, false);
+		job_text_cell(w, job_metric_info[m].label, 14, false);
 		if (!s->count) {
 			gs_outbuf_puts(w->o, "-\n");
 			continue;
 		}
-		if (ja_metric_info[m].ns)
+		if (job_metric_info[m].ns)
 			LINE_UNIT((int64_t)s->v[0], (int64_t)s->v[1], (int64_t)s->v[2]);
 		for (int k = 0; k < 3; k++) {
-			ja_stat_cell(buf, sizeof(buf), ja, s, (enum ja_metric)m, k);
+			job_stat_cell(buf, sizeof(buf), ja, s, (enum job_metric)m, k);
 			if (k < 2)
-				jt_cell(w, buf, 26, false);
+				job_text_cell(w, buf, 26, false);
 			else
 				gs_outbuf_puts(w->o, buf);
 		}
-		ja_line_unit = 0;
+		job_line_unit = 0;
 		gs_outbuf_putc(w->o, '\n');
 	}
 }
@@ -306,8 +309,8 @@ static const char *by_short(uint8_t by)
 	return by < sizeof(n) / sizeof(n[0]) ? n[by] : "-";
 }
 
-static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
-			     const struct ja_view *v)
+static void text_collectives(struct job_text_writer *w, const struct gs_job_analysis *ja,
+			     const struct job_view *v)
 {
 	char title[160];
 	size_t comms = 0, i, shown, within = 0, lw = 12, n_comms;
@@ -321,40 +324,40 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
 		lw = l > lw ? (l > 22 ? 22 : l) : lw;
 	}
 	if (!ja->n_comms) {
-		jt_section(w, "Collectives");
+		job_text_section(w, "Collectives");
 		gs_outbuf_puts(w->o, "    no communication kernels (NCCL / RCCL) in the ranks' "
 				     "windows\n");
 		return;
 	}
 	snprintf(title, sizeof(title), "Collectives: %zu compared in %zu communicator%s",
 		 ja->n_by_skew, comms, comms == 1 ? "" : "s");
-	jt_section(w, title);
+	job_text_section(w, title);
 	gs_outbuf_puts(w->o, "    ");
-	jt_cell(w, "communicator", lw, false);
-	jt_cell(w, "ranks", 5, true);
-	jt_cell(w, "count", 7, true);
-	jt_cell(w, "by", 6, true);
-	jt_cell(w, "mean skew", 11, true);
-	jt_cell(w, "max skew", 11, true);
-	jt_cell(w, "waited", 11, true);
-	jt_cell(w, "transfer", 11, true);
-	jt_cell(w, "busbw", 12, true);
+	job_text_cell(w, "communicator", lw, false);
+	job_text_cell(w, "ranks", 5, true);
+	job_text_cell(w, "count", 7, true);
+	job_text_cell(w, "by", 6, true);
+	job_text_cell(w, "mean skew", 11, true);
+	job_text_cell(w, "max skew", 11, true);
+	job_text_cell(w, "waited", 11, true);
+	job_text_cell(w, "transfer", 11, true);
+	job_text_cell(w, "busbw", 12, true);
 	gs_outbuf_putc(w->o, '\n');
 	/* Many GPUs: as many communicators as rank rows (a communicator a
 	 * stream can make one a rank). */
 	n_comms = v->all || ja->n_comms <= v->limit ? ja->n_comms : v->limit;
 	for (i = 0; i < n_comms; i++) {
-		const struct ja_comm *c = &ja->comms[i];
+		const struct job_comm *c = &ja->comms[i];
 		char n[32], k[32];
 		int64_t m = c->matched ? (int64_t)c->matched : 1;
 
 		snprintf(n, sizeof(n), "%zu", c->n_m);
 		snprintf(k, sizeof(k), "%zu", c->matched);
 		gs_outbuf_puts(w->o, "    ");
-		jt_cell(w, c->label, lw, false);
-		jt_cell(w, n, 5, true);
-		jt_cell(w, k, 7, true);
-		jt_cell(w, by_short(c->matched_by), 6, true);
+		job_text_cell(w, c->label, lw, false);
+		job_text_cell(w, n, 5, true);
+		job_text_cell(w, k, 7, true);
+		job_text_cell(w, by_short(c->matched_by), 6, true);
 		if (!c->matched) {
 			gs_outbuf_puts(w->o, c->n_m < 2 ? "   not compared: one rank\n" :
 							  "   not compared\n");
@@ -364,14 +367,15 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
 		 * every rank and collective (a thousand ranks: a thousand times a
 		 * skew) in their own. */
 		LINE_UNIT(c->skew_sum / m, c->skew_max, c->transfer_sum / m);
-		jt_cell(w, DUR(c->skew_sum / m), 11, true);
-		jt_cell(w, DUR(c->skew_max), 11, true);
-		ja_line_unit = 0;
-		jt_cell(w, DUR(c->wait_sum), 11, true);
+		job_text_cell(w, DUR(c->skew_sum / m), 11, true);
+		job_text_cell(w, DUR(c->skew_max), 11, true);
+		job_line_unit = 0;
+		job_text_cell(w, DUR(c->wait_sum), 11, true);
 		LINE_UNIT(c->skew_sum / m, c->skew_max, c->transfer_sum / m);
-		jt_cell(w, DUR(c->transfer_sum / m), 11, true);
-		ja_line_unit = 0;
-		jt_cell(w, c->busbw_n ? BW(c->busbw_sum / (double)c->busbw_n) : "-", 12, true);
+		job_text_cell(w, DUR(c->transfer_sum / m), 11, true);
+		job_line_unit = 0;
+		job_text_cell(w, c->busbw_n ? BW(c->busbw_sum / (double)c->busbw_n) : "-", 12,
+			      true);
 		gs_outbuf_putc(w->o, '\n');
 	}
 	if (n_comms < ja->n_comms)
@@ -402,45 +406,45 @@ static void text_collectives(struct jt *w, const struct gs_job_analysis *ja,
 
 	shown = ja->n_by_skew < w->top ? ja->n_by_skew : w->top;
 	snprintf(title, sizeof(title), "Collectives by skew (%zu of %zu)", shown, ja->n_by_skew);
-	jt_section(w, title);
+	job_text_section(w, title);
 	gs_outbuf_puts(w->o, "    ");
-	jt_cell(w, "#", 4, true);
+	job_text_cell(w, "#", 4, true);
 	gs_outbuf_puts(w->o, "  ");
-	jt_cell(w, "communicator", lw > 20 ? 20 : lw, false);
-	jt_cell(w, "index", 6, true);
+	job_text_cell(w, "communicator", lw > 20 ? 20 : lw, false);
+	job_text_cell(w, "index", 6, true);
 	gs_outbuf_puts(w->o, "  ");
-	jt_cell(w, "name", 20, false);
-	jt_cell(w, "skew", 11, true);
-	jt_cell(w, "last", 6, true);
-	jt_cell(w, "transfer", 11, true);
-	jt_cell(w, "busbw", 12, true);
+	job_text_cell(w, "name", 20, false);
+	job_text_cell(w, "skew", 11, true);
+	job_text_cell(w, "last", 6, true);
+	job_text_cell(w, "transfer", 11, true);
+	job_text_cell(w, "busbw", 12, true);
 	gs_outbuf_putc(w->o, '\n');
 	for (i = 0; i < shown; i++) {
-		const struct ja_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct ja_comm *c = &ja->comms[x->comm];
+		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct job_comm *c = &ja->comms[x->comm];
 		char num[32], idx[32], last[32];
 
 		snprintf(num, sizeof(num), "%zu", i + 1);
 		snprintf(idx, sizeof(idx), "%u", x->index);
-		if (x->state == JA_WITHIN_ERROR)
+		if (x->state == JOB_WITHIN_ERROR)
 			snprintf(last, sizeof(last), "~");
 		else if (x->skew > 0)
 			snprintf(last, sizeof(last), "%u", rank_of(ja, c->m[x->last_m].ri)->rank);
 		else
 			snprintf(last, sizeof(last), "-");
 		gs_outbuf_puts(w->o, "    ");
-		jt_cell(w, num, 4, true);
+		job_text_cell(w, num, 4, true);
 		gs_outbuf_puts(w->o, "  ");
-		jt_cell(w, c->label, lw > 20 ? 20 : lw, false);
-		jt_cell(w, idx, 6, true);
+		job_text_cell(w, c->label, lw > 20 ? 20 : lw, false);
+		job_text_cell(w, idx, 6, true);
 		gs_outbuf_puts(w->o, "  ");
-		jt_cell(w, x->name, 20, false);
+		job_text_cell(w, x->name, 20, false);
 		LINE_UNIT(x->skew, x->transfer);
-		jt_cell(w, DUR(x->skew), 11, true);
-		jt_cell(w, last, 6, true);
-		jt_cell(w, DUR(x->transfer), 11, true);
-		ja_line_unit = 0;
-		jt_cell(w, BW(x->busbw), 12, true);
+		job_text_cell(w, DUR(x->skew), 11, true);
+		job_text_cell(w, last, 6, true);
+		job_text_cell(w, DUR(x->transfer), 11, true);
+		job_line_unit = 0;
+		job_text_cell(w, BW(x->busbw), 12, true);
 		gs_outbuf_putc(w->o, '\n');
 	}
 	if (shown < ja->n_by_skew)
@@ -491,26 +495,26 @@ static void dom_ranks(char *buf, size_t size, const struct gs_job_analysis *ja, 
 }
 
 /* One row of the Clocks table: domain d. */
-static void text_clock_row(struct jt *w, const struct gs_job_analysis *ja, size_t d)
+static void text_clock_row(struct job_text_writer *w, const struct gs_job_analysis *ja, size_t d)
 {
-	const struct ja_domain *x = &ja->dom[d];
+	const struct job_domain *x = &ja->dom[d];
 	char g[16], ranks[64], off[48], res[48], how[96];
 
 	snprintf(g, sizeof(g), "%u", x->group);
 	dom_ranks(ranks, sizeof(ranks), ja, d);
 	signed_dur(off, sizeof(off), x->offset);
 	switch (x->state) {
-	case JA_DOM_REFERENCE:
+	case JOB_DOM_REFERENCE:
 		snprintf(res, sizeof(res), "-");
 		snprintf(how, sizeof(how), "reference");
 		break;
-	case JA_DOM_FITTED:
+	case JOB_DOM_FITTED:
 		gs_dur_text(res, sizeof(res), x->residual);
 		snprintf(how, sizeof(how), "%zu collectives, against rank %u%s", x->evidence,
 			 rank_of(ja, ja->dom[x->via].first_ri)->rank,
 			 x->outliers ? " (outliers set aside)" : "");
 		break;
-	case JA_DOM_NO_EVIDENCE:
+	case JOB_DOM_NO_EVIDENCE:
 		snprintf(res, sizeof(res), "unknown");
 		snprintf(how, sizeof(how), "no collective ends with another host's");
 		break;
@@ -520,11 +524,11 @@ static void text_clock_row(struct jt *w, const struct gs_job_analysis *ja, size_
 		break;
 	}
 	gs_outbuf_puts(w->o, "    ");
-	jt_cell(w, g, 6, false);
-	jt_cell(w, *x->host ? x->host : "?", 16, false);
-	jt_cell(w, ranks, 14, false);
-	jt_cell(w, off, 13, true);
-	jt_cell(w, res, 11, true);
+	job_text_cell(w, g, 6, false);
+	job_text_cell(w, *x->host ? x->host : "?", 16, false);
+	job_text_cell(w, ranks, 14, false);
+	job_text_cell(w, off, 13, true);
+	job_text_cell(w, res, 11, true);
 	gs_outbuf_puts(w->o, "  ");
 	gs_outbuf_puts(w->o, how);
 	gs_outbuf_putc(w->o, '\n');
@@ -533,7 +537,8 @@ static void text_clock_row(struct jt *w, const struct gs_job_analysis *ja, size_
 #define CLOCK_ROWS 8 /* hosts listed one by one; more: a summary and the extremes */
 
 /* The clocks: how the ranks' times were put on one clock per group. */
-static void text_clocks(struct jt *w, const struct gs_job_analysis *ja, const struct ja_view *v)
+static void text_clocks(struct job_text_writer *w, const struct gs_job_analysis *ja,
+			const struct job_view *v)
 {
 	size_t fitted = 0, unknown = 0, big_off = SIZE_MAX, big_res = SIZE_MAX;
 
@@ -541,7 +546,7 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja, const st
 	 * several hosts, say that their clocks stay as the traces give them. */
 	if (!ja->n_comms) {
 		if (ja->n_dom > 1) {
-			jt_section(w, "Clocks");
+			job_text_section(w, "Clocks");
 			gs_outbuf_printf(
 				w->o,
 				"    %zu clocks (hosts or inputs) and no collective to align them "
@@ -552,12 +557,12 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja, const st
 		return;
 	}
 	for (size_t d = 0; d < ja->n_dom; d++) {
-		const struct ja_domain *x = &ja->dom[d];
+		const struct job_domain *x = &ja->dom[d];
 		int64_t a = x->offset < 0 ? -x->offset : x->offset;
 
-		fitted += x->state == JA_DOM_FITTED;
-		unknown += x->state == JA_DOM_NO_EVIDENCE;
-		if (x->state != JA_DOM_FITTED)
+		fitted += x->state == JOB_DOM_FITTED;
+		unknown += x->state == JOB_DOM_NO_EVIDENCE;
+		if (x->state != JOB_DOM_FITTED)
 			continue;
 		if (big_off == SIZE_MAX ||
 		    a > (ja->dom[big_off].offset < 0 ? -ja->dom[big_off].offset :
@@ -567,9 +572,9 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja, const st
 			big_res = d;
 	}
 	if (ja->n_dom == 1) {
-		const struct ja_domain *x = &ja->dom[0];
+		const struct job_domain *x = &ja->dom[0];
 
-		jt_section(w, "Clocks");
+		job_text_section(w, "Clocks");
 		gs_outbuf_puts(w->o, "    one clock: every rank ");
 		if (*x->host) {
 			gs_outbuf_puts(w->o, "on host ");
@@ -580,13 +585,13 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja, const st
 		gs_outbuf_printf(w->o, "; its wall clock: %s\n", gs_clock_source_text(x->clock));
 		return;
 	}
-	jt_section(w, fitted ? "Clocks: hosts aligned on the ends of collectives" : "Clocks");
+	job_text_section(w, fitted ? "Clocks: hosts aligned on the ends of collectives" : "Clocks");
 	gs_outbuf_puts(w->o, "    ");
-	jt_cell(w, "group", 6, false);
-	jt_cell(w, "host", 16, false);
-	jt_cell(w, "ranks", 14, false);
-	jt_cell(w, "offset", 13, true);
-	jt_cell(w, "residual", 11, true);
+	job_text_cell(w, "group", 6, false);
+	job_text_cell(w, "host", 16, false);
+	job_text_cell(w, "ranks", 14, false);
+	job_text_cell(w, "offset", 13, true);
+	job_text_cell(w, "residual", 11, true);
 	gs_outbuf_puts(w->o, "  how\n");
 	if (v->all || ja->n_dom <= CLOCK_ROWS) {
 		for (size_t d = 0; d < ja->n_dom; d++)
@@ -624,29 +629,29 @@ static void text_clocks(struct jt *w, const struct gs_job_analysis *ja, const st
 #define STEP_ROWS 64 /* steps in the text report's table */
 
 /* The steps matched across ranks by number. */
-static void text_steps(struct jt *w, const struct gs_job_analysis *ja)
+static void text_steps(struct job_text_writer *w, const struct gs_job_analysis *ja)
 {
 	int64_t err = 0;
 	size_t unknown = 0;
 
 	if (!ja->n_steps)
 		return;
-	jt_section(w,
-		   "Steps across ranks (by number; * analysed on every rank; ! max over 1.2x the "
+	job_text_section(
+		w, "Steps across ranks (by number; * analysed on every rank; ! max over 1.2x the "
 		   "median; p partial)");
 	gs_outbuf_puts(w->o, "       ");
-	jt_cell(w, "step", 5, true);
-	jt_cell(w, "ranks", 6, true);
-	jt_cell(w, "min", 12, true);
-	jt_cell(w, "median", 12, true);
-	jt_cell(w, "max", 12, true);
-	jt_cell(w, "rank", 5, true);
-	jt_cell(w, "job span", 12, true);
+	job_text_cell(w, "step", 5, true);
+	job_text_cell(w, "ranks", 6, true);
+	job_text_cell(w, "min", 12, true);
+	job_text_cell(w, "median", 12, true);
+	job_text_cell(w, "max", 12, true);
+	job_text_cell(w, "rank", 5, true);
+	job_text_cell(w, "job span", 12, true);
 	gs_outbuf_puts(w->o, "  ");
-	jt_cell(w, "last to end", 13, false);
+	job_text_cell(w, "last to end", 13, false);
 	gs_outbuf_puts(w->o, "slowest's gap\n");
 	for (size_t i = 0; i < ja->n_steps; i++) {
-		const struct ja_step *x = &ja->steps[i];
+		const struct job_step *x = &ja->steps[i];
 		char num[32], ranks[32], rank[16], last[48], cause[4 * TEXT_WIDTH];
 
 		if (!x->span_known)
@@ -661,13 +666,13 @@ static void text_steps(struct jt *w, const struct gs_job_analysis *ja)
 		LINE_UNIT(x->v[0], x->v[1], x->v[2], x->span_known ? x->span_ns : 0);
 		gs_outbuf_printf(w->o, "    %c%c%c", x->analysed ? '*' : ' ', x->slow ? '!' : ' ',
 				 x->partial ? 'p' : ' ');
-		jt_cell(w, num, 5, true);
-		jt_cell(w, ranks, 6, true);
+		job_text_cell(w, num, 5, true);
+		job_text_cell(w, ranks, 6, true);
 		for (int k = 0; k < 3; k++)
-			jt_cell(w, DUR(x->v[k]), 12, true);
-		jt_cell(w, x->ranks > 1 ? rank : "", 5, true);
-		jt_cell(w, x->span_known ? DUR(x->span_ns) : "unknown", 12, true);
-		ja_line_unit = 0;
+			job_text_cell(w, DUR(x->v[k]), 12, true);
+		job_text_cell(w, x->ranks > 1 ? rank : "", 5, true);
+		job_text_cell(w, x->span_known ? DUR(x->span_ns) : "unknown", 12, true);
+		job_line_unit = 0;
 		if (!x->span_known || x->ranks < 2)
 			snprintf(last, sizeof(last), "-");
 		else if (x->last_ns == 0)
@@ -676,7 +681,7 @@ static void text_steps(struct jt *w, const struct gs_job_analysis *ja)
 			snprintf(last, sizeof(last), "%u +%s", rank_of(ja, x->last_ri)->rank,
 				 DUR(x->last_ns));
 		gs_outbuf_puts(w->o, "  ");
-		jt_cell(w, last, 13, false);
+		job_text_cell(w, last, 13, false);
 		gs_report_text_fit(cause, sizeof(cause),
 				   x->cause < GS_GAP_CAUSE_COUNT ? gs_gap_cause_name(x->cause) :
 								   "-",
@@ -708,7 +713,8 @@ static void text_steps(struct jt *w, const struct gs_job_analysis *ja)
 			ja->slow_steps.of, DUR(ja->slow_steps.extra));
 }
 
-static void text_totals(struct jt *w, const struct gs_job_analysis *ja, const struct ja_view *v)
+static void text_totals(struct job_text_writer *w, const struct gs_job_analysis *ja,
+			const struct job_view *v)
 {
 	size_t with = 0, listed = 0;
 
@@ -717,25 +723,25 @@ static void text_totals(struct jt *w, const struct gs_job_analysis *ja, const st
 	for (size_t i = 0; i < ja->n_totals; i++)
 		with += ja->totals[i].collectives > 0;
 	if (v->all) {
-		jt_section(w, "Per rank, over its collectives");
+		job_text_section(w, "Per rank, over its collectives");
 	} else {
 		char title[128];
 
 		snprintf(title, sizeof(title),
 			 "Per rank, over its collectives: the outliers' ranks");
-		jt_section(w, title);
+		job_text_section(w, title);
 	}
 	gs_outbuf_puts(w->o, "    ");
-	jt_cell(w, "rank", 6, false);
-	jt_cell(w, "collectives", 12, true);
-	jt_cell(w, "waited", 12, true);
-	jt_cell(w, "last", 8, true);
-	jt_cell(w, "share", 8, true);
-	jt_cell(w, "cost to others", 16, true);
-	jt_cell(w, "compute before", 16, true);
+	job_text_cell(w, "rank", 6, false);
+	job_text_cell(w, "collectives", 12, true);
+	job_text_cell(w, "waited", 12, true);
+	job_text_cell(w, "last", 8, true);
+	job_text_cell(w, "share", 8, true);
+	job_text_cell(w, "cost to others", 16, true);
+	job_text_cell(w, "compute before", 16, true);
 	gs_outbuf_putc(w->o, '\n');
 	for (size_t i = 0; i < ja->n_totals; i++) {
-		const struct ja_total *t = &ja->totals[i];
+		const struct job_total *t = &ja->totals[i];
 		char rank[16], n[32], last[32];
 
 		if (!t->collectives || !v->rank_shown[t->ri])
@@ -745,19 +751,19 @@ static void text_totals(struct jt *w, const struct gs_job_analysis *ja, const st
 		snprintf(n, sizeof(n), "%llu", (unsigned long long)t->collectives);
 		snprintf(last, sizeof(last), "%llu", (unsigned long long)t->last);
 		gs_outbuf_puts(w->o, "    ");
-		jt_cell(w, rank, 6, false);
-		jt_cell(w, n, 12, true);
+		job_text_cell(w, rank, 6, false);
+		job_text_cell(w, n, 12, true);
 		/* The rank's own times in one unit; what it cost the others,
 		 * summed over every other rank, in its own. */
 		LINE_UNIT(t->waited, t->compute_before);
-		jt_cell(w, DUR(t->waited), 12, true);
-		jt_cell(w, last, 8, true);
-		jt_cell(w, PCT((int64_t)t->last, (int64_t)t->counted), 8, true);
-		ja_line_unit = 0;
-		jt_cell(w, DUR(t->cost), 16, true);
+		job_text_cell(w, DUR(t->waited), 12, true);
+		job_text_cell(w, last, 8, true);
+		job_text_cell(w, PCT((int64_t)t->last, (int64_t)t->counted), 8, true);
+		job_line_unit = 0;
+		job_text_cell(w, DUR(t->cost), 16, true);
 		LINE_UNIT(t->waited, t->compute_before);
-		jt_cell(w, DUR(t->compute_before), 16, true);
-		ja_line_unit = 0;
+		job_text_cell(w, DUR(t->compute_before), 16, true);
+		job_line_unit = 0;
 		gs_outbuf_puts(w->o, t->straggler ? "  straggler\n" : "\n");
 	}
 	if (listed < with)
@@ -771,11 +777,11 @@ static void text_totals(struct jt *w, const struct gs_job_analysis *ja, const st
 		       "kernels' time between its previous collective and its arrival\n");
 }
 
-static void text_mismatches(struct jt *w, const struct gs_job_analysis *ja)
+static void text_mismatches(struct job_text_writer *w, const struct gs_job_analysis *ja)
 {
 	if (!ja->n_mm)
 		return;
-	jt_section(w, "Mismatches (reported, not guessed over)");
+	job_text_section(w, "Mismatches (reported, not guessed over)");
 	for (size_t i = 0; i < ja->n_mm && i < w->top; i++)
 		gs_report_text_wrap(w->o, "    ", 4, ja->mm[i].text, 6);
 	if (ja->n_mm > w->top)
@@ -788,16 +794,16 @@ void gs_job_analysis_write_text(struct gs_outbuf *o, const struct gs_report *job
 {
 	const struct gs_job_analysis *ja = job ? job->ja : NULL;
 	struct gs_report_style s = gs_report_style_of(st);
-	struct jt w = {o, s.color, s.top};
-	struct ja_view v;
+	struct job_text_writer w = {o, s.color, s.top};
+	struct job_view v;
 	char title[96];
 
 	if (!ja)
 		return;
 	snprintf(title, sizeof(title), "job: %zu ranks, %zu GPU%s", ja->n_sums, ja->n_gpus,
 		 ja->n_gpus == 1 ? "" : "s");
-	jt_rule(&w, title);
-	if (ja_view_make(ja, s.ranks, &v) != GS_OK) {
+	job_text_rule(&w, title);
+	if (job_view_make(ja, s.ranks, &v) != GS_OK) {
 		gs_outbuf_fail(o, ENOMEM, NULL);
 		return;
 	}
@@ -817,5 +823,5 @@ void gs_job_analysis_write_text(struct gs_outbuf *o, const struct gs_report *job
 	text_collectives(&w, ja, &v);
 	text_totals(&w, ja, &v);
 	text_mismatches(&w, ja);
-	ja_view_free(&v);
+	job_view_free(&v);
 }

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-const struct ja_metric_info ja_metric_info[M_COUNT] = {
+const struct job_metric_info job_metric_info[M_COUNT] = {
 	{"window_ns", "window", true},  {"kernel_share", "kernel", false},
 	{"copy_share", "copy", false},  {"sync_share", "sync", false},
 	{"idle_share", "idle", false},  {"efficiency", "efficiency", false},
@@ -28,16 +28,16 @@ const struct ja_metric_info ja_metric_info[M_COUNT] = {
 /* The unit of the comparable times of the text line being written (0:
  * each its own): a line never mixes ms and s. Per thread, as reports of
  * several jobs may be written at once. */
-_Thread_local uint64_t ja_line_unit;
+_Thread_local uint64_t job_line_unit;
 
-const char *ja_dur_text(char *buf, size_t size, int64_t ns)
+const char *job_dur_text(char *buf, size_t size, int64_t ns)
 {
-	return ja_line_unit ? gs_dur_text_in(buf, size, ns, ja_line_unit, false) :
-			      gs_dur_text(buf, size, ns);
+	return job_line_unit ? gs_dur_text_in(buf, size, ns, job_line_unit, false) :
+			       gs_dur_text(buf, size, ns);
 }
 
-/* One unit for the line from the largest of its times; ja_line_unit = 0 ends it. */
-void ja_set_line_unit(const int64_t *v, size_t n)
+/* One unit for the line from the largest of its times; job_line_unit = 0 ends it. */
+void job_set_line_unit(const int64_t *v, size_t n)
 {
 	uint64_t m = 0;
 
@@ -46,11 +46,11 @@ void ja_set_line_unit(const int64_t *v, size_t n)
 
 		m = a > m ? a : m;
 	}
-	ja_line_unit = gs_dur_unit(m);
+	job_line_unit = gs_dur_unit(m);
 }
 
 /* "0.92", or "n/a" (gs_report_eff_text of the summary's numbers). */
-const char *ja_eff_text(const struct gs_js_gpu *d, char *buf, size_t size)
+const char *job_eff_text(const struct gs_js_gpu *d, char *buf, size_t size)
 {
 	struct gs_report_device rd;
 
@@ -88,7 +88,7 @@ const char *ja_eff_text(const struct gs_js_gpu *d, char *buf, size_t size)
 #define OUTLIER_MAD 6.0
 #define OUTLIER_FLOOR 0.02
 
-static const enum ja_metric outlier_metrics[] = {M_WINDOW, M_IDLE, M_EFF, M_EXPOSED};
+static const enum job_metric outlier_metrics[] = {M_WINDOW, M_IDLE, M_EFF, M_EXPOSED};
 #define N_OUTLIER_METRICS (sizeof(outlier_metrics) / sizeof(outlier_metrics[0]))
 
 static int cmp_double(const void *pa, const void *pb)
@@ -100,7 +100,7 @@ static int cmp_double(const void *pa, const void *pb)
 
 static int cmp_outlier(const void *pa, const void *pb)
 {
-	const struct ja_outlier *a = pa, *b = pb;
+	const struct job_outlier *a = pa, *b = pb;
 
 	if (a->score != b->score)
 		return a->score > b->score ? -1 : 1;
@@ -109,16 +109,16 @@ static int cmp_outlier(const void *pa, const void *pb)
 
 /* The bound beyond which a GPU is far from the median on metric m; 0 when
  * no GPU can be (no values, or all alike on a zero floor). */
-static double outlier_bound(const struct gs_job_analysis *ja, enum ja_metric m, double *dev)
+static double outlier_bound(const struct gs_job_analysis *ja, enum job_metric m, double *dev)
 {
-	const struct ja_stat *s = &ja->stat[m];
+	const struct job_stat *s = &ja->stat[m];
 	double floor, mad;
 	size_t n = 0;
 
 	if (!s->count)
 		return 0;
 	for (size_t i = 0; i < ja->n_gpus; i++) {
-		double v = ja_metric_value(&ja->gpus[i], m);
+		double v = job_metric_value(&ja->gpus[i], m);
 
 		if (isfinite(v))
 			dev[n++] = fabs(v - s->v[1]);
@@ -127,16 +127,16 @@ static double outlier_bound(const struct gs_job_analysis *ja, enum ja_metric m, 
 		return 0;
 	qsort(dev, n, sizeof(*dev), cmp_double);
 	mad = dev[(n - 1) / 2];
-	floor = ja_metric_info[m].ns ? OUTLIER_FLOOR * ja->stat[M_WINDOW].v[1] : OUTLIER_FLOOR;
+	floor = job_metric_info[m].ns ? OUTLIER_FLOOR * ja->stat[M_WINDOW].v[1] : OUTLIER_FLOOR;
 	return OUTLIER_MAD * mad > floor ? OUTLIER_MAD * mad : floor;
 }
 
 /* Every outlier of the job, in the order of choice; *out is NULL when
  * there is none. */
-static gs_status ja_outliers(const struct gs_job_analysis *ja, struct ja_outlier **out, size_t *n)
+static gs_status job_outliers(const struct gs_job_analysis *ja, struct job_outlier **out, size_t *n)
 {
 	double bound[N_OUTLIER_METRICS], *dev;
-	struct ja_outlier *o;
+	struct job_outlier *o;
 	size_t k = 0, first;
 
 	*out = NULL;
@@ -158,19 +158,19 @@ static gs_status ja_outliers(const struct gs_job_analysis *ja, struct ja_outlier
 		size_t ri = ja->totals[ja->stragglers[i]].ri;
 
 		for (size_t g = ja->first_gpu[ri]; g < ja->n_gpus && ja->gpus[g].ri == ri; g++)
-			o[k++] = (struct ja_outlier){g, OUTLIER_STRAGGLER, 0};
+			o[k++] = (struct job_outlier){g, OUTLIER_STRAGGLER, 0};
 	}
 	/* 2. The GPUs far from the median. */
 	first = k;
 	for (size_t g = 0; g < ja->n_gpus; g++) {
-		const struct ja_total *t =
+		const struct job_total *t =
 			ja->gpus[g].ri < ja->n_totals ? &ja->totals[ja->gpus[g].ri] : NULL;
-		struct ja_outlier x = {g, 0, 0};
+		struct job_outlier x = {g, 0, 0};
 
 		if (t && t->straggler)
 			continue;
 		for (size_t m = 0; m < N_OUTLIER_METRICS; m++) {
-			double v = ja_metric_value(&ja->gpus[g], outlier_metrics[m]), r;
+			double v = job_metric_value(&ja->gpus[g], outlier_metrics[m]), r;
 
 			if (!isfinite(v) || bound[m] <= 0)
 				continue;
@@ -195,7 +195,7 @@ static gs_status ja_outliers(const struct gs_job_analysis *ja, struct ja_outlier
 }
 
 /* What a writer shows of the job's GPUs with a style. */
-void ja_view_free(struct ja_view *v)
+void job_view_free(struct job_view *v)
 {
 	free(v->outs);
 	free(v->why);
@@ -203,20 +203,20 @@ void ja_view_free(struct ja_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
-gs_status ja_view_make(const struct gs_job_analysis *ja, size_t limit, struct ja_view *v)
+gs_status job_view_make(const struct gs_job_analysis *ja, size_t limit, struct job_view *v)
 {
 	gs_status rc;
 
 	memset(v, 0, sizeof(*v));
 	v->limit = limit;
 	v->all = ja->n_gpus <= limit;
-	rc = ja_outliers(ja, &v->outs, &v->n_outs);
+	rc = job_outliers(ja, &v->outs, &v->n_outs);
 	v->why = malloc((ja->n_gpus ? ja->n_gpus : 1) * sizeof(*v->why));
 	v->rank_shown = calloc(ja->n_sums ? ja->n_sums : 1, sizeof(*v->rank_shown));
 	if (rc == GS_OK && (!v->why || !v->rank_shown))
 		rc = gs_nomem();
 	if (rc != GS_OK) {
-		ja_view_free(v);
+		job_view_free(v);
 		return rc;
 	}
 	for (size_t g = 0; g < ja->n_gpus; g++)
@@ -235,7 +235,7 @@ gs_status ja_view_make(const struct gs_job_analysis *ja, size_t limit, struct ja
 }
 
 /* Why a GPU is an outlier, in words ("straggler", "idle share"). */
-const char *ja_outlier_word(unsigned by)
+const char *job_outlier_word(unsigned by)
 {
 	if (by == OUTLIER_STRAGGLER)
 		return "straggler";
@@ -243,26 +243,26 @@ const char *ja_outlier_word(unsigned by)
 		return "exposed comm";
 	if (by == M_IDLE)
 		return "idle share";
-	return by < M_COUNT ? ja_metric_info[by].label : "?";
+	return by < M_COUNT ? job_metric_info[by].label : "?";
 }
 
 gs_status gs_job_analysis_shown_ranks(const struct gs_job_analysis *ja,
 				      const struct gs_report_style *style, bool *shown,
 				      size_t *n_shown)
 {
-	struct ja_view v;
-	gs_status rc = ja_view_make(ja, gs_report_style_of(style).ranks, &v);
+	struct job_view v;
+	gs_status rc = job_view_make(ja, gs_report_style_of(style).ranks, &v);
 
 	if (rc != GS_OK)
 		return rc;
 	memcpy(shown, v.rank_shown, ja->n_sums * sizeof(*shown));
 	*n_shown = v.ranks_shown;
-	ja_view_free(&v);
+	job_view_free(&v);
 	return GS_OK;
 }
 
 /* A fraction as a percentage with one decimal; "n/a" when not finite. */
-const char *ja_frac_text(char *buf, size_t size, double v)
+const char *job_frac_text(char *buf, size_t size, double v)
 {
 	if (!isfinite(v))
 		snprintf(buf, size, "n/a");
@@ -272,7 +272,7 @@ const char *ja_frac_text(char *buf, size_t size, double v)
 }
 
 /* Bytes per ns is GB/s. */
-const char *ja_bw_text(char *buf, size_t size, double gbps)
+const char *job_bw_text(char *buf, size_t size, double gbps)
 {
 	if (!isfinite(gbps))
 		snprintf(buf, size, "-");
@@ -281,25 +281,25 @@ const char *ja_bw_text(char *buf, size_t size, double gbps)
 	return buf;
 }
 
-const char *ja_metric_text(char *buf, size_t size, enum ja_metric m, double v)
+const char *job_metric_text(char *buf, size_t size, enum job_metric m, double v)
 {
-	if (ja_metric_info[m].ns)
-		return ja_dur_text(buf, size, (int64_t)v);
+	if (job_metric_info[m].ns)
+		return job_dur_text(buf, size, (int64_t)v);
 	if (m == M_EFF) {
 		snprintf(buf, size, "%.2f", v);
 		return buf;
 	}
-	return ja_frac_text(buf, size, v);
+	return job_frac_text(buf, size, v);
 }
 
 /* "12.000 ms (rank 3)"; "(rank 3:1)" for GPU 1 of a rank with several. */
-const char *ja_stat_cell(char *buf, size_t size, const struct gs_job_analysis *ja,
-			 const struct ja_stat *s, enum ja_metric m, int which)
+const char *job_stat_cell(char *buf, size_t size, const struct gs_job_analysis *ja,
+			  const struct job_stat *s, enum job_metric m, int which)
 {
-	const struct ja_gpu *g = &ja->gpus[s->gpu[which]];
+	const struct job_gpu *g = &ja->gpus[s->gpu[which]];
 	char v[48];
 
-	ja_metric_text(v, sizeof(v), m, s->v[which]);
+	job_metric_text(v, sizeof(v), m, s->v[which]);
 	if (g->r->n_gpus > 1)
 		snprintf(buf, size, "%s (rank %u:%u)", v, g->r->rank, g->d->device);
 	else
@@ -309,7 +309,7 @@ const char *ja_stat_cell(char *buf, size_t size, const struct gs_job_analysis *j
 
 /* ---- findings in words ---- */
 
-const char *ja_gpu_name(char *buf, size_t size, const struct ja_gpu *g)
+const char *job_gpu_name(char *buf, size_t size, const struct job_gpu *g)
 {
 	if (g->r->n_gpus > 1)
 		snprintf(buf, size, "rank %u GPU %u", g->r->rank, g->d->device);
@@ -334,11 +334,11 @@ static const char *partial_note(const struct gs_job_analysis *ja, char *buf, siz
  * for the writers to write out (gs_dur_sentence: "us" or "µs"). */
 #define FDUR(ns) GS_DUR_OWN(ns)
 
-char *ja_finding_text(const struct gs_job_analysis *ja, const struct ja_finding *f)
+char *job_finding_text(const struct gs_job_analysis *ja, const struct job_finding *f)
 {
 	switch (f->what) {
-	case JA_FIND_STRAGGLER: {
-		const struct ja_total *t = &ja->totals[f->at];
+	case JOB_FIND_STRAGGLER: {
+		const struct job_total *t = &ja->totals[f->at];
 		int64_t median_compute = f->v[0];
 		char share[32], chance[32], compute[160];
 
@@ -351,84 +351,85 @@ char *ja_finding_text(const struct gs_job_analysis *ja, const struct ja_finding 
 				 FDUR(t->compute_before), FDUR(t->compute_before - median_compute));
 		snprintf(chance, sizeof(chance), "%.1f%%",
 			 t->counted ? 100.0 * t->expected / (double)t->counted : 0.0);
-		return ja_printf("rank %u arrived last at %s of %llu collectives (%llu times; "
-				 "chance alone would give %s); the others waited %s for it%s%s",
-				 rank_of(ja, t->ri)->rank, share, (unsigned long long)t->counted,
-				 (unsigned long long)t->last, chance, FDUR(t->cost), compute,
-				 PARTIAL());
+		return job_printf("rank %u arrived last at %s of %llu collectives (%llu times; "
+				  "chance alone would give %s); the others waited %s for it%s%s",
+				  rank_of(ja, t->ri)->rank, share, (unsigned long long)t->counted,
+				  (unsigned long long)t->last, chance, FDUR(t->cost), compute,
+				  PARTIAL());
 	}
-	case JA_FIND_SKEW: {
+	case JOB_FIND_SKEW: {
 		size_t n = f->at;
 
-		return ja_printf("the ranks waited %s in all for one another at %zu collectives "
-				 "(mean skew %s, max %s), with no one rank last most often%s",
-				 FDUR(ja->wait_total), n, FDUR(f->v[0] / (int64_t)(n ? n : 1)),
-				 FDUR(f->v[1]), PARTIAL());
+		return job_printf("the ranks waited %s in all for one another at %zu collectives "
+				  "(mean skew %s, max %s), with no one rank last most often%s",
+				  FDUR(ja->wait_total), n, FDUR(f->v[0] / (int64_t)(n ? n : 1)),
+				  FDUR(f->v[1]), PARTIAL());
 	}
-	case JA_FIND_EXPOSED: {
-		const struct ja_gpu *worst = &ja->gpus[f->at];
-		const struct ja_stat *s = &ja->stat[M_OVERLAP];
+	case JOB_FIND_EXPOSED: {
+		const struct job_gpu *worst = &ja->gpus[f->at];
+		const struct job_stat *s = &ja->stat[M_OVERLAP];
 		size_t with_comm = (size_t)f->v[2];
 		char who[64], ov[32] = "n/a";
 
 		if (s->count)
 			snprintf(ov, sizeof(ov), "%.1f%%", 100.0 * s->v[1]);
-		return ja_printf("communication ran with no compute kernel alongside for %s over "
-				 "%zu GPU%s (%s of it beyond the waits for other ranks), up to %s "
-				 "on %s (%s of its window); median overlap with compute %s",
-				 FDUR(f->v[0]), with_comm, with_comm == 1 ? "" : "s", FDUR(f->v[1]),
-				 FDUR(worst->d->comm_exposed_ns),
-				 ja_gpu_name(who, sizeof(who), worst),
-				 PCT(worst->d->comm_exposed_ns, worst->d->window_ns), ov);
+		return job_printf("communication ran with no compute kernel alongside for %s over "
+				  "%zu GPU%s (%s of it beyond the waits for other ranks), up to %s "
+				  "on %s (%s of its window); median overlap with compute %s",
+				  FDUR(f->v[0]), with_comm, with_comm == 1 ? "" : "s",
+				  FDUR(f->v[1]), FDUR(worst->d->comm_exposed_ns),
+				  job_gpu_name(who, sizeof(who), worst),
+				  PCT(worst->d->comm_exposed_ns, worst->d->window_ns), ov);
 	}
-	case JA_FIND_SLOW_STEPS: {
-		const struct ja_slow_steps *x = &ja->slow_steps;
+	case JOB_FIND_SLOW_STEPS: {
+		const struct job_slow_steps *x = &ja->slow_steps;
 
-		return ja_printf("rank %u had the longest step in %zu of the %zu analysed steps "
-				 "the ranks share, %s in all beyond the median rank's step time "
-				 "(%s of the median steps' %s)%s",
-				 rank_of(ja, x->ri)->rank, x->steps, x->of, FDUR(x->extra),
-				 PCT(x->extra, x->total), FDUR(x->total), PARTIAL());
+		return job_printf("rank %u had the longest step in %zu of the %zu analysed steps "
+				  "the ranks share, %s in all beyond the median rank's step time "
+				  "(%s of the median steps' %s)%s",
+				  rank_of(ja, x->ri)->rank, x->steps, x->of, FDUR(x->extra),
+				  PCT(x->extra, x->total), FDUR(x->total), PARTIAL());
 	}
-	case JA_FIND_MISMATCH:
-		return ja_printf("%zu communicator%s do%s not line up across ranks; %s%s", ja->n_mm,
-				 ja->n_mm == 1 ? "" : "s", ja->n_mm == 1 ? "es" : "",
-				 ja->mm[0].text, ja->n_mm > 1 ? " (and more: see Mismatches)" : "");
+	case JOB_FIND_MISMATCH:
+		return job_printf("%zu communicator%s do%s not line up across ranks; %s%s",
+				  ja->n_mm, ja->n_mm == 1 ? "" : "s", ja->n_mm == 1 ? "es" : "",
+				  ja->mm[0].text,
+				  ja->n_mm > 1 ? " (and more: see Mismatches)" : "");
 	default:
-		return ja_printf("%s", f->kind);
+		return job_printf("%s", f->kind);
 	}
 }
 
-char *ja_finding_advice(const struct gs_job_analysis *ja, const struct ja_finding *f)
+char *job_finding_advice(const struct gs_job_analysis *ja, const struct job_finding *f)
 {
 	switch (f->what) {
-	case JA_FIND_STRAGGLER:
-		return ja_printf("look at rank %u's own section: what it runs before the "
-				 "collectives (its compute, host-bound idle, data loading, "
-				 "a slower GPU or link); every other rank waits for it",
-				 rank_of(ja, ja->totals[f->at].ri)->rank);
-	case JA_FIND_SKEW:
-		return ja_printf("load imbalance across ranks: even out the work of a step "
-				 "(uneven batches, sequence lengths or shards), and look for "
-				 "jitter on the ranks that arrive late (host threads, data "
-				 "loading, garbage collection)");
-	case JA_FIND_EXPOSED:
-		return ja_printf("overlap communication with compute: bucket gradients so that "
-				 "all-reduces start during the backward pass (DDP bucket_cap_mb, "
-				 "FSDP prefetch), issue collectives asynchronously on their own "
-				 "stream; exposed time also holds the waits for late ranks");
-	case JA_FIND_SLOW_STEPS:
-		return ja_printf("a synchronous job runs at its slowest rank's pace: look at rank "
-				 "%u's Steps table (the largest cause of each step's gap) and at "
-				 "what differs on it (its share of the data, a slower host or "
-				 "GPU, host-side jitter)",
-				 rank_of(ja, ja->slow_steps.ri)->rank);
-	case JA_FIND_MISMATCH:
-		return ja_printf("the traces cover different steps or code paths: record every "
-				 "rank over the same iterations (one profiler schedule), or look "
-				 "for a rank that took another path");
+	case JOB_FIND_STRAGGLER:
+		return job_printf("look at rank %u's own section: what it runs before the "
+				  "collectives (its compute, host-bound idle, data loading, "
+				  "a slower GPU or link); every other rank waits for it",
+				  rank_of(ja, ja->totals[f->at].ri)->rank);
+	case JOB_FIND_SKEW:
+		return job_printf("load imbalance across ranks: even out the work of a step "
+				  "(uneven batches, sequence lengths or shards), and look for "
+				  "jitter on the ranks that arrive late (host threads, data "
+				  "loading, garbage collection)");
+	case JOB_FIND_EXPOSED:
+		return job_printf("overlap communication with compute: bucket gradients so that "
+				  "all-reduces start during the backward pass (DDP bucket_cap_mb, "
+				  "FSDP prefetch), issue collectives asynchronously on their own "
+				  "stream; exposed time also holds the waits for late ranks");
+	case JOB_FIND_SLOW_STEPS:
+		return job_printf("a synchronous job runs at its slowest rank's pace: look at rank "
+				  "%u's Steps table (the largest cause of each step's gap) and at "
+				  "what differs on it (its share of the data, a slower host or "
+				  "GPU, host-side jitter)",
+				  rank_of(ja, ja->slow_steps.ri)->rank);
+	case JOB_FIND_MISMATCH:
+		return job_printf("the traces cover different steps or code paths: record every "
+				  "rank over the same iterations (one profiler schedule), or look "
+				  "for a rank that took another path");
 	default:
-		return ja_printf("%s", "");
+		return job_printf("%s", "");
 	}
 }
 

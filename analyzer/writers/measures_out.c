@@ -74,7 +74,7 @@ static double gbps(const struct gs_copy_bandwidth *c)
 
 /* ---- text ------------------------------------------------------------------------ */
 
-static void t_section(struct gs_outbuf *o, const char *title, bool color)
+static void measures_text_section(struct gs_outbuf *o, const char *title, bool color)
 {
 	gs_outbuf_puts(o, "\n  ");
 	if (color)
@@ -86,7 +86,7 @@ static void t_section(struct gs_outbuf *o, const char *title, bool color)
 }
 
 /* `s` printable, cut to `cols` columns. */
-static void t_name(struct gs_outbuf *o, const char *s, size_t cols)
+static void measures_text_name(struct gs_outbuf *o, const char *s, size_t cols)
 {
 	char buf[512];
 
@@ -105,7 +105,7 @@ void gs_measures_write_text(struct gs_outbuf *o, const struct gs_report *r,
 	char title[128];
 
 	if (kern > 0) {
-		t_section(
+		measures_text_section(
 			o,
 			"Kernel time by class (each instant once: communication, memory, compute)",
 			color);
@@ -120,7 +120,7 @@ void gs_measures_write_text(struct gs_outbuf *o, const struct gs_report *r,
 		snprintf(title, sizeof(title),
 			 "GPU time per annotation (%zu name%s; union of the op time under each)",
 			 m->n_annotations, m->n_annotations == 1 ? "" : "s");
-		t_section(o, title, color);
+		measures_text_section(o, title, color);
 		gs_outbuf_printf(o, "    %4s %14s %14s %7s  %-19s  %s\n", "#", "kernel", "copy",
 				 "count", "source", "name");
 		for (i = 0; i < shown; i++) {
@@ -129,7 +129,7 @@ void gs_measures_write_text(struct gs_outbuf *o, const struct gs_report *r,
 			gs_outbuf_printf(o, "    %4zu %14s %14s %7" PRIu64 "  %-19s  ", i + 1,
 					 DUR(a->kernel_ns), DUR(a->copy_ns), a->count,
 					 source_name(a->source));
-			t_name(o, gs_trace_string(r->t, a->name), 100 - 69);
+			measures_text_name(o, gs_trace_string(r->t, a->name), 100 - 69);
 			gs_outbuf_putc(o, '\n');
 		}
 		if (shown < m->n_annotations)
@@ -138,8 +138,8 @@ void gs_measures_write_text(struct gs_outbuf *o, const struct gs_report *r,
 					 m->n_annotations - shown);
 	}
 	if (m->n_delays || m->queue_ops) {
-		t_section(o, "Launch delay (launch call start to op start) and queue length",
-			  color);
+		measures_text_section(
+			o, "Launch delay (launch call start to op start) and queue length", color);
 		if (m->n_delays)
 			gs_outbuf_printf(o, "    %10s %9s %14s %14s %14s\n", "stream", "ops", "p50",
 					 "p95", "max");
@@ -162,7 +162,7 @@ void gs_measures_write_text(struct gs_outbuf *o, const struct gs_report *r,
 				 m->queue_ops);
 	}
 	if (m->n_copies) {
-		t_section(
+		measures_text_section(
 			o,
 			"Copy bandwidth (bytes / summed duration; peak unknown: the device record "
 			"has none)",
@@ -292,7 +292,7 @@ void gs_measures_write_json(struct gs_json *w, const struct gs_report *r,
 #define SPARK_H 60
 
 /* The queue length as a step line over the window. */
-static void h_queue_chart(struct gs_outbuf *o, const struct gs_measures *m, size_t di)
+static void html_queue_chart(struct gs_outbuf *o, const struct gs_measures *m, size_t di)
 {
 	int64_t w = m->window_end - m->window_start;
 	uint64_t top = m->queue_max ? m->queue_max : 1;
@@ -401,7 +401,7 @@ void gs_measures_write_html(struct gs_outbuf *o, const struct gs_report *r,
 			", time-weighted mean %s, over %" PRIu64 " ops%s</p>\n",
 			m->queue_max, mean_text((char[32]){0}, 32, m->queue_mean), m->queue_ops,
 			m->queue_binned ? " (drawn binned: the greatest length per bin)" : "");
-		h_queue_chart(o, m, di);
+		html_queue_chart(o, m, di);
 	}
 	if (m->n_copies) {
 		gs_outbuf_printf(

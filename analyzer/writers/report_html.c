@@ -115,7 +115,7 @@ void gs_report_html_text(struct gs_outbuf *o, const char *s, size_t max)
 }
 
 /* A finding's sentence (its duration marks written out with "µs",
- * gs_dur_sentence) as h_text. */
+ * gs_dur_sentence) as html_text. */
 void gs_report_html_sentence(struct gs_outbuf *o, const char *s)
 {
 	char *text = gs_outbuf_sentence(o, s, true);
@@ -126,7 +126,7 @@ void gs_report_html_sentence(struct gs_outbuf *o, const char *s)
 	free(text);
 }
 
-static void h_sentence(struct hw *w, const char *s)
+static void html_sentence(struct html_writer *w, const char *s)
 {
 	gs_report_html_sentence(&w->o, s);
 }
@@ -272,13 +272,13 @@ static const char script_body[] =
 	"})();\n"
 	"</script>\n";
 
-static bool dev_shown(const struct hw *w, size_t i)
+static bool dev_shown(const struct html_writer *w, size_t i)
 {
 	return !w->dev_shown || w->dev_shown[i];
 }
 
 /* "N of M shown", as under a cut table: the sections the page holds. */
-static void h_dev_cut(struct hw *w, const char *id)
+static void html_dev_cut(struct html_writer *w, const char *id)
 {
 	if (w->n_dev_shown >= w->r->n_dev)
 		return;
@@ -291,7 +291,7 @@ static void h_dev_cut(struct hw *w, const char *id)
 
 /* At most GS_REPORT_HTML_MAX_DEVICES sections: those with the most ops
  * (the first by device order among equals), in device order. */
-static gs_status pick_devices(struct hw *w, bool **out)
+static gs_status pick_devices(struct html_writer *w, bool **out)
 {
 	const struct gs_report *r = w->r;
 	size_t n = r->n_dev, *idx, i;
@@ -331,7 +331,7 @@ static gs_status pick_devices(struct hw *w, bool **out)
 	return GS_OK;
 }
 
-static void h_notes(struct hw *w)
+static void html_notes(struct html_writer *w)
 {
 	const struct gs_report *r = w->r;
 	const struct gs_warning *warn;
@@ -345,7 +345,7 @@ static void h_notes(struct hw *w)
 			gs_outbuf_puts(&w->o, "<ul class=\"notes\" id=\"notes\">\n");              \
 		any = true;                                                                        \
 		gs_outbuf_puts(&w->o, "<li><b>" label ":</b> ");                                   \
-		h_text(w, (text), 0);                                                              \
+		html_text(w, (text), 0);                                                           \
 		gs_outbuf_puts(&w->o, "</li>\n");                                                  \
 	} while (0)
 
@@ -395,7 +395,7 @@ static void h_notes(struct hw *w)
 #undef NOTE
 }
 
-static void h_head(struct hw *w)
+static void html_head(struct html_writer *w)
 {
 	const struct gs_report *r = w->r;
 	size_t i;
@@ -409,7 +409,7 @@ static void h_head(struct hw *w)
 
 		if (i)
 			gs_outbuf_puts(&w->o, ", ");
-		h_text(w, slash ? slash + 1 : r->inputs[i], 60);
+		html_text(w, slash ? slash + 1 : r->inputs[i], 60);
 	}
 	if (r->n_inputs > 3)
 		gs_outbuf_printf(&w->o, " and %zu more", r->n_inputs - 3);
@@ -419,10 +419,10 @@ static void h_head(struct hw *w)
 	gs_outbuf_puts(&w->o,
 		       "</head>\n<body>\n<header>\n<h1>gpuscope analyze</h1>\n<p class=\"meta\">");
 	gs_outbuf_printf(&w->o, "%zu input%s (", r->n_inputs, r->n_inputs == 1 ? "" : "s");
-	h_text(w, r->format && *r->format ? r->format : "?", 40);
+	html_text(w, r->format && *r->format ? r->format : "?", 40);
 	gs_outbuf_printf(&w->o, "), %zu ops, %zu device%s with ops</p>\n", w->n_ops, r->n_dev,
 			 r->n_dev == 1 ? "" : "s");
-	h_notes(w);
+	html_notes(w);
 	if (w->n_dev_shown > 1) {
 		gs_outbuf_puts(&w->o, "<nav>");
 		for (i = 0; i < r->n_dev; i++)
@@ -431,7 +431,7 @@ static void h_head(struct hw *w)
 						 r->dev[i].device);
 		gs_outbuf_puts(&w->o, "</nav>\n");
 	}
-	h_dev_cut(w, "devcut");
+	html_dev_cut(w, "devcut");
 	gs_outbuf_puts(&w->o, "</header>\n");
 }
 
@@ -439,7 +439,7 @@ static void h_head(struct hw *w)
 
 static const char *const cat_class[GS_CAT_COUNT] = {"c-kernel", "c-copy", "c-sync", "c-idle"};
 
-static void h_breakdown(struct hw *w, const struct gs_report_device *d, size_t di)
+static void html_breakdown(struct html_writer *w, const struct gs_report_device *d, size_t di)
 {
 	const struct gs_breakdown *b = &d->b;
 	unsigned c;
@@ -504,7 +504,7 @@ static void h_breakdown(struct hw *w, const struct gs_report_device *d, size_t d
 			 DUR1(b->kernel_concurrency_ns, u));
 }
 
-static void h_findings(struct hw *w, const struct gs_report_device *d, size_t di)
+static void html_findings(struct html_writer *w, const struct gs_report_device *d, size_t di)
 {
 	size_t i;
 
@@ -520,9 +520,9 @@ static void h_findings(struct hw *w, const struct gs_report_device *d, size_t di
 	gs_outbuf_printf(&w->o, "<ol class=\"findings\" id=\"findings-%zu\">\n", di);
 	for (i = 0; i < d->n_findings; i++) {
 		gs_outbuf_puts(&w->o, "<li><div>");
-		h_sentence(w, d->findings[i].text);
+		html_sentence(w, d->findings[i].text);
 		gs_outbuf_puts(&w->o, "</div><div class=\"advice\">&rarr; ");
-		h_sentence(w, d->findings[i].advice);
+		html_sentence(w, d->findings[i].advice);
 		gs_outbuf_puts(&w->o, "</div></li>\n");
 	}
 	gs_outbuf_puts(&w->o, "</ol>\n");
@@ -530,7 +530,7 @@ static void h_findings(struct hw *w, const struct gs_report_device *d, size_t di
 
 /* ---- a device ------------------------------------------------------------------ */
 
-static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t di)
+static gs_status html_device(struct html_writer *w, const struct gs_report_device *d, size_t di)
 {
 	const char *sep = " (";
 	gs_status st;
@@ -539,7 +539,7 @@ static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t
 	char title[512];
 
 	gs_outbuf_printf(&w->o, "<section class=\"device\" id=\"dev-%zu\">\n<h2>", di);
-	h_text(w, gs_report_device_title(w->r, d, title, sizeof(title)), 160);
+	html_text(w, gs_report_device_title(w->r, d, title, sizeof(title)), 160);
 	gs_outbuf_printf(&w->o, "</h2>\n<p class=\"meta\">window %s%s; ",
 			 gs_report_window_text(w->t, d, (char[160]){0}, 160),
 			 d->default_window ? " (first op start to last op end)" : " (--window)");
@@ -553,8 +553,8 @@ static gs_status h_device(struct hw *w, const struct gs_report_device *d, size_t
 	}
 	gs_outbuf_printf(&w->o, "%s on %zu stream%s</p>\n", sep[0] == ',' ? ")" : "", d->n_streams,
 			 d->n_streams == 1 ? "" : "s");
-	h_breakdown(w, d, di);
-	h_findings(w, d, di);
+	html_breakdown(w, d, di);
+	html_findings(w, d, di);
 	st = gs_report_html_timeline(w, d, di);
 	if (st != GS_OK)
 		return st;
@@ -603,7 +603,7 @@ struct gs_html_layout gs_report_html_job_layout(const struct gs_report *shell)
 }
 
 /* Drawing resolution for the whole page (see the top of the file). */
-static void pick_resolution(struct hw *w)
+static void pick_resolution(struct html_writer *w)
 {
 	const struct gs_report *job = w->r;
 	const struct gs_report *const *reps =
@@ -632,36 +632,39 @@ static void pick_resolution(struct hw *w)
  * holds them, else from the summaries of its job analysis (a shell's);
  * both are the same numbers.
  */
-typedef gs_status (*h_part_fn)(void *ctx, unsigned part, size_t i, struct gs_outbuf *o);
+typedef gs_status (*html_part_fn)(void *ctx, unsigned part, size_t i, struct gs_outbuf *o);
 
-static size_t hj_n(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t n)
+static size_t html_job_n(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t n)
 {
 	return sums ? n : r->n_ranks;
 }
 
-static uint32_t hj_rank(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t i)
+static uint32_t html_job_rank(const struct gs_report *r, const struct gs_js_rank *const *sums,
+			      size_t i)
 {
 	return sums ? sums[i]->rank : r->ranks[i]->rank;
 }
 
-static size_t hj_n_dev(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t i)
+static size_t html_job_n_dev(const struct gs_report *r, const struct gs_js_rank *const *sums,
+			     size_t i)
 {
 	return sums ? (size_t)sums[i]->n_gpus : r->ranks[i]->n_dev;
 }
 
-static uint32_t hj_device(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t i,
-			  size_t k)
+static uint32_t html_job_device(const struct gs_report *r, const struct gs_js_rank *const *sums,
+				size_t i, size_t k)
 {
 	return sums ? sums[i]->gpus[k].device : r->ranks[i]->dev[k].device;
 }
 
-static const char *hj_host(const struct gs_report *r, const struct gs_js_rank *const *sums,
-			   size_t i)
+static const char *html_job_host(const struct gs_report *r, const struct gs_js_rank *const *sums,
+				 size_t i)
 {
 	return sums ? gs_js_str(sums[i], sums[i]->host) : r->ranks[i]->host;
 }
 
-static uint64_t hj_ops(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t i)
+static uint64_t html_job_ops(const struct gs_report *r, const struct gs_js_rank *const *sums,
+			     size_t i)
 {
 	size_t n;
 
@@ -703,13 +706,13 @@ static const char job_script[] =
 	"</script>\n";
 
 /* A GPU's name in the job page's links: "rank 3 GPU 0". */
-static void hj_link(struct hw *w, size_t di, uint32_t rank, uint32_t dev)
+static void html_job_link(struct html_writer *w, size_t di, uint32_t rank, uint32_t dev)
 {
 	char title[64];
 
 	gs_outbuf_printf(&w->o, "<a href=\"#dev-%zu\">", di);
 	snprintf(title, sizeof(title), "rank %u GPU %u", rank, dev);
-	h_text(w, title, 0);
+	html_text(w, title, 0);
 	gs_outbuf_puts(&w->o, "</a>");
 }
 
@@ -718,8 +721,8 @@ static void hj_link(struct hw *w, size_t di, uint32_t rank, uint32_t dev)
  * collapsed block): a line per run of ranks on one host, a link per GPU
  * ("12", or "12:1" for GPU 1 of a rank with several), and a filter box.
  */
-static void hj_index(struct hw *w, const struct gs_report *r, const struct gs_js_rank *const *sums,
-		     size_t n, size_t gpus)
+static void html_job_index(struct html_writer *w, const struct gs_report *r,
+			   const struct gs_js_rank *const *sums, size_t n, size_t gpus)
 {
 	size_t di = 0;
 
@@ -729,26 +732,27 @@ static void hj_index(struct hw *w, const struct gs_report *r, const struct gs_js
 			 "placeholder=\"filter: a rank, or host text\" aria-label=\"filter\">\n",
 			 gpus);
 	for (size_t i = 0; i < n; i++) {
-		const char *host = hj_host(r, sums, i);
-		size_t nd = hj_n_dev(r, sums, i);
+		const char *host = html_job_host(r, sums, i);
+		size_t nd = html_job_n_dev(r, sums, i);
 
-		if (!i || strcmp(host, hj_host(r, sums, i - 1)) != 0) {
+		if (!i || strcmp(host, html_job_host(r, sums, i - 1)) != 0) {
 			gs_outbuf_puts(&w->o, i ? "</p>\n<p><b>" : "<p><b>");
-			h_text(w, *host ? host : "-", 60);
+			html_text(w, *host ? host : "-", 60);
 			gs_outbuf_puts(&w->o, "</b> ");
 		}
 		for (size_t k = 0; k < nd; k++, di++) {
 			char title[160];
 
 			snprintf(title, sizeof(title), "rank %u \xc2\xb7 %s \xc2\xb7 GPU %u",
-				 hj_rank(r, sums, i), *host ? host : "-", hj_device(r, sums, i, k));
+				 html_job_rank(r, sums, i), *host ? host : "-",
+				 html_job_device(r, sums, i, k));
 			gs_outbuf_printf(&w->o, "<a href=\"#dev-%zu\" title=\"", di);
-			h_text(w, title, 0);
+			html_text(w, title, 0);
 			if (nd > 1)
-				gs_outbuf_printf(&w->o, "\">%u:%u</a> ", hj_rank(r, sums, i),
-						 hj_device(r, sums, i, k));
+				gs_outbuf_printf(&w->o, "\">%u:%u</a> ", html_job_rank(r, sums, i),
+						 html_job_device(r, sums, i, k));
 			else
-				gs_outbuf_printf(&w->o, "\">%u</a> ", hj_rank(r, sums, i));
+				gs_outbuf_printf(&w->o, "\">%u</a> ", html_job_rank(r, sums, i));
 		}
 	}
 	gs_outbuf_puts(&w->o, n ? "</p>\n</details>\n" : "</details>\n");
@@ -759,7 +763,8 @@ static void hj_index(struct hw *w, const struct gs_report *r, const struct gs_js
  * the rank table holds, the outliers' ranks' sections are open and the
  * others' collapsed, a block per run of ranks between them and one per
  * rank inside it, reached from the index. */
-static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, void *ctx)
+static gs_status html_job(struct html_writer *w, const struct gs_report *r, html_part_fn part,
+			  void *ctx)
 {
 	const struct gs_job *j = r->job;
 	const struct gs_js_rank *const *sums = NULL;
@@ -770,10 +775,10 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 
 	if (!r->n_ranks && r->ja)
 		sums = gs_job_analysis_ranks(r->ja, &n_sums);
-	n = hj_n(r, sums, n_sums);
+	n = html_job_n(r, sums, n_sums);
 	for (i = 0; i < n; i++) {
-		ops += hj_ops(r, sums, i);
-		gpus += hj_n_dev(r, sums, i);
+		ops += html_job_ops(r, sums, i);
+		gpus += html_job_n_dev(r, sums, i);
 	}
 	shown = calloc(n ? n : 1, sizeof(*shown));
 	if (!shown)
@@ -796,14 +801,14 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 	gs_outbuf_puts(&w->o,
 		       "</head>\n<body>\n<header>\n<h1>gpuscope analyze</h1>\n<p class=\"meta\">");
 	gs_outbuf_printf(&w->o, "%zu input%s (", r->n_inputs, r->n_inputs == 1 ? "" : "s");
-	h_text(w, r->format && *r->format ? r->format : "?", 40);
+	html_text(w, r->format && *r->format ? r->format : "?", 40);
 	gs_outbuf_printf(&w->o, "), %zu ranks, %zu GPU%s with ops, %llu ops</p>\n", j->n_ranks,
 			 gpus, gpus == 1 ? "" : "s", (unsigned long long)ops);
 	gs_outbuf_puts(&w->o, "<ul class=\"notes\" id=\"notes\">\n");
 	/* A thousand ranks: the first inputs, and how many more. */
 	for (i = 0; i < r->n_inputs && i < 4; i++) {
 		gs_outbuf_puts(&w->o, "<li><b>input:</b> ");
-		h_text(w, r->inputs[i], 0);
+		html_text(w, r->inputs[i], 0);
 		gs_outbuf_puts(&w->o, "</li>\n");
 	}
 	if (r->n_inputs > 4)
@@ -811,7 +816,7 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 				 r->n_inputs - 4);
 	for (i = 0; i < j->n_warnings; i++) {
 		gs_outbuf_puts(&w->o, "<li><b>warning:</b> ");
-		h_text(w, j->warnings[i], 0);
+		html_text(w, j->warnings[i], 0);
 		gs_outbuf_puts(&w->o, "</li>\n");
 	}
 	for (i = 0; i < n && st == GS_OK; i++) {
@@ -823,12 +828,13 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 	if (n_shown < n)
 		gs_outbuf_puts(&w->o, "The outliers' sections: ");
 	for (i = 0; i < n; i++)
-		for (k = 0; k < hj_n_dev(r, sums, i); k++, di++)
+		for (k = 0; k < html_job_n_dev(r, sums, i); k++, di++)
 			if (shown[i])
-				hj_link(w, di, hj_rank(r, sums, i), hj_device(r, sums, i, k));
+				html_job_link(w, di, html_job_rank(r, sums, i),
+					      html_job_device(r, sums, i, k));
 	gs_outbuf_puts(&w->o, "</nav>\n");
 	if (n_shown < n)
-		hj_index(w, r, sums, n, gpus);
+		html_job_index(w, r, sums, n, gpus);
 	gs_outbuf_puts(&w->o, "</header>\n");
 	gs_job_analysis_write_html(&w->o, r, &w->st);
 	for (i = 0; i < n && st == GS_OK && !w->o.failed; i++) {
@@ -846,24 +852,25 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 			gs_outbuf_printf(&w->o,
 					 "<details class=\"ranks\"><summary>rank %u: its sections "
 					 "(not an outlier)</summary>\n",
-					 hj_rank(r, sums, i));
+					 html_job_rank(r, sums, i));
 		else
 			gs_outbuf_printf(&w->o,
 					 "<details class=\"ranks\"><summary>ranks %u to %u: %zu "
 					 "ranks' sections (no outlier)</summary>\n",
-					 hj_rank(r, sums, i), hj_rank(r, sums, end - 1), end - i);
+					 html_job_rank(r, sums, i), html_job_rank(r, sums, end - 1),
+					 end - i);
 		for (; i < end && st == GS_OK && !w->o.failed; i++) {
-			const char *host = hj_host(r, sums, i);
+			const char *host = html_job_host(r, sums, i);
 
 			gs_outbuf_printf(&w->o, "<details class=\"rank\"><summary>rank %u",
-					 hj_rank(r, sums, i));
+					 html_job_rank(r, sums, i));
 			if (*host) {
 				gs_outbuf_puts(&w->o, " \xc2\xb7 ");
-				h_text(w, host, 60);
+				html_text(w, host, 60);
 			}
-			for (k = 0; k < hj_n_dev(r, sums, i); k++)
+			for (k = 0; k < html_job_n_dev(r, sums, i); k++)
 				gs_outbuf_printf(&w->o, "%s%u", k ? ", " : " \xc2\xb7 GPU ",
-						 hj_device(r, sums, i, k));
+						 html_job_device(r, sums, i, k));
 			gs_outbuf_puts(&w->o, "</summary>\n");
 			gs_outbuf_flush(&w->o); /* part() may write to the FILE */
 			st = part(ctx, 1, i, &w->o);
@@ -879,9 +886,10 @@ static gs_status h_job(struct hw *w, const struct gs_report *r, h_part_fn part, 
 	return st;
 }
 
-/* Part `part` of one rank of a job (see h_job); `di0` the index of its
+/* Part `part` of one rank of a job (see html_job); `di0` the index of its
  * first GPU on the page. */
-static gs_status h_rank_part(struct hw *w, const struct gs_report *rank, size_t di0, unsigned part)
+static gs_status html_rank_part(struct html_writer *w, const struct gs_report *rank, size_t di0,
+				unsigned part)
 {
 	char line[GS_ERROR_MSG_MAX + 96], msg[GS_ERROR_MSG_MAX + 64];
 	gs_status st = GS_OK;
@@ -898,31 +906,31 @@ static gs_status h_rank_part(struct hw *w, const struct gs_report *rank, size_t 
 			snprintf(line, sizeof(line), "rank %u: %s", rank->rank,
 				 gs_warning_format(&warn[x], msg, sizeof(msg)));
 			gs_outbuf_puts(&w->o, "<li><b>warning:</b> ");
-			h_text(w, line, 0);
+			html_text(w, line, 0);
 			gs_outbuf_puts(&w->o, "</li>\n");
 		}
 		return GS_OK;
 	}
 	for (size_t k = 0; k < rank->n_dev && st == GS_OK && !w->o.failed; k++)
-		st = h_device(w, &rank->dev[k], di0 + k);
+		st = html_device(w, &rank->dev[k], di0 + k);
 	return st;
 }
 
 /* The parts of a job whose ranks' reports this report holds. */
-struct h_own {
-	struct hw *w;
+struct html_own {
+	struct html_writer *w;
 	const struct gs_report *job;
 	size_t di; /* the next rank's first GPU, as part 1 goes in rank order */
 };
 
-static gs_status h_own_part(void *ctx, unsigned part, size_t i, struct gs_outbuf *o)
+static gs_status html_own_part(void *ctx, unsigned part, size_t i, struct gs_outbuf *o)
 {
-	struct h_own *c = ctx;
+	struct html_own *c = ctx;
 	const struct gs_report *rank = c->job->ranks[i];
 	gs_status st;
 
 	(void)o; /* c->w->o */
-	st = h_rank_part(c->w, rank, c->di, part);
+	st = html_rank_part(c->w, rank, c->di, part);
 	if (part == 1)
 		c->di += rank->n_dev;
 	c->w->r = c->job;
@@ -931,14 +939,14 @@ static gs_status h_own_part(void *ctx, unsigned part, size_t i, struct gs_outbuf
 
 /* The parts of a job whose ranks' reports live elsewhere: part() hands
  * over each part's bytes. */
-struct h_given {
+struct html_given {
 	gs_status (*part)(void *ctx, unsigned part, size_t i, char **bytes, size_t *len);
 	void *ctx;
 };
 
-static gs_status h_given_part(void *ctx, unsigned part, size_t i, struct gs_outbuf *o)
+static gs_status html_given_part(void *ctx, unsigned part, size_t i, struct gs_outbuf *o)
 {
-	struct h_given *c = ctx;
+	struct html_given *c = ctx;
 	char *bytes = NULL;
 	size_t len = 0;
 	gs_status st = c->part(c->ctx, part, i, &bytes, &len);
@@ -954,8 +962,8 @@ gs_status gs_report_html_job_parts(
 	const struct gs_report_style *style,
 	gs_status (*part)(void *ctx, unsigned part, size_t i, char **bytes, size_t *len), void *ctx)
 {
-	struct h_given given = {part, ctx};
-	struct hw w;
+	struct html_given given = {part, ctx};
+	struct html_writer w;
 	gs_status st;
 
 	memset(&w, 0, sizeof(w));
@@ -964,7 +972,7 @@ gs_status gs_report_html_job_parts(
 	w.st = gs_report_style_of(style);
 	w.exact = L->exact != 0;
 	w.bins = (size_t)L->bins;
-	st = h_job(&w, shell, h_given_part, &given);
+	st = html_job(&w, shell, html_given_part, &given);
 	if (st != GS_OK) {
 		gs_outbuf_finish(&w.o);
 		return st;
@@ -976,7 +984,7 @@ gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
 				   const struct gs_html_layout *L, size_t di0, unsigned part,
 				   const struct gs_report_style *style)
 {
-	struct hw w;
+	struct html_writer w;
 	gs_status st;
 
 	memset(&w, 0, sizeof(w));
@@ -984,7 +992,7 @@ gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
 	w.st = gs_report_style_of(style);
 	w.exact = L->exact != 0;
 	w.bins = (size_t)L->bins;
-	st = h_rank_part(&w, rank, di0, part);
+	st = html_rank_part(&w, rank, di0, part);
 	if (st != GS_OK) {
 		gs_outbuf_finish(&w.o);
 		return st;
@@ -995,7 +1003,7 @@ gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
 gs_status gs_report_write_html(FILE *f, const struct gs_report *r,
 			       const struct gs_report_style *style)
 {
-	struct hw w;
+	struct html_writer w;
 	gs_status st = GS_OK;
 	bool *shown = NULL;
 	size_t i;
@@ -1009,12 +1017,12 @@ gs_status gs_report_write_html(FILE *f, const struct gs_report *r,
 	memset(&w, 0, sizeof(w));
 	w.st = gs_report_style_of(style);
 	if (r->job) {
-		struct h_own c = {&w, r, 0};
+		struct html_own c = {&w, r, 0};
 
 		gs_outbuf_init(&w.o, f);
 		w.r = r;
 		pick_resolution(&w);
-		st = h_job(&w, r, h_own_part, &c);
+		st = html_job(&w, r, html_own_part, &c);
 		if (st != GS_OK) {
 			gs_outbuf_finish(&w.o);
 			return st;
@@ -1032,15 +1040,15 @@ gs_status gs_report_write_html(FILE *f, const struct gs_report *r,
 		return st;
 	}
 	pick_resolution(&w);
-	h_head(&w);
+	html_head(&w);
 	if (!r->n_dev)
 		gs_outbuf_puts(&w.o,
 			       "<p class=\"none\" id=\"nodev\">No GPU ops in the trace: nothing "
 			       "to analyze (a host-only trace?)</p>\n");
 	for (i = 0; i < r->n_dev && st == GS_OK && !w.o.failed; i++)
 		if (dev_shown(&w, i))
-			st = h_device(&w, &r->dev[i], i);
-	h_dev_cut(&w, "devcut-end");
+			st = html_device(&w, &r->dev[i], i);
+	html_dev_cut(&w, "devcut-end");
 	free(shown);
 	gs_outbuf_puts(&w.o, script_body);
 	gs_outbuf_puts(&w.o, "</body>\n</html>\n");

@@ -38,7 +38,7 @@
 #define LABEL_W 170
 #define AXIS_H 24 /* the axis above the lanes */
 
-struct hw {
+struct html_writer {
 	struct gs_outbuf o;
 	const struct gs_report *r;
 	const struct gs_trace *t;
@@ -60,7 +60,7 @@ struct hw {
 #define GS_REPORT_HTML_MAX_DEVICES 64
 
 /* `s` as HTML text (gs_report_html_text). */
-static inline void h_text(struct hw *w, const char *s, size_t max)
+static inline void html_text(struct html_writer *w, const char *s, size_t max)
 {
 	gs_report_html_text(&w->o, s, max);
 }
@@ -69,29 +69,31 @@ static inline void h_text(struct hw *w, const char *s, size_t max)
 #define PCT(a, b) gs_report_pct((char[32]){0}, 32, (a), (b))
 
 /* What to call an op (report.c). */
-static inline const char *op_label(struct hw *w, uint32_t op, char *buf, size_t size)
+static inline const char *op_label(struct html_writer *w, uint32_t op, char *buf, size_t size)
 {
 	return gs_report_op_label(w->t, op, buf, size);
 }
 
-static inline uint64_t op_stream_id(struct hw *w, uint32_t op)
+static inline uint64_t op_stream_id(struct html_writer *w, uint32_t op)
 {
 	return gs_report_op_stream(w->t, op);
 }
 
 /* report_html_timeline.c: a device's timeline (its lanes, band, waits and
  * critical path on one time axis). */
-gs_status gs_report_html_timeline(struct hw *w, const struct gs_report_device *d, size_t di);
+gs_status gs_report_html_timeline(struct html_writer *w, const struct gs_report_device *d,
+				  size_t di);
 
 /* report_html_tables.c: a device's tables, in the page's order. */
-void gs_report_html_schedule(struct hw *w, const struct gs_report_device *d, size_t di);
-void gs_report_html_steps(struct hw *w, const struct gs_report_device *d, size_t di);
-gs_status gs_report_html_critical(struct hw *w, const struct gs_report_device *d, size_t di);
-void gs_report_html_waits(struct hw *w, const struct gs_report_device *d, size_t di);
-void gs_report_html_missed(struct hw *w, const struct gs_report_device *d, size_t di);
-void gs_report_html_idle(struct hw *w, const struct gs_report_device *d, size_t di);
-void gs_report_html_candidates(struct hw *w, const struct gs_report_device *d, size_t di);
-void gs_report_html_streams(struct hw *w, const struct gs_report_device *d, size_t di);
-void gs_report_html_kernels(struct hw *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_schedule(struct html_writer *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_steps(struct html_writer *w, const struct gs_report_device *d, size_t di);
+gs_status gs_report_html_critical(struct html_writer *w, const struct gs_report_device *d,
+				  size_t di);
+void gs_report_html_waits(struct html_writer *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_missed(struct html_writer *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_idle(struct html_writer *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_candidates(struct html_writer *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_streams(struct html_writer *w, const struct gs_report_device *d, size_t di);
+void gs_report_html_kernels(struct html_writer *w, const struct gs_report_device *d, size_t di);
 
 #endif /* GS_ANALYZER_REPORT_HTML_PRIV_H */

@@ -14,14 +14,14 @@
 /* ---- tables ------------------------------------------------------------------ */
 
 /* A list cut to --rows entries (listed of count): "N of M shown". */
-static void cut_rows(struct hw *w, size_t shown, size_t listed, size_t count)
+static void cut_rows(struct html_writer *w, size_t shown, size_t listed, size_t count)
 {
 	if (listed < count)
 		gs_outbuf_printf(&w->o, "<p class=\"more\">" GS_REPORT_CUT_FMT "</p>\n", shown,
 				 count, listed);
 }
 
-static void more_rows(struct hw *w, size_t shown, size_t n)
+static void more_rows(struct html_writer *w, size_t shown, size_t n)
 {
 	if (shown < n)
 		gs_outbuf_printf(&w->o,
@@ -31,12 +31,12 @@ static void more_rows(struct hw *w, size_t shown, size_t n)
 }
 
 /* "label [s7]" for a table cell. */
-static void op_cell(struct hw *w, uint32_t op)
+static void op_cell(struct html_writer *w, uint32_t op)
 {
 	char label[128];
 
 	gs_outbuf_puts(&w->o, "<td class=\"name\">");
-	h_text(w, op_label(w, op, label, sizeof(label)), NAME_MAX_CPS);
+	html_text(w, op_label(w, op, label, sizeof(label)), NAME_MAX_CPS);
 	gs_outbuf_printf(&w->o, " <span class=\"met\">[s%llu, op %llu]</span></td>",
 			 (unsigned long long)op_stream_id(w, op),
 			 (unsigned long long)gs_report_op_id(w->t, op));
@@ -60,7 +60,7 @@ static const char *eff_note(const struct gs_report_device *d)
 /* Every step: a bar of its GPU time beside its figures (analysed steps
  * bold), under where the steps came from. Names and numbers only: nothing
  * from the trace is written raw. */
-void gs_report_html_steps(struct hw *w, const struct gs_report_device *d, size_t di)
+void gs_report_html_steps(struct html_writer *w, const struct gs_report_device *d, size_t di)
 {
 	const struct gs_steps *s = &w->r->steps;
 	int64_t longest = 0;
@@ -71,7 +71,7 @@ void gs_report_html_steps(struct hw *w, const struct gs_report_device *d, size_t
 		if (d->step_stats[i].has && d->step_stats[i].window_ns > longest)
 			longest = d->step_stats[i].window_ns;
 	gs_outbuf_puts(&w->o, "<h3>Steps</h3>\n<p class=\"meta\">from ");
-	h_text(w, s->source, 0);
+	html_text(w, s->source, 0);
 	gs_outbuf_printf(&w->o,
 			 "</p>\n<table class=\"tbl\" id=\"steps-%zu\"><thead><tr>"
 			 "<th>step</th><th>GPU time</th><th></th><th>kernel</th><th>copy</th>"
@@ -114,7 +114,7 @@ void gs_report_html_steps(struct hw *w, const struct gs_report_device *d, size_t
 	gs_outbuf_puts(&w->o, "</tbody></table>\n");
 }
 
-void gs_report_html_schedule(struct hw *w, const struct gs_report_device *d, size_t di)
+void gs_report_html_schedule(struct html_writer *w, const struct gs_report_device *d, size_t di)
 {
 	const struct gs_what_if *p = &d->pipelined;
 	size_t i;
@@ -182,7 +182,8 @@ void gs_report_html_schedule(struct hw *w, const struct gs_report_device *d, siz
 	gs_outbuf_puts(&w->o, "</tbody></table>\n");
 }
 
-gs_status gs_report_html_critical(struct hw *w, const struct gs_report_device *d, size_t di)
+gs_status gs_report_html_critical(struct html_writer *w, const struct gs_report_device *d,
+				  size_t di)
 {
 	size_t shown = d->n_critical < w->st.top ? d->n_critical : w->st.top, k;
 	const size_t *order = d->critical_rank; /* longest first */
@@ -216,7 +217,7 @@ gs_status gs_report_html_critical(struct hw *w, const struct gs_report_device *d
 	return GS_OK;
 }
 
-void gs_report_html_waits(struct hw *w, const struct gs_report_device *d, size_t di)
+void gs_report_html_waits(struct html_writer *w, const struct gs_report_device *d, size_t di)
 {
 	const struct gs_report *r = w->r;
 	size_t i, shown = d->n_waits < w->st.top ? d->n_waits : w->st.top;
@@ -250,7 +251,7 @@ void gs_report_html_waits(struct hw *w, const struct gs_report_device *d, size_t
 		more_rows(w, shown, d->n_waits);
 }
 
-void gs_report_html_missed(struct hw *w, const struct gs_report_device *d, size_t di)
+void gs_report_html_missed(struct html_writer *w, const struct gs_report_device *d, size_t di)
 {
 	static const char *const cond[3] = {"pinned_memory", "independent", "concurrent_resources"};
 	size_t i, shown = d->n_missed < w->st.top ? d->n_missed : w->st.top;
@@ -335,13 +336,14 @@ void gs_report_html_missed(struct hw *w, const struct gs_report_device *d, size_
 			       "an upper bound (up to).</p>\n");
 }
 
-static void call_rows(struct hw *w, const struct gs_host_call_time *h, size_t n, const char *unit)
+static void call_rows(struct html_writer *w, const struct gs_host_call_time *h, size_t n,
+		      const char *unit)
 {
 	size_t i, shown = n < w->st.top ? n : w->st.top;
 
 	for (i = 0; i < shown; i++) {
 		gs_outbuf_puts(&w->o, "<tr><td class=\"name\">");
-		h_text(w, gs_trace_string(w->t, h[i].name), NAME_MAX_CPS);
+		html_text(w, gs_trace_string(w->t, h[i].name), NAME_MAX_CPS);
 		gs_outbuf_printf(
 			&w->o, "</td><td class=\"n\">%s</td><td class=\"n\">%llu %s%s</td></tr>\n",
 			DUR(h[i].ns), (unsigned long long)h[i].count, unit,
@@ -350,7 +352,7 @@ static void call_rows(struct hw *w, const struct gs_host_call_time *h, size_t n,
 }
 
 /* Host-bound idle by the launching thread's innermost host ranges. */
-static void h_host_ranges(struct hw *w, const struct gs_breakdown *b, size_t di)
+static void html_host_ranges(struct html_writer *w, const struct gs_breakdown *b, size_t di)
 {
 	const struct gs_host_ranges *h = &b->host_ranges;
 	size_t i, shown = h->n_ranges < w->st.top ? h->n_ranges : w->st.top;
@@ -369,7 +371,7 @@ static void h_host_ranges(struct hw *w, const struct gs_breakdown *b, size_t di)
 		const struct gs_host_range_time *x = &h->ranges[i];
 
 		gs_outbuf_puts(&w->o, "<tr><td class=\"name\">");
-		h_text(w, gs_trace_string(w->t, x->name), NAME_MAX_CPS);
+		html_text(w, gs_trace_string(w->t, x->name), NAME_MAX_CPS);
 		gs_outbuf_printf(&w->o,
 				 "</td><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
 				 "<td class=\"n\">%llu gap%s</td></tr>\n",
@@ -384,7 +386,7 @@ static void h_host_ranges(struct hw *w, const struct gs_breakdown *b, size_t di)
 	more_rows(w, shown, h->n_ranges);
 }
 
-void gs_report_html_idle(struct hw *w, const struct gs_report_device *d, size_t di)
+void gs_report_html_idle(struct html_writer *w, const struct gs_report_device *d, size_t di)
 {
 	const struct gs_breakdown *b = &d->b;
 	int64_t idle = b->total_ns[GS_CAT_IDLE];
@@ -405,7 +407,7 @@ void gs_report_html_idle(struct hw *w, const struct gs_report_device *d, size_t 
 		di, DUR(b->host_bound_ns), PCT(b->host_bound_ns, idle), DUR(b->launch_latency_ns),
 		PCT(b->launch_latency_ns, idle), DUR(b->unattributed_ns),
 		PCT(b->unattributed_ns, idle));
-	h_host_ranges(w, b, di);
+	html_host_ranges(w, b, di);
 	if (b->n_top_host_calls) {
 		gs_outbuf_printf(
 			&w->o,
@@ -442,7 +444,7 @@ void gs_report_html_idle(struct hw *w, const struct gs_report_device *d, size_t 
 			(unsigned long long)d->pageable_by_dir[GS_COPY_DTOH]);
 }
 
-void gs_report_html_candidates(struct hw *w, const struct gs_report_device *d, size_t di)
+void gs_report_html_candidates(struct html_writer *w, const struct gs_report_device *d, size_t di)
 {
 	size_t i, k, shown = d->n_cands < w->st.top ? d->n_cands : w->st.top;
 
@@ -482,11 +484,11 @@ void gs_report_html_candidates(struct hw *w, const struct gs_report_device *d, s
 		for (k = 0; k < c->length && k < 12; k++) {
 			if (k)
 				gs_outbuf_puts(&w->o, " &rsaquo; ");
-			h_text(w,
-			       c->kernels[k] < w->n_ops ?
-				       gs_trace_string(w->t, w->ops[c->kernels[k]].name) :
-				       "?",
-			       40);
+			html_text(w,
+				  c->kernels[k] < w->n_ops ?
+					  gs_trace_string(w->t, w->ops[c->kernels[k]].name) :
+					  "?",
+				  40);
 		}
 		if (c->length > 12)
 			gs_outbuf_printf(&w->o, " &rsaquo; &hellip; (%zu more)", c->length - 12);
@@ -514,7 +516,7 @@ void gs_report_html_candidates(struct hw *w, const struct gs_report_device *d, s
 		DUR(GS_REPORT_LAUNCH_GAP_NS));
 }
 
-void gs_report_html_streams(struct hw *w, const struct gs_report_device *d, size_t di)
+void gs_report_html_streams(struct html_writer *w, const struct gs_report_device *d, size_t di)
 {
 	size_t i;
 
@@ -541,7 +543,7 @@ void gs_report_html_streams(struct hw *w, const struct gs_report_device *d, size
 	gs_outbuf_puts(&w->o, "</tbody></table>\n");
 }
 
-void gs_report_html_kernels(struct hw *w, const struct gs_report_device *d, size_t di)
+void gs_report_html_kernels(struct html_writer *w, const struct gs_report_device *d, size_t di)
 {
 	size_t i, shown = d->n_kernels < w->st.top ? d->n_kernels : w->st.top;
 	int64_t all = 0;
@@ -576,7 +578,7 @@ void gs_report_html_kernels(struct hw *w, const struct gs_report_device *d, size
 			i + 1, DUR(k->ns), PCT(k->ns, all), (unsigned long long)k->count,
 			DUR(k->mean_ns), DUR(k->min_ns), DUR(k->median_ns), DUR(k->p95_ns),
 			DUR(k->max_ns), DUR(k->std_ns), gs_kernel_class_name(k->cls));
-		h_text(w, gs_trace_string(w->t, k->name), 0);
+		html_text(w, gs_trace_string(w->t, k->name), 0);
 		gs_outbuf_puts(&w->o, "</td></tr>\n");
 	}
 	gs_outbuf_puts(&w->o, "</tbody></table>\n");

@@ -131,7 +131,7 @@ static unsigned slice_code(const struct tl *L, size_t k)
 }
 
 /* The slices of one lane as merged shapes: one path per (kind, opacity). */
-static void emit_bins(struct hw *w, const struct tl *L, int y)
+static void emit_bins(struct html_writer *w, const struct tl *L, int y)
 {
 	static const char *const level_class[5] = {"", " o1", " o2", " o3", ""};
 	unsigned kind, level;
@@ -169,7 +169,7 @@ static void emit_bins(struct hw *w, const struct tl *L, int y)
 }
 
 /* The critical-path strip of a lane from the `cacc` slices. */
-static void emit_crit_bins(struct hw *w, const struct tl *L, int y)
+static void emit_crit_bins(struct html_writer *w, const struct tl *L, int y)
 {
 	size_t k, j;
 	bool open = false;
@@ -198,7 +198,8 @@ static void emit_crit_bins(struct hw *w, const struct tl *L, int y)
 }
 
 /* One op drawn as it is, with a tooltip. */
-static void emit_op(struct hw *w, const struct tl *L, uint32_t i, int64_t a, int y, bool ideal)
+static void emit_op(struct html_writer *w, const struct tl *L, uint32_t i, int64_t a, int y,
+		    bool ideal)
 {
 	const struct gs_op *op = &w->ops[i];
 	int64_t dur = op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0;
@@ -210,7 +211,7 @@ static void emit_op(struct hw *w, const struct tl *L, uint32_t i, int64_t a, int
 		"<rect class=\"%s\" x=\"%lld\" y=\"%d\" width=\"%lld\" height=\"%d\"><title>",
 		op->kind < GS_OP_KIND_COUNT ? kind_class[op->kind] : "k", (long long)x1, y + BAR_Y,
 		(long long)(x2 > x1 ? x2 - x1 : 1), BAR_H);
-	h_text(w, op_label(w, i, label, sizeof(label)), TIP_MAX_CPS);
+	html_text(w, op_label(w, i, label, sizeof(label)), TIP_MAX_CPS);
 	gs_outbuf_printf(&w->o, "&#10;op %llu, stream %llu: %s at %s%s",
 			 (unsigned long long)gs_report_op_id(w->t, i),
 			 (unsigned long long)op_stream_id(w, i), DUR(dur), a < 0 ? "" : "+",
@@ -230,7 +231,7 @@ static void emit_op(struct hw *w, const struct tl *L, uint32_t i, int64_t a, int
 
 /* Is op i in the schedule's op set? (every op of the device, or those
  * starting in the window) */
-static bool scheduled(const struct hw *w, const struct tl *L, uint32_t i)
+static bool scheduled(const struct html_writer *w, const struct tl *L, uint32_t i)
 {
 	const struct gs_op *op = &w->ops[i];
 
@@ -241,7 +242,7 @@ static bool scheduled(const struct hw *w, const struct tl *L, uint32_t i)
 }
 
 /* A lane of the actual run (ideal false) or of the ideal schedule. */
-static void draw_lane(struct hw *w, struct tl *L, const struct lane *ln, bool ideal)
+static void draw_lane(struct html_writer *w, struct tl *L, const struct lane *ln, bool ideal)
 {
 	const struct gs_report_stream *rs = &L->d->streams[ln->st];
 	int y = ideal ? ln->y_ideal : ln->y_real;
@@ -287,7 +288,7 @@ static void draw_lane(struct hw *w, struct tl *L, const struct lane *ln, bool id
 }
 
 /* False when out of memory. */
-static bool draw_band(struct hw *w, struct tl *L)
+static bool draw_band(struct html_writer *w, struct tl *L)
 {
 	const struct gs_breakdown *b = &L->d->b;
 	int y = L->y_band;
@@ -366,7 +367,7 @@ static bool draw_band(struct hw *w, struct tl *L)
 /* Waits on the lanes of the actual run: a dashed line on the consumer's
  * lane while it was held back, and a link from the producer's lane at the
  * moment the producer ended. */
-static void draw_waits(struct hw *w, struct tl *L)
+static void draw_waits(struct html_writer *w, struct tl *L)
 {
 	const struct gs_report *r = w->r;
 	const struct gs_report_device *d = L->d;
@@ -399,10 +400,10 @@ static void draw_waits(struct hw *w, struct tl *L)
 			(long long)xa, (long long)(xb > xa ? xb : xa + 1), yc, yc);
 		gs_outbuf_printf(&w->o, "<title>wait %s (%s): ", DUR(x->wait_ns),
 				 gs_edge_kind_name(x->kind));
-		h_text(w, op_label(w, x->consumer, lc, sizeof(lc)), 60);
+		html_text(w, op_label(w, x->consumer, lc, sizeof(lc)), 60);
 		gs_outbuf_printf(&w->o, " [s%llu] held back by ",
 				 (unsigned long long)op_stream_id(w, x->consumer));
-		h_text(w, op_label(w, x->producer, lp, sizeof(lp)), 60);
+		html_text(w, op_label(w, x->producer, lp, sizeof(lp)), 60);
 		gs_outbuf_printf(&w->o, " [s%llu]</title></line>\n",
 				 (unsigned long long)op_stream_id(w, x->producer));
 		lpn = p->stream < w->n_streams ? L->lane_of[p->stream] : -1;
@@ -420,7 +421,7 @@ static void draw_waits(struct hw *w, struct tl *L)
 
 /* The static axis (the script redraws it on zoom): ticks at 1, 2 or 5
  * times a power of ten, about eight across. */
-static void draw_axis(struct hw *w, const struct tl *L)
+static void draw_axis(struct html_writer *w, const struct tl *L)
 {
 	static const struct {
 		double ns;
@@ -471,7 +472,7 @@ static void draw_axis(struct hw *w, const struct tl *L)
 	gs_outbuf_puts(&w->o, "</svg>\n");
 }
 
-static void draw_labels(struct hw *w, const struct tl *L)
+static void draw_labels(struct html_writer *w, const struct tl *L)
 {
 	const struct gs_report_device *d = L->d;
 	size_t i;
@@ -560,7 +561,8 @@ static void tl_fini(struct tl *L)
 	free(L->cacc);
 }
 
-static gs_status tl_init(struct hw *w, struct tl *L, const struct gs_report_device *d, size_t di)
+static gs_status tl_init(struct html_writer *w, struct tl *L, const struct gs_report_device *d,
+			 size_t di)
 {
 	gs_status st;
 	size_t i;
@@ -613,7 +615,8 @@ static gs_status tl_init(struct hw *w, struct tl *L, const struct gs_report_devi
 	return GS_OK;
 }
 
-gs_status gs_report_html_timeline(struct hw *w, const struct gs_report_device *d, size_t di)
+gs_status gs_report_html_timeline(struct html_writer *w, const struct gs_report_device *d,
+				  size_t di)
 {
 	struct tl L;
 	gs_status st;

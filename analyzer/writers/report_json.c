@@ -74,7 +74,7 @@ static double ratio(int64_t part, int64_t whole)
 }
 
 /* "op", "op_index", "name", "kind", "stream" of one op. */
-static void j_op(struct gs_json *w, const struct gs_trace *t, const char *prefix, uint32_t op)
+static void json_op(struct gs_json *w, const struct gs_trace *t, const char *prefix, uint32_t op)
 {
 	size_t n;
 	const struct gs_op *ops = gs_trace_ops(t, &n);
@@ -430,7 +430,7 @@ static void json_schedule(struct gs_json *w, const struct gs_report *r,
 		uint32_t op = d->critical[i].op;
 
 		gs_json_row(w, NULL);
-		j_op(w, r->t, "op", op);
+		json_op(w, r->t, "op", op);
 		gs_json_i64(w, "ns", d->critical[i].ns);
 		gs_json_str(w, "kind", op < n_ops ? gs_op_kind_name(ops[op].kind) : "");
 		gs_json_i64(w, "start_ns", op < n_ops ? ops[op].start_ns : 0);
@@ -494,7 +494,7 @@ static void json_missed(struct gs_json *w, const struct gs_report *r,
 		unsigned bit;
 
 		gs_json_row(w, NULL);
-		j_op(w, r->t, "op", m->op);
+		json_op(w, r->t, "op", m->op);
 		gs_json_i64(w, "exposed_ns", m->exposed_ns);
 		gs_json_arr_inline(w, "missing_conditions");
 		for (bit = 0; bit < 3; bit++)
@@ -519,7 +519,7 @@ static void json_missed(struct gs_json *w, const struct gs_report *r,
 			gs_json_i64(w, "start_ns", ops[m->op].start_ns);
 		}
 		if (m->kernel != GS_NO_INDEX && m->kernel < n_ops)
-			j_op(w, r->t, "kernel", m->kernel);
+			json_op(w, r->t, "kernel", m->kernel);
 		else
 			gs_json_null(w, "kernel");
 		gs_json_end_obj(w);
@@ -705,8 +705,8 @@ static void json_wait_rows(struct gs_json *w, const struct gs_report *r)
 
 		gs_json_row(w, NULL);
 		gs_json_str(w, "kind", gs_edge_kind_name(x->kind));
-		j_op(w, r->t, "consumer", x->consumer);
-		j_op(w, r->t, "producer", x->producer);
+		json_op(w, r->t, "consumer", x->consumer);
+		json_op(w, r->t, "producer", x->producer);
 		gs_json_u64(w, "event", x->event);
 		gs_json_i64(w, "wait_ns", x->wait_ns);
 		gs_json_u64(w, "device", gs_report_op_device(r->t, x->consumer));

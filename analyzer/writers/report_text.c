@@ -36,7 +36,7 @@
 
 /* ---- colour ------------------------------------------------------------- */
 
-static void tw_on(struct tw *w, enum tone t)
+static void text_on(struct text_writer *w, enum tone t)
 {
 	static const char *const codes[] = {"1", "2", "32", "36", "33", "31"};
 
@@ -44,7 +44,7 @@ static void tw_on(struct tw *w, enum tone t)
 		gs_outbuf_printf(&w->o, "\033[%sm", codes[t]);
 }
 
-static void tw_off(struct tw *w)
+static void text_off(struct text_writer *w)
 {
 	if (w->st.color)
 		gs_outbuf_puts(&w->o, "\033[0m");
@@ -57,7 +57,7 @@ static void tw_off(struct tw *w)
  * escapes, gs_text_char), cut to at most `cols` columns with a
  * trailing "…" when longer. Returns the columns used.
  */
-size_t tw_fit(char *buf, size_t size, const char *s, size_t cols)
+size_t text_fit(char *buf, size_t size, const char *s, size_t cols)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t len = 0, used = 0, total = gs_text_cols(s);
@@ -87,43 +87,43 @@ size_t tw_fit(char *buf, size_t size, const char *s, size_t cols)
 	return used;
 }
 
-void tw_spaces(struct tw *w, size_t n)
+void text_spaces(struct text_writer *w, size_t n)
 {
 	while (n--)
 		gs_outbuf_putc(&w->o, ' ');
 }
 
 /* `s` in a column of `cols`, left- or right-aligned. */
-void tw_cell(struct tw *w, const char *s, size_t cols, bool right)
+void text_cell(struct text_writer *w, const char *s, size_t cols, bool right)
 {
 	char buf[4 * WIDTH + 8];
-	size_t used = tw_fit(buf, sizeof(buf), s, cols);
+	size_t used = text_fit(buf, sizeof(buf), s, cols);
 
 	if (right)
-		tw_spaces(w, cols - used);
+		text_spaces(w, cols - used);
 	gs_outbuf_puts(&w->o, buf);
 	if (!right)
-		tw_spaces(w, cols - used);
+		text_spaces(w, cols - used);
 }
 
 /* The last column of a line: no padding after it. */
-void tw_last(struct tw *w, const char *s, size_t cols)
+void text_last(struct text_writer *w, const char *s, size_t cols)
 {
 	char buf[4 * WIDTH + 8];
 
-	tw_fit(buf, sizeof(buf), s, cols);
+	text_fit(buf, sizeof(buf), s, cols);
 	gs_outbuf_puts(&w->o, buf);
 	gs_outbuf_putc(&w->o, '\n');
 }
 
-const char *tw_dur(const struct tw *w, char *buf, size_t size, int64_t ns)
+const char *text_dur(const struct text_writer *w, char *buf, size_t size, int64_t ns)
 {
 	return w->unit ? gs_dur_text_in(buf, size, ns, w->unit, false) : gs_dur_text(buf, size, ns);
 }
 
 /* One unit for the comparable durations of a line (from the largest);
- * tw_unit(w, NULL, 0) ends it. */
-void tw_unit(struct tw *w, const int64_t *v, size_t n)
+ * text_unit(w, NULL, 0) ends it. */
+void text_unit(struct text_writer *w, const int64_t *v, size_t n)
 {
 	uint64_t m = 0;
 
@@ -135,7 +135,7 @@ void tw_unit(struct tw *w, const int64_t *v, size_t n)
 	w->unit = n ? gs_dur_unit(m) : 0;
 }
 
-const char *tw_u64s(char *buf, size_t size, uint64_t v)
+const char *text_u64s(char *buf, size_t size, uint64_t v)
 {
 	snprintf(buf, size, "%llu", (unsigned long long)v);
 	return buf;
@@ -166,7 +166,7 @@ void gs_report_text_wrap(struct gs_outbuf *o, const char *first, size_t col0, co
 		n = (size_t)(e - p) < sizeof(tmp) - 1 ? (size_t)(e - p) : sizeof(tmp) - 1;
 		memcpy(tmp, p, n);
 		tmp[n] = '\0';
-		cols = tw_fit(word, sizeof(word), tmp, room);
+		cols = text_fit(word, sizeof(word), tmp, room);
 		if (col > indent && col + (space ? 1 : 0) + cols > WIDTH) {
 			gs_outbuf_putc(o, '\n');
 			for (size_t i = 0; i < indent; i++)
@@ -186,59 +186,59 @@ void gs_report_text_wrap(struct gs_outbuf *o, const char *first, size_t col0, co
 
 size_t gs_report_text_fit(char *buf, size_t size, const char *s, size_t cols)
 {
-	return tw_fit(buf, size, s, cols);
+	return text_fit(buf, size, s, cols);
 }
 
-void tw_wrap(struct tw *w, const char *first, size_t col0, const char *s, size_t indent)
+void text_wrap(struct text_writer *w, const char *first, size_t col0, const char *s, size_t indent)
 {
 	gs_report_text_wrap(&w->o, first, col0, s, indent);
 }
 
 /* ---- report header -------------------------------------------------------- */
 
-static void tw_rule(struct tw *w, const char *title)
+static void text_rule(struct text_writer *w, const char *title)
 {
 	char buf[4 * WIDTH + 8];
 	size_t used;
 
-	tw_on(w, T_BOLD);
+	text_on(w, T_BOLD);
 	gs_outbuf_puts(&w->o, "━━ ");
-	used = 3 + tw_fit(buf, sizeof(buf), title, WIDTH - 4);
+	used = 3 + text_fit(buf, sizeof(buf), title, WIDTH - 4);
 	gs_outbuf_puts(&w->o, buf);
 	gs_outbuf_putc(&w->o, ' ');
 	used++;
 	while (used++ < WIDTH)
 		gs_outbuf_puts(&w->o, "━");
-	tw_off(w);
+	text_off(w);
 	gs_outbuf_putc(&w->o, '\n');
 }
 
-void tw_section(struct tw *w, const char *title)
+void text_section(struct text_writer *w, const char *title)
 {
 	gs_outbuf_puts(&w->o, "\n  ");
-	tw_on(w, T_BOLD);
+	text_on(w, T_BOLD);
 	gs_outbuf_puts(&w->o, title);
-	tw_off(w);
+	text_off(w);
 	gs_outbuf_putc(&w->o, '\n');
 }
 
-static void tw_note(struct tw *w, const char *label, const char *text)
+static void text_note(struct text_writer *w, const char *label, const char *text)
 {
 	char first[64];
 
 	snprintf(first, sizeof(first), "  %-8s ", label);
-	tw_wrap(w, first, strlen(first), text, 11);
+	text_wrap(w, first, strlen(first), text, 11);
 }
 
 /* A note: printed at once, or gathered over the ranks of a job. */
 struct note_sink {
 	void (*note)(struct note_sink *ns, const char *label, const char *text);
-	struct tw *w;
+	struct text_writer *w;
 };
 
 static void note_print(struct note_sink *ns, const char *label, const char *text)
 {
-	tw_note(ns->w, label, text);
+	text_note(ns->w, label, text);
 }
 
 static void sink_note(void *ctx, const char *label, const char *text)
@@ -407,7 +407,7 @@ static void note_devs(const struct job_note *n, char *buf, size_t size)
 		snprintf(buf + len, size - len, ", ...");
 }
 
-static void job_notes_print(struct tw *w, struct job_notes *jn, size_t n_ranks)
+static void job_notes_print(struct text_writer *w, struct job_notes *jn, size_t n_ranks)
 {
 	char line[GS_ERROR_MSG_MAX + 320], who[128], devs[160];
 
@@ -426,30 +426,30 @@ static void job_notes_print(struct tw *w, struct job_notes *jn, size_t n_ranks)
 			snprintf(line, sizeof(line), "%s: device %s: %s", who, devs, n->text);
 		else
 			snprintf(line, sizeof(line), "%s: %s", who, n->text);
-		tw_note(w, n->label, line);
+		text_note(w, n->label, line);
 		free(n->text);
 	}
 	if (jn->dropped)
-		tw_note(w, "note",
-			"more notes of the ranks are in their sections of --format json");
+		text_note(w, "note",
+			  "more notes of the ranks are in their sections of --format json");
 }
 
-static void text_header(struct tw *w)
+static void text_header(struct text_writer *w)
 {
 	const struct gs_report *r = w->r;
 	size_t n_ops, i;
 
 	gs_trace_ops(w->t, &n_ops);
-	tw_on(w, T_BOLD);
+	text_on(w, T_BOLD);
 	gs_outbuf_printf(&w->o, "gpuscope analyze");
-	tw_off(w);
+	text_off(w);
 	gs_outbuf_printf(&w->o, ": %zu input%s (%s), %zu ops, %zu device%s with ops\n", r->n_inputs,
 			 r->n_inputs == 1 ? "" : "s", r->format && *r->format ? r->format : "?",
 			 n_ops, r->n_dev, r->n_dev == 1 ? "" : "s");
 	for (i = 0; i < r->n_inputs; i++)
-		tw_note(w, "input", r->inputs[i]);
+		text_note(w, "input", r->inputs[i]);
 	if (r->steps.n)
-		tw_note(w, "steps", gs_report_steps_text(r, (char[512]){0}, 512));
+		text_note(w, "steps", gs_report_steps_text(r, (char[512]){0}, 512));
 	{
 		struct note_sink ns = {.note = note_print, .w = w};
 
@@ -462,18 +462,18 @@ static void text_header(struct tw *w)
 static const char *const cat_glyph[GS_CAT_COUNT] = {"█", "▓", "▒", "░"};
 static const enum tone cat_tone[GS_CAT_COUNT] = {T_KERNEL, T_COPY, T_SYNC, T_IDLE};
 
-static void tw_glyphs(struct tw *w, unsigned cat, size_t n)
+static void text_glyphs(struct text_writer *w, unsigned cat, size_t n)
 {
 	if (!n)
 		return;
-	tw_on(w, cat_tone[cat]);
+	text_on(w, cat_tone[cat]);
 	while (n--)
 		gs_outbuf_puts(&w->o, cat_glyph[cat]);
-	tw_off(w);
+	text_off(w);
 }
 
 /* Shares of the window, BAR characters, by largest remainder. */
-static void bar_shares(struct tw *w, const struct gs_breakdown *b)
+static void bar_shares(struct text_writer *w, const struct gs_breakdown *b)
 {
 	size_t cells[GS_CAT_COUNT] = {0}, used = 0, c;
 	double rem[GS_CAT_COUNT] = {0};
@@ -500,12 +500,12 @@ static void bar_shares(struct tw *w, const struct gs_breakdown *b)
 		used++;
 	}
 	for (c = 0; c < GS_CAT_COUNT; c++)
-		tw_glyphs(w, (unsigned)c, cells[c]);
+		text_glyphs(w, (unsigned)c, cells[c]);
 }
 
 /* The window in BAR slices, each drawn as the category that held most of
  * it. One pass over the segments. */
-static void bar_timeline(struct tw *w, const struct gs_breakdown *b)
+static void bar_timeline(struct text_writer *w, const struct gs_breakdown *b)
 {
 	int64_t acc[BAR][GS_CAT_COUNT];
 	int64_t span = b->window_ns;
@@ -549,28 +549,28 @@ static void bar_timeline(struct tw *w, const struct gs_breakdown *b)
 			if (acc[i][c] > acc[i][best])
 				best = c;
 		if (i && best != prev) {
-			tw_glyphs(w, prev, run);
+			text_glyphs(w, prev, run);
 			run = 0;
 		}
 		prev = best;
 		run++;
 	}
-	tw_glyphs(w, prev, run);
+	text_glyphs(w, prev, run);
 }
 
-static void text_breakdown(struct tw *w, const struct gs_report_device *d)
+static void text_breakdown(struct text_writer *w, const struct gs_report_device *d)
 {
 	const struct gs_breakdown *b = &d->b;
 	unsigned c;
 
-	tw_section(w, "Breakdown");
+	text_section(w, "Breakdown");
 	gs_outbuf_puts(&w->o, "    share     ");
 	bar_shares(w, b);
 	gs_outbuf_puts(&w->o, "\n    timeline  ");
 	bar_timeline(w, b);
 	gs_outbuf_puts(&w->o, "\n              ");
 	for (c = 0; c < GS_CAT_COUNT; c++) {
-		tw_glyphs(w, c, 1);
+		text_glyphs(w, c, 1);
 		gs_outbuf_printf(&w->o, " %s  ", gs_category_name(c));
 	}
 	gs_outbuf_printf(&w->o, "(timeline: %s a character)\n\n", DUR(b->window_ns / BAR));
@@ -578,15 +578,15 @@ static void text_breakdown(struct tw *w, const struct gs_report_device *d)
 	gs_outbuf_puts(&w->o, "    category          time    share\n");
 	for (c = 0; c < GS_CAT_COUNT; c++) {
 		gs_outbuf_puts(&w->o, "    ");
-		tw_cell(w, gs_category_name(c), 8, false);
-		tw_cell(w, DUR(b->total_ns[c]), 14, true);
-		tw_cell(w, PCT(b->total_ns[c], b->window_ns), 9, true);
+		text_cell(w, gs_category_name(c), 8, false);
+		text_cell(w, DUR(b->total_ns[c]), 14, true);
+		text_cell(w, PCT(b->total_ns[c], b->window_ns), 9, true);
 		gs_outbuf_putc(&w->o, '\n');
 	}
 	gs_outbuf_puts(&w->o, "    ");
-	tw_cell(w, "window", 8, false);
-	tw_cell(w, DUR(b->window_ns), 14, true);
-	tw_cell(w, "100.0%", 9, true);
+	text_cell(w, "window", 8, false);
+	text_cell(w, DUR(b->window_ns), 14, true);
+	text_cell(w, "100.0%", 9, true);
 	gs_outbuf_putc(&w->o, '\n');
 	gs_outbuf_printf(&w->o, "    dominant: %s (%s) - a lead to check, not a verdict\n",
 			 gs_category_name(b->dominant),
@@ -596,16 +596,16 @@ static void text_breakdown(struct tw *w, const struct gs_report_device *d)
 	gs_outbuf_printf(&w->o, "    overlap:  %s of %s copy hidden by kernels",
 			 DUR(b->copy_hidden_ns), DUR(b->copy_total_ns));
 	gs_outbuf_printf(&w->o, "; 2+ kernels at once: %s\n", DUR(b->kernel_concurrency_ns));
-	tw_unit(w, NULL, 0);
+	text_unit(w, NULL, 0);
 }
 
 /* ---- findings ------------------------------------------------------------------ */
 
-static void text_findings(struct tw *w, const struct gs_report_device *d)
+static void text_findings(struct text_writer *w, const struct gs_report_device *d)
 {
 	size_t i;
 
-	tw_section(w, "Top findings");
+	text_section(w, "Top findings");
 	if (!d->n_findings) {
 		gs_outbuf_puts(&w->o,
 			       "    nothing stands out: no idle, exposed copy or sync time above "
@@ -622,34 +622,34 @@ static void text_findings(struct tw *w, const struct gs_report_device *d)
 			return;
 		}
 		snprintf(num, sizeof(num), "  %2zu. ", i + 1);
-		tw_on(w, T_BOLD);
+		text_on(w, T_BOLD);
 		gs_outbuf_puts(&w->o, num);
-		tw_off(w);
-		tw_wrap(w, "", strlen(num), text, 6);
-		tw_wrap(w, "      -> ", 9, advice, 9);
+		text_off(w);
+		text_wrap(w, "", strlen(num), text, 6);
+		text_wrap(w, "      -> ", 9, advice, 9);
 		free(text);
 		free(advice);
 	}
 }
 
 /* What to call an op in a table (report.c). */
-const char *tw_op_label(const struct gs_trace *t, uint32_t op, char *buf, size_t size)
+const char *text_op_label(const struct gs_trace *t, uint32_t op, char *buf, size_t size)
 {
 	return gs_report_op_label(t, op, buf, size);
 }
 
 /* A list cut to --rows entries (listed of count): "N of M shown". */
-void tw_cut(struct tw *w, size_t shown, size_t listed, size_t count)
+void text_cut(struct text_writer *w, size_t shown, size_t listed, size_t count)
 {
 	if (listed < count)
 		gs_outbuf_printf(&w->o, "    " GS_REPORT_CUT_FMT "\n", shown, count, listed);
 }
 
 /* Rows past the table: "... N more", or "N of M shown" when cut. */
-void tw_more(struct tw *w, size_t shown, size_t listed, size_t count)
+void text_more(struct text_writer *w, size_t shown, size_t listed, size_t count)
 {
 	if (listed < count)
-		tw_cut(w, shown, listed, count);
+		text_cut(w, shown, listed, count);
 	else if (shown < count)
 		gs_outbuf_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
 				 count - shown);
@@ -657,7 +657,7 @@ void tw_more(struct tw *w, size_t shown, size_t listed, size_t count)
 
 /* ---- a device ---------------------------------------------------------------------- */
 
-static void text_device(struct tw *w, const struct gs_report_device *d)
+static void text_device(struct text_writer *w, const struct gs_report_device *d)
 {
 	char title[4 * WIDTH];
 	const char *sep = " (";
@@ -665,7 +665,7 @@ static void text_device(struct tw *w, const struct gs_report_device *d)
 
 	gs_report_device_title(w->r, d, title, sizeof(title));
 	gs_outbuf_putc(&w->o, '\n');
-	tw_rule(w, title);
+	text_rule(w, title);
 	gs_outbuf_printf(&w->o, "  window   %s%s\n",
 			 gs_report_window_text(w->t, d, (char[160]){0}, 160),
 			 d->default_window       ? " (first op start to last op end)" :
@@ -699,30 +699,30 @@ static void text_device(struct tw *w, const struct gs_report_device *d)
 /* The head of a job's report: its line, inputs, warnings, the ranks'
  * notes (from their reports, or from `sums` when they are elsewhere) and
  * the job analysis. */
-static void text_job_head(struct tw *w, const struct gs_report *r, size_t n_ranks, size_t gpus,
-			  size_t ops, const struct gs_js_rank *const *sums)
+static void text_job_head(struct text_writer *w, const struct gs_report *r, size_t n_ranks,
+			  size_t gpus, size_t ops, const struct gs_js_rank *const *sums)
 {
 	static const char *const labels[3] = {"caution", "warning", "note"};
 	const struct gs_job *j = r->job;
 	size_t i;
 	char who[64];
 
-	tw_on(w, T_BOLD);
+	text_on(w, T_BOLD);
 	gs_outbuf_printf(&w->o, "gpuscope analyze");
-	tw_off(w);
+	text_off(w);
 	gs_outbuf_printf(&w->o, ": %zu input%s (%s), %zu ranks, %zu GPU%s with ops, %zu ops\n",
 			 r->n_inputs, r->n_inputs == 1 ? "" : "s",
 			 r->format && *r->format ? r->format : "?", j->n_ranks, gpus,
 			 gpus == 1 ? "" : "s", ops);
 	/* A thousand ranks: the first inputs, and how many more. */
 	for (i = 0; i < r->n_inputs && i < 4; i++)
-		tw_note(w, "input", r->inputs[i]);
+		text_note(w, "input", r->inputs[i]);
 	if (r->n_inputs > 4) {
 		snprintf(who, sizeof(who), "... and %zu more", r->n_inputs - 4);
-		tw_note(w, "input", who);
+		text_note(w, "input", who);
 	}
 	for (i = 0; i < j->n_warnings; i++)
-		tw_note(w, "warning", j->warnings[i]);
+		text_note(w, "warning", j->warnings[i]);
 	{
 		struct job_notes *jn = calloc(1, sizeof(*jn));
 
@@ -747,7 +747,7 @@ static void text_job_head(struct tw *w, const struct gs_report *r, size_t n_rank
 }
 
 /* The end of a job's report: the ranks whose sections were left out. */
-static void text_job_tail(struct tw *w, size_t gpus, size_t n_ranks, size_t shown)
+static void text_job_tail(struct text_writer *w, size_t gpus, size_t n_ranks, size_t shown)
 {
 	if (!gpus)
 		gs_outbuf_puts(&w->o, "\nno GPU ops in the job: nothing to analyze (host-only "
@@ -786,7 +786,7 @@ static gs_status job_shown(const struct gs_report *r, const struct gs_report_sty
 
 /* A job of two or more ranks: the job first, then its ranks' GPUs (the
  * outliers' when they are many). */
-static gs_status text_job(struct tw *w, const struct gs_report *r)
+static gs_status text_job(struct text_writer *w, const struct gs_report *r)
 {
 	size_t ops = 0, gpus = 0, i, k, n_shown;
 	bool *shown;
@@ -821,7 +821,7 @@ static gs_status text_job(struct tw *w, const struct gs_report *r)
 gs_status gs_report_write_text(FILE *f, const struct gs_report *r,
 			       const struct gs_report_style *style)
 {
-	struct tw w;
+	struct text_writer w;
 	size_t i;
 
 	if (!f || !r) {
@@ -868,7 +868,7 @@ gs_status gs_report_text_job_parts(
 	FILE *f, const struct gs_report *shell, const struct gs_report_style *style,
 	gs_status (*part)(void *ctx, size_t i, char **bytes, size_t *len), void *ctx)
 {
-	struct tw w;
+	struct text_writer w;
 	size_t n_sums, ops = 0, gpus = 0, n_shown;
 	const struct gs_js_rank *const *sums = gs_job_analysis_ranks(shell->ja, &n_sums);
 	gs_status st = GS_OK;
@@ -908,7 +908,7 @@ gs_status gs_report_text_job_parts(
 gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank,
 				   const struct gs_report_style *style)
 {
-	struct tw w;
+	struct text_writer w;
 
 	memset(&w, 0, sizeof(w));
 	gs_outbuf_init(&w.o, f);

@@ -23,7 +23,7 @@
 /* ---- schedule ------------------------------------------------------------------ */
 
 /* The efficiency line: never above 1 (report.c, enum gs_report_eff). */
-static void text_efficiency(struct tw *w, const struct gs_report_device *d)
+static void text_efficiency(struct text_writer *w, const struct gs_report_device *d)
 {
 	char eff[32], first[64], note[256];
 
@@ -48,10 +48,10 @@ static void text_efficiency(struct tw *w, const struct gs_report_device *d)
 	}
 	snprintf(first, sizeof(first), "    efficiency         %-4s  ",
 		 gs_report_eff_text(d, eff, sizeof(eff)));
-	tw_wrap(w, first, strlen(first), note, 30);
+	text_wrap(w, first, strlen(first), note, 30);
 }
 
-void gs_report_text_schedule(struct tw *w, const struct gs_report_device *d)
+void gs_report_text_schedule(struct text_writer *w, const struct gs_report_device *d)
 {
 	const struct gs_trace *t = w->t;
 	size_t n_ops, i, k, shown;
@@ -64,14 +64,15 @@ void gs_report_text_schedule(struct tw *w, const struct gs_report_device *d)
 	char line[256], label[96];
 	unsigned c;
 
-	tw_section(w, "Schedule (same ops, same durations, from the window start)");
+	text_section(w, "Schedule (same ops, same durations, from the window start)");
 	gs_outbuf_printf(&w->o, "    actual             %s\n", DUR(d->actual_ns));
 	{
 		char first[64], model[320], what[336];
 
 		snprintf(first, sizeof(first), "    dependency bound   %s  ",
 			 DUR(d->dependency_bound_ns));
-		tw_wrap(w, first, strlen(first),
+		text_wrap(
+			w, first, strlen(first),
 			"(the lower bound: every edge, unlimited SMs and copy engines, no host or "
 			"launch cost)",
 			23);
@@ -79,7 +80,7 @@ void gs_report_text_schedule(struct tw *w, const struct gs_report_device *d)
 		snprintf(first, sizeof(first), "    ideal              %s  ", DUR(d->ideal_ns));
 		snprintf(what, sizeof(what), "(%s)",
 			 gs_report_ideal_model_text(d, engines_known, model, sizeof(model)));
-		tw_wrap(w, first, strlen(first), what, 23);
+		text_wrap(w, first, strlen(first), what, 23);
 	}
 	text_efficiency(w, d);
 	if (d->actual_ns > d->ideal_ns) {
@@ -88,7 +89,7 @@ void gs_report_text_schedule(struct tw *w, const struct gs_report_device *d)
 		snprintf(first, sizeof(first), "    gap                %s  ",
 			 DUR(d->actual_ns - d->ideal_ns));
 		snprintf(what, sizeof(what), "(%s)", gs_report_gap_text(d, gap, sizeof(gap)));
-		tw_wrap(w, first, strlen(first), what, 23);
+		text_wrap(w, first, strlen(first), what, 23);
 	}
 	if (p->name && p->makespan_ns > 0) {
 		char first[96], what[384];
@@ -115,8 +116,8 @@ void gs_report_text_schedule(struct tw *w, const struct gs_report_device *d)
 		}
 		len = strlen(what);
 		snprintf(what + len, sizeof(what) - len, ")");
-		tw_unit(w, NULL, 0);
-		tw_wrap(w, first, strlen(first), what, 23);
+		text_unit(w, NULL, 0);
+		text_wrap(w, first, strlen(first), what, 23);
 	}
 	if (d->replay.name) {
 		char first[96], what[384], phrase[224], marked[224];
@@ -127,7 +128,7 @@ void gs_report_text_schedule(struct tw *w, const struct gs_report_device *d)
 		gs_dur_sentence(marked, false, phrase, sizeof(phrase));
 		snprintf(what, sizeof(what), "(%zu candidate%s, %s per node; %s)", d->n_cands,
 			 d->n_cands == 1 ? "" : "s", DUR(w->r->graph_node_ns), phrase);
-		tw_wrap(w, first, strlen(first), what, 23);
+		text_wrap(w, first, strlen(first), what, 23);
 	}
 	line[0] = '\0';
 	for (c = 0; c < GS_BOUND_COUNT; c++) {
@@ -140,7 +141,7 @@ void gs_report_text_schedule(struct tw *w, const struct gs_report_device *d)
 		sep = ", ";
 	}
 	if (line[0])
-		tw_wrap(w, "    ops bound by       ", 23, line, 23);
+		text_wrap(w, "    ops bound by       ", 23, line, 23);
 
 	if (!d->n_critical)
 		return;
@@ -150,50 +151,50 @@ void gs_report_text_schedule(struct tw *w, const struct gs_report_device *d)
 	shown = d->n_critical < w->st.top ? d->n_critical : w->st.top;
 	order = d->critical_rank;
 	gs_outbuf_puts(&w->o, "    ");
-	tw_cell(w, "step", 7, true);
+	text_cell(w, "step", 7, true);
 	gs_outbuf_puts(&w->o, "  ");
-	tw_cell(w, "op", 12, false);
-	tw_cell(w, "stream", 8, true);
+	text_cell(w, "op", 12, false);
+	text_cell(w, "stream", 8, true);
 	gs_outbuf_puts(&w->o, "  ");
-	tw_cell(w, "kind", 6, false);
-	tw_cell(w, "time", 12, true);
+	text_cell(w, "kind", 6, false);
+	text_cell(w, "time", 12, true);
 	gs_outbuf_puts(&w->o, "  name\n");
 	for (k = 0; k < shown; k++) {
 		uint32_t op = d->critical[order[k]].op;
 
 		gs_outbuf_puts(&w->o, "    ");
-		tw_cell(w, U64(d->critical_step[order[k]] + 1), 7, true);
+		text_cell(w, U64(d->critical_step[order[k]] + 1), 7, true);
 		gs_outbuf_puts(&w->o, "  ");
-		tw_cell(w, U64(gs_report_op_id(t, op)), 12, false);
-		tw_cell(w, U64(gs_report_op_stream(t, op)), 8, true);
+		text_cell(w, U64(gs_report_op_id(t, op)), 12, false);
+		text_cell(w, U64(gs_report_op_stream(t, op)), 8, true);
 		gs_outbuf_puts(&w->o, "  ");
-		tw_cell(w, op < n_ops ? gs_op_kind_name(ops[op].kind) : "?", 6, false);
-		tw_cell(w, DUR(d->critical[order[k]].ns), 12, true);
+		text_cell(w, op < n_ops ? gs_op_kind_name(ops[op].kind) : "?", 6, false);
+		text_cell(w, DUR(d->critical[order[k]].ns), 12, true);
 		gs_outbuf_puts(&w->o, "  ");
-		tw_last(w, tw_op_label(t, op, label, sizeof(label)), WIDTH - 55);
+		text_last(w, text_op_label(t, op, label, sizeof(label)), WIDTH - 55);
 	}
-	tw_cut(w, shown, d->n_critical, d->critical_count);
+	text_cut(w, shown, d->n_critical, d->critical_count);
 }
 
 /* ---- waits --------------------------------------------------------------------- */
 
 /* "label [s7]" of an op in `cols` columns. */
-static void tw_op_cell(struct tw *w, uint32_t op, size_t cols, bool last)
+static void text_op_cell(struct text_writer *w, uint32_t op, size_t cols, bool last)
 {
 	char tag[32], name[4 * WIDTH + 8], label[96];
 	size_t tl, used;
 
 	snprintf(tag, sizeof(tag), " [s%llu]", (unsigned long long)gs_report_op_stream(w->t, op));
 	tl = strlen(tag);
-	used = tw_fit(name, sizeof(name), tw_op_label(w->t, op, label, sizeof(label)),
-		      cols > tl + 4 ? cols - tl : 4);
+	used = text_fit(name, sizeof(name), text_op_label(w->t, op, label, sizeof(label)),
+			cols > tl + 4 ? cols - tl : 4);
 	gs_outbuf_puts(&w->o, name);
 	gs_outbuf_puts(&w->o, tag);
 	if (!last)
-		tw_spaces(w, cols > used + tl ? cols - used - tl : 0);
+		text_spaces(w, cols > used + tl ? cols - used - tl : 0);
 }
 
-void gs_report_text_waits(struct tw *w, const struct gs_report_device *d)
+void gs_report_text_waits(struct text_writer *w, const struct gs_report_device *d)
 {
 	const struct gs_report *r = w->r;
 	size_t i, shown = d->n_waits < w->st.top ? d->n_waits : w->st.top;
@@ -203,35 +204,35 @@ void gs_report_text_waits(struct tw *w, const struct gs_report_device *d)
 		return;
 	snprintf(title, sizeof(title), "Waits (%zu, %s in total; consumer held back by producer)",
 		 d->wait_count, DUR(d->wait_ns));
-	tw_section(w, title);
+	text_section(w, title);
 	gs_outbuf_puts(&w->o, "    ");
-	tw_cell(w, "#", 4, true);
-	tw_cell(w, "wait", 12, true);
+	text_cell(w, "#", 4, true);
+	text_cell(w, "wait", 12, true);
 	gs_outbuf_puts(&w->o, "  ");
-	tw_cell(w, "kind", 14, false);
+	text_cell(w, "kind", 14, false);
 	gs_outbuf_puts(&w->o, "  ");
-	tw_cell(w, "consumer [stream]", 31, false);
+	text_cell(w, "consumer [stream]", 31, false);
 	gs_outbuf_puts(&w->o, "    producer [stream]\n");
 	for (i = 0; i < shown; i++) {
 		const struct gs_wait *x = &r->waits[d->waits[i]];
 
 		gs_outbuf_puts(&w->o, "    ");
-		tw_cell(w, U64(i + 1), 4, true);
-		tw_cell(w, DUR(x->wait_ns), 12, true);
+		text_cell(w, U64(i + 1), 4, true);
+		text_cell(w, DUR(x->wait_ns), 12, true);
 		gs_outbuf_puts(&w->o, "  ");
-		tw_cell(w, gs_edge_kind_name(x->kind), 14, false);
+		text_cell(w, gs_edge_kind_name(x->kind), 14, false);
 		gs_outbuf_puts(&w->o, "  ");
-		tw_op_cell(w, x->consumer, 31, false);
+		text_op_cell(w, x->consumer, 31, false);
 		gs_outbuf_puts(&w->o, " <- ");
-		tw_op_cell(w, x->producer, WIDTH - 4 - 4 - 12 - 2 - 14 - 2 - 31 - 4, true);
+		text_op_cell(w, x->producer, WIDTH - 4 - 4 - 12 - 2 - 14 - 2 - 31 - 4, true);
 		gs_outbuf_putc(&w->o, '\n');
 	}
-	tw_more(w, shown, d->n_waits, d->wait_count);
+	text_more(w, shown, d->n_waits, d->wait_count);
 }
 
 /* ---- missed overlap ------------------------------------------------------------ */
 
-void gs_report_text_missed(struct tw *w, const struct gs_report_device *d)
+void gs_report_text_missed(struct text_writer *w, const struct gs_report_device *d)
 {
 	size_t i, shown = d->n_missed < w->st.top ? d->n_missed : w->st.top;
 	char title[200];
@@ -252,16 +253,16 @@ void gs_report_text_missed(struct tw *w, const struct gs_report_device *d)
 			 "hideable)",
 			 d->missed_count, d->missed_count == 1 ? "y" : "ies",
 			 DUR(d->missed_exposed_ns), DUR(d->missed_hideable_ns));
-	tw_unit(w, NULL, 0);
-	tw_section(w, title);
+	text_unit(w, NULL, 0);
+	text_section(w, title);
 	gs_outbuf_puts(&w->o, "    ");
-	tw_cell(w, "#", 4, true);
-	tw_cell(w, "exposed", 12, true);
-	tw_cell(w, "hideable", 12, true);
+	text_cell(w, "#", 4, true);
+	text_cell(w, "exposed", 12, true);
+	text_cell(w, "hideable", 12, true);
 	gs_outbuf_puts(&w->o, "  ");
-	tw_cell(w, "copy [stream]", 27, false);
+	text_cell(w, "copy [stream]", 27, false);
 	gs_outbuf_puts(&w->o, "  ");
-	tw_cell(w, "bound by", 12, false);
+	text_cell(w, "bound by", 12, false);
 	gs_outbuf_puts(&w->o, "  missing\n");
 	for (i = 0; i < shown; i++) {
 		static const char *const short_name[3] = {"pinned", "indep", "resources"};
@@ -280,19 +281,19 @@ void gs_report_text_missed(struct tw *w, const struct gs_report_device *d)
 			sep = ",";
 		}
 		gs_outbuf_puts(&w->o, "    ");
-		tw_cell(w, U64(i + 1), 4, true);
+		text_cell(w, U64(i + 1), 4, true);
 		LINE_UNIT(w, m->exposed_ns, m->hideable_ns);
-		tw_cell(w, DUR(m->exposed_ns), 12, true);
-		tw_cell(w, DUR(m->hideable_ns), 12, true);
-		tw_unit(w, NULL, 0);
+		text_cell(w, DUR(m->exposed_ns), 12, true);
+		text_cell(w, DUR(m->hideable_ns), 12, true);
+		text_unit(w, NULL, 0);
 		gs_outbuf_puts(&w->o, "  ");
-		tw_op_cell(w, m->op, 27, false);
+		text_op_cell(w, m->op, 27, false);
 		gs_outbuf_puts(&w->o, "  ");
-		tw_cell(w, gs_constraint_name(m->bound_by), 12, false);
+		text_cell(w, gs_constraint_name(m->bound_by), 12, false);
 		gs_outbuf_puts(&w->o, "  ");
-		tw_last(w, miss[0] ? miss : "-", WIDTH - 4 - 4 - 12 - 12 - 2 - 27 - 2 - 12 - 2);
+		text_last(w, miss[0] ? miss : "-", WIDTH - 4 - 4 - 12 - 12 - 2 - 27 - 2 - 12 - 2);
 	}
-	tw_more(w, shown, d->n_missed, d->missed_count);
+	text_more(w, shown, d->n_missed, d->missed_count);
 	gs_outbuf_puts(&w->o,
 		       "    missing: pinned = pinned_memory (the host side is pinned), indep = "
 		       "independent (no\n    dependency path to the kernel), resources = "
@@ -307,20 +308,20 @@ void gs_report_text_missed(struct tw *w, const struct gs_report_device *d)
 
 /* ---- idle ------------------------------------------------------------------------ */
 
-void gs_report_text_sync(struct tw *w, const struct gs_report_device *d)
+void gs_report_text_sync(struct text_writer *w, const struct gs_report_device *d)
 {
 	size_t i, shown = d->n_sync_calls < w->st.top ? d->n_sync_calls : w->st.top;
 
 	if (!d->n_sync_calls)
 		return;
-	tw_section(w, "Sync attribution (CUDA calls the host was in while the device sat idle)");
+	text_section(w, "Sync attribution (CUDA calls the host was in while the device sat idle)");
 	for (i = 0; i < shown; i++) {
 		const struct gs_host_call_time *h = &d->sync_calls[i];
 		char calls[48];
 
 		gs_outbuf_puts(&w->o, "      ");
-		tw_cell(w, gs_trace_string(w->t, h->name), 40, false);
-		tw_cell(w, DUR(h->ns), 14, true);
+		text_cell(w, gs_trace_string(w->t, h->name), 40, false);
+		text_cell(w, DUR(h->ns), 14, true);
 		snprintf(calls, sizeof(calls), "  in %llu call%s", (unsigned long long)h->count,
 			 h->count == 1 ? "" : "s");
 		gs_outbuf_puts(&w->o, calls);
@@ -336,7 +337,7 @@ void gs_report_text_sync(struct tw *w, const struct gs_report_device *d)
 }
 
 /* Host-bound idle by the launching thread's innermost host ranges. */
-static void text_host_ranges(struct tw *w, const struct gs_breakdown *b)
+static void text_host_ranges(struct text_writer *w, const struct gs_breakdown *b)
 {
 	const struct gs_host_ranges *h = &b->host_ranges;
 	size_t i, shown = h->n_ranges < w->st.top ? h->n_ranges : w->st.top;
@@ -350,9 +351,9 @@ static void text_host_ranges(struct tw *w, const struct gs_breakdown *b)
 		char gaps[64];
 
 		gs_outbuf_puts(&w->o, "      ");
-		tw_cell(w, gs_trace_string(w->t, x->name), 40, false);
-		tw_cell(w, DUR(x->ns), 14, true);
-		tw_cell(w, PCT(x->ns, b->host_bound_ns), 8, true);
+		text_cell(w, gs_trace_string(w->t, x->name), 40, false);
+		text_cell(w, DUR(x->ns), 14, true);
+		text_cell(w, PCT(x->ns, b->host_bound_ns), 8, true);
 		snprintf(gaps, sizeof(gaps), "  %-15s in %llu gap%s", gs_range_kind_name(x->kind),
 			 (unsigned long long)x->gaps, x->gaps == 1 ? "" : "s");
 		gs_outbuf_puts(&w->o, gaps);
@@ -370,7 +371,7 @@ static void text_host_ranges(struct tw *w, const struct gs_breakdown *b)
 			DUR(h->forwarded_ns));
 }
 
-void gs_report_text_idle(struct tw *w, const struct gs_report_device *d)
+void gs_report_text_idle(struct text_writer *w, const struct gs_report_device *d)
 {
 	const struct gs_breakdown *b = &d->b;
 	int64_t idle = b->total_ns[GS_CAT_IDLE];
@@ -378,7 +379,7 @@ void gs_report_text_idle(struct tw *w, const struct gs_report_device *d)
 
 	if (idle <= 0)
 		return;
-	tw_section(w, "Idle attribution (what held the next op back)");
+	text_section(w, "Idle attribution (what held the next op back)");
 	gs_outbuf_printf(&w->o,
 			 "    host-bound      %14s  %6s of idle  (the host had not launched it "
 			 "yet)\n",
@@ -400,8 +401,8 @@ void gs_report_text_idle(struct tw *w, const struct gs_report_device *d)
 		char gaps[48];
 
 		gs_outbuf_puts(&w->o, "      ");
-		tw_cell(w, gs_trace_string(w->t, h->name), 40, false);
-		tw_cell(w, DUR(h->ns), 14, true);
+		text_cell(w, gs_trace_string(w->t, h->name), 40, false);
+		text_cell(w, DUR(h->ns), 14, true);
 		snprintf(gaps, sizeof(gaps), "  in %llu gap%s", (unsigned long long)h->count,
 			 h->count == 1 ? "" : "s");
 		gs_outbuf_puts(&w->o, gaps);
@@ -411,22 +412,23 @@ void gs_report_text_idle(struct tw *w, const struct gs_report_device *d)
 
 /* ---- CUDA Graph candidates ----------------------------------------------------- */
 
-void gs_report_text_candidates(struct tw *w, const struct gs_report_device *d)
+void gs_report_text_candidates(struct text_writer *w, const struct gs_report_device *d)
 {
 	size_t n_ops, i, k, shown = d->n_cands < w->st.top ? d->n_cands : w->st.top;
 	const struct gs_op *ops = gs_trace_ops(w->t, &n_ops);
 
 	if (!d->n_cands)
 		return;
-	tw_section(w, "CUDA Graph candidates (repeated kernel sequences; gaps: idle on the stream "
-		      "between their kernels)");
+	text_section(w,
+		     "CUDA Graph candidates (repeated kernel sequences; gaps: idle on the stream "
+		     "between their kernels)");
 	gs_outbuf_puts(&w->o, "    ");
-	tw_cell(w, "#", 4, true);
-	tw_cell(w, "stream", 8, true);
-	tw_cell(w, "kernels", 9, true);
-	tw_cell(w, "repeats", 9, true);
-	tw_cell(w, "gaps", 12, true);
-	tw_cell(w, "mean gap", 12, true);
+	text_cell(w, "#", 4, true);
+	text_cell(w, "stream", 8, true);
+	text_cell(w, "kernels", 9, true);
+	text_cell(w, "repeats", 9, true);
+	text_cell(w, "gaps", 12, true);
+	text_cell(w, "mean gap", 12, true);
 	gs_outbuf_puts(&w->o, "  sequence\n");
 	for (i = 0; i < shown; i++) {
 		const struct gs_cudagraph_candidate *c = &d->cands[i];
@@ -440,31 +442,31 @@ void gs_report_text_candidates(struct tw *w, const struct gs_report_device *d)
 		for (k = 0; k < c->length && len + 8 < sizeof(seq); k++) {
 			char name[64];
 
-			tw_fit(name, sizeof(name),
-			       c->kernels[k] < n_ops ?
-				       gs_trace_string(w->t, ops[c->kernels[k]].name) :
-				       "?",
-			       14);
+			text_fit(name, sizeof(name),
+				 c->kernels[k] < n_ops ?
+					 gs_trace_string(w->t, ops[c->kernels[k]].name) :
+					 "?",
+				 14);
 			len += (size_t)snprintf(seq + len, sizeof(seq) - len, "%s%s",
 						k ? " > " : "", name);
 			if (len >= sizeof(seq))
 				len = sizeof(seq) - 1;
 		}
 		gs_outbuf_puts(&w->o, "    ");
-		tw_cell(w, U64(i + 1), 4, true);
-		tw_cell(w,
-			U64(c->length && c->kernels[0] < n_ops ?
-				    gs_report_op_stream(w->t, c->kernels[0]) :
-				    0),
-			8, true);
-		tw_cell(w, U64(c->length), 9, true);
-		tw_cell(w, U64(c->repetitions), 9, true);
+		text_cell(w, U64(i + 1), 4, true);
+		text_cell(w,
+			  U64(c->length && c->kernels[0] < n_ops ?
+				      gs_report_op_stream(w->t, c->kernels[0]) :
+				      0),
+			  8, true);
+		text_cell(w, U64(c->length), 9, true);
+		text_cell(w, U64(c->repetitions), 9, true);
 		LINE_UNIT(w, c->exposed_launch_ns);
-		tw_cell(w, DUR(c->exposed_launch_ns), 12, true);
-		tw_cell(w, DUR(gaps ? c->exposed_launch_ns / (int64_t)gaps : 0), 12, true);
-		tw_unit(w, NULL, 0);
+		text_cell(w, DUR(c->exposed_launch_ns), 12, true);
+		text_cell(w, DUR(gaps ? c->exposed_launch_ns / (int64_t)gaps : 0), 12, true);
+		text_unit(w, NULL, 0);
 		gs_outbuf_puts(&w->o, "  ");
-		tw_last(w, seq, WIDTH - 4 - 4 - 8 - 9 - 9 - 12 - 12 - 2);
+		text_last(w, seq, WIDTH - 4 - 4 - 8 - 9 - 9 - 12 - 12 - 2);
 	}
 	if (shown < d->n_cands)
 		gs_outbuf_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
@@ -487,7 +489,7 @@ void gs_report_text_candidates(struct tw *w, const struct gs_report_device *d)
 						i + 1, DUR(p->saving_ns),
 						DUR(p->saving_vs_ideal_ns));
 		}
-		tw_wrap(w, "    ", 4, line, 4);
+		text_wrap(w, "    ", 4, line, 4);
 	}
 	gs_outbuf_printf(&w->o,
 			 "    a gap over %s is not launch overhead, nor is a communication kernel "
@@ -498,7 +500,7 @@ void gs_report_text_candidates(struct tw *w, const struct gs_report_device *d)
 
 /* ---- streams and kernels ------------------------------------------------------- */
 
-void gs_report_text_streams(struct tw *w, const struct gs_report_device *d)
+void gs_report_text_streams(struct text_writer *w, const struct gs_report_device *d)
 {
 	size_t i;
 	bool pids = false;
@@ -508,16 +510,16 @@ void gs_report_text_streams(struct tw *w, const struct gs_report_device *d)
 	for (i = 1; i < d->n_streams; i++)
 		if (d->streams[i].pid != d->streams[0].pid)
 			pids = true;
-	tw_section(w, "Streams");
+	text_section(w, "Streams");
 	gs_outbuf_puts(&w->o, "    ");
-	tw_cell(w, "stream", 10, false);
+	text_cell(w, "stream", 10, false);
 	gs_outbuf_puts(&w->o, "  ");
-	tw_cell(w, "kind", 18, false);
-	tw_cell(w, "prio", 6, true);
-	tw_cell(w, "ops", 9, true);
-	tw_cell(w, "kernel time", 14, true);
-	tw_cell(w, "copy time", 14, true);
-	tw_cell(w, "busy", 7, true);
+	text_cell(w, "kind", 18, false);
+	text_cell(w, "prio", 6, true);
+	text_cell(w, "ops", 9, true);
+	text_cell(w, "kernel time", 14, true);
+	text_cell(w, "copy time", 14, true);
+	text_cell(w, "busy", 7, true);
 	gs_outbuf_puts(&w->o, pids ? "  pid\n" : "\n");
 	for (i = 0; i < d->n_streams; i++) {
 		const struct gs_report_stream *s = &d->streams[i];
@@ -525,16 +527,16 @@ void gs_report_text_streams(struct tw *w, const struct gs_report_device *d)
 
 		snprintf(prio, sizeof(prio), "%d", s->priority);
 		gs_outbuf_puts(&w->o, "    ");
-		tw_cell(w, U64(s->stream_id), 10, false);
+		text_cell(w, U64(s->stream_id), 10, false);
 		gs_outbuf_puts(&w->o, "  ");
-		tw_cell(w, gs_stream_kind_name(s->kind), 18, false);
-		tw_cell(w, prio, 6, true);
-		tw_cell(w, U64(s->ops), 9, true);
+		text_cell(w, gs_stream_kind_name(s->kind), 18, false);
+		text_cell(w, prio, 6, true);
+		text_cell(w, U64(s->ops), 9, true);
 		LINE_UNIT(w, s->kernel_ns, s->copy_ns);
-		tw_cell(w, DUR(s->kernel_ns), 14, true);
-		tw_cell(w, DUR(s->copy_ns), 14, true);
-		tw_unit(w, NULL, 0);
-		tw_cell(w, PCT(s->busy_ns, d->b.window_ns), 7, true);
+		text_cell(w, DUR(s->kernel_ns), 14, true);
+		text_cell(w, DUR(s->copy_ns), 14, true);
+		text_unit(w, NULL, 0);
+		text_cell(w, PCT(s->busy_ns, d->b.window_ns), 7, true);
 		if (pids)
 			gs_outbuf_printf(&w->o, "  %lld", (long long)s->pid);
 		gs_outbuf_putc(&w->o, '\n');
@@ -545,7 +547,7 @@ void gs_report_text_streams(struct tw *w, const struct gs_report_device *d)
  * and max in one unit of their own (a name's total can be seconds where
  * its kernels take microseconds); min, median and std are in JSON and
  * HTML. */
-void gs_report_text_kernels(struct tw *w, const struct gs_report_device *d)
+void gs_report_text_kernels(struct text_writer *w, const struct gs_report_device *d)
 {
 	size_t i, shown = d->n_kernels < w->st.top ? d->n_kernels : w->st.top;
 	int64_t all = 0;
@@ -557,34 +559,34 @@ void gs_report_text_kernels(struct tw *w, const struct gs_report_device *d)
 		all += d->kernels[i].ns;
 	snprintf(title, sizeof(title), "Kernels by time (%zu name%s, %s)", d->n_kernels,
 		 d->n_kernels == 1 ? "" : "s", DUR(all));
-	tw_section(w, title);
+	text_section(w, title);
 	gs_outbuf_puts(&w->o, "    ");
-	tw_cell(w, "#", 4, true);
-	tw_cell(w, "time", 11, true);
-	tw_cell(w, "share", 7, true);
-	tw_cell(w, "count", 8, true);
-	tw_cell(w, "mean", 11, true);
-	tw_cell(w, "p95", 11, true);
-	tw_cell(w, "max", 11, true);
+	text_cell(w, "#", 4, true);
+	text_cell(w, "time", 11, true);
+	text_cell(w, "share", 7, true);
+	text_cell(w, "count", 8, true);
+	text_cell(w, "mean", 11, true);
+	text_cell(w, "p95", 11, true);
+	text_cell(w, "max", 11, true);
 	gs_outbuf_puts(&w->o, "  class         name\n");
 	for (i = 0; i < shown; i++) {
 		const struct gs_report_kernel *k = &d->kernels[i];
 
 		gs_outbuf_puts(&w->o, "    ");
-		tw_cell(w, U64(i + 1), 4, true);
+		text_cell(w, U64(i + 1), 4, true);
 		LINE_UNIT(w, k->ns);
-		tw_cell(w, DUR(k->ns), 11, true);
-		tw_cell(w, PCT(k->ns, all), 7, true);
-		tw_cell(w, U64(k->count), 8, true);
+		text_cell(w, DUR(k->ns), 11, true);
+		text_cell(w, PCT(k->ns, all), 7, true);
+		text_cell(w, U64(k->count), 8, true);
 		LINE_UNIT(w, k->mean_ns, k->p95_ns, k->max_ns);
-		tw_cell(w, DUR(k->mean_ns), 11, true);
-		tw_cell(w, DUR(k->p95_ns), 11, true);
-		tw_cell(w, DUR(k->max_ns), 11, true);
-		tw_unit(w, NULL, 0);
+		text_cell(w, DUR(k->mean_ns), 11, true);
+		text_cell(w, DUR(k->p95_ns), 11, true);
+		text_cell(w, DUR(k->max_ns), 11, true);
+		text_unit(w, NULL, 0);
 		gs_outbuf_puts(&w->o, "  ");
-		tw_cell(w, gs_kernel_class_name(k->cls), 14, false);
-		tw_last(w, gs_trace_string(w->t, k->name),
-			WIDTH - 4 - 4 - 11 - 7 - 8 - 3 * 11 - 2 - 14);
+		text_cell(w, gs_kernel_class_name(k->cls), 14, false);
+		text_last(w, gs_trace_string(w->t, k->name),
+			  WIDTH - 4 - 4 - 11 - 7 - 8 - 3 * 11 - 2 - 14);
 	}
 	if (shown < d->n_kernels)
 		gs_outbuf_printf(&w->o, "    ... %zu more (--top N, or --format json for all)\n",
@@ -597,7 +599,7 @@ void gs_report_text_kernels(struct tw *w, const struct gs_report_device *d)
  * GS_REPORT_STEP_FIGURES, report.c's bound, all of which the table shows):
  * GPU time, breakdown, efficiency and the largest cause of its gap; `*`
  * marks the steps analysed. */
-void gs_report_text_steps(struct tw *w, const struct gs_report_device *d)
+void gs_report_text_steps(struct text_writer *w, const struct gs_report_device *d)
 {
 	const struct gs_steps *s = &w->r->steps;
 	int64_t *times, median = 0;
@@ -615,8 +617,8 @@ void gs_report_text_steps(struct tw *w, const struct gs_report_device *d)
 		gs_sort_by_i64(times, n, sizeof(*times));
 		median = times[(n - 1) / 2];
 	}
-	tw_section(w,
-		   "Steps (GPU window of each; * analysed; ! over 1.2x or under 0.8x the median)");
+	text_section(
+		w, "Steps (GPU window of each; * analysed; ! over 1.2x or under 0.8x the median)");
 	gs_outbuf_puts(&w->o,
 		       "      step      GPU time  kernel    copy    sync    idle  effic.  largest "
 		       "cause of the gap\n");
@@ -631,18 +633,18 @@ void gs_report_text_steps(struct tw *w, const struct gs_report_device *d)
 		char eff[16];
 
 		gs_outbuf_printf(&w->o, "    %c%c", st->selected ? '*' : ' ', odd ? '!' : ' ');
-		tw_cell(w, U64(st->number), 6, true);
+		text_cell(w, U64(st->number), 6, true);
 		if (!x->has) {
 			gs_outbuf_printf(&w->o, "  %s\n",
 					 st->partial ? "(partial: no GPU work here)" :
 						       "(no GPU work here)");
 			continue;
 		}
-		tw_cell(w, DUR(x->window_ns), 14, true);
+		text_cell(w, DUR(x->window_ns), 14, true);
 		for (unsigned c = 0; c < GS_CAT_COUNT; c++)
-			tw_cell(w, PCT(x->total_ns[c], x->window_ns), 8, true);
+			text_cell(w, PCT(x->total_ns[c], x->window_ns), 8, true);
 		snprintf(eff, sizeof(eff), isfinite(x->efficiency) ? "%.2f" : "n/a", x->efficiency);
-		tw_cell(w, eff, 8, true);
+		text_cell(w, eff, 8, true);
 		gs_outbuf_puts(&w->o, "  ");
 		if (x->gap_cause < GS_GAP_CAUSE_COUNT)
 			gs_outbuf_printf(&w->o, "%s %s%s\n", gs_gap_cause_name(x->gap_cause),

@@ -167,7 +167,7 @@ static gs_status kin_name(struct kin *k, const struct kin_event *ev, uint32_t *i
 	return kin_intern(k, *s, *n, id);
 }
 
-/* A GPU event's pid or tid as an id from lo to hi (see j_id). */
+/* A GPU event's pid or tid as an id from lo to hi (see kin_get_id). */
 static enum kin_id span_id(struct kin *k, const struct kin_span *s, bool stream_text, int64_t lo,
 			   int64_t hi, enum kin_warn w, int64_t *v)
 {
@@ -194,9 +194,9 @@ static enum kin_id kin_gpu_device(struct kin *k, const struct kin_event *ev,
 	enum kin_id r;
 	int64_t v = 0;
 
-	r = j_id(k, args, "device", 0, UINT32_MAX, KW_BAD_DEVICE, &v);
+	r = kin_get_id(k, args, "device", 0, UINT32_MAX, KW_BAD_DEVICE, &v);
 	if (r == KI_ABSENT && in_device)
-		r = j_id(k, args, "inDevice", 0, UINT32_MAX, KW_BAD_IN_DEVICE, &v);
+		r = kin_get_id(k, args, "inDevice", 0, UINT32_MAX, KW_BAD_IN_DEVICE, &v);
 	if (r == KI_ABSENT)
 		r = span_id(k, &ev->f[EV_PID], false, 0, UINT32_MAX, KW_BAD_PID_DEVICE, &v);
 	if (r == KI_OK)
@@ -215,7 +215,7 @@ static enum kin_id kin_gpu_stream(struct kin *k, const struct kin_args *args, co
 	enum kin_id r;
 	int64_t v = 0;
 
-	r = j_id(k, args, key, -1, INT64_MAX, w, &v);
+	r = kin_get_id(k, args, key, -1, INT64_MAX, w, &v);
 	if (r == KI_ABSENT && tid)
 		r = span_id(k, tid, true, -1, INT64_MAX, KW_BAD_TID_STREAM, &v);
 	if (r == KI_OK && !kin_valid_stream_id(v))
@@ -276,11 +276,11 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 	}
 	if (!kin_gpu_place(k, ev, args, true, &device, &stream))
 		goto out;
-	if (!j_u32(args, "context", &context))
-		j_u32(args, "inContext", &context);
+	if (!kin_get_u32(args, "context", &context))
+		kin_get_u32(args, "inContext", &context);
 	op->start_ns = ev->start;
 	op->end_ns = ev->end;
-	if (!j_u64(args, "correlation", &corr))
+	if (!kin_get_u64(args, "correlation", &corr))
 		corr = 0;
 	op->correlation = kin_id(k, corr);
 	rc = kin_name(k, ev, &op->name, &name, &nlen);
@@ -293,17 +293,17 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 		uint64_t g;
 
 		op->kind = GS_OP_KERNEL;
-		j_dim3(args, "grid", lc->grid);
-		j_dim3(args, "block", lc->block);
-		j_u32(args, "registers per thread", &lc->registers);
-		j_u32(args, "shared memory", &lc->shared_mem);
-		if (j_u64(args, "graph id", &g) || j_u64(args, "graphId", &g)) {
+		kin_get_dim3(args, "grid", lc->grid);
+		kin_get_dim3(args, "block", lc->block);
+		kin_get_u32(args, "registers per thread", &lc->registers);
+		kin_get_u32(args, "shared memory", &lc->shared_mem);
+		if (kin_get_u64(args, "graph id", &g) || kin_get_u64(args, "graphId", &g)) {
 			lc->graph_id = g;
 			if (g)
 				op->flags |= GS_OPF_GRAPH;
 		}
-		if (!j_u64(args, "graph node id", &op->graph_node))
-			j_u64(args, "graphNodeId", &op->graph_node);
+		if (!kin_get_u64(args, "graph node id", &op->graph_node))
+			kin_get_u64(args, "graphNodeId", &op->graph_node);
 		if (op->graph_node)
 			op->flags |= GS_OPF_GRAPH;
 		rc = kin_collective(k, args, &op->collective);
@@ -315,15 +315,16 @@ static gs_status kin_gpu_op(struct kin *k, const struct kin_event *ev, enum kin_
 		uint8_t src = GS_MEM_UNKNOWN, dst = GS_MEM_UNKNOWN;
 
 		op->kind = GS_OP_MEMCPY;
-		j_u64(args, "bytes", &op->bytes);
-		gs_copy_name_parse(name, nlen, j_str(args, "kind"), &op->copy_kind, &src, &dst);
+		kin_get_u64(args, "bytes", &op->bytes);
+		gs_copy_name_parse(name, nlen, kin_get_str(args, "kind"), &op->copy_kind, &src,
+				   &dst);
 		op->src_mem = src & 0xf;
 		op->dst_mem = dst & 0xf;
 		break;
 	}
 	default:
 		op->kind = GS_OP_MEMSET;
-		j_u64(args, "bytes", &op->bytes);
+		kin_get_u64(args, "bytes", &op->bytes);
 		op->dst_mem = gs_memset_name_parse(name, nlen);
 		break;
 	}
@@ -372,7 +373,7 @@ static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
 	    kin_gpu_stream(k, args, "stream", KW_BAD_STREAM, NULL, &stream) == KI_BAD ||
 	    kin_gpu_stream(k, args, "wait_on_stream", KW_BAD_WAIT_STREAM, NULL, &wait) == KI_BAD)
 		goto out;
-	j_u32(args, "context", &context);
+	kin_get_u32(args, "context", &context);
 	y->start_ns = ev->start;
 	y->end_ns = ev->end;
 	/* Its call says its pid and tid; in a job export its rank does too. */
@@ -382,7 +383,7 @@ static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
 	y->stream = GS_NO_INDEX;
 	y->wait_on_stream = GS_NO_INDEX;
 	y->sync_id = GS_NO_SYNC_ID;
-	kind = j_str(args, "cuda_sync_kind");
+	kind = kin_get_str(args, "cuda_sync_kind");
 	if (!kind) {
 		const char *name;
 		size_t n;
@@ -400,12 +401,12 @@ static gs_status kin_sync(struct kin *k, const struct kin_event *ev)
 	} else {
 		y->kind = (uint8_t)kin_sync_kind(kind);
 	}
-	if (!j_u64(args, "correlation", &corr))
+	if (!kin_get_u64(args, "correlation", &corr))
 		corr = 0;
 	y->correlation = kin_id(k, corr);
-	if (j_int(args, "wait_on_cuda_event_record_corr_id", &v) && v > 0)
+	if (kin_get_int(args, "wait_on_cuda_event_record_corr_id", &v) && v > 0)
 		y->event_correlation = kin_id(k, (uint64_t)v);
-	if (j_int(args, "wait_on_cuda_event_id", &v) && v >= 0)
+	if (kin_get_int(args, "wait_on_cuda_event_id", &v) && v >= 0)
 		y->event_id = kin_id(k, (uint64_t)v);
 	if (stream >= 0) {
 		rc = kin_stream(k, device, context, (uint64_t)stream, &y->stream);
@@ -466,10 +467,10 @@ static gs_status kin_api_call(struct kin *k, const struct kin_event *ev, enum ki
 	c.start_ns = ev->start;
 	c.end_ns = ev->end;
 	c.kind = cat == KC_DRIVER ? GS_API_DRIVER : GS_API_RUNTIME;
-	if (!j_u64(args, "correlation", &corr))
+	if (!kin_get_u64(args, "correlation", &corr))
 		corr = 0;
 	c.correlation = kin_id(k, corr);
-	j_u32(args, "cbid", &c.cbid);
+	kin_get_u32(args, "cbid", &c.cbid);
 	kin_args_free(args);
 	rc = kin_name(k, ev, &c.name, &name, &n);
 	if (rc)
@@ -579,7 +580,7 @@ static gs_status kin_gpu_annotation(struct kin *k, const struct kin_event *ev)
 	if (!kin_gpu_place(k, ev, args, false, &device, &stream))
 		goto out;
 	if (!kin_stream_context(k, device, (uint64_t)stream, &context) &&
-	    !j_u32(args, "context", &context))
+	    !kin_get_u32(args, "context", &context))
 		context = 0;
 	r.start_ns = ev->start;
 	r.end_ns = ev->end;
@@ -701,13 +702,13 @@ static gs_status kin_metadata(struct kin *k, const struct kin_event *ev)
 	if (!p)
 		goto out;
 	if (pname) {
-		s = j_str(args, "name");
+		s = kin_get_str(args, "name");
 		if (s)
 			rc = kin_intern_str(k, s, &p->name);
 	} else {
 		/* Labels are a comma-separated list; the first says what
 		 * the process is ("CPU", "CPU, rank 3, pid 4242"). */
-		s = j_str(args, "labels");
+		s = kin_get_str(args, "labels");
 		if (s && strncmp(s, "CPU", 3) == 0 && (s[3] == '\0' || s[3] == ','))
 			p->flags |= KPF_LABEL_CPU;
 		else if (s && strncmp(s, "GPU", 3) == 0)

@@ -78,7 +78,7 @@ void kin_args_free(struct kin_args *a)
 }
 
 /* The member `key` of args read by the scanner, or NULL. */
-static const struct kin_member *ja_member(const struct kin_args *a, const char *key)
+static const struct kin_member *args_member(const struct kin_args *a, const char *key)
 {
 	return kin_event_arg(a->ev, key, strlen(key));
 }
@@ -103,7 +103,7 @@ bool kin_jt_int(const cJSON *obj, const char *key, int64_t *v)
 }
 
 /* The bytes of a string member as cJSON keeps them: up to a NUL. */
-static size_t ja_string_len(const struct kin_member *m)
+static size_t args_string_len(const struct kin_member *m)
 {
 	const char *z = memchr(m->val + 1, '\0', m->vlen - 2);
 
@@ -119,11 +119,11 @@ bool kin_ja_int(const struct kin_args *a, const char *key, int64_t *v)
 		return false;
 	if (a->tree)
 		return kin_jt_int(a->tree, key, v);
-	m = ja_member(a, key);
+	m = args_member(a, key);
 	if (!m)
 		return false;
 	if (m->type == KA_STRING)
-		return kin_parse_int_text(m->val + 1, ja_string_len(m), v);
+		return kin_parse_int_text(m->val + 1, args_string_len(m), v);
 	if (m->type != KA_NUMBER)
 		return false;
 	d = kin_number_value(m->val, m->vlen);
@@ -137,7 +137,7 @@ bool kin_jt_u64(const cJSON *obj, const char *key, uint64_t *v)
 {
 	int64_t x;
 
-	if (!j_int(obj, key, &x) || x < 0)
+	if (!kin_get_int(obj, key, &x) || x < 0)
 		return false;
 	*v = (uint64_t)x;
 	return true;
@@ -147,7 +147,7 @@ bool kin_ja_u64(const struct kin_args *obj, const char *key, uint64_t *v)
 {
 	int64_t x;
 
-	if (!j_int(obj, key, &x) || x < 0)
+	if (!kin_get_int(obj, key, &x) || x < 0)
 		return false;
 	*v = (uint64_t)x;
 	return true;
@@ -157,7 +157,7 @@ bool kin_jt_u32(const cJSON *obj, const char *key, uint32_t *v)
 {
 	int64_t x;
 
-	if (!j_int(obj, key, &x) || x < 0 || x > UINT32_MAX)
+	if (!kin_get_int(obj, key, &x) || x < 0 || x > UINT32_MAX)
 		return false;
 	*v = (uint32_t)x;
 	return true;
@@ -167,7 +167,7 @@ bool kin_ja_u32(const struct kin_args *obj, const char *key, uint32_t *v)
 {
 	int64_t x;
 
-	if (!j_int(obj, key, &x) || x < 0 || x > UINT32_MAX)
+	if (!kin_get_int(obj, key, &x) || x < 0 || x > UINT32_MAX)
 		return false;
 	*v = (uint32_t)x;
 	return true;
@@ -199,7 +199,7 @@ enum kin_id kin_jt_id(struct kin *k, const cJSON *obj, const char *key, int64_t 
 
 	if (!it)
 		return KI_ABSENT;
-	if (j_int(obj, key, &x) && x >= lo && x <= hi) {
+	if (kin_get_int(obj, key, &x) && x >= lo && x <= hi) {
 		*v = x;
 		return KI_OK;
 	}
@@ -229,10 +229,10 @@ enum kin_id kin_ja_id(struct kin *k, const struct kin_args *a, const char *key, 
 		return KI_ABSENT;
 	if (a->tree)
 		return kin_jt_id(k, a->tree, key, lo, hi, w, v);
-	m = ja_member(a, key);
+	m = args_member(a, key);
 	if (!m)
 		return KI_ABSENT;
-	if (j_int(a, key, &x) && x >= lo && x <= hi) {
+	if (kin_get_int(a, key, &x) && x >= lo && x <= hi) {
 		*v = x;
 		return KI_OK;
 	}
@@ -241,7 +241,7 @@ enum kin_id kin_ja_id(struct kin *k, const struct kin_args *a, const char *key, 
 		id_number_text(kin_number_value(m->val, m->vlen), text, sizeof(text));
 		break;
 	case KA_STRING:
-		snprintf(text, sizeof(text), "\"%.*s\"", (int)ja_string_len(m), m->val + 1);
+		snprintf(text, sizeof(text), "\"%.*s\"", (int)args_string_len(m), m->val + 1);
 		break;
 	case KA_NULL:
 		snprintf(text, sizeof(text), "null");
@@ -277,11 +277,11 @@ const char *kin_ja_str(const struct kin_args *a, const char *key)
 		return NULL;
 	if (a->tree)
 		return kin_jt_str(a->tree, key);
-	m = ja_member(a, key);
+	m = args_member(a, key);
 	if (!m || m->type != KA_STRING)
 		return NULL;
 	k = a->k;
-	n = ja_string_len(m);
+	n = args_string_len(m);
 	if (n + 1 > k->args_str_cap) {
 		size_t nc = k->args_str_cap ? k->args_str_cap : 64;
 		char *nb;
@@ -330,7 +330,7 @@ void kin_ja_dim3(const struct kin_args *a, const char *key, uint32_t out[3])
 		kin_jt_dim3(a->tree, key, out);
 		return;
 	}
-	m = ja_member(a, key);
+	m = args_member(a, key);
 	if (!m || m->type != KA_ARRAY)
 		return;
 	/* The scanner checked the form: '[' numbers separated by ',' ']'. */
@@ -375,7 +375,7 @@ gs_status kin_collective(struct kin *k, const struct kin_args *args, uint32_t *i
 		{"dtype", offsetof(struct gs_collective, dtype)},
 	};
 	struct gs_collective c = {0};
-	const char *name = j_str(args, "Collective name");
+	const char *name = kin_get_str(args, "Collective name");
 	uint32_t idx = 0;
 	gs_status rc;
 
@@ -383,18 +383,18 @@ gs_status kin_collective(struct kin *k, const struct kin_args *args, uint32_t *i
 	if (!name || !*name || !k->sink->collective)
 		return GS_OK;
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
-		const char *v = j_str(args, strs[i].key);
+		const char *v = kin_get_str(args, strs[i].key);
 		uint32_t *dst = (uint32_t *)(void *)((char *)&c + strs[i].off);
 
 		*dst = GS_NO_STRING;
 		if (v && (rc = kin_intern_str(k, v, dst)))
 			return rc;
 	}
-	j_u32(args, "Group size", &c.group_size);
-	c.has_nelems = j_u64(args, "In msg nelems", &c.in_nelems);
-	if (!j_u64(args, "Out msg nelems", &c.out_nelems))
+	kin_get_u32(args, "Group size", &c.group_size);
+	c.has_nelems = kin_get_u64(args, "In msg nelems", &c.in_nelems);
+	if (!kin_get_u64(args, "Out msg nelems", &c.out_nelems))
 		c.out_nelems = c.in_nelems;
-	c.has_seq = j_u64(args, "Seq", &c.seq);
+	c.has_seq = kin_get_u64(args, "Seq", &c.seq);
 	rc = kin_count(k);
 	if (!rc && (rc = k->sink->collective(k->sink, &c, &idx)))
 		rc = kin_sink_failed(k, rc);

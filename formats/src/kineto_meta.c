@@ -38,20 +38,20 @@ static gs_status kin_devices(struct kin *k, const cJSON *arr)
 		const char *s;
 		gs_status rc;
 
-		if (!cJSON_IsObject(d) || !j_u32(d, "id", &dev.id))
+		if (!cJSON_IsObject(d) || !kin_get_u32(d, "id", &dev.id))
 			continue;
-		s = j_str(d, "name");
+		s = kin_get_str(d, "name");
 		if (s && (rc = kin_intern_str(k, s, &dev.name)))
 			return rc;
-		s = j_str(d, "uuid");
+		s = kin_get_str(d, "uuid");
 		if (s && (rc = kin_intern_str(k, s, &dev.uuid)))
 			return rc;
-		j_u32(d, "numSms", &dev.sm_count);
-		j_u32(d, "computeMajor", &dev.cc_major);
-		j_u32(d, "computeMinor", &dev.cc_minor);
-		j_u64(d, "totalGlobalMem", &dev.memory_bytes);
-		if (!j_u32(d, "numMemcpyEngines", &dev.copy_engines))
-			j_u32(d, "asyncEngineCount", &dev.copy_engines);
+		kin_get_u32(d, "numSms", &dev.sm_count);
+		kin_get_u32(d, "computeMajor", &dev.cc_major);
+		kin_get_u32(d, "computeMinor", &dev.cc_minor);
+		kin_get_u64(d, "totalGlobalMem", &dev.memory_bytes);
+		if (!kin_get_u32(d, "numMemcpyEngines", &dev.copy_engines))
+			kin_get_u32(d, "asyncEngineCount", &dev.copy_engines);
 		if (k->ndevs == k->devs_cap) {
 			size_t nc = k->devs_cap ? k->devs_cap * 2 : 16;
 			uint32_t *nd = realloc(k->devs, nc * sizeof(*nd));
@@ -233,7 +233,7 @@ out:
 /* A string member interned into *id (left as it is when absent). */
 static gs_status kin_job_str(struct kin *k, const cJSON *o, const char *key, uint32_t *id)
 {
-	const char *v = j_str(o, key);
+	const char *v = kin_get_str(o, key);
 
 	return v ? kin_intern_str(k, v, id) : GS_OK;
 }
@@ -255,9 +255,9 @@ static gs_status kin_job_marker(struct kin *k, const cJSON *v)
 		return kin_job_ignore(k, "it follows traceEvents");
 	if (k->n_job)
 		return kin_job_ignore(k, "given twice");
-	if (!j_int(v, "version", &ver) || ver != 1)
+	if (!kin_get_int(v, "version", &ver) || ver != 1)
 		return kin_job_ignore(k, "not version 1");
-	if (!j_int(v, "pid_stride", &stride) || stride < 1 || stride > INT32_MAX)
+	if (!kin_get_int(v, "pid_stride", &stride) || stride < 1 || stride > INT32_MAX)
 		return kin_job_ignore(k, "no pid_stride");
 	ranks = cJSON_GetObjectItemCaseSensitive(v, "ranks");
 	n = cJSON_IsArray(ranks) ? (uint32_t)cJSON_GetArraySize(ranks) : 0;
@@ -271,17 +271,17 @@ static gs_status kin_job_marker(struct kin *k, const cJSON *v)
 	{
 		struct kin_jrank *j = &k->job[i];
 		struct gs_process *p = &j->proc;
-		const char *clock = j_str(it, "clock");
+		const char *clock = kin_get_str(it, "clock");
 		int64_t rank, base, x = 0;
 
-		if (!cJSON_IsObject(it) || !j_int(it, "rank", &rank) || rank < 0 ||
-		    rank > UINT32_MAX || !j_int(it, "pid_base", &base) || base < 0 ||
+		if (!cJSON_IsObject(it) || !kin_get_int(it, "rank", &rank) || rank < 0 ||
+		    rank > UINT32_MAX || !kin_get_int(it, "pid_base", &base) || base < 0 ||
 		    base > INT32_MAX)
 			return kin_job_ignore(k, "a rank without its number or pids");
 		if (i && base - k->job[i - 1].pid_base < stride)
 			return kin_job_ignore(k, "ranks whose pids are not apart, in order");
 		j->pid_base = base;
-		if (!j_int(it, "pid", &j->pid) || j->pid < 0)
+		if (!kin_get_int(it, "pid", &j->pid) || j->pid < 0)
 			j->pid = -1;
 		if (j->pid > KIN_JOB_MAX_PID)
 			return kin_job_ignore(k, "a pid past 2^62");
@@ -305,27 +305,28 @@ static gs_status kin_job_marker(struct kin *k, const cJSON *v)
 		p->has_backend = p->backend != GS_NO_STRING;
 		/* As recorded: a rank of a job made of several runs' traces may
 		 * be numbered past its own run's world size. */
-		if (!j_u32(it, "world_size", &p->world_size))
+		if (!kin_get_u32(it, "world_size", &p->world_size))
 			p->world_size = 0;
-		if (!j_u32(it, "capture", &p->capture))
+		if (!kin_get_u32(it, "capture", &p->capture))
 			p->capture = 0;
 		for (unsigned c = 1; clock && c < GS_CLOCK_SOURCE_COUNT; c++)
 			if (!strcmp(clock, gs_clock_source_name(c)))
 				p->clock = (uint8_t)c;
-		if (p->clock && (!j_int(it, "wall_offset_ns", &x) || x <= -GS_TIME_LIMIT_NS ||
+		if (p->clock && (!kin_get_int(it, "wall_offset_ns", &x) || x <= -GS_TIME_LIMIT_NS ||
 				 x >= GS_TIME_LIMIT_NS))
 			return kin_job_ignore(k, "a clock without its offset");
 		p->wall_offset_ns = p->clock ? x : 0;
-		if (j_int(it, "time_shift_ns", &x)) {
+		if (kin_get_int(it, "time_shift_ns", &x)) {
 			if (x <= -GS_TIME_LIMIT_NS || x >= GS_TIME_LIMIT_NS)
 				return kin_job_ignore(k, "a time shift out of range");
 			j->shift = x;
 		}
-		if (!j_u64(it, "id_offset", &j->id_offset))
+		if (!kin_get_u64(it, "id_offset", &j->id_offset))
 			j->id_offset = 0;
-		if (j_int(it, "start_ns", &x) && x > -GS_TIME_LIMIT_NS && x < GS_TIME_LIMIT_NS)
+		if (kin_get_int(it, "start_ns", &x) && x > -GS_TIME_LIMIT_NS &&
+		    x < GS_TIME_LIMIT_NS)
 			p->start_ns = x;
-		j_u64(it, "dropped_records", &p->dropped_records);
+		kin_get_u64(it, "dropped_records", &p->dropped_records);
 		i++;
 	}
 	k->n_job = n;
@@ -382,12 +383,12 @@ gs_status kin_top_value(struct kin *k, enum kin_top top, const char *p, size_t n
 		rc = kin_job_marker(k, v);
 		break;
 	case KT_TOP_DISTRIBUTED:
-		k->has_rank = j_u32(v, "rank", &k->rank);
-		if (!k->has_rank || !j_u32(v, "world_size", &k->world_size) ||
+		k->has_rank = kin_get_u32(v, "rank", &k->rank);
+		if (!k->has_rank || !kin_get_u32(v, "world_size", &k->world_size) ||
 		    k->world_size <= k->rank)
 			k->world_size = 0;
 		{
-			const char *b = j_str(v, "backend");
+			const char *b = kin_get_str(v, "backend");
 
 			if (b && *b && !(rc = kin_intern_str(k, b, &k->backend)))
 				k->has_backend = true;

@@ -259,27 +259,27 @@ enum kin_top {
 	KT_TOP_GS_JOB,
 };
 
-#define j_int(obj, key, v)                                                                         \
+#define kin_get_int(obj, key, v)                                                                   \
 	_Generic((obj), const struct kin_args *: kin_ja_int, struct kin_args *: kin_ja_int,                \
 		 default: kin_jt_int)(obj, key, v)
 
-#define j_u64(obj, key, v)                                                                         \
+#define kin_get_u64(obj, key, v)                                                                   \
 	_Generic((obj), const struct kin_args *: kin_ja_u64, struct kin_args *: kin_ja_u64,                \
 		 default: kin_jt_u64)(obj, key, v)
 
-#define j_u32(obj, key, v)                                                                         \
+#define kin_get_u32(obj, key, v)                                                                   \
 	_Generic((obj), const struct kin_args *: kin_ja_u32, struct kin_args *: kin_ja_u32,                \
 		 default: kin_jt_u32)(obj, key, v)
 
-#define j_id(k, obj, key, lo, hi, w, v)                                                            \
+#define kin_get_id(k, obj, key, lo, hi, w, v)                                                      \
 	_Generic((obj), const struct kin_args *: kin_ja_id, struct kin_args *: kin_ja_id,                  \
 		 default: kin_jt_id)(k, obj, key, lo, hi, w, v)
 
-#define j_str(obj, key)                                                                            \
+#define kin_get_str(obj, key)                                                                      \
 	_Generic((obj), const struct kin_args *: kin_ja_str, struct kin_args *: kin_ja_str,                \
 		 default: kin_jt_str)(obj, key)
 
-#define j_dim3(obj, key, out)                                                                      \
+#define kin_get_dim3(obj, key, out)                                                                \
 	_Generic((obj), const struct kin_args *: kin_ja_dim3, struct kin_args *: kin_ja_dim3,              \
 		 default: kin_jt_dim3)(obj, key, out)
 

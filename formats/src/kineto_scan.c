@@ -861,7 +861,7 @@ struct kin_walk {
 
 /* The next position; false at the end of the buffer or of what the masks
  * can say (the walk then gives up). */
-static inline bool w_next(struct kin_walk *w, size_t *at)
+static inline bool walk_next(struct kin_walk *w, size_t *at)
 {
 	while (!w->tok) {
 		struct kin_scan *k = w->k;
@@ -881,7 +881,7 @@ static inline bool w_next(struct kin_walk *w, size_t *at)
 
 /* Take the position `pos` (an event's '{'): from where the last event
  * left the cursor, or classifying again from there. */
-static bool w_take(struct kin_walk *w, size_t pos)
+static bool walk_take(struct kin_walk *w, size_t pos)
 {
 	struct kin_scan *k = w->k;
 	struct kin_cursor *c = &k->cur;
@@ -892,7 +892,7 @@ static bool w_take(struct kin_walk *w, size_t pos)
 	if (c->live && pos >= c->base) {
 		w->tok = c->tok;
 		w->base = c->base;
-		while (w_next(w, &at)) {
+		while (walk_next(w, &at)) {
 			if (at == pos)
 				return true;
 			if (at > pos)
@@ -959,7 +959,7 @@ static bool walk_to_close(struct kin_walk *w, size_t at, uint32_t level, uint32_
 
 		switch (c) {
 		case '"':
-			if (!w_next(w, &q) || q - at - 1 > w->max_str)
+			if (!walk_next(w, &q) || q - at - 1 > w->max_str)
 				return false;
 			break;
 		case '{':
@@ -980,7 +980,7 @@ static bool walk_to_close(struct kin_walk *w, size_t at, uint32_t level, uint32_
 		default:
 			break;
 		}
-		if (!w_next(w, &at))
+		if (!walk_next(w, &at))
 			return false;
 	}
 }
@@ -1061,7 +1061,7 @@ static int walk_array(struct kin_walk *w, size_t at, uint32_t level, size_t *clo
 	if (level >= w->max_level)
 		return -1;
 	w->st[level] = '[';
-	if (!w_next(w, &at))
+	if (!walk_next(w, &at))
 		return -1;
 	if (buf[at] == ']') {
 		*close = at;
@@ -1074,7 +1074,7 @@ static int walk_array(struct kin_walk *w, size_t at, uint32_t level, size_t *clo
 		if (c == '"' || c == '{' || c == '[' || c == ',' || c == ':' || c == '}' ||
 		    c == ']')
 			break;
-		if (!w_next(w, &at))
+		if (!walk_next(w, &at))
 			return -1;
 		if (buf[at] != ',' && buf[at] != ']')
 			break;
@@ -1084,7 +1084,7 @@ static int walk_array(struct kin_walk *w, size_t at, uint32_t level, size_t *clo
 			*close = at;
 			return type;
 		}
-		if (!w_next(w, &at))
+		if (!walk_next(w, &at))
 			return -1;
 	}
 	/* Not a list of scalars: find its end. */
@@ -1109,7 +1109,7 @@ static bool walk_args(struct kin_walk *w, size_t at, struct kin_event *ev, size_
 		return false;
 	w->st[1] = '{';
 	c->any_weird = (c->weird >> (at - w->base)) != 0;
-	if (!w_next(w, &at))
+	if (!walk_next(w, &at))
 		return false;
 	if (buf[at] == '}') {
 		*close = at;
@@ -1121,20 +1121,20 @@ static bool walk_args(struct kin_walk *w, size_t at, struct kin_event *ev, size_
 
 		if (buf[at] != '"')
 			goto not_members;
-		if (!w_next(w, &q) || q - at - 1 > max_str)
+		if (!walk_next(w, &q) || q - at - 1 > max_str)
 			return false;
 		key = at + 1;
 		klen = q - at - 1;
-		if (!w_next(w, &at))
+		if (!walk_next(w, &at))
 			return false;
 		if (buf[at] != ':')
 			goto not_members;
-		if (!w_next(w, &at))
+		if (!walk_next(w, &at))
 			return false;
 		vs = at;
 		switch (buf[at]) {
 		case '"':
-			if (!w_next(w, &q) || q - at - 1 > max_str)
+			if (!walk_next(w, &q) || q - at - 1 > max_str)
 				return false;
 			type = KA_STRING;
 			ve = q + 1;
@@ -1157,7 +1157,7 @@ static bool walk_args(struct kin_walk *w, size_t at, struct kin_event *ev, size_
 		case ']':
 			goto not_members;
 		default:
-			if (!w_next(w, &at))
+			if (!walk_next(w, &at))
 				return false;
 			if (buf[at] != ',' && buf[at] != '}')
 				goto not_members;
@@ -1165,7 +1165,7 @@ static bool walk_args(struct kin_walk *w, size_t at, struct kin_event *ev, size_
 			type = scalar_type(buf + vs, ve - vs);
 			goto have_next;
 		}
-		if (!w_next(w, &at))
+		if (!walk_next(w, &at))
 			return false;
 have_next:
 		if (type == KA_OTHER)
@@ -1182,7 +1182,7 @@ have_next:
 			full = true;
 		}
 		if (buf[at] == ',') {
-			if (!w_next(w, &at))
+			if (!walk_next(w, &at))
 				return false;
 			continue;
 		}
@@ -1220,13 +1220,13 @@ static bool fast_event(struct kin_scan *k, uint32_t depth, struct kin_event *ev)
 	const uint64_t max_str = w->max_str;
 	size_t s0 = k->pos, at, q, end;
 
-	if (w->max_level == 0 || !w_take(w, s0))
+	if (w->max_level == 0 || !walk_take(w, s0))
 		return false;
 	memset(ev->f, 0, sizeof(ev->f));
 	ev->members_ok = true;
 	ev->args_state = KIN_ARGS_UNREAD;
 	ev->nargs = 0;
-	if (!w_next(w, &at))
+	if (!walk_next(w, &at))
 		return false;
 	if (buf[at] == '}') {
 		end = at;
@@ -1238,19 +1238,19 @@ static bool fast_event(struct kin_scan *k, uint32_t depth, struct kin_event *ev)
 
 		if (buf[at] != '"')
 			goto not_members;
-		if (!w_next(w, &q) || q - at - 1 > max_str)
+		if (!walk_next(w, &q) || q - at - 1 > max_str)
 			return false;
 		field = ev_field(buf + at + 1, q - at - 1);
-		if (!w_next(w, &at))
+		if (!walk_next(w, &at))
 			return false;
 		if (buf[at] != ':')
 			goto not_members;
-		if (!w_next(w, &at))
+		if (!walk_next(w, &at))
 			return false;
 		vs = at;
 		switch (buf[at]) {
 		case '"':
-			if (!w_next(w, &q) || q - at - 1 > max_str)
+			if (!walk_next(w, &q) || q - at - 1 > max_str)
 				return false;
 			ve = q + 1;
 			break;
@@ -1273,14 +1273,14 @@ static bool fast_event(struct kin_scan *k, uint32_t depth, struct kin_event *ev)
 		case ']':
 			goto not_members;
 		default:
-			if (!w_next(w, &at))
+			if (!walk_next(w, &at))
 				return false;
 			if (buf[at] != ',' && buf[at] != '}')
 				goto not_members;
 			ve = scalar_end(buf, at);
 			goto have_next;
 		}
-		if (!w_next(w, &at))
+		if (!walk_next(w, &at))
 			return false;
 have_next:
 		if (field >= 0) {
@@ -1290,7 +1290,7 @@ have_next:
 				ev->args_state = KIN_ARGS_UNREAD;
 		}
 		if (buf[at] == ',') {
-			if (!w_next(w, &at))
+			if (!walk_next(w, &at))
 				return false;
 			continue;
 		}

@@ -83,7 +83,7 @@
  *       (GS_CLOCK_NSYS_SESSION): a time t is utcEpochNs + (t -
  *       systemClockNs); older exports lack systemClockNs and count from the
  *       capture's start (utcEpochNs + t), and so does an export whose first
- *       op lies nearer 0 than systemClockNs (ns_wall_offset).
+ *       op lies nearer 0 than systemClockNs (nsys_wall_offset).
  * Records with end before start, over 7 days long, or without a time, and
  * GPU records without a valid device or stream, are dropped and counted;
  * each kind reaches the sink as one warning at the end.
@@ -105,44 +105,44 @@
 /* Hash maps                                                                */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t ns_key_hash(const struct ns_key *k)
+static uint64_t nsys_key_hash(const struct nsys_key *k)
 {
 	return gs_hash_u64((uint64_t)k->a ^
 			   gs_hash_u64((uint64_t)k->b ^
 				       gs_hash_u64((uint64_t)k->c ^ gs_hash_u64((uint64_t)k->d))));
 }
 
-bool ns_key_eq(const struct ns_key *x, const struct ns_key *y)
+bool nsys_key_eq(const struct nsys_key *x, const struct nsys_key *y)
 {
 	return x->a == y->a && x->b == y->b && x->c == y->c && x->d == y->d;
 }
 
-static struct ns_kent *ns_kmap_slot(const struct ns_kmap *m, const struct ns_key *k)
+static struct nsys_kent *nsys_kmap_slot(const struct nsys_kmap *m, const struct nsys_key *k)
 {
-	size_t mask = m->cap - 1, i = (size_t)ns_key_hash(k) & mask;
+	size_t mask = m->cap - 1, i = (size_t)nsys_key_hash(k) & mask;
 
 	for (;; i = (i + 1) & mask)
-		if (!m->e[i].used || ns_key_eq(&m->e[i].k, k))
+		if (!m->e[i].used || nsys_key_eq(&m->e[i].k, k))
 			return &m->e[i];
 }
 
-const struct ns_kent *ns_kmap_get(const struct ns_kmap *m, const struct ns_key *k)
+const struct nsys_kent *nsys_kmap_get(const struct nsys_kmap *m, const struct nsys_key *k)
 {
-	const struct ns_kent *e;
+	const struct nsys_kent *e;
 
 	if (!m->cap)
 		return NULL;
-	e = ns_kmap_slot(m, k);
+	e = nsys_kmap_slot(m, k);
 	return e->used ? e : NULL;
 }
 
-gs_status ns_kmap_put(struct ns_kmap *m, const struct ns_key *k, uint64_t v1, uint64_t v2)
+gs_status nsys_kmap_put(struct nsys_kmap *m, const struct nsys_key *k, uint64_t v1, uint64_t v2)
 {
-	struct ns_kent *e;
+	struct nsys_kent *e;
 
 	if ((m->count + 1) * 2 > m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 64;
-		struct ns_kmap nm = {.cap = ncap, .count = m->count};
+		struct nsys_kmap nm = {.cap = ncap, .count = m->count};
 
 		nm.e = calloc(ncap, sizeof(*nm.e));
 		if (!nm.e) {
@@ -150,11 +150,11 @@ gs_status ns_kmap_put(struct ns_kmap *m, const struct ns_key *k, uint64_t v1, ui
 		}
 		for (size_t i = 0; i < m->cap; i++)
 			if (m->e[i].used)
-				*ns_kmap_slot(&nm, &m->e[i].k) = m->e[i];
+				*nsys_kmap_slot(&nm, &m->e[i].k) = m->e[i];
 		free(m->e);
 		*m = nm;
 	}
-	e = ns_kmap_slot(m, k);
+	e = nsys_kmap_slot(m, k);
 	if (!e->used) {
 		e->used = true;
 		e->k = *k;
@@ -165,32 +165,32 @@ gs_status ns_kmap_put(struct ns_kmap *m, const struct ns_key *k, uint64_t v1, ui
 	return GS_OK;
 }
 
-static void ns_kmap_fini(struct ns_kmap *m)
+static void nsys_kmap_fini(struct nsys_kmap *m)
 {
 	free(m->e);
 	memset(m, 0, sizeof(*m));
 }
 
-static const char *const ns_warn_text[NW_COUNT] = {
+static const char *const nsys_warn_text[NW_COUNT] = {
 	[NW_NO_TIME] = "records without a start or end time",
 	[NW_NEG_DUR] = "records whose end is before their start",
 	[NW_HUGE_DUR] = "records longer than 7 days",
 	[NW_NO_STREAM] = "GPU records without a valid device or stream",
 };
 
-void ns_warn(struct nsys *n, enum ns_warn w)
+void nsys_warn(struct nsys *n, enum nsys_warn w)
 {
 	if (!n->warn[w]++)
 		n->warn_table[w] = n->in.table;
 }
 
-gs_status ns_sink_failed(struct nsys *n, gs_status rc)
+gs_status nsys_sink_failed(struct nsys *n, gs_status rc)
 {
 	gs_error_append("%s: %s", n->in.name, n->in.table ? n->in.table : "Nsight export");
 	return rc;
 }
 
-gs_status ns_count(struct nsys *n)
+gs_status nsys_count(struct nsys *n)
 {
 	if (++n->records > n->lim.max_records) {
 		gs_error_append("%s: %s: more than max_records (%llu) records", n->in.name,
@@ -201,26 +201,26 @@ gs_status ns_count(struct nsys *n)
 	return GS_OK;
 }
 
-/* ns_emit_op: the same for an op, with its launch configuration (NULL for
+/* nsys_emit_op: the same for an op, with its launch configuration (NULL for
  * a copy or a memset). */
-gs_status ns_emit_op(struct nsys *n, const struct gs_op *op, const struct gs_launch_cfg *launch)
+gs_status nsys_emit_op(struct nsys *n, const struct gs_op *op, const struct gs_launch_cfg *launch)
 {
-	gs_status rc = ns_count(n);
+	gs_status rc = nsys_count(n);
 
 	if (!n->has_first_op || op->start_ns < n->first_op_ns) {
 		n->has_first_op = true;
 		n->first_op_ns = op->start_ns;
 	}
 	if (!rc && n->sink->op && (rc = n->sink->op(n->sink, op, launch)))
-		rc = ns_sink_failed(n, rc);
+		rc = nsys_sink_failed(n, rc);
 	return rc;
 }
 
-NS_DEFINE_EMIT(api_call, struct gs_api_call)
-NS_DEFINE_EMIT(range, struct gs_range)
-NS_DEFINE_EMIT(process, struct gs_process)
+NSYS_DEFINE_EMIT(api_call, struct gs_api_call)
+NSYS_DEFINE_EMIT(range, struct gs_range)
+NSYS_DEFINE_EMIT(process, struct gs_process)
 
-gs_status ns_intern(struct nsys *n, const char *s, size_t len, uint32_t *id)
+gs_status nsys_intern(struct nsys *n, const char *s, size_t len, uint32_t *id)
 {
 	gs_status rc;
 
@@ -235,33 +235,33 @@ gs_status ns_intern(struct nsys *n, const char *s, size_t len, uint32_t *id)
 		return GS_OK;
 	rc = n->sink->intern(n->sink, s, len, id);
 	if (rc)
-		return ns_sink_failed(n, rc);
+		return nsys_sink_failed(n, rc);
 	return GS_OK;
 }
 
-gs_status ns_intern_str(struct nsys *n, const char *s, uint32_t *id)
+gs_status nsys_intern_str(struct nsys *n, const char *s, uint32_t *id)
 {
-	return ns_intern(n, s, strlen(s), id);
+	return nsys_intern(n, s, strlen(s), id);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                            */
 /* ------------------------------------------------------------------------ */
 
-uint32_t ns_u32(int64_t v)
+uint32_t nsys_u32(int64_t v)
 {
 	if (v < 0)
 		return 0;
 	return v > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-uint64_t ns_u64(int64_t v)
+uint64_t nsys_u64(int64_t v)
 {
 	return v < 0 ? 0 : (uint64_t)v;
 }
 
 /* A 32-bit value nsys may store unsigned (priority -5 as 4294967291). */
-int32_t ns_i32(int64_t v)
+int32_t nsys_i32(int64_t v)
 {
 	if (v >= INT32_MIN && v <= INT32_MAX)
 		return (int32_t)v;
@@ -270,26 +270,26 @@ int32_t ns_i32(int64_t v)
 	return 0;
 }
 
-int64_t ns_pid_of(int64_t global_id)
+int64_t nsys_pid_of(int64_t global_id)
 {
 	return (int64_t)(((uint64_t)global_id >> 24) & 0xFFFFFF);
 }
 
-static int64_t ns_tid_of(int64_t global_id)
+static int64_t nsys_tid_of(int64_t global_id)
 {
 	return (int64_t)((uint64_t)global_id & 0xFFFFFF);
 }
 
 /* A device, stream or event id that names something (not NULL, -1 or
  * CUPTI's 0xFFFFFFFF). */
-bool ns_valid_id(bool present, int64_t v)
+bool nsys_valid_id(bool present, int64_t v)
 {
-	return present && v >= 0 && v != NS_INVALID_ID;
+	return present && v >= 0 && v != NSYS_INVALID_ID;
 }
 
 /* Key of an API call: its process and correlation id (ids repeat across
  * processes). 0 when the call cannot be keyed. */
-uint64_t ns_call_key(int64_t pid, int64_t corr)
+uint64_t nsys_call_key(int64_t pid, int64_t corr)
 {
 	if (corr <= 0 || corr >= (1LL << 40))
 		return 0;
@@ -297,7 +297,7 @@ uint64_t ns_call_key(int64_t pid, int64_t corr)
 }
 
 /* Length of an API name without its "_vNNNN" version suffix. */
-size_t ns_api_name_len(const char *s, size_t n)
+size_t nsys_api_name_len(const char *s, size_t n)
 {
 	size_t i = n;
 
@@ -308,7 +308,7 @@ size_t ns_api_name_len(const char *s, size_t n)
 	return n;
 }
 
-uint8_t ns_api_name_flags(const char *s)
+uint8_t nsys_api_name_flags(const char *s)
 {
 	unsigned f = 0, k = GS_SYNC_UNKNOWN;
 
@@ -330,24 +330,24 @@ uint8_t ns_api_name_flags(const char *s)
 }
 
 /* Check the times of a record: true when usable, else counted. */
-bool ns_times_ok(struct nsys *n, bool has_start, int64_t start, bool has_end, int64_t end)
+bool nsys_times_ok(struct nsys *n, bool has_start, int64_t start, bool has_end, int64_t end)
 {
 	if (!has_start || !has_end) {
-		ns_warn(n, NW_NO_TIME);
+		nsys_warn(n, NW_NO_TIME);
 		return false;
 	}
 	if (end < start) {
-		ns_warn(n, NW_NEG_DUR);
+		nsys_warn(n, NW_NEG_DUR);
 		return false;
 	}
 	if ((uint64_t)end - (uint64_t)start > (uint64_t)GS_MAX_DURATION_NS) {
-		ns_warn(n, NW_HUGE_DUR);
+		nsys_warn(n, NW_HUGE_DUR);
 		return false;
 	}
 	return true;
 }
 
-gs_status ns_note_pid(struct nsys *n, int64_t pid)
+gs_status nsys_note_pid(struct nsys *n, int64_t pid)
 {
 	return gs_u64map_put(&n->pids, (uint64_t)pid, 1, false);
 }
@@ -356,7 +356,7 @@ gs_status ns_note_pid(struct nsys *n, int64_t pid)
 /* API calls                                                                */
 /* ------------------------------------------------------------------------ */
 
-struct ns_call {
+struct nsys_call {
 	struct gs_api_call c;
 	int64_t global_tid;
 	uint8_t flags;
@@ -365,7 +365,7 @@ struct ns_call {
 };
 
 /* Emit a call and remember what ops and syncs need from it. */
-static gs_status ns_call_flush(struct nsys *n, struct ns_call *p)
+static gs_status nsys_call_flush(struct nsys *n, struct nsys_call *p)
 {
 	uint64_t key;
 	gs_status rc;
@@ -373,10 +373,10 @@ static gs_status ns_call_flush(struct nsys *n, struct ns_call *p)
 	if (!p->have)
 		return GS_OK;
 	p->have = false;
-	rc = ns_emit_api_call(n, &p->c);
+	rc = nsys_emit_api_call(n, &p->c);
 	if (!rc)
-		rc = ns_note_pid(n, p->c.pid);
-	key = ns_call_key(p->c.pid, (int64_t)p->c.correlation);
+		rc = nsys_note_pid(n, p->c.pid);
+	key = nsys_call_key(p->c.pid, (int64_t)p->c.correlation);
 	if (rc || !key)
 		return rc;
 	rc = gs_u64map_put(&n->calls, key, (uint32_t)p->c.tid | (uint64_t)p->flags << 32, false);
@@ -385,43 +385,43 @@ static gs_status ns_call_flush(struct nsys *n, struct ns_call *p)
 	return rc;
 }
 
-static gs_status ns_api_table(struct nsys *n, const char *table, bool driver)
+static gs_status nsys_api_table(struct nsys *n, const char *table, bool driver)
 {
 	static const char *const fields[] = {"start",         "end",    "eventClass", "globalTid",
 					     "correlationId", "nameId", "returnValue"};
 	/* Duplicates of one call sit together, the outer one first. */
 	static const int order[] = {3, 4, 0, -2};
-	struct ns_call p = {0};
-	struct ns_query q;
+	struct nsys_call p = {0};
+	struct nsys_query q;
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(&n->in, &q, table, fields, NS_COUNT_OF(fields), NULL, order,
-			   NS_COUNT_OF(order));
+	rc = nsys_query_open(&n->in, &q, table, fields, NSYS_COUNT_OF(fields), NULL, order,
+			     NSYS_COUNT_OF(order));
 	if (rc || !q.exists)
 		return rc;
-	while (!(rc = ns_step(&n->in, q.st, &row)) && row) {
-		struct ns_call r = {.have = true};
+	while (!(rc = nsys_step(&n->in, q.st, &row)) && row) {
+		struct nsys_call r = {.have = true};
 		int64_t start = 0, end = 0, cls, corr = 0, gtid = 0, name;
-		bool hs = ns_i64(q.st, 0, &start), he = ns_i64(q.st, 1, &end);
-		bool hc = ns_i64(q.st, 4, &corr) && corr > 0;
+		bool hs = nsys_i64(q.st, 0, &start), he = nsys_i64(q.st, 1, &end);
+		bool hc = nsys_i64(q.st, 4, &corr) && corr > 0;
 
-		if (!ns_times_ok(n, hs, start, he, end))
+		if (!nsys_times_ok(n, hs, start, he, end))
 			continue;
-		ns_i64(q.st, 3, &gtid);
+		nsys_i64(q.st, 3, &gtid);
 		if (p.have && hc && (uint64_t)corr == p.c.correlation && gtid == p.global_tid &&
 		    start >= p.c.start_ns && end <= p.c.end_ns) {
 			/* The inner row of a call recorded twice: fold it. */
-			cls = ns_i64_or(q.st, 2, -1);
+			cls = nsys_i64_or(q.st, 2, -1);
 			if (!p.kind_known && (driver || cls == 0 || cls == 1)) {
 				p.c.kind = driver || cls == 1 ? GS_API_DRIVER : GS_API_RUNTIME;
 				p.kind_known = true;
 			}
-			if (ns_i64(q.st, 5, &name)) {
+			if (nsys_i64(q.st, 5, &name)) {
 				uint32_t sid;
 				uint8_t f = 0;
 
-				rc = ns_string(n, name, true, &sid, &f);
+				rc = nsys_string(n, name, true, &sid, &f);
 				if (rc)
 					break;
 				p.flags |= f;
@@ -430,35 +430,36 @@ static gs_status ns_api_table(struct nsys *n, const char *table, bool driver)
 			}
 			continue;
 		}
-		rc = ns_call_flush(n, &p);
+		rc = nsys_call_flush(n, &p);
 		if (rc)
 			break;
-		cls = ns_i64_or(q.st, 2, -1);
+		cls = nsys_i64_or(q.st, 2, -1);
 		r.c.start_ns = start;
 		r.c.end_ns = end;
 		r.global_tid = gtid;
-		r.c.pid = ns_pid_of(gtid);
-		r.c.tid = ns_tid_of(gtid);
+		r.c.pid = nsys_pid_of(gtid);
+		r.c.tid = nsys_tid_of(gtid);
 		r.c.correlation = hc ? (uint64_t)corr : 0;
-		r.c.return_value = ns_i32(ns_i64_or(q.st, 6, 0));
+		r.c.return_value = nsys_i32(nsys_i64_or(q.st, 6, 0));
 		r.kind_known = driver || cls == 0 || cls == 1;
 		r.c.kind = driver || cls == 1 ? GS_API_DRIVER : GS_API_RUNTIME;
 		r.c.name = GS_NO_STRING;
-		if (ns_i64(q.st, 5, &name) && (rc = ns_string(n, name, true, &r.c.name, &r.flags)))
+		if (nsys_i64(q.st, 5, &name) &&
+		    (rc = nsys_string(n, name, true, &r.c.name, &r.flags)))
 			break;
 		p = r;
 	}
 	if (!rc)
-		rc = ns_call_flush(n, &p);
-	ns_query_close(&q);
+		rc = nsys_call_flush(n, &p);
+	nsys_query_close(&q);
 	return rc;
 }
 
 /* What the call (pid, corr) said: thread and name flags. */
-bool ns_call_info(const struct nsys *n, int64_t pid, bool has_corr, int64_t corr, int64_t *tid,
-		  uint8_t *flags)
+bool nsys_call_info(const struct nsys *n, int64_t pid, bool has_corr, int64_t corr, int64_t *tid,
+		    uint8_t *flags)
 {
-	uint64_t key = has_corr ? ns_call_key(pid, corr) : 0, v;
+	uint64_t key = has_corr ? nsys_call_key(pid, corr) : 0, v;
 
 	if (!key || !gs_u64map_get(&n->calls, key, &v)) {
 		*tid = -1;
@@ -478,20 +479,20 @@ bool ns_call_info(const struct nsys *n, int64_t pid, bool has_corr, int64_t corr
  * An op of context ctx of pid ran on dev. Only ops whose stream was
  * declared are noted, so there are at most max_streams contexts.
  */
-gs_status ns_ctx_note(struct nsys *n, int64_t pid, int64_t ctx, int64_t dev)
+gs_status nsys_ctx_note(struct nsys *n, int64_t pid, int64_t ctx, int64_t dev)
 {
-	struct ns_key seen = {pid, ctx, dev, 0}, k = {pid, ctx, 0, 0};
-	const struct ns_kent *e;
+	struct nsys_key seen = {pid, ctx, dev, 0}, k = {pid, ctx, 0, 0};
+	const struct nsys_kent *e;
 	gs_status rc = GS_OK;
 
-	if (n->have_last_ctx && ns_key_eq(&n->last_ctx, &seen))
+	if (n->have_last_ctx && nsys_key_eq(&n->last_ctx, &seen))
 		return GS_OK;
-	e = ns_kmap_get(&n->ctxdev, &k);
+	e = nsys_kmap_get(&n->ctxdev, &k);
 	if (!e) {
-		rc = ns_kmap_put(&n->ctxdev, &k, (uint64_t)dev, 0);
+		rc = nsys_kmap_put(&n->ctxdev, &k, (uint64_t)dev, 0);
 	} else if (e->v1 != (uint64_t)dev && !e->v2) {
 		n->ctx_conflicts++;
-		rc = ns_kmap_put(&n->ctxdev, &k, e->v1, 1);
+		rc = nsys_kmap_put(&n->ctxdev, &k, e->v1, 1);
 	}
 	if (!rc) {
 		n->last_ctx = seen;
@@ -505,104 +506,107 @@ gs_status ns_ctx_note(struct nsys *n, int64_t pid, int64_t ctx, int64_t dev)
  * (has_dev, dev): the device the context's ops ran on; else the row's own
  * (no ops, or ops on several devices). false when there is none.
  */
-bool ns_ctx_device(const struct nsys *n, int64_t pid, int64_t ctx, bool has_dev, int64_t dev,
-		   int64_t *out)
+bool nsys_ctx_device(const struct nsys *n, int64_t pid, int64_t ctx, bool has_dev, int64_t dev,
+		     int64_t *out)
 {
-	struct ns_key k = {pid, ctx, 0, 0};
-	const struct ns_kent *e = ns_kmap_get(&n->ctxdev, &k);
+	struct nsys_key k = {pid, ctx, 0, 0};
+	const struct nsys_kent *e = nsys_kmap_get(&n->ctxdev, &k);
 
 	if (e && !e->v2) {
 		*out = (int64_t)e->v1;
 		return true;
 	}
 	*out = dev;
-	return ns_valid_id(has_dev, dev);
+	return nsys_valid_id(has_dev, dev);
 }
 
 /* ------------------------------------------------------------------------ */
 /* NVTX                                                                     */
 /* ------------------------------------------------------------------------ */
 
-#define NS_NVTX_PUSH_POP 59
-#define NS_NVTX_START_END 60
-#define NS_NVTX_DOMAIN_CREATE 75
+#define NSYS_NVTX_PUSH_POP 59
+#define NSYS_NVTX_START_END 60
+#define NSYS_NVTX_DOMAIN_CREATE 75
 
 /* A text column, else a StringIds reference. */
-static gs_status ns_text_or_id(struct nsys *n, sqlite3_stmt *st, int text, int id, uint32_t *sid)
+static gs_status nsys_text_or_id(struct nsys *n, sqlite3_stmt *st, int text, int id, uint32_t *sid)
 {
 	int64_t v;
-	gs_status rc = ns_text(n, st, text, sid);
+	gs_status rc = nsys_text(n, st, text, sid);
 
-	if (!rc && *sid == GS_NO_STRING && ns_i64(st, id, &v))
-		rc = ns_string(n, v, false, sid, NULL);
+	if (!rc && *sid == GS_NO_STRING && nsys_i64(st, id, &v))
+		rc = nsys_string(n, v, false, sid, NULL);
 	return rc;
 }
 
-static gs_status ns_nvtx(struct nsys *n)
+static gs_status nsys_nvtx(struct nsys *n)
 {
 	static const char *const fields[] = {"start",  "end",      "globalTid", "text",
 					     "textId", "domainId", "eventType"};
 	char where[96];
-	struct ns_query q;
+	struct nsys_query q;
 	gs_status rc;
 	bool row;
 
 	/* Domain names first. */
-	snprintf(where, sizeof(where), "WHERE eventType = %d", NS_NVTX_DOMAIN_CREATE);
-	rc = ns_query_open(&n->in, &q, "NVTX_EVENTS", fields, NS_COUNT_OF(fields), NULL, NULL, 0);
+	snprintf(where, sizeof(where), "WHERE eventType = %d", NSYS_NVTX_DOMAIN_CREATE);
+	rc = nsys_query_open(&n->in, &q, "NVTX_EVENTS", fields, NSYS_COUNT_OF(fields), NULL, NULL,
+			     0);
 	if (rc || !q.exists || !q.col[6]) {
-		ns_query_close(&q);
+		nsys_query_close(&q);
 		return rc;
 	}
-	ns_query_close(&q);
-	rc = ns_query_open(&n->in, &q, "NVTX_EVENTS", fields, NS_COUNT_OF(fields), where, NULL, 0);
-	while (!rc && !(rc = ns_step(&n->in, q.st, &row)) && row) {
+	nsys_query_close(&q);
+	rc = nsys_query_open(&n->in, &q, "NVTX_EVENTS", fields, NSYS_COUNT_OF(fields), where, NULL,
+			     0);
+	while (!rc && !(rc = nsys_step(&n->in, q.st, &row)) && row) {
 		int64_t gtid = 0, dom;
 		uint32_t sid;
 
-		if (!ns_i64(q.st, 5, &dom))
+		if (!nsys_i64(q.st, 5, &dom))
 			continue;
-		ns_i64(q.st, 2, &gtid);
-		rc = ns_text_or_id(n, q.st, 3, 4, &sid);
+		nsys_i64(q.st, 2, &gtid);
+		rc = nsys_text_or_id(n, q.st, 3, 4, &sid);
 		if (!rc && sid != GS_NO_STRING) {
-			struct ns_key k = {ns_pid_of(gtid), dom, 0, 0};
+			struct nsys_key k = {nsys_pid_of(gtid), dom, 0, 0};
 
-			rc = ns_kmap_put(&n->domains, &k, sid, 0);
+			rc = nsys_kmap_put(&n->domains, &k, sid, 0);
 		}
 	}
-	ns_query_close(&q);
+	nsys_query_close(&q);
 	if (rc)
 		return rc;
-	snprintf(where, sizeof(where), "WHERE eventType IN (%d, %d)", NS_NVTX_PUSH_POP,
-		 NS_NVTX_START_END);
-	rc = ns_query_open(&n->in, &q, "NVTX_EVENTS", fields, NS_COUNT_OF(fields), where, NULL, 0);
-	while (!rc && !(rc = ns_step(&n->in, q.st, &row)) && row) {
+	snprintf(where, sizeof(where), "WHERE eventType IN (%d, %d)", NSYS_NVTX_PUSH_POP,
+		 NSYS_NVTX_START_END);
+	rc = nsys_query_open(&n->in, &q, "NVTX_EVENTS", fields, NSYS_COUNT_OF(fields), where, NULL,
+			     0);
+	while (!rc && !(rc = nsys_step(&n->in, q.st, &row)) && row) {
 		int64_t start = 0, end = 0, gtid = 0, dom;
-		bool hs = ns_i64(q.st, 0, &start), he = ns_i64(q.st, 1, &end);
+		bool hs = nsys_i64(q.st, 0, &start), he = nsys_i64(q.st, 1, &end);
 		struct gs_range r = {.kind = GS_RANGE_NVTX, .domain = GS_NO_STRING};
 
-		if (!ns_times_ok(n, hs, start, he, end))
+		if (!nsys_times_ok(n, hs, start, he, end))
 			continue;
-		ns_i64(q.st, 2, &gtid);
+		nsys_i64(q.st, 2, &gtid);
 		r.start_ns = start;
 		r.end_ns = end;
-		r.pid = ns_pid_of(gtid);
-		r.tid = ns_tid_of(gtid);
-		rc = ns_text_or_id(n, q.st, 3, 4, &r.name);
+		r.pid = nsys_pid_of(gtid);
+		r.tid = nsys_tid_of(gtid);
+		rc = nsys_text_or_id(n, q.st, 3, 4, &r.name);
 		if (rc)
 			break;
-		if (ns_i64(q.st, 5, &dom) && dom != 0) {
-			struct ns_key k = {r.pid, dom, 0, 0};
-			const struct ns_kent *e = ns_kmap_get(&n->domains, &k);
+		if (nsys_i64(q.st, 5, &dom) && dom != 0) {
+			struct nsys_key k = {r.pid, dom, 0, 0};
+			const struct nsys_kent *e = nsys_kmap_get(&n->domains, &k);
 
 			if (e)
 				r.domain = (uint32_t)e->v1;
 		}
-		rc = ns_emit_range(n, &r);
+		rc = nsys_emit_range(n, &r);
 		if (!rc)
-			rc = ns_note_pid(n, r.pid);
+			rc = nsys_note_pid(n, r.pid);
 	}
-	ns_query_close(&q);
+	nsys_query_close(&q);
 	return rc;
 }
 
@@ -610,7 +614,7 @@ static gs_status ns_nvtx(struct nsys *n)
 /* Processes, unlisted devices, warnings                                    */
 /* ------------------------------------------------------------------------ */
 
-static gs_status ns_emit_pid(struct nsys *n, int64_t pid, uint32_t name)
+static gs_status nsys_emit_pid(struct nsys *n, int64_t pid, uint32_t name)
 {
 	struct gs_process p = {
 		.pid = pid,
@@ -623,39 +627,39 @@ static gs_status ns_emit_pid(struct nsys *n, int64_t pid, uint32_t name)
 	};
 	gs_status rc = gs_u64map_put(&n->pids, (uint64_t)pid, 2, true);
 
-	if (ns_wall_offset(n, &p.wall_offset_ns))
+	if (nsys_wall_offset(n, &p.wall_offset_ns))
 		p.clock = GS_CLOCK_NSYS_SESSION;
 
-	return rc ? rc : ns_emit_process(n, &p);
+	return rc ? rc : nsys_emit_process(n, &p);
 }
 
-static gs_status ns_processes(struct nsys *n)
+static gs_status nsys_processes(struct nsys *n)
 {
 	static const char *const fields[] = {"pid", "name"};
-	struct ns_query q;
+	struct nsys_query q;
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(&n->in, &q, "PROCESSES", fields, NS_COUNT_OF(fields), NULL, NULL, 0);
-	while (!rc && q.exists && !(rc = ns_step(&n->in, q.st, &row)) && row) {
+	rc = nsys_query_open(&n->in, &q, "PROCESSES", fields, NSYS_COUNT_OF(fields), NULL, NULL, 0);
+	while (!rc && q.exists && !(rc = nsys_step(&n->in, q.st, &row)) && row) {
 		int64_t pid;
 		uint64_t state;
 		uint32_t name;
 
-		if (!ns_i64(q.st, 0, &pid) || !gs_u64map_get(&n->pids, (uint64_t)pid, &state) ||
+		if (!nsys_i64(q.st, 0, &pid) || !gs_u64map_get(&n->pids, (uint64_t)pid, &state) ||
 		    state != 1)
 			continue;
-		rc = ns_text(n, q.st, 1, &name);
+		rc = nsys_text(n, q.st, 1, &name);
 		if (!rc)
-			rc = ns_emit_pid(n, pid, name);
+			rc = nsys_emit_pid(n, pid, name);
 	}
-	ns_query_close(&q);
+	nsys_query_close(&q);
 	n->in.table = NULL;
 	/* Processes the table does not name (state 1: not emitted yet). */
 	GS_U64MAP_FOREACH(&n->pids, i)
 	{
 		if (!rc && n->pids.vals[i] == 1)
-			rc = ns_emit_pid(n, (int64_t)n->pids.keys[i], GS_NO_STRING);
+			rc = nsys_emit_pid(n, (int64_t)n->pids.keys[i], GS_NO_STRING);
 	}
 	/* Devices records use that no table describes. */
 	GS_U64MAP_FOREACH(&n->dev_used, i)
@@ -665,12 +669,12 @@ static gs_status ns_processes(struct nsys *n)
 		if (rc)
 			break;
 		d.id = (uint32_t)n->dev_used.keys[i];
-		rc = ns_emit_device_once(n, &d);
+		rc = nsys_emit_device_once(n, &d);
 	}
 	return rc;
 }
 
-static gs_status ns_warnings(struct nsys *n)
+static gs_status nsys_warnings(struct nsys *n)
 {
 	char msg[256];
 
@@ -682,14 +686,14 @@ static gs_status ns_warnings(struct nsys *n)
 		if (!n->warn[w])
 			continue;
 		snprintf(msg, sizeof(msg), "dropped %llu %s (first in %s)",
-			 (unsigned long long)n->warn[w], ns_warn_text[w],
+			 (unsigned long long)n->warn[w], nsys_warn_text[w],
 			 n->warn_table[w] ? n->warn_table[w] : "?");
 		rc = n->sink->warning(n->sink, msg, n->warn[w], GS_WARNING_OTHER);
 		if (rc)
-			return ns_sink_failed(n, rc);
+			return nsys_sink_failed(n, rc);
 	}
 	for (uint32_t i = 0; i < n->in.ntype_warn; i++) {
-		const struct ns_type_warn *e = &n->in.type_warn[i];
+		const struct nsys_type_warn *e = &n->in.type_warn[i];
 		gs_status rc;
 
 		snprintf(msg, sizeof(msg),
@@ -697,7 +701,7 @@ static gs_status ns_warnings(struct nsys *n)
 			 (unsigned long long)e->count, e->table, e->column, e->value);
 		rc = n->sink->warning(n->sink, msg, e->count, GS_WARNING_OTHER);
 		if (rc)
-			return ns_sink_failed(n, rc);
+			return nsys_sink_failed(n, rc);
 	}
 	if (n->in.type_other) {
 		gs_status rc;
@@ -708,7 +712,7 @@ static gs_status ns_warnings(struct nsys *n)
 			 (unsigned long long)n->in.type_other);
 		rc = n->sink->warning(n->sink, msg, n->in.type_other, GS_WARNING_OTHER);
 		if (rc)
-			return ns_sink_failed(n, rc);
+			return nsys_sink_failed(n, rc);
 	}
 	if (n->ctx_conflicts) {
 		gs_status rc;
@@ -719,7 +723,7 @@ static gs_status ns_warnings(struct nsys *n)
 			 (unsigned long long)n->ctx_conflicts);
 		rc = n->sink->warning(n->sink, msg, n->ctx_conflicts, GS_WARNING_OTHER);
 		if (rc)
-			return ns_sink_failed(n, rc);
+			return nsys_sink_failed(n, rc);
 	}
 	return GS_OK;
 }
@@ -728,7 +732,7 @@ static gs_status ns_warnings(struct nsys *n)
 /* Entry point                                                              */
 /* ------------------------------------------------------------------------ */
 
-static void ns_limits(struct gs_import_limits *out, const struct gs_import_limits *in)
+static void nsys_limits(struct gs_import_limits *out, const struct gs_import_limits *in)
 {
 	gs_import_limits_default(out);
 	if (!in)
@@ -758,55 +762,55 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, s
 	n->in.name = path;
 	n->in.lim = &n->lim;
 	n->sink = sink;
-	ns_limits(&n->lim, lim);
+	nsys_limits(&n->lim, lim);
 	n->host_name = n->driver_version = n->unnamed_kernel = GS_NO_STRING;
 	memset(n->copy_names, 0xFF, sizeof(n->copy_names));
 	memset(n->memset_names, 0xFF, sizeof(n->memset_names));
 
-	rc = ns_check_file(&n->in);
+	rc = nsys_check_file(&n->in);
 	if (!rc)
-		rc = ns_open(&n->in);
+		rc = nsys_open(&n->in);
 	if (!rc)
-		rc = ns_check_nsys(&n->in);
+		rc = nsys_check_nsys(&n->in);
 	if (!rc)
-		rc = ns_load_enums(n);
+		rc = nsys_load_enums(n);
 	if (!rc)
-		rc = ns_load_system(n);
+		rc = nsys_load_system(n);
 	if (!rc)
-		rc = ns_load_session(n);
+		rc = nsys_load_session(n);
 	if (!rc)
-		rc = ns_load_stream_info(n);
+		rc = nsys_load_stream_info(n);
 	if (!rc)
-		rc = ns_devices(n);
+		rc = nsys_devices(n);
 	if (!rc)
-		rc = ns_api_table(n, "CUPTI_ACTIVITY_KIND_RUNTIME", false);
+		rc = nsys_api_table(n, "CUPTI_ACTIVITY_KIND_RUNTIME", false);
 	if (!rc)
-		rc = ns_api_table(n, "CUPTI_ACTIVITY_KIND_DRIVER", true);
+		rc = nsys_api_table(n, "CUPTI_ACTIVITY_KIND_DRIVER", true);
 	if (!rc)
-		rc = ns_kernels(n);
+		rc = nsys_kernels(n);
 	if (!rc)
-		rc = ns_memcpys(n);
+		rc = nsys_memcpys(n);
 	if (!rc)
-		rc = ns_memsets(n);
+		rc = nsys_memsets(n);
 	/* After the op tables: syncs and event records take their device from
-	 * the contexts of the ops (ns_ctx_device). */
+	 * the contexts of the ops (nsys_ctx_device). */
 	if (!rc)
-		rc = ns_syncs_events(n);
+		rc = nsys_syncs_events(n);
 	if (!rc)
-		rc = ns_nvtx(n);
+		rc = nsys_nvtx(n);
 	/* A database in WAL mode without its -wal file and without a record:
 	 * its rows are likely in a -wal file left behind. Refused, never read
 	 * as an empty trace. */
 	if (!rc && n->in.wal && !n->in.with_wal && n->records == 0)
-		rc = ns_wal_refused(&n->in);
+		rc = nsys_wal_refused(&n->in);
 	if (!rc)
-		rc = ns_processes(n);
+		rc = nsys_processes(n);
 	if (!rc)
-		rc = ns_warnings(n);
+		rc = nsys_warnings(n);
 
 	sqlite3_finalize(n->in.str_stmt);
 	sqlite3_finalize(n->in.col_stmt);
-	ns_close(&n->in);
+	nsys_close(&n->in);
 	gs_u64map_fini(&n->strs);
 	gs_u64map_fini(&n->in.str_rows);
 	gs_u64map_fini(&n->calls);
@@ -814,11 +818,11 @@ gs_status gs_import_nsys(const char *path, const struct gs_import_limits *lim, s
 	gs_u64map_fini(&n->pids);
 	gs_u64map_fini(&n->dev_used);
 	gs_u64map_fini(&n->dev_done);
-	ns_kmap_fini(&n->streams);
-	ns_kmap_fini(&n->sinfo);
-	ns_kmap_fini(&n->domains);
-	ns_kmap_fini(&n->events);
-	ns_kmap_fini(&n->ctxdev);
+	nsys_kmap_fini(&n->streams);
+	nsys_kmap_fini(&n->sinfo);
+	nsys_kmap_fini(&n->domains);
+	nsys_kmap_fini(&n->events);
+	nsys_kmap_fini(&n->ctxdev);
 	free(n->gpus);
 	free(n);
 	return rc;

@@ -30,7 +30,7 @@
 
 /* A failed SQLite call: one error naming the file and the table. SQLite's
  * message may quote bytes of a corrupt file: only printable ASCII is kept. */
-static gs_status ns_fail(struct ns_db *n, int rc)
+static gs_status nsys_fail(struct nsys_db *n, int rc)
 {
 	const char *raw = n->db ? sqlite3_errmsg(n->db) : sqlite3_errstr(rc);
 	const char *what = n->table ? n->table : "the schema";
@@ -72,7 +72,7 @@ static gs_status ns_fail(struct ns_db *n, int rc)
 	return GS_ERR_FORMAT;
 }
 
-bool ns_i64(sqlite3_stmt *st, int col, int64_t *v)
+bool nsys_i64(sqlite3_stmt *st, int col, int64_t *v)
 {
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
 		return false;
@@ -80,29 +80,29 @@ bool ns_i64(sqlite3_stmt *st, int col, int64_t *v)
 	return true;
 }
 
-int64_t ns_i64_or(sqlite3_stmt *st, int col, int64_t def)
+int64_t nsys_i64_or(sqlite3_stmt *st, int col, int64_t def)
 {
 	int64_t v;
 
-	return ns_i64(st, col, &v) ? v : def;
+	return nsys_i64(st, col, &v) ? v : def;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Queries                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static gs_status ns_prepare(struct ns_db *n, const char *sql, sqlite3_stmt **st)
+static gs_status nsys_prepare(struct nsys_db *n, const char *sql, sqlite3_stmt **st)
 {
 	int rc = sqlite3_prepare_v2(n->db, sql, -1, st, NULL);
 
 	if (rc != SQLITE_OK) {
 		*st = NULL;
-		return ns_fail(n, rc);
+		return nsys_fail(n, rc);
 	}
 	return GS_OK;
 }
 
-static bool ns_int_affinity(const char *decl)
+static bool nsys_int_affinity(const char *decl)
 {
 	for (; decl && decl[0] && decl[1] && decl[2]; decl++)
 		if ((decl[0] | 0x20) == 'i' && (decl[1] | 0x20) == 'n' && (decl[2] | 0x20) == 't')
@@ -110,11 +110,11 @@ static bool ns_int_affinity(const char *decl)
 	return false;
 }
 
-static void ns_type_warn(struct ns_db *n, sqlite3_stmt *st, int col, int type)
+static void nsys_type_warn(struct nsys_db *n, sqlite3_stmt *st, int col, int type)
 {
 	const char *name = sqlite3_column_name(st, col);
 	const char *table = n->table ? n->table : "?";
-	struct ns_type_warn *e;
+	struct nsys_type_warn *e;
 	uint32_t i;
 
 	if (!name)
@@ -127,7 +127,7 @@ static void ns_type_warn(struct ns_db *n, sqlite3_stmt *st, int col, int type)
 			return;
 		}
 	}
-	if (n->ntype_warn == NS_TYPE_WARN_MAX) {
+	if (n->ntype_warn == NSYS_TYPE_WARN_MAX) {
 		n->type_other += n->type_other < UINT64_MAX;
 		return;
 	}
@@ -158,7 +158,7 @@ static void ns_type_warn(struct ns_db *n, sqlite3_stmt *st, int col, int type)
 
 /* True when every integer column of the row holds an integer or NULL;
  * else the row is counted under its table and first bad column. */
-static bool ns_row_typed(struct ns_db *n, sqlite3_stmt *st)
+static bool nsys_row_typed(struct nsys_db *n, sqlite3_stmt *st)
 {
 	int cols = sqlite3_column_count(st);
 
@@ -167,9 +167,9 @@ static bool ns_row_typed(struct ns_db *n, sqlite3_stmt *st)
 
 		if (t == SQLITE_INTEGER || t == SQLITE_NULL)
 			continue;
-		if (!ns_int_affinity(sqlite3_column_decltype(st, i)))
+		if (!nsys_int_affinity(sqlite3_column_decltype(st, i)))
 			continue;
-		ns_type_warn(n, st, i, t);
+		nsys_type_warn(n, st, i, t);
 		return false;
 	}
 	return true;
@@ -177,44 +177,44 @@ static bool ns_row_typed(struct ns_db *n, sqlite3_stmt *st)
 
 /* Step: *row true with a row, false at the end. Rows with a value of the
  * wrong type in an integer column are passed over (counted). */
-gs_status ns_step(struct ns_db *n, sqlite3_stmt *st, bool *row)
+gs_status nsys_step(struct nsys_db *n, sqlite3_stmt *st, bool *row)
 {
 	int rc;
 
 	do
 		rc = sqlite3_step(st);
-	while (rc == SQLITE_ROW && !ns_row_typed(n, st));
+	while (rc == SQLITE_ROW && !nsys_row_typed(n, st));
 
 	*row = rc == SQLITE_ROW;
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		return GS_OK;
-	return ns_fail(n, rc);
+	return nsys_fail(n, rc);
 }
 
-static gs_status ns_table_exists(struct ns_db *n, const char *table, bool *yes)
+static gs_status nsys_table_exists(struct nsys_db *n, const char *table, bool *yes)
 {
 	sqlite3_stmt *st;
 	gs_status rc;
 
 	*yes = false;
-	rc = ns_prepare(n, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", &st);
+	rc = nsys_prepare(n, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	rc = ns_step(n, st, yes);
+	rc = nsys_step(n, st, yes);
 	sqlite3_finalize(st);
 	return rc;
 }
 
-static gs_status ns_has_column(struct ns_db *n, const char *table, const char *col, size_t len,
-			       bool *yes)
+static gs_status nsys_has_column(struct nsys_db *n, const char *table, const char *col, size_t len,
+				 bool *yes)
 {
 	gs_status rc;
 
 	sqlite3_reset(n->col_stmt);
 	sqlite3_bind_text(n->col_stmt, 1, table, -1, SQLITE_STATIC);
 	sqlite3_bind_text(n->col_stmt, 2, col, (int)len, SQLITE_STATIC);
-	rc = ns_step(n, n->col_stmt, yes);
+	rc = nsys_step(n, n->col_stmt, yes);
 	sqlite3_reset(n->col_stmt);
 	return rc;
 }
@@ -224,9 +224,9 @@ static gs_status ns_has_column(struct ns_db *n, const char *table, const char *c
  * missing). `where` is appended as is; `order` lists fields to sort by
  * (field i ascending, -(i + 1) descending; missing ones are left out).
  */
-gs_status ns_query_open(struct ns_db *n, struct ns_query *q, const char *table,
-			const char *const *fields, size_t nfields, const char *where,
-			const int *order, size_t norder)
+gs_status nsys_query_open(struct nsys_db *n, struct nsys_query *q, const char *table,
+			  const char *const *fields, size_t nfields, const char *where,
+			  const int *order, size_t norder)
 {
 	struct gs_strbuf sb = GS_STRBUF_INIT;
 	bool first = true;
@@ -234,10 +234,10 @@ gs_status ns_query_open(struct ns_db *n, struct ns_query *q, const char *table,
 
 	memset(q, 0, sizeof(*q));
 	n->table = table;
-	rc = ns_table_exists(n, table, &q->exists);
+	rc = nsys_table_exists(n, table, &q->exists);
 	if (rc || !q->exists)
 		return rc;
-	for (size_t i = 0; i < nfields && i < NS_MAX_FIELDS; i++) {
+	for (size_t i = 0; i < nfields && i < NSYS_MAX_FIELDS; i++) {
 		const char *p = fields[i];
 
 		while (*p && !q->col[i]) {
@@ -245,7 +245,7 @@ gs_status ns_query_open(struct ns_db *n, struct ns_query *q, const char *table,
 			size_t len = bar ? (size_t)(bar - p) : strlen(p);
 			bool yes;
 
-			rc = ns_has_column(n, table, p, len, &yes);
+			rc = nsys_has_column(n, table, p, len, &yes);
 			if (rc)
 				return rc;
 			if (yes) {
@@ -288,12 +288,12 @@ gs_status ns_query_open(struct ns_db *n, struct ns_query *q, const char *table,
 		gs_strbuf_free(&sb);
 		return gs_nomem();
 	}
-	rc = ns_prepare(n, sb.p, &q->st);
+	rc = nsys_prepare(n, sb.p, &q->st);
 	gs_strbuf_free(&sb);
 	return rc;
 }
 
-void ns_query_close(struct ns_query *q)
+void nsys_query_close(struct nsys_query *q)
 {
 	sqlite3_finalize(q->st);
 	q->st = NULL;
@@ -303,14 +303,14 @@ void ns_query_close(struct ns_query *q)
 /* Opening                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static uint32_t ns_be32(const unsigned char *p)
+static uint32_t nsys_be32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 /* A file cut short is refused before SQLite reads it: SQLite would read
  * the missing pages as errors only when a query reaches them. */
-gs_status ns_check_file(struct ns_db *n)
+gs_status nsys_check_file(struct nsys_db *n)
 {
 	unsigned char h[100];
 	struct stat sb;
@@ -360,7 +360,7 @@ gs_status ns_check_file(struct ns_db *n)
 				page);
 		return GS_ERR_FORMAT;
 	}
-	pages = ns_be32(h + 28);
+	pages = nsys_be32(h + 28);
 	n->wal = h[18] == 2 && h[19] == 2;
 	if ((uint64_t)sb.st_size % page) {
 		gs_error_append("%s: truncated SQLite database (%llu bytes, not a whole number of "
@@ -370,7 +370,7 @@ gs_status ns_check_file(struct ns_db *n)
 	}
 	/* The header's page count is valid when its version-valid-for number
 	 * matches the change counter. */
-	if (pages && ns_be32(h + 92) == ns_be32(h + 24) &&
+	if (pages && nsys_be32(h + 92) == nsys_be32(h + 24) &&
 	    (uint64_t)sb.st_size < (uint64_t)pages * page) {
 		gs_error_append("%s: truncated SQLite database (%llu bytes, the header says %llu)",
 				n->name, (unsigned long long)sb.st_size,
@@ -382,7 +382,7 @@ gs_status ns_check_file(struct ns_db *n)
 
 /* "file:" URI of a path, percent-encoded, opened immutable (else
  * read-only, for a database in WAL mode read with its -wal file). */
-static char *ns_uri(const char *path, bool immutable)
+static char *nsys_uri(const char *path, bool immutable)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t len = strlen(path);
@@ -411,7 +411,7 @@ static char *ns_uri(const char *path, bool immutable)
 }
 
 /* PATH with SUFFIX appended; NULL when out of memory. */
-static char *ns_path_plus(const char *path, const char *suffix)
+static char *nsys_path_plus(const char *path, const char *suffix)
 {
 	size_t len = strlen(path), sl = strlen(suffix);
 	char *w = malloc(len + sl + 1);
@@ -423,9 +423,9 @@ static char *ns_path_plus(const char *path, const char *suffix)
 }
 
 /* A -wal file with frames beside the database. */
-static bool ns_has_wal(const char *path)
+static bool nsys_has_wal(const char *path)
 {
-	char *w = ns_path_plus(path, "-wal");
+	char *w = nsys_path_plus(path, "-wal");
 	struct stat sb;
 	bool yes;
 
@@ -437,7 +437,7 @@ static bool ns_has_wal(const char *path)
 }
 
 /* Copies file `from` to a new file `to` (mode 0600). */
-static gs_status ns_copy_file(const char *from, const char *to)
+static gs_status nsys_copy_file(const char *from, const char *to)
 {
 	char buf[1 << 16];
 	int in = open(from, O_RDONLY | O_CLOEXEC), out;
@@ -492,10 +492,10 @@ static gs_status ns_copy_file(const char *from, const char *to)
  * SQLite reads a database in WAL mode only through its -shm index, which
  * it creates beside the database. So that nothing is ever written next to
  * the input, the database and its -wal file are copied into a private
- * directory (mkdtemp under TMPDIR, else /tmp) and read there; ns_close
+ * directory (mkdtemp under TMPDIR, else /tmp) and read there; nsys_close
  * removes the copies. Sets n->copy_dir and n->copy_db.
  */
-static gs_status ns_private_copy(struct ns_db *n)
+static gs_status nsys_private_copy(struct nsys_db *n)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *wal = NULL, *copy_wal = NULL;
@@ -503,7 +503,7 @@ static gs_status ns_private_copy(struct ns_db *n)
 
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	n->copy_dir = ns_path_plus(tmp, "/gpuscope-nsys-XXXXXX");
+	n->copy_dir = nsys_path_plus(tmp, "/gpuscope-nsys-XXXXXX");
 	if (!n->copy_dir)
 		return gs_nomem();
 	if (!mkdtemp(n->copy_dir)) {
@@ -512,15 +512,15 @@ static gs_status ns_private_copy(struct ns_db *n)
 		n->copy_dir = NULL;
 		return GS_ERR_IO;
 	}
-	n->copy_db = ns_path_plus(n->copy_dir, "/export.sqlite");
-	wal = ns_path_plus(n->name, "-wal");
-	copy_wal = n->copy_db ? ns_path_plus(n->copy_db, "-wal") : NULL;
+	n->copy_db = nsys_path_plus(n->copy_dir, "/export.sqlite");
+	wal = nsys_path_plus(n->name, "-wal");
+	copy_wal = n->copy_db ? nsys_path_plus(n->copy_db, "-wal") : NULL;
 	if (!n->copy_db || !wal || !copy_wal) {
 		rc = gs_nomem();
 	} else {
-		rc = ns_copy_file(n->name, n->copy_db);
+		rc = nsys_copy_file(n->name, n->copy_db);
 		if (!rc)
-			rc = ns_copy_file(wal, copy_wal);
+			rc = nsys_copy_file(wal, copy_wal);
 	}
 	free(wal);
 	free(copy_wal);
@@ -532,7 +532,7 @@ static gs_status ns_private_copy(struct ns_db *n)
 	return rc;
 }
 
-void ns_close(struct ns_db *n)
+void nsys_close(struct nsys_db *n)
 {
 	static const char *const suffix[] = {"-wal", "-shm", "-journal", ""};
 
@@ -541,7 +541,7 @@ void ns_close(struct ns_db *n)
 	if (!n->copy_dir)
 		return;
 	for (size_t i = 0; n->copy_db && i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-		char *p = ns_path_plus(n->copy_db, suffix[i]);
+		char *p = nsys_path_plus(n->copy_db, suffix[i]);
 
 		if (p)
 			unlink(p);
@@ -553,7 +553,7 @@ void ns_close(struct ns_db *n)
 	n->copy_db = n->copy_dir = NULL;
 }
 
-gs_status ns_wal_refused(struct ns_db *n)
+gs_status nsys_wal_refused(struct nsys_db *n)
 {
 	gs_error_append("%s: a SQLite database in WAL mode: checkpoint it first (sqlite3 %s "
 			"'PRAGMA wal_checkpoint')",
@@ -562,9 +562,9 @@ gs_status ns_wal_refused(struct ns_db *n)
 }
 
 /* SQLite's progress handler: stop it (SQLITE_INTERRUPT) past the deadline. */
-static int ns_progress(void *arg)
+static int nsys_progress(void *arg)
 {
-	struct ns_db *n = arg;
+	struct nsys_db *n = arg;
 	struct timespec now;
 
 	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
@@ -576,27 +576,27 @@ static int ns_progress(void *arg)
 }
 
 /* The SQLite VM instructions between two looks at the clock. */
-#define NS_PROGRESS_STEPS 10000
+#define NSYS_PROGRESS_STEPS 10000
 
-gs_status ns_open(struct ns_db *n)
+gs_status nsys_open(struct nsys_db *n)
 {
 	/* Immutable reads ignore a -wal file, whose rows would be lost: a
 	 * database in WAL mode with one is read with it, from a private copy
-	 * (ns_private_copy). Without one it is read as it is (complete once checkpointed);
+	 * (nsys_private_copy). Without one it is read as it is (complete once checkpointed);
 	 * see gs_import_nsys for one that holds nothing. */
-	bool with_wal = n->wal && ns_has_wal(n->name);
+	bool with_wal = n->wal && nsys_has_wal(n->name);
 	char *uri;
 	uint64_t len;
 	int rc;
 
 	n->with_wal = with_wal;
 	if (with_wal) {
-		gs_status st = ns_private_copy(n);
+		gs_status st = nsys_private_copy(n);
 
 		if (st)
 			return st;
 	}
-	uri = ns_uri(with_wal ? n->copy_db : n->name, !with_wal);
+	uri = nsys_uri(with_wal ? n->copy_db : n->name, !with_wal);
 	if (!uri)
 		return gs_nomem();
 	rc = sqlite3_open_v2(uri, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
@@ -604,9 +604,9 @@ gs_status ns_open(struct ns_db *n)
 	if (rc == SQLITE_OK && with_wal)
 		rc = sqlite3_exec(n->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		gs_status st = with_wal ? ns_wal_refused(n) : ns_fail(n, rc);
+		gs_status st = with_wal ? nsys_wal_refused(n) : nsys_fail(n, rc);
 
-		ns_close(n);
+		nsys_close(n);
 		return st;
 	}
 	/* No value (nor row) much longer than a string may be: a hostile
@@ -623,10 +623,10 @@ gs_status ns_open(struct ns_db *n)
 			n->deadline.tv_sec++;
 			n->deadline.tv_nsec -= 1000000000L;
 		}
-		sqlite3_progress_handler(n->db, NS_PROGRESS_STEPS, ns_progress, n);
+		sqlite3_progress_handler(n->db, NSYS_PROGRESS_STEPS, nsys_progress, n);
 	}
-	return ns_prepare(n, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2 COLLATE NOCASE",
-			  &n->col_stmt);
+	return nsys_prepare(n, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2 COLLATE NOCASE",
+			    &n->col_stmt);
 }
 
 /*
@@ -636,7 +636,7 @@ gs_status ns_open(struct ns_db *n)
  * index on it is scanned whole each time). A table without row ids (its
  * id is then its key) is read by id.
  */
-static gs_status ns_load_string_rows(struct ns_db *n)
+static gs_status nsys_load_string_rows(struct nsys_db *n)
 {
 	sqlite3_stmt *st = NULL;
 	gs_status rc = GS_OK;
@@ -646,12 +646,12 @@ static gs_status ns_load_string_rows(struct ns_db *n)
 	if (sqlite3_prepare_v2(n->db, "SELECT id, rowid FROM StringIds", -1, &st, NULL) !=
 	    SQLITE_OK) {
 		sqlite3_finalize(st);
-		rc = ns_prepare(n, "SELECT value FROM StringIds WHERE id = ?1", &n->str_stmt);
+		rc = nsys_prepare(n, "SELECT value FROM StringIds WHERE id = ?1", &n->str_stmt);
 		n->table = NULL;
 		return rc;
 	}
 	while (!rc && row) {
-		rc = ns_step(n, st, &row);
+		rc = nsys_step(n, st, &row);
 		if (!rc && row) {
 			int type = sqlite3_column_type(st, 0);
 			int64_t id = sqlite3_column_int64(st, 0);
@@ -673,25 +673,25 @@ static gs_status ns_load_string_rows(struct ns_db *n)
 	}
 	sqlite3_finalize(st);
 	if (!rc)
-		rc = ns_prepare(n, "SELECT value FROM StringIds WHERE rowid = ?1", &n->str_stmt);
+		rc = nsys_prepare(n, "SELECT value FROM StringIds WHERE rowid = ?1", &n->str_stmt);
 	n->str_by_rowid = true;
 	n->table = NULL;
 	return rc;
 }
 
-gs_status ns_check_nsys(struct ns_db *n)
+gs_status nsys_check_nsys(struct nsys_db *n)
 {
 	sqlite3_stmt *st;
 	gs_status rc;
 	bool yes;
 
-	rc = ns_prepare(n,
-			"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE "
-			"'CUPTI\\_ACTIVITY\\_KIND\\_%' ESCAPE '\\' LIMIT 1",
-			&st);
+	rc = nsys_prepare(n,
+			  "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE "
+			  "'CUPTI\\_ACTIVITY\\_KIND\\_%' ESCAPE '\\' LIMIT 1",
+			  &st);
 	if (rc)
 		return rc;
-	rc = ns_step(n, st, &yes);
+	rc = nsys_step(n, st, &yes);
 	sqlite3_finalize(st);
 	if (rc)
 		return rc;
@@ -701,8 +701,8 @@ gs_status ns_check_nsys(struct ns_db *n)
 				n->name);
 		return GS_ERR_FORMAT;
 	}
-	rc = ns_table_exists(n, "StringIds", &yes);
+	rc = nsys_table_exists(n, "StringIds", &yes);
 	if (!rc && yes)
-		rc = ns_load_string_rows(n);
+		rc = nsys_load_string_rows(n);
 	return rc;
 }

@@ -16,11 +16,11 @@
 #include <stdint.h>
 #include <time.h>
 
-#define NS_MAX_FIELDS 24
+#define NSYS_MAX_FIELDS 24
 
 /* Rows dropped for a value of the wrong type in an integer column. */
-#define NS_TYPE_WARN_MAX 16u
-struct ns_type_warn {
+#define NSYS_TYPE_WARN_MAX 16u
+struct nsys_type_warn {
 	const char *table;
 	char column[48];
 	char value[40]; /* the first one */
@@ -28,7 +28,7 @@ struct ns_type_warn {
 };
 
 /* The database being read. Zeroed, then name and lim set. */
-struct ns_db {
+struct nsys_db {
 	const char *name;
 	const struct gs_import_limits *lim; /* resolved: no zero fields */
 	sqlite3 *db;
@@ -49,7 +49,7 @@ struct ns_db {
 	bool with_wal;          /* read with the -wal file beside it */
 	char *copy_dir;         /* with_wal: the private copy's directory */
 	char *copy_db;          /* with_wal: the database copied there */
-	struct ns_type_warn type_warn[NS_TYPE_WARN_MAX];
+	struct nsys_type_warn type_warn[NSYS_TYPE_WARN_MAX];
 	uint32_t ntype_warn;
 	uint64_t type_other; /* rows with a bad value in further columns */
 };
@@ -59,29 +59,29 @@ struct ns_db {
  * or several spellings separated by '|' (the first the table has is read);
  * a field the table lacks reads as NULL. Column i of the result is field i.
  */
-struct ns_query {
+struct nsys_query {
 	sqlite3_stmt *st;
 	bool exists;
-	const char *col[NS_MAX_FIELDS];
-	int col_len[NS_MAX_FIELDS];
+	const char *col[NSYS_MAX_FIELDS];
+	int col_len[NSYS_MAX_FIELDS];
 };
 
 /* Column `col` of the row: false when NULL. */
-bool ns_i64(sqlite3_stmt *st, int col, int64_t *v);
-int64_t ns_i64_or(sqlite3_stmt *st, int col, int64_t def);
+bool nsys_i64(sqlite3_stmt *st, int col, int64_t *v);
+int64_t nsys_i64_or(sqlite3_stmt *st, int col, int64_t def);
 
-gs_status ns_check_file(struct ns_db *n);
-gs_status ns_open(struct ns_db *n);
-/* Closes the database and removes a private copy (ns_open). */
-void ns_close(struct ns_db *n);
-gs_status ns_check_nsys(struct ns_db *n);
+gs_status nsys_check_file(struct nsys_db *n);
+gs_status nsys_open(struct nsys_db *n);
+/* Closes the database and removes a private copy (nsys_open). */
+void nsys_close(struct nsys_db *n);
+gs_status nsys_check_nsys(struct nsys_db *n);
 /* "checkpoint it first": a database in WAL mode that cannot be read. */
-gs_status ns_wal_refused(struct ns_db *n);
+gs_status nsys_wal_refused(struct nsys_db *n);
 
-gs_status ns_step(struct ns_db *n, sqlite3_stmt *st, bool *row);
-gs_status ns_query_open(struct ns_db *n, struct ns_query *q, const char *table,
-			const char *const *fields, size_t nfields, const char *where,
-			const int *order, size_t norder);
-void ns_query_close(struct ns_query *q);
+gs_status nsys_step(struct nsys_db *n, sqlite3_stmt *st, bool *row);
+gs_status nsys_query_open(struct nsys_db *n, struct nsys_query *q, const char *table,
+			  const char *const *fields, size_t nfields, const char *where,
+			  const int *order, size_t norder);
+void nsys_query_close(struct nsys_query *q);
 
 #endif

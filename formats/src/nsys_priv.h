@@ -21,23 +21,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NS_ENUM_MAX 64
-#define NS_MAX_GPUS 4096
-#define NS_INVALID_ID 0xFFFFFFFFll /* CUPTI's "no stream / no event" */
+#define NSYS_ENUM_MAX 64
+#define NSYS_MAX_GPUS 4096
+#define NSYS_INVALID_ID 0xFFFFFFFFll /* CUPTI's "no stream / no event" */
 /* A map keyed by four integers, for the small tables (streams, events). */
-struct ns_key {
+struct nsys_key {
 	int64_t a;
 	int64_t b, c, d;
 };
 
-struct ns_kent {
-	struct ns_key k;
+struct nsys_kent {
+	struct nsys_key k;
 	uint64_t v1, v2;
 	bool used;
 };
 
-struct ns_kmap {
-	struct ns_kent *e;
+struct nsys_kmap {
+	struct nsys_kent *e;
 	size_t count, cap;
 };
 /* ------------------------------------------------------------------------ */
@@ -45,7 +45,7 @@ struct ns_kmap {
 /* ------------------------------------------------------------------------ */
 
 /* Counted warnings. */
-enum ns_warn {
+enum nsys_warn {
 	NW_NO_TIME,
 	NW_NEG_DUR,
 	NW_HUGE_DUR,
@@ -54,28 +54,28 @@ enum ns_warn {
 };
 
 /* What an API call's name says (cached with the name's string id). */
-enum ns_name_flags {
+enum nsys_name_flags {
 	NF_ASYNC = 1u << 0,
 	NF_GRAPH = 1u << 1,
 	NF_EVREC = 1u << 2,
 	NF_SYNC_SHIFT = 3, /* bits 3..5: the enum gs_sync_kind the name implies */
 };
 
-#define NS_COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define NSYS_COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Memcpy kind table entries: direction plus the array sides. */
-#define NS_CK_SRC_ARRAY 0x10u
-#define NS_CK_DST_ARRAY 0x20u
-#define NS_CK_KIND(v) ((v)&0x0Fu)
+#define NSYS_CK_SRC_ARRAY 0x10u
+#define NSYS_CK_DST_ARRAY 0x20u
+#define NSYS_CK_KIND(v) ((v)&0x0Fu)
 
-struct ns_gpu {
+struct nsys_gpu {
 	int64_t id, cu_device;
 	bool has_cu_device;
 	struct gs_device dev; /* every field but id */
 };
 
 struct nsys {
-	struct ns_db in; /* in.lim points at lim */
+	struct nsys_db in; /* in.lim points at lim */
 	struct gs_sink *sink;
 	struct gs_import_limits lim;
 	uint64_t records;
@@ -85,20 +85,20 @@ struct nsys {
 	struct gs_u64map pids;     /* pids with records */
 	struct gs_u64map dev_used; /* device ids used by records */
 	struct gs_u64map dev_done; /* device ids emitted */
-	struct ns_kmap streams;    /* (pid, device, context, stream) -> index */
-	struct ns_kmap sinfo;      /* (pid, 0, context, stream) -> kind, priority */
-	struct ns_kmap domains;    /* (pid, domain id) -> string id */
-	struct ns_kmap events;     /* (pid, event id) -> record correlation, stream */
-	struct ns_kmap ctxdev;     /* (pid, context) -> device of its ops, 1 if several */
-	struct ns_key last_ctx;    /* (pid, context, device) last noted */
+	struct nsys_kmap streams;  /* (pid, device, context, stream) -> index */
+	struct nsys_kmap sinfo;    /* (pid, 0, context, stream) -> kind, priority */
+	struct nsys_kmap domains;  /* (pid, domain id) -> string id */
+	struct nsys_kmap events;   /* (pid, event id) -> record correlation, stream */
+	struct nsys_kmap ctxdev;   /* (pid, context) -> device of its ops, 1 if several */
+	struct nsys_key last_ctx;  /* (pid, context, device) last noted */
 	bool have_last_ctx;
 	uint64_t ctx_conflicts; /* contexts whose ops name several devices */
 	uint32_t nstreams;
-	struct ns_key last_key;
+	struct nsys_key last_key;
 	uint32_t last_index;
 	bool have_last;
-	uint8_t copy_map[NS_ENUM_MAX], mem_map[NS_ENUM_MAX];
-	uint8_t sync_map[NS_ENUM_MAX], stream_map[NS_ENUM_MAX];
+	uint8_t copy_map[NSYS_ENUM_MAX], mem_map[NSYS_ENUM_MAX];
+	uint8_t sync_map[NSYS_ENUM_MAX], stream_map[NSYS_ENUM_MAX];
 	uint32_t copy_names[GS_COPY_KIND_COUNT][GS_MEM_KIND_COUNT][GS_MEM_KIND_COUNT];
 	uint32_t memset_names[GS_MEM_KIND_COUNT];
 	uint32_t unnamed_kernel;
@@ -109,57 +109,57 @@ struct nsys {
 	int64_t session_utc_ns, session_sys_ns, first_op_ns;
 	uint64_t warn[NW_COUNT];
 	const char *warn_table[NW_COUNT];
-	struct ns_gpu *gpus;
+	struct nsys_gpu *gpus;
 	size_t ngpus;
 };
-/* ns_emit_<cb>: count one record and pass it to the sink's callback. */
-#define NS_DEFINE_EMIT(cb, type)                                                                   \
-	GS_IMPORT_DEFINE_EMIT(ns, struct nsys, ns_count, ns_sink_failed, cb, type)
+/* nsys_emit_<cb>: count one record and pass it to the sink's callback. */
+#define NSYS_DEFINE_EMIT(cb, type)                                                                 \
+	GS_IMPORT_DEFINE_EMIT(nsys, struct nsys, nsys_count, nsys_sink_failed, cb, type)
 
 /* nsys.c */
-bool ns_key_eq(const struct ns_key *x, const struct ns_key *y);
-const struct ns_kent *ns_kmap_get(const struct ns_kmap *m, const struct ns_key *k);
-gs_status ns_kmap_put(struct ns_kmap *m, const struct ns_key *k, uint64_t v1, uint64_t v2);
-void ns_warn(struct nsys *n, enum ns_warn w);
-gs_status ns_sink_failed(struct nsys *n, gs_status rc);
-gs_status ns_count(struct nsys *n);
-gs_status ns_emit_op(struct nsys *n, const struct gs_op *op, const struct gs_launch_cfg *launch);
-gs_status ns_intern(struct nsys *n, const char *s, size_t len, uint32_t *id);
-gs_status ns_intern_str(struct nsys *n, const char *s, uint32_t *id);
-uint32_t ns_u32(int64_t v);
-uint64_t ns_u64(int64_t v);
-int32_t ns_i32(int64_t v);
-int64_t ns_pid_of(int64_t global_id);
-bool ns_valid_id(bool present, int64_t v);
-uint64_t ns_call_key(int64_t pid, int64_t corr);
-size_t ns_api_name_len(const char *s, size_t n);
-uint8_t ns_api_name_flags(const char *s);
-bool ns_times_ok(struct nsys *n, bool has_start, int64_t start, bool has_end, int64_t end);
-gs_status ns_note_pid(struct nsys *n, int64_t pid);
-bool ns_call_info(const struct nsys *n, int64_t pid, bool has_corr, int64_t corr, int64_t *tid,
-		  uint8_t *flags);
-gs_status ns_ctx_note(struct nsys *n, int64_t pid, int64_t ctx, int64_t dev);
-bool ns_ctx_device(const struct nsys *n, int64_t pid, int64_t ctx, bool has_dev, int64_t dev,
-		   int64_t *out);
+bool nsys_key_eq(const struct nsys_key *x, const struct nsys_key *y);
+const struct nsys_kent *nsys_kmap_get(const struct nsys_kmap *m, const struct nsys_key *k);
+gs_status nsys_kmap_put(struct nsys_kmap *m, const struct nsys_key *k, uint64_t v1, uint64_t v2);
+void nsys_warn(struct nsys *n, enum nsys_warn w);
+gs_status nsys_sink_failed(struct nsys *n, gs_status rc);
+gs_status nsys_count(struct nsys *n);
+gs_status nsys_emit_op(struct nsys *n, const struct gs_op *op, const struct gs_launch_cfg *launch);
+gs_status nsys_intern(struct nsys *n, const char *s, size_t len, uint32_t *id);
+gs_status nsys_intern_str(struct nsys *n, const char *s, uint32_t *id);
+uint32_t nsys_u32(int64_t v);
+uint64_t nsys_u64(int64_t v);
+int32_t nsys_i32(int64_t v);
+int64_t nsys_pid_of(int64_t global_id);
+bool nsys_valid_id(bool present, int64_t v);
+uint64_t nsys_call_key(int64_t pid, int64_t corr);
+size_t nsys_api_name_len(const char *s, size_t n);
+uint8_t nsys_api_name_flags(const char *s);
+bool nsys_times_ok(struct nsys *n, bool has_start, int64_t start, bool has_end, int64_t end);
+gs_status nsys_note_pid(struct nsys *n, int64_t pid);
+bool nsys_call_info(const struct nsys *n, int64_t pid, bool has_corr, int64_t corr, int64_t *tid,
+		    uint8_t *flags);
+gs_status nsys_ctx_note(struct nsys *n, int64_t pid, int64_t ctx, int64_t dev);
+bool nsys_ctx_device(const struct nsys *n, int64_t pid, int64_t ctx, bool has_dev, int64_t dev,
+		     int64_t *out);
 
 /* nsys_tables.c */
-gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, uint8_t *flags);
-gs_status ns_text(struct nsys *n, sqlite3_stmt *st, int col, uint32_t *sid);
-gs_status ns_load_enums(struct nsys *n);
-uint8_t ns_enum(const uint8_t *map, sqlite3_stmt *st, int col, uint8_t unknown);
-gs_status ns_load_system(struct nsys *n);
-gs_status ns_load_session(struct nsys *n);
-bool ns_wall_offset(const struct nsys *n, int64_t *off);
-gs_status ns_load_stream_info(struct nsys *n);
-gs_status ns_stream(struct nsys *n, int64_t pid, int64_t device, int64_t ctx, int64_t stream,
-		    uint32_t *index);
-gs_status ns_emit_device_once(struct nsys *n, const struct gs_device *d);
-gs_status ns_devices(struct nsys *n);
+gs_status nsys_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, uint8_t *flags);
+gs_status nsys_text(struct nsys *n, sqlite3_stmt *st, int col, uint32_t *sid);
+gs_status nsys_load_enums(struct nsys *n);
+uint8_t nsys_enum(const uint8_t *map, sqlite3_stmt *st, int col, uint8_t unknown);
+gs_status nsys_load_system(struct nsys *n);
+gs_status nsys_load_session(struct nsys *n);
+bool nsys_wall_offset(const struct nsys *n, int64_t *off);
+gs_status nsys_load_stream_info(struct nsys *n);
+gs_status nsys_stream(struct nsys *n, int64_t pid, int64_t device, int64_t ctx, int64_t stream,
+		      uint32_t *index);
+gs_status nsys_emit_device_once(struct nsys *n, const struct gs_device *d);
+gs_status nsys_devices(struct nsys *n);
 
 /* nsys_activity.c */
-gs_status ns_kernels(struct nsys *n);
-gs_status ns_memcpys(struct nsys *n);
-gs_status ns_memsets(struct nsys *n);
-gs_status ns_syncs_events(struct nsys *n);
+gs_status nsys_kernels(struct nsys *n);
+gs_status nsys_memcpys(struct nsys *n);
+gs_status nsys_memsets(struct nsys *n);
+gs_status nsys_syncs_events(struct nsys *n);
 
 #endif

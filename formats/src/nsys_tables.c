@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-NS_DEFINE_EMIT(device, struct gs_device)
+NSYS_DEFINE_EMIT(device, struct gs_device)
 
 /* ------------------------------------------------------------------------ */
 /* Strings                                                                  */
@@ -25,7 +25,7 @@ NS_DEFINE_EMIT(device, struct gs_device)
  * The sink's id of StringIds row `id` (GS_NO_STRING when there is none);
  * `api`: without the version suffix, and *flags what the name says.
  */
-gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, uint8_t *flags)
+gs_status nsys_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, uint8_t *flags)
 {
 	uint64_t key = (uint64_t)id << 1 | (api ? 1u : 0u), v;
 	const char *saved = n->in.table;
@@ -51,7 +51,7 @@ gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, uint8_t
 		sqlite3_bind_int64(n->in.str_stmt, 1, n->in.str_by_rowid ? (int64_t)v : id);
 		v = GS_NO_STRING;
 		n->in.table = "StringIds";
-		rc = ns_step(&n->in, n->in.str_stmt, &row);
+		rc = nsys_step(&n->in, n->in.str_stmt, &row);
 		if (!rc && row && sqlite3_column_type(n->in.str_stmt, 0) != SQLITE_NULL) {
 			const char *s = (const char *)sqlite3_column_text(n->in.str_stmt, 0);
 			size_t len = (size_t)sqlite3_column_bytes(n->in.str_stmt, 0);
@@ -61,10 +61,10 @@ gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, uint8_t
 				rc = gs_nomem();
 			} else {
 				if (api) {
-					f = ns_api_name_flags(s);
-					len = ns_api_name_len(s, len);
+					f = nsys_api_name_flags(s);
+					len = nsys_api_name_len(s, len);
 				}
-				rc = ns_intern(n, s, len, sid);
+				rc = nsys_intern(n, s, len, sid);
 				v = *sid | (uint64_t)f << 32;
 			}
 		}
@@ -79,7 +79,7 @@ gs_status ns_string(struct nsys *n, int64_t id, bool api, uint32_t *sid, uint8_t
 }
 
 /* A text column, interned (GS_NO_STRING when NULL). */
-gs_status ns_text(struct nsys *n, sqlite3_stmt *st, int col, uint32_t *sid)
+gs_status nsys_text(struct nsys *n, sqlite3_stmt *st, int col, uint32_t *sid)
 {
 	const char *s;
 
@@ -89,27 +89,27 @@ gs_status ns_text(struct nsys *n, sqlite3_stmt *st, int col, uint32_t *sid)
 	s = (const char *)sqlite3_column_text(st, col);
 	if (!s)
 		return gs_nomem();
-	return ns_intern(n, s, (size_t)sqlite3_column_bytes(st, col), sid);
+	return nsys_intern(n, s, (size_t)sqlite3_column_bytes(st, col), sid);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Enums                                                                    */
 /* ------------------------------------------------------------------------ */
 
-struct ns_enum_name {
+struct nsys_enum_name {
 	const char *suffix;
 	uint8_t value;
 };
 
-static const struct ns_enum_name ns_copy_names[] = {
+static const struct nsys_enum_name nsys_copy_names[] = {
 	{"UNKNOWN", GS_COPY_UNKNOWN},
 	{"HTOD", GS_COPY_HTOD},
 	{"DTOH", GS_COPY_DTOH},
-	{"HTOA", GS_COPY_HTOD | NS_CK_DST_ARRAY},
-	{"ATOH", GS_COPY_DTOH | NS_CK_SRC_ARRAY},
-	{"ATOA", GS_COPY_DTOD | NS_CK_SRC_ARRAY | NS_CK_DST_ARRAY},
-	{"ATOD", GS_COPY_DTOD | NS_CK_SRC_ARRAY},
-	{"DTOA", GS_COPY_DTOD | NS_CK_DST_ARRAY},
+	{"HTOA", GS_COPY_HTOD | NSYS_CK_DST_ARRAY},
+	{"ATOH", GS_COPY_DTOH | NSYS_CK_SRC_ARRAY},
+	{"ATOA", GS_COPY_DTOD | NSYS_CK_SRC_ARRAY | NSYS_CK_DST_ARRAY},
+	{"ATOD", GS_COPY_DTOD | NSYS_CK_SRC_ARRAY},
+	{"DTOA", GS_COPY_DTOD | NSYS_CK_DST_ARRAY},
 	{"DTOD", GS_COPY_DTOD},
 	{"HTOH", GS_COPY_HTOH},
 	{"PTOP", GS_COPY_PTOP},
@@ -118,14 +118,14 @@ static const struct ns_enum_name ns_copy_names[] = {
 	{"UVM_DTOD", GS_COPY_DTOD},
 };
 
-static const struct ns_enum_name ns_mem_names[] = {
+static const struct nsys_enum_name nsys_mem_names[] = {
 	{"PAGEABLE", GS_MEM_PAGEABLE},      {"PINNED", GS_MEM_PINNED},
 	{"DEVICE", GS_MEM_DEVICE},          {"ARRAY", GS_MEM_ARRAY},
 	{"MANAGED", GS_MEM_MANAGED},        {"DEVICE_STATIC", GS_MEM_DEVICE},
 	{"MANAGED_STATIC", GS_MEM_MANAGED}, {"UNKNOWN", GS_MEM_UNKNOWN},
 };
 
-static const struct ns_enum_name ns_sync_names[] = {
+static const struct nsys_enum_name nsys_sync_names[] = {
 	{"UNKNOWN", GS_SYNC_UNKNOWN},
 	{"EVENT_SYNCHRONIZE", GS_SYNC_EVENT},
 	{"STREAM_WAIT_EVENT", GS_SYNC_STREAM_WAIT},
@@ -133,7 +133,7 @@ static const struct ns_enum_name ns_sync_names[] = {
 	{"CONTEXT_SYNCHRONIZE", GS_SYNC_CONTEXT},
 };
 
-static const struct ns_enum_name ns_stream_names[] = {
+static const struct nsys_enum_name nsys_stream_names[] = {
 	{"UNKNOWN", GS_STREAM_UNKNOWN},
 	{"DEFAULT", GS_STREAM_BLOCKING},
 	{"NON_BLOCKING", GS_STREAM_NON_BLOCKING},
@@ -146,29 +146,29 @@ static const struct ns_enum_name ns_stream_names[] = {
  * `names`), then read `table` where present: each row's symbol name, less
  * `prefix`, says what its id means.
  */
-static gs_status ns_load_enum(struct nsys *n, uint8_t *map, const char *table, const char *prefix,
-			      const struct ns_enum_name *names, size_t nnames, uint8_t unknown)
+static gs_status nsys_load_enum(struct nsys *n, uint8_t *map, const char *table, const char *prefix,
+				const struct nsys_enum_name *names, size_t nnames, uint8_t unknown)
 {
 	static const char *const fields[] = {"id", "name"};
 	size_t plen = strlen(prefix);
-	struct ns_query q;
+	struct nsys_query q;
 	gs_status rc;
 	bool row;
 
-	for (size_t i = 0; i < NS_ENUM_MAX; i++)
+	for (size_t i = 0; i < NSYS_ENUM_MAX; i++)
 		map[i] = i < nnames ? names[i].value : unknown;
-	rc = ns_query_open(&n->in, &q, table, fields, 2, NULL, NULL, 0);
+	rc = nsys_query_open(&n->in, &q, table, fields, 2, NULL, NULL, 0);
 	if (rc || !q.exists)
 		return rc;
 	if (!q.col[0] || !q.col[1]) {
-		ns_query_close(&q);
+		nsys_query_close(&q);
 		return GS_OK;
 	}
-	while (!(rc = ns_step(&n->in, q.st, &row)) && row) {
+	while (!(rc = nsys_step(&n->in, q.st, &row)) && row) {
 		int64_t id;
 		const char *s = (const char *)sqlite3_column_text(q.st, 1);
 
-		if (!ns_i64(q.st, 0, &id) || id < 0 || id >= NS_ENUM_MAX || !s)
+		if (!nsys_i64(q.st, 0, &id) || id < 0 || id >= NSYS_ENUM_MAX || !s)
 			continue;
 		if (strncmp(s, prefix, plen) == 0)
 			s += plen;
@@ -177,64 +177,64 @@ static gs_status ns_load_enum(struct nsys *n, uint8_t *map, const char *table, c
 			if (strcmp(s, names[i].suffix) == 0)
 				map[id] = names[i].value;
 	}
-	ns_query_close(&q);
+	nsys_query_close(&q);
 	return rc;
 }
 
-gs_status ns_load_enums(struct nsys *n)
+gs_status nsys_load_enums(struct nsys *n)
 {
 	gs_status rc;
 
-	rc = ns_load_enum(n, n->copy_map, "ENUM_CUDA_MEMCPY_OPER", "CUDA_MEMCPY_KIND_",
-			  ns_copy_names, NS_COUNT_OF(ns_copy_names), GS_COPY_UNKNOWN);
+	rc = nsys_load_enum(n, n->copy_map, "ENUM_CUDA_MEMCPY_OPER", "CUDA_MEMCPY_KIND_",
+			    nsys_copy_names, NSYS_COUNT_OF(nsys_copy_names), GS_COPY_UNKNOWN);
 	if (!rc)
-		rc = ns_load_enum(n, n->mem_map, "ENUM_CUDA_MEM_KIND", "CUDA_MEMOPR_MEMORY_KIND_",
-				  ns_mem_names, NS_COUNT_OF(ns_mem_names), GS_MEM_UNKNOWN);
+		rc = nsys_load_enum(n, n->mem_map, "ENUM_CUDA_MEM_KIND", "CUDA_MEMOPR_MEMORY_KIND_",
+				    nsys_mem_names, NSYS_COUNT_OF(nsys_mem_names), GS_MEM_UNKNOWN);
 	if (!rc)
-		rc = ns_load_enum(n, n->sync_map, "ENUM_CUPTI_SYNC_TYPE",
-				  "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_", ns_sync_names,
-				  NS_COUNT_OF(ns_sync_names), GS_SYNC_UNKNOWN);
+		rc = nsys_load_enum(n, n->sync_map, "ENUM_CUPTI_SYNC_TYPE",
+				    "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_", nsys_sync_names,
+				    NSYS_COUNT_OF(nsys_sync_names), GS_SYNC_UNKNOWN);
 	if (!rc)
-		rc = ns_load_enum(n, n->stream_map, "ENUM_CUPTI_STREAM_TYPE",
-				  "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_", ns_stream_names,
-				  NS_COUNT_OF(ns_stream_names), GS_STREAM_UNKNOWN);
+		rc = nsys_load_enum(n, n->stream_map, "ENUM_CUPTI_STREAM_TYPE",
+				    "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_", nsys_stream_names,
+				    NSYS_COUNT_OF(nsys_stream_names), GS_STREAM_UNKNOWN);
 	return rc;
 }
 
 /* Column `col` through an enum map (`unknown` when NULL or out of range). */
-uint8_t ns_enum(const uint8_t *map, sqlite3_stmt *st, int col, uint8_t unknown)
+uint8_t nsys_enum(const uint8_t *map, sqlite3_stmt *st, int col, uint8_t unknown)
 {
 	int64_t v;
 
-	return ns_i64(st, col, &v) && v >= 0 && v < NS_ENUM_MAX ? map[v] : unknown;
+	return nsys_i64(st, col, &v) && v >= 0 && v < NSYS_ENUM_MAX ? map[v] : unknown;
 }
 
 /* ------------------------------------------------------------------------ */
 /* System, streams, devices                                                 */
 /* ------------------------------------------------------------------------ */
 
-gs_status ns_load_system(struct nsys *n)
+gs_status nsys_load_system(struct nsys *n)
 {
 	static const char *const fields[] = {"name", "value"};
-	struct ns_query q;
+	struct nsys_query q;
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(&n->in, &q, "TARGET_INFO_SYSTEM_ENV", fields, 2,
-			   "WHERE name IN ('Hostname', 'CudaDriverVersion')", NULL, 0);
+	rc = nsys_query_open(&n->in, &q, "TARGET_INFO_SYSTEM_ENV", fields, 2,
+			     "WHERE name IN ('Hostname', 'CudaDriverVersion')", NULL, 0);
 	if (rc || !q.exists)
 		return rc;
-	while (!(rc = ns_step(&n->in, q.st, &row)) && row) {
+	while (!(rc = nsys_step(&n->in, q.st, &row)) && row) {
 		const char *name = (const char *)sqlite3_column_text(q.st, 0);
 		uint32_t *dst;
 
 		if (!name)
 			continue;
 		dst = strcmp(name, "Hostname") == 0 ? &n->host_name : &n->driver_version;
-		if (*dst == GS_NO_STRING && (rc = ns_text(n, q.st, 1, dst)))
+		if (*dst == GS_NO_STRING && (rc = nsys_text(n, q.st, 1, dst)))
 			break;
 	}
-	ns_query_close(&q);
+	nsys_query_close(&q);
 	return rc;
 }
 
@@ -245,29 +245,30 @@ gs_status ns_load_system(struct nsys *n)
  * systemClockNs (older exports, whose times count from the capture's
  * start) utcEpochNs + t.
  */
-gs_status ns_load_session(struct nsys *n)
+gs_status nsys_load_session(struct nsys *n)
 {
 	static const char *const fields[] = {"utcEpochNs", "systemClockNs"};
-	struct ns_query q;
+	struct nsys_query q;
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(&n->in, &q, "TARGET_INFO_SESSION_START_TIME", fields, 2, NULL, NULL, 0);
+	rc = nsys_query_open(&n->in, &q, "TARGET_INFO_SESSION_START_TIME", fields, 2, NULL, NULL,
+			     0);
 	if (rc || !q.exists)
 		return rc;
-	if (!(rc = ns_step(&n->in, q.st, &row)) && row) {
+	if (!(rc = nsys_step(&n->in, q.st, &row)) && row) {
 		int64_t utc, sys = 0;
 
-		if (ns_i64(q.st, 0, &utc) && utc > 0 && utc < GS_TIME_LIMIT_NS) {
+		if (nsys_i64(q.st, 0, &utc) && utc > 0 && utc < GS_TIME_LIMIT_NS) {
 			n->has_session = true;
 			n->session_utc_ns = utc;
-			if (ns_i64(q.st, 1, &sys) && sys >= 0 && sys < GS_TIME_LIMIT_NS) {
+			if (nsys_i64(q.st, 1, &sys) && sys >= 0 && sys < GS_TIME_LIMIT_NS) {
 				n->has_sys_clock = true;
 				n->session_sys_ns = sys;
 			}
 		}
 	}
-	ns_query_close(&q);
+	nsys_query_close(&q);
 	n->in.table = NULL;
 	return rc;
 }
@@ -278,7 +279,7 @@ gs_status ns_load_session(struct nsys *n)
  * (nearer 0 than it: an export whose times count from the capture's start),
  * the times are taken from the start, as without it.
  */
-bool ns_wall_offset(const struct nsys *n, int64_t *off)
+bool nsys_wall_offset(const struct nsys *n, int64_t *off)
 {
 	if (!n->has_session)
 		return false;
@@ -290,11 +291,11 @@ bool ns_wall_offset(const struct nsys *n, int64_t *off)
 	return true;
 }
 
-static gs_status ns_sinfo_put(struct nsys *n, int64_t pid, int64_t ctx, int64_t stream,
-			      uint8_t kind, int32_t prio, bool keep_prio)
+static gs_status nsys_sinfo_put(struct nsys *n, int64_t pid, int64_t ctx, int64_t stream,
+				uint8_t kind, int32_t prio, bool keep_prio)
 {
-	struct ns_key k = {pid, 0, ctx, stream};
-	const struct ns_kent *e = ns_kmap_get(&n->sinfo, &k);
+	struct nsys_key k = {pid, 0, ctx, stream};
+	const struct nsys_kent *e = nsys_kmap_get(&n->sinfo, &k);
 
 	if (!e && n->sinfo.count >= n->lim.max_streams) {
 		gs_error_append("%s: %s: more than max_streams (%u) streams", n->in.name,
@@ -303,11 +304,11 @@ static gs_status ns_sinfo_put(struct nsys *n, int64_t pid, int64_t ctx, int64_t 
 	}
 	if (e && keep_prio)
 		prio = (int32_t)(uint32_t)e->v2;
-	return ns_kmap_put(&n->sinfo, &k, kind, (uint32_t)prio);
+	return nsys_kmap_put(&n->sinfo, &k, kind, (uint32_t)prio);
 }
 
 /* Stream kinds and priorities, from the tables that list streams. */
-gs_status ns_load_stream_info(struct nsys *n)
+gs_status nsys_load_stream_info(struct nsys *n)
 {
 	static const char *const sfields[] = {"streamId", "processId", "contextId", "priority",
 					      "flag"};
@@ -317,57 +318,57 @@ gs_status ns_load_stream_info(struct nsys *n)
 		{"TARGET_INFO_CUDA_NULL_STREAM", "streamId"},
 		{"TARGET_INFO_CUDA_CONTEXT_INFO", "nullStreamId"},
 	};
-	struct ns_query q;
+	struct nsys_query q;
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(&n->in, &q, "TARGET_INFO_CUDA_STREAM", sfields, 5, NULL, NULL, 0);
+	rc = nsys_query_open(&n->in, &q, "TARGET_INFO_CUDA_STREAM", sfields, 5, NULL, NULL, 0);
 	if (rc)
 		return rc;
-	while (q.exists && !(rc = ns_step(&n->in, q.st, &row)) && row) {
+	while (q.exists && !(rc = nsys_step(&n->in, q.st, &row)) && row) {
 		int64_t stream, pid;
 
-		if (!ns_i64(q.st, 0, &stream) || !ns_i64(q.st, 1, &pid))
+		if (!nsys_i64(q.st, 0, &stream) || !nsys_i64(q.st, 1, &pid))
 			continue;
-		rc = ns_sinfo_put(n, pid, ns_i64_or(q.st, 2, 0), stream,
-				  ns_enum(n->stream_map, q.st, 4, GS_STREAM_UNKNOWN),
-				  ns_i32(ns_i64_or(q.st, 3, 0)), false);
+		rc = nsys_sinfo_put(n, pid, nsys_i64_or(q.st, 2, 0), stream,
+				    nsys_enum(n->stream_map, q.st, 4, GS_STREAM_UNKNOWN),
+				    nsys_i32(nsys_i64_or(q.st, 3, 0)), false);
 		if (rc)
 			break;
 	}
-	ns_query_close(&q);
-	for (size_t t = 0; !rc && t < NS_COUNT_OF(nulls); t++) {
+	nsys_query_close(&q);
+	for (size_t t = 0; !rc && t < NSYS_COUNT_OF(nulls); t++) {
 		const char *fields[3] = {nulls[t].stream, "processId", "contextId"};
 
-		rc = ns_query_open(&n->in, &q, nulls[t].table, fields, 3, NULL, NULL, 0);
-		while (!rc && q.exists && !(rc = ns_step(&n->in, q.st, &row)) && row) {
+		rc = nsys_query_open(&n->in, &q, nulls[t].table, fields, 3, NULL, NULL, 0);
+		while (!rc && q.exists && !(rc = nsys_step(&n->in, q.st, &row)) && row) {
 			int64_t stream, pid;
 
-			if (!ns_i64(q.st, 0, &stream) || !ns_i64(q.st, 1, &pid))
+			if (!nsys_i64(q.st, 0, &stream) || !nsys_i64(q.st, 1, &pid))
 				continue;
-			rc = ns_sinfo_put(n, pid, ns_i64_or(q.st, 2, 0), stream,
-					  GS_STREAM_LEGACY_DEFAULT, 0, true);
+			rc = nsys_sinfo_put(n, pid, nsys_i64_or(q.st, 2, 0), stream,
+					    GS_STREAM_LEGACY_DEFAULT, 0, true);
 		}
-		ns_query_close(&q);
+		nsys_query_close(&q);
 	}
 	return rc;
 }
 
 /* The index of stream (pid, device, context, stream), declared when new. */
-gs_status ns_stream(struct nsys *n, int64_t pid, int64_t device, int64_t ctx, int64_t stream,
-		    uint32_t *index)
+gs_status nsys_stream(struct nsys *n, int64_t pid, int64_t device, int64_t ctx, int64_t stream,
+		      uint32_t *index)
 {
-	struct ns_key k = {pid, device, ctx, stream}, ik = {pid, 0, ctx, stream};
-	const struct ns_kent *e;
+	struct nsys_key k = {pid, device, ctx, stream}, ik = {pid, 0, ctx, stream};
+	const struct nsys_kent *e;
 	struct gs_stream st = {0};
 	uint32_t idx;
 	gs_status rc;
 
-	if (n->have_last && ns_key_eq(&n->last_key, &k)) {
+	if (n->have_last && nsys_key_eq(&n->last_key, &k)) {
 		*index = n->last_index;
 		return GS_OK;
 	}
-	e = ns_kmap_get(&n->streams, &k);
+	e = nsys_kmap_get(&n->streams, &k);
 	if (e) {
 		idx = (uint32_t)e->v1;
 	} else {
@@ -377,18 +378,18 @@ gs_status ns_stream(struct nsys *n, int64_t pid, int64_t device, int64_t ctx, in
 			return GS_ERR_LIMIT;
 		}
 		st.pid = pid;
-		st.device = ns_u32(device);
-		st.context = ns_u32(ctx);
-		st.stream_id = ns_u64(stream);
-		e = ns_kmap_get(&n->sinfo, &ik);
+		st.device = nsys_u32(device);
+		st.context = nsys_u32(ctx);
+		st.stream_id = nsys_u64(stream);
+		e = nsys_kmap_get(&n->sinfo, &ik);
 		if (e) {
 			st.kind = (uint8_t)e->v1;
 			st.priority = (int32_t)(uint32_t)e->v2;
 		}
 		idx = n->nstreams;
 		if (n->sink->stream && (rc = n->sink->stream(n->sink, &st, &idx)))
-			return ns_sink_failed(n, rc);
-		rc = ns_kmap_put(&n->streams, &k, idx, 0);
+			return nsys_sink_failed(n, rc);
+		rc = nsys_kmap_put(&n->streams, &k, idx, 0);
 		if (rc)
 			return rc;
 		n->nstreams++;
@@ -400,7 +401,7 @@ gs_status ns_stream(struct nsys *n, int64_t pid, int64_t device, int64_t ctx, in
 	return GS_OK;
 }
 
-gs_status ns_emit_device_once(struct nsys *n, const struct gs_device *d)
+gs_status nsys_emit_device_once(struct nsys *n, const struct gs_device *d)
 {
 	gs_status rc;
 
@@ -408,12 +409,12 @@ gs_status ns_emit_device_once(struct nsys *n, const struct gs_device *d)
 		return GS_OK;
 	rc = gs_u64map_put(&n->dev_done, d->id, 1, false);
 	if (!rc)
-		rc = ns_emit_device(n, d);
+		rc = nsys_emit_device(n, d);
 	return rc;
 }
 
-/* The GPUs of TARGET_INFO_GPU (a handful of rows; at most NS_MAX_GPUS). */
-static gs_status ns_load_gpus(struct nsys *n)
+/* The GPUs of TARGET_INFO_GPU (a handful of rows; at most NSYS_MAX_GPUS). */
+static gs_status nsys_load_gpus(struct nsys *n)
 {
 	static const char *const fields[] = {
 		"id",
@@ -426,30 +427,30 @@ static gs_status ns_load_gpus(struct nsys *n)
 		"computeMinor|computeCapabilityMinor",
 		"asyncEngines|asyncEngineCount|numMemcpyEngines",
 	};
-	struct ns_query q;
+	struct nsys_query q;
 	gs_status rc;
 	bool row;
 
-	rc = ns_query_open(&n->in, &q, "TARGET_INFO_GPU", fields, NS_COUNT_OF(fields), NULL, NULL,
-			   0);
+	rc = nsys_query_open(&n->in, &q, "TARGET_INFO_GPU", fields, NSYS_COUNT_OF(fields), NULL,
+			     NULL, 0);
 	if (rc || !q.exists)
 		return rc;
-	while (!(rc = ns_step(&n->in, q.st, &row)) && row && n->ngpus < NS_MAX_GPUS) {
-		struct ns_gpu g = {0};
+	while (!(rc = nsys_step(&n->in, q.st, &row)) && row && n->ngpus < NSYS_MAX_GPUS) {
+		struct nsys_gpu g = {0};
 
-		if (!ns_i64(q.st, 0, &g.id))
+		if (!nsys_i64(q.st, 0, &g.id))
 			continue;
-		g.has_cu_device = ns_i64(q.st, 1, &g.cu_device);
-		if ((rc = ns_text(n, q.st, 2, &g.dev.name)) ||
-		    (rc = ns_text(n, q.st, 3, &g.dev.uuid)))
+		g.has_cu_device = nsys_i64(q.st, 1, &g.cu_device);
+		if ((rc = nsys_text(n, q.st, 2, &g.dev.name)) ||
+		    (rc = nsys_text(n, q.st, 3, &g.dev.uuid)))
 			break;
-		g.dev.sm_count = ns_u32(ns_i64_or(q.st, 4, 0));
-		g.dev.memory_bytes = ns_u64(ns_i64_or(q.st, 5, 0));
-		g.dev.cc_major = ns_u32(ns_i64_or(q.st, 6, 0));
-		g.dev.cc_minor = ns_u32(ns_i64_or(q.st, 7, 0));
-		g.dev.copy_engines = ns_u32(ns_i64_or(q.st, 8, 0));
+		g.dev.sm_count = nsys_u32(nsys_i64_or(q.st, 4, 0));
+		g.dev.memory_bytes = nsys_u64(nsys_i64_or(q.st, 5, 0));
+		g.dev.cc_major = nsys_u32(nsys_i64_or(q.st, 6, 0));
+		g.dev.cc_minor = nsys_u32(nsys_i64_or(q.st, 7, 0));
+		g.dev.copy_engines = nsys_u32(nsys_i64_or(q.st, 8, 0));
 		if (!n->gpus) {
-			n->gpus = calloc(NS_MAX_GPUS, sizeof(*n->gpus));
+			n->gpus = calloc(NSYS_MAX_GPUS, sizeof(*n->gpus));
 			if (!n->gpus) {
 				rc = gs_nomem();
 				break;
@@ -457,61 +458,62 @@ static gs_status ns_load_gpus(struct nsys *n)
 		}
 		n->gpus[n->ngpus++] = g;
 	}
-	ns_query_close(&q);
+	nsys_query_close(&q);
 	return rc;
 }
 
-static int ns_gpu_cmp(const void *pa, const void *pb)
+static int nsys_gpu_cmp(const void *pa, const void *pb)
 {
-	const struct ns_gpu *a = pa, *b = pb;
+	const struct nsys_gpu *a = pa, *b = pb;
 
 	return a->dev.id < b->dev.id ? -1 : a->dev.id > b->dev.id;
 }
 
-gs_status ns_devices(struct nsys *n)
+gs_status nsys_devices(struct nsys *n)
 {
 	static const char *const fields[] = {"cudaId", "gpuId"};
-	struct ns_query q;
+	struct nsys_query q;
 	gs_status rc;
 	bool row, mapped = false;
 
-	rc = ns_load_gpus(n);
+	rc = nsys_load_gpus(n);
 	if (!rc)
-		rc = ns_query_open(&n->in, &q, "TARGET_INFO_CUDA_DEVICE", fields, 2, NULL, NULL, 0);
+		rc = nsys_query_open(&n->in, &q, "TARGET_INFO_CUDA_DEVICE", fields, 2, NULL, NULL,
+				     0);
 	if (rc)
 		return rc;
 	/* CUDA ordinal -> GPU, where the export says so. */
 	if (q.exists && q.col[0] && q.col[1]) {
 		mapped = true;
-		while (!(rc = ns_step(&n->in, q.st, &row)) && row) {
+		while (!(rc = nsys_step(&n->in, q.st, &row)) && row) {
 			int64_t cuda, gpu;
 
-			if (!ns_i64(q.st, 0, &cuda) || !ns_i64(q.st, 1, &gpu))
+			if (!nsys_i64(q.st, 0, &cuda) || !nsys_i64(q.st, 1, &gpu))
 				continue;
 			for (size_t i = 0; i < n->ngpus; i++) {
 				if (n->gpus[i].id != gpu)
 					continue;
 				struct gs_device d = n->gpus[i].dev;
 
-				d.id = ns_u32(cuda);
-				rc = ns_emit_device_once(n, &d);
+				d.id = nsys_u32(cuda);
+				rc = nsys_emit_device_once(n, &d);
 				break;
 			}
 			if (rc)
 				break;
 		}
 	}
-	ns_query_close(&q);
+	nsys_query_close(&q);
 	if (rc || mapped)
 		return rc;
 	/* Else each GPU by its CUDA ordinal, in order of id. */
 	n->in.table = "TARGET_INFO_GPU";
 	for (size_t i = 0; i < n->ngpus; i++)
 		n->gpus[i].dev.id =
-			ns_u32(n->gpus[i].has_cu_device ? n->gpus[i].cu_device : n->gpus[i].id);
+			nsys_u32(n->gpus[i].has_cu_device ? n->gpus[i].cu_device : n->gpus[i].id);
 	if (n->ngpus)
-		qsort(n->gpus, n->ngpus, sizeof(*n->gpus), ns_gpu_cmp);
+		qsort(n->gpus, n->ngpus, sizeof(*n->gpus), nsys_gpu_cmp);
 	for (size_t i = 0; !rc && i < n->ngpus; i++)
-		rc = ns_emit_device_once(n, &n->gpus[i].dev);
+		rc = nsys_emit_device_once(n, &n->gpus[i].dev);
 	return rc;
 }

@@ -13,7 +13,7 @@
  * decode every file with it (and tests/pftrace/official_check.py with
  * Google's own classes). A packet is encoded into a growing buffer;
  * a nested message reserves one byte for its length and, in the rare case
- * it needs more, its body moves up (pb_end).
+ * it needs more, its body moves up (proto_end).
  *
  * Compression. The packets are gathered into chunks of up to 1 MiB, and
  * each chunk is written as one packet whose only field is
@@ -86,7 +86,7 @@ static enum cat op_cat(uint8_t kind)
 }
 
 /* A host range's category: the one gs_xp_range_cat names. */
-enum cat pf_range_cat(const struct gs_range *r)
+enum cat pftrace_range_cat(const struct gs_range *r)
 {
 	const char *name = gs_xp_range_cat(r);
 
@@ -100,7 +100,7 @@ enum cat pf_range_cat(const struct gs_range *r)
 /* The writer                                                               */
 /* ------------------------------------------------------------------------ */
 
-void pf_fail(struct pf *f, gs_status rc)
+void pftrace_fail(struct pftrace_writer *f, gs_status rc)
 {
 	if (!f->rc)
 		f->rc = rc;
@@ -108,31 +108,31 @@ void pf_fail(struct pf *f, gs_status rc)
 
 /* Starts a packet of the current sequence; flags: SEQ_* (its first packet
  * clears the sequence's state). */
-static void pkt_begin(struct pf *f, uint32_t flags)
+static void pkt_begin(struct pftrace_writer *f, uint32_t flags)
 {
-	pb_reset(&f->pkt);
-	pb_reset(&f->intern);
-	pb_uint(&f->pkt, F_PKT_SEQ_ID, f->seq);
+	proto_reset(&f->pkt);
+	proto_reset(&f->intern);
+	proto_uint(&f->pkt, F_PKT_SEQ_ID, f->seq);
 	if (f->seq_fresh) {
 		flags = (flags & ~(uint32_t)SEQ_NEEDS_INCREMENTAL_STATE) |
 			SEQ_INCREMENTAL_STATE_CLEARED;
-		pb_uint(&f->pkt, F_PKT_FIRST_ON_SEQUENCE, 1);
+		proto_uint(&f->pkt, F_PKT_FIRST_ON_SEQUENCE, 1);
 		f->seq_fresh = false;
 	}
 	if (flags)
-		pb_uint(&f->pkt, F_PKT_SEQ_FLAGS, flags);
+		proto_uint(&f->pkt, F_PKT_SEQ_FLAGS, flags);
 }
 
-void pf_pkt_end(struct pf *f);
+void pftrace_pkt_end(struct pftrace_writer *f);
 
 /*
  * A new packet sequence: its first packet clears the incremental state
  * and sets its defaults: the track of its events (`track`, 0: none) and
  * the clock of their timestamps, an incremental clock of the sequence
  * (each timestamp is the time since the previous packet's), which the
- * sequence's first timed packet anchors to BOOTTIME (pf_pkt_begin_at).
+ * sequence's first timed packet anchors to BOOTTIME (pftrace_pkt_begin_at).
  */
-void pf_seq_begin(struct pf *f, uint64_t track)
+void pftrace_seq_begin(struct pftrace_writer *f, uint64_t track)
 {
 	f->seq = f->next_seq++;
 	f->seq_fresh = true;
@@ -141,25 +141,25 @@ void pf_seq_begin(struct pf *f, uint64_t track)
 	f->cats_done = 0;
 	f->keys_done = 0;
 	pkt_begin(f, 0);
-	pb_begin(&f->pkt, F_PKT_DEFAULTS);
-	pb_uint(&f->pkt, F_DEF_TIMESTAMP_CLOCK_ID, CLOCK_INCREMENTAL);
+	proto_begin(&f->pkt, F_PKT_DEFAULTS);
+	proto_uint(&f->pkt, F_DEF_TIMESTAMP_CLOCK_ID, CLOCK_INCREMENTAL);
 	if (track) {
-		pb_begin(&f->pkt, F_DEF_TRACK_EVENT);
-		pb_uint(&f->pkt, F_TED_TRACK_UUID, track);
-		pb_end(&f->pkt);
+		proto_begin(&f->pkt, F_DEF_TRACK_EVENT);
+		proto_uint(&f->pkt, F_TED_TRACK_UUID, track);
+		proto_end(&f->pkt);
 	}
-	pb_end(&f->pkt);
-	pf_pkt_end(f);
+	proto_end(&f->pkt);
+	pftrace_pkt_end(f);
 }
 
 static void snapshot_clock(struct pbuf *b, uint32_t id, uint64_t ts, bool incremental)
 {
-	pb_begin(b, F_CS_CLOCKS);
-	pb_uint(b, F_CLK_ID, id);
-	pb_uint(b, F_CLK_TIMESTAMP, ts);
+	proto_begin(b, F_CS_CLOCKS);
+	proto_uint(b, F_CLK_ID, id);
+	proto_uint(b, F_CLK_TIMESTAMP, ts);
 	if (incremental)
-		pb_uint(b, F_CLK_INCREMENTAL, 1);
-	pb_end(b);
+		proto_uint(b, F_CLK_INCREMENTAL, 1);
+	proto_end(b);
 }
 
 /* A timed packet at `ns` (a time of the plan): its timestamp relative to
@@ -167,40 +167,40 @@ static void snapshot_clock(struct pbuf *b, uint32_t id, uint64_t ts, bool increm
  * preceded by the clock snapshot that anchors its clock there; a time
  * before the previous one (never in the plan's order) is written whole,
  * on BOOTTIME. */
-void pf_pkt_begin_at(struct pf *f, uint32_t flags, int64_t ns)
+void pftrace_pkt_begin_at(struct pftrace_writer *f, uint32_t flags, int64_t ns)
 {
 	uint64_t t = (uint64_t)(ns + f->c->shift + f->time_offset);
 
 	if (!f->clock_set) {
 		pkt_begin(f, 0);
-		pb_begin(&f->pkt, F_PKT_CLOCK_SNAPSHOT);
+		proto_begin(&f->pkt, F_PKT_CLOCK_SNAPSHOT);
 		snapshot_clock(&f->pkt, CLOCK_BOOTTIME, t, false);
 		snapshot_clock(&f->pkt, CLOCK_INCREMENTAL, t, true);
-		pb_end(&f->pkt);
-		pf_pkt_end(f);
+		proto_end(&f->pkt);
+		pftrace_pkt_end(f);
 		f->clock_set = true;
 		f->last_ts = t;
 	}
 	pkt_begin(f, flags);
 	if (t >= f->last_ts) {
-		pb_uint(&f->pkt, F_PKT_TIMESTAMP, t - f->last_ts);
+		proto_uint(&f->pkt, F_PKT_TIMESTAMP, t - f->last_ts);
 		f->last_ts = t;
 	} else {
-		pb_uint(&f->pkt, F_PKT_TIMESTAMP, t);
-		pb_uint(&f->pkt, F_PKT_TIMESTAMP_CLOCK_ID, CLOCK_BOOTTIME);
+		proto_uint(&f->pkt, F_PKT_TIMESTAMP, t);
+		proto_uint(&f->pkt, F_PKT_TIMESTAMP_CLOCK_ID, CLOCK_BOOTTIME);
 	}
 }
 
 /* The track of an event, unless it is the sequence's default. */
-void pf_event_track(struct pf *f, uint64_t track)
+void pftrace_event_track(struct pftrace_writer *f, uint64_t track)
 {
 	if (track != f->seq_track)
-		pb_uint(&f->pkt, F_TE_TRACK_UUID, track);
+		proto_uint(&f->pkt, F_TE_TRACK_UUID, track);
 }
 
 /* The packets gathered, deflated (zlib format, as trace_processor
  * inflates it) into one packet {compressed_packets}, onto the output. */
-static void chunk_flush(struct pf *f)
+static void chunk_flush(struct pftrace_writer *f)
 {
 	uLongf zn = compressBound(f->chunk_len);
 	uint8_t hdr[24];
@@ -212,50 +212,50 @@ static void chunk_flush(struct pf *f)
 		uint8_t *z = realloc(f->zbuf, zn);
 
 		if (!z) {
-			pf_fail(f, gs_nomem());
+			pftrace_fail(f, gs_nomem());
 			return;
 		}
 		f->zbuf = z;
 		f->zbuf_cap = zn;
 	}
 	if (compress2(f->zbuf, &zn, f->chunk, f->chunk_len, Z_BEST_SPEED) != Z_OK) {
-		pf_fail(f, gs_nomem()); /* Z_MEM_ERROR: the buffer is large enough */
+		pftrace_fail(f, gs_nomem()); /* Z_MEM_ERROR: the buffer is large enough */
 		return;
 	}
 	f->chunk_len = 0;
 	hdr[h++] = F_TRACE_PACKET << 3 | WT_LEN;
-	h += pf_varint_put(hdr + h,
-			   pf_varint_len((uint64_t)F_PKT_COMPRESSED_PACKETS << 3 | WT_LEN) +
-				   pf_varint_len(zn) + zn);
-	h += pf_varint_put(hdr + h, (uint64_t)F_PKT_COMPRESSED_PACKETS << 3 | WT_LEN);
-	h += pf_varint_put(hdr + h, zn);
+	h += pftrace_varint_put(
+		hdr + h, pftrace_varint_len((uint64_t)F_PKT_COMPRESSED_PACKETS << 3 | WT_LEN) +
+				 pftrace_varint_len(zn) + zn);
+	h += pftrace_varint_put(hdr + h, (uint64_t)F_PKT_COMPRESSED_PACKETS << 3 | WT_LEN);
+	h += pftrace_varint_put(hdr + h, zn);
 	gs_outbuf_write(&f->w, (const char *)hdr, h);
 	gs_outbuf_write(&f->w, (const char *)f->zbuf, zn);
 }
 
 /* The packet, with its interned data, into the chunk (a Trace.packet
  * field, as in an uncompressed trace), the chunk out when full. */
-void pf_pkt_end(struct pf *f)
+void pftrace_pkt_end(struct pftrace_writer *f)
 {
 	uint8_t len[10];
 	size_t k, need;
 
 	if (f->intern.len)
-		pb_bytes(&f->pkt, F_PKT_INTERNED_DATA, f->intern.p, f->intern.len);
+		proto_bytes(&f->pkt, F_PKT_INTERNED_DATA, f->intern.p, f->intern.len);
 	if (f->pkt.failed || f->intern.failed) {
-		pf_fail(f, gs_nomem());
+		pftrace_fail(f, gs_nomem());
 		return;
 	}
-	k = pf_varint_put(len, f->pkt.len);
+	k = pftrace_varint_put(len, f->pkt.len);
 	need = 1 + k + f->pkt.len;
-	if (f->chunk_len + need > PF_CHUNK)
+	if (f->chunk_len + need > PFTRACE_CHUNK)
 		chunk_flush(f);
 	if (f->chunk_len + need > f->chunk_cap) {
-		size_t nc = need > PF_CHUNK ? need : PF_CHUNK;
+		size_t nc = need > PFTRACE_CHUNK ? need : PFTRACE_CHUNK;
 		uint8_t *c = realloc(f->chunk, nc);
 
 		if (!c) {
-			pf_fail(f, gs_nomem());
+			pftrace_fail(f, gs_nomem());
 			return;
 		}
 		f->chunk = c;
@@ -268,15 +268,15 @@ void pf_pkt_end(struct pf *f)
 }
 
 /* An interned entry {iid, name} in InternedData field `field`. */
-static void intern_entry(struct pf *f, uint32_t field, uint64_t iid, const char *s)
+static void intern_entry(struct pftrace_writer *f, uint32_t field, uint64_t iid, const char *s)
 {
-	pb_begin(&f->intern, field);
-	pb_uint(&f->intern, F_IN_IID, iid);
-	pb_str(&f->intern, F_IN_NAME, s);
-	pb_end(&f->intern);
+	proto_begin(&f->intern, field);
+	proto_uint(&f->intern, F_IN_IID, iid);
+	proto_str(&f->intern, F_IN_NAME, s);
+	proto_end(&f->intern);
 }
 
-static uint64_t cat_iid(struct pf *f, enum cat k)
+static uint64_t cat_iid(struct pftrace_writer *f, enum cat k)
 {
 	if (!(f->cats_done & (1u << k))) {
 		f->cats_done |= 1u << k;
@@ -286,7 +286,7 @@ static uint64_t cat_iid(struct pf *f, enum cat k)
 }
 
 /* The iid of an event name: a string of the trace (sid) or any other. */
-static uint64_t name_iid(struct pf *f, uint32_t sid, const char *s)
+static uint64_t name_iid(struct pftrace_writer *f, uint32_t sid, const char *s)
 {
 	size_t n_str = gs_trace_string_count(f->c->t);
 	uint64_t iid;
@@ -303,9 +303,9 @@ static uint64_t name_iid(struct pf *f, uint32_t sid, const char *s)
 	}
 	if (!s)
 		s = gs_trace_string(f->c->t, sid);
-	rc = pf_strmap_get(&f->names, s, f->next_name_iid, f->seq, &iid, &fresh, &added);
+	rc = pftrace_strmap_get(&f->names, s, f->next_name_iid, f->seq, &iid, &fresh, &added);
 	if (rc) {
-		pf_fail(f, rc);
+		pftrace_fail(f, rc);
 		return 0;
 	}
 	f->next_name_iid += added;
@@ -314,7 +314,7 @@ static uint64_t name_iid(struct pf *f, uint32_t sid, const char *s)
 	return iid;
 }
 
-static uint64_t key_iid(struct pf *f, enum xkey k)
+static uint64_t key_iid(struct pftrace_writer *f, enum xkey k)
 {
 	if (!(f->keys_done & (UINT64_C(1) << k))) {
 		f->keys_done |= UINT64_C(1) << k;
@@ -323,15 +323,15 @@ static uint64_t key_iid(struct pf *f, enum xkey k)
 	return (uint64_t)k + 1;
 }
 
-static uint64_t value_iid(struct pf *f, const char *s)
+static uint64_t value_iid(struct pftrace_writer *f, const char *s)
 {
 	uint64_t iid;
 	bool fresh, added;
 	gs_status rc =
-		pf_strmap_get(&f->values, s, f->next_value_iid, f->seq, &iid, &fresh, &added);
+		pftrace_strmap_get(&f->values, s, f->next_value_iid, f->seq, &iid, &fresh, &added);
 
 	if (rc) {
-		pf_fail(f, rc);
+		pftrace_fail(f, rc);
 		return 0;
 	}
 	f->next_value_iid += added;
@@ -342,180 +342,183 @@ static uint64_t value_iid(struct pf *f, const char *s)
 
 /* ---- args as debug annotations -------------------------------------------- */
 
-void pf_da_u64(void *ctx, enum xkey k, uint64_t v)
+void pftrace_da_u64(void *ctx, enum xkey k, uint64_t v)
 {
-	struct pf *f = ctx;
+	struct pftrace_writer *f = ctx;
 
-	pb_begin(&f->pkt, F_TE_DEBUG_ANNOTATIONS);
-	pb_uint(&f->pkt, F_DA_NAME_IID, key_iid(f, k));
-	pb_uint(&f->pkt, F_DA_UINT, v);
-	pb_end(&f->pkt);
+	proto_begin(&f->pkt, F_TE_DEBUG_ANNOTATIONS);
+	proto_uint(&f->pkt, F_DA_NAME_IID, key_iid(f, k));
+	proto_uint(&f->pkt, F_DA_UINT, v);
+	proto_end(&f->pkt);
 }
 
-void pf_da_i64(void *ctx, enum xkey k, int64_t v)
+void pftrace_da_i64(void *ctx, enum xkey k, int64_t v)
 {
-	struct pf *f = ctx;
+	struct pftrace_writer *f = ctx;
 
-	pb_begin(&f->pkt, F_TE_DEBUG_ANNOTATIONS);
-	pb_uint(&f->pkt, F_DA_NAME_IID, key_iid(f, k));
-	pb_int(&f->pkt, F_DA_INT, v);
-	pb_end(&f->pkt);
+	proto_begin(&f->pkt, F_TE_DEBUG_ANNOTATIONS);
+	proto_uint(&f->pkt, F_DA_NAME_IID, key_iid(f, k));
+	proto_int(&f->pkt, F_DA_INT, v);
+	proto_end(&f->pkt);
 }
 
-void pf_da_str(void *ctx, enum xkey k, const char *v)
+void pftrace_da_str(void *ctx, enum xkey k, const char *v)
 {
-	struct pf *f = ctx;
+	struct pftrace_writer *f = ctx;
 	uint64_t key = key_iid(f, k), val = value_iid(f, v);
 
-	pb_begin(&f->pkt, F_TE_DEBUG_ANNOTATIONS);
-	pb_uint(&f->pkt, F_DA_NAME_IID, key);
-	pb_uint(&f->pkt, F_DA_STRING_IID, val);
-	pb_end(&f->pkt);
+	proto_begin(&f->pkt, F_TE_DEBUG_ANNOTATIONS);
+	proto_uint(&f->pkt, F_DA_NAME_IID, key);
+	proto_uint(&f->pkt, F_DA_STRING_IID, val);
+	proto_end(&f->pkt);
 }
 
-void pf_da_dim3(void *ctx, enum xkey k, const uint32_t v[3])
+void pftrace_da_dim3(void *ctx, enum xkey k, const uint32_t v[3])
 {
-	struct pf *f = ctx;
+	struct pftrace_writer *f = ctx;
 
-	pb_begin(&f->pkt, F_TE_DEBUG_ANNOTATIONS);
-	pb_uint(&f->pkt, F_DA_NAME_IID, key_iid(f, k));
+	proto_begin(&f->pkt, F_TE_DEBUG_ANNOTATIONS);
+	proto_uint(&f->pkt, F_DA_NAME_IID, key_iid(f, k));
 	for (int i = 0; i < 3; i++) {
-		pb_begin(&f->pkt, F_DA_ARRAY);
-		pb_uint(&f->pkt, F_DA_UINT, v[i]);
-		pb_end(&f->pkt);
+		proto_begin(&f->pkt, F_DA_ARRAY);
+		proto_uint(&f->pkt, F_DA_UINT, v[i]);
+		proto_end(&f->pkt);
 	}
-	pb_end(&f->pkt);
+	proto_end(&f->pkt);
 }
 
 /* ---- tracks ---------------------------------------------------------------- */
 
-uint64_t pf_track_process(struct pf *f, int64_t pid, const struct xproc_names *n)
+uint64_t pftrace_track_process(struct pftrace_writer *f, int64_t pid, const struct xproc_names *n)
 {
 	uint64_t uuid = f->next_uuid++;
 
 	pkt_begin(f, 0);
-	pb_begin(&f->pkt, F_PKT_TRACK_DESCRIPTOR);
-	pb_uint(&f->pkt, F_TD_UUID, uuid);
-	pb_begin(&f->pkt, F_TD_PROCESS);
-	pb_int(&f->pkt, F_PD_PID, pid);
+	proto_begin(&f->pkt, F_PKT_TRACK_DESCRIPTOR);
+	proto_uint(&f->pkt, F_TD_UUID, uuid);
+	proto_begin(&f->pkt, F_TD_PROCESS);
+	proto_int(&f->pkt, F_PD_PID, pid);
 	if (n->sort >= INT32_MIN && n->sort <= INT32_MAX)
-		pb_int(&f->pkt, F_PD_LEGACY_SORT_INDEX, n->sort);
+		proto_int(&f->pkt, F_PD_LEGACY_SORT_INDEX, n->sort);
 	if (*n->name)
-		pb_str(&f->pkt, F_PD_PROCESS_NAME, n->name);
+		proto_str(&f->pkt, F_PD_PROCESS_NAME, n->name);
 	if (*n->label)
-		pb_str(&f->pkt, F_PD_PROCESS_LABELS, n->label);
-	pb_end(&f->pkt);
-	pb_uint(&f->pkt, F_TD_CHILD_ORDERING, CHILD_ORDERING_EXPLICIT);
-	pb_end(&f->pkt);
-	pf_pkt_end(f);
+		proto_str(&f->pkt, F_PD_PROCESS_LABELS, n->label);
+	proto_end(&f->pkt);
+	proto_uint(&f->pkt, F_TD_CHILD_ORDERING, CHILD_ORDERING_EXPLICIT);
+	proto_end(&f->pkt);
+	pftrace_pkt_end(f);
 	return uuid;
 }
 
 /* A named track below `parent` (a counter track when `counter`), on the
  * current sequence. */
-uint64_t pf_track_child(struct pf *f, uint64_t parent, const char *name, int64_t rank, bool counter)
+uint64_t pftrace_track_child(struct pftrace_writer *f, uint64_t parent, const char *name,
+			     int64_t rank, bool counter)
 {
 	uint64_t uuid = f->next_uuid++;
 
 	pkt_begin(f, 0);
-	pb_begin(&f->pkt, F_PKT_TRACK_DESCRIPTOR);
-	pb_uint(&f->pkt, F_TD_UUID, uuid);
-	pb_uint(&f->pkt, F_TD_PARENT_UUID, parent);
-	pb_str(&f->pkt, F_TD_NAME, name);
+	proto_begin(&f->pkt, F_PKT_TRACK_DESCRIPTOR);
+	proto_uint(&f->pkt, F_TD_UUID, uuid);
+	proto_uint(&f->pkt, F_TD_PARENT_UUID, parent);
+	proto_str(&f->pkt, F_TD_NAME, name);
 	if (counter) {
-		pb_begin(&f->pkt, F_TD_COUNTER);
-		pb_end(&f->pkt);
+		proto_begin(&f->pkt, F_TD_COUNTER);
+		proto_end(&f->pkt);
 	}
 	if (rank >= INT32_MIN && rank <= INT32_MAX)
-		pb_int(&f->pkt, F_TD_SIBLING_ORDER_RANK, rank);
-	pb_end(&f->pkt);
-	pf_pkt_end(f);
+		proto_int(&f->pkt, F_TD_SIBLING_ORDER_RANK, rank);
+	proto_end(&f->pkt);
+	pftrace_pkt_end(f);
 	return uuid;
 }
 
 /* A track of slices: a sequence of its own, whose events default to it. */
-uint64_t pf_track_lane(struct pf *f, uint64_t parent, const char *name, int64_t rank)
+uint64_t pftrace_track_lane(struct pftrace_writer *f, uint64_t parent, const char *name,
+			    int64_t rank)
 {
-	pf_seq_begin(f, f->next_uuid);
-	return pf_track_child(f, parent, name, rank, false);
+	pftrace_seq_begin(f, f->next_uuid);
+	return pftrace_track_child(f, parent, name, rank, false);
 }
 
 /* ---- slices ---------------------------------------------------------------- */
 
 /* The start of a slice up to its args (written by the caller, then
- * pf_slice_begin_end). */
-void pf_slice_begin(struct pf *f, uint64_t track, int64_t ts, enum cat cat, uint32_t sid,
-		    const char *name)
+ * pftrace_slice_begin_end). */
+void pftrace_slice_begin(struct pftrace_writer *f, uint64_t track, int64_t ts, enum cat cat,
+			 uint32_t sid, const char *name)
 {
 	uint64_t c, nm;
 
-	pf_pkt_begin_at(f, SEQ_NEEDS_INCREMENTAL_STATE, ts);
+	pftrace_pkt_begin_at(f, SEQ_NEEDS_INCREMENTAL_STATE, ts);
 	c = cat_iid(f, cat);
 	nm = name_iid(f, sid, name);
-	pb_begin(&f->pkt, F_PKT_TRACK_EVENT);
-	pb_uint(&f->pkt, F_TE_TYPE, TYPE_SLICE_BEGIN);
-	pf_event_track(f, track);
-	pb_uint(&f->pkt, F_TE_CATEGORY_IIDS, c);
-	pb_uint(&f->pkt, F_TE_NAME_IID, nm);
+	proto_begin(&f->pkt, F_PKT_TRACK_EVENT);
+	proto_uint(&f->pkt, F_TE_TYPE, TYPE_SLICE_BEGIN);
+	pftrace_event_track(f, track);
+	proto_uint(&f->pkt, F_TE_CATEGORY_IIDS, c);
+	proto_uint(&f->pkt, F_TE_NAME_IID, nm);
 }
 
-void pf_slice_begin_end(struct pf *f)
+void pftrace_slice_begin_end(struct pftrace_writer *f)
 {
-	pb_end(&f->pkt);
-	pf_pkt_end(f);
+	proto_end(&f->pkt);
+	pftrace_pkt_end(f);
 }
 
-void pf_slice_end(struct pf *f, uint64_t track, int64_t ts)
+void pftrace_slice_end(struct pftrace_writer *f, uint64_t track, int64_t ts)
 {
-	pf_pkt_begin_at(f, 0, ts);
-	pb_begin(&f->pkt, F_PKT_TRACK_EVENT);
-	pb_uint(&f->pkt, F_TE_TYPE, TYPE_SLICE_END);
-	pf_event_track(f, track);
-	pb_end(&f->pkt);
-	pf_pkt_end(f);
+	pftrace_pkt_begin_at(f, 0, ts);
+	proto_begin(&f->pkt, F_PKT_TRACK_EVENT);
+	proto_uint(&f->pkt, F_TE_TYPE, TYPE_SLICE_END);
+	pftrace_event_track(f, track);
+	proto_end(&f->pkt);
+	pftrace_pkt_end(f);
 }
 
-uint64_t pf_launch_flow(const struct pf *f, uint32_t o)
+uint64_t pftrace_launch_flow(const struct pftrace_writer *f, uint32_t o)
 {
 	return f->flow_base + 1 + o;
 }
 
-static uint64_t edge_flow(const struct pf *f, uint32_t e)
+static uint64_t edge_flow(const struct pftrace_writer *f, uint32_t e)
 {
 	return f->flow_base + 1 + f->c->n_ops + e;
 }
 
 /* An op's slice begin: its name, args and flows (the launch's end, the
  * dependencies out and in). */
-void pf_op_begin(struct pf *f, uint64_t track, uint32_t o, int64_t ts, bool ideal)
+void pftrace_op_begin(struct pftrace_writer *f, uint64_t track, uint32_t o, int64_t ts, bool ideal)
 {
 	const struct xplan *c = f->c;
 	const struct gs_op *op = &c->ops[o];
-	struct xargs a = {pf_da_u64, pf_da_i64, pf_da_str, pf_da_dim3, f};
+	struct xargs a = {pftrace_da_u64, pftrace_da_i64, pftrace_da_str, pftrace_da_dim3, f};
 	char buf[128];
 	const char *name = gs_xp_op_name(c, op, buf, sizeof(buf));
 
 	/* The trace's own name, or one made for it (Kineto's copy names). */
-	pf_slice_begin(f, track, ts, ideal ? CAT_IDEAL : op_cat(op->kind),
-		       name == gs_trace_string(c->t, op->name) ? op->name : NONE, name);
+	pftrace_slice_begin(f, track, ts, ideal ? CAT_IDEAL : op_cat(op->kind),
+			    name == gs_trace_string(c->t, op->name) ? op->name : NONE, name);
 	if (ideal) {
 		gs_xp_ideal_args(c, o, &a);
 	} else {
 		gs_xp_op_args(c, op, &a);
 		if (c->launch[o] != NONE)
-			pb_fixed64(&f->pkt, F_TE_TERMINATING_FLOW_IDS, pf_launch_flow(f, o));
+			proto_fixed64(&f->pkt, F_TE_TERMINATING_FLOW_IDS,
+				      pftrace_launch_flow(f, o));
 		for (uint32_t j = f->out_first[o]; j < f->out_first[o + 1]; j++)
-			pb_fixed64(&f->pkt, F_TE_FLOW_IDS, edge_flow(f, f->out_edges[j]));
+			proto_fixed64(&f->pkt, F_TE_FLOW_IDS, edge_flow(f, f->out_edges[j]));
 		for (uint32_t j = f->in_first[o]; j < f->in_first[o + 1]; j++)
-			pb_fixed64(&f->pkt, F_TE_TERMINATING_FLOW_IDS,
-				   edge_flow(f, f->in_edges[j]));
+			proto_fixed64(&f->pkt, F_TE_TERMINATING_FLOW_IDS,
+				      edge_flow(f, f->in_edges[j]));
 	}
-	pf_slice_begin_end(f);
+	pftrace_slice_begin_end(f);
 }
 
 /* ---- scratch ---------------------------------------------------------------- */
 
-static bool scratch(struct pf *f, size_t n)
+static bool scratch(struct pftrace_writer *f, size_t n)
 {
 	if (n > f->order_cap) {
 		uint32_t *o = realloc(f->order, n * sizeof(*o));
@@ -532,7 +535,7 @@ static bool scratch(struct pf *f, size_t n)
 	}
 	return true;
 nomem:
-	pf_fail(f, gs_nomem());
+	pftrace_fail(f, gs_nomem());
 	return false;
 }
 
@@ -540,15 +543,15 @@ nomem:
  * Items [0, n) with lanes lane[i] (0 .. lanes), in the order given, grouped
  * by lane into f->order (stable); first[l] .. first[l + 1] are lane l's.
  */
-bool pf_by_lane(struct pf *f, const uint32_t *items, const uint32_t *lane, size_t n, uint32_t lanes,
-		uint32_t **first_out)
+bool pftrace_by_lane(struct pftrace_writer *f, const uint32_t *items, const uint32_t *lane,
+		     size_t n, uint32_t lanes, uint32_t **first_out)
 {
 	uint32_t *first = calloc((size_t)lanes + 2, sizeof(*first));
 
 	*first_out = first;
 	if (!first || !scratch(f, n ? n : 1)) {
 		if (!first)
-			pf_fail(f, gs_nomem());
+			pftrace_fail(f, gs_nomem());
 		return false;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -559,7 +562,7 @@ bool pf_by_lane(struct pf *f, const uint32_t *items, const uint32_t *lane, size_
 		uint32_t *pos = malloc(((size_t)lanes + 1) * sizeof(*pos));
 
 		if (!pos) {
-			pf_fail(f, gs_nomem());
+			pftrace_fail(f, gs_nomem());
 			return false;
 		}
 		memcpy(pos, first, ((size_t)lanes + 1) * sizeof(*pos));
@@ -633,7 +636,7 @@ gs_status gs_export_perfetto_job(FILE *out, const struct gs_export_rank *ranks, 
 				 const struct gs_export_options *o)
 {
 	struct gs_xp_job j;
-	struct pf f = {.next_uuid = 1, .next_seq = 1};
+	struct pftrace_writer f = {.next_uuid = 1, .next_seq = 1};
 	int64_t **pids = NULL;
 	gs_status rc;
 
@@ -654,7 +657,7 @@ gs_status gs_export_perfetto_job(FILE *out, const struct gs_export_rank *ranks, 
 		if (o && o->stats)
 			o->stats->time_offset_ns = f.time_offset;
 		for (size_t r = 0; r < j.n && !f.rc; r++)
-			pf_write_rank(&f, &j.cs[r], pids[r]);
+			pftrace_write_rank(&f, &j.cs[r], pids[r]);
 		chunk_flush(&f);
 		if (f.rc) {
 			gs_export_out_discard(&f.w);

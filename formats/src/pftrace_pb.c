@@ -2,7 +2,7 @@
 /*
  * The Perfetto writer's encoding (pftrace.c): protobuf wire format into a
  * growing buffer (varints, tags, fixed64, bytes, nested messages whose
- * length byte is patched or moved up by pb_end), and the map of strings
+ * length byte is patched or moved up by proto_end), and the map of strings
  * by content that gives names and values their interned ids.
  */
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 /* Encoding                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static bool pb_room(struct pbuf *b, size_t n)
+static bool proto_room(struct pbuf *b, size_t n)
 {
 	if (b->failed)
 		return false;
@@ -35,7 +35,7 @@ static bool pb_room(struct pbuf *b, size_t n)
 	return true;
 }
 
-size_t pf_varint_put(uint8_t *p, uint64_t v)
+size_t pftrace_varint_put(uint8_t *p, uint64_t v)
 {
 	size_t n = 0;
 
@@ -47,7 +47,7 @@ size_t pf_varint_put(uint8_t *p, uint64_t v)
 	return n;
 }
 
-size_t pf_varint_len(uint64_t v)
+size_t pftrace_varint_len(uint64_t v)
 {
 	size_t n = 1;
 
@@ -58,68 +58,68 @@ size_t pf_varint_len(uint64_t v)
 	return n;
 }
 
-static void pb_varint(struct pbuf *b, uint64_t v)
+static void proto_varint(struct pbuf *b, uint64_t v)
 {
-	if (pb_room(b, 10))
-		b->len += pf_varint_put(b->p + b->len, v);
+	if (proto_room(b, 10))
+		b->len += pftrace_varint_put(b->p + b->len, v);
 }
 
-static void pb_tag(struct pbuf *b, uint32_t field, unsigned wt)
+static void proto_tag(struct pbuf *b, uint32_t field, unsigned wt)
 {
-	pb_varint(b, (uint64_t)field << 3 | wt);
+	proto_varint(b, (uint64_t)field << 3 | wt);
 }
 
-void pb_uint(struct pbuf *b, uint32_t field, uint64_t v)
+void proto_uint(struct pbuf *b, uint32_t field, uint64_t v)
 {
-	pb_tag(b, field, WT_VARINT);
-	pb_varint(b, v);
+	proto_tag(b, field, WT_VARINT);
+	proto_varint(b, v);
 }
 
 /* int32 / int64 fields: two's complement, ten bytes when negative. */
-void pb_int(struct pbuf *b, uint32_t field, int64_t v)
+void proto_int(struct pbuf *b, uint32_t field, int64_t v)
 {
-	pb_uint(b, field, (uint64_t)v);
+	proto_uint(b, field, (uint64_t)v);
 }
 
-void pb_fixed64(struct pbuf *b, uint32_t field, uint64_t v)
+void proto_fixed64(struct pbuf *b, uint32_t field, uint64_t v)
 {
-	pb_tag(b, field, WT_FIXED64);
-	if (!pb_room(b, 8))
+	proto_tag(b, field, WT_FIXED64);
+	if (!proto_room(b, 8))
 		return;
 	for (int i = 0; i < 8; i++)
 		b->p[b->len++] = (uint8_t)(v >> (8 * i));
 }
 
-void pb_bytes(struct pbuf *b, uint32_t field, const void *p, size_t n)
+void proto_bytes(struct pbuf *b, uint32_t field, const void *p, size_t n)
 {
-	pb_tag(b, field, WT_LEN);
-	pb_varint(b, n);
-	if (pb_room(b, n)) {
+	proto_tag(b, field, WT_LEN);
+	proto_varint(b, n);
+	if (proto_room(b, n)) {
 		if (n)
 			memcpy(b->p + b->len, p, n);
 		b->len += n;
 	}
 }
 
-void pb_str(struct pbuf *b, uint32_t field, const char *s)
+void proto_str(struct pbuf *b, uint32_t field, const char *s)
 {
-	pb_bytes(b, field, s, strlen(s));
+	proto_bytes(b, field, s, strlen(s));
 }
 
-/* A nested message: its length byte reserved, patched by pb_end. */
-void pb_begin(struct pbuf *b, uint32_t field)
+/* A nested message: its length byte reserved, patched by proto_end. */
+void proto_begin(struct pbuf *b, uint32_t field)
 {
-	pb_tag(b, field, WT_LEN);
-	if (b->depth == PB_DEPTH) {
+	proto_tag(b, field, WT_LEN);
+	if (b->depth == PROTO_DEPTH) {
 		b->failed = true; /* a programming error: never this deep */
 		return;
 	}
 	b->open[b->depth++] = b->len;
-	if (pb_room(b, 1))
+	if (proto_room(b, 1))
 		b->p[b->len++] = 0;
 }
 
-void pb_end(struct pbuf *b)
+void proto_end(struct pbuf *b)
 {
 	size_t at, n, k;
 
@@ -129,17 +129,17 @@ void pb_end(struct pbuf *b)
 	if (b->failed)
 		return;
 	n = b->len - (at + 1);
-	k = pf_varint_len(n);
+	k = pftrace_varint_len(n);
 	if (k > 1) {
-		if (!pb_room(b, k - 1))
+		if (!proto_room(b, k - 1))
 			return;
 		memmove(b->p + at + k, b->p + at + 1, n);
 		b->len += k - 1;
 	}
-	pf_varint_put(b->p + at, n);
+	pftrace_varint_put(b->p + at, n);
 }
 
-void pb_reset(struct pbuf *b)
+void proto_reset(struct pbuf *b)
 {
 	b->len = 0;
 	b->depth = 0;
@@ -158,7 +158,7 @@ static uint64_t str_hash(const char *s)
 	return h;
 }
 
-void pf_strmap_fini(struct strmap *m)
+void pftrace_strmap_fini(struct strmap *m)
 {
 	for (size_t i = 0; i < m->cap; i++)
 		free(m->slot[i].s);
@@ -190,8 +190,8 @@ static gs_status strmap_grow(struct strmap *m)
 
 /* The iid of `s` (*fresh: not yet interned on sequence `seq`; a new
  * string, *added, gets iid next_iid). */
-gs_status pf_strmap_get(struct strmap *m, const char *s, uint64_t next_iid, uint32_t seq,
-			uint64_t *iid, bool *fresh, bool *added)
+gs_status pftrace_strmap_get(struct strmap *m, const char *s, uint64_t next_iid, uint32_t seq,
+			     uint64_t *iid, bool *fresh, bool *added)
 {
 	uint64_t h = str_hash(s);
 	size_t j;

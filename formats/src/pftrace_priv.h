@@ -2,7 +2,7 @@
 /*
  * What the parts of the Perfetto writer share: Perfetto's field numbers,
  * the encoder's buffer and the interning map (pftrace_pb.c), the writer's
- * state (struct pf), and the functions one part calls in another.
+ * state (struct pftrace_writer), and the functions one part calls in another.
  * pftrace.c: packets, sequences, interning, tracks, slices, entry points;
  * pftrace_rank.c: a rank's tracks and events.
  */
@@ -104,14 +104,14 @@ enum {
 	WT_LEN = 2
 };
 
-#define PB_DEPTH 8
+#define PROTO_DEPTH 8
 
 /* A message being encoded; `failed` once an allocation failed (the rest
  * is skipped, the export fails with GS_ERR_NOMEM). */
 struct pbuf {
 	uint8_t *p;
 	size_t len, cap;
-	size_t open[PB_DEPTH]; /* where each open nested message's length goes */
+	size_t open[PROTO_DEPTH]; /* where each open nested message's length goes */
 	int depth;
 	bool failed;
 };
@@ -147,9 +147,9 @@ enum cat {
 
 /* Packets are gathered up to this many bytes, then written deflated as
  * one TracePacket.compressed_packets. */
-#define PF_CHUNK (1u << 20)
+#define PFTRACE_CHUNK (1u << 20)
 
-struct pf {
+struct pftrace_writer {
 	struct gs_outbuf w;
 	uint8_t *chunk; /* packets not yet compressed */
 	size_t chunk_len, chunk_cap;
@@ -188,45 +188,46 @@ struct pf {
 };
 
 /* pftrace.c */
-enum cat pf_range_cat(const struct gs_range *r);
-void pf_fail(struct pf *f, gs_status rc);
-void pf_seq_begin(struct pf *f, uint64_t track);
-void pf_pkt_begin_at(struct pf *f, uint32_t flags, int64_t ns);
-void pf_event_track(struct pf *f, uint64_t track);
-void pf_pkt_end(struct pf *f);
-void pf_da_u64(void *ctx, enum xkey k, uint64_t v);
-void pf_da_i64(void *ctx, enum xkey k, int64_t v);
-void pf_da_str(void *ctx, enum xkey k, const char *v);
-void pf_da_dim3(void *ctx, enum xkey k, const uint32_t v[3]);
-uint64_t pf_track_process(struct pf *f, int64_t pid, const struct xproc_names *n);
-uint64_t pf_track_child(struct pf *f, uint64_t parent, const char *name, int64_t rank,
-			bool counter);
-uint64_t pf_track_lane(struct pf *f, uint64_t parent, const char *name, int64_t rank);
-void pf_slice_begin(struct pf *f, uint64_t track, int64_t ts, enum cat cat, uint32_t sid,
-		    const char *name);
-void pf_slice_begin_end(struct pf *f);
-void pf_slice_end(struct pf *f, uint64_t track, int64_t ts);
-uint64_t pf_launch_flow(const struct pf *f, uint32_t o);
-void pf_op_begin(struct pf *f, uint64_t track, uint32_t o, int64_t ts, bool ideal);
-bool pf_by_lane(struct pf *f, const uint32_t *items, const uint32_t *lane, size_t n, uint32_t lanes,
-		uint32_t **first_out);
+enum cat pftrace_range_cat(const struct gs_range *r);
+void pftrace_fail(struct pftrace_writer *f, gs_status rc);
+void pftrace_seq_begin(struct pftrace_writer *f, uint64_t track);
+void pftrace_pkt_begin_at(struct pftrace_writer *f, uint32_t flags, int64_t ns);
+void pftrace_event_track(struct pftrace_writer *f, uint64_t track);
+void pftrace_pkt_end(struct pftrace_writer *f);
+void pftrace_da_u64(void *ctx, enum xkey k, uint64_t v);
+void pftrace_da_i64(void *ctx, enum xkey k, int64_t v);
+void pftrace_da_str(void *ctx, enum xkey k, const char *v);
+void pftrace_da_dim3(void *ctx, enum xkey k, const uint32_t v[3]);
+uint64_t pftrace_track_process(struct pftrace_writer *f, int64_t pid, const struct xproc_names *n);
+uint64_t pftrace_track_child(struct pftrace_writer *f, uint64_t parent, const char *name,
+			     int64_t rank, bool counter);
+uint64_t pftrace_track_lane(struct pftrace_writer *f, uint64_t parent, const char *name,
+			    int64_t rank);
+void pftrace_slice_begin(struct pftrace_writer *f, uint64_t track, int64_t ts, enum cat cat,
+			 uint32_t sid, const char *name);
+void pftrace_slice_begin_end(struct pftrace_writer *f);
+void pftrace_slice_end(struct pftrace_writer *f, uint64_t track, int64_t ts);
+uint64_t pftrace_launch_flow(const struct pftrace_writer *f, uint32_t o);
+void pftrace_op_begin(struct pftrace_writer *f, uint64_t track, uint32_t o, int64_t ts, bool ideal);
+bool pftrace_by_lane(struct pftrace_writer *f, const uint32_t *items, const uint32_t *lane,
+		     size_t n, uint32_t lanes, uint32_t **first_out);
 
 /* pftrace_pb.c */
-size_t pf_varint_put(uint8_t *p, uint64_t v);
-size_t pf_varint_len(uint64_t v);
-void pb_uint(struct pbuf *b, uint32_t field, uint64_t v);
-void pb_int(struct pbuf *b, uint32_t field, int64_t v);
-void pb_fixed64(struct pbuf *b, uint32_t field, uint64_t v);
-void pb_bytes(struct pbuf *b, uint32_t field, const void *p, size_t n);
-void pb_str(struct pbuf *b, uint32_t field, const char *s);
-void pb_begin(struct pbuf *b, uint32_t field);
-void pb_end(struct pbuf *b);
-void pb_reset(struct pbuf *b);
-void pf_strmap_fini(struct strmap *m);
-gs_status pf_strmap_get(struct strmap *m, const char *s, uint64_t next_iid, uint32_t seq,
-			uint64_t *iid, bool *fresh, bool *added);
+size_t pftrace_varint_put(uint8_t *p, uint64_t v);
+size_t pftrace_varint_len(uint64_t v);
+void proto_uint(struct pbuf *b, uint32_t field, uint64_t v);
+void proto_int(struct pbuf *b, uint32_t field, int64_t v);
+void proto_fixed64(struct pbuf *b, uint32_t field, uint64_t v);
+void proto_bytes(struct pbuf *b, uint32_t field, const void *p, size_t n);
+void proto_str(struct pbuf *b, uint32_t field, const char *s);
+void proto_begin(struct pbuf *b, uint32_t field);
+void proto_end(struct pbuf *b);
+void proto_reset(struct pbuf *b);
+void pftrace_strmap_fini(struct strmap *m);
+gs_status pftrace_strmap_get(struct strmap *m, const char *s, uint64_t next_iid, uint32_t seq,
+			     uint64_t *iid, bool *fresh, bool *added);
 
 /* pftrace_rank.c */
-void pf_write_rank(struct pf *f, const struct xplan *c, const int64_t *pids);
+void pftrace_write_rank(struct pftrace_writer *f, const struct xplan *c, const int64_t *pids);
 
 #endif

@@ -20,7 +20,7 @@
 /* ------------------------------------------------------------------------ */
 
 /* The written dependency edges by source and by destination op. */
-static gs_status edges_by_op(struct pf *f)
+static gs_status edges_by_op(struct pftrace_writer *f)
 {
 	const struct xplan *c = f->c;
 	const struct gs_export_extras *x = c->x;
@@ -70,33 +70,34 @@ static gs_status edges_by_op(struct pf *f)
 
 /* A host event's begin: a call (with the flows to the ops it launched) or
  * a range. */
-static void host_begin(struct pf *f, uint64_t track, const struct href *r)
+static void host_begin(struct pftrace_writer *f, uint64_t track, const struct href *r)
 {
 	const struct xplan *c = f->c;
-	struct xargs a = {pf_da_u64, pf_da_i64, pf_da_str, pf_da_dim3, f};
+	struct xargs a = {pftrace_da_u64, pftrace_da_i64, pftrace_da_str, pftrace_da_dim3, f};
 
 	if (r->type == HR_RANGE) {
 		const struct gs_range *g = &c->ranges[r->idx];
 
-		pf_slice_begin(f, track, g->start_ns, pf_range_cat(g), g->name, NULL);
+		pftrace_slice_begin(f, track, g->start_ns, pftrace_range_cat(g), g->name, NULL);
 		gs_xp_range_args(c, r->idx, &a);
 	} else {
 		const struct gs_api_call *k = &c->api[r->idx];
 
-		pf_slice_begin(f, track, k->start_ns,
-			       k->kind == GS_API_DRIVER ? CAT_DRIVER : CAT_RUNTIME, k->name, NULL);
+		pftrace_slice_begin(f, track, k->start_ns,
+				    k->kind == GS_API_DRIVER ? CAT_DRIVER : CAT_RUNTIME, k->name,
+				    NULL);
 		gs_xp_api_args(c, r->idx, &a);
 		for (uint32_t j = c->call_ops_first[r->idx]; j < c->call_ops_first[r->idx + 1]; j++)
 			if (gs_xp_op_kept(c, c->call_ops[j]))
-				pb_fixed64(&f->pkt, F_TE_FLOW_IDS,
-					   pf_launch_flow(f, c->call_ops[j]));
+				proto_fixed64(&f->pkt, F_TE_FLOW_IDS,
+					      pftrace_launch_flow(f, c->call_ops[j]));
 	}
-	pf_slice_begin_end(f);
+	pftrace_slice_begin_end(f);
 }
 
 /* A host thread: a track per lane, its calls and ranges nested. */
-static void write_thread(struct pf *f, uint64_t parent, const struct hthread *th, size_t first,
-			 size_t last, int64_t *sort)
+static void write_thread(struct pftrace_writer *f, uint64_t parent, const struct hthread *th,
+			 size_t first, size_t last, int64_t *sort)
 {
 	const struct xplan *c = f->c;
 	size_t n = last - first, k;
@@ -106,7 +107,7 @@ static void write_thread(struct pf *f, uint64_t parent, const struct hthread *th
 	char name[320];
 
 	if (!items || !lane) {
-		pf_fail(f, gs_nomem());
+		pftrace_fail(f, gs_nomem());
 		goto out;
 	}
 	for (k = 0; k < n; k++) {
@@ -115,24 +116,24 @@ static void write_thread(struct pf *f, uint64_t parent, const struct hthread *th
 		items[k] = (uint32_t)(first + k);
 		lane[k] = r->type == HR_API ? c->api_lane[r->idx] : c->range_lane[r->idx];
 	}
-	if (!pf_by_lane(f, items, lane, n, th->lanes, &lf))
+	if (!pftrace_by_lane(f, items, lane, n, th->lanes, &lf))
 		goto out;
 	for (uint32_t l = 0; l <= th->lanes && !f->rc; l++) {
 		uint64_t track;
 		size_t depth = 0;
 
 		gs_xp_thread_name(name, sizeof(name), th->tid, l);
-		track = pf_track_lane(f, parent, name, (*sort)++);
+		track = pftrace_track_lane(f, parent, name, (*sort)++);
 		for (uint32_t j = lf[l]; j < lf[l + 1]; j++) {
 			const struct href *r = &c->hr[f->order[j]];
 
 			while (depth && f->stack[depth - 1] <= r->start)
-				pf_slice_end(f, track, f->stack[--depth]);
+				pftrace_slice_end(f, track, f->stack[--depth]);
 			host_begin(f, track, r);
 			f->stack[depth++] = r->end;
 		}
 		while (depth)
-			pf_slice_end(f, track, f->stack[--depth]);
+			pftrace_slice_end(f, track, f->stack[--depth]);
 	}
 out:
 	free(items);
@@ -158,12 +159,13 @@ static int cmp_tkey(const void *pa, const void *pb)
 }
 
 /* items[0, n) sorted by keys (a, b, index). */
-static bool sort_items(struct pf *f, uint32_t *items, size_t n, const int64_t *a, const int64_t *b)
+static bool sort_items(struct pftrace_writer *f, uint32_t *items, size_t n, const int64_t *a,
+		       const int64_t *b)
 {
 	struct tkey *k = malloc((n ? n : 1) * sizeof(*k));
 
 	if (!k) {
-		pf_fail(f, gs_nomem());
+		pftrace_fail(f, gs_nomem());
 		return false;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -176,7 +178,7 @@ static bool sort_items(struct pf *f, uint32_t *items, size_t n, const int64_t *a
 }
 
 /* A process's profiler overhead lanes (the plan's order: by start). */
-static void write_overheads(struct pf *f, uint64_t parent, size_t h, int64_t *sort)
+static void write_overheads(struct pftrace_writer *f, uint64_t parent, size_t h, int64_t *sort)
 {
 	const struct xplan *c = f->c;
 	const struct hproc *p = &c->hp[h];
@@ -187,7 +189,7 @@ static void write_overheads(struct pf *f, uint64_t parent, size_t h, int64_t *so
 	char name[64];
 
 	if (!items || !lane) {
-		pf_fail(f, gs_nomem());
+		pftrace_fail(f, gs_nomem());
 		goto out;
 	}
 	for (size_t i = 0; i < c->n_oh; i++)
@@ -205,7 +207,7 @@ static void write_overheads(struct pf *f, uint64_t parent, size_t h, int64_t *so
 		}
 		ok = ok && sort_items(f, items, n, a, b);
 		if (!a || !b)
-			pf_fail(f, gs_nomem());
+			pftrace_fail(f, gs_nomem());
 		free(a);
 		free(b);
 		if (!ok)
@@ -213,19 +215,19 @@ static void write_overheads(struct pf *f, uint64_t parent, size_t h, int64_t *so
 	}
 	for (size_t i = 0; i < n; i++)
 		lane[i] = c->oh_lane[items[i]];
-	if (!pf_by_lane(f, items, lane, n, p->oh_lanes ? p->oh_lanes - 1 : 0, &lf))
+	if (!pftrace_by_lane(f, items, lane, n, p->oh_lanes ? p->oh_lanes - 1 : 0, &lf))
 		goto out;
 	for (uint32_t l = 0; l < p->oh_lanes && !f->rc; l++) {
 		uint64_t track;
 
 		gs_xp_overhead_name(name, sizeof(name), l);
-		track = pf_track_lane(f, parent, name, (*sort)++);
+		track = pftrace_track_lane(f, parent, name, (*sort)++);
 		for (uint32_t j = lf[l]; j < lf[l + 1]; j++) {
 			const struct gs_overhead *o = &c->oh[f->order[j]];
 
-			pf_slice_begin(f, track, o->start_ns, CAT_OVERHEAD, o->kind, NULL);
-			pf_slice_begin_end(f);
-			pf_slice_end(f, track, o->end_ns);
+			pftrace_slice_begin(f, track, o->start_ns, CAT_OVERHEAD, o->kind, NULL);
+			pftrace_slice_begin_end(f);
+			pftrace_slice_end(f, track, o->end_ns);
 		}
 	}
 out:
@@ -234,7 +236,7 @@ out:
 	free(lf);
 }
 
-static void write_host(struct pf *f, uint64_t *proc_uuid)
+static void write_host(struct pftrace_writer *f, uint64_t *proc_uuid)
 {
 	const struct xplan *c = f->c;
 	/* Thread t's host events: hr[first[t], first[t + 1]) (threads are
@@ -242,7 +244,7 @@ static void write_host(struct pf *f, uint64_t *proc_uuid)
 	size_t *first = malloc((c->n_threads + 1) * sizeof(*first)), k = 0;
 
 	if (!first) {
-		pf_fail(f, gs_nomem());
+		pftrace_fail(f, gs_nomem());
 		return;
 	}
 	for (size_t t = 0; t < c->n_threads; t++) {
@@ -266,7 +268,8 @@ static void write_host(struct pf *f, uint64_t *proc_uuid)
 }
 
 /* The ops of stream s on their lanes (ideal: in the ideal schedule). */
-static void write_stream(struct pf *f, uint64_t parent, uint32_t s, bool ideal, int64_t *sort)
+static void write_stream(struct pftrace_writer *f, uint64_t parent, uint32_t s, bool ideal,
+			 int64_t *sort)
 {
 	const struct xplan *c = f->c;
 	const struct cstream *x = &c->cs[s];
@@ -279,7 +282,7 @@ static void write_stream(struct pf *f, uint64_t parent, uint32_t s, bool ideal, 
 	items = malloc((count ? count : 1) * sizeof(*items));
 	lane = malloc((count ? count : 1) * sizeof(*lane));
 	if (!items || !lane) {
-		pf_fail(f, gs_nomem());
+		pftrace_fail(f, gs_nomem());
 		goto out;
 	}
 	for (size_t o = first; o < first + count; o++)
@@ -294,28 +297,28 @@ static void write_stream(struct pf *f, uint64_t parent, uint32_t s, bool ideal, 
 			a[i] = c->x->ideal_start[items[i]];
 		ok = ok && sort_items(f, items, n, a, NULL);
 		if (!a)
-			pf_fail(f, gs_nomem());
+			pftrace_fail(f, gs_nomem());
 		free(a);
 		if (!ok)
 			goto out;
 	}
 	for (size_t i = 0; i < n; i++)
 		lane[i] = ideal ? c->ideal_lane[items[i]] : c->op_lane[items[i]];
-	if (!pf_by_lane(f, items, lane, n, lanes, &lf))
+	if (!pftrace_by_lane(f, items, lane, n, lanes, &lf))
 		goto out;
 	gs_xp_stream_label(c, s, label, sizeof(label));
 	for (uint32_t l = 0; l <= lanes && !f->rc; l++) {
 		uint64_t track;
 
 		gs_xp_lane_name(name, sizeof(name), label, l);
-		track = pf_track_lane(f, parent, name, (*sort)++);
+		track = pftrace_track_lane(f, parent, name, (*sort)++);
 		for (uint32_t j = lf[l]; j < lf[l + 1]; j++) {
 			uint32_t o = f->order[j];
 			const struct gs_op *op = &c->ops[o];
 			int64_t st = ideal ? c->x->ideal_start[o] : op->start_ns;
 
-			pf_op_begin(f, track, o, st, ideal);
-			pf_slice_end(f, track, st + (op->end_ns - op->start_ns));
+			pftrace_op_begin(f, track, o, st, ideal);
+			pftrace_slice_end(f, track, st + (op->end_ns - op->start_ns));
 		}
 	}
 out:
@@ -325,11 +328,11 @@ out:
 }
 
 /* A device's syncs on their lanes (syncs are by start). */
-static void write_syncs(struct pf *f, uint64_t parent, size_t di, int64_t *sort)
+static void write_syncs(struct pftrace_writer *f, uint64_t parent, size_t di, int64_t *sort)
 {
 	const struct xplan *c = f->c;
 	const struct cdev *d = &c->devs[di];
-	struct xargs a = {pf_da_u64, pf_da_i64, pf_da_str, pf_da_dim3, f};
+	struct xargs a = {pftrace_da_u64, pftrace_da_i64, pftrace_da_str, pftrace_da_dim3, f};
 	uint32_t *items = malloc((c->n_syncs ? c->n_syncs : 1) * sizeof(*items));
 	uint32_t *lane = malloc((c->n_syncs ? c->n_syncs : 1) * sizeof(*lane));
 	uint32_t *lf = NULL;
@@ -337,7 +340,7 @@ static void write_syncs(struct pf *f, uint64_t parent, size_t di, int64_t *sort)
 	char name[64];
 
 	if (!items || !lane) {
-		pf_fail(f, gs_nomem());
+		pftrace_fail(f, gs_nomem());
 		goto out;
 	}
 	for (size_t i = 0; i < c->n_syncs; i++) {
@@ -346,21 +349,21 @@ static void write_syncs(struct pf *f, uint64_t parent, size_t di, int64_t *sort)
 		lane[n] = c->sync_lane[i];
 		items[n++] = (uint32_t)i;
 	}
-	if (!pf_by_lane(f, items, lane, n, d->sync_lanes - 1, &lf))
+	if (!pftrace_by_lane(f, items, lane, n, d->sync_lanes - 1, &lf))
 		goto out;
 	for (uint32_t l = 0; l < d->sync_lanes && !f->rc; l++) {
 		uint64_t track;
 
 		gs_xp_sync_name(name, sizeof(name), l);
-		track = pf_track_lane(f, parent, name, (*sort)++);
+		track = pftrace_track_lane(f, parent, name, (*sort)++);
 		for (uint32_t j = lf[l]; j < lf[l + 1]; j++) {
 			const struct gs_sync *y = &c->syncs[f->order[j]];
 
-			pf_slice_begin(f, track, y->start_ns, CAT_SYNC, NONE,
-				       gs_xp_sync_kind_text(y->kind));
+			pftrace_slice_begin(f, track, y->start_ns, CAT_SYNC, NONE,
+					    gs_xp_sync_kind_text(y->kind));
 			gs_xp_sync_args(c, f->order[j], &a);
-			pf_slice_begin_end(f);
-			pf_slice_end(f, track, y->end_ns);
+			pftrace_slice_begin_end(f);
+			pftrace_slice_end(f, track, y->end_ns);
 		}
 	}
 out:
@@ -370,11 +373,11 @@ out:
 }
 
 /* A device's GPU annotations on their lanes, nested (ranges are by start). */
-static void write_annotations(struct pf *f, uint64_t parent, size_t di, int64_t *sort)
+static void write_annotations(struct pftrace_writer *f, uint64_t parent, size_t di, int64_t *sort)
 {
 	const struct xplan *c = f->c;
 	const struct cdev *d = &c->devs[di];
-	struct xargs a = {pf_da_u64, pf_da_i64, pf_da_str, pf_da_dim3, f};
+	struct xargs a = {pftrace_da_u64, pftrace_da_i64, pftrace_da_str, pftrace_da_dim3, f};
 	uint32_t *items = malloc((c->n_ranges ? c->n_ranges : 1) * sizeof(*items));
 	uint32_t *lane = malloc((c->n_ranges ? c->n_ranges : 1) * sizeof(*lane));
 	uint32_t *lf = NULL;
@@ -382,7 +385,7 @@ static void write_annotations(struct pf *f, uint64_t parent, size_t di, int64_t 
 	char name[64];
 
 	if (!items || !lane) {
-		pf_fail(f, gs_nomem());
+		pftrace_fail(f, gs_nomem());
 		goto out;
 	}
 	for (size_t i = 0; i < c->n_ranges; i++) {
@@ -391,26 +394,27 @@ static void write_annotations(struct pf *f, uint64_t parent, size_t di, int64_t 
 		lane[n] = (uint32_t)(c->ann_tid[i] - d->ann_tid);
 		items[n++] = (uint32_t)i;
 	}
-	if (!pf_by_lane(f, items, lane, n, d->ann_lanes - 1, &lf))
+	if (!pftrace_by_lane(f, items, lane, n, d->ann_lanes - 1, &lf))
 		goto out;
 	for (uint32_t l = 0; l < d->ann_lanes && !f->rc; l++) {
 		uint64_t track;
 		size_t depth = 0;
 
 		gs_xp_annotation_name(name, sizeof(name), l);
-		track = pf_track_lane(f, parent, name, (*sort)++);
+		track = pftrace_track_lane(f, parent, name, (*sort)++);
 		for (uint32_t j = lf[l]; j < lf[l + 1]; j++) {
 			const struct gs_range *r = &c->ranges[f->order[j]];
 
 			while (depth && f->stack[depth - 1] <= r->start_ns)
-				pf_slice_end(f, track, f->stack[--depth]);
-			pf_slice_begin(f, track, r->start_ns, CAT_GPU_ANNOTATION, r->name, NULL);
+				pftrace_slice_end(f, track, f->stack[--depth]);
+			pftrace_slice_begin(f, track, r->start_ns, CAT_GPU_ANNOTATION, r->name,
+					    NULL);
 			gs_xp_annotation_args(c, f->order[j], &a);
-			pf_slice_begin_end(f);
+			pftrace_slice_begin_end(f);
 			f->stack[depth++] = r->end_ns;
 		}
 		while (depth)
-			pf_slice_end(f, track, f->stack[--depth]);
+			pftrace_slice_end(f, track, f->stack[--depth]);
 	}
 out:
 	free(items);
@@ -420,8 +424,8 @@ out:
 
 /* One TYPE_COUNTER event: the counters whose value changed (want[k] !=
  * have[k]) at `ts`. */
-static void counter_changes(struct pf *f, const uint64_t *uuid, const int8_t *want, int8_t *have,
-			    size_t n, int64_t ts)
+static void counter_changes(struct pftrace_writer *f, const uint64_t *uuid, const int8_t *want,
+			    int8_t *have, size_t n, int64_t ts)
 {
 	size_t first = n;
 
@@ -430,26 +434,26 @@ static void counter_changes(struct pf *f, const uint64_t *uuid, const int8_t *wa
 			first = k;
 	if (first == n)
 		return;
-	pf_pkt_begin_at(f, 0, ts);
-	pb_begin(&f->pkt, F_PKT_TRACK_EVENT);
-	pb_uint(&f->pkt, F_TE_TYPE, TYPE_COUNTER);
-	pf_event_track(f, uuid[first]);
-	pb_int(&f->pkt, F_TE_COUNTER_VALUE, want[first]);
+	pftrace_pkt_begin_at(f, 0, ts);
+	proto_begin(&f->pkt, F_PKT_TRACK_EVENT);
+	proto_uint(&f->pkt, F_TE_TYPE, TYPE_COUNTER);
+	pftrace_event_track(f, uuid[first]);
+	proto_int(&f->pkt, F_TE_COUNTER_VALUE, want[first]);
 	for (size_t k = first + 1; k < n; k++)
 		if (want[k] != have[k])
-			pb_uint(&f->pkt, F_TE_EXTRA_COUNTER_UUIDS, uuid[k]);
+			proto_uint(&f->pkt, F_TE_EXTRA_COUNTER_UUIDS, uuid[k]);
 	for (size_t k = first + 1; k < n; k++)
 		if (want[k] != have[k])
-			pb_int(&f->pkt, F_TE_EXTRA_COUNTER_VALUES, want[k]);
-	pb_end(&f->pkt);
-	pf_pkt_end(f);
+			proto_int(&f->pkt, F_TE_EXTRA_COUNTER_VALUES, want[k]);
+	proto_end(&f->pkt);
+	pftrace_pkt_end(f);
 	for (size_t k = first; k < n; k++)
 		have[k] = want[k];
 }
 
 /* A device's breakdown: a counter track per category, 1 while the category
  * holds the device, else 0 (the Chrome export's "breakdown" counter). */
-static void write_counters(struct pf *f, uint64_t parent, size_t di, int64_t *sort)
+static void write_counters(struct pftrace_writer *f, uint64_t parent, size_t di, int64_t *sort)
 {
 	const struct xplan *c = f->c;
 	const struct gs_export_extras *x = c->x;
@@ -465,14 +469,14 @@ static void write_counters(struct pf *f, uint64_t parent, size_t di, int64_t *so
 	want = calloc(n, 1);
 	have = calloc(n, 1);
 	if (!uuid || !want || !have) {
-		pf_fail(f, gs_nomem());
+		pftrace_fail(f, gs_nomem());
 		goto out;
 	}
-	pf_seq_begin(f, 0);
+	pftrace_seq_begin(f, 0);
 	for (size_t k = 0; k < n; k++) {
 		snprintf(name, sizeof(name), "breakdown %s",
 			 x->category_names[k] ? x->category_names[k] : "?");
-		uuid[k] = pf_track_child(f, parent, name, (*sort)++, true);
+		uuid[k] = pftrace_track_child(f, parent, name, (*sort)++, true);
 		have[k] = -1; /* every counter's first value is written */
 	}
 	for (size_t s = 0; s < bd->n_segments && !f->rc; s++) {
@@ -488,7 +492,8 @@ out:
 	free(have);
 }
 
-static void write_devices(struct pf *f, const uint64_t *dev_uuid, const uint64_t *ideal_uuid)
+static void write_devices(struct pftrace_writer *f, const uint64_t *dev_uuid,
+			  const uint64_t *ideal_uuid)
 {
 	const struct xplan *c = f->c;
 	int64_t sort = 0, isort = 0;
@@ -516,15 +521,15 @@ static void write_devices(struct pf *f, const uint64_t *dev_uuid, const uint64_t
 		write_counters(f, dev_uuid[d], d, &sort);
 }
 
-static void rank_fini(struct pf *f)
+static void rank_fini(struct pftrace_writer *f)
 {
 	free(f->name_seq);
 	free(f->out_first);
 	free(f->out_edges);
 	free(f->in_first);
 	free(f->in_edges);
-	pf_strmap_fini(&f->names);
-	pf_strmap_fini(&f->values);
+	pftrace_strmap_fini(&f->names);
+	pftrace_strmap_fini(&f->values);
 	f->name_seq = NULL;
 	f->out_first = f->out_edges = f->in_first = f->in_edges = NULL;
 }
@@ -532,7 +537,7 @@ static void rank_fini(struct pf *f)
 /* One rank: its sequence, processes, tracks and events. pids: the pid of
  * each of its processes (hosts, then per device the device and its ideal
  * schedule). */
-void pf_write_rank(struct pf *f, const struct xplan *c, const int64_t *pids)
+void pftrace_write_rank(struct pftrace_writer *f, const struct xplan *c, const int64_t *pids)
 {
 	size_t n_str = gs_trace_string_count(c->t);
 	uint64_t *uuid = calloc(c->n_hp + 2 * c->n_devs + 1, sizeof(*uuid));
@@ -544,27 +549,27 @@ void pf_write_rank(struct pf *f, const struct xplan *c, const int64_t *pids)
 	f->next_value_iid = 1;
 	f->name_seq = calloc(n_str ? n_str : 1, sizeof(*f->name_seq));
 	if (!uuid || !f->name_seq) {
-		pf_fail(f, gs_nomem());
+		pftrace_fail(f, gs_nomem());
 		goto out;
 	}
 	rc = edges_by_op(f);
 	if (rc) {
-		pf_fail(f, rc);
+		pftrace_fail(f, rc);
 		goto out;
 	}
 	/* The processes on a sequence of their own. */
-	pf_seq_begin(f, 0);
+	pftrace_seq_begin(f, 0);
 	for (size_t i = 0; i < c->n_hp; i++) {
 		gs_xp_host_names(c, i, &pn);
-		uuid[i] = pf_track_process(f, pids[i], &pn);
+		uuid[i] = pftrace_track_process(f, pids[i], &pn);
 	}
 	for (size_t d = 0; d < c->n_devs; d++) {
 		gs_xp_dev_names(c, d, &pn);
-		uuid[c->n_hp + d] = pf_track_process(f, pids[c->n_hp + 2 * d], &pn);
+		uuid[c->n_hp + d] = pftrace_track_process(f, pids[c->n_hp + 2 * d], &pn);
 		if (c->ideal) {
 			gs_xp_ideal_names(c, d, &pn);
 			uuid[c->n_hp + c->n_devs + d] =
-				pf_track_process(f, pids[c->n_hp + 2 * d + 1], &pn);
+				pftrace_track_process(f, pids[c->n_hp + 2 * d + 1], &pn);
 		}
 	}
 	write_host(f, uuid);

@@ -167,7 +167,7 @@ static gs_status counted(struct gs_writer *w, gs_status rc)
 
 /* ---- sink callbacks ---- */
 
-static gs_status w_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
+static gs_status writer_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
 {
 	struct gs_writer *w = of(s);
 	size_t before = w->strings.count;
@@ -188,7 +188,7 @@ static gs_status w_intern(struct gs_sink *s, const char *str, size_t len, uint32
 	return GS_OK;
 }
 
-static gs_status w_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *index)
+static gs_status writer_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *index)
 {
 	struct gs_writer *w = of(s);
 	size_t before = w->streams.count;
@@ -208,7 +208,7 @@ static gs_status w_stream(struct gs_sink *s, const struct gs_stream *st, uint32_
 	return GS_OK;
 }
 
-static gs_status w_process(struct gs_sink *s, const struct gs_process *p)
+static gs_status writer_process(struct gs_sink *s, const struct gs_process *p)
 {
 	struct gs_writer *w = of(s);
 	Gscope__Process m = GSCOPE__PROCESS__INIT;
@@ -230,7 +230,7 @@ static gs_status w_process(struct gs_sink *s, const struct gs_process *p)
 	return COL_PUSH(w->processes, m) ? gs_nomem() : GS_OK;
 }
 
-static gs_status w_device(struct gs_sink *s, const struct gs_device *d)
+static gs_status writer_device(struct gs_sink *s, const struct gs_device *d)
 {
 	struct gs_writer *w = of(s);
 	Gscope__Device m = GSCOPE__DEVICE__INIT;
@@ -254,7 +254,8 @@ static gs_status check_stream(const struct gs_writer *w, uint32_t index, bool op
 	return GS_ERR_INVALID;
 }
 
-static gs_status w_op(struct gs_sink *s, const struct gs_op *op, const struct gs_launch_cfg *launch)
+static gs_status writer_op(struct gs_sink *s, const struct gs_op *op,
+			   const struct gs_launch_cfg *launch)
 {
 	static const struct gs_launch_cfg none;
 	const struct gs_launch_cfg *lc = launch ? launch : &none;
@@ -301,7 +302,8 @@ static gs_status w_op(struct gs_sink *s, const struct gs_op *op, const struct gs
 
 /* Not a record (old readers count records per chunk and know no
  * collectives): flushed with the records, or on its own when many wait. */
-static gs_status w_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
+static gs_status writer_collective(struct gs_sink *s, const struct gs_collective *c,
+				   uint32_t *index)
 {
 	struct gs_writer *w = of(s);
 	Gscope__Collective m = GSCOPE__COLLECTIVE__INIT;
@@ -331,7 +333,7 @@ static gs_status w_collective(struct gs_sink *s, const struct gs_collective *c, 
 	return GS_OK;
 }
 
-static gs_status w_api_call(struct gs_sink *s, const struct gs_api_call *a)
+static gs_status writer_api_call(struct gs_sink *s, const struct gs_api_call *a)
 {
 	struct gs_writer *w = of(s);
 	struct api_cols *c = &w->api;
@@ -351,7 +353,7 @@ static gs_status w_api_call(struct gs_sink *s, const struct gs_api_call *a)
 	return counted(w, rc);
 }
 
-static gs_status w_range(struct gs_sink *s, const struct gs_range *r)
+static gs_status writer_range(struct gs_sink *s, const struct gs_range *r)
 {
 	struct gs_writer *w = of(s);
 	struct range_cols *c = &w->ranges;
@@ -372,7 +374,7 @@ static gs_status w_range(struct gs_sink *s, const struct gs_range *r)
 	return counted(w, rc);
 }
 
-static gs_status w_sync(struct gs_sink *s, const struct gs_sync *y)
+static gs_status writer_sync(struct gs_sink *s, const struct gs_sync *y)
 {
 	struct gs_writer *w = of(s);
 	Gscope__Sync m = GSCOPE__SYNC__INIT;
@@ -397,7 +399,7 @@ static gs_status w_sync(struct gs_sink *s, const struct gs_sync *y)
 	return counted(w, COL_PUSH(w->syncs, m));
 }
 
-static gs_status w_event_record(struct gs_sink *s, const struct gs_event_record *e)
+static gs_status writer_event_record(struct gs_sink *s, const struct gs_event_record *e)
 {
 	struct gs_writer *w = of(s);
 	Gscope__EventRecord m = GSCOPE__EVENT_RECORD__INIT;
@@ -413,7 +415,8 @@ static gs_status w_event_record(struct gs_sink *s, const struct gs_event_record 
 	return counted(w, COL_PUSH(w->event_records, m));
 }
 
-static gs_status w_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index)
+static gs_status writer_allocation(struct gs_sink *s, const struct gs_allocation *a,
+				   uint32_t *index)
 {
 	struct gs_writer *w = of(s);
 	Gscope__Allocation m = GSCOPE__ALLOCATION__INIT;
@@ -437,7 +440,7 @@ static gs_status w_allocation(struct gs_sink *s, const struct gs_allocation *a, 
 	return counted(w, GS_OK);
 }
 
-static gs_status w_op_alloc(struct gs_sink *s, const struct gs_op_alloc *l)
+static gs_status writer_op_alloc(struct gs_sink *s, const struct gs_op_alloc *l)
 {
 	struct gs_writer *w = of(s);
 	Gscope__OpAlloc m = GSCOPE__OP_ALLOC__INIT;
@@ -455,7 +458,7 @@ static gs_status w_op_alloc(struct gs_sink *s, const struct gs_op_alloc *l)
 	return counted(w, COL_PUSH(w->op_allocs, m));
 }
 
-static gs_status w_overhead(struct gs_sink *s, const struct gs_overhead *o)
+static gs_status writer_overhead(struct gs_sink *s, const struct gs_overhead *o)
 {
 	struct gs_writer *w = of(s);
 	Gscope__Overhead m = GSCOPE__OVERHEAD__INIT;
@@ -467,7 +470,7 @@ static gs_status w_overhead(struct gs_sink *s, const struct gs_overhead *o)
 	return counted(w, COL_PUSH(w->overheads, m));
 }
 
-static gs_status w_clock_pair(struct gs_sink *s, const struct gs_clock_pair *c)
+static gs_status writer_clock_pair(struct gs_sink *s, const struct gs_clock_pair *c)
 {
 	struct gs_writer *w = of(s);
 	Gscope__ClockPair m = GSCOPE__CLOCK_PAIR__INIT;
@@ -479,7 +482,7 @@ static gs_status w_clock_pair(struct gs_sink *s, const struct gs_clock_pair *c)
 	return counted(w, COL_PUSH(w->clock_pairs, m));
 }
 
-static gs_status w_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
+static gs_status writer_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 {
 	struct gs_writer *w = of(s);
 	Gscope__Dropped m = GSCOPE__DROPPED__INIT;
@@ -489,7 +492,7 @@ static gs_status w_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 	return COL_PUSH(w->dropped, m) ? gs_nomem() : GS_OK;
 }
 
-static gs_status w_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
+static gs_status writer_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
 {
 	struct gs_writer *w = of(s);
 	Gscope__Warning m;
@@ -554,22 +557,22 @@ static gs_status writer_init(int fd, bool own, const char *name,
 	gs_strtab_init(&w->strings);
 	gs_stream_map_init(&w->streams);
 	w->sink = (struct gs_sink){
-		.intern = w_intern,
-		.stream = w_stream,
-		.process = w_process,
-		.device = w_device,
-		.op = w_op,
-		.collective = w_collective,
-		.api_call = w_api_call,
-		.sync = w_sync,
-		.event_record = w_event_record,
-		.allocation = w_allocation,
-		.op_alloc = w_op_alloc,
-		.range = w_range,
-		.overhead = w_overhead,
-		.clock_pair = w_clock_pair,
-		.dropped = w_dropped,
-		.warning = w_warning,
+		.intern = writer_intern,
+		.stream = writer_stream,
+		.process = writer_process,
+		.device = writer_device,
+		.op = writer_op,
+		.collective = writer_collective,
+		.api_call = writer_api_call,
+		.sync = writer_sync,
+		.event_record = writer_event_record,
+		.allocation = writer_allocation,
+		.op_alloc = writer_op_alloc,
+		.range = writer_range,
+		.overhead = writer_overhead,
+		.clock_pair = writer_clock_pair,
+		.dropped = writer_dropped,
+		.warning = writer_warning,
 	};
 	if (!w->name) {
 		w->own_fd = false;
