@@ -85,6 +85,20 @@ const char *gs_report_unlinked_note(const struct gs_report *r, enum gs_report_un
 	return buf;
 }
 
+const char *gs_report_segment_note(const struct gs_report *r, char *buf, size_t size)
+{
+	size_t n = r->g ? r->g->n_segment_edges : 0;
+
+	if (!n)
+		return NULL;
+	snprintf(buf, size,
+		 "%zu possible data dependenc%s on shared allocations (caching allocator "
+		 "segments, ranges not known to meet): not proven, so the waits, critical path, "
+		 "ideal schedule and what-ifs leave %s out",
+		 n, n == 1 ? "y" : "ies", n == 1 ? "it" : "them");
+	return buf;
+}
+
 const char *gs_report_early_note(const struct gs_report *r, const struct gs_report_device *d,
 				 enum gs_report_early which, char *buf, size_t size)
 {
@@ -443,6 +457,8 @@ void gs_report_notes(const struct gs_report *r,
 					 sizeof(line)))
 			fn(ctx, "caution", line);
 	}
+	if (gs_report_segment_note(r, line, sizeof(line)))
+		fn(ctx, "note", line);
 	if (r->g && !r->g->stream_kinds_known && r->n_dev)
 		fn(ctx, "note",
 		   "stream kinds are not recorded in this trace: implicit legacy "

@@ -83,6 +83,12 @@ enum gs_report_unlinked {
 const char *gs_report_unlinked_note(const struct gs_report *r, enum gs_report_unlinked which,
 				    char *buf, size_t size);
 
+/* The note of a rank on its possible data dependencies (gs_graph's
+ * segment_edges: two ops on a caching allocator's segment whose ranges are
+ * not known to meet), with what the report leaves them out of (text and
+ * HTML); NULL when the graph has none. */
+const char *gs_report_segment_note(const struct gs_report *r, char *buf, size_t size);
+
 /* "41.0%" of part in whole (one decimal, rounded); "0.0%" when whole <= 0. */
 const char *gs_report_pct(char *buf, size_t size, int64_t part, int64_t whole);
 /* A duration for people as the text report writes it, but "µs" for "us"
@@ -97,7 +103,8 @@ const char *gs_report_op_label(const struct gs_trace *t, uint32_t op, char *buf,
 
 /* The notes of one rank's report on what its trace could not show
  * (dropped records, loading warnings a caution does not restate, waits it
- * could not link, optimistic schedules, what its recording contradicts),
+ * could not link, optimistic schedules, what its recording contradicts,
+ * possible data dependencies left out),
  * each to fn with its label ("caution", "warning" or "note"), in the
  * order the text report prints them. */
 void gs_report_notes(const struct gs_report *r,

@@ -387,6 +387,8 @@ static void html_notes(struct html_writer *w)
 					 sizeof(line)))
 			NOTE("caution", line);
 	}
+	if (gs_report_segment_note(r, line, sizeof(line)))
+		NOTE("note", line);
 	if (r->g && !r->g->stream_kinds_known && r->n_dev)
 		NOTE("note", "stream kinds are not recorded in this trace: implicit legacy "
 			     "default-stream synchronization is not modelled");

@@ -117,6 +117,12 @@ static void json_graph(struct gs_json *w, const struct gs_report *r)
 		gs_json_u64(w, "unlinked_wait_calls", r->g->unlinked_wait_calls);
 		gs_json_bool(w, "stream_kinds_known", r->g->stream_kinds_known);
 		gs_json_bool(w, "data_edges", r->g->has_data_edges);
+		/* Possible data dependencies (not edges), only where there
+		 * are any: every report without them stays as it was. */
+		if (r->g->n_segment_edges) {
+			gs_json_u64(w, "segment_edges", r->g->n_segment_edges);
+			gs_json_str(w, "segment_edges_evidence", "possible");
+		}
 	}
 	gs_json_end_obj(w);
 }

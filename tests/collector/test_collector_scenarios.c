@@ -12,6 +12,7 @@
 #include <gpuscope/format.h>
 #include <gpuscope/graph.h>
 #include <gpuscope/import.h>
+#include <gpuscope/report.h>
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -1771,6 +1772,21 @@ static bool graph_has(const struct gs_graph *g, uint32_t from, uint32_t to, unsi
 	return false;
 }
 
+/* What write(f, r, NULL) writes, NUL-terminated; the caller frees it. */
+static char *report_text(gs_status (*write)(FILE *, const struct gs_report *,
+					    const struct gs_report_style *),
+			 const struct gs_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(write(f, r, NULL), GS_OK);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
 static void test_data_deps_segment(void **state)
 {
 	struct run r = {.name = "datadeps_segment",
@@ -1817,6 +1833,22 @@ static void test_data_deps_segment(void **state)
 	assert_int_equal(g->segment_edges[2].to, k4);
 	assert_int_equal(g->segment_edges[2].allocation, find_link(t, 74, SEG_BASE)->allocation);
 	gs_graph_destroy(g);
+	/* The analyze report counts them as possible, apart from the edges. */
+	{
+		struct gs_report_options o = {.format = "gscope"};
+		struct gs_report *rep = NULL;
+		char *out;
+
+		assert_int_equal(gs_report_build(t, &o, &rep), GS_OK);
+		out = report_text(gs_report_write_json, rep);
+		assert_non_null(strstr(out, "\"segment_edges\": 3,"));
+		assert_non_null(strstr(out, "\"segment_edges_evidence\": \"possible\""));
+		free(out);
+		out = report_text(gs_report_write_text, rep);
+		assert_non_null(strstr(out, "3 possible data dependencies on shared allocations"));
+		free(out);
+		gs_report_destroy(rep);
+	}
 	gs_trace_destroy(t);
 }
 

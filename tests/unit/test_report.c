@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "report_out.h"
+#include "tb_build.h"
 #include "trace_build.h"
 
 #include <cJSON.h>
@@ -436,6 +437,82 @@ static void test_optimistic(void **state)
 						     "optimistic_reason"));
 	text = text_of(r);
 	assert_null(strstr(text, "no cross-stream synchronization"));
+	free(text);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+}
+
+/*
+ * Two kernels on disjoint parts of one caching-allocator segment (pointers
+ * at 2 MiB and 4 MiB of an 8 MiB allocation, sizes unknown): no data edge,
+ * one possible (segment) dependency, which the text, HTML and JSON report
+ * as such. Without the segment mark the two are a proven data edge and the
+ * report says nothing of possible ones (the field is left out).
+ */
+static struct gs_trace *segment_trace(uint8_t flags)
+{
+	struct tb b = tb_new();
+	uint32_t s1 = tb_stream(&b, 1, 0, 7), s2 = tb_stream(&b, 1, 0, 8);
+	struct gs_allocation a = {.address = 0x7a0000000000ull, .bytes = 8u << 20};
+	uint32_t ai;
+
+	assert_int_equal(b.s->allocation(b.s, &a, &ai), GS_OK);
+	tb_kernel(&b, s1, "k_low", 1000, 2000, 1);
+	tb_kernel(&b, s2, "k_high", 3000, 4000, 2);
+	for (uint64_t c = 1; c <= 2; c++) {
+		struct gs_op_alloc l = {.correlation = c,
+					.allocation = ai,
+					.op_kind = GS_OP_KERNEL,
+					.flags = flags,
+					.offset = (c * 2) << 20};
+
+		assert_int_equal(b.s->op_alloc(b.s, &l), GS_OK);
+	}
+	return tb_done(&b);
+}
+
+static void test_segment_edges(void **state)
+{
+	static const char note[] =
+		"1 possible data dependency on shared allocations (caching allocator segments, "
+		"ranges not known to meet): not proven, so the waits, critical path, ideal "
+		"schedule and what-ifs leave it out";
+	struct gs_trace *t = segment_trace(GS_LINK_HAS_OFFSET | GS_LINK_SEGMENT);
+	struct gs_report *r = report_of(t, NULL);
+	cJSON *j = json_of(r, NULL);
+	char *text;
+
+	(void)state;
+	num_is(at(j, "trace", "graph", "segment_edges", NULL), 1);
+	str_is(at(j, "trace", "graph", "segment_edges_evidence", NULL), "possible");
+	num_is(at(j, "trace", "graph", "edges_by_kind", "data", NULL), 0);
+	assert_true(cJSON_IsFalse(at(j, "trace", "graph", "data_edges", NULL)));
+	text = text_of(r);
+	check_lines(text);
+	flat(text);
+	assert_non_null(strstr(text, note));
+	free(text);
+	text = html_of(r);
+	assert_non_null(strstr(text, "<li><b>note:</b> 1 possible data dependency on shared"));
+	free(text);
+	cJSON_Delete(j);
+	gs_report_destroy(r);
+	gs_trace_destroy(t);
+
+	t = segment_trace(GS_LINK_HAS_OFFSET);
+	r = report_of(t, NULL);
+	j = json_of(r, NULL);
+	num_is(at(j, "trace", "graph", "edges_by_kind", "data", NULL), 1);
+	assert_null(
+		cJSON_GetObjectItemCaseSensitive(at(j, "trace", "graph", NULL), "segment_edges"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(at(j, "trace", "graph", NULL),
+						     "segment_edges_evidence"));
+	text = text_of(r);
+	assert_null(strstr(text, "possible data dependenc"));
+	free(text);
+	text = html_of(r);
+	assert_null(strstr(text, "possible data dependenc"));
 	free(text);
 	cJSON_Delete(j);
 	gs_report_destroy(r);
@@ -988,6 +1065,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_optimistic),
+		cmocka_unit_test(test_segment_edges),
 		cmocka_unit_test(test_one_stream),
 		cmocka_unit_test(test_color),
 		cmocka_unit_test(test_write_error),
