@@ -60,13 +60,13 @@ static struct merge *mg(struct gs_sink *s)
 /* ---- each kind: the new trace's record k, a hash of
  * the fields that tell records apart, and equality of every field ---- */
 
-static struct gs_op a_op(const struct merge *g, size_t k)
+static struct gs_op rec_op(const struct merge *g, size_t k)
 {
 	size_t n;
 	return gs_trace_ops(g->a, &n)[k];
 }
 
-static uint64_t h_op(const struct gs_op *o)
+static uint64_t hash_op(const struct gs_op *o)
 {
 	uint64_t h = 0;
 
@@ -117,7 +117,7 @@ static bool eq_op_at(const struct merge *g, size_t k, const void *rec)
 	size_t n;
 	const struct gs_op *raw = &gs_trace_ops(g->a, &n)[k];
 	const struct gs_collective *ac = gs_trace_op_collective(g->a, raw);
-	struct gs_op x = a_op(g, k);
+	struct gs_op x = rec_op(g, k);
 
 	if (x.start_ns != y->start_ns || x.end_ns != y->end_ns || x.correlation != y->correlation ||
 	    x.bytes != y->bytes || x.graph_node != y->graph_node || x.name != y->name ||
@@ -131,18 +131,18 @@ static bool eq_op_at(const struct merge *g, size_t k, const void *rec)
 
 static uint64_t hash_op_at(const struct merge *g, size_t k)
 {
-	struct gs_op o = a_op(g, k);
+	struct gs_op o = rec_op(g, k);
 
-	return h_op(&o);
+	return hash_op(&o);
 }
 
-static struct gs_api_call a_api(const struct merge *g, size_t k)
+static struct gs_api_call rec_api(const struct merge *g, size_t k)
 {
 	size_t n;
 	return gs_trace_api_calls(g->a, &n)[k];
 }
 
-static uint64_t h_api(const struct gs_api_call *c)
+static uint64_t hash_api(const struct gs_api_call *c)
 {
 	uint64_t h = 0;
 
@@ -161,13 +161,13 @@ static bool eq_api(const struct gs_api_call *x, const struct gs_api_call *y)
 	       x->return_value == y->return_value && x->cbid == y->cbid && x->kind == y->kind;
 }
 
-static struct gs_sync a_sync(const struct merge *g, size_t k)
+static struct gs_sync rec_sync(const struct merge *g, size_t k)
 {
 	size_t n;
 	return gs_trace_syncs(g->a, &n)[k];
 }
 
-static uint64_t h_sync(const struct gs_sync *y)
+static uint64_t hash_sync(const struct gs_sync *y)
 {
 	uint64_t h = 0;
 
@@ -189,13 +189,13 @@ static bool eq_sync(const struct gs_sync *x, const struct gs_sync *y)
 	       x->device == y->device && x->kind == y->kind;
 }
 
-static struct gs_event_record a_event(const struct merge *g, size_t k)
+static struct gs_event_record rec_event(const struct merge *g, size_t k)
 {
 	size_t n;
 	return gs_trace_event_records(g->a, &n)[k];
 }
 
-static uint64_t h_event(const struct gs_event_record *e)
+static uint64_t hash_event(const struct gs_event_record *e)
 {
 	uint64_t h = 0;
 
@@ -211,14 +211,14 @@ static bool eq_event(const struct gs_event_record *x, const struct gs_event_reco
 	       x->event_id == y->event_id && x->sync_id == y->sync_id && x->stream == y->stream;
 }
 
-static struct gs_allocation a_alloc(const struct merge *g, size_t k)
+static struct gs_allocation rec_alloc(const struct merge *g, size_t k)
 {
 	size_t n;
 
 	return gs_trace_allocations(g->a, &n)[k];
 }
 
-static uint64_t h_alloc(const struct gs_allocation *a)
+static uint64_t hash_alloc(const struct gs_allocation *a)
 {
 	uint64_t h = 0;
 
@@ -236,13 +236,13 @@ static bool eq_alloc(const struct gs_allocation *x, const struct gs_allocation *
 	       x->mem_kind == y->mem_kind;
 }
 
-static struct gs_op_alloc a_link(const struct merge *g, size_t k)
+static struct gs_op_alloc rec_link(const struct merge *g, size_t k)
 {
 	size_t n;
 	return gs_trace_op_allocs(g->a, &n)[k];
 }
 
-static uint64_t h_link(const struct gs_op_alloc *l)
+static uint64_t hash_link(const struct gs_op_alloc *l)
 {
 	uint64_t h = 0;
 
@@ -258,13 +258,13 @@ static bool eq_link(const struct gs_op_alloc *x, const struct gs_op_alloc *y)
 	       x->bytes == y->bytes;
 }
 
-static struct gs_range a_range(const struct merge *g, size_t k)
+static struct gs_range rec_range(const struct merge *g, size_t k)
 {
 	size_t n;
 	return gs_trace_ranges(g->a, &n)[k];
 }
 
-static uint64_t h_range(const struct gs_range *r)
+static uint64_t hash_range(const struct gs_range *r)
 {
 	uint64_t h = 0;
 
@@ -283,13 +283,13 @@ static bool eq_range(const struct gs_range *x, const struct gs_range *y)
 	       x->domain == y->domain && x->kind == y->kind && x->stream == y->stream;
 }
 
-static struct gs_overhead a_overhead(const struct merge *g, size_t k)
+static struct gs_overhead rec_overhead(const struct merge *g, size_t k)
 {
 	size_t n;
 	return gs_trace_overheads(g->a, &n)[k];
 }
 
-static uint64_t h_overhead(const struct gs_overhead *o)
+static uint64_t hash_overhead(const struct gs_overhead *o)
 {
 	uint64_t h = 0;
 
@@ -305,14 +305,14 @@ static bool eq_overhead(const struct gs_overhead *x, const struct gs_overhead *y
 	       x->kind == y->kind;
 }
 
-static struct gs_clock_pair a_clock(const struct merge *g, size_t k)
+static struct gs_clock_pair rec_clock(const struct merge *g, size_t k)
 {
 	size_t n;
 
 	return gs_trace_clock_pairs(g->a, &n)[k];
 }
 
-static uint64_t h_clock(const struct gs_clock_pair *c)
+static uint64_t hash_clock(const struct gs_clock_pair *c)
 {
 	uint64_t h = 0;
 
@@ -332,13 +332,13 @@ static bool eq_clock(const struct gs_clock_pair *x, const struct gs_clock_pair *
 #define KIND_AT(name, type)                                                                        \
 	static uint64_t hash_##name##_at(const struct merge *g, size_t k)                          \
 	{                                                                                          \
-		type r = a_##name(g, k);                                                           \
+		type r = rec_##name(g, k);                                                         \
                                                                                                    \
-		return h_##name(&r);                                                               \
+		return hash_##name(&r);                                                            \
 	}                                                                                          \
 	static bool eq_##name##_at(const struct merge *g, size_t k, const void *rec)               \
 	{                                                                                          \
-		type r = a_##name(g, k);                                                           \
+		type r = rec_##name(g, k);                                                         \
                                                                                                    \
 		return eq_##name(&r, rec);                                                         \
 	}
@@ -422,27 +422,27 @@ static void index_free(struct index *x)
 
 /* ---- the sink ---- */
 
-static gs_status m_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
+static gs_status merge_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
 {
 	return mg(s)->next->intern(mg(s)->next, str, len, id);
 }
 
-static gs_status m_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *index)
+static gs_status merge_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *index)
 {
 	return mg(s)->next->stream(mg(s)->next, st, index);
 }
 
-static gs_status m_process(struct gs_sink *s, const struct gs_process *p)
+static gs_status merge_process(struct gs_sink *s, const struct gs_process *p)
 {
 	return mg(s)->next->process(mg(s)->next, p);
 }
 
-static gs_status m_device(struct gs_sink *s, const struct gs_device *d)
+static gs_status merge_device(struct gs_sink *s, const struct gs_device *d)
 {
 	return mg(s)->next->device(mg(s)->next, d);
 }
 
-static gs_status m_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
+static gs_status merge_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
 {
 	struct merge *g = mg(s);
 
@@ -456,7 +456,8 @@ static gs_status m_collective(struct gs_sink *s, const struct gs_collective *c, 
 	return GS_OK;
 }
 
-static gs_status m_op(struct gs_sink *s, const struct gs_op *op, const struct gs_launch_cfg *launch)
+static gs_status merge_op(struct gs_sink *s, const struct gs_op *op,
+			  const struct gs_launch_cfg *launch)
 {
 	struct merge *g = mg(s);
 	struct op_in in = {.op = op, .launch = launch};
@@ -466,7 +467,7 @@ static gs_status m_op(struct gs_sink *s, const struct gs_op *op, const struct gs
 		return g->next->op(g->next, op, launch);
 	if (op->collective && op->collective <= g->n_bcoll)
 		in.coll = &g->bcoll[op->collective - 1];
-	if (index_take(g, &g->ops, h_op(op), eq_op_at, &in) != SIZE_MAX) {
+	if (index_take(g, &g->ops, hash_op(op), eq_op_at, &in) != SIZE_MAX) {
 		g->dropped++;
 		return GS_OK;
 	}
@@ -490,12 +491,12 @@ static gs_status m_op(struct gs_sink *s, const struct gs_op *op, const struct gs
 /* m_CB for a record kind without ids of its own to hand back, indexed in
  * g->FIELD, with h_KIND and eq_KIND_at. */
 #define KIND_SINK(field, kind, cb, type)                                                           \
-	static gs_status m_##cb(struct gs_sink *s, const type *r)                                  \
+	static gs_status merge_##cb(struct gs_sink *s, const type *r)                              \
 	{                                                                                          \
 		struct merge *g = mg(s);                                                           \
                                                                                                    \
 		if (g->second &&                                                                   \
-		    index_take(g, &g->field, h_##kind(r), eq_##kind##_at, r) != SIZE_MAX) {        \
+		    index_take(g, &g->field, hash_##kind(r), eq_##kind##_at, r) != SIZE_MAX) {     \
 			g->dropped++;                                                              \
 			return GS_OK;                                                              \
 		}                                                                                  \
@@ -510,14 +511,14 @@ KIND_SINK(ranges, range, range, struct gs_range)
 KIND_SINK(overheads, overhead, overhead, struct gs_overhead)
 KIND_SINK(clocks, clock, clock_pair, struct gs_clock_pair)
 
-static gs_status m_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index)
+static gs_status merge_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index)
 {
 	struct merge *g = mg(s);
 	size_t k;
 
 	if (!g->second)
 		return g->next->allocation(g->next, a, index);
-	k = index_take(g, &g->allocs, h_alloc(a), eq_alloc_at, a);
+	k = index_take(g, &g->allocs, hash_alloc(a), eq_alloc_at, a);
 	if (k != SIZE_MAX) {
 		/* The op links of this input now name the one kept. */
 		*index = (uint32_t)k;
@@ -527,12 +528,12 @@ static gs_status m_allocation(struct gs_sink *s, const struct gs_allocation *a, 
 	return g->next->allocation(g->next, a, index);
 }
 
-static gs_status m_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
+static gs_status merge_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 {
 	return mg(s)->next->dropped(mg(s)->next, pid, count);
 }
 
-static gs_status m_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
+static gs_status merge_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
 {
 	return mg(s)->next->warning(mg(s)->next, msg, count, kind);
 }
@@ -585,22 +586,22 @@ gs_status gs_job_merge_traces_n(const struct gs_trace *const *in, size_t n, stru
 	struct merge g = {
 		.sink =
 			{
-				.intern = m_intern,
-				.stream = m_stream,
-				.process = m_process,
-				.device = m_device,
-				.op = m_op,
-				.collective = m_collective,
-				.api_call = m_api_call,
-				.sync = m_sync,
-				.event_record = m_event_record,
-				.allocation = m_allocation,
-				.op_alloc = m_op_alloc,
-				.range = m_range,
-				.overhead = m_overhead,
-				.clock_pair = m_clock_pair,
-				.dropped = m_dropped,
-				.warning = m_warning,
+				.intern = merge_intern,
+				.stream = merge_stream,
+				.process = merge_process,
+				.device = merge_device,
+				.op = merge_op,
+				.collective = merge_collective,
+				.api_call = merge_api_call,
+				.sync = merge_sync,
+				.event_record = merge_event_record,
+				.allocation = merge_allocation,
+				.op_alloc = merge_op_alloc,
+				.range = merge_range,
+				.overhead = merge_overhead,
+				.clock_pair = merge_clock_pair,
+				.dropped = merge_dropped,
+				.warning = merge_warning,
 			},
 	};
 	struct gs_trace *m = NULL;
