@@ -766,7 +766,7 @@ static void record_signals_restore(const struct sigaction *old)
 }
 
 /* Fork and exec; -1 with the exec errno in *err when PROGRAM did not start. */
-static pid_t record_spawn(char **argv, int *err)
+static pid_t record_spawn(char **argv, const sigset_t *mask, int *err)
 {
 	int fds[2];
 	pid_t pid;
@@ -790,6 +790,7 @@ static pid_t record_spawn(char **argv, int *err)
 	}
 	if (pid == 0) {
 		close(fds[0]);
+		sigprocmask(SIG_SETMASK, mask, NULL);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(fds[1], &e, sizeof(e)) < 0)
@@ -823,6 +824,7 @@ static int record_run(const struct record_opts *o)
 	struct record_probe probe;
 	struct record_events ev;
 	struct sigaction old[RECORD_NSIGNALS];
+	sigset_t block, mask;
 	glob_t before = {0}, after = {0};
 	bool has_pid, listed = false;
 	const char *injection = getenv("CUDA_INJECTION64_PATH");
@@ -860,6 +862,14 @@ static int record_run(const struct record_opts *o)
 		gs_cli_warning("record: " RECORD_NO_DRIVER ": '%s' runs without the collector, no "
 			       "trace will be written",
 			       o->argv[0]);
+	/* From the status directory on, a signal waits until there is a
+	 * program to pass it to: one that came between its creation and the
+	 * fork would end gpuscope (leaving the directory) or go to no one
+	 * (leaving the program running). */
+	sigemptyset(&block);
+	for (size_t i = 0; i < RECORD_NSIGNALS; i++)
+		sigaddset(&block, record_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &mask);
 	record_status_open(&sfile);
 	if (sfile.live)
 		setenv("GPUSCOPE_STATUS_FILE", sfile.file, 1);
@@ -880,7 +890,8 @@ static int record_run(const struct record_opts *o)
 	 * bound to in the program (PyTorch's own, say), not this machine's. */
 
 	record_signals_set(old);
-	pid = record_spawn(o->argv, &err);
+	pid = record_spawn(o->argv, &mask, &err);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	if (pid < 0) {
 		record_signals_restore(old);
 		record_status_close(&sfile);

@@ -206,5 +206,21 @@ $p no CUDA driver (see the warning above)"
 	done
 fi
 
+# A signal at any moment of record's start (a timeout, as the GPU check's
+# for a hung program) leaves no status directory behind and no program
+# running on: the signal waits for the program and is passed on to it.
+if command -v timeout >/dev/null 2>&1; then
+	rm -rf "$work/sigtmp" && mkdir -p "$work/sigtmp/out"
+	i=0
+	while [ $i -lt 150 ]; do
+		i=$((i + 1))
+		TMPDIR=$work/sigtmp timeout -k 3 "0.00$((i % 9 + 1))" "$gpuscope" record \
+			-o "$work/sigtmp/out/t%p.gscope" -- sh -c 'sleep 20' >/dev/null 2>&1
+		[ $? -eq 137 ] && fail "record killed after a TERM it did not pass on (try $i)"
+	done
+	left=$(ls "$work/sigtmp" | grep gpuscope-record)
+	[ -z "$left" ] || fail "record left status directories after a TERM: $left"
+fi
+
 [ "$failures" -eq 0 ] || exit 1
 echo "ok: record"

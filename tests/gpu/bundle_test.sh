@@ -259,7 +259,7 @@ bad = {k: (v, st.get(k)) for k, v in want.items() if st.get(k) != v}
 assert not bad, bad' "$work/out2/summary.json" || bad "test double run: summary.json (above)"
 	tar -tzf "$work/out2/kernels.tar.gz" | grep -q "fake_cuda_app.gscope" ||
 		bad "test double run: kernels.tar.gz has no fake_cuda_app.gscope"
-	[ -z "$(ls -A "$work/tmp")" ] || bad "test double run: scratch left in TMPDIR"
+	[ -z "$(ls -A "$work/tmp")" ] || bad "test double run: scratch left in TMPDIR: $(ls "$work/tmp")"
 	[ "$fail" -eq 0 ] && echo "ok: test double run exit $rc, $n files: $(ls "$work/out2" | tr '\n' ' ')"
 fi
 
