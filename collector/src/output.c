@@ -43,7 +43,9 @@
 #define CLOCK_EVERY_NS 1000000000LL
 #define MAX_NAME_ATTEMPTS 100u
 
-struct ov {
+/* A span the collector spent in the program's process (the periodic CUPTI
+ * flush), written to the trace as an overhead record. */
+struct overhead_span {
 	int64_t start, end;
 };
 
@@ -59,8 +61,8 @@ static struct {
 	struct gs_dd_obs *obs, *obs_spare;
 	size_t nobs;
 	uint64_t obs_dropped;
-	struct ov ovs[MAX_OVERHEADS];
-	size_t novs;
+	struct overhead_span overheads[MAX_OVERHEADS];
+	size_t n_overheads;
 	unsigned req;
 	uint64_t req_seq, done_seq;
 	bool running;
@@ -143,8 +145,8 @@ void gs_out_overhead(int64_t start_ns, int64_t end_ns)
 	if (!start_ns || end_ns < start_ns)
 		return;
 	pthread_mutex_lock(&out.lock);
-	if (out.novs < MAX_OVERHEADS)
-		out.ovs[out.novs++] = (struct ov){start_ns, end_ns};
+	if (out.n_overheads < MAX_OVERHEADS)
+		out.overheads[out.n_overheads++] = (struct overhead_span){start_ns, end_ns};
 	pthread_mutex_unlock(&out.lock);
 }
 
@@ -606,8 +608,8 @@ static void *writer_main(void *arg)
 	pthread_mutex_unlock(&out.lock);
 	while (!closing) {
 		struct gs_pool_buf *list;
-		struct ov ovs[MAX_OVERHEADS];
-		size_t nobs, novs;
+		struct overhead_span overheads[MAX_OVERHEADS];
+		size_t nobs, n_overheads;
 		unsigned req;
 		uint64_t seq;
 		gs_status rc = GS_OK;
@@ -622,9 +624,9 @@ static void *writer_main(void *arg)
 		out.obs = out.obs_spare;
 		out.obs_spare = obs;
 		out.nobs = 0;
-		novs = out.novs;
-		memcpy(ovs, out.ovs, novs * sizeof(*ovs));
-		out.novs = 0;
+		n_overheads = out.n_overheads;
+		memcpy(overheads, out.overheads, n_overheads * sizeof(*overheads));
+		out.n_overheads = 0;
 		req = out.req;
 		out.req = 0;
 		seq = out.req_seq;
@@ -648,9 +650,9 @@ static void *writer_main(void *arg)
 		out.dropped += gs_glue_dropped();
 		if (out.w && !rc) {
 			rc = gs_dd_settle(out.dd, out.generation, false);
-			for (size_t i = 0; i < novs && !rc; i++) {
-				struct gs_overhead o = {.start_ns = ovs[i].start,
-							.end_ns = ovs[i].end,
+			for (size_t i = 0; i < n_overheads && !rc; i++) {
+				struct gs_overhead o = {.start_ns = overheads[i].start,
+							.end_ns = overheads[i].end,
 							.pid = out.pid,
 							.kind = out.flush_name};
 
