@@ -212,8 +212,8 @@ struct gs_job_member {
 	size_t first_extra; /* the first of those (index into k) */
 };
 
-/* The ranks that run one sequence of collectives together. Sums are over
- * its compared collectives. */
+/* The ranks that run one sequence of collectives together. The sums are
+ * over its `matched` collectives (those within the clocks' error too). */
 struct gs_job_comm {
 	uint32_t clock_group;
 	uint8_t key;             /* enum gs_job_key */
@@ -258,16 +258,16 @@ struct gs_job_coll {
 	int64_t first, last; /* first and last arrival */
 	int64_t skew, transfer, wait_sum;
 	int64_t clock_err;   /* the clocks' error between its members */
-	size_t last_m;       /* member index of the last rank (GS_JOB_COMPARED) */
+	size_t last_m;       /* member index of the last rank (with GS_JOB_COMPARED) */
 	int64_t bytes;       /* -1 when unknown */
 	double algbw, busbw; /* GB/s (bytes per ns); NaN when unknown */
 	const char *name;
 };
 
-/* A rank's collectives, over its compared ones (ja->totals, per rank). */
+/* A rank's part in the collectives (ja->totals, per rank). */
 struct gs_job_total {
 	size_t ri;
-	uint64_t collectives; /* compared collectives it took part in */
+	uint64_t collectives; /* matched collectives it took part in */
 	uint64_t counted;     /* ... of skew > 0, beyond the clock error */
 	uint64_t last;        /* ... it arrived last at */
 	double expected;      /* times last chance alone gives */
