@@ -106,29 +106,29 @@
 
 /* ---- per GPU ---- */
 
-double job_metric_value(const struct job_gpu *g, enum job_metric m)
+double gs_job_metric_value(const struct gs_job_gpu *g, enum gs_job_metric m)
 {
 	const struct gs_js_gpu *d = g->d;
 	double win = (double)d->window_ns;
 
 	switch (m) {
-	case M_WINDOW:
+	case GS_JOB_METRIC_WINDOW:
 		return (double)d->window_ns;
-	case M_KERNEL:
+	case GS_JOB_METRIC_KERNEL:
 		return win > 0 ? (double)d->total_ns[GS_CAT_KERNEL] / win : 0;
-	case M_COPY:
+	case GS_JOB_METRIC_COPY:
 		return win > 0 ? (double)d->total_ns[GS_CAT_COPY] / win : 0;
-	case M_SYNC:
+	case GS_JOB_METRIC_SYNC:
 		return win > 0 ? (double)d->total_ns[GS_CAT_SYNC] / win : 0;
-	case M_IDLE:
+	case GS_JOB_METRIC_IDLE:
 		return win > 0 ? (double)d->total_ns[GS_CAT_IDLE] / win : 0;
-	case M_EFF:
+	case GS_JOB_METRIC_EFF:
 		return d->efficiency_kind == GS_REPORT_EFF_CYCLES ? NAN : d->efficiency;
-	case M_COMM:
+	case GS_JOB_METRIC_COMM:
 		return (double)d->comm_ns;
-	case M_EXPOSED:
+	case GS_JOB_METRIC_EXPOSED:
 		return (double)d->comm_exposed_ns;
-	case M_OVERLAP:
+	case GS_JOB_METRIC_OVERLAP:
 		return g->overlap;
 	default:
 		return NAN;
@@ -156,12 +156,12 @@ static gs_status build_stats(struct gs_job_analysis *ja)
 
 	if (!k)
 		return gs_nomem();
-	for (unsigned m = 0; m < M_COUNT; m++) {
-		struct job_stat *s = &ja->stat[m];
+	for (unsigned m = 0; m < GS_JOB_METRIC_COUNT; m++) {
+		struct gs_job_stat *s = &ja->stat[m];
 		size_t n = 0;
 
 		for (size_t i = 0; i < ja->n_gpus; i++) {
-			double v = job_metric_value(&ja->gpus[i], (enum job_metric)m);
+			double v = gs_job_metric_value(&ja->gpus[i], (enum gs_job_metric)m);
 
 			if (isfinite(v))
 				k[n++] = (struct stat_key){v, i};
@@ -213,7 +213,7 @@ static gs_status build_gpus(struct gs_job_analysis *ja)
 		ja->first_gpu[i] = ja->n_gpus;
 
 		for (size_t k = 0; k < r->n_gpus; k++) {
-			struct job_gpu *g = &ja->gpus[ja->n_gpus++];
+			struct gs_job_gpu *g = &ja->gpus[ja->n_gpus++];
 			const struct gs_js_gpu *d = &r->gpus[k];
 
 			g->r = r;
@@ -235,8 +235,8 @@ static gs_status build_gpus(struct gs_job_analysis *ja)
 static int cmp_skew(const void *pa, const void *pb, void *arg)
 {
 	const struct gs_job_analysis *ja = arg;
-	const struct job_coll *a = &ja->coll[*(const size_t *)pa],
-			      *b = &ja->coll[*(const size_t *)pb];
+	const struct gs_job_coll *a = &ja->coll[*(const size_t *)pa],
+				 *b = &ja->coll[*(const size_t *)pb];
 
 	if (a->skew != b->skew)
 		return a->skew > b->skew ? -1 : 1;
@@ -265,7 +265,7 @@ static void sort_by_skew(struct gs_job_analysis *ja, size_t *v, size_t *tmp, siz
 }
 
 /* The straggler rule (top of the file). */
-static bool is_straggler(const struct job_total *t)
+static bool is_straggler(const struct gs_job_total *t)
 {
 	double p = (double)t->counted, e = t->expected, need = 2 * e;
 
@@ -281,8 +281,8 @@ static bool is_straggler(const struct job_total *t)
 static int cmp_straggler(const void *pa, const void *pb, void *arg)
 {
 	const struct gs_job_analysis *ja = arg;
-	const struct job_total *a = &ja->totals[*(const size_t *)pa];
-	const struct job_total *b = &ja->totals[*(const size_t *)pb];
+	const struct gs_job_total *a = &ja->totals[*(const size_t *)pa];
+	const struct gs_job_total *b = &ja->totals[*(const size_t *)pb];
 
 	if (a->cost != b->cost)
 		return a->cost > b->cost ? -1 : 1;
@@ -313,7 +313,7 @@ static gs_status build_collectives(struct gs_job_analysis *ja)
 	/* The collectives compared, largest skew first. */
 	ja->n_by_skew = 0;
 	for (i = 0; i < ja->n_coll; i++)
-		if (ja->coll[i].state != JOB_NO_OVERLAP)
+		if (ja->coll[i].state != GS_JOB_NO_OVERLAP)
 			ja->by_skew[ja->n_by_skew++] = i;
 	sort_by_skew(ja, ja->by_skew, tmp, ja->n_by_skew);
 	free(tmp);
@@ -382,9 +382,9 @@ gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_grou
 	ja->sums = sums;
 	ja->n_sums = n;
 	ja->n_clock_groups = n_clock_groups ? n_clock_groups : 1;
-	ja->align = align == GS_REPORT_ALIGN_NONE        ? JOB_ALIGN_NONE :
-		    align == GS_REPORT_ALIGN_COLLECTIVES ? JOB_ALIGN_COLLECTIVES :
-							   JOB_ALIGN_AUTO;
+	ja->align = align == GS_REPORT_ALIGN_NONE        ? GS_JOB_ALIGN_NONE :
+		    align == GS_REPORT_ALIGN_COLLECTIVES ? GS_JOB_ALIGN_COLLECTIVES :
+							   GS_JOB_ALIGN_AUTO;
 	rc = build_gpus(ja);
 	if (rc == GS_OK)
 		rc = build_collectives(ja);

@@ -44,12 +44,12 @@ gs_status job_build_domains(struct gs_job_analysis *ja)
 			d = SIZE_MAX;
 		if (d == SIZE_MAX) {
 			d = ja->n_dom++;
-			ja->dom[d] = (struct job_domain){.id = id,
-							 .group = r->clock_group,
-							 .first_ri = ri,
-							 .host = gs_js_str(r, r->host),
-							 .clock = r->clock,
-							 .via = (uint32_t)d};
+			ja->dom[d] = (struct gs_job_domain){.id = id,
+							    .group = r->clock_group,
+							    .first_ri = ri,
+							    .host = gs_js_str(r, r->host),
+							    .clock = r->clock,
+							    .via = (uint32_t)d};
 			if (id < n && by_id[id] == SIZE_MAX)
 				by_id[id] = d;
 		}
@@ -63,7 +63,8 @@ gs_status job_build_domains(struct gs_job_analysis *ja)
 /* Collectives whose members leave together: their ends align clocks. */
 static bool ends_together(uint8_t kind)
 {
-	return kind == K_ALLREDUCE || kind == K_ALLGATHER || kind == K_REDUCE_SCATTER;
+	return kind == GS_JOB_COLL_ALLREDUCE || kind == GS_JOB_COLL_ALLGATHER ||
+	       kind == GS_JOB_COLL_REDUCE_SCATTER;
 }
 
 /* Kernels of two ranks that can be one collective. */
@@ -74,15 +75,15 @@ bool job_same_signature(const struct gs_js_rank *ra, const struct gs_js_kernel *
 		return false;
 	if (a->bytes >= 0 && b->bytes >= 0 && a->bytes != b->bytes)
 		return false;
-	if (a->kind == K_UNKNOWN)
+	if (a->kind == GS_JOB_COLL_UNKNOWN)
 		return !strcmp(gs_js_str(ra, a->name), gs_js_str(rb, b->name));
 	return true;
 }
 
 /* A communicator whose members all number their kernels. */
-bool job_all_seq(const struct job_comm *c)
+bool job_all_seq(const struct gs_job_comm *c)
 {
-	if (c->key != JOB_KEY_GROUP)
+	if (c->key != GS_JOB_KEY_GROUP)
 		return false;
 	for (size_t i = 0; i < c->n_m; i++)
 		for (size_t k = 0; k < c->m[i].n; k++)
@@ -92,7 +93,7 @@ bool job_all_seq(const struct job_comm *c)
 }
 
 /* The member of domain d in communicator c with the lowest rank; SIZE_MAX. */
-static size_t member_in(const struct gs_job_analysis *ja, const struct job_comm *c, size_t d)
+static size_t member_in(const struct gs_job_analysis *ja, const struct gs_job_comm *c, size_t d)
 {
 	for (size_t i = 0; i < c->n_m; i++)
 		if (ja->rank_dom[c->m[i].ri] == d)
@@ -121,14 +122,14 @@ static gs_status estimate_pair(const struct gs_job_analysis *ja, size_t da, size
 	d->n = 0;
 	*found = false;
 	for (size_t ci = 0; ci < ja->n_comms && rc == GS_OK; ci++) {
-		const struct job_comm *c = &ja->comms[ci];
+		const struct gs_job_comm *c = &ja->comms[ci];
 		size_t ma, mb;
-		const struct job_member *a, *b;
+		const struct gs_job_member *a, *b;
 		const struct gs_js_rank *ra, *rb;
 		int64_t sa, sb;
 		bool seq;
 
-		if (c->clock_group != ja->dom[da].group || c->key == JOB_KEY_P2P)
+		if (c->clock_group != ja->dom[da].group || c->key == GS_JOB_KEY_P2P)
 			continue;
 		ma = member_in(ja, c, da);
 		mb = member_in(ja, c, db);
@@ -136,8 +137,8 @@ static gs_status estimate_pair(const struct gs_job_analysis *ja, size_t da, size
 			continue;
 		a = &c->m[ma];
 		b = &c->m[mb];
-		ra = rank_of(ja, a->ri);
-		rb = rank_of(ja, b->ri);
+		ra = gs_job_rank(ja, a->ri);
+		rb = gs_job_rank(ja, b->ri);
 		sa = job_shift(ja, a->ri);
 		sb = rb->clock ? rb->wall_offset_ns : 0;
 		seq = job_all_seq(c);
@@ -235,15 +236,15 @@ static gs_status dom_ends_build(const struct gs_job_analysis *ja, uint32_t group
 		for (size_t d = 0; d < ja->n_dom; d++)
 			stamp[d] = SIZE_MAX;
 		for (size_t i = 0; i < ja->n_coll; i++) {
-			const struct job_coll *x = &ja->coll[i];
+			const struct gs_job_coll *x = &ja->coll[i];
 
 			if (ja->comms[x->comm].clock_group != group ||
-			    !ends_together(coll_op(ja, x, 0)->kind))
+			    !ends_together(gs_job_coll_kernel(ja, x, 0)->kind))
 				continue;
 			for (size_t p = 0; p < x->present; p++) {
-				const struct job_member *m = coll_member(ja, x, p);
+				const struct gs_job_member *m = gs_job_coll_member(ja, x, p);
 				size_t d = ja->rank_dom[m->ri];
-				const struct gs_js_rank *r = rank_of(ja, m->ri);
+				const struct gs_js_rank *r = gs_job_rank(ja, m->ri);
 
 				if (stamp[d] == i)
 					continue;
@@ -253,7 +254,7 @@ static gs_status dom_ends_build(const struct gs_job_analysis *ja, uint32_t group
 					continue;
 				}
 				de->e[de->first[d]].coll = i;
-				de->e[de->first[d]++].end = coll_op(ja, x, p)->end_ns +
+				de->e[de->first[d]++].end = gs_job_coll_kernel(ja, x, p)->end_ns +
 							    (r->clock ? r->wall_offset_ns : 0);
 			}
 		}
@@ -281,7 +282,7 @@ static gs_status dom_ends_build(const struct gs_job_analysis *ja, uint32_t group
 static gs_status fit_domain(struct gs_job_analysis *ja, const struct dom_ends *de, size_t d,
 			    size_t via, struct i64vec *v, bool *fitted)
 {
-	struct job_domain *dom = &ja->dom[d];
+	struct gs_job_domain *dom = &ja->dom[d];
 	size_t i = de->first[via], k = de->first[d];
 	int64_t med;
 
@@ -329,7 +330,7 @@ static gs_status fit_domain(struct gs_job_analysis *ja, const struct dom_ends *d
 		dom->outliers = v->n - keep;
 	}
 	dom->via = (uint32_t)via;
-	dom->state = JOB_DOM_FITTED;
+	dom->state = GS_JOB_DOM_FITTED;
 	*fitted = true;
 	return GS_OK;
 }
@@ -363,7 +364,7 @@ static gs_status place_domains(struct gs_job_analysis *ja, uint32_t group, bool 
 		dom_ends_free(&de);
 		return rc;
 	}
-	ja->dom[ref].state = JOB_DOM_REFERENCE;
+	ja->dom[ref].state = GS_JOB_DOM_REFERENCE;
 	ja->dom[ref].offset = 0;
 	done[ref] = true;
 	placed = 1;
@@ -385,7 +386,7 @@ static gs_status place_domains(struct gs_job_analysis *ja, uint32_t group, bool 
 					if (ok) {
 						ja->dom[d].offset = est;
 						ja->dom[d].residual = 0;
-						ja->dom[d].state = JOB_DOM_FITTED;
+						ja->dom[d].state = GS_JOB_DOM_FITTED;
 						ja->dom[d].via = (uint32_t)via;
 					}
 				}
@@ -400,7 +401,7 @@ static gs_status place_domains(struct gs_job_analysis *ja, uint32_t group, bool 
 	}
 	for (size_t d = 0; d < ja->n_dom; d++)
 		if (ja->dom[d].group == group && !done[d]) {
-			ja->dom[d].state = JOB_DOM_NO_EVIDENCE;
+			ja->dom[d].state = GS_JOB_DOM_NO_EVIDENCE;
 			ja->dom[d].offset = 0;
 			ja->dom[d].evidence = 0;
 			ja->dom[d].via = (uint32_t)d;
@@ -424,12 +425,12 @@ gs_status job_align_and_match(struct gs_job_analysis *ja, struct comm_gaps *gaps
 		for (size_t d = 0; d < ja->n_dom; d++) {
 			if (ja->dom[d].group != g)
 				continue;
-			ja->dom[d].state = n < 2                       ? JOB_DOM_REFERENCE :
-					   ja->align == JOB_ALIGN_NONE ? JOB_DOM_RAW :
-									 JOB_DOM_REFERENCE;
+			ja->dom[d].state = n < 2                          ? GS_JOB_DOM_REFERENCE :
+					   ja->align == GS_JOB_ALIGN_NONE ? GS_JOB_DOM_RAW :
+									    GS_JOB_DOM_REFERENCE;
 			ja->dom[d].offset = 0;
 		}
-		if (n >= 2 && ja->align != JOB_ALIGN_NONE) {
+		if (n >= 2 && ja->align != GS_JOB_ALIGN_NONE) {
 			any = true;
 			rc = place_domains(ja, g, false, &v);
 		}

@@ -21,11 +21,11 @@ static bool significant(int64_t ns, int64_t window)
 
 /* ---- findings ---- */
 
-static gs_status add_finding(struct gs_job_analysis *ja, size_t *cap, struct job_finding f)
+static gs_status add_finding(struct gs_job_analysis *ja, size_t *cap, struct gs_job_finding f)
 {
 	if (ja->n_findings == *cap) {
 		size_t nc = *cap ? *cap * 2 : 8;
-		struct job_finding *p = realloc(ja->findings, nc * sizeof(*p));
+		struct gs_job_finding *p = realloc(ja->findings, nc * sizeof(*p));
 
 		if (!p)
 			return gs_nomem();
@@ -38,7 +38,7 @@ static gs_status add_finding(struct gs_job_analysis *ja, size_t *cap, struct job
 
 static int cmp_finding(const void *pa, const void *pb)
 {
-	const struct job_finding *a = pa, *b = pb;
+	const struct gs_job_finding *a = pa, *b = pb;
 
 	if (a->ns != b->ns)
 		return a->ns > b->ns ? -1 : 1;
@@ -82,8 +82,8 @@ gs_status job_findings_make(struct gs_job_analysis *ja)
 	size_t with_comm = 0;
 
 	for (i = 0; i < ja->n_stragglers && i < MAX_STRAGGLER_FINDINGS && rc == GS_OK; i++) {
-		const struct job_total *t = &ja->totals[ja->stragglers[i]];
-		uint32_t rank = rank_of(ja, t->ri)->rank;
+		const struct gs_job_total *t = &ja->totals[ja->stragglers[i]];
+		uint32_t rank = gs_job_rank(ja, t->ri)->rank;
 
 		if (!significant(t->cost, ja->longest_window))
 			continue;
@@ -97,12 +97,12 @@ gs_status job_findings_make(struct gs_job_analysis *ja)
 		gs_finding_num(&fd, "compute_before_ns", (double)t->compute_before);
 		gs_finding_num(&fd, "median_compute_before_ns", (double)median_compute);
 		rc = add_finding(ja, &cap,
-				 (struct job_finding){.kind = "straggler",
-						      .what = JOB_FIND_STRAGGLER,
-						      .ns = t->cost,
-						      .data = fd,
-						      .at = ja->stragglers[i],
-						      .v = {median_compute}});
+				 (struct gs_job_finding){.kind = "straggler",
+							 .what = GS_JOB_FIND_STRAGGLER,
+							 .ns = t->cost,
+							 .data = fd,
+							 .at = ja->stragglers[i],
+							 .v = {median_compute}});
 	}
 	if (rc == GS_OK && !ja->n_stragglers && ja->n_by_skew &&
 	    significant(ja->wait_total, ja->longest_window)) {
@@ -110,9 +110,9 @@ gs_status job_findings_make(struct gs_job_analysis *ja)
 		size_t n = 0;
 
 		for (i = 0; i < ja->n_by_skew; i++) {
-			const struct job_coll *x = &ja->coll[ja->by_skew[i]];
+			const struct gs_job_coll *x = &ja->coll[ja->by_skew[i]];
 
-			if (x->state != JOB_COMPARED)
+			if (x->state != GS_JOB_COMPARED)
 				continue;
 			n++;
 			skew_sum += x->skew;
@@ -126,15 +126,15 @@ gs_status job_findings_make(struct gs_job_analysis *ja)
 		gs_finding_num(&fd, "mean_skew_ns", (double)skew_sum / (double)(n ? n : 1));
 		gs_finding_num(&fd, "max_skew_ns", (double)skew_max);
 		rc = add_finding(ja, &cap,
-				 (struct job_finding){.kind = "skew",
-						      .what = JOB_FIND_SKEW,
-						      .ns = ja->wait_total,
-						      .data = fd,
-						      .at = n,
-						      .v = {skew_sum, skew_max}});
+				 (struct gs_job_finding){.kind = "skew",
+							 .what = GS_JOB_FIND_SKEW,
+							 .ns = ja->wait_total,
+							 .data = fd,
+							 .at = n,
+							 .v = {skew_sum, skew_max}});
 	}
 	for (i = 0; i < ja->n_gpus; i++) {
-		const struct job_gpu *g = &ja->gpus[i];
+		const struct gs_job_gpu *g = &ja->gpus[i];
 
 		if (!g->d->comm_kernels)
 			continue;
@@ -156,52 +156,53 @@ gs_status job_findings_make(struct gs_job_analysis *ja)
 	if (rc == GS_OK && worst != SIZE_MAX &&
 	    significant(ja->gpus[worst].d->comm_exposed_ns, ja->gpus[worst].d->window_ns) &&
 	    significant(beyond, ja->longest_window)) {
-		const struct job_gpu *w = &ja->gpus[worst];
-		const struct job_stat *s = &ja->stat[M_OVERLAP];
+		const struct gs_job_gpu *w = &ja->gpus[worst];
+		const struct gs_job_stat *s = &ja->stat[GS_JOB_METRIC_OVERLAP];
 
 		fd = (struct gs_finding_data){.evidence = GS_EVIDENCE_MEASURED,
 					      .advice = "overlap_communication"};
 		gs_finding_num(&fd, "exposed_ns", (double)exposed);
 		gs_finding_num(&fd, "beyond_waits_ns", (double)beyond);
 		gs_finding_num(&fd, "gpus_count", (double)with_comm);
-		gs_finding_num(&fd, "worst_rank", rank_of(ja, w->ri)->rank);
+		gs_finding_num(&fd, "worst_rank", gs_job_rank(ja, w->ri)->rank);
 		gs_finding_num(&fd, "worst_exposed_ns", (double)w->d->comm_exposed_ns);
 		if (s->count)
 			gs_finding_num(&fd, "median_overlap", s->v[1]);
-		rc = add_finding(ja, &cap,
-				 (struct job_finding){.kind = "exposed_communication",
-						      .what = JOB_FIND_EXPOSED,
-						      .ns = beyond,
-						      .data = fd,
-						      .at = worst,
-						      .v = {exposed, beyond, (int64_t)with_comm}});
+		rc = add_finding(
+			ja, &cap,
+			(struct gs_job_finding){.kind = "exposed_communication",
+						.what = GS_JOB_FIND_EXPOSED,
+						.ns = beyond,
+						.data = fd,
+						.at = worst,
+						.v = {exposed, beyond, (int64_t)with_comm}});
 	}
 	if (rc == GS_OK && ja->slow_steps.steps &&
 	    significant(ja->slow_steps.extra, ja->slow_steps.total)) {
-		const struct job_slow_steps *x = &ja->slow_steps;
+		const struct gs_job_slow_steps *x = &ja->slow_steps;
 
 		fd = (struct gs_finding_data){.evidence = GS_EVIDENCE_MEASURED,
 					      .advice = "look_at_rank"};
-		gs_finding_num(&fd, "rank", rank_of(ja, x->ri)->rank);
+		gs_finding_num(&fd, "rank", gs_job_rank(ja, x->ri)->rank);
 		gs_finding_num(&fd, "steps_count", (double)x->steps);
 		gs_finding_num(&fd, "of_count", (double)x->of);
 		gs_finding_num(&fd, "extra_ns", (double)x->extra);
 		gs_finding_num(&fd, "median_steps_ns", (double)x->total);
 		rc = add_finding(ja, &cap,
-				 (struct job_finding){.kind = "slow_steps",
-						      .what = JOB_FIND_SLOW_STEPS,
-						      .ns = x->extra,
-						      .data = fd});
+				 (struct gs_job_finding){.kind = "slow_steps",
+							 .what = GS_JOB_FIND_SLOW_STEPS,
+							 .ns = x->extra,
+							 .data = fd});
 	}
 	if (rc == GS_OK && ja->n_mm) {
 		fd = (struct gs_finding_data){.evidence = GS_EVIDENCE_NONE,
 					      .advice = "record_the_same_steps"};
 		gs_finding_num(&fd, "communicators_count", (double)ja->n_mm);
 		rc = add_finding(ja, &cap,
-				 (struct job_finding){.kind = "mismatch",
-						      .what = JOB_FIND_MISMATCH,
-						      .ns = 0,
-						      .data = fd});
+				 (struct gs_job_finding){.kind = "mismatch",
+							 .what = GS_JOB_FIND_MISMATCH,
+							 .ns = 0,
+							 .data = fd});
 	}
 	if (ja->n_findings)
 		qsort(ja->findings, ja->n_findings, sizeof(*ja->findings), cmp_finding);

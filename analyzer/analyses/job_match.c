@@ -124,38 +124,39 @@ static void squash(char *buf, size_t size, const char *s)
 	buf[k] = '\0';
 }
 
-enum job_coll_kind job_coll_kind_of_name(const char *name)
+enum gs_job_coll_kind job_coll_kind_of_name(const char *name)
 {
 	char s[256];
 
 	squash(s, sizeof(s), name);
 	if (strstr(s, "allreduce"))
-		return K_ALLREDUCE;
+		return GS_JOB_COLL_ALLREDUCE;
 	if (strstr(s, "reducescatter"))
-		return K_REDUCE_SCATTER;
+		return GS_JOB_COLL_REDUCE_SCATTER;
 	if (strstr(s, "allgather"))
-		return K_ALLGATHER;
+		return GS_JOB_COLL_ALLGATHER;
 	if (strstr(s, "alltoall"))
-		return K_ALLTOALL;
+		return GS_JOB_COLL_ALLTOALL;
 	if (strstr(s, "broadcast") || strstr(s, "bcast"))
-		return K_BROADCAST;
+		return GS_JOB_COLL_BROADCAST;
 	if (strstr(s, "sendrecv") || strstr(s, "send") || strstr(s, "recv"))
-		return K_SENDRECV;
+		return GS_JOB_COLL_SENDRECV;
 	if (strstr(s, "reduce"))
-		return K_REDUCE;
-	return K_UNKNOWN;
+		return GS_JOB_COLL_REDUCE;
+	return GS_JOB_COLL_UNKNOWN;
 }
 
-const char *job_coll_kind_name(enum job_coll_kind k)
+const char *gs_job_coll_kind_name(enum gs_job_coll_kind k)
 {
-	static const char *const n[K_COUNT] = {"unknown",       "AllReduce", "AllGather",
-					       "ReduceScatter", "AllToAll",  "Broadcast",
-					       "Reduce",        "SendRecv"};
+	static const char *const n[GS_JOB_COLL_KIND_COUNT] = {"unknown",   "AllReduce",
+							      "AllGather", "ReduceScatter",
+							      "AllToAll",  "Broadcast",
+							      "Reduce",    "SendRecv"};
 
-	return (unsigned)k < K_COUNT ? n[k] : "unknown";
+	return (unsigned)k < GS_JOB_COLL_KIND_COUNT ? n[k] : "unknown";
 }
 
-const char *job_matched_by_name(uint8_t by)
+const char *gs_job_matched_by_name(uint8_t by)
 {
 	static const char *const n[] = {"none", "seq", "group_order", "order", "p2p_end"};
 
@@ -165,7 +166,7 @@ const char *job_matched_by_name(uint8_t by)
 /* The ranks of a communicator's members whose flag is set, one by one. */
 struct member_iter {
 	const struct gs_job_analysis *ja;
-	const struct job_comm *c;
+	const struct gs_job_comm *c;
 	const bool *flags;
 	size_t i;
 };
@@ -178,12 +179,12 @@ static bool member_next(void *ctx, uint32_t *v)
 		it->i++;
 	if (it->i >= it->c->n_m)
 		return false;
-	*v = rank_of(it->ja, it->c->m[it->i++].ri)->rank;
+	*v = gs_job_rank(it->ja, it->c->m[it->i++].ri)->rank;
 	return true;
 }
 
 void job_rank_list(char *buf, size_t size, const struct gs_job_analysis *ja,
-		   const struct job_comm *c, const bool *flags)
+		   const struct gs_job_comm *c, const bool *flags)
 {
 	struct member_iter it = {ja, c, flags, 0};
 
@@ -197,7 +198,7 @@ static bool several(const char *list)
 }
 
 /* A domain's index in ja->dom of rank ri. */
-static const struct job_domain *dom_of(const struct gs_job_analysis *ja, size_t ri)
+static const struct gs_job_domain *dom_of(const struct gs_job_analysis *ja, size_t ri)
 {
 	return &ja->dom[ja->rank_dom[ri]];
 }
@@ -210,12 +211,12 @@ int64_t job_shift(const struct gs_job_analysis *ja, size_t ri)
 }
 
 /* The error of comparing two domains' times. */
-static int64_t dom_err(const struct job_domain *d)
+static int64_t dom_err(const struct gs_job_domain *d)
 {
 	switch (d->state) {
-	case JOB_DOM_FITTED:
+	case GS_JOB_DOM_FITTED:
 		return d->residual;
-	case JOB_DOM_NO_EVIDENCE:
+	case GS_JOB_DOM_NO_EVIDENCE:
 		return CLOCK_UNKNOWN;
 	default:
 		return 0;
@@ -231,20 +232,20 @@ int64_t job_clock_err(const struct gs_job_analysis *ja, size_t ri)
 
 static const char *member_group(const struct gs_js_rank *r, const struct gs_js_member *e)
 {
-	return e->key == JOB_KEY_GROUP ? gs_js_str(r, e->group) : NULL;
+	return e->key == GS_JOB_KEY_GROUP ? gs_js_str(r, e->group) : NULL;
 }
 
-static struct job_comm *find_comm(struct gs_job_analysis *ja, const struct gs_js_rank *r,
-				  const struct gs_js_member *e)
+static struct gs_job_comm *find_comm(struct gs_job_analysis *ja, const struct gs_js_rank *r,
+				     const struct gs_js_member *e)
 {
 	for (size_t i = ja->n_comms; i-- > 0;) {
-		struct job_comm *c = &ja->comms[i];
+		struct gs_job_comm *c = &ja->comms[i];
 
 		if (c->clock_group != r->clock_group || c->key != e->key)
 			continue;
-		if (e->key == JOB_KEY_GROUP ? !strcmp(c->group, member_group(r, e)) :
-		    e->key == JOB_KEY_KIND  ? c->kind == e->kind :
-					      true)
+		if (e->key == GS_JOB_KEY_GROUP ? !strcmp(c->group, member_group(r, e)) :
+		    e->key == GS_JOB_KEY_KIND  ? c->kind == e->kind :
+						 true)
 			return c;
 	}
 	return NULL;
@@ -254,15 +255,15 @@ static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, size_t ri,
 			    const struct gs_js_member *e)
 {
 	const struct gs_js_rank *r = ja->sums[ri];
-	struct job_comm *c = find_comm(ja, r, e);
-	struct job_member m = {.ri = ri, .k = e->k, .n = e->n};
+	struct gs_job_comm *c = find_comm(ja, r, e);
+	struct gs_job_member m = {.ri = ri, .k = e->k, .n = e->n};
 
 	if (!c) {
-		struct job_comm nc = {.clock_group = r->clock_group,
-				      .key = e->key,
-				      .kind = e->kind,
-				      .group = member_group(r, e),
-				      .desc = ""};
+		struct gs_job_comm nc = {.clock_group = r->clock_group,
+					 .key = e->key,
+					 .kind = e->kind,
+					 .group = member_group(r, e),
+					 .desc = ""};
 
 		if (GS_VEC_PUSH(ja->comms, ja->n_comms, *cap, nc))
 			return gs_nomem();
@@ -270,7 +271,7 @@ static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, size_t ri,
 	}
 	if (GS_VEC_PUSH(c->m, c->n_m, c->cap_m, m))
 		return gs_nomem();
-	if (c->key == JOB_KEY_GROUP) {
+	if (c->key == GS_JOB_KEY_GROUP) {
 		if (!c->group_size)
 			c->group_size = e->e0_group_size;
 		if (!*c->desc && e->e0_desc != GS_JS_NONE)
@@ -281,13 +282,13 @@ static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, size_t ri,
 
 static int cmp_comm(const void *pa, const void *pb)
 {
-	const struct job_comm *a = pa, *b = pb;
+	const struct gs_job_comm *a = pa, *b = pb;
 
 	if (a->clock_group != b->clock_group)
 		return a->clock_group < b->clock_group ? -1 : 1;
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
-	if (a->key == JOB_KEY_GROUP) {
+	if (a->key == GS_JOB_KEY_GROUP) {
 		/* Numeric names ("0", "10") in numeric order. */
 		size_t la = strlen(a->group), lb = strlen(b->group);
 		bool na = la && strspn(a->group, "0123456789") == la;
@@ -300,16 +301,16 @@ static int cmp_comm(const void *pa, const void *pb)
 	return a->kind < b->kind ? -1 : a->kind > b->kind;
 }
 
-static void label_comm(const struct gs_job_analysis *ja, struct job_comm *c)
+static void label_comm(const struct gs_job_analysis *ja, struct gs_job_comm *c)
 {
 	int n;
 
-	if (c->key == JOB_KEY_GROUP)
+	if (c->key == GS_JOB_KEY_GROUP)
 		n = snprintf(c->label, sizeof(c->label), "pg %.40s%s%.30s", c->group,
 			     *c->desc ? " " : "", c->desc);
-	else if (c->key == JOB_KEY_KIND)
+	else if (c->key == GS_JOB_KEY_KIND)
 		n = snprintf(c->label, sizeof(c->label), "%s (no pg)",
-			     job_coll_kind_name((enum job_coll_kind)c->kind));
+			     gs_job_coll_kind_name((enum gs_job_coll_kind)c->kind));
 	else
 		n = snprintf(c->label, sizeof(c->label), "point-to-point");
 	/* Communicators of two clock groups have the same key: say which. */
@@ -334,7 +335,7 @@ static int cmp_ends(const void *pa, const void *pb)
 }
 
 /* A member's kernels by end on the common clock. */
-static struct ends *ends_of(const struct job_member *m)
+static struct ends *ends_of(const struct gs_job_member *m)
 {
 	struct ends *e = malloc((m->n ? m->n : 1) * sizeof(*e));
 
@@ -390,10 +391,11 @@ static void grid_set(struct grid *g, size_t x, size_t m, uint32_t v)
  * gets b's kernel for each of a's kernels it pairs with. name_mm counts
  * kernels whose ends coincide with another signature.
  */
-static gs_status align_member(const struct gs_job_analysis *ja, const struct job_comm *c, size_t ia,
-			      size_t ib, struct grid *g, size_t *name_mm, size_t *first_name_mm)
+static gs_status align_member(const struct gs_job_analysis *ja, const struct gs_job_comm *c,
+			      size_t ia, size_t ib, struct grid *g, size_t *name_mm,
+			      size_t *first_name_mm)
 {
-	const struct job_member *a = &c->m[ia], *b = &c->m[ib];
+	const struct gs_job_member *a = &c->m[ia], *b = &c->m[ib];
 	struct ends *ea = ends_of(a), *eb = ends_of(b);
 	size_t *na = malloc((a->n ? a->n : 1) * sizeof(*na));
 	size_t *nb = malloc((b->n ? b->n : 1) * sizeof(*nb));
@@ -419,7 +421,7 @@ static gs_status align_member(const struct gs_job_analysis *ja, const struct job
 			continue;
 		if (ea[i].k >= g->n_coll || ib >= g->n_m)
 			continue; /* cannot be: a's kernels are the grid's rows */
-		if (!job_same_signature(rank_of(ja, a->ri), ka, rank_of(ja, b->ri), kb)) {
+		if (!job_same_signature(gs_job_rank(ja, a->ri), ka, gs_job_rank(ja, b->ri), kb)) {
 			if (!(*name_mm)++)
 				*first_name_mm = ea[i].k;
 			continue;
@@ -481,13 +483,13 @@ static bool grid_init(struct grid *g, size_t rows, size_t cols)
  * ja->coll and ja->slot. */
 static gs_status pack_grid(struct gs_job_analysis *ja, size_t ci, const struct grid *g)
 {
-	struct job_comm *c = &ja->comms[ci];
+	struct gs_job_comm *c = &ja->comms[ci];
 
 	c->first_coll = ja->n_coll;
 	c->n_coll = 0;
 	for (size_t x = 0; x < g->n_coll; x++) {
 		uint32_t present = 0;
-		struct job_coll coll;
+		struct gs_job_coll coll;
 
 		for (size_t m = 0; m < g->n_m; m++)
 			present += grid_get(g, x, m) != JOB_NONE;
@@ -499,7 +501,7 @@ static gs_status pack_grid(struct gs_job_analysis *ja, size_t ci, const struct g
 		coll.slot = ja->n_slot;
 		coll.present = present;
 		for (size_t m = 0; m < g->n_m; m++) {
-			struct job_slot s = {(uint32_t)m, grid_get(g, x, m)};
+			struct gs_job_slot s = {(uint32_t)m, grid_get(g, x, m)};
 
 			if (s.k == JOB_NONE)
 				continue;
@@ -515,7 +517,7 @@ static gs_status pack_grid(struct gs_job_analysis *ja, size_t ci, const struct g
 
 /* Kernels of each member in no collective of c (the ones pack_grid made):
  * extra, and the first of them. */
-static gs_status count_extra(struct gs_job_analysis *ja, struct job_comm *c)
+static gs_status count_extra(struct gs_job_analysis *ja, struct gs_job_comm *c)
 {
 	size_t total = 0, *off = malloc((c->n_m + 1) * sizeof(*off));
 	bool *used;
@@ -533,10 +535,10 @@ static gs_status count_extra(struct gs_job_analysis *ja, struct job_comm *c)
 		return gs_nomem();
 	}
 	for (size_t i = 0; i < c->n_coll; i++) {
-		const struct job_coll *x = &ja->coll[c->first_coll + i];
+		const struct gs_job_coll *x = &ja->coll[c->first_coll + i];
 
 		for (size_t p = 0; p < x->present; p++) {
-			const struct job_slot *sl = &ja->slot[x->slot + p];
+			const struct gs_job_slot *sl = &ja->slot[x->slot + p];
 
 			if (sl->m < c->n_m && off[sl->m] + sl->k < off[sl->m + 1])
 				used[off[sl->m] + sl->k] = true;
@@ -556,7 +558,7 @@ static gs_status count_extra(struct gs_job_analysis *ja, struct job_comm *c)
 
 static gs_status match_seq(struct gs_job_analysis *ja, size_t ci, struct comm_gaps *gaps)
 {
-	struct job_comm *c = &ja->comms[ci];
+	struct gs_job_comm *c = &ja->comms[ci];
 	size_t total = 0, n = 0, distinct = 0;
 	struct seq_entry *e;
 	struct grid g = {.n_m = c->n_m};
@@ -588,9 +590,10 @@ static gs_status match_seq(struct gs_job_analysis *ja, size_t ci, struct comm_ga
 		for (size_t m = 0; m < c->n_m && fm == SIZE_MAX; m++)
 			if (grid_get(&g, x, m) != JOB_NONE)
 				fm = m;
-		if (fm != SIZE_MAX &&
-		    !job_same_signature(rank_of(ja, c->m[fm].ri), &c->m[fm].k[grid_get(&g, x, fm)],
-					rank_of(ja, c->m[e[i].m].ri), &c->m[e[i].m].k[e[i].k])) {
+		if (fm != SIZE_MAX && !job_same_signature(gs_job_rank(ja, c->m[fm].ri),
+							  &c->m[fm].k[grid_get(&g, x, fm)],
+							  gs_job_rank(ja, c->m[e[i].m].ri),
+							  &c->m[e[i].m].k[e[i].k])) {
 			if (!gaps->name_mm++)
 				gaps->first_name_mm = x;
 			continue;
@@ -598,7 +601,7 @@ static gs_status match_seq(struct gs_job_analysis *ja, size_t ci, struct comm_ga
 		grid_set(&g, x, e[i].m, e[i].k);
 	}
 	free(e);
-	c->matched_by = JOB_BY_SEQ;
+	c->matched_by = GS_JOB_BY_SEQ;
 	rc = pack_grid(ja, ci, &g);
 	free(g.k);
 	if (rc == GS_OK)
@@ -608,8 +611,8 @@ static gs_status match_seq(struct gs_job_analysis *ja, size_t ci, struct comm_ga
 
 static gs_status match_ends(struct gs_job_analysis *ja, size_t ci, struct comm_gaps *gaps)
 {
-	struct job_comm *c = &ja->comms[ci];
-	const struct job_member *ref;
+	struct gs_job_comm *c = &ja->comms[ci];
+	const struct gs_job_member *ref;
 	size_t ref_m = 0;
 	struct grid g = {.n_m = c->n_m};
 	gs_status rc = GS_OK;
@@ -626,7 +629,7 @@ static gs_status match_ends(struct gs_job_analysis *ja, size_t ci, struct comm_g
 		if (m != ref_m)
 			rc = align_member(ja, c, ref_m, m, &g, &gaps->name_mm,
 					  &gaps->first_name_mm);
-	c->matched_by = c->key == JOB_KEY_GROUP ? JOB_BY_GROUP_ORDER : JOB_BY_ORDER;
+	c->matched_by = c->key == GS_JOB_KEY_GROUP ? GS_JOB_BY_GROUP_ORDER : GS_JOB_BY_ORDER;
 	if (rc == GS_OK)
 		rc = pack_grid(ja, ci, &g);
 	free(g.k);
@@ -654,11 +657,11 @@ static int cmp_p2p(const void *pa, const void *pb)
 }
 
 /* Can entries x and y of c be the two ends of one transfer? */
-static bool p2p_peers(const struct gs_job_analysis *ja, const struct job_comm *c,
+static bool p2p_peers(const struct gs_job_analysis *ja, const struct gs_job_comm *c,
 		      const struct p2p *x, const struct p2p *y, int64_t *dist)
 {
-	const struct job_member *mx = &c->m[x->m], *my = &c->m[y->m];
-	const struct gs_js_rank *rx = rank_of(ja, mx->ri), *ry = rank_of(ja, my->ri);
+	const struct gs_job_member *mx = &c->m[x->m], *my = &c->m[y->m];
+	const struct gs_js_rank *rx = gs_job_rank(ja, mx->ri), *ry = gs_job_rank(ja, my->ri);
 	const struct gs_js_kernel *kx = &mx->k[x->k], *ky = &my->k[y->k];
 	int64_t ex = dom_err(dom_of(ja, mx->ri)), ey = dom_err(dom_of(ja, my->ri));
 	int64_t err = ex == CLOCK_UNKNOWN || ey == CLOCK_UNKNOWN ? CLOCK_UNKNOWN : ex + ey;
@@ -683,7 +686,7 @@ static bool p2p_peers(const struct gs_job_analysis *ja, const struct job_comm *c
 
 static gs_status match_p2p(struct gs_job_analysis *ja, size_t ci)
 {
-	struct job_comm *c = &ja->comms[ci];
+	struct gs_job_comm *c = &ja->comms[ci];
 	size_t total = 0, n = 0, *best;
 	struct p2p *e;
 	struct grid g = {.n_m = c->n_m};
@@ -739,7 +742,7 @@ static gs_status match_p2p(struct gs_job_analysis *ja, size_t ci)
 	}
 	free(e);
 	free(best);
-	c->matched_by = JOB_BY_P2P_END;
+	c->matched_by = GS_JOB_BY_P2P_END;
 	rc = pack_grid(ja, ci, &g);
 	free(g.k);
 	if (rc == GS_OK)
@@ -755,7 +758,7 @@ gs_status job_match_all(struct gs_job_analysis *ja, struct comm_gaps *gaps)
 	ja->n_coll = 0;
 	ja->n_slot = 0;
 	for (size_t ci = 0; ci < ja->n_comms && rc == GS_OK; ci++) {
-		struct job_comm *c = &ja->comms[ci];
+		struct gs_job_comm *c = &ja->comms[ci];
 
 		memset(&gaps[ci], 0, sizeof(gaps[ci]));
 		for (size_t m = 0; m < c->n_m; m++) {
@@ -763,7 +766,7 @@ gs_status job_match_all(struct gs_job_analysis *ja, struct comm_gaps *gaps)
 		}
 		c->first_coll = ja->n_coll;
 		c->n_coll = 0;
-		c->matched_by = JOB_BY_NONE;
+		c->matched_by = GS_JOB_BY_NONE;
 		if (c->n_m < 2) {
 			for (size_t m = 0; m < c->n_m; m++) {
 				c->m[m].extra = c->m[m].n;
@@ -771,7 +774,7 @@ gs_status job_match_all(struct gs_job_analysis *ja, struct comm_gaps *gaps)
 			}
 			continue;
 		}
-		if (c->key == JOB_KEY_P2P)
+		if (c->key == GS_JOB_KEY_P2P)
 			rc = match_p2p(ja, ci);
 		else if (job_all_seq(c))
 			rc = match_seq(ja, ci, &gaps[ci]);
@@ -784,20 +787,20 @@ gs_status job_match_all(struct gs_job_analysis *ja, struct comm_gaps *gaps)
 /* ---- what each collective measures ---- */
 
 /* The bus bandwidth factor of a kind for n ranks; NaN when unknown. */
-static double bus_factor(enum job_coll_kind k, uint32_t n)
+static double bus_factor(enum gs_job_coll_kind k, uint32_t n)
 {
 	if (n == 0)
 		return NAN;
 	switch (k) {
-	case K_ALLREDUCE:
+	case GS_JOB_COLL_ALLREDUCE:
 		return 2.0 * (double)(n - 1) / (double)n;
-	case K_ALLGATHER:
-	case K_REDUCE_SCATTER:
-	case K_ALLTOALL:
+	case GS_JOB_COLL_ALLGATHER:
+	case GS_JOB_COLL_REDUCE_SCATTER:
+	case GS_JOB_COLL_ALLTOALL:
 		return (double)(n - 1) / (double)n;
-	case K_BROADCAST:
-	case K_REDUCE:
-	case K_SENDRECV:
+	case GS_JOB_COLL_BROADCAST:
+	case GS_JOB_COLL_REDUCE:
+	case GS_JOB_COLL_SENDRECV:
 		return 1.0;
 	default:
 		return NAN;
@@ -806,14 +809,14 @@ static double bus_factor(enum job_coll_kind k, uint32_t n)
 
 /* The clock error between the members of x: the sum of the two largest
  * errors of the domains it spans (0 within one domain). */
-static int64_t coll_clock_err(const struct gs_job_analysis *ja, const struct job_coll *x)
+static int64_t coll_clock_err(const struct gs_job_analysis *ja, const struct gs_job_coll *x)
 {
 	size_t d0 = SIZE_MAX;
 	int64_t e1 = 0, e2 = 0;
 	bool two = false;
 
 	for (size_t p = 0; p < x->present; p++) {
-		size_t d = ja->rank_dom[coll_member(ja, x, p)->ri];
+		size_t d = ja->rank_dom[gs_job_coll_member(ja, x, p)->ri];
 		int64_t e = dom_err(&ja->dom[d]);
 
 		if (d0 == SIZE_MAX)
@@ -834,20 +837,21 @@ static int64_t coll_clock_err(const struct gs_job_analysis *ja, const struct job
 	return e1 + e2;
 }
 
-static void measure(struct gs_job_analysis *ja, struct job_coll *x)
+static void measure(struct gs_job_analysis *ja, struct gs_job_coll *x)
 {
-	struct job_comm *c = &ja->comms[x->comm];
+	struct gs_job_comm *c = &ja->comms[x->comm];
 	const struct gs_js_kernel *desc = NULL;
 	int64_t min_end = INT64_MAX;
-	enum job_coll_kind kind;
+	enum gs_job_coll_kind kind;
 	uint32_t n;
 
 	x->bytes = -1;
 	x->algbw = x->busbw = NAN;
-	x->name = gs_js_str(rank_of(ja, coll_member(ja, x, 0)->ri), coll_op(ja, x, 0)->name);
+	x->name = gs_js_str(gs_job_rank(ja, gs_job_coll_member(ja, x, 0)->ri),
+			    gs_job_coll_kernel(ja, x, 0)->name);
 	for (size_t p = 0; p < x->present; p++) {
-		const struct job_member *m = coll_member(ja, x, p);
-		const struct gs_js_kernel *op = coll_op(ja, x, p);
+		const struct gs_job_member *m = gs_job_coll_member(ja, x, p);
+		const struct gs_js_kernel *op = gs_job_coll_kernel(ja, x, p);
 		int64_t a = op->start_ns + m->shift, e = op->end_ns + m->shift;
 
 		if (!p || a < x->first)
@@ -867,32 +871,32 @@ static void measure(struct gs_job_analysis *ja, struct job_coll *x)
 	x->skew = x->last - x->first;
 	x->clock_err = coll_clock_err(ja, x);
 	if (x->last > min_end && x->last - min_end > x->clock_err)
-		x->state = JOB_NO_OVERLAP;
+		x->state = GS_JOB_NO_OVERLAP;
 	else if (x->clock_err > 0 && x->skew <= x->clock_err)
-		x->state = JOB_WITHIN_ERROR;
+		x->state = GS_JOB_WITHIN_ERROR;
 	else
-		x->state = JOB_COMPARED;
+		x->state = GS_JOB_COMPARED;
 	x->transfer = min_end > x->last ? min_end - x->last : 0;
 	x->wait_sum = 0;
-	if (x->state == JOB_COMPARED)
+	if (x->state == GS_JOB_COMPARED)
 		for (size_t p = 0; p < x->present; p++)
-			x->wait_sum += x->last -
-				       (coll_op(ja, x, p)->start_ns + coll_member(ja, x, p)->shift);
-	kind = desc ? (enum job_coll_kind)desc->kind_col : K_UNKNOWN;
-	if (kind == K_UNKNOWN)
-		kind = (enum job_coll_kind)coll_op(ja, x, 0)->kind_op;
+			x->wait_sum += x->last - (gs_job_coll_kernel(ja, x, p)->start_ns +
+						  gs_job_coll_member(ja, x, p)->shift);
+	kind = desc ? (enum gs_job_coll_kind)desc->kind_col : GS_JOB_COLL_UNKNOWN;
+	if (kind == GS_JOB_COLL_UNKNOWN)
+		kind = (enum gs_job_coll_kind)gs_job_coll_kernel(ja, x, 0)->kind_op;
 	n = desc && desc->group_size ? desc->group_size : x->present;
-	if (x->state != JOB_NO_OVERLAP && x->bytes >= 0 && x->transfer > 0) {
+	if (x->state != GS_JOB_NO_OVERLAP && x->bytes >= 0 && x->transfer > 0) {
 		x->algbw = (double)x->bytes / (double)x->transfer;
 		x->busbw = x->algbw * bus_factor(kind, n);
 	}
-	if (x->state == JOB_NO_OVERLAP) {
+	if (x->state == GS_JOB_NO_OVERLAP) {
 		c->no_overlap++;
 		return;
 	}
 	/* Totals of the communicator and of each rank. */
 	c->matched++;
-	c->within_error += x->state == JOB_WITHIN_ERROR;
+	c->within_error += x->state == GS_JOB_WITHIN_ERROR;
 	c->skew_sum += x->skew;
 	if (x->skew > c->skew_max)
 		c->skew_max = x->skew;
@@ -905,12 +909,12 @@ static void measure(struct gs_job_analysis *ja, struct job_coll *x)
 	ja->wait_total += x->wait_sum;
 	for (size_t p = 0; p < x->present; p++) {
 		size_t m = ja->slot[x->slot + p].m;
-		struct job_total *tot = &ja->totals[c->m[m].ri];
-		const struct gs_js_kernel *op = coll_op(ja, x, p);
+		struct gs_job_total *tot = &ja->totals[c->m[m].ri];
+		const struct gs_js_kernel *op = gs_job_coll_kernel(ja, x, p);
 
 		tot->collectives++;
 		tot->compute_before += op->compute_before;
-		if (x->state != JOB_COMPARED)
+		if (x->state != GS_JOB_COMPARED)
 			continue;
 		tot->waited += x->last - (op->start_ns + c->m[m].shift);
 		if (x->skew > 0) {
@@ -929,7 +933,7 @@ static void measure(struct gs_job_analysis *ja, struct job_coll *x)
 static gs_status add_mismatch(struct gs_job_analysis *ja, size_t *cap, size_t comm, uint8_t kind,
 			      size_t index, size_t count, char *text)
 {
-	struct job_mismatch x = {comm, kind, index, count, text};
+	struct gs_job_mismatch x = {comm, kind, index, count, text};
 
 	if (!text)
 		return gs_nomem();
@@ -951,7 +955,7 @@ static const char *at_text(char *buf, size_t size, int64_t t, int64_t t0)
 }
 
 /* The first start of any member of c on the common clock. */
-static int64_t comm_t0(const struct job_comm *c)
+static int64_t comm_t0(const struct gs_job_comm *c)
 {
 	int64_t t0 = INT64_MAX;
 
@@ -969,7 +973,7 @@ static int64_t comm_t0(const struct job_comm *c)
  */
 static gs_status gap_mismatch(struct gs_job_analysis *ja, size_t ci, int64_t t0, size_t *cap)
 {
-	struct job_comm *c = &ja->comms[ci];
+	struct gs_job_comm *c = &ja->comms[ci];
 	size_t *lack = calloc(c->n_m ? c->n_m : 1, sizeof(*lack));
 	size_t *first = calloc(c->n_m ? c->n_m : 1, sizeof(*first));
 	bool *flags = calloc(c->n_m ? c->n_m : 1, sizeof(*flags));
@@ -987,7 +991,7 @@ static gs_status gap_mismatch(struct gs_job_analysis *ja, size_t ci, int64_t t0,
 	/* A collective's kernels are by member: the members between them
 	 * lack it. */
 	for (size_t i = 0; i < c->n_coll; i++) {
-		const struct job_coll *x = &ja->coll[c->first_coll + i];
+		const struct gs_job_coll *x = &ja->coll[c->first_coll + i];
 		size_t p = 0;
 
 		for (size_t m = 0; m < c->n_m; m++) {
@@ -1005,11 +1009,11 @@ static gs_status gap_mismatch(struct gs_job_analysis *ja, size_t ci, int64_t t0,
 		goto out;
 	len = (size_t)snprintf(text, sizeof(text), "%s: %zu collective%s matched %s", c->label,
 			       c->n_coll, c->n_coll == 1 ? "" : "s",
-			       c->matched_by == JOB_BY_SEQ ? "by sequence number" :
-							     "by their ends, in order");
+			       c->matched_by == GS_JOB_BY_SEQ ? "by sequence number" :
+								"by their ends, in order");
 	/* Lacks: members with the same count and first gap together. */
 	for (size_t m = 0; m < c->n_m && len < sizeof(text); m++) {
-		const struct job_coll *x;
+		const struct gs_job_coll *x;
 
 		if (!lack[m] || done[m])
 			continue;
@@ -1029,7 +1033,7 @@ static gs_status gap_mismatch(struct gs_job_analysis *ja, size_t ci, int64_t t0,
 					lack[m], x->index, at_text(at, sizeof(at), x->first, t0));
 	}
 	for (size_t m = 0; m < c->n_m && len < sizeof(text); m++) {
-		const struct job_member *mm = &c->m[m];
+		const struct gs_job_member *mm = &c->m[m];
 
 		if (!mm->extra)
 			continue;
@@ -1040,7 +1044,7 @@ static gs_status gap_mismatch(struct gs_job_analysis *ja, size_t ci, int64_t t0,
 		len += (size_t)snprintf(
 			text + len, sizeof(text) - len,
 			"; rank %u has %zu no other rank ran (the first its #%zu, at %s)",
-			rank_of(ja, mm->ri)->rank, mm->extra, mm->first_extra,
+			gs_job_rank(ja, mm->ri)->rank, mm->extra, mm->first_extra,
 			at_text(at, sizeof(at), mm->k[mm->first_extra].start_ns + mm->shift, t0));
 	}
 	if (more && len < sizeof(text))
@@ -1048,7 +1052,7 @@ static gs_status gap_mismatch(struct gs_job_analysis *ja, size_t ci, int64_t t0,
 	if (len < sizeof(text))
 		snprintf(text + len, sizeof(text) - len,
 			 ": each compared over the ranks that ran it");
-	rc = add_mismatch(ja, cap, ci, MM_COUNT, 0, total, job_printf("%s", text));
+	rc = add_mismatch(ja, cap, ci, GS_JOB_MM_COUNT, 0, total, job_printf("%s", text));
 out:
 	free(lack);
 	free(first);
@@ -1060,7 +1064,7 @@ out:
 static gs_status comm_mismatches(struct gs_job_analysis *ja, size_t ci,
 				 const struct comm_gaps *gaps, size_t *cap)
 {
-	struct job_comm *c = &ja->comms[ci];
+	struct gs_job_comm *c = &ja->comms[ci];
 	int64_t t0 = comm_t0(c);
 	bool *flags = calloc(c->n_m ? c->n_m : 1, sizeof(*flags));
 	char list[256], at[64];
@@ -1069,9 +1073,9 @@ static gs_status comm_mismatches(struct gs_job_analysis *ja, size_t ci,
 
 	if (!flags)
 		return gs_nomem();
-	if (c->key == JOB_KEY_GROUP && c->group_size && c->group_size != c->n_m) {
+	if (c->key == GS_JOB_KEY_GROUP && c->group_size && c->group_size != c->n_m) {
 		job_rank_list(list, sizeof(list), ja, c, NULL);
-		rc = add_mismatch(ja, cap, ci, MM_RANKS, 0, c->group_size,
+		rc = add_mismatch(ja, cap, ci, GS_JOB_MM_RANKS, 0, c->group_size,
 				  job_printf("%s: the group has %u ranks, the job has its "
 					     "collectives on %zu (rank%s %s)",
 					     c->label, c->group_size, c->n_m,
@@ -1082,7 +1086,7 @@ static gs_status comm_mismatches(struct gs_job_analysis *ja, size_t ci,
 		return rc;
 	}
 	/* Kernels in no collective with another rank. */
-	if (c->key == JOB_KEY_P2P) {
+	if (c->key == GS_JOB_KEY_P2P) {
 		size_t first = SIZE_MAX;
 
 		for (size_t m = 0; m < c->n_m; m++) {
@@ -1092,18 +1096,18 @@ static gs_status comm_mismatches(struct gs_job_analysis *ja, size_t ci,
 				first = m;
 		}
 		if (extra) {
-			const struct job_member *m = &c->m[first];
+			const struct gs_job_member *m = &c->m[first];
 
 			job_rank_list(list, sizeof(list), ja, c, flags);
 			rc = add_mismatch(
-				ja, cap, ci, MM_UNPAIRED, 0, extra,
+				ja, cap, ci, GS_JOB_MM_UNPAIRED, 0, extra,
 				job_printf(
 					"%s: %zu kernel%s on rank%s %s end%s with no other rank's "
 					"(the first on rank %u at %s): a peer the job does not "
 					"hold, never compared",
 					c->label, extra, extra == 1 ? "" : "s",
 					several(list) ? "s" : "", list, extra == 1 ? "s" : "",
-					rank_of(ja, m->ri)->rank,
+					gs_job_rank(ja, m->ri)->rank,
 					at_text(at, sizeof(at),
 						m->k[m->first_extra].start_ns + m->shift, t0)));
 		}
@@ -1112,30 +1116,30 @@ static gs_status comm_mismatches(struct gs_job_analysis *ja, size_t ci,
 	}
 	if (rc == GS_OK && gaps->name_mm)
 		rc = add_mismatch(
-			ja, cap, ci, MM_NAME, gaps->first_name_mm, gaps->name_mm,
+			ja, cap, ci, GS_JOB_MM_NAME, gaps->first_name_mm, gaps->name_mm,
 			job_printf("%s: %zu kernel%s end%s with another rank's of another "
 				   "collective (kind or size; the first the reference's #%zu): not "
 				   "compared",
 				   c->label, gaps->name_mm, gaps->name_mm == 1 ? "" : "s",
 				   gaps->name_mm == 1 ? "s" : "", gaps->first_name_mm));
 	if (rc == GS_OK && c->no_overlap && c->n_coll) {
-		const struct job_coll *first = NULL;
+		const struct gs_job_coll *first = NULL;
 
 		for (size_t i = 0; i < c->n_coll && !first; i++)
-			if (ja->coll[c->first_coll + i].state == JOB_NO_OVERLAP)
+			if (ja->coll[c->first_coll + i].state == GS_JOB_NO_OVERLAP)
 				first = &ja->coll[c->first_coll + i];
 		if (first) {
 			int64_t gap = 0;
 
 			for (size_t p = 0; p < first->present; p++) {
-				const struct gs_js_kernel *op = coll_op(ja, first, p);
-				int64_t e = op->end_ns + coll_member(ja, first, p)->shift;
+				const struct gs_js_kernel *op = gs_job_coll_kernel(ja, first, p);
+				int64_t e = op->end_ns + gs_job_coll_member(ja, first, p)->shift;
 
 				if (first->last - e > gap)
 					gap = first->last - e;
 			}
 			rc = add_mismatch(
-				ja, cap, ci, MM_NO_OVERLAP, first->index, c->no_overlap,
+				ja, cap, ci, GS_JOB_MM_NO_OVERLAP, first->index, c->no_overlap,
 				job_printf("%s: %zu of %zu matched collective%s never ran at once "
 					   "across ranks (the first #%u, at %s: one rank's kernel "
 					   "ended %s before rank %u's began): not waits, not "
@@ -1144,7 +1148,7 @@ static gs_status comm_mismatches(struct gs_job_analysis *ja, size_t ci,
 					   c->n_coll == 1 ? "" : "s", first->index,
 					   at_text(at, sizeof(at), first->first, t0),
 					   gs_dur_text((char[48]){0}, 48, gap),
-					   rank_of(ja, c->m[first->last_m].ri)->rank));
+					   gs_job_rank(ja, c->m[first->last_m].ri)->rank));
 		}
 	}
 	free(flags);

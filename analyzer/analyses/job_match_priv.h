@@ -35,7 +35,7 @@ gs_status job_match_all(struct gs_job_analysis *ja, struct comm_gaps *gaps);
 gs_status job_build_domains(struct gs_job_analysis *ja);
 bool job_same_signature(const struct gs_js_rank *ra, const struct gs_js_kernel *a,
 			const struct gs_js_rank *rb, const struct gs_js_kernel *b);
-bool job_all_seq(const struct job_comm *c);
+bool job_all_seq(const struct gs_job_comm *c);
 gs_status job_align_and_match(struct gs_job_analysis *ja, struct comm_gaps *gaps);
 
 #endif

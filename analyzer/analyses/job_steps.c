@@ -29,7 +29,7 @@
 /* A step of a rank, sorted by number (stable: ranks in order). */
 struct at_key {
 	uint64_t number;
-	struct job_step_at at;
+	struct gs_job_step_at at;
 };
 
 /* A rank's time in one step, sorted by time (stable: ranks in order). */
@@ -39,7 +39,7 @@ struct dur_key {
 };
 
 static const struct gs_js_step *step_of(const struct gs_job_analysis *ja,
-					const struct job_step_at *a)
+					const struct gs_job_step_at *a)
 {
 	return &ja->sums[a->ri]->steps[a->si];
 }
@@ -51,9 +51,9 @@ static bool has_work(const struct gs_js_step *s)
 
 /* The span of step x on the common clock, when its ranks share one;
  * ends: room for x->ranks. */
-static void step_span(struct gs_job_analysis *ja, struct job_step *x, int64_t *ends)
+static void step_span(struct gs_job_analysis *ja, struct gs_job_step *x, int64_t *ends)
 {
-	const struct job_step_at *at = &ja->step_at[x->first];
+	const struct gs_job_step_at *at = &ja->step_at[x->first];
 	int64_t lo = INT64_MAX, hi = INT64_MIN, err = 0;
 	uint32_t group = ja->sums[at[0].ri]->clock_group;
 
@@ -83,10 +83,10 @@ static void step_span(struct gs_job_analysis *ja, struct job_step *x, int64_t *e
 
 /* The figures of step x from its ranks' entries; dur and ends: room for
  * x->ranks. */
-static void step_figures(struct gs_job_analysis *ja, struct job_step *x, struct dur_key *dur,
+static void step_figures(struct gs_job_analysis *ja, struct gs_job_step *x, struct dur_key *dur,
 			 int64_t *ends)
 {
-	const struct job_step_at *at = &ja->step_at[x->first];
+	const struct gs_job_step_at *at = &ja->step_at[x->first];
 
 	x->analysed = true;
 	x->eff_min = NAN;
@@ -130,7 +130,7 @@ static gs_status slow_steps(struct gs_job_analysis *ja)
 {
 	size_t *count = calloc(ja->n_sums ? ja->n_sums : 1, sizeof(*count));
 	int64_t *extra = calloc(ja->n_sums ? ja->n_sums : 1, sizeof(*extra));
-	struct job_slow_steps *w = &ja->slow_steps;
+	struct gs_job_slow_steps *w = &ja->slow_steps;
 
 	if (!count || !extra) {
 		free(count);
@@ -138,7 +138,7 @@ static gs_status slow_steps(struct gs_job_analysis *ja)
 		return gs_nomem();
 	}
 	for (size_t i = 0; i < ja->n_steps; i++) {
-		const struct job_step *x = &ja->steps[i];
+		const struct gs_job_step *x = &ja->steps[i];
 
 		if (!x->analysed || x->ranks < 2)
 			continue;
@@ -193,7 +193,7 @@ gs_status job_steps_make(struct gs_job_analysis *ja)
 		return gs_nomem();
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct job_step *x = groups ? &ja->steps[groups - 1] : NULL;
+		struct gs_job_step *x = groups ? &ja->steps[groups - 1] : NULL;
 
 		if (!x || keys[i].number != x->number) {
 			x = &ja->steps[groups++];

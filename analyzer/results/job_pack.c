@@ -3,7 +3,7 @@
  * A rank's summary as bytes and back (gs_js_pack, gs_js_unpack), for
  * gpuscope-mpi.
  */
-#include "job_priv.h"
+#include "job_sum.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -150,13 +150,13 @@ static int64_t busy_between(const struct busy *g, int64_t a, int64_t b)
 
 /* ---- step one: a rank's summary ---- */
 
-/* A communication kernel of a rank and its communicator's key (job_priv.h,
- * enum job_key). */
+/* A communication kernel of a rank and its communicator's key (job_results.h,
+ * enum gs_job_key). */
 struct entry {
 	uint8_t key;
 	uint8_t kind;              /* the kind: kind_col, else kind_op */
 	uint8_t kind_col, kind_op; /* from the collective's name, the kernel's */
-	const char *group;         /* JOB_KEY_GROUP: the group's name */
+	const char *group;         /* GS_JOB_KEY_GROUP: the group's name */
 	int64_t start;
 	uint32_t op;
 };
@@ -165,9 +165,9 @@ static int cmp_key(const struct entry *a, const struct entry *b)
 {
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
-	if (a->key == JOB_KEY_GROUP)
+	if (a->key == GS_JOB_KEY_GROUP)
 		return strcmp(a->group, b->group);
-	if (a->key == JOB_KEY_KIND && a->kind != b->kind)
+	if (a->key == GS_JOB_KEY_KIND && a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
 	return 0;
 }
@@ -197,9 +197,9 @@ static void op_kinds(const struct gs_trace *t, const struct gs_op *op,
 {
 	e->kind_col = (uint8_t)(c && c->name != GS_NO_STRING ?
 					job_coll_kind_of_name(gs_trace_string(t, c->name)) :
-					K_UNKNOWN);
+					GS_JOB_COLL_UNKNOWN);
 	e->kind_op = (uint8_t)job_coll_kind_of_name(gs_trace_string(t, op->name));
-	e->kind = e->kind_col != K_UNKNOWN ? e->kind_col : e->kind_op;
+	e->kind = e->kind_col != GS_JOB_COLL_UNKNOWN ? e->kind_col : e->kind_op;
 }
 
 /* The pool offset of `s` in the summary, added when new. Few distinct
@@ -296,13 +296,13 @@ static gs_status rank_entries(const struct gs_report *r, struct entry **out, siz
 				}
 				op_kinds(t, op, c, &e[n]);
 				e[n].group = NULL;
-				if (e[n].kind == K_SENDRECV) {
-					e[n].key = JOB_KEY_P2P;
+				if (e[n].kind == GS_JOB_COLL_SENDRECV) {
+					e[n].key = GS_JOB_KEY_P2P;
 				} else if (c && c->group != GS_NO_STRING) {
-					e[n].key = JOB_KEY_GROUP;
+					e[n].key = GS_JOB_KEY_GROUP;
 					e[n].group = gs_trace_string(t, c->group);
 				} else {
-					e[n].key = JOB_KEY_KIND;
+					e[n].key = GS_JOB_KEY_KIND;
 				}
 				e[n].start = op->start_ns;
 				e[n].op = (uint32_t)i;
@@ -331,7 +331,7 @@ static gs_status add_js_member(struct gs_js_rank *s, struct pool_ids *seen,
 
 	memset(m, 0, sizeof(*m));
 	m->key = e[0].key;
-	m->kind = e[0].key == JOB_KEY_KIND ? e[0].kind : K_UNKNOWN;
+	m->kind = e[0].key == GS_JOB_KEY_KIND ? e[0].kind : GS_JOB_COLL_UNKNOWN;
 	m->group = GS_JS_NONE;
 	m->e0_desc = GS_JS_NONE;
 	m->k = calloc(n, sizeof(*m->k));

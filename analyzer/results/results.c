@@ -4,9 +4,9 @@
  * through its private layout (report_priv.h), so that a program outside
  * the library needs neither.
  */
-#include "job_priv.h"
 #include "report_model_priv.h"
 
+#include <gpuscope/job_results.h>
 #include <gpuscope/results.h>
 
 #include <math.h>
@@ -78,14 +78,9 @@ const struct gs_wait *gs_results_wait(const struct gs_report *rank, size_t i)
 
 /* ---- the job analysis ---- */
 
-static const struct gs_job_analysis *analysis_of(const struct gs_report *job)
-{
-	return job && job->job ? job->ja : NULL;
-}
-
 size_t gs_results_communicator_count(const struct gs_report *job)
 {
-	const struct gs_job_analysis *ja = analysis_of(job);
+	const struct gs_job_analysis *ja = gs_job_results(job);
 
 	return ja ? ja->n_comms : 0;
 }
@@ -94,8 +89,8 @@ bool gs_results_communicator(const struct gs_report *job, size_t i,
 			     struct gs_results_communicator *out)
 {
 	static const char *const keys[] = {"process_group", "kind", "point_to_point"};
-	const struct gs_job_analysis *ja = analysis_of(job);
-	const struct job_comm *c;
+	const struct gs_job_analysis *ja = gs_job_results(job);
+	const struct gs_job_comm *c;
 	int64_t m;
 
 	if (!ja || i >= ja->n_comms)
@@ -106,12 +101,13 @@ bool gs_results_communicator(const struct gs_report *job, size_t i,
 		.id = i,
 		.name = c->label,
 		.key = keys[c->key < 3 ? c->key : 0],
-		.group = c->key == JOB_KEY_GROUP ? c->group : NULL,
-		.kind = c->key == JOB_KEY_KIND ? job_coll_kind_name((enum job_coll_kind)c->kind) :
-						 NULL,
+		.group = c->key == GS_JOB_KEY_GROUP ? c->group : NULL,
+		.kind = c->key == GS_JOB_KEY_KIND ?
+				gs_job_coll_kind_name((enum gs_job_coll_kind)c->kind) :
+				NULL,
 		.group_size = c->group_size,
 		.clock_group = c->clock_group,
-		.matched_by = job_matched_by_name(c->matched_by),
+		.matched_by = gs_job_matched_by_name(c->matched_by),
 		.ranks = c->n_m,
 		.collectives = c->n_coll,
 		.matched = c->matched,
@@ -128,16 +124,16 @@ bool gs_results_communicator(const struct gs_report *job, size_t i,
 
 size_t gs_results_collective_count(const struct gs_report *job)
 {
-	const struct gs_job_analysis *ja = analysis_of(job);
+	const struct gs_job_analysis *ja = gs_job_results(job);
 
 	return ja ? ja->n_by_skew : 0;
 }
 
 bool gs_results_collective(const struct gs_report *job, size_t i, struct gs_results_collective *out)
 {
-	const struct gs_job_analysis *ja = analysis_of(job);
-	const struct job_coll *x;
-	const struct job_comm *c;
+	const struct gs_job_analysis *ja = gs_job_results(job);
+	const struct gs_job_coll *x;
+	const struct gs_job_comm *c;
 
 	if (!ja || i >= ja->n_by_skew)
 		return false;
@@ -149,9 +145,10 @@ bool gs_results_collective(const struct gs_report *job, size_t i, struct gs_resu
 		.name = x->name,
 		.ranks = x->present,
 		.skew_ns = x->skew,
-		.compared = x->state == JOB_COMPARED,
-		.within_clock_error = x->state == JOB_WITHIN_ERROR,
-		.last_rank = x->state == JOB_COMPARED ? rank_of(ja, c->m[x->last_m].ri)->rank : 0,
+		.compared = x->state == GS_JOB_COMPARED,
+		.within_clock_error = x->state == GS_JOB_WITHIN_ERROR,
+		.last_rank =
+			x->state == GS_JOB_COMPARED ? gs_job_rank(ja, c->m[x->last_m].ri)->rank : 0,
 		.clock_error_ns = x->clock_err,
 		.transfer_ns = x->transfer,
 		.bytes = x->bytes,
@@ -163,15 +160,15 @@ bool gs_results_collective(const struct gs_report *job, size_t i, struct gs_resu
 
 size_t gs_results_job_step_count(const struct gs_report *job)
 {
-	const struct gs_job_analysis *ja = analysis_of(job);
+	const struct gs_job_analysis *ja = gs_job_results(job);
 
 	return ja ? ja->n_steps : 0;
 }
 
 bool gs_results_job_step(const struct gs_report *job, size_t i, struct gs_results_job_step *out)
 {
-	const struct gs_job_analysis *ja = analysis_of(job);
-	const struct job_step *x;
+	const struct gs_job_analysis *ja = gs_job_results(job);
+	const struct gs_job_step *x;
 
 	if (!ja || i >= ja->n_steps)
 		return false;
@@ -184,20 +181,20 @@ bool gs_results_job_step(const struct gs_report *job, size_t i, struct gs_result
 		.min_ns = x->v[0],
 		.median_ns = x->v[1],
 		.max_ns = x->v[2],
-		.min_rank = rank_of(ja, x->ri[0])->rank,
-		.median_rank = rank_of(ja, x->ri[1])->rank,
-		.max_rank = rank_of(ja, x->ri[2])->rank,
+		.min_rank = gs_job_rank(ja, x->ri[0])->rank,
+		.median_rank = gs_job_rank(ja, x->ri[1])->rank,
+		.max_rank = gs_job_rank(ja, x->ri[2])->rank,
 		.slow = x->slow,
 		.span_known = x->span_known,
 		.span_ns = x->span_known ? x->span_ns : 0,
 		.span_error_ns = x->span_known ? x->span_err : 0,
-		.last_rank = x->span_known ? rank_of(ja, x->last_ri)->rank : 0,
+		.last_rank = x->span_known ? gs_job_rank(ja, x->last_ri)->rank : 0,
 		.last_after_median_ns = x->span_known ? x->last_ns : 0,
 		.slowest_gap_cause = x->cause < GS_GAP_CAUSE_COUNT ? gs_gap_cause_name(x->cause) :
 								     NULL,
 		.slowest_gap_cause_ns = x->cause < GS_GAP_CAUSE_COUNT ? x->cause_ns : 0,
 		.efficiency_min = x->eff_min,
-		.efficiency_min_rank = isfinite(x->eff_min) ? rank_of(ja, x->eff_ri)->rank : 0,
+		.efficiency_min_rank = isfinite(x->eff_min) ? gs_job_rank(ja, x->eff_ri)->rank : 0,
 	};
 	return true;
 }

@@ -75,7 +75,8 @@ static void job_html_findings(struct gs_outbuf *o, const struct gs_job_analysis 
 
 /* One GPU's row of the rank table; with an outlier column (`col`), `why`
  * its outlier's `by` (UINT_MAX: none). */
-static void job_html_rank_row(struct gs_outbuf *o, const struct job_gpu *g, bool col, unsigned why)
+static void job_html_rank_row(struct gs_outbuf *o, const struct gs_job_gpu *g, bool col,
+			      unsigned why)
 {
 	const struct gs_js_gpu *d = g->d;
 	char eff[32];
@@ -115,13 +116,16 @@ static void job_html_rank_head(struct gs_outbuf *o, const char *id, bool why)
 static void job_html_stat_row(struct gs_outbuf *o, const struct gs_job_analysis *ja, int k)
 {
 	static const char *const label[3] = {"min", "median", "max"};
-	static const enum job_metric col[] = {M_WINDOW, M_KERNEL, M_COPY,    M_SYNC,   M_IDLE,
-					      M_EFF,    M_COMM,   M_EXPOSED, M_OVERLAP};
+	static const enum gs_job_metric col[] = {GS_JOB_METRIC_WINDOW, GS_JOB_METRIC_KERNEL,
+						 GS_JOB_METRIC_COPY,   GS_JOB_METRIC_SYNC,
+						 GS_JOB_METRIC_IDLE,   GS_JOB_METRIC_EFF,
+						 GS_JOB_METRIC_COMM,   GS_JOB_METRIC_EXPOSED,
+						 GS_JOB_METRIC_OVERLAP};
 	char buf[48];
 
 	gs_outbuf_printf(o, "<tr class=\"stat\"><td colspan=\"3\">%s</td>", label[k]);
 	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
-		const struct job_stat *s = &ja->stat[col[c]];
+		const struct gs_job_stat *s = &ja->stat[col[c]];
 
 		if (!s->count)
 			gs_outbuf_puts(o, "<td class=\"n\">-</td>");
@@ -174,8 +178,8 @@ static void job_html_ranks(struct gs_outbuf *o, const struct gs_job_analysis *ja
 		       "<table class=\"tbl\" id=\"job-summary\"><thead><tr><th>over the GPUs</th>"
 		       "<th class=\"n\">min</th><th class=\"n\">median</th><th class=\"n\">max</th>"
 		       "</tr></thead><tbody>\n");
-	for (unsigned m = 0; m < M_COUNT; m++) {
-		const struct job_stat *s = &ja->stat[m];
+	for (unsigned m = 0; m < GS_JOB_METRIC_COUNT; m++) {
+		const struct gs_job_stat *s = &ja->stat[m];
 		char buf[96];
 
 		gs_outbuf_printf(o, "<tr><td>%s</td>", job_metric_info[m].label);
@@ -184,7 +188,7 @@ static void job_html_ranks(struct gs_outbuf *o, const struct gs_job_analysis *ja
 				gs_outbuf_puts(o, "<td class=\"n\">-</td>");
 				continue;
 			}
-			job_stat_cell(buf, sizeof(buf), ja, s, (enum job_metric)m, k);
+			job_stat_cell(buf, sizeof(buf), ja, s, (enum gs_job_metric)m, k);
 			gs_outbuf_puts(o, "<td class=\"n\">");
 			job_html_esc(o, buf, 0);
 			gs_outbuf_puts(o, "</td>");
@@ -233,19 +237,19 @@ static gs_status job_html_pick_lanes(const struct gs_job_analysis *ja, uint32_t 
 	if (!last)
 		return gs_nomem();
 	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
-		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct job_comm *c = &ja->comms[x->comm];
+		const struct gs_job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct gs_job_comm *c = &ja->comms[x->comm];
 		size_t q = SIZE_MAX;
 
 		if (c->clock_group != g)
 			continue;
 		drawn++;
-		if (x->skew <= 0 || x->state != JOB_COMPARED)
+		if (x->skew <= 0 || x->state != GS_JOB_COMPARED)
 			continue;
 		for (size_t p = 0; p < x->present; p++)
 			if (ja->slot[x->slot + p].m == x->last_m)
-				q = gpu_index(ja, coll_member(ja, x, p)->ri,
-					      coll_op(ja, x, p)->device);
+				q = gpu_index(ja, gs_job_coll_member(ja, x, p)->ri,
+					      gs_job_coll_kernel(ja, x, p)->device);
 		if (q != SIZE_MAX)
 			last[q]++;
 	}
@@ -296,8 +300,8 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 	 * fewer when their kernels would pass H_RECTS (a lane holds one kernel
 	 * of a collective at most). */
 	for (i = 0; i < ja->n_by_skew; i++) {
-		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct job_comm *c = &ja->comms[x->comm];
+		const struct gs_job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct gs_job_comm *c = &ja->comms[x->comm];
 		size_t cost = x->present < H_LANES ? x->present : H_LANES;
 
 		if (c->clock_group != g)
@@ -310,8 +314,8 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 		n_draw++;
 		rects += cost;
 		for (k = 0; k < x->present; k++) {
-			const struct job_member *m = coll_member(ja, x, k);
-			const struct gs_js_kernel *op = coll_op(ja, x, k);
+			const struct gs_job_member *m = gs_job_coll_member(ja, x, k);
+			const struct gs_js_kernel *op = gs_job_coll_kernel(ja, x, k);
 			size_t q = gpu_index(ja, m->ri, op->device);
 
 			if (q != SIZE_MAX)
@@ -383,8 +387,8 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 				 H_XMAX, i * H_PITCH, i * H_PITCH);
 	/* Bands first, under the kernels. */
 	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
-		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct job_comm *c = &ja->comms[x->comm];
+		const struct gs_job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct gs_job_comm *c = &ja->comms[x->comm];
 		int64_t a, b;
 
 		if (c->clock_group != g)
@@ -401,17 +405,17 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 		job_html_esc(o, c->label, 60);
 		gs_outbuf_printf(o, " #%u ", x->index);
 		job_html_esc(o, x->name, 60);
-		if (x->state == JOB_WITHIN_ERROR)
+		if (x->state == GS_JOB_WITHIN_ERROR)
 			gs_outbuf_printf(o,
 					 "&#10;skew %s, within the clocks' error</title></rect>\n",
 					 HDUR(x->skew));
 		else
 			gs_outbuf_printf(o, "&#10;skew %s: rank %u arrived last</title></rect>\n",
-					 HDUR(x->skew), rank_of(ja, c->m[x->last_m].ri)->rank);
+					 HDUR(x->skew), gs_job_rank(ja, c->m[x->last_m].ri)->rank);
 	}
 	for (i = 0, drawn = 0; i < ja->n_by_skew && drawn < n_draw; i++) {
-		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct job_comm *c = &ja->comms[x->comm];
+		const struct gs_job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct gs_job_comm *c = &ja->comms[x->comm];
 		int64_t o0 = 0, o1 = 0, oa = 0; /* the others': first start, last end, last start */
 		size_t n_o = 0;
 
@@ -419,12 +423,12 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 			continue;
 		drawn++;
 		for (k = 0; k < x->present; k++) {
-			const struct job_member *m = coll_member(ja, x, k);
-			const struct gs_js_kernel *op = coll_op(ja, x, k);
+			const struct gs_job_member *m = gs_job_coll_member(ja, x, k);
+			const struct gs_js_kernel *op = gs_job_coll_kernel(ja, x, k);
 			int lane = lane_of(ja, lanes, m->ri, op->device);
 			int64_t s0 = op->start_ns + m->shift, s1 = op->end_ns + m->shift;
 			int64_t a = job_html_x(s0, t0, t1 - t0), b = job_html_x(s1, t0, t1 - t0);
-			bool last = x->skew > 0 && x->state == JOB_COMPARED &&
+			bool last = x->skew > 0 && x->state == GS_JOB_COMPARED &&
 				    ja->slot[x->slot + k].m == x->last_m;
 
 			if (lane == H_OTHERS) {
@@ -448,8 +452,8 @@ static gs_status job_html_drawing(struct gs_outbuf *o, const struct gs_job_analy
 			/* Short: one a kernel (the band names the collective). */
 			job_html_esc(o, x->name, 32);
 			gs_outbuf_printf(o, " #%u&#10;rank %u: +%s, waited %s, ran %s%s", x->index,
-					 rank_of(ja, m->ri)->rank, HDUR(s0 - t0),
-					 HDUR(x->state == JOB_COMPARED ? x->last - s0 : 0),
+					 gs_job_rank(ja, m->ri)->rank, HDUR(s0 - t0),
+					 HDUR(x->state == GS_JOB_COMPARED ? x->last - s0 : 0),
 					 HDUR(s1 - s0), last ? ", last" : "");
 			gs_outbuf_puts(o, "</title></rect>\n");
 		}
@@ -531,13 +535,13 @@ static void job_html_chart(struct gs_outbuf *o, const struct gs_job_analysis *ja
 
 /* A rank's row of the table of its collectives. */
 static void job_html_total_row(struct gs_outbuf *o, const struct gs_job_analysis *ja,
-			       const struct job_total *t)
+			       const struct gs_job_total *t)
 {
 	gs_outbuf_printf(o,
 			 "<tr><td>%u</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
 			 "<td class=\"n\">%llu</td><td class=\"n\">%s</td>"
 			 "<td class=\"n\">%s</td><td>%s</td></tr>\n",
-			 rank_of(ja, t->ri)->rank, (unsigned long long)t->collectives,
+			 gs_job_rank(ja, t->ri)->rank, (unsigned long long)t->collectives,
 			 HDUR(t->waited), (unsigned long long)t->last,
 			 PCT((int64_t)t->last, (int64_t)t->counted), HDUR(t->cost),
 			 t->straggler ? "<b>straggler</b>" : "");
@@ -606,7 +610,7 @@ static void job_html_collectives(struct gs_outbuf *o, const struct gs_job_analys
 		   "<th class=\"n\">waited</th><th class=\"n\">mean transfer</th>"
 		   "<th class=\"n\">mean busbw</th></tr></thead><tbody>\n");
 	for (i = 0; i < ja->n_comms; i++) {
-		const struct job_comm *c = &ja->comms[i];
+		const struct gs_job_comm *c = &ja->comms[i];
 		int64_t m = c->matched ? (int64_t)c->matched : 1;
 
 		gs_outbuf_puts(o, "<tr><td>");
@@ -635,8 +639,8 @@ static void job_html_collectives(struct gs_outbuf *o, const struct gs_job_analys
 			       "<th class=\"n\">transfer</th><th class=\"n\">algbw</th>"
 			       "<th class=\"n\">busbw</th></tr></thead><tbody>\n");
 		for (i = 0; i < shown; i++) {
-			const struct job_coll *x = &ja->coll[ja->by_skew[i]];
-			const struct job_comm *c = &ja->comms[x->comm];
+			const struct gs_job_coll *x = &ja->coll[ja->by_skew[i]];
+			const struct gs_job_comm *c = &ja->comms[x->comm];
 
 			gs_outbuf_printf(o, "<tr><td class=\"n\">%zu</td><td>", i + 1);
 			job_html_esc(o, c->label, 0);
@@ -644,12 +648,12 @@ static void job_html_collectives(struct gs_outbuf *o, const struct gs_job_analys
 					 x->index);
 			job_html_esc(o, x->name, 90);
 			gs_outbuf_printf(o, "</td><td class=\"n\">%s</td>", HDUR(x->skew));
-			if (x->state == JOB_WITHIN_ERROR)
+			if (x->state == GS_JOB_WITHIN_ERROR)
 				gs_outbuf_puts(o, "<td class=\"n\" title=\"within the clocks' "
 						  "error\">~</td>");
 			else if (x->skew > 0)
 				gs_outbuf_printf(o, "<td class=\"n\">%u</td>",
-						 rank_of(ja, c->m[x->last_m].ri)->rank);
+						 gs_job_rank(ja, c->m[x->last_m].ri)->rank);
 			else
 				gs_outbuf_puts(o, "<td class=\"n\">-</td>");
 			gs_outbuf_printf(o, "<td class=\"n\">%s</td><td class=\"n\">%s</td>",
@@ -707,7 +711,7 @@ static void job_html_steps(struct gs_outbuf *o, const struct gs_job_analysis *ja
 		   "<th class=\"n\">job span</th><th>last to end</th>"
 		   "<th>slowest rank's gap</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < shown; i++) {
-		const struct job_step *x = &ja->steps[i];
+		const struct gs_job_step *x = &ja->steps[i];
 		double k = longest > 0 ? 160.0 / (double)longest : 0.0;
 
 		gs_outbuf_printf(
@@ -723,10 +727,10 @@ static void job_html_steps(struct gs_outbuf *o, const struct gs_job_analysis *ja
 		gs_outbuf_printf(o, "<td class=\"n\">%s</td><td class=\"n\">%s</td>", HDUR(x->v[0]),
 				 HDUR(x->v[1]));
 		gs_outbuf_printf(o, "<td class=\"n\">%s%s</td><td>%u</td>", HDUR(x->v[2]),
-				 x->slow ? " !" : "", rank_of(ja, x->ri[2])->rank);
+				 x->slow ? " !" : "", gs_job_rank(ja, x->ri[2])->rank);
 		if (x->span_known && x->ranks > 1)
 			gs_outbuf_printf(o, "<td class=\"n\">%s</td><td>rank %u, +%s</td>",
-					 HDUR(x->span_ns), rank_of(ja, x->last_ri)->rank,
+					 HDUR(x->span_ns), gs_job_rank(ja, x->last_ri)->rank,
 					 HDUR(x->last_ns));
 		else if (x->span_known)
 			gs_outbuf_printf(o, "<td class=\"n\">%s</td><td>-</td>", HDUR(x->span_ns));
@@ -750,7 +754,7 @@ static void job_html_steps(struct gs_outbuf *o, const struct gs_job_analysis *ja
 void gs_job_analysis_write_html(struct gs_outbuf *o, const struct gs_report *job,
 				const struct gs_report_style *st)
 {
-	const struct gs_job_analysis *ja = job ? job->ja : NULL;
+	const struct gs_job_analysis *ja = gs_job_results(job);
 	struct gs_report_style s = gs_report_style_of(st);
 	struct job_view v;
 

@@ -135,7 +135,7 @@ static void text_rank_head(struct job_text_writer *w)
 	gs_outbuf_putc(w->o, '\n');
 }
 
-static void text_rank_row(struct job_text_writer *w, const struct job_gpu *g)
+static void text_rank_row(struct job_text_writer *w, const struct gs_job_gpu *g)
 {
 	const struct gs_js_gpu *d = g->d;
 	char rank[16], dev[16], eff[32];
@@ -168,21 +168,27 @@ static void text_stat_row(struct job_text_writer *w, const struct gs_job_analysi
 {
 	static const char *const label[3] = {"min", "median", "max"};
 	static const struct {
-		enum job_metric m;
+		enum gs_job_metric m;
 		size_t cols;
 	} col[] = {
-		{M_WINDOW, 11}, {M_KERNEL, 7}, {M_COPY, 7},     {M_SYNC, 7},    {M_IDLE, 7},
-		{M_EFF, 6},     {M_COMM, 11},  {M_EXPOSED, 11}, {M_OVERLAP, 8},
+		{GS_JOB_METRIC_WINDOW, 11}, {GS_JOB_METRIC_KERNEL, 7},   {GS_JOB_METRIC_COPY, 7},
+		{GS_JOB_METRIC_SYNC, 7},    {GS_JOB_METRIC_IDLE, 7},     {GS_JOB_METRIC_EFF, 6},
+		{GS_JOB_METRIC_COMM, 11},   {GS_JOB_METRIC_EXPOSED, 11}, {GS_JOB_METRIC_OVERLAP, 8},
 	};
 	char buf[48];
 
 	gs_outbuf_puts(w->o, "    ");
 	job_text_cell(w, label[k], 19, false);
-	LINE_UNIT(ja->stat[M_WINDOW].count ? (int64_t)ja->stat[M_WINDOW].v[k] : 0,
-		  ja->stat[M_COMM].count ? (int64_t)ja->stat[M_COMM].v[k] : 0,
-		  ja->stat[M_EXPOSED].count ? (int64_t)ja->stat[M_EXPOSED].v[k] : 0);
+	LINE_UNIT(ja->stat[GS_JOB_METRIC_WINDOW].count ?
+			  (int64_t)ja->stat[GS_JOB_METRIC_WINDOW].v[k] :
+			  0,
+		  ja->stat[GS_JOB_METRIC_COMM].count ? (int64_t)ja->stat[GS_JOB_METRIC_COMM].v[k] :
+						       0,
+		  ja->stat[GS_JOB_METRIC_EXPOSED].count ?
+			  (int64_t)ja->stat[GS_JOB_METRIC_EXPOSED].v[k] :
+			  0);
 	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
-		const struct job_stat *s = &ja->stat[col[c].m];
+		const struct gs_job_stat *s = &ja->stat[col[c].m];
 
 		job_text_cell(w,
 			      s->count ? job_metric_text(buf, sizeof(buf), col[c].m, s->v[k]) : "-",
@@ -193,7 +199,7 @@ static void text_stat_row(struct job_text_writer *w, const struct gs_job_analysi
 }
 
 /* "rank 3" ("rank 3 GPU 1" when the rank has several), with why. */
-static void outlier_name(char *buf, size_t size, const struct job_gpu *g, unsigned by)
+static void outlier_name(char *buf, size_t size, const struct gs_job_gpu *g, unsigned by)
 {
 	char who[64];
 
@@ -277,8 +283,8 @@ static void text_summary(struct job_text_writer *w, const struct gs_job_analysis
 	job_text_cell(w, "min", 26, false);
 	job_text_cell(w, "median", 26, false);
 	gs_outbuf_puts(w->o, "max\n");
-	for (unsigned m = 0; m < M_COUNT; m++) {
-		const struct job_stat *s = &ja->stat[m];
+	for (unsigned m = 0; m < GS_JOB_METRIC_COUNT; m++) {
+		const struct gs_job_stat *s = &ja->stat[m];
 		char buf[96];
 
 		gs_outbuf_puts(w->o, "    ");
@@ -290,7 +296,7 @@ static void text_summary(struct job_text_writer *w, const struct gs_job_analysis
 		if (job_metric_info[m].ns)
 			LINE_UNIT((int64_t)s->v[0], (int64_t)s->v[1], (int64_t)s->v[2]);
 		for (int k = 0; k < 3; k++) {
-			job_stat_cell(buf, sizeof(buf), ja, s, (enum job_metric)m, k);
+			job_stat_cell(buf, sizeof(buf), ja, s, (enum gs_job_metric)m, k);
 			if (k < 2)
 				job_text_cell(w, buf, 26, false);
 			else
@@ -347,7 +353,7 @@ static void text_collectives(struct job_text_writer *w, const struct gs_job_anal
 	 * stream can make one a rank). */
 	n_comms = v->all || ja->n_comms <= v->limit ? ja->n_comms : v->limit;
 	for (i = 0; i < n_comms; i++) {
-		const struct job_comm *c = &ja->comms[i];
+		const struct gs_job_comm *c = &ja->comms[i];
 		char n[32], k[32];
 		int64_t m = c->matched ? (int64_t)c->matched : 1;
 
@@ -420,16 +426,17 @@ static void text_collectives(struct job_text_writer *w, const struct gs_job_anal
 	job_text_cell(w, "busbw", 12, true);
 	gs_outbuf_putc(w->o, '\n');
 	for (i = 0; i < shown; i++) {
-		const struct job_coll *x = &ja->coll[ja->by_skew[i]];
-		const struct job_comm *c = &ja->comms[x->comm];
+		const struct gs_job_coll *x = &ja->coll[ja->by_skew[i]];
+		const struct gs_job_comm *c = &ja->comms[x->comm];
 		char num[32], idx[32], last[32];
 
 		snprintf(num, sizeof(num), "%zu", i + 1);
 		snprintf(idx, sizeof(idx), "%u", x->index);
-		if (x->state == JOB_WITHIN_ERROR)
+		if (x->state == GS_JOB_WITHIN_ERROR)
 			snprintf(last, sizeof(last), "~");
 		else if (x->skew > 0)
-			snprintf(last, sizeof(last), "%u", rank_of(ja, c->m[x->last_m].ri)->rank);
+			snprintf(last, sizeof(last), "%u",
+				 gs_job_rank(ja, c->m[x->last_m].ri)->rank);
 		else
 			snprintf(last, sizeof(last), "-");
 		gs_outbuf_puts(w->o, "    ");
@@ -482,7 +489,7 @@ static bool dom_next(void *ctx, uint32_t *v)
 		it->i++;
 	if (it->i >= it->ja->n_sums)
 		return false;
-	*v = rank_of(it->ja, it->i++)->rank;
+	*v = gs_job_rank(it->ja, it->i++)->rank;
 	return true;
 }
 
@@ -497,24 +504,24 @@ static void dom_ranks(char *buf, size_t size, const struct gs_job_analysis *ja, 
 /* One row of the Clocks table: domain d. */
 static void text_clock_row(struct job_text_writer *w, const struct gs_job_analysis *ja, size_t d)
 {
-	const struct job_domain *x = &ja->dom[d];
+	const struct gs_job_domain *x = &ja->dom[d];
 	char g[16], ranks[64], off[48], res[48], how[96];
 
 	snprintf(g, sizeof(g), "%u", x->group);
 	dom_ranks(ranks, sizeof(ranks), ja, d);
 	signed_dur(off, sizeof(off), x->offset);
 	switch (x->state) {
-	case JOB_DOM_REFERENCE:
+	case GS_JOB_DOM_REFERENCE:
 		snprintf(res, sizeof(res), "-");
 		snprintf(how, sizeof(how), "reference");
 		break;
-	case JOB_DOM_FITTED:
+	case GS_JOB_DOM_FITTED:
 		gs_dur_text(res, sizeof(res), x->residual);
 		snprintf(how, sizeof(how), "%zu collectives, against rank %u%s", x->evidence,
-			 rank_of(ja, ja->dom[x->via].first_ri)->rank,
+			 gs_job_rank(ja, ja->dom[x->via].first_ri)->rank,
 			 x->outliers ? " (outliers set aside)" : "");
 		break;
-	case JOB_DOM_NO_EVIDENCE:
+	case GS_JOB_DOM_NO_EVIDENCE:
 		snprintf(res, sizeof(res), "unknown");
 		snprintf(how, sizeof(how), "no collective ends with another host's");
 		break;
@@ -557,12 +564,12 @@ static void text_clocks(struct job_text_writer *w, const struct gs_job_analysis 
 		return;
 	}
 	for (size_t d = 0; d < ja->n_dom; d++) {
-		const struct job_domain *x = &ja->dom[d];
+		const struct gs_job_domain *x = &ja->dom[d];
 		int64_t a = x->offset < 0 ? -x->offset : x->offset;
 
-		fitted += x->state == JOB_DOM_FITTED;
-		unknown += x->state == JOB_DOM_NO_EVIDENCE;
-		if (x->state != JOB_DOM_FITTED)
+		fitted += x->state == GS_JOB_DOM_FITTED;
+		unknown += x->state == GS_JOB_DOM_NO_EVIDENCE;
+		if (x->state != GS_JOB_DOM_FITTED)
 			continue;
 		if (big_off == SIZE_MAX ||
 		    a > (ja->dom[big_off].offset < 0 ? -ja->dom[big_off].offset :
@@ -572,7 +579,7 @@ static void text_clocks(struct job_text_writer *w, const struct gs_job_analysis 
 			big_res = d;
 	}
 	if (ja->n_dom == 1) {
-		const struct job_domain *x = &ja->dom[0];
+		const struct gs_job_domain *x = &ja->dom[0];
 
 		job_text_section(w, "Clocks");
 		gs_outbuf_puts(w->o, "    one clock: every rank ");
@@ -651,7 +658,7 @@ static void text_steps(struct job_text_writer *w, const struct gs_job_analysis *
 	job_text_cell(w, "last to end", 13, false);
 	gs_outbuf_puts(w->o, "slowest's gap\n");
 	for (size_t i = 0; i < ja->n_steps; i++) {
-		const struct job_step *x = &ja->steps[i];
+		const struct gs_job_step *x = &ja->steps[i];
 		char num[32], ranks[32], rank[16], last[48], cause[4 * TEXT_WIDTH];
 
 		if (!x->span_known)
@@ -662,7 +669,7 @@ static void text_steps(struct job_text_writer *w, const struct gs_job_analysis *
 			continue;
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)x->number);
 		snprintf(ranks, sizeof(ranks), "%zu", x->ranks);
-		snprintf(rank, sizeof(rank), "%u", rank_of(ja, x->ri[2])->rank);
+		snprintf(rank, sizeof(rank), "%u", gs_job_rank(ja, x->ri[2])->rank);
 		LINE_UNIT(x->v[0], x->v[1], x->v[2], x->span_known ? x->span_ns : 0);
 		gs_outbuf_printf(w->o, "    %c%c%c", x->analysed ? '*' : ' ', x->slow ? '!' : ' ',
 				 x->partial ? 'p' : ' ');
@@ -678,7 +685,7 @@ static void text_steps(struct job_text_writer *w, const struct gs_job_analysis *
 		else if (x->last_ns == 0)
 			snprintf(last, sizeof(last), "together");
 		else
-			snprintf(last, sizeof(last), "%u +%s", rank_of(ja, x->last_ri)->rank,
+			snprintf(last, sizeof(last), "%u +%s", gs_job_rank(ja, x->last_ri)->rank,
 				 DUR(x->last_ns));
 		gs_outbuf_puts(w->o, "  ");
 		job_text_cell(w, last, 13, false);
@@ -709,7 +716,7 @@ static void text_steps(struct job_text_writer *w, const struct gs_job_analysis *
 			w->o,
 			"    rank %u had the longest step in %zu of %zu analysed steps, %s "
 			"beyond the median rank's\n",
-			rank_of(ja, ja->slow_steps.ri)->rank, ja->slow_steps.steps,
+			gs_job_rank(ja, ja->slow_steps.ri)->rank, ja->slow_steps.steps,
 			ja->slow_steps.of, DUR(ja->slow_steps.extra));
 }
 
@@ -741,13 +748,13 @@ static void text_totals(struct job_text_writer *w, const struct gs_job_analysis 
 	job_text_cell(w, "compute before", 16, true);
 	gs_outbuf_putc(w->o, '\n');
 	for (size_t i = 0; i < ja->n_totals; i++) {
-		const struct job_total *t = &ja->totals[i];
+		const struct gs_job_total *t = &ja->totals[i];
 		char rank[16], n[32], last[32];
 
 		if (!t->collectives || !v->rank_shown[t->ri])
 			continue;
 		listed++;
-		snprintf(rank, sizeof(rank), "%u", rank_of(ja, t->ri)->rank);
+		snprintf(rank, sizeof(rank), "%u", gs_job_rank(ja, t->ri)->rank);
 		snprintf(n, sizeof(n), "%llu", (unsigned long long)t->collectives);
 		snprintf(last, sizeof(last), "%llu", (unsigned long long)t->last);
 		gs_outbuf_puts(w->o, "    ");
@@ -792,7 +799,7 @@ static void text_mismatches(struct job_text_writer *w, const struct gs_job_analy
 void gs_job_analysis_write_text(struct gs_outbuf *o, const struct gs_report *job,
 				const struct gs_report_style *st)
 {
-	const struct gs_job_analysis *ja = job ? job->ja : NULL;
+	const struct gs_job_analysis *ja = gs_job_results(job);
 	struct gs_report_style s = gs_report_style_of(st);
 	struct job_text_writer w = {o, s.color, s.top};
 	struct job_view v;

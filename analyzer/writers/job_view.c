@@ -7,6 +7,7 @@
 #include "job_view.h"
 
 #include <gpuscope/report_parts.h>
+#include <gpuscope/strbuf.h>
 #include <gpuscope/text.h>
 
 #include <errno.h>
@@ -17,7 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-const struct job_metric_info job_metric_info[M_COUNT] = {
+const struct job_metric_info job_metric_info[GS_JOB_METRIC_COUNT] = {
 	{"window_ns", "window", true},  {"kernel_share", "kernel", false},
 	{"copy_share", "copy", false},  {"sync_share", "sync", false},
 	{"idle_share", "idle", false},  {"efficiency", "efficiency", false},
@@ -88,7 +89,8 @@ const char *job_eff_text(const struct gs_js_gpu *d, char *buf, size_t size)
 #define OUTLIER_MAD 6.0
 #define OUTLIER_FLOOR 0.02
 
-static const enum job_metric outlier_metrics[] = {M_WINDOW, M_IDLE, M_EFF, M_EXPOSED};
+static const enum gs_job_metric outlier_metrics[] = {GS_JOB_METRIC_WINDOW, GS_JOB_METRIC_IDLE,
+						     GS_JOB_METRIC_EFF, GS_JOB_METRIC_EXPOSED};
 #define N_OUTLIER_METRICS (sizeof(outlier_metrics) / sizeof(outlier_metrics[0]))
 
 static int cmp_double(const void *pa, const void *pb)
@@ -109,16 +111,16 @@ static int cmp_outlier(const void *pa, const void *pb)
 
 /* The bound beyond which a GPU is far from the median on metric m; 0 when
  * no GPU can be (no values, or all alike on a zero floor). */
-static double outlier_bound(const struct gs_job_analysis *ja, enum job_metric m, double *dev)
+static double outlier_bound(const struct gs_job_analysis *ja, enum gs_job_metric m, double *dev)
 {
-	const struct job_stat *s = &ja->stat[m];
+	const struct gs_job_stat *s = &ja->stat[m];
 	double floor, mad;
 	size_t n = 0;
 
 	if (!s->count)
 		return 0;
 	for (size_t i = 0; i < ja->n_gpus; i++) {
-		double v = job_metric_value(&ja->gpus[i], m);
+		double v = gs_job_metric_value(&ja->gpus[i], m);
 
 		if (isfinite(v))
 			dev[n++] = fabs(v - s->v[1]);
@@ -127,7 +129,8 @@ static double outlier_bound(const struct gs_job_analysis *ja, enum job_metric m,
 		return 0;
 	qsort(dev, n, sizeof(*dev), cmp_double);
 	mad = dev[(n - 1) / 2];
-	floor = job_metric_info[m].ns ? OUTLIER_FLOOR * ja->stat[M_WINDOW].v[1] : OUTLIER_FLOOR;
+	floor = job_metric_info[m].ns ? OUTLIER_FLOOR * ja->stat[GS_JOB_METRIC_WINDOW].v[1] :
+					OUTLIER_FLOOR;
 	return OUTLIER_MAD * mad > floor ? OUTLIER_MAD * mad : floor;
 }
 
@@ -163,14 +166,14 @@ static gs_status job_outliers(const struct gs_job_analysis *ja, struct job_outli
 	/* 2. The GPUs far from the median. */
 	first = k;
 	for (size_t g = 0; g < ja->n_gpus; g++) {
-		const struct job_total *t =
+		const struct gs_job_total *t =
 			ja->gpus[g].ri < ja->n_totals ? &ja->totals[ja->gpus[g].ri] : NULL;
 		struct job_outlier x = {g, 0, 0};
 
 		if (t && t->straggler)
 			continue;
 		for (size_t m = 0; m < N_OUTLIER_METRICS; m++) {
-			double v = job_metric_value(&ja->gpus[g], outlier_metrics[m]), r;
+			double v = gs_job_metric_value(&ja->gpus[g], outlier_metrics[m]), r;
 
 			if (!isfinite(v) || bound[m] <= 0)
 				continue;
@@ -239,11 +242,11 @@ const char *job_outlier_word(unsigned by)
 {
 	if (by == OUTLIER_STRAGGLER)
 		return "straggler";
-	if (by == M_EXPOSED)
+	if (by == GS_JOB_METRIC_EXPOSED)
 		return "exposed comm";
-	if (by == M_IDLE)
+	if (by == GS_JOB_METRIC_IDLE)
 		return "idle share";
-	return by < M_COUNT ? job_metric_info[by].label : "?";
+	return by < GS_JOB_METRIC_COUNT ? job_metric_info[by].label : "?";
 }
 
 gs_status gs_job_analysis_shown_ranks(const struct gs_job_analysis *ja,
@@ -281,11 +284,11 @@ const char *job_bw_text(char *buf, size_t size, double gbps)
 	return buf;
 }
 
-const char *job_metric_text(char *buf, size_t size, enum job_metric m, double v)
+const char *job_metric_text(char *buf, size_t size, enum gs_job_metric m, double v)
 {
 	if (job_metric_info[m].ns)
 		return job_dur_text(buf, size, (int64_t)v);
-	if (m == M_EFF) {
+	if (m == GS_JOB_METRIC_EFF) {
 		snprintf(buf, size, "%.2f", v);
 		return buf;
 	}
@@ -294,9 +297,9 @@ const char *job_metric_text(char *buf, size_t size, enum job_metric m, double v)
 
 /* "12.000 ms (rank 3)"; "(rank 3:1)" for GPU 1 of a rank with several. */
 const char *job_stat_cell(char *buf, size_t size, const struct gs_job_analysis *ja,
-			  const struct job_stat *s, enum job_metric m, int which)
+			  const struct gs_job_stat *s, enum gs_job_metric m, int which)
 {
-	const struct job_gpu *g = &ja->gpus[s->gpu[which]];
+	const struct gs_job_gpu *g = &ja->gpus[s->gpu[which]];
 	char v[48];
 
 	job_metric_text(v, sizeof(v), m, s->v[which]);
@@ -309,7 +312,7 @@ const char *job_stat_cell(char *buf, size_t size, const struct gs_job_analysis *
 
 /* ---- findings in words ---- */
 
-const char *job_gpu_name(char *buf, size_t size, const struct job_gpu *g)
+const char *job_gpu_name(char *buf, size_t size, const struct gs_job_gpu *g)
 {
 	if (g->r->n_gpus > 1)
 		snprintf(buf, size, "rank %u GPU %u", g->r->rank, g->d->device);
@@ -334,11 +337,24 @@ static const char *partial_note(const struct gs_job_analysis *ja, char *buf, siz
  * for the writers to write out (gs_dur_sentence: "us" or "µs"). */
 #define FDUR(ns) GS_DUR_OWN(ns)
 
-char *job_finding_text(const struct gs_job_analysis *ja, const struct job_finding *f)
+/* A formatted string (malloc'd); NULL when out of memory. */
+static char *view_printf(const char *fmt, ...) GS_PRINTF(1, 2);
+static char *view_printf(const char *fmt, ...)
+{
+	struct gs_strbuf b = GS_STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	gs_strbuf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return gs_strbuf_take(&b);
+}
+
+char *job_finding_text(const struct gs_job_analysis *ja, const struct gs_job_finding *f)
 {
 	switch (f->what) {
-	case JOB_FIND_STRAGGLER: {
-		const struct job_total *t = &ja->totals[f->at];
+	case GS_JOB_FIND_STRAGGLER: {
+		const struct gs_job_total *t = &ja->totals[f->at];
 		int64_t median_compute = f->v[0];
 		char share[32], chance[32], compute[160];
 
@@ -351,85 +367,86 @@ char *job_finding_text(const struct gs_job_analysis *ja, const struct job_findin
 				 FDUR(t->compute_before), FDUR(t->compute_before - median_compute));
 		snprintf(chance, sizeof(chance), "%.1f%%",
 			 t->counted ? 100.0 * t->expected / (double)t->counted : 0.0);
-		return job_printf("rank %u arrived last at %s of %llu collectives (%llu times; "
-				  "chance alone would give %s); the others waited %s for it%s%s",
-				  rank_of(ja, t->ri)->rank, share, (unsigned long long)t->counted,
-				  (unsigned long long)t->last, chance, FDUR(t->cost), compute,
-				  PARTIAL());
+		return view_printf("rank %u arrived last at %s of %llu collectives (%llu times; "
+				   "chance alone would give %s); the others waited %s for it%s%s",
+				   gs_job_rank(ja, t->ri)->rank, share,
+				   (unsigned long long)t->counted, (unsigned long long)t->last,
+				   chance, FDUR(t->cost), compute, PARTIAL());
 	}
-	case JOB_FIND_SKEW: {
+	case GS_JOB_FIND_SKEW: {
 		size_t n = f->at;
 
-		return job_printf("the ranks waited %s in all for one another at %zu collectives "
-				  "(mean skew %s, max %s), with no one rank last most often%s",
-				  FDUR(ja->wait_total), n, FDUR(f->v[0] / (int64_t)(n ? n : 1)),
-				  FDUR(f->v[1]), PARTIAL());
+		return view_printf("the ranks waited %s in all for one another at %zu collectives "
+				   "(mean skew %s, max %s), with no one rank last most often%s",
+				   FDUR(ja->wait_total), n, FDUR(f->v[0] / (int64_t)(n ? n : 1)),
+				   FDUR(f->v[1]), PARTIAL());
 	}
-	case JOB_FIND_EXPOSED: {
-		const struct job_gpu *worst = &ja->gpus[f->at];
-		const struct job_stat *s = &ja->stat[M_OVERLAP];
+	case GS_JOB_FIND_EXPOSED: {
+		const struct gs_job_gpu *worst = &ja->gpus[f->at];
+		const struct gs_job_stat *s = &ja->stat[GS_JOB_METRIC_OVERLAP];
 		size_t with_comm = (size_t)f->v[2];
 		char who[64], ov[32] = "n/a";
 
 		if (s->count)
 			snprintf(ov, sizeof(ov), "%.1f%%", 100.0 * s->v[1]);
-		return job_printf("communication ran with no compute kernel alongside for %s over "
-				  "%zu GPU%s (%s of it beyond the waits for other ranks), up to %s "
-				  "on %s (%s of its window); median overlap with compute %s",
-				  FDUR(f->v[0]), with_comm, with_comm == 1 ? "" : "s",
-				  FDUR(f->v[1]), FDUR(worst->d->comm_exposed_ns),
-				  job_gpu_name(who, sizeof(who), worst),
-				  PCT(worst->d->comm_exposed_ns, worst->d->window_ns), ov);
+		return view_printf(
+			"communication ran with no compute kernel alongside for %s over "
+			"%zu GPU%s (%s of it beyond the waits for other ranks), up to %s "
+			"on %s (%s of its window); median overlap with compute %s",
+			FDUR(f->v[0]), with_comm, with_comm == 1 ? "" : "s", FDUR(f->v[1]),
+			FDUR(worst->d->comm_exposed_ns), job_gpu_name(who, sizeof(who), worst),
+			PCT(worst->d->comm_exposed_ns, worst->d->window_ns), ov);
 	}
-	case JOB_FIND_SLOW_STEPS: {
-		const struct job_slow_steps *x = &ja->slow_steps;
+	case GS_JOB_FIND_SLOW_STEPS: {
+		const struct gs_job_slow_steps *x = &ja->slow_steps;
 
-		return job_printf("rank %u had the longest step in %zu of the %zu analysed steps "
-				  "the ranks share, %s in all beyond the median rank's step time "
-				  "(%s of the median steps' %s)%s",
-				  rank_of(ja, x->ri)->rank, x->steps, x->of, FDUR(x->extra),
-				  PCT(x->extra, x->total), FDUR(x->total), PARTIAL());
+		return view_printf("rank %u had the longest step in %zu of the %zu analysed steps "
+				   "the ranks share, %s in all beyond the median rank's step time "
+				   "(%s of the median steps' %s)%s",
+				   gs_job_rank(ja, x->ri)->rank, x->steps, x->of, FDUR(x->extra),
+				   PCT(x->extra, x->total), FDUR(x->total), PARTIAL());
 	}
-	case JOB_FIND_MISMATCH:
-		return job_printf("%zu communicator%s do%s not line up across ranks; %s%s",
-				  ja->n_mm, ja->n_mm == 1 ? "" : "s", ja->n_mm == 1 ? "es" : "",
-				  ja->mm[0].text,
-				  ja->n_mm > 1 ? " (and more: see Mismatches)" : "");
+	case GS_JOB_FIND_MISMATCH:
+		return view_printf("%zu communicator%s do%s not line up across ranks; %s%s",
+				   ja->n_mm, ja->n_mm == 1 ? "" : "s", ja->n_mm == 1 ? "es" : "",
+				   ja->mm[0].text,
+				   ja->n_mm > 1 ? " (and more: see Mismatches)" : "");
 	default:
-		return job_printf("%s", f->kind);
+		return view_printf("%s", f->kind);
 	}
 }
 
-char *job_finding_advice(const struct gs_job_analysis *ja, const struct job_finding *f)
+char *job_finding_advice(const struct gs_job_analysis *ja, const struct gs_job_finding *f)
 {
 	switch (f->what) {
-	case JOB_FIND_STRAGGLER:
-		return job_printf("look at rank %u's own section: what it runs before the "
-				  "collectives (its compute, host-bound idle, data loading, "
-				  "a slower GPU or link); every other rank waits for it",
-				  rank_of(ja, ja->totals[f->at].ri)->rank);
-	case JOB_FIND_SKEW:
-		return job_printf("load imbalance across ranks: even out the work of a step "
-				  "(uneven batches, sequence lengths or shards), and look for "
-				  "jitter on the ranks that arrive late (host threads, data "
-				  "loading, garbage collection)");
-	case JOB_FIND_EXPOSED:
-		return job_printf("overlap communication with compute: bucket gradients so that "
-				  "all-reduces start during the backward pass (DDP bucket_cap_mb, "
-				  "FSDP prefetch), issue collectives asynchronously on their own "
-				  "stream; exposed time also holds the waits for late ranks");
-	case JOB_FIND_SLOW_STEPS:
-		return job_printf("a synchronous job runs at its slowest rank's pace: look at rank "
-				  "%u's Steps table (the largest cause of each step's gap) and at "
-				  "what differs on it (its share of the data, a slower host or "
-				  "GPU, host-side jitter)",
-				  rank_of(ja, ja->slow_steps.ri)->rank);
-	case JOB_FIND_MISMATCH:
-		return job_printf("the traces cover different steps or code paths: record every "
-				  "rank over the same iterations (one profiler schedule), or look "
-				  "for a rank that took another path");
+	case GS_JOB_FIND_STRAGGLER:
+		return view_printf("look at rank %u's own section: what it runs before the "
+				   "collectives (its compute, host-bound idle, data loading, "
+				   "a slower GPU or link); every other rank waits for it",
+				   gs_job_rank(ja, ja->totals[f->at].ri)->rank);
+	case GS_JOB_FIND_SKEW:
+		return view_printf("load imbalance across ranks: even out the work of a step "
+				   "(uneven batches, sequence lengths or shards), and look for "
+				   "jitter on the ranks that arrive late (host threads, data "
+				   "loading, garbage collection)");
+	case GS_JOB_FIND_EXPOSED:
+		return view_printf("overlap communication with compute: bucket gradients so that "
+				   "all-reduces start during the backward pass (DDP bucket_cap_mb, "
+				   "FSDP prefetch), issue collectives asynchronously on their own "
+				   "stream; exposed time also holds the waits for late ranks");
+	case GS_JOB_FIND_SLOW_STEPS:
+		return view_printf(
+			"a synchronous job runs at its slowest rank's pace: look at rank "
+			"%u's Steps table (the largest cause of each step's gap) and at "
+			"what differs on it (its share of the data, a slower host or "
+			"GPU, host-side jitter)",
+			gs_job_rank(ja, ja->slow_steps.ri)->rank);
+	case GS_JOB_FIND_MISMATCH:
+		return view_printf("the traces cover different steps or code paths: record every "
+				   "rank over the same iterations (one profiler schedule), or look "
+				   "for a rank that took another path");
 	default:
-		return job_printf("%s", "");
+		return view_printf("%s", "");
 	}
 }
 
@@ -437,9 +454,11 @@ gs_status gs_report_text_job_shown(const struct gs_report *shell,
 				   const struct gs_report_style *style, bool *shown,
 				   size_t *n_shown)
 {
-	if (!shell || !shell->ja) {
+	const struct gs_job_analysis *ja = gs_job_results(shell);
+
+	if (!ja) {
 		gs_error_append("gs_report_text_job_shown: no job analysis");
 		return GS_ERR_INVALID;
 	}
-	return gs_job_analysis_shown_ranks(shell->ja, style, shown, n_shown);
+	return gs_job_analysis_shown_ranks(ja, style, shown, n_shown);
 }

@@ -7,7 +7,7 @@
 #ifndef GS_ANALYZER_JOB_VIEW_H
 #define GS_ANALYZER_JOB_VIEW_H
 
-#include "job_priv.h"
+#include <gpuscope/job_results.h>
 #include "report_phrases_priv.h"
 #include "report_write_priv.h"
 
@@ -21,7 +21,7 @@ struct job_metric_info {
 	bool ns;           /* a duration (else a fraction) */
 };
 
-extern const struct job_metric_info job_metric_info[M_COUNT];
+extern const struct job_metric_info job_metric_info[GS_JOB_METRIC_COUNT];
 
 /* The unit of the comparable times of the text line being written (0:
  * each its own): a line never mixes ms and s. Set by LINE_UNIT, reset to 0
@@ -43,10 +43,10 @@ const char *job_frac_text(char *buf, size_t size, double v);
 /* Bytes per ns is GB/s; "-" when not finite. */
 const char *job_bw_text(char *buf, size_t size, double gbps);
 /* A metric's value: a duration, an efficiency or a fraction. */
-const char *job_metric_text(char *buf, size_t size, enum job_metric m, double v);
+const char *job_metric_text(char *buf, size_t size, enum gs_job_metric m, double v);
 /* "12.000 ms (rank 3)"; "(rank 3:1)" for GPU 1 of a rank with several. */
 const char *job_stat_cell(char *buf, size_t size, const struct gs_job_analysis *ja,
-			  const struct job_stat *s, enum job_metric m, int which);
+			  const struct gs_job_stat *s, enum gs_job_metric m, int which);
 /* "0.92", or "n/a" (gs_report_eff_text of the summary's numbers). */
 const char *job_eff_text(const struct gs_js_gpu *d, char *buf, size_t size);
 
@@ -55,14 +55,14 @@ const char *job_eff_text(const struct gs_js_gpu *d, char *buf, size_t size);
 
 /* The text that names a GPU in a finding: "rank 3" ("rank 3 GPU 1" when
  * the rank has several). */
-const char *job_gpu_name(char *buf, size_t size, const struct job_gpu *g);
+const char *job_gpu_name(char *buf, size_t size, const struct gs_job_gpu *g);
 
 /* A finding in words: its sentence and its advice (malloc'd; NULL when
  * out of memory). */
-char *job_finding_text(const struct gs_job_analysis *ja, const struct job_finding *f);
-char *job_finding_advice(const struct gs_job_analysis *ja, const struct job_finding *f);
+char *job_finding_text(const struct gs_job_analysis *ja, const struct gs_job_finding *f);
+char *job_finding_advice(const struct gs_job_analysis *ja, const struct gs_job_finding *f);
 
-#define OUTLIER_STRAGGLER M_COUNT /* job_outlier.by of a straggler's GPU */
+#define OUTLIER_STRAGGLER GS_JOB_METRIC_COUNT /* job_outlier.by of a straggler's GPU */
 
 struct job_outlier {
 	size_t gpu;   /* index into ja->gpus */
