@@ -152,15 +152,7 @@ gs_status gs_job_analysis_shown_ranks(const struct gs_job_analysis *ja,
 				      const struct gs_report_style *style, bool *shown,
 				      size_t *n_shown);
 
-/* A rank's load on the HTML page (report_helpers.c), kept in its summary
- * so that a page's drawing resolution can be decided from the summaries:
- * its ops on its reported devices and the lanes drawn, each device's
- * busiest GS_HTML_LANES_MAX streams of ops in two lanes (actual and ideal)
- * and its breakdown band. */
-#define GS_HTML_LANES_MAX 32
-void gs_report_html_rank_load(const struct gs_report *rank, uint64_t *ops, uint64_t *lanes);
-/* The layout of a page of that load (report_html.c): exact up to a few
- * thousand ops, else binned to a budget of slices over all lanes. */
-struct gs_html_layout gs_report_html_layout(uint64_t ops, uint64_t lanes);
+/* A rank's load on the HTML page (html_ops, html_lanes): see
+ * gs_report_html_rank_load, gpuscope/report_parts.h. */
 
 #endif /* GS_ANALYZER_JOB_SUM_H */
