@@ -378,7 +378,7 @@ static void draw_waits(struct html_writer *w, struct tl *L)
 		return;
 	gs_outbuf_printf(&w->o, "<g class=\"waits\" id=\"waitlines-%zu\">\n", L->di);
 	for (i = 0; i < shown; i++) {
-		const struct gs_wait *x = &r->waits[d->waits[i]];
+		const struct gs_wait *x = gs_results_device_wait(r, d, i);
 		const struct gs_op *c, *p;
 		int32_t lcn, lpn;
 		int64_t pend, xa, xb;
