@@ -22,7 +22,8 @@
  *
  * What a second front end calls is public (gpuscope/job_summary.h: step
  * one, the packing, step two into a shell); this header holds the
- * summary's layout and what the analysis and the writers share of it.
+ * summary's layout and what the analysis and results.c share of it (the
+ * report writers read the summaries through gpuscope/results.h).
  */
 #ifndef GS_ANALYZER_JOB_SUM_H
 #define GS_ANALYZER_JOB_SUM_H
