@@ -3,8 +3,11 @@
  * Internal: what the writers share across formats and files: the style
  * resolved, the line under a cut list, and the helpers of one writer that
  * the job sections (job_text.c, job_json.c, job_html.c) and the measures
- * and operators sections (measures_out.c, operators_out.c) use too. The
- * analyses never include it.
+ * and operators sections (measures_out.c, operators_out.c) use too, and
+ * what the three writers share of a job's report written whole or from
+ * parts (report_job_parts.c). It reads the report through public headers
+ * only (gpuscope/results.h), as the writers do; the analyses never include
+ * it.
  */
 #ifndef GS_ANALYZER_REPORT_WRITE_PRIV_H
 #define GS_ANALYZER_REPORT_WRITE_PRIV_H
