@@ -23,8 +23,8 @@
  * What a second front end calls is public (gpuscope/job_summary.h: step
  * one, the packing, step two into a shell), and so is what the analysis
  * holds, the summary's layout with it (gpuscope/job_results.h: the
- * writers read the analysis through it); this header holds the reduction,
- * the analysis's lifetime and a rank's load on the HTML page.
+ * writers read the analysis through it); this header holds the reduction
+ * and the analysis's lifetime.
  */
 #ifndef GS_ANALYZER_JOB_SUM_H
 #define GS_ANALYZER_JOB_SUM_H
@@ -51,15 +51,5 @@ gs_status gs_js_reduce(struct gs_js_rank **sums, size_t n, uint32_t n_clock_grou
  * in one process; NULL-safe destroy. */
 gs_status gs_job_analysis_build(const struct gs_report *job, struct gs_job_analysis **out);
 void gs_job_analysis_destroy(struct gs_job_analysis *ja);
-/* A rank's load on the HTML page (report_helpers.c), kept in its summary
- * so that a page's drawing resolution can be decided from the summaries:
- * its ops on its reported devices and the lanes drawn, each device's
- * busiest GS_HTML_LANES_MAX streams of ops in two lanes (actual and ideal)
- * and its breakdown band. */
-#define GS_HTML_LANES_MAX 32
-void gs_report_html_rank_load(const struct gs_report *rank, uint64_t *ops, uint64_t *lanes);
-/* The layout of a page of that load (report_html.c): exact up to a few
- * thousand ops, else binned to a budget of slices over all lanes. */
-struct gs_html_layout gs_report_html_layout(uint64_t ops, uint64_t lanes);
 
 #endif /* GS_ANALYZER_JOB_SUM_H */

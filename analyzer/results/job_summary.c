@@ -7,9 +7,9 @@
  * drawing), so that gpuscope-mpi can reduce packed summaries (job_pack.c)
  * exactly as one process does.
  */
+#include <gpuscope/report_phrases.h>
 #include "job_priv.h"
 #include "report_build_priv.h"
-#include "report_phrases_priv.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -6,9 +6,9 @@
  * invariants, waits, CUDA Graph candidates, communication, kernels),
  * ranked by the time at stake.
  */
+#include <gpuscope/report_phrases.h>
 #include "analyzer_priv.h"
 #include "report_build_priv.h"
-#include "report_phrases_priv.h"
 
 #include <gpuscope/strbuf.h>
 #include <gpuscope/text.h>

@@ -5,11 +5,11 @@
  * early records, op labels and ids, percentages, durations, efficiency,
  * what-if, ideal model, gap and steps texts.
  */
+#include <gpuscope/report_phrases.h>
 #include "analyzer_priv.h"
 #include "gate_priv.h"
 #include "job_sum.h"
 #include "report_build_priv.h"
-#include "report_phrases_priv.h"
 #include "schedule_priv.h"
 
 #include <math.h>

@@ -5,11 +5,11 @@
  * against each clock group, ranks built on up to RANK_THREADS threads, and
  * the device titles the writers show.
  */
+#include <gpuscope/report_phrases.h>
 #include "analyzer_priv.h"
 #include "gate_priv.h"
 #include "job_sum.h"
 #include "report_build_priv.h"
-#include "report_phrases_priv.h"
 #include "schedule_priv.h"
 
 #include <math.h>

@@ -3,7 +3,8 @@
  * Internal: the layout of a gs_report, the results model that
  * gpuscope/results.h reads through its accessors. The report's builder
  * fills it (report.c, report_job.c, report_build_priv.h), the job
- * analysis reads it (job_sum.h), and the writers render it.
+ * analysis reads it (job_sum.h), and results.c's accessors hand it to the
+ * writers, which never include this header.
  */
 #ifndef GS_ANALYZER_REPORT_MODEL_PRIV_H
 #define GS_ANALYZER_REPORT_MODEL_PRIV_H

@@ -8,7 +8,8 @@
 #define GS_ANALYZER_JOB_VIEW_H
 
 #include <gpuscope/job_results.h>
-#include "report_phrases_priv.h"
+#include <gpuscope/report_phrases.h>
+
 #include "report_write_priv.h"
 
 #define JSON_COLLECTIVES 1000 /* collectives listed in the JSON, by skew */

@@ -2,9 +2,8 @@
 /*
  * The per-GPU measures (measures.c) in the text, JSON and HTML reports.
  */
+#include <gpuscope/report_phrases.h>
 #include "measures_priv.h"
-#include "report_model_priv.h"
-#include "report_phrases_priv.h"
 #include "report_write_priv.h"
 
 #include <inttypes.h>
@@ -129,7 +128,8 @@ void gs_measures_write_text(struct gs_outbuf *o, const struct gs_report *r,
 			gs_outbuf_printf(o, "    %4zu %14s %14s %7" PRIu64 "  %-19s  ", i + 1,
 					 DUR(a->kernel_ns), DUR(a->copy_ns), a->count,
 					 source_name(a->source));
-			measures_text_name(o, gs_trace_string(r->t, a->name), 100 - 69);
+			measures_text_name(o, gs_trace_string(gs_results_trace(r), a->name),
+					   100 - 69);
 			gs_outbuf_putc(o, '\n');
 		}
 		if (shown < m->n_annotations)
@@ -148,8 +148,8 @@ void gs_measures_write_text(struct gs_outbuf *o, const struct gs_report *r,
 			const struct gs_launch_delay *l = &m->delays[i];
 
 			gs_outbuf_printf(o, "    %10" PRIu64 " %9" PRIu64 " %14s %14s %14s\n",
-					 stream_of(r->t, l->stream)->stream_id, l->ops,
-					 DUR(l->p50_ns), DUR(l->p95_ns), DUR(l->max_ns));
+					 stream_of(gs_results_trace(r), l->stream)->stream_id,
+					 l->ops, DUR(l->p50_ns), DUR(l->p95_ns), DUR(l->max_ns));
 		}
 		if (shown < m->n_delays)
 			gs_outbuf_printf(o,
@@ -216,7 +216,7 @@ void gs_measures_write_json(struct gs_json *w, const struct gs_report *r,
 		const struct gs_annotation_time *a = &m->annotations[i];
 
 		gs_json_row(w, NULL);
-		gs_json_str(w, "name", gs_trace_string(r->t, a->name));
+		gs_json_str(w, "name", gs_trace_string(gs_results_trace(r), a->name));
 		gs_json_str(w, "source", source_name(a->source));
 		gs_json_u64(w, "count", a->count);
 		gs_json_i64(w, "kernel_ns", a->kernel_ns);
@@ -228,7 +228,7 @@ void gs_measures_write_json(struct gs_json *w, const struct gs_report *r,
 	gs_json_arr(w, "launch_delay");
 	for (i = 0; i < m->n_delays; i++) {
 		const struct gs_launch_delay *l = &m->delays[i];
-		const struct gs_stream *st = stream_of(r->t, l->stream);
+		const struct gs_stream *st = stream_of(gs_results_trace(r), l->stream);
 
 		gs_json_row(w, NULL);
 		gs_json_u64(w, "stream", st->stream_id);
@@ -278,7 +278,7 @@ void gs_measures_write_json(struct gs_json *w, const struct gs_report *r,
 	gs_json_arr(w, "sync_calls");
 	for (i = 0; i < d->n_sync_calls; i++) {
 		gs_json_row(w, NULL);
-		gs_json_str(w, "name", gs_trace_string(r->t, d->sync_calls[i].name));
+		gs_json_str(w, "name", gs_trace_string(gs_results_trace(r), d->sync_calls[i].name));
 		gs_json_i64(w, "ns", d->sync_calls[i].ns);
 		gs_json_u64(w, "count", d->sync_calls[i].count);
 		gs_json_end_obj(w);
@@ -360,7 +360,7 @@ void gs_measures_write_html(struct gs_outbuf *o, const struct gs_report *r,
 					 "</td><td>%s</td><td class=\"name\">",
 					 i + 1, DUR(a->kernel_ns), DUR(a->copy_ns), a->count,
 					 source_name(a->source));
-			gs_report_html_text(o, gs_trace_string(r->t, a->name), 90);
+			gs_report_html_text(o, gs_trace_string(gs_results_trace(r), a->name), 90);
 			gs_outbuf_puts(o, "</td></tr>\n");
 		}
 		gs_outbuf_puts(o, "</tbody></table>\n");
@@ -390,8 +390,8 @@ void gs_measures_write_html(struct gs_outbuf *o, const struct gs_report *r,
 					"</td><td class=\"n\">%" PRIu64
 					"</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
 					"class=\"n\">%s</td></tr>\n",
-					stream_of(r->t, l->stream)->stream_id, l->ops,
-					DUR(l->p50_ns), DUR(l->p95_ns), DUR(l->max_ns));
+					stream_of(gs_results_trace(r), l->stream)->stream_id,
+					l->ops, DUR(l->p50_ns), DUR(l->p95_ns), DUR(l->max_ns));
 			}
 			gs_outbuf_puts(o, "</tbody></table>\n");
 		}

@@ -3,9 +3,8 @@
  * GPU time per host operator (operators.c) in the text, JSON and HTML
  * reports.
  */
+#include <gpuscope/report_phrases.h>
 #include "operators_priv.h"
-#include "report_model_priv.h"
-#include "report_phrases_priv.h"
 #include "report_write_priv.h"
 
 #include <inttypes.h>
@@ -29,7 +28,8 @@ static int64_t busy_ns(const struct gs_report_device *d)
 
 static const char *row_name(const struct gs_report *r, const struct gs_operator *o)
 {
-	return o->outside ? GS_OPERATOR_OUTSIDE_NAME : gs_trace_string(r->t, o->name);
+	return o->outside ? GS_OPERATOR_OUTSIDE_NAME :
+			    gs_trace_string(gs_results_trace(r), o->name);
 }
 
 static const char *row_source(const struct gs_operator *o)
@@ -108,7 +108,8 @@ void gs_operators_write_text(struct gs_outbuf *o, const struct gs_report *r,
 
 			gs_outbuf_printf(o, "    %4s %11s %7s %10" PRIu64 "x  ", "", DUR(q->ns),
 					 PCT(q->ns, p->ns), q->count);
-			gs_report_text_fit(buf, sizeof(buf), gs_trace_string(r->t, q->name),
+			gs_report_text_fit(buf, sizeof(buf),
+					   gs_trace_string(gs_results_trace(r), q->name),
 					   100 - 4 - 4 - 1 - 11 - 1 - 7 - 1 - 11 - 2);
 			gs_outbuf_puts(o, buf);
 			gs_outbuf_putc(o, '\n');
@@ -129,7 +130,7 @@ void gs_operators_write_json(struct gs_json *w, const struct gs_report *r,
 			     const struct gs_report_device *d)
 {
 	const struct gs_operators *m = &d->operators;
-	size_t shown = m->n_rows < r->rows ? m->n_rows : r->rows;
+	size_t rows = gs_results_rows(r), shown = m->n_rows < rows ? m->n_rows : rows;
 
 	gs_json_obj(w, "operators");
 	gs_json_str(w, "level", gs_op_level_name(m->level));
@@ -144,7 +145,7 @@ void gs_operators_write_json(struct gs_json *w, const struct gs_report *r,
 	gs_json_arr(w, "rows");
 	for (size_t i = 0; i < shown; i++) {
 		const struct gs_operator *p = &m->rows[i];
-		size_t nk = p->n_ops_by_name < r->rows ? p->n_ops_by_name : r->rows;
+		size_t nk = p->n_ops_by_name < rows ? p->n_ops_by_name : rows;
 
 		gs_json_obj(w, NULL);
 		gs_json_str(w, "name", row_name(r, p));
@@ -168,7 +169,7 @@ void gs_operators_write_json(struct gs_json *w, const struct gs_report *r,
 			const struct gs_operator_kernel *q = &p->ops_by_name[k];
 
 			gs_json_row(w, NULL);
-			gs_json_str(w, "name", gs_trace_string(r->t, q->name));
+			gs_json_str(w, "name", gs_trace_string(gs_results_trace(r), q->name));
 			gs_json_str(w, "kind", gs_op_kind_name(q->kind));
 			gs_json_u64(w, "count", q->count);
 			gs_json_i64(w, "gpu_ns", q->ns);
@@ -234,7 +235,7 @@ void gs_operators_write_html(struct gs_outbuf *o, const struct gs_report *r,
 
 			gs_outbuf_printf(o, "<br><small>%s &times;%" PRIu64 " ", HDUR(q->ns),
 					 q->count);
-			gs_report_html_text(o, gs_trace_string(r->t, q->name), 80);
+			gs_report_html_text(o, gs_trace_string(gs_results_trace(r), q->name), 80);
 			gs_outbuf_puts(o, "</small>");
 		}
 		gs_outbuf_puts(o, "</td></tr>\n");

@@ -280,21 +280,21 @@ static bool dev_shown(const struct html_writer *w, size_t i)
 /* "N of M shown", as under a cut table: the sections the page holds. */
 static void html_dev_cut(struct html_writer *w, const char *id)
 {
-	if (w->n_dev_shown >= w->r->n_dev)
+	if (w->n_dev_shown >= w->n_dev)
 		return;
 	gs_outbuf_printf(&w->o,
 			 "<p class=\"more\" id=\"%s\">%zu of %zu devices' sections shown (those "
 			 "with the most ops; --device N for another, --format json for every "
 			 "one)</p>\n",
-			 id, w->n_dev_shown, w->r->n_dev);
+			 id, w->n_dev_shown, w->n_dev);
 }
 
 /* At most GS_REPORT_HTML_MAX_DEVICES sections: those with the most ops
  * (the first by device order among equals), in device order. */
 static gs_status pick_devices(struct html_writer *w, bool **out)
 {
-	const struct gs_report *r = w->r;
-	size_t n = r->n_dev, *idx, i;
+	const struct gs_report_device *dev = w->dev;
+	size_t n = w->n_dev, *idx, i;
 	bool *shown;
 
 	*out = NULL;
@@ -315,8 +315,8 @@ static gs_status pick_devices(struct html_writer *w, bool **out)
 		size_t best = i;
 
 		for (size_t k = i + 1; k < n; k++)
-			if (r->dev[idx[k]].ops > r->dev[idx[best]].ops ||
-			    (r->dev[idx[k]].ops == r->dev[idx[best]].ops && idx[k] < idx[best]))
+			if (dev[idx[k]].ops > dev[idx[best]].ops ||
+			    (dev[idx[k]].ops == dev[idx[best]].ops && idx[k] < idx[best]))
 				best = k;
 		size_t tmp = idx[i];
 
@@ -334,6 +334,8 @@ static gs_status pick_devices(struct html_writer *w, bool **out)
 static void html_notes(struct html_writer *w)
 {
 	const struct gs_report *r = w->r;
+	const struct gs_report_device *dev = w->dev;
+	const struct gs_graph *g = gs_results_graph(r);
 	const struct gs_warning *warn;
 	size_t n, i;
 	char line[GS_ERROR_MSG_MAX + 64];
@@ -349,8 +351,8 @@ static void html_notes(struct html_writer *w)
 		gs_outbuf_puts(&w->o, "</li>\n");                                                  \
 	} while (0)
 
-	for (i = 0; i < r->n_inputs; i++)
-		NOTE("input", r->inputs[i]);
+	for (i = 0; i < gs_results_input_count(r); i++)
+		NOTE("input", gs_results_input(r, i));
 	if (gs_trace_dropped(w->t)) {
 		snprintf(line, sizeof(line),
 			 "%s%llu records were dropped while recording: the times below are lower "
@@ -367,29 +369,27 @@ static void html_notes(struct html_writer *w)
 		NOTE("caution", line);
 	if (gs_report_unlinked_note(r, GS_REPORT_UNLINKED_CALLS, line, sizeof(line)))
 		NOTE("caution", line);
-	for (i = 0; i < r->n_dev; i++) {
-		if (!r->dev[i].optimistic || !dev_shown(w, i))
+	for (i = 0; i < w->n_dev; i++) {
+		if (!dev[i].optimistic || !dev_shown(w, i))
 			continue;
 		snprintf(line, sizeof(line),
 			 "device %u: ops on %zu streams and no cross-stream synchronization "
 			 "recorded (no event records, stream waits or syncs): the ideal schedule "
 			 "runs every stream from the window start and is optimistic",
-			 r->dev[i].device, r->dev[i].active_streams);
+			 dev[i].device, dev[i].active_streams);
 		NOTE("caution", line);
 	}
-	for (i = 0; i < r->n_dev; i++) {
+	for (i = 0; i < w->n_dev; i++) {
 		if (!dev_shown(w, i))
 			continue;
-		if (gs_report_early_note(r, &r->dev[i], GS_REPORT_EARLY_RETURNED, line,
-					 sizeof(line)))
+		if (gs_report_early_note(r, &dev[i], GS_REPORT_EARLY_RETURNED, line, sizeof(line)))
 			NOTE("note", line);
-		if (gs_report_early_note(r, &r->dev[i], GS_REPORT_EARLY_RECORDED, line,
-					 sizeof(line)))
+		if (gs_report_early_note(r, &dev[i], GS_REPORT_EARLY_RECORDED, line, sizeof(line)))
 			NOTE("caution", line);
 	}
 	if (gs_report_segment_note(r, line, sizeof(line)))
 		NOTE("note", line);
-	if (r->g && !r->g->stream_kinds_known && r->n_dev)
+	if (g && !g->stream_kinds_known && w->n_dev)
 		NOTE("note", "stream kinds are not recorded in this trace: implicit legacy "
 			     "default-stream synchronization is not modelled");
 	if (any)
@@ -400,37 +400,38 @@ static void html_notes(struct html_writer *w)
 static void html_head(struct html_writer *w)
 {
 	const struct gs_report *r = w->r;
-	size_t i;
+	const char *format = gs_results_format(r);
+	size_t i, n_in = gs_results_input_count(r);
 
 	gs_outbuf_puts(&w->o,
 		       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		       "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
 		       "<meta name=\"generator\" content=\"gpuscope analyze\">\n<title>gpuscope: ");
-	for (i = 0; i < r->n_inputs && i < 3; i++) {
-		const char *slash = strrchr(r->inputs[i], '/');
+	for (i = 0; i < n_in && i < 3; i++) {
+		const char *in = gs_results_input(r, i), *slash = strrchr(in, '/');
 
 		if (i)
 			gs_outbuf_puts(&w->o, ", ");
-		html_text(w, slash ? slash + 1 : r->inputs[i], 60);
+		html_text(w, slash ? slash + 1 : in, 60);
 	}
-	if (r->n_inputs > 3)
-		gs_outbuf_printf(&w->o, " and %zu more", r->n_inputs - 3);
+	if (n_in > 3)
+		gs_outbuf_printf(&w->o, " and %zu more", n_in - 3);
 	gs_outbuf_puts(&w->o, "</title>\n");
 	gs_outbuf_puts(&w->o, css);
 	gs_outbuf_puts(&w->o, script_head);
 	gs_outbuf_puts(&w->o,
 		       "</head>\n<body>\n<header>\n<h1>gpuscope analyze</h1>\n<p class=\"meta\">");
-	gs_outbuf_printf(&w->o, "%zu input%s (", r->n_inputs, r->n_inputs == 1 ? "" : "s");
-	html_text(w, r->format && *r->format ? r->format : "?", 40);
-	gs_outbuf_printf(&w->o, "), %zu ops, %zu device%s with ops</p>\n", w->n_ops, r->n_dev,
-			 r->n_dev == 1 ? "" : "s");
+	gs_outbuf_printf(&w->o, "%zu input%s (", n_in, n_in == 1 ? "" : "s");
+	html_text(w, *format ? format : "?", 40);
+	gs_outbuf_printf(&w->o, "), %zu ops, %zu device%s with ops</p>\n", w->n_ops, w->n_dev,
+			 w->n_dev == 1 ? "" : "s");
 	html_notes(w);
 	if (w->n_dev_shown > 1) {
 		gs_outbuf_puts(&w->o, "<nav>");
-		for (i = 0; i < r->n_dev; i++)
+		for (i = 0; i < w->n_dev; i++)
 			if (dev_shown(w, i))
 				gs_outbuf_printf(&w->o, "<a href=\"#dev-%zu\">device %u</a>", i,
-						 r->dev[i].device);
+						 w->dev[i].device);
 		gs_outbuf_puts(&w->o, "</nav>\n");
 	}
 	html_dev_cut(w, "devcut");
@@ -592,14 +593,14 @@ struct gs_html_layout gs_report_html_layout(uint64_t ops, uint64_t lanes)
 
 struct gs_html_layout gs_report_html_job_layout(const struct gs_report *shell)
 {
-	size_t n = 0;
-	const struct gs_js_rank *const *sums = shell->ja ? gs_job_analysis_ranks(shell->ja, &n) :
-							   NULL;
 	uint64_t ops = 0, lanes = 0;
 
-	for (size_t i = 0; sums && i < n; i++) {
-		ops += sums[i]->html_ops;
-		lanes += sums[i]->html_lanes;
+	for (size_t i = 0; i < gs_results_job_rank_count(shell); i++) {
+		uint64_t o, l;
+
+		gs_report_job_rank_html_load(shell, i, &o, &l);
+		ops += o;
+		lanes += l;
 	}
 	return gs_report_html_layout(ops, lanes);
 }
@@ -608,16 +609,14 @@ struct gs_html_layout gs_report_html_job_layout(const struct gs_report *shell)
 static void pick_resolution(struct html_writer *w)
 {
 	const struct gs_report *job = w->r;
-	const struct gs_report *const *reps =
-		job->job ? (const struct gs_report *const *)job->ranks : &job;
-	size_t n_reps = job->job ? job->n_ranks : 1;
+	size_t n_reps = gs_results_rank_count(job);
 	uint64_t ops = 0, lanes = 0;
 	struct gs_html_layout L;
 
 	for (size_t x = 0; x < n_reps; x++) {
 		uint64_t o, l;
 
-		gs_report_html_rank_load(reps[x], &o, &l);
+		gs_report_html_rank_load(gs_results_rank(job, x), &o, &l);
 		ops += o;
 		lanes += l;
 	}
@@ -626,55 +625,25 @@ static void pick_resolution(struct html_writer *w)
 	w->bins = (size_t)L.bins;
 }
 
+/* The rank whose sections w writes. */
+static void html_rank(struct html_writer *w, const struct gs_report *rank)
+{
+	w->r = rank;
+	w->t = gs_results_trace(rank);
+	w->dev = gs_results_devices(rank, &w->n_dev);
+	w->ops = gs_trace_ops(w->t, &w->n_ops);
+	w->streams = gs_trace_streams(w->t, &w->n_streams);
+}
+
 /*
  * A job's page is written from parts: the head and the job section from
  * the job report alone, and per rank, in rank order, its warnings (part 0,
  * in the head's notes) and its GPUs' sections (part 1). The ranks' numbers
  * the head needs (ops, GPUs) come from the ranks' reports when the report
- * holds them, else from the summaries of its job analysis (a shell's);
- * both are the same numbers.
+ * holds them, else from the summaries of its job analysis (a shell's):
+ * gs_results_job_rank, the same numbers either way.
  */
 typedef gs_status (*html_part_fn)(void *ctx, unsigned part, size_t i, struct gs_outbuf *o);
-
-static size_t html_job_n(const struct gs_report *r, const struct gs_js_rank *const *sums, size_t n)
-{
-	return sums ? n : r->n_ranks;
-}
-
-static uint32_t html_job_rank(const struct gs_report *r, const struct gs_js_rank *const *sums,
-			      size_t i)
-{
-	return sums ? sums[i]->rank : r->ranks[i]->rank;
-}
-
-static size_t html_job_n_dev(const struct gs_report *r, const struct gs_js_rank *const *sums,
-			     size_t i)
-{
-	return sums ? (size_t)sums[i]->n_gpus : r->ranks[i]->n_dev;
-}
-
-static uint32_t html_job_device(const struct gs_report *r, const struct gs_js_rank *const *sums,
-				size_t i, size_t k)
-{
-	return sums ? sums[i]->gpus[k].device : r->ranks[i]->dev[k].device;
-}
-
-static const char *html_job_host(const struct gs_report *r, const struct gs_js_rank *const *sums,
-				 size_t i)
-{
-	return sums ? gs_js_str(sums[i], sums[i]->host) : r->ranks[i]->host;
-}
-
-static uint64_t html_job_ops(const struct gs_report *r, const struct gs_js_rank *const *sums,
-			     size_t i)
-{
-	size_t n;
-
-	if (sums)
-		return sums[i]->ops;
-	gs_trace_ops(r->ranks[i]->t, &n);
-	return n;
-}
 
 /* A job page's own style and script (a page of one process has neither):
  * the collapsed blocks, the index of the GPU sections and its filter; a
@@ -724,7 +693,7 @@ static void html_job_link(struct html_writer *w, size_t di, uint32_t rank, uint3
  * ("12", or "12:1" for GPU 1 of a rank with several), and a filter box.
  */
 static void html_job_index(struct html_writer *w, const struct gs_report *r,
-			   const struct gs_js_rank *const *sums, size_t n, size_t gpus)
+			   const struct gs_results_job_rank *rk, size_t n, size_t gpus)
 {
 	size_t di = 0;
 
@@ -734,27 +703,26 @@ static void html_job_index(struct html_writer *w, const struct gs_report *r,
 			 "placeholder=\"filter: a rank, or host text\" aria-label=\"filter\">\n",
 			 gpus);
 	for (size_t i = 0; i < n; i++) {
-		const char *host = html_job_host(r, sums, i);
-		size_t nd = html_job_n_dev(r, sums, i);
+		const char *host = rk[i].host;
+		size_t nd = rk[i].gpus;
 
-		if (!i || strcmp(host, html_job_host(r, sums, i - 1)) != 0) {
+		if (!i || strcmp(host, rk[i - 1].host) != 0) {
 			gs_outbuf_puts(&w->o, i ? "</p>\n<p><b>" : "<p><b>");
 			html_text(w, *host ? host : "-", 60);
 			gs_outbuf_puts(&w->o, "</b> ");
 		}
 		for (size_t k = 0; k < nd; k++, di++) {
+			uint32_t dev = gs_results_job_rank_device(r, i, k);
 			char title[160];
 
 			snprintf(title, sizeof(title), "rank %u \xc2\xb7 %s \xc2\xb7 GPU %u",
-				 html_job_rank(r, sums, i), *host ? host : "-",
-				 html_job_device(r, sums, i, k));
+				 rk[i].rank, *host ? host : "-", dev);
 			gs_outbuf_printf(&w->o, "<a href=\"#dev-%zu\" title=\"", di);
 			html_text(w, title, 0);
 			if (nd > 1)
-				gs_outbuf_printf(&w->o, "\">%u:%u</a> ", html_job_rank(r, sums, i),
-						 html_job_device(r, sums, i, k));
+				gs_outbuf_printf(&w->o, "\">%u:%u</a> ", rk[i].rank, dev);
 			else
-				gs_outbuf_printf(&w->o, "\">%u</a> ", html_job_rank(r, sums, i));
+				gs_outbuf_printf(&w->o, "\">%u</a> ", rk[i].rank);
 		}
 	}
 	gs_outbuf_puts(&w->o, n ? "</p>\n</details>\n" : "</details>\n");
@@ -768,28 +736,24 @@ static void html_job_index(struct html_writer *w, const struct gs_report *r,
 static gs_status html_job(struct html_writer *w, const struct gs_report *r, html_part_fn part,
 			  void *ctx)
 {
-	const struct gs_job *j = r->job;
-	const struct gs_js_rank *const *sums = NULL;
-	size_t n_sums = 0, n, gpus = 0, i, k, di = 0, n_shown;
-	uint64_t ops = 0;
+	const struct gs_job *j = gs_results_job(r);
+	const char *format = gs_results_format(r);
+	struct gs_report_job_totals tot;
+	struct gs_results_job_rank *rk;
+	size_t n, i, k, di = 0, n_shown, n_in = gs_results_input_count(r);
 	gs_status st = GS_OK;
 	bool *shown;
 
-	if (!r->n_ranks && r->ja)
-		sums = gs_job_analysis_ranks(r->ja, &n_sums);
-	n = html_job_n(r, sums, n_sums);
-	for (i = 0; i < n; i++) {
-		ops += html_job_ops(r, sums, i);
-		gpus += html_job_n_dev(r, sums, i);
-	}
-	shown = calloc(n ? n : 1, sizeof(*shown));
-	if (!shown)
+	gs_report_job_totals(r, &tot);
+	n = tot.ranks;
+	rk = calloc(n ? n : 1, sizeof(*rk));
+	if (!rk)
 		return gs_nomem();
-	n_shown = n;
 	for (i = 0; i < n; i++)
-		shown[i] = true;
-	if (r->ja && (st = gs_job_analysis_shown_ranks(r->ja, &w->st, shown, &n_shown)) != GS_OK) {
-		free(shown);
+		gs_results_job_rank(r, i, &rk[i]);
+	st = gs_report_job_shown(r, &w->st, n, &shown, &n_shown);
+	if (st != GS_OK) {
+		free(rk);
 		return st;
 	}
 	gs_outbuf_puts(&w->o,
@@ -802,20 +766,19 @@ static gs_status html_job(struct html_writer *w, const struct gs_report *r, html
 	gs_outbuf_puts(&w->o, script_head);
 	gs_outbuf_puts(&w->o,
 		       "</head>\n<body>\n<header>\n<h1>gpuscope analyze</h1>\n<p class=\"meta\">");
-	gs_outbuf_printf(&w->o, "%zu input%s (", r->n_inputs, r->n_inputs == 1 ? "" : "s");
-	html_text(w, r->format && *r->format ? r->format : "?", 40);
+	gs_outbuf_printf(&w->o, "%zu input%s (", n_in, n_in == 1 ? "" : "s");
+	html_text(w, *format ? format : "?", 40);
 	gs_outbuf_printf(&w->o, "), %zu ranks, %zu GPU%s with ops, %llu ops</p>\n", j->n_ranks,
-			 gpus, gpus == 1 ? "" : "s", (unsigned long long)ops);
+			 tot.gpus, tot.gpus == 1 ? "" : "s", (unsigned long long)tot.ops);
 	gs_outbuf_puts(&w->o, "<ul class=\"notes\" id=\"notes\">\n");
 	/* A thousand ranks: the first inputs, and how many more. */
-	for (i = 0; i < r->n_inputs && i < 4; i++) {
+	for (i = 0; i < n_in && i < 4; i++) {
 		gs_outbuf_puts(&w->o, "<li><b>input:</b> ");
-		html_text(w, r->inputs[i], 0);
+		html_text(w, gs_results_input(r, i), 0);
 		gs_outbuf_puts(&w->o, "</li>\n");
 	}
-	if (r->n_inputs > 4)
-		gs_outbuf_printf(&w->o, "<li><b>input:</b> ... and %zu more</li>\n",
-				 r->n_inputs - 4);
+	if (n_in > 4)
+		gs_outbuf_printf(&w->o, "<li><b>input:</b> ... and %zu more</li>\n", n_in - 4);
 	for (i = 0; i < j->n_warnings; i++) {
 		gs_outbuf_puts(&w->o, "<li><b>warning:</b> ");
 		html_text(w, j->warnings[i], 0);
@@ -830,13 +793,13 @@ static gs_status html_job(struct html_writer *w, const struct gs_report *r, html
 	if (n_shown < n)
 		gs_outbuf_puts(&w->o, "The outliers' sections: ");
 	for (i = 0; i < n; i++)
-		for (k = 0; k < html_job_n_dev(r, sums, i); k++, di++)
+		for (k = 0; k < rk[i].gpus; k++, di++)
 			if (shown[i])
-				html_job_link(w, di, html_job_rank(r, sums, i),
-					      html_job_device(r, sums, i, k));
+				html_job_link(w, di, rk[i].rank,
+					      gs_results_job_rank_device(r, i, k));
 	gs_outbuf_puts(&w->o, "</nav>\n");
 	if (n_shown < n)
-		html_job_index(w, r, sums, n, gpus);
+		html_job_index(w, r, rk, n, tot.gpus);
 	gs_outbuf_puts(&w->o, "</header>\n");
 	gs_job_analysis_write_html(&w->o, r, &w->st);
 	for (i = 0; i < n && st == GS_OK && !w->o.failed; i++) {
@@ -854,25 +817,24 @@ static gs_status html_job(struct html_writer *w, const struct gs_report *r, html
 			gs_outbuf_printf(&w->o,
 					 "<details class=\"ranks\"><summary>rank %u: its sections "
 					 "(not an outlier)</summary>\n",
-					 html_job_rank(r, sums, i));
+					 rk[i].rank);
 		else
 			gs_outbuf_printf(&w->o,
 					 "<details class=\"ranks\"><summary>ranks %u to %u: %zu "
 					 "ranks' sections (no outlier)</summary>\n",
-					 html_job_rank(r, sums, i), html_job_rank(r, sums, end - 1),
-					 end - i);
+					 rk[i].rank, rk[end - 1].rank, end - i);
 		for (; i < end && st == GS_OK && !w->o.failed; i++) {
-			const char *host = html_job_host(r, sums, i);
+			const char *host = rk[i].host;
 
 			gs_outbuf_printf(&w->o, "<details class=\"rank\"><summary>rank %u",
-					 html_job_rank(r, sums, i));
+					 rk[i].rank);
 			if (*host) {
 				gs_outbuf_puts(&w->o, " \xc2\xb7 ");
 				html_text(w, host, 60);
 			}
-			for (k = 0; k < html_job_n_dev(r, sums, i); k++)
+			for (k = 0; k < rk[i].gpus; k++)
 				gs_outbuf_printf(&w->o, "%s%u", k ? ", " : " \xc2\xb7 GPU ",
-						 html_job_device(r, sums, i, k));
+						 gs_results_job_rank_device(r, i, k));
 			gs_outbuf_puts(&w->o, "</summary>\n");
 			gs_outbuf_flush(&w->o); /* part() may write to the FILE */
 			st = part(ctx, 1, i, &w->o);
@@ -882,6 +844,7 @@ static gs_status html_job(struct html_writer *w, const struct gs_report *r, html
 		i = end - 1;
 	}
 	free(shown);
+	free(rk);
 	gs_outbuf_puts(&w->o, script_body);
 	gs_outbuf_puts(&w->o, job_script);
 	gs_outbuf_puts(&w->o, "</body>\n</html>\n");
@@ -897,15 +860,14 @@ static gs_status html_rank_part(struct html_writer *w, const struct gs_report *r
 	gs_status st = GS_OK;
 	size_t n;
 
-	w->r = rank;
-	w->t = rank->t;
-	w->ops = gs_trace_ops(w->t, &w->n_ops);
-	w->streams = gs_trace_streams(w->t, &w->n_streams);
+	html_rank(w, rank);
 	if (part == 0) {
-		const struct gs_warning *warn = gs_trace_warnings(rank->t, &n);
+		const struct gs_warning *warn = gs_trace_warnings(w->t, &n);
+		struct gs_results_process p;
 
+		gs_results_process(rank, &p);
 		for (size_t x = 0; x < n; x++) {
-			snprintf(line, sizeof(line), "rank %u: %s", rank->rank,
+			snprintf(line, sizeof(line), "rank %u: %s", p.rank,
 				 gs_warning_format(&warn[x], msg, sizeof(msg)));
 			gs_outbuf_puts(&w->o, "<li><b>warning:</b> ");
 			html_text(w, line, 0);
@@ -913,8 +875,8 @@ static gs_status html_rank_part(struct html_writer *w, const struct gs_report *r
 		}
 		return GS_OK;
 	}
-	for (size_t k = 0; k < rank->n_dev && st == GS_OK && !w->o.failed; k++)
-		st = html_device(w, &rank->dev[k], di0 + k);
+	for (size_t k = 0; k < w->n_dev && st == GS_OK && !w->o.failed; k++)
+		st = html_device(w, &w->dev[k], di0 + k);
 	return st;
 }
 
@@ -928,13 +890,12 @@ struct html_own {
 static gs_status html_own_part(void *ctx, unsigned part, size_t i, struct gs_outbuf *o)
 {
 	struct html_own *c = ctx;
-	const struct gs_report *rank = c->job->ranks[i];
 	gs_status st;
 
 	(void)o; /* c->w->o */
-	st = html_rank_part(c->w, rank, c->di, part);
+	st = html_rank_part(c->w, gs_results_rank(c->job, i), c->di, part);
 	if (part == 1)
-		c->di += rank->n_dev;
+		c->di += c->w->n_dev;
 	c->w->r = c->job;
 	return st;
 }
@@ -953,9 +914,7 @@ static gs_status html_given_part(void *ctx, unsigned part, size_t i, struct gs_o
 	size_t len = 0;
 	gs_status st = c->part(c->ctx, part, i, &bytes, &len);
 
-	if (st == GS_OK && bytes)
-		gs_outbuf_puts(o, bytes);
-	free(bytes);
+	gs_report_put_part(o, st, bytes, len, false);
 	return st;
 }
 
@@ -966,7 +925,6 @@ gs_status gs_report_html_job_parts(
 {
 	struct html_given given = {part, ctx};
 	struct html_writer w;
-	gs_status st;
 
 	memset(&w, 0, sizeof(w));
 	gs_outbuf_init(&w.o, f);
@@ -974,12 +932,7 @@ gs_status gs_report_html_job_parts(
 	w.st = gs_report_style_of(style);
 	w.exact = L->exact != 0;
 	w.bins = (size_t)L->bins;
-	st = html_job(&w, shell, html_given_part, &given);
-	if (st != GS_OK) {
-		gs_outbuf_finish(&w.o);
-		return st;
-	}
-	return gs_outbuf_finish(&w.o);
+	return gs_outbuf_finish_keep(&w.o, html_job(&w, shell, html_given_part, &given));
 }
 
 gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
@@ -987,19 +940,13 @@ gs_status gs_report_html_rank_part(FILE *f, const struct gs_report *rank,
 				   const struct gs_report_style *style)
 {
 	struct html_writer w;
-	gs_status st;
 
 	memset(&w, 0, sizeof(w));
 	gs_outbuf_init(&w.o, f);
 	w.st = gs_report_style_of(style);
 	w.exact = L->exact != 0;
 	w.bins = (size_t)L->bins;
-	st = html_rank_part(&w, rank, di0, part);
-	if (st != GS_OK) {
-		gs_outbuf_finish(&w.o);
-		return st;
-	}
-	return gs_outbuf_finish(&w.o);
+	return gs_outbuf_finish_keep(&w.o, html_rank_part(&w, rank, di0, part));
 }
 
 gs_status gs_report_write_html(FILE *f, const struct gs_report *r,
@@ -1014,49 +961,33 @@ gs_status gs_report_write_html(FILE *f, const struct gs_report *r,
 		gs_error_append("gs_report_write_html: no output or no report");
 		return GS_ERR_INVALID;
 	}
-	if (r->job && r->n_ranks == 1 && !r->ranks[0]->in_job)
-		return gs_report_write_html(f, r->ranks[0], style);
+	r = gs_report_single(r);
 	memset(&w, 0, sizeof(w));
 	w.st = gs_report_style_of(style);
-	if (r->job) {
+	gs_outbuf_init(&w.o, f);
+	if (gs_results_job(r)) {
 		struct html_own c = {&w, r, 0};
 
-		gs_outbuf_init(&w.o, f);
 		w.r = r;
 		pick_resolution(&w);
-		st = html_job(&w, r, html_own_part, &c);
-		if (st != GS_OK) {
-			gs_outbuf_finish(&w.o);
-			return st;
-		}
-		return gs_outbuf_finish(&w.o);
+		return gs_outbuf_finish_keep(&w.o, html_job(&w, r, html_own_part, &c));
 	}
-	gs_outbuf_init(&w.o, f);
-	w.r = r;
-	w.t = r->t;
-	w.ops = gs_trace_ops(r->t, &w.n_ops);
-	w.streams = gs_trace_streams(r->t, &w.n_streams);
+	html_rank(&w, r);
 	st = pick_devices(&w, &shown);
-	if (st != GS_OK) {
-		gs_outbuf_finish(&w.o);
-		return st;
-	}
+	if (st != GS_OK)
+		return gs_outbuf_finish_keep(&w.o, st);
 	pick_resolution(&w);
 	html_head(&w);
-	if (!r->n_dev)
+	if (!w.n_dev)
 		gs_outbuf_puts(&w.o,
 			       "<p class=\"none\" id=\"nodev\">No GPU ops in the trace: nothing "
 			       "to analyze (a host-only trace?)</p>\n");
-	for (i = 0; i < r->n_dev && st == GS_OK && !w.o.failed; i++)
+	for (i = 0; i < w.n_dev && st == GS_OK && !w.o.failed; i++)
 		if (dev_shown(&w, i))
-			st = html_device(&w, &r->dev[i], i);
+			st = html_device(&w, &w.dev[i], i);
 	html_dev_cut(&w, "devcut-end");
 	free(shown);
 	gs_outbuf_puts(&w.o, script_body);
 	gs_outbuf_puts(&w.o, "</body>\n</html>\n");
-	if (st != GS_OK) {
-		gs_outbuf_finish(&w.o);
-		return st;
-	}
-	return gs_outbuf_finish(&w.o);
+	return gs_outbuf_finish_keep(&w.o, st);
 }

@@ -9,9 +9,7 @@
 #define GS_ANALYZER_REPORT_HTML_PRIV_H
 
 #include <gpuscope/report_parts.h>
-#include "job_sum.h"
-#include "report_model_priv.h"
-#include "report_phrases_priv.h"
+#include <gpuscope/report_phrases.h>
 #include "report_write_priv.h"
 
 #include <string.h>
@@ -42,6 +40,8 @@ struct html_writer {
 	struct gs_outbuf o;
 	const struct gs_report *r;
 	const struct gs_trace *t;
+	const struct gs_report_device *dev; /* r's devices (a rank's report) */
+	size_t n_dev;
 	struct gs_report_style st; /* resolved (gs_report_style_of) */
 	const struct gs_op *ops;
 	size_t n_ops;

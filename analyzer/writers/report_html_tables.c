@@ -62,7 +62,7 @@ static const char *eff_note(const struct gs_report_device *d)
  * from the trace is written raw. */
 void gs_report_html_steps(struct html_writer *w, const struct gs_report_device *d, size_t di)
 {
-	const struct gs_steps *s = &w->r->steps;
+	const struct gs_steps *s = gs_results_steps(w->r);
 	int64_t longest = 0;
 
 	if (!s->n || !d->step_stats)
@@ -81,7 +81,7 @@ void gs_report_html_steps(struct html_writer *w, const struct gs_report_device *
 	for (size_t i = 0; i < s->n; i++) {
 		const struct gs_step *st = &s->steps[i];
 		const struct gs_report_step_stat *x = &d->step_stats[i];
-		bool on = w->r->window_from_steps && st->selected;
+		bool on = gs_results_window_from_steps(w->r) && st->selected;
 
 		gs_outbuf_printf(&w->o, "<tr%s><td class=\"n\">%llu%s</td>",
 				 on ? " style=\"font-weight:bold\"" : "",
@@ -165,7 +165,7 @@ void gs_report_html_schedule(struct html_writer *w, const struct gs_report_devic
 				 "<tr><td>CUDA Graph replay</td><td class=\"n\">%s</td><td>%zu "
 				 "candidate%s, %s per node; ",
 				 DUR(d->replay.makespan_ns), d->n_cands, d->n_cands == 1 ? "" : "s",
-				 DUR(w->r->graph_node_ns));
+				 DUR(gs_results_graph_node_ns(w->r)));
 		gs_report_html_sentence(&w->o, gs_report_whatif_text(&d->replay, false, phrase,
 								     sizeof(phrase)));
 		gs_outbuf_puts(&w->o, "</td></tr>\n");
@@ -235,7 +235,7 @@ void gs_report_html_waits(struct html_writer *w, const struct gs_report_device *
 			 "</tr></thead><tbody>\n",
 			 di);
 	for (i = 0; i < shown; i++) {
-		const struct gs_wait *x = &r->waits[d->waits[i]];
+		const struct gs_wait *x = gs_results_device_wait(r, d, i);
 
 		gs_outbuf_printf(&w->o,
 				 "<tr><td class=\"n\">%zu</td><td class=\"n\">%s</td><td>%s</td>",
@@ -499,7 +499,7 @@ void gs_report_html_candidates(struct html_writer *w, const struct gs_report_dev
 	if (d->cand_replay_done) {
 		gs_outbuf_printf(&w->o,
 				 "<p class=\"more\">Each replayed from a graph (%s per node):",
-				 DUR(w->r->graph_node_ns));
+				 DUR(gs_results_graph_node_ns(w->r)));
 		for (i = 0; i < shown; i++)
 			if (d->cand_replay_done[i])
 				gs_outbuf_printf(&w->o, "%s #%zu saves %s (%s vs the ideal)",
@@ -513,7 +513,7 @@ void gs_report_html_candidates(struct html_writer *w, const struct gs_report_dev
 		"<p class=\"more\">A gap over %s is not launch overhead, nor is a "
 		"communication kernel (it waits for other ranks): a graph would not remove "
 		"either, so both end a sequence.</p>\n",
-		DUR(GS_REPORT_LAUNCH_GAP_NS));
+		DUR(GS_CUDAGRAPH_MAX_GAP_NS));
 }
 
 void gs_report_html_streams(struct html_writer *w, const struct gs_report_device *d, size_t di)

@@ -23,7 +23,10 @@ struct lane {
 	int y_ideal;
 };
 
-struct tl {
+/* A device's timeline being drawn: its axis (origin and span), its lanes
+ * and where each stream is drawn, the ideal schedule and critical path
+ * beside them, and the slices of the lane being binned. */
+struct timeline_frame {
 	const struct gs_report_device *d;
 	size_t di;
 	int64_t t0;                  /* the axis origin: the window start */
@@ -42,7 +45,7 @@ struct tl {
 	size_t bins;
 };
 
-static int64_t x_of(const struct tl *L, int64_t t)
+static int64_t x_of(const struct timeline_frame *L, int64_t t)
 {
 	double x;
 
@@ -55,14 +58,14 @@ static int64_t x_of(const struct tl *L, int64_t t)
 }
 
 /* Slice k covers [bin_t(k), bin_t(k + 1)). */
-static int64_t bin_t(const struct tl *L, size_t k)
+static int64_t bin_t(const struct timeline_frame *L, size_t k)
 {
 	if (k >= L->bins)
 		return L->span;
 	return (int64_t)((double)L->span * (double)k / (double)L->bins);
 }
 
-static size_t bin_of(const struct tl *L, int64_t t)
+static size_t bin_of(const struct timeline_frame *L, int64_t t)
 {
 	size_t k;
 
@@ -83,8 +86,8 @@ static size_t bin_of(const struct tl *L, int64_t t)
 
 /* Add [a, e) (ns from the origin) to the slices of `acc` (stride `stride`,
  * column `col`). */
-static void bins_add(const struct tl *L, int64_t *acc, size_t stride, size_t col, int64_t a,
-		     int64_t e)
+static void bins_add(const struct timeline_frame *L, int64_t *acc, size_t stride, size_t col,
+		     int64_t a, int64_t e)
 {
 	size_t k;
 
@@ -112,7 +115,7 @@ static const char *const kind_class[GS_OP_KIND_COUNT] = {"k", "m", "s"};
  * how busy it was in quarters (0: empty, 4: busy all through). The kind
  * and level together, as one code (kind * 5 + level).
  */
-static unsigned slice_code(const struct tl *L, size_t k)
+static unsigned slice_code(const struct timeline_frame *L, size_t k)
 {
 	const int64_t *a = &L->acc[k * GS_OP_KIND_COUNT];
 	int64_t width = bin_t(L, k + 1) - bin_t(L, k), busy = a[0] + a[1] + a[2];
@@ -131,7 +134,7 @@ static unsigned slice_code(const struct tl *L, size_t k)
 }
 
 /* The slices of one lane as merged shapes: one path per (kind, opacity). */
-static void emit_bins(struct html_writer *w, const struct tl *L, int y)
+static void emit_bins(struct html_writer *w, const struct timeline_frame *L, int y)
 {
 	static const char *const level_class[5] = {"", " o1", " o2", " o3", ""};
 	unsigned kind, level;
@@ -169,7 +172,7 @@ static void emit_bins(struct html_writer *w, const struct tl *L, int y)
 }
 
 /* The critical-path strip of a lane from the `cacc` slices. */
-static void emit_crit_bins(struct html_writer *w, const struct tl *L, int y)
+static void emit_crit_bins(struct html_writer *w, const struct timeline_frame *L, int y)
 {
 	size_t k, j;
 	bool open = false;
@@ -198,8 +201,8 @@ static void emit_crit_bins(struct html_writer *w, const struct tl *L, int y)
 }
 
 /* One op drawn as it is, with a tooltip. */
-static void emit_op(struct html_writer *w, const struct tl *L, uint32_t i, int64_t a, int y,
-		    bool ideal)
+static void emit_op(struct html_writer *w, const struct timeline_frame *L, uint32_t i, int64_t a,
+		    int y, bool ideal)
 {
 	const struct gs_op *op = &w->ops[i];
 	int64_t dur = op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0;
@@ -231,7 +234,7 @@ static void emit_op(struct html_writer *w, const struct tl *L, uint32_t i, int64
 
 /* Is op i in the schedule's op set? (every op of the device, or those
  * starting in the window) */
-static bool scheduled(const struct html_writer *w, const struct tl *L, uint32_t i)
+static bool scheduled(const struct html_writer *w, const struct timeline_frame *L, uint32_t i)
 {
 	const struct gs_op *op = &w->ops[i];
 
@@ -242,7 +245,8 @@ static bool scheduled(const struct html_writer *w, const struct tl *L, uint32_t 
 }
 
 /* A lane of the actual run (ideal false) or of the ideal schedule. */
-static void draw_lane(struct html_writer *w, struct tl *L, const struct lane *ln, bool ideal)
+static void draw_lane(struct html_writer *w, struct timeline_frame *L, const struct lane *ln,
+		      bool ideal)
 {
 	const struct gs_report_stream *rs = &L->d->streams[ln->st];
 	int y = ideal ? ln->y_ideal : ln->y_real;
@@ -288,7 +292,7 @@ static void draw_lane(struct html_writer *w, struct tl *L, const struct lane *ln
 }
 
 /* False when out of memory. */
-static bool draw_band(struct html_writer *w, struct tl *L)
+static bool draw_band(struct html_writer *w, struct timeline_frame *L)
 {
 	const struct gs_breakdown *b = &L->d->b;
 	int y = L->y_band;
@@ -367,7 +371,7 @@ static bool draw_band(struct html_writer *w, struct tl *L)
 /* Waits on the lanes of the actual run: a dashed line on the consumer's
  * lane while it was held back, and a link from the producer's lane at the
  * moment the producer ended. */
-static void draw_waits(struct html_writer *w, struct tl *L)
+static void draw_waits(struct html_writer *w, struct timeline_frame *L)
 {
 	const struct gs_report *r = w->r;
 	const struct gs_report_device *d = L->d;
@@ -378,7 +382,7 @@ static void draw_waits(struct html_writer *w, struct tl *L)
 		return;
 	gs_outbuf_printf(&w->o, "<g class=\"waits\" id=\"waitlines-%zu\">\n", L->di);
 	for (i = 0; i < shown; i++) {
-		const struct gs_wait *x = &r->waits[d->waits[i]];
+		const struct gs_wait *x = gs_results_device_wait(r, d, i);
 		const struct gs_op *c, *p;
 		int32_t lcn, lpn;
 		int64_t pend, xa, xb;
@@ -421,7 +425,7 @@ static void draw_waits(struct html_writer *w, struct tl *L)
 
 /* The static axis (the script redraws it on zoom): ticks at 1, 2 or 5
  * times a power of ten, about eight across. */
-static void draw_axis(struct html_writer *w, const struct tl *L)
+static void draw_axis(struct html_writer *w, const struct timeline_frame *L)
 {
 	static const struct {
 		double ns;
@@ -472,7 +476,7 @@ static void draw_axis(struct html_writer *w, const struct tl *L)
 	gs_outbuf_puts(&w->o, "</svg>\n");
 }
 
-static void draw_labels(struct html_writer *w, const struct tl *L)
+static void draw_labels(struct html_writer *w, const struct timeline_frame *L)
 {
 	const struct gs_report_device *d = L->d;
 	size_t i;
@@ -526,7 +530,7 @@ static int cmp_lane_st(const void *pa, const void *pb)
 
 /* The lanes of a device: streams with ops in the window, the busiest
  * LANES_MAX of them, in stream order. */
-static gs_status tl_lanes(struct tl *L)
+static gs_status tl_lanes(struct timeline_frame *L)
 {
 	const struct gs_report_device *d = L->d;
 	size_t i, n = 0;
@@ -552,7 +556,7 @@ static gs_status tl_lanes(struct tl *L)
 	return GS_OK;
 }
 
-static void tl_fini(struct tl *L)
+static void tl_fini(struct timeline_frame *L)
 {
 	free(L->lanes);
 	free(L->lane_of);
@@ -561,8 +565,8 @@ static void tl_fini(struct tl *L)
 	free(L->cacc);
 }
 
-static gs_status tl_init(struct html_writer *w, struct tl *L, const struct gs_report_device *d,
-			 size_t di)
+static gs_status tl_init(struct html_writer *w, struct timeline_frame *L,
+			 const struct gs_report_device *d, size_t di)
 {
 	gs_status st;
 	size_t i;
@@ -618,7 +622,7 @@ static gs_status tl_init(struct html_writer *w, struct tl *L, const struct gs_re
 gs_status gs_report_html_timeline(struct html_writer *w, const struct gs_report_device *d,
 				  size_t di)
 {
-	struct tl L;
+	struct timeline_frame L;
 	gs_status st;
 	size_t i;
 	int64_t first = 0, last = 0;

@@ -11,11 +11,11 @@
  * Objects at the top are indented; the rows of lists are one line each.
  * Complexity: linear in what is written.
  */
+#include <gpuscope/gate.h>
 #include <gpuscope/import.h>
 #include <gpuscope/report_parts.h>
+#include <gpuscope/report_phrases.h>
 #include <gpuscope/text.h>
-#include "report_model_priv.h"
-#include "report_phrases_priv.h"
 #include "report_write_priv.h"
 
 #include <errno.h>
@@ -25,8 +25,6 @@
 
 #include <gpuscope/json.h>
 #include <gpuscope/outbuf.h>
-#include "gate_priv.h"
-#include "job_sum.h"
 #include "measures_priv.h"
 #include "operators_priv.h"
 
@@ -96,52 +94,60 @@ static void json_options(struct gs_json *w, const struct gs_report *r, size_t to
 /* The dependency graph's counts of one rank. */
 static void json_graph(struct gs_json *w, const struct gs_report *r)
 {
+	const struct gs_graph *g = gs_results_graph(r);
 	unsigned k;
 
 	gs_json_obj(w, "graph");
-	if (r->g) {
-		gs_json_u64(w, "edges", r->g->n_edges + r->g->implied_edges);
+	if (g) {
+		gs_json_u64(w, "edges", g->n_edges + g->implied_edges);
 		gs_json_row(w, "edges_by_kind");
 		for (k = 0; k < GS_EDGE_KIND_COUNT; k++)
-			gs_json_u64(w, gs_edge_kind_name(k), r->g->edge_count[k]);
+			gs_json_u64(w, gs_edge_kind_name(k), g->edge_count[k]);
 		gs_json_end_obj(w);
 		/* Edges kept that the recording contradicts (consumer started
 		 * before producer ended), and copies whose call returned
 		 * before they ended (no sync_copy edges). */
 		gs_json_row(w, "recorded_early_by_kind");
 		for (k = 0; k < GS_EDGE_KIND_COUNT; k++)
-			gs_json_u64(w, gs_edge_kind_name(k), r->g->recorded_early[k]);
+			gs_json_u64(w, gs_edge_kind_name(k), g->recorded_early[k]);
 		gs_json_end_obj(w);
-		gs_json_u64(w, "returned_early", r->g->n_returned_early);
-		gs_json_u64(w, "unlinked_waits", r->g->unlinked_waits);
-		gs_json_u64(w, "unlinked_wait_calls", r->g->unlinked_wait_calls);
-		gs_json_bool(w, "stream_kinds_known", r->g->stream_kinds_known);
-		gs_json_bool(w, "data_edges", r->g->has_data_edges);
+		gs_json_u64(w, "returned_early", g->n_returned_early);
+		gs_json_u64(w, "unlinked_waits", g->unlinked_waits);
+		gs_json_u64(w, "unlinked_wait_calls", g->unlinked_wait_calls);
+		gs_json_bool(w, "stream_kinds_known", g->stream_kinds_known);
+		gs_json_bool(w, "data_edges", g->has_data_edges);
 		/* Possible data dependencies (not edges), only where there
 		 * are any: every report without them stays as it was. */
-		if (r->g->n_segment_edges) {
-			gs_json_u64(w, "segment_edges", r->g->n_segment_edges);
+		if (g->n_segment_edges) {
+			gs_json_u64(w, "segment_edges", g->n_segment_edges);
 			gs_json_str(w, "segment_edges_evidence", "possible");
 		}
 	}
 	gs_json_end_obj(w);
 }
 
+/* "inputs" and "format" of the trace object. */
+static void json_inputs(struct gs_json *w, const struct gs_report *r)
+{
+	gs_json_arr_inline(w, "inputs");
+	for (size_t i = 0; i < gs_results_input_count(r); i++)
+		gs_json_str(w, NULL, gs_results_input(r, i));
+	gs_json_end_arr(w);
+	gs_json_str(w, "format", gs_results_format(r));
+}
+
 static void json_trace(struct gs_json *w, const struct gs_report *r, size_t top)
 {
+	const struct gs_trace *t = gs_results_trace(r);
 	const struct gs_warning *warn;
 	size_t n_ops, n, i;
 
-	gs_trace_ops(r->t, &n_ops);
+	gs_trace_ops(t, &n_ops);
 	gs_json_obj(w, "trace");
-	gs_json_arr_inline(w, "inputs");
-	for (i = 0; i < r->n_inputs; i++)
-		gs_json_str(w, NULL, r->inputs[i]);
-	gs_json_end_arr(w);
-	gs_json_str(w, "format", r->format ? r->format : "");
+	json_inputs(w, r);
 	gs_json_u64(w, "ops", n_ops);
-	gs_json_u64(w, "dropped_records", gs_trace_dropped(r->t));
-	warn = gs_trace_warnings(r->t, &n);
+	gs_json_u64(w, "dropped_records", gs_trace_dropped(t));
+	warn = gs_trace_warnings(t, &n);
 	gs_json_arr(w, "warnings");
 	for (i = 0; i < n; i++) {
 		gs_json_row(w, NULL);
@@ -150,7 +156,7 @@ static void json_trace(struct gs_json *w, const struct gs_report *r, size_t top)
 		gs_json_end_obj(w);
 	}
 	gs_json_end_arr(w);
-	gs_trace_streams(r->t, &n);
+	gs_trace_streams(t, &n);
 	gs_json_u64(w, "streams", n);
 	json_graph(w, r);
 	gs_json_end_obj(w);
@@ -160,15 +166,17 @@ static void json_trace(struct gs_json *w, const struct gs_report *r, size_t top)
 /* The steps the trace marks and which the window covers. */
 static void json_steps(struct gs_json *w, const struct gs_report *r)
 {
-	const struct gs_steps *s = &r->steps;
+	static const struct gs_steps none;
+	const struct gs_steps *s = gs_results_steps(r) ? gs_results_steps(r) : &none;
+	bool from_steps = gs_results_window_from_steps(r);
 
 	gs_json_row(w, "steps");
 	gs_json_str(w, "source", s->source ? s->source : "ProfilerStep#N ranges");
 	gs_json_u64(w, "found", s->n);
-	gs_json_bool(w, "window_from_steps", r->window_from_steps);
-	gs_json_u64(w, "analysed", r->window_from_steps ? s->n_selected : 0);
-	gs_json_bool(w, "warmup_left_out", r->window_from_steps && s->warmup_left_out);
-	gs_json_bool(w, "partial_left_out", r->window_from_steps && s->partial_left_out);
+	gs_json_bool(w, "window_from_steps", from_steps);
+	gs_json_u64(w, "analysed", from_steps ? s->n_selected : 0);
+	gs_json_bool(w, "warmup_left_out", from_steps && s->warmup_left_out);
+	gs_json_bool(w, "partial_left_out", from_steps && s->partial_left_out);
 	gs_json_end_obj(w);
 }
 
@@ -176,20 +184,22 @@ static void json_steps(struct gs_json *w, const struct gs_report *r)
  * text and HTML tables, given here for the record. */
 static void json_options(struct gs_json *w, const struct gs_report *r, size_t top)
 {
+	struct gs_window win;
+
 	gs_json_obj(w, "options");
 	gs_json_u64(w, "top", top);
-	if (r->window_set) {
+	if (gs_results_window(r, &win)) {
 		gs_json_arr_inline(w, "window_ns");
-		gs_json_i64(w, NULL, r->window.start_ns);
-		gs_json_i64(w, NULL, r->window.end_ns);
+		gs_json_i64(w, NULL, win.start_ns);
+		gs_json_i64(w, NULL, win.end_ns);
 		gs_json_end_arr(w);
 	} else {
 		gs_json_null(w, "window_ns");
 	}
 	json_steps(w, r);
-	if (r->mpi_processes) {
+	if (gs_results_mpi_processes(r)) {
 		gs_json_row(w, "mpi");
-		gs_json_u64(w, "processes", r->mpi_processes);
+		gs_json_u64(w, "processes", gs_results_mpi_processes(r));
 		gs_json_end_obj(w);
 	}
 	gs_json_end_obj(w);
@@ -217,7 +227,7 @@ static void json_host_ranges(struct gs_json *w, const struct gs_report *r,
 		const struct gs_host_range_time *x = &h->ranges[i];
 
 		gs_json_row(w, NULL);
-		gs_json_str(w, "name", gs_trace_string(r->t, x->name));
+		gs_json_str(w, "name", gs_trace_string(gs_results_trace(r), x->name));
 		gs_json_str(w, "kind", gs_range_kind_name(x->kind));
 		gs_json_str(w, "class", gs_host_class_name(x->cls));
 		gs_json_i64(w, "ns", x->ns);
@@ -225,7 +235,7 @@ static void json_host_ranges(struct gs_json *w, const struct gs_report *r,
 		gs_json_u64(w, "gaps", x->gaps);
 		gs_json_i64(w, "forwarded_ns", x->forwarded_ns);
 		if (x->context != GS_NO_STRING)
-			gs_json_str(w, "context", gs_trace_string(r->t, x->context));
+			gs_json_str(w, "context", gs_trace_string(gs_results_trace(r), x->context));
 		gs_json_end_obj(w);
 		shown_ns += x->ns;
 	}
@@ -277,7 +287,8 @@ static void json_breakdown(struct gs_json *w, const struct gs_report *r,
 	gs_json_arr(w, "top_host_calls");
 	for (i = 0; i < b->n_top_host_calls; i++) {
 		gs_json_row(w, NULL);
-		gs_json_str(w, "name", gs_trace_string(r->t, b->top_host_calls[i].name));
+		gs_json_str(w, "name",
+			    gs_trace_string(gs_results_trace(r), b->top_host_calls[i].name));
 		gs_json_i64(w, "ns", b->top_host_calls[i].ns);
 		gs_json_u64(w, "count", b->top_host_calls[i].count);
 		gs_json_end_obj(w);
@@ -317,7 +328,7 @@ static void json_streams(struct gs_json *w, const struct gs_report *r,
 		const struct gs_report_kernel *k = &d->kernels[i];
 
 		gs_json_row(w, NULL);
-		gs_json_str(w, "name", gs_trace_string(r->t, k->name));
+		gs_json_str(w, "name", gs_trace_string(gs_results_trace(r), k->name));
 		gs_json_u64(w, "count", k->count);
 		gs_json_i64(w, "ns", k->ns);
 		gs_json_i64(w, "mean_ns", k->mean_ns);
@@ -358,7 +369,7 @@ static void json_gap(struct gs_json *w, const struct gs_report *r, const struct 
 	gs_json_arr(w, "gap_host_ranges");
 	for (size_t i = 0; i < h->n_ranges && i < 10 && g->host_charged_ns > 0; i++) {
 		gs_json_row(w, NULL);
-		gs_json_str(w, "name", gs_trace_string(r->t, h->ranges[i].name));
+		gs_json_str(w, "name", gs_trace_string(gs_results_trace(r), h->ranges[i].name));
 		gs_json_fixed(w, "share", (double)h->ranges[i].ns / (double)g->host_charged_ns);
 		gs_json_end_obj(w);
 	}
@@ -369,7 +380,7 @@ static void json_schedule(struct gs_json *w, const struct gs_report *r,
 			  const struct gs_report_device *d)
 {
 	size_t n_ops, i;
-	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+	const struct gs_op *ops = gs_trace_ops(gs_results_trace(r), &n_ops);
 	const struct gs_what_if *p = &d->pipelined;
 	unsigned c;
 
@@ -415,14 +426,15 @@ static void json_schedule(struct gs_json *w, const struct gs_report *r,
 	gs_json_u64(w, "recorded_early", d->inv.actual_early);
 	gs_json_i64(w, "recorded_early_max_ns", d->inv.actual_early_max_ns);
 	if (d->inv.actual_early_op != GS_NO_INDEX)
-		gs_json_u64(w, "recorded_early_op", gs_report_op_id(r->t, d->inv.actual_early_op));
+		gs_json_u64(w, "recorded_early_op",
+			    gs_report_op_id(gs_results_trace(r), d->inv.actual_early_op));
 	else
 		gs_json_null(w, "recorded_early_op");
 	gs_json_u64(w, "returned_early", d->inv.returned_early);
 	gs_json_i64(w, "returned_early_max_ns", d->inv.returned_early_max_ns);
 	if (d->inv.returned_early_op != GS_NO_INDEX)
 		gs_json_u64(w, "returned_early_op",
-			    gs_report_op_id(r->t, d->inv.returned_early_op));
+			    gs_report_op_id(gs_results_trace(r), d->inv.returned_early_op));
 	else
 		gs_json_null(w, "returned_early_op");
 	gs_json_end_obj(w);
@@ -436,7 +448,7 @@ static void json_schedule(struct gs_json *w, const struct gs_report *r,
 		uint32_t op = d->critical[i].op;
 
 		gs_json_row(w, NULL);
-		json_op(w, r->t, "op", op);
+		json_op(w, gs_results_trace(r), "op", op);
 		gs_json_i64(w, "ns", d->critical[i].ns);
 		gs_json_str(w, "kind", op < n_ops ? gs_op_kind_name(ops[op].kind) : "");
 		gs_json_i64(w, "start_ns", op < n_ops ? ops[op].start_ns : 0);
@@ -468,7 +480,7 @@ static void json_schedule(struct gs_json *w, const struct gs_report *r,
 		gs_json_i64(w, "saving_vs_ideal_ns", d->replay.saving_vs_ideal_ns);
 		gs_json_arr_inline(w, "preconditions");
 		gs_json_end_arr(w);
-		gs_json_i64(w, "graph_node_ns", r->graph_node_ns);
+		gs_json_i64(w, "graph_node_ns", gs_results_graph_node_ns(r));
 		gs_json_i64(w, "max_gap_ns", GS_CUDAGRAPH_MAX_GAP_NS);
 		gs_json_u64(w, "candidates", d->n_cands);
 		gs_json_end_obj(w);
@@ -492,7 +504,7 @@ static void json_missed(struct gs_json *w, const struct gs_report *r,
 			const struct gs_report_device *d)
 {
 	size_t n_ops, i;
-	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+	const struct gs_op *ops = gs_trace_ops(gs_results_trace(r), &n_ops);
 
 	gs_json_arr(w, "missed_overlap");
 	for (i = 0; i < d->n_missed; i++) {
@@ -500,7 +512,7 @@ static void json_missed(struct gs_json *w, const struct gs_report *r,
 		unsigned bit;
 
 		gs_json_row(w, NULL);
-		json_op(w, r->t, "op", m->op);
+		json_op(w, gs_results_trace(r), "op", m->op);
 		gs_json_i64(w, "exposed_ns", m->exposed_ns);
 		gs_json_arr_inline(w, "missing_conditions");
 		for (bit = 0; bit < 3; bit++)
@@ -525,7 +537,7 @@ static void json_missed(struct gs_json *w, const struct gs_report *r,
 			gs_json_i64(w, "start_ns", ops[m->op].start_ns);
 		}
 		if (m->kernel != GS_NO_INDEX && m->kernel < n_ops)
-			json_op(w, r->t, "kernel", m->kernel);
+			json_op(w, gs_results_trace(r), "kernel", m->kernel);
 		else
 			gs_json_null(w, "kernel");
 		gs_json_end_obj(w);
@@ -542,7 +554,7 @@ static void json_candidates(struct gs_json *w, const struct gs_report *r,
 			    const struct gs_report_device *d)
 {
 	size_t n_ops, i, k;
-	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+	const struct gs_op *ops = gs_trace_ops(gs_results_trace(r), &n_ops);
 
 	gs_json_arr(w, "graph_candidates");
 	for (i = 0; i < d->n_cands; i++) {
@@ -551,7 +563,7 @@ static void json_candidates(struct gs_json *w, const struct gs_report *r,
 		gs_json_row(w, NULL);
 		gs_json_u64(w, "stream",
 			    c->length && c->kernels[0] < n_ops ?
-				    gs_report_op_stream(r->t, c->kernels[0]) :
+				    gs_report_op_stream(gs_results_trace(r), c->kernels[0]) :
 				    0);
 		gs_json_u64(w, "length", c->length);
 		gs_json_u64(w, "repetitions", c->repetitions);
@@ -565,12 +577,13 @@ static void json_candidates(struct gs_json *w, const struct gs_report *r,
 		for (k = 0; k < c->length; k++)
 			gs_json_str(w, NULL,
 				    c->kernels[k] < n_ops ?
-					    gs_trace_string(r->t, ops[c->kernels[k]].name) :
+					    gs_trace_string(gs_results_trace(r),
+							    ops[c->kernels[k]].name) :
 					    "");
 		gs_json_end_arr(w);
 		gs_json_arr_inline(w, "first_ops");
 		for (k = 0; k < c->length; k++)
-			gs_json_u64(w, NULL, gs_report_op_id(r->t, c->kernels[k]));
+			gs_json_u64(w, NULL, gs_report_op_id(gs_results_trace(r), c->kernels[k]));
 		gs_json_end_arr(w);
 		/* This candidate alone replayed from a graph (null: not
 		 * computed, past GS_REPLAY_MAX_CANDIDATES). */
@@ -594,7 +607,7 @@ static void json_candidates(struct gs_json *w, const struct gs_report *r,
 static void json_device_steps(struct gs_json *w, const struct gs_report *r,
 			      const struct gs_report_device *d)
 {
-	const struct gs_steps *s = &r->steps;
+	const struct gs_steps *s = gs_results_steps(r);
 
 	gs_json_u64(w, "steps_with_figures", d->step_stats ? d->n_step_figures : 0);
 	gs_json_arr(w, "steps");
@@ -604,8 +617,8 @@ static void json_device_steps(struct gs_json *w, const struct gs_report *r,
 
 		gs_json_row(w, NULL);
 		gs_json_u64(w, "step", st->number);
-		gs_json_str(w, "name", gs_trace_string(r->t, st->name));
-		gs_json_bool(w, "analysed", r->window_from_steps && st->selected);
+		gs_json_str(w, "name", gs_trace_string(gs_results_trace(r), st->name));
+		gs_json_bool(w, "analysed", gs_results_window_from_steps(r) && st->selected);
 		gs_json_bool(w, "partial", st->partial);
 		gs_json_arr_inline(w, "host_ns");
 		gs_json_i64(w, NULL, st->host_start_ns);
@@ -646,19 +659,21 @@ static void json_device_steps(struct gs_json *w, const struct gs_report *r,
 static void json_device(struct gs_json *w, const struct gs_report *r,
 			const struct gs_report_device *d)
 {
+	struct gs_results_process p;
 	size_t i;
 	unsigned k;
 
+	gs_results_process(r, &p);
 	gs_json_obj(w, NULL);
 	gs_json_u64(w, "device", d->device);
 	gs_json_str(w, "name", d->name);
-	gs_json_u64(w, "rank", r->rank);
-	if (*r->host)
-		gs_json_str(w, "host", r->host);
+	gs_json_u64(w, "rank", p.rank);
+	if (*p.host)
+		gs_json_str(w, "host", p.host);
 	else
 		gs_json_null(w, "host");
-	if (r->pid >= 0)
-		gs_json_i64(w, "pid", r->pid);
+	if (p.pid >= 0)
+		gs_json_i64(w, "pid", p.pid);
 	else
 		gs_json_null(w, "pid");
 	if (*d->uuid)
@@ -703,20 +718,23 @@ static void json_device(struct gs_json *w, const struct gs_report *r,
 /* The rows of the "waits" list of one rank's report. */
 static void json_wait_rows(struct gs_json *w, const struct gs_report *r)
 {
+	const struct gs_trace *t = gs_results_trace(r);
+	struct gs_results_process p;
 	size_t n_ops, i;
-	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 
-	for (i = 0; i < r->n_reported_waits; i++) {
-		const struct gs_wait *x = &r->waits[r->reported_waits[i]];
+	gs_results_process(r, &p);
+	for (i = 0; i < gs_results_wait_rows(r); i++) {
+		const struct gs_wait *x = gs_results_wait(r, i);
 
 		gs_json_row(w, NULL);
 		gs_json_str(w, "kind", gs_edge_kind_name(x->kind));
-		json_op(w, r->t, "consumer", x->consumer);
-		json_op(w, r->t, "producer", x->producer);
+		json_op(w, t, "consumer", x->consumer);
+		json_op(w, t, "producer", x->producer);
 		gs_json_u64(w, "event", x->event);
 		gs_json_i64(w, "wait_ns", x->wait_ns);
-		gs_json_u64(w, "device", gs_report_op_device(r->t, x->consumer));
-		gs_json_u64(w, "rank", r->rank);
+		gs_json_u64(w, "device", gs_report_op_device(t, x->consumer));
+		gs_json_u64(w, "rank", p.rank);
 		gs_json_i64(w, "consumer_start_ns",
 			    x->consumer < n_ops ? ops[x->consumer].start_ns : 0);
 		gs_json_i64(w, "producer_end_ns",
@@ -740,47 +758,52 @@ static const int part_depth[PART_COUNT] = {3, 3, 2, 2};
 
 static void json_rank_part(struct gs_json *w, const struct gs_report *c, unsigned part)
 {
+	const struct gs_trace *t = gs_results_trace(c);
+	const struct gs_report_device *dev;
 	const struct gs_warning *warn;
-	size_t k, n;
+	struct gs_results_process p;
+	size_t k, n, n_dev;
 
+	gs_results_process(c, &p);
+	dev = gs_results_devices(c, &n_dev);
 	switch (part) {
 	case PART_WARNINGS:
-		warn = gs_trace_warnings(c->t, &n);
+		warn = gs_trace_warnings(t, &n);
 		for (k = 0; k < n; k++) {
 			gs_json_row(w, NULL);
 			gs_json_str(w, "message", warn[k].message);
 			gs_json_u64(w, "count", warn[k].count);
-			gs_json_u64(w, "rank", c->rank);
+			gs_json_u64(w, "rank", p.rank);
 			gs_json_end_obj(w);
 		}
 		break;
 	case PART_RANK:
 		gs_json_obj(w, NULL);
-		gs_json_u64(w, "rank", c->rank);
-		gs_json_bool(w, "rank_declared", c->rank_declared);
-		if (*c->host)
-			gs_json_str(w, "host", c->host);
+		gs_json_u64(w, "rank", p.rank);
+		gs_json_bool(w, "rank_declared", p.rank_declared);
+		if (*p.host)
+			gs_json_str(w, "host", p.host);
 		else
 			gs_json_null(w, "host");
-		if (c->pid >= 0)
-			gs_json_i64(w, "pid", c->pid);
+		if (p.pid >= 0)
+			gs_json_i64(w, "pid", p.pid);
 		else
 			gs_json_null(w, "pid");
-		gs_json_str(w, "input", c->input);
-		gs_json_u64(w, "clock_group", c->clock_group);
-		gs_trace_ops(c->t, &n);
+		gs_json_str(w, "input", p.input);
+		gs_json_u64(w, "clock_group", p.clock_group);
+		gs_trace_ops(t, &n);
 		gs_json_u64(w, "ops", n);
-		gs_json_u64(w, "dropped_records", gs_trace_dropped(c->t));
+		gs_json_u64(w, "dropped_records", gs_trace_dropped(t));
 		gs_json_arr_inline(w, "devices");
-		for (k = 0; k < c->n_dev; k++)
-			gs_json_u64(w, NULL, c->dev[k].device);
+		for (k = 0; k < n_dev; k++)
+			gs_json_u64(w, NULL, dev[k].device);
 		gs_json_end_arr(w);
 		json_graph(w, c);
 		gs_json_end_obj(w);
 		break;
 	case PART_DEVICES:
-		for (k = 0; k < c->n_dev; k++)
-			json_device(w, c, &c->dev[k]);
+		for (k = 0; k < n_dev; k++)
+			json_device(w, c, &dev[k]);
 		break;
 	case PART_WAITS:
 		json_wait_rows(w, c);
@@ -794,29 +817,26 @@ static void json_rank_part(struct gs_json *w, const struct gs_report *c, unsigne
  * into w (at the depth of its list). */
 typedef gs_status (*json_part_fn)(void *ctx, unsigned part, size_t i, struct gs_json *w);
 
-static gs_status json_job(FILE *f, const struct gs_report *r, size_t top, size_t n_ranks,
-			  uint64_t ops, uint64_t dropped, uint64_t streams, json_part_fn part,
+static gs_status json_job(FILE *f, const struct gs_report *r, size_t top, json_part_fn part,
 			  void *ctx)
 {
-	const struct gs_job *j = r->job;
+	const struct gs_job *j = gs_results_job(r);
+	struct gs_report_job_totals tot;
 	struct gs_outbuf o;
 	struct gs_json w;
 	gs_status st = GS_OK;
 	size_t i;
 	unsigned p;
 
+	gs_report_job_totals(r, &tot);
 	gs_outbuf_init(&o, f);
 	gs_json_init(&w, &o, GS_JSON_ESCAPE_DEL);
 	gs_json_obj(&w, NULL);
 	gs_json_str(&w, "schema", "gpuscope.report/1");
 	gs_json_obj(&w, "trace");
-	gs_json_arr_inline(&w, "inputs");
-	for (i = 0; i < r->n_inputs; i++)
-		gs_json_str(&w, NULL, r->inputs[i]);
-	gs_json_end_arr(&w);
-	gs_json_str(&w, "format", r->format ? r->format : "");
-	gs_json_u64(&w, "ops", ops);
-	gs_json_u64(&w, "dropped_records", dropped);
+	json_inputs(&w, r);
+	gs_json_u64(&w, "ops", tot.ops);
+	gs_json_u64(&w, "dropped_records", tot.dropped);
 	gs_json_arr(&w, "warnings");
 	for (i = 0; i < j->n_warnings; i++) {
 		gs_json_row(&w, NULL);
@@ -826,11 +846,11 @@ static gs_status json_job(FILE *f, const struct gs_report *r, size_t top, size_t
 		gs_json_end_obj(&w);
 	}
 	for (p = 0; p < PART_COUNT && st == GS_OK; p++) {
-		for (i = 0; i < n_ranks && st == GS_OK; i++)
+		for (i = 0; i < tot.ranks && st == GS_OK; i++)
 			st = part(ctx, p, i, &w);
 		gs_json_end_arr(&w);
 		if (p == PART_WARNINGS) {
-			gs_json_u64(&w, "streams", streams);
+			gs_json_u64(&w, "streams", tot.streams);
 			gs_json_arr(&w, "ranks");
 		} else if (p == PART_RANK) {
 			gs_json_u64(&w, "clock_groups", j->n_clock_groups);
@@ -841,80 +861,62 @@ static gs_status json_job(FILE *f, const struct gs_report *r, size_t top, size_t
 			gs_json_arr(&w, "waits");
 		}
 	}
-	if (st != GS_OK) {
-		gs_outbuf_finish(w.o);
-		return st;
-	}
+	if (st != GS_OK)
+		return gs_outbuf_finish_keep(w.o, st);
 	gs_job_analysis_write_json(&w, r);
-	gs_gate_write_json(&w, r->verdict);
+	gs_gate_write_json(&w, gs_report_verdict(r));
 	gs_json_end_obj(&w);
 	gs_outbuf_putc(w.o, '\n');
 	return gs_outbuf_finish(w.o);
 }
 
-struct local_ctx {
-	const struct gs_report *r;
+/* Part p of rank i, from the rank's report that the job's report holds. */
+struct json_own {
+	const struct gs_report *job;
 };
 
-static gs_status local_part(void *ctx, unsigned part, size_t i, struct gs_json *w)
+static gs_status own_part(void *ctx, unsigned part, size_t i, struct gs_json *w)
 {
-	const struct gs_report *r = ((struct local_ctx *)ctx)->r;
-
-	json_rank_part(w, r->ranks[i], part);
+	json_rank_part(w, gs_results_rank(((struct json_own *)ctx)->job, i), part);
 	return GS_OK;
-}
-
-static gs_status write_job_json(FILE *f, const struct gs_report *r, size_t top)
-{
-	uint64_t ops = 0, dropped = 0, streams = 0;
-	size_t i, n;
-
-	for (i = 0; i < r->n_ranks; i++) {
-		gs_trace_ops(r->ranks[i]->t, &n);
-		ops += n;
-		dropped = gs_trace_dropped(r->ranks[i]->t) > UINT64_MAX - dropped ?
-				  UINT64_MAX :
-				  dropped + gs_trace_dropped(r->ranks[i]->t);
-		gs_trace_streams(r->ranks[i]->t, &n);
-		streams += n;
-	}
-	struct local_ctx lc = {r};
-
-	return json_job(f, r, top, r->n_ranks, ops, dropped, streams, local_part, &lc);
 }
 
 gs_status gs_report_write_json(FILE *f, const struct gs_report *r,
 			       const struct gs_report_style *style)
 {
-	const struct gs_gate_verdict *gate = r ? r->verdict : NULL;
+	const struct gs_gate_verdict *gate = gs_report_verdict(r);
 	struct gs_outbuf o;
 	struct gs_json w;
-	size_t i, top = gs_report_style_of(style).top;
+	size_t i, n_dev, top = gs_report_style_of(style).top;
+	const struct gs_report_device *dev;
 
 	if (!f || !r) {
 		gs_error_append("gs_report_write_json: no output or no report");
 		return GS_ERR_INVALID;
 	}
 	/* A job of one rank is that rank's report, with the job's verdict. */
-	if (r->job && r->n_ranks == 1 && !r->ranks[0]->in_job)
-		r = r->ranks[0];
-	if (r->job)
-		return write_job_json(f, r, top);
+	r = gs_report_single(r);
+	if (gs_results_job(r)) {
+		struct json_own own = {r};
+
+		return json_job(f, r, top, own_part, &own);
+	}
+	dev = gs_results_devices(r, &n_dev);
 	gs_outbuf_init(&o, f);
 	gs_json_init(&w, &o, GS_JSON_ESCAPE_DEL);
 	gs_json_obj(&w, NULL);
 	gs_json_str(&w, "schema", "gpuscope.report/1");
 	json_trace(&w, r, top);
 	gs_json_arr(&w, "devices");
-	for (i = 0; i < r->n_dev; i++)
-		json_device(&w, r, &r->dev[i]);
+	for (i = 0; i < n_dev; i++)
+		json_device(&w, r, &dev[i]);
 	gs_json_end_arr(&w);
 	gs_json_arr(&w, "waits");
 	json_wait_rows(&w, r);
 	gs_json_end_arr(&w);
-	if (r->n_reported_waits < r->reported_wait_count) {
-		gs_json_u64(&w, "waits_count", r->reported_wait_count);
-		gs_json_i64(&w, "waits_ns", r->reported_wait_ns);
+	if (gs_results_wait_rows(r) < gs_results_wait_count(r)) {
+		gs_json_u64(&w, "waits_count", gs_results_wait_count(r));
+		gs_json_i64(&w, "waits_ns", gs_results_wait_ns(r));
 	}
 	gs_gate_write_json(&w, gate);
 	gs_json_end_obj(&w);
@@ -943,12 +945,9 @@ static gs_status parts_bridge(void *ctx, unsigned part, size_t i, struct gs_json
 		return GS_ERR_INVALID;
 	}
 	st = pc->part(pc->ctx, part, i, &bytes, &len);
-	if (st == GS_OK && bytes && len) {
-		/* Each member starts with its comma; the list's first has none. */
-		gs_outbuf_puts(w->o, bytes + (w->first[w->depth] && bytes[0] == ',' ? 1 : 0));
+	/* Each member starts with its comma; the list's first has none. */
+	if (gs_report_put_part(w->o, st, bytes, len, w->first[w->depth]))
 		w->first[w->depth] = false;
-	}
-	free(bytes);
 	return st;
 }
 
@@ -957,18 +956,8 @@ gs_status gs_report_json_job_parts(
 	gs_status (*part)(void *ctx, unsigned part, size_t i, char **bytes, size_t *len), void *ctx)
 {
 	struct parts_ctx pc = {part, ctx};
-	size_t n_sums;
-	const struct gs_js_rank *const *sums = gs_job_analysis_ranks(shell->ja, &n_sums);
-	uint64_t ops = 0, dropped = 0, streams = 0;
 
-	for (size_t i = 0; i < n_sums; i++) {
-		ops += sums[i]->ops;
-		dropped = sums[i]->dropped > UINT64_MAX - dropped ? UINT64_MAX :
-								    dropped + sums[i]->dropped;
-		streams += sums[i]->streams;
-	}
-	return json_job(f, shell, gs_report_style_of(style).top, n_sums, ops, dropped, streams,
-			parts_bridge, &pc);
+	return json_job(f, shell, gs_report_style_of(style).top, parts_bridge, &pc);
 }
 
 gs_status gs_report_json_rank_part(FILE *f, const struct gs_report *rank, unsigned part)

@@ -16,10 +16,9 @@
  * timeline bar.
  */
 #include <gpuscope/report_parts.h>
-#include "job_sum.h"
+#include <gpuscope/report_phrases.h>
 #include "measures_priv.h"
 #include "operators_priv.h"
-#include "report_phrases_priv.h"
 #include "report_text_priv.h"
 #include "report_write_priv.h"
 
@@ -437,18 +436,20 @@ static void job_notes_print(struct text_writer *w, struct job_notes *jn, size_t 
 static void text_header(struct text_writer *w)
 {
 	const struct gs_report *r = w->r;
-	size_t n_ops, i;
+	const char *format = gs_results_format(r);
+	size_t n_ops, n_dev, i, n_in = gs_results_input_count(r);
 
 	gs_trace_ops(w->t, &n_ops);
+	gs_results_devices(r, &n_dev);
 	text_on(w, T_BOLD);
 	gs_outbuf_printf(&w->o, "gpuscope analyze");
 	text_off(w);
-	gs_outbuf_printf(&w->o, ": %zu input%s (%s), %zu ops, %zu device%s with ops\n", r->n_inputs,
-			 r->n_inputs == 1 ? "" : "s", r->format && *r->format ? r->format : "?",
-			 n_ops, r->n_dev, r->n_dev == 1 ? "" : "s");
-	for (i = 0; i < r->n_inputs; i++)
-		text_note(w, "input", r->inputs[i]);
-	if (r->steps.n)
+	gs_outbuf_printf(&w->o, ": %zu input%s (%s), %zu ops, %zu device%s with ops\n", n_in,
+			 n_in == 1 ? "" : "s", *format ? format : "?", n_ops, n_dev,
+			 n_dev == 1 ? "" : "s");
+	for (i = 0; i < n_in; i++)
+		text_note(w, "input", gs_results_input(r, i));
+	if (gs_results_steps(r)->n)
 		text_note(w, "steps", gs_report_steps_text(r, (char[512]){0}, 512));
 	{
 		struct note_sink ns = {.note = note_print, .w = w};
@@ -668,9 +669,9 @@ static void text_device(struct text_writer *w, const struct gs_report_device *d)
 	text_rule(w, title);
 	gs_outbuf_printf(&w->o, "  window   %s%s\n",
 			 gs_report_window_text(w->t, d, (char[160]){0}, 160),
-			 d->default_window       ? " (first op start to last op end)" :
-			 w->r->window_from_steps ? " (the steps chosen)" :
-						   " (--window)");
+			 d->default_window                  ? " (first op start to last op end)" :
+			 gs_results_window_from_steps(w->r) ? " (the steps chosen)" :
+							      " (--window)");
 	gs_outbuf_printf(&w->o, "  ops      %llu", (unsigned long long)d->ops);
 	for (k = 0; k < GS_OP_KIND_COUNT; k++) {
 		if (!d->op_kinds[k])
@@ -696,29 +697,40 @@ static void text_device(struct text_writer *w, const struct gs_report_device *d)
 	gs_operators_write_text(&w->o, w->r, d, &w->st);
 }
 
-/* The head of a job's report: its line, inputs, warnings, the ranks'
- * notes (from their reports, or from `sums` when they are elsewhere) and
- * the job analysis. */
-static void text_job_head(struct text_writer *w, const struct gs_report *r, size_t n_ranks,
-			  size_t gpus, size_t ops, const struct gs_js_rank *const *sums)
+/* Every device section of one rank's report. */
+static void text_rank(struct text_writer *w, const struct gs_report *rank)
 {
-	static const char *const labels[3] = {"caution", "warning", "note"};
-	const struct gs_job *j = r->job;
-	size_t i;
+	size_t n_dev;
+	const struct gs_report_device *dev = gs_results_devices(rank, &n_dev);
+
+	w->r = rank;
+	w->t = gs_results_trace(rank);
+	for (size_t k = 0; k < n_dev; k++)
+		text_device(w, &dev[k]);
+}
+
+/* The head of a job's report: its line, inputs, warnings, the ranks'
+ * notes (from their reports, or from their summaries when they are
+ * elsewhere) and the job analysis. */
+static void text_job_head(struct text_writer *w, const struct gs_report *r,
+			  const struct gs_report_job_totals *tot)
+{
+	const struct gs_job *j = gs_results_job(r);
+	const char *format = gs_results_format(r);
+	size_t i, n_in = gs_results_input_count(r);
 	char who[64];
 
 	text_on(w, T_BOLD);
 	gs_outbuf_printf(&w->o, "gpuscope analyze");
 	text_off(w);
 	gs_outbuf_printf(&w->o, ": %zu input%s (%s), %zu ranks, %zu GPU%s with ops, %zu ops\n",
-			 r->n_inputs, r->n_inputs == 1 ? "" : "s",
-			 r->format && *r->format ? r->format : "?", j->n_ranks, gpus,
-			 gpus == 1 ? "" : "s", ops);
+			 n_in, n_in == 1 ? "" : "s", *format ? format : "?", j->n_ranks, tot->gpus,
+			 tot->gpus == 1 ? "" : "s", (size_t)tot->ops);
 	/* A thousand ranks: the first inputs, and how many more. */
-	for (i = 0; i < r->n_inputs && i < 4; i++)
-		text_note(w, "input", r->inputs[i]);
-	if (r->n_inputs > 4) {
-		snprintf(who, sizeof(who), "... and %zu more", r->n_inputs - 4);
+	for (i = 0; i < n_in && i < 4; i++)
+		text_note(w, "input", gs_results_input(r, i));
+	if (n_in > 4) {
+		snprintf(who, sizeof(who), "... and %zu more", n_in - 4);
 		text_note(w, "input", who);
 	}
 	for (i = 0; i < j->n_warnings; i++)
@@ -728,18 +740,14 @@ static void text_job_head(struct text_writer *w, const struct gs_report *r, size
 
 		if (jn) {
 			jn->sink.note = note_gather;
-			for (i = 0; i < n_ranks; i++) {
-				if (!sums) {
-					jn->rank = r->ranks[i]->rank;
-					text_notes(&jn->sink, r->ranks[i]);
-					continue;
-				}
-				jn->rank = sums[i]->rank;
-				for (size_t k = 0; k < sums[i]->n_notes; k++)
-					note_gather(&jn->sink, labels[sums[i]->notes[k].label % 3],
-						    gs_js_str(sums[i], sums[i]->notes[k].text));
+			for (i = 0; i < tot->ranks; i++) {
+				struct gs_results_job_rank x;
+
+				gs_results_job_rank(r, i, &x);
+				jn->rank = x.rank;
+				gs_results_job_rank_notes(r, i, sink_note, &jn->sink);
 			}
-			job_notes_print(w, jn, n_ranks);
+			job_notes_print(w, jn, tot->ranks);
 			free(jn);
 		}
 	}
@@ -760,61 +768,42 @@ static void text_job_tail(struct text_writer *w, size_t gpus, size_t n_ranks, si
 			n_ranks - shown, n_ranks);
 }
 
-/*
- * The ranks whose sections a job's report shows (job_sum.h): a slot per
- * rank in *shown, NULL without a job analysis (every rank is shown).
- */
-static gs_status job_shown(const struct gs_report *r, const struct gs_report_style *st,
-			   size_t n_ranks, bool **shown, size_t *n_shown)
-{
-	gs_status rc;
-
-	*shown = NULL;
-	*n_shown = n_ranks;
-	if (!r->ja)
-		return GS_OK;
-	*shown = calloc(n_ranks ? n_ranks : 1, sizeof(**shown));
-	if (!*shown)
-		return gs_nomem();
-	rc = gs_job_analysis_shown_ranks(r->ja, st, *shown, n_shown);
-	if (rc != GS_OK) {
-		free(*shown);
-		*shown = NULL;
-	}
-	return rc;
-}
+/* Rank i's sections of a job's report, written to w. */
+typedef gs_status (*text_part_fn)(void *ctx, size_t i, struct text_writer *w);
 
 /* A job of two or more ranks: the job first, then its ranks' GPUs (the
- * outliers' when they are many). */
-static gs_status text_job(struct text_writer *w, const struct gs_report *r)
+ * outliers' when they are many), each from part(). */
+static gs_status text_job(struct text_writer *w, const struct gs_report *r, text_part_fn part,
+			  void *ctx)
 {
-	size_t ops = 0, gpus = 0, i, k, n_shown;
+	struct gs_report_job_totals tot;
+	size_t n_shown;
 	bool *shown;
-	gs_status rc;
+	gs_status st;
 
-	for (i = 0; i < r->n_ranks; i++) {
-		size_t n;
-
-		gs_trace_ops(r->ranks[i]->t, &n);
-		ops += n;
-		gpus += r->ranks[i]->n_dev;
-	}
-	rc = job_shown(r, &w->st, r->n_ranks, &shown, &n_shown);
-	if (rc != GS_OK)
-		return rc;
-	text_job_head(w, r, r->n_ranks, gpus, ops, NULL);
-	for (i = 0; i < r->n_ranks; i++) {
-		if (shown && !shown[i])
-			continue;
-		w->r = r->ranks[i];
-		w->t = r->ranks[i]->t;
-		for (k = 0; k < w->r->n_dev; k++)
-			text_device(w, &w->r->dev[k]);
-	}
+	gs_report_job_totals(r, &tot);
+	st = gs_report_job_shown(r, &w->st, tot.ranks, &shown, &n_shown);
+	if (st != GS_OK)
+		return st;
+	text_job_head(w, r, &tot);
+	for (size_t i = 0; i < tot.ranks && st == GS_OK; i++)
+		if (shown[i])
+			st = part(ctx, i, w);
 	w->r = r;
 	w->t = NULL;
-	text_job_tail(w, gpus, r->n_ranks, n_shown);
+	text_job_tail(w, tot.gpus, tot.ranks, n_shown);
 	free(shown);
+	return st;
+}
+
+/* Rank i's sections from its report, which the job's report holds. */
+struct text_own {
+	const struct gs_report *job;
+};
+
+static gs_status own_part(void *ctx, size_t i, struct text_writer *w)
+{
+	text_rank(w, gs_results_rank(((struct text_own *)ctx)->job, i));
 	return GS_OK;
 }
 
@@ -822,87 +811,66 @@ gs_status gs_report_write_text(FILE *f, const struct gs_report *r,
 			       const struct gs_report_style *style)
 {
 	struct text_writer w;
-	size_t i;
+	size_t i, n_dev;
+	const struct gs_report_device *dev;
 
 	if (!f || !r) {
 		gs_error_append("gs_report_write_text: no output or no report");
 		return GS_ERR_INVALID;
 	}
 	/* A job of one rank reads as that rank's report. */
-	if (r->job && r->n_ranks == 1 && !r->ranks[0]->in_job)
-		return gs_report_write_text(f, r->ranks[0], style);
+	r = gs_report_single(r);
 	memset(&w, 0, sizeof(w));
 	gs_outbuf_init(&w.o, f);
 	w.r = r;
-	w.t = r->t;
+	w.t = gs_results_trace(r);
 	w.st = gs_report_style_of(style);
-	if (r->job) {
-		gs_status rc = text_job(&w, r);
+	if (gs_results_job(r)) {
+		struct text_own own = {r};
 
-		if (rc != GS_OK) {
-			gs_outbuf_finish(&w.o);
-			return rc;
-		}
-		return gs_outbuf_finish(&w.o);
+		return gs_outbuf_finish_keep(&w.o, text_job(&w, r, own_part, &own));
 	}
 	text_header(&w);
-	if (!r->n_dev)
+	dev = gs_results_devices(r, &n_dev);
+	if (!n_dev)
 		gs_outbuf_puts(&w.o, "\nno GPU ops in the trace: nothing to analyze (a host-only "
 				     "trace?)\n");
-	for (i = 0; i < r->n_dev; i++)
-		text_device(&w, &r->dev[i]);
+	for (i = 0; i < n_dev; i++)
+		text_device(&w, &dev[i]);
 	return gs_outbuf_finish(&w.o);
 }
 
 /* ---- the parts of a job's text report (gpuscope-mpi) ---- */
 
-/* A rank's section from part(), as its process wrote it (taken over). */
-static void put_part(struct gs_outbuf *o, gs_status st, char *bytes)
+struct text_given {
+	gs_status (*part)(void *ctx, size_t i, char **bytes, size_t *len);
+	void *ctx;
+};
+
+/* Rank i's sections as its process wrote them, from part(). */
+static gs_status given_part(void *ctx, size_t i, struct text_writer *w)
 {
-	if (st == GS_OK && bytes)
-		gs_outbuf_puts(o, bytes);
-	free(bytes);
+	struct text_given *c = ctx;
+	char *bytes = NULL;
+	size_t len = 0;
+	gs_status st = c->part(c->ctx, i, &bytes, &len);
+
+	gs_report_put_part(&w->o, st, bytes, len, false);
+	return st;
 }
 
 gs_status gs_report_text_job_parts(
 	FILE *f, const struct gs_report *shell, const struct gs_report_style *style,
 	gs_status (*part)(void *ctx, size_t i, char **bytes, size_t *len), void *ctx)
 {
+	struct text_given given = {part, ctx};
 	struct text_writer w;
-	size_t n_sums, ops = 0, gpus = 0, n_shown;
-	const struct gs_js_rank *const *sums = gs_job_analysis_ranks(shell->ja, &n_sums);
-	gs_status st = GS_OK;
-	bool *shown;
 
 	memset(&w, 0, sizeof(w));
 	gs_outbuf_init(&w.o, f);
 	w.r = shell;
 	w.st = gs_report_style_of(style);
-	for (size_t i = 0; i < n_sums; i++) {
-		ops += sums[i]->ops;
-		gpus += sums[i]->n_gpus;
-	}
-	st = job_shown(shell, &w.st, n_sums, &shown, &n_shown);
-	if (st != GS_OK) {
-		gs_outbuf_discard(&w.o);
-		return st;
-	}
-	text_job_head(&w, shell, n_sums, gpus, ops, sums);
-	for (size_t i = 0; i < n_sums && st == GS_OK; i++)
-		if (!shown || shown[i]) {
-			char *bytes = NULL;
-			size_t len = 0;
-
-			st = part(ctx, i, &bytes, &len);
-			put_part(&w.o, st, bytes);
-		}
-	text_job_tail(&w, gpus, n_sums, n_shown);
-	free(shown);
-	if (st != GS_OK) {
-		gs_outbuf_finish(&w.o);
-		return st;
-	}
-	return gs_outbuf_finish(&w.o);
+	return gs_outbuf_finish_keep(&w.o, text_job(&w, shell, given_part, &given));
 }
 
 gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank,
@@ -912,10 +880,7 @@ gs_status gs_report_text_rank_part(FILE *f, const struct gs_report *rank,
 
 	memset(&w, 0, sizeof(w));
 	gs_outbuf_init(&w.o, f);
-	w.r = rank;
-	w.t = rank->t;
 	w.st = gs_report_style_of(style);
-	for (size_t k = 0; k < rank->n_dev; k++)
-		text_device(&w, &rank->dev[k]);
+	text_rank(&w, rank);
 	return gs_outbuf_finish(&w.o);
 }

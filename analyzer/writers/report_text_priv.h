@@ -9,9 +9,8 @@
 #define GS_REPORT_TEXT_PRIV_H
 
 #include <gpuscope/outbuf.h>
+#include <gpuscope/report_phrases.h>
 
-#include "report_model_priv.h"
-#include "report_phrases_priv.h"
 #include "report_write_priv.h"
 
 #include <stdbool.h>

@@ -4,10 +4,8 @@
  * schedule and its efficiency, waits, missed overlap, idle (sync calls,
  * host ranges), CUDA Graph candidates, streams, kernels and steps.
  */
-#include "job_sum.h"
 #include "measures_priv.h"
 #include "operators_priv.h"
-#include "report_phrases_priv.h"
 #include "report_text_priv.h"
 #include "report_write_priv.h"
 
@@ -127,7 +125,7 @@ void gs_report_text_schedule(struct text_writer *w, const struct gs_report_devic
 		gs_report_whatif_text(&d->replay, false, marked, sizeof(marked));
 		gs_dur_sentence(marked, false, phrase, sizeof(phrase));
 		snprintf(what, sizeof(what), "(%zu candidate%s, %s per node; %s)", d->n_cands,
-			 d->n_cands == 1 ? "" : "s", DUR(w->r->graph_node_ns), phrase);
+			 d->n_cands == 1 ? "" : "s", DUR(gs_results_graph_node_ns(w->r)), phrase);
 		text_wrap(w, first, strlen(first), what, 23);
 	}
 	line[0] = '\0';
@@ -214,7 +212,7 @@ void gs_report_text_waits(struct text_writer *w, const struct gs_report_device *
 	text_cell(w, "consumer [stream]", 31, false);
 	gs_outbuf_puts(&w->o, "    producer [stream]\n");
 	for (i = 0; i < shown; i++) {
-		const struct gs_wait *x = &r->waits[d->waits[i]];
+		const struct gs_wait *x = gs_results_device_wait(r, d, i);
 
 		gs_outbuf_puts(&w->o, "    ");
 		text_cell(w, U64(i + 1), 4, true);
@@ -476,9 +474,9 @@ void gs_report_text_candidates(struct text_writer *w, const struct gs_report_dev
 		size_t len;
 
 		/* Each alone: what replaying it from a graph saves. */
-		len = (size_t)snprintf(
-			line, sizeof(line),
-			"each replayed from a graph (%s per node):", DUR(w->r->graph_node_ns));
+		len = (size_t)snprintf(line, sizeof(line),
+				       "each replayed from a graph (%s per node):",
+				       DUR(gs_results_graph_node_ns(w->r)));
 		for (i = 0; i < shown && len < sizeof(line); i++) {
 			const struct gs_what_if *p = &d->cand_replay[i];
 
@@ -495,7 +493,7 @@ void gs_report_text_candidates(struct text_writer *w, const struct gs_report_dev
 			 "    a gap over %s is not launch overhead, nor is a communication kernel "
 			 "(it waits for\n    other ranks): a graph would not remove either, so "
 			 "both end a sequence\n",
-			 DUR(GS_REPORT_LAUNCH_GAP_NS));
+			 DUR(GS_CUDAGRAPH_MAX_GAP_NS));
 }
 
 /* ---- streams and kernels ------------------------------------------------------- */
@@ -601,7 +599,7 @@ void gs_report_text_kernels(struct text_writer *w, const struct gs_report_device
  * marks the steps analysed. */
 void gs_report_text_steps(struct text_writer *w, const struct gs_report_device *d)
 {
-	const struct gs_steps *s = &w->r->steps;
+	const struct gs_steps *s = gs_results_steps(w->r);
 	int64_t *times, median = 0;
 	size_t n = 0;
 

@@ -3,8 +3,11 @@
  * Internal: what the writers share across formats and files: the style
  * resolved, the line under a cut list, and the helpers of one writer that
  * the job sections (job_text.c, job_json.c, job_html.c) and the measures
- * and operators sections (measures_out.c, operators_out.c) use too. The
- * analyses never include it.
+ * and operators sections (measures_out.c, operators_out.c) use too, and
+ * what the three writers share of a job's report written whole or from
+ * parts (report_job_parts.c). It reads the report through public headers
+ * only (gpuscope/results.h), as the writers do; the analyses never include
+ * it.
  */
 #ifndef GS_ANALYZER_REPORT_WRITE_PRIV_H
 #define GS_ANALYZER_REPORT_WRITE_PRIV_H
@@ -18,6 +21,19 @@
 
 struct gs_outbuf;
 struct gs_json;
+
+/* The report a writer writes of r: a job of one rank (not numbered as one
+ * of a job) reads as that rank's report, else r itself. */
+static inline const struct gs_report *gs_report_single(const struct gs_report *r)
+{
+	const struct gs_report *rank = gs_results_rank(r, 0);
+	struct gs_results_process p;
+
+	if (!gs_results_job(r) || gs_results_rank_count(r) != 1 || !rank)
+		return r;
+	gs_results_process(rank, &p);
+	return p.in_job ? r : rank;
+}
 
 /* Sizes of the derived tables. */
 #define GS_REPORT_DEFAULT_TOP 10
@@ -63,6 +79,31 @@ void gs_report_html_sentence(struct gs_outbuf *o, const char *s);
  * text, advice, advice_kind. */
 void gs_report_json_finding(struct gs_json *w, const char *kind, int64_t ns,
 			    const struct gs_finding_data *d, const char *text, const char *advice);
+
+/* ---- a job's report, written whole or from parts (report_job_parts.c) ---- */
+
+/* What a job's head counts over its ranks (gs_results_job_rank of each). */
+struct gs_report_job_totals {
+	size_t ranks;
+	size_t gpus;
+	uint64_t ops;
+	uint64_t dropped; /* saturating */
+	uint64_t streams;
+};
+void gs_report_job_totals(const struct gs_report *job, struct gs_report_job_totals *out);
+
+/* The ranks whose GPU sections a job's text and HTML reports show
+ * (gs_report_text_job_shown): *shown a slot per rank of the n (malloc'd;
+ * every one without a job analysis), *n_shown how many. */
+gs_status gs_report_job_shown(const struct gs_report *job, const struct gs_report_style *st,
+			      size_t n, bool **shown, size_t *n_shown);
+
+/* The bytes that part() of gpuscope/report_parts.h handed over with st,
+ * taken over: written to o when st is GS_OK, less a leading comma when
+ * drop_comma (the first member of a JSON list), then freed. Returns
+ * whether any byte went to o. */
+bool gs_report_put_part(struct gs_outbuf *o, gs_status st, char *bytes, size_t len,
+			bool drop_comma);
 
 /* The job sections of the text, JSON ("job" member) and HTML reports
  * (job_text.c, job_json.c, job_html.c); nothing without a job analysis. */

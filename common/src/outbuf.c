@@ -163,6 +163,13 @@ gs_status gs_outbuf_finish(struct gs_outbuf *o)
 	return GS_ERR_IO;
 }
 
+gs_status gs_outbuf_finish_keep(struct gs_outbuf *o, gs_status earlier)
+{
+	gs_status st = gs_outbuf_finish(o);
+
+	return earlier != GS_OK ? earlier : st;
+}
+
 void gs_outbuf_discard(struct gs_outbuf *o)
 {
 	if (!o->done)

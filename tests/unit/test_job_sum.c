@@ -392,6 +392,52 @@ static void test_summary_content(void **state)
 	gs_js_free(x);
 }
 
+/* A job's ranks read through results.h: from the ranks' reports (the whole
+ * report) and from their summaries (the shell), the same numbers, and the
+ * same as the ranks' own reports say. */
+static void test_job_rank_accessors(void **state)
+{
+	struct fixture *f = *state;
+	struct gs_report *shell = shell_of(f);
+	struct gs_report *rep[2] = {f->whole, shell};
+
+	assert_int_equal(gs_results_job_rank_count(f->whole), RANKS);
+	assert_int_equal(gs_results_job_rank_count(shell), RANKS);
+	assert_null(gs_results_job_analysis(gs_results_rank(f->whole, 0)));
+	assert_int_equal(gs_results_job_rank_count(gs_results_rank(f->whole, 0)), 0);
+	for (size_t i = 0; i < RANKS; i++) {
+		const struct gs_report *rank = gs_results_rank(f->whole, i);
+		struct gs_results_job_rank x[2];
+		struct gs_results_process p;
+		uint64_t ops[2], lanes[2];
+		size_t n_ops, n_dev;
+		const struct gs_report_device *dev = gs_results_devices(rank, &n_dev);
+
+		gs_results_process(rank, &p);
+		gs_trace_ops(gs_results_trace(rank), &n_ops);
+		for (int k = 0; k < 2; k++) {
+			assert_true(gs_results_job_rank(rep[k], i, &x[k]));
+			assert_int_equal(x[k].rank, p.rank);
+			assert_string_equal(x[k].host, p.host);
+			assert_int_equal(x[k].ops, n_ops);
+			assert_int_equal(x[k].gpus, n_dev);
+			for (size_t g = 0; g < n_dev; g++)
+				assert_int_equal(gs_results_job_rank_device(rep[k], i, g),
+						 dev[g].device);
+			assert_int_equal(gs_results_job_rank_device(rep[k], i, n_dev), UINT32_MAX);
+			gs_report_job_rank_html_load(rep[k], i, &ops[k], &lanes[k]);
+		}
+		assert_int_equal(x[0].dropped_records, x[1].dropped_records);
+		assert_int_equal(x[0].streams, x[1].streams);
+		assert_true(x[0].streams > 0);
+		assert_int_equal(ops[0], ops[1]);
+		assert_int_equal(lanes[0], lanes[1]);
+		assert_true(lanes[0] > 0);
+	}
+	assert_false(gs_results_job_rank(shell, RANKS, &(struct gs_results_job_rank){0}));
+	gs_report_destroy(shell);
+}
+
 /* The page's layout from the ranks' loads: every op drawn up to 3000 ops,
  * else binned; 96000 slices over the lanes, 100 to 2000 a lane. */
 static void test_html_layout(void **state)
@@ -418,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_parts_equal_whole),
 		cmocka_unit_test(test_parts_equal_whole_cut),
 		cmocka_unit_test(test_summary_content),
+		cmocka_unit_test(test_job_rank_accessors),
 		cmocka_unit_test(test_html_layout),
 	};
 

@@ -156,6 +156,46 @@ static void test_outbuf_fails_once(void **state)
 	fclose(f);
 }
 
+/* An earlier error wins over the finish's, but what is left is written
+ * all the same, and a failed write still adds its cause. */
+static void test_outbuf_finish_keep(void **state)
+{
+	FILE *f = tmpfile();
+	struct gs_outbuf o;
+	char got[128], msg[128];
+
+	(void)state;
+	assert_non_null(f);
+	gs_error_clear();
+	gs_outbuf_init(&o, f);
+	gs_outbuf_puts(&o, "kept");
+	assert_int_equal(gs_outbuf_finish_keep(&o, GS_ERR_INVALID), GS_ERR_INVALID);
+	assert_int_equal(ftell(f), 4);
+	assert_int_equal(gs_error_count(), 0);
+	fclose(f);
+
+	f = tmpfile();
+	gs_outbuf_init(&o, f);
+	gs_outbuf_puts(&o, "ok");
+	assert_int_equal(gs_outbuf_finish_keep(&o, GS_OK), GS_OK);
+	assert_int_equal(ftell(f), 2);
+	fclose(f);
+
+	f = tmpfile();
+	gs_outbuf_init(&o, f);
+	gs_outbuf_fail(&o, ENOSPC, NULL);
+	assert_int_equal(gs_outbuf_finish_keep(&o, GS_OK), GS_ERR_IO);
+	gs_error_clear();
+	gs_outbuf_init(&o, f);
+	gs_outbuf_fail(&o, ENOSPC, NULL);
+	assert_int_equal(gs_outbuf_finish_keep(&o, GS_ERR_NOMEM), GS_ERR_NOMEM);
+	assert_int_equal(gs_error_count(), 1);
+	snprintf(msg, sizeof(msg), "write failed: %s", strerror(ENOSPC));
+	assert_string_equal(gs_error_format(got, sizeof(got)), msg);
+	gs_error_clear();
+	fclose(f);
+}
+
 struct sink_rec {
 	size_t bytes, calls, lasts;
 	bool fail;
@@ -366,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_outbuf_file),
 		cmocka_unit_test(test_outbuf_fails_once),
+		cmocka_unit_test(test_outbuf_finish_keep),
 		cmocka_unit_test(test_outbuf_target),
 		cmocka_unit_test(test_outbuf_sentence),
 		cmocka_unit_test(test_json),

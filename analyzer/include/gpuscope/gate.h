@@ -125,6 +125,11 @@ gs_status gs_diff_gate(struct gs_diff *d, const struct gs_gate *g);
 const struct gs_gate_verdict *gs_diff_verdict(const struct gs_diff *d);
 /* A verdict of gs_gate_figures_evaluate; NULL-safe. */
 void gs_gate_verdict_destroy(struct gs_gate_verdict *v);
+/* The verdict as the "gate" member of a JSON object being written
+ * (gpuscope/json.h; nothing when v is NULL): the report's and the diff's
+ * JSON writers add it last. */
+struct gs_json;
+void gs_gate_write_json(struct gs_json *w, const struct gs_gate_verdict *v);
 
 /*
  * A report's GPUs gated apart from the report (gpuscope-mpi): the figures

@@ -67,6 +67,20 @@ struct gs_html_layout {
 	uint64_t bins;  /* slices per lane when binned */
 };
 struct gs_html_layout gs_report_html_job_layout(const struct gs_report *shell);
+/* A rank's load on the HTML page (report_helpers.c), kept in its summary
+ * so that a page's drawing resolution can be decided from the summaries:
+ * its ops on its reported devices and the lanes drawn, each device's
+ * busiest GS_HTML_LANES_MAX streams of ops in two lanes (actual and ideal)
+ * and its breakdown band. */
+#define GS_HTML_LANES_MAX 32
+void gs_report_html_rank_load(const struct gs_report *rank, uint64_t *ops, uint64_t *lanes);
+/* The load of rank i of a job's report (gs_results_job_rank: from its
+ * report, else from its summary); 0 out of range. */
+void gs_report_job_rank_html_load(const struct gs_report *job, size_t i, uint64_t *ops,
+				  uint64_t *lanes);
+/* The layout of a page of that load: exact up to a few thousand ops, else
+ * binned to a budget of slices over all lanes. */
+struct gs_html_layout gs_report_html_layout(uint64_t ops, uint64_t lanes);
 /* GS_HTML_PARTS parts per rank: its warnings (items of the page's notes)
  * and its GPUs' sections; `di0` is the index of the rank's first GPU on
  * the page (the GPUs of the ranks before it, gs_report_job_rank_gpus). */

@@ -32,6 +32,7 @@
 #include <gpuscope/report.h>
 #include <gpuscope/schedule.h>
 #include <gpuscope/steps.h>
+#include <gpuscope/window.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -268,6 +269,38 @@ enum gs_report_eff {
 
 /* ---- accessors ---- */
 
+/* The inputs a report was read from, as named on the command line, in
+ * order (out of range: NULL), and the name of their format ("" when not
+ * known). A job's report: every rank's inputs. */
+size_t gs_results_input_count(const struct gs_report *r);
+const char *gs_results_input(const struct gs_report *r, size_t i);
+const char *gs_results_format(const struct gs_report *r);
+
+/* The job (gpuscope/import.h: its ranks, clock groups and warnings) of a
+ * job's report; NULL for a rank's report. */
+struct gs_job;
+const struct gs_job *gs_results_job(const struct gs_report *r);
+/* The job analysis of a job's report of two or more ranks (opaque: read
+ * through the gs_results_* of the job below, gpuscope/job_summary.h and
+ * gpuscope/report_parts.h); NULL without one. */
+struct gs_job_analysis;
+const struct gs_job_analysis *gs_results_job_analysis(const struct gs_report *r);
+
+/* The window the report was asked for (--window, or the span of the steps
+ * it selected), absolute ns on the trace's clock, in *out: false without
+ * one (each device then has its own default window). */
+bool gs_results_window(const struct gs_report *r, struct gs_window *out);
+
+/* Entries kept in each per-op list (--rows; the lists' counts and totals
+ * are of all). */
+size_t gs_results_rows(const struct gs_report *r);
+
+/* The cost per graph node (ns) the CUDA Graph replay what-if assumes. */
+int64_t gs_results_graph_node_ns(const struct gs_report *r);
+
+/* The MPI processes that made the report (gpuscope-mpi); 0 otherwise. */
+size_t gs_results_mpi_processes(const struct gs_report *r);
+
 /* The ranks of a report: a job's, in rank order, or the report itself as
  * its only rank. Out of range: NULL. */
 size_t gs_results_rank_count(const struct gs_report *r);
@@ -276,10 +309,12 @@ const struct gs_report *gs_results_rank(const struct gs_report *r, size_t i);
 /* The process a rank's report is of, as its job numbered it. */
 struct gs_results_process {
 	uint32_t rank;
-	bool in_job;       /* one rank of a job of two or more */
-	int64_t pid;       /* -1: unknown */
-	const char *host;  /* "": unknown */
-	const char *input; /* the input it came from ("" when not known) */
+	bool in_job;          /* one rank of a job of two or more */
+	int64_t pid;          /* -1: unknown */
+	const char *host;     /* "": unknown */
+	const char *input;    /* the input it came from ("" when not known) */
+	bool rank_declared;   /* the trace declares its rank (else numbered) */
+	uint32_t clock_group; /* the job's clock group of the process */
 };
 void gs_results_process(const struct gs_report *rank, struct gs_results_process *out);
 
@@ -288,6 +323,10 @@ const struct gs_trace *gs_results_trace(const struct gs_report *rank);
 
 /* The devices of a rank's report, in device order. */
 const struct gs_report_device *gs_results_devices(const struct gs_report *rank, size_t *n);
+
+/* The dependency graph of a rank's report: its edges' counts and what the
+ * recording contradicts (NULL for a job's report). */
+const struct gs_graph *gs_results_graph(const struct gs_report *rank);
 
 /* The steps the rank's trace marks and which the report covers. */
 const struct gs_steps *gs_results_steps(const struct gs_report *rank);
@@ -300,6 +339,14 @@ bool gs_results_window_from_steps(const struct gs_report *rank);
  * window), ranked: the first `rows` (gs_report_options) of them. */
 size_t gs_results_wait_rows(const struct gs_report *rank);
 const struct gs_wait *gs_results_wait(const struct gs_report *rank, size_t i);
+/* The i-th of the waits a device lists (gs_report_device.waits, of
+ * n_waits; NULL out of range). */
+const struct gs_wait *gs_results_device_wait(const struct gs_report *rank,
+					     const struct gs_report_device *d, size_t i);
+/* All the waits the report would list, of which those rows are the first,
+ * and their summed wait time (ns). */
+size_t gs_results_wait_count(const struct gs_report *rank);
+int64_t gs_results_wait_ns(const struct gs_report *rank);
 
 /* ---- the job analysis of a report of two or more ranks ---- */
 
@@ -361,6 +408,31 @@ struct gs_results_job_step {
 	double efficiency_min; /* NaN: no rank has figures */
 	uint32_t efficiency_min_rank;
 };
+
+/* A rank of a job's report as the job's head counts it: from the rank's
+ * report where the job's report holds it, else from the rank's summary in
+ * its job analysis (a shell's, gpuscope/job_summary.h); the same numbers
+ * either way. */
+struct gs_results_job_rank {
+	uint32_t rank;
+	const char *host; /* "": unknown */
+	uint64_t ops;     /* in its trace */
+	uint64_t dropped_records;
+	uint64_t streams;
+	size_t gpus; /* its devices with ops (gs_results_job_rank_device) */
+};
+/* The ranks counted: those the report holds, else its summaries (0 for a
+ * rank's report, or a shell without a job analysis). */
+size_t gs_results_job_rank_count(const struct gs_report *job);
+bool gs_results_job_rank(const struct gs_report *job, size_t i, struct gs_results_job_rank *out);
+/* The device of the k-th GPU of rank i (UINT32_MAX out of range). */
+uint32_t gs_results_job_rank_device(const struct gs_report *job, size_t i, size_t k);
+/* The notes of rank i on what its trace could not show, each to fn with its
+ * label ("caution", "warning" or "note"), in the order the text report
+ * prints them (gpuscope/report_phrases.h, gs_report_notes). */
+void gs_results_job_rank_notes(const struct gs_report *job, size_t i,
+			       void (*fn)(void *ctx, const char *label, const char *text),
+			       void *ctx);
 
 /* Counts are 0, and the getters false, for a report of one rank. */
 size_t gs_results_communicator_count(const struct gs_report *job);

@@ -64,6 +64,12 @@ void gs_outbuf_init_target(struct gs_outbuf *o, gs_outbuf_target_fn target, void
  * finish returns the first's result again (and its cause again).
  */
 gs_status gs_outbuf_finish(struct gs_outbuf *o);
+/*
+ * gs_outbuf_finish for a writer that already failed otherwise: what is
+ * left is written all the same (a write that fails adds its cause), and
+ * `earlier` is returned when it is an error, else the finish's result.
+ */
+gs_status gs_outbuf_finish_keep(struct gs_outbuf *o, gs_status earlier);
 /* Free the buffer without writing what is left. */
 void gs_outbuf_discard(struct gs_outbuf *o);
 /*

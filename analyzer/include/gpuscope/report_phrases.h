@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: the report's phrases, sentences and figures for people made
- * from the results model (report_helpers.c; a device's title in
- * report_job.c). The findings' sentences, the job summaries' notes and
- * every writer say them alike.
+ * gpuscope/report_phrases.h: the report's phrases, sentences and figures
+ * for people, made from the results model (gpuscope/results.h): the
+ * efficiency, a what-if, the gap by cause, the steps line, a device's
+ * title and window, a rank's notes, percentages, durations and op labels.
+ * The findings' sentences, the job summaries' notes and every writer say
+ * them alike (report_helpers.c). Each writes into the caller's buffer and
+ * returns it; nothing here prints.
  */
-#ifndef GS_ANALYZER_REPORT_PHRASES_PRIV_H
-#define GS_ANALYZER_REPORT_PHRASES_PRIV_H
+#ifndef GPUSCOPE_REPORT_PHRASES_H
+#define GPUSCOPE_REPORT_PHRASES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,6 +18,10 @@
 #include <gpuscope/format.h>
 #include <gpuscope/results.h>
 #include <gpuscope/whatif.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct gs_report;
 
@@ -110,4 +117,8 @@ const char *gs_report_op_label(const struct gs_trace *t, uint32_t op, char *buf,
 void gs_report_notes(const struct gs_report *r,
 		     void (*fn)(void *ctx, const char *label, const char *text), void *ctx);
 
-#endif /* GS_ANALYZER_REPORT_PHRASES_PRIV_H */
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUSCOPE_REPORT_PHRASES_H */
