@@ -30,8 +30,10 @@ extern "C" {
 
 struct gs_job;
 struct gs_report;
-/* One rank's summary (opaque): about 100 bytes per GPU and 48 per
- * collective kernel, plus the strings. */
+/* One rank's summary: about 100 bytes per GPU and 48 per collective
+ * kernel, plus the strings. Moving summaries between processes needs
+ * only the calls below; its layout, for reading, is in
+ * gpuscope/job_results.h. */
 struct gs_js_rank;
 
 /* gs_report_build_job of the ranks with own[i] only (the others' traces
