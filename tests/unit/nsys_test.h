@@ -289,7 +289,12 @@ static inline size_t count_ops(const struct gs_trace *t, unsigned kind)
 }
 
 /* Number of records an accessor returns (the comma sequences the call). */
-static size_t count_tmp;
-#define COUNT(fn, t) ((void)(fn)((t), &count_tmp), count_tmp)
+static inline size_t *count_tmp(void)
+{
+	static size_t n;
+
+	return &n;
+}
+#define COUNT(fn, t) ((void)(fn)((t), count_tmp()), *count_tmp())
 
 #endif
