@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The harness of the collector's end-to-end tests (test_collector_scenarios.c,
+ * The harness of the collector's end-to-end tests (test_collector_scenarios*.c,
  * test_collector_faults.c; the code is in harness.c, compiled into each):
  * a scenario runs in a child process that loads the collector built against
  * the CUPTI test double (cupti_double.h) and "runs" a CUDA program; the
