@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal: what gate.c checks (one GPU of a report, or one pair of GPUs
- * of a diff), and the verdict's lifetime and JSON, for report.c, diff_match.c,
+ * of a diff), and the verdict's lifetime, for report.c, diff_match.c,
  * gate_figures.c and report_json.c.
  */
 #ifndef GS_ANALYZER_GATE_PRIV_H
@@ -40,9 +40,5 @@ int64_t gs_gate_steps_median(const struct gs_steps *s);
 /* Check every threshold against the `n` GPUs; *out the verdict (owned). */
 gs_status gs_gate_evaluate(const struct gs_gate *g, const struct gs_gate_gpu *gpus, size_t n,
 			   struct gs_gate_verdict **out);
-
-/* The "gate" member of a JSON object (nothing when v is NULL). */
-struct gs_json;
-void gs_gate_write_json(struct gs_json *w, const struct gs_gate_verdict *v);
 
 #endif /* GS_ANALYZER_GATE_PRIV_H */

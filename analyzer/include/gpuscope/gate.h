@@ -123,6 +123,10 @@ gs_status gs_report_gate(struct gs_report *r, const struct gs_gate *g);
 const struct gs_gate_verdict *gs_report_verdict(const struct gs_report *r);
 gs_status gs_diff_gate(struct gs_diff *d, const struct gs_gate *g);
 const struct gs_gate_verdict *gs_diff_verdict(const struct gs_diff *d);
+/* The "gate" member of a JSON object (gpuscope/json.h), as the report's
+ * and the diff's JSON writers add it; nothing when v is NULL. */
+struct gs_json;
+void gs_gate_write_json(struct gs_json *w, const struct gs_gate_verdict *v);
 /* A verdict of gs_gate_figures_evaluate; NULL-safe. */
 void gs_gate_verdict_destroy(struct gs_gate_verdict *v);
 
