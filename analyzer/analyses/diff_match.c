@@ -446,70 +446,81 @@ static const char *op_name(const struct gs_trace *t, uint32_t op)
 	return op < n ? gs_trace_string(t, ops[op].name) : "?";
 }
 
-static gs_status build_waits(struct gs_diff_gpu *dd)
+/* One wait of a side as a member of its group. */
+static void wait_member(const struct gs_report *rk, const struct gs_report_device *d, size_t i,
+			int s, struct gs_diff_group *g)
 {
-	size_t n = 0, m = 0;
-	struct gs_diff_group *g;
+	const struct gs_wait *w = &rk->waits[d->waits[i]];
 
-	for (int s = 0; s < 2; s++)
-		if (dd->dev[s])
-			n += dd->dev[s]->n_waits;
-	g = calloc(n ? n : 1, sizeof(*g));
-	if (!g)
-		return gs_nomem();
-	for (int s = 0; s < 2; s++) {
-		const struct gs_report *rk = dd->report[s];
-		const struct gs_trace *t = rk ? rk->t : NULL;
-
-		for (size_t i = 0; rk && dd->dev[s] && i < dd->dev[s]->n_waits; i++) {
-			const struct gs_wait *w = &rk->waits[dd->dev[s]->waits[i]];
-
-			g[m].kind = w->kind;
-			g[m].name = op_name(t, w->consumer);
-			g[m].stream = gs_report_op_stream(t, w->consumer);
-			g[m].peer = op_name(t, w->producer);
-			g[m].peer_stream = gs_report_op_stream(t, w->producer);
-			g[m].count[s] = 1;
-			g[m].ns[s] = w->wait_ns;
-			m++;
-		}
-	}
-	merge_groups(dd, g, m, &dd->n_waits);
-	dd->waits = g;
-	return GS_OK;
+	g->kind = w->kind;
+	g->name = op_name(rk->t, w->consumer);
+	g->stream = gs_report_op_stream(rk->t, w->consumer);
+	g->peer = op_name(rk->t, w->producer);
+	g->peer_stream = gs_report_op_stream(rk->t, w->producer);
+	g->ns[s] = w->wait_ns;
 }
 
-static gs_status build_missed(struct gs_diff_gpu *dd)
+/* One missed overlap of a side as a member of its group. */
+static void missed_member(const struct gs_report *rk, const struct gs_report_device *d, size_t i,
+			  int s, struct gs_diff_group *g)
+{
+	const struct gs_missed_overlap *mo = &d->missed[i];
+	size_t n_ops;
+	const struct gs_op *ops = gs_trace_ops(rk->t, &n_ops);
+
+	g->kind = mo->op < n_ops ? ops[mo->op].copy_kind : 0;
+	g->name = op_name(rk->t, mo->op);
+	g->stream = gs_report_op_stream(rk->t, mo->op);
+	g->peer = "";
+	g->ns[s] = mo->exposed_ns;
+	g->hideable_ns[s] = mo->hideable_ns;
+}
+
+/* What a table of groups is made of: how many rows a side's device
+ * section has, and row i as a member of its group. */
+struct group_table {
+	size_t (*rows)(const struct gs_report_device *d);
+	void (*member)(const struct gs_report *rk, const struct gs_report_device *d, size_t i,
+		       int s, struct gs_diff_group *g);
+};
+
+static size_t wait_rows(const struct gs_report_device *d)
+{
+	return d->n_waits;
+}
+
+static size_t missed_rows(const struct gs_report_device *d)
+{
+	return d->n_missed;
+}
+
+static const struct group_table waits_table = {wait_rows, wait_member};
+static const struct group_table missed_table = {missed_rows, missed_member};
+
+/* Every row of both sides, one member each, grouped (merge_groups). */
+static gs_status build_groups(struct gs_diff_gpu *dd, const struct group_table *tb,
+			      struct gs_diff_group **out, size_t *n_out)
 {
 	size_t n = 0, m = 0;
 	struct gs_diff_group *g;
 
 	for (int s = 0; s < 2; s++)
 		if (dd->dev[s])
-			n += dd->dev[s]->n_missed;
+			n += tb->rows(dd->dev[s]);
 	g = calloc(n ? n : 1, sizeof(*g));
 	if (!g)
 		return gs_nomem();
 	for (int s = 0; s < 2; s++) {
-		const struct gs_trace *t = dd->report[s] ? dd->report[s]->t : NULL;
-		size_t n_ops = 0;
-		const struct gs_op *ops = t ? gs_trace_ops(t, &n_ops) : NULL;
+		const struct gs_report_device *d = dd->dev[s];
 
-		for (size_t i = 0; dd->dev[s] && i < dd->dev[s]->n_missed; i++) {
-			const struct gs_missed_overlap *mo = &dd->dev[s]->missed[i];
-
-			g[m].kind = mo->op < n_ops ? ops[mo->op].copy_kind : 0;
-			g[m].name = op_name(t, mo->op);
-			g[m].stream = gs_report_op_stream(t, mo->op);
-			g[m].peer = "";
+		for (size_t i = 0; d && i < tb->rows(d); i++) {
+			tb->member(dd->report[s], d, i, s, &g[m]);
 			g[m].count[s] = 1;
-			g[m].ns[s] = mo->exposed_ns;
-			g[m].hideable_ns[s] = mo->hideable_ns;
 			m++;
 		}
 	}
-	merge_groups(dd, g, m, &dd->n_missed);
-	dd->missed = g;
+	merge_groups(dd, g, m, n_out);
+	*out = g;
 	return GS_OK;
 }
 
@@ -584,10 +595,10 @@ static gs_status fill_pair(struct gs_diff_gpu *dd, const struct side_dev *b,
 		st = set_basis(dd);
 	if (!st) {
 		rank_kernels(dd);
-		st = build_waits(dd);
+		st = build_groups(dd, &waits_table, &dd->waits, &dd->n_waits);
 	}
 	if (!st)
-		st = build_missed(dd);
+		st = build_groups(dd, &missed_table, &dd->missed, &dd->n_missed);
 	return st;
 }
 
