@@ -752,21 +752,15 @@ static struct gs_diff *diff_new(const struct gs_diff_options *o)
 	return df;
 }
 
-gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt,
+/* Both runs' reports (of two traces, or of two jobs when j is not NULL),
+ * then the pairs; *out the diff, or NULL and the error. */
+static gs_status diff_build(const struct gs_trace *const t[2], const struct gs_job *const j[2],
 			    const struct gs_diff_options *o, struct gs_diff **out)
 {
 	static const struct gs_diff_options defaults = {0};
-	const struct gs_job *j[2] = {base, newt};
-	struct gs_diff *df;
+	struct gs_diff *df = diff_new(o ? o : &defaults);
 	gs_status st = GS_OK;
 
-	if (out)
-		*out = NULL;
-	if (!base || !newt || !out) {
-		gs_error_append("gs_diff_build_job: no %s", out ? "job" : "output");
-		return GS_ERR_INVALID;
-	}
-	df = diff_new(o ? o : &defaults);
 	if (!df)
 		return gs_nomem();
 	for (int s = 0; s < 2 && !st; s++) {
@@ -780,7 +774,8 @@ gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt
 			.steps = {.pick = GS_STEP_NONE},
 		};
 
-		st = gs_report_build_job(j[s], &ro, &df->r[s]);
+		st = j ? gs_report_build_job(j[s], &ro, &df->r[s]) :
+			 gs_report_build(t[s], &ro, &df->r[s]);
 		if (st)
 			gs_error_append("%s", df->label[s]);
 	}
@@ -794,12 +789,24 @@ gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt
 	return GS_OK;
 }
 
+gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt,
+			    const struct gs_diff_options *o, struct gs_diff **out)
+{
+	const struct gs_job *const j[2] = {base, newt};
+
+	if (out)
+		*out = NULL;
+	if (!base || !newt || !out) {
+		gs_error_append("gs_diff_build_job: no %s", out ? "job" : "output");
+		return GS_ERR_INVALID;
+	}
+	return diff_build(NULL, j, o, out);
+}
+
 gs_status gs_diff_build(const struct gs_trace *base, const struct gs_trace *newt,
 			const struct gs_diff_options *o, struct gs_diff **out)
 {
-	static const struct gs_diff_options defaults = {0};
-	struct gs_diff *df;
-	gs_status st = GS_OK;
+	const struct gs_trace *const t[2] = {base, newt};
 
 	if (out)
 		*out = NULL;
@@ -807,35 +814,7 @@ gs_status gs_diff_build(const struct gs_trace *base, const struct gs_trace *newt
 		gs_error_append("gs_diff_build: no %s", out ? "trace" : "output");
 		return GS_ERR_INVALID;
 	}
-	if (!o)
-		o = &defaults;
-	df = diff_new(o);
-	if (!df)
-		return gs_nomem();
-	for (int s = 0; s < 2 && !st; s++) {
-		const struct gs_trace *t = s ? newt : base;
-		struct gs_report_options ro = {
-			.inputs = (const char *const *)&df->label[s],
-			.n_inputs = 1,
-			.format = df->format[s],
-			.max_edges = df->max_edges,
-			.rows = GS_REPORT_ROWS_ALL, /* every wait and missed overlap compared */
-			/* The whole runs: the comparison counts iterations itself. */
-			.steps = {.pick = GS_STEP_NONE},
-		};
-
-		st = gs_report_build(t, &ro, &df->r[s]);
-		if (st)
-			gs_error_append("%s", df->label[s]);
-	}
-	if (!st)
-		st = build_devices(df);
-	if (st) {
-		gs_diff_destroy(df);
-		return st;
-	}
-	*out = df;
-	return GS_OK;
+	return diff_build(t, NULL, o, out);
 }
 
 void gs_diff_destroy(struct gs_diff *df)
