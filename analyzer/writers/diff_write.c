@@ -800,7 +800,7 @@ static void diff_text_device(struct gs_outbuf *o, const struct gs_diff *df,
 				 *name ? ")" : "");
 	if (!dd->dev[GS_DIFF_BASE] || !dd->dev[GS_DIFF_NEW])
 		gs_outbuf_printf(o, "  only in %s\n", dd->dev[GS_DIFF_BASE] ? "base" : "new");
-	if (dd->models_differ) {
+	if (dd->models_differ && dd->dev[GS_DIFF_BASE] && dd->dev[GS_DIFF_NEW]) { /* a pair */
 		char a[4 * WIDTH], b[4 * WIDTH];
 
 		fit(a, sizeof(a), dd->dev[GS_DIFF_BASE]->name, 40);
