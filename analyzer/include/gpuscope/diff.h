@@ -79,13 +79,14 @@ gs_status gs_diff_check_compared(const struct gs_diff *d);
 /* Warnings about the comparison, one line each (a --pair of two GPU
  * models); valid while the diff lives. */
 const char *const *gs_diff_warnings(const struct gs_diff *d, size_t *n);
+
 /* ---- the comparison, read-only ----------------------------------------------
  *
  * What gs_diff_build / gs_diff_build_job produce, for the writers and any
- * other reader. Every pointer below stays valid until gs_diff_destroy.
- * Arrays indexed [2] hold BASE at GS_DIFF_BASE and NEW at GS_DIFF_NEW.
- * Times are ns, each side's on its own trace's clock (only differences
- * and sums of them are compared).
+ * other reader. Every pointer below stays valid until gs_diff_destroy (the
+ * names are the traces' strings: the traces or jobs, borrowed, must live
+ * as long). Arrays indexed [2] hold BASE at GS_DIFF_BASE and NEW at
+ * GS_DIFF_NEW. Times are durations in ns.
  */
 enum gs_diff_side {
 	GS_DIFF_BASE = 0,
@@ -143,8 +144,9 @@ enum gs_diff_status {
 	GS_DIFF_VANISHED = 3, /* only in BASE */
 };
 
-/* Kernels of one name on one GPU: those in the window, their durations
- * clipped to it, as the report counts them (count 0: none on that side). */
+/* Kernels of one name on one GPU: those overlapping the window, their
+ * durations clipped to it, as the report counts them (count 0: none on
+ * that side). */
 struct gs_diff_kernel {
 	const char *name;
 	uint64_t count[2];
