@@ -859,10 +859,16 @@ size_t gs_diff_top(const struct gs_diff *df)
 /* Ops and GPUs of one side (a job: all its ranks). */
 void gs_diff_run(const struct gs_diff *df, int side, struct gs_diff_run *out)
 {
-	const struct gs_report *r = df->r[side ? GS_DIFF_NEW : GS_DIFF_BASE];
-	const struct gs_report *const *rk = r->job ? (const struct gs_report *const *)r->ranks : &r;
-	size_t n_rk = r->job ? r->n_ranks : 1, n;
+	const struct gs_report *r = df ? df->r[side ? GS_DIFF_NEW : GS_DIFF_BASE] : NULL;
+	const struct gs_report *const *rk;
+	size_t n_rk, n;
 
+	if (!r) {
+		*out = (struct gs_diff_run){.label = "", .format = ""};
+		return;
+	}
+	rk = r->job ? (const struct gs_report *const *)r->ranks : &r;
+	n_rk = r->job ? r->n_ranks : 1;
 	out->label = df->label[side ? 1 : 0];
 	out->format = df->format[side ? 1 : 0];
 	out->ops = out->gpus = 0;

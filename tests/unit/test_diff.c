@@ -802,6 +802,9 @@ static void test_public_results(void **state)
 	assert_int_equal(run.ops, 0);
 	assert_int_equal(run.gpus, 0);
 	gs_diff_destroy(d);
+	gs_diff_run(NULL, GS_DIFF_NEW, &run);
+	assert_string_equal(run.label, "");
+	assert_int_equal(run.ops, 0);
 	gs_trace_destroy(e);
 	gs_trace_destroy(a);
 	gs_trace_destroy(b);

@@ -214,7 +214,7 @@ const struct gs_diff_gpu *gs_diff_gpus(const struct gs_diff *d, size_t *n);
  * v / divisor[side]. */
 double gs_diff_norm(const struct gs_diff_gpu *g, int side, int64_t v);
 
-/* One run of a diff. */
+/* One run of a diff (side: enum gs_diff_side); d NULL: "", 0. */
 struct gs_diff_run {
 	const char *label;  /* the base_name / new_name option; "base", "new" */
 	const char *format; /* the base_format / new_format option; "" */
