@@ -39,46 +39,46 @@ static char *dup_or(const char *s, const char *def)
 
 /* ---- building -------------------------------------------------------------- */
 
-static void fill_metrics(struct dev_diff *dd, int side)
+static void fill_metrics(struct gs_diff_gpu *dd, int side)
 {
-	const struct gs_report_device *d = dd->d[side];
-	int64_t *m = dd->m[side];
+	const struct gs_report_device *d = dd->dev[side];
+	int64_t *m = dd->metric[side];
 
-	m[M_WINDOW] = d->b.window_ns;
-	m[M_KERNEL] = d->b.total_ns[GS_CAT_KERNEL];
-	m[M_COPY] = d->b.total_ns[GS_CAT_COPY];
-	m[M_SYNC] = d->b.total_ns[GS_CAT_SYNC];
-	m[M_IDLE] = d->b.total_ns[GS_CAT_IDLE];
-	m[M_COPY_HIDDEN] = d->b.copy_hidden_ns;
-	m[M_CONCURRENCY] = d->b.kernel_concurrency_ns;
-	m[M_HOST_BOUND] = d->b.host_bound_ns;
-	m[M_LAUNCH_LATENCY] = d->b.launch_latency_ns;
-	m[M_UNATTRIBUTED] = d->b.unattributed_ns;
-	m[M_ACTUAL] = d->actual_ns;
-	m[M_DEP_BOUND] = d->dependency_bound_ns;
-	m[M_IDEAL] = d->ideal_ns;
-	m[M_PIPELINED] = d->pipelined.makespan_ns;
-	m[M_OPS] = (int64_t)d->ops;
-	m[M_KERNELS] = (int64_t)d->op_kinds[GS_OP_KERNEL];
-	m[M_MEMCPYS] = (int64_t)d->op_kinds[GS_OP_MEMCPY];
-	m[M_MEMSETS] = (int64_t)d->op_kinds[GS_OP_MEMSET];
-	m[M_WAITS] = (int64_t)d->n_waits;
-	m[M_WAIT_NS] = d->wait_ns;
-	m[M_MISSED] = (int64_t)d->n_missed;
-	m[M_MISSED_NS] = d->missed_exposed_ns;
-	dd->eff[side] = d->efficiency;
-	dd->eff_kind[side] = d->efficiency_kind;
+	m[GS_DIFF_M_WINDOW] = d->b.window_ns;
+	m[GS_DIFF_M_KERNEL] = d->b.total_ns[GS_CAT_KERNEL];
+	m[GS_DIFF_M_COPY] = d->b.total_ns[GS_CAT_COPY];
+	m[GS_DIFF_M_SYNC] = d->b.total_ns[GS_CAT_SYNC];
+	m[GS_DIFF_M_IDLE] = d->b.total_ns[GS_CAT_IDLE];
+	m[GS_DIFF_M_COPY_HIDDEN] = d->b.copy_hidden_ns;
+	m[GS_DIFF_M_CONCURRENCY] = d->b.kernel_concurrency_ns;
+	m[GS_DIFF_M_HOST_BOUND] = d->b.host_bound_ns;
+	m[GS_DIFF_M_LAUNCH_LATENCY] = d->b.launch_latency_ns;
+	m[GS_DIFF_M_UNATTRIBUTED] = d->b.unattributed_ns;
+	m[GS_DIFF_M_ACTUAL] = d->actual_ns;
+	m[GS_DIFF_M_DEP_BOUND] = d->dependency_bound_ns;
+	m[GS_DIFF_M_IDEAL] = d->ideal_ns;
+	m[GS_DIFF_M_PIPELINED] = d->pipelined.makespan_ns;
+	m[GS_DIFF_M_OPS] = (int64_t)d->ops;
+	m[GS_DIFF_M_KERNELS] = (int64_t)d->op_kinds[GS_OP_KERNEL];
+	m[GS_DIFF_M_MEMCPYS] = (int64_t)d->op_kinds[GS_OP_MEMCPY];
+	m[GS_DIFF_M_MEMSETS] = (int64_t)d->op_kinds[GS_OP_MEMSET];
+	m[GS_DIFF_M_WAITS] = (int64_t)d->n_waits;
+	m[GS_DIFF_M_WAIT_NS] = d->wait_ns;
+	m[GS_DIFF_M_MISSED] = (int64_t)d->n_missed;
+	m[GS_DIFF_M_MISSED_NS] = d->missed_exposed_ns;
+	dd->efficiency[side] = d->efficiency;
+	dd->efficiency_kind[side] = d->efficiency_kind;
 }
 
 /* A value of one side on the basis of the comparison. */
-double diff_norm_of(const struct dev_diff *dd, int side, int64_t v)
+double gs_diff_norm(const struct gs_diff_gpu *dd, int side, int64_t v)
 {
-	return (double)v / dd->f[side];
+	return (double)v / dd->divisor[side];
 }
 
-static int64_t norm_ns(const struct dev_diff *dd, int side, int64_t v)
+static int64_t norm_ns(const struct gs_diff_gpu *dd, int side, int64_t v)
 {
-	return llround(diff_norm_of(dd, side, v));
+	return llround(gs_diff_norm(dd, side, v));
 }
 
 /* ---- iterations ------------------------------------------------------------ */
@@ -214,7 +214,7 @@ static gs_status nvtx_iterations(const struct gs_trace *t0, const struct gs_trac
 }
 
 /* Both sides run kernels of the same names (and some). */
-static bool same_kernel_names(const struct dev_diff *dd)
+static bool same_kernel_names(const struct gs_diff_gpu *dd)
 {
 	for (size_t i = 0; i < dd->n_kernels; i++)
 		if (!dd->kernels[i].count[0] || !dd->kernels[i].count[1])
@@ -227,48 +227,48 @@ static bool same_kernel_names(const struct dev_diff *dd)
  * count when both run kernels of the same names and their op counts differ
  * by more than 5% (the same work repeated more or fewer times); else the
  * totals. Needs the kernel rows (build_kernels). */
-static gs_status set_basis(struct dev_diff *dd)
+static gs_status set_basis(struct gs_diff_gpu *dd)
 {
 	const struct gs_trace *t0, *t1;
 	uint64_t it[2] = {0, 0};
 	gs_status st;
 
-	dd->f[0] = dd->f[1] = 1.0;
-	dd->basis = B_TOTAL;
-	if (!dd->d[0] || !dd->d[1])
+	dd->divisor[0] = dd->divisor[1] = 1.0;
+	dd->basis = GS_DIFF_BASIS_TOTAL;
+	if (!dd->dev[0] || !dd->dev[1])
 		return GS_OK;
-	t0 = dd->rk[0]->t;
-	t1 = dd->rk[1]->t;
+	t0 = dd->report[0]->t;
+	t1 = dd->report[1]->t;
 	st = profiler_steps(t0, &it[0]);
 	if (!st)
 		st = profiler_steps(t1, &it[1]);
 	if (st)
 		return st;
 	if (it[0] && it[1]) {
-		dd->iter_src = IT_STEPS;
+		dd->iter_src = GS_DIFF_ITERS_STEPS;
 	} else {
 		st = nvtx_iterations(t0, t1, it, &dd->iter_name);
 		if (st)
 			return st;
 		if (dd->iter_name)
-			dd->iter_src = IT_NVTX;
+			dd->iter_src = GS_DIFF_ITERS_NVTX;
 	}
-	if (dd->iter_src != IT_NONE) {
+	if (dd->iter_src != GS_DIFF_ITERS_NONE) {
 		dd->iters[0] = it[0];
 		dd->iters[1] = it[1];
 		if (it[0] != it[1]) {
-			dd->basis = B_PER_ITERATION;
-			dd->f[0] = (double)it[0];
-			dd->f[1] = (double)it[1];
+			dd->basis = GS_DIFF_BASIS_PER_ITERATION;
+			dd->divisor[0] = (double)it[0];
+			dd->divisor[1] = (double)it[1];
 		}
 		return GS_OK;
 	}
-	if (dd->d[0]->ops && dd->d[1]->ops && same_kernel_names(dd)) {
-		uint64_t a = dd->d[0]->ops, b = dd->d[1]->ops;
+	if (dd->dev[0]->ops && dd->dev[1]->ops && same_kernel_names(dd)) {
+		uint64_t a = dd->dev[0]->ops, b = dd->dev[1]->ops;
 
 		if ((a > b ? a - b : b - a) * 20 > a) {
-			dd->basis = B_SCALED_BY_OPS;
-			dd->f[1] = (double)b / (double)a;
+			dd->basis = GS_DIFF_BASIS_SCALED_BY_OPS;
+			dd->divisor[1] = (double)b / (double)a;
 		}
 	}
 	return GS_OK;
@@ -276,15 +276,15 @@ static gs_status set_basis(struct dev_diff *dd)
 
 static int cmp_kern_name(const void *pa, const void *pb)
 {
-	const struct kern_row *a = pa, *b = pb;
+	const struct gs_diff_kernel *a = pa, *b = pb;
 
 	return strcmp(a->name, b->name);
 }
 
 /* The change on the basis of the comparison. */
-static int64_t kern_norm_delta(const struct kern_row *k)
+static int64_t kern_norm_delta(const struct gs_diff_kernel *k)
 {
-	return k->norm[SIDE_NEW] - k->norm[SIDE_BASE];
+	return k->norm_ns[GS_DIFF_NEW] - k->norm_ns[GS_DIFF_BASE];
 }
 
 static int64_t abs64(int64_t v)
@@ -294,7 +294,7 @@ static int64_t abs64(int64_t v)
 
 static int cmp_kern_change(const void *pa, const void *pb)
 {
-	const struct kern_row *a = pa, *b = pb;
+	const struct gs_diff_kernel *a = pa, *b = pb;
 	int64_t x = abs64(kern_norm_delta(a)), y = abs64(kern_norm_delta(b));
 
 	if (x != y)
@@ -302,22 +302,22 @@ static int cmp_kern_change(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-static gs_status build_kernels(struct dev_diff *dd)
+static gs_status build_kernels(struct gs_diff_gpu *dd)
 {
 	size_t n = 0, m = 0, i;
-	struct kern_row *rows;
+	struct gs_diff_kernel *rows;
 
 	for (int s = 0; s < 2; s++)
-		if (dd->d[s])
-			n += dd->d[s]->n_kernels;
+		if (dd->dev[s])
+			n += dd->dev[s]->n_kernels;
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
 		return gs_nomem();
 	for (int s = 0; s < 2; s++) {
-		for (i = 0; dd->d[s] && i < dd->d[s]->n_kernels; i++) {
-			const struct gs_report_kernel *k = &dd->d[s]->kernels[i];
+		for (i = 0; dd->dev[s] && i < dd->dev[s]->n_kernels; i++) {
+			const struct gs_report_kernel *k = &dd->dev[s]->kernels[i];
 
-			rows[m].name = gs_trace_string(dd->rk[s]->t, k->name);
+			rows[m].name = gs_trace_string(dd->report[s]->t, k->name);
 			rows[m].count[s] = k->count;
 			rows[m].ns[s] = k->ns;
 			m++;
@@ -341,43 +341,43 @@ static gs_status build_kernels(struct dev_diff *dd)
 }
 
 /* Kernels on the basis of the comparison, the largest change first. */
-static void rank_kernels(struct dev_diff *dd)
+static void rank_kernels(struct gs_diff_gpu *dd)
 {
 	for (size_t i = 0; i < dd->n_kernels; i++)
 		for (int s = 0; s < 2; s++)
-			dd->kernels[i].norm[s] = norm_ns(dd, s, dd->kernels[i].ns[s]);
+			dd->kernels[i].norm_ns[s] = norm_ns(dd, s, dd->kernels[i].ns[s]);
 	qsort(dd->kernels, dd->n_kernels, sizeof(*dd->kernels), cmp_kern_change);
 }
 
 static int cmp_group_key(const void *pa, const void *pb)
 {
-	const struct group *a = pa, *b = pb;
+	const struct gs_diff_group *a = pa, *b = pb;
 	int c;
 
 	if (a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
-	c = strcmp(a->a, b->a);
+	c = strcmp(a->name, b->name);
 	if (c)
 		return c;
-	if (a->sa != b->sa)
-		return a->sa < b->sa ? -1 : 1;
-	c = strcmp(a->b, b->b);
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	c = strcmp(a->peer, b->peer);
 	if (c)
 		return c;
-	if (a->sb != b->sb)
-		return a->sb < b->sb ? -1 : 1;
+	if (a->peer_stream != b->peer_stream)
+		return a->peer_stream < b->peer_stream ? -1 : 1;
 	return 0;
 }
 
-static int64_t group_weight(const struct group *g)
+static int64_t group_weight(const struct gs_diff_group *g)
 {
 	switch (g->status) {
-	case ST_NEW:
-		return g->norm[SIDE_NEW];
-	case ST_VANISHED:
-		return g->norm[SIDE_BASE];
+	case GS_DIFF_ADDED:
+		return g->norm_ns[GS_DIFF_NEW];
+	case GS_DIFF_VANISHED:
+		return g->norm_ns[GS_DIFF_BASE];
 	default:
-		return abs64(g->norm[SIDE_NEW] - g->norm[SIDE_BASE]);
+		return abs64(g->norm_ns[GS_DIFF_NEW] - g->norm_ns[GS_DIFF_BASE]);
 	}
 }
 
@@ -385,14 +385,14 @@ static int64_t group_weight(const struct group *g)
 static int cmp_group_rank(const void *pa, const void *pb)
 {
 	static const int order[] =
-		{[ST_NEW] = 0, [ST_VANISHED] = 1, [ST_CHANGED] = 2, [ST_SAME] = 3};
-	const struct group *a = pa, *b = pb;
+		{[GS_DIFF_ADDED] = 0, [GS_DIFF_VANISHED] = 1, [GS_DIFF_CHANGED] = 2, [GS_DIFF_SAME] = 3};
+	const struct gs_diff_group *a = pa, *b = pb;
 	int64_t x, y;
 
 	if (a->status != b->status)
 		return order[a->status] < order[b->status] ? -1 : 1;
-	x = a->weight;
-	y = b->weight;
+	x = a->weight_ns;
+	y = b->weight_ns;
 	if (x != y)
 		return x > y ? -1 : 1;
 	return cmp_group_key(a, b);
@@ -400,7 +400,8 @@ static int cmp_group_rank(const void *pa, const void *pb)
 
 /* Sort by key, merge equal keys, set each status (on the basis of the
  * comparison), rank. */
-static void merge_groups(const struct dev_diff *dd, struct group *g, size_t m, size_t *n_out)
+static void merge_groups(const struct gs_diff_gpu *dd, struct gs_diff_group *g, size_t m,
+			 size_t *n_out)
 {
 	size_t n = 0, i;
 
@@ -410,27 +411,28 @@ static void merge_groups(const struct dev_diff *dd, struct group *g, size_t m, s
 			for (int s = 0; s < 2; s++) {
 				g[n - 1].count[s] += g[i].count[s];
 				g[n - 1].ns[s] += g[i].ns[s];
-				g[n - 1].extra[s] += g[i].extra[s];
+				g[n - 1].hideable_ns[s] += g[i].hideable_ns[s];
 			}
 			continue;
 		}
 		g[n++] = g[i];
 	}
 	for (i = 0; i < n; i++) {
-		struct group *x = &g[i];
+		struct gs_diff_group *x = &g[i];
 
 		for (int s = 0; s < 2; s++)
-			x->norm[s] = norm_ns(dd, s, x->ns[s]);
-		if (!x->count[SIDE_BASE])
-			x->status = ST_NEW;
-		else if (!x->count[SIDE_NEW])
-			x->status = ST_VANISHED;
-		else if ((double)x->count[0] * dd->f[1] == (double)x->count[1] * dd->f[0] &&
-			 x->norm[0] == x->norm[1])
-			x->status = ST_SAME;
+			x->norm_ns[s] = norm_ns(dd, s, x->ns[s]);
+		if (!x->count[GS_DIFF_BASE])
+			x->status = GS_DIFF_ADDED;
+		else if (!x->count[GS_DIFF_NEW])
+			x->status = GS_DIFF_VANISHED;
+		else if ((double)x->count[0] * dd->divisor[1] ==
+				 (double)x->count[1] * dd->divisor[0] &&
+			 x->norm_ns[0] == x->norm_ns[1])
+			x->status = GS_DIFF_SAME;
 		else
-			x->status = ST_CHANGED;
-		x->weight = group_weight(x);
+			x->status = GS_DIFF_CHANGED;
+		x->weight_ns = group_weight(x);
 	}
 	qsort(g, n, sizeof(*g), cmp_group_rank);
 	*n_out = n;
@@ -444,70 +446,81 @@ static const char *op_name(const struct gs_trace *t, uint32_t op)
 	return op < n ? gs_trace_string(t, ops[op].name) : "?";
 }
 
-static gs_status build_waits(struct dev_diff *dd)
+/* One wait of a side as a member of its group. */
+static void wait_member(const struct gs_report *rk, const struct gs_report_device *d, size_t i,
+			int s, struct gs_diff_group *g)
 {
-	size_t n = 0, m = 0;
-	struct group *g;
+	const struct gs_wait *w = &rk->waits[d->waits[i]];
 
-	for (int s = 0; s < 2; s++)
-		if (dd->d[s])
-			n += dd->d[s]->n_waits;
-	g = calloc(n ? n : 1, sizeof(*g));
-	if (!g)
-		return gs_nomem();
-	for (int s = 0; s < 2; s++) {
-		const struct gs_report *rk = dd->rk[s];
-		const struct gs_trace *t = rk ? rk->t : NULL;
-
-		for (size_t i = 0; rk && dd->d[s] && i < dd->d[s]->n_waits; i++) {
-			const struct gs_wait *w = &rk->waits[dd->d[s]->waits[i]];
-
-			g[m].kind = w->kind;
-			g[m].a = op_name(t, w->consumer);
-			g[m].sa = gs_report_op_stream(t, w->consumer);
-			g[m].b = op_name(t, w->producer);
-			g[m].sb = gs_report_op_stream(t, w->producer);
-			g[m].count[s] = 1;
-			g[m].ns[s] = w->wait_ns;
-			m++;
-		}
-	}
-	merge_groups(dd, g, m, &dd->n_waits);
-	dd->waits = g;
-	return GS_OK;
+	g->kind = w->kind;
+	g->name = op_name(rk->t, w->consumer);
+	g->stream = gs_report_op_stream(rk->t, w->consumer);
+	g->peer = op_name(rk->t, w->producer);
+	g->peer_stream = gs_report_op_stream(rk->t, w->producer);
+	g->ns[s] = w->wait_ns;
 }
 
-static gs_status build_missed(struct dev_diff *dd)
+/* One missed overlap of a side as a member of its group. */
+static void missed_member(const struct gs_report *rk, const struct gs_report_device *d, size_t i,
+			  int s, struct gs_diff_group *g)
+{
+	const struct gs_missed_overlap *mo = &d->missed[i];
+	size_t n_ops;
+	const struct gs_op *ops = gs_trace_ops(rk->t, &n_ops);
+
+	g->kind = mo->op < n_ops ? ops[mo->op].copy_kind : 0;
+	g->name = op_name(rk->t, mo->op);
+	g->stream = gs_report_op_stream(rk->t, mo->op);
+	g->peer = "";
+	g->ns[s] = mo->exposed_ns;
+	g->hideable_ns[s] = mo->hideable_ns;
+}
+
+/* What a table of groups is made of: how many rows a side's device
+ * section has, and row i as a member of its group. */
+struct group_table {
+	size_t (*rows)(const struct gs_report_device *d);
+	void (*member)(const struct gs_report *rk, const struct gs_report_device *d, size_t i,
+		       int s, struct gs_diff_group *g);
+};
+
+static size_t wait_rows(const struct gs_report_device *d)
+{
+	return d->n_waits;
+}
+
+static size_t missed_rows(const struct gs_report_device *d)
+{
+	return d->n_missed;
+}
+
+static const struct group_table waits_table = {wait_rows, wait_member};
+static const struct group_table missed_table = {missed_rows, missed_member};
+
+/* Every row of both sides, one member each, grouped (merge_groups). */
+static gs_status build_groups(struct gs_diff_gpu *dd, const struct group_table *tb,
+			      struct gs_diff_group **out, size_t *n_out)
 {
 	size_t n = 0, m = 0;
-	struct group *g;
+	struct gs_diff_group *g;
 
 	for (int s = 0; s < 2; s++)
-		if (dd->d[s])
-			n += dd->d[s]->n_missed;
+		if (dd->dev[s])
+			n += tb->rows(dd->dev[s]);
 	g = calloc(n ? n : 1, sizeof(*g));
 	if (!g)
 		return gs_nomem();
 	for (int s = 0; s < 2; s++) {
-		const struct gs_trace *t = dd->rk[s] ? dd->rk[s]->t : NULL;
-		size_t n_ops = 0;
-		const struct gs_op *ops = t ? gs_trace_ops(t, &n_ops) : NULL;
+		const struct gs_report_device *d = dd->dev[s];
 
-		for (size_t i = 0; dd->d[s] && i < dd->d[s]->n_missed; i++) {
-			const struct gs_missed_overlap *mo = &dd->d[s]->missed[i];
-
-			g[m].kind = mo->op < n_ops ? ops[mo->op].copy_kind : 0;
-			g[m].a = op_name(t, mo->op);
-			g[m].sa = gs_report_op_stream(t, mo->op);
-			g[m].b = "";
+		for (size_t i = 0; d && i < tb->rows(d); i++) {
+			tb->member(dd->report[s], d, i, s, &g[m]);
 			g[m].count[s] = 1;
-			g[m].ns[s] = mo->exposed_ns;
-			g[m].extra[s] = mo->hideable_ns;
 			m++;
 		}
 	}
-	merge_groups(dd, g, m, &dd->n_missed);
-	dd->missed = g;
+	merge_groups(dd, g, m, n_out);
+	*out = g;
 	return GS_OK;
 }
 
@@ -551,40 +564,41 @@ static int cmp_side_dev(const struct side_dev *a, const struct side_dev *b)
 }
 
 /* One pair of GPUs (a side NULL when absent): its rows. */
-static gs_status fill_pair(struct dev_diff *dd, const struct side_dev *b, const struct side_dev *nw,
-			   bool in_job, bool explicit_pair)
+static gs_status fill_pair(struct gs_diff_gpu *dd, const struct side_dev *b,
+			   const struct side_dev *nw, bool in_job, bool explicit_pair)
 {
 	gs_status st;
 
 	if (b) {
-		dd->d[SIDE_BASE] = b->d;
-		dd->rk[SIDE_BASE] = b->rk;
+		dd->dev[GS_DIFF_BASE] = b->d;
+		dd->report[GS_DIFF_BASE] = b->rk;
 	}
 	if (nw) {
-		dd->d[SIDE_NEW] = nw->d;
-		dd->rk[SIDE_NEW] = nw->rk;
+		dd->dev[GS_DIFF_NEW] = nw->d;
+		dd->report[GS_DIFF_NEW] = nw->rk;
 	}
 	dd->in_job = in_job;
 	dd->explicit_pair = explicit_pair;
 	for (int s = 0; s < 2; s++) {
-		if (!dd->d[s])
+		if (!dd->dev[s])
 			continue;
-		dd->device = dd->dev_of[s] = dd->d[s]->device;
-		dd->rank = dd->rank_of[s] = dd->rk[s]->rank;
+		dd->device = dd->device_of[s] = dd->dev[s]->device;
+		dd->rank = dd->rank_of[s] = dd->report[s]->rank;
 		fill_metrics(dd, s);
 	}
-	dd->name = dd->d[SIDE_NEW] && *dd->d[SIDE_NEW]->name ? dd->d[SIDE_NEW]->name :
-		   dd->d[SIDE_BASE]                          ? dd->d[SIDE_BASE]->name :
-							       "";
+	dd->name = dd->dev[GS_DIFF_NEW] && *dd->dev[GS_DIFF_NEW]->name ?
+			   dd->dev[GS_DIFF_NEW]->name :
+		   dd->dev[GS_DIFF_BASE] ? dd->dev[GS_DIFF_BASE]->name :
+					   "";
 	st = build_kernels(dd);
 	if (!st)
 		st = set_basis(dd);
 	if (!st) {
 		rank_kernels(dd);
-		st = build_waits(dd);
+		st = build_groups(dd, &waits_table, &dd->waits, &dd->n_waits);
 	}
 	if (!st)
-		st = build_missed(dd);
+		st = build_groups(dd, &missed_table, &dd->missed, &dd->n_missed);
 	return st;
 }
 
@@ -619,9 +633,9 @@ static gs_status find_gpu(const struct side_dev *sd, size_t n, int64_t rank, uin
 
 /* An explicit pair of two GPU models (both named, the names differ): a
  * warning, since its times compare different hardware. */
-static gs_status check_models(struct gs_diff *df, struct dev_diff *dd)
+static gs_status check_models(struct gs_diff *df, struct gs_diff_gpu *dd)
 {
-	const char *a = dd->d[SIDE_BASE]->name, *b = dd->d[SIDE_NEW]->name;
+	const char *a = dd->dev[GS_DIFF_BASE]->name, *b = dd->dev[GS_DIFF_NEW]->name;
 	char line[3 * GS_ERROR_MSG_MAX / 2], **grown;
 
 	if (!*a || !*b || strcmp(a, b) == 0)
@@ -631,11 +645,11 @@ static gs_status check_models(struct gs_diff *df, struct dev_diff *dd)
 		snprintf(line, sizeof(line),
 			 "--pair %u/%u:%u/%u compares two GPU models: %.200s (base) and %.200s "
 			 "(new)",
-			 dd->rank_of[0], dd->dev_of[0], dd->rank_of[1], dd->dev_of[1], a, b);
+			 dd->rank_of[0], dd->device_of[0], dd->rank_of[1], dd->device_of[1], a, b);
 	else
 		snprintf(line, sizeof(line),
 			 "--pair %u:%u compares two GPU models: %.200s (base) and %.200s (new)",
-			 dd->dev_of[0], dd->dev_of[1], a, b);
+			 dd->device_of[0], dd->device_of[1], a, b);
 	grown = realloc(df->warnings, (df->n_warnings + 1) * sizeof(*grown));
 	if (!grown)
 		return gs_nomem();
@@ -663,8 +677,8 @@ static gs_status build_devices(struct gs_diff *df)
 	sd[1] = side_devices(df->r[1], &n[1]);
 	used[0] = calloc(n[0] + 1, sizeof(bool));
 	used[1] = calloc(n[1] + 1, sizeof(bool));
-	df->dev = calloc(n[0] + n[1] ? n[0] + n[1] : 1, sizeof(*df->dev));
-	if (!sd[0] || !sd[1] || !used[0] || !used[1] || !df->dev) {
+	df->gpus = calloc(n[0] + n[1] ? n[0] + n[1] : 1, sizeof(*df->gpus));
+	if (!sd[0] || !sd[1] || !used[0] || !used[1] || !df->gpus) {
 		st = gs_nomem();
 		goto out;
 	}
@@ -686,9 +700,9 @@ static gs_status build_devices(struct gs_diff *df)
 			break;
 		}
 		used[0][x] = used[1][y] = true;
-		st = fill_pair(&df->dev[df->n_dev++], &sd[0][x], &sd[1][y], in_job, true);
+		st = fill_pair(&df->gpus[df->n_gpus++], &sd[0][x], &sd[1][y], in_job, true);
 		if (!st)
-			st = check_models(df, &df->dev[df->n_dev - 1]);
+			st = check_models(df, &df->gpus[df->n_gpus - 1]);
 	}
 	while (!st) {
 		const struct side_dev *b, *nw;
@@ -705,8 +719,8 @@ static gs_status build_devices(struct gs_diff *df)
 		c = b && nw ? cmp_side_dev(b, nw) : b ? -1 : 1;
 		i[0] += c <= 0;
 		i[1] += c >= 0;
-		st = fill_pair(&df->dev[df->n_dev++], c <= 0 ? b : NULL, c >= 0 ? nw : NULL, in_job,
-			       false);
+		st = fill_pair(&df->gpus[df->n_gpus++], c <= 0 ? b : NULL, c >= 0 ? nw : NULL,
+			       in_job, false);
 	}
 out:
 	free(used[0]);
@@ -738,13 +752,47 @@ static struct gs_diff *diff_new(const struct gs_diff_options *o)
 	return df;
 }
 
-gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt,
+/* Both runs' reports (of two traces, or of two jobs when j is not NULL),
+ * then the pairs; *out the diff, or NULL and the error. */
+static gs_status diff_build(const struct gs_trace *const t[2], const struct gs_job *const j[2],
 			    const struct gs_diff_options *o, struct gs_diff **out)
 {
 	static const struct gs_diff_options defaults = {0};
-	const struct gs_job *j[2] = {base, newt};
-	struct gs_diff *df;
+	struct gs_diff *df = diff_new(o ? o : &defaults);
 	gs_status st = GS_OK;
+
+	if (!df)
+		return gs_nomem();
+	for (int s = 0; s < 2 && !st; s++) {
+		struct gs_report_options ro = {
+			.inputs = (const char *const *)&df->label[s],
+			.n_inputs = 1,
+			.format = df->format[s],
+			.max_edges = df->max_edges,
+			.rows = GS_REPORT_ROWS_ALL, /* every wait and missed overlap compared */
+			/* The whole runs: the comparison counts iterations itself. */
+			.steps = {.pick = GS_STEP_NONE},
+		};
+
+		st = j ? gs_report_build_job(j[s], &ro, &df->r[s]) :
+			 gs_report_build(t[s], &ro, &df->r[s]);
+		if (st)
+			gs_error_append("%s", df->label[s]);
+	}
+	if (!st)
+		st = build_devices(df);
+	if (st) {
+		gs_diff_destroy(df);
+		return st;
+	}
+	*out = df;
+	return GS_OK;
+}
+
+gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt,
+			    const struct gs_diff_options *o, struct gs_diff **out)
+{
+	const struct gs_job *const j[2] = {base, newt};
 
 	if (out)
 		*out = NULL;
@@ -752,40 +800,13 @@ gs_status gs_diff_build_job(const struct gs_job *base, const struct gs_job *newt
 		gs_error_append("gs_diff_build_job: no %s", out ? "job" : "output");
 		return GS_ERR_INVALID;
 	}
-	df = diff_new(o ? o : &defaults);
-	if (!df)
-		return gs_nomem();
-	for (int s = 0; s < 2 && !st; s++) {
-		struct gs_report_options ro = {
-			.inputs = (const char *const *)&df->label[s],
-			.n_inputs = 1,
-			.format = df->format[s],
-			.max_edges = df->max_edges,
-			.rows = GS_REPORT_ROWS_ALL, /* every wait and missed overlap compared */
-			/* The whole runs: the comparison counts iterations itself. */
-			.steps = {.pick = GS_STEP_NONE},
-		};
-
-		st = gs_report_build_job(j[s], &ro, &df->r[s]);
-		if (st)
-			gs_error_append("%s", df->label[s]);
-	}
-	if (!st)
-		st = build_devices(df);
-	if (st) {
-		gs_diff_destroy(df);
-		return st;
-	}
-	*out = df;
-	return GS_OK;
+	return diff_build(NULL, j, o, out);
 }
 
 gs_status gs_diff_build(const struct gs_trace *base, const struct gs_trace *newt,
 			const struct gs_diff_options *o, struct gs_diff **out)
 {
-	static const struct gs_diff_options defaults = {0};
-	struct gs_diff *df;
-	gs_status st = GS_OK;
+	const struct gs_trace *const t[2] = {base, newt};
 
 	if (out)
 		*out = NULL;
@@ -793,47 +814,19 @@ gs_status gs_diff_build(const struct gs_trace *base, const struct gs_trace *newt
 		gs_error_append("gs_diff_build: no %s", out ? "trace" : "output");
 		return GS_ERR_INVALID;
 	}
-	if (!o)
-		o = &defaults;
-	df = diff_new(o);
-	if (!df)
-		return gs_nomem();
-	for (int s = 0; s < 2 && !st; s++) {
-		const struct gs_trace *t = s ? newt : base;
-		struct gs_report_options ro = {
-			.inputs = (const char *const *)&df->label[s],
-			.n_inputs = 1,
-			.format = df->format[s],
-			.max_edges = df->max_edges,
-			.rows = GS_REPORT_ROWS_ALL, /* every wait and missed overlap compared */
-			/* The whole runs: the comparison counts iterations itself. */
-			.steps = {.pick = GS_STEP_NONE},
-		};
-
-		st = gs_report_build(t, &ro, &df->r[s]);
-		if (st)
-			gs_error_append("%s", df->label[s]);
-	}
-	if (!st)
-		st = build_devices(df);
-	if (st) {
-		gs_diff_destroy(df);
-		return st;
-	}
-	*out = df;
-	return GS_OK;
+	return diff_build(t, NULL, o, out);
 }
 
 void gs_diff_destroy(struct gs_diff *df)
 {
 	if (!df)
 		return;
-	for (size_t i = 0; i < df->n_dev; i++) {
-		free(df->dev[i].kernels);
-		free(df->dev[i].waits);
-		free(df->dev[i].missed);
+	for (size_t i = 0; i < df->n_gpus; i++) {
+		free(df->gpus[i].kernels);
+		free(df->gpus[i].waits);
+		free(df->gpus[i].missed);
 	}
-	free(df->dev);
+	free(df->gpus);
 	for (int s = 0; s < 2; s++) {
 		gs_report_destroy(df->r[s]);
 		free(df->label[s]);
@@ -852,25 +845,59 @@ const char *const *gs_diff_warnings(const struct gs_diff *df, size_t *n)
 	return df ? (const char *const *)df->warnings : NULL;
 }
 
+const struct gs_diff_gpu *gs_diff_gpus(const struct gs_diff *df, size_t *n)
+{
+	*n = df ? df->n_gpus : 0;
+	return df && df->n_gpus ? df->gpus : NULL;
+}
+
+size_t gs_diff_top(const struct gs_diff *df)
+{
+	return df ? df->top : DEFAULT_TOP;
+}
+
+/* Ops and GPUs of one side (a job: all its ranks). */
+void gs_diff_run(const struct gs_diff *df, int side, struct gs_diff_run *out)
+{
+	const struct gs_report *r = df ? df->r[side ? GS_DIFF_NEW : GS_DIFF_BASE] : NULL;
+	const struct gs_report *const *rk;
+	size_t n_rk, n;
+
+	if (!r) {
+		*out = (struct gs_diff_run){.label = "", .format = ""};
+		return;
+	}
+	rk = r->job ? (const struct gs_report *const *)r->ranks : &r;
+	n_rk = r->job ? r->n_ranks : 1;
+	out->label = df->label[side ? 1 : 0];
+	out->format = df->format[side ? 1 : 0];
+	out->ops = out->gpus = 0;
+	for (size_t i = 0; i < n_rk; i++) {
+		gs_trace_ops(rk[i]->t, &n);
+		out->ops += n;
+		out->gpus += rk[i]->n_dev;
+	}
+}
+
 size_t gs_diff_compared(const struct gs_diff *df)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; df && i < df->n_dev; i++)
-		k += df->dev[i].d[SIDE_BASE] && df->dev[i].d[SIDE_NEW];
+	for (size_t i = 0; df && i < df->n_gpus; i++)
+		k += df->gpus[i].dev[GS_DIFF_BASE] && df->gpus[i].dev[GS_DIFF_NEW];
 	return k;
 }
 
 /* "rank 0 GPU 1" (a job) or "GPU 1", and the --pair form "0/1" or "1". */
-static void gpu_name(const struct dev_diff *dd, int s, char *name, size_t size, char *pair,
+static void gpu_name(const struct gs_diff_gpu *dd, int s, char *name, size_t size, char *pair,
 		     size_t psize)
 {
 	if (dd->in_job) {
-		snprintf(name, size, "rank %u GPU %u", dd->rank_of[s], dd->dev_of[s]);
-		snprintf(pair, psize, "%u/%u", dd->rank_of[s], dd->dev_of[s]);
+		snprintf(name, size, "rank %u GPU %u", dd->rank_of[s], dd->device_of[s]);
+		snprintf(pair, psize, "%u/%u", dd->rank_of[s], dd->device_of[s]);
 	} else {
-		snprintf(name, size, "GPU %u", dd->dev_of[s]);
-		snprintf(pair, psize, "%u", dd->dev_of[s]);
+		snprintf(name, size, "GPU %u", dd->device_of[s]);
+		snprintf(pair, psize, "%u", dd->device_of[s]);
 	}
 }
 
@@ -881,11 +908,11 @@ static void only_in(const struct gs_diff *df, int s, char *buf, size_t size, cha
 	size_t len = 0, listed = 0;
 
 	buf[0] = first[0] = '\0';
-	for (size_t i = 0; i < df->n_dev; i++) {
-		const struct dev_diff *dd = &df->dev[i];
+	for (size_t i = 0; i < df->n_gpus; i++) {
+		const struct gs_diff_gpu *dd = &df->gpus[i];
 		char name[64], pair[32];
 
-		if (!dd->d[s] || dd->d[1 - s])
+		if (!dd->dev[s] || dd->dev[1 - s])
 			continue;
 		gpu_name(dd, s, name, sizeof(name), pair, sizeof(pair));
 		if (!listed)
@@ -913,8 +940,8 @@ gs_status gs_diff_check_compared(const struct gs_diff *df)
 	}
 	if (gs_diff_compared(df))
 		return GS_OK;
-	only_in(df, SIDE_BASE, a, sizeof(a), pa, sizeof(pa));
-	only_in(df, SIDE_NEW, b, sizeof(b), pb, sizeof(pb));
+	only_in(df, GS_DIFF_BASE, a, sizeof(a), pa, sizeof(pa));
+	only_in(df, GS_DIFF_NEW, b, sizeof(b), pb, sizeof(pb));
 	if (!*a || !*b) {
 		gs_error_append("no GPU is compared: %s has no GPU ops", *a ? "new" : "base");
 		return GS_ERR_INVALID;
@@ -972,29 +999,29 @@ gs_status gs_diff_gate(struct gs_diff *df, const struct gs_gate *g)
 		gs_error_append("gs_diff_gate: thresholds parsed for a report");
 		return GS_ERR_INVALID;
 	}
-	gpus = calloc(df->n_dev ? df->n_dev : 1, sizeof(*gpus));
+	gpus = calloc(df->n_gpus ? df->n_gpus : 1, sizeof(*gpus));
 	if (steps)
-		memo = calloc(2 * df->n_dev + 1, sizeof(*memo));
+		memo = calloc(2 * df->n_gpus + 1, sizeof(*memo));
 	if (!gpus || (steps && !memo)) {
 		free(gpus);
 		free(memo);
 		return gs_nomem();
 	}
-	for (size_t i = 0; i < df->n_dev && st == GS_OK; i++) {
-		const struct dev_diff *dd = &df->dev[i];
+	for (size_t i = 0; i < df->n_gpus && st == GS_OK; i++) {
+		const struct gs_diff_gpu *dd = &df->gpus[i];
 		struct gs_gate_gpu *x = &gpus[n];
 
-		if (!dd->d[SIDE_BASE] || !dd->d[SIDE_NEW])
+		if (!dd->dev[GS_DIFF_BASE] || !dd->dev[GS_DIFF_NEW])
 			continue;
 		n++;
 		for (int s = 0; s < 2; s++) {
-			x->d[s] = dd->d[s];
-			x->f[s] = dd->f[s];
+			x->d[s] = dd->dev[s];
+			x->f[s] = dd->divisor[s];
 			x->rank[s] = dd->rank_of[s];
-			x->device[s] = dd->dev_of[s];
+			x->device[s] = dd->device_of[s];
 			x->step_ns[s] = -1;
 			if (steps && st == GS_OK)
-				st = steps_median(dd->rk[s], memo, &n_memo, &x->step_ns[s]);
+				st = steps_median(dd->report[s], memo, &n_memo, &x->step_ns[s]);
 		}
 		x->in_job = dd->in_job;
 		x->paired = dd->explicit_pair;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: what the plan's files share (plan_parse.c, plan_schedule.c,
- * plan_output.c).
+ * Internal: what the plan's parser and scheduler share (plan_parse.c,
+ * plan_schedule.c); its writer, plan_output.c, reads gpuscope/plan.h only.
  */
 #ifndef GS_ANALYZER_PLAN_PRIV_H
 #define GS_ANALYZER_PLAN_PRIV_H

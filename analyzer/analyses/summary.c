@@ -3,6 +3,7 @@
  * warning as one line; summary_out.c writes them. */
 #include <gpuscope/summary.h>
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,21 @@ static void gs_summary_count_ops(const struct gs_trace *t, struct gs_summary *s)
 	s->span_ns = n ? s->last_ns - s->first_ns : 0;
 }
 
+/* Records by kind: `n` records of `size` bytes from `rec`, each with its
+ * kind in the byte at `kind_off`; a kind of n_kinds or more is not counted. */
+static void gs_summary_count_kinds(const void *rec, size_t n, size_t size, size_t kind_off,
+				   uint64_t *by_kind, unsigned n_kinds)
+{
+	const unsigned char *p = rec;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t kind = p[i * size + kind_off];
+
+		if (kind < n_kinds)
+			by_kind[kind]++;
+	}
+}
+
 gs_status gs_summary_compute(const struct gs_trace *t, struct gs_summary *s)
 {
 	const struct gs_api_call *calls;
@@ -56,21 +72,18 @@ gs_status gs_summary_compute(const struct gs_trace *t, struct gs_summary *s)
 
 	calls = gs_trace_api_calls(t, &n);
 	s->api_calls = n;
-	for (i = 0; i < n; i++)
-		if (calls[i].kind < GS_API_KIND_COUNT)
-			s->api_by_kind[calls[i].kind]++;
+	gs_summary_count_kinds(calls, n, sizeof(*calls), offsetof(struct gs_api_call, kind),
+			       s->api_by_kind, GS_API_KIND_COUNT);
 
 	syncs = gs_trace_syncs(t, &n);
 	s->syncs = n;
-	for (i = 0; i < n; i++)
-		if (syncs[i].kind < GS_SYNC_KIND_COUNT)
-			s->syncs_by_kind[syncs[i].kind]++;
+	gs_summary_count_kinds(syncs, n, sizeof(*syncs), offsetof(struct gs_sync, kind),
+			       s->syncs_by_kind, GS_SYNC_KIND_COUNT);
 
 	ranges = gs_trace_ranges(t, &n);
 	s->host_ranges = n;
-	for (i = 0; i < n; i++)
-		if (ranges[i].kind < GS_RANGE_KIND_COUNT)
-			s->ranges_by_kind[ranges[i].kind]++;
+	gs_summary_count_kinds(ranges, n, sizeof(*ranges), offsetof(struct gs_range, kind),
+			       s->ranges_by_kind, GS_RANGE_KIND_COUNT);
 
 	gs_trace_event_records(t, &n);
 	s->event_records = n;

@@ -3,15 +3,16 @@
  * `gpuscope diff`'s writers: the comparison diff_match.c built, as JSON
  * (gs_diff_write_json) and as text (gs_diff_write_text).
  */
-#include "diff_priv.h"
-
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpuscope/diff.h>
+#include <gpuscope/gate.h>
 #include <gpuscope/json.h>
 #include <gpuscope/outbuf.h>
-
+#include <gpuscope/results.h>
 #include <gpuscope/text.h>
 
 #define WIDTH 100
@@ -20,29 +21,29 @@ static const struct {
 	const char *key;  /* JSON */
 	const char *text; /* text label */
 	bool ns;          /* a duration (else a count) */
-} metrics[M_COUNT] = {
-	[M_WINDOW] = {"window_ns", "window", true},
-	[M_KERNEL] = {"kernel_ns", "kernel", true},
-	[M_COPY] = {"copy_ns", "copy (exposed)", true},
-	[M_SYNC] = {"sync_ns", "sync (exposed)", true},
-	[M_IDLE] = {"idle_ns", "idle", true},
-	[M_COPY_HIDDEN] = {"copy_hidden_ns", "copy hidden", true},
-	[M_CONCURRENCY] = {"kernel_concurrency_ns", "kernel concurrency", true},
-	[M_HOST_BOUND] = {"host_bound_ns", "idle: host bound", true},
-	[M_LAUNCH_LATENCY] = {"launch_latency_ns", "idle: launch latency", true},
-	[M_UNATTRIBUTED] = {"unattributed_ns", "idle: unattributed", true},
-	[M_ACTUAL] = {"actual_ns", "actual", true},
-	[M_DEP_BOUND] = {"dependency_bound_ns", "dependency bound", true},
-	[M_IDEAL] = {"ideal_ns", "ideal", true},
-	[M_PIPELINED] = {"pipelined_batches_ns", "pipelined batches", true},
-	[M_OPS] = {"ops", "ops", false},
-	[M_KERNELS] = {"kernels", "kernels", false},
-	[M_MEMCPYS] = {"memcpys", "memcpys", false},
-	[M_MEMSETS] = {"memsets", "memsets", false},
-	[M_WAITS] = {"waits", "waits", false},
-	[M_WAIT_NS] = {"wait_ns", "wait time", true},
-	[M_MISSED] = {"missed_overlaps", "missed overlaps", false},
-	[M_MISSED_NS] = {"missed_exposed_ns", "missed: exposed", true},
+} metrics[GS_DIFF_M_COUNT] = {
+	[GS_DIFF_M_WINDOW] = {"window_ns", "window", true},
+	[GS_DIFF_M_KERNEL] = {"kernel_ns", "kernel", true},
+	[GS_DIFF_M_COPY] = {"copy_ns", "copy (exposed)", true},
+	[GS_DIFF_M_SYNC] = {"sync_ns", "sync (exposed)", true},
+	[GS_DIFF_M_IDLE] = {"idle_ns", "idle", true},
+	[GS_DIFF_M_COPY_HIDDEN] = {"copy_hidden_ns", "copy hidden", true},
+	[GS_DIFF_M_CONCURRENCY] = {"kernel_concurrency_ns", "kernel concurrency", true},
+	[GS_DIFF_M_HOST_BOUND] = {"host_bound_ns", "idle: host bound", true},
+	[GS_DIFF_M_LAUNCH_LATENCY] = {"launch_latency_ns", "idle: launch latency", true},
+	[GS_DIFF_M_UNATTRIBUTED] = {"unattributed_ns", "idle: unattributed", true},
+	[GS_DIFF_M_ACTUAL] = {"actual_ns", "actual", true},
+	[GS_DIFF_M_DEP_BOUND] = {"dependency_bound_ns", "dependency bound", true},
+	[GS_DIFF_M_IDEAL] = {"ideal_ns", "ideal", true},
+	[GS_DIFF_M_PIPELINED] = {"pipelined_batches_ns", "pipelined batches", true},
+	[GS_DIFF_M_OPS] = {"ops", "ops", false},
+	[GS_DIFF_M_KERNELS] = {"kernels", "kernels", false},
+	[GS_DIFF_M_MEMCPYS] = {"memcpys", "memcpys", false},
+	[GS_DIFF_M_MEMSETS] = {"memsets", "memsets", false},
+	[GS_DIFF_M_WAITS] = {"waits", "waits", false},
+	[GS_DIFF_M_WAIT_NS] = {"wait_ns", "wait time", true},
+	[GS_DIFF_M_MISSED] = {"missed_overlaps", "missed overlaps", false},
+	[GS_DIFF_M_MISSED_NS] = {"missed_exposed_ns", "missed: exposed", true},
 };
 
 static const char *const basis_names[] = {"total", "per_iteration", "scaled_by_ops"};
@@ -56,13 +57,13 @@ static const char *const eff_kind_names[] = {
 
 static const char *const status_names[] = {"same", "changed", "new", "vanished"};
 
-static int64_t kern_delta(const struct kern_row *k)
+static int64_t kern_delta(const struct gs_diff_kernel *k)
 {
-	return k->ns[SIDE_NEW] - k->ns[SIDE_BASE];
+	return k->ns[GS_DIFF_NEW] - k->ns[GS_DIFF_BASE];
 }
 
 /* The mean time per call, rounded to the ns (0 without calls). */
-static int64_t kern_mean(const struct kern_row *k, int s)
+static int64_t kern_mean(const struct gs_diff_kernel *k, int s)
 {
 	return k->count[s] ? llround((double)k->ns[s] / (double)k->count[s]) : 0;
 }
@@ -113,18 +114,18 @@ static void diff_json_fixed4(struct gs_json *w, const char *key, bool has, doubl
 
 /* A metric: base, new and delta, then on the basis of the comparison when
  * it is not the totals (durations in whole ns, counts with two decimals). */
-static void diff_json_metric(struct gs_json *w, const struct dev_diff *dd, int i)
+static void diff_json_metric(struct gs_json *w, const struct gs_diff_gpu *dd, int i)
 {
-	const int64_t v[2] = {dd->m[0][i], dd->m[1][i]};
-	bool both = dd->d[SIDE_BASE] && dd->d[SIDE_NEW];
-	double x = diff_norm_of(dd, SIDE_BASE, v[SIDE_BASE]),
-	       y = diff_norm_of(dd, SIDE_NEW, v[SIDE_NEW]);
+	const int64_t v[2] = {dd->metric[0][i], dd->metric[1][i]};
+	bool both = dd->dev[GS_DIFF_BASE] && dd->dev[GS_DIFF_NEW];
+	double x = gs_diff_norm(dd, GS_DIFF_BASE, v[GS_DIFF_BASE]),
+	       y = gs_diff_norm(dd, GS_DIFF_NEW, v[GS_DIFF_NEW]);
 
 	gs_json_row(w, metrics[i].key);
-	diff_json_i64_or_null(w, "base", dd->d[SIDE_BASE], v[SIDE_BASE]);
-	diff_json_i64_or_null(w, "new", dd->d[SIDE_NEW], v[SIDE_NEW]);
-	diff_json_i64_or_null(w, "delta", both, v[SIDE_NEW] - v[SIDE_BASE]);
-	if (dd->basis != B_TOTAL) {
+	diff_json_i64_or_null(w, "base", dd->dev[GS_DIFF_BASE], v[GS_DIFF_BASE]);
+	diff_json_i64_or_null(w, "new", dd->dev[GS_DIFF_NEW], v[GS_DIFF_NEW]);
+	diff_json_i64_or_null(w, "delta", both, v[GS_DIFF_NEW] - v[GS_DIFF_BASE]);
+	if (dd->basis != GS_DIFF_BASIS_TOTAL) {
 		gs_json_row(w, "normalized");
 		if (metrics[i].ns) {
 			gs_json_i64(w, "base", llround(x));
@@ -140,41 +141,44 @@ static void diff_json_metric(struct gs_json *w, const struct dev_diff *dd, int i
 	gs_json_end_obj(w);
 }
 
-static void diff_json_efficiency(struct gs_json *w, const struct dev_diff *dd)
+static void diff_json_efficiency(struct gs_json *w, const struct gs_diff_gpu *dd)
 {
 	gs_json_row(w, "efficiency");
-	diff_json_fixed4(w, "base", dd->d[SIDE_BASE], dd->eff[SIDE_BASE]);
-	diff_json_fixed4(w, "new", dd->d[SIDE_NEW], dd->eff[SIDE_NEW]);
+	diff_json_fixed4(w, "base", dd->dev[GS_DIFF_BASE], dd->efficiency[GS_DIFF_BASE]);
+	diff_json_fixed4(w, "new", dd->dev[GS_DIFF_NEW], dd->efficiency[GS_DIFF_NEW]);
 	/* A bounded or cycle-broken efficiency is no measure to subtract. */
 	diff_json_fixed4(w, "delta",
-			 dd->d[SIDE_BASE] && dd->d[SIDE_NEW] &&
-				 dd->eff_kind[0] == GS_REPORT_EFF_EXACT &&
-				 dd->eff_kind[1] == GS_REPORT_EFF_EXACT,
-			 dd->eff[SIDE_NEW] - dd->eff[SIDE_BASE]);
-	diff_json_str_or_null(w, "base_kind", dd->d[SIDE_BASE],
-			      eff_kind_names[dd->eff_kind[0] % 3]);
-	diff_json_str_or_null(w, "new_kind", dd->d[SIDE_NEW], eff_kind_names[dd->eff_kind[1] % 3]);
+			 dd->dev[GS_DIFF_BASE] && dd->dev[GS_DIFF_NEW] &&
+				 dd->efficiency_kind[0] == GS_REPORT_EFF_EXACT &&
+				 dd->efficiency_kind[1] == GS_REPORT_EFF_EXACT,
+			 dd->efficiency[GS_DIFF_NEW] - dd->efficiency[GS_DIFF_BASE]);
+	diff_json_str_or_null(w, "base_kind", dd->dev[GS_DIFF_BASE],
+			      eff_kind_names[dd->efficiency_kind[0] % 3]);
+	diff_json_str_or_null(w, "new_kind", dd->dev[GS_DIFF_NEW],
+			      eff_kind_names[dd->efficiency_kind[1] % 3]);
 	gs_json_end_obj(w);
 }
 
 /* The pairs present on both sides: the first, when all share one basis
  * (and iteration counts), else NULL; *mixed when they differ. */
-static const struct dev_diff *common_basis(const struct gs_diff *df, bool *mixed)
+static const struct gs_diff_gpu *common_basis(const struct gs_diff *df, bool *mixed)
 {
-	const struct dev_diff *first = NULL;
+	const struct gs_diff_gpu *first = NULL;
+	size_t n;
+	const struct gs_diff_gpu *gpus = gs_diff_gpus(df, &n);
 
 	*mixed = false;
-	for (size_t i = 0; i < df->n_dev; i++) {
-		const struct dev_diff *dd = &df->dev[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_diff_gpu *dd = &gpus[i];
 
-		if (!dd->d[0] || !dd->d[1])
+		if (!dd->dev[0] || !dd->dev[1])
 			continue;
 		if (!first) {
 			first = dd;
 			continue;
 		}
 		if (dd->basis != first->basis || dd->iters[0] != first->iters[0] ||
-		    dd->iters[1] != first->iters[1] || dd->f[1] != first->f[1])
+		    dd->iters[1] != first->iters[1] || dd->divisor[1] != first->divisor[1])
 			*mixed = true;
 	}
 	return *mixed ? NULL : first;
@@ -183,42 +187,29 @@ static const struct dev_diff *common_basis(const struct gs_diff *df, bool *mixed
 static const char *common_basis_name(const struct gs_diff *df)
 {
 	bool mixed;
-	const struct dev_diff *dd = common_basis(df, &mixed);
+	const struct gs_diff_gpu *dd = common_basis(df, &mixed);
 
 	return mixed ? "mixed" : dd ? basis_names[dd->basis] : "total";
 }
 
-/* Ops and GPUs of one side (a job: all its ranks). */
-static void side_counts(const struct gs_report *r, size_t *ops, size_t *gpus)
-{
-	const struct gs_report *const *rk = r->job ? (const struct gs_report *const *)r->ranks : &r;
-	size_t n_rk = r->job ? r->n_ranks : 1, n;
-
-	*ops = *gpus = 0;
-	for (size_t i = 0; i < n_rk; i++) {
-		gs_trace_ops(rk[i]->t, &n);
-		*ops += n;
-		*gpus += rk[i]->n_dev;
-	}
-}
-
 static void diff_json_side(struct gs_json *w, const struct gs_diff *df, int s)
 {
-	size_t n_ops, n_dev;
+	struct gs_diff_run run;
 
-	side_counts(df->r[s], &n_ops, &n_dev);
+	gs_diff_run(df, s, &run);
 	gs_json_row(w, s ? "new" : "base");
-	gs_json_str(w, "file", df->label[s]);
-	gs_json_str(w, "format", df->format[s]);
-	gs_json_u64(w, "ops", n_ops);
-	gs_json_u64(w, "devices", n_dev);
+	gs_json_str(w, "file", run.label);
+	gs_json_str(w, "format", run.format);
+	gs_json_u64(w, "ops", run.ops);
+	gs_json_u64(w, "devices", run.gpus);
 	gs_json_end_obj(w);
 }
 
 /* A kernel's or a group's times on the basis of the comparison. */
-static void diff_json_norm_ns(struct gs_json *w, const struct dev_diff *dd, const int64_t norm[2])
+static void diff_json_norm_ns(struct gs_json *w, const struct gs_diff_gpu *dd,
+			      const int64_t norm[2])
 {
-	if (dd->basis == B_TOTAL)
+	if (dd->basis == GS_DIFF_BASIS_TOTAL)
 		return;
 	gs_json_i64(w, "base_normalized_ns", norm[0]);
 	gs_json_i64(w, "new_normalized_ns", norm[1]);
@@ -226,41 +217,42 @@ static void diff_json_norm_ns(struct gs_json *w, const struct dev_diff *dd, cons
 }
 
 /* A group's counts and times; ns_key[s] names the times of side s. */
-static void diff_json_counts(struct gs_json *w, const struct dev_diff *dd, const struct group *g,
-			     const char *const ns_key[2])
+static void diff_json_counts(struct gs_json *w, const struct gs_diff_gpu *dd,
+			     const struct gs_diff_group *g, const char *const ns_key[2])
 {
 	gs_json_u64(w, "base_count", g->count[0]);
 	gs_json_u64(w, "new_count", g->count[1]);
 	gs_json_i64(w, ns_key[0], g->ns[0]);
 	gs_json_i64(w, ns_key[1], g->ns[1]);
 	gs_json_i64(w, "delta_ns", g->ns[1] - g->ns[0]);
-	diff_json_norm_ns(w, dd, g->norm);
+	diff_json_norm_ns(w, dd, g->norm_ns);
 }
 
 /* Which GPUs were compared, and on what basis. */
-static void diff_json_pairing(struct gs_json *w, const struct dev_diff *dd)
+static void diff_json_pairing(struct gs_json *w, const struct gs_diff_gpu *dd)
 {
-	bool iters = dd->iter_src != IT_NONE;
+	bool iters = dd->iter_src != GS_DIFF_ITERS_NONE;
 
-	diff_json_u64_or_null(w, "base_device", dd->d[SIDE_BASE], dd->dev_of[SIDE_BASE]);
-	diff_json_u64_or_null(w, "new_device", dd->d[SIDE_NEW], dd->dev_of[SIDE_NEW]);
-	diff_json_u64_or_null(w, "base_rank", dd->d[SIDE_BASE], dd->rank_of[SIDE_BASE]);
-	diff_json_u64_or_null(w, "new_rank", dd->d[SIDE_NEW], dd->rank_of[SIDE_NEW]);
+	diff_json_u64_or_null(w, "base_device", dd->dev[GS_DIFF_BASE], dd->device_of[GS_DIFF_BASE]);
+	diff_json_u64_or_null(w, "new_device", dd->dev[GS_DIFF_NEW], dd->device_of[GS_DIFF_NEW]);
+	diff_json_u64_or_null(w, "base_rank", dd->dev[GS_DIFF_BASE], dd->rank_of[GS_DIFF_BASE]);
+	diff_json_u64_or_null(w, "new_rank", dd->dev[GS_DIFF_NEW], dd->rank_of[GS_DIFF_NEW]);
 	gs_json_str(w, "paired", dd->explicit_pair ? "explicit" : "by_id");
 	gs_json_wrap(w);
 	gs_json_str(w, "basis", basis_names[dd->basis]);
 	gs_json_row(w, "iterations");
-	diff_json_u64_or_null(w, "base", iters, dd->iters[SIDE_BASE]);
-	diff_json_u64_or_null(w, "new", iters, dd->iters[SIDE_NEW]);
+	diff_json_u64_or_null(w, "base", iters, dd->iters[GS_DIFF_BASE]);
+	diff_json_u64_or_null(w, "new", iters, dd->iters[GS_DIFF_NEW]);
 	diff_json_str_or_null(w, "from", iters, iter_src_names[dd->iter_src]);
-	if (dd->iter_src == IT_NVTX)
+	if (dd->iter_src == GS_DIFF_ITERS_NVTX)
 		gs_json_str(w, "nvtx_range", dd->iter_name);
 	gs_json_end_obj(w);
-	if (dd->basis == B_SCALED_BY_OPS)
-		diff_json_double(w, "new_scale", 6, 1.0 / dd->f[SIDE_NEW]);
+	if (dd->basis == GS_DIFF_BASIS_SCALED_BY_OPS)
+		diff_json_double(w, "new_scale", 6, 1.0 / dd->divisor[GS_DIFF_NEW]);
 }
 
-static void diff_json_kernel(struct gs_json *w, const struct dev_diff *dd, const struct kern_row *k)
+static void diff_json_kernel(struct gs_json *w, const struct gs_diff_gpu *dd,
+			     const struct gs_diff_kernel *k)
 {
 	gs_json_row(w, NULL);
 	gs_json_str(w, "name", k->name);
@@ -274,43 +266,45 @@ static void diff_json_kernel(struct gs_json *w, const struct dev_diff *dd, const
 	diff_json_i64_or_null(w, "delta_mean_ns", k->count[0] && k->count[1],
 			      kern_mean(k, 1) - kern_mean(k, 0));
 	gs_json_i64(w, "delta_count", (int64_t)k->count[1] - (int64_t)k->count[0]);
-	diff_json_norm_ns(w, dd, k->norm);
+	diff_json_norm_ns(w, dd, k->norm_ns);
 	gs_json_end_obj(w);
 }
 
-static void diff_json_wait(struct gs_json *w, const struct dev_diff *dd, const struct group *g)
+static void diff_json_wait(struct gs_json *w, const struct gs_diff_gpu *dd,
+			   const struct gs_diff_group *g)
 {
 	static const char *const ns_key[2] = {"base_wait_ns", "new_wait_ns"};
 
 	gs_json_row(w, NULL);
 	gs_json_str(w, "status", status_names[g->status]);
 	gs_json_str(w, "kind", gs_edge_kind_name(g->kind));
-	gs_json_str(w, "consumer", g->a);
-	gs_json_u64(w, "consumer_stream", g->sa);
-	gs_json_str(w, "producer", g->b);
-	gs_json_u64(w, "producer_stream", g->sb);
+	gs_json_str(w, "consumer", g->name);
+	gs_json_u64(w, "consumer_stream", g->stream);
+	gs_json_str(w, "producer", g->peer);
+	gs_json_u64(w, "producer_stream", g->peer_stream);
 	diff_json_counts(w, dd, g, ns_key);
 	gs_json_end_obj(w);
 }
 
-static void diff_json_missed(struct gs_json *w, const struct dev_diff *dd, const struct group *g)
+static void diff_json_missed(struct gs_json *w, const struct gs_diff_gpu *dd,
+			     const struct gs_diff_group *g)
 {
 	static const char *const ns_key[2] = {"base_exposed_ns", "new_exposed_ns"};
 
 	gs_json_row(w, NULL);
 	gs_json_str(w, "status", status_names[g->status]);
-	gs_json_str(w, "name", g->a);
-	gs_json_u64(w, "stream", g->sa);
+	gs_json_str(w, "name", g->name);
+	gs_json_u64(w, "stream", g->stream);
 	gs_json_str(w, "direction", gs_copy_kind_name(g->kind));
 	diff_json_counts(w, dd, g, ns_key);
-	gs_json_i64(w, "base_hideable_ns", g->extra[0]);
-	gs_json_i64(w, "new_hideable_ns", g->extra[1]);
+	gs_json_i64(w, "base_hideable_ns", g->hideable_ns[0]);
+	gs_json_i64(w, "new_hideable_ns", g->hideable_ns[1]);
 	gs_json_end_obj(w);
 }
 
 /* A GPU pair: its identity on the first line, then a line for each of its
  * lists and tables. */
-static void diff_json_device(struct gs_json *w, const struct dev_diff *dd)
+static void diff_json_device(struct gs_json *w, const struct gs_diff_gpu *dd)
 {
 	size_t i;
 
@@ -318,23 +312,23 @@ static void diff_json_device(struct gs_json *w, const struct dev_diff *dd)
 	gs_json_u64(w, "device", dd->device);
 	gs_json_u64(w, "rank", dd->rank);
 	gs_json_str(w, "name", dd->name);
-	gs_json_bool(w, "in_base", dd->d[SIDE_BASE]);
-	gs_json_bool(w, "in_new", dd->d[SIDE_NEW]);
+	gs_json_bool(w, "in_base", dd->dev[GS_DIFF_BASE]);
+	gs_json_bool(w, "in_new", dd->dev[GS_DIFF_NEW]);
 	diff_json_pairing(w, dd);
 	gs_json_wrap(w);
 	gs_json_obj(w, "metrics");
-	for (i = 0; i < M_COUNT; i++)
+	for (i = 0; i < GS_DIFF_M_COUNT; i++)
 		diff_json_metric(w, dd, (int)i);
 	diff_json_efficiency(w, dd);
 	gs_json_end_obj(w);
 	gs_json_wrap(w);
 	gs_json_row(w, "dominant");
-	diff_json_str_or_null(w, "base", dd->d[SIDE_BASE],
-			      dd->d[SIDE_BASE] ? gs_category_name(dd->d[SIDE_BASE]->b.dominant) :
-						 NULL);
-	diff_json_str_or_null(w, "new", dd->d[SIDE_NEW],
-			      dd->d[SIDE_NEW] ? gs_category_name(dd->d[SIDE_NEW]->b.dominant) :
-						NULL);
+	diff_json_str_or_null(
+		w, "base", dd->dev[GS_DIFF_BASE],
+		dd->dev[GS_DIFF_BASE] ? gs_category_name(dd->dev[GS_DIFF_BASE]->b.dominant) : NULL);
+	diff_json_str_or_null(
+		w, "new", dd->dev[GS_DIFF_NEW],
+		dd->dev[GS_DIFF_NEW] ? gs_category_name(dd->dev[GS_DIFF_NEW]->b.dominant) : NULL);
 	gs_json_end_obj(w);
 	gs_json_wrap(w);
 	gs_json_arr(w, "kernels");
@@ -358,6 +352,9 @@ gs_status gs_diff_write_json(FILE *f, const struct gs_diff *df)
 {
 	struct gs_outbuf o;
 	struct gs_json w;
+	const struct gs_diff_gpu *gpus;
+	const char *const *warnings;
+	size_t n_gpus, n_warnings;
 
 	if (!f || !df) {
 		gs_error_append("gs_diff_write_json: no output or no diff");
@@ -367,19 +364,20 @@ gs_status gs_diff_write_json(FILE *f, const struct gs_diff *df)
 	gs_json_init(&w, &o, GS_JSON_ESCAPE_DEL);
 	gs_json_obj(&w, NULL);
 	gs_json_str(&w, "schema", "gpuscope.diff/1");
-	diff_json_side(&w, df, SIDE_BASE);
-	diff_json_side(&w, df, SIDE_NEW);
+	diff_json_side(&w, df, GS_DIFF_BASE);
+	diff_json_side(&w, df, GS_DIFF_NEW);
 	gs_json_str(&w, "basis", common_basis_name(df));
 	gs_json_arr_inline(&w, "warnings");
-	for (size_t i = 0; i < df->n_warnings; i++)
-		gs_json_str(&w, NULL, df->warnings[i]);
+	warnings = gs_diff_warnings(df, &n_warnings);
+	for (size_t i = 0; i < n_warnings; i++)
+		gs_json_str(&w, NULL, warnings[i]);
 	gs_json_end_arr(&w);
 	gs_json_arr(&w, "devices");
-	for (size_t i = 0; i < df->n_dev; i++)
-		diff_json_device(&w, &df->dev[i]);
+	gpus = gs_diff_gpus(df, &n_gpus);
+	for (size_t i = 0; i < n_gpus; i++)
+		diff_json_device(&w, &gpus[i]);
 	gs_json_end_arr(&w);
-	if (df->verdict)
-		gs_gate_write_json(&w, df->verdict);
+	gs_gate_write_json(&w, gs_diff_verdict(df)); /* nothing without a verdict */
 	gs_json_end_obj(&w);
 	gs_outbuf_putc(&o, '\n');
 	return gs_outbuf_finish(&o);
@@ -467,15 +465,16 @@ static const char *change_text(char *buf, size_t size, double base, double v)
 
 /* A row of the headline table, on the basis of the comparison; the
  * durations of a row in one unit. */
-static void diff_text_metric_row(struct gs_outbuf *o, const struct dev_diff *dd, int i)
+static void diff_text_metric_row(struct gs_outbuf *o, const struct gs_diff_gpu *dd, int i)
 {
 	char b[48], n[48], d[48], c[32];
-	bool both = dd->d[0] && dd->d[1], frac = dd->basis != B_TOTAL;
-	double xb = diff_norm_of(dd, 0, dd->m[0][i]), xn = diff_norm_of(dd, 1, dd->m[1][i]);
+	bool both = dd->dev[0] && dd->dev[1], frac = dd->basis != GS_DIFF_BASIS_TOTAL;
+	double xb = gs_diff_norm(dd, 0, dd->metric[0][i]),
+	       xn = gs_diff_norm(dd, 1, dd->metric[1][i]);
 	int64_t vb = llround(xb), vn = llround(xn);
-	uint64_t unit =
-		gs_dur_unit(max_u64(max_u64(dd->d[0] ? uabs64(vb) : 0, dd->d[1] ? uabs64(vn) : 0),
-				    both ? uabs64(vn - vb) : 0));
+	uint64_t unit = gs_dur_unit(
+		max_u64(max_u64(dd->dev[0] ? uabs64(vb) : 0, dd->dev[1] ? uabs64(vn) : 0),
+			both ? uabs64(vn - vb) : 0));
 
 	if (metrics[i].ns) {
 		gs_dur_text_in(b, sizeof(b), vb, unit, false);
@@ -492,8 +491,8 @@ static void diff_text_metric_row(struct gs_outbuf *o, const struct dev_diff *dd,
 	}
 	gs_outbuf_puts(o, "  ");
 	diff_text_cell(o, metrics[i].text, C_LABEL, false);
-	diff_text_cell(o, dd->d[0] ? b : "-", C_VALUE, true);
-	diff_text_cell(o, dd->d[1] ? n : "-", C_VALUE, true);
+	diff_text_cell(o, dd->dev[0] ? b : "-", C_VALUE, true);
+	diff_text_cell(o, dd->dev[1] ? n : "-", C_VALUE, true);
 	if (!both) {
 		gs_outbuf_putc(o, '\n');
 		return;
@@ -514,36 +513,37 @@ static void diff_text_metric_row(struct gs_outbuf *o, const struct dev_diff *dd,
 
 /* An efficiency as the diff shows it: a bounded or cycle-broken one is
  * no number to compare ("n/a (bounded)", "n/a (cycles broken)"). */
-static const char *eff_cell(char *buf, size_t size, const struct dev_diff *dd, int s)
+static const char *eff_cell(char *buf, size_t size, const struct gs_diff_gpu *dd, int s)
 {
-	if (!dd->d[s])
+	if (!dd->dev[s])
 		snprintf(buf, size, "-");
-	else if (dd->eff_kind[s] == GS_REPORT_EFF_CYCLES || !isfinite(dd->eff[s]))
+	else if (dd->efficiency_kind[s] == GS_REPORT_EFF_CYCLES || !isfinite(dd->efficiency[s]))
 		snprintf(buf, size, "n/a (cycles broken)");
-	else if (dd->eff_kind[s] == GS_REPORT_EFF_BOUNDED)
+	else if (dd->efficiency_kind[s] == GS_REPORT_EFF_BOUNDED)
 		snprintf(buf, size, "n/a (bounded)");
 	else
-		snprintf(buf, size, "%.4f", dd->eff[s]);
+		snprintf(buf, size, "%.4f", dd->efficiency[s]);
 	return buf;
 }
 
-static void diff_text_eff_row(struct gs_outbuf *o, const struct dev_diff *dd)
+static void diff_text_eff_row(struct gs_outbuf *o, const struct gs_diff_gpu *dd)
 {
 	char b[32], n[32], d[32];
 	bool exact[2], cycles = false, bounded = false;
 
 	for (int s = 0; s < 2; s++) {
-		exact[s] = dd->d[s] && dd->eff_kind[s] == GS_REPORT_EFF_EXACT &&
-			   isfinite(dd->eff[s]);
-		cycles |= dd->d[s] && dd->eff_kind[s] == GS_REPORT_EFF_CYCLES;
-		bounded |= dd->d[s] && dd->eff_kind[s] == GS_REPORT_EFF_BOUNDED;
+		exact[s] = dd->dev[s] && dd->efficiency_kind[s] == GS_REPORT_EFF_EXACT &&
+			   isfinite(dd->efficiency[s]);
+		cycles |= dd->dev[s] && dd->efficiency_kind[s] == GS_REPORT_EFF_CYCLES;
+		bounded |= dd->dev[s] && dd->efficiency_kind[s] == GS_REPORT_EFF_BOUNDED;
 	}
-	snprintf(d, sizeof(d), exact[0] && exact[1] ? "%+.4f" : "n/a", dd->eff[1] - dd->eff[0]);
+	snprintf(d, sizeof(d), exact[0] && exact[1] ? "%+.4f" : "n/a",
+		 dd->efficiency[1] - dd->efficiency[0]);
 	gs_outbuf_puts(o, "  ");
 	diff_text_cell(o, "efficiency", C_LABEL, false);
 	diff_text_cell(o, eff_cell(b, sizeof(b), dd, 0), C_VALUE, true);
 	diff_text_cell(o, eff_cell(n, sizeof(n), dd, 1), C_VALUE, true);
-	if (dd->d[0] && dd->d[1])
+	if (dd->dev[0] && dd->dev[1])
 		diff_text_cell(o, d, C_DELTA, true);
 	gs_outbuf_putc(o, '\n');
 	if (cycles)
@@ -595,18 +595,19 @@ static void diff_text_dur3(struct gs_outbuf *o, const uint64_t count[2], const i
 }
 
 static void diff_text_kernels(struct gs_outbuf *o, const struct gs_diff *df,
-			      const struct dev_diff *dd)
+			      const struct gs_diff_gpu *dd)
 {
-	size_t shown = dd->n_kernels < df->top ? dd->n_kernels : df->top;
-	const char *time = dd->basis == B_PER_ITERATION ? "time per iteration" :
-			   dd->basis == B_SCALED_BY_OPS ? "time (new scaled)" :
-							  "total time";
+	size_t top = gs_diff_top(df), shown = dd->n_kernels < top ? dd->n_kernels : top;
+	const char *time = dd->basis == GS_DIFF_BASIS_PER_ITERATION ? "time per iteration" :
+			   dd->basis == GS_DIFF_BASIS_SCALED_BY_OPS ? "time (new scaled)" :
+								      "total time";
 
 	if (!dd->n_kernels)
 		return;
 	gs_outbuf_printf(o, "\n  kernels whose %s changed most (%zu of %zu names)\n",
-			 dd->basis == B_PER_ITERATION ? "time per iteration" : "total time", shown,
-			 dd->n_kernels);
+			 dd->basis == GS_DIFF_BASIS_PER_ITERATION ? "time per iteration" :
+								    "total time",
+			 shown, dd->n_kernels);
 	gs_outbuf_puts(o, "  ");
 	diff_text_cell(o, "calls", 24, true);
 	diff_text_cell(o, time, 36, true);
@@ -620,19 +621,19 @@ static void diff_text_kernels(struct gs_outbuf *o, const struct gs_diff *df,
 	gs_outbuf_putc(o, '\n');
 	gs_outbuf_puts(o, "    name\n");
 	for (size_t i = 0; i < shown; i++) {
-		const struct kern_row *r = &dd->kernels[i];
+		const struct gs_diff_kernel *r = &dd->kernels[i];
 		int64_t mean[2] = {kern_mean(r, 0), kern_mean(r, 1)};
 
 		gs_outbuf_puts(o, "  ");
 		diff_text_count_cells(o, r->count);
-		diff_text_dur3(o, r->count, r->norm, false);
+		diff_text_dur3(o, r->count, r->norm_ns, false);
 		diff_text_dur3(o, r->count, mean, true);
 		gs_outbuf_puts(o, "    ");
 		diff_text_last(o, r->name, WIDTH - 4);
 	}
 }
 
-static size_t count_status(const struct group *g, size_t n, uint8_t st)
+static size_t count_status(const struct gs_diff_group *g, size_t n, uint8_t st)
 {
 	size_t k = 0;
 
@@ -643,11 +644,11 @@ static size_t count_status(const struct group *g, size_t n, uint8_t st)
 
 /* One group: status, kind, time base / new / delta, count; then what it is
  * on a line of its own. */
-static void diff_text_group_line(struct gs_outbuf *o, const struct group *g, const char *kind,
-				 const char *what)
+static void diff_text_group_line(struct gs_outbuf *o, const struct gs_diff_group *g,
+				 const char *kind, const char *what)
 {
 	char a[48], b[48], d[48], k[48];
-	const int64_t *v = g->norm; /* on the basis of the comparison */
+	const int64_t *v = g->norm_ns; /* on the basis of the comparison */
 	uint64_t unit =
 		gs_dur_unit(max_u64(max_u64(uabs64(v[0]), uabs64(v[1])), uabs64(v[1] - v[0])));
 
@@ -681,19 +682,19 @@ static void diff_text_group_head(struct gs_outbuf *o, const char *what)
 }
 
 /* The rows worth showing: new, vanished and changed ones, `top` at most. */
-static size_t shown_groups(const struct group *g, size_t n, size_t top)
+static size_t shown_groups(const struct gs_diff_group *g, size_t n, size_t top)
 {
 	size_t k = 0;
 
-	while (k < n && k < top && g[k].status != ST_SAME)
+	while (k < n && k < top && g[k].status != GS_DIFF_SAME)
 		k++;
 	return k;
 }
 
 static void diff_text_waits(struct gs_outbuf *o, const struct gs_diff *df,
-			    const struct dev_diff *dd)
+			    const struct gs_diff_gpu *dd)
 {
-	size_t shown = shown_groups(dd->waits, dd->n_waits, df->top);
+	size_t shown = shown_groups(dd->waits, dd->n_waits, gs_diff_top(df));
 	char what[8 * WIDTH + 64];
 
 	if (!dd->n_waits)
@@ -701,30 +702,30 @@ static void diff_text_waits(struct gs_outbuf *o, const struct gs_diff *df,
 	gs_outbuf_printf(o,
 			 "\n  waits: %zu new, %zu vanished, %zu changed, %zu same (by consumer and "
 			 "producer)\n",
-			 count_status(dd->waits, dd->n_waits, ST_NEW),
-			 count_status(dd->waits, dd->n_waits, ST_VANISHED),
-			 count_status(dd->waits, dd->n_waits, ST_CHANGED),
-			 count_status(dd->waits, dd->n_waits, ST_SAME));
+			 count_status(dd->waits, dd->n_waits, GS_DIFF_ADDED),
+			 count_status(dd->waits, dd->n_waits, GS_DIFF_VANISHED),
+			 count_status(dd->waits, dd->n_waits, GS_DIFF_CHANGED),
+			 count_status(dd->waits, dd->n_waits, GS_DIFF_SAME));
 	if (!shown)
 		return;
 	diff_text_group_head(o, "consumer <- producer [stream]");
 	for (size_t i = 0; i < shown; i++) {
-		const struct group *g = &dd->waits[i];
+		const struct gs_diff_group *g = &dd->waits[i];
 
 		char ca[4 * WIDTH], cb[4 * WIDTH];
 
-		fit(ca, sizeof(ca), g->a, 38);
-		fit(cb, sizeof(cb), g->b, 38);
+		fit(ca, sizeof(ca), g->name, 38);
+		fit(cb, sizeof(cb), g->peer, 38);
 		snprintf(what, sizeof(what), "%s [%llu] <- %s [%llu]", ca,
-			 (unsigned long long)g->sa, cb, (unsigned long long)g->sb);
+			 (unsigned long long)g->stream, cb, (unsigned long long)g->peer_stream);
 		diff_text_group_line(o, g, gs_edge_kind_name(g->kind), what);
 	}
 }
 
 static void diff_text_missed(struct gs_outbuf *o, const struct gs_diff *df,
-			     const struct dev_diff *dd)
+			     const struct gs_diff_gpu *dd)
 {
-	size_t shown = shown_groups(dd->missed, dd->n_missed, df->top);
+	size_t shown = shown_groups(dd->missed, dd->n_missed, gs_diff_top(df));
 	char what[4 * WIDTH];
 
 	if (!dd->n_missed)
@@ -732,29 +733,30 @@ static void diff_text_missed(struct gs_outbuf *o, const struct gs_diff *df,
 	gs_outbuf_printf(o,
 			 "\n  missed overlaps: %zu new, %zu vanished, %zu changed, %zu same (by "
 			 "copy, stream, direction)\n",
-			 count_status(dd->missed, dd->n_missed, ST_NEW),
-			 count_status(dd->missed, dd->n_missed, ST_VANISHED),
-			 count_status(dd->missed, dd->n_missed, ST_CHANGED),
-			 count_status(dd->missed, dd->n_missed, ST_SAME));
+			 count_status(dd->missed, dd->n_missed, GS_DIFF_ADDED),
+			 count_status(dd->missed, dd->n_missed, GS_DIFF_VANISHED),
+			 count_status(dd->missed, dd->n_missed, GS_DIFF_CHANGED),
+			 count_status(dd->missed, dd->n_missed, GS_DIFF_SAME));
 	if (!shown)
 		return;
 	diff_text_group_head(o, "copy [stream] (exposed time)");
 	for (size_t i = 0; i < shown; i++) {
-		const struct group *g = &dd->missed[i];
+		const struct gs_diff_group *g = &dd->missed[i];
 
-		snprintf(what, sizeof(what), "%.200s [%llu]", g->a, (unsigned long long)g->sa);
+		snprintf(what, sizeof(what), "%.200s [%llu]", g->name,
+			 (unsigned long long)g->stream);
 		diff_text_group_line(o, g, gs_copy_kind_name(g->kind), what);
 	}
 }
 
 /* The one line that says what the comparison is on, when not the totals. */
-static void diff_text_basis(struct gs_outbuf *o, const struct dev_diff *dd)
+static void diff_text_basis(struct gs_outbuf *o, const struct gs_diff_gpu *dd)
 {
 	char line[8 * WIDTH], nm[4 * WIDTH], src[4 * WIDTH + 32];
-	uint64_t a = dd->d[0] ? dd->d[0]->ops : 0, b = dd->d[1] ? dd->d[1]->ops : 0;
+	uint64_t a = dd->dev[0] ? dd->dev[0]->ops : 0, b = dd->dev[1] ? dd->dev[1]->ops : 0;
 
-	if (dd->basis == B_PER_ITERATION) {
-		if (dd->iter_src == IT_NVTX) {
+	if (dd->basis == GS_DIFF_BASIS_PER_ITERATION) {
+		if (dd->iter_src == GS_DIFF_ITERS_NVTX) {
 			fit(nm, sizeof(nm), dd->iter_name, 24);
 			snprintf(src, sizeof(src), "NVTX ranges \"%s\"", nm);
 		} else {
@@ -763,7 +765,7 @@ static void diff_text_basis(struct gs_outbuf *o, const struct dev_diff *dd)
 		snprintf(line, sizeof(line),
 			 "compared per iteration: %llu iterations in base, %llu in new (%s)",
 			 (unsigned long long)dd->iters[0], (unsigned long long)dd->iters[1], src);
-	} else if (dd->basis == B_SCALED_BY_OPS) {
+	} else if (dd->basis == GS_DIFF_BASIS_SCALED_BY_OPS) {
 		snprintf(line, sizeof(line),
 			 "compared per op: %llu ops in base, %llu in new (%+.1f%%), no iterations "
 			 "marked; new scaled to base",
@@ -776,7 +778,7 @@ static void diff_text_basis(struct gs_outbuf *o, const struct dev_diff *dd)
 }
 
 static void diff_text_device(struct gs_outbuf *o, const struct gs_diff *df,
-			     const struct dev_diff *dd)
+			     const struct gs_diff_gpu *dd)
 {
 	char name[4 * WIDTH];
 	bool mixed;
@@ -785,24 +787,24 @@ static void diff_text_device(struct gs_outbuf *o, const struct gs_diff *df,
 	if (dd->explicit_pair && dd->in_job)
 		gs_outbuf_printf(
 			o, "\nbase rank %u \u00b7 GPU %u <-> new rank %u \u00b7 GPU %u%s%s%s\n",
-			dd->rank_of[0], dd->dev_of[0], dd->rank_of[1], dd->dev_of[1],
+			dd->rank_of[0], dd->device_of[0], dd->rank_of[1], dd->device_of[1],
 			*name ? " (" : "", name, *name ? ")" : "");
 	else if (dd->explicit_pair)
-		gs_outbuf_printf(o, "\nbase device %u <-> new device %u%s%s%s\n", dd->dev_of[0],
-				 dd->dev_of[1], *name ? " (" : "", name, *name ? ")" : "");
+		gs_outbuf_printf(o, "\nbase device %u <-> new device %u%s%s%s\n", dd->device_of[0],
+				 dd->device_of[1], *name ? " (" : "", name, *name ? ")" : "");
 	else if (dd->in_job)
 		gs_outbuf_printf(o, "\nrank %u \u00b7 GPU %u%s%s%s\n", dd->rank, dd->device,
 				 *name ? " (" : "", name, *name ? ")" : "");
 	else
 		gs_outbuf_printf(o, "\ndevice %u%s%s%s\n", dd->device, *name ? " (" : "", name,
 				 *name ? ")" : "");
-	if (!dd->d[SIDE_BASE] || !dd->d[SIDE_NEW])
-		gs_outbuf_printf(o, "  only in %s\n", dd->d[SIDE_BASE] ? "base" : "new");
-	if (dd->models_differ) {
+	if (!dd->dev[GS_DIFF_BASE] || !dd->dev[GS_DIFF_NEW])
+		gs_outbuf_printf(o, "  only in %s\n", dd->dev[GS_DIFF_BASE] ? "base" : "new");
+	if (dd->models_differ && dd->dev[GS_DIFF_BASE] && dd->dev[GS_DIFF_NEW]) { /* a pair */
 		char a[4 * WIDTH], b[4 * WIDTH];
 
-		fit(a, sizeof(a), dd->d[SIDE_BASE]->name, 40);
-		fit(b, sizeof(b), dd->d[SIDE_NEW]->name, 40);
+		fit(a, sizeof(a), dd->dev[GS_DIFF_BASE]->name, 40);
+		fit(b, sizeof(b), dd->dev[GS_DIFF_NEW]->name, 40);
 		gs_outbuf_printf(o, "  two GPU models: %s in base, %s in new\n", a, b);
 	}
 	if (!common_basis(df, &mixed) || mixed) {
@@ -817,15 +819,17 @@ static void diff_text_device(struct gs_outbuf *o, const struct gs_diff *df,
 	gs_outbuf_putc(o, ' ');
 	diff_text_cell(o, "change", C_CHANGE, true);
 	gs_outbuf_putc(o, '\n');
-	for (int i = 0; i < M_COUNT; i++) {
+	for (int i = 0; i < GS_DIFF_M_COUNT; i++) {
 		diff_text_metric_row(o, dd, i);
-		if (i == M_IDEAL)
+		if (i == GS_DIFF_M_IDEAL)
 			diff_text_eff_row(o, dd);
 	}
 	gs_outbuf_puts(o, "  ");
 	diff_text_cell(o, "dominant", C_LABEL, false);
-	diff_text_cell(o, dd->d[0] ? gs_category_name(dd->d[0]->b.dominant) : "-", C_VALUE, true);
-	diff_text_cell(o, dd->d[1] ? gs_category_name(dd->d[1]->b.dominant) : "-", C_VALUE, true);
+	diff_text_cell(o, dd->dev[0] ? gs_category_name(dd->dev[0]->b.dominant) : "-", C_VALUE,
+		       true);
+	diff_text_cell(o, dd->dev[1] ? gs_category_name(dd->dev[1]->b.dominant) : "-", C_VALUE,
+		       true);
 	gs_outbuf_putc(o, '\n');
 	diff_text_kernels(o, df, dd);
 	diff_text_waits(o, df, dd);
@@ -836,26 +840,32 @@ gs_status gs_diff_write_text(FILE *f, const struct gs_diff *df)
 {
 	char a[4 * WIDTH], b[4 * WIDTH];
 	struct gs_outbuf o;
+	struct gs_diff_run run[2];
+	const struct gs_diff_gpu *gpus;
+	size_t n_gpus;
 
 	if (!f || !df) {
 		gs_error_append("gs_diff_write_text: no output or no diff");
 		return GS_ERR_INVALID;
 	}
 	gs_outbuf_init(&o, f);
-	fit(a, sizeof(a), df->label[0], WIDTH - 6);
-	fit(b, sizeof(b), df->label[1], WIDTH - 6);
+	gs_diff_run(df, GS_DIFF_BASE, &run[0]);
+	gs_diff_run(df, GS_DIFF_NEW, &run[1]);
+	fit(a, sizeof(a), run[0].label, WIDTH - 6);
+	fit(b, sizeof(b), run[1].label, WIDTH - 6);
 	gs_outbuf_printf(&o, "base: %s\nnew:  %s\n", a, b);
 	gs_outbuf_puts(&o, "delta = new - base; change = delta / base\n");
 	{
 		bool mixed;
-		const struct dev_diff *first = common_basis(df, &mixed);
+		const struct gs_diff_gpu *first = common_basis(df, &mixed);
 
 		if (first)
 			diff_text_basis(&o, first);
 	}
-	if (!df->n_dev)
+	gpus = gs_diff_gpus(df, &n_gpus);
+	if (!n_gpus)
 		gs_outbuf_puts(&o, "\nneither trace has GPU ops\n");
-	for (size_t i = 0; i < df->n_dev; i++)
-		diff_text_device(&o, df, &df->dev[i]);
+	for (size_t i = 0; i < n_gpus; i++)
+		diff_text_device(&o, df, &gpus[i]);
 	return gs_outbuf_finish(&o);
 }

@@ -4,11 +4,10 @@
  * (gs_plan_write_text, gs_plan_write_json), and the microseconds they are
  * written in (gs_plan_us).
  */
-#include "plan_priv.h"
-
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include <gpuscope/format.h>
 #include <gpuscope/json.h>
 #include <gpuscope/outbuf.h>
+#include <gpuscope/plan.h>
 
 /* The three overlap conditions, in the order they are listed. */
 static const struct {

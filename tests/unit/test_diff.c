@@ -697,6 +697,121 @@ static void test_efficiency_not_exact(void **state)
 }
 
 /* Traces without GPU ops, bad arguments, a write that fails. */
+/*
+ * The comparison read through gpuscope/diff.h, without a writer: the same
+ * numbers the JSON gives (BASE against NEW of test_breakdown_and_kernels,
+ * then the missed overlaps of serial against pipelined).
+ */
+static void test_public_results(void **state)
+{
+	(void)state;
+	struct gs_trace *a = trace_of(base_json), *b = trace_of(new_json);
+	struct gs_trace *sa = trace_file("serial.json"), *pa = trace_file("pipelined.json");
+	struct gs_trace *e = trace_of("{\"traceEvents\": []}");
+	struct gs_diff_options o = {.base_name = "a.json", .top = 3};
+	struct gs_diff *d = NULL;
+	const struct gs_diff_gpu *g;
+	const struct gs_diff_group *w;
+	struct gs_diff_run run;
+	size_t n = 99;
+	cJSON *doc;
+	char *js;
+
+	gs_error_clear();
+	assert_int_equal(gs_diff_build(a, b, &o, &d), GS_OK);
+	assert_int_equal(gs_diff_top(d), 3);
+	gs_diff_run(d, GS_DIFF_BASE, &run);
+	assert_string_equal(run.label, "a.json");
+	assert_string_equal(run.format, "");
+	assert_int_equal(run.gpus, 1);
+	gs_diff_run(d, GS_DIFF_NEW, &run);
+	assert_string_equal(run.label, "new");
+	js = write_of(d, true);
+	doc = cJSON_Parse(js);
+	assert_non_null(doc);
+	assert_int_equal(run.ops, num(cJSON_GetObjectItem(doc, "new"), "ops"));
+	g = gs_diff_gpus(d, &n);
+	assert_int_equal(n, 1);
+	assert_non_null(g->dev[GS_DIFF_BASE]);
+	assert_non_null(g->dev[GS_DIFF_NEW]);
+	assert_int_equal(g->device, 0);
+	assert_string_equal(g->name, "Test GPU");
+	assert_false(g->explicit_pair);
+	assert_int_equal(g->basis, GS_DIFF_BASIS_TOTAL);
+	assert_float_equal(gs_diff_norm(g, GS_DIFF_NEW, 1234), 1234.0, 0);
+	assert_int_equal(g->metric[GS_DIFF_BASE][GS_DIFF_M_WINDOW], 150000);
+	assert_int_equal(g->metric[GS_DIFF_NEW][GS_DIFF_M_WINDOW], 80000);
+	assert_int_equal(g->metric[GS_DIFF_NEW][GS_DIFF_M_WAITS], 1);
+	assert_int_equal(g->metric[GS_DIFF_NEW][GS_DIFF_M_WAIT_NS] -
+				 g->metric[GS_DIFF_BASE][GS_DIFF_M_WAIT_NS],
+			 41000);
+	/* Kernels ranked by the change: consumer_kernel +40 µs first. */
+	assert_int_equal(g->n_kernels, 3);
+	assert_string_equal(g->kernels[0].name, "consumer_kernel");
+	assert_int_equal(g->kernels[0].count[GS_DIFF_BASE], 0);
+	assert_int_equal(g->kernels[0].ns[GS_DIFF_NEW], 40000);
+	assert_int_equal(g->kernels[0].norm_ns[GS_DIFF_NEW], 40000);
+	assert_string_equal(g->kernels[2].name, "k_two");
+	/* The one wait, new. */
+	assert_int_equal(g->n_waits, 1);
+	w = &g->waits[0];
+	assert_int_equal(w->status, GS_DIFF_ADDED);
+	assert_int_equal(w->kind, GS_EDGE_EVENT);
+	assert_string_equal(w->name, "consumer_kernel");
+	assert_int_equal(w->stream, 7);
+	assert_string_equal(w->peer, "Memcpy HtoD (Pinned -> Device)");
+	assert_int_equal(w->peer_stream, 20);
+	assert_int_equal(w->count[GS_DIFF_BASE], 0);
+	assert_int_equal(w->count[GS_DIFF_NEW], 1);
+	assert_int_equal(w->ns[GS_DIFF_NEW], 41000);
+	assert_int_equal(w->weight_ns, 41000);
+	free(js);
+	cJSON_Delete(doc);
+	gs_diff_destroy(d);
+
+	/* Two missed overlaps of BASE vanish: copies on stream 7, their
+	 * hideable time kept apart from the exposed. */
+	d = NULL;
+	assert_int_equal(gs_diff_build(sa, pa, NULL, &d), GS_OK);
+	assert_int_equal(gs_diff_top(d), 10);
+	g = gs_diff_gpus(d, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(g->n_missed, 2);
+	for (size_t i = 0; i < g->n_missed; i++) {
+		w = &g->missed[i];
+		assert_int_equal(w->status, GS_DIFF_VANISHED);
+		assert_int_equal(w->stream, 7);
+		assert_string_equal(w->peer, "");
+		assert_int_equal(w->count[GS_DIFF_BASE], 1);
+		assert_int_equal(w->count[GS_DIFF_NEW], 0);
+		assert_true(w->ns[GS_DIFF_BASE] > 0);
+		assert_true(w->hideable_ns[GS_DIFF_BASE] > 0);
+		assert_int_equal(w->weight_ns, w->norm_ns[GS_DIFF_BASE]);
+		assert_true(i == 0 || w->weight_ns <= g->missed[i - 1].weight_ns);
+	}
+	assert_int_equal(g->missed[0].ns[GS_DIFF_BASE] + g->missed[1].ns[GS_DIFF_BASE],
+			 g->metric[GS_DIFF_BASE][GS_DIFF_M_MISSED_NS]);
+	gs_diff_destroy(d);
+
+	/* No pair without GPU ops: NULL, 0. */
+	d = NULL;
+	assert_int_equal(gs_diff_build(e, e, NULL, &d), GS_OK);
+	assert_null(gs_diff_gpus(d, &n));
+	assert_int_equal(n, 0);
+	gs_diff_run(d, GS_DIFF_BASE, &run);
+	assert_int_equal(run.ops, 0);
+	assert_int_equal(run.gpus, 0);
+	gs_diff_destroy(d);
+	gs_diff_run(NULL, GS_DIFF_NEW, &run);
+	assert_string_equal(run.label, "");
+	assert_int_equal(run.ops, 0);
+	gs_trace_destroy(e);
+	gs_trace_destroy(a);
+	gs_trace_destroy(b);
+	gs_trace_destroy(sa);
+	gs_trace_destroy(pa);
+}
+
 static void test_edges(void **state)
 {
 	(void)state;
@@ -739,6 +854,7 @@ int main(void)
 		cmocka_unit_test(test_scaled_by_ops),
 		cmocka_unit_test(test_explicit_pair),
 		cmocka_unit_test(test_efficiency_not_exact),
+		cmocka_unit_test(test_public_results),
 		cmocka_unit_test(test_edges),
 	};
 

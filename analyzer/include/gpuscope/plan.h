@@ -145,6 +145,12 @@ struct gs_plan_copy {
 	unsigned missing;    /* enum gs_overlap_condition bits */
 };
 
+/*
+ * What gs_plan_compute fills, and what the writers read (times in ns from
+ * the schedule's start, 0). The arrays are the result's own, valid until
+ * gs_plan_result_fini; an empty one (no stages, edges or copies) has its
+ * count 0 and may be NULL (critical_path is NULL without stages).
+ */
 struct gs_plan_result {
 	size_t n_stages;
 	struct gs_plan_timing *timing; /* per stage, declaration order */
