@@ -6,10 +6,9 @@
  * with a straggler, in interleaved pairs (--scale-ranks, --scale-ops); the
  * sections of the table for both.
  */
-#define _GNU_SOURCE /* mkdtemp */
+#define _GNU_SOURCE /* unlink, rmdir */
 #include "bench_priv.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +59,48 @@ static void job_check_head(const struct run *r, const char *want)
 		fprintf(stderr, "gs_bench: warning: gpuscope analyze did not say \"%s\"\n", want);
 }
 
+/* What analyze's first line says of each side: the job's ranks, or the
+ * same ops as one process. */
+static void job_heads(char head[JOB_SIDES][128], uint32_t ranks, uint64_t ops_per_rank)
+{
+	snprintf(head[SIDE_JOB], sizeof(head[SIDE_JOB]), "%u ranks, %u GPUs with ops, %llu ops",
+		 ranks, ranks, (unsigned long long)(ops_per_rank * ranks));
+	snprintf(head[SIDE_ONE], sizeof(head[SIDE_ONE]), "%llu ops, %u devices with ops",
+		 (unsigned long long)(ops_per_rank * ranks), ranks);
+}
+
+/* `gpuscope analyze -q` of one side: paths[0 .. ranks - 1] (the job) or
+ * paths[ranks] (the merged rank), NULL-terminated, in argv. */
+static void analyze_argv(char **argv, const char *gpuscope, char **paths, uint32_t ranks, int side)
+{
+	size_t a = 0;
+
+	argv[a++] = S(gpuscope);
+	argv[a++] = S("analyze");
+	argv[a++] = S("-q");
+	if (side == SIDE_JOB)
+		for (uint32_t k = 0; k < ranks; k++)
+			argv[a++] = paths[k];
+	else
+		argv[a++] = paths[ranks];
+	argv[a] = NULL;
+}
+
+/* The end of a job's benchmark: its paths freed, its files deleted (or
+ * kept with --keep). */
+static void job_done(char **paths, uint32_t ranks)
+{
+	if (paths)
+		for (uint32_t k = 0; k <= ranks; k++)
+			free(paths[k]);
+	free(paths);
+	if (!opt_keep)
+		rm_job_files(job_dir, ranks);
+	else
+		fprintf(stderr, "gs_bench: kept %s\n", job_dir);
+	job_dir[0] = '\0';
+}
+
 int bench_job(const char *tmp, const char *gpuscope, uint32_t ranks, uint64_t ops,
 	      struct job_result *jr)
 {
@@ -74,13 +115,8 @@ int bench_job(const char *tmp, const char *gpuscope, uint32_t ranks, uint64_t op
 	jr->ops_per_rank = ops;
 	snprintf(ranks_s, sizeof(ranks_s), "%u", ranks);
 	snprintf(ops_s, sizeof(ops_s), "%llu", (unsigned long long)ops);
-	snprintf(job_dir, sizeof(job_dir), "%s/gs_bench_job.XXXXXX", tmp);
-	if (!mkdtemp(job_dir)) {
-		fprintf(stderr, "gs_bench: error: %s: cannot create: %s\n", job_dir,
-			strerror(errno));
-		job_dir[0] = '\0';
+	if (make_tmp_dir(job_dir, sizeof(job_dir), tmp, "gs_bench_job"))
 		return 1;
-	}
 	job_dir_ranks = ranks;
 	fprintf(stderr, "gs_bench: job: generating %u ranks x %s ops and the merged file in %s\n",
 		ranks, ops_s, job_dir);
@@ -95,10 +131,7 @@ int bench_job(const char *tmp, const char *gpuscope, uint32_t ranks, uint64_t op
 		jr->convert_ns = get(&gen, "convert_ns");
 		jr->ops_per_rank = (uint64_t)get(&gen, "ops_per_rank");
 	}
-	snprintf(head[SIDE_JOB], sizeof(head[SIDE_JOB]), "%u ranks, %u GPUs with ops, %llu ops",
-		 ranks, ranks, (unsigned long long)(jr->ops_per_rank * ranks));
-	snprintf(head[SIDE_ONE], sizeof(head[SIDE_ONE]), "%llu ops, %u devices with ops",
-		 (unsigned long long)(jr->ops_per_rank * ranks), ranks);
+	job_heads(head, ranks, jr->ops_per_rank);
 	paths = calloc((size_t)ranks + 1, sizeof(*paths));
 	argv = calloc((size_t)ranks + 4, sizeof(*argv));
 	if (!paths || !argv) {
@@ -122,17 +155,8 @@ int bench_job(const char *tmp, const char *gpuscope, uint32_t ranks, uint64_t op
 			goto out;
 		for (int side = 0; side < JOB_SIDES; side++) {
 			struct job_side *m = &jr->m[f][side];
-			size_t a = 0;
 
-			argv[a++] = S(gpuscope);
-			argv[a++] = S("analyze");
-			argv[a++] = S("-q");
-			if (side == SIDE_JOB)
-				for (uint32_t k = 0; k < ranks; k++)
-					argv[a++] = paths[k];
-			else
-				argv[a++] = paths[ranks];
-			argv[a] = NULL;
+			analyze_argv(argv, gpuscope, paths, ranks, side);
 			fprintf(stderr, "gs_bench: job: gpuscope analyze of %s (%s)\n",
 				side == SIDE_JOB ? "the ranks" : "the merged rank", job_ext[f]);
 			if (measure(argv, NULL, 0, &r, v, false))
@@ -152,16 +176,8 @@ int bench_job(const char *tmp, const char *gpuscope, uint32_t ranks, uint64_t op
 	jr->done = true;
 	rc = 0;
 out:
-	if (paths)
-		for (uint32_t k = 0; k <= ranks; k++)
-			free(paths[k]);
-	free(paths);
 	free(argv);
-	if (!opt_keep)
-		rm_job_files(job_dir, ranks);
-	else
-		fprintf(stderr, "gs_bench: kept %s\n", job_dir);
-	job_dir[0] = '\0';
+	job_done(paths, ranks);
 	return rc;
 }
 
@@ -192,13 +208,8 @@ int bench_scale(const char *tmp, const char *gpuscope, uint32_t ranks, uint64_t 
 	snprintf(ranks_s, sizeof(ranks_s), "%u", ranks);
 	snprintf(ops_s, sizeof(ops_s), "%llu", (unsigned long long)ops);
 	snprintf(strag_s, sizeof(strag_s), "%u", sr->straggler);
-	snprintf(job_dir, sizeof(job_dir), "%s/gs_bench_scale.XXXXXX", tmp);
-	if (!mkdtemp(job_dir)) {
-		fprintf(stderr, "gs_bench: error: %s: cannot create: %s\n", job_dir,
-			strerror(errno));
-		job_dir[0] = '\0';
+	if (make_tmp_dir(job_dir, sizeof(job_dir), tmp, "gs_bench_scale"))
 		return 1;
-	}
 	job_dir_ranks = ranks;
 	fprintf(stderr, "gs_bench: scale: generating %u ranks x %s ops and the merged file in %s\n",
 		ranks, ops_s, job_dir);
@@ -212,10 +223,7 @@ int bench_scale(const char *tmp, const char *gpuscope, uint32_t ranks, uint64_t 
 		sr->gen_ns = get(&gen, "gen_ns");
 		sr->ops_per_rank = (uint64_t)get(&gen, "ops_per_rank");
 	}
-	snprintf(head[SIDE_JOB], sizeof(head[SIDE_JOB]), "%u ranks, %u GPUs with ops, %llu ops",
-		 ranks, ranks, (unsigned long long)(sr->ops_per_rank * ranks));
-	snprintf(head[SIDE_ONE], sizeof(head[SIDE_ONE]), "%llu ops, %u devices with ops",
-		 (unsigned long long)(sr->ops_per_rank * ranks), ranks);
+	job_heads(head, ranks, sr->ops_per_rank);
 	paths = calloc((size_t)ranks + 1, sizeof(*paths));
 	argv[SIDE_JOB] = calloc((size_t)ranks + 4, sizeof(*argv[SIDE_JOB]));
 	argv[SIDE_ONE] = calloc(5, sizeof(*argv[SIDE_ONE]));
@@ -229,19 +237,8 @@ int bench_scale(const char *tmp, const char *gpuscope, uint32_t ranks, uint64_t 
 		else
 			snprintf(paths[k], 4200, "%s/merged.json", job_dir);
 	}
-	for (int side = 0; side < JOB_SIDES; side++) {
-		size_t a = 0;
-
-		argv[side][a++] = S(gpuscope);
-		argv[side][a++] = S("analyze");
-		argv[side][a++] = S("-q");
-		if (side == SIDE_JOB)
-			for (uint32_t k = 0; k < ranks; k++)
-				argv[side][a++] = paths[k];
-		else
-			argv[side][a++] = paths[ranks];
-		argv[side][a] = NULL;
-	}
+	for (int side = 0; side < JOB_SIDES; side++)
+		analyze_argv(argv[side], gpuscope, paths, ranks, side);
 	for (unsigned i = 0; i < sr->pairs; i++) {
 		for (int side = 0; side < JOB_SIDES; side++) {
 			struct run r;
@@ -271,17 +268,9 @@ int bench_scale(const char *tmp, const char *gpuscope, uint32_t ranks, uint64_t 
 	sr->done = true;
 	rc = 0;
 out:
-	if (paths)
-		for (uint32_t k = 0; k <= ranks; k++)
-			free(paths[k]);
-	free(paths);
 	free(argv[SIDE_JOB]);
 	free(argv[SIDE_ONE]);
-	if (!opt_keep)
-		rm_job_files(job_dir, ranks);
-	else
-		fprintf(stderr, "gs_bench: kept %s\n", job_dir);
-	job_dir[0] = '\0';
+	job_done(paths, ranks);
 	return rc;
 }
 

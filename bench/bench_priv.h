@@ -62,6 +62,9 @@ int measure(char *const argv[], const char *const *keys, size_t nkeys, struct ru
 /* The median of n values (the mean of the middle two of an even count);
  * sorts v. */
 double median_of(double *v, unsigned n);
+/* A new directory TMP/NAME.XXXXXX in `dir` (size bytes); 1, the error
+ * printed and `dir` empty, when it cannot be created. */
+int make_tmp_dir(char *dir, size_t size, const char *tmp, const char *name);
 
 /* ---- bench_child.c: `gs_bench --child ...` */
 

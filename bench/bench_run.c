@@ -5,7 +5,7 @@
  * "key value" output, the repeats (the best of up to --repeat runs) and
  * medians.
  */
-#define _GNU_SOURCE /* sched_setaffinity, sched_getcpu, wait4 */
+#define _GNU_SOURCE /* sched_setaffinity, sched_getcpu, wait4, mkdtemp */
 #include "bench_priv.h"
 
 #include <errno.h>
@@ -198,4 +198,15 @@ double median_of(double *v, unsigned n)
 {
 	qsort(v, n, sizeof(*v), cmp_dbl);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int make_tmp_dir(char *dir, size_t size, const char *tmp, const char *name)
+{
+	snprintf(dir, size, "%s/%s.XXXXXX", tmp, name);
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "gs_bench: error: %s: cannot create: %s\n", dir, strerror(errno));
+		dir[0] = '\0';
+		return 1;
+	}
+	return 0;
 }

@@ -5,10 +5,9 @@
  * time the import, the load, each analysis, `gpuscope analyze` (of the trace
  * and of its BENCH_RANKS ranks) and the Chrome and Perfetto exports.
  */
-#define _GNU_SOURCE /* mkdtemp */
+#define _GNU_SOURCE /* unlink, rmdir */
 #include "bench_priv.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,13 +65,8 @@ int bench_size(uint64_t ops, const char *tmp, const char *gpuscope, unsigned dev
 
 	memset(res, 0, sizeof(*res));
 	res->ops = ops;
-	snprintf(cur_dir, sizeof(cur_dir), "%s/gs_bench.XXXXXX", tmp);
-	if (!mkdtemp(cur_dir)) {
-		fprintf(stderr, "gs_bench: error: %s: cannot create: %s\n", cur_dir,
-			strerror(errno));
-		cur_dir[0] = '\0';
+	if (make_tmp_dir(cur_dir, sizeof(cur_dir), tmp, "gs_bench"))
 		return 1;
-	}
 	snprintf(ops_s, sizeof(ops_s), "%llu", (unsigned long long)ops);
 	snprintf(dev_s, sizeof(dev_s), "%u", devices);
 	snprintf(gpath, sizeof(gpath), "%s/trace.gscope", cur_dir);
