@@ -64,9 +64,9 @@ static void job_check_head(const struct run *r, const char *want)
 static void job_heads(char head[JOB_SIDES][128], uint32_t ranks, uint64_t ops_per_rank)
 {
 	snprintf(head[SIDE_JOB], sizeof(head[SIDE_JOB]), "%u ranks, %u GPUs with ops, %llu ops",
-		 ranks, ranks, (unsigned long long)(ops_per_rank * ranks));
+		 ranks, ranks, (unsigned long long)ops_per_rank * ranks);
 	snprintf(head[SIDE_ONE], sizeof(head[SIDE_ONE]), "%llu ops, %u devices with ops",
-		 (unsigned long long)(ops_per_rank * ranks), ranks);
+		 (unsigned long long)ops_per_rank * ranks, ranks);
 }
 
 /* `gpuscope analyze -q` of one side: paths[0 .. ranks - 1] (the job) or

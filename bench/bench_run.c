@@ -136,13 +136,25 @@ double get(const struct run *r, const char *key)
 void read_loadavg(char *buf, size_t n)
 {
 	FILE *f = fopen("/proc/loadavg", "r");
-	double a, b, c;
+	char line[256];
+	double v[3];
+	int got = 0;
 
-	snprintf(buf, n, "?");
-	if (f && fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
-		snprintf(buf, n, "%.2f %.2f %.2f", a, b, c);
+	if (f && fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+
+		for (; got < 3; got++, p = end) {
+			v[got] = strtod(p, &end);
+			if (end == p)
+				break;
+		}
+	}
 	if (f)
 		fclose(f);
+	if (got == 3)
+		snprintf(buf, n, "%.2f %.2f %.2f", v[0], v[1], v[2]);
+	else
+		snprintf(buf, n, "?");
 }
 
 /*
