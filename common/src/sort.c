@@ -18,7 +18,8 @@
  *      in place by rotations.
  * Paths 2 and 3 work on indexes, and the records then move once: gathered
  * through a copy (sequential writes), or, when the copy cannot be had or
- * the records are large, in place along the cycles of the permutation.
+ * the records are large and move only a few places, in place along the
+ * cycles of the permutation.
  * gs_sort_by_i64 / gs_sort_by_u64 move the elements themselves (they are
  * small): a few sorted runs merged pairwise, otherwise an LSD radix sort
  * of the elements, a byte a pass, bytes every key shares skipped.
@@ -575,15 +576,38 @@ static gs_status apply_cycles(char *base, size_t n, size_t size, uint32_t *idx)
 }
 
 /*
+ * Whether the permutation moves records far (more than one in FAR_SHARE
+ * goes more than FAR_RECORDS places): its cycles then jump over the whole
+ * array, a TLB miss a record, and a gather through a copy is cheaper. A
+ * local one (records sorted from nearly in order) walks cycles that stay
+ * in cache, and needs no second array.
+ */
+#define FAR_RECORDS 4096
+#define FAR_SHARE 16
+
+static bool moves_far(const uint32_t *idx, size_t n)
+{
+	size_t far = 0;
+
+	for (size_t p = 0; p < n; p++)
+		far += (idx[p] > p ? idx[p] - p : p - idx[p]) > FAR_RECORDS;
+	return far > n / FAR_SHARE;
+}
+
+/*
  * The same by a copy (sequential writes, prefetched reads): into a new
  * array *out when out is given, else copied back. Without the memory for
- * the copy, or for records above GATHER_MAX_SIZE bytes when copied back,
- * along the cycles (*out then NULL).
+ * the copy, or for records above GATHER_MAX_SIZE bytes copied back whose
+ * permutation is local (moves_far), along the cycles (*out then NULL).
  */
 static gs_status apply(char *base, size_t n, size_t size, uint32_t *idx, void **out, void *dst)
 {
-	char *tmp = out && dst ? dst : out || size <= GATHER_MAX_SIZE ? malloc(n * size) : NULL;
+	char *tmp = NULL;
 
+	if (out && dst)
+		tmp = dst;
+	else if (out || size <= GATHER_MAX_SIZE || moves_far(idx, n))
+		tmp = malloc(n * size);
 	if (!tmp)
 		return apply_cycles(base, n, size, idx);
 	for (size_t p = 0; p < n; p++) {
