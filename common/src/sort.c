@@ -4,18 +4,22 @@
  *
  * Paths, fastest first:
  *   1. the input is in order already (n - 1 comparisons);
- *   2. with groups, in order within each group: one stable counting pass;
- *   3. with a key: LSD radix sort of (key, index) pairs (a byte a pass,
- *      bytes that every key shares skipped), then a stable counting pass
- *      by group, then runs of equal (group, key) ordered by cmp (insertion
- *      sort for short runs, merge sort for long ones);
+ *   2. with groups, in order within each group: one stable counting pass
+ *      (into a new array: a scatter of the records themselves, no index);
+ *   3. with a key and no groups: a bucket sort of the indexes by the keys'
+ *      high bits, each bucket by insertion (by key, then cmp); with groups:
+ *      LSD radix sort of (key, index) pairs (a byte a pass, bytes that
+ *      every key shares skipped), then a stable counting pass by group,
+ *      then runs of equal (group, key) ordered by cmp (insertion sort for
+ *      short runs, merge sort for long ones);
  *   4. a comparator alone: a stable merge sort of the elements, the sorted
  *      runs the input already has merged pairwise (short runs first made
  *      16 long by insertion); without memory for it, the same merges done
  *      in place by rotations.
  * Paths 2 and 3 work on indexes, and the records then move once: gathered
  * through a copy (sequential writes), or, when the copy cannot be had or
- * the records are large, in place along the cycles of the permutation.
+ * the records are large and move only a few places, in place along the
+ * cycles of the permutation.
  * gs_sort_by_i64 / gs_sort_by_u64 move the elements themselves (they are
  * small): a few sorted runs merged pairwise, otherwise an LSD radix sort
  * of the elements, a byte a pass, bytes every key shares skipped.
@@ -312,13 +316,20 @@ static bool le_cmp(const struct ctx *c, uint32_t i, uint32_t j)
 	return c->cmp(rec(c, i), rec(c, j)) <= 0;
 }
 
-static void insertion_idx(const struct ctx *c, uint32_t *idx, size_t n)
+/* Records i, j in order by their keys k[] (then cmp), or by cmp alone
+ * when k is NULL. */
+static bool le_by(const struct ctx *c, const uint64_t *k, uint32_t i, uint32_t j)
+{
+	return k ? le(c, i, j, k[i], k[j]) : le_cmp(c, i, j);
+}
+
+static void insertion_idx(const struct ctx *c, const uint64_t *k, uint32_t *idx, size_t n)
 {
 	for (size_t i = 1; i < n; i++) {
 		uint32_t x = idx[i];
 		size_t j = i;
 
-		while (j > 0 && !le_cmp(c, idx[j - 1], x)) {
+		while (j > 0 && !le_by(c, k, idx[j - 1], x)) {
 			idx[j] = idx[j - 1];
 			j--;
 		}
@@ -326,20 +337,22 @@ static void insertion_idx(const struct ctx *c, uint32_t *idx, size_t n)
 	}
 }
 
-/* Stable bottom-up merge sort of idx[0 .. n) by cmp; tmp holds n. */
-static void merge_sort_idx(const struct ctx *c, uint32_t *idx, uint32_t *tmp, size_t n)
+/* Stable bottom-up merge sort of idx[0 .. n) by k then cmp (le_by); tmp
+ * holds n. */
+static void merge_sort_idx(const struct ctx *c, const uint64_t *k, uint32_t *idx, uint32_t *tmp,
+			   size_t n)
 {
 	uint32_t *src = idx, *dst = tmp;
 
 	for (size_t i = 0; i < n; i += INSERTION_MAX)
-		insertion_idx(c, idx + i, n - i < INSERTION_MAX ? n - i : INSERTION_MAX);
+		insertion_idx(c, k, idx + i, n - i < INSERTION_MAX ? n - i : INSERTION_MAX);
 	for (size_t w = INSERTION_MAX; w < n; w *= 2) {
 		for (size_t lo = 0; lo < n; lo += 2 * w) {
 			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
 			size_t a = lo, b = mid, o = lo;
 
 			while (a < mid && b < hi)
-				dst[o++] = le_cmp(c, src[a], src[b]) ? src[a++] : src[b++];
+				dst[o++] = le_by(c, k, src[a], src[b]) ? src[a++] : src[b++];
 			while (a < mid)
 				dst[o++] = src[a++];
 			while (b < hi)
@@ -397,6 +410,66 @@ static void radix_sort(uint64_t *k, uint32_t *idx, uint64_t *k2, uint32_t *idx2,
 		memcpy(k, ks, n * sizeof(*k));
 		memcpy(idx, is, n * sizeof(*idx));
 	}
+}
+
+/*
+ * Path 3 for keys without groups: the order of records 0 .. n - 1 (keys in
+ * k) into idx, by key then cmp, stably. One counting scatter of the
+ * indexes into buckets of the keys' high bits, about BUCKET_FILL records
+ * a bucket, then each bucket by insertion (by key, then cmp on equal
+ * keys), in cache. Keys that come nearly in order (host ranges, written as
+ * they end, are a few places from theirs) make the scatter's writes follow
+ * its reads, and a bucket's indexes are near each other, so its keys share
+ * cache lines: two sequential passes and no second key array, where the
+ * radix sort makes a pass per varying byte. A bucket of more than
+ * BUCKET_MAX records (keys bunched together) is merge sorted. GS_ERR_NOMEM
+ * for want of the bucket counts.
+ */
+#define BUCKET_FILL 8
+#define BUCKET_MAX 64
+
+static gs_status bucket_sort(const struct ctx *c, const uint64_t *k, size_t n, uint32_t *idx)
+{
+	uint64_t lo = k[0], hi = k[0], span;
+	size_t want = n / BUCKET_FILL ? n / BUCKET_FILL : 1, nb, *end, big = 0;
+	uint32_t *tmp = NULL;
+	unsigned shift = 0;
+
+	for (size_t i = 1; i < n; i++) {
+		lo = k[i] < lo ? k[i] : lo;
+		hi = k[i] > hi ? k[i] : hi;
+	}
+	span = hi - lo;
+	while (shift < 63 && (span >> shift) >= want)
+		shift++;
+	nb = (size_t)(span >> shift) + 1;
+	end = calloc(nb + 1, sizeof(*end));
+	if (!end)
+		return GS_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		end[((k[i] - lo) >> shift) + 1]++;
+	for (size_t b = 0; b < nb; b++) {
+		big = end[b + 1] > big ? end[b + 1] : big;
+		end[b + 1] += end[b];
+	}
+	if (big > BUCKET_MAX && !(tmp = malloc(big * sizeof(*tmp)))) {
+		free(end);
+		return GS_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		idx[end[(k[i] - lo) >> shift]++] = (uint32_t)i;
+	/* end[b]: the end of bucket b now, the start of b + 1. */
+	for (size_t b = 0, from = 0; b < nb; from = end[b++]) {
+		size_t m = end[b] - from;
+
+		if (m > BUCKET_MAX)
+			merge_sort_idx(c, k, idx + from, tmp, m);
+		else if (m > 1)
+			insertion_idx(c, k, idx + from, m);
+	}
+	free(tmp);
+	free(end);
+	return GS_OK;
 }
 
 /*
@@ -503,15 +576,38 @@ static gs_status apply_cycles(char *base, size_t n, size_t size, uint32_t *idx)
 }
 
 /*
+ * Whether the permutation moves records far (more than one in FAR_SHARE
+ * goes more than FAR_RECORDS places): its cycles then jump over the whole
+ * array, a TLB miss a record, and a gather through a copy is cheaper. A
+ * local one (records sorted from nearly in order) walks cycles that stay
+ * in cache, and needs no second array.
+ */
+#define FAR_RECORDS 4096
+#define FAR_SHARE 16
+
+static bool moves_far(const uint32_t *idx, size_t n)
+{
+	size_t far = 0;
+
+	for (size_t p = 0; p < n; p++)
+		far += (idx[p] > p ? idx[p] - p : p - idx[p]) > FAR_RECORDS;
+	return far > n / FAR_SHARE;
+}
+
+/*
  * The same by a copy (sequential writes, prefetched reads): into a new
  * array *out when out is given, else copied back. Without the memory for
- * the copy, or for records above GATHER_MAX_SIZE bytes when copied back,
- * along the cycles (*out then NULL).
+ * the copy, or for records above GATHER_MAX_SIZE bytes copied back whose
+ * permutation is local (moves_far), along the cycles (*out then NULL).
  */
 static gs_status apply(char *base, size_t n, size_t size, uint32_t *idx, void **out, void *dst)
 {
-	char *tmp = out && dst ? dst : out || size <= GATHER_MAX_SIZE ? malloc(n * size) : NULL;
+	char *tmp = NULL;
 
+	if (out && dst)
+		tmp = dst;
+	else if (out || size <= GATHER_MAX_SIZE || moves_far(idx, n))
+		tmp = malloc(n * size);
 	if (!tmp)
 		return apply_cycles(base, n, size, idx);
 	for (size_t p = 0; p < n; p++) {
@@ -528,6 +624,67 @@ static gs_status apply(char *base, size_t n, size_t size, uint32_t *idx, void **
 	return GS_OK;
 }
 
+/*
+ * Path 2 without indexes, into a new array (or c->dst): when the records
+ * are in order within each group, a stable counting scatter puts each
+ * group's records in its own stretch, in the order they come. The order is
+ * checked on the records themselves (a key and a record kept per group),
+ * so no key or index array is allocated: one sequential read to check and
+ * count, one to scatter into ngroups sequential streams. True: the
+ * records were placed (*out set) or found sorted (*out left NULL); false
+ * (nothing changed) when they are not in order within their groups, or
+ * for want of memory: the general path sorts them then.
+ */
+#define SCATTER_MAX_GROUPS 4096 /* write streams the scatter keeps in cache */
+
+static bool scatter_groups(const struct ctx *c, const char *base, size_t n, const uint32_t *groups,
+			   uint32_t ngroups, void **out)
+{
+	size_t *start = calloc((size_t)ngroups + 1, sizeof(*start));
+	uint64_t *last_key = malloc(((size_t)ngroups ? ngroups : 1) * sizeof(*last_key));
+	uint32_t *last = malloc(((size_t)ngroups ? ngroups : 1) * sizeof(*last));
+	bool all = true, within = true, done = false;
+	char *dst;
+
+	if (!start || !last_key || !last)
+		goto out;
+	memset(last, 0xff, (size_t)ngroups * sizeof(*last));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t g = groups[i], l = last[g];
+		uint64_t k = key_at(c, (uint32_t)i);
+
+		if (i && g < groups[i - 1])
+			all = false;
+		if (l != UINT32_MAX && !le(c, l, (uint32_t)i, last_key[g], k)) {
+			within = false;
+			break;
+		}
+		last[g] = (uint32_t)i;
+		last_key[g] = k;
+		start[g + 1]++;
+	}
+	if (!within)
+		goto out;
+	if (all) {
+		done = true; /* in order already */
+		goto out;
+	}
+	dst = c->dst ? c->dst : malloc(n * c->size);
+	if (!dst)
+		goto out;
+	for (uint32_t g = 0; g < ngroups; g++)
+		start[g + 1] += start[g];
+	for (size_t i = 0; i < n; i++)
+		copy_elem(dst + start[groups[i]]++ * c->size, base + i * c->size, c->size);
+	*out = dst;
+	done = true;
+out:
+	free(start);
+	free(last_key);
+	free(last);
+	return done;
+}
+
 /* Paths 1 to 3 for records with a key (c->key, or the first 8 bytes). */
 static gs_status sort_keyed(const struct ctx *c, char *base, size_t n, const uint32_t *groups,
 			    uint32_t ngroups, void **out)
@@ -538,16 +695,39 @@ static gs_status sort_keyed(const struct ctx *c, char *base, size_t n, const uin
 	gs_status rc = GS_ERR_NOMEM;
 	size_t i;
 
+	if (groups && out && ngroups <= SCATTER_MAX_GROUPS &&
+	    scatter_groups(c, base, n, groups, ngroups, out))
+		return GS_OK;
 	k = malloc(n * sizeof(*k));
-	idx = malloc(n * sizeof(*idx));
-	idx2 = malloc(n * sizeof(*idx2));
-	if (!k || !idx || !idx2)
+	/* calloc: the bucket sort's scatter fills every slot, which the
+	 * static analyzer cannot see (fresh pages come zeroed anyway). */
+	idx = calloc(n, sizeof(*idx));
+	if (!k || !idx)
 		goto out;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		k[i] = key_at(c, (uint32_t)i);
-		idx[i] = (uint32_t)i;
+	if (!groups) {
+		for (i = 1; i < n; i++)
+			if (!le(c, (uint32_t)(i - 1), (uint32_t)i, k[i - 1], k[i]))
+				break;
+		if (i == n) {
+			rc = GS_OK; /* in order already */
+			goto out;
+		}
+		rc = bucket_sort(c, k, n, idx);
+		/* Only idx is left to use: the keys go before apply's copy. */
+		free(k);
+		k = NULL;
+		if (!rc)
+			rc = apply(base, n, c->size, idx, out, c->dst);
+		goto out;
 	}
-	if (groups) {
+	for (i = 0; i < n; i++)
+		idx[i] = (uint32_t)i;
+	idx2 = malloc(n * sizeof(*idx2));
+	if (!idx2)
+		goto out;
+	{
 		bool within, all;
 
 		rc = in_order_within_groups(c, k, n, groups, ngroups, &within, &all);
@@ -566,14 +746,6 @@ static gs_status sort_keyed(const struct ctx *c, char *base, size_t n, const uin
 				rc = apply(base, n, c->size, idx2, out, c->dst);
 			goto out;
 		}
-	} else {
-		for (i = 1; i < n; i++)
-			if (!le(c, (uint32_t)(i - 1), (uint32_t)i, k[i - 1], k[i]))
-				break;
-		if (i == n) {
-			rc = GS_OK; /* in order already */
-			goto out;
-		}
 	}
 	rc = GS_ERR_NOMEM;
 	k2 = malloc(n * sizeof(*k2));
@@ -581,24 +753,22 @@ static gs_status sort_keyed(const struct ctx *c, char *base, size_t n, const uin
 	if (!k2 || !count)
 		goto out;
 	radix_sort(k, idx, k2, idx2, n, count);
-	if (groups) {
-		rc = group_pass(k, idx, k2, idx2, n, groups, ngroups);
-		if (rc)
-			goto out;
-		memcpy(idx, idx2, n * sizeof(*idx));
-		memcpy(k, k2, n * sizeof(*k));
-	}
+	rc = group_pass(k, idx, k2, idx2, n, groups, ngroups);
+	if (rc)
+		goto out;
+	memcpy(idx, idx2, n * sizeof(*idx));
+	memcpy(k, k2, n * sizeof(*k));
 	/* Runs of equal (group, key): order them by cmp. */
 	for (i = 0; c->cmp && i < n;) {
 		size_t j = i + 1;
-		uint32_t g = groups ? groups[idx[i]] : 0;
+		uint32_t g = groups[idx[i]];
 
-		while (j < n && k[j] == k[i] && (!groups || groups[idx[j]] == g))
+		while (j < n && k[j] == k[i] && groups[idx[j]] == g)
 			j++;
 		if (j - i > INSERTION_MAX)
-			merge_sort_idx(c, idx + i, idx2, j - i);
+			merge_sort_idx(c, NULL, idx + i, idx2, j - i);
 		else if (j - i > 1)
-			insertion_idx(c, idx + i, j - i);
+			insertion_idx(c, NULL, idx + i, j - i);
 		i = j;
 	}
 	/* Only idx is left to use: the rest goes before apply's copy. */
@@ -662,7 +832,7 @@ static gs_status sort_records(void *base, size_t n, const struct gs_sort_spec *s
 				while (j < n && spec->groups[idx2[j]] == g)
 					j++;
 				if (j - i > 1)
-					merge_sort_idx(&c, idx2 + i, idx, j - i);
+					merge_sort_idx(&c, NULL, idx2 + i, idx, j - i);
 				i = j;
 			}
 			free(idx); /* before apply's copy */

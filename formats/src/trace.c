@@ -252,15 +252,20 @@ static bool launch_zero(const struct gs_launch_cfg *c)
 	return launch_equal(c, &zero);
 }
 
+/* Every field in one of four words, each multiplied by its own odd
+ * constant (independent multiplies, not a chain of mixes: this runs once
+ * per kernel), then mixed once. */
 static uint64_t launch_hash(const struct gs_launch_cfg *c)
 {
-	uint64_t h = gs_hash_u64(c->shared_mem);
+	uint64_t w0 = (uint64_t)c->grid[0] << 32 | c->grid[1];
+	uint64_t w1 = (uint64_t)c->grid[2] << 32 | c->block[0];
+	uint64_t w2 = (uint64_t)c->block[1] << 32 | c->block[2];
+	uint64_t w3 = (uint64_t)c->shared_mem << 32 | c->registers;
+	uint64_t w4 = c->graph_id ^ (uint64_t)c->mangled_name << 40;
 
-	for (int k = 0; k < 3; k++)
-		h = gs_hash_combine(gs_hash_combine(h, c->grid[k]), c->block[k]);
-	if (c->mangled_name)
-		h = gs_hash_combine(h, c->mangled_name);
-	return gs_hash_combine(gs_hash_combine(h, c->registers), c->graph_id);
+	return gs_hash_u64(w0 * 0x9e3779b97f4a7c15ull ^ w1 * 0xc2b2ae3d27d4eb4full ^
+			   w2 * 0x165667b19e3779f9ull ^ w3 * 0xd6e8feb86659fd93ull ^
+			   (w4 + (w4 >> 29)) * 0xff51afd7ed558ccdull);
 }
 
 static uint64_t launch_hash_at(const struct gs_trace *t, size_t k)

@@ -157,20 +157,71 @@ static gs_status sort_ops(struct gs_trace *t, void **spare, size_t *spare_bytes)
 	return GS_OK;
 }
 
-/* The op sort, then the range sort, on a second CPU while this thread
- * sorts the other records (API calls the largest): the two threads touch
+/* API calls by host thread (the group: ranks of (pid, tid)), then start,
+ * into `spare` (spare_bytes long, the array the ops were sorted away from,
+ * whose pages are touched already: brought to the calls' size, mremap
+ * keeps the pages and gives back a longer array's tail; taken over) or,
+ * when NULL, into a new array. GS_ERR_NOMEM without a cause, as sort_ops. */
+static gs_status sort_api_calls(struct gs_trace *t, void *spare, size_t spare_bytes)
+{
+	struct gs_sort_spec spec = {.size = sizeof(*t->api_calls), .cmp = cmp_api, .key = key_api};
+	size_t need = t->n_api_calls * sizeof(*t->api_calls);
+	uint32_t *groups = NULL;
+	void *sorted = NULL;
+	gs_status rc = GS_ERR_NOMEM;
+
+	if (t->n_api_calls < 2) {
+		free(spare);
+		return GS_OK;
+	}
+	if (spare && spare_bytes != need) {
+		void *p = realloc(spare, need);
+
+		if (!p)
+			free(spare);
+		spare = p;
+	}
+	groups = malloc(t->n_api_calls * sizeof(*groups));
+	if (!groups)
+		goto out;
+	rc = gs_sort_pair_ranks(t->api_calls, t->n_api_calls, sizeof(*t->api_calls),
+				offsetof(struct gs_api_call, pid),
+				offsetof(struct gs_api_call, tid), groups, &spec.ngroups);
+	spec.groups = groups;
+	if (!rc && spare)
+		rc = gs_sort_records_into(t->api_calls, t->n_api_calls, &spec, spare, &sorted);
+	else if (!rc)
+		rc = gs_sort_records_copy(t->api_calls, t->n_api_calls, &spec, &sorted);
+	if (rc)
+		rc = GS_ERR_NOMEM;
+	if (sorted) {
+		free(t->api_calls);
+		t->api_calls = sorted;
+		t->cap_api_calls = t->n_api_calls;
+		if (sorted == spare)
+			spare = NULL;
+	}
+out:
+	free(groups);
+	free(spare);
+	return rc;
+}
+
+/* The op sort, then the API call sort, on a second CPU while this thread
+ * sorts the other records (host ranges the largest): the two threads touch
  * different arrays, and each sort alone decides its order, so the trace is
- * the same with one CPU or two. The ranges go with the ops because the op
- * sort is the cheaper of the large ones (ops come in start order within
- * their stream: a pass by stream, no radix sort). GS_ERR_NOMEM without a
- * cause, as sort_ops.
+ * the same with one CPU or two. GS_ERR_NOMEM without a cause, as
+ * sort_ops.
  *
- * Ranges, API calls and ops are sorted into a new array that replaces the
- * old, not permuted in place: at 1e7 ops the in-place walk along the
- * permutation's cycles cost 2.2 s of CPU (a TLB miss a record over 0.6 to
- * 0.9 GB), the gather a fraction of it plus the new array's page faults;
- * the copy lives only until the old array is freed, below the peak of
- * `analyze` (bench/NOTES.md, "the copies of gs_trace_finish"). */
+ * Ops and API calls move far (streams and threads interleave in time), so
+ * they are gathered into a new array that replaces the old, not permuted
+ * in place: at 1e7 ops the in-place walk along the permutation's cycles
+ * cost 2.2 s of CPU (a TLB miss a record over 0.6 to 0.9 GB). The API
+ * calls go into the array the ops left, whose pages are touched already,
+ * so only the ops' copy costs fresh pages. Host ranges come a few places
+ * from their order, so their cycles are short and stay in cache: they are
+ * sorted in place (bench/NOTES.md, "the copies of gs_trace_finish" and
+ * session 5). */
 #define GS_FINISH_THREAD_MIN (1u << 16) /* ops; below, a thread costs more */
 
 struct ops_job {
@@ -181,73 +232,16 @@ struct ops_job {
 static void *ops_job_main(void *arg)
 {
 	struct ops_job *j = arg;
-	struct gs_trace *t = j->t;
-	struct gs_sort_spec spec = {.size = sizeof(*t->ranges), .cmp = cmp_range, .key = key_range};
-	size_t need = t->n_ranges * sizeof(*t->ranges), spare_bytes = 0;
-	void *spare = NULL, *sorted = NULL;
-	gs_status rc;
+	size_t spare_bytes = 0;
+	void *spare = NULL;
 
-	j->rc = sort_ops(t, &spare, &spare_bytes);
-	if (j->rc || t->n_ranges < 2) {
+	j->rc = sort_ops(j->t, &spare, &spare_bytes);
+	if (j->rc) {
 		free(spare);
 		return NULL;
 	}
-	/* The ranges go into the ops' old array, whose pages are touched
-	 * already, brought to their size (mremap keeps the pages, and gives
-	 * back a longer array's tail), else into a new one. */
-	if (spare && spare_bytes != need) {
-		void *p = realloc(spare, need);
-
-		if (!p)
-			free(spare);
-		spare = p;
-	}
-	if (spare)
-		rc = gs_sort_records_into(t->ranges, t->n_ranges, &spec, spare, &sorted);
-	else
-		rc = gs_sort_records_copy(t->ranges, t->n_ranges, &spec, &sorted);
-	if (rc)
-		j->rc = GS_ERR_NOMEM;
-	if (sorted) {
-		free(t->ranges);
-		t->ranges = sorted;
-		t->cap_ranges = t->n_ranges;
-		if (sorted == spare)
-			spare = NULL;
-	}
-	free(spare);
+	j->rc = sort_api_calls(j->t, spare, spare_bytes);
 	return NULL;
-}
-
-/* API calls by host thread (the group: ranks of (pid, tid)), then start,
- * into a new array (see ops_job_main). */
-static gs_status sort_api_calls(struct gs_trace *t)
-{
-	struct gs_sort_spec spec = {.size = sizeof(*t->api_calls), .cmp = cmp_api, .key = key_api};
-	uint32_t *groups;
-	void *sorted = NULL;
-	gs_status rc;
-
-	if (t->n_api_calls < 2)
-		return GS_OK;
-	groups = malloc(t->n_api_calls * sizeof(*groups));
-	if (!groups)
-		return gs_nomem();
-	rc = gs_sort_pair_ranks(t->api_calls, t->n_api_calls, sizeof(*t->api_calls),
-				offsetof(struct gs_api_call, pid),
-				offsetof(struct gs_api_call, tid), groups, &spec.ngroups);
-	spec.groups = groups;
-	if (!rc)
-		rc = gs_sort_records_copy(t->api_calls, t->n_api_calls, &spec, &sorted);
-	free(groups);
-	if (rc)
-		return gs_nomem();
-	if (sorted) {
-		free(t->api_calls);
-		t->api_calls = sorted;
-		t->cap_api_calls = t->n_api_calls;
-	}
-	return GS_OK;
 }
 
 static gs_status report_bad_times(struct gs_trace *t)
@@ -383,7 +377,7 @@ gs_status gs_trace_finish(struct gs_trace *t)
 		return GS_OK;
 	if (t->n_ops >= GS_FINISH_THREAD_MIN && gs_cpu_count() >= 2)
 		threaded = pthread_create(&worker, NULL, ops_job_main, &job) == 0;
-	rc = sort_api_calls(t);
+	rc = trace_sort(t->ranges, t->n_ranges, sizeof(*t->ranges), cmp_range, key_range);
 	if (!rc)
 		rc = trace_sort(t->syncs, t->n_syncs, sizeof(*t->syncs), cmp_sync, key_sync);
 	if (!rc)

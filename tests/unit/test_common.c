@@ -186,7 +186,9 @@ enum sort_way {
 	WAY_RECORDS,
 	WAY_RECORDS_KEY_ONLY,
 	WAY_GROUPS,
-	WAY_INTO, /* gs_sort_records_into, no groups (the radix path) */
+	WAY_INTO,        /* gs_sort_records_into, no groups (the bucket path) */
+	WAY_GROUPS_COPY, /* gs_sort_records_copy with groups (the scatter) */
+	WAY_GROUPS_INTO, /* gs_sort_records_into with groups */
 	WAYS
 };
 
@@ -232,11 +234,16 @@ static void check_way(const struct srec *v, size_t n, size_t size, enum sort_way
 		spec.ngroups = 5;
 		assert_int_equal(gs_sort_records(a, n, &spec), GS_OK);
 		break;
-	case WAY_INTO: {
+	case WAY_INTO:
+	case WAY_GROUPS_INTO: {
 		char *dst = calloc(n + 1, size);
 		void *sorted;
 
 		assert_non_null(dst);
+		if (way == WAY_GROUPS_INTO) {
+			spec.groups = groups;
+			spec.ngroups = 5;
+		}
 		assert_int_equal(gs_sort_records_into(a, n, &spec, dst, &sorted), GS_OK);
 		if (sorted) { /* else a was in order */
 			assert_ptr_equal(sorted, dst);
@@ -245,6 +252,7 @@ static void check_way(const struct srec *v, size_t n, size_t size, enum sort_way
 		free(dst);
 		break;
 	}
+	case WAY_GROUPS_COPY:
 	default: {
 		void *sorted;
 
@@ -380,7 +388,9 @@ static void test_sort_trivial(void **state)
 }
 
 /* Keys of one shape: in order, reversed, a few sorted runs, few distinct,
- * any 64-bit value, or times a few seconds apart near 2^60. */
+ * any 64-bit value, times a few seconds apart near 2^60, nearly in order
+ * (every fifth key a little early, as ranges written when they end, with
+ * ties), or bunched (all but a few far ones within a span of 3). */
 static int64_t shape_key(int shape, size_t i, size_t n)
 {
 	switch (shape) {
@@ -394,6 +404,10 @@ static int64_t shape_key(int shape, size_t i, size_t n)
 		return (int64_t)(next_rand() % 4) - 2;
 	case 4:
 		return (int64_t)next_rand();
+	case 6:
+		return (int64_t)(i / 2) * 10 - (i % 5 == 4 ? (int64_t)(next_rand() % 300) : 0);
+	case 7:
+		return next_rand() % 97 ? (int64_t)(next_rand() % 4) : INT64_MAX - (int64_t)i;
 	default:
 		return (int64_t)(1ull << 60) + (int64_t)(next_rand() % 4000000000ull);
 	}
@@ -409,7 +423,7 @@ static void test_sort_random(void **state)
 	assert_non_null(v);
 	for (int iter = 0; iter < 200; iter++) {
 		size_t n = iter < 40 ? (size_t)iter : (size_t)(next_rand() % 3000);
-		int shape = (int)(next_rand() % 6);
+		int shape = (int)(next_rand() % 8);
 		size_t size = sizes[next_rand() % 5];
 
 		if (iter % 50 == 49)
@@ -429,6 +443,106 @@ static void test_sort_random(void **state)
 				sz = big;
 			check_way(v, n, sz < 16 ? 16 : sz, (enum sort_way)way);
 		}
+	}
+	free(v);
+}
+
+/* Records in order within each group (ties included), the groups mixed:
+ * the copy is a stable scatter by group; past 4,096 groups the general
+ * path sorts them, to the same order. Records already in order stay
+ * where they are (no copy). */
+static void test_sort_groups_scatter(void **state)
+{
+	enum {
+		N = 30000
+	};
+	static const uint32_t ngroups[] = {1, 2, 5, 4096, 4097, 20000};
+	struct srec *v = calloc(N, sizeof(*v)), *ref = calloc(N, sizeof(*ref));
+	uint32_t *groups = calloc(N, sizeof(*groups));
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(ref);
+	assert_non_null(groups);
+	for (size_t w = 0; w < sizeof(ngroups) / sizeof(ngroups[0]); w++) {
+		struct gs_sort_spec spec = {.size = sizeof(*v),
+					    .cmp = cmp_srec_key,
+					    .key = key_srec};
+		void *sorted;
+
+		for (size_t i = 0; i < N; i++) {
+			groups[i] = (uint32_t)(next_rand() % ngroups[w]);
+			v[i] = (struct srec){.key = (int64_t)(i / 3),
+					     .place = i,
+					     .group = groups[i]};
+			ref[i] = v[i];
+		}
+		qsort(ref, N, sizeof(*ref), cmp_srec_ref);
+		spec.groups = groups;
+		spec.ngroups = ngroups[w];
+		assert_int_equal(gs_sort_records_copy(v, N, &spec, &sorted), GS_OK);
+		if (ngroups[w] == 1) {
+			assert_null(sorted); /* one group, in order: left as it was */
+			continue;
+		}
+		assert_non_null(sorted);
+		for (size_t i = 0; i < N; i++) {
+			const struct srec *got = (const struct srec *)sorted + i;
+
+			assert_int_equal(got->group, ref[i].group);
+			assert_int_equal(got->place, ref[i].place);
+		}
+		/* Sorted already (groups ascending): no copy. */
+		memcpy(v, sorted, N * sizeof(*v));
+		free(sorted);
+		for (size_t i = 0; i < N; i++)
+			groups[i] = v[i].group;
+		assert_int_equal(gs_sort_records_copy(v, N, &spec, &sorted), GS_OK);
+		assert_null(sorted);
+	}
+	free(v);
+	free(ref);
+	free(groups);
+}
+
+/* Keys nearly in order (each a few places from its own, reversed pairs,
+ * long ties), bunched into one bucket but for one far key, or all equal:
+ * the bucket sort gives the stable order every time, ties by place. */
+static void test_sort_buckets(void **state)
+{
+	enum {
+		N = 50000
+	};
+	struct srec *v = calloc(N, sizeof(*v));
+
+	(void)state;
+	assert_non_null(v);
+	for (int shape = 0; shape < 5; shape++) {
+		for (size_t i = 0; i < N; i++) {
+			int64_t key;
+
+			switch (shape) {
+			case 0: /* pairs reversed: child ranges before their parent */
+				key = (int64_t)(i ^ 1) * 1000;
+				break;
+			case 1: /* every 100th far early; ties of 4 */
+				key = (int64_t)(i / 4) * 7 - (i % 100 == 99 ? 5000 : 0);
+				break;
+			case 2: /* all in one bucket but the last key */
+				key = i + 1 < N ? (int64_t)(next_rand() % 50) : INT64_MAX;
+				break;
+			case 3: /* all equal */
+				key = -5;
+				break;
+			default: /* reversed */
+				key = INT64_MAX - (int64_t)i * 3;
+				break;
+			}
+			v[i] = (struct srec){.key = key, .place = i};
+		}
+		check_way(v, N, sizeof(*v), WAY_INTO);
+		check_way(v, N, sizeof(*v), WAY_RECORDS);
+		check_way(v, N, 24, WAY_RECORDS_KEY_ONLY);
 	}
 	free(v);
 }
@@ -661,6 +775,8 @@ int main(void)
 		cmocka_unit_test(test_dur_sentence),
 		cmocka_unit_test(test_sort_trivial),
 		cmocka_unit_test(test_sort_random),
+		cmocka_unit_test(test_sort_groups_scatter),
+		cmocka_unit_test(test_sort_buckets),
 		cmocka_unit_test(test_sort_pair_ranks),
 		cmocka_unit_test(test_kmerge_exact),
 		cmocka_unit_test(test_kmerge_random),

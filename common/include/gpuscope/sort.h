@@ -44,11 +44,15 @@ struct gs_sort_spec {
 
 /*
  * Sort `n` records at `base` stably by spec. O(N) when the records are in
- * order already, or in order within each group; otherwise an LSD radix
- * sort of (key, index) pairs, with cmp only inside runs of equal keys, or
+ * order already, or in order within each group; otherwise, with a key, a
+ * bucket sort of the indexes by the keys' high bits (without groups; O(N)
+ * for keys spread over their span or nearly in order) or an LSD radix
+ * sort of (key, index) pairs (with groups), cmp only between equal keys;
  * without a key a merge sort by cmp. The records move once: records of
- * up to 40 bytes are gathered through a copy, larger ones move in place
- * along the cycles of the permutation. Returns GS_ERR_NOMEM (no
+ * up to 40 bytes, or larger ones that move far, are gathered through a
+ * copy; larger ones that move a few places (sorted from nearly in order)
+ * move in place along the cycles of the permutation, in cache, without a
+ * second array. Returns GS_ERR_NOMEM (no
  * cause appended) when the work arrays cannot be had; the records are
  * then unchanged.
  */
