@@ -76,15 +76,10 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 	d->pipelined = s->pipelined;
 	d->sched_device_known = gs_sched_device_known(gs_trace_device(t, d->device));
 	memcpy(d->copy_engines, s->copy_engines, sizeof(d->copy_engines));
-	if (s->n_critical) {
-		d->critical = malloc(s->n_critical * sizeof(*d->critical));
-		if (!d->critical)
-			return gs_nomem();
-		memcpy(d->critical, s->critical_path, s->n_critical * sizeof(*d->critical));
-		d->n_critical = s->n_critical;
-		for (i = 0; i < d->n_critical; i++)
-			d->critical_ns = gs_report_sat_add(d->critical_ns, d->critical[i].ns);
-	}
+	/* The listed ops come from the kept schedule's path when the lists
+	 * are cut (gs_report_cut_lists): no copy of the whole path here. */
+	for (i = 0; i < s->n_critical; i++)
+		d->critical_ns = gs_report_sat_add(d->critical_ns, s->critical_path[i].ns);
 	if (!s->slot_bound_by)
 		return GS_OK;
 	for (st = 0; st < d->n_streams; st++) {
