@@ -133,7 +133,9 @@ static gs_status peak_by_merge(const struct gs_schedule *s, const struct gs_op *
 
 		if (k < s->slot_ranges[r].count)
 			h[n++] = (struct share_run){
-				.t = s->slot_ideal_start[s->slot_ranges[r].slot + k], .k = k, .r = r};
+				.t = s->slot_ideal_start[s->slot_ranges[r].slot + k],
+				.k = k,
+				.r = r};
 	}
 	for (size_t i = n / 2; i-- > 0;)
 		heap_down(h, n, i);
