@@ -395,6 +395,15 @@ static gs_status stage_over_schedule(struct dev_ctx *c)
 		d->gap.n_host = 0;
 	}
 	d->critical_lead_ns = c->s.critical_lead_ns;
+	/* The per-op delays, bounds and pipelined starts are summed: nothing
+	 * after this reads them, so they go before the candidates and the
+	 * replay add their own per-op arrays. */
+	free(c->s.slot_delay_ns);
+	free(c->s.slot_bound_by);
+	free(c->s.slot_pipelined_start);
+	c->s.slot_delay_ns = NULL;
+	c->s.slot_bound_by = NULL;
+	c->s.slot_pipelined_start = NULL;
 	return st;
 }
 
@@ -443,18 +452,13 @@ static gs_status stage_replay(struct dev_ctx *c)
 }
 
 /* The writers draw the ideal schedule and the whole critical path; the
- * per-op delays and bounds were summed above: the device keeps the rest. */
+ * per-op delays and bounds were summed and freed (stage_over_schedule),
+ * the shares served the replay: the device keeps the rest. */
 static gs_status stage_keep_schedule(struct dev_ctx *c)
 {
 	struct gs_schedule *s = &c->s;
 
-	free(s->slot_delay_ns);
-	free(s->slot_bound_by);
-	free(s->slot_pipelined_start);
 	free(s->slot_share);
-	s->slot_delay_ns = NULL;
-	s->slot_bound_by = NULL;
-	s->slot_pipelined_start = NULL;
 	s->slot_share = NULL;
 	c->d->sched = *s;
 	memset(s, 0, sizeof(*s));
