@@ -353,6 +353,109 @@ static bool in_set(const struct mo *m, const struct gs_op *op)
 	return gs_sched_in_window(op, m->s->window_set, m->s->window_start, m->s->window_end);
 }
 
+/* ---- the set's kernels by start and by end, merged -------------------- */
+
+/* The next kernel of the set (of positive length) of range r at or after
+ * op i (the range's end when none). */
+static size_t next_set_kernel(const struct mo *m, size_t r, size_t i)
+{
+	size_t end = m->ranges[r].first + m->ranges[r].count;
+
+	for (i = next_kernel(m, r, i); i < end && !in_set(m, &m->ops[i]);)
+		i = next_kernel(m, r, i + 1);
+	return i;
+}
+
+struct kref_run {
+	struct kref next; /* the run's next kernel */
+	size_t r;
+};
+
+/* By time, then by the run: the op-order list's order among equal times
+ * (a run's kernels come one at a time, in that order). */
+static bool kref_before(const struct kref_run *a, const struct kref_run *b)
+{
+	return a->next.t != b->next.t ? a->next.t < b->next.t : a->r < b->r;
+}
+
+static void kref_down(struct kref_run *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, c = i;
+		struct kref_run tmp;
+
+		if (l < n && kref_before(&h[l], &h[c]))
+			c = l;
+		if (l + 1 < n && kref_before(&h[l + 1], &h[c]))
+			c = l + 1;
+		if (c == i)
+			return;
+		tmp = h[i];
+		h[i] = h[c];
+		h[c] = tmp;
+		i = c;
+	}
+}
+
+static struct kref kref_of(const struct mo *m, size_t i, bool by_end)
+{
+	return (struct kref){by_end ? m->ops[i].end_ns : m->ops[i].start_ns, (uint32_t)i};
+}
+
+/*
+ * out (m->n_kernels entries) filled with the set's kernels by time (their
+ * start or end): what a stable sort by time of the list built range by
+ * range in op order gives. Each stream's kernels come in op order, and their
+ * times in order too (starts always; ends unless one overlaps the next),
+ * so a heap of one entry a stream merges them with no copy to sort in.
+ * *merged false (out untouched) when some stream's times go back.
+ */
+static gs_status kref_merge(const struct mo *m, struct kref *out, bool by_end, bool *merged)
+{
+	struct kref_run *h;
+	size_t n = 0, k = 0;
+
+	*merged = false;
+	for (size_t r = 0; r < m->n_ranges; r++) {
+		size_t end = m->ranges[r].first + m->ranges[r].count;
+		int64_t last = INT64_MIN;
+
+		for (size_t i = next_set_kernel(m, r, m->ranges[r].first); i < end;
+		     i = next_set_kernel(m, r, i + 1)) {
+			int64_t t = kref_of(m, i, by_end).t;
+
+			if (t < last)
+				return GS_OK;
+			last = t;
+		}
+	}
+	h = malloc((m->n_ranges + 1) * sizeof(*h));
+	if (!h)
+		return gs_nomem();
+	for (size_t r = 0; r < m->n_ranges; r++) {
+		size_t i = next_set_kernel(m, r, m->ranges[r].first);
+
+		if (i < m->ranges[r].first + m->ranges[r].count)
+			h[n++] = (struct kref_run){kref_of(m, i, by_end), r};
+	}
+	for (size_t i = n / 2; i-- > 0;)
+		kref_down(h, n, i);
+	while (n && k < m->n_kernels) {
+		size_t r = h[0].r, i;
+
+		out[k++] = h[0].next;
+		i = next_set_kernel(m, r, (size_t)h[0].next.op + 1);
+		if (i < m->ranges[r].first + m->ranges[r].count)
+			h[0].next = kref_of(m, i, by_end);
+		else
+			h[0] = h[--n];
+		kref_down(h, n, 0);
+	}
+	free(h);
+	*merged = k == m->n_kernels && !n;
+	return GS_OK;
+}
+
 /*
  * The kernels of the set by end and by start and in the what-if, and the
  * copies' sorted endpoints per direction: one pass to count, one to fill
@@ -362,7 +465,7 @@ static bool in_set(const struct mo *m, const struct gs_op *op)
 static gs_status build_tables(struct mo *m)
 {
 	struct busy *b = &m->busy;
-	size_t n_set = 0, n = 0, r, i, hint = 0;
+	size_t n_set = 0, n = 0, r, i, nk, hint = 0;
 	size_t count[GS_COPY_KIND_COUNT] = {0}, fill[GS_COPY_KIND_COUNT];
 	struct ivl *wi = NULL;
 	gs_status st;
@@ -405,8 +508,6 @@ static gs_status build_tables(struct mo *m)
 		if (op->kind == GS_OP_KERNEL) {
 			if (!in_set(m, op) || op->end_ns <= op->start_ns)
 				continue;
-			m->by_end[m->n_kernels] = (struct kref){op->end_ns, (uint32_t)i};
-			m->by_start[m->n_kernels] = (struct kref){op->start_ns, (uint32_t)i};
 			{
 				/* gs_schedule_pipelined_start, stream by stream */
 				uint32_t k = gs_sched_slot_near(m->s, (uint32_t)i, &hint);
@@ -424,9 +525,27 @@ static gs_status build_tables(struct mo *m)
 			}
 		}
 	}
-	/* Built in op order: by time alone is by (time, op). */
-	gs_sort_by_i64(m->by_end, m->n_kernels, sizeof(*m->by_end));
-	gs_sort_by_i64(m->by_start, m->n_kernels, sizeof(*m->by_start));
+	for (unsigned e = 0; e < 2; e++) {
+		struct kref *v = e ? m->by_end : m->by_start;
+		bool merged;
+
+		st = kref_merge(m, v, e, &merged);
+		if (st) {
+			free(wi);
+			return st;
+		}
+		if (merged)
+			continue;
+		/* Built in op order: by time alone is by (time, op). */
+		nk = 0;
+		FOR_DEVICE_OP(m, r, i)
+		{
+			if (m->ops[i].kind == GS_OP_KERNEL && in_set(m, &m->ops[i]) &&
+			    m->ops[i].end_ns > m->ops[i].start_ns)
+				v[nk++] = kref_of(m, i, e);
+		}
+		gs_sort_by_i64(v, nk, sizeof(*v));
+	}
 	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
 		size_t f = b->first[d], c = b->first[d + 1] - f;
 
