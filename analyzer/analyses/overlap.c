@@ -208,7 +208,9 @@ struct mo {
 	struct cover kernels; /* every kernel of the device */
 	struct cover whatif;  /* kernels of the set in the what-if schedule */
 	struct busy busy;
-	struct kref *by_end, *by_start; /* kernels of the set */
+	/* The kernels of the set (op indices) by end and by start: the times
+	 * are the ops' own, read through the index. */
+	uint32_t *by_end, *by_start;
 	size_t n_kernels;
 	uint32_t *copies; /* memcpys of the set, in op order */
 	size_t n_copies;
@@ -410,7 +412,7 @@ static struct kref kref_of(const struct mo *m, size_t i, bool by_end)
  * so a heap of one entry a stream merges them with no copy to sort in.
  * *merged false (out untouched) when some stream's times go back.
  */
-static gs_status kref_merge(const struct mo *m, struct kref *out, bool by_end, bool *merged)
+static gs_status kref_merge(const struct mo *m, uint32_t *out, bool by_end, bool *merged)
 {
 	struct kref_run *h;
 	size_t n = 0, k = 0;
@@ -443,7 +445,7 @@ static gs_status kref_merge(const struct mo *m, struct kref *out, bool by_end, b
 	while (n && k < m->n_kernels) {
 		size_t r = h[0].r, i;
 
-		out[k++] = h[0].next;
+		out[k++] = h[0].next.op;
 		i = next_set_kernel(m, r, (size_t)h[0].next.op + 1);
 		if (i < m->ranges[r].first + m->ranges[r].count)
 			h[0].next = kref_of(m, i, by_end);
@@ -526,10 +528,16 @@ static gs_status build_tables(struct mo *m)
 		}
 	}
 	for (unsigned e = 0; e < 2; e++) {
-		struct kref *v = e ? m->by_end : m->by_start;
+		uint32_t *v = e ? m->by_end : m->by_start;
+		struct kref *sorted;
 		bool merged;
 
 		st = kref_merge(m, v, e, &merged);
+		if (!st && !merged) {
+			sorted = malloc((m->n_kernels + 1) * sizeof(*sorted));
+			if (!sorted)
+				st = gs_nomem();
+		}
 		if (st) {
 			free(wi);
 			return st;
@@ -542,9 +550,12 @@ static gs_status build_tables(struct mo *m)
 		{
 			if (m->ops[i].kind == GS_OP_KERNEL && in_set(m, &m->ops[i]) &&
 			    m->ops[i].end_ns > m->ops[i].start_ns)
-				v[nk++] = kref_of(m, i, e);
+				sorted[nk++] = kref_of(m, i, e);
 		}
-		gs_sort_by_i64(v, nk, sizeof(*v));
+		gs_sort_by_i64(sorted, nk, sizeof(*sorted));
+		for (size_t k = 0; k < nk; k++)
+			v[k] = sorted[k].op;
+		free(sorted);
 	}
 	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
 		size_t f = b->first[d], c = b->first[d + 1] - f;
@@ -660,28 +671,44 @@ static int cmp_cand(const void *pa, const void *pb)
 
 /* The GS_MO_NEAR kernels that ended last at or before the copy's start and
  * the GS_MO_NEAR that started first at or after its end, nearest first. */
+/* How many of the list's kernels (by end: `end`, else by start) have a
+ * time below x, or at most x (`upto`): a binary search. */
+static size_t kernels_upto(const struct mo *m, const uint32_t *v, bool end, int64_t x, bool upto)
+{
+	size_t lo = 0, hi = m->n_kernels;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int64_t t = end ? m->ops[v[mid]].end_ns : m->ops[v[mid]].start_ns;
+
+		if (upto ? t <= x : t < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static size_t near_kernels(const struct mo *m, const struct gs_op *c, struct cand *out)
 {
 	size_t n = 0, lo, i, k;
 
-	lo = gs_upper_bound_i64_at(m->by_end, m->n_kernels, sizeof(*m->by_end),
-				   offsetof(struct kref, t), c->start_ns);
+	lo = kernels_upto(m, m->by_end, true, c->start_ns, true);
 	for (k = 0, i = lo; i > 0 && k < GS_MO_NEAR; i--, k++) {
-		const struct kref *r = &m->by_end[i - 1];
+		uint32_t op = m->by_end[i - 1];
 
-		out[n++] = (struct cand){.dist = c->start_ns - r->t,
-					 .op = r->op,
-					 .same_stream = m->ops[r->op].stream == c->stream,
+		out[n++] = (struct cand){.dist = c->start_ns - m->ops[op].end_ns,
+					 .op = op,
+					 .same_stream = m->ops[op].stream == c->stream,
 					 .after = 0};
 	}
-	lo = gs_lower_bound_i64_at(m->by_start, m->n_kernels, sizeof(*m->by_start),
-				   offsetof(struct kref, t), c->end_ns);
+	lo = kernels_upto(m, m->by_start, false, c->end_ns, false);
 	for (k = 0, i = lo; i < m->n_kernels && k < GS_MO_NEAR; i++, k++) {
-		const struct kref *r = &m->by_start[i];
+		uint32_t op = m->by_start[i];
 
-		out[n++] = (struct cand){.dist = r->t - c->end_ns,
-					 .op = r->op,
-					 .same_stream = m->ops[r->op].stream == c->stream,
+		out[n++] = (struct cand){.dist = m->ops[op].start_ns - c->end_ns,
+					 .op = op,
+					 .same_stream = m->ops[op].stream == c->stream,
 					 .after = 1};
 	}
 	gs_sort(out, n, sizeof(*out), cmp_cand);
