@@ -752,7 +752,7 @@ static gs_status cut_critical(struct gs_report_device *d, size_t rows)
 	rank = ranked_critical(path, n);
 	chosen = calloc(n, sizeof(*chosen));
 	d->critical = malloc(keep * sizeof(*d->critical));
-	d->critical_step = malloc(keep * sizeof(*d->critical_step));
+	d->critical_step = calloc(keep, sizeof(*d->critical_step));
 	d->critical_rank = malloc(keep * sizeof(*d->critical_rank));
 	if (!rank || !chosen || !d->critical || !d->critical_step || !d->critical_rank) {
 		free(rank);
