@@ -410,27 +410,16 @@ static struct kref kref_of(const struct mo *m, size_t i, bool by_end)
  * range in op order gives. Each stream's kernels come in op order, and their
  * times in order too (starts always; ends unless one overlaps the next),
  * so a heap of one entry a stream merges them with no copy to sort in.
- * *merged false (out untouched) when some stream's times go back.
+ * *merged false (out partly written) when some stream's times go back:
+ * the merged times then step back somewhere.
  */
 static gs_status kref_merge(const struct mo *m, uint32_t *out, bool by_end, bool *merged)
 {
 	struct kref_run *h;
 	size_t n = 0, k = 0;
+	int64_t last = INT64_MIN;
 
 	*merged = false;
-	for (size_t r = 0; r < m->n_ranges; r++) {
-		size_t end = m->ranges[r].first + m->ranges[r].count;
-		int64_t last = INT64_MIN;
-
-		for (size_t i = next_set_kernel(m, r, m->ranges[r].first); i < end;
-		     i = next_set_kernel(m, r, i + 1)) {
-			int64_t t = kref_of(m, i, by_end).t;
-
-			if (t < last)
-				return GS_OK;
-			last = t;
-		}
-	}
 	h = malloc((m->n_ranges + 1) * sizeof(*h));
 	if (!h)
 		return gs_nomem();
@@ -445,6 +434,10 @@ static gs_status kref_merge(const struct mo *m, uint32_t *out, bool by_end, bool
 	while (n && k < m->n_kernels) {
 		size_t r = h[0].r, i;
 
+		/* A run whose times go back shows as a step back here. */
+		if (h[0].next.t < last)
+			break;
+		last = h[0].next.t;
 		out[k++] = h[0].next.op;
 		i = next_set_kernel(m, r, (size_t)h[0].next.op + 1);
 		if (i < m->ranges[r].first + m->ranges[r].count)
