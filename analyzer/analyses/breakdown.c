@@ -816,6 +816,10 @@ static gs_status attribute_idle(struct bd *b, struct gs_breakdown *out)
 								     .tid = b->calls[call].tid};
 		}
 	}
+	/* The device's ops by start served the gaps' launches only. */
+	free(b->dev);
+	b->dev = NULL;
+	b->n_dev = 0;
 	{
 		gs_status rc = host_ranges(b, out);
 
@@ -916,6 +920,11 @@ gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
 	rc = collect(&b, win, out);
 	if (!rc)
 		rc = sweep(&b, out);
+	/* The endpoints are swept: their memory goes back before the host
+	 * range index (built at the first breakdown that needs it) adds its
+	 * own peak. */
+	free(b.ev.v);
+	b.ev = (struct ev_list){0};
 	if (!rc)
 		rc = attribute_idle(&b, out);
 	if (rc) {

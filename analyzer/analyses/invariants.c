@@ -35,6 +35,138 @@ static int cmp_share_ev(const void *pa, const void *pb)
 	return (a->delta > 0) - (b->delta > 0); /* ends first */
 }
 
+/* The most share held at once over events sorted by (t, ends first):
+ * within equal (t, kind) the order cannot change the maximum, which is
+ * reached after the last start at an instant. */
+static void peak_over(const struct share_ev *ev, size_t n, uint64_t *peak)
+{
+	int64_t used = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		used += ev[i].delta;
+		if (used > 0 && (uint64_t)used > *peak)
+			*peak = (uint64_t)used;
+	}
+}
+
+/* One stream's kernels (a slot range) read as events in time order: the
+ * start of kernel `k`, then its end (`at_end`), then the next kernel's. */
+struct share_run {
+	int64_t t;   /* the next event's time */
+	bool at_end; /* it is the end of kernel k */
+	size_t k;    /* index in the range */
+	size_t r;    /* the range */
+};
+
+static bool run_before(const struct share_run *a, const struct share_run *b)
+{
+	if (a->t != b->t)
+		return a->t < b->t;
+	return !a->at_end < !b->at_end; /* ends first */
+}
+
+/* The kernel at or after index k of range r (its count when none). */
+static size_t next_kernel(const struct gs_schedule *s, size_t n_ops, size_t r, size_t k)
+{
+	const struct gs_schedule_range *sr = &s->slot_ranges[r];
+
+	while (k < sr->count && (!s->slot_share[sr->slot + k] || sr->first + k >= n_ops))
+		k++;
+	return k;
+}
+
+/* Each range's kernels' events already in order (every kernel ends after
+ * it starts and no later than the next one starts)? */
+static bool runs_in_order(const struct gs_schedule *s, const struct gs_op *ops, size_t n_ops)
+{
+	for (size_t r = 0; r < s->n_slot_ranges; r++) {
+		const struct gs_schedule_range *sr = &s->slot_ranges[r];
+		bool any = false;
+		int64_t last_end = 0;
+
+		for (size_t k = next_kernel(s, n_ops, r, 0); k < sr->count;
+		     k = next_kernel(s, n_ops, r, k + 1)) {
+			int64_t a = s->slot_ideal_start[sr->slot + k];
+			int64_t dur = gs_sched_dur(&ops[sr->first + k]);
+
+			if (dur <= 0 || a > INT64_MAX - dur || (any && a < last_end))
+				return false;
+			last_end = a + dur;
+			any = true;
+		}
+	}
+	return true;
+}
+
+static void heap_down(struct share_run *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct share_run tmp;
+
+		if (l < n && run_before(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && run_before(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+/* The peak by a merge of the streams' runs: memory for one entry a
+ * stream, not two events a kernel and a sort's copy of them. */
+static gs_status peak_by_merge(const struct gs_schedule *s, const struct gs_op *ops, size_t n_ops,
+			       uint64_t *peak)
+{
+	struct share_run *h = malloc((s->n_slot_ranges ? s->n_slot_ranges : 1) * sizeof(*h));
+	size_t n = 0;
+	int64_t used = 0;
+
+	if (!h)
+		return gs_nomem();
+	for (size_t r = 0; r < s->n_slot_ranges; r++) {
+		size_t k = next_kernel(s, n_ops, r, 0);
+
+		if (k < s->slot_ranges[r].count)
+			h[n++] = (struct share_run){
+				.t = s->slot_ideal_start[s->slot_ranges[r].slot + k],
+				.k = k,
+				.r = r};
+	}
+	for (size_t i = n / 2; i-- > 0;)
+		heap_down(h, n, i);
+	while (n) {
+		struct share_run *top = &h[0];
+		const struct gs_schedule_range *sr = &s->slot_ranges[top->r];
+		uint32_t share = s->slot_share[sr->slot + top->k];
+
+		if (top->at_end) {
+			used -= (int64_t)share;
+			top->k = next_kernel(s, n_ops, top->r, top->k + 1);
+			if (top->k == sr->count) {
+				h[0] = h[--n];
+			} else {
+				top->at_end = false;
+				top->t = s->slot_ideal_start[sr->slot + top->k];
+			}
+		} else {
+			used += (int64_t)share;
+			if (used > 0 && (uint64_t)used > *peak)
+				*peak = (uint64_t)used;
+			top->at_end = true;
+			top->t = s->slot_ideal_start[sr->slot + top->k] +
+				 gs_sched_dur(&ops[sr->first + top->k]);
+		}
+		heap_down(h, n, 0);
+	}
+	free(h);
+	return GS_OK;
+}
+
 /* The most share the ideal's kernels hold at one instant, by a sweep of
  * their ideal intervals: independent of how schedule.c placed them. */
 static gs_status ideal_peak_share(const struct gs_trace *t, const struct gs_schedule *s,
@@ -43,11 +175,14 @@ static gs_status ideal_peak_share(const struct gs_trace *t, const struct gs_sche
 	size_t n_ops, n = 0;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 	struct share_ev *ev;
-	int64_t used = 0;
 
 	*peak = 0;
 	if (!s->slot_share || !ops)
 		return GS_OK;
+	if (runs_in_order(s, ops, n_ops))
+		return peak_by_merge(s, ops, n_ops, peak);
+	/* Some stream's kernels overlap in the ideal (a broken cycle, the
+	 * recorded run kept): every event, sorted. */
 	for (size_t k = 0; k < s->n_slots; k++)
 		n += s->slot_share[k] ? 2 : 0;
 	ev = malloc((n ? n : 1) * sizeof(*ev));
@@ -66,11 +201,7 @@ static gs_status ideal_peak_share(const struct gs_trace *t, const struct gs_sche
 						    -(int64_t)s->slot_share[slot]};
 		}
 	gs_sort(ev, n, sizeof(*ev), cmp_share_ev);
-	for (size_t i = 0; i < n; i++) {
-		used += ev[i].delta;
-		if (used > 0 && (uint64_t)used > *peak)
-			*peak = (uint64_t)used;
-	}
+	peak_over(ev, n, peak);
 	free(ev);
 	return GS_OK;
 }

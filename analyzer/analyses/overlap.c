@@ -208,7 +208,9 @@ struct mo {
 	struct cover kernels; /* every kernel of the device */
 	struct cover whatif;  /* kernels of the set in the what-if schedule */
 	struct busy busy;
-	struct kref *by_end, *by_start; /* kernels of the set */
+	/* The kernels of the set (op indices) by end and by start: the times
+	 * are the ops' own, read through the index. */
+	uint32_t *by_end, *by_start;
 	size_t n_kernels;
 	uint32_t *copies; /* memcpys of the set, in op order */
 	size_t n_copies;
@@ -353,6 +355,102 @@ static bool in_set(const struct mo *m, const struct gs_op *op)
 	return gs_sched_in_window(op, m->s->window_set, m->s->window_start, m->s->window_end);
 }
 
+/* ---- the set's kernels by start and by end, merged -------------------- */
+
+/* The next kernel of the set (of positive length) of range r at or after
+ * op i (the range's end when none). */
+static size_t next_set_kernel(const struct mo *m, size_t r, size_t i)
+{
+	size_t end = m->ranges[r].first + m->ranges[r].count;
+
+	for (i = next_kernel(m, r, i); i < end && !in_set(m, &m->ops[i]);)
+		i = next_kernel(m, r, i + 1);
+	return i;
+}
+
+struct kref_run {
+	struct kref next; /* the run's next kernel */
+	size_t r;
+};
+
+/* By time, then by the run: the op-order list's order among equal times
+ * (a run's kernels come one at a time, in that order). */
+static bool kref_before(const struct kref_run *a, const struct kref_run *b)
+{
+	return a->next.t != b->next.t ? a->next.t < b->next.t : a->r < b->r;
+}
+
+static void kref_down(struct kref_run *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, c = i;
+		struct kref_run tmp;
+
+		if (l < n && kref_before(&h[l], &h[c]))
+			c = l;
+		if (l + 1 < n && kref_before(&h[l + 1], &h[c]))
+			c = l + 1;
+		if (c == i)
+			return;
+		tmp = h[i];
+		h[i] = h[c];
+		h[c] = tmp;
+		i = c;
+	}
+}
+
+static struct kref kref_of(const struct mo *m, size_t i, bool by_end)
+{
+	return (struct kref){by_end ? m->ops[i].end_ns : m->ops[i].start_ns, (uint32_t)i};
+}
+
+/*
+ * out (m->n_kernels entries) filled with the set's kernels by time (their
+ * start or end): what a stable sort by time of the list built range by
+ * range in op order gives. Each stream's kernels come in op order, and their
+ * times in order too (starts always; ends unless one overlaps the next),
+ * so a heap of one entry a stream merges them with no copy to sort in.
+ * *merged false (out partly written) when some stream's times go back:
+ * the merged times then step back somewhere.
+ */
+static gs_status kref_merge(const struct mo *m, uint32_t *out, bool by_end, bool *merged)
+{
+	struct kref_run *h;
+	size_t n = 0, k = 0;
+	int64_t last = INT64_MIN;
+
+	*merged = false;
+	h = malloc((m->n_ranges + 1) * sizeof(*h));
+	if (!h)
+		return gs_nomem();
+	for (size_t r = 0; r < m->n_ranges; r++) {
+		size_t i = next_set_kernel(m, r, m->ranges[r].first);
+
+		if (i < m->ranges[r].first + m->ranges[r].count)
+			h[n++] = (struct kref_run){kref_of(m, i, by_end), r};
+	}
+	for (size_t i = n / 2; i-- > 0;)
+		kref_down(h, n, i);
+	while (n && k < m->n_kernels) {
+		size_t r = h[0].r, i;
+
+		/* A run whose times go back shows as a step back here. */
+		if (h[0].next.t < last)
+			break;
+		last = h[0].next.t;
+		out[k++] = h[0].next.op;
+		i = next_set_kernel(m, r, (size_t)h[0].next.op + 1);
+		if (i < m->ranges[r].first + m->ranges[r].count)
+			h[0].next = kref_of(m, i, by_end);
+		else
+			h[0] = h[--n];
+		kref_down(h, n, 0);
+	}
+	free(h);
+	*merged = k == m->n_kernels && !n;
+	return GS_OK;
+}
+
 /*
  * The kernels of the set by end and by start and in the what-if, and the
  * copies' sorted endpoints per direction: one pass to count, one to fill
@@ -362,7 +460,7 @@ static bool in_set(const struct mo *m, const struct gs_op *op)
 static gs_status build_tables(struct mo *m)
 {
 	struct busy *b = &m->busy;
-	size_t n_set = 0, n = 0, r, i, hint = 0;
+	size_t n_set = 0, n = 0, r, i, nk, hint = 0;
 	size_t count[GS_COPY_KIND_COUNT] = {0}, fill[GS_COPY_KIND_COUNT];
 	struct ivl *wi = NULL;
 	gs_status st;
@@ -405,8 +503,6 @@ static gs_status build_tables(struct mo *m)
 		if (op->kind == GS_OP_KERNEL) {
 			if (!in_set(m, op) || op->end_ns <= op->start_ns)
 				continue;
-			m->by_end[m->n_kernels] = (struct kref){op->end_ns, (uint32_t)i};
-			m->by_start[m->n_kernels] = (struct kref){op->start_ns, (uint32_t)i};
 			{
 				/* gs_schedule_pipelined_start, stream by stream */
 				uint32_t k = gs_sched_slot_near(m->s, (uint32_t)i, &hint);
@@ -424,9 +520,36 @@ static gs_status build_tables(struct mo *m)
 			}
 		}
 	}
-	/* Built in op order: by time alone is by (time, op). */
-	gs_sort_by_i64(m->by_end, m->n_kernels, sizeof(*m->by_end));
-	gs_sort_by_i64(m->by_start, m->n_kernels, sizeof(*m->by_start));
+	for (unsigned e = 0; e < 2; e++) {
+		uint32_t *v = e ? m->by_end : m->by_start;
+		struct kref *sorted;
+		bool merged;
+
+		st = kref_merge(m, v, e, &merged);
+		if (!st && !merged) {
+			sorted = malloc((m->n_kernels + 1) * sizeof(*sorted));
+			if (!sorted)
+				st = gs_nomem();
+		}
+		if (st) {
+			free(wi);
+			return st;
+		}
+		if (merged)
+			continue;
+		/* Built in op order: by time alone is by (time, op). */
+		nk = 0;
+		FOR_DEVICE_OP(m, r, i)
+		{
+			if (m->ops[i].kind == GS_OP_KERNEL && in_set(m, &m->ops[i]) &&
+			    m->ops[i].end_ns > m->ops[i].start_ns)
+				sorted[nk++] = kref_of(m, i, e);
+		}
+		gs_sort_by_i64(sorted, nk, sizeof(*sorted));
+		for (size_t k = 0; k < nk; k++)
+			v[k] = sorted[k].op;
+		free(sorted);
+	}
 	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
 		size_t f = b->first[d], c = b->first[d + 1] - f;
 
@@ -541,28 +664,44 @@ static int cmp_cand(const void *pa, const void *pb)
 
 /* The GS_MO_NEAR kernels that ended last at or before the copy's start and
  * the GS_MO_NEAR that started first at or after its end, nearest first. */
+/* How many of the list's kernels (by end: `end`, else by start) have a
+ * time below x, or at most x (`upto`): a binary search. */
+static size_t kernels_upto(const struct mo *m, const uint32_t *v, bool end, int64_t x, bool upto)
+{
+	size_t lo = 0, hi = m->n_kernels;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int64_t t = end ? m->ops[v[mid]].end_ns : m->ops[v[mid]].start_ns;
+
+		if (upto ? t <= x : t < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static size_t near_kernels(const struct mo *m, const struct gs_op *c, struct cand *out)
 {
 	size_t n = 0, lo, i, k;
 
-	lo = gs_upper_bound_i64_at(m->by_end, m->n_kernels, sizeof(*m->by_end),
-				   offsetof(struct kref, t), c->start_ns);
+	lo = kernels_upto(m, m->by_end, true, c->start_ns, true);
 	for (k = 0, i = lo; i > 0 && k < GS_MO_NEAR; i--, k++) {
-		const struct kref *r = &m->by_end[i - 1];
+		uint32_t op = m->by_end[i - 1];
 
-		out[n++] = (struct cand){.dist = c->start_ns - r->t,
-					 .op = r->op,
-					 .same_stream = m->ops[r->op].stream == c->stream,
+		out[n++] = (struct cand){.dist = c->start_ns - m->ops[op].end_ns,
+					 .op = op,
+					 .same_stream = m->ops[op].stream == c->stream,
 					 .after = 0};
 	}
-	lo = gs_lower_bound_i64_at(m->by_start, m->n_kernels, sizeof(*m->by_start),
-				   offsetof(struct kref, t), c->end_ns);
+	lo = kernels_upto(m, m->by_start, false, c->end_ns, false);
 	for (k = 0, i = lo; i < m->n_kernels && k < GS_MO_NEAR; i++, k++) {
-		const struct kref *r = &m->by_start[i];
+		uint32_t op = m->by_start[i];
 
-		out[n++] = (struct cand){.dist = r->t - c->end_ns,
-					 .op = r->op,
-					 .same_stream = m->ops[r->op].stream == c->stream,
+		out[n++] = (struct cand){.dist = m->ops[op].start_ns - c->end_ns,
+					 .op = op,
+					 .same_stream = m->ops[op].stream == c->stream,
 					 .after = 1};
 	}
 	gs_sort(out, n, sizeof(*out), cmp_cand);

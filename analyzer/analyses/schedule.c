@@ -607,35 +607,17 @@ static bool takes_share(const struct gs_op *op)
 	return op->kind == GS_OP_KERNEL && op->end_ns > op->start_ns;
 }
 
-/*
- * Each kernel's share (occupancy.c where the launch configuration and the
- * device tell it, else 1/K for K the most kernels the recorded run had at
- * once), and the capacity: the whole device, or the recorded run's busiest
- * instant when its shares added up to more.
- */
-static gs_status kernel_model(struct sched *s, struct gs_schedule *out, uint32_t device)
+/* recorded_peaks' way when some stream's kernels overlapped in the
+ * recorded run: every kernel's start and end, sorted. */
+static gs_status recorded_peaks_sorted(struct sched *s, uint32_t *at_once, uint64_t *peak)
 {
-	const struct gs_device *dev = gs_trace_device(s->t, device);
-	bool known = gs_sched_device_known(dev);
 	size_t n_ev = 0, i;
 	struct kernel_ev *ev;
-	uint32_t at_once = 0, count = 0, unknown_share;
-	uint64_t used = 0, peak = 0;
+	uint32_t count = 0, unknown_share;
+	uint64_t used = 0;
 
-	for (uint32_t v = 0; v < s->ns; v++) {
-		const struct gs_op *op = &s->ops[s->set[v]];
-
-		s->share[v] = 0;
-		if (!takes_share(op))
-			continue;
-		n_ev += 2;
-		if (known)
-			s->share[v] = gs_sched_kernel_share(dev, gs_trace_op_launch_cfg(s->t, op));
-		if (s->share[v])
-			out->kernels_by_occupancy++;
-		else
-			out->kernels_as_recorded++;
-	}
+	for (uint32_t v = 0; v < s->ns; v++)
+		n_ev += takes_share(&s->ops[s->set[v]]) ? 2 : 0;
 	ev = alloc_array(n_ev, sizeof(*ev));
 	if (!ev)
 		return gs_nomem();
@@ -652,11 +634,11 @@ static gs_status kernel_model(struct sched *s, struct gs_schedule *out, uint32_t
 	for (i = 0; i < n_ev; i++) {
 		if (ev[i].type == 0) {
 			count--;
-		} else if (++count > at_once) {
-			at_once = count;
+		} else if (++count > *at_once) {
+			*at_once = count;
 		}
 	}
-	unknown_share = at_once ? GS_SHARE_UNIT / at_once : GS_SHARE_UNIT;
+	unknown_share = *at_once ? GS_SHARE_UNIT / *at_once : GS_SHARE_UNIT;
 	if (!unknown_share)
 		unknown_share = 1;
 	for (uint32_t v = 0; v < s->ns; v++)
@@ -667,11 +649,206 @@ static gs_status kernel_model(struct sched *s, struct gs_schedule *out, uint32_t
 			used -= s->share[ev[i].v];
 		} else {
 			used += s->share[ev[i].v];
-			if (used > peak)
-				peak = used;
+			if (used > *peak)
+				*peak = used;
 		}
 	}
 	free(ev);
+	return GS_OK;
+}
+
+/*
+ * The recorded run's kernels read in (time, ends first) order without
+ * sorting them: each stream's kernels (a run of the set: the set is in
+ * slot order, a stream's ops together) start and end one after another
+ * in the recorded run, so a heap of one entry a stream merges them. The
+ * order within equal (time, kind) does not change the counts' maxima
+ * below, which are reached after the last start at an instant.
+ */
+struct kernel_run {
+	int64_t t;     /* the next event's time */
+	uint32_t v;    /* the kernel (set index) */
+	uint32_t last; /* the run's end (set index, exclusive) */
+	bool at_end;   /* the next event is v's end */
+};
+
+static uint32_t next_share_kernel(const struct sched *s, uint32_t v, uint32_t last)
+{
+	while (v < last && !takes_share(&s->ops[s->set[v]]))
+		v++;
+	return v;
+}
+
+/* The streams' runs, each at its first kernel; *in_order false (and no
+ * runs) when some stream's kernels overlapped in the recorded run. */
+static gs_status kernel_runs(const struct sched *s, struct kernel_run **out, size_t *n_out,
+			     bool *in_order)
+{
+	size_t nr = 0, n = 0;
+	struct kernel_run *runs;
+
+	*out = NULL;
+	*n_out = 0;
+	*in_order = true;
+	for (uint32_t v = 0; v < s->ns; v++)
+		nr += !v || s->ops[s->set[v]].stream != s->ops[s->set[v - 1]].stream;
+	runs = malloc((nr ? nr : 1) * sizeof(*runs));
+	if (!runs)
+		return gs_nomem();
+	for (uint32_t a = 0, b; a < s->ns; a = b) {
+		uint32_t stream = s->ops[s->set[a]].stream, k;
+		bool any = false;
+		int64_t last_end = 0;
+
+		for (b = a + 1; b < s->ns && s->ops[s->set[b]].stream == stream; b++)
+			;
+		for (k = next_share_kernel(s, a, b); k < b; k = next_share_kernel(s, k + 1, b)) {
+			const struct gs_op *op = &s->ops[s->set[k]];
+
+			if (any && op->start_ns < last_end) {
+				free(runs);
+				*in_order = false;
+				return GS_OK;
+			}
+			last_end = op->end_ns;
+			any = true;
+		}
+		k = next_share_kernel(s, a, b);
+		if (k < b)
+			runs[n++] = (struct kernel_run){.t = s->ops[s->set[k]].start_ns,
+							.v = k,
+							.last = b};
+	}
+	*out = runs;
+	*n_out = n;
+	return GS_OK;
+}
+
+static bool kernel_run_before(const struct kernel_run *a, const struct kernel_run *b)
+{
+	if (a->t != b->t)
+		return a->t < b->t;
+	return a->at_end && !b->at_end; /* ends first */
+}
+
+static void kernel_heap_down(struct kernel_run *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct kernel_run tmp;
+
+		if (l < n && kernel_run_before(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && kernel_run_before(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+/* One merge of the runs (copied into h): the most kernels at once, or
+ * with shares (s->share set) the busiest instant's sum of shares. */
+static void kernel_merge(const struct sched *s, const struct kernel_run *runs, size_t n,
+			 struct kernel_run *h, bool shares, uint64_t *peak)
+{
+	uint64_t used = 0;
+
+	memcpy(h, runs, n * sizeof(*h));
+	for (size_t i = n / 2; i-- > 0;)
+		kernel_heap_down(h, n, i);
+	while (n) {
+		struct kernel_run *top = &h[0];
+		uint64_t w = shares ? s->share[top->v] : 1;
+
+		if (top->at_end) {
+			used -= w;
+			top->v = next_share_kernel(s, top->v + 1, top->last);
+			if (top->v == top->last) {
+				h[0] = h[--n];
+			} else {
+				top->at_end = false;
+				top->t = s->ops[s->set[top->v]].start_ns;
+			}
+		} else {
+			used += w;
+			if (used > *peak)
+				*peak = used;
+			top->at_end = true;
+			top->t = s->ops[s->set[top->v]].end_ns;
+		}
+		kernel_heap_down(h, n, 0);
+	}
+}
+
+/* The most kernels at once in the recorded run, then the unknown shares
+ * (1/K), then the busiest instant's sum of shares: by the merge, else by
+ * every event sorted. */
+static gs_status recorded_peaks(struct sched *s, uint32_t *at_once, uint64_t *peak)
+{
+	struct kernel_run *runs = NULL, *h = NULL;
+	size_t n_runs = 0;
+	bool in_order;
+	uint64_t most = 0;
+	uint32_t unknown_share;
+	gs_status st = kernel_runs(s, &runs, &n_runs, &in_order);
+
+	if (st)
+		return st;
+	if (!in_order)
+		return recorded_peaks_sorted(s, at_once, peak);
+	h = malloc((n_runs ? n_runs : 1) * sizeof(*h));
+	if (!h) {
+		free(runs);
+		return gs_nomem();
+	}
+	kernel_merge(s, runs, n_runs, h, false, &most);
+	*at_once = (uint32_t)most;
+	unknown_share = *at_once ? GS_SHARE_UNIT / *at_once : GS_SHARE_UNIT;
+	if (!unknown_share)
+		unknown_share = 1;
+	for (uint32_t v = 0; v < s->ns; v++)
+		if (!s->share[v] && takes_share(&s->ops[s->set[v]]))
+			s->share[v] = unknown_share;
+	kernel_merge(s, runs, n_runs, h, true, peak);
+	free(runs);
+	free(h);
+	return GS_OK;
+}
+
+/*
+ * Each kernel's share (occupancy.c where the launch configuration and the
+ * device tell it, else 1/K for K the most kernels the recorded run had at
+ * once), and the capacity: the whole device, or the recorded run's busiest
+ * instant when its shares added up to more.
+ */
+static gs_status kernel_model(struct sched *s, struct gs_schedule *out, uint32_t device)
+{
+	const struct gs_device *dev = gs_trace_device(s->t, device);
+	bool known = gs_sched_device_known(dev);
+	uint32_t at_once = 0;
+	uint64_t peak = 0;
+	gs_status st;
+
+	for (uint32_t v = 0; v < s->ns; v++) {
+		const struct gs_op *op = &s->ops[s->set[v]];
+
+		s->share[v] = 0;
+		if (!takes_share(op))
+			continue;
+		if (known)
+			s->share[v] = gs_sched_kernel_share(dev, gs_trace_op_launch_cfg(s->t, op));
+		if (s->share[v])
+			out->kernels_by_occupancy++;
+		else
+			out->kernels_as_recorded++;
+	}
+	st = recorded_peaks(s, &at_once, &peak);
+	if (st)
+		return st;
 	s->cap = peak > GS_SHARE_UNIT ? peak : GS_SHARE_UNIT;
 	out->kernel_capacity = s->cap;
 	out->recorded_peak_share = peak;

@@ -76,15 +76,10 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 	d->pipelined = s->pipelined;
 	d->sched_device_known = gs_sched_device_known(gs_trace_device(t, d->device));
 	memcpy(d->copy_engines, s->copy_engines, sizeof(d->copy_engines));
-	if (s->n_critical) {
-		d->critical = malloc(s->n_critical * sizeof(*d->critical));
-		if (!d->critical)
-			return gs_nomem();
-		memcpy(d->critical, s->critical_path, s->n_critical * sizeof(*d->critical));
-		d->n_critical = s->n_critical;
-		for (i = 0; i < d->n_critical; i++)
-			d->critical_ns = gs_report_sat_add(d->critical_ns, d->critical[i].ns);
-	}
+	/* The listed ops come from the kept schedule's path when the lists
+	 * are cut (gs_report_cut_lists): no copy of the whole path here. */
+	for (i = 0; i < s->n_critical; i++)
+		d->critical_ns = gs_report_sat_add(d->critical_ns, s->critical_path[i].ns);
 	if (!s->slot_bound_by)
 		return GS_OK;
 	for (st = 0; st < d->n_streams; st++) {
@@ -400,6 +395,15 @@ static gs_status stage_over_schedule(struct dev_ctx *c)
 		d->gap.n_host = 0;
 	}
 	d->critical_lead_ns = c->s.critical_lead_ns;
+	/* The per-op delays, bounds and pipelined starts are summed: nothing
+	 * after this reads them, so they go before the candidates and the
+	 * replay add their own per-op arrays. */
+	free(c->s.slot_delay_ns);
+	free(c->s.slot_bound_by);
+	free(c->s.slot_pipelined_start);
+	c->s.slot_delay_ns = NULL;
+	c->s.slot_bound_by = NULL;
+	c->s.slot_pipelined_start = NULL;
 	return st;
 }
 
@@ -448,18 +452,13 @@ static gs_status stage_replay(struct dev_ctx *c)
 }
 
 /* The writers draw the ideal schedule and the whole critical path; the
- * per-op delays and bounds were summed above: the device keeps the rest. */
+ * per-op delays and bounds were summed and freed (stage_over_schedule),
+ * the shares served the replay: the device keeps the rest. */
 static gs_status stage_keep_schedule(struct dev_ctx *c)
 {
 	struct gs_schedule *s = &c->s;
 
-	free(s->slot_delay_ns);
-	free(s->slot_bound_by);
-	free(s->slot_pipelined_start);
 	free(s->slot_share);
-	s->slot_delay_ns = NULL;
-	s->slot_bound_by = NULL;
-	s->slot_pipelined_start = NULL;
 	s->slot_share = NULL;
 	c->d->sched = *s;
 	memset(s, 0, sizeof(*s));

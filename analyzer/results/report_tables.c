@@ -720,60 +720,42 @@ struct crit_rank {
 	size_t step;
 };
 
-static struct crit_rank *ranked_critical(const struct gs_report_device *d)
+static struct crit_rank *ranked_critical(const struct gs_critical_op *path, size_t n)
 {
-	struct crit_rank *rank = malloc(d->n_critical * sizeof(*rank));
+	struct crit_rank *rank = malloc((n ? n : 1) * sizeof(*rank));
 
 	if (!rank)
 		return NULL;
-	for (size_t i = 0; i < d->n_critical; i++)
-		rank[i] = (struct crit_rank){-d->critical[i].ns, i};
-	gs_sort_by_i64(rank, d->n_critical, sizeof(*rank));
+	for (size_t i = 0; i < n; i++)
+		rank[i] = (struct crit_rank){-path[i].ns, i};
+	gs_sort_by_i64(rank, n, sizeof(*rank));
 	return rank;
 }
 
-/* The listed critical ops, longest first (ties in path order). O(P). */
-static gs_status rank_critical(struct gs_report_device *d)
-{
-	struct crit_rank *rank = ranked_critical(d);
-
-	d->critical_rank = malloc(d->n_critical * sizeof(*d->critical_rank));
-	if (!rank || !d->critical_rank) {
-		free(rank);
-		return gs_nomem();
-	}
-	for (size_t i = 0; i < d->n_critical; i++)
-		d->critical_rank[i] = rank[i].step;
-	free(rank);
-	return GS_OK;
-}
-
-/* Keep the `rows` longest ops of the critical path, in path order, with
- * their positions on it, and rank them. O(P). */
+/*
+ * Keep the `rows` longest ops of the device's critical path (the kept
+ * schedule's whole path), in path order, with their positions on it,
+ * and rank them (critical_rank: longest first, ties in path order).
+ * O(P log P) for a path of P ops.
+ */
 static gs_status cut_critical(struct gs_report_device *d, size_t rows)
 {
-	size_t n = d->n_critical, keep = n < rows ? n : rows, i, k = 0;
-	struct gs_critical_op *kept;
+	const struct gs_critical_op *path = d->sched.critical_path;
+	size_t n = d->sched.n_critical, keep = n < rows ? n : rows, i, k = 0;
 	struct crit_rank *rank;
 	bool *chosen;
 
 	d->critical_count = n;
+	d->n_critical = 0;
 	if (!n)
 		return GS_OK;
-	d->critical_step = malloc(keep * sizeof(*d->critical_step));
-	if (!d->critical_step)
-		return gs_nomem();
-	if (keep == n) {
-		for (i = 0; i < n; i++)
-			d->critical_step[i] = i;
-		return rank_critical(d);
-	}
-	rank = ranked_critical(d);
-	kept = malloc(keep * sizeof(*kept));
+	rank = ranked_critical(path, n);
 	chosen = calloc(n, sizeof(*chosen));
-	if (!rank || !kept || !chosen) {
+	d->critical = malloc(keep * sizeof(*d->critical));
+	d->critical_step = calloc(keep, sizeof(*d->critical_step));
+	d->critical_rank = malloc(keep * sizeof(*d->critical_rank));
+	if (!rank || !chosen || !d->critical || !d->critical_step || !d->critical_rank) {
 		free(rank);
-		free(kept);
 		free(chosen);
 		return gs_nomem();
 	}
@@ -783,14 +765,28 @@ static gs_status cut_critical(struct gs_report_device *d, size_t rows)
 		if (!chosen[i])
 			continue;
 		d->critical_step[k] = i;
-		kept[k++] = d->critical[i];
+		d->critical[k++] = path[i];
+	}
+	/* Ranked among the kept (longest first, ties in path order: the
+	 * first `keep` of the whole path's ranking), each by a binary search
+	 * of its position in critical_step (ascending). */
+	for (i = 0; i < keep; i++) {
+		size_t lo = 0, hi = keep;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (d->critical_step[mid] < rank[i].step)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		d->critical_rank[i] = lo;
 	}
 	free(rank);
 	free(chosen);
-	free(d->critical);
-	d->critical = kept;
 	d->n_critical = keep;
-	return rank_critical(d);
+	return GS_OK;
 }
 
 /*

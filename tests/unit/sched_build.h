@@ -267,6 +267,54 @@ static inline void missed(struct tb *b, const struct gs_schedule *s, struct gs_m
 	assert_int_equal(gs_missed_overlap_compute(b->t, &b->g, s, NULL, m, n), GS_OK);
 }
 
+struct ref_ev {
+	int64_t t;
+	int64_t delta;
+};
+
+static inline int cmp_ref_ev(const void *pa, const void *pb)
+{
+	const struct ref_ev *a = pa, *b = pb;
+
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return (a->delta > 0) - (b->delta > 0); /* ends first */
+}
+
+/* The most share the ideal's kernels hold at one instant, by every
+ * kernel's two events sorted (the invariant's plain definition). */
+static inline uint64_t ref_peak_share(const struct gs_trace *t, const struct gs_schedule *s)
+{
+	size_t n_ops, n = 0;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+	struct ref_ev *ev = calloc(2 * s->n_slots + 1, sizeof(*ev));
+	int64_t used = 0;
+	uint64_t peak = 0;
+
+	assert_non_null(ev);
+	for (size_t r = 0; s->slot_share && r < s->n_slot_ranges; r++)
+		for (size_t k = 0; k < s->slot_ranges[r].count; k++) {
+			size_t v = s->slot_ranges[r].first + k, slot = s->slot_ranges[r].slot + k;
+			int64_t a = s->slot_ideal_start[slot];
+			int64_t d = ops[v].end_ns > ops[v].start_ns ?
+					    ops[v].end_ns - ops[v].start_ns :
+					    0;
+
+			if (!s->slot_share[slot])
+				continue;
+			ev[n++] = (struct ref_ev){a, s->slot_share[slot]};
+			ev[n++] = (struct ref_ev){a + d, -(int64_t)s->slot_share[slot]};
+		}
+	qsort(ev, n, sizeof(*ev), cmp_ref_ev);
+	for (size_t i = 0; i < n; i++) {
+		used += ev[i].delta;
+		if (used > 0 && (uint64_t)used > peak)
+			peak = (uint64_t)used;
+	}
+	free(ev);
+	return peak;
+}
+
 /* The gap's causes add up to actual - ideal exactly, none negative; it is
  * split whenever the ideal is no longer than the run and no cycle was
  * broken. And what must hold of the schedule holds. */
@@ -296,6 +344,7 @@ static inline void check_gap_and_invariants(const struct gs_trace *t, const stru
 	assert_false(inv.over_capacity);
 	assert_false(inv.ideal_above_actual);
 	assert_true(inv.ideal_peak_share <= s->kernel_capacity);
+	assert_int_equal(inv.ideal_peak_share, ref_peak_share(t, s));
 	if (!inv.actual_early && !s->broken_cycles)
 		assert_true(s->ideal_ns <= s->actual_ns);
 }

@@ -9,7 +9,9 @@
  *   builder that follows docs/design.md one edge at a time by linear scans, and
  *   sorts and deduplicates the edges the plain way: with every edge kept,
  *   the same edges; as built (edges a path implies left out), the same
- *   counts, waits, schedules, invariants and missed overlaps.
+ *   counts, waits, schedules, invariants and missed overlaps;
+ * - the missed overlaps' kernels: among the GS_MO_NEAR kernels that ended
+ *   last before the copy or started first after it, found by scans.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1040,13 +1042,107 @@ static void test_graph_implied(void **state)
 	assert_true(cyclic * 10 > traces);
 }
 
+/* The kernels of the device (positive length) ending at or before `at`
+ * (after: starting at or after it), nearest first, ties by op: the `near`
+ * nearest, as indices into ops, in *out. */
+static size_t ref_near(const struct gs_trace *t, uint32_t device, int64_t at, bool after,
+		       size_t near, uint32_t *out)
+{
+	size_t n_ops, n = 0;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+
+	for (size_t k = 0; k < near; k++) {
+		uint32_t best = GS_NO_INDEX;
+
+		for (size_t i = 0; i < n_ops; i++) {
+			const struct gs_op *op = &ops[i];
+			int64_t v = after ? op->start_ns : op->end_ns;
+			bool taken = false;
+
+			if (op->kind != GS_OP_KERNEL || op->end_ns <= op->start_ns ||
+			    gs_op_device(t, op) != device || (after ? v < at : v > at))
+				continue;
+			for (size_t j = 0; j < n; j++)
+				taken |= out[j] == i;
+			if (taken)
+				continue;
+			if (best == GS_NO_INDEX) {
+				best = (uint32_t)i;
+			} else {
+				int64_t b = after ? ops[best].start_ns : ops[best].end_ns;
+
+				/* before: the latest end, the later op on a tie;
+				 * after: the earliest start, the earlier op. */
+				if (after ? v < b : v >= b)
+					best = (uint32_t)i;
+			}
+		}
+		if (best == GS_NO_INDEX)
+			break;
+		out[n++] = best;
+	}
+	return n;
+}
+
+/* Every missed overlap's kernel is one of the 4 nearest on either side of
+ * its copy (overlap.c, GS_MO_NEAR): the kernels by end and by start it
+ * searches are in time order however the streams interleave. */
+static void test_missed_near(void **state)
+{
+	size_t named = 0;
+
+	(void)state;
+	for (int iter = 0; iter < 400; iter++) {
+		struct gs_trace *t = random_trace();
+		struct gs_graph *g;
+		size_t n_ops;
+		const struct gs_op *ops = gs_trace_ops(t, &n_ops);
+
+		assert_int_equal(gs_graph_build(t, &g), GS_OK);
+		for (uint32_t dev = 0; dev < 2; dev++) {
+			struct gs_schedule s;
+			struct gs_breakdown bd;
+			struct gs_missed_overlap *m = NULL;
+			size_t nm = 0;
+
+			assert_int_equal(gs_schedule_compute(t, g, dev, NULL, &s), GS_OK);
+			assert_int_equal(gs_breakdown_compute(t, dev, NULL, &bd), GS_OK);
+			assert_int_equal(gs_missed_overlap_compute(t, g, &s, &bd, &m, &nm), GS_OK);
+			for (size_t i = 0; i < nm; i++) {
+				uint32_t near[8];
+				size_t n;
+				bool found = false;
+
+				if (m[i].kernel == GS_NO_INDEX)
+					continue;
+				n = ref_near(t, dev, ops[m[i].op].start_ns, false, 4, near);
+				n += ref_near(t, dev, ops[m[i].op].end_ns, true, 4, near + n);
+				for (size_t j = 0; j < n; j++)
+					found |= near[j] == m[i].kernel;
+				if (!found)
+					fail_msg(
+						"trace %d device %u: copy %u, kernel %u not among the "
+						"nearest",
+						iter, dev, m[i].op, m[i].kernel);
+				named++;
+			}
+			free(m);
+			gs_breakdown_fini(&bd);
+			gs_schedule_fini(&s);
+		}
+		gs_graph_destroy(g);
+		gs_trace_destroy(t);
+	}
+	if (named < 100)
+		fail_msg("only %zu missed overlaps named a kernel", named);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_keyed_sorts),
-		cmocka_unit_test(test_device_op_ranges),
-		cmocka_unit_test(test_graph_reference),
-		cmocka_unit_test(test_graph_implied),
+		cmocka_unit_test(test_keyed_sorts),     cmocka_unit_test(test_device_op_ranges),
+		cmocka_unit_test(test_graph_reference), cmocka_unit_test(test_graph_implied),
+		cmocka_unit_test(test_missed_near),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
