@@ -87,6 +87,33 @@ static size_t dlist_bound(const struct dlist *d, uint64_t c, bool strict)
 	return strict ? gs_upper_bound_u64(d->corr, d->n, c) : gs_lower_bound_u64(d->corr, d->n, c);
 }
 
+/* What the searches over a run of d's entries compare with: entry i of the
+ * run is ops[op[i]]; x (link_into_default), or a time t. */
+struct dl_key {
+	const struct gs_op *ops;
+	const uint32_t *op;
+	const struct gs_op *x;
+	int64_t t;
+};
+
+/* Entry i is before the first entry that x ended before and started no
+ * later than. */
+static bool dl_not_after_x(const void *ctx, size_t i)
+{
+	const struct dl_key *k = ctx;
+	const struct gs_op *o = &k->ops[k->op[i]];
+
+	return !(k->x->end_ns < o->end_ns && k->x->start_ns <= o->start_ns);
+}
+
+/* Entry i ended by t. */
+static bool dl_ended_by(const void *ctx, size_t i)
+{
+	const struct dl_key *k = ctx;
+
+	return k->ops[k->op[i]].end_ns <= k->t;
+}
+
 /*
  * x -> every entry of [klo, khi) (x is the last op of its stream enqueued
  * before each). In each run of the range, the edges up to the first entry
@@ -99,17 +126,10 @@ static gs_status link_into_default(struct builder *b, const struct dlist *d, uin
 	const struct gs_op *px = &b->ops[x];
 
 	for (size_t k = klo; k < khi;) {
-		size_t e = d->run_end[k] < khi ? d->run_end[k] : khi, l = k, h = e, keep;
+		size_t e = d->run_end[k] < khi ? d->run_end[k] : khi, l, keep;
+		struct dl_key key = {.ops = b->ops, .op = d->op + k, .x = px};
 
-		while (l < h) {
-			size_t mid = l + (h - l) / 2;
-			const struct gs_op *o = &b->ops[d->op[mid]];
-
-			if (px->end_ns < o->end_ns && px->start_ns <= o->start_ns)
-				h = mid;
-			else
-				l = mid + 1;
-		}
+		l = k + gs_partition_point(e - k, dl_not_after_x, &key);
 		keep = l < e ? l + 1 : e;
 		for (size_t j = k; j < keep; j++) {
 			gs_status rc = graph_add_edge(b, x, d->op[j], GS_EDGE_DEFAULT_STREAM, 0);
@@ -152,31 +172,15 @@ static gs_status link_from_default(struct builder *b, const struct dlist *d, uin
 	int64_t ready = ready_time(b, y);
 
 	for (size_t k = klo; k < khi;) {
-		size_t e = d->run_end[k] < khi ? d->run_end[k] : khi, l = k, h = e, w;
+		size_t e = d->run_end[k] < khi ? d->run_end[k] : khi, l, w = k;
+		struct dl_key key = {.ops = b->ops, .op = d->op + k, .t = py->start_ns};
 
-		while (l < h) {
-			size_t mid = l + (h - l) / 2;
-			const struct gs_op *o = &b->ops[d->op[mid]];
-
-			if (o->end_ns <= py->start_ns)
-				l = mid + 1;
-			else
-				h = mid;
-		}
-		w = k;
+		l = k + gs_partition_point(e - k, dl_ended_by, &key);
 		if (l > k) { /* a = l - 1: [k, w) are implied */
 			size_t a = l - 1;
 
-			h = a;
-			w = k;
-			while (w < h) {
-				size_t mid = w + (h - w) / 2;
-
-				if (ready != INT64_MIN && b->ops[d->op[mid]].end_ns > ready)
-					h = mid;
-				else
-					w = mid + 1;
-			}
+			key.t = ready == INT64_MIN ? INT64_MAX : ready;
+			w = k + gs_partition_point(a - k, dl_ended_by, &key);
 		}
 		b->implied += w - k;
 		for (size_t j = w; j < e; j++) {

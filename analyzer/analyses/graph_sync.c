@@ -14,6 +14,7 @@
 #include "graph_priv.h"
 #include "schedule_priv.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,19 +31,15 @@ static gs_status edges_to_later_launches(struct builder *b, uint32_t producer, u
 		return GS_OK; /* a thread that called nothing launched nothing */
 	for (size_t k = b->thread_group[th]; k < b->thread_group[th + 1]; k++) {
 		const struct launch_group *gr = &b->groups[b->by_last[k]];
-		size_t l = gr->first, h = gr->end;
+		size_t l;
 		gs_status rc;
 
 		if (b->launches[gr->end - 1].api_start < after_ns)
 			break; /* nor any after it */
-		while (l < h) {
-			size_t mid = l + (h - l) / 2;
-
-			if (b->launches[mid].api_start < after_ns)
-				l = mid + 1;
-			else
-				h = mid;
-		}
+		l = gr->first + gs_lower_bound_i64_at(&b->launches[gr->first], gr->end - gr->first,
+						      sizeof(*b->launches),
+						      offsetof(struct launch_entry, api_start),
+						      after_ns);
 		rc = graph_add_edge(b, producer, b->launches[l].op, kind, event);
 		if (rc)
 			return rc;
@@ -154,21 +151,28 @@ static void ctx_index_fini(struct ctx_index *cx)
 	gs_u64map_fini(&cx->last);
 }
 
+struct dev_corr_key {
+	const struct dev_corr *dc;
+	uint32_t device;
+	uint64_t corr;
+};
+
+/* Entry i is before (device, corr) in the (device, id) order. */
+static bool dev_corr_before(const void *ctx, size_t i)
+{
+	const struct dev_corr_key *k = ctx;
+	const struct dev_corr *e = &k->dc[i];
+
+	return e->device < k->device || (e->device == k->device && e->corr < k->corr);
+}
+
 /* Whether an op of `device` has an id in [lo, hi). */
 static bool device_corr_between(const struct ctx_index *cx, uint32_t device, uint64_t lo,
 				uint64_t hi)
 {
-	size_t l = 0, h = cx->n_dc;
+	struct dev_corr_key k = {cx->dc, device, lo};
+	size_t l = gs_partition_point(cx->n_dc, dev_corr_before, &k);
 
-	while (l < h) {
-		size_t mid = l + (h - l) / 2;
-
-		if (cx->dc[mid].device < device ||
-		    (cx->dc[mid].device == device && cx->dc[mid].corr < lo))
-			l = mid + 1;
-		else
-			h = mid;
-	}
 	return l < cx->n_dc && cx->dc[l].device == device && cx->dc[l].corr < hi;
 }
 

@@ -9,11 +9,13 @@
  * passes; the allocations are a fixed number of arrays per device, none per
  * op.
  */
+#include <gpuscope/search.h>
 #include <gpuscope/u64map.h>
 
 #include "analyzer_priv.h"
 #include "report_build_priv.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -727,23 +729,26 @@ out:
 	return rc;
 }
 
+struct run_key {
+	const struct ms *m;
+	uint32_t stream;
+};
+
+/* Run i is of a stream before the one looked for. */
+static bool run_before(const void *ctx, size_t i)
+{
+	const struct run_key *k = ctx;
+
+	return k->m->ops[k->m->runs[i].first].stream < k->stream;
+}
+
 /* The runs (streams) of the device, by stream index, for GPU annotations. */
 static const struct gs_op_range *run_of(const struct ms *m, uint32_t stream)
 {
-	size_t lo = 0, hi = m->n_runs;
+	struct run_key k = {m, stream};
+	size_t i = gs_partition_point(m->n_runs, run_before, &k);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint32_t s = m->ops[m->runs[mid].first].stream;
-
-		if (s == stream)
-			return &m->runs[mid];
-		if (s < stream)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return i < m->n_runs && m->ops[m->runs[i].first].stream == stream ? &m->runs[i] : NULL;
 }
 
 /* The ops of `run` that may share time with [rs, re) (a GPU annotation cut
@@ -755,27 +760,14 @@ static void gpu_span(const struct ms *m, const struct gs_op_range *run, int64_t 
 
 	/* the first op starting at or after the range, then back over ops
 	 * that start before it and reach into it */
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
-
-		if (m->ops[mid].start_ns < start)
-			a = mid + 1;
-		else
-			b = mid;
-	}
+	a += gs_lower_bound_i64_at(&m->ops[a], b - a, sizeof(*m->ops),
+				   offsetof(struct gs_op, start_ns), start);
 	while (a > run->first && m->ops[a - 1].end_ns > rs)
 		a--;
 	*lo = a;
-	b = run->first + run->count;
-	while (a < b) { /* the first op starting at or after its end */
-		size_t mid = a + (b - a) / 2;
-
-		if (m->ops[mid].start_ns < re)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	*hi = a;
+	/* the first op starting at or after its end */
+	*hi = a + gs_lower_bound_i64_at(&m->ops[a], b - a, sizeof(*m->ops),
+					offsetof(struct gs_op, start_ns), re);
 }
 
 /*

@@ -7,6 +7,7 @@
  */
 #include "trace_priv.h"
 
+#include <gpuscope/search.h>
 #include <gpuscope/u64map.h>
 
 #include <stdlib.h>
@@ -122,11 +123,25 @@ static void call_ix_free(struct call_ix *ix)
 	free(ix->thr_end);
 }
 
+struct corr_key {
+	const struct corr_ent *ents;
+	uint64_t corr;
+};
+
+/* Entry i has an id below the one looked for. */
+static bool corr_before(const void *ctx, size_t i)
+{
+	const struct corr_key *k = ctx;
+
+	return k->ents[i].corr < k->corr;
+}
+
 /* The calls with id `corr` (0: none): their number, in call order from
  * position *pos (call_ix_at). */
 static size_t call_ix_find(const struct call_ix *ix, uint64_t corr, size_t *pos)
 {
-	size_t a = 0, b = ix->n, lo;
+	struct corr_key key = {ix->ents, corr};
+	size_t a, lo;
 
 	*pos = 0;
 	if (!corr || !ix->n)
@@ -137,14 +152,7 @@ static size_t call_ix_find(const struct call_ix *ix, uint64_t corr, size_t *pos)
 		*pos = ix->first[corr - ix->base];
 		return ix->first[corr - ix->base + 1] - *pos;
 	}
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (ix->ents[m].corr < corr)
-			a = m + 1;
-		else
-			b = m;
-	}
+	a = gs_partition_point(ix->n, corr_before, &key);
 	lo = a;
 	while (a < ix->n && ix->ents[a].corr == corr)
 		a++;
@@ -261,23 +269,33 @@ static int cmp_key_thread(const void *pa, const void *pb)
 
 /* The first place in ord[lo, hi) whose call is not before (pid, tid) (not
  * before pid alone without with_tid); with `upper`, the first after it. */
+struct owner_key {
+	const uint32_t *ord;
+	const struct gs_api_call *api;
+	int64_t pid, tid;
+	bool with_tid, upper;
+};
+
+/* The call at place i of the order is before the owner looked for (or
+ * is of it, for the upper bound). */
+static bool owner_before(const void *ctx, size_t i)
+{
+	const struct owner_key *k = ctx;
+	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): the index has entries whenever it is searched */
+	const struct gs_api_call *c = &k->api[k->ord[i]];
+	int d = c->pid != k->pid                ? (c->pid < k->pid ? -1 : 1) :
+		k->with_tid && c->tid != k->tid ? (c->tid < k->tid ? -1 : 1) :
+						  0;
+
+	return d < 0 || (k->upper && d == 0);
+}
+
 static size_t owner_bound(const uint32_t *ord, size_t lo, size_t hi, const struct gs_api_call *api,
 			  int64_t pid, int64_t tid, bool with_tid, bool upper)
 {
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-		/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): the index has entries whenever it is searched */
-		const struct gs_api_call *c = &api[ord[m]];
-		int d = c->pid != pid             ? (c->pid < pid ? -1 : 1) :
-			with_tid && c->tid != tid ? (c->tid < tid ? -1 : 1) :
-						    0;
+	struct owner_key k = {ord + lo, api, pid, tid, with_tid, upper};
 
-		if (d < 0 || (upper && d == 0))
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo;
+	return lo + gs_partition_point(hi - lo, owner_before, &k);
 }
 
 /* Among ord[lo, hi) (lo < hi), the rule's choice by start alone. */
