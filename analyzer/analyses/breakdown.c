@@ -157,7 +157,9 @@ void gs_breakdown_cache_destroy(struct gs_breakdown_cache *c)
 	free(c);
 }
 
-struct bd {
+/* One device's breakdown while it is computed: the device's ops and API
+ * calls in the window, every interval endpoint, the host-call credits. */
+struct breakdown_pass {
 	const struct gs_trace *t;
 	uint32_t device;
 	int64_t w0, w1;
@@ -204,7 +206,7 @@ static gs_status add_interval(struct ev_list *l, int64_t s, int64_t e, uint32_t 
 
 /* Clip the intervals of l (start and end next to each other) to the
  * window, dropping those left empty. */
-static void clip(const struct bd *b, struct ev_list *l)
+static void clip(const struct breakdown_pass *b, struct ev_list *l)
 {
 	size_t k = 0;
 
@@ -236,7 +238,7 @@ static bool host_synchronous(const struct gs_trace *t, const struct gs_api_call 
 	return !gs_api_name_is_async(name, strlen(name));
 }
 
-static uint32_t launch_of(const struct bd *b, size_t op)
+static uint32_t launch_of(const struct breakdown_pass *b, size_t op)
 {
 	return b->cache->launch ? b->cache->launch[op] : GS_NO_INDEX;
 }
@@ -335,7 +337,8 @@ static bool blocking_sync(const struct gs_sync *y)
  * a few runs. Endpoints at one time are taken together by the sweep, so
  * their order among themselves does not matter.
  */
-static gs_status collect(struct bd *b, const struct gs_window *win, struct gs_breakdown *out)
+static gs_status collect(struct breakdown_pass *b, const struct gs_window *win,
+			 struct gs_breakdown *out)
 {
 	size_t n_syncs, n_dev_syncs, k = 0, n_before;
 	const struct gs_sync *syncs = gs_trace_syncs(b->t, &n_syncs);
@@ -447,7 +450,7 @@ static unsigned classify(const int64_t cnt[3])
 	return GS_CAT_IDLE;
 }
 
-static gs_status push_segment(struct bd *b, int64_t s, int64_t e, unsigned cat)
+static gs_status push_segment(struct breakdown_pass *b, int64_t s, int64_t e, unsigned cat)
 {
 	gs_status rc;
 
@@ -540,7 +543,7 @@ static const struct bd_ev *merge_pop(struct ev_merge *m)
 
 /* One pass over the endpoints in time order: segments, totals and
  * overlap. */
-static gs_status sweep(struct bd *b, struct gs_breakdown *out)
+static gs_status sweep(struct breakdown_pass *b, struct gs_breakdown *out)
 {
 	int64_t cnt[3] = {0, 0, 0};
 	int64_t cur = b->w0;
@@ -593,7 +596,7 @@ static gs_status build_pieces(struct gs_breakdown_cache *c)
 
 /* Flatten one thread's calls into disjoint pieces, in start order (only
  * the threads that launched an op after an idle gap of the device). */
-static gs_status thread_pieces(struct bd *b, uint32_t k)
+static gs_status thread_pieces(struct breakdown_pass *b, uint32_t k)
 {
 	size_t n_threads;
 	const struct gs_thread *th = &gs_trace_threads(b->t, &n_threads)[k];
@@ -626,7 +629,7 @@ static gs_status thread_pieces(struct bd *b, uint32_t k)
 	return GS_OK;
 }
 
-static gs_status credit(struct bd *b, uint32_t name, int64_t ns, size_t gap)
+static gs_status credit(struct breakdown_pass *b, uint32_t name, int64_t ns, size_t gap)
 {
 	size_t n_names = b->cache->n_names, key = name < n_names - 1 ? name : n_names - 1;
 	uint32_t slot = b->cache->slot_of_name[key];
@@ -653,7 +656,8 @@ static gs_status credit(struct bd *b, uint32_t name, int64_t ns, size_t gap)
 }
 
 /* Credit the calls of L's thread (other than L) inside [a, c). */
-static gs_status credit_host_calls(struct bd *b, uint32_t launch, int64_t a, int64_t c, size_t gap)
+static gs_status credit_host_calls(struct breakdown_pass *b, uint32_t launch, int64_t a, int64_t c,
+				   size_t gap)
 {
 	const struct gs_api_call *l = &b->calls[launch];
 	const struct bd_piece *pieces;
@@ -724,7 +728,7 @@ static void rank_host_calls(struct gs_host_call_time *v, struct gs_host_call_tim
 }
 
 /* The launch call of the op that ends an idle gap at b (GS_NO_INDEX: none). */
-static uint32_t gap_launch(struct bd *b, size_t *p, int64_t end, size_t *cache_p,
+static uint32_t gap_launch(struct breakdown_pass *b, size_t *p, int64_t end, size_t *cache_p,
 			   uint32_t *cache_call)
 {
 	size_t q;
@@ -752,7 +756,7 @@ static uint32_t gap_launch(struct bd *b, size_t *p, int64_t end, size_t *cache_p
 
 /* The host-bound intervals by the launching threads' host ranges; with
  * no ranges in the trace, all of it is outside any range. */
-static gs_status host_ranges(struct bd *b, struct gs_breakdown *out)
+static gs_status host_ranges(struct breakdown_pass *b, struct gs_breakdown *out)
 {
 	return gs_breakdown_cache_host_ranges(b->cache, b->hb, b->n_hb, &out->host_ranges);
 }
@@ -779,7 +783,7 @@ gs_status gs_breakdown_cache_host_ranges(struct gs_breakdown_cache *c,
 	return gs_host_ranges_compute(c->hix, iv, n, out);
 }
 
-static gs_status attribute_idle(struct bd *b, struct gs_breakdown *out)
+static gs_status attribute_idle(struct breakdown_pass *b, struct gs_breakdown *out)
 {
 	size_t p = 0, cache_p = SIZE_MAX;
 	uint32_t cache_call = GS_NO_INDEX;
@@ -845,7 +849,7 @@ static gs_status attribute_idle(struct bd *b, struct gs_breakdown *out)
 	return GS_OK;
 }
 
-static void bd_fini(struct bd *b)
+static void bd_fini(struct breakdown_pass *b)
 {
 	free(b->ranges);
 	free(b->ev.v);
@@ -879,7 +883,7 @@ gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
 				      const struct gs_window *win, struct gs_breakdown_cache *cache,
 				      struct gs_breakdown *out)
 {
-	struct bd b;
+	struct breakdown_pass b;
 	gs_status rc;
 
 	if (!t || !out) {

@@ -60,7 +60,9 @@ struct by_call {
 	uint32_t pad;
 };
 
-struct ms {
+/* One device's measures while they are computed: its ops in the window by
+ * stream, and what one pass over them collects for each measure. */
+struct measures_pass {
 	const struct gs_trace *t;
 	const struct gs_op *ops;
 	const struct gs_api_call *calls;
@@ -83,14 +85,14 @@ struct ms {
 	uint64_t max_pieces; /* max_annotation_pieces */
 };
 
-static bool overlaps(const struct ms *m, const struct gs_op *op)
+static bool overlaps(const struct measures_pass *m, const struct gs_op *op)
 {
 	if (op->end_ns <= op->start_ns)
 		return op->start_ns >= m->ws && op->start_ns <= m->we;
 	return op->start_ns < m->we && op->end_ns > m->ws;
 }
 
-static uint32_t launch_of(const struct ms *m, size_t i)
+static uint32_t launch_of(const struct measures_pass *m, size_t i)
 {
 	uint32_t c = m->launch ? m->launch[i] : GS_NO_INDEX;
 
@@ -101,7 +103,7 @@ static uint32_t launch_of(const struct ms *m, size_t i)
 
 /* Union lengths, one running union per level: level 0 holds
  * communication, 1 communication and memory, 2 every kernel. */
-static void classes(struct ms *m, struct gs_measures *out)
+static void classes(struct measures_pass *m, struct gs_measures *out)
 {
 	int64_t cur_s[3] = {0, 0, 0}, cur_e[3] = {0, 0, 0}, tot[3] = {0, 0, 0};
 	bool open[3] = {false, false, false};
@@ -240,7 +242,7 @@ static void bw_add(struct gs_copy_bandwidth *cell, const struct gs_op *op)
  * arrays the other measures sort and sweep (kernels, queue events, ops by
  * launch call).
  */
-static gs_status collect(struct ms *m, struct gs_measures *out)
+static gs_status collect(struct measures_pass *m, struct gs_measures *out)
 {
 	struct class_memo memo[256];
 	struct gs_copy_bandwidth *cell = calloc(BW_CELLS, sizeof(*cell));
@@ -383,7 +385,7 @@ static void q_point(struct qstate *q, int64_t t)
 	q->npts++;
 }
 
-static gs_status queue(const struct ms *m, struct gs_measures *out)
+static gs_status queue(const struct measures_pass *m, struct gs_measures *out)
 {
 	struct qstate *q = calloc(1, sizeof(*q));
 	size_t n = m->n_q;
@@ -509,15 +511,17 @@ static bool host_annotation(const struct gs_range *r)
 	return r->kind == GS_RANGE_USER_ANNOTATION || r->kind == GS_RANGE_NVTX;
 }
 
-struct hr {
+/* A host annotation range by its thread and start, and the row of the
+ * annotations table it counts in. */
+struct host_range_ref {
 	int64_t pid, tid, start;
 	uint32_t range;
 	uint32_t slot; /* its row; GS_NO_INDEX until first met */
 };
 
-static int cmp_hr(const void *pa, const void *pb)
+static int cmp_host_range_ref(const void *pa, const void *pb)
 {
-	const struct hr *a = pa, *b = pb;
+	const struct host_range_ref *a = pa, *b = pb;
 
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
@@ -583,8 +587,8 @@ static gs_status node_add(struct hnodes *nd, uint32_t ann, uint32_t up, uint32_t
 /* The path to `cur` without the annotations that closed by `ls`: nodes
  * kept up to the first closed one, the open ones after it added again.
  * `path` has room for every annotation. */
-static gs_status path_prune(const struct hr *h, const struct gs_range *ranges, struct hnodes *nd,
-			    uint32_t *path, uint32_t *cur, int64_t ls)
+static gs_status path_prune(const struct host_range_ref *h, const struct gs_range *ranges,
+			    struct hnodes *nd, uint32_t *path, uint32_t *cur, int64_t ls)
 {
 	size_t len = 0, f = SIZE_MAX;
 	uint32_t at;
@@ -613,10 +617,10 @@ static gs_status path_prune(const struct hr *h, const struct gs_range *ranges, s
 	return GS_OK;
 }
 
-static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_range *ranges,
-			  const uint32_t *sel, size_t n_sel)
+static gs_status ann_host(const struct measures_pass *m, struct ann *an,
+			  const struct gs_range *ranges, const uint32_t *sel, size_t n_sel)
 {
-	struct hr *h = NULL;
+	struct host_range_ref *h = NULL;
 	const struct by_call *o;
 	const struct gs_api_call *prev = NULL;
 	struct gs_kmerge km;
@@ -643,10 +647,11 @@ static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_ra
 		size_t i = sel[x];
 
 		if (host_annotation(&ranges[i]))
-			h[nh++] = (struct hr){ranges[i].pid, ranges[i].tid, ranges[i].start_ns,
-					      (uint32_t)i, GS_NO_INDEX};
+			h[nh++] = (struct host_range_ref){ranges[i].pid, ranges[i].tid,
+							  ranges[i].start_ns, (uint32_t)i,
+							  GS_NO_INDEX};
 	}
-	gs_sort(h, nh, sizeof(*h), cmp_hr);
+	gs_sort(h, nh, sizeof(*h), cmp_host_range_ref);
 	/* Ops by launch call (the streams' parts merged): calls are grouped
 	 * by thread and sorted by start, so this is launch order thread by
 	 * thread. */
@@ -668,7 +673,7 @@ static gs_status ann_host(const struct ms *m, struct ann *an, const struct gs_ra
 		for (; rc == GS_OK && hp < nh && h[hp].pid == c->pid && h[hp].tid == c->tid &&
 		       h[hp].start <= ls;
 		     hp++) {
-			struct hr *a = &h[hp];
+			struct host_range_ref *a = &h[hp];
 
 			if (ranges[a->range].end_ns <= ls)
 				continue; /* over before this launch: never open */
@@ -730,7 +735,7 @@ out:
 }
 
 struct run_key {
-	const struct ms *m;
+	const struct measures_pass *m;
 	uint32_t stream;
 };
 
@@ -743,7 +748,7 @@ static bool run_before(const void *ctx, size_t i)
 }
 
 /* The runs (streams) of the device, by stream index, for GPU annotations. */
-static const struct gs_op_range *run_of(const struct ms *m, uint32_t stream)
+static const struct gs_op_range *run_of(const struct measures_pass *m, uint32_t stream)
 {
 	struct run_key k = {m, stream};
 	size_t i = gs_partition_point(m->n_runs, run_before, &k);
@@ -753,8 +758,8 @@ static const struct gs_op_range *run_of(const struct ms *m, uint32_t stream)
 
 /* The ops of `run` that may share time with [rs, re) (a GPU annotation cut
  * to the window, starting at `start`): [*lo, *hi). */
-static void gpu_span(const struct ms *m, const struct gs_op_range *run, int64_t start, int64_t rs,
-		     int64_t re, size_t *lo, size_t *hi)
+static void gpu_span(const struct measures_pass *m, const struct gs_op_range *run, int64_t start,
+		     int64_t rs, int64_t re, size_t *lo, size_t *hi)
 {
 	size_t a = run->first, b = run->first + run->count;
 
@@ -775,8 +780,8 @@ static void gpu_span(const struct ms *m, const struct gs_op_range *run, int64_t 
  * pieces are counted first (binary searches), so that more than
  * max_annotation_pieces are refused before any is kept.
  */
-static gs_status ann_gpu(const struct ms *m, struct ann *an, const struct gs_range *ranges,
-			 const uint32_t *sel, size_t n_sel)
+static gs_status ann_gpu(const struct measures_pass *m, struct ann *an,
+			 const struct gs_range *ranges, const uint32_t *sel, size_t n_sel)
 {
 	uint64_t want = 0;
 
@@ -868,7 +873,7 @@ static gs_status ann_rank(const struct gs_trace *t, struct ann *an)
 	return GS_OK;
 }
 
-static gs_status annotations(const struct ms *m, struct gs_measures *out)
+static gs_status annotations(const struct measures_pass *m, struct gs_measures *out)
 {
 	size_t n_ranges, na;
 	const struct gs_range *ranges = gs_trace_ranges(m->t, &n_ranges);
@@ -963,7 +968,7 @@ gs_status gs_measures_compute_max(const struct gs_trace *t, uint32_t device, int
 				  int64_t window_end, const uint32_t *launch, uint64_t max_pieces,
 				  struct gs_measures *out)
 {
-	struct ms m;
+	struct measures_pass m;
 	size_t n_ops;
 	gs_status rc;
 
