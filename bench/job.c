@@ -14,6 +14,8 @@
 
 #include "jbuf.h"
 
+#include <gpuscope/json.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -797,50 +799,38 @@ static int64_t last_of(const struct job *jb, uint64_t j, uint32_t *rank)
 	return a[lr];
 }
 
-static gs_status write_expected(const struct job *jb, struct gs_bench_job_summary *sum)
+/* "rank<r>.json" or ".json.gz": rank r's file. */
+static void json_rank_file(struct gs_json *w, const struct job *jb, const char *key, uint32_t r)
 {
-	char path[4096];
-	FILE *f;
-	int64_t *waited = calloc(jb->n, sizeof(*waited));
-	uint64_t *times_last = calloc(jb->n, sizeof(*times_last));
-	int64_t cost = 0;
-	uint64_t planted = 0;
+	char name[32];
+
+	snprintf(name, sizeof(name), "rank%" PRIu32 ".json%s", r, jb->gzip ? ".gz" : "");
+	gs_json_str(w, key, name);
+}
+
+static void json_i64s(struct gs_json *w, const char *key, const int64_t *v, uint32_t n)
+{
+	gs_json_arr_inline(w, key);
+	for (uint32_t r = 0; r < n; r++)
+		gs_json_i64(w, NULL, v[r]);
+	gs_json_end_arr(w);
+}
+
+/* The collectives, checked against their plan as they are written: GS_OK
+ * or GS_ERR_INVALID (its cause appended). Adds up each rank's wait and
+ * times last, the straggler's cost and the collectives planted. */
+static gs_status json_collectives(struct gs_json *w, const struct job *jb, int64_t *waited,
+				  uint64_t *times_last, int64_t *cost, uint64_t *planted)
+{
 	gs_status rc = GS_OK;
 
-	if (!waited || !times_last) {
-		free(waited);
-		free(times_last);
-		gs_error_append("out of memory");
-		return GS_ERR_NOMEM;
-	}
-	snprintf(path, sizeof(path), "%s/expected.json", jb->dir);
-	if (!(f = fopen(path, "w"))) {
-		gs_error_append("%s: %s", path, strerror(errno));
-		free(waited);
-		free(times_last);
-		return GS_ERR_IO;
-	}
-	fprintf(f, "{\n  \"schema\": \"gpuscope-bench-job-expected\", \"version\": 1,\n");
-	fprintf(f, "  \"ranks\": %" PRIu32 ", \"gpus_per_node\": %d, \"seed\": %" PRIu64 ",\n",
-		jb->n, JOB_GPUS_PER_NODE, jb->seed);
-	fprintf(f, "  \"compute_stream\": %d, \"comm_stream\": %d,\n", JOB_STREAM_COMPUTE,
-		JOB_STREAM_COMM);
-	fprintf(f, "  \"files\": [");
-	for (uint32_t r = 0; r < jb->n; r++)
-		fprintf(f, "%s\"rank%" PRIu32 ".json%s\"", r ? ", " : "", r, jb->gzip ? ".gz" : "");
-	fprintf(f, "],\n  \"ops_per_rank\": %" PRIu64 ", \"steps\": %" PRIu64 ",\n",
-		jb->ops_per_rank, jb->nsteps);
-	fprintf(f,
-		"  \"groups\": [{\"name\": \"0\", \"desc\": \"default_pg\", \"ranks\": %s, "
-		"\"collectives\": %" PRIu64 "}],\n",
-		jb->ranks_str, jb->ncoll);
-	fprintf(f, "  \"collectives\": [");
+	gs_json_arr(w, "collectives");
 	for (uint64_t j = 0; j < jb->ncoll; j++) {
 		const struct jcoll *c = &jb->coll[j];
 		const int64_t *a = jb->w_start + j * jb->n, *e = jb->w_end + j * jb->n;
 		uint32_t lr;
 		int64_t last = last_of(jb, j, &lr), first = a[0], num, den, transfer;
-		double algbw, busbw;
+		double algbw;
 
 		for (uint32_t r = 0; r < jb->n; r++) {
 			first = min64(first, a[r]);
@@ -855,87 +845,176 @@ static gs_status write_expected(const struct job *jb, struct gs_bench_job_summar
 		times_last[lr]++;
 		if (jb->straggler >= 0 && lr == (uint32_t)jb->straggler)
 			for (uint32_t r = 0; r < jb->n; r++)
-				cost += last - a[r];
+				*cost += last - a[r];
 		if (jb->straggler >= 0 && j % jb->every == 0)
-			planted++;
+			(*planted)++;
 		transfer = e[0] - last;
 		bus_factor(jb, c->kind, &num, &den);
 		algbw = (double)c->bytes / (double)transfer;
-		busbw = algbw * (double)num / (double)den;
-		fprintf(f,
-			"%s\n    {\"group\": \"0\", \"index\": %" PRIu64 ", \"name\": \"%s\", "
-			"\"kernel\": \"%s\", \"bytes\": %" PRIu64 ",\n     \"arrivals_ns\": [",
-			j ? "," : "", j, c->kind == JK_ALLREDUCE ? "allreduce" : "_allgather_base",
-			c->kind == JK_ALLREDUCE ? allreduce_kernel.name : allgather_kernel.name,
-			c->bytes);
-		for (uint32_t r = 0; r < jb->n; r++)
-			fprintf(f, "%s%" PRId64, r ? ", " : "", a[r]);
-		fprintf(f,
-			"],\n     \"end_ns\": %" PRId64 ", \"skew_ns\": %" PRId64
-			", \"last_rank\": %" PRIu32 ", \"transfer_ns\": %" PRId64
-			", \"algbw_gbps\": %.17g, \"busbw_gbps\": %.17g}",
-			e[0], last - first, lr, transfer, algbw, busbw);
+		gs_json_mixed(w, NULL);
+		gs_json_str(w, "group", "0");
+		gs_json_u64(w, "index", j);
+		gs_json_str(w, "name", c->kind == JK_ALLREDUCE ? "allreduce" : "_allgather_base");
+		gs_json_str(w, "kernel",
+			    c->kind == JK_ALLREDUCE ? allreduce_kernel.name :
+						      allgather_kernel.name);
+		gs_json_u64(w, "bytes", c->bytes);
+		gs_json_wrap(w);
+		json_i64s(w, "arrivals_ns", a, jb->n);
+		gs_json_wrap(w);
+		gs_json_i64(w, "end_ns", e[0]);
+		gs_json_i64(w, "skew_ns", last - first);
+		gs_json_u64(w, "last_rank", lr);
+		gs_json_i64(w, "transfer_ns", transfer);
+		gs_json_double(w, "algbw_gbps", algbw);
+		gs_json_double(w, "busbw_gbps", algbw * (double)num / (double)den);
+		gs_json_end_obj(w);
 	}
-	fprintf(f, "\n  ],\n  \"straggler\": ");
-	if (jb->straggler >= 0)
-		fprintf(f,
-			"{\"rank\": %" PRId64 ", \"every\": %" PRIu64 ", \"delay_ns\": %" PRId64
-			", \"planted\": %" PRIu64 ", \"times_last\": %" PRIu64
-			", \"last_share\": %.17g, \"cost_ns\": %" PRId64 "},\n",
-			jb->straggler, jb->every, jb->delay, planted, times_last[jb->straggler],
-			jb->ncoll ? (double)times_last[jb->straggler] / (double)jb->ncoll : 0.0,
-			cost);
-	else
-		fprintf(f, "null,\n");
-	if (jb->skew && jb->skew_coll < jb->ncoll)
-		fprintf(f,
-			"  \"skew\": {\"collective\": %" PRIu64 ", \"rank\": %" PRIu32
-			", \"skew_ns\": %" PRId64 "},\n",
-			jb->skew_coll, jb->skew_rank, jb->skew);
-	else
-		fprintf(f, "  \"skew\": null,\n");
-	fprintf(f, "  \"per_rank\": [");
+	gs_json_end_arr(w);
+	return rc;
+}
+
+static void json_per_rank(struct gs_json *w, const struct job *jb, const int64_t *waited,
+			  const uint64_t *times_last)
+{
+	gs_json_arr(w, "per_rank");
 	for (uint32_t r = 0; r < jb->n; r++) {
 		const struct jrank *s = &jb->rk[r];
 
-		fprintf(f,
-			"%s\n    {\"rank\": %" PRIu32 ", \"device\": %" PRIu32 ", \"pid\": %" PRIu32
-			", \"file\": \"rank%" PRIu32 ".json%s\", \"ops\": %" PRIu64
-			", \"comm_kernels\": %" PRIu64 ",\n     \"window_start_ns\": %" PRId64
-			", \"window_end_ns\": %" PRId64 ", \"compute_kernel_ns\": %" PRId64
-			", \"comm_kernel_ns\": %" PRId64 ",\n     \"overlap_ns\": %" PRId64
-			", \"exposed_comm_ns\": %" PRId64 ", \"overlap_share\": %.17g, "
-			"\"busy_ns\": %" PRId64 ",\n     \"waited_ns\": %" PRId64
-			", \"times_last\": %" PRIu64 "}",
-			r ? "," : "", r, r % JOB_GPUS_PER_NODE,
-			JOB_PID_BASE + r % JOB_GPUS_PER_NODE, r, jb->gzip ? ".gz" : "", s->ops,
-			s->comm_kernels, s->ops ? s->window_start : 0, s->ops ? s->window_end : 0,
-			s->compute_ns, s->comm_ns, s->overlap_ns, s->comm_ns - s->overlap_ns,
-			s->comm_ns ? (double)s->overlap_ns / (double)s->comm_ns : 0.0,
-			s->compute_ns + s->comm_ns - s->overlap_ns, waited[r], times_last[r]);
-		sum->json_bytes += s->json_bytes;
+		gs_json_mixed(w, NULL);
+		gs_json_u64(w, "rank", r);
+		gs_json_u64(w, "device", r % JOB_GPUS_PER_NODE);
+		gs_json_u64(w, "pid", JOB_PID_BASE + r % JOB_GPUS_PER_NODE);
+		json_rank_file(w, jb, "file", r);
+		gs_json_u64(w, "ops", s->ops);
+		gs_json_u64(w, "comm_kernels", s->comm_kernels);
+		gs_json_wrap(w);
+		gs_json_i64(w, "window_start_ns", s->ops ? s->window_start : 0);
+		gs_json_i64(w, "window_end_ns", s->ops ? s->window_end : 0);
+		gs_json_i64(w, "compute_kernel_ns", s->compute_ns);
+		gs_json_i64(w, "comm_kernel_ns", s->comm_ns);
+		gs_json_wrap(w);
+		gs_json_i64(w, "overlap_ns", s->overlap_ns);
+		gs_json_i64(w, "exposed_comm_ns", s->comm_ns - s->overlap_ns);
+		gs_json_double(w, "overlap_share",
+			       s->comm_ns ? (double)s->overlap_ns / (double)s->comm_ns : 0.0);
+		gs_json_i64(w, "busy_ns", s->compute_ns + s->comm_ns - s->overlap_ns);
+		gs_json_wrap(w);
+		gs_json_i64(w, "waited_ns", waited[r]);
+		gs_json_u64(w, "times_last", times_last[r]);
+		gs_json_end_obj(w);
 	}
-	fprintf(f, "\n  ]");
-	if (jb->mark_steps) {
-		fprintf(f, ",\n  \"step_windows\": [");
-		for (uint64_t i = 0, any = 0; i < jb->nsteps; i++) {
-			if (!jb->steps[i].nops)
-				continue;
-			fprintf(f, "%s\n    {\"number\": %" PRIu64 ", \"gpu_start_ns\": [",
-				any++ ? "," : "", i);
-			for (uint32_t r = 0; r < jb->n; r++)
-				fprintf(f, "%s%" PRId64, r ? ", " : "", jb->s_start[i * jb->n + r]);
-			fprintf(f, "], \"gpu_end_ns\": [");
-			for (uint32_t r = 0; r < jb->n; r++)
-				fprintf(f, "%s%" PRId64, r ? ", " : "", jb->s_end[i * jb->n + r]);
-			fprintf(f, "]}");
-		}
-		fprintf(f, "\n  ]");
+	gs_json_end_arr(w);
+}
+
+static void json_step_windows(struct gs_json *w, const struct job *jb)
+{
+	gs_json_arr(w, "step_windows");
+	for (uint64_t i = 0; i < jb->nsteps; i++) {
+		if (!jb->steps[i].nops)
+			continue;
+		gs_json_row(w, NULL);
+		gs_json_u64(w, "number", i);
+		json_i64s(w, "gpu_start_ns", jb->s_start + i * jb->n, jb->n);
+		json_i64s(w, "gpu_end_ns", jb->s_end + i * jb->n, jb->n);
+		gs_json_end_obj(w);
 	}
-	fprintf(f, "\n}\n");
-	if ((ferror(f) | fclose(f)) && !rc) {
-		gs_error_append("%s: writing failed", path);
-		rc = GS_ERR_IO;
+	gs_json_end_arr(w);
+}
+
+static gs_status write_expected(const struct job *jb, struct gs_bench_job_summary *sum)
+{
+	char path[4096];
+	FILE *f;
+	struct gs_outbuf o;
+	struct gs_json w;
+	int64_t *waited = calloc(jb->n, sizeof(*waited));
+	uint64_t *times_last = calloc(jb->n, sizeof(*times_last));
+	int64_t cost = 0;
+	uint64_t planted = 0;
+	gs_status rc, wrc;
+
+	if (!waited || !times_last) {
+		free(waited);
+		free(times_last);
+		gs_error_append("out of memory");
+		return GS_ERR_NOMEM;
+	}
+	snprintf(path, sizeof(path), "%s/expected.json", jb->dir);
+	if (!(f = fopen(path, "w"))) {
+		gs_error_append("%s: %s", path, strerror(errno));
+		free(waited);
+		free(times_last);
+		return GS_ERR_IO;
+	}
+	gs_outbuf_init(&o, f);
+	gs_json_init(&w, &o, GS_JSON_ESCAPE_DEL);
+	/* "schema" first: the inputs of a directory tell it from a trace by it. */
+	gs_json_obj(&w, NULL);
+	gs_json_str(&w, "schema", "gpuscope-bench-job-expected");
+	gs_json_u64(&w, "version", 1);
+	gs_json_u64(&w, "ranks", jb->n);
+	gs_json_u64(&w, "gpus_per_node", JOB_GPUS_PER_NODE);
+	gs_json_u64(&w, "seed", jb->seed);
+	gs_json_u64(&w, "compute_stream", JOB_STREAM_COMPUTE);
+	gs_json_u64(&w, "comm_stream", JOB_STREAM_COMM);
+	gs_json_arr_inline(&w, "files");
+	for (uint32_t r = 0; r < jb->n; r++)
+		json_rank_file(&w, jb, NULL, r);
+	gs_json_end_arr(&w);
+	gs_json_u64(&w, "ops_per_rank", jb->ops_per_rank);
+	gs_json_u64(&w, "steps", jb->nsteps);
+	gs_json_arr_inline(&w, "groups");
+	gs_json_row(&w, NULL);
+	gs_json_str(&w, "name", "0");
+	gs_json_str(&w, "desc", "default_pg");
+	gs_json_arr_inline(&w, "ranks");
+	for (uint32_t r = 0; r < jb->n; r++)
+		gs_json_u64(&w, NULL, r);
+	gs_json_end_arr(&w);
+	gs_json_u64(&w, "collectives", jb->ncoll);
+	gs_json_end_obj(&w);
+	gs_json_end_arr(&w);
+	rc = json_collectives(&w, jb, waited, times_last, &cost, &planted);
+	if (jb->straggler >= 0) {
+		gs_json_row(&w, "straggler");
+		gs_json_i64(&w, "rank", jb->straggler);
+		gs_json_u64(&w, "every", jb->every);
+		gs_json_i64(&w, "delay_ns", jb->delay);
+		gs_json_u64(&w, "planted", planted);
+		gs_json_u64(&w, "times_last", times_last[jb->straggler]);
+		gs_json_double(&w, "last_share",
+			       jb->ncoll ? (double)times_last[jb->straggler] / (double)jb->ncoll :
+					   0.0);
+		gs_json_i64(&w, "cost_ns", cost);
+		gs_json_end_obj(&w);
+	} else {
+		gs_json_null(&w, "straggler");
+	}
+	if (jb->skew && jb->skew_coll < jb->ncoll) {
+		gs_json_row(&w, "skew");
+		gs_json_u64(&w, "collective", jb->skew_coll);
+		gs_json_u64(&w, "rank", jb->skew_rank);
+		gs_json_i64(&w, "skew_ns", jb->skew);
+		gs_json_end_obj(&w);
+	} else {
+		gs_json_null(&w, "skew");
+	}
+	json_per_rank(&w, jb, waited, times_last);
+	for (uint32_t r = 0; r < jb->n; r++)
+		sum->json_bytes += jb->rk[r].json_bytes;
+	if (jb->mark_steps)
+		json_step_windows(&w, jb);
+	gs_json_end_obj(&w);
+	gs_outbuf_putc(&o, '\n');
+	wrc = gs_outbuf_finish(&o);
+	if (fclose(f) != 0 && !wrc) {
+		gs_error_append("write failed: %s", strerror(errno));
+		wrc = GS_ERR_IO;
+	}
+	if (wrc && !rc) {
+		gs_error_append("%s", path);
+		rc = wrc;
 	}
 	free(waited);
 	free(times_last);

@@ -149,3 +149,12 @@ void gs_json_fixed(struct gs_json *w, const char *key, double v)
 		v = 0;
 	gs_outbuf_printf(w->o, "%.4f", v);
 }
+
+void gs_json_double(struct gs_json *w, const char *key, double v)
+{
+	gs_json_key(w, key);
+	if (isfinite(v))
+		gs_outbuf_printf(w->o, "%.17g", v);
+	else
+		gs_outbuf_write(w->o, "null", 4);
+}

@@ -315,6 +315,53 @@ static void test_json(void **state)
 	fclose(f);
 }
 
+/* gs_json_double: the shortest "%.17g" text, read back to the same bits;
+ * null for what JSON cannot hold. */
+static void test_json_double(void **state)
+{
+	static const double v[] = {0.1, 1.0, -0.0, 2.0 / 3.0, 1e300, 4.9e-324, 135.74494917484984};
+	FILE *f = tmpfile();
+	struct gs_outbuf o;
+	struct gs_json w;
+	char *got, *p;
+	size_t n;
+
+	(void)state;
+	gs_outbuf_init(&o, f);
+	gs_json_init(&w, &o, 0);
+	gs_json_row(&w, NULL);
+	gs_json_double(&w, "a", 0.1);
+	gs_json_double(&w, "b", 1.0);
+	gs_json_double(&w, "c", NAN);
+	gs_json_double(&w, "d", -INFINITY);
+	gs_json_double(&w, "e", 1e300);
+	gs_json_end_obj(&w);
+	gs_json_arr_inline(&w, NULL);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		gs_json_double(&w, NULL, v[i]);
+	gs_json_end_arr(&w);
+	assert_int_equal(gs_outbuf_finish(&o), GS_OK);
+	got = slurp(f, &n);
+	p = strchr(got, '}');
+	assert_non_null(p);
+	assert_memory_equal(got,
+			    "{\"a\": 0.10000000000000001, \"b\": 1, \"c\": null, \"d\": null, "
+			    "\"e\": 1.0000000000000001e+300}",
+			    (size_t)(p + 1 - got));
+	/* Every value comes back exactly, the sign of zero too. */
+	assert_int_equal(*++p, '[');
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char *end;
+		double back = strtod(p + 1, &end);
+
+		assert_memory_equal(&back, &v[i], sizeof(back));
+		assert_true(*end == (i + 1 < sizeof(v) / sizeof(v[0]) ? ',' : ']'));
+		p = end + (*end == ',');
+	}
+	free(got);
+	fclose(f);
+}
+
 static void test_json_mixed(void **state)
 {
 	FILE *f = tmpfile();
@@ -411,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_outbuf_sentence),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_mixed),
+		cmocka_unit_test(test_json_double),
 		cmocka_unit_test(test_text_char),
 	};
 

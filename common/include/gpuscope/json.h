@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The streaming JSON writer (target gs_common) over a gs_outbuf, for the
- * reports, the diff, the plan and the counts of `gpuscope info`. Objects
+ * reports, the diff, the plan, the counts of `gpuscope info` and the job
+ * generator's expected.json. Objects
  * and arrays are indented two spaces a level, one member a line; rows
  * (gs_json_row, gs_json_arr_inline) are one line each, their members
  * separated by ", "; everything inside a row stays on its line. A mixed
@@ -71,6 +72,10 @@ void gs_json_null(struct gs_json *w, const char *key);
 void gs_json_raw(struct gs_json *w, const char *key, const char *text);
 /* A fraction with four decimals (0 for a value that is not finite). */
 void gs_json_fixed(struct gs_json *w, const char *key, double v);
+/* A double to its last bit ("%.17g": strtod gives `v` back), for the
+ * numbers a reader compares exactly; null for a value that is not
+ * finite. */
+void gs_json_double(struct gs_json *w, const char *key, double v);
 
 #ifdef __cplusplus
 }
