@@ -48,8 +48,16 @@
 #include "gen.h"
 #include "job.h"
 
-#include <gpuscope/analyzer.h>
+#include <gpuscope/breakdown.h>
+#include <gpuscope/cudagraph.h>
+#include <gpuscope/graph.h>
+#include <gpuscope/gscope_file.h>
 #include <gpuscope/import.h>
+#include <gpuscope/overlap.h>
+#include <gpuscope/schedule.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/window.h>
 
 #include <dirent.h>
 #include <errno.h>

@@ -9,6 +9,10 @@
  * passes; the allocations are a fixed number of arrays per device, none per
  * op.
  */
+#include <gpuscope/measures.h>
+#include <gpuscope/results.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 #include <gpuscope/u64map.h>
 
 #include "analyzer_priv.h"
