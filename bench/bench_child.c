@@ -10,8 +10,12 @@
 #include "gen.h"
 #include "job.h"
 
-#include <gpuscope/analyzer.h>
+#include <gpuscope/cudagraph.h>
+#include <gpuscope/gscope_file.h>
 #include <gpuscope/import.h>
+#include <gpuscope/overlap.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include <pthread.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
 #ifndef GS_BENCH_GEN_H
 #define GS_BENCH_GEN_H
 
-#include <gpuscope/format.h>
+#include <gpuscope/trace_sink.h>
 
 #include <stdint.h>
 #include <stdio.h>

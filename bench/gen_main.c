@@ -17,6 +17,8 @@
 #include "gen.h"
 #include "job.h"
 
+#include <gpuscope/gscope_file.h>
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,6 @@
 #ifndef GS_BENCH_JBUF_H
 #define GS_BENCH_JBUF_H
 
-#include <gpuscope/format.h>
 #include <gpuscope/outbuf.h>
 
 #include <stdbool.h>

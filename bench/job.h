@@ -108,7 +108,7 @@
 #ifndef GS_BENCH_JOB_H
 #define GS_BENCH_JOB_H
 
-#include <gpuscope/format.h>
+#include <gpuscope/error.h>
 
 #include <stdbool.h>
 #include <stdint.h>

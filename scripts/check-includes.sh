@@ -19,6 +19,12 @@
 #                             (<gpuscope/x.h> from an include/ directory) and
 #                             their own folder's: no private header of a
 #                             library (src/, opts/ and the like)
+#   umbrella HEADER...        headers that include a whole library, for a
+#                             user's program: no file of the project outside
+#                             tests/ includes one (the umbrellas themselves
+#                             excepted), so that each names the topic headers
+#                             it uses and a dependency an umbrella would hide
+#                             shows in its includes
 # An include runs up when its target's rank is above the includer's, or
 # equal in another layer (peers such as cli and mpi include neither).
 # `#include "x.h"` is looked up beside the includer, then in each src/
@@ -37,7 +43,7 @@ if [ -z "$block" ]; then
 	exit 2
 fi
 
-names=() ranks=() pats=() apart=() known=() public=()
+names=() ranks=() pats=() apart=() known=() public=() umbrellas=()
 while read -r kind rest; do
 	case $kind in
 	'' | '#'*) ;;
@@ -50,6 +56,7 @@ while read -r kind rest; do
 	apart) apart+=("$rest") ;;
 	known) known+=("$rest") ;;
 	public) read -r -a more <<<"$rest" && public+=("${more[@]}") ;;
+	umbrella) read -r -a more <<<"$rest" && umbrellas+=("${more[@]}") ;;
 	*)
 		echo "check-includes: $doc: unknown line '$kind $rest'" >&2
 		exit 2
@@ -163,8 +170,21 @@ for k in "${known[@]+"${known[@]}"}"; do
 	fi
 done
 
+# The umbrellas: no file of the libraries and tools, bench/ and samples/
+# includes one (tests/ may, to test it); an umbrella may include another.
+for u in "${umbrellas[@]+"${umbrellas[@]}"}"; do
+	while read -r f; do
+		for v in "${umbrellas[@]}"; do
+			[ "${f%/include/"$v"}" != "$f" ] && continue 2
+		done
+		echo "umbrella: $f includes <$u>: include the topic headers it uses instead"
+		bad=1
+	done < <(grep -rlE --include='*.[ch]' "^[[:space:]]*#[[:space:]]*include[[:space:]]*<${u//./[.]}>" \
+		common formats collector analyzer python/src bench samples | LC_ALL=C sort)
+done
+
 if [ $bad = 1 ]; then
-	echo "check-includes: includes that run up a layer (docs/design.md, Layers)" >&2
+	echo "check-includes: includes that run up a layer or name an umbrella (docs/design.md, Layers)" >&2
 	exit 1
 fi
 echo "check-includes: ${#found[@]} known, no new include runs up a layer"

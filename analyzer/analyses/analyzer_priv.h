@@ -7,8 +7,13 @@
 #ifndef GS_ANALYZER_PRIV_H
 #define GS_ANALYZER_PRIV_H
 
-#include <gpuscope/analyzer.h>
+#include <gpuscope/breakdown.h>
+#include <gpuscope/cudagraph.h>
+#include <gpuscope/hostattr.h>
 #include <gpuscope/sort.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/window.h>
 
 #include <stddef.h>
 #include <stdint.h>

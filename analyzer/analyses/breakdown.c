@@ -38,8 +38,14 @@
  * that overlap the gap (each call piece is visited by at most the gaps it
  * overlaps, and the gaps are disjoint).
  */
+#include <gpuscope/breakdown.h>
+#include <gpuscope/hostattr.h>
+#include <gpuscope/names.h>
 #include <gpuscope/search.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 #include <gpuscope/vec.h>
+#include <gpuscope/window.h>
 
 #include "analyzer_priv.h"
 

@@ -30,8 +30,12 @@
  * O(GS_GC_ROUNDS * GS_GC_MAX_LEN * m) time (a table look-up per window and
  * length; much less where little repeats) and O(m) memory.
  */
+#include <gpuscope/cudagraph.h>
 #include <gpuscope/hash.h>
 #include <gpuscope/measures.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/window.h>
 
 #include "analyzer_priv.h"
 #include "schedule_priv.h"

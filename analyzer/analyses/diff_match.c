@@ -23,6 +23,8 @@
 
 #include <gpuscope/import.h>
 #include <gpuscope/job.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #define DEFAULT_TOP 10
 

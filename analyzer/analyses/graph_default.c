@@ -8,6 +8,8 @@
  */
 #include <gpuscope/graph.h>
 #include <gpuscope/search.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include <gpuscope/u64map.h>
 #include "analyzer_priv.h"

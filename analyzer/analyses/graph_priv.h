@@ -9,8 +9,9 @@
 #ifndef GS_GRAPH_PRIV_H
 #define GS_GRAPH_PRIV_H
 
-#include <gpuscope/format.h>
 #include <gpuscope/graph.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include <stdbool.h>
 #include <stddef.h>

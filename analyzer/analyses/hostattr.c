@@ -17,7 +17,10 @@
  * process that overlap that). O((R + n) log R) in all.
  */
 #include <gpuscope/hash.h>
+#include <gpuscope/hostattr.h>
 #include <gpuscope/search.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 #include <gpuscope/u64map.h>
 #include <gpuscope/vec.h>
 

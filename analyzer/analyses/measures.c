@@ -9,7 +9,11 @@
  * passes; the allocations are a fixed number of arrays per device, none per
  * op.
  */
+#include <gpuscope/measures.h>
+#include <gpuscope/results.h>
 #include <gpuscope/search.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 #include <gpuscope/u64map.h>
 
 #include "analyzer_priv.h"

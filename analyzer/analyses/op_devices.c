@@ -10,6 +10,9 @@
 #include "analyzer_priv.h"
 
 #include <gpuscope/search.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/window.h>
 
 #include <ctype.h>
 #include <limits.h>

@@ -16,6 +16,8 @@
  */
 #include <gpuscope/operators.h>
 #include <gpuscope/search.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 #include <gpuscope/u64map.h>
 #include <gpuscope/vec.h>
 

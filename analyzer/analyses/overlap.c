@@ -57,7 +57,14 @@
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
 
+#include <gpuscope/breakdown.h>
+#include <gpuscope/conditions.h>
+#include <gpuscope/graph.h>
+#include <gpuscope/overlap.h>
+#include <gpuscope/schedule.h>
 #include <gpuscope/search.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include <stdlib.h>
 #include <string.h>

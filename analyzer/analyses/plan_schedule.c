@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gpuscope/format.h> /* GS_NO_INDEX */
 #include <gpuscope/search.h>
+#include <gpuscope/trace_model.h> /* GS_NO_INDEX */
 
 /* ------------------------------------------------------------------------ */
 /* A string -> index hash map (open addressing, FNV-1a)                      */

@@ -54,7 +54,12 @@
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
 
+#include <gpuscope/graph.h>
+#include <gpuscope/schedule.h>
 #include <gpuscope/search.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/window.h>
 
 #include <limits.h>
 #include <stdlib.h>

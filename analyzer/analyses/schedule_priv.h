@@ -7,9 +7,9 @@
 #ifndef GS_ANALYZER_SCHEDULE_PRIV_H
 #define GS_ANALYZER_SCHEDULE_PRIV_H
 
-#include <gpuscope/format.h>
 #include <gpuscope/graph.h>
 #include <gpuscope/schedule.h>
+#include <gpuscope/trace_model.h>
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -11,9 +11,13 @@
 #include <gpuscope/search.h>
 #include <gpuscope/sort.h>
 #include <gpuscope/steps.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/window.h>
 
 #include <errno.h>
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -19,6 +19,9 @@
 
 #include <gpuscope/search.h>
 #include <gpuscope/sort.h>
+#include <gpuscope/steps.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 #include <gpuscope/window.h>
 
 #include <stdio.h>

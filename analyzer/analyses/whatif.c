@@ -11,6 +11,13 @@
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
 
+#include <gpuscope/cudagraph.h>
+#include <gpuscope/graph.h>
+#include <gpuscope/schedule.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/whatif.h>
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -12,9 +12,12 @@
 #include <string.h>
 
 #include <gpuscope/gate.h>
+#include <gpuscope/gscope_file.h>
+#include <gpuscope/import.h>
 #include <gpuscope/job.h>
 #include <gpuscope/operators.h>
 #include <gpuscope/report.h>
+#include <gpuscope/trace.h>
 
 #include "cli.h"
 

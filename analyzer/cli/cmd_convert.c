@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <gpuscope/format.h>
+#include <gpuscope/gscope_file.h>
+#include <gpuscope/import.h>
+#include <gpuscope/trace.h>
 
 #include "cli.h"
 

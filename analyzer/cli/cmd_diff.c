@@ -13,6 +13,9 @@
 
 #include <gpuscope/diff.h>
 #include <gpuscope/gate.h>
+#include <gpuscope/gscope_file.h>
+#include <gpuscope/import.h>
+#include <gpuscope/trace.h>
 
 #include "cli.h"
 

@@ -21,6 +21,8 @@
 
 #include <gpuscope/export.h>
 #include <gpuscope/export_data.h>
+#include <gpuscope/gscope_file.h>
+#include <gpuscope/import.h>
 #include <gpuscope/window.h>
 
 #include "cli.h"

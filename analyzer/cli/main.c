@@ -13,7 +13,10 @@
 #include <unistd.h>
 
 #include <gpuscope/gate.h>
+#include <gpuscope/gscope_file.h>
+#include <gpuscope/import.h>
 #include <gpuscope/summary.h>
+#include <gpuscope/trace.h>
 
 #include "cli.h"
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <gpuscope/format.h>
+#include <gpuscope/error.h>
 
 /* --color[=WHEN] */
 enum gs_color_mode {

@@ -16,7 +16,10 @@
 #include <sys/stat.h>
 
 #include <gpuscope/error.h>
+#include <gpuscope/gscope_file.h>
 #include <gpuscope/import.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include "gpuscope_mpi.h"
 

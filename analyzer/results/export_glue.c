@@ -9,6 +9,14 @@
  */
 #include "analyzer_priv.h"
 
+#include <gpuscope/breakdown.h>
+#include <gpuscope/export.h>
+#include <gpuscope/export_data.h>
+#include <gpuscope/graph.h>
+#include <gpuscope/schedule.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/window.h>
+
 #include <stdlib.h>
 #include <string.h>
 

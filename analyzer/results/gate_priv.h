@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <gpuscope/format.h>
 #include <gpuscope/gate.h>
 #include <gpuscope/results.h>
 #include <gpuscope/steps.h>

@@ -33,7 +33,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <gpuscope/format.h>
 #include <gpuscope/job_results.h>
 #include <gpuscope/job_summary.h>
 #include <gpuscope/report.h>

@@ -23,8 +23,24 @@
 #include "report_model_priv.h"
 #include "schedule_priv.h"
 
+#include <gpuscope/breakdown.h>
+#include <gpuscope/cudagraph.h>
+#include <gpuscope/gate.h>
+#include <gpuscope/graph.h>
+#include <gpuscope/hostattr.h>
+#include <gpuscope/measures.h>
+#include <gpuscope/operators.h>
+#include <gpuscope/overlap.h>
+#include <gpuscope/report.h>
+#include <gpuscope/results.h>
+#include <gpuscope/schedule.h>
 #include <gpuscope/search.h>
 #include <gpuscope/sort.h>
+#include <gpuscope/steps.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/whatif.h>
+#include <gpuscope/window.h>
 
 #include <math.h>
 #include <stdlib.h>

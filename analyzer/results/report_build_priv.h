@@ -12,9 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <gpuscope/format.h>
 #include <gpuscope/report.h>
 #include <gpuscope/results.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include "report_model_priv.h"
 

@@ -10,8 +10,18 @@
 #include "analyzer_priv.h"
 #include "report_build_priv.h"
 
+#include <gpuscope/breakdown.h>
+#include <gpuscope/conditions.h>
+#include <gpuscope/cudagraph.h>
+#include <gpuscope/graph.h>
+#include <gpuscope/hostattr.h>
+#include <gpuscope/names.h>
+#include <gpuscope/results.h>
+#include <gpuscope/schedule.h>
 #include <gpuscope/strbuf.h>
 #include <gpuscope/text.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include <stdlib.h>
 #include <string.h>

@@ -16,7 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpuscope/names.h>
+#include <gpuscope/report_parts.h>
+#include <gpuscope/results.h>
+#include <gpuscope/schedule.h>
+#include <gpuscope/steps.h>
+#include <gpuscope/summary.h>
 #include <gpuscope/text.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers shared with the writers (report_priv.h)                    */

@@ -18,7 +18,14 @@
 #include <string.h>
 
 #include <gpuscope/import.h>
+#include <gpuscope/job.h>
+#include <gpuscope/job_results.h>
+#include <gpuscope/job_summary.h>
+#include <gpuscope/report.h>
+#include <gpuscope/results.h>
 #include <gpuscope/text.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/window.h>
 
 /* ------------------------------------------------------------------------ */
 /* The report of a job: one report per rank                                   */

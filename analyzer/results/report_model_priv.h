@@ -14,10 +14,10 @@
 #include <stdint.h>
 
 #include <gpuscope/cudagraph.h>
-#include <gpuscope/format.h>
 #include <gpuscope/graph.h>
 #include <gpuscope/results.h>
 #include <gpuscope/steps.h>
+#include <gpuscope/trace.h>
 #include <gpuscope/window.h>
 
 /* Steps with figures of their own (breakdown, schedules, gap): each costs

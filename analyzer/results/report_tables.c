@@ -10,8 +10,16 @@
 #include "report_build_priv.h"
 #include "schedule_priv.h"
 
+#include <gpuscope/breakdown.h>
+#include <gpuscope/cudagraph.h>
+#include <gpuscope/measures.h>
+#include <gpuscope/overlap.h>
+#include <gpuscope/results.h>
+#include <gpuscope/schedule.h>
 #include <gpuscope/search.h>
 #include <gpuscope/sort.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,6 +11,7 @@
 #include <gpuscope/diff.h>
 #include <gpuscope/gate.h>
 #include <gpuscope/json.h>
+#include <gpuscope/names.h>
 #include <gpuscope/outbuf.h>
 #include <gpuscope/results.h>
 #include <gpuscope/text.h>

@@ -4,6 +4,9 @@
  * tables first, then all timed records merged in one total time order.
  */
 #include <gpuscope/dump.h>
+#include <gpuscope/names.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include <stdlib.h>
 #include <string.h>

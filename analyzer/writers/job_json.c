@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include <gpuscope/json.h>
+#include <gpuscope/names.h>
 #include <gpuscope/outbuf.h>
 
 static void job_json_frac_or_null(struct gs_json *w, const char *key, double v)

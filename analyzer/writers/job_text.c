@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <gpuscope/names.h>
 #include <gpuscope/outbuf.h>
 
 #include <gpuscope/text.h>

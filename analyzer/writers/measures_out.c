@@ -11,7 +11,10 @@
 #include <string.h>
 
 #include <gpuscope/json.h>
+#include <gpuscope/names.h>
 #include <gpuscope/outbuf.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include <gpuscope/text.h>
 

@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include <gpuscope/json.h>
+#include <gpuscope/names.h>
 #include <gpuscope/outbuf.h>
+#include <gpuscope/trace.h>
 
 #include <gpuscope/text.h>
 

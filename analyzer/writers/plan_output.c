@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gpuscope/format.h>
 #include <gpuscope/json.h>
 #include <gpuscope/outbuf.h>
 #include <gpuscope/plan.h>
+#include <gpuscope/trace_model.h>
 
 /* The three overlap conditions, in the order they are listed. */
 static const struct {

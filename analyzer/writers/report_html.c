@@ -47,8 +47,11 @@
 #include <string.h>
 
 #include <gpuscope/import.h>
+#include <gpuscope/names.h>
 #include <gpuscope/summary.h>
 #include <gpuscope/text.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 /* ---- text --------------------------------------------------------------- */
 

@@ -7,6 +7,10 @@
  */
 #include "report_html_priv.h"
 
+#include <gpuscope/names.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

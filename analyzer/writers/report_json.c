@@ -18,6 +18,10 @@
 #include <gpuscope/text.h>
 #include "report_write_priv.h"
 
+#include <gpuscope/names.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

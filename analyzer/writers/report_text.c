@@ -23,8 +23,11 @@
 #include "report_write_priv.h"
 
 #include <gpuscope/import.h>
+#include <gpuscope/names.h>
 #include <gpuscope/sort.h>
 #include <gpuscope/text.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include <errno.h>
 #include <math.h>

@@ -9,8 +9,11 @@
 #include "report_text_priv.h"
 #include "report_write_priv.h"
 
+#include <gpuscope/names.h>
 #include <gpuscope/sort.h>
 #include <gpuscope/text.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* `gpuscope info`'s text and JSON (the counts: summary.c). */
+#include <gpuscope/names.h>
 #include <gpuscope/summary.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include <string.h>
 

@@ -18,11 +18,14 @@
 #include <gpuscope/error.h>
 #include <gpuscope/import.h>
 #include <gpuscope/job.h>
+#include <gpuscope/names.h>
 #include <gpuscope/operators.h>
 #include <gpuscope/report.h>
 #include <gpuscope/results.h>
 #include <gpuscope/steps.h>
 #include <gpuscope/text.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #include <math.h>
 #include <stdlib.h>

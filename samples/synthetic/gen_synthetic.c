@@ -49,7 +49,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include <gpuscope/format.h>
+#include <gpuscope/gscope_file.h>
+#include <gpuscope/trace_model.h>
+#include <gpuscope/trace_sink.h>
 
 /* 2025-01-01T00:00:00Z: the process start of every stand-in. */
 #define BASE_NS 1735689600000000000LL

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <gpuscope/format.h>
 #include <gpuscope/hostattr.h>
+#include <gpuscope/trace.h>
 #include <gpuscope/window.h>
 
 #ifdef __cplusplus

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <gpuscope/format.h>
+#include <gpuscope/trace.h>
 #include <gpuscope/window.h>
 
 #ifdef __cplusplus

@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <gpuscope/format.h>
 #include <gpuscope/import.h>
+#include <gpuscope/trace.h>
 
 #ifdef __cplusplus
 extern "C" {

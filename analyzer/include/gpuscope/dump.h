@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include <gpuscope/format.h>
+#include <gpuscope/trace.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include <gpuscope/export.h>
-#include <gpuscope/format.h>
+#include <gpuscope/trace.h>
 
 #ifdef __cplusplus
 extern "C" {

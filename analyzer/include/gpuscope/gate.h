@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <gpuscope/format.h>
+#include <gpuscope/error.h>
 
 #ifdef __cplusplus
 extern "C" {

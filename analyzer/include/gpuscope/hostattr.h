@@ -25,7 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <gpuscope/format.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -30,7 +30,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <gpuscope/format.h>
 #include <gpuscope/report.h>
 #include <gpuscope/results.h>
 

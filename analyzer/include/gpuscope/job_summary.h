@@ -21,7 +21,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <gpuscope/format.h>
 #include <gpuscope/report.h>
 
 #ifdef __cplusplus

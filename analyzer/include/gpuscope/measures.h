@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <gpuscope/format.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <gpuscope/format.h>
 #include <gpuscope/steps.h>
+#include <gpuscope/trace.h>
 #include <gpuscope/window.h>
 
 #ifdef __cplusplus

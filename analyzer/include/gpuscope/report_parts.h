@@ -23,7 +23,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <gpuscope/format.h>
 #include <gpuscope/report.h>
 
 #ifdef __cplusplus

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <gpuscope/format.h>
 #include <gpuscope/results.h>
+#include <gpuscope/trace.h>
 #include <gpuscope/whatif.h>
 
 #ifdef __cplusplus

@@ -23,7 +23,6 @@
 
 #include <gpuscope/breakdown.h>
 #include <gpuscope/cudagraph.h>
-#include <gpuscope/format.h>
 #include <gpuscope/graph.h>
 #include <gpuscope/hostattr.h>
 #include <gpuscope/measures.h>
@@ -32,6 +31,8 @@
 #include <gpuscope/report.h>
 #include <gpuscope/schedule.h>
 #include <gpuscope/steps.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 #include <gpuscope/window.h>
 
 #ifdef __cplusplus

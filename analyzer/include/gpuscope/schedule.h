@@ -12,9 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <gpuscope/format.h>
 #include <gpuscope/graph.h>
 #include <gpuscope/hostattr.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 #include <gpuscope/window.h>
 
 #ifdef __cplusplus

@@ -10,7 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <gpuscope/format.h>
+#include <gpuscope/trace.h>
+#include <gpuscope/trace_model.h>
 
 #ifdef __cplusplus
 extern "C" {

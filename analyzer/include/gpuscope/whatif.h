@@ -11,9 +11,9 @@
 #include <stdint.h>
 
 #include <gpuscope/cudagraph.h>
-#include <gpuscope/format.h>
 #include <gpuscope/graph.h>
 #include <gpuscope/schedule.h>
+#include <gpuscope/trace.h>
 
 #ifdef __cplusplus
 extern "C" {
