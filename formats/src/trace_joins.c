@@ -310,7 +310,6 @@ static bool started_by(const void *ctx, size_t i)
 {
 	const struct start_key *k = ctx;
 
-	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): the index has entries whenever it is searched */
 	return k->api[k->ord[i]].start_ns <= k->before;
 }
 
@@ -374,7 +373,6 @@ static uint32_t pick_large(const struct call_ix *ix, const struct gs_api_call *a
 	b = &api[best];
 	lo = owner_bound(ix->by_thread, pos, pos + n, api, b->pid, b->tid, true, false);
 	hi = owner_bound(ix->by_thread, lo, pos + n, api, b->pid, b->tid, true, true);
-	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): the index has entries whenever it is searched */
 	a = lo + gs_lower_bound_i64(ix->thr_end + lo, hi - lo, b->end_ns);
 	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): the index has entries whenever it is searched */
 	o = &api[ix->by_thread[a]];
