@@ -669,24 +669,32 @@ static int cmp_cand(const void *pa, const void *pb)
 	return a->op < b->op ? -1 : a->op > b->op;
 }
 
+/* What kernel_before compares: the kernels ops[v[i]], by end or start. */
+struct kernel_key {
+	const struct gs_op *ops;
+	const uint32_t *v;
+	bool end, upto;
+	int64_t x;
+};
+
+/* Kernel i's time is below x, or at most x (`upto`). */
+static bool kernel_before(const void *ctx, size_t i)
+{
+	const struct kernel_key *k = ctx;
+	int64_t t = k->end ? k->ops[k->v[i]].end_ns : k->ops[k->v[i]].start_ns;
+
+	return k->upto ? t <= k->x : t < k->x;
+}
+
 /* The GS_MO_NEAR kernels that ended last at or before the copy's start and
  * the GS_MO_NEAR that started first at or after its end, nearest first. */
 /* How many of the list's kernels (by end: `end`, else by start) have a
- * time below x, or at most x (`upto`): a binary search. */
+ * time below x, or at most x (`upto`): a search. */
 static size_t kernels_upto(const struct mo *m, const uint32_t *v, bool end, int64_t x, bool upto)
 {
-	size_t lo = 0, hi = m->n_kernels;
+	struct kernel_key key = {.ops = m->ops, .v = v, .end = end, .upto = upto, .x = x};
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int64_t t = end ? m->ops[v[mid]].end_ns : m->ops[v[mid]].start_ns;
-
-		if (upto ? t <= x : t < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return gs_partition_point(m->n_kernels, kernel_before, &key);
 }
 
 static size_t near_kernels(const struct mo *m, const struct gs_op *c, struct cand *out)

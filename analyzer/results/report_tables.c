@@ -740,6 +740,20 @@ static struct crit_rank *ranked_critical(const struct gs_critical_op *path, size
 	return rank;
 }
 
+/* A position searched for in critical_step (ascending). */
+struct step_key {
+	const size_t *steps;
+	size_t step;
+};
+
+/* Kept entry i lies before the position searched for. */
+static bool step_before(const void *ctx, size_t i)
+{
+	const struct step_key *k = ctx;
+
+	return k->steps[i] < k->step;
+}
+
 /*
  * Keep the `rows` longest ops of the device's critical path (the kept
  * schedule's whole path), in path order, with their positions on it,
@@ -779,17 +793,9 @@ static gs_status cut_critical(struct gs_report_device *d, size_t rows)
 	 * first `keep` of the whole path's ranking), each by a binary search
 	 * of its position in critical_step (ascending). */
 	for (i = 0; i < keep; i++) {
-		size_t lo = 0, hi = keep;
+		struct step_key key = {d->critical_step, rank[i].step};
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (d->critical_step[mid] < rank[i].step)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		d->critical_rank[i] = lo;
+		d->critical_rank[i] = gs_partition_point(keep, step_before, &key);
 	}
 	free(rank);
 	free(chosen);

@@ -25,6 +25,7 @@
  * of the elements, a byte a pass, bytes every key shares skipped.
  */
 #include <gpuscope/hash.h>
+#include <gpuscope/search.h>
 #include <gpuscope/sort.h>
 
 #include <stdbool.h>
@@ -145,6 +146,30 @@ static void rotate_elems(char *a, size_t n1, size_t n2, size_t size)
 	reverse_elems(a, n1 + n2, size);
 }
 
+/* What merge_in_place searches: the elements base[i * size] against pivot. */
+struct elem_key {
+	const char *base;
+	size_t size;
+	const void *pivot;
+	cmp_fn cmp;
+};
+
+/* Element i sorts below the pivot. */
+static bool elem_below(const void *ctx, size_t i)
+{
+	const struct elem_key *k = ctx;
+
+	return k->cmp(k->base + i * k->size, k->pivot) < 0;
+}
+
+/* Element i sorts at or below the pivot. */
+static bool elem_not_above(const void *ctx, size_t i)
+{
+	const struct elem_key *k = ctx;
+
+	return k->cmp(k->base + i * k->size, k->pivot) <= 0;
+}
+
 /* Stable in-place merge of the sorted a[0 .. n1) and a[n1 .. n1 + n2). */
 static void merge_in_place(char *a, size_t n1, size_t n2, size_t size, cmp_fn cmp)
 {
@@ -158,32 +183,18 @@ static void merge_in_place(char *a, size_t n1, size_t n2, size_t size, cmp_fn cm
 	}
 	if (n1 >= n2) {
 		/* The left half's middle; the right elements below it go first. */
-		size_t lo = 0, hi = n2;
+		struct elem_key k = {a + n1 * size, size, NULL, cmp};
 
 		c1 = n1 / 2;
-		while (lo < hi) {
-			size_t m = lo + (hi - lo) / 2;
-
-			if (cmp(a + (n1 + m) * size, a + c1 * size) < 0)
-				lo = m + 1;
-			else
-				hi = m;
-		}
-		c2 = lo;
+		k.pivot = a + c1 * size;
+		c2 = gs_partition_point(n2, elem_below, &k);
 	} else {
 		/* The right half's middle; the left elements not above it stay. */
-		size_t lo = 0, hi = n1;
+		struct elem_key k = {a, size, NULL, cmp};
 
 		c2 = n2 / 2;
-		while (lo < hi) {
-			size_t m = lo + (hi - lo) / 2;
-
-			if (cmp(a + m * size, a + (n1 + c2) * size) <= 0)
-				lo = m + 1;
-			else
-				hi = m;
-		}
-		c1 = lo;
+		k.pivot = a + (n1 + c2) * size;
+		c1 = gs_partition_point(n1, elem_not_above, &k);
 	}
 	rotate_elems(a + c1 * size, n1 - c1, c2, size);
 	merge_in_place(a, c1, c2, size, cmp);

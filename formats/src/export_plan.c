@@ -17,6 +17,8 @@
 #include "export_plan.h"
 #include "export_plan_priv.h"
 
+#include <gpuscope/search.h>
+
 /* ------------------------------------------------------------------------ */
 /* Lanes                                                                    */
 /* ------------------------------------------------------------------------ */
@@ -266,31 +268,31 @@ static int cmp_href(const void *pa, const void *pb)
 
 size_t gs_xp_find_hproc(const struct xplan *c, int64_t pid)
 {
-	size_t lo = 0, hi = c->n_hp;
+	size_t lo = gs_lower_bound_i64_at(c->hp, c->n_hp, sizeof(*c->hp),
+					  offsetof(struct hproc, pid), pid);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->hp[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < c->n_hp && c->hp[lo].pid == pid ? lo : NONE;
+}
+
+/* What dev_before compares: the devices (ascending ids) with `id`. */
+struct dev_key {
+	const struct cdev *devs;
+	uint32_t id;
+};
+
+/* Device i's id is below the one searched for. */
+static bool dev_before(const void *ctx, size_t i)
+{
+	const struct dev_key *k = ctx;
+
+	return k->devs[i].id < k->id;
 }
 
 size_t gs_xp_find_dev(const struct xplan *c, uint32_t id)
 {
-	size_t lo = 0, hi = c->n_devs;
+	struct dev_key k = {c->devs, id};
+	size_t lo = gs_partition_point(c->n_devs, dev_before, &k);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->devs[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < c->n_devs && c->devs[lo].id == id ? lo : NONE;
 }
 
@@ -385,17 +387,9 @@ static gs_status main_calls_push(struct main_calls *m, int64_t s, int64_t e)
 /* The innermost main call with start < p < end, or NONE. */
 static uint32_t main_calls_around(const struct main_calls *m, int64_t p)
 {
-	size_t lo = 0, hi = m->n;
+	size_t lo = gs_lower_bound_i64(m->start, m->n, p);
 	uint32_t i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->start[mid] < p)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NONE;
 	for (i = (uint32_t)(lo - 1); i != NONE && m->end[i] <= p; i = m->parent[i])

@@ -6,6 +6,7 @@
  */
 #include "kineto_priv.h"
 
+#include <gpuscope/search.h>
 #include <gpuscope/sort.h>
 #include <gpuscope/text.h>
 
@@ -108,16 +109,10 @@ static uint32_t ring_next(const struct kin_ring *r, uint32_t s)
 /* The rank whose pids hold `pid` (KIN_NONE: none, or not a job export). */
 uint32_t kin_job_rank(const struct kin *k, int64_t pid)
 {
-	uint32_t lo = 0, hi = k->n_job;
+	/* the ranks with pid_base <= pid; the last of them may hold it */
+	uint32_t lo = (uint32_t)gs_upper_bound_i64_at(k->job, k->n_job, sizeof(*k->job),
+						      offsetof(struct kin_jrank, pid_base), pid);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (k->job[mid].pid_base <= pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || pid - k->job[lo - 1].pid_base >= k->job_stride)
 		return KIN_NONE;
 	return lo - 1;
@@ -135,16 +130,8 @@ uint64_t kin_id(const struct kin *k, uint64_t v)
 /* Whether `pid` is a rank's pid read back. */
 bool kin_job_pid(const struct kin *k, int64_t pid)
 {
-	uint32_t lo = 0, hi = k->n_job;
+	size_t lo = gs_lower_bound_i64(k->job_pids, k->n_job, pid);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (k->job_pids[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < k->n_job && k->job_pids[lo] == pid;
 }
 

@@ -5,6 +5,8 @@
  */
 #include "trace_priv.h"
 
+#include <gpuscope/search.h>
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,6 +324,20 @@ static gs_status index_devices(struct gs_trace *t)
 	return GS_OK;
 }
 
+/* What range_before compares: the sorted ranges with the one wanted. */
+struct range_want {
+	const struct gs_range *ranges;
+	const struct gs_range *want;
+};
+
+/* Range i sorts before the one wanted. */
+static bool range_before(const void *ctx, size_t i)
+{
+	const struct range_want *w = ctx;
+
+	return cmp_range(&w->ranges[i], w->want) < 0;
+}
+
 /* The annotation ranges' indices, so that the analyses that want only
  * them do not walk every operator range: each copy kept at push is found
  * in the sorted ranges by binary search (the same order: equal copies
@@ -344,21 +360,13 @@ static gs_status index_annotations(struct gs_trace *t)
 		return gs_nomem();
 	for (size_t k = 0; k < n; k++) {
 		const struct gs_range *c = &t->ann_copies[k];
-		size_t lo = 0, hi = t->n_ranges;
+		struct range_want w = {t->ranges, c};
 
 		if (k && cmp_range(c, &t->ann_copies[k - 1]) == 0) {
 			t->annotations[k] = t->annotations[k - 1] + 1;
 			continue;
 		}
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (cmp_range(&t->ranges[mid], c) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		t->annotations[k] = (uint32_t)lo;
+		t->annotations[k] = (uint32_t)gs_partition_point(t->n_ranges, range_before, &w);
 	}
 	t->n_annotations = n;
 	return GS_OK;

@@ -298,21 +298,28 @@ static size_t owner_bound(const uint32_t *ord, size_t lo, size_t hi, const struc
 	return lo + gs_partition_point(hi - lo, owner_before, &k);
 }
 
+/* What started_by compares: the calls api[ord[i]] with the time `before`. */
+struct start_key {
+	const uint32_t *ord;
+	const struct gs_api_call *api;
+	int64_t before;
+};
+
+/* Call i started at or before `before`. */
+static bool started_by(const void *ctx, size_t i)
+{
+	const struct start_key *k = ctx;
+
+	return k->api[k->ord[i]].start_ns <= k->before;
+}
+
 /* Among ord[lo, hi) (lo < hi), the rule's choice by start alone. */
 static uint32_t last_before(const uint32_t *ord, size_t lo, size_t hi,
 			    const struct gs_api_call *api, int64_t before)
 {
-	size_t a = lo, b = hi;
+	struct start_key k = {ord + lo, api, before};
+	size_t a = lo + gs_partition_point(hi - lo, started_by, &k);
 
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): the index has entries whenever it is searched */
-		if (api[ord[m]].start_ns <= before)
-			a = m + 1;
-		else
-			b = m;
-	}
 	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): the index has entries whenever it is searched */
 	return ord[a > lo ? a - 1 : hi - 1];
 }
@@ -329,12 +336,29 @@ static uint32_t pick_in_run(const uint32_t *ord, size_t pos, size_t n,
 	return lo < hi ? last_before(ord, lo, hi, api, before) : GS_NO_INDEX;
 }
 
+/* What same_span compares: the calls api[ord[i]] with o's span. */
+struct span_key {
+	const uint32_t *ord;
+	const struct gs_api_call *api;
+	const struct gs_api_call *o;
+};
+
+/* Call i has o's start and end. */
+static bool same_span(const void *ctx, size_t i)
+{
+	const struct span_key *k = ctx;
+	const struct gs_api_call *c = &k->api[k->ord[i]];
+
+	return c->start_ns == k->o->start_ns && c->end_ns == k->o->end_ns;
+}
+
 static uint32_t pick_large(const struct call_ix *ix, const struct gs_api_call *api, size_t pos,
 			   size_t n, const struct call_want *w)
 {
 	uint32_t best = GS_NO_INDEX;
 	const struct gs_api_call *b, *o;
-	size_t lo, hi, a, z;
+	struct span_key sk;
+	size_t lo, hi, a;
 
 	if (w->tid >= 0)
 		best = pick_in_run(ix->by_thread, pos, n, api, w->pid, w->tid, true, w->before_ns);
@@ -349,30 +373,13 @@ static uint32_t pick_large(const struct call_ix *ix, const struct gs_api_call *a
 	b = &api[best];
 	lo = owner_bound(ix->by_thread, pos, pos + n, api, b->pid, b->tid, true, false);
 	hi = owner_bound(ix->by_thread, lo, pos + n, api, b->pid, b->tid, true, true);
-	a = lo;
-	z = hi;
-	while (a < z) {
-		size_t m = a + (z - a) / 2;
-
-		/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): the index has entries whenever it is searched */
-		if (ix->thr_end[m] < b->end_ns)
-			a = m + 1;
-		else
-			z = m;
-	}
+	a = lo + gs_lower_bound_i64(ix->thr_end + lo, hi - lo, b->end_ns);
 	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): the index has entries whenever it is searched */
 	o = &api[ix->by_thread[a]];
 	if (o->start_ns == b->start_ns && o->end_ns == b->end_ns)
 		return best;
-	for (z = hi, lo = a + 1; lo < z;) {
-		size_t m = lo + (z - lo) / 2;
-		const struct gs_api_call *c = &api[ix->by_thread[m]];
-
-		if (c->start_ns == o->start_ns && c->end_ns == o->end_ns)
-			lo = m + 1;
-		else
-			z = m;
-	}
+	sk = (struct span_key){ix->by_thread + a + 1, api, o};
+	lo = a + 1 + gs_partition_point(hi - (a + 1), same_span, &sk);
 	return ix->by_thread[lo - 1];
 }
 
@@ -639,6 +646,20 @@ static gs_status event_index_build(const struct gs_trace *t, struct event_index 
 	return GS_OK;
 }
 
+/* What event_key_before compares: the sorted keys with the one wanted. */
+struct event_want {
+	const struct event_key *keys;
+	const struct event_key *want;
+};
+
+/* Key i sorts before the one wanted. */
+static bool event_key_before(const void *ctx, size_t i)
+{
+	const struct event_want *w = ctx;
+
+	return cmp_event_key(&w->keys[i], w->want) < 0;
+}
+
 /*
  * Without a sync id or an event correlation (drivers before cudaEventSyncId,
  * or an id of 0): the latest record of the same event in the same context
@@ -654,16 +675,10 @@ static uint32_t latest_record_before(const struct gs_trace *t, const struct even
 	const struct event_key want = {.pid = y->pid,
 				       .event_id = y->event_id,
 				       .corr = y->correlation};
-	size_t lo = 0, hi = ev->n_keys;
+	const struct event_want w = {ev->keys, &want};
+	/* the first key at or after (pid, event, corr) */
+	size_t lo = gs_partition_point(ev->n_keys, event_key_before, &w);
 
-	while (lo < hi) { /* the first key at or after (pid, event, corr) */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cmp_event_key(&ev->keys[mid], &want) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	while (lo-- > 0) {
 		const struct event_key *k = &ev->keys[lo];
 

@@ -2,6 +2,8 @@
 /* The in-memory trace's accessors and lookups (gpuscope/trace.h). */
 #include "trace_priv.h"
 
+#include <gpuscope/search.h>
+
 /* ---- accessors ---- */
 
 const char *gs_trace_string(const struct gs_trace *t, uint32_t id)
@@ -91,20 +93,28 @@ const struct gs_device *gs_trace_device(const struct gs_trace *t, uint32_t id)
 	return t->device_ix.slots[slot] ? &t->devices[t->device_ix.slots[slot] - 1] : NULL;
 }
 
+/* What dev_before compares: the device ranges (by device) with `device`. */
+struct dev_key {
+	const struct dev_range *ranges;
+	uint32_t device;
+};
+
+/* Range i is of a device below the one searched for. */
+static bool dev_before(const void *ctx, size_t i)
+{
+	const struct dev_key *k = ctx;
+
+	return k->ranges[i].device < k->device;
+}
+
 static const struct dev_range *dev_range_of(const struct gs_trace *t, uint32_t device)
 {
-	size_t lo = 0, hi = t->n_by_device;
+	struct dev_key k = {t->by_device, device};
+	size_t lo;
 
 	if (!t->finished)
 		return NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->by_device[mid].device < device)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = gs_partition_point(t->n_by_device, dev_before, &k);
 	return lo < t->n_by_device && t->by_device[lo].device == device ? &t->by_device[lo] : NULL;
 }
 
