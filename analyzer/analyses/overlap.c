@@ -201,7 +201,10 @@ struct kref {
 	uint32_t op;
 };
 
-struct mo {
+/* One device's missed-overlap search while it runs: the device's ops,
+ * its kernels' covers, the set's kernels and copies, and the visited set
+ * of one search. */
+struct overlap_pass {
 	const struct gs_trace *t;
 	const struct gs_graph *g;
 	const struct gs_schedule *s;
@@ -245,7 +248,7 @@ static unsigned copy_dir(const struct gs_op *op)
 /* ---- the union of the device's kernels, without sorting them ---------- */
 
 /* The next kernel (of positive length) of range r at or after op i. */
-static size_t next_kernel(const struct mo *m, size_t r, size_t i)
+static size_t next_kernel(const struct overlap_pass *m, size_t r, size_t i)
 {
 	size_t end = m->ranges[r].first + m->ranges[r].count;
 
@@ -256,7 +259,7 @@ static size_t next_kernel(const struct mo *m, size_t r, size_t i)
 }
 
 struct kmerge {
-	const struct mo *m;
+	const struct overlap_pass *m;
 	size_t *at;   /* per range: its next kernel (the range's end when none) */
 	size_t *heap; /* ranges with kernels left, by the start of the next */
 	size_t n;
@@ -292,7 +295,7 @@ static void kmerge_down(struct kmerge *k, size_t h)
  * kernel and no sort. Intervals starting together merge into the same
  * union whatever their order.
  */
-static gs_status kernel_cover(struct mo *m, struct cover *c)
+static gs_status kernel_cover(struct overlap_pass *m, struct cover *c)
 {
 	struct kmerge k = {.m = m};
 	struct ivl *iv = NULL;
@@ -357,7 +360,7 @@ out:
 }
 
 /* An op of the device in the schedule's set (its window). */
-static bool in_set(const struct mo *m, const struct gs_op *op)
+static bool in_set(const struct overlap_pass *m, const struct gs_op *op)
 {
 	return gs_sched_in_window(op, m->s->window_set, m->s->window_start, m->s->window_end);
 }
@@ -366,7 +369,7 @@ static bool in_set(const struct mo *m, const struct gs_op *op)
 
 /* The next kernel of the set (of positive length) of range r at or after
  * op i (the range's end when none). */
-static size_t next_set_kernel(const struct mo *m, size_t r, size_t i)
+static size_t next_set_kernel(const struct overlap_pass *m, size_t r, size_t i)
 {
 	size_t end = m->ranges[r].first + m->ranges[r].count;
 
@@ -406,7 +409,7 @@ static void kref_down(struct kref_run *h, size_t n, size_t i)
 	}
 }
 
-static struct kref kref_of(const struct mo *m, size_t i, bool by_end)
+static struct kref kref_of(const struct overlap_pass *m, size_t i, bool by_end)
 {
 	return (struct kref){by_end ? m->ops[i].end_ns : m->ops[i].start_ns, (uint32_t)i};
 }
@@ -420,7 +423,7 @@ static struct kref kref_of(const struct mo *m, size_t i, bool by_end)
  * *merged false (out partly written) when some stream's times go back:
  * the merged times then step back somewhere.
  */
-static gs_status kref_merge(const struct mo *m, uint32_t *out, bool by_end, bool *merged)
+static gs_status kref_merge(const struct overlap_pass *m, uint32_t *out, bool by_end, bool *merged)
 {
 	struct kref_run *h;
 	size_t n = 0, k = 0;
@@ -464,7 +467,7 @@ static gs_status kref_merge(const struct mo *m, uint32_t *out, bool by_end, bool
  * (each op of the device read twice, not once per table); then the cover
  * of every kernel of the device.
  */
-static gs_status build_tables(struct mo *m)
+static gs_status build_tables(struct overlap_pass *m)
 {
 	struct busy *b = &m->busy;
 	size_t n_set = 0, n = 0, r, i, nk, hint = 0;
@@ -580,7 +583,7 @@ static gs_status build_tables(struct mo *m)
 /* ---- independence ------------------------------------------------------ */
 
 /* `full`: every edge counts (stream order included), for the evidence. */
-static bool edge_counts(const struct mo *m, const struct gs_edge *e, bool full)
+static bool edge_counts(const struct overlap_pass *m, const struct gs_edge *e, bool full)
 {
 	if (gs_sched_pageable_sync(m->ops, e))
 		return false;
@@ -592,7 +595,7 @@ static bool edge_counts(const struct mo *m, const struct gs_edge *e, bool full)
 }
 
 /* Mark op `op` visited by this search; false when it was already. */
-static bool visit(struct mo *m, uint32_t op)
+static bool visit(struct overlap_pass *m, uint32_t op)
 {
 	size_t i = (size_t)gs_hash_u64(op) & (GS_MO_SEEN - 1);
 
@@ -607,7 +610,7 @@ static bool visit(struct mo *m, uint32_t op)
 }
 
 /* 1: a path from `early` to `late` exists; 0: none; -1: search cut short. */
-static int depends_in(struct mo *m, uint32_t late, uint32_t early, bool full)
+static int depends_in(struct overlap_pass *m, uint32_t late, uint32_t early, bool full)
 {
 	int64_t lo = m->ops[early].start_ns, hi = m->ops[late].start_ns;
 	size_t head = 0, tail = 0;
@@ -642,7 +645,7 @@ static int depends_in(struct mo *m, uint32_t late, uint32_t early, bool full)
 	return 0;
 }
 
-static int depends(struct mo *m, uint32_t late, uint32_t early)
+static int depends(struct overlap_pass *m, uint32_t late, uint32_t early)
 {
 	return depends_in(m, late, early, false);
 }
@@ -690,14 +693,15 @@ static bool kernel_before(const void *ctx, size_t i)
  * the GS_MO_NEAR that started first at or after its end, nearest first. */
 /* How many of the list's kernels (by end: `end`, else by start) have a
  * time below x, or at most x (`upto`): a search. */
-static size_t kernels_upto(const struct mo *m, const uint32_t *v, bool end, int64_t x, bool upto)
+static size_t kernels_upto(const struct overlap_pass *m, const uint32_t *v, bool end, int64_t x,
+			   bool upto)
 {
 	struct kernel_key key = {.ops = m->ops, .v = v, .end = end, .upto = upto, .x = x};
 
 	return gs_partition_point(m->n_kernels, kernel_before, &key);
 }
 
-static size_t near_kernels(const struct mo *m, const struct gs_op *c, struct cand *out)
+static size_t near_kernels(const struct overlap_pass *m, const struct gs_op *c, struct cand *out)
 {
 	size_t n = 0, lo, i, k;
 
@@ -723,7 +727,7 @@ static size_t near_kernels(const struct mo *m, const struct gs_op *c, struct can
 	return n;
 }
 
-static bool engines_free(const struct mo *m, const struct gs_op *c, const struct gs_op *k,
+static bool engines_free(const struct overlap_pass *m, const struct gs_op *c, const struct gs_op *k,
 			 int64_t need)
 {
 	unsigned d = copy_dir(c);
@@ -741,7 +745,7 @@ static bool engines_free(const struct mo *m, const struct gs_op *c, const struct
 }
 
 /* Fills r; returns false when the copy is not a missed overlap. */
-static bool examine_copy(struct mo *m, uint32_t ci, struct gs_missed_overlap *r)
+static bool examine_copy(struct overlap_pass *m, uint32_t ci, struct gs_missed_overlap *r)
 {
 	const struct gs_op *c = &m->ops[ci], *k;
 	int64_t dur = gs_sched_dur(c), ps = gs_schedule_pipelined_start(m->s, ci), exposed,
@@ -818,7 +822,7 @@ static int cmp_missed(const void *pa, const void *pb)
 	return a->op < b->op ? -1 : a->op > b->op;
 }
 
-static gs_status run(struct mo *m, struct gs_missed_overlap **out, size_t *n)
+static gs_status run(struct overlap_pass *m, struct gs_missed_overlap **out, size_t *n)
 {
 	const struct gs_schedule *s = m->s;
 	size_t i;
@@ -847,7 +851,7 @@ gs_status gs_missed_overlap_compute(const struct gs_trace *t, const struct gs_gr
 				    const struct gs_schedule *s, const struct gs_breakdown *b,
 				    struct gs_missed_overlap **out, size_t *n)
 {
-	struct mo m;
+	struct overlap_pass m;
 	gs_status st;
 
 	if (!out || !n) {
