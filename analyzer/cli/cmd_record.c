@@ -790,6 +790,16 @@ static pid_t record_spawn(char **argv, const sigset_t *mask, int *err)
 	}
 	if (pid == 0) {
 		close(fds[0]);
+		/* A signal already pending here (one sent to the whole process
+		 * group) is the program's: it acts as it would on the program,
+		 * not through record's forwarding, which has no child here. */
+		for (size_t i = 0; i < RECORD_NSIGNALS; i++) {
+			struct sigaction now;
+
+			if (sigaction(record_signals[i], NULL, &now) == 0 &&
+			    now.sa_sigaction == record_forward)
+				signal(record_signals[i], SIG_DFL);
+		}
 		sigprocmask(SIG_SETMASK, mask, NULL);
 		execvp(argv[0], argv);
 		e = errno;
@@ -891,15 +901,16 @@ static int record_run(const struct record_opts *o)
 
 	record_signals_set(old);
 	pid = record_spawn(o->argv, &mask, &err);
-	sigprocmask(SIG_SETMASK, &mask, NULL);
 	if (pid < 0) {
 		record_signals_restore(old);
 		record_status_close(&sfile);
 		globfree(&before);
 		record_aside_end(file, &aside);
 		gs_cli_error("record: cannot run '%s': %s", o->argv[0], strerror(err));
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		return err == ENOENT ? 127 : 126;
 	}
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			gs_cli_error("record: waiting for '%s': %s", o->argv[0], strerror(errno));
@@ -907,6 +918,10 @@ static int record_run(const struct record_opts *o)
 			break;
 		}
 	}
+	/* Until record has cleaned up, a signal for record itself (a second
+	 * one sent to the process group, say) waits: it then acts as it
+	 * would have, with nothing left behind. */
+	sigprocmask(SIG_BLOCK, &block, NULL);
 	record_child = 0;
 	record_signals_restore(old);
 
@@ -937,6 +952,7 @@ static int record_run(const struct record_opts *o)
 	record_aside_end(file, &aside); /* after the list: a file put back is not new */
 	globfree(&before);
 	globfree(&after);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	return code;
 }
 
