@@ -97,6 +97,19 @@ static int cmp_name_id(const void *pa, const void *pb)
 	return (a->name > b->name) - (a->name < b->name);
 }
 
+/* For the search of a name id among the distinct names sorted by id. */
+struct rp_name_key {
+	const struct rp_name *names;
+	uint32_t name;
+};
+
+static bool name_before(const void *ctx, size_t i)
+{
+	const struct rp_name_key *k = ctx;
+
+	return k->names[i].name < k->name;
+}
+
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
@@ -188,10 +201,10 @@ static gs_status annotations(const struct gs_trace *t, struct rp_cand **out, siz
 	*n_groups += d > 0;
 	gs_sort(names, d, sizeof(*names), cmp_name_id);
 	for (size_t i = 0; i < m; i++) {
-		struct rp_name key = {.name = c[i].name};
-		const struct rp_name *f = bsearch(&key, names, d, sizeof(*names), cmp_name_id);
+		struct rp_name_key key = {names, c[i].name};
+		size_t f = gs_partition_point(d, name_before, &key);
 
-		c[i].group = f ? f->group : 0; /* (always found) */
+		c[i].group = f < d ? names[f].group : 0; /* (always found) */
 	}
 	free(names);
 	*out = c;
