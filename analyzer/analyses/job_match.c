@@ -269,7 +269,7 @@ static gs_status add_member(struct gs_job_analysis *ja, size_t *cap, size_t ri,
 			return gs_nomem();
 		c = &ja->comms[ja->n_comms - 1];
 	}
-	if (GS_VEC_PUSH(c->m, c->n_m, c->cap_m, m))
+	if (GS_VEC_APPEND(c->m, c->n_m, m))
 		return gs_nomem();
 	if (c->key == GS_JOB_KEY_GROUP) {
 		if (!c->group_size)
@@ -505,10 +505,10 @@ static gs_status pack_grid(struct gs_job_analysis *ja, size_t ci, const struct g
 
 			if (s.k == JOB_NONE)
 				continue;
-			if (GS_VEC_PUSH(ja->slot, ja->n_slot, ja->cap_slot, s))
+			if (GS_VEC_APPEND(ja->slot, ja->n_slot, s))
 				return gs_nomem();
 		}
-		if (GS_VEC_PUSH(ja->coll, ja->n_coll, ja->cap_coll, coll))
+		if (GS_VEC_APPEND(ja->coll, ja->n_coll, coll))
 			return gs_nomem();
 		c->n_coll++;
 	}

@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_usable_size */
+#endif
 
 #include <cmocka.h>
 
@@ -61,6 +64,38 @@ static void test_vec(void **state)
 	assert_int_equal(gs_vec_grow((void **)&v, &cap, SIZE_MAX / 2, sizeof(*v)), GS_ERR_NOMEM);
 	assert_int_equal(gs_error_count(), 1);
 	gs_error_clear();
+	free(v);
+}
+
+/* An array whose capacity is known from its count: every append lands in
+ * memory the array owns (checked with the allocator where it can say), at
+ * every count the growth passes, also after the count went down. */
+static void test_vec_append(void **state)
+{
+	uint32_t *v = NULL;
+	size_t n = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < 5000; i++) {
+		assert_int_equal(GS_VEC_APPEND(v, n, i * 7u), GS_OK);
+		assert_int_equal(n, i + 1);
+#ifdef __GLIBC__
+		assert_true(malloc_usable_size(v) >= n * sizeof(*v));
+#endif
+	}
+	for (uint32_t i = 0; i < 5000; i++)
+		assert_int_equal(v[i], i * 7u);
+	n = 1500; /* fewer kept: the capacity known from 1500 is within the real */
+	for (uint32_t i = 0; i < 3000; i++) {
+		assert_int_equal(GS_VEC_APPEND(v, n, i), GS_OK);
+#ifdef __GLIBC__
+		assert_true(malloc_usable_size(v) >= n * sizeof(*v));
+#endif
+	}
+	assert_int_equal(n, 4500);
+	assert_int_equal(v[1499], 1499u * 7u);
+	assert_int_equal(v[1500], 0u);
+	assert_int_equal(v[4499], 2999);
 	free(v);
 }
 
@@ -768,6 +803,7 @@ int main(void)
 		cmocka_unit_test(test_nomem_cause),
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_vec),
+		cmocka_unit_test(test_vec_append),
 		cmocka_unit_test(test_u64map),
 		cmocka_unit_test(test_u64map_replace_and_reserve),
 		cmocka_unit_test(test_sort_negative_keys),

@@ -223,12 +223,12 @@ struct gs_job_comm {
 	uint32_t group_size;     /* declared; 0 unknown */
 	char label[96];          /* its name for people */
 	struct gs_job_member *m; /* ascending rank */
-	size_t n_m, cap_m;       /* cap_m: the builder's */
-	size_t n_coll;           /* collectives formed (first_coll ..) */
-	size_t matched;          /* ... compared: on two ranks or more, overlapping */
-	size_t no_overlap;       /* ... whose kernels did not overlap across ranks */
-	size_t within_error;     /* ... compared, skew within the clock error */
-	size_t first_coll;       /* index of its first in ja->coll */
+	size_t n_m;
+	size_t n_coll;       /* collectives formed (first_coll ..) */
+	size_t matched;      /* ... compared: on two ranks or more, overlapping */
+	size_t no_overlap;   /* ... whose kernels did not overlap across ranks */
+	size_t within_error; /* ... compared, skew within the clock error */
+	size_t first_coll;   /* index of its first in ja->coll */
 	int64_t skew_sum, skew_max, wait_sum, transfer_sum; /* ns */
 	double busbw_sum; /* GB/s, over the busbw_n collectives that have one */
 	size_t busbw_n;
@@ -411,8 +411,7 @@ struct gs_job_analysis {
 	struct gs_job_coll *coll;
 	size_t n_coll;
 	struct gs_job_slot *slot; /* the collectives' kernels */
-	size_t n_slot, cap_slot;  /* cap_slot, cap_coll: the builder's */
-	size_t cap_coll;
+	size_t n_slot;
 	size_t *by_skew; /* indices into coll, largest skew first (compared ones) */
 	size_t n_by_skew;
 	struct gs_job_total *totals; /* per rank */
