@@ -87,8 +87,16 @@ static inline int gs_cli_bad_option(const struct gs_cli_usage *u, char **argv, i
 	gs_cli_bad_option_error(u, argv, c);
 	return GS_EXIT_USAGE;
 }
-/* Print `text` to stdout (the command's --help). Returns GS_EXIT_OK. */
+/*
+ * Print `text` to stdout (the command's --help). A paragraph (lines up to a
+ * blank one) that says {formats} or {file-only} has them filled from the
+ * importer table (gs_importers_help, gs_importers_file_only) and is wrapped
+ * again at GS_CLI_HELP_WIDTH columns. Returns GS_EXIT_OK.
+ */
 int gs_cli_help(const char *text);
+/* The same into f. */
+void gs_cli_help_to(FILE *f, const char *text);
+#define GS_CLI_HELP_WIDTH 79
 /*
  * After option parsing (getopt's optind): the one operand of a command
  * that takes exactly one, named `what` in the errors ("TRACE"). Returns

@@ -32,9 +32,8 @@ static const char dump_help[] =
 	"               over a second)\n"
 	"  -h, --help   show this help\n"
 	"\n"
-	"TRACE is a .gscope file, a Kineto / PyTorch-profiler JSON trace (.json,\n"
-	".json.gz) or an Nsight Systems SQLite export (.sqlite), recognised by its\n"
-	"content; '-' is stdin (a pipe works too, not for Nsight exports).\n"
+	"TRACE is {formats}, recognised by its content; '-' is stdin (a pipe works\n"
+	"too, not for {file-only}).\n"
 	"\n"
 	"example:\n"
 	"  gpuscope dump --limit 20 run.gscope\n";

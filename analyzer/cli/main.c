@@ -15,6 +15,7 @@
 #include <gpuscope/gate.h>
 #include <gpuscope/gscope_file.h>
 #include <gpuscope/import.h>
+#include <gpuscope/strbuf.h>
 #include <gpuscope/summary.h>
 #include <gpuscope/trace.h>
 
@@ -200,9 +201,87 @@ void gs_cli_bad_option_error(const struct gs_cli_usage *u, char **argv, int c)
 	}
 }
 
+/* The placeholder of a help text at p (n bytes left), and its length; 0
+ * when p is none. */
+static size_t help_placeholder(const char *p, size_t n, const char **fill, const char *formats,
+			       const char *files)
+{
+	if (n >= 9 && memcmp(p, "{formats}", 9) == 0) {
+		*fill = formats;
+		return 9;
+	}
+	if (n >= 11 && memcmp(p, "{file-only}", 11) == 0) {
+		*fill = files;
+		return 11;
+	}
+	return 0;
+}
+
+/* Words of s, separated by single spaces, wrapped at GS_CLI_HELP_WIDTH. */
+static void help_wrap(FILE *f, const char *s)
+{
+	size_t col = 0;
+
+	while (*s) {
+		size_t len = strcspn(s, " ");
+
+		if (len) {
+			if (col && col + 1 + len > GS_CLI_HELP_WIDTH) {
+				fputc('\n', f);
+				col = 0;
+			} else if (col) {
+				fputc(' ', f);
+				col++;
+			}
+			fwrite(s, 1, len, f);
+			col += len;
+		}
+		s += len + (s[len] == ' ');
+	}
+	if (col)
+		fputc('\n', f);
+}
+
+void gs_cli_help_to(FILE *f, const char *text)
+{
+	char formats[512], files[256];
+
+	gs_importers_help(formats, sizeof(formats));
+	gs_importers_file_only(files, sizeof(files));
+	while (*text) {
+		/* A paragraph: its lines, the last newline included. */
+		const char *e = strstr(text, "\n\n");
+		size_t n = e ? (size_t)(e - text) + 1 : strlen(text);
+		struct gs_strbuf b = GS_STRBUF_INIT;
+		bool filled = false;
+		char *para;
+
+		for (size_t i = 0; i < n; i++) {
+			const char *fill = NULL;
+			size_t k = help_placeholder(text + i, n - i, &fill, formats, files);
+
+			if (k) {
+				gs_strbuf_puts(&b, fill);
+				filled = true;
+				i += k - 1;
+			} else {
+				gs_strbuf_putc(&b, text[i] == '\n' ? ' ' : text[i]);
+			}
+		}
+		para = gs_strbuf_take(&b);
+		if (filled && para)
+			help_wrap(f, para);
+		else
+			fwrite(text, 1, n, f);
+		free(para);
+		for (text += n; *text == '\n'; text++)
+			fputc('\n', f);
+	}
+}
+
 int gs_cli_help(const char *text)
 {
-	fputs(text, stdout);
+	gs_cli_help_to(stdout, text);
 	return GS_EXIT_OK;
 }
 
@@ -486,20 +565,19 @@ static void gs_main_help(FILE *f)
 	}
 	if (*sep)
 		fputc('\n', f);
-	fputs("\noptions:\n"
-	      "  -h, --help     show this help\n"
-	      "  --version      show the version\n"
-	      "\n"
-	      "TRACE is a .gscope file, a Kineto / PyTorch-profiler Chrome-trace JSON\n"
-	      "(.json or .json.gz) or an Nsight Systems SQLite export (.sqlite),\n"
-	      "recognised by its content, not its name; '-' is standard input, and pipes\n"
-	      "(<(zcat trace.json.gz)) work too (not for Nsight exports).\n"
-	      "Exit status: 0 success, 1 bad input or failure, 2 usage error, 3 a\n"
-	      "threshold of --fail-if crossed (analyze, diff: the output is written).\n"
-	      "\n"
-	      "example:\n"
-	      "  gpuscope info trace.json.gz\n",
-	      f);
+	gs_cli_help_to(f, "\noptions:\n"
+			  "  -h, --help     show this help\n"
+			  "  --version      show the version\n"
+			  "\n"
+			  "TRACE is {formats}, recognised by its content, not its name; '-' is\n"
+			  "standard input, and pipes (<(zcat trace.json.gz)) work too (not for\n"
+			  "{file-only}).\n"
+			  "\n"
+			  "Exit status: 0 success, 1 bad input or failure, 2 usage error, 3 a\n"
+			  "threshold of --fail-if crossed (analyze, diff: the output is written).\n"
+			  "\n"
+			  "example:\n"
+			  "  gpuscope info trace.json.gz\n");
 }
 
 static int gs_main_usage_error(const char *fmt, ...) GS_PRINTF(1, 2);

@@ -60,8 +60,11 @@ struct gs_importer_input {
  */
 struct gs_importer {
 	enum gs_input_format format;
-	const char *name; /* gs_input_format_name */
-	const char *what; /* in "expected ..." */
+	const char *name;  /* gs_input_format_name */
+	const char *what;  /* in "expected ..." */
+	const char *help;  /* in the help texts' TRACE paragraph: "a ... (.ext)" */
+	const char *title; /* the name people know it by (the docs name each) */
+	const char *files; /* those inputs in a "not for ..." (file-only formats) */
 	int (*sniff)(const unsigned char *head, size_t n, const char **why);
 	gs_status (*load_path)(const struct gs_importer_input *in);
 	gs_status (*load_stream)(const struct gs_importer_input *in);

@@ -24,6 +24,7 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,8 @@ const struct gs_importer gs_importers[] = {
 		.format = GS_INPUT_GSCOPE,
 		.name = "gscope",
 		.what = ".gscope",
+		.help = "a .gscope file",
+		.title = ".gscope",
 		.sniff = sniff_gscope,
 		.load_path = gscope_path,
 		.load_stream = gscope_stream,
@@ -259,6 +262,8 @@ const struct gs_importer gs_importers[] = {
 		.format = GS_INPUT_KINETO,
 		.name = "kineto",
 		.what = "Kineto / Chrome-trace JSON",
+		.help = "a Kineto / PyTorch-profiler JSON trace (.json, .json.gz)",
+		.title = "Kineto",
 		.sniff = sniff_kineto,
 		.load_path = kineto_path,
 		.load_stream = kineto_stream,
@@ -267,6 +272,9 @@ const struct gs_importer gs_importers[] = {
 		.format = GS_INPUT_NSYS,
 		.name = "nsys",
 		.what = "an Nsight Systems SQLite export",
+		.help = "an Nsight Systems SQLite export (.sqlite)",
+		.title = "Nsight Systems SQLite export",
+		.files = "Nsight exports",
 		.sniff = sniff_nsys,
 		.load_path = nsys_path,
 		.stream_refusal =
@@ -292,21 +300,76 @@ const char *gs_input_format_name(enum gs_input_format f)
 	return im ? im->name : "unknown";
 }
 
-const char *gs_importers_expected(char *buf, size_t size)
+/* Which of an importer's texts a list joins. */
+enum importer_text {
+	IMPORTER_WHAT,
+	IMPORTER_HELP,
+	IMPORTER_FILES
+};
+
+static const char *importer_text(const struct gs_importer *im, enum importer_text which)
 {
-	size_t len = 0, n = gs_n_importers;
+	switch (which) {
+	case IMPORTER_WHAT:
+		return im->what;
+	case IMPORTER_HELP:
+		return im->help;
+	case IMPORTER_FILES:
+		return im->files;
+	}
+	return NULL;
+}
 
+/* One text of every importer that has it, as a list: "a, b, or c" (with
+ * last ", or "), "a, b or c" (" or "). */
+static const char *importers_join(char *buf, size_t size, enum importer_text which,
+				  const char *last)
+{
+	size_t len = 0, n = 0, k = 0;
+
+	for (size_t i = 0; i < gs_n_importers; i++)
+		n += importer_text(&gs_importers[i], which) != NULL;
 	buf[0] = '\0';
-	for (size_t i = 0; i < n && len < size; i++) {
-		int w = snprintf(buf + len, size - len, "%s%s",
-				 i == 0     ? "" :
-				 i + 1 == n ? ", or " :
-					      ", ",
-				 gs_importers[i].what);
+	for (size_t i = 0; i < gs_n_importers && len < size; i++) {
+		const char *s = importer_text(&gs_importers[i], which);
+		int w;
 
+		if (!s)
+			continue;
+		w = snprintf(buf + len, size - len, "%s%s",
+			     k == 0     ? "" :
+			     k + 1 == n ? last :
+					  ", ",
+			     s);
+		k++;
 		if (w < 0)
 			break;
 		len += (size_t)w;
 	}
 	return buf;
+}
+
+const char *gs_importers_expected(char *buf, size_t size)
+{
+	return importers_join(buf, size, IMPORTER_WHAT, ", or ");
+}
+
+const char *gs_importers_help(char *buf, size_t size)
+{
+	return importers_join(buf, size, IMPORTER_HELP, " or ");
+}
+
+const char *gs_importers_file_only(char *buf, size_t size)
+{
+	return importers_join(buf, size, IMPORTER_FILES, " or ");
+}
+
+size_t gs_importer_count(void)
+{
+	return gs_n_importers;
+}
+
+const char *gs_importer_title(size_t i)
+{
+	return i < gs_n_importers ? gs_importers[i].title : NULL;
 }

@@ -26,6 +26,21 @@ enum gs_input_format {
 const char *gs_input_format_name(enum gs_input_format f);
 
 /*
+ * The formats gpuscope reads, from its table of importers, for help texts:
+ * "a .gscope file, a Kineto / PyTorch-profiler JSON trace (.json, .json.gz)
+ * or an Nsight Systems SQLite export (.sqlite)". Returns buf (truncated to
+ * size, always terminated).
+ */
+const char *gs_importers_help(char *buf, size_t size);
+/* Those that must be files, not pipes or stdin ("Nsight exports"); "" when
+ * every format can be streamed. Returns buf. */
+const char *gs_importers_file_only(char *buf, size_t size);
+/* How many formats, and the i-th one's name as people know it (".gscope",
+ * "Kineto", ...); NULL past the last. In detection order. */
+size_t gs_importer_count(void);
+const char *gs_importer_title(size_t i);
+
+/*
  * Recognise a file by its first bytes (gzip is looked inside). Returns
  * GS_OK with *fmt set (GS_INPUT_UNKNOWN when nothing matches), or an I/O
  * error naming the file.
