@@ -21,6 +21,7 @@ static struct {
 } kernels[MAX_KERNELS];
 static unsigned nkernels;
 static unsigned calls;
+static uint64_t last_call_seq;
 static unsigned calls_in_callback;
 static atomic_uint runtime_version_calls;
 
@@ -62,6 +63,16 @@ unsigned gsd_cuda_param_info_calls(void)
 	return n;
 }
 
+uint64_t gsd_cuda_param_info_last_seq(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&lock);
+	n = last_call_seq;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
 static CUresult param_info(const void *handle, size_t index, size_t *offset, size_t *size)
 {
 	CUresult r = CUDA_ERROR_INVALID_VALUE;
@@ -69,6 +80,7 @@ static CUresult param_info(const void *handle, size_t index, size_t *offset, siz
 
 	pthread_mutex_lock(&lock);
 	calls++;
+	last_call_seq = gsd_next_seq();
 	if (gsd_in_callback())
 		calls_in_callback++;
 	for (unsigned k = 0; k < nkernels; k++) {

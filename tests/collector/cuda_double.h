@@ -16,11 +16,14 @@
 #define GS_CUDA_DOUBLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Kernel (or function) handle -> its parameters' sizes. */
 void gsd_cuda_set_params(const void *handle, unsigned n, const size_t *sizes);
 /* Calls made to the param-info entry points (to check caching). */
 unsigned gsd_cuda_param_info_calls(void);
+/* The number (gsd_next_seq) of the last such call, 0 before any. */
+uint64_t gsd_cuda_param_info_last_seq(void);
 /* Of those, the calls made from inside a CUPTI callback (the collector
  * must make none: they would run re-entrantly, adding API records). */
 unsigned gsd_cuda_param_info_calls_in_callback(void);

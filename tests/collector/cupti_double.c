@@ -77,6 +77,18 @@ static struct tbuf tbufs[MAX_THREADS];
 static struct gsd_stats stats;
 static atomic_ullong now_ns = 1000000;
 static atomic_ullong dropped_pending;
+static atomic_ullong next_seq;
+static atomic_ullong dropped_query;
+
+uint64_t gsd_next_seq(void)
+{
+	return (uint64_t)atomic_fetch_add(&next_seq, 1) + 1;
+}
+
+uint64_t gsd_last_dropped_query(void)
+{
+	return (uint64_t)atomic_load(&dropped_query);
+}
 static bool system_tids;
 static bool any_kind_enabled;
 static bool unfinished_syncs_off; /* cuptiActivityEnableAllSyncRecords(0) */
@@ -557,6 +569,7 @@ CUptiResult CUPTIAPI cuptiActivityGetNumDroppedRecords(CUcontext context, uint32
 	if (opts.fail_all)
 		return opts.fail_all;
 	*dropped = (size_t)atomic_exchange(&dropped_pending, 0);
+	atomic_store(&dropped_query, gsd_next_seq());
 	return CUPTI_SUCCESS;
 }
 

@@ -143,6 +143,14 @@ struct gsd_stats {
 };
 struct gsd_stats gsd_get_stats(void);
 
+/* One order for what the doubles see, across their threads: the next
+ * number of it (the first is 1). */
+uint64_t gsd_next_seq(void);
+/* The number (gsd_next_seq) of the last cuptiActivityGetNumDroppedRecords
+ * call, 0 before any: the collector's writer asks once a pass, after the
+ * pass has resolved the kernel layouts it was asked for. */
+uint64_t gsd_last_dropped_query(void);
+
 /* The size CUPTI 13.0 gives records of this kind (0: not supported here). */
 size_t gsd_record_size(CUpti_ActivityKind kind);
 

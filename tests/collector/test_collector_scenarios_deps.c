@@ -59,10 +59,14 @@ static void load_module_k(void)
 	gsd_module(CUPTI_CBID_RESOURCE_MODULE_LOADED, 1, cubin, size);
 }
 
+/* The writer thread has made resolved_calls param-info calls and put the
+ * layout they gave in its table: it asks for the dropped records after
+ * the pass that resolved (the calls alone were seen to race the table). */
 static unsigned resolved_calls;
 static bool f_resolved(void)
 {
-	return gsd_cuda_param_info_calls() >= resolved_calls;
+	return gsd_cuda_param_info_calls() >= resolved_calls &&
+	       gsd_last_dropped_query() > gsd_cuda_param_info_last_seq();
 }
 
 /*
