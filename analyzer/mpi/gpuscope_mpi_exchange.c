@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <gpuscope/import.h>
 #include <gpuscope/trace.h>
 #include <gpuscope/trace_model.h>
+#include <gpuscope/vec.h>
 
 #include "gpuscope_mpi.h"
 
@@ -35,35 +37,19 @@ struct buf {
  * the file name, capture (then its host). */
 #define IDENT_U64S 10
 
-/* Append x to the vector v of n items (capacity cap). */
+/* Append x to the vector v of n items (capacity cap); out of memory ends
+ * the job (die). */
 #define PUSH(v, n, cap, x)                                                                         \
 	do {                                                                                       \
-		if ((n) == (cap)) {                                                                \
-			size_t nc_ = (cap) ? (cap)*2 : 16;                                         \
-			void *p_ = realloc((v), nc_ * sizeof(*(v)));                               \
-			if (!p_) {                                                                 \
-				die("out of memory");                                              \
-			}                                                                          \
-			(v) = p_;                                                                  \
-			(cap) = nc_;                                                               \
-		}                                                                                  \
-		(v)[(n)++] = (x);                                                                  \
+		if (GS_VEC_PUSH(v, n, cap, x) != GS_OK)                                            \
+			die("out of memory");                                                      \
 	} while (0)
 
 static void put(struct buf *b, const void *src, size_t n)
 {
-	if (b->len + n > b->cap) {
-		size_t nc = b->cap ? b->cap : 4096;
-
-		while (nc < b->len + n)
-			nc *= 2;
-		char *q = realloc(b->p, nc);
-		if (!q) {
-			die("out of memory");
-		}
-		b->p = q;
-		b->cap = nc;
-	}
+	if (n > SIZE_MAX - b->len ||
+	    gs_vec_reserve((void **)&b->p, &b->cap, b->len + n, 1) != GS_OK)
+		die("out of memory");
 	memcpy(b->p + b->len, src, n);
 	b->len += n;
 }

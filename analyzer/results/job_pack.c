@@ -5,10 +5,13 @@
  */
 #include "job_sum.h"
 
+#include <gpuscope/vec.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -29,18 +32,10 @@ struct js_buf {
 
 static gs_status js_put(struct js_buf *b, const void *src, size_t n)
 {
-	if (b->len + n > b->cap) {
-		size_t nc = b->cap ? b->cap : 1024;
-		char *p;
-
-		while (nc < b->len + n)
-			nc *= 2;
-		p = realloc(b->p, nc);
-		if (!p)
-			return gs_nomem();
-		b->p = p;
-		b->cap = nc;
-	}
+	if (n > SIZE_MAX - b->len)
+		return gs_nomem();
+	if (gs_vec_grow((void **)&b->p, &b->cap, b->len + n, 1) != GS_OK)
+		return GS_ERR_NOMEM; /* the cause is appended */
 	if (n)
 		memcpy(b->p + b->len, src, n);
 	b->len += n;
