@@ -51,6 +51,27 @@ gs_status gs_breakdown_cache_host_ranges(struct gs_breakdown_cache *c,
 gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
 				      const struct gs_window *win, struct gs_breakdown_cache *cache,
 				      struct gs_breakdown *out);
+/*
+ * The devices' breakdowns on several threads at once: gs_breakdown_cache_share
+ * builds on the calling thread what the breakdowns would build on first
+ * need (the reach arrays when `windows`: some breakdown is over a window;
+ * the host range index and its busy cuts; with `keep`, the flattened calls
+ * of every thread that launched an op), so that each thread, through a
+ * gs_breakdown_cache_fork of its own (its own name slots, its own pieces
+ * when not kept, its own query scratch of the index), only reads the shared
+ * cache. A fork is destroyed before its cache. Without sharing first, a
+ * fork builds what it needs for itself (one thread: as the cache would).
+ */
+gs_status gs_breakdown_cache_share(struct gs_breakdown_cache *c, bool windows);
+gs_status gs_breakdown_cache_fork(const struct gs_breakdown_cache *c,
+				  struct gs_breakdown_cache **out);
+
+/* The host range index for several threads (hostattr.c): _share builds
+ * what queries would build on first need, after which each thread queries
+ * through a _fork (scratch of its own, the rest borrowed), destroyed with
+ * gs_host_index_destroy before the index. */
+gs_status gs_host_index_share(struct gs_host_index *ix);
+gs_status gs_host_index_fork(const struct gs_host_index *ix, struct gs_host_index **out);
 
 /* gs_cudagraph_candidates_compute with the launch call of every op given (as
  * above; NULL: the trace's, gs_trace_op_launches()). */

@@ -117,6 +117,11 @@ struct gs_breakdown_cache {
 	 * first breakdown over a window). */
 	int64_t *reach_end;
 	int64_t *reach_start;
+	/* Shared (gs_breakdown_cache_share): threads read it through forks. */
+	bool shared;
+	/* A fork's shared cache: the fork borrows its launch, reach arrays,
+	 * index (through a fork of it) and kept pieces; NULL: not a fork. */
+	const struct gs_breakdown_cache *parent;
 };
 
 gs_status gs_breakdown_cache_create(const struct gs_trace *t, const uint32_t *launch, bool keep,
@@ -158,8 +163,10 @@ void gs_breakdown_cache_destroy(struct gs_breakdown_cache *c)
 	free(c->pieces);
 	free(c->slot_of_name);
 	gs_host_index_destroy(c->hix);
-	free(c->reach_end);
-	free(c->reach_start);
+	if (!c->parent || c->reach_end != c->parent->reach_end) { /* not borrowed */
+		free(c->reach_end);
+		free(c->reach_start);
+	}
 	free(c);
 }
 
@@ -600,12 +607,12 @@ static gs_status build_pieces(struct gs_breakdown_cache *c)
 	return GS_OK;
 }
 
-/* Flatten one thread's calls into disjoint pieces, in start order (only
- * the threads that launched an op after an idle gap of the device). */
-static gs_status thread_pieces(struct breakdown_pass *b, uint32_t k)
+/* Thread k's calls flattened into disjoint pieces, in start order. */
+static gs_status flatten_thread(const struct gs_trace *t, uint32_t k, struct bd_pieces *out)
 {
-	size_t n_threads;
-	const struct gs_thread *th = &gs_trace_threads(b->t, &n_threads)[k];
+	size_t n_threads, n_calls;
+	const struct gs_thread *th = &gs_trace_threads(t, &n_threads)[k];
+	const struct gs_api_call *calls = gs_trace_api_calls(t, &n_calls);
 	struct bd_piece *p = malloc((th->api_count ? th->api_count : 1) * sizeof(*p));
 	int64_t cur = INT64_MIN;
 	size_t np = 0;
@@ -613,7 +620,7 @@ static gs_status thread_pieces(struct breakdown_pass *b, uint32_t k)
 	if (!p)
 		return gs_nomem();
 	for (size_t i = th->first_api; i < th->first_api + th->api_count; i++) {
-		const struct gs_api_call *c = &b->calls[i];
+		const struct gs_api_call *c = &calls[i];
 		int64_t s = c->start_ns > cur ? c->start_ns : cur;
 
 		if (c->end_ns > s)
@@ -623,11 +630,21 @@ static gs_status thread_pieces(struct breakdown_pass *b, uint32_t k)
 		if (c->end_ns > cur)
 			cur = c->end_ns;
 	}
-	b->cache->pieces[k] = (struct bd_pieces){.p = p, .n = np};
-	if (!b->cache->keep) {
-		gs_status rc = gs_vec_grow((void **)&b->built, &b->cap_built, b->n_built + 1,
-					   sizeof(*b->built));
+	*out = (struct bd_pieces){.p = p, .n = np};
+	return GS_OK;
+}
 
+/* Flatten one thread's calls (only the threads that launched an op after
+ * an idle gap of the device), for this breakdown, or kept. */
+static gs_status thread_pieces(struct breakdown_pass *b, uint32_t k)
+{
+	gs_status rc = flatten_thread(b->t, k, &b->cache->pieces[k]);
+
+	if (rc)
+		return rc;
+	if (!b->cache->keep) {
+		rc = gs_vec_grow((void **)&b->built, &b->cap_built, b->n_built + 1,
+				 sizeof(*b->built));
 		if (rc)
 			return rc;
 		b->built[b->n_built++] = k;
@@ -666,9 +683,10 @@ static gs_status credit_host_calls(struct breakdown_pass *b, uint32_t launch, in
 				   size_t gap)
 {
 	const struct gs_api_call *l = &b->calls[launch];
+	const struct gs_breakdown_cache *par = b->cache->parent;
 	const struct bd_piece *pieces;
 	uint32_t th;
-	size_t lo;
+	size_t lo, np;
 	gs_status rc;
 
 	if (!b->cache->built) {
@@ -679,16 +697,22 @@ static gs_status credit_host_calls(struct breakdown_pass *b, uint32_t launch, in
 	th = gs_trace_find_thread(b->t, l->pid, l->tid);
 	if (th == GS_NO_INDEX)
 		return GS_OK;
-	if (!b->cache->pieces[th].p) {
-		rc = thread_pieces(b, th);
-		if (rc)
-			return rc;
+	/* the pieces of a shared cache (a fork's parent), else its own */
+	if (par && par->built && par->pieces[th].p) {
+		np = par->pieces[th].n;
+		pieces = par->pieces[th].p;
+	} else {
+		if (!b->cache->pieces[th].p) {
+			rc = thread_pieces(b, th);
+			if (rc)
+				return rc;
+		}
+		np = b->cache->pieces[th].n;
+		pieces = b->cache->pieces[th].p;
 	}
-	pieces = b->cache->pieces[th].p;
 	/* the first piece ending after a */
-	lo = gs_upper_bound_i64_at(pieces, b->cache->pieces[th].n, sizeof(*pieces),
-				   offsetof(struct bd_piece, end), a);
-	for (size_t i = lo; i < b->cache->pieces[th].n && pieces[i].start < c; i++) {
+	lo = gs_upper_bound_i64_at(pieces, np, sizeof(*pieces), offsetof(struct bd_piece, end), a);
+	for (size_t i = lo; i < np && pieces[i].start < c; i++) {
 		const struct bd_piece *p = &pieces[i];
 		int64_t s = p->start > a ? p->start : a;
 		int64_t e = p->end < c ? p->end : c;
@@ -758,6 +782,85 @@ static uint32_t gap_launch(struct breakdown_pass *b, size_t *p, int64_t end, siz
 	*cache_p = *p;
 	*cache_call = best;
 	return best;
+}
+
+/* With keep: the flattened calls of every thread that launched an op
+ * (those an idle gap's credits read), built once for all the devices. */
+static gs_status share_pieces(struct gs_breakdown_cache *c)
+{
+	size_t n_ops, n_calls, n_threads;
+	const struct gs_thread *th = gs_trace_threads(c->t, &n_threads);
+	uint8_t *launched;
+	gs_status rc = GS_OK;
+
+	gs_trace_ops(c->t, &n_ops);
+	gs_trace_api_calls(c->t, &n_calls);
+	if (!c->built) {
+		rc = build_pieces(c);
+		if (rc)
+			return rc;
+	}
+	if (!c->launch)
+		return GS_OK;
+	launched = calloc(n_calls ? n_calls : 1, 1);
+	if (!launched)
+		return gs_nomem();
+	for (size_t i = 0; i < n_ops; i++)
+		if (c->launch[i] < n_calls)
+			launched[c->launch[i]] = 1;
+	for (size_t k = 0; k < n_threads && !rc; k++) {
+		bool any = false;
+
+		for (size_t i = th[k].first_api; i < th[k].first_api + th[k].api_count && !any; i++)
+			any = launched[i];
+		if (any && !c->pieces[k].p)
+			rc = flatten_thread(c->t, (uint32_t)k, &c->pieces[k]);
+	}
+	free(launched);
+	return rc;
+}
+
+gs_status gs_breakdown_cache_share(struct gs_breakdown_cache *c, bool windows)
+{
+	size_t n_ranges;
+	gs_status rc = GS_OK;
+
+	if (windows && !c->reach_end)
+		rc = reach_build(c);
+	gs_trace_ranges(c->t, &n_ranges);
+	if (!rc && n_ranges && !c->hix)
+		rc = gs_host_index_build(c->t, &c->hix);
+	if (!rc && c->hix)
+		rc = gs_host_index_share(c->hix);
+	if (!rc && c->keep)
+		rc = share_pieces(c);
+	c->shared = rc == GS_OK;
+	return rc;
+}
+
+gs_status gs_breakdown_cache_fork(const struct gs_breakdown_cache *c,
+				  struct gs_breakdown_cache **out)
+{
+	struct gs_breakdown_cache *f;
+	gs_status rc;
+
+	*out = NULL;
+	rc = gs_breakdown_cache_create(c->t, c->launch, c->keep, &f);
+	if (rc)
+		return rc;
+	if (c->shared) { /* else the fork builds its own, as a cache would */
+		f->parent = c;
+		f->reach_end = c->reach_end;
+		f->reach_start = c->reach_start;
+		if (c->hix)
+			rc = gs_host_index_fork(c->hix, &f->hix);
+	}
+	if (rc) {
+		gs_breakdown_cache_destroy(f);
+		return rc;
+	}
+	*out = f;
+	return GS_OK;
 }
 
 /* The host-bound intervals by the launching threads' host ranges; with

@@ -113,6 +113,9 @@ struct gs_host_index {
 	uint32_t *slot;
 	struct ha_acc *acc;
 	size_t n_acc, cap_acc;
+	/* A fork (gs_host_index_fork): the rest is the shared index's,
+	 * borrowed; the scratch above is the fork's own. */
+	bool fork;
 };
 
 /* ---- Names -------------------------------------------------------------- */
@@ -681,6 +684,12 @@ void gs_host_index_destroy(struct gs_host_index *ix)
 {
 	if (!ix)
 		return;
+	if (ix->fork) {
+		free(ix->slot);
+		free(ix->acc);
+		free(ix);
+		return;
+	}
 	for (size_t i = 0; i < ix->n_procs; i++)
 		free(ix->procs[i].busy);
 	free(ix->procs);
@@ -859,6 +868,46 @@ static gs_status forward(struct ha_query *q, const struct ha_thread *th, const s
 		cur = be;
 	}
 	return credit(q, w, e - cur, false);
+}
+
+/* Every busy cut a query could need (a process of two threads or more
+ * with a wait piece), built now rather than at its first query: after
+ * this, queries through forks of ix only read it. */
+gs_status gs_host_index_share(struct gs_host_index *ix)
+{
+	for (size_t i = 0; ix && i < ix->n_procs; i++) {
+		struct ha_proc *p = &ix->procs[i];
+
+		if (p->n_threads >= 2 && p->has_wait && !p->built) {
+			gs_status rc = build_busy(ix, p);
+
+			if (rc)
+				return rc;
+		}
+	}
+	return GS_OK;
+}
+
+gs_status gs_host_index_fork(const struct gs_host_index *ix, struct gs_host_index **out)
+{
+	struct gs_host_index *f = malloc(sizeof(*f));
+	size_t n = ix->n_labels ? ix->n_labels : 1;
+
+	*out = NULL;
+	if (!f)
+		return gs_nomem();
+	*f = *ix;
+	f->fork = true;
+	f->acc = NULL;
+	f->n_acc = f->cap_acc = 0;
+	f->slot = malloc(n * sizeof(*f->slot));
+	if (!f->slot) {
+		free(f);
+		return gs_nomem();
+	}
+	memset(f->slot, 0xff, n * sizeof(*f->slot));
+	*out = f;
+	return GS_OK;
 }
 
 /* A thread searched for by (pid, tid). */

@@ -43,6 +43,7 @@
 #include <gpuscope/window.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -315,6 +316,7 @@ static gs_status all_operators(struct gs_report *r)
  */
 struct dev_ctx {
 	struct gs_report *r;
+	struct gs_report_scratch *x; /* the thread's */
 	struct gs_report_device *d;
 	const struct gs_window *win; /* --window, else NULL: the default */
 	struct gs_report_win w;      /* the device's window, once the breakdown has it */
@@ -330,33 +332,19 @@ static gs_status stage_breakdown(struct dev_ctx *c)
 	d->name = device_string(r->t, d->device, false);
 	d->uuid = device_string(r->t, d->device, true);
 	d->default_window = !r->window_set;
-	if (!r->bd_cache) {
-		st = gs_breakdown_cache_create(r->t, r->g ? r->g->launch : NULL,
-					       r->n_dev >= GS_SHARE_MIN_DEVICES, &r->bd_cache);
-		if (st != GS_OK)
-			return st;
-	}
-	st = gs_breakdown_compute_cached(r->t, d->device, c->win, r->bd_cache, &d->b);
+	st = gs_breakdown_compute_cached(r->t, d->device, c->win, c->x->bd, &d->b);
 	if (st != GS_OK) {
 		gs_error_append("device %u: breakdown", d->device);
 		return st;
 	}
 	c->w.start = d->b.window_start;
 	c->w.end = d->b.window_end;
-	if (!r->name_slot) {
-		size_t n_names = gs_trace_string_count(r->t) + 1;
-
-		r->name_slot = calloc(n_names, sizeof(*r->name_slot));
-		r->name_memo = calloc(n_names, sizeof(*r->name_memo));
-		if (!r->name_slot || !r->name_memo)
-			return gs_nomem();
-	}
 	return GS_OK;
 }
 
 static gs_status stage_streams(struct dev_ctx *c)
 {
-	gs_status st = gs_report_dev_streams(c->r, c->d, c->w);
+	gs_status st = gs_report_dev_streams(c->r, c->x, c->d, c->w);
 
 	if (st == GS_OK)
 		dev_optimistic(c->r, c->d);
@@ -365,12 +353,12 @@ static gs_status stage_streams(struct dev_ctx *c)
 
 static gs_status stage_comm(struct dev_ctx *c)
 {
-	return gs_report_dev_comm(c->r, c->d, c->w);
+	return gs_report_dev_comm(c->r, c->x, c->d, c->w);
 }
 
 static gs_status stage_sync_calls(struct dev_ctx *c)
 {
-	return gs_report_dev_sync_calls(c->r, c->d);
+	return gs_report_dev_sync_calls(c->r, c->x, c->d);
 }
 
 static gs_status stage_measures(struct dev_ctx *c)
@@ -403,7 +391,7 @@ static gs_status stage_over_schedule(struct dev_ctx *c)
 	if (st == GS_OK)
 		st = gs_schedule_gap(r->t, r->g, &c->s, &d->gap);
 	if (st == GS_OK && d->gap.n_host)
-		st = gs_breakdown_cache_host_ranges(r->bd_cache, d->gap.host, d->gap.n_host,
+		st = gs_breakdown_cache_host_ranges(c->x->bd, d->gap.host, d->gap.n_host,
 						    &d->gap_host);
 	if (st == GS_OK) {
 		free(d->gap.host);
@@ -498,9 +486,10 @@ static const struct dev_stage {
 	{stage_keep_schedule, NULL},
 };
 
-static gs_status dev_build(struct gs_report *r, struct gs_report_device *d)
+static gs_status dev_build(struct gs_report *r, struct gs_report_scratch *x,
+			   struct gs_report_device *d)
 {
-	struct dev_ctx c = {.r = r, .d = d, .win = r->window_set ? &r->window : NULL};
+	struct dev_ctx c = {.r = r, .x = x, .d = d, .win = r->window_set ? &r->window : NULL};
 	gs_status st = GS_OK;
 
 	for (size_t i = 0; st == GS_OK && i < GS_COUNT_OF(dev_stages); i++) {
@@ -556,11 +545,8 @@ void gs_report_destroy(struct gs_report *r)
 		dev_fini(&r->dev[i]);
 	free(r->dev);
 	gs_steps_fini(&r->steps);
-	free(r->name_slot);
-	free(r->name_memo);
 	free(r->call_order);
 	free(r->call_tree);
-	free(r->call_sum);
 	gs_breakdown_cache_destroy(r->bd_cache);
 	gs_op_index_destroy(r->op_index);
 	free(r->waits);
@@ -655,7 +641,8 @@ static gs_status find_steps(struct gs_report *r, const struct gs_report_options 
 
 /* Step i's figures on device d: its breakdown, schedules and the largest
  * cause of its gap, over the step's GPU window. */
-static gs_status step_figures(struct gs_report *r, struct gs_report_device *d, size_t i)
+static gs_status step_figures(struct gs_report *r, struct gs_breakdown_cache *bd,
+			      struct gs_report_device *d, size_t i)
 {
 	const struct gs_step *stp = &r->steps.steps[i];
 	struct gs_report_step_stat *x = &d->step_stats[i];
@@ -667,7 +654,7 @@ static gs_status step_figures(struct gs_report *r, struct gs_report_device *d, s
 	struct gs_gap gap;
 	gs_status st;
 
-	st = gs_breakdown_compute_cached(r->t, d->device, &w, r->bd_cache, &b);
+	st = gs_breakdown_compute_cached(r->t, d->device, &w, bd, &b);
 	if (st != GS_OK)
 		return st;
 	x->window_ns = b.window_ns;
@@ -727,7 +714,8 @@ static gs_status steps_with_figures(struct gs_report *r, struct gs_report_device
 
 /* Each step's figures on device d, for the first steps within the
  * budget (the others list their windows only). */
-static gs_status dev_steps(struct gs_report *r, struct gs_report_device *d)
+static gs_status dev_steps(struct gs_report *r, struct gs_report_scratch *x,
+			   struct gs_report_device *d)
 {
 	bool keep = r->n_dev >= GS_SHARE_MIN_DEVICES; /* the cache keeps them already */
 	gs_status st;
@@ -743,12 +731,170 @@ static gs_status dev_steps(struct gs_report *r, struct gs_report_device *d)
 	/* The steps' breakdowns share the threads' flattened calls; they go
 	 * after this device's steps. */
 	if (!keep)
-		gs_breakdown_cache_keep(r->bd_cache, true);
+		gs_breakdown_cache_keep(x->bd, true);
 	for (size_t i = 0; st == GS_OK && i < d->n_step_figures; i++)
 		if (r->steps.steps[i].gpu_end_ns > r->steps.steps[i].gpu_start_ns)
-			st = step_figures(r, d, i);
+			st = step_figures(r, x->bd, d, i);
 	if (!keep)
-		gs_breakdown_cache_keep(r->bd_cache, false);
+		gs_breakdown_cache_keep(x->bd, false);
+	return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The devices, on several threads                                           */
+/* ------------------------------------------------------------------------ */
+
+static void scratch_fini(struct gs_report_scratch *x)
+{
+	free(x->name_slot);
+	free(x->name_memo);
+	free(x->call_sum);
+	gs_breakdown_cache_destroy(x->bd);
+	memset(x, 0, sizeof(*x));
+}
+
+static gs_status scratch_init(const struct gs_report *r, struct gs_report_scratch *x)
+{
+	size_t n_names = gs_trace_string_count(r->t) + 1;
+	gs_status st;
+
+	memset(x, 0, sizeof(*x));
+	x->name_slot = calloc(n_names, sizeof(*x->name_slot));
+	x->name_memo = calloc(n_names, sizeof(*x->name_memo));
+	if (!x->name_slot || !x->name_memo) {
+		scratch_fini(x);
+		return gs_nomem();
+	}
+	st = gs_breakdown_cache_fork(r->bd_cache, &x->bd);
+	if (st != GS_OK)
+		scratch_fini(x);
+	return st;
+}
+
+/* One device: its analyses, then its steps' figures. */
+static gs_status dev_build_all(struct gs_report *r, struct gs_report_scratch *x,
+			       struct gs_report_device *d)
+{
+	gs_status st = dev_build(r, x, d);
+
+	if (st == GS_OK)
+		st = dev_steps(r, x, d);
+	return st;
+}
+
+/* Device d as before its build (its operators were made before). */
+static void dev_reset(struct gs_report_device *d)
+{
+	struct gs_operators ops = d->operators;
+	uint32_t device = d->device;
+
+	memset(&d->operators, 0, sizeof(d->operators));
+	dev_fini(d);
+	memset(d, 0, sizeof(*d));
+	d->device = device;
+	d->operators = ops;
+}
+
+/*
+ * The devices' builds on as many CPUs as the process may use (at most
+ * DEV_THREADS): a device's results depend on the trace and the report's
+ * shared tables alone, which are built before and only read by the
+ * threads (the breakdown cache, shared; the call tree); each thread has its
+ * scratch (struct gs_report_scratch). So the report is the same whatever
+ * the threads. Threads take devices in order from a shared counter. On a
+ * failure the causes live on the thread that failed: the first failing
+ * device, in order, is built again on this thread to report them.
+ */
+#define DEV_THREADS 16
+
+struct dev_jobs {
+	struct gs_report *r;
+	gs_status *st; /* per device */
+	pthread_mutex_t mu;
+	size_t next;
+};
+
+static void *dev_worker(void *arg)
+{
+	struct dev_jobs *dj = arg;
+	struct gs_report_scratch x;
+	gs_status ready = scratch_init(dj->r, &x);
+
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&dj->mu);
+		i = dj->next++;
+		pthread_mutex_unlock(&dj->mu);
+		if (i >= dj->r->n_dev)
+			break;
+		dj->st[i] = ready == GS_OK ? dev_build_all(dj->r, &x, &dj->r->dev[i]) : ready;
+		if (dj->st[i] != GS_OK) { /* what a failure left in the scratch: a fresh one */
+			scratch_fini(&x);
+			ready = scratch_init(dj->r, &x);
+		}
+		gs_error_clear();
+	}
+	scratch_fini(&x);
+	return NULL;
+}
+
+/* What the threads only read, built before them on this thread. */
+static gs_status share_tables(struct gs_report *r)
+{
+	size_t n_api;
+	gs_status st;
+
+	st = gs_breakdown_cache_share(r->bd_cache, r->window_set || (r->steps.n && r->g));
+	gs_trace_api_calls(r->t, &n_api);
+	if (st == GS_OK && r->n_dev >= GS_SHARE_MIN_DEVICES && n_api && !r->call_tree)
+		st = gs_report_call_tree_build(r);
+	return st;
+}
+
+static gs_status all_devices(struct gs_report *r, unsigned threads)
+{
+	struct dev_jobs dj = {.r = r};
+	pthread_t th[DEV_THREADS];
+	size_t nth = 0, want = threads ? threads : gs_cpu_count();
+	struct gs_report_scratch x = {0};
+	gs_status st;
+
+	if (!r->n_dev)
+		return GS_OK;
+	st = gs_breakdown_cache_create(r->t, r->g ? r->g->launch : NULL,
+				       r->n_dev >= GS_SHARE_MIN_DEVICES, &r->bd_cache);
+	if (want > DEV_THREADS)
+		want = DEV_THREADS;
+	if (want > r->n_dev)
+		want = r->n_dev;
+	if (st == GS_OK && want >= 2) {
+		dj.st = calloc(r->n_dev, sizeof(*dj.st));
+		if (!dj.st)
+			return gs_nomem();
+		st = share_tables(r);
+	}
+	if (st == GS_OK && want >= 2 && pthread_mutex_init(&dj.mu, NULL) == 0) {
+		while (nth < want && pthread_create(&th[nth], NULL, dev_worker, &dj) == 0)
+			nth++;
+		for (size_t k = 0; k < nth; k++)
+			pthread_join(th[k], NULL);
+		pthread_mutex_destroy(&dj.mu);
+	}
+	/* One CPU, or no thread could start: one after another, on this
+	 * thread. Else the first failing device again, for its causes. */
+	for (size_t i = 0; st == GS_OK && i < r->n_dev; i++) {
+		if (nth && dj.st[i] == GS_OK)
+			continue;
+		if (nth)
+			dev_reset(&r->dev[i]);
+		if (!x.bd)
+			st = scratch_init(r, &x);
+		if (st == GS_OK)
+			st = dev_build_all(r, &x, &r->dev[i]);
+	}
+	scratch_fini(&x);
+	free(dj.st);
 	return st;
 }
 
@@ -845,11 +991,8 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 	}
 	if (st == GS_OK)
 		st = all_operators(r);
-	for (i = 0; st == GS_OK && i < r->n_dev; i++) {
-		st = dev_build(r, &r->dev[i]);
-		if (st == GS_OK)
-			st = dev_steps(r, &r->dev[i]);
-	}
+	if (st == GS_OK)
+		st = all_devices(r, o->threads);
 	/* The breakdown cache (per-thread pieces, the host range index) serves
 	 * the devices' breakdowns only: its memory goes back before the rest. */
 	gs_breakdown_cache_destroy(r->bd_cache);

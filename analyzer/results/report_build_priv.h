@@ -73,15 +73,33 @@ bool gs_report_comm_name(const char *name);
 /* report.c */
 gs_status gs_report_copy_options(struct gs_report *r, const struct gs_report_options *o);
 
+/* What the device builds of one thread use and put back, all 0 between
+ * devices (so that a device costs its own records, not the string table):
+ * per string id (+1 for ids out of range) a kernel row slot and a name's
+ * class; per API call a sum (with many devices, the call tree); and its
+ * fork of the report's breakdown cache. Threads building devices at once
+ * have one each: nothing here is shared. */
+struct gs_breakdown_cache;
+struct gs_report_scratch {
+	uint32_t *name_slot;
+	uint8_t *name_memo;
+	int64_t *call_sum;
+	struct gs_breakdown_cache *bd;
+};
+
 /* report_tables.c: a device's per-stream and per-kernel totals, its
  * communication kernels, the API calls over its sync time; the orders of
  * the missed overlaps and CUDA Graph candidates (qsort); and, last, every
  * per-op list cut to r->rows entries beside its exact count. */
-gs_status gs_report_dev_streams(const struct gs_report *r, struct gs_report_device *d,
-				struct gs_report_win w);
-gs_status gs_report_dev_comm(const struct gs_report *r, struct gs_report_device *d,
-			     struct gs_report_win w);
-gs_status gs_report_dev_sync_calls(struct gs_report *r, struct gs_report_device *d);
+gs_status gs_report_dev_streams(const struct gs_report *r, struct gs_report_scratch *x,
+				struct gs_report_device *d, struct gs_report_win w);
+gs_status gs_report_dev_comm(const struct gs_report *r, struct gs_report_scratch *x,
+			     struct gs_report_device *d, struct gs_report_win w);
+/* The call tree, built before the devices when they are built on several
+ * threads (else by the first device with sync time, with many devices). */
+gs_status gs_report_call_tree_build(struct gs_report *r);
+gs_status gs_report_dev_sync_calls(struct gs_report *r, struct gs_report_scratch *x,
+				   struct gs_report_device *d);
 int gs_report_cmp_missed(const void *pa, const void *pb);
 int gs_report_cmp_cand(const void *pa, const void *pb);
 gs_status gs_report_cut_lists(struct gs_report *r);

@@ -291,9 +291,13 @@ static void *rank_worker(void *arg)
 static gs_status build_ranks(const struct gs_job *j, const struct gs_report_options *o,
 			     const bool *pick, struct gs_report *r)
 {
-	struct rank_jobs rj = {.j = j, .o = o, .pick = pick};
+	/* The ranks on threads share the CPUs: each builds its devices on
+	 * its part of them (report.c, all_devices). */
+	struct gs_report_options per = *o;
+	struct rank_jobs rj = {.j = j, .o = &per, .pick = pick};
 	pthread_t th[RANK_THREADS];
-	size_t nth = 0, want = gs_cpu_count(), picked = 0, i;
+	size_t nth = 0, cpus = o->threads ? o->threads : gs_cpu_count(), want = gs_cpu_count();
+	size_t picked = 0, i;
 	gs_status st = GS_OK;
 
 	for (i = 0; i < j->n_ranks; i++)
@@ -310,6 +314,7 @@ static gs_status build_ranks(const struct gs_job *j, const struct gs_report_opti
 		free(rj.st);
 		return gs_nomem();
 	}
+	per.threads = want >= 2 && cpus / want > 1 ? (unsigned)(cpus / want) : 1;
 	if (want >= 2 && pthread_mutex_init(&rj.mu, NULL) == 0) {
 		while (nth < want && pthread_create(&th[nth], NULL, rank_worker, &rj) == 0)
 			nth++;

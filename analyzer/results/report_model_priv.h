@@ -60,23 +60,20 @@ struct gs_report {
 
 	struct gs_report_device *dev;
 	size_t n_dev;
-	/* Per string id (+1 for ids out of range), scratch of the per-device
-	 * passes, all 0 between devices: each pass puts back what it used, so
-	 * a device costs its own records, not the string table. */
-	uint32_t *name_slot;
-	uint8_t *name_memo;
-	struct gs_breakdown_cache *bd_cache; /* the devices' breakdowns share it */
+	/* The devices' breakdowns share it, each thread through a fork of
+	 * its own (struct gs_report_scratch, report_build_priv.h). */
+	struct gs_breakdown_cache *bd_cache;
 	/* The trace's steps and which the window covers (window_from_steps:
 	 * the window is the selected steps' span, not --window). */
 	struct gs_steps steps;
 	bool window_from_steps;
 	/* The API calls by start, and over them a tree of the latest end, to
-	 * find the calls over a sync segment; per call, scratch sums (0
-	 * between devices). Built when a device first has sync time. */
+	 * find the calls over a sync segment (with many devices). Built
+	 * before the devices when several threads build them, else when a
+	 * device first has sync time. */
 	uint32_t *call_order;
 	int64_t *call_tree;
 	size_t call_leaves;
-	int64_t *call_sum;
 
 	/* The process this report is of, as its job numbered it (pid -1 and
 	 * host "" when unknown; input: the name of the input it came from). */

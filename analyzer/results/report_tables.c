@@ -173,15 +173,15 @@ static gs_status kernel_stats(const struct gs_report *r, struct gs_report_device
  * statistics, and the op counts. O(N_d + S_d + K log K) for K kernels: the
  * totals are kept per name id (in the report's slot table, cleared after),
  * the names are sorted, and each name's durations (kernel_stats). */
-gs_status gs_report_dev_streams(const struct gs_report *r, struct gs_report_device *d,
-				struct gs_report_win w)
+gs_status gs_report_dev_streams(const struct gs_report *r, struct gs_report_scratch *x,
+				struct gs_report_device *d, struct gs_report_win w)
 {
 	const struct gs_trace *t = r->t;
 	size_t n_streams, n_ops, n_dev, s, cap = 0, n_names = gs_trace_string_count(t);
 	const struct gs_stream *streams = gs_trace_streams(t, &n_streams);
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 	const uint32_t *dev = gs_trace_device_streams(t, d->device, &n_dev);
-	uint32_t *slot = r->name_slot;
+	uint32_t *slot = x->name_slot;
 	gs_status st;
 
 	d->n_streams = n_dev;
@@ -352,15 +352,15 @@ static unsigned kernel_class(const struct gs_trace *t, uint8_t *memo, size_t n_n
 /* Communication kernels against the compute kernels (the kernel classes of
  * the kernel table: memory-class kernels, copies done by a kernel, are
  * neither), and pageable copies; O(K log K). */
-gs_status gs_report_dev_comm(const struct gs_report *r, struct gs_report_device *d,
-			     struct gs_report_win w)
+gs_status gs_report_dev_comm(const struct gs_report *r, struct gs_report_scratch *x,
+			     struct gs_report_device *d, struct gs_report_win w)
 {
 	const struct gs_trace *t = r->t;
 	size_t n_ops, st, nc = 0, nk = 0, mc, mk, n_names = gs_trace_string_count(t);
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 	struct ival *comm, *comp;
 	uint64_t kernels = d->op_kinds[GS_OP_KERNEL];
-	uint8_t *memo = r->name_memo; /* the names of d->kernels are put back */
+	uint8_t *memo = x->name_memo; /* the names of d->kernels are put back */
 
 	comm = malloc((kernels ? kernels : 1) * sizeof(*comm));
 	comp = malloc((kernels ? kernels : 1) * sizeof(*comp));
@@ -441,7 +441,7 @@ struct call_start {
 
 /* The calls by start and the tree of their latest ends (leaves padded to
  * a power of two with INT64_MIN). O(A log A), once a report. */
-static gs_status call_tree_build(struct gs_report *r)
+gs_status gs_report_call_tree_build(struct gs_report *r)
 {
 	size_t n_api, n = 1;
 	const struct gs_api_call *api = gs_trace_api_calls(r->t, &n_api);
@@ -451,8 +451,7 @@ static gs_status call_tree_build(struct gs_report *r)
 		n *= 2;
 	r->call_order = malloc((n_api ? n_api : 1) * sizeof(*r->call_order));
 	r->call_tree = malloc(2 * n * sizeof(*r->call_tree));
-	r->call_sum = calloc(n_api ? n_api : 1, sizeof(*r->call_sum));
-	if (!cs || !r->call_order || !r->call_tree || !r->call_sum) {
+	if (!cs || !r->call_order || !r->call_tree) {
 		free(cs);
 		return gs_nomem();
 	}
@@ -600,8 +599,9 @@ static bool call_before(const void *ctx, size_t i)
  * devices costs its segments and the calls over them, not every call:
  * O((S + overlaps) log A) after the tree, O(A log A) once a report.
  */
-static gs_status sync_rows_by_segment(struct gs_report *r, const struct gs_breakdown *b,
-				      struct gs_host_call_time **rows, size_t *nr, size_t *cap)
+static gs_status sync_rows_by_segment(struct gs_report *r, struct gs_report_scratch *x,
+				      const struct gs_breakdown *b, struct gs_host_call_time **rows,
+				      size_t *nr, size_t *cap)
 {
 	size_t n_api, n_hit = 0, cap_hit = 0;
 	const struct gs_api_call *api = gs_trace_api_calls(r->t, &n_api);
@@ -609,9 +609,14 @@ static gs_status sync_rows_by_segment(struct gs_report *r, const struct gs_break
 	gs_status st = GS_OK;
 
 	if (!r->call_tree) {
-		st = call_tree_build(r);
+		st = gs_report_call_tree_build(r);
 		if (st)
 			return st;
+	}
+	if (!x->call_sum) {
+		x->call_sum = calloc(n_api ? n_api : 1, sizeof(*x->call_sum));
+		if (!x->call_sum)
+			return gs_nomem();
 	}
 	for (size_t k = 0; k < b->n_segments && !st; k++) {
 		const struct gs_segment *sg = &b->segments[k];
@@ -630,14 +635,14 @@ static gs_status sync_rows_by_segment(struct gs_report *r, const struct gs_break
 			int64_t e = sg->end_ns < c->end_ns ? sg->end_ns : c->end_ns;
 
 			if (c->end_ns > c->start_ns && e > a)
-				r->call_sum[hit[h]] += e - a;
+				x->call_sum[hit[h]] += e - a;
 		}
 	}
 	/* A call over several segments is a hit of each: one row. */
 	for (size_t h = 0; h < n_hit && !st; h++) {
-		int64_t sum = r->call_sum[hit[h]];
+		int64_t sum = x->call_sum[hit[h]];
 
-		r->call_sum[hit[h]] = 0;
+		x->call_sum[hit[h]] = 0;
 		if (sum > 0)
 			st = push_row(rows, nr, cap,
 				      (struct gs_host_call_time){.name = api[hit[h]].name,
@@ -645,7 +650,7 @@ static gs_status sync_rows_by_segment(struct gs_report *r, const struct gs_break
 								 .count = 1});
 	}
 	for (size_t h = 0; h < n_hit; h++) /* back to 0 for the next device */
-		r->call_sum[hit[h]] = 0;
+		x->call_sum[hit[h]] = 0;
 	free(hit);
 	return st;
 }
@@ -655,7 +660,8 @@ static gs_status sync_rows_by_segment(struct gs_report *r, const struct gs_break
  * few devices each looks at every call; with many, at the calls over its
  * sync segments only (the same rows: they are summed by name after).
  */
-gs_status gs_report_dev_sync_calls(struct gs_report *r, struct gs_report_device *d)
+gs_status gs_report_dev_sync_calls(struct gs_report *r, struct gs_report_scratch *x,
+				   struct gs_report_device *d)
 {
 	const struct gs_breakdown *b = &d->b;
 	size_t n_api, i, nr = 0, cap = 0, g;
@@ -665,7 +671,7 @@ gs_status gs_report_dev_sync_calls(struct gs_report *r, struct gs_report_device 
 	gs_trace_api_calls(r->t, &n_api);
 	if (b->total_ns[GS_CAT_SYNC] <= 0 || !n_api)
 		return GS_OK;
-	st = r->n_dev >= GS_SHARE_MIN_DEVICES ? sync_rows_by_segment(r, b, &rows, &nr, &cap) :
+	st = r->n_dev >= GS_SHARE_MIN_DEVICES ? sync_rows_by_segment(r, x, b, &rows, &nr, &cap) :
 						sync_rows_by_call(r->t, b, &rows, &nr, &cap);
 	if (st) {
 		free(rows);

@@ -57,6 +57,10 @@ struct gs_report_options {
 	/* The operators table: which host range an op goes to (enum
 	 * gs_op_level, gpuscope/operators.h). */
 	int op_level;
+	/* The threads that build the devices' analyses of a trace at once:
+	 * 0 for as many as the CPUs (gs_cpu_count), 1 for one after another.
+	 * The report is the same whatever the number. */
+	unsigned threads;
 };
 
 /*
