@@ -271,7 +271,7 @@ static gs_status all_operators(struct gs_report *r)
 {
 	size_t n_ops;
 	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
-	gs_status st = gs_op_index_build(r->t, r->op_level, &r->op_index);
+	gs_status st = r->op_index ? GS_OK : gs_op_index_build(r->t, r->op_level, &r->op_index);
 
 	for (size_t i = 0; st == GS_OK && i < r->n_dev; i++) {
 		struct gs_report_device *d = &r->dev[i];
@@ -304,6 +304,56 @@ static gs_status all_operators(struct gs_report *r)
 	gs_op_index_destroy(r->op_index);
 	r->op_index = NULL;
 	return st;
+}
+
+/*
+ * The operator index reads the trace alone (the operators themselves need
+ * the graph's launch map): with a second CPU it is built on a thread of
+ * its own while this one builds the graph and the waits. On a failure its
+ * causes stay on that thread: all_operators builds it again here.
+ */
+#define INDEX_THREAD_MIN_OPS (1u << 16) /* below, a thread costs more */
+
+struct index_job {
+	const struct gs_trace *t;
+	unsigned level;
+	struct gs_op_index *ix;
+	gs_status st;
+	pthread_t th;
+	bool started;
+};
+
+static void *index_main(void *arg)
+{
+	struct index_job *j = arg;
+
+	j->st = gs_op_index_build(j->t, j->level, &j->ix);
+	gs_error_clear();
+	return NULL;
+}
+
+static void index_start(struct index_job *j, const struct gs_report *r, unsigned threads)
+{
+	size_t n_ops;
+
+	gs_trace_ops(r->t, &n_ops);
+	*j = (struct index_job){.t = r->t, .level = r->op_level};
+	if (r->n_dev && n_ops >= INDEX_THREAD_MIN_OPS && threads != 1 && gs_cpu_count() >= 2)
+		j->started = pthread_create(&j->th, NULL, index_main, j) == 0;
+}
+
+/* The index the thread built goes to the report; NULL when it failed or
+ * none ran (all_operators builds it then). */
+static void index_join(struct index_job *j, struct gs_report *r)
+{
+	if (!j->started)
+		return;
+	pthread_join(j->th, NULL);
+	j->started = false;
+	if (j->st == GS_OK)
+		r->op_index = j->ix;
+	else
+		gs_op_index_destroy(j->ix);
 }
 
 /*
@@ -951,6 +1001,7 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 			  struct gs_report **out)
 {
 	static const struct gs_report_options defaults = {.rows = 0};
+	struct index_job ix = {0};
 	struct gs_report *r;
 	gs_status st;
 	size_t i;
@@ -977,6 +1028,8 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 		st = find_steps(r, o);
 	if (st == GS_OK)
 		st = pick_devices(r, o);
+	if (st == GS_OK)
+		index_start(&ix, r, o->threads);
 	if (st == GS_OK && r->n_dev) {
 		struct gs_graph_options go = {.max_edges = o->max_edges};
 
@@ -989,6 +1042,7 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 		if (st != GS_OK)
 			gs_error_append("waits");
 	}
+	index_join(&ix, r);
 	if (st == GS_OK)
 		st = all_operators(r);
 	if (st == GS_OK)

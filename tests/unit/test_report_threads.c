@@ -4,7 +4,9 @@
  * give the same report as one after another: the JSON, text and HTML of
  * generated traces (gs_bench_gen) of 4 devices, and of 9 (from
  * GS_SHARE_MIN_DEVICES on, the shared tables), by default, over a window
- * and over the steps, byte for byte. Labelled "threads": `make tsan` runs it.
+ * and over the steps, byte for byte; and one device of 70,000 ops, whose
+ * operator index is built beside the graph. Labelled "threads": `make tsan`
+ * runs it.
  */
 #include <gpuscope/analyzer.h>
 #include <gpuscope/gscope_file.h>
@@ -108,11 +110,24 @@ static void test_nine_devices(void **state)
 	check_devices(9);
 }
 
+/* One device of enough ops that the operator index is built on a thread
+ * of its own while the graph builds (threads other than 1). */
+static void test_index_thread(void **state)
+{
+	struct gs_trace *t = gen_trace(70000, 1);
+	struct gs_report_options o = {.rows = 0};
+
+	(void)state;
+	same_on_threads(t, &o);
+	gs_trace_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_four_devices),
 		cmocka_unit_test(test_nine_devices),
+		cmocka_unit_test(test_index_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
