@@ -958,7 +958,7 @@ static gs_status attribute_idle(struct breakdown_pass *b, struct gs_breakdown *o
 	return GS_OK;
 }
 
-static void bd_fini(struct breakdown_pass *b)
+static void breakdown_pass_fini(struct breakdown_pass *b)
 {
 	free(b->ranges);
 	free(b->ev.v);
@@ -1027,7 +1027,7 @@ gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
 	}
 	rc = gs_device_op_ranges(t, device, &b.ranges, &b.n_ranges);
 	if (rc) {
-		bd_fini(&b);
+		breakdown_pass_fini(&b);
 		return rc;
 	}
 	rc = collect(&b, win, out);
@@ -1041,14 +1041,14 @@ gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
 	if (!rc)
 		rc = attribute_idle(&b, out);
 	if (rc) {
-		bd_fini(&b);
+		breakdown_pass_fini(&b);
 		gs_breakdown_fini(out);
 		return rc;
 	}
 	out->segments = b.seg;
 	out->n_segments = b.n_seg;
 	b.seg = NULL;
-	bd_fini(&b);
+	breakdown_pass_fini(&b);
 
 	/* Largest total; ties by the order kernel, copy, sync, idle. An empty
 	 * window stays idle. */

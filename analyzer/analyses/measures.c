@@ -360,7 +360,7 @@ struct qstate {
 };
 
 /* The level `q->len` held over [q->at, until). */
-static void q_hold(struct qstate *q, int64_t until)
+static void queue_hold(struct qstate *q, int64_t until)
 {
 	if (until > q->we)
 		until = q->we;
@@ -375,7 +375,7 @@ static void q_hold(struct qstate *q, int64_t until)
 			q->bins[b] = q->len;
 }
 
-static void q_point(struct qstate *q, int64_t t)
+static void queue_point(struct qstate *q, int64_t t)
 {
 	if (q->npts && q->last == q->len)
 		return;
@@ -420,21 +420,21 @@ static gs_status queue(const struct measures_pass *m, struct gs_measures *out)
 	while (e && *e <= m->ws)
 		q->len--, e = gs_kmerge_next(&ke);
 	if (w)
-		q_point(q, m->ws);
+		queue_point(q, m->ws);
 	while (a || e) {
 		int64_t t = a && (!e || *a < *e) ? *a : *e;
 
 		if (t >= m->we)
 			break;
-		q_hold(q, t);
+		queue_hold(q, t);
 		while (a && *a == t)
 			q->len++, a = gs_kmerge_next(&ka);
 		while (e && *e == t)
 			q->len--, e = gs_kmerge_next(&ke);
 		q->at = t;
-		q_point(q, t);
+		queue_point(q, t);
 	}
-	q_hold(q, m->we);
+	queue_hold(q, m->we);
 	out->queue_max = q->max;
 	out->queue_area = q->area;
 	out->queue_mean = w ? q->area / (double)w : 0;

@@ -29,13 +29,13 @@
 /* A duration in a finding: a marker (GS_DUR_MARK_FMT) that the writers
  * write out, every duration of the sentence in one unit (the largest's),
  * in their own way ("us" or "µs": gs_dur_sentence). */
-static void sb_dur(struct gs_strbuf *s, int64_t ns)
+static void append_dur(struct gs_strbuf *s, int64_t ns)
 {
 	gs_strbuf_printf(s, GS_DUR_MARK_FMT, (long long)ns);
 }
 
 /* A name cut to 60 code points with an ellipsis (findings stay short). */
-static void sb_name(struct gs_strbuf *s, const char *name)
+static void append_name(struct gs_strbuf *s, const char *name)
 {
 	const unsigned char *p = (const unsigned char *)(name ? name : "");
 	size_t cps = 0, cut = 0, i;
@@ -53,7 +53,7 @@ static void sb_name(struct gs_strbuf *s, const char *name)
 		gs_strbuf_printf(s, "%.*s\xe2\x80\xa6", (int)cut, (const char *)p);
 }
 
-static void sb_pct(struct gs_strbuf *s, int64_t part, int64_t whole)
+static void append_pct(struct gs_strbuf *s, int64_t part, int64_t whole)
 {
 	char buf[32];
 
@@ -118,11 +118,11 @@ static bool name_has(const char *name, const char *part)
 }
 
 /* "N%" of the window and the time: "41.0% (12.300 ms)". */
-static void sb_share(struct gs_strbuf *s, int64_t ns, int64_t window)
+static void append_share(struct gs_strbuf *s, int64_t ns, int64_t window)
 {
-	sb_pct(s, ns, window);
+	append_pct(s, ns, window);
 	gs_strbuf_printf(s, " (");
-	sb_dur(s, ns);
+	append_dur(s, ns);
 	gs_strbuf_printf(s, ")");
 }
 
@@ -192,33 +192,33 @@ static bool host_ranges_explain(const struct gs_host_ranges *h, int64_t total)
 
 /* ": 420.1 ms (84%) in zoom (python) inside __next__; input_pipeline 96%,
  * outside any host range 1%" */
-static void sb_host_ranges(struct gs_strbuf *s, const struct gs_trace *t,
-			   const struct gs_host_ranges *h, int64_t total)
+static void append_host_ranges(struct gs_strbuf *s, const struct gs_trace *t,
+			       const struct gs_host_ranges *h, int64_t total)
 {
 	const struct gs_host_range_time *top = &h->ranges[0];
 	unsigned dom = host_dominant(h);
 
 	gs_strbuf_printf(s, ": ");
-	sb_dur(s, top->ns);
+	append_dur(s, top->ns);
 	gs_strbuf_printf(s, " (");
-	sb_pct(s, top->ns, total);
+	append_pct(s, top->ns, total);
 	gs_strbuf_printf(s, ") in ");
-	sb_name(s, gs_trace_string(t, top->name));
+	append_name(s, gs_trace_string(t, top->name));
 	gs_strbuf_printf(s, " (%s)", gs_range_kind_name(top->kind));
 	if (top->context != GS_NO_STRING && top->context != top->name) {
 		gs_strbuf_printf(s, " inside ");
-		sb_name(s, gs_trace_string(t, top->context));
+		append_name(s, gs_trace_string(t, top->context));
 	}
 	gs_strbuf_printf(s, "; %s ", gs_host_class_name(dom));
-	sb_pct(s, h->class_ns[dom], total);
+	append_pct(s, h->class_ns[dom], total);
 	for (unsigned c = 0; c < GS_HOST_CLASS_COUNT; c++) /* the others of 10% or more */
 		if (c != dom && h->class_ns[c] > 0 && h->class_ns[c] * 10 >= total) {
 			gs_strbuf_printf(s, ", %s ", gs_host_class_name(c));
-			sb_pct(s, h->class_ns[c], total);
+			append_pct(s, h->class_ns[c], total);
 		}
 	if (h->outside_ns > 0) {
 		gs_strbuf_printf(s, ", outside any host range ");
-		sb_pct(s, h->outside_ns, total);
+		append_pct(s, h->outside_ns, total);
 	}
 }
 
@@ -236,10 +236,10 @@ static void advise_host_class(struct gs_strbuf *adv, const struct gs_trace *t,
 	switch (dom) {
 	case GS_HOST_INPUT:
 		gs_strbuf_printf(adv, "the GPU waited for the input pipeline (");
-		sb_name(adv, gs_trace_string(t, top->name));
+		append_name(adv, gs_trace_string(t, top->name));
 		if (top->context != GS_NO_STRING && top->context != top->name) {
 			gs_strbuf_printf(adv, " inside ");
-			sb_name(adv, gs_trace_string(t, top->context));
+			append_name(adv, gs_trace_string(t, top->context));
 		}
 		gs_strbuf_printf(
 			adv, "): prepare batches ahead of the GPU: more data-loader workers "
@@ -249,7 +249,7 @@ static void advise_host_class(struct gs_strbuf *adv, const struct gs_trace *t,
 		break;
 	case GS_HOST_SYNC:
 		gs_strbuf_printf(adv, "a synchronizing call (");
-		sb_name(adv, gs_trace_string(t, top->name));
+		append_name(adv, gs_trace_string(t, top->name));
 		gs_strbuf_printf(adv,
 				 ") held the host: remove it or defer it (read .item()/.cpu() "
 				 "results later, not every step) and queue the next work first");
@@ -260,13 +260,13 @@ static void advise_host_class(struct gs_strbuf *adv, const struct gs_trace *t,
 			"the host spent %llu gaps in framework operators and Python between "
 			"kernels (mostly ",
 			(unsigned long long)h->intervals);
-		sb_name(adv, gs_trace_string(t, top->name));
+		append_name(adv, gs_trace_string(t, top->name));
 		gs_strbuf_printf(adv,
 				 "): capture the step in a CUDA Graph or use torch.compile to cut "
 				 "the per-op overhead, or do more per launch (larger batches)");
 		if (h->short_ns * 2 < total) {
 			gs_strbuf_printf(adv, "; most of it is in gaps over ");
-			sb_dur(adv, GS_HOST_SHORT_GAP_NS);
+			append_dur(adv, GS_HOST_SHORT_GAP_NS);
 			gs_strbuf_printf(
 				adv, ": check first that it is dispatch overhead, not host "
 				     "computation (a CPU fallback, allocations, data conversion)");
@@ -274,14 +274,14 @@ static void advise_host_class(struct gs_strbuf *adv, const struct gs_trace *t,
 		break;
 	case GS_HOST_WAIT:
 		gs_strbuf_printf(adv, "the launching thread was waiting (");
-		sb_name(adv, gs_trace_string(t, top->name));
+		append_name(adv, gs_trace_string(t, top->name));
 		gs_strbuf_printf(adv,
 				 ") for work this trace does not show: record the thread or "
 				 "process it waited for (data-loader workers) to see what it did");
 		break;
 	default:
 		gs_strbuf_printf(adv, "the host was inside ");
-		sb_name(adv, gs_trace_string(t, top->name));
+		append_name(adv, gs_trace_string(t, top->name));
 		gs_strbuf_printf(
 			adv,
 			" (%s) with no finer host range recorded there: add ranges inside it "
@@ -326,30 +326,30 @@ static void finding_idle(const struct gs_report *r, const struct gs_report_devic
 	if (call && call_ns > 0)
 		gs_finding_num(&fd, "top_call_ns", (double)call_ns);
 	gs_strbuf_printf(&text, "idle ");
-	sb_share(&text, idle, b->window_ns);
+	append_share(&text, idle, b->window_ns);
 	gs_strbuf_printf(&text, ": ");
 	if (b->host_bound_ns > 0) {
-		sb_dur(&text, b->host_bound_ns);
+		append_dur(&text, b->host_bound_ns);
 		gs_strbuf_printf(&text, " host-bound");
 		if (call && call_ns > 0) {
 			gs_strbuf_printf(&text, " (%s",
 					 call_ns * 2 >= b->host_bound_ns ? "mostly " : "");
-			sb_dur(&text, call_ns);
+			append_dur(&text, call_ns);
 			gs_strbuf_printf(&text, " inside %s)", call);
 		}
 		if (b->host_ranges.n_ranges)
-			sb_host_ranges(&text, t, &b->host_ranges, b->host_bound_ns);
+			append_host_ranges(&text, t, &b->host_ranges, b->host_bound_ns);
 		sep = b->host_ranges.n_ranges ? "; " : ", ";
 	}
 	if (b->launch_latency_ns > 0) {
 		gs_strbuf_printf(&text, "%s", sep);
-		sb_dur(&text, b->launch_latency_ns);
+		append_dur(&text, b->launch_latency_ns);
 		gs_strbuf_printf(&text, " launch latency");
 		sep = ", ";
 	}
 	if (b->unattributed_ns > 0) {
 		gs_strbuf_printf(&text, "%s", sep);
-		sb_dur(&text, b->unattributed_ns);
+		append_dur(&text, b->unattributed_ns);
 		gs_strbuf_printf(&text, " unattributed (no launch call recorded)");
 	}
 
@@ -429,14 +429,14 @@ static void finding_sync(const struct gs_report *r, const struct gs_report_devic
 	}
 	gs_finding_num(&fd, "pageable_copies_count", (double)d->pageable_copies);
 	gs_strbuf_printf(&text, "sync ");
-	sb_share(&text, sync, d->b.window_ns);
+	append_share(&text, sync, d->b.window_ns);
 	gs_strbuf_printf(&text,
 			 ": the device ran nothing while the host was blocked waiting on it");
 	if (d->n_sync_calls) {
 		call = gs_trace_string(r->t, d->sync_calls[0].name);
 		gs_strbuf_printf(&text, ", %sinside %s (",
 				 d->sync_calls[0].ns * 2 >= sync ? "mostly " : "", call);
-		sb_dur(&text, d->sync_calls[0].ns);
+		append_dur(&text, d->sync_calls[0].ns);
 		gs_strbuf_printf(&text, " in %llu call%s)",
 				 (unsigned long long)d->sync_calls[0].count,
 				 d->sync_calls[0].count == 1 ? "" : "s");
@@ -472,7 +472,7 @@ static void finding_copy(const struct gs_report_device *d, struct finding_list *
 	gs_finding_num(&fd, "window_ns", (double)d->b.window_ns);
 	gs_finding_num(&fd, "missed_count", (double)d->n_missed);
 	gs_strbuf_printf(&text, "copy exposed ");
-	sb_share(&text, copy, d->b.window_ns);
+	append_share(&text, copy, d->b.window_ns);
 	if (!d->n_missed) {
 		gs_strbuf_printf(&text, ": no kernel could have hidden these copies");
 		gs_strbuf_printf(&adv,
@@ -483,7 +483,7 @@ static void finding_copy(const struct gs_report_device *d, struct finding_list *
 		return;
 	}
 	gs_strbuf_printf(&text, ": %zu cop%s (", d->n_missed, d->n_missed == 1 ? "y" : "ies");
-	sb_dur(&text, d->missed_exposed_ns);
+	append_dur(&text, d->missed_exposed_ns);
 	if (d->n_possible == d->n_missed)
 		gs_strbuf_printf(&text,
 				 ") ran exposed where a kernel might have hidden %s (possible: ",
@@ -519,7 +519,7 @@ static void finding_copy(const struct gs_report_device *d, struct finding_list *
 	gs_finding_num(&fd, "hideable_ns", (double)d->missed_hideable_ns);
 	gs_finding_num(&fd, "possible_count", (double)d->n_possible);
 	gs_strbuf_printf(&text, "; %s", d->n_possible ? "up to " : "");
-	sb_dur(&text, d->missed_hideable_ns);
+	append_dur(&text, d->missed_hideable_ns);
 	gs_strbuf_printf(&text, " could be hidden");
 	fd.advice = !d->missing_count[worst]               ? "prefetch" :
 		    (1u << worst) == GS_COND_PINNED_MEMORY ? "pin_memory" :
@@ -581,13 +581,13 @@ static void finding_pipeline(const struct gs_report_device *d, struct finding_li
 	gs_finding_num(&fd, "actual_ns", (double)d->actual_ns);
 	gs_finding_num(&fd, "saving_ns", (double)w->saving_ns);
 	gs_strbuf_printf(&text, "pipelining %zu batches over streams: makespan ", w->batches);
-	sb_dur(&text, w->makespan_ns);
+	append_dur(&text, w->makespan_ns);
 	gs_strbuf_printf(&text, ", ");
-	sb_dur(&text, d->ideal_ns - w->makespan_ns);
+	append_dur(&text, d->ideal_ns - w->makespan_ns);
 	gs_strbuf_printf(&text, " under the ideal schedule of the current structure (");
-	sb_dur(&text, w->saving_ns);
+	append_dur(&text, w->saving_ns);
 	gs_strbuf_printf(&text, " under the actual ");
-	sb_dur(&text, d->actual_ns);
+	append_dur(&text, d->actual_ns);
 	gs_strbuf_printf(&text, ")");
 	for (i = 0; i < w->n_preconditions && i < GS_COUNT_OF(w->preconditions); i++)
 		gs_strbuf_printf(&text, "%s%s", i ? ", " : "; precondition: ",
@@ -729,9 +729,9 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 	gs_finding_num(&fd, "actual_ns", (double)d->actual_ns);
 	gs_finding_num(&fd, "unlinked_waits_count", (double)unlinked(r));
 	gs_strbuf_printf(&text, "efficiency %.2f: the same ops could finish in ", d->efficiency);
-	sb_dur(&text, d->ideal_ns);
+	append_dur(&text, d->ideal_ns);
 	gs_strbuf_printf(&text, " (ideal schedule) instead of ");
-	sb_dur(&text, d->actual_ns);
+	append_dur(&text, d->actual_ns);
 	if (unlinked(r))
 		gs_strbuf_printf(&text, " - optimistic: %llu cross-stream waits are not linked",
 				 (unsigned long long)unlinked(r));
@@ -749,7 +749,7 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 				order[j - 1] = x;
 			}
 		gs_strbuf_printf(&text, "; the ");
-		sb_dur(&text, slack);
+		append_dur(&text, slack);
 		gs_strbuf_printf(&text, " between is");
 		for (unsigned i = 0; i < n; i++) {
 			static const char *const words[GS_GAP_CAUSE_COUNT] = {
@@ -764,13 +764,13 @@ static void finding_schedule(const struct gs_report *r, const struct gs_report_d
 			unsigned c = order[i];
 
 			gs_strbuf_printf(&text, "%s ", i ? ";" : "");
-			sb_pct(&text, g->ns[c], slack);
+			append_pct(&text, g->ns[c], slack);
 			gs_strbuf_printf(&text, " %s (", words[c]);
-			sb_dur(&text, g->ns[c]);
+			append_dur(&text, g->ns[c]);
 			gs_strbuf_printf(&text, ")");
 			if (c == GS_GAP_HOST_BOUND && d->gap_host.n_ranges &&
 			    g->host_charged_ns > 0)
-				sb_host_ranges(&text, r->t, &d->gap_host, g->host_charged_ns);
+				append_host_ranges(&text, r->t, &d->gap_host, g->host_charged_ns);
 		}
 	}
 	if (g->available && n) {
@@ -827,7 +827,7 @@ static void finding_cycles(const struct gs_report_device *d, struct finding_list
 /* A schedule that breaks what must hold (gs_invariants), or an ideal
  * longer than the run: the numbers say which and how much. First of the
  * findings, like cycles. */
-/* sb_dur's marker, for a printf argument: one unit when taken. */
+/* append_dur's marker, for a printf argument: one unit when taken. */
 #define DUR(buf, ns) gs_dur_mark(buf, sizeof(buf), (ns))
 
 static void finding_invariants(const struct gs_report *r, const struct gs_report_device *d,
@@ -925,7 +925,7 @@ static void finding_waits(const struct gs_report *r, const struct gs_report_devi
 							"record_events_earlier";
 	gs_strbuf_printf(&text, "%zu wait%s held ops back for ", d->n_waits,
 			 d->n_waits == 1 ? "" : "s");
-	sb_dur(&text, d->wait_ns);
+	append_dur(&text, d->wait_ns);
 	gs_strbuf_printf(&text, " in total");
 	for (k = 0; k < GS_EDGE_KIND_COUNT; k++) {
 		if (!d->wait_kind_count[k])
@@ -938,12 +938,12 @@ static void finding_waits(const struct gs_report *r, const struct gs_report_devi
 		gs_strbuf_printf(&text, ")");
 	if (w->consumer < n_ops && w->producer < n_ops) {
 		gs_strbuf_printf(&text, "; longest: ");
-		sb_name(&text, gs_trace_string(t, ops[w->consumer].name));
+		append_name(&text, gs_trace_string(t, ops[w->consumer].name));
 		gs_strbuf_printf(&text, " on stream %llu waited ",
 				 (unsigned long long)gs_report_op_stream(t, w->consumer));
-		sb_dur(&text, w->wait_ns);
+		append_dur(&text, w->wait_ns);
 		gs_strbuf_printf(&text, " for ");
-		sb_name(&text, gs_trace_string(t, ops[w->producer].name));
+		append_name(&text, gs_trace_string(t, ops[w->producer].name));
 		gs_strbuf_printf(&text, " on stream %llu",
 				 (unsigned long long)gs_report_op_stream(t, w->producer));
 	}
@@ -1014,27 +1014,27 @@ static void finding_graphs(const struct gs_trace *t, const struct gs_report_devi
 	}
 	gs_strbuf_printf(&text, "%zu repeated kernel sequence%s with launch gaps: ", n,
 			 n == 1 ? "" : "s");
-	sb_dur(&text, total);
+	append_dur(&text, total);
 	gs_strbuf_printf(&text,
 			 " between their kernels; the largest: %zu kernels x %zu on stream %llu (",
 			 c->length, c->repetitions,
 			 (unsigned long long)(c->length && c->kernels[0] < n_ops ?
 						      gs_report_op_stream(t, c->kernels[0]) :
 						      0));
-	sb_dur(&text, c->exposed_launch_ns);
+	append_dur(&text, c->exposed_launch_ns);
 	gs_strbuf_printf(&text, ", ");
-	sb_dur(&text, cand_mean_gap(c));
+	append_dur(&text, cand_mean_gap(c));
 	gs_strbuf_printf(&text, " a gap)");
 	if (c->length && c->kernels[0] < n_ops) {
 		gs_strbuf_printf(&text, ", starting with ");
-		sb_name(&text, gs_trace_string(t, ops[c->kernels[0]].name));
+		append_name(&text, gs_trace_string(t, ops[c->kernels[0]].name));
 	}
 	if (d->replay.name && d->replay.saving_ns > 0) {
 		/* The replay what-if: the recorded run re-timed. */
 		gs_strbuf_printf(&text, "; replayed from graphs the run takes ");
-		sb_dur(&text, d->replay.makespan_ns);
+		append_dur(&text, d->replay.makespan_ns);
 		gs_strbuf_printf(&text, " (");
-		sb_dur(&text, d->replay.saving_ns);
+		append_dur(&text, d->replay.saving_ns);
 		gs_strbuf_printf(&text, " less)");
 	}
 	gs_strbuf_printf(&adv,
@@ -1063,11 +1063,11 @@ static void finding_comm(const struct gs_report_device *d, struct finding_list *
 		all += d->kernels[i].ns;
 	gs_strbuf_printf(&text, "communication: %llu NCCL kernels ran ",
 			 (unsigned long long)d->comm_kernels);
-	sb_dur(&text, d->comm_union_ns);
+	append_dur(&text, d->comm_union_ns);
 	gs_strbuf_printf(&text, " (");
-	sb_pct(&text, d->comm_ns, all);
+	append_pct(&text, d->comm_ns, all);
 	gs_strbuf_printf(&text, " of kernel time); ");
-	sb_dur(&text, d->comm_exposed_ns);
+	append_dur(&text, d->comm_exposed_ns);
 	gs_strbuf_printf(&text, " of it with no compute kernel alongside");
 	gs_strbuf_printf(&adv,
 			 "NCCL kernel time includes waiting for the other ranks: compare the "
@@ -1096,14 +1096,14 @@ static void finding_kernels(const struct gs_trace *t, const struct gs_report_dev
 	gs_finding_num(&fd, "top_kernel_count", (double)k->count);
 	gs_finding_num(&fd, "kernels_total_ns", (double)all);
 	gs_strbuf_printf(&text, "kernels ran ");
-	sb_pct(&text, kern, d->b.window_ns);
+	append_pct(&text, kern, d->b.window_ns);
 	gs_strbuf_printf(&text, " of the window (the dominant category: a lead to check); the top "
 				"kernel ");
-	sb_name(&text, gs_trace_string(t, k->name));
+	append_name(&text, gs_trace_string(t, k->name));
 	gs_strbuf_printf(&text, " takes ");
-	sb_dur(&text, k->ns);
+	append_dur(&text, k->ns);
 	gs_strbuf_printf(&text, " (");
-	sb_pct(&text, k->ns, all);
+	append_pct(&text, k->ns, all);
 	gs_strbuf_printf(&text, " of kernel time, %llu launches)", (unsigned long long)k->count);
 	gs_strbuf_printf(&adv,
 			 "the GPU is busy: speed up the top kernels (profile them with Nsight "

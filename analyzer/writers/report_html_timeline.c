@@ -45,7 +45,7 @@ struct timeline_frame {
 	size_t bins;
 };
 
-static int64_t x_of(const struct timeline_frame *L, int64_t t)
+static int64_t x_pixel_of(const struct timeline_frame *L, int64_t t)
 {
 	double x;
 
@@ -159,8 +159,8 @@ static void emit_bins(struct html_writer *w, const struct timeline_frame *L, int
 					gs_outbuf_printf(&w->o, "<path class=\"%s%s\" d=\"",
 							 kind_class[kind], level_class[level]);
 				open = true;
-				x1 = x_of(L, bin_t(L, k));
-				x2 = x_of(L, bin_t(L, j));
+				x1 = x_pixel_of(L, bin_t(L, k));
+				x2 = x_pixel_of(L, bin_t(L, j));
 				gs_outbuf_printf(&w->o, "M%lld %dh%lldv%dh-%lldz", (long long)x1,
 						 y + BAR_Y, (long long)(x2 - x1), BAR_H,
 						 (long long)(x2 - x1));
@@ -189,7 +189,7 @@ static void emit_crit_bins(struct html_writer *w, const struct timeline_frame *L
 			open = true;
 		}
 		{
-			int64_t x1 = x_of(L, bin_t(L, k)), x2 = x_of(L, bin_t(L, j));
+			int64_t x1 = x_pixel_of(L, bin_t(L, k)), x2 = x_pixel_of(L, bin_t(L, j));
 
 			gs_outbuf_printf(&w->o, "M%lld %dh%lldv%dh-%lldz", (long long)x1, y,
 					 (long long)(x2 - x1), STRIP, (long long)(x2 - x1));
@@ -206,7 +206,7 @@ static void emit_op(struct html_writer *w, const struct timeline_frame *L, uint3
 {
 	const struct gs_op *op = &w->ops[i];
 	int64_t dur = op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0;
-	int64_t x1 = x_of(L, a), x2 = x_of(L, a + dur);
+	int64_t x1 = x_pixel_of(L, a), x2 = x_pixel_of(L, a + dur);
 	char label[128];
 
 	gs_outbuf_printf(
@@ -302,7 +302,8 @@ static bool draw_band(struct html_writer *w, struct timeline_frame *L)
 	if (b->n_segments <= 2 * L->bins || w->exact) {
 		for (i = 0; i < b->n_segments; i++) {
 			const struct gs_segment *s = &b->segments[i];
-			int64_t x1 = x_of(L, s->start_ns - L->t0), x2 = x_of(L, s->end_ns - L->t0);
+			int64_t x1 = x_pixel_of(L, s->start_ns - L->t0),
+				x2 = x_pixel_of(L, s->end_ns - L->t0);
 
 			if (s->category >= GS_CAT_COUNT || x2 <= x1)
 				continue;
@@ -350,8 +351,8 @@ static bool draw_band(struct html_writer *w, struct timeline_frame *L)
 
 			for (j = k + 1; j < L->bins && cat[j] == cat[k]; j++)
 				;
-			x1 = x_of(L, bin_t(L, k));
-			x2 = x_of(L, bin_t(L, j));
+			x1 = x_pixel_of(L, bin_t(L, k));
+			x2 = x_pixel_of(L, bin_t(L, j));
 			if (cat[k] != 0xff && x2 > x1)
 				gs_outbuf_printf(
 					&w->o,
@@ -396,8 +397,8 @@ static void draw_waits(struct html_writer *w, struct timeline_frame *L)
 		if (lcn < 0)
 			continue;
 		pend = p->end_ns < c->start_ns ? p->end_ns : c->start_ns;
-		xa = x_of(L, pend - x->wait_ns - L->t0);
-		xb = x_of(L, pend - L->t0);
+		xa = x_pixel_of(L, pend - x->wait_ns - L->t0);
+		xb = x_pixel_of(L, pend - L->t0);
 		yc = L->lanes[lcn].y_real + BAR_Y + BAR_H / 2;
 		gs_outbuf_printf(
 			&w->o, "<line class=\"wait\" x1=\"%lld\" x2=\"%lld\" y1=\"%d\" y2=\"%d\">",
@@ -530,7 +531,7 @@ static int cmp_lane_st(const void *pa, const void *pb)
 
 /* The lanes of a device: streams with ops in the window, the busiest
  * LANES_MAX of them, in stream order. */
-static gs_status tl_lanes(struct timeline_frame *L)
+static gs_status timeline_lanes(struct timeline_frame *L)
 {
 	const struct gs_report_device *d = L->d;
 	size_t i, n = 0;
@@ -556,7 +557,7 @@ static gs_status tl_lanes(struct timeline_frame *L)
 	return GS_OK;
 }
 
-static void tl_fini(struct timeline_frame *L)
+static void timeline_fini(struct timeline_frame *L)
 {
 	free(L->lanes);
 	free(L->lane_of);
@@ -565,8 +566,8 @@ static void tl_fini(struct timeline_frame *L)
 	free(L->cacc);
 }
 
-static gs_status tl_init(struct html_writer *w, struct timeline_frame *L,
-			 const struct gs_report_device *d, size_t di)
+static gs_status timeline_init(struct html_writer *w, struct timeline_frame *L,
+			       const struct gs_report_device *d, size_t di)
 {
 	gs_status st;
 	size_t i;
@@ -584,7 +585,7 @@ static gs_status tl_init(struct html_writer *w, struct timeline_frame *L,
 	if (L->span <= 0)
 		L->span = 1;
 	L->bins = w->bins;
-	st = tl_lanes(L);
+	st = timeline_lanes(L);
 	if (st != GS_OK)
 		return st;
 	L->lane_of = malloc((w->n_streams ? w->n_streams : 1) * sizeof(*L->lane_of));
@@ -628,9 +629,9 @@ gs_status gs_report_html_timeline(struct html_writer *w, const struct gs_report_
 	int64_t first = 0, last = 0;
 
 	gs_trace_op_span(w->t, &first, &last);
-	st = tl_init(w, &L, d, di);
+	st = timeline_init(w, &L, d, di);
 	if (st != GS_OK) {
-		tl_fini(&L);
+		timeline_fini(&L);
 		return st;
 	}
 	gs_outbuf_puts(&w->o, "<h3>Timeline</h3>\n");
@@ -659,13 +660,13 @@ gs_status gs_report_html_timeline(struct html_writer *w, const struct gs_report_
 	for (i = 0; i < L.n_lanes; i++)
 		draw_lane(w, &L, &L.lanes[i], false);
 	if (!draw_band(w, &L)) {
-		tl_fini(&L);
+		timeline_fini(&L);
 		return gs_nomem();
 	}
 	for (i = 0; i < L.n_lanes; i++)
 		draw_lane(w, &L, &L.lanes[i], true);
 	if (L.n_lanes && d->ideal_ns > 0) {
-		int64_t x = x_of(&L, d->ideal_ns);
+		int64_t x = x_pixel_of(&L, d->ideal_ns);
 
 		gs_outbuf_printf(&w->o,
 				 "<line class=\"mark\" x1=\"%lld\" x2=\"%lld\" y1=\"%d\" y2=\"%d\">"
@@ -710,6 +711,6 @@ gs_status gs_report_html_timeline(struct html_writer *w, const struct gs_report_
 				 d->n_waits < WAITS_DRAWN ? d->n_waits : (size_t)WAITS_DRAWN,
 				 d->wait_count);
 	gs_outbuf_puts(&w->o, "</p>\n</div>\n");
-	tl_fini(&L);
+	timeline_fini(&L);
 	return GS_OK;
 }

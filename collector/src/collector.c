@@ -117,7 +117,7 @@ GS_EXPORT int InitializeInjection(void);
 
 static void activate(void);
 
-static void hk_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+static void hook_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
 	uint8_t *b;
 
@@ -135,7 +135,7 @@ static void hk_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_reco
 	*max_records = 0;
 }
 
-static void hk_buffer_completed(uint8_t *buffer, size_t size, size_t valid)
+static void hook_buffer_completed(uint8_t *buffer, size_t size, size_t valid)
 {
 	int st;
 
@@ -153,7 +153,7 @@ static void hk_buffer_completed(uint8_t *buffer, size_t size, size_t valid)
 	}
 }
 
-static void hk_flush_point(const char *why)
+static void hook_flush_point(const char *why)
 {
 	if (atomic_load(&g.forked) || atomic_load(&g.state) != ST_ON)
 		return;
@@ -164,23 +164,23 @@ static void hk_flush_point(const char *why)
 	gs_out_request(GS_OUT_FLUSH, false, 0);
 }
 
-static void hk_observation(const struct gs_dd_obs *o)
+static void hook_observation(const struct gs_dd_obs *o)
 {
 	if (!atomic_load(&g.forked) && atomic_load(&g.state) == ST_ON)
 		gs_out_push_obs(o);
 }
 
-static bool hk_quiet(void)
+static bool hook_quiet(void)
 {
 	return atomic_load(&g.forked) || atomic_load(&g.state) != ST_ON;
 }
 
 static const struct gs_glue_hooks hooks = {
-	.buffer_requested = hk_buffer_requested,
-	.buffer_completed = hk_buffer_completed,
-	.flush_point = hk_flush_point,
-	.observation = hk_observation,
-	.quiet = hk_quiet,
+	.buffer_requested = hook_buffer_requested,
+	.buffer_completed = hook_buffer_completed,
+	.flush_point = hook_flush_point,
+	.observation = hook_observation,
+	.quiet = hook_quiet,
 };
 
 /* ---- closing ---- */

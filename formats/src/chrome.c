@@ -161,8 +161,8 @@ static struct xargs json_args(struct xplan *c)
 }
 
 /* A complete event up to its args. */
-static void x_event(struct xplan *c, const char *cat, const char *name, int64_t pid, int64_t tid,
-		    int64_t start, int64_t end)
+static void chrome_event(struct xplan *c, const char *cat, const char *name, int64_t pid,
+			 int64_t tid, int64_t start, int64_t end)
 {
 	ev_open(c, "X");
 	kv_str(c, "cat", cat);
@@ -338,8 +338,8 @@ static void write_op(struct xplan *c, uint32_t o)
 	struct xargs a = json_args(c);
 	char buf[128];
 
-	x_event(c, gs_xp_op_cat(op->kind), gs_xp_op_name(c, op, buf, sizeof(buf)), op_pid(c, o),
-		op_tid(c, o), op->start_ns, op->end_ns);
+	chrome_event(c, gs_xp_op_cat(op->kind), gs_xp_op_name(c, op, buf, sizeof(buf)),
+		     op_pid(c, o), op_tid(c, o), op->start_ns, op->end_ns);
 	gs_xp_op_args(c, op, &a);
 	ev_close(c);
 }
@@ -350,8 +350,8 @@ static void write_sync(struct xplan *c, uint32_t i)
 	const struct cdev *d = &c->devs[gs_xp_find_dev(c, y->device)];
 	struct xargs a = json_args(c);
 
-	x_event(c, "cuda_sync", gs_xp_sync_kind_text(y->kind), d->pid,
-		d->sync_tid + c->sync_lane[i], y->start_ns, y->end_ns);
+	chrome_event(c, "cuda_sync", gs_xp_sync_kind_text(y->kind), d->pid,
+		     d->sync_tid + c->sync_lane[i], y->start_ns, y->end_ns);
 	gs_xp_sync_args(c, i, &a);
 	ev_close(c);
 }
@@ -374,8 +374,8 @@ static void write_api(struct xplan *c, uint32_t i)
 	const struct gs_api_call *k = &c->api[i];
 	struct xargs a = json_args(c);
 
-	x_event(c, gs_xp_api_cat(k), gs_trace_string(c->t, k->name), api_pid(c, i), api_tid(c, i),
-		k->start_ns, k->end_ns);
+	chrome_event(c, gs_xp_api_cat(k), gs_trace_string(c->t, k->name), api_pid(c, i),
+		     api_tid(c, i), k->start_ns, k->end_ns);
 	gs_xp_api_args(c, i, &a);
 	ev_close(c);
 }
@@ -387,8 +387,8 @@ static void write_range(struct xplan *c, uint32_t i)
 	int64_t tid = c->range_lane[i] ? th->ovf_tid + c->range_lane[i] - 1 : th->tid;
 	struct xargs a = json_args(c);
 
-	x_event(c, gs_xp_range_cat(r), gs_trace_string(c->t, r->name), c->hp[th->hp].cpid, tid,
-		r->start_ns, r->end_ns);
+	chrome_event(c, gs_xp_range_cat(r), gs_trace_string(c->t, r->name), c->hp[th->hp].cpid, tid,
+		     r->start_ns, r->end_ns);
 	gs_xp_range_args(c, i, &a);
 	ev_close(c);
 }
@@ -406,8 +406,8 @@ static void write_gpu_annotations(struct xplan *c)
 		if (!gs_xp_annotation_kept(c, i))
 			continue;
 		x = &c->cs[r->stream];
-		x_event(c, "gpu_user_annotation", gs_trace_string(c->t, r->name),
-			c->devs[x->dev].pid, c->ann_tid[i], r->start_ns, r->end_ns);
+		chrome_event(c, "gpu_user_annotation", gs_trace_string(c->t, r->name),
+			     c->devs[x->dev].pid, c->ann_tid[i], r->start_ns, r->end_ns);
 		gs_xp_annotation_args(c, (uint32_t)i, &a);
 		ev_close(c);
 	}
@@ -419,8 +419,8 @@ static void write_overheads(struct xplan *c)
 		const struct gs_overhead *o = &c->oh[i];
 		const struct hproc *p = &c->hp[gs_xp_find_hproc(c, o->pid)];
 
-		x_event(c, "overhead", gs_trace_string(c->t, o->kind), p->cpid,
-			p->oh_tid + c->oh_lane[i], o->start_ns, o->end_ns);
+		chrome_event(c, "overhead", gs_trace_string(c->t, o->kind), p->cpid,
+			     p->oh_tid + c->oh_lane[i], o->start_ns, o->end_ns);
 		ev_close(c);
 	}
 }
@@ -495,9 +495,9 @@ static void write_ideal(struct xplan *c)
 		if (!x->ideal_in[o] || !gs_xp_op_kept(c, o))
 			continue;
 		d = &c->devs[s->dev];
-		x_event(c, "ideal", gs_xp_op_name(c, op, buf, sizeof(buf)), d->ideal_pid,
-			c->ideal_lane[o] ? s->ideal_ovf_tid + c->ideal_lane[o] - 1 : s->tid, st,
-			st + (op->end_ns - op->start_ns));
+		chrome_event(c, "ideal", gs_xp_op_name(c, op, buf, sizeof(buf)), d->ideal_pid,
+			     c->ideal_lane[o] ? s->ideal_ovf_tid + c->ideal_lane[o] - 1 : s->tid,
+			     st, st + (op->end_ns - op->start_ns));
 		gs_xp_ideal_args(c, (uint32_t)o, &a);
 		ev_close(c);
 	}

@@ -51,12 +51,12 @@ static struct pid_filter *pf(struct gs_sink *s)
 	return (struct pid_filter *)s;
 }
 
-static gs_status f_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
+static gs_status filter_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
 {
 	return pf(s)->next->intern(pf(s)->next, str, len, id);
 }
 
-static gs_status f_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *index)
+static gs_status filter_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *index)
 {
 	struct pid_filter *f = pf(s);
 
@@ -67,34 +67,36 @@ static gs_status f_stream(struct gs_sink *s, const struct gs_stream *st, uint32_
 	return f->next->stream(f->next, st, index);
 }
 
-static gs_status f_process(struct gs_sink *s, const struct gs_process *p)
+static gs_status filter_process(struct gs_sink *s, const struct gs_process *p)
 {
 	return p->pid == pf(s)->pid ? pf(s)->next->process(pf(s)->next, p) : GS_OK;
 }
 
-static gs_status f_device(struct gs_sink *s, const struct gs_device *d)
+static gs_status filter_device(struct gs_sink *s, const struct gs_device *d)
 {
 	return pf(s)->next->device(pf(s)->next, d);
 }
 
-static gs_status f_op(struct gs_sink *s, const struct gs_op *op, const struct gs_launch_cfg *launch)
+static gs_status filter_op(struct gs_sink *s, const struct gs_op *op,
+			   const struct gs_launch_cfg *launch)
 {
 	if (op->stream == JOB_DROPPED || op->stream == GS_NO_INDEX)
 		return GS_OK;
 	return pf(s)->next->op(pf(s)->next, op, launch);
 }
 
-static gs_status f_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
+static gs_status filter_collective(struct gs_sink *s, const struct gs_collective *c,
+				   uint32_t *index)
 {
 	return pf(s)->next->collective(pf(s)->next, c, index);
 }
 
-static gs_status f_api_call(struct gs_sink *s, const struct gs_api_call *c)
+static gs_status filter_api_call(struct gs_sink *s, const struct gs_api_call *c)
 {
 	return c->pid == pf(s)->pid ? pf(s)->next->api_call(pf(s)->next, c) : GS_OK;
 }
 
-static gs_status f_sync(struct gs_sink *s, const struct gs_sync *y)
+static gs_status filter_sync(struct gs_sink *s, const struct gs_sync *y)
 {
 	struct gs_sync copy = *y;
 
@@ -108,14 +110,15 @@ static gs_status f_sync(struct gs_sink *s, const struct gs_sync *y)
 	return pf(s)->next->sync(pf(s)->next, &copy);
 }
 
-static gs_status f_event_record(struct gs_sink *s, const struct gs_event_record *e)
+static gs_status filter_event_record(struct gs_sink *s, const struct gs_event_record *e)
 {
 	if (e->stream == JOB_DROPPED || e->stream == GS_NO_INDEX)
 		return GS_OK;
 	return pf(s)->next->event_record(pf(s)->next, e);
 }
 
-static gs_status f_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index)
+static gs_status filter_allocation(struct gs_sink *s, const struct gs_allocation *a,
+				   uint32_t *index)
 {
 	if (a->pid != pf(s)->pid) {
 		*index = JOB_DROPPED;
@@ -124,34 +127,34 @@ static gs_status f_allocation(struct gs_sink *s, const struct gs_allocation *a, 
 	return pf(s)->next->allocation(pf(s)->next, a, index);
 }
 
-static gs_status f_op_alloc(struct gs_sink *s, const struct gs_op_alloc *l)
+static gs_status filter_op_alloc(struct gs_sink *s, const struct gs_op_alloc *l)
 {
 	if (l->allocation == JOB_DROPPED)
 		return GS_OK;
 	return pf(s)->next->op_alloc(pf(s)->next, l);
 }
 
-static gs_status f_range(struct gs_sink *s, const struct gs_range *r)
+static gs_status filter_range(struct gs_sink *s, const struct gs_range *r)
 {
 	return r->pid == pf(s)->pid ? pf(s)->next->range(pf(s)->next, r) : GS_OK;
 }
 
-static gs_status f_overhead(struct gs_sink *s, const struct gs_overhead *o)
+static gs_status filter_overhead(struct gs_sink *s, const struct gs_overhead *o)
 {
 	return o->pid == pf(s)->pid ? pf(s)->next->overhead(pf(s)->next, o) : GS_OK;
 }
 
-static gs_status f_clock_pair(struct gs_sink *s, const struct gs_clock_pair *c)
+static gs_status filter_clock_pair(struct gs_sink *s, const struct gs_clock_pair *c)
 {
 	return c->pid == pf(s)->pid ? pf(s)->next->clock_pair(pf(s)->next, c) : GS_OK;
 }
 
-static gs_status f_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
+static gs_status filter_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 {
 	return pid == pf(s)->pid ? pf(s)->next->dropped(pf(s)->next, pid, count) : GS_OK;
 }
 
-static gs_status f_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
+static gs_status filter_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
 {
 	return pf(s)->warnings ? pf(s)->next->warning(pf(s)->next, msg, count, kind) : GS_OK;
 }
@@ -163,22 +166,22 @@ static gs_status split_one(const struct gs_trace *src, int64_t pid, bool warning
 	struct pid_filter f = {
 		.sink =
 			{
-				.intern = f_intern,
-				.stream = f_stream,
-				.process = f_process,
-				.device = f_device,
-				.op = f_op,
-				.collective = f_collective,
-				.api_call = f_api_call,
-				.sync = f_sync,
-				.event_record = f_event_record,
-				.allocation = f_allocation,
-				.op_alloc = f_op_alloc,
-				.range = f_range,
-				.overhead = f_overhead,
-				.clock_pair = f_clock_pair,
-				.dropped = f_dropped,
-				.warning = f_warning,
+				.intern = filter_intern,
+				.stream = filter_stream,
+				.process = filter_process,
+				.device = filter_device,
+				.op = filter_op,
+				.collective = filter_collective,
+				.api_call = filter_api_call,
+				.sync = filter_sync,
+				.event_record = filter_event_record,
+				.allocation = filter_allocation,
+				.op_alloc = filter_op_alloc,
+				.range = filter_range,
+				.overhead = filter_overhead,
+				.clock_pair = filter_clock_pair,
+				.dropped = filter_dropped,
+				.warning = filter_warning,
 			},
 		.pid = pid,
 		.warnings = warnings,
@@ -514,7 +517,7 @@ static gs_status number_ranks(struct id_build *b, const struct gs_job_ident *in,
 
 /* ---- clock groups and domains ---- */
 
-static size_t uf_find(size_t *up, size_t i)
+static size_t union_find(size_t *up, size_t i)
 {
 	while (up[i] != i) {
 		up[i] = up[up[i]];
@@ -525,10 +528,10 @@ static size_t uf_find(size_t *up, size_t i)
 
 /* Joins the sets of a and b; the smaller index is the root, so that a set's
  * root is its first rank. */
-static void uf_join(size_t *up, size_t a, size_t b)
+static void union_join(size_t *up, size_t a, size_t b)
 {
-	a = uf_find(up, a);
-	b = uf_find(up, b);
+	a = union_find(up, a);
+	b = union_find(up, b);
 	if (a < b)
 		up[b] = a;
 	else if (b < a)
@@ -582,7 +585,7 @@ static gs_status join_by_time(struct gs_job_identity *j, size_t *up, bool known)
 		const struct gs_job_id_rank *r = &j->ranks[k[x].i];
 
 		if (x && (known ? k[x].start <= reach : k[x].start - reach <= JOB_CLOCK_GAP_NS))
-			uf_join(up, k[x - 1].i, k[x].i);
+			union_join(up, k[x - 1].i, k[x].i);
 		if (!x || span_end(r) > reach)
 			reach = span_end(r);
 	}
@@ -634,7 +637,7 @@ static gs_status join_by_input(struct gs_job_identity *j, const struct gs_job_id
 			if (one_clock(j, in, r, i))
 				break;
 		if (r != SIZE_MAX) {
-			uf_join(up, r, i);
+			union_join(up, r, i);
 			continue;
 		}
 		next[i] = first[input];
@@ -656,7 +659,7 @@ static bool group_next(void *ctx, uint32_t *v)
 {
 	struct group_iter *it = ctx;
 
-	while (it->i < it->j->n_ranks && uf_find(it->up, it->i) != it->root)
+	while (it->i < it->j->n_ranks && union_find(it->up, it->i) != it->root)
 		it->i++;
 	if (it->i >= it->j->n_ranks)
 		return false;
@@ -696,12 +699,12 @@ static gs_status warn_groups(struct id_build *b, const struct gs_job_ident *in,
 {
 	struct gs_job_identity *j = b->id;
 	const struct gs_job_id_rank *r0 = &j->ranks[0];
-	size_t root0 = uf_find(up, 0);
+	size_t root0 = union_find(up, 0);
 	int64_t a0 = INT64_MAX, a1 = INT64_MIN;
 	gs_status rc = GS_OK;
 
 	for (size_t i = 0; i < j->n_ranks; i++)
-		if (uf_find(up, i) == root0) {
+		if (union_find(up, i) == root0) {
 			a0 = span_start(&j->ranks[i]) < a0 ? span_start(&j->ranks[i]) : a0;
 			a1 = span_end(&j->ranks[i]) > a1 ? span_end(&j->ranks[i]) : a1;
 		}
@@ -711,10 +714,10 @@ static gs_status warn_groups(struct id_build *b, const struct gs_job_ident *in,
 		char list[160], why[320];
 		size_t count;
 
-		if (uf_find(up, g) != g || g == root0)
+		if (union_find(up, g) != g || g == root0)
 			continue;
 		for (size_t i = g; i < j->n_ranks; i++)
-			if (uf_find(up, i) == g) {
+			if (union_find(up, i) == g) {
 				b0 = span_start(&j->ranks[i]) < b0 ? span_start(&j->ranks[i]) : b0;
 				b1 = span_end(&j->ranks[i]) > b1 ? span_end(&j->ranks[i]) : b1;
 			}
@@ -787,7 +790,7 @@ static gs_status number_domains(struct gs_job_identity *j, const struct gs_job_i
 		qsort(k, n, sizeof(*k), cmp_host_key);
 	for (size_t x = 1; x < n; x++)
 		if (k[x].group == k[x - 1].group && !strcmp(k[x].host, k[x - 1].host))
-			uf_join(up, k[x - 1].i, k[x].i);
+			union_join(up, k[x - 1].i, k[x].i);
 	free(k);
 	/* One input is one clock, within its group (an input's ranks share
 	 * a group). */
@@ -798,7 +801,7 @@ static gs_status number_domains(struct gs_job_identity *j, const struct gs_job_i
 	if (!id)
 		return gs_nomem();
 	for (size_t i = 0; i < j->n_ranks; i++) {
-		root = uf_find(up, i);
+		root = union_find(up, i);
 		if (root == i)
 			id[i] = d++;
 		j->ranks[i].clock_domain = id[root];
@@ -835,7 +838,7 @@ static gs_status group_clocks(struct id_build *b, const struct gs_job_ident *in,
 	if (!rc)
 		rc = join_by_time(j, up, false);
 	for (size_t i = 0; !rc && i < n; i++) {
-		size_t root = uf_find(up, i);
+		size_t root = union_find(up, i);
 
 		if (root == i)
 			gid[i] = g++;

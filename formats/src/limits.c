@@ -186,7 +186,7 @@ static gs_status count_record(struct gs_limit_sink *ls)
 	return GS_OK;
 }
 
-static gs_status l_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
+static gs_status limit_intern(struct gs_sink *s, const char *str, size_t len, uint32_t *id)
 {
 	struct gs_limit_sink *ls = of(s);
 
@@ -200,7 +200,7 @@ static gs_status l_intern(struct gs_sink *s, const char *str, size_t len, uint32
 	return ls->next->intern(ls->next, str, len, id);
 }
 
-static gs_status l_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *index)
+static gs_status limit_stream(struct gs_sink *s, const struct gs_stream *st, uint32_t *index)
 {
 	struct gs_limit_sink *ls = of(s);
 	uint32_t idx = GS_NO_INDEX;
@@ -218,17 +218,18 @@ static gs_status l_stream(struct gs_sink *s, const struct gs_stream *st, uint32_
 	return GS_OK;
 }
 
-static gs_status l_process(struct gs_sink *s, const struct gs_process *p)
+static gs_status limit_process(struct gs_sink *s, const struct gs_process *p)
 {
 	return of(s)->next->process(of(s)->next, p);
 }
 
-static gs_status l_device(struct gs_sink *s, const struct gs_device *d)
+static gs_status limit_device(struct gs_sink *s, const struct gs_device *d)
 {
 	return of(s)->next->device(of(s)->next, d);
 }
 
-static gs_status l_op(struct gs_sink *s, const struct gs_op *op, const struct gs_launch_cfg *launch)
+static gs_status limit_op(struct gs_sink *s, const struct gs_op *op,
+			  const struct gs_launch_cfg *launch)
 {
 	struct gs_limit_sink *ls = of(s);
 	gs_status rc;
@@ -248,15 +249,15 @@ static gs_status l_op(struct gs_sink *s, const struct gs_op *op, const struct gs
 		return rc ? rc : ls->next->cb(ls->next, r);                                        \
 	}
 
-FORWARD_RECORD(l_api_call, struct gs_api_call, api_call)
-FORWARD_RECORD(l_sync, struct gs_sync, sync)
-FORWARD_RECORD(l_event_record, struct gs_event_record, event_record)
-FORWARD_RECORD(l_op_alloc, struct gs_op_alloc, op_alloc)
-FORWARD_RECORD(l_overhead, struct gs_overhead, overhead)
-FORWARD_RECORD(l_clock_pair, struct gs_clock_pair, clock_pair)
+FORWARD_RECORD(limit_api_call, struct gs_api_call, api_call)
+FORWARD_RECORD(limit_sync, struct gs_sync, sync)
+FORWARD_RECORD(limit_event_record, struct gs_event_record, event_record)
+FORWARD_RECORD(limit_op_alloc, struct gs_op_alloc, op_alloc)
+FORWARD_RECORD(limit_overhead, struct gs_overhead, overhead)
+FORWARD_RECORD(limit_clock_pair, struct gs_clock_pair, clock_pair)
 #undef FORWARD_RECORD
 
-static gs_status l_range(struct gs_sink *s, const struct gs_range *r)
+static gs_status limit_range(struct gs_sink *s, const struct gs_range *r)
 {
 	struct gs_limit_sink *ls = of(s);
 	gs_status rc = count_record(ls);
@@ -269,7 +270,7 @@ static gs_status l_range(struct gs_sink *s, const struct gs_range *r)
 	return ls->next->range(ls->next, r);
 }
 
-static gs_status l_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index)
+static gs_status limit_allocation(struct gs_sink *s, const struct gs_allocation *a, uint32_t *index)
 {
 	struct gs_limit_sink *ls = of(s);
 	gs_status rc = count_record(ls);
@@ -277,7 +278,7 @@ static gs_status l_allocation(struct gs_sink *s, const struct gs_allocation *a, 
 	return rc ? rc : ls->next->allocation(ls->next, a, index);
 }
 
-static gs_status l_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
+static gs_status limit_collective(struct gs_sink *s, const struct gs_collective *c, uint32_t *index)
 {
 	struct gs_limit_sink *ls = of(s);
 	gs_status rc = count_record(ls);
@@ -285,12 +286,12 @@ static gs_status l_collective(struct gs_sink *s, const struct gs_collective *c, 
 	return rc ? rc : ls->next->collective(ls->next, c, index);
 }
 
-static gs_status l_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
+static gs_status limit_dropped(struct gs_sink *s, int64_t pid, uint64_t count)
 {
 	return of(s)->next->dropped(of(s)->next, pid, count);
 }
 
-static gs_status l_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
+static gs_status limit_warning(struct gs_sink *s, const char *msg, uint64_t count, unsigned kind)
 {
 	struct gs_limit_sink *ls = of(s);
 	char named[GS_ERROR_MSG_MAX];
@@ -310,20 +311,20 @@ void gs_limit_sink_init(struct gs_limit_sink *ls, struct gs_sink *next, const ch
 	ls->name = name;
 	gs_import_limits_resolve(&ls->lim, lim);
 	/* A callback the next sink lacks stays NULL: that record kind is ignored. */
-	ls->sink.intern = next->intern ? l_intern : NULL;
-	ls->sink.stream = next->stream ? l_stream : NULL;
-	ls->sink.process = next->process ? l_process : NULL;
-	ls->sink.device = next->device ? l_device : NULL;
-	ls->sink.op = next->op ? l_op : NULL;
-	ls->sink.collective = next->collective ? l_collective : NULL;
-	ls->sink.api_call = next->api_call ? l_api_call : NULL;
-	ls->sink.sync = next->sync ? l_sync : NULL;
-	ls->sink.event_record = next->event_record ? l_event_record : NULL;
-	ls->sink.allocation = next->allocation ? l_allocation : NULL;
-	ls->sink.op_alloc = next->op_alloc ? l_op_alloc : NULL;
-	ls->sink.range = next->range ? l_range : NULL;
-	ls->sink.overhead = next->overhead ? l_overhead : NULL;
-	ls->sink.clock_pair = next->clock_pair ? l_clock_pair : NULL;
-	ls->sink.dropped = next->dropped ? l_dropped : NULL;
-	ls->sink.warning = next->warning ? l_warning : NULL;
+	ls->sink.intern = next->intern ? limit_intern : NULL;
+	ls->sink.stream = next->stream ? limit_stream : NULL;
+	ls->sink.process = next->process ? limit_process : NULL;
+	ls->sink.device = next->device ? limit_device : NULL;
+	ls->sink.op = next->op ? limit_op : NULL;
+	ls->sink.collective = next->collective ? limit_collective : NULL;
+	ls->sink.api_call = next->api_call ? limit_api_call : NULL;
+	ls->sink.sync = next->sync ? limit_sync : NULL;
+	ls->sink.event_record = next->event_record ? limit_event_record : NULL;
+	ls->sink.allocation = next->allocation ? limit_allocation : NULL;
+	ls->sink.op_alloc = next->op_alloc ? limit_op_alloc : NULL;
+	ls->sink.range = next->range ? limit_range : NULL;
+	ls->sink.overhead = next->overhead ? limit_overhead : NULL;
+	ls->sink.clock_pair = next->clock_pair ? limit_clock_pair : NULL;
+	ls->sink.dropped = next->dropped ? limit_dropped : NULL;
+	ls->sink.warning = next->warning ? limit_warning : NULL;
 }
