@@ -28,6 +28,7 @@
 #include <gpuscope/schedule.h>
 #include <gpuscope/trace.h>
 #include <gpuscope/trace_model.h>
+#include <gpuscope/vec.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -161,15 +162,9 @@ static gs_status add_host(struct gapw *w, int64_t a, int64_t b, const struct gs_
 
 	if (b <= a)
 		return GS_OK;
-	if (out->n_host == w->host_cap) {
-		size_t cap = w->host_cap ? w->host_cap * 2 : 64;
-		struct gs_host_interval *h = realloc(out->host, cap * sizeof(*h));
-
-		if (!h)
-			return gs_nomem();
-		out->host = h;
-		w->host_cap = cap;
-	}
+	if (gs_vec_grow((void **)&out->host, &w->host_cap, out->n_host + 1, sizeof(*out->host)) !=
+	    GS_OK)
+		return GS_ERR_NOMEM;
 	out->host[out->n_host++] =
 		(struct gs_host_interval){.start_ns = a, .end_ns = b, .pid = c->pid, .tid = c->tid};
 	out->host_charged_ns += b - a;

@@ -8,6 +8,8 @@
 #include "job_priv.h"
 #include "report_build_priv.h"
 
+#include <gpuscope/vec.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,15 +25,9 @@ static bool significant(int64_t ns, int64_t window)
 
 static gs_status add_finding(struct gs_job_analysis *ja, size_t *cap, struct gs_job_finding f)
 {
-	if (ja->n_findings == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		struct gs_job_finding *p = realloc(ja->findings, nc * sizeof(*p));
-
-		if (!p)
-			return gs_nomem();
-		ja->findings = p;
-		*cap = nc;
-	}
+	if (gs_vec_grow((void **)&ja->findings, cap, ja->n_findings + 1, sizeof(*ja->findings)) !=
+	    GS_OK)
+		return GS_ERR_NOMEM;
 	ja->findings[ja->n_findings++] = f;
 	return GS_OK;
 }

@@ -21,6 +21,7 @@
 
 #include <gpuscope/search.h>
 #include <gpuscope/sort.h>
+#include <gpuscope/vec.h>
 
 /* The union of a GPU's compute-class kernels (the kernel table's) in its window:
  * sorted disjoint pieces, and the length before each. */
@@ -238,15 +239,9 @@ static gs_status pool_add(struct gs_js_rank *r, struct pool_ids *seen, const cha
 	memcpy(r->pool + r->pool_len, s, len + 1);
 	r->pool_len += len + 1;
 	if (seen) {
-		if (seen->n == seen->cap) {
-			size_t nc = seen->cap ? seen->cap * 2 : 16;
-			uint32_t *p = realloc(seen->ids, nc * sizeof(*p));
-
-			if (!p)
-				return gs_nomem();
-			seen->ids = p;
-			seen->cap = nc;
-		}
+		if (gs_vec_grow((void **)&seen->ids, &seen->cap, seen->n + 1, sizeof(*seen->ids)) !=
+		    GS_OK)
+			return GS_ERR_NOMEM;
 		seen->ids[seen->n++] = *id;
 	}
 	return GS_OK;

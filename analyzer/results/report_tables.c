@@ -20,6 +20,7 @@
 #include <gpuscope/sort.h>
 #include <gpuscope/trace.h>
 #include <gpuscope/trace_model.h>
+#include <gpuscope/vec.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -504,15 +505,8 @@ static gs_status calls_ending_after(const struct gs_report *r, size_t node, size
 static gs_status push_row(struct gs_host_call_time **rows, size_t *nr, size_t *cap,
 			  struct gs_host_call_time row)
 {
-	if (*nr == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		struct gs_host_call_time *nrw = realloc(*rows, nc * sizeof(**rows));
-
-		if (!nrw)
-			return gs_nomem();
-		*rows = nrw;
-		*cap = nc;
-	}
+	if (gs_vec_grow((void **)rows, cap, *nr + 1, sizeof(**rows)) != GS_OK)
+		return GS_ERR_NOMEM;
 	(*rows)[(*nr)++] = row;
 	return GS_OK;
 }
