@@ -2,8 +2,8 @@
 /*
  * The analyze report of a job: one report per rank (report.c builds
  * each), the ranks picked from --rank and --device, the window checked
- * against each clock group, ranks built on up to RANK_THREADS threads, and
- * the device titles the writers show.
+ * against each clock group, ranks built on up to GS_POOL_MAX_THREADS
+ * threads, and the device titles the writers show.
  */
 #include <gpuscope/report_phrases.h>
 #include "analyzer_priv.h"
@@ -13,7 +13,6 @@
 #include "schedule_priv.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +25,7 @@
 #include <gpuscope/text.h>
 #include <gpuscope/trace.h>
 #include <gpuscope/window.h>
+#include <gpuscope/workers.h>
 
 /* ------------------------------------------------------------------------ */
 /* The report of a job: one report per rank                                   */
@@ -251,41 +251,32 @@ static gs_status build_rank(const struct gs_job *j, size_t i, const struct gs_re
 
 /*
  * The picked ranks' reports, on as many CPUs as the process may use (at
- * most RANK_THREADS): each rank's report depends on its trace alone, so the
- * reports are the same whatever the threads. Threads take ranks in order
- * from a shared counter. On a failure the causes live on the thread that
+ * most GS_POOL_MAX_THREADS): each rank's report depends on its trace alone,
+ * so the reports are the same whatever the threads. Threads take ranks in
+ * order (gs_pool_run). On a failure the causes live on the thread that
  * failed: the first failing rank, in order, is built again on this thread
  * to report them.
  */
-#define RANK_THREADS 16
-
 struct rank_jobs {
 	const struct gs_job *j;
 	const struct gs_report_options *o;
 	const bool *pick;
 	struct gs_report **out; /* per rank of the job */
-	gs_status *st;
-	pthread_mutex_t mu;
-	size_t next;
 };
 
-static void *rank_worker(void *arg)
+static bool rank_wanted(const void *ctx, size_t i)
 {
-	struct rank_jobs *rj = arg;
+	const struct rank_jobs *rj = ctx;
 
-	for (;;) {
-		size_t i;
+	return rj->pick[i];
+}
 
-		pthread_mutex_lock(&rj->mu);
-		while (rj->next < rj->j->n_ranks && !rj->pick[rj->next])
-			rj->next++;
-		i = rj->next++;
-		pthread_mutex_unlock(&rj->mu);
-		if (i >= rj->j->n_ranks)
-			return NULL;
-		rj->st[i] = build_rank(rj->j, i, rj->o, &rj->out[i]);
-		gs_error_clear();
-	}
+static gs_status rank_run(void *ctx, void *local, size_t i)
+{
+	struct rank_jobs *rj = ctx;
+
+	(void)local;
+	return build_rank(rj->j, i, rj->o, &rj->out[i]);
 }
 
 static gs_status build_ranks(const struct gs_job *j, const struct gs_report_options *o,
@@ -295,47 +286,45 @@ static gs_status build_ranks(const struct gs_job *j, const struct gs_report_opti
 	 * its part of them (report.c, all_devices). */
 	struct gs_report_options per = *o;
 	struct rank_jobs rj = {.j = j, .o = &per, .pick = pick};
-	pthread_t th[RANK_THREADS];
+	struct gs_pool_job job = {.n = j->n_ranks,
+				  .ctx = &rj,
+				  .run = rank_run,
+				  .wanted = rank_wanted};
 	size_t nth = 0, cpus = o->threads ? o->threads : gs_cpu_count(), want = gs_cpu_count();
 	size_t picked = 0, i;
-	gs_status st = GS_OK;
+	gs_status st = GS_OK, *rst;
 
 	for (i = 0; i < j->n_ranks; i++)
 		picked += pick[i];
-	if (want > RANK_THREADS)
-		want = RANK_THREADS;
+	if (want > GS_POOL_MAX_THREADS)
+		want = GS_POOL_MAX_THREADS;
 	if (want > picked)
 		want = picked;
 	rj.out = calloc(j->n_ranks ? j->n_ranks : 1,
 			sizeof(*rj.out)); /* NOLINT(bugprone-sizeof-expression): pointers */
-	rj.st = calloc(j->n_ranks ? j->n_ranks : 1, sizeof(*rj.st));
-	if (!rj.out || !rj.st) {
+	rst = calloc(j->n_ranks ? j->n_ranks : 1, sizeof(*rst));
+	if (!rj.out || !rst) {
 		free(rj.out);
-		free(rj.st);
+		free(rst);
 		return gs_nomem();
 	}
 	per.threads = want >= 2 && cpus / want > 1 ? (unsigned)(cpus / want) : 1;
-	if (want >= 2 && pthread_mutex_init(&rj.mu, NULL) == 0) {
-		while (nth < want && pthread_create(&th[nth], NULL, rank_worker, &rj) == 0)
-			nth++;
-		for (size_t k = 0; k < nth; k++)
-			pthread_join(th[k], NULL);
-		pthread_mutex_destroy(&rj.mu);
-	}
+	if (want >= 2)
+		nth = gs_pool_run(&job, want, rst);
 	for (i = 0; i < j->n_ranks; i++) {
 		if (!pick[i])
 			continue;
 		if (!nth) /* one CPU, or no thread could start */
-			rj.st[i] = build_rank(j, i, o, &rj.out[i]);
-		else if (rj.st[i] != GS_OK && st == GS_OK)
-			rj.st[i] = build_rank(j, i, o, &rj.out[i]); /* for its causes */
-		if (rj.st[i] != GS_OK && st == GS_OK)
-			st = rj.st[i];
+			rst[i] = build_rank(j, i, o, &rj.out[i]);
+		else if (rst[i] != GS_OK && st == GS_OK)
+			rst[i] = build_rank(j, i, o, &rj.out[i]); /* for its causes */
+		if (rst[i] != GS_OK && st == GS_OK)
+			st = rst[i];
 		if (rj.out[i])
 			r->ranks[r->n_ranks++] = rj.out[i];
 	}
 	free(rj.out);
-	free(rj.st);
+	free(rst);
 	return st;
 }
 

@@ -6,8 +6,8 @@
 #include "trace_priv.h"
 
 #include <gpuscope/search.h>
+#include <gpuscope/workers.h>
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -231,7 +231,7 @@ struct ops_job {
 	gs_status rc;
 };
 
-static void *ops_job_main(void *arg)
+static void ops_job_run(void *arg)
 {
 	struct ops_job *j = arg;
 	size_t spare_bytes = 0;
@@ -240,10 +240,9 @@ static void *ops_job_main(void *arg)
 	j->rc = sort_ops(j->t, &spare, &spare_bytes);
 	if (j->rc) {
 		free(spare);
-		return NULL;
+		return;
 	}
 	j->rc = sort_api_calls(j->t, spare, spare_bytes);
-	return NULL;
 }
 
 static gs_status report_bad_times(struct gs_trace *t)
@@ -375,7 +374,7 @@ static gs_status index_annotations(struct gs_trace *t)
 gs_status gs_trace_finish(struct gs_trace *t)
 {
 	struct ops_job job = {.t = t};
-	pthread_t worker;
+	struct gs_aside worker;
 	bool threaded = false;
 	gs_status rc = report_bad_times(t);
 
@@ -384,7 +383,7 @@ gs_status gs_trace_finish(struct gs_trace *t)
 	if (t->finished)
 		return GS_OK;
 	if (t->n_ops >= GS_FINISH_THREAD_MIN && gs_cpu_count() >= 2)
-		threaded = pthread_create(&worker, NULL, ops_job_main, &job) == 0;
+		threaded = gs_aside_start(&worker, ops_job_run, &job);
 	rc = trace_sort(t->ranges, t->n_ranges, sizeof(*t->ranges), cmp_range, key_range);
 	if (!rc)
 		rc = trace_sort(t->syncs, t->n_syncs, sizeof(*t->syncs), cmp_sync, key_sync);
@@ -395,9 +394,9 @@ gs_status gs_trace_finish(struct gs_trace *t)
 		rc = trace_sort(t->overheads, t->n_overheads, sizeof(*t->overheads), cmp_overhead,
 				key_overhead);
 	if (threaded)
-		pthread_join(worker, NULL);
+		gs_aside_join(&worker);
 	else
-		ops_job_main(&job);
+		ops_job_run(&job);
 	if (rc)
 		return rc;
 	if (job.rc)
