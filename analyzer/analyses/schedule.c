@@ -106,7 +106,9 @@ struct sched {
 	uint32_t *crit;  /* per set index: the producer that set the start */
 	int64_t *full;   /* per set index (copies): last moment all engines were busy */
 	uint32_t *share; /* per set index: the kernel's share (0: none) */
-	uint64_t cap;    /* kernel capacity, GS_SHARE_UNIT units */
+	void *scratch;   /* the copy events, then the pipelined ends (scratch_get) */
+	size_t scratch_bytes;
+	uint64_t cap; /* kernel capacity, GS_SHARE_UNIT units */
 	uint32_t engines[GS_COPY_KIND_COUNT];
 	uint32_t observed[GS_COPY_KIND_COUNT];
 	uint32_t copies[GS_COPY_KIND_COUNT]; /* copies in the set that take an engine */
@@ -115,6 +117,24 @@ struct sched {
 static void *alloc_array(size_t n, size_t size)
 {
 	return calloc(n ? n : 1, size);
+}
+
+/*
+ * Room for `bytes` that the one before no longer needs: the same memory
+ * when it is large enough, so that the event lists and the pipelined ends
+ * touch their pages once (each would be a fresh mapping, faulted in page
+ * by page, above malloc's mmap threshold). Not zeroed.
+ */
+static void *scratch_get(struct sched *s, size_t bytes)
+{
+	if (!bytes)
+		bytes = 1;
+	if (bytes > s->scratch_bytes) {
+		free(s->scratch);
+		s->scratch = malloc(bytes);
+		s->scratch_bytes = s->scratch ? bytes : 0;
+	}
+	return s->scratch;
 }
 
 /* ---- a heap of set indices keyed by (actual start, op index) ---------- */
@@ -352,17 +372,18 @@ static void in_edges(const struct sched *s, uint32_t op, size_t *lo, size_t *hi)
 }
 
 /*
- * The set in (actual start, set index) order. When every edge inside the
- * set goes from an op earlier in that order to a later one (a consistent
- * trace: a producer starts before its consumers), it is the order Kahn's
- * algorithm below gives too: the first op left in that order has all its
- * producers ordered already, so it is ready, and it is the smallest ready
- * one. Then no heap is needed. Returns false when some edge goes back.
+ * s->order is the set in (actual start, set index) order. When every edge
+ * inside the set goes from an op earlier in that order to a later one (a
+ * consistent trace: a producer starts before its consumers), it is the
+ * order Kahn's algorithm below gives too: the first op left in that order
+ * has all its producers ordered already, so it is ready, and it is the
+ * smallest ready one. Then no heap is needed. Returns false when some edge
+ * goes back.
  */
-static bool start_order(struct sched *s, const struct by_start *by_start)
+static bool start_order(struct sched *s)
 {
 	for (uint32_t k = 0; k < s->ns; k++)
-		s->pos[by_start[k].v] = k;
+		s->pos[s->order[k]] = k;
 	for (uint32_t v = 0; v < s->ns; v++) {
 		size_t lo, hi;
 
@@ -378,40 +399,78 @@ static bool start_order(struct sched *s, const struct by_start *by_start)
 				return false;
 		}
 	}
-	for (uint32_t k = 0; k < s->ns; k++)
-		s->order[k] = by_start[k].v;
 	return true;
 }
 
-static gs_status topo_order(struct sched *s, uint64_t *broken)
+/* The stretches of s->start that do not go down (each stream's ops come
+ * by start: about one a stream), counted up to GS_KMERGE_MAX_RUNS + 1. */
+static size_t start_runs(const struct sched *s)
 {
-	size_t ns = s->ns, i, k, cursor = 0, n_out = 0;
-	struct by_start *by_start = alloc_array(ns, sizeof(struct by_start));
-	uint32_t *indeg = NULL;
-	size_t *out_first = NULL;
-	uint8_t *state = NULL; /* 0 waiting, 1 queued, 2 done */
-	uint32_t *out_to = NULL;
-	struct op_heap h = {.a = NULL, .n = 0, .s = s};
-	gs_status st = GS_OK;
+	size_t runs = s->ns ? 1 : 0;
 
+	for (uint32_t v = 1; v < s->ns && runs <= GS_KMERGE_MAX_RUNS; v++)
+		runs += s->start[v] < s->start[v - 1];
+	return runs;
+}
+
+/*
+ * s->order by (actual start, set index). With few runs a merge reads
+ * s->start in place (on equal starts the earlier run, the smaller index,
+ * first: the stable sort's order) and nothing is allocated; else the
+ * (start, index) pairs are sorted, as gs_kmerge would sort s->start in
+ * place, which the schedules still need.
+ */
+static gs_status by_start_order(struct sched *s)
+{
+	size_t ns = s->ns;
+	struct by_start *by_start;
+
+	if (start_runs(s) <= GS_KMERGE_MAX_RUNS) {
+		struct gs_kmerge km;
+		const int64_t *e;
+		uint32_t k = 0;
+
+		gs_kmerge_init_i64(&km, s->start, ns, sizeof(*s->start));
+		while ((e = gs_kmerge_next(&km)))
+			s->order[k++] = (uint32_t)(e - s->start);
+		return GS_OK;
+	}
+	by_start = alloc_array(ns, sizeof(struct by_start));
 	if (!by_start)
 		return gs_nomem();
 	/* Set indices ascend with op indices: by start alone is (start, v). */
 	for (uint32_t v = 0; v < ns; v++)
 		by_start[v] = (struct by_start){.start = s->start[v], .v = v};
 	gs_sort_by_i64(by_start, ns, sizeof(*by_start));
-	if (start_order(s, by_start)) {
-		free(by_start);
-		return GS_OK;
-	}
+	for (uint32_t k = 0; k < ns; k++)
+		s->order[k] = by_start[k].v;
+	free(by_start);
+	return GS_OK;
+}
+
+static gs_status topo_order(struct sched *s, uint64_t *broken)
+{
+	size_t ns = s->ns, i, k, cursor = 0, n_out = 0;
+	uint32_t *by_start = NULL; /* the set indices by (start, index) */
+	uint32_t *indeg = NULL;
+	size_t *out_first = NULL;
+	uint8_t *state = NULL; /* 0 waiting, 1 queued, 2 done */
+	uint32_t *out_to = NULL;
+	struct op_heap h = {.a = NULL, .n = 0, .s = s};
+	gs_status st = by_start_order(s);
+
+	if (st || start_order(s))
+		return st;
+	by_start = alloc_array(ns, sizeof(uint32_t));
 	indeg = alloc_array(ns, sizeof(uint32_t));
 	out_first = alloc_array(ns + 1, sizeof(size_t));
 	state = alloc_array(ns, 1);
 	h.a = alloc_array(ns, sizeof(uint32_t));
-	if (!indeg || !out_first || !state || !h.a) {
+	if (!by_start || !indeg || !out_first || !state || !h.a) {
 		st = gs_nomem();
 		goto out;
 	}
+	memcpy(by_start, s->order, ns * sizeof(*by_start));
 	/* Out-adjacency inside the set (a CSR built from the in-edges). */
 	for (uint32_t v = 0; v < ns; v++) {
 		size_t lo, hi;
@@ -464,7 +523,7 @@ static gs_status topo_order(struct sched *s, uint64_t *broken)
 
 		if (!h.n) {
 			/* A cycle: free the waiting op that started first. */
-			while (cursor < ns && state[by_start[cursor].v])
+			while (cursor < ns && state[by_start[cursor]])
 				cursor++;
 			if (cursor == ns) {
 				gs_error_append(
@@ -472,8 +531,8 @@ static gs_status topo_order(struct sched *s, uint64_t *broken)
 				st = GS_ERR_INVALID;
 				goto out;
 			}
-			state[by_start[cursor].v] = 1;
-			op_heap_push(&h, by_start[cursor].v);
+			state[by_start[cursor]] = 1;
+			op_heap_push(&h, by_start[cursor]);
 			(*broken)++;
 		}
 		u = op_heap_pop(&h);
@@ -520,7 +579,7 @@ static int cmp_copy_ev(const void *pa, const void *pb)
 
 static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
 {
-	size_t n_ev = 0, i;
+	size_t n_ev = 0, i, room;
 	struct copy_ev *ev;
 	uint32_t count[GS_COPY_KIND_COUNT] = {0};
 	int64_t last_full[GS_COPY_KIND_COUNT];
@@ -530,7 +589,11 @@ static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
 		if (s->flag[v] & SF_COPY)
 			n_ev += s->flag[v] & SF_ENGINE ? 2 : 1;
 	}
-	ev = alloc_array(n_ev, sizeof(*ev));
+	/* As large as the pipelined ends that come after (schedules). */
+	room = n_ev * sizeof(*ev);
+	if (room < s->ns * sizeof(int64_t))
+		room = s->ns * sizeof(int64_t);
+	ev = scratch_get(s, room);
 	if (!ev)
 		return gs_nomem();
 	n_ev = 0;
@@ -583,7 +646,6 @@ static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
 				count[d]++;
 		}
 	}
-	free(ev);
 	return GS_OK;
 }
 
@@ -623,7 +685,7 @@ static gs_status recorded_peaks_sorted(struct sched *s, uint32_t *at_once, uint6
 
 	for (uint32_t v = 0; v < s->ns; v++)
 		n_ev += takes_share(&s->ops[s->set[v]]) ? 2 : 0;
-	ev = alloc_array(n_ev, sizeof(*ev));
+	ev = scratch_get(s, n_ev * sizeof(*ev));
 	if (!ev)
 		return gs_nomem();
 	n_ev = 0;
@@ -658,7 +720,6 @@ static gs_status recorded_peaks_sorted(struct sched *s, uint32_t *at_once, uint6
 				*peak = used;
 		}
 	}
-	free(ev);
 	return GS_OK;
 }
 
@@ -964,7 +1025,7 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 	struct gs_what_if *w = &out->pipelined;
 	int64_t last_db = s->w0, last_id = s->w0, last_pl = s->w0;
 	int64_t *end_id = s->start; /* the actual starts were for the order only */
-	int64_t *end_pl = malloc((s->ns ? s->ns : 1) * sizeof(*end_pl));
+	int64_t *end_pl = scratch_get(s, s->ns * sizeof(*end_pl)); /* the events' room */
 	gs_status st = end_pl ? GS_OK : gs_nomem();
 
 	if (!st)
@@ -1061,7 +1122,6 @@ out:
 	free(e_pl.free);
 	free(k_id.run);
 	free(k_pl.run);
-	free(end_pl);
 	return st;
 }
 
@@ -1374,6 +1434,7 @@ gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g
 	free(s.crit);
 	free(s.full);
 	free(s.share);
+	free(s.scratch);
 	if (st) {
 		gs_schedule_fini(out);
 		out->device = device;
