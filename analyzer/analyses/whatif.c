@@ -142,14 +142,15 @@ static struct rop *order_ops(const struct gs_schedule *s, const struct gs_op *op
 
 /* Each position's predecessors: the re-timed ones (a slot earlier in the
  * order: done when the pass reaches this op) by position, the rest folded
- * into the latest of their recorded ends. */
+ * into the latest of their recorded ends. r->pfirst holds each position's
+ * op on entry; each is read before its place is overwritten. */
 static gs_status link(struct replay *r, const struct gs_graph *g, const struct gs_op *ops,
-		      size_t n_ops, const struct rop *order)
+		      size_t n_ops)
 {
 	size_t np = 0, cap = 0, hint = 0;
 
 	for (size_t i = 0; i < r->n; i++) {
-		size_t lo = g->in_first[order[i].op], hi = g->in_first[order[i].op + 1];
+		size_t lo = g->in_first[r->pfirst[i]], hi = g->in_first[r->pfirst[i] + 1];
 
 		if (hi > g->n_edges)
 			hi = g->n_edges;
@@ -163,7 +164,7 @@ static gs_status link(struct replay *r, const struct gs_graph *g, const struct g
 	if (!r->pred)
 		return gs_nomem();
 	for (size_t i = 0; i < r->n; i++) {
-		uint32_t o = order[i].op;
+		uint32_t o = r->pfirst[i];
 		size_t lo = g->in_first[o], hi = g->in_first[o + 1];
 		int64_t fixed = INT64_MIN;
 
@@ -193,18 +194,21 @@ static gs_status collect(struct replay *r, const struct gs_graph *g, const struc
 {
 	const struct gs_schedule *s = r->s;
 	struct rop *order = order_ops(s, ops, n_ops, &r->n);
-	gs_status st;
+	const struct rop *o;
+	struct gs_kmerge km;
+	size_t i = 0;
 
 	if (!order)
 		return gs_nomem();
-	/* by (start, op): built by op, so stable by start */
-	gs_sort_by_i64(order, r->n, sizeof(*order));
 	r->start = malloc((r->n + 1) * sizeof(*r->start));
 	r->dur = malloc((r->n + 1) * sizeof(*r->dur));
 	r->fixed = malloc((r->n + 1) * sizeof(*r->fixed));
 	r->pfirst = malloc((r->n + 1) * sizeof(*r->pfirst));
 	r->end = calloc(r->n + 1, sizeof(*r->end));
-	r->remove = calloc(r->n + 1, sizeof(*r->remove));
+	/* Read by the first pass before any is written: zeroed by a write, so
+	 * that its pages are not mapped read-only first and copied at the
+	 * next clearing. */
+	r->remove = malloc((r->n + 1) * sizeof(*r->remove));
 	r->pos = malloc((s->n_slots + 1) * sizeof(*r->pos));
 	r->share = calloc(r->n + 1, sizeof(*r->share));
 	r->lane.run = malloc((r->n + 1) * sizeof(*r->lane.run));
@@ -213,23 +217,28 @@ static gs_status collect(struct replay *r, const struct gs_graph *g, const struc
 		free(order);
 		return gs_nomem();
 	}
+	memset(r->remove, 0, (r->n + 1) * sizeof(*r->remove));
 	for (size_t k = 0; k < s->n_slots; k++)
 		r->pos[k] = GS_NO_INDEX;
-	for (size_t i = 0; i < r->n; i++) {
-		const struct gs_op *op = &ops[order[i].op];
-		uint32_t k = order[i].slot;
+	/* By (start, op): built by op, each stream's part by start, so the
+	 * merge of those runs is the stable sort by start, without its copy. */
+	gs_kmerge_init_i64(&km, order, r->n, sizeof(*order));
+	while ((o = gs_kmerge_next(&km))) {
+		const struct gs_op *op = &ops[o->op];
+		uint32_t k = o->slot;
 
 		r->start[i] = op->start_ns;
 		r->dur[i] = gs_sched_dur(op);
+		r->pfirst[i] = o->op; /* link() reads it, then overwrites it */
 		if (k != GS_NO_INDEX) {
 			r->pos[k] = (uint32_t)i;
 			if (s->slot_share && k < s->n_slots)
 				r->share[i] = s->slot_share[k];
 		}
+		i++;
 	}
-	st = link(r, g, ops, n_ops, order);
 	free(order);
-	return st;
+	return link(r, g, ops, n_ops);
 }
 
 gs_status gs_cudagraph_replay_compute(const struct gs_trace *t, const struct gs_graph *g,
