@@ -183,8 +183,13 @@ struct breakdown_pass {
 	struct gs_op_range *ranges; /* the device's ops */
 	size_t n_ranges;
 	struct ev_list ev; /* every interval endpoint */
+	/* The device's ops by start, for the gaps' launches: with a few
+	 * ranges each in start order (the usual case), read through a cursor
+	 * per range (at, by_ranges); else copied and sorted (dev). */
 	struct bd_op *dev;
 	size_t n_dev;
+	bool by_ranges;
+	size_t at[GS_KMERGE_MAX_RUNS];
 
 	/* Host-call credits: the pieces and the name slots are the cache's
 	 * (shared by the devices of a report), the credits this device's. */
@@ -381,9 +386,7 @@ static gs_status collect(struct breakdown_pass *b, const struct gs_window *win,
 	b->n_dev = 0;
 	for (size_t r = 0; r < b->n_ranges; r++)
 		b->n_dev += b->ranges[r].count;
-	b->dev = malloc((b->n_dev ? b->n_dev : 1) * sizeof(*b->dev));
-	if (!b->dev)
-		return gs_nomem();
+	b->by_ranges = b->n_ranges <= GS_KMERGE_MAX_RUNS;
 	rc = gs_vec_grow((void **)&b->ev.v, &b->ev.cap, 2 * b->n_dev + 2, sizeof(*b->ev.v));
 	/* One pass over the device's ops: the default window (first start to
 	 * last end), the ops by start, and the intervals. */
@@ -397,7 +400,9 @@ static gs_status collect(struct breakdown_pass *b, const struct gs_window *win,
 				lo = op->start_ns;
 			if (!k || op->end_ns > hi)
 				hi = op->end_ns;
-			b->dev[k++] = (struct bd_op){.start = op->start_ns, .op = (uint32_t)i};
+			if (i > b->ranges[r].first && op->start_ns < op[-1].start_ns)
+				b->by_ranges = false;
+			k++;
 			rc = add_interval(&b->ev, op->start_ns, op->end_ns,
 					  op->kind == GS_OP_KERNEL ? GS_CAT_KERNEL : GS_CAT_COPY);
 			if (!rc && op->kind != GS_OP_KERNEL && op->correlation) {
@@ -447,6 +452,20 @@ static gs_status collect(struct breakdown_pass *b, const struct gs_window *win,
 		b->ev.n = n_before + tail.n;
 	}
 	gs_sort_by_i64(b->ev.v + n_before, b->ev.n - n_before, sizeof(*b->ev.v));
+	if (b->by_ranges) {
+		for (size_t r = 0; r < b->n_ranges; r++)
+			b->at[r] = b->ranges[r].first;
+		return GS_OK;
+	}
+	b->dev = malloc((b->n_dev ? b->n_dev : 1) * sizeof(*b->dev));
+	if (!b->dev)
+		return gs_nomem();
+	k = 0;
+	for (size_t r = 0; r < b->n_ranges; r++)
+		for (size_t i = b->ranges[r].first; i < b->ranges[r].first + b->ranges[r].count;
+		     i++)
+			b->dev[k++] =
+				(struct bd_op){.start = b->ops[i].start_ns, .op = (uint32_t)i};
 	/* Built in op order: by start alone is by (start, op). */
 	gs_sort_by_i64(b->dev, b->n_dev, sizeof(*b->dev));
 	return GS_OK;
@@ -757,6 +776,54 @@ static void rank_host_calls(struct gs_host_call_time *v, struct gs_host_call_tim
 	memcpy(v, tmp, n * sizeof(*v));
 }
 
+/* The better launch call of an op starting at the gap's end: the one that
+ * started first, then the lower index. */
+static uint32_t better_launch(const struct breakdown_pass *b, uint32_t best, uint32_t c)
+{
+	if (c == GS_NO_INDEX)
+		return best;
+	if (best == GS_NO_INDEX || b->calls[c].start_ns < b->calls[best].start_ns ||
+	    (b->calls[c].start_ns == b->calls[best].start_ns && c < best))
+		return c;
+	return best;
+}
+
+/* gap_launch through the ranges' cursors (by_ranges): the first start at
+ * or after `end` over all ranges, then every op starting then; the cache
+ * is by that start (the sorted way: by its position). */
+static uint32_t gap_launch_ranges(struct breakdown_pass *b, int64_t end, int64_t *cache_start,
+				  bool *cached, uint32_t *cache_call)
+{
+	int64_t first = 0;
+	bool any = false;
+	uint32_t best = GS_NO_INDEX;
+
+	for (size_t r = 0; r < b->n_ranges; r++) {
+		size_t e = b->ranges[r].first + b->ranges[r].count, *a = &b->at[r];
+
+		while (*a < e && b->ops[*a].start_ns < end)
+			(*a)++;
+		if (*a < e && (!any || b->ops[*a].start_ns < first)) {
+			first = b->ops[*a].start_ns;
+			any = true;
+		}
+	}
+	if (!any)
+		return GS_NO_INDEX;
+	if (*cached && *cache_start == first)
+		return *cache_call;
+	for (size_t r = 0; r < b->n_ranges; r++) {
+		size_t e = b->ranges[r].first + b->ranges[r].count;
+
+		for (size_t q = b->at[r]; q < e && b->ops[q].start_ns == first; q++)
+			best = better_launch(b, best, launch_of(b, q));
+	}
+	*cached = true;
+	*cache_start = first;
+	*cache_call = best;
+	return best;
+}
+
 /* The launch call of the op that ends an idle gap at b (GS_NO_INDEX: none). */
 static uint32_t gap_launch(struct breakdown_pass *b, size_t *p, int64_t end, size_t *cache_p,
 			   uint32_t *cache_call)
@@ -770,15 +837,8 @@ static uint32_t gap_launch(struct breakdown_pass *b, size_t *p, int64_t end, siz
 		return GS_NO_INDEX;
 	if (*cache_p == *p)
 		return *cache_call;
-	for (q = *p; q < b->n_dev && b->dev[q].start == b->dev[*p].start; q++) {
-		uint32_t c = launch_of(b, b->dev[q].op);
-
-		if (c == GS_NO_INDEX)
-			continue;
-		if (best == GS_NO_INDEX || b->calls[c].start_ns < b->calls[best].start_ns ||
-		    (b->calls[c].start_ns == b->calls[best].start_ns && c < best))
-			best = c;
-	}
+	for (q = *p; q < b->n_dev && b->dev[q].start == b->dev[*p].start; q++)
+		best = better_launch(b, best, launch_of(b, b->dev[q].op));
 	*cache_p = *p;
 	*cache_call = best;
 	return best;
@@ -896,6 +956,8 @@ static gs_status attribute_idle(struct breakdown_pass *b, struct gs_breakdown *o
 {
 	size_t p = 0, cache_p = SIZE_MAX;
 	uint32_t cache_call = GS_NO_INDEX;
+	int64_t cache_start = 0;
+	bool cached = false;
 
 	for (size_t i = 0; i < b->n_seg; i++) {
 		const struct gs_segment *s = &b->seg[i];
@@ -904,7 +966,8 @@ static gs_status attribute_idle(struct breakdown_pass *b, struct gs_breakdown *o
 
 		if (s->category != GS_CAT_IDLE)
 			continue;
-		call = gap_launch(b, &p, e, &cache_p, &cache_call);
+		call = b->by_ranges ? gap_launch_ranges(b, e, &cache_start, &cached, &cache_call) :
+				      gap_launch(b, &p, e, &cache_p, &cache_call);
 		if (call == GS_NO_INDEX) {
 			out->unattributed_ns += e - a;
 			continue;
