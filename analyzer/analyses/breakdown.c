@@ -86,9 +86,17 @@ struct bd_piece {
 	uint32_t call;
 };
 
+/*
+ * A thread's pieces: when its calls come by start (the usual case), a
+ * piece is its call's [max(start, the piece before's end), end), so the
+ * calls alone say it (`p` is then uint32_t call indices, 4 B a piece
+ * instead of 24: flattened on every breakdown unless kept); else struct
+ * bd_piece.
+ */
 struct bd_pieces {
-	struct bd_piece *p;
+	void *p;
 	size_t n;
+	bool calls_only;
 };
 
 /* Host-bound time credited to one call name. */
@@ -626,19 +634,42 @@ static gs_status build_pieces(struct gs_breakdown_cache *c)
 	return GS_OK;
 }
 
-/* Thread k's calls flattened into disjoint pieces, in start order. */
+/* Thread k's calls flattened into disjoint pieces, in start order (ends
+ * strictly increasing): by their calls when the calls come by start. */
 static gs_status flatten_thread(const struct gs_trace *t, uint32_t k, struct bd_pieces *out)
 {
 	size_t n_threads, n_calls;
 	const struct gs_thread *th = &gs_trace_threads(t, &n_threads)[k];
 	const struct gs_api_call *calls = gs_trace_api_calls(t, &n_calls);
-	struct bd_piece *p = malloc((th->api_count ? th->api_count : 1) * sizeof(*p));
+	size_t first = th->first_api, last = th->first_api + th->api_count;
+	uint32_t *pc = malloc((th->api_count ? th->api_count : 1) * sizeof(*pc));
+	struct bd_piece *p;
 	int64_t cur = INT64_MIN;
-	size_t np = 0;
+	size_t np = 0, i;
 
+	if (!pc)
+		return gs_nomem();
+	for (i = first; i < last; i++) {
+		const struct gs_api_call *c = &calls[i];
+
+		if (i > first && c->start_ns < c[-1].start_ns)
+			break;
+		if (c->end_ns > (c->start_ns > cur ? c->start_ns : cur))
+			pc[np++] = (uint32_t)i;
+		if (c->end_ns > cur)
+			cur = c->end_ns;
+	}
+	if (i == last) {
+		*out = (struct bd_pieces){.p = pc, .n = np, .calls_only = true};
+		return GS_OK;
+	}
+	free(pc);
+	p = malloc((th->api_count ? th->api_count : 1) * sizeof(*p));
 	if (!p)
 		return gs_nomem();
-	for (size_t i = th->first_api; i < th->first_api + th->api_count; i++) {
+	cur = INT64_MIN;
+	np = 0;
+	for (i = first; i < last; i++) {
 		const struct gs_api_call *c = &calls[i];
 		int64_t s = c->start_ns > cur ? c->start_ns : cur;
 
@@ -651,6 +682,46 @@ static gs_status flatten_thread(const struct gs_trace *t, uint32_t k, struct bd_
 	}
 	*out = (struct bd_pieces){.p = p, .n = np};
 	return GS_OK;
+}
+
+/* Piece i of ps. */
+static struct bd_piece piece_at(const struct gs_api_call *calls, const struct bd_pieces *ps,
+				size_t i)
+{
+	const uint32_t *pc = ps->p;
+	int64_t before;
+
+	if (!ps->calls_only)
+		return ((const struct bd_piece *)ps->p)[i];
+	before = i ? calls[pc[i - 1]].end_ns : INT64_MIN;
+	return (struct bd_piece){.start = calls[pc[i]].start_ns > before ? calls[pc[i]].start_ns :
+									   before,
+				 .end = calls[pc[i]].end_ns,
+				 .call = pc[i]};
+}
+
+struct piece_key {
+	const struct gs_api_call *calls;
+	const uint32_t *pc;
+	int64_t a;
+};
+
+static bool piece_ends_by(const void *ctx, size_t i)
+{
+	const struct piece_key *k = ctx;
+
+	return k->calls[k->pc[i]].end_ns <= k->a;
+}
+
+/* The first piece of ps ending after a. */
+static size_t piece_after(const struct gs_api_call *calls, const struct bd_pieces *ps, int64_t a)
+{
+	struct piece_key key = {calls, ps->p, a};
+
+	if (!ps->calls_only)
+		return gs_upper_bound_i64_at(ps->p, ps->n, sizeof(struct bd_piece),
+					     offsetof(struct bd_piece, end), a);
+	return gs_partition_point(ps->n, piece_ends_by, &key);
 }
 
 /* Flatten one thread's calls (only the threads that launched an op after
@@ -703,9 +774,9 @@ static gs_status credit_host_calls(struct breakdown_pass *b, uint32_t launch, in
 {
 	const struct gs_api_call *l = &b->calls[launch];
 	const struct gs_breakdown_cache *par = b->cache->parent;
-	const struct bd_piece *pieces;
+	const struct bd_pieces *pieces;
 	uint32_t th;
-	size_t lo, np;
+	size_t lo;
 	gs_status rc;
 
 	if (!b->cache->built) {
@@ -718,27 +789,27 @@ static gs_status credit_host_calls(struct breakdown_pass *b, uint32_t launch, in
 		return GS_OK;
 	/* the pieces of a shared cache (a fork's parent), else its own */
 	if (par && par->built && par->pieces[th].p) {
-		np = par->pieces[th].n;
-		pieces = par->pieces[th].p;
+		pieces = &par->pieces[th];
 	} else {
 		if (!b->cache->pieces[th].p) {
 			rc = thread_pieces(b, th);
 			if (rc)
 				return rc;
 		}
-		np = b->cache->pieces[th].n;
-		pieces = b->cache->pieces[th].p;
+		pieces = &b->cache->pieces[th];
 	}
 	/* the first piece ending after a */
-	lo = gs_upper_bound_i64_at(pieces, np, sizeof(*pieces), offsetof(struct bd_piece, end), a);
-	for (size_t i = lo; i < np && pieces[i].start < c; i++) {
-		const struct bd_piece *p = &pieces[i];
-		int64_t s = p->start > a ? p->start : a;
-		int64_t e = p->end < c ? p->end : c;
+	lo = piece_after(b->calls, pieces, a);
+	for (size_t i = lo; i < pieces->n; i++) {
+		struct bd_piece p = piece_at(b->calls, pieces, i);
+		int64_t s = p.start > a ? p.start : a;
+		int64_t e = p.end < c ? p.end : c;
 
-		if (e <= s || p->call == launch)
+		if (p.start >= c)
+			break;
+		if (e <= s || p.call == launch)
 			continue;
-		rc = credit(b, b->calls[p->call].name, e - s, gap);
+		rc = credit(b, b->calls[p.call].name, e - s, gap);
 		if (rc)
 			return rc;
 	}
