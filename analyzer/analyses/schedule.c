@@ -94,11 +94,15 @@ struct sched {
 	uint32_t *set; /* op indices of the schedule, ascending */
 	size_t ns;
 	/* The device's ops: op -> slot by its range (out->slot_ranges), slot
-	 * -> set index (NONE_LOCAL outside the set), set index -> slot. */
+	 * -> set index (NONE_LOCAL outside the set), set index -> slot. Both
+	 * NULL while every slot is in the set, in order (the usual case: the
+	 * ranges are cut to the window already): then both are the identity
+	 * (loc_of, slot_of). */
 	uint32_t *set_of_slot;
 	uint32_t *slot_of_set;
-	int64_t *start; /* per set index: the op's actual start (then scratch) */
-	uint8_t *flag;  /* per set index: SF_* (read once from the op) */
+	bool share_is_slot; /* share is out->slot_share (the identity) */
+	int64_t *start;     /* per set index: the op's actual start (then scratch) */
+	uint8_t *flag;      /* per set index: SF_* (read once from the op) */
 	const struct gs_schedule *out;
 	uint32_t *order; /* set indices in topological order */
 	uint32_t *pos;   /* per set index: position in order */
@@ -339,7 +343,15 @@ static uint32_t loc_of(const struct sched *s, uint32_t op)
 {
 	uint32_t k = gs_schedule_slot(s->out, op);
 
-	return k == GS_NO_INDEX ? NONE_LOCAL : s->set_of_slot[k];
+	if (k == GS_NO_INDEX)
+		return NONE_LOCAL;
+	return s->set_of_slot ? s->set_of_slot[k] : k;
+}
+
+/* The slot of set index v. */
+static uint32_t slot_of(const struct sched *s, uint32_t v)
+{
+	return s->slot_of_set ? s->slot_of_set[v] : v;
 }
 
 /* Edge e into set index v: the producer's set index (NONE_LOCAL when it is
@@ -927,7 +939,7 @@ static gs_status kernel_model(struct sched *s, struct gs_schedule *out, uint32_t
 		out->ideal_rule = GS_IDEAL_AS_RECORDED;
 	else
 		out->ideal_rule = GS_IDEAL_MIXED;
-	for (uint32_t v = 0; v < s->ns; v++)
+	for (uint32_t v = 0; v < s->ns && !s->share_is_slot; v++)
 		out->slot_share[s->slot_of_set[v]] = s->share[v];
 	return GS_OK;
 }
@@ -1097,8 +1109,8 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 		else
 			start = gs_sched_kernel_place(&k_id, s->cap, ready_id, dur, s->share[v]);
 		end_id[v] = start + dur;
-		out->slot_ideal_start[s->slot_of_set[v]] = start;
-		out->slot_delay_ns[s->slot_of_set[v]] = op->start_ns - start;
+		out->slot_ideal_start[slot_of(s, v)] = start;
+		out->slot_delay_ns[slot_of(s, v)] = op->start_ns - start;
 		if (end_id[v] > last_id)
 			last_id = end_id[v];
 		/* Pipelined batches: the same device. */
@@ -1107,7 +1119,7 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 		else
 			start = gs_sched_kernel_place(&k_pl, s->cap, ready_pl, dur, s->share[v]);
 		end_pl[v] = start + dur;
-		out->slot_pipelined_start[s->slot_of_set[v]] = start;
+		out->slot_pipelined_start[slot_of(s, v)] = start;
 		if (end_pl[v] > last_pl)
 			last_pl = end_pl[v];
 	}
@@ -1206,7 +1218,7 @@ static void bound_by(const struct sched *s, struct gs_schedule *out)
 		}
 		if (op->kind == GS_OP_MEMCPY && s->full[v] != INT64_MIN)
 			consider(&p, s->full[v], GS_BOUND_COPY_ENGINE);
-		out->slot_bound_by[s->slot_of_set[v]] = (uint8_t)p.c;
+		out->slot_bound_by[slot_of(s, v)] = (uint8_t)p.c;
 	}
 }
 
@@ -1219,7 +1231,7 @@ static void bound_by(const struct sched *s, struct gs_schedule *out)
 static void ideal_is_recorded(const struct sched *s, struct gs_schedule *out)
 {
 	for (uint32_t v = 0; v < s->ns; v++) {
-		uint32_t k = s->slot_of_set[v];
+		uint32_t k = slot_of(s, v);
 
 		out->slot_ideal_start[k] = s->ops[s->set[v]].start_ns;
 		out->slot_delay_ns[k] = 0;
@@ -1245,6 +1257,18 @@ static gs_status check_graph(const struct gs_graph *g, size_t n_ops)
 				g->n_ops, n_ops);
 		return GS_ERR_INVALID;
 	}
+	return GS_OK;
+}
+
+/* The first slot outside the set, k: the maps, the identity until k. */
+static gs_status maps_begin(struct sched *s, size_t n_dev, size_t k)
+{
+	s->set_of_slot = malloc(n_dev * sizeof(*s->set_of_slot));
+	s->slot_of_set = malloc(n_dev * sizeof(*s->slot_of_set));
+	if (!s->set_of_slot || !s->slot_of_set)
+		return gs_nomem();
+	for (size_t j = 0; j < k; j++)
+		s->set_of_slot[j] = s->slot_of_set[j] = (uint32_t)j;
 	return GS_OK;
 }
 
@@ -1295,9 +1319,7 @@ static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_wi
 	s->set = alloc_array(n_dev, sizeof(*s->set));
 	s->start = alloc_array(n_dev, sizeof(*s->start));
 	s->flag = alloc_array(n_dev, sizeof(*s->flag));
-	s->set_of_slot = alloc_array(n_dev, sizeof(*s->set_of_slot));
-	s->slot_of_set = alloc_array(n_dev, sizeof(*s->slot_of_set));
-	if (!s->set || !s->start || !s->flag || !s->set_of_slot || !s->slot_of_set) {
+	if (!s->set || !s->start || !s->flag) {
 		free(ranges);
 		return gs_nomem();
 	}
@@ -1308,9 +1330,13 @@ static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_wi
 			const struct gs_op *op = &s->ops[i];
 			unsigned f = 0;
 
-			s->set_of_slot[k] = NONE_LOCAL;
 			if (!gs_sched_in_window(op, wset, wset ? win->start_ns : 0,
 						wset ? win->end_ns : 0)) {
+				if (!s->set_of_slot && maps_begin(s, n_dev, k) != GS_OK) {
+					free(ranges);
+					return gs_nomem();
+				}
+				s->set_of_slot[k] = NONE_LOCAL;
 				prev_in = false;
 				continue;
 			}
@@ -1333,8 +1359,11 @@ static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_wi
 			s->set[s->ns] = (uint32_t)i;
 			s->start[s->ns] = op->start_ns;
 			s->flag[s->ns] = (uint8_t)f;
-			s->slot_of_set[s->ns] = (uint32_t)k;
-			s->set_of_slot[k] = (uint32_t)s->ns++;
+			if (s->set_of_slot) {
+				s->slot_of_set[s->ns] = (uint32_t)k;
+				s->set_of_slot[k] = (uint32_t)s->ns;
+			}
+			s->ns++;
 		}
 	}
 	free(ranges);
@@ -1367,7 +1396,10 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	s->end = malloc((s->ns ? s->ns : 1) * sizeof(int64_t));
 	s->crit = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	s->full = malloc((s->ns ? s->ns : 1) * sizeof(int64_t));
-	s->share = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
+	/* With every slot in the set, the shares by set index are the slots'. */
+	s->share_is_slot = !s->slot_of_set;
+	s->share = s->share_is_slot ? out->slot_share :
+				      malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	if (!out->slot_ideal_start || !out->slot_delay_ns || !out->slot_bound_by ||
 	    !out->slot_pipelined_start || !out->slot_share || !s->order || !s->pos || !s->end ||
 	    !s->crit || !s->full || !s->share)
@@ -1433,7 +1465,8 @@ gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g
 	free(s.end);
 	free(s.crit);
 	free(s.full);
-	free(s.share);
+	if (!s.share_is_slot)
+		free(s.share);
 	free(s.scratch);
 	if (st) {
 		gs_schedule_fini(out);
