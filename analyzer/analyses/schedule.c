@@ -260,65 +260,6 @@ static int64_t engines_take(struct engines *e, unsigned dir, int64_t ready, int6
 	return engine_take(e->free + f, n, ready, dur);
 }
 
-/* ---- kernels: shares of the device under a capacity (schedule_priv.h) -- */
-
-static void run_pop(struct gs_kernel_lane *l)
-{
-	struct gs_kernel_run v = l->run[--l->n];
-	size_t i = 0;
-
-	l->used -= l->run[0].share;
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= l->n)
-			break;
-		if (c + 1 < l->n && l->run[c + 1].end < l->run[c].end)
-			c++;
-		if (l->run[c].end >= v.end)
-			break;
-		l->run[i] = l->run[c];
-		i = c;
-	}
-	if (l->n)
-		l->run[i] = v;
-}
-
-static void run_push(struct gs_kernel_lane *l, struct gs_kernel_run v)
-{
-	size_t i = l->n++;
-
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-
-		if (l->run[p].end <= v.end)
-			break;
-		l->run[i] = l->run[p];
-		i = p;
-	}
-	l->run[i] = v;
-	l->used += v.share;
-}
-
-int64_t gs_sched_kernel_place(struct gs_kernel_lane *l, uint64_t cap, int64_t ready, int64_t dur,
-			      uint32_t share)
-{
-	int64_t t = ready > l->last ? ready : l->last;
-
-	if (!share)
-		return ready;
-	while (l->n && l->run[0].end <= t)
-		run_pop(l);
-	while (l->n && l->used + share > cap) {
-		t = l->run[0].end;
-		while (l->n && l->run[0].end <= t)
-			run_pop(l);
-	}
-	run_push(l, (struct gs_kernel_run){.end = t + dur, .share = share});
-	l->last = t;
-	return t;
-}
-
 static unsigned copy_dir(const struct gs_op *op)
 {
 	return op->copy_kind < GS_COPY_KIND_COUNT ? op->copy_kind : GS_COPY_UNKNOWN;
