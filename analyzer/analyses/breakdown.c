@@ -86,9 +86,17 @@ struct bd_piece {
 	uint32_t call;
 };
 
+/*
+ * A thread's pieces: when its calls come by start (the usual case), a
+ * piece is its call's [max(start, the piece before's end), end), so the
+ * calls alone say it (`p` is then uint32_t call indices, 4 B a piece
+ * instead of 24: flattened on every breakdown unless kept); else struct
+ * bd_piece.
+ */
 struct bd_pieces {
-	struct bd_piece *p;
+	void *p;
 	size_t n;
+	bool calls_only;
 };
 
 /* Host-bound time credited to one call name. */
@@ -183,8 +191,13 @@ struct breakdown_pass {
 	struct gs_op_range *ranges; /* the device's ops */
 	size_t n_ranges;
 	struct ev_list ev; /* every interval endpoint */
+	/* The device's ops by start, for the gaps' launches: with a few
+	 * ranges each in start order (the usual case), read through a cursor
+	 * per range (at, by_ranges); else copied and sorted (dev). */
 	struct bd_op *dev;
 	size_t n_dev;
+	bool by_ranges;
+	size_t at[GS_KMERGE_MAX_RUNS];
 
 	/* Host-call credits: the pieces and the name slots are the cache's
 	 * (shared by the devices of a report), the credits this device's. */
@@ -381,9 +394,7 @@ static gs_status collect(struct breakdown_pass *b, const struct gs_window *win,
 	b->n_dev = 0;
 	for (size_t r = 0; r < b->n_ranges; r++)
 		b->n_dev += b->ranges[r].count;
-	b->dev = malloc((b->n_dev ? b->n_dev : 1) * sizeof(*b->dev));
-	if (!b->dev)
-		return gs_nomem();
+	b->by_ranges = b->n_ranges <= GS_KMERGE_MAX_RUNS;
 	rc = gs_vec_grow((void **)&b->ev.v, &b->ev.cap, 2 * b->n_dev + 2, sizeof(*b->ev.v));
 	/* One pass over the device's ops: the default window (first start to
 	 * last end), the ops by start, and the intervals. */
@@ -397,7 +408,9 @@ static gs_status collect(struct breakdown_pass *b, const struct gs_window *win,
 				lo = op->start_ns;
 			if (!k || op->end_ns > hi)
 				hi = op->end_ns;
-			b->dev[k++] = (struct bd_op){.start = op->start_ns, .op = (uint32_t)i};
+			if (i > b->ranges[r].first && op->start_ns < op[-1].start_ns)
+				b->by_ranges = false;
+			k++;
 			rc = add_interval(&b->ev, op->start_ns, op->end_ns,
 					  op->kind == GS_OP_KERNEL ? GS_CAT_KERNEL : GS_CAT_COPY);
 			if (!rc && op->kind != GS_OP_KERNEL && op->correlation) {
@@ -447,6 +460,20 @@ static gs_status collect(struct breakdown_pass *b, const struct gs_window *win,
 		b->ev.n = n_before + tail.n;
 	}
 	gs_sort_by_i64(b->ev.v + n_before, b->ev.n - n_before, sizeof(*b->ev.v));
+	if (b->by_ranges) {
+		for (size_t r = 0; r < b->n_ranges; r++)
+			b->at[r] = b->ranges[r].first;
+		return GS_OK;
+	}
+	b->dev = malloc((b->n_dev ? b->n_dev : 1) * sizeof(*b->dev));
+	if (!b->dev)
+		return gs_nomem();
+	k = 0;
+	for (size_t r = 0; r < b->n_ranges; r++)
+		for (size_t i = b->ranges[r].first; i < b->ranges[r].first + b->ranges[r].count;
+		     i++)
+			b->dev[k++] =
+				(struct bd_op){.start = b->ops[i].start_ns, .op = (uint32_t)i};
 	/* Built in op order: by start alone is by (start, op). */
 	gs_sort_by_i64(b->dev, b->n_dev, sizeof(*b->dev));
 	return GS_OK;
@@ -607,19 +634,42 @@ static gs_status build_pieces(struct gs_breakdown_cache *c)
 	return GS_OK;
 }
 
-/* Thread k's calls flattened into disjoint pieces, in start order. */
+/* Thread k's calls flattened into disjoint pieces, in start order (ends
+ * strictly increasing): by their calls when the calls come by start. */
 static gs_status flatten_thread(const struct gs_trace *t, uint32_t k, struct bd_pieces *out)
 {
 	size_t n_threads, n_calls;
 	const struct gs_thread *th = &gs_trace_threads(t, &n_threads)[k];
 	const struct gs_api_call *calls = gs_trace_api_calls(t, &n_calls);
-	struct bd_piece *p = malloc((th->api_count ? th->api_count : 1) * sizeof(*p));
+	size_t first = th->first_api, last = th->first_api + th->api_count;
+	uint32_t *pc = malloc((th->api_count ? th->api_count : 1) * sizeof(*pc));
+	struct bd_piece *p;
 	int64_t cur = INT64_MIN;
-	size_t np = 0;
+	size_t np = 0, i;
 
+	if (!pc)
+		return gs_nomem();
+	for (i = first; i < last; i++) {
+		const struct gs_api_call *c = &calls[i];
+
+		if (i > first && c->start_ns < c[-1].start_ns)
+			break;
+		if (c->end_ns > (c->start_ns > cur ? c->start_ns : cur))
+			pc[np++] = (uint32_t)i;
+		if (c->end_ns > cur)
+			cur = c->end_ns;
+	}
+	if (i == last) {
+		*out = (struct bd_pieces){.p = pc, .n = np, .calls_only = true};
+		return GS_OK;
+	}
+	free(pc);
+	p = malloc((th->api_count ? th->api_count : 1) * sizeof(*p));
 	if (!p)
 		return gs_nomem();
-	for (size_t i = th->first_api; i < th->first_api + th->api_count; i++) {
+	cur = INT64_MIN;
+	np = 0;
+	for (i = first; i < last; i++) {
 		const struct gs_api_call *c = &calls[i];
 		int64_t s = c->start_ns > cur ? c->start_ns : cur;
 
@@ -632,6 +682,46 @@ static gs_status flatten_thread(const struct gs_trace *t, uint32_t k, struct bd_
 	}
 	*out = (struct bd_pieces){.p = p, .n = np};
 	return GS_OK;
+}
+
+/* Piece i of ps. */
+static struct bd_piece piece_at(const struct gs_api_call *calls, const struct bd_pieces *ps,
+				size_t i)
+{
+	const uint32_t *pc = ps->p;
+	int64_t before;
+
+	if (!ps->calls_only)
+		return ((const struct bd_piece *)ps->p)[i];
+	before = i ? calls[pc[i - 1]].end_ns : INT64_MIN;
+	return (struct bd_piece){.start = calls[pc[i]].start_ns > before ? calls[pc[i]].start_ns :
+									   before,
+				 .end = calls[pc[i]].end_ns,
+				 .call = pc[i]};
+}
+
+struct piece_key {
+	const struct gs_api_call *calls;
+	const uint32_t *pc;
+	int64_t a;
+};
+
+static bool piece_ends_by(const void *ctx, size_t i)
+{
+	const struct piece_key *k = ctx;
+
+	return k->calls[k->pc[i]].end_ns <= k->a;
+}
+
+/* The first piece of ps ending after a. */
+static size_t piece_after(const struct gs_api_call *calls, const struct bd_pieces *ps, int64_t a)
+{
+	struct piece_key key = {calls, ps->p, a};
+
+	if (!ps->calls_only)
+		return gs_upper_bound_i64_at(ps->p, ps->n, sizeof(struct bd_piece),
+					     offsetof(struct bd_piece, end), a);
+	return gs_partition_point(ps->n, piece_ends_by, &key);
 }
 
 /* Flatten one thread's calls (only the threads that launched an op after
@@ -684,9 +774,9 @@ static gs_status credit_host_calls(struct breakdown_pass *b, uint32_t launch, in
 {
 	const struct gs_api_call *l = &b->calls[launch];
 	const struct gs_breakdown_cache *par = b->cache->parent;
-	const struct bd_piece *pieces;
+	const struct bd_pieces *pieces;
 	uint32_t th;
-	size_t lo, np;
+	size_t lo;
 	gs_status rc;
 
 	if (!b->cache->built) {
@@ -699,27 +789,27 @@ static gs_status credit_host_calls(struct breakdown_pass *b, uint32_t launch, in
 		return GS_OK;
 	/* the pieces of a shared cache (a fork's parent), else its own */
 	if (par && par->built && par->pieces[th].p) {
-		np = par->pieces[th].n;
-		pieces = par->pieces[th].p;
+		pieces = &par->pieces[th];
 	} else {
 		if (!b->cache->pieces[th].p) {
 			rc = thread_pieces(b, th);
 			if (rc)
 				return rc;
 		}
-		np = b->cache->pieces[th].n;
-		pieces = b->cache->pieces[th].p;
+		pieces = &b->cache->pieces[th];
 	}
 	/* the first piece ending after a */
-	lo = gs_upper_bound_i64_at(pieces, np, sizeof(*pieces), offsetof(struct bd_piece, end), a);
-	for (size_t i = lo; i < np && pieces[i].start < c; i++) {
-		const struct bd_piece *p = &pieces[i];
-		int64_t s = p->start > a ? p->start : a;
-		int64_t e = p->end < c ? p->end : c;
+	lo = piece_after(b->calls, pieces, a);
+	for (size_t i = lo; i < pieces->n; i++) {
+		struct bd_piece p = piece_at(b->calls, pieces, i);
+		int64_t s = p.start > a ? p.start : a;
+		int64_t e = p.end < c ? p.end : c;
 
-		if (e <= s || p->call == launch)
+		if (p.start >= c)
+			break;
+		if (e <= s || p.call == launch)
 			continue;
-		rc = credit(b, b->calls[p->call].name, e - s, gap);
+		rc = credit(b, b->calls[p.call].name, e - s, gap);
 		if (rc)
 			return rc;
 	}
@@ -757,6 +847,54 @@ static void rank_host_calls(struct gs_host_call_time *v, struct gs_host_call_tim
 	memcpy(v, tmp, n * sizeof(*v));
 }
 
+/* The better launch call of an op starting at the gap's end: the one that
+ * started first, then the lower index. */
+static uint32_t better_launch(const struct breakdown_pass *b, uint32_t best, uint32_t c)
+{
+	if (c == GS_NO_INDEX)
+		return best;
+	if (best == GS_NO_INDEX || b->calls[c].start_ns < b->calls[best].start_ns ||
+	    (b->calls[c].start_ns == b->calls[best].start_ns && c < best))
+		return c;
+	return best;
+}
+
+/* gap_launch through the ranges' cursors (by_ranges): the first start at
+ * or after `end` over all ranges, then every op starting then; the cache
+ * is by that start (the sorted way: by its position). */
+static uint32_t gap_launch_ranges(struct breakdown_pass *b, int64_t end, int64_t *cache_start,
+				  bool *cached, uint32_t *cache_call)
+{
+	int64_t first = 0;
+	bool any = false;
+	uint32_t best = GS_NO_INDEX;
+
+	for (size_t r = 0; r < b->n_ranges; r++) {
+		size_t e = b->ranges[r].first + b->ranges[r].count, *a = &b->at[r];
+
+		while (*a < e && b->ops[*a].start_ns < end)
+			(*a)++;
+		if (*a < e && (!any || b->ops[*a].start_ns < first)) {
+			first = b->ops[*a].start_ns;
+			any = true;
+		}
+	}
+	if (!any)
+		return GS_NO_INDEX;
+	if (*cached && *cache_start == first)
+		return *cache_call;
+	for (size_t r = 0; r < b->n_ranges; r++) {
+		size_t e = b->ranges[r].first + b->ranges[r].count;
+
+		for (size_t q = b->at[r]; q < e && b->ops[q].start_ns == first; q++)
+			best = better_launch(b, best, launch_of(b, q));
+	}
+	*cached = true;
+	*cache_start = first;
+	*cache_call = best;
+	return best;
+}
+
 /* The launch call of the op that ends an idle gap at b (GS_NO_INDEX: none). */
 static uint32_t gap_launch(struct breakdown_pass *b, size_t *p, int64_t end, size_t *cache_p,
 			   uint32_t *cache_call)
@@ -770,15 +908,8 @@ static uint32_t gap_launch(struct breakdown_pass *b, size_t *p, int64_t end, siz
 		return GS_NO_INDEX;
 	if (*cache_p == *p)
 		return *cache_call;
-	for (q = *p; q < b->n_dev && b->dev[q].start == b->dev[*p].start; q++) {
-		uint32_t c = launch_of(b, b->dev[q].op);
-
-		if (c == GS_NO_INDEX)
-			continue;
-		if (best == GS_NO_INDEX || b->calls[c].start_ns < b->calls[best].start_ns ||
-		    (b->calls[c].start_ns == b->calls[best].start_ns && c < best))
-			best = c;
-	}
+	for (q = *p; q < b->n_dev && b->dev[q].start == b->dev[*p].start; q++)
+		best = better_launch(b, best, launch_of(b, b->dev[q].op));
 	*cache_p = *p;
 	*cache_call = best;
 	return best;
@@ -896,6 +1027,8 @@ static gs_status attribute_idle(struct breakdown_pass *b, struct gs_breakdown *o
 {
 	size_t p = 0, cache_p = SIZE_MAX;
 	uint32_t cache_call = GS_NO_INDEX;
+	int64_t cache_start = 0;
+	bool cached = false;
 
 	for (size_t i = 0; i < b->n_seg; i++) {
 		const struct gs_segment *s = &b->seg[i];
@@ -904,7 +1037,8 @@ static gs_status attribute_idle(struct breakdown_pass *b, struct gs_breakdown *o
 
 		if (s->category != GS_CAT_IDLE)
 			continue;
-		call = gap_launch(b, &p, e, &cache_p, &cache_call);
+		call = b->by_ranges ? gap_launch_ranges(b, e, &cache_start, &cached, &cache_call) :
+				      gap_launch(b, &p, e, &cache_p, &cache_call);
 		if (call == GS_NO_INDEX) {
 			out->unattributed_ns += e - a;
 			continue;

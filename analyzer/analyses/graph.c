@@ -595,7 +595,9 @@ static gs_status finish_edges(struct builder *b)
 {
 	struct gs_graph *g = b->g;
 	size_t n = b->n_edges, n_all = n, k = 0;
-	size_t *first = calloc(b->n_ops + 1, sizeof(*first));
+	/* Counted with ++ (a read first): zeroed by a write, else each page is
+	 * mapped to the zero page by the read and copied at the write. */
+	size_t *first = malloc((b->n_ops + 1) * sizeof(*first));
 	uint8_t *chained = calloc(b->n_ops + 1, 1); /* has a stream-order edge */
 	struct gs_edge *e;
 
@@ -604,6 +606,7 @@ static gs_status finish_edges(struct builder *b)
 		free(chained);
 		return gs_nomem();
 	}
+	memset(first, 0, (b->n_ops + 1) * sizeof(*first));
 	for (uint32_t s = 0; s < b->n_streams; s++) {
 		size_t f, count;
 
@@ -672,7 +675,7 @@ static gs_status finish_edges(struct builder *b)
  */
 static gs_status has_cycle(const struct gs_graph *g, bool *cycle)
 {
-	uint32_t *out = calloc(g->n_ops + 1, sizeof(*out));
+	uint32_t *out = malloc((g->n_ops + 1) * sizeof(*out)); /* zeroed by a write (++) */
 	uint32_t *queue = malloc((g->n_ops + 1) * sizeof(*queue));
 	size_t head = 0, tail = 0;
 
@@ -681,6 +684,7 @@ static gs_status has_cycle(const struct gs_graph *g, bool *cycle)
 		free(queue);
 		return gs_nomem();
 	}
+	memset(out, 0, (g->n_ops + 1) * sizeof(*out));
 	for (size_t i = 0; i < g->n_edges; i++)
 		out[g->edges[i].from]++;
 	for (size_t v = 0; v < g->n_ops; v++)

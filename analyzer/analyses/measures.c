@@ -261,8 +261,9 @@ static gs_status collect(struct measures_pass *m, struct gs_measures *out)
 	out->delays = calloc(m->n_runs ? m->n_runs : 1, sizeof(*out->delays));
 	v = malloc((cap ? cap : 1) * sizeof(*v));
 	m->kv = malloc(nd * sizeof(*m->kv));
-	m->qa = malloc(nd * sizeof(*m->qa));
-	m->qe = malloc(nd * sizeof(*m->qe));
+	/* One block: annotations() sorts its pieces there once queue() is done. */
+	m->qa = malloc(2 * nd * sizeof(*m->qa));
+	m->qe = m->qa ? m->qa + nd : NULL;
 	if (m->want_order)
 		m->order = malloc(nd * sizeof(*m->order));
 	if (!cell || !out->delays || !v || !m->kv || !m->qa || !m->qe ||
@@ -481,9 +482,10 @@ struct ann {
 	struct gs_u64map map; /* (source << 32 | name) -> slot */
 	struct gs_annotation_time *rows;
 	size_t n_rows;
-	struct piece *p;
+	struct piece *p; /* the ops by launch call's room (m->order) when it fits */
 	uint32_t *group; /* per piece */
 	size_t n, cap;
+	bool p_borrowed; /* p is m->order's: not freed here */
 };
 
 static uint32_t ann_slot(struct ann *an, const struct gs_range *r)
@@ -555,6 +557,10 @@ struct hop {
 	uint32_t node;
 	uint32_t copy;
 };
+
+_Static_assert(sizeof(struct hop) <= sizeof(struct kev), "ann_host's ops in the kernels' room");
+_Static_assert(sizeof(struct piece) <= sizeof(struct by_call),
+	       "ann_gpu's pieces in the ops by launch call's room");
 
 struct hnodes {
 	uint32_t *ann, *up;
@@ -630,6 +636,7 @@ static gs_status ann_host(const struct measures_pass *m, struct ann *an,
 	struct gs_kmerge km;
 	struct hnodes nd = {.max = m->max_pieces};
 	struct hop *ops = NULL;
+	const struct hop *hp_op;
 	uint32_t *path = NULL, cur = GS_NO_INDEX;
 	int64_t *cs = NULL, *ce = NULL, *tot = NULL;
 	size_t nh = 0, hp = 0, n_ops = 0;
@@ -641,7 +648,9 @@ static gs_status ann_host(const struct measures_pass *m, struct ann *an,
 		return GS_OK;
 	h = malloc(nh * sizeof(*h));
 	path = malloc(nh * sizeof(*path));
-	ops = malloc((m->n_order ? m->n_order : 1) * sizeof(*ops));
+	/* The kernels' room (classes() has read them): no more ops than the
+	 * device's, as large an entry, pages already touched. */
+	ops = (struct hop *)m->kv;
 	if (!h || !path || !ops) {
 		rc = gs_nomem();
 		goto out;
@@ -692,8 +701,9 @@ static gs_status ann_host(const struct measures_pass *m, struct ann *an,
 	}
 	if (rc != GS_OK || !n_ops)
 		goto out;
-	/* By start: each group's union grows at its end, none kept apart. */
-	gs_sort_by_i64(ops, n_ops, sizeof(*ops));
+	/* By start: each group's union grows at its end, none kept apart (the
+	 * sort's order, read without its copy for a few runs). */
+	gs_kmerge_init_i64(&km, ops, n_ops, sizeof(*ops));
 	cs = malloc(2 * an->n_rows * sizeof(*cs));
 	ce = malloc(2 * an->n_rows * sizeof(*ce));
 	tot = calloc(2 * an->n_rows, sizeof(*tot));
@@ -703,19 +713,19 @@ static gs_status ann_host(const struct measures_pass *m, struct ann *an,
 	}
 	for (size_t g = 0; g < 2 * an->n_rows; g++)
 		cs[g] = ce[g] = INT64_MIN;
-	for (size_t i = 0; i < n_ops; i++)
-		for (uint32_t at = ops[i].node; at != GS_NO_INDEX; at = nd.up[at]) {
-			size_t g = (size_t)h[nd.ann[at]].slot * 2 + ops[i].copy;
+	while ((hp_op = gs_kmerge_next(&km)))
+		for (uint32_t at = hp_op->node; at != GS_NO_INDEX; at = nd.up[at]) {
+			size_t g = (size_t)h[nd.ann[at]].slot * 2 + hp_op->copy;
 
-			if (ops[i].start <= ce[g] && cs[g] != INT64_MIN) {
-				if (ops[i].end > ce[g])
-					ce[g] = ops[i].end;
+			if (hp_op->start <= ce[g] && cs[g] != INT64_MIN) {
+				if (hp_op->end > ce[g])
+					ce[g] = hp_op->end;
 				continue;
 			}
 			if (cs[g] != INT64_MIN)
 				tot[g] += ce[g] - cs[g];
-			cs[g] = ops[i].start;
-			ce[g] = ops[i].end;
+			cs[g] = hp_op->start;
+			ce[g] = hp_op->end;
 		}
 	for (size_t g = 0; g < 2 * an->n_rows; g++) {
 		if (cs[g] == INT64_MIN)
@@ -729,7 +739,6 @@ static gs_status ann_host(const struct measures_pass *m, struct ann *an,
 out:
 	free(h);
 	free(path);
-	free(ops);
 	free(nd.ann);
 	free(nd.up);
 	free(cs);
@@ -828,7 +837,14 @@ static gs_status ann_gpu(const struct measures_pass *m, struct ann *an,
 		}
 		if (!want)
 			return GS_OK;
-		an->p = malloc(want * sizeof(*an->p));
+		/* ann_host, the only reader of the ops by launch call, is done:
+		 * their pages, already touched, take the pieces when they fit. */
+		if (m->order && want <= m->n_dev) {
+			an->p = (struct piece *)m->order;
+			an->p_borrowed = true;
+		} else {
+			an->p = malloc(want * sizeof(*an->p));
+		}
 		an->group = malloc(want * sizeof(*an->group));
 		if (!an->p || !an->group)
 			return gs_nomem();
@@ -907,7 +923,10 @@ static gs_status annotations(const struct measures_pass *m, struct gs_measures *
 	 * group's pieces come nearly in start order, so sorting them apart
 	 * costs less than sorting all by start first */
 	first = calloc(2 * an.n_rows + 1, sizeof(*first));
-	sorted = malloc((an.n ? an.n : 1) * sizeof(*sorted)); /* each written once */
+	/* each written once; in the queue's events (read by queue(), done)
+	 * when they fit, pages already touched */
+	sorted = an.n <= m->n_dev && m->qa ? (struct piece *)m->qa :
+					     malloc((an.n ? an.n : 1) * sizeof(*sorted));
 	if (!first || !sorted) {
 		rc = gs_nomem();
 		goto out;
@@ -920,23 +939,27 @@ static gs_status annotations(const struct measures_pass *m, struct gs_measures *
 		sorted[first[an.group[i]]++] = an.p[i];
 	for (size_t g = 0, at = 0; g < 2 * an.n_rows; at = first[g++]) {
 		/* first[g] is now the end of group g: its pieces' union */
-		size_t i = at, end = first[g];
-		int64_t cs, ce, tot = 0;
+		size_t end = first[g];
+		int64_t cs = 0, ce = 0, tot = 0;
+		struct gs_kmerge km;
+		const struct piece *pc;
+		bool open = false;
 
 		if (at == end)
 			continue;
-		gs_sort_by_i64(sorted + at, end - at, sizeof(*sorted));
-		cs = sorted[i].start;
-		ce = sorted[i].end;
-		for (i++; i < end; i++) {
-			if (sorted[i].start <= ce) {
-				if (sorted[i].end > ce)
-					ce = sorted[i].end;
+		/* by start (the sort, without its copy for a few runs) */
+		gs_kmerge_init_i64(&km, sorted + at, end - at, sizeof(*sorted));
+		while ((pc = gs_kmerge_next(&km))) {
+			if (open && pc->start <= ce) {
+				if (pc->end > ce)
+					ce = pc->end;
 				continue;
 			}
-			tot += ce - cs;
-			cs = sorted[i].start;
-			ce = sorted[i].end;
+			if (open)
+				tot += ce - cs;
+			open = true;
+			cs = pc->start;
+			ce = pc->end;
 		}
 		tot += ce - cs;
 		if (g & 1)
@@ -952,8 +975,10 @@ static gs_status annotations(const struct measures_pass *m, struct gs_measures *
 	an.rows = NULL;
 out:
 	free(first);
-	free(sorted);
-	free(an.p);
+	if (sorted != (struct piece *)m->qa)
+		free(sorted);
+	if (!an.p_borrowed)
+		free(an.p);
 	free(an.group);
 	free(an.rows);
 	gs_u64map_fini(&an.map);
@@ -1012,8 +1037,7 @@ gs_status gs_measures_compute_max(const struct gs_trace *t, uint32_t device, int
 		rc = annotations(&m, out);
 	free(m.runs);
 	free(m.kv);
-	free(m.qa);
-	free(m.qe);
+	free(m.qa); /* and m.qe */
 	free(m.order);
 	if (rc != GS_OK) {
 		gs_measures_fini(out);

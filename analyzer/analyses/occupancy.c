@@ -17,6 +17,8 @@
  * the table, a device record without an SM count, or a configuration the
  * limits cannot hold (more threads than a block may have) gives no share,
  * and the schedule falls back on the concurrency the recorded run showed.
+ * Then the lane of running kernels under the capacity that the schedules
+ * place kernels on by their shares (gs_sched_kernel_place).
  */
 #include "schedule_priv.h"
 
@@ -100,4 +102,64 @@ uint32_t gs_sched_kernel_share(const struct gs_device *d, const struct gs_launch
 	 * nothing. blocks < fill < 2^38. */
 	share = blocks * GS_SHARE_UNIT / fill;
 	return share ? (uint32_t)share : 1;
+}
+
+/* ---- kernels: shares of the device under a capacity (schedule_priv.h) ----
+ * The lane the ideal schedule and the CUDA Graph replay place kernels on. */
+
+static void run_pop(struct gs_kernel_lane *l)
+{
+	struct gs_kernel_run v = l->run[--l->n];
+	size_t i = 0;
+
+	l->used -= l->run[0].share;
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= l->n)
+			break;
+		if (c + 1 < l->n && l->run[c + 1].end < l->run[c].end)
+			c++;
+		if (l->run[c].end >= v.end)
+			break;
+		l->run[i] = l->run[c];
+		i = c;
+	}
+	if (l->n)
+		l->run[i] = v;
+}
+
+static void run_push(struct gs_kernel_lane *l, struct gs_kernel_run v)
+{
+	size_t i = l->n++;
+
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (l->run[p].end <= v.end)
+			break;
+		l->run[i] = l->run[p];
+		i = p;
+	}
+	l->run[i] = v;
+	l->used += v.share;
+}
+
+int64_t gs_sched_kernel_place(struct gs_kernel_lane *l, uint64_t cap, int64_t ready, int64_t dur,
+			      uint32_t share)
+{
+	int64_t t = ready > l->last ? ready : l->last;
+
+	if (!share)
+		return ready;
+	while (l->n && l->run[0].end <= t)
+		run_pop(l);
+	while (l->n && l->used + share > cap) {
+		t = l->run[0].end;
+		while (l->n && l->run[0].end <= t)
+			run_pop(l);
+	}
+	run_push(l, (struct gs_kernel_run){.end = t + dur, .share = share});
+	l->last = t;
+	return t;
 }

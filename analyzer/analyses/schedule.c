@@ -94,11 +94,15 @@ struct sched {
 	uint32_t *set; /* op indices of the schedule, ascending */
 	size_t ns;
 	/* The device's ops: op -> slot by its range (out->slot_ranges), slot
-	 * -> set index (NONE_LOCAL outside the set), set index -> slot. */
+	 * -> set index (NONE_LOCAL outside the set), set index -> slot. Both
+	 * NULL while every slot is in the set, in order (the usual case: the
+	 * ranges are cut to the window already): then both are the identity
+	 * (loc_of, slot_of). */
 	uint32_t *set_of_slot;
 	uint32_t *slot_of_set;
-	int64_t *start; /* per set index: the op's actual start (then scratch) */
-	uint8_t *flag;  /* per set index: SF_* (read once from the op) */
+	bool share_is_slot; /* share is out->slot_share (the identity) */
+	int64_t *start;     /* per set index: the op's actual start (then scratch) */
+	uint8_t *flag;      /* per set index: SF_* (read once from the op) */
 	const struct gs_schedule *out;
 	uint32_t *order; /* set indices in topological order */
 	uint32_t *pos;   /* per set index: position in order */
@@ -106,7 +110,9 @@ struct sched {
 	uint32_t *crit;  /* per set index: the producer that set the start */
 	int64_t *full;   /* per set index (copies): last moment all engines were busy */
 	uint32_t *share; /* per set index: the kernel's share (0: none) */
-	uint64_t cap;    /* kernel capacity, GS_SHARE_UNIT units */
+	void *scratch;   /* the copy events, then the pipelined ends (scratch_get) */
+	size_t scratch_bytes;
+	uint64_t cap; /* kernel capacity, GS_SHARE_UNIT units */
 	uint32_t engines[GS_COPY_KIND_COUNT];
 	uint32_t observed[GS_COPY_KIND_COUNT];
 	uint32_t copies[GS_COPY_KIND_COUNT]; /* copies in the set that take an engine */
@@ -115,6 +121,24 @@ struct sched {
 static void *alloc_array(size_t n, size_t size)
 {
 	return calloc(n ? n : 1, size);
+}
+
+/*
+ * Room for `bytes` that the one before no longer needs: the same memory
+ * when it is large enough, so that the event lists and the pipelined ends
+ * touch their pages once (each would be a fresh mapping, faulted in page
+ * by page, above malloc's mmap threshold). Not zeroed.
+ */
+static void *scratch_get(struct sched *s, size_t bytes)
+{
+	if (!bytes)
+		bytes = 1;
+	if (bytes > s->scratch_bytes) {
+		free(s->scratch);
+		s->scratch = malloc(bytes);
+		s->scratch_bytes = s->scratch ? bytes : 0;
+	}
+	return s->scratch;
 }
 
 /* ---- a heap of set indices keyed by (actual start, op index) ---------- */
@@ -236,65 +260,6 @@ static int64_t engines_take(struct engines *e, unsigned dir, int64_t ready, int6
 	return engine_take(e->free + f, n, ready, dur);
 }
 
-/* ---- kernels: shares of the device under a capacity (schedule_priv.h) -- */
-
-static void run_pop(struct gs_kernel_lane *l)
-{
-	struct gs_kernel_run v = l->run[--l->n];
-	size_t i = 0;
-
-	l->used -= l->run[0].share;
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= l->n)
-			break;
-		if (c + 1 < l->n && l->run[c + 1].end < l->run[c].end)
-			c++;
-		if (l->run[c].end >= v.end)
-			break;
-		l->run[i] = l->run[c];
-		i = c;
-	}
-	if (l->n)
-		l->run[i] = v;
-}
-
-static void run_push(struct gs_kernel_lane *l, struct gs_kernel_run v)
-{
-	size_t i = l->n++;
-
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-
-		if (l->run[p].end <= v.end)
-			break;
-		l->run[i] = l->run[p];
-		i = p;
-	}
-	l->run[i] = v;
-	l->used += v.share;
-}
-
-int64_t gs_sched_kernel_place(struct gs_kernel_lane *l, uint64_t cap, int64_t ready, int64_t dur,
-			      uint32_t share)
-{
-	int64_t t = ready > l->last ? ready : l->last;
-
-	if (!share)
-		return ready;
-	while (l->n && l->run[0].end <= t)
-		run_pop(l);
-	while (l->n && l->used + share > cap) {
-		t = l->run[0].end;
-		while (l->n && l->run[0].end <= t)
-			run_pop(l);
-	}
-	run_push(l, (struct gs_kernel_run){.end = t + dur, .share = share});
-	l->last = t;
-	return t;
-}
-
 static unsigned copy_dir(const struct gs_op *op)
 {
 	return op->copy_kind < GS_COPY_KIND_COUNT ? op->copy_kind : GS_COPY_UNKNOWN;
@@ -319,7 +284,15 @@ static uint32_t loc_of(const struct sched *s, uint32_t op)
 {
 	uint32_t k = gs_schedule_slot(s->out, op);
 
-	return k == GS_NO_INDEX ? NONE_LOCAL : s->set_of_slot[k];
+	if (k == GS_NO_INDEX)
+		return NONE_LOCAL;
+	return s->set_of_slot ? s->set_of_slot[k] : k;
+}
+
+/* The slot of set index v. */
+static uint32_t slot_of(const struct sched *s, uint32_t v)
+{
+	return s->slot_of_set ? s->slot_of_set[v] : v;
 }
 
 /* Edge e into set index v: the producer's set index (NONE_LOCAL when it is
@@ -352,17 +325,18 @@ static void in_edges(const struct sched *s, uint32_t op, size_t *lo, size_t *hi)
 }
 
 /*
- * The set in (actual start, set index) order. When every edge inside the
- * set goes from an op earlier in that order to a later one (a consistent
- * trace: a producer starts before its consumers), it is the order Kahn's
- * algorithm below gives too: the first op left in that order has all its
- * producers ordered already, so it is ready, and it is the smallest ready
- * one. Then no heap is needed. Returns false when some edge goes back.
+ * s->order is the set in (actual start, set index) order. When every edge
+ * inside the set goes from an op earlier in that order to a later one (a
+ * consistent trace: a producer starts before its consumers), it is the
+ * order Kahn's algorithm below gives too: the first op left in that order
+ * has all its producers ordered already, so it is ready, and it is the
+ * smallest ready one. Then no heap is needed. Returns false when some edge
+ * goes back.
  */
-static bool start_order(struct sched *s, const struct by_start *by_start)
+static bool start_order(struct sched *s)
 {
 	for (uint32_t k = 0; k < s->ns; k++)
-		s->pos[by_start[k].v] = k;
+		s->pos[s->order[k]] = k;
 	for (uint32_t v = 0; v < s->ns; v++) {
 		size_t lo, hi;
 
@@ -378,40 +352,78 @@ static bool start_order(struct sched *s, const struct by_start *by_start)
 				return false;
 		}
 	}
-	for (uint32_t k = 0; k < s->ns; k++)
-		s->order[k] = by_start[k].v;
 	return true;
 }
 
-static gs_status topo_order(struct sched *s, uint64_t *broken)
+/* The stretches of s->start that do not go down (each stream's ops come
+ * by start: about one a stream), counted up to GS_KMERGE_MAX_RUNS + 1. */
+static size_t start_runs(const struct sched *s)
 {
-	size_t ns = s->ns, i, k, cursor = 0, n_out = 0;
-	struct by_start *by_start = alloc_array(ns, sizeof(struct by_start));
-	uint32_t *indeg = NULL;
-	size_t *out_first = NULL;
-	uint8_t *state = NULL; /* 0 waiting, 1 queued, 2 done */
-	uint32_t *out_to = NULL;
-	struct op_heap h = {.a = NULL, .n = 0, .s = s};
-	gs_status st = GS_OK;
+	size_t runs = s->ns ? 1 : 0;
 
+	for (uint32_t v = 1; v < s->ns && runs <= GS_KMERGE_MAX_RUNS; v++)
+		runs += s->start[v] < s->start[v - 1];
+	return runs;
+}
+
+/*
+ * s->order by (actual start, set index). With few runs a merge reads
+ * s->start in place (on equal starts the earlier run, the smaller index,
+ * first: the stable sort's order) and nothing is allocated; else the
+ * (start, index) pairs are sorted, as gs_kmerge would sort s->start in
+ * place, which the schedules still need.
+ */
+static gs_status by_start_order(struct sched *s)
+{
+	size_t ns = s->ns;
+	struct by_start *by_start;
+
+	if (start_runs(s) <= GS_KMERGE_MAX_RUNS) {
+		struct gs_kmerge km;
+		const int64_t *e;
+		uint32_t k = 0;
+
+		gs_kmerge_init_i64(&km, s->start, ns, sizeof(*s->start));
+		while ((e = gs_kmerge_next(&km)))
+			s->order[k++] = (uint32_t)(e - s->start);
+		return GS_OK;
+	}
+	by_start = alloc_array(ns, sizeof(struct by_start));
 	if (!by_start)
 		return gs_nomem();
 	/* Set indices ascend with op indices: by start alone is (start, v). */
 	for (uint32_t v = 0; v < ns; v++)
 		by_start[v] = (struct by_start){.start = s->start[v], .v = v};
 	gs_sort_by_i64(by_start, ns, sizeof(*by_start));
-	if (start_order(s, by_start)) {
-		free(by_start);
-		return GS_OK;
-	}
+	for (uint32_t k = 0; k < ns; k++)
+		s->order[k] = by_start[k].v;
+	free(by_start);
+	return GS_OK;
+}
+
+static gs_status topo_order(struct sched *s, uint64_t *broken)
+{
+	size_t ns = s->ns, i, k, cursor = 0, n_out = 0;
+	uint32_t *by_start = NULL; /* the set indices by (start, index) */
+	uint32_t *indeg = NULL;
+	size_t *out_first = NULL;
+	uint8_t *state = NULL; /* 0 waiting, 1 queued, 2 done */
+	uint32_t *out_to = NULL;
+	struct op_heap h = {.a = NULL, .n = 0, .s = s};
+	gs_status st = by_start_order(s);
+
+	if (st || start_order(s))
+		return st;
+	by_start = alloc_array(ns, sizeof(uint32_t));
 	indeg = alloc_array(ns, sizeof(uint32_t));
 	out_first = alloc_array(ns + 1, sizeof(size_t));
 	state = alloc_array(ns, 1);
 	h.a = alloc_array(ns, sizeof(uint32_t));
-	if (!indeg || !out_first || !state || !h.a) {
+	if (!by_start || !indeg || !out_first || !state || !h.a) {
 		st = gs_nomem();
 		goto out;
 	}
+	memcpy(by_start, s->order, ns * sizeof(*by_start));
 	/* Out-adjacency inside the set (a CSR built from the in-edges). */
 	for (uint32_t v = 0; v < ns; v++) {
 		size_t lo, hi;
@@ -464,7 +476,7 @@ static gs_status topo_order(struct sched *s, uint64_t *broken)
 
 		if (!h.n) {
 			/* A cycle: free the waiting op that started first. */
-			while (cursor < ns && state[by_start[cursor].v])
+			while (cursor < ns && state[by_start[cursor]])
 				cursor++;
 			if (cursor == ns) {
 				gs_error_append(
@@ -472,8 +484,8 @@ static gs_status topo_order(struct sched *s, uint64_t *broken)
 				st = GS_ERR_INVALID;
 				goto out;
 			}
-			state[by_start[cursor].v] = 1;
-			op_heap_push(&h, by_start[cursor].v);
+			state[by_start[cursor]] = 1;
+			op_heap_push(&h, by_start[cursor]);
 			(*broken)++;
 		}
 		u = op_heap_pop(&h);
@@ -520,7 +532,7 @@ static int cmp_copy_ev(const void *pa, const void *pb)
 
 static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
 {
-	size_t n_ev = 0, i;
+	size_t n_ev = 0, i, room;
 	struct copy_ev *ev;
 	uint32_t count[GS_COPY_KIND_COUNT] = {0};
 	int64_t last_full[GS_COPY_KIND_COUNT];
@@ -530,7 +542,11 @@ static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
 		if (s->flag[v] & SF_COPY)
 			n_ev += s->flag[v] & SF_ENGINE ? 2 : 1;
 	}
-	ev = alloc_array(n_ev, sizeof(*ev));
+	/* As large as the pipelined ends that come after (schedules). */
+	room = n_ev * sizeof(*ev);
+	if (room < s->ns * sizeof(int64_t))
+		room = s->ns * sizeof(int64_t);
+	ev = scratch_get(s, room);
 	if (!ev)
 		return gs_nomem();
 	n_ev = 0;
@@ -583,7 +599,6 @@ static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
 				count[d]++;
 		}
 	}
-	free(ev);
 	return GS_OK;
 }
 
@@ -623,7 +638,7 @@ static gs_status recorded_peaks_sorted(struct sched *s, uint32_t *at_once, uint6
 
 	for (uint32_t v = 0; v < s->ns; v++)
 		n_ev += takes_share(&s->ops[s->set[v]]) ? 2 : 0;
-	ev = alloc_array(n_ev, sizeof(*ev));
+	ev = scratch_get(s, n_ev * sizeof(*ev));
 	if (!ev)
 		return gs_nomem();
 	n_ev = 0;
@@ -658,7 +673,6 @@ static gs_status recorded_peaks_sorted(struct sched *s, uint32_t *at_once, uint6
 				*peak = used;
 		}
 	}
-	free(ev);
 	return GS_OK;
 }
 
@@ -866,7 +880,7 @@ static gs_status kernel_model(struct sched *s, struct gs_schedule *out, uint32_t
 		out->ideal_rule = GS_IDEAL_AS_RECORDED;
 	else
 		out->ideal_rule = GS_IDEAL_MIXED;
-	for (uint32_t v = 0; v < s->ns; v++)
+	for (uint32_t v = 0; v < s->ns && !s->share_is_slot; v++)
 		out->slot_share[s->slot_of_set[v]] = s->share[v];
 	return GS_OK;
 }
@@ -964,7 +978,7 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 	struct gs_what_if *w = &out->pipelined;
 	int64_t last_db = s->w0, last_id = s->w0, last_pl = s->w0;
 	int64_t *end_id = s->start; /* the actual starts were for the order only */
-	int64_t *end_pl = malloc((s->ns ? s->ns : 1) * sizeof(*end_pl));
+	int64_t *end_pl = scratch_get(s, s->ns * sizeof(*end_pl)); /* the events' room */
 	gs_status st = end_pl ? GS_OK : gs_nomem();
 
 	if (!st)
@@ -1036,8 +1050,8 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 		else
 			start = gs_sched_kernel_place(&k_id, s->cap, ready_id, dur, s->share[v]);
 		end_id[v] = start + dur;
-		out->slot_ideal_start[s->slot_of_set[v]] = start;
-		out->slot_delay_ns[s->slot_of_set[v]] = op->start_ns - start;
+		out->slot_ideal_start[slot_of(s, v)] = start;
+		out->slot_delay_ns[slot_of(s, v)] = op->start_ns - start;
 		if (end_id[v] > last_id)
 			last_id = end_id[v];
 		/* Pipelined batches: the same device. */
@@ -1046,7 +1060,7 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 		else
 			start = gs_sched_kernel_place(&k_pl, s->cap, ready_pl, dur, s->share[v]);
 		end_pl[v] = start + dur;
-		out->slot_pipelined_start[s->slot_of_set[v]] = start;
+		out->slot_pipelined_start[slot_of(s, v)] = start;
 		if (end_pl[v] > last_pl)
 			last_pl = end_pl[v];
 	}
@@ -1061,7 +1075,6 @@ out:
 	free(e_pl.free);
 	free(k_id.run);
 	free(k_pl.run);
-	free(end_pl);
 	return st;
 }
 
@@ -1146,7 +1159,7 @@ static void bound_by(const struct sched *s, struct gs_schedule *out)
 		}
 		if (op->kind == GS_OP_MEMCPY && s->full[v] != INT64_MIN)
 			consider(&p, s->full[v], GS_BOUND_COPY_ENGINE);
-		out->slot_bound_by[s->slot_of_set[v]] = (uint8_t)p.c;
+		out->slot_bound_by[slot_of(s, v)] = (uint8_t)p.c;
 	}
 }
 
@@ -1159,7 +1172,7 @@ static void bound_by(const struct sched *s, struct gs_schedule *out)
 static void ideal_is_recorded(const struct sched *s, struct gs_schedule *out)
 {
 	for (uint32_t v = 0; v < s->ns; v++) {
-		uint32_t k = s->slot_of_set[v];
+		uint32_t k = slot_of(s, v);
 
 		out->slot_ideal_start[k] = s->ops[s->set[v]].start_ns;
 		out->slot_delay_ns[k] = 0;
@@ -1185,6 +1198,18 @@ static gs_status check_graph(const struct gs_graph *g, size_t n_ops)
 				g->n_ops, n_ops);
 		return GS_ERR_INVALID;
 	}
+	return GS_OK;
+}
+
+/* The first slot outside the set, k: the maps, the identity until k. */
+static gs_status maps_begin(struct sched *s, size_t n_dev, size_t k)
+{
+	s->set_of_slot = malloc(n_dev * sizeof(*s->set_of_slot));
+	s->slot_of_set = malloc(n_dev * sizeof(*s->slot_of_set));
+	if (!s->set_of_slot || !s->slot_of_set)
+		return gs_nomem();
+	for (size_t j = 0; j < k; j++)
+		s->set_of_slot[j] = s->slot_of_set[j] = (uint32_t)j;
 	return GS_OK;
 }
 
@@ -1235,9 +1260,7 @@ static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_wi
 	s->set = alloc_array(n_dev, sizeof(*s->set));
 	s->start = alloc_array(n_dev, sizeof(*s->start));
 	s->flag = alloc_array(n_dev, sizeof(*s->flag));
-	s->set_of_slot = alloc_array(n_dev, sizeof(*s->set_of_slot));
-	s->slot_of_set = alloc_array(n_dev, sizeof(*s->slot_of_set));
-	if (!s->set || !s->start || !s->flag || !s->set_of_slot || !s->slot_of_set) {
+	if (!s->set || !s->start || !s->flag) {
 		free(ranges);
 		return gs_nomem();
 	}
@@ -1248,9 +1271,13 @@ static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_wi
 			const struct gs_op *op = &s->ops[i];
 			unsigned f = 0;
 
-			s->set_of_slot[k] = NONE_LOCAL;
 			if (!gs_sched_in_window(op, wset, wset ? win->start_ns : 0,
 						wset ? win->end_ns : 0)) {
+				if (!s->set_of_slot && maps_begin(s, n_dev, k) != GS_OK) {
+					free(ranges);
+					return gs_nomem();
+				}
+				s->set_of_slot[k] = NONE_LOCAL;
 				prev_in = false;
 				continue;
 			}
@@ -1273,8 +1300,11 @@ static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_wi
 			s->set[s->ns] = (uint32_t)i;
 			s->start[s->ns] = op->start_ns;
 			s->flag[s->ns] = (uint8_t)f;
-			s->slot_of_set[s->ns] = (uint32_t)k;
-			s->set_of_slot[k] = (uint32_t)s->ns++;
+			if (s->set_of_slot) {
+				s->slot_of_set[s->ns] = (uint32_t)k;
+				s->set_of_slot[k] = (uint32_t)s->ns;
+			}
+			s->ns++;
 		}
 	}
 	free(ranges);
@@ -1307,7 +1337,10 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	s->end = malloc((s->ns ? s->ns : 1) * sizeof(int64_t));
 	s->crit = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	s->full = malloc((s->ns ? s->ns : 1) * sizeof(int64_t));
-	s->share = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
+	/* With every slot in the set, the shares by set index are the slots'. */
+	s->share_is_slot = !s->slot_of_set;
+	s->share = s->share_is_slot ? out->slot_share :
+				      malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	if (!out->slot_ideal_start || !out->slot_delay_ns || !out->slot_bound_by ||
 	    !out->slot_pipelined_start || !out->slot_share || !s->order || !s->pos || !s->end ||
 	    !s->crit || !s->full || !s->share)
@@ -1373,7 +1406,9 @@ gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g
 	free(s.end);
 	free(s.crit);
 	free(s.full);
-	free(s.share);
+	if (!s.share_is_slot)
+		free(s.share);
+	free(s.scratch);
 	if (st) {
 		gs_schedule_fini(out);
 		out->device = device;

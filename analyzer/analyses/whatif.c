@@ -142,14 +142,15 @@ static struct rop *order_ops(const struct gs_schedule *s, const struct gs_op *op
 
 /* Each position's predecessors: the re-timed ones (a slot earlier in the
  * order: done when the pass reaches this op) by position, the rest folded
- * into the latest of their recorded ends. */
+ * into the latest of their recorded ends. r->pfirst holds each position's
+ * op on entry; each is read before its place is overwritten. */
 static gs_status link(struct replay *r, const struct gs_graph *g, const struct gs_op *ops,
-		      size_t n_ops, const struct rop *order)
+		      size_t n_ops)
 {
 	size_t np = 0, cap = 0, hint = 0;
 
 	for (size_t i = 0; i < r->n; i++) {
-		size_t lo = g->in_first[order[i].op], hi = g->in_first[order[i].op + 1];
+		size_t lo = g->in_first[r->pfirst[i]], hi = g->in_first[r->pfirst[i] + 1];
 
 		if (hi > g->n_edges)
 			hi = g->n_edges;
@@ -163,7 +164,7 @@ static gs_status link(struct replay *r, const struct gs_graph *g, const struct g
 	if (!r->pred)
 		return gs_nomem();
 	for (size_t i = 0; i < r->n; i++) {
-		uint32_t o = order[i].op;
+		uint32_t o = r->pfirst[i];
 		size_t lo = g->in_first[o], hi = g->in_first[o + 1];
 		int64_t fixed = INT64_MIN;
 
@@ -188,48 +189,165 @@ static gs_status link(struct replay *r, const struct gs_graph *g, const struct g
 	return GS_OK;
 }
 
+/* Position i: op o, of slot k. */
+static void place(struct replay *r, const struct gs_op *ops, size_t i, uint32_t o, uint32_t k)
+{
+	const struct gs_schedule *s = r->s;
+
+	r->start[i] = ops[o].start_ns;
+	r->dur[i] = gs_sched_dur(&ops[o]);
+	r->pfirst[i] = o; /* link() reads it, then overwrites it */
+	if (k != GS_NO_INDEX) {
+		r->pos[k] = (uint32_t)i;
+		if (s->slot_share && k < s->n_slots)
+			r->share[i] = s->slot_share[k];
+	}
+}
+
+/* A slot range's next op in the pass, keyed by (start, op). */
+struct rcur {
+	int64_t start;
+	uint32_t op;
+	uint32_t range;
+};
+
+static bool rcur_before(const struct rcur *a, const struct rcur *b)
+{
+	return a->start != b->start ? a->start < b->start : a->op < b->op;
+}
+
+static void rcur_down(struct rcur *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct rcur tmp;
+
+		if (l < n && rcur_before(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && rcur_before(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+/* The first op of slot range g at or after op i that is in the pass (in
+ * the window), GS_NO_INDEX when none. */
+static uint32_t next_in(const struct gs_schedule *s, const struct gs_op *ops, size_t n_ops,
+			size_t g, size_t i)
+{
+	const struct gs_schedule_range *sr = &s->slot_ranges[g];
+	size_t e = sr->first + sr->count < n_ops ? sr->first + sr->count : n_ops;
+
+	for (; i < e; i++)
+		if (gs_sched_in_window(&ops[i], s->window_set, s->window_start, s->window_end))
+			return (uint32_t)i;
+	return GS_NO_INDEX;
+}
+
+/*
+ * The positions by (start, op) read straight from the slot ranges, through
+ * a heap of one cursor a range: what sorting order_ops' array gives when
+ * each range's ops in the pass come by start and they are the schedule's
+ * n_scheduled, without that array (16 B an op). *done false otherwise (a
+ * range out of start order, another count): the caller sorts.
+ */
+static gs_status merge_ranges(struct replay *r, const struct gs_op *ops, size_t n_ops, bool *done)
+{
+	const struct gs_schedule *s = r->s;
+	struct rcur *h = malloc((s->n_slot_ranges + 1) * sizeof(*h));
+	size_t n_h = 0, i = 0;
+	bool ok = true;
+
+	*done = false;
+	if (!h)
+		return gs_nomem();
+	for (size_t g = 0; g < s->n_slot_ranges; g++) {
+		uint32_t o = next_in(s, ops, n_ops, g, s->slot_ranges[g].first);
+
+		if (o != GS_NO_INDEX)
+			h[n_h++] = (struct rcur){.start = ops[o].start_ns,
+						 .op = o,
+						 .range = (uint32_t)g};
+	}
+	for (size_t k = n_h / 2; k-- > 0;)
+		rcur_down(h, n_h, k);
+	while (n_h) {
+		struct rcur top = h[0];
+		const struct gs_schedule_range *sr = &s->slot_ranges[top.range];
+		uint32_t o;
+
+		if (i == r->n) {
+			ok = false;
+			break;
+		}
+		place(r, ops, i++, top.op, (uint32_t)(sr->slot + (top.op - sr->first)));
+		o = next_in(s, ops, n_ops, top.range, (size_t)top.op + 1);
+		if (o == GS_NO_INDEX) {
+			h[0] = h[--n_h];
+		} else if (ops[o].start_ns < top.start) {
+			ok = false;
+			break;
+		} else {
+			h[0] = (struct rcur){.start = ops[o].start_ns, .op = o, .range = top.range};
+		}
+		rcur_down(h, n_h, 0);
+	}
+	free(h);
+	*done = ok && i == r->n;
+	return GS_OK;
+}
+
 static gs_status collect(struct replay *r, const struct gs_graph *g, const struct gs_op *ops,
 			 size_t n_ops)
 {
 	const struct gs_schedule *s = r->s;
-	struct rop *order = order_ops(s, ops, n_ops, &r->n);
+	struct rop *order;
+	const struct rop *o;
+	struct gs_kmerge km;
+	size_t i = 0;
+	bool done;
 	gs_status st;
 
-	if (!order)
-		return gs_nomem();
-	/* by (start, op): built by op, so stable by start */
-	gs_sort_by_i64(order, r->n, sizeof(*order));
+	r->n = s->n_scheduled; /* the fallback below may find fewer */
 	r->start = malloc((r->n + 1) * sizeof(*r->start));
 	r->dur = malloc((r->n + 1) * sizeof(*r->dur));
 	r->fixed = malloc((r->n + 1) * sizeof(*r->fixed));
 	r->pfirst = malloc((r->n + 1) * sizeof(*r->pfirst));
 	r->end = calloc(r->n + 1, sizeof(*r->end));
-	r->remove = calloc(r->n + 1, sizeof(*r->remove));
+	/* Read by the first pass before any is written: zeroed by a write, so
+	 * that its pages are not mapped read-only first and copied at the
+	 * next clearing. */
+	r->remove = malloc((r->n + 1) * sizeof(*r->remove));
 	r->pos = malloc((s->n_slots + 1) * sizeof(*r->pos));
 	r->share = calloc(r->n + 1, sizeof(*r->share));
 	r->lane.run = malloc((r->n + 1) * sizeof(*r->lane.run));
 	if (!r->start || !r->dur || !r->fixed || !r->pfirst || !r->end || !r->remove || !r->pos ||
-	    !r->share || !r->lane.run) {
-		free(order);
+	    !r->share || !r->lane.run)
 		return gs_nomem();
-	}
+	memset(r->remove, 0, (r->n + 1) * sizeof(*r->remove));
 	for (size_t k = 0; k < s->n_slots; k++)
 		r->pos[k] = GS_NO_INDEX;
-	for (size_t i = 0; i < r->n; i++) {
-		const struct gs_op *op = &ops[order[i].op];
-		uint32_t k = order[i].slot;
-
-		r->start[i] = op->start_ns;
-		r->dur[i] = gs_sched_dur(op);
-		if (k != GS_NO_INDEX) {
-			r->pos[k] = (uint32_t)i;
-			if (s->slot_share && k < s->n_slots)
-				r->share[i] = s->slot_share[k];
-		}
-	}
-	st = link(r, g, ops, n_ops, order);
+	st = merge_ranges(r, ops, n_ops, &done);
+	if (st || done)
+		return st ? st : link(r, g, ops, n_ops);
+	for (size_t k = 0; k < s->n_slots; k++)
+		r->pos[k] = GS_NO_INDEX;
+	order = order_ops(s, ops, n_ops, &r->n);
+	if (!order)
+		return gs_nomem();
+	/* By (start, op): built by op, each stream's part mostly by start, so
+	 * the merge of those runs is the stable sort by start (more than a few
+	 * runs: sorted at init). */
+	gs_kmerge_init_i64(&km, order, r->n, sizeof(*order));
+	while ((o = gs_kmerge_next(&km)))
+		place(r, ops, i++, o->op, o->slot);
 	free(order);
-	return st;
+	return link(r, g, ops, n_ops);
 }
 
 gs_status gs_cudagraph_replay_compute(const struct gs_trace *t, const struct gs_graph *g,
