@@ -515,113 +515,34 @@ static gs_status stage_keep_schedule(struct dev_ctx *c)
 	return GS_OK;
 }
 
-static void undo_schedule(struct dev_ctx *c)
-{
-	gs_schedule_fini(&c->s);
-}
-
-static void undo_candidates(struct dev_ctx *c)
-{
-	gs_cudagraph_candidates_free(c->d->cands, c->d->n_cands);
-	c->d->cands = NULL;
-	c->d->n_cands = 0;
-}
-
-/*
- * A stage marked `aside` reads the trace, the graph and --window only and
- * fills a part of its own (undo frees what it left); with a CPU to spare
- * (gs_report_scratch.aside) the aside stages run, in order, on a second
- * thread, started before the stage marked `opens` (after the breakdown,
- * whose transients are the largest), beside the others up to the first
- * stage that reads them (`joins`). Each is then taken at its place in the
- * order: done, or run again here when it failed or did not run (for its
- * causes), so that the device and any failure are those of the plain
- * order.
- */
 static const struct dev_stage {
 	gs_status (*run)(struct dev_ctx *c);
 	const char *what; /* the cause's name for it, NULL: none */
-	void (*undo)(struct dev_ctx *c);
-	bool aside, opens, joins;
 } dev_stages[] = {
-	{stage_breakdown, NULL, NULL, false, false, false},
-	{stage_streams, NULL, NULL, false, true, false},
-	{stage_comm, NULL, NULL, false, false, false},
-	{stage_sync_calls, NULL, NULL, false, false, false},
-	{stage_measures, NULL, NULL, false, false, false},
-	{stage_schedule, "schedule", undo_schedule, true, false, false},
-	{stage_over_schedule, "missed overlap", NULL, false, false, true},
-	{stage_missed_sums, NULL, NULL, false, false, false},
-	{stage_candidates, "CUDA Graph candidates", undo_candidates, false, false, false},
-	{stage_replay, NULL, NULL, false, false, false},
-	{stage_keep_schedule, NULL, NULL, false, false, false},
+	{stage_breakdown, NULL},
+	{stage_streams, NULL},
+	{stage_comm, NULL},
+	{stage_sync_calls, NULL},
+	{stage_measures, NULL},
+	{stage_schedule, "schedule"},
+	{stage_over_schedule, "missed overlap"},
+	{stage_missed_sums, NULL},
+	{stage_candidates, "CUDA Graph candidates"},
+	{stage_replay, NULL},
+	{stage_keep_schedule, NULL},
 };
-
-#define N_STAGES COUNT_OF(dev_stages)
-
-struct dev_aside {
-	struct dev_ctx *c;
-	gs_status st[N_STAGES]; /* GS_END: not run */
-	struct gs_aside th;
-};
-
-static void dev_aside_main(void *arg)
-{
-	struct dev_aside *a = arg;
-
-	for (size_t i = 0; i < N_STAGES; i++) {
-		if (!dev_stages[i].aside)
-			continue;
-		a->st[i] = dev_stages[i].run(a->c);
-		if (a->st[i] != GS_OK)
-			break;
-	}
-}
-
-/* Stage i of the plain order; an aside stage once its thread is done (or
- * never started): kept when it ran well, else run here. */
-static gs_status dev_stage(struct dev_ctx *c, const struct dev_aside *a, size_t i)
-{
-	const struct dev_stage *g = &dev_stages[i];
-	gs_status st;
-
-	if (g->aside && a->st[i] == GS_OK)
-		return GS_OK;
-	if (g->aside && a->st[i] != GS_END)
-		g->undo(c);
-	st = g->run(c);
-	if (st != GS_OK && g->what)
-		gs_error_append("device %u: %s", c->d->device, g->what);
-	return st;
-}
 
 static gs_status dev_build(struct gs_report *r, struct gs_report_scratch *x,
 			   struct gs_report_device *d)
 {
 	struct dev_ctx c = {.r = r, .x = x, .d = d, .win = r->window_set ? &r->window : NULL};
-	struct dev_aside a = {.c = &c};
-	bool passed[N_STAGES] = {false}; /* aside stages passed while it ran */
 	gs_status st = GS_OK;
 
-	for (size_t i = 0; i < N_STAGES; i++)
-		a.st[i] = GS_END;
-	for (size_t i = 0; st == GS_OK && i < N_STAGES; i++) {
-		if (dev_stages[i].opens && x->aside)
-			gs_aside_start(&a.th, dev_aside_main, &a);
-		if (dev_stages[i].joins && a.th.started) {
-			gs_aside_join(&a.th);
-			for (size_t k = 0; st == GS_OK && k < i; k++)
-				if (passed[k])
-					st = dev_stage(&c, &a, k);
-			if (st != GS_OK)
-				break;
-		}
-		if (dev_stages[i].aside && a.th.started)
-			passed[i] = true;
-		else
-			st = dev_stage(&c, &a, i);
+	for (size_t i = 0; st == GS_OK && i < GS_COUNT_OF(dev_stages); i++) {
+		st = dev_stages[i].run(&c);
+		if (st != GS_OK && dev_stages[i].what)
+			gs_error_append("device %u: %s", d->device, dev_stages[i].what);
 	}
-	gs_aside_join(&a.th);
 	/* The schedule until the device keeps it (on a failure before). */
 	gs_schedule_fini(&c.s);
 	return st;
@@ -928,13 +849,9 @@ static void dev_reset(struct gs_report_device *d)
  * gs_report_scratch). So the report is the same whatever the threads.
  * Threads take devices in order (gs_pool_run). On a failure the causes
  * live on the thread that failed: the first failing device, in order, is
- * built again on this thread to report them. With more CPUs than devices
- * a device's schedule runs beside its breakdown (dev_build), from
- * ASIDE_MIN_OPS ops in the trace (below, a thread costs more).
+ * built again on this thread to report them.
  */
-#define ASIDE_MIN_OPS (1u << 15)
-
-static gs_status pool_init(void *ctx, void **local)
+static gs_status scratch_new(void *ctx, void **local)
 {
 	struct gs_report_scratch *x = malloc(sizeof(*x));
 	const struct gs_report *r = ctx;
@@ -947,19 +864,18 @@ static gs_status pool_init(void *ctx, void **local)
 		free(x);
 		return st;
 	}
-	x->aside = r->dev_aside;
 	*local = x;
 	return GS_OK;
 }
 
-static void pool_fini(void *ctx, void *local)
+static void scratch_free(void *ctx, void *local)
 {
 	(void)ctx;
 	scratch_fini(local);
 	free(local);
 }
 
-static gs_status pool_run(void *ctx, void *local, size_t i)
+static gs_status device_build(void *ctx, void *local, size_t i)
 {
 	struct gs_report *r = ctx;
 
@@ -983,10 +899,10 @@ static gs_status all_devices(struct gs_report *r, unsigned threads)
 {
 	struct gs_pool_job job = {.n = r->n_dev,
 				  .ctx = r,
-				  .run = pool_run,
-				  .init = pool_init,
-				  .fini = pool_fini};
-	size_t nth = 0, cpus = threads ? threads : gs_cpu_count(), want = cpus, n_ops;
+				  .run = device_build,
+				  .init = scratch_new,
+				  .fini = scratch_free};
+	size_t nth = 0, want = threads ? threads : gs_cpu_count();
 	gs_status *dst = NULL;
 	struct gs_report_scratch x = {0};
 	gs_status st;
@@ -997,8 +913,6 @@ static gs_status all_devices(struct gs_report *r, unsigned threads)
 				       r->n_dev >= GS_SHARE_MIN_DEVICES, &r->bd_cache);
 	if (want > r->n_dev)
 		want = r->n_dev;
-	gs_trace_ops(r->t, &n_ops);
-	r->dev_aside = cpus >= 2 * want && n_ops >= ASIDE_MIN_OPS;
 	if (st == GS_OK && want >= 2) {
 		dst = calloc(r->n_dev, sizeof(*dst));
 		if (!dst)
@@ -1014,10 +928,8 @@ static gs_status all_devices(struct gs_report *r, unsigned threads)
 			continue;
 		if (nth)
 			dev_reset(&r->dev[i]);
-		if (!x.bd) {
+		if (!x.bd)
 			st = scratch_init(r, &x);
-			x.aside = r->dev_aside;
-		}
 		if (st == GS_OK)
 			st = dev_build_all(r, &x, &r->dev[i]);
 	}

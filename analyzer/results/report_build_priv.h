@@ -85,9 +85,6 @@ struct gs_report_scratch {
 	uint8_t *name_memo;
 	int64_t *call_sum;
 	struct gs_breakdown_cache *bd;
-	/* A CPU to spare: a device's schedule and CUDA Graph candidates run
-	 * on a second thread beside its breakdown (report.c, dev_build). */
-	bool aside;
 };
 
 /* report_tables.c: a device's per-stream and per-kernel totals, its

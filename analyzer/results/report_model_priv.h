@@ -63,9 +63,6 @@ struct gs_report {
 	/* The devices' breakdowns share it, each thread through a fork of
 	 * its own (struct gs_report_scratch, report_build_priv.h). */
 	struct gs_breakdown_cache *bd_cache;
-	/* More CPUs than device threads: each device runs its schedule on a
-	 * second thread (report.c, dev_build). */
-	bool dev_aside;
 	/* The trace's steps and which the window covers (window_from_steps:
 	 * the window is the selected steps' span, not --window). */
 	struct gs_steps steps;

@@ -5,9 +5,8 @@
  * generated traces (gs_bench_gen) of 4 devices, and of 9 (from
  * GS_SHARE_MIN_DEVICES on, the shared tables), by default, over a window
  * and over the steps, byte for byte; one device of 70,000 ops, whose
- * operator index is built beside the graph and whose schedule runs beside
- * its breakdown; and two such devices on threads of their own, each with
- * its schedule beside. Labelled "threads": `make tsan` runs it.
+ * operator index is built beside the graph; and two such devices, by
+ * default and over a window. Labelled "threads": `make tsan` runs it.
  */
 #include <gpuscope/analyzer.h>
 #include <gpuscope/gscope_file.h>
@@ -111,8 +110,8 @@ static void test_nine_devices(void **state)
 	check_devices(9);
 }
 
-/* By default and over a window (the schedule's own, beside). */
-static void check_aside(uint64_t ops, uint32_t devices)
+/* By default and over a window. */
+static void check_large(uint64_t ops, uint32_t devices)
 {
 	struct gs_trace *t = gen_trace(ops, devices);
 	struct gs_report_options o = {.rows = 0};
@@ -128,19 +127,18 @@ static void check_aside(uint64_t ops, uint32_t devices)
 }
 
 /* One device of enough ops that the operator index is built on a thread
- * of its own while the graph builds, and the schedule and the CUDA Graph
- * candidates beside the breakdown (threads other than 1). */
-static void test_one_device_aside(void **state)
+ * of its own while the graph builds (threads other than 1). */
+static void test_index_thread(void **state)
 {
 	(void)state;
-	check_aside(70000, 1);
+	check_large(70000, 1);
 }
 
-/* Two devices on 16 threads: each device's thread with one beside it. */
-static void test_devices_and_asides(void **state)
+/* Two devices of 35,000 ops, beside the index thread. */
+static void test_two_devices_index_thread(void **state)
 {
 	(void)state;
-	check_aside(70000, 2);
+	check_large(70000, 2);
 }
 
 int main(void)
@@ -148,8 +146,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_four_devices),
 		cmocka_unit_test(test_nine_devices),
-		cmocka_unit_test(test_one_device_aside),
-		cmocka_unit_test(test_devices_and_asides),
+		cmocka_unit_test(test_index_thread),
+		cmocka_unit_test(test_two_devices_index_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
