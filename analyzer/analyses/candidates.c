@@ -36,11 +36,11 @@
 #include <gpuscope/trace.h>
 #include <gpuscope/trace_model.h>
 #include <gpuscope/window.h>
+#include <gpuscope/workers.h>
 
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -501,7 +501,7 @@ static void score(struct chain *c, size_t len)
  * a chain that starts at lo > 2 doubles its way up first (2, 4, 8, ...)
  * without scoring, so two chains can search different lengths at once.
  */
-static void *run_chain(void *arg)
+static void run_chain(void *arg)
 {
 	struct chain *c = arg;
 	const struct seq *q = c->q;
@@ -529,7 +529,6 @@ static void *run_chain(void *arg)
 		if (len >= c->lo)
 			score(c, len);
 	}
-	return NULL;
 }
 
 static gs_status chain_init(struct chain *c, const struct seq *q, size_t m, size_t n_sigs)
@@ -577,7 +576,7 @@ static void chain_fini(struct chain *c)
  */
 static gs_status search_round(struct chain *ch, size_t max_len, bool threads, struct best *b)
 {
-	pthread_t th;
+	struct gs_aside th = {0};
 	bool started = false, split = threads && ch[1].cur && max_len > GS_GC_SPLIT;
 
 	ch[0].lo = 2;
@@ -585,12 +584,12 @@ static gs_status search_round(struct chain *ch, size_t max_len, bool threads, st
 	if (split) {
 		ch[1].lo = GS_GC_SPLIT + 1;
 		ch[1].hi = max_len;
-		started = pthread_create(&th, NULL, run_chain, &ch[1]) == 0;
+		started = gs_aside_start(&th, run_chain, &ch[1]);
 	}
 	run_chain(&ch[0]);
 	if (split) {
 		if (started)
-			pthread_join(th, NULL);
+			gs_aside_join(&th);
 		else
 			run_chain(&ch[1]);
 	}
