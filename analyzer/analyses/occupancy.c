@@ -163,3 +163,11 @@ int64_t gs_sched_kernel_place(struct gs_kernel_lane *l, uint64_t cap, int64_t re
 	l->last = t;
 	return t;
 }
+
+const char *gs_ideal_rule_name(unsigned rule)
+{
+	static const char *const names[] = {"none", "occupancy", "as recorded",
+					    "occupancy and as recorded"};
+
+	return rule < sizeof(names) / sizeof(names[0]) ? names[rule] : "unknown";
+}

@@ -37,14 +37,12 @@ const char *gs_op_level_name(unsigned level)
 #define OI_TIERS 3
 #define OI_NONE UINT32_MAX
 
-/* A range that can be an operator; its thread is its group's. */
+/* A range that can be an operator; its thread is its group's, its times
+ * and kind the range's, its tier its label's (8 bytes: the candidates of a
+ * large trace are as many as its ranges). */
 struct oi_cand {
-	int64_t start;
-	int64_t end;
 	uint32_t range; /* index into gs_trace_ranges() */
 	uint32_t label;
-	uint8_t tier;
-	uint8_t kind;
 };
 
 struct oi_piece {
@@ -64,6 +62,7 @@ struct oi_thread {
 struct oi_label {
 	uint32_t name;
 	uint8_t kind;
+	uint8_t tier;   /* the tier at the index's level of the ranges of the label */
 	uint64_t total; /* ranges of this name in the trace */
 };
 
@@ -131,9 +130,29 @@ static int tier_of(const struct gs_trace *t, struct name_memo *memo, unsigned le
 /* Within a thread: by start; the same start: the longer first (the
  * outer), then kind (an NVTX range outside a CPU op of the same span), then
  * index: the one pushed last is the inner. */
-static int cmp_cand(const void *pa, const void *pb)
+static int cmp_range_at(const struct gs_range *r, uint32_t a, uint32_t b)
 {
-	const struct oi_cand *a = pa, *b = pb;
+	if (r[a].start_ns != r[b].start_ns)
+		return r[a].start_ns < r[b].start_ns ? -1 : 1;
+	if (r[a].end_ns != r[b].end_ns)
+		return r[a].end_ns > r[b].end_ns ? -1 : 1;
+	if (r[a].kind != r[b].kind)
+		return r[a].kind < r[b].kind ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The order's fields copied, for gs_sort (a comparator has no context). */
+struct oi_sort_rec {
+	int64_t start;
+	int64_t end;
+	uint32_t range;
+	uint32_t label;
+	uint8_t kind;
+};
+
+static int cmp_sort_rec(const void *pa, const void *pb)
+{
+	const struct oi_sort_rec *a = pa, *b = pb;
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
@@ -142,6 +161,68 @@ static int cmp_cand(const void *pa, const void *pb)
 	if (a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
 	return a->range < b->range ? -1 : a->range > b->range;
+}
+
+/* Sort c[0 .. n) by cmp_range_at through a copy of the order's fields. */
+static gs_status sort_copied(const struct gs_range *r, struct oi_cand *c, size_t n)
+{
+	struct oi_sort_rec *v = malloc(n * sizeof(*v));
+
+	if (!v)
+		return gs_nomem();
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct oi_sort_rec){.start = r[c[i].range].start_ns,
+					    .end = r[c[i].range].end_ns,
+					    .range = c[i].range,
+					    .label = c[i].label,
+					    .kind = r[c[i].range].kind};
+	gs_sort(v, n, sizeof(*v), cmp_sort_rec);
+	for (size_t i = 0; i < n; i++)
+		c[i] = (struct oi_cand){.range = v[i].range, .label = v[i].label};
+	free(v);
+	return GS_OK;
+}
+
+#define OI_TIE_MAX 16 /* longer runs of one start: sorted through a copy */
+
+/*
+ * A thread's candidates c[0 .. n) by start; the same start: the longer
+ * first (the outer), then kind (an NVTX range outside a CPU op of the same
+ * span), then index: the one pushed last is the inner. The ranges of a
+ * finished trace come by start, so only each run of one start is sorted,
+ * in place (an insertion sort); out of start order, the whole group is
+ * sorted through a copy. A total order: the same result either way.
+ */
+static gs_status sort_cands(const struct gs_range *r, struct oi_cand *c, size_t n)
+{
+	size_t i = 0;
+
+	for (size_t k = 1; k < n; k++)
+		if (r[c[k].range].start_ns < r[c[k - 1].range].start_ns)
+			return sort_copied(r, c, n);
+	while (i < n) {
+		size_t j = i + 1;
+
+		while (j < n && r[c[j].range].start_ns == r[c[i].range].start_ns)
+			j++;
+		if (j - i > OI_TIE_MAX) {
+			gs_status rc = sort_copied(r, c + i, j - i);
+
+			if (rc != GS_OK)
+				return rc;
+		} else {
+			for (size_t a = i + 1; a < j; a++) {
+				struct oi_cand x = c[a];
+				size_t b = a;
+
+				for (; b > i && cmp_range_at(r, c[b - 1].range, x.range) > 0; b--)
+					c[b] = c[b - 1];
+				c[b] = x;
+			}
+		}
+		i = j;
+	}
+	return GS_OK;
 }
 
 static int cmp_thread(const void *pa, const void *pb)
@@ -185,7 +266,7 @@ struct label_memo {
 };
 
 static uint32_t label_of(struct gs_op_index *ix, struct gs_u64map *labels, size_t *cap,
-			 struct label_memo *memo, const struct gs_range *r)
+			 struct label_memo *memo, const struct gs_range *r, int tier)
 {
 	uint64_t key = (uint64_t)r->kind << 32 | r->name, v;
 	struct label_memo *m = &memo[(key * 0x9e3779b97f4a7c15ull) >> 54];
@@ -198,7 +279,8 @@ static uint32_t label_of(struct gs_op_index *ix, struct gs_u64map *labels, size_
 			    GS_OK ||
 		    gs_u64map_put(labels, key, v, false) != GS_OK)
 			return OI_NONE;
-		ix->labels[ix->n_labels++] = (struct oi_label){.name = r->name, .kind = r->kind};
+		ix->labels[ix->n_labels++] =
+			(struct oi_label){.name = r->name, .kind = r->kind, .tier = (uint8_t)tier};
 	}
 	*m = (struct label_memo){.key = key, .label = (uint32_t)v};
 	return (uint32_t)v;
@@ -207,11 +289,11 @@ static uint32_t label_of(struct gs_op_index *ix, struct gs_u64map *labels, size_
 /*
  * The candidates of the trace at the level, with their labels, grouped by
  * thread (ix->threads in (pid, tid) order, `first` the group's start in the
- * candidates while building) and each group sorted by cmp_cand. Two passes
+ * candidates while building) and each group sorted (sort_cands). Two passes
  * over the ranges: the first finds each candidate's thread and counts the
- * groups, the second writes each candidate in its group's place. The
- * ranges of a finished trace come by start, so each group comes nearly
- * sorted.
+ * groups, the second finds them again (the map renumbered to the sorted
+ * threads) and writes each candidate in its group's place: nothing per
+ * range kept between the passes.
  */
 static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 			       struct oi_cand **out)
@@ -221,13 +303,11 @@ static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 	struct name_memo *memo = malloc(1024 * sizeof(*memo));
 	struct label_memo *lmemo = malloc(1024 * sizeof(*lmemo));
 	struct gs_u64map labels = {0}, threads = {0};
-	uint32_t *th_of = NULL, *remap = NULL;
-	int8_t *tier = NULL;
 	struct oi_cand *c = NULL;
 	gs_status rc = GS_OK;
 
 	*out = NULL;
-	if (!memo || !lmemo) {
+	if (!memo || !lmemo || gs_u64map_reserve(&labels, 64) != GS_OK) {
 		rc = gs_nomem();
 		goto out;
 	}
@@ -235,29 +315,13 @@ static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 		memo[i].name = GS_NO_STRING;
 		lmemo[i].label = OI_NONE;
 	}
-	tier = malloc(nr ? nr : 1);
-	if (!tier) {
-		rc = gs_nomem();
-		goto out;
-	}
 	for (size_t i = 0; i < nr; i++) {
-		tier[i] = (int8_t)tier_of(t, memo, ix->level, &r[i]);
-		n += tier[i] >= 0;
-	}
-	if (!n)
-		goto out;
-	th_of = malloc(n * sizeof(*th_of));
-	if (!th_of || gs_u64map_reserve(&labels, 64) != GS_OK) {
-		rc = gs_nomem();
-		goto out;
-	}
-	n = 0;
-	for (size_t i = 0; i < nr; i++) {
+		int tier = tier_of(t, memo, ix->level, &r[i]);
 		uint32_t v;
 
-		if (tier[i] < 0)
+		if (tier < 0)
 			continue;
-		v = label_of(ix, &labels, &cap_labels, lmemo, &r[i]);
+		v = label_of(ix, &labels, &cap_labels, lmemo, &r[i], tier);
 		if (last == SIZE_MAX || ix->threads[last].pid != r[i].pid ||
 		    ix->threads[last].tid != r[i].tid)
 			last = thread_slot(ix, &threads, &cap_threads, r[i].pid, r[i].tid);
@@ -267,48 +331,56 @@ static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 		}
 		ix->labels[v].total++;
 		ix->threads[last].n++;
-		th_of[n++] = (uint32_t)last;
+		n++;
 	}
-	/* threads in (pid, tid) order; `first` numbers them before the sort */
-	for (size_t k = 0; k < ix->n_threads; k++)
-		ix->threads[k].first = k;
-	qsort(ix->threads, ix->n_threads, sizeof(*ix->threads), cmp_thread);
-	remap = malloc(ix->n_threads * sizeof(*remap));
-	c = malloc(n * sizeof(*c));
-	if (!remap || !c) {
-		rc = gs_nomem();
+	if (!n)
 		goto out;
-	}
+	/* threads in (pid, tid) order, the map to their new places */
+	qsort(ix->threads, ix->n_threads, sizeof(*ix->threads), cmp_thread);
 	for (size_t k = 0, pos = 0; k < ix->n_threads; k++) {
-		remap[ix->threads[k].first] = (uint32_t)k;
+		uint64_t key = ((uint64_t)ix->threads[k].pid * 0x9e3779b97f4a7c15ull) ^
+			       (uint64_t)ix->threads[k].tid,
+			 v;
+
 		ix->threads[k].first = pos;
 		pos += ix->threads[k].n;
 		ix->threads[k].n = 0;
+		/* a key's first thread keeps it; the others are found by a scan */
+		if (gs_u64map_get(&threads, key, &v) &&
+		    (ix->threads[v].pid != ix->threads[k].pid ||
+		     ix->threads[v].tid != ix->threads[k].tid) &&
+		    gs_u64map_put(&threads, key, k, true) != GS_OK)
+			rc = gs_nomem();
 	}
-	for (size_t i = 0, j = 0; i < nr; i++) {
+	c = rc == GS_OK ? malloc(n * sizeof(*c)) : NULL;
+	if (!c) {
+		rc = gs_nomem();
+		goto out;
+	}
+	last = SIZE_MAX;
+	for (size_t i = 0; i < nr; i++) {
+		int tier = tier_of(t, memo, ix->level, &r[i]);
 		struct oi_thread *th;
 
-		if (tier[i] < 0)
+		if (tier < 0)
 			continue;
-		th = &ix->threads[remap[th_of[j++]]];
-		c[th->first + th->n++] =
-			(struct oi_cand){.start = r[i].start_ns,
-					 .end = r[i].end_ns,
-					 .range = (uint32_t)i,
-					 .label = label_of(ix, &labels, &cap_labels, lmemo, &r[i]),
-					 .tier = (uint8_t)tier[i],
-					 .kind = r[i].kind};
+		if (last == SIZE_MAX || ix->threads[last].pid != r[i].pid ||
+		    ix->threads[last].tid != r[i].tid)
+			last = thread_slot(ix, &threads, &cap_threads, r[i].pid, r[i].tid);
+		th = &ix->threads[last];
+		c[th->first + th->n++] = (struct oi_cand){
+			.range = (uint32_t)i,
+			.label = label_of(ix, &labels, &cap_labels, lmemo, &r[i], tier)};
 	}
-	for (size_t k = 0; k < ix->n_threads; k++)
-		gs_sort(c + ix->threads[k].first, ix->threads[k].n, sizeof(*c), cmp_cand);
+	for (size_t k = 0; rc == GS_OK && k < ix->n_threads; k++)
+		rc = sort_cands(r, c + ix->threads[k].first, ix->threads[k].n);
+	if (rc != GS_OK)
+		goto out;
 	ix->n_cands = n;
 	*out = c;
 	c = NULL;
 out:
 	free(c);
-	free(th_of);
-	free(remap);
-	free(tier);
 	free(memo);
 	free(lmemo);
 	gs_u64map_fini(&labels);
@@ -327,15 +399,15 @@ struct oi_sweep {
  * level's rule, OI_NONE when no tier has a range open; and in *watch the
  * earliest end that can change it (the end of each tier's chosen range:
  * the tiers before the owner's are empty, those after it do not matter). */
-static uint32_t owner_at(struct oi_sweep *sw, const struct oi_cand *c, unsigned level, int64_t t,
-			 int64_t *watch)
+static uint32_t owner_at(struct oi_sweep *sw, const struct gs_range *r, const struct oi_cand *c,
+			 unsigned level, int64_t t, int64_t *watch)
 {
 	*watch = INT64_MAX;
 	for (unsigned k = 0; k < OI_TIERS; k++) {
 		uint32_t *st = sw->st[k], own;
 		size_t *sp = &sw->sp[k], *lo = &sw->lo[k];
 
-		while (*sp && c[st[*sp - 1]].end <= t)
+		while (*sp && r[c[st[*sp - 1]].range].end_ns <= t)
 			(*sp)--;
 		if (!*sp)
 			continue;
@@ -345,14 +417,14 @@ static uint32_t owner_at(struct oi_sweep *sw, const struct oi_cand *c, unsigned 
 			if (*lo > *sp)
 				*lo = *sp;
 			/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): non-empty whenever read */
-			while (*lo < *sp && c[st[*lo]].end <= t)
+			while (*lo < *sp && r[c[st[*lo]].range].end_ns <= t)
 				(*lo)++;
 			if (*lo == *sp)
 				continue; /* (the top is open: not reached) */
 			/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): non-empty whenever read */
 			own = st[*lo];
 		}
-		*watch = c[own].end;
+		*watch = r[c[own].range].end_ns;
 		return own;
 	}
 	return OI_NONE;
@@ -360,11 +432,11 @@ static uint32_t owner_at(struct oi_sweep *sw, const struct oi_cand *c, unsigned 
 
 /* Cut the thread of candidates c[i .. j) into pieces (room for two a
  * candidate is reserved). */
-static gs_status sweep_thread(struct gs_op_index *ix, struct oi_sweep *sw, const struct oi_cand *c,
-			      size_t i, size_t j)
+static gs_status sweep_thread(struct gs_op_index *ix, struct oi_sweep *sw, const struct gs_range *r,
+			      const struct oi_cand *c, size_t i, size_t j)
 {
 	size_t si = i, first = ix->n_pieces;
-	int64_t t = c[i].start;
+	int64_t t = r[c[i].range].start_ns;
 
 	for (unsigned k = 0; k < OI_TIERS; k++)
 		sw->sp[k] = sw->lo[k] = 0;
@@ -372,14 +444,14 @@ static gs_status sweep_thread(struct gs_op_index *ix, struct oi_sweep *sw, const
 		int64_t next, watch;
 		uint32_t own;
 
-		for (; si < j && c[si].start <= t; si++) {
-			unsigned k = c[si].tier;
+		for (; si < j && r[c[si].range].start_ns <= t; si++) {
+			unsigned k = ix->labels[c[si].label].tier;
 
 			if (GS_VEC_PUSH(sw->st[k], sw->sp[k], sw->cap[k], (uint32_t)si))
 				return gs_nomem();
 		}
-		own = owner_at(sw, c, ix->level, t, &watch);
-		next = si < j ? c[si].start : INT64_MAX;
+		own = owner_at(sw, r, c, ix->level, t, &watch);
+		next = si < j ? r[c[si].range].start_ns : INT64_MAX;
 		if (watch < next)
 			next = watch;
 		if (next == INT64_MAX)
@@ -407,6 +479,7 @@ gs_status gs_op_index_build(const struct gs_trace *t, unsigned level, struct gs_
 	struct oi_cand *c = NULL;
 	struct oi_sweep sw;
 	size_t nr;
+	const struct gs_range *r = gs_trace_ranges(t, &nr);
 	gs_status rc;
 
 	*out = NULL;
@@ -414,7 +487,6 @@ gs_status gs_op_index_build(const struct gs_trace *t, unsigned level, struct gs_
 	if (!ix)
 		return gs_nomem();
 	ix->level = level < GS_OP_LEVEL_COUNT ? level : GS_OP_LEVEL_OPERATOR;
-	gs_trace_ranges(t, &nr);
 	if (nr >= UINT32_MAX) {
 		free(ix);
 		gs_error_append("operators: too many host ranges (%zu)", nr);
@@ -432,7 +504,7 @@ gs_status gs_op_index_build(const struct gs_trace *t, unsigned level, struct gs_
 		size_t i = th->first, j = i + th->n;
 
 		th->first = ix->n_pieces;
-		rc = sweep_thread(ix, &sw, c, i, j);
+		rc = sweep_thread(ix, &sw, r, c, i, j);
 		th->n = ix->n_pieces - th->first;
 	}
 	if (rc == GS_OK && ix->n_pieces) { /* give back the slack */

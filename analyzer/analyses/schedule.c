@@ -885,14 +885,6 @@ static gs_status kernel_model(struct sched *s, struct gs_schedule *out, uint32_t
 	return GS_OK;
 }
 
-const char *gs_ideal_rule_name(unsigned rule)
-{
-	static const char *const names[] = {"none", "occupancy", "as recorded",
-					    "occupancy and as recorded"};
-
-	return rule < sizeof(names) / sizeof(names[0]) ? names[rule] : "unknown";
-}
-
 /* ---- the schedules ----------------------------------------------------- */
 
 static gs_status critical_path(struct sched *s, struct gs_schedule *out)
@@ -1317,6 +1309,23 @@ static gs_status select_ops(struct sched *s, uint32_t device, const struct gs_wi
 	return GS_OK;
 }
 
+/* What nothing reads after the schedules and the bounds. */
+static void free_unread(struct sched *s)
+{
+	free(s->start);
+	free(s->flag);
+	free(s->order);
+	free(s->pos);
+	free(s->full);
+	free(s->share_is_slot ? NULL : s->share);
+	free(s->scratch);
+	s->start = s->full = NULL;
+	s->flag = NULL;
+	s->order = s->pos = s->share = NULL;
+	s->scratch = NULL;
+	s->scratch_bytes = 0;
+}
+
 static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_window *win,
 			      struct gs_schedule *out)
 {
@@ -1355,11 +1364,15 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	memcpy(out->copy_engines, s->engines, sizeof(out->copy_engines));
 	memcpy(out->copy_concurrency, s->observed, sizeof(out->copy_concurrency));
 	st = schedules(s, out);
-	if (!st)
-		st = critical_path(s, out);
 	if (st)
 		return st;
 	bound_by(s, out);
+	/* The critical path (16 B an op of it, nearly every op) reads the ends
+	 * and producers alone: the other per-op arrays go before it comes. */
+	free_unread(s);
+	st = critical_path(s, out);
+	if (st)
+		return st;
 	/* When even the dependency bound is longer than the run, the run broke
 	 * edges the bound keeps: the recorded run is no schedule of this
 	 * graph, and the list schedule stays (above the run; the report says
@@ -1397,18 +1410,11 @@ gs_status gs_schedule_compute(const struct gs_trace *t, const struct gs_graph *g
 	if (!st)
 		st = schedule_run(&s, device, win, out);
 	free(s.set);
-	free(s.start);
-	free(s.flag);
 	free(s.set_of_slot);
 	free(s.slot_of_set);
-	free(s.order);
-	free(s.pos);
 	free(s.end);
 	free(s.crit);
-	free(s.full);
-	if (!s.share_is_slot)
-		free(s.share);
-	free(s.scratch);
+	free_unread(&s);
 	if (st) {
 		gs_schedule_fini(out);
 		out->device = device;
