@@ -64,8 +64,10 @@ struct share_run {
 	size_t r;    /* the range */
 };
 
-static bool run_before(const struct share_run *a, const struct share_run *b)
+static bool run_before(const void *pa, const void *pb)
 {
+	const struct share_run *a = pa, *b = pb;
+
 	if (a->t != b->t)
 		return a->t < b->t;
 	return !a->at_end < !b->at_end; /* ends first */
@@ -106,21 +108,7 @@ static bool runs_in_order(const struct gs_schedule *s, const struct gs_op *ops, 
 
 static void heap_down(struct share_run *h, size_t n, size_t i)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct share_run tmp;
-
-		if (l < n && run_before(&h[l], &h[m]))
-			m = l;
-		if (l + 1 < n && run_before(&h[l + 1], &h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
-	}
+	gs_heap_sift_down(h, n, i, sizeof(*h), run_before);
 }
 
 /* The peak by a merge of the streams' runs: memory for one entry a

@@ -385,28 +385,16 @@ struct kref_run {
 
 /* By time, then by the run: the op-order list's order among equal times
  * (a run's kernels come one at a time, in that order). */
-static bool kref_before(const struct kref_run *a, const struct kref_run *b)
+static bool kref_before(const void *pa, const void *pb)
 {
+	const struct kref_run *a = pa, *b = pb;
+
 	return a->next.t != b->next.t ? a->next.t < b->next.t : a->r < b->r;
 }
 
 static void kref_down(struct kref_run *h, size_t n, size_t i)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, c = i;
-		struct kref_run tmp;
-
-		if (l < n && kref_before(&h[l], &h[c]))
-			c = l;
-		if (l + 1 < n && kref_before(&h[l + 1], &h[c]))
-			c = l + 1;
-		if (c == i)
-			return;
-		tmp = h[i];
-		h[i] = h[c];
-		h[c] = tmp;
-		i = c;
-	}
+	gs_heap_sift_down(h, n, i, sizeof(*h), kref_before);
 }
 
 static struct kref kref_of(const struct overlap_pass *m, size_t i, bool by_end)

@@ -743,8 +743,10 @@ static gs_status kernel_runs(const struct sched *s, struct kernel_run **out, siz
 	return GS_OK;
 }
 
-static bool kernel_run_before(const struct kernel_run *a, const struct kernel_run *b)
+static bool kernel_run_before(const void *pa, const void *pb)
 {
+	const struct kernel_run *a = pa, *b = pb;
+
 	if (a->t != b->t)
 		return a->t < b->t;
 	return a->at_end && !b->at_end; /* ends first */
@@ -752,21 +754,7 @@ static bool kernel_run_before(const struct kernel_run *a, const struct kernel_ru
 
 static void kernel_heap_down(struct kernel_run *h, size_t n, size_t i)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct kernel_run tmp;
-
-		if (l < n && kernel_run_before(&h[l], &h[m]))
-			m = l;
-		if (l + 1 < n && kernel_run_before(&h[l + 1], &h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
-	}
+	gs_heap_sift_down(h, n, i, sizeof(*h), kernel_run_before);
 }
 
 /* One merge of the runs (copied into h): the most kernels at once, or

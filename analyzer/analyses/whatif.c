@@ -211,28 +211,16 @@ struct rcur {
 	uint32_t range;
 };
 
-static bool rcur_before(const struct rcur *a, const struct rcur *b)
+static bool rcur_before(const void *pa, const void *pb)
 {
+	const struct rcur *a = pa, *b = pb;
+
 	return a->start != b->start ? a->start < b->start : a->op < b->op;
 }
 
 static void rcur_down(struct rcur *h, size_t n, size_t i)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct rcur tmp;
-
-		if (l < n && rcur_before(&h[l], &h[m]))
-			m = l;
-		if (l + 1 < n && rcur_before(&h[l + 1], &h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
-	}
+	gs_heap_sift_down(h, n, i, sizeof(*h), rcur_before);
 }
 
 /* The first op of slot range g at or after op i that is in the pass (in

@@ -606,6 +606,39 @@ static size_t kmerge_places(const int64_t *keys, size_t n, bool u64, uint64_t *o
 	return k;
 }
 
+static bool int_before(const void *a, const void *b)
+{
+	return *(const int *)a < *(const int *)b;
+}
+
+/* gs_heap_sift_down: a heap built from the bottom and popped in turn gives
+ * the values in order, duplicates included. */
+static void test_heap_sift_down(void **state)
+{
+	int v[257], out[257], count[50] = {0};
+	size_t n = sizeof(v) / sizeof(v[0]);
+
+	(void)state;
+	srand(7);
+	for (size_t i = 0; i < n; i++) {
+		v[i] = rand() % 50;
+		count[v[i]]++;
+	}
+	for (size_t i = n / 2; i-- > 0;)
+		gs_heap_sift_down(v, n, i, sizeof(v[0]), int_before);
+	for (size_t k = 0, left = n; left; k++) {
+		out[k] = v[0];
+		v[0] = v[--left];
+		gs_heap_sift_down(v, left, 0, sizeof(v[0]), int_before);
+	}
+	for (size_t k = 0; k < n; k++) {
+		assert_true(k == 0 || out[k - 1] <= out[k]);
+		count[out[k]]--;
+	}
+	for (size_t k = 0; k < 50; k++)
+		assert_int_equal(count[k], 0);
+}
+
 static void test_kmerge_exact(void **state)
 {
 	uint64_t out[64];
@@ -814,6 +847,7 @@ int main(void)
 		cmocka_unit_test(test_sort_groups_scatter),
 		cmocka_unit_test(test_sort_buckets),
 		cmocka_unit_test(test_sort_pair_ranks),
+		cmocka_unit_test(test_heap_sift_down),
 		cmocka_unit_test(test_kmerge_exact),
 		cmocka_unit_test(test_kmerge_random),
 	};

@@ -159,6 +159,37 @@ static inline uint64_t gs_sort_key_i64(int64_t v)
 }
 
 /*
+ * A binary min-heap's sift-down: h[0..n) of `size`-byte elements is a heap
+ * by before(a, b) (a strictly comes first) except perhaps at i, whose
+ * element moves down until neither child comes before it. The merges of
+ * the analyses keep one heap entry a run in their own record type; inline,
+ * so that the size and the predicate, known at each call, are compiled in.
+ */
+static inline void gs_heap_sift_down(void *h, size_t n, size_t i, size_t size,
+				     bool (*before)(const void *a, const void *b))
+{
+	unsigned char *e = h;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < n && before(e + l * size, e + m * size))
+			m = l;
+		if (l + 1 < n && before(e + (l + 1) * size, e + m * size))
+			m = l + 1;
+		if (m == i)
+			return;
+		for (size_t k = 0; k < size; k++) {
+			unsigned char t = e[i * size + k];
+
+			e[i * size + k] = e[m * size + k];
+			e[m * size + k] = t;
+		}
+		i = m;
+	}
+}
+
+/*
  * Dense ranks of (a, b) int64 pairs: out[i] is the rank of (a[i], b[i])
  * among the distinct pairs ordered by (a, b); *nranks their number. The
  * pairs are read at byte offsets off_a and off_b of records of `size`
