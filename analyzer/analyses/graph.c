@@ -67,6 +67,13 @@ gs_status graph_add_edge(struct builder *b, uint32_t from, uint32_t to, uint8_t 
 				(unsigned long long)b->max_edges);
 		return GS_ERR_LIMIT;
 	}
+	if (b->n_edges >= GS_GRAPH_MOST_ADDED) {
+		/* Edges are counted and named in 32 bits (gs_graph.in_first,
+		 * gs_edge.event_ref). */
+		gs_error_append("more than %llu dependency edges (the most a graph holds)",
+				(unsigned long long)GS_GRAPH_MOST_ADDED);
+		return GS_ERR_LIMIT;
+	}
 	if (b->n_edges == b->cap_edges) {
 		size_t cap = b->cap_edges ? b->cap_edges * 2 : 1024;
 		struct gs_edge *e = realloc(b->edges, cap * sizeof(*e));
@@ -76,8 +83,21 @@ gs_status graph_add_edge(struct builder *b, uint32_t from, uint32_t to, uint8_t 
 		b->edges = e;
 		b->cap_edges = cap;
 	}
-	b->edges[b->n_edges++] =
-		(struct gs_edge){.from = from, .to = to, .kind = kind, .event = event};
+	if (event && b->n_events == b->cap_events) {
+		size_t cap = b->cap_events ? b->cap_events * 2 : 256;
+		uint64_t *ev = realloc(b->events, cap * sizeof(*ev));
+
+		if (!ev)
+			return gs_nomem();
+		b->events = ev;
+		b->cap_events = cap;
+	}
+	if (event)
+		b->events[b->n_events++] = event;
+	b->edges[b->n_edges++] = (struct gs_edge){.from = from,
+						  .to = to,
+						  .kind = kind,
+						  .event_ref = event ? (uint32_t)b->n_events : 0};
 	return GS_OK;
 }
 
@@ -597,7 +617,7 @@ static gs_status finish_edges(struct builder *b)
 	size_t n = b->n_edges, n_all = n, k = 0;
 	/* Counted with ++ (a read first): zeroed by a write, else each page is
 	 * mapped to the zero page by the read and copied at the write. */
-	size_t *first = malloc((b->n_ops + 1) * sizeof(*first));
+	uint32_t *first = malloc((b->n_ops + 1) * sizeof(*first));
 	uint8_t *chained = calloc(b->n_ops + 1, 1); /* has a stream-order edge */
 	struct gs_edge *e;
 
@@ -616,6 +636,13 @@ static gs_status finish_edges(struct builder *b)
 			first[i + 1]++;
 			n_all++;
 		}
+	}
+	if (n_all > UINT32_MAX) { /* first[] counts them in 32 bits */
+		free(first);
+		free(chained);
+		gs_error_append("more than %llu dependency edges (the most a graph holds)",
+				(unsigned long long)UINT32_MAX);
+		return GS_ERR_LIMIT;
 	}
 	for (size_t i = 0; i < n; i++)
 		first[b->edges[i].to + 1]++; /* graph_add_edge keeps to < n_ops */
@@ -643,7 +670,7 @@ static gs_status finish_edges(struct builder *b)
 	for (size_t to = 0, lo = 0; to < b->n_ops; to++) {
 		size_t hi = first[to];
 
-		first[to] = k;
+		first[to] = (uint32_t)k;
 		sort_in_edges(e + lo, hi - lo);
 		for (size_t i = lo; i < hi; i++) {
 			if (i > lo && e[i - 1].from == e[i].from && e[i - 1].kind == e[i].kind)
@@ -656,7 +683,7 @@ static gs_status finish_edges(struct builder *b)
 		}
 		lo = hi;
 	}
-	first[b->n_ops] = k;
+	first[b->n_ops] = (uint32_t)k;
 	g->edges = e;
 	g->n_edges = k;
 	g->in_first = first;
@@ -771,6 +798,9 @@ static gs_status graph_build(const struct gs_trace *t, uint64_t max_edges, bool 
 	if (!rc)
 		rc = finish_edges(&b);
 	if (!rc) {
+		g->events = b.events;
+		g->n_events = b.n_events;
+		b.events = NULL;
 		g->implied_edges = b.implied;
 		g->edge_count[GS_EDGE_DEFAULT_STREAM] += b.implied;
 		mark_recorded_early(&b);
@@ -786,6 +816,7 @@ out:
 	free(b.launch_start);
 	free(b.thread_launch);
 	free(b.edges);
+	free(b.events);
 	if (rc) {
 		gs_graph_destroy(g);
 		return rc;
@@ -827,6 +858,7 @@ void gs_graph_destroy(struct gs_graph *g)
 		return;
 	free(g->edges);
 	free(g->in_first);
+	free(g->events);
 	free(g->returned_early);
 	free(g->segment_edges);
 	free(g);
@@ -901,7 +933,7 @@ gs_status gs_waits_compute(const struct gs_trace *t, const struct gs_graph *g, s
 			w[k++] = (struct gs_wait){.consumer = (uint32_t)to,
 						  .producer = ed->from,
 						  .kind = ed->kind,
-						  .event = ed->event,
+						  .event = gs_graph_edge_event(g, ed),
 						  .wait_ns = held};
 		}
 	}

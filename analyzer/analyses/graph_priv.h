@@ -96,7 +96,15 @@ struct builder {
 	/* Every edge but stream order (implicit until finish_edges). */
 	struct gs_edge *edges;
 	size_t n_edges, cap_edges;
+	/* The event ids the edges name (gs_edge.event_ref), in the order
+	 * added; handed to the graph. */
+	uint64_t *events;
+	size_t n_events, cap_events;
 };
+
+/* The most edges a build adds (stream order aside): edges are named in 32
+ * bits (gs_edge.event_ref), as the graph's CSR index counts them. */
+#define GS_GRAPH_MOST_ADDED ((size_t)UINT32_MAX)
 
 /* graph.c */
 gs_status graph_add_edge(struct builder *b, uint32_t from, uint32_t to, uint8_t kind,

@@ -669,7 +669,7 @@ static bool has_event_edge(const struct gs_graph *g, uint32_t from, uint32_t to)
 {
 	for (size_t i = 0; i < g->n_edges; i++)
 		if (g->edges[i].kind == GS_EDGE_EVENT && g->edges[i].from == from &&
-		    g->edges[i].to == to && g->edges[i].event == 5)
+		    g->edges[i].to == to && gs_graph_edge_event(g, &g->edges[i]) == 5)
 			return true;
 	return false;
 }

@@ -33,13 +33,20 @@ const char *gs_edge_kind_name(unsigned kind);
  * stream). Kept, so that the schedules still order the two ops. */
 #define GS_EDGEF_RECORDED_EARLY 1u
 
-/* An edge between two ops (indices into gs_trace_ops()). */
+/*
+ * An edge between two ops (indices into gs_trace_ops()). 16 bytes: a graph
+ * holds about one edge an op and lives through every analysis, so the
+ * event id (8 bytes, on a few edges in a hundred) is kept aside in the
+ * graph's event table: gs_graph_edge_event() reads it.
+ */
 struct gs_edge {
 	uint32_t from;
 	uint32_t to;
-	uint8_t kind;   /* enum gs_edge_kind */
-	uint8_t flags;  /* GS_EDGEF_* */
-	uint64_t event; /* event id for event edges (0 if unknown) */
+	uint8_t kind;  /* enum gs_edge_kind */
+	uint8_t flags; /* GS_EDGEF_* */
+	/* 1 + index into gs_graph.events for an event edge whose event id is
+	 * known; 0 otherwise. */
+	uint32_t event_ref;
 };
 
 /*
@@ -57,7 +64,12 @@ struct gs_graph {
 	size_t n_ops;
 	struct gs_edge *edges;
 	size_t n_edges;
-	size_t *in_first;
+	/* 32-bit: edges are counted in 32 bits, as ops are (gs_graph_build
+	 * refuses a graph of more edges). */
+	uint32_t *in_first;
+	/* The event ids edges name (gs_edge.event_ref). */
+	uint64_t *events;
+	size_t n_events;
 	/* Per op: the API call that launched it (index into
 	 * gs_trace_api_calls(), GS_NO_INDEX when unknown): the trace's
 	 * gs_trace_op_launches(), borrowed (valid while the trace is). */
@@ -100,7 +112,7 @@ struct gs_segment_edge {
 };
 
 /* Edges (all but stream order) a graph may hold by default: 16 Mi, about
- * 400 MB (a trace of 10 M ops has a few million). */
+ * 270 MB (a trace of 10 M ops has a few million). */
 #define GS_GRAPH_DEFAULT_MAX_EDGES (1ull << 24)
 
 struct gs_graph_options {
@@ -116,6 +128,12 @@ gs_status gs_graph_build_opts(const struct gs_trace *t, const struct gs_graph_op
 			      struct gs_graph **out);
 gs_status gs_graph_build(const struct gs_trace *t, struct gs_graph **out);
 void gs_graph_destroy(struct gs_graph *g);
+
+/* The event id of edge e of g (an event edge's); 0 when unknown or none. */
+static inline uint64_t gs_graph_edge_event(const struct gs_graph *g, const struct gs_edge *e)
+{
+	return e->event_ref && e->event_ref <= g->n_events ? g->events[e->event_ref - 1] : 0;
+}
 
 /* A wait: an edge that held its consumer back. */
 struct gs_wait {
