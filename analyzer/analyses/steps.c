@@ -127,8 +127,9 @@ static int cmp_i64(const void *pa, const void *pb)
 static gs_status collect(const struct gs_trace *t, const struct gs_step_options *o,
 			 struct gs_steps *out)
 {
-	size_t nr, n = 0, i, k;
+	size_t nr, n = 0, i, k, n_str = gs_trace_string_count(t);
 	const struct gs_range *r = gs_trace_ranges(t, &nr);
+	uint8_t *other = NULL; /* per string id: not a marker */
 	regex_t re;
 	bool numbered = true;
 	gs_status st = GS_OK;
@@ -145,24 +146,31 @@ static gs_status collect(const struct gs_trace *t, const struct gs_step_options 
 		}
 	}
 	out->steps = calloc(nr ? nr : 1, sizeof(*out->steps));
-	if (!out->steps) {
+	/* Whether a name is a marker depends on the name alone: a name found
+	 * not to be one is not looked at again (names repeat: millions of
+	 * ranges, a few thousand names), a byte read instead. */
+	other = calloc(n_str ? n_str : 1, 1);
+	if (!out->steps || !other) {
 		st = gs_nomem();
 		goto done;
 	}
 	for (i = 0; i < nr; i++) {
-		const char *name = gs_trace_string(t, r[i].name);
+		uint32_t id = r[i].name;
+		const char *name;
 		uint64_t num = 0;
 
-		if (r[i].kind == GS_RANGE_GPU_ANNOTATION || !name || r[i].end_ns < r[i].start_ns)
+		if (r[i].kind == GS_RANGE_GPU_ANNOTATION || r[i].end_ns < r[i].start_ns ||
+		    (id < n_str && other[id]))
 			continue;
-		if (o->marker) {
-			if (regexec(&re, name, 0, NULL, 0))
-				continue;
-			if (!profiler_step(name, &num) && !first_number(name, &num))
-				numbered = false;
-		} else if (!profiler_step(name, &num)) {
+		name = gs_trace_string(t, id);
+		if (!name || (o->marker ? regexec(&re, name, 0, NULL, 0) != 0 :
+					  !profiler_step(name, &num))) {
+			if (id < n_str)
+				other[id] = 1;
 			continue;
 		}
+		if (o->marker && !profiler_step(name, &num) && !first_number(name, &num))
+			numbered = false;
 		out->steps[n++] = (struct gs_step){.number = num,
 						   .name = r[i].name,
 						   .pid = r[i].pid,
@@ -202,6 +210,7 @@ static gs_status collect(const struct gs_trace *t, const struct gs_step_options 
 		      o->marker       ? "ranges matching --step-marker" :
 					"ProfilerStep#N ranges";
 done:
+	free(other);
 	if (o->marker)
 		regfree(&re);
 	return st;
@@ -209,11 +218,28 @@ done:
 
 /* The step whose host range holds `t` for process `pid` (or for any
  * process, any[k] for step k), else NULL. */
-static struct gs_step *step_at(struct gs_steps *s, const bool *any, int64_t pid, int64_t t)
+static bool first_after(const struct gs_steps *s, size_t i, int64_t t)
+{
+	return (i == 0 || s->steps[i - 1].host_start_ns <= t) &&
+	       (i == s->n || s->steps[i].host_start_ns > t);
+}
+
+/* *hint: where the last call found the first step after its time (the
+ * ops come about in time order, so it is usually where this one is). */
+static struct gs_step *step_at(struct gs_steps *s, const bool *any, int64_t pid, int64_t t,
+			       size_t *hint)
 {
 	/* the first step starting after t */
-	size_t lo = gs_upper_bound_i64_at(s->steps, s->n, sizeof(*s->steps),
-					  offsetof(struct gs_step, host_start_ns), t);
+	size_t lo = *hint;
+
+	if (!first_after(s, lo, t)) {
+		if (lo < s->n && first_after(s, lo + 1, t))
+			lo++;
+		else
+			lo = gs_upper_bound_i64_at(s->steps, s->n, sizeof(*s->steps),
+						   offsetof(struct gs_step, host_start_ns), t);
+	}
+	*hint = lo;
 
 	/* Steps of one process do not overlap; of several, look a little back. */
 	for (size_t i = lo, tries = 0; i > 0 && tries < 8; i--, tries++) {
@@ -349,13 +375,13 @@ static gs_status gpu_windows(const struct gs_trace *t, const struct gs_step_opti
 	any = steps_of_any_process(s, n_ops, launch, n_launch, api, n_api);
 	if (!any)
 		return gs_nomem();
-	for (size_t o = 0; o < n_ops && o < n_launch; o++) {
+	for (size_t o = 0, hint = 0; o < n_ops && o < n_launch; o++) {
 		struct gs_step *st;
 
 		if (launch[o] >= n_api ||
 		    (opt->has_device && gs_op_device(t, &ops[o]) != opt->device))
 			continue;
-		st = step_at(s, any, api[launch[o]].pid, api[launch[o]].start_ns);
+		st = step_at(s, any, api[launch[o]].pid, api[launch[o]].start_ns, &hint);
 		if (!st)
 			continue;
 		if (!st->gpu_drawn) {
