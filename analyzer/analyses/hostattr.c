@@ -102,6 +102,10 @@ struct ha_label {
 	uint32_t name;
 	uint8_t kind;
 	bool input, sync, wait;
+	/* While building: its last tag (HA_GAP: none yet). A label nearly
+	 * always comes with one context and class: this finds its tag without
+	 * the map. */
+	uint32_t tag;
 };
 
 struct ha_acc {
@@ -317,50 +321,23 @@ static gs_status sort_copied(const struct gs_range *r, uint32_t *v, size_t n)
 #define HA_TIE_MAX 16 /* longer runs of one start: sorted through a copy */
 
 /*
- * A thread's ranges v[0 .. n) (indices) in cmp_range_at's order. The
- * ranges of a finished trace come by start, so only each run of one start
- * is sorted, in place (an insertion sort); out of start order, the whole
- * group is sorted through a copy. A total order: the same result either
- * way.
+ * A thread of the host ranges: their indices (4 bytes each: times and kind
+ * are read from the ranges) in cmp_range_at's order, placed as they come.
+ * The ranges of a finished trace come by start, so a range goes at the
+ * end of its thread's, but for a run of one start, sorted as it grows (an
+ * insertion sort of the ranges just read). A run longer than HA_TIE_MAX is
+ * sorted through a copy once it ends; a thread whose ranges come out of
+ * start order, all of it. A total order: the same result either way.
  */
-static gs_status sort_refs(const struct gs_range *r, uint32_t *v, size_t n)
-{
-	size_t i = 0;
-
-	for (size_t k = 1; k < n; k++)
-		if (r[v[k]].start_ns < r[v[k - 1]].start_ns)
-			return sort_copied(r, v, n);
-	while (i < n) {
-		size_t j = i + 1;
-
-		while (j < n && r[v[j]].start_ns == r[v[i]].start_ns)
-			j++;
-		if (j - i > HA_TIE_MAX) {
-			gs_status rc = sort_copied(r, v + i, j - i);
-
-			if (rc != GS_OK)
-				return rc;
-		} else {
-			for (size_t a = i + 1; a < j; a++) {
-				uint32_t x = v[a];
-				size_t b = a;
-
-				for (; b > i && cmp_range_at(r, v[b - 1], x) > 0; b--)
-					v[b] = v[b - 1];
-				v[b] = x;
-			}
-		}
-		i = j;
-	}
-	return GS_OK;
-}
-
-/* A thread (distinct pid, tid) of the ranges while grouping them. */
 struct ha_group {
 	int64_t pid;
 	int64_t tid;
-	size_t count, pos;
-	size_t next; /* the next group of the same hash key, or SIZE_MAX */
+	uint32_t *ref;
+	size_t n, cap;
+	size_t run;        /* ref[run .. n) share a start */
+	int64_t run_start; /* that start */
+	bool copy;         /* out of start order: sorted through a copy at the end */
+	size_t next;       /* the next group of the same hash key, or SIZE_MAX */
 };
 
 static int cmp_group(const void *pa, const void *pb)
@@ -406,24 +383,59 @@ static bool is_host_span(const struct gs_range *r)
 	return r->end_ns > r->start_ns && r->kind != GS_RANGE_GPU_ANNOTATION;
 }
 
-/* The host ranges of r (their indices, 4 bytes each: times and kind are
- * read from the ranges) grouped by thread, the groups (*g, *ng) in (pid,
- * tid) order, each sorted by cmp_range_at. */
-static gs_status sorted_refs(const struct gs_range *r, size_t n_ranges, uint32_t **out,
-			     size_t *n_out, struct ha_group **g_out, size_t *ng_out)
+/* The run of one start that ends: sorted through a copy when it grew past
+ * the insertion sort's. */
+static gs_status group_end_run(const struct gs_range *r, struct ha_group *g)
+{
+	return !g->copy && g->n - g->run > HA_TIE_MAX ?
+		       sort_copied(r, g->ref + g->run, g->n - g->run) :
+		       GS_OK;
+}
+
+/* Range i of the trace into its thread's ranges. */
+static gs_status group_add(const struct gs_range *r, struct ha_group *g, uint32_t i)
+{
+	int64_t s = r[i].start_ns;
+	size_t b;
+
+	if (!g->ref || g->n >= g->cap) {
+		gs_status rc = gs_vec_grow((void **)&g->ref, &g->cap, g->n + 1, sizeof(*g->ref));
+
+		if (rc)
+			return rc;
+	}
+	b = g->n;
+	if (g->copy || b == 0 || s > g->run_start) {
+		gs_status rc = b && !g->copy ? group_end_run(r, g) : GS_OK;
+
+		g->ref[g->n++] = i;
+		g->run = b;
+		g->run_start = s;
+		return rc;
+	}
+	g->n++;
+	if (s < g->run_start) {
+		g->ref[b] = i;
+		g->copy = true;
+		return GS_OK;
+	}
+	if (b - g->run < HA_TIE_MAX)
+		for (; b > g->run && cmp_range_at(r, g->ref[b - 1], i) > 0; b--)
+			g->ref[b] = g->ref[b - 1];
+	g->ref[b] = i;
+	return GS_OK;
+}
+
+/* The host ranges of r grouped by thread (*g, *ng), in (pid, tid) order,
+ * each sorted by cmp_range_at; *n of them in all. */
+static gs_status group_ranges(const struct gs_range *r, size_t n_ranges, struct ha_group **g_out,
+			      size_t *ng_out, size_t *n_out)
 {
 	struct gs_u64map m = {0};
 	struct ha_group *g = NULL;
 	size_t ng = 0, cap = 0, last = SIZE_MAX, n = 0;
-	uint32_t *v = NULL;
 	gs_status rc = GS_OK;
 
-	*out = NULL;
-	*g_out = NULL;
-	*n_out = *ng_out = 0;
-	rc = gs_vec_grow((void **)&g, &cap, 1, sizeof(*g));
-	if (rc)
-		return rc;
 	for (size_t i = 0; i < n_ranges && !rc; i++) {
 		if (!is_host_span(&r[i]))
 			continue;
@@ -435,50 +447,23 @@ static gs_status sorted_refs(const struct gs_range *r, size_t n_ranges, uint32_t
 					break;
 				g[ng] = (struct ha_group){.pid = r[i].pid, .tid = r[i].tid};
 				rc = group_link(&m, g, ng);
+				if (rc)
+					break;
 				last = ng++;
 			}
 		}
-		g[last].count++;
+		rc = group_add(r, &g[last], (uint32_t)i);
 		n++;
 	}
 	gs_u64map_fini(&m);
-	m = (struct gs_u64map){0};
-	if (!rc) {
-		v = malloc((n ? n : 1) * sizeof(*v));
-		if (!v)
-			rc = gs_nomem();
-	}
+	for (size_t k = 0; k < ng && !rc; k++)
+		rc = g[k].copy ? sort_copied(r, g[k].ref, g[k].n) : group_end_run(r, &g[k]);
 	if (!rc && ng)
 		qsort(g, ng, sizeof(*g), cmp_group);
-	for (size_t k = 0, pos = 0; k < ng && !rc; k++) {
-		g[k].pos = pos;
-		pos += g[k].count;
-		rc = group_link(&m, g, k);
-	}
-	last = SIZE_MAX;
-	/* a counting scatter, stable: each group keeps the trace's order */
-	for (size_t i = 0; i < n_ranges && !rc; i++) {
-		if (!is_host_span(&r[i]))
-			continue;
-		if (last == SIZE_MAX || g[last].pid != r[i].pid || g[last].tid != r[i].tid)
-			last = group_find(&m, g, r[i].pid, r[i].tid);
-		v[g[last].pos++] = (uint32_t)i;
-	}
-	gs_u64map_fini(&m);
-	for (size_t k = 0, pos = 0; k < ng && !rc; k++) {
-		rc = sort_refs(r, v + pos, g[k].count);
-		pos += g[k].count;
-	}
-	if (rc) {
-		free(v);
-		free(g);
-		return rc;
-	}
-	*out = v;
-	*n_out = n;
 	*g_out = g;
 	*ng_out = ng;
-	return GS_OK;
+	*n_out = n;
+	return rc;
 }
 
 /* A piece of a thread to cut again with the other threads of its process
@@ -655,11 +640,11 @@ static void cut_trim(struct ha_cut *c)
 
 /* ---- Building ----------------------------------------------------------- */
 
-/* Direct-mapped caches of the label and tag maps: names repeat. */
+/* A direct-mapped cache of the label map: names repeat. */
 #define HA_MEMO 1024
 
 struct ha_memo {
-	uint64_t key; /* UINT64_MAX: none (no label's or tag's key) */
+	uint64_t key; /* UINT64_MAX: none (no label's key) */
 	uint32_t v;
 };
 
@@ -670,7 +655,7 @@ struct ha_build {
 	struct ha_cut cut;
 	size_t cap_labels, cap_tags;
 	struct gs_u64map label_map, tag_map;
-	struct ha_memo *memo; /* HA_MEMO for the labels, then HA_MEMO for the tags */
+	struct ha_memo *memo; /* HA_MEMO entries */
 };
 
 /* The label of range q: a distinct (name, kind), its name classified once. */
@@ -701,7 +686,8 @@ static gs_status label_for(struct ha_build *b, const struct gs_range *q, uint32_
 						  .kind = q->kind,
 						  .input = is_input(s),
 						  .sync = is_sync(s),
-						  .wait = gs_host_name_is_wait(s)};
+						  .wait = gs_host_name_is_wait(s),
+						  .tag = HA_GAP};
 		rc = gs_u64map_put(&b->label_map, key, v, false);
 		if (rc)
 			return rc;
@@ -719,10 +705,10 @@ static gs_status tag_for(struct ha_build *b, uint32_t label, uint32_t context, u
 {
 	struct gs_host_index *ix = b->ix;
 	uint64_t key = (uint64_t)context << 32 | (uint64_t)label << 3 | cls, v;
-	struct ha_memo *m = &b->memo[HA_MEMO + (gs_hash_u64(key) & (HA_MEMO - 1))];
+	uint32_t last = ix->labels[label].tag;
 
-	if (m->key == key) {
-		*out = m->v;
+	if (last != HA_GAP && ix->tags[last].context == context && ix->tags[last].cls == cls) {
+		*out = last;
 		return GS_OK;
 	}
 	if (!gs_u64map_get(&b->tag_map, key, &v)) {
@@ -746,8 +732,7 @@ static gs_status tag_for(struct ha_build *b, uint32_t label, uint32_t context, u
 			return rc;
 		ix->n_tags++;
 	}
-	m->key = key;
-	m->v = (uint32_t)v;
+	ix->labels[label].tag = (uint32_t)v;
 	*out = (uint32_t)v;
 	return GS_OK;
 }
@@ -828,7 +813,6 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 	const struct gs_range *r = gs_trace_ranges(t, &n_ranges);
 	struct ha_group *g = NULL;
 	struct gs_host_index *ix = calloc(1, sizeof(*ix));
-	uint32_t *v = NULL;
 	struct ha_sweep sw = {0};
 	struct ha_build b = {.r = r};
 	static const struct ha_sweep_ops ops = {range_push, range_emit};
@@ -844,12 +828,12 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 		gs_error_append("too many host ranges (%zu)", n_ranges);
 		return GS_ERR_LIMIT;
 	}
-	rc = sorted_refs(r, n_ranges, &v, &n, &g, &ng);
+	rc = group_ranges(r, n_ranges, &g, &ng, &n);
 	if (!rc) {
-		b.memo = malloc(2 * HA_MEMO * sizeof(*b.memo));
+		b.memo = malloc(HA_MEMO * sizeof(*b.memo));
 		if (!b.memo)
 			rc = gs_nomem();
-		for (size_t i = 0; !rc && i < 2 * HA_MEMO; i++)
+		for (size_t i = 0; !rc && i < HA_MEMO; i++)
 			b.memo[i].key = UINT64_MAX;
 	}
 	/* A sweep emits at most two pieces a range (one as it starts, one as
@@ -865,17 +849,20 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 			rc = gs_nomem();
 		b.cut.cap = cap_s < cap_t ? cap_s : cap_t;
 	}
-	/* Threads (and processes) in (pid, tid) order, then each thread cut. */
-	for (size_t gi = 0, i = 0; gi < ng && !rc; gi++) {
-		struct ha_src src = {.r = r, .ref = v + i};
+	/* Threads (and processes) in (pid, tid) order, then each thread cut
+	 * (its ranges freed once cut). */
+	for (size_t gi = 0; gi < ng && !rc; gi++) {
+		struct ha_src src = {.r = r, .ref = g[gi].ref};
 		struct ha_thread *th;
 
 		rc = add_thread(ix, &g[gi], b.cut.n);
 		if (rc)
 			break;
 		b.cut.first = b.cut.n;
-		b.ref = v + i;
-		rc = sweep(&sw, &src, g[gi].count, &ops, &b);
+		b.ref = g[gi].ref;
+		rc = sweep(&sw, &src, g[gi].n, &ops, &b);
+		free(g[gi].ref);
+		g[gi].ref = NULL;
 		if (!rc)
 			rc = cut_close(&b.cut);
 		if (rc)
@@ -885,10 +872,10 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 		for (size_t k = th->first; k < b.cut.n; k++)
 			if (b.cut.tag[k] != HA_GAP && ix->tags[b.cut.tag[k]].wait)
 				ix->procs[th->proc].has_wait = true;
-		i += g[gi].count;
 	}
 	free(sw.st);
-	free(v);
+	for (size_t gi = 0; gi < ng; gi++)
+		free(g[gi].ref);
 	free(g);
 	free(b.memo);
 	gs_u64map_fini(&b.label_map);

@@ -866,7 +866,8 @@ static void bf_check(const struct gs_host_ranges *want, const struct gs_host_ran
 	assert_int_equal(got->short_ns, want->short_ns);
 }
 
-/* One random trace of seed s, its ranges added out of start order. */
+/* One random trace of seed s, its ranges added out of start order; one in
+ * eight with a run of more than 16 ranges of one start on one thread. */
 static void bf_trace(struct tb *b, uint64_t *s)
 {
 	static const uint8_t kinds[] = {GS_RANGE_NVTX,   GS_RANGE_CPU_OP, GS_RANGE_USER_ANNOTATION,
@@ -917,6 +918,14 @@ static void bf_trace(struct tb *b, uint64_t *s)
 		}
 		prev_s = st;
 		prev_e = en;
+	}
+	if (bf_rand(s) % 8 == 0) {
+		int64_t st = (int64_t)(bf_rand(s) % (BF_T / 2));
+
+		for (size_t i = 0, k = 17 + bf_rand(s) % 8; i < k; i++)
+			tb_range(b, PID, 1, kinds[bf_rand(s) % 5],
+				 bf_names[bf_rand(s) % BF_NAMES].name, st,
+				 st + (int64_t)(bf_rand(s) % 40));
 	}
 }
 
