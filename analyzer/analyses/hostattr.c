@@ -332,8 +332,8 @@ static gs_status sort_copied(const struct gs_range *r, uint32_t *v, size_t n)
 struct ha_group {
 	int64_t pid;
 	int64_t tid;
-	uint32_t *ref;
-	size_t n, cap;
+	uint32_t *ref; /* its room in one array for all (counted first) */
+	size_t n, count;
 	size_t run;        /* ref[run .. n) share a start */
 	int64_t run_start; /* that start */
 	bool copy;         /* out of start order: sorted through a copy at the end */
@@ -396,15 +396,8 @@ static gs_status group_end_run(const struct gs_range *r, struct ha_group *g)
 static gs_status group_add(const struct gs_range *r, struct ha_group *g, uint32_t i)
 {
 	int64_t s = r[i].start_ns;
-	size_t b;
+	size_t b = g->n;
 
-	if (!g->ref || g->n >= g->cap) {
-		gs_status rc = gs_vec_grow((void **)&g->ref, &g->cap, g->n + 1, sizeof(*g->ref));
-
-		if (rc)
-			return rc;
-	}
-	b = g->n;
 	if (g->copy || b == 0 || s > g->run_start) {
 		gs_status rc = b && !g->copy ? group_end_run(r, g) : GS_OK;
 
@@ -426,35 +419,63 @@ static gs_status group_add(const struct gs_range *r, struct ha_group *g, uint32_
 	return GS_OK;
 }
 
-/* The host ranges of r grouped by thread (*g, *ng), in (pid, tid) order,
- * each sorted by cmp_range_at; *n of them in all. */
+/* Range i's group, SIZE_MAX when new (last: the previous range's). */
+static size_t group_of(const struct gs_u64map *m, const struct ha_group *g, size_t last,
+		       const struct gs_range *q)
+{
+	if (last != SIZE_MAX && g[last].pid == q->pid && g[last].tid == q->tid)
+		return last;
+	return group_find(m, g, q->pid, q->tid);
+}
+
+/*
+ * The host ranges of r grouped by thread (*g, *ng), in (pid, tid) order,
+ * each sorted by cmp_range_at, in one array (*all) of *n indices. Counted
+ * first, so that the array is allocated once at its size: grown by
+ * doubling, it was copied and left freed pages behind.
+ */
 static gs_status group_ranges(const struct gs_range *r, size_t n_ranges, struct ha_group **g_out,
-			      size_t *ng_out, size_t *n_out)
+			      size_t *ng_out, uint32_t **all, size_t *n_out)
 {
 	struct gs_u64map m = {0};
 	struct ha_group *g = NULL;
 	size_t ng = 0, cap = 0, last = SIZE_MAX, n = 0;
 	gs_status rc = GS_OK;
 
+	*all = NULL;
+
 	for (size_t i = 0; i < n_ranges && !rc; i++) {
 		if (!is_host_span(&r[i]))
 			continue;
-		if (last == SIZE_MAX || g[last].pid != r[i].pid || g[last].tid != r[i].tid) {
-			last = group_find(&m, g, r[i].pid, r[i].tid);
-			if (last == SIZE_MAX) {
-				rc = gs_vec_grow((void **)&g, &cap, ng + 1, sizeof(*g));
-				if (rc)
-					break;
-				g[ng] = (struct ha_group){.pid = r[i].pid, .tid = r[i].tid};
-				rc = group_link(&m, g, ng);
-				if (rc)
-					break;
-				last = ng++;
-			}
+		last = group_of(&m, g, last, &r[i]);
+		if (last == SIZE_MAX) {
+			rc = gs_vec_grow((void **)&g, &cap, ng + 1, sizeof(*g));
+			if (rc)
+				break;
+			g[ng] = (struct ha_group){.pid = r[i].pid, .tid = r[i].tid};
+			rc = group_link(&m, g, ng);
+			if (rc)
+				break;
+			last = ng++;
 		}
-		rc = group_add(r, &g[last], (uint32_t)i);
+		g[last].count++;
 		n++;
 	}
+	if (!rc) {
+		*all = malloc((n ? n : 1) * sizeof(**all));
+		if (!*all)
+			rc = gs_nomem();
+	}
+	for (size_t k = 0, pos = 0; k < ng && !rc; k++) {
+		g[k].ref = *all + pos;
+		pos += g[k].count;
+	}
+	last = SIZE_MAX;
+	for (size_t i = 0; i < n_ranges && !rc; i++)
+		if (is_host_span(&r[i])) {
+			last = group_of(&m, g, last, &r[i]);
+			rc = group_add(r, &g[last], (uint32_t)i);
+		}
 	gs_u64map_fini(&m);
 	for (size_t k = 0; k < ng && !rc; k++)
 		rc = g[k].copy ? sort_copied(r, g[k].ref, g[k].n) : group_end_run(r, &g[k]);
@@ -813,6 +834,7 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 	const struct gs_range *r = gs_trace_ranges(t, &n_ranges);
 	struct ha_group *g = NULL;
 	struct gs_host_index *ix = calloc(1, sizeof(*ix));
+	uint32_t *all = NULL;
 	struct ha_sweep sw = {0};
 	struct ha_build b = {.r = r};
 	static const struct ha_sweep_ops ops = {range_push, range_emit};
@@ -828,7 +850,7 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 		gs_error_append("too many host ranges (%zu)", n_ranges);
 		return GS_ERR_LIMIT;
 	}
-	rc = group_ranges(r, n_ranges, &g, &ng, &n);
+	rc = group_ranges(r, n_ranges, &g, &ng, &all, &n);
 	if (!rc) {
 		b.memo = malloc(HA_MEMO * sizeof(*b.memo));
 		if (!b.memo)
@@ -849,8 +871,7 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 			rc = gs_nomem();
 		b.cut.cap = cap_s < cap_t ? cap_s : cap_t;
 	}
-	/* Threads (and processes) in (pid, tid) order, then each thread cut
-	 * (its ranges freed once cut). */
+	/* Threads (and processes) in (pid, tid) order, then each thread cut. */
 	for (size_t gi = 0; gi < ng && !rc; gi++) {
 		struct ha_src src = {.r = r, .ref = g[gi].ref};
 		struct ha_thread *th;
@@ -861,8 +882,6 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 		b.cut.first = b.cut.n;
 		b.ref = g[gi].ref;
 		rc = sweep(&sw, &src, g[gi].n, &ops, &b);
-		free(g[gi].ref);
-		g[gi].ref = NULL;
 		if (!rc)
 			rc = cut_close(&b.cut);
 		if (rc)
@@ -874,8 +893,7 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 				ix->procs[th->proc].has_wait = true;
 	}
 	free(sw.st);
-	for (size_t gi = 0; gi < ng; gi++)
-		free(g[gi].ref);
+	free(all);
 	free(g);
 	free(b.memo);
 	gs_u64map_fini(&b.label_map);
