@@ -2,15 +2,19 @@
 /*
  * Host-bound idle attributed to host ranges (gpuscope/hostattr.h).
  *
- * Build: the ranges sorted once by (pid, tid, start, longest first, kind
+ * Build: the host ranges grouped by thread (their indices: times and kind
+ * are read from the ranges) and sorted by (start, longest first, kind
  * order), then per thread one sweep with a stack of open ranges (a range
  * that ended is dropped when it comes to the top) cuts the thread's time
  * into pieces, each owned by the range on top: the latest-starting range
- * still open, its innermost one. The pieces of a thread are disjoint and
- * sorted. Each range's name is classified once per distinct (name, kind).
- * For a process whose threads wait, the busy (non-wait) pieces of all its
- * threads are cut the same way, on demand: at each instant the piece that
- * started last wins, the thread that most recently began its current work.
+ * still open, its innermost one. The pieces of a thread tile its time in
+ * order (gap pieces where no range is open), each a start and a tag: the
+ * owner's (name, kind) label with the context and class that the ranges
+ * around it gave it. Each name is classified once per distinct (name,
+ * kind). For a process whose threads wait, the busy (non-wait) pieces of
+ * all its threads are cut the same way, on demand: at each instant the
+ * piece that started last wins, the thread that most recently began its
+ * current work.
  *
  * Query: per interval, a binary search in the thread's pieces, then the
  * pieces that overlap it (and, for a wait piece, the busy pieces of its
@@ -39,40 +43,45 @@ const char *gs_host_class_name(unsigned cls)
 	return cls < GS_HOST_CLASS_COUNT ? names[cls] : "?";
 }
 
-/* A range (or a piece, for the busy cut) to sweep. */
-struct ha_span {
-	int64_t start;
-	int64_t end;
-	uint32_t ref; /* range index, or piece index */
-	/* Ranges: the kind order (higher is inner on a full tie); busy cut:
-	 * the thread index (threads are in (pid, tid) order). */
-	uint32_t key;
+/*
+ * A thread's time is cut into pieces that tile it from its first range's
+ * start to its last range's end: piece i lasts from start[i] to start[i + 1]
+ * and says what the thread did then by a tag, HA_GAP where no range is
+ * open. Each thread's pieces end with a gap piece, so that its last real
+ * piece has an end. With no end of its own and the (label, context,
+ * class) it would repeat kept once per distinct tag, a piece is 12 bytes
+ * (8 for its start, 4 for its tag) where it was 24: a trace has about two
+ * pieces a host range, and the index is held through every device's
+ * analyses.
+ */
+#define HA_GAP UINT32_MAX
+#define HA_MAX_LABELS (1u << 28) /* a label's id, 28 bits, and a class in a tag's key */
+
+/* What a piece was: its range's label, the context and class the ranges
+ * around it gave it. */
+struct ha_tag {
+	uint32_t label;
+	uint32_t context;
+	uint8_t cls; /* enum gs_host_class */
+	bool wait;   /* the label's: forwarded to a busy thread */
 };
 
-/* 24 bytes: a trace has about two pieces a range. */
-#define HA_MAX_LABELS (1u << 28)
-
-struct ha_piece {
-	int64_t start;
-	int64_t end;
-	uint32_t context;
-	unsigned label : 28; /* < HA_MAX_LABELS */
-	unsigned cls : 3;    /* enum gs_host_class */
-	unsigned wait : 1;
+/* Pieces being appended: a thread's (or a process's busy cut), after those
+ * of the threads before it. */
+struct ha_cut {
+	int64_t *start;
+	uint32_t *tag;
+	size_t n, cap;
+	size_t first; /* the current thread's first piece */
+	int64_t end;  /* where piece n - 1 ends, while it is not closed */
 };
 
 struct ha_thread {
 	int64_t pid;
 	int64_t tid;
-	size_t first; /* pieces[first .. first + n) */
+	size_t first; /* pieces[first .. first + n), the last a gap piece */
 	size_t n;
 	size_t proc;
-};
-
-struct ha_busy {
-	int64_t start;
-	int64_t end;
-	uint32_t piece;
 };
 
 struct ha_proc {
@@ -80,7 +89,11 @@ struct ha_proc {
 	size_t first_thread, n_threads;
 	bool has_wait;
 	bool built;
-	struct ha_busy *busy;
+	/* The busy cut, as a thread's pieces are (the last a gap piece): the
+	 * tag of the busy piece that wins at each instant, HA_GAP where no
+	 * thread is busy. */
+	int64_t *busy_start;
+	uint32_t *busy_tag;
 	size_t n_busy;
 };
 
@@ -89,6 +102,10 @@ struct ha_label {
 	uint32_t name;
 	uint8_t kind;
 	bool input, sync, wait;
+	/* While building: its last tag (HA_GAP: none yet). A label nearly
+	 * always comes with one context and class: this finds its tag without
+	 * the map. */
+	uint32_t tag;
 };
 
 struct ha_acc {
@@ -99,15 +116,17 @@ struct ha_acc {
 
 struct gs_host_index {
 	const struct gs_trace *t;
-	struct ha_piece *pieces;
-	size_t n_pieces, cap_pieces;
+	int64_t *piece_start; /* pieces: see struct ha_cut */
+	uint32_t *piece_tag;
+	size_t n_pieces;
+	struct ha_tag *tags;
+	size_t n_tags;
 	struct ha_thread *threads;
 	size_t n_threads;
 	struct ha_proc *procs;
 	size_t n_procs;
 	struct ha_label *labels;
 	size_t n_labels;
-	uint32_t *label_of; /* per range, its label (while building) */
 	/* Query scratch: the accumulator slot of each label (GS_NO_INDEX
 	 * between queries) and the accumulators. */
 	uint32_t *slot;
@@ -117,7 +136,6 @@ struct gs_host_index {
 	 * borrowed; the scratch above is the fork's own. */
 	bool fork;
 };
-
 /* ---- Names -------------------------------------------------------------- */
 
 /* The function a range names: "<built-in method X of ...>", "<method 'X'
@@ -227,27 +245,99 @@ static bool is_sync(const char *name)
 
 /* ---- Sweeping --------------------------------------------------------- */
 
-/* The spans of one thread by start; same start: the longer first; then kind
- * order and ref ascending: the span pushed last is the inner one. */
-static int cmp_span(const void *pa, const void *pb)
+static uint8_t kind_prio(unsigned kind)
 {
-	const struct ha_span *a = pa, *b = pb;
+	switch (kind) {
+	case GS_RANGE_NVTX:
+		return 0;
+	case GS_RANGE_USER_ANNOTATION:
+		return 1;
+	case GS_RANGE_PYTHON:
+		return 3;
+	case GS_RANGE_CPU_OP:
+		return 4;
+	default:
+		return 2;
+	}
+}
+
+/* A thread's ranges by start; same start: the longer first; then kind order
+ * and index: the range pushed last is the inner one. */
+static int cmp_range_at(const struct gs_range *r, uint32_t a, uint32_t b)
+{
+	uint8_t pa, pb;
+
+	if (r[a].start_ns != r[b].start_ns)
+		return r[a].start_ns < r[b].start_ns ? -1 : 1;
+	if (r[a].end_ns != r[b].end_ns)
+		return r[a].end_ns > r[b].end_ns ? -1 : 1;
+	pa = kind_prio(r[a].kind);
+	pb = kind_prio(r[b].kind);
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The order's fields copied, for gs_sort (its comparator has no context). */
+struct ha_sort_rec {
+	int64_t start;
+	int64_t end;
+	uint32_t ref;
+	uint8_t prio;
+};
+
+static int cmp_sort_rec(const void *pa, const void *pb)
+{
+	const struct ha_sort_rec *a = pa, *b = pb;
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	if (a->end != b->end)
 		return a->end > b->end ? -1 : 1;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
+	if (a->prio != b->prio)
+		return a->prio < b->prio ? -1 : 1;
 	return a->ref < b->ref ? -1 : a->ref > b->ref;
 }
 
-/* A thread (distinct pid, tid) of the spans while grouping them. */
+/* Sort v[0 .. n) by cmp_range_at through a copy of the order's fields. */
+static gs_status sort_copied(const struct gs_range *r, uint32_t *v, size_t n)
+{
+	struct ha_sort_rec *c = malloc((n ? n : 1) * sizeof(*c));
+
+	if (!c)
+		return gs_nomem();
+	for (size_t i = 0; i < n; i++)
+		c[i] = (struct ha_sort_rec){.start = r[v[i]].start_ns,
+					    .end = r[v[i]].end_ns,
+					    .ref = v[i],
+					    .prio = kind_prio(r[v[i]].kind)};
+	gs_sort(c, n, sizeof(*c), cmp_sort_rec);
+	for (size_t i = 0; i < n; i++)
+		v[i] = c[i].ref;
+	free(c);
+	return GS_OK;
+}
+
+#define HA_TIE_MAX 16 /* longer runs of one start: sorted through a copy */
+
+/*
+ * A thread of the host ranges: their indices (4 bytes each: times and kind
+ * are read from the ranges) in cmp_range_at's order, placed as they come.
+ * The ranges of a finished trace come by start, so a range goes at the
+ * end of its thread's, but for a run of one start, sorted as it grows (an
+ * insertion sort of the ranges just read). A run longer than HA_TIE_MAX is
+ * sorted through a copy once it ends; a thread whose ranges come out of
+ * start order, all of it. A total order: the same result either way.
+ */
 struct ha_group {
 	int64_t pid;
 	int64_t tid;
-	size_t count, pos;
-	size_t next; /* the next group of the same hash key, or SIZE_MAX */
+	uint32_t *ref; /* its room in one array for all (counted first) */
+	size_t n, count;
+	size_t run;        /* ref[run .. n) share a start */
+	int64_t run_start; /* that start */
+	bool copy;         /* out of start order: sorted through a copy at the end */
+	size_t next;       /* the next group of the same hash key, or SIZE_MAX */
 };
 
 static int cmp_group(const void *pa, const void *pb)
@@ -286,8 +376,6 @@ static gs_status group_link(struct gs_u64map *m, struct ha_group *g, size_t k)
 	return gs_u64map_put(m, key, k, true);
 }
 
-static uint8_t kind_prio(unsigned kind);
-
 static bool is_host_span(const struct gs_range *r)
 {
 	/* A GPU-side annotation's pid and tid name a device and a stream, not
@@ -295,88 +383,144 @@ static bool is_host_span(const struct gs_range *r)
 	return r->end_ns > r->start_ns && r->kind != GS_RANGE_GPU_ANNOTATION;
 }
 
-/* The host ranges of r as spans grouped by thread, the groups (*g, *ng) in
- * (pid, tid) order, each sorted by cmp_span. The ranges of a finished trace
- * come by start, so grouping them (a counting scatter, stable) leaves each
- * group nearly in order: gs_sort's fast path. */
-static gs_status sorted_spans(const struct gs_range *r, size_t n_ranges, struct ha_span **out,
-			      size_t *n_out, struct ha_group **g_out, size_t *ng_out)
+/* The run of one start that ends: sorted through a copy when it grew past
+ * the insertion sort's. */
+static gs_status group_end_run(const struct gs_range *r, struct ha_group *g)
+{
+	return !g->copy && g->n - g->run > HA_TIE_MAX ?
+		       sort_copied(r, g->ref + g->run, g->n - g->run) :
+		       GS_OK;
+}
+
+/* Range i of the trace into its thread's ranges. */
+static gs_status group_add(const struct gs_range *r, struct ha_group *g, uint32_t i)
+{
+	int64_t s = r[i].start_ns;
+	size_t b = g->n;
+
+	if (g->copy || b == 0 || s > g->run_start) {
+		gs_status rc = b && !g->copy ? group_end_run(r, g) : GS_OK;
+
+		g->ref[g->n++] = i;
+		g->run = b;
+		g->run_start = s;
+		return rc;
+	}
+	g->n++;
+	if (s < g->run_start) {
+		g->ref[b] = i;
+		g->copy = true;
+		return GS_OK;
+	}
+	if (b - g->run < HA_TIE_MAX)
+		for (; b > g->run && cmp_range_at(r, g->ref[b - 1], i) > 0; b--)
+			g->ref[b] = g->ref[b - 1];
+	g->ref[b] = i;
+	return GS_OK;
+}
+
+/* Range i's group, SIZE_MAX when new (last: the previous range's). */
+static size_t group_of(const struct gs_u64map *m, const struct ha_group *g, size_t last,
+		       const struct gs_range *q)
+{
+	if (last != SIZE_MAX && g[last].pid == q->pid && g[last].tid == q->tid)
+		return last;
+	return group_find(m, g, q->pid, q->tid);
+}
+
+/*
+ * The host ranges of r grouped by thread (*g, *ng), in (pid, tid) order,
+ * each sorted by cmp_range_at, in one array (*all) of *n indices. Counted
+ * first, so that the array is allocated once at its size: grown by
+ * doubling, it was copied and left freed pages behind.
+ */
+static gs_status group_ranges(const struct gs_range *r, size_t n_ranges, struct ha_group **g_out,
+			      size_t *ng_out, uint32_t **all, size_t *n_out)
 {
 	struct gs_u64map m = {0};
 	struct ha_group *g = NULL;
 	size_t ng = 0, cap = 0, last = SIZE_MAX, n = 0;
-	struct ha_span *v = NULL;
 	gs_status rc = GS_OK;
 
-	*out = NULL;
-	*g_out = NULL;
-	*n_out = *ng_out = 0;
-	rc = gs_vec_grow((void **)&g, &cap, 1, sizeof(*g));
-	if (rc)
-		return rc;
+	*all = NULL;
+
 	for (size_t i = 0; i < n_ranges && !rc; i++) {
 		if (!is_host_span(&r[i]))
 			continue;
-		if (last == SIZE_MAX || g[last].pid != r[i].pid || g[last].tid != r[i].tid) {
-			last = group_find(&m, g, r[i].pid, r[i].tid);
-			if (last == SIZE_MAX) {
-				rc = gs_vec_grow((void **)&g, &cap, ng + 1, sizeof(*g));
-				if (rc)
-					break;
-				g[ng] = (struct ha_group){.pid = r[i].pid, .tid = r[i].tid};
-				rc = group_link(&m, g, ng);
-				last = ng++;
-			}
+		last = group_of(&m, g, last, &r[i]);
+		if (last == SIZE_MAX) {
+			rc = gs_vec_grow((void **)&g, &cap, ng + 1, sizeof(*g));
+			if (rc)
+				break;
+			g[ng] = (struct ha_group){.pid = r[i].pid, .tid = r[i].tid};
+			rc = group_link(&m, g, ng);
+			if (rc)
+				break;
+			last = ng++;
 		}
 		g[last].count++;
 		n++;
 	}
-	gs_u64map_fini(&m);
-	m = (struct gs_u64map){0};
 	if (!rc) {
-		v = malloc((n ? n : 1) * sizeof(*v));
-		if (!v)
+		*all = malloc((n ? n : 1) * sizeof(**all));
+		if (!*all)
 			rc = gs_nomem();
 	}
-	if (!rc && ng)
-		qsort(g, ng, sizeof(*g), cmp_group);
 	for (size_t k = 0, pos = 0; k < ng && !rc; k++) {
-		g[k].pos = pos;
+		g[k].ref = *all + pos;
 		pos += g[k].count;
-		rc = group_link(&m, g, k);
 	}
 	last = SIZE_MAX;
-	for (size_t i = 0; i < n_ranges && !rc; i++) {
-		if (!is_host_span(&r[i]))
-			continue;
-		if (last == SIZE_MAX || g[last].pid != r[i].pid || g[last].tid != r[i].tid)
-			last = group_find(&m, g, r[i].pid, r[i].tid);
-		v[g[last].pos++] = (struct ha_span){.start = r[i].start_ns,
-						    .end = r[i].end_ns,
-						    .ref = (uint32_t)i,
-						    .key = kind_prio(r[i].kind)};
-	}
+	for (size_t i = 0; i < n_ranges && !rc; i++)
+		if (is_host_span(&r[i])) {
+			last = group_of(&m, g, last, &r[i]);
+			rc = group_add(r, &g[last], (uint32_t)i);
+		}
 	gs_u64map_fini(&m);
-	for (size_t k = 0, pos = 0; k < ng && !rc; k++) {
-		gs_sort(v + pos, g[k].count, sizeof(*v), cmp_span);
-		pos += g[k].count;
-	}
-	if (rc) {
-		free(v);
-		free(g);
-		return rc;
-	}
-	*out = v;
-	*n_out = n;
+	for (size_t k = 0; k < ng && !rc; k++)
+		rc = g[k].copy ? sort_copied(r, g[k].ref, g[k].n) : group_end_run(r, &g[k]);
+	if (!rc && ng)
+		qsort(g, ng, sizeof(*g), cmp_group);
 	*g_out = g;
 	*ng_out = ng;
-	return GS_OK;
+	*n_out = n;
+	return rc;
+}
+
+/* A piece of a thread to cut again with the other threads of its process
+ * (the busy cut). */
+struct ha_busy_span {
+	int64_t start;
+	int64_t end;
+	uint32_t tag;
+	uint32_t thread;
+};
+
+/* What a sweep reads: host ranges through their indices (a thread's cut),
+ * or the spans of a busy cut. */
+struct ha_src {
+	const struct gs_range *r;
+	const uint32_t *ref;
+	const struct ha_busy_span *b; /* NULL: r[ref[k]] */
+};
+
+static inline int64_t src_start(const struct ha_src *s, size_t k)
+{
+	return s->b ? s->b[k].start : s->r[s->ref[k]].start_ns;
+}
+
+static inline int64_t src_end(const struct ha_src *s, size_t k)
+{
+	return s->b ? s->b[k].end : s->r[s->ref[k]].end_ns;
 }
 
 struct ha_frame {
 	size_t span;
+	int64_t end;
+	uint32_t label;   /* the range's (a thread's cut) */
+	uint32_t tag;     /* HA_GAP until its first piece (a thread's cut) */
+	uint32_t context; /* the outermost input range's name around it */
 	bool input, sync;
-	uint32_t context;
 };
 
 struct ha_sweep {
@@ -387,44 +531,49 @@ struct ha_sweep {
 /* What a sweep does with the spans: on_push sets the new frame from its
  * parent (NULL at the bottom), on_emit gets [s, e) of the top frame. */
 struct ha_sweep_ops {
-	void (*on_push)(void *ctx, struct ha_frame *f, const struct ha_frame *parent);
-	gs_status (*on_emit)(void *ctx, int64_t s, int64_t e, const struct ha_frame *f);
+	gs_status (*on_push)(void *ctx, struct ha_frame *f, const struct ha_frame *parent);
+	gs_status (*on_emit)(void *ctx, int64_t s, int64_t e, struct ha_frame *f);
 };
 
-/* One sweep over spans sorted by cmp_span (one thread, or one process for
- * the busy cut): the latest-starting open span owns each instant. */
-static gs_status sweep(struct ha_sweep *sw, const struct ha_span *v, size_t n,
+/* One sweep over n spans of src in cmp_range_at's order (one thread) or
+ * cmp_busy's (one process's busy pieces): the latest-starting open span
+ * owns each instant. */
+static gs_status sweep(struct ha_sweep *sw, const struct ha_src *src, size_t n,
 		       const struct ha_sweep_ops *ops, void *ctx)
 {
 	size_t i = 0;
-	int64_t cur = INT64_MIN;
+	int64_t cur = INT64_MIN, next = n ? src_start(src, 0) : INT64_MAX;
+	gs_status rc;
 
 	sw->sp = 0;
 	for (;;) {
-		while (sw->sp && v[sw->st[sw->sp - 1].span].end <= cur)
+		while (sw->sp && sw->st[sw->sp - 1].end <= cur)
 			sw->sp--;
-		if (i < n && v[i].start <= cur) {
+		if (i < n && next <= cur) {
 			if (GS_VEC_PUSH(sw->st, sw->sp, sw->cap,
-					((struct ha_frame){.span = i, .context = GS_NO_STRING})))
+					((struct ha_frame){.span = i,
+							   .end = src_end(src, i),
+							   .tag = HA_GAP,
+							   .context = GS_NO_STRING})))
 				return gs_nomem();
-			ops->on_push(ctx, &sw->st[sw->sp - 1],
-				     sw->sp > 1 ? &sw->st[sw->sp - 2] : NULL);
+			rc = ops->on_push(ctx, &sw->st[sw->sp - 1],
+					  sw->sp > 1 ? &sw->st[sw->sp - 2] : NULL);
+			if (rc)
+				return rc;
 			i++;
+			next = i < n ? src_start(src, i) : INT64_MAX;
 			continue;
 		}
 		if (!sw->sp) {
 			if (i >= n)
 				return GS_OK;
-			cur = v[i].start;
+			cur = next;
 			continue;
 		}
 		{
-			const struct ha_frame *top = &sw->st[sw->sp - 1];
-			int64_t e = v[top->span].end;
-			gs_status rc;
+			struct ha_frame *top = &sw->st[sw->sp - 1];
+			int64_t e = i < n && next < top->end ? next : top->end;
 
-			if (i < n && v[i].start < e)
-				e = v[i].start;
 			rc = ops->on_emit(ctx, cur, e, top);
 			if (rc)
 				return rc;
@@ -433,146 +582,250 @@ static gs_status sweep(struct ha_sweep *sw, const struct ha_span *v, size_t n,
 	}
 }
 
-struct ha_build {
-	struct gs_host_index *ix;
-	const struct ha_span *v;
+/* ---- Pieces ------------------------------------------------------------- */
+
+static gs_status cut_push(struct ha_cut *c, int64_t s, uint32_t tag)
+{
+	/* with the null tests the static analyzer needs to follow the
+	 * capacity reserved at build */
+	if (!c->start || !c->tag || c->n >= c->cap) {
+		size_t cap_s = c->cap, cap_t = c->cap;
+		gs_status rc = gs_vec_grow((void **)&c->start, &cap_s, c->n + 1, sizeof(*c->start));
+
+		if (!rc)
+			rc = gs_vec_grow((void **)&c->tag, &cap_t, c->n + 1, sizeof(*c->tag));
+		if (rc)
+			return rc;
+		c->cap = cap_s < cap_t ? cap_s : cap_t;
+	}
+	c->start[c->n] = s;
+	c->tag[c->n++] = tag;
+	return GS_OK;
+}
+
+/* [s, e) of tag, after the current thread's pieces: the same tag again
+ * where the last piece ends (its range resumed after a child with no time
+ * or of the same tag) extends that piece; a later start comes after a gap
+ * piece. */
+static gs_status cut_emit(struct ha_cut *c, int64_t s, int64_t e, uint32_t tag)
+{
+	gs_status rc;
+
+	if (e <= s)
+		return GS_OK;
+	if (c->n > c->first) {
+		if (s == c->end && c->tag[c->n - 1] == tag) {
+			c->end = e;
+			return GS_OK;
+		}
+		if (s > c->end) {
+			rc = cut_push(c, c->end, HA_GAP);
+			if (rc)
+				return rc;
+		}
+	}
+	rc = cut_push(c, s, tag);
+	if (!rc)
+		c->end = e;
+	return rc;
+}
+
+/* The end of a thread's pieces: a gap piece that gives the last its end. */
+static gs_status cut_close(struct ha_cut *c)
+{
+	return c->n > c->first ? cut_push(c, c->end, HA_GAP) : GS_OK;
+}
+
+/* Both arrays cut to their length (realloc to 0 would free them). */
+static void cut_trim(struct ha_cut *c)
+{
+	if (!c->n) {
+		free(c->start);
+		free(c->tag);
+		c->start = NULL;
+		c->tag = NULL;
+		c->cap = 0;
+	} else if (c->n < c->cap) {
+		int64_t *s = realloc(c->start, c->n * sizeof(*s));
+		uint32_t *t;
+
+		if (s)
+			c->start = s;
+		t = realloc(c->tag, c->n * sizeof(*t));
+		if (t)
+			c->tag = t;
+		if (s && t)
+			c->cap = c->n;
+	}
+}
+
+/* ---- Building ----------------------------------------------------------- */
+
+/* A direct-mapped cache of the label map: names repeat. */
+#define HA_MEMO 1024
+
+struct ha_memo {
+	uint64_t key; /* UINT64_MAX: none (no label's key) */
+	uint32_t v;
 };
 
-static void range_push(void *ctx, struct ha_frame *f, const struct ha_frame *parent)
+struct ha_build {
+	struct gs_host_index *ix;
+	const struct gs_range *r;
+	const uint32_t *ref; /* the thread's ranges being swept */
+	struct ha_cut cut;
+	size_t cap_labels, cap_tags;
+	struct gs_u64map label_map, tag_map;
+	struct ha_memo *memo; /* HA_MEMO entries */
+};
+
+/* The label of range q: a distinct (name, kind), its name classified once. */
+static gs_status label_for(struct ha_build *b, const struct gs_range *q, uint32_t *out)
+{
+	struct gs_host_index *ix = b->ix;
+	uint64_t key = (uint64_t)q->name << 3 | (q->kind & 7u), v;
+	struct ha_memo *m = &b->memo[gs_hash_u64(key) & (HA_MEMO - 1)];
+
+	if (m->key == key) {
+		*out = m->v;
+		return GS_OK;
+	}
+	if (!gs_u64map_get(&b->label_map, key, &v)) {
+		const char *s = gs_trace_string(ix->t, q->name);
+		gs_status rc;
+
+		if (ix->n_labels + 1 >= HA_MAX_LABELS) {
+			gs_error_append("too many distinct host range names (%zu)", ix->n_labels);
+			return GS_ERR_LIMIT;
+		}
+		rc = gs_vec_grow((void **)&ix->labels, &b->cap_labels, ix->n_labels + 1,
+				 sizeof(*ix->labels));
+		if (rc)
+			return rc;
+		v = ix->n_labels;
+		ix->labels[v] = (struct ha_label){.name = q->name,
+						  .kind = q->kind,
+						  .input = is_input(s),
+						  .sync = is_sync(s),
+						  .wait = gs_host_name_is_wait(s),
+						  .tag = HA_GAP};
+		rc = gs_u64map_put(&b->label_map, key, v, false);
+		if (rc)
+			return rc;
+		ix->n_labels++;
+	}
+	m->key = key;
+	m->v = (uint32_t)v;
+	*out = (uint32_t)v;
+	return GS_OK;
+}
+
+/* The tag of (label, context, class). */
+static gs_status tag_for(struct ha_build *b, uint32_t label, uint32_t context, uint8_t cls,
+			 uint32_t *out)
+{
+	struct gs_host_index *ix = b->ix;
+	uint64_t key = (uint64_t)context << 32 | (uint64_t)label << 3 | cls, v;
+	uint32_t last = ix->labels[label].tag;
+
+	if (last != HA_GAP && ix->tags[last].context == context && ix->tags[last].cls == cls) {
+		*out = last;
+		return GS_OK;
+	}
+	if (!gs_u64map_get(&b->tag_map, key, &v)) {
+		gs_status rc;
+
+		if (ix->n_tags + 1 >= HA_GAP) {
+			gs_error_append("too many distinct host range pieces (%zu)", ix->n_tags);
+			return GS_ERR_LIMIT;
+		}
+		rc = gs_vec_grow((void **)&ix->tags, &b->cap_tags, ix->n_tags + 1,
+				 sizeof(*ix->tags));
+		if (rc)
+			return rc;
+		v = ix->n_tags;
+		ix->tags[v] = (struct ha_tag){.label = label,
+					      .context = context,
+					      .cls = cls,
+					      .wait = ix->labels[label].wait};
+		rc = gs_u64map_put(&b->tag_map, key, v, false);
+		if (rc)
+			return rc;
+		ix->n_tags++;
+	}
+	ix->labels[label].tag = (uint32_t)v;
+	*out = (uint32_t)v;
+	return GS_OK;
+}
+
+static gs_status range_push(void *ctx, struct ha_frame *f, const struct ha_frame *parent)
 {
 	struct ha_build *b = ctx;
-	const struct ha_label *l = &b->ix->labels[b->ix->label_of[b->v[f->span].ref]];
+	const struct ha_label *l;
+	gs_status rc = label_for(b, &b->r[b->ref[f->span]], &f->label);
 
+	if (rc)
+		return rc;
+	l = &b->ix->labels[f->label];
 	f->input = l->input || (parent && parent->input);
 	f->sync = l->sync || (parent && parent->sync);
 	f->context = parent && parent->context != GS_NO_STRING ? parent->context :
 		     l->input                                  ? l->name :
 								 GS_NO_STRING;
+	return GS_OK;
 }
 
-static gs_status range_emit(void *ctx, int64_t s, int64_t e, const struct ha_frame *f)
+static gs_status range_emit(void *ctx, int64_t s, int64_t e, struct ha_frame *f)
 {
 	struct ha_build *b = ctx;
-	struct gs_host_index *ix = b->ix;
-	uint32_t label = ix->label_of[b->v[f->span].ref];
-	const struct ha_label *l = &ix->labels[label];
-	struct ha_piece *last = ix->n_pieces ? &ix->pieces[ix->n_pieces - 1] : NULL;
-	uint8_t cls;
 
 	if (e <= s)
 		return GS_OK;
-	if (l->wait)
-		cls = f->input ? GS_HOST_INPUT : GS_HOST_WAIT;
-	else if (f->sync)
-		cls = GS_HOST_SYNC;
-	else if (f->input)
-		cls = GS_HOST_INPUT;
-	else if (l->kind == GS_RANGE_CPU_OP || l->kind == GS_RANGE_PYTHON)
-		cls = GS_HOST_OPERATOR;
-	else
-		cls = GS_HOST_OTHER;
-	/* The same range again after a child ended stays one piece only when
-	 * nothing came between. */
-	if (last && last->end == s && last->label == label && last->context == f->context &&
-	    last->cls == cls &&
-	    (size_t)(last - ix->pieces) >= ix->threads[ix->n_threads - 1].first) {
-		last->end = e;
-		return GS_OK;
-	}
-	/* pieces: as GS_VEC_PUSH, with the null test the static analyzer
-	 * needs to follow the capacity reserved at build */
-	if (!ix->pieces || ix->n_pieces >= ix->cap_pieces) {
-		gs_status rc = gs_vec_grow((void **)&ix->pieces, &ix->cap_pieces, ix->n_pieces + 1,
-					   sizeof(*ix->pieces));
+	if (f->tag == HA_GAP) { /* its first piece: the tag is the frame's for good */
+		const struct ha_label *l = &b->ix->labels[f->label];
+		uint8_t cls;
+		gs_status rc;
 
+		if (l->wait)
+			cls = f->input ? GS_HOST_INPUT : GS_HOST_WAIT;
+		else if (f->sync)
+			cls = GS_HOST_SYNC;
+		else if (f->input)
+			cls = GS_HOST_INPUT;
+		else if (l->kind == GS_RANGE_CPU_OP || l->kind == GS_RANGE_PYTHON)
+			cls = GS_HOST_OPERATOR;
+		else
+			cls = GS_HOST_OTHER;
+		rc = tag_for(b, f->label, f->context, cls, &f->tag);
 		if (rc)
 			return rc;
 	}
-	ix->pieces[ix->n_pieces++] = (struct ha_piece){.start = s,
-						       .end = e,
-						       .context = f->context,
-						       .label = label & (HA_MAX_LABELS - 1),
-						       .cls = cls & 7u,
-						       .wait = l->wait ? 1u : 0u};
-	return GS_OK;
+	return cut_emit(&b->cut, s, e, f->tag);
 }
 
-/* Distinct (name, kind) pairs, classified once each. */
-#define LABEL_MEMO 1024 /* a direct-mapped cache of the map: names repeat */
-
-static gs_status build_labels(struct gs_host_index *ix, const struct gs_range *r, size_t n)
+/* Thread g of the groups, after the others: its process too when new. */
+static gs_status add_thread(struct gs_host_index *ix, const struct ha_group *g, size_t first)
 {
-	struct gs_u64map m = {0};
-	struct {
-		uint64_t key;
-		uint32_t v;
-	} *memo = malloc(LABEL_MEMO * sizeof(*memo));
+	struct ha_thread *nt = realloc(ix->threads, (ix->n_threads + 1) * sizeof(*ix->threads));
 
-	ix->label_of = malloc((n ? n : 1) * sizeof(*ix->label_of));
-	ix->labels = malloc((n ? n : 1) * sizeof(*ix->labels));
-	if (!ix->label_of || !ix->labels || !memo) {
-		free(memo);
+	if (!nt)
 		return gs_nomem();
+	ix->threads = nt;
+	if (!ix->n_procs || ix->procs[ix->n_procs - 1].pid != g->pid) {
+		struct ha_proc *p = realloc(ix->procs, (ix->n_procs + 1) * sizeof(*p));
+
+		if (!p)
+			return gs_nomem();
+		ix->procs = p;
+		ix->procs[ix->n_procs++] =
+			(struct ha_proc){.pid = g->pid, .first_thread = ix->n_threads};
 	}
-	for (size_t i = 0; i < LABEL_MEMO; i++)
-		memo[i].key = UINT64_MAX; /* no key: names are 32 bits */
-	for (size_t i = 0; i < n; i++) {
-		uint64_t key = (uint64_t)r[i].name << 3 | (r[i].kind & 7u);
-		size_t h = (size_t)(gs_hash_u64(key) & (LABEL_MEMO - 1));
-		uint64_t v;
-
-		if (memo[h].key == key) {
-			ix->label_of[i] = memo[h].v;
-			continue;
-		}
-		if (!gs_u64map_get(&m, key, &v)) {
-			const char *s = gs_trace_string(ix->t, r[i].name);
-
-			if (ix->n_labels + 1 >= HA_MAX_LABELS) {
-				gs_u64map_fini(&m);
-				free(memo);
-				gs_error_append("too many distinct host range names (%zu)",
-						ix->n_labels);
-				return GS_ERR_LIMIT;
-			}
-
-			v = (uint32_t)ix->n_labels++;
-			ix->labels[v] = (struct ha_label){.name = r[i].name,
-							  .kind = r[i].kind,
-							  .input = is_input(s),
-							  .sync = is_sync(s),
-							  .wait = gs_host_name_is_wait(s)};
-			gs_status rc = gs_u64map_put(&m, key, v, false);
-
-			if (rc) {
-				gs_u64map_fini(&m);
-				free(memo);
-				return rc;
-			}
-		}
-		memo[h].key = key;
-		memo[h].v = (uint32_t)v;
-		ix->label_of[i] = (uint32_t)v;
-	}
-	gs_u64map_fini(&m);
-	free(memo);
+	ix->procs[ix->n_procs - 1].n_threads++;
+	ix->threads[ix->n_threads++] = (struct ha_thread){.pid = g->pid,
+							  .tid = g->tid,
+							  .first = first,
+							  .proc = ix->n_procs - 1};
 	return GS_OK;
-}
-
-static uint8_t kind_prio(unsigned kind)
-{
-	switch (kind) {
-	case GS_RANGE_NVTX:
-		return 0;
-	case GS_RANGE_USER_ANNOTATION:
-		return 1;
-	case GS_RANGE_PYTHON:
-		return 3;
-	case GS_RANGE_CPU_OP:
-		return 4;
-	default:
-		return 2;
-	}
 }
 
 gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **out)
@@ -581,9 +834,9 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 	const struct gs_range *r = gs_trace_ranges(t, &n_ranges);
 	struct ha_group *g = NULL;
 	struct gs_host_index *ix = calloc(1, sizeof(*ix));
-	struct ha_span *v;
+	uint32_t *all = NULL;
 	struct ha_sweep sw = {0};
-	struct ha_build b;
+	struct ha_build b = {.r = r};
 	static const struct ha_sweep_ops ops = {range_push, range_emit};
 	gs_status rc = GS_OK;
 
@@ -591,86 +844,72 @@ gs_status gs_host_index_build(const struct gs_trace *t, struct gs_host_index **o
 	if (!ix)
 		return gs_nomem();
 	ix->t = t;
+	b.ix = ix;
 	if (n_ranges >= UINT32_MAX) {
 		free(ix);
 		gs_error_append("too many host ranges (%zu)", n_ranges);
 		return GS_ERR_LIMIT;
 	}
-	rc = sorted_spans(r, n_ranges, &v, &n, &g, &ng);
-	if (rc) {
-		free(ix);
-		return rc;
+	rc = group_ranges(r, n_ranges, &g, &ng, &all, &n);
+	if (!rc) {
+		b.memo = malloc(HA_MEMO * sizeof(*b.memo));
+		if (!b.memo)
+			rc = gs_nomem();
+		for (size_t i = 0; !rc && i < HA_MEMO; i++)
+			b.memo[i].key = UINT64_MAX;
 	}
-	rc = build_labels(ix, r, n_ranges);
-	ix->slot = malloc((ix->n_labels ? ix->n_labels : 1) * sizeof(*ix->slot));
-	if (!rc && !ix->slot)
-		rc = gs_nomem();
-	if (!rc)
-		memset(ix->slot, 0xff, (ix->n_labels ? ix->n_labels : 1) * sizeof(*ix->slot));
-	/* A sweep emits at most two pieces a span (one as it starts, one as a
-	 * child ends): room for all at once, so the pieces are never copied
-	 * while they grow (pages never written cost nothing). */
-	if (!rc && gs_vec_reserve((void **)&ix->pieces, &ix->cap_pieces, 2 * n + 16,
-				  sizeof(*ix->pieces)) != GS_OK)
-		rc = gs_nomem();
+	/* A sweep emits at most two pieces a range (one as it starts, one as
+	 * a child ends), a gap piece before a range that starts with none
+	 * open, and a gap piece at the end of each thread: room for all at
+	 * once, so the pieces are never copied while they grow (pages never
+	 * written cost nothing). */
+	if (!rc) {
+		size_t need = 3 * n + ng + 16, cap_s = 0, cap_t = 0;
+
+		if (gs_vec_reserve((void **)&b.cut.start, &cap_s, need, sizeof(*b.cut.start)) ||
+		    gs_vec_reserve((void **)&b.cut.tag, &cap_t, need, sizeof(*b.cut.tag)))
+			rc = gs_nomem();
+		b.cut.cap = cap_s < cap_t ? cap_s : cap_t;
+	}
 	/* Threads (and processes) in (pid, tid) order, then each thread cut. */
-	for (size_t gi = 0, i = 0; gi < ng && !rc; gi++) {
-		size_t j = i + g[gi].count;
+	for (size_t gi = 0; gi < ng && !rc; gi++) {
+		struct ha_src src = {.r = r, .ref = g[gi].ref};
+		struct ha_thread *th;
 
-		{
-			struct ha_thread *nt =
-				realloc(ix->threads, (ix->n_threads + 1) * sizeof(*ix->threads));
-
-			if (!nt) {
-				rc = gs_nomem();
-				break;
-			}
-			ix->threads = nt;
-		}
-		if (!ix->n_procs || ix->procs[ix->n_procs - 1].pid != g[gi].pid) {
-			struct ha_proc *p = realloc(ix->procs, (ix->n_procs + 1) * sizeof(*p));
-
-			if (!p) {
-				rc = gs_nomem();
-				break;
-			}
-			ix->procs = p;
-			ix->procs[ix->n_procs++] =
-				(struct ha_proc){.pid = g[gi].pid, .first_thread = ix->n_threads};
-		}
-		ix->procs[ix->n_procs - 1].n_threads++;
-		ix->threads[ix->n_threads++] = (struct ha_thread){.pid = g[gi].pid,
-								  .tid = g[gi].tid,
-								  .first = ix->n_pieces,
-								  .proc = ix->n_procs - 1};
-		b = (struct ha_build){.ix = ix, .v = v + i};
-		rc = sweep(&sw, v + i, j - i, &ops, &b);
-		if (!rc) {
-			struct ha_thread *th = &ix->threads[ix->n_threads - 1];
-
-			th->n = ix->n_pieces - th->first;
-			for (size_t k = th->first; k < ix->n_pieces; k++)
-				if (ix->pieces[k].wait)
-					ix->procs[th->proc].has_wait = true;
-		}
-		i = j;
+		rc = add_thread(ix, &g[gi], b.cut.n);
+		if (rc)
+			break;
+		b.cut.first = b.cut.n;
+		b.ref = g[gi].ref;
+		rc = sweep(&sw, &src, g[gi].n, &ops, &b);
+		if (!rc)
+			rc = cut_close(&b.cut);
+		if (rc)
+			break;
+		th = &ix->threads[ix->n_threads - 1];
+		th->n = b.cut.n - th->first;
+		for (size_t k = th->first; k < b.cut.n; k++)
+			if (b.cut.tag[k] != HA_GAP && ix->tags[b.cut.tag[k]].wait)
+				ix->procs[th->proc].has_wait = true;
 	}
 	free(sw.st);
-	free(v);
+	free(all);
 	free(g);
-	free(ix->label_of); /* the pieces carry their labels */
-	ix->label_of = NULL;
-	if (!rc && !ix->n_pieces) { /* the room reserved, unused: realloc to 0 would free it */
-		free(ix->pieces);
-		ix->pieces = NULL;
-		ix->cap_pieces = 0;
-	} else if (!rc && ix->n_pieces < ix->cap_pieces) { /* give back the slack */
-		struct ha_piece *p = realloc(ix->pieces, ix->n_pieces * sizeof(*p));
+	free(b.memo);
+	gs_u64map_fini(&b.label_map);
+	gs_u64map_fini(&b.tag_map);
+	cut_trim(&b.cut);
+	ix->piece_start = b.cut.start;
+	ix->piece_tag = b.cut.tag;
+	ix->n_pieces = b.cut.n;
+	if (!rc) {
+		size_t nl = ix->n_labels ? ix->n_labels : 1;
 
-		if (p) {
-			ix->pieces = p;
-			ix->cap_pieces = ix->n_pieces;
-		}
+		ix->slot = malloc(nl * sizeof(*ix->slot));
+		if (ix->slot)
+			memset(ix->slot, 0xff, nl * sizeof(*ix->slot));
+		else
+			rc = gs_nomem();
 	}
 	if (rc) {
 		gs_host_index_destroy(ix);
@@ -690,13 +929,16 @@ void gs_host_index_destroy(struct gs_host_index *ix)
 		free(ix);
 		return;
 	}
-	for (size_t i = 0; i < ix->n_procs; i++)
-		free(ix->procs[i].busy);
+	for (size_t i = 0; i < ix->n_procs; i++) {
+		free(ix->procs[i].busy_start);
+		free(ix->procs[i].busy_tag);
+	}
 	free(ix->procs);
 	free(ix->threads);
-	free(ix->pieces);
+	free(ix->piece_start);
+	free(ix->piece_tag);
+	free(ix->tags);
 	free(ix->labels);
-	free(ix->label_of);
 	free(ix->slot);
 	free(ix->acc);
 	free(ix);
@@ -705,60 +947,50 @@ void gs_host_index_destroy(struct gs_host_index *ix)
 /* ---- The busy cut of a process ------------------------------------------ */
 
 struct ha_busy_build {
-	struct ha_proc *p;
-	const struct ha_span *v;
-	size_t cap;
+	const struct ha_busy_span *v;
+	struct ha_cut cut;
 };
 
-static void busy_push(void *ctx, struct ha_frame *f, const struct ha_frame *parent)
+static gs_status busy_push(void *ctx, struct ha_frame *f, const struct ha_frame *parent)
 {
-	(void)ctx;
-	(void)f;
+	const struct ha_busy_build *b = ctx;
+
 	(void)parent;
-}
-
-static gs_status busy_emit(void *ctx, int64_t s, int64_t e, const struct ha_frame *f)
-{
-	struct ha_busy_build *b = ctx;
-	struct ha_proc *p = b->p;
-	uint32_t piece = b->v[f->span].ref;
-	gs_status rc;
-
-	if (e <= s)
-		return GS_OK;
-	if (p->n_busy && p->busy[p->n_busy - 1].end == s && p->busy[p->n_busy - 1].piece == piece) {
-		p->busy[p->n_busy - 1].end = e;
-		return GS_OK;
-	}
-	rc = gs_vec_grow((void **)&p->busy, &b->cap, p->n_busy + 1, sizeof(*p->busy));
-	if (rc)
-		return rc;
-	p->busy[p->n_busy++] = (struct ha_busy){.start = s, .end = e, .piece = piece};
+	f->tag = b->v[f->span].tag;
 	return GS_OK;
 }
 
-/* Same start: the longer first, then the higher tid first (so the lower
- * tid, pushed last, wins a full tie). */
+/* Busy pieces of one tag that meet are one: crediting them apart or
+ * together gives the same sums. */
+static gs_status busy_emit(void *ctx, int64_t s, int64_t e, struct ha_frame *f)
+{
+	struct ha_busy_build *b = ctx;
+
+	return cut_emit(&b->cut, s, e, f->tag);
+}
+
+/* Same start: the longer first, then the higher thread first (so the lower
+ * tid, pushed last, wins a full tie). A thread's pieces never share a
+ * start: the order is total. */
 static int cmp_busy(const void *pa, const void *pb)
 {
-	const struct ha_span *a = pa, *b = pb;
+	const struct ha_busy_span *a = pa, *b = pb;
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	if (a->end != b->end)
 		return a->end > b->end ? -1 : 1;
-	if (a->key != b->key)
-		return a->key > b->key ? -1 : 1;
-	return a->ref < b->ref ? -1 : a->ref > b->ref;
+	return a->thread > b->thread ? -1 : a->thread < b->thread;
 }
 
 static gs_status build_busy(struct gs_host_index *ix, struct ha_proc *p)
 {
 	static const struct ha_sweep_ops ops = {busy_push, busy_emit};
 	size_t n = 0, k = 0;
-	struct ha_span *v;
+	struct ha_busy_span *v;
 	struct ha_sweep sw = {0};
-	struct ha_busy_build b = {.p = p};
+	struct ha_busy_build b = {0};
+	struct ha_src src;
 	gs_status rc;
 
 	for (size_t t = p->first_thread; t < p->first_thread + p->n_threads; t++)
@@ -769,20 +1001,35 @@ static gs_status build_busy(struct gs_host_index *ix, struct ha_proc *p)
 	for (size_t t = p->first_thread; t < p->first_thread + p->n_threads; t++) {
 		const struct ha_thread *th = &ix->threads[t];
 
-		for (size_t i = th->first; i < th->first + th->n; i++)
-			if (!ix->pieces[i].wait)
-				v[k++] = (struct ha_span){.start = ix->pieces[i].start,
-							  .end = ix->pieces[i].end,
-							  .ref = (uint32_t)i,
-							  .key = (uint32_t)t};
+		for (size_t i = th->first; i + 1 < th->first + th->n; i++) {
+			uint32_t tag = ix->piece_tag[i];
+
+			if (tag != HA_GAP && !ix->tags[tag].wait)
+				v[k++] = (struct ha_busy_span){.start = ix->piece_start[i],
+							       .end = ix->piece_start[i + 1],
+							       .tag = tag,
+							       .thread = (uint32_t)t};
+		}
 	}
 	gs_sort(v, k, sizeof(*v), cmp_busy); /* sorted runs, one a thread */
 	b.v = v;
-	rc = sweep(&sw, v, k, &ops, &b);
+	src = (struct ha_src){.b = v};
+	rc = sweep(&sw, &src, k, &ops, &b);
+	if (!rc)
+		rc = cut_close(&b.cut);
 	free(sw.st);
 	free(v);
-	p->built = rc == GS_OK;
-	return rc;
+	if (rc) {
+		free(b.cut.start);
+		free(b.cut.tag);
+		return rc;
+	}
+	cut_trim(&b.cut);
+	p->busy_start = b.cut.start;
+	p->busy_tag = b.cut.tag;
+	p->n_busy = b.cut.n;
+	p->built = true;
+	return GS_OK;
 }
 
 /* ---- Queries ----------------------------------------------------------- */
@@ -793,7 +1040,7 @@ struct ha_query {
 	size_t gap;
 };
 
-static gs_status credit(struct ha_query *q, const struct ha_piece *p, int64_t ns, bool forwarded)
+static gs_status credit(struct ha_query *q, const struct ha_tag *p, int64_t ns, bool forwarded)
 {
 	struct gs_host_index *ix = q->ix;
 	uint32_t slot;
@@ -834,13 +1081,21 @@ static gs_status credit(struct ha_query *q, const struct ha_piece *p, int64_t ns
 	return GS_OK;
 }
 
+/* The piece of start[0 .. n) (pieces that tile their time) that holds
+ * instant s, or the first one when s comes before them all. */
+static size_t piece_at(const int64_t *start, size_t n, int64_t s)
+{
+	size_t i = gs_upper_bound_i64(start, n, s);
+
+	return i ? i - 1 : 0;
+}
+
 /* [s, e) of wait piece w: to the busy pieces of its process, the rest to w. */
-static gs_status forward(struct ha_query *q, const struct ha_thread *th, const struct ha_piece *w,
+static gs_status forward(struct ha_query *q, const struct ha_thread *th, const struct ha_tag *w,
 			 int64_t s, int64_t e)
 {
 	struct gs_host_index *ix = q->ix;
 	struct ha_proc *p = &ix->procs[th->proc];
-	size_t lo;
 	int64_t cur = s;
 	gs_status rc;
 
@@ -851,18 +1106,16 @@ static gs_status forward(struct ha_query *q, const struct ha_thread *th, const s
 		if (rc)
 			return rc;
 	}
-	/* the first busy piece ending after s */
-	lo = gs_upper_bound_i64_at(p->busy, p->n_busy, sizeof(*p->busy),
-				   offsetof(struct ha_busy, end), s);
-	for (size_t i = lo; i < p->n_busy && p->busy[i].start < e; i++) {
-		int64_t bs = p->busy[i].start > cur ? p->busy[i].start : cur;
-		int64_t be = p->busy[i].end < e ? p->busy[i].end : e;
+	for (size_t i = piece_at(p->busy_start, p->n_busy, s);
+	     i + 1 < p->n_busy && p->busy_start[i] < e; i++) {
+		int64_t bs = p->busy_start[i] > cur ? p->busy_start[i] : cur;
+		int64_t be = p->busy_start[i + 1] < e ? p->busy_start[i + 1] : e;
 
-		if (be <= bs)
+		if (p->busy_tag[i] == HA_GAP || be <= bs)
 			continue;
 		rc = credit(q, w, bs - cur, false);
 		if (!rc)
-			rc = credit(q, &ix->pieces[p->busy[i].piece], be - bs, true);
+			rc = credit(q, &ix->tags[p->busy_tag[i]], be - bs, true);
 		if (rc)
 			return rc;
 		cur = be;
@@ -938,27 +1191,28 @@ static gs_status attribute(struct ha_query *q, const struct gs_host_interval *iv
 {
 	struct gs_host_index *ix = q->ix;
 	const struct ha_thread *th = find_thread(ix, iv->pid, iv->tid);
-	const struct ha_piece *pc;
+	const int64_t *st;
+	const uint32_t *tg;
 	int64_t cur = iv->start_ns;
-	size_t lo;
 
 	if (!th) {
 		q->out->outside_ns += iv->end_ns - iv->start_ns;
 		return GS_OK;
 	}
-	pc = ix->pieces + th->first;
-	/* the first piece ending after the interval's start */
-	lo = gs_upper_bound_i64_at(pc, th->n, sizeof(*pc), offsetof(struct ha_piece, end),
-				   iv->start_ns);
-	for (size_t i = lo; i < th->n && pc[i].start < iv->end_ns; i++) {
-		int64_t s = pc[i].start > cur ? pc[i].start : cur;
-		int64_t e = pc[i].end < iv->end_ns ? pc[i].end : iv->end_ns;
+	st = ix->piece_start + th->first;
+	tg = ix->piece_tag + th->first;
+	for (size_t i = piece_at(st, th->n, iv->start_ns); i + 1 < th->n && st[i] < iv->end_ns;
+	     i++) {
+		int64_t s = st[i] > cur ? st[i] : cur;
+		int64_t e = st[i + 1] < iv->end_ns ? st[i + 1] : iv->end_ns;
+		const struct ha_tag *p;
 		gs_status rc;
 
-		if (e <= s)
+		if (tg[i] == HA_GAP || e <= s)
 			continue;
+		p = &ix->tags[tg[i]];
 		q->out->outside_ns += s - cur;
-		rc = pc[i].wait ? forward(q, th, &pc[i], s, e) : credit(q, &pc[i], e - s, false);
+		rc = p->wait ? forward(q, th, p, s, e) : credit(q, p, e - s, false);
 		if (rc)
 			return rc;
 		cur = e;

@@ -25,6 +25,7 @@
 #include <gpuscope/import.h>
 #include <gpuscope/text.h>
 
+#include "../../analyzer/analyses/analyzer_priv.h"
 #include "../../analyzer/results/report_model_priv.h"
 
 #define PID 100
@@ -551,6 +552,454 @@ static int run_shared(void)
 	return rc;
 }
 
+/* ---- the index against a brute force ------------------------------------ */
+
+/*
+ * Random ranges on a few threads of two processes (nested, equal starts,
+ * equal spans of different kinds, zero-length, overlapping without
+ * nesting, GPU annotations to be left out), queried with random intervals
+ * (overlapping each other, empty, on a thread without ranges). Each ns of
+ * each interval is attributed by the rule of gpuscope/hostattr.h worked out
+ * directly from the ranges, and the results must agree in every field,
+ * through the index and through a fork of it.
+ */
+#define BF_T 96 /* the ranges lie in [0, BF_T) */
+#define BF_TIDS 3
+
+/* The names and what they read as (fixed here, not asked of the code). */
+static const struct bf_name {
+	const char *name;
+	bool input, sync, wait;
+} bf_names[] = {
+	{"aten::mm", false, false, false},
+	{"aten::item", false, true, false},
+	{"threading.py(320): wait", false, false, true},
+	{"queue.py(171): get", false, false, true},
+	{"dataloader.py(630): __next__", true, false, false},
+	{"resize", true, false, false},
+	{"forward", false, false, false},
+	{"backward", false, false, false},
+};
+#define BF_NAMES (sizeof(bf_names) / sizeof(bf_names[0]))
+
+static uint64_t bf_rand(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+struct bf {
+	const struct gs_trace *t;
+	const struct gs_range *r;
+	size_t n;
+	const struct bf_name *what; /* per range */
+};
+
+static bool bf_host(const struct gs_range *r)
+{
+	return r->end_ns > r->start_ns && r->kind != GS_RANGE_GPU_ANNOTATION;
+}
+
+/* Same span: NVTX outside user annotation outside other outside Python
+ * outside cpu_op. */
+static int bf_prio(unsigned kind)
+{
+	switch (kind) {
+	case GS_RANGE_NVTX:
+		return 0;
+	case GS_RANGE_USER_ANNOTATION:
+		return 1;
+	case GS_RANGE_PYTHON:
+		return 3;
+	case GS_RANGE_CPU_OP:
+		return 4;
+	default:
+		return 2;
+	}
+}
+
+/* Whether range a is pushed before range b (same thread). */
+static bool bf_before(const struct gs_range *r, size_t a, size_t b)
+{
+	if (r[a].start_ns != r[b].start_ns)
+		return r[a].start_ns < r[b].start_ns;
+	if (r[a].end_ns != r[b].end_ns)
+		return r[a].end_ns > r[b].end_ns;
+	if (bf_prio(r[a].kind) != bf_prio(r[b].kind))
+		return bf_prio(r[a].kind) < bf_prio(r[b].kind);
+	return a < b;
+}
+
+/* The range of (pid, tid) pushed last among those open at ns t and pushed
+ * before `below` (SIZE_MAX: any); SIZE_MAX when none. */
+static size_t bf_top(const struct bf *x, int64_t pid, int64_t tid, int64_t t, size_t below)
+{
+	size_t best = SIZE_MAX;
+
+	for (size_t i = 0; i < x->n; i++) {
+		const struct gs_range *q = &x->r[i];
+
+		if (!bf_host(q) || q->pid != pid || q->tid != tid || q->start_ns > t ||
+		    q->end_ns <= t)
+			continue;
+		if (below != SIZE_MAX && !bf_before(x->r, i, below))
+			continue;
+		if (best == SIZE_MAX || bf_before(x->r, best, i))
+			best = i;
+	}
+	return best;
+}
+
+/* A range's flags and context: its own, or those of the range it was
+ * pushed on (the one on top when it started). */
+static void bf_frame(const struct bf *x, size_t i, bool *input, bool *sync, uint32_t *context)
+{
+	const struct gs_range *q = &x->r[i];
+	size_t p = bf_top(x, q->pid, q->tid, q->start_ns, i);
+	bool pin = false, psync = false;
+	uint32_t pctx = GS_NO_STRING;
+
+	if (p != SIZE_MAX)
+		bf_frame(x, p, &pin, &psync, &pctx);
+	*input = x->what[i].input || pin;
+	*sync = x->what[i].sync || psync;
+	*context = pctx != GS_NO_STRING ? pctx : x->what[i].input ? q->name : GS_NO_STRING;
+}
+
+/* What thread (pid, tid) does at ns t: the owner's name and kind, its
+ * context and class; false outside every range. */
+struct bf_tag {
+	uint32_t name, context;
+	uint8_t kind, cls;
+	bool wait;
+};
+
+static bool bf_tag_at(const struct bf *x, int64_t pid, int64_t tid, int64_t t, struct bf_tag *g)
+{
+	size_t i = bf_top(x, pid, tid, t, SIZE_MAX);
+	bool input, sync;
+
+	if (i == SIZE_MAX)
+		return false;
+	bf_frame(x, i, &input, &sync, &g->context);
+	g->name = x->r[i].name;
+	g->kind = x->r[i].kind;
+	g->wait = x->what[i].wait;
+	if (g->wait)
+		g->cls = input ? GS_HOST_INPUT : GS_HOST_WAIT;
+	else if (sync)
+		g->cls = GS_HOST_SYNC;
+	else if (input)
+		g->cls = GS_HOST_INPUT;
+	else if (g->kind == GS_RANGE_CPU_OP || g->kind == GS_RANGE_PYTHON)
+		g->cls = GS_HOST_OPERATOR;
+	else
+		g->cls = GS_HOST_OTHER;
+	return true;
+}
+
+static bool bf_same(const struct bf_tag *a, const struct bf_tag *b)
+{
+	return a->name == b->name && a->kind == b->kind && a->context == b->context &&
+	       a->cls == b->cls;
+}
+
+/* The threads of a process that hold host ranges, in tid order. */
+static size_t bf_threads(const struct bf *x, int64_t pid, int64_t *tids)
+{
+	size_t n = 0;
+
+	for (int64_t tid = 0; tid <= BF_TIDS + 1; tid++)
+		for (size_t i = 0; i < x->n; i++)
+			if (bf_host(&x->r[i]) && x->r[i].pid == pid && x->r[i].tid == tid) {
+				tids[n++] = tid;
+				break;
+			}
+	return n;
+}
+
+struct bf_acc {
+	struct gs_host_range_time h;
+	size_t last_gap;
+};
+
+static void bf_credit(struct bf_acc *acc, size_t *n_acc, struct gs_host_ranges *out,
+		      const struct bf_tag *g, size_t gap, bool forwarded)
+{
+	struct bf_acc *a = NULL;
+
+	for (size_t k = 0; k < *n_acc && !a; k++)
+		if (acc[k].h.name == g->name && acc[k].h.kind == g->kind)
+			a = &acc[k];
+	if (!a) {
+		a = &acc[(*n_acc)++];
+		*a = (struct bf_acc){.h = {.name = g->name,
+					   .context = g->context,
+					   .kind = g->kind,
+					   .cls = g->cls},
+				     .last_gap = SIZE_MAX};
+	}
+	if (a->h.context == GS_NO_STRING)
+		a->h.context = g->context;
+	a->h.ns++;
+	if (forwarded) {
+		a->h.forwarded_ns++;
+		out->forwarded_ns++;
+	}
+	if (a->last_gap != gap) {
+		a->last_gap = gap;
+		a->h.gaps++;
+	}
+	out->kind_ns[g->kind]++;
+	out->class_ns[g->cls]++;
+}
+
+static const struct gs_trace *bf_rank_trace;
+
+static int bf_cmp_rank(const void *pa, const void *pb)
+{
+	const struct gs_host_range_time *a = pa, *b = pb;
+	int c;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	if (a->gaps != b->gaps)
+		return a->gaps > b->gaps ? -1 : 1;
+	c = strcmp(gs_trace_string(bf_rank_trace, a->name),
+		   gs_trace_string(bf_rank_trace, b->name));
+	if (c)
+		return c;
+	return a->kind < b->kind ? -1 : a->kind > b->kind;
+}
+
+/* The busy thread a wait at ns t of thread `self` goes to: of the other
+ * threads' pieces (runs of one tag) at t that are not waits, the one that
+ * started last; then the one that ends first; then the lower tid. */
+static bool bf_busy_at(const struct bf *x, int64_t pid, int64_t t, struct bf_tag *won)
+{
+	int64_t tids[BF_TIDS + 2], best_s = 0, best_e = 0;
+	size_t n = bf_threads(x, pid, tids);
+	bool found = false;
+
+	for (size_t k = 0; k < n; k++) {
+		struct bf_tag g, h;
+		int64_t s = t, e = t + 1;
+
+		if (!bf_tag_at(x, pid, tids[k], t, &g) || g.wait)
+			continue;
+		while (bf_tag_at(x, pid, tids[k], s - 1, &h) && bf_same(&g, &h))
+			s--;
+		while (bf_tag_at(x, pid, tids[k], e, &h) && bf_same(&g, &h))
+			e++;
+		if (!found || s > best_s || (s == best_s && e < best_e)) {
+			found = true;
+			best_s = s;
+			best_e = e;
+			*won = g;
+		}
+	}
+	return found;
+}
+
+static void bf_compute(const struct bf *x, const struct gs_host_interval *iv, size_t n,
+		       struct gs_host_ranges *out, struct bf_acc *acc)
+{
+	size_t n_acc = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < x->n; i++)
+		out->recorded |= bf_host(&x->r[i]);
+	for (size_t i = 0; i < n; i++) {
+		int64_t tids[BF_TIDS + 2];
+
+		if (iv[i].end_ns <= iv[i].start_ns)
+			continue;
+		out->intervals++;
+		if (iv[i].end_ns - iv[i].start_ns <= GS_HOST_SHORT_GAP_NS) {
+			out->short_intervals++;
+			out->short_ns += iv[i].end_ns - iv[i].start_ns;
+		}
+		for (int64_t t = iv[i].start_ns; t < iv[i].end_ns; t++) {
+			struct bf_tag g, b;
+
+			if (!bf_tag_at(x, iv[i].pid, iv[i].tid, t, &g))
+				out->outside_ns++;
+			else if (g.wait && bf_threads(x, iv[i].pid, tids) >= 2 &&
+				 bf_busy_at(x, iv[i].pid, t, &b))
+				bf_credit(acc, &n_acc, out, &b, i, true);
+			else
+				bf_credit(acc, &n_acc, out, &g, i, false);
+		}
+	}
+	out->n_ranges = n_acc;
+	out->ranges = malloc((n_acc ? n_acc : 1) * sizeof(*out->ranges));
+	assert_non_null(out->ranges);
+	for (size_t k = 0; k < n_acc; k++)
+		out->ranges[k] = acc[k].h;
+	bf_rank_trace = x->t;
+	qsort(out->ranges, n_acc, sizeof(*out->ranges), bf_cmp_rank);
+}
+
+static void bf_check(const struct gs_host_ranges *want, const struct gs_host_ranges *got)
+{
+	assert_int_equal(got->recorded, want->recorded);
+	assert_int_equal(got->n_ranges, want->n_ranges);
+	for (size_t k = 0; k < want->n_ranges; k++) {
+		const struct gs_host_range_time *a = &want->ranges[k], *b = &got->ranges[k];
+
+		assert_int_equal(b->name, a->name);
+		assert_int_equal(b->kind, a->kind);
+		assert_int_equal(b->context, a->context);
+		assert_int_equal(b->cls, a->cls);
+		assert_int_equal(b->ns, a->ns);
+		assert_int_equal(b->forwarded_ns, a->forwarded_ns);
+		assert_int_equal(b->gaps, a->gaps);
+	}
+	assert_int_equal(got->outside_ns, want->outside_ns);
+	assert_int_equal(got->forwarded_ns, want->forwarded_ns);
+	for (unsigned k = 0; k < GS_RANGE_KIND_COUNT; k++)
+		assert_int_equal(got->kind_ns[k], want->kind_ns[k]);
+	for (unsigned c = 0; c < GS_HOST_CLASS_COUNT; c++)
+		assert_int_equal(got->class_ns[c], want->class_ns[c]);
+	assert_int_equal(got->intervals, want->intervals);
+	assert_int_equal(got->short_intervals, want->short_intervals);
+	assert_int_equal(got->short_ns, want->short_ns);
+}
+
+/* One random trace of seed s, its ranges added out of start order; one in
+ * eight with a run of more than 16 ranges of one start on one thread. */
+static void bf_trace(struct tb *b, uint64_t *s)
+{
+	static const uint8_t kinds[] = {GS_RANGE_NVTX,   GS_RANGE_CPU_OP, GS_RANGE_USER_ANNOTATION,
+					GS_RANGE_PYTHON, GS_RANGE_OTHER,  GS_RANGE_GPU_ANNOTATION};
+	size_t n = 10 + bf_rand(s) % 30;
+	int64_t prev_s = 0, prev_e = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t pid = PID + (int64_t)(bf_rand(s) % 4 == 0);
+		int64_t tid = 1 + (int64_t)(bf_rand(s) % BF_TIDS);
+		uint8_t kind = kinds[bf_rand(s) % 6 == 5 ? 5 : bf_rand(s) % 5];
+		const char *name = bf_names[bf_rand(s) % BF_NAMES].name;
+		int64_t st, en;
+
+		switch (bf_rand(s) % 6) {
+		case 0: /* the previous span again, or its start */
+			st = prev_s;
+			en = bf_rand(s) % 2 ? prev_e : prev_s + (int64_t)(bf_rand(s) % 30);
+			break;
+		case 1: /* zero length */
+			st = (int64_t)(bf_rand(s) % BF_T);
+			en = st;
+			break;
+		case 2: /* long */
+			st = (int64_t)(bf_rand(s) % (BF_T / 2));
+			en = st + BF_T / 3 + (int64_t)(bf_rand(s) % (BF_T / 2));
+			break;
+		default:
+			st = (int64_t)(bf_rand(s) % BF_T);
+			en = st + 1 + (int64_t)(bf_rand(s) % 12);
+			break;
+		}
+		if (en > BF_T)
+			en = BF_T;
+		if (kind == GS_RANGE_GPU_ANNOTATION) {
+			struct gs_range r = {.start_ns = st,
+					     .end_ns = en,
+					     .pid = pid,
+					     .tid = tid,
+					     .name = tb_str(b, name),
+					     .domain = GS_NO_STRING,
+					     .kind = kind,
+					     .stream = b->stream};
+
+			assert_int_equal(b->k->range(b->k, &r), GS_OK);
+		} else {
+			tb_range(b, pid, tid, kind, name, st, en);
+		}
+		prev_s = st;
+		prev_e = en;
+	}
+	if (bf_rand(s) % 8 == 0) {
+		int64_t st = (int64_t)(bf_rand(s) % (BF_T / 2));
+
+		for (size_t i = 0, k = 17 + bf_rand(s) % 8; i < k; i++)
+			tb_range(b, PID, 1, kinds[bf_rand(s) % 5],
+				 bf_names[bf_rand(s) % BF_NAMES].name, st,
+				 st + (int64_t)(bf_rand(s) % 40));
+	}
+}
+
+static void test_brute_force(void **state)
+{
+	uint64_t seed = 12345;
+	/* rounds that forwarded a wait, credited an input context, a sync */
+	int forwarded = 0, context = 0, sync = 0;
+
+	(void)state;
+	for (int round = 0; round < 300; round++) {
+		struct tb b;
+		struct bf x;
+		struct gs_host_index *ix = NULL, *fork = NULL;
+		struct gs_host_interval iv[24];
+		struct gs_host_ranges want, got;
+		struct bf_acc acc[BF_NAMES * GS_RANGE_KIND_COUNT];
+		struct bf_name *what;
+		size_t n_iv = 1 + bf_rand(&seed) % 24;
+
+		tb_init(&b);
+		bf_trace(&b, &seed);
+		assert_int_equal(gs_trace_finish(b.t), GS_OK);
+		x.t = b.t;
+		x.r = gs_trace_ranges(b.t, &x.n);
+		what = calloc(x.n ? x.n : 1, sizeof(*what));
+		assert_non_null(what);
+		for (size_t i = 0; i < x.n; i++)
+			for (size_t k = 0; k < BF_NAMES; k++)
+				if (strcmp(gs_trace_string(b.t, x.r[i].name), bf_names[k].name) ==
+				    0)
+					what[i] = bf_names[k];
+		x.what = what;
+		for (size_t i = 0; i < n_iv; i++) {
+			int64_t a = (int64_t)(bf_rand(&seed) % (BF_T + 8)) - 4;
+			int64_t len = (int64_t)(bf_rand(&seed) % 40) - 3;
+
+			iv[i] = (struct gs_host_interval){
+				.start_ns = a,
+				.end_ns = a + len,
+				.pid = PID + (int64_t)(bf_rand(&seed) % 5 == 0),
+				.tid = 1 + (int64_t)(bf_rand(&seed) % (BF_TIDS + 1))};
+		}
+		bf_compute(&x, iv, n_iv, &want, acc);
+		forwarded += want.forwarded_ns > 0;
+		sync += want.class_ns[GS_HOST_SYNC] > 0;
+		for (size_t k = 0; k < want.n_ranges; k++)
+			if (want.ranges[k].context != GS_NO_STRING) {
+				context++;
+				break;
+			}
+		assert_int_equal(gs_host_index_build(b.t, &ix), GS_OK);
+		assert_int_equal(gs_host_ranges_compute(ix, iv, n_iv, &got), GS_OK);
+		bf_check(&want, &got);
+		gs_host_ranges_fini(&got);
+		/* again: the scratch is back as it was */
+		assert_int_equal(gs_host_ranges_compute(ix, iv, n_iv, &got), GS_OK);
+		bf_check(&want, &got);
+		gs_host_ranges_fini(&got);
+		assert_int_equal(gs_host_index_share(ix), GS_OK);
+		assert_int_equal(gs_host_index_fork(ix, &fork), GS_OK);
+		assert_int_equal(gs_host_ranges_compute(fork, iv, n_iv, &got), GS_OK);
+		bf_check(&want, &got);
+		gs_host_ranges_fini(&got);
+		gs_host_index_destroy(fork);
+		gs_host_index_destroy(ix);
+		gs_host_ranges_fini(&want);
+		free(what);
+		gs_trace_destroy(b.t);
+	}
+	/* the cases above all came up, often */
+	assert_true(forwarded > 30 && context > 30 && sync > 30);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -566,6 +1015,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_advice_no_ranges),
 		cmocka_unit_test(test_advice_wait_other_sparse),
 		cmocka_unit_test(test_advice_operator_long),
+		cmocka_unit_test(test_brute_force),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--shared") == 0)
