@@ -50,9 +50,9 @@ const char *gs_host_class_name(unsigned cls)
  * open. Each thread's pieces end with a gap piece, so that its last real
  * piece has an end. With no end of its own and the (label, context,
  * class) it would repeat kept once per distinct tag, a piece is 12 bytes
- * (8 for its start, 4 for its tag) where it was 24: a trace has about two
- * pieces a host range, and the index is held through every device's
- * analyses.
+ * (8 for its start, 4 for its tag) where it was 24: a trace has one to
+ * two pieces a host range (1.2 in PyTorch's nesting), and the index is
+ * held through every device's analyses.
  */
 #define HA_GAP UINT32_MAX
 #define HA_MAX_LABELS (1u << 28) /* a label's id, 28 bits, and a class in a tag's key */
