@@ -803,7 +803,18 @@ static void gpu_span(const struct measures_pass *m, const struct gs_op_range *ru
 	while (a > run->first && m->ops[a - 1].end_ns > rs)
 		a--;
 	*lo = a;
-	/* the first op starting at or after its end */
+	/* the first op starting at or after its end: an annotation holds a
+	 * few ops, so steps that double from lo, then a binary search within
+	 * the last step, rather than a search over the rest of the stream */
+	for (size_t step = 1;; step *= 2) {
+		size_t j = a + step - 1;
+
+		if (j >= b || m->ops[j].start_ns >= re) {
+			b = j < b ? j : b;
+			break;
+		}
+		a = j + 1;
+	}
 	*hi = a + gs_lower_bound_i64_at(&m->ops[a], b - a, sizeof(*m->ops),
 					offsetof(struct gs_op, start_ns), re);
 }
