@@ -1181,6 +1181,8 @@ gs_status gs_breakdown_cache_fork(const struct gs_breakdown_cache *c,
 		f->parent = c;
 		f->reach_end = c->reach_end;
 		f->reach_start = c->reach_start;
+		f->syncs_by_start = c->syncs_by_start;
+		f->sync_reach_ns = c->sync_reach_ns;
 		if (c->hix)
 			rc = gs_host_index_fork(c->hix, &f->hix);
 	}
