@@ -31,8 +31,10 @@
  *
  * Complexity: O((N + Y + A) log(N + Y + A)) for N ops, Y syncs and A API
  * calls: the 2(N + Y) interval endpoints merged from the sorted runs they
- * are written in (one per stream, then the syncs; data in no order is
- * sorted) in one sweep, one sort of D's ops (only D's streams are read),
+ * come in (one per stream, read from the ops where each stream's intervals
+ * follow one another, then the syncs; data in no order is sorted) in one
+ * sweep, one sort of D's ops where its streams are not by start (only D's
+ * streams are read),
  * a join of ops to calls on correlation ids, and for each idle gap a
  * binary search in the launching thread's flattened calls plus the calls
  * that overlap the gap (each call piece is visited by at most the gaps it
@@ -125,6 +127,11 @@ struct gs_breakdown_cache {
 	 * first breakdown over a window). */
 	int64_t *reach_end;
 	int64_t *reach_start;
+	/* With the reach arrays: the syncs (all devices) come by start, and
+	 * the longest blocking one, so that a window reads only the syncs
+	 * that can reach into it (a step's window, not every sync). */
+	bool syncs_by_start;
+	uint64_t sync_reach_ns;
 	/* Shared (gs_breakdown_cache_share): threads read it through forks. */
 	bool shared;
 	/* A fork's shared cache: the fork borrows its launch, reach arrays,
@@ -178,6 +185,15 @@ void gs_breakdown_cache_destroy(struct gs_breakdown_cache *c)
 	free(c);
 }
 
+/* The last call name host_synchronous looked at, and whether it names an
+ * asynchronous call: a trace's copies are launched by a few names, each
+ * looked up in the strings and searched once rather than per copy. */
+struct async_memo {
+	uint32_t name;
+	bool known;
+	bool async;
+};
+
 /* One device's breakdown while it is computed: the device's ops and API
  * calls in the window, every interval endpoint, the host-call credits. */
 struct breakdown_pass {
@@ -190,7 +206,12 @@ struct breakdown_pass {
 	size_t n_calls;
 	struct gs_op_range *ranges; /* the device's ops */
 	size_t n_ranges;
-	struct ev_list ev; /* every interval endpoint */
+	/* The interval endpoints: with `cursors` the ops' are read by the
+	 * sweep straight from the ranges (each range's intervals, cut to the
+	 * window, follow one another: a sorted run of endpoints), and `ev`
+	 * holds the sync intervals alone; else every endpoint is in `ev`. */
+	struct ev_list ev;
+	bool cursors;
 	/* The device's ops by start, for the gaps' launches: with a few
 	 * ranges each in start order (the usual case), read through a cursor
 	 * per range (at, by_ranges); else copied and sorted (dev). */
@@ -198,6 +219,18 @@ struct breakdown_pass {
 	size_t n_dev;
 	bool by_ranges;
 	size_t at[GS_KMERGE_MAX_RUNS];
+	/* The gaps' launches found so far (gap_launch*): the last one, by
+	 * the start of its ops (by_ranges) or its position in dev. */
+	size_t gap_p, gap_cache_p;
+	int64_t gap_cache_start;
+	bool gap_cached;
+	uint32_t gap_cache_call;
+	struct async_memo async;
+	/* The last gap's credits: its thread's pieces, its start and the
+	 * first piece ending after it (where the next gap's search starts). */
+	const struct bd_pieces *hint_pieces;
+	int64_t hint_a;
+	size_t hint_lo;
 
 	/* Host-call credits: the pieces and the name slots are the cache's
 	 * (shared by the devices of a report), the credits this device's. */
@@ -252,16 +285,20 @@ static void clip(const struct breakdown_pass *b, struct ev_list *l)
 
 /* A memcpy/memset whose launching call blocked the host until it was done. */
 static bool host_synchronous(const struct gs_trace *t, const struct gs_api_call *calls,
-			     const struct gs_op *op, uint32_t call)
+			     const struct gs_op *op, uint32_t call, struct async_memo *memo)
 {
-	const char *name;
-
 	if (op->src_mem == GS_MEM_PAGEABLE || op->dst_mem == GS_MEM_PAGEABLE)
 		return true;
 	if (op->flags & GS_OPF_ASYNC)
 		return false;
-	name = gs_trace_string(t, calls[call].name);
-	return !gs_api_name_is_async(name, strlen(name));
+	if (!memo->known || memo->name != calls[call].name) {
+		const char *name = gs_trace_string(t, calls[call].name);
+
+		memo->name = calls[call].name;
+		memo->known = true;
+		memo->async = gs_api_name_is_async(name, strlen(name));
+	}
+	return !memo->async;
 }
 
 static uint32_t launch_of(const struct breakdown_pass *b, size_t op)
@@ -269,13 +306,39 @@ static uint32_t launch_of(const struct breakdown_pass *b, size_t op)
 	return b->cache->launch ? b->cache->launch[op] : GS_NO_INDEX;
 }
 
-/* The cache's reach arrays (struct gs_breakdown_cache), one pass over
- * every stream's ops. */
+static bool blocking_sync(const struct gs_sync *y)
+{
+	return y->kind == GS_SYNC_EVENT || y->kind == GS_SYNC_STREAM || y->kind == GS_SYNC_CONTEXT;
+}
+
+/* The longest blocking sync, and whether the syncs come by start (the
+ * trace sorts them so): a window then needs only the syncs that start
+ * from its start less that length up to its end. */
+static void sync_reach(struct gs_breakdown_cache *c)
+{
+	size_t n_syncs;
+	const struct gs_sync *syncs = gs_trace_syncs(c->t, &n_syncs);
+
+	c->syncs_by_start = true;
+	c->sync_reach_ns = 0;
+	for (size_t i = 0; i < n_syncs; i++) {
+		if (i && syncs[i].start_ns < syncs[i - 1].start_ns)
+			c->syncs_by_start = false;
+		if (blocking_sync(&syncs[i]) && syncs[i].end_ns > syncs[i].start_ns &&
+		    (uint64_t)syncs[i].end_ns - (uint64_t)syncs[i].start_ns > c->sync_reach_ns)
+			c->sync_reach_ns = (uint64_t)syncs[i].end_ns - (uint64_t)syncs[i].start_ns;
+	}
+}
+
+/* The cache's reach arrays (struct gs_breakdown_cache): one pass over
+ * every stream's ops writes the latest ends and each op's own start,
+ * a pass over that array backwards makes them the earliest starts. */
 static gs_status reach_build(struct gs_breakdown_cache *c)
 {
 	size_t n_ops, n_calls, n_streams;
 	const struct gs_op *ops = gs_trace_ops(c->t, &n_ops);
 	const struct gs_api_call *calls = gs_trace_api_calls(c->t, &n_calls);
+	struct async_memo memo = {0};
 
 	gs_trace_streams(c->t, &n_streams);
 	c->reach_end = malloc((n_ops ? n_ops : 1) * sizeof(*c->reach_end));
@@ -296,28 +359,24 @@ static gs_status reach_build(struct gs_breakdown_cache *c)
 			uint32_t call = c->launch && op->kind != GS_OP_KERNEL && op->correlation ?
 						c->launch[i] :
 						GS_NO_INDEX;
-			int64_t e = op->end_ns;
+			int64_t a = op->start_ns, e = op->end_ns;
 
-			if (call < n_calls && host_synchronous(c->t, calls, op, call) &&
-			    calls[call].end_ns > e)
-				e = calls[call].end_ns;
+			if (call < n_calls && host_synchronous(c->t, calls, op, call, &memo)) {
+				if (calls[call].end_ns > e)
+					e = calls[call].end_ns;
+				if (calls[call].start_ns < a)
+					a = calls[call].start_ns;
+			}
 			hi = e > hi ? e : hi;
 			c->reach_end[i] = hi;
+			c->reach_start[i] = a;
 		}
 		for (size_t i = first + count; i-- > first;) {
-			const struct gs_op *op = &ops[i];
-			uint32_t call = c->launch && op->kind != GS_OP_KERNEL && op->correlation ?
-						c->launch[i] :
-						GS_NO_INDEX;
-			int64_t a = op->start_ns;
-
-			if (call < n_calls && host_synchronous(c->t, calls, op, call) &&
-			    calls[call].start_ns < a)
-				a = calls[call].start_ns;
-			lo = a < lo ? a : lo;
+			lo = c->reach_start[i] < lo ? c->reach_start[i] : lo;
 			c->reach_start[i] = lo;
 		}
 	}
+	sync_reach(c);
 	return GS_OK;
 }
 
@@ -351,32 +410,64 @@ static void window_span(const struct gs_breakdown_cache *c, const struct gs_op *
 		*to = *from;
 }
 
-static bool blocking_sync(const struct gs_sync *y)
+struct sync_key {
+	const struct gs_sync *syncs;
+	const uint32_t *dev;
+	int64_t t;
+};
+
+static bool sync_starts_before(const void *ctx, size_t i)
 {
-	return y->kind == GS_SYNC_EVENT || y->kind == GS_SYNC_STREAM || y->kind == GS_SYNC_CONTEXT;
+	const struct sync_key *k = ctx;
+
+	return k->syncs[k->dev[i]].start_ns < k->t;
+}
+
+/* The part [*from, *to) of a device's syncs (by start) that a window
+ * [w0, w1) needs: a sync starting earlier than w0 less the longest one
+ * ends by w0, one starting at w1 or later is cut away. */
+static void window_syncs(const struct gs_breakdown_cache *c, const struct gs_sync *syncs,
+			 const uint32_t *dev, size_t n, int64_t w0, int64_t w1, size_t *from,
+			 size_t *to)
+{
+	struct sync_key k = {syncs, dev, INT64_MIN};
+
+	if (c->sync_reach_ns <= (uint64_t)w0 - (uint64_t)INT64_MIN)
+		k.t = (int64_t)((uint64_t)w0 - c->sync_reach_ns);
+	*from = gs_partition_point(n, sync_starts_before, &k);
+	k.dev = dev + *from;
+	k.t = w1;
+	*to = *from + gs_partition_point(n - *from, sync_starts_before, &k);
 }
 
 /*
- * Intervals of every category, and the device's ops sorted by start. The
- * endpoints are written stream by stream (each stream's in time order,
- * mostly), the sync intervals after them, sorted apart, so the sort merges
- * a few runs. Endpoints at one time are taken together by the sweep, so
- * their order among themselves does not matter.
+ * Intervals of every category, and the device's ops by start. One pass
+ * over the device's ops finds the default window and whether each
+ * range's intervals, cut to the window, follow one another (`cursors`:
+ * the sweep then reads them from the ops, nothing written per op); else
+ * their endpoints are written range by range (each in time order,
+ * mostly). The sync intervals go after them, sorted apart, so the sweep
+ * merges a few runs. Endpoints at one time are taken together by the
+ * sweep, so their order among themselves does not matter.
  */
 static gs_status collect(struct breakdown_pass *b, const struct gs_window *win,
 			 struct gs_breakdown *out)
 {
-	size_t n_syncs, n_dev_syncs, k = 0, n_before;
+	size_t n_syncs, n_dev_syncs, k = 0, n_before, y0 = 0, y1;
 	const struct gs_sync *syncs = gs_trace_syncs(b->t, &n_syncs);
 	const uint32_t *dev_syncs = gs_trace_device_syncs(b->t, b->device, &n_dev_syncs);
 	struct ev_list calls = {0}; /* the sync part of host-synchronous copies */
+	bool win_set = win && win->set;
+	/* the window the intervals are cut to: the default one holds them */
+	int64_t cw0 = win_set ? win->start_ns : INT64_MIN, cw1 = win_set ? win->end_ns : INT64_MAX;
 	int64_t lo = 0, hi = 0;
-	gs_status rc;
+	gs_status rc = GS_OK;
 
-	/* Over a window, with a cache the breakdowns share: only the ops the
-	 * window needs, found by binary searches per stream (the cost is the
+	y1 = n_dev_syncs;
+	/* Over a window, with a cache the breakdowns share: only the ops and
+	 * syncs the window needs, found by binary searches (the cost is the
 	 * window's). The ranges are narrowed in place. */
-	if (win && win->set && !b->own_cache) {
+	if (win_set && !b->own_cache) {
 		if (!b->cache->reach_end) {
 			rc = reach_build(b->cache);
 			if (rc)
@@ -390,19 +481,26 @@ static gs_status collect(struct breakdown_pass *b, const struct gs_window *win,
 			b->ranges[r].first = from;
 			b->ranges[r].count = to - from;
 		}
+		if (b->cache->syncs_by_start)
+			window_syncs(b->cache, syncs, dev_syncs, n_dev_syncs, win->start_ns,
+				     win->end_ns, &y0, &y1);
 	}
 	b->n_dev = 0;
 	for (size_t r = 0; r < b->n_ranges; r++)
 		b->n_dev += b->ranges[r].count;
 	b->by_ranges = b->n_ranges <= GS_KMERGE_MAX_RUNS;
-	rc = gs_vec_grow((void **)&b->ev.v, &b->ev.cap, 2 * b->n_dev + 2, sizeof(*b->ev.v));
+	b->cursors = true;
 	/* One pass over the device's ops: the default window (first start to
-	 * last end), the ops by start, and the intervals. */
+	 * last end), whether the ops come by start and their intervals one
+	 * after another, and the host-synchronous copies' calls. */
 	for (size_t r = 0; r < b->n_ranges && !rc; r++) {
 		size_t end = b->ranges[r].first + b->ranges[r].count;
+		int64_t last = INT64_MIN; /* the range's last interval's end, cut */
 
 		for (size_t i = b->ranges[r].first; i < end && !rc; i++) {
 			const struct gs_op *op = &b->ops[i];
+			int64_t cs = op->start_ns > cw0 ? op->start_ns : cw0;
+			int64_t ce = op->end_ns < cw1 ? op->end_ns : cw1;
 
 			if (!k || op->start_ns < lo)
 				lo = op->start_ns;
@@ -411,19 +509,36 @@ static gs_status collect(struct breakdown_pass *b, const struct gs_window *win,
 			if (i > b->ranges[r].first && op->start_ns < op[-1].start_ns)
 				b->by_ranges = false;
 			k++;
-			rc = add_interval(&b->ev, op->start_ns, op->end_ns,
-					  op->kind == GS_OP_KERNEL ? GS_CAT_KERNEL : GS_CAT_COPY);
-			if (!rc && op->kind != GS_OP_KERNEL && op->correlation) {
+			if (cs < ce) {
+				if (cs < last)
+					b->cursors = false;
+				last = ce;
+			}
+			if (op->kind != GS_OP_KERNEL && op->correlation) {
 				uint32_t call = launch_of(b, i);
 
 				if (call != GS_NO_INDEX &&
-				    host_synchronous(b->t, b->calls, op, call))
+				    host_synchronous(b->t, b->calls, op, call, &b->async))
 					rc = add_interval(&calls, b->calls[call].start_ns,
 							  b->calls[call].end_ns, GS_CAT_SYNC);
 			}
 		}
 	}
-	if (win && win->set) {
+	/* The cursors need the gaps' launches through the ranges too. */
+	b->cursors = b->cursors && b->by_ranges;
+	if (!rc && !b->cursors)
+		rc = gs_vec_grow((void **)&b->ev.v, &b->ev.cap, 2 * b->n_dev + 2, sizeof(*b->ev.v));
+	for (size_t r = 0; r < b->n_ranges && !rc && !b->cursors; r++) {
+		size_t end = b->ranges[r].first + b->ranges[r].count;
+
+		for (size_t i = b->ranges[r].first; i < end && !rc; i++) {
+			const struct gs_op *op = &b->ops[i];
+
+			rc = add_interval(&b->ev, op->start_ns, op->end_ns,
+					  op->kind == GS_OP_KERNEL ? GS_CAT_KERNEL : GS_CAT_COPY);
+		}
+	}
+	if (win_set) {
 		lo = win->start_ns;
 		hi = win->end_ns;
 	}
@@ -445,7 +560,7 @@ static gs_status collect(struct breakdown_pass *b, const struct gs_window *win,
 	free(calls.v);
 	n_before = b->ev.n;
 	/* The device's own syncs (gs_trace_device_syncs), in sync order. */
-	for (size_t k2 = 0; k2 < n_dev_syncs && !rc; k2++) {
+	for (size_t k2 = y0; k2 < y1 && !rc; k2++) {
 		const struct gs_sync *y = &syncs[dev_syncs[k2]];
 
 		if (blocking_sync(y))
@@ -507,25 +622,28 @@ static gs_status push_segment(struct breakdown_pass *b, int64_t s, int64_t e, un
 }
 
 /*
- * The endpoints in time order without sorting them: they were written in a
- * few sorted runs (one per stream, the sync calls, the syncs), merged here
+ * The endpoints in time order without sorting them: they come in a few
+ * sorted runs (with cursors one per range of ops, read from the ops; the
+ * sync calls, the syncs; without, one per stream in `ev`), merged here
  * through a heap of runs keyed by their next time. Endpoints at one time
- * are taken together by the sweep, so the order among them is free. Data
- * in no order (more than GS_BD_RUNS runs) is sorted first.
+ * are taken together by the sweep, so the order among them is free. An
+ * `ev` in no order (more than GS_BD_RUNS runs) is sorted first.
  */
 #define GS_BD_RUNS 64
+#define BD_MERGE_RUNS (GS_KMERGE_MAX_RUNS + GS_BD_RUNS)
 
 struct ev_merge {
 	const struct bd_ev *v;
-	size_t pos[GS_BD_RUNS], end[GS_BD_RUNS];
-	unsigned heap[GS_BD_RUNS];
-	unsigned n; /* runs with endpoints left */
+	const struct gs_op *ops;
+	int64_t w0, w1;
+	unsigned n_op; /* runs [0, n_op) are ranges of ops, the others runs of v */
+	unsigned n;    /* runs with endpoints left */
+	unsigned heap[BD_MERGE_RUNS];
+	int64_t head[BD_MERGE_RUNS];                   /* per run, its next time */
+	size_t pos[BD_MERGE_RUNS], end[BD_MERGE_RUNS]; /* its next op or endpoint, its end */
+	int64_t op_end[GS_KMERGE_MAX_RUNS];            /* the op at pos: its end, cut */
+	bool in_op[GS_KMERGE_MAX_RUNS];                /* its start taken: head is its end */
 };
-
-static int64_t merge_head(const struct ev_merge *m, unsigned k)
-{
-	return m->v[m->pos[m->heap[k]]].t;
-}
 
 static void merge_down(struct ev_merge *m, unsigned k)
 {
@@ -534,9 +652,9 @@ static void merge_down(struct ev_merge *m, unsigned k)
 
 		if (c >= m->n)
 			return;
-		if (c + 1 < m->n && merge_head(m, c + 1) < merge_head(m, c))
+		if (c + 1 < m->n && m->head[m->heap[c + 1]] < m->head[m->heap[c]])
 			c++;
-		if (merge_head(m, k) <= merge_head(m, c))
+		if (m->head[m->heap[k]] <= m->head[m->heap[c]])
 			return;
 		t = m->heap[k];
 		m->heap[k] = m->heap[c];
@@ -545,7 +663,26 @@ static void merge_down(struct ev_merge *m, unsigned k)
 	}
 }
 
-static void merge_init(struct ev_merge *m, struct ev_list *l)
+/* Op run r from its op at pos on: the first op whose interval cut to the
+ * window is not empty (as clip() would keep it); false: none left. */
+static bool op_seek(struct ev_merge *m, unsigned r)
+{
+	for (size_t i = m->pos[r]; i < m->end[r]; i++) {
+		int64_t s = m->ops[i].start_ns > m->w0 ? m->ops[i].start_ns : m->w0;
+		int64_t e = m->ops[i].end_ns < m->w1 ? m->ops[i].end_ns : m->w1;
+
+		if (s < e) {
+			m->pos[r] = i;
+			m->head[r] = s;
+			m->op_end[r] = e;
+			m->in_op[r] = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void merge_init(struct ev_merge *m, const struct breakdown_pass *b, struct ev_list *l)
 {
 	unsigned runs = 0;
 
@@ -554,53 +691,87 @@ static void merge_init(struct ev_merge *m, struct ev_list *l)
 	if (runs >= GS_BD_RUNS - 1)
 		gs_sort_by_i64(l->v, l->n, sizeof(*l->v));
 	m->v = l->v;
+	m->ops = b->ops;
+	m->w0 = b->w0;
+	m->w1 = b->w1;
 	m->n = 0;
-	for (size_t i = 0; i < l->n; i++) {
+	m->n_op = b->cursors ? (unsigned)b->n_ranges : 0;
+	for (unsigned r = 0; r < m->n_op; r++) {
+		m->pos[r] = b->ranges[r].first;
+		m->end[r] = b->ranges[r].first + b->ranges[r].count;
+		if (op_seek(m, r))
+			m->heap[m->n++] = r;
+	}
+	for (size_t i = 0, r = m->n_op; i < l->n; i++) {
 		if (i && l->v[i].t >= l->v[i - 1].t)
 			continue;
-		if (m->n)
-			m->end[m->n - 1] = i;
-		m->pos[m->n] = i;
-		m->heap[m->n] = m->n;
-		m->n++;
+		if (r > m->n_op)
+			m->end[r - 1] = i;
+		m->pos[r] = i;
+		m->head[r] = l->v[i].t;
+		m->heap[m->n++] = (unsigned)r++;
+		m->end[r - 1] = l->n;
 	}
-	if (m->n)
-		m->end[m->n - 1] = l->n;
 	for (unsigned k = m->n / 2; k-- > 0;)
 		merge_down(m, k);
 }
 
-static const struct bd_ev *merge_pop(struct ev_merge *m)
+/* The next endpoint: +1 or -1 (*d) of category *cat. */
+static void merge_pop(struct ev_merge *m, int32_t *d, unsigned *cat)
 {
 	unsigned r = m->heap[0];
-	const struct bd_ev *e = &m->v[m->pos[r]++];
 
-	if (m->pos[r] == m->end[r])
-		m->heap[0] = m->heap[--m->n];
+	if (r < m->n_op) {
+		*cat = m->ops[m->pos[r]].kind == GS_OP_KERNEL ? GS_CAT_KERNEL : GS_CAT_COPY;
+		if (!m->in_op[r]) {
+			*d = 1;
+			m->in_op[r] = true;
+			m->head[r] = m->op_end[r];
+		} else {
+			*d = -1;
+			m->pos[r]++;
+			if (!op_seek(m, r))
+				m->heap[0] = m->heap[--m->n];
+		}
+	} else {
+		const struct bd_ev *e = &m->v[m->pos[r]++];
+
+		*d = e->d;
+		*cat = e->cat;
+		if (m->pos[r] == m->end[r])
+			m->heap[0] = m->heap[--m->n];
+		else
+			m->head[r] = m->v[m->pos[r]].t;
+	}
 	merge_down(m, 0);
-	return e;
 }
 
+static gs_status attribute_gap(struct breakdown_pass *b, struct gs_breakdown *out, size_t i);
+
 /* One pass over the endpoints in time order: segments, totals and
- * overlap. */
+ * overlap. Each segment, once the next one is begun (it can no longer
+ * grow), has its idle time attributed: the ops that end a gap were just
+ * read by the merge. */
 static gs_status sweep(struct breakdown_pass *b, struct gs_breakdown *out)
 {
 	int64_t cnt[3] = {0, 0, 0};
 	int64_t cur = b->w0;
+	size_t done = 0; /* the segments attributed */
 	struct ev_merge m;
+	gs_status rc = GS_OK;
 
-	merge_init(&m, &b->ev);
-	while (cur < b->w1) {
+	merge_init(&m, b, &b->ev);
+	while (cur < b->w1 && !rc) {
 		int64_t next, len;
 		unsigned cat;
-		gs_status rc;
 
-		while (m.n && merge_head(&m, 0) <= cur) {
-			const struct bd_ev *e = merge_pop(&m);
+		while (m.n && m.head[m.heap[0]] <= cur) {
+			int32_t d;
 
-			cnt[e->cat] += e->d;
+			merge_pop(&m, &d, &cat);
+			cnt[cat] += d;
 		}
-		next = m.n ? merge_head(&m, 0) : b->w1;
+		next = m.n ? m.head[m.heap[0]] : b->w1;
 		len = next - cur;
 		cat = classify(cnt);
 		out->total_ns[cat] += len;
@@ -612,11 +783,13 @@ static gs_status sweep(struct breakdown_pass *b, struct gs_breakdown *out)
 		if (cnt[GS_CAT_KERNEL] >= 2)
 			out->kernel_concurrency_ns += len;
 		rc = push_segment(b, cur, next, cat);
-		if (rc)
-			return rc;
+		while (!rc && done + 1 < b->n_seg)
+			rc = attribute_gap(b, out, done++);
 		cur = next;
 	}
-	return GS_OK;
+	while (!rc && done < b->n_seg)
+		rc = attribute_gap(b, out, done++);
+	return rc;
 }
 
 /* The tables for host-call credits (per thread, the pieces come later),
@@ -700,9 +873,18 @@ static struct bd_piece piece_at(const struct gs_api_call *calls, const struct bd
 				 .call = pc[i]};
 }
 
+/* The end of piece i of ps. */
+static int64_t piece_end(const struct gs_api_call *calls, const struct bd_pieces *ps, size_t i)
+{
+	if (!ps->calls_only)
+		return ((const struct bd_piece *)ps->p)[i].end;
+	return calls[((const uint32_t *)ps->p)[i]].end_ns;
+}
+
 struct piece_key {
 	const struct gs_api_call *calls;
-	const uint32_t *pc;
+	const struct bd_pieces *ps;
+	size_t from;
 	int64_t a;
 };
 
@@ -710,18 +892,29 @@ static bool piece_ends_by(const void *ctx, size_t i)
 {
 	const struct piece_key *k = ctx;
 
-	return k->calls[k->pc[i]].end_ns <= k->a;
+	return piece_end(k->calls, k->ps, k->from + i) <= k->a;
 }
 
-/* The first piece of ps ending after a. */
-static size_t piece_after(const struct gs_api_call *calls, const struct bd_pieces *ps, int64_t a)
+/* The first piece of ps ending after a, given that none before `from`
+ * does. The gaps come in time order, so the answer is mostly a few pieces
+ * on from the last gap's: steps that double from there, then a binary
+ * search within the last step. */
+static size_t piece_after(const struct gs_api_call *calls, const struct bd_pieces *ps, size_t from,
+			  int64_t a)
 {
-	struct piece_key key = {calls, ps->p, a};
+	struct piece_key key = {calls, ps, from, a};
+	size_t step = 1, stop;
 
-	if (!ps->calls_only)
-		return gs_upper_bound_i64_at(ps->p, ps->n, sizeof(struct bd_piece),
-					     offsetof(struct bd_piece, end), a);
-	return gs_partition_point(ps->n, piece_ends_by, &key);
+	for (;;) {
+		size_t j = key.from + step - 1;
+
+		if (j >= ps->n || piece_end(calls, ps, j) > a)
+			break;
+		key.from = j + 1;
+		step *= 2;
+	}
+	stop = key.from + step - 1 < ps->n ? key.from + step - 1 : ps->n;
+	return key.from + gs_partition_point(stop - key.from, piece_ends_by, &key);
 }
 
 /* Flatten one thread's calls (only the threads that launched an op after
@@ -776,7 +969,7 @@ static gs_status credit_host_calls(struct breakdown_pass *b, uint32_t launch, in
 	const struct gs_breakdown_cache *par = b->cache->parent;
 	const struct bd_pieces *pieces;
 	uint32_t th;
-	size_t lo;
+	size_t lo, from;
 	gs_status rc;
 
 	if (!b->cache->built) {
@@ -798,8 +991,13 @@ static gs_status credit_host_calls(struct breakdown_pass *b, uint32_t launch, in
 		}
 		pieces = &b->cache->pieces[th];
 	}
-	/* the first piece ending after a */
-	lo = piece_after(b->calls, pieces, a);
+	/* the first piece ending after a: on from the last gap's when it was
+	 * in the same pieces at or before a */
+	from = b->hint_pieces == pieces && b->hint_a <= a ? b->hint_lo : 0;
+	lo = piece_after(b->calls, pieces, from, a);
+	b->hint_pieces = pieces;
+	b->hint_a = a;
+	b->hint_lo = lo;
 	for (size_t i = lo; i < pieces->n; i++) {
 		struct bd_piece p = piece_at(b->calls, pieces, i);
 		int64_t s = p.start > a ? p.start : a;
@@ -983,6 +1181,8 @@ gs_status gs_breakdown_cache_fork(const struct gs_breakdown_cache *c,
 		f->parent = c;
 		f->reach_end = c->reach_end;
 		f->reach_start = c->reach_start;
+		f->syncs_by_start = c->syncs_by_start;
+		f->sync_reach_ns = c->sync_reach_ns;
 		if (c->hix)
 			rc = gs_host_index_fork(c->hix, &f->hix);
 	}
@@ -1023,56 +1223,57 @@ gs_status gs_breakdown_cache_host_ranges(struct gs_breakdown_cache *c,
 	return gs_host_ranges_compute(c->hix, iv, n, out);
 }
 
-static gs_status attribute_idle(struct breakdown_pass *b, struct gs_breakdown *out)
+/* The idle time of segment i, if idle: host-bound (with the host calls
+ * credited), launch latency or unattributed, by the op that ends it. */
+static gs_status attribute_gap(struct breakdown_pass *b, struct gs_breakdown *out, size_t i)
 {
-	size_t p = 0, cache_p = SIZE_MAX;
-	uint32_t cache_call = GS_NO_INDEX;
-	int64_t cache_start = 0;
-	bool cached = false;
+	const struct gs_segment *s = &b->seg[i];
+	int64_t a = s->start_ns, e = s->end_ns, ls, hb;
+	uint32_t call;
 
-	for (size_t i = 0; i < b->n_seg; i++) {
-		const struct gs_segment *s = &b->seg[i];
-		int64_t a = s->start_ns, e = s->end_ns, ls, hb;
-		uint32_t call;
-
-		if (s->category != GS_CAT_IDLE)
-			continue;
-		call = b->by_ranges ? gap_launch_ranges(b, e, &cache_start, &cached, &cache_call) :
-				      gap_launch(b, &p, e, &cache_p, &cache_call);
-		if (call == GS_NO_INDEX) {
-			out->unattributed_ns += e - a;
-			continue;
-		}
-		ls = b->calls[call].start_ns;
-		hb = (ls < e ? ls : e) - a;
-		if (hb < 0)
-			hb = 0;
-		out->host_bound_ns += hb;
-		out->launch_latency_ns += (e - a) - hb;
-		if (hb > 0) {
-			gs_status rc = credit_host_calls(b, call, a, a + hb, i);
-
-			if (!rc)
-				rc = gs_vec_grow((void **)&b->hb, &b->cap_hb, b->n_hb + 1,
-						 sizeof(*b->hb));
-			if (rc)
-				return rc;
-			b->hb[b->n_hb++] = (struct gs_host_interval){.start_ns = a,
-								     .end_ns = a + hb,
-								     .pid = b->calls[call].pid,
-								     .tid = b->calls[call].tid};
-		}
+	if (s->category != GS_CAT_IDLE)
+		return GS_OK;
+	call = b->by_ranges ? gap_launch_ranges(b, e, &b->gap_cache_start, &b->gap_cached,
+						&b->gap_cache_call) :
+			      gap_launch(b, &b->gap_p, e, &b->gap_cache_p, &b->gap_cache_call);
+	if (call == GS_NO_INDEX) {
+		out->unattributed_ns += e - a;
+		return GS_OK;
 	}
+	ls = b->calls[call].start_ns;
+	hb = (ls < e ? ls : e) - a;
+	if (hb < 0)
+		hb = 0;
+	out->host_bound_ns += hb;
+	out->launch_latency_ns += (e - a) - hb;
+	if (hb > 0) {
+		gs_status rc = credit_host_calls(b, call, a, a + hb, i);
+
+		if (!rc)
+			rc = gs_vec_grow((void **)&b->hb, &b->cap_hb, b->n_hb + 1, sizeof(*b->hb));
+		if (rc)
+			return rc;
+		b->hb[b->n_hb++] = (struct gs_host_interval){.start_ns = a,
+							     .end_ns = a + hb,
+							     .pid = b->calls[call].pid,
+							     .tid = b->calls[call].tid};
+	}
+	return GS_OK;
+}
+
+/* After the sweep (which attributed the gaps): the host-bound time by
+ * host range, and the credited calls ranked. */
+static gs_status attribute_finish(struct breakdown_pass *b, struct gs_breakdown *out)
+{
+	gs_status rc;
+
 	/* The device's ops by start served the gaps' launches only. */
 	free(b->dev);
 	b->dev = NULL;
 	b->n_dev = 0;
-	{
-		gs_status rc = host_ranges(b, out);
-
-		if (rc)
-			return rc;
-	}
+	rc = host_ranges(b, out);
+	if (rc)
+		return rc;
 	if (b->n_hc) {
 		struct gs_host_call_time *v = malloc(b->n_hc * sizeof(*v));
 		struct gs_host_call_time *tmp = malloc(b->n_hc * sizeof(*tmp));
@@ -1144,6 +1345,8 @@ gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
 		return GS_ERR_INVALID;
 	}
 	memset(&b, 0, sizeof(b));
+	b.gap_cache_p = SIZE_MAX;
+	b.gap_cache_call = GS_NO_INDEX;
 	b.t = t;
 	b.device = device;
 	b.ops = gs_trace_ops(t, &b.n_ops);
@@ -1173,7 +1376,7 @@ gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
 	free(b.ev.v);
 	b.ev = (struct ev_list){0};
 	if (!rc)
-		rc = attribute_idle(&b, out);
+		rc = attribute_finish(&b, out);
 	if (rc) {
 		breakdown_pass_fini(&b);
 		gs_breakdown_fini(out);

@@ -58,11 +58,18 @@ struct kev {
 	uint32_t pad;
 };
 
-struct by_call {
-	uint64_t call; /* sort key */
-	uint32_t op;
-	uint32_t pad;
-};
+/* The ops by launch call are 8-byte keys, call << 32 | op: ordered by
+ * call, then by op, as the stable merge of the streams' runs (written in
+ * op order) ordered 16-byte (call, op) pairs. */
+static uint32_t by_call_call(uint64_t o)
+{
+	return (uint32_t)(o >> 32);
+}
+
+static uint32_t by_call_op(uint64_t o)
+{
+	return (uint32_t)o;
+}
 
 /* One device's measures while they are computed: its ops in the window by
  * stream, and what one pass over them collects for each measure. */
@@ -83,7 +90,7 @@ struct measures_pass {
 	size_t n_kv;
 	int64_t *qa, *qe;
 	size_t n_q;
-	struct by_call *order;
+	uint64_t *order; /* call << 32 | op */
 	size_t n_order;
 	bool want_order;
 	uint64_t max_pieces; /* max_annotation_pieces */
@@ -306,7 +313,7 @@ static gs_status collect(struct measures_pass *m, struct gs_measures *out)
 			if (c == GS_NO_INDEX)
 				continue;
 			if (m->want_order)
-				m->order[m->n_order++] = (struct by_call){c, (uint32_t)i, 0};
+				m->order[m->n_order++] = (uint64_t)c << 32 | (uint32_t)i;
 			v[n] = op->start_ns - m->calls[c].start_ns;
 			if (v[n] > mx)
 				mx = v[n];
@@ -317,8 +324,15 @@ static gs_status collect(struct measures_pass *m, struct gs_measures *out)
 		d->stream = m->ops[m->runs[r].first].stream;
 		d->ops = n;
 		d->max_ns = mx;
-		d->p95_ns = select_kth(v, n, gs_report_nearest_rank(n, 95));
-		d->p50_ns = select_kth(v, n, gs_report_nearest_rank(n, 50));
+		{
+			size_t k95 = gs_report_nearest_rank(n, 95);
+			size_t k50 = gs_report_nearest_rank(n, 50);
+
+			/* the select leaves the k95 smallest before k95: the
+			 * median is the k50-th of them */
+			d->p95_ns = select_kth(v, n, k95);
+			d->p50_ns = select_kth(v, k50 < k95 ? k95 : n, k50);
+		}
 		out->n_delays++;
 	}
 	free(v);
@@ -347,8 +361,9 @@ static gs_status collect(struct measures_pass *m, struct gs_measures *out)
 
 struct qstate {
 	int64_t ws, we;
-	uint64_t len; /* current length */
-	int64_t at;   /* start of the current level (>= ws once inside) */
+	uint64_t len;  /* current length */
+	int64_t at;    /* start of the current level (>= ws once inside) */
+	size_t at_bin; /* the bin of at, followed as at grows */
 	uint64_t bins[GS_QUEUE_SERIES_MAX];
 	uint64_t binw; /* bin width, ns */
 	size_t nbins;
@@ -363,6 +378,8 @@ struct qstate {
 /* The level `q->len` held over [q->at, until). */
 static void queue_hold(struct qstate *q, int64_t until)
 {
+	uint64_t off;
+
 	if (until > q->we)
 		until = q->we;
 	if (until <= q->at)
@@ -370,8 +387,11 @@ static void queue_hold(struct qstate *q, int64_t until)
 	q->area += (double)q->len * (double)(until - q->at);
 	if (q->len > q->max)
 		q->max = q->len;
-	for (size_t b = (size_t)((uint64_t)(q->at - q->ws) / q->binw);
-	     b < q->nbins && (int64_t)(b * q->binw) < until - q->ws; b++)
+	/* (at - ws) / binw, without a division per event: at only grows */
+	off = (uint64_t)(q->at - q->ws);
+	while ((q->at_bin + 1) * q->binw <= off)
+		q->at_bin++;
+	for (size_t b = q->at_bin; b < q->nbins && (int64_t)(b * q->binw) < until - q->ws; b++)
 		if (q->len > q->bins[b])
 			q->bins[b] = q->len;
 }
@@ -482,10 +502,11 @@ struct ann {
 	struct gs_u64map map; /* (source << 32 | name) -> slot */
 	struct gs_annotation_time *rows;
 	size_t n_rows;
-	struct piece *p; /* the ops by launch call's room (m->order) when it fits */
-	uint32_t *group; /* per piece */
+	struct piece *p; /* the kernels' room (m->kv) when it fits */
+	uint32_t *group; /* per piece; the ops by launch call's room when it fits */
 	size_t n, cap;
-	bool p_borrowed; /* p is m->order's: not freed here */
+	bool p_borrowed;     /* p is m->kv's: not freed here */
+	bool group_borrowed; /* group is m->order's */
 };
 
 static uint32_t ann_slot(struct ann *an, const struct gs_range *r)
@@ -559,8 +580,7 @@ struct hop {
 };
 
 _Static_assert(sizeof(struct hop) <= sizeof(struct kev), "ann_host's ops in the kernels' room");
-_Static_assert(sizeof(struct piece) <= sizeof(struct by_call),
-	       "ann_gpu's pieces in the ops by launch call's room");
+_Static_assert(sizeof(struct piece) <= sizeof(struct kev), "ann_gpu's pieces in the kernels' room");
 
 struct hnodes {
 	uint32_t *ann, *up;
@@ -631,7 +651,7 @@ static gs_status ann_host(const struct measures_pass *m, struct ann *an,
 			  const struct gs_range *ranges, const uint32_t *sel, size_t n_sel)
 {
 	struct host_range_ref *h = NULL;
-	const struct by_call *o;
+	const uint64_t *o;
 	const struct gs_api_call *prev = NULL;
 	struct gs_kmerge km;
 	struct hnodes nd = {.max = m->max_pieces};
@@ -670,8 +690,8 @@ static gs_status ann_host(const struct measures_pass *m, struct ann *an,
 	 * thread. */
 	gs_kmerge_init_u64(&km, m->order, m->n_order, sizeof(*m->order));
 	while (rc == GS_OK && (o = gs_kmerge_next(&km))) {
-		const struct gs_op *op = &m->ops[o->op];
-		const struct gs_api_call *c = &m->calls[o->call];
+		const struct gs_op *op = &m->ops[by_call_op(*o)];
+		const struct gs_api_call *c = &m->calls[by_call_call(*o)];
 		int64_t ls = c->start_ns;
 		int64_t s = op->start_ns > m->ws ? op->start_ns : m->ws;
 		int64_t e = op->end_ns < m->we ? op->end_ns : m->we;
@@ -783,73 +803,108 @@ static void gpu_span(const struct measures_pass *m, const struct gs_op_range *ru
 	while (a > run->first && m->ops[a - 1].end_ns > rs)
 		a--;
 	*lo = a;
-	/* the first op starting at or after its end */
+	/* the first op starting at or after its end: an annotation holds a
+	 * few ops, so steps that double from lo, then a binary search within
+	 * the last step, rather than a search over the rest of the stream */
+	for (size_t step = 1;; step *= 2) {
+		size_t j = a + step - 1;
+
+		if (j >= b || m->ops[j].start_ns >= re) {
+			b = j < b ? j : b;
+			break;
+		}
+		a = j + 1;
+	}
 	*hi = a + gs_lower_bound_i64_at(&m->ops[a], b - a, sizeof(*m->ops),
 					offsetof(struct gs_op, start_ns), re);
 }
 
+/* The ops of a GPU annotation (gpu_span); lo is SIZE_MAX for a range
+ * that is no GPU annotation in the window. */
+struct op_span {
+	size_t lo, hi;
+};
+
 /*
  * Ops under GPU annotations, a piece each, cut to the annotation. The
- * pieces are counted first (binary searches), so that more than
- * max_annotation_pieces are refused before any is kept.
+ * pieces are counted first (binary searches, their spans kept for the
+ * second pass), so that more than max_annotation_pieces are refused before
+ * any is kept.
  */
 static gs_status ann_gpu(const struct measures_pass *m, struct ann *an,
 			 const struct gs_range *ranges, const uint32_t *sel, size_t n_sel)
 {
 	uint64_t want = 0;
+	struct op_span *sp = malloc((n_sel ? n_sel : 1) * sizeof(*sp));
 
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t x = 0; x < n_sel; x++) {
-			const struct gs_range *g = &ranges[sel[x]];
-			const struct gs_op_range *run;
-			int64_t rs, re;
-			size_t lo, hi;
-			uint32_t slot;
+	if (!sp)
+		return gs_nomem();
+	for (size_t x = 0; x < n_sel; x++) {
+		const struct gs_range *g = &ranges[sel[x]];
+		const struct gs_op_range *run;
+		int64_t rs, re;
 
-			if (g->kind != GS_RANGE_GPU_ANNOTATION)
-				continue;
-			rs = g->start_ns > m->ws ? g->start_ns : m->ws;
-			re = g->end_ns < m->we ? g->end_ns : m->we;
-			if (re <= rs || !(run = run_of(m, g->stream)))
-				continue;
-			gpu_span(m, run, g->start_ns, rs, re, &lo, &hi);
-			if (!pass) {
-				want += hi - lo;
-				continue;
-			}
-			slot = ann_slot(an, g);
-			an->rows[slot].count++;
-			for (size_t k = lo; k < hi; k++) {
-				const struct gs_op *op = &m->ops[k];
-				int64_t s = op->start_ns > rs ? op->start_ns : rs;
-				int64_t e = op->end_ns < re ? op->end_ns : re;
-
-				ann_piece(an, s, e, slot, op->kind != GS_OP_KERNEL);
-			}
-		}
-		if (pass)
-			break;
-		if (want > m->max_pieces) {
-			gs_error_append("GPU time per annotation: more than max_annotation_pieces "
-					"(%llu) pieces",
-					(unsigned long long)m->max_pieces);
-			return GS_ERR_LIMIT;
-		}
-		if (!want)
-			return GS_OK;
-		/* ann_host, the only reader of the ops by launch call, is done:
-		 * their pages, already touched, take the pieces when they fit. */
-		if (m->order && want <= m->n_dev) {
-			an->p = (struct piece *)m->order;
-			an->p_borrowed = true;
-		} else {
-			an->p = malloc(want * sizeof(*an->p));
-		}
-		an->group = malloc(want * sizeof(*an->group));
-		if (!an->p || !an->group)
-			return gs_nomem();
-		an->cap = want;
+		sp[x].lo = SIZE_MAX;
+		if (g->kind != GS_RANGE_GPU_ANNOTATION)
+			continue;
+		rs = g->start_ns > m->ws ? g->start_ns : m->ws;
+		re = g->end_ns < m->we ? g->end_ns : m->we;
+		if (re <= rs || !(run = run_of(m, g->stream)))
+			continue;
+		gpu_span(m, run, g->start_ns, rs, re, &sp[x].lo, &sp[x].hi);
+		want += sp[x].hi - sp[x].lo;
 	}
+	if (want > m->max_pieces) {
+		free(sp);
+		gs_error_append("GPU time per annotation: more than max_annotation_pieces "
+				"(%llu) pieces",
+				(unsigned long long)m->max_pieces);
+		return GS_ERR_LIMIT;
+	}
+	if (!want) {
+		free(sp);
+		return GS_OK;
+	}
+	/* ann_host, the last reader of the kernels (its ops went in their
+	 * room) and the only one of the ops by launch call, is done: their
+	 * pages, already touched, take the pieces and their groups when they
+	 * fit. */
+	if (m->kv && want <= m->n_dev * sizeof(struct kev) / sizeof(struct piece)) {
+		an->p = (struct piece *)m->kv;
+		an->p_borrowed = true;
+	} else {
+		an->p = malloc(want * sizeof(*an->p));
+	}
+	if (m->order && want <= m->n_dev * sizeof(uint64_t) / sizeof(uint32_t)) {
+		an->group = (uint32_t *)m->order;
+		an->group_borrowed = true;
+	} else {
+		an->group = malloc(want * sizeof(*an->group));
+	}
+	if (!an->p || !an->group) {
+		free(sp);
+		return gs_nomem();
+	}
+	an->cap = want;
+	for (size_t x = 0; x < n_sel; x++) {
+		const struct gs_range *g = &ranges[sel[x]];
+		int64_t rs = g->start_ns > m->ws ? g->start_ns : m->ws;
+		int64_t re = g->end_ns < m->we ? g->end_ns : m->we;
+		uint32_t slot;
+
+		if (sp[x].lo == SIZE_MAX)
+			continue;
+		slot = ann_slot(an, g);
+		an->rows[slot].count++;
+		for (size_t k = sp[x].lo; k < sp[x].hi; k++) {
+			const struct gs_op *op = &m->ops[k];
+			int64_t s = op->start_ns > rs ? op->start_ns : rs;
+			int64_t e = op->end_ns < re ? op->end_ns : re;
+
+			ann_piece(an, s, e, slot, op->kind != GS_OP_KERNEL);
+		}
+	}
+	free(sp);
 	return GS_OK;
 }
 
@@ -979,7 +1034,8 @@ out:
 		free(sorted);
 	if (!an.p_borrowed)
 		free(an.p);
-	free(an.group);
+	if (!an.group_borrowed)
+		free(an.group);
 	free(an.rows);
 	gs_u64map_fini(&an.map);
 	return rc;
