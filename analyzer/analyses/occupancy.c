@@ -18,9 +18,14 @@
  * limits cannot hold (more threads than a block may have) gives no share,
  * and the schedule falls back on the concurrency the recorded run showed.
  * Then the lane of running kernels under the capacity that the schedules
- * place kernels on by their shares (gs_sched_kernel_place).
+ * place kernels on by their shares (gs_sched_kernel_place), and the copy
+ * engines they place copies on (gs_sched_engines_take).
  */
 #include "schedule_priv.h"
+
+#include <gpuscope/error.h>
+
+#include <stdlib.h>
 
 struct sm_limits {
 	uint8_t major, minor;
@@ -162,6 +167,54 @@ int64_t gs_sched_kernel_place(struct gs_kernel_lane *l, uint64_t cap, int64_t re
 	run_push(l, (struct gs_kernel_run){.end = t + dur, .share = share});
 	l->last = t;
 	return t;
+}
+
+static void engine_sift_down(int64_t *a, size_t n, size_t i)
+{
+	int64_t v = a[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && a[c + 1] < a[c])
+			c++;
+		if (a[c] >= v)
+			break;
+		a[i] = a[c];
+		i = c;
+	}
+	a[i] = v;
+}
+
+gs_status gs_sched_engines_init(struct gs_copy_engines *e, const uint32_t *count,
+				const uint32_t *copies, int64_t w0)
+{
+	size_t total = 0, i;
+
+	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
+		uint32_t n = count[d] < copies[d] ? count[d] : copies[d];
+
+		e->first[d] = total;
+		total += n ? n : 1;
+	}
+	e->first[GS_COPY_KIND_COUNT] = total;
+	e->free = malloc((total ? total : 1) * sizeof(*e->free));
+	if (!e->free)
+		return gs_nomem();
+	for (i = 0; i < total; i++)
+		e->free[i] = w0;
+	return GS_OK;
+}
+
+int64_t gs_sched_engines_take(struct gs_copy_engines *e, unsigned dir, int64_t ready, int64_t dur)
+{
+	int64_t *a = e->free + e->first[dir], start = a[0] > ready ? a[0] : ready;
+
+	a[0] = start + dur;
+	engine_sift_down(a, e->first[dir + 1] - e->first[dir], 0);
+	return start;
 }
 
 const char *gs_ideal_rule_name(unsigned rule)

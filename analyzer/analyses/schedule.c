@@ -105,12 +105,15 @@ struct sched {
 	uint8_t *flag;      /* per set index: SF_* (read once from the op) */
 	const struct gs_schedule *out;
 	uint32_t *order; /* set indices in topological order */
-	uint32_t *pos;   /* per set index: position in order */
-	int64_t *end;    /* per set index: end in the schedule being built */
+	/* Per set index: position in order; NULL when the order is by actual
+	 * start and every edge inside the set goes forward in it (then no
+	 * edge goes back in the order, and none needs looking up). */
+	uint32_t *pos;
+	int64_t *end;    /* per set index: end in the dependency bound */
 	uint32_t *crit;  /* per set index: the producer that set the start */
 	int64_t *full;   /* per set index (copies): last moment all engines were busy */
 	uint32_t *share; /* per set index: the kernel's share (0: none) */
-	void *scratch;   /* the copy events, then the pipelined ends (scratch_get) */
+	void *scratch;   /* the copy events, then the kernels' (scratch_get) */
 	size_t scratch_bytes;
 	uint64_t cap; /* kernel capacity, GS_SHARE_UNIT units */
 	uint32_t engines[GS_COPY_KIND_COUNT];
@@ -125,8 +128,7 @@ static void *alloc_array(size_t n, size_t size)
 
 /*
  * Room for `bytes` that the one before no longer needs: the same memory
- * when it is large enough, so that the event lists and the pipelined ends
- * touch their pages once (each would be a fresh mapping, faulted in page
+ * when it is large enough, so that the event lists touch their pages once (each would be a fresh mapping, faulted in page
  * by page, above malloc's mmap threshold). Not zeroed.
  */
 static void *scratch_get(struct sched *s, size_t bytes)
@@ -193,73 +195,6 @@ static uint32_t op_heap_pop(struct op_heap *h)
 	return top;
 }
 
-/* ---- copy engines: a min-heap of free times per direction ------------ */
-
-static void engine_sift_down(int64_t *a, size_t n, size_t i)
-{
-	int64_t v = a[i];
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		if (c + 1 < n && a[c + 1] < a[c])
-			c++;
-		if (a[c] >= v)
-			break;
-		a[i] = a[c];
-		i = c;
-	}
-	a[i] = v;
-}
-
-/* Start a copy of `dur` ns, ready at `ready`, on the engine that frees
- * first; returns its start. */
-static int64_t engine_take(int64_t *a, size_t n, int64_t ready, int64_t dur)
-{
-	int64_t start = a[0] > ready ? a[0] : ready;
-
-	a[0] = start + dur;
-	engine_sift_down(a, n, 0);
-	return start;
-}
-
-struct engines {
-	int64_t *free;
-	size_t first[GS_COPY_KIND_COUNT + 1];
-};
-
-/* `count` engines per direction; no more are kept than `copies` could use
- * (a device record may claim four billion engines: the schedule is the
- * same with one per copy, found by fuzz_nsys). */
-static gs_status engines_init(struct engines *e, const uint32_t *count, const uint32_t *copies,
-			      int64_t w0)
-{
-	size_t total = 0, i;
-
-	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
-		uint32_t n = count[d] < copies[d] ? count[d] : copies[d];
-
-		e->first[d] = total;
-		total += n ? n : 1;
-	}
-	e->first[GS_COPY_KIND_COUNT] = total;
-	e->free = malloc((total ? total : 1) * sizeof(*e->free));
-	if (!e->free)
-		return gs_nomem();
-	for (i = 0; i < total; i++)
-		e->free[i] = w0;
-	return GS_OK;
-}
-
-static int64_t engines_take(struct engines *e, unsigned dir, int64_t ready, int64_t dur)
-{
-	size_t f = e->first[dir], n = e->first[dir + 1] - f;
-
-	return engine_take(e->free + f, n, ready, dur);
-}
-
 static unsigned copy_dir(const struct gs_op *op)
 {
 	return op->copy_kind < GS_COPY_KIND_COUNT ? op->copy_kind : GS_COPY_UNKNOWN;
@@ -308,7 +243,7 @@ static bool edge_source(const struct sched *s, const struct gs_edge *e, uint32_t
 	lf = loc_of(s, e->from);
 	if (lf == v)
 		return false;
-	if (lf != NONE_LOCAL && s->pos[lf] > s->pos[v])
+	if (lf != NONE_LOCAL && s->pos && s->pos[lf] > s->pos[v])
 		return false;
 	*from_local = lf;
 	return true;
@@ -331,12 +266,11 @@ static void in_edges(const struct sched *s, uint32_t op, size_t *lo, size_t *hi)
  * order Kahn's algorithm below gives too: the first op left in that order
  * has all its producers ordered already, so it is ready, and it is the
  * smallest ready one. Then no heap is needed. Returns false when some edge
- * goes back.
+ * goes back. The positions are not needed for this: in that order, x comes
+ * before y exactly when (start, set index) of x is the smaller.
  */
-static bool start_order(struct sched *s)
+static bool start_order(const struct sched *s)
 {
-	for (uint32_t k = 0; k < s->ns; k++)
-		s->pos[s->order[k]] = k;
 	for (uint32_t v = 0; v < s->ns; v++) {
 		size_t lo, hi;
 
@@ -348,7 +282,7 @@ static bool start_order(struct sched *s)
 
 			if (lf == NONE_LOCAL || lf == v)
 				continue;
-			if (s->pos[lf] > s->pos[v])
+			if (op_before(s, v, lf))
 				return false;
 		}
 	}
@@ -414,12 +348,13 @@ static gs_status topo_order(struct sched *s, uint64_t *broken)
 
 	if (st || start_order(s))
 		return st;
+	s->pos = malloc((ns ? ns : 1) * sizeof(uint32_t));
 	by_start = alloc_array(ns, sizeof(uint32_t));
 	indeg = alloc_array(ns, sizeof(uint32_t));
 	out_first = alloc_array(ns + 1, sizeof(size_t));
 	state = alloc_array(ns, 1);
 	h.a = alloc_array(ns, sizeof(uint32_t));
-	if (!by_start || !indeg || !out_first || !state || !h.a) {
+	if (!s->pos || !by_start || !indeg || !out_first || !state || !h.a) {
 		st = gs_nomem();
 		goto out;
 	}
@@ -532,7 +467,7 @@ static int cmp_copy_ev(const void *pa, const void *pb)
 
 static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
 {
-	size_t n_ev = 0, i, room;
+	size_t n_ev = 0, i;
 	struct copy_ev *ev;
 	uint32_t count[GS_COPY_KIND_COUNT] = {0};
 	int64_t last_full[GS_COPY_KIND_COUNT];
@@ -542,11 +477,7 @@ static gs_status copy_sweep(struct sched *s, uint32_t base_engines)
 		if (s->flag[v] & SF_COPY)
 			n_ev += s->flag[v] & SF_ENGINE ? 2 : 1;
 	}
-	/* As large as the pipelined ends that come after (schedules). */
-	room = n_ev * sizeof(*ev);
-	if (room < s->ns * sizeof(int64_t))
-		room = s->ns * sizeof(int64_t);
-	ev = scratch_get(s, room);
+	ev = scratch_get(s, n_ev * sizeof(*ev));
 	if (!ev)
 		return gs_nomem();
 	n_ev = 0;
@@ -950,21 +881,21 @@ static void pipelined_preconditions(const struct sched *s, struct gs_what_if *w)
  * - dependency bound: ASAP over all edges; fills s->end and s->crit;
  * - ideal: the same order with copy engines; fills ideal_start, delay_ns;
  * - pipelined_batches: see the top of the file; fills pipelined_start.
+ * The ideal and pipelined ends of the ops placed so far, which the
+ * producers' edges read, are held where their starts go (by slot), and
+ * turned into starts after the walk: no per-op array of ends for either.
  */
 static gs_status schedules(struct sched *s, struct gs_schedule *out)
 {
-	struct engines e_id = {0}, e_pl = {0};
+	struct gs_copy_engines e_id = {0}, e_pl = {0};
 	struct gs_kernel_lane k_id = {.last = s->w0}, k_pl = {.last = s->w0};
 	struct gs_what_if *w = &out->pipelined;
 	int64_t last_db = s->w0, last_id = s->w0, last_pl = s->w0;
-	int64_t *end_id = s->start; /* the actual starts were for the order only */
-	int64_t *end_pl = scratch_get(s, s->ns * sizeof(*end_pl)); /* the events' room */
-	gs_status st = end_pl ? GS_OK : gs_nomem();
+	int64_t *end_id = out->slot_ideal_start, *end_pl = out->slot_pipelined_start;
+	gs_status st = gs_sched_engines_init(&e_id, s->engines, s->copies, s->w0);
 
 	if (!st)
-		st = engines_init(&e_id, s->engines, s->copies, s->w0);
-	if (!st)
-		st = engines_init(&e_pl, s->engines, s->copies, s->w0);
+		st = gs_sched_engines_init(&e_pl, s->engines, s->copies, s->w0);
 	if (!st) {
 		k_id.run = alloc_array(s->ns, sizeof(*k_id.run));
 		k_pl.run = alloc_array(s->ns, sizeof(*k_pl.run));
@@ -977,7 +908,7 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 	for (size_t v = 0; v < s->ns; v++)
 		w->batches += (s->flag[v] & SF_BATCH) != 0;
 	for (size_t k = 0; k < s->ns; k++) {
-		uint32_t v = s->order[k], o = s->set[v], bp = NONE_LOCAL;
+		uint32_t v = s->order[k], o = s->set[v], bp = NONE_LOCAL, ks;
 		const struct gs_op *op = &s->ops[o];
 		int64_t best = s->w0, ready_id = s->w0, ready_pl = s->w0, start,
 			dur = gs_sched_dur(op);
@@ -999,9 +930,11 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 					bp = NONE_LOCAL;
 				}
 			} else {
+				uint32_t kf = slot_of(s, lf);
+
 				t_db = s->end[lf];
-				t_id = end_id[lf];
-				t_pl = end_pl[lf];
+				t_id = end_id[kf];
+				t_pl = end_pl[kf];
 				if (t_db > best ||
 				    (t_db == best &&
 				     (bp == NONE_LOCAL ||
@@ -1025,24 +958,31 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 		if (s->end[v] > last_db)
 			last_db = s->end[v];
 		/* Ideal. */
+		ks = slot_of(s, v);
 		if (uses_engine(op))
-			start = engines_take(&e_id, copy_dir(op), ready_id, dur);
+			start = gs_sched_engines_take(&e_id, copy_dir(op), ready_id, dur);
 		else
 			start = gs_sched_kernel_place(&k_id, s->cap, ready_id, dur, s->share[v]);
-		end_id[v] = start + dur;
-		out->slot_ideal_start[slot_of(s, v)] = start;
-		out->slot_delay_ns[slot_of(s, v)] = op->start_ns - start;
-		if (end_id[v] > last_id)
-			last_id = end_id[v];
+		end_id[ks] = start + dur;
+		out->slot_delay_ns[ks] = op->start_ns - start;
+		if (end_id[ks] > last_id)
+			last_id = end_id[ks];
 		/* Pipelined batches: the same device. */
 		if (uses_engine(op))
-			start = engines_take(&e_pl, copy_dir(op), ready_pl, dur);
+			start = gs_sched_engines_take(&e_pl, copy_dir(op), ready_pl, dur);
 		else
 			start = gs_sched_kernel_place(&k_pl, s->cap, ready_pl, dur, s->share[v]);
-		end_pl[v] = start + dur;
-		out->slot_pipelined_start[slot_of(s, v)] = start;
-		if (end_pl[v] > last_pl)
-			last_pl = end_pl[v];
+		end_pl[ks] = start + dur;
+		if (end_pl[ks] > last_pl)
+			last_pl = end_pl[ks];
+	}
+	/* The ends, back to starts (the same sums undone). */
+	for (uint32_t v = 0; v < s->ns; v++) {
+		uint32_t k = slot_of(s, v);
+		int64_t dur = gs_sched_dur(&s->ops[s->set[v]]);
+
+		end_id[k] -= dur;
+		end_pl[k] -= dur;
 	}
 	out->dependency_bound_ns = last_db - s->w0;
 	out->ideal_ns = last_id - s->w0;
@@ -1330,7 +1270,6 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	out->slot_share = alloc_array(out->n_slots, sizeof(uint32_t));
 	/* Every entry of these is written before it is read. */
 	s->order = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
-	s->pos = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	s->end = malloc((s->ns ? s->ns : 1) * sizeof(int64_t));
 	s->crit = malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	s->full = malloc((s->ns ? s->ns : 1) * sizeof(int64_t));
@@ -1339,14 +1278,27 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	s->share = s->share_is_slot ? out->slot_share :
 				      malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
 	if (!out->slot_ideal_start || !out->slot_delay_ns || !out->slot_bound_by ||
-	    !out->slot_pipelined_start || !out->slot_share || !s->order || !s->pos || !s->end ||
-	    !s->crit || !s->full || !s->share)
+	    !out->slot_pipelined_start || !out->slot_share || !s->order || !s->end || !s->crit ||
+	    !s->full || !s->share)
 		return gs_nomem();
 	st = topo_order(s, &out->broken_cycles);
+	/* Each per-op array goes once nothing after reads it, so that the
+	 * schedules' walk, which holds the most, holds no more than it reads:
+	 * the actual starts served the order; the moments the engines were
+	 * full, the bounds (which read nothing the schedules write). */
+	free(s->start);
+	s->start = NULL;
 	if (!st)
 		st = copy_sweep(s, device_copy_engines(s->t, device));
 	if (!st)
+		bound_by(s, out);
+	free(s->full);
+	s->full = NULL;
+	if (!st)
 		st = kernel_model(s, out, device);
+	free(s->scratch);
+	s->scratch = NULL;
+	s->scratch_bytes = 0;
 	if (st)
 		return st;
 	memcpy(out->copy_engines, s->engines, sizeof(out->copy_engines));
@@ -1354,7 +1306,6 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	st = schedules(s, out);
 	if (st)
 		return st;
-	bound_by(s, out);
 	/* The critical path (16 B an op of it, nearly every op) reads the ends
 	 * and producers alone: the other per-op arrays go before it comes. */
 	free_unread(s);

@@ -140,6 +140,25 @@ struct gs_kernel_lane {
 int64_t gs_sched_kernel_place(struct gs_kernel_lane *l, uint64_t cap, int64_t ready, int64_t dur,
 			      uint32_t share);
 
+/*
+ * The copy engines of a schedule being built: per direction, a min-heap of
+ * the moments each engine frees (free[first[d]] to free[first[d + 1]]).
+ */
+struct gs_copy_engines {
+	int64_t *free;
+	size_t first[GS_COPY_KIND_COUNT + 1];
+};
+
+/* `count` engines per direction, all free at w0; no more are kept than
+ * `copies` could use (a device record may claim four billion engines: the
+ * schedule is the same with one per copy, found by fuzz_nsys). */
+gs_status gs_sched_engines_init(struct gs_copy_engines *e, const uint32_t *count,
+				const uint32_t *copies, int64_t w0);
+
+/* Start a copy of direction `dir` and `dur` ns, ready at `ready`, on the
+ * engine of `dir` that frees first; returns its start. */
+int64_t gs_sched_engines_take(struct gs_copy_engines *e, unsigned dir, int64_t ready, int64_t dur);
+
 /* Whether the device's per-SM limits are known (an SM count and a compute
  * capability in occupancy.c's table). */
 bool gs_sched_device_known(const struct gs_device *d);
