@@ -6,7 +6,11 @@
  * that position: each op's start and duration, the latest recorded end of
  * its predecessors that a pass never re-times (those outside the schedule
  * or later in the order), and the positions of those it does. Each replay
- * (the total, then each candidate) is then one sequential pass.
+ * (the total, then each candidate) is then one sequential pass. The
+ * latest end of an op's fixed predecessors is one more predecessor: a
+ * place past the positions in the ends, which no pass writes, so that only
+ * the ops that have such predecessors (few: those with a producer on
+ * another device or before the window) pay for it.
  */
 #include "analyzer_priv.h"
 #include "schedule_priv.h"
@@ -34,13 +38,14 @@ struct replay {
 	size_t n;         /* ops in the pass */
 	int64_t *start;   /* per position: recorded start */
 	int64_t *dur;     /* per position: duration */
-	int64_t *fixed;   /* per position: latest end among fixed predecessors */
-	uint32_t *pfirst; /* per position: its re-timed predecessors' first in pred */
-	uint32_t *pred;   /* positions of re-timed predecessors, all earlier */
-	int64_t *end;     /* per position: end' of this pass */
-	int64_t *remove;  /* per position: removed(o) of this pass */
-	uint32_t *pos;    /* per slot: its position, or GS_NO_INDEX */
-	uint32_t *share;  /* per position: the kernel's share of the device (0: none) */
+	uint32_t *pfirst; /* per position: its predecessors' first in pred */
+	/* per position: its re-timed predecessors' positions (all earlier),
+	 * and its fixed ones' place in end (n and after), if any */
+	uint32_t *pred;
+	int64_t *end;    /* per position: end' of this pass; then the fixed ends */
+	int64_t *remove; /* per position: removed(o) of this pass */
+	uint32_t *pos;   /* per slot: its position, or GS_NO_INDEX */
+	uint32_t *share; /* per position: the kernel's share of the device (0: none) */
 	struct gs_kernel_lane lane;
 };
 
@@ -81,8 +86,6 @@ static int64_t replay_pass(struct replay *r)
 			/* Ops of the set start at or after w0: no overflow. */
 			int64_t st = shift >= r->start[i] - w0 ? w0 : r->start[i] - shift;
 
-			if (r->fixed[i] > st)
-				st = r->fixed[i];
 			for (uint32_t e = r->pfirst[i]; e < r->pfirst[i + 1]; e++)
 				if (r->end[r->pred[e]] > st)
 					st = r->end[r->pred[e]];
@@ -142,12 +145,14 @@ static struct rop *order_ops(const struct gs_schedule *s, const struct gs_op *op
 
 /* Each position's predecessors: the re-timed ones (a slot earlier in the
  * order: done when the pass reaches this op) by position, the rest folded
- * into the latest of their recorded ends. r->pfirst holds each position's
- * op on entry; each is read before its place is overwritten. */
+ * into the latest of their recorded ends, which goes past the positions in
+ * r->end (made here). r->pfirst holds each position's op on entry; each is
+ * read before its place is overwritten. */
 static gs_status link(struct replay *r, const struct gs_graph *g, const struct gs_op *ops,
 		      size_t n_ops)
 {
-	size_t np = 0, cap = 0, hint = 0;
+	size_t np = 0, cap = 0, hint = 0, n_fixed = 0, fixed_cap = 0;
+	int64_t *fixed = NULL; /* the fixed ends, in their order in pred */
 
 	for (size_t i = 0; i < r->n; i++) {
 		size_t lo = g->in_first[r->pfirst[i]], hi = g->in_first[r->pfirst[i] + 1];
@@ -166,7 +171,7 @@ static gs_status link(struct replay *r, const struct gs_graph *g, const struct g
 	for (size_t i = 0; i < r->n; i++) {
 		uint32_t o = r->pfirst[i];
 		size_t lo = g->in_first[o], hi = g->in_first[o + 1];
-		int64_t fixed = INT64_MIN;
+		int64_t latest = INT64_MIN;
 
 		if (hi > g->n_edges)
 			hi = g->n_edges;
@@ -180,13 +185,38 @@ static gs_status link(struct replay *r, const struct gs_graph *g, const struct g
 			pf = kf != GS_NO_INDEX ? r->pos[kf] : GS_NO_INDEX;
 			if (pf != GS_NO_INDEX && pf < i)
 				r->pred[np++] = pf;
-			else if (ops[f].end_ns > fixed)
-				fixed = ops[f].end_ns;
+			else if (ops[f].end_ns > latest)
+				latest = ops[f].end_ns;
 		}
-		r->fixed[i] = fixed;
+		/* None, or none later than INT64_MIN, never moves a start. */
+		if (latest == INT64_MIN)
+			continue;
+		if (n_fixed == fixed_cap) {
+			int64_t *grown;
+
+			fixed_cap = fixed_cap ? 2 * fixed_cap : 64;
+			grown = realloc(fixed, fixed_cap * sizeof(*fixed));
+			if (!grown) {
+				free(fixed);
+				return gs_nomem();
+			}
+			fixed = grown;
+		}
+		if (r->n + n_fixed >= UINT32_MAX) {
+			free(fixed);
+			gs_error_append("CUDA Graph replay: more than 2^32 ops and fixed ends");
+			return GS_ERR_INVALID;
+		}
+		/* After the re-timed ones: the pass takes the latest of all. */
+		r->pred[np++] = (uint32_t)(r->n + n_fixed);
+		fixed[n_fixed++] = latest;
 	}
 	r->pfirst[r->n] = (uint32_t)np;
-	return GS_OK;
+	r->end = calloc(r->n + n_fixed + 1, sizeof(*r->end));
+	if (r->end && n_fixed)
+		memcpy(r->end + r->n, fixed, n_fixed * sizeof(*fixed));
+	free(fixed);
+	return r->end ? GS_OK : gs_nomem();
 }
 
 /* Position i: op o, of slot k. */
@@ -304,9 +334,7 @@ static gs_status collect(struct replay *r, const struct gs_graph *g, const struc
 	r->n = s->n_scheduled; /* the fallback below may find fewer */
 	r->start = malloc((r->n + 1) * sizeof(*r->start));
 	r->dur = malloc((r->n + 1) * sizeof(*r->dur));
-	r->fixed = malloc((r->n + 1) * sizeof(*r->fixed));
 	r->pfirst = malloc((r->n + 1) * sizeof(*r->pfirst));
-	r->end = calloc(r->n + 1, sizeof(*r->end));
 	/* Read by the first pass before any is written: zeroed by a write, so
 	 * that its pages are not mapped read-only first and copied at the
 	 * next clearing. */
@@ -314,8 +342,8 @@ static gs_status collect(struct replay *r, const struct gs_graph *g, const struc
 	r->pos = malloc((s->n_slots + 1) * sizeof(*r->pos));
 	r->share = calloc(r->n + 1, sizeof(*r->share));
 	r->lane.run = malloc((r->n + 1) * sizeof(*r->lane.run));
-	if (!r->start || !r->dur || !r->fixed || !r->pfirst || !r->end || !r->remove || !r->pos ||
-	    !r->share || !r->lane.run)
+	if (!r->start || !r->dur || !r->pfirst || !r->remove || !r->pos || !r->share ||
+	    !r->lane.run)
 		return gs_nomem();
 	memset(r->remove, 0, (r->n + 1) * sizeof(*r->remove));
 	for (size_t k = 0; k < s->n_slots; k++)
@@ -383,7 +411,6 @@ gs_status gs_cudagraph_replay_compute(const struct gs_trace *t, const struct gs_
 out:
 	free(r.start);
 	free(r.dur);
-	free(r.fixed);
 	free(r.pfirst);
 	free(r.pred);
 	free(r.end);
