@@ -405,10 +405,32 @@ static bool range_before(const void *ctx, size_t i)
 	return cmp_range(&w->ranges[i], w->want) < 0;
 }
 
+/* The first of the n sorted ranges from `from` on that does not sort
+ * before c, when none before `from` does either: a doubling step from
+ * `from`, then a binary search of the last step. The copies come in the
+ * ranges' order, so each search starts where the last ended and reads a
+ * few nearby ranges, where a binary search over all of them (15 M ranges,
+ * 860 MB at 1e7 ops) took a cache miss a step. */
+static size_t range_gallop(const struct gs_range *ranges, size_t n, size_t from,
+			   const struct gs_range *c)
+{
+	struct range_want w = {ranges, c};
+	size_t lo = from, hi = from, step = 1;
+
+	while (hi < n && range_before(&w, hi)) {
+		lo = hi + 1;
+		hi = lo + step - 1;
+		step *= 2;
+	}
+	hi = hi < n ? hi : n;
+	w.ranges = ranges + lo;
+	return lo + gs_partition_point(hi - lo, range_before, &w);
+}
+
 /* The annotation ranges' indices, so that the analyses that want only
  * them do not walk every operator range: each copy kept at push is found
- * in the sorted ranges by binary search (the same order: equal copies
- * take consecutive places). */
+ * in the sorted ranges by search (the same order: equal copies take
+ * consecutive places). */
 static gs_status index_annotations(struct gs_trace *t)
 {
 	size_t n = t->n_ann_copies;
@@ -425,15 +447,15 @@ static gs_status index_annotations(struct gs_trace *t)
 	t->annotations = malloc(n * sizeof(*t->annotations));
 	if (!t->annotations)
 		return gs_nomem();
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0, from = 0; k < n; k++) {
 		const struct gs_range *c = &t->ann_copies[k];
-		struct range_want w = {t->ranges, c};
 
 		if (k && cmp_range(c, &t->ann_copies[k - 1]) == 0) {
 			t->annotations[k] = t->annotations[k - 1] + 1;
 			continue;
 		}
-		t->annotations[k] = (uint32_t)gs_partition_point(t->n_ranges, range_before, &w);
+		from = range_gallop(t->ranges, t->n_ranges, from, c);
+		t->annotations[k] = (uint32_t)from;
 	}
 	t->n_annotations = n;
 	return GS_OK;
