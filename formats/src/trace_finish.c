@@ -461,11 +461,39 @@ static gs_status index_annotations(struct gs_trace *t)
 	return GS_OK;
 }
 
+/* The joins (trace_joins.c) on the second thread once the sorts are done,
+ * beside the event records and the annotations on this one: each writes
+ * only its own outputs and reads sorted records nobody moves any more. */
+struct joins_job {
+	struct gs_trace *t;
+	uint64_t repeats;
+	gs_status rc;
+};
+
+static void joins_job_run(void *arg)
+{
+	struct joins_job *j = arg;
+
+	j->rc = trace_joins_compute(j->t, &j->repeats);
+}
+
+/* What follows the joins: the event records (their warning's count to
+ * *unheld), then the annotations. */
+static gs_status finish_rest(struct gs_trace *t, uint64_t *unheld)
+{
+	gs_status rc = trace_event_records_compute(t, unheld);
+
+	return rc ? rc : index_annotations(t);
+}
+
 gs_status gs_trace_finish(struct gs_trace *t)
 {
 	struct ops_job job = {.t = t};
+	struct joins_job joins = {.t = t};
 	struct gs_aside worker;
-	bool threaded = false;
+	bool threaded = false, beside = false;
+	uint64_t unheld = 0;
+	int mark;
 	gs_status rc = report_bad_times(t);
 
 	if (rc)
@@ -493,13 +521,32 @@ gs_status gs_trace_finish(struct gs_trace *t)
 		return gs_nomem();
 
 	rc = index_devices(t);
-	if (!rc)
-		rc = gs_trace_compute_joins(t);
-	if (!rc)
-		rc = gs_trace_resolve_event_records(t);
 	if (rc)
 		return rc;
-	rc = index_annotations(t);
+	mark = gs_error_count();
+	if (threaded)
+		beside = gs_aside_start(&worker, joins_job_run, &joins);
+	if (beside) {
+		rc = finish_rest(t, &unheld);
+		gs_aside_join(&worker);
+		/* The joins' causes died with their thread, and they come
+		 * first: drop what failed here after them and do it all again
+		 * on this thread, as without a second one. */
+		if (joins.rc) {
+			gs_error_truncate(mark);
+			beside = false;
+		}
+	}
+	if (!beside) {
+		joins_job_run(&joins);
+		if (joins.rc)
+			return joins.rc;
+		rc = finish_rest(t, &unheld);
+	}
+	if (!rc)
+		rc = trace_joins_warn(t, joins.repeats);
+	if (!rc)
+		rc = trace_event_records_warn(t, unheld);
 	if (rc)
 		return rc;
 	t->op_first_ns = job.op_span[0];

@@ -534,12 +534,13 @@ static gs_status call_ix_groups(struct call_ix *ix, const struct gs_api_call *ap
  * O(log) per record and O(n log n) for its n calls, whatever the records
  * that share it.
  */
-gs_status gs_trace_compute_joins(struct gs_trace *t)
+gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats)
 {
 	struct call_ix ix;
 	size_t ns = t->streams.count;
-	uint64_t repeats = 0;
 	gs_status rc;
+
+	*repeats = 0;
 
 	free(t->op_launch);
 	free(t->sync_call);
@@ -553,9 +554,7 @@ gs_status gs_trace_compute_joins(struct gs_trace *t)
 	}
 	rc = call_ix_build(&ix, t->api_calls, t->n_api_calls);
 	if (!rc)
-		rc = call_ix_groups(&ix, t->api_calls, &repeats);
-	if (!rc)
-		rc = gs_trace_set_warning(t, JOIN_REPEAT_WARNING, repeats, GS_WARNING_OTHER);
+		rc = call_ix_groups(&ix, t->api_calls, repeats);
 	if (rc) {
 		call_ix_free(&ix);
 		return rc;
@@ -577,6 +576,19 @@ gs_status gs_trace_compute_joins(struct gs_trace *t)
 	}
 	call_ix_free(&ix);
 	return GS_OK;
+}
+
+gs_status trace_joins_warn(struct gs_trace *t, uint64_t repeats)
+{
+	return gs_trace_set_warning(t, JOIN_REPEAT_WARNING, repeats, GS_WARNING_OTHER);
+}
+
+gs_status gs_trace_compute_joins(struct gs_trace *t)
+{
+	uint64_t repeats;
+	gs_status rc = trace_joins_compute(t, &repeats);
+
+	return rc ? rc : trace_joins_warn(t, repeats);
 }
 
 /* ---- the event record an event sync or stream wait names ---- */
@@ -731,13 +743,13 @@ static uint32_t event_record_of(const struct gs_trace *t, const struct event_ind
  * record's correlation itself, links nothing: the dependency graph cannot
  * place what it waited for. Those are counted in one warning.
  */
-gs_status gs_trace_resolve_event_records(struct gs_trace *t)
+gs_status trace_event_records_compute(struct gs_trace *t, uint64_t *unheld)
 {
 	struct event_index ev = {0};
 	bool any = false, keys = false;
-	uint64_t unheld = 0;
 	gs_status rc;
 
+	*unheld = 0;
 	free(t->sync_record);
 	t->sync_record = NULL;
 	for (size_t i = 0; i < t->n_syncs; i++) {
@@ -745,7 +757,7 @@ gs_status gs_trace_resolve_event_records(struct gs_trace *t)
 		keys |= names_event(&t->syncs[i]) && needs_event_key(&t->syncs[i]);
 	}
 	if (!any)
-		return gs_trace_set_warning(t, UNHELD_WAIT_WARNING, 0, GS_WARNING_UNHELD_WAITS);
+		return GS_OK;
 	t->sync_record = malloc(t->n_syncs * sizeof(*t->sync_record));
 	if (!t->sync_record)
 		return gs_nomem();
@@ -762,11 +774,23 @@ gs_status gs_trace_resolve_event_records(struct gs_trace *t)
 		t->sync_record[i] = names_event(y) ? event_record_of(t, &ev, y) : GS_NO_INDEX;
 		if (y->kind == GS_SYNC_STREAM_WAIT && t->sync_record[i] == GS_NO_INDEX &&
 		    (y->wait_on_stream >= t->streams.count || !y->event_correlation))
-			unheld++;
+			(*unheld)++;
 	}
 	gs_u64map_fini(&ev.by_sync_id);
 	gs_u64map_fini(&ev.by_corr);
 	free(ev.keys);
-	return rc ? rc :
-		    gs_trace_set_warning(t, UNHELD_WAIT_WARNING, unheld, GS_WARNING_UNHELD_WAITS);
+	return rc;
+}
+
+gs_status trace_event_records_warn(struct gs_trace *t, uint64_t unheld)
+{
+	return gs_trace_set_warning(t, UNHELD_WAIT_WARNING, unheld, GS_WARNING_UNHELD_WAITS);
+}
+
+gs_status gs_trace_resolve_event_records(struct gs_trace *t)
+{
+	uint64_t unheld;
+	gs_status rc = trace_event_records_compute(t, &unheld);
+
+	return rc ? rc : trace_event_records_warn(t, unheld);
 }
