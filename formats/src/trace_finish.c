@@ -466,6 +466,7 @@ static gs_status index_annotations(struct gs_trace *t)
  * only its own outputs and reads sorted records nobody moves any more. */
 struct joins_job {
 	struct gs_trace *t;
+	bool split; /* the ops' loop in halves (trace_joins_compute) */
 	uint64_t repeats;
 	gs_status rc;
 };
@@ -474,7 +475,7 @@ static void joins_job_run(void *arg)
 {
 	struct joins_job *j = arg;
 
-	j->rc = trace_joins_compute(j->t, &j->repeats);
+	j->rc = trace_joins_compute(j->t, &j->repeats, j->split);
 }
 
 /* What follows the joins: the event records (their warning's count to
@@ -524,6 +525,10 @@ gs_status gs_trace_finish(struct gs_trace *t)
 	if (rc)
 		return rc;
 	mark = gs_error_count();
+	/* With a second CPU, the joins' loop over the ops is split in two as
+	 * well: this thread is done with the event records and annotations
+	 * before the joins' index is, and waits. */
+	joins.split = threaded;
 	if (threaded)
 		beside = gs_aside_start(&worker, joins_job_run, &joins);
 	if (beside) {

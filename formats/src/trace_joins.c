@@ -9,6 +9,7 @@
 
 #include <gpuscope/search.h>
 #include <gpuscope/u64map.h>
+#include <gpuscope/workers.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -534,14 +535,44 @@ static gs_status call_ix_groups(struct call_ix *ix, const struct gs_api_call *ap
  * O(log) per record and O(n log n) for its n calls, whatever the records
  * that share it.
  */
-gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats)
+/* The ops from..to-1 each to its launch call: the loop of the joins, which
+ * only reads the index and the calls (pick_call has no side effects) and
+ * writes its own part of op_launch, so its halves may run at once. */
+struct op_join {
+	struct gs_trace *t;
+	const struct call_ix *ix;
+	size_t from, to;
+};
+
+static void join_ops(void *arg)
 {
-	struct call_ix ix;
+	const struct op_join *j = arg;
+	struct gs_trace *t = j->t;
 	size_t ns = t->streams.count;
+
+	for (size_t i = j->from; i < j->to; i++) {
+		const struct gs_op *op = &t->ops[i];
+		struct call_want w = {.pid = op->stream < ns ? t->streams.streams[op->stream].pid :
+							       0,
+				      .tid = -1,
+				      .before_ns = op->start_ns};
+
+		t->op_launch[i] = pick_call(j->ix, t->api_calls, op->correlation, &w);
+	}
+}
+
+/* Ops to split the loop over two threads; below, a thread costs more. */
+#define GS_JOIN_SPLIT_MIN (1u << 16)
+
+gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats, bool split)
+{
+	struct op_join lower, upper;
+	struct gs_aside half;
+	bool two = false;
+	struct call_ix ix;
 	gs_status rc;
 
 	*repeats = 0;
-
 	free(t->op_launch);
 	free(t->sync_call);
 	t->op_launch = malloc((t->n_ops ? t->n_ops : 1) * sizeof(*t->op_launch));
@@ -559,21 +590,22 @@ gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats)
 		call_ix_free(&ix);
 		return rc;
 	}
-	for (size_t i = 0; i < t->n_ops; i++) {
-		const struct gs_op *op = &t->ops[i];
-		struct call_want w = {.pid = op->stream < ns ? t->streams.streams[op->stream].pid :
-							       0,
-				      .tid = -1,
-				      .before_ns = op->start_ns};
-
-		t->op_launch[i] = pick_call(&ix, t->api_calls, op->correlation, &w);
+	lower = (struct op_join){t, &ix, 0, t->n_ops};
+	if (split && t->n_ops >= GS_JOIN_SPLIT_MIN) {
+		upper = (struct op_join){t, &ix, t->n_ops / 2, t->n_ops};
+		two = gs_aside_start(&half, join_ops, &upper);
+		if (two)
+			lower.to = upper.from;
 	}
+	join_ops(&lower);
 	for (size_t i = 0; i < t->n_syncs; i++) {
 		const struct gs_sync *y = &t->syncs[i];
 		struct call_want w = {.pid = y->pid, .tid = y->tid, .before_ns = y->start_ns};
 
 		t->sync_call[i] = pick_call(&ix, t->api_calls, y->correlation, &w);
 	}
+	if (two)
+		gs_aside_join(&half);
 	call_ix_free(&ix);
 	return GS_OK;
 }
@@ -586,7 +618,7 @@ gs_status trace_joins_warn(struct gs_trace *t, uint64_t repeats)
 gs_status gs_trace_compute_joins(struct gs_trace *t)
 {
 	uint64_t repeats;
-	gs_status rc = trace_joins_compute(t, &repeats);
+	gs_status rc = trace_joins_compute(t, &repeats, false);
 
 	return rc ? rc : trace_joins_warn(t, repeats);
 }

@@ -151,7 +151,9 @@ gs_status gs_trace_resolve_event_records(struct gs_trace *t);
  * touch only their own outputs in the trace, so that they may run beside
  * other work (gs_trace_finish), with the count their warning needs; then
  * the warning, set in the trace's list where the whole would have set it. */
-gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats);
+/* With `split`, the ops' loop in halves on this thread and another one
+ * (a caller with a second CPU to spare). */
+gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats, bool split);
 gs_status trace_joins_warn(struct gs_trace *t, uint64_t repeats);
 gs_status trace_event_records_compute(struct gs_trace *t, uint64_t *unheld);
 gs_status trace_event_records_warn(struct gs_trace *t, uint64_t unheld);
