@@ -228,8 +228,12 @@ static gs_status threads_from_ranks(struct gs_trace *t, const uint32_t *groups, 
  * into `spare` (spare_bytes long, the array the ops were sorted away from,
  * whose pages are touched already: brought to the calls' size, mremap
  * keeps the pages and gives back a longer array's tail; taken over) or,
- * when NULL, into a new array. GS_ERR_NOMEM without a cause, as sort_ops. */
-static gs_status sort_api_calls(struct gs_trace *t, void *spare, size_t spare_bytes)
+ * when NULL, into a new array. The array the calls were sorted away from
+ * goes to *left (*left_bytes long; NULL when they did not move), for the
+ * joins (trace_joins_compute). GS_ERR_NOMEM without a cause, as
+ * sort_ops. */
+static gs_status sort_api_calls(struct gs_trace *t, void *spare, size_t spare_bytes, void **left,
+				size_t *left_bytes)
 {
 	struct gs_sort_spec spec = {.size = sizeof(*t->api_calls), .cmp = cmp_api, .key = key_api};
 	size_t need = t->n_api_calls * sizeof(*t->api_calls);
@@ -262,7 +266,15 @@ static gs_status sort_api_calls(struct gs_trace *t, void *spare, size_t spare_by
 	if (rc)
 		rc = GS_ERR_NOMEM;
 	if (sorted) {
-		free(t->api_calls);
+		/* The array the calls left is touched already: cut to what
+		 * the joins' index needs (mremap keeps its first pages and
+		 * gives the rest back), it saves them fresh pages. */
+		*left_bytes = t->n_api_calls * (sizeof(uint64_t) + sizeof(uint32_t));
+		*left = realloc(t->api_calls, *left_bytes);
+		if (!*left) {
+			free(t->api_calls);
+			*left_bytes = 0;
+		}
 		t->api_calls = sorted;
 		t->cap_api_calls = t->n_api_calls;
 		if (sorted == spare)
@@ -296,6 +308,8 @@ out:
 struct ops_job {
 	struct gs_trace *t;
 	int64_t op_span[2];
+	void *left; /* the API calls' old array (sort_api_calls) */
+	size_t left_bytes;
 	gs_status rc;
 };
 
@@ -310,7 +324,7 @@ static void ops_job_run(void *arg)
 		free(spare);
 		return;
 	}
-	j->rc = sort_api_calls(j->t, spare, spare_bytes);
+	j->rc = sort_api_calls(j->t, spare, spare_bytes, &j->left, &j->left_bytes);
 }
 
 static gs_status report_bad_times(struct gs_trace *t)
@@ -466,7 +480,9 @@ static gs_status index_annotations(struct gs_trace *t)
  * only its own outputs and reads sorted records nobody moves any more. */
 struct joins_job {
 	struct gs_trace *t;
-	bool split; /* the ops' loop in halves (trace_joins_compute) */
+	bool split;    /* the ops' loop in halves (trace_joins_compute) */
+	void *scratch; /* taken over by the joins (trace_joins_compute) */
+	size_t scratch_bytes;
 	uint64_t repeats;
 	gs_status rc;
 };
@@ -475,7 +491,8 @@ static void joins_job_run(void *arg)
 {
 	struct joins_job *j = arg;
 
-	j->rc = trace_joins_compute(j->t, &j->repeats, j->split);
+	j->rc = trace_joins_compute(j->t, &j->repeats, j->split, j->scratch, j->scratch_bytes);
+	j->scratch = NULL;
 }
 
 /* What follows the joins: the event records (their warning's count to
@@ -516,14 +533,14 @@ gs_status gs_trace_finish(struct gs_trace *t)
 		gs_aside_join(&worker);
 	else
 		ops_job_run(&job);
-	if (rc)
-		return rc;
-	if (job.rc)
-		return gs_nomem();
-
-	rc = index_devices(t);
-	if (rc)
-		return rc;
+	if (!rc && !job.rc)
+		rc = index_devices(t);
+	if (rc || job.rc) {
+		free(job.left);
+		return rc ? rc : gs_nomem();
+	}
+	joins.scratch = job.left;
+	joins.scratch_bytes = job.left_bytes;
 	mark = gs_error_count();
 	/* With a second CPU, the joins' loop over the ops is split in two as
 	 * well: this thread is done with the event records and annotations

@@ -43,6 +43,7 @@ struct call_ix {
 	uint32_t *idx;         /* direct: call indices grouped by id */
 	struct corr_ent *ents; /* sorted: (id, index) pairs */
 	size_t n;              /* calls with an id */
+	bool idx_lent;         /* idx is in the caller's scratch: not freed */
 	/* Ids of more than GS_JOIN_SCAN calls, per position of the group in
 	 * the index (call_ix_at): the group's calls in three orders, each by
 	 * start, end descending, index descending, after its key: by_thread
@@ -71,15 +72,20 @@ static uint64_t key_corr_ent(const void *p)
  * The index of the n_api calls' ids. The calls are 56-byte records (630 MB
  * at 1e7 ops): one pass gathers their ids into a compact array while it
  * finds the smallest and largest, so that counting and filling the direct
- * table read 8 bytes a call, not a record each.
+ * table read 8 bytes a call, not a record each. The ids and the direct
+ * table's idx go into `scratch` (scratch_bytes long; memory the caller
+ * has touched already, and frees) when it holds 12 bytes a call, so that
+ * they cost no fresh pages.
  */
-static gs_status call_ix_build(struct call_ix *ix, const struct gs_api_call *api, size_t n_api)
+static gs_status call_ix_build(struct call_ix *ix, const struct gs_api_call *api, size_t n_api,
+			       void *scratch, size_t scratch_bytes)
 {
+	bool lent = scratch && scratch_bytes / (sizeof(uint64_t) + sizeof(uint32_t)) >= n_api;
 	uint64_t lo = UINT64_MAX, hi = 0, *corr;
 	gs_status rc = GS_OK;
 
 	memset(ix, 0, sizeof(*ix));
-	corr = malloc((n_api ? n_api : 1) * sizeof(*corr));
+	corr = lent ? scratch : malloc((n_api ? n_api : 1) * sizeof(*corr));
 	if (!corr)
 		return gs_nomem();
 	for (size_t i = 0; i < n_api; i++) {
@@ -98,7 +104,8 @@ static gs_status call_ix_build(struct call_ix *ix, const struct gs_api_call *api
 		ix->base = lo;
 		ix->range = (size_t)(hi - lo + 1);
 		ix->first = calloc(ix->range + 1, sizeof(*ix->first));
-		ix->idx = calloc(ix->n, sizeof(*ix->idx));
+		ix->idx_lent = lent;
+		ix->idx = lent ? (uint32_t *)(corr + n_api) : calloc(ix->n, sizeof(*ix->idx));
 		if (!ix->first || !ix->idx) {
 			rc = gs_nomem();
 			goto out;
@@ -127,14 +134,16 @@ static gs_status call_ix_build(struct call_ix *ix, const struct gs_api_call *api
 			ix->ents[k++] = (struct corr_ent){corr[i], (uint32_t)i};
 	rc = trace_sort(ix->ents, ix->n, sizeof(*ix->ents), cmp_corr_ent, key_corr_ent);
 out:
-	free(corr);
+	if (!lent)
+		free(corr);
 	return rc;
 }
 
 static void call_ix_free(struct call_ix *ix)
 {
 	free(ix->first);
-	free(ix->idx);
+	if (!ix->idx_lent)
+		free(ix->idx);
 	free(ix->ents);
 	free(ix->by_thread);
 	free(ix->by_pid);
@@ -564,7 +573,8 @@ static void join_ops(void *arg)
 /* Ops to split the loop over two threads; below, a thread costs more. */
 #define GS_JOIN_SPLIT_MIN (1u << 16)
 
-gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats, bool split)
+gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats, bool split, void *scratch,
+			      size_t scratch_bytes)
 {
 	struct op_join lower, upper;
 	struct gs_aside half;
@@ -577,17 +587,21 @@ gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats, bool split)
 	free(t->sync_call);
 	t->op_launch = malloc((t->n_ops ? t->n_ops : 1) * sizeof(*t->op_launch));
 	t->sync_call = malloc((t->n_syncs ? t->n_syncs : 1) * sizeof(*t->sync_call));
-	if (!t->op_launch || !t->sync_call)
+	if (!t->op_launch || !t->sync_call) {
+		free(scratch);
 		return gs_nomem();
+	}
 	if (t->n_api_calls >= UINT32_MAX) {
+		free(scratch);
 		gs_error_append("too many API calls to join (%zu)", t->n_api_calls);
 		return GS_ERR_LIMIT;
 	}
-	rc = call_ix_build(&ix, t->api_calls, t->n_api_calls);
+	rc = call_ix_build(&ix, t->api_calls, t->n_api_calls, scratch, scratch_bytes);
 	if (!rc)
 		rc = call_ix_groups(&ix, t->api_calls, repeats);
 	if (rc) {
 		call_ix_free(&ix);
+		free(scratch);
 		return rc;
 	}
 	lower = (struct op_join){t, &ix, 0, t->n_ops};
@@ -607,6 +621,7 @@ gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats, bool split)
 	if (two)
 		gs_aside_join(&half);
 	call_ix_free(&ix);
+	free(scratch);
 	return GS_OK;
 }
 
@@ -618,7 +633,7 @@ gs_status trace_joins_warn(struct gs_trace *t, uint64_t repeats)
 gs_status gs_trace_compute_joins(struct gs_trace *t)
 {
 	uint64_t repeats;
-	gs_status rc = trace_joins_compute(t, &repeats, false);
+	gs_status rc = trace_joins_compute(t, &repeats, false, NULL, 0);
 
 	return rc ? rc : trace_joins_warn(t, repeats);
 }

@@ -152,8 +152,11 @@ gs_status gs_trace_resolve_event_records(struct gs_trace *t);
  * other work (gs_trace_finish), with the count their warning needs; then
  * the warning, set in the trace's list where the whole would have set it. */
 /* With `split`, the ops' loop in halves on this thread and another one
- * (a caller with a second CPU to spare). */
-gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats, bool split);
+ * (a caller with a second CPU to spare). `scratch` (NULL, or scratch_bytes
+ * of memory already touched, taken over and freed) holds the index's work
+ * arrays when it has room for them: 12 bytes an API call. */
+gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats, bool split, void *scratch,
+			      size_t scratch_bytes);
 gs_status trace_joins_warn(struct gs_trace *t, uint64_t repeats);
 gs_status trace_event_records_compute(struct gs_trace *t, uint64_t *unheld);
 gs_status trace_event_records_warn(struct gs_trace *t, uint64_t unheld);
