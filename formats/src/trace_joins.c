@@ -9,6 +9,7 @@
 
 #include <gpuscope/search.h>
 #include <gpuscope/u64map.h>
+#include <gpuscope/workers.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ struct call_ix {
 	uint32_t *idx;         /* direct: call indices grouped by id */
 	struct corr_ent *ents; /* sorted: (id, index) pairs */
 	size_t n;              /* calls with an id */
+	bool idx_lent;         /* idx is in the caller's scratch: not freed */
 	/* Ids of more than GS_JOIN_SCAN calls, per position of the group in
 	 * the index (call_ix_at): the group's calls in three orders, each by
 	 * start, end descending, index descending, after its key: by_thread
@@ -66,14 +68,30 @@ static uint64_t key_corr_ent(const void *p)
 	return ((const struct corr_ent *)p)->corr;
 }
 
-static gs_status call_ix_build(struct call_ix *ix, const struct gs_api_call *api, size_t n_api)
+/*
+ * The index of the n_api calls' ids. The calls are 56-byte records (630 MB
+ * at 1e7 ops): one pass gathers their ids into a compact array while it
+ * finds the smallest and largest, so that counting and filling the direct
+ * table read 8 bytes a call, not a record each. The ids and the direct
+ * table's idx go into `scratch` (scratch_bytes long; memory the caller
+ * has touched already, and frees) when it holds 12 bytes a call, so that
+ * they cost no fresh pages.
+ */
+static gs_status call_ix_build(struct call_ix *ix, const struct gs_api_call *api, size_t n_api,
+			       void *scratch, size_t scratch_bytes)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
+	bool lent = scratch && scratch_bytes / (sizeof(uint64_t) + sizeof(uint32_t)) >= n_api;
+	uint64_t lo = UINT64_MAX, hi = 0, *corr;
+	gs_status rc = GS_OK;
 
 	memset(ix, 0, sizeof(*ix));
+	corr = lent ? scratch : malloc((n_api ? n_api : 1) * sizeof(*corr));
+	if (!corr)
+		return gs_nomem();
 	for (size_t i = 0; i < n_api; i++) {
 		uint64_t c = api[i].correlation;
 
+		corr[i] = c;
 		if (!c)
 			continue;
 		ix->n++;
@@ -81,41 +99,51 @@ static gs_status call_ix_build(struct call_ix *ix, const struct gs_api_call *api
 		hi = c > hi ? c : hi;
 	}
 	if (!ix->n)
-		return GS_OK;
+		goto out;
 	if (hi - lo < 4 * (uint64_t)ix->n + 1024) {
 		ix->base = lo;
 		ix->range = (size_t)(hi - lo + 1);
 		ix->first = calloc(ix->range + 1, sizeof(*ix->first));
-		ix->idx = calloc(ix->n, sizeof(*ix->idx));
-		if (!ix->first || !ix->idx)
-			return gs_nomem();
+		ix->idx_lent = lent;
+		ix->idx = lent ? (uint32_t *)(corr + n_api) : calloc(ix->n, sizeof(*ix->idx));
+		if (!ix->first || !ix->idx) {
+			rc = gs_nomem();
+			goto out;
+		}
 		for (size_t i = 0; i < n_api; i++)
-			if (api[i].correlation)
-				ix->first[api[i].correlation - lo + 1]++;
+			if (corr[i])
+				ix->first[corr[i] - lo + 1]++;
 		for (size_t k = 0; k < ix->range; k++)
 			ix->first[k + 1] += ix->first[k];
 		/* Fill in call order; first[k] walks to the next group's start,
 		 * then is moved back one group. */
 		for (size_t i = 0; i < n_api; i++)
-			if (api[i].correlation)
-				ix->idx[ix->first[api[i].correlation - lo]++] = (uint32_t)i;
+			if (corr[i])
+				ix->idx[ix->first[corr[i] - lo]++] = (uint32_t)i;
 		memmove(ix->first + 1, ix->first, ix->range * sizeof(*ix->first));
 		ix->first[0] = 0;
-		return GS_OK;
+		goto out;
 	}
 	ix->ents = malloc(ix->n * sizeof(*ix->ents));
-	if (!ix->ents)
-		return gs_nomem();
+	if (!ix->ents) {
+		rc = gs_nomem();
+		goto out;
+	}
 	for (size_t i = 0, k = 0; i < n_api; i++)
-		if (api[i].correlation)
-			ix->ents[k++] = (struct corr_ent){api[i].correlation, (uint32_t)i};
-	return trace_sort(ix->ents, ix->n, sizeof(*ix->ents), cmp_corr_ent, key_corr_ent);
+		if (corr[i])
+			ix->ents[k++] = (struct corr_ent){corr[i], (uint32_t)i};
+	rc = trace_sort(ix->ents, ix->n, sizeof(*ix->ents), cmp_corr_ent, key_corr_ent);
+out:
+	if (!lent)
+		free(corr);
+	return rc;
 }
 
 static void call_ix_free(struct call_ix *ix)
 {
 	free(ix->first);
-	free(ix->idx);
+	if (!ix->idx_lent)
+		free(ix->idx);
 	free(ix->ents);
 	free(ix->by_thread);
 	free(ix->by_pid);
@@ -516,49 +544,98 @@ static gs_status call_ix_groups(struct call_ix *ix, const struct gs_api_call *ap
  * O(log) per record and O(n log n) for its n calls, whatever the records
  * that share it.
  */
-gs_status gs_trace_compute_joins(struct gs_trace *t)
-{
-	struct call_ix ix;
-	size_t ns = t->streams.count;
-	uint64_t repeats = 0;
-	gs_status rc;
+/* The ops from..to-1 each to its launch call: the loop of the joins, which
+ * only reads the index and the calls (pick_call has no side effects) and
+ * writes its own part of op_launch, so its halves may run at once. */
+struct op_join {
+	struct gs_trace *t;
+	const struct call_ix *ix;
+	size_t from, to;
+};
 
-	free(t->op_launch);
-	free(t->sync_call);
-	t->op_launch = malloc((t->n_ops ? t->n_ops : 1) * sizeof(*t->op_launch));
-	t->sync_call = malloc((t->n_syncs ? t->n_syncs : 1) * sizeof(*t->sync_call));
-	if (!t->op_launch || !t->sync_call)
-		return gs_nomem();
-	if (t->n_api_calls >= UINT32_MAX) {
-		gs_error_append("too many API calls to join (%zu)", t->n_api_calls);
-		return GS_ERR_LIMIT;
-	}
-	rc = call_ix_build(&ix, t->api_calls, t->n_api_calls);
-	if (!rc)
-		rc = call_ix_groups(&ix, t->api_calls, &repeats);
-	if (!rc)
-		rc = gs_trace_set_warning(t, JOIN_REPEAT_WARNING, repeats, GS_WARNING_OTHER);
-	if (rc) {
-		call_ix_free(&ix);
-		return rc;
-	}
-	for (size_t i = 0; i < t->n_ops; i++) {
+static void join_ops(void *arg)
+{
+	const struct op_join *j = arg;
+	struct gs_trace *t = j->t;
+	size_t ns = t->streams.count;
+
+	for (size_t i = j->from; i < j->to; i++) {
 		const struct gs_op *op = &t->ops[i];
 		struct call_want w = {.pid = op->stream < ns ? t->streams.streams[op->stream].pid :
 							       0,
 				      .tid = -1,
 				      .before_ns = op->start_ns};
 
-		t->op_launch[i] = pick_call(&ix, t->api_calls, op->correlation, &w);
+		t->op_launch[i] = pick_call(j->ix, t->api_calls, op->correlation, &w);
 	}
+}
+
+/* Ops to split the loop over two threads; below, a thread costs more. */
+#define GS_JOIN_SPLIT_MIN (1u << 16)
+
+gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats, bool split, void *scratch,
+			      size_t scratch_bytes)
+{
+	struct op_join lower, upper;
+	struct gs_aside half;
+	bool two = false;
+	struct call_ix ix;
+	gs_status rc;
+
+	*repeats = 0;
+	free(t->op_launch);
+	free(t->sync_call);
+	t->op_launch = malloc((t->n_ops ? t->n_ops : 1) * sizeof(*t->op_launch));
+	t->sync_call = malloc((t->n_syncs ? t->n_syncs : 1) * sizeof(*t->sync_call));
+	if (!t->op_launch || !t->sync_call) {
+		free(scratch);
+		return gs_nomem();
+	}
+	if (t->n_api_calls >= UINT32_MAX) {
+		free(scratch);
+		gs_error_append("too many API calls to join (%zu)", t->n_api_calls);
+		return GS_ERR_LIMIT;
+	}
+	rc = call_ix_build(&ix, t->api_calls, t->n_api_calls, scratch, scratch_bytes);
+	if (!rc)
+		rc = call_ix_groups(&ix, t->api_calls, repeats);
+	if (rc) {
+		call_ix_free(&ix);
+		free(scratch);
+		return rc;
+	}
+	lower = (struct op_join){t, &ix, 0, t->n_ops};
+	if (split && t->n_ops >= GS_JOIN_SPLIT_MIN) {
+		upper = (struct op_join){t, &ix, t->n_ops / 2, t->n_ops};
+		two = gs_aside_start(&half, join_ops, &upper);
+		if (two)
+			lower.to = upper.from;
+	}
+	join_ops(&lower);
 	for (size_t i = 0; i < t->n_syncs; i++) {
 		const struct gs_sync *y = &t->syncs[i];
 		struct call_want w = {.pid = y->pid, .tid = y->tid, .before_ns = y->start_ns};
 
 		t->sync_call[i] = pick_call(&ix, t->api_calls, y->correlation, &w);
 	}
+	if (two)
+		gs_aside_join(&half);
 	call_ix_free(&ix);
+	free(scratch);
 	return GS_OK;
+}
+
+gs_status trace_joins_warn(struct gs_trace *t, uint64_t repeats)
+{
+	return gs_trace_set_warning(t, JOIN_REPEAT_WARNING, repeats, GS_WARNING_OTHER);
+}
+
+gs_status gs_trace_compute_joins(struct gs_trace *t)
+{
+	uint64_t repeats;
+	gs_status rc = trace_joins_compute(t, &repeats, false, NULL, 0);
+
+	return rc ? rc : trace_joins_warn(t, repeats);
 }
 
 /* ---- the event record an event sync or stream wait names ---- */
@@ -713,13 +790,13 @@ static uint32_t event_record_of(const struct gs_trace *t, const struct event_ind
  * record's correlation itself, links nothing: the dependency graph cannot
  * place what it waited for. Those are counted in one warning.
  */
-gs_status gs_trace_resolve_event_records(struct gs_trace *t)
+gs_status trace_event_records_compute(struct gs_trace *t, uint64_t *unheld)
 {
 	struct event_index ev = {0};
 	bool any = false, keys = false;
-	uint64_t unheld = 0;
 	gs_status rc;
 
+	*unheld = 0;
 	free(t->sync_record);
 	t->sync_record = NULL;
 	for (size_t i = 0; i < t->n_syncs; i++) {
@@ -727,7 +804,7 @@ gs_status gs_trace_resolve_event_records(struct gs_trace *t)
 		keys |= names_event(&t->syncs[i]) && needs_event_key(&t->syncs[i]);
 	}
 	if (!any)
-		return gs_trace_set_warning(t, UNHELD_WAIT_WARNING, 0, GS_WARNING_UNHELD_WAITS);
+		return GS_OK;
 	t->sync_record = malloc(t->n_syncs * sizeof(*t->sync_record));
 	if (!t->sync_record)
 		return gs_nomem();
@@ -744,11 +821,23 @@ gs_status gs_trace_resolve_event_records(struct gs_trace *t)
 		t->sync_record[i] = names_event(y) ? event_record_of(t, &ev, y) : GS_NO_INDEX;
 		if (y->kind == GS_SYNC_STREAM_WAIT && t->sync_record[i] == GS_NO_INDEX &&
 		    (y->wait_on_stream >= t->streams.count || !y->event_correlation))
-			unheld++;
+			(*unheld)++;
 	}
 	gs_u64map_fini(&ev.by_sync_id);
 	gs_u64map_fini(&ev.by_corr);
 	free(ev.keys);
-	return rc ? rc :
-		    gs_trace_set_warning(t, UNHELD_WAIT_WARNING, unheld, GS_WARNING_UNHELD_WAITS);
+	return rc;
+}
+
+gs_status trace_event_records_warn(struct gs_trace *t, uint64_t unheld)
+{
+	return gs_trace_set_warning(t, UNHELD_WAIT_WARNING, unheld, GS_WARNING_UNHELD_WAITS);
+}
+
+gs_status gs_trace_resolve_event_records(struct gs_trace *t)
+{
+	uint64_t unheld;
+	gs_status rc = trace_event_records_compute(t, &unheld);
+
+	return rc ? rc : trace_event_records_warn(t, unheld);
 }

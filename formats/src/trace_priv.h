@@ -147,6 +147,19 @@ gs_status gs_trace_set_warning(struct gs_trace *t, const char *msg, uint64_t cou
  * (t->sync_record) (trace_joins.c). */
 gs_status gs_trace_compute_joins(struct gs_trace *t);
 gs_status gs_trace_resolve_event_records(struct gs_trace *t);
+/* The two above in halves: the joins (or the event records) alone, which
+ * touch only their own outputs in the trace, so that they may run beside
+ * other work (gs_trace_finish), with the count their warning needs; then
+ * the warning, set in the trace's list where the whole would have set it. */
+/* With `split`, the ops' loop in halves on this thread and another one
+ * (a caller with a second CPU to spare). `scratch` (NULL, or scratch_bytes
+ * of memory already touched, taken over and freed) holds the index's work
+ * arrays when it has room for them: 12 bytes an API call. */
+gs_status trace_joins_compute(struct gs_trace *t, uint64_t *repeats, bool split, void *scratch,
+			      size_t scratch_bytes);
+gs_status trace_joins_warn(struct gs_trace *t, uint64_t repeats);
+gs_status trace_event_records_compute(struct gs_trace *t, uint64_t *unheld);
+gs_status trace_event_records_warn(struct gs_trace *t, uint64_t unheld);
 /* The earliest op start and the latest op end by a walk of the ops (0 and
  * 0 without ops) (trace_query.c). */
 void gs_trace_scan_op_span(const struct gs_trace *t, int64_t *first, int64_t *last);
