@@ -820,7 +820,7 @@ static void bf_compute(const struct bf *x, const struct gs_host_interval *iv, si
 			out->short_ns += iv[i].end_ns - iv[i].start_ns;
 		}
 		for (int64_t t = iv[i].start_ns; t < iv[i].end_ns; t++) {
-			struct bf_tag g, b;
+			struct bf_tag g = {0}, b = {0};
 
 			if (!bf_tag_at(x, iv[i].pid, iv[i].tid, t, &g))
 				out->outside_ns++;
