@@ -448,7 +448,7 @@ static gs_status group_ranges(const struct gs_range *r, size_t n_ranges, struct 
 		if (!is_host_span(&r[i]))
 			continue;
 		last = group_of(&m, g, last, &r[i]);
-		if (last == SIZE_MAX) {
+		if (last == SIZE_MAX || !g) { /* no group yet: none found either */
 			rc = gs_vec_grow((void **)&g, &cap, ng + 1, sizeof(*g));
 			if (rc)
 				break;
