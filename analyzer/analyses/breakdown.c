@@ -568,13 +568,13 @@ static gs_status collect(struct breakdown_pass *b, const struct gs_window *win,
 	}
 	if (rc)
 		return rc;
-	{
+	if (b->ev.n > n_before) { /* else ev.v may be NULL: no offset on it */
 		struct ev_list tail = {.v = b->ev.v + n_before, .n = b->ev.n - n_before};
 
 		clip(b, &tail);
 		b->ev.n = n_before + tail.n;
+		gs_sort_by_i64(b->ev.v + n_before, b->ev.n - n_before, sizeof(*b->ev.v));
 	}
-	gs_sort_by_i64(b->ev.v + n_before, b->ev.n - n_before, sizeof(*b->ev.v));
 	if (b->by_ranges) {
 		for (size_t r = 0; r < b->n_ranges; r++)
 			b->at[r] = b->ranges[r].first;
