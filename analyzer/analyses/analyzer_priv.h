@@ -48,6 +48,10 @@ void gs_breakdown_cache_keep(struct gs_breakdown_cache *c, bool keep);
 gs_status gs_breakdown_cache_host_ranges(struct gs_breakdown_cache *c,
 					 const struct gs_host_interval *iv, size_t n,
 					 struct gs_host_ranges *out);
+/* The cache takes a host range index built for its trace beforehand
+ * (gs_host_index_build, on another thread while this one did other work)
+ * and owns it from here. */
+void gs_breakdown_cache_adopt_host_index(struct gs_breakdown_cache *c, struct gs_host_index *hix);
 gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
 				      const struct gs_window *win, struct gs_breakdown_cache *cache,
 				      struct gs_breakdown *out);

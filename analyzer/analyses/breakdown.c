@@ -157,6 +157,12 @@ gs_status gs_breakdown_cache_create(const struct gs_trace *t, const uint32_t *la
 	return GS_OK;
 }
 
+void gs_breakdown_cache_adopt_host_index(struct gs_breakdown_cache *c, struct gs_host_index *hix)
+{
+	gs_host_index_destroy(c->hix);
+	c->hix = hix;
+}
+
 void gs_breakdown_cache_keep(struct gs_breakdown_cache *c, bool keep)
 {
 	if (!c)

@@ -261,64 +261,107 @@ static gs_status dev_replay(const struct gs_report *r, struct gs_report_device *
 	return st;
 }
 
+/* Device d's operator window: the one its breakdown takes (--window or
+ * the steps' span, else from its first op start to its last op end). */
+static gs_status operators_window(const struct gs_report *r, const struct gs_report_device *d,
+				  int64_t *lo, int64_t *hi)
+{
+	size_t n_ops, nr = 0;
+	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+	struct gs_op_range *rg = NULL;
+	bool any = false;
+	gs_status st;
+
+	*lo = r->window.start_ns;
+	*hi = r->window.end_ns;
+	if (r->window_set)
+		return GS_OK;
+	st = gs_device_op_ranges(r->t, d->device, &rg, &nr);
+	for (size_t k = 0; st == GS_OK && k < nr; k++)
+		for (size_t o = rg[k].first; o < rg[k].first + rg[k].count; o++) {
+			if (!any || ops[o].start_ns < *lo)
+				*lo = ops[o].start_ns;
+			if (!any || ops[o].end_ns > *hi)
+				*hi = ops[o].end_ns;
+			any = true;
+		}
+	free(rg);
+	if (!any)
+		*lo = *hi = 0;
+	return st;
+}
+
+/* Device i's operator table, over its window. */
+static gs_status operators_one(void *ctx, void *local, size_t i)
+{
+	struct gs_report *r = ctx;
+	struct gs_report_device *d = &r->dev[i];
+	int64_t lo, hi;
+	gs_status st;
+
+	(void)local;
+	st = operators_window(r, d, &lo, &hi);
+	if (st == GS_OK)
+		st = gs_operators_compute(r->t, r->op_index, d->device, lo, hi,
+					  r->g ? r->g->launch : NULL, &d->operators);
+	return st;
+}
+
 /*
  * The operator tables of every device, before the devices' other analyses,
- * so that the operator index's memory goes back before theirs: each over
- * its device's window, the one its breakdown takes (--window or the steps'
- * span, else from its first op start to its last op end).
+ * so that the operator index's memory goes back before theirs. Each reads
+ * the trace, the index and the graph alone: with two devices or more, on
+ * as many threads (as the devices' analyses, all_devices). A device that
+ * failed on a thread is built again here, for its causes.
  */
-static gs_status all_operators(struct gs_report *r)
+static gs_status all_operators(struct gs_report *r, unsigned threads)
 {
-	size_t n_ops;
-	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
+	struct gs_pool_job job = {.n = r->n_dev, .ctx = r, .run = operators_one};
+	size_t nth = 0, want = threads ? threads : gs_cpu_count();
+	gs_status *dst = NULL;
 	gs_status st = r->op_index ? GS_OK : gs_op_index_build(r->t, r->op_level, &r->op_index);
 
+	if (want > r->n_dev)
+		want = r->n_dev;
+	if (st == GS_OK && want >= 2) {
+		dst = calloc(r->n_dev, sizeof(*dst));
+		if (dst)
+			nth = gs_pool_run(&job, want, dst);
+	}
 	for (size_t i = 0; st == GS_OK && i < r->n_dev; i++) {
 		struct gs_report_device *d = &r->dev[i];
-		int64_t lo = r->window.start_ns, hi = r->window.end_ns;
 
-		if (!r->window_set) {
-			struct gs_op_range *rg = NULL;
-			size_t nr = 0;
-			bool any = false;
-
-			st = gs_device_op_ranges(r->t, d->device, &rg, &nr);
-			for (size_t k = 0; st == GS_OK && k < nr; k++)
-				for (size_t o = rg[k].first; o < rg[k].first + rg[k].count; o++) {
-					if (!any || ops[o].start_ns < lo)
-						lo = ops[o].start_ns;
-					if (!any || ops[o].end_ns > hi)
-						hi = ops[o].end_ns;
-					any = true;
-				}
-			free(rg);
-			if (!any)
-				lo = hi = 0;
-		}
-		if (st == GS_OK)
-			st = gs_operators_compute(r->t, r->op_index, d->device, lo, hi,
-						  r->g ? r->g->launch : NULL, &d->operators);
+		if (nth && dst[i] == GS_OK)
+			continue;
+		gs_operators_fini(&d->operators);
+		memset(&d->operators, 0, sizeof(d->operators));
+		st = operators_one(r, NULL, i);
 		if (st != GS_OK)
 			gs_error_append("device %u: operators", d->device);
 	}
+	free(dst);
 	gs_op_index_destroy(r->op_index);
 	r->op_index = NULL;
 	return st;
 }
 
 /*
- * The operator index reads the trace alone (the operators themselves need
- * the graph's launch map): with a second CPU it is built on a thread of
- * its own while this one builds the graph and the waits. On a failure its
- * causes stay on that thread: all_operators builds it again here.
+ * What reads the trace alone, built on a thread of its own (with a second
+ * CPU) while this one finds the steps and builds the graph and the waits:
+ * the operator index (the operators themselves need the graph's launch
+ * map), then the host range index the devices' breakdowns share. On a
+ * failure the causes stay on that thread: what failed is built again here
+ * where it is needed (all_operators, the breakdown cache).
  */
 #define INDEX_THREAD_MIN_OPS (1u << 16) /* below, a thread costs more */
 
 struct index_job {
 	const struct gs_trace *t;
 	unsigned level;
+	bool host; /* the host range index too */
 	struct gs_op_index *ix;
-	gs_status st;
+	struct gs_host_index *hix;
+	gs_status st, host_st;
 	struct gs_aside aside;
 };
 
@@ -327,20 +370,26 @@ static void index_main(void *arg)
 	struct index_job *j = arg;
 
 	j->st = gs_op_index_build(j->t, j->level, &j->ix);
+	if (j->host) {
+		j->host_st = gs_host_index_build(j->t, &j->hix);
+		if (j->host_st == GS_OK)
+			j->host_st = gs_host_index_share(j->hix);
+	}
 }
 
 static void index_start(struct index_job *j, const struct gs_report *r, unsigned threads)
 {
-	size_t n_ops;
+	size_t n_ops, n_ranges;
 
 	gs_trace_ops(r->t, &n_ops);
-	*j = (struct index_job){.t = r->t, .level = r->op_level};
-	if (r->n_dev && n_ops >= INDEX_THREAD_MIN_OPS && threads != 1 && gs_cpu_count() >= 2)
+	gs_trace_ranges(r->t, &n_ranges);
+	*j = (struct index_job){.t = r->t, .level = r->op_level, .host = n_ranges > 0};
+	if (n_ops >= INDEX_THREAD_MIN_OPS && threads != 1 && gs_cpu_count() >= 2)
 		gs_aside_start(&j->aside, index_main, j);
 }
 
-/* The index the thread built goes to the report; NULL when it failed or
- * none ran (all_operators builds it then). */
+/* What the thread built goes to the report; nothing of what failed, or
+ * when none ran. */
 static void index_join(struct index_job *j, struct gs_report *r)
 {
 	if (!j->aside.started)
@@ -350,6 +399,10 @@ static void index_join(struct index_job *j, struct gs_report *r)
 		r->op_index = j->ix;
 	else
 		gs_op_index_destroy(j->ix);
+	if (j->host_st == GS_OK)
+		r->host_index = j->hix;
+	else
+		gs_host_index_destroy(j->hix);
 }
 
 /*
@@ -595,6 +648,7 @@ void gs_report_destroy(struct gs_report *r)
 	free(r->call_tree);
 	gs_breakdown_cache_destroy(r->bd_cache);
 	gs_op_index_destroy(r->op_index);
+	gs_host_index_destroy(r->host_index);
 	free(r->waits);
 	free(r->reported_waits);
 	gs_graph_destroy(r->g);
@@ -911,6 +965,10 @@ static gs_status all_devices(struct gs_report *r, unsigned threads)
 		return GS_OK;
 	st = gs_breakdown_cache_create(r->t, r->g ? r->g->launch : NULL,
 				       r->n_dev >= GS_SHARE_MIN_DEVICES, &r->bd_cache);
+	if (st == GS_OK && r->host_index) {
+		gs_breakdown_cache_adopt_host_index(r->bd_cache, r->host_index);
+		r->host_index = NULL;
+	}
 	if (want > r->n_dev)
 		want = r->n_dev;
 	if (st == GS_OK && want >= 2) {
@@ -1015,11 +1073,11 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 	if (st == GS_OK)
 		st = resolve_window(r, o);
 	if (st == GS_OK)
+		index_start(&ix, r, o->threads);
+	if (st == GS_OK)
 		st = find_steps(r, o);
 	if (st == GS_OK)
 		st = pick_devices(r, o);
-	if (st == GS_OK)
-		index_start(&ix, r, o->threads);
 	if (st == GS_OK && r->n_dev) {
 		struct gs_graph_options go = {.max_edges = o->max_edges};
 
@@ -1034,7 +1092,7 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 	}
 	index_join(&ix, r);
 	if (st == GS_OK)
-		st = all_operators(r);
+		st = all_operators(r, o->threads);
 	if (st == GS_OK)
 		st = all_devices(r, o->threads);
 	/* The breakdown cache (per-thread pieces, the host range index) serves
