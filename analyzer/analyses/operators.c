@@ -286,6 +286,26 @@ static uint32_t label_of(struct gs_op_index *ix, struct gs_u64map *labels, size_
 	return (uint32_t)v;
 }
 
+/* A thread's last candidate written, while writing them: whether the
+ * group is in cmp_range_at order already. */
+struct oi_prev {
+	int64_t start;
+	int64_t end;
+	uint8_t kind;
+	bool unordered;
+};
+
+/* Range r, written after the candidate p holds, is in cmp_range_at order
+ * with it (its index is the larger: equal times and kinds are in order). */
+static bool in_order(const struct oi_prev *p, const struct gs_range *r)
+{
+	if (p->start != r->start_ns)
+		return p->start < r->start_ns;
+	if (p->end != r->end_ns)
+		return p->end > r->end_ns;
+	return p->kind <= r->kind;
+}
+
 /*
  * The candidates of the trace at the level, with their labels, grouped by
  * thread (ix->threads in (pid, tid) order, `first` the group's start in the
@@ -293,7 +313,10 @@ static uint32_t label_of(struct gs_op_index *ix, struct gs_u64map *labels, size_
  * over the ranges: the first finds each candidate's thread and counts the
  * groups, the second finds them again (the map renumbered to the sorted
  * threads) and writes each candidate in its group's place: nothing per
- * range kept between the passes.
+ * range kept between the passes. A finished trace's ranges come in the
+ * order each group wants (by start, the longer first, then kind, then
+ * name: the index's order among equal times and kinds), which the second
+ * pass checks as it writes: only a group out of it is sorted.
  */
 static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 			       struct oi_cand **out)
@@ -304,6 +327,7 @@ static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 	struct label_memo *lmemo = malloc(1024 * sizeof(*lmemo));
 	struct gs_u64map labels = {0}, threads = {0};
 	struct oi_cand *c = NULL;
+	struct oi_prev *prev = NULL;
 	gs_status rc = GS_OK;
 
 	*out = NULL;
@@ -357,10 +381,16 @@ static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 		rc = gs_nomem();
 		goto out;
 	}
+	prev = calloc(ix->n_threads, sizeof(*prev));
+	if (!prev) {
+		rc = gs_nomem();
+		goto out;
+	}
 	last = SIZE_MAX;
 	for (size_t i = 0; i < nr; i++) {
 		int tier = tier_of(t, memo, ix->level, &r[i]);
 		struct oi_thread *th;
+		struct oi_prev *p;
 
 		if (tier < 0)
 			continue;
@@ -368,12 +398,19 @@ static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 		    ix->threads[last].tid != r[i].tid)
 			last = thread_slot(ix, &threads, &cap_threads, r[i].pid, r[i].tid);
 		th = &ix->threads[last];
+		p = &prev[last];
+		if (th->n && !in_order(p, &r[i]))
+			p->unordered = true;
+		p->start = r[i].start_ns;
+		p->end = r[i].end_ns;
+		p->kind = r[i].kind;
 		c[th->first + th->n++] = (struct oi_cand){
 			.range = (uint32_t)i,
 			.label = label_of(ix, &labels, &cap_labels, lmemo, &r[i], tier)};
 	}
 	for (size_t k = 0; rc == GS_OK && k < ix->n_threads; k++)
-		rc = sort_cands(r, c + ix->threads[k].first, ix->threads[k].n);
+		if (prev[k].unordered)
+			rc = sort_cands(r, c + ix->threads[k].first, ix->threads[k].n);
 	if (rc != GS_OK)
 		goto out;
 	ix->n_cands = n;
@@ -381,6 +418,7 @@ static gs_status collect_cands(const struct gs_trace *t, struct gs_op_index *ix,
 	c = NULL;
 out:
 	free(c);
+	free(prev);
 	free(memo);
 	free(lmemo);
 	gs_u64map_fini(&labels);
