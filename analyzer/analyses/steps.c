@@ -344,6 +344,8 @@ static gs_status gpu_windows(const struct gs_trace *t, const struct gs_step_opti
 	/* The profiler's own drawing of a step on the GPU: same name. The
 	 * steps by name, so that each drawing finds its steps by a search. */
 	struct by_name *names = malloc((s->n ? s->n : 1) * sizeof(*names));
+	const uint32_t *ann;
+	size_t n_ann;
 	bool *any;
 
 	if (!names)
@@ -351,7 +353,15 @@ static gs_status gpu_windows(const struct gs_trace *t, const struct gs_step_opti
 	for (size_t k = 0; k < s->n; k++)
 		names[k] = (struct by_name){.name = s->steps[k].name, .k = (uint32_t)k};
 	gs_sort(names, s->n, sizeof(*names), cmp_by_name);
-	for (size_t i = 0; i < nr; i++) {
+	/* The drawings are among the annotation ranges the trace lists (all
+	 * the ranges read when it lists none), when it has any. */
+	ann = gs_trace_annotation_ranges(t, &n_ann);
+	if (!gs_trace_range_count(t, GS_RANGE_GPU_ANNOTATION))
+		n_ann = 0;
+	else if (!ann)
+		n_ann = nr;
+	for (size_t j = 0; j < n_ann; j++) {
+		size_t i = ann ? ann[j] : j;
 		struct name_key key = {names, r[i].name};
 		size_t lo;
 
