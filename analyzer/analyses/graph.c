@@ -890,7 +890,7 @@ gs_status gs_waits_compute(const struct gs_trace *t, const struct gs_graph *g, s
 	for (size_t to = 0; to < g->n_ops; to++) {
 		const struct gs_op *c = &ops[to];
 		int64_t ready = INT64_MIN;
-		bool prev_known = false;
+		bool prev_known = false, waits = false;
 
 		for (size_t e = g->in_first[to]; e < g->in_first[to + 1]; e++) {
 			const struct gs_edge *ed = &g->edges[e];
@@ -900,7 +900,12 @@ gs_status gs_waits_compute(const struct gs_trace *t, const struct gs_graph *g, s
 					ready = ops[ed->from].end_ns;
 				prev_known = true;
 			}
+			waits = waits || ed->kind == GS_EDGE_EVENT ||
+				ed->kind == GS_EDGE_DEFAULT_STREAM || ed->kind == GS_EDGE_HOST_SYNC;
 		}
+		/* Most ops wait on nothing: their launch call is not read. */
+		if (!waits)
+			continue;
 		if (g->launch[to] != GS_NO_INDEX && api[g->launch[to]].end_ns > ready)
 			ready = api[g->launch[to]].end_ns;
 		for (size_t e = g->in_first[to]; e < g->in_first[to + 1]; e++) {
