@@ -3,8 +3,9 @@
  * Shared vocabulary of the analyses: the device of an op, the devices that
  * have ops.
  *
- * Complexity: gs_op_device O(1); gs_trace_op_devices O(N + S log S) for N
- * ops and S streams; gs_trace_find_thread O(log T);
+ * Complexity: gs_op_device O(1); gs_trace_op_devices O(S log S) for S
+ * streams of a finished trace (O(N + S log S) for N ops of one not
+ * finished); gs_trace_find_thread O(log T);
  * gs_device_op_ranges O(S_d log S_d) for the S_d streams of the device.
  */
 #include "analyzer_priv.h"
@@ -33,7 +34,7 @@ static int cmp_u32(const void *pa, const void *pb)
 
 gs_status gs_trace_op_devices(const struct gs_trace *t, uint32_t **ids, size_t *n)
 {
-	size_t n_ops, n_streams, m = 0;
+	size_t n_ops, n_streams, m = 0, counted = 0;
 	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 	const struct gs_stream *streams = gs_trace_streams(t, &n_streams);
 	uint8_t *used;
@@ -50,9 +51,19 @@ gs_status gs_trace_op_devices(const struct gs_trace *t, uint32_t **ids, size_t *
 		free(out);
 		return gs_nomem();
 	}
-	for (size_t i = 0; i < n_ops; i++)
-		if (ops[i].stream < n_streams)
-			used[ops[i].stream] = 1;
+	/* A finished trace counts each stream's ops: its streams are read,
+	 * not every op (else, or when the counts do not cover the ops). */
+	for (size_t s = 0, first, count; s < n_streams; s++) {
+		gs_trace_stream_ops(t, s, &first, &count);
+		used[s] = count > 0;
+		counted += count;
+	}
+	if (counted != n_ops) {
+		memset(used, 0, n_streams);
+		for (size_t i = 0; i < n_ops; i++)
+			if (ops[i].stream < n_streams)
+				used[ops[i].stream] = 1;
+	}
 	for (size_t s = 0; s < n_streams; s++)
 		if (used[s])
 			out[m++] = streams[s].device;
