@@ -97,8 +97,43 @@ struct ivl {
 struct cover {
 	struct ivl *iv; /* disjoint, sorted */
 	int64_t *pre;   /* pre[i]: total length of iv[0 .. i) */
-	size_t n;
+	size_t n, cap;
 };
+
+/* Adds the non-empty [s, e) to a union whose intervals come by start:
+ * intervals starting together merge into the same union whatever their
+ * order. */
+static gs_status cover_add(struct cover *c, int64_t s, int64_t e)
+{
+	if (c->n && s <= c->iv[c->n - 1].e) {
+		if (e > c->iv[c->n - 1].e)
+			c->iv[c->n - 1].e = e;
+		return GS_OK;
+	}
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? 2 * c->cap : 1024;
+		struct ivl *g = realloc(c->iv, nc * sizeof(*g));
+
+		if (!g)
+			return gs_nomem();
+		c->iv = g;
+		c->cap = nc;
+	}
+	c->iv[c->n++] = (struct ivl){s, e};
+	return GS_OK;
+}
+
+/* The prefix sums, once every interval is in. */
+static gs_status cover_sums(struct cover *c)
+{
+	c->pre = malloc((c->n + 1) * sizeof(*c->pre));
+	if (!c->pre)
+		return gs_nomem();
+	c->pre[0] = 0;
+	for (size_t i = 0; i < c->n; i++)
+		c->pre[i + 1] = c->pre[i] + (c->iv[i].e - c->iv[i].s);
+	return GS_OK;
+}
 
 /* Takes ownership of iv (n entries, any order, empty ones allowed). */
 static gs_status cover_build(struct cover *c, struct ivl *iv, size_t n)
@@ -120,13 +155,8 @@ static gs_status cover_build(struct cover *c, struct ivl *iv, size_t n)
 	}
 	c->iv = iv;
 	c->n = m;
-	c->pre = malloc((m + 1) * sizeof(*c->pre));
-	if (!c->pre)
-		return gs_nomem();
-	c->pre[0] = 0;
-	for (i = 0; i < m; i++)
-		c->pre[i + 1] = c->pre[i] + (iv[i].e - iv[i].s);
-	return GS_OK;
+	c->cap = n;
+	return cover_sums(c);
 }
 
 /* Covered length in (-inf, x). */
@@ -195,7 +225,7 @@ static void busy_fini(struct busy *b)
 
 /* ---- the context ------------------------------------------------------- */
 
-/* A kernel of the set: its end (before-list) or start (after-list). */
+/* A kernel of the set by its end (by_end). */
 struct kref {
 	int64_t t;
 	uint32_t op;
@@ -245,9 +275,20 @@ static unsigned copy_dir(const struct gs_op *op)
 	return op->copy_kind < GS_COPY_KIND_COUNT ? op->copy_kind : GS_COPY_UNKNOWN;
 }
 
-/* ---- the union of the device's kernels, without sorting them ---------- */
+/* An op of the device in the schedule's set (its window). */
+static bool in_set(const struct overlap_pass *m, const struct gs_op *op)
+{
+	return gs_sched_in_window(op, m->s->window_set, m->s->window_start, m->s->window_end);
+}
 
-/* The next kernel (of positive length) of range r at or after op i. */
+/* A kernel of the set, of positive length: the kernels every list holds. */
+static bool set_kernel(const struct overlap_pass *m, const struct gs_op *op)
+{
+	return op->kind == GS_OP_KERNEL && op->end_ns > op->start_ns && in_set(m, op);
+}
+
+/* The next kernel (of positive length) of range r at or after op i (the
+ * range's end when none). */
 static size_t next_kernel(const struct overlap_pass *m, size_t r, size_t i)
 {
 	size_t end = m->ranges[r].first + m->ranges[r].count;
@@ -258,114 +299,131 @@ static size_t next_kernel(const struct overlap_pass *m, size_t r, size_t i)
 	return i;
 }
 
-struct kmerge {
-	const struct overlap_pass *m;
-	size_t *at;   /* per range: its next kernel (the range's end when none) */
-	size_t *heap; /* ranges with kernels left, by the start of the next */
-	size_t n;
-};
-
-static int64_t kmerge_key(const struct kmerge *k, size_t h)
+/* Set kernel i as it runs in the what-if (gs_schedule_pipelined_start,
+ * the slot found from *hint). */
+static struct ivl whatif_of(const struct overlap_pass *m, size_t i, size_t *hint)
 {
-	return k->m->ops[k->at[k->heap[h]]].start_ns;
+	uint32_t k = gs_sched_slot_near(m->s, (uint32_t)i, hint);
+	int64_t ps = k == GS_NO_INDEX ? 0 : m->s->slot_pipelined_start[k];
+
+	return (struct ivl){ps, ps + gs_sched_dur(&m->ops[i])};
 }
 
-static void kmerge_down(struct kmerge *k, size_t h)
-{
-	for (;;) {
-		size_t c = 2 * h + 1, t;
+/* ---- the kernels by start: the two covers and by_start, merged -------- */
 
-		if (c >= k->n)
-			return;
-		if (c + 1 < k->n && kmerge_key(k, c + 1) < kmerge_key(k, c))
-			c++;
-		if (kmerge_key(k, h) <= kmerge_key(k, c))
-			return;
-		t = k->heap[h];
-		k->heap[h] = k->heap[c];
-		k->heap[c] = t;
-		h = c;
-	}
+/* A range's next kernel, by its start. */
+struct start_run {
+	int64_t t;
+	size_t op;
+	size_t r;
+	size_t hint; /* the range's own: its kernels take no slot search */
+};
+
+/* By start, then by the range: a stable sort's order of the list built
+ * range by range in op order (a range's kernels come one at a time, in
+ * that order). */
+static bool start_before(const void *pa, const void *pb)
+{
+	const struct start_run *a = pa, *b = pb;
+
+	return a->t != b->t ? a->t < b->t : a->r < b->r;
+}
+
+static void start_down(struct start_run *h, size_t n, size_t i)
+{
+	gs_heap_sift_down(h, n, i, sizeof(*h), start_before);
 }
 
 /*
- * Every kernel of the device, as a union of intervals. A stream's ops are
- * in start order, so the streams are merged (a heap of streams by the
- * start of their next kernel) straight into the union: no array of every
- * kernel and no sort. Intervals starting together merge into the same
- * union whatever their order.
+ * One merge of the device's kernels by start fills three tables. A
+ * stream's ops are in start order, so a heap of streams by the start of
+ * their next kernel gives them all in start order, with no array of every
+ * kernel and no sort:
+ * - the cover of every kernel of the device, merged into as they come;
+ * - by_start, the set's kernels in that order;
+ * - the cover of the set's kernels in the what-if, merged into as they
+ *   come while their what-if starts do not go back. In a consistent trace
+ *   they do not: the schedule places kernels in (recorded start, op)
+ *   order, every kernel of positive length holds a share, and
+ *   gs_sched_kernel_place starts those in the order it places them. A
+ *   schedule whose order left the recorded one (an edge back in time)
+ *   may step back: *whatif_merged is then false, the what-if's cover
+ *   empty, for the caller to sort.
  */
-static gs_status kernel_cover(struct overlap_pass *m, struct cover *c)
+static gs_status start_merge(struct overlap_pass *m, bool *whatif_merged)
 {
-	struct kmerge k = {.m = m};
-	struct ivl *iv = NULL;
-	size_t n = 0, cap = 0;
+	struct start_run *h;
+	size_t n = 0, k = 0;
+	int64_t last = INT64_MIN;
 	gs_status st = GS_OK;
 
-	k.at = malloc((m->n_ranges + 1) * sizeof(*k.at));
-	k.heap = malloc((m->n_ranges + 1) * sizeof(*k.heap));
-	if (!k.at || !k.heap) {
-		st = gs_nomem();
-		goto out;
-	}
+	*whatif_merged = true;
+	h = malloc((m->n_ranges + 1) * sizeof(*h));
+	if (!h)
+		return gs_nomem();
 	for (size_t r = 0; r < m->n_ranges; r++) {
-		k.at[r] = next_kernel(m, r, m->ranges[r].first);
-		if (k.at[r] < m->ranges[r].first + m->ranges[r].count)
-			k.heap[k.n++] = r;
+		size_t i = next_kernel(m, r, m->ranges[r].first);
+
+		if (i < m->ranges[r].first + m->ranges[r].count)
+			h[n++] = (struct start_run){.t = m->ops[i].start_ns, .op = i, .r = r};
 	}
-	for (size_t h = k.n / 2; h-- > 0;)
-		kmerge_down(&k, h);
-	while (k.n) {
-		size_t r = k.heap[0];
-		const struct gs_op *op = &m->ops[k.at[r]];
+	for (size_t i = n / 2; i-- > 0;)
+		start_down(h, n, i);
+	while (n && !st) {
+		const struct gs_op *op = &m->ops[h[0].op];
+		size_t r = h[0].r, i;
 
-		if (n && op->start_ns <= iv[n - 1].e) {
-			if (op->end_ns > iv[n - 1].e)
-				iv[n - 1].e = op->end_ns;
-		} else {
-			if (n == cap) {
-				size_t nc = cap ? 2 * cap : 1024;
-				struct ivl *g = realloc(iv, nc * sizeof(*g));
+		st = cover_add(&m->kernels, op->start_ns, op->end_ns);
+		if (in_set(m, op)) {
+			m->by_start[k++] = (uint32_t)h[0].op;
+			if (*whatif_merged) {
+				struct ivl w = whatif_of(m, h[0].op, &h[0].hint);
 
-				if (!g) {
-					st = gs_nomem();
-					goto out;
-				}
-				iv = g;
-				cap = nc;
+				*whatif_merged = w.s >= last;
+				last = w.s;
+				if (*whatif_merged && !st)
+					st = cover_add(&m->whatif, w.s, w.e);
 			}
-			iv[n++] = (struct ivl){op->start_ns, op->end_ns};
 		}
-		k.at[r] = next_kernel(m, r, k.at[r] + 1);
-		if (k.at[r] == m->ranges[r].first + m->ranges[r].count)
-			k.heap[0] = k.heap[--k.n];
-		kmerge_down(&k, 0);
+		i = next_kernel(m, r, h[0].op + 1);
+		if (i < m->ranges[r].first + m->ranges[r].count) {
+			h[0].t = m->ops[i].start_ns;
+			h[0].op = i;
+		} else {
+			h[0] = h[--n];
+		}
+		start_down(h, n, 0);
 	}
-	c->iv = iv;
-	c->n = n;
-	iv = NULL;
-	c->pre = malloc((n + 1) * sizeof(*c->pre));
-	if (!c->pre) {
-		st = gs_nomem();
-		goto out;
+	free(h);
+	if (!st)
+		st = cover_sums(&m->kernels);
+	if (!*whatif_merged) {
+		free(m->whatif.iv);
+		memset(&m->whatif, 0, sizeof(m->whatif));
+	} else if (!st) {
+		st = cover_sums(&m->whatif);
 	}
-	c->pre[0] = 0;
-	for (size_t i = 0; i < n; i++)
-		c->pre[i + 1] = c->pre[i] + (c->iv[i].e - c->iv[i].s);
-out:
-	free(iv);
-	free(k.at);
-	free(k.heap);
 	return st;
 }
 
-/* An op of the device in the schedule's set (its window). */
-static bool in_set(const struct overlap_pass *m, const struct gs_op *op)
+/* The what-if's cover when its starts went back: every interval written
+ * out and sorted. */
+static gs_status whatif_sorted(struct overlap_pass *m)
 {
-	return gs_sched_in_window(op, m->s->window_set, m->s->window_start, m->s->window_end);
+	struct ivl *iv = malloc((m->n_kernels + 1) * sizeof(*iv));
+	size_t n = 0, r, i, hint = 0;
+
+	if (!iv)
+		return gs_nomem();
+	FOR_DEVICE_OP(m, r, i)
+	{
+		if (set_kernel(m, &m->ops[i]))
+			iv[n++] = whatif_of(m, i, &hint);
+	}
+	return cover_build(&m->whatif, iv, n);
 }
 
-/* ---- the set's kernels by start and by end, merged -------------------- */
+/* ---- the set's kernels by end, merged ---------------------------------- */
 
 /* The next kernel of the set (of positive length) of range r at or after
  * op i (the range's end when none). */
@@ -397,21 +455,20 @@ static void kref_down(struct kref_run *h, size_t n, size_t i)
 	gs_heap_sift_down(h, n, i, sizeof(*h), kref_before);
 }
 
-static struct kref kref_of(const struct overlap_pass *m, size_t i, bool by_end)
+static struct kref kref_of(const struct overlap_pass *m, size_t i)
 {
-	return (struct kref){by_end ? m->ops[i].end_ns : m->ops[i].start_ns, (uint32_t)i};
+	return (struct kref){m->ops[i].end_ns, (uint32_t)i};
 }
 
 /*
- * out (m->n_kernels entries) filled with the set's kernels by time (their
- * start or end): what a stable sort by time of the list built range by
- * range in op order gives. Each stream's kernels come in op order, and their
- * times in order too (starts always; ends unless one overlaps the next),
- * so a heap of one entry a stream merges them with no copy to sort in.
- * *merged false (out partly written) when some stream's times go back:
- * the merged times then step back somewhere.
+ * by_end (m->n_kernels entries): the set's kernels by end, what a stable
+ * sort by end of the list built range by range in op order gives. Each
+ * stream's kernels come in op order, and their ends in order too unless
+ * one overlaps the next, so a heap of one entry a stream merges them with
+ * no copy to sort in. *merged false (by_end partly written) when some
+ * stream's ends go back: the merged ends then step back somewhere.
  */
-static gs_status kref_merge(const struct overlap_pass *m, uint32_t *out, bool by_end, bool *merged)
+static gs_status end_merge(const struct overlap_pass *m, bool *merged)
 {
 	struct kref_run *h;
 	size_t n = 0, k = 0;
@@ -425,21 +482,21 @@ static gs_status kref_merge(const struct overlap_pass *m, uint32_t *out, bool by
 		size_t i = next_set_kernel(m, r, m->ranges[r].first);
 
 		if (i < m->ranges[r].first + m->ranges[r].count)
-			h[n++] = (struct kref_run){kref_of(m, i, by_end), r};
+			h[n++] = (struct kref_run){kref_of(m, i), r};
 	}
 	for (size_t i = n / 2; i-- > 0;)
 		kref_down(h, n, i);
 	while (n && k < m->n_kernels) {
 		size_t r = h[0].r, i;
 
-		/* A run whose times go back shows as a step back here. */
+		/* A run whose ends go back shows as a step back here. */
 		if (h[0].next.t < last)
 			break;
 		last = h[0].next.t;
-		out[k++] = h[0].next.op;
+		m->by_end[k++] = h[0].next.op;
 		i = next_set_kernel(m, r, (size_t)h[0].next.op + 1);
 		if (i < m->ranges[r].first + m->ranges[r].count)
-			h[0].next = kref_of(m, i, by_end);
+			h[0].next = kref_of(m, i);
 		else
 			h[0] = h[--n];
 		kref_down(h, n, 0);
@@ -449,18 +506,41 @@ static gs_status kref_merge(const struct overlap_pass *m, uint32_t *out, bool by
 	return GS_OK;
 }
 
+/* by_end when some stream's ends go back: built in op order and sorted,
+ * by end alone is by (end, op). */
+static gs_status end_sorted(struct overlap_pass *m)
+{
+	struct kref *sorted = malloc((m->n_kernels + 1) * sizeof(*sorted));
+	size_t n = 0, r, i;
+
+	if (!sorted)
+		return gs_nomem();
+	FOR_DEVICE_OP(m, r, i)
+	{
+		if (set_kernel(m, &m->ops[i]))
+			sorted[n++] = kref_of(m, i);
+	}
+	gs_sort_by_i64(sorted, n, sizeof(*sorted));
+	for (size_t k = 0; k < n; k++)
+		m->by_end[k] = sorted[k].op;
+	free(sorted);
+	return GS_OK;
+}
+
+/* ---- the tables -------------------------------------------------------- */
+
 /*
- * The kernels of the set by end and by start and in the what-if, and the
- * copies' sorted endpoints per direction: one pass to count, one to fill
- * (each op of the device read twice, not once per table); then the cover
- * of every kernel of the device.
+ * The copies' sorted endpoints per direction: one pass to count (the
+ * set's kernels too), one to fill (each op of the device read twice, not
+ * once per table); then the kernels by start with their covers, and by
+ * end.
  */
 static gs_status build_tables(struct overlap_pass *m)
 {
 	struct busy *b = &m->busy;
-	size_t n_set = 0, n = 0, r, i, nk, hint = 0;
+	size_t n = 0, r, i;
 	size_t count[GS_COPY_KIND_COUNT] = {0}, fill[GS_COPY_KIND_COUNT];
-	struct ivl *wi = NULL;
+	bool merged = false;
 	gs_status st;
 
 	FOR_DEVICE_OP(m, r, i)
@@ -468,7 +548,7 @@ static gs_status build_tables(struct overlap_pass *m)
 		const struct gs_op *op = &m->ops[i];
 
 		if (op->kind == GS_OP_KERNEL) {
-			n_set += in_set(m, op) && op->end_ns > op->start_ns;
+			m->n_kernels += set_kernel(m, op);
 		} else if (op->kind == GS_OP_MEMCPY && in_set(m, op)) {
 			m->n_copies++;
 			if (op->end_ns > op->start_ns)
@@ -480,35 +560,21 @@ static gs_status build_tables(struct overlap_pass *m)
 		n += count[d];
 	}
 	b->first[GS_COPY_KIND_COUNT] = n;
-	wi = malloc((n_set + 1) * sizeof(*wi));
-	m->by_end = malloc((n_set + 1) * sizeof(*m->by_end));
-	m->by_start = malloc((n_set + 1) * sizeof(*m->by_start));
+	m->by_end = malloc((m->n_kernels + 1) * sizeof(*m->by_end));
+	m->by_start = malloc((m->n_kernels + 1) * sizeof(*m->by_start));
 	m->copies = malloc((m->n_copies + 1) * sizeof(*m->copies));
 	b->st = malloc((n + 1) * sizeof(*b->st));
 	b->en = malloc((n + 1) * sizeof(*b->en));
 	b->pst = malloc((n + 1) * sizeof(*b->pst));
 	b->pen = malloc((n + 1) * sizeof(*b->pen));
-	if (!wi || !m->by_end || !m->by_start || !m->copies || !b->st || !b->en || !b->pst ||
-	    !b->pen) {
-		free(wi);
+	if (!m->by_end || !m->by_start || !m->copies || !b->st || !b->en || !b->pst || !b->pen)
 		return gs_nomem();
-	}
 	m->n_copies = 0;
 	FOR_DEVICE_OP(m, r, i)
 	{
 		const struct gs_op *op = &m->ops[i];
 
-		if (op->kind == GS_OP_KERNEL) {
-			if (!in_set(m, op) || op->end_ns <= op->start_ns)
-				continue;
-			{
-				/* gs_schedule_pipelined_start, stream by stream */
-				uint32_t k = gs_sched_slot_near(m->s, (uint32_t)i, &hint);
-				int64_t ps = k == GS_NO_INDEX ? 0 : m->s->slot_pipelined_start[k];
-
-				wi[m->n_kernels++] = (struct ivl){ps, ps + gs_sched_dur(op)};
-			}
-		} else if (op->kind == GS_OP_MEMCPY && in_set(m, op)) {
+		if (op->kind == GS_OP_MEMCPY && in_set(m, op)) {
 			m->copies[m->n_copies++] = (uint32_t)i;
 			if (op->end_ns > op->start_ns) {
 				unsigned d = copy_dir(op);
@@ -517,36 +583,6 @@ static gs_status build_tables(struct overlap_pass *m)
 				b->en[fill[d]++] = op->end_ns;
 			}
 		}
-	}
-	for (unsigned e = 0; e < 2; e++) {
-		uint32_t *v = e ? m->by_end : m->by_start;
-		struct kref *sorted;
-		bool merged;
-
-		st = kref_merge(m, v, e, &merged);
-		if (!st && !merged) {
-			sorted = malloc((m->n_kernels + 1) * sizeof(*sorted));
-			if (!sorted)
-				st = gs_nomem();
-		}
-		if (st) {
-			free(wi);
-			return st;
-		}
-		if (merged)
-			continue;
-		/* Built in op order: by time alone is by (time, op). */
-		nk = 0;
-		FOR_DEVICE_OP(m, r, i)
-		{
-			if (m->ops[i].kind == GS_OP_KERNEL && in_set(m, &m->ops[i]) &&
-			    m->ops[i].end_ns > m->ops[i].start_ns)
-				sorted[nk++] = kref_of(m, i, e);
-		}
-		gs_sort_by_i64(sorted, nk, sizeof(*sorted));
-		for (size_t k = 0; k < nk; k++)
-			v[k] = sorted[k].op;
-		free(sorted);
 	}
 	for (unsigned d = 0; d < GS_COPY_KIND_COUNT; d++) {
 		size_t f = b->first[d], c = b->first[d + 1] - f;
@@ -560,12 +596,14 @@ static gs_status build_tables(struct overlap_pass *m)
 		b->pst[i + 1] = b->pst[i] + (uint64_t)b->st[i];
 		b->pen[i + 1] = b->pen[i] + (uint64_t)b->en[i];
 	}
-	st = kernel_cover(m, &m->kernels);
-	if (st) {
-		free(wi);
-		return st;
-	}
-	return cover_build(&m->whatif, wi, m->n_kernels);
+	st = start_merge(m, &merged);
+	if (!st && !merged)
+		st = whatif_sorted(m);
+	if (!st)
+		st = end_merge(m, &merged);
+	if (!st && !merged)
+		st = end_sorted(m);
+	return st;
 }
 
 /* ---- independence ------------------------------------------------------ */
