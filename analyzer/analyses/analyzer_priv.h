@@ -50,8 +50,9 @@ gs_status gs_breakdown_cache_host_ranges(struct gs_breakdown_cache *c,
 					 struct gs_host_ranges *out);
 /* The cache takes a host range index built for its trace beforehand
  * (gs_host_index_build, on another thread while this one did other work)
- * and owns it from here. */
-void gs_breakdown_cache_adopt_host_index(struct gs_breakdown_cache *c, struct gs_host_index *hix);
+ * and owns it from here; its forks borrow it, shared or not. */
+gs_status gs_breakdown_cache_adopt_host_index(struct gs_breakdown_cache *c,
+					      struct gs_host_index *hix);
 gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
 				      const struct gs_window *win, struct gs_breakdown_cache *cache,
 				      struct gs_breakdown *out);
@@ -67,6 +68,9 @@ gs_status gs_breakdown_compute_cached(const struct gs_trace *t, uint32_t device,
  * fork builds what it needs for itself (one thread: as the cache would).
  */
 gs_status gs_breakdown_cache_share(struct gs_breakdown_cache *c, bool windows);
+/* The reach arrays alone (what _share builds when `windows`), built ahead
+ * by a caller with time to spare before the breakdowns. */
+gs_status gs_breakdown_cache_reach(struct gs_breakdown_cache *c);
 gs_status gs_breakdown_cache_fork(const struct gs_breakdown_cache *c,
 				  struct gs_breakdown_cache **out);
 

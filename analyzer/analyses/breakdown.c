@@ -121,6 +121,8 @@ struct gs_breakdown_cache {
 	uint32_t *slot_of_name; /* per string id (+1 for ids out of range) */
 	size_t n_names;
 	struct gs_host_index *hix; /* the host ranges, built when first needed */
+	/* hix was adopted ready to be queried through forks (its share done). */
+	bool hix_ready;
 	/* Per op, over its stream's ops up to it the latest end and from it
 	 * on the earliest start, counting a host-synchronous copy's call as
 	 * part of it: a window's ops found by binary searches (built at the
@@ -157,10 +159,19 @@ gs_status gs_breakdown_cache_create(const struct gs_trace *t, const uint32_t *la
 	return GS_OK;
 }
 
-void gs_breakdown_cache_adopt_host_index(struct gs_breakdown_cache *c, struct gs_host_index *hix)
+gs_status gs_breakdown_cache_adopt_host_index(struct gs_breakdown_cache *c,
+					      struct gs_host_index *hix)
 {
+	gs_status rc;
+
 	gs_host_index_destroy(c->hix);
 	c->hix = hix;
+	c->hix_ready = false;
+	if (!hix)
+		return GS_OK;
+	rc = gs_host_index_share(hix); /* nothing left to do when its builder shared it */
+	c->hix_ready = rc == GS_OK;
+	return rc;
 }
 
 void gs_breakdown_cache_keep(struct gs_breakdown_cache *c, bool keep)
@@ -1155,6 +1166,11 @@ static gs_status share_pieces(struct gs_breakdown_cache *c)
 	return rc;
 }
 
+gs_status gs_breakdown_cache_reach(struct gs_breakdown_cache *c)
+{
+	return c->reach_end ? GS_OK : reach_build(c);
+}
+
 gs_status gs_breakdown_cache_share(struct gs_breakdown_cache *c, bool windows)
 {
 	size_t n_ranges;
@@ -1183,15 +1199,18 @@ gs_status gs_breakdown_cache_fork(const struct gs_breakdown_cache *c,
 	rc = gs_breakdown_cache_create(c->t, c->launch, c->keep, &f);
 	if (rc)
 		return rc;
-	if (c->shared) { /* else the fork builds its own, as a cache would */
+	/* What the cache has built for sharing (all of it once shared, else
+	 * the reach arrays, complete once built, and an index adopted ready)
+	 * the fork borrows; the rest it builds for itself, as a cache would. */
+	if (c->shared || c->reach_end) {
 		f->parent = c;
 		f->reach_end = c->reach_end;
 		f->reach_start = c->reach_start;
 		f->syncs_by_start = c->syncs_by_start;
 		f->sync_reach_ns = c->sync_reach_ns;
-		if (c->hix)
-			rc = gs_host_index_fork(c->hix, &f->hix);
 	}
+	if (c->hix && (c->shared || c->hix_ready))
+		rc = gs_host_index_fork(c->hix, &f->hix);
 	if (rc) {
 		gs_breakdown_cache_destroy(f);
 		return rc;

@@ -936,13 +936,20 @@ static gs_status device_build(void *ctx, void *local, size_t i)
 	return dev_build_all(r, local, &r->dev[i]);
 }
 
+/* Whether some breakdown of the report is over a window (--window, or
+ * the steps' figures). */
+static bool breakdown_windows(const struct gs_report *r)
+{
+	return r->window_set || (r->steps.n && r->g);
+}
+
 /* What the threads only read, built before them on this thread. */
 static gs_status share_tables(struct gs_report *r)
 {
 	size_t n_api;
 	gs_status st;
 
-	st = gs_breakdown_cache_share(r->bd_cache, r->window_set || (r->steps.n && r->g));
+	st = gs_breakdown_cache_share(r->bd_cache, breakdown_windows(r));
 	gs_trace_api_calls(r->t, &n_api);
 	if (st == GS_OK && r->n_dev >= GS_SHARE_MIN_DEVICES && n_api && !r->call_tree)
 		st = gs_report_call_tree_build(r);
@@ -963,10 +970,12 @@ static gs_status all_devices(struct gs_report *r, unsigned threads)
 
 	if (!r->n_dev)
 		return GS_OK;
-	st = gs_breakdown_cache_create(r->t, r->g ? r->g->launch : NULL,
-				       r->n_dev >= GS_SHARE_MIN_DEVICES, &r->bd_cache);
+	st = r->bd_cache ?
+		     GS_OK :
+		     gs_breakdown_cache_create(r->t, r->g ? r->g->launch : NULL,
+					       r->n_dev >= GS_SHARE_MIN_DEVICES, &r->bd_cache);
 	if (st == GS_OK && r->host_index) {
-		gs_breakdown_cache_adopt_host_index(r->bd_cache, r->host_index);
+		st = gs_breakdown_cache_adopt_host_index(r->bd_cache, r->host_index);
 		r->host_index = NULL;
 	}
 	if (want > r->n_dev)
@@ -1090,6 +1099,13 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 		if (st != GS_OK)
 			gs_error_append("waits");
 	}
+	/* The breakdowns' cache, and its reach arrays when some breakdown is
+	 * over a window, made while the thread may still be at its indexes. */
+	if (st == GS_OK && r->n_dev)
+		st = gs_breakdown_cache_create(t, r->g ? r->g->launch : NULL,
+					       r->n_dev >= GS_SHARE_MIN_DEVICES, &r->bd_cache);
+	if (st == GS_OK && r->n_dev && breakdown_windows(r))
+		st = gs_breakdown_cache_reach(r->bd_cache);
 	index_join(&ix, r);
 	if (st == GS_OK)
 		st = all_operators(r, o->threads);
