@@ -927,8 +927,8 @@ static void same_schedule(const struct gs_trace *t, const struct gs_graph *ga,
 	for (size_t o = 0; o < n_ops; o++) {
 		assert_int_equal(gs_schedule_ideal_start(&a, (uint32_t)o),
 				 gs_schedule_ideal_start(&b, (uint32_t)o));
-		assert_int_equal(gs_schedule_delay_ns(&a, (uint32_t)o),
-				 gs_schedule_delay_ns(&b, (uint32_t)o));
+		assert_int_equal(gs_schedule_delay_ns(t, &a, (uint32_t)o),
+				 gs_schedule_delay_ns(t, &b, (uint32_t)o));
 		assert_int_equal(gs_schedule_bound_by(&a, (uint32_t)o),
 				 gs_schedule_bound_by(&b, (uint32_t)o));
 		assert_int_equal(gs_schedule_pipelined_start(&a, (uint32_t)o),

@@ -136,8 +136,8 @@ struct gs_report_device {
 	struct gs_breakdown b;
 
 	/* The ideal schedule (gs_schedule_compute): its per-op ideal starts
-	 * and its whole critical path; slot_delay_ns, slot_bound_by and
-	 * slot_pipelined_start are not kept (NULL). */
+	 * and its whole critical path; slot_bound_by, slot_pipelined_start
+	 * and slot_share are not kept (NULL). */
 	struct gs_schedule sched;
 	/* From the schedule. */
 	int64_t actual_ns;

@@ -102,12 +102,12 @@ struct gs_schedule {
 	struct gs_critical_op *critical_path; /* in time order */
 	size_t n_critical;
 	/* Per slot: the ops of the device, by slot_ranges (ascending), those
-	 * outside the schedule 0 / NONE. */
+	 * outside the schedule 0 / NONE. An op's delay (actual start - ideal
+	 * start) is not kept: gs_schedule_delay_ns() derives it. */
 	struct gs_schedule_range *slot_ranges;
 	size_t n_slot_ranges;
 	size_t n_slots;
 	int64_t *slot_ideal_start;
-	int64_t *slot_delay_ns;                    /* actual start - ideal start */
 	uint8_t *slot_bound_by;                    /* enum gs_constraint */
 	uint32_t copy_engines[GS_COPY_KIND_COUNT]; /* used for the ideal, by direction */
 	struct gs_what_if pipelined;
@@ -161,7 +161,8 @@ void gs_schedule_fini(struct gs_schedule *s);
 uint32_t gs_schedule_slot(const struct gs_schedule *s, uint32_t op);
 /* The per-op results of op `op`: 0 (GS_BOUND_NONE) when not scheduled. */
 int64_t gs_schedule_ideal_start(const struct gs_schedule *s, uint32_t op);
-int64_t gs_schedule_delay_ns(const struct gs_schedule *s, uint32_t op);
+/* Its actual start (in trace `t`, the schedule's) - its ideal start. */
+int64_t gs_schedule_delay_ns(const struct gs_trace *t, const struct gs_schedule *s, uint32_t op);
 uint8_t gs_schedule_bound_by(const struct gs_schedule *s, uint32_t op);
 int64_t gs_schedule_pipelined_start(const struct gs_schedule *s, uint32_t op);
 
