@@ -829,8 +829,7 @@ static gs_status critical_path(struct sched *s, struct gs_schedule *out)
 	for (v = best; v != NONE_LOCAL; v = s->crit[v]) {
 		uint32_t o = s->set[v];
 
-		out->critical_path[--i] =
-			(struct gs_critical_op){.op = o, .ns = gs_sched_dur(&s->ops[o])};
+		out->critical_path[--i] = o;
 		if (s->crit[v] == NONE_LOCAL)
 			out->critical_lead_ns = s->end[v] - gs_sched_dur(&s->ops[o]) - s->w0;
 	}
@@ -1302,7 +1301,7 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	st = schedules(s, out);
 	if (st)
 		return st;
-	/* The critical path (16 B an op of it, nearly every op) reads the ends
+	/* The critical path (4 B an op of it, nearly every op) reads the ends
 	 * and producers alone: the other per-op arrays go before it comes. */
 	free_unread(s);
 	st = critical_path(s, out);

@@ -96,7 +96,8 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 	/* The listed ops come from the kept schedule's path when the lists
 	 * are cut (gs_report_cut_lists): no copy of the whole path here. */
 	for (i = 0; i < s->n_critical; i++)
-		d->critical_ns = gs_report_sat_add(d->critical_ns, s->critical_path[i].ns);
+		d->critical_ns =
+			gs_report_sat_add(d->critical_ns, gs_sched_dur(&ops[s->critical_path[i]]));
 	if (!s->slot_bound_by)
 		return GS_OK;
 	for (st = 0; st < d->n_streams; st++) {

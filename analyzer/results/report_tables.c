@@ -728,14 +728,14 @@ struct crit_rank {
 	size_t step;
 };
 
-static struct crit_rank *ranked_critical(const struct gs_critical_op *path, size_t n)
+static struct crit_rank *ranked_critical(const struct gs_op *ops, const uint32_t *path, size_t n)
 {
 	struct crit_rank *rank = malloc((n ? n : 1) * sizeof(*rank));
 
 	if (!rank)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		rank[i] = (struct crit_rank){-path[i].ns, i};
+		rank[i] = (struct crit_rank){-gs_sched_dur(&ops[path[i]]), i};
 	gs_sort_by_i64(rank, n, sizeof(*rank));
 	return rank;
 }
@@ -756,13 +756,13 @@ static bool step_before(const void *ctx, size_t i)
 
 /*
  * Keep the `rows` longest ops of the device's critical path (the kept
- * schedule's whole path), in path order, with their positions on it,
+ * schedule's whole path, op indices into `ops`), in path order, with their positions on it,
  * and rank them (critical_rank: longest first, ties in path order).
  * O(P log P) for a path of P ops.
  */
-static gs_status cut_critical(struct gs_report_device *d, size_t rows)
+static gs_status cut_critical(struct gs_report_device *d, const struct gs_op *ops, size_t rows)
 {
-	const struct gs_critical_op *path = d->sched.critical_path;
+	const uint32_t *path = d->sched.critical_path;
 	size_t n = d->sched.n_critical, keep = n < rows ? n : rows, i, k = 0;
 	struct crit_rank *rank;
 	bool *chosen;
@@ -771,7 +771,7 @@ static gs_status cut_critical(struct gs_report_device *d, size_t rows)
 	d->n_critical = 0;
 	if (!n)
 		return GS_OK;
-	rank = ranked_critical(path, n);
+	rank = ranked_critical(ops, path, n);
 	chosen = calloc(n, sizeof(*chosen));
 	d->critical = malloc(keep * sizeof(*d->critical));
 	d->critical_step = calloc(keep, sizeof(*d->critical_step));
@@ -787,7 +787,7 @@ static gs_status cut_critical(struct gs_report_device *d, size_t rows)
 		if (!chosen[i])
 			continue;
 		d->critical_step[k] = i;
-		d->critical[k++] = path[i];
+		d->critical[k++] = (struct gs_critical_op){path[i], gs_sched_dur(&ops[path[i]])};
 	}
 	/* Ranked among the kept (longest first, ties in path order: the
 	 * first `keep` of the whole path's ranking), each by a binary search
@@ -811,13 +811,14 @@ static gs_status cut_critical(struct gs_report_device *d, size_t rows)
  */
 gs_status gs_report_cut_lists(struct gs_report *r)
 {
-	size_t rows = r->rows, i;
+	size_t rows = r->rows, i, n_ops;
+	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
 	gs_status st;
 
 	for (i = 0; i < r->n_dev; i++) {
 		struct gs_report_device *d = &r->dev[i];
 
-		st = cut_critical(d, rows);
+		st = cut_critical(d, ops, rows);
 		if (st != GS_OK)
 			return st;
 		d->missed_count = d->n_missed;
