@@ -284,7 +284,7 @@ static gs_status walk(struct gapw *w)
 
 		o = chain[i];
 		scheduled(w, o, &k); /* every op of the chain is */
-		delay = s->slot_delay_ns[k];
+		delay = gs_sched_slot_delay(s, &w->ops[o], k);
 		st = charge(w, o, k, i + 1 < n ? chain[i + 1] : GS_NO_INDEX, delay - prev_delay);
 		prev_delay = delay;
 		if (i == 0)
@@ -319,7 +319,7 @@ gs_status gs_schedule_gap(const struct gs_trace *t, const struct gs_graph *g,
 	out->gap_ns = s->actual_ns - s->ideal_ns;
 	w.ops = gs_trace_ops(t, &w.n_ops);
 	w.api = gs_trace_api_calls(t, &w.n_api);
-	if (s->broken_cycles || out->gap_ns < 0 || !s->slot_delay_ns || !s->slot_bound_by ||
+	if (s->broken_cycles || out->gap_ns < 0 || !s->slot_ideal_start || !s->slot_bound_by ||
 	    g->n_ops != w.n_ops)
 		return GS_OK; /* not available */
 	st = walk(&w);

@@ -295,8 +295,8 @@ gs_status gs_schedule_check(const struct gs_trace *t, const struct gs_graph *g,
 		return st_peak;
 	out->over_capacity = out->ideal_peak_share > s->kernel_capacity;
 	out->critical_path_ns = s->critical_lead_ns;
-	for (size_t i = 0; i < s->n_critical; i++)
-		out->critical_path_ns += s->critical_path[i].ns;
+	for (size_t i = 0; ops && i < s->n_critical; i++)
+		out->critical_path_ns += gs_sched_dur(&ops[s->critical_path[i]]);
 	out->critical_mismatch = s->n_scheduled && out->critical_path_ns != s->dependency_bound_ns;
 	out->violations = out->cross_process_edges + out->early_starts +
 			  (out->ideal_below_bound ? 1 : 0) + (out->critical_mismatch ? 1 : 0) +

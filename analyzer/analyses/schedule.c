@@ -829,8 +829,7 @@ static gs_status critical_path(struct sched *s, struct gs_schedule *out)
 	for (v = best; v != NONE_LOCAL; v = s->crit[v]) {
 		uint32_t o = s->set[v];
 
-		out->critical_path[--i] =
-			(struct gs_critical_op){.op = o, .ns = gs_sched_dur(&s->ops[o])};
+		out->critical_path[--i] = o;
 		if (s->crit[v] == NONE_LOCAL)
 			out->critical_lead_ns = s->end[v] - gs_sched_dur(&s->ops[o]) - s->w0;
 	}
@@ -879,7 +878,7 @@ static void pipelined_preconditions(const struct sched *s, struct gs_what_if *w)
  * The three schedules in one walk of the order (each reads the in-edges
  * once instead of once per schedule; they do not depend on each other):
  * - dependency bound: ASAP over all edges; fills s->end and s->crit;
- * - ideal: the same order with copy engines; fills ideal_start, delay_ns;
+ * - ideal: the same order with copy engines; fills ideal_start;
  * - pipelined_batches: see the top of the file; fills pipelined_start.
  * The ideal and pipelined ends of the ops placed so far, which the
  * producers' edges read, are held where their starts go (by slot), and
@@ -964,7 +963,6 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 		else
 			start = gs_sched_kernel_place(&k_id, s->cap, ready_id, dur, s->share[v]);
 		end_id[ks] = start + dur;
-		out->slot_delay_ns[ks] = op->start_ns - start;
 		if (end_id[ks] > last_id)
 			last_id = end_id[ks];
 		/* Pipelined batches: the same device. */
@@ -1095,7 +1093,6 @@ static void ideal_is_recorded(const struct sched *s, struct gs_schedule *out)
 		uint32_t k = slot_of(s, v);
 
 		out->slot_ideal_start[k] = s->ops[s->set[v]].start_ns;
-		out->slot_delay_ns[k] = 0;
 	}
 	out->ideal_ns = out->actual_ns;
 	out->ideal_is_recorded = true;
@@ -1264,7 +1261,6 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	/* Per op of the device (0 outside the set), not per op of the trace:
 	 * with many devices, each costs its own ops. */
 	out->slot_ideal_start = alloc_array(out->n_slots, sizeof(int64_t));
-	out->slot_delay_ns = alloc_array(out->n_slots, sizeof(int64_t));
 	out->slot_bound_by = alloc_array(out->n_slots, 1);
 	out->slot_pipelined_start = alloc_array(out->n_slots, sizeof(int64_t));
 	out->slot_share = alloc_array(out->n_slots, sizeof(uint32_t));
@@ -1277,9 +1273,8 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	s->share_is_slot = !s->slot_of_set;
 	s->share = s->share_is_slot ? out->slot_share :
 				      malloc((s->ns ? s->ns : 1) * sizeof(uint32_t));
-	if (!out->slot_ideal_start || !out->slot_delay_ns || !out->slot_bound_by ||
-	    !out->slot_pipelined_start || !out->slot_share || !s->order || !s->end || !s->crit ||
-	    !s->full || !s->share)
+	if (!out->slot_ideal_start || !out->slot_bound_by || !out->slot_pipelined_start ||
+	    !out->slot_share || !s->order || !s->end || !s->crit || !s->full || !s->share)
 		return gs_nomem();
 	st = topo_order(s, &out->broken_cycles);
 	/* Each per-op array goes once nothing after reads it, so that the
@@ -1306,7 +1301,7 @@ static gs_status schedule_run(struct sched *s, uint32_t device, const struct gs_
 	st = schedules(s, out);
 	if (st)
 		return st;
-	/* The critical path (16 B an op of it, nearly every op) reads the ends
+	/* The critical path (4 B an op of it, nearly every op) reads the ends
 	 * and producers alone: the other per-op arrays go before it comes. */
 	free_unread(s);
 	st = critical_path(s, out);
@@ -1368,7 +1363,6 @@ void gs_schedule_fini(struct gs_schedule *s)
 	free(s->critical_path);
 	free(s->slot_ranges);
 	free(s->slot_ideal_start);
-	free(s->slot_delay_ns);
 	free(s->slot_bound_by);
 	free(s->slot_pipelined_start);
 	free(s->slot_share);
@@ -1415,11 +1409,13 @@ int64_t gs_schedule_ideal_start(const struct gs_schedule *s, uint32_t op)
 	return k == GS_NO_INDEX ? 0 : s->slot_ideal_start[k];
 }
 
-int64_t gs_schedule_delay_ns(const struct gs_schedule *s, uint32_t op)
+int64_t gs_schedule_delay_ns(const struct gs_trace *t, const struct gs_schedule *s, uint32_t op)
 {
 	uint32_t k = gs_schedule_slot(s, op);
+	size_t n_ops;
+	const struct gs_op *ops = gs_trace_ops(t, &n_ops);
 
-	return k == GS_NO_INDEX ? 0 : s->slot_delay_ns[k];
+	return k == GS_NO_INDEX || op >= n_ops ? 0 : gs_sched_slot_delay(s, &ops[op], k);
 }
 
 uint8_t gs_schedule_bound_by(const struct gs_schedule *s, uint32_t op)

@@ -36,10 +36,11 @@ static inline uint32_t gs_sched_slot_near(const struct gs_schedule *s, uint32_t 
 	return gs_sched_slot_search(s, op, hint);
 }
 
-/* Recorded duration, never negative. */
+/* Recorded duration, never negative: gs_schedule_op_ns, the schedule
+ * code's short name for it. */
 static inline int64_t gs_sched_dur(const struct gs_op *op)
 {
-	return op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0;
+	return gs_schedule_op_ns(op);
 }
 
 /* Device of an op through a borrowed stream table (UINT32_MAX: unknown). */
@@ -57,6 +58,20 @@ static inline bool gs_sched_in_window(const struct gs_op *op, bool window_set, i
 				      int64_t w1)
 {
 	return !window_set || (op->start_ns >= w0 && op->start_ns < w1);
+}
+
+/*
+ * The delay of `op`, slot k: its actual start - its ideal start (0 where
+ * the ideal is the recorded run), 0 for an op of the device outside the op
+ * set, which has no ideal start. Derived, not kept: 8 bytes an op fewer at
+ * the schedule's peak.
+ */
+static inline int64_t gs_sched_slot_delay(const struct gs_schedule *s, const struct gs_op *op,
+					  uint32_t k)
+{
+	if (!gs_sched_in_window(op, s->window_set, s->window_start, s->window_end))
+		return 0;
+	return op->start_ns - s->slot_ideal_start[k];
 }
 
 static inline bool gs_sched_is_htod(const struct gs_op *op)

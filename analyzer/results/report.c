@@ -96,7 +96,8 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 	/* The listed ops come from the kept schedule's path when the lists
 	 * are cut (gs_report_cut_lists): no copy of the whole path here. */
 	for (i = 0; i < s->n_critical; i++)
-		d->critical_ns = gs_report_sat_add(d->critical_ns, s->critical_path[i].ns);
+		d->critical_ns =
+			gs_report_sat_add(d->critical_ns, gs_sched_dur(&ops[s->critical_path[i]]));
 	if (!s->slot_bound_by)
 		return GS_OK;
 	for (st = 0; st < d->n_streams; st++) {
@@ -108,7 +109,7 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 			 * lookup (the stream's ops: one range) */
 			uint32_t k = gs_sched_slot_near(s, (uint32_t)i, &hint);
 			unsigned c = k == GS_NO_INDEX ? GS_BOUND_NONE : s->slot_bound_by[k];
-			int64_t delay = k == GS_NO_INDEX ? 0 : s->slot_delay_ns[k];
+			int64_t delay = k == GS_NO_INDEX ? 0 : gs_sched_slot_delay(s, &ops[i], k);
 
 			/* The schedule's op set: every op, or those starting in the window. */
 			if (window_set && (ops[i].start_ns < w.start || ops[i].start_ns >= w.end))
@@ -498,13 +499,11 @@ static gs_status stage_over_schedule(struct dev_ctx *c)
 		d->gap.n_host = 0;
 	}
 	d->critical_lead_ns = c->s.critical_lead_ns;
-	/* The per-op delays, bounds and pipelined starts are summed: nothing
+	/* The per-op bounds and pipelined starts are summed: nothing
 	 * after this reads them, so they go before the candidates and the
 	 * replay add their own per-op arrays. */
-	free(c->s.slot_delay_ns);
 	free(c->s.slot_bound_by);
 	free(c->s.slot_pipelined_start);
-	c->s.slot_delay_ns = NULL;
 	c->s.slot_bound_by = NULL;
 	c->s.slot_pipelined_start = NULL;
 	return st;
@@ -555,7 +554,7 @@ static gs_status stage_replay(struct dev_ctx *c)
 }
 
 /* The writers draw the ideal schedule and the whole critical path; the
- * per-op delays and bounds were summed and freed (stage_over_schedule),
+ * per-op bounds were summed and freed (stage_over_schedule),
  * the shares served the replay: the device keeps the rest. */
 static gs_status stage_keep_schedule(struct dev_ctx *c)
 {

@@ -103,6 +103,9 @@ gs_status gs_report_dev_sync_calls(struct gs_report *r, struct gs_report_scratch
 int gs_report_cmp_missed(const void *pa, const void *pb);
 int gs_report_cmp_cand(const void *pa, const void *pb);
 gs_status gs_report_cut_lists(struct gs_report *r);
+/* The part of it that lists the device's critical path: the `rows`
+ * longest ops of d->sched.critical_path (indices into `ops`). */
+gs_status gs_report_cut_critical(struct gs_report_device *d, const struct gs_op *ops, size_t rows);
 
 /* measures.c: the class of a row of the kernel table (enum
  * gs_kernel_class), from its first kernel, else its name. */

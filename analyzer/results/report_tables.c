@@ -720,85 +720,98 @@ int gs_report_cmp_cand(const void *pa, const void *pb)
 	return 0;
 }
 
-/* A critical op and its position on the path; sorted by `key` (the op's
- * time negated: longest first) with gs_sort_by_i64, which is stable, so
- * ties stay in path order. */
-struct crit_rank {
-	int64_t key;
+/* An op of the critical path: its time and its position on the path.
+ * The kept ones are then ranked as (time negated, row): the time comes
+ * first, the key gs_sort_by_i64 reads. */
+struct crit_pick {
+	int64_t ns;
 	size_t step;
 };
 
-static struct crit_rank *ranked_critical(const struct gs_critical_op *path, size_t n)
+/* The heap's order: its root is the worst op kept, the shortest, of equal
+ * times the later on the path. */
+static bool crit_worse(const void *pa, const void *pb)
 {
-	struct crit_rank *rank = malloc((n ? n : 1) * sizeof(*rank));
+	const struct crit_pick *a = pa, *b = pb;
 
-	if (!rank)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		rank[i] = (struct crit_rank){-path[i].ns, i};
-	gs_sort_by_i64(rank, n, sizeof(*rank));
-	return rank;
+	return a->ns < b->ns || (a->ns == b->ns && a->step > b->step);
 }
 
-/* A position searched for in critical_step (ascending). */
-struct step_key {
-	const size_t *steps;
-	size_t step;
-};
-
-/* Kept entry i lies before the position searched for. */
-static bool step_before(const void *ctx, size_t i)
+static int cmp_step(const void *pa, const void *pb)
 {
-	const struct step_key *k = ctx;
+	const struct crit_pick *a = pa, *b = pb;
 
-	return k->steps[i] < k->step;
+	return a->step < b->step ? -1 : a->step > b->step;
+}
+
+/*
+ * The `keep` (1 .. n) longest ops of a path of n (ties: the earlier), in
+ * path order, into pick[0 .. keep): a heap of `keep` whose root is the
+ * worst kept, which an op replaces when it is longer. The path is walked
+ * in order, so an op as long as the root comes after it and stays out, as
+ * a stable ranking of the whole path would leave it: O(P log keep) time
+ * and `keep` entries instead of that ranking's P.
+ */
+static void top_critical(const struct gs_op *ops, const uint32_t *path, size_t n, size_t keep,
+			 struct crit_pick *pick)
+{
+	size_t i;
+
+	for (i = 0; i < keep; i++)
+		pick[i] = (struct crit_pick){gs_sched_dur(&ops[path[i]]), i};
+	if (keep == n)
+		return; /* every op, in path order already */
+	for (i = keep / 2; i-- > 0;)
+		gs_heap_sift_down(pick, keep, i, sizeof(*pick), crit_worse);
+	for (i = keep; i < n; i++) {
+		int64_t ns = gs_sched_dur(&ops[path[i]]);
+
+		if (ns > pick[0].ns) {
+			pick[0] = (struct crit_pick){ns, i};
+			gs_heap_sift_down(pick, keep, 0, sizeof(*pick), crit_worse);
+		}
+	}
+	gs_sort(pick, keep, sizeof(*pick), cmp_step);
 }
 
 /*
  * Keep the `rows` longest ops of the device's critical path (the kept
- * schedule's whole path), in path order, with their positions on it,
- * and rank them (critical_rank: longest first, ties in path order).
- * O(P log P) for a path of P ops.
+ * schedule's whole path, op indices into `ops`), in path order, with
+ * their positions on it, and rank them (critical_rank: longest first,
+ * ties in path order). O(P log rows) for a path of P ops.
  */
-static gs_status cut_critical(struct gs_report_device *d, size_t rows)
+gs_status gs_report_cut_critical(struct gs_report_device *d, const struct gs_op *ops, size_t rows)
 {
-	const struct gs_critical_op *path = d->sched.critical_path;
-	size_t n = d->sched.n_critical, keep = n < rows ? n : rows, i, k = 0;
-	struct crit_rank *rank;
-	bool *chosen;
+	size_t n = d->sched.n_critical, keep = n < rows ? n : rows, i;
+	struct crit_pick *pick;
 
 	d->critical_count = n;
 	d->n_critical = 0;
-	if (!n)
+	if (!keep)
 		return GS_OK;
-	rank = ranked_critical(path, n);
-	chosen = calloc(n, sizeof(*chosen));
+	/* Zeroed though every entry is set before it is read: clang-tidy's
+	 * analyzer follows the heap's sift past the entries it saw set. */
+	pick = calloc(keep, sizeof(*pick));
 	d->critical = malloc(keep * sizeof(*d->critical));
-	d->critical_step = calloc(keep, sizeof(*d->critical_step));
+	d->critical_step = malloc(keep * sizeof(*d->critical_step));
 	d->critical_rank = malloc(keep * sizeof(*d->critical_rank));
-	if (!rank || !chosen || !d->critical || !d->critical_step || !d->critical_rank) {
-		free(rank);
-		free(chosen);
+	if (!pick || !d->critical || !d->critical_step || !d->critical_rank) {
+		free(pick);
 		return gs_nomem();
 	}
-	for (i = 0; i < keep; i++)
-		chosen[rank[i].step] = true;
-	for (i = 0; i < n; i++) {
-		if (!chosen[i])
-			continue;
-		d->critical_step[k] = i;
-		d->critical[k++] = path[i];
-	}
-	/* Ranked among the kept (longest first, ties in path order: the
-	 * first `keep` of the whole path's ranking), each by a binary search
-	 * of its position in critical_step (ascending). */
+	top_critical(ops, d->sched.critical_path, n, keep, pick);
 	for (i = 0; i < keep; i++) {
-		struct step_key key = {d->critical_step, rank[i].step};
-
-		d->critical_rank[i] = gs_partition_point(keep, step_before, &key);
+		d->critical[i] =
+			(struct gs_critical_op){d->sched.critical_path[pick[i].step], pick[i].ns};
+		d->critical_step[i] = pick[i].step;
+		/* Ranked by a stable sort of the negated times: of equal
+		 * times, the earlier row (on the path) first. */
+		pick[i] = (struct crit_pick){-pick[i].ns, i};
 	}
-	free(rank);
-	free(chosen);
+	gs_sort_by_i64(pick, keep, sizeof(*pick));
+	for (i = 0; i < keep; i++)
+		d->critical_rank[i] = pick[i].step;
+	free(pick);
 	d->n_critical = keep;
 	return GS_OK;
 }
@@ -811,13 +824,14 @@ static gs_status cut_critical(struct gs_report_device *d, size_t rows)
  */
 gs_status gs_report_cut_lists(struct gs_report *r)
 {
-	size_t rows = r->rows, i;
+	size_t rows = r->rows, i, n_ops;
+	const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
 	gs_status st;
 
 	for (i = 0; i < r->n_dev; i++) {
 		struct gs_report_device *d = &r->dev[i];
 
-		st = cut_critical(d, rows);
+		st = gs_report_cut_critical(d, ops, rows);
 		if (st != GS_OK)
 			return st;
 		d->missed_count = d->n_missed;

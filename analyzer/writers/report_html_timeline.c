@@ -600,8 +600,8 @@ static gs_status timeline_init(struct html_writer *w, struct timeline_frame *L,
 	for (i = 0; i < L->n_lanes; i++)
 		L->lane_of[d->streams[L->lanes[i].st].index] = (int32_t)i;
 	for (i = 0; i < d->sched.n_critical; i++)
-		if (d->sched.critical_path[i].op < w->n_ops)
-			L->crit[d->sched.critical_path[i].op] = 1;
+		if (d->sched.critical_path[i] < w->n_ops)
+			L->crit[d->sched.critical_path[i]] = 1;
 
 	/* Layout: header, actual lanes, band, header, ideal lanes. */
 	y = HEAD;

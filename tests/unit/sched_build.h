@@ -251,8 +251,8 @@ static inline void check_critical(const struct gs_schedule *s, const struct tb *
 {
 	assert_int_equal(s->n_critical, n);
 	for (size_t i = 0; i < n; i++) {
-		assert_int_equal(s->critical_path[i].op, OP(b, corr[i]));
-		assert_int_equal(s->critical_path[i].ns, ns[i]);
+		assert_int_equal(s->critical_path[i], OP(b, corr[i]));
+		assert_int_equal(gs_schedule_op_ns(&b->ops[s->critical_path[i]]), ns[i]);
 	}
 }
 

@@ -11,7 +11,9 @@
  *   the same edges; as built (edges a path implies left out), the same
  *   counts, waits, schedules, invariants and missed overlaps;
  * - the missed overlaps' kernels: among the GS_MO_NEAR kernels that ended
- *   last before the copy or started first after it, found by scans.
+ *   last before the copy or started first after it, found by scans;
+ * - the critical path's listed rows (a bounded heap) against a ranking of
+ *   the whole path.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +28,7 @@
 #include <gpuscope/analyzer.h>
 
 #include "../../analyzer/analyses/analyzer_priv.h"
+#include "../../analyzer/results/report_build_priv.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
@@ -920,15 +923,13 @@ static void same_schedule(const struct gs_trace *t, const struct gs_graph *ga,
 	assert_int_equal(a.broken_cycles, b.broken_cycles);
 	assert_int_equal(a.critical_lead_ns, b.critical_lead_ns);
 	assert_int_equal(a.n_critical, b.n_critical);
-	for (size_t i = 0; i < a.n_critical; i++) {
-		assert_int_equal(a.critical_path[i].op, b.critical_path[i].op);
-		assert_int_equal(a.critical_path[i].ns, b.critical_path[i].ns);
-	}
+	for (size_t i = 0; i < a.n_critical; i++)
+		assert_int_equal(a.critical_path[i], b.critical_path[i]);
 	for (size_t o = 0; o < n_ops; o++) {
 		assert_int_equal(gs_schedule_ideal_start(&a, (uint32_t)o),
 				 gs_schedule_ideal_start(&b, (uint32_t)o));
-		assert_int_equal(gs_schedule_delay_ns(&a, (uint32_t)o),
-				 gs_schedule_delay_ns(&b, (uint32_t)o));
+		assert_int_equal(gs_schedule_delay_ns(t, &a, (uint32_t)o),
+				 gs_schedule_delay_ns(t, &b, (uint32_t)o));
 		assert_int_equal(gs_schedule_bound_by(&a, (uint32_t)o),
 				 gs_schedule_bound_by(&b, (uint32_t)o));
 		assert_int_equal(gs_schedule_pipelined_start(&a, (uint32_t)o),
@@ -1145,12 +1146,100 @@ static void test_missed_near(void **state)
 		fail_msg("only %zu missed overlaps named a kernel", named);
 }
 
+/* ---- the critical path's listed rows ----------------------------------- */
+
+/* An op of the path in the reference ranking: its time, its place. */
+struct crit_ref {
+	int64_t ns;
+	size_t step;
+};
+
+/* Longest first, of equal times the earlier on the path. */
+static int cmp_crit_ref(const void *pa, const void *pb)
+{
+	const struct crit_ref *a = pa, *b = pb;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return a->step < b->step ? -1 : a->step > b->step;
+}
+
+/* The rows gs_report_cut_critical keeps of `path`, against the first
+ * `rows` of the whole path ranked (ref, n entries). */
+static void check_critical_rows(const struct gs_op *ops, uint32_t *path, size_t n,
+				const struct crit_ref *ref, size_t rows)
+{
+	struct gs_report_device d;
+	size_t keep = n < rows ? n : rows;
+
+	memset(&d, 0, sizeof(d));
+	d.sched.critical_path = path;
+	d.sched.n_critical = n;
+	assert_int_equal(gs_report_cut_critical(&d, ops, rows), GS_OK);
+	assert_int_equal(d.critical_count, n);
+	assert_int_equal(d.n_critical, keep);
+	/* The kept rows in path order, */
+	for (size_t j = 1; j < keep; j++)
+		assert_true(d.critical_step[j - 1] < d.critical_step[j]);
+	/* ranked as the whole path is: the same ops, times and places. */
+	for (size_t r = 0; r < keep; r++) {
+		size_t j = d.critical_rank[r];
+
+		assert_true(j < keep);
+		assert_int_equal(d.critical_step[j], ref[r].step);
+		assert_int_equal(d.critical[j].op, path[ref[r].step]);
+		assert_int_equal(d.critical[j].ns, ref[r].ns);
+	}
+	free(d.critical);
+	free(d.critical_step);
+	free(d.critical_rank);
+}
+
+/*
+ * gs_report_cut_critical keeps the `rows` longest ops of a path with a heap
+ * of `rows` entries: against a stable ranking of the whole path, over
+ * random paths whose times take a few values (ties everywhere, ops that
+ * end before they start among them, whose time is 0), with `rows` of 1,
+ * of the path less one, of all of it and past it, and between.
+ */
+static void test_critical_rows(void **state)
+{
+	(void)state;
+	for (int iter = 0; iter < 300; iter++) {
+		size_t n_ops = 1 + rnd(300), n = 1 + rnd(iter % 10 ? 200 : 5000);
+		uint32_t values = 1 + rnd(6);
+		struct gs_op *ops = calloc(n_ops, sizeof(*ops));
+		uint32_t *path = malloc(n * sizeof(*path));
+		struct crit_ref *ref = malloc(n * sizeof(*ref));
+		size_t rows[] = {1, 2, n - 1 ? n - 1 : 1, n, n + 3, 1 + rnd((uint32_t)n)};
+
+		assert_non_null(ops);
+		assert_non_null(path);
+		assert_non_null(ref);
+		for (size_t i = 0; i < n_ops; i++) {
+			ops[i].start_ns = rnd(1000);
+			ops[i].end_ns =
+				ops[i].start_ns + 10 * (int64_t)rnd(values) - (rnd(8) ? 0 : 25);
+		}
+		for (size_t i = 0; i < n; i++) {
+			path[i] = rnd((uint32_t)n_ops);
+			ref[i] = (struct crit_ref){gs_schedule_op_ns(&ops[path[i]]), i};
+		}
+		qsort(ref, n, sizeof(*ref), cmp_crit_ref);
+		for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
+			check_critical_rows(ops, path, n, ref, rows[k]);
+		free(ops);
+		free(path);
+		free(ref);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keyed_sorts),     cmocka_unit_test(test_device_op_ranges),
 		cmocka_unit_test(test_graph_reference), cmocka_unit_test(test_graph_implied),
-		cmocka_unit_test(test_missed_near),
+		cmocka_unit_test(test_missed_near),     cmocka_unit_test(test_critical_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -65,10 +65,12 @@ static void check_device(const struct gs_report *r, const struct gs_report_devic
 			 (long long)d->inv.critical_path_ns, (long long)d->dependency_bound_ns);
 	if (!d->broken_cycles) {
 		int64_t crit = d->critical_lead_ns;
+		size_t n_ops;
+		const struct gs_op *ops = gs_trace_ops(r->t, &n_ops);
 
 		/* The whole path (the report lists --rows of it). */
 		for (size_t i = 0; i < d->sched.n_critical; i++)
-			crit += d->sched.critical_path[i].ns;
+			crit += gs_schedule_op_ns(&ops[d->sched.critical_path[i]]);
 		if (d->sched.n_critical != d->critical_count)
 			fail_msg("%s: critical path of %zu ops, %zu counted", what,
 				 d->sched.n_critical, d->critical_count);

@@ -84,7 +84,7 @@ static void test_example1_chain(void **state)
 	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 3)), AT(52));
 	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 4)) + US(8), AT(70));
 	for (uint64_t c = 1; c <= 4; c++)
-		assert_int_equal(gs_schedule_delay_ns(&s, OP(&b, c)), 0);
+		assert_int_equal(gs_schedule_delay_ns(b.t, &s, OP(&b, c)), 0);
 	check_critical(&s, &b, cp, cp_ns, 4);
 	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 1)), GS_BOUND_HOST_LAUNCH);
 	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 2)), GS_BOUND_EVENT);
@@ -439,7 +439,7 @@ static void test_three_streams(void **state)
 	assert_int_equal(s.ideal_ns, US(142));
 	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 8)), AT(92));
 	assert_int_equal(gs_schedule_ideal_start(&s, OP(&b, 9)), AT(132));
-	assert_int_equal(gs_schedule_delay_ns(&s, OP(&b, 8)), 0);
+	assert_int_equal(gs_schedule_delay_ns(b.t, &s, OP(&b, 8)), 0);
 	assert_true(s.efficiency == 1.0);
 	/* Kernels waited for the GPU, not for an edge: the latest candidate
 	 * is the end of their own stream's copy. */
@@ -497,7 +497,7 @@ static void test_example3(void **state)
 	assert_int_equal(s.ideal_ns, US(24));
 	assert_int_equal(s.dependency_bound_ns, US(24));
 	assert_int_equal(s.actual_ns - s.ideal_ns, US(10));
-	assert_int_equal(gs_schedule_delay_ns(&s, OP(&b, 2)), US(10));
+	assert_int_equal(gs_schedule_delay_ns(b.t, &s, OP(&b, 2)), US(10));
 	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 1)), GS_BOUND_HOST_LAUNCH);
 	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 2)), GS_BOUND_HOST_LAUNCH);
 	assert_int_equal(gs_schedule_bound_by(&s, OP(&b, 3)), GS_BOUND_HOST_SYNC);

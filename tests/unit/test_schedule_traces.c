@@ -140,7 +140,7 @@ static void test_kineto_serial_pageable(void **state)
 	assert_int_equal(s.actual_ns, US(126));
 	assert_int_equal(s.dependency_bound_ns, US(124));
 	assert_int_equal(s.ideal_ns, US(124));
-	assert_int_equal(gs_schedule_delay_ns(&s, op_by_corr(t, 4)), US(2));
+	assert_int_equal(gs_schedule_delay_ns(t, &s, op_by_corr(t, 4)), US(2));
 	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 2)), GS_BOUND_STREAM_ORDER);
 	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 4)), GS_BOUND_HOST_LAUNCH);
 	assert_int_equal(gs_schedule_bound_by(&s, op_by_corr(t, 3)), GS_BOUND_STREAM_ORDER);

@@ -74,6 +74,13 @@ struct gs_report_kernel {
 	uint8_t cls; /* enum gs_kernel_class (gs_measures_kernel_row_class) */
 };
 
+/* A listed op of the critical path (gs_schedule.critical_path holds the
+ * op indices alone): the op and its time, gs_schedule_op_ns(). */
+struct gs_critical_op {
+	uint32_t op; /* index into gs_trace_ops() */
+	int64_t ns;
+};
+
 /* A device's figures over one step's GPU window. */
 struct gs_report_step_stat {
 	bool has;
@@ -136,8 +143,8 @@ struct gs_report_device {
 	struct gs_breakdown b;
 
 	/* The ideal schedule (gs_schedule_compute): its per-op ideal starts
-	 * and its whole critical path; slot_delay_ns, slot_bound_by and
-	 * slot_pipelined_start are not kept (NULL). */
+	 * and its whole critical path; slot_bound_by, slot_pipelined_start
+	 * and slot_share are not kept (NULL). */
 	struct gs_schedule sched;
 	/* From the schedule. */
 	int64_t actual_ns;

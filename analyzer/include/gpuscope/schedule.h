@@ -57,10 +57,13 @@ enum gs_ideal_rule {
 const char *gs_ideal_rule_name(unsigned rule);
 #define GS_SHARE_UNIT (1u << 20)
 
-struct gs_critical_op {
-	uint32_t op; /* index into gs_trace_ops() */
-	int64_t ns;  /* its duration */
-};
+/* An op's time in every schedule, and on the critical path: its recorded
+ * duration, never negative. The schedules keep op indices alone, so that
+ * the path costs 4 bytes an op: its times are read back from the trace. */
+static inline int64_t gs_schedule_op_ns(const struct gs_op *op)
+{
+	return op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0;
+}
 
 struct gs_what_if {
 	const char *name; /* static: "pipelined_batches" or "cuda_graph_replay" */
@@ -98,16 +101,18 @@ struct gs_schedule {
 	int64_t actual_ns;
 	int64_t dependency_bound_ns;
 	int64_t ideal_ns;
-	double efficiency;                    /* ideal_ns / actual_ns (1 when actual_ns is 0) */
-	struct gs_critical_op *critical_path; /* in time order */
+	double efficiency; /* ideal_ns / actual_ns (1 when actual_ns is 0) */
+	/* Indices into gs_trace_ops(), in time order; each op's time is
+	 * gs_schedule_op_ns(). */
+	uint32_t *critical_path;
 	size_t n_critical;
 	/* Per slot: the ops of the device, by slot_ranges (ascending), those
-	 * outside the schedule 0 / NONE. */
+	 * outside the schedule 0 / NONE. An op's delay (actual start - ideal
+	 * start) is not kept: gs_schedule_delay_ns() derives it. */
 	struct gs_schedule_range *slot_ranges;
 	size_t n_slot_ranges;
 	size_t n_slots;
 	int64_t *slot_ideal_start;
-	int64_t *slot_delay_ns;                    /* actual start - ideal start */
 	uint8_t *slot_bound_by;                    /* enum gs_constraint */
 	uint32_t copy_engines[GS_COPY_KIND_COUNT]; /* used for the ideal, by direction */
 	struct gs_what_if pipelined;
@@ -161,7 +166,8 @@ void gs_schedule_fini(struct gs_schedule *s);
 uint32_t gs_schedule_slot(const struct gs_schedule *s, uint32_t op);
 /* The per-op results of op `op`: 0 (GS_BOUND_NONE) when not scheduled. */
 int64_t gs_schedule_ideal_start(const struct gs_schedule *s, uint32_t op);
-int64_t gs_schedule_delay_ns(const struct gs_schedule *s, uint32_t op);
+/* Its actual start (in trace `t`, the schedule's) - its ideal start. */
+int64_t gs_schedule_delay_ns(const struct gs_trace *t, const struct gs_schedule *s, uint32_t op);
 uint8_t gs_schedule_bound_by(const struct gs_schedule *s, uint32_t op);
 int64_t gs_schedule_pipelined_start(const struct gs_schedule *s, uint32_t op);
 
