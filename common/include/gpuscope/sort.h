@@ -79,6 +79,22 @@ gs_status gs_sort_records_into(void *base, size_t n, const struct gs_sort_spec *
 			       void **sorted);
 
 /*
+ * The scatter gs_sort_records_copy makes of records in order within each
+ * of their groups (up to this many groups: their write streams stay in
+ * cache), for a caller that has checked that order itself in a pass it
+ * makes anyway: a stable partition of the n records at base by groups[i]
+ * (0 .. ngroups - 1), each group's records in the order they come, count[g]
+ * of group g, into dst (room for n records, not overlapping base) or, when
+ * dst is NULL, a new array. *out is the array they went to. Returns
+ * GS_ERR_NOMEM (no cause appended) when memory is short; base is left as
+ * it was either way.
+ */
+#define GS_SORT_SCATTER_MAX_GROUPS 4096
+
+gs_status gs_sort_scatter_groups(const void *base, size_t n, size_t size, const uint32_t *groups,
+				 uint32_t ngroups, const size_t *count, void *dst, void **out);
+
+/*
  * qsort's interface, stable. Never fails: without memory for its work
  * arrays it sorts in place (a slower merge by rotations).
  */
