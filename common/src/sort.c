@@ -1291,6 +1291,8 @@ size_t gs_kmerge_runs(const struct gs_kmerge *m)
 struct pair {
 	int64_t a, b;
 	uint32_t id;
+	uint32_t last;     /* the pair's last record so far, for the order check */
+	uint64_t last_key; /* and its key */
 };
 
 static int cmp_pair(const void *pa, const void *pb)
@@ -1304,9 +1306,23 @@ static int cmp_pair(const void *pa, const void *pb)
 	return 0;
 }
 
-gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off_a, size_t off_b,
-			     uint32_t *out, uint32_t *nranks)
+/* Record i follows the last one of its pair p in `order` (updated);
+ * without a key, by cmp alone. */
+static bool pair_follows(const struct ctx *c, struct pair *p, uint32_t i)
 {
+	uint64_t k = c->key ? c->key(rec(c, i)) : 0;
+	bool in = p->last == UINT32_MAX || le(c, p->last, i, p->last_key, k);
+
+	p->last = i;
+	p->last_key = k;
+	return in;
+}
+
+gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off_a, size_t off_b,
+			     const struct gs_sort_spec *order, bool *within, uint32_t *out,
+			     uint32_t *nranks)
+{
+	struct ctx c = {.base = base, .size = size};
 	struct pair *pairs = NULL, *np;
 	uint32_t *slot = NULL, *rank = NULL, npairs = 0, cap = 0;
 	size_t nslots = 64, mask;
@@ -1314,6 +1330,11 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 	uint32_t last_id = UINT32_MAX;
 	gs_status rc = GS_ERR_NOMEM;
 
+	if (order) {
+		c.cmp = order->cmp;
+		c.key = order->key;
+		*within = true;
+	}
 	slot = malloc(nslots * sizeof(*slot));
 	if (!slot)
 		goto out;
@@ -1328,6 +1349,8 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 		memcpy(&b, r + off_b, sizeof(b));
 		if (last_id != UINT32_MAX && a == last_a && b == last_b) {
 			out[i] = last_id; /* runs of one thread are the common case */
+			if (order && *within)
+				*within = pair_follows(&c, &pairs[last_id], (uint32_t)i);
 			continue;
 		}
 		h = (size_t)gs_hash_u64(gs_hash_u64((uint64_t)a) ^ (uint64_t)b) & mask;
@@ -1341,7 +1364,8 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 					goto out;
 				pairs = np;
 			}
-			pairs[npairs] = (struct pair){.a = a, .b = b, .id = npairs};
+			pairs[npairs] =
+				(struct pair){.a = a, .b = b, .id = npairs, .last = UINT32_MAX};
 			slot[h] = npairs++;
 			if ((size_t)npairs * 2 > nslots) {
 				uint32_t *ns = malloc(nslots * 2 * sizeof(*ns));
@@ -1370,6 +1394,8 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 			}
 		}
 		out[i] = last_id = slot[h];
+		if (order && *within)
+			*within = pair_follows(&c, &pairs[last_id], (uint32_t)i);
 		last_a = a;
 		last_b = b;
 	}

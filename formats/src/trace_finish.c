@@ -248,25 +248,25 @@ static gs_status threads_from_runs(struct gs_trace *t)
 /* The same table from the sort's groups: groups[i] is the rank of call i's
  * (pid, tid) (as the calls were before the sort) among the nranks pairs
  * in (pid, tid) order, the order of the sorted calls' runs, so a thread's
- * count is its rank's and its first call the sum of the counts before.
- * This reads 4 bytes a call where the walk read a 56-byte record (630 MB
- * at 1e7 ops). GS_ERR_NOMEM without a cause, as sort_ops. */
-static gs_status threads_from_ranks(struct gs_trace *t, const uint32_t *groups, uint32_t nranks)
+ * count is its rank's (count[r], of the groups) and its first call the
+ * sum of the counts before. This reads 4 bytes a call where the walk read
+ * a 56-byte record (630 MB at 1e7 ops). GS_ERR_NOMEM without a cause, as
+ * sort_ops. */
+static gs_status threads_from_ranks(struct gs_trace *t, const size_t *count, uint32_t nranks)
 {
 	struct gs_thread *th = calloc(nranks ? nranks : 1, sizeof(*th));
 	size_t first = 0;
 
 	if (!th)
 		return GS_ERR_NOMEM;
-	for (size_t i = 0; i < t->n_api_calls; i++)
-		th[groups[i]].api_count++;
 	for (uint32_t r = 0; r < nranks; r++) {
 		const struct gs_api_call *c = &t->api_calls[first];
 
 		th[r].pid = c->pid;
 		th[r].tid = c->tid;
 		th[r].first_api = first;
-		first += th[r].api_count;
+		th[r].api_count = count[r];
+		first += count[r];
 	}
 	free(t->threads);
 	t->threads = th;
@@ -275,21 +275,37 @@ static gs_status threads_from_ranks(struct gs_trace *t, const uint32_t *groups, 
 	return GS_OK;
 }
 
+/* Each rank's count of the n groups into count (nranks, zeroed); whether
+ * the ranks never fall (the calls are in thread order). */
+static bool count_ranks(const uint32_t *groups, size_t n, size_t *count)
+{
+	bool rising = true;
+
+	for (size_t i = 0; i < n; i++) {
+		count[groups[i]]++;
+		rising = rising && (!i || groups[i] >= groups[i - 1]);
+	}
+	return rising;
+}
+
 /* API calls by host thread (the group: ranks of (pid, tid)), then start,
  * into `spare` (spare_bytes long, the array the ops were sorted away from,
  * whose pages are touched already: brought to the calls' size, mremap
  * keeps the pages and gives back a longer array's tail; taken over) or,
  * when NULL, into a new array. The array the calls were sorted away from
  * goes to *left (*left_bytes long; NULL when they did not move), for the
- * joins (trace_joins_compute). GS_ERR_NOMEM without a cause, as
- * sort_ops. */
+ * joins (trace_joins_compute). The ranks' pass over the calls checks
+ * that they are in order within their threads (the bench traces' are),
+ * and then a scatter by thread sorts them, without a pass of its own to
+ * check. GS_ERR_NOMEM without a cause, as sort_ops. */
 static gs_status sort_api_calls(struct gs_trace *t, void *spare, size_t spare_bytes, void **left,
 				size_t *left_bytes)
 {
 	struct gs_sort_spec spec = {.size = sizeof(*t->api_calls), .cmp = cmp_api, .key = key_api};
-	size_t need = t->n_api_calls * sizeof(*t->api_calls);
+	size_t need = t->n_api_calls * sizeof(*t->api_calls), *count = NULL;
 	uint32_t *groups = NULL;
 	void *sorted = NULL;
+	bool within = false;
 	gs_status rc = GS_ERR_NOMEM;
 
 	if (t->n_api_calls < 2) {
@@ -308,12 +324,24 @@ static gs_status sort_api_calls(struct gs_trace *t, void *spare, size_t spare_by
 		goto out;
 	rc = gs_sort_pair_ranks(t->api_calls, t->n_api_calls, sizeof(*t->api_calls),
 				offsetof(struct gs_api_call, pid),
-				offsetof(struct gs_api_call, tid), groups, &spec.ngroups);
-	spec.groups = groups;
-	if (!rc && spare)
-		rc = gs_sort_records_into(t->api_calls, t->n_api_calls, &spec, spare, &sorted);
-	else if (!rc)
-		rc = gs_sort_records_copy(t->api_calls, t->n_api_calls, &spec, &sorted);
+				offsetof(struct gs_api_call, tid), &spec, &within, groups,
+				&spec.ngroups);
+	count = rc ? NULL : calloc(spec.ngroups ? spec.ngroups : 1, sizeof(*count));
+	if (!count)
+		rc = GS_ERR_NOMEM;
+	if (!rc && count_ranks(groups, t->n_api_calls, count) && within)
+		sorted = NULL; /* in order already */
+	else if (!rc && within && spec.ngroups <= GS_SORT_SCATTER_MAX_GROUPS)
+		rc = gs_sort_scatter_groups(t->api_calls, t->n_api_calls, sizeof(*t->api_calls),
+					    groups, spec.ngroups, count, spare, &sorted);
+	else if (!rc) {
+		spec.groups = groups;
+		if (spare)
+			rc = gs_sort_records_into(t->api_calls, t->n_api_calls, &spec, spare,
+						  &sorted);
+		else
+			rc = gs_sort_records_copy(t->api_calls, t->n_api_calls, &spec, &sorted);
+	}
 	if (rc)
 		rc = GS_ERR_NOMEM;
 	if (sorted) {
@@ -332,9 +360,10 @@ static gs_status sort_api_calls(struct gs_trace *t, void *spare, size_t spare_by
 			spare = NULL;
 	}
 	if (!rc)
-		rc = threads_from_ranks(t, groups, spec.ngroups);
+		rc = threads_from_ranks(t, count, spec.ngroups);
 out:
 	free(groups);
+	free(count);
 	free(spare);
 	return rc;
 }

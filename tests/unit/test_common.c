@@ -776,7 +776,7 @@ static void test_sort_pair_ranks(void **state)
 
 	(void)state;
 	assert_int_equal(gs_sort_pair_ranks(v, 6, sizeof(v[0]), offsetof(struct pr, a),
-					    offsetof(struct pr, b), out, &n),
+					    offsetof(struct pr, b), NULL, NULL, out, &n),
 			 GS_OK);
 	assert_int_equal(n, 4);
 	for (size_t i = 0; i < 6; i++)

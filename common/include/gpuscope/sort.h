@@ -209,10 +209,15 @@ static inline void gs_heap_sift_down(void *h, size_t n, size_t i, size_t size,
  * Dense ranks of (a, b) int64 pairs: out[i] is the rank of (a[i], b[i])
  * among the distinct pairs ordered by (a, b); *nranks their number. The
  * pairs are read at byte offsets off_a and off_b of records of `size`
- * bytes. GS_ERR_NOMEM without a cause on failure.
+ * bytes. With `order` (its cmp and key; its groups unused), *within tells
+ * besides whether the records of each pair come in that order (so that
+ * gs_sort_scatter_groups by the ranks sorts them), checked in the same
+ * pass; order may be NULL (within unused). GS_ERR_NOMEM without a cause
+ * on failure.
  */
 gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off_a, size_t off_b,
-			     uint32_t *out, uint32_t *nranks);
+			     const struct gs_sort_spec *order, bool *within, uint32_t *out,
+			     uint32_t *nranks);
 
 #ifdef __cplusplus
 }
