@@ -1324,10 +1324,11 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 {
 	struct ctx c = {.base = base, .size = size};
 	struct pair *pairs = NULL, *np;
-	uint32_t *slot = NULL, *rank = NULL, npairs = 0, cap = 0;
+	uint32_t *slot = NULL, *rank = NULL, npairs = 0, cap = 64;
 	size_t nslots = 64, mask;
 	int64_t last_a = 0, last_b = 0;
-	uint32_t last_id = UINT32_MAX;
+	uint32_t last_id = 0;
+	struct pair *last_pair = NULL; /* pairs[last_id]; NULL before the first */
 	gs_status rc = GS_ERR_NOMEM;
 
 	if (order) {
@@ -1335,8 +1336,11 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 		c.key = order->key;
 		*within = true;
 	}
+	/* Both from the start (calloc: for the static analyzer, which cannot
+	 * see that a table entry is an index of a pair filled in). */
 	slot = malloc(nslots * sizeof(*slot));
-	if (!slot)
+	pairs = calloc(cap, sizeof(*pairs));
+	if (!slot || !pairs)
 		goto out;
 	memset(slot, 0xff, nslots * sizeof(*slot));
 	mask = nslots - 1;
@@ -1347,10 +1351,10 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 
 		memcpy(&a, r + off_a, sizeof(a));
 		memcpy(&b, r + off_b, sizeof(b));
-		if (last_id != UINT32_MAX && a == last_a && b == last_b) {
+		if (last_pair && a == last_a && b == last_b) {
 			out[i] = last_id; /* runs of one thread are the common case */
 			if (order && *within)
-				*within = pair_follows(&c, &pairs[last_id], (uint32_t)i);
+				*within = pair_follows(&c, last_pair, (uint32_t)i);
 			continue;
 		}
 		h = (size_t)gs_hash_u64(gs_hash_u64((uint64_t)a) ^ (uint64_t)b) & mask;
@@ -1358,7 +1362,7 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 			h = (h + 1) & mask;
 		if (slot[h] == UINT32_MAX) {
 			if (npairs == cap) {
-				cap = cap ? cap * 2 : 64;
+				cap *= 2;
 				np = realloc(pairs, cap * sizeof(*pairs));
 				if (!np)
 					goto out;
@@ -1394,8 +1398,9 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 			}
 		}
 		out[i] = last_id = slot[h];
+		last_pair = &pairs[last_id];
 		if (order && *within)
-			*within = pair_follows(&c, &pairs[last_id], (uint32_t)i);
+			*within = pair_follows(&c, last_pair, (uint32_t)i);
 		last_a = a;
 		last_b = b;
 	}
