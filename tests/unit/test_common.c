@@ -594,6 +594,32 @@ static void test_sort_buckets(void **state)
 	free(v);
 }
 
+/* Large records sorted in place from nearly in order: by the window when
+ * no record moves more than its ring holds to a later place, along the
+ * cycles when a few move farther (over 4 MB of records); the same order
+ * either way. */
+static void test_sort_in_place_window(void **state)
+{
+	enum {
+		N = 150000
+	};
+	struct srec *v = calloc(N, sizeof(*v));
+
+	(void)state;
+	assert_non_null(v);
+	for (int far = 0; far < 2; far++) {
+		for (size_t i = 0; i < N; i++) {
+			int64_t key = (int64_t)(i ^ 3) * 10 - (i % 500 == 499 ? 2000 : 0);
+
+			if (far && i % 10000 == 5)
+				key += 1200000; /* 120,000 places later */
+			v[i] = (struct srec){.key = key, .place = i};
+		}
+		check_way(v, N, sizeof(*v), WAY_RECORDS);
+	}
+	free(v);
+}
+
 /* Records of (a, b) pairs for gs_sort_pair_ranks' order check. */
 struct prec {
 	int64_t a, b, key, tie;
@@ -981,6 +1007,7 @@ int main(void)
 		cmocka_unit_test(test_sort_buckets),
 		cmocka_unit_test(test_sort_pair_ranks),
 		cmocka_unit_test(test_sort_pair_ranks_within),
+		cmocka_unit_test(test_sort_in_place_window),
 		cmocka_unit_test(test_heap_sift_down),
 		cmocka_unit_test(test_kmerge_exact),
 		cmocka_unit_test(test_kmerge_random),
