@@ -424,42 +424,115 @@ static void radix_sort(uint64_t *k, uint32_t *idx, uint64_t *k2, uint32_t *idx2,
 }
 
 /*
- * Path 3 for keys without groups: the order of records 0 .. n - 1 (keys in
- * k) into idx, by key then cmp, stably. One counting scatter of the
- * indexes into buckets of the keys' high bits, about BUCKET_FILL records
- * a bucket, then each bucket by insertion (by key, then cmp on equal
- * keys), in cache. Keys that come nearly in order (host ranges, written as
- * they end, are a few places from theirs) make the scatter's writes follow
- * its reads, and a bucket's indexes are near each other, so its keys share
- * cache lines: two sequential passes and no second key array, where the
- * radix sort makes a pass per varying byte. A bucket of more than
- * BUCKET_MAX records (keys bunched together) is merge sorted. GS_ERR_NOMEM
- * for want of the bucket counts.
+ * Path 3 for keys without groups: the order of records 0 .. n - 1 into
+ * idx, by key then cmp, stably. One counting scatter of the indexes into
+ * buckets of the keys' high bits, about BUCKET_FILL records a bucket, then
+ * each bucket by insertion (by key, then cmp on equal keys), in cache.
+ * Keys that come nearly in order (host ranges, written as they end, are a
+ * few places from theirs) make the scatter's writes follow its reads, and
+ * a bucket's indexes are near each other, so its keys share cache lines:
+ * no second key array, where the radix sort makes a pass per varying
+ * byte. A bucket of more than BUCKET_MAX records (keys bunched together)
+ * is merge sorted.
+ *
+ * The keys (into k), the check for records in order already and the
+ * bucket counts come from one pass over the records (bucket_count). The
+ * buckets span the keys of the first and the last record, which for
+ * nearly ordered records bound all but a few: a key outside goes to the
+ * first or last bucket, which keeps the buckets in key order. When more
+ * than one key in SPAN_MISS_SHARE falls outside (records in no order),
+ * the keys' true span, taken in the same pass, is counted again.
  */
 #define BUCKET_FILL 8
 #define BUCKET_MAX 64
+#define SPAN_MISS_SHARE 64
 
-static gs_status bucket_sort(const struct ctx *c, const uint64_t *k, size_t n, uint32_t *idx)
+struct buckets {
+	uint64_t lo;
+	size_t last; /* the number of buckets - 1 */
+	unsigned shift;
+	size_t *end; /* the counts, then each bucket's end */
+};
+
+/* Buckets for keys lo .. hi, about BUCKET_FILL of n keys a bucket. */
+static gs_status buckets_over(struct buckets *bk, uint64_t lo, uint64_t hi, size_t n)
 {
-	uint64_t lo = k[0], hi = k[0], span;
-	size_t want = n / BUCKET_FILL ? n / BUCKET_FILL : 1, nb, *end, big = 0;
-	uint32_t *tmp = NULL;
-	unsigned shift = 0;
+	size_t want = n / BUCKET_FILL ? n / BUCKET_FILL : 1;
+	uint64_t span = hi - lo;
 
+	bk->lo = lo;
+	bk->shift = 0;
+	while (bk->shift < 63 && (span >> bk->shift) >= want)
+		bk->shift++;
+	bk->last = (size_t)(span >> bk->shift);
+	free(bk->end);
+	bk->end = calloc(bk->last + 2, sizeof(*bk->end));
+	return bk->end ? GS_OK : GS_ERR_NOMEM;
+}
+
+static inline size_t bucket_of(const struct buckets *bk, uint64_t k)
+{
+	size_t b = k < bk->lo ? 0 : (size_t)((k - bk->lo) >> bk->shift);
+
+	return b < bk->last ? b : bk->last;
+}
+
+/* Count key k (in end[b + 1]); 1 when it lies outside the buckets' span. */
+static inline size_t count_key(const struct buckets *bk, uint64_t k)
+{
+	size_t b = bucket_of(bk, k);
+
+	bk->end[b + 1]++;
+	return k < bk->lo || (size_t)((k - bk->lo) >> bk->shift) > bk->last;
+}
+
+/*
+ * The keys of records 0 .. n - 1 into k and, unless they are in order
+ * already (*sorted, bk->end left NULL), their bucket counts in bk.
+ */
+static gs_status bucket_count(const struct ctx *c, uint64_t *k, size_t n, struct buckets *bk,
+			      bool *sorted)
+{
+	uint64_t first = key_at(c, 0), end_key = key_at(c, (uint32_t)(n - 1));
+	uint64_t lo = first, hi = first;
+	size_t outside = 0;
+
+	*sorted = true;
+	k[0] = first;
 	for (size_t i = 1; i < n; i++) {
+		k[i] = key_at(c, (uint32_t)i);
 		lo = k[i] < lo ? k[i] : lo;
 		hi = k[i] > hi ? k[i] : hi;
+		if (*sorted) {
+			if (le(c, (uint32_t)(i - 1), (uint32_t)i, k[i - 1], k[i]))
+				continue;
+			/* The first record out of order: count those before. */
+			*sorted = false;
+			if (buckets_over(bk, first < end_key ? first : end_key,
+					 first < end_key ? end_key : first, n))
+				return GS_ERR_NOMEM;
+			for (size_t j = 0; j < i; j++)
+				outside += count_key(bk, k[j]);
+		}
+		outside += count_key(bk, k[i]);
 	}
-	span = hi - lo;
-	while (shift < 63 && (span >> shift) >= want)
-		shift++;
-	nb = (size_t)(span >> shift) + 1;
-	end = calloc(nb + 1, sizeof(*end));
-	if (!end)
+	if (*sorted || outside <= n / SPAN_MISS_SHARE)
+		return GS_OK;
+	if (buckets_over(bk, lo, hi, n))
 		return GS_ERR_NOMEM;
 	for (size_t i = 0; i < n; i++)
-		end[((k[i] - lo) >> shift) + 1]++;
-	for (size_t b = 0; b < nb; b++) {
+		count_key(bk, k[i]);
+	return GS_OK;
+}
+
+/* The bucket sort itself, from bucket_count's counts (bk->end is freed). */
+static gs_status bucket_sort(const struct ctx *c, const uint64_t *k, size_t n, uint32_t *idx,
+			     struct buckets *bk)
+{
+	size_t *end = bk->end, big = 0;
+	uint32_t *tmp = NULL;
+
+	for (size_t b = 0; b <= bk->last; b++) {
 		big = end[b + 1] > big ? end[b + 1] : big;
 		end[b + 1] += end[b];
 	}
@@ -468,9 +541,9 @@ static gs_status bucket_sort(const struct ctx *c, const uint64_t *k, size_t n, u
 		return GS_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
-		idx[end[(k[i] - lo) >> shift]++] = (uint32_t)i;
+		idx[end[bucket_of(bk, k[i])]++] = (uint32_t)i;
 	/* end[b]: the end of bucket b now, the start of b + 1. */
-	for (size_t b = 0, from = 0; b < nb; from = end[b++]) {
+	for (size_t b = 0, from = 0; b <= bk->last; from = end[b++]) {
 		size_t m = end[b] - from;
 
 		if (m > BUCKET_MAX)
@@ -590,37 +663,82 @@ static gs_status apply_cycles(char *base, size_t n, size_t size, uint32_t *idx)
  * Whether the permutation moves records far (more than one in FAR_SHARE
  * goes more than FAR_RECORDS places): its cycles then jump over the whole
  * array, a TLB miss a record, and a gather through a copy is cheaper. A
- * local one (records sorted from nearly in order) walks cycles that stay
- * in cache, and needs no second array.
+ * local one (records sorted from nearly in order) is applied in place, in
+ * cache, without a second array. *back: the most places a record moves
+ * to a later place (what apply_window's ring must hold).
  */
 #define FAR_RECORDS 4096
 #define FAR_SHARE 16
+#define RING_MAX_BYTES (4u << 20) /* apply_window's ring: in L2 or L3 */
 
-static bool moves_far(const uint32_t *idx, size_t n)
+static bool moves_far(const uint32_t *idx, size_t n, size_t *back)
 {
-	size_t far = 0;
+	size_t far = 0, most = 0;
 
-	for (size_t p = 0; p < n; p++)
+	for (size_t p = 0; p < n; p++) {
 		far += (idx[p] > p ? idx[p] - p : p - idx[p]) > FAR_RECORDS;
+		most = idx[p] < p && p - idx[p] > most ? p - idx[p] : most;
+	}
+	*back = most;
 	return far > n / FAR_SHARE;
+}
+
+/*
+ * In place by a window sliding over the array: places are written in
+ * order, each one's old record kept first in a ring of the last mask + 1
+ * places (more than any record moves to a later place), so a record that
+ * goes later comes from the ring and one that goes earlier from base,
+ * where nothing is written yet. Two sequential streams and a ring in
+ * cache, where the walk along the cycles (host ranges: 0.36 s of the sort
+ * phase's main thread at 1e7) waits on an index and a record a step.
+ */
+static void apply_window(char *base, size_t n, size_t size, const uint32_t *idx, char *ring,
+			 size_t mask)
+{
+	for (size_t p = 0; p < n; p++) {
+		size_t q = idx[p];
+
+		copy_elem(ring + (p & mask) * size, base + p * size, size);
+		if (q != p)
+			copy_elem(base + p * size,
+				  q < p ? ring + (q & mask) * size : base + q * size, size);
+	}
+}
+
+/* In place: by the window when its ring fits RING_MAX_BYTES (back: the
+ * most a record moves to a later place), else along the cycles. */
+static gs_status apply_in_place(char *base, size_t n, size_t size, uint32_t *idx, size_t back)
+{
+	size_t ring = 1;
+	char *buf;
+
+	while (ring <= back && ring * size <= RING_MAX_BYTES)
+		ring *= 2;
+	buf = ring * size <= RING_MAX_BYTES ? malloc(ring * size) : NULL;
+	if (!buf)
+		return apply_cycles(base, n, size, idx);
+	apply_window(base, n, size, idx, buf, ring - 1);
+	free(buf);
+	return GS_OK;
 }
 
 /*
  * The same by a copy (sequential writes, prefetched reads): into a new
  * array *out when out is given, else copied back. Without the memory for
  * the copy, or for records above GATHER_MAX_SIZE bytes copied back whose
- * permutation is local (moves_far), along the cycles (*out then NULL).
+ * permutation is local (moves_far), in place (*out then NULL).
  */
 static gs_status apply(char *base, size_t n, size_t size, uint32_t *idx, void **out, void *dst)
 {
 	char *tmp = NULL;
+	size_t back = SIZE_MAX; /* unknown until moves_far */
 
 	if (out && dst)
 		tmp = dst;
-	else if (out || size <= GATHER_MAX_SIZE || moves_far(idx, n))
+	else if (out || size <= GATHER_MAX_SIZE || moves_far(idx, n, &back))
 		tmp = malloc(n * size);
 	if (!tmp)
-		return apply_cycles(base, n, size, idx);
+		return apply_in_place(base, n, size, idx, back);
 	for (size_t p = 0; p < n; p++) {
 		if (p + PREFETCH_AHEAD < n)
 			prefetch_rec(base + (size_t)idx[p + PREFETCH_AHEAD] * size, size);
@@ -635,6 +753,22 @@ static gs_status apply(char *base, size_t n, size_t size, uint32_t *idx, void **
 	return GS_OK;
 }
 
+/* The stable counting scatter of path 2: group g's records (count[g] of
+ * them) to their stretch of dst, in the order they come. */
+static void scatter_by_group(char *dst, const char *base, size_t n, size_t size,
+			     const uint32_t *groups, uint32_t ngroups, size_t *start,
+			     const size_t *count)
+{
+	size_t sum = 0;
+
+	for (uint32_t g = 0; g < ngroups; g++) {
+		start[g] = sum;
+		sum += count[g];
+	}
+	for (size_t i = 0; i < n; i++)
+		copy_elem(dst + start[groups[i]]++ * size, base + i * size, size);
+}
+
 /*
  * Path 2 without indexes, into a new array (or c->dst): when the records
  * are in order within each group, a stable counting scatter puts each
@@ -646,18 +780,17 @@ static gs_status apply(char *base, size_t n, size_t size, uint32_t *idx, void **
  * (nothing changed) when they are not in order within their groups, or
  * for want of memory: the general path sorts them then.
  */
-#define SCATTER_MAX_GROUPS 4096 /* write streams the scatter keeps in cache */
-
 static bool scatter_groups(const struct ctx *c, const char *base, size_t n, const uint32_t *groups,
 			   uint32_t ngroups, void **out)
 {
-	size_t *start = calloc((size_t)ngroups + 1, sizeof(*start));
+	size_t *count = calloc((size_t)ngroups ? ngroups : 1, sizeof(*count));
+	size_t *start = malloc(((size_t)ngroups ? ngroups : 1) * sizeof(*start));
 	uint64_t *last_key = malloc(((size_t)ngroups ? ngroups : 1) * sizeof(*last_key));
 	uint32_t *last = malloc(((size_t)ngroups ? ngroups : 1) * sizeof(*last));
 	bool all = true, within = true, done = false;
 	char *dst;
 
-	if (!start || !last_key || !last)
+	if (!count || !start || !last_key || !last)
 		goto out;
 	memset(last, 0xff, (size_t)ngroups * sizeof(*last));
 	for (size_t i = 0; i < n; i++) {
@@ -672,7 +805,7 @@ static bool scatter_groups(const struct ctx *c, const char *base, size_t n, cons
 		}
 		last[g] = (uint32_t)i;
 		last_key[g] = k;
-		start[g + 1]++;
+		count[g]++;
 	}
 	if (!within)
 		goto out;
@@ -683,17 +816,34 @@ static bool scatter_groups(const struct ctx *c, const char *base, size_t n, cons
 	dst = c->dst ? c->dst : malloc(n * c->size);
 	if (!dst)
 		goto out;
-	for (uint32_t g = 0; g < ngroups; g++)
-		start[g + 1] += start[g];
-	for (size_t i = 0; i < n; i++)
-		copy_elem(dst + start[groups[i]]++ * c->size, base + i * c->size, c->size);
+	scatter_by_group(dst, base, n, c->size, groups, ngroups, start, count);
 	*out = dst;
 	done = true;
 out:
+	free(count);
 	free(start);
 	free(last_key);
 	free(last);
 	return done;
+}
+
+gs_status gs_sort_scatter_groups(const void *base, size_t n, size_t size, const uint32_t *groups,
+				 uint32_t ngroups, const size_t *count, void *dst, void **out)
+{
+	size_t *start = malloc(((size_t)ngroups ? ngroups : 1) * sizeof(*start));
+	char *to = dst ? dst : malloc((n ? n : 1) * size);
+
+	*out = NULL;
+	if (!start || !to) {
+		free(start);
+		if (!dst)
+			free(to);
+		return GS_ERR_NOMEM;
+	}
+	scatter_by_group(to, base, n, size, groups, ngroups, start, count);
+	free(start);
+	*out = to;
+	return GS_OK;
 }
 
 /* Paths 1 to 3 for records with a key (c->key, or the first 8 bytes). */
@@ -706,7 +856,7 @@ static gs_status sort_keyed(const struct ctx *c, char *base, size_t n, const uin
 	gs_status rc = GS_ERR_NOMEM;
 	size_t i;
 
-	if (groups && out && ngroups <= SCATTER_MAX_GROUPS &&
+	if (groups && out && ngroups <= GS_SORT_SCATTER_MAX_GROUPS &&
 	    scatter_groups(c, base, n, groups, ngroups, out))
 		return GS_OK;
 	k = malloc(n * sizeof(*k));
@@ -715,24 +865,24 @@ static gs_status sort_keyed(const struct ctx *c, char *base, size_t n, const uin
 	idx = calloc(n, sizeof(*idx));
 	if (!k || !idx)
 		goto out;
-	for (i = 0; i < n; i++)
-		k[i] = key_at(c, (uint32_t)i);
 	if (!groups) {
-		for (i = 1; i < n; i++)
-			if (!le(c, (uint32_t)(i - 1), (uint32_t)i, k[i - 1], k[i]))
-				break;
-		if (i == n) {
-			rc = GS_OK; /* in order already */
-			goto out;
-		}
-		rc = bucket_sort(c, k, n, idx);
+		struct buckets bk = {0};
+		bool sorted;
+
+		rc = bucket_count(c, k, n, &bk, &sorted);
+		if (!rc && !sorted)
+			rc = bucket_sort(c, k, n, idx, &bk);
+		else
+			free(bk.end);
 		/* Only idx is left to use: the keys go before apply's copy. */
 		free(k);
 		k = NULL;
-		if (!rc)
+		if (!rc && !sorted)
 			rc = apply(base, n, c->size, idx, out, c->dst);
 		goto out;
 	}
+	for (i = 0; i < n; i++)
+		k[i] = key_at(c, (uint32_t)i);
 	for (i = 0; i < n; i++)
 		idx[i] = (uint32_t)i;
 	idx2 = malloc(n * sizeof(*idx2));
@@ -1186,6 +1336,8 @@ size_t gs_kmerge_runs(const struct gs_kmerge *m)
 struct pair {
 	int64_t a, b;
 	uint32_t id;
+	uint32_t last;     /* the pair's last record so far, for the order check */
+	uint64_t last_key; /* and its key */
 };
 
 static int cmp_pair(const void *pa, const void *pb)
@@ -1199,18 +1351,41 @@ static int cmp_pair(const void *pa, const void *pb)
 	return 0;
 }
 
-gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off_a, size_t off_b,
-			     uint32_t *out, uint32_t *nranks)
+/* Record i follows the last one of its pair p in `order` (updated);
+ * without a key, by cmp alone. */
+static bool pair_follows(const struct ctx *c, struct pair *p, uint32_t i)
 {
+	uint64_t k = c->key ? c->key(rec(c, i)) : 0;
+	bool in = p->last == UINT32_MAX || le(c, p->last, i, p->last_key, k);
+
+	p->last = i;
+	p->last_key = k;
+	return in;
+}
+
+gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off_a, size_t off_b,
+			     const struct gs_sort_spec *order, bool *within, uint32_t *out,
+			     uint32_t *nranks)
+{
+	struct ctx c = {.base = base, .size = size};
 	struct pair *pairs = NULL, *np;
-	uint32_t *slot = NULL, *rank = NULL, npairs = 0, cap = 0;
+	uint32_t *slot = NULL, *rank = NULL, npairs = 0, cap = 64;
 	size_t nslots = 64, mask;
 	int64_t last_a = 0, last_b = 0;
-	uint32_t last_id = UINT32_MAX;
+	uint32_t last_id = 0;
+	struct pair *last_pair = NULL; /* pairs[last_id]; NULL before the first */
 	gs_status rc = GS_ERR_NOMEM;
 
+	if (order) {
+		c.cmp = order->cmp;
+		c.key = order->key;
+		*within = true;
+	}
+	/* Both from the start (calloc: for the static analyzer, which cannot
+	 * see that a table entry is an index of a pair filled in). */
 	slot = malloc(nslots * sizeof(*slot));
-	if (!slot)
+	pairs = calloc(cap, sizeof(*pairs));
+	if (!slot || !pairs)
 		goto out;
 	memset(slot, 0xff, nslots * sizeof(*slot));
 	mask = nslots - 1;
@@ -1221,8 +1396,10 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 
 		memcpy(&a, r + off_a, sizeof(a));
 		memcpy(&b, r + off_b, sizeof(b));
-		if (last_id != UINT32_MAX && a == last_a && b == last_b) {
+		if (last_pair && a == last_a && b == last_b) {
 			out[i] = last_id; /* runs of one thread are the common case */
+			if (order && *within)
+				*within = pair_follows(&c, last_pair, (uint32_t)i);
 			continue;
 		}
 		h = (size_t)gs_hash_u64(gs_hash_u64((uint64_t)a) ^ (uint64_t)b) & mask;
@@ -1230,13 +1407,14 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 			h = (h + 1) & mask;
 		if (slot[h] == UINT32_MAX) {
 			if (npairs == cap) {
-				cap = cap ? cap * 2 : 64;
+				cap *= 2;
 				np = realloc(pairs, cap * sizeof(*pairs));
 				if (!np)
 					goto out;
 				pairs = np;
 			}
-			pairs[npairs] = (struct pair){.a = a, .b = b, .id = npairs};
+			pairs[npairs] =
+				(struct pair){.a = a, .b = b, .id = npairs, .last = UINT32_MAX};
 			slot[h] = npairs++;
 			if ((size_t)npairs * 2 > nslots) {
 				uint32_t *ns = malloc(nslots * 2 * sizeof(*ns));
@@ -1265,6 +1443,9 @@ gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off
 			}
 		}
 		out[i] = last_id = slot[h];
+		last_pair = &pairs[last_id];
+		if (order && *within)
+			*within = pair_follows(&c, last_pair, (uint32_t)i);
 		last_a = a;
 		last_b = b;
 	}

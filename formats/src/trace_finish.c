@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- the record orders ---- */
 
@@ -113,62 +114,112 @@ static uint64_t key_overhead(const void *p)
 	return gs_sort_key_i64(((const struct gs_overhead *)p)->start_ns);
 }
 
+/* The pass sort_ops makes over the unsorted ops, for what no later pass
+ * need read them again: each op's stream (the sort's group), the ops'
+ * span (the earliest start, the latest end: gs_trace_scan_op_span), each
+ * stream's count, and whether the ops are in order within each stream
+ * (*within; checked up to GS_SORT_SCATTER_MAX_GROUPS streams, the
+ * scatter's, else false) and besides sorted (*all). The check keeps each
+ * stream's last op and start, and reads that op back only on equal
+ * starts. GS_ERR_NOMEM without a cause, as sort_ops. */
+static gs_status scan_ops(const struct gs_trace *t, uint32_t *groups, size_t *count,
+			  int64_t span[2], bool *within, bool *all)
+{
+	size_t nstreams = t->streams.count;
+	bool check = nstreams <= GS_SORT_SCATTER_MAX_GROUPS;
+	uint32_t *last = check ? malloc((nstreams ? nstreams : 1) * sizeof(*last)) : NULL;
+	int64_t *last_start = check ? malloc((nstreams ? nstreams : 1) * sizeof(*last_start)) :
+				      NULL;
+	int64_t lo = t->ops[0].start_ns, hi = t->ops[0].end_ns;
+
+	if (check && (!last || !last_start)) {
+		free(last);
+		free(last_start);
+		return GS_ERR_NOMEM;
+	}
+	if (check)
+		memset(last, 0xff, nstreams * sizeof(*last));
+	*within = check;
+	*all = check;
+	for (size_t i = 0; i < t->n_ops; i++) {
+		const struct gs_op *op = &t->ops[i];
+		uint32_t s = op->stream;
+
+		groups[i] = s;
+		count[s]++;
+		lo = op->start_ns < lo ? op->start_ns : lo;
+		hi = op->end_ns > hi ? op->end_ns : hi;
+		if (!*within)
+			continue;
+		if (last[s] != UINT32_MAX &&
+		    (last_start[s] > op->start_ns ||
+		     (last_start[s] == op->start_ns && cmp_op(&t->ops[last[s]], op) > 0)))
+			*within = *all = false;
+		if (i && s < groups[i - 1])
+			*all = false;
+		last[s] = (uint32_t)i;
+		last_start[s] = op->start_ns;
+	}
+	span[0] = lo;
+	span[1] = hi;
+	free(last);
+	free(last_start);
+	return GS_OK;
+}
+
 /* Ops by stream (the group), then start and the rest; then each stream's
  * first op and count. GS_ERR_NOMEM without a cause: it may run on a second
  * thread, whose causes the caller would not see. The array the ops were
  * sorted away from goes to *spare (*spare_bytes long; NULL when they were
- * sorted where they were), for the next sort to fill. The ops' span (the
- * earliest start, the latest end: gs_trace_scan_op_span) goes to
- * span[0..1]: the pass that reads the streams reads it too, and it does
- * not depend on the order, so no pass of its own over the sorted ops. */
+ * sorted where they were), for the next sort to fill. The ops' span goes
+ * to span[0..1]. One pass over the unsorted ops (scan_ops) gives what the
+ * sort and the stream table need, and the ops in order within their
+ * streams (the bench traces' are) are scattered by stream without a
+ * second pass to check that order; the counts give each stream's first
+ * op, with no pass over the sorted ops. */
 static gs_status sort_ops(struct gs_trace *t, void **spare, size_t *spare_bytes, int64_t span[2])
 {
 	struct gs_sort_spec spec = {.size = sizeof(*t->ops), .cmp = cmp_op, .key = key_op};
-	size_t nstreams = t->streams.count;
+	size_t nstreams = t->streams.count, first = 0;
 	uint32_t *groups;
-	void *sorted;
-	gs_status rc = GS_OK;
+	void *sorted = NULL;
+	bool within, all;
+	gs_status rc;
 
-	if (t->n_ops < 2)
-		gs_trace_scan_op_span(t, &span[0], &span[1]);
-	if (t->n_ops >= 2) {
-		int64_t lo = t->ops[0].start_ns, hi = t->ops[0].end_ns;
-
-		groups = malloc(t->n_ops * sizeof(*groups));
-		if (!groups)
-			return GS_ERR_NOMEM;
-		for (size_t i = 0; i < t->n_ops; i++) {
-			const struct gs_op *op = &t->ops[i];
-
-			groups[i] = op->stream;
-			lo = op->start_ns < lo ? op->start_ns : lo;
-			hi = op->end_ns > hi ? op->end_ns : hi;
-		}
-		span[0] = lo;
-		span[1] = hi;
-		spec.groups = groups;
-		spec.ngroups = (uint32_t)nstreams;
-		/* Streams interleave in time: the ops move far, so a copy. */
-		rc = gs_sort_records_copy(t->ops, t->n_ops, &spec, &sorted);
-		free(groups);
-		if (rc)
-			return GS_ERR_NOMEM;
-		if (sorted) {
-			*spare = t->ops;
-			*spare_bytes = t->cap_ops * sizeof(*t->ops);
-			t->ops = sorted;
-			t->cap_ops = t->n_ops;
-		}
-	}
 	free(t->stream_first);
 	free(t->stream_count);
 	t->stream_first = calloc(nstreams ? nstreams : 1, sizeof(size_t));
 	t->stream_count = calloc(nstreams ? nstreams : 1, sizeof(size_t));
 	if (!t->stream_first || !t->stream_count)
 		return GS_ERR_NOMEM;
-	for (size_t i = t->n_ops; i-- > 0;) {
-		t->stream_first[t->ops[i].stream] = i;
-		t->stream_count[t->ops[i].stream]++;
+	if (!t->n_ops) {
+		gs_trace_scan_op_span(t, &span[0], &span[1]);
+		return GS_OK;
+	}
+	groups = malloc(t->n_ops * sizeof(*groups));
+	if (!groups)
+		return GS_ERR_NOMEM;
+	rc = scan_ops(t, groups, t->stream_count, span, &within, &all);
+	spec.groups = groups;
+	spec.ngroups = (uint32_t)nstreams;
+	/* Streams interleave in time: the ops move far, so a copy. */
+	if (!rc && within && !all)
+		rc = gs_sort_scatter_groups(t->ops, t->n_ops, sizeof(*t->ops), groups, spec.ngroups,
+					    t->stream_count, NULL, &sorted);
+	else if (!rc && !within)
+		rc = gs_sort_records_copy(t->ops, t->n_ops, &spec, &sorted);
+	free(groups);
+	if (rc)
+		return GS_ERR_NOMEM;
+	if (sorted) {
+		*spare = t->ops;
+		*spare_bytes = t->cap_ops * sizeof(*t->ops);
+		t->ops = sorted;
+		t->cap_ops = t->n_ops;
+	}
+	for (size_t s = 0; s < nstreams; s++) {
+		t->stream_first[s] = t->stream_count[s] ? first : 0;
+		first += t->stream_count[s];
 	}
 	return GS_OK;
 }
@@ -197,25 +248,25 @@ static gs_status threads_from_runs(struct gs_trace *t)
 /* The same table from the sort's groups: groups[i] is the rank of call i's
  * (pid, tid) (as the calls were before the sort) among the nranks pairs
  * in (pid, tid) order, the order of the sorted calls' runs, so a thread's
- * count is its rank's and its first call the sum of the counts before.
- * This reads 4 bytes a call where the walk read a 56-byte record (630 MB
- * at 1e7 ops). GS_ERR_NOMEM without a cause, as sort_ops. */
-static gs_status threads_from_ranks(struct gs_trace *t, const uint32_t *groups, uint32_t nranks)
+ * count is its rank's (count[r], of the groups) and its first call the
+ * sum of the counts before. This reads 4 bytes a call where the walk read
+ * a 56-byte record (630 MB at 1e7 ops). GS_ERR_NOMEM without a cause, as
+ * sort_ops. */
+static gs_status threads_from_ranks(struct gs_trace *t, const size_t *count, uint32_t nranks)
 {
 	struct gs_thread *th = calloc(nranks ? nranks : 1, sizeof(*th));
 	size_t first = 0;
 
 	if (!th)
 		return GS_ERR_NOMEM;
-	for (size_t i = 0; i < t->n_api_calls; i++)
-		th[groups[i]].api_count++;
 	for (uint32_t r = 0; r < nranks; r++) {
 		const struct gs_api_call *c = &t->api_calls[first];
 
 		th[r].pid = c->pid;
 		th[r].tid = c->tid;
 		th[r].first_api = first;
-		first += th[r].api_count;
+		th[r].api_count = count[r];
+		first += count[r];
 	}
 	free(t->threads);
 	t->threads = th;
@@ -224,21 +275,37 @@ static gs_status threads_from_ranks(struct gs_trace *t, const uint32_t *groups, 
 	return GS_OK;
 }
 
+/* Each rank's count of the n groups into count (nranks, zeroed); whether
+ * the ranks never fall (the calls are in thread order). */
+static bool count_ranks(const uint32_t *groups, size_t n, size_t *count)
+{
+	bool rising = true;
+
+	for (size_t i = 0; i < n; i++) {
+		count[groups[i]]++;
+		rising = rising && (!i || groups[i] >= groups[i - 1]);
+	}
+	return rising;
+}
+
 /* API calls by host thread (the group: ranks of (pid, tid)), then start,
  * into `spare` (spare_bytes long, the array the ops were sorted away from,
  * whose pages are touched already: brought to the calls' size, mremap
  * keeps the pages and gives back a longer array's tail; taken over) or,
  * when NULL, into a new array. The array the calls were sorted away from
  * goes to *left (*left_bytes long; NULL when they did not move), for the
- * joins (trace_joins_compute). GS_ERR_NOMEM without a cause, as
- * sort_ops. */
+ * joins (trace_joins_compute). The ranks' pass over the calls checks
+ * that they are in order within their threads (the bench traces' are),
+ * and then a scatter by thread sorts them, without a pass of its own to
+ * check. GS_ERR_NOMEM without a cause, as sort_ops. */
 static gs_status sort_api_calls(struct gs_trace *t, void *spare, size_t spare_bytes, void **left,
 				size_t *left_bytes)
 {
 	struct gs_sort_spec spec = {.size = sizeof(*t->api_calls), .cmp = cmp_api, .key = key_api};
-	size_t need = t->n_api_calls * sizeof(*t->api_calls);
+	size_t need = t->n_api_calls * sizeof(*t->api_calls), *count = NULL;
 	uint32_t *groups = NULL;
 	void *sorted = NULL;
+	bool within = false;
 	gs_status rc = GS_ERR_NOMEM;
 
 	if (t->n_api_calls < 2) {
@@ -257,12 +324,24 @@ static gs_status sort_api_calls(struct gs_trace *t, void *spare, size_t spare_by
 		goto out;
 	rc = gs_sort_pair_ranks(t->api_calls, t->n_api_calls, sizeof(*t->api_calls),
 				offsetof(struct gs_api_call, pid),
-				offsetof(struct gs_api_call, tid), groups, &spec.ngroups);
-	spec.groups = groups;
-	if (!rc && spare)
-		rc = gs_sort_records_into(t->api_calls, t->n_api_calls, &spec, spare, &sorted);
-	else if (!rc)
-		rc = gs_sort_records_copy(t->api_calls, t->n_api_calls, &spec, &sorted);
+				offsetof(struct gs_api_call, tid), &spec, &within, groups,
+				&spec.ngroups);
+	count = rc ? NULL : calloc(spec.ngroups ? spec.ngroups : 1, sizeof(*count));
+	if (!count)
+		rc = GS_ERR_NOMEM;
+	if (!rc && count_ranks(groups, t->n_api_calls, count) && within)
+		sorted = NULL; /* in order already */
+	else if (!rc && within && spec.ngroups <= GS_SORT_SCATTER_MAX_GROUPS)
+		rc = gs_sort_scatter_groups(t->api_calls, t->n_api_calls, sizeof(*t->api_calls),
+					    groups, spec.ngroups, count, spare, &sorted);
+	else if (!rc) {
+		spec.groups = groups;
+		if (spare)
+			rc = gs_sort_records_into(t->api_calls, t->n_api_calls, &spec, spare,
+						  &sorted);
+		else
+			rc = gs_sort_records_copy(t->api_calls, t->n_api_calls, &spec, &sorted);
+	}
 	if (rc)
 		rc = GS_ERR_NOMEM;
 	if (sorted) {
@@ -281,9 +360,10 @@ static gs_status sort_api_calls(struct gs_trace *t, void *spare, size_t spare_by
 			spare = NULL;
 	}
 	if (!rc)
-		rc = threads_from_ranks(t, groups, spec.ngroups);
+		rc = threads_from_ranks(t, count, spec.ngroups);
 out:
 	free(groups);
+	free(count);
 	free(spare);
 	return rc;
 }

@@ -552,7 +552,7 @@ static void test_sort_buckets(void **state)
 
 	(void)state;
 	assert_non_null(v);
-	for (int shape = 0; shape < 5; shape++) {
+	for (int shape = 0; shape < 8; shape++) {
 		for (size_t i = 0; i < N; i++) {
 			int64_t key;
 
@@ -569,6 +569,18 @@ static void test_sort_buckets(void **state)
 			case 3: /* all equal */
 				key = -5;
 				break;
+			case 5: /* nearly in order, the smallest keys a few places
+				 * in: outside the first and last keys' span */
+				key = (int64_t)i * 10 - (i % 50 == 7 ? 400 : 0);
+				break;
+			case 6: /* no order, many ties; first and last keys equal,
+				 * so all but those outside their span */
+				key = i == 0 || i + 1 == N ? 0 :
+							     (int64_t)(next_rand() % 2000) - 1000;
+				break;
+			case 7: /* random over all of int64 */
+				key = (int64_t)next_rand();
+				break;
 			default: /* reversed */
 				key = INT64_MAX - (int64_t)i * 3;
 				break;
@@ -580,6 +592,153 @@ static void test_sort_buckets(void **state)
 		check_way(v, N, 24, WAY_RECORDS_KEY_ONLY);
 	}
 	free(v);
+}
+
+/* Large records sorted in place from nearly in order: by the window when
+ * no record moves more than its ring holds to a later place, along the
+ * cycles when a few move farther (over 4 MB of records); the same order
+ * either way. */
+static void test_sort_in_place_window(void **state)
+{
+	enum {
+		N = 150000
+	};
+	struct srec *v = calloc(N, sizeof(*v));
+
+	(void)state;
+	assert_non_null(v);
+	for (int far = 0; far < 2; far++) {
+		for (size_t i = 0; i < N; i++) {
+			int64_t key = (int64_t)(i ^ 3) * 10 - (i % 500 == 499 ? 2000 : 0);
+
+			if (far && i % 10000 == 5)
+				key += 1200000; /* 120,000 places later */
+			v[i] = (struct srec){.key = key, .place = i};
+		}
+		check_way(v, N, sizeof(*v), WAY_RECORDS);
+	}
+	free(v);
+}
+
+/* Records of (a, b) pairs for gs_sort_pair_ranks' order check. */
+struct prec {
+	int64_t a, b, key, tie;
+	uint64_t place;
+};
+
+static int cmp_prec(const void *pa, const void *pb)
+{
+	const struct prec *x = pa, *y = pb;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->tie < y->tie ? -1 : x->tie > y->tie;
+}
+
+static uint64_t key_prec(const void *p)
+{
+	return gs_sort_key_i64(((const struct prec *)p)->key);
+}
+
+/* The reference: (a, b), then the order, then the place. */
+static int cmp_prec_ref(const void *pa, const void *pb)
+{
+	const struct prec *x = pa, *y = pb;
+	int c;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	c = cmp_prec(pa, pb);
+	return c ? c : (x->place > y->place) - (x->place < y->place);
+}
+
+/* Records in order within their (a, b) pairs (keys tied in twos, the ties
+ * broken by cmp) are found so by gs_sort_pair_ranks, and the scatter by
+ * the ranks gives qsort's order; one record out of its pair's order, by
+ * key or on a tie by cmp alone, is found out. */
+static void test_sort_pair_ranks_within(void **state)
+{
+	enum {
+		N = 20000,
+		MAXP = 50
+	};
+	static const uint32_t npairs[] = {1, 3, 50};
+	struct prec *v = calloc(N, sizeof(*v)), *ref = calloc(N, sizeof(*ref));
+	uint32_t *groups = calloc(N, sizeof(*groups));
+	struct gs_sort_spec order = {.size = sizeof(*v), .cmp = cmp_prec, .key = key_prec};
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(ref);
+	assert_non_null(groups);
+	for (size_t w = 0; w < sizeof(npairs) / sizeof(npairs[0]); w++) {
+		int64_t next[MAXP] = {0};
+		size_t count[MAXP] = {0};
+		uint32_t nranks = 0;
+		bool within = false;
+		void *sorted = NULL, *dst = calloc(N, sizeof(*v));
+
+		assert_non_null(dst);
+		for (size_t i = 0; i < N; i++) {
+			uint32_t p = (uint32_t)(next_rand() % npairs[w]);
+			int64_t c = next[p]++;
+
+			v[i] = (struct prec){.a = (int64_t)(p % 7) - 3,
+					     .b = (int64_t)(p / 7),
+					     .key = c / 2,
+					     .tie = c % 2,
+					     .place = i};
+			ref[i] = v[i];
+		}
+		qsort(ref, N, sizeof(*ref), cmp_prec_ref);
+		assert_int_equal(gs_sort_pair_ranks(v, N, sizeof(*v), offsetof(struct prec, a),
+						    offsetof(struct prec, b), &order, &within,
+						    groups, &nranks),
+				 GS_OK);
+		assert_true(within);
+		assert_int_equal(nranks, npairs[w]);
+		for (size_t i = 0; i < N; i++)
+			count[groups[i]]++;
+		assert_int_equal(gs_sort_scatter_groups(v, N, sizeof(*v), groups, nranks, count,
+							w % 2 ? dst : NULL, &sorted),
+				 GS_OK);
+		assert_non_null(sorted);
+		if (w % 2)
+			assert_ptr_equal(sorted, dst);
+		for (size_t i = 0; i < N; i++) {
+			const struct prec *got = (const struct prec *)sorted + i;
+
+			assert_int_equal(got->place, ref[i].place);
+		}
+		if (!(w % 2))
+			free(sorted);
+		free(dst);
+		/* The first record of one pair (key 0, tie 0; its second has
+		 * key 0, tie 1): after its second on the tie, then by key. */
+		for (int bad = 0; bad < 2; bad++) {
+			size_t i = 0;
+
+			while (v[i].a != v[N - 1].a || v[i].b != v[N - 1].b)
+				i++;
+			if (bad)
+				v[i].key = 5;
+			else
+				v[i].tie = 7;
+			assert_int_equal(gs_sort_pair_ranks(v, N, sizeof(*v),
+							    offsetof(struct prec, a),
+							    offsetof(struct prec, b), &order,
+							    &within, groups, &nranks),
+					 GS_OK);
+			assert_false(within);
+			v[i].key = 0;
+			v[i].tie = 0;
+		}
+	}
+	free(v);
+	free(ref);
+	free(groups);
 }
 
 /* The places gs_kmerge returns, in order, for keys[0 .. n) (places 0 ..
@@ -776,7 +935,7 @@ static void test_sort_pair_ranks(void **state)
 
 	(void)state;
 	assert_int_equal(gs_sort_pair_ranks(v, 6, sizeof(v[0]), offsetof(struct pr, a),
-					    offsetof(struct pr, b), out, &n),
+					    offsetof(struct pr, b), NULL, NULL, out, &n),
 			 GS_OK);
 	assert_int_equal(n, 4);
 	for (size_t i = 0; i < 6; i++)
@@ -847,6 +1006,8 @@ int main(void)
 		cmocka_unit_test(test_sort_groups_scatter),
 		cmocka_unit_test(test_sort_buckets),
 		cmocka_unit_test(test_sort_pair_ranks),
+		cmocka_unit_test(test_sort_pair_ranks_within),
+		cmocka_unit_test(test_sort_in_place_window),
 		cmocka_unit_test(test_heap_sift_down),
 		cmocka_unit_test(test_kmerge_exact),
 		cmocka_unit_test(test_kmerge_random),

@@ -79,6 +79,22 @@ gs_status gs_sort_records_into(void *base, size_t n, const struct gs_sort_spec *
 			       void **sorted);
 
 /*
+ * The scatter gs_sort_records_copy makes of records in order within each
+ * of their groups (up to this many groups: their write streams stay in
+ * cache), for a caller that has checked that order itself in a pass it
+ * makes anyway: a stable partition of the n records at base by groups[i]
+ * (0 .. ngroups - 1), each group's records in the order they come, count[g]
+ * of group g, into dst (room for n records, not overlapping base) or, when
+ * dst is NULL, a new array. *out is the array they went to. Returns
+ * GS_ERR_NOMEM (no cause appended) when memory is short; base is left as
+ * it was either way.
+ */
+#define GS_SORT_SCATTER_MAX_GROUPS 4096
+
+gs_status gs_sort_scatter_groups(const void *base, size_t n, size_t size, const uint32_t *groups,
+				 uint32_t ngroups, const size_t *count, void *dst, void **out);
+
+/*
  * qsort's interface, stable. Never fails: without memory for its work
  * arrays it sorts in place (a slower merge by rotations).
  */
@@ -193,10 +209,15 @@ static inline void gs_heap_sift_down(void *h, size_t n, size_t i, size_t size,
  * Dense ranks of (a, b) int64 pairs: out[i] is the rank of (a[i], b[i])
  * among the distinct pairs ordered by (a, b); *nranks their number. The
  * pairs are read at byte offsets off_a and off_b of records of `size`
- * bytes. GS_ERR_NOMEM without a cause on failure.
+ * bytes. With `order` (its cmp and key; its groups unused), *within tells
+ * besides whether the records of each pair come in that order (so that
+ * gs_sort_scatter_groups by the ranks sorts them), checked in the same
+ * pass; order may be NULL (within unused). GS_ERR_NOMEM without a cause
+ * on failure.
  */
 gs_status gs_sort_pair_ranks(const void *base, size_t n, size_t size, size_t off_a, size_t off_b,
-			     uint32_t *out, uint32_t *nranks);
+			     const struct gs_sort_spec *order, bool *within, uint32_t *out,
+			     uint32_t *nranks);
 
 #ifdef __cplusplus
 }
