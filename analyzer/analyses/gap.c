@@ -288,7 +288,7 @@ static gs_status walk(struct gapw *w)
 		st = charge(w, o, k, i + 1 < n ? chain[i + 1] : GS_NO_INDEX, delay - prev_delay);
 		prev_delay = delay;
 		if (i == 0)
-			last_ideal_end = s->slot_ideal_start[k] + gs_sched_dur(&w->ops[o]);
+			last_ideal_end = s->slot_ideal_start[k] + gs_schedule_op_ns(&w->ops[o]);
 	}
 	free(chain);
 	if (st)

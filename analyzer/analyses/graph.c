@@ -74,24 +74,13 @@ gs_status graph_add_edge(struct builder *b, uint32_t from, uint32_t to, uint8_t 
 				(unsigned long long)GS_GRAPH_MOST_ADDED);
 		return GS_ERR_LIMIT;
 	}
-	if (b->n_edges == b->cap_edges) {
-		size_t cap = b->cap_edges ? b->cap_edges * 2 : 1024;
-		struct gs_edge *e = realloc(b->edges, cap * sizeof(*e));
-
-		if (!e)
-			return gs_nomem();
-		b->edges = e;
-		b->cap_edges = cap;
-	}
-	if (event && b->n_events == b->cap_events) {
-		size_t cap = b->cap_events ? b->cap_events * 2 : 256;
-		uint64_t *ev = realloc(b->events, cap * sizeof(*ev));
-
-		if (!ev)
-			return gs_nomem();
-		b->events = ev;
-		b->cap_events = cap;
-	}
+	if (b->n_edges == b->cap_edges && gs_vec_grow((void **)&b->edges, &b->cap_edges,
+						      b->n_edges + 1, sizeof(*b->edges)) != GS_OK)
+		return GS_ERR_NOMEM;
+	if (event && b->n_events == b->cap_events &&
+	    gs_vec_grow((void **)&b->events, &b->cap_events, b->n_events + 1, sizeof(*b->events)) !=
+		    GS_OK)
+		return GS_ERR_NOMEM;
 	if (event)
 		b->events[b->n_events++] = event;
 	b->edges[b->n_edges++] = (struct gs_edge){.from = from,

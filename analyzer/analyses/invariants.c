@@ -95,7 +95,7 @@ static bool runs_in_order(const struct gs_schedule *s, const struct gs_op *ops, 
 		for (size_t k = next_kernel(s, n_ops, r, 0); k < sr->count;
 		     k = next_kernel(s, n_ops, r, k + 1)) {
 			int64_t a = s->slot_ideal_start[sr->slot + k];
-			int64_t dur = gs_sched_dur(&ops[sr->first + k]);
+			int64_t dur = gs_schedule_op_ns(&ops[sr->first + k]);
 
 			if (dur <= 0 || a > INT64_MAX - dur || (any && a < last_end))
 				return false;
@@ -153,7 +153,7 @@ static gs_status peak_by_merge(const struct gs_schedule *s, const struct gs_op *
 				*peak = (uint64_t)used;
 			top->at_end = true;
 			top->t = s->slot_ideal_start[sr->slot + top->k] +
-				 gs_sched_dur(&ops[sr->first + top->k]);
+				 gs_schedule_op_ns(&ops[sr->first + top->k]);
 		}
 		heap_down(h, n, 0);
 	}
@@ -191,7 +191,7 @@ static gs_status ideal_peak_share(const struct gs_trace *t, const struct gs_sche
 			if (!s->slot_share[slot] || v >= n_ops)
 				continue;
 			ev[n++] = (struct share_ev){start, s->slot_share[slot]};
-			ev[n++] = (struct share_ev){start + gs_sched_dur(&ops[v]),
+			ev[n++] = (struct share_ev){start + gs_schedule_op_ns(&ops[v]),
 						    -(int64_t)s->slot_share[slot]};
 		}
 	gs_sort(ev, n, sizeof(*ev), cmp_share_ev);
@@ -258,7 +258,7 @@ gs_status gs_schedule_check(const struct gs_trace *t, const struct gs_graph *g,
 					continue;
 				ready = in_schedule(t, s, from) ?
 						gs_schedule_ideal_start(s, e->from) +
-							gs_sched_dur(from) :
+							gs_schedule_op_ns(from) :
 						from->end_ns;
 				if (s->slot_ideal_start[slot] < ready) {
 					int64_t by = ready - s->slot_ideal_start[slot];
@@ -296,7 +296,7 @@ gs_status gs_schedule_check(const struct gs_trace *t, const struct gs_graph *g,
 	out->over_capacity = out->ideal_peak_share > s->kernel_capacity;
 	out->critical_path_ns = s->critical_lead_ns;
 	for (size_t i = 0; ops && i < s->n_critical; i++)
-		out->critical_path_ns += gs_sched_dur(&ops[s->critical_path[i]]);
+		out->critical_path_ns += gs_schedule_op_ns(&ops[s->critical_path[i]]);
 	out->critical_mismatch = s->n_scheduled && out->critical_path_ns != s->dependency_bound_ns;
 	out->violations = out->cross_process_edges + out->early_starts +
 			  (out->ideal_below_bound ? 1 : 0) + (out->critical_mismatch ? 1 : 0) +

@@ -65,6 +65,7 @@
 #include <gpuscope/search.h>
 #include <gpuscope/trace.h>
 #include <gpuscope/trace_model.h>
+#include <gpuscope/vec.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -110,15 +111,9 @@ static gs_status cover_add(struct cover *c, int64_t s, int64_t e)
 			c->iv[c->n - 1].e = e;
 		return GS_OK;
 	}
-	if (c->n == c->cap) {
-		size_t nc = c->cap ? 2 * c->cap : 1024;
-		struct ivl *g = realloc(c->iv, nc * sizeof(*g));
-
-		if (!g)
-			return gs_nomem();
-		c->iv = g;
-		c->cap = nc;
-	}
+	if (c->n == c->cap &&
+	    gs_vec_grow((void **)&c->iv, &c->cap, c->n + 1, sizeof(*c->iv)) != GS_OK)
+		return GS_ERR_NOMEM;
 	c->iv[c->n++] = (struct ivl){s, e};
 	return GS_OK;
 }
@@ -306,7 +301,7 @@ static struct ivl whatif_of(const struct overlap_pass *m, size_t i, size_t *hint
 	uint32_t k = gs_sched_slot_near(m->s, (uint32_t)i, hint);
 	int64_t ps = k == GS_NO_INDEX ? 0 : m->s->slot_pipelined_start[k];
 
-	return (struct ivl){ps, ps + gs_sched_dur(&m->ops[i])};
+	return (struct ivl){ps, ps + gs_schedule_op_ns(&m->ops[i])};
 }
 
 /* ---- the kernels by start: the two covers and by_start, merged -------- */
@@ -757,7 +752,7 @@ static bool engines_free(const struct overlap_pass *m, const struct gs_op *c, co
 			 int64_t need)
 {
 	unsigned d = copy_dir(c);
-	int64_t kdur = gs_sched_dur(k);
+	int64_t kdur = gs_schedule_op_ns(k);
 	uint64_t engines = m->s->copy_engines[d] ? m->s->copy_engines[d] : 1;
 	uint64_t busy = busy_len(&m->busy, d, k->start_ns, k->end_ns);
 	int64_t own_lo = c->start_ns > k->start_ns ? c->start_ns : k->start_ns;
@@ -774,7 +769,7 @@ static bool engines_free(const struct overlap_pass *m, const struct gs_op *c, co
 static bool examine_copy(struct overlap_pass *m, uint32_t ci, struct gs_missed_overlap *r)
 {
 	const struct gs_op *c = &m->ops[ci], *k;
-	int64_t dur = gs_sched_dur(c), ps = gs_schedule_pipelined_start(m->s, ci), exposed,
+	int64_t dur = gs_schedule_op_ns(c), ps = gs_schedule_pipelined_start(m->s, ci), exposed,
 		hideable, need;
 	struct cand cands[2 * GS_MO_NEAR];
 	size_t n, i, pick = 0;
@@ -833,7 +828,7 @@ static bool examine_copy(struct overlap_pass *m, uint32_t ci, struct gs_missed_o
 		if (full < 0)
 			r->unverified |= GS_COND_INDEPENDENT;
 	}
-	need = hideable < gs_sched_dur(k) ? hideable : gs_sched_dur(k);
+	need = hideable < gs_schedule_op_ns(k) ? hideable : gs_schedule_op_ns(k);
 	if (k->stream == c->stream || !engines_free(m, c, k, need))
 		r->missing |= GS_COND_CONCURRENT_RESOURCES;
 	return true;

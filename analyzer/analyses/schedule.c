@@ -831,7 +831,7 @@ static gs_status critical_path(struct sched *s, struct gs_schedule *out)
 
 		out->critical_path[--i] = o;
 		if (s->crit[v] == NONE_LOCAL)
-			out->critical_lead_ns = s->end[v] - gs_sched_dur(&s->ops[o]) - s->w0;
+			out->critical_lead_ns = s->end[v] - gs_schedule_op_ns(&s->ops[o]) - s->w0;
 	}
 	return GS_OK;
 }
@@ -910,7 +910,7 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 		uint32_t v = s->order[k], o = s->set[v], bp = NONE_LOCAL, ks;
 		const struct gs_op *op = &s->ops[o];
 		int64_t best = s->w0, ready_id = s->w0, ready_pl = s->w0, start,
-			dur = gs_sched_dur(op);
+			dur = gs_schedule_op_ns(op);
 		bool cut = s->flag[v] & SF_CUT;
 		size_t lo, hi, i;
 
@@ -977,7 +977,7 @@ static gs_status schedules(struct sched *s, struct gs_schedule *out)
 	/* The ends, back to starts (the same sums undone). */
 	for (uint32_t v = 0; v < s->ns; v++) {
 		uint32_t k = slot_of(s, v);
-		int64_t dur = gs_sched_dur(&s->ops[s->set[v]]);
+		int64_t dur = gs_schedule_op_ns(&s->ops[s->set[v]]);
 
 		end_id[k] -= dur;
 		end_pl[k] -= dur;

@@ -36,13 +36,6 @@ static inline uint32_t gs_sched_slot_near(const struct gs_schedule *s, uint32_t 
 	return gs_sched_slot_search(s, op, hint);
 }
 
-/* Recorded duration, never negative: gs_schedule_op_ns, the schedule
- * code's short name for it. */
-static inline int64_t gs_sched_dur(const struct gs_op *op)
-{
-	return gs_schedule_op_ns(op);
-}
-
 /* Device of an op through a borrowed stream table (UINT32_MAX: unknown). */
 static inline uint32_t gs_sched_device(const struct gs_stream *streams, size_t n_streams,
 				       const struct gs_op *op)

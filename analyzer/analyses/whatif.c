@@ -225,7 +225,7 @@ static void place(struct replay *r, const struct gs_op *ops, size_t i, uint32_t 
 	const struct gs_schedule *s = r->s;
 
 	r->start[i] = ops[o].start_ns;
-	r->dur[i] = gs_sched_dur(&ops[o]);
+	r->dur[i] = gs_schedule_op_ns(&ops[o]);
 	r->pfirst[i] = o; /* link() reads it, then overwrites it */
 	if (k != GS_NO_INDEX) {
 		r->pos[k] = (uint32_t)i;

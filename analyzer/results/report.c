@@ -96,8 +96,8 @@ static gs_status dev_schedule(const struct gs_trace *t, const struct gs_schedule
 	/* The listed ops come from the kept schedule's path when the lists
 	 * are cut (gs_report_cut_lists): no copy of the whole path here. */
 	for (i = 0; i < s->n_critical; i++)
-		d->critical_ns =
-			gs_report_sat_add(d->critical_ns, gs_sched_dur(&ops[s->critical_path[i]]));
+		d->critical_ns = gs_report_sat_add(d->critical_ns,
+						   gs_schedule_op_ns(&ops[s->critical_path[i]]));
 	if (!s->slot_bound_by)
 		return GS_OK;
 	for (st = 0; st < d->n_streams; st++) {
@@ -262,6 +262,15 @@ static gs_status dev_replay(const struct gs_report *r, struct gs_report_device *
 	return st;
 }
 
+/* Threads for work a device at a time: the option's (0: every CPU the
+ * process may use), no more than there are devices. */
+static size_t device_threads(const struct gs_report *r, unsigned threads)
+{
+	size_t want = threads ? threads : gs_cpu_count();
+
+	return want < r->n_dev ? want : r->n_dev;
+}
+
 /* Device d's operator window: the one its breakdown takes (--window or
  * the steps' span, else from its first op start to its last op end). */
 static gs_status operators_window(const struct gs_report *r, const struct gs_report_device *d,
@@ -318,12 +327,10 @@ static gs_status operators_one(void *ctx, void *local, size_t i)
 static gs_status all_operators(struct gs_report *r, unsigned threads)
 {
 	struct gs_pool_job job = {.n = r->n_dev, .ctx = r, .run = operators_one};
-	size_t nth = 0, want = threads ? threads : gs_cpu_count();
+	size_t nth = 0, want = device_threads(r, threads);
 	gs_status *dst = NULL;
 	gs_status st = r->op_index ? GS_OK : gs_op_index_build(r->t, r->op_level, &r->op_index);
 
-	if (want > r->n_dev)
-		want = r->n_dev;
 	if (st == GS_OK && want >= 2) {
 		dst = calloc(r->n_dev, sizeof(*dst));
 		if (dst)
@@ -389,21 +396,22 @@ static void index_start(struct index_job *j, const struct gs_report *r, unsigned
 		gs_aside_start(&j->aside, index_main, j);
 }
 
-/* What the thread built goes to the report; nothing of what failed, or
- * when none ran. */
-static void index_join(struct index_job *j, struct gs_report *r)
+/* What the thread built goes to the report (the host range index to its
+ * breakdown cache, when there is one); nothing of what failed, or when
+ * none ran. */
+static gs_status index_join(struct index_job *j, struct gs_report *r)
 {
 	if (!j->aside.started)
-		return;
+		return GS_OK;
 	gs_aside_join(&j->aside);
 	if (j->st == GS_OK)
 		r->op_index = j->ix;
 	else
 		gs_op_index_destroy(j->ix);
-	if (j->host_st == GS_OK)
-		r->host_index = j->hix;
-	else
-		gs_host_index_destroy(j->hix);
+	if (j->host_st == GS_OK && r->bd_cache)
+		return gs_breakdown_cache_adopt_host_index(r->bd_cache, j->hix);
+	gs_host_index_destroy(j->hix);
+	return GS_OK;
 }
 
 /*
@@ -647,7 +655,6 @@ void gs_report_destroy(struct gs_report *r)
 	free(r->call_tree);
 	gs_breakdown_cache_destroy(r->bd_cache);
 	gs_op_index_destroy(r->op_index);
-	gs_host_index_destroy(r->host_index);
 	free(r->waits);
 	free(r->reported_waits);
 	gs_graph_destroy(r->g);
@@ -962,24 +969,15 @@ static gs_status all_devices(struct gs_report *r, unsigned threads)
 				  .run = device_build,
 				  .init = scratch_new,
 				  .fini = scratch_free};
-	size_t nth = 0, want = threads ? threads : gs_cpu_count();
+	size_t nth = 0, want = device_threads(r, threads);
 	gs_status *dst = NULL;
 	struct gs_report_scratch x = {0};
-	gs_status st;
+	gs_status st = GS_OK;
 
+	/* The breakdown cache (r->bd_cache) was made with the graph. */
 	if (!r->n_dev)
 		return GS_OK;
-	st = r->bd_cache ?
-		     GS_OK :
-		     gs_breakdown_cache_create(r->t, r->g ? r->g->launch : NULL,
-					       r->n_dev >= GS_SHARE_MIN_DEVICES, &r->bd_cache);
-	if (st == GS_OK && r->host_index) {
-		st = gs_breakdown_cache_adopt_host_index(r->bd_cache, r->host_index);
-		r->host_index = NULL;
-	}
-	if (want > r->n_dev)
-		want = r->n_dev;
-	if (st == GS_OK && want >= 2) {
+	if (want >= 2) {
 		dst = calloc(r->n_dev, sizeof(*dst));
 		if (!dst)
 			return gs_nomem();
@@ -1105,7 +1103,12 @@ gs_status gs_report_build(const struct gs_trace *t, const struct gs_report_optio
 					       r->n_dev >= GS_SHARE_MIN_DEVICES, &r->bd_cache);
 	if (st == GS_OK && r->n_dev && breakdown_windows(r))
 		st = gs_breakdown_cache_reach(r->bd_cache);
-	index_join(&ix, r);
+	{
+		gs_status joined = index_join(&ix, r);
+
+		if (st == GS_OK)
+			st = joined;
+	}
 	if (st == GS_OK)
 		st = all_operators(r, o->threads);
 	if (st == GS_OK)

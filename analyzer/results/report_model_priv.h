@@ -32,7 +32,6 @@ struct gs_job;
 struct gs_job_analysis;
 struct gs_gate_verdict;
 struct gs_op_index;
-struct gs_host_index;
 struct gs_breakdown_cache;
 
 struct gs_report {
@@ -64,8 +63,6 @@ struct gs_report {
 	/* The devices' breakdowns share it, each thread through a fork of
 	 * its own (struct gs_report_scratch, report_build_priv.h). */
 	struct gs_breakdown_cache *bd_cache;
-	/* The host range index the cache takes (built beside the graph). */
-	struct gs_host_index *host_index;
 	/* The trace's steps and which the window covers (window_from_steps:
 	 * the window is the selected steps' span, not --window). */
 	struct gs_steps steps;

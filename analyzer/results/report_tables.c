@@ -758,13 +758,13 @@ static void top_critical(const struct gs_op *ops, const uint32_t *path, size_t n
 	size_t i;
 
 	for (i = 0; i < keep; i++)
-		pick[i] = (struct crit_pick){gs_sched_dur(&ops[path[i]]), i};
+		pick[i] = (struct crit_pick){gs_schedule_op_ns(&ops[path[i]]), i};
 	if (keep == n)
 		return; /* every op, in path order already */
 	for (i = keep / 2; i-- > 0;)
 		gs_heap_sift_down(pick, keep, i, sizeof(*pick), crit_worse);
 	for (i = keep; i < n; i++) {
-		int64_t ns = gs_sched_dur(&ops[path[i]]);
+		int64_t ns = gs_schedule_op_ns(&ops[path[i]]);
 
 		if (ns > pick[0].ns) {
 			pick[0] = (struct crit_pick){ns, i};
